@@ -1,0 +1,171 @@
+"""Lloyd's k-means with restarts, as the papers ran it (through scikit-learn's KMeans).
+
+The papers used MATLAB's ``kmeans``, which runs Lloyd's (batch) iterations from ``Replicates``
+random starts and keeps the one with the lowest within-cluster sum of squares:
+
+* bmd09: ``kmeans(A, k, 'Replicates', 30, 'MaxIter', 30)``, i.e. ``n_init=30, max_iter=30``;
+* bzmd14: ``kmeans(A, k, 'Replicates', 5, 'MaxIter', 500)``, i.e. ``n_init=5, max_iter=500``
+  (the defaults of :func:`kmeans`).
+
+At the time MATLAB's default start was ``'sample'``: k distinct rows drawn uniformly at random;
+it is ``init="random"`` (alias ``"sample"``) here. k-means++ is today's default in both tools.
+
+Stopping rule. MATLAB's batch phase stops when no point changes cluster (or after ``MaxIter``
+iterations); older releases then ran an "online" phase of single-point moves by default, which
+scikit-learn does not have. scikit-learn's Lloyd also stops when the labels do not change, and in
+addition when the squared shift of the centers falls below ``tol`` times the mean per-feature
+variance of X (so ``tol`` is relative to the data's scale, not an absolute threshold). ``tol=0``
+keeps only the "labels unchanged" rule, which is MATLAB's batch rule.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+
+__all__ = ["INITS", "KMeansResult", "kmeans"]
+
+#: Accepted ``init`` names and the scikit-learn name each maps to.
+INITS = {"k-means++": "k-means++", "random": "random", "sample": "random"}
+
+
+@dataclass(frozen=True)
+class KMeansResult:
+    """The best of ``n_init`` Lloyd runs.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_samples,), int
+        Cluster index of every row, in ``0 .. n_clusters - 1``.
+    inertia : float
+        Sum of squared distances of the rows to ``cluster_centers``, in the space that was
+        clustered (scikit-learn's ``inertia_``; not normalized, and not the objective on the
+        original data: use :func:`kmdr.metrics.kmeans_objective` for that).
+    n_iter : int
+        Lloyd iterations of the best run.
+    cluster_centers : ndarray of shape (n_clusters, n_features)
+        The centers of the best run. When the run converged (labels unchanged) they are the
+        centroids of ``labels``; when it stopped on ``tol`` or ``max_iter`` they are the centroids
+        of the previous iteration's labels and ``labels`` are the nearest centers.
+    converged : bool
+        True when the best run stopped before ``max_iter`` iterations. A run that converged on its
+        very last allowed iteration is reported as not converged (scikit-learn does not say).
+    """
+
+    labels: np.ndarray
+    inertia: float
+    n_iter: int
+    cluster_centers: np.ndarray
+    converged: bool
+
+
+def _check_int(value, name: str, low: int, high: int | None = None) -> int:
+    rng = f"[{low}, {high}]" if high is not None else f">= {low}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be in {rng}, got {value}")
+    return int(value)
+
+
+def _check_data(X):
+    """Return X as a float CSR matrix or a 2-D float ndarray, or raise a one-line ValueError."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        if X.dtype.kind not in "fiub":
+            raise ValueError(f"X must have a numeric dtype, got {X.dtype}")
+        data = X.data
+    else:
+        try:
+            X = np.asarray(X)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"X must be a 2-D numeric array or scipy.sparse matrix: {exc}"
+            ) from None
+        if X.dtype.kind not in "fiub":
+            raise ValueError(f"X must have a numeric dtype, got {X.dtype}")
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got {X.ndim}-D")
+        data = X
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+    if data.dtype.kind == "f" and not np.isfinite(data).all():
+        raise ValueError("X must be finite (it contains NaN or inf)")
+    if X.dtype.kind != "f":
+        X = X.astype(np.float64)
+    return X
+
+
+def kmeans(
+    X,
+    n_clusters: int,
+    *,
+    n_init: int = 5,
+    max_iter: int = 500,
+    init: str = "k-means++",
+    tol: float = 1e-4,
+    random_state=None,
+) -> KMeansResult:
+    """Cluster the rows of X with Lloyd's k-means, best of ``n_init`` restarts.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        The points, one per row. Sparse input is clustered without densifying.
+    n_clusters : int in [1, n_samples]
+        k.
+    n_init : int >= 1, default=5
+        Number of restarts (MATLAB's ``Replicates``); the run with the lowest inertia is kept.
+    max_iter : int >= 1, default=500
+        Iterations per restart (MATLAB's ``MaxIter``).
+    init : {"k-means++", "random", "sample"}, default="k-means++"
+        ``"random"``: k distinct rows drawn uniformly without replacement, as MATLAB's
+        ``'Start','sample'`` (scikit-learn draws ``random_state.choice(n, k, replace=False)``
+        with uniform weights, i.e. a uniform random k-subset of the row indices; duplicate rows
+        can still give equal initial centers, in both tools). ``"sample"`` is an alias.
+    tol : float >= 0, default=1e-4
+        scikit-learn's tolerance on the squared center shift, relative to the mean per-feature
+        variance of X. ``tol=0`` stops only when the labels no longer change (see the module
+        docstring for how this relates to MATLAB).
+    random_state : int, RandomState instance or None
+        Seeds the starts. The same seed gives the same result.
+
+    Returns
+    -------
+    KMeansResult
+
+    Notes
+    -----
+    BLAS/OpenMP threads are not limited here; the experiment runner does that.
+    """
+    X = _check_data(X)
+    n_samples = X.shape[0]
+    n_clusters = _check_int(n_clusters, "n_clusters", 1, n_samples)
+    n_init = _check_int(n_init, "n_init", 1)
+    max_iter = _check_int(max_iter, "max_iter", 1)
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
+        raise ValueError(f"tol must be a real number >= 0, got {tol!r}")
+    if not isinstance(init, str) or init not in INITS:
+        raise ValueError(f"init must be one of {sorted(INITS)}, got {init!r}")
+
+    est = KMeans(
+        n_clusters=n_clusters,
+        init=INITS[init],
+        n_init=n_init,
+        max_iter=max_iter,
+        tol=float(tol),
+        algorithm="lloyd",
+        random_state=random_state,
+        copy_x=True,
+    ).fit(X)
+    return KMeansResult(
+        labels=np.asarray(est.labels_, dtype=np.intp),
+        inertia=float(est.inertia_),
+        n_iter=int(est.n_iter_),
+        cluster_centers=est.cluster_centers_,
+        converged=bool(est.n_iter_ < max_iter),
+    )

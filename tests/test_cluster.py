@@ -1,0 +1,106 @@
+"""Tests of kmdr.cluster.kmeans."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs
+
+from kmdr.cluster import KMeansResult, kmeans
+from kmdr.metrics import kmeans_objective
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(n_samples=150, centers=3, n_features=4, cluster_std=1.5, random_state=0)
+    return X, y
+
+
+@pytest.mark.parametrize("init", ["k-means++", "random", "sample"])
+def test_kmeans_result_shape_and_ids(blobs, init):
+    X, _ = blobs
+    res = kmeans(X, 3, init=init, random_state=0)
+    assert isinstance(res, KMeansResult)
+    assert res.labels.shape == (150,) and res.labels.dtype.kind == "i"
+    assert set(np.unique(res.labels)) <= {0, 1, 2}
+    assert res.cluster_centers.shape == (3, 4)
+    assert 1 <= res.n_iter <= 500
+
+
+def test_sample_is_an_alias_of_random(blobs):
+    X, _ = blobs
+    a = kmeans(X, 4, init="random", n_init=2, random_state=3)
+    b = kmeans(X, 4, init="sample", n_init=2, random_state=3)
+    np.testing.assert_array_equal(a.labels, b.labels)
+
+
+def test_inertia_is_objective_in_clustered_space(blobs):
+    X, _ = blobs
+    res = kmeans(X, 3, tol=0, random_state=1)  # tol=0: stops only when the labels are stable
+    assert res.converged
+    assert res.inertia == pytest.approx(kmeans_objective(X, res.labels) * np.sum(X**2), rel=1e-9)
+
+
+def test_same_seed_same_labels_and_sparse_input(blobs):
+    X, _ = blobs
+    a = kmeans(X, 3, n_init=3, random_state=7)
+    b = kmeans(X, 3, n_init=3, random_state=7)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert a.inertia == b.inertia
+    c = kmeans(sp.csr_matrix(X), 3, n_init=3, random_state=7)
+    np.testing.assert_array_equal(a.labels, c.labels)
+    assert c.inertia == pytest.approx(a.inertia, rel=1e-9)
+
+
+def test_restarts_and_iteration_cap(blobs):
+    X, _ = blobs
+    # scikit-learn draws the restarts' starts in sequence from one generator, so the first of
+    # ten restarts is the single run: the best of ten can only be as good or better.
+    one = kmeans(X, 6, n_init=1, init="random", random_state=0)
+    ten = kmeans(X, 6, n_init=10, init="random", random_state=0)
+    assert ten.inertia <= one.inertia
+    capped = kmeans(X, 6, n_init=1, max_iter=1, random_state=0)
+    assert capped.n_iter == 1 and not capped.converged
+
+
+def test_one_cluster_and_n_clusters():
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    res = kmeans(X, 1, random_state=0)
+    np.testing.assert_array_equal(res.labels, 0)
+    np.testing.assert_allclose(res.cluster_centers, X.mean(axis=0, keepdims=True))
+    res = kmeans(X, 6, init="random", random_state=0)
+    assert res.inertia == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "param"),
+    [
+        ({"n_clusters": 0}, "n_clusters"),
+        ({"n_clusters": 11}, "n_clusters"),
+        ({"n_clusters": 2.5}, "n_clusters"),
+        ({"n_init": 0}, "n_init"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"tol": -1.0}, "tol"),
+        ({"tol": float("nan")}, "tol"),
+        ({"init": "kmeans++"}, "init"),
+    ],
+)
+def test_bad_parameters(kwargs, param):
+    X = np.random.default_rng(0).normal(size=(10, 3))
+    args = {"n_clusters": 2, **kwargs}
+    with pytest.raises(ValueError, match=param):
+        kmeans(X, **args)
+
+
+@pytest.mark.parametrize(
+    ("X", "message"),
+    [
+        (np.array([[0.0, np.nan], [1.0, 1.0]]), "finite"),
+        (sp.csr_matrix(np.array([[0.0, np.inf], [1.0, 1.0]])), "finite"),
+        (np.ones(5), "2-D"),
+        (np.ones((0, 3)), "at least one row"),
+        (np.array([["a", "b"], ["c", "d"]]), "numeric"),
+    ],
+)
+def test_bad_data(X, message):
+    with pytest.raises(ValueError, match=message):
+        kmeans(X, 1)
