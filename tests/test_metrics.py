@@ -1,0 +1,203 @@
+"""Tests of kmdr.metrics: F vs its definition and sklearn, sparse vs dense, P vs brute force."""
+
+from itertools import permutations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+from kmdr.cluster import kmeans
+from kmdr.metrics import ari, clustering_accuracy, evaluate, kmeans_objective, nmi
+
+
+def objective_by_definition(A, labels):
+    """||A - X X^T A||_F^2 / ||A||_F^2 with X the n x m scaled indicator (orthonormal columns)."""
+    A = np.asarray(A, dtype=np.float64)
+    ids = np.unique(labels)
+    X = np.zeros((A.shape[0], ids.size))
+    for j, c in enumerate(ids):
+        members = labels == c
+        X[members, j] = 1.0 / np.sqrt(members.sum())
+    R = A - X @ (X.T @ A)
+    return np.sum(R**2) / np.sum(A**2)
+
+
+def random_sparse(rng, n, d, density):
+    """Random CSR matrix with some rows and columns forced empty."""
+    A = sp.random(n, d, density=density, random_state=rng, format="lil")
+    A[rng.choice(n, n // 5, replace=False), :] = 0
+    A[:, rng.choice(d, d // 5, replace=False)] = 0
+    A = A.tocsr()
+    A.data -= 0.5  # signed values
+    return A
+
+
+# --- F ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_objective_matches_definition_random_labels(seed):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(60, 7)) + rng.normal(size=7)
+    labels = rng.choice([-4, 3, 10, 11, 250], size=60)  # non-contiguous, negative ids
+    assert kmeans_objective(A, labels) == pytest.approx(objective_by_definition(A, labels), 1e-12)
+
+
+def test_objective_equals_sklearn_inertia_at_convergence():
+    A, _ = make_blobs(n_samples=300, centers=4, n_features=5, random_state=0)
+    # tol=0: scikit-learn stops only when the labels stop changing, so the final centers are the
+    # centroids of the final labels and inertia_ is exactly the objective of labels_.
+    km = KMeans(4, n_init=3, tol=0, max_iter=300, random_state=0).fit(A)
+    assert km.n_iter_ < 300
+    expected = km.inertia_ / np.sum(A**2)
+    assert kmeans_objective(A, km.labels_) == pytest.approx(expected, rel=1e-10)
+    assert kmeans_objective(sp.csr_matrix(A), km.labels_) == pytest.approx(expected, rel=1e-10)
+
+
+def test_partition_found_on_reduced_matrix_is_scored_on_original():
+    A, _ = make_blobs(n_samples=200, centers=3, n_features=30, random_state=1)
+    A = A + np.random.default_rng(1).normal(scale=3.0, size=A.shape)
+    C = A @ np.random.default_rng(2).normal(size=(30, 4))
+    labels = kmeans(C, 3, random_state=0).labels
+    f = kmeans_objective(A, labels)
+    assert f == pytest.approx(objective_by_definition(A, labels), rel=1e-12)
+    # The same partition found on a rescaled C has the same F: only A's geometry matters.
+    labels_scaled = kmeans(1000.0 * C, 3, random_state=0).labels
+    assert adjusted_rand_score(labels, labels_scaled) == 1.0
+    assert kmeans_objective(A, labels_scaled) == pytest.approx(f, rel=1e-12)
+    # ... whereas the objective measured in C's space is a different number.
+    assert abs(kmeans_objective(C, labels) - f) > 1e-3
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_sparse_equals_dense(seed):
+    rng = np.random.default_rng(seed)
+    A = random_sparse(rng, 80, 40, 0.08)
+    assert A.getnnz(axis=1).min() == 0 and A.getnnz(axis=0).min() == 0
+    labels = rng.choice([7, 2, 99, -1], size=80)
+    dense = kmeans_objective(A.toarray(), labels)
+    assert dense == pytest.approx(objective_by_definition(A.toarray(), labels), rel=1e-12)
+    for fmt in (A, A.tocsc(), A.tocoo(), sp.csr_array(A)):
+        assert kmeans_objective(fmt, labels) == pytest.approx(dense, rel=1e-10)
+
+
+def test_sparse_with_duplicate_entries_is_not_modified():
+    cols, vals = [1, 1, 0, 2], [1.0, 2.0, 4.0, -1.0]
+    A_dup = sp.csr_matrix(
+        (np.array(vals), np.array(cols), np.array([0, 2, 3, 4])), shape=(3, 3)
+    )  # row 0 holds column 1 twice (1 + 2)
+    labels = np.array([0, 0, 1])
+    assert kmeans_objective(A_dup, labels) == pytest.approx(
+        objective_by_definition(A_dup.toarray(), labels), rel=1e-12
+    )
+    assert A_dup.nnz == 4  # the caller's matrix keeps its duplicates
+
+
+@pytest.mark.parametrize("make", [np.asarray, sp.csr_matrix])
+def test_objective_extreme_partitions(make):
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(30, 6)) + 2.0
+    n = A.shape[0]
+    assert kmeans_objective(make(A), np.arange(n)) == pytest.approx(0.0, abs=1e-12)
+    one = 1.0 - n * np.sum(A.mean(axis=0) ** 2) / np.sum(A**2)
+    assert kmeans_objective(make(A), np.zeros(n, dtype=int)) == pytest.approx(one, rel=1e-12)
+
+
+def test_dense_objective_has_no_cancellation_far_from_origin():
+    # Rows at distance ~1e6 from the origin, clusters of spread ~1: the identity
+    # ||A||^2 - sum ||s_c||^2/|c| would lose ~10 of 16 digits here; residuals do not.
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=(200, 5))
+    labels = rng.integers(0, 4, size=200)
+    offset = 1.0e6
+    A = offset + noise
+    exact_noise = A - offset  # exact (Sterbenz), the same points shifted to the origin
+    residual = kmeans_objective(A, labels) * np.sum(A**2)
+    expected = objective_by_definition(exact_noise, labels) * np.sum(exact_noise**2)
+    assert residual == pytest.approx(expected, rel=1e-9)
+
+
+def test_objective_rejects_bad_input():
+    A = np.ones((4, 2))
+    with pytest.raises(ValueError, match="labels"):
+        kmeans_objective(A, [0, 1, 0])
+    with pytest.raises(ValueError, match="labels"):
+        kmeans_objective(A, np.zeros((4, 1)))
+    with pytest.raises(ValueError, match="finite"):
+        kmeans_objective(np.array([[1.0, np.nan], [0.0, 1.0]]), [0, 1])
+    with pytest.raises(ValueError, match="2-D"):
+        kmeans_objective(np.ones(4), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="at least one row"):
+        kmeans_objective(np.ones((0, 3)), [])
+    with pytest.raises(ValueError, match="all zeros"):
+        kmeans_objective(sp.csr_matrix((3, 3)), [0, 1, 1])
+
+
+# --- P ----------------------------------------------------------------------------------------
+
+
+def accuracy_by_brute_force(y_true, labels):
+    classes, clusters = np.unique(y_true), np.unique(labels)
+    best = 0
+    if clusters.size <= classes.size:
+        for image in permutations(classes, clusters.size):
+            mapping = dict(zip(clusters, image, strict=True))
+            best = max(best, sum(mapping[c] == y for c, y in zip(labels, y_true, strict=True)))
+    else:
+        for preimage in permutations(clusters, classes.size):
+            mapping = dict(zip(preimage, classes, strict=True))
+            best = max(best, sum(mapping.get(c) == y for c, y in zip(labels, y_true, strict=True)))
+    return best / len(y_true)
+
+
+def test_accuracy_is_one_for_any_relabelling():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 5, size=50)
+    perm = rng.permutation(5)
+    assert clustering_accuracy(y, perm[y]) == 1.0
+    assert clustering_accuracy(y, 10 * perm[y] - 7) == 1.0
+    assert clustering_accuracy(y, np.array(list("abcde"))[perm[y]]) == 1.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(("n_classes", "n_clusters"), [(3, 3), (5, 5), (3, 5), (4, 2)])
+def test_accuracy_equals_brute_force(seed, n_classes, n_clusters):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, size=40)
+    labels = np.where(rng.random(40) < 0.5, y % n_clusters, rng.integers(0, n_clusters, size=40))
+    assert clustering_accuracy(y, labels) == pytest.approx(accuracy_by_brute_force(y, labels))
+
+
+def test_accuracy_known_values():
+    assert clustering_accuracy([0, 0, 1, 1], [5, 5, 5, 5]) == 0.5
+    # Each point its own cluster: only one point per class can be matched.
+    assert clustering_accuracy([0, 0, 0, 1, 1, 2], np.arange(6)) == 0.5
+    with pytest.raises(ValueError, match="labels"):
+        clustering_accuracy([0, 1], [0, 1, 1])
+
+
+# --- NMI, ARI, evaluate -----------------------------------------------------------------------
+
+
+def test_nmi_ari_wrap_sklearn_and_evaluate():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, size=60)
+    labels = rng.integers(0, 4, size=60)
+    assert nmi(y, labels) == normalized_mutual_info_score(y, labels, average_method="arithmetic")
+    assert nmi(y, labels, average_method="max") == normalized_mutual_info_score(
+        y, labels, average_method="max"
+    )
+    assert ari(y, labels) == adjusted_rand_score(y, labels)
+    assert nmi(y, y + 1) == pytest.approx(1.0) and ari(y, y + 1) == pytest.approx(1.0)
+    A = rng.normal(size=(60, 4))
+    out = evaluate(A, y, labels)
+    assert out == {
+        "objective": kmeans_objective(A, labels),
+        "accuracy": clustering_accuracy(y, labels),
+        "nmi": nmi(y, labels),
+        "ari": ari(y, labels),
+    }
+    assert np.isnan(evaluate(A, None, labels)["accuracy"])
