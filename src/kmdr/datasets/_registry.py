@@ -1,0 +1,184 @@
+"""The one registry of data files, and how a file is obtained and verified.
+
+Every file the loaders read is listed in ``registry.txt`` (pooch's registry-file pattern, with the
+URL on each line): its path inside the cache, its sha256 (``-`` when no hash is known) and a public
+URL, pinned to a commit where the file comes from GitHub.
+
+:func:`fetch` obtains a file in this order:
+
+1. the cache (``data_dir``), if it holds the file with the right hash;
+2. the mirror folder (``mirror`` argument or ``KMDR_DATA_MIRROR``), which has the same layout as the
+   cache: the file is copied into the cache and its hash verified;
+3. a download with :mod:`pooch` (hash verified by pooch).
+
+If none works, :class:`DatasetUnavailable` is raised. A file whose hash does not match raises
+:class:`DataIntegrityError` (a :class:`ValueError`) naming the file and both hashes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pooch
+import requests
+
+MIRROR_ENV = "KMDR_DATA_MIRROR"
+DATA_DIR_ENV = "KMDR_DATA_DIR"
+_REGISTRY_FILE = Path(__file__).with_name("registry.txt")
+
+
+class DatasetUnavailable(RuntimeError):
+    """A data file cannot be obtained: not cached, not in the mirror, and the download failed."""
+
+
+class DataIntegrityError(ValueError):
+    """A data file's sha256 differs from the registry's (a corrupted or different file)."""
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One registry line: ``path`` relative to the cache/mirror, ``sha256`` (None if unknown)."""
+
+    path: str
+    sha256: str | None
+    url: str
+
+
+@cache
+def registry() -> dict[str, FileEntry]:
+    """All registered files, keyed by their path relative to the cache directory."""
+    entries: dict[str, FileEntry] = {}
+    for lineno, raw in enumerate(_REGISTRY_FILE.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) != 3:
+            raise ValueError(f"{_REGISTRY_FILE}:{lineno}: expected 'path sha256 url', got {raw!r}")
+        path, digest, url = parts
+        entries[path] = FileEntry(path, None if digest == "-" else digest.lower(), url)
+    return entries
+
+
+def _repo_root() -> Path | None:
+    """The source checkout holding this package (an editable install), if any."""
+    root = Path(__file__).resolve().parents[3]
+    if (root / "pyproject.toml").is_file() and (root / "src" / "kmdr").is_dir():
+        return root
+    return None
+
+
+def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
+    """The cache directory: argument > ``KMDR_DATA_DIR`` > ``<repo>/datasets`` > user cache."""
+    if data_dir is not None:
+        return Path(data_dir).expanduser()
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    root = _repo_root()
+    if root is not None:
+        return root / "datasets"
+    return Path(pooch.os_cache("kmdr"))
+
+
+def resolve_mirror(mirror: str | os.PathLike | None = None) -> Path | None:
+    """The mirror folder: argument > ``KMDR_DATA_MIRROR`` > none."""
+    if mirror is not None:
+        return Path(mirror).expanduser()
+    env = os.environ.get(MIRROR_ENV)
+    return Path(env).expanduser() if env else None
+
+
+def sha256(path: str | os.PathLike) -> str:
+    """The sha256 hex digest of a file."""
+    return pooch.file_hash(str(path), alg="sha256")
+
+
+def _check(path: Path, entry: FileEntry, source: str) -> None:
+    if entry.sha256 is None:
+        return
+    actual = sha256(path)
+    if actual != entry.sha256:
+        raise DataIntegrityError(
+            f"{source}: sha256 mismatch for {entry.path}: expected {entry.sha256}, got {actual}"
+        )
+
+
+def _download(entry: FileEntry, cache_dir: Path) -> Path:
+    """Download one file into the cache with pooch (which verifies the hash when known)."""
+    pup = pooch.create(
+        path=cache_dir,
+        base_url="",
+        registry={entry.path: entry.sha256},
+        urls={entry.path: entry.url},
+        retry_if_failed=0,
+    )
+    return Path(pup.fetch(entry.path, progressbar=False))
+
+
+def fetch(
+    path: str,
+    *,
+    dataset: str,
+    data_dir: str | os.PathLike | None = None,
+    mirror: str | os.PathLike | None = None,
+) -> Path:
+    """Return a local, verified copy of the registered file ``path`` (see the module docstring).
+
+    ``dataset`` only names the dataset in error messages.
+    """
+    try:
+        entry = registry()[path]
+    except KeyError:
+        raise KeyError(f"{path!r} is not in the data registry {_REGISTRY_FILE}") from None
+    cache_dir = resolve_data_dir(data_dir)
+    target = cache_dir / entry.path
+
+    # 1. The cache, when its copy is right (a file of unknown hash is trusted once there).
+    cached_hash = None
+    if target.is_file():
+        if entry.sha256 is None:
+            return target
+        cached_hash = sha256(target)
+        if cached_hash == entry.sha256:
+            return target
+
+    # 2. The mirror: copy through a temporary file, verify, then move into place.
+    mirror_dir = resolve_mirror(mirror)
+    if mirror_dir is not None and (mirror_dir / entry.path).is_file():
+        source = mirror_dir / entry.path
+        _check(source, entry, f"mirror file {source}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        os.close(fd)
+        try:
+            shutil.copyfile(source, tmp)
+            _check(Path(tmp), entry, f"copy of {source}")
+            os.replace(tmp, target)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        return target
+
+    # 3. Download (pooch verifies the hash when one is known).
+    try:
+        return _download(entry, cache_dir)
+    except Exception as err:
+        if isinstance(err, ValueError) and not isinstance(err, requests.RequestException):
+            # pooch's message names the file and both hashes
+            raise DataIntegrityError(f"downloaded {entry.url} for {entry.path}: {err}") from err
+        if cached_hash is not None:
+            raise DataIntegrityError(
+                f"cached file {target}: sha256 mismatch for {entry.path}: expected "
+                f"{entry.sha256}, got {cached_hash} (and no mirror copy or download to replace it)"
+            ) from err
+        where = f"{mirror_dir / entry.path} not found" if mirror_dir else f"{MIRROR_ENV} not set"
+        raise DatasetUnavailable(
+            f"{dataset}: cannot obtain {entry.path}: download of {entry.url} failed "
+            f"({type(err).__name__}); {where} (set {MIRROR_ENV} to a folder holding {entry.path})"
+        ) from err
