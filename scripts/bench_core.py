@@ -1,0 +1,262 @@
+"""Benchmark of kmdr's core reducers (``make bench``; a report, not a test).
+
+1. Sparse embedding (lst17) on a synthetic sparse matrix of RCV1's shape and density, against
+   scikit-learn's SparseRandomProjection and GaussianRandomProjection and against one pass over
+   the nonzeros (``X.data * s[X.indices]``, the floor any O(nnz) method is measured against).
+   The normalized objective F on that matrix is timed too (it must be O(nnz + n k)).
+2. Leverage-score sampling (bmd09/bzmd14) with exact vs approximate SVD on ORL-shaped dense data,
+   with the total variation distance between the two score vectors, so that the speed is not
+   bought with wrong scores.
+
+Every time is the median wall-clock time of several repeats after one warm-up call, measured in
+this run. BLAS threads are limited (``--threads``, default 1) so numbers do not depend on how
+busy a shared machine is. Prints Markdown tables and the command that produced them; exit code 0
+whatever the verdicts.
+
+    .venv/bin/python scripts/bench_core.py [--quick] [--threads N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import statistics
+import sys
+import time
+
+import numpy as np
+import scipy
+import scipy.sparse as sp
+import sklearn
+from sklearn.preprocessing import normalize
+from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
+from threadpoolctl import threadpool_limits
+
+from kmdr.metrics import kmeans_objective
+
+# RCV1 as lst17 used it: LIBSVM's rcv1_train.multiclass, 15564 documents x 47236 terms, 53 classes.
+RCV1_SHAPE = (15564, 47236)
+RCV1_DENSITY = 0.0016
+ORL_SHAPE = (400, 4096)  # 40 people x 10 images, 64 x 64 pixels (bzmd14)
+ORL_K, ORL_R = 40, 200
+
+
+def rcv1_like(seed: int = 0) -> sp.csr_matrix:
+    """CSR matrix of RCV1's shape and density, Zipf-like column frequencies, unit-norm rows.
+
+    Column j (in a random order) is drawn with probability proportional to 1 / (rank + 10), row
+    lengths vary log-normally (documents differ in length); duplicate (row, column) draws are
+    topped up until the target number of nonzeros is reached. Values are positive (tf-idf like)
+    and every row is scaled to unit Euclidean norm, as in the published RCV1 matrices.
+    """
+    rng = np.random.default_rng(seed)
+    n, d = RCV1_SHAPE
+    target = round(RCV1_DENSITY * n * d)
+    col_p = 1.0 / (np.arange(d) + 10.0)
+    col_p = col_p[rng.permutation(d)]
+    col_p /= col_p.sum()
+    row_p = rng.lognormal(sigma=0.7, size=n)
+    row_p /= row_p.sum()
+    codes = np.empty(0, dtype=np.int64)
+    while codes.size < target:
+        m = int(1.2 * (target - codes.size)) + 1000
+        new = rng.choice(n, size=m, p=row_p).astype(np.int64) * d + rng.choice(d, size=m, p=col_p)
+        codes = np.unique(np.concatenate([codes, new]))
+    codes = rng.permutation(codes)[:target]
+    rows, cols = np.divmod(codes, d)
+    vals = rng.exponential(size=target) + 0.1
+    X = sp.csr_matrix((vals, (rows, cols)), shape=(n, d))
+    X.sum_duplicates()
+    return normalize(X, norm="l2", copy=False)
+
+
+def orl_like(seed: int = 0) -> np.ndarray:
+    """Dense 400 x 4096 matrix with an image-like spectrum.
+
+    40 "people" of 10 images each: a shared mean face, a per-person template and per-image
+    variation, all with singular values decaying like a power law, then clipped to [0, 255].
+    """
+    rng = np.random.default_rng(seed)
+    n, d = ORL_SHAPE
+    basis = np.linalg.qr(rng.normal(size=(d, 120)))[0].T  # 120 orthonormal "eigenfaces"
+    decay = 600.0 / np.arange(1, 121) ** 0.9
+    person = rng.normal(size=(ORL_K, 120)) * decay
+    coef = np.repeat(person, n // ORL_K, axis=0) + 0.4 * rng.normal(size=(n, 120)) * decay
+    A = 110.0 + coef @ basis + 8.0 * rng.normal(size=(n, d))
+    return np.clip(A, 0.0, 255.0)
+
+
+def median_time(fn, repeats: int) -> float:
+    """Median wall-clock seconds of ``fn(1)``, ..., ``fn(repeats)``, after a warm-up ``fn(0)``."""
+    fn(0)
+    times = []
+    for i in range(1, repeats + 1):
+        start = time.perf_counter()
+        fn(i)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def fmt_seconds(t: float) -> str:
+    return f"{t * 1e3:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def make_reducer_or_none():
+    try:
+        from kmdr.reducers import make_reducer
+    except ImportError as exc:  # the reducers are developed in parallel
+        print(f"(kmdr.reducers.make_reducer is not available: {exc})\n")
+        return None
+    return make_reducer
+
+
+def bench_sparse(quick: bool, make_reducer) -> None:
+    X = rcv1_like(seed=0)
+    n, d = X.shape
+    print(
+        f"### Sparse embedding on an RCV1-shaped matrix\n\n"
+        f"Synthetic CSR, {n} x {d}, nnz = {X.nnz} (density {X.nnz / (n * d):.4%}), Zipf-like "
+        f"column frequencies, unit-norm rows. Median of the repeats shown, fit_transform "
+        f"(drawing the random matrix included).\n"
+    )
+    reps = 3 if quick else 5
+    gather_reps = 11 if quick else 31
+    signs = np.random.default_rng(1).choice([-1.0, 1.0], size=d)
+    t_gather = median_time(lambda i: X.data * signs[X.indices], gather_reps)
+
+    rows = []
+    verdicts = []
+    for r in (100, 1000):
+        methods = []
+        if make_reducer is not None:
+            methods.append(
+                (
+                    "kmdr sparse_embedding",
+                    lambda i, r=r: make_reducer(
+                        "sparse_embedding", r, random_state=i
+                    ).fit_transform(X),
+                    reps,
+                )
+            )
+        methods += [
+            (
+                "sklearn SparseRandomProjection",
+                lambda i, r=r: SparseRandomProjection(r, random_state=i).fit_transform(X),
+                reps,
+            ),
+            (
+                "sklearn GaussianRandomProjection",
+                lambda i, r=r: GaussianRandomProjection(r, random_state=i).fit_transform(X),
+                1 if quick else 3,
+            ),
+        ]
+        times = {}
+        for name, fn, k in methods:
+            times[name] = median_time(fn, k)
+            rows.append((r, name, k, times[name]))
+        rows.append((r, "one pass over the nonzeros", gather_reps, t_gather))
+        if r == 1000 and "kmdr sparse_embedding" in times:
+            t_se = times["kmdr sparse_embedding"]
+            t_srp = times["sklearn SparseRandomProjection"]
+            verdicts.append(
+                f"- r = 1000: SparseRandomProjection / SE = {t_srp / t_se:.1f} "
+                f"(target >= 10): **{verdict(t_srp / t_se >= 10)}**"
+            )
+            verdicts.append(
+                f"- r = 1000: SE / one pass = {t_se / t_gather:.1f} "
+                f"(target <= 5): **{verdict(t_se / t_gather <= 5)}**"
+            )
+
+    labels = np.random.default_rng(2).integers(0, 53, size=n)
+    t_f = median_time(lambda i: kmeans_objective(X, labels), reps)
+    rows.append(("-", "kmdr.metrics.kmeans_objective, k = 53", reps, t_f))
+
+    print("| r | method | repeats | median time | time / one pass |")
+    print("|---:|---|---:|---:|---:|")
+    for r, name, k, t in rows:
+        print(f"| {r} | {name} | {k} | {fmt_seconds(t)} | {t / t_gather:.1f} |")
+    print()
+    if verdicts:
+        print("\n".join(verdicts))
+    else:
+        print("- targets not checked: kmdr's sparse embedding is not available")
+    print()
+
+
+def total_variation(p: np.ndarray, q: np.ndarray) -> float:
+    return 0.5 * float(np.abs(p - q).sum())
+
+
+def bench_leverage(quick: bool, make_reducer) -> None:
+    A = orl_like(seed=0)
+    print(
+        f"### Leverage-score sampling, exact vs approximate SVD\n\n"
+        f"Synthetic dense {A.shape[0]} x {A.shape[1]} (ORL-shaped, power-law spectrum), "
+        f"k = {ORL_K}, r = {ORL_R}; fit_transform including the SVD and the scores.\n"
+    )
+    if make_reducer is None:
+        print("- skipped: kmdr.reducers is not available\n")
+        return
+    reps = 3 if quick else 5
+    times, probs = {}, {}
+    for name in ("leverage", "leverage_approx"):
+        fitted = []
+
+        def run(i, name=name, fitted=fitted):
+            est = make_reducer(name, ORL_R, n_clusters=ORL_K, random_state=i)
+            est.fit_transform(A)
+            fitted.append(est)
+
+        times[name] = median_time(run, reps)
+        probs[name] = [leverage_probabilities(est) for est in fitted]
+    exact = probs["leverage"][0]
+    tvs = [total_variation(exact, q) for q in probs["leverage_approx"]]
+    uniform = np.full_like(exact, 1.0 / exact.size)
+    print("| method | repeats | median time | ratio to exact |")
+    print("|---|---:|---:|---:|")
+    for name in ("leverage", "leverage_approx"):
+        t = times[name]
+        print(f"| {name} | {reps} | {fmt_seconds(t)} | {t / times['leverage']:.2f} |")
+    print()
+    print(f"- speed-up of the approximate SVD: {times['leverage'] / times['leverage_approx']:.1f}x")
+    print(
+        f"- total variation distance between approximate and exact probabilities over "
+        f"{len(tvs)} seeds: median {statistics.median(tvs):.3f}, max {max(tvs):.3f} "
+        f"(uniform vs exact, for scale: {total_variation(exact, uniform):.3f})"
+    )
+    print()
+
+
+def leverage_probabilities(est) -> np.ndarray:
+    """The sampling probabilities a fitted leverage reducer exposes."""
+    return np.asarray(est.probabilities_, dtype=np.float64)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads (default 1)")
+    args = parser.parse_args(argv)
+
+    command = shlex.join([".venv/bin/python", "scripts/bench_core.py", *sys.argv[1:]])
+    print(f"## kmdr core benchmark\n\nCommand: `{command}`\n")
+    print(
+        f"Python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"scikit-learn {sklearn.__version__}; {args.threads} BLAS thread(s); "
+        f"{platform.machine()}, {os.cpu_count()} CPUs.\n"
+    )
+    make_reducer = make_reducer_or_none()
+    with threadpool_limits(limits=args.threads):
+        bench_sparse(args.quick, make_reducer)
+        bench_leverage(args.quick, make_reducer)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
