@@ -22,7 +22,11 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from sklearn.base import BaseEstimator, TransformerMixin
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from kmdr.reducers._validation import SPARSE_FORMATS, check_count
 
 
 @dataclass(frozen=True)
@@ -51,12 +55,26 @@ def timed_shared(key: tuple, compute: Callable[[], Any]) -> SharedWork:
     return SharedWork(key=key, value=value, seconds=time.perf_counter() - start)
 
 
-class BaseReducer(TransformerMixin, BaseEstimator):
+class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base class of kmdr reducers (see the module docstring for the shared-work contract).
 
-    Subclasses implement ``fit`` and ``transform``. Those with r-independent work also override
-    :meth:`shared_key` and :meth:`compute_shared`, and call :meth:`_resolve_shared` in ``fit``.
+    ``fit`` and ``transform`` are written once here: they validate the parameters (scikit-learn's
+    ``_parameter_constraints``) and ``X`` (dense or scipy.sparse, finite, 2-D, converted to
+    float64), check ``n_components`` against :meth:`max_components`, resolve the shared work and
+    call the subclass's ``_fit(X, shared)`` / ``_transform(X)``. A subclass with r-independent
+    work also overrides :meth:`shared_key` and :meth:`_compute_shared_value`.
+
+    Fitted attributes common to all reducers: ``n_features_in_`` (and ``feature_names_in_`` for
+    named columns), ``n_components_`` (the r produced) and ``shared_seconds_``.
     """
+
+    def max_components(self, n_samples: int, n_features: int) -> int | None:
+        """Largest r this reducer can produce on an n_samples x n_features matrix (None: no bound).
+
+        Projections and sampling with replacement produce any r >= 1 (r > d is legal, if
+        pointless); selection without repeats needs r <= d; SVD methods need r <= min(n, d).
+        """
+        return None
 
     def shared_key(self, X) -> tuple[Hashable, ...] | None:
         """Key of the r-independent work ``fit`` would do on ``X``, or None if there is none.
@@ -71,8 +89,24 @@ class BaseReducer(TransformerMixin, BaseEstimator):
         """Do the r-independent work on ``X`` and time it.
 
         ``random_state`` seeds randomized shared work (default: the estimator's own
-        ``random_state``); deterministic work ignores it.
+        ``random_state``); deterministic work ignores it. Validates the parameters and ``X`` (the
+        validation is not timed) but sets no attribute.
         """
+        self._validate_params()
+        X = check_array(X, accept_sparse=SPARSE_FORMATS, dtype=np.float64)
+        return self._compute_shared_checked(X, random_state)
+
+    def _compute_shared_checked(self, X, random_state=None) -> SharedWork:
+        key = self.shared_key(X)
+        if key is None:
+            raise NotImplementedError(
+                f"{type(self).__name__} has no r-independent work to share on this input"
+            )
+        self._check_data_params(X.shape)
+        return timed_shared(key, lambda: self._compute_shared_value(X, random_state))
+
+    def _compute_shared_value(self, X, random_state):
+        """The r-independent result for a validated ``X`` (subclasses with shared work)."""
         raise NotImplementedError(f"{type(self).__name__} has no r-independent work to share")
 
     def _resolve_shared(self, X, shared: SharedWork | None) -> SharedWork | None:
@@ -90,7 +124,7 @@ class BaseReducer(TransformerMixin, BaseEstimator):
             self.shared_seconds_ = 0.0
             return None
         if shared is None:
-            shared = self.compute_shared(X)
+            shared = self._compute_shared_checked(X)
         elif shared.key != key:
             raise ValueError(
                 f"shared: it was computed for {shared.key!r} but this {type(self).__name__} needs "
@@ -98,3 +132,69 @@ class BaseReducer(TransformerMixin, BaseEstimator):
             )
         self.shared_seconds_ = float(shared.seconds)
         return shared
+
+    def _check_shape(self, shape: tuple[int, int]) -> int:
+        """Check ``n_components`` and the other data-dependent parameters against ``X.shape``.
+
+        Returns r (``n_components``, or d when it is None and the reducer allows that).
+        """
+        self._check_data_params(shape)
+        if self.n_components is None:
+            return shape[1]
+        return check_count(self.n_components, "n_components", 1, self.max_components(*shape), shape)
+
+    def _check_data_params(self, shape: tuple[int, int]) -> None:
+        """Check r-independent parameters that depend on ``X.shape`` (``n_clusters``, ...)."""
+
+    def fit(self, X, y=None, shared: SharedWork | None = None):
+        """Fit the reducer on ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : None
+            Ignored.
+        shared : SharedWork, optional
+            The r-independent work, computed once by :meth:`compute_shared` of any reducer with the
+            same :meth:`shared_key`; computed here when None.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        X = validate_data(self, X, accept_sparse=SPARSE_FORMATS, dtype=np.float64)
+        self.n_components_ = self._check_shape(X.shape)
+        shared = self._resolve_shared(X, shared)
+        self._fit(X, None if shared is None else shared.value)
+        return self
+
+    def transform(self, X):
+        """Reduce ``X`` (n_samples x n_features) to C (n_samples x ``n_components_``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        C : ndarray or sparse matrix of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=SPARSE_FORMATS, dtype=np.float64, reset=False)
+        return self._transform(X)
+
+    def _fit(self, X, shared_value) -> None:
+        raise NotImplementedError
+
+    def _transform(self, X):
+        raise NotImplementedError
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

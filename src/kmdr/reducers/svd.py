@@ -1,0 +1,83 @@
+"""SVD features C = A V_r, exact or approximate (Boutsidis et al. 2014, Algorithm 3)."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._svd import fast_frobenius_svd, sparse_svd, thin_svd
+
+
+class SVDFeatures(BaseReducer):
+    """Project A on its top r right singular vectors: C = A V_r (= U_r Σ_r on the fitted A).
+
+    Boutsidis, Zouzias, Mahoney, Drineas, *Randomized Dimensionality Reduction for k-means
+    Clustering*, 2015, Algorithm 3 ("SVD" with the exact V_r, Drineas et al. 1999; "ApprSVD" with
+    ``V_r`` replaced by Z = FastFrobeniusSVD(A, r, eps), Lemma 4). In the papers' figures the
+    x-axis is r, so r singular vectors are used, not k. A is NOT centred: this is not PCA.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        r, 1 <= r <= min(n_samples, n_features).
+    svd : {"exact", "approximate"}, default="exact"
+        Exact: the thin SVD of a dense A, computed once for all r (shared key ``("thin_svd",)``,
+        the same as exact :class:`LeverageScoreSampler`); ARPACK ``svds`` of rank r on a sparse A
+        (r-dependent, not shared). Approximate: FastFrobeniusSVD of rank r (not shared).
+    eps : float in (0, 1), default=1/3
+        Accuracy of FastFrobeniusSVD; ignored with ``svd="exact"``.
+    random_state : None, int or RandomState, default=None
+        Seeds FastFrobeniusSVD's Gaussian sketch; ignored with ``svd="exact"``.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        ``V_r^T`` (or ``Z^T``): orthonormal rows, signs fixed by scikit-learn's ``svd_flip``.
+    singular_values_ : ndarray of shape (n_components,)
+        The top r singular values of A (approximate: those of ``Q^T A``, which approximate them).
+    n_components_, n_features_in_, shared_seconds_
+        See :class:`BaseReducer`.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "svd": [StrOptions({"exact", "approximate"})],
+        "eps": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, n_components=2, *, svd="exact", eps=1 / 3, random_state=None):
+        self.n_components = n_components
+        self.svd = svd
+        self.eps = eps
+        self.random_state = random_state
+
+    def max_components(self, n_samples, n_features):
+        return min(n_samples, n_features)
+
+    def shared_key(self, X):
+        if self.svd == "exact" and not sp.issparse(X):
+            return ("thin_svd",)
+        return None
+
+    def _compute_shared_value(self, X, random_state):
+        return thin_svd(X)
+
+    def _fit(self, X, svd):
+        r = self.n_components_
+        if svd is None:
+            if self.svd == "approximate":
+                svd = fast_frobenius_svd(X, r, self.eps, check_random_state(self.random_state))
+            else:
+                svd = sparse_svd(X, r)
+        self.components_ = np.array(svd.top(r))
+        self.singular_values_ = np.array(svd.singular_values[:r])
+
+    def _transform(self, X):
+        return np.asarray(X @ self.components_.T)
