@@ -150,7 +150,7 @@ def dataset_status(
     try:
         ds = load_dataset(name, data_dir=data_dir, mirror=mirror)
     except DatasetUnavailable as err:
-        return DatasetStatus(name, False, f"missing: {err}")
+        return DatasetStatus(name, False, str(err))
     digest = None
     if name in MAIN_FILE:
         path = resolve_data_dir(data_dir) / MAIN_FILE[name]

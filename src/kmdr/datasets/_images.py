@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import scipy.io as sio
 
-from ._base import Dataset, consecutive_labels
+from ._base import Dataset
 from ._registry import fetch, registry
 
 ORL_FACES_DIR = "orl/orl_faces"
