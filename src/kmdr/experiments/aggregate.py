@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kmdr.experiments._plot_style import sort_key
 from kmdr.experiments.published import (
     BMD09_TABLE1,
     BMD09_TABLE1_COLUMNS,
@@ -416,8 +417,12 @@ def table1(summary: pd.DataFrame) -> pd.DataFrame:
                 )
     out = pd.DataFrame(rows, columns=cols)
     order = {c: i for i, c in enumerate(BMD09_TABLE1_COLUMNS)}
+    ds_order = list(BMD09_TABLE1)
     out["_o"] = out["column"].map(order)
-    return out.sort_values(["dataset", "method", "_o"]).drop(columns="_o").reset_index(drop=True)
+    out["_d"] = [ds_order.index(d.lower()) if d.lower() in ds_order else 99 for d in out["dataset"]]
+    out["_m"] = [sort_key(m)[0] for m in out["method"]]
+    out = out.sort_values(["_d", "dataset", "_m", "method", "_o"])
+    return out.drop(columns=["_o", "_d", "_m"]).reset_index(drop=True)
 
 
 def _is_none(frame: pd.DataFrame) -> pd.Series:
@@ -451,13 +456,11 @@ def table1_markdown(table: pd.DataFrame, experiment: str = "bmd09_table1") -> st
     lines += [header, sep]
     any_incomplete = False
     missing_note = False
-    datasets = sorted(
-        set(table["dataset"]) | {d for d in BMD09_TABLE1 if d in set(table["dataset"])}
-    )
+    datasets = list(dict.fromkeys(table["dataset"]))  # table1() orders them as the paper does
     for dataset in datasets:
         ds = table[table["dataset"] == dataset]
         name = BMD09_TABLE1_NAMES.get(str(dataset).lower(), str(dataset))
-        for method, group in ds.groupby("method", sort=True):
+        for method, group in ds.groupby("method", sort=False):
             cells = []
             for column in BMD09_TABLE1_COLUMNS:
                 hit = group[group["column"] == column]

@@ -1,0 +1,494 @@
+"""The papers' figures, redrawn from an experiment's CSVs alone.
+
+``kmdr-figures RESULTS_DIR [EXPERIMENT ...]`` (``make figures``) re-aggregates every experiment
+folder under RESULTS_DIR (:func:`kmdr.experiments.aggregate.write_summaries`) and redraws its
+figures (:func:`draw_experiment`), so cells from multirun jobs or other machines dropped into a
+folder end up in the same figures.
+
+Figure styles (from the sidecar config's ``figure_style``, else the experiment name's prefix):
+
+- ``bzmd14`` (default): per dataset a row of three panels vs r, as bzmd14 Figs. 1-3: running
+  time (reduction + clustering, s), F (normalized objective), P (accuracy); one line per method,
+  kMeans as a horizontal line.
+- ``lst17``: per dataset P (%), reduction time (log) and clustering time (log) vs # of dimensions,
+  as lst17 Figs. 1-3.
+- ``bmd09_fig1``: the NIPS leverage scores of all terms, one r = 10k sample highlighted, the top
+  terms named (bmd09 Figure 1).
+- ``bmd09_table1``: ours beside the published P and F (the table itself is table1.md).
+
+Every figure is written as ``<experiment>/figures/<experiment>.png`` and ``.pdf`` (the stable name
+the README's gallery embeds). Points resting on fewer cells than expected are drawn with hollow
+markers, points with no cell at all are marked x on the r axis, and the title says
+"incomplete: n/N cells".
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.transforms import blended_transform_factory
+
+from kmdr.experiments import _plot_style as ps
+from kmdr.experiments.aggregate import (
+    aggregation_of,
+    experiment_config,
+    experiment_dirs,
+    load_cells,
+    load_runs,
+    skip_reasons,
+    summarize,
+    write_summaries,
+)
+from kmdr.experiments.published import (
+    BMD09_FIG1_TERMS,
+    BMD09_TABLE1,
+    BMD09_TABLE1_COLUMNS,
+    BMD09_TABLE1_NAMES,
+)
+
+__all__ = ["STYLES", "draw_experiment", "figure_style", "main"]
+
+STYLES = ("bzmd14", "lst17", "bmd09_fig1", "bmd09_table1")
+_DATASET_NAMES = {
+    "orl": "ORL",
+    "coil20": "COIL20",
+    "usps": "USPS",
+    "pie": "PIE",
+    "synth": "Synth",
+    "light": "LIGHT",
+    "nips": "NIPS",
+    "bio": "Bio",
+    "rcv1": "RCV1",
+    "sector": "SECTOR",
+}
+_INCOMPLETE_COLOR = "#c0392b"
+_RC = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8.5,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "grid.linewidth": 0.6,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "savefig.dpi": 130,
+    "pdf.fonttype": 42,
+}
+
+
+def figure_style(experiment_dir: str | Path) -> str:
+    """The figure style of an experiment: the sidecar's ``figure_style``, else from its name."""
+    exp_dir = Path(experiment_dir)
+    explicit = experiment_config(exp_dir, "figure_style")
+    if isinstance(explicit, str) and explicit in STYLES:
+        return explicit
+    name = exp_dir.name
+    if name.startswith("lst17"):
+        return "lst17"
+    if name.startswith("bmd09_fig1") or (exp_dir / "leverage_scores.csv").exists():
+        return "bmd09_fig1"
+    if name.startswith("bmd09_table1"):
+        return "bmd09_table1"
+    return "bzmd14"
+
+
+def _dataset_label(dataset: str) -> str:
+    return _DATASET_NAMES.get(str(dataset).lower(), str(dataset))
+
+
+def _save(fig, exp_dir: Path, name: str) -> list[Path]:
+    out = exp_dir / "figures"
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in ("png", "pdf"):
+        path = out / f"{name}.{ext}"
+        fig.savefig(path, bbox_inches="tight")
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+def draw_experiment(experiment_dir: str | Path) -> list[Path]:
+    """Draw the figures of one experiment from its CSVs; returns the files written ([] if none).
+
+    Writes ``figures/<experiment>.png`` and ``.pdf``. Nothing is drawn for a folder with no cells
+    (and, for bmd09_fig1, no leverage_scores.csv).
+    """
+    exp_dir = Path(experiment_dir)
+    style = figure_style(exp_dir)
+    with plt.rc_context(_RC):
+        if style == "bmd09_fig1":
+            return _draw_bmd09_fig1(exp_dir)
+        summary = summarize(exp_dir)
+        if not len(summary) or int(summary["n_cells"].sum()) == 0:
+            return []
+        if style == "bmd09_table1":
+            return _draw_bmd09_table1(exp_dir, summary)
+        return _draw_curves(exp_dir, summary, style)
+
+
+# --------------------------------------------------------------------------------------------
+# bzmd14 and lst17: curves vs r
+
+
+def _incomplete_note(summary: pd.DataFrame) -> str:
+    n, m = int(summary["n_cells"].sum()), int(summary["n_expected"].sum())
+    return "" if n >= m else f"incomplete: {n}/{m} cells"
+
+
+def _panels(style: str) -> list[dict]:
+    if style == "lst17":
+        return [
+            dict(metric="accuracy", scale=100.0, log=False, baseline=True,
+                 title="Clustering accuracy", ylabel="Clustering accuracy (in %)"),
+            dict(metric="reduce_seconds", scale=1.0, log=True, baseline=False,
+                 title="Dimension reduction time", ylabel="Dimension reduction time (in seconds)"),
+            dict(metric="cluster_seconds", scale=1.0, log=True, baseline=True,
+                 title="Clustering time", ylabel="Clustering time (in seconds)"),
+        ]  # fmt: skip
+    return [
+        dict(metric="total_seconds", scale=1.0, log=False, baseline=True,
+             title="Running time", ylabel="Running time (s): reduction + k-means"),
+        dict(metric="objective", scale=1.0, log=False, baseline=True,
+             title="Objective", ylabel=r"F = $\|A - XX^{T}A\|_F^2\,/\,\|A\|_F^2$"),
+        dict(metric="accuracy", scale=1.0, log=False, baseline=True,
+             title="Accuracy of clustering", ylabel="P (accuracy)"),
+    ]  # fmt: skip
+
+
+def _shape_note(ds: pd.DataFrame) -> str:
+    parts = []
+    for col, sym in (("n_samples", "n"), ("n_features", "d"), ("n_clusters", "k")):
+        if col in ds.columns and ds[col].notna().any():
+            parts.append(f"{sym} = {int(ds[col].dropna().iloc[0])}")
+    return f": {', '.join(parts)}" if parts else ""
+
+
+def _center(rows: pd.DataFrame, metric: str, aggregation: str) -> pd.Series:
+    col = (
+        f"best_{metric}" if aggregation == "best" and f"best_{metric}" in rows else f"{metric}_mean"
+    )
+    return rows[col] if col in rows else pd.Series(np.nan, index=rows.index)
+
+
+def _line_label(method: str, reducer: str, style: str, duplicated: bool) -> str:
+    label = ps.display(method, style)
+    return f"{label} ({reducer})" if duplicated else label
+
+
+def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str) -> list[Path]:
+    aggregation = str(summary["aggregation"].iloc[0])
+    panels = _panels(style)
+    datasets = sorted(summary["dataset"].unique())
+    nrows = len(datasets)
+    fig, axes = plt.subplots(
+        nrows, 3, figsize=(13.5, 3.5 * nrows + 1.1), squeeze=False, layout="constrained"
+    )
+    xlabel = "# of dimensions" if style == "lst17" else "r (number of dimensions)"
+    any_incomplete = any_missing = False
+    n_reps = set()
+    legend: dict[str, object] = {}
+    for row, dataset in enumerate(datasets):
+        ds = summary[summary["dataset"] == dataset]
+        n_reps.update(int(x) for x in ds["n_expected"].unique())
+        base = ds[ds["method"].map(ps.is_baseline) | ds["reducer"].str.lower().eq("none")]
+        lines = ds.drop(base.index)
+        methods = lines.drop_duplicates("reducer")[["reducer", "method"]]
+        dup = methods["method"].map(ps.canonical).duplicated(keep=False)
+        methods = methods.assign(dup=dup.to_numpy())
+        methods = methods.sort_values("method", key=lambda s: s.map(ps.sort_key))
+        rgrid = sorted(lines["r"].unique())
+        for col, panel in enumerate(panels):
+            ax = axes[row, col]
+            metric, scale = panel["metric"], panel["scale"]
+            for _, m in methods.iterrows():
+                pts = lines[lines["reducer"] == m["reducer"]].sort_values("r")
+                st = ps.style(m["method"])
+                label = _line_label(m["method"], m["reducer"], style, m["dup"])
+                y = _center(pts, metric, aggregation) * scale
+                lo, hi = pts.get(f"{metric}_min"), pts.get(f"{metric}_max")
+                x = pts["r"].to_numpy()
+                ax.plot(x, y, color=st.color, ls=st.linestyle, lw=1.4, zorder=3)
+                if lo is not None and hi is not None:
+                    ax.fill_between(x, lo * scale, hi * scale, color=st.color, alpha=0.15, lw=0)
+                done = pts["complete"].to_numpy(bool)
+                partial = ~done & (pts["n_cells"].to_numpy() > 0)
+                empty = pts["n_cells"].to_numpy() == 0
+                ax.plot(x[done], y.to_numpy()[done], ls="none", marker=st.marker, ms=4.5,
+                        color=st.color, zorder=4)  # fmt: skip
+                if partial.any():
+                    any_incomplete = True
+                    ax.plot(x[partial], y.to_numpy()[partial], ls="none", marker=st.marker,
+                            ms=6, mfc="white", mec=st.color, mew=1.3, zorder=5)  # fmt: skip
+                if empty.any():
+                    any_missing = True
+                    trans = blended_transform_factory(ax.transData, ax.transAxes)
+                    ax.plot(x[empty], np.full(empty.sum(), 0.02), ls="none", marker="x", ms=5,
+                            color=st.color, transform=trans, clip_on=False, zorder=5)  # fmt: skip
+                legend.setdefault(
+                    label,
+                    Line2D([], [], color=st.color, ls=st.linestyle, marker=st.marker, ms=5),
+                )
+            if len(base) and panel["baseline"]:
+                for _, b in base.iterrows():
+                    yb = _center(b.to_frame().T, metric, aggregation).iloc[0] * scale
+                    if not np.isfinite(yb):
+                        continue
+                    st = ps.style("kMeans")
+                    ax.axhline(yb, color=st.color, ls=st.linestyle, lw=1.3, zorder=2)
+                    lo, hi = b.get(f"{metric}_min"), b.get(f"{metric}_max")
+                    if lo is not None and np.isfinite(lo) and hi > lo:
+                        ax.axhspan(lo * scale, hi * scale, color="0.5", alpha=0.12, lw=0)
+                    if not b["complete"]:
+                        any_incomplete = True
+                        ax.annotate(
+                            f"{ps.display('kMeans', style)}: {int(b['n_cells'])}/"
+                            f"{int(b['n_expected'])} cells",
+                            xy=(1, yb), xycoords=("axes fraction", "data"), ha="right",
+                            va="bottom", fontsize=8, color=_INCOMPLETE_COLOR,
+                        )  # fmt: skip
+                    label = ps.display("kMeans", style) + " (no reduction, all d features)"
+                    if style == "lst17":
+                        label += "; its reduction time is 0 s, not drawn"
+                    legend.setdefault(label, Line2D([], [], color=st.color, ls=st.linestyle))
+            if panel["log"]:
+                ax.set_yscale("log")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(panel["ylabel"])
+            ax.set_title(f"{_dataset_label(dataset)} - {panel['title']}")
+            if rgrid:
+                ax.set_xlim(min(0, rgrid[0]), rgrid[-1] * 1.03)
+        header = _dataset_label(dataset) + _shape_note(ds)
+        axes[row, 0].annotate(header, xy=(0, 1.13), xycoords="axes fraction", fontsize=9.5,
+                              fontweight="bold")  # fmt: skip
+        note = _incomplete_note(ds)
+        if note:
+            axes[row, 2].annotate(note, xy=(1, 1.13), xycoords="axes fraction", ha="right",
+                                  fontsize=9.5, color=_INCOMPLETE_COLOR,
+                                  fontweight="bold")  # fmt: skip
+    what = "lowest-F trial" if aggregation == "best" else "mean"
+    reps = "/".join(str(n) for n in sorted(n_reps)) if n_reps else "?"
+    handles = list(legend.values())
+    labels = list(legend.keys())
+    handles.append(Patch(color="0.5", alpha=0.3, lw=0))
+    labels.append(f"line: {what}; shaded: min-max over {reps} repetitions")
+    if any_incomplete:
+        handles.append(Line2D([], [], ls="none", marker="o", mfc="white", mec="0.2", ms=6))
+        labels.append("hollow: fewer cells than expected")
+    if any_missing:
+        handles.append(Line2D([], [], ls="none", marker="x", color="0.2", ms=5))
+        labels.append("x on axis: no cell yet")
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
+    paper = "lst17 Figs. 1-3" if style == "lst17" else "bzmd14 Figs. 1-3"
+    title = f"{exp_dir.name} (panels as in {paper})"
+    note = _incomplete_note(summary)
+    fig.suptitle(title, fontsize=11, fontweight="bold")
+    if note:
+        fig.suptitle(f"{title}   [{note.upper()}]", fontsize=11, fontweight="bold",
+                     color=_INCOMPLETE_COLOR)  # fmt: skip
+    return _save(fig, exp_dir, exp_dir.name)
+
+
+# --------------------------------------------------------------------------------------------
+# bmd09 Figure 1
+
+
+def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11) -> list[Path]:
+    path = exp_dir / "leverage_scores.csv"
+    if not path.exists():
+        return []
+    scores = pd.read_csv(path)
+    if not len(scores):
+        return []
+    scores["times_drawn"] = scores.get("times_drawn", 0)
+    scores["times_drawn"] = scores["times_drawn"].fillna(0).astype(int)
+    x = np.arange(1, len(scores) + 1)
+    y = scores["score"].to_numpy(float)
+    drawn = scores["times_drawn"].to_numpy() > 0
+    r = int(scores["times_drawn"].sum())
+    fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
+    ax.vlines(x, 0, y, color="#1f77b4", lw=0.6, alpha=0.8)
+    ax.plot([], [], color="#1f77b4", lw=1.2, label=f"all leverage scores ({len(scores)} terms)")
+    ax.plot(x[drawn], y[drawn], ls="none", marker="o", ms=6, mfc="none", mec="#d62728", mew=1.3,
+            label=f"terms drawn in one sample, r = {r} ({int(drawn.sum())} distinct)")  # fmt: skip
+    top = scores.assign(x=x).nlargest(n_named, "score")
+    paper_terms = {t.lower() for t in BMD09_FIG1_TERMS}
+    _annotate_terms(ax, top, paper_terms)
+    hits = sum(str(t).lower() in paper_terms for t in top["term"])
+    ax.set_xlabel("features (term index)")
+    ax.set_ylabel(r"leverage score $p_i = \|(V_k)_{(i)}\|_2^2\,/\,k$")
+    ax.set_xlim(0, len(scores) + 1)
+    ax.set_ylim(0, y.max() * 1.25)
+    ax.legend(loc="upper left", frameon=False)
+    dataset = "NIPS" if exp_dir.name.startswith("bmd09") else exp_dir.name
+    ax.set_title(
+        f"{dataset}: leverage scores, the top {n_named} terms named "
+        f"(bold: also named in bmd09 Fig. 1, {hits}/{len(BMD09_FIG1_TERMS)})"
+    )
+    return _save(fig, exp_dir, exp_dir.name)
+
+
+def _annotate_terms(ax, top: pd.DataFrame, paper_terms: set[str]) -> None:
+    """Name the top terms, stacking labels that would overlap (a greedy placement)."""
+    ymax = float(top["score"].max())
+    xspan = ax.get_xlim()[1] - ax.get_xlim()[0] if ax.get_xlim()[1] > 1 else len(top)
+    placed: list[tuple[float, float, float]] = []  # (x, y, half-width) in data units
+    for _, t in top.sort_values("score", ascending=False).iterrows():
+        name = str(t["term"])
+        half = 0.0085 * max(len(name), 4) * xspan / 2
+        ty = t["score"] + 0.04 * ymax
+        while any(abs(px - t["x"]) < half + ph and abs(py - ty) < 0.055 * ymax
+                  for px, py, ph in placed):  # fmt: skip
+            ty += 0.06 * ymax
+        placed.append((t["x"], ty, half))
+        bold = name.lower() in paper_terms
+        ax.annotate(name, xy=(t["x"], t["score"]), xytext=(t["x"], ty), ha="center", va="bottom",
+                    fontsize=8.5, fontweight="bold" if bold else "normal",
+                    arrowprops=dict(arrowstyle="-", color="0.5", lw=0.5))  # fmt: skip
+    top_label = max(p[1] for p in placed) if placed else ymax
+    ax.set_ylim(0, max(ax.get_ylim()[1], top_label + 0.12 * ymax))
+
+
+# --------------------------------------------------------------------------------------------
+# bmd09 Table 1
+
+
+def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame) -> list[Path]:
+    from kmdr.experiments.aggregate import table1
+
+    table = table1(summary)
+    if not len(table):
+        return []
+    order = list(BMD09_TABLE1)
+    datasets = sorted(
+        table["dataset"].unique(),
+        key=lambda d: (order.index(d.lower()) if d.lower() in order else len(order), d),
+    )
+    fig, axes = plt.subplots(len(datasets), 2, figsize=(11, 3.4 * len(datasets) + 0.8),
+                             squeeze=False, layout="constrained")  # fmt: skip
+    cols = list(BMD09_TABLE1_COLUMNS)
+    legend: dict[str, object] = {}
+    for row, dataset in enumerate(datasets):
+        ds = table[table["dataset"] == dataset]
+        methods = sorted(ds["method"].unique(), key=ps.sort_key)
+        width = 0.8 / (len(methods) + 1)
+        published = BMD09_TABLE1.get(dataset.lower())
+        for col, (what, ylabel) in enumerate([("P", "P (accuracy)"), ("F", "F (normalized)")]):
+            ax = axes[row, col]
+            for j, column in enumerate(cols):
+                # "All" is k-means on all features: one bar, shared by the methods.
+                bars = [("kMeans", ds[ds["column"] == column].head(1))] if column == "All" else [
+                    (m, ds[(ds["column"] == column) & (ds["method"] == m)]) for m in methods
+                ]  # fmt: skip
+                n_bars = len(bars) + (1 if published else 0)
+                for i, (method, hit) in enumerate(bars):
+                    if not len(hit):
+                        continue
+                    st = ps.style(method)
+                    x0 = j + (i - (n_bars - 1) / 2) * width
+                    val = float(hit[f"{what}_ours"].iloc[0])
+                    label = "ours, kMeans (all features)" if column == "All" else f"ours, {method}"
+                    if bool(hit["complete"].iloc[0]):
+                        ax.bar(x0, val, width, color=st.color, alpha=0.85)
+                    else:
+                        ax.bar(x0, val, width, facecolor="white", edgecolor=st.color, hatch="///",
+                               lw=1.2)  # fmt: skip
+                    ax.text(x0, val + 0.01, f"{val:.3f}", ha="center", va="bottom", fontsize=7,
+                            rotation=90)  # fmt: skip
+                    legend.setdefault(label, Patch(color=st.color, alpha=0.85))
+                if published:
+                    val = published[column][0 if what == "P" else 1]
+                    x0 = j + (n_bars - 1 - (n_bars - 1) / 2) * width
+                    ax.bar(x0, val, width, color="0.8", edgecolor="0.3", lw=0.8)
+                    ax.text(x0, val + 0.01, f"{val:.3f}", ha="center", va="bottom", fontsize=7,
+                            rotation=90)  # fmt: skip
+                    legend.setdefault("published (bmd09 Table 1)", Patch(fc="0.8", ec="0.3"))
+            ax.set_xticks(np.arange(len(cols)), [f"r = {c}" if c != "All" else "All" for c in cols])
+            ax.set_ylabel(ylabel)
+            ax.set_ylim(0, 1.18)
+            name = BMD09_TABLE1_NAMES.get(dataset.lower(), _dataset_label(dataset))
+            ax.set_title(f"{name} - {what}")
+    if not table["complete"].all():
+        legend["hatched: fewer trials than expected"] = Patch(
+            facecolor="white", ec="0.3", hatch="///"
+        )
+    fig.legend(list(legend.values()), list(legend.keys()), loc="outside lower center",
+               ncol=min(4, len(legend)), frameon=False)  # fmt: skip
+    title = (
+        f"{exp_dir.name}: bmd09 Table 1, ours (lowest-F of the trials) beside the published numbers"
+    )
+    note = _incomplete_note(summary)
+    fig.suptitle(f"{title}   [{note.upper()}]" if note else title, fontsize=11, fontweight="bold",
+                 color=_INCOMPLETE_COLOR if note else "black")  # fmt: skip
+    return _save(fig, exp_dir, exp_dir.name)
+
+
+# --------------------------------------------------------------------------------------------
+# command line
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``kmdr-figures RESULTS_DIR [EXPERIMENT ...]``: re-aggregate and redraw from the CSVs."""
+    parser = argparse.ArgumentParser(
+        prog="kmdr-figures",
+        description="Re-aggregate every experiment under RESULTS_DIR from its cells*.csv and "
+        "runs/*.json and redraw its figures (summary.csv, figures/*.png|pdf, table1.*).",
+    )
+    parser.add_argument("results_dir", type=Path, help="folder holding one folder per experiment")
+    parser.add_argument("experiments", nargs="*", help="only these experiments (default: all)")
+    args = parser.parse_args(argv)
+    root: Path = args.results_dir
+    if not root.is_dir():
+        print(f"kmdr-figures: {root} is not a folder", file=sys.stderr)
+        return 2
+    status = 0
+    for name in args.experiments:
+        if not (root / name).is_dir():
+            print(f"kmdr-figures: no experiment folder {root / name}", file=sys.stderr)
+            status = 1
+    dirs = experiment_dirs(root, [n for n in args.experiments if (root / n).is_dir()] or None)
+    if not dirs:
+        print(f"kmdr-figures: no experiment folders under {root}")
+    incomplete = []
+    for exp_dir in dirs:
+        has_cells = len(load_cells(exp_dir)) > 0
+        if not has_cells and not (exp_dir / "leverage_scores.csv").exists():
+            reasons = skip_reasons(exp_dir)
+            why = f" ({'; '.join(reasons)})" if reasons else ""
+            print(f"skip {exp_dir.name}: no cells{why}")
+            continue
+        written = write_summaries(exp_dir) + draw_experiment(exp_dir)
+        print(f"{exp_dir.name} [{figure_style(exp_dir)}, {aggregation_of(exp_dir)}]:")
+        for path in written:
+            print(f"  wrote {path}")
+        if has_cells:
+            summary = summarize(exp_dir)
+            note = _incomplete_note(summary)
+            if note:
+                bad = summary[~summary["complete"].astype(bool)]
+                incomplete.append(exp_dir.name)
+                print(f"  {note.upper()}: {len(bad)} of {len(summary)} points rest on fewer "
+                      "cells than expected")  # fmt: skip
+        for run in load_runs(exp_dir):
+            if run.get("skipped"):
+                print(f"  note: a run was skipped: {run.get('skipped')}")
+                break
+    if incomplete:
+        print(f"incomplete experiments: {', '.join(incomplete)}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
