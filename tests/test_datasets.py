@@ -91,6 +91,9 @@ def test_orl_raw_numeric_file_order(real):
     for row, rel in [(0, "s1/1.pgm"), (1, "s1/2.pgm"), (9, "s1/10.pgm"), (10, "s2/1.pgm")]:
         assert np.array_equal(ds.X[row], kd.read_pgm(faces / rel).ravel()), rel
     assert ds.image(0).shape == (112, 92)
+    # The 400 + README registry hashes rebuild the manifest whose sha256 SOURCES.md gives.
+    manifest = "7ebf5d45a470fbeda204b52d8067570063b0cbe098e3b2a3fb7c1e7c2c3999e3"
+    assert kd.orl_faces_manifest_sha256() == manifest
 
 
 def test_read_pgm_header_with_comment(tmp_path):

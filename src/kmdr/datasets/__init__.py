@@ -18,7 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ._base import Dataset
-from ._images import load_coil20, load_orl, load_orl_raw, load_pie, load_usps, read_pgm
+from ._images import (
+    load_coil20,
+    load_orl,
+    load_orl_raw,
+    load_pie,
+    load_usps,
+    orl_faces_manifest_sha256,
+    read_pgm,
+)
 from ._registry import (
     DATA_DIR_ENV,
     MIRROR_ENV,
@@ -46,6 +54,7 @@ __all__ = [
     "dataset_status",
     "fetch",
     "load_dataset",
+    "orl_faces_manifest_sha256",
     "read_pgm",
     "read_rcv1",
     "registry",
@@ -78,11 +87,10 @@ DATASETS: tuple[str, ...] = (
     "rcv1",
     "sparse_text",
 )
-#: The file whose sha256 identifies each file-backed dataset (``orl_raw`` has 400 PGMs; its
-#: first is shown).
+#: The file whose sha256 identifies each file-backed dataset (``orl_raw``, 400 PGMs, is
+#: identified by the sha256 of its manifest ``orl_faces.SHA256SUMS`` instead).
 MAIN_FILE: dict[str, str] = {
     "orl": "orl/ORL_64x64.mat",
-    "orl_raw": "orl/orl_faces/s1/1.pgm",
     "coil20": "coil20/COIL20.mat",
     "usps": "usps/USPS_11000x256_uint8.mat",
     "pie": "pie/PIE_2856x1024.mat",
@@ -151,11 +159,11 @@ def dataset_status(
         ds = load_dataset(name, data_dir=data_dir, mirror=mirror)
     except DatasetUnavailable as err:
         return DatasetStatus(name, False, str(err))
-    digest = None
+    digest, reason = None, "present"
     if name in MAIN_FILE:
-        path = resolve_data_dir(data_dir) / MAIN_FILE[name]
-        digest = sha256(path)
-        reason = "present"
+        digest = sha256(resolve_data_dir(data_dir) / MAIN_FILE[name])
+    elif name == "orl_raw":
+        digest = orl_faces_manifest_sha256()  # every file was verified on fetch
     else:
         reason = "generated (SYNTHETIC)"
     return DatasetStatus(

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compare fields explicitly, not with ==
 class Dataset:
     """A loaded dataset.
 

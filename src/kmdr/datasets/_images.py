@@ -7,6 +7,7 @@ as float64 in the file's own scale, except USPS, which bzmd14 scales to [0, 1].
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +85,18 @@ def read_pgm(path: str | Path) -> np.ndarray:
         raise ValueError(f"{path}: not an 8-bit binary PGM (magic {magic!r}, maxval {maxval})")
     raster = np.frombuffer(data, dtype=np.uint8, count=width * height, offset=pos)
     return raster.reshape(height, width)
+
+
+def orl_faces_manifest_sha256() -> str:
+    """The sha256 of ``orl_faces.SHA256SUMS`` rebuilt from the registry (``sha256sum`` format,
+    paths sorted): one hash standing for the 401 verified files, as SOURCES.md records it."""
+    prefix = "orl/"
+    lines = [
+        f"{entry.sha256}  {path[len(prefix) :]}\n"
+        for path, entry in sorted(registry().items())
+        if path.startswith(ORL_FACES_DIR + "/")
+    ]
+    return hashlib.sha256("".join(lines).encode()).hexdigest()
 
 
 def load_orl_raw(*, data_dir=None, mirror=None) -> Dataset:

@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, ["-" * w for w in widths], *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    if "orl_raw" in args.names:
+        print("(orl_raw: sha256 of its manifest orl_faces.SHA256SUMS, over the 400 PGMs + README)")
     for note in notes:
         print(note)
     if notes:
