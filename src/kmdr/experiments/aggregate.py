@@ -196,9 +196,10 @@ def experiment_config(experiment_dir: str | Path, key: str, runs: list[dict] | N
     """A setting (``aggregation``, ``figure_style``) from the sidecars' configs; last wins."""
     runs = load_runs(experiment_dir) if runs is None else runs
     for run in reversed(runs):
-        value = _find_key(run.get("config", {}), key)
-        if value is None:
-            value = run.get(key)
+        for where in (run.get("config"), run.get("spec"), run):
+            value = _find_key(where, key)
+            if value is not None:
+                break
         if value is not None:
             return value
     return None

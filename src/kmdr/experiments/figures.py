@@ -48,6 +48,7 @@ from kmdr.experiments.aggregate import (
     load_runs,
     skip_reasons,
     summarize,
+    table1,
     write_summaries,
 )
 from kmdr.experiments.published import (
@@ -57,7 +58,7 @@ from kmdr.experiments.published import (
     BMD09_TABLE1_NAMES,
 )
 
-__all__ = ["STYLES", "draw_experiment", "figure_style", "main"]
+__all__ = ["STYLES", "draw_experiment", "figure_style", "main", "make_figure"]
 
 STYLES = ("bzmd14", "lst17", "bmd09_fig1", "bmd09_table1")
 _DATASET_NAMES = {
@@ -108,24 +109,9 @@ def _dataset_label(dataset: str) -> str:
     return _DATASET_NAMES.get(str(dataset).lower(), str(dataset))
 
 
-def _save(fig, exp_dir: Path, name: str) -> list[Path]:
-    out = exp_dir / "figures"
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in ("png", "pdf"):
-        path = out / f"{name}.{ext}"
-        fig.savefig(path, bbox_inches="tight")
-        paths.append(path)
-    plt.close(fig)
-    return paths
-
-
-def draw_experiment(experiment_dir: str | Path) -> list[Path]:
-    """Draw the figures of one experiment from its CSVs; returns the files written ([] if none).
-
-    Writes ``figures/<experiment>.png`` and ``.pdf``. Nothing is drawn for a folder with no cells
-    (and, for bmd09_fig1, no leverage_scores.csv).
-    """
+def make_figure(experiment_dir: str | Path):
+    """The experiment's figure as a matplotlib Figure (not saved), or None if there is nothing
+    to draw (no cells; for bmd09_fig1 no leverage_scores.csv). The caller closes it."""
     exp_dir = Path(experiment_dir)
     style = figure_style(exp_dir)
     with plt.rc_context(_RC):
@@ -133,10 +119,36 @@ def draw_experiment(experiment_dir: str | Path) -> list[Path]:
             return _draw_bmd09_fig1(exp_dir)
         summary = summarize(exp_dir)
         if not len(summary) or int(summary["n_cells"].sum()) == 0:
-            return []
+            return None
         if style == "bmd09_table1":
             return _draw_bmd09_table1(exp_dir, summary)
         return _draw_curves(exp_dir, summary, style)
+
+
+def draw_experiment(experiment_dir: str | Path) -> list[Path]:
+    """Draw the figure of one experiment from its CSVs; returns the files written ([] if none).
+
+    Writes ``figures/<experiment>.png`` and ``.pdf``. Nothing is drawn for a folder with no cells
+    (and, for bmd09_fig1, no leverage_scores.csv).
+    """
+    exp_dir = Path(experiment_dir)
+    fig = make_figure(exp_dir)
+    if fig is None:
+        return []
+    out = exp_dir / "figures"
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    try:
+        with plt.rc_context(_RC):
+            for ext in ("png", "pdf"):
+                path = out / f"{exp_dir.name}.{ext}"
+                tmp = out / f".{exp_dir.name}.tmp.{ext}"
+                fig.savefig(tmp, bbox_inches="tight", format=ext)
+                tmp.replace(path)
+                paths.append(path)
+    finally:
+        plt.close(fig)
+    return paths
 
 
 # --------------------------------------------------------------------------------------------
@@ -188,7 +200,7 @@ def _line_label(method: str, reducer: str, style: str, duplicated: bool) -> str:
     return f"{label} ({reducer})" if duplicated else label
 
 
-def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str) -> list[Path]:
+def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str):
     aggregation = str(summary["aggregation"].iloc[0])
     panels = _panels(style)
     datasets = sorted(summary["dataset"].unique())
@@ -298,20 +310,20 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str) -> list[Path]
     if note:
         fig.suptitle(f"{title}   [{note.upper()}]", fontsize=11, fontweight="bold",
                      color=_INCOMPLETE_COLOR)  # fmt: skip
-    return _save(fig, exp_dir, exp_dir.name)
+    return fig
 
 
 # --------------------------------------------------------------------------------------------
 # bmd09 Figure 1
 
 
-def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11) -> list[Path]:
+def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11):
     path = exp_dir / "leverage_scores.csv"
     if not path.exists():
-        return []
+        return None
     scores = pd.read_csv(path)
     if not len(scores):
-        return []
+        return None
     scores["times_drawn"] = scores.get("times_drawn", 0)
     scores["times_drawn"] = scores["times_drawn"].fillna(0).astype(int)
     x = np.arange(1, len(scores) + 1)
@@ -322,7 +334,7 @@ def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11) -> list[Path]:
     ax.vlines(x, 0, y, color="#1f77b4", lw=0.6, alpha=0.8)
     ax.plot([], [], color="#1f77b4", lw=1.2, label=f"all leverage scores ({len(scores)} terms)")
     ax.plot(x[drawn], y[drawn], ls="none", marker="o", ms=6, mfc="none", mec="#d62728", mew=1.3,
-            label=f"terms drawn in one sample, r = {r} ({int(drawn.sum())} distinct)")  # fmt: skip
+            label=f"terms drawn ({int(drawn.sum())} distinct in {r} draws)")  # fmt: skip
     top = scores.assign(x=x).nlargest(n_named, "score")
     paper_terms = {t.lower() for t in BMD09_FIG1_TERMS}
     _annotate_terms(ax, top, paper_terms)
@@ -332,12 +344,16 @@ def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11) -> list[Path]:
     ax.set_xlim(0, len(scores) + 1)
     ax.set_ylim(0, y.max() * 1.25)
     ax.legend(loc="upper left", frameon=False)
-    dataset = "NIPS" if exp_dir.name.startswith("bmd09") else exp_dir.name
+    dataset = experiment_config(exp_dir, "dataset")
+    dataset = _dataset_label(dataset if isinstance(dataset, str) else "nips")
+    k = experiment_config(exp_dir, "n_clusters")
+    sample = f"r = {r}" + (f" = {r / k:g}k" if isinstance(k, int) and k > 0 else "")
     ax.set_title(
-        f"{dataset}: leverage scores, the top {n_named} terms named "
-        f"(bold: also named in bmd09 Fig. 1, {hits}/{len(BMD09_FIG1_TERMS)})"
+        f"{dataset}: leverage scores of all {len(scores)} terms, one sample of {sample} "
+        f"highlighted;\nthe top {n_named} terms named (bold: also named in bmd09 Fig. 1, "
+        f"{hits}/{len(BMD09_FIG1_TERMS)})"
     )
-    return _save(fig, exp_dir, exp_dir.name)
+    return fig
 
 
 def _annotate_terms(ax, top: pd.DataFrame, paper_terms: set[str]) -> None:
@@ -365,12 +381,10 @@ def _annotate_terms(ax, top: pd.DataFrame, paper_terms: set[str]) -> None:
 # bmd09 Table 1
 
 
-def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame) -> list[Path]:
-    from kmdr.experiments.aggregate import table1
-
+def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame):
     table = table1(summary)
     if not len(table):
-        return []
+        return None
     order = list(BMD09_TABLE1)
     datasets = sorted(
         table["dataset"].unique(),
@@ -432,7 +446,7 @@ def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame) -> list[Path]:
     note = _incomplete_note(summary)
     fig.suptitle(f"{title}   [{note.upper()}]" if note else title, fontsize=11, fontweight="bold",
                  color=_INCOMPLETE_COLOR if note else "black")  # fmt: skip
-    return _save(fig, exp_dir, exp_dir.name)
+    return fig
 
 
 # --------------------------------------------------------------------------------------------

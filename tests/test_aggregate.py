@@ -1,0 +1,221 @@
+"""Aggregates from hand-made cells CSVs and sidecars (docs/results-layout.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kmdr.experiments import aggregate as agg
+from kmdr.experiments.published import BMD09_FIG1_TERMS, BMD09_TABLE1
+
+METRICS = agg.METRICS
+
+
+def make_cells(
+    experiment: str,
+    grid: dict[str, list[int]],
+    reps: int,
+    dataset: str = "orl",
+    shape: tuple[int, int, int] = (40, 64, 4),
+    seed: int = 0,
+) -> pd.DataFrame:
+    """One row per (reducer, r, repetition); ``grid`` maps reducer -> r values ('none' = kMeans)."""
+    rng = np.random.default_rng(seed)
+    labels = {"leverage": "Sampl/SVD", "sign": "RP", "svd": "SVD", "none": "kMeans"}
+    n, d, k = shape
+    rows = []
+    for reducer, rs in grid.items():
+        for r in rs:
+            for rep in range(reps):
+                red = 0.0 if reducer == "none" else float(rng.uniform(0.01, 0.1))
+                clu = float(rng.uniform(0.01, 0.1))
+                rows.append(
+                    {
+                        "experiment": experiment,
+                        "dataset": dataset,
+                        "reducer": reducer,
+                        "reducer_name": reducer,
+                        "method": labels.get(reducer, reducer),
+                        "r": r,
+                        "repetition": rep,
+                        "seed": 1000 + rep,
+                        "n_samples": n,
+                        "n_features": d,
+                        "n_clusters": k,
+                        "objective": float(rng.uniform(0.5, 0.9)),
+                        "objective_reduced": float(rng.uniform(0.4, 0.8)),
+                        "accuracy": float(rng.uniform(0.3, 1.0)),
+                        "nmi": float(rng.uniform(0, 1)),
+                        "ari": float(rng.uniform(0, 1)),
+                        "reduce_seconds": red,
+                        "cluster_seconds": clu,
+                        "total_seconds": red + clu,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def write_experiment(
+    root: Path,
+    name: str,
+    cells: pd.DataFrame | None,
+    expected: pd.DataFrame | None = None,
+    config: dict | None = None,
+    skipped: str | None = None,
+    csv_name: str = "cells.csv",
+) -> Path:
+    """An experiment folder: cells CSV plus one sidecar expecting ``expected`` (default: cells)."""
+    exp_dir = root / name
+    (exp_dir / "runs").mkdir(parents=True, exist_ok=True)
+    if cells is not None:
+        cells.to_csv(exp_dir / csv_name, index=False)
+    keys = cells if expected is None else expected
+    sidecar = {
+        "experiment": name,
+        "config": config or {},
+        "skipped": skipped,
+        "expected_cells": [] if keys is None else keys[agg.KEY].to_dict("records"),
+    }
+    (exp_dir / "runs" / "run0.json").write_text(json.dumps(sidecar, default=int))
+    return exp_dir
+
+
+GRID = {"leverage": [5, 10], "sign": [5, 10], "none": [64]}
+
+
+def test_summary_matches_pandas(tmp_path):
+    cells = make_cells("bzmd14_orl", GRID, reps=3)
+    exp = write_experiment(tmp_path, "bzmd14_orl", cells)
+    written = agg.write_summaries(exp)
+    assert exp / "summary.csv" in written
+    summary = agg.load_summary(exp)
+    assert len(summary) == 5
+    assert (summary["aggregation"] == "mean").all()
+    assert summary["complete"].all()
+    assert (summary["n_cells"] == 3).all() and (summary["n_expected"] == 3).all()
+    direct = cells.groupby(["dataset", "reducer", "r"])[METRICS].agg(["mean", "std", "min", "max"])
+    for _, row in summary.iterrows():
+        ref = direct.loc[(row["dataset"], row["reducer"], row["r"])]
+        for m in METRICS:
+            for s in ("mean", "std", "min", "max"):
+                assert row[f"{m}_{s}"] == pytest.approx(ref[(m, s)], rel=1e-8, abs=1e-12)
+    assert "best_objective" not in summary.columns
+
+
+def test_missing_cell_is_flagged_incomplete(tmp_path):
+    full = make_cells("bzmd14_orl", GRID, reps=3)
+    # an interrupted sweep: one cell of sign r=10 and every cell of leverage r=10 missing
+    cut = full[
+        ~((full["reducer"] == "sign") & (full["r"] == 10) & (full["repetition"] == 2))
+        & ~((full["reducer"] == "leverage") & (full["r"] == 10))
+    ]
+    exp = write_experiment(tmp_path, "bzmd14_orl", cut, expected=full)
+    comp = agg.completeness(exp).set_index(["reducer", "r"])
+    assert comp.loc[("sign", 10), "n_cells"] == 2
+    assert comp.loc[("sign", 10), "n_expected"] == 3
+    assert not comp.loc[("sign", 10), "complete"]
+    assert comp.loc[("sign", 10), "missing_repetitions"] == "2"
+    # a point with no cell at all is still listed, not silently dropped
+    assert comp.loc[("leverage", 10), "n_cells"] == 0
+    assert not comp.loc[("leverage", 10), "complete"]
+    assert comp.loc[("sign", 5), "complete"]
+    summary = agg.summarize(exp)
+    assert not summary["complete"].all()
+    assert summary["n_cells"].sum() == len(cut)
+    assert summary["n_expected"].sum() == len(full)
+
+
+def test_without_sidecar_the_grid_is_inferred(tmp_path):
+    cells = make_cells("custom", GRID, reps=2)
+    cells = cells.drop(index=cells.index[0])  # leverage r=5 repetition 0
+    exp = tmp_path / "custom"
+    exp.mkdir()
+    cells.to_csv(exp / "cells.csv", index=False)
+    comp = agg.completeness(exp).set_index(["reducer", "r"])
+    assert not comp.loc[("leverage", 5), "complete"]
+    assert (comp["expected_from"] == "inferred").all()
+
+
+def test_dedupe_across_cells_files_keeps_last(tmp_path):
+    cells = make_cells("custom", GRID, reps=2)
+    exp = write_experiment(tmp_path, "custom", cells)
+    # a second machine's file: one duplicated key with new numbers, one new repetition
+    again = cells[(cells["reducer"] == "sign") & (cells["r"] == 5) & (cells["repetition"] == 0)]
+    again = again.assign(objective=0.123)
+    extra = again.assign(repetition=2, objective=0.5)
+    pd.concat([again, extra]).to_csv(exp / "cells_machine2.csv", index=False)
+    loaded = agg.load_cells(exp)
+    assert len(loaded) == len(cells) + 1
+    assert not loaded.duplicated(agg.KEY).any()
+    hit = loaded[(loaded["reducer"] == "sign") & (loaded["r"] == 5) & (loaded["repetition"] == 0)]
+    assert hit["objective"].item() == pytest.approx(0.123)
+    summary = agg.summarize(exp).set_index(["reducer", "r"])
+    assert summary.loc[("sign", 5), "n_cells"] == 3
+    # the cell done without a sidecar is counted as expected too
+    assert summary.loc[("sign", 5), "n_expected"] == 3
+
+
+def test_best_of_trials_picks_lowest_objective(tmp_path):
+    cells = make_cells("bmd09_table1", {"leverage": [15, 30, 60], "none": [200]}, 4, "nips")
+    exp = write_experiment(tmp_path, "bmd09_table1", cells, config={"aggregation": "best"})
+    summary = agg.summarize(exp)
+    assert (summary["aggregation"] == "best").all()
+    for _, row in summary.iterrows():
+        group = cells[(cells["reducer"] == row["reducer"]) & (cells["r"] == row["r"])]
+        best = group.loc[group["objective"].idxmin()]
+        assert row["best_repetition"] == best["repetition"]
+        assert row["best_objective"] == pytest.approx(best["objective"])
+        assert row["best_accuracy"] == pytest.approx(best["accuracy"])
+        assert row["objective_mean"] == pytest.approx(group["objective"].mean())
+
+
+def test_aggregation_from_name_when_config_is_silent(tmp_path):
+    cells = make_cells("bmd09_x", {"leverage": [15]}, 2, "nips")
+    assert agg.aggregation_of(write_experiment(tmp_path, "bmd09_x", cells)) == "best"
+    assert agg.aggregation_of(write_experiment(tmp_path, "bzmd14_x", cells)) == "mean"
+
+
+def test_table1_beside_published(tmp_path):
+    cells = make_cells(
+        "bmd09_table1", {"leverage": [15, 30, 60], "none": [200]}, 3, "nips", shape=(30, 200, 3)
+    )
+    expected = cells
+    cells = cells.iloc[1:]  # one trial of leverage r = 15 missing
+    exp = write_experiment(tmp_path, "bmd09_table1", cells, expected=expected)
+    written = agg.write_summaries(exp)
+    assert {p.name for p in written} == {"summary.csv", "table1.csv", "table1.md"}
+    table = pd.read_csv(exp / "table1.csv")
+    assert list(table["column"]) == ["5k", "10k", "20k", "All"]
+    assert list(table["r"]) == [15, 30, 60, 200]
+    row = table[table["column"] == "10k"].iloc[0]
+    group = cells[(cells["reducer"] == "leverage") & (cells["r"] == 30)]
+    best = group.loc[group["objective"].idxmin()]
+    assert row["P_ours"] == pytest.approx(best["accuracy"])
+    assert row["F_ours"] == pytest.approx(best["objective"])
+    assert (row["P_published"], row["F_published"]) == BMD09_TABLE1["nips"]["10k"]
+    assert not table.loc[table["column"] == "5k", "complete"].item()
+    md = (exp / "table1.md").read_text()
+    assert f"{best['accuracy']:.3f}" in md and f"{best['objective']:.3f}" in md
+    assert "published (bmd09)" in md
+    for p, f in BMD09_TABLE1["nips"].values():
+        assert f"{p:.3f}" in md and f"{f:.3f}" in md
+    assert "Bio (k = 3)" in md and "not run" in md  # the dataset we did not run still shows
+    assert "* incomplete" in md.replace("\\", "")
+
+
+def test_published_numbers_are_the_papers():
+    assert BMD09_TABLE1["nips"]["All"] == (0.881, 0.747)
+    assert BMD09_TABLE1["bio"]["10k"] == (0.935, 0.726)
+    assert len(BMD09_FIG1_TERMS) == 11 and BMD09_FIG1_TERMS[0] == "ruyter"
+
+
+def test_empty_folder_writes_nothing(tmp_path):
+    exp = write_experiment(tmp_path, "lst17_rcv1", None, skipped="rcv1 not available")
+    assert agg.load_cells(exp).empty
+    assert agg.write_summaries(exp) == []
+    assert agg.skip_reasons(exp) == ["rcv1 not available"]
+    assert not (exp / "summary.csv").exists()

@@ -1,0 +1,159 @@
+"""Figures and ``kmdr-figures`` from hand-made experiment folders."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+from matplotlib import pyplot as plt
+
+from kmdr.experiments import _plot_style as ps
+from kmdr.experiments import figures
+from kmdr.experiments.published import BMD09_FIG1_TERMS
+
+# the hand-made cells of test_aggregate.py (tests/ is not a package; no conftest by design)
+_HELPERS = Path(__file__).with_name("test_aggregate.py")
+_spec = importlib.util.spec_from_file_location("_kmdr_test_aggregate", _HELPERS)
+_helpers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_helpers)
+make_cells, write_experiment = _helpers.make_cells, _helpers.write_experiment
+
+GRID = {"leverage": [5, 10, 15], "sign": [5, 10, 15], "svd": [5, 10, 15], "none": [64]}
+
+
+def _all_text(fig) -> str:
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    return "\n".join(texts)
+
+
+def _assert_files(paths: list[Path], exp_dir: Path) -> None:
+    names = sorted(p.name for p in paths)
+    assert names == sorted([f"{exp_dir.name}.pdf", f"{exp_dir.name}.png"])
+    for p in paths:
+        assert p.parent == exp_dir / "figures"
+        assert p.stat().st_size > 1000
+    assert (exp_dir / "figures" / f"{exp_dir.name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (exp_dir / "figures" / f"{exp_dir.name}.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_bzmd14_style_complete(tmp_path):
+    exp = write_experiment(tmp_path, "bzmd14_orl", make_cells("bzmd14_orl", GRID, reps=2))
+    assert figures.figure_style(exp) == "bzmd14"
+    fig = figures.make_figure(exp)
+    text = _all_text(fig)
+    axes = fig.get_axes()
+    assert len(axes) == 3
+    assert "ORL - Running time" in text and "ORL - Objective" in text
+    assert "incomplete" not in text.lower()
+    for label in ("Sampl/SVD", "RP", "SVD", "kMeans"):
+        assert label in text
+    # kMeans is a horizontal line (constant y over the x range) on every panel
+    for ax in axes:
+        flat = [ln for ln in ax.get_lines() if len(set(np.asarray(ln.get_ydata(), float))) == 1
+                and ln.get_linestyle() == "--"]  # fmt: skip
+        assert flat, ax.get_title()
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def test_incomplete_sweep_is_flagged_in_figure(tmp_path):
+    full = make_cells("bzmd14_orl", GRID, reps=2)
+    cut = full.drop(index=full.index[[0, 3]])  # two cells of leverage missing
+    exp = write_experiment(tmp_path, "bzmd14_orl", cut, expected=full)
+    fig = figures.make_figure(exp)
+    text = _all_text(fig)
+    assert f"incomplete: {len(cut)}/{len(full)} cells".upper() in text
+    assert "hollow: fewer cells than expected" in text
+    hollow = [
+        ln
+        for ax in fig.get_axes()
+        for ln in ax.get_lines()
+        if ln.get_marker() not in ("None", "", None) and ln.get_markerfacecolor() == "white"
+    ]
+    assert hollow
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def test_lst17_style(tmp_path):
+    grid = {"sign": [10, 20, 40], "svd": [10, 20, 40], "none": [64]}
+    exp = write_experiment(tmp_path, "lst17_coil20", make_cells("lst17_coil20", grid, 2, "coil20"))
+    assert figures.figure_style(exp) == "lst17"
+    fig = figures.make_figure(exp)
+    acc, red, clu = fig.get_axes()
+    assert "%" in acc.get_ylabel()
+    assert red.get_yscale() == "log" and clu.get_yscale() == "log"
+    assert acc.get_yscale() == "linear"
+    assert max(max(ln.get_ydata()) for ln in acc.get_lines()) > 1  # P drawn in percent
+    dashed = [ln for ln in red.get_lines() if ln.get_linestyle() == "--"]
+    assert not dashed  # no k-means line where its reduction time is 0
+    text = _all_text(fig)
+    assert "k-means" in text and "not drawn" in text
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def test_bmd09_fig1_style(tmp_path):
+    exp = tmp_path / "bmd09_fig1"
+    exp.mkdir()
+    rng = np.random.default_rng(1)
+    terms = [f"t{i}" for i in range(300)]
+    score = rng.uniform(0, 1, 300)
+    for i, t in enumerate(BMD09_FIG1_TERMS):
+        terms[20 * i + 7] = t
+        score[20 * i + 7] = 5 + i
+    score /= score.sum()
+    drawn = np.zeros(300, int)
+    drawn[[7, 27, 100]] = [3, 1, 1]
+    pd.DataFrame({"term": terms, "score": score, "times_drawn": drawn}).to_csv(
+        exp / "leverage_scores.csv", index=False
+    )
+    assert figures.figure_style(exp) == "bmd09_fig1"
+    fig = figures.make_figure(exp)
+    text = _all_text(fig)
+    for t in BMD09_FIG1_TERMS:
+        assert t in text
+    assert "11/11" in text and "r = 5" in text
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def test_bmd09_table1_figure(tmp_path):
+    cells = make_cells("bmd09_table1", {"leverage": [15, 30, 60], "none": [200]}, 2, "nips")
+    exp = write_experiment(tmp_path, "bmd09_table1", cells)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def test_main_reports_skip_and_exits_zero(tmp_path, capsys):
+    write_experiment(tmp_path, "lst17_rcv1", None, skipped="rcv1 data not available")
+    assert figures.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "skip lst17_rcv1: no cells (rcv1 data not available)" in out
+    assert not (tmp_path / "lst17_rcv1" / "figures").exists()
+
+
+def test_main_redraws_and_reports_incomplete(tmp_path, capsys):
+    full = make_cells("custom", {"sign": [5, 10], "none": [64]}, 2)
+    write_experiment(tmp_path, "custom", full.iloc[1:], expected=full)
+    write_experiment(tmp_path, "lst17_rcv1", None, skipped="no data")
+    assert figures.main([str(tmp_path), "custom"]) == 0
+    out = capsys.readouterr().out
+    assert "INCOMPLETE" in out and "custom" in out and "lst17_rcv1" not in out
+    assert (tmp_path / "custom" / "summary.csv").exists()
+    assert (tmp_path / "custom" / "figures" / "custom.png").exists()
+    assert figures.main([str(tmp_path), "nope"]) == 1
+
+
+def test_method_styles_are_consistent():
+    assert ps.style("kMeans") == ps.style("k-means") == ps.style("none")
+    assert ps.style("LapScores") == ps.style("LS")
+    assert ps.display("kMeans", "lst17") == "k-means" and ps.display("LS") == "LapScores"
+    assert ps.style("my-new-reducer") == ps.style("my-new-reducer")
+    colors = {ps.style(m).color for m in ps.METHOD_ORDER}
+    assert len(colors) == len(ps.METHOD_ORDER)
