@@ -52,6 +52,7 @@ _ALIASES: dict[str, str] = {
     "svd": "SVD",
     "apprsvd": "ApprSVD",
     "approxsvd": "ApprSVD",
+    "svdapprox": "ApprSVD",
     "lapscores": "LapScores",
     "laplacianscore": "LapScores",
     "laplacianscores": "LapScores",
