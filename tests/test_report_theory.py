@@ -1,0 +1,123 @@
+"""The theory computations: approximation ratio, the sampling lemma, the bounds' requirements."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.linalg import hadamard
+
+from kmdr.report import theory as T
+
+
+def test_approximation_ratio_on_a_tiny_table():
+    cells = pd.DataFrame(
+        {
+            "experiment": "e",
+            "dataset": "d",
+            "method": ["kMeans", "kMeans", "RP", "RP", "RP", "SVD"],
+            "r": [50, 50, 5, 5, 10, 5],
+            "repetition": [0, 1, 0, 1, 0, 0],
+            "n_clusters": 3,
+            "objective": [0.40, 0.50, 0.60, 0.44, 0.38, 0.40],
+        }
+    )
+    out = T.approximation_ratios(cells).set_index(["method", "r"])
+    # denominator: the lowest kMeans objective (0.40), not the mean or the last
+    assert out.loc[("RP", 5), "ratio_max"] == pytest.approx(1.5)
+    assert out.loc[("RP", 5), "ratio_min"] == pytest.approx(1.1)
+    assert out.loc[("RP", 10), "ratio_max"] == pytest.approx(0.95)  # better than k-means on A
+    assert out.loc[("SVD", 5), "ratio_max"] == pytest.approx(1.0)
+    assert ("kMeans", 50) not in out.index
+    # no baseline -> nothing
+    assert T.approximation_ratios(cells[cells["method"] != "kMeans"]).empty
+
+
+def _uniform_leverage_basis(d: int = 16, k: int = 4) -> np.ndarray:
+    """Orthonormal d x k columns with equal leverage scores (p_i = 1/d): Hadamard columns."""
+    return hadamard(d)[:, :k] / math.sqrt(d)
+
+
+def test_exact_scaling_gives_singular_values_one():
+    V = _uniform_leverage_basis()
+    d = V.shape[0]
+    m = 5
+    r = m * d
+    # each column kept exactly r p_i = m times, each copy scaled 1/sqrt(r p_i)
+    selected = np.repeat(np.arange(d), m)
+    p = T.leverage_probabilities(V)
+    np.testing.assert_allclose(p, 1 / d)
+    scales = 1 / np.sqrt(r * p[selected])
+    s = T.sampled_singular_values(V, selected, scales)
+    np.testing.assert_allclose(s, 1.0, atol=1e-12)
+    # a wrong scaling is caught: 1/(r p_i) instead of its square root, or no rescaling
+    assert not np.allclose(T.sampled_singular_values(V, selected, 1 / (r * p[selected])), 1.0)
+    assert not np.allclose(T.sampled_singular_values(V, selected, np.ones(r)), 1.0)
+
+
+def test_exact_scaling_with_unequal_leverage():
+    # orthonormal columns with leverage scores 1/2, 1/2, 1/4, 3/4 -> p = (1/4, 1/4, 1/8, 3/8)
+    V = np.array([[math.sqrt(0.5), 0], [math.sqrt(0.5), 0], [0, 0.5], [0, math.sqrt(0.75)]])
+    p = T.leverage_probabilities(V)
+    np.testing.assert_allclose(p, [1 / 4, 1 / 4, 1 / 8, 3 / 8])
+    r = 8
+    selected = np.repeat(np.arange(4), (r * p).round().astype(int))  # counts 2, 2, 1, 3 = r p_i
+    s = T.sampled_singular_values(V, selected, 1 / np.sqrt(r * p[selected]))
+    np.testing.assert_allclose(s, 1.0, atol=1e-12)
+    # the same draws with uniform-leverage scales (1/sqrt(r/d)) are wrong
+    assert not np.allclose(T.sampled_singular_values(V, selected, np.full(r, 1 / math.sqrt(2))), 1)
+
+
+def test_random_sampling_converges_and_respects_lemma6():
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((60, 40)) @ np.diag(np.linspace(3, 0.1, 40))
+    table = T.sampling_lemma_table(A, 3, [5, 4000], range(4), use_project_sampler=False)
+    big = table[table["r"] == 4000]
+    assert (big["sigma2_min"] > 0.8).all() and (big["sigma2_max"] < 1.2).all()
+    assert big["within_bound"].all()
+    # r = 4000 > d = 40: outside the lemma's r <= d
+    assert not big["lemma6_applies"].any()
+    small = table[table["r"] == 5]
+    assert (small["sigma2_max"] - small["sigma2_min"]).mean() > (
+        big["sigma2_max"] - big["sigma2_min"]
+    ).mean()
+
+
+def test_project_sampler_matches_the_reference_property():
+    pytest.importorskip("kmdr.reducers")
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((50, 30))
+    table = T.sampling_lemma_table(A, 2, [3000], range(2), use_project_sampler=True)
+    assert table["sampler"].iloc[0] == "kmdr.reducers leverage"
+    assert (abs(table["sigma2_min"] - 1) < 0.2).all() and (abs(table["sigma2_max"] - 1) < 0.2).all()
+
+
+def test_lemma6_eps_and_requirements():
+    assert T.lemma6_min_r(5) == pytest.approx(4 * 5 * math.log(100))
+    assert T.lemma6_eps(5, int(T.lemma6_min_r(5))) == pytest.approx(1.0, rel=1e-2)
+    thm12 = next(b for b in T.BOUNDS if b.key == "bzmd14-thm12")
+    assert thm12.factor(1 / 3, 1.0) == pytest.approx(7 / 3)
+    assert T.bound_applies(thm12, 100, 5).startswith("no")
+    assert T.bound_applies(thm12, 10**9, 5) == "yes"
+    thm13 = next(b for b in T.BOUNDS if b.key == "bzmd14-thm13")
+    assert T.bound_applies(thm13, 5, 5) == "yes" and T.bound_applies(thm13, 10, 5).startswith("no")
+    bmd09 = next(b for b in T.BOUNDS if b.key == "bmd09-thm1")
+    assert T.bound_applies(bmd09, 10**9, 5).startswith("unknown")
+
+
+def test_run_sampling_lemma_writes_csv_and_figure(tmp_path):
+    rng = np.random.default_rng(3)
+
+    def loader(name):
+        if name == "missing":
+            raise RuntimeError("not here")
+        return rng.standard_normal((30, 20)), 2
+
+    table = T.run_sampling_lemma(tmp_path, quick=True, datasets=("toy", "missing"), loader=loader)
+    assert set(table["dataset"]) == {"toy"}
+    assert (tmp_path / "theory" / "sampling_lemma.csv").exists()
+    assert (tmp_path / "theory" / "sampling_lemma.png").exists()
+    skipped = pd.read_csv(tmp_path / "theory" / "sampling_lemma_skipped.csv")
+    assert list(skipped["dataset"]) == ["missing"]
