@@ -61,7 +61,12 @@ def _cells(experiment: str, dataset: str, k: int, rs, reps: int, seed: int = 0) 
 def _write_experiment(root: Path, name: str, cells: pd.DataFrame | None, skipped: str = ""):
     d = root / name
     (d / "runs").mkdir(parents=True)
-    run = {"experiment": name, "git_revision": "abc1234", "start_time": "2024-01-01T00:00:00"}
+    run = {
+        "experiment": name,
+        "git": {"revision": "abc1234def", "dirty": False},
+        "started_at": "2024-01-01T00:00:00+00:00",
+        "finished_at": "2024-01-01T01:00:00+00:00",
+    }
     if cells is not None:
         cells.to_csv(d / "cells.csv", index=False)
         run["expected_cells"] = cells[["dataset", "reducer", "r", "repetition"]].to_dict("records")
@@ -111,6 +116,7 @@ def test_report_builds_from_hand_made_results(results):
     assert "bzmd14_synth" in text and "complete (" in text
     assert "INCOMPLETE" in text and "bzmd14_orl" in text
     assert "DatasetUnavailable: nips" in text
+    assert "abc1234def" in text and "2024-01-01T01:00:00" in text
     # Table 1: the published numbers are shown with a no-data verdict
     assert "0.847" in text and "0.758" in text and "no data" in text
     # a claim computed from the synthetic sweep holds, with its numbers

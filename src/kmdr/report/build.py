@@ -196,6 +196,9 @@ def _run_field(exp: Experiment, *keys: str) -> list[str]:
     for run in exp.runs:
         for key in keys:
             v = run.get(key)
+            if isinstance(v, dict):  # the runner's {"revision": ..., "dirty": ...}
+                rev = v.get("revision")
+                v = None if rev is None else str(rev)[:10] + (" (dirty)" if v.get("dirty") else "")
             if v is not None and str(v) not in vals:
                 vals.append(str(v))
                 break
@@ -209,9 +212,9 @@ def _run_field(exp: Experiment, *keys: str) -> list[str]:
 
 def section_header(root: Path, exps: dict[str, Experiment]) -> str:
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    revs = sorted({v for e in exps.values() for v in _run_field(e, "git_revision", "git_rev")})
-    starts = sorted(v for e in exps.values() for v in _run_field(e, "start_time", "started"))
-    ends = sorted(v for e in exps.values() for v in _run_field(e, "end_time", "ended"))
+    revs = sorted({v for e in exps.values() for v in _run_field(e, "git", "git_revision")})
+    starts = sorted(v for e in exps.values() for v in _run_field(e, "started_at", "start_time"))
+    ends = sorted(v for e in exps.values() for v in _run_field(e, "finished_at", "end_time"))
     out = [
         "# kmdr: the papers' tables, figures and claims beside our results",
         "",
