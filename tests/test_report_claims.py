@@ -72,6 +72,10 @@ def test_converges_to_kmeans():
     far[C.BASELINE] = {"objective": 0.5}
     v = _run("bzmd14-F-approaches-kmeans-pie", _summary(far))
     assert v.verdict == C.FAILS and "+60.0%" in v.evidence
+    # already at kMeans' level from the smallest r (exact SVD): still converged
+    there = {m: {"objective": [0.505, *([0.492] * (len(RS) - 1))]} for m in C.BZMD14_METHODS}
+    there[C.BASELINE] = {"objective": 0.5}
+    assert _run("bzmd14-F-approaches-kmeans-pie", _summary(there)).verdict == C.HOLDS
 
 
 def test_lapscores_lead_and_trail():

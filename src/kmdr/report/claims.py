@@ -168,7 +168,7 @@ def check_converges(df: pd.DataFrame, methods: Sequence[str], tol: float = CONVE
             continue
         gap_first = (s.iloc[0] - base) / base
         gap_last = (s.iloc[-1] - base) / base
-        ok = abs(gap_last) <= tol and abs(gap_last) <= abs(gap_first)
+        ok = abs(gap_last) <= tol and (abs(gap_last) <= abs(gap_first) or abs(gap_first) <= tol)
         results[m] = ok
         evidence.append(
             f"{m}: F − F_kMeans {gap_first:+.1%} at r = {s.index[0]} → {gap_last:+.1%} at "
@@ -428,8 +428,8 @@ def _bzmd14_claims() -> list[Claim]:
                 source="§7.5 ¶2",
                 statement=(
                     f"On {name}, F of each of {_M5} approaches kMeans' F as r grows: within "
-                    f"{CONVERGE_TOL:.0%} (relative) at the largest r, and closer there than at the "
-                    "smallest r."
+                    f"{CONVERGE_TOL:.0%} (relative) at the largest r, and, if it started farther "
+                    "away, closer there than at the smallest r."
                 ),
                 experiment=exp,
                 dataset=ds,
