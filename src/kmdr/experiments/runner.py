@@ -112,7 +112,7 @@ def cell_identity(spec: ExperimentSpec, red: ReducerSpec, r: int, repetition: in
 
 
 def plan_cells(spec: ExperimentSpec, X, n_clusters: int) -> list[Cell]:
-    """All cells of ``spec`` on data ``X`` (n x d), the expensive ones (full-space k-means) first.
+    """All cells of ``spec`` on data ``X`` (n x d) with k = ``n_clusters``, expensive ones first.
 
     The ``none`` reducer ignores the r-grid: one cell per repetition with r = d.
     """
@@ -141,7 +141,9 @@ def plan_cells(spec: ExperimentSpec, X, n_clusters: int) -> list[Cell]:
                         shared_key=None if key is None else tuple(key),
                     )
                 )
-    cells.sort(key=lambda c: (c.reducer_name != "none", c.repetition))
+    # Longest first (full-space k-means, then large r) so that workers finish together; the
+    # order never changes a cell's numbers.
+    cells.sort(key=lambda c: (c.reducer_name != "none", -c.r, c.repetition))
     return cells
 
 
@@ -158,83 +160,92 @@ def _reducer_kwargs(params: dict, n_clusters: int) -> tuple[dict, int]:
     return params, k
 
 
-def compute_shared_work(
-    name: str, params: dict, r: int, n_clusters: int, X, seed: int, blas_threads: int | None
-):
-    """``reducer.compute_shared`` for one (shared key, repetition), BLAS threads limited."""
+_LIMITED: dict[int, int] = {}  # pid -> BLAS threads applied in that worker process
+
+
+def limit_blas_threads(threads: int | None, parent_pid: int) -> None:
+    """Limit BLAS/OpenMP threads of this worker process to ``threads``, once per process.
+
+    threadpoolctl's context manager costs ~10 ms per call (it scans the loaded libraries), more
+    than a small cell, so a worker process applies the limit once and keeps it. The parent
+    process (sequential and threading backends) is limited by :func:`run_experiment` around the
+    whole run instead, and restored after it.
+    """
+    pid = os.getpid()
+    if threads is None or pid == parent_pid or _LIMITED.get(pid) == threads:
+        return
     from threadpoolctl import threadpool_limits
 
+    threadpool_limits(limits=threads)
+    _LIMITED[pid] = threads
+
+
+def compute_shared_work(name: str, params: dict, r: int, n_clusters: int, X, seed: int):
+    """``reducer.compute_shared`` for one (shared key, repetition), seeded by ``seed``."""
     from kmdr.reducers import make_reducer
 
     params, k = _reducer_kwargs(params, n_clusters)
-    with threadpool_limits(limits=blas_threads):
-        red = make_reducer(name, r, n_clusters=k, random_state=shared_random_state(seed), **params)
-        return red.compute_shared(X, random_state=shared_random_state(seed))
+    state = shared_random_state(seed)
+    red = make_reducer(name, r, n_clusters=k, random_state=state, **params)
+    return red.compute_shared(X, random_state=state)
 
 
-def compute_cell(
-    cell: Cell, X, y, n_clusters: int, kmeans_spec, shared=None, blas_threads: int | None = None
-) -> dict:
+def compute_cell(cell: Cell, X, y, n_clusters: int, kmeans_spec, shared=None) -> dict:
     """Reduce, cluster and evaluate one cell; return its metric and timing columns.
 
     ``shared`` is the cell's :class:`~kmdr.reducers.SharedWork` (None: the reducer computes its
-    r-independent work itself, and that time is part of the measured fit).
+    r-independent work itself, and that time is part of the measured fit). The partition is
+    evaluated on the ORIGINAL ``X`` (``objective``) and on C (``objective_reduced``).
     """
-    from threadpoolctl import threadpool_limits
-
     from kmdr.cluster import kmeans
     from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
     from kmdr.reducers import make_reducer
 
     red_seed, km_seed = stream_seeds(cell.seed)
     params, k = _reducer_kwargs(cell.params, n_clusters)
-    with threadpool_limits(limits=blas_threads):
-        reducer = make_reducer(
-            cell.reducer_name, cell.r, n_clusters=k, random_state=red_seed, **params
-        )
-        start = time.perf_counter()
-        reducer.fit(X, shared=shared)
-        C = reducer.transform(X)
-        own = time.perf_counter() - start
-        shared_seconds = float(shared.seconds) if shared is not None else 0.0
-        start = time.perf_counter()
-        result = kmeans(
-            C,
-            n_clusters,
-            n_init=kmeans_spec.n_init,
-            max_iter=kmeans_spec.max_iter,
-            init=kmeans_spec.init,
-            tol=kmeans_spec.tol,
-            random_state=km_seed,
-        )
-        cluster_seconds = time.perf_counter() - start
-        labels = result.labels
-        row = {
-            "objective": kmeans_objective(X, labels),
-            "objective_reduced": kmeans_objective(C, labels),
-            "accuracy": clustering_accuracy(y, labels),
-            "nmi": nmi(y, labels),
-            "ari": ari(y, labels),
-            "n_iter": int(result.n_iter),
-            "converged": bool(result.converged),
-        }
-    reduce_seconds = shared_seconds + own
-    row.update(
-        shared_seconds=shared_seconds,
-        shared_key=_key_str(shared.key) if shared is not None else "",
-        reduce_seconds=reduce_seconds,
-        cluster_seconds=cluster_seconds,
-        total_seconds=reduce_seconds + cluster_seconds,
+    reducer = make_reducer(cell.reducer_name, cell.r, n_clusters=k, random_state=red_seed, **params)
+    start = time.perf_counter()
+    reducer.fit(X, shared=shared)
+    C = reducer.transform(X)
+    own = time.perf_counter() - start
+    shared_seconds = float(shared.seconds) if shared is not None else 0.0
+    start = time.perf_counter()
+    result = kmeans(
+        C,
+        n_clusters,
+        n_init=kmeans_spec.n_init,
+        max_iter=kmeans_spec.max_iter,
+        init=kmeans_spec.init,
+        tol=kmeans_spec.tol,
+        random_state=km_seed,
     )
-    return row
+    cluster_seconds = time.perf_counter() - start
+    labels = result.labels
+    reduce_seconds = shared_seconds + own
+    return {
+        "objective": kmeans_objective(X, labels),
+        "objective_reduced": kmeans_objective(C, labels),
+        "accuracy": clustering_accuracy(y, labels),
+        "nmi": nmi(y, labels),
+        "ari": ari(y, labels),
+        "n_iter": int(result.n_iter),
+        "converged": bool(result.converged),
+        "shared_seconds": shared_seconds,
+        "shared_key": _key_str(shared.key) if shared is not None else "",
+        "reduce_seconds": reduce_seconds,
+        "cluster_seconds": cluster_seconds,
+        "total_seconds": reduce_seconds + cluster_seconds,
+    }
 
 
-def _cell_job(cell, X, y, n_clusters, kmeans_spec, shared, blas_threads):
-    return cell, compute_cell(cell, X, y, n_clusters, kmeans_spec, shared, blas_threads)
+def _cell_job(cell, X, y, n_clusters, kmeans_spec, shared, threads, parent_pid):
+    limit_blas_threads(threads, parent_pid)
+    return cell, compute_cell(cell, X, y, n_clusters, kmeans_spec, shared)
 
 
-def _shared_job(ident, name, params, r, n_clusters, X, seed, blas_threads):
-    return ident, compute_shared_work(name, params, r, n_clusters, X, seed, blas_threads)
+def _shared_job(ident, name, params, r, n_clusters, X, seed, threads, parent_pid):
+    limit_blas_threads(threads, parent_pid)
+    return ident, compute_shared_work(name, params, r, n_clusters, X, seed)
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -349,6 +360,7 @@ def run_experiment(
     ``skipped`` holds the reason and the sidecar records it.
     """
     import joblib
+    from threadpoolctl import threadpool_limits
 
     from kmdr.datasets import DatasetUnavailable
 
@@ -434,7 +446,10 @@ def run_experiment(
     _register_backend(spec)
     status = "interrupted"
     try:
-        with joblib.parallel_config(backend=spec.backend, n_jobs=n_jobs, **spec.backend_params):
+        with (
+            threadpool_limits(limits=threads),
+            joblib.parallel_config(backend=spec.backend, n_jobs=n_jobs, **spec.backend_params),
+        ):
             shared = _compute_all_shared(spec, pending, X, k, threads, sidecar, log)
             outcome.n_computed = _run_cells(
                 spec,
@@ -486,6 +501,7 @@ def _compute_all_shared(spec, pending, X, k, threads, sidecar, log) -> dict:
             X,
             shared_seed(spec.seed, spec.dataset, ident[0], ident[1]),
             threads,
+            os.getpid(),
         )
         for ident, cell in needed.items()
     ]
@@ -518,6 +534,7 @@ def _run_cells(
             spec.kmeans,
             shared.get((cell.shared_key, cell.repetition)) if cell.shared_key else None,
             threads,
+            os.getpid(),
         )
         for cell in pending
     ]
@@ -601,6 +618,11 @@ def _progress(spec, total, initial, desc, unit):
 
 def draw(experiment_dir: Path, log: Callable[[str], None]) -> list[str]:
     """Write the summaries and figures of ``experiment_dir``; report, never raise, on failure."""
+    import logging
+
+    # matplotlib's PDF backend subsets fonts with fontTools, which logs every glyph at INFO: keep
+    # that out of the run's output even when a caller (Hydra's multirun) configured INFO logging.
+    logging.getLogger("fontTools").setLevel(logging.WARNING)
     messages = []
     for module, func in (
         ("kmdr.experiments.aggregate", "write_summaries"),
