@@ -162,12 +162,23 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         -------
         self
         """
+        self._fit_validated(X, shared)
+        return self
+
+    def fit_transform(self, X, y=None, shared: SharedWork | None = None):
+        """Fit on ``X`` and return its reduction; same result as ``fit(X).transform(X)``.
+
+        ``X`` is validated once (not once per step).
+        """
+        return self._transform(self._fit_validated(X, shared))
+
+    def _fit_validated(self, X, shared):
         self._validate_params()
         X = validate_data(self, X, accept_sparse=SPARSE_FORMATS, dtype=np.float64)
         self.n_components_ = self._check_shape(X.shape)
         shared = self._resolve_shared(X, shared)
         self._fit(X, None if shared is None else shared.value)
-        return self
+        return X
 
     def transform(self, X):
         """Reduce ``X`` (n_samples x n_features) to C (n_samples x ``n_components_``).

@@ -22,10 +22,9 @@ class SparseEmbedding(BaseReducer):
     diagonal of Q), ``Φ[i, h(i)] = 1``. Column j of C is ``sum_{i: h(i) = j} s_i A[:, i]``; no
     scaling.
 
-    Sparse input is not densified: the nonzeros of a CSR ``A`` are relabelled in one gather pass
-    (``data * s[indices]``, ``h[indices]``, same ``indptr``) and duplicate columns in a row are
-    summed, so the cost is O(nnz(A)) and no d x r matrix is built. Dense input is multiplied by the
-    sparse Φ (O(n d)).
+    Sparse input is not densified: ``A`` (CSR) is multiplied by the sparse d x r matrix ``Q Φ``
+    (one nonzero per row), which costs O(nnz(A)); no dense d x r matrix is ever built. Dense input
+    costs O(n d).
 
     Parameters
     ----------
@@ -64,21 +63,16 @@ class SparseEmbedding(BaseReducer):
         d, r = X.shape[1], self.n_components_
         self.hash_ = rng.randint(r, size=d).astype(np.int32 if r < 2**31 else np.int64)
         self.signs_ = rng.randint(2, size=d) * 2.0 - 1.0
-        self.components_ = sp.csr_array(
-            sp.csc_array((self.signs_, self.hash_, np.arange(d + 1)), shape=(r, d))
-        )
+        # Φ with the signs folded in (Q Φ), d x r, one entry per row; components_ is its transpose
+        self._phi = sp.csr_array((self.signs_, self.hash_, np.arange(d + 1)), shape=(d, r))
+        self.components_ = sp.csr_array(self._phi.T)
 
     def _transform(self, X):
-        n, r = X.shape[0], self.n_components_
-        if not sp.issparse(X):
-            # (Φ^T Q A^T)^T: a sparse r x d times dense d x n product, O(n d)
-            return np.ascontiguousarray((self.components_ @ X.T).T)
-        X = X.tocsr()
-        C = sp.csr_array(
-            (X.data * self.signs_[X.indices], self.hash_[X.indices], X.indptr.copy()),
-            shape=(n, r),
-        )
-        C.sum_duplicates()  # several features of a row may hash to one column
-        if self.dense_output:
-            return C.toarray()
-        return same_sparse_kind(X, C)
+        # Sparse X: scipy's CSR x CSR product (SMMP: a dense accumulator of length r per row, two
+        # passes over the nonzeros of X, each reading the single entry of a row of Q Φ) both
+        # relabels and merges the features of a row that hash to the same column, in O(nnz(X)).
+        # The output has no duplicates; its column indices are not sorted. Dense X: O(n d).
+        C = X @ self._phi
+        if sp.issparse(C):
+            return C.toarray() if self.dense_output else same_sparse_kind(X, C)
+        return np.ascontiguousarray(C)

@@ -1,0 +1,125 @@
+"""Leverage-score sampling (bmd09 Alg. 1, bzmd14 Alg. 1) and FastFrobeniusSVD (bzmd14 Lemma 4)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from _reducer_helpers import decaying_matrix, pooled_chisquare, sparse_pair, to_dense
+from kmdr.reducers import LeverageScoreSampler, fast_frobenius_svd
+
+
+def _skewed_matrix(seed=0):
+    """Columns of very different weight, so that leverage scores are far from uniform."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((40, 25)) * np.geomspace(10.0, 0.1, 25)
+
+
+def test_scores_are_squared_row_norms_of_top_k_right_singular_vectors():
+    A = decaying_matrix(50, 30)
+    k = 4
+    est = LeverageScoreSampler(5, n_clusters=k, random_state=0).fit(A)
+    Vk = np.linalg.svd(A)[2][:k].T  # d x k, independent reference (numpy, not scipy)
+    np.testing.assert_allclose(est.probabilities_, (Vk**2).sum(axis=1) / k, atol=1e-12)
+    np.testing.assert_allclose(est.leverage_scores_, (Vk**2).sum(axis=1), atol=1e-12)
+    assert est.probabilities_.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_sqrt_scores_are_proportional_to_row_norms():
+    A = decaying_matrix(50, 30)
+    est = LeverageScoreSampler(5, n_clusters=3, scores="sqrt", random_state=0).fit(A)
+    norms = np.linalg.norm(np.linalg.svd(A)[2][:3], axis=0)
+    np.testing.assert_allclose(est.probabilities_, norms / norms.sum(), atol=1e-12)
+
+
+def test_sampled_columns_carry_exact_rescaling():
+    A = _skewed_matrix()
+    r = 30
+    est = LeverageScoreSampler(r, n_clusters=3, random_state=1)
+    C = est.fit_transform(A)
+    idx = est.selected_features_
+    assert len(np.unique(idx)) < r  # draws with replacement do repeat here
+    expected_scales = 1.0 / np.sqrt(r * est.probabilities_[idx])
+    np.testing.assert_array_equal(est.scales_, expected_scales)
+    for t in range(r):
+        np.testing.assert_array_equal(C[:, t], A[:, idx[t]] * expected_scales[t])
+
+
+def test_draw_frequencies_match_probabilities_and_the_test_has_power():
+    A = _skewed_matrix()
+    n_draws = 20000
+    est = LeverageScoreSampler(n_draws, n_clusters=3, random_state=12345).fit(A)
+    counts = np.bincount(est.selected_features_, minlength=A.shape[1])
+    assert pooled_chisquare(counts, est.probabilities_) > 1e-3
+    # the same test rejects a wrong distribution (uniform) on the same draws
+    uniform = np.full(A.shape[1], 1.0 / A.shape[1])
+    assert pooled_chisquare(counts, uniform) < 1e-10
+    # and rejects draws from a wrong distribution (sqrt scores) against the leverage scores
+    wrong = LeverageScoreSampler(n_draws, n_clusters=3, scores="sqrt", random_state=12345).fit(A)
+    wrong_counts = np.bincount(wrong.selected_features_, minlength=A.shape[1])
+    assert pooled_chisquare(wrong_counts, est.probabilities_) < 1e-10
+
+
+def test_top_scores_are_deterministic_unscaled_without_repeats():
+    A = _skewed_matrix()
+    est = LeverageScoreSampler(6, n_clusters=3, scores="top").fit(A)
+    order = np.argsort(-est.probabilities_)
+    np.testing.assert_array_equal(np.sort(est.selected_features_), np.sort(order[:6]))
+    assert len(set(est.selected_features_)) == 6
+    np.testing.assert_array_equal(est.transform(A), A[:, est.selected_features_])
+    with pytest.raises(ValueError, match=r"n_components=26 .* \[1, 25\]"):
+        LeverageScoreSampler(26, n_clusters=3, scores="top").fit(A)
+
+
+def test_scores_do_not_depend_on_r():
+    A = decaying_matrix()
+    p5 = LeverageScoreSampler(5, n_clusters=3, random_state=0).fit(A).probabilities_
+    p50 = LeverageScoreSampler(50, n_clusters=3, random_state=0).fit(A).probabilities_
+    np.testing.assert_array_equal(p5, p50)
+
+
+def test_sparse_exact_leverage_matches_dense():
+    X, Xs = sparse_pair()
+    dense = LeverageScoreSampler(8, n_clusters=3, random_state=0)
+    sparse = LeverageScoreSampler(8, n_clusters=3, random_state=0)
+    Cd, Cs = dense.fit_transform(X), sparse.fit_transform(Xs)
+    assert sp.issparse(Cs)
+    np.testing.assert_allclose(sparse.probabilities_, dense.probabilities_, atol=1e-10)
+    np.testing.assert_array_equal(sparse.selected_features_, dense.selected_features_)
+    np.testing.assert_allclose(to_dense(Cs), Cd, rtol=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fast_frobenius_svd_orthonormal_and_within_one_plus_eps(seed):
+    A = decaying_matrix(80, 60, decay=0.8, seed=seed)
+    k, eps = 5, 1 / 3
+    Z = fast_frobenius_svd(A, k, eps, random_state=seed).components.T  # d x k
+    np.testing.assert_allclose(Z.T @ Z, np.eye(k), atol=1e-12)
+    s = np.linalg.svd(A, compute_uv=False)
+    best = (s[k:] ** 2).sum()
+    err = np.linalg.norm(A - A @ Z @ Z.T) ** 2
+    assert best <= err * (1 + 1e-12)
+    assert err <= (1 + eps) * best
+
+
+def test_fast_frobenius_svd_sketch_size_and_sparse_input():
+    # l = k + ceil(k/eps + 1): with k = 3, eps = 1/2 the sketch has 3 + 7 = 10 columns; on a
+    # rank-10 matrix the sketch then captures the whole row space and Z is exact.
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((40, 10)) @ rng.standard_normal((10, 30))
+    Z = fast_frobenius_svd(A, 3, 0.5, random_state=0).components
+    V3 = np.linalg.svd(A)[2][:3]
+    np.testing.assert_allclose(np.abs(Z @ V3.T), np.eye(3), atol=1e-8)
+    Zs = fast_frobenius_svd(sp.csr_matrix(A), 3, 0.5, random_state=0).components
+    np.testing.assert_allclose(Zs, Z, atol=1e-10)
+
+
+def test_approximate_leverage_uses_the_sketch_and_is_reproducible():
+    A = decaying_matrix(60, 40, decay=0.9)
+    a = LeverageScoreSampler(10, n_clusters=4, svd="approximate", random_state=3).fit(A)
+    b = LeverageScoreSampler(10, n_clusters=4, svd="approximate", random_state=3).fit(A)
+    c = LeverageScoreSampler(10, n_clusters=4, svd="approximate", random_state=4).fit(A)
+    np.testing.assert_array_equal(a.probabilities_, b.probabilities_)
+    assert not np.array_equal(a.probabilities_, c.probabilities_)
+    exact = LeverageScoreSampler(10, n_clusters=4).fit(A).probabilities_
+    # close to the exact scores (total variation), not identical
+    assert 0 < 0.5 * np.abs(a.probabilities_ - exact).sum() < 0.2
