@@ -1,0 +1,244 @@
+"""Registry, shared work, sparse = dense, reproducibility and bad input, for every reducer."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from _reducer_helpers import sparse_pair, to_dense
+from kmdr.reducers import (
+    REDUCERS,
+    LeverageScoreSampler,
+    SharedWork,
+    SVDFeatures,
+    available_reducers,
+    make_reducer,
+    max_components,
+    reducer_label,
+)
+
+NAMES = list(available_reducers())
+
+
+def _make(name, r=4, seed=0, **params):
+    return make_reducer(name, r, n_clusters=3, random_state=seed, **params)
+
+
+def test_registry_names_and_labels():
+    assert NAMES == [
+        "leverage",
+        "leverage_approx",
+        "sign",
+        "gaussian",
+        "achlioptas",
+        "sparse_embedding",
+        "svd",
+        "svd_approx",
+        "laplacian",
+        "none",
+    ]
+    labels = [reducer_label(n) for n in NAMES]
+    assert labels == [
+        "Sampl/SVD",
+        "Sampl/ApproxSVD",
+        "RP",
+        "Gaussian RP",
+        "Achlioptas RP",
+        "SE",
+        "SVD",
+        "ApprSVD",
+        "LapScores",
+        "kMeans",
+    ]
+    assert set(REDUCERS) == set(NAMES)
+
+
+def test_make_reducer_passes_k_only_where_taken_and_pins_entry_params():
+    lev = make_reducer("leverage_approx", 7, n_clusters=3, random_state=5, eps=0.5)
+    assert isinstance(lev, LeverageScoreSampler)
+    assert (lev.n_components, lev.n_clusters, lev.svd, lev.eps, lev.random_state) == (
+        7,
+        3,
+        "approximate",
+        0.5,
+        5,
+    )
+    svd = make_reducer("svd", 7, n_clusters=3, random_state=5)
+    assert isinstance(svd, SVDFeatures) and "n_clusters" not in svd.get_params()
+    assert "random_state" not in make_reducer("laplacian", 7, random_state=1).get_params()
+
+
+def test_make_reducer_rejects_unknown_names_and_params():
+    with pytest.raises(ValueError, match=r"leverage, leverage_approx, sign.*none"):
+        make_reducer("pca", 5)
+    with pytest.raises(ValueError, match=r"\['svd'\] are invalid for reducer 'leverage'"):
+        make_reducer("leverage", 5, n_clusters=2, svd="approximate")
+    with pytest.raises(ValueError, match="bogus"):
+        make_reducer("sign", 5, bogus=1)
+
+
+def test_max_components():
+    assert max_components("leverage", 10, 50) is None
+    assert max_components("leverage", 10, 50, scores="top") == 50
+    assert max_components("sign", 10, 50) is None
+    assert max_components("sparse_embedding", 10, 50) is None
+    assert max_components("svd", 10, 50) == 10
+    assert max_components("svd_approx", 60, 50) == 50
+    assert max_components("laplacian", 10, 50) == 50
+    assert max_components("none", 10, 50) is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sparse_input_gives_the_same_numbers_as_dense(name):
+    X, Xs = sparse_pair()
+    for sparse_input in (Xs, sp.csc_matrix(Xs), sp.coo_array(Xs)):
+        Cd = _make(name).fit_transform(X)
+        Cs = _make(name).fit_transform(sparse_input)
+        assert Cs.shape == Cd.shape
+        if name.startswith("svd"):  # svds vs LAPACK: same subspace, signs fixed by svd_flip
+            np.testing.assert_allclose(np.abs(to_dense(Cs)), np.abs(Cd), atol=1e-8)
+        else:
+            np.testing.assert_allclose(to_dense(Cs), Cd, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_random_state_same_output(name):
+    X, Xs = sparse_pair()
+    for data in (X, Xs):
+        a = to_dense(_make(name, seed=7).fit_transform(data))
+        b = to_dense(_make(name, seed=7).fit_transform(data))
+        np.testing.assert_array_equal(a, b)
+        c = to_dense(_make(name, seed=7).fit(data).transform(data))
+        np.testing.assert_allclose(a, c, atol=1e-12)
+    if name in (
+        "leverage",
+        "leverage_approx",
+        "sign",
+        "gaussian",
+        "achlioptas",
+        "sparse_embedding",
+    ):
+        assert not np.array_equal(_make(name, seed=8).fit_transform(X), a)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fit_with_shared_work_equals_fit_without(name, sparse):
+    X, Xs = sparse_pair()
+    data = Xs if sparse else X
+    alone = _make(name, r=5)
+    C_alone = to_dense(alone.fit_transform(data))
+    assert alone.shared_seconds_ >= 0.0
+    key = alone.shared_key(data)
+    if key is None:
+        with pytest.raises(ValueError, match="shared must be None"):
+            _make(name).fit(data, shared=SharedWork(("x",), None, 0.0))
+        assert alone.shared_seconds_ == 0.0
+        return
+    assert alone.shared_seconds_ > 0.0
+    shared = _make(name, r=2).compute_shared(data)  # another instance, another r
+    assert shared.key == key and shared.seconds > 0
+    for r in (3, 5):
+        est = _make(name, r=r).fit(data, shared=shared)
+        assert est.shared_seconds_ == shared.seconds
+    np.testing.assert_array_equal(to_dense(est.transform(data)), C_alone)
+
+
+def test_exact_leverage_and_exact_svd_share_one_thin_svd():
+    X, _ = sparse_pair()
+    shared = SVDFeatures(2).compute_shared(X)
+    assert shared.key == ("thin_svd",)
+    lev = LeverageScoreSampler(6, n_clusters=3, random_state=0)
+    np.testing.assert_array_equal(
+        lev.fit_transform(X, shared=shared),
+        LeverageScoreSampler(6, n_clusters=3, random_state=0).fit_transform(X),
+    )
+    with pytest.raises(ValueError, match="computed for"):
+        make_reducer("leverage_approx", 6, n_clusters=3).fit(X, shared=shared)
+
+
+def test_approximate_shared_work_uses_the_given_seed():
+    X, _ = sparse_pair()
+    est = make_reducer("leverage_approx", 6, n_clusters=3, random_state=0)
+    a = est.compute_shared(X, random_state=1).value.components
+    b = est.compute_shared(X, random_state=1).value.components
+    c = est.compute_shared(X, random_state=2).value.components
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+
+
+# ---------------------------------------------------------------- bad input
+
+X_OK = np.random.default_rng(0).standard_normal((12, 8))
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "none"])
+@pytest.mark.parametrize("r", [0, -3])
+def test_r_below_one(name, r):
+    with pytest.raises(ValueError, match=r"n_components.*range \[1, inf\).*Got"):
+        _make(name, r=r).fit(X_OK)
+
+
+@pytest.mark.parametrize(
+    ("name", "r", "bound"),
+    [("svd", 13, 8), ("svd_approx", 9, 8), ("laplacian", 9, 8)],
+)
+def test_r_above_what_the_reducer_can_produce(name, r, bound):
+    with pytest.raises(ValueError, match=rf"n_components={r} is invalid .*\[1, {bound}\]"):
+        _make(name, r=r).fit(X_OK)
+
+
+@pytest.mark.parametrize("name", ["leverage", "leverage_approx"])
+@pytest.mark.parametrize("k", [0, 9, 13, None])
+def test_bad_number_of_clusters(name, k):
+    est = make_reducer(name, 4, n_clusters=k)
+    match = r"n_clusters.*range \[1, inf\)" if k == 0 else rf"n_clusters={k} is invalid.*\[1, 8\]"
+    with pytest.raises(ValueError, match=match):
+        est.fit(X_OK)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(
+    ("X", "match"),
+    [
+        (np.where(np.eye(12, 8) > 0, np.nan, X_OK), "NaN"),
+        (np.where(np.eye(12, 8) > 0, np.inf, X_OK), "infinity"),
+        (np.arange(8.0), "Expected 2D array"),
+        (np.empty((0, 8)), "0 sample"),
+        (np.empty((12, 0)), "0 feature"),
+        ([["a", "b"], ["c", "d"]], "could not convert string"),
+        ("abc", "could not convert string"),
+    ],
+)
+def test_bad_data(name, X, match):
+    with pytest.raises(ValueError, match=match):
+        _make(name).fit(X)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "match"),
+    [
+        ("leverage_approx", {"eps": 0.0}, r"'eps' parameter .* range \(0.0, 1.0\)"),
+        ("leverage_approx", {"eps": 1.0}, r"'eps' parameter .* range \(0.0, 1.0\)"),
+        ("svd_approx", {"eps": 2.0}, r"'eps' parameter .* range \(0.0, 1.0\)"),
+        ("leverage", {"scores": "bogus"}, r"'scores' parameter of \w+ must be a str among"),
+        ("laplacian", {"t": -1.0}, r"'t' parameter"),
+        ("laplacian", {"n_neighbors": 12}, r"n_neighbors=12 is invalid .*\[1, 11\]"),
+        ("sparse_embedding", {"dense_output": "yes"}, r"'dense_output' parameter"),
+    ],
+)
+def test_bad_options(name, params, match):
+    with pytest.raises(ValueError, match=match):
+        _make(name, **params).fit(X_OK)
+
+
+def test_unknown_svd_option():
+    with pytest.raises(ValueError, match=r"'svd' parameter of \w+ must be a str among"):
+        LeverageScoreSampler(3, n_clusters=2, svd="randomized").fit(X_OK)
+    with pytest.raises(ValueError, match=r"'svd' parameter"):
+        SVDFeatures(3, svd="full").fit(X_OK)
+
+
+def test_transform_checks_the_number_of_features():
+    est = _make("sign").fit(X_OK)
+    with pytest.raises(ValueError, match="8 features"):
+        est.transform(X_OK[:, :5])
