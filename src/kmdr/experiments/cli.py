@@ -63,7 +63,13 @@ def group_options(conf: Path, group: str) -> list[str]:
 def _parse_args(argv: list[str]):
     from hydra._internal.utils import get_args_parser
 
-    return get_args_parser().parse_args(argv)
+    parser = get_args_parser()
+
+    def error(message):  # argparse prints a multi-line usage; one line is enough
+        raise UsageError(f"{message} (options such as -m go before the overrides; see --help)")
+
+    parser.error = error
+    return parser.parse_args(argv)
 
 
 def _check_groups(conf: Path, overrides: list[str]) -> list:
@@ -161,7 +167,11 @@ def validate(conf: Path, argv: list[str]) -> None:
                     X = data.X
                     check_against_data(spec, X.shape[0], X.shape[1], int(data.n_clusters))
             except ConfigError as err:
-                prefix = f"[{' '.join(overrides)}] " if args.multirun and len(jobs) > 1 else ""
+                prefix = ""
+                if args.multirun and len(jobs) > 1:  # name the job by its swept values
+                    swept = {ov.get_key_element() for ov in parsed if ov.is_sweep_override()}
+                    which = [o for o in overrides if o.split("=", 1)[0] in swept]
+                    prefix = f"[job {' '.join(which)}] "
                 raise UsageError(f"{prefix}{err}") from None
 
 

@@ -1,0 +1,159 @@
+"""The ``kmdr`` command: one-line errors for bad overrides, a real run, a multirun."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kmdr.experiments import cli
+
+KMDR = [sys.executable, "-c", "from kmdr.experiments.cli import main; main()"]
+TINY = [
+    "dataset=synth",
+    "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
+    "r_grid=[2,4]",
+    "repeats=2",
+    "kmeans.n_init=1",
+    "n_jobs=1",
+    "figures=false",
+    "progress=false",
+]
+
+
+def _env():
+    env = dict(os.environ)
+    env.pop("HYDRA_FULL_ERROR", None)
+    return env
+
+
+def run_kmdr(args, cwd):
+    return subprocess.run(
+        KMDR + args, cwd=cwd, capture_output=True, text=True, env=_env(), timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["dataset=nosuch"], "unknown dataset 'nosuch'; valid datasets: coil20, nips, orl"),
+        (["reducer=nosuch"], "unknown reducer 'nosuch'; valid reducers: achlioptas, gaussian"),
+        (["experiment=nosuch"], "unknown experiment 'nosuch'; valid experiments: bmd09_fig1"),
+        (["dataset=orl,nosuch"], "unknown dataset 'nosuch'"),
+        (["r_grid=[]"], "r_grid must be a non-empty list of positive integers"),
+        (["r_grid=[0,3]"], "r_grid must hold positive integers only; invalid: 0"),
+        (["r_grid=[-2]"], "invalid: -2"),
+        (["reducer=svd", "r_grid=[5,100]"], "r = 100 is too large for reducer 'svd' on synth"),
+        (["reducer=laplacian", "r_grid=[13]"], "valid r for it: 1..12"),
+        (["kmeans.init=plus"], "unknown kmeans.init 'plus'; valid: k-means++, random, sample"),
+        (["nosuchkey=1"], "Could not override 'nosuchkey'"),
+    ],
+)
+def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, capsys):
+    argv = [*TINY, f"results_dir={tmp_path / 'results'}", *args]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("kmdr: error: ")
+    assert expected in err
+    assert not (tmp_path / "results").exists()
+
+
+def test_multirun_checks_every_job_before_running_any(tmp_path, capsys):
+    argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "reducer=sign,svd", "r_grid=[2,20]"]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        "error: [job reducer=svd] r = 20" in err and "r = 20 is too large for reducer 'svd'" in err
+    )
+    assert not (tmp_path / "results").exists()  # the valid sign job did not run either
+
+
+@pytest.mark.parametrize("args", [["dataset=nosuch"], ["reducer=sign", "-m", "dataset=orl"]])
+def test_real_command_one_line_error_and_no_traceback(args, tmp_path):
+    proc = run_kmdr(args, tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("kmdr: error: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_and_multirun_write_one_experiment_folder(tmp_path):
+    results = tmp_path / "results"
+    proc = run_kmdr([*TINY, f"results_dir={results}", "reducer=sign"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert len(pd.read_csv(results / "custom" / "cells.csv")) == 4
+    assert list(tmp_path.iterdir()) == [results]  # Hydra left nothing in the working directory
+
+    proc = run_kmdr(["-m", *TINY, f"results_dir={results}", "reducer=sign,none"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    df = pd.read_csv(results / "custom" / "cells.csv")
+    assert sorted(df.reducer.unique()) == ["none", "sign"]
+    assert len(df) == 4 + 2 and not df.duplicated(["reducer", "r", "repetition"]).any()
+    assert len(list((results / "custom" / "runs").glob("*.json"))) == 3
+
+
+def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
+    from hydra import compose, initialize_config_dir
+
+    from kmdr.experiments.spec import spec_from_config
+
+    with initialize_config_dir(config_dir=str(cli.conf_dir()), version_base=None):
+        cfg = compose(
+            "config", overrides=["experiment=bzmd14_orl", "reducer=sign"], return_hydra_config=True
+        )
+        full = compose("config", overrides=["experiment=bzmd14_orl"])
+    choices = dict(cfg.hydra.runtime.choices)
+    spec = spec_from_config(full, only_reducer=cli._only_reducer(choices))
+    assert [r.id for r in spec.reducers] == ["sign"] and spec.repeats == 5
+    assert len(spec_from_config(full).reducers) == 7
+
+
+def test_every_preset_composes_and_states_its_protocol():
+    from hydra import compose, initialize_config_dir
+
+    from kmdr.experiments.spec import spec_from_config
+
+    conf = cli.conf_dir()
+    presets = cli.group_options(conf, "experiment")
+    assert {
+        "bmd09_table1",
+        "bmd09_fig1",
+        "bzmd14_orl",
+        "lst17_sparse_text",
+        "report_orl_projections",
+    } <= set(presets)
+    with initialize_config_dir(config_dir=str(conf), version_base=None):
+        for name in presets:
+            spec = spec_from_config(compose("config", overrides=[f"experiment={name}"]))
+            assert spec.name == name
+            text = Path(conf, "experiment", f"{name}.yaml").read_text()
+            assert text.startswith("# @package _global_") and text.count("\n#") >= 4
+            if name.startswith("bzmd14"):
+                assert spec.r_grid == tuple(range(5, 101, 5)) and spec.repeats == 5
+                assert (spec.kmeans.n_init, spec.kmeans.max_iter) == (5, 500)
+                assert [r.label for r in spec.reducers] == [
+                    "Sampl/SVD",
+                    "Sampl/ApproxSVD",
+                    "RP",
+                    "SVD",
+                    "ApprSVD",
+                    "LapScores",
+                    "kMeans",
+                ]
+
+
+def test_missing_conf_dir_is_a_clear_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv(cli.CONF_ENV, str(tmp_path))
+    monkeypatch.setattr(cli, "__file__", str(tmp_path / "a" / "b" / "c" / "cli.py"))
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["dataset=synth"])
+    assert exc.value.code == 2
+    assert "no Hydra configs found" in capsys.readouterr().err

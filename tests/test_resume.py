@@ -1,0 +1,147 @@
+"""Resume: a run interrupted part-way (kill -9 or Ctrl-C) loses no finished cell, leaves no
+partial row, and a re-run computes only the missing cells."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+import kmdr.experiments.runner as runner
+from kmdr.experiments.runner import run_experiment
+from kmdr.experiments.spec import spec_from_config
+from kmdr.experiments.store import CellStore
+
+KEY = ["dataset", "reducer", "r", "repetition"]
+
+
+def config(results_dir, **over):
+    cfg = {
+        "name": "resume",
+        "dataset": {
+            "name": "synth",
+            "params": {"n_samples": 150, "n_features": 30, "n_clusters": 4},
+        },
+        "reducers": [{"name": "sign"}, {"name": "gaussian"}],
+        "r_grid": list(range(2, 22, 2)),
+        "repeats": 4,
+        "kmeans": {"n_init": 2, "max_iter": 100},
+        "n_jobs": 1,
+        "blas_threads": 1,
+        "results_dir": str(results_dir),
+        "figures": False,
+        "progress": False,
+    }
+    cfg.update(over)
+    return cfg
+
+
+N_CELLS = 2 * 10 * 4
+
+
+def snapshot(cells_dir):
+    return {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in cells_dir.glob("*.json")}
+
+
+def check_complete(outcome, before):
+    df = pd.read_csv(outcome.experiment_dir / "cells.csv")
+    assert len(df) == N_CELLS and not df.duplicated(KEY).any()
+    # The cells finished before the interruption were not recomputed: same files, same bytes.
+    after = snapshot(outcome.experiment_dir / "cells")
+    assert len(after) == N_CELLS
+    assert {name: after[name] for name in before} == before
+    assert outcome.n_reused == len(before) and outcome.n_computed == N_CELLS - len(before)
+    return df
+
+
+def test_kill_9_part_way_then_resume(tmp_path):
+    code = (
+        "import json, sys\n"
+        "from kmdr.experiments.spec import spec_from_config\n"
+        "from kmdr.experiments.runner import run_experiment\n"
+        "run_experiment(spec_from_config(json.loads(sys.argv[1])))\n"
+    )
+    cfg = config(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, json.dumps(cfg)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    cells_dir = tmp_path / "resume" / "cells"
+    deadline = time.monotonic() + 90
+    try:
+        while len(list(cells_dir.glob("*.json"))) < 5:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.002)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    before = snapshot(cells_dir)
+    assert 5 <= len(before) < N_CELLS
+    for name, (_, data) in before.items():  # every file on disk is a whole cell
+        assert json.loads(data)["cell_id"] == name[: -len(".json")]
+
+    outcome = run_experiment(spec_from_config(cfg), log=lambda msg: None)
+    check_complete(outcome, before)
+    assert not list(cells_dir.glob(".*.tmp"))
+
+
+def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch):
+    real = runner.compute_cell
+    calls = {"n": 0}
+
+    def interrupted_after_7(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] > 7:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "compute_cell", interrupted_after_7)
+    spec = spec_from_config(config(tmp_path))
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(spec, log=lambda msg: None)
+    exp = tmp_path / "resume"
+    # cells.csv was rebuilt on the way out: exactly the finished cells, no partial row.
+    assert len(pd.read_csv(exp / "cells.csv")) == 7
+    (side,) = (exp / "runs").glob("*.json")
+    side = json.loads(side.read_text())
+    assert side["status"] == "interrupted" and len(side["cells_done"]) == 7
+    before = snapshot(exp / "cells")
+    assert len(before) == 7
+
+    monkeypatch.setattr(runner, "compute_cell", real)
+    outcome = run_experiment(spec, log=lambda msg: None)
+    check_complete(outcome, before)
+    # A third run has nothing left to do.
+    again = run_experiment(spec, log=lambda msg: None)
+    assert again.n_computed == 0 and again.n_reused == N_CELLS
+
+
+def test_a_changed_setting_is_a_different_cell(tmp_path):
+    small = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
+    run_experiment(spec_from_config(small), log=lambda msg: None)
+    changed = dict(small, kmeans={"n_init": 3, "max_iter": 100})
+    outcome = run_experiment(spec_from_config(changed), log=lambda msg: None)
+    assert outcome.n_computed == 1 and outcome.n_reused == 0
+    # Both cell files stay (a cache); cells.csv holds the newest row of the cell key.
+    store = CellStore(outcome.experiment_dir)
+    assert len(store.done_ids()) == 2
+    df = pd.read_csv(outcome.experiment_dir / "cells.csv")
+    assert len(df) == 1 and df.kmeans_n_init.item() == 3
+
+
+def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
+    cells = tmp_path / "resume" / "cells"
+    cells.mkdir(parents=True)
+    (cells / ".abc.json.tmp").write_text('{"half": ')
+    cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
+    outcome = run_experiment(spec_from_config(cfg), log=lambda msg: None)
+    assert outcome.n_computed == 1 and not list(cells.glob(".*.tmp"))
