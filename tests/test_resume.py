@@ -114,6 +114,7 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch):
     (side,) = (exp / "runs").glob("*.json")
     side = json.loads(side.read_text())
     assert side["status"] == "interrupted" and len(side["cells_done"]) == 7
+    assert side["n_cells_computed"] == 7
     before = snapshot(exp / "cells")
     assert len(before) == 7
 

@@ -65,7 +65,7 @@ def run_leverage_scores(spec, dataset, X, store, sidecar, outcome, threads, log)
             feature_names=getattr(dataset, "feature_names", None),
         )
     buf = io.StringIO()
-    table.to_csv(buf, index=False, float_format="%.10g")
+    table.to_csv(buf, index=False)
     store.root.mkdir(parents=True, exist_ok=True)
     atomic_write_text(store.root / "leverage_scores.csv", buf.getvalue())
     top = table.sort_values("score", ascending=False).head(15)

@@ -458,28 +458,21 @@ def run_experiment(
     store.write_sidecar(run_id, sidecar)
 
     _register_backend(spec)
-    status = "interrupted"
+    status = "failed"
     try:
         with (
             threadpool_limits(limits=threads),
             joblib.parallel_config(backend=spec.backend, n_jobs=n_jobs, **spec.backend_params),
         ):
-            shared = _compute_all_shared(spec, pending, X, k, threads, sidecar, log)
-            outcome.n_computed = _run_cells(
-                spec,
-                pending,
-                X,
-                y,
-                k,
-                shared,
-                threads,
-                n_jobs,
-                store,
-                run_id,
-                len(cells),
-                outcome.n_reused,
-            )
+            shared = _compute_all_shared(spec, pending, X, k, threads, sidecar)
+            _run_cells(spec, pending, X, y, k, shared, threads, n_jobs, store, outcome, len(cells))
         status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    except Exception as err:
+        sidecar["error"] = f"{type(err).__name__}: {' '.join(str(err).split())}"
+        raise
     finally:
         done_now = store.done_ids()
         sidecar["cells_done"] = expected_cell_dicts(c for c in cells if c.cell_id in done_now)
@@ -494,7 +487,7 @@ def run_experiment(
     return outcome
 
 
-def _compute_all_shared(spec, pending, X, k, threads, sidecar, log) -> dict:
+def _compute_all_shared(spec, pending, X, k, threads, sidecar) -> dict:
     """The shared works the pending cells need, keyed by (shared key, repetition)."""
     from joblib import Parallel, delayed
 
@@ -534,9 +527,8 @@ def _compute_all_shared(spec, pending, X, k, threads, sidecar, log) -> dict:
     return out
 
 
-def _run_cells(
-    spec, pending, X, y, k, shared, threads, n_jobs, store, run_id, total, initial
-) -> int:
+def _run_cells(spec, pending, X, y, k, shared, threads, n_jobs, store, outcome, total) -> None:
+    """Run the pending cells; persist each as it comes back (``outcome.n_computed`` counts)."""
     from joblib import Parallel, delayed
 
     jobs = [
@@ -553,17 +545,15 @@ def _run_cells(
         for cell in pending
     ]
     n, d = X.shape
-    bar = _progress(spec, total, initial, f"{spec.name}: cells", "cell")
-    computed = 0
+    bar = _progress(spec, total, outcome.n_reused, f"{spec.name}: cells", "cell")
     try:
         for cell, metrics in Parallel(return_as="generator_unordered")(jobs):
-            row = _row(spec, cell, metrics, n, d, k, n_jobs, threads, run_id)
+            row = _row(spec, cell, metrics, n, d, k, n_jobs, threads, outcome.run_id)
             store.write_cell(cell.cell_id, row)
-            computed += 1
+            outcome.n_computed += 1
             bar.update(1)
     finally:
         bar.close()
-    return computed
 
 
 def _row(spec, cell: Cell, metrics: dict, n, d, k, n_jobs, threads, run_id) -> dict:
@@ -620,6 +610,7 @@ def _progress(spec, total, initial, desc, unit):
     from tqdm.auto import tqdm
 
     return tqdm(
+        mininterval=0.5,
         total=total,
         initial=initial,
         desc=desc,

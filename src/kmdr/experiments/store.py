@@ -165,7 +165,7 @@ class CellStore:
         frame = frame[known + others]
         if len(frame):
             frame = frame.sort_values(["dataset", "reducer", "r", "repetition"], kind="stable")
-        atomic_write_text(self.csv_path, frame.to_csv(index=False, float_format="%.10g"))
+        atomic_write_text(self.csv_path, frame.to_csv(index=False))
         return len(frame)
 
     # -- run sidecars --------------------------------------------------------------------------

@@ -1,0 +1,222 @@
+"""Benchmark of the experiment runner against a naive loop, on the bzmd14 ORL grid.
+
+    python scripts/bench_runner.py                # the runner on all 700 points, naive on 70
+    python scripts/bench_runner.py --subsample 0  # the naive loop on all 700 too (slow)
+
+The grid: bzmd14's 7 methods (Sampl/SVD, Sampl/ApproxSVD, RP, SVD, ApprSVD, LapScores, kMeans),
+r = 5, 10, ..., 100, 5 repetitions, k-means 5 restarts x 500 iterations: 7 x 20 x 5 = 700 grid
+points (method, r, repetition). The runner computes the r-independent work (SVD, leverage and
+Laplacian scores) once per repetition and kMeans (which does not depend on r) once per repetition,
+so it writes 6 x 20 x 5 + 5 = 605 rows covering the 700 points. The naive loop, written here,
+does what a plain script would: for every grid point it recomputes the reduction from scratch
+(including the SVD or the scores) and, for kMeans, the full-space k-means, one point after the
+other. It uses the runner's seeds, so its P and F must equal the runner's exactly: checked on
+every point both computed.
+
+Throughput is grid points per second of wall time, both on this machine, measured in one
+invocation. With ``--subsample N`` the naive loop runs on a fixed random subset of N points
+(numpy seed 0) and its rate is N / its wall time; the output says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter"]
+
+
+def bzmd14_orl_spec(results_dir: str, n_jobs: int):
+    from hydra import compose, initialize_config_dir
+
+    from kmdr.experiments.cli import conf_dir
+    from kmdr.experiments.spec import spec_from_config
+
+    overrides = [
+        "experiment=bzmd14_orl",
+        f"results_dir={results_dir}",
+        f"n_jobs={n_jobs}",
+        "figures=false",
+        "progress=false",
+    ]
+    with initialize_config_dir(config_dir=str(conf_dir()), version_base=None):
+        return spec_from_config(compose("config", overrides=overrides))
+
+
+def grid_points(spec, d: int) -> list[tuple]:
+    """The (reducer spec, r, repetition) points of the naive loop; kMeans at every r."""
+    return [
+        (red, r, rep) for red in spec.reducers for r in spec.r_grid for rep in range(spec.repeats)
+    ]
+
+
+def naive_point(spec, red, r, rep, X, y, k):
+    """One grid point computed from scratch, as a plain loop would, with the runner's seeds."""
+    from kmdr.experiments.runner import Cell, compute_cell, compute_shared_work
+    from kmdr.experiments.seeds import cell_seed, shared_seed
+    from kmdr.reducers import make_reducer
+
+    d = X.shape[1]
+    r_cell = d if red.name == "none" else r  # kMeans is the same cell at every r
+    key = make_reducer(red.name, r_cell, n_clusters=k, **red.params).shared_key(X)
+    cell = Cell(
+        spec.dataset,
+        red.id,
+        red.name,
+        red.label,
+        dict(red.params),
+        r_cell,
+        rep,
+        cell_seed(spec.seed, spec.dataset, red.id, r_cell, rep),
+        "naive",
+        None if key is None else tuple(key),
+    )
+    shared = None
+    if key is not None:  # recomputed for every point, with the seed the runner uses
+        shared = compute_shared_work(
+            red.name,
+            red.params,
+            r_cell,
+            k,
+            X,
+            shared_seed(spec.seed, spec.dataset, tuple(key), rep),
+        )
+    return compute_cell(cell, X, y, k, spec.kmeans, shared)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--subsample",
+        type=int,
+        default=70,
+        help="time the naive loop on this many random grid points (0: all 700)",
+    )
+    parser.add_argument("--n-jobs", type=int, default=-1, help="runner workers (default: all)")
+    args = parser.parse_args(argv)
+
+    from threadpoolctl import threadpool_limits
+
+    from kmdr.datasets import load_dataset
+    from kmdr.experiments.runner import prepare_data, resolve_parallelism, run_experiment
+
+    command = "python scripts/bench_runner.py " + " ".join(
+        shlex.quote(a) for a in (argv or sys.argv[1:])
+    )
+    with tempfile.TemporaryDirectory(prefix="kmdr-bench-") as tmp:
+        spec = bzmd14_orl_spec(tmp, args.n_jobs)
+        ds = load_dataset("orl")
+        X, y, k = prepare_data(ds.X), np.asarray(ds.y), int(ds.n_clusters)
+        points = grid_points(spec, X.shape[1])
+        n_jobs, threads = resolve_parallelism(spec)
+        print(
+            f"[bench] ORL {X.shape[0]} x {X.shape[1]}, k = {k}; {len(spec.reducers)} methods x "
+            f"{len(spec.r_grid)} r x {spec.repeats} repetitions = {len(points)} grid points; "
+            f"k-means {spec.kmeans.n_init} x {spec.kmeans.max_iter} ({spec.kmeans.init})",
+            flush=True,
+        )
+
+        start = time.perf_counter()
+        outcome = run_experiment(spec, dataset=ds, log=lambda msg: None)
+        runner_wall = time.perf_counter() - start
+        rows = pd.read_csv(Path(tmp) / spec.name / "cells.csv")
+        print(
+            f"[bench] runner: {len(rows)} rows ({outcome.n_computed} computed) in "
+            f"{runner_wall:.1f} s, n_jobs={n_jobs}, BLAS threads {threads}/worker",
+            flush=True,
+        )
+
+        if args.subsample and args.subsample < len(points):
+            rng = np.random.default_rng(0)
+            chosen = sorted(rng.choice(len(points), size=args.subsample, replace=False))
+            sample = [points[i] for i in chosen]
+        else:
+            sample = points
+        naive_rows = []
+        # The naive loop runs in this one process with the machine's default BLAS threads.
+        with threadpool_limits(limits=None):
+            start = time.perf_counter()
+            for red, r, rep in sample:
+                m = naive_point(spec, red, r, rep, X, y, k)
+                r_cell = X.shape[1] if red.name == "none" else r
+                naive_rows.append(
+                    {
+                        "reducer": red.id,
+                        "r": r_cell,
+                        "repetition": rep,
+                        **{c: m[c] for c in METRICS},
+                    }
+                )
+            naive_wall = time.perf_counter() - start
+    print(f"[bench] naive loop: {len(sample)} grid points in {naive_wall:.1f} s", flush=True)
+
+    naive = pd.DataFrame(naive_rows)
+    merged = naive.merge(rows, on=["reducer", "r", "repetition"], suffixes=("_naive", ""))
+    assert len(merged) == len(naive), "every naive point has a runner row"
+    diffs = {c: float(np.max(np.abs(merged[f"{c}_naive"] - merged[c]))) for c in METRICS}
+    exact = [c for c in METRICS if diffs[c] == 0.0]
+    # P and F must match exactly; other columns may differ in the last bits when BLAS sums in
+    # another order (the naive loop uses the default threads, the runner one per worker).
+    same = {"accuracy", "objective"} <= set(exact) and max(diffs.values()) < 1e-9
+
+    runner_rate = len(points) / runner_wall
+    naive_rate = len(sample) / naive_wall
+    subset = (
+        f"on a fixed random subset of {len(sample)} of the {len(points)} grid points "
+        f"(--subsample {len(sample)}, numpy seed 0)"
+        if len(sample) < len(points)
+        else "on all grid points"
+    )
+    print()
+    print("| | grid points | wall time (s) | grid points / s | speed-up |")
+    print("|---|---:|---:|---:|---:|")
+    print(
+        f"| naive loop (1 process, recomputes everything){'*' if len(sample) < len(points) else ''}"
+        f" | {len(sample)} | {naive_wall:.1f} | {naive_rate:.2f} | 1.0x |"
+    )
+    print(
+        f"| kmdr runner (n_jobs={n_jobs}, {threads} BLAS thread/worker, shared work) | "
+        f"{len(points)} | {runner_wall:.1f} | {runner_rate:.2f} | "
+        f"{runner_rate / naive_rate:.1f}x |"
+    )
+    if len(sample) < len(points):
+        print(
+            f"\n*naive loop timed {subset}; its rate is points / wall time. Estimated full naive "
+            f"loop: {len(points) / naive_rate:.0f} s."
+        )
+    inexact = ", ".join(f"{c} (max |diff| {diffs[c]:.1e})" for c in METRICS if c not in exact)
+    print(
+        f"\nOn the {len(merged)} points both computed, identical: {', '.join(exact)}"
+        + (f"; not bit-identical: {inexact} (BLAS summation order)" if inexact else "")
+        + f". Same P and F: {'yes' if same else 'NO'}."
+    )
+    print(f"Target >= 10x: {'met' if runner_rate / naive_rate >= 10 else 'NOT met'}.")
+    own = rows.reduce_seconds - rows.shared_seconds + rows.cluster_seconds
+    shared_cpu = rows.drop_duplicates(["shared_key", "repetition"]).query(
+        "shared_key == shared_key"
+    )
+    cpu = own.sum() + shared_cpu.shared_seconds.sum()
+    top = own.groupby(rows.method).sum().sort_values(ascending=False)
+    print(
+        f"Runner cell time: {cpu:.1f} s in all ({cpu / n_jobs:.1f} s per worker); "
+        f"{top.index[0]} alone {top.iloc[0]:.1f} s ({100 * top.iloc[0] / cpu:.0f}%): it has no "
+        f"r-independent part to share."
+    )
+    print(
+        f"Load average at the end (1, 5, 15 min): {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
+        f" on {os.cpu_count()} CPUs."
+    )
+    print(f"Command: {command.strip()}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
