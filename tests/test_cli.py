@@ -157,3 +157,24 @@ def test_missing_conf_dir_is_a_clear_error(monkeypatch, tmp_path, capsys):
         cli.main(["dataset=synth"])
     assert exc.value.code == 2
     assert "no Hydra configs found" in capsys.readouterr().err
+
+
+def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, capsys):
+    import kmdr.datasets as datasets
+
+    calls = []
+
+    def unavailable(name, **kwargs):
+        calls.append(name)
+        raise datasets.DatasetUnavailable(f"{name}: cannot obtain the file (test)")
+
+    monkeypatch.setattr(datasets, "load_dataset", unavailable)
+    monkeypatch.setattr(cli, "_DATA_CACHE", {})
+    monkeypatch.setattr(sys, "argv", ["kmdr"])
+    with pytest.raises(SystemExit) as exc:
+        cli.main([*TINY, f"results_dir={tmp_path}", "reducer=sign"])
+    assert exc.value.code == 1
+    assert "custom skipped: synth: cannot obtain the file (test)" in capsys.readouterr().err
+    assert calls == ["synth"]  # tried once, not again by the runner
+    (side,) = (tmp_path / "custom" / "runs").glob("*.json")
+    assert '"status": "skipped"' in side.read_text()

@@ -119,7 +119,8 @@ def _dataset_key(spec) -> str:
 
 
 def load_for(spec):
-    """The spec's dataset, loaded once per process (None when it cannot be obtained)."""
+    """The spec's dataset, loaded once per process (the DatasetUnavailable error when it cannot
+    be obtained)."""
     from kmdr.datasets import DatasetUnavailable, load_dataset
 
     key = _dataset_key(spec)
@@ -128,8 +129,8 @@ def load_for(spec):
             _DATA_CACHE[key] = load_dataset(
                 spec.dataset, data_dir=spec.data_dir, **spec.dataset_params
             )
-        except DatasetUnavailable:
-            _DATA_CACHE[key] = None
+        except DatasetUnavailable as err:
+            _DATA_CACHE[key] = err  # the runner records the reason and skips
         except (TypeError, ValueError) as err:
             raise UsageError(f"dataset {spec.dataset!r}: {err}") from None
     return _DATA_CACHE[key]
@@ -163,7 +164,7 @@ def validate(conf: Path, argv: list[str]) -> None:
             try:
                 spec = spec_from_config(cfg, only_reducer=_only_reducer(choices))
                 data = load_for(spec)
-                if data is not None:
+                if not isinstance(data, Exception):
                     X = data.X
                     check_against_data(spec, X.shape[0], X.shape[1], int(data.n_clusters))
             except ConfigError as err:
@@ -191,8 +192,6 @@ def _task(cfg) -> None:
         config["choices"] = {k: v for k, v in hc.runtime.choices.items() if "/" not in k}
         config["overrides"] = list(hc.overrides.task)
         data = load_for(spec)
-        if data is None:
-            _DATA_CACHE.pop(_dataset_key(spec), None)  # the runner reports why
         outcome = run_experiment(spec, dataset=data, config=config)
     except ConfigError as err:
         _fail(str(err))

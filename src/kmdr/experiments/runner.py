@@ -365,7 +365,8 @@ def run_experiment(
 ) -> RunOutcome:
     """Run (or resume) ``spec``; see the module docstring.
 
-    ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` (default: load it). ``config``:
+    ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` (default: load it), or the
+    :class:`~kmdr.datasets.DatasetUnavailable` its loading raised. ``config``:
     the full resolved config to record in the sidecar (default: the spec). ``log``: where
     one-line messages go (default: stderr).
 
@@ -405,21 +406,23 @@ def run_experiment(
     }
     store = CellStore(exp_dir)
 
-    if dataset is None:
-        try:
+    try:
+        if isinstance(dataset, DatasetUnavailable):  # the caller already tried to load it
+            raise dataset
+        if dataset is None:
             dataset = _load(spec)
-        except DatasetUnavailable as err:
-            reason = " ".join(str(err).split())
-            outcome.skipped = reason
-            sidecar.update(
-                status="skipped",
-                skipped=reason,
-                finished_at=_now(),
-                expected_cells=[],
-                cells_done=[],
-            )
-            store.write_sidecar(run_id, sidecar)
-            return outcome
+    except DatasetUnavailable as err:
+        reason = " ".join(str(err).split())
+        outcome.skipped = reason
+        sidecar.update(
+            status="skipped",
+            skipped=reason,
+            finished_at=_now(),
+            expected_cells=[],
+            cells_done=[],
+        )
+        store.write_sidecar(run_id, sidecar)
+        return outcome
     X = prepare_data(dataset.X)
     y = np.asarray(dataset.y)
     n, d = X.shape
