@@ -51,6 +51,18 @@ def test_same_seed_same_labels_and_sparse_input(blobs):
     assert c.inertia == pytest.approx(a.inertia, rel=1e-9)
 
 
+def test_sparse_input_with_64_bit_indices(blobs):
+    # scipy's sparse products may return int64 index arrays, which scikit-learn's KMeans refuses.
+    X, _ = blobs
+    X32 = sp.csr_matrix(X)
+    X64 = X32.copy()
+    X64.indices, X64.indptr = X32.indices.astype(np.int64), X32.indptr.astype(np.int64)
+    assert X64.indices.dtype == np.int64
+    a = kmeans(X32, 3, n_init=2, random_state=5)
+    b = kmeans(X64, 3, n_init=2, random_state=5)
+    np.testing.assert_array_equal(a.labels, b.labels)
+
+
 def test_restarts_and_iteration_cap(blobs):
     X, _ = blobs
     # scikit-learn draws the restarts' starts in sequence from one generator, so the first of

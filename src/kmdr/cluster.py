@@ -72,12 +72,31 @@ def _check_int(value, name: str, low: int, high: int | None = None) -> int:
     return int(value)
 
 
+def _int32_indices(X: sp.csr_matrix) -> sp.csr_matrix:
+    """X with 32-bit index arrays when every index fits.
+
+    scikit-learn's KMeans accepts only 32-bit sparse indices, and scipy's sparse products may
+    return 64-bit ones (e.g. a sparse embedding of the RCV1-sized text data) even when they fit.
+    """
+    if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
+        return X
+    if max(X.nnz, *X.shape) >= np.iinfo(np.int32).max:
+        raise ValueError(
+            f"X has {X.nnz} nonzeros and shape {X.shape}: scikit-learn's KMeans needs 32-bit "
+            "sparse indices; cluster a smaller or dense X"
+        )
+    return sp.csr_matrix(
+        (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape
+    )
+
+
 def _check_data(X):
     """Return X as a float CSR matrix or a 2-D float ndarray, or raise a one-line ValueError."""
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         if X.dtype.kind not in "fiub":
             raise ValueError(f"X must have a numeric dtype, got {X.dtype}")
+        X = _int32_indices(X)
         data = X.data
     else:
         try:

@@ -180,20 +180,6 @@ def limit_blas_threads(threads: int | None, parent_pid: int) -> None:
     _LIMITED[pid] = threads
 
 
-def _int32_indices(C):
-    """A sparse C with 32-bit index arrays when they fit.
-
-    scikit-learn's KMeans refuses int64 sparse indices, which scipy's sparse products sometimes
-    return (e.g. sparse embedding on the sparse text data) even when every index fits in 32 bits.
-    """
-    fits = sp.issparse(C) and max(C.nnz, *C.shape) < np.iinfo(np.int32).max
-    if fits and C.format == "csr" and C.indices.dtype != np.int32:
-        C = C.copy()
-        C.indices = C.indices.astype(np.int32)
-        C.indptr = C.indptr.astype(np.int32)
-    return C
-
-
 def compute_shared_work(name: str, params: dict, r: int, n_clusters: int, X, seed: int):
     """``reducer.compute_shared`` for one (shared key, repetition), seeded by ``seed``."""
     from kmdr.reducers import make_reducer
@@ -219,8 +205,7 @@ def compute_cell(cell: Cell, X, y, n_clusters: int, kmeans_spec, shared=None) ->
     params, k = _reducer_kwargs(cell.params, n_clusters)
     reducer = make_reducer(cell.reducer_name, cell.r, n_clusters=k, random_state=red_seed, **params)
     start = time.perf_counter()
-    reducer.fit(X, shared=shared)
-    C = _int32_indices(reducer.transform(X))
+    C = reducer.fit_transform(X, shared=shared)
     own = time.perf_counter() - start
     shared_seconds = float(shared.seconds) if shared is not None else 0.0
     start = time.perf_counter()
