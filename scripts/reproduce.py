@@ -20,20 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-#: The paper experiments, in the order they run.
-EXPERIMENTS = (
-    "bmd09_table1",
-    "bmd09_fig1",
-    "bzmd14_synth",
-    "bzmd14_usps",
-    "bzmd14_coil20",
-    "bzmd14_pie",
-    "bzmd14_orl",
-    "lst17_coil20",
-    "lst17_rcv1",
-    "lst17_sparse_text",
-    "report_orl_projections",
-)
+from kmdr.experiments.published import PAPER_EXPERIMENTS as EXPERIMENTS
 
 
 def _conf_dir() -> Path:

@@ -27,23 +27,9 @@ from kmdr.experiments.published import (
     BMD09_TABLE1_COLUMNS,
     BMD09_TABLE1_NAMES,
 )
+from kmdr.experiments.published import PAPER_EXPERIMENTS as EXPERIMENTS
 from kmdr.report import claims as C
 from kmdr.report import theory as T
-
-#: The paper experiments, in report order (other folders found under results/ follow them).
-EXPERIMENTS = (
-    "bmd09_table1",
-    "bmd09_fig1",
-    "bzmd14_synth",
-    "bzmd14_usps",
-    "bzmd14_coil20",
-    "bzmd14_pie",
-    "bzmd14_orl",
-    "lst17_coil20",
-    "lst17_rcv1",
-    "lst17_sparse_text",
-    "report_orl_projections",
-)
 
 CURVE_FIGURES = (
     ("bzmd14", "bzmd14 Figure 1 (a, c, e): Synth", "bzmd14_synth"),
