@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import matplotlib
@@ -13,16 +12,10 @@ import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 
+from _results_factory import make_cells, write_experiment
 from kmdr.experiments import _plot_style as ps
 from kmdr.experiments import figures
 from kmdr.experiments.published import BMD09_FIG1_TERMS
-
-# the hand-made cells of test_aggregate.py (tests/ is not a package; no conftest by design)
-_HELPERS = Path(__file__).with_name("test_aggregate.py")
-_spec = importlib.util.spec_from_file_location("_kmdr_test_aggregate", _HELPERS)
-_helpers = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_helpers)
-make_cells, write_experiment = _helpers.make_cells, _helpers.write_experiment
 
 GRID = {"leverage": [5, 10, 15], "sign": [5, 10, 15], "svd": [5, 10, 15], "none": [64]}
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from _results_factory import write_experiment
 from kmdr.report import build
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,33 +58,28 @@ def _cells(experiment: str, dataset: str, k: int, rs, reps: int, seed: int = 0) 
     return pd.DataFrame(rows)
 
 
-def _write_experiment(root: Path, name: str, cells: pd.DataFrame | None, skipped: str = ""):
-    d = root / name
-    (d / "runs").mkdir(parents=True)
-    run = {
-        "experiment": name,
-        "git": {"revision": "abc1234def", "dirty": False},
-        "started_at": "2024-01-01T00:00:00+00:00",
-        "finished_at": "2024-01-01T01:00:00+00:00",
-    }
-    if cells is not None:
-        cells.to_csv(d / "cells.csv", index=False)
-        run["expected_cells"] = cells[["dataset", "reducer", "r", "repetition"]].to_dict("records")
-    if skipped:
-        run["skipped"] = {"reason": skipped}
-    (d / "runs" / "run1.json").write_text(json.dumps(run))
+def _write(root: Path, name: str, cells: pd.DataFrame | None, skipped: str = "") -> None:
+    write_experiment(
+        root,
+        name,
+        cells,
+        skipped={"reason": skipped} if skipped else None,
+        git={"revision": "abc1234def", "dirty": False},
+        started_at="2024-01-01T00:00:00+00:00",
+        finished_at="2024-01-01T01:00:00+00:00",
+    )
 
 
 @pytest.fixture
 def results(tmp_path) -> Path:
     root = tmp_path / "results"
-    _write_experiment(root, "bzmd14_synth", _cells("bzmd14_synth", "synth", 5, range(5, 105, 5), 2))
+    _write(root, "bzmd14_synth", _cells("bzmd14_synth", "synth", 5, range(5, 105, 5), 2))
     partial = _cells("bzmd14_orl", "orl", 40, range(5, 105, 5), 2)
-    _write_experiment(root, "bzmd14_orl", partial)
+    _write(root, "bzmd14_orl", partial)
     # drop half of the cells after the sidecar recorded them as expected: a partial sweep
     partial.iloc[: len(partial) // 2].to_csv(root / "bzmd14_orl" / "cells.csv", index=False)
-    _write_experiment(root, "bmd09_table1", None, skipped="DatasetUnavailable: nips")
-    _write_experiment(root, "lst17_rcv1", None, skipped="DatasetUnavailable: rcv1")
+    _write(root, "bmd09_table1", None, skipped="DatasetUnavailable: nips")
+    _write(root, "lst17_rcv1", None, skipped="DatasetUnavailable: rcv1")
     theory = root / "theory"
     theory.mkdir()
     pd.DataFrame(
