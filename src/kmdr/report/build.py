@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr.experiments import aggregate
+from kmdr.experiments._plot_style import canonical
 from kmdr.experiments.published import (
     BMD09_FIG1_TERMS,
     BMD09_TABLE1,
@@ -67,6 +68,12 @@ VERDICT_MARK = {
 # --------------------------------------------------------------------------------------------
 
 
+def _canonical_methods(frame: pd.DataFrame) -> pd.DataFrame:
+    if "method" not in frame:
+        return frame
+    return frame.assign(method=frame["method"].map(canonical))
+
+
 class Experiment:
     """What the report knows about one results/<experiment>/ folder (possibly absent)."""
 
@@ -83,9 +90,11 @@ class Experiment:
             return
         self.runs = aggregate.load_runs(self.dir)
         self.skipped = aggregate.skip_reasons(self.dir, self.runs)
-        self.cells = aggregate.load_cells(self.dir)
+        # Method labels differ between papers (lst17 writes "LS" and "k-means" where bzmd14 writes
+        # "LapScores" and "kMeans"); the claims and tables speak of one name per method.
+        self.cells = _canonical_methods(aggregate.load_cells(self.dir))
         if len(self.cells):
-            self.summary = aggregate.load_summary(self.dir)
+            self.summary = _canonical_methods(aggregate.load_summary(self.dir))
             comp = aggregate.completeness(self.dir)
             self.n_cells = int(comp["n_cells"].sum()) if len(comp) else 0
             self.n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
