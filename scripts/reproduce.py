@@ -20,7 +20,9 @@ import sys
 import time
 from pathlib import Path
 
-from kmdr.experiments.published import PAPER_EXPERIMENTS as EXPERIMENTS
+from kmdr.experiments.published import DIAGNOSTIC_EXPERIMENTS, PAPER_EXPERIMENTS
+
+EXPERIMENTS = PAPER_EXPERIMENTS + DIAGNOSTIC_EXPERIMENTS
 
 
 def _conf_dir() -> Path:
@@ -101,11 +103,20 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter() - start_all
 
     table = pd.DataFrame(rows)
-    buf = io.StringIO()
-    table.to_csv(buf, index=False)
     results.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(results / "reproduce_times.csv", buf.getvalue())
-    skipped = table[table["status"] == "skipped"]
+    # A partial run (--only) updates its experiments' rows and keeps the others', so the times
+    # file and SKIPPED.md always describe the whole results folder.
+    times_path = results / "reproduce_times.csv"
+    recorded = _recorded_times(times_path)
+    if not recorded.empty:
+        recorded = recorded[~recorded["experiment"].isin(table["experiment"])]
+    merged = pd.concat([recorded, table], ignore_index=True) if len(recorded) else table
+    order = {name: i for i, name in enumerate(EXPERIMENTS)}
+    merged = merged.sort_values("experiment", key=lambda s: s.map(order).fillna(len(order)))
+    buf = io.StringIO()
+    merged.to_csv(buf, index=False)
+    atomic_write_text(times_path, buf.getvalue())
+    skipped = merged[merged["status"] == "skipped"]
     lines = ["# Experiments skipped by `scripts/reproduce.py`", ""]
     if skipped.empty:
         lines.append("None: every experiment's data was available.")
@@ -127,6 +138,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{', '.join(skipped.experiment)}"
         )
     return 0
+
+
+def _recorded_times(path: Path):
+    """Rows an earlier run wrote, one per experiment (empty if none or unreadable)."""
+    import pandas as pd
+
+    try:
+        return pd.read_csv(path, keep_default_na=False)
+    except (OSError, ValueError):
+        return pd.DataFrame()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,10 @@ PAPER_EXPERIMENTS: tuple[str, ...] = (
     "report_orl_projections",
 )
 
+#: Runs that are not paper figures but separate what a figure mixes (``make reproduce`` runs them
+#: after the paper experiments; the report shows each beside the figure it explains).
+DIAGNOSTIC_EXPERIMENTS: tuple[str, ...] = ("bzmd14_synth_kmeanspp",)
+
 #: Column labels of bmd09 Table 1, in the paper's order: r = 5k, 10k, 20k, and All features.
 BMD09_TABLE1_COLUMNS: tuple[str, ...] = ("5k", "10k", "20k", "All")
 
