@@ -9,16 +9,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 import requests
-import scipy.io as sio
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans
 from sklearn.datasets import dump_svmlight_file
 
 import kmdr.datasets as kd
+from _nips_fixture import (
+    HAVE_NIPS_METADATA,
+    NIPS_METADATA,
+    random_counts,
+    real_docnames,
+    write_nips_mat,
+    write_nips_mirror,
+)
 from kmdr.datasets import _registry
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 @pytest.fixture(autouse=True)
@@ -27,27 +32,6 @@ def offline(monkeypatch):
         raise requests.ConnectionError(f"network disabled in tests ({entry.url})")
 
     monkeypatch.setattr(_registry, "_download", no_download)
-
-
-def _cell(strings) -> np.ndarray:
-    """A MATLAB cell column of strings, as savemat writes an object array."""
-    out = np.empty((len(strings), 1), dtype=object)
-    for i, s in enumerate(strings):
-        out[i, 0] = s
-    return out
-
-
-def write_nips_mat(path: Path, counts_words_x_docs, words, docs_names) -> Path:
-    """A file with nips_1-17.mat's variables and layout (counts: sparse words x docs)."""
-    sio.savemat(
-        path,
-        {
-            "counts": sp.csc_matrix(counts_words_x_docs),
-            "words": _cell(words),
-            "docs_names": _cell(docs_names),
-        },
-    )
-    return path
 
 
 def accuracy(y, pred) -> float:
@@ -101,19 +85,13 @@ def test_nips_validation(tmp_path):
         kd.build_nips(bad, expected_sizes=None)
 
 
-@pytest.mark.skipif(not (SHARED / "nips_metadata").is_dir(), reason=f"{SHARED} is absent")
+@pytest.mark.skipif(not HAVE_NIPS_METADATA, reason=f"{NIPS_METADATA} is absent")
 def test_nips_real_code_path_with_real_document_names(tmp_path):
     """load_dataset("nips") on a stand-in nips_1-17.mat with the real 2484 document names (from
     the hashed metadata) and random counts: mirror fetch, label cross-check, 184 = 50/68/66."""
-    names = (SHARED / "nips_metadata" / "nips17.docnames").read_text().splitlines()
-    rng = np.random.default_rng(0)
+    n_docs = len(real_docnames())
     words = [f"w{i}" for i in range(300)]
-    counts = sp.random(300, len(names), density=0.02, random_state=rng, format="csc")
-    counts.data = np.ceil(counts.data * 5)
-    mirror = tmp_path / "mirror"
-    (mirror / "nips").mkdir(parents=True)
-    write_nips_mat(mirror / "nips" / "nips_1-17.mat", counts, words, names)
-    shutil.copytree(SHARED / "nips_metadata", mirror / "nips_metadata")
+    mirror = write_nips_mirror(tmp_path / "mirror", random_counts(300, n_docs, seed=0), words)
 
     with pytest.warns(UserWarning, match="bmd09 reports 6314"):
         ds = kd.load_dataset("nips", data_dir=tmp_path / "cache", mirror=mirror)
