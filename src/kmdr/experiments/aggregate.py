@@ -375,8 +375,10 @@ def table1(summary: pd.DataFrame) -> pd.DataFrame:
     Ours are the P and F of the lowest-F trial (``best_accuracy``, ``best_objective``; the mean
     when the summary was aggregated by mean); the published values come from
     :mod:`kmdr.experiments.published`. ``All`` is the kMeans (reducer ``none``) row, shared by every
-    method of a dataset. Columns: dataset, method, reducer, column, r, P_ours, F_ours,
-    P_published, F_published, n_cells, n_expected, complete, best_repetition.
+    method of a dataset: it is repeated under each method with its own reducer (``none``) and r
+    (= d), so (dataset, reducer, r) always names the summary point behind a row. Columns:
+    dataset, method, reducer, column, r, P_ours, F_ours, P_published, F_published, n_cells,
+    n_expected, complete, best_repetition.
     """
     cols = [
         "dataset", "method", "reducer", "column", "r", "P_ours", "F_ours",
@@ -393,7 +395,7 @@ def table1(summary: pd.DataFrame) -> pd.DataFrame:
         k = float(ks.iloc[0]) if len(ks) else float("nan")
         published = BMD09_TABLE1.get(str(dataset).lower(), {})
         none_rows = ds[ds["_none"]]
-        for (reducer, method), group in ds[~ds["_none"]].groupby(["reducer", "method"], sort=True):
+        for (_reducer, method), group in ds[~ds["_none"]].groupby(["reducer", "method"], sort=True):
             for _, row in pd.concat([group, none_rows]).iterrows():
                 column = _table1_column(int(row["r"]), k, bool(row["_none"]))
                 if column is None:
@@ -403,7 +405,8 @@ def table1(summary: pd.DataFrame) -> pd.DataFrame:
                     {
                         "dataset": dataset,
                         "method": method,
-                        "reducer": reducer,
+                        # the row's own reducer: "none" for All, whose point every method shares
+                        "reducer": row["reducer"],
                         "column": column,
                         "r": int(row["r"]),
                         "P_ours": row[p_col],
