@@ -230,6 +230,30 @@ def test_figures(results):
             assert path.is_file() and path.stat().st_size > 1000, path
 
 
+def test_fig1_plots_the_normalized_scores_its_axis_names(results):
+    """bmd09 Figure 1 plots p_i = ||(V_k)_(i)||^2 / k (summing to 1, as the paper's axis and ours
+    say), not the unnormalized scores (summing to k); the named terms sit on their own stems."""
+    import matplotlib.pyplot as plt
+
+    from kmdr.experiments.figures import make_figure
+
+    root, _ = results
+    scores = pd.read_csv(root / "bmd09_fig1" / "leverage_scores.csv", keep_default_na=False)
+    fig = make_figure(root / "bmd09_fig1")
+    try:
+        ax = fig.axes[0]
+        assert "/\\,k" in ax.get_ylabel()
+        stems = np.array([seg[1][1] for seg in ax.collections[0].get_segments()])
+        assert np.allclose(stems, scores.probability)
+        named = {a.get_text(): a.xy for a in ax.texts}
+        assert set(BMD09_FIG1_TERMS) <= set(named)
+        for term in BMD09_FIG1_TERMS:
+            row = scores[scores.term == term].iloc[0]
+            assert named[term] == pytest.approx((row.feature + 1, row.probability))
+    finally:
+        plt.close(fig)
+
+
 def test_report_sections(results):
     from kmdr.report.build import build_report
 

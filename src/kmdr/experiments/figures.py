@@ -327,7 +327,12 @@ def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11):
     scores["times_drawn"] = scores.get("times_drawn", 0)
     scores["times_drawn"] = scores["times_drawn"].fillna(0).astype(int)
     x = np.arange(1, len(scores) + 1)
-    y = scores["score"].to_numpy(float)
+    # The normalized scores p_i = ||(V_k)_(i)||^2 / k (summing to 1), as bmd09 Figure 1 plots
+    # them and the y label says; ``score`` itself sums to k.
+    if "probability" in scores.columns:
+        y = scores["probability"].to_numpy(float)
+    else:
+        y = scores["score"].to_numpy(float) / scores["score"].sum()
     drawn = scores["times_drawn"].to_numpy() > 0
     r = int(scores["times_drawn"].sum())
     fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
@@ -335,7 +340,7 @@ def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11):
     ax.plot([], [], color="#1f77b4", lw=1.2, label=f"all leverage scores ({len(scores)} terms)")
     ax.plot(x[drawn], y[drawn], ls="none", marker="o", ms=6, mfc="none", mec="#d62728", mew=1.3,
             label=f"terms drawn ({int(drawn.sum())} distinct in {r} draws)")  # fmt: skip
-    top = scores.assign(x=x).nlargest(n_named, "score")
+    top = scores.assign(x=x, score=y).nlargest(n_named, "score")
     paper_terms = {t.lower() for t in BMD09_FIG1_TERMS}
     _annotate_terms(ax, top, paper_terms)
     hits = sum(str(t).lower() in paper_terms for t in top["term"])
