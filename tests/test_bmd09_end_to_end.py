@@ -287,6 +287,17 @@ def test_report_sections(results):
     assert f"{len(BMD09_FIG1_TERMS)} of {len(BMD09_FIG1_TERMS)} published terms" in fig1
     assert "figures/bmd09_fig1.png" in fig1
 
+    # the header does not call Figure 1 skipped, Table 1 says how many trials ran, and the
+    # deviations describe the NIPS matrix that was used rather than one that could not be had
+    header = text[: text.index("## bmd09 Table 1")]
+    not_run = next((ln for ln in header.splitlines() if ln.startswith("Not run or skipped")), "")
+    assert "bmd09_fig1" not in not_run and "bmd09_table1" not in not_run
+    trials = pd.read_csv(root / "bmd09_table1" / "cells.csv").repetition.nunique()
+    assert f"({trials} trials here)" in table1.splitlines()[0]
+    deviations = text[text.index("## Deviations") :]
+    nips = next(ln for ln in deviations.splitlines() if ln.startswith("- **NIPS**"))
+    assert "could not be obtained" not in nips and f"× {N_TERMS})" in nips
+
 
 def test_table1_all_rows_name_their_own_point(tmp_path):
     """With two methods, the "All" (kMeans) entry appears under both methods in table1.csv. Its
