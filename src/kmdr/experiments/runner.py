@@ -290,25 +290,24 @@ def _versions() -> dict:
     return out
 
 
+#: What decides a run's numbers, relative to the repository root: "dirty" means uncommitted
+#: changes here. Results folders are outputs (a reproduction rewrites the committed ones), so
+#: their changes do not count.
+_CODE_PATHS = ("src", "conf", "scripts", "pyproject.toml")
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=True
+    ).stdout.strip()
+
+
 def _git_revision() -> dict:
     here = Path(__file__).resolve().parent
     try:
-        rev = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=here,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=here,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
+        rev = _git("rev-parse", "HEAD", cwd=here)
+        top = Path(_git("rev-parse", "--show-toplevel", cwd=here))
+        dirty = _git("status", "--porcelain", "--untracked-files=no", "--", *_CODE_PATHS, cwd=top)
         return {"revision": rev, "dirty": bool(dirty)}
     except (OSError, subprocess.SubprocessError):
         return {"revision": None, "dirty": None}
