@@ -28,7 +28,6 @@ import importlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 import uuid
@@ -39,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from kmdr._git import code_revision
 from kmdr.experiments.seeds import (
     cell_seed,
     shared_random_state,
@@ -290,29 +290,6 @@ def _versions() -> dict:
     return out
 
 
-#: What decides a run's numbers, relative to the repository root: "dirty" means uncommitted
-#: changes here. Results folders are outputs (a reproduction rewrites the committed ones), so
-#: their changes do not count.
-_CODE_PATHS = ("src", "conf", "scripts", "pyproject.toml")
-
-
-def _git(*args: str, cwd: Path) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=True
-    ).stdout.strip()
-
-
-def _git_revision() -> dict:
-    here = Path(__file__).resolve().parent
-    try:
-        rev = _git("rev-parse", "HEAD", cwd=here)
-        top = Path(_git("rev-parse", "--show-toplevel", cwd=here))
-        dirty = _git("status", "--porcelain", "--untracked-files=no", "--", *_CODE_PATHS, cwd=top)
-        return {"revision": rev, "dirty": bool(dirty)}
-    except (OSError, subprocess.SubprocessError):
-        return {"revision": None, "dirty": None}
-
-
 def _new_run_id() -> str:
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     return f"{stamp}-{uuid.uuid4().hex[:6]}"
@@ -384,7 +361,7 @@ def run_experiment(
         "n_jobs": n_jobs,
         "blas_threads": threads,
         "backend": spec.backend,
-        "git": _git_revision(),
+        "git": code_revision(),
         "argv": sys.argv,
         "skipped": None,
     }

@@ -13,13 +13,13 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import math
-import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from kmdr._git import code_revision
 from kmdr.experiments import aggregate
 from kmdr.experiments._plot_style import canonical
 from kmdr.experiments.published import (
@@ -180,28 +180,12 @@ def _table(header: list[str], rows: Iterable[list]) -> str:
     return "\n".join(lines)
 
 
-def _git_revision(root: Path) -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=root if root.is_dir() else Path.cwd(),
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-        rev = out.stdout.strip()
-        if out.returncode == 0 and rev:
-            dirty = subprocess.run(
-                ["git", "status", "--porcelain", "--untracked-files=no"],
-                cwd=root if root.is_dir() else Path.cwd(),
-                capture_output=True,
-                text=True,
-                timeout=5,
-            ).stdout.strip()
-            return rev + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return "unknown"
+def _git_revision() -> str:
+    """Short revision of the code writing the report (changes under results/ do not count)."""
+    info = code_revision()
+    if not info["revision"]:
+        return "unknown"
+    return info["revision"][:7] + (" (with uncommitted changes)" if info["dirty"] else "")
 
 
 def _run_field(exp: Experiment, *keys: str) -> list[str]:
@@ -236,7 +220,7 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
         "NIPS 2017).",
         "",
         f"- Report written: {now}, by `kmdr-report {root}` from the CSVs under `{root}/` alone.",
-        f"- Code revision at report time: `{_git_revision(root)}`; revisions recorded by the runs: "
+        f"- Code revision at report time: `{_git_revision()}`; revisions recorded by the runs: "
         + (", ".join(f"`{r}`" for r in revs) if revs else "none recorded")
         + ".",
     ]
