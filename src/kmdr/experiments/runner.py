@@ -47,7 +47,12 @@ from kmdr.experiments.seeds import (
     stream_seeds,
 )
 from kmdr.experiments.spec import ExperimentSpec, ReducerSpec, check_against_data
-from kmdr.experiments.store import CellStore, atomic_write_text, expected_cell_dicts
+from kmdr.experiments.store import (
+    METRIC_COLUMNS,
+    CellStore,
+    atomic_write_text,
+    expected_cell_dicts,
+)
 
 __all__ = ["Cell", "RunOutcome", "compute_cell", "plan_cells", "run_experiment"]
 
@@ -538,24 +543,7 @@ def _row(spec, cell: Cell, metrics: dict, n, d, k, n_jobs, threads, run_id) -> d
         "kmeans_n_init": spec.kmeans.n_init,
         "kmeans_max_iter": spec.kmeans.max_iter,
     }
-    row.update(
-        {
-            key: metrics[key]
-            for key in (
-                "objective",
-                "objective_reduced",
-                "accuracy",
-                "nmi",
-                "ari",
-                "n_iter",
-                "shared_seconds",
-                "shared_key",
-                "reduce_seconds",
-                "cluster_seconds",
-                "total_seconds",
-            )
-        }
-    )
+    row.update({key: metrics[key] for key in METRIC_COLUMNS})
     row.update(
         n_jobs=n_jobs,
         blas_threads=threads,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["CSV_COLUMNS", "CellStore", "atomic_write_text"]
+__all__ = ["CSV_COLUMNS", "METRIC_COLUMNS", "CellStore", "atomic_write_text"]
 
 #: The columns of ``cells.csv``, in order (docs/results-layout.md); extra columns follow.
 CSV_COLUMNS: tuple[str, ...] = (
@@ -57,6 +57,10 @@ CSV_COLUMNS: tuple[str, ...] = (
     "n_jobs",
     "blas_threads",
 )
+#: The columns a cell's computation produces (its metrics and times), as they stand in CSV_COLUMNS.
+METRIC_COLUMNS: tuple[str, ...] = CSV_COLUMNS[
+    CSV_COLUMNS.index("objective") : CSV_COLUMNS.index("total_seconds") + 1
+]
 #: Columns after the contract's, for provenance.
 EXTRA_COLUMNS: tuple[str, ...] = (
     "converged",
