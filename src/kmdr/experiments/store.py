@@ -73,6 +73,24 @@ EXTRA_COLUMNS: tuple[str, ...] = (
 )
 #: What identifies a cell in ``cells.csv`` (one row each).
 CELL_KEY: tuple[str, ...] = ("dataset", "reducer", "r", "repetition")
+#: Every setting that changes a cell's numbers, as cells.csv columns: two rows that differ in any
+#: of them are different cells (their ``cell_id`` hashes the same settings).
+IDENTITY_COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "dataset_params",
+    "reducer",
+    "reducer_name",
+    "reducer_params",
+    "r",
+    "repetition",
+    "base_seed",
+    "kmeans_init",
+    "kmeans_n_init",
+    "kmeans_max_iter",
+    "kmeans_tol",
+)
+#: A point of a figure (a row of summary.csv): a cell's identity without its repetition.
+POINT_COLUMNS: tuple[str, ...] = tuple(c for c in IDENTITY_COLUMNS if c != "repetition")
 
 
 def atomic_write_text(path: Path, text: str) -> None:
