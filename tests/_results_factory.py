@@ -1,15 +1,44 @@
 """Hand-made experiment folders (docs/results-layout.md) shared by the aggregate, figure and
-report tests: cells CSVs and run sidecars, written without running anything."""
+report tests: cells CSVs and run sidecars as the runner writes them (interfaces §1-§3: every row
+and every expected cell carries the full cell identity, the sidecar's config its ``preset``),
+written without running anything."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from kmdr.experiments import aggregate as agg
+from kmdr.experiments.store import IDENTITY_COLUMNS
+
+LABELS = {"leverage": "Sampl/SVD", "sign": "RP", "svd": "SVD", "none": "kMeans"}
+
+
+def preset(
+    title: str,
+    figure: str = "bzmd14",
+    section: str = "curves",
+    order: int = 50,
+    paper: str | None = "bzmd14",
+) -> dict:
+    """A ``preset:`` block (interfaces §3)."""
+    return {
+        "paper": paper,
+        "title": title,
+        "figure": figure,
+        "section": section,
+        "order": order,
+        "reproduce": "paper" if paper else "none",
+    }
+
+
+def cell_id(row: dict) -> str:
+    """A hash of the identity (as the runner's ``cell_id``; readers never parse it)."""
+    text = json.dumps({c: row[c] for c in IDENTITY_COLUMNS}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def make_cells(
@@ -19,10 +48,13 @@ def make_cells(
     dataset: str = "orl",
     shape: tuple[int, int, int] = (40, 64, 4),
     seed: int = 0,
+    labels: dict[str, str] | None = None,
+    **settings,
 ) -> pd.DataFrame:
-    """One row per (reducer, r, repetition); ``grid`` maps reducer -> r values ('none' = kMeans)."""
+    """One row per (reducer, r, repetition); ``grid`` maps reducer -> r values ('none' = the
+    baseline). ``settings`` override identity columns (``kmeans_n_init=3``, ``base_seed=1``)."""
     rng = np.random.default_rng(seed)
-    labels = {"leverage": "Sampl/SVD", "sign": "RP", "svd": "SVD", "none": "kMeans"}
+    labels = {**LABELS, **(labels or {})}
     n, d, k = shape
     rows = []
     for reducer, rs in grid.items():
@@ -30,30 +62,44 @@ def make_cells(
             for rep in range(reps):
                 red = 0.0 if reducer == "none" else float(rng.uniform(0.01, 0.1))
                 clu = float(rng.uniform(0.01, 0.1))
-                rows.append(
-                    {
-                        "experiment": experiment,
-                        "dataset": dataset,
-                        "reducer": reducer,
-                        "reducer_name": reducer,
-                        "method": labels.get(reducer, reducer),
-                        "r": r,
-                        "repetition": rep,
-                        "seed": 1000 + rep,
-                        "n_samples": n,
-                        "n_features": d,
-                        "n_clusters": k,
-                        "objective": float(rng.uniform(0.5, 0.9)),
-                        "objective_reduced": float(rng.uniform(0.4, 0.8)),
-                        "accuracy": float(rng.uniform(0.3, 1.0)),
-                        "nmi": float(rng.uniform(0, 1)),
-                        "ari": float(rng.uniform(0, 1)),
-                        "reduce_seconds": red,
-                        "cluster_seconds": clu,
-                        "total_seconds": red + clu,
-                    }
-                )
+                row = {
+                    "experiment": experiment,
+                    "dataset": dataset,
+                    "dataset_params": "{}",
+                    "reducer": reducer,
+                    "reducer_name": reducer,
+                    "reducer_params": "{}",
+                    "method": labels.get(reducer, reducer),
+                    "r": r,
+                    "repetition": rep,
+                    "base_seed": 0,
+                    "kmeans_init": "random",
+                    "kmeans_n_init": 5,
+                    "kmeans_max_iter": 500,
+                    "kmeans_tol": 0.0,
+                    **settings,
+                    "seed": 1000 + rep,
+                    "n_samples": n,
+                    "n_features": d,
+                    "n_clusters": k,
+                    "objective": float(rng.uniform(0.5, 0.9)),
+                    "objective_reduced": float(rng.uniform(0.4, 0.8)),
+                    "accuracy": float(rng.uniform(0.3, 1.0)),
+                    "nmi": float(rng.uniform(0, 1)),
+                    "ari": float(rng.uniform(0, 1)),
+                    "reduce_seconds": red,
+                    "cluster_seconds": clu,
+                    "total_seconds": red + clu,
+                }
+                row["cell_id"] = cell_id(row)
+                rows.append(row)
     return pd.DataFrame(rows)
+
+
+def expected_cells(cells: pd.DataFrame) -> list[dict]:
+    """The sidecar's ``expected_cells`` for these rows: the identity, cell_id and method."""
+    cols = [*IDENTITY_COLUMNS, "cell_id", "method"]
+    return json.loads(cells[cols].to_json(orient="records"))
 
 
 def write_experiment(
@@ -64,20 +110,28 @@ def write_experiment(
     config: dict | None = None,
     skipped: str | dict | None = None,
     csv_name: str = "cells.csv",
+    run_id: str = "run0",
+    status: str | None = None,
     **sidecar,
 ) -> Path:
-    """An experiment folder: cells CSV plus one sidecar expecting ``expected`` (default: cells)."""
+    """An experiment folder: cells CSV plus one sidecar expecting ``expected`` (default: cells).
+
+    ``cells=None`` writes no cells.csv (a skipped run, or a first run killed before writing one).
+    """
     exp_dir = root / name
     (exp_dir / "runs").mkdir(parents=True, exist_ok=True)
     if cells is not None:
         cells.to_csv(exp_dir / csv_name, index=False)
     keys = cells if expected is None else expected
-    sidecar = {
+    payload = {
         "experiment": name,
-        "config": config or {},
+        "run_id": run_id,
+        "kind": "cells",
+        "status": status or ("skipped" if skipped else "complete"),
+        "config": {"name": name, **(config or {})},
         "skipped": skipped,
-        "expected_cells": [] if keys is None else keys[agg.KEY].to_dict("records"),
+        "expected_cells": [] if keys is None else expected_cells(keys),
         **sidecar,
     }
-    (exp_dir / "runs" / "run0.json").write_text(json.dumps(sidecar, default=int))
+    (exp_dir / "runs" / f"{run_id}.json").write_text(json.dumps(payload, default=int))
     return exp_dir

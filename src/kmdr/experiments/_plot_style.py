@@ -21,6 +21,11 @@ METHOD_ORDER: list[str] = [
 ]
 
 
+#: The name whose style (black, dashed, no marker) every no-reduction baseline is drawn in; the
+#: figures find the baseline by ``reducer_name == "none"``, never by this label.
+BASELINE = "kMeans"
+
+
 @dataclass(frozen=True)
 class Style:
     color: str
@@ -78,11 +83,6 @@ def canonical(method: str) -> str:
     """The papers' name for a method label or alias (unknown labels are returned unchanged)."""
     key = re.sub(r"[^a-z0-9]", "", str(method).lower())
     return _ALIASES.get(key, str(method))
-
-
-def is_baseline(method: str) -> bool:
-    """True for the no-reduction k-means baseline (drawn as a horizontal line)."""
-    return canonical(method) == "kMeans"
 
 
 def style(method: str) -> Style:

@@ -5,16 +5,26 @@ folder under RESULTS_DIR (:func:`kmdr.experiments.aggregate.write_summaries`) an
 figures (:func:`draw_experiment`), so cells from multirun jobs or other machines dropped into a
 folder end up in the same figures.
 
-Figure styles (from the sidecar config's ``figure_style``, else the experiment name's prefix):
+Everything an experiment's figure depends on comes from its files, never from its name: the
+style is the preset's ``figure`` and the suptitle the preset's ``title`` (``config.preset`` of the
+last sidecar, :func:`kmdr.experiments.aggregate.preset_of`; an ad-hoc run gets style ``bzmd14``
+and its experiment's name), the no-reduction baseline is the row with ``reducer_name == "none"``
+whatever its label. Figure styles:
 
 - ``bzmd14`` (default): per dataset a row of three panels vs r, as bzmd14 Figs. 1-3: running
   time (reduction + clustering, s), F (normalized objective), P (accuracy); one line per method,
-  kMeans as a horizontal line.
+  the baseline as a horizontal line.
 - ``lst17``: per dataset P (%), reduction time (log) and clustering time (log) vs # of dimensions,
   as lst17 Figs. 1-3.
 - ``bmd09_fig1``: the NIPS leverage scores of all terms, one r = 10k sample highlighted, the top
   terms named (bmd09 Figure 1).
 - ``bmd09_table1``: ours beside the published P and F (the table itself is table1.md).
+
+Several settings in one experiment (a multirun over ``seed`` or ``kmeans.n_init`` into one name)
+are drawn as one row of panels per (dataset, setting), the row's header naming the setting (the
+``setting`` column of summary.csv): each row keeps the paper's panels and axes, so curves of
+different settings are never averaged or overlaid, and a sweep's rows read top to bottom. A
+reducer whose parameters vary under one id draws one line per parameter set.
 
 Every figure is written as ``<experiment>/figures/<experiment>.png`` and ``.pdf`` (the stable name
 the README's gallery embeds). Points resting on fewer cells than expected are drawn with hollow
@@ -25,6 +35,7 @@ markers, points with no cell at all are marked x on the r axis, and the title sa
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
@@ -41,11 +52,17 @@ from matplotlib.transforms import blended_transform_factory
 
 from kmdr.experiments import _plot_style as ps
 from kmdr.experiments.aggregate import (
+    FIGURE_STYLES,
+    _atomic_write,
+    _read_csv,
     aggregation_of,
+    completeness,
     experiment_config,
     experiment_dirs,
+    is_baseline,
     load_cells,
     load_runs,
+    preset_of,
     skip_reasons,
     summarize,
     table1,
@@ -60,7 +77,7 @@ from kmdr.experiments.published import (
 
 __all__ = ["STYLES", "draw_experiment", "figure_style", "main", "make_figure"]
 
-STYLES = ("bzmd14", "lst17", "bmd09_fig1", "bmd09_table1")
+STYLES = FIGURE_STYLES
 _DATASET_NAMES = {
     "orl": "ORL",
     "coil20": "COIL20",
@@ -90,19 +107,8 @@ _RC = {
 
 
 def figure_style(experiment_dir: str | Path) -> str:
-    """The figure style of an experiment: the sidecar's ``figure_style``, else from its name."""
-    exp_dir = Path(experiment_dir)
-    explicit = experiment_config(exp_dir, "figure_style")
-    if isinstance(explicit, str) and explicit in STYLES:
-        return explicit
-    name = exp_dir.name
-    if name.startswith("lst17"):
-        return "lst17"
-    if name.startswith("bmd09_fig1") or (exp_dir / "leverage_scores.csv").exists():
-        return "bmd09_fig1"
-    if name.startswith("bmd09_table1"):
-        return "bmd09_table1"
-    return "bzmd14"
+    """The figure style of an experiment: its preset's ``figure`` (default ``bzmd14``)."""
+    return preset_of(experiment_dir)["figure"]
 
 
 def _dataset_label(dataset: str) -> str:
@@ -113,7 +119,8 @@ def make_figure(experiment_dir: str | Path):
     """The experiment's figure as a matplotlib Figure (not saved), or None if there is nothing
     to draw (no cells; for bmd09_fig1 no leverage_scores.csv). The caller closes it."""
     exp_dir = Path(experiment_dir)
-    style = figure_style(exp_dir)
+    preset = preset_of(exp_dir)
+    style = preset["figure"]
     with plt.rc_context(_RC):
         if style == "bmd09_fig1":
             return _draw_bmd09_fig1(exp_dir)
@@ -121,8 +128,8 @@ def make_figure(experiment_dir: str | Path):
         if not len(summary) or int(summary["n_cells"].sum()) == 0:
             return None
         if style == "bmd09_table1":
-            return _draw_bmd09_table1(exp_dir, summary)
-        return _draw_curves(exp_dir, summary, style)
+            return _draw_bmd09_table1(exp_dir, summary, preset["title"])
+        return _draw_curves(exp_dir, summary, style, preset["title"])
 
 
 def draw_experiment(experiment_dir: str | Path) -> list[Path]:
@@ -135,17 +142,14 @@ def draw_experiment(experiment_dir: str | Path) -> list[Path]:
     fig = make_figure(exp_dir)
     if fig is None:
         return []
-    out = exp_dir / "figures"
-    out.mkdir(parents=True, exist_ok=True)
     paths = []
     try:
         with plt.rc_context(_RC):
             for ext in ("png", "pdf"):
-                path = out / f"{exp_dir.name}.{ext}"
-                tmp = out / f".{exp_dir.name}.tmp.{ext}"
-                fig.savefig(tmp, bbox_inches="tight", format=ext)
-                tmp.replace(path)
-                paths.append(path)
+                buffer = io.BytesIO()
+                fig.savefig(buffer, bbox_inches="tight", format=ext)
+                path = exp_dir / "figures" / f"{exp_dir.name}.{ext}"
+                paths.append(_atomic_write(path, buffer.getvalue()))
     finally:
         plt.close(fig)
     return paths
@@ -195,16 +199,45 @@ def _center(rows: pd.DataFrame, metric: str, aggregation: str) -> pd.Series:
     return rows[col] if col in rows else pd.Series(np.nan, index=rows.index)
 
 
-def _line_label(method: str, reducer: str, style: str, duplicated: bool) -> str:
-    label = ps.display(method, style)
-    return f"{label} ({reducer})" if duplicated else label
+def _panel_rows(summary: pd.DataFrame) -> list[tuple[str, str | None, pd.DataFrame]]:
+    """One row of panels per dataset and, when several are present, per setting."""
+    keys = ["dataset", "setting"] if "setting" in summary.columns else ["dataset"]
+    rows = []
+    for key, group in summary.groupby(keys, sort=True, dropna=False):
+        setting = key[1] if len(keys) == 2 and isinstance(key[1], str) else None
+        rows.append((str(key[0]), setting, group))
+    return rows
 
 
-def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str):
+def _lines(points: pd.DataFrame) -> pd.DataFrame:
+    """The curves of a row of panels: one per reducer id, or per (id, parameters) when a reducer's
+    parameters vary; with the label each gets and its legend order."""
+    cols = ["reducer", "reducer_params", "method"]
+    lines = points[cols].drop_duplicates(["reducer", "reducer_params"]).copy()
+    n_params = lines.groupby("reducer")["reducer_params"].transform("size")
+    canon = lines["method"].map(ps.canonical)
+    dup_label = canon.duplicated(keep=False) & ~lines["reducer"].duplicated(keep=False)
+    lines["suffix"] = [
+        f" ({params})" if n > 1 else f" ({reducer})" if dup else ""
+        for reducer, params, n, dup in zip(
+            lines["reducer"], lines["reducer_params"], n_params, dup_label, strict=True
+        )
+    ]
+    return lines.sort_values("method", key=lambda s: s.map(ps.sort_key), kind="stable")
+
+
+def _baseline_label(method: str, style: str) -> str:
+    label = ps.display(method, style) + " (no reduction, all d features)"
+    if style == "lst17":
+        label += "; its reduction time is 0 s, not drawn"
+    return label
+
+
+def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str):
     aggregation = str(summary["aggregation"].iloc[0])
     panels = _panels(style)
-    datasets = sorted(summary["dataset"].unique())
-    nrows = len(datasets)
+    rows = _panel_rows(summary)
+    nrows = len(rows)
     fig, axes = plt.subplots(
         nrows, 3, figsize=(13.5, 3.5 * nrows + 1.1), squeeze=False, layout="constrained"
     )
@@ -212,29 +245,32 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str):
     any_incomplete = any_missing = False
     n_reps = set()
     legend: dict[str, object] = {}
-    for row, dataset in enumerate(datasets):
-        ds = summary[summary["dataset"] == dataset]
+    base_style = ps.style(ps.BASELINE)
+    for row, (dataset, setting, ds) in enumerate(rows):
         n_reps.update(int(x) for x in ds["n_expected"].unique())
-        base = ds[ds["method"].map(ps.is_baseline) | ds["reducer"].str.lower().eq("none")]
-        lines = ds.drop(base.index)
-        methods = lines.drop_duplicates("reducer")[["reducer", "method"]]
-        dup = methods["method"].map(ps.canonical).duplicated(keep=False)
-        methods = methods.assign(dup=dup.to_numpy())
-        methods = methods.sort_values("method", key=lambda s: s.map(ps.sort_key))
-        rgrid = sorted(lines["r"].unique())
+        base = ds[is_baseline(ds)]
+        points = ds.drop(base.index)
+        lines = _lines(points)
+        rgrid = sorted(points["r"].unique())
+        row_title = _dataset_label(dataset) + (f", {setting}" if setting else "")
         for col, panel in enumerate(panels):
             ax = axes[row, col]
             metric, scale = panel["metric"], panel["scale"]
-            for _, m in methods.iterrows():
-                pts = lines[lines["reducer"] == m["reducer"]].sort_values("r")
+            for _, m in lines.iterrows():
+                pts = points[
+                    (points["reducer"] == m["reducer"])
+                    & (points["reducer_params"].fillna("") == ("" if pd.isna(m["reducer_params"])
+                                                               else m["reducer_params"]))
+                ].sort_values("r")  # fmt: skip
                 st = ps.style(m["method"])
-                label = _line_label(m["method"], m["reducer"], style, m["dup"])
-                y = _center(pts, metric, aggregation) * scale
+                label = ps.display(m["method"], style) + m["suffix"]
+                y = _center(pts, metric, aggregation).astype(float) * scale
                 lo, hi = pts.get(f"{metric}_min"), pts.get(f"{metric}_max")
-                x = pts["r"].to_numpy()
+                x = pts["r"].to_numpy(dtype=float)
                 ax.plot(x, y, color=st.color, ls=st.linestyle, lw=1.4, zorder=3)
                 if lo is not None and hi is not None:
-                    ax.fill_between(x, lo * scale, hi * scale, color=st.color, alpha=0.15, lw=0)
+                    ax.fill_between(x, lo.astype(float) * scale, hi.astype(float) * scale,
+                                    color=st.color, alpha=0.15, lw=0)  # fmt: skip
                 done = pts["complete"].to_numpy(bool)
                 partial = ~done & (pts["n_cells"].to_numpy() > 0)
                 empty = pts["n_cells"].to_numpy() == 0
@@ -255,34 +291,35 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str):
                 )
             if len(base) and panel["baseline"]:
                 for _, b in base.iterrows():
-                    yb = _center(b.to_frame().T, metric, aggregation).iloc[0] * scale
+                    yb = float(_center(b.to_frame().T, metric, aggregation).iloc[0]) * scale
                     if not np.isfinite(yb):
                         continue
-                    st = ps.style("kMeans")
-                    ax.axhline(yb, color=st.color, ls=st.linestyle, lw=1.3, zorder=2)
+                    ax.axhline(yb, color=base_style.color, ls=base_style.linestyle, lw=1.3,
+                               zorder=2)  # fmt: skip
                     lo, hi = b.get(f"{metric}_min"), b.get(f"{metric}_max")
-                    if lo is not None and np.isfinite(lo) and hi > lo:
-                        ax.axhspan(lo * scale, hi * scale, color="0.5", alpha=0.12, lw=0)
+                    if lo is not None and np.isfinite(float(lo)) and float(hi) > float(lo):
+                        ax.axhspan(float(lo) * scale, float(hi) * scale, color="0.5", alpha=0.12,
+                                   lw=0)  # fmt: skip
                     if not b["complete"]:
                         any_incomplete = True
                         ax.annotate(
-                            f"{ps.display('kMeans', style)}: {int(b['n_cells'])}/"
+                            f"{ps.display(b['method'], style)}: {int(b['n_cells'])}/"
                             f"{int(b['n_expected'])} cells",
                             xy=(1, yb), xycoords=("axes fraction", "data"), ha="right",
                             va="bottom", fontsize=8, color=_INCOMPLETE_COLOR,
                         )  # fmt: skip
-                    label = ps.display("kMeans", style) + " (no reduction, all d features)"
-                    if style == "lst17":
-                        label += "; its reduction time is 0 s, not drawn"
-                    legend.setdefault(label, Line2D([], [], color=st.color, ls=st.linestyle))
+                    legend.setdefault(
+                        _baseline_label(b["method"], style),
+                        Line2D([], [], color=base_style.color, ls=base_style.linestyle),
+                    )
             if panel["log"]:
                 ax.set_yscale("log")
             ax.set_xlabel(xlabel)
             ax.set_ylabel(panel["ylabel"])
-            ax.set_title(f"{_dataset_label(dataset)} - {panel['title']}")
+            ax.set_title(f"{row_title} - {panel['title']}")
             if rgrid:
                 ax.set_xlim(min(0, rgrid[0]), rgrid[-1] * 1.03)
-        header = _dataset_label(dataset) + _shape_note(ds)
+        header = row_title + _shape_note(ds)
         axes[row, 0].annotate(header, xy=(0, 1.13), xycoords="axes fraction", fontsize=9.5,
                               fontweight="bold")  # fmt: skip
         note = _incomplete_note(ds)
@@ -304,13 +341,19 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str):
         labels.append("x on axis: no cell yet")
     fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
     paper = "lst17 Figs. 1-3" if style == "lst17" else "bzmd14 Figs. 1-3"
-    title = f"{exp_dir.name} (panels as in {paper})"
+    title = _suptitle(exp_dir, title, f"panels as in {paper}")
     note = _incomplete_note(summary)
     fig.suptitle(title, fontsize=11, fontweight="bold")
     if note:
         fig.suptitle(f"{title}   [{note.upper()}]", fontsize=11, fontweight="bold",
                      color=_INCOMPLETE_COLOR)  # fmt: skip
     return fig
+
+
+def _suptitle(exp_dir: Path, title: str, what: str) -> str:
+    """The preset's title, then the experiment's name when the title is not it."""
+    name = exp_dir.name
+    return f"{title} ({what})" if title == name else f"{title} ({name}; {what})"
 
 
 # --------------------------------------------------------------------------------------------
@@ -321,7 +364,7 @@ def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11):
     path = exp_dir / "leverage_scores.csv"
     if not path.exists():
         return None
-    scores = pd.read_csv(path)
+    scores = _read_csv(path, keep_default_na=False)  # terms such as "null" stay words
     if not len(scores):
         return None
     scores["times_drawn"] = scores.get("times_drawn", 0)
@@ -386,21 +429,22 @@ def _annotate_terms(ax, top: pd.DataFrame, paper_terms: set[str]) -> None:
 # bmd09 Table 1
 
 
-def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame):
+def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame, title: str):
     table = table1(summary)
     if not len(table):
         return None
-    order = list(BMD09_TABLE1)
-    datasets = sorted(
-        table["dataset"].unique(),
-        key=lambda d: (order.index(d.lower()) if d.lower() in order else len(order), d),
-    )
-    fig, axes = plt.subplots(len(datasets), 2, figsize=(11, 3.4 * len(datasets) + 0.8),
+    # table1() orders the datasets as the paper does; one row of panels per dataset and setting
+    keys = ["dataset", "setting"] if "setting" in table.columns else ["dataset"]
+    groups = [(key, ds) for key, ds in table.groupby(keys, sort=False, dropna=False)]
+    baseline = summary.loc[is_baseline(summary), "method"]
+    all_label = ps.display(baseline.iloc[0]) if len(baseline) else "no reduction"
+    fig, axes = plt.subplots(len(groups), 2, figsize=(11, 3.4 * len(groups) + 0.8),
                              squeeze=False, layout="constrained")  # fmt: skip
     cols = list(BMD09_TABLE1_COLUMNS)
     legend: dict[str, object] = {}
-    for row, dataset in enumerate(datasets):
-        ds = table[table["dataset"] == dataset]
+    for row, (key, ds) in enumerate(groups):
+        dataset = str(key[0])
+        setting = f", {key[1]}" if len(keys) == 2 else ""
         methods = sorted(ds["method"].unique(), key=ps.sort_key)
         width = 0.8 / (len(methods) + 1)
         published = BMD09_TABLE1.get(dataset.lower())
@@ -408,7 +452,7 @@ def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame):
             ax = axes[row, col]
             for j, column in enumerate(cols):
                 # "All" is k-means on all features: one bar, shared by the methods.
-                bars = [("kMeans", ds[ds["column"] == column].head(1))] if column == "All" else [
+                bars = [(ps.BASELINE, ds[ds["column"] == column].head(1))] if column == "All" else [
                     (m, ds[(ds["column"] == column) & (ds["method"] == m)]) for m in methods
                 ]  # fmt: skip
                 n_bars = len(bars) + (1 if published else 0)
@@ -418,7 +462,9 @@ def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame):
                     st = ps.style(method)
                     x0 = j + (i - (n_bars - 1) / 2) * width
                     val = float(hit[f"{what}_ours"].iloc[0])
-                    label = "ours, kMeans (all features)" if column == "All" else f"ours, {method}"
+                    label = f"ours, {method}"
+                    if column == "All":
+                        label = f"ours, {all_label} (all features)"
                     if bool(hit["complete"].iloc[0]):
                         ax.bar(x0, val, width, color=st.color, alpha=0.85)
                     else:
@@ -438,16 +484,14 @@ def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame):
             ax.set_ylabel(ylabel)
             ax.set_ylim(0, 1.18)
             name = BMD09_TABLE1_NAMES.get(dataset.lower(), _dataset_label(dataset))
-            ax.set_title(f"{name} - {what}")
+            ax.set_title(f"{name}{setting} - {what}")
     if not table["complete"].all():
         legend["hatched: fewer trials than expected"] = Patch(
             facecolor="white", ec="0.3", hatch="///"
         )
     fig.legend(list(legend.values()), list(legend.keys()), loc="outside lower center",
                ncol=min(4, len(legend)), frameon=False)  # fmt: skip
-    title = (
-        f"{exp_dir.name}: bmd09 Table 1, ours (lowest-F of the trials) beside the published numbers"
-    )
+    title = _suptitle(exp_dir, title, "ours, lowest-F of the trials, beside the published numbers")
     note = _incomplete_note(summary)
     fig.suptitle(f"{title}   [{note.upper()}]" if note else title, fontsize=11, fontweight="bold",
                  color=_INCOMPLETE_COLOR if note else "black")  # fmt: skip
@@ -484,6 +528,12 @@ def main(argv: list[str] | None = None) -> int:
     for exp_dir in dirs:
         has_cells = len(load_cells(exp_dir)) > 0
         if not has_cells and not (exp_dir / "leverage_scores.csv").exists():
+            comp = completeness(exp_dir)
+            n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
+            if n_expected:  # a first run killed before its first cell: incomplete, not skipped
+                incomplete.append(exp_dir.name)
+                print(f"{exp_dir.name}: INCOMPLETE: 0 of {n_expected} cells, nothing to draw yet")
+                continue
             reasons = skip_reasons(exp_dir)
             why = f" ({'; '.join(reasons)})" if reasons else ""
             print(f"skip {exp_dir.name}: no cells{why}")
