@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
-from _results_factory import make_cells, write_experiment
+from _results_factory import make_cells, preset, write_experiment
 from kmdr.experiments import aggregate as agg
 from kmdr.experiments.published import BMD09_FIG1_TERMS, BMD09_TABLE1
 
@@ -13,6 +15,7 @@ METRICS = agg.METRICS
 
 
 GRID = {"leverage": [5, 10], "sign": [5, 10], "none": [64]}
+TABLE1_PRESET = preset("bmd09 Table 1", figure="bmd09_table1", section="table1", paper="bmd09")
 
 
 def test_summary_matches_pandas(tmp_path):
@@ -101,10 +104,11 @@ def test_best_of_trials_picks_lowest_objective(tmp_path):
         assert row["objective_mean"] == pytest.approx(group["objective"].mean())
 
 
-def test_aggregation_from_name_when_config_is_silent(tmp_path):
+def test_aggregation_comes_from_the_config_never_the_name(tmp_path):
     cells = make_cells("bmd09_x", {"leverage": [15]}, 2, "nips")
-    assert agg.aggregation_of(write_experiment(tmp_path, "bmd09_x", cells)) == "best"
-    assert agg.aggregation_of(write_experiment(tmp_path, "bzmd14_x", cells)) == "mean"
+    assert agg.aggregation_of(write_experiment(tmp_path, "bmd09_x", cells)) == "mean"
+    best = write_experiment(tmp_path, "mine", cells, config={"aggregation": "best"})
+    assert agg.aggregation_of(best) == "best"
 
 
 def test_table1_beside_published(tmp_path):
@@ -113,7 +117,8 @@ def test_table1_beside_published(tmp_path):
     )
     expected = cells
     cells = cells.iloc[1:]  # one trial of leverage r = 15 missing
-    exp = write_experiment(tmp_path, "bmd09_table1", cells, expected=expected)
+    config = {"aggregation": "best", "preset": TABLE1_PRESET}
+    exp = write_experiment(tmp_path, "bmd09_table1", cells, expected=expected, config=config)
     written = agg.write_summaries(exp)
     assert {p.name for p in written} == {"summary.csv", "table1.csv", "table1.md"}
     table = pd.read_csv(exp / "table1.csv")
@@ -147,3 +152,117 @@ def test_empty_folder_writes_nothing(tmp_path):
     assert agg.write_summaries(exp) == []
     assert agg.skip_reasons(exp) == ["rcv1 not available"]
     assert not (exp / "summary.csv").exists()
+
+
+def _two_settings(reps: int = 2) -> pd.DataFrame:
+    """A multirun over kmeans.n_init=1,3 into one experiment: same dataset, reducers, r and
+    repetitions, different numbers."""
+    one = make_cells("mine", GRID, reps, seed=1, kmeans_n_init=1)
+    three = make_cells("mine", GRID, reps, seed=3, kmeans_n_init=3)
+    return pd.concat([one, three], ignore_index=True)
+
+
+def test_two_kmeans_settings_are_kept_and_summarized_apart(tmp_path):
+    cells = _two_settings()
+    cut = cells.drop(index=cells.index[-1])  # n_init=3: one baseline repetition missing
+    exp = write_experiment(tmp_path, "mine", cut, expected=cells)
+    loaded = agg.load_cells(exp)
+    assert len(loaded) == len(cut)  # nothing deduplicated across settings
+    summary = agg.summarize(exp)
+    assert len(summary) == 2 * 5  # every point once per setting
+    assert set(summary["setting"]) == {"kmeans_n_init=1", "kmeans_n_init=3"}
+    assert (summary.groupby(["reducer", "r"]).size() == 2).all()
+    # each setting's statistics are its own rows' (never an average over both settings)
+    for _, row in summary.iterrows():
+        own = cut[
+            (cut["kmeans_n_init"] == row["kmeans_n_init"])
+            & (cut["reducer"] == row["reducer"])
+            & (cut["r"] == row["r"])
+        ]
+        assert row["n_cells"] == len(own)
+        assert row["objective_mean"] == pytest.approx(own["objective"].mean())
+        assert row["setting"] == f"kmeans_n_init={row['kmeans_n_init']}"
+    # completeness per setting: only the n_init=3 baseline misses a repetition
+    bad = summary[~summary["complete"]]
+    assert len(bad) == 1
+    assert (bad["reducer"].item(), bad["kmeans_n_init"].item()) == ("none", 3)
+    assert (bad["n_cells"].item(), bad["n_expected"].item()) == (1, 2)
+    # written and read back, the setting and the identity survive
+    agg.write_summaries(exp)
+    again = agg.load_summary(exp)
+    assert list(again["setting"]) == list(summary["setting"])
+    assert list(again["kmeans_n_init"]) == list(summary["kmeans_n_init"])
+
+
+def test_one_setting_has_no_setting_column(tmp_path):
+    exp = write_experiment(tmp_path, "mine", make_cells("mine", GRID, 2))
+    assert "setting" not in agg.summarize(exp).columns
+    # two datasets are two settings, but the dataset has its own column already
+    both = pd.concat([make_cells("mine", GRID, 2), make_cells("mine", GRID, 2, dataset="usps")])
+    exp = write_experiment(tmp_path, "both", both)
+    assert "setting" not in agg.summarize(exp).columns
+
+
+def test_seeds_and_reducer_params_are_separate(tmp_path):
+    seeds = pd.concat(
+        [make_cells("s", GRID, 2, base_seed=0), make_cells("s", GRID, 2, base_seed=1)]
+    )
+    summary = agg.summarize(write_experiment(tmp_path, "s", seeds))
+    assert set(summary["setting"]) == {"base_seed=0", "base_seed=1"}
+    dense = make_cells("p", {"sign": [5]}, 2, reducer_params='{"density": 1.0}')
+    sparse = make_cells("p", {"sign": [5]}, 2, reducer_params='{"density": 0.1}')
+    summary = agg.summarize(write_experiment(tmp_path, "p", pd.concat([dense, sparse])))
+    assert len(summary) == 2 and "setting" not in summary.columns  # two points, one setting
+    assert (summary["n_cells"] == 2).all()
+
+
+def test_legacy_cells_without_identity_columns_are_read_as_unknown(tmp_path):
+    cells = make_cells("old", GRID, 2).drop(columns=["kmeans_tol", "base_seed", "dataset_params"])
+    exp = tmp_path / "old"
+    (exp / "runs").mkdir(parents=True)
+    cells.to_csv(exp / "cells.csv", index=False)
+    # a legacy sidecar names each expected cell by (dataset, reducer, r, repetition) only
+    legacy = cells[["dataset", "reducer", "r", "repetition"]].to_dict("records")
+    (exp / "runs" / "r.json").write_text(json.dumps({"expected_cells": legacy}, default=int))
+    loaded = agg.load_cells(exp)
+    assert len(loaded) == len(cells)
+    assert loaded["kmeans_tol"].isna().all() and loaded["base_seed"].isna().all()
+    summary = agg.summarize(exp)
+    assert len(summary) == 5 and summary["complete"].all()
+    assert (summary["n_expected"] == 2).all()
+
+
+def test_a_killed_first_run_is_incomplete_not_empty(tmp_path):
+    expected = make_cells("killed", GRID, 3)
+    exp = write_experiment(tmp_path, "killed", None, expected=expected, status="running")
+    comp = agg.completeness(exp)
+    assert len(comp) == 5 and not comp["complete"].any()
+    assert comp["n_cells"].sum() == 0 and comp["n_expected"].sum() == len(expected)
+    assert set(comp["method"]) == {"Sampl/SVD", "RP", "kMeans"}  # labels from the sidecar
+
+
+def test_baseline_is_the_registry_name_never_the_label(tmp_path):
+    # a baseline labelled "All features", and a reducer whose label happens to be "kMeans"
+    labels = {"none": "All features", "leverage": "kMeans"}
+    grid = {"leverage": [15, 30, 60], "none": [64]}
+    cells = make_cells("b", grid, 2, "nips", shape=(30, 64, 3), labels=labels)
+    assert list(agg.is_baseline(cells).groupby(cells["reducer"]).all()) == [False, True]
+    config = {"aggregation": "best", "preset": TABLE1_PRESET}
+    exp = write_experiment(tmp_path, "b", cells, config=config)
+    table = agg.table1(agg.summarize(exp))
+    assert list(table["column"]) == ["5k", "10k", "20k", "All"]
+    assert table.loc[table["column"] == "All", "reducer"].item() == "none"
+
+
+def test_preset_defaults_and_last_run_wins(tmp_path):
+    cells = make_cells("zz", GRID, 1)
+    exp = write_experiment(tmp_path, "zz", cells)
+    assert agg.preset_of(exp) == {**agg.PRESET_DEFAULTS, "title": "zz", "order": 1000.0}
+    write_experiment(tmp_path, "zz", cells, run_id="run1", config={"preset": TABLE1_PRESET})
+    got = agg.preset_of(exp)
+    assert (got["figure"], got["section"], got["title"]) == (
+        "bmd09_table1",
+        "table1",
+        "bmd09 Table 1",
+    )
+    assert [p.name for p in agg.write_summaries(exp)] == ["summary.csv", "table1.csv", "table1.md"]

@@ -12,12 +12,13 @@ import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 
-from _results_factory import make_cells, write_experiment
+from _results_factory import make_cells, preset, write_experiment
 from kmdr.experiments import _plot_style as ps
 from kmdr.experiments import figures
 from kmdr.experiments.published import BMD09_FIG1_TERMS
 
 GRID = {"leverage": [5, 10, 15], "sign": [5, 10, 15], "svd": [5, 10, 15], "none": [64]}
+LST17 = {"preset": preset("lst17 Figures 1-3 (a): COIL20", figure="lst17", paper="lst17")}
 
 
 def _all_text(fig) -> str:
@@ -76,9 +77,19 @@ def test_incomplete_sweep_is_flagged_in_figure(tmp_path):
 
 def test_lst17_style(tmp_path):
     grid = {"sign": [10, 20, 40], "svd": [10, 20, 40], "none": [64]}
-    exp = write_experiment(tmp_path, "lst17_coil20", make_cells("lst17_coil20", grid, 2, "coil20"))
+    cells = make_cells("lst17_coil20", grid, 2, "coil20")
+    exp = write_experiment(tmp_path, "lst17_coil20", cells, config=LST17)
     assert figures.figure_style(exp) == "lst17"
     fig = figures.make_figure(exp)
+    _assert_lst17(fig)
+    text = _all_text(fig)
+    assert "k-means" in text and "not drawn" in text
+    assert "lst17 Figures 1-3 (a): COIL20 (lst17_coil20" in text  # the preset's title
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def _assert_lst17(fig) -> None:
     acc, red, clu = fig.get_axes()
     assert "%" in acc.get_ylabel()
     assert red.get_yscale() == "log" and clu.get_yscale() == "log"
@@ -86,15 +97,11 @@ def test_lst17_style(tmp_path):
     assert max(max(ln.get_ydata()) for ln in acc.get_lines()) > 1  # P drawn in percent
     dashed = [ln for ln in red.get_lines() if ln.get_linestyle() == "--"]
     assert not dashed  # no k-means line where its reduction time is 0
-    text = _all_text(fig)
-    assert "k-means" in text and "not drawn" in text
-    plt.close(fig)
-    _assert_files(figures.draw_experiment(exp), exp)
 
 
 def test_bmd09_fig1_style(tmp_path):
-    exp = tmp_path / "bmd09_fig1"
-    exp.mkdir()
+    fig1 = preset("bmd09 Figure 1", figure="bmd09_fig1", section="fig1", paper="bmd09")
+    exp = write_experiment(tmp_path, "bmd09_fig1", None, config={"preset": fig1})
     rng = np.random.default_rng(1)
     terms = [f"t{i}" for i in range(300)]
     score = rng.uniform(0, 1, 300)
@@ -118,8 +125,14 @@ def test_bmd09_fig1_style(tmp_path):
 
 
 def test_bmd09_table1_figure(tmp_path):
-    cells = make_cells("bmd09_table1", {"leverage": [15, 30, 60], "none": [200]}, 2, "nips")
-    exp = write_experiment(tmp_path, "bmd09_table1", cells)
+    cells = make_cells("bmd09_table1", {"leverage": [15, 30, 60], "none": [200]}, 2, "nips",
+                       shape=(40, 200, 3), labels={"none": "All"})  # fmt: skip
+    table1 = preset("bmd09 Table 1", figure="bmd09_table1", section="table1", paper="bmd09")
+    config = {"aggregation": "best", "preset": table1}
+    exp = write_experiment(tmp_path, "bmd09_table1", cells, config=config)
+    fig = figures.make_figure(exp)
+    assert "ours, All (all features)" in _all_text(fig)  # the baseline's own label
+    plt.close(fig)
     _assert_files(figures.draw_experiment(exp), exp)
 
 
@@ -144,9 +157,71 @@ def test_main_redraws_and_reports_incomplete(tmp_path, capsys):
 
 
 def test_method_styles_are_consistent():
-    assert ps.style("kMeans") == ps.style("k-means") == ps.style("none")
+    assert ps.style("kMeans") == ps.style("k-means") == ps.style(ps.BASELINE)
+    assert ps.canonical("none") == "none" and ps.canonical("All") == "All"  # labels, not roles
     assert ps.style("LapScores") == ps.style("LS")
     assert ps.display("kMeans", "lst17") == "k-means" and ps.display("LS") == "LapScores"
     assert ps.style("my-new-reducer") == ps.style("my-new-reducer")
     colors = {ps.style(m).color for m in ps.METHOD_ORDER}
     assert len(colors) == len(ps.METHOD_ORDER)
+
+
+def _titles(fig) -> list[str]:
+    return [ax.get_title() for ax in fig.get_axes()]
+
+
+def test_two_settings_draw_two_rows_of_panels(tmp_path):
+    one = make_cells("mine", GRID, 2, seed=1, kmeans_n_init=1)
+    three = make_cells("mine", GRID, 2, seed=3, kmeans_n_init=3)
+    exp = write_experiment(tmp_path, "mine", pd.concat([one, three]))
+    fig = figures.make_figure(exp)
+    axes = fig.get_axes()
+    assert len(axes) == 6
+    titles = _titles(fig)
+    assert all("kmeans_n_init=1" in t for t in titles[:3])
+    assert all("kmeans_n_init=3" in t for t in titles[3:])
+    # each row draws its own setting's means: the objective panel's RP curve is that setting's
+    for row, cells in ((0, one), (1, three)):
+        ax = axes[3 * row + 1]
+        expect = cells[cells["reducer"] == "sign"].groupby("r")["objective"].mean().to_numpy()
+        ys = [
+            np.asarray(ln.get_ydata(), float) for ln in ax.get_lines() if len(ln.get_ydata()) == 3
+        ]
+        assert any(np.allclose(y, expect) for y in ys)
+    plt.close(fig)
+
+
+def test_a_custom_preset_is_drawn_in_its_style(tmp_path):
+    grid = {"sign": [10, 20, 40], "svd": [10, 20, 40], "none": [64]}
+    config = {"preset": preset("My sweep", figure="lst17", section="custom", paper=None)}
+    exp = write_experiment(tmp_path, "zz_custom", make_cells("zz_custom", grid, 2), config=config)
+    assert figures.figure_style(exp) == "lst17"
+    fig = figures.make_figure(exp)
+    _assert_lst17(fig)
+    assert "My sweep (zz_custom" in _all_text(fig)
+    plt.close(fig)
+
+
+def test_the_baseline_is_found_by_registry_name(tmp_path):
+    # the baseline labelled "full data"; a reducer labelled "kMeans" is an ordinary curve
+    labels = {"none": "full data", "sign": "kMeans"}
+    exp = write_experiment(tmp_path, "b", make_cells("b", GRID, 2, labels=labels))
+    fig = figures.make_figure(exp)
+    for ax in fig.get_axes():
+        drawn = [ln for ln in ax.get_lines() if ln.get_linestyle() not in ("None", "none", "")]
+        # axhline: two points in axes coordinates, one y; a curve: one point per r
+        flat = [ln for ln in drawn if len(ln.get_xdata()) == 2
+                and len(set(np.asarray(ln.get_ydata(), float))) == 1]  # fmt: skip
+        assert len(flat) == 1, ax.get_title()
+        curves = [ln for ln in drawn if len(ln.get_xdata()) == 3]
+        assert len(curves) == 3  # leverage, "kMeans" (sign) and svd: one line each
+    assert "full data (no reduction, all d features)" in _all_text(fig)
+    plt.close(fig)
+
+
+def test_main_reports_a_killed_run_as_incomplete(tmp_path, capsys):
+    expected = make_cells("killed", {"sign": [5, 10]}, 2)
+    write_experiment(tmp_path, "killed", None, expected=expected, status="running")
+    assert figures.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "killed: INCOMPLETE: 0 of 4 cells" in out and "skip killed" not in out

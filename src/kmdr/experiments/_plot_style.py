@@ -47,6 +47,8 @@ _STYLES: dict[str, Style] = {
 }
 
 # Aliases a runner or a user config may write, normalized (lower case, letters and digits only).
+# No alias names the baseline by role ("none", "All"): it is found by reducer_name and keeps its
+# own label.
 _ALIASES: dict[str, str] = {
     "samplsvd": "Sampl/SVD",
     "leverage": "Sampl/SVD",
@@ -67,8 +69,6 @@ _ALIASES: dict[str, str] = {
     "lle": "LLE",
     "pd": "PD",
     "kmeans": "kMeans",
-    "none": "kMeans",
-    "all": "kMeans",
 }
 
 # For methods the papers do not have (the report's variants, user reducers): a stable pick.

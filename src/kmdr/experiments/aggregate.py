@@ -230,9 +230,7 @@ def setting_labels(frame: pd.DataFrame) -> pd.Series | None:
         return None
     frame = _typed(frame, SETTING_COLUMNS)
     by_dataset = frame.groupby("dataset", dropna=False)
-    varying = [
-        c for c in SETTING_COLUMNS[1:] if by_dataset[c].nunique(dropna=False).gt(1).any()
-    ]
+    varying = [c for c in SETTING_COLUMNS[1:] if by_dataset[c].nunique(dropna=False).gt(1).any()]
     if not varying:
         return None
     return pd.Series(
