@@ -14,12 +14,12 @@ def _summary(curves: dict[str, dict[str, list[float] | float]], rs=RS) -> pd.Dat
     rows = []
     for method, metrics in curves.items():
         if method == C.BASELINE:
-            row = {"dataset": "d", "method": method, "r": 1000}
+            row = {"dataset": "d", "reducer_name": "none", "method": method, "r": 1000}
             row.update({f"{m}_mean": v for m, v in metrics.items()})
             rows.append(row)
             continue
         for i, r in enumerate(rs):
-            row = {"dataset": "d", "method": method, "r": r}
+            row = {"dataset": "d", "reducer_name": method.lower(), "method": method, "r": r}
             row.update({f"{m}_mean": v[i] for m, v in metrics.items()})
             rows.append(row)
     return pd.DataFrame(rows)
@@ -141,3 +141,17 @@ def test_every_claim_is_well_formed():
     for c in C.CLAIMS:
         assert c.paper in ("bzmd14", "lst17") and c.statement and c.source
         assert C.evaluate(c, {}).verdict == C.NO_DATA
+
+
+def test_the_baseline_is_found_by_registry_name_not_label():
+    near = {m: {"objective": DECREASING} for m in C.BZMD14_METHODS}
+    near[C.BASELINE] = {"objective": 0.505}
+    df = _summary(near)
+    claim = "bzmd14-F-approaches-kmeans-pie"
+    # the baseline labelled "All", as bmd09's preset labels it: still the baseline
+    relabelled = df.assign(method=df["method"].replace({C.BASELINE: "All"}))
+    assert _run(claim, relabelled).verdict == C.HOLDS
+    # a row labelled "kMeans" whose reducer is not "none" is no baseline
+    impostor = df.assign(reducer_name=df["reducer_name"].replace({"none": "mine"}))
+    v = _run(claim, impostor)
+    assert v.verdict == C.NO_DATA and "kMeans was not run" in v.evidence

@@ -31,6 +31,8 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from kmdr.experiments.aggregate import is_baseline
+
 HOLDS = "holds"
 FAILS = "fails"
 PARTLY = "partly"
@@ -43,6 +45,8 @@ NEAR_ACCURACY = 0.05
 FLAT_RATIO = 2.0
 SIGNIFICANT_GROWTH = 1.5
 
+#: How the claims and their evidence name the no-reduction baseline; its rows are found by
+#: ``reducer_name == "none"`` (:func:`kmdr.experiments.aggregate.is_baseline`), whatever the label.
 BASELINE = "kMeans"
 #: bzmd14's methods other than Laplacian scores (its five randomized/SVD reducers).
 BZMD14_METHODS = ("Sampl/SVD", "Sampl/ApproxSVD", "RP", "SVD", "ApprSVD")
@@ -82,9 +86,11 @@ class Claim:
 
 
 def curve(df: pd.DataFrame, method: str, metric: str) -> pd.Series:
-    """Mean of ``metric`` vs r for ``method`` (index r ascending), NaNs dropped."""
+    """Mean of ``metric`` vs r for ``method`` (index r ascending), NaNs dropped; ``BASELINE``
+    selects the no-reduction rows by registry name, a label never matches them."""
     col = f"{metric}_mean" if f"{metric}_mean" in df else metric
-    rows = df[df["method"] == method]
+    base = is_baseline(df)
+    rows = df[base] if method == BASELINE else df[(df["method"] == method) & ~base]
     if rows.empty or col not in rows:
         return pd.Series(dtype=float)
     s = rows.groupby("r")[col].mean().sort_index()
