@@ -18,6 +18,7 @@ def test_approximation_ratio_on_a_tiny_table():
             "experiment": "e",
             "dataset": "d",
             "method": ["kMeans", "kMeans", "RP", "RP", "RP", "SVD"],
+            "reducer_name": ["none", "none", "sign", "sign", "sign", "svd"],
             "r": [50, 50, 5, 5, 10, 5],
             "repetition": [0, 1, 0, 1, 0, 0],
             "n_clusters": 3,

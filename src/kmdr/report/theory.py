@@ -195,10 +195,10 @@ RATIO_COLUMNS = [
 ]
 
 
-def approximation_ratios(cells: pd.DataFrame, baseline_method: str = "kMeans") -> pd.DataFrame:
+def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
     """F(partition from C) / F(best partition found on A), per (experiment, dataset, method, r).
 
-    The denominator is the lowest ``objective`` of the ``baseline_method`` rows of the same
+    The denominator is the lowest ``objective`` of the ``reducer_name == "none"`` rows of the same
     experiment and dataset (k-means on all of A, over all its repetitions). Both are normalized
     by the same ||A||_F², so the ratio equals the ratio of the raw objectives. Datasets without a
     baseline row are left out. ``ratio_max`` is the worst repetition.
@@ -210,11 +210,11 @@ def approximation_ratios(cells: pd.DataFrame, baseline_method: str = "kMeans") -
         cells["experiment"] = ""
     rows = []
     for (exp, ds), group in cells.groupby(["experiment", "dataset"], sort=True):
-        base = group.loc[group["method"] == baseline_method, "objective"].dropna()
+        base = group.loc[group["reducer_name"] == "none", "objective"].dropna()
         if base.empty or not np.isfinite(base.min()) or base.min() <= 0:
             continue
         f_best = float(base.min())
-        others = group[group["method"] != baseline_method]
+        others = group[group["reducer_name"] != "none"]
         for (method, r), g in others.groupby(["method", "r"], sort=True):
             ratio = g["objective"].astype(float) / f_best
             k = int(g["n_clusters"].iloc[0]) if "n_clusters" in g else -1
