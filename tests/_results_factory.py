@@ -98,8 +98,10 @@ def make_cells(
 
 def expected_cells(cells: pd.DataFrame) -> list[dict]:
     """The sidecar's ``expected_cells`` for these rows: the identity, cell_id and method."""
-    cols = [*IDENTITY_COLUMNS, "cell_id", "method"]
-    return json.loads(cells[cols].to_json(orient="records"))
+    records = json.loads(cells[[*IDENTITY_COLUMNS, "method"]].to_json(orient="records"))
+    for record in records:
+        record["cell_id"] = cell_id(record)
+    return records
 
 
 def write_experiment(

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from _results_factory import write_experiment
+from _results_factory import make_cells, preset, write_experiment
+from kmdr.experiments import figures
 from kmdr.report import build
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,8 +40,15 @@ def _cells(experiment: str, dataset: str, k: int, rs, reps: int, seed: int = 0) 
                     {
                         "experiment": experiment,
                         "dataset": dataset,
+                        "dataset_params": "{}",
                         "reducer": reducer,
                         "reducer_name": reducer,
+                        "reducer_params": "{}",
+                        "base_seed": 0,
+                        "kmeans_init": "random",
+                        "kmeans_n_init": 5,
+                        "kmeans_max_iter": 500,
+                        "kmeans_tol": 0.0,
                         "method": method,
                         "r": r,
                         "repetition": rep,
@@ -58,15 +67,29 @@ def _cells(experiment: str, dataset: str, k: int, rs, reps: int, seed: int = 0) 
     return pd.DataFrame(rows)
 
 
-def _write(root: Path, name: str, cells: pd.DataFrame | None, skipped: str = "") -> None:
+#: The presets' metadata as conf/experiment/*.yaml give it (interfaces §3).
+PRESETS = {
+    "bmd09_table1": preset("bmd09 Table 1", "bmd09_table1", "table1", 10, "bmd09"),
+    "bzmd14_synth": preset("bzmd14 Figure 1 (a, c, e): Synth", "bzmd14", "curves", 30),
+    "bzmd14_orl": preset("bzmd14 Figure 3 (b, d, f): ORL", "bzmd14", "curves", 70),
+    "lst17_coil20": preset("lst17 Figures 1-3 (a): COIL20", "lst17", "curves", 80, "lst17"),
+    "lst17_rcv1": preset("lst17 Figures 1-3 (c): RCV1", "lst17", "curves", 90, "lst17"),
+}
+
+
+def _write(root: Path, name: str, cells: pd.DataFrame | None, skipped: str = "", **sidecar) -> None:
+    kmeans = {"n_init": 5, "max_iter": 500, "init": "random", "tol": 0.0}
+    config = {"kmeans": kmeans, "preset": PRESETS[name]} if name in PRESETS else {}
     write_experiment(
         root,
         name,
         cells,
+        config=config,
         skipped={"reason": skipped} if skipped else None,
         git={"revision": "abc1234def", "dirty": False},
         started_at="2024-01-01T00:00:00+00:00",
         finished_at="2024-01-01T01:00:00+00:00",
+        **sidecar,
     )
 
 
@@ -109,7 +132,7 @@ def test_report_builds_from_hand_made_results(results):
     text = path.read_text()
     # header: what ran, what was skipped and why, the partial sweep flagged
     assert "bzmd14_synth" in text and "complete (" in text
-    assert "INCOMPLETE" in text and "bzmd14_orl" in text
+    assert "**incomplete (121 of 242 cells)**" in text and "bzmd14_orl" in text
     assert "DatasetUnavailable: nips" in text
     assert "abc1234def" in text and "2024-01-01T01:00:00" in text
     # Table 1: the published numbers are shown with a no-data verdict
@@ -154,3 +177,63 @@ def test_lst17_labels_are_the_same_methods(tmp_path):
         assert "no data" not in line and "LapScores" not in line.split("not run")[-1], line
     line = next(ln for ln in text.splitlines() if "`lst17-faster-than-full-coil20`" in ln)
     assert "kMeans 1s" in line and "LapScores 4/4" in line
+
+
+def _section(text: str, heading: str) -> str:
+    """The text of the ``## heading...`` section, up to the next ``## ``."""
+    return text[text.index(f"## {heading}") :].split("\n## ", 1)[0]
+
+
+def test_sections_and_their_order_come_from_the_presets(results):
+    # a user's own preset named zz_custom, drawn lst17-style, in the custom section
+    grid = {"sign": [10, 20, 40], "svd": [10, 20, 40], "none": [64]}
+    mine = preset("My sparse sweep", figure="lst17", section="custom", order=500, paper=None)
+    exp = write_experiment(results, "zz_custom", make_cells("zz_custom", grid, 2),
+                           config={"preset": mine})  # fmt: skip
+    figures.draw_experiment(exp)
+    # a new paper preset placed before Synth by its order, whatever its name
+    first = preset("bzmd14 Figure 0: a new panel", order=5)
+    write_experiment(results, "zzz_new_panel", make_cells("zzz_new_panel", grid, 2),
+                     config={"preset": first})  # fmt: skip
+    text = build.build_report(results)
+    custom = _section(text, "Your experiments")
+    assert "### My sparse sweep" in custom
+    assert "`zz_custom` (your own experiment, figure style lst17): complete (14 cells)" in custom
+    assert "![zz_custom: zz_custom](zz_custom/figures/zz_custom.png)" in custom
+    curves = _section(text, "Curve-only figures")
+    assert "zz_custom" not in curves
+    order = [curves.index(t) for t in ("### bzmd14 Figure 0", "### bzmd14 Figure 1 (a, c, e)",
+                                       "### bzmd14 Figure 3 (b, d, f)")]  # fmt: skip
+    assert order == sorted(order)
+    # sections in the order of their smallest preset order: Table 1 (10), curves (5), custom
+    heads = [text.index(f"## {h}") for h in ("Curve-only", "bmd09 Table 1", "Your experiments")]
+    assert heads == sorted(heads)
+    # nothing of one's own, no such section
+    assert "Your experiments" not in build.build_report(results / "nothing")
+
+
+def test_a_killed_run_is_incomplete_not_not_run(results):
+    # a first run killed with -9 before its first cell: sidecar "running", expected cells set,
+    # no cells.csv
+    shutil.rmtree(results / "bzmd14_orl")
+    expected = _cells("bzmd14_orl", "orl", 40, range(5, 105, 5), 1)
+    config = {"preset": PRESETS["bzmd14_orl"]}
+    write_experiment(
+        results, "bzmd14_orl", None, expected=expected, status="running", config=config
+    )
+    text = build.build_report(results)
+    row = next(ln for ln in text.splitlines() if ln.startswith("| `bzmd14_orl` |"))
+    assert f"**incomplete (0 of {len(expected)} cells)**" in row and "running" in row
+    not_run = next(ln for ln in text.splitlines() if ln.startswith("Not run or skipped"))
+    assert "bzmd14_orl" not in not_run
+    block = _section(text, "Curve-only")
+    block = block[block.index("### bzmd14 Figure 3 (b, d, f)") :].split("\n### ", 1)[0]
+    assert "No cell finished yet" in block and "not run" not in block
+
+
+def test_a_claim_whose_experiment_is_absent_is_still_listed(results):
+    text = build.build_report(results)
+    line = next(ln for ln in text.splitlines() if "`bzmd14-F-decreases-usps`" in ln)
+    assert "no data" in line
+    absent = next(ln for ln in text.splitlines() if ln.startswith("No folder for "))
+    assert "`bzmd14_usps`" in absent and "`bzmd14_synth`" not in absent

@@ -2,10 +2,20 @@
 
 Reads only what docs/results-layout.md lists: ``<experiment>/cells*.csv``, ``runs/*.json``,
 ``summary.csv`` (recomputed from the cells when absent), ``figures/*.png``,
-``bmd09_fig1/leverage_scores.csv`` and ``theory/*.csv``. Sections: what was run and how complete
-it is; bmd09 Table 1 beside the published numbers; every curve-only figure with the papers'
-claims and their verdicts; the theory (approximation ratios beside the theorems' bounds, the
-sampling lemma); the bmd09 Figure 1 terms; and the deviations from the papers' data.
+``<experiment>/leverage_scores.csv`` and ``theory/*.csv``.
+
+The experiments are found by scanning the results folder, and each one's place comes from its
+preset metadata (``config.preset`` of its last sidecar: ``section``, ``order``, ``title``,
+``paper``; :func:`kmdr.experiments.aggregate.preset_of`), never from its name: a new preset or a
+user's own experiment appears with its figure and completeness (an ad-hoc run in "Your
+experiments"). Sections, ordered by the smallest ``order`` of their experiments: bmd09 Table 1
+beside the published numbers (``table1``), the bmd09 Figure 1 terms (``fig1``), the curve-only
+figures with the papers' claims and their verdicts (``curves``), diagnostics (``diagnostic``) and
+your experiments (``custom``); before them what was run and how complete it is, after them the
+theory (approximation ratios beside the theorems' bounds, the sampling lemma) and the deviations
+from the papers' data. The papers' three sections always appear (with *no data* when nothing ran).
+Text about one specific experiment (its notes, why it has no data) is keyed by its name; no
+behaviour is.
 """
 
 from __future__ import annotations
@@ -22,43 +32,20 @@ import pandas as pd
 from kmdr._git import code_revision
 from kmdr.experiments import aggregate
 from kmdr.experiments._plot_style import canonical
+from kmdr.experiments.aggregate import SECTIONS, _atomic_write, _read_csv, is_baseline
 from kmdr.experiments.published import (
     BMD09_FIG1_TERMS,
     BMD09_TABLE1,
     BMD09_TABLE1_COLUMNS,
     BMD09_TABLE1_NAMES,
-    DIAGNOSTIC_EXPERIMENTS,
-    PAPER_EXPERIMENTS,
 )
 from kmdr.report import claims as C
 from kmdr.report import theory as T
 
-EXPERIMENTS = PAPER_EXPERIMENTS + DIAGNOSTIC_EXPERIMENTS
-
-CURVE_FIGURES = (
-    ("bzmd14", "bzmd14 Figure 1 (a, c, e): Synth", "bzmd14_synth"),
-    (
-        "bzmd14",
-        "Synth again, with k-means++ starts (a diagnostic, not a paper panel)",
-        "bzmd14_synth_kmeanspp",
-    ),
-    ("bzmd14", "bzmd14 Figure 1 (b, d, f): USPS", "bzmd14_usps"),
-    ("bzmd14", "bzmd14 Figure 2 (a, c, e): COIL20", "bzmd14_coil20"),
-    ("bzmd14", "bzmd14 Figure 3 (a, c, e): PIE", "bzmd14_pie"),
-    ("bzmd14", "bzmd14 Figure 3 (b, d, f): ORL", "bzmd14_orl"),
-    ("lst17", "lst17 Figures 1-3 (a): COIL20", "lst17_coil20"),
-    ("lst17", "lst17 Figures 1-3 (c): RCV1", "lst17_rcv1"),
-    (
-        "lst17",
-        "lst17 Figures 1-3, RCV1 stand-in: sparse_text (NOT a reproduction)",
-        "lst17_sparse_text",
-    ),
-    (
-        "report",
-        "The 2020 course-project report: projections on the raw ORL faces",
-        "report_orl_projections",
-    ),
-)
+#: Where a section stands when none of its experiments gives an ``order``.
+SECTION_DEFAULT_ORDER = {"table1": 10, "fig1": 20, "curves": 30, "diagnostic": 900, "custom": 1000}
+#: The papers' sections: shown (with *no data*) even when none of their experiments ran.
+PAPER_SECTIONS = ("table1", "fig1", "curves")
 
 NO_DATA_WHY = {
     "bmd09_table1": (
@@ -99,18 +86,41 @@ class Experiment:
         self.runs: list[dict] = []
         self.skipped: list[str] = []
         self.n_cells = self.n_expected = 0
+        self.preset = aggregate.preset_of(self.dir, [])
         if not self.exists:
             return
         self.runs = aggregate.load_runs(self.dir)
+        self.preset = aggregate.preset_of(self.dir, self.runs)
         self.skipped = aggregate.skip_reasons(self.dir, self.runs)
         # Method labels differ between papers (lst17 writes "LS" and "k-means" where bzmd14 writes
         # "LapScores" and "kMeans"); the claims and tables speak of one name per method.
         self.cells = _canonical_methods(aggregate.load_cells(self.dir))
         if len(self.cells):
             self.summary = _canonical_methods(aggregate.load_summary(self.dir))
-            comp = aggregate.completeness(self.dir)
-            self.n_cells = int(comp["n_cells"].sum()) if len(comp) else 0
-            self.n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
+        # counted even without a cell: a first run killed before writing one is incomplete
+        comp = aggregate.completeness(self.dir)
+        self.n_cells = int(comp["n_cells"].sum()) if len(comp) else 0
+        self.n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
+
+    @property
+    def running(self) -> bool:
+        """A sidecar still says ``running``: the run is in progress, or was killed."""
+        return any(run.get("status") == "running" for run in self.runs)
+
+    @property
+    def datasets(self) -> set[str]:
+        """The datasets of its cells and of its sidecars."""
+        names = set(self.cells["dataset"].astype(str)) if self.has_cells else set()
+        for run in self.runs:
+            dataset = run.get("dataset")
+            if isinstance(dataset, dict) and dataset.get("name"):
+                names.add(str(dataset["name"]))
+        return names
+
+    @property
+    def incomplete(self) -> bool:
+        """Fewer cells than its sidecars expect (an interrupted, killed or partial sweep)."""
+        return self.n_cells < self.n_expected
 
     @property
     def has_cells(self) -> bool:
@@ -126,10 +136,13 @@ class Experiment:
         return self.has_cells and self.n_cells >= self.n_expected
 
     def status(self) -> str:
+        if self.incomplete:
+            text = f"**incomplete ({self.n_cells} of {self.n_expected} cells)**"
+            if self.running:
+                text += " (a run is still marked running: in progress, or killed)"
+            return text
         if self.has_cells:
-            if self.complete:
-                return f"complete ({self.n_cells} cells)"
-            return f"**INCOMPLETE: {self.n_cells} of {self.n_expected} cells**"
+            return f"complete ({self.n_cells} cells)"
         if self.skipped:
             return "skipped: " + "; ".join(self.skipped)
         if self.exists and (self.dir / "leverage_scores.csv").exists():
@@ -141,20 +154,14 @@ class Experiment:
 
 
 def load_all(root: Path) -> dict[str, Experiment]:
-    names = list(EXPERIMENTS)
-    if root.is_dir():
-        for p in sorted(root.iterdir()):
-            known = p.name in names or p.name == "theory"
-            if p.is_dir() and not known and (any(p.glob("cells*.csv")) or (p / "runs").is_dir()):
-                names.append(p.name)
-    return {n: Experiment(root, n) for n in names}
+    """Every experiment folder under ``root``, in the order of their presets (then name)."""
+    exps = [Experiment(root, p.name) for p in aggregate.experiment_dirs(root)]
+    exps.sort(key=lambda e: (e.preset["order"], e.name))
+    return {e.name: e for e in exps}
 
 
-def _read_csv(path: Path) -> pd.DataFrame | None:
-    try:
-        return pd.read_csv(path) if path.exists() else None
-    except (pd.errors.EmptyDataError, OSError):
-        return None
+def _in_section(exps: dict[str, Experiment], section: str) -> list[Experiment]:
+    return [e for e in exps.values() if e.preset["section"] == section]
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,18 +243,19 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
     ]
     rows = []
     for e in exps.values():
-        ds = ", ".join(sorted(e.cells["dataset"].unique())) if e.has_cells else "—"
+        ds = ", ".join(sorted(e.datasets)) or "—"
         methods = ", ".join(sorted(e.cells["method"].unique())) if e.has_cells else "—"
         if e.has_cells:
-            rr = e.cells.loc[e.cells["method"] != C.BASELINE, "r"]
+            rr = e.cells.loc[~is_baseline(e.cells), "r"]
             rng = f"{rr.min()}–{rr.max()}" if len(rr) else "—"
             reps = str(e.cells["repetition"].nunique())
         else:
             rng = reps = "—"
-        rows.append([f"`{e.name}`", e.status(), ds, methods, rng, reps])
-    out.append(_table(["experiment", "status", "datasets", "methods", "r", "repetitions"], rows))
-    incomplete = [e.name for e in exps.values() if e.has_cells and not e.complete]
-    skipped = [e.name for e in exps.values() if not e.has_results]
+        rows.append([f"`{e.name}`", e.preset["title"], e.status(), ds, methods, rng, reps])
+    header = ["experiment", "reproduces", "status", "datasets", "methods", "r", "repetitions"]
+    out.append(_table(header, rows) if rows else "*No experiment folder found.*")
+    incomplete = [e.name for e in exps.values() if e.incomplete]
+    skipped = [e.name for e in exps.values() if not e.has_results and not e.incomplete]
     out.append("")
     if incomplete:
         out.append(
@@ -268,14 +276,19 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
     return "\n".join(out)
 
 
-def section_table1(exps: dict[str, Experiment]) -> str:
-    e = exps["bmd09_table1"]
-    trials = int(e.cells["repetition"].nunique()) if e.has_cells else None
+def section_table1(members: list[Experiment]) -> str:
+    """bmd09 Table 1 for each experiment of section ``table1`` (published values only if none)."""
+    return "\n\n".join(_table1_block(e) for e in members or [None])
+
+
+def _table1_block(e: Experiment | None) -> str:
+    trials = int(e.cells["repetition"].nunique()) if e is not None and e.has_cells else None
     ours_trials = f"{trials} trials here" if trials else "30 trials in the paper"
     ran = f", {trials} in our run" if trials else ""
     out = [
         f"## bmd09 Table 1: leverage-score sampling, best of the trials by F ({ours_trials})",
         "",
+        *([f"`{e.name}`: {e.status()}.", ""] if e is not None else []),
         "P = accuracy, F = ||A − XXᵀA||²_F / ||A||²_F of the trial with the lowest F among the "
         f"trials (30 in the paper{ran}). Tolerance: |ΔP| ≤ max(2·sd_P, 2/n) and |ΔF| ≤ max(2·sd_F, "
         "0.005), where sd is the standard deviation of P or F over our trials at that column and "
@@ -284,9 +297,10 @@ def section_table1(exps: dict[str, Experiment]) -> str:
         "*deviates* otherwise, *no data* without our number.",
         "",
     ]
-    ours = aggregate.table1(e.summary) if len(e.summary) else pd.DataFrame()
-    if not e.has_cells:
-        why = "; ".join(e.skipped) if e.skipped else NO_DATA_WHY["bmd09_table1"]
+    ours = aggregate.table1(e.summary) if e is not None and len(e.summary) else pd.DataFrame()
+    if e is None or not e.has_cells:
+        skipped = e.skipped if e is not None else []
+        why = "; ".join(skipped) if skipped else NO_DATA_WHY["bmd09_table1"]
         out += [f"**No data: the experiment did not run** ({why}). Published values only.", ""]
     rows = []
     for dataset, cols in BMD09_TABLE1.items():
@@ -341,11 +355,11 @@ def section_table1(exps: dict[str, Experiment]) -> str:
     return "\n".join(out)
 
 
-def _claim_rows(pairs, exp: Experiment) -> list[list]:
+def _claim_rows(pairs, exp: Experiment | None) -> list[list]:
     rows = []
     for claim, verdict in pairs:
         mark = VERDICT_MARK[verdict.verdict]
-        if exp.has_cells and not exp.complete and verdict.verdict != C.NO_DATA:
+        if exp is not None and exp.incomplete and verdict.verdict != C.NO_DATA:
             mark += f" (provisional: partial sweep, {exp.n_cells}/{exp.n_expected} cells)"
         statement = claim.statement + (f" *{claim.note}*" if claim.note else "")
         rows.append(
@@ -354,37 +368,83 @@ def _claim_rows(pairs, exp: Experiment) -> list[list]:
     return rows
 
 
-def section_curves(root: Path, exps: dict[str, Experiment], results) -> str:
-    out = ["## Curve-only figures: the papers' claims checked", ""]
-    out.append(
+#: Heading and opening paragraph of the sections that list experiments one by one.
+SECTION_TEXT = {
+    "curves": (
+        "## Curve-only figures: the papers' claims checked",
         "bzmd14 and lst17 publish curves, not numbers. Their text says what the curves show "
         "(bzmd14 §7.5 and §8; lst17 §4.2); each such sentence is restated below as a check on our "
         "means over the repetitions (bzmd14: mean of 5 executions, as the paper). bzmd14 Figure 2 "
         "(b, d, f) (LIGHT) and lst17's SECTOR and ILSVRC2012 panels are not reproduced (see "
-        "Deviations)."
-    )
-    by_exp: dict[str, list] = {}
-    for claim, verdict in results:
-        by_exp.setdefault(claim.experiment, []).append((claim, verdict))
-    for _paper, title, exp_name in CURVE_FIGURES:
-        e = exps[exp_name]
-        out += ["", f"### {title}", "", f"`{exp_name}`: {e.status()}."]
-        if not e.has_cells:
-            why = "; ".join(e.skipped) if e.skipped else NO_DATA_WHY.get(exp_name, "not run")
-            out += ["", f"**No data**: {why}. Every claim below is *no data*."]
-        if exp_name in FIGURE_NOTES:
-            out += ["", FIGURE_NOTES[exp_name]]
-        for fig in e.figures():
-            rel = fig.relative_to(root).as_posix()
-            out += ["", f"![{exp_name}: {fig.stem}]({rel})"]
-        pairs = by_exp.get(exp_name, [])
-        if pairs:
-            out += [
-                "",
-                _table(
-                    ["claim", "source", "statement", "verdict", "evidence"], _claim_rows(pairs, e)
-                ),
-            ]
+        "Deviations).",
+    ),
+    "diagnostic": (
+        "## Diagnostics",
+        "Runs that are not paper figures but separate what a paper figure mixes; each title says "
+        "which figure it explains, and its claims are checked as on that figure's own run.",
+    ),
+    "custom": (
+        "## Your experiments",
+        "Experiments outside the papers' sections: ad-hoc runs (`kmdr dataset=... reducer=...`) "
+        "and presets of your own (`preset.section: custom`), each with its figure and how "
+        "complete it is. A run's place in this report comes from its preset's metadata.",
+    ),
+}
+
+
+def section_experiments(
+    root: Path, section: str, members: list[Experiment], by_exp: dict[str, list], orphans=()
+) -> str:
+    """A section listing its experiments in order: each one's status, notes, figure and claims;
+    ``orphans`` are the claims about experiments absent from the results folder (no data)."""
+    heading, intro = SECTION_TEXT[section]
+    out = [heading, "", intro]
+    for e in members:
+        out += ["", _experiment_block(root, e, by_exp.get(e.name, []))]
+    if orphans:
+        names = ", ".join(f"`{n}`" for n in dict.fromkeys(c.experiment for c, _ in orphans))
+        out += [
+            "",
+            "### Claims about experiments not in this results folder",
+            "",
+            f"No folder for {names}: every claim about them is *no data*.",
+            "",
+            _table(
+                ["claim", "source", "statement", "verdict", "evidence"],
+                _claim_rows(orphans, None),
+            ),
+        ]
+    return "\n".join(out)
+
+
+def _experiment_block(root: Path, e: Experiment, pairs: list) -> str:
+    preset = e.preset
+    where = f"paper {preset['paper']}" if preset["paper"] else "your own experiment"
+    out = [
+        f"### {preset['title']}",
+        "",
+        f"`{e.name}` ({where}, figure style {preset['figure']}): {e.status()}.",
+    ]
+    also = " Every claim below is *no data*." if pairs else ""
+    if not e.has_results and e.incomplete:
+        out += [
+            "",
+            "**No cell finished yet**: the run stopped (or is still running) before its first "
+            f"cell; running the same command again resumes it.{also}",
+        ]
+    elif not e.has_results:
+        why = "; ".join(e.skipped) if e.skipped else NO_DATA_WHY.get(e.name, "not run")
+        out += ["", f"**No data**: {why}.{also}"]
+    if e.name in FIGURE_NOTES:
+        out += ["", FIGURE_NOTES[e.name]]
+    for fig in e.figures():
+        rel = fig.relative_to(root).as_posix()
+        out += ["", f"![{e.name}: {fig.stem}]({rel})"]
+    if pairs:
+        out += [
+            "",
+            _table(["claim", "source", "statement", "verdict", "evidence"], _claim_rows(pairs, e)),
+        ]
     return "\n".join(out)
 
 
@@ -457,8 +517,8 @@ def section_theory(root: Path, exps: dict[str, Experiment]) -> str:
         {int(k) for e in exps.values() if e.has_cells for k in e.cells["n_clusters"].unique()}
     )
     max_r = max(
-        (int(e.cells.loc[e.cells["method"] != C.BASELINE, "r"].max()) for e in exps.values()
-         if e.has_cells and (e.cells["method"] != C.BASELINE).any()),
+        (int(e.cells.loc[~is_baseline(e.cells), "r"].max()) for e in exps.values()
+         if e.has_cells and (~is_baseline(e.cells)).any()),
         default=0,
     )  # fmt: skip
     if ks:
@@ -495,7 +555,7 @@ def section_theory(root: Path, exps: dict[str, Experiment]) -> str:
     ]
     any_ratio = False
     for name, e in exps.items():
-        if not e.has_cells or name.startswith("bmd09") or "objective" not in e.cells:
+        if not e.has_cells or "objective" not in e.cells:
             continue
         ratios = T.approximation_ratios(e.cells)
         if ratios.empty:
@@ -520,7 +580,7 @@ def section_theory(root: Path, exps: dict[str, Experiment]) -> str:
             out += [
                 "",
                 f"**`{name}` / {ds}** (k = {k}; F best on A = {g['f_best_on_a'].iloc[0]:.4g}"
-                + (", partial sweep" if not e.complete else "")
+                + (", partial sweep" if e.incomplete else "")
                 + ")",
                 "",
                 _table(
@@ -566,7 +626,7 @@ def section_lemma(root: Path) -> str:
         "",
     ]
     table = _read_csv(root / "theory" / "sampling_lemma.csv")
-    if table is None or table.empty:
+    if table.empty:
         out.append("*No data*: `theory/sampling_lemma.csv` is missing (run `python -m "
                    "kmdr.report.theory --results DIR`).")  # fmt: skip
         return "\n".join(out)
@@ -630,7 +690,7 @@ def section_lemma(root: Path) -> str:
         "</details>",
     ]  # fmt: skip
     skipped = _read_csv(root / "theory" / "sampling_lemma_skipped.csv")
-    if skipped is not None and len(skipped):
+    if len(skipped):
         out += [
             "",
             "Datasets skipped: "
@@ -639,12 +699,20 @@ def section_lemma(root: Path) -> str:
     return "\n".join(out)
 
 
-def section_fig1(root: Path, exps: dict[str, Experiment]) -> str:
-    e = exps["bmd09_fig1"]
+def section_fig1(root: Path, members: list[Experiment]) -> str:
+    """bmd09 Figure 1 for each experiment of section ``fig1`` (the paper's terms only if none)."""
+    return "\n\n".join(_fig1_block(root, e) for e in members or [None])
+
+
+def _fig1_block(root: Path, e: Experiment | None) -> str:
     out = ["## bmd09 Figure 1: the high-leverage NIPS terms", ""]
-    scores = _read_csv(e.dir / "leverage_scores.csv")
-    if scores is None or scores.empty or "term" not in scores:
-        why = "; ".join(e.skipped) if e.skipped else NO_DATA_WHY["bmd09_fig1"]
+    if e is not None:
+        out += [f"`{e.name}`: {e.status()}.", ""]
+    path = None if e is None else e.dir / "leverage_scores.csv"
+    scores = pd.DataFrame() if path is None else _read_csv(path, keep_default_na=False)
+    if scores.empty or "term" not in scores:
+        skipped = e.skipped if e is not None else []
+        why = "; ".join(skipped) if skipped else NO_DATA_WHY["bmd09_fig1"]
         out.append(
             f"**No data** ({why}). The paper names these terms: "
             + ", ".join(BMD09_FIG1_TERMS)
@@ -694,7 +762,7 @@ def section_deviations(exps: dict[str, Experiment]) -> str:
             return ""
         return f" (ours: {int(g['n_samples'].iloc[0])} × {int(g['n_features'].iloc[0])})"
 
-    nips_ran = exps["bmd09_table1"].has_cells or exps["bmd09_fig1"].has_results
+    nips_ran = any(e.has_results and "nips" in e.datasets for e in exps.values())
     if nips_ran:
         nips_item = (
             "**NIPS** (bmd09 Table 1 and Figure 1): built from Gal Chechik's nips_1-17.mat as "
@@ -772,13 +840,29 @@ def build_report(root: str | Path) -> str:
     results = C.evaluate_all(summaries)
     counts = {v: sum(1 for _, r in results if r.verdict == v) for v in C.VERDICTS}
     tally = ", ".join(f"{counts[v]} {v}" for v in C.VERDICTS)
+    by_exp: dict[str, list] = {}
+    for claim, verdict in results:
+        by_exp.setdefault(claim.experiment, []).append((claim, verdict))
+    orphans = [pair for name, pairs in by_exp.items() if name not in exps for pair in pairs]
+    sections = []
+    for rank, section in enumerate(SECTIONS):
+        members = _in_section(exps, section)
+        if not members and section not in PAPER_SECTIONS:
+            continue
+        order = min((e.preset["order"] for e in members), default=SECTION_DEFAULT_ORDER[section])
+        if section == "table1":
+            text = section_table1(members)
+        elif section == "fig1":
+            text = section_fig1(root, members)
+        else:
+            extra = orphans if section == "curves" else ()
+            text = section_experiments(root, section, members, by_exp, extra)
+        sections.append((order, rank, text))
     parts = [
         section_header(root, exps),
         f"\n**Claims checked: {len(results)}** ({tally}).",
-        section_table1(exps),
-        section_curves(root, exps, results),
+        *(text for _order, _rank, text in sorted(sections)),
         section_theory(root, exps),
-        section_fig1(root, exps),
         section_deviations(exps),
     ]
     return "\n\n".join(parts).rstrip() + "\n"
@@ -787,11 +871,7 @@ def build_report(root: str | Path) -> str:
 def write_report(root: str | Path) -> Path:
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    path = root / "REPORT.md"
-    tmp = path.with_suffix(".md.tmp")
-    tmp.write_text(build_report(root), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return _atomic_write(root / "REPORT.md", build_report(root))
 
 
 def main(argv: list[str] | None = None) -> int:
