@@ -309,7 +309,9 @@ def test_table1_all_rows_name_their_own_point(tmp_path):
 
     grid = {"leverage": [15, 30, 60], "svd": [15, 30, 60], "none": [200]}
     cells = make_cells("bmd09_table1", grid, 2, "nips", shape=(30, 200, 3))
-    exp = write_experiment(tmp_path, "bmd09_table1", cells, config={"aggregation": "best"})
+    table1 = {"figure": "bmd09_table1", "section": "table1"}  # as its preset says
+    config = {"aggregation": "best", "preset": table1}
+    exp = write_experiment(tmp_path, "bmd09_table1", cells, config=config)
     write_summaries(exp)
     table = pd.read_csv(exp / "table1.csv")
     assert len(table) == 8

@@ -283,10 +283,12 @@ def section_table1(members: list[Experiment]) -> str:
 
 def _table1_block(e: Experiment | None) -> str:
     trials = int(e.cells["repetition"].nunique()) if e is not None and e.has_cells else None
+    title = "bmd09 Table 1: leverage-score sampling, best of the trials by F"
+    title = e.preset["title"] if e is not None and e.preset["paper"] else title
     ours_trials = f"{trials} trials here" if trials else "30 trials in the paper"
     ran = f", {trials} in our run" if trials else ""
     out = [
-        f"## bmd09 Table 1: leverage-score sampling, best of the trials by F ({ours_trials})",
+        f"## {title} ({ours_trials})",
         "",
         *([f"`{e.name}`: {e.status()}.", ""] if e is not None else []),
         "P = accuracy, F = ||A − XXᵀA||²_F / ||A||²_F of the trial with the lowest F among the "
@@ -705,7 +707,8 @@ def section_fig1(root: Path, members: list[Experiment]) -> str:
 
 
 def _fig1_block(root: Path, e: Experiment | None) -> str:
-    out = ["## bmd09 Figure 1: the high-leverage NIPS terms", ""]
+    title = "bmd09 Figure 1: the high-leverage NIPS terms"
+    out = [f"## {e.preset['title'] if e is not None and e.preset['paper'] else title}", ""]
     if e is not None:
         out += [f"`{e.name}`: {e.status()}.", ""]
     path = None if e is None else e.dir / "leverage_scores.csv"
