@@ -225,3 +225,19 @@ def test_main_reports_a_killed_run_as_incomplete(tmp_path, capsys):
     assert figures.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "killed: INCOMPLETE: 0 of 4 cells" in out and "skip killed" not in out
+
+
+def test_reducer_params_are_separate_lines(tmp_path):
+    dense = make_cells("p", {"sign": [5, 10, 15]}, 2, seed=1, reducer_params='{"density": 1.0}')
+    sparse = make_cells("p", {"sign": [5, 10, 15]}, 2, seed=2, reducer_params='{"density": 0.1}')
+    exp = write_experiment(tmp_path, "p", pd.concat([dense, sparse]))
+    fig = figures.make_figure(exp)
+    ax = fig.get_axes()[1]  # objective
+    curves = [ln for ln in ax.get_lines() if ln.get_linestyle() not in ("None", "none", "")]
+    assert len(curves) == 2 and len({ln.get_linestyle() for ln in curves}) == 2
+    for cells in (dense, sparse):
+        expect = cells.groupby("r")["objective"].mean().to_numpy()
+        assert any(np.allclose(ln.get_ydata(), expect) for ln in curves)
+    text = _all_text(fig)
+    assert 'RP ({"density": 0.1})' in text and 'RP ({"density": 1.0})' in text
+    plt.close(fig)

@@ -91,6 +91,8 @@ _DATASET_NAMES = {
     "sector": "SECTOR",
 }
 _INCOMPLETE_COLOR = "#c0392b"
+# Line styles of a method's second, third, ... parameter set ("--" is the baseline's).
+_VARIANT_LINESTYLES = (":", "-.", (0, (5, 1, 1, 1, 1, 1)))
 _RC = {
     "font.size": 9,
     "axes.titlesize": 10,
@@ -217,6 +219,8 @@ def _lines(points: pd.DataFrame) -> pd.DataFrame:
     n_params = lines.groupby("reducer")["reducer_params"].transform("size")
     canon = lines["method"].map(ps.canonical)
     dup_label = canon.duplicated(keep=False) & ~lines["reducer"].duplicated(keep=False)
+    # lines that share a label (one reducer, several params) share its colour: dash them apart
+    lines["variant"] = canon.groupby(canon).cumcount().to_numpy()
     lines["suffix"] = [
         f" ({params})" if n > 1 else f" ({reducer})" if dup else ""
         for reducer, params, n, dup in zip(
@@ -263,6 +267,8 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str):
                                                                else m["reducer_params"]))
                 ].sort_values("r")  # fmt: skip
                 st = ps.style(m["method"])
+                if m["variant"]:
+                    st = ps.Style(st.color, st.marker, _VARIANT_LINESTYLES[m["variant"] % 3])
                 label = ps.display(m["method"], style) + m["suffix"]
                 y = _center(pts, metric, aggregation).astype(float) * scale
                 lo, hi = pts.get(f"{metric}_min"), pts.get(f"{metric}_max")
