@@ -237,3 +237,17 @@ def test_a_claim_whose_experiment_is_absent_is_still_listed(results):
     assert "no data" in line
     absent = next(ln for ln in text.splitlines() if ln.startswith("No folder for "))
     assert "`bzmd14_usps`" in absent and "`bzmd14_synth`" not in absent
+
+
+def test_claims_are_checked_per_setting(results):
+    # a multirun over kmeans.n_init into bzmd14_synth: F falls with r under n_init=5, rises under 1
+    cells = pd.read_csv(results / "bzmd14_synth" / "cells.csv")
+    other = cells.assign(kmeans_n_init=1, objective=1.0 - cells["objective"])
+    both = pd.concat([cells, other], ignore_index=True)
+    _write(results, "bzmd14_synth", both)
+    text = build.build_report(results)
+    lines = [ln for ln in text.splitlines() if "`bzmd14-F-decreases-synth`" in ln]
+    assert len(lines) == 2
+    by_setting = {("n_init=1]" in ln): ln for ln in lines}
+    assert "[kmeans_n_init=1]" in by_setting[True] and "fails" in by_setting[True]
+    assert "[kmeans_n_init=5]" in by_setting[False] and "holds" in by_setting[False]
