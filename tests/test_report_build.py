@@ -251,3 +251,6 @@ def test_claims_are_checked_per_setting(results):
     by_setting = {("n_init=1]" in ln): ln for ln in lines}
     assert "[kmeans_n_init=1]" in by_setting[True] and "fails" in by_setting[True]
     assert "[kmeans_n_init=5]" in by_setting[False] and "holds" in by_setting[False]
+    assert (
+        "Settings, drawn as one row of panels each: `kmeans_n_init=1`, `kmeans_n_init=5`." in text
+    )

@@ -427,6 +427,9 @@ def _experiment_block(root: Path, e: Experiment, pairs: list) -> str:
         "",
         f"`{e.name}` ({where}, figure style {preset['figure']}): {e.status()}.",
     ]
+    if "setting" in e.summary.columns:
+        settings = ", ".join(f"`{x}`" for x in sorted(e.summary["setting"].dropna().unique()))
+        out += ["", f"Settings, drawn as one row of panels each: {settings}."]
     also = " Every claim below is *no data*." if pairs else ""
     if not e.has_results and e.incomplete:
         out += [
