@@ -96,7 +96,7 @@ def _dask(spec, par: Parallelism) -> Iterator[dict]:
                 n_workers=par.n_jobs,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",
                 silence_logs=logging.ERROR,
             )
             client = distributed.Client(cluster)

@@ -147,7 +147,7 @@ def _run_cells(ctx, pending: list[Cell], shared: dict, total: int) -> None:
     store, spec, par = ctx.store, ctx.spec, ctx.parallelism
     claimer = _Claimer(store)
     bar = ctx.progress(total, ctx.outcome.n_reused, f"{spec.name}: cells", "cell")
-    last_csv = [time.monotonic()]
+    last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
 
     def job(cell: Cell):
         work = shared.get((cell.shared_key, cell.repetition)) if cell.shared_key else None
