@@ -15,7 +15,10 @@ from kmdr.experiments.store import IDENTITY_COLUMNS
 def config(results_dir, **over):
     cfg = {
         "name": "mine",
-        "dataset": {"name": "synth", "params": {"n_samples": 80, "n_features": 20, "n_clusters": 3}},
+        "dataset": {
+            "name": "synth",
+            "params": {"n_samples": 80, "n_features": 20, "n_clusters": 3},
+        },
         "reducers": [{"name": "laplacian"}, {"name": "none"}],
         "r_grid": [4, 8],
         "repeats": 2,

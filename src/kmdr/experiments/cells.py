@@ -56,7 +56,7 @@ class Cell:
     shared_key: tuple | None = None
 
     def identity(self) -> dict:
-        """The cell's identity as cells.csv columns (:data:`~kmdr.experiments.store.IDENTITY_COLUMNS`)."""
+        """The cell's identity as cells.csv columns (``store.IDENTITY_COLUMNS``)."""
         return {
             "dataset": self.dataset,
             "dataset_params": _json(self.dataset_params),
