@@ -27,6 +27,8 @@ from pathlib import Path
 import pooch
 import requests
 
+from ._progress import download_progressbar
+
 MIRROR_ENV = "KMDR_DATA_MIRROR"
 DATA_DIR_ENV = "KMDR_DATA_DIR"
 _REGISTRY_FILE = Path(__file__).with_name("registry.txt")
@@ -118,7 +120,7 @@ def _download(entry: FileEntry, cache_dir: Path) -> Path:
         urls={entry.path: entry.url},
         retry_if_failed=0,
     )
-    return Path(pup.fetch(entry.path, progressbar=False))
+    return Path(pup.fetch(entry.path, progressbar=download_progressbar()))
 
 
 def fetch(
