@@ -563,3 +563,39 @@ def test_cli_lists_plugins_and_a_broken_one_fails_alone(toy_plugin, capsys):
     assert main(["toy", "broken"]) == 1
     err = capsys.readouterr().err
     assert "MISSING dataset plug-in 'broken'" in err and "MISSING toy" not in err
+
+
+def test_real_download_draws_a_progress_bar(tmp_path, monkeypatch, capsys):
+    """pooch + tqdm for real, from a local HTTP server (no outside network)."""
+    import functools
+    import hashlib
+    import http.server
+    import threading
+
+    served = tmp_path / "served"
+    served.mkdir()
+    payload = bytes(range(256)) * 400
+    (served / "blob.bin").write_bytes(payload)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    url = f"http://127.0.0.1:{server.server_address[1]}/blob.bin"
+    entry = _registry.FileEntry("toy/blob.bin", hashlib.sha256(payload).hexdigest(), url)
+    try:
+        kd.set_download_progress(True)
+        path = _REAL_DOWNLOAD(entry, tmp_path / "cache")
+        kd.set_download_progress(False)
+        again = _REAL_DOWNLOAD(entry, tmp_path / "cache2")
+    finally:
+        kd.set_download_progress(None)
+        server.shutdown()
+        server.server_close()
+    assert path.read_bytes() == payload == again.read_bytes()
+    err = capsys.readouterr().err
+    assert err.count("100%") == 1 and err.count("102k/102k") == 1  # one bar, 102400 bytes

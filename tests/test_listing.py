@@ -41,7 +41,7 @@ def test_json_shape_and_sections(capsys):
     for row in out["datasets"]:
         assert set(row) == dataset_keys and row["status"] in kd.STATUSES
     for row in out["reducers"]:
-        assert set(row) == {"name", "label", "paper", "class", "params", "pinned"}
+        assert set(row) == {"name", "label", "paper", "class", "params", "pinned", "error"}
         assert isinstance(row["params"], dict) and isinstance(row["pinned"], dict)
     for row in out["presets"]:
         assert {"name", "paper", "title", "figure", "section", "order", "cells"} <= set(row)
@@ -80,7 +80,24 @@ def test_reducers_settable_params_without_the_pinned_ones(capsys):
     defaults = REDUCERS["laplacian"].cls().get_params()
     assert rows["laplacian"]["params"]["n_neighbors"] == defaults["n_neighbors"]
     for name, row in rows.items():
-        assert row["paper"] == getattr(REDUCERS[name], "paper", None)
+        assert row["paper"] == getattr(REDUCERS[name], "paper", None) and row["error"] is None
+
+
+def test_a_reducer_that_cannot_be_built_is_one_line(capsys, monkeypatch):
+    from dataclasses import replace
+
+    import kmdr.reducers as kr
+
+    class NeedsArgument(REDUCERS["sign"].cls):
+        def __init__(self, required):
+            self.required = required
+
+    broken = replace(REDUCERS["sign"], cls=NeedsArgument)
+    monkeypatch.setattr(kr, "REDUCERS", {**REDUCERS, "sign": broken})
+    rows = {r["name"]: r for r in _json(capsys, "reducers")["reducers"]}
+    assert "TypeError" in rows["sign"]["error"] and rows["svd"]["error"] is None
+    assert listing.main(["reducers"]) == 0
+    assert "  sign: TypeError" in capsys.readouterr().out
 
 
 def _compose(name: str):

@@ -73,33 +73,32 @@ def list_datasets(*, data_dir=None, mirror=None) -> list[dict[str, Any]]:
 # --- reducers ------------------------------------------------------------------------------
 
 
-def _default_params(cls) -> dict[str, Any]:
-    return cls().get_params(deep=False)
-
-
 def list_reducers() -> list[dict[str, Any]]:
     """One dict per registry entry: name, label, paper, class, params (settable, with their
-    defaults), pinned (what the entry fixes)."""
+    defaults from ``get_params()``), pinned (what the entry fixes), error (why the entry could not
+    be read, e.g. a broken plug-in, else None)."""
     from kmdr.reducers import REDUCERS, available_reducers
 
     rows = []
     for name in available_reducers():
-        entry = REDUCERS[name]
-        pinned = dict(entry.fixed)
-        defaults = _default_params(entry.cls)
-        params = {
-            k: v for k, v in sorted(defaults.items()) if k not in pinned and k not in RUNNER_SET
-        }
-        rows.append(
-            {
-                "name": name,
+        row = {"name": name, "label": None, "paper": None, "class": None}
+        row |= {"params": {}, "pinned": {}, "error": None}
+        try:
+            entry = REDUCERS[name]
+            pinned = dict(entry.fixed)
+            row |= {
                 "label": entry.label,
                 "paper": getattr(entry, "paper", None),
                 "class": f"{entry.cls.__module__}.{entry.cls.__qualname__}",
-                "params": params,
                 "pinned": pinned,
             }
-        )
+            defaults = entry.cls().get_params(deep=False)
+        except Exception as err:  # third-party code: one line, and the other entries still list
+            row["error"] = f"{type(err).__name__}: {err}".splitlines()[0]
+        else:
+            skip = set(pinned) | set(RUNNER_SET)
+            row["params"] = {k: v for k, v in sorted(defaults.items()) if k not in skip}
+        rows.append(row)
     return rows
 
 
@@ -251,7 +250,9 @@ def _text(section: str, rows: list[dict]) -> list[str]:
             ]
             for r in rows
         ]
-        return _table(header, table)
+        return _table(header, table) + [
+            f"  {r['name']}: {r['error']}" for r in rows if r["error"] is not None
+        ]
     header = ["name", "paper", "figure", "kind", "dataset", "cells", "title"]
     keys = ["name", "paper", "figure", "kind", "dataset", "cells", "title"]
     return _table(header, [[r[k] for k in keys] for r in rows])
