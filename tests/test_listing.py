@@ -36,7 +36,7 @@ def test_text_lists_known_entries(capsys, monkeypatch, tmp_path):
 def test_json_shape_and_sections(capsys):
     out = _json(capsys)
     assert list(out) == list(listing.SECTIONS)
-    dataset_keys = {"name", "display_name", "kind", "status", "reason"}
+    dataset_keys = {"name", "display_name", "kind", "status", "reason", "params"}
     dataset_keys |= {"n_samples", "n_features", "n_clusters", "sparse"}
     for row in out["datasets"]:
         assert set(row) == dataset_keys and row["status"] in kd.STATUSES
@@ -66,6 +66,7 @@ def test_datasets_status_follow_the_cache_and_mirror(capsys, monkeypatch, tmp_pa
     assert rows["coil20"]["status"] == "mirror" and rows["usps"]["status"] == "download"
     assert rows["synth"]["status"] == "synthetic" and rows["synth"]["display_name"] == "Synth"
     assert (rows["rcv1"]["n_samples"], rows["rcv1"]["sparse"]) == (15564, True)
+    assert rows["synth"]["params"]["seed"] == 0 and rows["coil20"]["params"] == {}
 
 
 def test_reducers_settable_params_without_the_pinned_ones(capsys):
@@ -187,3 +188,23 @@ def test_presets_text_and_missing_config_folder(conf, capsys, monkeypatch):
     assert listing.main(["presets"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("kmdr-list: error: presets:") and err.count("\n") == 1
+
+
+def test_a_broken_dataset_plugin_is_listed_with_its_reason(tmp_path, monkeypatch, capsys):
+    info = tmp_path / "badplugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: badplugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[kmdr.datasets]\nbad = badplugin_nowhere:ENTRY\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    kd.reload_plugins()
+    try:
+        assert listing.main(["datasets"]) == 0
+        out = capsys.readouterr().out
+        rows = {r["name"]: r for r in _json(capsys, "datasets")["datasets"]}
+    finally:
+        monkeypatch.undo()
+        kd.reload_plugins()
+    assert any(line.split()[:3] == ["bad", "bad", "unavailable"] for line in out.splitlines())
+    reasons = [line for line in out.splitlines() if "badplugin_nowhere" in line]
+    assert len(reasons) == 1 and "ModuleNotFoundError" in reasons[0]
+    assert rows["bad"]["kind"] is None and rows["coil20"]["status"] != "unavailable"

@@ -50,19 +50,22 @@ PRESET_DEFAULTS = {
 
 
 def list_datasets(*, data_dir=None, mirror=None) -> list[dict[str, Any]]:
-    """One dict per dataset: name, display_name, kind, status, reason, n, d, k, sparse."""
+    """One dict per dataset: name, display_name, kind, status, reason, n_samples, n_features,
+    n_clusters, sparse (None where not fixed), params (the loader's, with defaults; None when not
+    declared)."""
     from kmdr.datasets import DatasetUnavailable, availability, available_datasets, dataset_info
 
     rows = []
     for name in available_datasets():
         status, reason = availability(name, data_dir=data_dir, mirror=mirror)
-        row = {"name": name, "display_name": name, "kind": None, "status": status}
+        row = {"name": name, "display_name": name, "kind": None, "status": status, "params": None}
         try:
             entry = dataset_info(name)
         except DatasetUnavailable:  # a plug-in that cannot be imported: its reason says why
             facts = (None, None, None, None)
         else:
             row |= {"display_name": entry.display_name, "kind": entry.kind}
+            row["params"] = None if entry.params is None else dict(entry.params)
             facts = (entry.n_samples, entry.n_features, entry.n_clusters, entry.sparse)
         row |= dict(zip(("n_samples", "n_features", "n_clusters", "sparse"), facts, strict=True))
         row["reason"] = reason
