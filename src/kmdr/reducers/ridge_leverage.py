@@ -16,7 +16,6 @@ from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._sampling import sample_columns
 from kmdr.reducers._svd import SVDResult, thin_svd
 from kmdr.reducers._validation import check_count, column_subset, independent_random_state
-from kmdr.reducers.sparse_embedding import SparseEmbedding
 
 
 @dataclass(frozen=True)
@@ -137,10 +136,12 @@ def sketch_size(k: int, eps: float) -> int:
 def approximate_ridge_leverage_scores(A, k: int, eps: float, random_state=None) -> RidgeScores:
     """Constant-factor approximate ridge leverage scores from a sketch of A's columns.
 
-    ``B = A Pi`` with Pi a d x m random sketch, m = :func:`sketch_size`, ``E[Pi Pi^T] = I``:
-    Gaussian ``N(0, 1/m)`` entries for dense A, a CountSketch (lst17's sparse embedding, O(nnz(A)))
-    for sparse A. The scores are :func:`ridge_leverage_scores_against` ``(A, B, k)``. Cost
-    O(nnz(A) m + n m^2) instead of the exact O(n d min(n, d)).
+    ``B = A Pi`` with Pi a d x m Gaussian sketch, entries ``N(0, 1/m)`` (so ``E[B B^T] = A A^T``),
+    m = :func:`sketch_size`. The scores are :func:`ridge_leverage_scores_against` ``(A, B, k)``.
+    Cost O(nnz(A) m + n m^2) (two products with A and an SVD of the n x m B) instead of the exact
+    O(n d min(n, d)); a scipy.sparse A is never densified. The same Pi serves dense and sparse
+    input, so both give the same scores (a CountSketch would make ``A Pi`` O(nnz(A)), but the
+    product ``U_B^T A`` costs O(nnz(A) m) anyway).
 
     The guarantee (Cohen, Musco, Musco 2017, Section 4): if
     ``(1 - c)(A A^T + lambda I) <= B B^T + lambda_B I <= (1 + c)(A A^T + lambda I)`` then every
@@ -151,13 +152,10 @@ def approximate_ridge_leverage_scores(A, k: int, eps: float, random_state=None) 
     factor it achieves is measured in the tests rather than assumed.
     """
     m = sketch_size(k, eps)
-    if sp.issparse(A):
-        B = SparseEmbedding(m, dense_output=True, random_state=random_state).fit_transform(A)
-    else:
-        # Drawn here rather than through GaussianProjection: m > d is legitimate for a sketch of
-        # A A^T (small d), and scikit-learn's projection would warn that it does not reduce.
-        rng = check_random_state(random_state)
-        B = A @ (rng.standard_normal((A.shape[1], m)) / np.sqrt(m))
+    rng = check_random_state(random_state)
+    # Drawn here rather than through GaussianProjection: m > d is legitimate for a sketch of
+    # A A^T (small d), and scikit-learn's projection would warn that it does not reduce.
+    B = A @ (rng.standard_normal((A.shape[1], m)) / np.sqrt(m))
     return ridge_leverage_scores_against(A, np.asarray(B), k)
 
 
