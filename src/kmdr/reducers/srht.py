@@ -52,7 +52,7 @@ def fwht_rows(Y: np.ndarray) -> np.ndarray:
     ``Y @ H_m`` where ``H_m`` is Sylvester's (natural-order) Hadamard matrix with ±1 entries, the
     matrix ``scipy.linalg.hadamard(m)`` builds. log2(m) butterfly stages, each vectorized over all
     rows at once (the first five as one product with H_32, see ``_BASE``): O(n m log m)
-    operations and an n x m/2 temporary, never an m x m matrix.
+    operations and temporaries of at most n x m, never an m x m matrix.
     """
     n, m = Y.shape
     base = min(_BASE, m)
