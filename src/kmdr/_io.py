@@ -35,9 +35,10 @@ import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = [
     "atomic_write_bytes",
@@ -139,12 +140,14 @@ def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
     return removed
 
 
-def read_csv(path: str | os.PathLike, **kwargs) -> pd.DataFrame:
+def read_csv(path: str | os.PathLike, **kwargs) -> pandas.DataFrame:
     """:func:`pandas.read_csv` of ``path``; an empty or zero-byte file is an empty frame.
 
     A missing file raises :class:`FileNotFoundError` (the caller knows whether that is normal).
     ``kwargs`` go to :func:`pandas.read_csv`.
     """
+    import pandas as pd  # here: the writers above are used by modules that never need pandas
+
     try:
         return pd.read_csv(path, **kwargs)
     except pd.errors.EmptyDataError:
