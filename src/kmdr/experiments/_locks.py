@@ -90,6 +90,11 @@ def is_locked(path: str | os.PathLike) -> bool:
         fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
     except FileNotFoundError:
         return False
+    except PermissionError:  # another user's lock file: a shared lock needs only reading
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:

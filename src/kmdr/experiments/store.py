@@ -51,8 +51,13 @@ Claims: why ``flock`` on a lock file per cell
     Assumptions: POSIX (``fcntl``; not Windows); all processes that share a folder run on one
     host, or on Linux NFS clients (NFSv4, or v3 with the lock manager), where ``flock`` is
     emulated by byte-range locks that the server releases when a client's process dies (a
-    client that loses the network holds its locks until the server's lease expires). Temporary
-    files of another host are never removed (:mod:`kmdr._io`).
+    client that loses the network holds its locks until the server's lease expires). Those
+    emulated locks belong to the process, not the descriptor: on NFS a process must not claim
+    or probe a cell it already holds (closing that second descriptor drops its claim); the
+    runner never does. A worker forked (not spawned) while claims are held shares them until
+    it exits; joblib's default loky workers are started fresh and do not. Everyone who claims
+    needs write access to ``.locks/`` (a shared group and umask 0o002 for collaborators).
+    Temporary files of another host are never removed (:mod:`kmdr._io`).
 
 :meth:`CellStore.is_claimed` is a probe that takes a shared lock for an instant: a non-blocking
 claim racing with it may get ``None`` spuriously, which is why the runner's final pass claims
@@ -279,10 +284,11 @@ class CellStore:
         Raises ValueError (before writing) when ``row`` is not a valid cell row: such a file
         would be moved aside as damaged by the next reader.
         """
-        problem = cell_problem(json.loads(_dumps(row)), cell_id)
+        text = _dumps(row)
+        problem = cell_problem(json.loads(text), cell_id)  # what a reader will see
         if problem:
             raise ValueError(f"cell {cell_id}: {problem}; the runner must write every column")
-        atomic_write_text(self.cell_path(cell_id), _dumps(row))
+        atomic_write_text(self.cell_path(cell_id), text)
 
     def read_cell(self, cell_id: str) -> dict:
         return json.loads(self.cell_path(cell_id).read_text(encoding="utf-8"))
