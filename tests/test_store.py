@@ -409,3 +409,34 @@ def test_read_csv_of_an_empty_file_is_an_empty_frame(tmp_path):
     assert frame.to_dict("list") == {"a": [1], "b": ["x"]}
     with pytest.raises(FileNotFoundError):
         read_csv(tmp_path / "missing.csv")
+
+
+MUTEX = """
+import os, sys
+from kmdr.experiments.store import CellStore
+store, inside = CellStore(sys.argv[1]), os.path.join(sys.argv[1], "inside")
+print("ready", flush=True)
+sys.stdin.readline()
+overlaps = 0
+for _ in range(300):
+    with store.try_claim("x", block=True):  # never written: the lock file comes and goes
+        try:
+            os.close(os.open(inside, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            overlaps += 1
+            continue
+        os.unlink(inside)
+print(overlaps, flush=True)
+"""
+
+
+def test_a_claim_excludes_others_while_its_lock_file_is_unlinked_and_recreated(tmp_path):
+    procs = [spawn(MUTEX, tmp_path) for _ in range(3)]
+    for proc in procs:
+        assert proc.stdout.readline().strip() == "ready"
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    assert [int(proc.stdout.readline()) for proc in procs] == [0, 0, 0]
+    for proc in procs:
+        assert proc.wait(timeout=60) == 0
