@@ -53,10 +53,10 @@ Claims: why ``flock`` on a lock file per cell
     emulated by byte-range locks that the server releases when a client's process dies (a
     client that loses the network holds its locks until the server's lease expires). Those
     emulated locks belong to the process, not the descriptor: on NFS a process must not claim
-    or probe a cell it already holds (closing that second descriptor drops its claim); the
-    runner never does. A worker forked (not spawned) while claims are held shares them until
-    it exits; joblib's default loky workers are started fresh and do not. Everyone who claims
-    needs write access to ``.locks/`` (a shared group and umask 0o002 for collaborators).
+    or probe a cell it already holds (closing that second descriptor drops its claim), so the
+    runner keeps track of its own claims. A worker forked (not spawned) while claims are held
+    shares them until it exits; joblib's default loky workers start fresh and do not. Everyone
+    who claims needs write access to ``.locks/`` (collaborators: a shared group, umask 0o002).
     Temporary files of another host are never removed (:mod:`kmdr._io`).
 
 :meth:`CellStore.is_claimed` is a probe that takes a shared lock for an instant: a non-blocking
