@@ -176,7 +176,7 @@ def run_experiment(
         return outcome
 
     store.root.mkdir(parents=True, exist_ok=True)
-    store.remove_stale_temporaries()
+    store.clean_temporaries()
     store.write_sidecar(outcome.run_id, record)
     _run_kind(ctx, kind, started)
     if spec.figures:

@@ -121,8 +121,15 @@ class _Claimer:
         self.claims: dict[str, object] = {}
         self.deferred: list[Cell] = []
 
+    def adopt(self, cell: Cell, claim) -> None:
+        """Hold ``claim`` (taken by a blocking wait) for ``cell``."""
+        self.claims[cell.cell_id] = claim
+
     def claimed(self, cells: list[Cell]):
         for cell in cells:
+            if cell.cell_id in self.claims:  # adopted after a wait
+                yield cell
+                continue
             claim = self.store.try_claim(cell.cell_id)
             if claim is None:  # done meanwhile, or another run is computing it
                 self.deferred.append(cell)
@@ -184,31 +191,31 @@ def _run_cells(ctx, pending: list[Cell], shared: dict, total: int) -> None:
 
 
 def _wait_for_others(ctx, claimer: _Claimer, bar) -> list[Cell]:
-    """Wait until the cells another run was computing are done; return those it abandoned (its
-    process died: the claim is free and no file came), which this run then computes itself."""
+    """Wait for the cells another run held when this run reached them; return what is left to
+    compute here: a cell whose holder died (its claim is taken over), and the cells after it.
+
+    This run blocks only while it holds no claim of its own, so two runs waiting on each other's
+    cells cannot deadlock.
+    """
     deferred, claimer.deferred = claimer.deferred, []
-    if not deferred:
-        return []
     store = ctx.store
-    waiting: list[Cell] = list(deferred)
-    said = False
-    while True:
-        done = store.done_ids()
-        finished = [c for c in waiting if c.cell_id in done]
-        if finished:
-            ctx.outcome.n_reused += len(finished)
-            bar.update(len(finished))
-        waiting = [c for c in waiting if c.cell_id not in done]
-        abandoned = [c for c in waiting if not store.is_claimed(c.cell_id)]
-        if abandoned or not waiting:
-            return abandoned
-        if not said:
-            ctx.log(
-                f"[kmdr] {ctx.spec.name}: waiting for {len(waiting)} cells another run is "
-                f"computing in {store.cells_dir}"
-            )
-            said = True
-        time.sleep(WAIT_POLL)
+    waiting = [c for c in deferred if not store.is_done(c.cell_id)]
+    ctx.outcome.n_reused += len(deferred) - len(waiting)
+    bar.update(len(deferred) - len(waiting))
+    if waiting:
+        ctx.log(
+            f"[kmdr] {ctx.spec.name}: waiting for {len(waiting)} cells another run is "
+            f"computing in {store.cells_dir}"
+        )
+    for i, cell in enumerate(waiting):
+        claim = store.try_claim(cell.cell_id, block=True)
+        if claim is None:  # the other run wrote it
+            ctx.outcome.n_reused += 1
+            bar.update(1)
+            continue
+        claimer.adopt(cell, claim)  # the other run died: this one computes it
+        return waiting[i:]
+    return []
 
 
 def progress_bar(enabled: bool) -> Callable:
