@@ -70,7 +70,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -376,11 +376,3 @@ def _finite(obj):
     if isinstance(obj, list | tuple):
         return [_finite(v) for v in obj]
     return obj
-
-
-def expected_cell_dicts(cells: Iterable) -> list[dict]:
-    """``{dataset, reducer, r, repetition}`` of each cell (for sidecars)."""
-    return [
-        {"dataset": c.dataset, "reducer": c.reducer_id, "r": c.r, "repetition": c.repetition}
-        for c in cells
-    ]
