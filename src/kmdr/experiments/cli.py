@@ -186,12 +186,11 @@ def validate(argv: list[str]) -> None:
     with initialized():
         parsed = _check_groups(args.overrides)
         jobs = _jobs(parsed) if args.multirun else [list(args.overrides)]
-        swept = {ov.get_key_element() for ov in parsed if ov.is_sweep_override()}
+        swept = [i for i, ov in enumerate(parsed) if ov.is_sweep_override()]
         for overrides in jobs:
             prefix = ""
             if len(jobs) > 1:  # name the job by its swept values
-                which = [o for o in overrides if o.split("=", 1)[0] in swept]
-                prefix = f"[job {' '.join(which)}] "
+                prefix = f"[job {' '.join(overrides[i] for i in swept)}] "
             try:
                 cfg = compose(
                     args.config_name or "config", overrides=overrides, return_hydra_config=True
