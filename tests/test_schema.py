@@ -191,3 +191,25 @@ def test_quick_merges_the_reduced_grid():
     assert full.r_grid == tuple(range(5, 101, 5)) and full.kmeans.n_init == 5
     assert quick.r_grid == (5, 20, 50, 100) and quick.repeats == 2 and quick.kmeans.n_init == 2
     assert quick.kmeans.max_iter == full.kmeans.max_iter  # what quick_grid does not set stays
+
+
+def test_reproduce_takes_its_experiments_from_the_presets(conf_copy):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "reproduce.py"
+    spec = importlib.util.spec_from_file_location("reproduce_script", path)
+    reproduce = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reproduce)
+    shipped = reproduce.experiments()
+    assert shipped[:2] == ["bmd09_table1", "bmd09_fig1"] and shipped[-1] == "bzmd14_synth_kmeanspp"
+
+    block = "preset: {{paper: null, title: Mine, order: {order}, reproduce: {reproduce}}}\n"
+    preset(conf_copy, "mine_early", block.format(order=15, reproduce="paper"))
+    preset(conf_copy, "mine_diag", block.format(order=1, reproduce="diagnostic"))
+    preset(conf_copy, "mine_adhoc", block.format(order=5, reproduce="none"))
+    names = reproduce.experiments()
+    # paper presets in their order, then the diagnostic ones; never the reproduce: none ones
+    assert names[:3] == ["bmd09_table1", "mine_early", "bmd09_fig1"]
+    assert names[-2:] == ["mine_diag", "bzmd14_synth_kmeanspp"]
+    assert "mine_adhoc" not in names and len(names) == len(shipped) + 2

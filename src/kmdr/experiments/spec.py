@@ -116,7 +116,7 @@ def validated(cfg) -> dict:
     enumeration raise :class:`ConfigError`. ``quick_grid`` is checked against the schema too, and
     merged over the config when ``quick`` is true. A ``hydra`` node is ignored.
     """
-    from omegaconf import DictConfig, OmegaConf, open_dict
+    from omegaconf import DictConfig, OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
     from kmdr.experiments.schema import RunConfig, one_line, to_container
@@ -132,8 +132,7 @@ def validated(cfg) -> dict:
     except OmegaConfBaseException as err:
         raise ConfigError(one_line(err)) from None
     out = to_container(with_quick if merged.quick else merged)
-    with open_dict(merged):  # keep the reduced grid on record as it was given
-        out["quick_grid"] = quick_grid
+    out["quick_grid"] = quick_grid  # on record as given, not merged into itself
     return out
 
 
