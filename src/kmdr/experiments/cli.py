@@ -229,9 +229,7 @@ def _task(cfg) -> None:
         config["overrides"] = list(hc.overrides.task)
         data = load_for(spec)
         outcome = run_experiment(spec, dataset=data, config=config)
-    except ConfigError as err:
-        _fail(str(err))
-    except UsageError as err:
+    except (ConfigError, UsageError) as err:
         _fail(str(err))
     except KeyboardInterrupt:
         print(
