@@ -104,17 +104,6 @@ def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
     assert record["status"] == "failed" and "127.0.0.1:9" in record["error"]
 
 
-def test_bad_register_function_is_one_line_and_a_failed_record(tmp_path):
-    spec = spec_from_config(
-        config(tmp_path, "custom_backend", backend_register="no_such_module:register")
-    )
-    with pytest.raises(BackendError) as info:
-        run_experiment(spec, log=lambda m: None)
-    assert "\n" not in str(info.value) and "no_such_module:register" in str(info.value)
-    (record,) = (tmp_path / "b_custom_backend" / "runs").glob("*.json")
-    assert json.loads(record.read_text())["status"] == "failed"
-
-
 @pytest.mark.parametrize(
     ("cores", "launcher", "n_jobs", "expect"),
     [

@@ -10,6 +10,7 @@ import pytest
 
 import kmdr.datasets as kd
 from kmdr import listing
+from kmdr.experiments.configs import conf_dir
 from kmdr.reducers import REDUCERS
 
 
@@ -104,7 +105,7 @@ def test_a_reducer_that_cannot_be_built_is_one_line(capsys, monkeypatch):
 def _compose(name: str):
     from hydra import compose, initialize_config_dir
 
-    with initialize_config_dir(config_dir=str(listing.config_folder()), version_base=None):
+    with initialize_config_dir(config_dir=str(conf_dir()), version_base=None):
         return compose("config", overrides=[f"experiment={name}"])
 
 
@@ -127,6 +128,7 @@ def test_presets_read_as_hydra_composes_them():
 
 CONFIG = """
 defaults:
+  - kmdr_schema
   - _self_
   - dataset: toy
   - reducer: sign
@@ -180,11 +182,11 @@ def test_preset_block_and_cell_count(conf):
 
 
 def test_presets_text_and_missing_config_folder(conf, capsys, monkeypatch):
-    monkeypatch.setattr(listing, "config_folder", lambda: conf)
+    monkeypatch.setenv("KMDR_CONF_DIR", str(conf))
     assert listing.main(["presets"]) == 0
     out = capsys.readouterr().out
     assert "A test preset" in out and "presets (2)" in out
-    monkeypatch.setattr(listing, "config_folder", lambda: conf / "nowhere")
+    monkeypatch.setenv("KMDR_CONF_DIR", str(conf / "nowhere"))
     assert listing.main(["presets"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("kmdr-list: error: presets:") and err.count("\n") == 1

@@ -67,7 +67,7 @@ def fails_with(argv, capsys) -> str:
         # joblib.parallel_config's keywords, checked up front
         (["+backend_params.foo=1"], "unknown backend_params key 'foo'; valid keys"),
         (["+backend_params.n_jobs=2"], "backend_params.n_jobs: set it with n_jobs=<value>"),
-        (["backend_register=register_ray"], "backend_register must be 'module:function'"),
+        (["backend=spark"], "backend: Invalid value 'spark'"),
     ],
 )
 def test_bad_command_line_exits_2_with_one_line(args, expected, tmp_path, capsys):

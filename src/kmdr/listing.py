@@ -19,12 +19,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from omegaconf import OmegaConf
-
 __all__ = [
     "SECTIONS",
     "PresetInfo",
-    "config_folder",
     "list_datasets",
     "list_presets",
     "list_reducers",
@@ -35,17 +32,6 @@ SECTIONS = ("datasets", "reducers", "presets")
 #: Constructor parameters the runner sets itself (from r, k and the cell's seed): not settable
 #: through a config's ``params``, so not listed.
 RUNNER_SET = ("n_components", "n_clusters", "random_state")
-#: interfaces §3: a preset without a ``preset:`` block (or with some keys missing).
-PRESET_DEFAULTS = {
-    "paper": None,
-    "title": None,  # the experiment's name
-    "figure": "bzmd14",
-    "section": "custom",
-    "order": 1000,
-    "reproduce": "none",
-}
-
-
 # --- datasets ------------------------------------------------------------------------------
 
 
@@ -108,14 +94,6 @@ def list_reducers() -> list[dict[str, Any]]:
 # --- presets -------------------------------------------------------------------------------
 
 
-def config_folder() -> Path:
-    """The folder holding ``config.yaml`` and ``experiment/``: the one place that knows where the
-    configs live (today the CLI's ``conf_dir()``; a ``kmdr.conf`` package later)."""
-    from kmdr.experiments.cli import conf_dir
-
-    return Path(conf_dir())
-
-
 @dataclass(frozen=True)
 class PresetInfo:
     """What a preset (``conf/experiment/<name>.yaml``) runs and reproduces.
@@ -140,76 +118,41 @@ class PresetInfo:
     cells: int | None
 
 
-def _defaults_choice(cfg: dict, group: str) -> tuple[bool, Any]:
-    """A group's choice in a config's ``defaults`` list (plain or ``override /group``)."""
-    for item in cfg.get("defaults") or []:
-        if isinstance(item, dict):
-            for key, value in item.items():
-                if key.split()[-1].lstrip("/") == group:
-                    return True, value
-    return False, None
+def _preset(name: str, cfg) -> PresetInfo:
+    from kmdr.experiments.schema import to_container
 
-
-def _group_value(folder: Path, cfg: dict, base: dict, group: str, key: str):
-    """``key`` as set by the config itself, else by the group option its defaults choose."""
-    if key in cfg:
-        return cfg[key]
-    found, choice = _defaults_choice(cfg, group)
-    if not found:
-        found, choice = _defaults_choice(base, group)
-    if choice is None:
-        return None
-    option = folder / group / f"{choice}.yaml"
-    if not option.is_file():
-        return None
-    loaded = OmegaConf.to_container(OmegaConf.load(option), resolve=False)
-    # a `# @package _global_` option sets the key itself; a packaged one is the group's value
-    return loaded.get(key, loaded) if group == "reducer" else loaded
-
-
-def _preset(folder: Path, path: Path, base: dict) -> PresetInfo:
-    cfg = OmegaConf.to_container(OmegaConf.load(path), resolve=False) or {}
-    experiment = str(cfg.get("name", path.stem))
-    meta = {**PRESET_DEFAULTS, **(cfg.get("preset") or {})}
-    kind = str(cfg.get("kind", base.get("kind", "cells")))
-    r_grid = cfg.get("r_grid", base.get("r_grid"))
-    repeats = cfg.get("repeats", base.get("repeats"))
-    # an interpolation ("${...}") is not resolved here: its size is unknown
-    n_r = len(r_grid) if isinstance(r_grid, list) else None
-    repeats = repeats if isinstance(repeats, int) else None
-    reducers = _group_value(folder, cfg, base, "reducer", "reducers") or []
-    dataset = _group_value(folder, cfg, base, "dataset", "dataset")
-    names = tuple(str(r.get("name", r.get("id"))) for r in reducers if isinstance(r, dict))
+    c = to_container(cfg)
+    meta = c["preset"]
+    names = tuple(str(r["name"]) for r in c.get("reducers") or [])
     cells = None
-    if kind == "cells" and n_r is not None and repeats is not None:
-        cells = sum(1 if n == "none" else n_r for n in names) * repeats
+    if c["kind"] == "cells":
+        cells = sum(1 if n == "none" else len(c["r_grid"]) for n in names) * c["repeats"]
     return PresetInfo(
-        name=path.stem,
-        experiment=experiment,
+        name=name,
+        experiment=c["name"],
         paper=meta["paper"],
-        title=str(meta["title"] or experiment),
+        title=str(meta["title"] or c["name"]),
         figure=str(meta["figure"]),
         section=str(meta["section"]),
         order=int(meta["order"]),
         reproduce=str(meta["reproduce"]),
-        kind=kind,
-        dataset=dataset.get("name") if isinstance(dataset, dict) else dataset,
+        kind=c["kind"],
+        dataset=c["dataset"]["name"],
         reducers=names,
-        r_grid=n_r,
-        repeats=repeats,
+        r_grid=len(c["r_grid"]),
+        repeats=c["repeats"],
         cells=cells,
     )
 
 
 def list_presets(folder: str | Path | None = None) -> list[PresetInfo]:
-    """The presets of ``folder`` (default: :func:`config_folder`), by report order then name.
+    """The presets of ``folder`` (default: kmdr's configs), by report order then name, composed
+    by Hydra as a run would compose them (the schema's defaults included)."""
+    from kmdr.experiments.configs import composed_presets
 
-    Read with OmegaConf, not composed by Hydra: listing never runs a config's checks, and a
-    preset without a ``preset:`` block gets the defaults of interfaces §3.
-    """
-    folder = Path(folder) if folder is not None else config_folder()
-    base = OmegaConf.to_container(OmegaConf.load(folder / "config.yaml"), resolve=False) or {}
-    presets = [_preset(folder, p, base) for p in sorted((folder / "experiment").glob("*.yaml"))]
+    if folder is not None and not (Path(folder) / "config.yaml").is_file():
+        raise FileNotFoundError(f"no config.yaml in {folder}")
+    presets = [_preset(name, cfg) for name, cfg in composed_presets(folder)]
     return sorted(presets, key=lambda p: (p.order, p.name))
 
 

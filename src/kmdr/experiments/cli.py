@@ -212,32 +212,58 @@ def validate(argv: list[str]) -> None:
                 raise UsageError(f"{prefix}{err}") from None
 
 
+def _launcher_jobs(hc) -> int:
+    """How many jobs the Hydra launcher runs at once on this machine (1 unless it is the joblib
+    launcher, whose ``n_jobs`` jobs share the cores)."""
+    from hydra.types import RunMode
+
+    launcher = hc.launcher
+    if hc.mode != RunMode.MULTIRUN or "JoblibLauncher" not in str(launcher.get("_target_", "")):
+        return 1
+    import joblib
+
+    n_jobs = launcher.get("n_jobs") or -1
+    return n_jobs if n_jobs > 0 else max(1, joblib.cpu_count() + 1 + n_jobs)
+
+
 def _task(cfg) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
+    from kmdr.experiments.parallel import BackendError
     from kmdr.experiments.runner import run_experiment
     from kmdr.experiments.schema import to_container
     from kmdr.experiments.spec import spec_from_config
 
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN
+    kept = f"finished cells are kept under {Path(cfg.results_dir) / cfg.name}"
     try:
         spec = spec_from_config(cfg, only_reducer=_only_reducer(dict(hc.runtime.choices)))
         config = to_container(cfg)
         config["choices"] = {k: v for k, v in hc.runtime.choices.items() if "/" not in k}
         config["overrides"] = list(hc.overrides.task)
         data = load_for(spec)
-        outcome = run_experiment(spec, dataset=data, config=config)
+        outcome = run_experiment(
+            spec, dataset=data, config=config, launcher_jobs=_launcher_jobs(hc)
+        )
     except (ConfigError, UsageError) as err:
         _fail(str(err))
+    except BackendError as err:
+        _fail(f"{err}; {kept}", status=1)
     except KeyboardInterrupt:
         print(
-            f"kmdr: interrupted; every finished cell is kept under "
-            f"{Path(cfg.results_dir) / cfg.name / 'cells'}: run the same command to resume",
+            f"kmdr: interrupted; {kept}: run the same command to resume",
             file=sys.stderr,
         )
         sys.exit(130)
+    except Exception as err:  # a failure inside a cell: one line, the run record has it too
+        _fail(
+            f"{cfg.name} failed ({type(err).__name__}: {' '.join(str(err).split())}); {kept}",
+            status=1,
+        )
+    if outcome.status == "dry_run":
+        return
     if outcome.skipped:
         print(f"kmdr: {spec.name} skipped: {outcome.skipped}", file=sys.stderr, flush=True)
         if not multirun:

@@ -23,6 +23,7 @@ from kmdr.experiments.spec import ConfigError
 __all__ = [
     "CONF_ENV",
     "CONF_PACKAGE",
+    "composed_presets",
     "conf_dir",
     "config_path",
     "group_options",
@@ -101,16 +102,30 @@ def group_options(group: str) -> list[str]:
     return sorted(GlobalHydra.instance().config_loader().get_group_options(group))
 
 
+def composed_presets(folder: str | os.PathLike | None = None) -> list[tuple[str, object]]:
+    """Every preset of ``experiment/``, composed by Hydra with the schema (so defaults apply):
+    ``(option name, DictConfig)``, by option name. ``folder``: another conf/ folder."""
+    from hydra import compose, initialize_config_dir
+
+    import kmdr.experiments.schema  # noqa: F401  (registers the schema in the ConfigStore)
+
+    if folder is None:
+        init = initialized()
+    else:
+        init = initialize_config_dir(
+            config_dir=str(Path(folder).resolve()), version_base=None, job_name="kmdr"
+        )
+    with init:
+        return [
+            (name, compose("config", overrides=[f"experiment={name}"]))
+            for name in group_options("experiment")
+        ]
+
+
 def presets() -> list[dict]:
     """Every ``conf/experiment`` preset: ``{"name": ..., **preset block}`` (enums as strings),
     in the presets' ``order`` (then by name)."""
-    from hydra import compose
-
     from kmdr.experiments.schema import to_container
 
-    out = []
-    with initialized():
-        for name in group_options("experiment"):
-            cfg = compose("config", overrides=[f"experiment={name}"])
-            out.append({"name": name, **to_container(cfg.preset)})
+    out = [{"name": name, **to_container(cfg.preset)} for name, cfg in composed_presets()]
     return sorted(out, key=lambda p: (p["order"], p["name"]))

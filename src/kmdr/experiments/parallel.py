@@ -7,8 +7,9 @@ Backends (``backend=`` in the config):
   starts a ``dask.distributed.LocalCluster`` of ``n_jobs`` single-threaded worker processes for
   the run and closes it after (``pip install 'kmdr[dask]'``);
 * ``ray``: with ``ray.address=<address>`` the run joins that Ray cluster; without one it starts a
-  local Ray with ``n_jobs`` CPUs (``pip install 'kmdr[ray]'``);
-* any other name a ``backend_register`` function registers with joblib.
+  local Ray with ``n_jobs`` CPUs (``pip install 'kmdr[ray]'``).
+
+No register function is needed for any of them.
 
 Results never depend on the backend: every cell carries its own seed, and BLAS threads per
 worker are the same number whatever runs the worker. :func:`results_as_completed` works with
@@ -142,20 +143,6 @@ def _ray(spec, par: Parallelism) -> Iterator[dict]:
             ray.shutdown()
 
 
-def _register(spec) -> None:
-    target = getattr(spec, "backend_register", None)
-    if not target:
-        return
-    module, _, func = target.partition(":")
-    try:
-        getattr(importlib.import_module(module), func)()
-    except Exception as err:
-        raise BackendError(
-            f"backend_register={target} failed ({_one_line(err)}); give an importable "
-            f"'module:function' that registers the joblib backend {spec.backend!r}"
-        ) from None
-
-
 @contextlib.contextmanager
 def backend_session(spec, par: Parallelism) -> Iterator[dict]:
     """Start the run's backend, make it joblib's active backend, and close it after.
@@ -170,7 +157,6 @@ def backend_session(spec, par: Parallelism) -> Iterator[dict]:
     elif spec.backend == "ray":
         session = _ray(spec, par)
     else:
-        _register(spec)
         session = contextlib.nullcontext({"backend": spec.backend})
     params = dict(getattr(spec, "backend_params", {}) or {})
     with session as info:

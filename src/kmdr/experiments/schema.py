@@ -205,8 +205,6 @@ class RunConfig:
     backend: Backend = Backend.loky
     # Keyword arguments of joblib.parallel_config (checked against its signature up front).
     backend_params: dict[str, Any] = field(default_factory=dict)
-    # "module:function" called before the run to register a joblib backend; null: none.
-    backend_register: str | None = None
     dask: DaskConfig = field(default_factory=DaskConfig)
     ray: RayConfig = field(default_factory=RayConfig)
     # BLAS threads per worker; null: cores // n_jobs (at least 1), so workers do not contend.

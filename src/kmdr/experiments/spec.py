@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from kmdr.experiments.kinds import KINDS as _KINDS
+
 __all__ = [
     "KINDS",
     "KMEANS_INITS",
@@ -27,12 +29,11 @@ __all__ = [
     "validated",
 ]
 
-KINDS = ("cells", "leverage_scores")
+KINDS: tuple[str, ...] = tuple(_KINDS)
 #: kmeans.init choices: kmdr.cluster's names, and the label-informed start of interfaces §5 (the
 #: runner passes the first point of each class as the initial centers).
 KMEANS_INITS = ("k-means++", "random", "sample", "first_of_class")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_REGISTER_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
 class ConfigError(ValueError):
@@ -80,7 +81,6 @@ class ExperimentSpec:
     n_jobs: int = 1
     backend: str = "loky"
     backend_params: dict = field(default_factory=dict)
-    backend_register: str | None = None
     blas_threads: int | None = None
     results_dir: str = "results"
     data_dir: str | None = None
@@ -250,12 +250,6 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
             "n_jobs must be a positive number of workers or negative (-1: all cores), got 0"
         )
     blas = c["blas_threads"]
-    register = c["backend_register"] or None
-    if register is not None and not _REGISTER_RE.match(register):
-        raise ConfigError(
-            f"backend_register must be 'module:function' (e.g. ray.util.joblib:register_ray), "
-            f"got {register!r}"
-        )
     data_dir = c["data_dir"]
     return ExperimentSpec(
         name=name,
@@ -273,7 +267,6 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         n_jobs=int(c["n_jobs"]),
         backend=c["backend"],
         backend_params=_backend_params(c["backend_params"]),
-        backend_register=register,
         blas_threads=None if blas is None else _at_least(blas, "blas_threads", 1),
         results_dir=str(c["results_dir"] or "results"),
         data_dir=None if data_dir in (None, "") else str(data_dir),
