@@ -63,24 +63,29 @@ def grid_points(spec, d: int) -> list[tuple]:
 
 def naive_point(spec, red, r, rep, X, y, k):
     """One grid point computed from scratch, as a plain loop would, with the runner's seeds."""
-    from kmdr.experiments.runner import Cell, compute_cell, compute_shared_work
+    from kmdr.experiments.cells import Cell
     from kmdr.experiments.seeds import cell_seed, shared_seed
+    from kmdr.experiments.work import compute_cell, compute_shared_work
     from kmdr.reducers import make_reducer
 
     d = X.shape[1]
     r_cell = d if red.name == "none" else r  # kMeans is the same cell at every r
     key = make_reducer(red.name, r_cell, n_clusters=k, **red.params).shared_key(X)
+    km = spec.kmeans
     cell = Cell(
-        spec.dataset,
-        red.id,
-        red.name,
-        red.label,
-        dict(red.params),
-        r_cell,
-        rep,
-        cell_seed(spec.seed, spec.dataset, red.id, r_cell, rep),
-        "naive",
-        None if key is None else tuple(key),
+        dataset=spec.dataset,
+        dataset_params=dict(spec.dataset_params),
+        reducer_id=red.id,
+        reducer_name=red.name,
+        label=red.label,
+        params=dict(red.params),
+        r=r_cell,
+        repetition=rep,
+        base_seed=spec.seed,
+        seed=cell_seed(spec.seed, spec.dataset, red.id, r_cell, rep),
+        kmeans={"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init, "tol": km.tol},
+        cell_id="naive",
+        shared_key=None if key is None else tuple(key),
     )
     shared = None
     if key is not None:  # recomputed for every point, with the seed the runner uses
@@ -92,7 +97,7 @@ def naive_point(spec, red, r, rep, X, y, k):
             X,
             shared_seed(spec.seed, spec.dataset, tuple(key), rep),
         )
-    return compute_cell(cell, X, y, k, spec.kmeans, shared)
+    return compute_cell(cell, X, y, k, shared)
 
 
 def _naive_row(red, r: int, rep: int, metrics: dict) -> dict:
@@ -113,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     from threadpoolctl import threadpool_limits
 
     from kmdr.datasets import load_dataset
-    from kmdr.experiments.runner import prepare_data, resolve_parallelism, run_experiment
+    from kmdr.experiments.parallel import resolve_parallelism
+    from kmdr.experiments.runner import prepare_data, run_experiment
 
     command = "python scripts/bench_runner.py " + " ".join(
         shlex.quote(a) for a in (argv or sys.argv[1:])
@@ -123,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         ds = load_dataset("orl")
         X, y, k = prepare_data(ds.X), np.asarray(ds.y), int(ds.n_clusters)
         points = grid_points(spec, X.shape[1])
-        n_jobs, threads = resolve_parallelism(spec)
+        par = resolve_parallelism(spec)
+        n_jobs, threads = par.n_jobs, par.blas_threads
         print(
             f"[bench] ORL {X.shape[0]} x {X.shape[1]}, k = {k}; {len(spec.reducers)} methods x "
             f"{len(spec.r_grid)} r x {spec.repeats} repetitions = {len(points)} grid points; "

@@ -4,12 +4,13 @@
     python scripts/reproduce.py --quick --results results-quick   # reduced grids, a few minutes
     python scripts/reproduce.py --only bzmd14_orl lst17_coil20    # a subset
 
-Installs nothing (the Makefile's targets do). Each experiment is the Hydra preset
-``conf/experiment/<name>.yaml``, run by :func:`kmdr.experiments.runner.run_experiment`; finished
-cells are kept, so an interrupted reproduction resumes where it stopped. An experiment whose data
-cannot be obtained is skipped with the loader's reason, printed and listed in
-``<results>/SKIPPED.md``. Per-experiment wall times are printed at the end and written to
-``<results>/reproduce_times.csv``.
+Installs nothing (the Makefile's targets do). The experiments are the Hydra presets
+``conf/experiment/<name>.yaml`` whose ``preset.reproduce`` is ``paper`` (then those marked
+``diagnostic``), in their ``preset.order``; each is run by
+:func:`kmdr.experiments.runner.run_experiment`; finished cells are kept, so an interrupted
+reproduction resumes where it stopped. An experiment whose data cannot be obtained is skipped
+with the loader's reason, printed and listed in ``<results>/SKIPPED.md``. Per-experiment wall
+times are printed at the end and written to ``<results>/reproduce_times.csv``.
 """
 
 from __future__ import annotations
@@ -20,31 +21,46 @@ import sys
 import time
 from pathlib import Path
 
-from kmdr.experiments.published import DIAGNOSTIC_EXPERIMENTS, PAPER_EXPERIMENTS
+#: What ``preset.reproduce`` values this script runs, in this order (then by ``preset.order``).
+REPRODUCE = ("paper", "diagnostic")
 
-EXPERIMENTS = PAPER_EXPERIMENTS + DIAGNOSTIC_EXPERIMENTS
 
+def experiments() -> list[str]:
+    """The presets to reproduce: paper ones, then diagnostic ones, each in ``preset.order``."""
+    from kmdr.experiments.configs import presets
 
-def _conf_dir() -> Path:
-    from kmdr.experiments.cli import conf_dir
-
-    return conf_dir()
+    chosen = [p for p in presets() if p["reproduce"] in REPRODUCE]
+    chosen.sort(key=lambda p: (REPRODUCE.index(p["reproduce"]), p["order"], p["name"]))
+    return [p["name"] for p in chosen]
 
 
 def compose_experiment(name: str, results: str, quick: bool, extra: list[str]):
-    from hydra import compose, initialize_config_dir
+    from hydra import compose
+
+    from kmdr.experiments.configs import initialized
 
     overrides = [f"experiment={name}", f"results_dir={results}", f"quick={str(quick).lower()}"]
-    with initialize_config_dir(config_dir=str(_conf_dir()), version_base=None, job_name="kmdr"):
+    with initialized():
         return compose("config", overrides=overrides + list(extra))
 
 
 def main(argv: list[str] | None = None) -> int:
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from kmdr.experiments.schema import one_line, to_container
+    from kmdr.experiments.spec import ConfigError
+
+    try:
+        all_names = experiments()
+    except (ConfigError, HydraException, OmegaConfBaseException) as err:
+        print(f"[reproduce] configuration error: {one_line(err)}", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results folder (default: results)")
     parser.add_argument("--quick", action="store_true", help="the reduced grids (quick_grid)")
     parser.add_argument(
-        "--only", nargs="+", metavar="NAME", choices=EXPERIMENTS, help="run only these experiments"
+        "--only", nargs="+", metavar="NAME", choices=all_names, help="run only these experiments"
     )
     parser.add_argument(
         "--override",
@@ -56,14 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import pandas as pd
-    from omegaconf import OmegaConf
 
     from kmdr.experiments.runner import run_experiment
-    from kmdr.experiments.spec import ConfigError, spec_from_config
+    from kmdr.experiments.spec import spec_from_config
     from kmdr.experiments.store import atomic_write_text
 
     results = Path(args.results)
-    names = args.only or EXPERIMENTS
+    names = args.only or all_names
     mode = "quick (reduced grids)" if args.quick else "full protocols"
     print(f"[reproduce] {len(names)} experiments, {mode}, into {results}/", flush=True)
     rows = []
@@ -74,9 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             cfg = compose_experiment(name, str(results), args.quick, args.override)
             spec = spec_from_config(cfg)
-            outcome = run_experiment(spec, config=OmegaConf.to_container(cfg, resolve=True))
-        except ConfigError as err:
-            print(f"[reproduce] {name}: configuration error: {err}", file=sys.stderr)
+            outcome = run_experiment(spec, config=to_container(cfg))
+        except (ConfigError, HydraException, OmegaConfBaseException) as err:
+            msg = err if isinstance(err, ConfigError) else one_line(err)
+            print(f"[reproduce] {name}: configuration error: {msg}", file=sys.stderr)
             return 2
         wall = time.perf_counter() - start
         if outcome.skipped:
@@ -111,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if not recorded.empty:
         recorded = recorded[~recorded["experiment"].isin(table["experiment"])]
     merged = pd.concat([recorded, table], ignore_index=True) if len(recorded) else table
-    order = {name: i for i, name in enumerate(EXPERIMENTS)}
+    order = {name: i for i, name in enumerate(all_names)}
     merged = merged.sort_values("experiment", key=lambda s: s.map(order).fillna(len(order)))
     buf = io.StringIO()
     merged.to_csv(buf, index=False)

@@ -1,4 +1,5 @@
-"""The ``kmdr`` command: one-line errors for bad overrides, a real run, a multirun."""
+"""The ``kmdr`` command: one-line errors for bad overrides, a real run, a multirun, Hydra's own
+flags. (Schema errors: test_schema.py; the installed wheel: test_install.py.)"""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kmdr.experiments import cli
+from kmdr.experiments import cli, configs
 
 KMDR = [sys.executable, "-c", "from kmdr.experiments.cli import main; main()"]
 TINY = [
@@ -50,7 +51,7 @@ def run_kmdr(args, cwd):
         (["reducer=svd", "r_grid=[5,100]"], "r = 100 is too large for reducer 'svd' on synth"),
         (["reducer=laplacian", "r_grid=[13]"], "valid r for it: 1..12"),
         (["kmeans.init=plus"], "unknown kmeans.init 'plus'; valid: k-means++, random, sample"),
-        (["nosuchkey=1"], "Could not override 'nosuchkey'"),
+        (["nosuchkey=1"], "unknown config key 'nosuchkey'; valid keys: name, kind, dataset"),
     ],
 )
 def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, capsys):
@@ -101,11 +102,11 @@ def test_run_and_multirun_write_one_experiment_folder(tmp_path):
 
 
 def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
-    from hydra import compose, initialize_config_dir
+    from hydra import compose
 
     from kmdr.experiments.spec import spec_from_config
 
-    with initialize_config_dir(config_dir=str(cli.conf_dir()), version_base=None):
+    with configs.initialized():
         cfg = compose(
             "config", overrides=["experiment=bzmd14_orl", "reducer=sign"], return_hydra_config=True
         )
@@ -117,25 +118,38 @@ def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
 
 
 def test_every_preset_composes_and_states_its_protocol():
-    from hydra import compose, initialize_config_dir
+    from hydra import compose
 
     from kmdr.experiments.spec import spec_from_config
+    from kmdr.reducers import reducer_label
 
-    conf = cli.conf_dir()
-    presets = cli.group_options(conf, "experiment")
-    assert {
-        "bmd09_table1",
-        "bmd09_fig1",
-        "bzmd14_orl",
-        "lst17_sparse_text",
-        "report_orl_projections",
-    } <= set(presets)
-    with initialize_config_dir(config_dir=str(conf), version_base=None):
+    conf = configs.conf_dir()
+    with configs.initialized():
+        presets = configs.group_options("experiment")
+        assert {
+            "bmd09_table1",
+            "bmd09_fig1",
+            "bzmd14_orl",
+            "lst17_sparse_text",
+            "report_orl_projections",
+        } <= set(presets)
         for name in presets:
-            spec = spec_from_config(compose("config", overrides=[f"experiment={name}"]))
+            cfg = compose("config", overrides=[f"experiment={name}"])
+            spec = spec_from_config(cfg)
+            # The reduced grid of --quick is a valid config too.
+            assert spec_from_config(compose("config", [f"experiment={name}", "quick=true"]))
             assert spec.name == name
             text = Path(conf, "experiment", f"{name}.yaml").read_text()
             assert text.startswith("# @package _global_") and text.count("\n#") >= 4
+            # Every preset says what it reproduces (interfaces §3), none keeps the defaults.
+            assert "\npreset:\n" in text and cfg.preset.paper is not None
+            assert cfg.preset.title != name and cfg.preset.reproduce in ("paper", "diagnostic")
+            # A label is written only where the preset deliberately differs from the registry.
+            for entry in cfg.reducers:
+                assert entry.label is None or entry.label != reducer_label(entry.name), (
+                    name,
+                    entry,
+                )
             if name.startswith("bzmd14"):
                 assert spec.r_grid == tuple(range(5, 101, 5)) and spec.repeats == 5
                 assert (spec.kmeans.n_init, spec.kmeans.max_iter) == (5, 500)
@@ -150,13 +164,61 @@ def test_every_preset_composes_and_states_its_protocol():
                 ]
 
 
-def test_missing_conf_dir_is_a_clear_error(monkeypatch, tmp_path, capsys):
-    monkeypatch.setenv(cli.CONF_ENV, str(tmp_path))
-    monkeypatch.setattr(cli, "__file__", str(tmp_path / "a" / "b" / "c" / "cli.py"))
+def test_presets_order_make_reproduce_as_published_lists_it():
+    from kmdr.experiments.published import DIAGNOSTIC_EXPERIMENTS, PAPER_EXPERIMENTS
+
+    listed = configs.presets()
+    orders = [p["order"] for p in listed]
+    assert len(set(orders)) == len(orders)  # no two presets share a place
+    reproduced = [p["name"] for p in listed if p["reproduce"] != "none"]
+    assert reproduced == list(PAPER_EXPERIMENTS + DIAGNOSTIC_EXPERIMENTS)
+    assert {p["name"] for p in listed if p["reproduce"] == "diagnostic"} == set(
+        DIAGNOSTIC_EXPERIMENTS
+    )
+
+
+def test_conf_dir_without_config_is_a_clear_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv(configs.CONF_ENV, str(tmp_path))
     with pytest.raises(SystemExit) as exc:
         cli.main(["dataset=synth"])
     assert exc.value.code == 2
-    assert "no Hydra configs found" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{configs.CONF_ENV}={tmp_path} holds no config.yaml" in err
+
+
+def test_conf_dir_env_points_hydra_at_another_conf_folder(monkeypatch, tmp_path):
+    import shutil
+
+    shutil.copytree(configs.conf_dir(), tmp_path / "conf")
+    (tmp_path / "conf" / "dataset" / "mine.yaml").write_text("name: synth\nparams: {seed: 3}\n")
+    monkeypatch.setenv(configs.CONF_ENV, str(tmp_path / "conf"))
+    assert configs.conf_dir() == (tmp_path / "conf").resolve()
+    with configs.initialized():
+        assert "mine" in configs.group_options("dataset")
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["-sc", "install=bash"], "hydra_bash_completion"),
+        (["--help"], "kmdr is powered by Hydra"),
+        (["--info", "searchpath"], "pkg://kmdr.conf"),  # or $KMDR_CONF_DIR when it is set
+        (["--cfg", "job", "experiment=bzmd14_orl"], "bzmd14 Figure 3 (b, d, f): ORL"),
+    ],
+)
+def test_hydra_own_flags_are_not_taken_for_overrides(args, expected, tmp_path):
+    proc = run_kmdr(args, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    if expected.startswith("pkg://") and os.environ.get(configs.CONF_ENV):
+        expected = f"file://{configs.conf_dir()}"
+    assert expected in proc.stdout
+    assert list(tmp_path.iterdir()) == []  # nothing ran
+
+
+def test_cfg_job_still_checks_the_config(tmp_path):
+    proc = run_kmdr(["--cfg", "job", "kmeans.n_inti=3"], tmp_path)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "unknown config key 'kmeans.n_inti'" in proc.stderr
 
 
 def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, capsys):

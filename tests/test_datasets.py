@@ -7,6 +7,8 @@ at the shared folder and downloads disabled (no test touches the network).
 from __future__ import annotations
 
 import shutil
+import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,9 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 needs_shared = pytest.mark.skipif(
     not (SHARED / "SOURCES.md").is_file(), reason=f"shared data mirror {SHARED} is absent"
 )
+
+
+_REAL_DOWNLOAD = _registry._download
 
 
 def _no_download(entry, cache_dir):
@@ -143,6 +148,78 @@ def test_dataset_status_and_sha(real, tmp_path):
     st = kd.dataset_status("usps")
     assert st.present and (st.n_samples, st.n_features, st.n_clusters) == (11000, 256, 10)
     assert st.sha256 == _registry.registry()["usps/USPS_11000x256_uint8.mat"].sha256
+    real("orl_raw")
+    assert kd.dataset_status("orl_raw").sha256 == kd.orl_faces_manifest_sha256()
+
+
+# --- the catalog ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["orl", "orl_raw", "coil20", "usps", "pie"])
+def test_catalog_facts_are_the_loaded_data(real, name):
+    entry, ds = kd.dataset_info(name), real(name)
+    assert entry.kind == "file" and entry.name == ds.name == name
+    facts = (entry.n_samples, entry.n_features, entry.n_clusters, entry.sparse)
+    assert facts == (ds.n_samples, ds.n_features, ds.n_clusters, ds.is_sparse)
+
+
+@pytest.mark.parametrize("name", ["synth", "sparse_text"])
+def test_catalog_facts_of_generated_data_are_the_defaults(name):
+    entry = kd.dataset_info(name)
+    assert entry.kind == "synthetic"
+    assert (entry.n_samples, entry.n_features, entry.n_clusters) == (
+        entry.params["n_samples"],
+        entry.params["n_features"],
+        entry.params["n_clusters"],
+    )
+
+
+def test_catalog_entries_are_consistent():
+    reg = _registry.registry()
+    names = kd.available_datasets()
+    assert names == kd.DATASETS and len(set(names)) == len(names)
+    displays = [kd.dataset_info(n).display_name for n in names]
+    assert len(set(displays)) == len(displays)
+    for name in names:
+        entry = kd.dataset_info(name)
+        assert entry.name == name and entry.kind in ("file", "bundled", "synthetic")
+        for path in (*entry.files, *entry.extra_files):
+            assert path in reg, (name, path)
+        assert (entry.kind == "file") == bool(entry.files)
+
+
+def test_display_names_as_the_papers_print_them():
+    expected = {"coil20": "COIL20", "synth": "Synth", "usps": "USPS", "rcv1": "RCV1"}
+    for name, display in expected.items():
+        assert kd.dataset_info(name).display_name == display
+    with pytest.raises(ValueError, match=r"unknown dataset 'mnist'; valid names: .*coil20"):
+        kd.dataset_info("mnist")
+
+
+def test_catalog_rejects_bad_entries():
+    with pytest.raises(ValueError, match="kind='remote' is invalid"):
+        kd.DatasetEntry("x", kd.load_dataset, "remote", "X")
+    with pytest.raises(ValueError, match="must list its files"):
+        kd.DatasetEntry("x", kd.load_dataset, "file", "X")
+    with pytest.raises(TypeError, match="not callable"):
+        kd.DatasetEntry("x", "loader", "bundled", "X")
+
+
+@needs_shared
+def test_availability_cached_mirror_download(tmp_path, monkeypatch):
+    monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    cache = tmp_path / "cache"
+    status, reason = kd.availability("coil20", data_dir=cache)
+    assert status == "download" and _registry.registry()["coil20/COIL20.mat"].url in reason
+    status, reason = kd.availability("coil20", data_dir=cache, mirror=SHARED)
+    assert status == "mirror" and str(SHARED) in reason
+    kd.load_dataset("coil20", data_dir=cache, mirror=SHARED)
+    assert kd.availability("coil20", data_dir=cache) == ("cached", "")
+    # nips needs its metadata file too: the main file alone is not enough
+    (cache / "nips").mkdir()
+    (cache / "nips" / "nips_1-17.mat").write_bytes(b"")
+    assert kd.availability("nips", data_dir=cache)[0] == "download"
+    assert kd.availability("synth") == ("synthetic", "")
 
 
 # --- registry and fetch --------------------------------------------------------------------
@@ -150,8 +227,9 @@ def test_dataset_status_and_sha(real, tmp_path):
 
 def test_registry_lists_every_file():
     reg = _registry.registry()
-    for path in kd.MAIN_FILE.values():
-        assert path in reg
+    for name in kd.DATASETS:
+        for path in kd.dataset_info(name).files:
+            assert path in reg
     pgms = [p for p in reg if p.startswith("orl/orl_faces/") and p.endswith(".pgm")]
     assert len(pgms) == 400
     unknown = sorted(p for p, e in reg.items() if e.sha256 is None)
@@ -166,9 +244,8 @@ def test_unknown_name_lists_valid_names():
         kd.load_dataset("mnist")
     for name in kd.DATASETS:
         assert name in str(err.value)
-    assert set(kd.available_datasets()) == {
-        "orl", "orl_raw", "coil20", "usps", "pie", "synth", "nips", "rcv1", "sparse_text",
-    }  # fmt: skip
+    # a subset: plug-ins may add more
+    assert {"orl", "coil20", "usps", "pie", "synth", "nips", "rcv1"} <= set(kd.DATASETS)
 
 
 def test_file_datasets_take_no_params():
@@ -271,15 +348,42 @@ def test_data_dir_resolution(tmp_path, monkeypatch):
 
 
 @needs_shared
-def test_cli_table_exit_zero_with_missing(tmp_path, monkeypatch, capsys):
+def test_cli_exit_one_with_missing_after_the_table(tmp_path, monkeypatch, capsys):
     from kmdr.datasets.cli import main
 
     monkeypatch.setenv(kd.MIRROR_ENV, str(SHARED))
     monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path))
-    assert main(["orl", "synth", "nips"]) == 0
-    out = capsys.readouterr().out
+    assert main(["orl", "synth", "nips"]) == 1
+    out, err = capsys.readouterr()
     assert _registry.registry()["orl/ORL_64x64.mat"].sha256 in out
-    assert "MISSING" in out and "generated (SYNTHETIC)" in out and "1 dataset(s) missing" in out
+    assert "MISSING" in out and "generated (SYNTHETIC)" in out
+    missing = [line for line in err.splitlines() if line.startswith("MISSING")]
+    assert len(missing) == 1 and "nips_1-17.mat" in missing[0] and kd.MIRROR_ENV in missing[0]
+    # present data only: 0; missing data allowed: 0, still listed
+    assert main(["orl", "synth"]) == 0
+    capsys.readouterr()
+    assert main(["orl", "nips", "--allow-missing"]) == 0
+    assert "MISSING nips" in capsys.readouterr().err
+
+
+def test_cli_no_names_checks_every_file_dataset(tmp_path, monkeypatch, capsys):
+    from kmdr.datasets.cli import main
+
+    monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    assert main(["--data-dir", str(tmp_path)]) == 1  # an empty cache, no mirror, no network
+    out, err = capsys.readouterr()
+    missing = [line for line in err.splitlines() if line.startswith("MISSING")]
+    files = [n for n in kd.DATASETS if kd.dataset_info(n).kind == "file"]
+    assert [line.split()[1] for line in missing] == [f"{n}:" for n in files]
+    assert out.count("generated (SYNTHETIC)") == 2  # synth and sparse_text are there
+
+
+def test_cli_unknown_name_is_a_usage_error(capsys):
+    from kmdr.datasets.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["mnist"])
+    assert exc.value.code == 2 and "unknown datasets ['mnist']" in capsys.readouterr().err
 
 
 def test_cli_exit_one_on_corrupted_file(tmp_path, capsys):
@@ -288,3 +392,210 @@ def test_cli_exit_one_on_corrupted_file(tmp_path, capsys):
     mirror = _corrupt_mirror(tmp_path, "coil20/COIL20.mat")
     assert main(["coil20", "--mirror", str(mirror), "--data-dir", str(tmp_path / "c")]) == 1
     assert "sha256 mismatch" in capsys.readouterr().err
+    mirror_args = ["--mirror", str(mirror), "--data-dir", str(tmp_path / "c")]
+    assert main(["coil20", "--allow-missing", *mirror_args]) == 1  # corrupted is not missing
+
+
+# --- download progress ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def pooch_fetch_calls(monkeypatch):
+    """The real _download, with pooch's fetch recording its progressbar argument."""
+    import pooch
+
+    calls = []
+
+    def fake_fetch(self, fname, processor=None, downloader=None, progressbar=False):
+        calls.append(progressbar)
+        return str(Path(self.path) / fname)
+
+    monkeypatch.setattr(_registry, "_download", _REAL_DOWNLOAD)
+    monkeypatch.setattr(pooch.Pooch, "fetch", fake_fetch)
+    yield calls
+    kd.set_download_progress(None)
+
+
+def test_download_progress_when_asked_or_on_a_terminal(pooch_fetch_calls, tmp_path, monkeypatch):
+    import io
+
+    from kmdr.datasets import _progress
+
+    entry = _registry.registry()["coil20/COIL20.mat"]
+    monkeypatch.delenv(kd.PROGRESS_ENV, raising=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal
+    _registry._download(entry, tmp_path)
+    kd.set_download_progress(True)
+    _registry._download(entry, tmp_path)
+    kd.set_download_progress(None)
+    monkeypatch.setenv(kd.PROGRESS_ENV, "1")
+    _registry._download(entry, tmp_path)
+    monkeypatch.setenv(kd.PROGRESS_ENV, "0")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    _registry._download(entry, tmp_path)
+    monkeypatch.delenv(kd.PROGRESS_ENV)
+    _registry._download(entry, tmp_path)  # a terminal
+    assert pooch_fetch_calls == [False, True, True, False, True]
+    # without tqdm pooch would raise: no bar then, even when asked
+    monkeypatch.setattr(_progress.importlib.util, "find_spec", lambda name: None)
+    kd.set_download_progress(True)
+    _registry._download(entry, tmp_path)
+    assert pooch_fetch_calls[-1] is False
+    with pytest.raises(TypeError):
+        kd.set_download_progress("yes")
+
+
+def test_cli_progress_flag_reaches_the_download(pooch_fetch_calls, tmp_path, monkeypatch):
+    from kmdr.datasets.cli import main
+
+    monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    monkeypatch.delenv(kd.PROGRESS_ENV, raising=False)
+    # the fake fetch "downloads" nothing, so the loader fails on the missing file: an ERROR row
+    assert main(["coil20", "--progress", "--data-dir", str(tmp_path)]) == 1
+    assert pooch_fetch_calls == [True]
+
+
+# --- plug-ins ------------------------------------------------------------------------------
+
+TOY_MODULE = """
+import numpy as np
+from kmdr.datasets import Dataset, DatasetEntry
+
+
+def load_toy(n_per_class=5):
+    X = np.vstack([np.zeros((n_per_class, 3)), np.ones((n_per_class, 3))])
+    y = np.repeat(np.arange(2), n_per_class)
+    return Dataset("toy", X, y, 2, None, "two points repeated (test plug-in)")
+
+
+def load_bare():
+    \"\"\"A loader function with no catalog entry.\"\"\"
+    return Dataset("bare", np.eye(4), np.arange(4), 4, None, "identity")
+
+
+ENTRY = DatasetEntry(
+    "toy", load_toy, "bundled", "Toy", n_samples=10, n_features=3, n_clusters=2, sparse=False,
+    params={"n_per_class": 5},
+)
+MISNAMED = DatasetEntry("other", load_toy, "bundled", "Other")
+UNREGISTERED = DatasetEntry("far", load_toy, "file", "Far", files=("far/data.mat",))
+NOT_A_LOADER = 42
+"""
+
+TOY_ENTRY_POINTS = """
+[kmdr.datasets]
+toy = toyplugin:ENTRY
+bare = toyplugin:load_bare
+broken = toyplugin_missing_module:ENTRY
+misnamed = toyplugin:MISNAMED
+far = toyplugin:UNREGISTERED
+number = toyplugin:NOT_A_LOADER
+orl = toyplugin:ENTRY
+"""
+
+
+@pytest.fixture
+def toy_plugin(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    info = site / "toyplugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toyplugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(textwrap.dedent(TOY_ENTRY_POINTS))
+    (site / "toyplugin.py").write_text(textwrap.dedent(TOY_MODULE))
+    monkeypatch.syspath_prepend(str(site))
+    kd.reload_plugins()
+    with pytest.warns(UserWarning, match="plug-in 'orl'"):  # said once, when first listed
+        kd.available_datasets()
+    yield
+    sys.modules.pop("toyplugin", None)
+    monkeypatch.undo()
+    kd.reload_plugins()
+
+
+def test_plugin_dataset_through_an_entry_point(toy_plugin):
+    kd.reload_plugins()
+    with pytest.warns(UserWarning, match="plug-in 'orl' .* ignored: a built-in dataset has that"):
+        names = kd.available_datasets()
+    assert names[: len(kd._catalog.BUILTIN)] == tuple(kd._catalog.BUILTIN)  # built-ins first
+    assert {"toy", "bare", "broken"} <= set(kd.DATASETS)
+    assert "toyplugin" not in sys.modules  # listing names imports no plug-in
+    assert kd.dataset_info("orl").display_name == "ORL"  # the built-in wins
+    ds = kd.load_dataset("toy", n_per_class=3)
+    assert ds.X.shape == (6, 3) and ds.n_clusters == 2
+    with pytest.raises(ValueError, match=r"unknown parameters \['seed'\]"):
+        kd.load_dataset("toy", seed=1)
+    entry = kd.dataset_info("toy")
+    assert entry.display_name == "Toy" and kd.availability("toy") == ("bundled", "")
+    bare = kd.dataset_info("bare")
+    assert bare.kind == "bundled" and bare.description == "A loader function with no catalog entry."
+    assert kd.load_dataset("bare").n_clusters == 4
+    st = kd.dataset_status("toy")
+    assert st.present and st.reason == "bundled" and st.n_samples == 10
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("broken", "failed to import (ModuleNotFoundError"),
+        ("misnamed", "declares name 'other'"),
+        ("number", "is a int; it must be a kmdr.datasets.DatasetEntry or a loader function"),
+    ],
+)
+def test_broken_plugin_is_one_line_and_not_fatal(toy_plugin, name, words):
+    status, reason = kd.availability(name)
+    assert status == "unavailable" and words in reason and "\n" not in reason
+    with pytest.raises(kd.DatasetUnavailable, match=name) as err:
+        kd.load_dataset(name)
+    assert "\n" not in str(err.value)
+    assert kd.load_dataset("toy").n_samples == 10  # the others still work
+
+
+def test_plugin_file_outside_the_registry_is_unavailable(toy_plugin):
+    status, reason = kd.availability("far")
+    assert status == "unavailable" and "far/data.mat is not in the data registry" in reason
+
+
+def test_cli_lists_plugins_and_a_broken_one_fails_alone(toy_plugin, capsys):
+    from kmdr.datasets.cli import main
+
+    assert main(["toy", "bare"]) == 0
+    assert "bundled" in capsys.readouterr().out
+    assert main(["toy", "broken"]) == 1
+    err = capsys.readouterr().err
+    assert "MISSING dataset plug-in 'broken'" in err and "MISSING toy" not in err
+
+
+def test_real_download_draws_a_progress_bar(tmp_path, monkeypatch, capsys):
+    """pooch + tqdm for real, from a local HTTP server (no outside network)."""
+    import functools
+    import hashlib
+    import http.server
+    import threading
+
+    served = tmp_path / "served"
+    served.mkdir()
+    payload = bytes(range(256)) * 400
+    (served / "blob.bin").write_bytes(payload)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    url = f"http://127.0.0.1:{server.server_address[1]}/blob.bin"
+    entry = _registry.FileEntry("toy/blob.bin", hashlib.sha256(payload).hexdigest(), url)
+    try:
+        kd.set_download_progress(True)
+        path = _REAL_DOWNLOAD(entry, tmp_path / "cache")
+        kd.set_download_progress(False)
+        again = _REAL_DOWNLOAD(entry, tmp_path / "cache2")
+    finally:
+        kd.set_download_progress(None)
+        server.shutdown()
+        server.server_close()
+    assert path.read_bytes() == payload == again.read_bytes()
+    err = capsys.readouterr().err
+    assert err.count("100%") == 1 and err.count("102k/102k") == 1  # one bar, 102400 bytes

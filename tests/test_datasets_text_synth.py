@@ -101,6 +101,11 @@ def test_nips_real_code_path_with_real_document_names(tmp_path):
     assert ds.feature_names.size == ds.n_features
     assert np.all(np.diff(ds.X.tocsc().indptr) > 0)  # every kept term occurs
     assert "no published hash" in ds.description
+    entry = kd.dataset_info("nips")  # the catalog's facts (d depends on the file: not fixed)
+    assert (entry.n_samples, entry.n_clusters, entry.sparse) == (184, 3, True)
+    assert entry.n_features is None
+    # everything the loader fetched is in the cache now, the labels metadata included
+    assert kd.availability("nips", data_dir=tmp_path / "cache") == ("cached", "")
 
     # A file with other document names fails the content validation, naming the file.
     write_nips_mat(mirror / "nips" / "nips_1-17.mat", COUNTS, WORDS, DOCS)
@@ -237,3 +242,11 @@ def test_sparse_text_seeds(sparse_text):
     c = kd.load_dataset("sparse_text", seed=4, **small)
     assert (a.X != b.X).nnz == 0 and (a.X != c.X).nnz > 0
     assert isinstance(a.X, sp.csr_matrix) and a.X.shape == (300, 2000)
+
+
+@pytest.mark.parametrize("fixture", ["synth", "sparse_text"])
+def test_catalog_facts_of_generated_data(fixture, request):
+    ds, entry = request.getfixturevalue(fixture), kd.dataset_info(fixture)
+    facts = (entry.n_samples, entry.n_features, entry.n_clusters, entry.sparse)
+    assert facts == (ds.n_samples, ds.n_features, ds.n_clusters, ds.is_sparse)
+    assert kd.availability(fixture) == ("synthetic", "")

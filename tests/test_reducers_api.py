@@ -31,6 +31,9 @@ def test_registry_names_and_labels():
         "gaussian",
         "achlioptas",
         "sparse_embedding",
+        "srht",
+        "ridge_leverage",
+        "ridge_leverage_approx",
         "svd",
         "svd_approx",
         "laplacian",
@@ -44,6 +47,9 @@ def test_registry_names_and_labels():
         "Gaussian RP",
         "Achlioptas RP",
         "SE",
+        "SRHT",
+        "RidgeLev (CMM17)",
+        "ApproxRidgeLev (CMM17)",
         "SVD",
         "ApprSVD",
         "LapScores",
@@ -112,10 +118,13 @@ def test_same_random_state_same_output(name):
     if name in (
         "leverage",
         "leverage_approx",
+        "ridge_leverage",
+        "ridge_leverage_approx",
         "sign",
         "gaussian",
         "achlioptas",
         "sparse_embedding",
+        "srht",
     ):
         assert not np.array_equal(_make(name, seed=8).fit_transform(X), a)
 

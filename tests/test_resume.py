@@ -13,7 +13,8 @@ import time
 import pandas as pd
 import pytest
 
-import kmdr.experiments.runner as runner
+import kmdr.experiments.work as work
+from kmdr._io import temporary_path
 from kmdr.experiments.runner import run_experiment
 from kmdr.experiments.spec import spec_from_config
 from kmdr.experiments.store import CellStore
@@ -95,7 +96,7 @@ def test_kill_9_part_way_then_resume(tmp_path):
 
 
 def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch):
-    real = runner.compute_cell
+    real = work.compute_cell
     calls = {"n": 0}
 
     def interrupted_after_7(*args, **kwargs):
@@ -104,7 +105,7 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "compute_cell", interrupted_after_7)
+    monkeypatch.setattr(work, "compute_cell", interrupted_after_7)
     spec = spec_from_config(config(tmp_path))
     with pytest.raises(KeyboardInterrupt):
         run_experiment(spec, log=lambda msg: None)
@@ -118,7 +119,7 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch):
     before = snapshot(exp / "cells")
     assert len(before) == 7
 
-    monkeypatch.setattr(runner, "compute_cell", real)
+    monkeypatch.setattr(work, "compute_cell", real)
     outcome = run_experiment(spec, log=lambda msg: None)
     check_complete(outcome, before)
     # A third run has nothing left to do.
@@ -132,17 +133,47 @@ def test_a_changed_setting_is_a_different_cell(tmp_path):
     changed = dict(small, kmeans={"n_init": 3, "max_iter": 100})
     outcome = run_experiment(spec_from_config(changed), log=lambda msg: None)
     assert outcome.n_computed == 1 and outcome.n_reused == 0
-    # Both cell files stay (a cache); cells.csv holds the newest row of the cell key.
+    # Both cells stay, in the cell files and in cells.csv: they share (dataset, reducer, r,
+    # repetition) but not their settings, so neither replaces the other.
     store = CellStore(outcome.experiment_dir)
     assert len(store.done_ids()) == 2
     df = pd.read_csv(outcome.experiment_dir / "cells.csv")
-    assert len(df) == 1 and df.kmeans_n_init.item() == 3
+    assert len(df) == 2 and sorted(df.kmeans_n_init) == [2, 3]
+    assert df.duplicated(KEY).any() and df.cell_id.nunique() == 2
 
 
 def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
     cells = tmp_path / "resume" / "cells"
     cells.mkdir(parents=True)
-    (cells / ".abc.json.tmp").write_text('{"half": ')
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    leftover = temporary_path(cells / "abc.json", pid=int(dead.stdout))  # a dead writer's
+    leftover.write_text('{"half": ')
+    foreign = cells / ".abc.json.tmp"  # not named by kmdr._io: whose it is is unknown, kept
+    foreign.write_text('{"half": ')
     cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
     outcome = run_experiment(spec_from_config(cfg), log=lambda msg: None)
-    assert outcome.n_computed == 1 and not list(cells.glob(".*.tmp"))
+    assert outcome.n_computed == 1 and list(cells.glob(".*.tmp")) == [foreign]
+
+
+def test_a_damaged_cell_file_is_reported_and_recomputed(tmp_path, capfd):
+    cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2, 4], repeats=2)
+    first = run_experiment(spec_from_config(cfg), log=lambda msg: None)
+    cells = first.experiment_dir / "cells"
+    victim = sorted(cells.glob("*.json"))[0]
+    truncated = victim.read_bytes()[:40]  # e.g. by a full disk or a copy cut short
+    victim.write_bytes(truncated)
+    messages = []
+    again = run_experiment(spec_from_config(cfg), log=messages.append)
+    assert again.n_computed == 1 and again.n_reused == 3
+    # Reported once, in one line, through the run's log or on stderr.
+    reports = [m for m in messages + capfd.readouterr().err.splitlines() if victim.name in m]
+    assert len(reports) == 1 and "damaged" in reports[0]
+    assert (cells / (victim.name + ".damaged")).read_bytes() == truncated  # kept, not deleted
+    assert json.loads(victim.read_text())["cell_id"] == victim.stem  # computed again
+    df = pd.read_csv(first.experiment_dir / "cells.csv")
+    assert len(df) == 4 and victim.stem in set(df.cell_id)

@@ -9,24 +9,32 @@ Files are listed once, with URL and sha256, in ``registry.txt`` (see :mod:`._reg
 cached under ``data_dir`` (argument > ``KMDR_DATA_DIR`` > ``<repo>/datasets``) and copied from a
 mirror folder (argument > ``KMDR_DATA_MIRROR``) when one is set, else downloaded; the hash is
 verified either way. Provenance of every file: SOURCES.md in the workplace's shared datasets.
+
+Every dataset is one :class:`DatasetEntry` of the catalog (:mod:`._catalog`): its loader, kind
+(file, bundled, synthetic), registry files, display name and fixed facts; :func:`dataset_info`
+returns it. Other packages add datasets through the entry-point group ``kmdr.datasets``::
+
+    [project.entry-points."kmdr.datasets"]
+    mydata = "mypackage.data:ENTRY"    # a kmdr.datasets.DatasetEntry, or a loader function
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ._base import Dataset
-from ._images import (
-    load_coil20,
-    load_orl,
-    load_orl_raw,
-    load_pie,
-    load_usps,
-    orl_faces_manifest_sha256,
-    read_pgm,
+from ._catalog import (
+    ENTRY_POINT_GROUP,
+    STATUSES,
+    DatasetEntry,
+    availability,
+    dataset_info,
+    dataset_names,
+    reload_plugins,
 )
+from ._images import orl_faces_manifest_sha256, read_pgm
+from ._progress import PROGRESS_ENV, set_download_progress
 from ._registry import (
     DATA_DIR_ENV,
     MIRROR_ENV,
@@ -38,19 +46,24 @@ from ._registry import (
     resolve_mirror,
     sha256,
 )
-from ._synthetic import make_sparse_text, make_synth
-from ._text import build_nips, load_nips, load_rcv1, read_rcv1
+from ._text import build_nips, read_rcv1
 
 __all__ = [
     "DATASETS",
     "DATA_DIR_ENV",
+    "ENTRY_POINT_GROUP",
     "MIRROR_ENV",
+    "PROGRESS_ENV",
+    "STATUSES",
     "DataIntegrityError",
     "Dataset",
+    "DatasetEntry",
     "DatasetStatus",
     "DatasetUnavailable",
+    "availability",
     "available_datasets",
     "build_nips",
+    "dataset_info",
     "dataset_status",
     "fetch",
     "load_dataset",
@@ -58,50 +71,23 @@ __all__ = [
     "read_pgm",
     "read_rcv1",
     "registry",
+    "reload_plugins",
     "resolve_data_dir",
     "resolve_mirror",
+    "set_download_progress",
 ]
 
-_FILE_LOADERS: dict[str, Callable[..., Dataset]] = {
-    "orl": load_orl,
-    "orl_raw": load_orl_raw,
-    "coil20": load_coil20,
-    "usps": load_usps,
-    "pie": load_pie,
-    "nips": load_nips,
-    "rcv1": load_rcv1,
-}
-_GENERATORS: dict[str, Callable[..., Dataset]] = {
-    "synth": make_synth,
-    "sparse_text": make_sparse_text,
-}
-#: Valid dataset names, in a fixed order.
-DATASETS: tuple[str, ...] = (
-    "orl",
-    "orl_raw",
-    "coil20",
-    "usps",
-    "pie",
-    "synth",
-    "nips",
-    "rcv1",
-    "sparse_text",
-)
-#: The file whose sha256 identifies each file-backed dataset (``orl_raw``, 400 PGMs, is
-#: identified by the sha256 of its manifest ``orl_faces.SHA256SUMS`` instead).
-MAIN_FILE: dict[str, str] = {
-    "orl": "orl/ORL_64x64.mat",
-    "coil20": "coil20/COIL20.mat",
-    "usps": "usps/USPS_11000x256_uint8.mat",
-    "pie": "pie/PIE_2856x1024.mat",
-    "nips": "nips/nips_1-17.mat",
-    "rcv1": "rcv1/rcv1_train.multiclass.bz2",
-}
+
+def __getattr__(name: str):
+    # DATASETS is computed on access, so plug-ins installed after import are listed too.
+    if name == "DATASETS":
+        return dataset_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def available_datasets() -> tuple[str, ...]:
-    """The valid dataset names."""
-    return DATASETS
+    """The valid dataset names: the built-ins in a fixed order, then the plug-ins by name."""
+    return dataset_names()
 
 
 def load_dataset(
@@ -111,23 +97,17 @@ def load_dataset(
     mirror: str | os.PathLike | None = None,
     **params,
 ) -> Dataset:
-    """Load dataset ``name`` (one of :data:`DATASETS`).
+    """Load dataset ``name`` (one of :func:`available_datasets`).
 
     ``data_dir`` / ``mirror`` override ``KMDR_DATA_DIR`` / ``KMDR_DATA_MIRROR``. ``params`` are
     the generator's parameters for ``synth`` and ``sparse_text`` (e.g. ``seed``); file-backed
     datasets take none.
 
     Raises :class:`ValueError` for an unknown name or bad parameters, :class:`DatasetUnavailable`
-    when a file cannot be obtained, and :class:`DataIntegrityError` (a ValueError) when a file's
-    sha256 is wrong.
+    when a file cannot be obtained (or a plug-in cannot be imported), and
+    :class:`DataIntegrityError` (a ValueError) when a file's sha256 is wrong.
     """
-    if name in _GENERATORS:
-        return _GENERATORS[name](**params)
-    if name in _FILE_LOADERS:
-        if params:
-            raise ValueError(f"dataset {name!r} takes no parameters, got {sorted(params)}")
-        return _FILE_LOADERS[name](data_dir=data_dir, mirror=mirror)
-    raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
+    return dataset_info(name).load(data_dir=data_dir, mirror=mirror, **params)
 
 
 @dataclass(frozen=True)
@@ -159,13 +139,17 @@ def dataset_status(
         ds = load_dataset(name, data_dir=data_dir, mirror=mirror)
     except DatasetUnavailable as err:
         return DatasetStatus(name, False, str(err))
+    entry = dataset_info(name)
     digest, reason = None, "present"
-    if name in MAIN_FILE:
-        digest = sha256(resolve_data_dir(data_dir) / MAIN_FILE[name])
-    elif name == "orl_raw":
-        digest = orl_faces_manifest_sha256()  # every file was verified on fetch
-    else:
+    if entry.kind == "file":
+        if entry.digest is not None:
+            digest = entry.digest()  # every file was verified on fetch
+        else:
+            digest = sha256(resolve_data_dir(data_dir) / entry.files[0])
+    elif entry.kind == "synthetic":
         reason = "generated (SYNTHETIC)"
+    else:
+        reason = "bundled"
     return DatasetStatus(
         name,
         True,

@@ -17,6 +17,12 @@ from ._base import Dataset
 from ._registry import fetch, registry
 
 ORL_FACES_DIR = "orl/orl_faces"
+#: The 400 PGMs in row order (s1/1..s1/10, s2/1, ..., s40/10), then the README: every file of the
+#: orl_faces manifest.
+ORL_FACES_FILES = (
+    *(f"{ORL_FACES_DIR}/s{s}/{i}.pgm" for s in range(1, 41) for i in range(1, 11)),
+    f"{ORL_FACES_DIR}/README",
+)
 
 
 def _loadmat(path: Path, *names: str) -> dict[str, np.ndarray]:
@@ -91,23 +97,19 @@ def orl_faces_manifest_sha256() -> str:
     """The sha256 of ``orl_faces.SHA256SUMS`` rebuilt from the registry (``sha256sum`` format,
     paths sorted): one hash standing for the 401 verified files, as SOURCES.md records it."""
     prefix = "orl/"
-    lines = [
-        f"{entry.sha256}  {path[len(prefix) :]}\n"
-        for path, entry in sorted(registry().items())
-        if path.startswith(ORL_FACES_DIR + "/")
-    ]
+    lines = [f"{registry()[p].sha256}  {p[len(prefix) :]}\n" for p in sorted(ORL_FACES_FILES)]
     return hashlib.sha256("".join(lines).encode()).hexdigest()
 
 
 def load_orl_raw(*, data_dir=None, mirror=None) -> Dataset:
     """The original AT&T 112x92 PGMs: 400 x 10304, rows s1/1..s1/10, s2/1, ..., s40/10."""
-    paths = [f"{ORL_FACES_DIR}/s{s}/{i}.pgm" for s in range(1, 41) for i in range(1, 11)]
-    missing = [p for p in paths if p not in registry()]
+    missing = [p for p in ORL_FACES_FILES if p not in registry()]
     if missing:
-        raise RuntimeError(f"ORL PGMs missing from the data registry: {missing[:3]} ...")
-    images = [
-        read_pgm(fetch(p, dataset="orl_raw", data_dir=data_dir, mirror=mirror)) for p in paths
-    ]
+        raise RuntimeError(f"ORL files missing from the data registry: {missing[:3]} ...")
+    # Every file of the manifest is fetched (so verified), the README too: the manifest's sha256
+    # then stands for what was read.
+    paths = [fetch(p, dataset="orl_raw", data_dir=data_dir, mirror=mirror) for p in ORL_FACES_FILES]
+    images = [read_pgm(p) for p in paths if p.suffix == ".pgm"]
     shapes = {im.shape for im in images}
     if shapes != {(112, 92)}:
         raise ValueError(f"{ORL_FACES_DIR}: image shapes {shapes}, expected 112x92")

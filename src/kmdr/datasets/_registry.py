@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import pooch
 import requests
+
+from kmdr._io import atomic_writer
+
+from ._progress import download_progressbar
 
 MIRROR_ENV = "KMDR_DATA_MIRROR"
 DATA_DIR_ENV = "KMDR_DATA_DIR"
@@ -118,7 +121,7 @@ def _download(entry: FileEntry, cache_dir: Path) -> Path:
         urls={entry.path: entry.url},
         retry_if_failed=0,
     )
-    return Path(pup.fetch(entry.path, progressbar=False))
+    return Path(pup.fetch(entry.path, progressbar=download_progressbar()))
 
 
 def fetch(
@@ -153,16 +156,12 @@ def fetch(
     if mirror_dir is not None and (mirror_dir / entry.path).is_file():
         source = mirror_dir / entry.path
         _check(source, entry, f"mirror file {source}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        os.close(fd)
-        try:
-            shutil.copyfile(source, tmp)
-            _check(Path(tmp), entry, f"copy of {source}")
-            os.replace(tmp, target)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+        # The copy is verified before it is moved into place (a failed check removes it); it
+        # is readable by whoever the umask allows, like a file the download would create.
+        with atomic_writer(target, binary=True) as out, open(source, "rb") as src:
+            shutil.copyfileobj(src, out)
+            out.flush()
+            _check(Path(out.name), entry, f"copy of {source}")
         return target
 
     # 3. Download (pooch verifies the hash when one is known).

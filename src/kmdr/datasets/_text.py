@@ -25,6 +25,8 @@ NIPS_SECTIONS = ("CN", "LT", "NS")  # Control & RL, Learning Theory, Neuroscienc
 NIPS_SECTION_SIZES = {"CN": 50, "LT": 68, "NS": 66}  # bmd09: 184 documents
 NIPS_N_TERMS = 6314  # bmd09's reported number of terms occurring in the 184 documents
 NIPS_FILE = "nips/nips_1-17.mat"
+NIPS_LABELS_FILE = "nips_metadata/nips17.labels"  # hashed: checks the document selection
+NIPS_METADATA_FILES = (NIPS_LABELS_FILE,)
 RCV1_FILE = "rcv1/rcv1_train.multiclass.bz2"
 RCV1_SHAPE = (15564, 47236)
 RCV1_N_CLASSES = 53
@@ -115,9 +117,7 @@ def build_nips(
 def load_nips(*, data_dir=None, mirror=None) -> Dataset:
     """bmd09's NIPS matrix: 184 documents (CN 50, LT 68, NS 66) x the terms occurring in them."""
     path = fetch(NIPS_FILE, dataset="nips", data_dir=data_dir, mirror=mirror)
-    labels_file = fetch(
-        "nips_metadata/nips17.labels", dataset="nips", data_dir=data_dir, mirror=mirror
-    )
+    labels_file = fetch(NIPS_LABELS_FILE, dataset="nips", data_dir=data_dir, mirror=mirror)
     reference = labels_file.read_text(encoding="utf-8").splitlines()
     X, y, terms = build_nips(path, reference_labels=reference)
     if X.shape[1] != NIPS_N_TERMS:

@@ -1,32 +1,38 @@
-"""``kmdr``: run an experiment, a preset or an ad-hoc sweep, from the Hydra configs in ``conf/``.
+"""``kmdr``: run an experiment, a preset or an ad-hoc sweep, from the Hydra configs.
 
     kmdr experiment=bzmd14_orl
     kmdr dataset=coil20 reducer=sign 'r_grid=[10,20,40]' repeats=5 kmeans.n_init=5
     kmdr -m dataset=orl,coil20 reducer=leverage,sign,svd
     kmdr experiment=bzmd14_orl reducer=sign          # only the preset's sign entries
     kmdr --cfg job experiment=bzmd14_orl             # print the resolved config
+    kmdr -sc install=bash                            # Hydra's tab completion
 
 Before Hydra runs anything, every job the command line describes (each combination of a
-multirun sweep) is composed and checked, including its r-grid against the data's shape. A bad
-override prints ONE line naming the valid choices and exits with status 2; nothing is written.
+multirun sweep) is composed against the typed schema (:mod:`kmdr.experiments.schema`) and
+checked, including its r-grid against the data's shape, in this process. A bad override or preset
+prints ONE line naming the key and the valid choices and exits with status 2; nothing is written.
+Hydra's own commands (``--help``, ``--hydra-help``, ``--info``, ``-sc``) are left to Hydra;
+``--cfg`` is checked without loading data.
 
-Configs are read from the repository's ``conf/`` folder (the package is installed editable, see
-the README), or from ``$KMDR_CONF_DIR``. A non-editable install has no ``conf/`` beside it: the
-command says so and exits with status 2.
+Configs are the installed package ``kmdr.conf`` (``pkg://kmdr.conf``), or ``$KMDR_CONF_DIR``
+(:mod:`kmdr.experiments.configs`).
 """
 
 from __future__ import annotations
 
+import argparse
+import itertools
 import json
-import os
 import sys
 from pathlib import Path
 
-__all__ = ["conf_dir", "main"]
+from kmdr.experiments import schema as _schema  # noqa: F401  (registers the config schema)
+from kmdr.experiments.configs import CONF_ENV, conf_dir, config_path, group_options, initialized
+from kmdr.experiments.spec import ConfigError
 
-CONF_ENV = "KMDR_CONF_DIR"
+__all__ = ["CONF_ENV", "conf_dir", "main", "validate"]
+
 GROUPS = {"dataset": "datasets", "reducer": "reducers", "experiment": "experiments"}
-_NO_RUN_FLAGS = ("help", "hydra_help", "cfg", "info", "shell_completion")
 
 # Datasets loaded while checking the command line, reused by the jobs (same process).
 _DATA_CACHE: dict[str, object] = {}
@@ -41,38 +47,55 @@ def _fail(message: str, status: int = 2):
     sys.exit(status)
 
 
-def conf_dir() -> Path:
-    """The config folder: ``$KMDR_CONF_DIR``, else ``<repo>/conf`` beside an editable install."""
-    env = os.environ.get(CONF_ENV)
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[3] / "conf")
-    for path in candidates:
-        if (path / "config.yaml").is_file():
-            return path.resolve()
-    raise UsageError(
-        f"no Hydra configs found (looked in {', '.join(str(c) for c in candidates)}); kmdr reads "
-        f"the repository's conf/ folder: install it editable from a checkout "
-        f"(`pip install -e .`, as `make install` does) or set {CONF_ENV} to a conf/ folder"
-    )
-
-
-def group_options(conf: Path, group: str) -> list[str]:
-    return sorted(p.stem for p in (conf / group).glob("*.yaml"))
-
-
-def _parse_args(argv: list[str]):
-    from hydra._internal.utils import get_args_parser
-
-    parser = get_args_parser()
+def _args_parser() -> argparse.ArgumentParser:
+    """Hydra 1.3's command-line flags (documented at hydra.cc, "Command line flags"), only to
+    tell its flags from the overrides before handing the command line to :func:`hydra.main`:
+    Hydra has no public API for its own parser."""
+    p = argparse.ArgumentParser(prog="kmdr", add_help=False)
+    p.add_argument("overrides", nargs="*")
+    for flags in (
+        ("--help", "-h"),
+        ("--hydra-help",),
+        ("--version",),
+        ("--resolve",),
+        ("--run", "-r"),
+        ("--multirun", "-m"),
+        ("--shell-completion", "-sc"),
+    ):
+        p.add_argument(*flags, action="store_true")
+    p.add_argument("--cfg", "-c", choices=["job", "hydra", "all"])
+    for flags in (
+        ("--package", "-p"),
+        ("--config-path", "-cp"),
+        ("--config-name", "-cn"),
+        ("--config-dir", "-cd"),
+        ("--experimental-rerun",),
+    ):
+        p.add_argument(*flags)
+    p.add_argument("--info", "-i", nargs="?", const="all")
 
     def error(message):  # argparse prints a multi-line usage; one line is enough
         raise UsageError(f"{message} (options such as -m go before the overrides; see --help)")
 
-    parser.error = error
-    return parser.parse_args(argv)
+    p.error = error
+    return p
 
 
-def _check_groups(conf: Path, overrides: list[str]) -> list:
+# Hydra's own commands: Hydra answers them without running the task (nothing to check), or
+# with configs from elsewhere (-cp, -cd) or a saved config (--experimental-rerun).
+_HYDRA_ONLY = (
+    "help",
+    "hydra_help",
+    "version",
+    "shell_completion",
+    "info",
+    "config_path",
+    "config_dir",
+    "experimental_rerun",
+)
+
+
+def _check_groups(overrides: list[str]) -> list:
     """Check group choices (dataset=, reducer=, experiment=, sweeps too); return the parsed
     overrides."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -87,7 +110,7 @@ def _check_groups(conf: Path, overrides: list[str]) -> list:
         if group not in GROUPS or ov.is_delete():
             continue
         values = list(ov.sweep_string_iterator()) if ov.is_sweep_override() else [ov.value()]
-        valid = group_options(conf, group)
+        valid = group_options(group)
         for value in values:
             if value is None or (group != "dataset" and value == "null"):
                 continue
@@ -98,13 +121,22 @@ def _check_groups(conf: Path, overrides: list[str]) -> list:
     return parsed
 
 
-def _jobs(parsed, multirun: bool, overrides: list[str]) -> list[list[str]]:
-    if not multirun:
-        return [overrides]
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-
-    batches = BasicSweeper.split_arguments(parsed, None)
-    return [job for batch in batches for job in batch]
+def _jobs(parsed) -> list[list[str]]:
+    """The jobs of a multirun: the product of every sweep's values, as Hydra's basic sweeper
+    forms them."""
+    choices = []
+    for ov in parsed:
+        key = ov.get_key_element()
+        if not ov.is_sweep_override():
+            choices.append([f"{key}={ov.get_value_element_as_str()}"])
+        elif ov.is_discrete_sweep():
+            choices.append([f"{key}={value}" for value in ov.sweep_string_iterator()])
+        else:
+            raise UsageError(
+                f"{ov.input_line}: interval sweeps need a sweeper plugin (hydra/sweeper=...); "
+                "give a list of values (a,b,c) or range(start,stop,step)"
+            )
+    return [list(job) for job in itertools.product(*choices)]
 
 
 def _only_reducer(choices) -> str | None:
@@ -136,74 +168,102 @@ def load_for(spec):
     return _DATA_CACHE[key]
 
 
-def validate(conf: Path, argv: list[str]) -> None:
+def validate(argv: list[str]) -> None:
     """Compose and check every job of the command line; raise :class:`UsageError` on the first
-    problem."""
-    from hydra import compose, initialize_config_dir
+    problem. Hydra's own commands are not checked."""
+    from hydra import compose
     from hydra.errors import HydraException
     from omegaconf import open_dict
     from omegaconf.errors import OmegaConfBaseException
 
-    from kmdr.experiments.spec import ConfigError, check_against_data, spec_from_config
+    from kmdr.experiments.schema import one_line
+    from kmdr.experiments.spec import check_against_data, spec_from_config
 
-    args = _parse_args(argv)
-    parsed = _check_groups(conf, args.overrides)
-    check_data = not any(getattr(args, flag, None) for flag in _NO_RUN_FLAGS)
-    jobs = _jobs(parsed, bool(args.multirun), args.overrides)
-    with initialize_config_dir(config_dir=str(conf), version_base=None, job_name="kmdr"):
+    args = _args_parser().parse_args(argv)
+    if any(getattr(args, flag) for flag in _HYDRA_ONLY):
+        return
+    check_data = args.cfg is None
+    with initialized():
+        parsed = _check_groups(args.overrides)
+        jobs = _jobs(parsed) if args.multirun else [list(args.overrides)]
+        swept = [i for i, ov in enumerate(parsed) if ov.is_sweep_override()]
         for overrides in jobs:
+            prefix = ""
+            if len(jobs) > 1:  # name the job by its swept values
+                prefix = f"[job {' '.join(overrides[i] for i in swept)}] "
             try:
-                cfg = compose("config", overrides=list(overrides), return_hydra_config=True)
+                cfg = compose(
+                    args.config_name or "config", overrides=overrides, return_hydra_config=True
+                )
             except (HydraException, OmegaConfBaseException) as err:
-                raise UsageError(str(err)) from None
-            if not check_data:
-                continue
+                raise UsageError(f"{prefix}{one_line(err)}") from None
             choices = dict(cfg.hydra.runtime.choices)
             with open_dict(cfg):
                 del cfg["hydra"]
             try:
                 spec = spec_from_config(cfg, only_reducer=_only_reducer(choices))
+                if not check_data:
+                    continue
                 data = load_for(spec)
                 if not isinstance(data, Exception):
                     X = data.X
                     check_against_data(spec, X.shape[0], X.shape[1], int(data.n_clusters))
-            except ConfigError as err:
-                prefix = ""
-                if args.multirun and len(jobs) > 1:  # name the job by its swept values
-                    swept = {ov.get_key_element() for ov in parsed if ov.is_sweep_override()}
-                    which = [o for o in overrides if o.split("=", 1)[0] in swept]
-                    prefix = f"[job {' '.join(which)}] "
+            except (ConfigError, UsageError) as err:
                 raise UsageError(f"{prefix}{err}") from None
+
+
+def _launcher_jobs(hc) -> int:
+    """How many jobs the Hydra launcher runs at once on this machine (1 unless it is the joblib
+    launcher, whose ``n_jobs`` jobs share the cores)."""
+    from hydra.types import RunMode
+
+    launcher = hc.launcher
+    if hc.mode != RunMode.MULTIRUN or "JoblibLauncher" not in str(launcher.get("_target_", "")):
+        return 1
+    import joblib
+
+    n_jobs = launcher.get("n_jobs") or -1
+    return n_jobs if n_jobs > 0 else max(1, joblib.cpu_count() + 1 + n_jobs)
 
 
 def _task(cfg) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
-    from omegaconf import OmegaConf
 
+    from kmdr.experiments.parallel import BackendError
     from kmdr.experiments.runner import run_experiment
-    from kmdr.experiments.spec import ConfigError, spec_from_config
+    from kmdr.experiments.schema import to_container
+    from kmdr.experiments.spec import spec_from_config
 
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN
+    kept = f"finished cells are kept under {Path(cfg.results_dir) / cfg.name}"
     try:
         spec = spec_from_config(cfg, only_reducer=_only_reducer(dict(hc.runtime.choices)))
-        config = OmegaConf.to_container(cfg, resolve=True)
+        config = to_container(cfg)
         config["choices"] = {k: v for k, v in hc.runtime.choices.items() if "/" not in k}
         config["overrides"] = list(hc.overrides.task)
         data = load_for(spec)
-        outcome = run_experiment(spec, dataset=data, config=config)
-    except ConfigError as err:
+        outcome = run_experiment(
+            spec, dataset=data, config=config, launcher_jobs=_launcher_jobs(hc)
+        )
+    except (ConfigError, UsageError) as err:
         _fail(str(err))
-    except UsageError as err:
-        _fail(str(err))
+    except BackendError as err:
+        _fail(f"{err}; {kept}", status=1)
     except KeyboardInterrupt:
         print(
-            f"kmdr: interrupted; every finished cell is kept under "
-            f"{Path(cfg.results_dir) / cfg.name / 'cells'}: run the same command to resume",
+            f"kmdr: interrupted; {kept}: run the same command to resume",
             file=sys.stderr,
         )
         sys.exit(130)
+    except Exception as err:  # a failure inside a cell: one line, the run record has it too
+        _fail(
+            f"{cfg.name} failed ({type(err).__name__}: {' '.join(str(err).split())}); {kept}",
+            status=1,
+        )
+    if outcome.status == "dry_run":
+        return
     if outcome.skipped:
         print(f"kmdr: {spec.name} skipped: {outcome.skipped}", file=sys.stderr, flush=True)
         if not multirun:
@@ -226,11 +286,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.argv = [sys.argv[0], *argv]
     argv = sys.argv[1:]
     try:
-        conf = conf_dir()
-        validate(conf, argv)
-    except UsageError as err:
+        path = config_path()
+        validate(argv)
+    except (UsageError, ConfigError) as err:
         _fail(str(err))
-    hydra.main(config_path=str(conf), config_name="config", version_base=None)(_task)()
+    hydra.main(config_path=path, config_name="config", version_base=None)(_task)()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,7 +19,7 @@ import pandas as pd
 from kmdr.experiments.seeds import cell_seed, stream_seeds
 from kmdr.experiments.store import atomic_write_text
 
-__all__ = ["leverage_scores_table", "run_leverage_scores"]
+__all__ = ["LEVERAGE_SCORES", "LeverageScoresKind", "leverage_scores_table"]
 
 
 def leverage_scores_table(
@@ -47,45 +47,42 @@ def leverage_scores_table(
     return table, seconds
 
 
-def run_leverage_scores(spec, dataset, X, store, sidecar, outcome, threads, log):
-    """Run a ``leverage_scores`` experiment (called by ``runner.run_experiment``)."""
-    from threadpoolctl import threadpool_limits
+class LeverageScoresKind:
+    """The ``leverage_scores`` experiment kind (bmd09 Figure 1)."""
 
-    from kmdr.experiments.runner import _now, draw
+    name = "leverage_scores"
+    writes_cells = False
 
-    started = time.perf_counter()
-    seed = cell_seed(spec.seed, spec.dataset, spec.leverage_reducer, spec.leverage_r, 0)
-    with threadpool_limits(limits=threads):
-        table, seconds = leverage_scores_table(
-            X,
-            int(dataset.n_clusters),
-            spec.leverage_r,
-            reducer=spec.leverage_reducer,
-            seed=seed,
-            feature_names=getattr(dataset, "feature_names", None),
+    def run(self, ctx) -> None:
+        from threadpoolctl import threadpool_limits
+
+        spec = ctx.spec
+        seed = cell_seed(spec.seed, spec.dataset, spec.leverage_reducer, spec.leverage_r, 0)
+        with threadpool_limits(limits=ctx.parallelism.blas_threads):
+            table, seconds = leverage_scores_table(
+                ctx.X,
+                ctx.n_clusters,
+                spec.leverage_r,
+                reducer=spec.leverage_reducer,
+                seed=seed,
+                feature_names=getattr(ctx.dataset, "feature_names", None),
+            )
+        buf = io.StringIO()
+        table.to_csv(buf, index=False)
+        atomic_write_text(ctx.store.root / "leverage_scores.csv", buf.getvalue())
+        top = table.sort_values("score", ascending=False).head(15)
+        ctx.record.update(
+            expected_cells=[],
+            cells_done=[],
+            leverage_scores={
+                "reducer": spec.leverage_reducer,
+                "r": spec.leverage_r,
+                "seed": seed,
+                "fit_seconds": seconds,
+                "distinct_drawn": int((table["times_drawn"] > 0).sum()),
+                "top_terms": top["term"].tolist(),
+            },
         )
-    buf = io.StringIO()
-    table.to_csv(buf, index=False)
-    store.root.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(store.root / "leverage_scores.csv", buf.getvalue())
-    top = table.sort_values("score", ascending=False).head(15)
-    outcome.wall_seconds = time.perf_counter() - started
-    sidecar.update(
-        status="complete",
-        finished_at=_now(),
-        expected_cells=[],
-        cells_done=[],
-        wall_seconds=outcome.wall_seconds,
-        leverage_scores={
-            "reducer": spec.leverage_reducer,
-            "r": spec.leverage_r,
-            "seed": seed,
-            "fit_seconds": seconds,
-            "distinct_drawn": int((table["times_drawn"] > 0).sum()),
-            "top_terms": top["term"].tolist(),
-        },
-    )
-    store.write_sidecar(outcome.run_id, sidecar)
-    if spec.figures:
-        outcome.messages += draw(store.root, log)
-    return outcome
+
+
+LEVERAGE_SCORES = LeverageScoresKind()

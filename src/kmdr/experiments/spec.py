@@ -1,30 +1,38 @@
 """An experiment's configuration, checked once, before anything runs.
 
-:func:`spec_from_config` turns the Hydra config (or any mapping with the same keys, see
-``conf/config.yaml``) into an :class:`ExperimentSpec`; :func:`check_against_data` checks the
-r-grid against the data's shape. Both raise :class:`ConfigError` with ONE line that says what is
-wrong and lists the valid choices, so the CLI can print it and exit before computing anything.
+:func:`spec_from_config` turns the Hydra config (or any mapping with the same keys) into an
+:class:`ExperimentSpec`. Keys, types and enumerations are the schema's job
+(:mod:`kmdr.experiments.schema`; a plain mapping is merged into it here, so it gets the same
+checks as a composed config); this module checks what a type cannot say: ranges, the reducers
+and their parameters (through :func:`kmdr.reducers.make_reducer`), ``backend_params`` against
+:func:`joblib.parallel_config`; :func:`check_against_data` checks the r-grid against the data's
+shape. Both raise :class:`ConfigError` with ONE line that says what is wrong and lists the valid
+choices, so the CLI can print it and exit before computing anything.
 """
 
 from __future__ import annotations
 
-import numbers
 import re
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+
+from kmdr.experiments.kinds import KINDS as _KINDS
 
 __all__ = [
     "KINDS",
+    "KMEANS_INITS",
     "ConfigError",
     "ExperimentSpec",
     "KMeansSpec",
     "ReducerSpec",
     "check_against_data",
     "spec_from_config",
+    "validated",
 ]
 
-KINDS = ("cells", "leverage_scores")
-AGGREGATIONS = ("mean", "best")
+KINDS: tuple[str, ...] = tuple(_KINDS)
+#: kmeans.init choices: kmdr.cluster's names, and the label-informed start of interfaces §5 (the
+#: runner passes the first point of each class as the initial centers).
+KMEANS_INITS = ("k-means++", "random", "sample", "first_of_class")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -53,7 +61,10 @@ class KMeansSpec:
 
 @dataclass(frozen=True)
 class ExperimentSpec:
-    """Everything a run needs (see ``conf/config.yaml`` for the meaning of each field)."""
+    """Everything a run needs (see :class:`kmdr.experiments.schema.RunConfig` for each field).
+
+    ``preset`` is the preset block (interfaces §3) with every key set (enums as strings).
+    """
 
     name: str
     dataset: str
@@ -70,12 +81,15 @@ class ExperimentSpec:
     n_jobs: int = 1
     backend: str = "loky"
     backend_params: dict = field(default_factory=dict)
-    backend_register: str | None = None
     blas_threads: int | None = None
     results_dir: str = "results"
     data_dir: str | None = None
     figures: bool = True
     progress: bool = True
+    dry_run: bool = False
+    dask_scheduler: str | None = None
+    ray_address: str | None = None
+    preset: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -85,71 +99,74 @@ def _choices(values) -> str:
     return ", ".join(str(v) for v in values)
 
 
-def _int(value, name: str, low: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ConfigError(f"{name} must be an integer, got {value!r}")
-    if low is not None and value < low:
+def _at_least(value: int, name: str, low: int) -> int:
+    if value < low:
         raise ConfigError(f"{name} must be >= {low}, got {value}")
     return int(value)
 
 
-def _plain(obj):
-    """OmegaConf containers to plain dicts/lists (without importing omegaconf when not needed)."""
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split())
+
+
+def validated(cfg) -> dict:
+    """``cfg`` (a DictConfig or a mapping) merged into the schema, as plain Python.
+
+    Unknown keys (also those a ``+key=`` override added), wrong types and values outside an
+    enumeration raise :class:`ConfigError`. ``quick_grid`` is checked against the schema too, and
+    merged over the config when ``quick`` is true. A ``hydra`` node is ignored.
+    """
+    from omegaconf import DictConfig, OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from kmdr.experiments.schema import RunConfig, one_line, to_container
+
+    if isinstance(cfg, DictConfig):
+        cfg = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+    cfg = {k: v for k, v in dict(cfg).items() if k != "hydra"}
     try:
-        from omegaconf import DictConfig, ListConfig, OmegaConf
-    except ImportError:  # pragma: no cover
-        return obj
-    if isinstance(obj, DictConfig | ListConfig):
-        return OmegaConf.to_container(obj, resolve=True)
-    return obj
+        merged = OmegaConf.merge(OmegaConf.structured(RunConfig), cfg)
+        quick_grid = OmegaConf.to_container(merged.quick_grid)
+        # A typo in a preset's reduced grid fails whether or not --quick is asked for.
+        with_quick = OmegaConf.merge(merged, quick_grid)
+    except OmegaConfBaseException as err:
+        raise ConfigError(one_line(err)) from None
+    out = to_container(with_quick if merged.quick else merged)
+    out["quick_grid"] = quick_grid  # on record as given, not merged into itself
+    return out
 
 
-def _reducers(raw, only: str | None) -> tuple[ReducerSpec, ...]:
-    from kmdr.reducers import available_reducers, reducer_label
+def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
+    from kmdr.reducers import available_reducers, make_reducer, reducer_label
 
     names = available_reducers()
-    if not isinstance(raw, list | tuple) or not raw:
+    if not raw:
         raise ConfigError(
             f"reducers must be a non-empty list; pick one with reducer=<name>, one of: "
             f"{_choices(names)}"
         )
     specs = []
-    for i, entry in enumerate(raw):
-        if not isinstance(entry, Mapping) or "name" not in entry:
-            raise ConfigError(
-                f"reducers[{i}] must be a mapping with a 'name' (one of: "
-                f"{_choices(names)}), got {entry!r}"
-            )
+    for entry in raw:
         name = entry["name"]
         if name not in names:
             raise ConfigError(f"unknown reducer {name!r}; valid reducers: {_choices(names)}")
-        unknown = set(entry) - {"id", "name", "label", "params"}
-        if unknown:
-            raise ConfigError(
-                f"reducers[{i}] has unknown keys {sorted(unknown)}; valid keys: "
-                "id, name, label, params"
-            )
         rid = str(entry.get("id") or name)
         if not _NAME_RE.match(rid):
             raise ConfigError(f"reducer id {rid!r} must match {_NAME_RE.pattern}")
-        params = dict(entry.get("params") or {})
         label = str(entry.get("label") or reducer_label(name))
-        specs.append(ReducerSpec(rid, name, label, params))
+        specs.append(ReducerSpec(rid, name, label, dict(entry.get("params") or {})))
     ids = [s.id for s in specs]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
         raise ConfigError(f"reducer ids must be unique in an experiment; repeated: {_choices(dup)}")
     if only is not None:
-        kept = tuple(s for s in specs if only in (s.name, s.id))
-        if not kept:
+        specs = [s for s in specs if only in (s.name, s.id)]
+        if not specs:
             raise ConfigError(
                 f"reducer={only} is not part of this experiment; its reducers are: "
-                f"{_choices(sorted({s.name for s in specs}))}"
+                f"{_choices(sorted({entry['name'] for entry in raw}))}"
             )
-        specs = list(kept)
-    # Check that every reducer accepts its params (a typo fails here, not in a worker).
-    from kmdr.reducers import make_reducer
-
+    # Every reducer accepts its params (a typo fails here, not in a worker).
     for s in specs:
         try:
             make_reducer(s.name, None, **s.params)
@@ -158,134 +175,108 @@ def _reducers(raw, only: str | None) -> tuple[ReducerSpec, ...]:
     return tuple(specs)
 
 
-def _one_line(err: BaseException) -> str:
-    return " ".join(str(err).split())
+def _backend_params(params: dict) -> dict:
+    """``backend_params`` are keyword arguments of :func:`joblib.parallel_config`."""
+    import inspect
+
+    import joblib
+
+    own = {"backend": "backend=", "n_jobs": "n_jobs="}
+    accepted = [
+        p.name
+        for p in inspect.signature(joblib.parallel_config).parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in own
+    ]
+    for key in params:
+        if key in own:
+            raise ConfigError(f"backend_params.{key}: set it with {own[key]}<value> instead")
+        if key not in accepted:
+            raise ConfigError(
+                f"unknown backend_params key {key!r}; valid keys (joblib.parallel_config): "
+                f"{_choices(accepted)}"
+            )
+    return dict(params)
 
 
 def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
-    """Check ``cfg`` (a DictConfig or mapping, see ``conf/config.yaml``) and return the spec.
+    """Check ``cfg`` (a DictConfig or mapping, see :class:`~kmdr.experiments.schema.RunConfig`)
+    and return the spec.
 
     ``only_reducer``: keep only the reducers of that registry name or id (``kmdr
     experiment=X reducer=sign``). With ``quick: true`` the ``quick_grid`` mapping is merged over
     the config first (the reduced grids of ``scripts/reproduce.py --quick``).
     """
-    from kmdr.cluster import INITS
     from kmdr.datasets import DATASETS
 
-    c = dict(_plain(cfg))
-    if c.get("quick"):
-        c = _merge(c, dict(c.get("quick_grid") or {}))
-
-    name = c.get("name", "custom")
-    if not isinstance(name, str) or not _NAME_RE.match(name):
+    c = validated(cfg)
+    name = c["name"]
+    if not _NAME_RE.match(name):
         raise ConfigError(
             f"name must be a folder-safe name matching {_NAME_RE.pattern}, got {name!r}"
         )
-    kind = c.get("kind", "cells")
+    kind = c["kind"]
     if kind not in KINDS:
         raise ConfigError(f"unknown kind {kind!r}; valid kinds: {_choices(KINDS)}")
-
-    ds = c.get("dataset") or {}
-    ds_name = ds.get("name") if isinstance(ds, Mapping) else ds
+    ds_name = c["dataset"]["name"]
     if ds_name not in DATASETS:
         raise ConfigError(f"unknown dataset {ds_name!r}; valid datasets: {_choices(DATASETS)}")
-    ds_params = dict((ds.get("params") if isinstance(ds, Mapping) else None) or {})
 
-    reducers = _reducers(c.get("reducers"), only_reducer) if kind == "cells" else ()
-
-    grid = c.get("r_grid")
-    if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
-        grid = [grid]
+    reducers = _reducers(c["reducers"], only_reducer) if kind == "cells" else ()
+    grid: tuple[int, ...] = ()
     if kind == "cells":
-        if not isinstance(grid, list | tuple) or not grid:
-            raise ConfigError(f"r_grid must be a non-empty list of positive integers, got {grid!r}")
-        bad = [
-            g for g in grid if isinstance(g, bool) or not isinstance(g, numbers.Integral) or g < 1
-        ]
+        if not c["r_grid"]:
+            raise ConfigError("r_grid must be a non-empty list of positive integers, got []")
+        bad = [g for g in c["r_grid"] if g < 1]
         if bad:
             raise ConfigError(f"r_grid must hold positive integers only; invalid: {_choices(bad)}")
-        grid = tuple(sorted({int(g) for g in grid}))
-    else:
-        grid = ()
+        grid = tuple(sorted(set(c["r_grid"])))
 
-    km = dict(c.get("kmeans") or {})
-    unknown = set(km) - {"n_init", "max_iter", "init", "tol"}
-    if unknown:
-        raise ConfigError(
-            f"kmeans has unknown keys {sorted(unknown)}; valid keys: n_init, max_iter, init, tol"
-        )
-    init = km.get("init", "k-means++")
-    if init not in INITS:
-        raise ConfigError(f"unknown kmeans.init {init!r}; valid: {_choices(INITS)}")
-    tol = km.get("tol", 0.0)
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or tol < 0:
-        raise ConfigError(f"kmeans.tol must be a number >= 0, got {tol!r}")
+    km = c["kmeans"]
+    if km["init"] not in KMEANS_INITS:
+        raise ConfigError(f"unknown kmeans.init {km['init']!r}; valid: {_choices(KMEANS_INITS)}")
+    if km["tol"] < 0:
+        raise ConfigError(f"kmeans.tol must be a number >= 0, got {km['tol']!r}")
+    from kmdr.cluster import INITS
+
     kmeans = KMeansSpec(
-        n_init=_int(km.get("n_init", 5), "kmeans.n_init", 1),
-        max_iter=_int(km.get("max_iter", 500), "kmeans.max_iter", 1),
-        init=str(INITS[init] if init == "sample" else init),
-        tol=float(tol),
+        n_init=_at_least(km["n_init"], "kmeans.n_init", 1),
+        max_iter=_at_least(km["max_iter"], "kmeans.max_iter", 1),
+        # 'sample' (MATLAB's old name) is random; first_of_class is the runner's to resolve.
+        init=str(INITS.get(km["init"], km["init"])),
+        tol=float(km["tol"]),
     )
-    aggregation = c.get("aggregation", "mean")
-    if aggregation not in AGGREGATIONS:
-        raise ConfigError(f"unknown aggregation {aggregation!r}; valid: {_choices(AGGREGATIONS)}")
-
-    lev = dict(c.get("leverage") or {})
-    lev_reducer = lev.get("reducer", "leverage")
-    if kind == "leverage_scores" and lev_reducer not in ("leverage", "leverage_approx"):
-        raise ConfigError(
-            f"leverage.reducer must be leverage or leverage_approx, got {lev_reducer!r}"
-        )
-    lev_r = _int(lev.get("r", 30), "leverage.r", 1)
-
-    n_jobs = _int(c.get("n_jobs", 1), "n_jobs")
-    if n_jobs == 0:
+    if c["n_jobs"] == 0:
         raise ConfigError(
             "n_jobs must be a positive number of workers or negative (-1: all cores), got 0"
         )
-    blas = c.get("blas_threads")
-    blas = None if blas is None else _int(blas, "blas_threads", 1)
-    backend = c.get("backend", "loky")
-    if not isinstance(backend, str) or not backend:
-        raise ConfigError(
-            f"backend must be a joblib backend name (loky, threading, "
-            f"multiprocessing, dask, ray, ...), got {backend!r}"
-        )
-    results_dir = c.get("results_dir") or "results"
-    data_dir = c.get("data_dir")
+    blas = c["blas_threads"]
+    data_dir = c["data_dir"]
     return ExperimentSpec(
         name=name,
         dataset=ds_name,
-        dataset_params=ds_params,
+        dataset_params=dict(c["dataset"]["params"]),
         reducers=reducers,
         r_grid=grid,
-        repeats=_int(c.get("repeats", 1), "repeats", 1),
-        seed=_int(c.get("seed", 0), "seed", 0),
+        repeats=_at_least(c["repeats"], "repeats", 1),
+        seed=_at_least(c["seed"], "seed", 0),
         kmeans=kmeans,
         kind=kind,
-        aggregation=aggregation,
-        leverage_reducer=lev_reducer,
-        leverage_r=lev_r,
-        n_jobs=n_jobs,
-        backend=backend,
-        backend_params=dict(c.get("backend_params") or {}),
-        backend_register=c.get("backend_register") or None,
-        blas_threads=blas,
-        results_dir=str(results_dir),
+        aggregation=c["aggregation"],
+        leverage_reducer=c["leverage"]["reducer"],
+        leverage_r=_at_least(c["leverage"]["r"], "leverage.r", 1),
+        n_jobs=int(c["n_jobs"]),
+        backend=c["backend"],
+        backend_params=_backend_params(c["backend_params"]),
+        blas_threads=None if blas is None else _at_least(blas, "blas_threads", 1),
+        results_dir=str(c["results_dir"] or "results"),
         data_dir=None if data_dir in (None, "") else str(data_dir),
-        figures=bool(c.get("figures", True)),
-        progress=bool(c.get("progress", True)),
+        figures=c["figures"],
+        progress=c["progress"],
+        dry_run=c["dry_run"],
+        dask_scheduler=c["dask"]["scheduler"],
+        ray_address=c["ray"]["address"],
+        preset=dict(c["preset"]),
     )
-
-
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = _merge(dict(out[key]), dict(value))
-        else:
-            out[key] = value
-    return out
 
 
 def check_against_data(

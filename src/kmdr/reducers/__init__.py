@@ -21,7 +21,9 @@ from kmdr.reducers.identity import IdentityReducer
 from kmdr.reducers.laplacian import LaplacianScoreSelector
 from kmdr.reducers.leverage import LeverageScoreSampler
 from kmdr.reducers.projections import AchlioptasProjection, GaussianProjection, SignRandomProjection
+from kmdr.reducers.ridge_leverage import RidgeLeverageSampler
 from kmdr.reducers.sparse_embedding import SparseEmbedding
+from kmdr.reducers.srht import SRHTProjection
 from kmdr.reducers.svd import SVDFeatures
 
 __all__ = [
@@ -33,6 +35,8 @@ __all__ = [
     "LaplacianScoreSelector",
     "LeverageScoreSampler",
     "ReducerEntry",
+    "RidgeLeverageSampler",
+    "SRHTProjection",
     "SVDFeatures",
     "SVDResult",
     "SharedWork",

@@ -15,7 +15,9 @@ from kmdr.reducers.identity import IdentityReducer
 from kmdr.reducers.laplacian import LaplacianScoreSelector
 from kmdr.reducers.leverage import LeverageScoreSampler
 from kmdr.reducers.projections import AchlioptasProjection, GaussianProjection, SignRandomProjection
+from kmdr.reducers.ridge_leverage import RidgeLeverageSampler
 from kmdr.reducers.sparse_embedding import SparseEmbedding
+from kmdr.reducers.srht import SRHTProjection
 from kmdr.reducers.svd import SVDFeatures
 
 
@@ -49,6 +51,13 @@ REDUCERS: Mapping[str, ReducerEntry] = MappingProxyType(
         "gaussian": ReducerEntry(GaussianProjection, "Gaussian RP"),
         "achlioptas": ReducerEntry(AchlioptasProjection, "Achlioptas RP"),
         "sparse_embedding": ReducerEntry(SparseEmbedding, "SE"),
+        "srht": ReducerEntry(SRHTProjection, "SRHT"),
+        "ridge_leverage": ReducerEntry(
+            RidgeLeverageSampler, "RidgeLev (CMM17)", {"scores": "exact"}
+        ),
+        "ridge_leverage_approx": ReducerEntry(
+            RidgeLeverageSampler, "ApproxRidgeLev (CMM17)", {"scores": "approximate"}
+        ),
         "svd": ReducerEntry(SVDFeatures, "SVD", {"svd": "exact"}),
         "svd_approx": ReducerEntry(SVDFeatures, "ApprSVD", {"svd": "approximate"}),
         "laplacian": ReducerEntry(LaplacianScoreSelector, "LapScores"),

@@ -1,0 +1,171 @@
+"""What a cell is: its identity, its seed, the plan of an experiment's cells, and its CSV row.
+
+A *cell* is one (reducer, r, repetition) of an experiment under one setting. Its identity is every
+setting that changes its numbers (:func:`cell_identity`): the dataset and its parameters, the
+reducer's id, registry name and parameters, r, the repetition, the base seed and the k-means
+settings. The cell id hashes that identity, so two runs that differ in any of them write different
+cells (a multirun over ``kmeans.n_init`` or ``seed`` into one folder keeps every job's rows), and
+re-running an identical configuration finds and reuses its cells.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kmdr.experiments.seeds import cell_seed, stable_digest
+from kmdr.experiments.spec import ExperimentSpec, ReducerSpec
+from kmdr.experiments.store import METRIC_COLUMNS
+
+__all__ = [
+    "BASELINE",
+    "CELL_FORMAT",
+    "Cell",
+    "cell_identity",
+    "cell_row",
+    "identity_dicts",
+    "plan_cells",
+    "reducer_kwargs",
+]
+
+#: Bump when a change to the runner changes the numbers a cell produces (invalidates caches).
+CELL_FORMAT = 1
+
+#: The registry name of the no-reduction baseline (k-means on all of A): one cell per repetition,
+#: r = d, whatever the r-grid.
+BASELINE = "none"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (reducer, r, repetition) of an experiment, with everything a worker needs to run it."""
+
+    dataset: str
+    dataset_params: dict
+    reducer_id: str
+    reducer_name: str
+    label: str
+    params: dict
+    r: int
+    repetition: int
+    base_seed: int
+    seed: int
+    kmeans: dict
+    cell_id: str
+    shared_key: tuple | None = None
+
+    def identity(self) -> dict:
+        """The cell's identity as cells.csv columns (``store.IDENTITY_COLUMNS``)."""
+        return {
+            "dataset": self.dataset,
+            "dataset_params": _json(self.dataset_params),
+            "reducer": self.reducer_id,
+            "reducer_name": self.reducer_name,
+            "reducer_params": _json(self.params),
+            "r": self.r,
+            "repetition": self.repetition,
+            "base_seed": self.base_seed,
+            "kmeans_init": self.kmeans["init"],
+            "kmeans_n_init": self.kmeans["n_init"],
+            "kmeans_max_iter": self.kmeans["max_iter"],
+            "kmeans_tol": self.kmeans["tol"],
+        }
+
+
+def _json(obj) -> str:
+    return json.dumps(obj, sort_keys=True)
+
+
+def _kmeans_dict(spec: ExperimentSpec) -> dict:
+    km = spec.kmeans
+    return {"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init, "tol": km.tol}
+
+
+def cell_identity(spec: ExperimentSpec, red: ReducerSpec, r: int, repetition: int) -> dict:
+    """Everything that changes a cell's numbers (its id is a hash of this)."""
+    return {
+        "format": CELL_FORMAT,
+        "dataset": spec.dataset,
+        "dataset_params": spec.dataset_params,
+        "reducer": red.id,
+        "reducer_name": red.name,
+        "reducer_params": red.params,
+        "r": int(r),
+        "repetition": int(repetition),
+        "base_seed": spec.seed,
+        "kmeans": _kmeans_dict(spec),
+    }
+
+
+def reducer_kwargs(params: dict, n_clusters: int) -> tuple[dict, int]:
+    """A reducer entry's constructor params without ``n_clusters``, and the k it asks for (its own
+    ``n_clusters`` param, else the data's k)."""
+    params = dict(params)
+    k = params.pop("n_clusters", n_clusters)
+    return params, k
+
+
+def plan_cells(spec: ExperimentSpec, X, n_clusters: int) -> list[Cell]:
+    """All cells of ``spec`` on data ``X`` (n x d) with k = ``n_clusters``, expensive ones first.
+
+    The baseline reducer ignores the r-grid: one cell per repetition with r = d.
+    """
+    from kmdr.reducers import make_reducer
+
+    n_features = X.shape[1]
+    kmeans = _kmeans_dict(spec)
+    cells: list[Cell] = []
+    for red in spec.reducers:
+        grid = (n_features,) if red.name == BASELINE else spec.r_grid
+        params, k = reducer_kwargs(red.params, n_clusters)
+        key = make_reducer(red.name, grid[0], n_clusters=k, **params).shared_key(X)
+        for rep in range(spec.repeats):
+            for r in grid:
+                cells.append(
+                    Cell(
+                        dataset=spec.dataset,
+                        dataset_params=dict(spec.dataset_params),
+                        reducer_id=red.id,
+                        reducer_name=red.name,
+                        label=red.label,
+                        params=dict(red.params),
+                        r=int(r),
+                        repetition=rep,
+                        base_seed=spec.seed,
+                        seed=cell_seed(spec.seed, spec.dataset, red.id, r, rep),
+                        kmeans=kmeans,
+                        cell_id=stable_digest(cell_identity(spec, red, r, rep))[:24],
+                        shared_key=None if key is None else tuple(key),
+                    )
+                )
+    # Longest first (full-space k-means, then large r) so that workers finish together; the
+    # order never changes a cell's numbers.
+    cells.sort(key=lambda c: (c.reducer_name != BASELINE, -c.r, c.repetition))
+    return cells
+
+
+def identity_dicts(cells: Iterable[Cell]) -> list[dict]:
+    """Each cell's identity, id and label (the sidecars' ``expected_cells`` and ``cells_done``)."""
+    return [{**c.identity(), "cell_id": c.cell_id, "method": c.label} for c in cells]
+
+
+def cell_row(cell: Cell, metrics: dict, *, experiment: str, shape, run: dict) -> dict:
+    """The cells.csv row of a computed cell: identity, shape, metrics, provenance.
+
+    ``shape`` is (n, d, k); ``run`` holds ``n_jobs``, ``blas_threads``, ``run_id`` and
+    ``finished_at``.
+    """
+    n, d, k = shape
+    row = {"experiment": experiment, **cell.identity(), "method": cell.label, "seed": cell.seed}
+    row.update(n_samples=n, n_features=d, n_clusters=k)
+    row.update({key: metrics[key] for key in METRIC_COLUMNS})
+    row.update(
+        n_jobs=run["n_jobs"],
+        blas_threads=run["blas_threads"],
+        converged=metrics["converged"],
+        cell_id=cell.cell_id,
+        run_id=run["run_id"],
+        finished_at=run["finished_at"],
+    )
+    return row

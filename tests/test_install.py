@@ -1,0 +1,151 @@
+"""kmdr built as a wheel and installed (not editable) runs from an empty folder, with its Hydra
+configs found inside the installed package ``kmdr.conf``.
+
+The wheel is built from a copy of the sources in a temporary folder (``pip wheel --no-deps``) and
+installed with ``pip install --target``; the dependencies come from the running environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD_FILES = ("pyproject.toml", "README.md", "src", "conf")
+
+
+def _pip(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+    )
+
+
+def _build_isolation_flag() -> list[str]:
+    """Build with this environment's setuptools when it meets pyproject's build requirement
+    (no download); otherwise let pip fetch it into an isolated build environment."""
+    try:
+        import setuptools
+        from packaging.version import Version
+
+        if Version(setuptools.__version__) >= Version("77"):
+            return ["--no-build-isolation"]
+    except ImportError:
+        pass
+    return []
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
+    for name in BUILD_FILES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, source / name, ignore=ignore)
+        else:
+            source.mkdir(exist_ok=True)
+            shutil.copy2(src, source / name)
+    out = tmp / "dist"
+    proc = _pip("wheel", "--no-deps", *_build_isolation_flag(), "-w", str(out), str(source))
+    if proc.returncode != 0 and "Could not find a version that satisfies" in proc.stderr:
+        pytest.skip(f"cannot fetch the build backend: {proc.stderr.strip().splitlines()[-1]}")
+    assert proc.returncode == 0, proc.stderr
+    (whl,) = out.glob("kmdr-*.whl")
+    return whl
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> Path:
+    target = tmp_path_factory.mktemp("target")
+    proc = _pip("install", "--no-deps", "--no-compile", "--target", str(target), str(wheel))
+    assert proc.returncode == 0, proc.stderr
+    return target
+
+
+def _env(target: Path, tmp: Path) -> dict:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "KMDR_CONF_DIR", "HYDRA_FULL_ERROR")
+    }
+    env["PYTHONPATH"] = str(target)  # the installed copy only, not the checkout's src/
+    env["KMDR_DATA_DIR"] = str(tmp / "data")
+    env["OMP_NUM_THREADS"] = "1"
+    return env
+
+
+def test_wheel_holds_every_package_and_the_configs(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    # Every package under src/ is in the wheel (pyproject lists them by hand, beside kmdr.conf).
+    for init in (ROOT / "src").rglob("__init__.py"):
+        assert init.relative_to(ROOT / "src").as_posix() in names
+    for yaml in (ROOT / "conf").rglob("*.yaml"):
+        assert f"kmdr/conf/{yaml.relative_to(ROOT / 'conf').as_posix()}" in names
+    assert "kmdr/conf/__init__.py" in names and "kmdr/datasets/registry.txt" in names
+
+
+def test_installed_kmdr_runs_a_preset_from_an_empty_folder(installed, tmp_path):
+    env = _env(installed, tmp_path)
+    where = subprocess.run(
+        [sys.executable, "-c", "import kmdr.conf; print(kmdr.conf.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert Path(where.stdout.strip()).parent == installed / "kmdr" / "conf"
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    results = tmp_path / "results"
+    proc = subprocess.run(
+        [
+            str(installed / "bin" / "kmdr"),
+            "experiment=bzmd14_orl",
+            "r_grid=[10]",
+            "repeats=1",
+            "kmeans.n_init=1",
+            f"results_dir={results}",
+            "n_jobs=1",
+            "figures=false",
+            "progress=false",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=empty,
+        timeout=600,
+    )
+    if proc.returncode == 1 and "skipped" in proc.stderr:  # no ORL file and no network
+        pytest.skip(proc.stderr.strip())
+    assert proc.returncode == 0, proc.stderr
+    cells = pd.read_csv(results / "bzmd14_orl" / "cells.csv")
+    # six reducers at r = 10 and k-means on all features, one repetition
+    assert len(cells) == 7 and set(cells.loc[cells.reducer != "none", "r"]) == {10}
+    assert list(empty.iterdir()) == []
+
+
+def test_installed_kmdr_shell_completion_and_search_path(installed, tmp_path):
+    env = _env(installed, tmp_path)
+    kmdr = str(installed / "bin" / "kmdr")
+    proc = subprocess.run(
+        [kmdr, "-sc", "install=bash"], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "hydra_bash_completion" in proc.stdout and "complete " in proc.stdout
+    proc = subprocess.run(
+        [kmdr, "--info", "searchpath"], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert proc.returncode == 0 and "pkg://kmdr.conf" in proc.stdout
