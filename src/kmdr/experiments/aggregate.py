@@ -26,16 +26,14 @@ Public readers (used by the figures and the report):
 :func:`write_summaries` writes ``summary.csv`` (and ``table1.csv``/``table1.md`` when the preset's
 figure is ``bmd09_table1``); the runner calls it at the end of a run.
 
-:func:`_atomic_write` and :func:`_read_csv` are the only file writer and CSV reader of the
-aggregates, figures and report (one place to point at a shared I/O module).
+Files are written with :mod:`kmdr._io` (atomic, umask-honouring) and CSVs read with its
+``read_csv``, as everywhere in kmdr.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import uuid
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -43,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kmdr._io import atomic_write_text, read_csv
 from kmdr.experiments._plot_style import sort_key
 from kmdr.experiments.published import (
     BMD09_TABLE1,
@@ -129,40 +128,6 @@ _FLOAT_COLUMNS = ("kmeans_tol",)
 _JSON_COLUMNS = ("dataset_params", "reducer_params")
 # The columns even a legacy row or sidecar has: the others may be unknown.
 _CORE = ("dataset", "reducer", "r", "repetition")
-
-
-# --------------------------------------------------------------------------------------------
-# files: the one writer and the one CSV reader
-
-
-def _atomic_write(path: str | Path, data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and os.replace.
-
-    The temporary name is unique to this writer (pid and a random suffix), so two writers never
-    share one, and it is created with ``open(..., "x")``, so the file honours the umask.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
-
-
-def _read_csv(path: str | Path, **kwargs) -> pd.DataFrame:
-    """A CSV as a DataFrame; an empty frame for a missing or zero-byte file."""
-    try:
-        return pd.read_csv(path, **kwargs)
-    except (FileNotFoundError, pd.errors.EmptyDataError):
-        return pd.DataFrame()
 
 
 # --------------------------------------------------------------------------------------------
@@ -257,7 +222,7 @@ def load_cells(experiment_dir: str | Path) -> pd.DataFrame:
     no cells. An ``experiment`` column is filled from the folder name when the CSV lacks it.
     """
     exp_dir = Path(experiment_dir)
-    frames = [_read_csv(p) for p in sorted(exp_dir.glob("cells*.csv"))]
+    frames = [read_csv(p) for p in sorted(exp_dir.glob("cells*.csv"))]
     frames = [f for f in frames if len(f)]
     if not frames:
         return _typed(pd.DataFrame(columns=["experiment", *KEY, "method"]), KEY)
@@ -570,7 +535,7 @@ def _summarize(
 def load_summary(experiment_dir: str | Path, recompute: bool = False) -> pd.DataFrame:
     """``summary.csv`` of an experiment; recomputed from the cells if absent or ``recompute``."""
     path = Path(experiment_dir) / "summary.csv"
-    summary = pd.DataFrame() if recompute else _read_csv(path)
+    summary = read_csv(path) if path.exists() and not recompute else pd.DataFrame()
     if not len(summary) or any(c not in summary.columns for c in POINT):
         return summarize(experiment_dir)  # absent, or written before points had every column
     summary = _typed(summary, POINT)
@@ -755,12 +720,15 @@ def write_summaries(experiment_dir: str | Path) -> list[Path]:
     if preset_of(exp_dir, runs)["figure"] == "bmd09_table1":
         table = table1(summary)
         written.append(_write_csv(table, exp_dir / "table1.csv"))
-        written.append(_atomic_write(exp_dir / "table1.md", table1_markdown(table, exp_dir.name)))
+        path = exp_dir / "table1.md"
+        atomic_write_text(path, table1_markdown(table, exp_dir.name))
+        written.append(path)
     return written
 
 
 def _write_csv(frame: pd.DataFrame, path: Path) -> Path:
-    return _atomic_write(path, frame.to_csv(index=False, float_format="%.10g"))
+    atomic_write_text(path, frame.to_csv(index=False, float_format="%.10g"))
+    return path
 
 
 def experiment_dirs(results_dir: str | Path, names: Iterable[str] | None = None) -> list[Path]:

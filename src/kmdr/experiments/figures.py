@@ -50,11 +50,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
+from kmdr._io import atomic_write_bytes, read_csv
 from kmdr.experiments import _plot_style as ps
 from kmdr.experiments.aggregate import (
     FIGURE_STYLES,
-    _atomic_write,
-    _read_csv,
     aggregation_of,
     completeness,
     experiment_config,
@@ -151,7 +150,8 @@ def draw_experiment(experiment_dir: str | Path) -> list[Path]:
                 buffer = io.BytesIO()
                 fig.savefig(buffer, bbox_inches="tight", format=ext)
                 path = exp_dir / "figures" / f"{exp_dir.name}.{ext}"
-                paths.append(_atomic_write(path, buffer.getvalue()))
+                atomic_write_bytes(path, buffer.getvalue())
+                paths.append(path)
     finally:
         plt.close(fig)
     return paths
@@ -370,7 +370,7 @@ def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11):
     path = exp_dir / "leverage_scores.csv"
     if not path.exists():
         return None
-    scores = _read_csv(path, keep_default_na=False)  # terms such as "null" stay words
+    scores = read_csv(path, keep_default_na=False)  # terms such as "null" stay words
     if not len(scores):
         return None
     scores["times_drawn"] = scores.get("times_drawn", 0)

@@ -30,9 +30,10 @@ import numpy as np
 import pandas as pd
 
 from kmdr._git import code_revision
+from kmdr._io import atomic_write_text, read_csv
 from kmdr.experiments import aggregate
 from kmdr.experiments._plot_style import canonical
-from kmdr.experiments.aggregate import SECTIONS, _atomic_write, _read_csv, is_baseline
+from kmdr.experiments.aggregate import SECTIONS, is_baseline
 from kmdr.experiments.published import (
     BMD09_FIG1_TERMS,
     BMD09_TABLE1,
@@ -704,6 +705,11 @@ def section_lemma(root: Path) -> str:
     return "\n".join(out)
 
 
+def _read_csv(path: Path | None, **kwargs) -> pd.DataFrame:
+    """A CSV the report may or may not find (empty frame when absent)."""
+    return read_csv(path, **kwargs) if path is not None and path.exists() else pd.DataFrame()
+
+
 def section_fig1(root: Path, members: list[Experiment]) -> str:
     """bmd09 Figure 1 for each experiment of section ``fig1`` (the paper's terms only if none)."""
     return "\n\n".join(_fig1_block(root, e) for e in members or [None])
@@ -715,7 +721,7 @@ def _fig1_block(root: Path, e: Experiment | None) -> str:
     if e is not None:
         out += [f"`{e.name}`: {e.status()}.", ""]
     path = None if e is None else e.dir / "leverage_scores.csv"
-    scores = pd.DataFrame() if path is None else _read_csv(path, keep_default_na=False)
+    scores = _read_csv(path, keep_default_na=False)
     if scores.empty or "term" not in scores:
         skipped = e.skipped if e is not None else []
         why = "; ".join(skipped) if skipped else NO_DATA_WHY["bmd09_fig1"]
@@ -893,7 +899,9 @@ def build_report(root: str | Path) -> str:
 def write_report(root: str | Path) -> Path:
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    return _atomic_write(root / "REPORT.md", build_report(root))
+    path = root / "REPORT.md"
+    atomic_write_text(path, build_report(root))
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
