@@ -1,0 +1,45 @@
+"""Formatting shared by the report's sections: numbers, Markdown tables, verdict marks, and the
+reading of a CSV the report may or may not find."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from kmdr._io import read_csv
+from kmdr.report import claims as C
+
+__all__ = ["VERDICT_MARK", "md_table", "number", "read_optional_csv"]
+
+VERDICT_MARK = {
+    C.HOLDS: "✅ holds",
+    C.PARTLY: "🟡 partly",
+    C.FAILS: "❌ fails",
+    C.NO_DATA: "⚪ no data",
+}
+
+
+def number(x, nd: int = 3) -> str:
+    if x is None or x is pd.NA:
+        return "—"
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    return "—" if math.isnan(x) else f"{x:.{nd}f}"
+
+
+def md_table(header: list[str], rows: Iterable[list]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [str(c).replace("|", "\\|").replace("\n", " ") for c in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def read_optional_csv(path: Path | None, **kwargs) -> pd.DataFrame:
+    """A CSV the report may or may not find (empty frame when absent)."""
+    return read_csv(path, **kwargs) if path is not None and path.exists() else pd.DataFrame()

@@ -1,0 +1,123 @@
+"""What the report knows about each experiment folder: found by scanning the results folder, read
+from its files alone, placed by its preset metadata (never by its name)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from kmdr.experiments import aggregate
+from kmdr.experiments._plot_style import canonical
+
+__all__ = ["Experiment", "in_section", "load_all", "run_field"]
+
+
+def _canonical_methods(frame: pd.DataFrame) -> pd.DataFrame:
+    if "method" not in frame:
+        return frame
+    return frame.assign(method=frame["method"].map(canonical))
+
+
+class Experiment:
+    """What the report knows about one results/<experiment>/ folder (possibly absent)."""
+
+    def __init__(self, root: Path, name: str):
+        self.name = name
+        self.dir = root / name
+        self.exists = self.dir.is_dir()
+        self.cells = pd.DataFrame()
+        self.summary = pd.DataFrame()
+        self.runs: list[dict] = []
+        self.skipped: list[str] = []
+        self.n_cells = self.n_expected = 0
+        self.preset = aggregate.preset_of(self.dir, [])
+        if not self.exists:
+            return
+        self.runs = aggregate.load_runs(self.dir)
+        self.preset = aggregate.preset_of(self.dir, self.runs)
+        self.skipped = aggregate.skip_reasons(self.dir, self.runs)
+        # Method labels differ between papers (lst17 writes "LS" and "k-means" where bzmd14 writes
+        # "LapScores" and "kMeans"); the claims and tables speak of one name per method.
+        self.cells = _canonical_methods(aggregate.load_cells(self.dir))
+        if len(self.cells):
+            self.summary = _canonical_methods(aggregate.load_summary(self.dir))
+        # counted even without a cell: a first run killed before writing one is incomplete
+        comp = aggregate.completeness(self.dir)
+        self.n_cells = int(comp["n_cells"].sum()) if len(comp) else 0
+        self.n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
+
+    @property
+    def running(self) -> bool:
+        """A sidecar still says ``running``: the run is in progress, or was killed."""
+        return any(run.get("status") == "running" for run in self.runs)
+
+    @property
+    def datasets(self) -> set[str]:
+        """The datasets of its cells and of its sidecars."""
+        names = set(self.cells["dataset"].astype(str)) if self.has_cells else set()
+        for run in self.runs:
+            dataset = run.get("dataset")
+            if isinstance(dataset, dict) and dataset.get("name"):
+                names.add(str(dataset["name"]))
+        return names
+
+    @property
+    def incomplete(self) -> bool:
+        """Fewer cells than its sidecars expect (an interrupted, killed or partial sweep)."""
+        return self.n_cells < self.n_expected
+
+    @property
+    def has_cells(self) -> bool:
+        return len(self.cells) > 0
+
+    @property
+    def has_results(self) -> bool:
+        """Cells, or (bmd09 Figure 1) the leverage scores of every feature."""
+        return self.has_cells or (self.dir / "leverage_scores.csv").exists()
+
+    @property
+    def complete(self) -> bool:
+        return self.has_cells and self.n_cells >= self.n_expected
+
+    def status(self) -> str:
+        if self.incomplete:
+            text = f"**incomplete ({self.n_cells} of {self.n_expected} cells)**"
+            if self.running:
+                text += " (a run is still marked running: in progress, or killed)"
+            return text
+        if self.has_cells:
+            return f"complete ({self.n_cells} cells)"
+        if self.skipped:
+            return "skipped: " + "; ".join(self.skipped)
+        if self.exists and (self.dir / "leverage_scores.csv").exists():
+            return "leverage scores written"
+        return "not run (no results folder)" if not self.exists else "no cells"
+
+    def figures(self) -> list[Path]:
+        return sorted((self.dir / "figures").glob("*.png")) if self.exists else []
+
+
+def load_all(root: Path) -> dict[str, Experiment]:
+    """Every experiment folder under ``root``, in the order of their presets (then name)."""
+    exps = [Experiment(root, p.name) for p in aggregate.experiment_dirs(root)]
+    exps.sort(key=lambda e: (e.preset["order"], e.name))
+    return {e.name: e for e in exps}
+
+
+def in_section(exps: dict[str, Experiment], section: str) -> list[Experiment]:
+    return [e for e in exps.values() if e.preset["section"] == section]
+
+
+def run_field(exp: Experiment, *keys: str) -> list[str]:
+    vals = []
+    for run in exp.runs:
+        for key in keys:
+            v = run.get(key)
+            if isinstance(v, dict):  # the runner's {"revision": ..., "dirty": ...}
+                rev = v.get("revision")
+                v = None if rev is None else str(rev)[:10] + (" (dirty)" if v.get("dirty") else "")
+            if v is not None and str(v) not in vals:
+                vals.append(str(v))
+                break
+    return vals

@@ -1,0 +1,236 @@
+"""The report's theory section: the theorems and the r they need, the empirical approximation
+ratios beside their bounds, and the sampling lemma."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from kmdr.experiments.aggregate import is_baseline
+from kmdr.report import theory as T
+from kmdr.report._text import md_table, number, read_optional_csv
+from kmdr.report.experiments import Experiment
+
+__all__ = ["section_lemma", "section_theory"]
+
+
+def _ratio_r_values(rs: list[int], k: int) -> list[int]:
+    picks = [x for x in (k, 10, 20, 50, 100, 300, 1000) if x in rs]
+    if not picks:
+        picks = rs
+    return sorted(set([*picks, rs[0], rs[-1]]))
+
+
+def section_theory(root: Path, exps: dict[str, Experiment]) -> str:
+    eps = T.EPS_EXPERIMENTS
+    out = [
+        "## Theory",
+        "",
+        "### The theorems and the r they need",
+        "",
+        "Each theorem bounds F(partition found by a γ-approximate k-means on C) by a factor times "
+        "F_opt on A, with some probability, when r meets its requirement. Factors are quoted at "
+        "γ = 1 and ε = 1/3 (the value bzmd14's experiments use); Lloyd's algorithm with restarts "
+        "carries no worst-case γ, so these are reference values, not guarantees for our runs.",
+        "",
+    ]
+    rows = []
+    for b in T.BOUNDS:
+        rows.append(
+            [b.title, ", ".join(b.methods), b.factor_text, number(b.factor(eps, 1.0), 3), b.r_text,
+             b.probability, b.notes]
+        )  # fmt: skip
+    out.append(
+        md_table(
+            ["theorem", "our method", "factor", "at γ = 1, ε = 1/3", "r required", "probability",
+             "notes"],
+            rows,
+        )
+    )  # fmt: skip
+    ks = sorted(
+        {int(k) for e in exps.values() if e.has_cells for k in e.cells["n_clusters"].unique()}
+    )
+    max_r = max(
+        (int(e.cells.loc[~is_baseline(e.cells), "r"].max()) for e in exps.values()
+         if e.has_cells and (~is_baseline(e.cells)).any()),
+        default=0,
+    )  # fmt: skip
+    if ks:
+        need = [
+            [str(k), f"{T._r_thm11(k, eps):.3g}", f"{T._r_thm12(k, eps):.3g}", str(k),
+             f"{T.lemma6_min_r(k):.0f}"]
+            for k in ks
+        ]  # fmt: skip
+        out += [
+            "",
+            f"The r these requirements give at ε = 1/3 for our k. Our largest r is {max_r}, so "
+            "Theorems 11 and 12 do not formally apply to any of our runs; Theorem 13 and the "
+            "exact-SVD result apply only at r = k; bmd09 Theorem 1 and lst17 Theorem 1 hide "
+            "their constants, so whether they apply cannot be decided:",
+            "",
+            md_table(
+                ["k", "Thm 11: c₁·4k ln(200k)/ε²", "Thm 12: c₂k/ε²", "Thm 13: r = k",
+                 "Lemma 6: 4k ln(2k/δ), δ = 0.1"],
+                need,
+            ),
+        ]  # fmt: skip
+    # Approximation ratios
+    out += [
+        "",
+        "### Empirical approximation ratio",
+        "",
+        "ratio = F(partition found on C) / F(best partition found on A), where the denominator is "
+        "the lowest kMeans objective over our repetitions; the table shows the worst repetition "
+        "(max). Because F(best found on A) ≥ F_opt, this ratio is a *lower* estimate of "
+        "F/F_opt: a value above a bound would show a violation only where the theorem applies, "
+        "while values below a bound are consistent with it but do not prove it. Ratios below 1 "
+        "mean the reduced k-means found a better partition of A than k-means on A did. "
+        "'applies' says whether that r meets the theorem's requirement.",
+    ]
+    any_ratio = False
+    for name, e in exps.items():
+        if not e.has_cells or "objective" not in e.cells:
+            continue
+        ratios = T.approximation_ratios(e.cells)
+        if ratios.empty:
+            continue
+        any_ratio = True
+        for ds, g in ratios.groupby("dataset"):
+            k = int(g["k"].iloc[0])
+            rs = sorted(g["r"].unique())
+            pick = _ratio_r_values(rs, k)
+            rows = []
+            for method, gm in g.groupby("method"):
+                vals = gm.set_index("r")["ratio_max"]
+                bounds = T.bounds_for(method)
+                btxt = (
+                    "; ".join(
+                        f"{b.key}: {b.factor(eps, 1.0):.3g} ({_applies_summary(b, rs, k)})"
+                        for b in bounds
+                    )
+                    or "no theorem"
+                )
+                rows.append(
+                    [method, *(number(vals.get(r), 3) for r in pick), number(vals.max(), 3), btxt]
+                )
+            out += [
+                "",
+                f"**`{name}` / {ds}** (k = {k}; F best on A = {g['f_best_on_a'].iloc[0]:.4g}"
+                + (", partial sweep" if e.incomplete else "")
+                + ")",
+                "",
+                md_table(
+                    [
+                        "method",
+                        *(f"r = {r}" for r in pick),
+                        "max over r",
+                        "bound at γ = 1 (applies?)",
+                    ],
+                    rows,
+                ),
+            ]
+    if not any_ratio:
+        out += ["", "*No data*: no experiment with a kMeans baseline has results."]
+    out += ["", section_lemma(root)]
+    return "\n".join(out)
+
+
+def _applies_summary(b: T.Bound, rs: list[int], k: int) -> str:
+    flags = [T.bound_applies(b, r, k) for r in rs]
+    yes = [r for r, f in zip(rs, flags, strict=True) if f == "yes"]
+    if yes:
+        return "applies at r = " + ", ".join(map(str, yes))
+    if not flags:
+        return "—"
+    last = flags[-1]
+    if last.startswith("no ("):
+        return "does not apply: " + last[4:-1]
+    return last.replace("unknown (", "undecidable: ").rstrip(")")
+
+
+def section_lemma(root: Path) -> str:
+    out = [
+        "### The sampling lemma: singular values of V_kᵀ Ω S",
+        "",
+        "bzmd14 Lemma 6: for V (d × k) with orthonormal columns, 0 < δ < 1 and "
+        "4k ln(2k/δ) < r ≤ d, "
+        "r i.i.d. draws with p_i = ‖V_(i)‖²/k and rescaling 1/√(r p_i) give, w.p. ≥ 1 − δ, "
+        "1 − eps ≤ σ_i²(Vᵀ Ω S) ≤ 1 + eps for all i, with eps = √(4k ln(2k/δ)/r) (bmd09 Lemma 1 "
+        "states the same kind of bound with unspecified constants). Exact V_k, a grid of r, "
+        "several seeds per r, δ = 0.1; written by `python -m kmdr.report.theory` into "
+        "`theory/sampling_lemma.csv`.",
+        "",
+    ]
+    table = read_optional_csv(root / "theory" / "sampling_lemma.csv")
+    if table.empty:
+        out.append("*No data*: `theory/sampling_lemma.csv` is missing (run `python -m "
+                   "kmdr.report.theory --results DIR`).")  # fmt: skip
+        return "\n".join(out)
+    samplers = ", ".join(sorted(table["sampler"].astype(str).unique()))
+    out += [f"Sampler used for the draws: {samplers}.", ""]
+    if (root / "theory" / "sampling_lemma.png").exists():
+        out += ["![sampling lemma](theory/sampling_lemma.png)", ""]
+    rows = []
+    verdicts = []
+    for ds, g in table.groupby("dataset", sort=False):
+        k, d = int(g["k"].iloc[0]), int(g["n_features"].iloc[0])
+        rmin = T.lemma6_min_r(k)
+        for r, gr in g.groupby("r"):
+            applies = bool(gr["lemma6_applies"].iloc[0])
+            frac = gr["within_bound"].astype(bool).mean()
+            rows.append(
+                [ds, k, d, r, f"{gr['sigma2_min'].median():.3f}",
+                 f"{gr['sigma2_max'].median():.3f}",
+                 f"{gr['eps_lemma6'].iloc[0]:.3f}", "yes" if applies else "no",
+                 f"{frac:.0%} of {len(gr)}"]
+            )  # fmt: skip
+        app = g[g["lemma6_applies"].astype(bool)]
+        if app.empty:
+            verdicts.append(
+                f"- {ds} (k = {k}, d = {d}): the lemma never applies (needs {rmin:.0f} < r ≤ {d})"
+                + ("; this is an empty range." if rmin >= d else ".")
+            )
+        else:
+            frac = app["within_bound"].astype(bool).mean()
+            ok = frac >= 1 - T.LEMMA6_DELTA
+            verdicts.append(
+                f"- {ds} (k = {k}, d = {d}): where the lemma applies ({rmin:.0f} < r ≤ {d}), "
+                f"{frac:.0%} of the draws have every σ_i² within 1 ± eps (the lemma promises "
+                f"≥ {1 - T.LEMMA6_DELTA:.0%}): **{'holds' if ok else 'fails'}**."
+            )
+    out += verdicts
+    app = table[table["lemma6_applies"].astype(bool)]
+    if len(app):
+        dev = np.maximum(1 - app["sigma2_min"], app["sigma2_max"] - 1) / app["eps_lemma6"]
+        out += [
+            "",
+            f"Where the lemma applies, the largest deviation max_i |σ_i² − 1| is {dev.max():.0%} "
+            f"of eps(r) (median {dev.median():.0%}): "
+            + (
+                "the bound is loose at these r."
+                if dev.max() < 0.5
+                else "the bound is nearly tight."
+            ),
+        ]
+    out += [
+        "",
+        "",
+        "<details><summary>all r values (median over seeds)</summary>",
+        "",
+        md_table(
+            ["dataset", "k", "d", "r", "σ²_min", "σ²_max", "eps(r)", "lemma applies",
+             "draws within 1 ± eps"],
+            rows,
+        ),
+        "",
+        "</details>",
+    ]  # fmt: skip
+    skipped = read_optional_csv(root / "theory" / "sampling_lemma_skipped.csv")
+    if len(skipped):
+        out += [
+            "",
+            "Datasets skipped: "
+            + "; ".join(f"{r.dataset} ({r.reason})" for r in skipped.itertuples()),
+        ]
+    return "\n".join(out)
