@@ -14,14 +14,18 @@ one dataset (a multirun over ``seed`` or ``kmeans.n_init`` into one name), ``sum
 draw one row of panels per setting. A legacy ``cells.csv`` or sidecar that lacks some identity
 columns is read with them unknown (``<NA>``), never dropped.
 
-Public readers (used by the figures and the report):
+Public readers (used by the figures and the report; this module is their one entry point and
+re-exports the others):
 
 - :func:`load_cells` - all cells, exact duplicates of an identity dropped (the last file wins);
-- :func:`load_runs` / :func:`load_expected` - the sidecars and the union of their expected cells;
-- :func:`preset_of` - the experiment's preset metadata (``config.preset`` of the last sidecar);
 - :func:`summarize` / :func:`load_summary` - one row per point;
 - :func:`completeness` - per point, how many cells it rests on and which repetitions are missing;
-- :func:`table1` - bmd09 Table 1, ours beside the published numbers.
+- from :mod:`kmdr.experiments.sidecars`: :func:`load_runs`, :func:`load_expected` (the union of
+  the sidecars' expected cells), :func:`preset_of` (the preset metadata of the last sidecar),
+  :func:`aggregation_of`, :func:`skip_reasons`, :func:`experiment_dirs`;
+- from :mod:`kmdr.experiments.points`: :func:`is_baseline`, :func:`setting_labels`, the key
+  columns;
+- from :mod:`kmdr.experiments.table1`: :func:`table1`, bmd09 Table 1 beside the published numbers.
 
 :func:`write_summaries` writes ``summary.csv`` (and ``table1.csv``/``table1.md`` when the preset's
 figure is ``bmd09_table1``); the runner calls it at the end of a run.
@@ -32,24 +36,35 @@ Files are written with :mod:`kmdr._io` (atomic, umask-honouring) and CSVs read w
 
 from __future__ import annotations
 
-import json
-import math
-import warnings
-from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from kmdr._io import atomic_write_text, read_csv
-from kmdr.experiments._plot_style import sort_key
-from kmdr.experiments.published import (
-    BMD09_TABLE1,
-    BMD09_TABLE1_COLUMNS,
-    BMD09_TABLE1_NAMES,
-    BMD09_TABLE1_R_OVER_K,
+from kmdr.experiments.points import (
+    BASELINE_REDUCER,
+    CORE_COLUMNS,
+    KEY,
+    POINT,
+    SETTING_COLUMNS,
+    is_baseline,
+    setting_labels,
+    typed,
 )
-from kmdr.experiments.store import IDENTITY_COLUMNS, POINT_COLUMNS
+from kmdr.experiments.sidecars import (
+    FIGURE_STYLES,
+    PRESET_DEFAULTS,
+    SECTIONS,
+    aggregation_of,
+    experiment_config,
+    experiment_dirs,
+    load_expected,
+    load_runs,
+    preset_of,
+    skip_reasons,
+)
+from kmdr.experiments.table1 import table1, table1_markdown
 
 __all__ = [
     "BASELINE_REDUCER",
@@ -78,22 +93,6 @@ __all__ = [
     "write_summaries",
 ]
 
-#: A cell's identity: one row of cells.csv per value.
-KEY: list[str] = list(IDENTITY_COLUMNS)
-#: A point of a figure / row of summary.csv (its ``method`` label rides along, it is not a key).
-POINT: list[str] = list(POINT_COLUMNS)
-#: The columns of a row's setting: what is neither the reducer, its r nor the repetition.
-SETTING_COLUMNS: tuple[str, ...] = (
-    "dataset",
-    "dataset_params",
-    "base_seed",
-    "kmeans_init",
-    "kmeans_n_init",
-    "kmeans_max_iter",
-    "kmeans_tol",
-)
-#: The registry name of the no-reduction baseline (k-means on all features), whatever its label.
-BASELINE_REDUCER = "none"
 #: The metrics summary.csv aggregates over repetitions.
 METRICS: list[str] = [
     "objective",
@@ -105,111 +104,7 @@ METRICS: list[str] = [
     "cluster_seconds",
     "total_seconds",
 ]
-#: Figure styles a preset may name (``preset.figure``).
-FIGURE_STYLES: tuple[str, ...] = ("bzmd14", "lst17", "bmd09_fig1", "bmd09_table1")
-#: Report sections a preset may name (``preset.section``).
-SECTIONS: tuple[str, ...] = ("table1", "fig1", "curves", "diagnostic", "custom")
-#: The preset metadata of an experiment whose sidecars carry none (an ad-hoc run); ``title``
-#: defaults to the experiment's name.
-PRESET_DEFAULTS: dict = {
-    "paper": None,
-    "title": None,
-    "figure": "bzmd14",
-    "section": "custom",
-    "order": 1000,
-    "reproduce": "none",
-}
 _STATS = ("mean", "std", "min", "max")
-# Sidecar keys that may hold the expected cells (the layout names them "the expected cells").
-_EXPECTED_KEYS = ("expected_cells", "expected", "cells_expected")
-# How each identity column is typed once read (CSV and JSON disagree: "5" vs 5, "{}" vs {}).
-_INT_COLUMNS = ("r", "repetition", "base_seed", "kmeans_n_init", "kmeans_max_iter")
-_FLOAT_COLUMNS = ("kmeans_tol",)
-_JSON_COLUMNS = ("dataset_params", "reducer_params")
-# The columns even a legacy row or sidecar has: the others may be unknown.
-_CORE = ("dataset", "reducer", "r", "repetition")
-
-
-# --------------------------------------------------------------------------------------------
-# identity
-
-
-def _missing(value) -> bool:
-    if value is None or value is pd.NA:
-        return True
-    return isinstance(value, float) and math.isnan(value)
-
-
-def _canonical_json(value):
-    """A parameters value as JSON text with sorted keys (a dict or JSON text in, text out)."""
-    if _missing(value):
-        return pd.NA
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return value
-    return json.dumps(value, sort_keys=True)
-
-
-def _typed(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
-    """``frame`` with ``columns`` added where absent (unknown: <NA>) and typed alike everywhere,
-    so that rows from cells.csv, summary.csv and sidecar JSON compare equal."""
-    out = frame.copy()
-    for col in columns:
-        values = out[col] if col in out.columns else pd.Series(pd.NA, index=out.index)
-        if col in _INT_COLUMNS:
-            out[col] = pd.to_numeric(values, errors="coerce").astype("Int64")
-        elif col in _FLOAT_COLUMNS:
-            out[col] = pd.to_numeric(values, errors="coerce").astype("Float64")
-        elif col in _JSON_COLUMNS:
-            out[col] = values.map(_canonical_json).astype("string")
-        else:
-            out[col] = values.map(lambda v: pd.NA if _missing(v) else str(v)).astype("string")
-    return out
-
-
-def is_baseline(frame: pd.DataFrame) -> pd.Series:
-    """Rows of the no-reduction baseline: ``reducer_name == "none"`` (never its display label)."""
-    if "reducer_name" not in frame.columns:
-        return pd.Series(False, index=frame.index)
-    return frame["reducer_name"].astype("string").eq(BASELINE_REDUCER).fillna(False).astype(bool)
-
-
-def _value_text(value) -> str:
-    if _missing(value):
-        return "?"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-def setting_labels(frame: pd.DataFrame) -> pd.Series | None:
-    """Per row, a short text naming its setting, or None when every dataset has one setting.
-
-    Only the setting columns (besides ``dataset``, which always has its own column) that take
-    several values within one dataset are named, e.g. ``kmeans_n_init=3`` or
-    ``base_seed=1, kmeans_n_init=3``; unknown values (a legacy row) read ``?``.
-    """
-    if not len(frame):
-        return None
-    frame = _typed(frame, SETTING_COLUMNS)
-    by_dataset = frame.groupby("dataset", dropna=False)
-    varying = [c for c in SETTING_COLUMNS[1:] if by_dataset[c].nunique(dropna=False).gt(1).any()]
-    if not varying:
-        return None
-    return pd.Series(
-        [
-            ", ".join(f"{c}={_value_text(v)}" for c, v in zip(varying, values, strict=True))
-            for values in frame[varying].itertuples(index=False)
-        ],
-        index=frame.index,
-        dtype=object,
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# readers
 
 
 def load_cells(experiment_dir: str | Path) -> pd.DataFrame:
@@ -225,9 +120,9 @@ def load_cells(experiment_dir: str | Path) -> pd.DataFrame:
     frames = [read_csv(p) for p in sorted(exp_dir.glob("cells*.csv"))]
     frames = [f for f in frames if len(f)]
     if not frames:
-        return _typed(pd.DataFrame(columns=["experiment", *KEY, "method"]), KEY)
+        return typed(pd.DataFrame(columns=["experiment", *KEY, "method"]), KEY)
     cells = pd.concat(frames, ignore_index=True)
-    missing = [c for c in _CORE if c not in cells.columns]
+    missing = [c for c in CORE_COLUMNS if c not in cells.columns]
     if missing:
         raise ValueError(
             f"{exp_dir}: cells*.csv lack the column(s) {missing}; rebuild them with the runner"
@@ -235,149 +130,12 @@ def load_cells(experiment_dir: str | Path) -> pd.DataFrame:
     if "experiment" not in cells.columns:
         cells.insert(0, "experiment", exp_dir.name)
     cells["experiment"] = cells["experiment"].fillna(exp_dir.name)
-    cells = _typed(cells, KEY)
+    cells = typed(cells, KEY)
     if "method" not in cells.columns:
         cells["method"] = cells["reducer"]
     cells["method"] = cells["method"].fillna(cells["reducer"]).astype(str)
     cells = cells.drop_duplicates(subset=KEY, keep="last")
     return cells.sort_values(KEY, kind="stable").reset_index(drop=True)
-
-
-def load_runs(experiment_dir: str | Path) -> list[dict]:
-    """The sidecars ``runs/*.json`` (unreadable files are skipped), in file-name order (the run
-    ids start with their start time, so this is also the order they ran in)."""
-    runs = []
-    for path in sorted((Path(experiment_dir) / "runs").glob("*.json")):
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict):
-            data.setdefault("_path", str(path))
-            runs.append(data)
-    return runs
-
-
-def _expected_list(run: dict) -> list:
-    for key in _EXPECTED_KEYS:
-        value = run.get(key)
-        if isinstance(value, list):
-            return value
-    return []
-
-
-def load_expected(experiment_dir: str | Path, runs: list[dict] | None = None) -> pd.DataFrame:
-    """Union over all sidecars of their expected cells: :data:`KEY` and ``method``.
-
-    Identity columns a legacy sidecar does not give are unknown (<NA>); :func:`completeness`
-    matches them to the cells present.
-    """
-    runs = load_runs(experiment_dir) if runs is None else runs
-    rows = [c for run in runs for c in _expected_list(run) if isinstance(c, dict)]
-    exp = pd.DataFrame(rows)
-    if not len(exp) or any(c not in exp.columns for c in _CORE):
-        return _typed(pd.DataFrame(columns=[*KEY, "method"]), [*KEY, "method"])
-    exp = _typed(exp, [*KEY, "method"])[[*KEY, "method"]]
-    exp = exp.dropna(subset=list(_CORE))
-    return exp.drop_duplicates(KEY, keep="last").reset_index(drop=True)
-
-
-def skip_reasons(experiment_dir: str | Path, runs: list[dict] | None = None) -> list[str]:
-    """The reasons the sidecars give for a skipped experiment (``skipped``), deduplicated."""
-    runs = load_runs(experiment_dir) if runs is None else runs
-    reasons: list[str] = []
-    for run in runs:
-        skipped = run.get("skipped")
-        if not skipped:
-            continue
-        if isinstance(skipped, dict):
-            text = str(skipped.get("reason") or skipped)
-        elif isinstance(skipped, list):
-            text = "; ".join(
-                str(s.get("reason", s)) if isinstance(s, dict) else str(s) for s in skipped
-            )
-        else:
-            text = str(skipped) if skipped is not True else "skipped"
-        if text and text not in reasons:
-            reasons.append(text)
-    return reasons
-
-
-def _find_key(obj, key: str):
-    """First value of ``key`` anywhere in a nested dict/list (depth-first), or None."""
-    if isinstance(obj, dict):
-        if key in obj and not isinstance(obj[key], dict | list):
-            return obj[key]
-        for value in obj.values():
-            found = _find_key(value, key)
-            if found is not None:
-                return found
-    elif isinstance(obj, list):
-        for value in obj:
-            found = _find_key(value, key)
-            if found is not None:
-                return found
-    return None
-
-
-def experiment_config(experiment_dir: str | Path, key: str, runs: list[dict] | None = None):
-    """A scalar setting found anywhere in the sidecars (config, spec, then the sidecar itself,
-    e.g. the dataset's ``n_clusters``); the last run that has it wins."""
-    runs = load_runs(experiment_dir) if runs is None else runs
-    for run in reversed(runs):
-        for where in (run.get("config"), run.get("spec"), run):
-            value = _find_key(where, key)
-            if value is not None:
-                return value
-    return None
-
-
-def _last_config(runs: list[dict], key: str):
-    """``config[key]`` of the last sidecar whose config has it, else None."""
-    for run in reversed(runs):
-        config = run.get("config")
-        if isinstance(config, dict) and config.get(key) is not None:
-            return config[key]
-    return None
-
-
-def preset_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> dict:
-    """The experiment's preset metadata: ``config.preset`` of the last sidecar that has one,
-    completed with :data:`PRESET_DEFAULTS` (``title`` defaults to the folder's name).
-
-    Keys: paper, title, figure, section, order, reproduce. A figure style or section this version
-    does not know falls back to the default with a warning (the figure and report still draw).
-    """
-    name = Path(experiment_dir).name
-    runs = load_runs(experiment_dir) if runs is None else runs
-    given = _last_config(runs, "preset")
-    preset = {**PRESET_DEFAULTS, "title": name}
-    if isinstance(given, dict):
-        preset.update({k: v for k, v in given.items() if v is not None})
-    for key, valid in (("figure", FIGURE_STYLES), ("section", SECTIONS)):
-        if preset[key] not in valid:
-            warnings.warn(
-                f"{name}: preset.{key} {preset[key]!r} is not one of {', '.join(valid)}; "
-                f"using {PRESET_DEFAULTS[key]!r}",
-                stacklevel=2,
-            )
-            preset[key] = PRESET_DEFAULTS[key]
-    try:
-        preset["order"] = float(preset["order"])
-    except (TypeError, ValueError):
-        preset["order"] = float(PRESET_DEFAULTS["order"])
-    preset["title"] = str(preset["title"])
-    return preset
-
-
-def aggregation_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> str:
-    """``best`` (lowest-F trial, bmd09) or ``mean``: the last sidecar config's ``aggregation``,
-    ``mean`` when no sidecar says."""
-    runs = load_runs(experiment_dir) if runs is None else runs
-    value = _last_config(runs, "aggregation")
-    if isinstance(value, str) and value.lower() in ("best", "mean"):
-        return value.lower()
-    return "mean"
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,7 +149,7 @@ def _resolve_unknown(expected: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFram
     present at that (dataset, reducer, r) whatever their other settings (one row per setting
     found). With no matching cell its unknown columns stay <NA>.
     """
-    optional = [c for c in KEY if c not in _CORE]
+    optional = [c for c in KEY if c not in CORE_COLUMNS]
     unknown = expected[optional].isna()
     if not unknown.to_numpy().any() or not len(cells):
         return expected
@@ -413,7 +171,7 @@ def _infer_expected(cells: pd.DataFrame) -> pd.DataFrame:
         points = group[[*POINT, "method"]].drop_duplicates(POINT)
         reps = pd.DataFrame({"repetition": sorted(group["repetition"].dropna().unique())})
         parts.append(points.merge(reps, how="cross"))
-    return _typed(pd.concat(parts, ignore_index=True), KEY)[[*KEY, "method"]]
+    return typed(pd.concat(parts, ignore_index=True), KEY)[[*KEY, "method"]]
 
 
 def _keys(cells: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
@@ -448,7 +206,7 @@ def _completeness(cells: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:
     keys, from_sidecars = _keys(cells, expected)
     cols = [*POINT, "method", "n_cells", "n_expected", "complete", "missing_repetitions"]
     if not len(keys):
-        return _typed(pd.DataFrame(columns=[*cols, "expected_from"]), POINT)
+        return typed(pd.DataFrame(columns=[*cols, "expected_from"]), POINT)
     rows = []
     for point, group in keys.groupby(POINT, dropna=False, sort=True):
         missing = sorted(int(x) for x in group.loc[~group["done"], "repetition"])
@@ -457,7 +215,7 @@ def _completeness(cells: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:
         method = str(labels.iloc[0]) if len(labels) else str(point[POINT.index("reducer")])
         missing_text = " ".join(map(str, missing))
         rows.append([*point, method, n_cells, n_expected, n_cells >= n_expected, missing_text])
-    out = _typed(pd.DataFrame(rows, columns=cols), POINT)
+    out = typed(pd.DataFrame(rows, columns=cols), POINT)
     out["expected_from"] = "sidecars" if from_sidecars else "inferred"
     labels = setting_labels(out)
     if labels is not None:
@@ -503,7 +261,7 @@ def _summarize(
     ]  # fmt: skip
     columns = head + extra + stat_cols + best_cols
     if not len(comp):
-        return _typed(pd.DataFrame(columns=columns), POINT)
+        return typed(pd.DataFrame(columns=columns), POINT)
     out = comp[[*setting, *POINT, "method", "n_cells", "n_expected", "complete"]].copy()
     out["experiment"] = experiment
     out["aggregation"] = aggregation
@@ -538,167 +296,10 @@ def load_summary(experiment_dir: str | Path, recompute: bool = False) -> pd.Data
     summary = read_csv(path) if path.exists() and not recompute else pd.DataFrame()
     if not len(summary) or any(c not in summary.columns for c in POINT):
         return summarize(experiment_dir)  # absent, or written before points had every column
-    summary = _typed(summary, POINT)
+    summary = typed(summary, POINT)
     if "complete" in summary.columns:
         summary["complete"] = summary["complete"].astype(str).str.lower().eq("true")
     return summary
-
-
-# --------------------------------------------------------------------------------------------
-# bmd09 Table 1
-
-
-def _table1_column(r: int, k: float, is_none: bool) -> str | None:
-    if is_none:
-        return "All"
-    if not k or math.isnan(k):
-        return None
-    for label, mult in BMD09_TABLE1_R_OVER_K.items():
-        if int(r) == round(mult * k):
-            return label
-    return None
-
-
-def table1(summary: pd.DataFrame) -> pd.DataFrame:
-    """bmd09 Table 1 in long form: per dataset (and setting), method and column (5k, 10k, 20k, All).
-
-    Ours are the P and F of the lowest-F trial (``best_accuracy``, ``best_objective``; the mean
-    when the summary was aggregated by mean); the published values come from
-    :mod:`kmdr.experiments.published`. ``All`` is the baseline row (``reducer_name == "none"``,
-    whatever its label), shared by every method of a dataset: it is repeated under each method
-    with its own reducer and r (= d), so (dataset, reducer, r) always names the summary point
-    behind a row. Columns: dataset, [setting,] method, reducer, column, r, P_ours, F_ours,
-    P_published, F_published, n_cells, n_expected, complete, best_repetition.
-    """
-    setting = ["setting"] if "setting" in summary.columns else []
-    cols = [
-        "dataset", *setting, "method", "reducer", "column", "r", "P_ours", "F_ours",
-        "P_published", "F_published", "n_cells", "n_expected", "complete", "best_repetition",
-    ]  # fmt: skip
-    if not len(summary):
-        return pd.DataFrame(columns=cols)
-    p_col = "best_accuracy" if "best_accuracy" in summary.columns else "accuracy_mean"
-    f_col = "best_objective" if "best_objective" in summary.columns else "objective_mean"
-    summary = summary.assign(_none=is_baseline(summary))
-    rows = []
-    for group_key, ds in summary.groupby(["dataset", *setting], sort=True, dropna=False):
-        dataset = group_key[0]
-        ks = ds["n_clusters"].dropna() if "n_clusters" in ds.columns else pd.Series(dtype=float)
-        k = float(ks.iloc[0]) if len(ks) else float("nan")
-        published = BMD09_TABLE1.get(str(dataset).lower(), {})
-        none_rows = ds[ds["_none"]]
-        for (_reducer, method), group in ds[~ds["_none"]].groupby(["reducer", "method"], sort=True):
-            for _, row in pd.concat([group, none_rows]).iterrows():
-                column = _table1_column(int(row["r"]), k, bool(row["_none"]))
-                if column is None:
-                    continue
-                pub = published.get(column, (np.nan, np.nan))
-                rows.append(
-                    {
-                        "dataset": dataset,
-                        **({"setting": group_key[1]} if setting else {}),
-                        "method": method,
-                        # the row's own reducer: the baseline's for All, a point every method shares
-                        "reducer": row["reducer"],
-                        "column": column,
-                        "r": int(row["r"]),
-                        "P_ours": row[p_col],
-                        "F_ours": row[f_col],
-                        "P_published": pub[0],
-                        "F_published": pub[1],
-                        "n_cells": int(row["n_cells"]),
-                        "n_expected": int(row["n_expected"]),
-                        "complete": bool(row["complete"]),
-                        "best_repetition": row.get("best_repetition", pd.NA),
-                    }
-                )
-    out = pd.DataFrame(rows, columns=cols)
-    order = {c: i for i, c in enumerate(BMD09_TABLE1_COLUMNS)}
-    ds_order = list(BMD09_TABLE1)
-    out["_o"] = out["column"].map(order)
-    out["_d"] = [ds_order.index(d.lower()) if d.lower() in ds_order else 99 for d in out["dataset"]]
-    out["_m"] = [sort_key(m)[0] for m in out["method"]]
-    out = out.sort_values(["_d", "dataset", *setting, "_m", "method", "_o"])
-    return out.drop(columns=["_o", "_d", "_m"]).reset_index(drop=True)
-
-
-def _fmt(x, complete: bool = True) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
-        return "—"
-    text = f"{float(x):.3f}"
-    return text if complete else text + "*"
-
-
-def table1_markdown(table: pd.DataFrame, experiment: str = "bmd09_table1") -> str:
-    """Table 1 as Markdown, laid out like the paper: ours per method, then the published row."""
-    lines = [
-        f"# bmd09 Table 1: ours beside the published numbers ({experiment})",
-        "",
-        "P = accuracy (Hungarian matching), F = ||A - X X^T A||_F^2 / ||A||_F^2 on the original A. "
-        "Ours: the trial with the lowest F among the repetitions (the paper kept the best of 30). "
-        "Published: bmd09 Table 1 (leverage-score sampling). All = k-means on all features.",
-        "",
-    ]
-    header = (
-        "| dataset | rows | " + " | ".join(f"{c} P | {c} F" for c in BMD09_TABLE1_COLUMNS) + " |"
-    )
-    sep = "|---|---|" + "---|---|" * len(BMD09_TABLE1_COLUMNS)
-    lines += [header, sep]
-    any_incomplete = False
-    missing_note = False
-    setting = ["setting"] if "setting" in table.columns else []
-    # table1() orders the datasets as the paper does
-    for group_key, ds in table.groupby(["dataset", *setting], sort=False, dropna=False):
-        dataset = group_key[0]
-        name = BMD09_TABLE1_NAMES.get(str(dataset).lower(), str(dataset))
-        label = f"{name}, {group_key[1]}" if setting else name
-        for method, group in ds.groupby("method", sort=False):
-            cells = []
-            for column in BMD09_TABLE1_COLUMNS:
-                hit = group[group["column"] == column]
-                if not len(hit):
-                    cells += ["—", "—"]
-                    missing_note = True
-                    continue
-                row = hit.iloc[0]
-                any_incomplete |= not row["complete"]
-                cells += [
-                    _fmt(row["P_ours"], row["complete"]),
-                    _fmt(row["F_ours"], row["complete"]),
-                ]
-            lines.append(f"| {label} | ours, {method} | " + " | ".join(cells) + " |")
-        published = BMD09_TABLE1.get(str(dataset).lower())
-        if published:
-            cells = []
-            for column in BMD09_TABLE1_COLUMNS:
-                p, f = published[column]
-                cells += [_fmt(p), _fmt(f)]
-            lines.append(f"| {label} | published (bmd09) | " + " | ".join(cells) + " |")
-    # datasets with published numbers but no run of ours
-    for dataset, published in BMD09_TABLE1.items():
-        if dataset in set(table["dataset"].astype(str).str.lower()):
-            continue
-        name = BMD09_TABLE1_NAMES.get(dataset, dataset)
-        lines.append(f"| {name} | ours | " + " | ".join(["not run"] * 2 * len(published)) + " |")
-        cells = [_fmt(v) for column in BMD09_TABLE1_COLUMNS for v in published[column]]
-        lines.append(f"| {name} | published (bmd09) | " + " | ".join(cells) + " |")
-    lines.append("")
-    if len(table):
-        counts = table.drop_duplicates(["dataset", *setting, "reducer", "r"])
-        lines.append(
-            f"Cells behind our numbers: {int(counts['n_cells'].sum())} of "
-            f"{int(counts['n_expected'].sum())} expected (trials per entry: "
-            + ", ".join(sorted({f"{int(n)}" for n in counts["n_expected"]}))
-            + ")."
-        )
-    if any_incomplete:
-        lines.append(
-            "\\* incomplete: this entry rests on fewer trials than expected (an interrupted or "
-            "partial run); its best-of-trials value is not final."
-        )
-    if missing_note:
-        lines.append("— : no cell for this entry.")
-    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------------------------
@@ -729,23 +330,3 @@ def write_summaries(experiment_dir: str | Path) -> list[Path]:
 def _write_csv(frame: pd.DataFrame, path: Path) -> Path:
     atomic_write_text(path, frame.to_csv(index=False, float_format="%.10g"))
     return path
-
-
-def experiment_dirs(results_dir: str | Path, names: Iterable[str] | None = None) -> list[Path]:
-    """Experiment folders under ``results_dir`` (holding cells*.csv, runs/ or leverage scores)."""
-    root = Path(results_dir)
-    if not root.is_dir():
-        return []
-    candidates = (
-        [root / n for n in names] if names else sorted(p for p in root.iterdir() if p.is_dir())
-    )
-    return [
-        p
-        for p in candidates
-        if p.is_dir()
-        and (
-            any(p.glob("cells*.csv"))
-            or (p / "runs").is_dir()
-            or (p / "leverage_scores.csv").exists()
-        )
-    ]
