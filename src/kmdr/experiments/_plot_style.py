@@ -1,10 +1,14 @@
-"""One color, marker and display name per method, the same in every figure of kmdr."""
+"""The look shared by every figure of kmdr: one color, marker and display name per method, the
+matplotlib settings, dataset display names, and how a figure says it is incomplete."""
 
 from __future__ import annotations
 
 import re
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
 
 #: The papers' method names, in legend order (bzmd14 names first, then lst17's extras).
 METHOD_ORDER: list[str] = [
@@ -107,3 +111,51 @@ def display(method: str, figure_style: str = "bzmd14") -> str:
 def sort_key(method: str) -> tuple[int, str]:
     name = canonical(method)
     return (METHOD_ORDER.index(name) if name in METHOD_ORDER else len(METHOD_ORDER), name)
+
+
+#: Display names of the datasets in panel titles.
+DATASET_NAMES = {
+    "orl": "ORL",
+    "coil20": "COIL20",
+    "usps": "USPS",
+    "pie": "PIE",
+    "synth": "Synth",
+    "light": "LIGHT",
+    "nips": "NIPS",
+    "bio": "Bio",
+    "rcv1": "RCV1",
+    "sector": "SECTOR",
+}
+#: The colour of every 'incomplete' mark and note.
+INCOMPLETE_COLOR = "#c0392b"
+#: matplotlib settings of every figure.
+RC = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8.5,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "grid.linewidth": 0.6,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "savefig.dpi": 130,
+    "pdf.fonttype": 42,
+}
+
+
+def dataset_label(dataset: str) -> str:
+    """How a panel title names a dataset (its registry name when it has no display name)."""
+    return DATASET_NAMES.get(str(dataset).lower(), str(dataset))
+
+
+def incomplete_note(summary: pd.DataFrame) -> str:
+    """``incomplete: n/N cells`` for summary rows resting on fewer cells than expected, else ""."""
+    n, m = int(summary["n_cells"].sum()), int(summary["n_expected"].sum())
+    return "" if n >= m else f"incomplete: {n}/{m} cells"
+
+
+def suptitle(exp_dir: Path, title: str, what: str) -> str:
+    """The preset's title, then the experiment's name when the title is not it."""
+    name = exp_dir.name
+    return f"{title} ({what})" if title == name else f"{title} ({name}; {what})"

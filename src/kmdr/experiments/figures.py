@@ -20,6 +20,9 @@ whatever its label. Figure styles:
   terms named (bmd09 Figure 1).
 - ``bmd09_table1``: ours beside the published P and F (the table itself is table1.md).
 
+(The two bmd09 styles are drawn by :mod:`kmdr.experiments._figures_bmd09`; the look every figure
+shares, by :mod:`kmdr.experiments._plot_style`.)
+
 Several settings in one experiment (a multirun over ``seed`` or ``kmeans.n_init`` into one name)
 are drawn as one row of panels per (dataset, setting), the row's header naming the setting (the
 ``setting`` column of summary.csv): each row keeps the paper's panels and axes, so curves of
@@ -50,13 +53,13 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
-from kmdr._io import atomic_write_bytes, read_csv
+from kmdr._io import atomic_write_bytes
 from kmdr.experiments import _plot_style as ps
+from kmdr.experiments._figures_bmd09 import draw_fig1, draw_table1
 from kmdr.experiments.aggregate import (
     FIGURE_STYLES,
     aggregation_of,
     completeness,
-    experiment_config,
     experiment_dirs,
     is_baseline,
     load_cells,
@@ -64,56 +67,19 @@ from kmdr.experiments.aggregate import (
     preset_of,
     skip_reasons,
     summarize,
-    table1,
     write_summaries,
-)
-from kmdr.experiments.published import (
-    BMD09_FIG1_TERMS,
-    BMD09_TABLE1,
-    BMD09_TABLE1_COLUMNS,
-    BMD09_TABLE1_NAMES,
 )
 
 __all__ = ["STYLES", "draw_experiment", "figure_style", "main", "make_figure"]
 
 STYLES = FIGURE_STYLES
-_DATASET_NAMES = {
-    "orl": "ORL",
-    "coil20": "COIL20",
-    "usps": "USPS",
-    "pie": "PIE",
-    "synth": "Synth",
-    "light": "LIGHT",
-    "nips": "NIPS",
-    "bio": "Bio",
-    "rcv1": "RCV1",
-    "sector": "SECTOR",
-}
-_INCOMPLETE_COLOR = "#c0392b"
 # Line styles of a method's second, third, ... parameter set ("--" is the baseline's).
 _VARIANT_LINESTYLES = (":", "-.", (0, (5, 1, 1, 1, 1, 1)))
-_RC = {
-    "font.size": 9,
-    "axes.titlesize": 10,
-    "axes.labelsize": 9,
-    "legend.fontsize": 8.5,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "grid.linewidth": 0.6,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "savefig.dpi": 130,
-    "pdf.fonttype": 42,
-}
 
 
 def figure_style(experiment_dir: str | Path) -> str:
     """The figure style of an experiment: its preset's ``figure`` (default ``bzmd14``)."""
     return preset_of(experiment_dir)["figure"]
-
-
-def _dataset_label(dataset: str) -> str:
-    return _DATASET_NAMES.get(str(dataset).lower(), str(dataset))
 
 
 def make_figure(experiment_dir: str | Path):
@@ -122,14 +88,14 @@ def make_figure(experiment_dir: str | Path):
     exp_dir = Path(experiment_dir)
     preset = preset_of(exp_dir)
     style = preset["figure"]
-    with plt.rc_context(_RC):
+    with plt.rc_context(ps.RC):
         if style == "bmd09_fig1":
-            return _draw_bmd09_fig1(exp_dir)
+            return draw_fig1(exp_dir)
         summary = summarize(exp_dir)
         if not len(summary) or int(summary["n_cells"].sum()) == 0:
             return None
         if style == "bmd09_table1":
-            return _draw_bmd09_table1(exp_dir, summary, preset["title"])
+            return draw_table1(exp_dir, summary, preset["title"])
         return _draw_curves(exp_dir, summary, style, preset["title"])
 
 
@@ -145,7 +111,7 @@ def draw_experiment(experiment_dir: str | Path) -> list[Path]:
         return []
     paths = []
     try:
-        with plt.rc_context(_RC):
+        with plt.rc_context(ps.RC):
             for ext in ("png", "pdf"):
                 buffer = io.BytesIO()
                 fig.savefig(buffer, bbox_inches="tight", format=ext)
@@ -159,11 +125,6 @@ def draw_experiment(experiment_dir: str | Path) -> list[Path]:
 
 # --------------------------------------------------------------------------------------------
 # bzmd14 and lst17: curves vs r
-
-
-def _incomplete_note(summary: pd.DataFrame) -> str:
-    n, m = int(summary["n_cells"].sum()), int(summary["n_expected"].sum())
-    return "" if n >= m else f"incomplete: {n}/{m} cells"
 
 
 def _panels(style: str) -> list[dict]:
@@ -256,7 +217,7 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str):
         points = ds.drop(base.index)
         lines = _lines(points)
         rgrid = sorted(points["r"].unique())
-        row_title = _dataset_label(dataset) + (f", {setting}" if setting else "")
+        row_title = ps.dataset_label(dataset) + (f", {setting}" if setting else "")
         for col, panel in enumerate(panels):
             ax = axes[row, col]
             metric, scale = panel["metric"], panel["scale"]
@@ -312,7 +273,7 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str):
                             f"{ps.display(b['method'], style)}: {int(b['n_cells'])}/"
                             f"{int(b['n_expected'])} cells",
                             xy=(1, yb), xycoords=("axes fraction", "data"), ha="right",
-                            va="bottom", fontsize=8, color=_INCOMPLETE_COLOR,
+                            va="bottom", fontsize=8, color=ps.INCOMPLETE_COLOR,
                         )  # fmt: skip
                     legend.setdefault(
                         _baseline_label(b["method"], style),
@@ -328,10 +289,10 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str):
         header = row_title + _shape_note(ds)
         axes[row, 0].annotate(header, xy=(0, 1.13), xycoords="axes fraction", fontsize=9.5,
                               fontweight="bold")  # fmt: skip
-        note = _incomplete_note(ds)
+        note = ps.incomplete_note(ds)
         if note:
             axes[row, 2].annotate(note, xy=(1, 1.13), xycoords="axes fraction", ha="right",
-                                  fontsize=9.5, color=_INCOMPLETE_COLOR,
+                                  fontsize=9.5, color=ps.INCOMPLETE_COLOR,
                                   fontweight="bold")  # fmt: skip
     what = "lowest-F trial" if aggregation == "best" else "mean"
     reps = "/".join(str(n) for n in sorted(n_reps)) if n_reps else "?"
@@ -347,160 +308,12 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str):
         labels.append("x on axis: no cell yet")
     fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
     paper = "lst17 Figs. 1-3" if style == "lst17" else "bzmd14 Figs. 1-3"
-    title = _suptitle(exp_dir, title, f"panels as in {paper}")
-    note = _incomplete_note(summary)
+    title = ps.suptitle(exp_dir, title, f"panels as in {paper}")
+    note = ps.incomplete_note(summary)
     fig.suptitle(title, fontsize=11, fontweight="bold")
     if note:
         fig.suptitle(f"{title}   [{note.upper()}]", fontsize=11, fontweight="bold",
-                     color=_INCOMPLETE_COLOR)  # fmt: skip
-    return fig
-
-
-def _suptitle(exp_dir: Path, title: str, what: str) -> str:
-    """The preset's title, then the experiment's name when the title is not it."""
-    name = exp_dir.name
-    return f"{title} ({what})" if title == name else f"{title} ({name}; {what})"
-
-
-# --------------------------------------------------------------------------------------------
-# bmd09 Figure 1
-
-
-def _draw_bmd09_fig1(exp_dir: Path, n_named: int = 11):
-    path = exp_dir / "leverage_scores.csv"
-    if not path.exists():
-        return None
-    scores = read_csv(path, keep_default_na=False)  # terms such as "null" stay words
-    if not len(scores):
-        return None
-    scores["times_drawn"] = scores.get("times_drawn", 0)
-    scores["times_drawn"] = scores["times_drawn"].fillna(0).astype(int)
-    x = np.arange(1, len(scores) + 1)
-    # The normalized scores p_i = ||(V_k)_(i)||^2 / k (summing to 1), as bmd09 Figure 1 plots
-    # them and the y label says; ``score`` itself sums to k.
-    if "probability" in scores.columns:
-        y = scores["probability"].to_numpy(float)
-    else:
-        y = scores["score"].to_numpy(float) / scores["score"].sum()
-    drawn = scores["times_drawn"].to_numpy() > 0
-    r = int(scores["times_drawn"].sum())
-    fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
-    ax.vlines(x, 0, y, color="#1f77b4", lw=0.6, alpha=0.8)
-    ax.plot([], [], color="#1f77b4", lw=1.2, label=f"all leverage scores ({len(scores)} terms)")
-    ax.plot(x[drawn], y[drawn], ls="none", marker="o", ms=6, mfc="none", mec="#d62728", mew=1.3,
-            label=f"terms drawn ({int(drawn.sum())} distinct in {r} draws)")  # fmt: skip
-    top = scores.assign(x=x, score=y).nlargest(n_named, "score")
-    paper_terms = {t.lower() for t in BMD09_FIG1_TERMS}
-    _annotate_terms(ax, top, paper_terms)
-    hits = sum(str(t).lower() in paper_terms for t in top["term"])
-    ax.set_xlabel("features (term index)")
-    ax.set_ylabel(r"leverage score $p_i = \|(V_k)_{(i)}\|_2^2\,/\,k$")
-    ax.set_xlim(0, len(scores) + 1)
-    ax.set_ylim(0, y.max() * 1.25)
-    ax.legend(loc="upper left", frameon=False)
-    dataset = experiment_config(exp_dir, "dataset")
-    dataset = _dataset_label(dataset if isinstance(dataset, str) else "nips")
-    k = experiment_config(exp_dir, "n_clusters")
-    sample = f"r = {r}" + (f" = {r / k:g}k" if isinstance(k, int) and k > 0 else "")
-    ax.set_title(
-        f"{dataset}: leverage scores of all {len(scores)} terms, one sample of {sample} "
-        f"highlighted;\nthe top {n_named} terms named (bold: also named in bmd09 Fig. 1, "
-        f"{hits}/{len(BMD09_FIG1_TERMS)})"
-    )
-    return fig
-
-
-def _annotate_terms(ax, top: pd.DataFrame, paper_terms: set[str]) -> None:
-    """Name the top terms, stacking labels that would overlap (a greedy placement)."""
-    ymax = float(top["score"].max())
-    xspan = ax.get_xlim()[1] - ax.get_xlim()[0] if ax.get_xlim()[1] > 1 else len(top)
-    placed: list[tuple[float, float, float]] = []  # (x, y, half-width) in data units
-    for _, t in top.sort_values("score", ascending=False).iterrows():
-        name = str(t["term"])
-        half = 0.0085 * max(len(name), 4) * xspan / 2
-        ty = t["score"] + 0.04 * ymax
-        while any(abs(px - t["x"]) < half + ph and abs(py - ty) < 0.055 * ymax
-                  for px, py, ph in placed):  # fmt: skip
-            ty += 0.06 * ymax
-        placed.append((t["x"], ty, half))
-        bold = name.lower() in paper_terms
-        ax.annotate(name, xy=(t["x"], t["score"]), xytext=(t["x"], ty), ha="center", va="bottom",
-                    fontsize=8.5, fontweight="bold" if bold else "normal",
-                    arrowprops=dict(arrowstyle="-", color="0.5", lw=0.5))  # fmt: skip
-    top_label = max(p[1] for p in placed) if placed else ymax
-    ax.set_ylim(0, max(ax.get_ylim()[1], top_label + 0.12 * ymax))
-
-
-# --------------------------------------------------------------------------------------------
-# bmd09 Table 1
-
-
-def _draw_bmd09_table1(exp_dir: Path, summary: pd.DataFrame, title: str):
-    table = table1(summary)
-    if not len(table):
-        return None
-    # table1() orders the datasets as the paper does; one row of panels per dataset and setting
-    keys = ["dataset", "setting"] if "setting" in table.columns else ["dataset"]
-    groups = [(key, ds) for key, ds in table.groupby(keys, sort=False, dropna=False)]
-    baseline = summary.loc[is_baseline(summary), "method"]
-    all_label = ps.display(baseline.iloc[0]) if len(baseline) else "no reduction"
-    fig, axes = plt.subplots(len(groups), 2, figsize=(11, 3.4 * len(groups) + 0.8),
-                             squeeze=False, layout="constrained")  # fmt: skip
-    cols = list(BMD09_TABLE1_COLUMNS)
-    legend: dict[str, object] = {}
-    for row, (key, ds) in enumerate(groups):
-        dataset = str(key[0])
-        setting = f", {key[1]}" if len(keys) == 2 else ""
-        methods = sorted(ds["method"].unique(), key=ps.sort_key)
-        width = 0.8 / (len(methods) + 1)
-        published = BMD09_TABLE1.get(dataset.lower())
-        for col, (what, ylabel) in enumerate([("P", "P (accuracy)"), ("F", "F (normalized)")]):
-            ax = axes[row, col]
-            for j, column in enumerate(cols):
-                # "All" is k-means on all features: one bar, shared by the methods.
-                bars = [(ps.BASELINE, ds[ds["column"] == column].head(1))] if column == "All" else [
-                    (m, ds[(ds["column"] == column) & (ds["method"] == m)]) for m in methods
-                ]  # fmt: skip
-                n_bars = len(bars) + (1 if published else 0)
-                for i, (method, hit) in enumerate(bars):
-                    if not len(hit):
-                        continue
-                    st = ps.style(method)
-                    x0 = j + (i - (n_bars - 1) / 2) * width
-                    val = float(hit[f"{what}_ours"].iloc[0])
-                    label = f"ours, {method}"
-                    if column == "All":
-                        label = f"ours, {all_label} (all features)"
-                    if bool(hit["complete"].iloc[0]):
-                        ax.bar(x0, val, width, color=st.color, alpha=0.85)
-                    else:
-                        ax.bar(x0, val, width, facecolor="white", edgecolor=st.color, hatch="///",
-                               lw=1.2)  # fmt: skip
-                    ax.text(x0, val + 0.01, f"{val:.3f}", ha="center", va="bottom", fontsize=7,
-                            rotation=90)  # fmt: skip
-                    legend.setdefault(label, Patch(color=st.color, alpha=0.85))
-                if published:
-                    val = published[column][0 if what == "P" else 1]
-                    x0 = j + (n_bars - 1 - (n_bars - 1) / 2) * width
-                    ax.bar(x0, val, width, color="0.8", edgecolor="0.3", lw=0.8)
-                    ax.text(x0, val + 0.01, f"{val:.3f}", ha="center", va="bottom", fontsize=7,
-                            rotation=90)  # fmt: skip
-                    legend.setdefault("published (bmd09 Table 1)", Patch(fc="0.8", ec="0.3"))
-            ax.set_xticks(np.arange(len(cols)), [f"r = {c}" if c != "All" else "All" for c in cols])
-            ax.set_ylabel(ylabel)
-            ax.set_ylim(0, 1.18)
-            name = BMD09_TABLE1_NAMES.get(dataset.lower(), _dataset_label(dataset))
-            ax.set_title(f"{name}{setting} - {what}")
-    if not table["complete"].all():
-        legend["hatched: fewer trials than expected"] = Patch(
-            facecolor="white", ec="0.3", hatch="///"
-        )
-    fig.legend(list(legend.values()), list(legend.keys()), loc="outside lower center",
-               ncol=min(4, len(legend)), frameon=False)  # fmt: skip
-    title = _suptitle(exp_dir, title, "ours, lowest-F of the trials, beside the published numbers")
-    note = _incomplete_note(summary)
-    fig.suptitle(f"{title}   [{note.upper()}]" if note else title, fontsize=11, fontweight="bold",
-                 color=_INCOMPLETE_COLOR if note else "black")  # fmt: skip
+                     color=ps.INCOMPLETE_COLOR)  # fmt: skip
     return fig
 
 
@@ -550,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  wrote {path}")
         if has_cells:
             summary = summarize(exp_dir)
-            note = _incomplete_note(summary)
+            note = ps.incomplete_note(summary)
             if note:
                 bad = summary[~summary["complete"].astype(bool)]
                 incomplete.append(exp_dir.name)
