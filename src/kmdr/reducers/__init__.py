@@ -20,8 +20,10 @@ from kmdr.reducers._svd import SVDResult, fast_frobenius_svd, sparse_svd, thin_s
 from kmdr.reducers.identity import IdentityReducer
 from kmdr.reducers.laplacian import LaplacianScoreSelector
 from kmdr.reducers.leverage import LeverageScoreSampler
+from kmdr.reducers.lle import LocallyLinearReducer
 from kmdr.reducers.projections import AchlioptasProjection, GaussianProjection, SignRandomProjection
 from kmdr.reducers.sparse_embedding import SparseEmbedding
+from kmdr.reducers.sparsified import PreconditionedSparsification
 from kmdr.reducers.svd import SVDFeatures
 
 __all__ = [
@@ -32,6 +34,8 @@ __all__ = [
     "IdentityReducer",
     "LaplacianScoreSelector",
     "LeverageScoreSampler",
+    "LocallyLinearReducer",
+    "PreconditionedSparsification",
     "ReducerEntry",
     "SVDFeatures",
     "SVDResult",
