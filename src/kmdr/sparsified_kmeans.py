@@ -89,7 +89,7 @@ def sparsified_centers(W, labels, n_clusters: int, fallback=None) -> np.ndarray:
 
     Coordinate l of center c is the mean of the kept values ``W[i, l]`` over the points i with
     ``labels[i] == c`` that kept l. A coordinate no point of the cluster kept takes the value of
-    ``fallback`` (an array of shape (n_clusters, p); default 0).
+    ``fallback`` (broadcast to shape (n_clusters, p); default 0).
 
     Parameters
     ----------
@@ -97,7 +97,7 @@ def sparsified_centers(W, labels, n_clusters: int, fallback=None) -> np.ndarray:
         Sparsified points (the stored entries are the kept ones, zeros included).
     labels : array of int, shape (n_samples,)
     n_clusters : int
-    fallback : ndarray of shape (n_clusters, p), optional
+    fallback : float or array broadcastable to (n_clusters, p), optional
 
     Returns
     -------
@@ -106,7 +106,9 @@ def sparsified_centers(W, labels, n_clusters: int, fallback=None) -> np.ndarray:
     W = sp.csr_matrix(W, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.intp)
     sums, counts = _sums_and_counts(W, labels, n_clusters)
-    centers = np.zeros((n_clusters, W.shape[1])) if fallback is None else np.array(fallback)
+    centers = np.zeros((n_clusters, W.shape[1]))
+    if fallback is not None:
+        centers[:] = fallback
     seen = counts > 0
     centers[seen] = sums[seen] / counts[seen]
     return centers
