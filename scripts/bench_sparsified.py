@@ -38,7 +38,7 @@ import sklearn
 from threadpoolctl import threadpool_limits
 
 from kmdr.reducers import make_reducer
-from kmdr.sparsified_kmeans import _Problem, sparsified_centers
+from kmdr.sparsified_kmeans import _Problem
 
 
 def sparsified_matrix(n: int, d: int, r: int, seed: int = 0) -> sp.csr_matrix:
@@ -72,7 +72,7 @@ def sparsified_step(W, k: int):
 
     def step():
         labels = np.argmin(problem.kept_distances(centers), axis=1)
-        return sparsified_centers(W, labels, k, centers)
+        return problem.centers(labels, k, centers)
 
     return step
 

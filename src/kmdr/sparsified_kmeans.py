@@ -74,14 +74,14 @@ def _mask(W: sp.csr_matrix) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones_like(W.data), W.indices, W.indptr), shape=W.shape)
 
 
-def _sums_and_counts(W: sp.csr_matrix, labels: np.ndarray, n_clusters: int):
+def _sums_and_counts(W: sp.csr_matrix, M: sp.csr_matrix, labels: np.ndarray, n_clusters: int):
     """Per cluster and coordinate: the sum of the kept values and how many points kept it."""
-    p = W.shape[1]
-    rows = np.repeat(labels, np.diff(W.indptr))
-    flat = rows * p + W.indices
-    sums = np.bincount(flat, weights=W.data, minlength=n_clusters * p).reshape(n_clusters, p)
-    counts = np.bincount(flat, minlength=n_clusters * p).reshape(n_clusters, p)
-    return sums, counts
+    n = W.shape[0]
+    # The k x n cluster indicator times W (and times the mask): scipy's sparse product visits
+    # each stored entry once, O(n m + k p), and is several times faster than a bincount over
+    # (cluster, coordinate) pairs (which needs n m int64 temporaries).
+    Z = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_clusters, n))
+    return (Z @ W).toarray(), (Z @ M).toarray()
 
 
 def sparsified_centers(W, labels, n_clusters: int, fallback=None) -> np.ndarray:
@@ -104,8 +104,11 @@ def sparsified_centers(W, labels, n_clusters: int, fallback=None) -> np.ndarray:
     ndarray of shape (n_clusters, p)
     """
     W = sp.csr_matrix(W, dtype=np.float64)
-    labels = np.asarray(labels, dtype=np.intp)
-    sums, counts = _sums_and_counts(W, labels, n_clusters)
+    return _centers(W, _mask(W), np.asarray(labels, dtype=np.intp), n_clusters, fallback)
+
+
+def _centers(W, M, labels, n_clusters, fallback) -> np.ndarray:
+    sums, counts = _sums_and_counts(W, M, labels, n_clusters)
     centers = np.zeros((n_clusters, W.shape[1]))
     if fallback is not None:
         centers[:] = fallback
@@ -125,14 +128,19 @@ class _Problem:
         self.kept_sq = np.asarray(W.multiply(W).sum(axis=1)).ravel()
         # The mean of each coordinate over the points that kept it: the value a center takes
         # where its own points kept nothing (a prior that every cluster shares).
-        self.global_mean = sparsified_centers(W, np.zeros(self.n, np.intp), 1)[0]
-        sums, counts = _sums_and_counts(W.multiply(W).tocsr(), np.zeros(self.n, np.intp), 1)
+        one = np.zeros(self.n, np.intp)
+        self.global_mean = _centers(W, self.M, one, 1, None)[0]
+        sums, counts = _sums_and_counts(W.multiply(W).tocsr(), self.M, one, 1)
         seen = counts[0] > 0
         second = np.zeros(self.p)
         second[seen] = sums[0, seen] / counts[0, seen]
         variances = np.maximum(second - self.global_mean**2, 0.0)
         # scikit-learn's tol is relative to the mean per-feature variance of the data.
         self.mean_variance = float(variances[seen].mean()) if seen.any() else 0.0
+
+    def centers(self, labels: np.ndarray, n_clusters: int, fallback=None) -> np.ndarray:
+        """:func:`sparsified_centers` with the mask built once."""
+        return _centers(self.W, self.M, labels, n_clusters, fallback)
 
     def kept_distances(self, centers: np.ndarray) -> np.ndarray:
         """n x k: ``sum_{l in Omega_i} (y_il - c_l)^2`` for every point i and center c."""
@@ -208,7 +216,7 @@ def _lloyd(problem: _Problem, centers, labels, n_clusters, max_iter, tol_abs):
         fallback = centers.copy()
         relocated = _fill_empty(labels, dist, n_clusters)
         fallback[relocated] = problem.global_mean
-        new_centers = sparsified_centers(problem.W, labels, n_clusters, fallback)
+        new_centers = problem.centers(labels, n_clusters, fallback)
         shift = float(((new_centers - centers) ** 2).sum())
         centers = new_centers
         if shift <= tol_abs:
@@ -295,7 +303,7 @@ def sparsified_kmeans(
         else:
             labels = _seed(problem, n_clusters, INITS[init], rng)
             fallback = np.tile(problem.global_mean, (n_clusters, 1))
-            centers = sparsified_centers(W, labels, n_clusters, fallback)
+            centers = problem.centers(labels, n_clusters, fallback)
         run = _lloyd(problem, centers, labels, n_clusters, max_iter, tol_abs)
         if best is None or run[1] < best[1]:
             best = run

@@ -161,8 +161,3 @@ class LocallyLinearReducer(BaseReducer):
     def _transform(self, X):
         check_is_fitted(self, "lle_")
         return self.lle_.transform(X.toarray() if sp.issparse(X) else X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # densified, within the memory guard
-        return tags
