@@ -15,8 +15,10 @@ from kmdr.reducers.sparsified import (
     fwht,
     inverse_precondition,
     keep_uniform,
+    kept_positions,
     padded_dimension,
     precondition,
+    preconditioned_entries,
 )
 from kmdr.sparsified_kmeans import _Problem, sparsified_centers, sparsified_kmeans
 
@@ -101,8 +103,39 @@ def test_kept_positions_are_uniform_and_ignore_the_data():
     assert abs(both.sum() - expected) < 5 * np.sqrt(expected)
 
 
+@pytest.mark.parametrize("kind", ["dct", "hadamard"])
+def test_kept_entries_from_nonzeros_equal_the_fast_transform(kind):
+    # The sparse path computes only the kept entries from the nonzeros; it must give the entries
+    # of the full transform (rows of a large p, an empty row, position 0 kept).
+    rng = np.random.default_rng(4)
+    n, d, r = 40, 3000, 50
+    X = sp.random(n, d, density=0.01, format="csr", random_state=1)
+    X.data = rng.standard_normal(X.nnz)
+    X = sp.vstack([X, sp.csr_matrix((1, d))]).tocsr()  # an all-zero row
+    p = padded_dimension(d, kind)
+    signs = rng.choice([-1.0, 1.0], p)
+    pos = kept_positions(n + 1, p, r, rng)
+    pos[0, 0] = 0  # the DCT's constant row has its own scale
+    pos.sort(axis=1)
+    full = np.take_along_axis(precondition(X.toarray(), signs, kind), pos, axis=1)
+    direct = preconditioned_entries(X, pos, signs, kind)
+    np.testing.assert_allclose(direct, full, atol=1e-12)
+    assert np.abs(full).max() > 0.1 and (direct[-1] == 0).all()
+
+
+@pytest.mark.parametrize("kind", ["dct", "hadamard"])
+def test_reducer_sparse_path_equals_dense_path(kind):
+    X = sp.random(60, 500, density=0.02, format="csr", random_state=2)  # takes the sparse path
+    a = PreconditionedSparsification(8, preconditioner=kind, random_state=0).fit_transform(X)
+    b = PreconditionedSparsification(8, preconditioner=kind, random_state=0).fit_transform(
+        X.toarray()
+    )
+    assert (a.indices == b.indices).all()
+    np.testing.assert_allclose(a.data, b.data, atol=1e-12)
+
+
 def test_keep_uniform_slots_are_uniform():
-    rng = np.random.RandomState(0)
+    rng = np.random.default_rng(0)
     pos, vals = keep_uniform(np.tile(np.arange(10.0), (3000, 1)), 3, rng)
     assert pos.shape == vals.shape == (3000, 3)
     np.testing.assert_array_equal(vals, pos)  # values come from the kept positions
@@ -137,7 +170,7 @@ def test_unbiased_center_estimate():
     rng = np.random.default_rng(0)
     n, p, m, draws = 60, 20, 5, 3000  # a coordinate kept by none of 60 points: p = 3e-8
     Y = rng.standard_normal((n, p)) * 3.0 + rng.standard_normal(p)
-    state = np.random.RandomState(1)
+    state = np.random.default_rng(1)
     estimates = np.empty((draws, p))
     for t in range(draws):
         pos, vals = keep_uniform(Y, m, state)
@@ -166,7 +199,7 @@ def test_seed_distance_estimate_is_unbiased():
     y0 = rng.standard_normal(p) * 3.0
     y1 = -0.5 * y0  # every product y0_l y1_l < 0: the estimate is never clipped at 0
     truth = np.sum((y0 - y1) ** 2)
-    state = np.random.RandomState(0)
+    state = np.random.default_rng(0)
     means = np.empty(groups)  # one draw of y0's positions, many of y1's, per group
     for g in range(groups):
         pos, vals = keep_uniform(np.vstack([y0, np.tile(y1, (per_group, 1))]), m, state)

@@ -75,16 +75,62 @@ def inverse_precondition(
     return Z[:, : (len(signs) if n_features is None else n_features)]
 
 
-def keep_uniform(Y: np.ndarray, r: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """Keep r entries of every row of ``Y`` uniformly at random, without replacement.
+def kept_positions(n_rows: int, p: int, r: int, rng: np.random.Generator) -> np.ndarray:
+    """r distinct positions out of p per row, uniformly at random and independently across rows.
 
-    The kept positions of a row are the r smallest of p i.i.d. uniform keys (a uniform random
-    r-subset, independent across rows). Returns (positions, values), each of shape (rows, r), the
-    positions sorted in every row.
+    ``Generator.choice(p, r, replace=False)`` per row (a uniform r-subset; O(r) per row when
+    r << p), sorted. Returns an int array of shape (n_rows, r). The draw never sees the data.
     """
-    keys = rng.random_sample(Y.shape)
-    pos = np.sort(np.argpartition(keys, r - 1, axis=1)[:, :r], axis=1)
+    pos = np.empty((n_rows, r), dtype=np.intp)
+    for i in range(n_rows):
+        pos[i] = rng.choice(p, r, replace=False, shuffle=False)
+    pos.sort(axis=1)
+    return pos
+
+
+def keep_uniform(Y: np.ndarray, r: int, rng: np.random.Generator):
+    """Keep r entries of every row of the dense ``Y`` (:func:`kept_positions`).
+
+    Returns (positions, values), each of shape (rows, r).
+    """
+    pos = kept_positions(Y.shape[0], Y.shape[1], r, rng)
     return pos, np.take_along_axis(Y, pos, axis=1)
+
+
+def preconditioned_entries(
+    X: sp.csr_matrix, pos: np.ndarray, signs: np.ndarray, transform: str = "dct"
+) -> np.ndarray:
+    """Entries ``(H D x)[pos[i]]`` of every row x of the sparse ``X``, from its nonzeros only.
+
+    ``sum_j H[l, j] s_j x_j`` over the nonzeros j of x, for the r kept l: O(nnz(x) r) per row
+    instead of O(p log p) for the whole transform (and no densified row), the cheaper way for
+    sparse rows and small r. H[l, j] is ``c_l cos(pi l (2j + 1) / (2p))`` for the orthonormal
+    DCT-II (c_0 = sqrt(1/p), else sqrt(2/p)) and ``(-1)^popcount(l & j) / sqrt(p)`` for the
+    Sylvester Hadamard matrix. Equal to ``precondition(X.toarray(), ...)[pos]`` up to rounding.
+    """
+    X = sp.csr_matrix(X)
+    p = len(signs)
+    n_rows, r = pos.shape
+    counts = np.diff(X.indptr)
+    row_of = np.repeat(np.arange(n_rows), counts)
+    j = X.indices.astype(np.int64)[:, None]
+    l = pos[row_of].astype(np.int64)  # (nnz, r): the kept positions of each entry's row
+    if transform == "hadamard":
+        h = np.where(np.bitwise_count(l & j) % 2, -1.0, 1.0) / np.sqrt(p)
+    else:
+        # cos(pi m / (2p)) has period 4p in the integer m = l (2j + 1): a table of its 4p values
+        # is exact and cheaper than evaluating cos for every (entry, kept position).
+        table = np.cos(np.pi * np.arange(4 * p) / (2 * p)) * np.sqrt(2.0 / p)
+        m = l * (2 * j + 1)
+        m %= 4 * p
+        h = table.take(m)
+        h[l[:, 0] == 0, 0] /= np.sqrt(2.0)  # position 0 can only be first in a sorted row
+    contrib = h * (X.data * signs[X.indices])[:, None]
+    vals = np.zeros((n_rows, r))
+    nonempty = counts > 0
+    if nonempty.any():
+        vals[nonempty] = np.add.reduceat(contrib, X.indptr[:-1][nonempty], axis=0)
+    return vals
 
 
 class PreconditionedSparsification(BaseReducer):
@@ -105,8 +151,10 @@ class PreconditionedSparsification(BaseReducer):
 
     The output is meant for :meth:`cluster` (the paper's sparsified k-means, which knows which
     entries were kept), not for plain Lloyd: zeros off the kept positions are unknown values, not
-    zeros. Preconditioning costs O(n p log p) and densifies sparse input one block of rows at a
-    time (memory O(block + n r)).
+    zeros. Preconditioning costs O(n p log p) with the fast transform on dense blocks of rows
+    (sparse input densified one block at a time; memory O(block + n r)); for sparse input with
+    ``10 nnz(X) r <= n p log2 p`` the kept entries are computed directly from the nonzeros instead,
+    in O(nnz(X) r) (:func:`preconditioned_entries`; same numbers up to rounding).
 
     Parameters
     ----------
@@ -166,21 +214,26 @@ class PreconditionedSparsification(BaseReducer):
 
     def _transform(self, X):
         n, p, r = X.shape[0], self.n_features_out_, self.n_components_
-        rng = np.random.RandomState(self.sampling_seed_)
-        block = max(1, _BLOCK_ENTRIES // p)
-        index_dtype = np.int32 if max(p, n * r) < np.iinfo(np.int32).max else np.int64
-        indices = np.empty(n * r, dtype=index_dtype)
-        data = np.empty(n * r)
-        # Blocks are drawn in row order from one stream, so row i's draw does not depend on the
-        # block size.
+        positions = kept_positions(n, p, r, np.random.default_rng(self.sampling_seed_))
+        # Sparse rows with few kept entries: only the kept entries of H D x, from the nonzeros
+        # (O(nnz r)); otherwise the fast transform of whole dense blocks (O(n p log p)).
+        # Measured: ~60 ns per (nonzero, kept entry) against ~6 ns per n p log2 p for the FFT.
+        direct = sp.issparse(X) and 10 * X.nnz * r <= n * p * max(np.log2(p), 1.0)
+        block = max(1, _BLOCK_ENTRIES // (r * max(X.nnz // max(n, 1), 1) if direct else p))
+        data = np.empty((n, r))
+        source = sp.csr_matrix(X) if direct else X
         for start in range(0, n, block):
-            rows = X[start : start + block]
-            dense = rows.toarray() if sp.issparse(rows) else rows
-            pos, vals = keep_uniform(precondition(dense, self.signs_, self.preconditioner), r, rng)
-            indices[start * r : start * r + pos.size] = pos.ravel()
-            data[start * r : start * r + vals.size] = vals.ravel()
+            rows, pos = source[start : start + block], positions[start : start + block]
+            if direct:
+                vals = preconditioned_entries(rows, pos, self.signs_, self.preconditioner)
+            else:
+                dense = rows.toarray() if sp.issparse(rows) else rows
+                Y = precondition(dense, self.signs_, self.preconditioner)
+                vals = np.take_along_axis(Y, pos, axis=1)
+            data[start : start + len(pos)] = vals
+        index_dtype = np.int32 if max(p, n * r) < np.iinfo(np.int32).max else np.int64
         indptr = np.arange(0, n * r + 1, r, dtype=index_dtype)
-        W = sp.csr_matrix((data, indices, indptr), shape=(n, p))
+        W = sp.csr_matrix((data.ravel(), positions.ravel().astype(index_dtype), indptr), (n, p))
         return same_sparse_kind(X, W) if sp.issparse(X) else W
 
     def inverse_precondition(self, Y) -> np.ndarray:
