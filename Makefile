@@ -4,21 +4,35 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 RESULTS ?= results
+# The exact versions every target installs (pip constraints), so that the committed results can be
+# regenerated bit for bit; `make lock` rewrites it from pyproject.toml.
+LOCK   := requirements/lock.txt
+# The extras the project's own targets use (the tests run the dask backend and both launchers).
+EXTRAS := dev,dask,joblib-launcher,slurm
 
 # A local folder that mirrors the data files (copied from, hash still verified) instead of
 # downloading. Beside a checkout of this project the workplace keeps one in ../shared/datasets.
 KMDR_DATA_MIRROR ?= $(if $(wildcard ../shared/datasets/SOURCES.md),$(abspath ../shared/datasets),)
 export KMDR_DATA_MIRROR
 
-.PHONY: install test lint bench data reproduce reproduce-quick figures report clean
+.PHONY: install lock test lint bench data reproduce reproduce-quick figures report clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -c $(LOCK) -e '.[$(EXTRAS)]'
 	touch $(STAMP)
+
+# Resolve pyproject.toml's ranges afresh in a clean environment and pin what was installed.
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install --quiet '.[$(EXTRAS)]'
+	{ sed -n '1,/^# (make lock/p' $(LOCK); .lock-venv/bin/pip freeze --all --exclude kmdr --exclude pip; } > $(LOCK).new
+	mv $(LOCK).new $(LOCK)
+	rm -rf .lock-venv
 
 test: install
 	$(PY) -m pytest -q
@@ -30,6 +44,8 @@ lint: install
 bench: install
 	$(PY) scripts/bench_core.py
 	$(PY) scripts/bench_runner.py
+	$(PY) scripts/bench_store.py
+	$(PY) scripts/bench_srht_ridge.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing

@@ -82,7 +82,8 @@ def _args_parser() -> argparse.ArgumentParser:
 
 
 # Hydra's own commands: Hydra answers them without running the task (nothing to check), or
-# with configs from elsewhere (-cp, -cd) or a saved config (--experimental-rerun).
+# with another primary config (-cp) or a saved config (--experimental-rerun). Your own config
+# folder (-cd DIR, or hydra.searchpath=[file://DIR]) is checked like kmdr's.
 _HYDRA_ONLY = (
     "help",
     "hydra_help",
@@ -90,14 +91,26 @@ _HYDRA_ONLY = (
     "shell_completion",
     "info",
     "config_path",
-    "config_dir",
     "experimental_rerun",
 )
 
 
-def _check_groups(overrides: list[str]) -> list:
-    """Check group choices (dataset=, reducer=, experiment=, sweeps too); return the parsed
-    overrides."""
+def _search_dirs(parsed, config_dir: str | None) -> list[Path]:
+    """The config folders a command adds to kmdr's: ``-cd DIR`` and the ``file://`` entries of a
+    ``hydra.searchpath=[...]`` override."""
+    dirs = [Path(config_dir)] if config_dir else []
+    for ov in parsed:
+        if ov.get_key_element() == "hydra.searchpath" and not ov.is_delete():
+            value = ov.value()
+            for entry in value if isinstance(value, list) else [value]:
+                if str(entry).startswith("file://"):
+                    dirs.append(Path(str(entry)[len("file://") :]))
+    return [d.expanduser().resolve() for d in dirs]
+
+
+def _check_groups(overrides: list[str], extra_dirs: list[Path] = ()) -> list:
+    """Check group choices (dataset=, reducer=, experiment=, sweeps too) against kmdr's configs
+    and ``extra_dirs``; return the parsed overrides."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
@@ -110,7 +123,12 @@ def _check_groups(overrides: list[str]) -> list:
         if group not in GROUPS or ov.is_delete():
             continue
         values = list(ov.sweep_string_iterator()) if ov.is_sweep_override() else [ov.value()]
-        valid = group_options(group)
+        valid = sorted(
+            {
+                *group_options(group),
+                *(p.stem for d in extra_dirs for p in d.glob(f"{group}/*.yaml")),
+            }
+        )
         for value in values:
             if value is None or (group != "dataset" and value == "null"):
                 continue
@@ -184,7 +202,13 @@ def validate(argv: list[str]) -> None:
         return
     check_data = args.cfg is None
     with initialized():
-        parsed = _check_groups(args.overrides)
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        extra = _search_dirs(OverridesParser.create().parse_overrides(args.overrides), None)
+        if args.config_dir and not extra:  # compose as Hydra will run: with -cd's folder
+            extra = [Path(args.config_dir).expanduser().resolve()]
+            args.overrides = [*args.overrides, f"hydra.searchpath=[file://{extra[0]}]"]
+        parsed = _check_groups(args.overrides, extra)
         jobs = _jobs(parsed) if args.multirun else [list(args.overrides)]
         swept = [i for i, ov in enumerate(parsed) if ov.is_sweep_override()]
         for overrides in jobs:

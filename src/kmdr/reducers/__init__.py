@@ -20,9 +20,11 @@ from kmdr.reducers._svd import SVDResult, fast_frobenius_svd, sparse_svd, thin_s
 from kmdr.reducers.identity import IdentityReducer
 from kmdr.reducers.laplacian import LaplacianScoreSelector
 from kmdr.reducers.leverage import LeverageScoreSampler
+from kmdr.reducers.lle import LocallyLinearReducer
 from kmdr.reducers.projections import AchlioptasProjection, GaussianProjection, SignRandomProjection
 from kmdr.reducers.ridge_leverage import RidgeLeverageSampler
 from kmdr.reducers.sparse_embedding import SparseEmbedding
+from kmdr.reducers.sparsified import PreconditionedSparsification
 from kmdr.reducers.srht import SRHTProjection
 from kmdr.reducers.svd import SVDFeatures
 
@@ -34,6 +36,8 @@ __all__ = [
     "IdentityReducer",
     "LaplacianScoreSelector",
     "LeverageScoreSampler",
+    "LocallyLinearReducer",
+    "PreconditionedSparsification",
     "ReducerEntry",
     "RidgeLeverageSampler",
     "SRHTProjection",

@@ -14,9 +14,11 @@ from kmdr.reducers._base import BaseReducer
 from kmdr.reducers.identity import IdentityReducer
 from kmdr.reducers.laplacian import LaplacianScoreSelector
 from kmdr.reducers.leverage import LeverageScoreSampler
+from kmdr.reducers.lle import LocallyLinearReducer
 from kmdr.reducers.projections import AchlioptasProjection, GaussianProjection, SignRandomProjection
 from kmdr.reducers.ridge_leverage import RidgeLeverageSampler
 from kmdr.reducers.sparse_embedding import SparseEmbedding
+from kmdr.reducers.sparsified import PreconditionedSparsification
 from kmdr.reducers.srht import SRHTProjection
 from kmdr.reducers.svd import SVDFeatures
 
@@ -61,6 +63,8 @@ REDUCERS: Mapping[str, ReducerEntry] = MappingProxyType(
         "svd": ReducerEntry(SVDFeatures, "SVD", {"svd": "exact"}),
         "svd_approx": ReducerEntry(SVDFeatures, "ApprSVD", {"svd": "approximate"}),
         "laplacian": ReducerEntry(LaplacianScoreSelector, "LapScores"),
+        "lle": ReducerEntry(LocallyLinearReducer, "LLE"),
+        "sparsified": ReducerEntry(PreconditionedSparsification, "PD (r kept/row)"),
         "none": ReducerEntry(IdentityReducer, "kMeans"),
     }
 )

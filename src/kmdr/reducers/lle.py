@@ -1,0 +1,163 @@
+"""Locally linear embedding (Roweis and Saul 2000), lst17's "LLE" baseline."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import ClassVar
+
+import scipy.sparse as sp
+from sklearn.manifold import LocallyLinearEmbedding
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._validation import check_count
+
+#: scikit-learn's "auto" eigensolver switches to a dense n x n eigendecomposition when
+#: r + 1 >= 10 (every lst17 grid point but the smallest): memory 8 n^2 bytes, time O(n^3).
+_DENSE_FROM = 9
+
+
+def lle_memory_bytes(n_samples: int, n_features: int, n_components: int | None = None) -> int:
+    """Rough peak memory of :class:`LocallyLinearReducer` on dense n x d data, in bytes.
+
+    A dense float64 copy of X (sparse input is densified), the embedding (n x r), and for the
+    dense eigensolver the n x n matrix ``M = (I - W)^T (I - W)`` twice (it is formed from sparse
+    products, then densified; LAPACK works on it in place). With ``n_components=None`` the dense
+    solver is assumed (the worst case, the one lst17's grids up to r = 1000 need).
+    """
+    n, d = int(n_samples), int(n_features)
+    r = min(n, d) if n_components is None else int(n_components)
+    dense_solver = n_components is None or r >= _DENSE_FROM or n <= 200
+    return 8 * (n * d + n * r + (2 * n * n if dense_solver else 0))
+
+
+class LocallyLinearReducer(BaseReducer):
+    """Locally linear embedding to r dimensions, through scikit-learn's LocallyLinearEmbedding.
+
+    Roweis and Saul, *Nonlinear dimensionality reduction by locally linear embedding*, Science
+    290, 2000; the "LLE" baseline of Liu, Shen, Tsang (NIPS 2017), who ran Roweis' code with its
+    default parameters: 12 neighbours. Every point is written as a regularized affine combination
+    of its ``n_neighbors`` nearest neighbours; C is the embedding whose points keep those weights
+    best, the bottom eigenvectors (after the constant one) of ``(I - W)^T (I - W)``. ``fit`` and
+    ``fit_transform`` return that embedding; ``transform`` of new points uses scikit-learn's
+    out-of-sample rule (the weights of their neighbours among the training points). The standard
+    method and scikit-learn's defaults otherwise; Roweis' code regularizes the local Gram matrix
+    only when the neighbours outnumber the input dimension, scikit-learn always (``reg``).
+
+    LLE is dense and slow: it needs the whole of X dense (sparse input is densified) and, for the
+    r >= 9 of lst17's grids, a dense n x n eigendecomposition (8 n^2 bytes, O(n^3) time). So it
+    refuses, with a one-line ValueError, data it cannot handle in reasonable time and memory, in
+    ``fit`` and in :meth:`max_components` (which the runner calls before any work):
+
+    * n_samples > ``max_samples`` (default 10 000: ~1e12 flops and 0.8 GB for the eigenproblem,
+      minutes on one core; SECTOR's 9 619 documents fit, RCV1's 15 564 documents x 47 236 terms,
+      on which lst17 also gave up after three days, do not);
+    * a peak memory estimate (:func:`lle_memory_bytes`) above ``max_memory_mb`` (default 4096:
+      the harness runs several workers on one machine). RCV1 densified alone is 5.9 GB.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        r, 1 <= r <= min(n_features, n_samples - 1).
+    n_neighbors : int, default=12
+        Neighbours per point (Roweis' default), 1 <= n_neighbors < n_samples.
+    reg : float > 0, default=1e-3
+        Regularization of the local Gram matrices (scikit-learn's, relative to their trace).
+    eigen_solver : {"auto", "arpack", "dense"}, default="auto"
+        scikit-learn's choice: ARPACK when n > 200 and r + 1 < 10, else dense.
+    max_samples : int, default=10_000
+        Largest n accepted (see above).
+    max_memory_mb : float, default=4096
+        Largest peak memory estimate accepted, in MiB.
+    random_state : None, int or RandomState, default=None
+        Seeds ARPACK's start vector (the dense solver is deterministic).
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        The embedding of the training points.
+    reconstruction_error_ : float
+        scikit-learn's reconstruction error of the embedding.
+    lle_ : sklearn.manifold.LocallyLinearEmbedding
+        The fitted scikit-learn estimator.
+    n_components_, n_features_in_, shared_seconds_
+        See :class:`BaseReducer`.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "reg": [Interval(Real, 0, None, closed="neither")],
+        "eigen_solver": [StrOptions({"auto", "arpack", "dense"})],
+        "max_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_memory_mb": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        n_neighbors=12,
+        reg=1e-3,
+        eigen_solver="auto",
+        max_samples=10_000,
+        max_memory_mb=4096,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.reg = reg
+        self.eigen_solver = eigen_solver
+        self.max_samples = max_samples
+        self.max_memory_mb = max_memory_mb
+        self.random_state = random_state
+
+    def check_feasible(self, n_samples: int, n_features: int) -> None:
+        """Raise a one-line ValueError if LLE on n_samples x n_features data is unreasonable."""
+        if n_samples > self.max_samples:
+            raise ValueError(
+                f"LLE on n_samples={n_samples} is too slow (a dense {n_samples} x {n_samples} "
+                f"eigenproblem, O(n^3)): it accepts n_samples <= max_samples={self.max_samples}; "
+                "drop lle from this experiment or subsample the data"
+            )
+        r = None if self.n_components is None else min(int(self.n_components), n_features)
+        need = lle_memory_bytes(n_samples, n_features, r) / 2**20
+        if need > self.max_memory_mb:
+            raise ValueError(
+                f"LLE on n_samples={n_samples}, n_features={n_features} needs about "
+                f"{need:.0f} MiB (dense X and an n x n matrix), over max_memory_mb="
+                f"{self.max_memory_mb:g}; drop lle from this experiment or raise max_memory_mb"
+            )
+
+    def max_components(self, n_samples, n_features):
+        """min(n_features, n_samples - 1); a ValueError when LLE is infeasible on this shape."""
+        self.check_feasible(n_samples, n_features)
+        return max(min(n_features, n_samples - 1), 1)
+
+    def _check_data_params(self, shape):
+        self.check_feasible(*shape)
+        check_count(self.n_neighbors, "n_neighbors", 1, shape[0] - 1, shape)
+
+    def _fit(self, X, shared_value):
+        if sp.issparse(X):
+            X = X.toarray()  # the memory guard above counted this copy
+        self.lle_ = LocallyLinearEmbedding(
+            n_neighbors=self.n_neighbors,
+            n_components=self.n_components_,
+            reg=self.reg,
+            eigen_solver=self.eigen_solver,
+            random_state=self.random_state,
+        )
+        self.embedding_ = self.lle_.fit_transform(X)
+        self.reconstruction_error_ = float(self.lle_.reconstruction_error_)
+
+    def fit_transform(self, X, y=None, shared=None):
+        """Fit on ``X`` and return the embedding of its points (``embedding_``)."""
+        self._fit_validated(X, shared)
+        return self.embedding_
+
+    def _transform(self, X):
+        check_is_fitted(self, "lle_")
+        return self.lle_.transform(X.toarray() if sp.issparse(X) else X)

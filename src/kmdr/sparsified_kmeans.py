@@ -1,0 +1,317 @@
+"""Sparsified k-means: Lloyd's iterations on data that keep only m of their p entries per row.
+
+Pourkamali-Anaraki and Becker, *Preconditioned Data Sparsification for Big Data with Applications
+to PCA and K-means*, IEEE Trans. Inf. Theory 63(5), 2017 (the "PD" baseline of Liu, Shen, Tsang,
+NIPS 2017). The input is a CSR matrix W whose row i stores the m kept entries of a (preconditioned)
+point y_i, at the positions Omega_i, drawn uniformly without replacement; see
+:class:`kmdr.reducers.PreconditionedSparsification`, which produces W and calls this module.
+
+The two steps of the paper's algorithm, both computed from the kept entries only:
+
+* assignment: point i goes to the center mu minimizing ``sum_{l in Omega_i} (y_il - mu_l)^2``,
+  the distance on its own kept coordinates (all rows keep m coordinates, so the distances of
+  different rows are on the same scale);
+* update: coordinate l of a center is the average of ``y_il`` over the points of the cluster that
+  kept l (the minimizer of the kept-coordinate distances, ``(sum R_i R_i^T)^{-1} sum R_i R_i^T
+  y_i``). Given how many points kept l, the set that kept it is a uniform random subset of the
+  cluster, so this is an unbiased estimate of the cluster mean (:func:`sparsified_centers`).
+
+Each iteration costs O(n m k) (one sparse-dense product with the k centers) plus O(k p) to form
+the centers; nothing is O(n p).
+
+Starts. A center cannot be a single sparsified point (it would be zero off that point's m
+coordinates), so the starts pick k seed points and cluster around them: ``"k-means++"`` draws the
+seeds with probability proportional to the (estimated) squared distance to the nearest seed so far
+(Arthur and Vassilvitskii 2007, the authors' default start), ``"random"`` draws k distinct points
+uniformly. Distances between two sparsified points are estimated without bias from their kept
+entries, ``||y_i - y_j||^2 ~ (p/m)(||w_i||^2 + ||w_j||^2) - 2 (p/m)^2 <w_i, w_j>`` (clipped at 0;
+exact when m = p). Every point joins its nearest seed and the first centers are the
+:func:`sparsified_centers` of that partition; Lloyd's iterations follow.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from kmdr.cluster import INITS, KMeansResult
+
+__all__ = ["check_sparsified", "sparsified_centers", "sparsified_kmeans"]
+
+
+def check_sparsified(W) -> tuple[sp.csr_matrix, int]:
+    """``W`` as a canonical float64 CSR matrix and m, its number of stored entries per row.
+
+    Raises a one-line ValueError unless every row stores the same number m >= 1 of entries (the
+    output of :class:`~kmdr.reducers.PreconditionedSparsification`; stored zeros count as kept).
+    """
+    if not sp.issparse(W):
+        raise ValueError(
+            "X must be a scipy.sparse matrix with the same number of stored entries per row (the "
+            f"output of PreconditionedSparsification), got {type(W).__name__}"
+        )
+    W = sp.csr_matrix(W, dtype=np.float64)
+    if not W.has_canonical_format:
+        W = W.copy()
+        W.sum_duplicates()  # sorts indices; keeps stored zeros
+    per_row = np.diff(W.indptr)
+    if W.shape[0] < 1 or per_row.min() < 1 or per_row.min() != per_row.max():
+        raise ValueError(
+            "X must store the same number (>= 1) of entries in every row, the kept entries of "
+            f"PreconditionedSparsification; its rows store {per_row.min(initial=0)} to "
+            f"{per_row.max(initial=0)}"
+        )
+    if not np.isfinite(W.data).all():
+        raise ValueError("X must be finite (it contains NaN or inf)")
+    return W, int(per_row[0])
+
+
+def _mask(W: sp.csr_matrix) -> sp.csr_matrix:
+    """The indicator of the kept positions (same structure as W, every stored value 1)."""
+    return sp.csr_matrix((np.ones_like(W.data), W.indices, W.indptr), shape=W.shape)
+
+
+def _sums_and_counts(W: sp.csr_matrix, M: sp.csr_matrix, labels: np.ndarray, n_clusters: int):
+    """Per cluster and coordinate: the sum of the kept values and how many points kept it."""
+    n = W.shape[0]
+    # The k x n cluster indicator times W (and times the mask): scipy's sparse product visits
+    # each stored entry once, O(n m + k p), and is several times faster than a bincount over
+    # (cluster, coordinate) pairs (which needs n m int64 temporaries).
+    Z = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_clusters, n))
+    return (Z @ W).toarray(), (Z @ M).toarray()
+
+
+def sparsified_centers(W, labels, n_clusters: int, fallback=None) -> np.ndarray:
+    """The centers of a partition of sparsified points: per-coordinate means over kept entries.
+
+    Coordinate l of center c is the mean of the kept values ``W[i, l]`` over the points i with
+    ``labels[i] == c`` that kept l. A coordinate no point of the cluster kept takes the value of
+    ``fallback`` (broadcast to shape (n_clusters, p); default 0).
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n_samples, p)
+        Sparsified points (the stored entries are the kept ones, zeros included).
+    labels : array of int, shape (n_samples,)
+    n_clusters : int
+    fallback : float or array broadcastable to (n_clusters, p), optional
+
+    Returns
+    -------
+    ndarray of shape (n_clusters, p)
+    """
+    W = sp.csr_matrix(W, dtype=np.float64)
+    return _centers(W, _mask(W), np.asarray(labels, dtype=np.intp), n_clusters, fallback)
+
+
+def _centers(W, M, labels, n_clusters, fallback) -> np.ndarray:
+    sums, counts = _sums_and_counts(W, M, labels, n_clusters)
+    centers = np.zeros((n_clusters, W.shape[1]))
+    if fallback is not None:
+        centers[:] = fallback
+    seen = counts > 0
+    centers[seen] = sums[seen] / counts[seen]
+    return centers
+
+
+class _Problem:
+    """The sparsified data and what every restart reuses (kept-entry norms, mask, scales)."""
+
+    def __init__(self, W: sp.csr_matrix, m: int):
+        self.W = W
+        self.M = _mask(W)
+        self.n, self.p = W.shape
+        self.scale = self.p / m  # 1 / (probability that a coordinate is kept)
+        self.kept_sq = np.asarray(W.multiply(W).sum(axis=1)).ravel()
+        # The mean of each coordinate over the points that kept it: the value a center takes
+        # where its own points kept nothing (a prior that every cluster shares).
+        one = np.zeros(self.n, np.intp)
+        self.global_mean = _centers(W, self.M, one, 1, None)[0]
+        sums, counts = _sums_and_counts(W.multiply(W).tocsr(), self.M, one, 1)
+        seen = counts[0] > 0
+        second = np.zeros(self.p)
+        second[seen] = sums[0, seen] / counts[0, seen]
+        variances = np.maximum(second - self.global_mean**2, 0.0)
+        # scikit-learn's tol is relative to the mean per-feature variance of the data.
+        self.mean_variance = float(variances[seen].mean()) if seen.any() else 0.0
+
+    def centers(self, labels: np.ndarray, n_clusters: int, fallback=None) -> np.ndarray:
+        """:func:`sparsified_centers` with the mask built once."""
+        return _centers(self.W, self.M, labels, n_clusters, fallback)
+
+    def kept_distances(self, centers: np.ndarray) -> np.ndarray:
+        """n x k: ``sum_{l in Omega_i} (y_il - c_l)^2`` for every point i and center c."""
+        d2 = self.kept_sq[:, None] - 2.0 * (self.W @ centers.T) + self.M @ (centers**2).T
+        return np.maximum(np.asarray(d2), 0.0)
+
+    def seed_distances(self, j: int) -> np.ndarray:
+        """Unbiased estimates of ``||y_i - y_j||^2`` for every i, from kept entries only."""
+        w_j = self.W[j].toarray().ravel()
+        cross = np.asarray(self.W @ w_j).ravel()
+        est = self.scale * (self.kept_sq + self.kept_sq[j]) - 2.0 * self.scale**2 * cross
+        est = np.maximum(est, 0.0)
+        est[j] = 0.0
+        return est
+
+
+def _seed(problem: _Problem, n_clusters: int, init: str, rng) -> np.ndarray:
+    """Initial labels: every point joins the nearest of k seed points (see the module docstring)."""
+    n = problem.n
+    if init == "random":
+        seeds = rng.choice(n, n_clusters, replace=False)
+        dist = np.column_stack([problem.seed_distances(j) for j in seeds])
+        return np.argmin(dist, axis=1)
+    dist = np.empty((n, n_clusters))
+    first = rng.randint(n)
+    dist[:, 0] = problem.seed_distances(first)
+    closest = dist[:, 0].copy()
+    chosen = {first}
+    for c in range(1, n_clusters):
+        total = closest.sum()
+        if total > 0:
+            j = int(rng.choice(n, p=closest / total))
+        else:  # every point coincides with a seed (estimated): any new point will do
+            j = int(rng.choice(np.setdiff1d(np.arange(n), list(chosen))))
+        chosen.add(j)
+        dist[:, c] = problem.seed_distances(j)
+        np.minimum(closest, dist[:, c], out=closest)
+    return np.argmin(dist, axis=1)
+
+
+def _fill_empty(labels, dist, n_clusters):
+    """Give every empty cluster the point farthest from its own center (scikit-learn's rule).
+
+    Returns the relocated clusters (their old center carries no information).
+    """
+    counts = np.bincount(labels, minlength=n_clusters)
+    empty = np.flatnonzero(counts == 0)
+    if empty.size == 0:
+        return empty
+    own = dist[np.arange(len(labels)), labels]
+    for c in empty:
+        movable = counts[labels] > 1  # never empty another cluster
+        i = int(np.argmax(np.where(movable, own, -1.0)))
+        counts[labels[i]] -= 1
+        labels[i] = c
+        counts[c] = 1
+        own[i] = -1.0  # a point moves once
+    return empty
+
+
+def _lloyd(problem: _Problem, centers, labels, n_clusters, max_iter, tol_abs):
+    """One run of sparsified Lloyd from ``centers`` (and the partition they came from, if any)."""
+    converged = False
+    n_iter = 0
+    for _ in range(max_iter):
+        n_iter += 1
+        dist = problem.kept_distances(centers)
+        new_labels = np.argmin(dist, axis=1)
+        if labels is not None and np.array_equal(new_labels, labels):
+            converged = True  # centers are the centroids of these labels
+            break
+        labels = new_labels
+        fallback = centers.copy()
+        relocated = _fill_empty(labels, dist, n_clusters)
+        fallback[relocated] = problem.global_mean
+        new_centers = problem.centers(labels, n_clusters, fallback)
+        shift = float(((new_centers - centers) ** 2).sum())
+        centers = new_centers
+        if shift <= tol_abs:
+            converged = True
+            dist = problem.kept_distances(centers)
+            labels = np.argmin(dist, axis=1)
+            break
+    else:
+        dist = problem.kept_distances(centers)
+        labels = np.argmin(dist, axis=1)
+    inertia = float(dist[np.arange(problem.n), labels].sum())
+    return labels, inertia, n_iter, centers, converged
+
+
+def _check_int(value, name, low, high=None) -> int:
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not ok or value < low or (high is not None and value > high):
+        rng = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
+    return int(value)
+
+
+def sparsified_kmeans(
+    W,
+    n_clusters: int,
+    *,
+    n_init: int = 5,
+    max_iter: int = 500,
+    init="k-means++",
+    tol: float = 1e-4,
+    random_state=None,
+) -> KMeansResult:
+    """Cluster sparsified points with the paper's sparsified k-means, best of ``n_init`` runs.
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n_samples, p)
+        The same number m of stored (kept) entries in every row; see :func:`check_sparsified`.
+    n_clusters : int in [1, n_samples]
+    n_init : int >= 1, default=5
+        Restarts; the run with the lowest inertia is kept.
+    max_iter : int >= 1, default=500
+        Lloyd iterations per run.
+    init : {"k-means++", "random", "sample"} or ndarray of shape (n_clusters, p)
+        Seeding (module docstring); an array is used as the first centers (dense, in the
+        coordinates of W), with ``n_init`` runs all starting there.
+    tol : float >= 0, default=1e-4
+        Stop when the squared center shift is at most ``tol`` times the mean per-coordinate
+        variance (estimated from the kept entries), as scikit-learn does; ``tol=0`` stops only
+        when the labels no longer change.
+    random_state : None, int or RandomState
+
+    Returns
+    -------
+    KMeansResult
+        ``inertia`` is the objective the algorithm minimizes, the sum over points of the squared
+        distance to their center on their m kept coordinates (about m/p times the full-space
+        objective); ``cluster_centers`` are in the coordinates of W (preconditioned space).
+    """
+    W, m = check_sparsified(W)
+    n = W.shape[0]
+    n_clusters = _check_int(n_clusters, "n_clusters", 1, n)
+    n_init = _check_int(n_init, "n_init", 1)
+    max_iter = _check_int(max_iter, "max_iter", 1)
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
+        raise ValueError(f"tol must be a real number >= 0, got {tol!r}")
+    given = None
+    if isinstance(init, np.ndarray):
+        given = np.asarray(init, dtype=np.float64)
+        if given.shape != (n_clusters, W.shape[1]) or not np.isfinite(given).all():
+            raise ValueError(
+                f"init as an array must be finite with shape ({n_clusters}, {W.shape[1]}) "
+                f"(n_clusters, n_features), got shape {given.shape}"
+            )
+    elif not isinstance(init, str) or init not in INITS:
+        raise ValueError(f"init must be one of {sorted(INITS)} or an array, got {init!r}")
+    rng = check_random_state(random_state)
+    problem = _Problem(W, m)
+    tol_abs = float(tol) * problem.mean_variance
+    best = None
+    for _ in range(n_init):
+        if given is not None:
+            centers, labels = given.copy(), None
+        else:
+            labels = _seed(problem, n_clusters, INITS[init], rng)
+            fallback = np.tile(problem.global_mean, (n_clusters, 1))
+            centers = problem.centers(labels, n_clusters, fallback)
+        run = _lloyd(problem, centers, labels, n_clusters, max_iter, tol_abs)
+        if best is None or run[1] < best[1]:
+            best = run
+    labels, inertia, n_iter, centers, converged = best
+    return KMeansResult(
+        labels=np.asarray(labels, dtype=np.intp),
+        inertia=inertia,
+        n_iter=int(n_iter),
+        cluster_centers=centers,
+        converged=bool(converged),
+    )
