@@ -2,11 +2,11 @@
 
 * sign, bzmd14 Algorithm 2 (``R_ij = ±1/sqrt(r)`` w.p. 1/2 each) and Achlioptas (``±sqrt(3/r)``
   w.p. 1/6 each, 0 w.p. 2/3) are drawn entrywise here: one random bit (sign) or one uniform draw
-  from {0, ..., 5} (Achlioptas) per entry, kept as an int8 pattern (1 byte per entry, not 8) and
-  multiplied in blocks of R's columns, so neither a d x r float64 R nor a dense copy of a sparse A
-  is ever built. scikit-learn's ``SparseRandomProjection`` draws the same distributions but
-  through int64 and float64 temporaries (three d x r arrays for the sign matrix: 1.07 GiB at
-  d = 47236, r = 1000) or a per-row sampling loop (Achlioptas).
+  from {0, ..., 5} (Achlioptas) per entry, kept compactly (signs packed 8 to a byte, Achlioptas
+  as int8) and multiplied in blocks of R's columns, so neither a d x r float64 R nor a dense
+  copy of a sparse A is ever built. scikit-learn's ``SparseRandomProjection`` draws the same
+  distributions, but through int64 and float64 temporaries (three d x r arrays for the sign
+  matrix: 1.07 GiB at d = 47236, r = 1000) or a per-row sampling loop (Achlioptas).
 * Gaussian ``N(0, 1/r)``: scikit-learn's ``GaussianRandomProjection`` (wrapped, fitted in
   ``projection_``).
 
@@ -58,16 +58,18 @@ class _WrappedProjection(BaseReducer):
 
 
 class _EntrywiseProjection(BaseReducer):
-    """C = A R with R's entries drawn i.i.d. from {-1, 0, +1} times a scale (see module docstring).
+    """C = A R with R's entries drawn i.i.d. from {-1, 0, +1} times ``scale_`` (module docstring).
+
+    Subclasses draw and keep R's pattern compactly (``_draw``) and hand out its columns lo:hi as
+    a d x (hi - lo) integer array (``_pattern_block``); ``_transform`` multiplies A by R in blocks
+    of columns converted to float64, so no d x r float64 array exists at any time.
 
     Attributes
     ----------
-    pattern_ : ndarray of shape (n_components, n_features), dtype int8
-        R transposed, divided by ``scale_`` (entries -1, 0 or +1).
     scale_ : float
         The magnitude of R's nonzero entries.
     components_ : ndarray of shape (n_components, n_features)
-        R transposed (scikit-learn's layout), ``scale_ * pattern_``, built on access.
+        R transposed (scikit-learn's layout), built on access.
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -75,36 +77,40 @@ class _EntrywiseProjection(BaseReducer):
         "random_state": ["random_state"],
     }
 
-    # Columns of R are converted to float64 this many bytes at a time (32 MiB).
+    # Columns of R are converted to float64 about this many bytes at a time (32 MiB).
     _BLOCK_BYTES = 1 << 25
 
     def __init__(self, n_components=2, *, random_state=None):
         self.n_components = n_components
         self.random_state = random_state
 
-    def _draw(self, rng, shape: tuple[int, int]) -> tuple[np.ndarray, float]:
-        """(int8 pattern of the given shape, scale) drawn from ``rng``."""
+    def _draw(self, rng, n_features: int, n_components: int) -> None:
+        """Draw R (n_features x n_components) from ``rng``; set its storage and ``scale_``."""
+        raise NotImplementedError
+
+    def _pattern_block(self, lo: int, hi: int) -> np.ndarray:
+        """Columns lo:hi of R / scale_, as a C-ordered n_features x (hi - lo) integer array."""
         raise NotImplementedError
 
     def _fit(self, X, shared_value):
-        rng = check_random_state(self.random_state)
-        self.pattern_, self.scale_ = self._draw(rng, (self.n_components_, X.shape[1]))
+        self._draw(check_random_state(self.random_state), X.shape[1], self.n_components_)
 
     @property
     def components_(self) -> np.ndarray:
-        return self.scale_ * self.pattern_.astype(np.float64)
+        return (self.scale_ * self._pattern_block(0, self.n_components_).astype(np.float64)).T
 
     def _transform(self, X):
-        n_features = X.shape[1]
         r = self.n_components_
         C = np.empty((X.shape[0], r))
-        step = max(1, self._BLOCK_BYTES // (8 * n_features))
+        # a multiple of 8 columns: the sign bits are packed 8 columns to a byte
+        step = max(8, self._BLOCK_BYTES // (8 * X.shape[1]) // 8 * 8)
         for lo in range(0, r, step):
-            # A C-ordered d x b block of R: scipy's sparse x dense product reads its rows (and
-            # would copy a Fortran-ordered block), BLAS takes either order.
-            block = np.ascontiguousarray(self.pattern_[lo : lo + step].T, dtype=np.float64)
+            hi = min(r, lo + step)
+            # C-ordered: scipy's sparse x dense product reads the rows of the block (and would
+            # copy a Fortran-ordered one); BLAS takes either order.
+            block = self._pattern_block(lo, hi).astype(np.float64)
             block *= self.scale_
-            C[:, lo : lo + step] = X @ block
+            C[:, lo:hi] = X @ block
         return C
 
 
@@ -114,7 +120,7 @@ class SignRandomProjection(_EntrywiseProjection):
     Boutsidis, Zouzias, Mahoney, Drineas, *Randomized Dimensionality Reduction for k-means
     Clustering*, 2015, Algorithm 2 ("RP" in its figures), computed with a plain product as in its
     experiments (not the mailman algorithm). Each sign is one random bit of ``random_state``'s
-    byte stream (``RandomState.bytes``, unpacked with ``np.unpackbits``).
+    byte stream (``RandomState.bytes``): bit 1 is +1, bit 0 is -1.
 
     Parameters
     ----------
@@ -124,23 +130,29 @@ class SignRandomProjection(_EntrywiseProjection):
 
     Attributes
     ----------
-    pattern_ : ndarray of shape (n_components, n_features), dtype int8
-        The signs ±1 of R transposed.
+    sign_bits_ : ndarray of shape (n_features, ceil(n_components / 8)), dtype uint8
+        The signs of R, row by row, packed 8 to a byte (``np.packbits`` order; the last byte of a
+        row is padded when 8 does not divide r).
     scale_ : float
         ``1 / sqrt(r)``.
     components_ : ndarray of shape (n_components, n_features)
-        R transposed, ``scale_ * pattern_`` (built on access).
+        R transposed (built on access).
     n_components_, n_features_in_, shared_seconds_
         See :class:`BaseReducer`.
     """
 
-    def _draw(self, rng, shape):
-        size = shape[0] * shape[1]
-        raw = np.frombuffer(rng.bytes((size + 7) // 8), dtype=np.uint8)
-        pattern = np.unpackbits(raw, count=size).view(np.int8).reshape(shape)
-        pattern *= 2  # bits 0/1 -> signs -1/+1, in place
-        pattern -= 1
-        return pattern, float(1.0 / np.sqrt(shape[0]))
+    def _draw(self, rng, n_features, n_components):
+        n_bytes = (n_components + 7) // 8
+        raw = rng.bytes(n_features * n_bytes)
+        self.sign_bits_ = np.frombuffer(raw, dtype=np.uint8).reshape(n_features, n_bytes)
+        self.scale_ = float(1.0 / np.sqrt(n_components))
+
+    def _pattern_block(self, lo, hi):
+        packed = self.sign_bits_[:, lo // 8 : (hi + 7) // 8]  # lo is a multiple of 8
+        signs = np.unpackbits(packed, axis=1, count=hi - lo).view(np.int8)
+        signs *= 2  # bits 0/1 -> signs -1/+1, in place
+        signs -= 1
+        return signs
 
 
 class GaussianProjection(_WrappedProjection):
@@ -177,17 +189,20 @@ class AchlioptasProjection(_EntrywiseProjection):
 
     Attributes
     ----------
-    pattern_ : ndarray of shape (n_components, n_features), dtype int8
-        R transposed divided by ``scale_`` (entries -1, 0, +1).
+    entries_ : ndarray of shape (n_features, n_components), dtype int8
+        R divided by ``scale_`` (entries -1, 0, +1).
     scale_ : float
         ``sqrt(3 / r)``.
     components_ : ndarray of shape (n_components, n_features)
-        R transposed, ``scale_ * pattern_`` (built on access).
+        R transposed (built on access).
     n_components_, n_features_in_, shared_seconds_
         See :class:`BaseReducer`.
     """
 
-    def _draw(self, rng, shape):
-        u = rng.randint(0, 6, size=shape, dtype=np.uint8)
-        pattern = (u == 0).view(np.int8) - (u == 1).view(np.int8)
-        return pattern, float(np.sqrt(3.0 / shape[0]))
+    def _draw(self, rng, n_features, n_components):
+        u = rng.randint(0, 6, size=(n_features, n_components), dtype=np.uint8)
+        self.entries_ = (u == 0).view(np.int8) - (u == 1).view(np.int8)
+        self.scale_ = float(np.sqrt(3.0 / n_components))
+
+    def _pattern_block(self, lo, hi):
+        return np.ascontiguousarray(self.entries_[:, lo:hi])
