@@ -151,6 +151,23 @@ def test_evaluator_matches_definition_for_many_labelings(kind):
         assert np.isfortran(data)  # the caller's array is left as it was
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_evaluator_blocks_and_copy_agree_to_the_last_bit(monkeypatch, order):
+    import kmdr.metrics
+
+    monkeypatch.setattr(kmdr.metrics, "_BLOCK_ELEMENTS", 7 * 13)  # blocks of 7 rows, last of 4
+    rng = np.random.default_rng(11)
+    A = np.asarray(50.0 + 20.0 * rng.normal(size=(60, 13)), order=order)
+    kept = ObjectiveEvaluator(A)
+    streamed = ObjectiveEvaluator(A, keep_centered=False)
+    for k in (1, 3, 17, 60):
+        labels = rng.integers(0, k, size=60)
+        assert kept(labels) == streamed(labels) == kmeans_objective(A, labels)
+        assert kept(labels) == pytest.approx(objective_by_definition(A, labels), rel=1e-12)
+    # every row its own cluster: W = 0 < 1e-3 T, the explicit residuals (in blocks) give 0
+    assert kept(np.arange(60)) == streamed(np.arange(60)) == 0.0
+
+
 def test_evaluator_keeps_accuracy_with_large_mean_and_tight_clusters():
     # Rows at ~1e6 from the origin in 3 clusters of spread ~1e-3 around centers ~10 apart: W is
     # about 1e-13 of ||A||^2 and 1e-7 of the centered total, so the per-cluster-sum formula would

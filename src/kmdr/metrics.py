@@ -93,15 +93,21 @@ class ObjectiveEvaluator:
 
     Everything that depends on A alone is done once here, so that scoring a partition costs one
     pass over A (dense) or over its nonzeros (sparse) plus O(n + k d): A is validated once (shape,
-    finiteness), ``||A||_F^2`` is cached and, for dense A, the column mean ``mu`` is subtracted
-    once. Calling the evaluator with labels returns ``F = W / ||A||_F^2``, where W is the sum of
-    squared distances of the rows to the centroids of their clusters (see
-    :func:`kmeans_objective` for the definition).
+    finiteness), ``||A||_F^2`` is cached and, for dense A, the column mean ``mu`` is computed once
+    (and by default subtracted once). Calling the evaluator with labels returns
+    ``F = W / ||A||_F^2``, where W is the sum of squared distances of the rows to the centroids of
+    their clusters (see :func:`kmeans_objective` for the definition).
 
     Parameters
     ----------
     A : array-like or scipy.sparse matrix of shape (n_samples, n_features)
-        The ORIGINAL data. Any sparse format is converted to CSR once.
+        The ORIGINAL data. Any sparse format is converted to CSR once; a float64 ndarray, C- or
+        Fortran-ordered, is not copied.
+    keep_centered : bool, default=True
+        Dense A only. True keeps a C-ordered copy of ``A - mu`` (one copy, made here), the fastest
+        for many partitions. False keeps no copy: every call centers blocks of rows (32 MiB at a
+        time) on the fly, for a one-off score or an A too large to hold twice. Both give the same
+        value to the last bit (same blocks, same arithmetic).
 
     Attributes
     ----------
@@ -114,13 +120,12 @@ class ObjectiveEvaluator:
     W is computed from per-cluster sums: with ``s_c`` the sum of the rows of cluster c,
     ``W = T - sum_c ||s_c||^2 / |c|``, where T is the total sum of squares about a fixed point.
 
-    Dense A: the evaluator keeps a C-contiguous copy of ``A - mu`` (one copy, made here; a
-    Fortran-ordered A is never copied again), the sums are taken over those centered rows and T is
-    ``||A - mu||_F^2``. Centering removes the cancellation a large mean would cause (rows far from
-    the origin, clusters tight around them): the subtraction then loses at most about
-    ``eps * T / W`` in relative accuracy, i.e. only when the clusters are tight compared with the
-    spread of the whole data set. When ``W < 1e-3 T`` the residuals ``a_i - mu_c`` are formed
-    explicitly instead (in blocks of rows), which has no cancellation at all.
+    Dense A: the sums are taken over the centered rows ``a_i - mu`` (a sparse indicator times a
+    C-ordered block of rows, block by block) and T is ``||A - mu||_F^2``. Centering removes the
+    cancellation a large mean would cause (rows far from the origin, clusters tight around them):
+    the subtraction then loses at most about ``eps * T / W`` in relative accuracy, i.e. only when
+    the clusters are tight compared with the spread of the whole data set. When ``W < 1e-3 T``
+    the residuals ``a_i - mu_c`` are formed explicitly instead, which has no cancellation at all.
 
     Sparse A is not centered (that would densify it): ``T = ||A||_F^2`` and the sums ``s_c`` come
     from a sparse (k x n indicator) @ A product in O(nnz(A) + n), so the relative accuracy is about
@@ -131,32 +136,45 @@ class ObjectiveEvaluator:
     # Below this ratio W / T, the dense evaluator forms residuals explicitly (see Notes).
     _CANCELLATION_RATIO = 1e-3
 
-    def __init__(self, A):
+    def __init__(self, A, *, keep_centered: bool = True):
         A = _check_matrix(A)
         self.n_samples = A.shape[0]
+        self._mean = None
         if sp.issparse(A):
             self.squared_norm = float(A.data @ A.data)
             self._about = self.squared_norm  # T: the sum of squares the sums are measured about
             self._data = A
-            self._mean = None
         else:
             self.squared_norm = float(np.einsum("ij,ij->", A, A))
             self._mean = A.mean(axis=0)
-            # One C-ordered centered copy: the indicator product below reads rows, and scipy
-            # would otherwise copy a Fortran-ordered A to C order on every call.
-            self._data = np.subtract(A, self._mean, order="C")
-            self._about = float(np.einsum("ij,ij->", self._data, self._data))
+            self._data = np.subtract(A, self._mean, order="C") if keep_centered else A
+            self._centered = keep_centered
+            self._about = sum(float(np.einsum("ij,ij->", b, b)) for _, b in self._blocks())
         if self.squared_norm == 0.0:
             raise ValueError("A is all zeros: F = 0/0 is undefined")
+
+    def _blocks(self):
+        """(start, C-ordered block of centered rows) over dense A, in fixed blocks of rows."""
+        X = self._data
+        step = max(1, _BLOCK_ELEMENTS // X.shape[1])
+        for start in range(0, X.shape[0], step):
+            if self._centered:
+                yield start, X[start : start + step]
+            else:
+                yield start, np.subtract(X[start : start + step], self._mean, order="C")
 
     def __call__(self, labels) -> float:
         """F of the partition ``labels`` (any values; equal values are one cluster)."""
         labels = _check_labels(labels, self.n_samples)
         codes, counts = _encode(labels)
-        sums = _cluster_sums(self._data, codes, counts.shape[0])
-        if sp.issparse(sums):
+        m = counts.shape[0]
+        if self._mean is None:
+            sums = _cluster_sums(self._data, codes, m)
             between = np.asarray(sums.multiply(sums).sum(axis=1)).ravel()
         else:
+            sums = np.zeros((m, self._data.shape[1]))
+            for start, block in self._blocks():
+                sums += _cluster_sums(block, codes[start : start + block.shape[0]], m)
             between = np.einsum("ij,ij->i", sums, sums)
         within = self._about - float(between @ (1.0 / counts))
         if self._mean is not None and within < self._CANCELLATION_RATIO * self._about:
@@ -164,13 +182,11 @@ class ObjectiveEvaluator:
         return max(within, 0.0) / self.squared_norm
 
     def _residual(self, centroids: np.ndarray, codes: np.ndarray) -> float:
-        """Sum of ||a_i - mu_c||^2 over the centered rows, formed explicitly in blocks of rows."""
-        X = self._data
-        step = max(1, _BLOCK_ELEMENTS // X.shape[1])
+        """Sum of ||(a_i - mu) - c_i||^2 over the rows, residuals formed explicitly."""
         total = 0.0
-        for start in range(0, X.shape[0], step):
-            block = X[start : start + step] - centroids[codes[start : start + step]]
-            total += float(np.einsum("ij,ij->", block, block))
+        for start, block in self._blocks():
+            residual = block - centroids[codes[start : start + block.shape[0]]]
+            total += float(np.einsum("ij,ij->", residual, residual))
         return total
 
 
@@ -188,7 +204,8 @@ def kmeans_objective(A, labels) -> float:
         The ORIGINAL data, of shape (n_samples, n_features) (not the reduced matrix the partition
         may have been found on). To score many partitions of one A, build an
         :class:`ObjectiveEvaluator` once and pass it (or call it) instead: this function does
-        ``ObjectiveEvaluator(A)(labels)``, i.e. redoes the label-independent work every time.
+        ``ObjectiveEvaluator(A, keep_centered=False)(labels)``, i.e. redoes the label-independent
+        work every time, without holding a centered copy of A.
     labels : array-like of shape (n_samples,)
         Any values; equal values are one cluster. Ids need not be 0..k-1 or contiguous.
 
@@ -201,8 +218,10 @@ def kmeans_objective(A, labels) -> float:
     Cost O(n d) for dense A, O(nnz(A) + n) for sparse A (never densified); accuracy as described
     in :class:`ObjectiveEvaluator`.
     """
-    evaluator = A if isinstance(A, ObjectiveEvaluator) else ObjectiveEvaluator(A)
-    return evaluator(labels)
+    if isinstance(A, ObjectiveEvaluator):
+        return A(labels)
+    # one partition: no centered copy of a dense A (same value as the default evaluator's)
+    return ObjectiveEvaluator(A, keep_centered=False)(labels)
 
 
 def clustering_accuracy(y_true, labels) -> float:
