@@ -1,24 +1,34 @@
-"""Benchmark of kmdr's core reducers (``make bench``; a report, not a test).
+"""Benchmark of kmdr's core reducers and metric (``make bench``; a report, not a test).
 
 1. Sparse embedding (lst17) on a synthetic sparse matrix of RCV1's shape and density, against
    scikit-learn's SparseRandomProjection and GaussianRandomProjection and against one pass over
    the nonzeros (``X.data * s[X.indices]``, the floor any O(nnz) method is measured against).
    The normalized objective F on that matrix is timed too (it must be O(nnz + n k)).
-2. Leverage-score sampling (bmd09/bzmd14) with exact vs approximate SVD on ORL-shaped dense data,
+2. Lloyd iterations on the sparse embedding's output kept sparse vs made dense, per r: where
+   ``SparseEmbedding(dense_output="auto")`` switches to dense output (``DENSE_ABOVE``).
+3. The objective F on ORL-shaped, Fortran-ordered dense data (as ORL, USPS and COIL20 arrive):
+   a cached ``ObjectiveEvaluator`` and the one-off ``kmeans_objective``.
+4. The sign (RP) and Achlioptas projections on the RCV1-shaped matrix at r = 1000.
+5. Leverage-score sampling (bmd09/bzmd14) with exact vs approximate SVD on ORL-shaped dense data,
    with the total variation distance between the two score vectors, so that the speed is not
    bought with wrong scores.
 
-Every time is the median wall-clock time of several repeats after one warm-up call, measured in
-this run. BLAS threads are limited (``--threads``, default 1) so numbers do not depend on how
-busy a shared machine is. Prints Markdown tables and the command that produced them; exit code 0
-whatever the verdicts.
+``--before DIR`` also times the same calls with the modules of another kmdr source tree (e.g.
+``--before /work/main/src``: the code before a change), interleaved with the current ones in the
+same loop, and reports how far the objective values of the two differ.
 
-    .venv/bin/python scripts/bench_core.py [--quick] [--threads N]
+Every time is the median (and the minimum) wall-clock time of several repeats after one warm-up
+call, measured in this run; repeats are interleaved across the methods compared. BLAS threads
+are limited (``--threads``, default 1) so numbers do not depend on how busy a shared machine is.
+Prints Markdown tables and the command that produced them; exit code 0 whatever the verdicts.
+
+    .venv/bin/python scripts/bench_core.py [--quick] [--threads N] [--before DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import shlex
@@ -34,7 +44,7 @@ from sklearn.preprocessing import normalize
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 from threadpoolctl import threadpool_limits
 
-from kmdr.metrics import kmeans_objective
+from kmdr.metrics import ObjectiveEvaluator, kmeans_objective
 
 # RCV1 as lst17 used it: LIBSVM's rcv1_train.multiclass, 15564 documents x 47236 terms, 53 classes.
 RCV1_SHAPE = (15564, 47236)
@@ -128,8 +138,7 @@ def make_reducer_or_none():
     return make_reducer
 
 
-def bench_sparse(quick: bool, make_reducer) -> None:
-    X = rcv1_like(seed=0)
+def bench_sparse(quick: bool, make_reducer, before, X) -> None:
     n, d = X.shape
     print(
         f"### Sparse embedding on an RCV1-shaped matrix\n\n"
@@ -151,6 +160,11 @@ def bench_sparse(quick: bool, make_reducer) -> None:
             methods["kmdr sparse_embedding"] = lambda i, r=r: make_reducer(
                 "sparse_embedding", r, random_state=i
             ).fit_transform(X)
+        if before is not None:
+            old_se = before("reducers/sparse_embedding.py").SparseEmbedding
+            methods["before: kmdr sparse_embedding"] = lambda i, r=r, cls=old_se: cls(
+                r, random_state=i
+            ).fit_transform(X)
         methods["sklearn SparseRandomProjection"] = lambda i, r=r: SparseRandomProjection(
             r, random_state=i
         ).fit_transform(X)
@@ -164,16 +178,17 @@ def bench_sparse(quick: bool, make_reducer) -> None:
         med = {name: statistics.median(t) for name, t in runs.items()}
         for name, t in runs.items():
             rows.append((r, name, len(t), med[name], min(t), med[name] / med[gather]))
-        if r == 1000 and "kmdr sparse_embedding" in med:
+        if "kmdr sparse_embedding" in med:
             t_se = med["kmdr sparse_embedding"]
-            t_srp = med["sklearn SparseRandomProjection"]
+            if r == 1000:
+                t_srp = med["sklearn SparseRandomProjection"]
+                verdicts.append(
+                    f"- r = 1000: SparseRandomProjection / SE = {t_srp / t_se:.1f} "
+                    f"(target >= 10): **{verdict(t_srp / t_se >= 10)}**"
+                )
             verdicts.append(
-                f"- r = 1000: SparseRandomProjection / SE = {t_srp / t_se:.1f} "
-                f"(target >= 10): **{verdict(t_srp / t_se >= 10)}**"
-            )
-            verdicts.append(
-                f"- r = 1000: SE / one pass = {t_se / med[gather]:.1f} "
-                f"(target <= 5): **{verdict(t_se / med[gather] <= 5)}**"
+                f"- r = {r}: SE / one pass = {t_se / med[gather]:.1f} "
+                f"(target <= 4): **{verdict(t_se / med[gather] <= 4)}**"
             )
 
     labels = np.random.default_rng(2).integers(0, 53, size=n)
@@ -196,6 +211,144 @@ def bench_sparse(quick: bool, make_reducer) -> None:
     else:
         print("- targets not checked: kmdr's sparse embedding is not available")
     print()
+
+
+def before_loader(tree: str | None):
+    """``load(relpath)``: the module ``kmdr/<relpath>`` of another source tree, or None."""
+    if tree is None:
+        return None
+    cache = {}
+
+    def load(relpath: str):
+        if relpath not in cache:
+            path = os.path.join(tree, "kmdr", relpath)
+            name = "before_" + relpath.replace("/", "_").removesuffix(".py")
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            cache[relpath] = module
+        return cache[relpath]
+
+    return load
+
+
+def table(rows, ratio_to: str | None = None) -> None:
+    """Print (label, runs) rows as a Markdown table of median and minimum times."""
+    meds = {label: statistics.median(t) for label, t in rows}
+    head = "| method | repeats | median time | min time |"
+    print(head + (f" median / {ratio_to} |" if ratio_to else ""))
+    print("|---|---:|---:|---:|" + ("---:|" if ratio_to else ""))
+    for label, t in rows:
+        line = f"| {label} | {len(t)} | {fmt_seconds(meds[label])} | {fmt_seconds(min(t))} |"
+        if ratio_to:
+            line += f" {meds[label] / meds[ratio_to]:.2f} |"
+        print(line)
+    print()
+
+
+def bench_lloyd(quick: bool, make_reducer, X) -> None:
+    """Seconds per Lloyd iteration on the sparse embedding's output, kept sparse vs dense."""
+    from sklearn.cluster import KMeans
+
+    from kmdr.reducers.sparse_embedding import DENSE_ABOVE
+
+    k = 53
+    print(
+        f"### Lloyd iterations on the sparse embedding's output: sparse vs dense C\n\n"
+        f"scikit-learn KMeans(k = {k}, init random, n_init 1, tol 0), seconds per iteration "
+        f"(10 iterations a fit), C = SparseEmbedding(r, dense_output=False) and the same C "
+        f"as an ndarray; `dense_output='auto'` returns dense above density {DENSE_ABOVE}.\n"
+    )
+    if make_reducer is None:
+        print("- skipped: kmdr.reducers is not available\n")
+        return
+    reps = 2 if quick else 3
+    print("| r | density of C | sparse s/iter (median) | dense s/iter (median) | sparse / dense |")
+    print("|---:|---:|---:|---:|---:|")
+    for r in (50, 100, 300, 1000) if quick else (50, 100, 200, 300, 500, 700, 1000):
+        C = make_reducer("sparse_embedding", r, random_state=0, dense_output=False).fit_transform(X)
+        D = C.toarray()
+        per_iter = {}
+
+        def fit(M, name, per_iter=per_iter):
+            def run(i):
+                start = time.perf_counter()
+                km = KMeans(k, init="random", n_init=1, max_iter=10, tol=0, random_state=i).fit(M)
+                per_iter.setdefault(name, []).append((time.perf_counter() - start) / km.n_iter_)
+
+            return run
+
+        interleaved_times(
+            {"sparse": fit(C, "sparse"), "dense": fit(D, "dense")}, {"sparse": reps, "dense": reps}
+        )
+        ms, md = (statistics.median(per_iter[name][1:]) for name in ("sparse", "dense"))
+        density = C.nnz / (C.shape[0] * C.shape[1])
+        print(f"| {r} | {density:.3f} | {fmt_seconds(ms)} | {fmt_seconds(md)} | {ms / md:.2f} |")
+    print()
+
+
+def bench_objective(quick: bool, before) -> None:
+    A = np.asfortranarray(orl_like(seed=0))
+    n = A.shape[0]
+    reps = 5 if quick else 15
+    rng = np.random.default_rng(3)
+    labelings = [rng.integers(0, ORL_K, size=n) for _ in range(reps + 1)]
+    print(
+        f"### Objective F on ORL-shaped Fortran-ordered data\n\n"
+        f"Dense {A.shape[0]} x {A.shape[1]}, Fortran order (as ORL, USPS and COIL20 are "
+        f"loaded), random labelings with k = {ORL_K}; one call per repeat. The evaluator is "
+        f"built once, outside the timing.\n"
+    )
+    evaluator = ObjectiveEvaluator(A)
+    methods = {
+        "ObjectiveEvaluator(A)(labels)": lambda i: evaluator(labelings[i]),
+        "kmeans_objective(A, labels)": lambda i: kmeans_objective(A, labelings[i]),
+    }
+    old = None
+    if before is not None:
+        old = before("metrics.py").kmeans_objective
+        methods["before: kmeans_objective(A, labels)"] = lambda i: old(A, labelings[i])
+    runs = interleaved_times(methods, dict.fromkeys(methods, reps))
+    base = "before: kmeans_objective(A, labels)" if old else None
+    table(list(runs.items()), ratio_to=base)
+    if old is not None:
+        rel = [abs(evaluator(lab) - old(A, lab)) / old(A, lab) for lab in labelings]
+        print(f"- |F after - F before| / F before over {len(rel)} labelings: max {max(rel):.1e}\n")
+
+
+def bench_projections(quick: bool, make_reducer, before, X) -> None:
+    r = 1000
+    print(
+        f"### Sign (RP) and Achlioptas projections, r = {r}, RCV1-shaped CSR\n\n"
+        f"fit_transform (drawing R included). The draw changed (entrywise, compact int8/bit "
+        f"storage, product in blocks of R's columns): the numbers are not the same, the "
+        f"distribution is.\n"
+    )
+    if make_reducer is None:
+        print("- skipped: kmdr.reducers is not available\n")
+        return
+    reps = 1 if quick else 3
+    methods = {}
+    for name in ("sign", "achlioptas"):
+        methods[f"kmdr {name}"] = lambda i, name=name: make_reducer(
+            name, r, random_state=i
+        ).fit_transform(X)
+    if before is not None:
+        old = before("reducers/projections.py")
+        methods["before: kmdr sign"] = lambda i: old.SignRandomProjection(
+            r, random_state=i
+        ).fit_transform(X)
+        methods["before: kmdr achlioptas"] = lambda i: old.AchlioptasProjection(
+            r, random_state=i
+        ).fit_transform(X)
+    runs = interleaved_times(methods, dict.fromkeys(methods, reps))
+    table(list(runs.items()))
+    if before is not None:
+        for name in ("sign", "achlioptas"):
+            after = statistics.median(runs[f"kmdr {name}"])
+            then = statistics.median(runs[f"before: kmdr {name}"])
+            print(f"- {name}: before / after = {then / after:.1f}")
+        print()
 
 
 def total_variation(p: np.ndarray, q: np.ndarray) -> float:
@@ -266,6 +419,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads (default 1)")
+    parser.add_argument("--before", help="another kmdr source tree (e.g. /work/main/src)")
     args = parser.parse_args(argv)
 
     command = shlex.join([".venv/bin/python", "scripts/bench_core.py", *sys.argv[1:]])
@@ -276,8 +430,13 @@ def main(argv=None) -> int:
         f"{platform.machine()}, {os.cpu_count()} CPUs.\n"
     )
     make_reducer = make_reducer_or_none()
+    before = before_loader(args.before)
+    X = rcv1_like(seed=0)
     with threadpool_limits(limits=args.threads):
-        bench_sparse(args.quick, make_reducer)
+        bench_sparse(args.quick, make_reducer, before, X)
+        bench_lloyd(args.quick, make_reducer, X)
+        bench_objective(args.quick, before)
+        bench_projections(args.quick, make_reducer, before, X)
         bench_leverage(args.quick, make_reducer)
     return 0
 

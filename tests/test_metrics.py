@@ -10,7 +10,14 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 from kmdr.cluster import kmeans
-from kmdr.metrics import ari, clustering_accuracy, evaluate, kmeans_objective, nmi
+from kmdr.metrics import (
+    ObjectiveEvaluator,
+    ari,
+    clustering_accuracy,
+    evaluate,
+    kmeans_objective,
+    nmi,
+)
 
 
 def objective_by_definition(A, labels):
@@ -118,6 +125,69 @@ def test_dense_objective_has_no_cancellation_far_from_origin():
     residual = kmeans_objective(A, labels) * np.sum(A**2)
     expected = objective_by_definition(exact_noise, labels) * np.sum(exact_noise**2)
     assert residual == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["C", "F", "csr", "csc", "csr_array"])
+def test_evaluator_matches_definition_for_many_labelings(kind):
+    rng = np.random.default_rng(7)
+    A = random_sparse(rng, 90, 35, 0.3).toarray() + 3.0 * (kind in ("C", "F"))  # mean 3 if dense
+    data = {
+        "C": np.ascontiguousarray(A),
+        "F": np.asfortranarray(A),
+        "csr": sp.csr_matrix(A),
+        "csc": sp.csc_matrix(A),
+        "csr_array": sp.csr_array(A),
+    }[kind]
+    evaluator = ObjectiveEvaluator(data)
+    assert evaluator.squared_norm == pytest.approx(np.sum(A**2), rel=1e-14)
+    for _ in range(20):
+        k = int(rng.integers(1, 12))
+        labels = rng.integers(0, k, size=90) * 3 - 5  # non-contiguous, negative ids
+        expected = objective_by_definition(A, labels)
+        assert evaluator(labels) == pytest.approx(expected, rel=1e-11)
+        assert kmeans_objective(data, labels) == evaluator(labels)
+        assert kmeans_objective(evaluator, labels) == evaluator(labels)
+    if kind == "F":
+        assert np.isfortran(data)  # the caller's array is left as it was
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_evaluator_blocks_and_copy_agree_to_the_last_bit(monkeypatch, order):
+    import kmdr.metrics
+
+    monkeypatch.setattr(kmdr.metrics, "_BLOCK_ELEMENTS", 7 * 13)  # blocks of 7 rows, last of 4
+    rng = np.random.default_rng(11)
+    A = np.asarray(50.0 + 20.0 * rng.normal(size=(60, 13)), order=order)
+    kept = ObjectiveEvaluator(A)
+    streamed = ObjectiveEvaluator(A, keep_centered=False)
+    for k in (1, 3, 17, 60):
+        labels = rng.integers(0, k, size=60)
+        assert kept(labels) == streamed(labels) == kmeans_objective(A, labels)
+        assert kept(labels) == pytest.approx(objective_by_definition(A, labels), rel=1e-12)
+    # every row its own cluster: W = 0 < 1e-3 T, the explicit residuals (in blocks) give 0
+    assert kept(np.arange(60)) == streamed(np.arange(60)) == 0.0
+
+
+def test_evaluator_keeps_accuracy_with_large_mean_and_tight_clusters():
+    # Rows at ~1e6 from the origin in 3 clusters of spread ~1e-3 around centers ~10 apart: W is
+    # about 1e-13 of ||A||^2 and 1e-7 of the centered total, so the per-cluster-sum formula would
+    # lose all digits without centering, and ~8 with it; the explicit residuals keep them.
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 3, size=300)
+    centers = 1.0e6 + 10.0 * rng.normal(size=(3, 6))
+    noise = 1.0e-3 * rng.normal(size=(300, 6))
+    A = centers[labels] + noise
+    evaluator = ObjectiveEvaluator(np.asfortranarray(A))
+    exact = 0.0
+    for c in range(3):
+        members = A[labels == c] - centers[c]  # exact: Sterbenz, the points are within 1e-2
+        exact += np.sum((members - members.mean(axis=0)) ** 2)
+    assert evaluator(labels) * evaluator.squared_norm == pytest.approx(exact, rel=1e-10)
+    # random labels: W is most of the centered total, the sums formula is used and exact enough
+    random_labels = rng.integers(0, 4, size=300)
+    assert evaluator(random_labels) == pytest.approx(
+        objective_by_definition(A, random_labels), rel=1e-9
+    )
 
 
 def test_objective_rejects_bad_input():

@@ -37,6 +37,42 @@ def test_sign_projection_entries():
     assert 0.3 < (R > 0).mean() < 0.7
 
 
+def test_sign_projection_is_fair_and_independent():
+    # 200 x 1000 signs: the fraction of + is 1/2 within 4 standard errors, and so are the
+    # fractions of equal neighbours along both axes (adjacent bits of one byte, and rows).
+    est = SignRandomProjection(200, random_state=1).fit(np.ones((2, 1000)))
+    P = np.sign(est.components_).astype(np.int8)
+    assert set(np.unique(P)) == {-1, 1}
+    se = 0.5 / np.sqrt(P.size)
+    assert abs((P > 0).mean() - 0.5) < 4 * se
+    assert abs((P[:, 1:] == P[:, :-1]).mean() - 0.5) < 4 * se
+    assert abs((P[1:] == P[:-1]).mean() - 0.5) < 4 * se
+    # the seed fixes the draw; another seed gives another one
+    again = SignRandomProjection(200, random_state=1).fit(np.ones((2, 1000))).components_
+    np.testing.assert_array_equal(np.sign(again), P)
+    other = SignRandomProjection(200, random_state=2).fit(np.ones((2, 1000))).components_
+    assert (np.sign(other) != P).mean() > 0.4
+
+
+@pytest.mark.parametrize("cls", [SignRandomProjection, AchlioptasProjection])
+@pytest.mark.parametrize("kind", ["dense", "fortran", "csr", "csc"])
+def test_entrywise_projection_equals_product_with_components(cls, kind):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 70)) * (rng.random((30, 70)) < 0.3)
+    est = cls(29, random_state=0)
+    est._BLOCK_BYTES = 8 * 70 * 8  # blocks of 8 columns of R and a last one of 5: the loop runs
+    data = {
+        "dense": X,
+        "fortran": np.asfortranarray(X),
+        "csr": sp.csr_matrix(X),
+        "csc": sp.csc_matrix(X),
+    }[kind]
+    C = est.fit_transform(data)
+    assert isinstance(C, np.ndarray) and C.shape == (30, 29)
+    np.testing.assert_allclose(C, X @ est.components_.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(est.transform(data), C)
+
+
 def test_achlioptas_entries():
     est = AchlioptasProjection(9, random_state=0).fit(np.ones((3, 3000)))
     R = to_dense(est.components_)
@@ -62,12 +98,18 @@ def test_sparse_embedding_one_signed_entry_per_feature():
     assert set(np.unique(est.hash_)) == set(range(6))
 
 
+def signed_bucket_sum(est, X):
+    """The reference construction: column h(i) of C accumulates s_i X[:, i], feature by feature."""
+    expected = np.zeros((X.shape[0], est.n_components_))
+    for i in range(X.shape[1]):
+        expected[:, est.hash_[i]] += est.signs_[i] * X[:, i]
+    return expected
+
+
 def test_sparse_embedding_is_signed_bucket_sum():
     X, Xs = sparse_pair(20, 30)
-    est = SparseEmbedding(5, random_state=3).fit(X)
-    expected = np.zeros((20, 5))
-    for i in range(30):
-        expected[:, est.hash_[i]] += est.signs_[i] * X[:, i]
+    est = SparseEmbedding(5, dense_output=False, random_state=3).fit(X)
+    expected = signed_bucket_sum(est, X)
     np.testing.assert_allclose(est.transform(X), expected, atol=1e-12)
     Cs = est.transform(Xs)
     assert isinstance(Cs, sp.csr_matrix)
@@ -76,10 +118,50 @@ def test_sparse_embedding_is_signed_bucket_sum():
     Cs_copy = Cs.copy()
     Cs_copy.sum_duplicates()
     assert Cs_copy.nnz == Cs.nnz
-    dense_out = SparseEmbedding(5, dense_output=True, random_state=3).fit_transform(Xs)
-    assert isinstance(dense_out, np.ndarray)
-    np.testing.assert_allclose(dense_out, expected, atol=1e-12)
+    for dense_output in (True, "auto"):  # "auto": this C is dense (density > DENSE_ABOVE)
+        dense_out = SparseEmbedding(5, dense_output=dense_output, random_state=3).fit_transform(Xs)
+        assert isinstance(dense_out, np.ndarray) and dense_out.flags.c_contiguous
+        np.testing.assert_allclose(dense_out, expected, atol=1e-12)
     assert isinstance(est.transform(sp.csr_array(Xs)), sp.csr_array)
+
+
+def random_csr(rng, n, d, row_nnz):
+    """CSR with row_nnz distinct signed entries per row; wide value range, so that summation order
+    would show in the last bits."""
+    cols = np.concatenate([rng.choice(d, row_nnz, replace=False) for _ in range(n)])
+    vals = rng.standard_normal(n * row_nnz) * 10.0 ** rng.integers(-3, 4, size=n * row_nnz)
+    return sp.csr_matrix((vals, cols, np.arange(0, n * row_nnz + 1, row_nnz)), shape=(n, d))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sparse_embedding_dense_and_sparse_outputs_agree_to_the_last_bit(seed):
+    rng = np.random.default_rng(seed)
+    X = random_csr(rng, 40, 300, 25)
+    dense = SparseEmbedding(8, dense_output=True, random_state=seed).fit_transform(X)
+    sparse = SparseEmbedding(8, dense_output=False, random_state=seed).fit_transform(X)
+    assert sp.issparse(sparse) and isinstance(dense, np.ndarray)
+    # both paths add a row's contributions in the order of its nonzeros: equal, not just close
+    np.testing.assert_array_equal(dense, sparse.toarray())
+    est = SparseEmbedding(8, random_state=seed).fit(X)
+    np.testing.assert_allclose(dense, signed_bucket_sum(est, X.toarray()), rtol=1e-12, atol=1e-9)
+    # CSC input is converted to CSR with sorted indices: the same as sorting X's rows first
+    X_sorted = X.copy()
+    X_sorted.sort_indices()
+    np.testing.assert_array_equal(est.transform(X.tocsc()), est.transform(X_sorted))
+
+
+def test_sparse_embedding_auto_output_follows_expected_density():
+    from kmdr.reducers.sparse_embedding import DENSE_ABOVE
+
+    rng = np.random.default_rng(0)
+    X = random_csr(rng, 200, 5000, 10)  # 10 nonzeros per row
+    for r, dense in ((5, True), (20, True), (200, False), (2000, False)):
+        expected_density = 1 - (1 - 1 / r) ** 10
+        assert (expected_density > DENSE_ABOVE) == dense  # the cases bracket the threshold
+        C = SparseEmbedding(r, random_state=0).fit_transform(X)
+        assert isinstance(C, np.ndarray) == dense
+        C_dense = np.asarray(C.toarray() if sp.issparse(C) else C)
+        assert abs(np.count_nonzero(C_dense) / C_dense.size - expected_density) < 0.05
 
 
 @pytest.mark.parametrize("cls", PROJECTIONS)

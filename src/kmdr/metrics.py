@@ -13,7 +13,14 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
 
-__all__ = ["ari", "clustering_accuracy", "evaluate", "kmeans_objective", "nmi"]
+__all__ = [
+    "ObjectiveEvaluator",
+    "ari",
+    "clustering_accuracy",
+    "evaluate",
+    "kmeans_objective",
+    "nmi",
+]
 
 # Dense residuals are formed this many elements at a time (32 MiB of float64).
 _BLOCK_ELEMENTS = 1 << 22
@@ -81,6 +88,108 @@ def _cluster_sums(A, codes: np.ndarray, m: int):
     return indicator @ A
 
 
+class ObjectiveEvaluator:
+    """The normalized k-means objective F of many partitions of one matrix A.
+
+    Everything that depends on A alone is done once here, so that scoring a partition costs one
+    pass over A (dense) or over its nonzeros (sparse) plus O(n + k d): A is validated once (shape,
+    finiteness), ``||A||_F^2`` is cached and, for dense A, the column mean ``mu`` is computed once
+    (and by default subtracted once). Calling the evaluator with labels returns
+    ``F = W / ||A||_F^2``, where W is the sum of squared distances of the rows to the centroids of
+    their clusters (see :func:`kmeans_objective` for the definition).
+
+    Parameters
+    ----------
+    A : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        The ORIGINAL data. Any sparse format is converted to CSR once; a float64 ndarray, C- or
+        Fortran-ordered, is not copied.
+    keep_centered : bool, default=True
+        Dense A only. True keeps a C-ordered copy of ``A - mu`` (one copy, made here), the fastest
+        for many partitions. False keeps no copy: every call centers blocks of rows (32 MiB at a
+        time) on the fly, for a one-off score or an A too large to hold twice. Both give the same
+        value to the last bit (same blocks, same arithmetic).
+
+    Attributes
+    ----------
+    n_samples : int
+    squared_norm : float
+        ``||A||_F^2``, the denominator of F.
+
+    Notes
+    -----
+    W is computed from per-cluster sums: with ``s_c`` the sum of the rows of cluster c,
+    ``W = T - sum_c ||s_c||^2 / |c|``, where T is the total sum of squares about a fixed point.
+
+    Dense A: the sums are taken over the centered rows ``a_i - mu`` (a sparse indicator times a
+    C-ordered block of rows, block by block) and T is ``||A - mu||_F^2``. Centering removes the
+    cancellation a large mean would cause (rows far from the origin, clusters tight around them):
+    the subtraction then loses at most about ``eps * T / W`` in relative accuracy, i.e. only when
+    the clusters are tight compared with the spread of the whole data set. When ``W < 1e-3 T``
+    the residuals ``a_i - mu_c`` are formed explicitly instead, which has no cancellation at all.
+
+    Sparse A is not centered (that would densify it): ``T = ||A||_F^2`` and the sums ``s_c`` come
+    from a sparse (k x n indicator) @ A product in O(nnz(A) + n), so the relative accuracy is about
+    ``eps / F``; it is accurate unless F is tiny, and the papers' data give F of order 0.1-1. Tiny
+    negative round-off is clipped to 0.
+    """
+
+    # Below this ratio W / T, the dense evaluator forms residuals explicitly (see Notes).
+    _CANCELLATION_RATIO = 1e-3
+
+    def __init__(self, A, *, keep_centered: bool = True):
+        A = _check_matrix(A)
+        self.n_samples = A.shape[0]
+        self._mean = None
+        if sp.issparse(A):
+            self.squared_norm = float(A.data @ A.data)
+            self._about = self.squared_norm  # T: the sum of squares the sums are measured about
+            self._data = A
+        else:
+            self.squared_norm = float(np.einsum("ij,ij->", A, A))
+            self._mean = A.mean(axis=0)
+            self._data = np.subtract(A, self._mean, order="C") if keep_centered else A
+            self._centered = keep_centered
+            self._about = sum(float(np.einsum("ij,ij->", b, b)) for _, b in self._blocks())
+        if self.squared_norm == 0.0:
+            raise ValueError("A is all zeros: F = 0/0 is undefined")
+
+    def _blocks(self):
+        """(start, C-ordered block of centered rows) over dense A, in fixed blocks of rows."""
+        X = self._data
+        step = max(1, _BLOCK_ELEMENTS // X.shape[1])
+        for start in range(0, X.shape[0], step):
+            if self._centered:
+                yield start, X[start : start + step]
+            else:
+                yield start, np.subtract(X[start : start + step], self._mean, order="C")
+
+    def __call__(self, labels) -> float:
+        """F of the partition ``labels`` (any values; equal values are one cluster)."""
+        labels = _check_labels(labels, self.n_samples)
+        codes, counts = _encode(labels)
+        m = counts.shape[0]
+        if self._mean is None:
+            sums = _cluster_sums(self._data, codes, m)
+            between = np.asarray(sums.multiply(sums).sum(axis=1)).ravel()
+        else:
+            sums = np.zeros((m, self._data.shape[1]))
+            for start, block in self._blocks():
+                sums += _cluster_sums(block, codes[start : start + block.shape[0]], m)
+            between = np.einsum("ij,ij->i", sums, sums)
+        within = self._about - float(between @ (1.0 / counts))
+        if self._mean is not None and within < self._CANCELLATION_RATIO * self._about:
+            within = self._residual(sums / counts[:, None], codes)
+        return max(within, 0.0) / self.squared_norm
+
+    def _residual(self, centroids: np.ndarray, codes: np.ndarray) -> float:
+        """Sum of ||(a_i - mu) - c_i||^2 over the rows, residuals formed explicitly."""
+        total = 0.0
+        for start, block in self._blocks():
+            residual = block - centroids[codes[start : start + block.shape[0]]]
+            total += float(np.einsum("ij,ij->", residual, residual))
+        return total
+
+
 def kmeans_objective(A, labels) -> float:
     """The normalized k-means objective F of a partition, measured on A.
 
@@ -91,8 +200,12 @@ def kmeans_objective(A, labels) -> float:
 
     Parameters
     ----------
-    A : array-like or scipy.sparse matrix of shape (n_samples, n_features)
-        The ORIGINAL data (not the reduced matrix the partition may have been found on).
+    A : array-like, scipy.sparse matrix or ObjectiveEvaluator
+        The ORIGINAL data, of shape (n_samples, n_features) (not the reduced matrix the partition
+        may have been found on). To score many partitions of one A, build an
+        :class:`ObjectiveEvaluator` once and pass it (or call it) instead: this function does
+        ``ObjectiveEvaluator(A, keep_centered=False)(labels)``, i.e. redoes the label-independent
+        work every time, without holding a centered copy of A.
     labels : array-like of shape (n_samples,)
         Any values; equal values are one cluster. Ids need not be 0..k-1 or contiguous.
 
@@ -102,41 +215,13 @@ def kmeans_objective(A, labels) -> float:
 
     Notes
     -----
-    Dense A: the residuals ``a_i - mu_c`` are formed explicitly (in blocks of rows) and squared,
-    so there is no cancellation; cost O(n d).
-
-    Sparse A: residuals would be dense, so F uses
-    ``F ||A||_F^2 = ||A||_F^2 - sum_c ||s_c||^2 / |c|`` with ``s_c`` the sum of the rows of
-    cluster c, computed as a sparse (m x n indicator) @ A product: O(nnz(A) + n) time, never
-    densifying A. The subtraction loses about ``eps / F`` in relative accuracy (eps ~ 1e-16), so
-    it is accurate unless F is tiny, i.e. unless the clusters are extremely tight compared with
-    the rows' distance to the origin; the papers' data give F of order 0.1-1. Tiny negative
-    round-off is clipped to 0.
+    Cost O(n d) for dense A, O(nnz(A) + n) for sparse A (never densified); accuracy as described
+    in :class:`ObjectiveEvaluator`.
     """
-    A = _check_matrix(A)
-    labels = _check_labels(labels, A.shape[0])
-    codes, counts = _encode(labels)
-    sums = _cluster_sums(A, codes, counts.shape[0])
-
-    if sp.issparse(A):
-        total = float(A.data @ A.data)
-        if total == 0.0:
-            raise ValueError("A is all zeros: F = 0/0 is undefined")
-        sq = sums.multiply(sums)
-        between = np.asarray(sq.sum(axis=1)).ravel()
-        residual = total - float(between @ (1.0 / counts))
-        return max(residual, 0.0) / total
-
-    total = float(np.einsum("ij,ij->", A, A))
-    if total == 0.0:
-        raise ValueError("A is all zeros: F = 0/0 is undefined")
-    centroids = np.asarray(sums) / counts[:, None]
-    step = max(1, _BLOCK_ELEMENTS // A.shape[1])
-    residual = 0.0
-    for start in range(0, A.shape[0], step):
-        block = A[start : start + step] - centroids[codes[start : start + step]]
-        residual += float(np.einsum("ij,ij->", block, block))
-    return residual / total
+    if isinstance(A, ObjectiveEvaluator):
+        return A(labels)
+    # one partition: no centered copy of a dense A (same value as the default evaluator's)
+    return ObjectiveEvaluator(A, keep_centered=False)(labels)
 
 
 def clustering_accuracy(y_true, labels) -> float:
@@ -173,6 +258,8 @@ def ari(y_true, labels) -> float:
 
 def evaluate(A, y_true, labels) -> dict[str, float]:
     """All measures of one partition: ``objective`` (F on A), ``accuracy``, ``nmi``, ``ari``.
+
+    ``A`` may be an :class:`ObjectiveEvaluator` of the original data (reused across partitions).
 
     ``y_true=None`` (no ground truth) gives NaN for the three label-based measures.
     """

@@ -1,19 +1,16 @@
-"""Dense and sparse random projections C = A R, reusing scikit-learn's generators.
+"""Dense and sparse random projections C = A R.
 
-Which scikit-learn generator draws exactly each distribution (checked in
-``sklearn/random_projection.py``, scikit-learn 1.9):
+* sign, bzmd14 Algorithm 2 (``R_ij = ±1/sqrt(r)`` w.p. 1/2 each) and Achlioptas (``±sqrt(3/r)``
+  w.p. 1/6 each, 0 w.p. 2/3) are drawn entrywise here: one random bit (sign) or one uniform draw
+  from {0, ..., 5} (Achlioptas) per entry, kept compactly (signs packed 8 to a byte, Achlioptas
+  as int8) and multiplied in blocks of R's columns, so neither a d x r float64 R nor a dense
+  copy of a sparse A is ever built. scikit-learn's ``SparseRandomProjection`` draws the same
+  distributions, but through int64 and float64 temporaries (three d x r arrays for the sign
+  matrix: 1.07 GiB at d = 47236, r = 1000) or a per-row sampling loop (Achlioptas).
+* Gaussian ``N(0, 1/r)``: scikit-learn's ``GaussianRandomProjection`` (wrapped, fitted in
+  ``projection_``).
 
-* sign, bzmd14 Algorithm 2 (``R_ij = ±1/sqrt(r)`` w.p. 1/2 each): ``SparseRandomProjection`` with
-  ``density=1`` takes a dedicated branch, ``(binomial(1, 1/2) * 2 - 1) / sqrt(r)``, dense;
-* Gaussian ``N(0, 1/r)``: ``GaussianRandomProjection``, ``normal(0, 1/sqrt(r))``;
-* Achlioptas (``±sqrt(3/r)`` w.p. 1/6 each, 0 w.p. 2/3): ``SparseRandomProjection`` with
-  ``density=1/3``: per output row a Binomial(d, 1/3) number of positions chosen uniformly without
-  replacement (so each entry is nonzero independently w.p. 1/3), signs ±1 w.p. 1/2, all scaled by
-  ``sqrt(1/density)/sqrt(r) = sqrt(3/r)``.
-
-Since the distributions are exactly those, the classes below wrap scikit-learn's (fitted in
-``projection_``) rather than re-implementing them. Output is always dense: A R with a dense or
-1/3-dense R is dense in practice even for sparse A.
+Output is always dense: A R with a dense or 1/3-dense R is dense in practice even for sparse A.
 """
 
 from __future__ import annotations
@@ -21,7 +18,9 @@ from __future__ import annotations
 from numbers import Integral
 from typing import ClassVar
 
+import numpy as np
 from sklearn import random_projection
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from kmdr.reducers._base import BaseReducer
@@ -58,25 +57,102 @@ class _WrappedProjection(BaseReducer):
         return self.projection_.transform(X)
 
 
-class SignRandomProjection(_WrappedProjection):
+class _EntrywiseProjection(BaseReducer):
+    """C = A R with R's entries drawn i.i.d. from {-1, 0, +1} times ``scale_`` (module docstring).
+
+    Subclasses draw and keep R's pattern compactly (``_draw``) and hand out its columns lo:hi as
+    a d x (hi - lo) integer array (``_pattern_block``); ``_transform`` multiplies A by R in blocks
+    of columns converted to float64, so no d x r float64 array exists at any time.
+
+    Attributes
+    ----------
+    scale_ : float
+        The magnitude of R's nonzero entries.
+    components_ : ndarray of shape (n_components, n_features)
+        R transposed (scikit-learn's layout), built on access.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    # Columns of R are converted to float64 about this many bytes at a time (32 MiB).
+    _BLOCK_BYTES = 1 << 25
+
+    def __init__(self, n_components=2, *, random_state=None):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def _draw(self, rng, n_features: int, n_components: int) -> None:
+        """Draw R (n_features x n_components) from ``rng``; set its storage and ``scale_``."""
+        raise NotImplementedError
+
+    def _pattern_block(self, lo: int, hi: int) -> np.ndarray:
+        """Columns lo:hi of R / scale_, as a C-ordered n_features x (hi - lo) integer array."""
+        raise NotImplementedError
+
+    def _fit(self, X, shared_value):
+        self._draw(check_random_state(self.random_state), X.shape[1], self.n_components_)
+
+    @property
+    def components_(self) -> np.ndarray:
+        return (self.scale_ * self._pattern_block(0, self.n_components_).astype(np.float64)).T
+
+    def _transform(self, X):
+        r = self.n_components_
+        C = np.empty((X.shape[0], r))
+        # a multiple of 8 columns: the sign bits are packed 8 columns to a byte
+        step = max(8, self._BLOCK_BYTES // (8 * X.shape[1]) // 8 * 8)
+        for lo in range(0, r, step):
+            hi = min(r, lo + step)
+            # C-ordered: scipy's sparse x dense product reads the rows of the block (and would
+            # copy a Fortran-ordered one); BLAS takes either order.
+            block = self._pattern_block(lo, hi).astype(np.float64)
+            block *= self.scale_
+            C[:, lo:hi] = X @ block
+        return C
+
+
+class SignRandomProjection(_EntrywiseProjection):
     """Random sign projection, C = A R with i.i.d. ``R_ij = ±1/sqrt(r)``.
 
     Boutsidis, Zouzias, Mahoney, Drineas, *Randomized Dimensionality Reduction for k-means
     Clustering*, 2015, Algorithm 2 ("RP" in its figures), computed with a plain product as in its
-    experiments (not the mailman algorithm). Drawn by scikit-learn's ``SparseRandomProjection``
-    with ``density=1``.
+    experiments (not the mailman algorithm). Each sign is one random bit of ``random_state``'s
+    byte stream (``RandomState.bytes``): bit 1 is +1, bit 0 is -1.
 
     Parameters
     ----------
     n_components : int, default=2
         r >= 1 (r > d is allowed, if pointless).
     random_state : None, int or RandomState, default=None
+
+    Attributes
+    ----------
+    sign_bits_ : ndarray of shape (n_features, ceil(n_components / 8)), dtype uint8
+        The signs of R, row by row, packed 8 to a byte (``np.packbits`` order; the last byte of a
+        row is padded when 8 does not divide r).
+    scale_ : float
+        ``1 / sqrt(r)``.
+    components_ : ndarray of shape (n_components, n_features)
+        R transposed (built on access).
+    n_components_, n_features_in_, shared_seconds_
+        See :class:`BaseReducer`.
     """
 
-    def _make_projection(self):
-        return random_projection.SparseRandomProjection(
-            self.n_components_, density=1.0, dense_output=True, random_state=self.random_state
-        )
+    def _draw(self, rng, n_features, n_components):
+        n_bytes = (n_components + 7) // 8
+        raw = rng.bytes(n_features * n_bytes)
+        self.sign_bits_ = np.frombuffer(raw, dtype=np.uint8).reshape(n_features, n_bytes)
+        self.scale_ = float(1.0 / np.sqrt(n_components))
+
+    def _pattern_block(self, lo, hi):
+        packed = self.sign_bits_[:, lo // 8 : (hi + 7) // 8]  # lo is a multiple of 8
+        signs = np.unpackbits(packed, axis=1, count=hi - lo).view(np.int8)
+        signs *= 2  # bits 0/1 -> signs -1/+1, in place
+        signs -= 1
+        return signs
 
 
 class GaussianProjection(_WrappedProjection):
@@ -98,21 +174,35 @@ class GaussianProjection(_WrappedProjection):
         )
 
 
-class AchlioptasProjection(_WrappedProjection):
+class AchlioptasProjection(_EntrywiseProjection):
     """Achlioptas' database-friendly projection: ``R_ij = ±sqrt(3/r)`` w.p. 1/6 each, else 0.
 
     D. Achlioptas, *Database-friendly random projections*, PODS 2001; compared in the
-    course-project report. Drawn by scikit-learn's ``SparseRandomProjection`` with
-    ``density=1/3``; the output is dense.
+    course-project report. Each entry is one uniform draw u from {0, ..., 5} of
+    ``random_state`` (+1 for u = 0, -1 for u = 1, else 0); the output is dense.
 
     Parameters
     ----------
     n_components : int, default=2
         r >= 1.
     random_state : None, int or RandomState, default=None
+
+    Attributes
+    ----------
+    entries_ : ndarray of shape (n_features, n_components), dtype int8
+        R divided by ``scale_`` (entries -1, 0, +1).
+    scale_ : float
+        ``sqrt(3 / r)``.
+    components_ : ndarray of shape (n_components, n_features)
+        R transposed (built on access).
+    n_components_, n_features_in_, shared_seconds_
+        See :class:`BaseReducer`.
     """
 
-    def _make_projection(self):
-        return random_projection.SparseRandomProjection(
-            self.n_components_, density=1 / 3, dense_output=True, random_state=self.random_state
-        )
+    def _draw(self, rng, n_features, n_components):
+        u = rng.randint(0, 6, size=(n_features, n_components), dtype=np.uint8)
+        self.entries_ = (u == 0).view(np.int8) - (u == 1).view(np.int8)
+        self.scale_ = float(np.sqrt(3.0 / n_components))
+
+    def _pattern_block(self, lo, hi):
+        return np.ascontiguousarray(self.entries_[:, lo:hi])

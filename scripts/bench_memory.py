@@ -1,0 +1,159 @@
+"""Peak memory of single lst17 sparse_text cells, one fresh process per reducer (a report).
+
+For every reducer of ``conf/experiment/lst17_sparse_text.yaml`` at its largest r, a fresh Python
+process loads the data (saved once by this script, so that generating the synthetic matrix does
+not count), then runs one cell the way the runner does: ``make_reducer(...).fit_transform(X)``,
+``kmdr.cluster.kmeans`` with the experiment's k-means settings, and F on X and on C, P, NMI, ARI.
+It reports the process's peak resident set size (``resource.getrusage``, ``ru_maxrss``) before
+and after the cell; the target is a peak under 400 MiB.
+
+``--src DIR`` runs the cells against another kmdr source tree (e.g. ``--src /work/main/src``
+for the code before a change), so that before/after are measured on the same machine, in one
+run (the trees are interleaved per reducer). Prints a Markdown table; exit code 0 whatever the
+verdicts.
+
+    .venv/bin/python scripts/bench_memory.py [--src DIR ...] [--r R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = ROOT / "conf" / "experiment" / "lst17_sparse_text.yaml"
+TARGET_MIB = 400
+
+
+def _maxrss_mib() -> float:
+    # ru_maxrss is in KiB on Linux (bytes on macOS)
+    scale = 1.0 if sys.platform == "darwin" else 1024.0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
+
+
+def child(data: Path, reducer: str, params: dict, r: int, kmeans_kw: dict) -> dict:
+    """Run one cell in this (fresh) process; return its peak RSS before and after, in MiB."""
+    import time
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    from kmdr.cluster import kmeans
+    from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
+    from kmdr.reducers import make_reducer
+
+    data = Path(data)
+    X = sp.load_npz(data / "X.npz").tocsr()
+    y = np.load(data / "y.npy")
+    k = int(np.unique(y).size)
+    before = _maxrss_mib()
+    start = time.perf_counter()
+    C = make_reducer(reducer, r, n_clusters=k, random_state=0, **params).fit_transform(X)
+    reduced = time.perf_counter() - start
+    result = kmeans(C, k, random_state=1, **kmeans_kw)
+    metrics = {
+        "objective": kmeans_objective(X, result.labels),
+        "objective_reduced": kmeans_objective(C, result.labels),
+        "accuracy": clustering_accuracy(y, result.labels),
+        "nmi": nmi(y, result.labels),
+        "ari": ari(y, result.labels),
+    }
+    return {
+        "before_mib": before,
+        "peak_mib": _maxrss_mib(),
+        "reduce_seconds": reduced,
+        "total_seconds": time.perf_counter() - start,
+        "C": f"{'sparse' if sp.issparse(C) else 'dense'} {C.shape[0]} x {C.shape[1]}",
+        "n_iter": int(result.n_iter),
+        **metrics,
+    }
+
+
+def save_data(directory: Path) -> None:
+    """Generate the sparse_text data set and save X (CSR) and y in ``directory``."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from kmdr.datasets import load_dataset
+
+    ds = load_dataset("sparse_text", seed=0)
+    sp.save_npz(directory / "X.npz", sp.csr_matrix(ds.X))
+    np.save(directory / "y.npy", np.asarray(ds.y))
+    print(f"Data: sparse_text(seed=0), {ds.X.shape[0]} x {ds.X.shape[1]}, nnz = {ds.X.nnz}.")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--src", action="append", help="kmdr source tree(s) to measure")
+    parser.add_argument("--r", type=int, help="r of every cell (default: the largest of r_grid)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--save", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(**json.loads(args.child))))
+        return 0
+    if args.save:
+        save_data(Path(args.save))
+        return 0
+
+    from omegaconf import OmegaConf
+
+    conf = OmegaConf.to_container(OmegaConf.load(EXPERIMENT))
+    r = args.r or max(conf["r_grid"])
+    kmeans_kw = {key: conf["kmeans"][key] for key in ("n_init", "max_iter", "init", "tol")}
+    trees = args.src or [str(ROOT / "src")]
+    print("## Peak memory of one lst17 sparse_text cell (fresh process each)\n")
+    print(f"Command: `{' '.join([Path(sys.executable).name, *sys.argv])}`\n")
+    print(f"k-means {kmeans_kw}; r = {r}; target: peak RSS < {TARGET_MIB} MiB.\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        # Linux keeps ru_maxrss across fork and exec: the data are generated in a child, so that
+        # this parent stays small and every cell's process starts from a small peak.
+        save = subprocess.run(
+            [sys.executable, __file__, "--save", tmp], capture_output=True, text=True, check=True
+        )
+        print(save.stdout.strip() + "\n")
+        print(
+            "| source | reducer | C | peak RSS before the cell | peak RSS | verdict | "
+            "reduce s | cell s | n_iter | F | P |"
+        )
+        print("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|")
+        for red in conf["reducers"]:
+            for tree in trees:
+                job = {
+                    "data": tmp,
+                    "reducer": red["name"],
+                    "params": red.get("params") or {},
+                    "r": r,
+                    "kmeans_kw": kmeans_kw,
+                }
+                env = {**os.environ, "PYTHONPATH": tree, "OMP_NUM_THREADS": "1"}
+                proc = subprocess.run(
+                    [sys.executable, __file__, "--child", json.dumps(job, default=str)],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
+                if proc.returncode:
+                    tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
+                    print(f"| {tree} | {red['name']} | failed: {tail[0]} |")
+                    continue
+                out = json.loads(proc.stdout.strip().splitlines()[-1])
+                ok = "PASS" if out["peak_mib"] < TARGET_MIB else "FAIL"
+                print(
+                    f"| {tree} | {red['name']} | {out['C']} | {out['before_mib']:.0f} MiB | "
+                    f"{out['peak_mib']:.0f} MiB | {ok} | {out['reduce_seconds']:.2f} | "
+                    f"{out['total_seconds']:.2f} | {out['n_iter']} | {out['objective']:.6g} | "
+                    f"{out['accuracy']:.4g} |"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
