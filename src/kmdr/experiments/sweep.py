@@ -151,15 +151,19 @@ def _run_cells(ctx, pending: list[Cell], shared: dict, total: int) -> None:
     """Run the pending cells; persist each as it comes back (``outcome.n_computed`` counts)."""
     from joblib import delayed
 
+    from kmdr.metrics import ObjectiveEvaluator
+
     store, spec, par = ctx.store, ctx.spec, ctx.parallelism
     claimer = _Claimer(store)
+    # ||A||^2 and the centered A, once for every cell (F is scored on the original data).
+    objective = ObjectiveEvaluator(ctx.X) if pending else None
     bar = ctx.progress(total, ctx.outcome.n_reused, f"{spec.name}: cells", "cell")
     last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
 
     def job(cell: Cell):
         work = shared.get((cell.shared_key, cell.repetition)) if cell.shared_key else None
         return delayed(cell_job)(
-            cell, ctx.X, ctx.y, ctx.n_clusters, work, par.blas_threads, os.getpid()
+            cell, ctx.X, ctx.y, ctx.n_clusters, work, objective, par.blas_threads, os.getpid()
         )
 
     def persist(cell: Cell, metrics: dict) -> None:

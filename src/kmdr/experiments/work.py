@@ -87,12 +87,14 @@ def _cluster(reducer, C, n_clusters: int, kmeans_settings: dict, y, random_state
     )
 
 
-def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None) -> dict:
+def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None) -> dict:
     """Reduce, cluster and evaluate one cell; return its metric and timing columns.
 
     ``shared`` is the cell's :class:`~kmdr.reducers.SharedWork` (None: the reducer computes its
     r-independent work itself, and that time is part of the measured fit). The partition is
-    evaluated on the ORIGINAL ``X`` (``objective``) and on C (``objective_reduced``).
+    evaluated on the ORIGINAL ``X`` (``objective``) and on C (``objective_reduced``);
+    ``objective`` is a :class:`~kmdr.metrics.ObjectiveEvaluator` of X made once for all cells
+    (None: one is made here).
     """
     from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
     from kmdr.reducers import make_reducer
@@ -110,7 +112,7 @@ def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None) -> dict:
     labels = result.labels
     reduce_seconds = shared_seconds + own
     return {
-        "objective": kmeans_objective(X, labels),
+        "objective": objective(labels) if objective is not None else kmeans_objective(X, labels),
         "objective_reduced": kmeans_objective(C, labels),
         "accuracy": clustering_accuracy(y, labels),
         "nmi": nmi(y, labels),
@@ -130,10 +132,10 @@ def key_text(key: tuple | None) -> str:
     return "" if key is None else "/".join(str(part) for part in key)
 
 
-def cell_job(cell, X, y, n_clusters, shared, threads, parent_pid):
+def cell_job(cell, X, y, n_clusters, shared, objective, threads, parent_pid):
     """One cell in a worker: (cell, its metrics)."""
     limit_blas_threads(threads, parent_pid)
-    return cell, compute_cell(cell, X, y, n_clusters, shared)
+    return cell, compute_cell(cell, X, y, n_clusters, shared, objective)
 
 
 def shared_job(ident, name, params, r, n_clusters, X, seed, threads, parent_pid):
