@@ -114,18 +114,6 @@ def sort_key(method: str) -> tuple[int, str]:
 
 
 #: Display names of the datasets in panel titles.
-DATASET_NAMES = {
-    "orl": "ORL",
-    "coil20": "COIL20",
-    "usps": "USPS",
-    "pie": "PIE",
-    "synth": "Synth",
-    "light": "LIGHT",
-    "nips": "NIPS",
-    "bio": "Bio",
-    "rcv1": "RCV1",
-    "sector": "SECTOR",
-}
 #: The colour of every 'incomplete' mark and note.
 INCOMPLETE_COLOR = "#c0392b"
 #: matplotlib settings of every figure.
@@ -145,8 +133,14 @@ RC = {
 
 
 def dataset_label(dataset: str) -> str:
-    """How a panel title names a dataset (its registry name when it has no display name)."""
-    return DATASET_NAMES.get(str(dataset).lower(), str(dataset))
+    """How a panel title names a dataset: its display name in the dataset catalog (its own name
+    when the catalog does not know it, e.g. a dataset only a paper had)."""
+    from kmdr.datasets import DatasetUnavailable, dataset_info
+
+    try:
+        return dataset_info(str(dataset)).display_name
+    except (KeyError, ValueError, DatasetUnavailable):
+        return str(dataset)
 
 
 def incomplete_note(summary: pd.DataFrame) -> str:
