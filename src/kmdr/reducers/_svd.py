@@ -8,10 +8,12 @@ absolute entry of each row positive) so that results are deterministic.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.blas
 import scipy.sparse as sp
 import scipy.sparse.linalg
 from sklearn.utils import check_random_state
@@ -66,22 +68,151 @@ def thin_svd(A: np.ndarray) -> SVDResult:
     return _flipped(s, Vt)
 
 
+#: Exact methods :func:`exact_svd` can use ("auto" picks one by shape and rank).
+SVD_METHODS = ("auto", "gesdd", "gram", "arpack")
+
+#: Dense A: the Gram route is used from this rank / min(n, d) up, ARPACK below it. Measured with
+#: ``scripts/bench_svd.py`` on this project's dataset shapes (one BLAS thread, median of 3): see
+#: the comment at :func:`_auto_method` for the crossovers it found.
+GRAM_MIN_FRACTION = 0.02
+
+#: The Gram and ARPACK routes square the spectrum: the top-``rank`` subspace they return is off by
+#: about machine epsilon * lambda_1 / (lambda_rank - lambda_{rank+1}) (lambda = sigma^2). They are
+#: accepted only while that bound stays below 1e-10 relative, i.e. while the relative eigen-gap
+#: at the cut exceeds this; otherwise the thin SVD (``gesdd``, no squaring) is computed instead.
+_MIN_RELATIVE_GAP = np.finfo(np.float64).eps / 1e-10
+
+
+def exact_svd(A, rank: int, method: str = "auto") -> SVDResult:
+    """The top ``rank`` right singular vectors of ``A``, exact up to rounding.
+
+    Exact leverage scores need rank k and exact SVD features rank r, never all min(n, d) vectors,
+    so this computes only what is asked, by the cheapest method that is still exact:
+
+    * ``"gesdd"``: LAPACK's thin SVD of the whole matrix, truncated (O(n d min(n, d)), the most
+      accurate; the only choice when the spectrum has no usable gap at ``rank``);
+    * ``"gram"``: the Gram matrix of the smaller side (one BLAS ``syrk``) and its top ``rank + 1``
+      eigenpairs by LAPACK's subset driver (``scipy.linalg.eigh(subset_by_index=...)``); when
+      n < d the right vectors are ``A^T u_j / sigma_j``;
+    * ``"arpack"``: ``scipy.sparse.linalg.svds`` (implicitly restarted Lanczos on the Gram
+      operator, tolerance 0 = machine precision, seeded start vector), O(n d) per iteration;
+    * ``"auto"``: scipy.sparse ``A`` always uses ARPACK (never densified while ``rank < min(n,
+      d)``); dense ``A`` uses ARPACK for ``rank < GRAM_MIN_FRACTION * min(n, d)`` and the Gram
+      route above it (the crossover measured by ``scripts/bench_svd.py``).
+
+    The Gram and ARPACK routes square the condition number, so they check the relative gap
+    ``(lambda_rank - lambda_{rank+1}) / lambda_1`` they computed and fall back to ``"gesdd"`` when
+    it is below ``_MIN_RELATIVE_GAP`` (their subspace error bound would exceed 1e-10). Signs are
+    fixed with scikit-learn's ``svd_flip`` on the right vectors, so every method returns the same
+    vectors up to rounding wherever the singular values are distinct.
+
+    Parameters
+    ----------
+    A : ndarray or sparse matrix of shape (n, d)
+    rank : int
+        1 <= rank <= min(n, d).
+    method : {"auto", "gesdd", "gram", "arpack"}, default="auto"
+
+    Returns
+    -------
+    SVDResult
+        ``rank`` singular values (decreasing) and right singular vectors.
+    """
+    n, d = A.shape
+    if (
+        isinstance(rank, bool)
+        or not isinstance(rank, numbers.Integral)
+        or not 1 <= rank <= min(n, d)
+    ):
+        raise ValueError(f"rank={rank!r} is invalid: it must be an integer in [1, {min(n, d)}]")
+    if method not in SVD_METHODS:
+        raise ValueError(f"method={method!r} is invalid: it must be one of {SVD_METHODS}")
+    if method == "auto":
+        method = _auto_method(A, rank)
+    if method == "arpack" and rank >= min(n, d):
+        # ARPACK needs rank < min(n, d); then one side is at most rank long and the dense matrix
+        # has at most rank * max(n, d) entries.
+        method = "gesdd"
+    result = None
+    if method == "gram":
+        result = _gram_svd(A, rank)
+    elif method == "arpack":
+        result = _arpack_svd(A, rank, check_gap=not sp.issparse(A))
+    if result is None:
+        result = _truncate(thin_svd(A.toarray() if sp.issparse(A) else A), rank)
+    return result
+
+
+def _auto_method(A, rank: int) -> str:
+    # Crossovers measured by scripts/bench_svd.py (one BLAS thread): ARPACK is fastest up to
+    # rank ~2-4% of min(n, d), the Gram route above that, and the full thin SVD is never the
+    # fastest for rank < min(n, d) on these shapes (the Gram matrix is one BLAS-3 call, gesdd is
+    # not), so it is kept only as the accurate fallback.
+    if sp.issparse(A):
+        return "arpack"
+    return "arpack" if rank < GRAM_MIN_FRACTION * min(A.shape) else "gram"
+
+
+def _gap_ok(eigvals: np.ndarray, rank: int) -> bool:
+    """Whether eigenvalues (decreasing; ``rank + 1`` of them, or ``rank`` = all) leave a gap."""
+    following = eigvals[rank] if eigvals.size > rank else 0.0
+    return bool(eigvals[0] > 0 and eigvals[rank - 1] - following > _MIN_RELATIVE_GAP * eigvals[0])
+
+
+def _gram_svd(A: np.ndarray, rank: int, check_gap: bool = True) -> SVDResult | None:
+    """Top ``rank`` right singular vectors through the Gram matrix of the smaller side.
+
+    None when ``check_gap`` and the eigen-gap at ``rank`` is too small for the squared spectrum to
+    be accurate.
+    """
+    n, d = A.shape
+    m = min(n, d)
+    # syrk computes a^T a for a Fortran-ordered a: A (C order) is Fortran-ordered A^T, so
+    # a = A^T gives A A^T without a copy; Fortran-ordered A gives A^T A. Only the upper triangle
+    # is filled (half the flops of a general product), and eigh reads only that triangle.
+    a = np.asfortranarray(A.T if n < d else A)
+    gram = scipy.linalg.blas.dsyrk(1.0, a, trans=1)
+    lo = max(m - rank - 1, 0)
+    eigvals, vecs = scipy.linalg.eigh(
+        gram, lower=False, subset_by_index=[lo, m - 1], check_finite=False, overwrite_a=True
+    )
+    eigvals, vecs = eigvals[::-1], vecs[:, ::-1]
+    if check_gap and not _gap_ok(eigvals, rank):
+        return None
+    s = np.sqrt(eigvals[:rank])
+    top = vecs[:, :rank]
+    Vt = (top.T @ A) / s[:, None] if n < d else top.T
+    return _flipped(s, Vt)
+
+
+def _arpack_svd(A, rank: int, check_gap: bool) -> SVDResult | None:
+    """Top ``rank`` right singular vectors by ARPACK (``svds``), or None if the gap is too small.
+
+    One more triplet than asked is computed (when ARPACK allows it) to measure the gap.
+    """
+    m = min(A.shape)
+    k = rank + 1 if check_gap and rank + 1 < m else rank
+    operand = sp.csr_array(A, dtype=np.float64) if sp.issparse(A) else A
+    _, s, Vt = scipy.sparse.linalg.svds(operand, k=k, rng=0)
+    order = np.argsort(s)[::-1]
+    s, Vt = s[order], Vt[order]
+    if check_gap and not _gap_ok(s**2, rank):
+        return None
+    return _flipped(s[:rank], Vt[:rank])
+
+
 def sparse_svd(A, rank: int) -> SVDResult:
     """Top ``rank`` right singular vectors of a scipy.sparse ``A`` without densifying it.
 
-    Uses ARPACK through ``scipy.sparse.linalg.svds`` (Lanczos iterations to machine-precision
-    tolerance, so the result is the exact truncated SVD up to rounding, unlike a few-pass
-    randomized SVD whose accuracy depends on the spectral gap). ARPACK's start vector is seeded, so
-    the result is deterministic. ARPACK needs ``rank < min(n, d)``; when ``rank >= min(n, d)`` one
-    dimension is at most ``rank``, the dense matrix has at most ``rank * max(n, d)`` entries, and
-    :func:`thin_svd` of the densified matrix is used.
+    ``exact_svd(A, rank)`` for sparse ``A``: ARPACK through ``scipy.sparse.linalg.svds``
+    (Lanczos iterations to machine-precision tolerance, so the result is the exact truncated SVD
+    up to rounding, unlike a few-pass randomized SVD whose accuracy depends on the spectral gap).
+    ARPACK's start vector is seeded, so the result is deterministic. ARPACK needs
+    ``rank < min(n, d)``; when ``rank >= min(n, d)`` one dimension is at most ``rank``, the dense
+    matrix has at most ``rank * max(n, d)`` entries, and :func:`thin_svd` of the densified matrix
+    is used.
     """
-    n, d = A.shape
-    if rank >= min(n, d):
-        return _truncate(thin_svd(A.toarray()), rank)
-    _, s, Vt = scipy.sparse.linalg.svds(sp.csr_array(A, dtype=np.float64), k=rank, rng=0)
-    order = np.argsort(s)[::-1]
-    return _flipped(s[order], Vt[order])
+    return exact_svd(A, rank, method="arpack")
 
 
 def _truncate(result: SVDResult, rank: int) -> SVDResult:
