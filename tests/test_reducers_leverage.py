@@ -176,12 +176,13 @@ def test_squared_spectrum_routes_fall_back_to_gesdd_without_a_gap():
 
 
 def test_auto_method_follows_the_measured_crossover():
-    small, large = np.zeros((400, 4096)), np.zeros((1000, 2000))
-    cut = _svd.GRAM_MIN_FRACTION
-    assert _svd._auto_method(small, max(1, int(cut * 400) - 1)) == "arpack"
-    assert _svd._auto_method(small, int(np.ceil(cut * 400)) + 1) == "gram"
-    assert _svd._auto_method(large, 1000) == "gram"
-    assert _svd._auto_method(sp.csr_matrix(large), 900) == "arpack"
+    # COIL20's shape: the switch is at 0.08 * 1024**2 / 1440 = 58.3
+    coil = np.zeros((1440, 1024))
+    assert _svd._auto_method(coil, 58) == "arpack"
+    assert _svd._auto_method(coil, 59) == "gram"
+    assert _svd._auto_method(coil.T, 58) == "arpack"  # symmetric in n and d
+    assert _svd._auto_method(np.zeros((11000, 256)), 1) == "gram"  # USPS: the Gram route always
+    assert _svd._auto_method(sp.csr_matrix(coil), 900) == "arpack"  # sparse: never densified
 
 
 @pytest.mark.parametrize(
@@ -212,3 +213,14 @@ def test_exact_leverage_shares_one_rank_k_factor_across_r():
         assert fitted.shared_seconds_ == shared.seconds
     # another k is another factor
     assert LeverageScoreSampler(5, n_clusters=k + 1).shared_key(A) != shared.key
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("shape", [(30, 70), (70, 30)])
+def test_gram_route_for_every_memory_layout_and_sparse_input(order, shape):
+    # syrk is called on A or A^T depending on the layout: both must give A's vectors.
+    A = decaying_matrix(*shape, decay=0.8)
+    reference = thin_svd(A).top(9)
+    for data in (np.asarray(A, order=order), sp.csr_matrix(A), sp.csc_matrix(A)):
+        got = exact_svd(data, 9, method="gram")
+        np.testing.assert_allclose(got.components, reference, atol=1e-10)

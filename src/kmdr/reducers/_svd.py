@@ -54,10 +54,10 @@ def thin_svd(A: np.ndarray) -> SVDResult:
     """The complete thin SVD of a dense ``A``: all min(n, d) right singular vectors.
 
     LAPACK's divide-and-conquer ``gesdd`` (scipy's default) costs O(n d min(n, d)), the same order
-    as forming and diagonalising the Gram matrix, but without squaring the condition number, so
-    small singular values and their vectors stay accurate. One call serves every rank, which is
-    what lets exact leverage sampling (rank k) and exact SVD features (rank r, every r of a sweep)
-    share it. Falls back to the slower, more robust ``gesvd`` if ``gesdd`` fails to converge.
+    as forming and diagonalising the Gram matrix but several times slower in practice, and without
+    squaring the condition number, so small singular values and their vectors stay accurate:
+    :func:`exact_svd` uses it as the accurate fallback. Falls back to the slower, more robust
+    ``gesvd`` if ``gesdd`` fails to converge.
     """
     try:
         _, s, Vt = scipy.linalg.svd(A, full_matrices=False, check_finite=False)
@@ -71,10 +71,17 @@ def thin_svd(A: np.ndarray) -> SVDResult:
 #: Exact methods :func:`exact_svd` can use ("auto" picks one by shape and rank).
 SVD_METHODS = ("auto", "gesdd", "gram", "arpack")
 
-#: Dense A: the Gram route is used from this rank / min(n, d) up, ARPACK below it. Measured with
-#: ``scripts/bench_svd.py`` on this project's dataset shapes (one BLAS thread, median of 3): see
-#: the comment at :func:`_auto_method` for the crossovers it found.
-GRAM_MIN_FRACTION = 0.02
+#: Dense A: ARPACK is used for ``rank < ARPACK_RANK_FACTOR * min(n, d)**2 / max(n, d)``, the Gram
+#: route above. Why that shape term: ARPACK costs a number of passes over A (memory-bound matrix-
+#: vector products) that grows with the rank and does not depend on m = min(n, d), while the Gram
+#: route costs one compute-bound product (n d m / 2 flops) plus an O(m^3) eigensolve, which
+#: dominates when m^3 is comparable with n d m, i.e. its cost relative to one pass is ~ m^2 / max.
+#: Measured by ``scripts/bench_svd.py`` (one BLAS thread, median of 3, 2-core machine shared
+#: with other jobs), the rank at which the Gram route starts to beat ARPACK was: COIL20 (m^2/max =
+#: 728) between 40 and 80; PIE (367) about 40; Synth (500) between 5 and 10 (its clustered noise
+#: spectrum slows ARPACK; those ranks fall back to gesdd anyway, see below); ORL (39) and USPS (6)
+#: below 5. 0.08 puts the switch at ~58 (COIL20), ~29 (PIE), ~40 (Synth), ~3 (ORL), 0 (USPS).
+ARPACK_RANK_FACTOR = 0.08
 
 #: The Gram and ARPACK routes square the spectrum: the top-``rank`` subspace they return is off by
 #: about machine epsilon * lambda_1 / (lambda_rank - lambda_{rank+1}) (lambda = sigma^2). They are
@@ -90,15 +97,17 @@ def exact_svd(A, rank: int, method: str = "auto") -> SVDResult:
     so this computes only what is asked, by the cheapest method that is still exact:
 
     * ``"gesdd"``: LAPACK's thin SVD of the whole matrix, truncated (O(n d min(n, d)), the most
-      accurate; the only choice when the spectrum has no usable gap at ``rank``);
+      accurate; the only choice when the spectrum has no usable gap at ``rank``; a sparse ``A``
+      is densified for it);
     * ``"gram"``: the Gram matrix of the smaller side (one BLAS ``syrk``) and its top ``rank + 1``
       eigenpairs by LAPACK's subset driver (``scipy.linalg.eigh(subset_by_index=...)``); when
-      n < d the right vectors are ``A^T u_j / sigma_j``;
+      n < d the right vectors are ``A^T u_j / sigma_j`` (a sparse ``A`` gives a sparse product,
+      densified as the m x m Gram matrix);
     * ``"arpack"``: ``scipy.sparse.linalg.svds`` (implicitly restarted Lanczos on the Gram
       operator, tolerance 0 = machine precision, seeded start vector), O(n d) per iteration;
     * ``"auto"``: scipy.sparse ``A`` always uses ARPACK (never densified while ``rank < min(n,
-      d)``); dense ``A`` uses ARPACK for ``rank < GRAM_MIN_FRACTION * min(n, d)`` and the Gram
-      route above it (the crossover measured by ``scripts/bench_svd.py``).
+      d)``); dense ``A`` uses ARPACK for ``rank < ARPACK_RANK_FACTOR * min(n, d)**2 / max(n, d)``
+      and the Gram route above it (the crossover measured by ``scripts/bench_svd.py``).
 
     The Gram and ARPACK routes square the condition number, so they check the relative gap
     ``(lambda_rank - lambda_{rank+1}) / lambda_1`` they computed and fall back to ``"gesdd"`` when
@@ -144,13 +153,15 @@ def exact_svd(A, rank: int, method: str = "auto") -> SVDResult:
 
 
 def _auto_method(A, rank: int) -> str:
-    # Crossovers measured by scripts/bench_svd.py (one BLAS thread): ARPACK is fastest up to
-    # rank ~2-4% of min(n, d), the Gram route above that, and the full thin SVD is never the
-    # fastest for rank < min(n, d) on these shapes (the Gram matrix is one BLAS-3 call, gesdd is
-    # not), so it is kept only as the accurate fallback.
+    """ARPACK for sparse ``A`` and for small ranks of dense ``A``, else the Gram route.
+
+    The full thin SVD is never the fastest for ``rank < min(n, d)`` on the benchmarked shapes (the
+    Gram matrix is one BLAS-3 call, gesdd is not), so it is kept only as the accurate fallback.
+    """
     if sp.issparse(A):
         return "arpack"
-    return "arpack" if rank < GRAM_MIN_FRACTION * min(A.shape) else "gram"
+    n, d = A.shape
+    return "arpack" if rank < ARPACK_RANK_FACTOR * min(n, d) ** 2 / max(n, d) else "gram"
 
 
 def _gap_ok(eigvals: np.ndarray, rank: int) -> bool:
@@ -167,11 +178,16 @@ def _gram_svd(A: np.ndarray, rank: int, check_gap: bool = True) -> SVDResult | N
     """
     n, d = A.shape
     m = min(n, d)
-    # syrk computes a^T a for a Fortran-ordered a: A (C order) is Fortran-ordered A^T, so
-    # a = A^T gives A A^T without a copy; Fortran-ordered A gives A^T A. Only the upper triangle
-    # is filled (half the flops of a general product), and eigh reads only that triangle.
-    a = np.asfortranarray(A.T if n < d else A)
-    gram = scipy.linalg.blas.dsyrk(1.0, a, trans=1)
+    if sp.issparse(A):
+        gram = (A @ A.T if n < d else A.T @ A).toarray()
+    else:
+        # BLAS syrk forms a^T a (trans=1) or a a^T (trans=0) of a Fortran-ordered a, upper
+        # triangle only (half the flops of a general product; eigh reads only that triangle).
+        # A C-ordered A is a Fortran-ordered A^T, so no copy is made in the usual case.
+        transposed = not A.flags.f_contiguous
+        a = np.asfortranarray(A.T) if transposed else A
+        trans = int((n < d) == transposed)  # a^T a = A A^T if n < d, else A^T A
+        gram = scipy.linalg.blas.dsyrk(1.0, a, trans=trans)
     lo = max(m - rank - 1, 0)
     eigvals, vecs = scipy.linalg.eigh(
         gram, lower=False, subset_by_index=[lo, m - 1], check_finite=False, overwrite_a=True
@@ -181,7 +197,7 @@ def _gram_svd(A: np.ndarray, rank: int, check_gap: bool = True) -> SVDResult | N
         return None
     s = np.sqrt(eigvals[:rank])
     top = vecs[:, :rank]
-    Vt = (top.T @ A) / s[:, None] if n < d else top.T
+    Vt = np.asarray(A.T @ top).T / s[:, None] if n < d else top.T
     return _flipped(s, Vt)
 
 
