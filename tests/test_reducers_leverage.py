@@ -224,3 +224,7 @@ def test_gram_route_for_every_memory_layout_and_sparse_input(order, shape):
     for data in (np.asarray(A, order=order), sp.csr_matrix(A), sp.csc_matrix(A)):
         got = exact_svd(data, 9, method="gram")
         np.testing.assert_allclose(got.components, reference, atol=1e-10)
+    # the subset eigensolver and the full one give the same vectors
+    for subset in (True, False):
+        got = _svd._gram_svd(np.asarray(A, order=order), 9, subset=subset)
+        np.testing.assert_allclose(got.components, reference, atol=1e-10)
