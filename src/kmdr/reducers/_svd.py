@@ -85,10 +85,10 @@ ARPACK_RANK_FACTOR = 0.08
 
 #: The Gram route asks LAPACK's subset driver (``evr``) for the top ``rank + 1`` eigenpairs only
 #: while ``rank + 1 <= GRAM_SUBSET_FRACTION * m``; above it the full divide-and-conquer driver
-#: (``evd``) is faster. Measured by ``scripts/bench_svd.py`` (the Gram column at rank = m is the
-#: full solve): the subset solve overtakes it between 0.16 m and 0.31 m on COIL20, between 0.32 m
-#: and 0.64 m on Synth, between 0.4 m and 0.8 m on ORL.
-GRAM_SUBSET_FRACTION = 0.3
+#: (``evd``), whose cost does not depend on the rank, is faster. Measured by
+#: ``scripts/bench_svd.py`` (columns gram and gram_full): the full solve wins from rank/m of about
+#: 0.2 (USPS), 0.25 (ORL, COIL20), 0.28 (PIE), 0.31 (Synth).
+GRAM_SUBSET_FRACTION = 0.25
 
 #: The Gram and ARPACK routes square the spectrum: the top-``rank`` subspace they return is off by
 #: about machine epsilon * lambda_1 / (lambda_rank - lambda_{rank+1}) (lambda = sigma^2). They are
