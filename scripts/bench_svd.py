@@ -10,7 +10,7 @@ tolerance > 0 to converge and so is not exact at 1e-10; timed for comparison onl
 each against the thin SVD: ``sin`` is the largest principal-angle sine between the top-``rank``
 subspaces, ``lev`` the largest leverage-score difference relative to the largest score. The
 routes are timed as :func:`~kmdr.reducers.exact_svd` runs them, gap check included (ARPACK
-computes ``rank + 1`` triplets for it), but without the gesdd fallback: ``no gap`` names the
+then bounds lambda_{rank+1} for it), but without the gesdd fallback: ``no gap`` names the
 routes whose check failed at that rank (exact_svd would then add the gesdd time; their
 accuracy is not counted, since their result is not used).
 
@@ -111,7 +111,7 @@ def method_fn(method: str, A, rank: int):
         return lambda: _svd._gram_svd(A, rank, subset=True)
     if method == "gram_full":  # all eigenpairs (divide and conquer)
         return lambda: _svd._gram_svd(A, rank, subset=False)
-    if method == "arpack":  # rank + 1 triplets, for the gap check
+    if method == "arpack":  # rank triplets + a bound on lambda_{rank+1}
         return lambda: _svd._arpack_svd(A, rank, check_gap=True)
     return lambda: propack(A, rank)
 

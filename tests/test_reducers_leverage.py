@@ -228,3 +228,23 @@ def test_gram_route_for_every_memory_layout_and_sparse_input(order, shape):
     for subset in (True, False):
         got = _svd._gram_svd(np.asarray(A, order=order), 9, subset=subset)
         np.testing.assert_allclose(got.components, reference, atol=1e-10)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_arpack_gap_check_bounds_the_next_eigenvalue_from_above(sparse):
+    rng = np.random.default_rng(0)
+    # Three far-apart clusters plus unit noise: the energy left after rank 3 certifies the gap.
+    clustered = np.repeat(rng.standard_normal((3, 60)) * 50, 20, axis=0)
+    clustered += rng.standard_normal(clustered.shape)
+    slow = decaying_matrix(50, 60, decay=0.95)  # the energy left is many times lambda_{rank+1}
+    for A, rank, frobenius_route in ((clustered, 3, True), (slow, 4, False)):
+        _, s, Vt = np.linalg.svd(A)
+        lam = s**2
+        data = sp.csr_matrix(A) if sparse else A
+        bound = _svd._next_eigenvalue_bound(data, lam[:rank], Vt[:rank])
+        left = lam[rank:].sum()
+        assert bound >= lam[rank] * (1 - 1e-10)  # an upper bound on lambda_{rank+1}
+        if frobenius_route:
+            assert bound == pytest.approx(left, rel=1e-8)
+        else:  # the Lanczos estimate: far tighter than the energy left
+            assert bound <= lam[rank] * (1 + 3 * _svd._NEXT_EIGENVALUE_TOL) < left

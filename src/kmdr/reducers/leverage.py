@@ -39,7 +39,7 @@ class LeverageScoreSampler(BaseReducer):
     svd : {"exact", "approximate"}, default="exact"
         Exact: the top k right singular vectors only, by the cheapest exact method for rank k
         (:func:`~kmdr.reducers.exact_svd`: ARPACK ``svds`` for small k or a sparse A, which is
-        never densified; the Gram matrix with LAPACK's subset eigensolver above the measured
+        never densified; the Gram matrix and a LAPACK eigensolver above the measured
         crossover; the thin SVD when the spectrum has no gap at k). The scores depend on A and k
         only, so this one rank-k factor is the shared work of every r. Approximate:
         FastFrobeniusSVD.

@@ -28,7 +28,7 @@ class SVDFeatures(BaseReducer):
     svd : {"exact", "approximate"}, default="exact"
         Exact: the top r right singular vectors by the cheapest exact method for rank r
         (:func:`~kmdr.reducers.exact_svd`: ARPACK ``svds`` for small r or a sparse A, the Gram
-        matrix with LAPACK's subset eigensolver above the measured crossover, the thin SVD when
+        matrix and a LAPACK eigensolver above the measured crossover, the thin SVD when
         the spectrum has no gap at r). Approximate: FastFrobeniusSVD of rank r. Either way the
         factor depends on r, so nothing is shared across r: every fit computes (and is charged)
         its own rank-r factor, which is what that r alone costs.
