@@ -176,11 +176,12 @@ def test_squared_spectrum_routes_fall_back_to_gesdd_without_a_gap():
 
 
 def test_auto_method_follows_the_measured_crossover():
-    # COIL20's shape: the switch is at 0.08 * 1024**2 / 1440 = 58.3
+    # COIL20's shape: the switch is at ARPACK_RANK_FACTOR * 1024**2 / 1440 (29.1 with 0.04)
     coil = np.zeros((1440, 1024))
-    assert _svd._auto_method(coil, 58) == "arpack"
-    assert _svd._auto_method(coil, 59) == "gram"
-    assert _svd._auto_method(coil.T, 58) == "arpack"  # symmetric in n and d
+    switch = _svd.ARPACK_RANK_FACTOR * 1024**2 / 1440
+    assert _svd._auto_method(coil, int(np.ceil(switch)) - 1) == "arpack"
+    assert _svd._auto_method(coil, int(np.ceil(switch))) == "gram"
+    assert _svd._auto_method(coil.T, int(np.ceil(switch)) - 1) == "arpack"  # symmetric in n, d
     assert _svd._auto_method(np.zeros((11000, 256)), 1) == "gram"  # USPS: the Gram route always
     assert _svd._auto_method(sp.csr_matrix(coil), 900) == "arpack"  # sparse: never densified
 

@@ -76,12 +76,13 @@ SVD_METHODS = ("auto", "gesdd", "gram", "arpack")
 #: vector products) that grows with the rank and does not depend on m = min(n, d), while the Gram
 #: route costs one compute-bound product (n d m / 2 flops) plus an O(m^3) eigensolve, which
 #: dominates when m^3 is comparable with n d m, i.e. its cost relative to one pass is ~ m^2 / max.
-#: Measured by ``scripts/bench_svd.py`` (one BLAS thread, median of 3, 2-core machine shared
-#: with other jobs), the rank at which the Gram route starts to beat ARPACK was: COIL20 (m^2/max =
-#: 728) between 40 and 80; PIE (367) about 40; Synth (500) between 5 and 10 (its clustered noise
-#: spectrum slows ARPACK; those ranks fall back to gesdd anyway, see below); ORL (39) and USPS (6)
-#: below 5. 0.08 puts the switch at ~58 (COIL20), ~29 (PIE), ~40 (Synth), ~3 (ORL), 0 (USPS).
-ARPACK_RANK_FACTOR = 0.08
+#: Measured by ``scripts/bench_svd.py`` (CPU seconds, one BLAS thread, both routes with their gap
+#: checks), the first rank of its grid where the Gram route beats ARPACK: COIL20 (m^2/max = 728)
+#: 30; PIE (367) 10 (a tie; ARPACK wins at 5); ORL (39) and USPS (6) 5, the smallest tried;
+#: Synth (500) 10, where its clustered noise spectrum slows ARPACK (those ranks have no gap and
+#: fall back to gesdd anyway). 0.04 puts the switch at 29 (COIL20), 15 (PIE), 20 (Synth), 1.6
+#: (ORL), 0.2 (USPS).
+ARPACK_RANK_FACTOR = 0.04
 
 #: The Gram route asks LAPACK's subset driver (``evr``) for the top ``rank + 1`` eigenpairs only
 #: while ``rank + 1 <= GRAM_SUBSET_FRACTION * m``; above it the full divide-and-conquer driver
