@@ -116,3 +116,54 @@ def test_bad_parameters(kwargs, param):
 def test_bad_data(X, message):
     with pytest.raises(ValueError, match=message):
         kmeans(X, 1)
+
+
+@pytest.fixture(scope="module")
+def separated():
+    # Four tight, far-apart blobs: from their true centers, Lloyd's first assignment is already
+    # the true partition, so the run stops after 1-2 iterations with the true labels.
+    centers = np.array([[0, 0, 0], [20, 0, 0], [0, 20, 0], [0, 0, 20]], dtype=float)
+    X, y = make_blobs(n_samples=200, centers=centers, cluster_std=0.5, random_state=0)
+    true_centers = np.array([X[y == j].mean(axis=0) for j in range(4)])
+    return X, y, true_centers
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_start_from_true_centers_keeps_true_labels(separated, sparse):
+    X, y, centers = separated
+    data = sp.csr_matrix(X) if sparse else X
+    res = kmeans(data, 4, init=centers, max_iter=30, random_state=0)
+    # Labels follow the rows of init (scikit-learn's array semantics), not a permutation of them.
+    np.testing.assert_array_equal(res.labels, y)
+    assert res.n_iter <= 2 and res.converged
+    np.testing.assert_allclose(res.cluster_centers, centers, rtol=1e-12, atol=1e-12)
+
+
+def test_start_from_given_centers_is_one_deterministic_run(separated):
+    X, _, centers = separated
+    # Poor but valid starts (the first four points): the result must not depend on the seed or
+    # on n_init, because one run from the given centers is made.
+    start = X[:4]
+    a = kmeans(X, 4, init=start, n_init=5, random_state=0)
+    b = kmeans(X, 4, init=start.tolist(), n_init=1, random_state=123)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert a.inertia == b.inertia
+    # The start matters: row j of init seeds cluster j, so reversing it reverses the labels.
+    c = kmeans(X, 4, init=centers[::-1], random_state=0)
+    np.testing.assert_array_equal(c.labels, 3 - kmeans(X, 4, init=centers).labels)
+
+
+@pytest.mark.parametrize(
+    ("init", "message"),
+    [
+        (np.zeros((3, 3)), r"shape \(3, 3\).*\(4, 3\)"),
+        (np.zeros((4, 2)), r"shape \(4, 2\).*\(4, 3\)"),
+        (np.zeros(12), r"shape \(12,\)"),
+        (np.full((4, 3), np.nan), "finite"),
+        (object(), "init must be one of"),
+    ],
+)
+def test_bad_initial_centers(separated, init, message):
+    X, _, _ = separated
+    with pytest.raises(ValueError, match=message):
+        kmeans(X, 4, init=init)

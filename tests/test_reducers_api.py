@@ -1,11 +1,14 @@
 """Registry, shared work, sparse = dense, reproducibility and bad input, for every reducer."""
 
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from _reducer_helpers import sparse_pair, to_dense
 from kmdr.reducers import (
+    BUILTIN_REDUCERS,
     REDUCERS,
     LeverageScoreSampler,
     SharedWork,
@@ -14,6 +17,7 @@ from kmdr.reducers import (
     make_reducer,
     max_components,
     reducer_label,
+    reducer_paper,
 )
 
 NAMES = list(available_reducers())
@@ -23,43 +27,35 @@ def _make(name, r=4, seed=0, **params):
     return make_reducer(name, r, n_clusters=3, random_state=seed, **params)
 
 
-def test_registry_names_and_labels():
-    assert NAMES == [
-        "leverage",
-        "leverage_approx",
-        "sign",
-        "gaussian",
-        "achlioptas",
-        "sparse_embedding",
-        "srht",
-        "ridge_leverage",
-        "ridge_leverage_approx",
-        "svd",
-        "svd_approx",
-        "laplacian",
-        "lle",
-        "sparsified",
-        "none",
-    ]
-    labels = [reducer_label(n) for n in NAMES]
-    assert labels == [
-        "Sampl/SVD",
-        "Sampl/ApproxSVD",
-        "RP",
-        "Gaussian RP",
-        "Achlioptas RP",
-        "SE",
-        "SRHT",
-        "RidgeLev (CMM17)",
-        "ApproxRidgeLev (CMM17)",
-        "SVD",
-        "ApprSVD",
-        "LapScores",
-        "LLE",
-        "PD (r kept/row)",
-        "kMeans",
-    ]
+def test_registry_names_labels_and_papers():
+    # Subset checks: other built-ins and installed plug-ins may add names.
+    expected = {
+        "leverage": ("Sampl/SVD", "bmd09 Alg. 1"),
+        "leverage_approx": ("Sampl/ApproxSVD", "bzmd14 Alg. 1"),
+        "sign": ("RP", "bzmd14 Alg. 2"),
+        "gaussian": ("Gaussian RP", "report"),
+        "achlioptas": ("Achlioptas RP", "Achlioptas 2001"),
+        "sparse_embedding": ("SE", "lst17 Alg. 1"),
+        "svd": ("SVD", "bzmd14 Alg. 3"),
+        "svd_approx": ("ApprSVD", "bzmd14 Alg. 3"),
+        "laplacian": ("LapScores", "He, Cai, Niyogi 2005"),
+        "srht": ("SRHT", "FJLT"),
+        "ridge_leverage": ("RidgeLev (CMM17)", "Cohen, Musco, Musco 2017"),
+        "ridge_leverage_approx": ("ApproxRidgeLev (CMM17)", "Cohen, Musco, Musco 2017"),
+        "lle": ("LLE", "Roweis & Saul 2000"),
+        "sparsified": ("PD (r kept/row)", "Pourkamali-Anaraki & Becker 2017"),
+        "none": ("kMeans", "bzmd14"),
+    }
+    assert set(expected) <= set(NAMES)
+    for name, (label, paper) in expected.items():
+        assert reducer_label(name) == label
+        assert paper in reducer_paper(name)
     assert set(REDUCERS) == set(NAMES)
+    assert set(BUILTIN_REDUCERS) <= set(NAMES)
+    # Every built-in names its source, and display labels are unique (they are legend entries).
+    assert all(entry.paper for entry in BUILTIN_REDUCERS.values())
+    labels = [reducer_label(n) for n in NAMES]
+    assert len(set(labels)) == len(labels)
 
 
 def test_make_reducer_passes_k_only_where_taken_and_pins_entry_params():
@@ -78,8 +74,9 @@ def test_make_reducer_passes_k_only_where_taken_and_pins_entry_params():
 
 
 def test_make_reducer_rejects_unknown_names_and_params():
-    with pytest.raises(ValueError, match=r"leverage, leverage_approx, sign.*none"):
+    with pytest.raises(ValueError, match="reducer name='pca' is invalid") as err:
         make_reducer("pca", 5)
+    assert all(name in str(err.value) for name in NAMES)
     with pytest.raises(ValueError, match=r"\['svd'\] are invalid for reducer 'leverage'"):
         make_reducer("leverage", 5, n_clusters=2, svd="approximate")
     with pytest.raises(ValueError, match="bogus"):
@@ -158,17 +155,23 @@ def test_fit_with_shared_work_equals_fit_without(name, sparse):
     np.testing.assert_array_equal(to_dense(est.transform(data)), C_alone)
 
 
-def test_exact_leverage_and_exact_svd_share_one_thin_svd():
+def test_exact_leverage_shares_a_rank_k_factor_and_svd_features_share_nothing():
     X, _ = sparse_pair()
-    shared = SVDFeatures(2).compute_shared(X)
-    assert shared.key == ("thin_svd",)
+    shared = LeverageScoreSampler(2, n_clusters=3).compute_shared(X)
+    assert shared.key == ("exact_svd", 3)
     lev = LeverageScoreSampler(6, n_clusters=3, random_state=0)
     np.testing.assert_array_equal(
         lev.fit_transform(X, shared=shared),
         LeverageScoreSampler(6, n_clusters=3, random_state=0).fit_transform(X),
     )
     with pytest.raises(ValueError, match="computed for"):
+        LeverageScoreSampler(6, n_clusters=4).fit(X, shared=shared)  # a rank-3 factor, k = 4
+    with pytest.raises(ValueError, match="computed for"):
         make_reducer("leverage_approx", 6, n_clusters=3).fit(X, shared=shared)
+    # SVD features need rank r, different in every cell: nothing to share across r.
+    assert SVDFeatures(2).shared_key(X) is None
+    with pytest.raises(ValueError, match="shared must be None"):
+        SVDFeatures(2).fit(X, shared=shared)
 
 
 def test_approximate_shared_work_uses_the_given_seed():
@@ -257,3 +260,100 @@ def test_transform_checks_the_number_of_features():
     est = _make("sign").fit(X_OK)
     with pytest.raises(ValueError, match="8 features"):
         est.transform(X_OK[:, :5])
+
+
+# ---------------------------------------------------------------- plug-ins (entry points)
+
+_TOY_MODULE = '''
+import numpy as np
+from kmdr.reducers import BaseReducer, ReducerEntry
+
+
+class FirstColumns(BaseReducer):
+    """Keep the first r columns (a toy plug-in)."""
+
+    _parameter_constraints = {"n_components": [int]}
+
+    def __init__(self, n_components=2):
+        self.n_components = n_components
+
+    def _fit(self, X, shared_value):
+        pass
+
+    def _transform(self, X):
+        return np.asarray(X[:, : self.n_components_].todense() if hasattr(X, "todense")
+                          else X[:, : self.n_components_])
+
+
+TOY = ReducerEntry(FirstColumns, "Toy", paper="toy paper 2024")
+NOT_A_REDUCER = 42
+'''
+
+
+@pytest.fixture
+def install_plugin(tmp_path, monkeypatch):
+    """Install a distribution with ``kmdr.reducers`` entry points on sys.path (no pip).
+
+    Returns a function taking the entry_points.txt lines; the registry's plug-in cache is
+    cleared before and after, so other tests see only the built-ins.
+    """
+    import importlib
+
+    from kmdr.reducers import _registry
+
+    def install(*lines):
+        (tmp_path / "toyplugin_mod.py").write_text(_TOY_MODULE)
+        info = tmp_path / "toyplugin-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toyplugin\nVersion: 0.1\n")
+        (info / "entry_points.txt").write_text("[kmdr.reducers]\n" + "\n".join(lines) + "\n")
+        monkeypatch.syspath_prepend(str(tmp_path))
+        importlib.invalidate_caches()
+        _registry._plugins.cache_clear()
+
+    yield install
+    monkeypatch.undo()  # sys.path first, so that the cleared cache reloads without the plug-in
+    _registry._plugins.cache_clear()
+    sys.modules.pop("toyplugin_mod", None)
+
+
+def test_a_plugin_entry_is_loaded_once_and_works_everywhere(install_plugin):
+    install_plugin("toy = toyplugin_mod:TOY", "toycls = toyplugin_mod:FirstColumns")
+    assert available_reducers()[: len(BUILTIN_REDUCERS)] == tuple(BUILTIN_REDUCERS)
+    assert {"toy", "toycls"} <= set(available_reducers()) and "toy" in REDUCERS
+    assert (reducer_label("toy"), reducer_paper("toy")) == ("Toy", "toy paper 2024")
+    assert reducer_label("toycls") == "toycls"  # a bare class: labelled by its name
+    X = np.arange(12.0).reshape(3, 4)
+    for name in ("toy", "toycls"):
+        np.testing.assert_array_equal(
+            make_reducer(name, 2, n_clusters=3).fit_transform(X), X[:, :2]
+        )
+    from kmdr.reducers import _registry
+
+    assert _registry._plugins.cache_info().misses == 1  # loaded lazily, once
+
+
+def test_a_broken_plugin_warns_in_one_line_and_spares_the_builtins(install_plugin):
+    install_plugin(
+        "toy = toyplugin_mod:TOY",
+        "missing = no_such_module_xyz:Thing",
+        "notreducer = toyplugin_mod:NOT_A_REDUCER",
+    )
+    with pytest.warns(RuntimeWarning) as record:
+        names = available_reducers()
+    messages = sorted(str(w.message) for w in record)
+    assert len(messages) == 2 and all("\n" not in m for m in messages)
+    assert "missing = no_such_module_xyz:Thing" in messages[0] and "toyplugin 0.1" in messages[0]
+    assert "notreducer = toyplugin_mod:NOT_A_REDUCER" in messages[1] and "int" in messages[1]
+    assert "toy" in names and set(BUILTIN_REDUCERS) <= set(names)
+    assert "missing" not in names
+    make_reducer("sign", 2, random_state=0)  # built-ins unaffected
+    with pytest.raises(ValueError, match=r"plug-in entry point missing = .*failed to load"):
+        make_reducer("missing", 2)
+
+
+def test_a_plugin_named_like_a_builtin_is_an_error_naming_both(install_plugin):
+    install_plugin("svd = toyplugin_mod:TOY")
+    with pytest.raises(ValueError, match=r"svd = toyplugin_mod:TOY.*SVDFeatures") as err:
+        available_reducers()
+    assert "\n" not in str(err.value)

@@ -1,11 +1,12 @@
-"""Leverage-score sampling (bmd09 Alg. 1, bzmd14 Alg. 1) and FastFrobeniusSVD (bzmd14 Lemma 4)."""
+"""Leverage-score sampling (bmd09 Alg. 1, bzmd14 Alg. 1), the exact truncated SVD behind it and
+FastFrobeniusSVD (bzmd14 Lemma 4)."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from _reducer_helpers import decaying_matrix, pooled_chisquare, sparse_pair, to_dense
-from kmdr.reducers import LeverageScoreSampler, fast_frobenius_svd
+from kmdr.reducers import LeverageScoreSampler, _svd, exact_svd, fast_frobenius_svd, thin_svd
 
 
 def _skewed_matrix(seed=0):
@@ -123,3 +124,128 @@ def test_approximate_leverage_uses_the_sketch_and_is_reproducible():
     exact = LeverageScoreSampler(10, n_clusters=4).fit(A).probabilities_
     # close to the exact scores (total variation), not identical
     assert 0 < 0.5 * np.abs(a.probabilities_ - exact).sum() < 0.2
+
+
+# ---------------------------------------------------------------- exact truncated SVD
+
+
+def _leverage(components):
+    return np.einsum("ij,ij->j", components, components)
+
+
+@pytest.mark.parametrize("shape", [(30, 70), (70, 30)])  # n < d (vectors via A^T u) and n > d
+@pytest.mark.parametrize("method", ["auto", "gesdd", "gram", "arpack"])
+@pytest.mark.parametrize("rank", [1, 4, 12])
+def test_exact_svd_agrees_with_the_thin_svd(shape, method, rank):
+    A = decaying_matrix(*shape, decay=0.8)
+    full = thin_svd(A)
+    got = exact_svd(A, rank, method=method)
+    # the spectrum has a gap at every rank here, so the squared routes are used, not gesdd
+    assert _svd._gram_svd(A, rank) is not None
+    assert got.components.shape == (rank, shape[1])  # only the rank asked for is computed
+    np.testing.assert_allclose(got.singular_values, full.singular_values[:rank], rtol=1e-11)
+    # Same vectors, same signs (svd_flip), to ~1e-10: SVD features are reproducible across
+    # methods, and so are the leverage scores (relative to the largest one).
+    np.testing.assert_allclose(got.components, full.top(rank), atol=1e-10)
+    lev, lev_full = _leverage(got.components), _leverage(full.top(rank))
+    assert np.abs(lev - lev_full).max() <= 1e-10 * lev_full.max()
+
+
+def test_exact_svd_of_full_rank_and_sparse_input():
+    A = decaying_matrix(30, 50, decay=0.9)
+    full = thin_svd(A)
+    for method in ("auto", "gram", "arpack"):  # rank = min(n, d): ARPACK cannot, gesdd is used
+        np.testing.assert_allclose(
+            exact_svd(A, 30, method=method).components, full.components, atol=1e-9
+        )
+    sparse = exact_svd(sp.csr_matrix(A), 7)
+    np.testing.assert_allclose(sparse.components, full.top(7), atol=1e-10)
+
+
+def test_squared_spectrum_routes_fall_back_to_gesdd_without_a_gap():
+    # decay 0.5: lambda_j / lambda_1 = 0.25^(j-1), so the relative gap at rank 12 is ~1e-7, too
+    # small for the Gram/ARPACK error bound (eps * lambda_1 / gap ~ 1e-9 > 1e-10).
+    A = decaying_matrix(30, 70, decay=0.5)
+    assert _svd._gram_svd(A, 12) is None and _svd._arpack_svd(A, 12, check_gap=True) is None
+    reference = thin_svd(A)
+    for method in ("gram", "arpack", "auto"):
+        got = exact_svd(A, 12, method=method)
+        np.testing.assert_array_equal(got.components, reference.top(12))  # gesdd itself
+    # With a gap the Gram route is kept (its result differs from gesdd in the last bits).
+    assert _svd._gram_svd(A, 4) is not None
+
+
+def test_auto_method_follows_the_measured_crossover():
+    # COIL20's shape: the switch is at ARPACK_RANK_FACTOR * 1024**2 / 1440 (29.1 with 0.04)
+    coil = np.zeros((1440, 1024))
+    switch = _svd.ARPACK_RANK_FACTOR * 1024**2 / 1440
+    assert _svd._auto_method(coil, int(np.ceil(switch)) - 1) == "arpack"
+    assert _svd._auto_method(coil, int(np.ceil(switch))) == "gram"
+    assert _svd._auto_method(coil.T, int(np.ceil(switch)) - 1) == "arpack"  # symmetric in n, d
+    assert _svd._auto_method(np.zeros((11000, 256)), 1) == "gram"  # USPS: the Gram route always
+    assert _svd._auto_method(sp.csr_matrix(coil), 900) == "arpack"  # sparse: never densified
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"rank": 0}, r"rank=0 is invalid.*\[1, 20\]"),
+        ({"rank": 21}, "rank=21"),
+        ({"rank": 2.0}, "rank=2.0"),
+        ({"rank": 3, "method": "lapack"}, "method='lapack'"),
+    ],
+)
+def test_exact_svd_rejects_bad_rank_and_method(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        exact_svd(np.ones((20, 30)), **kwargs)
+
+
+def test_exact_leverage_shares_one_rank_k_factor_across_r():
+    A = decaying_matrix(40, 90, decay=0.8)
+    k = 3
+    est = LeverageScoreSampler(5, n_clusters=k, random_state=0)
+    shared = est.compute_shared(A)
+    assert shared.key == ("exact_svd", k)
+    assert shared.value.components.shape == (k, 90)  # top k only, not the full thin SVD
+    expected = _leverage(thin_svd(A).top(k))
+    for r in (2, 40, 200):  # one factor serves every r
+        fitted = LeverageScoreSampler(r, n_clusters=k, random_state=0).fit(A, shared=shared)
+        np.testing.assert_allclose(fitted.leverage_scores_, expected, atol=1e-12)
+        assert fitted.shared_seconds_ == shared.seconds
+    # another k is another factor
+    assert LeverageScoreSampler(5, n_clusters=k + 1).shared_key(A) != shared.key
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("shape", [(30, 70), (70, 30)])
+def test_gram_route_for_every_memory_layout_and_sparse_input(order, shape):
+    # syrk is called on A or A^T depending on the layout: both must give A's vectors.
+    A = decaying_matrix(*shape, decay=0.8)
+    reference = thin_svd(A).top(9)
+    for data in (np.asarray(A, order=order), sp.csr_matrix(A), sp.csc_matrix(A)):
+        got = exact_svd(data, 9, method="gram")
+        np.testing.assert_allclose(got.components, reference, atol=1e-10)
+    # the subset eigensolver and the full one give the same vectors
+    for subset in (True, False):
+        got = _svd._gram_svd(np.asarray(A, order=order), 9, subset=subset)
+        np.testing.assert_allclose(got.components, reference, atol=1e-10)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_arpack_gap_check_bounds_the_next_eigenvalue_from_above(sparse):
+    rng = np.random.default_rng(0)
+    # Three far-apart clusters plus unit noise: the energy left after rank 3 certifies the gap.
+    clustered = np.repeat(rng.standard_normal((3, 60)) * 50, 20, axis=0)
+    clustered += rng.standard_normal(clustered.shape)
+    slow = decaying_matrix(50, 60, decay=0.95)  # the energy left is many times lambda_{rank+1}
+    for A, rank, frobenius_route in ((clustered, 3, True), (slow, 4, False)):
+        _, s, Vt = np.linalg.svd(A)
+        lam = s**2
+        data = sp.csr_matrix(A) if sparse else A
+        bound = _svd._next_eigenvalue_bound(data, lam[:rank], Vt[:rank])
+        left = lam[rank:].sum()
+        assert bound >= lam[rank] * (1 - 1e-10)  # an upper bound on lambda_{rank+1}
+        if frobenius_route:
+            assert bound == pytest.approx(left, rel=1e-8)
+        else:  # the Lanczos estimate: far tighter than the energy left
+            assert bound <= lam[rank] * (1 + 3 * _svd._NEXT_EIGENVALUE_TOL) < left

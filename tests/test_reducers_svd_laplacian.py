@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from _reducer_helpers import decaying_matrix, sparse_pair, to_dense
-from kmdr.reducers import LaplacianScoreSelector, SVDFeatures
+from kmdr.reducers import LaplacianScoreSelector, SVDFeatures, thin_svd
 from kmdr.reducers.laplacian import heat_kernel_graph, heat_kernel_scale
 
 
@@ -25,6 +25,22 @@ def test_svd_features_equal_A_V_r(sparse):
     _equal_up_to_column_signs(C, U[:, :r] * s[:r])
     np.testing.assert_allclose(est.singular_values_, s[:r], rtol=1e-10)
     np.testing.assert_allclose(est.components_ @ est.components_.T, np.eye(r), atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(40, 90), (90, 40)])
+def test_exact_svd_features_compute_their_own_rank_and_match_the_thin_svd(shape):
+    A = decaying_matrix(*shape, decay=0.8)
+    full = thin_svd(A)
+    for r in (1, 3, 12, 40):
+        est = SVDFeatures(r)
+        # Nothing is shared across r: each fit computes (and is charged) its own rank-r factor.
+        assert est.shared_key(A) is None
+        C = est.fit_transform(A)
+        assert est.shared_seconds_ == 0.0
+        # Same features as projecting on the thin SVD's vectors, signs included (svd_flip).
+        expected = A @ full.top(r).T
+        np.testing.assert_allclose(C, expected, atol=1e-10 * np.abs(expected).max())
+        np.testing.assert_array_equal(SVDFeatures(r).fit_transform(A), C)  # reproducible
 
 
 def test_svd_features_are_not_centred():

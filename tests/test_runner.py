@@ -57,9 +57,10 @@ def test_end_to_end_csv_sidecar_and_figures(tmp_path):
     assert (df.objective <= 1).all() and df.accuracy.between(0, 1).all()
     assert (df.reduce_seconds >= df.shared_seconds).all()
     assert np.allclose(df.total_seconds, df.reduce_seconds + df.cluster_seconds)
-    # leverage and svd share one thin SVD per repetition; sign and none share nothing.
-    assert set(df.loc[df.reducer.isin(["leverage", "svd"]), "shared_key"]) == {"thin_svd"}
-    assert df.loc[df.reducer.isin(["sign", "none"]), "shared_key"].isna().all()
+    # leverage shares one rank-k (k = 3) SVD per repetition; svd (rank r), sign, none: nothing.
+    assert set(df.loc[df.reducer == "leverage", "shared_key"]) == {"exact_svd/3"}
+    assert (df.loc[df.reducer == "leverage", "shared_seconds"] > 0).all()
+    assert df.loc[df.reducer.isin(["svd", "sign", "none"]), "shared_key"].isna().all()
     assert (df.n_jobs == 1).all() and (df.blas_threads == 1).all()
 
     sidecars = list((outcome.experiment_dir / "runs").glob("*.json"))

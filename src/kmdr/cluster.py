@@ -9,6 +9,8 @@ random starts and keeps the one with the lowest within-cluster sum of squares:
 
 At the time MATLAB's default start was ``'sample'``: k distinct rows drawn uniformly at random;
 it is ``init="random"`` (alias ``"sample"``) here. k-means++ is today's default in both tools.
+Given initial centers (MATLAB's ``'Start', C0``; scikit-learn's ``init=array``) start one
+deterministic Lloyd run, as the course-project report's protocol does.
 
 Stopping rule. MATLAB's batch phase stops when no point changes cluster (or after ``MaxIter``
 iterations); older releases then ran an "online" phase of single-point moves by default, which
@@ -119,13 +121,34 @@ def _check_data(X):
     return X
 
 
+def _check_centers(init, n_clusters: int, n_features: int) -> np.ndarray:
+    """``init`` as a finite float array of shape (n_clusters, n_features), or a one-line error."""
+    if sp.issparse(init):
+        init = init.toarray()
+    try:
+        centers = np.asarray(init, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"init must be one of {sorted(INITS)} or an array of initial centers, got "
+            f"{type(init).__name__}"
+        ) from None
+    if centers.shape != (n_clusters, n_features):
+        raise ValueError(
+            f"init has shape {centers.shape}: initial centers must have shape (n_clusters, "
+            f"n_features) = ({n_clusters}, {n_features}), one row per cluster"
+        )
+    if not np.isfinite(centers).all():
+        raise ValueError("init must be finite (the initial centers contain NaN or inf)")
+    return centers
+
+
 def kmeans(
     X,
     n_clusters: int,
     *,
     n_init: int = 5,
     max_iter: int = 500,
-    init: str = "k-means++",
+    init="k-means++",
     tol: float = 1e-4,
     random_state=None,
 ) -> KMeansResult:
@@ -141,11 +164,16 @@ def kmeans(
         Number of restarts (MATLAB's ``Replicates``); the run with the lowest inertia is kept.
     max_iter : int >= 1, default=500
         Iterations per restart (MATLAB's ``MaxIter``).
-    init : {"k-means++", "random", "sample"}, default="k-means++"
+    init : {"k-means++", "random", "sample"} or array-like of shape (n_clusters, n_features), \
+default="k-means++"
         ``"random"``: k distinct rows drawn uniformly without replacement, as MATLAB's
         ``'Start','sample'`` (scikit-learn draws ``random_state.choice(n, k, replace=False)``
         with uniform weights, i.e. a uniform random k-subset of the row indices; duplicate rows
         can still give equal initial centers, in both tools). ``"sample"`` is an alias.
+        An array gives the initial centers (scikit-learn's ``init`` array semantics: row j is
+        the start of cluster j, so labels follow the order of its rows). Lloyd from given centers
+        is deterministic, so ``n_init`` is then forced to 1 (restarts would repeat the same run)
+        and ``random_state`` has no effect.
     tol : float >= 0, default=1e-4
         scikit-learn's tolerance on the squared center shift, relative to the mean per-feature
         variance of X. ``tol=0`` stops only when the labels no longer change (see the module
@@ -168,12 +196,17 @@ def kmeans(
     max_iter = _check_int(max_iter, "max_iter", 1)
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
         raise ValueError(f"tol must be a real number >= 0, got {tol!r}")
-    if not isinstance(init, str) or init not in INITS:
-        raise ValueError(f"init must be one of {sorted(INITS)}, got {init!r}")
+    if isinstance(init, str):
+        if init not in INITS:
+            raise ValueError(f"init must be one of {sorted(INITS)} or an array, got {init!r}")
+        start = INITS[init]
+    else:
+        start = _check_centers(init, n_clusters, X.shape[1])
+        n_init = 1  # one run: restarts from the same centers would all be the same run
 
     est = KMeans(
         n_clusters=n_clusters,
-        init=INITS[init],
+        init=start,
         n_init=n_init,
         max_iter=max_iter,
         tol=float(tol),

@@ -1,12 +1,25 @@
-"""The names configs use for reducers, their display labels, and a factory.
+"""The names configs use for reducers, their display labels, paper references and a factory.
 
-Adding a reducer: write its module (a :class:`~kmdr.reducers._base.BaseReducer` subclass) and add
-one :class:`ReducerEntry` to ``REDUCERS`` below.
+Adding a reducer: write its module (a :class:`~kmdr.reducers._base.BaseReducer` subclass) and
+either add one :class:`ReducerEntry` to ``BUILTIN_REDUCERS`` below, or, from another package,
+declare it as an entry point of the group ``kmdr.reducers`` (see :data:`ENTRY_POINT_GROUP`), e.g.
+in its ``pyproject.toml``::
+
+    [project.entry-points."kmdr.reducers"]
+    toy = "toypkg.reducer:TOY"      # a ReducerEntry, or a BaseReducer subclass
+
+The entry point's name is the registry name. Plug-ins are loaded on the first use of the registry
+(once per process); a plug-in that fails to load is skipped with one warning line naming it, so
+the built-ins keep working, and asking for it by name raises that line as the error. A plug-in
+whose name is already taken (by a built-in or another plug-in) is an error naming both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import importlib.metadata
+import warnings
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -22,6 +35,9 @@ from kmdr.reducers.sparsified import PreconditionedSparsification
 from kmdr.reducers.srht import SRHTProjection
 from kmdr.reducers.svd import SVDFeatures
 
+#: The entry-point group third-party reducers register under.
+ENTRY_POINT_GROUP = "kmdr.reducers"
+
 
 @dataclass(frozen=True)
 class ReducerEntry:
@@ -36,42 +52,141 @@ class ReducerEntry:
     fixed : Mapping
         Constructor parameters this name pins (e.g. ``svd="approximate"``); they cannot be
         overridden through :func:`make_reducer`.
+    paper : str
+        Short reference to where the method comes from, the project's paper keys of
+        ``docs/SPEC.md`` plus algorithm number where there is one (``"bzmd14 Alg. 2"``); for
+        methods from elsewhere, author and year. Empty for a plug-in that gives none.
     """
 
     cls: type[BaseReducer]
     label: str
     fixed: Mapping = field(default_factory=dict)
+    paper: str = ""
 
 
-REDUCERS: Mapping[str, ReducerEntry] = MappingProxyType(
+BUILTIN_REDUCERS: Mapping[str, ReducerEntry] = MappingProxyType(
     {
-        "leverage": ReducerEntry(LeverageScoreSampler, "Sampl/SVD", {"svd": "exact"}),
-        "leverage_approx": ReducerEntry(
-            LeverageScoreSampler, "Sampl/ApproxSVD", {"svd": "approximate"}
+        "leverage": ReducerEntry(
+            LeverageScoreSampler, "Sampl/SVD", {"svd": "exact"}, "bmd09 Alg. 1; bzmd14 Alg. 1"
         ),
-        "sign": ReducerEntry(SignRandomProjection, "RP"),
-        "gaussian": ReducerEntry(GaussianProjection, "Gaussian RP"),
-        "achlioptas": ReducerEntry(AchlioptasProjection, "Achlioptas RP"),
-        "sparse_embedding": ReducerEntry(SparseEmbedding, "SE"),
-        "srht": ReducerEntry(SRHTProjection, "SRHT"),
+        "leverage_approx": ReducerEntry(
+            LeverageScoreSampler,
+            "Sampl/ApproxSVD",
+            {"svd": "approximate"},
+            "bzmd14 Alg. 1 + Lemma 4",
+        ),
+        "sign": ReducerEntry(SignRandomProjection, "RP", paper="bzmd14 Alg. 2"),
+        "gaussian": ReducerEntry(GaussianProjection, "Gaussian RP", paper="report (Gaussian JL)"),
+        "achlioptas": ReducerEntry(
+            AchlioptasProjection, "Achlioptas RP", paper="report; Achlioptas 2001"
+        ),
+        "sparse_embedding": ReducerEntry(SparseEmbedding, "SE", paper="lst17 Alg. 1"),
+        "srht": ReducerEntry(
+            SRHTProjection, "SRHT", paper="Ailon & Chazelle 2006 (FJLT); course report"
+        ),
         "ridge_leverage": ReducerEntry(
-            RidgeLeverageSampler, "RidgeLev (CMM17)", {"scores": "exact"}
+            RidgeLeverageSampler,
+            "RidgeLev (CMM17)",
+            {"scores": "exact"},
+            "Cohen, Musco, Musco 2017 (not in bmd09/bzmd14)",
         ),
         "ridge_leverage_approx": ReducerEntry(
-            RidgeLeverageSampler, "ApproxRidgeLev (CMM17)", {"scores": "approximate"}
+            RidgeLeverageSampler,
+            "ApproxRidgeLev (CMM17)",
+            {"scores": "approximate"},
+            "Cohen, Musco, Musco 2017 (not in bmd09/bzmd14)",
         ),
-        "svd": ReducerEntry(SVDFeatures, "SVD", {"svd": "exact"}),
-        "svd_approx": ReducerEntry(SVDFeatures, "ApprSVD", {"svd": "approximate"}),
-        "laplacian": ReducerEntry(LaplacianScoreSelector, "LapScores"),
-        "lle": ReducerEntry(LocallyLinearReducer, "LLE"),
-        "sparsified": ReducerEntry(PreconditionedSparsification, "PD (r kept/row)"),
-        "none": ReducerEntry(IdentityReducer, "kMeans"),
+        "svd": ReducerEntry(SVDFeatures, "SVD", {"svd": "exact"}, "bzmd14 Alg. 3 (exact SVD)"),
+        "svd_approx": ReducerEntry(
+            SVDFeatures, "ApprSVD", {"svd": "approximate"}, "bzmd14 Alg. 3 + Lemma 4"
+        ),
+        "laplacian": ReducerEntry(
+            LaplacianScoreSelector, "LapScores", paper="He, Cai, Niyogi 2005 (bzmd14 baseline)"
+        ),
+        "lle": ReducerEntry(LocallyLinearReducer, "LLE", paper="Roweis & Saul 2000 (lst17 LLE)"),
+        "sparsified": ReducerEntry(
+            PreconditionedSparsification,
+            "PD (r kept/row)",
+            paper="Pourkamali-Anaraki & Becker 2017 (lst17 PD)",
+        ),
+        "none": ReducerEntry(IdentityReducer, "kMeans", paper="bzmd14 baseline (all features)"),
     }
 )
 
 
+def _describe(ep: importlib.metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    where = f" from {dist.name} {dist.version}" if dist is not None else ""
+    return f"entry point {ep.name} = {ep.value} (group {ENTRY_POINT_GROUP}{where})"
+
+
+def _as_entry(ep: importlib.metadata.EntryPoint) -> ReducerEntry:
+    obj = ep.load()
+    if isinstance(obj, ReducerEntry):
+        return obj
+    if isinstance(obj, type) and issubclass(obj, BaseReducer):
+        return ReducerEntry(obj, label=ep.name)
+    raise TypeError(
+        f"it is a {type(obj).__name__}, not a ReducerEntry or a kmdr BaseReducer subclass"
+    )
+
+
+@functools.cache
+def _plugins() -> tuple[Mapping[str, ReducerEntry], Mapping[str, str]]:
+    """(entries, errors) of the installed plug-ins, loaded once per process.
+
+    ``errors`` maps the name of every plug-in that failed to load to the one-line reason.
+    """
+    entries: dict[str, ReducerEntry] = {}
+    origins: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in BUILTIN_REDUCERS:
+            builtin = BUILTIN_REDUCERS[ep.name].cls
+            raise ValueError(
+                f"reducer plug-in {_describe(ep)} clashes with the built-in reducer {ep.name!r} "
+                f"({builtin.__module__}.{builtin.__qualname__}): rename the entry point"
+            )
+        if ep.name in origins:
+            raise ValueError(
+                f"reducer plug-in {_describe(ep)} clashes with the plug-in {origins[ep.name]}: "
+                "rename one of the entry points"
+            )
+        origins[ep.name] = _describe(ep)
+        try:
+            entries[ep.name] = _as_entry(ep)
+        except Exception as err:  # any failure of third-party code: skip it, keep the rest
+            reason = " ".join(str(err).split()) or type(err).__name__
+            errors[ep.name] = f"reducer plug-in {_describe(ep)} failed to load: {reason}"
+            warnings.warn(errors[ep.name], RuntimeWarning, stacklevel=2)
+    return MappingProxyType(entries), MappingProxyType(errors)
+
+
+class _Registry(Mapping):
+    """Built-ins followed by the plug-ins (loaded on first use), read-only."""
+
+    def _all(self) -> Mapping[str, ReducerEntry]:
+        return {**BUILTIN_REDUCERS, **_plugins()[0]}
+
+    def __getitem__(self, name):
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        return f"REDUCERS({list(self)})"
+
+
+#: Every reducer name: the built-ins, then the installed plug-ins.
+REDUCERS: Mapping[str, ReducerEntry] = _Registry()
+
+
 def available_reducers() -> tuple[str, ...]:
-    """The registry names, in the registry's order."""
+    """The registry names: the built-ins in their order, then the plug-ins."""
     return tuple(REDUCERS)
 
 
@@ -79,6 +194,9 @@ def _entry(name: str) -> ReducerEntry:
     try:
         return REDUCERS[name]
     except (KeyError, TypeError):
+        broken = _plugins()[1].get(name) if isinstance(name, str) else None
+        if broken is not None:
+            raise ValueError(broken) from None
         raise ValueError(
             f"reducer name={name!r} is invalid: it must be one of {', '.join(REDUCERS)}"
         ) from None
@@ -87,6 +205,11 @@ def _entry(name: str) -> ReducerEntry:
 def reducer_label(name: str) -> str:
     """The label the papers use for a registry name (``"leverage"``: "Sampl/SVD")."""
     return _entry(name).label
+
+
+def reducer_paper(name: str) -> str:
+    """The short paper reference of a registry name (``"sign"``: "bzmd14 Alg. 2")."""
+    return _entry(name).paper
 
 
 def make_reducer(

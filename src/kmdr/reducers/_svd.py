@@ -8,10 +8,12 @@ absolute entry of each row positive) so that results are deterministic.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.blas
 import scipy.sparse as sp
 import scipy.sparse.linalg
 from sklearn.utils import check_random_state
@@ -52,10 +54,10 @@ def thin_svd(A: np.ndarray) -> SVDResult:
     """The complete thin SVD of a dense ``A``: all min(n, d) right singular vectors.
 
     LAPACK's divide-and-conquer ``gesdd`` (scipy's default) costs O(n d min(n, d)), the same order
-    as forming and diagonalising the Gram matrix, but without squaring the condition number, so
-    small singular values and their vectors stay accurate. One call serves every rank, which is
-    what lets exact leverage sampling (rank k) and exact SVD features (rank r, every r of a sweep)
-    share it. Falls back to the slower, more robust ``gesvd`` if ``gesdd`` fails to converge.
+    as forming and diagonalising the Gram matrix but several times slower in practice, and without
+    squaring the condition number, so small singular values and their vectors stay accurate:
+    :func:`exact_svd` uses it as the accurate fallback. Falls back to the slower, more robust
+    ``gesvd`` if ``gesdd`` fails to converge.
     """
     try:
         _, s, Vt = scipy.linalg.svd(A, full_matrices=False, check_finite=False)
@@ -66,22 +68,214 @@ def thin_svd(A: np.ndarray) -> SVDResult:
     return _flipped(s, Vt)
 
 
+#: Exact methods :func:`exact_svd` can use ("auto" picks one by shape and rank).
+SVD_METHODS = ("auto", "gesdd", "gram", "arpack")
+
+#: Dense A: ARPACK is used for ``rank < ARPACK_RANK_FACTOR * min(n, d)**2 / max(n, d)``, the Gram
+#: route above. Why that shape term: ARPACK costs a number of passes over A (memory-bound matrix-
+#: vector products) that grows with the rank and does not depend on m = min(n, d), while the Gram
+#: route costs one compute-bound product (n d m / 2 flops) plus an O(m^3) eigensolve, which
+#: dominates when m^3 is comparable with n d m, i.e. its cost relative to one pass is ~ m^2 / max.
+#: Measured by ``scripts/bench_svd.py`` (CPU seconds, one BLAS thread, both routes with their gap
+#: checks), the first rank of its grid where the Gram route beats ARPACK: COIL20 (m^2/max = 728)
+#: 30; PIE (367) 10 (a tie; ARPACK wins at 5); ORL (39) and USPS (6) 5, the smallest tried;
+#: Synth (500) 10, where its clustered noise spectrum slows ARPACK (those ranks have no gap and
+#: fall back to gesdd anyway). 0.04 puts the switch at 29 (COIL20), 15 (PIE), 20 (Synth), 1.6
+#: (ORL), 0.2 (USPS).
+ARPACK_RANK_FACTOR = 0.04
+
+#: The Gram route asks LAPACK's subset driver (``evr``) for the top ``rank + 1`` eigenpairs only
+#: while ``rank + 1 <= GRAM_SUBSET_FRACTION * m``; above it the full divide-and-conquer driver
+#: (``evd``), whose cost does not depend on the rank, is faster. Measured by
+#: ``scripts/bench_svd.py`` (columns gram and gram_full): the full solve wins from rank/m of about
+#: 0.2 (USPS), 0.25 (ORL, COIL20), 0.28 (PIE), 0.31 (Synth).
+GRAM_SUBSET_FRACTION = 0.25
+
+#: The Gram and ARPACK routes square the spectrum: the top-``rank`` subspace they return is off by
+#: about machine epsilon * lambda_1 / (lambda_rank - lambda_{rank+1}) (lambda = sigma^2). They are
+#: accepted only while that bound stays below 1e-10 relative, i.e. while the relative eigen-gap
+#: at the cut exceeds this; otherwise the thin SVD (``gesdd``, no squaring) is computed instead.
+_MIN_RELATIVE_GAP = np.finfo(np.float64).eps / 1e-10
+
+
+def exact_svd(A, rank: int, method: str = "auto") -> SVDResult:
+    """The top ``rank`` right singular vectors of ``A``, exact up to rounding.
+
+    Exact leverage scores need rank k and exact SVD features rank r, never all min(n, d) vectors,
+    so this computes only what is asked, by the cheapest method that is still exact:
+
+    * ``"gesdd"``: LAPACK's thin SVD of the whole matrix, truncated (O(n d min(n, d)), the most
+      accurate; the only choice when the spectrum has no usable gap at ``rank``; a sparse ``A``
+      is densified for it);
+    * ``"gram"``: the Gram matrix of the smaller side (one BLAS ``syrk``) and its top ``rank + 1``
+      eigenpairs by LAPACK's subset driver (``scipy.linalg.eigh(subset_by_index=...)``); when
+      n < d the right vectors are ``A^T u_j / sigma_j`` (a sparse ``A`` gives a sparse product,
+      densified as the m x m Gram matrix);
+    * ``"arpack"``: ``scipy.sparse.linalg.svds`` (implicitly restarted Lanczos on the Gram
+      operator, tolerance 0 = machine precision, seeded start vector), O(n d) per iteration;
+    * ``"auto"``: scipy.sparse ``A`` always uses ARPACK (never densified while ``rank < min(n,
+      d)``); dense ``A`` uses ARPACK for ``rank < ARPACK_RANK_FACTOR * min(n, d)**2 / max(n, d)``
+      and the Gram route above it (the crossover measured by ``scripts/bench_svd.py``).
+
+    The Gram and ARPACK routes square the condition number, so they check the relative gap
+    ``(lambda_rank - lambda_{rank+1}) / lambda_1`` they computed and fall back to ``"gesdd"`` when
+    it is below ``_MIN_RELATIVE_GAP`` (their subspace error bound would exceed 1e-10). Signs are
+    fixed with scikit-learn's ``svd_flip`` on the right vectors, so every method returns the same
+    vectors up to rounding wherever the singular values are distinct.
+
+    Parameters
+    ----------
+    A : ndarray or sparse matrix of shape (n, d)
+    rank : int
+        1 <= rank <= min(n, d).
+    method : {"auto", "gesdd", "gram", "arpack"}, default="auto"
+
+    Returns
+    -------
+    SVDResult
+        ``rank`` singular values (decreasing) and right singular vectors.
+    """
+    n, d = A.shape
+    if (
+        isinstance(rank, bool)
+        or not isinstance(rank, numbers.Integral)
+        or not 1 <= rank <= min(n, d)
+    ):
+        raise ValueError(f"rank={rank!r} is invalid: it must be an integer in [1, {min(n, d)}]")
+    if method not in SVD_METHODS:
+        raise ValueError(f"method={method!r} is invalid: it must be one of {SVD_METHODS}")
+    if method == "auto":
+        method = _auto_method(A, rank)
+    if method == "arpack" and rank >= min(n, d):
+        # ARPACK needs rank < min(n, d); then one side is at most rank long and the dense matrix
+        # has at most rank * max(n, d) entries.
+        method = "gesdd"
+    result = None
+    if method == "gram":
+        result = _gram_svd(A, rank)
+    elif method == "arpack":
+        result = _arpack_svd(A, rank, check_gap=not sp.issparse(A))
+    if result is None:
+        result = _truncate(thin_svd(A.toarray() if sp.issparse(A) else A), rank)
+    return result
+
+
+def _auto_method(A, rank: int) -> str:
+    """ARPACK for sparse ``A`` and for small ranks of dense ``A``, else the Gram route.
+
+    The full thin SVD is never the fastest for ``rank < min(n, d)`` on the benchmarked shapes (the
+    Gram matrix is one BLAS-3 call, gesdd is not), so it is kept only as the accurate fallback.
+    """
+    if sp.issparse(A):
+        return "arpack"
+    n, d = A.shape
+    return "arpack" if rank < ARPACK_RANK_FACTOR * min(n, d) ** 2 / max(n, d) else "gram"
+
+
+def _gap_ok(eigvals: np.ndarray, rank: int) -> bool:
+    """Whether eigenvalues (decreasing; ``rank + 1`` of them, or ``rank`` = all) leave a gap."""
+    following = eigvals[rank] if eigvals.size > rank else 0.0
+    return bool(eigvals[0] > 0 and eigvals[rank - 1] - following > _MIN_RELATIVE_GAP * eigvals[0])
+
+
+def _gram_svd(
+    A: np.ndarray, rank: int, check_gap: bool = True, subset: bool | None = None
+) -> SVDResult | None:
+    """Top ``rank`` right singular vectors through the Gram matrix of the smaller side.
+
+    None when ``check_gap`` and the eigen-gap at ``rank`` is too small for the squared spectrum to
+    be accurate. ``subset``: use LAPACK's subset eigensolver (None: by ``GRAM_SUBSET_FRACTION``).
+    """
+    n, d = A.shape
+    m = min(n, d)
+    if sp.issparse(A):
+        gram = (A @ A.T if n < d else A.T @ A).toarray()
+    else:
+        # BLAS syrk forms a^T a (trans=1) or a a^T (trans=0) of a Fortran-ordered a, upper
+        # triangle only (half the flops of a general product; eigh reads only that triangle).
+        # A C-ordered A is a Fortran-ordered A^T, so no copy is made in the usual case.
+        transposed = not A.flags.f_contiguous
+        a = np.asfortranarray(A.T) if transposed else A
+        trans = int((n < d) == transposed)  # a^T a = A A^T if n < d, else A^T A
+        gram = scipy.linalg.blas.dsyrk(1.0, a, trans=trans)
+    if subset is None:
+        subset = rank + 1 <= GRAM_SUBSET_FRACTION * m
+    window = {"subset_by_index": [m - rank - 1, m - 1]} if subset and rank < m else {}
+    eigvals, vecs = scipy.linalg.eigh(
+        gram, lower=False, check_finite=False, overwrite_a=True, **window
+    )
+    eigvals, vecs = eigvals[::-1], vecs[:, ::-1]
+    if check_gap and not _gap_ok(eigvals, rank):
+        return None
+    s = np.sqrt(eigvals[:rank])
+    top = vecs[:, :rank]
+    Vt = np.asarray(A.T @ top).T / s[:, None] if n < d else top.T
+    return _flipped(s, Vt)
+
+
+def _arpack_svd(A, rank: int, check_gap: bool) -> SVDResult | None:
+    """Top ``rank`` right singular vectors by ARPACK (``svds``), or None if the gap is too small.
+
+    The gap check needs an upper bound on lambda_{rank+1} (= sigma_{rank+1}^2). Asking ARPACK
+    for ``rank + 1`` triplets at full precision can cost several times the ``rank`` ones when
+    sigma_{rank+1} sits in a cluster (Synth: 0.15 s against 0.03 s at rank 5), so it is bounded
+    more cheaply, see :func:`_next_eigenvalue_bound`.
+    """
+    operand = sp.csr_array(A, dtype=np.float64) if sp.issparse(A) else A
+    _, s, Vt = scipy.sparse.linalg.svds(operand, k=rank, rng=0)
+    order = np.argsort(s)[::-1]
+    s, Vt = s[order], Vt[order]
+    if check_gap:
+        eigvals = s**2
+        bound = _next_eigenvalue_bound(operand, eigvals, Vt)
+        if not _gap_ok(np.append(eigvals, bound), rank):
+            return None
+    return _flipped(s, Vt)
+
+
+#: Relative tolerance of the Lanczos estimate of lambda_{rank+1} in the ARPACK gap check.
+_NEXT_EIGENVALUE_TOL = 1e-4
+
+
+def _next_eigenvalue_bound(A, eigvals: np.ndarray, Vt: np.ndarray) -> float:
+    """An upper bound on lambda_{rank+1} of A^T A, given its top ``rank`` eigenpairs.
+
+    First the energy left, ``||A||_F^2 - sum(eigvals)`` (free, and enough when the rest of the
+    spectrum is small, as with a few well-separated clusters); else the largest eigenvalue of
+    A^T A deflated of the found vectors, by Lanczos to a relative tolerance of 1e-4 (ARPACK then
+    guarantees an eigenvalue within that of its estimate), inflated by that tolerance.
+    """
+    frobenius = (scipy.sparse.linalg.norm(A) if sp.issparse(A) else np.linalg.norm(A)) ** 2
+    left = frobenius - eigvals.sum()
+    if eigvals[-1] - left > _MIN_RELATIVE_GAP * eigvals[0]:
+        return max(left, 0.0)
+    d = A.shape[1]
+
+    def deflated(x):
+        x = x - Vt.T @ (Vt @ x)
+        y = np.asarray(A.T @ (A @ x))
+        return y - Vt.T @ (Vt @ y)
+
+    operator = scipy.sparse.linalg.LinearOperator((d, d), matvec=deflated, dtype=np.float64)
+    start = np.random.default_rng(0).standard_normal(d)
+    (estimate,) = scipy.sparse.linalg.eigsh(
+        operator, k=1, which="LA", tol=_NEXT_EIGENVALUE_TOL, v0=start, return_eigenvectors=False
+    )
+    return float(estimate) * (1 + _NEXT_EIGENVALUE_TOL)
+
+
 def sparse_svd(A, rank: int) -> SVDResult:
     """Top ``rank`` right singular vectors of a scipy.sparse ``A`` without densifying it.
 
-    Uses ARPACK through ``scipy.sparse.linalg.svds`` (Lanczos iterations to machine-precision
-    tolerance, so the result is the exact truncated SVD up to rounding, unlike a few-pass
-    randomized SVD whose accuracy depends on the spectral gap). ARPACK's start vector is seeded, so
-    the result is deterministic. ARPACK needs ``rank < min(n, d)``; when ``rank >= min(n, d)`` one
-    dimension is at most ``rank``, the dense matrix has at most ``rank * max(n, d)`` entries, and
-    :func:`thin_svd` of the densified matrix is used.
+    ``exact_svd(A, rank)`` for sparse ``A``: ARPACK through ``scipy.sparse.linalg.svds``
+    (Lanczos iterations to machine-precision tolerance, so the result is the exact truncated SVD
+    up to rounding, unlike a few-pass randomized SVD whose accuracy depends on the spectral gap).
+    ARPACK's start vector is seeded, so the result is deterministic. ARPACK needs
+    ``rank < min(n, d)``; when ``rank >= min(n, d)`` one dimension is at most ``rank``, the dense
+    matrix has at most ``rank * max(n, d)`` entries, and :func:`thin_svd` of the densified matrix
+    is used.
     """
-    n, d = A.shape
-    if rank >= min(n, d):
-        return _truncate(thin_svd(A.toarray()), rank)
-    _, s, Vt = scipy.sparse.linalg.svds(sp.csr_array(A, dtype=np.float64), k=rank, rng=0)
-    order = np.argsort(s)[::-1]
-    return _flipped(s[order], Vt[order])
+    return exact_svd(A, rank, method="arpack")
 
 
 def _truncate(result: SVDResult, rank: int) -> SVDResult:

@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kmdr.reducers._base import BaseReducer
-from kmdr.reducers._svd import fast_frobenius_svd, sparse_svd, thin_svd
+from kmdr.reducers._svd import exact_svd, fast_frobenius_svd
 from kmdr.reducers._validation import check_count, column_subset, independent_random_state
 
 
@@ -37,8 +37,12 @@ class LeverageScoreSampler(BaseReducer):
     n_clusters : int
         k, the rank of Z; required, 1 <= k <= min(n_samples, n_features).
     svd : {"exact", "approximate"}, default="exact"
-        Exact: the thin SVD of a dense A (shared with :class:`SVDFeatures`), ARPACK ``svds`` of rank
-        k on a sparse A (never densified). Approximate: FastFrobeniusSVD.
+        Exact: the top k right singular vectors only, by the cheapest exact method for rank k
+        (:func:`~kmdr.reducers.exact_svd`: ARPACK ``svds`` for small k or a sparse A, which is
+        never densified; the Gram matrix and a LAPACK eigensolver above the measured
+        crossover; the thin SVD when the spectrum has no gap at k). The scores depend on A and k
+        only, so this one rank-k factor is the shared work of every r. Approximate:
+        FastFrobeniusSVD.
     eps : float in (0, 1), default=1/3
         Accuracy of FastFrobeniusSVD (sketch size ``k + ceil(k/eps + 1)``); bzmd14's experiments
         use 1/3. Ignored with ``svd="exact"``.
@@ -102,7 +106,7 @@ class LeverageScoreSampler(BaseReducer):
             return ("fast_frobenius_svd", self.n_clusters, self.eps)
         if sp.issparse(X):
             return ("sparse_svd", self.n_clusters)
-        return ("thin_svd",)
+        return ("exact_svd", self.n_clusters)
 
     def _compute_shared_value(self, X, random_state):
         if self.svd == "approximate":
@@ -110,9 +114,7 @@ class LeverageScoreSampler(BaseReducer):
             return fast_frobenius_svd(
                 X, self.n_clusters, self.eps, independent_random_state(seed, stream=1)
             )
-        if sp.issparse(X):
-            return sparse_svd(X, self.n_clusters)
-        return thin_svd(X)
+        return exact_svd(X, self.n_clusters)
 
     def _fit(self, X, svd):
         Z = svd.top(self.n_clusters)  # k x d, orthonormal rows

@@ -6,12 +6,11 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kmdr.reducers._base import BaseReducer
-from kmdr.reducers._svd import fast_frobenius_svd, sparse_svd, thin_svd
+from kmdr.reducers._svd import exact_svd, fast_frobenius_svd
 
 
 class SVDFeatures(BaseReducer):
@@ -27,9 +26,12 @@ class SVDFeatures(BaseReducer):
     n_components : int, default=2
         r, 1 <= r <= min(n_samples, n_features).
     svd : {"exact", "approximate"}, default="exact"
-        Exact: the thin SVD of a dense A, computed once for all r (shared key ``("thin_svd",)``,
-        the same as exact :class:`LeverageScoreSampler`); ARPACK ``svds`` of rank r on a sparse A
-        (r-dependent, not shared). Approximate: FastFrobeniusSVD of rank r (not shared).
+        Exact: the top r right singular vectors by the cheapest exact method for rank r
+        (:func:`~kmdr.reducers.exact_svd`: ARPACK ``svds`` for small r or a sparse A, the Gram
+        matrix and a LAPACK eigensolver above the measured crossover, the thin SVD when
+        the spectrum has no gap at r). Approximate: FastFrobeniusSVD of rank r. Either way the
+        factor depends on r, so nothing is shared across r: every fit computes (and is charged)
+        its own rank-r factor, which is what that r alone costs.
     eps : float in (0, 1), default=1/3
         Accuracy of FastFrobeniusSVD; ignored with ``svd="exact"``.
     random_state : None, int or RandomState, default=None
@@ -61,21 +63,12 @@ class SVDFeatures(BaseReducer):
     def max_components(self, n_samples, n_features):
         return min(n_samples, n_features)
 
-    def shared_key(self, X):
-        if self.svd == "exact" and not sp.issparse(X):
-            return ("thin_svd",)
-        return None
-
-    def _compute_shared_value(self, X, random_state):
-        return thin_svd(X)
-
-    def _fit(self, X, svd):
+    def _fit(self, X, shared_value):
         r = self.n_components_
-        if svd is None:
-            if self.svd == "approximate":
-                svd = fast_frobenius_svd(X, r, self.eps, check_random_state(self.random_state))
-            else:
-                svd = sparse_svd(X, r)
+        if self.svd == "approximate":
+            svd = fast_frobenius_svd(X, r, self.eps, check_random_state(self.random_state))
+        else:
+            svd = exact_svd(X, r)
         self.components_ = np.array(svd.top(r))
         self.singular_values_ = np.array(svd.singular_values[:r])
 
