@@ -46,6 +46,9 @@ bench: install
 	$(PY) scripts/bench_runner.py
 	$(PY) scripts/bench_store.py
 	$(PY) scripts/bench_srht_ridge.py
+	$(PY) scripts/bench_sparsified.py
+	$(PY) scripts/bench_svd.py
+	$(PY) scripts/bench_memory.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing

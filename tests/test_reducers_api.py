@@ -43,7 +43,7 @@ def test_registry_names_labels_and_papers():
         "ridge_leverage": ("RidgeLev (CMM17)", "Cohen, Musco, Musco 2017"),
         "ridge_leverage_approx": ("ApproxRidgeLev (CMM17)", "Cohen, Musco, Musco 2017"),
         "lle": ("LLE", "Roweis & Saul 2000"),
-        "sparsified": ("PD (r kept/row)", "Pourkamali-Anaraki & Becker 2017"),
+        "sparsified": ("PD", "Pourkamali-Anaraki & Becker 2017"),
         "none": ("kMeans", "bzmd14"),
     }
     assert set(expected) <= set(NAMES)

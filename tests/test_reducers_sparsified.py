@@ -153,7 +153,7 @@ def test_transform_is_deterministic_and_seeded():
 
 
 def test_registry_entry_and_bounds():
-    assert reducer_label("sparsified") == "PD (r kept/row)"
+    assert reducer_label("sparsified") == "PD"
     assert max_components("sparsified", 10, 50) == 50
     assert max_components("sparsified", 10, 50, preconditioner="hadamard") == 64
     with pytest.raises(ValueError, match=r"n_components=51 .* \[1, 50\]"):

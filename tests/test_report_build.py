@@ -172,7 +172,7 @@ def test_lst17_labels_are_the_same_methods(tmp_path):
     cells["method"] = cells["method"].replace({"LapScores": "LS", "kMeans": "k-means"})
     _write(tmp_path, "lst17_coil20", cells)
     text = build.build_report(tmp_path)
-    for claim in ("lst17-faster-than-full-coil20", "lst17-lapscores-trail-coil20"):
+    for claim in ("lst17-faster-than-full-coil20", "lst17-lle-lapscores-trail-coil20"):
         line = next(ln for ln in text.splitlines() if f"`{claim}`" in ln)
         assert "no data" not in line and "LapScores" not in line.split("not run")[-1], line
     line = next(ln for ln in text.splitlines() if "`lst17-faster-than-full-coil20`" in ln)

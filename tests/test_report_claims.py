@@ -102,6 +102,26 @@ def test_synth_near_kmeans_accuracy_by_r20():
     assert _run("bzmd14-synth-accurate-r20", _summary(late)).verdict == C.FAILS
 
 
+def test_lle_and_ls_underperform():
+    n = len(RS)
+    good = {m: {"accuracy": [0.6] * n} for m in ("SE", "RP", "SVD", "PD")}
+    df = _summary({**good, "LLE": {"accuracy": [0.3] * n}, C.LAPSCORES: {"accuracy": [0.4] * n}})
+    assert _run("lst17-lle-lapscores-trail-coil20", df).verdict == C.HOLDS
+    # LLE above PD: LS still trails, LLE only partly: partly overall
+    mixed = _summary(
+        {**good, "LLE": {"accuracy": [0.65] * n}, C.LAPSCORES: {"accuracy": [0.4] * n}}
+    )
+    assert _run("lst17-lle-lapscores-trail-coil20", mixed).verdict == C.PARTLY
+    both_lead = _summary(
+        {**good, "LLE": {"accuracy": [0.9] * n}, C.LAPSCORES: {"accuracy": [0.9] * n}}
+    )
+    assert _run("lst17-lle-lapscores-trail-coil20", both_lead).verdict == C.FAILS
+    # LLE not run: the LS part alone decides, LLE is listed as not run
+    no_lle = _summary({**good, C.LAPSCORES: {"accuracy": [0.4] * n}})
+    verdict = _run("lst17-lle-lapscores-trail-coil20", no_lle)
+    assert verdict.verdict == C.PARTLY and "LLE was not run" in verdict.evidence
+
+
 def test_sparse_embedding_times():
     n = len(RS)
     df = _summary(
@@ -109,13 +129,19 @@ def test_sparse_embedding_times():
             "SE": {"reduce_seconds": [0.001] * n},
             "RP": {"reduce_seconds": [0.001 * r for r in RS]},
             "SVD": {"reduce_seconds": [1.0] * n},
+            "LLE": {"reduce_seconds": [2.0] * n},
             C.LAPSCORES: {"reduce_seconds": [0.5] * n},
+            "PD": {"reduce_seconds": [0.01] * n},
         }
     )
     assert _run("lst17-se-lowest-time-coil20", df).verdict == C.HOLDS
     assert _run("lst17-se-time-flat-coil20", df).verdict == C.HOLDS
     assert _run("lst17-rp-time-grows-coil20", df).verdict == C.HOLDS
-    assert _run("lst17-svd-slowest-coil20", df).verdict == C.HOLDS
+    assert _run("lst17-svd-lle-slowest-coil20", df).verdict == C.HOLDS
+    # LLE as fast as PD: only one of the two slowest holds
+    quick_lle = df.copy()
+    quick_lle.loc[quick_lle["method"] == "LLE", "reduce_seconds_mean"] = 0.001
+    assert _run("lst17-svd-lle-slowest-coil20", quick_lle).verdict == C.PARTLY
     # SE growing like RP: not flat, and RP's time does not grow if it is constant
     grown = df.copy()
     grown.loc[grown["method"] == "SE", "reduce_seconds_mean"] = [0.0001 * r for r in RS]

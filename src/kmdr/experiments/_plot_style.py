@@ -72,6 +72,7 @@ _ALIASES: dict[str, str] = {
     "sparseembedding": "SE",
     "lle": "LLE",
     "pd": "PD",
+    "sparsified": "PD",
     "kmeans": "kMeans",
 }
 
@@ -81,6 +82,8 @@ _EXTRA_MARKERS = ["p", "<", ">", "d", "H", "8", "1"]
 
 #: How lst17 labels the methods it shares with bzmd14.
 LST17_NAMES: dict[str, str] = {"kMeans": "k-means", "LapScores": "LS"}
+#: Legend notes every figure adds to a method's name: PD's r is not a number of dimensions.
+LEGEND_NOTES: dict[str, str] = {"PD": "PD (r = entries kept per row)"}
 
 
 def canonical(method: str) -> str:
@@ -104,8 +107,8 @@ def display(method: str, figure_style: str = "bzmd14") -> str:
     """The label a figure shows: the paper's own name for the method."""
     name = canonical(method)
     if figure_style == "lst17":
-        return LST17_NAMES.get(name, name)
-    return name
+        name = LST17_NAMES.get(name, name)
+    return LEGEND_NOTES.get(name, name)
 
 
 def sort_key(method: str) -> tuple[int, str]:

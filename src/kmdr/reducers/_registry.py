@@ -106,7 +106,7 @@ BUILTIN_REDUCERS: Mapping[str, ReducerEntry] = MappingProxyType(
         "lle": ReducerEntry(LocallyLinearReducer, "LLE", paper="Roweis & Saul 2000 (lst17 LLE)"),
         "sparsified": ReducerEntry(
             PreconditionedSparsification,
-            "PD (r kept/row)",
+            "PD",
             paper="Pourkamali-Anaraki & Becker 2017 (lst17 PD)",
         ),
         "none": ReducerEntry(IdentityReducer, "kMeans", paper="bzmd14 baseline (all features)"),
