@@ -114,7 +114,7 @@ def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
     choices = dict(cfg.hydra.runtime.choices)
     spec = spec_from_config(full, only_reducer=cli._only_reducer(choices))
     assert [r.id for r in spec.reducers] == ["sign"] and spec.repeats == 5
-    assert len(spec_from_config(full).reducers) == 7
+    assert len(spec_from_config(full).reducers) == 8
 
 
 def test_every_preset_composes_and_states_its_protocol():
@@ -153,9 +153,11 @@ def test_every_preset_composes_and_states_its_protocol():
             if name.startswith("bzmd14"):
                 assert spec.r_grid == tuple(range(5, 101, 5)) and spec.repeats == 5
                 assert (spec.kmeans.n_init, spec.kmeans.max_iter) == (5, 500)
+                # the paper's seven methods, and one later method marked as not in the paper
                 assert [r.label for r in spec.reducers] == [
                     "Sampl/SVD",
                     "Sampl/ApproxSVD",
+                    "RidgeLev (CMM17, not in the paper)",
                     "RP",
                     "SVD",
                     "ApprSVD",

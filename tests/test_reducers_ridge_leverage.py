@@ -197,8 +197,8 @@ def test_projection_cost_preservation_on_blobs(name):
 
 def test_shared_work():
     A = decaying_matrix(40, 30, seed=0)
-    # Dense exact: the thin SVD that exact leverage sampling computes serves ridge sampling too.
-    shared = LeverageScoreSampler(n_clusters=3).compute_shared(A)
+    # Dense exact: one thin SVD per repetition serves every r.
+    shared = RidgeLeverageSampler(n_clusters=3).compute_shared(A)
     est = RidgeLeverageSampler(6, n_clusters=3, random_state=0).fit(A, shared=shared)
     alone = RidgeLeverageSampler(6, n_clusters=3, random_state=0).fit(A)
     np.testing.assert_allclose(est.ridge_leverage_scores_, alone.ridge_leverage_scores_)

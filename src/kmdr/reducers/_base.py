@@ -20,10 +20,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from kmdr.reducers._validation import SPARSE_FORMATS, check_count
@@ -67,6 +69,14 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     Fitted attributes common to all reducers: ``n_features_in_`` (and ``feature_names_in_`` for
     named columns), ``n_components_`` (the r produced) and ``shared_seconds_``.
     """
+
+    #: scikit-learn's parameter constraints. This default checks r only, so a subclass that
+    #: declares none (a user's reducer) still gets r validated; subclasses replace it with their
+    #: own dict (parameters without an entry are not checked).
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+    }
+
 
     def max_components(self, n_samples: int, n_features: int) -> int | None:
         """Largest r this reducer can produce on an n_samples x n_features matrix (None: no bound).

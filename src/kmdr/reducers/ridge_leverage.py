@@ -187,8 +187,8 @@ class RidgeLeverageSampler(BaseReducer):
     n_clusters : int
         k, the rank of the ridge; required, 1 <= k <= min(n_samples, n_features).
     scores : {"exact", "approximate"}, default="exact"
-        ``"exact"``: from the complete thin SVD of a dense A (the same shared work as exact leverage
-        sampling and SVD features), or from the smaller Gram matrix of a sparse A
+        ``"exact"``: from the complete thin SVD of a dense A (every singular direction enters
+        the scores, so a truncated SVD cannot serve; computed once per repetition), or from the smaller Gram matrix of a sparse A
         (:func:`gram_svd`, never densified). ``"approximate"``:
         :func:`approximate_ridge_leverage_scores`, the scores against a sketch ``A Pi`` of
         k + ceil(k/eps) columns.
