@@ -132,7 +132,6 @@ def test_installed_kmdr_runs_a_preset_from_an_empty_folder(installed, tmp_path):
         pytest.skip(proc.stderr.strip())
     assert proc.returncode == 0, proc.stderr
     cells = pd.read_csv(results / "bzmd14_orl" / "cells.csv")
-    # six reducers at r = 10 and k-means on all features, one repetition
     # the 7 methods of the preset at r = 10 (kMeans at r = d) and ridge leverage (not in the paper)
     assert len(cells) == 8 and set(cells.loc[cells.reducer != "none", "r"]) == {10}
     assert list(empty.iterdir()) == []

@@ -77,7 +77,6 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         "n_components": [Interval(Integral, 1, None, closed="left")],
     }
 
-
     def max_components(self, n_samples: int, n_features: int) -> int | None:
         """Largest r this reducer can produce on an n_samples x n_features matrix (None: no bound).
 

@@ -188,8 +188,8 @@ class RidgeLeverageSampler(BaseReducer):
         k, the rank of the ridge; required, 1 <= k <= min(n_samples, n_features).
     scores : {"exact", "approximate"}, default="exact"
         ``"exact"``: from the complete thin SVD of a dense A (every singular direction enters
-        the scores, so a truncated SVD cannot serve; computed once per repetition), or from the smaller Gram matrix of a sparse A
-        (:func:`gram_svd`, never densified). ``"approximate"``:
+        the scores, so a truncated SVD cannot serve; computed once per repetition), or from the
+        smaller Gram matrix of a sparse A (:func:`gram_svd`, never densified). ``"approximate"``:
         :func:`approximate_ridge_leverage_scores`, the scores against a sketch ``A Pi`` of
         k + ceil(k/eps) columns.
     eps : float in (0, 1), default=1/3
