@@ -91,3 +91,14 @@ def test_dry_run_counts_and_estimates_and_writes_nothing(tmp_path):
     run_experiment(more, log=messages.append)
     assert "2 of 8 cells to compute (6 reused)" in messages[-1]
     assert "about" in messages[-1] and "with 1 workers" in messages[-1]
+
+
+def test_sampling_lemma_is_a_kind_run_like_any_experiment(tmp_path):
+    spec = spec_from_config(config(tmp_path, kind="sampling_lemma", r_grid=[5, 50], repeats=3))
+    outcome = run_experiment(spec, log=lambda m: None)
+    assert outcome.status == "complete"
+    table = pd.read_csv(tmp_path / "mine" / "sampling_lemma.csv")
+    assert len(table) == 2 * 3 and set(table["r"]) == {5, 50}
+    # sigma_i^2 of V_k^T Omega S concentrates around 1 as r grows (bzmd14 Lemma 6)
+    spread = table.assign(w=table.sigma2_max - table.sigma2_min).groupby("r")["w"].mean()
+    assert spread[50] < spread[5]

@@ -17,6 +17,7 @@ __all__ = ["KINDS", "get_kind"]
 KINDS: dict[str, str] = {
     "cells": "kmdr.experiments.sweep:CELLS",
     "leverage_scores": "kmdr.experiments.leverage_scores:LEVERAGE_SCORES",
+    "sampling_lemma": "kmdr.experiments.sampling_lemma:SAMPLING_LEMMA",
 }
 
 

@@ -223,7 +223,7 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
 
     reducers = _reducers(c["reducers"], only_reducer) if kind == "cells" else ()
     grid: tuple[int, ...] = ()
-    if kind == "cells":
+    if kind in ("cells", "sampling_lemma"):  # the kinds that sweep r
         if not c["r_grid"]:
             raise ConfigError("r_grid must be a non-empty list of positive integers, got []")
         bad = [g for g in c["r_grid"] if g < 1]
@@ -287,7 +287,7 @@ def check_against_data(
     from kmdr.reducers import max_components
 
     shape = f"n={n_samples}, d={n_features}, k={n_clusters}"
-    if spec.kind == "leverage_scores":
+    if spec.kind in ("leverage_scores", "sampling_lemma"):
         if n_clusters > min(n_samples, n_features):
             raise ConfigError(
                 f"k={n_clusters} is too large for leverage scores on {spec.dataset} ({shape})"
