@@ -63,30 +63,15 @@ def grid_points(spec, d: int) -> list[tuple]:
 
 def naive_point(spec, red, r, rep, X, y, k):
     """One grid point computed from scratch, as a plain loop would, with the runner's seeds."""
-    from kmdr.experiments.cells import Cell
-    from kmdr.experiments.seeds import cell_seed, shared_seed
+    from kmdr.experiments.cells import make_cell
+    from kmdr.experiments.seeds import shared_seed
     from kmdr.experiments.work import compute_cell, compute_shared_work
     from kmdr.reducers import make_reducer
 
     d = X.shape[1]
     r_cell = d if red.name == "none" else r  # kMeans is the same cell at every r
     key = make_reducer(red.name, r_cell, n_clusters=k, **red.params).shared_key(X)
-    km = spec.kmeans
-    cell = Cell(
-        dataset=spec.dataset,
-        dataset_params=dict(spec.dataset_params),
-        reducer_id=red.id,
-        reducer_name=red.name,
-        label=red.label,
-        params=dict(red.params),
-        r=r_cell,
-        repetition=rep,
-        base_seed=spec.seed,
-        seed=cell_seed(spec.seed, spec.dataset, red.id, r_cell, rep),
-        kmeans={"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init, "tol": km.tol},
-        cell_id="naive",
-        shared_key=None if key is None else tuple(key),
-    )
+    cell = make_cell(spec, red, r_cell, rep, key)
     shared = None
     if key is not None:  # recomputed for every point, with the seed the runner uses
         shared = compute_shared_work(

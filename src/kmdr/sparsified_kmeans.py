@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from kmdr.cluster import INITS, KMeansResult
+from kmdr.cluster import INITS, KMeansResult, _check_int
 
 __all__ = ["check_sparsified", "sparsified_centers", "sparsified_kmeans"]
 
@@ -229,14 +229,6 @@ def _lloyd(problem: _Problem, centers, labels, n_clusters, max_iter, tol_abs):
         labels = np.argmin(dist, axis=1)
     inertia = float(dist[np.arange(problem.n), labels].sum())
     return labels, inertia, n_iter, centers, converged
-
-
-def _check_int(value, name, low, high=None) -> int:
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if not ok or value < low or (high is not None and value > high):
-        rng = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
-    return int(value)
 
 
 def sparsified_kmeans(

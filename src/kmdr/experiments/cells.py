@@ -25,6 +25,7 @@ __all__ = [
     "cell_identity",
     "cell_row",
     "identity_dicts",
+    "make_cell",
     "plan_cells",
     "reducer_kwargs",
 ]
@@ -108,6 +109,25 @@ def reducer_kwargs(params: dict, n_clusters: int) -> tuple[dict, int]:
     return params, k
 
 
+def make_cell(spec: ExperimentSpec, red: ReducerSpec, r: int, repetition: int, shared_key=None):
+    """The cell (``red``, r, repetition) of ``spec``, with its seed and id."""
+    return Cell(
+        dataset=spec.dataset,
+        dataset_params=dict(spec.dataset_params),
+        reducer_id=red.id,
+        reducer_name=red.name,
+        label=red.label,
+        params=dict(red.params),
+        r=int(r),
+        repetition=int(repetition),
+        base_seed=spec.seed,
+        seed=cell_seed(spec.seed, spec.dataset, red.id, r, repetition),
+        kmeans=_kmeans_dict(spec),
+        cell_id=stable_digest(cell_identity(spec, red, r, repetition))[:24],
+        shared_key=None if shared_key is None else tuple(shared_key),
+    )
+
+
 def plan_cells(spec: ExperimentSpec, X, n_clusters: int) -> list[Cell]:
     """All cells of ``spec`` on data ``X`` (n x d) with k = ``n_clusters``, expensive ones first.
 
@@ -116,31 +136,13 @@ def plan_cells(spec: ExperimentSpec, X, n_clusters: int) -> list[Cell]:
     from kmdr.reducers import make_reducer
 
     n_features = X.shape[1]
-    kmeans = _kmeans_dict(spec)
     cells: list[Cell] = []
     for red in spec.reducers:
         grid = (n_features,) if red.name == BASELINE else spec.r_grid
         params, k = reducer_kwargs(red.params, n_clusters)
         key = make_reducer(red.name, grid[0], n_clusters=k, **params).shared_key(X)
         for rep in range(spec.repeats):
-            for r in grid:
-                cells.append(
-                    Cell(
-                        dataset=spec.dataset,
-                        dataset_params=dict(spec.dataset_params),
-                        reducer_id=red.id,
-                        reducer_name=red.name,
-                        label=red.label,
-                        params=dict(red.params),
-                        r=int(r),
-                        repetition=rep,
-                        base_seed=spec.seed,
-                        seed=cell_seed(spec.seed, spec.dataset, red.id, r, rep),
-                        kmeans=kmeans,
-                        cell_id=stable_digest(cell_identity(spec, red, r, rep))[:24],
-                        shared_key=None if key is None else tuple(key),
-                    )
-                )
+            cells += [make_cell(spec, red, r, rep, key) for r in grid]
     # Longest first (full-space k-means, then large r) so that workers finish together; the
     # order never changes a cell's numbers.
     cells.sort(key=lambda c: (c.reducer_name != BASELINE, -c.r, c.repetition))
