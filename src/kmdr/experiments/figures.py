@@ -96,7 +96,7 @@ def make_figure(experiment_dir: str | Path):
             return None
         if style == "bmd09_table1":
             return draw_table1(exp_dir, summary, preset["title"])
-        return _draw_curves(exp_dir, summary, style, preset["title"])
+        return _draw_curves(exp_dir, summary, style, preset["title"], preset.get("note") or "")
 
 
 def draw_experiment(experiment_dir: str | Path) -> list[Path]:
@@ -198,7 +198,7 @@ def _baseline_label(method: str, style: str) -> str:
     return label
 
 
-def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str):
+def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str, note: str = ""):
     aggregation = str(summary["aggregation"].iloc[0])
     panels = _panels(style)
     rows = _panel_rows(summary)
@@ -306,6 +306,9 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str):
     if any_missing:
         handles.append(Line2D([], [], ls="none", marker="x", color="0.2", ms=5))
         labels.append("x on axis: no cell yet")
+    if note:  # the preset's own word on what the figure leaves out
+        handles.append(Line2D([], [], ls="none"))
+        labels.append(note)
     fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
     paper = "lst17 Figs. 1-3" if style == "lst17" else "bzmd14 Figs. 1-3"
     title = ps.suptitle(exp_dir, title, f"panels as in {paper}")

@@ -162,6 +162,9 @@ class PresetConfig:
     section: Section = Section.custom
     order: int = 1000  # position in make reproduce and in the report, ascending
     reproduce: Reproduce = Reproduce.none
+    # One line the figure's legend shows: what the figure leaves out and why (e.g. a method the
+    # paper draws that cannot run on this data).
+    note: str = ""
 
 
 @dataclass

@@ -39,6 +39,7 @@ PRESET_DEFAULTS: dict = {
     "section": "custom",
     "order": 1000,
     "reproduce": "none",
+    "note": "",
 }
 # Sidecar keys that may hold the expected cells (the layout names them "the expected cells").
 _EXPECTED_KEYS = ("expected_cells", "expected", "cells_expected")
@@ -146,7 +147,7 @@ def preset_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> dic
     """The experiment's preset metadata: ``config.preset`` of the last sidecar that has one,
     completed with :data:`PRESET_DEFAULTS` (``title`` defaults to the folder's name).
 
-    Keys: paper, title, figure, section, order, reproduce. A figure style or section this version
+    Keys: paper, title, figure, section, order, reproduce, note. A figure style or section this version
     does not know falls back to the default with a warning (the figure and report still draw).
     """
     name = Path(experiment_dir).name
