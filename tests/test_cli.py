@@ -166,16 +166,24 @@ def test_every_preset_composes_and_states_its_protocol():
                 ]
 
 
-def test_presets_order_make_reproduce_as_published_lists_it():
-    from kmdr.experiments.published import DIAGNOSTIC_EXPERIMENTS, PAPER_EXPERIMENTS
-
+def test_presets_order_make_reproduce_in_the_papers_order():
     listed = configs.presets()
     orders = [p["order"] for p in listed]
     assert len(set(orders)) == len(orders)  # no two presets share a place
-    reproduced = [p["name"] for p in listed if p["reproduce"] != "none"]
-    assert reproduced == list(PAPER_EXPERIMENTS + DIAGNOSTIC_EXPERIMENTS)
-    assert {p["name"] for p in listed if p["reproduce"] == "diagnostic"} == set(
-        DIAGNOSTIC_EXPERIMENTS
+    papers = [p["name"] for p in listed if p["reproduce"] == "paper"]
+    # bmd09's table and figure, then bzmd14's figures, lst17's, the course report's
+    assert papers[:2] == ["bmd09_table1", "bmd09_fig1"]
+    assert [p for p in papers if p.startswith("lst17")] == [
+        "lst17_coil20",
+        "lst17_rcv1",
+        "lst17_sparse_text",
+    ]
+    assert papers[-1] == "report_orl_projections"
+    diagnostics = [p["name"] for p in listed if p["reproduce"] == "diagnostic"]
+    assert set(diagnostics) >= {"bzmd14_synth_kmeanspp", "report_orl_projections_kmeanspp"}
+    # every diagnostic runs after every paper experiment
+    assert max(p["order"] for p in listed if p["reproduce"] == "paper") < min(
+        p["order"] for p in listed if p["reproduce"] == "diagnostic"
     )
 
 

@@ -7,26 +7,6 @@ numbers to place beside ours"). bzmd14 and lst17 publish curves only, no numbers
 
 from __future__ import annotations
 
-#: The paper tables and figures kmdr reproduces: one ``conf/experiment/<name>.yaml`` preset each,
-#: in the order ``scripts/reproduce.py`` runs them and the report presents them.
-PAPER_EXPERIMENTS: tuple[str, ...] = (
-    "bmd09_table1",
-    "bmd09_fig1",
-    "bzmd14_synth",
-    "bzmd14_usps",
-    "bzmd14_coil20",
-    "bzmd14_pie",
-    "bzmd14_orl",
-    "lst17_coil20",
-    "lst17_rcv1",
-    "lst17_sparse_text",
-    "report_orl_projections",
-)
-
-#: Runs that are not paper figures but separate what a figure mixes (``make reproduce`` runs them
-#: after the paper experiments; the report shows each beside the figure it explains).
-DIAGNOSTIC_EXPERIMENTS: tuple[str, ...] = ("bzmd14_synth_kmeanspp",)
-
 #: Column labels of bmd09 Table 1, in the paper's order: r = 5k, 10k, 20k, and All features.
 BMD09_TABLE1_COLUMNS: tuple[str, ...] = ("5k", "10k", "20k", "All")
 

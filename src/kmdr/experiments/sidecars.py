@@ -147,8 +147,9 @@ def preset_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> dic
     """The experiment's preset metadata: ``config.preset`` of the last sidecar that has one,
     completed with :data:`PRESET_DEFAULTS` (``title`` defaults to the folder's name).
 
-    Keys: paper, title, figure, section, order, reproduce, note. A figure style or section this version
-    does not know falls back to the default with a warning (the figure and report still draw).
+    Keys: paper, title, figure, section, order, reproduce, note. A figure style or section this
+    version does not know falls back to the default with a warning (the figure and report still
+    draw).
     """
     name = Path(experiment_dir).name
     runs = load_runs(experiment_dir) if runs is None else runs
