@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kmdr._io import atomic_write_text
+
 #: The accuracy bzmd14's experiments fix for the approximate SVD (§7.1); bounds are quoted at it.
 EPS_EXPERIMENTS = 1.0 / 3.0
 #: Failure probability used for the sampling lemma's eps(r).
@@ -470,10 +472,9 @@ def run_sampling_lemma(
         tables.append(sampling_lemma_table(X, k, r_grid, seeds, dataset=name))
         print(f"theory: {name} done in {time.perf_counter() - start:.1f}s", file=sys.stderr)
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=LEMMA_COLUMNS)
-    table.to_csv(out / "sampling_lemma.csv", index=False)
-    pd.DataFrame(skipped, columns=["dataset", "reason"]).to_csv(
-        out / "sampling_lemma_skipped.csv", index=False
-    )
+    atomic_write_text(out / "sampling_lemma.csv", table.to_csv(index=False))
+    skipped_table = pd.DataFrame(skipped, columns=["dataset", "reason"])
+    atomic_write_text(out / "sampling_lemma_skipped.csv", skipped_table.to_csv(index=False))
     if len(table):
         plot_sampling_lemma(table, out / "sampling_lemma.png")
     return table
