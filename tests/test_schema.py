@@ -157,6 +157,7 @@ def test_new_keys_reach_the_spec_as_plain_values():
         "section": "custom",
         "order": 1000,
         "reproduce": "none",
+        "note": "",
     }
     # The sidecar's config is plain JSON (enums as their names).
     assert json.loads(json.dumps(to_container(cfg)))["backend"] == "dask"
@@ -202,7 +203,8 @@ def test_reproduce_takes_its_experiments_from_the_presets(conf_copy):
     reproduce = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(reproduce)
     shipped = reproduce.experiments()
-    assert shipped[:2] == ["bmd09_table1", "bmd09_fig1"] and shipped[-1] == "bzmd14_synth_kmeanspp"
+    assert shipped[:2] == ["bmd09_table1", "bmd09_fig1"]
+    assert shipped[-1] == "report_orl_projections_kmeanspp"
 
     block = "preset: {{paper: null, title: Mine, order: {order}, reproduce: {reproduce}}}\n"
     preset(conf_copy, "mine_early", block.format(order=15, reproduce="paper"))
