@@ -79,6 +79,9 @@ _ALIASES: dict[str, str] = {
 # For methods the papers do not have (the report's variants, user reducers): a stable pick.
 _EXTRA_COLORS = ["#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"]
 _EXTRA_MARKERS = ["p", "<", ">", "d", "H", "8", "1"]
+# matplotlib's tab20 light shades and a few darker ones, used once the extra colors run out.
+_SPARE_COLORS = ["#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2",
+                 "#dbdb8d", "#9edae5", "#5254a3"]  # fmt: skip
 
 #: How lst17 labels the methods it shares with bzmd14.
 LST17_NAMES: dict[str, str] = {"kMeans": "k-means", "LapScores": "LS"}
@@ -101,6 +104,24 @@ def style(method: str) -> Style:
     return Style(
         _EXTRA_COLORS[h % len(_EXTRA_COLORS)], _EXTRA_MARKERS[(h // 7) % len(_EXTRA_MARKERS)]
     )
+
+
+def styles_for(methods) -> dict[str, Style]:
+    """The style of every method drawn in one figure: the papers' methods keep their own; the
+    others (the report's variants, later methods, your reducers) get colors and markers no other
+    method of the figure has, in a stable order, so that no two curves look alike."""
+    methods = list(dict.fromkeys(methods))
+    out = {m: _STYLES[canonical(m)] for m in methods if canonical(m) in _STYLES}
+    taken = {st.color for st in out.values()}
+    free = [c for c in (*_EXTRA_COLORS, *_SPARE_COLORS) if c not in taken]
+    markers = [m for m in (*_EXTRA_MARKERS, "o", "s", "^", "D", "v", "P", "*", "X")]
+    others = sorted((m for m in methods if m not in out), key=lambda m: canonical(m))
+    for i, method in enumerate(others):
+        if i < len(free):
+            out[method] = Style(free[i], markers[i % len(markers)])
+        else:  # more methods than colors: fall back to the stable hash
+            out[method] = style(method)
+    return out
 
 
 def display(method: str, figure_style: str = "bzmd14") -> str:

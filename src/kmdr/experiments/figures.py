@@ -198,7 +198,9 @@ def _baseline_label(method: str, style: str) -> str:
     return label
 
 
-def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str, note: str = ""):
+def _draw_curves(
+    exp_dir: Path, summary: pd.DataFrame, style: str, title: str, preset_note: str = ""
+):
     aggregation = str(summary["aggregation"].iloc[0])
     panels = _panels(style)
     rows = _panel_rows(summary)
@@ -216,6 +218,7 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str, n
         base = ds[is_baseline(ds)]
         points = ds.drop(base.index)
         lines = _lines(points)
+        styles = ps.styles_for(lines["method"])
         rgrid = sorted(points["r"].unique())
         row_title = ps.dataset_label(dataset) + (f", {setting}" if setting else "")
         for col, panel in enumerate(panels):
@@ -227,7 +230,7 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str, n
                     & (points["reducer_params"].fillna("") == ("" if pd.isna(m["reducer_params"])
                                                                else m["reducer_params"]))
                 ].sort_values("r")  # fmt: skip
-                st = ps.style(m["method"])
+                st = styles[m["method"]]
                 if m["variant"]:
                     st = ps.Style(st.color, st.marker, _VARIANT_LINESTYLES[m["variant"] % 3])
                 label = ps.display(m["method"], style) + m["suffix"]
@@ -306,9 +309,9 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: str, title: str, n
     if any_missing:
         handles.append(Line2D([], [], ls="none", marker="x", color="0.2", ms=5))
         labels.append("x on axis: no cell yet")
-    if note:  # the preset's own word on what the figure leaves out
+    if preset_note:  # the preset's own word on what the figure leaves out
         handles.append(Line2D([], [], ls="none"))
-        labels.append(note)
+        labels.append(preset_note)
     fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
     paper = "lst17 Figs. 1-3" if style == "lst17" else "bzmd14 Figs. 1-3"
     title = ps.suptitle(exp_dir, title, f"panels as in {paper}")
