@@ -241,3 +241,24 @@ def test_reducer_params_are_separate_lines(tmp_path):
     text = _all_text(fig)
     assert 'RP ({"density": 0.1})' in text and 'RP ({"density": 1.0})' in text
     plt.close(fig)
+
+
+def test_a_presets_note_is_in_the_legend_and_extra_methods_get_distinct_colors(tmp_path):
+    grid = {"sign": [10, 20], "gaussian": [10, 20], "achlioptas": [10, 20], "none": [64]}
+    cells = make_cells("mine", grid, 2)
+    # labels the papers do not use: each must still get a color of its own
+    cells["method"] = cells["reducer"].map(
+        {"sign": "A R (sign)", "gaussian": "My Gaussian", "achlioptas": "My sparse", "none": "A"}
+    )
+    config = {"preset": {**preset("Mine"), "note": "k-means starts from given centers"}}
+    exp = write_experiment(tmp_path, "mine", cells, config=config)
+    fig = figures.make_figure(exp)
+    assert "k-means starts from given centers" in _all_text(fig)
+    legend = fig.legends[0]
+    colors = {
+        text.get_text(): handle.get_color()
+        for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True)
+        if text.get_text() in ("A R (sign)", "My Gaussian", "My sparse")
+    }
+    assert len(colors) == 3 and len(set(colors.values())) == 3
+    plt.close(fig)
