@@ -210,3 +210,21 @@ def test_a_broken_dataset_plugin_is_listed_with_its_reason(tmp_path, monkeypatch
     reasons = [line for line in out.splitlines() if "badplugin_nowhere" in line]
     assert len(reasons) == 1 and "ModuleNotFoundError" in reasons[0]
     assert rows["bad"]["kind"] is None and rows["coil20"]["status"] != "unavailable"
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path):
+    import subprocess
+    import sys
+
+    # `kmdr-list | head -1`: the reader closes the pipe early; no traceback, exit 0.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kmdr.listing"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err

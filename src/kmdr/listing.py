@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -236,14 +237,17 @@ def main(argv: list[str] | None = None) -> int:
                 message = " ".join(str(err).split())
                 print(f"kmdr-list: error: presets: {message}", file=sys.stderr)
                 return 1
-    if args.json:
-        print(json.dumps(out, indent=2, default=_jsonable))
-        return 0
-    for section, rows in out.items():
-        print(f"{section} ({len(rows)})")
-        for line in _text(section, rows):
-            print(f"  {line}")
-        print()
+    try:
+        if args.json:
+            print(json.dumps(out, indent=2, default=_jsonable))
+            return 0
+        for section, rows in out.items():
+            print(f"{section} ({len(rows)})")
+            for line in _text(section, rows):
+                print(f"  {line}")
+            print()
+    except BrokenPipeError:  # `kmdr-list | head`: the reader has what it wanted
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (no flush error at exit)
     return 0
 
 
