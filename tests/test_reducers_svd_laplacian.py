@@ -125,3 +125,51 @@ def test_laplacian_sparse_equals_dense():
     C = sparse.transform(Xs)
     assert sp.issparse(C)
     np.testing.assert_array_equal(to_dense(C), dense.transform(X))
+
+
+@pytest.mark.parametrize("method", ["gram", "arpack"])
+def test_truncated_svd_is_kept_at_a_cut_inside_a_flat_noise_bulk(method, monkeypatch):
+    # Clusters (sigma 20..8) above a noise bulk of width 1e-8 around 1: at r = 8 the relative
+    # eigen-gap is ~1e-11 (the 1e-10 rule fails), sigma_1 / sigma_r = 20 (within gesdd's factor).
+    from kmdr.reducers import _svd
+
+    rng = np.random.default_rng(0)
+    n, d, r = 300, 200, 8
+    s = np.concatenate([np.linspace(20.0, 8.0, 5), 1.0 + 1e-8 * rng.random(d - 5)])
+    s = np.sort(s)[::-1]
+    U = np.linalg.qr(rng.standard_normal((n, d)))[0]
+    V = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    A = (U * s) @ V.T
+    reference = _svd.thin_svd(A).top(r)
+
+    def no_gesdd(_A):
+        raise AssertionError("fell back to the full gesdd")
+
+    monkeypatch.setattr(_svd, "thin_svd", no_gesdd)
+    got = _svd.exact_svd(A, r, method=method).top(r)
+    # gesdd's own accuracy at this cut: eps * sigma_1 / (sigma_r - sigma_{r+1}).
+    gesdd_bound = np.finfo(float).eps * s[0] / (s[r - 1] - s[r])
+    tolerance = _svd.GESDD_ACCURACY_FACTOR * gesdd_bound
+    assert 1e-10 < tolerance < 1e-2  # the comparison below is meaningful
+    # The subspace (what features up to rotation and leverage scores depend on) agrees.
+    projector_gap = np.linalg.norm(got.T @ got - reference.T @ reference, 2)
+    assert projector_gap <= tolerance
+    leverage_got, leverage_ref = (got**2).sum(axis=0), (reference**2).sum(axis=0)
+    np.testing.assert_allclose(leverage_got, leverage_ref, atol=tolerance)
+    # Above the bulk the vectors are well-defined and equal to gesdd's, signs included.
+    np.testing.assert_allclose(got[:5], reference[:5], atol=1e-8)
+
+
+def test_truncated_svd_falls_back_to_gesdd_when_far_less_accurate():
+    # The same bulk 1e4 below the top (as on Synth at r >= 10): the squared routes would be
+    # 1e4 times less accurate than gesdd, so gesdd is used.
+    from kmdr.reducers import _svd
+
+    rng = np.random.default_rng(1)
+    n, d, r = 300, 200, 8
+    s = np.sort(np.concatenate([[1e4, 9e3, 8e3], 1.0 + 1e-8 * rng.random(d - 3)]))[::-1]
+    U = np.linalg.qr(rng.standard_normal((n, d)))[0]
+    V = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    A = (U * s) @ V.T
+    assert _svd._gram_svd(A, r) is None
+    np.testing.assert_array_equal(_svd.exact_svd(A, r).components, _svd.thin_svd(A).top(r))
