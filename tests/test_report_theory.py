@@ -12,8 +12,8 @@ from scipy.linalg import hadamard
 from kmdr.report import theory as T
 
 
-def test_approximation_ratio_on_a_tiny_table():
-    cells = pd.DataFrame(
+def _tiny_cells() -> pd.DataFrame:
+    return pd.DataFrame(
         {
             "experiment": "e",
             "dataset": "d",
@@ -23,17 +23,50 @@ def test_approximation_ratio_on_a_tiny_table():
             "repetition": [0, 1, 0, 1, 0, 0],
             "n_clusters": 3,
             "objective": [0.40, 0.50, 0.60, 0.44, 0.38, 0.40],
+            "objective_reduced": [0.40, 0.50, 0.30, 0.10, 0.20, 0.35],
         }
     )
+
+
+def test_approximation_ratio_denominator_is_the_best_cell_of_any_method():
+    cells = _tiny_cells()
     out = T.approximation_ratios(cells).set_index(["method", "r"])
-    # denominator: the lowest kMeans objective (0.40), not the mean or the last
-    assert out.loc[("RP", 5), "ratio_max"] == pytest.approx(1.5)
-    assert out.loc[("RP", 5), "ratio_min"] == pytest.approx(1.1)
-    assert out.loc[("RP", 10), "ratio_max"] == pytest.approx(0.95)  # better than k-means on A
-    assert out.loc[("SVD", 5), "ratio_max"] == pytest.approx(1.0)
-    assert ("kMeans", 50) not in out.index
-    # no baseline -> nothing
-    assert T.approximation_ratios(cells[cells["method"] != "kMeans"]).empty
+    # denominator: the lowest F of any cell (RP at r = 10: 0.38), not kMeans' best (0.40)
+    assert list(out["f_best"].unique()) == [pytest.approx(0.38)]
+    assert set(out["f_best_method"]) == {"RP"}
+    assert out.loc[("RP", 5), "ratio_max"] == pytest.approx(0.60 / 0.38)
+    assert out.loc[("RP", 5), "ratio_min"] == pytest.approx(0.44 / 0.38)
+    assert out.loc[("RP", 10), "ratio_max"] == pytest.approx(1.0)
+    assert out.loc[("kMeans", 50), "ratio_max"] == pytest.approx(0.50 / 0.38)
+    assert bool(out.loc[("kMeans", 50), "baseline"]) and not bool(out.loc[("SVD", 5), "baseline"])
+    assert (out["ratio_min"] >= 1.0).all()  # never below 1 now
+    # a dataset without a kMeans baseline still has a best known partition
+    assert not T.approximation_ratios(cells[cells["method"] != "kMeans"]).empty
+
+
+def test_estimated_gamma_compares_partitions_of_the_same_method_and_r():
+    out = T.approximation_ratios(_tiny_cells()).set_index(["method", "r"])
+    # RP at r = 5: worst repetition (F = 0.60) has F on C 0.30 against the best 0.10 -> 3
+    assert out.loc[("RP", 5), "gamma_at_worst"] == pytest.approx(3.0)
+    assert out.loc[("RP", 5), "gamma_max"] == pytest.approx(3.0)
+    assert out.loc[("kMeans", 50), "gamma_at_worst"] == pytest.approx(1.25)
+    # a single repetition: nothing to compare with, gamma unknown
+    assert np.isnan(out.loc[("SVD", 5), "gamma_at_worst"])
+    bound = T.bounds_for("RP")[0]
+    assert T.bound_at_gamma(bound, 3.0).startswith("cannot apply")
+    assert T.bound_at_gamma(bound, float("nan")) == "γ unknown"
+    assert T.bound_at_gamma(bound, 1.25) == f"{1 + (1 + T.EPS_EXPERIMENTS) * 1.25:.3g}"
+
+
+def test_approximation_ratio_is_per_setting():
+    a = _tiny_cells().assign(kmeans_init="random")
+    b = _tiny_cells().assign(kmeans_init="k-means++")
+    b["objective"] = b["objective"] * 2  # a worse setting must not borrow the other's best
+    out = T.approximation_ratios(pd.concat([a, b], ignore_index=True))
+    assert len(out) == 2 * len(T.approximation_ratios(a))
+    assert sorted(out["setting"].unique()) == ["kmeans_init=k-means++", "kmeans_init=random"]
+    assert sorted(out["f_best"].unique()) == [pytest.approx(0.38), pytest.approx(0.76)]
+    assert (out["ratio_min"] >= 1.0).all()
 
 
 def _uniform_leverage_basis(d: int = 16, k: int = 4) -> np.ndarray:

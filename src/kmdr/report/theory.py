@@ -6,8 +6,9 @@ Three things live here:
   lst17 Thm 1) with its factor, the number of dimensions r it needs, its success probability, and
   :func:`bound_applies` to say whether one of our r values meets that requirement;
 * :func:`approximation_ratios`: the empirical ratio F(partition found on C) / F(best partition
-  found on A) per method and r, from ``cells.csv`` (the best partition on A is the lowest kMeans
-  objective over the repetitions);
+  of A known) per method and r, from ``cells.csv`` (the lowest F of any cell of that dataset and
+  setting), with :func:`estimated_gamma`, the approximation factor of each k-means run on C
+  estimated from ``objective_reduced``;
 * the sampling lemma (bzmd14 Lemma 6): the singular values of ``V_k^T Ω S`` for leverage-score
   sampling with rescaling, against ``1 ± eps(r)``. ``python -m kmdr.report.theory --results DIR``
   computes them on the available datasets over a grid of r and several seeds and writes
@@ -183,58 +184,121 @@ def bound_applies(bound: Bound, r: int, k: int, eps: float = EPS_EXPERIMENTS) ->
 # Empirical approximation ratio
 # --------------------------------------------------------------------------------------------
 
+#: Above this estimated γ no bound is judged: a factor 1 + (2 + ε)γ is already > 5, and the
+#: ratio then measures Lloyd's local optimum rather than the reduction.
+GAMMA_LARGE = 2.0
+
 RATIO_COLUMNS = [
     "experiment",
+    "setting",
     "dataset",
     "method",
+    "baseline",
     "r",
     "k",
     "n_repetitions",
     "ratio_max",
     "ratio_median",
     "ratio_min",
-    "f_best_on_a",
+    "gamma_at_worst",
+    "gamma_max",
+    "f_best",
+    "f_best_method",
 ]
 
 
-def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
-    """F(partition from C) / F(best partition found on A), per (experiment, dataset, method, r).
+def _setting_columns(cells: pd.DataFrame) -> list[str]:
+    from kmdr.experiments.points import SETTING_COLUMNS
 
-    The denominator is the lowest ``objective`` of the ``reducer_name == "none"`` rows of the same
-    experiment and dataset (k-means on all of A, over all its repetitions). Both are normalized
-    by the same ||A||_F², so the ratio equals the ratio of the raw objectives. Datasets without a
-    baseline row are left out. ``ratio_max`` is the worst repetition.
+    return [c for c in SETTING_COLUMNS if c in cells.columns and c != "dataset"]
+
+
+def estimated_gamma(cells: pd.DataFrame) -> pd.Series:
+    """Per row, γ̂ = F on C of its partition / the lowest F on C among the rows of its
+    (method, r): the approximation factor of the k-means run on the reduced data, estimated
+    against the best partition of that reduced data we know (``objective_reduced``).
+
+    The best known is ≥ the optimum, so γ̂ is a *lower* estimate of γ. For a deterministic
+    reducer every repetition reduces to the same C, and γ̂ compares partitions of one matrix; for
+    a randomized one each repetition has its own C, and γ̂ also carries that variation. NaN where
+    ``objective_reduced`` is missing or the group holds a single repetition (nothing to compare).
     """
-    if cells is None or len(cells) == 0:
+    if "objective_reduced" not in cells:
+        return pd.Series(np.nan, index=cells.index)
+    f = cells["objective_reduced"].astype(float)
+    keys = ["method", "r"]
+    best = f.groupby([cells[c] for c in keys]).transform("min")
+    count = f.groupby([cells[c] for c in keys]).transform("count")
+    gamma = f / best
+    return gamma.where((count >= 2) & (best > 0) & np.isfinite(best))
+
+
+def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
+    """F(partition from C) / F(best partition of A known), per (experiment, setting, dataset,
+    method, r), with the estimated γ of each k-means run beside it.
+
+    The denominator is the lowest ``objective`` (F measured on A) of ANY cell of the same
+    experiment, setting (the columns of :data:`kmdr.experiments.points.SETTING_COLUMNS`: a
+    multirun may hold several) and dataset: any method, any r, any repetition, the kMeans
+    baseline included. No ratio is therefore below 1, and each is a lower estimate of F / F_opt.
+    ``gamma_at_worst`` is :func:`estimated_gamma` of the repetition giving ``ratio_max`` (the
+    worst one), ``gamma_max`` the largest over the repetitions; ``baseline`` marks kMeans on A.
+    """
+    if cells is None or len(cells) == 0 or "objective" not in cells:
         return pd.DataFrame(columns=RATIO_COLUMNS)
     cells = cells.copy()
     if "experiment" not in cells:
         cells["experiment"] = ""
+    setting_cols = _setting_columns(cells)
+    from kmdr.experiments.points import setting_labels
+
+    labels = setting_labels(cells) if setting_cols else None
+    cells["_setting"] = "" if labels is None else labels.fillna("")
     rows = []
-    for (exp, ds), group in cells.groupby(["experiment", "dataset"], sort=True):
-        base = group.loc[group["reducer_name"] == "none", "objective"].dropna()
-        if base.empty or not np.isfinite(base.min()) or base.min() <= 0:
+    group_keys = ["experiment", "_setting", "dataset", *setting_cols]
+    for key, group in cells.groupby(group_keys, sort=True, dropna=False):
+        exp, setting, ds = key[:3]
+        f_all = group["objective"].astype(float)
+        if not f_all.notna().any() or not np.isfinite(f_all.min()) or f_all.min() <= 0:
             continue
-        f_best = float(base.min())
-        others = group[group["reducer_name"] != "none"]
-        for (method, r), g in others.groupby(["method", "r"], sort=True):
+        f_best = float(f_all.min())
+        best_method = str(group.loc[f_all.idxmin(), "method"])
+        gamma = estimated_gamma(group)
+        baseline = group.get("reducer_name", pd.Series("", index=group.index)) == "none"
+        for (method, r), g in group.groupby(["method", "r"], sort=True):
             ratio = g["objective"].astype(float) / f_best
+            if not ratio.notna().any():
+                continue
             k = int(g["n_clusters"].iloc[0]) if "n_clusters" in g else -1
             rows.append(
                 {
                     "experiment": exp,
+                    "setting": setting,
                     "dataset": ds,
                     "method": method,
+                    "baseline": bool(baseline.loc[g.index].all()),
                     "r": int(r),
                     "k": k,
                     "n_repetitions": int(ratio.notna().sum()),
                     "ratio_max": float(ratio.max()),
                     "ratio_median": float(ratio.median()),
                     "ratio_min": float(ratio.min()),
-                    "f_best_on_a": f_best,
+                    "gamma_at_worst": float(gamma.loc[ratio.idxmax()]),
+                    "gamma_max": float(gamma.loc[g.index].max()),
+                    "f_best": f_best,
+                    "f_best_method": best_method,
                 }
             )
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)
+
+
+def bound_at_gamma(bound: Bound, gamma: float, eps: float = EPS_EXPERIMENTS) -> str:
+    """The bound's factor at the estimated γ, or why it cannot be judged (γ unknown or large)."""
+    if not np.isfinite(gamma):
+        return "γ unknown"
+    if gamma > GAMMA_LARGE:
+        return f"cannot apply: γ̂ = {gamma:.3g} > {GAMMA_LARGE:g}"
+    return f"{bound.factor(eps, gamma):.3g}"
 
 
 # --------------------------------------------------------------------------------------------
