@@ -224,8 +224,7 @@ def test_a_killed_run_is_incomplete_not_not_run(results):
     text = build.build_report(results)
     row = next(ln for ln in text.splitlines() if ln.startswith("| `bzmd14_orl` |"))
     assert f"**incomplete (0 of {len(expected)} cells)**" in row and "running" in row
-    not_run = next(ln for ln in text.splitlines() if ln.startswith("Not run or skipped"))
-    assert "bzmd14_orl" not in not_run
+    assert "bzmd14_orl" not in _section(text, "What was run").split("### Skipped")[1]
     block = _section(text, "Curve-only")
     block = block[block.index("### bzmd14 Figure 3 (b, d, f)") :].split("\n### ", 1)[0]
     assert "No cell finished yet" in block and "not run" not in block
@@ -254,3 +253,63 @@ def test_claims_are_checked_per_setting(results):
     assert (
         "Settings, drawn as one row of panels each: `kmeans_n_init=1`, `kmeans_n_init=5`." in text
     )
+
+
+def test_report_has_contents_one_skip_list_and_no_machine_paths(results, monkeypatch):
+    mirror = "/srv/mirror/data"
+    monkeypatch.setenv("KMDR_DATA_MIRROR", mirror)
+    reason = (
+        "nips: cannot obtain nips/nips_1-17.mat: download of http://x.org/~g/nips_1-17.mat "
+        "failed; /old/build/host/datasets/nips/nips_1-17.mat not found; see "
+        f"{mirror}/README and {results.resolve()}/bmd09_table1/runs/x.json"
+    )
+    _write(results, "bmd09_table1", None, skipped=reason)
+    (results / "SKIPPED.md").write_text(
+        "# Skipped\n\n- `bmd09_table1`: " + reason + "\n- `bmd09_gone`: no folder, listed only\n"
+    )
+    text = build.write_report(results).read_text()
+    # no absolute path of any machine; URLs and the mirror variable stay readable
+    for path in ("/old/build", mirror, str(results.resolve()), str(results)):
+        assert path not in text
+    assert "$KMDR_DATA_MIRROR/nips/nips_1-17.mat not found" in text
+    assert "http://x.org/~g/nips_1-17.mat" in text and "$KMDR_DATA_MIRROR/README" in text
+    # one list of skipped experiments, each reason printed once
+    assert text.count("cannot obtain nips/nips_1-17.mat") == 1
+    assert text.count("DatasetUnavailable: rcv1") == 1
+    skipped = _section(text, "What was run").split("### Skipped experiments", 1)[1]
+    assert "- `bmd09_table1`: nips: cannot obtain" in skipped
+    assert "- `lst17_rcv1`: DatasetUnavailable: rcv1" in skipped
+    assert "- `bmd09_gone`: no folder, listed only" in skipped
+    assert "(#skipped-experiments)" in _section(text, "Curve-only")  # RCV1's block points there
+    # a table of contents before the first section, linking every section by GitHub's anchors
+    contents = _section(text, "Contents")
+    assert text.index("## Contents") < text.index("## What was run")
+    for link in ("[What was run](#what-was-run)", "[Theory](#theory)",
+                 "  - [Skipped experiments](#skipped-experiments)",
+                 "[Empirical approximation ratio](#empirical-approximation-ratio)",
+                 "(#deviations-from-the-papers-data-and-setup)"):  # fmt: skip
+        assert link in contents, link
+    headings = [ln for ln in text.splitlines() if ln.startswith(("## ", "### "))]
+    assert contents.count("](#") == len(headings) - 1  # every heading but Contents itself
+
+
+def test_anchors_follow_github_and_number_repeats():
+    seen: dict[str, int] = {}
+    assert build._anchor("bzmd14 Figure 1 (a, c, e): Synth", seen) == "bzmd14-figure-1-a-c-e-synth"
+    assert build._anchor("Deviations from the papers' data", seen) == (
+        "deviations-from-the-papers-data"
+    )
+    assert build._anchor("Skipped experiments", seen) == "skipped-experiments"
+    assert build._anchor("Skipped experiments", seen) == "skipped-experiments-1"
+
+
+def test_report_states_what_each_method_time_includes(results):
+    text = build.build_report(results)
+    block = text[text.index("### What each method's time includes") :].split("\n#", 1)[0]
+    assert "charged *in full* to every cell" in block
+    # one row per reducer present in the results, with its own rule
+    svd = next(ln for ln in block.splitlines() if "| `svd` |" in ln)
+    assert "own exact rank-r SVD per cell" in svd
+    lev = next(ln for ln in block.splitlines() if "| `leverage` |" in ln)
+    assert "shared across r" in lev
+    assert "| `sparsified` |" not in block  # PD did not run here

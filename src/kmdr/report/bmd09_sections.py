@@ -16,7 +16,7 @@ from kmdr.experiments.published import (
 )
 from kmdr.report import claims as C
 from kmdr.report._text import VERDICT_MARK, md_table, number, read_optional_csv
-from kmdr.report.experiments import Experiment
+from kmdr.report.experiments import SKIPPED_ANCHOR, Experiment
 from kmdr.report.notes import NO_DATA_WHY
 
 __all__ = ["section_fig1", "section_table1"]
@@ -48,7 +48,7 @@ def _table1_block(e: Experiment | None) -> str:
     ours = aggregate.table1(e.summary) if e is not None and len(e.summary) else pd.DataFrame()
     if e is None or not e.has_cells:
         skipped = e.skipped if e is not None else []
-        why = "; ".join(skipped) if skipped else NO_DATA_WHY["bmd09_table1"]
+        why = NO_DATA_WHY["bmd09_table1"] + (f"; skipped, see {SKIPPED_ANCHOR}" if skipped else "")
         out += [f"**No data: the experiment did not run** ({why}). Published values only.", ""]
     rows = []
     for dataset, cols in BMD09_TABLE1.items():
@@ -117,7 +117,7 @@ def _fig1_block(root: Path, e: Experiment | None) -> str:
     scores = read_optional_csv(path, keep_default_na=False)
     if scores.empty or "term" not in scores:
         skipped = e.skipped if e is not None else []
-        why = "; ".join(skipped) if skipped else NO_DATA_WHY["bmd09_fig1"]
+        why = NO_DATA_WHY["bmd09_fig1"] + (f"; skipped, see {SKIPPED_ANCHOR}" if skipped else "")
         out.append(
             f"**No data** ({why}). The paper names these terms: "
             + ", ".join(BMD09_FIG1_TERMS)

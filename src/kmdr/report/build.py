@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -34,8 +35,15 @@ from kmdr.report import claims as C
 from kmdr.report._text import VERDICT_MARK, md_table
 from kmdr.report.bmd09_sections import section_fig1, section_table1
 from kmdr.report.deviations import section_deviations
-from kmdr.report.experiments import Experiment, in_section, load_all, run_field
-from kmdr.report.notes import FIGURE_NOTES, NO_DATA_WHY
+from kmdr.report.experiments import (
+    SKIPPED_ANCHOR,
+    Experiment,
+    in_section,
+    load_all,
+    public_text,
+    run_field,
+)
+from kmdr.report.notes import FIGURE_NOTES, NO_DATA_WHY, TIME_INCLUDES, TIME_INTRO
 from kmdr.report.theory_sections import section_theory
 
 #: Where a section stands when none of its experiments gives an ``order``.
@@ -69,7 +77,9 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
         "Zouzias, Mahoney, Drineas, IEEE TIT 2015 / arXiv 2014), **lst17** (Liu, Shen, Tsang, "
         "NIPS 2017).",
         "",
-        f"- Report written: {now}, by `kmdr-report {root}` from the CSVs under `{root}/` alone.",
+        # the folder's name only: the report is read on other machines
+        f"- Report written: {now}, by `kmdr-report {root.name}` from the CSVs under "
+        f"`{root.name}/` alone.",
         f"- Code revision at report time: `{_git_revision()}`; revisions recorded by the runs: "
         + (", ".join(f"`{r}`" for r in revs) if revs else "none recorded")
         + ".",
@@ -98,7 +108,6 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
     header = ["experiment", "reproduces", "status", "datasets", "methods", "r", "repetitions"]
     out.append(md_table(header, rows) if rows else "*No experiment folder found.*")
     incomplete = [e.name for e in exps.values() if e.incomplete]
-    skipped = [e.name for e in exps.values() if not e.has_results and not e.incomplete]
     out.append("")
     if incomplete:
         out.append(
@@ -106,17 +115,88 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
             + ", ".join(f"`{n}`" for n in incomplete)
             + "."
         )
-    if skipped:
-        out.append(
-            "Not run or skipped (their claims are reported as *no data*): "
-            + ", ".join(f"`{n}`" for n in skipped)
-            + "."
-        )
+    out += ["", section_skipped(root, exps), "", section_time_includes(exps)]
+    return "\n".join(out)
+
+
+def skipped_experiments(root: Path, exps: dict[str, Experiment]) -> dict[str, str]:
+    """Each skipped or not-run experiment and why, once: the sidecars' reasons, else the runner's
+    ``SKIPPED.md`` (``- `name`: reason`` lines), else the report's note, else "not run"."""
+    listed: dict[str, str] = {}
     skipped_md = root / "SKIPPED.md"
     if skipped_md.exists():
-        out += ["", "The runner's `SKIPPED.md`:", ""]
-        out += ["> " + line for line in skipped_md.read_text().strip().splitlines()]
+        for line in skipped_md.read_text().splitlines():
+            m = re.match(r"^- `([^`]+)`: (.+)$", line.strip())
+            if m:
+                listed[m.group(1)] = public_text(m.group(2))
+    out = {}
+    for e in exps.values():
+        if e.has_results or e.incomplete:
+            continue
+        reason = "; ".join(e.skipped) or listed.get(e.name) or NO_DATA_WHY.get(e.name, "not run")
+        out[e.name] = reason
+    for name, reason in listed.items():
+        out.setdefault(name, reason)
+    return out
+
+
+def section_skipped(root: Path, exps: dict[str, Experiment]) -> str:
+    """The report's one list of skipped experiments with their reasons."""
+    skipped = skipped_experiments(root, exps)
+    out = ["### Skipped experiments", ""]
+    if not skipped:
+        return "\n".join([*out, "None."])
+    out.append(
+        "Their claims are reported as *no data*; elsewhere the report points here instead of "
+        "repeating the reason. Local data files are named under `$KMDR_DATA_MIRROR` (the data "
+        "folder the loaders read), never by the build machine's path."
+    )
+    out.append("")
+    out += [f"- `{name}`: {reason}" for name, reason in skipped.items()]
     return "\n".join(out)
+
+
+def section_time_includes(exps: dict[str, Experiment]) -> str:
+    """What each method's time includes, for the reducers present in the results."""
+    labels: dict[str, set[str]] = {}
+    for e in exps.values():
+        if e.has_cells and "reducer_name" in e.cells:
+            for name, method in e.cells[["reducer_name", "method"]].drop_duplicates().values:
+                labels.setdefault(str(name), set()).add(str(method))
+    out = ["### What each method's time includes", "", TIME_INTRO, ""]
+    rows = [
+        [", ".join(sorted(labels[name])), f"`{name}`",
+         TIME_INCLUDES.get(name, "not described (a reducer this report does not know)")]
+        for name in sorted(labels)
+    ]  # fmt: skip
+    out.append(md_table(["method", "reducer", "reduction time includes"], rows) if rows else "—")
+    return "\n".join(out)
+
+
+def _anchor(heading: str, seen: dict[str, int]) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens, a
+    ``-1``, ``-2`` suffix on repeats."""
+    slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+    n = seen.get(slug, 0)
+    seen[slug] = n + 1
+    return slug if n == 0 else f"{slug}-{n}"
+
+
+def table_of_contents(text: str) -> str:
+    """Links to the ``##`` and ``###`` headings of ``text`` (outside fenced code)."""
+    seen: dict[str, int] = {}
+    lines, fenced = ["## Contents", ""], False
+    _anchor("Contents", seen)
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        m = None if fenced else re.match(r"^(#{2,3}) (.+)$", line)
+        if m:
+            indent = "  " * (len(m.group(1)) - 2)
+            title = m.group(2).strip()
+            label = title.replace("[", "(").replace("]", ")")
+            lines.append(f"{indent}- [{label}](#{_anchor(title, seen)})")
+    return "\n".join(lines)
 
 
 def _claim_rows(pairs, exp: Experiment | None) -> list[list]:
@@ -200,7 +280,7 @@ def _experiment_block(root: Path, e: Experiment, pairs: list) -> str:
             f"cell; running the same command again resumes it.{also}",
         ]
     elif not e.has_results:
-        why = "; ".join(e.skipped) if e.skipped else NO_DATA_WHY.get(e.name, "not run")
+        why = f"skipped, see {SKIPPED_ANCHOR}" if e.skipped else NO_DATA_WHY.get(e.name, "not run")
         out += ["", f"**No data**: {why}.{also}"]
     if e.name in FIGURE_NOTES:
         out += ["", FIGURE_NOTES[e.name]]
@@ -271,7 +351,10 @@ def build_report(root: str | Path) -> str:
         section_theory(root, exps),
         section_deviations(exps),
     ]
-    return "\n\n".join(parts).rstrip() + "\n"
+    body = "\n\n".join(parts).rstrip() + "\n"
+    # The contents go just before the first section, after the title and the run's metadata.
+    first = body.index("\n## ") + 1
+    return body[:first] + table_of_contents(body) + "\n\n" + body[first:]
 
 
 def write_report(root: str | Path) -> Path:

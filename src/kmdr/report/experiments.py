@@ -3,6 +3,8 @@ from its files alone, placed by its preset metadata (never by its name)."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -10,7 +12,29 @@ import pandas as pd
 from kmdr.experiments import aggregate
 from kmdr.experiments._plot_style import canonical
 
-__all__ = ["Experiment", "in_section", "load_all", "run_field"]
+__all__ = ["SKIPPED_ANCHOR", "Experiment", "in_section", "load_all", "public_text", "run_field"]
+
+#: The report's one list of skipped experiments (a heading of :mod:`kmdr.report.build`).
+SKIPPED_ANCHOR = "[Skipped experiments](#skipped-experiments)"
+
+# An absolute POSIX path: a "/" that does not continue a word, a URL or "$VAR/" (those keep their
+# slashes), up to a space or punctuation.
+_ABS_PATH = re.compile(r"(?<![\w.:/~$])/(?:[^\s/;,()'\"]+/)*[^\s/;,()'\"]+")
+
+
+def public_text(text: str) -> str:
+    """``text`` without the build machine's absolute paths (the report is read elsewhere).
+
+    The loaders' messages say ``cannot obtain REL: ... /MIRROR/REL not found``: the mirror folder
+    becomes ``$KMDR_DATA_MIRROR`` (also the current ``KMDR_DATA_MIRROR``, whatever it names); any
+    other absolute path keeps only its file name.
+    """
+    mirror = os.environ.get("KMDR_DATA_MIRROR", "").rstrip("/")
+    if mirror.startswith("/"):
+        text = text.replace(mirror + "/", "$KMDR_DATA_MIRROR/")
+    for rel in dict.fromkeys(re.findall(r"cannot obtain (\S+?):", text)):
+        text = re.sub(r"(?<![\w.:/~$])/\S*?/" + re.escape(rel), "$KMDR_DATA_MIRROR/" + rel, text)
+    return _ABS_PATH.sub(lambda m: ".../" + m.group(0).rsplit("/", 1)[-1], text)
 
 
 def _canonical_methods(frame: pd.DataFrame) -> pd.DataFrame:
@@ -36,7 +60,7 @@ class Experiment:
             return
         self.runs = aggregate.load_runs(self.dir)
         self.preset = aggregate.preset_of(self.dir, self.runs)
-        self.skipped = aggregate.skip_reasons(self.dir, self.runs)
+        self.skipped = [public_text(t) for t in aggregate.skip_reasons(self.dir, self.runs)]
         # Method labels differ between papers (lst17 writes "LS" and "k-means" where bzmd14 writes
         # "LapScores" and "kMeans"); the claims and tables speak of one name per method.
         self.cells = _canonical_methods(aggregate.load_cells(self.dir))
@@ -89,7 +113,7 @@ class Experiment:
         if self.has_cells:
             return f"complete ({self.n_cells} cells)"
         if self.skipped:
-            return "skipped: " + "; ".join(self.skipped)
+            return f"skipped (why: {SKIPPED_ANCHOR})"
         if self.exists and (self.dir / "leverage_scores.csv").exists():
             return "leverage scores written"
         return "not run (no results folder)" if not self.exists else "no cells"

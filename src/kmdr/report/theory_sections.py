@@ -95,7 +95,8 @@ def _bound_text(b: T.Bound, gm, rs: list[int], k: int) -> str:
     judged and whether the ratio is within it."""
     eps = T.EPS_EXPERIMENTS
     head = f"{b.key} ({b.factor(eps, 1.0):.3g} at γ = 1)"
-    applies = [r for r in rs if T.bound_applies(b, r, k) == "yes"]
+    # only the r this method has (a partial sweep may lack some)
+    applies = [r for r in rs if r in set(gm["r"]) and T.bound_applies(b, r, k) == "yes"]
     if not applies:
         return f"{head}: {_applies_summary(b, rs, k)}"
     verdicts = []
@@ -186,9 +187,9 @@ def section_ratios(exps: dict[str, Experiment]) -> str:
                 out += [
                     "",
                     f"γ̂ is unknown or above {T.GAMMA_LARGE:g} for {len(large)} of the {len(g)} "
-                    f"(method, r) points (largest γ̂ {_g(g['gamma_at_worst'].max())}): at those "
-                    "points the worst repetition's ratio reflects a k-means local optimum on C, "
-                    "and no theorem's bound can be judged there.",
+                    f"(method, r) points (largest γ̂ {_g(g['gamma_at_worst'].max())}): there the "
+                    "worst repetition's ratio is dominated by a k-means local optimum on C, and "
+                    "no theorem's bound can be judged.",
                 ]
     if not any_ratio:
         out += ["", "*No data*: no experiment has cells with an objective."]
