@@ -69,6 +69,32 @@ def test_approximation_ratio_is_per_setting():
     assert (out["ratio_min"] >= 1.0).all()
 
 
+def test_ratio_section_shows_gamma_and_says_when_no_bound_can_apply():
+    from types import SimpleNamespace
+
+    from kmdr.report.theory_sections import section_ratios
+
+    rows = []
+    for rep in range(3):
+        # SVD at r = k = 3: repetition 2 is a bad local optimum on C (F on C 50x the best)
+        bad = rep == 2
+        rows.append(("SVD", "svd", 3, rep, 5.0 if bad else 1.01, 50.0 if bad else 0.5))
+        rows.append(("RP", "sign", 3, rep, 1.2 + 0.01 * rep, 0.6 + 0.01 * rep))
+        rows.append(("kMeans", "none", 40, rep, 1.0, 1.0))
+    cells = pd.DataFrame(
+        rows,
+        columns=["method", "reducer_name", "r", "repetition", "objective", "objective_reduced"],
+    ).assign(experiment="e", dataset="d", n_clusters=3)
+    exp = SimpleNamespace(name="e", has_cells=True, cells=cells, incomplete=False)
+    text = section_ratios({"e": exp})
+    svd = next(ln for ln in text.splitlines() if ln.startswith("| SVD |"))
+    assert "5 (γ̂ 100) †" in svd and "cannot apply: γ̂ = 100 > 2" in svd
+    rp = next(ln for ln in text.splitlines() if ln.startswith("| RP |"))
+    assert "1.22 (γ̂ 1.03)" in rp and "†" not in rp
+    assert "best F known = 1, found by kMeans" in text
+    assert "for 1 of the 2 (method, r) points" in text
+
+
 def _uniform_leverage_basis(d: int = 16, k: int = 4) -> np.ndarray:
     """Orthonormal d x k columns with equal leverage scores (p_i = 1/d): Hadamard columns."""
     return hadamard(d)[:, :k] / math.sqrt(d)

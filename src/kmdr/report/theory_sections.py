@@ -10,7 +10,7 @@ import numpy as np
 from kmdr.experiments.aggregate import is_baseline
 from kmdr.report import theory as T
 from kmdr.report._text import md_table, number, read_optional_csv
-from kmdr.report.experiments import Experiment
+from kmdr.report.experiments import Experiment, public_text
 
 __all__ = ["section_lemma", "section_ratios", "section_theory"]
 
@@ -291,6 +291,8 @@ def section_lemma(root: Path) -> str:
         out += [
             "",
             "Datasets skipped: "
-            + "; ".join(f"{r.dataset} ({r.reason})" for r in skipped.itertuples()),
+            + "; ".join(
+                f"{r.dataset} ({public_text(str(r.reason))})" for r in skipped.itertuples()
+            ),
         ]
     return "\n".join(out)
