@@ -173,3 +173,14 @@ def test_truncated_svd_falls_back_to_gesdd_when_far_less_accurate():
     A = (U * s) @ V.T
     assert _svd._gram_svd(A, r) is None
     np.testing.assert_array_equal(_svd.exact_svd(A, r).components, _svd.thin_svd(A).top(r))
+
+
+def test_gram_route_counts_the_next_singular_value_arpack_does_not():
+    # sigma_1 / sigma_r = 150 but sigma_1 / (sigma_r + sigma_{r+1}) = 75: within the factor 100
+    # only when sigma_{r+1} is known exactly (the Gram route computes it; ARPACK bounds it).
+    from kmdr.reducers import _svd
+
+    eigvals = np.array([150.0, 100.0, 1.0 + 1e-9, 1.0]) ** 2
+    assert _svd._near_gesdd_accuracy(eigvals, 3, next_exact=True)
+    assert not _svd._near_gesdd_accuracy(eigvals, 3, next_exact=False)
+    assert _svd._gap_ok(eigvals, 3, next_exact=True) and not _svd._gap_ok(eigvals, 3)
