@@ -14,6 +14,9 @@ figures with the papers' claims and their verdicts (``curves``), diagnostics (``
 your experiments (``custom``); before them what was run and how complete it is, after them the
 theory (approximation ratios beside the theorems' bounds, the sampling lemma) and the deviations
 from the papers' data. The papers' three sections always appear (with *no data* when nothing ran).
+A table of contents opens the report; skipped experiments are listed once, with their reasons
+(no absolute path of the build machine: :func:`kmdr.report.experiments.public_text`), and every
+other mention links to that list.
 Text about one specific experiment (its notes, why it has no data; :mod:`kmdr.report.notes`) is
 keyed by its name; no behaviour is. The sections live in :mod:`kmdr.report.bmd09_sections`,
 :mod:`kmdr.report.theory_sections` and :mod:`kmdr.report.deviations`; this module places them.
