@@ -12,14 +12,25 @@ import pandas as pd
 from kmdr._io import read_csv
 from kmdr.report import claims as C
 
-__all__ = ["VERDICT_MARK", "md_table", "number", "read_optional_csv"]
+__all__ = ["VERDICT_LEGEND", "VERDICT_MARK", "md_table", "number", "read_optional_csv"]
 
 VERDICT_MARK = {
     C.HOLDS: "✅ holds",
     C.PARTLY: "🟡 partly",
+    C.TIE: "⚖️ tie",
     C.FAILS: "❌ fails",
     C.NO_DATA: "⚪ no data",
 }
+
+#: The report's legend of the verdicts (one Markdown bullet).
+VERDICT_LEGEND = (
+    "- Verdicts: **holds** (our data satisfies the stated check, every difference it needs "
+    "significant), **partly** (for some of the methods or r values), **tie** (the differences "
+    "are within noise: not significant, so neither confirmed nor refuted), **fails** (a "
+    "significant difference against the claim), **no data** (the experiment was not run or "
+    f"skipped). Every comparison is a {C.TEST} test on the repetitions' mean, sd and n; each "
+    "check and its threshold is written in the statement it judges and its test in the evidence."
+)
 
 
 def number(x, nd: int = 3) -> str:

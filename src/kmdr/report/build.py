@@ -35,7 +35,7 @@ from kmdr._git import code_revision
 from kmdr._io import atomic_write_text
 from kmdr.experiments.aggregate import SECTIONS, is_baseline
 from kmdr.report import claims as C
-from kmdr.report._text import VERDICT_MARK, md_table
+from kmdr.report._text import VERDICT_LEGEND, VERDICT_MARK, md_table
 from kmdr.report.bmd09_sections import section_fig1, section_table1
 from kmdr.report.deviations import section_deviations
 from kmdr.report.experiments import (
@@ -90,9 +90,7 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
     if starts:
         out.append(f"- Runs started {starts[0]} and ended {ends[-1] if ends else '?'}.")
     out += [
-        "- Verdicts: **holds** (our data satisfies the stated check), **partly** (for some of the "
-        "methods or r values), **fails**, **no data** (the experiment was not run or skipped). "
-        "Every check and its threshold is written in the statement it judges.",
+        VERDICT_LEGEND,
         "",
         "## What was run",
         "",

@@ -1,0 +1,81 @@
+"""The papers' curve-only claims, written as statements our results can check.
+
+bzmd14 (Figs. 1-3) and lst17 (Figs. 1-3) publish curves, not numbers, and say in words what the
+curves show (bzmd14 §7.5 and §8, lst17 §4.2). :mod:`.verdicts` holds the :class:`Verdict` and
+:class:`Claim` types, the statistical test (Welch t, two-sided, α = 0.05, from the summary's
+mean, sd and n) and the generic checks; :mod:`.bzmd14` and :mod:`.lst17` hold each paper's
+catalog of claims. This module re-exports what the report and the tests use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from kmdr.report.claims.bzmd14 import BZMD14_DATASETS, BZMD14_METHODS, bzmd14_claims
+from kmdr.report.claims.lst17 import LST17_DATASETS, LST17_METHODS, lst17_claims
+from kmdr.report.claims.verdicts import (
+    ALPHA,
+    BASELINE,
+    CONVERGE_TOL,
+    FAILS,
+    FLAT_SHARE,
+    HOLDS,
+    LAPSCORES,
+    NEAR_ACCURACY,
+    NO_DATA,
+    PARTLY,
+    SIGNIFICANT_GROWTH,
+    TEST,
+    TIE,
+    TIMER_FLOOR,
+    TREND_MARGIN,
+    VERDICTS,
+    Claim,
+    Verdict,
+    baseline_value,
+    curve,
+    evaluate,
+    welch,
+)
+
+__all__ = [
+    "ALPHA",
+    "BASELINE",
+    "BZMD14_DATASETS",
+    "BZMD14_METHODS",
+    "CLAIMS",
+    "CONVERGE_TOL",
+    "FAILS",
+    "FLAT_SHARE",
+    "HOLDS",
+    "LAPSCORES",
+    "LST17_DATASETS",
+    "LST17_METHODS",
+    "NEAR_ACCURACY",
+    "NO_DATA",
+    "PARTLY",
+    "SIGNIFICANT_GROWTH",
+    "TEST",
+    "TIE",
+    "TIMER_FLOOR",
+    "TREND_MARGIN",
+    "VERDICTS",
+    "Claim",
+    "Verdict",
+    "baseline_value",
+    "curve",
+    "evaluate",
+    "evaluate_all",
+    "welch",
+]
+
+#: Every claim the report checks, in report order.
+CLAIMS: tuple[Claim, ...] = (*bzmd14_claims(), *lst17_claims())
+
+
+def evaluate_all(
+    summaries: dict[str, pd.DataFrame], claims: Sequence[Claim] = CLAIMS
+) -> list[tuple[Claim, Verdict]]:
+    return [(c, evaluate(c, summaries)) for c in claims]
