@@ -37,6 +37,7 @@ import scipy.sparse as sp
 import sklearn
 from threadpoolctl import threadpool_limits
 
+from _timing import median_time  # scripts/_timing.py (run as python scripts/...)
 from kmdr.reducers import make_reducer
 from kmdr.sparsified_kmeans import _Problem
 
@@ -52,17 +53,6 @@ def sparsified_matrix(n: int, d: int, r: int, seed: int = 0) -> sp.csr_matrix:
     pos.sort(axis=1)
     vals = rng.standard_normal(n * r)
     return sp.csr_matrix((vals, pos.ravel(), np.arange(0, n * r + 1, r)), shape=(n, d))
-
-
-def median_time(fn, repeats: int) -> float:
-    """Median wall-clock seconds of ``fn()`` over ``repeats`` calls, after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def sparsified_step(W, k: int):

@@ -18,25 +18,14 @@ Times are medians of several repeats after a warm-up, measured in this run with 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from _timing import median_time  # scripts/_timing.py (run as python scripts/...)
 from kmdr.datasets import load_dataset
 from kmdr.reducers import make_reducer
-
-
-def median_time(fn, repeats: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def bench_srht(quick: bool) -> None:
