@@ -49,6 +49,7 @@ bench: install
 	$(PY) scripts/bench_sparsified.py
 	$(PY) scripts/bench_svd.py
 	$(PY) scripts/bench_memory.py
+	$(PY) scripts/bench_reproduction.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing
