@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from kmdr._io import read_csv
+
 __all__ = ["describe", "earlier_times"]
 
 
@@ -22,8 +24,8 @@ def earlier_times(results_dir: str | Path, dataset: str) -> dict[str, tuple[floa
     frames = []
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
-            frame = pd.read_csv(path, usecols=lambda c: c in _TIME_COLUMNS)
-        except (OSError, ValueError, pd.errors.EmptyDataError):
+            frame = read_csv(path, usecols=lambda c: c in _TIME_COLUMNS)
+        except (OSError, ValueError):
             continue  # a file being rewritten or from another version: no estimate from it
         if set(_TIME_COLUMNS) <= set(frame.columns):
             frames.append(frame[frame["dataset"].astype(str) == dataset])

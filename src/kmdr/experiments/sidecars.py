@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Iterable
+from dataclasses import fields
+from enum import Enum
 from pathlib import Path
 
 import pandas as pd
 
 from kmdr.experiments.points import CORE_COLUMNS, KEY, typed
+from kmdr.experiments.schema import FigureStyle, PresetConfig, Section
 
 __all__ = [
     "FIGURE_STYLES",
@@ -26,21 +29,15 @@ __all__ = [
     "skip_reasons",
 ]
 
-#: Figure styles a preset may name (``preset.figure``).
-FIGURE_STYLES: tuple[str, ...] = ("bzmd14", "lst17", "bmd09_fig1", "bmd09_table1")
-#: Report sections a preset may name (``preset.section``).
-SECTIONS: tuple[str, ...] = ("table1", "fig1", "curves", "diagnostic", "custom")
-#: The preset metadata of an experiment whose sidecars carry none (an ad-hoc run); ``title``
-#: defaults to the experiment's name.
+#: Figure styles and report sections a preset may name, and the preset metadata of an experiment
+#: whose sidecars carry none (an ad-hoc run): all read from the typed schema, the one place that
+#: declares them. ``title`` defaults to the experiment's (folder's) name.
+FIGURE_STYLES: tuple[str, ...] = tuple(style.value for style in FigureStyle)
+SECTIONS: tuple[str, ...] = tuple(section.value for section in Section)
 PRESET_DEFAULTS: dict = {
-    "paper": None,
-    "title": None,
-    "figure": "bzmd14",
-    "section": "custom",
-    "order": 1000,
-    "reproduce": "none",
-    "note": "",
-}
+    f.name: f.default.value if isinstance(f.default, Enum) else f.default
+    for f in fields(PresetConfig)
+} | {"title": None}
 # Sidecar keys that may hold the expected cells (the layout names them "the expected cells").
 _EXPECTED_KEYS = ("expected_cells", "expected", "cells_expected")
 
