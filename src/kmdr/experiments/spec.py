@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from kmdr.experiments.kinds import KINDS as _KINDS
 
 __all__ = [
+    "FIRST_OF_CLASS",
     "KINDS",
     "KMEANS_INITS",
     "ConfigError",
@@ -32,7 +33,8 @@ __all__ = [
 KINDS: tuple[str, ...] = tuple(_KINDS)
 #: kmeans.init choices: kmdr.cluster's names, and the label-informed start of interfaces §5 (the
 #: runner passes the first point of each class as the initial centers).
-KMEANS_INITS = ("k-means++", "random", "sample", "first_of_class")
+FIRST_OF_CLASS = "first_of_class"
+KMEANS_INITS = ("k-means++", "random", "sample", FIRST_OF_CLASS)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 

@@ -15,9 +15,9 @@ import numpy as np
 
 from kmdr.experiments.cells import Cell, reducer_kwargs
 from kmdr.experiments.seeds import shared_random_state, stream_seeds
+from kmdr.experiments.spec import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 
 __all__ = [
-    "FIRST_OF_CLASS",
     "cell_job",
     "compute_cell",
     "compute_shared_work",
@@ -26,9 +26,6 @@ __all__ = [
     "shared_job",
 ]
 
-#: ``kmeans.init`` value that starts Lloyd from the first point of each class (label-informed:
-#: the 2020 course report's protocol, for that reproduction only).
-FIRST_OF_CLASS = "first_of_class"
 
 _LIMITED: dict[int, int] = {}  # pid -> BLAS threads applied in that worker process
 
