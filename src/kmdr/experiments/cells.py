@@ -57,6 +57,30 @@ class Cell:
     kmeans: dict
     cell_id: str
     shared_key: tuple | None = None
+    #: The reducer declares its reduction of this data independent of its random_state
+    #: (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`): cells differing only in repetition
+    #: reduce once. Not part of the identity (it never changes a number).
+    deterministic: bool = False
+    #: The shared work is independent of its seed (every reducer with this key declares
+    #: :meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`): computed once for all
+    #: repetitions.
+    shared_deterministic: bool = False
+
+    @property
+    def shared_ident(self) -> tuple | None:
+        """Which shared work the cell uses: (shared key, repetition), with repetition None when
+        that work is deterministic (one for all repetitions); None without shared work."""
+        if self.shared_key is None:
+            return None
+        return (self.shared_key, None if self.shared_deterministic else self.repetition)
+
+    @property
+    def group_key(self) -> tuple:
+        """Cells with equal group keys are computed by one job: those of a deterministic reducer
+        that differ only in repetition (one reduction, one k-means per repetition)."""
+        if self.deterministic and (self.shared_key is None or self.shared_deterministic):
+            return ("reduce-once", self.reducer_id, self.r)
+        return ("cell", self.cell_id)
 
     def identity(self) -> dict:
         """The cell's identity as cells.csv columns (``store.IDENTITY_COLUMNS``)."""
@@ -109,7 +133,16 @@ def reducer_kwargs(params: dict, n_clusters: int) -> tuple[dict, int]:
     return params, k
 
 
-def make_cell(spec: ExperimentSpec, red: ReducerSpec, r: int, repetition: int, shared_key=None):
+def make_cell(
+    spec: ExperimentSpec,
+    red: ReducerSpec,
+    r: int,
+    repetition: int,
+    shared_key=None,
+    *,
+    deterministic: bool = False,
+    shared_deterministic: bool = False,
+):
     """The cell (``red``, r, repetition) of ``spec``, with its seed and id."""
     return Cell(
         dataset=spec.dataset,
@@ -125,24 +158,41 @@ def make_cell(spec: ExperimentSpec, red: ReducerSpec, r: int, repetition: int, s
         kmeans=_kmeans_dict(spec),
         cell_id=stable_digest(cell_identity(spec, red, r, repetition))[:24],
         shared_key=None if shared_key is None else tuple(shared_key),
+        deterministic=bool(deterministic),
+        shared_deterministic=bool(shared_deterministic and shared_key is not None),
     )
 
 
 def plan_cells(spec: ExperimentSpec, X, n_clusters: int) -> list[Cell]:
     """All cells of ``spec`` on data ``X`` (n x d) with k = ``n_clusters``, expensive ones first.
 
-    The baseline reducer ignores the r-grid: one cell per repetition with r = d.
+    The baseline reducer ignores the r-grid: one cell per repetition with r = d. Each cell
+    carries what its reducer declares (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`, per
+    r; :meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`): a shared key counts as
+    deterministic only if every reducer of the experiment with that key says so.
     """
     from kmdr.reducers import make_reducer
 
     n_features = X.shape[1]
-    cells: list[Cell] = []
+    planned = []  # (red, r, shared key, deterministic)
+    random_keys = set()
     for red in spec.reducers:
         grid = (n_features,) if red.name == BASELINE else spec.r_grid
         params, k = reducer_kwargs(red.params, n_clusters)
-        key = make_reducer(red.name, grid[0], n_clusters=k, **params).shared_key(X)
-        for rep in range(spec.repeats):
-            cells += [make_cell(spec, red, r, rep, key) for r in grid]
+        for r in grid:
+            reducer = make_reducer(red.name, r, n_clusters=k, **params)
+            key = reducer.shared_key(X)
+            if key is not None and not reducer.shared_is_deterministic(X):
+                random_keys.add(tuple(key))
+            planned.append((red, r, key, bool(reducer.is_deterministic(X))))
+    cells: list[Cell] = []
+    for red, r, key, deterministic in planned:
+        shared_det = key is not None and tuple(key) not in random_keys
+        cells += [
+            make_cell(spec, red, r, rep, key, deterministic=deterministic,
+                      shared_deterministic=shared_det)
+            for rep in range(spec.repeats)
+        ]
     # Longest first (full-space k-means, then large r) so that workers finish together; the
     # order never changes a cell's numbers.
     cells.sort(key=lambda c: (c.reducer_name != BASELINE, -c.r, c.repetition))

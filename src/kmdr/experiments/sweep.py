@@ -1,15 +1,25 @@
 """``kind: cells``: the resumable, concurrency-safe sweep over (reducer, r, repetition) cells.
 
 1. plan the cells (:func:`~kmdr.experiments.cells.plan_cells`) and skip those already on disk;
-2. compute the r-independent work (``reducer.compute_shared``: SVD, leverage or Laplacian
-   scores) once per (shared key, repetition), in parallel over keys; reducers with equal keys
-   share it;
-3. run the cells in parallel. A cell is *claimed* in the store just before it is handed to a
-   worker (a lock the kernel drops if this process dies), so two runs sweeping into one folder
-   at the same time never compute a cell twice: a cell the other run holds is left to it and
-   waited for at the end (and taken over if that run dies). Each finished cell is written
-   atomically as soon as it is back, and ``cells.csv`` is rebuilt every few seconds, so a killed
-   run shows as incomplete, with what it finished.
+2. group them into jobs: the cells of a reducer that declares its reduction deterministic
+   (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`) and that differ only in repetition are
+   one job, which reduces once and runs k-means once per repetition with each cell's own seed;
+   every other cell is a job of its own;
+3. run the jobs in parallel, longest first. The r-independent work (``reducer.compute_shared``:
+   SVD, leverage or Laplacian scores) is computed in the worker by the first job that needs it
+   and kept in that worker process (:func:`~kmdr.experiments.work.memo_shared_work`), once per
+   shared key when it is deterministic
+   (:meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`), else once per (shared key,
+   repetition) with the same seed as ever; reducers with equal keys share it. Jobs that need no
+   shared work never wait for any. Each cell is charged the measured seconds of the shared work
+   and of the reduction it used.
+
+Every cell of a job is *claimed* in the store just before the job is handed to a worker (a lock
+the kernel drops if this process dies), so two runs sweeping into one folder at the same time
+never compute a cell twice: a cell the other run holds is left out of the job, left to that run
+and waited for at the end (and taken over if that run dies). Each finished cell is written
+atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few seconds, so a
+killed run shows as incomplete, with what it finished.
 """
 
 from __future__ import annotations
@@ -22,7 +32,7 @@ from kmdr.experiments.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.experiments.parallel import results_as_completed
 from kmdr.experiments.provenance import now
 from kmdr.experiments.seeds import shared_seed
-from kmdr.experiments.work import cell_job, key_text, shared_job
+from kmdr.experiments.work import forget_shared_work, group_job, key_text
 
 __all__ = ["CELLS", "CellsKind"]
 
@@ -57,10 +67,12 @@ class CellsKind:
                 f"already done ({store.cells_dir})"
             )
         ctx.save_record()
+        shared_log: dict = {}
         try:
-            shared = _compute_all_shared(ctx, pending)
-            _run_cells(ctx, pending, shared, len(cells))
+            _run_cells(ctx, pending, len(cells), shared_log)
         finally:
+            forget_shared_work(ctx.outcome.run_id)
+            ctx.record["shared_work"] = _shared_record(shared_log)
             done_now = store.done_ids()
             ctx.record["cells_done"] = identity_dicts(c for c in cells if c.cell_id in done_now)
             ctx.record["n_cells_computed"] = outcome.n_computed
@@ -71,45 +83,33 @@ class CellsKind:
 CELLS = CellsKind()
 
 
-def _compute_all_shared(ctx, pending: list[Cell]) -> dict:
-    """The shared works the pending cells need, keyed by (shared key, repetition)."""
-    from joblib import delayed
+def group_cells(cells: list[Cell]) -> list[list[Cell]]:
+    """The cells as jobs: those with equal ``group_key`` together (a deterministic reducer's
+    cells that differ only in repetition), each job where its first cell is in ``cells``."""
+    groups: dict[tuple, list[Cell]] = {}
+    for cell in cells:
+        groups.setdefault(cell.group_key, []).append(cell)
+    return list(groups.values())
 
-    spec = ctx.spec
-    needed: dict[tuple, Cell] = {}
-    for cell in pending:
-        if cell.shared_key is not None:
-            needed.setdefault((cell.shared_key, cell.repetition), cell)
-    if not needed:
-        ctx.record["shared_work"] = []
-        return {}
-    jobs = [
-        delayed(shared_job)(
-            ident,
-            cell.reducer_name,
-            cell.params,
-            cell.r,
-            ctx.n_clusters,
-            ctx.X,
-            shared_seed(spec.seed, spec.dataset, ident[0], ident[1]),
-            ctx.parallelism.blas_threads,
-            os.getpid(),
-        )
-        for ident, cell in needed.items()
+
+def _shared_record(log: dict) -> list[dict]:
+    """The run record's ``shared_work``: each shared work computed by this run, once, with the
+    seconds of its first computation (repetition None: deterministic, one for all repetitions);
+    ``computations`` counts the worker processes that computed it."""
+    rows = sorted(log.items(), key=lambda kv: (repr(kv[0][0]), -1 if kv[0][1] is None else kv[0][1]))
+    return [
+        {"key": key_text(key), "repetition": rep, "seconds": seconds[0], "computations": len(seconds)}
+        for (key, rep), seconds in rows
     ]
-    bar = ctx.progress(len(jobs), 0, f"{spec.name}: shared work", "task")
-    out = {}
-    try:
-        for ident, work in results_as_completed(jobs, ctx.parallelism.n_jobs):
-            out[ident] = work
-            bar.update(1)
-    finally:
-        bar.close()
-    ctx.record["shared_work"] = [
-        {"key": key_text(key), "repetition": rep, "seconds": w.seconds}
-        for (key, rep), w in sorted(out.items(), key=lambda kv: (repr(kv[0][0]), kv[0][1]))
-    ]
-    return out
+
+
+def _shared_seed(spec, cell: Cell) -> int | None:
+    """The seed of the cell's shared work: per (key, repetition) as ever; a deterministic one is
+    given repetition 0's (it reads none)."""
+    if cell.shared_key is None:
+        return None
+    rep = 0 if cell.shared_deterministic else cell.repetition
+    return shared_seed(spec.seed, spec.dataset, cell.shared_key, rep)
 
 
 class _Claimer:
@@ -125,17 +125,23 @@ class _Claimer:
         """Hold ``claim`` (taken by a blocking wait) for ``cell``."""
         self.claims[cell.cell_id] = claim
 
-    def claimed(self, cells: list[Cell]):
-        for cell in cells:
-            if cell.cell_id in self.claims:  # adopted after a wait
-                yield cell
-                continue
-            claim = self.store.try_claim(cell.cell_id)
-            if claim is None:  # done meanwhile, or another run is computing it
-                self.deferred.append(cell)
-                continue
-            self.claims[cell.cell_id] = claim
-            yield cell
+    def claimed(self, groups: list[list[Cell]]):
+        """Each group with the cells this run could claim, claimed as the group is handed out;
+        a group none of whose cells could be claimed is skipped."""
+        for group in groups:
+            mine = [cell for cell in group if self._claim(cell)]
+            if mine:
+                yield mine
+
+    def _claim(self, cell: Cell) -> bool:
+        if cell.cell_id in self.claims:  # adopted after a wait
+            return True
+        claim = self.store.try_claim(cell.cell_id)
+        if claim is None:  # done meanwhile, or another run is computing it
+            self.deferred.append(cell)
+            return False
+        self.claims[cell.cell_id] = claim
+        return True
 
     def release(self, cell_id: str) -> None:
         claim = self.claims.pop(cell_id, None)
@@ -147,8 +153,12 @@ class _Claimer:
             self.release(cell_id)
 
 
-def _run_cells(ctx, pending: list[Cell], shared: dict, total: int) -> None:
-    """Run the pending cells; persist each as it comes back (``outcome.n_computed`` counts)."""
+def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
+    """Run the pending cells; persist each as it comes back (``outcome.n_computed`` counts).
+
+    ``shared_log`` collects, per shared work (key, repetition or None), the seconds of each
+    computation the workers reported.
+    """
     from joblib import delayed
 
     from kmdr.metrics import ObjectiveEvaluator
@@ -159,11 +169,19 @@ def _run_cells(ctx, pending: list[Cell], shared: dict, total: int) -> None:
     objective = ObjectiveEvaluator(ctx.X) if pending else None
     bar = ctx.progress(total, ctx.outcome.n_reused, f"{spec.name}: cells", "cell")
     last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
+    token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
 
-    def job(cell: Cell):
-        work = shared.get((cell.shared_key, cell.repetition)) if cell.shared_key else None
-        return delayed(cell_job)(
-            cell, ctx.X, ctx.y, ctx.n_clusters, work, objective, par.blas_threads, os.getpid()
+    def job(cells: list[Cell]):
+        return delayed(group_job)(
+            cells,
+            ctx.X,
+            ctx.y,
+            ctx.n_clusters,
+            _shared_seed(spec, cells[0]),
+            objective,
+            par.blas_threads,
+            os.getpid(),
+            token,
         )
 
     def persist(cell: Cell, metrics: dict) -> None:
@@ -185,9 +203,13 @@ def _run_cells(ctx, pending: list[Cell], shared: dict, total: int) -> None:
     try:
         todo = pending
         while todo:
-            jobs = (job(cell) for cell in claimer.claimed(todo))
-            for cell, metrics in results_as_completed(jobs, par.n_jobs):
-                persist(cell, metrics)
+            jobs = (job(group) for group in claimer.claimed(group_cells(todo)))
+            for pairs, report in results_as_completed(jobs, par.n_jobs):
+                if report is not None:
+                    ident, seconds = report
+                    shared_log.setdefault(ident, []).append(seconds)
+                for cell, metrics in pairs:
+                    persist(cell, metrics)
             todo = _wait_for_others(ctx, claimer, bar)
     finally:
         claimer.release_all()

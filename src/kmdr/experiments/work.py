@@ -4,12 +4,22 @@ evaluate). Module-level functions only, so that every joblib backend can pickle 
 A cell's ``reduce_seconds`` is its shared work's measured seconds plus its own fit + transform
 time: what a user running that cell alone would see. ``shared_seconds`` and ``shared_key`` say
 which part was shared.
+
+A job (:func:`group_job`) is one cell, or the cells of a deterministic reducer that differ only
+in repetition: those reduce once (timed; every cell is charged that one reduction, which is what
+it alone would compute) and run k-means once per cell, each with its own seed. A job needing
+shared work takes it from a per-process memo (:func:`memo_shared_work`, keyed by the run's token,
+the shared key, the repetition or None for deterministic work, and the seed), computing it there
+the first time: the first job that needs it computes it, and jobs without shared work never wait
+for any.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
+from collections import OrderedDict
 
 import numpy as np
 
@@ -20,9 +30,13 @@ from kmdr.experiments.spec import FIRST_OF_CLASS  # the label-informed start (in
 __all__ = [
     "cell_job",
     "compute_cell",
+    "compute_group",
     "compute_shared_work",
     "first_of_class_indices",
+    "forget_shared_work",
+    "group_job",
     "limit_blas_threads",
+    "memo_shared_work",
     "shared_job",
 ]
 
@@ -84,24 +98,23 @@ def _cluster(reducer, C, n_clusters: int, kmeans_settings: dict, y, random_state
     )
 
 
-def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None) -> dict:
-    """Reduce, cluster and evaluate one cell; return its metric and timing columns.
-
-    ``shared`` is the cell's :class:`~kmdr.reducers.SharedWork` (None: the reducer computes its
-    r-independent work itself, and that time is part of the measured fit). The partition is
-    evaluated on the ORIGINAL ``X`` (``objective``) and on C (``objective_reduced``);
-    ``objective`` is a :class:`~kmdr.metrics.ObjectiveEvaluator` of X made once for all cells
-    (None: one is made here).
-    """
-    from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
+def _reduce(cell: Cell, X, n_clusters: int, shared):
+    """The cell's reducer (seeded by its reducer stream), C, and its own fit + transform seconds."""
     from kmdr.reducers import make_reducer
 
-    red_seed, km_seed = stream_seeds(cell.seed)
+    red_seed, _ = stream_seeds(cell.seed)
     params, k = reducer_kwargs(cell.params, n_clusters)
     reducer = make_reducer(cell.reducer_name, cell.r, n_clusters=k, random_state=red_seed, **params)
     start = time.perf_counter()
     C = reducer.fit_transform(X, shared=shared)
-    own = time.perf_counter() - start
+    return reducer, C, time.perf_counter() - start
+
+
+def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, objective) -> dict:
+    """Cluster C with the cell's k-means seed and score it; the cell's metric and timing columns."""
+    from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
+
+    _, km_seed = stream_seeds(cell.seed)
     shared_seconds = float(shared.seconds) if shared is not None else 0.0
     start = time.perf_counter()
     result = _cluster(reducer, C, n_clusters, cell.kmeans, y, km_seed)
@@ -124,6 +137,84 @@ def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None)
     }
 
 
+def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None) -> dict:
+    """Reduce, cluster and evaluate one cell; return its metric and timing columns.
+
+    ``shared`` is the cell's :class:`~kmdr.reducers.SharedWork` (None: the reducer computes its
+    r-independent work itself, and that time is part of the measured fit). The partition is
+    evaluated on the ORIGINAL ``X`` (``objective``) and on C (``objective_reduced``);
+    ``objective`` is a :class:`~kmdr.metrics.ObjectiveEvaluator` of X made once for all cells
+    (None: one is made here).
+    """
+    reducer, C, own = _reduce(cell, X, n_clusters, shared)
+    return _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective)
+
+
+def compute_group(cells, X, y, n_clusters: int, shared=None, objective=None) -> list:
+    """Cells of one deterministic reduction (equal ``group_key``): reduce once, then cluster and
+    evaluate each cell with its own k-means seed; ``[(cell, metrics), ...]``.
+
+    Every cell is charged the one measured reduction (``reduce_seconds``): the reduction does
+    not depend on the reducer's seed, so it is exactly what each cell alone would compute. Its
+    metrics are those :func:`compute_cell` gives that cell.
+    """
+    cells = list(cells)
+    if len(cells) == 1:
+        return [(cells[0], compute_cell(cells[0], X, y, n_clusters, shared, objective))]
+    keys = {c.group_key for c in cells}
+    if len(keys) != 1 or keys.pop()[0] != "reduce-once":
+        raise ValueError("compute_group: the cells differ in more than their repetition")
+    reducer, C, own = _reduce(cells[0], X, n_clusters, shared)
+    return [
+        (cell, _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective))
+        for cell in cells
+    ]
+
+
+#: Shared works computed in this process: run token -> {(ident, seed): SharedWork}, the most
+#: recent runs last. A worker process may serve several runs (loky reuses its workers; a dask or
+#: Ray worker outlives a run), so only the last MEMO_RUNS runs are kept.
+_MEMO: OrderedDict[str, dict] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+_MEMO_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+MEMO_RUNS = 2
+
+
+def memo_shared_work(token: str, ident: tuple, seed: int, compute):
+    """The shared work ``ident`` (shared key, repetition or None) of the run ``token``, computed
+    by ``compute()`` the first time this process needs it; ``(SharedWork, computed_here)``.
+
+    Threads of one process needing the same work wait for the one computing it, so a process
+    computes each shared work once.
+    """
+    entry = (ident, seed)
+    with _MEMO_LOCK:
+        table = _MEMO.get(token)
+        if table is None:
+            table = _MEMO[token] = {}
+            while len(_MEMO) > MEMO_RUNS:
+                old, _ = _MEMO.popitem(last=False)
+                for key in [k for k in _MEMO_KEY_LOCKS if k[0] == old]:
+                    del _MEMO_KEY_LOCKS[key]
+        _MEMO.move_to_end(token)
+        lock = _MEMO_KEY_LOCKS.setdefault((token, entry), threading.Lock())
+    with lock:
+        work = table.get(entry)
+        if work is not None:
+            return work, False
+        work = compute()
+        table[entry] = work
+        return work, True
+
+
+def forget_shared_work(token: str) -> None:
+    """Drop this process's memo of the run ``token`` (the runner's own process, after a run)."""
+    with _MEMO_LOCK:
+        _MEMO.pop(token, None)
+        for key in [k for k in _MEMO_KEY_LOCKS if k[0] == token]:
+            del _MEMO_KEY_LOCKS[key]
+
+
 def key_text(key: tuple | None) -> str:
     """A shared key as the text cells.csv and the sidecars show."""
     return "" if key is None else "/".join(str(part) for part in key)
@@ -139,3 +230,27 @@ def shared_job(ident, name, params, r, n_clusters, X, seed, threads, parent_pid)
     """One shared work in a worker: (its (key, repetition), the SharedWork)."""
     limit_blas_threads(threads, parent_pid)
     return ident, compute_shared_work(name, params, r, n_clusters, X, seed)
+
+
+def group_job(cells, X, y, n_clusters, shared_seed, objective, threads, parent_pid, token):
+    """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
+    need (seeded ``shared_seed``) from this process's memo.
+
+    Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
+    job computed the shared work (else None), for the run record.
+    """
+    limit_blas_threads(threads, parent_pid)
+    first = cells[0]
+    shared, report = None, None
+    if first.shared_key is not None:
+        ident = first.shared_ident
+
+        def compute():
+            return compute_shared_work(
+                first.reducer_name, first.params, first.r, n_clusters, X, shared_seed
+            )
+
+        shared, computed = memo_shared_work(token, ident, shared_seed, compute)
+        if computed:
+            report = (ident, float(shared.seconds))
+    return compute_group(cells, X, y, n_clusters, shared, objective), report

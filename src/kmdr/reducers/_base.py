@@ -94,6 +94,28 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         """
         return None
 
+    def is_deterministic(self, X) -> bool:
+        """Whether ``fit_transform(X)`` gives the same C for every ``random_state``.
+
+        True promises that the reduction of ``X`` depends on the data and the parameters only,
+        never on ``random_state`` (nor on any global random state), so a runner may compute it
+        once and reuse it for every repetition of a sweep. The default is False (the output is
+        treated as random, recomputed for every repetition): a reducer overrides this only when
+        it is really true, possibly depending on its parameters and the shape of ``X``.
+        """
+        return False
+
+    def shared_is_deterministic(self, X) -> bool:
+        """Whether ``compute_shared(X, random_state)`` gives the same value for every
+        ``random_state``.
+
+        True promises that the r-independent work (:meth:`shared_key`) depends on the data and
+        the parameters only, so a runner may compute it once per key for all repetitions. The
+        default is False (randomized work, drawn once per repetition with its own seed); only a
+        reducer with shared work overrides it.
+        """
+        return False
+
     def compute_shared(self, X, random_state=None) -> SharedWork:
         """Do the r-independent work on ``X`` and time it.
 

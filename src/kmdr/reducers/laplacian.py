@@ -136,6 +136,12 @@ class LaplacianScoreSelector(BaseReducer):
         W = heat_kernel_graph(X, self.n_neighbors, t)
         return {"scores": laplacian_scores(X, W), "t": t}
 
+    def is_deterministic(self, X):
+        return True
+
+    def shared_is_deterministic(self, X):
+        return True
+
     def _fit(self, X, shared_value):
         self.scores_ = np.array(shared_value["scores"])
         self.t_ = shared_value["t"]

@@ -116,6 +116,9 @@ class LeverageScoreSampler(BaseReducer):
             )
         return exact_svd(X, self.n_clusters)
 
+    def shared_is_deterministic(self, X):
+        return self.svd == "exact"  # the approximate SVD's sketch is drawn from random_state
+
     def _fit(self, X, svd):
         Z = svd.top(self.n_clusters)  # k x d, orthonormal rows
         self.leverage_scores_ = np.einsum("ij,ij->j", Z, Z)

@@ -140,6 +140,13 @@ class LocallyLinearReducer(BaseReducer):
         self.check_feasible(*shape)
         check_count(self.n_neighbors, "n_neighbors", 1, shape[0] - 1, shape)
 
+    def is_deterministic(self, X):
+        """True when scikit-learn's dense eigensolver runs (ARPACK starts from random_state):
+        eigen_solver="dense", or "auto" with n_samples <= 200 or r + 1 >= 10."""
+        r = X.shape[1] if self.n_components is None else int(self.n_components)
+        dense_auto = X.shape[0] <= 200 or r + 1 >= 10
+        return self.eigen_solver == "dense" or (self.eigen_solver == "auto" and dense_auto)
+
     def _fit(self, X, shared_value):
         if sp.issparse(X):
             X = X.toarray()  # the memory guard above counted this copy

@@ -247,6 +247,9 @@ class RidgeLeverageSampler(BaseReducer):
             return approximate_ridge_leverage_scores(X, self.n_clusters, self.eps, rng)
         return gram_svd(X) if sp.issparse(X) else thin_svd(X)
 
+    def shared_is_deterministic(self, X):
+        return self.scores == "exact"  # the approximate scores' sketch is drawn
+
     def _fit(self, X, shared_value):
         if self.scores == "approximate":
             ridge = shared_value

@@ -63,6 +63,9 @@ class SVDFeatures(BaseReducer):
     def max_components(self, n_samples, n_features):
         return min(n_samples, n_features)
 
+    def is_deterministic(self, X):
+        return self.svd == "exact"  # exact_svd reads no random_state (ARPACK starts at rng=0)
+
     def _fit(self, X, shared_value):
         r = self.n_components_
         if self.svd == "approximate":
