@@ -189,8 +189,9 @@ def plan_cells(spec: ExperimentSpec, X, n_clusters: int) -> list[Cell]:
     for red, r, key, deterministic in planned:
         shared_det = key is not None and tuple(key) not in random_keys
         cells += [
-            make_cell(spec, red, r, rep, key, deterministic=deterministic,
-                      shared_deterministic=shared_det)
+            make_cell(
+                spec, red, r, rep, key, deterministic=deterministic, shared_deterministic=shared_det
+            )
             for rep in range(spec.repeats)
         ]
     # Longest first (full-space k-means, then large r) so that workers finish together; the

@@ -1,9 +1,12 @@
 """``dry_run=true``: what a command would compute and reuse, and about how long it would take.
 
 Nothing is written. The estimate comes from earlier cells of the same dataset and reducer found
-in any experiment under the results folder: their mean time per cell without the shared work,
-plus their mean shared work once per (shared key, repetition), divided by the workers. Cells
-with no earlier run of their kind are counted as "no estimate".
+in any experiment under the results folder: their mean reduction time without the shared work
+and their mean clustering time per cell, plus their mean shared work once per shared work to
+compute (once per key when it is deterministic, else once per (key, repetition)), divided by the
+workers. The cells of a deterministic reducer that differ only in repetition are one job: one
+reduction and one clustering per cell. Cells with no earlier run of their kind are counted as
+"no estimate".
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from kmdr._io import read_csv
 __all__ = ["describe", "earlier_times"]
 
 
-def earlier_times(results_dir: str | Path, dataset: str) -> dict[str, tuple[float, float]]:
-    """``reducer_name -> (mean seconds per cell without shared work, mean shared seconds)`` over
-    the cells of ``dataset`` in every ``<results_dir>/*/cells.csv``."""
+def earlier_times(results_dir: str | Path, dataset: str) -> dict[str, tuple[float, float, float]]:
+    """``reducer_name -> (mean reduction seconds per cell without shared work, mean clustering
+    seconds per cell, mean shared seconds)`` over the cells of ``dataset`` in every
+    ``<results_dir>/*/cells.csv``."""
     frames = []
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
@@ -32,15 +36,20 @@ def earlier_times(results_dir: str | Path, dataset: str) -> dict[str, tuple[floa
     if not frames:
         return {}
     cells = pd.concat(frames, ignore_index=True)
-    cells["own"] = cells["total_seconds"] - cells["shared_seconds"].fillna(0.0)
+    shared_all = cells["shared_seconds"].fillna(0.0)
+    cells["own_reduce"] = (cells["reduce_seconds"] - shared_all).clip(lower=0.0)
     out = {}
     for name, group in cells.groupby("reducer_name"):
         shared = group.loc[group["shared_seconds"] > 0, "shared_seconds"]
-        out[str(name)] = (float(group["own"].mean()), float(shared.mean()) if len(shared) else 0.0)
+        out[str(name)] = (
+            float(group["own_reduce"].mean()),
+            float(group["cluster_seconds"].mean()),
+            float(shared.mean()) if len(shared) else 0.0,
+        )
     return out
 
 
-_TIME_COLUMNS = ("dataset", "reducer_name", "total_seconds", "shared_seconds")
+_TIME_COLUMNS = ("dataset", "reducer_name", "reduce_seconds", "cluster_seconds", "shared_seconds")
 
 
 def _duration(seconds: float) -> str:
@@ -62,10 +71,17 @@ def describe(ctx, kind) -> str:
     todo = [c for c in cells if c.cell_id not in done]
     times = earlier_times(spec.results_dir, spec.dataset)
     per_reducer = Counter(c.reducer_id for c in todo)
-    shared_keys = defaultdict(set)
+    # One reduction per job (a deterministic reducer's repetitions are one job), one shared work
+    # per (key, repetition), or per key when it is deterministic.
+    # A shared work is counted once, for the first reducer that needs it (equal keys share it).
+    jobs = defaultdict(set)
+    shared_works = defaultdict(set)
+    seen = set()
     for c in todo:
-        if c.shared_key is not None:
-            shared_keys[c.reducer_name].add((c.shared_key, c.repetition))
+        jobs[c.reducer_id].add(c.group_key)
+        if c.shared_key is not None and c.shared_ident not in seen:
+            seen.add(c.shared_ident)
+            shared_works[c.reducer_id].add(c.shared_ident)
     estimate, unknown = 0.0, 0
     lines = [head]
     for red in spec.reducers:
@@ -76,8 +92,10 @@ def describe(ctx, kind) -> str:
             unknown += n_todo
             note = "no earlier run to estimate from" if n_todo else ""
         else:
-            own, shared = known
-            seconds = n_todo * own + len(shared_keys.get(red.name, ())) * shared
+            reduce, cluster, shared = known
+            n_reductions = len(jobs.get(red.id, ()))
+            n_shared = len(shared_works.get(red.id, ()))
+            seconds = n_reductions * reduce + n_todo * cluster + n_shared * shared
             estimate += seconds
             note = f"~{_duration(seconds)} of work" if n_todo else ""
         lines.append(

@@ -96,9 +96,16 @@ def _shared_record(log: dict) -> list[dict]:
     """The run record's ``shared_work``: each shared work computed by this run, once, with the
     seconds of its first computation (repetition None: deterministic, one for all repetitions);
     ``computations`` counts the worker processes that computed it."""
-    rows = sorted(log.items(), key=lambda kv: (repr(kv[0][0]), -1 if kv[0][1] is None else kv[0][1]))
+    rows = sorted(
+        log.items(), key=lambda kv: (repr(kv[0][0]), -1 if kv[0][1] is None else kv[0][1])
+    )
     return [
-        {"key": key_text(key), "repetition": rep, "seconds": seconds[0], "computations": len(seconds)}
+        {
+            "key": key_text(key),
+            "repetition": rep,
+            "seconds": seconds[0],
+            "computations": len(seconds),
+        }
         for (key, rep), seconds in rows
     ]
 
