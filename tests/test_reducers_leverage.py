@@ -164,15 +164,22 @@ def test_exact_svd_of_full_rank_and_sparse_input():
 
 def test_squared_spectrum_routes_fall_back_to_gesdd_without_a_gap():
     # decay 0.5: lambda_j / lambda_1 = 0.25^(j-1), so the relative gap at rank 12 is ~1e-7, too
-    # small for the Gram/ARPACK error bound (eps * lambda_1 / gap ~ 1e-9 > 1e-10).
+    # small for the Gram/ARPACK error bound (eps * lambda_1 / gap ~ 1e-9 > 1e-10). Deflated of
+    # its top 9 (separated in the squared spectrum) the Gram route is accurate at 12 again; at
+    # rank 28 one deflation is not enough and gesdd is used.
     A = decaying_matrix(30, 70, decay=0.5)
-    assert _svd._gram_svd(A, 12) is None and _svd._arpack_svd(A, 12, check_gap=True) is None
+    assert _svd._arpack_svd(A, 12, check_gap=True) is None
     reference = thin_svd(A)
-    for method in ("gram", "arpack", "auto"):
-        got = exact_svd(A, 12, method=method)
-        np.testing.assert_array_equal(got.components, reference.top(12))  # gesdd itself
+    got, route = _svd._exact_svd_route(A, 12, method="gram")
+    assert route == "gram+deflation"
+    np.testing.assert_allclose(got.components, reference.top(12), atol=1e-9)
+    assert _svd._exact_svd_route(A, 12, method="arpack")[1] == "arpack->gram+deflation"
+    assert _svd._gram_svd(A, 28) is None
+    for method in ("gram", "auto"):
+        got = exact_svd(A, 28, method=method)
+        np.testing.assert_array_equal(got.components, reference.top(28))  # gesdd itself
     # With a gap the Gram route is kept (its result differs from gesdd in the last bits).
-    assert _svd._gram_svd(A, 4) is not None
+    assert _svd._gram_route(A, 4)[1] == "gram" and _svd._gram_svd(A, 4) is not None
 
 
 def test_auto_method_follows_the_measured_crossover():

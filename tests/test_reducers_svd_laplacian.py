@@ -160,19 +160,131 @@ def test_truncated_svd_is_kept_at_a_cut_inside_a_flat_noise_bulk(method, monkeyp
     np.testing.assert_allclose(got[:5], reference[:5], atol=1e-8)
 
 
-def test_truncated_svd_falls_back_to_gesdd_when_far_less_accurate():
-    # The same bulk 1e4 below the top (as on Synth at r >= 10): the squared routes would be
-    # 1e4 times less accurate than gesdd, so gesdd is used.
-    from kmdr.reducers import _svd
-
-    rng = np.random.default_rng(1)
-    n, d, r = 300, 200, 8
-    s = np.sort(np.concatenate([[1e4, 9e3, 8e3], 1.0 + 1e-8 * rng.random(d - 3)]))[::-1]
+def _planted(s, n=300, seed=1):
+    rng = np.random.default_rng(seed)
+    d = s.size
     U = np.linalg.qr(rng.standard_normal((n, d)))[0]
     V = np.linalg.qr(rng.standard_normal((d, d)))[0]
-    A = (U * s) @ V.T
-    assert _svd._gram_svd(A, r) is None
-    np.testing.assert_array_equal(_svd.exact_svd(A, r).components, _svd.thin_svd(A).top(r))
+    return (U * s) @ V.T
+
+
+def _no_gesdd(monkeypatch):
+    from kmdr.reducers import _svd
+
+    def no_gesdd(_A):
+        raise AssertionError("fell back to the full gesdd")
+
+    monkeypatch.setattr(_svd, "thin_svd", no_gesdd)
+
+
+def _residual(A, Vt):
+    return np.linalg.norm(A - (A @ Vt.T) @ Vt)
+
+
+@pytest.mark.parametrize("method", ["gram", "auto"])
+def test_flat_bulk_far_below_the_top_is_solved_by_the_deflated_gram_route(method, monkeypatch):
+    # Clusters 1e4 above a flat bulk 1 + 1e-12 j: at r = 8 the gap (1e-12) is below what any
+    # backward-stable solver resolves (10 eps sigma_1 = 2e-11), and sigma_1 / sigma_r = 1e4 made
+    # the squared routes fall back to gesdd. Deflated of the clusters, the Gram route is kept, and
+    # what is determined by the data (the top 3 vectors, the singular values, the captured energy
+    # and the residual ||A - A V V^T||_F) equals gesdd's to working precision.
+    from kmdr.reducers import _svd
+
+    d, r = 200, 8
+    s = np.concatenate([[1e4, 9e3, 8e3], 1.0 + 1e-12 * np.arange(d - 3, 0, -1)])
+    A = _planted(s)
+    reference = _svd.thin_svd(A)
+    _no_gesdd(monkeypatch)
+    got, route = _svd._exact_svd_route(A, r, method=method)
+    assert route == "gram+deflation"
+    Vt, ref = got.top(r), reference.top(r)
+    np.testing.assert_allclose(Vt @ Vt.T, np.eye(r), atol=1e-13)
+    # Singular values to eps * sigma_1 (gesdd's are off by ~6 eps sigma_1 here as well).
+    np.testing.assert_allclose(got.singular_values, s[:r], rtol=1e-14, atol=1e-11)
+    optimal = np.sqrt((s[r:] ** 2).sum())
+    np.testing.assert_allclose(_residual(A, Vt), optimal, rtol=1e-12)
+    np.testing.assert_allclose(_residual(A, ref), optimal, rtol=1e-12)
+    np.testing.assert_allclose(
+        np.linalg.norm(A @ Vt.T) ** 2, (reference.singular_values[:r] ** 2).sum(), rtol=1e-13
+    )
+    np.testing.assert_allclose(Vt[:3], ref[:3], atol=1e-12)  # separated: equal, signs included
+
+
+def test_resolvable_bulk_far_below_the_top_matches_gesdds_subspace(monkeypatch):
+    # Synth's case: a few clusters ~1e4 times above a Gaussian noise bulk whose gaps ARE resolved
+    # by gesdd (its bound eps sigma_1 / gap ~ 1e-10) but not by the squared spectrum (~1e-6).
+    # Deflated, the Gram route's subspace agrees with gesdd's within gesdd's own bound.
+    from kmdr.reducers import _svd
+
+    rng = np.random.default_rng(2)
+    n, d, r = 300, 200, 10
+    noise = np.linalg.svd(rng.standard_normal((n, d)), compute_uv=False)
+    s = np.sort(np.concatenate([[1e5, 5e4, 4e4, 3e4, 2e4], noise[: d - 5]]))[::-1]
+    A = _planted(s, n)
+    reference = _svd.thin_svd(A)
+    assert _svd._gap_ok(np.sort(s**2)[::-1][: r + 1], r, next_exact=True) is False  # old rule
+    _no_gesdd(monkeypatch)
+    got, route = _svd._exact_svd_route(A, r, method="gram")
+    assert route == "gram+deflation"
+    gesdd_bound = np.finfo(float).eps * s[0] / (s[r - 1] - s[r])
+    Vt, ref = got.top(r), reference.top(r)
+    sin = np.linalg.norm(Vt.T - ref.T @ (ref @ Vt.T), 2)
+    assert sin <= 10 * gesdd_bound < 1e-8
+    np.testing.assert_allclose(got.singular_values, reference.singular_values[:r], rtol=1e-12)
+    np.testing.assert_allclose(Vt, ref, atol=1e-8)  # every vector, signs included
+
+
+def test_unresolvable_cut_below_a_second_level_is_accepted_by_backward_error(monkeypatch):
+    # 1e8, then 1e4, then a flat bulk at 1: one deflation (of 1e8) leaves sigma'_1 / sigma'_r =
+    # 1e4, so the subspace rule fails in the deflated problem too; the cut (gap 1e-12, far below
+    # 10 eps sigma_1 = 2e-7) is unresolvable, and the result is kept by its backward error.
+    from kmdr.reducers import _svd
+
+    d, r = 200, 5
+    s = np.concatenate([[1e8, 1e4], 1.0 + 1e-12 * np.arange(d - 2, 0, -1)])
+    A = _planted(s)
+    reference = _svd.thin_svd(A)
+    _no_gesdd(monkeypatch)
+    got, route = _svd._exact_svd_route(A, r, method="gram")
+    assert route == "gram+deflation"
+    Vt = got.top(r)
+    # Its residual is optimal to working precision (eps * sigma_1 against the 1e8 scale).
+    optimal = np.sqrt((s[r:] ** 2).sum())
+    np.testing.assert_allclose(_residual(A, Vt), optimal, rtol=1e-9)
+    np.testing.assert_allclose(_residual(A, reference.top(r)), optimal, rtol=1e-9)
+    np.testing.assert_allclose(Vt[:2], reference.top(2), atol=1e-12)
+
+
+def test_backward_error_check_rejects_a_perturbed_subspace():
+    from kmdr.reducers import _svd
+
+    s = np.concatenate([[1e4, 9e3, 8e3], np.linspace(2.0, 1.0, 197)])
+    A = _planted(s)
+    ref = _svd.thin_svd(A)
+    r = 8
+    assert _svd._backward_ok(A, ref.singular_values[:r], ref.top(r))
+    # Rotate v_3 (sigma 8e3) by 1e-8 towards v_9: its residual, ~8e-5, is far above the
+    # tolerance 1000 eps sigma_1^2 / sigma_3 = 3e-9, though the energy changes only by 6e-9.
+    Vt = ref.top(r + 1).copy()
+    c, t = np.cos(1e-8), np.sin(1e-8)
+    Vt[2], Vt[r] = c * Vt[2] + t * Vt[r], -t * Vt[2] + c * Vt[r]
+    assert not _svd._backward_ok(A, ref.singular_values[:r], Vt[:r])
+    # A singular value off by 1e-9 sigma_1 is rejected too.
+    shifted = ref.singular_values[:r] + np.eye(r)[2] * 1e-5
+    assert not _svd._backward_ok(A, shifted, ref.top(r))
+
+
+def test_truncated_svd_falls_back_to_gesdd_when_far_less_accurate():
+    # A steady decay over 8 orders of magnitude (decay 0.5, rank 28 of 30): no leading block whose
+    # deflation makes the squared spectrum accurate at the cut, which gesdd resolves (gap 4e-8,
+    # eps sigma_1 = 2e-15): the Gram route would lose the small singular vectors, gesdd is used.
+    from kmdr.reducers import _svd
+
+    A = decaying_matrix(30, 70, decay=0.5)
+    assert _svd._gram_svd(A, 28) is None
+    got, route = _svd._exact_svd_route(A, 28)
+    assert route == "gram->gesdd"
+    np.testing.assert_array_equal(got.components, _svd.thin_svd(A).top(28))
 
 
 def test_gram_route_counts_the_next_singular_value_arpack_does_not():

@@ -113,6 +113,28 @@ _MIN_RELATIVE_GAP = np.finfo(np.float64).eps / 1e-10
 #: 3.9e-12 and 2.9e-12 (sin theta), within gesdd's own bound (9.8e-12 and 3.2e-12).
 GESDD_ACCURACY_FACTOR = 100.0
 
+_EPS = float(np.finfo(np.float64).eps)
+
+#: A gap sigma_rank - sigma_{rank+1} at most this many times eps * sigma_1 is unresolvable: a
+#: backward-stable SVD (gesdd) is exact for A + E with ||E||_2 about eps * ||A||_2 (the bound
+#: LAPACK's users' guide states for its SVD drivers), which moves every singular value by up to
+#: ||E||_2 (Weyl) and so can close such a gap. The top-rank subspace is then not determined by the
+#: data (Davis-Kahan: angle <= residual / gap, here >= 1/10): gesdd's choice inside the cluster is
+#: as arbitrary as any other, and a subspace-angle criterion is meaningless; the backward error
+#: (:data:`_BACKWARD_ERROR_FACTOR`) is the test that is left.
+_UNRESOLVED_GAP_FACTOR = 10.0
+
+#: Backward-error acceptance at an unresolvable cut (:func:`_backward_ok`): with u_i = A v_i /
+#: ||A v_i||, | ||A v_i|| - sigma_i | <= F eps sigma_1 and ||A^T u_i - sigma_i v_i|| <= F eps
+#: sigma_1^2 / sigma_i (the second has that floor for ANY solver, gesdd included: u_i inherits
+#: the rounding of A v_i, eps sigma_1 / sigma_i relative; it is also the Gram route's own residual
+#: order, eps ||A||^2 / sigma_i), the rows of V orthonormal to F eps, and the captured energy
+#: sum sigma_i^2 equal to ||A V||_F^2 within F eps sigma_1 sum sigma_i. Why F = 1000: gesdd's own
+#: vectors measure 2-10 eps sigma_1 on the first test and ~0.25 F eps sigma_1^2 / sigma_i on the
+#: second (a 200 x 300 matrix with sigma_1 / sigma_i = 1e4), so 1000 is the smallest round
+#: constant that accepts gesdd's own answer with a margin for the size factor p(n).
+_BACKWARD_ERROR_FACTOR = 1000.0
+
 
 def exact_svd(A, rank: int, method: str = "auto") -> SVDResult:
     """The top ``rank`` right singular vectors of ``A``, exact up to rounding.
@@ -133,13 +155,31 @@ def exact_svd(A, rank: int, method: str = "auto") -> SVDResult:
       d)``); dense ``A`` uses ARPACK for ``rank < ARPACK_RANK_FACTOR * min(n, d)**2 / max(n, d)``
       and the Gram route above it (the crossover measured by ``scripts/bench_svd.py``).
 
-    The Gram and ARPACK routes square the condition number, so they fall back to ``"gesdd"``
-    unless their subspace error bound is below 1e-10 (the relative gap ``(lambda_rank -
-    lambda_{rank+1}) / lambda_1`` they computed exceeds ``_MIN_RELATIVE_GAP``) or within
-    ``GESDD_ACCURACY_FACTOR`` of what gesdd itself achieves at that cut (``sigma_1 / sigma_rank``
-    at most that factor): a cut inside a flat noise bulk is ill-defined for gesdd as well. Signs are
-    fixed with scikit-learn's ``svd_flip`` on the right vectors, so every method returns the same
-    vectors up to rounding wherever the singular values are distinct.
+    Acceptance (what "exact" means here). The Gram and ARPACK routes square the condition number,
+    so their result is checked, in this order:
+
+    1. Subspace accuracy, where the gap at the cut is resolvable: kept if its subspace error bound
+       is below 1e-10 (the relative eigen-gap ``(lambda_rank - lambda_{rank+1}) / lambda_1``
+       exceeds ``_MIN_RELATIVE_GAP``) or within ``GESDD_ACCURACY_FACTOR`` of gesdd's own bound
+       ``eps sigma_1 / (sigma_rank - sigma_{rank+1})``.
+    2. Deflation (Gram route; ARPACK hands over to it): if a leading block of j < rank values is
+       separated, it is projected out of A (a backward error eps ||A||, as gesdd's) and the rest
+       comes from the Gram matrix of the deflated A', whose rounding is eps sigma_{j+1}^2 instead
+       of eps sigma_1^2; rule 1 is applied to A'. This is the route of Synth at r >= 10 (five
+       clusters 2e4 times above a flat noise bulk): its subspace then agrees with gesdd's to
+       ~1e-10, inside gesdd's own bound (1.4e-9), at 0.3 s instead of gesdd's 0.7-1 s.
+    3. Backward error, only where the gap is NOT resolvable (sigma_rank - sigma_{rank+1} <=
+       ``_UNRESOLVED_GAP_FACTOR`` eps sigma_1: any backward-stable solver's rounding can close it,
+       so the top-rank subspace is not determined by the data, gesdd's choice inside the cluster
+       is as arbitrary as any other, and by Davis-Kahan (angle <= residual / gap) no angle
+       criterion can hold): kept if each pair's residuals and the captured energy are at working
+       precision (:func:`_backward_ok`, constant ``_BACKWARD_ERROR_FACTOR``). That is exact in
+       the sense that matters: ``||A - A V V^T||_F`` is optimal to working precision, and so are
+       the features' k-means cost and the singular values.
+
+    Otherwise gesdd is used. Signs are fixed with scikit-learn's ``svd_flip`` on the right vectors,
+    so every method returns the same vectors up to rounding wherever the singular values are
+    distinct. The result is a deterministic function of A (ARPACK's start vector is seeded).
 
     Parameters
     ----------
@@ -162,20 +202,36 @@ def exact_svd(A, rank: int, method: str = "auto") -> SVDResult:
         raise ValueError(f"rank={rank!r} is invalid: it must be an integer in [1, {min(n, d)}]")
     if method not in SVD_METHODS:
         raise ValueError(f"method={method!r} is invalid: it must be one of {SVD_METHODS}")
+    return _exact_svd_route(A, rank, method)[0]
+
+
+def _exact_svd_route(A, rank: int, method: str = "auto") -> tuple[SVDResult, str]:
+    """:func:`exact_svd` (arguments checked) and the route that gave its result: ``"arpack"``,
+    ``"gram"``, ``"gram+deflation"``, ``"gesdd"`` (asked for) or ``"<route>->gesdd"`` (the
+    route's result failed the acceptance rule). Read by ``scripts/bench_svd.py``."""
+    n, d = A.shape
     if method == "auto":
         method = _auto_method(A, rank)
     if method == "arpack" and rank >= min(n, d):
         # ARPACK needs rank < min(n, d); then one side is at most rank long and the dense matrix
         # has at most rank * max(n, d) entries.
         method = "gesdd"
-    result = None
+    result, route = None, method
     if method == "gram":
-        result = _gram_svd(A, rank)
+        result, route = _gram_route(A, rank)
     elif method == "arpack":
         result = _arpack_svd(A, rank, check_gap=not sp.issparse(A))
+        if result is None and not sp.issparse(A):
+            # No usable gap for the squared spectrum: the deflated Gram route is still cheaper
+            # than gesdd (Synth at r = 10, 15, a cut inside its flat noise bulk).
+            result, route = _gram_route(A, rank)
+            method = f"arpack->{route}" if result is not None else method
+            route = method
     if result is None:
         result = _truncate(thin_svd(A.toarray() if sp.issparse(A) else A), rank)
-    return result
+        if method != "gesdd":
+            route = f"{method}->gesdd"
+    return result, route
 
 
 def _auto_method(A, rank: int) -> str:
@@ -216,14 +272,9 @@ def _near_gesdd_accuracy(eigvals: np.ndarray, rank: int, next_exact: bool = Fals
     return bool(ratio <= GESDD_ACCURACY_FACTOR)
 
 
-def _gram_svd(
-    A: np.ndarray, rank: int, check_gap: bool = True, subset: bool | None = None
-) -> SVDResult | None:
-    """Top ``rank`` right singular vectors through the Gram matrix of the smaller side.
-
-    None when ``check_gap`` and the eigen-gap at ``rank`` is too small for the squared spectrum to
-    be accurate. ``subset``: use LAPACK's subset eigensolver (None: by ``GRAM_SUBSET_FRACTION``).
-    """
+def _gram_eigenpairs(A, rank: int, subset: bool | None) -> tuple[np.ndarray, np.ndarray]:
+    """Top ``rank + 1`` (or, without the subset driver, all) eigenpairs of the smaller-side Gram
+    matrix of ``A``, in decreasing order."""
     n, d = A.shape
     m = min(n, d)
     if sp.issparse(A):
@@ -242,13 +293,141 @@ def _gram_svd(
     eigvals, vecs = scipy.linalg.eigh(
         gram, lower=False, check_finite=False, overwrite_a=True, **window
     )
-    eigvals, vecs = eigvals[::-1], vecs[:, ::-1]
-    if check_gap and not _gap_ok(eigvals, rank, next_exact=True):
-        return None
-    s = np.sqrt(eigvals[:rank])
+    return eigvals[::-1], vecs[:, ::-1]
+
+
+def _from_gram(
+    A, eigvals: np.ndarray, vecs: np.ndarray, rank: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Singular values and right vectors (rows, signs not fixed) from the Gram eigenpairs."""
+    n, d = A.shape
+    s = np.sqrt(np.maximum(eigvals[:rank], 0.0))
     top = vecs[:, :rank]
-    Vt = np.asarray(A.T @ top).T / s[:, None] if n < d else top.T
-    return _flipped(s, Vt)
+    if n < d:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return s, np.asarray(A.T @ top).T / s[:, None]
+    return s, np.ascontiguousarray(top.T)
+
+
+def _gram_svd(
+    A: np.ndarray, rank: int, check_gap: bool = True, subset: bool | None = None
+) -> SVDResult | None:
+    """Top ``rank`` right singular vectors through the Gram matrix of the smaller side.
+
+    ``subset``: use LAPACK's subset eigensolver (None: by ``GRAM_SUBSET_FRACTION``). With
+    ``check_gap``, the result must pass the acceptance rule of :func:`exact_svd` (see the module
+    constants ``_MIN_RELATIVE_GAP``, ``GESDD_ACCURACY_FACTOR``, ``_UNRESOLVED_GAP_FACTOR``,
+    ``_BACKWARD_ERROR_FACTOR``): first the squared spectrum as it is; else deflated of its
+    leading block (:func:`_deflated_gram`); else, when the gap at the cut is below what any
+    backward-stable solver resolves, by its backward error. None when nothing passes.
+    """
+    return _gram_route(A, rank, check_gap, subset)[0]
+
+
+def _gram_route(
+    A, rank: int, check_gap: bool = True, subset: bool | None = None
+) -> tuple[SVDResult | None, str]:
+    """:func:`_gram_svd` and whether it deflated (``"gram"`` or ``"gram+deflation"``)."""
+    eigvals, vecs = _gram_eigenpairs(A, rank, subset)
+    if not check_gap or _gap_ok(eigvals, rank, next_exact=True):
+        return _flipped(*_from_gram(A, eigvals, vecs, rank)), "gram"
+    if sp.issparse(A):
+        return None, "gram"
+    found = _deflated_gram(A, rank, eigvals, vecs, subset)
+    if found is None:
+        return None, "gram"
+    s, Vt, accurate = found
+    if accurate or _backward_ok(A, s, Vt):
+        return _flipped(s, Vt), "gram+deflation"
+    return None, "gram+deflation"
+
+
+def _deflated_gram(
+    A: np.ndarray, rank: int, eigvals: np.ndarray, vecs: np.ndarray, subset: bool | None
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The Gram route with its resolvable leading block deflated: (s, Vt, subspace-accurate).
+
+    The squared routes lose accuracy where lambda_1 is large against the gap at the cut: the Gram
+    matrix carries an absolute rounding error of eps * lambda_1. When a leading block of j < rank
+    singular values is itself well separated (relative eigen-gap above ``_MIN_RELATIVE_GAP`` at
+    j: its vectors are accurate to 1e-10), it is removed, ``A' = A (I - V_j^T V_j)`` (formed
+    explicitly: a backward error of eps * ||A||, like gesdd's), and the remaining ``rank - j``
+    triplets come from the Gram matrix of A', whose rounding is eps * sigma_{j+1}^2 instead. On
+    Synth (5 clusters, sigma_1 / sigma_6 = 2e4, then a flat noise bulk) this turns the squared
+    routes' bound at r >= 10 from 1.4e-5 into about 1e-13, below gesdd's own 1.4e-9.
+
+    Returns None when no leading block is separated (the cut is then left to gesdd). The flag is
+    False when the deflated part still fails the subspace rule (its result is then accepted
+    only by :func:`_backward_ok` at an unresolvable cut).
+    """
+    lam1 = eigvals[0]
+    if not lam1 > 0:
+        return None
+    gaps = eigvals[: rank - 1] - eigvals[1:rank]
+    separated = np.flatnonzero(gaps > _MIN_RELATIVE_GAP * lam1)
+    if separated.size == 0:
+        return None
+    j = int(separated[-1]) + 1  # the largest separated leading block, 1 <= j < rank
+    s_top, Vt_top = _from_gram(A, eigvals, vecs, j)
+    Q, _ = np.linalg.qr(Vt_top.T)  # orthonormal to rounding, so A' is exactly deflated
+    deflated = A - (A @ Q) @ Q.T
+    rest_vals, rest_vecs = _gram_eigenpairs(deflated, rank - j, subset)
+    # One deflation only (two Gram solves, still below gesdd's cost); a spectrum that would need
+    # more levels (a steady decay over many orders of magnitude) is left to gesdd.
+    accurate = _gap_ok(rest_vals, rank - j, next_exact=True)
+    if not accurate and not _unresolved_gap(s_top[0], rank - j, rest_vals):
+        return None
+    s_rest, Vt_rest = _from_gram(deflated, rest_vals, rest_vecs, rank - j)
+    # A' is orthogonal to V_j only up to its rounding (eps * sigma_1, so eps * sigma_1 / sigma_i
+    # on v_i): project that out, so that the rows are orthonormal to working precision.
+    Vt_rest = Vt_rest - (Vt_rest @ Q) @ Q.T
+    return np.concatenate([s_top, s_rest]), np.vstack([Vt_top, Vt_rest]), accurate
+
+
+def _unresolved_gap(sigma_1: float, k: int, rest_vals: np.ndarray) -> bool:
+    """Whether sigma_k - sigma_{k+1} of a deflated A' (eigenvalues ``rest_vals`` of its Gram
+    matrix) is below what a backward-stable solver of the original A (``sigma_1``) resolves.
+
+    A backward-stable SVD is exact for some A + E with ||E||_2 <= p * eps * ||A||_2 (LAPACK's
+    error bound takes p = 1), and each singular value moves by at most ||E||_2 (Weyl), so a gap
+    below ``_UNRESOLVED_GAP_FACTOR * eps * sigma_1`` can close, and the order of the vectors on
+    either side swap, under rounding of the data alone. The gap is read from the deflated
+    problem's eigenvalues, whose own error (eps * lambda'_1 on lambda, so eps * lambda'_1 /
+    sigma on sigma) is added to it, so a gap the computation cannot see is never called
+    unresolvable.
+    """
+    lam = np.maximum(rest_vals, 0.0)
+    if lam.size <= k or not lam[k - 1] > 0:
+        return False
+    s_cut, s_next = math.sqrt(lam[k - 1]), math.sqrt(lam[k])
+    own_error = _EPS * lam[0] / s_cut
+    return s_cut - s_next + 2 * own_error <= _UNRESOLVED_GAP_FACTOR * _EPS * sigma_1
+
+
+def _backward_ok(A, s: np.ndarray, Vt: np.ndarray) -> bool:
+    """Backward-error acceptance of ``rank`` pairs (s_i, v_i), with u_i = A v_i / ||A v_i||.
+
+    With F = ``_BACKWARD_ERROR_FACTOR``: (a) the rows of Vt are orthonormal to F eps, each
+    | ||A v_i|| - s_i | <= F eps ||A||_2, and ||A^T u_i - s_i v_i|| <= F eps ||A||_2^2 / s_i.
+    The last has a floor no solver beats: u_i recomputed from v_i carries the rounding of A v_i,
+    eps ||A||_2 / s_i relative, which A^T turns into eps ||A||_2^2 / s_i; gesdd's own vectors
+    measure up to a few thousand eps ||A||_2 there when ||A||_2 / s_i = 1e4. Together these say
+    that (s, V) is an exact singular set of a matrix within about F eps ||A||_2 of A; (b) the
+    captured energy sum s_i^2 equals ||A V||_F^2 to F eps ||A||_2 sum s_i (the first-order effect
+    of such residuals), so ``||A - A V V^T||_F`` is optimal to working precision.
+    """
+    sigma_1 = float(s[0])
+    tol = _BACKWARD_ERROR_FACTOR * _EPS
+    if np.abs(Vt @ Vt.T - np.eye(s.size)).max() > tol:
+        return False
+    AV = np.asarray(A @ Vt.T)
+    norms = np.linalg.norm(AV, axis=0)
+    if not (np.all(norms > 0) and np.all(s > 0)):
+        return False
+    residual = np.linalg.norm(np.asarray(A.T @ (AV / norms)) - Vt.T * s, axis=0)
+    if np.abs(norms - s).max() > tol * sigma_1 or np.any(residual > tol * sigma_1**2 / s):
+        return False
+    return abs(float(np.sum(s**2)) - float(np.sum(norms**2))) <= tol * sigma_1 * float(np.sum(s))
 
 
 def _arpack_svd(A, rank: int, check_gap: bool) -> SVDResult | None:
