@@ -167,3 +167,117 @@ def test_bad_initial_centers(separated, init, message):
     X, _, _ = separated
     with pytest.raises(ValueError, match=message):
         kmeans(X, 4, init=init)
+
+
+# --- no copy of X: the fit is scikit-learn's copy_x=True fit, bit for bit, and X is unchanged ---
+
+
+def _bits(a):
+    return np.ascontiguousarray(a).view(f"i{a.itemsize}").copy()
+
+
+def _reference(X, k, **kw):
+    """scikit-learn's KMeans with its own copy of X (what kmeans() did before)."""
+    from sklearn.cluster import KMeans
+
+    return KMeans(k, algorithm="lloyd", copy_x=True, **kw).fit(X)
+
+
+def _offset_data(seed, n=400, d=30, offset=7.0, dtype=np.float64):
+    # a nonzero mean with a wide range of magnitudes: (x - m) + m != x for many entries
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-3, 2, size=(n, d)) + offset
+    return X.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("init", ["random", "k-means++", "array"])
+def test_kmeans_leaves_x_bit_for_bit_and_matches_a_copying_fit(dtype, init):
+    X = _offset_data(0, dtype=dtype)
+    mean = X.mean(axis=0)
+    assert np.any(_bits((X - mean) + mean) != _bits(X))  # the round trip alone would change X
+    before = _bits(X)
+    start = X[:5].astype(np.float64) if init == "array" else init
+    res = kmeans(X, 5, init=start, n_init=2, max_iter=50, tol=0.0, random_state=3)
+    np.testing.assert_array_equal(_bits(X), before)
+    ref = _reference(
+        X.copy(),
+        5,
+        init=start,
+        n_init=1 if init == "array" else 2,
+        max_iter=50,
+        tol=0.0,
+        random_state=3,
+    )
+    np.testing.assert_array_equal(res.labels, ref.labels_)
+    assert res.inertia == ref.inertia_ and res.n_iter == ref.n_iter_
+    np.testing.assert_array_equal(_bits(res.cluster_centers), _bits(ref.cluster_centers_))
+
+
+def test_kmeans_without_copy_on_many_blocks(monkeypatch):
+    import kmdr.cluster as cluster
+
+    monkeypatch.setattr(cluster, "_BLOCK_ELEMENTS", 7 * 30)  # 7 rows a block, a partial last one
+    X = _offset_data(1, n=403)
+    before = _bits(X)
+    res = kmeans(X, 4, init="random", n_init=1, tol=0.0, random_state=0)
+    np.testing.assert_array_equal(_bits(X), before)
+    ref = _reference(X.copy(), 4, init="random", n_init=1, tol=0.0, random_state=0)
+    np.testing.assert_array_equal(res.labels, ref.labels_)
+    assert res.inertia == ref.inertia_
+
+
+@pytest.mark.parametrize("case", ["fortran", "read-only", "large mean", "sparse"])
+def test_kmeans_copy_fallbacks_leave_x_unchanged(case):
+    X = _offset_data(2)
+    if case == "fortran":
+        X = np.asfortranarray(X)
+    elif case == "read-only":
+        X.flags.writeable = False
+    elif case == "large mean":  # half the entries change: recording them costs more than a copy
+        X[::2] += 1e6
+        mean = X.mean(axis=0)
+        assert np.mean(_bits((X - mean) + mean) != _bits(X)) > 0.4
+    elif case == "sparse":
+        X = sp.csr_matrix(np.where(X > 7.5, X, 0.0))
+    data = X.data if sp.issparse(X) else X
+    before = _bits(data)
+    res = kmeans(X, 3, init="random", n_init=2, tol=0.0, random_state=4)
+    np.testing.assert_array_equal(_bits(data), before)
+    ref = _reference(X.copy(), 3, init="random", n_init=2, tol=0.0, random_state=4)
+    np.testing.assert_array_equal(res.labels, ref.labels_)
+    assert res.inertia == ref.inertia_
+
+
+def test_kmeans_restores_x_when_the_fit_raises(monkeypatch):
+    import sklearn.cluster._kmeans as skm
+
+    def boom(X, *args, **kwargs):
+        assert not np.allclose(X.mean(axis=0), 7.0)  # X is centered in place at this point
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(skm, "_kmeans_single_lloyd", boom)
+    X = _offset_data(3)
+    before = _bits(X)
+    with pytest.raises(KeyboardInterrupt):
+        kmeans(X, 3, init="random", random_state=0)
+    np.testing.assert_array_equal(_bits(X), before)
+
+
+def test_kmeans_restores_x_when_a_warning_is_an_error():
+    # 3 distinct points, 4 clusters: scikit-learn warns after it has added the mean back
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    base = _offset_data(4, n=3, d=5)
+    base[0] *= 1e3
+    X = np.repeat(base, 10, axis=0)
+    mean = X.mean(axis=0)
+    assert np.any(_bits((X - mean) + mean) != _bits(X))
+    before = _bits(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        with pytest.raises(ConvergenceWarning):
+            kmeans(X, 4, init="random", random_state=0)
+    np.testing.assert_array_equal(_bits(X), before)

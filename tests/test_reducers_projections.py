@@ -73,6 +73,24 @@ def test_entrywise_projection_equals_product_with_components(cls, kind):
     np.testing.assert_array_equal(est.transform(data), C)
 
 
+@pytest.mark.parametrize("cls", [SignRandomProjection, AchlioptasProjection])
+@pytest.mark.parametrize("kind", ["csr", "csc"])
+def test_entrywise_projection_sparse_block_width_does_not_change_c(cls, kind):
+    # C = X R is built in blocks of R's columns; for sparse X any block width gives C to the
+    # last bit (for dense X BLAS may round differently at another width: not tested)
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((50, 300)) * 10.0 ** rng.integers(-3, 4, size=(50, 300))
+    X *= rng.random((50, 300)) < 0.2
+    data = {"csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X)}[kind]
+    outputs = []
+    for block_bytes in (8 * 300 * 8, 40 * 300 * 8, 1 << 30):  # 8 columns, 40, all of R at once
+        est = cls(100, random_state=0)
+        est._BLOCK_BYTES = est._SPARSE_BLOCK_BYTES = block_bytes
+        outputs.append(est.fit_transform(data))
+    for C in outputs[1:]:
+        np.testing.assert_array_equal(C.view(np.int64), outputs[0].view(np.int64))
+
+
 def test_achlioptas_entries():
     est = AchlioptasProjection(9, random_state=0).fit(np.ones((3, 3000)))
     R = to_dense(est.components_)

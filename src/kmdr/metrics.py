@@ -46,7 +46,9 @@ def _check_matrix(A):
         data = A
     if A.shape[0] < 1 or A.shape[1] < 1:
         raise ValueError(f"A must have at least one row and one column, got shape {A.shape}")
-    if not np.isfinite(data).all():
+    # a finite sum means finite entries (without an n x d mask); otherwise check every entry, as
+    # the sum may just overflow
+    if not np.isfinite(data.sum()) and not np.isfinite(data).all():
         raise ValueError("A must be finite (it contains NaN or inf)")
     return A
 
@@ -154,14 +156,21 @@ class ObjectiveEvaluator:
             raise ValueError("A is all zeros: F = 0/0 is undefined")
 
     def _blocks(self):
-        """(start, C-ordered block of centered rows) over dense A, in fixed blocks of rows."""
+        """(start, C-ordered block of centered rows) over dense A, in fixed blocks of rows.
+
+        Without a kept centered copy, every block is centered into one buffer, overwritten by the
+        next block: a block is valid until the next one is drawn.
+        """
         X = self._data
         step = max(1, _BLOCK_ELEMENTS // X.shape[1])
-        for start in range(0, X.shape[0], step):
-            if self._centered:
+        if self._centered:
+            for start in range(0, X.shape[0], step):
                 yield start, X[start : start + step]
-            else:
-                yield start, np.subtract(X[start : start + step], self._mean, order="C")
+            return
+        buffer = np.empty((min(step, X.shape[0]), X.shape[1]))
+        for start in range(0, X.shape[0], step):
+            rows = X[start : start + step]
+            yield start, np.subtract(rows, self._mean, out=buffer[: rows.shape[0]])
 
     def __call__(self, labels) -> float:
         """F of the partition ``labels`` (any values; equal values are one cluster)."""
