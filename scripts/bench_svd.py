@@ -12,7 +12,11 @@ subspaces, ``lev`` the largest leverage-score difference relative to the largest
 routes are timed as :func:`~kmdr.reducers.exact_svd` runs them, gap check included (ARPACK
 then bounds lambda_{rank+1} for it), but without the gesdd fallback: ``no gap`` names the
 routes whose check failed at that rank (exact_svd would then add the gesdd time; their
-accuracy is not counted, since their result is not used).
+accuracy is not counted, since their result is not used; ``gram`` includes the deflated Gram
+solve when the plain one fails). ``exact_svd s`` is the whole call as the reducers make it
+(auto route, any fallback included) and ``its route`` the route that gave the result
+(``gram+deflation``: the Gram route deflated of a separated leading block; ``x->y``: route x
+failed its acceptance check and y was used).
 
 The crossover (the smallest rank at which the Gram route beats ARPACK) is what
 ``kmdr.reducers._svd.ARPACK_RANK_FACTOR`` is set from: the rule switches at
@@ -24,6 +28,7 @@ warm-up call, with BLAS limited to ``--threads`` (default 1; CPU time equals the
 then). Prints Markdown; exit code 0.
 
     .venv/bin/python scripts/bench_svd.py [--quick] [--threads N] [--repeats N]
+        [--datasets synth ...] [--ranks 5 10 20 50 100]
 """
 
 from __future__ import annotations
@@ -132,12 +137,14 @@ def bench(name: str, args) -> tuple[list[str], float | None]:
         f"### {name} ({n} x {d}, {source}); gesdd (full thin SVD, every rank): {t_full:.4f} s",
         "",
         "| rank | rank/min(n,d) | gram s | gram_full s | arpack s | propack s | fastest | max sin "
-        "| max lev | no gap |",
-        "|---:|---:|---:|---:|---:|---:|---|---:|---:|---|",
+        "| max lev | no gap | exact_svd s | its route |",
+        "|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|---|",
     ]
     gave_up: set[str] = set()
     crossover = None
-    for rank in ranks_for(m):
+    for rank in args.ranks or ranks_for(m):
+        if rank > m:
+            continue
         times, worst, no_gap = {"gesdd": t_full}, (0.0, 0.0), set()
         for method in ("gram", "gram_full", "arpack", "propack"):
             if method in gave_up or (method in ("arpack", "propack") and rank >= m):
@@ -160,9 +167,12 @@ def bench(name: str, args) -> tuple[list[str], float | None]:
             crossover = rank
         names = ("gram", "gram_full", "arpack", "propack")
         cols = [f"{times[k]:.4f}" if k in times else "-" for k in names]
+        # What exact_svd(A, rank) costs as a whole (fallback included), and the route it took.
+        t_auto, (_, route) = timed(lambda r=rank: _svd._exact_svd_route(A, r), args.repeats)
         lines.append(
             f"| {rank} | {rank / m:.3f} | {' | '.join(cols)} | {fastest} | "
-            f"{worst[0]:.1e} | {worst[1]:.1e} | {', '.join(sorted(no_gap)) or '-'} |"
+            f"{worst[0]:.1e} | {worst[1]:.1e} | {', '.join(sorted(no_gap)) or '-'} | "
+            f"{t_auto:.4f} | {route} |"
         )
     rule = _svd.ARPACK_RANK_FACTOR * m**2 / max(n, d)
     lines += [
@@ -180,6 +190,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--datasets", nargs="*", default=list(SHAPES))
+    parser.add_argument("--ranks", nargs="*", type=int, help="ranks to time (default: a grid)")
     args = parser.parse_args()
     print("## Exact truncated SVD: time per method and rank\n")
     print(f"`{shlex.join([os.path.basename(sys.executable), *sys.argv])}`;")
