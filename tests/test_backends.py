@@ -30,6 +30,10 @@ def config(results_dir, backend: str, **over):
             {"name": "svd_approx"},
             {"name": "sign"},
             {"name": "none"},
+            # Deterministic: one job per r reduces once for both repetitions; laplacian's
+            # shared scores are computed once per worker process, not per repetition.
+            {"name": "svd"},
+            {"name": "laplacian"},
         ],
         "r_grid": [3, 6, 9],
         "repeats": 2,
@@ -49,7 +53,7 @@ def rows(results_dir, backend: str, **over) -> pd.DataFrame:
     outcome = run_experiment(
         spec_from_config(config(results_dir, backend, **over)), log=lambda m: None
     )
-    assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 20
+    assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 32
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv")
     return cells.set_index("cell_id").sort_index()[VALUES]
 
