@@ -28,7 +28,6 @@ from kmdr.experiments.seeds import shared_random_state, stream_seeds
 from kmdr.experiments.spec import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 
 __all__ = [
-    "cell_job",
     "compute_cell",
     "compute_group",
     "compute_shared_work",
@@ -37,7 +36,6 @@ __all__ = [
     "group_job",
     "limit_blas_threads",
     "memo_shared_work",
-    "shared_job",
 ]
 
 
@@ -218,18 +216,6 @@ def forget_shared_work(token: str) -> None:
 def key_text(key: tuple | None) -> str:
     """A shared key as the text cells.csv and the sidecars show."""
     return "" if key is None else "/".join(str(part) for part in key)
-
-
-def cell_job(cell, X, y, n_clusters, shared, objective, threads, parent_pid):
-    """One cell in a worker: (cell, its metrics)."""
-    limit_blas_threads(threads, parent_pid)
-    return cell, compute_cell(cell, X, y, n_clusters, shared, objective)
-
-
-def shared_job(ident, name, params, r, n_clusters, X, seed, threads, parent_pid):
-    """One shared work in a worker: (its (key, repetition), the SharedWork)."""
-    limit_blas_threads(threads, parent_pid)
-    return ident, compute_shared_work(name, params, r, n_clusters, X, seed)
 
 
 def group_job(cells, X, y, n_clusters, shared_seed, objective, threads, parent_pid, token):
