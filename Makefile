@@ -54,18 +54,19 @@ bench: install
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing
 
-# The main job: fetch the data, run every paper experiment whose data is available, redraw the
-# figures and write the report, all under $(RESULTS)/.
+# The main job: fetch the data, run every paper experiment whose data is available (each run
+# writes its summaries and draws its figures, once) and write the report, all under $(RESULTS)/.
+# `make figures` redraws every experiment folder from its CSVs (e.g. after adding cells by hand).
 reproduce: install data
 	$(PY) scripts/reproduce.py --results $(RESULTS)
 	$(PY) -m kmdr.report.theory --results $(RESULTS)
-	$(MAKE) figures report RESULTS=$(RESULTS)
+	$(MAKE) report RESULTS=$(RESULTS)
 
 # A reduced grid of the same experiments, in a few minutes, into results-quick/ (not committed).
 reproduce-quick: install
 	$(PY) scripts/reproduce.py --quick --results results-quick
 	$(PY) -m kmdr.report.theory --quick --results results-quick
-	$(MAKE) figures report RESULTS=results-quick
+	$(MAKE) report RESULTS=results-quick
 
 figures: install
 	$(VENV)/bin/kmdr-figures $(RESULTS)

@@ -11,6 +11,11 @@ Installs nothing (the Makefile's targets do). The experiments are the Hydra pres
 reproduction resumes where it stopped. An experiment whose data cannot be obtained is skipped
 with the loader's reason, printed and listed in ``<results>/SKIPPED.md``. Per-experiment wall
 times are printed at the end and written to ``<results>/reproduce_times.csv``.
+
+Each run writes its summaries and draws its figures (once: ``make reproduce`` does not redraw
+them). All experiments run in this one process and share one pool of worker processes, started
+(and its workers' imports done) while the first experiment is being prepared
+(:func:`kmdr.experiments.parallel.start_workers`).
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import pandas as pd
 
+    from kmdr.experiments.parallel import start_workers_for_config
     from kmdr.experiments.runner import run_experiment
     from kmdr.experiments.spec import spec_from_config
     from kmdr.experiments.store import atomic_write_text
@@ -88,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         try:
             cfg = compose_experiment(name, str(results), args.quick, args.override)
+            start_workers_for_config(cfg)  # once: later experiments reuse the warm workers
             spec = spec_from_config(cfg)
             outcome = run_experiment(spec, config=to_container(cfg))
         except (ConfigError, HydraException, OmegaConfBaseException) as err:

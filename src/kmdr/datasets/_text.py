@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import scipy.io as sio
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 from ._base import Dataset, consecutive_labels
 from ._registry import fetch, registry
@@ -151,6 +150,9 @@ def read_rcv1(
     ``expected_n_samples`` / ``expected_n_classes`` are checked when given.
     """
     path = Path(path)
+    # scikit-learn's import costs a second or more (scipy.stats): only when RCV1 is read.
+    from sklearn.datasets import load_svmlight_file
+
     X, labels = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
     X = sp.csr_matrix(X)
     y = consecutive_labels(labels)

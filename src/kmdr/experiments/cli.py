@@ -194,6 +194,7 @@ def validate(argv: list[str]) -> None:
     from omegaconf import open_dict
     from omegaconf.errors import OmegaConfBaseException
 
+    from kmdr.experiments.parallel import start_workers_for_config
     from kmdr.experiments.schema import one_line
     from kmdr.experiments.spec import check_against_data, spec_from_config
 
@@ -224,6 +225,10 @@ def validate(argv: list[str]) -> None:
             choices = dict(cfg.hydra.runtime.choices)
             with open_dict(cfg):
                 del cfg["hydra"]
+            if check_data and not args.multirun:
+                # The one run of this command: its workers start and import now, while this
+                # process checks the config and loads the data (the run reuses them).
+                start_workers_for_config(cfg)
             try:
                 spec = spec_from_config(cfg, only_reducer=_only_reducer(choices))
                 if not check_data:

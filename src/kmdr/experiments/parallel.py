@@ -15,13 +15,25 @@ Results never depend on the backend: every cell carries its own seed, and BLAS t
 worker are the same number whatever runs the worker. :func:`results_as_completed` works with
 backends that cannot stream results (multiprocessing, ray) by dispatching in small batches, so
 finished cells are still persisted while the run goes on.
+
+Worker start-up (issue 12): a loky worker pool costs seconds to start (each worker imports numpy,
+scipy, scikit-learn and kmdr). :func:`start_workers` starts it in the background, as soon as a run
+knows its parallelism, with one trivial job per worker that imports the modules cells need
+(:data:`WORKER_MODULES`), so that start-up overlaps the main process's own imports, config checks
+and data loading; the run waits for it (:func:`wait_for_workers`) just before its first job.
+joblib keeps one reusable loky pool per process and reuses it while the pool's arguments (worker
+count, the environment joblib gives workers, ``backend_params``) are unchanged, so the runs of one
+process (``scripts/reproduce.py``) share one pool of already-warm workers.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import logging
+import os
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -31,7 +43,14 @@ __all__ = [
     "backend_session",
     "resolve_parallelism",
     "results_as_completed",
+    "start_workers",
+    "start_workers_for_config",
+    "wait_for_workers",
 ]
+
+#: The modules a worker imports for its first cell (kmdr.experiments.work and what it imports
+#: lazily); :func:`start_workers` has them imported while the main process is still preparing.
+WORKER_MODULES = ("kmdr.experiments.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
 
 
 class BackendError(RuntimeError):
@@ -143,6 +162,115 @@ def _ray(spec, par: Parallelism) -> Iterator[dict]:
             ray.shutdown()
 
 
+def _joblib_config(spec, par: Parallelism):
+    """The ``joblib.parallel_config`` of a run (the same one for its warm-up and its jobs, so
+    joblib reuses the warmed pool)."""
+    import joblib
+
+    params = dict(getattr(spec, "backend_params", {}) or {})
+    try:
+        return joblib.parallel_config(backend=spec.backend, n_jobs=par.n_jobs, **params)
+    except (ValueError, TypeError) as err:
+        raise BackendError(f"joblib backend {spec.backend!r}: {_one_line(err)}") from None
+
+
+def _import_modules(modules: tuple[str, ...]) -> int:
+    """A warm-up job: import ``modules`` in the worker; its process id."""
+    for module in modules:
+        importlib.import_module(module)
+    return os.getpid()
+
+
+class _Warmup(threading.Thread):
+    """Starts the pool and imports :data:`WORKER_MODULES` in every worker, in the background."""
+
+    def __init__(self, spec, par: Parallelism, key: str):
+        super().__init__(name="kmdr-start-workers", daemon=True)
+        self.spec, self.par, self.key = spec, par, key
+        self.pids: list[int] = []
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        from joblib import Parallel, delayed
+
+        try:
+            with _joblib_config(self.spec, self.par):  # joblib's config is per thread
+                jobs = (delayed(_import_modules)(WORKER_MODULES) for _ in range(self.par.n_jobs))
+                self.pids = list(Parallel()(jobs))
+        except BaseException as err:  # the run itself reports any real problem
+            self.error = err
+
+
+# joblib keeps one loky pool per process: the warm-up of the current pool arguments, if any.
+_WARMUP: _Warmup | None = None
+_WARMUP_LOCK = threading.Lock()
+
+
+def _pool_key(spec, par: Parallelism) -> str:
+    params = getattr(spec, "backend_params", {}) or {}
+    return json.dumps([spec.backend, par.n_jobs, params], sort_keys=True, default=str)
+
+
+def start_workers(spec, par: Parallelism) -> None:
+    """Start ``spec``'s loky worker pool in the background and have each worker import the
+    modules cells need (see the module docstring); returns at once.
+
+    Only for the ``loky`` backend with more than one worker, and once per process and pool
+    arguments (a later call with the same ones returns at once: the pool is joblib's reusable
+    one). ``spec`` needs ``backend``, ``backend_params`` and ``dry_run`` (a dry run starts
+    nothing). Never raises: a pool that cannot start is reported by the run itself.
+    """
+    global _WARMUP
+    if spec.backend != "loky" or par.n_jobs <= 1 or getattr(spec, "dry_run", False):
+        return
+    key = _pool_key(spec, par)
+    with _WARMUP_LOCK:
+        previous = _WARMUP
+        if previous is not None and previous.key == key:
+            return
+        if previous is not None:  # one Parallel call at a time on joblib's one pool
+            previous.join()
+        import joblib  # noqa: F401  (imported here, not first in the thread, with the main one)
+
+        _WARMUP = _Warmup(spec, par, key)
+        _WARMUP.start()
+
+
+def start_workers_for_config(cfg, launcher_jobs: int = 1) -> None:
+    """:func:`start_workers` from a run's config (a DictConfig or mapping) before its spec is
+    built: building the spec imports the reducers (scikit-learn, seconds), which the workers can
+    import meanwhile. A config that does not validate starts nothing (the caller reports it)."""
+    from types import SimpleNamespace
+
+    from kmdr.experiments.spec import ConfigError, validated
+
+    try:
+        c = validated(cfg)
+        if c["n_jobs"] == 0 or (c["blas_threads"] is not None and c["blas_threads"] < 1):
+            return
+        spec = SimpleNamespace(
+            n_jobs=int(c["n_jobs"]),
+            blas_threads=c["blas_threads"],
+            backend=str(c["backend"]),
+            backend_params=dict(c["backend_params"] or {}),
+            dry_run=bool(c["dry_run"]),
+        )
+    except (ConfigError, KeyError, TypeError, ValueError):
+        return
+    start_workers(spec, resolve_parallelism(spec, launcher_jobs))
+
+
+def wait_for_workers() -> list[int]:
+    """Wait for the warm-up :func:`start_workers` started, if any; the worker process ids it saw
+    ([] if none: its own failures are ignored, the run's jobs meet and report them)."""
+    with _WARMUP_LOCK:
+        warmup = _WARMUP
+    if warmup is None:
+        return []
+    warmup.join()
+    return sorted(set(warmup.pids))
+
+
 @contextlib.contextmanager
 def backend_session(spec, par: Parallelism) -> Iterator[dict]:
     """Start the run's backend, make it joblib's active backend, and close it after.
@@ -150,22 +278,14 @@ def backend_session(spec, par: Parallelism) -> Iterator[dict]:
     Yields a description of the backend for the run record. Raises :class:`BackendError` (one
     line) when it cannot start.
     """
-    import joblib
-
     if spec.backend == "dask":
         session = _dask(spec, par)
     elif spec.backend == "ray":
         session = _ray(spec, par)
     else:
         session = contextlib.nullcontext({"backend": spec.backend})
-    params = dict(getattr(spec, "backend_params", {}) or {})
-    with session as info:
-        try:
-            config = joblib.parallel_config(backend=spec.backend, n_jobs=par.n_jobs, **params)
-        except (ValueError, TypeError) as err:
-            raise BackendError(f"joblib backend {spec.backend!r}: {_one_line(err)}") from None
-        with config:
-            yield info
+    with session as info, _joblib_config(spec, par):
+        yield info
 
 
 def results_as_completed(jobs: Iterable, n_jobs: int) -> Iterator:

@@ -2,6 +2,8 @@
 
 1. load the data and check the config against its shape (nothing is written before this);
 2. write the run record (``runs/<run_id>.json``, status ``running``);
+   (meanwhile a loky pool starts and its workers import what cells need:
+   :func:`~kmdr.experiments.parallel.start_workers`);
 3. start the parallel backend (:mod:`~kmdr.experiments.parallel`) and hand the run to its
    experiment kind (:mod:`~kmdr.experiments.kinds`: ``cells`` sweeps cells,
    ``leverage_scores`` draws bmd09 Figure 1's scores);
@@ -29,6 +31,8 @@ from kmdr.experiments.parallel import (
     Parallelism,
     backend_session,
     resolve_parallelism,
+    start_workers,
+    wait_for_workers,
 )
 from kmdr.experiments.provenance import new_run_id, now, run_record
 from kmdr.experiments.spec import ExperimentSpec, check_against_data
@@ -130,6 +134,7 @@ def run_experiment(
     outcome = RunOutcome(spec.name, exp_dir, new_run_id())
     started = time.perf_counter()
     par = resolve_parallelism(spec, launcher_jobs)
+    start_workers(spec, par)  # the pool starts while the data loads (no-op if already started)
     kind = get_kind(spec.kind)
 
     try:
@@ -189,6 +194,7 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     from threadpoolctl import threadpool_limits
 
     status, outcome = "failed", ctx.outcome
+    wait_for_workers()  # one Parallel call at a time: the warm-up's, then the run's
     try:
         with (
             threadpool_limits(limits=ctx.parallelism.blas_threads),
