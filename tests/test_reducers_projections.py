@@ -102,7 +102,40 @@ def test_achlioptas_entries():
 def test_gaussian_entries_variance():
     est = GaussianProjection(10, random_state=0).fit(np.ones((3, 5000)))
     R = est.components_
+    assert R.shape == (10, 5000)
     assert R.var() == pytest.approx(1 / 10, rel=0.03)
+
+
+def test_gaussian_entries_are_normal_with_variance_one_over_r():
+    from scipy import stats
+
+    r = 40
+    est = GaussianProjection(r, random_state=3).fit(np.ones((2, 2500)))
+    z = est.components_.ravel() * np.sqrt(r)  # should be standard normal: 100000 entries
+    assert est.scale_ == 1 / np.sqrt(r)
+    assert stats.kstest(z, "norm").pvalue > 1e-3
+    se = 1 / np.sqrt(z.size)
+    assert abs(z.mean()) < 4 * se
+    assert abs(z.var() - 1) < 4 * np.sqrt(2) * se
+    # columns of R (one per output coordinate) are uncorrelated
+    corr = np.corrcoef(est.matrix_, rowvar=False)[np.triu_indices(r, 1)]
+    assert np.abs(corr).max() < 5 / np.sqrt(2500)
+
+
+def test_gaussian_draw_is_fixed_by_the_seed():
+    X = np.random.default_rng(0).standard_normal((5, 300))
+    a = GaussianProjection(20, random_state=7).fit_transform(X)
+    np.testing.assert_array_equal(a, GaussianProjection(20, random_state=7).fit_transform(X))
+    # a RandomState instance is read like sklearn's: a RandomState(7) gives the same draw
+    b = GaussianProjection(20, random_state=np.random.RandomState(7)).fit_transform(X)
+    np.testing.assert_array_equal(a, b)
+    other = GaussianProjection(20, random_state=8).fit_transform(X)
+    assert np.all(a != other)
+    # sparse and dense inputs give C = A R; the matrix is d x r, C-ordered, components_ its .T
+    est = GaussianProjection(20, random_state=7).fit(X)
+    assert est.matrix_.flags.c_contiguous and est.matrix_.shape == (300, 20)
+    np.testing.assert_array_equal(est.components_, est.matrix_.T)
+    np.testing.assert_allclose(est.transform(sp.csr_matrix(X)), X @ est.matrix_, rtol=1e-12)
 
 
 def test_sparse_embedding_one_signed_entry_per_feature():
