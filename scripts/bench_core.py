@@ -22,7 +22,7 @@ call, measured in this run; repeats are interleaved across the methods compared.
 are limited (``--threads``, default 1) so numbers do not depend on how busy a shared machine is.
 Prints Markdown tables and the command that produced them; exit code 0 whatever the verdicts.
 
-    .venv/bin/python scripts/bench_core.py [--quick] [--threads N] [--before DIR]
+    .venv/bin/python scripts/bench_core.py [--quick] [--threads N] [--before DIR] [--only S ...]
 """
 
 from __future__ import annotations
@@ -415,12 +415,23 @@ def leverage_probabilities(est) -> np.ndarray:
     return np.asarray(est.probabilities_, dtype=np.float64)
 
 
+#: The sections, in order (``--only``).
+SECTIONS = ("sparse", "lloyd", "objective", "projections", "leverage")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads (default 1)")
     parser.add_argument("--before", help="another kmdr source tree (e.g. /work/main/src)")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=SECTIONS,
+        help="run only these sections (default: all, in the order of the module docstring)",
+    )
     args = parser.parse_args(argv)
+    only = set(args.only or SECTIONS)
 
     command = shlex.join([".venv/bin/python", "scripts/bench_core.py", *sys.argv[1:]])
     print(f"## kmdr core benchmark\n\nCommand: `{command}`\n")
@@ -433,11 +444,16 @@ def main(argv=None) -> int:
     before = before_loader(args.before)
     X = rcv1_like(seed=0)
     with threadpool_limits(limits=args.threads):
-        bench_sparse(args.quick, make_reducer, before, X)
-        bench_lloyd(args.quick, make_reducer, X)
-        bench_objective(args.quick, before)
-        bench_projections(args.quick, make_reducer, before, X)
-        bench_leverage(args.quick, make_reducer)
+        if "sparse" in only:
+            bench_sparse(args.quick, make_reducer, before, X)
+        if "lloyd" in only:
+            bench_lloyd(args.quick, make_reducer, X)
+        if "objective" in only:
+            bench_objective(args.quick, before)
+        if "projections" in only:
+            bench_projections(args.quick, make_reducer, before, X)
+        if "leverage" in only:
+            bench_leverage(args.quick, make_reducer)
     return 0
 
 

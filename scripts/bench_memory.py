@@ -1,18 +1,21 @@
-"""Peak memory of single lst17 sparse_text cells, one fresh process per reducer (a report).
+"""Peak memory of single lst17 sparse_text cells, one fresh process per cell (a report).
 
-For every reducer of ``conf/experiment/lst17_sparse_text.yaml`` at its largest r, a fresh Python
-process loads the data (saved once by this script, so that generating the synthetic matrix does
-not count), then runs one cell the way the runner does: ``make_reducer(...).fit_transform(X)``,
-``kmdr.cluster.kmeans`` with the experiment's k-means settings, and F on X and on C, P, NMI, ARI.
-It reports the process's peak resident set size (``resource.getrusage``, ``ru_maxrss``) before
-and after the cell; the target is a peak under 400 MiB.
+For every reducer of ``conf/experiment/lst17_sparse_text.yaml`` at every r of its grid (once for
+the k-means baseline ``none``, which does not depend on r), a fresh Python process loads the data
+(saved once by this script, so that generating the synthetic matrix does not count), then runs
+one cell the way the runner does: ``make_reducer(...).fit_transform(X)``,
+``kmdr.cluster.kmeans`` with the experiment's k-means settings, then F on X and on C
+(``objective_reduced``), P, NMI and ARI. It reports the process's peak resident set size
+(``resource.getrusage``, ``ru_maxrss``: the whole process, imports included) before and after the
+cell; the target is a peak under 400 MiB.
 
 ``--src DIR`` runs the cells against another kmdr source tree (e.g. ``--src /work/main/src``
 for the code before a change), so that before/after are measured on the same machine, in one
-run (the trees are interleaved per reducer). Prints a Markdown table; exit code 0 whatever the
-verdicts.
+run (the trees are interleaved per cell); with two or more trees the last column says whether
+the cell's P, F, objective_reduced, NMI, ARI and n_iter are the same, to the last bit, as with
+the first tree. Prints a Markdown table; exit code 0 whatever the verdicts.
 
-    .venv/bin/python scripts/bench_memory.py [--src DIR ...] [--r R]
+    .venv/bin/python scripts/bench_memory.py [--src DIR ...] [--r R ...] [--reducer NAME ...]
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "conf" / "experiment" / "lst17_sparse_text.yaml"
 TARGET_MIB = 400
+#: Reducers whose cell does not depend on r: measured once.
+R_INDEPENDENT = {"none"}
+#: The cell's numbers compared across trees.
+NUMBERS = ("accuracy", "objective", "objective_reduced", "nmi", "ari", "n_iter")
 
 
 def _maxrss_mib() -> float:
@@ -91,7 +98,8 @@ def save_data(directory: Path) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--src", action="append", help="kmdr source tree(s) to measure")
-    parser.add_argument("--r", type=int, help="r of every cell (default: the largest of r_grid)")
+    parser.add_argument("--r", type=int, nargs="+", help="r of the cells (default: all of r_grid)")
+    parser.add_argument("--reducer", nargs="+", help="reducer names (default: all of the preset)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--save", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -105,12 +113,21 @@ def main(argv=None) -> int:
     from omegaconf import OmegaConf
 
     conf = OmegaConf.to_container(OmegaConf.load(EXPERIMENT))
-    r = args.r or max(conf["r_grid"])
+    grid = args.r or conf["r_grid"]
     kmeans_kw = {key: conf["kmeans"][key] for key in ("n_init", "max_iter", "init", "tol")}
     trees = args.src or [str(ROOT / "src")]
+    cells = [
+        (red, r)
+        for red in conf["reducers"]
+        if not args.reducer or red["name"] in args.reducer
+        for r in (grid[-1:] if red["name"] in R_INDEPENDENT else grid)
+    ]
     print("## Peak memory of one lst17 sparse_text cell (fresh process each)\n")
     print(f"Command: `{' '.join([Path(sys.executable).name, *sys.argv])}`\n")
-    print(f"k-means {kmeans_kw}; r = {r}; target: peak RSS < {TARGET_MIB} MiB.\n")
+    print(
+        f"k-means {kmeans_kw}; r = {', '.join(map(str, grid))}; peak RSS by ru_maxrss (whole "
+        f"process); target: peak RSS < {TARGET_MIB} MiB.\n"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         # Linux keeps ru_maxrss across fork and exec: the data are generated in a child, so that
         # this parent stays small and every cell's process starts from a small peak.
@@ -119,11 +136,12 @@ def main(argv=None) -> int:
         )
         print(save.stdout.strip() + "\n")
         print(
-            "| source | reducer | C | peak RSS before the cell | peak RSS | verdict | "
-            "reduce s | cell s | n_iter | F | P |"
+            "| source | reducer | r | C | peak RSS before the cell | peak RSS | verdict | "
+            "reduce s | cell s | n_iter | F | P | same numbers |"
         )
-        print("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|")
-        for red in conf["reducers"]:
+        print("|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---|")
+        for red, r in cells:
+            first = None
             for tree in trees:
                 job = {
                     "data": tmp,
@@ -142,15 +160,22 @@ def main(argv=None) -> int:
                 )
                 if proc.returncode:
                     tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
-                    print(f"| {tree} | {red['name']} | failed: {tail[0]} |")
+                    print(f"| {tree} | {red['name']} | {r} | failed: {tail[0]} |")
                     continue
                 out = json.loads(proc.stdout.strip().splitlines()[-1])
+                numbers = {key: out[key] for key in NUMBERS}
+                if first is None:
+                    first, same = numbers, "(reference)" if len(trees) > 1 else ""
+                else:
+                    differ = [key for key in NUMBERS if numbers[key] != first[key]]
+                    same = "yes" if not differ else "NO: " + ", ".join(differ)
                 ok = "PASS" if out["peak_mib"] < TARGET_MIB else "FAIL"
                 print(
-                    f"| {tree} | {red['name']} | {out['C']} | {out['before_mib']:.0f} MiB | "
+                    f"| {tree} | {red['name']} | {r} | {out['C']} | {out['before_mib']:.0f} MiB | "
                     f"{out['peak_mib']:.0f} MiB | {ok} | {out['reduce_seconds']:.2f} | "
                     f"{out['total_seconds']:.2f} | {out['n_iter']} | {out['objective']:.6g} | "
-                    f"{out['accuracy']:.4g} |"
+                    f"{out['accuracy']:.4g} | {same} |",
+                    flush=True,
                 )
     return 0
 
