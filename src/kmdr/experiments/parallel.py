@@ -237,25 +237,31 @@ def start_workers(spec, par: Parallelism) -> None:
 
 
 def start_workers_for_config(cfg, launcher_jobs: int = 1) -> None:
-    """:func:`start_workers` from a run's config (a DictConfig or mapping) before its spec is
-    built: building the spec imports the reducers (scikit-learn, seconds), which the workers can
-    import meanwhile. A config that does not validate starts nothing (the caller reports it)."""
+    """:func:`start_workers` from a run's config (a DictConfig or mapping, composed) before its
+    spec is built: building the spec imports the reducers (scikit-learn, seconds), which the
+    workers can import meanwhile. Reads only the few keys it needs (``quick_grid`` merged over
+    them when ``quick`` is set); a config that does not hold valid ones starts nothing (building
+    the spec reports it)."""
     from types import SimpleNamespace
 
-    from kmdr.experiments.spec import ConfigError, validated
+    def value(key, default=None):
+        quick = cfg.get("quick_grid") or {}
+        if cfg.get("quick") and key in quick:
+            return quick[key]
+        return cfg.get(key, default)
 
     try:
-        c = validated(cfg)
-        if c["n_jobs"] == 0 or (c["blas_threads"] is not None and c["blas_threads"] < 1):
+        n_jobs, blas = int(value("n_jobs", -1)), value("blas_threads")
+        if n_jobs == 0 or (blas is not None and int(blas) < 1):
             return
         spec = SimpleNamespace(
-            n_jobs=int(c["n_jobs"]),
-            blas_threads=c["blas_threads"],
-            backend=str(c["backend"]),
-            backend_params=dict(c["backend_params"] or {}),
-            dry_run=bool(c["dry_run"]),
+            n_jobs=n_jobs,
+            blas_threads=None if blas is None else int(blas),
+            backend=str(getattr(value("backend", "loky"), "value", value("backend", "loky"))),
+            backend_params=dict(value("backend_params") or {}),
+            dry_run=bool(value("dry_run", False)),
         )
-    except (ConfigError, KeyError, TypeError, ValueError):
+    except Exception:  # anything odd: building the spec reports it
         return
     start_workers(spec, resolve_parallelism(spec, launcher_jobs))
 
