@@ -198,7 +198,7 @@ def test_kmeans_leaves_x_bit_for_bit_and_matches_a_copying_fit(dtype, init):
     assert np.any(_bits((X - mean) + mean) != _bits(X))  # the round trip alone would change X
     before = _bits(X)
     start = X[:5].astype(np.float64) if init == "array" else init
-    res = kmeans(X, 5, init=start, n_init=2, max_iter=50, tol=0.0, random_state=3)
+    res = kmeans(X, 5, init=start, n_init=2, max_iter=50, tol=0.0, random_state=3, copy_x=False)
     np.testing.assert_array_equal(_bits(X), before)
     ref = _reference(
         X.copy(),
@@ -220,7 +220,7 @@ def test_kmeans_without_copy_on_many_blocks(monkeypatch):
     monkeypatch.setattr(cluster, "_BLOCK_ELEMENTS", 7 * 30)  # 7 rows a block, a partial last one
     X = _offset_data(1, n=403)
     before = _bits(X)
-    res = kmeans(X, 4, init="random", n_init=1, tol=0.0, random_state=0)
+    res = kmeans(X, 4, init="random", n_init=1, tol=0.0, random_state=0, copy_x=False)
     np.testing.assert_array_equal(_bits(X), before)
     ref = _reference(X.copy(), 4, init="random", n_init=1, tol=0.0, random_state=0)
     np.testing.assert_array_equal(res.labels, ref.labels_)
@@ -242,7 +242,7 @@ def test_kmeans_copy_fallbacks_leave_x_unchanged(case):
         X = sp.csr_matrix(np.where(X > 7.5, X, 0.0))
     data = X.data if sp.issparse(X) else X
     before = _bits(data)
-    res = kmeans(X, 3, init="random", n_init=2, tol=0.0, random_state=4)
+    res = kmeans(X, 3, init="random", n_init=2, tol=0.0, random_state=4, copy_x=False)
     np.testing.assert_array_equal(_bits(data), before)
     ref = _reference(X.copy(), 3, init="random", n_init=2, tol=0.0, random_state=4)
     np.testing.assert_array_equal(res.labels, ref.labels_)
@@ -260,7 +260,7 @@ def test_kmeans_restores_x_when_the_fit_raises(monkeypatch):
     X = _offset_data(3)
     before = _bits(X)
     with pytest.raises(KeyboardInterrupt):
-        kmeans(X, 3, init="random", random_state=0)
+        kmeans(X, 3, init="random", random_state=0, copy_x=False)
     np.testing.assert_array_equal(_bits(X), before)
 
 
@@ -279,5 +279,26 @@ def test_kmeans_restores_x_when_a_warning_is_an_error():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         with pytest.raises(ConvergenceWarning):
-            kmeans(X, 4, init="random", random_state=0)
+            kmeans(X, 4, init="random", random_state=0, copy_x=False)
     np.testing.assert_array_equal(_bits(X), before)
+
+
+def test_kmeans_by_default_never_writes_x(monkeypatch):
+    # The default is safe for an X other threads read (the runner's shared data): scikit-learn
+    # gets its own copy, so the array the caller passed is never centered, not even for a moment.
+    import sklearn.cluster._kmeans as skm
+
+    X = _offset_data(5)
+    original = skm._kmeans_single_lloyd
+    seen = []
+
+    def spy(X_fit, *args, **kwargs):
+        seen.append(np.may_share_memory(X_fit, X))
+        return original(X_fit, *args, **kwargs)
+
+    monkeypatch.setattr(skm, "_kmeans_single_lloyd", spy)
+    kmeans(X, 3, init="random", n_init=2, random_state=0)
+    assert seen == [False, False]
+    seen.clear()
+    kmeans(X, 3, init="random", n_init=2, random_state=0, copy_x=False)
+    assert seen == [True, True]

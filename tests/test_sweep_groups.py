@@ -276,3 +276,30 @@ def test_group_cells_groups_only_deterministic_repetitions(tmp_path, test_reduce
             assert len(group) == 3 and len({(c.reducer_id, c.r) for c in group}) == 1
         else:
             assert len(group) == 1
+
+
+def test_kmeans_copies_only_when_c_is_the_shared_data(monkeypatch):
+    # The baseline hands back the data itself, which other cells (threads) read: k-means must
+    # copy it. A reducer's own C may be centered in place (and given back bit for bit).
+    import numpy as np
+
+    import kmdr.cluster
+    from kmdr.experiments import work
+    from kmdr.reducers import make_reducer
+
+    calls = []
+    real = kmdr.cluster.kmeans
+
+    def spy(C, k, **kw):
+        calls.append(kw["copy_x"])
+        return real(C, k, **kw)
+
+    monkeypatch.setattr(kmdr.cluster, "kmeans", spy)
+    X = np.random.default_rng(0).standard_normal((60, 8)) + 3.0
+    y = np.repeat(np.arange(3), 20)
+    settings = {"n_init": 1, "max_iter": 20, "init": "random", "tol": 0.0}
+    for name, r in (("none", 8), ("sign", 4)):
+        red = make_reducer(name, r, random_state=0)
+        C = red.fit_transform(X)
+        work._cluster(red, C, X, 3, settings, y, 0)
+    assert calls == [True, False]

@@ -232,6 +232,7 @@ def kmeans(
     init="k-means++",
     tol: float = 1e-4,
     random_state=None,
+    copy_x: bool = True,
 ) -> KMeansResult:
     """Cluster the rows of X with Lloyd's k-means, best of ``n_init`` restarts.
 
@@ -261,6 +262,12 @@ default="k-means++"
         docstring for how this relates to MATLAB).
     random_state : int, RandomState instance or None
         Seeds the starts. The same seed gives the same result.
+    copy_x : bool, default=True
+        True: X is never written (scikit-learn works on its own copy). False: a dense X that
+        scikit-learn would not have to convert is centered in place during the fit and given
+        back bit for bit before this function returns (see ``_fit_without_copy``), which saves
+        a second n x d array; nobody else may read X meanwhile (another thread clustering or
+        reducing the same array would see it centered). The result is the same either way.
 
     Returns
     -------
@@ -270,11 +277,11 @@ default="k-means++"
     -----
     BLAS/OpenMP threads are not limited here; the experiment runner does that.
 
-    X is not copied when scikit-learn would not have to convert it (a C-ordered, writeable
-    float64 or float32 ndarray, or a CSR matrix with 32-bit indices): scikit-learn's KMeans then
-    centers a dense X in place during the fit, and X is returned to its exact input bits before
-    this function returns (see ``_fit_without_copy``). The result is the same, to the last bit, as
-    with scikit-learn's own copy (``copy_x=True``), which costs a second n x d array.
+    With ``copy_x=False`` X is not copied when scikit-learn would not have to convert it (a
+    C-ordered, writeable float64 or float32 ndarray, or a CSR matrix with 32-bit indices):
+    scikit-learn's KMeans then centers a dense X in place during the fit, and X is returned to its
+    exact input bits before this function returns (see ``_fit_without_copy``). The result is the
+    same, to the last bit, as with scikit-learn's own copy, which costs a second n x d array.
     """
     X = _check_data(X)
     n_samples = X.shape[0]
@@ -299,8 +306,12 @@ default="k-means++"
         tol=float(tol),
         algorithm="lloyd",
         random_state=random_state,
+        copy_x=True,
     )
-    _fit_without_copy(est, X)
+    if copy_x:
+        est.fit(X)
+    else:
+        _fit_without_copy(est, X)
     return KMeansResult(
         labels=np.asarray(est.labels_, dtype=np.intp),
         inertia=float(est.inertia_),

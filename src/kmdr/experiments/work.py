@@ -75,7 +75,7 @@ def compute_shared_work(name: str, params: dict, r: int, n_clusters: int, X, see
     return red.compute_shared(X, random_state=state)
 
 
-def _cluster(reducer, C, n_clusters: int, kmeans_settings: dict, y, random_state):
+def _cluster(reducer, C, X, n_clusters: int, kmeans_settings: dict, y, random_state):
     """Lloyd's k-means on C (or the reducer's own clustering, e.g. sparsified k-means)."""
     from kmdr.cluster import kmeans
 
@@ -84,16 +84,27 @@ def _cluster(reducer, C, n_clusters: int, kmeans_settings: dict, y, random_state
         rows = first_of_class_indices(y)
         centers = C[rows]
         settings["init"] = centers.toarray() if hasattr(centers, "toarray") else centers
-    cluster = getattr(reducer, "cluster", None) or kmeans
-    return cluster(
-        C,
-        n_clusters,
+    kwargs = dict(
         n_init=settings["n_init"],
         max_iter=settings["max_iter"],
         init=settings["init"],
         tol=settings["tol"],
         random_state=random_state,
     )
+    own = getattr(reducer, "cluster", None)
+    if own is not None:
+        return own(C, n_clusters, **kwargs)
+    # C is this cell's own array unless the reducer handed back the data itself (the baseline):
+    # only then may k-means center it in place (and give it back bit for bit) instead of
+    # copying it; the shared X is read by other cells, possibly from other threads.
+    return kmeans(C, n_clusters, copy_x=_may_share(C, X), **kwargs)
+
+
+def _may_share(C, X) -> bool:
+    """Whether C's values may live in X's memory (dense or CSR ``data``)."""
+    a = C.data if hasattr(C, "toarray") else C
+    b = X.data if hasattr(X, "toarray") else X
+    return bool(np.may_share_memory(a, b))
 
 
 def _reduce(cell: Cell, X, n_clusters: int, shared):
@@ -115,7 +126,7 @@ def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, obje
     _, km_seed = stream_seeds(cell.seed)
     shared_seconds = float(shared.seconds) if shared is not None else 0.0
     start = time.perf_counter()
-    result = _cluster(reducer, C, n_clusters, cell.kmeans, y, km_seed)
+    result = _cluster(reducer, C, X, n_clusters, cell.kmeans, y, km_seed)
     cluster_seconds = time.perf_counter() - start
     labels = result.labels
     reduce_seconds = shared_seconds + own
