@@ -302,3 +302,13 @@ def test_kmeans_by_default_never_writes_x(monkeypatch):
     seen.clear()
     kmeans(X, 3, init="random", n_init=2, random_state=0, copy_x=False)
     assert seen == [True, True]
+
+
+def test_kmeans_without_copy_accepts_read_only_sparse_x():
+    # joblib memory-maps a large CSR matrix read-only in loky workers
+    X = sp.csr_matrix(np.where(_offset_data(6) > 7.5, 1.0, 0.0))
+    for a in (X.data, X.indices, X.indptr):
+        a.flags.writeable = False
+    res = kmeans(X, 3, init="random", n_init=1, random_state=0, copy_x=False)
+    ref = _reference(X.copy(), 3, init="random", n_init=1, random_state=0)
+    np.testing.assert_array_equal(res.labels, ref.labels_)

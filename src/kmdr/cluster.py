@@ -169,7 +169,10 @@ def _fit_without_copy(est: KMeans, X) -> None:
     centered), so it is passed as it is. If the fit raises, X is restored too.
     """
     if sp.issparse(X):
-        est.set_params(copy_x=False)
+        # never centered, but scikit-learn's Cython loops need writeable buffers (a CSR matrix
+        # memory-mapped read-only by joblib is not)
+        writeable = all(a.flags.writeable for a in (X.data, X.indices, X.indptr))
+        est.set_params(copy_x=not writeable)
         est.fit(X)
         return
     if not (X.dtype in (np.float64, np.float32) and X.flags.c_contiguous and X.flags.writeable):
