@@ -240,3 +240,20 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+class RandomProjectionBase(BaseReducer):
+    """A reducer whose parameters are r and a ``random_state`` only (the random projections).
+
+    States the two parameters, their constraints and ``__init__`` once for every such reducer;
+    a subclass implements ``_fit`` and ``_transform`` (and ``max_components`` if r is bounded).
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, n_components=2, *, random_state=None):
+        self.n_components = n_components
+        self.random_state = random_state

@@ -18,18 +18,14 @@ Output is always dense: A R with a dense or 1/3-dense R is dense in practice eve
 
 from __future__ import annotations
 
-from numbers import Integral
-from typing import ClassVar
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 
-from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._base import RandomProjectionBase
 
 
-class _EntrywiseProjection(BaseReducer):
+class _EntrywiseProjection(RandomProjectionBase):
     """C = A R with R's entries drawn i.i.d. from {-1, 0, +1} times ``scale_`` (module docstring).
 
     Subclasses draw and keep R's pattern compactly (``_draw``) and hand out its columns lo:hi as
@@ -44,11 +40,6 @@ class _EntrywiseProjection(BaseReducer):
         R transposed (scikit-learn's layout), built on access.
     """
 
-    _parameter_constraints: ClassVar[dict] = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-    }
-
     # Columns of R are converted to float64 about this many bytes at a time: 32 MiB for dense X,
     # at most 16 MiB for sparse X. For sparse X the block width does not change C: entry (i, j)
     # of X @ block sums over row i of X in the order of its nonzeros whatever the other columns
@@ -58,10 +49,6 @@ class _EntrywiseProjection(BaseReducer):
     # during the transform by 65 MiB, 16 MiB blocks by 30 MiB.
     _BLOCK_BYTES = 1 << 25
     _SPARSE_BLOCK_BYTES = 1 << 24
-
-    def __init__(self, n_components=2, *, random_state=None):
-        self.n_components = n_components
-        self.random_state = random_state
 
     def _draw(self, rng, n_features: int, n_components: int) -> None:
         """Draw R (n_features x n_components) from ``rng``; set its storage and ``scale_``."""
@@ -148,7 +135,7 @@ def _generator(random_state) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([int(w) for w in words]))
 
 
-class GaussianProjection(BaseReducer):
+class GaussianProjection(RandomProjectionBase):
     """Gaussian random projection, C = A R with i.i.d. ``R_ij ~ N(0, 1/r)``.
 
     The classic Johnson-Lindenstrauss map (e.g. Dasgupta and Gupta, *An elementary proof of a
@@ -176,15 +163,6 @@ class GaussianProjection(BaseReducer):
     n_components_, n_features_in_, shared_seconds_
         See :class:`BaseReducer`.
     """
-
-    _parameter_constraints: ClassVar[dict] = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(self, n_components=2, *, random_state=None):
-        self.n_components = n_components
-        self.random_state = random_state
 
     def _fit(self, X, shared_value):
         r = self.n_components_

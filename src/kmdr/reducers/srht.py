@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-from typing import ClassVar
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.utils import check_random_state, gen_batches
-from sklearn.utils._param_validation import Interval
 
-from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._base import RandomProjectionBase
 
 
 def next_power_of_two(d: int) -> int:
@@ -64,7 +60,7 @@ def fwht_rows(Y: np.ndarray) -> np.ndarray:
 _CACHE_BYTES = 2**20
 
 
-class SRHTProjection(BaseReducer):
+class SRHTProjection(RandomProjectionBase):
     """Subsampled randomized Hadamard transform, C = sqrt(d'/r) A D H S.
 
     The fast Johnson-Lindenstrauss transform of Ailon and Chazelle (*Approximate nearest neighbors
@@ -107,15 +103,6 @@ class SRHTProjection(BaseReducer):
     n_components_, n_features_in_, shared_seconds_
         See :class:`BaseReducer`.
     """
-
-    _parameter_constraints: ClassVar[dict] = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(self, n_components=2, *, random_state=None):
-        self.n_components = n_components
-        self.random_state = random_state
 
     def max_components(self, n_samples, n_features):
         return next_power_of_two(n_features)
