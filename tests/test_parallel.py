@@ -42,18 +42,22 @@ def _pid(_):
 
 
 def test_warm_workers_are_the_ones_the_run_uses():
+    # joblib does not promise which worker takes which job (one fast worker may take both
+    # warm-up jobs), so the test checks what matters: the pool of 2 is never restarted, i.e. no
+    # process other than those 2 ever answers, from the warm-up through two runs.
     spec, par = _spec(), _par(2)
     start_workers(spec, par)
     warm = wait_for_workers()
-    assert len(warm) == 2 and os.getpid() not in warm
+    assert warm and os.getpid() not in warm
     with backend_session(spec, par):
         used = set(Parallel()(delayed(_pid)(i) for i in range(8)))
-    assert used <= set(warm)
     # a second run with the same pool arguments starts nothing new and reuses the same workers
     start_workers(spec, par)
     assert wait_for_workers() == warm
     with backend_session(spec, par):
-        assert set(Parallel()(delayed(_pid)(i) for i in range(8))) <= set(warm)
+        used |= set(Parallel()(delayed(_pid)(i) for i in range(8)))
+    seen = used | set(warm)
+    assert len(seen) <= 2 and os.getpid() not in seen
 
 
 @pytest.mark.parametrize(
