@@ -202,9 +202,7 @@ def memo_shared_work(token: str, ident: tuple, seed: int, compute):
         if table is None:
             table = _MEMO[token] = {}
             while len(_MEMO) > MEMO_RUNS:
-                old, _ = _MEMO.popitem(last=False)
-                for key in [k for k in _MEMO_KEY_LOCKS if k[0] == old]:
-                    del _MEMO_KEY_LOCKS[key]
+                _drop_run(next(iter(_MEMO)))
         _MEMO.move_to_end(token)
         lock = _MEMO_KEY_LOCKS.setdefault((token, entry), threading.Lock())
     with lock:
@@ -219,9 +217,14 @@ def memo_shared_work(token: str, ident: tuple, seed: int, compute):
 def forget_shared_work(token: str) -> None:
     """Drop this process's memo of the run ``token`` (the runner's own process, after a run)."""
     with _MEMO_LOCK:
-        _MEMO.pop(token, None)
-        for key in [k for k in _MEMO_KEY_LOCKS if k[0] == token]:
-            del _MEMO_KEY_LOCKS[key]
+        _drop_run(token)
+
+
+def _drop_run(token: str) -> None:
+    """Drop the run ``token``'s shared works and their locks (caller holds ``_MEMO_LOCK``)."""
+    _MEMO.pop(token, None)
+    for key in [k for k in _MEMO_KEY_LOCKS if k[0] == token]:
+        del _MEMO_KEY_LOCKS[key]
 
 
 def key_text(key: tuple | None) -> str:
