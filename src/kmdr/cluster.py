@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
+from sklearn.utils import assert_all_finite
 
 __all__ = ["INITS", "KMeansResult", "kmeans"]
 
@@ -114,10 +115,10 @@ def _check_data(X):
         data = X
     if X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
-    # the sum is finite when every entry is (and no n x d mask is built); if it is not, an
-    # entry may be NaN or inf, or the sum may just overflow: check every entry
-    if data.dtype.kind == "f" and not np.isfinite(data.sum()) and not np.isfinite(data).all():
-        raise ValueError("X must be finite (it contains NaN or inf)")
+    try:  # scikit-learn's check: a finite sum first, an elementwise pass only if it is not
+        assert_all_finite(data)
+    except ValueError:
+        raise ValueError("X must be finite (it contains NaN or inf)") from None
     if X.dtype.kind != "f":
         X = X.astype(np.float64)
     return X

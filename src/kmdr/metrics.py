@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
+from sklearn.utils import assert_all_finite
 
 __all__ = [
     "ObjectiveEvaluator",
@@ -46,10 +47,10 @@ def _check_matrix(A):
         data = A
     if A.shape[0] < 1 or A.shape[1] < 1:
         raise ValueError(f"A must have at least one row and one column, got shape {A.shape}")
-    # a finite sum means finite entries (without an n x d mask); otherwise check every entry, as
-    # the sum may just overflow
-    if not np.isfinite(data.sum()) and not np.isfinite(data).all():
-        raise ValueError("A must be finite (it contains NaN or inf)")
+    try:  # scikit-learn's check: a finite sum first, an elementwise pass only if it is not
+        assert_all_finite(data)
+    except ValueError:
+        raise ValueError("A must be finite (it contains NaN or inf)") from None
     return A
 
 
