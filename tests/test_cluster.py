@@ -183,6 +183,22 @@ def _reference(X, k, **kw):
     return KMeans(k, algorithm="lloyd", copy_x=True, **kw).fit(X)
 
 
+def _fit_without_copy_as_copying_fit(X, k, data=None, **kw):
+    """kmeans(copy_x=False) on X: X's values (``data``, default X) come back bit for bit, and the
+    result is scikit-learn's copying fit's to the last bit."""
+    data = X if data is None else data
+    before = _bits(data)
+    res = kmeans(X, k, copy_x=False, **kw)
+    np.testing.assert_array_equal(_bits(data), before)
+    if not isinstance(kw.get("init"), str) and "init" in kw:
+        kw["n_init"] = 1  # kmeans runs given centers once
+    ref = _reference(X.copy(), k, **kw)
+    np.testing.assert_array_equal(res.labels, ref.labels_)
+    assert res.inertia == ref.inertia_ and res.n_iter == ref.n_iter_
+    np.testing.assert_array_equal(_bits(res.cluster_centers), _bits(ref.cluster_centers_))
+    return res
+
+
 def _offset_data(seed, n=400, d=30, offset=7.0, dtype=np.float64):
     # a nonzero mean with a wide range of magnitudes: (x - m) + m != x for many entries
     rng = np.random.default_rng(seed)
@@ -196,22 +212,10 @@ def test_kmeans_leaves_x_bit_for_bit_and_matches_a_copying_fit(dtype, init):
     X = _offset_data(0, dtype=dtype)
     mean = X.mean(axis=0)
     assert np.any(_bits((X - mean) + mean) != _bits(X))  # the round trip alone would change X
-    before = _bits(X)
     start = X[:5].astype(np.float64) if init == "array" else init
-    res = kmeans(X, 5, init=start, n_init=2, max_iter=50, tol=0.0, random_state=3, copy_x=False)
-    np.testing.assert_array_equal(_bits(X), before)
-    ref = _reference(
-        X.copy(),
-        5,
-        init=start,
-        n_init=1 if init == "array" else 2,
-        max_iter=50,
-        tol=0.0,
-        random_state=3,
+    _fit_without_copy_as_copying_fit(
+        X, 5, init=start, n_init=2, max_iter=50, tol=0.0, random_state=3
     )
-    np.testing.assert_array_equal(res.labels, ref.labels_)
-    assert res.inertia == ref.inertia_ and res.n_iter == ref.n_iter_
-    np.testing.assert_array_equal(_bits(res.cluster_centers), _bits(ref.cluster_centers_))
 
 
 def test_kmeans_without_copy_on_many_blocks(monkeypatch):
@@ -219,12 +223,7 @@ def test_kmeans_without_copy_on_many_blocks(monkeypatch):
 
     monkeypatch.setattr(cluster, "_BLOCK_ELEMENTS", 7 * 30)  # 7 rows a block, a partial last one
     X = _offset_data(1, n=403)
-    before = _bits(X)
-    res = kmeans(X, 4, init="random", n_init=1, tol=0.0, random_state=0, copy_x=False)
-    np.testing.assert_array_equal(_bits(X), before)
-    ref = _reference(X.copy(), 4, init="random", n_init=1, tol=0.0, random_state=0)
-    np.testing.assert_array_equal(res.labels, ref.labels_)
-    assert res.inertia == ref.inertia_
+    _fit_without_copy_as_copying_fit(X, 4, init="random", n_init=1, tol=0.0, random_state=0)
 
 
 @pytest.mark.parametrize("case", ["fortran", "read-only", "large mean", "sparse"])
@@ -241,12 +240,9 @@ def test_kmeans_copy_fallbacks_leave_x_unchanged(case):
     elif case == "sparse":
         X = sp.csr_matrix(np.where(X > 7.5, X, 0.0))
     data = X.data if sp.issparse(X) else X
-    before = _bits(data)
-    res = kmeans(X, 3, init="random", n_init=2, tol=0.0, random_state=4, copy_x=False)
-    np.testing.assert_array_equal(_bits(data), before)
-    ref = _reference(X.copy(), 3, init="random", n_init=2, tol=0.0, random_state=4)
-    np.testing.assert_array_equal(res.labels, ref.labels_)
-    assert res.inertia == ref.inertia_
+    _fit_without_copy_as_copying_fit(
+        X, 3, data=data, init="random", n_init=2, tol=0.0, random_state=4
+    )
 
 
 def test_kmeans_restores_x_when_the_fit_raises(monkeypatch):
@@ -309,6 +305,4 @@ def test_kmeans_without_copy_accepts_read_only_sparse_x():
     X = sp.csr_matrix(np.where(_offset_data(6) > 7.5, 1.0, 0.0))
     for a in (X.data, X.indices, X.indptr):
         a.flags.writeable = False
-    res = kmeans(X, 3, init="random", n_init=1, random_state=0, copy_x=False)
-    ref = _reference(X.copy(), 3, init="random", n_init=1, random_state=0)
-    np.testing.assert_array_equal(res.labels, ref.labels_)
+    _fit_without_copy_as_copying_fit(X, 3, data=X.data, init="random", n_init=1, random_state=0)

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from numbers import Integral
 from types import MappingProxyType
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 
 import kmdr.reducers._registry as registry
 from kmdr.experiments.cells import plan_cells
@@ -27,24 +24,15 @@ from kmdr.experiments.spec import spec_from_config
 from kmdr.experiments.sweep import group_cells
 from kmdr.experiments.work import compute_cell, compute_shared_work
 from kmdr.reducers import make_reducer
-from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._base import BaseReducer, RandomProjectionBase
 
 KEY = ["reducer", "r", "repetition"]
 METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
 CALLS: Counter = Counter()
 
 
-class RandomUndeclared(BaseReducer):
+class RandomUndeclared(RandomProjectionBase):
     """A user's random projection that declares nothing: must be recomputed per repetition."""
-
-    _parameter_constraints: ClassVar[dict] = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(self, n_components=2, *, random_state=None):
-        self.n_components = n_components
-        self.random_state = random_state
 
     def _fit(self, X, shared_value):
         CALLS["random_fit"] += 1
@@ -82,17 +70,8 @@ class TopVariance(BaseReducer):
         return np.asarray(X)[:, self.columns_]
 
 
-class RandomSharedUndeclared(BaseReducer):
+class RandomSharedUndeclared(RandomProjectionBase):
     """Shared work that draws (a random column order) and declares nothing about it."""
-
-    _parameter_constraints: ClassVar[dict] = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(self, n_components=2, *, random_state=None):
-        self.n_components = n_components
-        self.random_state = random_state
 
     def shared_key(self, X):
         return ("test_random_order",)
