@@ -207,8 +207,9 @@ def exact_svd(A, rank: int, method: str = "auto") -> SVDResult:
 
 def _exact_svd_route(A, rank: int, method: str = "auto") -> tuple[SVDResult, str]:
     """:func:`exact_svd` (arguments checked) and the route that gave its result: ``"arpack"``,
-    ``"gram"``, ``"gram+deflation"``, ``"gesdd"`` (asked for) or ``"<route>->gesdd"`` (the
-    route's result failed the acceptance rule). Read by ``scripts/bench_svd.py``."""
+    ``"gram"``, ``"gram+deflation"``, ``"arpack->gram+deflation"`` (ARPACK's result failed the
+    acceptance rule, the Gram route's passed), ``"gesdd"`` (asked for) or ``"<routes>->gesdd"``
+    (every route tried failed it). Read by ``scripts/bench_svd.py``."""
     n, d = A.shape
     if method == "auto":
         method = _auto_method(A, rank)
@@ -224,13 +225,12 @@ def _exact_svd_route(A, rank: int, method: str = "auto") -> tuple[SVDResult, str
         if result is None and not sp.issparse(A):
             # No usable gap for the squared spectrum: the deflated Gram route is still cheaper
             # than gesdd (Synth at r = 10, 15, a cut inside its flat noise bulk).
-            result, route = _gram_route(A, rank)
-            method = f"arpack->{route}" if result is not None else method
-            route = method
+            result, gram = _gram_route(A, rank)
+            route = f"arpack->{gram}"
     if result is None:
         result = _truncate(thin_svd(A.toarray() if sp.issparse(A) else A), rank)
         if method != "gesdd":
-            route = f"{method}->gesdd"
+            route = f"{route}->gesdd"
     return result, route
 
 
