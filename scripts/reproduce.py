@@ -12,16 +12,22 @@ reproduction resumes where it stopped. An experiment whose data cannot be obtain
 with the loader's reason, printed and listed in ``<results>/SKIPPED.md``. Per-experiment wall
 times are printed at the end and written to ``<results>/reproduce_times.csv``.
 
-Each run writes its summaries and draws its figures (once: ``make reproduce`` does not redraw
-them). All experiments run in this one process and share one pool of worker processes, started
-(and its workers' imports done) while the first experiment is being prepared
-(:func:`kmdr.experiments.parallel.start_workers`).
+All experiments run in this one process and share one pool of worker processes, started (and
+its workers' imports done) while the first experiment is being prepared
+(:func:`kmdr.experiments.parallel.start_workers`). Each experiment's summaries and figures are
+written once (``make reproduce`` does not redraw them) by one background process at low CPU
+priority, while the next experiment computes: drawing takes 1-2 s per experiment, which the
+workers would otherwise sit out. The script returns when every figure is written; a figure that
+fails to draw is reported and never costs a CSV (``kmdr-figures`` redraws it). The wall time
+recorded per experiment is that of its cells, without the drawing.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
+import os
 import sys
 import time
 from pathlib import Path
@@ -30,23 +36,90 @@ from pathlib import Path
 REPRODUCE = ("paper", "diagnostic")
 
 
-def experiments() -> list[str]:
-    """The presets to reproduce: paper ones, then diagnostic ones, each in ``preset.order``."""
-    from kmdr.experiments.configs import presets
-
-    chosen = [p for p in presets() if p["reproduce"] in REPRODUCE]
-    chosen.sort(key=lambda p: (REPRODUCE.index(p["reproduce"]), p["order"], p["name"]))
-    return [p["name"] for p in chosen]
-
-
-def compose_experiment(name: str, results: str, quick: bool, extra: list[str]):
+def composed(results: str = "results", quick: bool = False, extra=()) -> dict:
+    """Every preset of ``conf/experiment``, composed as this script runs it (with ``results_dir``,
+    ``quick`` and the extra overrides), by name. All are composed before any runs, so a bad
+    override stops the script before any work."""
     from hydra import compose
 
-    from kmdr.experiments.configs import initialized
+    from kmdr.experiments.configs import group_options, initialized
 
-    overrides = [f"experiment={name}", f"results_dir={results}", f"quick={str(quick).lower()}"]
+    fixed = [f"results_dir={results}", f"quick={str(quick).lower()}", *extra]
     with initialized():
-        return compose("config", overrides=overrides + list(extra))
+        return {
+            name: compose("config", overrides=[f"experiment={name}", *fixed])
+            for name in group_options("experiment")
+        }
+
+
+def in_order(configs: dict) -> list[str]:
+    """The presets to reproduce: paper ones, then diagnostic ones, each in ``preset.order``."""
+    from kmdr.experiments.schema import to_container
+
+    blocks = {name: to_container(cfg.preset) for name, cfg in configs.items()}
+    chosen = [name for name, p in blocks.items() if p["reproduce"] in REPRODUCE]
+    return sorted(
+        chosen,
+        key=lambda n: (REPRODUCE.index(blocks[n]["reproduce"]), blocks[n]["order"], n),
+    )
+
+
+def experiments() -> list[str]:
+    """The names :func:`main` runs, in its order."""
+    return in_order(composed())
+
+
+def _draw(experiment_dir: str) -> list[str]:
+    """Write one experiment's summaries and figures (in the drawing process); its warnings."""
+    from kmdr.experiments.runner import draw
+
+    return draw(Path(experiment_dir), log=lambda msg: None)
+
+
+def _lower_priority() -> None:
+    if hasattr(os, "nice"):  # the drawing takes the cores only when the pool's workers idle
+        os.nice(10)
+
+
+class Drawer:
+    """Draws finished experiments in one background process, in the order they finished."""
+
+    def __init__(self) -> None:
+        self._pool = None
+        self._pending: list[tuple[Path, object]] = []
+
+    def submit(self, experiment_dir: Path) -> None:
+        if self._pool is None:  # started at the first figure: a run without figures needs none
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+            )
+        self._pending.append((experiment_dir, self._pool.submit(_draw, str(experiment_dir))))
+
+    def finish(self, results: Path) -> None:
+        """Wait for every figure; print what failed to draw (the CSVs are intact)."""
+        for experiment_dir, future in self._pending:
+            try:
+                messages = future.result()
+            except Exception as err:  # the drawing process died
+                messages = [
+                    f"[reproduce] warning: the figures of {experiment_dir.name} were not drawn "
+                    f"({type(err).__name__}: {' '.join(str(err).split())}); the CSVs are intact, "
+                    f"draw them with `kmdr-figures {results}`"
+                ]
+            for msg in messages:
+                print(msg, file=sys.stderr, flush=True)
+        self._pending = []
+        self.close(wait=True)
+
+    def close(self, wait: bool) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=wait, cancel_futures=not wait)
+            self._pool = None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,17 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     from kmdr.experiments.schema import one_line, to_container
     from kmdr.experiments.spec import ConfigError
 
-    try:
-        all_names = experiments()
-    except (ConfigError, HydraException, OmegaConfBaseException) as err:
-        print(f"[reproduce] configuration error: {one_line(err)}", file=sys.stderr)
-        return 2
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results folder (default: results)")
     parser.add_argument("--quick", action="store_true", help="the reduced grids (quick_grid)")
-    parser.add_argument(
-        "--only", nargs="+", metavar="NAME", choices=all_names, help="run only these experiments"
-    )
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these experiments")
     parser.add_argument(
         "--override",
         nargs="+",
@@ -75,6 +141,18 @@ def main(argv: list[str] | None = None) -> int:
         help="extra Hydra overrides for every experiment (e.g. n_jobs=4)",
     )
     args = parser.parse_args(argv)
+    try:
+        configs = composed(args.results, args.quick, args.override)
+        all_names = in_order(configs)
+    except (ConfigError, HydraException, OmegaConfBaseException) as err:
+        print(f"[reproduce] configuration error: {one_line(err)}", file=sys.stderr)
+        return 2
+    unknown = [name for name in args.only or () if name not in all_names]
+    if unknown:
+        parser.error(
+            f"--only {' '.join(unknown)}: not an experiment make reproduce runs; choose from "
+            f"{', '.join(all_names)}"
+        )
 
     import pandas as pd
 
@@ -89,40 +167,31 @@ def main(argv: list[str] | None = None) -> int:
     print(f"[reproduce] {len(names)} experiments, {mode}, into {results}/", flush=True)
     rows = []
     start_all = time.perf_counter()
-    for name in names:
-        print(f"[reproduce] {name} ...", flush=True)
-        start = time.perf_counter()
-        try:
-            cfg = compose_experiment(name, str(results), args.quick, args.override)
-            start_workers_for_config(cfg)  # once: later experiments reuse the warm workers
-            spec = spec_from_config(cfg)
-            outcome = run_experiment(spec, config=to_container(cfg))
-        except (ConfigError, HydraException, OmegaConfBaseException) as err:
-            msg = err if isinstance(err, ConfigError) else one_line(err)
-            print(f"[reproduce] {name}: configuration error: {msg}", file=sys.stderr)
-            return 2
-        wall = time.perf_counter() - start
-        if outcome.skipped:
-            status, reason = "skipped", outcome.skipped
-            print(f"[reproduce] {name}: SKIPPED: {reason}", flush=True)
-        else:
-            status, reason = "done", ""
-            print(
-                f"[reproduce] {name}: {outcome.n_expected} cells ({outcome.n_computed} "
-                f"computed, {outcome.n_reused} reused) in {wall:.1f} s",
-                flush=True,
-            )
-        rows.append(
-            {
-                "experiment": name,
-                "status": status,
-                "wall_seconds": round(wall, 2),
-                "cells": outcome.n_expected,
-                "computed": outcome.n_computed,
-                "reused": outcome.n_reused,
-                "reason": reason,
-            }
-        )
+    drawer = Drawer()
+    try:
+        for name in names:
+            print(f"[reproduce] {name} ...", flush=True)
+            start = time.perf_counter()
+            try:
+                cfg = configs[name]
+                start_workers_for_config(cfg)  # once: later experiments reuse the warm workers
+                spec = spec_from_config(cfg)
+                # The drawer draws it while the next experiment runs (the run record keeps the
+                # config as given, figures included).
+                outcome = run_experiment(
+                    dataclasses.replace(spec, figures=False), config=to_container(cfg)
+                )
+            except (ConfigError, HydraException, OmegaConfBaseException) as err:
+                msg = err if isinstance(err, ConfigError) else one_line(err)
+                print(f"[reproduce] {name}: configuration error: {msg}", file=sys.stderr)
+                return 2
+            wall = time.perf_counter() - start
+            if spec.figures and not outcome.skipped:
+                drawer.submit(outcome.experiment_dir)
+            rows.append(_row(name, outcome, wall))
+        drawer.finish(results)
+    finally:
+        drawer.close(wait=False)  # interrupted or failed: the figures can be redrawn from CSVs
     total = time.perf_counter() - start_all
 
     table = pd.DataFrame(rows)
@@ -161,6 +230,29 @@ def main(argv: list[str] | None = None) -> int:
             f"{', '.join(skipped.experiment)}"
         )
     return 0
+
+
+def _row(name: str, outcome, wall: float) -> dict:
+    """Print how the experiment ended; its row of ``reproduce_times.csv``."""
+    if outcome.skipped:
+        status, reason = "skipped", outcome.skipped
+        print(f"[reproduce] {name}: SKIPPED: {reason}", flush=True)
+    else:
+        status, reason = "done", ""
+        print(
+            f"[reproduce] {name}: {outcome.n_expected} cells ({outcome.n_computed} "
+            f"computed, {outcome.n_reused} reused) in {wall:.1f} s",
+            flush=True,
+        )
+    return {
+        "experiment": name,
+        "status": status,
+        "wall_seconds": round(wall, 2),
+        "cells": outcome.n_expected,
+        "computed": outcome.n_computed,
+        "reused": outcome.n_reused,
+        "reason": reason,
+    }
 
 
 def _recorded_times(path: Path):
