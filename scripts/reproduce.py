@@ -69,18 +69,6 @@ def experiments() -> list[str]:
     return in_order(composed())
 
 
-def _draw(experiment_dir: str) -> list[str]:
-    """Write one experiment's summaries and figures (in the drawing process); its warnings."""
-    from kmdr.experiments.runner import draw
-
-    return draw(Path(experiment_dir), log=lambda msg: None)
-
-
-def _lower_priority() -> None:
-    if hasattr(os, "nice"):  # the drawing takes the cores only when the pool's workers idle
-        os.nice(10)
-
-
 class Drawer:
     """Draws finished experiments in one background process, in the order they finished."""
 
@@ -89,16 +77,27 @@ class Drawer:
         self._pending: list[tuple[Path, object]] = []
 
     def submit(self, experiment_dir: Path) -> None:
-        if self._pool is None:  # started at the first figure: a run without figures needs none
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import Future
 
-            self._pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
-            )
-        self._pending.append((experiment_dir, self._pool.submit(_draw, str(experiment_dir))))
+        from kmdr.experiments.runner import draw
+
+        try:
+            if self._pool is None:  # started at the first figure: a run without any needs none
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                nice = getattr(os, "nice", None)  # the drawing yields the cores to the workers
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=nice,
+                    initargs=(10,) if nice else (),
+                )
+            future = self._pool.submit(draw, experiment_dir)
+        except Exception:  # no background process here: draw in this one
+            future = Future()
+            future.set_result(draw(experiment_dir))
+        self._pending.append((experiment_dir, future))
 
     def finish(self, results: Path) -> None:
         """Wait for every figure; print what failed to draw (the CSVs are intact)."""

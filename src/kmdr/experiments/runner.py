@@ -221,8 +221,11 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
         ctx.save_record()
 
 
-def draw(experiment_dir: Path, log: Callable[[str], None]) -> list[str]:
-    """Write the summaries and figures of ``experiment_dir``; report, never raise, on failure."""
+def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list[str]:
+    """Write the summaries and figures of ``experiment_dir``; report, never raise, on failure.
+
+    Returns the warnings, each also passed to ``log`` when given. Picklable by reference, so
+    another process can run it (``scripts/reproduce.py`` draws in the background)."""
     import importlib
     import logging
 
@@ -241,6 +244,7 @@ def draw(experiment_dir: Path, log: Callable[[str], None]) -> list[str]:
                 f"[kmdr] warning: {module}.{func} failed ({_one_line(err)}); the CSV is intact, "
                 f"redraw with `kmdr-figures {experiment_dir.parent}`"
             )
-            log(msg)
+            if log is not None:
+                log(msg)
             messages.append(msg)
     return messages
