@@ -25,6 +25,7 @@ recorded per experiment is that of its cells, without the drawing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import io
 import os
@@ -69,6 +70,24 @@ def experiments() -> list[str]:
     return in_order(composed())
 
 
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored meanwhile (in the main thread; a no-op elsewhere). A process started
+    meanwhile keeps ignoring it, so Ctrl-C stops this script, not its drawing process halfway
+    through an import with a traceback of its own; the script then shuts that process down."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class Drawer:
     """Draws finished experiments in one background process, in the order they finished."""
 
@@ -93,7 +112,8 @@ class Drawer:
                     initializer=nice,
                     initargs=(10,) if nice else (),
                 )
-            future = self._pool.submit(draw, experiment_dir)
+            with _sigint_ignored():  # inherited by the process it may start: Ctrl-C is ours
+                future = self._pool.submit(draw, experiment_dir)
         except Exception:  # no background process here: draw in this one
             future = Future()
             future.set_result(draw(experiment_dir))
@@ -189,6 +209,14 @@ def main(argv: list[str] | None = None) -> int:
                 drawer.submit(outcome.experiment_dir)
             rows.append(_row(name, outcome, wall))
         drawer.finish(results)
+    except KeyboardInterrupt:
+        print(
+            f"[reproduce] interrupted; finished cells are kept under {results}: run the same "
+            "command to resume",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 130
     finally:
         drawer.close(wait=False)  # interrupted or failed: the figures can be redrawn from CSVs
     total = time.perf_counter() - start_all
