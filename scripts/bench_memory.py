@@ -3,11 +3,12 @@
 For every reducer of ``conf/experiment/lst17_sparse_text.yaml`` at every r of its grid (once for
 the k-means baseline ``none``, which does not depend on r), a fresh Python process loads the data
 (saved once by this script, so that generating the synthetic matrix does not count), then runs
-one cell the way the runner does: ``make_reducer(...).fit_transform(X)``,
-``kmdr.cluster.kmeans`` with the experiment's k-means settings, then F on X and on C
-(``objective_reduced``), P, NMI and ARI. It reports the process's peak resident set size
-(``resource.getrusage``, ``ru_maxrss``: the whole process, imports included) before and after the
-cell; the target is a peak under 400 MiB.
+repetition 0 of that cell of the preset with the runner's own code,
+``kmdr.experiments.work.compute_cell``, given an ``ObjectiveEvaluator`` of X as a worker is: the
+reduction, k-means with the experiment's settings (and the runner's choice of whether k-means may
+work on C in place), then F on X and on C (``objective_reduced``), P, NMI and ARI. It reports the
+process's peak resident set size (``resource.getrusage``, ``ru_maxrss``: the whole process,
+imports included) before and after the cell; the target is a peak under 400 MiB.
 
 ``--src DIR`` runs the cells against another kmdr source tree (e.g. ``--src /work/main/src``
 for the code before a change), so that before/after are measured on the same machine, in one
@@ -30,7 +31,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EXPERIMENT = ROOT / "conf" / "experiment" / "lst17_sparse_text.yaml"
+EXPERIMENT = "lst17_sparse_text"
+PRESET = ROOT / "conf" / "experiment" / f"{EXPERIMENT}.yaml"
 TARGET_MIB = 400
 #: Reducers whose cell does not depend on r: measured once.
 R_INDEPENDENT = {"none"}
@@ -44,41 +46,38 @@ def _maxrss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
 
 
-def child(data: Path, reducer: str, params: dict, r: int, kmeans_kw: dict) -> dict:
-    """Run one cell in this (fresh) process; return its peak RSS before and after, in MiB."""
+def child(data: Path, reducer: str, r: int) -> dict:
+    """Run one cell in this (fresh) process, as a worker of the runner does; return its peak RSS
+    before and after, in MiB, and its numbers."""
     import time
 
     import numpy as np
     import scipy.sparse as sp
+    from hydra import compose
 
-    from kmdr.cluster import kmeans
-    from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
-    from kmdr.reducers import make_reducer
+    from kmdr.experiments.cells import plan_cells
+    from kmdr.experiments.configs import initialized
+    from kmdr.experiments.spec import spec_from_config
+    from kmdr.experiments.work import compute_cell
+    from kmdr.metrics import ObjectiveEvaluator
 
     data = Path(data)
     X = sp.load_npz(data / "X.npz").tocsr()
     y = np.load(data / "y.npy")
     k = int(np.unique(y).size)
+    with initialized():
+        cfg = compose("config", overrides=[f"experiment={EXPERIMENT}", f"r_grid=[{r}]"])
+    spec = spec_from_config(cfg, only_reducer=reducer)
+    cell = next(c for c in plan_cells(spec, X, k) if c.repetition == 0)
+    objective = ObjectiveEvaluator(X)  # made once per run and handed to every cell, as the runner
     before = _maxrss_mib()
     start = time.perf_counter()
-    C = make_reducer(reducer, r, n_clusters=k, random_state=0, **params).fit_transform(X)
-    reduced = time.perf_counter() - start
-    result = kmeans(C, k, random_state=1, **kmeans_kw)
-    metrics = {
-        "objective": kmeans_objective(X, result.labels),
-        "objective_reduced": kmeans_objective(C, result.labels),
-        "accuracy": clustering_accuracy(y, result.labels),
-        "nmi": nmi(y, result.labels),
-        "ari": ari(y, result.labels),
-    }
+    row = compute_cell(cell, X, y, k, objective=objective)
     return {
         "before_mib": before,
         "peak_mib": _maxrss_mib(),
-        "reduce_seconds": reduced,
         "total_seconds": time.perf_counter() - start,
-        "C": f"{'sparse' if sp.issparse(C) else 'dense'} {C.shape[0]} x {C.shape[1]}",
-        "n_iter": int(result.n_iter),
-        **metrics,
+        **{key: row[key] for key in (*NUMBERS, "reduce_seconds")},
     }
 
 
@@ -112,7 +111,7 @@ def main(argv=None) -> int:
 
     from omegaconf import OmegaConf
 
-    conf = OmegaConf.to_container(OmegaConf.load(EXPERIMENT))
+    conf = OmegaConf.to_container(OmegaConf.load(PRESET))
     grid = args.r or conf["r_grid"]
     kmeans_kw = {key: conf["kmeans"][key] for key in ("n_init", "max_iter", "init", "tol")}
     trees = args.src or [str(ROOT / "src")]
@@ -136,20 +135,14 @@ def main(argv=None) -> int:
         )
         print(save.stdout.strip() + "\n")
         print(
-            "| source | reducer | r | C | peak RSS before the cell | peak RSS | verdict | "
+            "| source | reducer | r | peak RSS before the cell | peak RSS | verdict | "
             "reduce s | cell s | n_iter | F | P | same numbers |"
         )
-        print("|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---|")
+        print("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|")
         for red, r in cells:
             first = None
             for tree in trees:
-                job = {
-                    "data": tmp,
-                    "reducer": red["name"],
-                    "params": red.get("params") or {},
-                    "r": r,
-                    "kmeans_kw": kmeans_kw,
-                }
+                job = {"data": tmp, "reducer": red["name"], "r": r}
                 env = {**os.environ, "PYTHONPATH": tree, "OMP_NUM_THREADS": "1"}
                 proc = subprocess.run(
                     [sys.executable, __file__, "--child", json.dumps(job, default=str)],
@@ -171,7 +164,7 @@ def main(argv=None) -> int:
                     same = "yes" if not differ else "NO: " + ", ".join(differ)
                 ok = "PASS" if out["peak_mib"] < TARGET_MIB else "FAIL"
                 print(
-                    f"| {tree} | {red['name']} | {r} | {out['C']} | {out['before_mib']:.0f} MiB | "
+                    f"| {tree} | {red['name']} | {r} | {out['before_mib']:.0f} MiB | "
                     f"{out['peak_mib']:.0f} MiB | {ok} | {out['reduce_seconds']:.2f} | "
                     f"{out['total_seconds']:.2f} | {out['n_iter']} | {out['objective']:.6g} | "
                     f"{out['accuracy']:.4g} | {same} |",
