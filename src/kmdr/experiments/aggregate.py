@@ -189,17 +189,22 @@ def _keys(cells: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFrame, bo
     return keys.reset_index(drop=True), from_sidecars
 
 
-def completeness(experiment_dir: str | Path) -> pd.DataFrame:
+def completeness(
+    experiment_dir: str | Path, cells: pd.DataFrame | None = None, runs: list[dict] | None = None
+) -> pd.DataFrame:
     """Per point (:data:`POINT` and its ``method``): n_cells, n_expected, complete, missing
     repetitions, and ``setting`` when several settings are present.
 
     ``n_expected`` counts the union of the sidecars' expected cells (and any cell present); an
     interrupted sweep therefore shows ``complete == False`` on the points it did not finish,
     including points with no cell at all (n_cells = 0). ``expected_from`` says whether the expected
-    grid came from the sidecars or was inferred from the cells (no sidecar found).
+    grid came from the sidecars or was inferred from the cells (no sidecar found). ``cells`` and
+    ``runs``: what :func:`load_cells` and :func:`load_runs` return for the folder, when the caller
+    has them already.
     """
     exp_dir = Path(experiment_dir)
-    return _completeness(load_cells(exp_dir), load_expected(exp_dir))
+    cells = load_cells(exp_dir) if cells is None else cells
+    return _completeness(cells, load_expected(exp_dir, runs))
 
 
 def _completeness(cells: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:

@@ -12,6 +12,7 @@ whose ``reducer_name`` is ``none`` (:func:`is_baseline`), whatever its display l
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Iterable
@@ -66,10 +67,17 @@ def _canonical_json(value):
     if _missing(value):
         return pd.NA
     if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return value
+        return _canonical_json_text(value)
+    return json.dumps(value, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_json_text(text: str) -> str:
+    # A column repeats a few parameter texts over thousands of rows: each is parsed once.
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
     return json.dumps(value, sort_keys=True)
 
 

@@ -30,8 +30,8 @@ class SparseEmbedding(BaseReducer):
 
     Sparse input is never densified and no dense d x r matrix is built; the cost is O(nnz(A))
     plus the size of C. When C is expected to be dense enough that k-means runs faster on a dense
-    C (see ``dense_output``), C is accumulated directly into an n x r array (scipy's ``toarray`` of A with its
-    features relabelled, which adds the repeats of a row); otherwise C is the CSR
+    C (see ``dense_output``), C is accumulated directly into an n x r array (scipy's ``toarray``
+    of A with its features relabelled, which adds the repeats of a row); otherwise C is the CSR
     product of A and the sparse d x r matrix ``Q Φ`` (one nonzero per row). Both add the
     contributions to an entry of C in the order of A's nonzeros, so they give the same values to
     the last bit. Dense input costs O(n d).

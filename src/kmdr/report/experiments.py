@@ -63,11 +63,12 @@ class Experiment:
         self.skipped = [public_text(t) for t in aggregate.skip_reasons(self.dir, self.runs)]
         # Method labels differ between papers (lst17 writes "LS" and "k-means" where bzmd14 writes
         # "LapScores" and "kMeans"); the claims and tables speak of one name per method.
-        self.cells = _canonical_methods(aggregate.load_cells(self.dir))
+        cells = aggregate.load_cells(self.dir)
+        self.cells = _canonical_methods(cells)
         if len(self.cells):
             self.summary = _canonical_methods(aggregate.load_summary(self.dir))
         # counted even without a cell: a first run killed before writing one is incomplete
-        comp = aggregate.completeness(self.dir)
+        comp = aggregate.completeness(self.dir, cells, self.runs)
         self.n_cells = int(comp["n_cells"].sum()) if len(comp) else 0
         self.n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
 
