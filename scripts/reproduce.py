@@ -41,28 +41,19 @@ def composed(results: str = "results", quick: bool = False, extra=()) -> dict:
     """Every preset of ``conf/experiment``, composed as this script runs it (with ``results_dir``,
     ``quick`` and the extra overrides), by name. All are composed before any runs, so a bad
     override stops the script before any work."""
-    from hydra import compose
-
-    from kmdr.experiments.configs import group_options, initialized
+    from kmdr.experiments.configs import composed_presets
 
     fixed = [f"results_dir={results}", f"quick={str(quick).lower()}", *extra]
-    with initialized():
-        return {
-            name: compose("config", overrides=[f"experiment={name}", *fixed])
-            for name in group_options("experiment")
-        }
+    return dict(composed_presets(overrides=fixed))
 
 
 def in_order(configs: dict) -> list[str]:
     """The presets to reproduce: paper ones, then diagnostic ones, each in ``preset.order``."""
-    from kmdr.experiments.schema import to_container
+    from kmdr.experiments.configs import presets
 
-    blocks = {name: to_container(cfg.preset) for name, cfg in configs.items()}
-    chosen = [name for name, p in blocks.items() if p["reproduce"] in REPRODUCE]
-    return sorted(
-        chosen,
-        key=lambda n: (REPRODUCE.index(blocks[n]["reproduce"]), blocks[n]["order"], n),
-    )
+    chosen = [p for p in presets(configs.items()) if p["reproduce"] in REPRODUCE]
+    chosen.sort(key=lambda p: (REPRODUCE.index(p["reproduce"]), p["order"], p["name"]))
+    return [p["name"] for p in chosen]
 
 
 def experiments() -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -102,9 +102,12 @@ def group_options(group: str) -> list[str]:
     return sorted(GlobalHydra.instance().config_loader().get_group_options(group))
 
 
-def composed_presets(folder: str | os.PathLike | None = None) -> list[tuple[str, object]]:
+def composed_presets(
+    folder: str | os.PathLike | None = None, overrides: Sequence[str] = ()
+) -> list[tuple[str, object]]:
     """Every preset of ``experiment/``, composed by Hydra with the schema (so defaults apply):
-    ``(option name, DictConfig)``, by option name. ``folder``: another conf/ folder."""
+    ``(option name, DictConfig)``, by option name. ``folder``: another conf/ folder;
+    ``overrides``: Hydra overrides applied to every preset."""
     from hydra import compose, initialize_config_dir
 
     import kmdr.experiments.schema  # noqa: F401  (registers the schema in the ConfigStore)
@@ -117,15 +120,17 @@ def composed_presets(folder: str | os.PathLike | None = None) -> list[tuple[str,
         )
     with init:
         return [
-            (name, compose("config", overrides=[f"experiment={name}"]))
+            (name, compose("config", overrides=[f"experiment={name}", *overrides]))
             for name in group_options("experiment")
         ]
 
 
-def presets() -> list[dict]:
+def presets(composed: Iterable[tuple[str, object]] | None = None) -> list[dict]:
     """Every ``conf/experiment`` preset: ``{"name": ..., **preset block}`` (enums as strings),
-    in the presets' ``order`` (then by name)."""
+    in the presets' ``order`` (then by name). ``composed``: pairs :func:`composed_presets`
+    returned (default: composed now)."""
     from kmdr.experiments.schema import to_container
 
-    out = [{"name": name, **to_container(cfg.preset)} for name, cfg in composed_presets()]
+    pairs = composed_presets() if composed is None else composed
+    out = [{"name": name, **to_container(cfg.preset)} for name, cfg in pairs]
     return sorted(out, key=lambda p: (p["order"], p["name"]))
