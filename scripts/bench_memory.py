@@ -32,10 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = "lst17_sparse_text"
-PRESET = ROOT / "conf" / "experiment" / f"{EXPERIMENT}.yaml"
 TARGET_MIB = 400
-#: Reducers whose cell does not depend on r: measured once.
-R_INDEPENDENT = {"none"}
 #: The cell's numbers compared across trees.
 NUMBERS = ("accuracy", "objective", "objective_reduced", "nmi", "ari", "n_iter")
 
@@ -109,23 +106,30 @@ def main(argv=None) -> int:
         save_data(Path(args.save))
         return 0
 
-    from omegaconf import OmegaConf
+    from dataclasses import asdict
 
-    conf = OmegaConf.to_container(OmegaConf.load(PRESET))
-    grid = args.r or conf["r_grid"]
-    kmeans_kw = {key: conf["kmeans"][key] for key in ("n_init", "max_iter", "init", "tol")}
+    from hydra import compose
+
+    from kmdr.experiments.configs import initialized
+    from kmdr.experiments.points import BASELINE_REDUCER
+    from kmdr.experiments.spec import spec_from_config
+
+    with initialized():
+        spec = spec_from_config(compose("config", overrides=[f"experiment={EXPERIMENT}"]))
+    grid = args.r or list(spec.r_grid)
     trees = args.src or [str(ROOT / "src")]
+    # the baseline does not depend on r: measured once
     cells = [
-        (red, r)
-        for red in conf["reducers"]
-        if not args.reducer or red["name"] in args.reducer
-        for r in (grid[-1:] if red["name"] in R_INDEPENDENT else grid)
+        (red.name, r)
+        for red in spec.reducers
+        if not args.reducer or red.name in args.reducer
+        for r in (grid[-1:] if red.name == BASELINE_REDUCER else grid)
     ]
     print("## Peak memory of one lst17 sparse_text cell (fresh process each)\n")
     print(f"Command: `{' '.join([Path(sys.executable).name, *sys.argv])}`\n")
     print(
-        f"k-means {kmeans_kw}; r = {', '.join(map(str, grid))}; peak RSS by ru_maxrss (whole "
-        f"process); target: peak RSS < {TARGET_MIB} MiB.\n"
+        f"k-means {asdict(spec.kmeans)}; r = {', '.join(map(str, grid))}; peak RSS by "
+        f"ru_maxrss (whole process); target: peak RSS < {TARGET_MIB} MiB.\n"
     )
     with tempfile.TemporaryDirectory() as tmp:
         # Linux keeps ru_maxrss across fork and exec: the data are generated in a child, so that
@@ -142,7 +146,7 @@ def main(argv=None) -> int:
         for red, r in cells:
             first = None
             for tree in trees:
-                job = {"data": tmp, "reducer": red["name"], "r": r}
+                job = {"data": tmp, "reducer": red, "r": r}
                 env = {**os.environ, "PYTHONPATH": tree, "OMP_NUM_THREADS": "1"}
                 proc = subprocess.run(
                     [sys.executable, __file__, "--child", json.dumps(job, default=str)],
@@ -153,7 +157,7 @@ def main(argv=None) -> int:
                 )
                 if proc.returncode:
                     tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
-                    print(f"| {tree} | {red['name']} | {r} | failed: {tail[0]} |")
+                    print(f"| {tree} | {red} | {r} | failed: {tail[0]} |")
                     continue
                 out = json.loads(proc.stdout.strip().splitlines()[-1])
                 numbers = {key: out[key] for key in NUMBERS}
@@ -164,7 +168,7 @@ def main(argv=None) -> int:
                     same = "yes" if not differ else "NO: " + ", ".join(differ)
                 ok = "PASS" if out["peak_mib"] < TARGET_MIB else "FAIL"
                 print(
-                    f"| {tree} | {red['name']} | {r} | {out['before_mib']:.0f} MiB | "
+                    f"| {tree} | {red} | {r} | {out['before_mib']:.0f} MiB | "
                     f"{out['peak_mib']:.0f} MiB | {ok} | {out['reduce_seconds']:.2f} | "
                     f"{out['total_seconds']:.2f} | {out['n_iter']} | {out['objective']:.6g} | "
                     f"{out['accuracy']:.4g} | {same} |",
