@@ -10,6 +10,7 @@ import json
 import pandas as pd
 import pytest
 
+from _run_configs import synth_run
 from kmdr.experiments.parallel import BackendError, resolve_parallelism
 from kmdr.experiments.runner import run_experiment
 from kmdr.experiments.spec import spec_from_config
@@ -19,13 +20,11 @@ VALUES = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", 
 
 
 def config(results_dir, backend: str, **over):
-    cfg = {
-        "name": f"b_{backend}",
-        "dataset": {
-            "name": "synth",
-            "params": {"n_samples": 120, "n_features": 30, "n_clusters": 3},
-        },
-        "reducers": [
+    run_config = synth_run(
+        results_dir,
+        f"b_{backend}",
+        (120, 30, 3),
+        reducers=[
             {"name": "leverage"},
             {"name": "svd_approx"},
             {"name": "sign"},
@@ -35,18 +34,13 @@ def config(results_dir, backend: str, **over):
             {"name": "svd"},
             {"name": "laplacian"},
         ],
-        "r_grid": [3, 6, 9],
-        "repeats": 2,
-        "kmeans": {"n_init": 2, "max_iter": 100},
-        "n_jobs": 2,
-        "blas_threads": 1,
-        "backend": backend,
-        "results_dir": str(results_dir),
-        "figures": False,
-        "progress": False,
-    }
-    cfg.update(over)
-    return cfg
+        r_grid=[3, 6, 9],
+        repeats=2,
+        kmeans={"n_init": 2, "max_iter": 100},
+        n_jobs=2,
+        backend=backend,
+    )
+    return {**run_config, **over}
 
 
 def rows(results_dir, backend: str, **over) -> pd.DataFrame:

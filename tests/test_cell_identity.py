@@ -7,29 +7,23 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from _run_configs import synth_run
 from kmdr.experiments.runner import run_experiment
 from kmdr.experiments.spec import spec_from_config
 from kmdr.experiments.store import IDENTITY_COLUMNS
 
 
 def config(results_dir, **over):
-    cfg = {
-        "name": "mine",
-        "dataset": {
-            "name": "synth",
-            "params": {"n_samples": 80, "n_features": 20, "n_clusters": 3},
-        },
-        "reducers": [{"name": "laplacian"}, {"name": "none"}],
-        "r_grid": [4, 8],
-        "repeats": 2,
-        "seed": 0,
-        "kmeans": {"n_init": 1, "max_iter": 50, "init": "k-means++", "tol": 0.0},
-        "n_jobs": 1,
-        "blas_threads": 1,
-        "results_dir": str(results_dir),
-        "figures": False,
-        "progress": False,
-    }
+    cfg = synth_run(
+        results_dir,
+        "mine",
+        (80, 20, 3),
+        reducers=[{"name": "laplacian"}, {"name": "none"}],
+        r_grid=[4, 8],
+        repeats=2,
+        seed=0,
+        kmeans={"n_init": 1, "max_iter": 50, "init": "k-means++", "tol": 0.0},
+    )
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(cfg.get(key), dict):
             cfg[key] = {**cfg[key], **value}

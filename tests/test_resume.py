@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import kmdr.experiments.work as work
+from _run_configs import synth_run
 from kmdr._io import temporary_path
 from kmdr.experiments.runner import run_experiment
 from kmdr.experiments.spec import spec_from_config
@@ -23,24 +24,16 @@ KEY = ["dataset", "reducer", "r", "repetition"]
 
 
 def config(results_dir, **over):
-    cfg = {
-        "name": "resume",
-        "dataset": {
-            "name": "synth",
-            "params": {"n_samples": 150, "n_features": 30, "n_clusters": 4},
-        },
-        "reducers": [{"name": "sign"}, {"name": "gaussian"}],
-        "r_grid": list(range(2, 22, 2)),
-        "repeats": 4,
-        "kmeans": {"n_init": 2, "max_iter": 100},
-        "n_jobs": 1,
-        "blas_threads": 1,
-        "results_dir": str(results_dir),
-        "figures": False,
-        "progress": False,
-    }
-    cfg.update(over)
-    return cfg
+    run_config = synth_run(
+        results_dir,
+        "resume",
+        (150, 30, 4),
+        reducers=[{"name": "sign"}, {"name": "gaussian"}],
+        r_grid=list(range(2, 22, 2)),
+        repeats=4,
+        kmeans={"n_init": 2, "max_iter": 100},
+    )
+    return {**run_config, **over}
 
 
 N_CELLS = 2 * 10 * 4

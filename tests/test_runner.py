@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _run_configs import synth_run
 from kmdr.experiments.runner import run_experiment
 from kmdr.experiments.seeds import cell_seed, shared_seed, stream_seeds
 from kmdr.experiments.spec import ConfigError, spec_from_config
@@ -18,25 +19,17 @@ KEY = ["dataset", "reducer", "r", "repetition"]
 
 
 def tiny_config(results_dir, **over):
-    cfg = {
-        "name": "tiny",
-        "dataset": {
-            "name": "synth",
-            "params": {"n_samples": 90, "n_features": 24, "n_clusters": 3},
-        },
-        "reducers": [{"name": "leverage"}, {"name": "svd"}, {"name": "sign"}, {"name": "none"}],
-        "r_grid": [2, 4],
-        "repeats": 2,
-        "seed": 7,
-        "kmeans": {"n_init": 2, "max_iter": 50, "init": "k-means++", "tol": 0.0},
-        "n_jobs": 1,
-        "blas_threads": 1,
-        "results_dir": str(results_dir),
-        "figures": False,
-        "progress": False,
-    }
-    cfg.update(over)
-    return cfg
+    run_config = synth_run(
+        results_dir,
+        "tiny",
+        (90, 24, 3),
+        reducers=[{"name": "leverage"}, {"name": "svd"}, {"name": "sign"}, {"name": "none"}],
+        r_grid=[2, 4],
+        repeats=2,
+        seed=7,
+        kmeans={"n_init": 2, "max_iter": 50, "init": "k-means++", "tol": 0.0},
+    )
+    return {**run_config, **over}
 
 
 def run(results_dir, **over):

@@ -17,6 +17,7 @@ import pytest
 from sklearn.utils import check_random_state
 
 import kmdr.reducers._registry as registry
+from _run_configs import synth_run
 from kmdr.experiments.cells import plan_cells
 from kmdr.experiments.runner import prepare_data, run_experiment
 from kmdr.experiments.seeds import shared_seed
@@ -104,25 +105,17 @@ def test_reducers(monkeypatch):
 
 
 def config(results_dir, reducers, **over):
-    cfg = {
-        "name": "groups",
-        "dataset": {
-            "name": "synth",
-            "params": {"n_samples": 90, "n_features": 24, "n_clusters": 3},
-        },
-        "reducers": [{"name": name} for name in reducers],
-        "r_grid": [2, 5],
-        "repeats": 3,
-        "seed": 11,
-        "kmeans": {"n_init": 2, "max_iter": 50, "init": "random", "tol": 0.0},
-        "n_jobs": 1,
-        "blas_threads": 1,
-        "results_dir": str(results_dir),
-        "figures": False,
-        "progress": False,
-    }
-    cfg.update(over)
-    return cfg
+    run_config = synth_run(
+        results_dir,
+        "groups",
+        (90, 24, 3),
+        reducers=[{"name": name} for name in reducers],
+        r_grid=[2, 5],
+        repeats=3,
+        seed=11,
+        kmeans={"n_init": 2, "max_iter": 50, "init": "random", "tol": 0.0},
+    )
+    return {**run_config, **over}
 
 
 def run(results_dir, reducers, **over):
