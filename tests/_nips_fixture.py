@@ -1,8 +1,8 @@
 """Stand-in ``nips_1-17.mat`` files for tests: the real file's variables and layout, written here.
 
-The real NIPS count matrix cannot be obtained on the machines this project is built on, but its
-metadata can (``../shared/datasets/nips_metadata``: the 2484 document names, their section labels
-and the 14036-term vocabulary, all hashed in the registry). A file written by
+The real NIPS count matrix has no published hash and may not be obtainable, but its metadata can
+(``nips_metadata/`` of the data registry: the 2484 document names, their section labels and the
+14036-term vocabulary, all hashed; found as kmdr finds data, see ``_data.py``). A file written by
 :func:`write_nips_mirror` with the real document names therefore passes the loader's content
 validation (184 documents = CN 50, LT 68, NS 66, the same selection as ``nips17.labels``), so
 ``kmdr.datasets.load_dataset("nips")`` runs its real code path on it: mirror copy, parse, select,
@@ -11,7 +11,6 @@ validate, term filter. Only the counts are made up.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,9 +18,11 @@ import numpy as np
 import scipy.io as sio
 import scipy.sparse as sp
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-NIPS_METADATA = SHARED / "nips_metadata"
-HAVE_NIPS_METADATA = NIPS_METADATA.is_dir()
+from _data import mirror_of, real_file
+from kmdr.datasets import _registry
+
+#: The registered NIPS metadata files (``nips_metadata/...``).
+NIPS_METADATA_FILES = tuple(p for p in _registry.registry() if p.startswith("nips_metadata/"))
 SECTIONS = ("CN", "LT", "NS")
 
 
@@ -47,7 +48,10 @@ def write_nips_mat(path: Path, counts_words_x_docs, words, docs_names) -> Path:
 
 
 def _lines(name: str) -> list[str]:
-    return (NIPS_METADATA / name).read_text(encoding="utf-8").splitlines()
+    """The lines of ``nips_metadata/<name>`` (the test skips, with kmdr's reason, when it cannot
+    be had)."""
+    path = real_file(f"nips_metadata/{name}", "nips")
+    return path.read_text(encoding="utf-8").splitlines()
 
 
 def real_docnames() -> list[str]:
@@ -71,7 +75,7 @@ def write_nips_mirror(mirror: Path, counts_words_x_docs, words) -> Path:
     (mirror / "nips").mkdir(parents=True, exist_ok=True)
     write_nips_mat(mirror / "nips" / "nips_1-17.mat", counts_words_x_docs, words, real_docnames())
     if not (mirror / "nips_metadata").exists():
-        shutil.copytree(NIPS_METADATA, mirror / "nips_metadata")
+        mirror_of(mirror, *NIPS_METADATA_FILES, dataset="nips")
     return mirror
 
 

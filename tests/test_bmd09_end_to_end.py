@@ -20,13 +20,11 @@ import pytest
 import requests
 
 import kmdr.datasets as kd
-from _nips_fixture import HAVE_NIPS_METADATA, NIPS_METADATA, sectioned_counts, write_nips_mirror
+from _nips_fixture import sectioned_counts, write_nips_mirror
 from kmdr.datasets import _registry
 from kmdr.experiments.aggregate import METRICS
 from kmdr.experiments.published import BMD09_FIG1_TERMS, BMD09_TABLE1, BMD09_TABLE1_COLUMNS
 from kmdr.experiments.store import CSV_COLUMNS, EXTRA_COLUMNS
-
-pytestmark = pytest.mark.skipif(not HAVE_NIPS_METADATA, reason=f"{NIPS_METADATA} is absent")
 
 N_TERMS = 300
 REPEATS = 3

@@ -1,7 +1,7 @@
-"""Datasets: the real files (through the mirror ../shared/datasets), the fetch logic, the CLI.
+"""Datasets: the real files (found as kmdr finds them, see _data.py), the fetch logic, the CLI.
 
-Each real dataset is loaded once per module into a temporary cache, with KMDR_DATA_MIRROR pointing
-at the shared folder and downloads disabled (no test touches the network).
+Each real dataset is loaded once per session from the data cache, the mirror or a download; the
+tests of the fetch logic itself run offline (their downloads fail at once).
 """
 
 from __future__ import annotations
@@ -16,14 +16,10 @@ import pytest
 import requests
 import scipy.io as sio
 
+import _data
 import kmdr.datasets as kd
+from _data import mirror_of, real_dataset, real_file
 from kmdr.datasets import _registry
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-needs_shared = pytest.mark.skipif(
-    not (SHARED / "SOURCES.md").is_file(), reason=f"shared data mirror {SHARED} is absent"
-)
-
 
 _REAL_DOWNLOAD = _registry._download
 
@@ -39,23 +35,9 @@ def offline(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory):
-    """load(name): the real dataset, loaded once per module via the shared mirror."""
-    if not (SHARED / "SOURCES.md").is_file():
-        pytest.skip(f"shared data mirror {SHARED} is absent")
-    cache = tmp_path_factory.mktemp("cache")
-    loaded: dict[str, kd.Dataset] = {}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_registry, "_download", _no_download)
-        mp.setenv(kd.MIRROR_ENV, str(SHARED))
-        mp.setenv(kd.DATA_DIR_ENV, str(cache))
-
-        def load(name: str) -> kd.Dataset:
-            if name not in loaded:
-                loaded[name] = kd.load_dataset(name)
-            return loaded[name]
-
-        yield load
+def real():
+    """load(name): the real dataset (loaded once per session), or a skip with kmdr's reason."""
+    return real_dataset
 
 
 def _class_sizes(y: np.ndarray) -> np.ndarray:
@@ -82,7 +64,7 @@ def test_orl_shape_and_subject_order(real):
     _check_common(ds, (400, 4096), 40, 10, 0.0, 242.0)
     assert np.array_equal(ds.y, np.repeat(np.arange(40), 10))  # rows in subject order
     # Same pixels and order as Roweis' olivettifaces.mat (images as columns, subject = j // 10).
-    faces = sio.loadmat(_registry.fetch("orl/olivettifaces.mat", dataset="orl"))["faces"]
+    faces = sio.loadmat(real_file("orl/olivettifaces.mat", "orl"))["faces"]
     assert np.array_equal(ds.X, faces.T.astype(np.float64))
     assert ds.image(0).shape == (64, 64) and ds.image_order == "F"
 
@@ -91,10 +73,10 @@ def test_orl_raw_numeric_file_order(real):
     ds = real("orl_raw")
     _check_common(ds, (400, 10304), 40, 10, 0.0, 251.0)
     assert np.array_equal(ds.y, np.repeat(np.arange(40), 10))
-    faces = SHARED / "orl" / "orl_faces"
     # Row 0 is s1/1, row 1 is s1/2 (not s1/10, the lexicographic second), row 10 is s2/1.
     for row, rel in [(0, "s1/1.pgm"), (1, "s1/2.pgm"), (9, "s1/10.pgm"), (10, "s2/1.pgm")]:
-        assert np.array_equal(ds.X[row], kd.read_pgm(faces / rel).ravel()), rel
+        face = real_file(f"orl/orl_faces/{rel}", "orl_raw")
+        assert np.array_equal(ds.X[row], kd.read_pgm(face).ravel()), rel
     assert ds.image(0).shape == (112, 92)
     # The 400 + README registry hashes rebuild the manifest whose sha256 SOURCES.md gives.
     manifest = "7ebf5d45a470fbeda204b52d8067570063b0cbe098e3b2a3fb7c1e7c2c3999e3"
@@ -145,11 +127,12 @@ def test_pie_transposed(real):
 
 def test_dataset_status_and_sha(real, tmp_path):
     real("usps")  # make sure the cache holds it
-    st = kd.dataset_status("usps")
+    where = {"data_dir": _data.CACHE, "mirror": _data.MIRROR}
+    st = kd.dataset_status("usps", **where)
     assert st.present and (st.n_samples, st.n_features, st.n_clusters) == (11000, 256, 10)
     assert st.sha256 == _registry.registry()["usps/USPS_11000x256_uint8.mat"].sha256
     real("orl_raw")
-    assert kd.dataset_status("orl_raw").sha256 == kd.orl_faces_manifest_sha256()
+    assert kd.dataset_status("orl_raw", **where).sha256 == kd.orl_faces_manifest_sha256()
 
 
 # --- the catalog ---------------------------------------------------------------------------
@@ -205,15 +188,15 @@ def test_catalog_rejects_bad_entries():
         kd.DatasetEntry("x", "loader", "bundled", "X")
 
 
-@needs_shared
 def test_availability_cached_mirror_download(tmp_path, monkeypatch):
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    mirror = mirror_of(tmp_path / "mirror", "coil20/COIL20.mat", dataset="coil20")
     cache = tmp_path / "cache"
     status, reason = kd.availability("coil20", data_dir=cache)
     assert status == "download" and _registry.registry()["coil20/COIL20.mat"].url in reason
-    status, reason = kd.availability("coil20", data_dir=cache, mirror=SHARED)
-    assert status == "mirror" and str(SHARED) in reason
-    kd.load_dataset("coil20", data_dir=cache, mirror=SHARED)
+    status, reason = kd.availability("coil20", data_dir=cache, mirror=mirror)
+    assert status == "mirror" and str(mirror) in reason
+    kd.load_dataset("coil20", data_dir=cache, mirror=mirror)
     assert kd.availability("coil20", data_dir=cache) == ("cached", "")
     # nips needs its metadata file too: the main file alone is not enough
     (cache / "nips").mkdir()
@@ -273,13 +256,13 @@ def test_corrupted_mirror_file_names_file_and_hashes(tmp_path):
     assert not (tmp_path / "cache" / rel).exists()  # nothing bad lands in the cache
 
 
-@needs_shared
 def test_corrupted_cache_is_replaced_from_mirror(tmp_path):
     rel = "orl/orl_faces/README"
+    mirror = mirror_of(tmp_path / "mirror", rel, dataset="orl_raw")
     cache = tmp_path / "cache"
     (cache / rel).parent.mkdir(parents=True)
     (cache / rel).write_bytes(b"corrupted")
-    path = _registry.fetch(rel, dataset="orl_raw", data_dir=cache, mirror=SHARED)
+    path = _registry.fetch(rel, dataset="orl_raw", data_dir=cache, mirror=mirror)
     assert _registry.sha256(path) == _registry.registry()[rel].sha256
 
 
@@ -322,15 +305,12 @@ def test_pooch_download_failure_becomes_unavailable(tmp_path, monkeypatch):
         _registry.fetch("nips/nips_1-17.mat", dataset="nips", data_dir=tmp_path)
 
 
-@needs_shared
 def test_mirror_copy_then_cache_hit(tmp_path):
     rel = "orl/orl_faces/README"
-    mirror = tmp_path / "mirror"
-    (mirror / rel).parent.mkdir(parents=True)
-    shutil.copyfile(SHARED / rel, mirror / rel)
+    mirror = mirror_of(tmp_path / "mirror", rel, dataset="orl_raw")
     cache = tmp_path / "cache"
     path = _registry.fetch(rel, dataset="orl_raw", data_dir=cache, mirror=mirror)
-    assert path == cache / rel and path.read_bytes() == (SHARED / rel).read_bytes()
+    assert path == cache / rel and path.read_bytes() == real_file(rel, "orl_raw").read_bytes()
     shutil.rmtree(mirror)  # the cached copy is used from now on
     assert _registry.fetch(rel, dataset="orl_raw", data_dir=cache, mirror=mirror) == path
 
@@ -347,11 +327,11 @@ def test_data_dir_resolution(tmp_path, monkeypatch):
 # --- CLI -----------------------------------------------------------------------------------
 
 
-@needs_shared
 def test_cli_exit_one_with_missing_after_the_table(tmp_path, monkeypatch, capsys):
     from kmdr.datasets.cli import main
 
-    monkeypatch.setenv(kd.MIRROR_ENV, str(SHARED))
+    mirror = mirror_of(tmp_path / "mirror", "orl/ORL_64x64.mat", dataset="orl")
+    monkeypatch.setenv(kd.MIRROR_ENV, str(mirror))
     monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path))
     assert main(["orl", "synth", "nips"]) == 1
     out, err = capsys.readouterr()

@@ -16,8 +16,6 @@ from sklearn.datasets import dump_svmlight_file
 
 import kmdr.datasets as kd
 from _nips_fixture import (
-    HAVE_NIPS_METADATA,
-    NIPS_METADATA,
     random_counts,
     real_docnames,
     write_nips_mat,
@@ -85,7 +83,6 @@ def test_nips_validation(tmp_path):
         kd.build_nips(bad, expected_sizes=None)
 
 
-@pytest.mark.skipif(not HAVE_NIPS_METADATA, reason=f"{NIPS_METADATA} is absent")
 def test_nips_real_code_path_with_real_document_names(tmp_path):
     """load_dataset("nips") on a stand-in nips_1-17.mat with the real 2484 document names (from
     the hashed metadata) and random counts: mirror fetch, label cross-check, 184 = 50/68/66."""
