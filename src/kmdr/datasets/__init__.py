@@ -39,6 +39,7 @@ from ._registry import (
     DATA_DIR_ENV,
     MIRROR_ENV,
     DataIntegrityError,
+    DatasetError,
     DatasetUnavailable,
     fetch,
     registry,
@@ -58,6 +59,7 @@ __all__ = [
     "DataIntegrityError",
     "Dataset",
     "DatasetEntry",
+    "DatasetError",
     "DatasetStatus",
     "DatasetUnavailable",
     "availability",
@@ -103,9 +105,13 @@ def load_dataset(
     the generator's parameters for ``synth`` and ``sparse_text`` (e.g. ``seed``); file-backed
     datasets take none.
 
-    Raises :class:`ValueError` for an unknown name or bad parameters, :class:`DatasetUnavailable`
-    when a file cannot be obtained (or a plug-in cannot be imported), and
-    :class:`DataIntegrityError` (a ValueError) when a file's sha256 is wrong.
+    What the loader returns is checked (:mod:`._validate`) before it is returned. Raises
+    :class:`ValueError` for an unknown name, :class:`DatasetUnavailable` when a file cannot be
+    obtained (or a plug-in cannot be imported), :class:`DataIntegrityError` when a file's sha256
+    is wrong, and :class:`DatasetError` (a ValueError, like DataIntegrityError) for bad
+    parameters, a cache or mirror that is not a folder, a file that cannot be read or a loader
+    that fails or returns an invalid dataset. Each message is one line naming the problem and the
+    fix.
     """
     return dataset_info(name).load(data_dir=data_dir, mirror=mirror, **params)
 

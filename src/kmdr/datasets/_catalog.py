@@ -32,7 +32,14 @@ from ._images import (
     load_usps,
     orl_faces_manifest_sha256,
 )
-from ._registry import DatasetUnavailable, registry, resolve_data_dir, resolve_mirror
+from ._registry import (
+    DatasetError,
+    DatasetUnavailable,
+    check_locations,
+    registry,
+    resolve_data_dir,
+    resolve_mirror,
+)
 from ._synthetic import SPARSE_TEXT_DEFAULTS, SYNTH_DEFAULTS, make_sparse_text, make_synth
 from ._text import (
     NIPS_FILE,
@@ -43,6 +50,7 @@ from ._text import (
     load_nips,
     load_rcv1,
 )
+from ._validate import check_dataset
 
 ENTRY_POINT_GROUP = "kmdr.datasets"
 KINDS = ("file", "bundled", "synthetic")
@@ -109,19 +117,74 @@ class DatasetEntry:
             raise ValueError(f"dataset {self.name!r}: a 'file' dataset must list its files")
 
     def load(self, *, data_dir=None, mirror=None, **params) -> Dataset:
-        """Call the loader with the parameters checked against :attr:`params` when declared."""
+        """Call the loader with the parameters checked against :attr:`params` when declared,
+        and check what it returns (:func:`~kmdr.datasets._validate.check_dataset`).
+
+        Every failure is one line naming the problem and the fix: :class:`DatasetUnavailable`
+        when a file cannot be obtained, :class:`DataIntegrityError` for a file whose sha256 is
+        wrong, :class:`DatasetError` for anything else (a bad parameter, a cache or mirror that
+        is not a folder, a file the loader cannot read, a loader that raises or returns an
+        invalid dataset).
+        """
         if self.params is not None:
             unknown = sorted(set(params) - set(self.params))
             if unknown and not self.params:
-                raise ValueError(f"dataset {self.name!r} takes no parameters, got {unknown}")
+                raise DatasetError(
+                    f"dataset {self.name!r} takes no parameters, got {unknown}; remove them"
+                )
             if unknown:
-                raise ValueError(
+                raise DatasetError(
                     f"dataset {self.name!r}: unknown parameters {unknown}; "
                     f"valid: {sorted(self.params)}"
                 )
-        if self.kind == "file":
-            return self.loader(data_dir=data_dir, mirror=mirror, **params)
-        return self.loader(**params)
+        unregistered = [p for p in (*self.files, *self.extra_files) if p not in registry()]
+        if unregistered:
+            raise DatasetUnavailable(
+                f"{self.name}: {unregistered[0]} is not in the data registry; a 'file' dataset "
+                "reads only registered files (ship the data with the package as 'bundled')"
+            )
+        try:
+            if self.kind == "file":
+                ds = self.loader(data_dir=data_dir, mirror=mirror, **params)
+            else:
+                ds = self.loader(**params)
+        except (DatasetUnavailable, DatasetError):
+            raise  # already one line naming the problem and the fix
+        except Exception as err:  # anything a loader (possibly a plug-in's) raises
+            raise DatasetError(self._failure(err, data_dir, mirror)) from err
+        return check_dataset(ds, self.name, f"loader {_qualname(self.loader)}")
+
+    def _failure(self, err: Exception, data_dir, mirror) -> str:
+        """One line for a loader that raised: for files, which file to delete and re-fetch."""
+        what = " ".join(f"{type(err).__name__}: {err}".split())
+        if len(what) > 300:
+            what = what[:297] + "..."
+        if self.kind == "synthetic" and isinstance(err, ValueError):  # a parameter's value
+            defaults = ", ".join(f"{k}={v!r}" for k, v in (self.params or {}).items())
+            return f"dataset {self.name!r}: {' '.join(str(err).split())}; defaults: {defaults}"
+        if self.kind != "file":
+            return (
+                f"dataset {self.name!r}: {what} (loader {_qualname(self.loader)}); fix the "
+                "loader or the parameters given to it"
+            )
+        # Hash-verified files are what the registry says; a file of unknown hash was read as
+        # it came (the cache's copy, from the mirror or a download), so it is the suspect.
+        reg = registry()
+        files = (*self.files, *self.extra_files)
+        suspects = [p for p in files if p in reg and reg[p].sha256 is None] or list(self.files)
+        cache_dir = resolve_data_dir(data_dir)
+        paths = ", ".join(str(cache_dir / p) for p in suspects)
+        mirror_dir = resolve_mirror(mirror)
+        source = f" (and its source in {mirror_dir} if damaged too)" if mirror_dir else ""
+        return (
+            f"dataset {self.name!r}: cannot read {paths}: {what}; the file is damaged or not "
+            f"the published one: delete it{source} and fetch it again (kmdr-data {self.name})"
+        )
+
+
+def _qualname(obj) -> str:
+    module = getattr(obj, "__module__", None) or "?"
+    return f"{module}:{getattr(obj, '__qualname__', type(obj).__name__)}"
 
 
 _BUILTIN: tuple[DatasetEntry, ...] = (
@@ -204,7 +267,10 @@ def _load_plugin(name: str) -> DatasetEntry | str:
         obj = ep.load()
     except Exception as err:  # any import-time failure of third-party code
         reason = f"{type(err).__name__}: {err}".splitlines()[0]
-        return f"dataset plug-in {name!r} ({ep.value}) failed to import ({reason})"
+        return (
+            f"dataset plug-in {name!r} ({ep.value}) failed to import ({reason}); fix or "
+            "reinstall the package that declares it, or uninstall it"
+        )
     if isinstance(obj, DatasetEntry):
         if obj.name != name:
             return (
@@ -275,10 +341,15 @@ def availability(
     if unregistered:
         return "unavailable", f"{name}: {unregistered[0]} is not in the data registry"
     cache_dir = resolve_data_dir(data_dir)
-    missing = [p for p in needed if not (cache_dir / p).is_file()]
-    if not missing:
-        return "cached", ""
     mirror_dir = resolve_mirror(mirror)
+    try:
+        check_locations(cache_dir, None)
+        missing = [p for p in needed if not (cache_dir / p).is_file()]
+        if not missing:
+            return "cached", ""
+        check_locations(cache_dir, mirror_dir)
+    except DatasetError as err:
+        return "unavailable", str(err)
     if mirror_dir is not None and all((mirror_dir / p).is_file() for p in missing):
         return "mirror", f"{name}: {len(missing)} file(s) to copy from {mirror_dir}"
     return "download", f"{name}: {missing[0]} to download from {registry()[missing[0]].url}"

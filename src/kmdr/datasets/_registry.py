@@ -12,7 +12,8 @@ URL, pinned to a commit where the file comes from GitHub.
 3. a download with :mod:`pooch` (hash verified by pooch).
 
 If none works, :class:`DatasetUnavailable` is raised. A file whose hash does not match raises
-:class:`DataIntegrityError` (a :class:`ValueError`) naming the file and both hashes.
+:class:`DataIntegrityError` naming the file, both hashes and what to do. A cache that is a file, or
+a mirror that is not a folder, raises :class:`DatasetError` (a setting to fix, not missing data).
 """
 
 from __future__ import annotations
@@ -39,8 +40,34 @@ class DatasetUnavailable(RuntimeError):
     """A data file cannot be obtained: not cached, not in the mirror, and the download failed."""
 
 
-class DataIntegrityError(ValueError):
+class DatasetError(ValueError):
+    """A dataset cannot be used as it is (a bad setting, file, parameter or loader result); the
+    message is one line naming the problem and the fix."""
+
+
+class DataIntegrityError(DatasetError):
     """A data file's sha256 differs from the registry's (a corrupted or different file)."""
+
+
+def check_locations(data_dir: Path, mirror_dir: Path | None) -> None:
+    """Raise :class:`DatasetError` when the cache is a file or the mirror is not a folder.
+
+    Called with the mirror only when a file is to be taken from it (the cache lacks it): a mirror
+    that does not exist then is a mistyped setting, not "no mirror", and falling through to a
+    download would hide it; a mirror no longer needed (every file cached) is not checked.
+    """
+    if data_dir.exists() and not data_dir.is_dir():
+        raise DatasetError(
+            f"the data cache {data_dir} is a file, not a folder; point data_dir "
+            f"(or {DATA_DIR_ENV}) to a folder"
+        )
+    if mirror_dir is None or mirror_dir.is_dir():
+        return
+    what = "is a file, not a folder" if mirror_dir.exists() else "does not exist"
+    raise DatasetError(
+        f"the data mirror {mirror_dir} {what}; point {MIRROR_ENV} (or mirror) to a folder "
+        f"holding the data files, or unset it to download them"
+    )
 
 
 @dataclass(frozen=True)
@@ -102,13 +129,14 @@ def sha256(path: str | os.PathLike) -> str:
     return pooch.file_hash(str(path), alg="sha256")
 
 
-def _check(path: Path, entry: FileEntry, source: str) -> None:
+def _check(path: Path, entry: FileEntry, source: str, fix: str) -> None:
     if entry.sha256 is None:
         return
     actual = sha256(path)
     if actual != entry.sha256:
         raise DataIntegrityError(
-            f"{source}: sha256 mismatch for {entry.path}: expected {entry.sha256}, got {actual}"
+            f"{source}: sha256 mismatch for {entry.path}: expected {entry.sha256}, got {actual}; "
+            f"{fix}"
         )
 
 
@@ -140,6 +168,7 @@ def fetch(
     except KeyError:
         raise KeyError(f"{path!r} is not in the data registry {_REGISTRY_FILE}") from None
     cache_dir = resolve_data_dir(data_dir)
+    check_locations(cache_dir, None)
     target = cache_dir / entry.path
 
     # 1. The cache, when its copy is right (a file of unknown hash is trusted once there).
@@ -153,15 +182,20 @@ def fetch(
 
     # 2. The mirror: copy through a temporary file, verify, then move into place.
     mirror_dir = resolve_mirror(mirror)
+    check_locations(cache_dir, mirror_dir)
     if mirror_dir is not None and (mirror_dir / entry.path).is_file():
         source = mirror_dir / entry.path
-        _check(source, entry, f"mirror file {source}")
+        fix = (
+            f"the mirror's copy is damaged or another file: replace it with the file from "
+            f"{entry.url}, or remove it to download that"
+        )
+        _check(source, entry, f"mirror file {source}", fix)
         # The copy is verified before it is moved into place (a failed check removes it); it
         # is readable by whoever the umask allows, like a file the download would create.
         with atomic_writer(target, binary=True) as out, open(source, "rb") as src:
             shutil.copyfileobj(src, out)
             out.flush()
-            _check(Path(out.name), entry, f"copy of {source}")
+            _check(Path(out.name), entry, f"copy of {source}", "copy it again")
         return target
 
     # 3. Download (pooch verifies the hash when one is known).
@@ -170,11 +204,17 @@ def fetch(
     except Exception as err:
         if isinstance(err, ValueError) and not isinstance(err, requests.RequestException):
             # pooch's message names the file and both hashes
-            raise DataIntegrityError(f"downloaded {entry.url} for {entry.path}: {err}") from err
+            message = " ".join(str(err).split())
+            raise DataIntegrityError(
+                f"downloaded {entry.url} for {entry.path}: {message}; the server sent another "
+                f"file: put the registered file in {MIRROR_ENV} instead"
+            ) from err
         if cached_hash is not None:
             raise DataIntegrityError(
                 f"cached file {target}: sha256 mismatch for {entry.path}: expected "
-                f"{entry.sha256}, got {cached_hash} (and no mirror copy or download to replace it)"
+                f"{entry.sha256}, got {cached_hash} (damaged or edited, and no mirror copy or "
+                f"download to replace it); remove it and fetch it again (kmdr-data {dataset}) "
+                f"with {MIRROR_ENV} set or the network up"
             ) from err
         where = f"{mirror_dir / entry.path} not found" if mirror_dir else f"{MIRROR_ENV} not set"
         raise DatasetUnavailable(

@@ -1,8 +1,9 @@
 """``kmdr-data`` (``make data``): fetch the datasets asked for (default: all) and print a table.
 
 Exit status 0 when every dataset asked for is present; 1, after the table and one line per
-problem, when one is missing (not cached, not in the mirror, download failed) or fails
-verification (sha256 mismatch, or its loader rejects the file). ``--allow-missing`` keeps 0 for
+problem, when one is missing (not cached, not in the mirror, download failed) or cannot be used
+(sha256 mismatch, a file its loader cannot read, a plug-in's invalid dataset: every loader's
+failure is a :class:`~kmdr.datasets.DatasetError`). ``--allow-missing`` keeps 0 for
 missing data (``make reproduce`` skips the experiments that need it) but not for corrupted data.
 """
 
@@ -15,7 +16,7 @@ import sys
 import pooch
 
 from . import (
-    DataIntegrityError,
+    DatasetError,
     DatasetStatus,
     available_datasets,
     dataset_info,
@@ -80,12 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         for name in asked:
             try:
                 st = dataset_status(name, data_dir=args.data_dir, mirror=args.mirror)
-            except DataIntegrityError as err:
-                errors.append(f"{name}: {err}".splitlines()[0])
+            except DatasetError as err:  # one line naming the dataset, the problem, the fix
+                errors.append(" ".join(str(err).split()))
                 rows.append([name, "ERROR", "-", "-", "-", "-", "-"])
                 continue
-            except Exception as err:  # a loader (possibly a plug-in's) rejecting what it read
-                errors.append(f"{name}: {type(err).__name__}: {err}".splitlines()[0])
+            except Exception as err:  # not a loader's failure (e.g. reading the cache to hash)
+                errors.append(f"{name}: {type(err).__name__}: {' '.join(str(err).split())}")
                 rows.append([name, "ERROR", "-", "-", "-", "-", "-"])
                 continue
             rows.append(_row(st))

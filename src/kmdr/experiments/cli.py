@@ -182,7 +182,10 @@ def load_for(spec):
         except DatasetUnavailable as err:
             _DATA_CACHE[key] = err  # the runner records the reason and skips
         except (TypeError, ValueError) as err:
-            raise UsageError(f"dataset {spec.dataset!r}: {err}") from None
+            message = str(err)  # a DatasetError already names the dataset
+            if not message.startswith(f"dataset {spec.dataset!r}"):
+                message = f"dataset {spec.dataset!r}: {message}"
+            raise UsageError(message) from None
     return _DATA_CACHE[key]
 
 
