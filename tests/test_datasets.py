@@ -222,6 +222,10 @@ def test_registry_lists_every_file():
         assert e.sha256 is None or len(e.sha256) == 64
 
 
+@pytest.mark.fault(
+    "load_dataset with an unknown dataset name",
+    gets="ValueError naming the valid names",
+)
 def test_unknown_name_lists_valid_names():
     with pytest.raises(ValueError, match="unknown dataset 'mnist'") as err:
         kd.load_dataset("mnist")
@@ -231,6 +235,10 @@ def test_unknown_name_lists_valid_names():
     assert {"orl", "coil20", "usps", "pie", "synth", "nips", "rcv1"} <= set(kd.DATASETS)
 
 
+@pytest.mark.fault(
+    "parameters given to a file dataset",
+    gets="one line: the dataset takes no parameters; remove them",
+)
 def test_file_datasets_take_no_params():
     with pytest.raises(ValueError, match="no parameters"):
         kd.load_dataset("orl", seed=1)
@@ -243,6 +251,10 @@ def _corrupt_mirror(tmp_path: Path, rel: str) -> Path:
     return mirror
 
 
+@pytest.mark.fault(
+    "a mirror file that is not the registered file",
+    gets="one line naming the file and both sha256; nothing lands in the cache",
+)
 def test_corrupted_mirror_file_names_file_and_hashes(tmp_path):
     rel = "usps/USPS_11000x256_uint8.mat"
     mirror = _corrupt_mirror(tmp_path, rel)
@@ -256,6 +268,10 @@ def test_corrupted_mirror_file_names_file_and_hashes(tmp_path):
     assert not (tmp_path / "cache" / rel).exists()  # nothing bad lands in the cache
 
 
+@pytest.mark.fault(
+    "a damaged cached file while the mirror holds the right one",
+    gets="replaced from the mirror and verified: the correct file",
+)
 def test_corrupted_cache_is_replaced_from_mirror(tmp_path):
     rel = "orl/orl_faces/README"
     mirror = mirror_of(tmp_path / "mirror", rel, dataset="orl_raw")
@@ -279,6 +295,10 @@ def test_corrupted_cache_without_source_names_hashes(tmp_path, monkeypatch):
     assert _registry.sha256(cache / rel) in msg
 
 
+@pytest.mark.fault(
+    "a data file not cached, no mirror, no network",
+    gets="DatasetUnavailable in one line naming the URL and KMDR_DATA_MIRROR",
+)
 def test_missing_file_offline_names_url_and_mirror_variable(tmp_path, monkeypatch):
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
     monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path / "cache"))
@@ -358,6 +378,10 @@ def test_cli_no_names_checks_every_file_dataset(tmp_path, monkeypatch, capsys):
     assert out.count("generated (SYNTHETIC)") == 2  # synth and sparse_text are there
 
 
+@pytest.mark.fault(
+    "kmdr-data with an unknown dataset name",
+    gets="usage error, exit 2",
+)
 def test_cli_unknown_name_is_a_usage_error(capsys):
     from kmdr.datasets.cli import main
 
@@ -366,6 +390,10 @@ def test_cli_unknown_name_is_a_usage_error(capsys):
     assert exc.value.code == 2 and "unknown datasets ['mnist']" in capsys.readouterr().err
 
 
+@pytest.mark.fault(
+    "kmdr-data --allow-missing on a corrupted file",
+    gets="exit 1: corrupted is not missing",
+)
 def test_cli_exit_one_on_corrupted_file(tmp_path, capsys):
     from kmdr.datasets.cli import main
 
@@ -517,8 +545,22 @@ def test_plugin_dataset_through_an_entry_point(toy_plugin):
     ("name", "words"),
     [
         ("broken", "failed to import (ModuleNotFoundError"),
-        ("misnamed", "declares name 'other'"),
-        ("number", "is a int; it must be a kmdr.datasets.DatasetEntry or a loader function"),
+        pytest.param(
+            "misnamed",
+            "declares name 'other'",
+            marks=pytest.mark.fault(
+                "a plug-in DatasetEntry whose name differs from its entry point's",
+                gets="unavailable in one line: make the two names the same",
+            ),
+        ),
+        pytest.param(
+            "number",
+            "is a int; it must be a kmdr.datasets.DatasetEntry or a loader function",
+            marks=pytest.mark.fault(
+                "a plug-in's entry point is neither a DatasetEntry nor a loader",
+                gets="unavailable in one line: it must be a DatasetEntry or a loader function",
+            ),
+        ),
     ],
 )
 def test_broken_plugin_is_one_line_and_not_fatal(toy_plugin, name, words):
@@ -530,11 +572,19 @@ def test_broken_plugin_is_one_line_and_not_fatal(toy_plugin, name, words):
     assert kd.load_dataset("toy").n_samples == 10  # the others still work
 
 
+@pytest.mark.fault(
+    "kmdr-list availability of a plug-in file outside the data registry",
+    gets="unavailable, with the reason",
+)
 def test_plugin_file_outside_the_registry_is_unavailable(toy_plugin):
     status, reason = kd.availability("far")
     assert status == "unavailable" and "far/data.mat is not in the data registry" in reason
 
 
+@pytest.mark.fault(
+    "kmdr-data on a good and a broken plug-in together",
+    gets="the good one listed; one MISSING line for the broken one; exit 1",
+)
 def test_cli_lists_plugins_and_a_broken_one_fails_alone(toy_plugin, capsys):
     from kmdr.datasets.cli import main
 

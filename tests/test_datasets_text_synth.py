@@ -83,6 +83,10 @@ def test_nips_validation(tmp_path):
         kd.build_nips(bad, expected_sizes=None)
 
 
+@pytest.mark.fault(
+    "a NIPS file whose document names differ from the hashed metadata's",
+    gets="one line naming the file: the selection differs; delete it and fetch it again",
+)
 def test_nips_real_code_path_with_real_document_names(tmp_path):
     """load_dataset("nips") on a stand-in nips_1-17.mat with the real 2484 document names (from
     the hashed metadata) and random counts: mirror fetch, label cross-check, 184 = 50/68/66."""
@@ -106,8 +110,9 @@ def test_nips_real_code_path_with_real_document_names(tmp_path):
 
     # A file with other document names fails the content validation, naming the file.
     write_nips_mat(mirror / "nips" / "nips_1-17.mat", COUNTS, WORDS, DOCS)
-    with pytest.raises(ValueError, match="nips_1-17"):
+    with pytest.raises(kd.DatasetError, match="nips_1-17") as err:
         kd.load_dataset("nips", data_dir=tmp_path / "cache2", mirror=mirror)
+    assert "\n" not in str(err.value) and "differ from those labelled" in str(err.value)
 
 
 def test_nips_missing_is_unavailable(tmp_path, monkeypatch):
@@ -127,6 +132,10 @@ def _write_svmlight_bz2(path: Path, X, labels) -> Path:
     return path
 
 
+@pytest.mark.fault(
+    "an RCV1 file in the mirror of the right format but another size",
+    gets="one line: the sample count expected and found, and to fetch it again",
+)
 def test_rcv1_reader_keeps_sparse_and_remaps_labels(tmp_path):
     rng = np.random.default_rng(1)
     X = sp.random(40, 30, density=0.1, random_state=rng, format="csr")
@@ -142,8 +151,9 @@ def test_rcv1_reader_keeps_sparse_and_remaps_labels(tmp_path):
     mirror = tmp_path / "mirror"
     (mirror / "rcv1").mkdir(parents=True)
     shutil.copyfile(path, mirror / "rcv1" / "rcv1_train.multiclass.bz2")
-    with pytest.raises(ValueError, match="expected 15564"):
+    with pytest.raises(kd.DatasetError, match="expected 15564") as err:
         kd.load_dataset("rcv1", data_dir=tmp_path / "cache", mirror=mirror)
+    assert "\n" not in str(err.value) and "(kmdr-data rcv1)" in str(err.value)
 
 
 def test_rcv1_missing_is_unavailable(tmp_path, monkeypatch):
