@@ -166,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import pandas as pd
 
+    from kmdr.datasets import DatasetError
     from kmdr.experiments.parallel import start_workers_for_config
     from kmdr.experiments.runner import run_experiment
     from kmdr.experiments.spec import spec_from_config
@@ -194,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
             except (ConfigError, HydraException, OmegaConfBaseException) as err:
                 msg = err if isinstance(err, ConfigError) else one_line(err)
                 print(f"[reproduce] {name}: configuration error: {msg}", file=sys.stderr)
+                return 2
+            except DatasetError as err:  # damaged data: one line naming the file and the fix
+                print(f"[reproduce] {name}: {err}", file=sys.stderr)
                 return 2
             wall = time.perf_counter() - start
             if spec.figures and not outcome.skipped:

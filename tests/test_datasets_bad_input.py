@@ -287,7 +287,8 @@ BROKEN = [
     (
         "importerror",
         kd.DatasetUnavailable,
-        "failed to import (ImportError: badplugin_broken needs libfoo",
+        "failed to import (ImportError: badplugin_broken needs libfoo, which is not installed); "
+        "fix or reinstall the package that declares it, or uninstall it",
         "a plug-in's module raises when imported",
     ),
 ]
@@ -677,3 +678,26 @@ def test_valid_plugin_and_builtin_data_pass_unchanged(badplugin):
     assert check_dataset(good, "g", "test") is good  # float32 and int labels are fine
     sparse = kd.Dataset("s", sp.csr_array(np.eye(4)), np.array([0, 1, 1, 0], np.int32), 2, None, "")
     assert check_dataset(sparse, "s", "test") is sparse
+
+
+@fault(
+    "make reproduce with a damaged data file in the cache and no mirror",
+    gets="[reproduce] one line naming the experiment, the file and the fix; exit 2",
+)
+def test_reproduce_stops_in_one_line_on_a_damaged_data_file(tmp_path):
+    script = Path(__file__).resolve().parents[1] / "scripts" / "reproduce.py"
+    cache = tmp_path / "cache"
+    _put(cache, "orl/ORL_64x64.mat", b"MATLAB 5.0 MAT-file, cut short")
+    env = {**os.environ, kd.DATA_DIR_ENV: str(cache), "KMDR_DOWNLOAD_PROGRESS": "0"}
+    env.pop(kd.MIRROR_ENV, None)
+    env["HTTPS_PROXY"] = env["https_proxy"] = "http://127.0.0.1:9"  # no download: refused at once
+    args = ["--results", str(tmp_path / "r"), "--only", "bzmd14_orl", "--override", "n_jobs=1"]
+    run = subprocess.run(
+        [sys.executable, str(script), *args], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr, run.stderr
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1, run.stderr
+    (line,) = lines
+    assert line.startswith(f"[reproduce] bzmd14_orl: cached file {cache / 'orl/ORL_64x64.mat'}")
+    assert "sha256 mismatch" in line and "remove it and fetch it again (kmdr-data orl)" in line

@@ -18,6 +18,7 @@ a mirror that is not a folder, raises :class:`DatasetError` (a setting to fix, n
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from dataclasses import dataclass
@@ -141,7 +142,12 @@ def _check(path: Path, entry: FileEntry, source: str, fix: str) -> None:
 
 
 def _download(entry: FileEntry, cache_dir: Path) -> Path:
-    """Download one file into the cache with pooch (which verifies the hash when known)."""
+    """Download one file into the cache with pooch (which verifies the hash when known).
+
+    pooch's own log lines ("Downloading file ...") are off: the progress bar shows a download,
+    and a failure is one line of kmdr's.
+    """
+    pooch.get_logger().setLevel(logging.WARNING)
     pup = pooch.create(
         path=cache_dir,
         base_url="",
