@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
 import kmdr.datasets as kd
-from _data import real_file
+from _data import mirror_of, real_file
 from _nips_fixture import random_counts, real_docnames, write_nips_mat
 from kmdr import listing
 from kmdr.datasets import _registry
@@ -67,7 +67,7 @@ PLUGIN = '''
 import numpy as np
 import scipy.sparse as sp
 
-from kmdr.datasets import Dataset
+from kmdr.datasets import Dataset, DatasetEntry
 
 X6 = np.arange(12, dtype=float).reshape(6, 2) % 5
 Y6 = np.array([0, 0, 0, 1, 1, 1])
@@ -206,6 +206,21 @@ def nothing():
 def raises():
     raise RuntimeError("the lab's data server refused the connection")
 
+
+def exits():
+    import sys
+
+    sys.exit(3)
+
+
+def catalog_lies():
+    return _ds(X6)
+
+
+CATALOG_LIES = DatasetEntry(
+    "catalog_lies", catalog_lies, "bundled", "Liar", n_samples=6, n_features=2, n_clusters=3
+)
+
 '''
 
 BROKEN_MODULE = 'raise ImportError("badplugin_broken needs libfoo, which is not installed")\n'
@@ -261,6 +276,11 @@ INVALID = [
         "a plug-in's image_shape does not match its columns",
     ),
     (
+        "catalog_lies",
+        "the loader returned n_clusters=2 but its DatasetEntry declares n_clusters=3",
+        "a plug-in's DatasetEntry declares another k than its loader returns",
+    ),
+    (
         "a_tuple",
         "returned a builtins.tuple, not a kmdr.datasets.Dataset",
         "a plug-in returns (X, y)",
@@ -276,6 +296,12 @@ BROKEN = [
         kd.DatasetError,
         "RuntimeError: the lab's data server refused the connection (loader badplugin:raises)",
         "a plug-in's loader raises",
+    ),
+    (
+        "exits",
+        kd.DatasetError,
+        "SystemExit: 3 (loader badplugin:exits)",
+        "a plug-in's loader calls sys.exit",
     ),
     (
         "noimport",
@@ -307,7 +333,8 @@ def badplugin(tmp_path_factory):
     (site / "badplugin_broken.py").write_text(BROKEN_MODULE)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: badplugin\nVersion: 0.1\n")
     points = {name: f"badplugin:{name}" for name, *_ in INVALID}
-    points["raises"] = "badplugin:raises"
+    points["catalog_lies"] = "badplugin:CATALOG_LIES"
+    points |= {"raises": "badplugin:raises", "exits": "badplugin:exits"}
     points |= {"noimport": "badplugin_nowhere:load", "importerror": "badplugin_broken:load"}
     lines = "".join(f"{name} = {value}\n" for name, value in points.items())
     (info / "entry_points.txt").write_text(f"[kmdr.datasets]\n{lines}")
@@ -701,3 +728,20 @@ def test_reproduce_stops_in_one_line_on_a_damaged_data_file(tmp_path):
     (line,) = lines
     assert line.startswith(f"[reproduce] bzmd14_orl: cached file {cache / 'orl/ORL_64x64.mat'}")
     assert "sha256 mismatch" in line and "remove it and fetch it again (kmdr-data orl)" in line
+
+
+@fault(
+    "a file in the data cache stands where a dataset's folder goes (cache/coil20 is a file)",
+    gets="one line: cannot copy the file into the cache; make it a writable folder",
+)
+def test_a_cache_that_cannot_hold_the_file_is_one_line(tmp_path, monkeypatch):
+    mirror = mirror_of(tmp_path / "mirror", COIL20, dataset="coil20")
+    cache = tmp_path / "cache"
+    _put(cache, "coil20", b"a stray file where the folder goes\n")
+    monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    with pytest.raises(kd.DatasetError) as err:
+        kd.load_dataset("coil20", data_dir=cache, mirror=mirror)
+    message = one_line(str(err.value))
+    assert message.startswith(f"cannot copy {mirror / COIL20} into the data cache as ")
+    assert f"make {cache} a writable folder" in message
+    assert (cache / "coil20").read_bytes() == b"a stray file where the folder goes\n"

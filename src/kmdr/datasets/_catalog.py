@@ -150,9 +150,30 @@ class DatasetEntry:
                 ds = self.loader(**params)
         except (DatasetUnavailable, DatasetError):
             raise  # already one line naming the problem and the fix
-        except Exception as err:  # anything a loader (possibly a plug-in's) raises
+        except (Exception, SystemExit) as err:  # anything a loader (a plug-in's) raises
+            # SystemExit too: a plug-in's sys.exit would otherwise end the command silently.
             raise DatasetError(self._failure(err, data_dir, mirror)) from err
-        return check_dataset(ds, self.name, f"loader {_qualname(self.loader)}")
+        source = f"loader {_qualname(self.loader)}"
+        check_dataset(ds, self.name, source)
+        if not params:  # the catalog's facts are those of the default parameters
+            self._check_facts(ds, source)
+        return ds
+
+    def _check_facts(self, ds: Dataset, source: str) -> None:
+        """The facts this entry declares (``kmdr-list`` shows them) are the loaded data's."""
+        loaded = {
+            "n_samples": ds.n_samples,
+            "n_features": ds.n_features,
+            "n_clusters": int(ds.n_clusters),
+            "sparse": ds.is_sparse,
+        }
+        for fact, value in loaded.items():
+            declared = getattr(self, fact)
+            if declared is not None and declared != value:
+                raise DatasetError(
+                    f"dataset {self.name!r}: the loader returned {fact}={value} but its "
+                    f"DatasetEntry declares {fact}={declared}; correct the entry ({source})"
+                )
 
     def _failure(self, err: Exception, data_dir, mirror) -> str:
         """One line for a loader that raised: for files, which file to delete and re-fetch."""

@@ -198,10 +198,17 @@ def fetch(
         _check(source, entry, f"mirror file {source}", fix)
         # The copy is verified before it is moved into place (a failed check removes it); it
         # is readable by whoever the umask allows, like a file the download would create.
-        with atomic_writer(target, binary=True) as out, open(source, "rb") as src:
-            shutil.copyfileobj(src, out)
-            out.flush()
-            _check(Path(out.name), entry, f"copy of {source}", "copy it again")
+        try:
+            with atomic_writer(target, binary=True) as out, open(source, "rb") as src:
+                shutil.copyfileobj(src, out)
+                out.flush()
+                _check(Path(out.name), entry, f"copy of {source}", "copy it again")
+        except OSError as err:  # a cache that cannot hold the file: a setting, not bad data
+            raise DatasetError(
+                f"cannot copy {source} into the data cache as {target} "
+                f"({type(err).__name__}: {err.strerror or err}); make {cache_dir} a writable "
+                f"folder with room for it, or point {DATA_DIR_ENV} elsewhere"
+            ) from err
         return target
 
     # 3. Download (pooch verifies the hash when one is known).
