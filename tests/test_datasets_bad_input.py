@@ -561,6 +561,14 @@ def test_a_mirror_that_is_not_a_folder_is_one_line(kind, tmp_path, monkeypatch, 
         ),
         pytest.param(
             "mirror",
+            "edit",
+            marks=fault(
+                "a registered data file in the mirror was edited (one byte changed)",
+                gets="one line naming the mirror file and the fix: replace it or remove it",
+            ),
+        ),
+        pytest.param(
+            "mirror",
             "truncate",
             marks=fault(
                 "a registered data file in the mirror is cut short",
@@ -571,7 +579,11 @@ def test_a_mirror_that_is_not_a_folder_is_one_line(kind, tmp_path, monkeypatch, 
 )
 def test_a_damaged_data_file_is_one_line_with_the_fix(where, damage, tmp_path, monkeypatch, capsys):
     real = real_file(COIL20, "coil20").read_bytes()
-    data = real[: len(real) // 2] if damage == "truncate" else real[:99] + b"\x00" + real[100:]
+    data = (
+        real[: len(real) // 2]
+        if damage == "truncate"
+        else real[:99] + bytes([real[99] ^ 0xFF]) + real[100:]
+    )
     folder = tmp_path / where
     _put(folder, COIL20, data)
     monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path / "cache"))
@@ -745,3 +757,21 @@ def test_a_cache_that_cannot_hold_the_file_is_one_line(tmp_path, monkeypatch):
     assert message.startswith(f"cannot copy {mirror / COIL20} into the data cache as ")
     assert f"make {cache} a writable folder" in message
     assert (cache / "coil20").read_bytes() == b"a stray file where the folder goes\n"
+
+
+@fault(
+    "a garbage NIPS .mat in the mirror (no published hash to catch it)",
+    gets="one line naming the cached copy and its mirror source: delete both, fetch again",
+)
+def test_a_garbage_nips_file_from_the_mirror_names_both_copies(tmp_path, monkeypatch):
+    mirror = tmp_path / "mirror"
+    _put(mirror, "nips/nips_1-17.mat", b"\x00garbage" * 50)
+    labels = "nips_metadata/nips17.labels"
+    _put(mirror, labels, real_file(labels, "nips").read_bytes())
+    cache = tmp_path / "cache"
+    monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    with pytest.raises(kd.DatasetError) as err:
+        kd.load_dataset("nips", data_dir=cache, mirror=mirror)
+    message = one_line(str(err.value))
+    assert message.startswith(f"dataset 'nips': cannot read {cache / 'nips' / 'nips_1-17.mat'}")
+    assert f"delete it (and its source in {mirror} if damaged too)" in message
