@@ -181,3 +181,32 @@ def test_run_sampling_lemma_writes_csv_and_figure(tmp_path):
     assert (tmp_path / "theory" / "sampling_lemma.png").exists()
     skipped = pd.read_csv(tmp_path / "theory" / "sampling_lemma_skipped.csv")
     assert list(skipped["dataset"]) == ["missing"]
+
+
+def test_gamma_is_shown_only_where_a_kmeans_run_on_c_defines_it():
+    """PD clusters its own sketch (sparsified k-means): no γ̂ for it, and no † either; a ratio
+    below a factor is never called a confirmation (the ratio estimate is a lower one)."""
+    from types import SimpleNamespace
+
+    from kmdr.report.theory_sections import section_ratios
+
+    rows = []
+    for rep in range(3):
+        rows.append(("PD", "sparsified", 3, rep, 1.3 + 0.01 * rep, 0.2 + 0.3 * rep))
+        rows.append(("SVD", "svd", 3, rep, 1.01, 0.5 + 0.01 * rep))
+        rows.append(("kMeans", "none", 40, rep, 1.0, 1.0))
+    cells = pd.DataFrame(
+        rows,
+        columns=["method", "reducer_name", "r", "repetition", "objective", "objective_reduced"],
+    ).assign(experiment="e", dataset="d", n_clusters=3)
+    ratios = T.approximation_ratios(cells).set_index("method")
+    assert not ratios.loc["PD", "gamma_defined"] and ratios.loc["SVD", "gamma_defined"]
+    assert np.isnan(ratios.loc["PD", "gamma_at_worst"])
+    assert np.isnan(T.estimated_gamma(cells)[cells["method"] == "PD"]).all()
+    exp = SimpleNamespace(name="e", has_cells=True, cells=cells, incomplete=False)
+    text = section_ratios({"e": exp})
+    pd_row = next(ln for ln in text.splitlines() if ln.startswith("| PD |"))
+    assert "γ̂" not in pd_row and "†" not in pd_row
+    svd = next(ln for ln in text.splitlines() if ln.startswith("| SVD |"))
+    assert "not a confirmation" in svd and "within" not in svd
+    assert "γ̂ is unknown" not in text  # PD's missing γ̂ is not counted as unknown

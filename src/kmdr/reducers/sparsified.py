@@ -141,9 +141,15 @@ class PreconditionedSparsification(BaseReducer):
     Liu, Shen, Tsang, NIPS 2017 (who ran the authors' SparsifiedKMeans code with its defaults).
 
     Each row x (length d) becomes ``y = H D x``: D a diagonal of random signs, H a fast orthogonal
-    transform (the orthonormal DCT, the authors' default; or Walsh-Hadamard after zero-padding to
-    the next power of two p). Preconditioning spreads the energy of x over all coordinates, so a
-    few uniformly drawn entries represent it well. Then each row keeps **r = n_components entries
+    transform (the orthonormal DCT, this class's default; or Walsh-Hadamard after zero-padding to
+    the next power of two p). **Not the authors' defaults**: their code uses the Hadamard
+    transform when d is a power of two (the DCT otherwise) and starts its k-means from
+    k-means++, while here the transform is ``preconditioner`` (DCT unless asked) and the start of
+    :meth:`cluster` is the run's k-means setting (``kmeans_init``; lst17's preset gives every
+    method random starts). The report lists this among its deviations.
+
+    Preconditioning spreads the energy of x over all coordinates, so a few uniformly drawn
+    entries represent it well. Then each row keeps **r = n_components entries
     out of p**, drawn uniformly without replacement, independently per row: unlike the other
     reducers, **r is the number of entries kept per row, not the output dimension**. The output is
     a CSR matrix of shape (n, p) with exactly r stored entries per row (stored zeros included: a
