@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._validation import same_sparse_kind
+from kmdr.reducers.srht import fwht_rows
 from kmdr.sparsified_kmeans import check_sparsified, sparsified_kmeans
 
 #: Rows are preconditioned in blocks of about this many entries (8 bytes each), so sparse input
@@ -31,22 +32,16 @@ def padded_dimension(n_features: int, transform: str) -> int:
 def fwht(Y: np.ndarray) -> np.ndarray:
     """Orthonormal Walsh-Hadamard transform of every row of ``Y`` (row length a power of two).
 
-    ``H / sqrt(p)`` with H the Sylvester-ordered Hadamard matrix, in O(p log p) per row (log2 p
-    butterfly passes over the whole block, no p x p matrix). The matrix is symmetric and orthogonal,
-    so the transform is its own inverse.
+    ``H / sqrt(p)`` with H the Sylvester-ordered Hadamard matrix (``scipy.linalg.hadamard``), by
+    the package's one fast transform (:func:`kmdr.reducers.srht.fwht_rows`, O(p log p) per row,
+    no p x p matrix) on a copy. The matrix is symmetric and orthogonal, so the transform is its
+    own inverse.
     """
-    Y = np.array(Y, dtype=np.float64, copy=True)
-    c, p = Y.shape
+    Y = np.array(Y, dtype=np.float64, copy=True, order="C")
+    p = Y.shape[1]
     if p & (p - 1):
         raise ValueError(f"fwht needs a power-of-two row length, got {p}")
-    h = 1
-    while h < p:
-        Z = Y.reshape(c, p // (2 * h), 2, h)  # a view: the butterflies write into Y
-        a = Z[:, :, 0, :].copy()
-        Z[:, :, 0, :] += Z[:, :, 1, :]
-        Z[:, :, 1, :] = a - Z[:, :, 1, :]
-        h *= 2
-    return Y / np.sqrt(p)
+    return fwht_rows(Y) / np.sqrt(p)
 
 
 def precondition(X: np.ndarray, signs: np.ndarray, transform: str = "dct") -> np.ndarray:
