@@ -93,12 +93,27 @@ def test_flat_noise_is_a_tie_not_a_decrease_nor_a_failure():
     )
 
 
+@pytest.mark.fault(
+    "a claim about an experiment that was not run, or whose method did not run",
+    gets="the claim is no data, with the reason",
+)
 def test_claim_without_data_is_no_data():
     v = C.evaluate(_claim("lst17-rp-time-grows-rcv1"), {})
     assert v.verdict == C.NO_DATA
     # the experiment ran but the claim's method did not
     df = _summary({"SE": {"reduce_seconds": [0.01] * len(RS)}}).assign(dataset="rcv1")
     assert C.evaluate(_claim("lst17-rp-time-grows-rcv1"), {"lst17_rcv1": df}).verdict == C.NO_DATA
+
+
+@pytest.mark.fault(
+    "an experiment's results hold another dataset than the one a claim is about",
+    gets="the claim is no data naming the missing dataset, never judged on the other one",
+)
+def test_a_claim_is_never_judged_on_another_dataset():
+    df = _summary({"RP": {"reduce_seconds": [0.001 * r for r in RS]}}, rel_sd=0.01)
+    v = C.evaluate(_claim("lst17-rp-time-grows-coil20"), {"lst17_coil20": df.assign(dataset="orl")})
+    assert v.verdict == C.NO_DATA and "no results for dataset coil20" in v.evidence
+    assert _run("lst17-rp-time-grows-coil20", df).verdict == C.HOLDS  # the same rows, right name
 
 
 def test_converges_to_kmeans():
@@ -211,6 +226,10 @@ def test_faster_than_full_kmeans():
     assert v.verdict == C.FAILS and "0/20" in v.evidence
 
 
+@pytest.mark.fault(
+    "a results folder holding none of the claims' experiments",
+    gets="every claim is no data; nothing raises",
+)
 def test_every_claim_is_well_formed():
     ids = [c.id for c in C.CLAIMS]
     assert len(ids) == len(set(ids))
@@ -219,6 +238,10 @@ def test_every_claim_is_well_formed():
         assert C.evaluate(c, {}).verdict == C.NO_DATA
 
 
+@pytest.mark.fault(
+    "a row labelled kMeans whose reducer is not the no-reduction baseline",
+    gets="it is not taken for the baseline: the claim says kMeans was not run",
+)
 def test_the_baseline_is_found_by_registry_name_not_label():
     near = {m: {"objective": DECREASING} for m in C.BZMD14_METHODS}
     near[C.BASELINE] = {"objective": 0.505}
@@ -249,6 +272,10 @@ def test_welch_on_one_point_is_scipys_welch_test():
     assert est.mean == pytest.approx(0.6) and est.var == pytest.approx(0.04**2 / 5 / 4)
 
 
+@pytest.mark.fault(
+    "every repetition of every method gives the same value (no noise to test)",
+    gets="a tie with p n/a, never p = 0 nor a significant difference",
+)
 def test_all_methods_at_the_optimum_is_a_tie_not_a_failure():
     # Synth with k-means++ starts: every method and LapScores at P = 1, F at the optimum, no sd
     n = len(RS)
@@ -273,6 +300,10 @@ def test_a_lead_is_holds_only_when_significant():
     assert _run("bzmd14-lapscores-lead-pie", _summary(curves, sd=0.005)).verdict == C.FAILS
 
 
+@pytest.mark.fault(
+    "a lead claim on curves with one repetition per point",
+    gets="a tie: a point without sd is never significant",
+)
 def test_a_point_without_sd_cannot_be_significant():
     n = len(RS)
     curves = {m: {"accuracy": [0.5] * n} for m in C.BZMD14_METHODS}
