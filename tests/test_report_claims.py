@@ -383,3 +383,14 @@ def test_every_verdict_names_its_test():
         v = C.evaluate(claim, {claim.experiment: df.assign(dataset=claim.dataset)})
         assert v.verdict in C.VERDICTS and v.verdict != C.NO_DATA, claim.id
         assert C.TEST in v.evidence, claim.id
+
+
+@pytest.mark.fault(
+    "a tolerance claim whose methods and kMeans repeat one value in every repetition",
+    gets="p n/a (nothing to test against), a tie; an untested p never turns into p = 1",
+)
+def test_an_untestable_tolerance_is_not_a_p_of_one():
+    same = {m: {"accuracy": [1.0] * len(RS)} for m in C.BZMD14_METHODS}
+    same[C.BASELINE] = {"accuracy": 1.0}
+    v = _run("bzmd14-synth-accurate-r20", _summary(same, sd=0.0))
+    assert v.verdict == C.TIE and "p = 1" not in v.evidence and "p n/a" in v.evidence

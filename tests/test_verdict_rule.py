@@ -226,7 +226,7 @@ def test_legacy_cells_with_repeated_times_are_flagged_as_copies():
 )
 def test_one_repetition_gives_no_test():
     v = _slowest(_time_summary(math.nan, n=1))
-    assert v.verdict == C.TIE and "p n/a (no sd)" in v.evidence
+    assert v.verdict == C.TIE and "p n/a (no sd from independent repetitions)" in v.evidence
 
 
 @pytest.mark.fault(

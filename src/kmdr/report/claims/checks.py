@@ -244,11 +244,16 @@ def check_near_accuracy(
             continue
         tests = [margin_test(estimate(p.loc[[r]]), base, -tol, math.inf) for r in p.index]
         shown = [f"P(r={r}) = {p.at[r, 'mean']:.3f}" for r in p.index]
-        if any(inside for inside, _ in tests):
-            pv = min(1.0, len(tests) * min(q for inside, q in tests if inside))
+        # NaN (no test) must not vanish in min/max: a side with any untested target is untested
+        inside = [q for ok, q in tests if ok]
+        if inside:
             favours = True
+            tested = [q for q in inside if not math.isnan(q)]
+            pv = min(1.0, len(tests) * min(tested)) if tested else math.nan
         else:
-            pv, favours = max(q for _, q in tests), False
+            favours = False
+            ps = [q for _, q in tests]
+            pv = math.nan if any(math.isnan(q) for q in ps) else max(ps)
         comps.append(Comparison(m, ", ".join(shown), pv, favours))
     return Part(tuple(comps), tuple(missing), head=f"P_kMeans = {base.mean:.3f}")
 

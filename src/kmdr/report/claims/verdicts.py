@@ -317,7 +317,7 @@ def p_text(p: float, name: str = "p") -> str:
     """A p-value as computed: ``p n/a`` when no test could run, ``p < 1e-300`` where it
     underflows, never 0."""
     if p is None or math.isnan(p):
-        return f"{name} n/a (no sd)"
+        return f"{name} n/a (no sd from independent repetitions)"
     if p < P_FLOOR:
         return f"{name} < {P_FLOOR:g}"
     return f"{name} = {p:.2g}"
@@ -390,8 +390,13 @@ def _counts(outcomes: Sequence[str]) -> str:
 
 def _listed(c: Comparison, p_adj: float, outcome: str) -> str:
     why = f"; short: {c.short}" if outcome == SHORT else ""
-    adj = "not counted" if outcome == CONVERGED else p_text(p_adj, "p_Holm")
-    return f"{c.label}: {c.text} ({p_text(c.p)}, {adj}{why}) {MARK[outcome]}"
+    if outcome == CONVERGED:
+        adj = ", not counted"
+    elif math.isnan(c.p):
+        adj = ""  # untested: no adjusted p either
+    else:
+        adj = ", " + p_text(p_adj, "p_Holm")
+    return f"{c.label}: {c.text} ({p_text(c.p)}{adj}{why}) {MARK[outcome]}"
 
 
 def _grouped(part: Part, adjusted, outcomes) -> list[str]:
