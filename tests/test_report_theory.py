@@ -210,3 +210,26 @@ def test_gamma_is_shown_only_where_a_kmeans_run_on_c_defines_it():
     svd = next(ln for ln in text.splitlines() if ln.startswith("| SVD |"))
     assert "not a confirmation" in svd and "within" not in svd
     assert "γ̂ is unknown" not in text  # PD's missing γ̂ is not counted as unknown
+
+
+@pytest.mark.parametrize(
+    ("n_within", "word"),
+    [(10, "**holds**"), (8, "**not refuted"), (4, "**fails**")],
+)
+def test_the_sampling_lemma_fails_only_on_a_significant_shortfall(tmp_path, n_within, word):
+    """10 draws where the lemma promises 90%: 8 within is within the draws' noise (binomial
+    p ≈ 0.26), 4 within is not (p ≈ 2e-5)."""
+    from kmdr.report.theory_sections import section_lemma
+
+    (tmp_path / "theory").mkdir()
+    pd.DataFrame(
+        {
+            "dataset": "d", "sampler": "exact", "k": 2, "n_features": 100, "r": 50,
+            "seed": range(10),
+            "lemma6_applies": True, "within_bound": [i < n_within for i in range(10)],
+            "sigma2_min": 0.9, "sigma2_max": 1.1, "eps_lemma6": 0.5,
+        }
+    ).to_csv(tmp_path / "theory" / "sampling_lemma.csv", index=False)  # fmt: skip
+    text = section_lemma(tmp_path)
+    line = next(ln for ln in text.splitlines() if ln.startswith("- d "))
+    assert word in line and "binomial test" in line and "p = 0 " not in line
