@@ -2,9 +2,10 @@
 
 bzmd14 (Figs. 1-3) and lst17 (Figs. 1-3) publish curves, not numbers, and say in words what the
 curves show (bzmd14 §7.5 and §8, lst17 §4.2). :mod:`.verdicts` holds the :class:`Verdict` and
-:class:`Claim` types, the statistical tests (Welch t from the summary's mean, sd and n) and the
-one verdict rule (Holm-corrected within each claim, :data:`VERDICT_RULE`); :mod:`.checks` the
-generic checks; :mod:`.bzmd14` and :mod:`.lst17` each paper's catalog of claims. This module
+:class:`Claim` types and the one verdict rule (Holm-corrected within each claim,
+:data:`VERDICT_RULE`); :mod:`.significance` the statistics it uses (Welch t from the summary's
+mean, sd and n, tolerance tests, Hedges' g, Holm); :mod:`.checks` the generic checks;
+:mod:`.bzmd14` and :mod:`.lst17` each paper's catalog of claims. This module
 re-exports what the report and the tests use.
 """
 

@@ -14,8 +14,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from kmdr.report.claims.verdicts import (
+from kmdr.report.claims.significance import (
     BASELINE,
+    Estimate,
+    effect_text,
+    estimate,
+    margin_test,
+    points,
+    welch,
+)
+from kmdr.report.claims.verdicts import (
     CONVERGE_TOL,
     FLAT_SHARE,
     LAPSCORES,
@@ -24,13 +32,7 @@ from kmdr.report.claims.verdicts import (
     TIMER_FLOOR,
     TREND_MARGIN,
     Comparison,
-    Estimate,
     Part,
-    effect_text,
-    estimate,
-    margin_test,
-    points,
-    welch,
 )
 
 __all__ = [
