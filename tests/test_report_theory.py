@@ -181,3 +181,55 @@ def test_run_sampling_lemma_writes_csv_and_figure(tmp_path):
     assert (tmp_path / "theory" / "sampling_lemma.png").exists()
     skipped = pd.read_csv(tmp_path / "theory" / "sampling_lemma_skipped.csv")
     assert list(skipped["dataset"]) == ["missing"]
+
+
+def test_gamma_is_shown_only_where_a_kmeans_run_on_c_defines_it():
+    """PD clusters its own sketch (sparsified k-means): no γ̂ for it, and no † either; a ratio
+    below a factor is never called a confirmation (the ratio estimate is a lower one)."""
+    from types import SimpleNamespace
+
+    from kmdr.report.theory_sections import section_ratios
+
+    rows = []
+    for rep in range(3):
+        rows.append(("PD", "sparsified", 3, rep, 1.3 + 0.01 * rep, 0.2 + 0.3 * rep))
+        rows.append(("SVD", "svd", 3, rep, 1.01, 0.5 + 0.01 * rep))
+        rows.append(("kMeans", "none", 40, rep, 1.0, 1.0))
+    cells = pd.DataFrame(
+        rows,
+        columns=["method", "reducer_name", "r", "repetition", "objective", "objective_reduced"],
+    ).assign(experiment="e", dataset="d", n_clusters=3)
+    ratios = T.approximation_ratios(cells).set_index("method")
+    assert not ratios.loc["PD", "gamma_defined"] and ratios.loc["SVD", "gamma_defined"]
+    assert np.isnan(ratios.loc["PD", "gamma_at_worst"])
+    assert np.isnan(T.estimated_gamma(cells)[cells["method"] == "PD"]).all()
+    exp = SimpleNamespace(name="e", has_cells=True, cells=cells, incomplete=False)
+    text = section_ratios({"e": exp})
+    pd_row = next(ln for ln in text.splitlines() if ln.startswith("| PD |"))
+    assert "γ̂" not in pd_row and "†" not in pd_row
+    svd = next(ln for ln in text.splitlines() if ln.startswith("| SVD |"))
+    assert "not a confirmation" in svd and "within" not in svd
+    assert "γ̂ is unknown" not in text  # PD's missing γ̂ is not counted as unknown
+
+
+@pytest.mark.parametrize(
+    ("n_within", "word"),
+    [(10, "**holds**"), (8, "**not refuted"), (4, "**fails**")],
+)
+def test_the_sampling_lemma_fails_only_on_a_significant_shortfall(tmp_path, n_within, word):
+    """10 draws where the lemma promises 90%: 8 within is within the draws' noise (binomial
+    p ≈ 0.26), 4 within is not (p ≈ 2e-5)."""
+    from kmdr.report.theory_sections import section_lemma
+
+    (tmp_path / "theory").mkdir()
+    pd.DataFrame(
+        {
+            "dataset": "d", "sampler": "exact", "k": 2, "n_features": 100, "r": 50,
+            "seed": range(10),
+            "lemma6_applies": True, "within_bound": [i < n_within for i in range(10)],
+            "sigma2_min": 0.9, "sigma2_max": 1.1, "eps_lemma6": 0.5,
+        }
+    ).to_csv(tmp_path / "theory" / "sampling_lemma.csv", index=False)  # fmt: skip
+    text = section_lemma(tmp_path)
+    line = next(ln for ln in text.splitlines() if ln.startswith("- d "))
+    assert word in line and "binomial test" in line and "p = 0 " not in line

@@ -62,11 +62,19 @@ def test_end_to_end_csv_sidecar_and_figures(tmp_path):
     assert side["status"] == "complete" and side["skipped"] is None
     assert len(side["expected_cells"]) == len(side["cells_done"]) == len(df)
     assert side["versions"]["numpy"] and side["cpu_count"] >= 1 and "revision" in side["git"]
-    # leverage's rank-k exact SVD is deterministic: computed once for both repetitions.
+    # leverage's rank-k exact SVD is deterministic: computed once for both repetitions (the
+    # output every cell uses), and timed once per repetition: each repetition is charged its
+    # own measurement, the same one at every r of that repetition.
     (work,) = side["shared_work"]
     assert work["key"] == "exact_svd/3" and work["repetition"] is None and work["seconds"] > 0
     lev = df[df.reducer == "leverage"]
-    assert lev.shared_seconds.nunique() == 1  # every repetition is charged that one computation
+    per_rep = lev.groupby("repetition")["shared_seconds"]
+    assert (per_rep.nunique() == 1).all() and per_rep.first().nunique() == 2
+    assert set(lev.reduce_timing) == {"shared per repetition"}
+    assert set(df.loc[df.reducer != "leverage", "reduce_timing"]) == {"per cell"}
+    # svd is deterministic: reduced once for the clustering, re-run per repetition to be timed
+    svd = df[df.reducer == "svd"]
+    assert (svd.groupby("r")["reduce_seconds"].nunique() == 2).all()
 
     figures = outcome.experiment_dir / "figures"
     pngs, pdfs = list(figures.glob("*.png")), list(figures.glob("*.pdf"))

@@ -45,7 +45,8 @@ def make_row(cell_id, **over):
         "objective_reduced": 1.0, "accuracy": 0.9, "nmi": 0.8, "ari": 0.7, "n_iter": 3,
         "shared_seconds": 0.0, "shared_key": "", "reduce_seconds": 0.1,
         "cluster_seconds": 0.2, "total_seconds": 0.3, "n_jobs": 1, "blas_threads": 1,
-        "converged": True, "cell_id": cell_id, "run_id": "run", "finished_at": "2026",
+        "converged": True, "reduce_timing": "per cell", "cell_id": cell_id, "run_id": "run",
+        "finished_at": "2026",
     }  # fmt: skip
     row.update(over)
     return row

@@ -23,8 +23,10 @@ Starts. A center cannot be a single sparsified point (it would be zero off that 
 coordinates), so the starts pick k seed points and cluster around them: ``"k-means++"`` draws the
 seeds with probability proportional to the (estimated) squared distance to the nearest seed so far
 (Arthur and Vassilvitskii 2007, the authors' default start), ``"random"`` draws k distinct points
-uniformly. Distances between two sparsified points are estimated without bias from their kept
-entries, ``||y_i - y_j||^2 ~ (p/m)(||w_i||^2 + ||w_j||^2) - 2 (p/m)^2 <w_i, w_j>`` (clipped at 0;
+uniformly. The runner passes each cell's own k-means start (``kmeans_init``), so a preset with
+random starts (lst17's) runs PD with random starts, not the authors' k-means++.
+Distances between two sparsified points are estimated without bias from their kept entries,
+``||y_i - y_j||^2 ~ (p/m)(||w_i||^2 + ||w_j||^2) - 2 (p/m)^2 <w_i, w_j>`` (clipped at 0;
 exact when m = p). Every point joins its nearest seed and the first centers are the
 :func:`sparsified_centers` of that partition; Lloyd's iterations follow.
 """

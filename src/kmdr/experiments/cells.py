@@ -222,6 +222,7 @@ def cell_row(cell: Cell, metrics: dict, *, experiment: str, shape, run: dict) ->
         n_jobs=run["n_jobs"],
         blas_threads=run["blas_threads"],
         converged=metrics["converged"],
+        reduce_timing=metrics["reduce_timing"],
         cell_id=cell.cell_id,
         run_id=run["run_id"],
         finished_at=run["finished_at"],

@@ -55,6 +55,7 @@ METRIC_COLUMNS: tuple[str, ...] = CSV_COLUMNS[
 #: Columns after the contract's, for provenance.
 EXTRA_COLUMNS: tuple[str, ...] = (
     "converged",
+    "reduce_timing",
     "kmeans_tol",
     "dataset_params",
     "base_seed",

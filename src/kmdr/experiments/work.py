@@ -3,15 +3,26 @@ evaluate). Module-level functions only, so that every joblib backend can pickle 
 
 A cell's ``reduce_seconds`` is its shared work's measured seconds plus its own fit + transform
 time: what a user running that cell alone would see. ``shared_seconds`` and ``shared_key`` say
-which part was shared.
+which part was shared, and ``reduce_timing`` (:data:`TIMING_PER_CELL` or
+:data:`TIMING_SHARED_PER_REPETITION`) how it was measured.
 
-A job (:func:`group_job`) is one cell, or the cells of a deterministic reducer that differ only
-in repetition: those reduce once (timed; every cell is charged that one reduction, which is what
-it alone would compute) and run k-means once per cell, each with its own seed. A job needing
-shared work takes it from a per-process memo (:func:`memo_shared_work`, keyed by the run's token,
-the shared key, the repetition or None for deterministic work, and the seed), computing it there
-the first time: the first job that needs it computes it, and jobs without shared work never wait
-for any.
+Every time is an independent measurement of its own repetition, because the report tests
+timings across repetitions (Welch t): a time copied from one repetition to the others would give
+those tests zero variance. So
+
+* a job (:func:`group_job`) of a deterministic reducer holds the cells that differ only in
+  repetition: it reduces once for all of them (the reduction does not depend on the seed, so each
+  cell is clustered on exactly the C it alone would compute), then runs the reduction again for
+  each further cell only to time it, and discards that output;
+* shared work is taken from a per-process memo (:func:`memo_shared_work`, keyed by the run's
+  token, the shared key, the repetition or None for deterministic work, and the seed), computed
+  there the first time: the first job that needs it computes it, and jobs without shared work
+  never wait for any. Deterministic shared work serves every repetition but is timed once per
+  repetition (:func:`memo_shared_seconds`: computed again and discarded for each further
+  repetition); its time is charged to every r of that repetition.
+
+Re-timing costs one more reduction (or shared work) per further repetition; the output used is
+always the first one, so no metric depends on it.
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 
@@ -28,6 +40,8 @@ from kmdr.experiments.seeds import shared_random_state, stream_seeds
 from kmdr.experiments.spec import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 
 __all__ = [
+    "TIMING_PER_CELL",
+    "TIMING_SHARED_PER_REPETITION",
     "compute_cell",
     "compute_group",
     "compute_shared_work",
@@ -35,8 +49,16 @@ __all__ = [
     "forget_shared_work",
     "group_job",
     "limit_blas_threads",
+    "memo_shared_seconds",
     "memo_shared_work",
 ]
+
+#: ``reduce_timing`` of a cell whose whole reduction was run and timed for that cell alone.
+TIMING_PER_CELL = "per cell"
+#: ``reduce_timing`` of a cell whose reduction includes shared work (``shared_key``): its own
+#: fit + transform timed for the cell, plus the shared work timed once per repetition (in the
+#: worker that ran it) and charged to every r of that repetition.
+TIMING_SHARED_PER_REPETITION = "shared per repetition"
 
 
 _LIMITED: dict[int, int] = {}  # pid -> BLAS threads applied in that worker process
@@ -143,6 +165,7 @@ def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, obje
         "reduce_seconds": reduce_seconds,
         "cluster_seconds": cluster_seconds,
         "total_seconds": reduce_seconds + cluster_seconds,
+        "reduce_timing": TIMING_PER_CELL if shared is None else TIMING_SHARED_PER_REPETITION,
     }
 
 
@@ -159,25 +182,40 @@ def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None)
     return _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective)
 
 
-def compute_group(cells, X, y, n_clusters: int, shared=None, objective=None) -> list:
+def compute_group(
+    cells, X, y, n_clusters: int, shared=None, objective=None, shared_seconds=None
+) -> list:
     """Cells of one deterministic reduction (equal ``group_key``): reduce once, then cluster and
     evaluate each cell with its own k-means seed; ``[(cell, metrics), ...]``.
 
-    Every cell is charged the one measured reduction (``reduce_seconds``): the reduction does
-    not depend on the reducer's seed, so it is exactly what each cell alone would compute. Its
-    metrics are those :func:`compute_cell` gives that cell.
+    Every cell is clustered on the first reduction's C (the reduction does not depend on the
+    reducer's seed, so it is exactly what each cell alone would compute), and its metrics are
+    those :func:`compute_cell` gives that cell. Each further cell runs the reduction again only
+    to time it (its output is discarded): every ``reduce_seconds`` is a measurement of its own.
+    ``shared_seconds`` maps a repetition to the seconds its shared work was measured to take
+    (None: ``shared.seconds`` for every cell).
     """
     cells = list(cells)
+
+    def shared_of(cell):
+        if shared is None or shared_seconds is None:
+            return shared
+        return replace(shared, seconds=float(shared_seconds[cell.repetition]))
+
     if len(cells) == 1:
-        return [(cells[0], compute_cell(cells[0], X, y, n_clusters, shared, objective))]
+        cell = cells[0]
+        return [(cell, compute_cell(cell, X, y, n_clusters, shared_of(cell), objective))]
     keys = {c.group_key for c in cells}
     if len(keys) != 1 or keys.pop()[0] != "reduce-once":
         raise ValueError("compute_group: the cells differ in more than their repetition")
     reducer, C, own = _reduce(cells[0], X, n_clusters, shared)
-    return [
-        (cell, _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective))
-        for cell in cells
-    ]
+    out = []
+    for i, cell in enumerate(cells):
+        if i > 0:
+            own = _reduce(cell, X, n_clusters, shared)[2]  # re-timed; C of the first is used
+        metrics = _evaluate(cell, reducer, C, own, X, y, n_clusters, shared_of(cell), objective)
+        out.append((cell, metrics))
+    return out
 
 
 #: Shared works computed in this process: run token -> {(ident, seed): SharedWork}, the most
@@ -214,6 +252,24 @@ def memo_shared_work(token: str, ident: tuple, seed: int, compute):
         return work, True
 
 
+def memo_shared_seconds(token: str, ident: tuple, seed: int, repetition: int, work, compute):
+    """The measured seconds of the deterministic shared work ``ident`` in ``repetition``.
+
+    The first repetition that needs it in this process is charged ``work.seconds`` (the
+    computation that produced ``work``); each further repetition runs ``compute()`` again, keeps
+    only its time and discards its value, so that no two repetitions share one measurement.
+    """
+    entry = (ident, seed)
+    with _MEMO_LOCK:
+        table = _MEMO.setdefault(token, {})
+        lock = _MEMO_KEY_LOCKS.setdefault((token, entry), threading.Lock())
+    with lock:
+        times = table.setdefault((entry, "seconds"), {})
+        if repetition not in times:
+            times[repetition] = float(work.seconds) if not times else float(compute().seconds)
+        return times[repetition]
+
+
 def forget_shared_work(token: str) -> None:
     """Drop this process's memo of the run ``token`` (the runner's own process, after a run)."""
     with _MEMO_LOCK:
@@ -234,14 +290,14 @@ def key_text(key: tuple | None) -> str:
 
 def group_job(cells, X, y, n_clusters, shared_seed, objective, threads, parent_pid, token):
     """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
-    need (seeded ``shared_seed``) from this process's memo.
+    need (seeded ``shared_seed``) from this process's memo, timed once per repetition.
 
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record.
     """
     limit_blas_threads(threads, parent_pid)
     first = cells[0]
-    shared, report = None, None
+    shared, report, seconds = None, None, None
     if first.shared_key is not None:
         ident = first.shared_ident
 
@@ -253,4 +309,12 @@ def group_job(cells, X, y, n_clusters, shared_seed, objective, threads, parent_p
         shared, computed = memo_shared_work(token, ident, shared_seed, compute)
         if computed:
             report = (ident, float(shared.seconds))
-    return compute_group(cells, X, y, n_clusters, shared, objective), report
+        if ident[1] is None:  # deterministic: one value for every repetition, timed for each
+            seconds = {
+                c.repetition: memo_shared_seconds(
+                    token, ident, shared_seed, c.repetition, shared, compute
+                )
+                for c in cells
+            }
+    pairs = compute_group(cells, X, y, n_clusters, shared, objective, shared_seconds=seconds)
+    return pairs, report

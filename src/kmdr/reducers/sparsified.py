@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._validation import same_sparse_kind
+from kmdr.reducers.srht import fwht_rows
 from kmdr.sparsified_kmeans import check_sparsified, sparsified_kmeans
 
 #: Rows are preconditioned in blocks of about this many entries (8 bytes each), so sparse input
@@ -31,22 +32,16 @@ def padded_dimension(n_features: int, transform: str) -> int:
 def fwht(Y: np.ndarray) -> np.ndarray:
     """Orthonormal Walsh-Hadamard transform of every row of ``Y`` (row length a power of two).
 
-    ``H / sqrt(p)`` with H the Sylvester-ordered Hadamard matrix, in O(p log p) per row (log2 p
-    butterfly passes over the whole block, no p x p matrix). The matrix is symmetric and orthogonal,
-    so the transform is its own inverse.
+    ``H / sqrt(p)`` with H the Sylvester-ordered Hadamard matrix (``scipy.linalg.hadamard``), by
+    the package's one fast transform (:func:`kmdr.reducers.srht.fwht_rows`, O(p log p) per row,
+    no p x p matrix) on a copy. The matrix is symmetric and orthogonal, so the transform is its
+    own inverse.
     """
-    Y = np.array(Y, dtype=np.float64, copy=True)
-    c, p = Y.shape
+    Y = np.array(Y, dtype=np.float64, copy=True, order="C")
+    p = Y.shape[1]
     if p & (p - 1):
         raise ValueError(f"fwht needs a power-of-two row length, got {p}")
-    h = 1
-    while h < p:
-        Z = Y.reshape(c, p // (2 * h), 2, h)  # a view: the butterflies write into Y
-        a = Z[:, :, 0, :].copy()
-        Z[:, :, 0, :] += Z[:, :, 1, :]
-        Z[:, :, 1, :] = a - Z[:, :, 1, :]
-        h *= 2
-    return Y / np.sqrt(p)
+    return fwht_rows(Y) / np.sqrt(p)
 
 
 def precondition(X: np.ndarray, signs: np.ndarray, transform: str = "dct") -> np.ndarray:
@@ -141,9 +136,15 @@ class PreconditionedSparsification(BaseReducer):
     Liu, Shen, Tsang, NIPS 2017 (who ran the authors' SparsifiedKMeans code with its defaults).
 
     Each row x (length d) becomes ``y = H D x``: D a diagonal of random signs, H a fast orthogonal
-    transform (the orthonormal DCT, the authors' default; or Walsh-Hadamard after zero-padding to
-    the next power of two p). Preconditioning spreads the energy of x over all coordinates, so a
-    few uniformly drawn entries represent it well. Then each row keeps **r = n_components entries
+    transform (the orthonormal DCT, this class's default; or Walsh-Hadamard after zero-padding to
+    the next power of two p). **Not the authors' defaults**: their code uses the Hadamard
+    transform when d is a power of two (the DCT otherwise) and starts its k-means from
+    k-means++, while here the transform is ``preconditioner`` (DCT unless asked) and the start of
+    :meth:`cluster` is the run's k-means setting (``kmeans_init``; lst17's preset gives every
+    method random starts). The report lists this among its deviations.
+
+    Preconditioning spreads the energy of x over all coordinates, so a few uniformly drawn
+    entries represent it well. Then each row keeps **r = n_components entries
     out of p**, drawn uniformly without replacement, independently per row: unlike the other
     reducers, **r is the number of entries kept per row, not the output dimension**. The output is
     a CSR matrix of shape (n, p) with exactly r stored entries per row (stored zeros included: a

@@ -19,7 +19,10 @@ class SVDFeatures(BaseReducer):
     Boutsidis, Zouzias, Mahoney, Drineas, *Randomized Dimensionality Reduction for k-means
     Clustering*, 2015, Algorithm 3 ("SVD" with the exact V_r, Drineas et al. 1999; "ApprSVD" with
     ``V_r`` replaced by Z = FastFrobeniusSVD(A, r, eps), Lemma 4). In the papers' figures the
-    x-axis is r, so r singular vectors are used, not k. A is NOT centred: this is not PCA.
+    x-axis is r, so **r singular vectors are used, not k**: the guarantees behind these features
+    (the 2-approximation of Drineas et al. 1999; bzmd14 Theorem 13 for the approximate factor)
+    are stated for r = k, so at r != k no theorem covers them; the report lists this among its
+    deviations. A is NOT centred: this is not PCA.
 
     Parameters
     ----------

@@ -22,14 +22,11 @@ VERDICT_MARK = {
     C.NO_DATA: "⚪ no data",
 }
 
-#: The report's legend of the verdicts (one Markdown bullet).
+#: The report's legend of the verdicts (one Markdown bullet): the one rule every claim is judged
+#: by (:data:`kmdr.report.claims.VERDICT_RULE`).
 VERDICT_LEGEND = (
-    "- Verdicts: **holds** (our data satisfies the stated check, every difference it needs "
-    "significant), **partly** (for some of the methods or r values), **tie** (the differences "
-    "are within noise: not significant, so neither confirmed nor refuted), **fails** (a "
-    "significant difference against the claim), **no data** (the experiment was not run or "
-    f"skipped). Every comparison is a {C.TEST} test on the repetitions' mean, sd and n; each "
-    "check and its threshold is written in the statement it judges and its test in the evidence."
+    "- Verdicts: the papers' claims are checked on the repetitions' mean, sd and n, each check "
+    "and its thresholds written in the statement it judges. " + C.VERDICT_RULE
 )
 
 

@@ -43,6 +43,38 @@ def _canonical_methods(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(method=frame["method"].map(canonical))
 
 
+#: The times a copied reduction time enters (the clustering time is always measured per cell).
+REDUCTION_TIMES = ("reduce_seconds", "total_seconds")
+
+
+def flag_copied_timings(summary: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """``summary`` with ``<time>_copied`` columns: True for a point whose reduction time was
+    copied between its repetitions, so that no test uses it.
+
+    Cells that say how their time was measured (``reduce_timing``, written since every
+    repetition is timed) are never copies. Older cells are: a point whose ``reduce_seconds``
+    repeats a value across its repetitions (independent timings never coincide) had one
+    measurement charged to several repetitions.
+    """
+    point = [c for c in aggregate.POINT if c in cells.columns and c in summary.columns]
+    if not len(summary) or not point or "reduce_seconds" not in cells:
+        return summary
+    recorded = (
+        cells["reduce_timing"].notna()
+        if "reduce_timing" in cells
+        else pd.Series(False, index=cells.index)
+    )
+    legacy = cells[~recorded]
+    if legacy.empty:
+        return summary.assign(**{f"{m}_copied": False for m in REDUCTION_TIMES})
+    g = legacy.groupby(point, dropna=False)["reduce_seconds"]
+    # a point without reduction (kMeans on all features: 0 s every time) copies nothing
+    repeats = ((g.nunique() < g.count()) & (g.max() > 0)).rename("_copied").reset_index()
+    out = summary.merge(repeats, on=point, how="left")
+    copied = out.pop("_copied").fillna(False).astype(bool).to_numpy()
+    return out.assign(**{f"{m}_copied": copied for m in REDUCTION_TIMES})
+
+
 class Experiment:
     """What the report knows about one results/<experiment>/ folder (possibly absent)."""
 
@@ -66,7 +98,8 @@ class Experiment:
         cells = aggregate.load_cells(self.dir)
         self.cells = _canonical_methods(cells)
         if len(self.cells):
-            self.summary = _canonical_methods(aggregate.load_summary(self.dir))
+            summary = _canonical_methods(aggregate.load_summary(self.dir))
+            self.summary = flag_copied_timings(summary, self.cells)
         # counted even without a cell: a first run killed before writing one is incomplete
         comp = aggregate.completeness(self.dir, cells, self.runs)
         self.n_cells = int(comp["n_cells"].sum()) if len(comp) else 0

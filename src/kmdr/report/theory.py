@@ -200,6 +200,7 @@ RATIO_COLUMNS = [
     "ratio_max",
     "ratio_median",
     "ratio_min",
+    "gamma_defined",
     "gamma_at_worst",
     "gamma_max",
     "f_best",
@@ -213,6 +214,19 @@ def _setting_columns(cells: pd.DataFrame) -> list[str]:
     return [c for c in SETTING_COLUMNS if c in cells.columns and c != "dataset"]
 
 
+def clusters_itself(reducer_name) -> bool:
+    """Whether the registry reducer ``reducer_name`` clusters its own output (a ``cluster``
+    method, as sparsified k-means): its partition is not a k-means run on C, so γ̂ is not
+    defined for it. Unknown names (a plug-in not installed) are taken as clustered by k-means."""
+    from kmdr.reducers._registry import REDUCERS
+
+    try:
+        cls = REDUCERS[str(reducer_name)].cls
+    except (KeyError, ValueError, TypeError):
+        return False
+    return callable(getattr(cls, "cluster", None))
+
+
 def estimated_gamma(cells: pd.DataFrame) -> pd.Series:
     """Per row, γ̂ = F on C of its partition / the lowest F on C among the rows of its
     (method, r): the approximation factor of the k-means run on the reduced data, estimated
@@ -221,7 +235,8 @@ def estimated_gamma(cells: pd.DataFrame) -> pd.Series:
     The best known is ≥ the optimum, so γ̂ is a *lower* estimate of γ. For a deterministic
     reducer every repetition reduces to the same C, and γ̂ compares partitions of one matrix; for
     a randomized one each repetition has its own C, and γ̂ also carries that variation. NaN where
-    ``objective_reduced`` is missing or the group holds a single repetition (nothing to compare).
+    ``objective_reduced`` is missing, the group holds a single repetition (nothing to compare), or
+    the reducer clusters its own output (:func:`clusters_itself`: no k-means run on C to rate).
     """
     if "objective_reduced" not in cells:
         return pd.Series(np.nan, index=cells.index)
@@ -230,7 +245,17 @@ def estimated_gamma(cells: pd.DataFrame) -> pd.Series:
     best = f.groupby([cells[c] for c in keys]).transform("min")
     count = f.groupby([cells[c] for c in keys]).transform("count")
     gamma = f / best
-    return gamma.where((count >= 2) & (best > 0) & np.isfinite(best))
+    defined = _gamma_defined(cells)
+    return gamma.where((count >= 2) & (best > 0) & np.isfinite(best) & defined)
+
+
+def _gamma_defined(cells: pd.DataFrame) -> pd.Series:
+    """Per row: whether γ̂ means anything (its partition is a k-means run on C)."""
+    if "reducer_name" not in cells:
+        return pd.Series(True, index=cells.index)
+    names = cells["reducer_name"].astype(str)
+    own = {n: clusters_itself(n) for n in names.unique()}
+    return ~names.map(own).astype(bool)
 
 
 def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
@@ -240,9 +265,12 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
     The denominator is the lowest ``objective`` (F measured on A) of ANY cell of the same
     experiment, setting (the columns of :data:`kmdr.experiments.points.SETTING_COLUMNS`: a
     multirun may hold several) and dataset: any method, any r, any repetition, the kMeans
-    baseline included. No ratio is therefore below 1, and each is a lower estimate of F / F_opt.
-    ``gamma_at_worst`` is :func:`estimated_gamma` of the repetition giving ``ratio_max`` (the
-    worst one), ``gamma_max`` the largest over the repetitions; ``baseline`` marks kMeans on A.
+    baseline included. No ratio is therefore below 1, and each is a lower estimate of F / F_opt:
+    it can understate the true ratio, never overstate it, so a ratio within a bound does not
+    confirm the bound. ``gamma_at_worst`` is :func:`estimated_gamma` of the repetition giving
+    ``ratio_max`` (the worst one), ``gamma_max`` the largest over the repetitions;
+    ``gamma_defined`` is False where γ̂ has no meaning (the reducer clusters its own output);
+    ``baseline`` marks kMeans on A.
     """
     if cells is None or len(cells) == 0 or "objective" not in cells:
         return pd.DataFrame(columns=RATIO_COLUMNS)
@@ -264,6 +292,7 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
         f_best = float(f_all.min())
         best_method = str(group.loc[f_all.idxmin(), "method"])
         gamma = estimated_gamma(group)
+        defined = _gamma_defined(group)
         baseline = group.get("reducer_name", pd.Series("", index=group.index)) == "none"
         for (method, r), g in group.groupby(["method", "r"], sort=True):
             ratio = g["objective"].astype(float) / f_best
@@ -283,6 +312,7 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
                     "ratio_max": float(ratio.max()),
                     "ratio_median": float(ratio.median()),
                     "ratio_min": float(ratio.min()),
+                    "gamma_defined": bool(defined.loc[g.index].all()),
                     "gamma_at_worst": float(gamma.loc[ratio.idxmax()]),
                     "gamma_max": float(gamma.loc[g.index].max()),
                     "f_best": f_best,

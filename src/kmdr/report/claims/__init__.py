@@ -2,9 +2,11 @@
 
 bzmd14 (Figs. 1-3) and lst17 (Figs. 1-3) publish curves, not numbers, and say in words what the
 curves show (bzmd14 §7.5 and §8, lst17 §4.2). :mod:`.verdicts` holds the :class:`Verdict` and
-:class:`Claim` types, the statistical test (Welch t, two-sided, α = 0.05, from the summary's
-mean, sd and n) and the generic checks; :mod:`.bzmd14` and :mod:`.lst17` hold each paper's
-catalog of claims. This module re-exports what the report and the tests use.
+:class:`Claim` types and the one verdict rule (Holm-corrected within each claim,
+:data:`VERDICT_RULE`); :mod:`.significance` the statistics it uses (Welch t from the summary's
+mean, sd and n, tolerance tests, Hedges' g, Holm); :mod:`.checks` the generic checks;
+:mod:`.bzmd14` and :mod:`.lst17` each paper's catalog of claims. This module
+re-exports what the report and the tests use.
 """
 
 from __future__ import annotations
@@ -31,12 +33,18 @@ from kmdr.report.claims.verdicts import (
     TIE,
     TIMER_FLOOR,
     TREND_MARGIN,
+    VERDICT_RULE,
     VERDICTS,
     Claim,
+    Comparison,
+    Part,
     Verdict,
     baseline_value,
     curve,
+    decide,
     evaluate,
+    holm,
+    p_text,
     welch,
 )
 
@@ -62,12 +70,18 @@ __all__ = [
     "TIMER_FLOOR",
     "TREND_MARGIN",
     "VERDICTS",
+    "VERDICT_RULE",
     "Claim",
+    "Comparison",
+    "Part",
     "Verdict",
     "baseline_value",
     "curve",
+    "decide",
     "evaluate",
     "evaluate_all",
+    "holm",
+    "p_text",
     "welch",
 ]
 

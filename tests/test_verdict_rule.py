@@ -1,0 +1,261 @@
+"""The one verdict rule (Holm within the claim; fails on any significant loss), the p-value and
+effect-size printing, and which measurements may enter a test."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from kmdr.report import claims as C
+from kmdr.report.claims import checks as K
+from kmdr.report.claims import verdicts as V
+from kmdr.report.experiments import flag_copied_timings
+
+
+def _est(sample) -> V.Estimate:
+    """The estimate a summary row gives for one point of raw repetitions."""
+    x = np.asarray(sample, dtype=float)
+    n, sd = len(x), float(np.std(x, ddof=1))
+    var = sd**2 / n
+    return V.Estimate(float(x.mean()), var, var**2 / (n - 1), sd, float(n))
+
+
+def _comparison(a, b, label="A vs B") -> V.Comparison:
+    """'a above b' as the real checks build it: Welch's two-sided p and the side a lies on."""
+    ea, eb = _est(a), _est(b)
+    return V.Comparison(label, V.effect_text(ea, eb), V.welch(ea, eb), ea.mean > eb.mean)
+
+
+def _claim_of(pairs) -> V.Verdict:
+    return V.decide(V.Part(tuple(_comparison(a, b, f"m{i}") for i, (a, b) in enumerate(pairs))))
+
+
+RNG_SHIFT = np.linspace(-1, 1, 5)  # a fixed spread: two samples differing only by a shift
+
+
+def _sample(mean, n=5):
+    return mean + RNG_SHIFT[:n]
+
+
+# --------------------------------------------------------------------------------------------
+# Holm and the rule
+# --------------------------------------------------------------------------------------------
+
+
+def test_holm_is_the_step_down_adjustment():
+    # sorted 0.005, 0.01, 0.03, 0.04 → ×4, ×3, ×2, ×1 = .02, .03, .06, .04 → monotone .06
+    got = V.holm([0.01, 0.04, 0.03, 0.005])
+    assert got == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert V.holm([0.5, 0.9]).max() <= 1.0  # capped
+    nan = V.holm([0.01, math.nan, 0.02])  # an untestable comparison is not in the family
+    assert math.isnan(nan[1]) and nan[[0, 2]] == pytest.approx([0.02, 0.02])
+
+
+def test_all_wins_hold_and_the_evidence_lists_each_comparison():
+    v = _claim_of([(_sample(10), _sample(0))] * 3)
+    assert v.verdict == C.HOLDS
+    assert "3 of 3 comparisons for the claim, 0 against, 0 not significant" in v.evidence
+    assert v.evidence.count("p_Holm") == 3 and "g = +" in v.evidence and "Δ = +10" in v.evidence
+    assert [o for _, o, _, _ in v.outcomes] == [V.FOR] * 3
+
+
+def test_one_significant_loss_fails_whatever_the_wins():
+    wins = [(_sample(10), _sample(0))] * 4
+    v = _claim_of([*wins, (_sample(0), _sample(10))])
+    assert v.verdict == C.FAILS
+    assert "4 of 5 comparisons for the claim, 1 against" in v.evidence
+
+
+def test_all_ties_are_a_tie_and_some_wins_without_loss_are_partly():
+    ties = [(_sample(0.1), _sample(0))] * 3
+    assert _claim_of(ties).verdict == C.TIE
+    v = _claim_of([(_sample(10), _sample(0)), *ties])
+    assert v.verdict == C.PARTLY and "1 of 4 comparisons for the claim, 0 against" in v.evidence
+
+
+def test_a_win_short_of_the_claims_threshold_is_partly_not_holds():
+    c = _comparison(_sample(10), _sample(0))
+    short = V.Comparison(c.label, c.text, c.p, c.favours, short="change below the 1% margin")
+    v = V.decide(V.Part((short,)))
+    assert v.verdict == C.PARTLY and "short: change below the 1% margin" in v.evidence
+
+
+def test_holm_corrects_within_the_claim():
+    # five comparisons each at p ≈ 0.02: each alone would win, together none does
+    comps = tuple(V.Comparison(f"m{i}", "", 0.02, True) for i in range(5))
+    assert V.decide(V.Part(comps)).verdict == C.TIE
+    assert V.decide(V.Part(comps[:1])).verdict == C.HOLDS
+
+
+def test_pure_noise_claims_hold_and_show_anything_no_more_often_than_alpha():
+    """Claims whose methods are equal in truth: one-comparison claims may hold at most α of the
+    time, and five-comparison claims show any significant comparison (hold, partly or fail) at
+    most α of the time (Holm controls the family-wise error; without it that rate is ~23%)."""
+    rng = np.random.default_rng(20240)
+    n_claims, n_reps = 1000, 5
+    bound = stats.binom.ppf(0.999, n_claims, V.ALPHA)  # what α allows, with 0.1% slack
+
+    def noise_claim(k):
+        data = rng.normal(0.5, 0.1, size=(k, 2, n_reps))
+        return _claim_of([(pair[0], pair[1]) for pair in data]).verdict
+
+    single = [noise_claim(1) for _ in range(n_claims)]
+    assert single.count(C.HOLDS) <= bound
+    assert single.count(C.HOLDS) + single.count(C.FAILS) <= bound
+    five = [noise_claim(5) for _ in range(n_claims)]
+    assert sum(v != C.TIE for v in five) <= bound
+    assert five.count(C.HOLDS) <= bound
+
+
+# --------------------------------------------------------------------------------------------
+# p-values, effect sizes, tolerance tests
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.fault(
+    "a difference so large that its p-value underflows to 0",
+    gets="the report prints p < 1e-300, never p = 0",
+)
+def test_an_underflowing_p_is_printed_as_a_bound_never_zero():
+    wide = np.linspace(-1, 1, 60)  # 60 repetitions a side: t ≈ 9000 on 118 dof
+    a, b = _est(1000 + wide), _est(wide)
+    p = V.welch(a, b)
+    assert p < V.P_FLOOR
+    assert V.p_text(p) == "p < 1e-300" and V.p_text(0.0) == "p < 1e-300"
+    assert V.p_text(0.0123) == "p = 0.012"
+    v = _claim_of([(1000 + wide, wide)])
+    assert "p < 1e-300" in v.evidence and "p = 0 " not in v.evidence and "p = 0)" not in v.evidence
+
+
+def test_hedges_g_is_the_pooled_sd_difference_with_its_correction():
+    a, b = np.array([1.0, 2.0, 3.5, 4.0]), np.array([0.0, 0.5, 1.0, 2.5, 3.0])
+    pooled = np.sqrt((3 * a.var(ddof=1) + 4 * b.var(ddof=1)) / 7)
+    want = (1 - 3 / (4 * 9 - 9)) * (a.mean() - b.mean()) / pooled
+    assert V.hedges_g(_est(a), _est(b)) == pytest.approx(want)
+
+
+def test_a_tolerance_is_met_only_when_the_confidence_interval_lies_within_it():
+    """TOST at α: inside and significant exactly when the (1 - 2α) Welch interval of the
+    difference lies within the tolerance."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        a = rng.normal(rng.uniform(-0.2, 0.2), rng.uniform(0.01, 0.2), 6)
+        b = rng.normal(0.0, rng.uniform(0.01, 0.2), 7)
+        ea, eb = _est(a), _est(b)
+        inside, p = V.margin_test(ea, eb, -0.1, 0.1)
+        se = math.sqrt(ea.var + eb.var)
+        dof = (ea.var + eb.var) ** 2 / (ea.dof_den + eb.dof_den)
+        half = stats.t.ppf(1 - V.ALPHA, dof) * se
+        diff = ea.mean - eb.mean
+        within = diff - half > -0.1 and diff + half < 0.1
+        assert (inside and p < V.ALPHA) == within
+        assert inside == (-0.1 <= diff <= 0.1)
+
+
+# --------------------------------------------------------------------------------------------
+# Only independent measurements are tested
+# --------------------------------------------------------------------------------------------
+
+
+def _time_summary(sd_a: float, n: int = 5, **extra) -> pd.DataFrame:
+    rows = [
+        {"dataset": "d", "reducer_name": "a", "method": "A", "r": r, "n_cells": n,
+         "reduce_seconds_mean": 1.0 + r / 100, "reduce_seconds_std": sd_a, **extra}
+        for r in (5, 10, 15, 20)
+    ] + [
+        {"dataset": "d", "reducer_name": "b", "method": "B", "r": r, "n_cells": n,
+         "reduce_seconds_mean": 0.2, "reduce_seconds_std": 0.01}
+        for r in (5, 10, 15, 20)
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _slowest(df):
+    return V.decide(K.check_slowest(df, "A", ("B",), "reduce_seconds"))
+
+
+@pytest.mark.fault(
+    "a reduction time copied to every repetition (all repetitions show one value)",
+    gets="no test uses it: the comparison is p n/a and not significant",
+)
+def test_a_time_without_spread_is_a_copy_and_never_tested():
+    assert _slowest(_time_summary(0.05)).verdict == C.HOLDS
+    v = _slowest(_time_summary(0.0))
+    assert v.verdict == C.TIE and "p n/a" in v.evidence
+    # the flag the report sets from the cells wins over the spread
+    v = _slowest(_time_summary(0.05, reduce_seconds_copied=True))
+    assert v.verdict == C.TIE and "p n/a" in v.evidence
+
+
+@pytest.mark.fault(
+    "cells written before timings were per repetition, one time charged to every repetition",
+    gets="the report flags those points' reduction and total times as copies and tests none",
+)
+def test_legacy_cells_with_repeated_times_are_flagged_as_copies():
+    base = {"dataset": "d", "dataset_params": "{}", "reducer_params": "{}", "base_seed": 0,
+            "kmeans_init": "random", "kmeans_n_init": 1, "kmeans_max_iter": 100,
+            "kmeans_tol": 0.0}  # fmt: skip
+    cells = pd.DataFrame(
+        [
+            {**base, "reducer": red, "reducer_name": red, "method": red, "r": 5,
+             "repetition": rep, "reduce_seconds": secs}
+            for red, secs in (("svd", [0.3] * 3), ("sign", [0.01, 0.02, 0.015]),
+                              ("none", [0.0] * 3))
+            for rep, secs in enumerate(secs)
+        ]
+    )  # fmt: skip
+    summary = cells.drop(columns=["repetition", "reduce_seconds"]).drop_duplicates()
+    flagged = flag_copied_timings(summary, cells).set_index("reducer")
+    assert (
+        flagged.loc["svd", "reduce_seconds_copied"] and flagged.loc["svd", "total_seconds_copied"]
+    )
+    assert not flagged.loc["sign", "reduce_seconds_copied"]
+    assert not flagged.loc["none", "total_seconds_copied"]  # no reduction: nothing copied
+    # cells that record how they were timed are measurements, even when two values coincide
+    timed = cells.assign(reduce_timing="per cell")
+    assert not flag_copied_timings(summary, timed)["reduce_seconds_copied"].any()
+
+
+@pytest.mark.fault(
+    "a claim's methods ran with a single repetition each (no sd)",
+    gets="every comparison is p n/a: a tie, never holds or fails",
+)
+def test_one_repetition_gives_no_test():
+    v = _slowest(_time_summary(math.nan, n=1))
+    assert v.verdict == C.TIE and "p n/a (no sd from independent repetitions)" in v.evidence
+
+
+@pytest.mark.fault(
+    "a summary with NaN times for one method",
+    gets="that method counts as not run and is listed so; no crash",
+)
+def test_nan_times_are_not_run_not_a_crash():
+    df = _time_summary(0.05)
+    df.loc[df["method"] == "B", "reduce_seconds_mean"] = math.nan
+    v = _slowest(df)
+    assert v.verdict == C.NO_DATA and "not run: B" in v.evidence
+
+
+@pytest.mark.fault(
+    "a summary without the sd columns (hand-made or truncated)",
+    gets="the comparisons are p n/a and the claim a tie, no crash",
+)
+def test_a_summary_without_sd_columns_gives_no_test():
+    df = _time_summary(0.05).drop(columns=["reduce_seconds_std"])
+    v = _slowest(df)
+    assert v.verdict == C.TIE and "p n/a" in v.evidence
+
+
+@pytest.mark.fault(
+    "a summary lacking the column a claim reads (no method column)",
+    gets="that claim is no data with the reason; the report goes on",
+)
+def test_a_malformed_summary_is_no_data_with_its_reason():
+    claim = next(c for c in C.CLAIMS if c.id == "lst17-svd-lle-slowest-coil20")
+    df = _time_summary(0.05).drop(columns=["method"]).assign(dataset="coil20")
+    v = C.evaluate(claim, {claim.experiment: df})
+    assert v.verdict == C.NO_DATA and "check could not run" in v.evidence
