@@ -166,7 +166,12 @@ def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
     for entry in raw:
         name = entry["name"]
         if name not in names:
-            raise ConfigError(f"unknown reducer {name!r}; valid reducers: {_choices(names)}")
+            from kmdr.reducers._registry import unusable_plugin
+
+            raise ConfigError(
+                unusable_plugin(name)
+                or f"unknown reducer {name!r}; valid reducers: {_choices(names)}"
+            )
         rid = str(entry.get("id") or name)
         if not _NAME_RE.match(rid):
             raise ConfigError(f"reducer id {rid!r} must match {_NAME_RE.pattern}")

@@ -184,6 +184,12 @@ def _plugins() -> tuple[Mapping[str, ReducerEntry], Mapping[str, str]]:
     return MappingProxyType(entries), MappingProxyType(errors)
 
 
+def unusable_plugin(name: str) -> str | None:
+    """Why the plug-in reducer ``name`` cannot be used (it failed to load, or two plug-ins
+    declare that name), in one line; None if no such plug-in was declared."""
+    return _plugins()[1].get(name)
+
+
 class _Registry(Mapping):
     """Built-ins followed by the plug-ins (loaded on first use), read-only."""
 
