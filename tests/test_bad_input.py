@@ -72,13 +72,29 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["experiment=bmd09_table1", "reducer=gaussian"], "reducer=gaussian is not part of this experiment", "a reducer that is not part of the chosen preset"),
         case(["-m", "seed=interval(0,1)"], "interval sweeps need a sweeper plugin", "an interval sweep without a sweeper plugin"),
         case(["--cfg", "job", "r_grid=[1"], "cannot parse the override 'r_grid=[1'", "--cfg job with an override that does not parse"),
+        case(["repeats=-1"], "repeats must be >= 1, got -1", "a negative number of repetitions"),
+        case(["kmeans.max_iter=0"], "kmeans.max_iter must be >= 1, got 0", "zero k-means iterations (kmeans.max_iter=0)"),
+        case(["leverage.r=0"], "leverage.r must be >= 1, got 0", "zero columns for the leverage-score figure (leverage.r=0)"),
+        case(["kmeans.tol=abc"], "kmeans.tol: Value 'abc' of type 'str' could not be converted to Float", "a word for the k-means tolerance"),
+        case(["name="], "got ''", "an empty experiment name (name=)"),
+        case(["experiment=bzmd14_orl", "reducer=nosuch"], "unknown reducer 'nosuch'; valid reducers:", "an unknown reducer chosen inside a preset"),
+        case(["blas_threads=-1"], "blas_threads must be >= 1, got -1", "a negative number of BLAS threads"),
+        case(["n_jobs=abc"], "n_jobs: Value 'abc' of type 'str' could not be converted to Integer", "a word for the number of workers"),
+        case(["-cn", "nosuch"], "Cannot find primary config 'nosuch'", "a primary config name that does not exist (-cn nosuch)"),
+        case(["hydra/launcher=nosuch"], "Could not find 'hydra/launcher/nosuch'", "an unknown Hydra launcher", gets="exit 2 before any work, one line listing the available launchers"),
+        case(["dataset="], "unknown dataset ''; valid datasets:", "an empty dataset choice (dataset=)"),
+        case(["~dataset"], "no dataset is set; choose one with dataset=<name>", "the dataset deleted from the config (~dataset)"),
+        case(["leverage.reducer=svd"], "leverage.reducer: Invalid value 'svd', expected one of [leverage, leverage_approx]", "a sampler the leverage-score figure does not have"),
+        case(["+preset.foo=1"], "unknown config key 'preset.foo'; valid keys of preset:", "an unknown preset metadata key added with +"),
+        case(["preset.order=1.5"], "preset.order: Value '1.5' of type 'float'", "a fractional preset order"),
+        case(["-m", "r_grid=[2],[0]"], "[job r_grid=[0]] r_grid must hold positive integers only", "a sweep over r-grids with one invalid grid"),
         case(["-cd", "/nonexistent/kmdr_conf"], "-cd /nonexistent/kmdr_conf: the config folder does not exist", "-cd to a folder that does not exist"),
         case(["hydra.searchpath=[file:///nonexistent/kmdr_conf]"], "hydra.searchpath /nonexistent/kmdr_conf: the config folder does not exist", "a config search path that does not exist"),
     ],
 )  # fmt: skip
 def test_bad_command_line_is_one_line_before_any_work(args, expected, tmp_path, capsys):
     # flags (and their values) first, then the overrides
-    n_flags = {"-cd": 2, "--cfg": 2, "-m": 1}.get(args[0], 0)
+    n_flags = {"-cd": 2, "-cn": 2, "--cfg": 2, "-m": 1}.get(args[0], 0)
     head, rest = args[:n_flags], args[n_flags:]
     argv = [*head, *TINY, f"results_dir={tmp_path / 'results'}", *rest]
     line = fails_with(argv, capsys)

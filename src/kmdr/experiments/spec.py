@@ -244,6 +244,10 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
     if kind not in KINDS:
         raise ConfigError(f"unknown kind {kind!r}; valid kinds: {_choices(KINDS)}")
     ds_name = c["dataset"]["name"]
+    if ds_name == "???":  # OmegaConf's mark of a value never set (a deleted ~dataset)
+        raise ConfigError(
+            f"no dataset is set; choose one with dataset=<name>: {_choices(DATASETS)}"
+        )
     if ds_name not in DATASETS:
         from kmdr.datasets._catalog import _plugin_clashes
 
