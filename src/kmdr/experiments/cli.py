@@ -11,8 +11,14 @@ Before Hydra runs anything, every job the command line describes (each combinati
 multirun sweep) is composed against the typed schema (:mod:`kmdr.experiments.schema`) and
 checked, including its r-grid against the data's shape, in this process. A bad override or preset
 prints ONE line naming the key and the valid choices and exits with status 2; nothing is written.
+So do an override Hydra's grammar cannot parse (named, with how to write it), a YAML syntax error
+in any config (file, line, column), and a ``-cd`` or search-path folder that does not exist.
 Hydra's own commands (``--help``, ``--hydra-help``, ``--info``, ``-sc``) are left to Hydra;
 ``--cfg`` is checked without loading data.
+
+A run of a preset that changes what the preset fixes (its dataset, say) is another experiment:
+:func:`own_folder` gives it its own folder and says so in one line, in the check and in the run
+(the run may be another process under a Hydra launcher), so it never enters the preset's folder.
 
 Configs are the installed package ``kmdr.conf`` (``pkg://kmdr.conf``), or ``$KMDR_CONF_DIR``
 (:mod:`kmdr.experiments.configs`).
@@ -291,7 +297,9 @@ def validate(argv: list[str]) -> None:
             choices = dict(cfg.hydra.runtime.choices)
             with open_dict(cfg):
                 del cfg["hydra"]
-            own_folder(cfg, choices, config_name, overrides)
+            moved = own_folder(cfg, choices, config_name, overrides)
+            if moved and not check_data:  # --cfg prints the config as composed: say where it runs
+                print(moved, file=sys.stderr, flush=True)
             if check_data and not args.multirun:
                 # The one run of this command: its workers start and import now, while this
                 # process checks the config and loads the data (the run reuses them).
