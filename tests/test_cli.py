@@ -26,6 +26,10 @@ TINY = [
 ]
 
 
+def fault(case):
+    return pytest.mark.fault(case, gets="exit 2 before any work, one line naming it, no folder")
+
+
 def _env():
     env = dict(os.environ)
     env.pop("HYDRA_FULL_ERROR", None)
@@ -41,17 +45,53 @@ def run_kmdr(args, cwd):
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["dataset=nosuch"], "unknown dataset 'nosuch'; valid datasets: coil20, nips, orl"),
-        (["reducer=nosuch"], "unknown reducer 'nosuch'; valid reducers: achlioptas, gaussian"),
-        (["experiment=nosuch"], "unknown experiment 'nosuch'; valid experiments: bmd09_fig1"),
-        (["dataset=orl,nosuch"], "unknown dataset 'nosuch'"),
-        (["r_grid=[]"], "r_grid must be a non-empty list of positive integers"),
-        (["r_grid=[0,3]"], "r_grid must hold positive integers only; invalid: 0"),
-        (["r_grid=[-2]"], "invalid: -2"),
-        (["reducer=svd", "r_grid=[5,100]"], "r = 100 is too large for reducer 'svd' on synth"),
-        (["reducer=laplacian", "r_grid=[13]"], "valid r for it: 1..12"),
+        pytest.param(
+            ["dataset=nosuch"],
+            "unknown dataset 'nosuch'; valid datasets: coil20, nips, orl",
+            marks=fault("an unknown dataset on the command line (dataset=nosuch)"),
+        ),
+        pytest.param(
+            ["reducer=nosuch"],
+            "unknown reducer 'nosuch'; valid reducers: achlioptas, gaussian",
+            marks=fault("an unknown reducer on the command line (reducer=nosuch)"),
+        ),
+        pytest.param(
+            ["experiment=nosuch"],
+            "unknown experiment 'nosuch'; valid experiments: bmd09_fig1",
+            marks=fault("an unknown experiment preset (experiment=nosuch)"),
+        ),
+        pytest.param(
+            ["dataset=orl,nosuch"],
+            "unknown dataset 'nosuch'",
+            marks=fault("an unknown dataset among the values of a sweep (dataset=orl,nosuch)"),
+        ),
+        pytest.param(
+            ["r_grid=[]"],
+            "r_grid must be a non-empty list of positive integers",
+            marks=fault("an empty r-grid (r_grid=[])"),
+        ),
+        pytest.param(
+            ["r_grid=[0,3]"],
+            "r_grid must hold positive integers only; invalid: 0",
+            marks=fault("r = 0 in the r-grid"),
+        ),
+        pytest.param(["r_grid=[-2]"], "invalid: -2", marks=fault("a negative r in the r-grid")),
+        pytest.param(
+            ["reducer=svd", "r_grid=[5,100]"],
+            "r = 100 is too large for reducer 'svd' on synth",
+            marks=fault("an r larger than the data allows for SVD (r > min(n, d))"),
+        ),
+        pytest.param(
+            ["reducer=laplacian", "r_grid=[13]"],
+            "valid r for it: 1..12",
+            marks=fault("an r larger than d for a feature selection (laplacian, r = 13 > d = 12)"),
+        ),
         (["kmeans.init=plus"], "unknown kmeans.init 'plus'; valid: k-means++, random, sample"),
-        (["nosuchkey=1"], "unknown config key 'nosuchkey'; valid keys: name, kind, dataset"),
+        pytest.param(
+            ["nosuchkey=1"],
+            "unknown config key 'nosuchkey'; valid keys: name, kind, dataset",
+            marks=fault("an unknown top-level key without + (nosuchkey=1)"),
+        ),
     ],
 )
 def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, capsys):
@@ -65,6 +105,10 @@ def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, caps
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.fault(
+    "one job of a multirun asks for an r the data cannot give",
+    gets="exit 2 before any job runs, one line naming the job; the valid jobs do not run either",
+)
 def test_multirun_checks_every_job_before_running_any(tmp_path, capsys):
     argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "reducer=sign,svd", "r_grid=[2,20]"]
     with pytest.raises(SystemExit) as exc:
@@ -77,7 +121,19 @@ def test_multirun_checks_every_job_before_running_any(tmp_path, capsys):
     assert not (tmp_path / "results").exists()  # the valid sign job did not run either
 
 
-@pytest.mark.parametrize("args", [["dataset=nosuch"], ["reducer=sign", "-m", "dataset=orl"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["dataset=nosuch"],
+        pytest.param(
+            ["reducer=sign", "-m", "dataset=orl"],
+            marks=pytest.mark.fault(
+                "a Hydra flag (-m) after the overrides",
+                gets="exit 2, one line saying flags go before the overrides (installed command)",
+            ),
+        ),
+    ],
+)
 def test_real_command_one_line_error_and_no_traceback(args, tmp_path):
     proc = run_kmdr(args, tmp_path)
     assert proc.returncode == 2
@@ -187,6 +243,10 @@ def test_presets_order_make_reproduce_in_the_papers_order():
     )
 
 
+@pytest.mark.fault(
+    "KMDR_CONF_DIR pointing at a folder without config.yaml",
+    gets="exit 2, one line naming the variable and the fix",
+)
 def test_conf_dir_without_config_is_a_clear_error(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv(configs.CONF_ENV, str(tmp_path))
     with pytest.raises(SystemExit) as exc:
@@ -225,12 +285,20 @@ def test_hydra_own_flags_are_not_taken_for_overrides(args, expected, tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing ran
 
 
+@pytest.mark.fault(
+    "--cfg job with a misspelt override",
+    gets="exit 2, one line naming the key, nothing printed as config",
+)
 def test_cfg_job_still_checks_the_config(tmp_path):
     proc = run_kmdr(["--cfg", "job", "kmeans.n_inti=3"], tmp_path)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "unknown config key 'kmeans.n_inti'" in proc.stderr
 
 
+@pytest.mark.fault(
+    "the dataset of a run cannot be obtained (no file, no network)",
+    gets="one skip line, exit 1, the run record says skipped",
+)
 def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, capsys):
     import kmdr.datasets as datasets
 

@@ -152,6 +152,10 @@ def test_a_users_reducer_dataset_and_preset_run_through_cli_figures_and_report(u
     assert any(p.name in text for p in drawn)
 
 
+@pytest.mark.fault(
+    "a misspelt key in a preset of the user's own config folder (-cd)",
+    gets="exit 2, one line naming the key (installed command)",
+)
 def test_a_typo_in_the_users_preset_is_one_line(user_project):
     conf = user_project / "conf" / "experiment" / "toy_study.yaml"
     conf.write_text(conf.read_text().replace("repeats: 2", "repaets: 2"))

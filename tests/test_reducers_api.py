@@ -333,6 +333,10 @@ def test_a_plugin_entry_is_loaded_once_and_works_everywhere(install_plugin):
     assert _registry._plugins.cache_info().misses == 1  # loaded lazily, once
 
 
+@pytest.mark.fault(
+    "a reducer plug-in that fails to import or is not a reducer",
+    gets="one warning line per plug-in; the others work; asking for it is a one-line error",
+)
 def test_a_broken_plugin_warns_in_one_line_and_spares_the_builtins(install_plugin):
     install_plugin(
         "toy = toyplugin_mod:TOY",
@@ -352,8 +356,18 @@ def test_a_broken_plugin_warns_in_one_line_and_spares_the_builtins(install_plugi
         make_reducer("missing", 2)
 
 
-def test_a_plugin_named_like_a_builtin_is_an_error_naming_both(install_plugin):
-    install_plugin("svd = toyplugin_mod:TOY")
-    with pytest.raises(ValueError, match=r"svd = toyplugin_mod:TOY.*SVDFeatures") as err:
-        available_reducers()
-    assert "\n" not in str(err.value)
+@pytest.mark.fault(
+    "a reducer plug-in named like a built-in (svd)",
+    gets="the plug-in is ignored with one warning line naming it and its package; the built-in "
+    "keeps the name and every command works",
+)
+def test_a_plugin_named_like_a_builtin_is_ignored_with_one_warning(install_plugin):
+    install_plugin("svd = toyplugin_mod:TOY", "toy = toyplugin_mod:TOY")
+    with pytest.warns(UserWarning) as record:
+        names = available_reducers()
+    (message,) = [str(w.message) for w in record]
+    assert "\n" not in message and "svd = toyplugin_mod:TOY" in message
+    assert "toyplugin 0.1" in message and "is ignored" in message
+    assert names.count("svd") == 1 and "toy" in names
+    assert reducer_label("svd") == "SVD"  # the built-in's
+    assert type(make_reducer("svd", 2)).__name__ == "SVDFeatures"

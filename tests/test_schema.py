@@ -25,6 +25,16 @@ TINY = [
 ]
 
 
+def bad(args, expected, case):
+    """One bad-input case of a parametrized test: its args, the text the line must hold, and
+    the case as a user would say it (its fault marker)."""
+    return pytest.param(
+        args,
+        expected,
+        marks=pytest.mark.fault(case, gets=f"exit 2 before any work, one line: {expected}"),
+    )
+
+
 def fails_with(argv, capsys) -> str:
     """Run ``kmdr argv`` in this process; assert exit 2 and one line; return the line."""
     with pytest.raises(SystemExit) as exc:
@@ -39,35 +49,122 @@ def fails_with(argv, capsys) -> str:
     ("args", "expected"),
     [
         # unknown or misspelt keys, with the valid keys of their node
-        (["kmeans.n_inti=3"], "unknown config key 'kmeans.n_inti'; valid keys of kmeans: n_init,"),
-        (["+repaets=7"], "unknown config key 'repaets'; valid keys: name, kind, dataset,"),
-        (["+kmeans.restarts=2"], "unknown config key 'kmeans.restarts'; valid keys of kmeans"),
-        (["preset.titel=x"], "unknown config key 'preset.titel'; valid keys of preset: paper,"),
-        (["dask.adress=x"], "unknown config key 'dask.adress'; valid keys of dask: scheduler"),
+        bad(
+            ["kmeans.n_inti=3"],
+            "unknown config key 'kmeans.n_inti'; valid keys of kmeans: n_init,",
+            "a misspelt key of a config group on the command line (kmeans.n_inti=3)",
+        ),
+        bad(
+            ["+repaets=7"],
+            "unknown config key 'repaets'; valid keys: name, kind, dataset,",
+            "an unknown top-level key added with + (+repaets=7)",
+        ),
+        bad(
+            ["+kmeans.restarts=2"],
+            "unknown config key 'kmeans.restarts'; valid keys of kmeans",
+            "an unknown key added to a group with + (+kmeans.restarts=2)",
+        ),
+        bad(
+            ["preset.titel=x"],
+            "unknown config key 'preset.titel'; valid keys of preset: paper,",
+            "a misspelt preset metadata key (preset.titel=x)",
+        ),
+        bad(
+            ["dask.adress=x"],
+            "unknown config key 'dask.adress'; valid keys of dask: scheduler",
+            "a misspelt backend option key (dask.adress=x)",
+        ),
         # wrong types
-        (["kmeans.n_init=abc"], "kmeans.n_init: Value 'abc' of type 'str' could not be converted"),
-        (["repeats=2.5"], "repeats: Value '2.5' of type 'float' could not be converted to Integer"),
-        (["figures=maybe"], "figures: Value 'maybe' is not a valid bool"),
-        (["r_grid=5"], "r_grid: Invalid value assigned: int is not a ListConfig"),
-        (["r_grid=[5,x]"], "r_grid[1]: Value 'x' of type 'str' could not be converted to Integer"),
+        bad(
+            ["kmeans.n_init=abc"],
+            "kmeans.n_init: Value 'abc' of type 'str' could not be converted",
+            "a word where an integer is expected (kmeans.n_init=abc)",
+        ),
+        bad(
+            ["repeats=2.5"],
+            "repeats: Value '2.5' of type 'float' could not be converted to Integer",
+            "a float where an integer is expected (repeats=2.5)",
+        ),
+        bad(
+            ["figures=maybe"],
+            "figures: Value 'maybe' is not a valid bool",
+            "a word where a boolean is expected (figures=maybe)",
+        ),
+        bad(
+            ["r_grid=5"],
+            "r_grid: Invalid value assigned: int is not a ListConfig",
+            "a number where the r-grid list is expected (r_grid=5)",
+        ),
+        bad(
+            ["r_grid=[5,x]"],
+            "r_grid[1]: Value 'x' of type 'str' could not be converted to Integer",
+            "a word inside the r-grid (r_grid=[5,x])",
+        ),
         # values outside an enumeration, with the choices
-        (["backend=spark"], "backend: Invalid value 'spark', expected one of [loky, threading,"),
-        (["aggregation=median"], "expected one of [mean, best]"),
-        (["preset.reproduce=always"], "preset.reproduce: Invalid value 'always', expected one of"),
-        (["preset.figure=pie"], "expected one of [bzmd14, lst17, bmd09_fig1, bmd09_table1]"),
-        (["kmeans.init=plus"], "valid: k-means++, random, sample, first_of_class"),
+        bad(
+            ["backend=spark"],
+            "backend: Invalid value 'spark', expected one of [loky, threading,",
+            "an unknown parallel backend (backend=spark)",
+        ),
+        bad(
+            ["aggregation=median"],
+            "expected one of [mean, best]",
+            "an unknown aggregation (aggregation=median)",
+        ),
+        bad(
+            ["preset.reproduce=always"],
+            "preset.reproduce: Invalid value 'always', expected one of",
+            "a preset metadata value outside its choices (preset.reproduce=always)",
+        ),
+        bad(
+            ["preset.figure=pie"],
+            "expected one of [bzmd14, lst17, bmd09_fig1, bmd09_table1]",
+            "an unknown figure style (preset.figure=pie)",
+        ),
+        bad(
+            ["kmeans.init=plus"],
+            "valid: k-means++, random, sample, first_of_class",
+            "an unknown k-means start (kmeans.init=plus)",
+        ),
         # out of range
-        (["kmeans.n_init=0"], "kmeans.n_init must be >= 1, got 0"),
-        (["kmeans.max_iter=-5"], "kmeans.max_iter must be >= 1, got -5"),
-        (["kmeans.tol=-1"], "kmeans.tol must be a number >= 0, got -1.0"),
-        (["repeats=0"], "repeats must be >= 1, got 0"),
-        (["seed=-1"], "seed must be >= 0, got -1"),
-        (["n_jobs=0"], "n_jobs must be a positive number of workers or negative"),
-        (["blas_threads=0"], "blas_threads must be >= 1, got 0"),
+        bad(
+            ["kmeans.n_init=0"],
+            "kmeans.n_init must be >= 1, got 0",
+            "zero k-means restarts (kmeans.n_init=0)",
+        ),
+        bad(
+            ["kmeans.max_iter=-5"],
+            "kmeans.max_iter must be >= 1, got -5",
+            "a negative iteration cap (kmeans.max_iter=-5)",
+        ),
+        bad(
+            ["kmeans.tol=-1"],
+            "kmeans.tol must be a number >= 0, got -1.0",
+            "a negative k-means tolerance (kmeans.tol=-1)",
+        ),
+        bad(["repeats=0"], "repeats must be >= 1, got 0", "zero repetitions (repeats=0)"),
+        bad(["seed=-1"], "seed must be an integer from 0 to 2**63-1", "a negative seed (seed=-1)"),
+        bad(
+            ["n_jobs=0"],
+            "n_jobs must be a positive number of workers or negative",
+            "zero workers (n_jobs=0)",
+        ),
+        bad(
+            ["blas_threads=0"],
+            "blas_threads must be >= 1, got 0",
+            "zero BLAS threads (blas_threads=0)",
+        ),
         # joblib.parallel_config's keywords, checked up front
-        (["+backend_params.foo=1"], "unknown backend_params key 'foo'; valid keys"),
-        (["+backend_params.n_jobs=2"], "backend_params.n_jobs: set it with n_jobs=<value>"),
-        (["backend=spark"], "backend: Invalid value 'spark'"),
+        bad(
+            ["+backend_params.foo=1"],
+            "unknown backend_params key 'foo'; valid keys",
+            "an unknown joblib backend parameter (+backend_params.foo=1)",
+        ),
+        bad(
+            ["+backend_params.n_jobs=2"],
+            "backend_params.n_jobs: set it with n_jobs=<value>",
+            "n_jobs given as a backend parameter (+backend_params.n_jobs=2)",
+        ),
     ],
 )
 def test_bad_command_line_exits_2_with_one_line(args, expected, tmp_path, capsys):
@@ -81,6 +178,10 @@ def test_backend_params_lists_parallel_config_keywords(capsys, tmp_path):
     assert "inner_max_num_threads" in line and "temp_folder" in line
 
 
+@pytest.mark.fault(
+    "a multirun sweep with one bad value (kmeans.n_init=1,0)",
+    gets="exit 2 before any job runs, one line naming the bad job",
+)
 def test_multirun_names_the_bad_job_and_runs_none(tmp_path, capsys):
     argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "kmeans.n_init=1,0", "seed=0,1"]
     line = fails_with(argv, capsys)
@@ -105,18 +206,43 @@ def preset(conf, name, body):
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ("repaets: 7\n", "unknown config key 'repaets' (in experiment/typo.yaml); valid keys:"),
-        ("kmeans: {n_init: five}\n", "kmeans.n_init: Value 'five' of type 'str' could not"),
-        (
+        bad(
+            "repaets: 7\n",
+            "unknown config key 'repaets' (in experiment/typo.yaml); valid keys:",
+            "a misspelt key in a preset file (repaets: 7)",
+        ),
+        bad(
+            "kmeans: {n_init: five}\n",
+            "kmeans.n_init: Value 'five' of type 'str' could not",
+            "a word for a number in a preset file (n_init: five)",
+        ),
+        bad(
             "reducers:\n  - {name: sign, lable: RP}\n",
             "unknown config key 'reducers[].lable' (in experiment/typo.yaml); valid keys of "
             "reducers[]: name, id, label, params",
+            "a misspelt key in a reducer entry of a preset (lable: RP)",
         ),
-        ("preset: {paper: nature}\n", "preset.paper: Invalid value 'nature', expected one of"),
-        ("preset: {order: first}\n", "preset.order: Value 'first' of type 'str' could not"),
+        bad(
+            "preset: {paper: nature}\n",
+            "preset.paper: Invalid value 'nature', expected one of",
+            "an unknown paper in a preset's metadata (paper: nature)",
+        ),
+        bad(
+            "preset: {order: first}\n",
+            "preset.order: Value 'first' of type 'str' could not",
+            "a word for the preset's order (order: first)",
+        ),
         # the reduced grid of --quick is checked even when --quick is not asked for
-        ("quick_grid: {repaets: 2}\n", "unknown config key 'repaets'; valid keys: name, kind"),
-        ("quick_grid: {kmeans: {n_init: 0}}\nquick: true\n", "kmeans.n_init must be >= 1"),
+        bad(
+            "quick_grid: {repaets: 2}\n",
+            "unknown config key 'repaets'; valid keys: name, kind",
+            "a misspelt key in a preset's quick grid",
+        ),
+        bad(
+            "quick_grid: {kmeans: {n_init: 0}}\nquick: true\n",
+            "kmeans.n_init must be >= 1",
+            "an out-of-range value in a preset's quick grid",
+        ),
     ],
 )
 def test_bad_preset_exits_2_with_one_line(body, expected, conf_copy, tmp_path, capsys):
@@ -126,6 +252,10 @@ def test_bad_preset_exits_2_with_one_line(body, expected, conf_copy, tmp_path, c
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.fault(
+    "a preset whose defaults choose a dataset config that does not exist",
+    gets="exit 2, one line naming the missing config and the available ones",
+)
 def test_preset_choosing_a_missing_dataset_lists_the_datasets(conf_copy, tmp_path, capsys):
     text = "# @package _global_\ndefaults:\n  - override /dataset: nosuch\nname: typo\n"
     (conf_copy / "experiment" / "typo.yaml").write_text(text)

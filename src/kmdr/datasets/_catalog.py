@@ -8,7 +8,9 @@ Third-party datasets plug in through the entry-point group ``kmdr.datasets``: th
 name is the dataset name and its value (``module:attr``) is either a :class:`DatasetEntry` or a
 bare loader function (taken as a ``bundled`` dataset about which nothing more is known). Plug-ins
 are imported only when their dataset is used, so a broken one costs one warning line and leaves
-the others working. Built-in names win over a plug-in of the same name.
+the others working. Name clashes follow the reducers' policy: built-in names win (a plug-in named
+like a built-in is ignored with one warning line naming it and its package); two plug-ins of one
+name are both ignored with one warning line, and asking for that name is an error naming both.
 """
 
 from __future__ import annotations
@@ -264,19 +266,52 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
 BUILTIN: Mapping[str, DatasetEntry] = MappingProxyType({e.name: e for e in _BUILTIN})
 
 
+def _warn(message: str) -> None:
+    """A warning that prints as ONE line (attributed to no source file, so no source line)."""
+    warnings.warn_explicit(
+        message, UserWarning, filename=ENTRY_POINT_GROUP, lineno=0, module=__name__
+    )
+
+
+def _origin(ep: importlib.metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"{ep.value}" + (f" from {dist.name} {dist.version}" if dist is not None else "")
+
+
+@cache
+def _plugin_clashes() -> dict[str, str]:
+    """Plug-in names no config can use, each with the one-line reason (see the module docstring:
+    the same name clash policy as reducer plug-ins)."""
+    by_name: dict[str, list] = {}
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        by_name.setdefault(ep.name, []).append(ep)
+    clashes = {}
+    for name, points in by_name.items():
+        if name in BUILTIN:
+            for ep in points:
+                _warn(
+                    f"{ENTRY_POINT_GROUP} plug-in {name!r} ({_origin(ep)}) is ignored: a built-in "
+                    "dataset has that name and built-ins win; rename the entry point to use it"
+                )
+        elif len(points) > 1:
+            clashes[name] = (
+                f"dataset {name!r} is declared by {len(points)} plug-ins "
+                f"({'; '.join(_origin(ep) for ep in points)}): none is used; uninstall one or "
+                "rename its entry point"
+            )
+            _warn(clashes[name])
+    return clashes
+
+
 @cache
 def _plugin_points() -> dict[str, importlib.metadata.EntryPoint]:
-    """The declared plug-ins by name (reading metadata only: nothing is imported here)."""
-    points = {}
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in BUILTIN:
-            warnings.warn(
-                f"{ENTRY_POINT_GROUP} plug-in {ep.name!r} ({ep.value}) is ignored: "
-                "a built-in dataset has that name",
-                stacklevel=2,
-            )
-        else:
-            points.setdefault(ep.name, ep)
+    """The usable plug-ins by name (reading metadata only: nothing is imported here)."""
+    clashes = _plugin_clashes()
+    points = {
+        ep.name: ep
+        for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+        if ep.name not in BUILTIN and ep.name not in clashes
+    }
     return dict(sorted(points.items()))
 
 
@@ -312,6 +347,7 @@ def _load_plugin(name: str) -> DatasetEntry | str:
 
 def reload_plugins() -> None:
     """Forget the plug-ins found so far (after installing one into the running interpreter)."""
+    _plugin_clashes.cache_clear()
     _plugin_points.cache_clear()
     _load_plugin.cache_clear()
 
@@ -334,6 +370,8 @@ def dataset_info(name: str) -> DatasetEntry:
         if isinstance(entry, str):
             raise DatasetUnavailable(entry)
         return entry
+    if isinstance(name, str) and name in _plugin_clashes():
+        raise ValueError(_plugin_clashes()[name])
     raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(dataset_names())}")
 
 

@@ -11,8 +11,14 @@ Before Hydra runs anything, every job the command line describes (each combinati
 multirun sweep) is composed against the typed schema (:mod:`kmdr.experiments.schema`) and
 checked, including its r-grid against the data's shape, in this process. A bad override or preset
 prints ONE line naming the key and the valid choices and exits with status 2; nothing is written.
+So do an override Hydra's grammar cannot parse (named, with how to write it), a YAML syntax error
+in any config (file, line, column), and a ``-cd`` or search-path folder that does not exist.
 Hydra's own commands (``--help``, ``--hydra-help``, ``--info``, ``-sc``) are left to Hydra;
 ``--cfg`` is checked without loading data.
+
+A run of a preset that changes what the preset fixes (its dataset, say) is another experiment:
+:func:`own_folder` gives it its own folder and says so in one line, in the check and in the run
+(the run may be another process under a Hydra launcher), so it never enters the preset's folder.
 
 Configs are the installed package ``kmdr.conf`` (``pkg://kmdr.conf``), or ``$KMDR_CONF_DIR``
 (:mod:`kmdr.experiments.configs`).
@@ -108,16 +114,51 @@ def _search_dirs(parsed, config_dir: str | None) -> list[Path]:
     return [d.expanduser().resolve() for d in dirs]
 
 
-def _check_groups(overrides: list[str], extra_dirs: list[Path] = ()) -> list:
-    """Check group choices (dataset=, reducer=, experiment=, sweeps too) against kmdr's configs
-    and ``extra_dirs``; return the parsed overrides."""
+def _parse(overrides: list[str]) -> list:
+    """The overrides parsed by Hydra's grammar; a :class:`UsageError` naming the one that does
+    not parse, and how to write it."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
+    parser = OverridesParser.create()
     try:
-        parsed = OverridesParser.create().parse_overrides(overrides)
-    except HydraException as err:
-        raise UsageError(f"cannot parse the overrides: {err}") from None
+        return parser.parse_overrides(overrides)
+    except HydraException:
+        pass
+    for text in overrides:
+        try:
+            parser.parse_overrides([text])
+        except HydraException as err:
+            key, eq, value = text.partition("=")
+            if eq and not text.isascii() and not any(q in value for q in "'\""):
+                raise UsageError(
+                    f"cannot parse the override {text!r}: Hydra takes characters outside ASCII "
+                    f"only inside quotes; write it as '{key}=\"{value}\"'"
+                ) from None
+            lines = [ln for ln in str(err).splitlines() if not ln.startswith("See https")]
+            reason = " ".join(lines[-1].split()) if lines else type(err).__name__
+            raise UsageError(
+                f"cannot parse the override {text!r}: {reason}; write overrides as key=value "
+                "(quote values with spaces or special characters; see --help)"
+            ) from None
+    raise UsageError(f"cannot parse the overrides {' '.join(overrides)!r}")
+
+
+def _check_folders(dirs: list[Path], flag: dict[Path, str]) -> None:
+    """Every extra config folder exists (Hydra would warn and go on without it)."""
+    for d in dirs:
+        if not d.is_dir():
+            what = "is a file, not a folder" if d.exists() else "does not exist"
+            raise UsageError(
+                f"{flag.get(d, 'hydra.searchpath')} {d}: the config folder {what}; give the "
+                "folder that holds your dataset/, reducer/ and experiment/ configs"
+            )
+
+
+def _check_groups(overrides: list[str], extra_dirs: list[Path] = ()) -> list:
+    """Check group choices (dataset=, reducer=, experiment=, sweeps too) against kmdr's configs
+    and ``extra_dirs``; return the parsed overrides."""
+    parsed = _parse(overrides)
     for ov in parsed:
         group = ov.key_or_group.lstrip("/")
         if group not in GROUPS or ov.is_delete():
@@ -189,26 +230,62 @@ def load_for(spec):
     return _DATA_CACHE[key]
 
 
+def _compose(config_name: str, overrides: list[str], prefix: str = ""):
+    """Hydra's compose with the hydra node; any config error (a YAML syntax error too) as a
+    :class:`UsageError` of one line."""
+    from hydra import compose
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from kmdr.experiments.configs import yaml_problem
+    from kmdr.experiments.schema import one_line
+
+    try:
+        return compose(config_name, overrides=overrides, return_hydra_config=True)
+    except (HydraException, OmegaConfBaseException) as err:
+        raise UsageError(f"{prefix}{yaml_problem(err.__cause__) or one_line(err)}") from None
+    except Exception as err:
+        problem = yaml_problem(err)
+        if problem is None:
+            raise
+        raise UsageError(f"{prefix}{problem}") from None
+
+
+def own_folder(cfg, choices, config_name: str, overrides: list[str]) -> str | None:
+    """A run of a preset that changes what the preset fixes gets a folder of its own
+    (:func:`kmdr.experiments.configs.own_folder`; ``cfg`` is changed in place). The preset is
+    composed alone, with the command's config search path, to compare; returns the line that
+    announces the change, or None."""
+    from kmdr.experiments.configs import own_folder as _own
+
+    preset = choices.get("experiment")
+    if not preset:
+        return None
+    search = [o for o in overrides if o.lstrip("+~").startswith("hydra.searchpath")]
+    return _own(cfg, _compose(config_name, [f"experiment={preset}", *search]))
+
+
 def validate(argv: list[str]) -> None:
     """Compose and check every job of the command line; raise :class:`UsageError` on the first
     problem. Hydra's own commands are not checked."""
-    from hydra import compose
-    from hydra.errors import HydraException
     from omegaconf import open_dict
-    from omegaconf.errors import OmegaConfBaseException
 
     from kmdr.experiments.parallel import start_workers_for_config
-    from kmdr.experiments.schema import one_line
     from kmdr.experiments.spec import check_against_data, spec_from_config
 
     args = _args_parser().parse_args(argv)
     if any(getattr(args, flag) for flag in _HYDRA_ONLY):
         return
     check_data = args.cfg is None
+    config_name = args.config_name or "config"
     with initialized():
-        from hydra.core.override_parser.overrides_parser import OverridesParser
-
-        extra = _search_dirs(OverridesParser.create().parse_overrides(args.overrides), None)
+        extra = _search_dirs(_parse(args.overrides), None)
+        flags = {}
+        if args.config_dir:
+            folder = Path(args.config_dir).expanduser().resolve()
+            flags[folder] = "-cd"
+            _check_folders([folder], flags)
+        _check_folders(extra, flags)
         if args.config_dir and not extra:  # compose as Hydra will run: with -cd's folder
             extra = [Path(args.config_dir).expanduser().resolve()]
             args.overrides = [*args.overrides, f"hydra.searchpath=[file://{extra[0]}]"]
@@ -219,15 +296,13 @@ def validate(argv: list[str]) -> None:
             prefix = ""
             if len(jobs) > 1:  # name the job by its swept values
                 prefix = f"[job {' '.join(overrides[i] for i in swept)}] "
-            try:
-                cfg = compose(
-                    args.config_name or "config", overrides=overrides, return_hydra_config=True
-                )
-            except (HydraException, OmegaConfBaseException) as err:
-                raise UsageError(f"{prefix}{one_line(err)}") from None
+            cfg = _compose(config_name, overrides, prefix)
             choices = dict(cfg.hydra.runtime.choices)
             with open_dict(cfg):
                 del cfg["hydra"]
+            moved = own_folder(cfg, choices, config_name, overrides)
+            if moved and not check_data:  # --cfg prints the config as composed: say where it runs
+                print(moved, file=sys.stderr, flush=True)
             if check_data and not args.multirun:
                 # The one run of this command: its workers start and import now, while this
                 # process checks the config and loads the data (the run reuses them).
@@ -269,6 +344,12 @@ def _task(cfg) -> None:
 
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN
+    try:
+        moved = own_folder(cfg, dict(hc.runtime.choices), hc.job.config_name, [*hc.overrides.hydra])
+    except UsageError as err:
+        _fail(str(err))
+    if moved:
+        print(moved, file=sys.stderr, flush=True)
     kept = f"finished cells are kept under {Path(cfg.results_dir) / cfg.name}"
     try:
         spec = spec_from_config(cfg, only_reducer=_only_reducer(dict(hc.runtime.choices)))

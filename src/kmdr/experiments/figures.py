@@ -327,8 +327,17 @@ def _draw_curves(
 # command line
 
 
+def _error(message: str) -> None:
+    print(f"kmdr-figures: error: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``kmdr-figures RESULTS_DIR [EXPERIMENT ...]``: re-aggregate and redraw from the CSVs."""
+    """``kmdr-figures RESULTS_DIR [EXPERIMENT ...]``: re-aggregate and redraw from the CSVs.
+
+    A folder that cannot be drawn (unreadable or damaged files) is named in one line and the
+    others are still drawn; the exit status is then 1. A RESULTS_DIR that is not a folder, or
+    holds no experiment folder, is one line and exit status 2, with nothing written.
+    """
     parser = argparse.ArgumentParser(
         prog="kmdr-figures",
         description="Re-aggregate every experiment under RESULTS_DIR from its cells*.csv and "
@@ -339,49 +348,70 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root: Path = args.results_dir
     if not root.is_dir():
-        print(f"kmdr-figures: {root} is not a folder", file=sys.stderr)
+        what = "is a file" if root.exists() else "does not exist"
+        _error(f"{root} {what}; give the results folder (one folder per experiment, e.g. results)")
         return 2
     status = 0
     for name in args.experiments:
         if not (root / name).is_dir():
-            print(f"kmdr-figures: no experiment folder {root / name}", file=sys.stderr)
+            _error(f"no experiment folder {root / name}; the experiments under {root} are drawn "
+                   "without it")  # fmt: skip
             status = 1
     dirs = experiment_dirs(root, [n for n in args.experiments if (root / n).is_dir()] or None)
     if not dirs:
-        print(f"kmdr-figures: no experiment folders under {root}")
-    incomplete = []
+        if status:
+            return status
+        _error(f"no experiment folders under {root} (none holds cells*.csv, runs/ or "
+               "leverage_scores.csv); give the results folder")  # fmt: skip
+        return 2
+    incomplete, failed = [], []
     for exp_dir in dirs:
-        has_cells = len(load_cells(exp_dir)) > 0
-        if not has_cells and not (exp_dir / "leverage_scores.csv").exists():
-            comp = completeness(exp_dir)
-            n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
-            if n_expected:  # a first run killed before its first cell: incomplete, not skipped
-                incomplete.append(exp_dir.name)
-                print(f"{exp_dir.name}: INCOMPLETE: 0 of {n_expected} cells, nothing to draw yet")
-                continue
-            reasons = skip_reasons(exp_dir)
-            why = f" ({'; '.join(reasons)})" if reasons else ""
-            print(f"skip {exp_dir.name}: no cells{why}")
-            continue
-        written = write_summaries(exp_dir) + draw_experiment(exp_dir)
-        print(f"{exp_dir.name} [{figure_style(exp_dir)}, {aggregation_of(exp_dir)}]:")
-        for path in written:
-            print(f"  wrote {path}")
-        if has_cells:
-            summary = summarize(exp_dir)
-            note = ps.incomplete_note(summary)
-            if note:
-                bad = summary[~summary["complete"].astype(bool)]
-                incomplete.append(exp_dir.name)
-                print(f"  {note.upper()}: {len(bad)} of {len(summary)} points rest on fewer "
-                      "cells than expected")  # fmt: skip
-        for run in load_runs(exp_dir):
-            if run.get("skipped"):
-                print(f"  note: a run was skipped: {run.get('skipped')}")
-                break
+        try:
+            incomplete += _draw_one(exp_dir)
+        except Exception as err:  # a damaged folder: say which, draw the others
+            failed.append(exp_dir.name)
+            _error(f"{exp_dir.name}: not drawn ({type(err).__name__}: {err}); fix or move aside "
+                   "its damaged files, the other experiments are drawn")  # fmt: skip
     if incomplete:
         print(f"incomplete experiments: {', '.join(incomplete)}")
+    if failed:
+        _error(f"{len(failed)} experiment folders not drawn: {', '.join(failed)}")
+        status = 1
     return status
+
+
+def _draw_one(exp_dir: Path) -> list[str]:
+    """Summarize and draw one experiment folder, print what was written; its name in a list if
+    it is incomplete."""
+    has_cells = len(load_cells(exp_dir)) > 0
+    if not has_cells and not (exp_dir / "leverage_scores.csv").exists():
+        comp = completeness(exp_dir)
+        n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
+        if n_expected:  # a first run killed before its first cell: incomplete, not skipped
+            print(f"{exp_dir.name}: INCOMPLETE: 0 of {n_expected} cells, nothing to draw yet")
+            return [exp_dir.name]
+        reasons = skip_reasons(exp_dir)
+        why = f" ({'; '.join(reasons)})" if reasons else ""
+        print(f"skip {exp_dir.name}: no cells{why}")
+        return []
+    written = write_summaries(exp_dir) + draw_experiment(exp_dir)
+    print(f"{exp_dir.name} [{figure_style(exp_dir)}, {aggregation_of(exp_dir)}]:")
+    for path in written:
+        print(f"  wrote {path}")
+    incomplete = []
+    if has_cells:
+        summary = summarize(exp_dir)
+        note = ps.incomplete_note(summary)
+        if note:
+            bad = summary[~summary["complete"].astype(bool)]
+            incomplete.append(exp_dir.name)
+            print(f"  {note.upper()}: {len(bad)} of {len(summary)} points rest on fewer "
+                  "cells than expected")  # fmt: skip
+    for run in load_runs(exp_dir):
+        if run.get("skipped"):
+            print(f"  note: a run was skipped: {run.get('skipped')}")
+            break
+    return incomplete
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ __all__ = [
     "KMeansSpec",
     "ReducerSpec",
     "check_against_data",
+    "check_results_dir",
     "spec_from_config",
     "validated",
 ]
@@ -36,6 +37,10 @@ KINDS: tuple[str, ...] = tuple(_KINDS)
 FIRST_OF_CLASS = "first_of_class"
 KMEANS_INITS = ("k-means++", "random", "sample", FIRST_OF_CLASS)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+#: An experiment's name is a folder under results_dir: one path component, no separator, never
+#: ``.`` or ``..``. ``+`` and ``=`` are allowed for the names of presets run with a changed
+#: protocol (``bzmd14_orl+dataset=coil20``, :func:`kmdr.experiments.configs.own_folder`).
+_FOLDER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+=-]*$")
 
 
 class ConfigError(ValueError):
@@ -107,6 +112,16 @@ def _at_least(value: int, name: str, low: int) -> int:
     return int(value)
 
 
+#: The largest base seed: cells.csv keeps it in a signed 64-bit column.
+MAX_SEED = 2**63 - 1
+
+
+def _seed(value: int) -> int:
+    if not 0 <= value <= MAX_SEED:
+        raise ConfigError(f"seed must be an integer from 0 to 2**63-1 ({MAX_SEED}), got {value}")
+    return int(value)
+
+
 def _one_line(err: BaseException) -> str:
     return " ".join(str(err).split())
 
@@ -151,7 +166,12 @@ def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
     for entry in raw:
         name = entry["name"]
         if name not in names:
-            raise ConfigError(f"unknown reducer {name!r}; valid reducers: {_choices(names)}")
+            from kmdr.reducers._registry import unusable_plugin
+
+            raise ConfigError(
+                unusable_plugin(name)
+                or f"unknown reducer {name!r}; valid reducers: {_choices(names)}"
+            )
         rid = str(entry.get("id") or name)
         if not _NAME_RE.match(rid):
             raise ConfigError(f"reducer id {rid!r} must match {_NAME_RE.pattern}")
@@ -168,10 +188,13 @@ def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
                 f"reducer={only} is not part of this experiment; its reducers are: "
                 f"{_choices(sorted({entry['name'] for entry in raw}))}"
             )
-    # Every reducer accepts its params (a typo fails here, not in a worker).
+    # Every reducer accepts its params, of the right type and in range (a typo fails here, not
+    # in a worker): the reducer's own parameter constraints, checked with a valid r and k.
     for s in specs:
         try:
-            make_reducer(s.name, None, **s.params)
+            params = dict(s.params)
+            k = params.pop("n_clusters", 2)
+            make_reducer(s.name, 1, n_clusters=k, **params)._validate_params()
         except (TypeError, ValueError) as err:
             raise ConfigError(f"reducer {s.id!r}: {_one_line(err)}") from None
     return tuple(specs)
@@ -212,16 +235,27 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
 
     c = validated(cfg)
     name = c["name"]
-    if not _NAME_RE.match(name):
+    if not _FOLDER_RE.match(name) or ".." in name:
         raise ConfigError(
-            f"name must be a folder-safe name matching {_NAME_RE.pattern}, got {name!r}"
+            f"name must be one folder name (letters, digits and _ . + = -, starting with a "
+            f"letter or digit, no path separator, no '..'), got {name!r}"
         )
     kind = c["kind"]
     if kind not in KINDS:
         raise ConfigError(f"unknown kind {kind!r}; valid kinds: {_choices(KINDS)}")
     ds_name = c["dataset"]["name"]
+    if ds_name == "???":  # OmegaConf's mark of a value never set (a deleted ~dataset)
+        raise ConfigError(
+            f"no dataset is set; choose one with dataset=<name>: {_choices(DATASETS)}"
+        )
     if ds_name not in DATASETS:
-        raise ConfigError(f"unknown dataset {ds_name!r}; valid datasets: {_choices(DATASETS)}")
+        from kmdr.datasets._catalog import _plugin_clashes
+
+        # A name two plug-ins declare is no dataset: say which packages clash.
+        clash = _plugin_clashes().get(ds_name)
+        raise ConfigError(
+            clash or f"unknown dataset {ds_name!r}; valid datasets: {_choices(DATASETS)}"
+        )
 
     reducers = _reducers(c["reducers"], only_reducer) if kind == "cells" else ()
     grid: tuple[int, ...] = ()
@@ -260,7 +294,7 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         reducers=reducers,
         r_grid=grid,
         repeats=_at_least(c["repeats"], "repeats", 1),
-        seed=_at_least(c["seed"], "seed", 0),
+        seed=_seed(c["seed"]),
         kmeans=kmeans,
         kind=kind,
         aggregation=c["aggregation"],
@@ -270,7 +304,7 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         backend=c["backend"],
         backend_params=_backend_params(c["backend_params"]),
         blas_threads=None if blas is None else _at_least(blas, "blas_threads", 1),
-        results_dir=str(c["results_dir"] or "results"),
+        results_dir=check_results_dir(c["results_dir"]),
         data_dir=None if data_dir in (None, "") else str(data_dir),
         figures=c["figures"],
         progress=c["progress"],
@@ -279,6 +313,40 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         ray_address=c["ray"]["address"],
         preset=dict(c["preset"]),
     )
+
+
+def check_results_dir(results_dir: str) -> str:
+    """``results_dir`` if results can be written under it, else a one-line :class:`ConfigError`.
+
+    An empty value is refused rather than read as the default (``results``, the committed
+    record): a forgotten value never writes there. The folder may not exist yet; then its
+    nearest existing parent must be a writable folder.
+    """
+    import os
+    from pathlib import Path
+
+    text = str(results_dir)
+    if not text.strip():
+        raise ConfigError(
+            "results_dir is empty; give the folder the results go to, e.g. "
+            "results_dir=my_results (results_dir=results is the committed record)"
+        )
+    path = Path(text).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"results_dir={text} is a file, not a folder; give a folder")
+    existing = path.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(
+            f"results_dir={text} cannot be created: {existing} is a file; give a folder"
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"results_dir={text} is not writable ({existing} does not let you create files); "
+            "give a folder you can write to"
+        )
+    return text
 
 
 def check_against_data(

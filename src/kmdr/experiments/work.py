@@ -36,6 +36,7 @@ from dataclasses import replace
 import numpy as np
 
 from kmdr.experiments.cells import Cell, reducer_kwargs
+from kmdr.experiments.reducer_checks import checked_reduction
 from kmdr.experiments.seeds import shared_random_state, stream_seeds
 from kmdr.experiments.spec import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 
@@ -178,7 +179,7 @@ def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None)
     ``objective`` is a :class:`~kmdr.metrics.ObjectiveEvaluator` of X made once for all cells
     (None: one is made here).
     """
-    reducer, C, own = _reduce(cell, X, n_clusters, shared)
+    reducer, C, own = checked_reduction(_reduce, cell, X, n_clusters, shared)
     return _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective)
 
 
@@ -208,7 +209,7 @@ def compute_group(
     keys = {c.group_key for c in cells}
     if len(keys) != 1 or keys.pop()[0] != "reduce-once":
         raise ValueError("compute_group: the cells differ in more than their repetition")
-    reducer, C, own = _reduce(cells[0], X, n_clusters, shared)
+    reducer, C, own = checked_reduction(_reduce, cells[0], X, n_clusters, shared)
     out = []
     for i, cell in enumerate(cells):
         if i > 0:

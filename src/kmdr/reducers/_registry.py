@@ -10,8 +10,13 @@ in its ``pyproject.toml``::
 
 The entry point's name is the registry name. Plug-ins are loaded on the first use of the registry
 (once per process); a plug-in that fails to load is skipped with one warning line naming it, so
-the built-ins keep working, and asking for it by name raises that line as the error. A plug-in
-whose name is already taken (by a built-in or another plug-in) is an error naming both.
+the built-ins keep working, and asking for it by name raises that line as the error.
+
+Name clashes (the same policy as for dataset plug-ins, :mod:`kmdr.datasets`): built-in names win.
+A plug-in named like a built-in is ignored with one warning line naming it and its package, and
+the name means the built-in. Two plug-ins of one name are both ignored with one warning line
+naming both packages, and asking for that name is an error naming them: which one a config meant
+cannot be known. Every other name keeps working either way.
 """
 
 from __future__ import annotations
@@ -131,35 +136,58 @@ def _as_entry(ep: importlib.metadata.EntryPoint) -> ReducerEntry:
     )
 
 
+def _warn(message: str, category: type[Warning]) -> None:
+    """A warning that prints as ONE line: it is attributed to no source file, so Python's
+    warning display has no source line to add under it."""
+    warnings.warn_explicit(message, category, filename=ENTRY_POINT_GROUP, lineno=0, module=__name__)
+
+
 @functools.cache
 def _plugins() -> tuple[Mapping[str, ReducerEntry], Mapping[str, str]]:
     """(entries, errors) of the installed plug-ins, loaded once per process.
 
-    ``errors`` maps the name of every plug-in that failed to load to the one-line reason.
+    ``errors`` maps the name of every plug-in that cannot be used (it failed to load, or two
+    plug-ins declare that name) to the one-line reason. A plug-in named like a built-in is
+    ignored (see the module docstring).
     """
     entries: dict[str, ReducerEntry] = {}
-    origins: dict[str, str] = {}
     errors: dict[str, str] = {}
+    by_name: dict[str, list[importlib.metadata.EntryPoint]] = {}
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in BUILTIN_REDUCERS:
-            builtin = BUILTIN_REDUCERS[ep.name].cls
-            raise ValueError(
-                f"reducer plug-in {_describe(ep)} clashes with the built-in reducer {ep.name!r} "
-                f"({builtin.__module__}.{builtin.__qualname__}): rename the entry point"
+        by_name.setdefault(ep.name, []).append(ep)
+    for name, points in by_name.items():
+        if name in BUILTIN_REDUCERS:
+            builtin = BUILTIN_REDUCERS[name].cls
+            for ep in points:
+                _warn(
+                    f"reducer plug-in {_describe(ep)} is ignored: the built-in reducer {name!r} "
+                    f"({builtin.__module__}.{builtin.__qualname__}) has that name and built-ins "
+                    "win; rename the entry point to use the plug-in",
+                    UserWarning,
+                )
+            continue
+        if len(points) > 1:
+            errors[name] = (
+                f"reducer {name!r} is declared by {len(points)} plug-ins "
+                f"({'; '.join(_describe(ep) for ep in points)}): none is used; uninstall one or "
+                "rename its entry point"
             )
-        if ep.name in origins:
-            raise ValueError(
-                f"reducer plug-in {_describe(ep)} clashes with the plug-in {origins[ep.name]}: "
-                "rename one of the entry points"
-            )
-        origins[ep.name] = _describe(ep)
+            _warn(errors[name], UserWarning)
+            continue
+        (ep,) = points
         try:
-            entries[ep.name] = _as_entry(ep)
+            entries[name] = _as_entry(ep)
         except Exception as err:  # any failure of third-party code: skip it, keep the rest
             reason = " ".join(str(err).split()) or type(err).__name__
-            errors[ep.name] = f"reducer plug-in {_describe(ep)} failed to load: {reason}"
-            warnings.warn(errors[ep.name], RuntimeWarning, stacklevel=2)
+            errors[name] = f"reducer plug-in {_describe(ep)} failed to load: {reason}"
+            _warn(errors[name], RuntimeWarning)
     return MappingProxyType(entries), MappingProxyType(errors)
+
+
+def unusable_plugin(name: str) -> str | None:
+    """Why the plug-in reducer ``name`` cannot be used (it failed to load, or two plug-ins
+    declare that name), in one line; None if no such plug-in was declared."""
+    return _plugins()[1].get(name)
 
 
 class _Registry(Mapping):

@@ -27,12 +27,14 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import re
+import sys
 from pathlib import Path
 
 import pandas as pd
 
 from kmdr._git import code_revision
 from kmdr._io import atomic_write_text
+from kmdr.experiments import aggregate
 from kmdr.experiments.aggregate import SECTIONS, is_baseline
 from kmdr.report import claims as C
 from kmdr.report._text import VERDICT_LEGEND, VERDICT_MARK, md_table
@@ -319,10 +321,20 @@ def evaluate_claims(summaries: dict[str, pd.DataFrame]) -> list[tuple[C.Claim, C
     return results
 
 
-def build_report(root: str | Path) -> str:
-    """The whole REPORT.md text for the results folder ``root``."""
+def section_unread(unread: dict[str, str]) -> str:
+    """The experiment folders the report could not read, each with its reason."""
+    lines = ["## Experiment folders not read", ""]
+    lines.append("These folders could not be read and are left out of everything above:")
+    lines.append("")
+    lines += [f"- `{name}`: {public_text(reason)}" for name, reason in unread.items()]
+    return "\n".join(lines)
+
+
+def build_report(root: str | Path, unread: dict[str, str] | None = None) -> str:
+    """The whole REPORT.md text for the results folder ``root`` (``unread``: see
+    :func:`write_report`)."""
     root = Path(root)
-    exps = load_all(root)
+    exps = load_all(root, unread)
     summaries = {n: e.summary for n, e in exps.items() if len(e.summary)}
     results = evaluate_claims(summaries)
     counts = {v: sum(1 for _, r in results if r.verdict == v) for v in C.VERDICTS}
@@ -351,6 +363,7 @@ def build_report(root: str | Path) -> str:
         *(text for _order, _rank, text in sorted(sections)),
         section_theory(root, exps),
         section_deviations(exps),
+        *([section_unread(unread)] if unread else []),
     ]
     body = "\n\n".join(parts).rstrip() + "\n"
     # The contents go just before the first section, after the title and the run's metadata.
@@ -358,22 +371,50 @@ def build_report(root: str | Path) -> str:
     return body[:first] + table_of_contents(body) + "\n\n" + body[first:]
 
 
-def write_report(root: str | Path) -> Path:
+def write_report(root: str | Path, unread: dict[str, str] | None = None) -> Path:
+    """Write ``root/REPORT.md``. ``unread``: collect the experiment folders that cannot be read
+    (name: one-line reason) and report the others; None: such a folder raises."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     path = root / "REPORT.md"
-    atomic_write_text(path, build_report(root))
+    atomic_write_text(path, build_report(root, unread))
     return path
 
 
+def _error(message: str) -> None:
+    print(f"kmdr-report: error: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``kmdr-report [RESULTS]``: write RESULTS/REPORT.md.
+
+    RESULTS must be an existing folder holding at least one experiment folder (a mistyped path
+    is one line and exit status 2, and nothing is written). An experiment folder that cannot be
+    read is named in one line and left out, the report is written with the others and its last
+    section lists what was left out; the exit status is then 1.
+    """
     parser = argparse.ArgumentParser(
         prog="kmdr-report", description="Write RESULTS/REPORT.md from the CSVs under RESULTS/."
     )
     parser.add_argument("results", nargs="?", default="results", type=Path)
     args = parser.parse_args(argv)
-    path = write_report(args.results)
+    root: Path = args.results
+    if not root.is_dir():
+        what = "is a file" if root.exists() else "does not exist"
+        _error(f"{root} {what}; give the results folder (one folder per experiment, e.g. results)")
+        return 2
+    if not aggregate.experiment_dirs(root):
+        _error(f"no experiment folders under {root} (none holds cells*.csv, runs/ or "
+               "leverage_scores.csv); give the results folder, nothing was written")  # fmt: skip
+        return 2
+    unread: dict[str, str] = {}
+    path = write_report(root, unread)
+    for name, reason in unread.items():
+        _error(f"{name}: not in the report ({reason}); fix or move aside its damaged files")
     print(f"kmdr-report: wrote {path}")
+    if unread:
+        _error(f"{len(unread)} experiment folders left out of the report: {', '.join(unread)}")
+        return 1
     return 0
 
 

@@ -156,9 +156,19 @@ class Experiment:
         return sorted((self.dir / "figures").glob("*.png")) if self.exists else []
 
 
-def load_all(root: Path) -> dict[str, Experiment]:
-    """Every experiment folder under ``root``, in the order of their presets (then name)."""
-    exps = [Experiment(root, p.name) for p in aggregate.experiment_dirs(root)]
+def load_all(root: Path, unread: dict[str, str] | None = None) -> dict[str, Experiment]:
+    """Every experiment folder under ``root``, in the order of their presets (then name).
+
+    ``unread``: a folder that cannot be read is left out and recorded there (name: one-line
+    reason) instead of raising."""
+    exps = []
+    for folder in aggregate.experiment_dirs(root):
+        try:
+            exps.append(Experiment(root, folder.name))
+        except Exception as err:
+            if unread is None:
+                raise
+            unread[folder.name] = f"{type(err).__name__}: {' '.join(str(err).split())}"
     exps.sort(key=lambda e: (e.preset["order"], e.name))
     return {e.name: e for e in exps}
 

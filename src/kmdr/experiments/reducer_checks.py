@@ -1,0 +1,153 @@
+"""A reducer's output is checked before it is scored.
+
+A cell's numbers are only worth citing if the reduced matrix C is what the cell says it is, so
+every reduction a worker computes passes :func:`checked_reduction` before k-means sees it:
+
+- C is a numpy array or a scipy.sparse matrix of shape n x w, w the reducer's declared output
+  width (r; d for the no-reduction baseline, whose r is d; p for PD, which keeps r entries per
+  row of a p-column matrix), and the reducer declares the cell's r (``n_components_``): a reducer
+  that returns more or fewer columns than r would be recorded under an r it did not produce;
+- its dtype is a real floating type (not complex, not object, not integer);
+- its values are finite;
+- numpy's global random state is the same after the reduction as before: a reducer that draws
+  from ``np.random.*`` instead of its ``random_state`` cannot be reproduced from the cell's seed.
+  (Under the threading backend another thread's draw would be seen too; kmdr's own code never
+  draws from the global state, so a change always points at third-party code.)
+- for a reducer that is not shipped with kmdr (a plug-in), the first reduction of each
+  (reducer, parameters) a worker process computes is computed a second time with the same seed,
+  and both outputs must be equal to the last bit: the same seed must give the same cell.
+
+A failed check raises :class:`ReducerOutputError`, one line naming the reducer, r, the problem
+and the fix; the run stops like any failing cell, and the cells already finished are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["ReducerOutputError", "check_output", "checked_reduction"]
+
+#: (registry name, params) of the plug-in reducers whose seeded output this process has
+#: compared between two fits.
+_REPRODUCED: set[tuple[str, str]] = set()
+_REPRODUCED_LOCK = threading.Lock()
+
+
+class ReducerOutputError(ValueError):
+    """A reducer's output cannot be scored (the message is one line: reducer, r, problem, fix)."""
+
+
+def _fail(cell, problem: str, fix: str):
+    raise ReducerOutputError(
+        f"reducer {cell.reducer_id!r} ({cell.reducer_name}) at r={cell.r}: {problem}; {fix}"
+    )
+
+
+def _width(reducer, default: int) -> int:
+    """The number of columns the reducer declares (scikit-learn's ``_n_features_out``)."""
+    try:
+        width = reducer._n_features_out
+    except AttributeError:
+        return default
+    return default if width is None else int(width)
+
+
+def check_output(cell, reducer, C, n_samples: int) -> None:
+    """Raise :class:`ReducerOutputError` unless C is a finite real n x w matrix for the cell's r
+    (see the module docstring)."""
+    if not (isinstance(C, np.ndarray) or sp.issparse(C)):
+        _fail(
+            cell,
+            f"transform returned a {type(C).__name__}",
+            "return a numpy array or a scipy.sparse matrix",
+        )
+    declared = getattr(reducer, "n_components_", cell.r)
+    if declared != cell.r:
+        _fail(
+            cell,
+            f"the fitted reducer says it produced r={declared}",
+            "produce exactly n_components columns (n_components_ = n_components)",
+        )
+    width = _width(reducer, cell.r)
+    if C.ndim != 2 or C.shape != (n_samples, width):
+        _fail(
+            cell,
+            f"its output has shape {C.shape}, not {(n_samples, width)} (n x r)",
+            "return one row per point and exactly r columns",
+        )
+    if C.dtype.kind != "f":
+        _fail(
+            cell,
+            f"its output has dtype {C.dtype}, not a real floating type",
+            "return float64 (or float32) values",
+        )
+    values = C.data if sp.issparse(C) else C
+    if not np.isfinite(values).all():
+        bad = int(np.size(values) - np.count_nonzero(np.isfinite(values)))
+        _fail(cell, f"its output holds {bad} NaN or infinite values", "return finite values only")
+
+
+def _same_state(a, b) -> bool:
+    """Equal numpy random states (``np.random.get_state(legacy=False)``: nested dicts, arrays)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_state(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    return a == b
+
+
+def _global_state() -> dict:
+    """numpy's global random state (watched here, never drawn from)."""
+    return np.random.get_state(legacy=False)  # noqa: NPY002
+
+
+def _equal(A, B) -> bool:
+    if sp.issparse(A) != sp.issparse(B) or A.shape != B.shape or A.dtype != B.dtype:
+        return False
+    if sp.issparse(A):
+        return (sp.csr_matrix(A) != sp.csr_matrix(B)).nnz == 0
+    return bool(np.array_equal(A, B))
+
+
+def _seeded_once(reduce, cell, X, n_clusters, shared):
+    """``reduce`` with numpy's global random state watched; the output checked."""
+    before = _global_state()
+    out = reduce(cell, X, n_clusters, shared)
+    if not _same_state(before, _global_state()):
+        _fail(
+            cell,
+            "it changed numpy's global random state (it drew from or seeded np.random.*, which "
+            "the cell's seed does not set), so the cell cannot be reproduced",
+            "draw from sklearn.utils.check_random_state(self.random_state) instead",
+        )
+    check_output(cell, out[0], out[1], X.shape[0])
+    return out
+
+
+def checked_reduction(reduce, cell, X, n_clusters: int, shared):
+    """``reduce(cell, X, n_clusters, shared)`` -> ``(reducer, C, seconds)``, checked (see the
+    module docstring). The seconds are those of the first reduction."""
+    from kmdr.reducers import BUILTIN_REDUCERS
+
+    out = _seeded_once(reduce, cell, X, n_clusters, shared)
+    if cell.reducer_name in BUILTIN_REDUCERS:
+        return out
+    key = (cell.reducer_name, json.dumps(cell.params, sort_keys=True, default=str))
+    with _REPRODUCED_LOCK:
+        first = key not in _REPRODUCED
+        _REPRODUCED.add(key)
+    if first:
+        again = _seeded_once(reduce, cell, X, n_clusters, shared)
+        if not _equal(out[1], again[1]):
+            _fail(
+                cell,
+                "two fits with the same random_state gave different outputs, so the cell's seed "
+                "does not determine it",
+                "draw every random number from the random_state parameter, and nothing from the "
+                "time, the process or unseeded generators",
+            )
+    return out
