@@ -154,6 +154,11 @@ class Claim:
     def held(self) -> bool:
         return self._lock.held
 
+    @property
+    def path(self) -> Path:
+        """The claim's lock file (it names its holder: :func:`._locks.holder`)."""
+        return self._lock.path
+
     def release(self) -> None:
         """Give the cell up (idempotent); its lock file is removed."""
         self._lock.release(unlink=True)
@@ -294,11 +299,15 @@ class CellStore:
         return json.loads(self.cell_path(cell_id).read_text(encoding="utf-8"))
 
     # -- claims --------------------------------------------------------------------------------
-    def try_claim(self, cell_id: str, *, block: bool = False) -> Claim | None:
+    def try_claim(
+        self, cell_id: str, *, block: bool = False, timeout: float | None = None
+    ) -> Claim | None:
         """Claim a cell before computing it: a :class:`Claim`, or None when the cell is done or
         another live process holds it (``block``: wait for that process to release it or end,
-        then None if it wrote the cell, else a Claim). A damaged file is moved aside here."""
-        lock = _locks.acquire(self._lock_path(cell_id), block=block)
+        then None if it wrote the cell, else a Claim; :class:`._locks.LockTimeout` after
+        ``timeout`` seconds without a sign of life from it). A damaged file is moved aside
+        here."""
+        lock = _locks.acquire(self._lock_path(cell_id), block=block, timeout=timeout)
         if lock is None:
             return None
         try:
@@ -310,6 +319,10 @@ class CellStore:
             lock.release(unlink=True)
             return None
         return Claim(cell_id, lock)
+
+    def claim_holder(self, cell_id: str) -> dict | None:
+        """Who holds the cell's claim (pid, host, since), as its lock file says, or None."""
+        return _locks.holder(self._lock_path(cell_id))
 
     def is_claimed(self, cell_id: str) -> bool:
         """Whether a live process holds the cell's claim now (a probe; see the module docstring)."""
