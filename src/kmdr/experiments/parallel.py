@@ -11,6 +11,11 @@ Backends (``backend=`` in the config):
 
 No register function is needed for any of them.
 
+Workers on this machine are at most one per core (:func:`resolve_parallelism` caps ``n_jobs``
+and says so). Every job runs through :func:`guarded_job`: a worker watches the process that runs
+the run and exits within a second of its death (:func:`watch_parent`), and a job that ends with
+``sys.exit`` or another non-error BaseException is a one-line :class:`CellAborted`.
+
 Results never depend on the backend: every cell carries its own seed, and BLAS threads per
 worker are the same number whatever runs the worker. :func:`results_as_completed` works with
 backends that cannot stream results (multiprocessing, ray) by dispatching in small batches, so

@@ -26,7 +26,8 @@ How the runner uses it::
     every few seconds, and at the end: store.rebuild_csv()
     at the end, for each remembered cell still not done:
         store.try_claim(id, block=True)        # waits for the other process: None once it wrote
-                                               # the cell, a Claim if it died (compute it then)
+                                               # the cell, a Claim if it died (compute it then),
+                                               # LockTimeout if its heartbeat stops (_locks)
 
 A cell file is valid when it is a JSON object with every column of :data:`CSV_COLUMNS` and
 :data:`IDENTITY_COLUMNS`, a ``cell_id`` equal to the file's stem, integer ``r`` and

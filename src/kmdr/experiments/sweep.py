@@ -17,9 +17,10 @@
 Every cell of a job is *claimed* in the store just before the job is handed to a worker (a lock
 the kernel drops if this process dies), so two runs sweeping into one folder at the same time
 never compute a cell twice: a cell the other run holds is left out of the job, left to that run
-and waited for at the end (and taken over if that run dies). Each finished cell is written
-atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few seconds, so a
-killed run shows as incomplete, with what it finished.
+and waited for at the end (taken over if that run dies; given up on, in one line naming the
+holder, after ``claim_timeout`` seconds without its heartbeat: :mod:`._locks`). Each finished
+cell is written atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few
+seconds, so a killed run shows as incomplete, with what it finished.
 """
 
 from __future__ import annotations
