@@ -62,13 +62,14 @@ def _kept(exp, n: int | None = 5) -> None:
 
 
 @pytest.mark.parametrize(
-    ("signum", "group", "status", "words"),
+    ("signum", "group", "status", "words", "n_jobs"),
     [
         pytest.param(
             signal.SIGTERM,
             False,
             143,
             "interrupted (SIGTERM)",
+            2,
             marks=fault(
                 "kmdr is sent SIGTERM mid-run (kill, a batch system's cancel)",
                 gets="like Ctrl-C: one line, exit 143, sidecar interrupted, workers stopped, "
@@ -81,6 +82,7 @@ def _kept(exp, n: int | None = 5) -> None:
             True,
             130,
             "interrupted;",
+            2,
             marks=fault(
                 "Ctrl-C (SIGINT to the whole process group) mid-run with parallel workers",
                 gets="one line, exit 130, sidecar interrupted, workers stopped, cells kept",
@@ -92,6 +94,7 @@ def _kept(exp, n: int | None = 5) -> None:
             False,
             129,
             "interrupted (SIGHUP)",
+            1,
             marks=fault(
                 "the terminal running kmdr is closed (SIGHUP) mid-run",
                 gets="like Ctrl-C: one line, exit 129, sidecar interrupted, cells kept",
@@ -100,8 +103,10 @@ def _kept(exp, n: int | None = 5) -> None:
         ),
     ],
 )
-def test_a_stop_signal_ends_the_run_like_ctrl_c(project, tmp_path, signum, group, status, words):
-    proc, exp = stuck(project, tmp_path, 2)
+def test_a_stop_signal_ends_the_run_like_ctrl_c(
+    project, tmp_path, signum, group, status, words, n_jobs
+):
+    proc, exp = stuck(project, tmp_path, n_jobs)
     workers = children(proc.pid)
     try:
         proc.signal(signum, group=group)
@@ -349,7 +354,7 @@ def test_n_jobs_beyond_the_cores_is_capped(project, tmp_path):
     gets="one line, exit 143, that job's sidecar interrupted, no later job started",
 )
 def test_sigterm_to_a_multirun(project, tmp_path):
-    proc = start(project, tmp_path, "sleep:2", "n_jobs=2", "seed=0,1", flags=["-m"])
+    proc = start(project, tmp_path, "sleep:2", "n_jobs=1", "seed=0,1", flags=["-m"])
     exp = tmp_path / "faulty"
     try:
         wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
