@@ -234,3 +234,28 @@ def _stuck(project, results, action: str = "sleep:2", release=None):
     wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
     wait_for(lambda: _claims(exp), "the last cell's claim", proc)
     return proc, exp
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param(
+            "0",
+            marks=pytest.mark.fault(
+                "claim_timeout=0 (a wait that would give up on every live run)",
+                gets="one line before any work: claim_timeout must be a number of seconds > 0",
+            ),
+        ),
+        "-5",
+    ],
+)
+def test_a_bad_claim_timeout_is_one_line_before_any_work(value, tmp_path, capsys):
+    from kmdr.experiments import cli
+
+    argv = ["reducer=sign", "r_grid=[2]", "repeats=1", f"results_dir={tmp_path / 'results'}"]
+    with pytest.raises(SystemExit) as exc:
+        cli.main([*argv, f"claim_timeout={value}"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"kmdr: error: claim_timeout must be a number of seconds > 0, got {value}.0\n"
+    assert not (tmp_path / "results").exists()

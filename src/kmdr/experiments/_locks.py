@@ -73,12 +73,9 @@ class _Heartbeat:
         self.lock = threading.Lock()
         self.held: set[HeldLock] = set()
         self.thread: threading.Thread | None = None
-        self.pid = os.getpid()
 
     def add(self, held: HeldLock) -> None:
         with self.lock:
-            if self.pid != os.getpid():  # a fork child: its parent's thread is not here
-                self.__init__()
             self.held.add(held)
             if self.thread is None:
                 self.thread = threading.Thread(target=self._beat, name="kmdr-lock-heartbeat")
@@ -101,6 +98,9 @@ class _Heartbeat:
 
 
 _HEARTBEAT = _Heartbeat()
+# A fork child starts with no heartbeat thread and must not inherit a registry lock held by the
+# parent's thread at the instant of the fork.
+os.register_at_fork(after_in_child=_HEARTBEAT.__init__)
 
 
 class HeldLock:
