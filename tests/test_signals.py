@@ -78,6 +78,19 @@ def _kept(exp, n: int | None = 5) -> None:
             id="sigterm",
         ),
         pytest.param(
+            signal.SIGTERM,
+            True,
+            143,
+            "interrupted (SIGTERM)",
+            2,
+            marks=fault(
+                "SIGTERM to kmdr's whole process group, workers included (timeout(1), a "
+                "service manager)",
+                gets="one line, exit 143, sidecar interrupted (not failed), cells kept",
+            ),
+            id="sigterm-group",
+        ),
+        pytest.param(
             signal.SIGINT,
             True,
             130,

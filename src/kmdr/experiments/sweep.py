@@ -41,8 +41,6 @@ __all__ = ["CELLS", "CellsKind"]
 
 #: Seconds between two rebuilds of cells.csv while a run goes on.
 CSV_EVERY = 5.0
-#: Seconds between two looks at cells another run is computing.
-WAIT_POLL = 0.5
 
 
 class ClaimTimeout(RuntimeError):
@@ -291,7 +289,8 @@ def _wait_for_others(ctx, claimer: _Claimer, bar) -> list[Cell]:
             claim = store.try_claim(cell.cell_id, block=True, timeout=ctx.spec.claim_timeout)
         except _locks.LockTimeout as err:
             raise ClaimTimeout(
-                f"cell {cell.cell_id} ({describe_cells([cell])}) is claimed by "
+                f"cell {cell.cell_id} (reducer {cell.reducer_name!r}, r={cell.r}, repetition "
+                f"{cell.repetition}) is claimed by "
                 f"{_locks.describe_holder(err.holder)}, which has shown no sign of life for "
                 f"{err.timeout:g} s (stopped or hung?); end that process (its finished cells "
                 "are kept) or raise claim_timeout, then run the same command again"
