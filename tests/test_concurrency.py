@@ -164,10 +164,10 @@ def test_a_live_holder_is_waited_for_past_the_timeout(faulty, tmp_path):
     go = tmp_path / "go"
     holder, exp = _stuck(faulty, tmp_path, "hold:2", release=go)  # holds its last cell
     try:
-        waiter = _faulty_run(faulty, tmp_path, "none:0", "claim_timeout=4")
+        waiter = _faulty_run(faulty, tmp_path, "none:0", "claim_timeout=6")
         try:
             wait_for(lambda: "waiting for" in waiter.stderr, "the waiting line", waiter)
-            # The holder's heartbeat (every 2 s) moves its claim's mtime: see it move three
+            # The holder's heartbeat (every 2 s) moves its claim's mtime: see it move four
             # times, i.e. for longer than the waiter's claim_timeout, with the waiter waiting.
             (claim,) = _claims(exp)
             seen = [claim.stat().st_mtime_ns]
@@ -176,9 +176,9 @@ def test_a_live_holder_is_waited_for_past_the_timeout(faulty, tmp_path):
                 mtime = claim.stat().st_mtime_ns
                 if mtime != seen[-1]:
                     seen.append(mtime)
-                return len(seen) > 3
+                return len(seen) > 4
 
-            wait_for(beats, "three heartbeats of the holder", waiter)
+            wait_for(beats, "four heartbeats of the holder", waiter)
             go.touch()
             assert waiter.wait() == 0, waiter.stderr
             assert holder.wait() == 0, holder.stderr

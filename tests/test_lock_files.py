@@ -71,17 +71,17 @@ def test_a_live_holder_keeps_its_lock_fresh_and_is_waited_for(holder):
             sys.executable,
             "-c",
             "import sys; from kmdr.experiments import _locks; "
-            "lock = _locks.acquire(sys.argv[1], block=True, timeout=3); print(lock.held)",
+            "lock = _locks.acquire(sys.argv[1], block=True, timeout=5); print(lock.held)",
             str(path),
         ],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
-        # the waiter (timeout 3 s) waits across several heartbeats (2 s apart), longer than
+        # the waiter (timeout 5 s) waits across four heartbeats (2 s apart), longer than
         # its timeout...
         beats = [path.stat().st_mtime_ns]
-        while len(beats) < 4:
+        while len(beats) < 5:
             assert waiter.poll() is None, "the waiter gave up on a live holder"
             mtime = path.stat().st_mtime_ns
             if mtime != beats[-1]:
