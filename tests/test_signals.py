@@ -13,11 +13,13 @@ import contextlib
 import importlib.util
 import os
 import signal
+import sys
 
 import pandas as pd
 import pytest
 
 from _procs import (
+    Proc,
     alive,
     cell_files,
     children,
@@ -420,3 +422,28 @@ def test_a_stop_signal_while_loading_the_data(project, tmp_path, signum, group, 
         proc.kill()
     assert one_line(proc.stderr) == f"kmdr: {words} before any cell was computed"
     assert not (tmp_path / "results").exists()
+
+
+@fault(
+    "the terminal of a kmdr started with nohup is closed (SIGHUP)",
+    gets="the run goes on to the end, as nohup asks",
+)
+def test_nohup_keeps_a_run_going_when_the_terminal_closes(project, tmp_path):
+    go = tmp_path / "go"
+    args = ["-cd", str(project / "conf"), "experiment=faulty", f"results_dir={tmp_path}"]
+    env = plugin_env(project, "hold:2", release=go)
+    proc = Proc(
+        ["nohup", sys.executable, "-m", "kmdr.experiments.cli", *args, "n_jobs=1"],
+        env=env,
+        cwd=tmp_path,
+    )
+    exp = tmp_path / "faulty"
+    try:
+        wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
+        proc.signal(signal.SIGHUP)
+        go.touch()
+        assert proc.wait() == 0, proc.stderr
+    finally:
+        proc.kill()
+    assert statuses(exp) == ["complete"]
+    _kept(exp, 6)

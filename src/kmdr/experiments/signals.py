@@ -90,11 +90,18 @@ def describe(err: BaseException) -> str:
 @contextlib.contextmanager
 def stop_on_signals() -> Iterator[None]:
     """Handle :data:`STOP_SIGNALS` as described in the module docstring, then restore the
-    previous handlers. A no-op outside the main thread (only it can handle signals)."""
+    previous handlers. A signal ignored on entry (``nohup``) stays ignored. A no-op outside the
+    main thread (only it can handle signals)."""
     if threading.current_thread() is not threading.main_thread() or _STATE.active:
         yield
         return
-    previous = {sig: signal.signal(sig, _handler) for sig in STOP_SIGNALS}
+    # A signal the caller ignores stays ignored: ``nohup kmdr ...`` must survive the terminal
+    # closing, and a shell starts background jobs with Ctrl-C ignored.
+    previous = {
+        sig: signal.signal(sig, _handler)
+        for sig in STOP_SIGNALS
+        if signal.getsignal(sig) is not signal.SIG_IGN
+    }
     _STATE.__init__()
     _STATE.active = True
     try:
