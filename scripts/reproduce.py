@@ -62,21 +62,31 @@ def experiments() -> list[str]:
 
 
 @contextlib.contextmanager
-def _sigint_ignored():
-    """SIGINT ignored meanwhile (in the main thread; a no-op elsewhere). A process started
-    meanwhile keeps ignoring it, so Ctrl-C stops this script, not its drawing process halfway
-    through an import with a traceback of its own; the script then shuts that process down."""
+def _signals_held():
+    """Ctrl-C (and the other stop signals) held back meanwhile, not lost, and ignored by a
+    process started meanwhile, so Ctrl-C stops this script, not its drawing process halfway
+    through an import with a traceback of its own (the script then shuts that process down).
+
+    The stop signals are blocked in this thread and ignored; on Linux a blocked signal stays
+    pending even when ignored, and this is the only thread (the drawer starts first, see
+    :meth:`Drawer.start`), so a Ctrl-C meanwhile is delivered when the block ends. A no-op
+    outside the main thread."""
     import signal
     import threading
+
+    from kmdr.experiments.signals import STOP_SIGNALS
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a held signal is handled now
 
 
 class Drawer:
@@ -86,25 +96,34 @@ class Drawer:
         self._pool = None
         self._pending: list[tuple[Path, object]] = []
 
-    def submit(self, experiment_dir: Path) -> None:
-        from concurrent.futures import Future
+    def start(self) -> None:
+        """Start the drawing process now, before this script starts any thread or worker (see
+        :func:`_signals_held`); it imports what drawing needs at its first figure."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-        from kmdr.experiments.runner import draw
-
+        nice = getattr(os, "nice", None)  # the drawing yields the cores to the workers
         try:
-            if self._pool is None:  # started at the first figure: a run without any needs none
-                import multiprocessing
-                from concurrent.futures import ProcessPoolExecutor
-
-                nice = getattr(os, "nice", None)  # the drawing yields the cores to the workers
+            with _signals_held():  # inherited by the process it starts: Ctrl-C is ours
                 self._pool = ProcessPoolExecutor(
                     max_workers=1,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=nice,
                     initargs=(10,) if nice else (),
                 )
-            with _sigint_ignored():  # inherited by the process it may start: Ctrl-C is ours
-                future = self._pool.submit(draw, experiment_dir)
+                self._pool.submit(os.getpid)  # the process starts (here) on a first task
+        except Exception:  # no background process here: draw in this one
+            self._pool = None
+
+    def submit(self, experiment_dir: Path) -> None:
+        from concurrent.futures import Future
+
+        from kmdr.experiments.runner import draw
+
+        try:
+            if self._pool is None:
+                raise RuntimeError("no drawing process")
+            future = self._pool.submit(draw, experiment_dir)
         except Exception:  # no background process here: draw in this one
             future = Future()
             future.set_result(draw(experiment_dir))
@@ -136,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from kmdr.experiments.schema import one_line, to_container
+    from kmdr.experiments.schema import one_line
     from kmdr.experiments.spec import ConfigError
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -164,21 +183,52 @@ def main(argv: list[str] | None = None) -> int:
             f"{', '.join(all_names)}"
         )
 
-    import pandas as pd
-
-    from kmdr.datasets import DatasetError
-    from kmdr.experiments.parallel import start_workers_for_config
-    from kmdr.experiments.runner import run_experiment
-    from kmdr.experiments.spec import spec_from_config
-    from kmdr.experiments.store import atomic_write_text
+    from kmdr.experiments.signals import describe, exit_status, stop_on_signals
 
     results = Path(args.results)
     names = args.only or all_names
     mode = "quick (reduced grids)" if args.quick else "full protocols"
     print(f"[reproduce] {len(names)} experiments, {mode}, into {results}/", flush=True)
+    # SIGTERM and SIGHUP stop the script as Ctrl-C does (kmdr.experiments.signals).
+    with stop_on_signals():
+        try:
+            return _reproduce(configs, names, all_names, results, mode)
+        except KeyboardInterrupt as err:
+            print(
+                f"[reproduce] {describe(err)}; finished cells are kept under {results}: run "
+                "the same command to resume",
+                file=sys.stderr,
+                flush=True,
+            )
+            return exit_status(err)
+        except Exception as err:  # a run that failed (a cell, the backend, a claim): one line
+            print(
+                f"[reproduce] failed ({type(err).__name__}: {' '.join(str(err).split())}); "
+                f"finished cells are kept under "
+                f"{results}: run the same command to resume",
+                file=sys.stderr,
+                flush=True,
+            )
+            return 1
+
+
+def _reproduce(configs: dict, names: list[str], all_names: list[str], results: Path, mode: str):
+    """Run ``names`` (see :func:`main`); 0, or 2 on a configuration error."""
+    import pandas as pd
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from kmdr.datasets import DatasetError
+    from kmdr.experiments.parallel import start_workers_for_config
+    from kmdr.experiments.runner import run_experiment
+    from kmdr.experiments.schema import one_line, to_container
+    from kmdr.experiments.spec import ConfigError, spec_from_config
+    from kmdr.experiments.store import atomic_write_text
+
     rows = []
     start_all = time.perf_counter()
     drawer = Drawer()
+    drawer.start()  # first: before any other thread (see _signals_held)
     try:
         for name in names:
             print(f"[reproduce] {name} ...", flush=True)
@@ -204,14 +254,6 @@ def main(argv: list[str] | None = None) -> int:
                 drawer.submit(outcome.experiment_dir)
             rows.append(_row(name, outcome, wall))
         drawer.finish(results)
-    except KeyboardInterrupt:
-        print(
-            f"[reproduce] interrupted; finished cells are kept under {results}: run the same "
-            "command to resume",
-            file=sys.stderr,
-            flush=True,
-        )
-        return 130
     finally:
         drawer.close(wait=False)  # interrupted or failed: the figures can be redrawn from CSVs
     total = time.perf_counter() - start_all

@@ -91,6 +91,10 @@ def test_ray_gives_loky_rows(tmp_path, loky_rows):
     pd.testing.assert_frame_equal(rows(tmp_path, "ray"), loky_rows, check_exact=True)
 
 
+@pytest.mark.fault(
+    "backend=dask with a scheduler address nothing listens on",
+    gets="one line naming the address; the run record says failed with the reason",
+)
 def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
     pytest.importorskip("distributed")
     spec = spec_from_config(config(tmp_path, "dask", dask={"scheduler": "tcp://127.0.0.1:9"}))
@@ -119,3 +123,36 @@ def test_thread_budget_counts_the_launchers_jobs(monkeypatch, cores, launcher, n
     spec = spec_from_config(config("unused", "loky", n_jobs=n_jobs, blas_threads=None))
     par = resolve_parallelism(spec, launcher_jobs=launcher)
     assert (par.n_jobs, par.blas_threads) == expect
+
+
+@pytest.mark.parametrize(
+    ("backend", "over", "expect"),
+    [
+        pytest.param(
+            "loky",
+            {},
+            (2, 8),
+            marks=pytest.mark.fault(
+                "n_jobs larger than the machine's cores (loky)",
+                gets="capped to the cores, and the run says so in one line",
+            ),
+        ),
+        ("threading", {}, (2, 8)),
+        ("dask", {}, (2, 8)),  # a LocalCluster runs here
+        ("dask", {"dask": {"scheduler": "tcp://10.0.0.5:8786"}}, (8, None)),  # a cluster: as asked
+        ("ray", {"ray": {"address": "auto"}}, (8, None)),
+    ],
+)
+def test_n_jobs_is_capped_to_the_cores_where_the_workers_run_here(
+    monkeypatch, backend, over, expect
+):
+    import joblib
+
+    monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 2)
+    spec = spec_from_config(config("unused", backend, n_jobs=8, **over))
+    par = resolve_parallelism(spec)
+    assert (par.n_jobs, par.requested) == expect
+    message = par.cap_message(backend)
+    assert (message is None) == (expect[1] is None)
+    if message:
+        assert message.startswith(f"[kmdr] n_jobs=8 capped to 2: backend={backend}")

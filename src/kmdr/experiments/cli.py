@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 
 from kmdr.experiments import schema as _schema  # noqa: F401  (registers the config schema)
+from kmdr.experiments import signals
 from kmdr.experiments.configs import CONF_ENV, conf_dir, config_path, group_options, initialized
 from kmdr.experiments.spec import ConfigError
 
@@ -364,12 +365,13 @@ def _task(cfg) -> None:
         _fail(str(err))
     except BackendError as err:
         _fail(f"{err}; {kept}", status=1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         print(
-            f"kmdr: interrupted; {kept}: run the same command to resume",
+            f"kmdr: {signals.describe(err)}; {kept}: run the same command to resume",
             file=sys.stderr,
+            flush=True,
         )
-        sys.exit(130)
+        sys.exit(signals.exit_status(err))
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
         _fail(
             f"{cfg.name} failed ({type(err).__name__}: {' '.join(str(err).split())}); {kept}",
@@ -398,12 +400,21 @@ def main(argv: list[str] | None = None) -> None:
     if argv is not None:
         sys.argv = [sys.argv[0], *argv]
     argv = sys.argv[1:]
-    try:
-        path = config_path()
-        validate(argv)
-    except (UsageError, ConfigError) as err:
-        _fail(str(err))
-    hydra.main(config_path=path, config_name="config", version_base=None)(_task)()
+    # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.experiments.signals).
+    with signals.stop_on_signals():
+        try:
+            path = config_path()
+            validate(argv)
+            hydra.main(config_path=path, config_name="config", version_base=None)(_task)()
+        except (UsageError, ConfigError) as err:
+            _fail(str(err))
+        except KeyboardInterrupt as err:  # before a run started (e.g. loading the data)
+            print(
+                f"kmdr: {signals.describe(err)} before any cell was computed",
+                file=sys.stderr,
+                flush=True,
+            )
+            sys.exit(signals.exit_status(err))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,6 +11,11 @@ Backends (``backend=`` in the config):
 
 No register function is needed for any of them.
 
+Workers on this machine are at most one per core (:func:`resolve_parallelism` caps ``n_jobs``
+and says so). Every job runs through :func:`guarded_job`: a worker watches the process that runs
+the run and exits within a second of its death (:func:`watch_parent`), and a job that ends with
+``sys.exit`` or another non-error BaseException is a one-line :class:`CellAborted`.
+
 Results never depend on the backend: every cell carries its own seed, and BLAS threads per
 worker are the same number whatever runs the worker. :func:`results_as_completed` works with
 backends that cannot stream results (multiprocessing, ray) by dispatching in small batches, so
@@ -39,13 +44,16 @@ from dataclasses import dataclass
 
 __all__ = [
     "BackendError",
+    "CellAborted",
     "Parallelism",
     "backend_session",
+    "guarded_job",
     "resolve_parallelism",
     "results_as_completed",
     "start_workers",
     "start_workers_for_config",
     "wait_for_workers",
+    "watch_parent",
 ]
 
 #: The modules a worker imports for its first cell (kmdr.experiments.work and what it imports
@@ -66,6 +74,18 @@ class Parallelism:
     blas_threads: int
     launcher_jobs: int
     cores: int
+    #: The workers the config asked for, when more than the backend can run (then capped).
+    requested: int | None = None
+
+    def cap_message(self, backend: str) -> str | None:
+        """The one line saying ``n_jobs`` was capped, or None."""
+        if self.requested is None:
+            return None
+        return (
+            f"[kmdr] n_jobs={self.requested} capped to {self.n_jobs}: backend={backend} runs "
+            f"at most one worker per core here ({self.cores} cores); more would only contend "
+            "for them"
+        )
 
 
 def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
@@ -75,6 +95,11 @@ def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
     and so on. BLAS threads default to cores // (launcher_jobs * n_jobs), at least 1, so that
     parallel jobs of a multirun and their workers never oversubscribe the cores (oversubscribed
     BLAS inflates the recorded times several-fold).
+
+    A backend that runs its workers on this machine (every one but a dask scheduler or a Ray
+    cluster given by address) gets at most one worker per core: more only contend for the cores,
+    and thousands of loky workers exhaust the system's semaphores and hang. The result says so
+    (``requested``; :meth:`Parallelism.cap_message`).
     """
     import joblib
 
@@ -82,8 +107,21 @@ def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
     launcher_jobs = max(1, int(launcher_jobs))
     share = max(1, cores // launcher_jobs)
     n_jobs = spec.n_jobs if spec.n_jobs > 0 else max(1, share + 1 + spec.n_jobs)
+    requested = None
+    if _runs_here(spec) and n_jobs > cores:
+        requested, n_jobs = n_jobs, cores
     threads = spec.blas_threads or max(1, cores // (launcher_jobs * n_jobs))
-    return Parallelism(n_jobs, threads, launcher_jobs, cores)
+    return Parallelism(n_jobs, threads, launcher_jobs, cores, requested)
+
+
+def _runs_here(spec) -> bool:
+    """Whether the backend's workers run on this machine (not on a cluster given by address)."""
+    backend = getattr(spec, "backend", "loky")
+    if backend == "dask":
+        return not getattr(spec, "dask_scheduler", None)
+    if backend == "ray":
+        return not getattr(spec, "ray_address", None)
+    return True
 
 
 def _one_line(err: BaseException) -> str:
@@ -174,8 +212,84 @@ def _joblib_config(spec, par: Parallelism):
         raise BackendError(f"joblib backend {spec.backend!r}: {_one_line(err)}") from None
 
 
-def _import_modules(modules: tuple[str, ...]) -> int:
-    """A warm-up job: import ``modules`` in the worker; its process id."""
+#: Seconds between two looks of a worker at its parent (see :func:`watch_parent`).
+WATCH_EVERY = 0.5
+_WATCHED: set[int] = set()
+_WATCHED_LOCK = threading.Lock()
+
+
+def watch_parent(parent_pid: int) -> None:
+    """In a worker process started by ``parent_pid`` (the process running the run): make this
+    worker exit within :data:`WATCH_EVERY` seconds of that process's death, whatever it is
+    computing. A worker killed with its parent (``kill -9``, the OOM killer) would otherwise finish
+    its cell, minutes of CPU nobody will read, and a process that is not the parent's child (the
+    run's own process, a dask or Ray worker of a remote cluster) watches nothing. Idempotent.
+
+    Such a worker also ignores Ctrl-C from then on: the terminal sends SIGINT to the whole
+    process group, and the run's process, which receives it too, stops the workers itself (a
+    worker hit by a second Ctrl-C while handing back a result would print its own traceback)."""
+    if os.getpid() == parent_pid or os.getppid() != parent_pid:
+        return
+    with _WATCHED_LOCK:
+        if parent_pid in _WATCHED:
+            return
+        _WATCHED.add(parent_pid)
+    if threading.current_thread() is threading.main_thread():  # loky runs jobs there
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(
+        target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
+    ).start()
+
+
+def _watch(parent_pid: int) -> None:
+    import time
+
+    while os.getppid() == parent_pid:  # re-parented (to init or a subreaper) once it dies
+        time.sleep(WATCH_EVERY)
+    os._exit(1)
+
+
+class CellAborted(RuntimeError):
+    """A cell's code ended the job with a BaseException that is not an error (``sys.exit``, a
+    KeyboardInterrupt of its own, ...), or the worker computing it died; the message is one line
+    naming the reducer and the cell."""
+
+
+def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
+    """Run ``func(*args)``, a job of the run of process ``parent_pid``, in a worker (or that
+    process): the worker watches its parent (:func:`watch_parent`) and writes its pid into the
+    lock files ``claims`` of the job's cells (so the run can name the cell of a worker that dies),
+    and a ``sys.exit`` or any other non-error BaseException in the job becomes a
+    :class:`CellAborted` naming ``what`` (the reducer and cells), which the run reports in one
+    line, instead of ending the run silently or taking the worker down. A real Ctrl-C of the
+    run's own process stays an interrupt."""
+    from kmdr.experiments import _locks, signals
+
+    watch_parent(parent_pid)
+    if os.getpid() != parent_pid:
+        for path in claims:
+            _locks.add_to_holder(path, worker=os.getpid())
+    try:
+        return func(*args)
+    except Exception:
+        raise
+    except BaseException as err:
+        own_signal = isinstance(err, signals.Interrupted) or not signals.handling()
+        if os.getpid() == parent_pid and isinstance(err, KeyboardInterrupt) and own_signal:
+            raise  # a signal to this process, not the cell's doing
+        detail = " ".join(str(err).split())
+        raise CellAborted(
+            f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
+            "a process, not a cell; a reducer must raise an exception"
+        ) from None
+
+
+def _import_modules(modules: tuple[str, ...], parent_pid: int | None = None) -> int:
+    """A warm-up job: import ``modules`` in the worker (watching its parent); its process id."""
+    if parent_pid is not None:
+        watch_parent(parent_pid)
     for module in modules:
         importlib.import_module(module)
     return os.getpid()
@@ -195,7 +309,10 @@ class _Warmup(threading.Thread):
 
         try:
             with _joblib_config(self.spec, self.par):  # joblib's config is per thread
-                jobs = (delayed(_import_modules)(WORKER_MODULES) for _ in range(self.par.n_jobs))
+                jobs = (
+                    delayed(_import_modules)(WORKER_MODULES, os.getpid())
+                    for _ in range(self.par.n_jobs)
+                )
                 self.pids = list(Parallel()(jobs))
         except BaseException as err:  # the run itself reports any real problem
             self.error = err

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from kmdr.experiments import signals
 from kmdr.experiments.kinds import get_kind
 from kmdr.experiments.parallel import (
     BackendError,
@@ -134,6 +135,8 @@ def run_experiment(
     outcome = RunOutcome(spec.name, exp_dir, new_run_id())
     started = time.perf_counter()
     par = resolve_parallelism(spec, launcher_jobs)
+    if par.requested is not None:
+        log(par.cap_message(spec.backend))
     start_workers(spec, par)  # the pool starts while the data loads (no-op if already started)
     kind = get_kind(spec.kind)
 
@@ -206,11 +209,11 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     except KeyboardInterrupt:
         status = "interrupted"
         raise
-    except BackendError as err:
-        outcome.error = str(err)
-        raise
     except Exception as err:
-        outcome.error = _one_line(err)
+        if signals.received() is not None:  # e.g. a worker the same SIGTERM ended first
+            status = "interrupted"
+            raise signals.Interrupted(signals.received()) from None
+        outcome.error = str(err) if isinstance(err, BackendError) else _one_line(err)
         raise
     finally:
         outcome.status = status
@@ -218,7 +221,8 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
         if outcome.error:
             ctx.record["error"] = outcome.error
         ctx.record.update(status=status, finished_at=now(), wall_seconds=outcome.wall_seconds)
-        ctx.save_record()
+        with signals.deferred():  # a signal now must not leave the record saying "running"
+            ctx.save_record()
 
 
 def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list[str]:

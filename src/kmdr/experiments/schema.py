@@ -215,6 +215,9 @@ class RunConfig:
     # Where results go (results_dir/<name>/) and where data files are cached (null: the default).
     results_dir: str = "results"
     data_dir: str | None = None
+    # Seconds a run waits for a cell another process has claimed while that process shows no
+    # sign of life (stopped or frozen), before it gives up with one line naming the holder.
+    claim_timeout: float = 300.0
     # Draw summaries and figures at the end of a run (a failure to draw never loses the CSV).
     figures: bool = True
     progress: bool = True

@@ -91,6 +91,7 @@ class ExperimentSpec:
     blas_threads: int | None = None
     results_dir: str = "results"
     data_dir: str | None = None
+    claim_timeout: float = 300.0
     figures: bool = True
     progress: bool = True
     dry_run: bool = False
@@ -306,6 +307,7 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         blas_threads=None if blas is None else _at_least(blas, "blas_threads", 1),
         results_dir=check_results_dir(c["results_dir"]),
         data_dir=None if data_dir in (None, "") else str(data_dir),
+        claim_timeout=_positive_seconds(c["claim_timeout"], "claim_timeout"),
         figures=c["figures"],
         progress=c["progress"],
         dry_run=c["dry_run"],
@@ -347,6 +349,12 @@ def check_results_dir(results_dir: str) -> str:
             "give a folder you can write to"
         )
     return text
+
+
+def _positive_seconds(value, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(f"{key} must be a number of seconds > 0, got {value!r}")
+    return float(value)
 
 
 def check_against_data(

@@ -26,7 +26,8 @@ How the runner uses it::
     every few seconds, and at the end: store.rebuild_csv()
     at the end, for each remembered cell still not done:
         store.try_claim(id, block=True)        # waits for the other process: None once it wrote
-                                               # the cell, a Claim if it died (compute it then)
+                                               # the cell, a Claim if it died (compute it then),
+                                               # LockTimeout if its heartbeat stops (_locks)
 
 A cell file is valid when it is a JSON object with every column of :data:`CSV_COLUMNS` and
 :data:`IDENTITY_COLUMNS`, a ``cell_id`` equal to the file's stem, integer ``r`` and
@@ -153,6 +154,11 @@ class Claim:
     @property
     def held(self) -> bool:
         return self._lock.held
+
+    @property
+    def path(self) -> Path:
+        """The claim's lock file (it names its holder: :func:`._locks.holder`)."""
+        return self._lock.path
 
     def release(self) -> None:
         """Give the cell up (idempotent); its lock file is removed."""
@@ -294,11 +300,15 @@ class CellStore:
         return json.loads(self.cell_path(cell_id).read_text(encoding="utf-8"))
 
     # -- claims --------------------------------------------------------------------------------
-    def try_claim(self, cell_id: str, *, block: bool = False) -> Claim | None:
+    def try_claim(
+        self, cell_id: str, *, block: bool = False, timeout: float | None = None
+    ) -> Claim | None:
         """Claim a cell before computing it: a :class:`Claim`, or None when the cell is done or
         another live process holds it (``block``: wait for that process to release it or end,
-        then None if it wrote the cell, else a Claim). A damaged file is moved aside here."""
-        lock = _locks.acquire(self._lock_path(cell_id), block=block)
+        then None if it wrote the cell, else a Claim; :class:`._locks.LockTimeout` after
+        ``timeout`` seconds without a sign of life from it). A damaged file is moved aside
+        here."""
+        lock = _locks.acquire(self._lock_path(cell_id), block=block, timeout=timeout)
         if lock is None:
             return None
         try:
@@ -310,6 +320,10 @@ class CellStore:
             lock.release(unlink=True)
             return None
         return Claim(cell_id, lock)
+
+    def claim_holder(self, cell_id: str) -> dict | None:
+        """Who holds the cell's claim (pid, host, since), as its lock file says, or None."""
+        return _locks.holder(self._lock_path(cell_id))
 
     def is_claimed(self, cell_id: str) -> bool:
         """Whether a live process holds the cell's claim now (a probe; see the module docstring)."""

@@ -17,9 +17,10 @@
 Every cell of a job is *claimed* in the store just before the job is handed to a worker (a lock
 the kernel drops if this process dies), so two runs sweeping into one folder at the same time
 never compute a cell twice: a cell the other run holds is left out of the job, left to that run
-and waited for at the end (and taken over if that run dies). Each finished cell is written
-atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few seconds, so a
-killed run shows as incomplete, with what it finished.
+and waited for at the end (taken over if that run dies; given up on, in one line naming the
+holder, after ``claim_timeout`` seconds without its heartbeat: :mod:`._locks`). Each finished
+cell is written atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few
+seconds, so a killed run shows as incomplete, with what it finished.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import BrokenExecutor
 
+from kmdr.experiments import _locks, signals
 from kmdr.experiments.cells import Cell, cell_row, identity_dicts, plan_cells
-from kmdr.experiments.parallel import results_as_completed
+from kmdr.experiments.parallel import CellAborted, guarded_job, results_as_completed
 from kmdr.experiments.provenance import now
 from kmdr.experiments.seeds import shared_seed
 from kmdr.experiments.work import forget_shared_work, group_job, key_text
@@ -38,8 +41,10 @@ __all__ = ["CELLS", "CellsKind"]
 
 #: Seconds between two rebuilds of cells.csv while a run goes on.
 CSV_EVERY = 5.0
-#: Seconds between two looks at cells another run is computing.
-WAIT_POLL = 0.5
+
+
+class ClaimTimeout(RuntimeError):
+    """The run gave up waiting for a cell another process claimed (one line naming it)."""
 
 
 class CellsKind:
@@ -71,13 +76,15 @@ class CellsKind:
         try:
             _run_cells(ctx, pending, len(cells), shared_log)
         finally:
-            forget_shared_work(ctx.outcome.run_id)
-            ctx.record["shared_work"] = _shared_record(shared_log)
-            done_now = store.done_ids()
-            ctx.record["cells_done"] = identity_dicts(c for c in cells if c.cell_id in done_now)
-            ctx.record["n_cells_computed"] = outcome.n_computed
-            ctx.record["n_cells_reused"] = outcome.n_reused
-            store.rebuild_csv()
+            # Interrupted or not, cells.csv ends up holding every cell file: a signal now waits.
+            with signals.deferred():
+                forget_shared_work(ctx.outcome.run_id)
+                ctx.record["shared_work"] = _shared_record(shared_log)
+                done_now = store.done_ids()
+                ctx.record["cells_done"] = identity_dicts(c for c in cells if c.cell_id in done_now)
+                ctx.record["n_cells_computed"] = outcome.n_computed
+                ctx.record["n_cells_reused"] = outcome.n_reused
+                store.rebuild_csv()
 
 
 CELLS = CellsKind()
@@ -179,7 +186,12 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
 
     def job(cells: list[Cell]):
-        return delayed(group_job)(
+        claims = [str(claimer.claims[c.cell_id].path) for c in cells]
+        return delayed(guarded_job)(
+            describe_cells(cells),
+            os.getpid(),
+            claims,
+            group_job,
             cells,
             ctx.X,
             ctx.y,
@@ -211,16 +223,46 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
         todo = pending
         while todo:
             jobs = (job(group) for group in claimer.claimed(group_cells(todo)))
-            for pairs, report in results_as_completed(jobs, par.n_jobs):
-                if report is not None:
-                    ident, seconds = report
-                    shared_log.setdefault(ident, []).append(seconds)
-                for cell, metrics in pairs:
-                    persist(cell, metrics)
+            try:
+                for pairs, report in results_as_completed(jobs, par.n_jobs):
+                    if report is not None:
+                        ident, seconds = report
+                        shared_log.setdefault(ident, []).append(seconds)
+                    for cell, metrics in pairs:
+                        persist(cell, metrics)
+            except BrokenExecutor as err:  # a worker died: name its cell, in one line
+                if signals.received() is not None:
+                    raise  # the signal that stops this run ended it too
+                raise CellAborted(_worker_death(claimer, pending, err)) from None
             todo = _wait_for_others(ctx, claimer, bar)
     finally:
         claimer.release_all()
         bar.close()
+
+
+def describe_cells(cells: list[Cell]) -> str:
+    """``reducer 'sign' in cell r=5 repetition 0 (<cell id>)``, naming every cell of a job."""
+    where = ", ".join(f"r={c.r} repetition {c.repetition} ({c.cell_id})" for c in cells)
+    return f"reducer {cells[0].reducer_name!r} in cell{'s' if len(cells) > 1 else ''} {where}"
+
+
+def _worker_death(claimer: _Claimer, pending: list[Cell], err: BaseException) -> str:
+    """The one line for a worker that died: the cells whose worker (written into their lock
+    files by :func:`~kmdr.experiments.parallel.guarded_job`) is gone, else those in flight."""
+    from kmdr._io import is_alive
+
+    by_id = {c.cell_id: c for c in pending}
+    lost = []
+    for cell_id, claim in claimer.claims.items():
+        worker = (_locks.holder(claim.path) or {}).get("worker")
+        if isinstance(worker, int) and not is_alive(worker) and cell_id in by_id:
+            lost.append(by_id[cell_id])
+    what = describe_cells(lost) if lost else "one of the cells being computed"
+    return (
+        f"a worker process died while computing {what} (killed, e.g. by the out-of-memory "
+        f"killer, or it called os._exit: {type(err).__name__}); finished cells are kept, "
+        "run the same command to compute the others"
+    )
 
 
 def _wait_for_others(ctx, claimer: _Claimer, bar) -> list[Cell]:
@@ -236,12 +278,23 @@ def _wait_for_others(ctx, claimer: _Claimer, bar) -> list[Cell]:
     ctx.outcome.n_reused += len(deferred) - len(waiting)
     bar.update(len(deferred) - len(waiting))
     if waiting:
+        who = _locks.describe_holder(store.claim_holder(waiting[0].cell_id))
         ctx.log(
             f"[kmdr] {ctx.spec.name}: waiting for {len(waiting)} cells another run is "
-            f"computing in {store.cells_dir}"
+            f"computing in {store.cells_dir} ({who}); a holder showing no sign of life for "
+            f"{ctx.spec.claim_timeout:g} s (claim_timeout) is given up on"
         )
     for i, cell in enumerate(waiting):
-        claim = store.try_claim(cell.cell_id, block=True)
+        try:
+            claim = store.try_claim(cell.cell_id, block=True, timeout=ctx.spec.claim_timeout)
+        except _locks.LockTimeout as err:
+            raise ClaimTimeout(
+                f"cell {cell.cell_id} (reducer {cell.reducer_name!r}, r={cell.r}, repetition "
+                f"{cell.repetition}) is claimed by "
+                f"{_locks.describe_holder(err.holder)}, which has shown no sign of life for "
+                f"{err.timeout:g} s (stopped or hung?); end that process (its finished cells "
+                "are kept) or raise claim_timeout, then run the same command again"
+            ) from None
         if claim is None:  # the other run wrote it
             ctx.outcome.n_reused += 1
             bar.update(1)

@@ -1,0 +1,126 @@
+"""How a kmdr command stops on a signal: SIGTERM and SIGHUP end a run exactly like Ctrl-C.
+
+``kmdr`` and ``scripts/reproduce.py`` run inside :func:`stop_on_signals`. While it is active,
+SIGINT (Ctrl-C), SIGTERM (``kill``, a batch system's cancel) and SIGHUP (the terminal closed)
+raise :class:`Interrupted`, a :class:`KeyboardInterrupt`, in the main thread, so every path that
+handles Ctrl-C handles all three: joblib stops the workers, finished cells stay on disk, the run's
+sidecar says ``interrupted``, the command prints one line and exits with the shell's convention
+for a process ended by that signal, 128 + its number (130 for SIGINT, 143 for SIGTERM, 129 for
+SIGHUP), so a script or a scheduler still sees which signal ended it.
+
+Only the first signal counts: a second Ctrl-C (or a SIGTERM) while the command is stopping is
+ignored, so the stop itself (the sidecar, ``cells.csv``) is never cut short. A signal that arrives
+inside :func:`deferred` (the last write of a run's sidecar and ``cells.csv``) takes effect when
+that block ends, so a run's record is never left saying ``running`` by a signal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
+__all__ = ["STOP_SIGNALS", "Interrupted", "deferred", "exit_status", "received", "stop_on_signals"]
+
+#: The signals that stop a run like Ctrl-C.
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal arrived; ``signum`` says which."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+class _State:
+    def __init__(self) -> None:
+        self.active = False  # our handlers are installed
+        self.received: int | None = None  # the first stop signal
+        self.raised = False  # Interrupted has been raised for it
+        self.deferring = 0  # depth of deferred() blocks
+
+
+_STATE = _State()
+
+
+def _handler(signum, frame) -> None:
+    if _STATE.received is not None:  # already stopping: let the stop finish its writes
+        return
+    _STATE.received = signum
+    if _STATE.deferring:  # raised when the deferred block ends
+        return
+    _STATE.raised = True
+    raise Interrupted(signum)
+
+
+def received() -> int | None:
+    """The stop signal this process has received under :func:`stop_on_signals`, if any."""
+    return _STATE.received
+
+
+def handling() -> bool:
+    """Whether :func:`stop_on_signals` is active (every real Ctrl-C is then an
+    :class:`Interrupted`, so a bare KeyboardInterrupt was raised by code, not by a user)."""
+    return _STATE.active
+
+
+def exit_status(err: BaseException) -> int:
+    """The exit status for a command ended by ``err`` (a KeyboardInterrupt): 128 + signal."""
+    signum = getattr(err, "signum", signal.SIGINT)
+    return 128 + int(signum)
+
+
+def describe(err: BaseException) -> str:
+    """``"interrupted"``, or ``"interrupted (SIGTERM)"`` for a signal other than Ctrl-C's."""
+    signum = getattr(err, "signum", signal.SIGINT)
+    return (
+        "interrupted" if signum == signal.SIGINT else f"interrupted ({signal.Signals(signum).name})"
+    )
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Handle :data:`STOP_SIGNALS` as described in the module docstring, then restore the
+    previous handlers. A signal ignored on entry (``nohup``) stays ignored. A no-op outside the
+    main thread (only it can handle signals)."""
+    if threading.current_thread() is not threading.main_thread() or _STATE.active:
+        yield
+        return
+    # A signal the caller ignores stays ignored: ``nohup kmdr ...`` must survive the terminal
+    # closing, and a shell starts background jobs with Ctrl-C ignored.
+    previous = {
+        sig: signal.signal(sig, _handler)
+        for sig in STOP_SIGNALS
+        if signal.getsignal(sig) is not signal.SIG_IGN
+    }
+    _STATE.__init__()
+    _STATE.active = True
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        _STATE.__init__()
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """A block a stop signal does not cut short: a signal that arrives inside it raises
+    :class:`Interrupted` when the block ends (unless the block is already ending with one)."""
+    _STATE.deferring += 1
+    try:
+        yield
+    finally:
+        _STATE.deferring -= 1
+    if _STATE.deferring == 0 and _STATE.received is not None and not _STATE.raised:
+        _STATE.raised = True
+        raise Interrupted(_STATE.received)

@@ -1,0 +1,239 @@
+"""What the process tests share: start ``kmdr`` as a real process in its own session, wait for a
+STATE (a file, a sidecar's status, a line on stderr), find its workers, and a user's plugin
+reducer that misbehaves on demand (sleeps, exits, dies) in the cell a test chooses."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+#: Generous bound of every wait: a wait ends on its state, this only stops a hang.
+TIMEOUT = 240.0
+
+PLUGIN = '''
+"""A dataset that never loads, and a reducer that misbehaves as $KMDR_TEST_MISBEHAVE says
+("<action>:<r>") in its cells of that r, and is a plain random projection otherwise."""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+from kmdr.reducers import BaseReducer, ReducerEntry
+
+
+class Misbehave(BaseReducer):
+    def __init__(self, n_components=2, random_state=None):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def _fit(self, X, shared_value):
+        action, _, r = os.environ.get("KMDR_TEST_MISBEHAVE", "none:0").partition(":")
+        if int(r) in (0, self.n_components_):
+            if action == "sleep":
+                time.sleep(3600)
+            if action == "hold":  # until the test creates $KMDR_TEST_RELEASE
+                while not os.path.exists(os.environ["KMDR_TEST_RELEASE"]):
+                    time.sleep(0.05)
+            if action == "exit":
+                sys.exit(0)
+            if action == "os_exit":
+                os._exit(3)
+            if action == "keyboard":
+                raise KeyboardInterrupt
+            if action == "base":
+                class Abort(BaseException):
+                    pass
+                raise Abort("the reducer gave up")
+        rng = np.random.default_rng(self.random_state)
+        self.components_ = rng.standard_normal((X.shape[1], self.n_components_))
+
+    def _transform(self, X):
+        return X @ self.components_
+
+
+MISBEHAVE = ReducerEntry(Misbehave, "Misbehave", paper="a test's plugin")
+
+
+def load_blocking(n_samples=100):
+    """A dataset whose loading never ends (a stuck download), once $KMDR_TEST_LOADING exists."""
+    open(os.environ["KMDR_TEST_LOADING"], "w").close()
+    while True:
+        time.sleep(0.05)
+'''
+
+EXPERIMENT = """
+# @package _global_
+defaults:
+  - override /dataset: synth
+  - override /reducer: null
+name: faulty
+dataset:
+  name: synth
+  params: {n_samples: 150, n_features: 30, n_clusters: 3}
+reducers:
+  - {id: sign, name: sign, params: {}}
+  - {id: misbehave, name: misbehave, params: {}}
+r_grid: [2, 4, 6]
+repeats: 1
+kmeans: {n_init: 1, max_iter: 50, init: k-means++, tol: 0.0}
+figures: false
+progress: false
+blas_threads: 1
+"""
+
+
+def make_plugin(root: Path) -> Path:
+    """Write the plugin package (an entry point on a folder) and a config folder with the
+    ``faulty`` preset under ``root``; return ``root``."""
+    site = root / "site"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "kmdr_misbehave.py").write_text(textwrap.dedent(PLUGIN))
+    info = site / "kmdr_misbehave-0.1.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kmdr-misbehave\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[kmdr.reducers]\nmisbehave = kmdr_misbehave:MISBEHAVE\n\n"
+        "[kmdr.datasets]\nblocking = kmdr_misbehave:load_blocking\n"
+    )
+    conf = root / "conf" / "experiment"
+    conf.mkdir(parents=True, exist_ok=True)
+    (conf / "faulty.yaml").write_text(textwrap.dedent(EXPERIMENT).lstrip())
+    (root / "conf" / "dataset").mkdir(exist_ok=True)
+    (root / "conf" / "dataset" / "blocking.yaml").write_text("name: blocking\nparams: {}\n")
+    return root
+
+
+class Proc:
+    """A command running in its own session, its stderr collected by a thread."""
+
+    def __init__(self, args: list[str], env: dict | None = None, cwd=None):
+        full_env = {**os.environ, "OMP_NUM_THREADS": "1", **(env or {})}
+        self.popen = subprocess.Popen(
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=full_env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        self.pid = self.popen.pid
+        self._lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.popen.stderr:
+            self._lines.append(line)
+
+    @property
+    def stderr(self) -> str:
+        return "".join(self._lines)
+
+    def signal(self, signum: int, group: bool = False) -> None:
+        if group:
+            os.killpg(self.pid, signum)
+        else:
+            os.kill(self.pid, signum)
+
+    def wait(self, timeout: float = TIMEOUT) -> int:
+        code = self.popen.wait(timeout=timeout)
+        self._reader.join(timeout=10)
+        return code
+
+    def kill(self) -> None:
+        """End the whole session (cleanup: a stopped process is continued first)."""
+        try:
+            os.killpg(self.pid, signal.SIGCONT)
+            os.killpg(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.popen.wait(timeout=30)
+
+
+def kmdr(*args: str, env: dict | None = None, cwd=None) -> Proc:
+    return Proc([sys.executable, "-m", "kmdr.experiments.cli", *args], env=env, cwd=cwd)
+
+
+def plugin_env(root: Path, action: str = "none:0", release: Path | None = None) -> dict:
+    """The environment of a run that sees the plugin and misbehaves as ``action`` says
+    (``hold`` holds until the file ``release`` exists)."""
+    path = os.pathsep.join([str(root / "site"), *sys.path])
+    env = {"PYTHONPATH": path, "KMDR_TEST_MISBEHAVE": action}
+    if release is not None:
+        env["KMDR_TEST_RELEASE"] = str(release)
+    return env
+
+
+def wait_for(state: Callable[[], object], what: str, proc: Proc | None = None, timeout=TIMEOUT):
+    """Wait until ``state()`` is truthy (return it); fail if ``proc`` ends first or on timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = state()
+        if value:
+            return value
+        if proc is not None and proc.popen.poll() is not None:
+            raise AssertionError(f"the process ended before {what}:\n{proc.stderr[-3000:]}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def cell_files(exp_dir: Path) -> list[Path]:
+    return sorted((exp_dir / "cells").glob("*.json"))
+
+
+def sidecars(exp_dir: Path) -> list[dict]:
+    out = []
+    for path in sorted((exp_dir / "runs").glob("*.json")):
+        try:
+            out.append(json.loads(path.read_text()))
+        except ValueError:  # being replaced: atomic, so only while we race the rename
+            continue
+    return out
+
+
+def statuses(exp_dir: Path) -> list[str]:
+    return [s.get("status") for s in sidecars(exp_dir)]
+
+
+def children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (from /proc)."""
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            kids.append(int(entry.name))
+    return kids
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def one_line(stderr: str) -> str:
+    """The only non-empty line of ``stderr`` that is not a progress message (``[kmdr] ...``)."""
+    lines = [ln for ln in stderr.splitlines() if ln.strip() and not ln.startswith("[kmdr]")]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr, stderr
+    return lines[0]
