@@ -13,6 +13,7 @@ the others working. Built-in names win over a plug-in of the same name.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import os
 import warnings
@@ -23,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._base import Dataset
+from ._fingerprint import entry_fingerprint
 from ._images import (
     ORL_FACES_FILES,
     load_coil20,
@@ -109,7 +111,8 @@ class DatasetEntry:
             raise ValueError(f"dataset {self.name!r}: a 'file' dataset must list its files")
 
     def load(self, *, data_dir=None, mirror=None, **params) -> Dataset:
-        """Call the loader with the parameters checked against :attr:`params` when declared."""
+        """Call the loader with the parameters checked against :attr:`params` when declared; the
+        Dataset it returns gets its :attr:`~kmdr.datasets.Dataset.fingerprint`."""
         if self.params is not None:
             unknown = sorted(set(params) - set(self.params))
             if unknown and not self.params:
@@ -120,8 +123,13 @@ class DatasetEntry:
                     f"valid: {sorted(self.params)}"
                 )
         if self.kind == "file":
-            return self.loader(data_dir=data_dir, mirror=mirror, **params)
-        return self.loader(**params)
+            data = self.loader(data_dir=data_dir, mirror=mirror, **params)
+        else:
+            data = self.loader(**params)
+        if isinstance(data, Dataset) and data.fingerprint is None:
+            fingerprint = entry_fingerprint(self, params, data.X, data.y)
+            data = dataclasses.replace(data, fingerprint=fingerprint)
+        return data
 
 
 _BUILTIN: tuple[DatasetEntry, ...] = (
