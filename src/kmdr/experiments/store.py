@@ -66,11 +66,14 @@ the cells it did not compute with ``block=True``.
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import math
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -84,6 +87,14 @@ from kmdr.experiments.columns import (
     METRIC_COLUMNS,
     POINT_COLUMNS,
     cell_problem,
+)
+from kmdr.experiments.records import (
+    CHECKSUM,
+    read_table,
+    row_fields,
+    row_problem,
+    seal,
+    table_text,
 )
 
 __all__ = [
@@ -100,10 +111,15 @@ __all__ = [
 
 _LOCKS = ".locks"
 _CSV_LOCK = "cells.csv.lock"
+#: Rows of cells.csv that failed a check, set aside by the runner (never read as cells).
+REJECTED = "cells.rejected.csv"
+#: How many line numbers or ids one message names before it counts the rest.
+_NAMED = 3
 
 
 def _parse(text: str, cell_id: str) -> tuple[dict | None, str | None]:
-    """(row, None) for a valid cell file's text, else (None, the problem)."""
+    """(the row's fields as cells.csv texts, None) for a valid cell file's text, else (None, the
+    problem)."""
     if not text.strip():
         return None, "empty file"
     try:
@@ -114,18 +130,26 @@ def _parse(text: str, cell_id: str) -> tuple[dict | None, str | None]:
             f"not JSON ({getattr(err, 'msg', err)} at character {getattr(err, 'pos', '?')})",
         )
     problem = cell_problem(row, cell_id)
-    return (None, problem) if problem else (row, None)
+    if problem:
+        return None, problem
+    if CHECKSUM not in row:
+        return None, "no checksum (written by an older kmdr, or by hand)"
+    fields = row_fields(row)
+    problem = row_problem(fields)
+    return (None, problem) if problem else (fields, None)
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _sort_value(value):
+@functools.lru_cache(maxsize=65536)
+def _sort_value(text: str):
     """Numbers before texts, each in their natural order (so r = 2 comes before r = 10)."""
-    if _is_number(value):
-        return (0, float(value), "")
-    return (1, 0.0, json.dumps(value, sort_keys=True) if not isinstance(value, str) else value)
+    for kind in (int, float):
+        try:
+            value = kind(text)
+        except (TypeError, ValueError):
+            continue
+        if value == value:  # not NaN
+            return (0, float(value), "")
+    return (1, 0.0, str(text))
 
 
 def _stderr(msg: str) -> None:
@@ -140,6 +164,33 @@ def _json_default(obj):
     if hasattr(obj, "item"):  # numpy scalars
         return obj.item()
     raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def _named(items: list, total: int | None = None) -> str:
+    total = len(items) if total is None else total
+    shown = ", ".join(str(x) for x in items[:_NAMED])
+    return shown + (f" and {total - _NAMED} more" if total > _NAMED else "")
+
+
+@dataclass
+class CsvRecord:
+    """What cells.csv holds, checked row by row (see :meth:`CellStore.csv_record`).
+
+    ``valid``: cell id -> fields of the rows that pass every check and belong to this
+    experiment (the first of several rows of one cell); ``legacy``: rows without a checksum
+    (written before rows carried one: kept, never used as current cells); ``foreign``: sealed rows
+    of another experiment (kept, never used here); ``rejected``: (reason, line number, raw fields)
+    of rows that failed a check; ``duplicates``: exact copies of a valid row (counted once);
+    ``problem``: why the whole file is unusable, else None.
+    """
+
+    header: list[str] = field(default_factory=list)
+    valid: dict[str, dict] = field(default_factory=dict)
+    legacy: list[dict] = field(default_factory=list)
+    foreign: list[dict] = field(default_factory=list)
+    rejected: list[tuple[str, int, list[str]]] = field(default_factory=list)
+    duplicates: int = 0
+    problem: str | None = None
 
 
 class Claim:
@@ -171,21 +222,42 @@ class Claim:
 class CellStore:
     """The files of one experiment folder (see the module docstring).
 
-    ``log`` receives one-line reports (a damaged cell file); default: stderr.
+    ``log`` receives one-line reports (a damaged cell file or row); default: stderr.
+    ``experiment``: the experiment whose cells the folder holds (default: the folder's name);
+    rows of another experiment are never used. ``read_only``: a reader's store (figures, report):
+    it never writes, moves or locks anything; what the runner would set aside is only reported.
     """
 
     def __init__(
-        self, experiment_dir: str | os.PathLike, *, log: Callable[[str], None] | None = None
+        self,
+        experiment_dir: str | os.PathLike,
+        *,
+        log: Callable[[str], None] | None = None,
+        experiment: str | None = None,
+        read_only: bool = False,
     ):
         self.root = Path(experiment_dir)
+        self.experiment = experiment or self.root.name
+        self.read_only = read_only
         self.cells_dir = self.root / "cells"
         self.runs_dir = self.root / "runs"
         self.locks_dir = self.root / _LOCKS
         self.csv_path = self.root / "cells.csv"
+        self.rejected_path = self.root / REJECTED
         self.log = log or _stderr
-        # file name -> ((inode, mtime, size), row): a cell file is never modified in place, so
+        # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
         # an unchanged stat means an unchanged, already validated row.
         self._cache: dict[str, tuple[tuple, dict]] = {}
+        self._csv_cache: tuple[tuple, CsvRecord] | None = None
+        self._said: set[str] = set()
+        # (header, raw fields) -> row_problem: a row read again is not hashed again
+        self._verified: dict[tuple, str | None] = {}
+
+    def _say(self, msg: str) -> None:
+        """Log ``msg`` once per store."""
+        if msg not in self._said:
+            self._said.add(msg)
+            self.log(msg)
 
     # -- cells ---------------------------------------------------------------------------------
     def cell_path(self, cell_id: str) -> Path:
@@ -194,8 +266,22 @@ class CellStore:
     def _lock_path(self, cell_id: str) -> Path:
         return self.locks_dir / f"{cell_id}.lock"
 
+    def _check_file(self, text: str, cell_id: str) -> tuple[dict | None, str | None, str]:
+        """(fields, None, "") of a valid cell file of this experiment, else (None, the problem,
+        the suffix it is moved aside with)."""
+        fields, problem = _parse(text, cell_id)
+        if problem:
+            return None, problem, ".damaged"
+        if fields["experiment"] != self.experiment:
+            return (
+                None,
+                f"a cell of experiment {fields['experiment']!r}, not {self.experiment!r}",
+                ".foreign",
+            )
+        return fields, None, ""
+
     def _valid_row(self, cell_id: str, *, locked: bool = False) -> dict | None:
-        """The cell's row if its file is valid; a damaged file is moved aside (see
+        """The cell file's fields if it is valid; a damaged or foreign file is moved aside (see
         :meth:`_quarantine`). ``locked``: the caller holds the cell's lock."""
         path = self.cell_path(cell_id)
         try:
@@ -207,18 +293,27 @@ class CellStore:
             text = path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             return None
-        row, _ = _parse(text, cell_id)
-        if row is not None:
-            self._cache[path.name] = (key, row)
-            return row
-        self._quarantine(cell_id, locked=locked)
+        except OSError as err:  # unreadable (permissions, a folder of that name...)
+            self._say(f"[kmdr] cell file {path} cannot be read ({err.strerror}); not used")
+            return None
+        fields, problem, _ = self._check_file(text, cell_id)
+        if fields is not None:
+            self._cache[path.name] = (key, fields)
+            return fields
+        if self.read_only:
+            self._say(
+                f"[kmdr] cell file {path}: {problem}; not used (the next run sets it aside "
+                "and computes the cell again)"
+            )
+        else:
+            self._quarantine(cell_id, locked=locked)
         return None
 
     def _quarantine(self, cell_id: str, *, locked: bool) -> None:
-        """Move a damaged cell file aside and say so, under the cell's lock: its content is
-        checked again there, so a file another process has just rewritten is never moved, and
-        two processes never both report one file. A cell claimed by another process is left
-        to that process (its claim already checked the file)."""
+        """Move a damaged (or another experiment's) cell file aside and say so, under the cell's
+        lock: its content is checked again there, so a file another process has just rewritten
+        is never moved, and two processes never both report one file. A cell claimed by another
+        process is left to that process (its claim already checked the file)."""
         lock = None
         if not locked:
             lock = _locks.acquire(self._lock_path(cell_id))
@@ -230,62 +325,176 @@ class CellStore:
                 text = path.read_text(encoding="utf-8", errors="replace")
             except FileNotFoundError:
                 return
-            _, problem = _parse(text, cell_id)
+            _, problem, suffix = self._check_file(text, cell_id)
             if problem is None:
                 return
-            dest = path.with_name(path.name + ".damaged")
+            dest = path.with_name(path.name + suffix)
             n = 1
             while dest.exists():
                 n += 1
-                dest = path.with_name(f"{path.name}.damaged.{n}")
+                dest = path.with_name(f"{path.name}{suffix}.{n}")
             os.replace(path, dest)
             self._cache.pop(path.name, None)
             self.log(
-                f"[kmdr] damaged cell file {path}: {problem}; moved to {dest.name}, "
+                f"[kmdr] {suffix[1:]} cell file {path}: {problem}; moved to {dest.name}, "
                 "the cell will be computed again"
             )
         finally:
             if lock is not None:
                 lock.release(unlink=True)
 
-    def is_done(self, cell_id: str) -> bool:
-        """Whether the cell has a valid file (a damaged one is moved aside)."""
-        return self._valid_row(cell_id) is not None
-
     def _scan(self) -> dict[str, dict]:
         if not self.cells_dir.is_dir():
             return {}
         out = {}
         for path in sorted(self.cells_dir.glob("*.json")):
-            row = self._valid_row(path.stem)
-            if row is not None:
-                out[path.stem] = row
+            fields = self._valid_row(path.stem)
+            if fields is not None:
+                out[path.stem] = fields
         return out
 
+    # -- cells.csv, the record -----------------------------------------------------------------
+    def csv_record(self) -> CsvRecord:
+        """cells.csv checked row by row (cached while the file is unchanged); problems are
+        reported once per store, in one line per kind."""
+        try:
+            st = self.csv_path.stat()
+        except FileNotFoundError:
+            return CsvRecord()
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if self._csv_cache is not None and self._csv_cache[0] == key:
+            return self._csv_cache[1]
+        record = self._read_csv()
+        self._csv_cache = (key, record)
+        self._report(record)
+        return record
+
+    def _read_csv(self) -> CsvRecord:
+        record = CsvRecord()
+        try:
+            table = read_table(self.csv_path)
+        except OSError as err:
+            record.problem = f"it cannot be read ({err.strerror or err})"
+            return record
+        if table.problem:
+            record.problem = table.problem
+            return record
+        record.header = table.header
+        width = len(table.header)
+        for line, fields in table.rows:
+            if not fields.get(CHECKSUM, ""):
+                record.legacy.append(fields)
+                continue
+            raw = [fields[c] for c in table.header]
+            memo = (tuple(table.header), tuple(raw))
+            if memo not in self._verified:
+                self._verified[memo] = row_problem(fields)
+            problem = self._verified[memo]
+            if problem:
+                record.rejected.append((problem, line, raw))
+            elif fields["experiment"] != self.experiment:
+                record.foreign.append(fields)
+            elif fields["cell_id"] in record.valid:
+                if record.valid[fields["cell_id"]] == fields:
+                    record.duplicates += 1
+                else:
+                    reason = "another valid row of its cell comes first in cells.csv"
+                    record.rejected.append((reason, line, raw))
+            else:
+                record.valid[fields["cell_id"]] = fields
+        for line, raw in table.cut:
+            reason = f"it has {len(raw)} fields where the header has {width} (cut short or edited)"
+            record.rejected.append((reason, line, raw))
+        return record
+
+    def _report(self, record: CsvRecord) -> None:
+        path = self.csv_path
+        then = (
+            "not used (the next run sets them aside in " + REJECTED + ")"
+            if self.read_only
+            else "set aside in " + REJECTED
+        )
+        if record.problem:
+            fate = "not read" if self.read_only else "moved to cells.csv.damaged"
+            self._say(f"[kmdr] {path}: {record.problem}; {fate}, no row of it is used")
+        by_reason: dict[str, list[int]] = {}
+        for reason, line, _ in record.rejected:
+            by_reason.setdefault(reason, []).append(line)
+        for reason, lines in by_reason.items():
+            self._say(
+                f"[kmdr] {path}: {len(lines)} row(s) not trusted ({reason}): line(s) "
+                f"{_named(lines)}; {then}; their cells are computed again when planned"
+            )
+        if record.foreign:
+            names = [repr(n) for n in sorted({f.get("experiment", "?") for f in record.foreign})]
+            self._say(
+                f"[kmdr] {path}: {len(record.foreign)} row(s) of experiment(s) {_named(names)}, "
+                f"not {self.experiment!r}: not used; `kmdr-prune {self.root} --foreign --remove` "
+                "removes them"
+            )
+        if record.duplicates:
+            self._say(
+                f"[kmdr] {path}: {record.duplicates} row(s) repeat another row exactly; "
+                "each cell counted once"
+            )
+
+    # -- the merged store ----------------------------------------------------------------------
     def done_ids(self) -> set[str]:
-        """Ids of the cells with a valid file (damaged files are reported and moved aside)."""
-        return set(self._scan())
+        """Ids of the done cells: valid cell files and valid cells.csv rows of this experiment
+        (damaged files are reported and moved aside)."""
+        return set(self._scan()) | set(self.csv_record().valid)
+
+    def is_done(self, cell_id: str) -> bool:
+        """Whether the cell has a valid cell file or cells.csv row."""
+        return cell_id in self.csv_record().valid or self._valid_row(cell_id) is not None
 
     def rows(self) -> list[dict]:
-        """One row per valid cell file, in file-name order (damaged files are reported and
-        moved aside). Rows equal in every identity column keep the most recently finished."""
-        kept: dict[str, dict] = {}
-        for row in self._scan().values():
-            key = json.dumps([row[c] for c in IDENTITY_COLUMNS], sort_keys=True, default=str)
-            if key not in kept or str(row.get("finished_at", "")) > str(
-                kept[key].get("finished_at", "")
-            ):
-                kept[key] = row
-        return [dict(row) for row in kept.values()]
+        """One row (its fields as cells.csv texts) per done cell: the cells.csv row where there
+        is one (the record), else the cell file's."""
+        merged = dict(self.csv_record().valid)
+        for cell_id, fields in self._scan().items():
+            kept = merged.setdefault(cell_id, fields)
+            if kept is not fields and kept != fields:
+                self._say(
+                    f"[kmdr] cell {cell_id}: its cell file differs from its cells.csv row; "
+                    "the cells.csv row is used"
+                )
+        return [dict(f) for f in merged.values()]
+
+    def table(self) -> tuple[list[str], list[dict], list[str]]:
+        """Everything cells.csv keeps: ``(header, rows, kinds)``, each row's kind ``valid``,
+        ``legacy`` or ``foreign`` (see :class:`CsvRecord`), sorted by the identity columns."""
+        record = self.csv_record()
+        tagged = [(f, "valid") for f in self.rows()]
+        tagged += [(f, "legacy") for f in record.legacy]
+        tagged += [(f, "foreign") for f in record.foreign]
+        tagged.sort(
+            key=lambda t: [_sort_value(t[0].get(c, "")) for c in (*IDENTITY_COLUMNS, "cell_id")]
+        )
+        names = set(record.header).union(*(f.keys() for f, _ in tagged))
+        known = [c for c in (*CSV_COLUMNS, *EXTRA_COLUMNS) if c in names or c in CSV_COLUMNS]
+        header = known + sorted(names - set(known))
+        return header, [f for f, _ in tagged], [k for _, k in tagged]
+
+    def frame(self) -> pd.DataFrame:
+        """:meth:`table` as pandas reads cells.csv, with a ``record`` column holding each row's
+        kind: what readers (aggregates, figures, report) see, never behind the cell files."""
+        header, rows, kinds = self.table()
+        if not rows:
+            return pd.DataFrame(columns=[*header, "record"])
+        frame = pd.read_csv(io.StringIO(table_text(header, rows)), low_memory=False)
+        frame["record"] = kinds
+        return frame
 
     def write_cell(self, cell_id: str, row: dict) -> None:
-        """Persist one finished cell atomically; call it while holding the cell's claim.
+        """Persist one finished cell atomically, sealed with its checksum; call it while holding
+        the cell's claim.
 
         Raises ValueError (before writing) when ``row`` is not a valid cell row: such a file
         would be moved aside as damaged by the next reader.
         """
-        text = _dumps(row)
-        problem = cell_problem(json.loads(text), cell_id)  # what a reader will see
+        text = _dumps(seal(row))
+        _, problem = _parse(text, cell_id)  # what a reader will see
         if problem:
             raise ValueError(f"cell {cell_id}: {problem}; the runner must write every column")
         atomic_write_text(self.cell_path(cell_id), text)
@@ -298,6 +507,8 @@ class CellStore:
         """Claim a cell before computing it: a :class:`Claim`, or None when the cell is done or
         another live process holds it (``block``: wait for that process to release it or end,
         then None if it wrote the cell, else a Claim). A damaged file is moved aside here."""
+        if cell_id in self.csv_record().valid:
+            return None
         lock = _locks.acquire(self._lock_path(cell_id), block=block)
         if lock is None:
             return None
@@ -336,29 +547,60 @@ class CellStore:
         return count
 
     def rebuild_csv(self) -> int:
-        """Rewrite ``cells.csv`` from the valid cell files; return its number of rows.
+        """Rewrite ``cells.csv`` as the merged store; return its number of rows.
 
-        Serialized across processes by a lock, and the files are read under it, so a rebuild
-        never replaces a newer one's content with an older snapshot. Rows are sorted by the
-        identity columns; columns are CSV_COLUMNS, then EXTRA_COLUMNS, then any others (sorted).
+        Every row it held is kept as it was (a valid row, a legacy row without checksum, a row of
+        another experiment), the valid cell files not in it are added; rows that fail a check are
+        moved to ``cells.rejected.csv`` with their reason (an unreadable file as a whole to
+        ``cells.csv.damaged``). Serialized across processes by a lock, and the files are read
+        under it, so a rebuild never replaces a newer one's content with an older snapshot.
+        Rows are sorted by the identity columns; columns are CSV_COLUMNS, then EXTRA_COLUMNS,
+        then any others (sorted).
         """
         lock = _locks.acquire(self.locks_dir / _CSV_LOCK, block=True)
         try:
-            rows = self.rows()
+            self._csv_cache = None
+            record = self.csv_record()
+            if record.problem and self.csv_path.exists():
+                self._move_aside(self.csv_path, ".damaged")
+                self._csv_cache = None
+            header, rows, _ = self.table()
             if not rows and not self.csv_path.exists():
                 return 0
-            rows.sort(key=lambda r: [_sort_value(r[c]) for c in (*IDENTITY_COLUMNS, "cell_id")])
-            frame = pd.DataFrame(rows)
-            for col in CSV_COLUMNS:
-                if col not in frame.columns:
-                    frame[col] = pd.NA
-            known = list(CSV_COLUMNS) + [c for c in EXTRA_COLUMNS if c in frame.columns]
-            others = sorted(c for c in frame.columns if c not in known)
-            frame = frame[known + others]
-            atomic_write_text(self.csv_path, frame.to_csv(index=False))
-            return len(frame)
+            if record.rejected:
+                self._set_aside(record)
+            atomic_write_text(self.csv_path, table_text(header, rows))
+            return len(rows)
         finally:
             lock.release()
+
+    def _move_aside(self, path: Path, suffix: str) -> Path:
+        dest = path.with_name(path.name + suffix)
+        n = 1
+        while dest.exists():
+            n += 1
+            dest = path.with_name(f"{path.name}{suffix}.{n}")
+        os.replace(path, dest)
+        return dest
+
+    def _set_aside(self, record: CsvRecord) -> None:
+        """Append the rejected rows to cells.rejected.csv: reason, line, the row as it was."""
+        import csv
+
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        old = ""
+        if self.rejected_path.exists():
+            old = self.rejected_path.read_text(encoding="utf-8", errors="replace")
+        else:
+            writer.writerow(["reason", "line", "header", "row"])
+        head = io.StringIO()
+        csv.writer(head, lineterminator="").writerow(record.header)
+        for reason, line, raw in record.rejected:
+            text = io.StringIO()
+            csv.writer(text, lineterminator="").writerow(raw)
+            writer.writerow([reason, line, head.getvalue(), text.getvalue()])
+        atomic_write_text(self.rejected_path, old + out.getvalue())
 
     # -- run sidecars --------------------------------------------------------------------------
     def write_sidecar(self, run_id: str, payload: dict) -> Path:
