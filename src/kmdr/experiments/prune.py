@@ -120,30 +120,30 @@ def _prune(exp_dir: Path, args) -> int:
             lock.release()
 
 
+def _error(msg: str) -> int:
+    print(f"kmdr-prune: error: {msg}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     """The ``kmdr-prune`` command; exit status 0, or 2 on bad input (one line on stderr)."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
     if not (any(getattr(args, opt) for opt in (*_KINDS, *_FIELDS))):
-        parser.error(
+        return _error(
             "name what to remove: --older-code, --other-data, --foreign, --reducer, --dataset, "
-            "--run-id, --fingerprint or --code-tag"
+            "--run-id, --fingerprint or --code-tag (see kmdr-prune --help)"
         )
     for exp_dir in args.experiments:
         if not exp_dir.is_dir():
-            parser.error(f"{exp_dir} is not an experiment folder (no such folder)")
+            return _error(f"{exp_dir} is not an experiment folder (no such folder)")
         if not (exp_dir / "cells.csv").is_file() and not (exp_dir / "cells").is_dir():
-            parser.error(f"{exp_dir} is not an experiment folder (no cells.csv, no cells/)")
+            return _error(f"{exp_dir} is not an experiment folder (no cells.csv, no cells/)")
     for exp_dir in args.experiments:
         try:
             _prune(exp_dir, args)
         except OSError as err:
-            print(
-                f"kmdr-prune: error: {exp_dir}: {err.strerror or err}"
-                f"{f' ({err.filename})' if err.filename else ''}; stopped there",
-                file=sys.stderr,
-            )
-            return 2
+            where = f" ({err.filename})" if err.filename else ""
+            return _error(f"{exp_dir}: {err.strerror or err}{where}; stopped there")
     return 0
 
 
