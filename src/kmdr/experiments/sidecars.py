@@ -74,7 +74,8 @@ def load_runs(experiment_dir: str | Path) -> list[dict]:
         if problem:
             _say_once(
                 f"[kmdr] run record {path}: {problem}; what that run expected is unknown, so "
-                "the experiment is not shown as complete (re-run the command to write a new one)"
+                "the experiment is not shown as complete (re-run its command, then remove this "
+                "file)"
             )
             runs.append({"_path": str(path), "_unreadable": problem})
             continue

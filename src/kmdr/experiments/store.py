@@ -3,12 +3,14 @@
 Layout (the contract is ``docs/results-layout.md``)::
 
     <results_dir>/<experiment>/
+        cells.csv                       the record: one row per cell (committed)
+        cells.rejected.csv              rows of cells.csv that failed a check, set aside
         cells/<cell_id>.json            one finished cell each (a cache, gitignored)
         cells/<cell_id>.json.damaged    a cell file that failed validation, moved aside
-        cells.csv                       every valid cell file, one row each
+        cells/<cell_id>.json.foreign    a cell file of another experiment, moved aside
         runs/<run_id>.json              one sidecar per invocation
         .locks/<cell_id>.lock           a cell's claim while a process computes it
-        .locks/cells.csv.lock           serializes the rebuilds of cells.csv
+        .locks/cells.csv.lock           serializes the rewrites of cells.csv
 
 Every file is written with :func:`kmdr._io.atomic_write_text` (temporary file + ``os.replace``,
 mode 0o666 minus the umask): a reader, or a run killed with ``kill -9``, sees a whole file or
@@ -18,7 +20,7 @@ How the runner uses it::
 
     store = CellStore(exp_dir, log=log)
     store.clean_temporaries()                  # leftovers of dead writers only
-    done = store.done_ids()                    # ids of the VALID cell files (damaged: moved aside)
+    done = store.done_ids()                    # valid rows of cells.csv + valid cell files
     for cell in cells not in done, a few ahead of the free workers:
         claim = store.try_claim(cell.cell_id)  # None: done, or another live process has it
         if claim is None: remember it, go on
@@ -28,15 +30,21 @@ How the runner uses it::
         store.try_claim(id, block=True)        # waits for the other process: None once it wrote
                                                # the cell, a Claim if it died (compute it then)
 
+cells.csv is the record: a row it holds is never removed or rewritten by a run (only
+``kmdr-prune`` removes rows), and a valid row makes its cell done, so a fresh clone without the
+cell cache sees the same store as the machine that computed it. :meth:`CellStore.rebuild_csv`
+writes the merged store: every row of cells.csv as it was (valid rows, legacy rows without a
+checksum, rows of another experiment) plus the valid cell files it lacks; rows that fail a check
+(:func:`kmdr.experiments.records.row_problem`, a cut row) are named in one line and moved to
+``cells.rejected.csv``. Readers use the same merge without writing anything (``read_only``).
+
 A cell file is valid when it is a JSON object with every column of :data:`CSV_COLUMNS` and
-:data:`IDENTITY_COLUMNS`, a ``cell_id`` equal to the file's stem, integer ``r`` and
-``repetition``, and numbers (NaN allowed) in the numeric metric columns. Anything else (a
-truncated or empty file, ``{}``, another schema) is reported in one line through ``log``, moved to
-``<cell_id>.json.damaged`` (``.damaged.2``, ... if taken; never deleted) and is not done, so the
-runner computes the cell again. :meth:`CellStore.rows` returns one row per valid file: the cell id
-hashes every setting, so rows of runs with other settings are all kept. Only rows equal in every
-identity column (the same cell computed under two cell-file formats) collapse to the most
-recently finished one.
+:data:`IDENTITY_COLUMNS`, integer ``r`` and ``repetition``, numbers (NaN allowed) in the numeric
+metric columns, a checksum that matches its content, a ``cell_id`` equal to the file's stem and to
+the hash of its identity, and this folder's experiment. Anything else (a truncated or edited file,
+``{}``, another schema, an older kmdr's file) is reported in one line through ``log``, moved to
+``<cell_id>.json.damaged`` (``.foreign`` for another experiment's; ``.2``, ... if taken; never
+deleted) and is not done, so the runner computes the cell again (unless cells.csv holds it).
 
 Claims: why ``flock`` on a lock file per cell
     The kernel drops an ``flock`` lock when its holder's descriptor closes, so a process killed
