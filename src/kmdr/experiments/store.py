@@ -81,7 +81,6 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -96,14 +95,14 @@ from kmdr.experiments.columns import (
     POINT_COLUMNS,
     cell_problem,
 )
-from kmdr.experiments.records import (
-    CHECKSUM,
-    read_table,
-    row_fields,
-    row_problem,
-    seal,
-    table_text,
+from kmdr.experiments.csv_record import (
+    REJECTED,
+    CsvRecord,
+    read_record,
+    record_messages,
+    set_aside,
 )
+from kmdr.experiments.records import CHECKSUM, row_fields, row_problem, seal, table_text
 
 __all__ = [
     "CSV_COLUMNS",
@@ -119,10 +118,6 @@ __all__ = [
 
 _LOCKS = ".locks"
 _CSV_LOCK = "cells.csv.lock"
-#: Rows of cells.csv that failed a check, set aside by the runner (never read as cells).
-REJECTED = "cells.rejected.csv"
-#: How many line numbers or ids one message names before it counts the rest.
-_NAMED = 3
 
 
 def _parse(text: str, cell_id: str) -> tuple[dict | None, str | None]:
@@ -172,33 +167,6 @@ def _json_default(obj):
     if hasattr(obj, "item"):  # numpy scalars
         return obj.item()
     raise TypeError(f"{type(obj).__name__} is not JSON serializable")
-
-
-def _named(items: list, total: int | None = None) -> str:
-    total = len(items) if total is None else total
-    shown = ", ".join(str(x) for x in items[:_NAMED])
-    return shown + (f" and {total - _NAMED} more" if total > _NAMED else "")
-
-
-@dataclass
-class CsvRecord:
-    """What cells.csv holds, checked row by row (see :meth:`CellStore.csv_record`).
-
-    ``valid``: cell id -> fields of the rows that pass every check and belong to this
-    experiment (the first of several rows of one cell); ``legacy``: rows without a checksum
-    (written before rows carried one: kept, never used as current cells); ``foreign``: sealed rows
-    of another experiment (kept, never used here); ``rejected``: (reason, line number, raw fields)
-    of rows that failed a check; ``duplicates``: exact copies of a valid row (counted once);
-    ``problem``: why the whole file is unusable, else None.
-    """
-
-    header: list[str] = field(default_factory=list)
-    valid: dict[str, dict] = field(default_factory=dict)
-    legacy: list[dict] = field(default_factory=list)
-    foreign: list[dict] = field(default_factory=list)
-    rejected: list[tuple[str, int, list[str]]] = field(default_factory=list)
-    duplicates: int = 0
-    problem: str | None = None
 
 
 class Claim:
@@ -372,79 +340,13 @@ class CellStore:
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         if self._csv_cache is not None and self._csv_cache[0] == key:
             return self._csv_cache[1]
-        record = self._read_csv()
+        record = read_record(self.csv_path, self.experiment, self._verified)
         self._csv_cache = (key, record)
-        self._report(record)
+        for msg in record_messages(
+            record, self.csv_path, self.experiment, read_only=self.read_only
+        ):
+            self._say(msg)
         return record
-
-    def _read_csv(self) -> CsvRecord:
-        record = CsvRecord()
-        try:
-            table = read_table(self.csv_path)
-        except OSError as err:
-            record.problem = f"it cannot be read ({err.strerror or err})"
-            return record
-        if table.problem:
-            record.problem = table.problem
-            return record
-        record.header = table.header
-        width = len(table.header)
-        for line, fields in table.rows:
-            if not fields.get(CHECKSUM, ""):
-                record.legacy.append(fields)
-                continue
-            raw = [fields[c] for c in table.header]
-            memo = (tuple(table.header), tuple(raw))
-            if memo not in self._verified:
-                self._verified[memo] = row_problem(fields)
-            problem = self._verified[memo]
-            if problem:
-                record.rejected.append((problem, line, raw))
-            elif fields["experiment"] != self.experiment:
-                record.foreign.append(fields)
-            elif fields["cell_id"] in record.valid:
-                if record.valid[fields["cell_id"]] == fields:
-                    record.duplicates += 1
-                else:
-                    reason = "another valid row of its cell comes first in cells.csv"
-                    record.rejected.append((reason, line, raw))
-            else:
-                record.valid[fields["cell_id"]] = fields
-        for line, raw in table.cut:
-            reason = f"it has {len(raw)} fields where the header has {width} (cut short or edited)"
-            record.rejected.append((reason, line, raw))
-        return record
-
-    def _report(self, record: CsvRecord) -> None:
-        path = self.csv_path
-        then = (
-            "not used (the next run sets them aside in " + REJECTED + ")"
-            if self.read_only
-            else "set aside in " + REJECTED
-        )
-        if record.problem:
-            fate = "not read" if self.read_only else "moved to cells.csv.damaged"
-            self._say(f"[kmdr] {path}: {record.problem}; {fate}, no row of it is used")
-        by_reason: dict[str, list[int]] = {}
-        for reason, line, _ in record.rejected:
-            by_reason.setdefault(reason, []).append(line)
-        for reason, lines in by_reason.items():
-            self._say(
-                f"[kmdr] {path}: {len(lines)} row(s) not trusted ({reason}): line(s) "
-                f"{_named(lines)}; {then}; their cells are computed again when planned"
-            )
-        if record.foreign:
-            names = [repr(n) for n in sorted({f.get("experiment", "?") for f in record.foreign})]
-            self._say(
-                f"[kmdr] {path}: {len(record.foreign)} row(s) of experiment(s) {_named(names)}, "
-                f"not {self.experiment!r}: not used; `kmdr-prune {self.root} --foreign --remove` "
-                "removes them"
-            )
-        if record.duplicates:
-            self._say(
-                f"[kmdr] {path}: {record.duplicates} row(s) repeat another row exactly; "
-                "each cell counted once"
-            )
 
     # -- the merged store ----------------------------------------------------------------------
     def done_ids(self) -> set[str]:
@@ -576,7 +478,7 @@ class CellStore:
             if not rows and not self.csv_path.exists():
                 return 0
             if record.rejected:
-                self._set_aside(record)
+                set_aside(record, self.rejected_path)
             atomic_write_text(self.csv_path, table_text(header, rows))
             return len(rows)
         finally:
@@ -590,25 +492,6 @@ class CellStore:
             dest = path.with_name(f"{path.name}{suffix}.{n}")
         os.replace(path, dest)
         return dest
-
-    def _set_aside(self, record: CsvRecord) -> None:
-        """Append the rejected rows to cells.rejected.csv: reason, line, the row as it was."""
-        import csv
-
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        old = ""
-        if self.rejected_path.exists():
-            old = self.rejected_path.read_text(encoding="utf-8", errors="replace")
-        else:
-            writer.writerow(["reason", "line", "header", "row"])
-        head = io.StringIO()
-        csv.writer(head, lineterminator="").writerow(record.header)
-        for reason, line, raw in record.rejected:
-            text = io.StringIO()
-            csv.writer(text, lineterminator="").writerow(raw)
-            writer.writerow([reason, line, head.getvalue(), text.getvalue()])
-        atomic_write_text(self.rejected_path, old + out.getvalue())
 
     # -- run sidecars --------------------------------------------------------------------------
     def write_sidecar(self, run_id: str, payload: dict) -> Path:
