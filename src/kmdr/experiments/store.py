@@ -155,6 +155,11 @@ def _sort_value(text: str):
     return (1, 0.0, str(text))
 
 
+def _filled(fields: dict) -> dict:
+    """The non-empty fields (a CSV row has every column of its header, a cell file its own)."""
+    return {k: v for k, v in fields.items() if v != ""}
+
+
 def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -364,7 +369,7 @@ class CellStore:
         merged = dict(self.csv_record().valid)
         for cell_id, fields in self._scan().items():
             kept = merged.setdefault(cell_id, fields)
-            if kept is not fields and kept != fields:
+            if kept is not fields and _filled(kept) != _filled(fields):
                 self._say(
                     f"[kmdr] cell {cell_id}: its cell file differs from its cells.csv row; "
                     "the cells.csv row is used"
