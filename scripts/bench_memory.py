@@ -65,7 +65,7 @@ def child(data: Path, reducer: str, r: int) -> dict:
     with initialized():
         cfg = compose("config", overrides=[f"experiment={EXPERIMENT}", f"r_grid=[{r}]"])
     spec = spec_from_config(cfg, only_reducer=reducer)
-    cell = next(c for c in plan_cells(spec, X, k) if c.repetition == 0)
+    cell = next(c for c in plan_cells(spec, X, k, data_fingerprint="") if c.repetition == 0)
     objective = ObjectiveEvaluator(X)  # made once per run and handed to every cell, as the runner
     before = _maxrss_mib()
     start = time.perf_counter()

@@ -71,7 +71,7 @@ def naive_point(spec, red, r, rep, X, y, k):
     d = X.shape[1]
     r_cell = d if red.name == "none" else r  # kMeans is the same cell at every r
     key = make_reducer(red.name, r_cell, n_clusters=k, **red.params).shared_key(X)
-    cell = make_cell(spec, red, r_cell, rep, key)
+    cell = make_cell(spec, red, r_cell, rep, key, data_fingerprint="")  # not stored: no data id
     shared = None
     if key is not None:  # recomputed for every point, with the seed the runner uses
         shared = compute_shared_work(

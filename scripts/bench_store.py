@@ -21,10 +21,12 @@ import time
 from pathlib import Path
 
 from kmdr.experiments.columns import REQUIRED_COLUMNS
+from kmdr.experiments.records import identity_id, row_fields
 from kmdr.experiments.store import CellStore
 
 
-def row(cell_id: str, i: int) -> dict:
+def row(i: int) -> dict:
+    """Cell ``i`` of experiment "x" (its id the hash of its identity, as the runner's)."""
     out = {col: 0.5 for col in REQUIRED_COLUMNS}
     text = ("experiment", "dataset", "dataset_params", "reducer", "reducer_name", "method")
     out.update({col: "x" for col in text})
@@ -32,10 +34,12 @@ def row(cell_id: str, i: int) -> dict:
         reducer_params="{}",
         kmeans_init="k-means++",
         shared_key="",
+        data_fingerprint="content:x",
+        code_tag="3/1",
         r=i % 10,
         repetition=i // 10,
-        cell_id=cell_id,
     )
+    out["cell_id"] = identity_id(row_fields(out))
     return out
 
 
@@ -52,21 +56,22 @@ def main() -> None:
     args = parser.parse_args()
     n = args.cells
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        plain = CellStore(Path(tmp) / "plain")
-        t_write = timed(lambda: [plain.write_cell(f"p{i}", row(f"p{i}", i)) for i in range(n)])
+        rows = [row(i) for i in range(n)]
+        plain = CellStore(Path(tmp) / "plain", experiment="x")
+        t_write = timed(lambda: [plain.write_cell(r["cell_id"], r) for r in rows])
 
-        store = CellStore(Path(tmp) / "claimed")
+        store = CellStore(Path(tmp) / "claimed", experiment="x")
 
         def claimed():
-            for i in range(n):
-                with store.try_claim(f"c{i}"):
-                    store.write_cell(f"c{i}", row(f"c{i}", i))
+            for r in rows:
+                with store.try_claim(r["cell_id"]):
+                    store.write_cell(r["cell_id"], r)
 
         t_claimed = timed(claimed)
-        fresh = CellStore(store.root)
+        fresh = CellStore(store.root, experiment="x")
         t_done_cold = timed(fresh.done_ids)
         t_done_warm = timed(fresh.done_ids)
-        t_rebuild_cold = timed(CellStore(store.root).rebuild_csv)
+        t_rebuild_cold = timed(CellStore(store.root, experiment="x").rebuild_csv)
         t_rebuild_warm = timed(fresh.rebuild_csv)
     print(f"{n} cells in {args.dir or tempfile.gettempdir()}")
     print(f"  write                   {1e3 * t_write / n:8.3f} ms/cell")

@@ -5,13 +5,15 @@ written without running anything."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from kmdr.experiments.cells import code_tag
+from kmdr.experiments.columns import REQUIRED_COLUMNS
+from kmdr.experiments.records import identity_id, row_fields, seal, table_text
 from kmdr.experiments.store import IDENTITY_COLUMNS
 
 LABELS = {"leverage": "Sampl/SVD", "sign": "RP", "svd": "SVD", "none": "kMeans"}
@@ -35,10 +37,23 @@ def preset(
     }
 
 
+#: The data fingerprint of the hand-made rows (any text; the sidecars record the same).
+FINGERPRINT = "content:hand-made"
+
+
+#: Columns every row has that the tests do not vary.
+ROW_DEFAULTS = {
+    "n_iter": 10,
+    "shared_seconds": 0.0,
+    "shared_key": "",
+    "n_jobs": 1,
+    "blas_threads": 1,
+}
+
+
 def cell_id(row: dict) -> str:
-    """A hash of the identity (as the runner's ``cell_id``; readers never parse it)."""
-    text = json.dumps({c: row[c] for c in IDENTITY_COLUMNS}, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
+    """The runner's ``cell_id``: the hash of the identity columns' texts."""
+    return identity_id(row_fields({c: row[c] for c in IDENTITY_COLUMNS}))
 
 
 def make_cells(
@@ -52,7 +67,8 @@ def make_cells(
     **settings,
 ) -> pd.DataFrame:
     """One row per (reducer, r, repetition); ``grid`` maps reducer -> r values ('none' = the
-    baseline). ``settings`` override identity columns (``kmeans_n_init=3``, ``base_seed=1``)."""
+    baseline). ``settings`` override identity columns (``kmeans_n_init=3``, ``base_seed=1``).
+    Each row is sealed (its checksum) as the runner seals it, with this code's ``code_tag``."""
     rng = np.random.default_rng(seed)
     labels = {**LABELS, **(labels or {})}
     n, d, k = shape
@@ -77,6 +93,8 @@ def make_cells(
                     "kmeans_n_init": 5,
                     "kmeans_max_iter": 500,
                     "kmeans_tol": 0.0,
+                    "data_fingerprint": FINGERPRINT,
+                    "code_tag": code_tag(reducer),
                     **settings,
                     "seed": 1000 + rep,
                     "n_samples": n,
@@ -90,18 +108,44 @@ def make_cells(
                     "reduce_seconds": red,
                     "cluster_seconds": clu,
                     "total_seconds": red + clu,
+                    **ROW_DEFAULTS,
                 }
                 row["cell_id"] = cell_id(row)
-                rows.append(row)
+                row["run_id"] = "run0"
+                rows.append(seal(row))
     return pd.DataFrame(rows)
 
 
 def expected_cells(cells: pd.DataFrame) -> list[dict]:
     """The sidecar's ``expected_cells`` for these rows: the identity, cell_id and method."""
-    records = json.loads(cells[[*IDENTITY_COLUMNS, "method"]].to_json(orient="records"))
+    records = json.loads(completed(cells)[[*IDENTITY_COLUMNS, "method"]].to_json(orient="records"))
     for record in records:
         record["cell_id"] = cell_id(record)
     return records
+
+
+def completed(cells: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` with the columns every row has that a test left out (unknown metrics: NaN)."""
+    defaults = {c: float("nan") for c in REQUIRED_COLUMNS if c != "code_tag"}
+    defaults.update({"data_fingerprint": FINGERPRINT, "run_id": "run0", **ROW_DEFAULTS})
+    cells = cells.assign(**{k: v for k, v in defaults.items() if k not in cells.columns})
+    if "code_tag" not in cells.columns:
+        cells["code_tag"] = cells["reducer_name"].map(code_tag)
+    return cells
+
+
+def cells_text(cells: pd.DataFrame) -> str:
+    """cells.csv's text for these rows as the runner writes them (after a test changed some
+    values): each row with the cell id of its identity and its checksum; missing values left
+    empty."""
+    cells = completed(cells)
+    rows = []
+    for row in cells.to_dict("records"):
+        row = {k: v for k, v in row.items() if not pd.isna(v)}
+        row["cell_id"] = cell_id(row)
+        rows.append(row_fields(seal(row)))
+    header = list(dict.fromkeys([*cells.columns, "cell_id", "checksum"]))
+    return table_text(header, rows)
 
 
 def write_experiment(
@@ -123,7 +167,7 @@ def write_experiment(
     exp_dir = root / name
     (exp_dir / "runs").mkdir(parents=True, exist_ok=True)
     if cells is not None:
-        cells.to_csv(exp_dir / csv_name, index=False)
+        (exp_dir / csv_name).write_text(cells_text(cells))
     keys = cells if expected is None else expected
     payload = {
         "experiment": name,

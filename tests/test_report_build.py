@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _results_factory import make_cells, preset, write_experiment
+from _results_factory import cells_text, make_cells, preset, write_experiment
 from kmdr.experiments import figures
 from kmdr.report import build
 
@@ -104,7 +104,7 @@ def results(tmp_path) -> Path:
     partial = _cells("bzmd14_orl", "orl", 40, range(5, 105, 5), 2)
     _write(root, "bzmd14_orl", partial)
     # drop half of the cells after the sidecar recorded them as expected: a partial sweep
-    partial.iloc[: len(partial) // 2].to_csv(root / "bzmd14_orl" / "cells.csv", index=False)
+    (root / "bzmd14_orl" / "cells.csv").write_text(cells_text(partial.iloc[: len(partial) // 2]))
     _write(root, "bmd09_table1", None, skipped="DatasetUnavailable: nips")
     _write(root, "lst17_rcv1", None, skipped="DatasetUnavailable: rcv1")
     theory = root / "theory"

@@ -34,22 +34,36 @@ from kmdr.experiments.store import (
 )
 
 
-def make_row(cell_id, **over):
-    """A valid cell row (the child processes below get this function's source)."""
+def make_row(**over):
+    """A valid cell row of experiment "t", its cell id the hash of its identity (the child
+    processes below get this function's source)."""
+    from kmdr.experiments.records import identity_id, row_fields
+
     row = {
         "experiment": "t", "dataset": "synth", "dataset_params": "{}", "reducer": "sign",
         "reducer_name": "sign", "method": "RP", "reducer_params": "{}", "r": 2,
         "repetition": 0, "seed": 1, "base_seed": 0, "n_samples": 10, "n_features": 5,
         "n_clusters": 2, "kmeans_init": "k-means++", "kmeans_n_init": 1,
-        "kmeans_max_iter": 100, "kmeans_tol": 1e-4, "objective": 1.5,
+        "kmeans_max_iter": 100, "kmeans_tol": 1e-4, "data_fingerprint": "content:x",
+        "code_tag": "3/1", "objective": 1.5,
         "objective_reduced": 1.0, "accuracy": 0.9, "nmi": 0.8, "ari": 0.7, "n_iter": 3,
         "shared_seconds": 0.0, "shared_key": "", "reduce_seconds": 0.1,
         "cluster_seconds": 0.2, "total_seconds": 0.3, "n_jobs": 1, "blas_threads": 1,
-        "converged": True, "reduce_timing": "per cell", "cell_id": cell_id, "run_id": "run",
-        "finished_at": "2026",
+        "converged": True, "reduce_timing": "per cell", "run_id": "run", "finished_at": "2026",
     }  # fmt: skip
     row.update(over)
+    row.setdefault("cell_id", identity_id(row_fields(row)))
     return row
+
+
+def rid(**over) -> str:
+    """The cell id of ``make_row(**over)``."""
+    return make_row(**over)["cell_id"]
+
+
+def Store(folder, **kwargs) -> CellStore:
+    """The store of experiment "t" (the rows of make_row) in ``folder``."""
+    return CellStore(folder, experiment="t", **kwargs)
 
 
 ROW_CODE = inspect.getsource(make_row) + "\n"
@@ -81,7 +95,7 @@ from pathlib import Path
 from kmdr.experiments.store import CellStore
 folder, ids_file, go, out = map(Path, sys.argv[1:5])
 ids = json.loads(ids_file.read_text())
-store = CellStore(folder)
+store = CellStore(folder, experiment="t")
 print("ready", flush=True)
 while not go.exists():  # start together, so that both race for every cell
     time.sleep(0.001)
@@ -93,7 +107,7 @@ for i, cid in enumerate(ids):
         continue
     with claim:
         time.sleep(0.002)  # the computation
-        store.write_cell(cid, make_row(cid, r=2 + i % 7, repetition=i, writer=sys.argv[5]))
+        store.write_cell(cid, make_row(repetition=i, writer=sys.argv[5]))
         wrote.append(cid)
     if i % 25 == 0:
         store.rebuild_csv()
@@ -101,7 +115,7 @@ for cid in waited:  # what the other process claimed: wait for it, take over if 
     claim = store.try_claim(cid, block=True)
     if claim is not None:
         with claim:
-            store.write_cell(cid, make_row(cid, writer=sys.argv[5]))
+            store.write_cell(cid, make_row(repetition=ids.index(cid), writer=sys.argv[5]))
             wrote.append(cid)
 store.rebuild_csv()
 out.write_text(json.dumps(wrote))
@@ -109,7 +123,7 @@ out.write_text(json.dumps(wrote))
 
 
 def test_two_processes_write_each_of_200_cells_exactly_once(tmp_path):
-    ids = [f"cell{i:03d}" for i in range(200)]
+    ids = [rid(repetition=i) for i in range(200)]
     (tmp_path / "ids.json").write_text(json.dumps(ids))
     folder, go = tmp_path / "exp", tmp_path / "go"
     procs = [
@@ -122,14 +136,14 @@ def test_two_processes_write_each_of_200_cells_exactly_once(tmp_path):
         assert proc.wait(timeout=120) == 0
     wrote = {w: json.loads((tmp_path / f"out{w}.json").read_text()) for w in "AB"}
     # Every id computed by exactly one process, and both did part of the work.
-    assert sorted(wrote["A"] + wrote["B"]) == ids
+    assert sorted(wrote["A"] + wrote["B"]) == sorted(ids)
     assert wrote["A"] and wrote["B"]
-    store = CellStore(folder)
+    store = CellStore(folder, experiment="t")
     for w, cells in wrote.items():
         assert all(store.read_cell(cid)["writer"] == w for cid in cells)
     # No row lost: the last rebuild (serialized after every write) holds all 200.
     df = pd.read_csv(folder / "cells.csv")
-    assert sorted(df.cell_id) == ids
+    assert sorted(df.cell_id) == sorted(ids)
     # Nothing left behind: no temporary file, no claim (only the rebuild lock stays).
     assert not list(folder.rglob("*.tmp"))
     assert [p.name for p in (folder / ".locks").iterdir()] == ["cells.csv.lock"]
@@ -138,28 +152,29 @@ def test_two_processes_write_each_of_200_cells_exactly_once(tmp_path):
 HOLD = """
 import sys, time
 from kmdr.experiments.store import CellStore
-store = CellStore(sys.argv[1])
-claims = [store.try_claim(cid) for cid in sys.argv[2:]]
+store = CellStore(sys.argv[1], experiment="t")
+reps = [int(a) for a in sys.argv[2:]]
+claims = [store.try_claim(make_row(repetition=rep)["cell_id"]) for rep in reps]
 print("held" if all(claims) else "missed", flush=True)
 sys.stdin.readline()
-for cid in sys.argv[2:]:
-    store.write_cell(cid, make_row(cid))
+for rep in reps:
+    store.write_cell(make_row(repetition=rep)["cell_id"], make_row(repetition=rep))
 for claim in claims:
     claim.release()
 """
 
 
 def test_claims_of_a_process_killed_with_sigkill_are_free_at_once(tmp_path):
-    ids = [f"c{i}" for i in range(5)]
-    proc = spawn(HOLD, tmp_path, *ids)
+    ids = [rid(repetition=i) for i in range(5)]
+    proc = spawn(HOLD, tmp_path, *range(5))
     try:
         assert proc.stdout.readline().strip() == "held"
-        store = CellStore(tmp_path)
+        store = Store(tmp_path)
         assert all(store.is_claimed(cid) for cid in ids)
         assert all(store.try_claim(cid) is None for cid in ids)
         # A blocking claim waits for the holder, and gets the cell once the holder is gone.
         got = {}
-        waiter = threading.Thread(target=lambda: got.update(c=store.try_claim("c0", block=True)))
+        waiter = threading.Thread(target=lambda: got.update(c=store.try_claim(ids[0], block=True)))
         waiter.start()
         waiter.join(0.3)
         assert waiter.is_alive()
@@ -176,59 +191,72 @@ def test_claims_of_a_process_killed_with_sigkill_are_free_at_once(tmp_path):
 
 
 def test_a_blocking_claim_gets_none_once_the_holder_wrote_the_cell(tmp_path):
-    proc = spawn(HOLD, tmp_path, "c0")
+    proc = spawn(HOLD, tmp_path, 0)
     assert proc.stdout.readline().strip() == "held"
-    store = CellStore(tmp_path)
+    store = Store(tmp_path)
     got = {}
-    waiter = threading.Thread(target=lambda: got.update(c=store.try_claim("c0", block=True)))
+    c0 = rid(repetition=0)
+    waiter = threading.Thread(target=lambda: got.update(c=store.try_claim(c0, block=True)))
     waiter.start()
     proc.stdin.write("go\n")
     proc.stdin.flush()
     assert proc.wait(timeout=60) == 0
     waiter.join(30)
-    assert got == {"c": None} and store.is_done("c0")
+    assert got == {"c": None} and store.is_done(c0)
 
 
 def test_claims_within_one_process(tmp_path):
-    store = CellStore(tmp_path)
-    claim = store.try_claim("a")
-    assert isinstance(claim, Claim) and store.is_claimed("a")
-    assert store.try_claim("a") is None  # flock locks belong to the open file, not the process
-    assert CellStore(tmp_path).try_claim("a") is None
+    store = Store(tmp_path)
+    a = rid()
+    claim = store.try_claim(a)
+    assert isinstance(claim, Claim) and store.is_claimed(a)
+    assert store.try_claim(a) is None  # flock locks belong to the open file, not the process
+    assert Store(tmp_path).try_claim(a) is None
     claim.release()
     claim.release()  # idempotent
-    assert not store.is_claimed("a") and not (tmp_path / ".locks" / "a.lock").exists()
-    with store.try_claim("a") as again:
+    assert not store.is_claimed(a) and not (tmp_path / ".locks" / f"{a}.lock").exists()
+    with store.try_claim(a) as again:
         assert again.held
-        store.write_cell("a", make_row("a"))
+        store.write_cell(a, make_row())
     assert not again.held
-    assert store.try_claim("a") is None  # done
-    assert store.done_ids() == {"a"}
+    assert store.try_claim(a) is None  # done
+    assert store.done_ids() == {a}
 
 
 # -- damage ------------------------------------------------------------------------------------
 
 
+DAMAGE = {
+    "trunc": lambda row: json.dumps(row)[: len(json.dumps(row)) // 2],
+    "empty": lambda row: "",
+    "brace": lambda row: "{}",
+    "words": lambda row: json.dumps({**row, "accuracy": "high"}),
+    "nulls": lambda row: json.dumps({**row, "objective": None}),
+    "alist": lambda row: "[1, 2]",
+    "short": lambda row: json.dumps({k: v for k, v in row.items() if k != "kmeans_tol"}),
+    "edited": lambda row: json.dumps({**row, "accuracy": 0.99}),
+    "unsealed": lambda row: json.dumps({k: v for k, v in row.items() if k != "checksum"}),
+}
+
+
+@pytest.mark.fault(
+    "a cell file is cut short, emptied, edited by hand or of another schema",
+    gets="named in one line, moved to <id>.json.damaged (never deleted), computed again",
+)
 def test_damaged_cell_files_are_reported_once_moved_aside_and_not_done(tmp_path):
     logged = []
-    store = CellStore(tmp_path, log=logged.append)
-    for cid in ("good1", "good2"):
-        store.write_cell(cid, make_row(cid, r=int(cid[-1])))
-    text = json.dumps(make_row("trunc"))
-    damaged = {
-        "trunc": text[: len(text) // 2],
-        "empty": "",
-        "brace": "{}",
-        "other": json.dumps(make_row("someone-else")),
-        "words": json.dumps(make_row("words", accuracy="high")),
-        "nulls": json.dumps(make_row("nulls", objective=None)),
-        "alist": "[1, 2]",
-        "short": json.dumps({k: v for k, v in make_row("short").items() if k != "kmeans_tol"}),
-    }
-    for cid, content in damaged.items():
-        store.cell_path(cid).write_text(content)
+    store = Store(tmp_path, log=logged.append)
+    good = [rid(r=1), rid(r=2)]
+    store.write_cell(good[0], make_row(r=1))
+    store.write_cell(good[1], make_row(r=2))
+    damaged = {}
+    for i, damage in enumerate(DAMAGE.values()):
+        cid = rid(repetition=10 + i)
+        store.write_cell(cid, make_row(repetition=10 + i))
+        damaged[cid] = damage(store.read_cell(cid))
+        store.cell_path(cid).write_text(damaged[cid])
 
-    assert store.done_ids() == {"good1", "good2"}
+    assert store.done_ids() == set(good)
     assert len(logged) == len(damaged)
     for cid, content in damaged.items():
         (line,) = [m for m in logged if f"{cid}.json:" in m]
@@ -236,55 +264,70 @@ def test_damaged_cell_files_are_reported_once_moved_aside_and_not_done(tmp_path)
         assert not store.cell_path(cid).exists()
         assert (tmp_path / "cells" / f"{cid}.json.damaged").read_text() == content
     assert any("kmeans_tol" in m for m in logged) and any("accuracy" in m for m in logged)
+    assert any("checksum does not match" in m for m in logged)
+    assert any("no checksum" in m for m in logged)
 
     # Moved aside: a second reader (another process's store) has nothing to report.
-    assert CellStore(tmp_path, log=logged.append).rebuild_csv() == 2
+    assert Store(tmp_path, log=logged.append).rebuild_csv() == 2
     assert len(logged) == len(damaged)
-    assert sorted(pd.read_csv(tmp_path / "cells.csv").cell_id) == ["good1", "good2"]
+    assert sorted(pd.read_csv(tmp_path / "cells.csv").cell_id) == sorted(good)
 
     # The runner recomputes it; damaged again, the earlier copy is kept too.
-    with store.try_claim("empty"):
-        store.cell_path("empty").write_text("{")
-    store.try_claim("empty").release()
-    assert (tmp_path / "cells" / "empty.json.damaged.2").read_text() == "{"
-    assert (tmp_path / "cells" / "empty.json.damaged").read_text() == ""
+    empty = rid(repetition=11)
+    with store.try_claim(empty):
+        store.cell_path(empty).write_text("{")
+    store.try_claim(empty).release()
+    assert (tmp_path / "cells" / f"{empty}.json.damaged.2").read_text() == "{"
+    assert (tmp_path / "cells" / f"{empty}.json.damaged").read_text() == ""
 
 
 def test_write_cell_refuses_an_invalid_row(tmp_path):
-    store = CellStore(tmp_path)
+    store = Store(tmp_path)
+    x = rid()
     with pytest.raises(ValueError, match="nmi"):
-        store.write_cell("x", make_row("x", nmi="n/a"))
+        store.write_cell(x, make_row(nmi="n/a"))
     with pytest.raises(ValueError, match="cell_id"):
-        store.write_cell("x", make_row("y"))
-    assert not store.cell_path("x").exists()
+        store.write_cell(x, make_row(r=3))
+    with pytest.raises(ValueError, match="identity"):  # an id that is not its identity's hash
+        store.write_cell(x, make_row(r=3, cell_id=x))
+    assert not store.cell_path(x).exists()
 
 
 # -- rows and cells.csv ------------------------------------------------------------------------
 
 
 def test_rows_of_two_settings_sharing_dataset_reducer_r_repetition_are_both_kept(tmp_path):
-    store = CellStore(tmp_path)
-    store.write_cell("n1", make_row("n1", kmeans_n_init=1))
-    store.write_cell("n3", make_row("n3", kmeans_n_init=3))
-    store.write_cell("s7", make_row("s7", base_seed=7))
-    store.write_cell("p", make_row("p", reducer_params='{"a": 1}'))
-    assert store.rebuild_csv() == 4
-    assert sorted(pd.read_csv(tmp_path / "cells.csv").cell_id) == ["n1", "n3", "p", "s7"]
+    store = Store(tmp_path)
+    settings = [
+        {"kmeans_n_init": 1},
+        {"kmeans_n_init": 3},
+        {"base_seed": 7},
+        {"reducer_params": '{"a": 1}'},
+        {"data_fingerprint": "content:y"},
+        {"code_tag": "3/2"},
+    ]
+    for over in settings:
+        store.write_cell(rid(**over), make_row(**over))
+    assert store.rebuild_csv() == len(settings)
+    assert sorted(pd.read_csv(tmp_path / "cells.csv").cell_id) == sorted(rid(**o) for o in settings)
 
 
-def test_the_same_cell_under_two_ids_is_one_row_the_newest(tmp_path):
-    store = CellStore(tmp_path)
-    store.write_cell("old", make_row("old", finished_at="2026-01-01", objective=2.0))
-    store.write_cell("new", make_row("new", finished_at="2026-02-01", objective=3.0))
-    (row,) = store.rows()
-    assert row["cell_id"] == "new" and row["objective"] == 3.0
+def test_one_cell_has_one_id_whatever_wrote_it(tmp_path):
+    # the id is the hash of the identity columns' texts: a CSV field and a JSON value agree
+    row = make_row(kmeans_tol=0.0001, dataset_params='{"n_samples": 10}')
+    store = Store(tmp_path)
+    store.write_cell(row["cell_id"], row)
+    store.rebuild_csv()
+    (only,) = store.rows()
+    assert only["cell_id"] == row["cell_id"] and float(only["objective"]) == 1.5
 
 
 def test_cells_csv_sorted_by_identity_with_the_documented_column_order(tmp_path):
-    store = CellStore(tmp_path)
+    store = Store(tmp_path)
     specs = [("b", 2, 0), ("a", 10, 1), ("a", 2, 1), ("a", 10, 0), ("a", 2, 0)]
-    for i, (dataset, r, rep) in enumerate(specs):
-        store.write_cell(f"id{i}", make_row(f"id{i}", dataset=dataset, r=r, repetition=rep, z=1))
+    for dataset, r, rep in specs:
+        row = make_row(dataset=dataset, r=r, repetition=rep, z=1)
+        store.write_cell(row["cell_id"], row)
     store.rebuild_csv()
     df = pd.read_csv(tmp_path / "cells.csv")
     assert list(df.columns) == [*CSV_COLUMNS, *EXTRA_COLUMNS, "z"]
@@ -293,13 +336,16 @@ def test_cells_csv_sorted_by_identity_with_the_documented_column_order(tmp_path)
     assert set(IDENTITY_COLUMNS) <= set(df.columns)
 
 
-def test_rebuild_with_no_cells_writes_nothing_then_an_empty_table(tmp_path):
-    store = CellStore(tmp_path)
+def test_rebuild_with_no_cells_writes_nothing_and_keeps_the_record_of_a_damaged_file(tmp_path):
+    store = Store(tmp_path)
     assert store.rebuild_csv() == 0 and not store.csv_path.exists()
-    store.write_cell("a", make_row("a"))
+    a = rid()
+    store.write_cell(a, make_row())
     store.rebuild_csv()
-    store.cell_path("a").write_text("")  # damaged: the table loses the row, keeps its header
-    assert CellStore(tmp_path, log=lambda m: None).rebuild_csv() == 0
+    # the cell file damaged after its row reached cells.csv: the row (the record) stays
+    store.cell_path(a).write_text("")
+    again = Store(tmp_path, log=lambda m: None)
+    assert again.rebuild_csv() == 1 and again.done_ids() == {a}
     assert list(read_csv(store.csv_path).columns[: len(CSV_COLUMNS)]) == list(CSV_COLUMNS)
 
 
@@ -317,8 +363,8 @@ def umask():
 @pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
 def test_written_files_honour_the_umask(tmp_path, umask, mask, mode):
     umask(mask)
-    store = CellStore(tmp_path / "exp")
-    store.write_cell("a", make_row("a"))
+    store = Store(tmp_path / "exp")
+    store.write_cell(rid(), make_row())
     store.rebuild_csv()
     store.write_sidecar("run", {"status": "complete"})
     atomic_write_text(tmp_path / "t.txt", "x")
@@ -326,7 +372,7 @@ def test_written_files_honour_the_umask(tmp_path, umask, mask, mode):
     shared = Path(os.environ.get("KMDR_DATA_MIRROR", "/nonexistent"))
     rel = "orl/orl_faces/README"
     files = [
-        store.cell_path("a"),
+        store.cell_path(rid()),
         store.csv_path,
         tmp_path / "exp" / "runs" / "run.json",
         tmp_path / "exp" / ".locks" / "cells.csv.lock",
@@ -366,7 +412,7 @@ def test_cleanup_removes_a_dead_writers_temporary_and_keeps_a_live_ones(tmp_path
     assert live_tmp.exists() and killed_tmp.exists()
 
     assert remove_stale_temporaries(tmp_path) == [killed_tmp]
-    assert CellStore(tmp_path).clean_temporaries() == 0
+    assert Store(tmp_path).clean_temporaries() == 0
     assert live_tmp.exists() and other_host.exists() and not killed_tmp.exists()
     live.stdin.write("go\n")
     live.stdin.flush()
@@ -376,17 +422,18 @@ def test_cleanup_removes_a_dead_writers_temporary_and_keeps_a_live_ones(tmp_path
 
 
 def test_clean_temporaries_removes_the_claim_of_a_cell_written_before_a_kill(tmp_path):
-    proc = spawn(HOLD, tmp_path, "w", "u")
+    w, u = rid(repetition=0), rid(repetition=1)
+    proc = spawn(HOLD, tmp_path, 0, 1)
     assert proc.stdout.readline().strip() == "held"
-    store = CellStore(tmp_path)
-    store.write_cell("w", make_row("w"))  # as if the holder wrote it just before being killed
+    store = Store(tmp_path)
+    store.write_cell(w, make_row(repetition=0))  # as if the holder wrote it before being killed
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
-    stale = tmp_path / "cells" / temporary_path("w.json", pid=dead_pid()).name
+    stale = tmp_path / "cells" / temporary_path(f"{w}.json", pid=dead_pid()).name
     stale.write_text("{")
     assert store.clean_temporaries() == 2  # the stale temporary and the finished cell's claim
-    assert not stale.exists() and not (tmp_path / ".locks" / "w.lock").exists()
-    assert (tmp_path / ".locks" / "u.lock").exists()  # not done: its claim file is left alone
+    assert not stale.exists() and not (tmp_path / ".locks" / f"{w}.lock").exists()
+    assert (tmp_path / ".locks" / f"{u}.lock").exists()  # not done: its claim file is left alone
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
@@ -415,7 +462,7 @@ def test_read_csv_of_an_empty_file_is_an_empty_frame(tmp_path):
 MUTEX = """
 import os, sys
 from kmdr.experiments.store import CellStore
-store, inside = CellStore(sys.argv[1]), os.path.join(sys.argv[1], "inside")
+store, inside = CellStore(sys.argv[1], experiment="t"), os.path.join(sys.argv[1], "inside")
 print("ready", flush=True)
 sys.stdin.readline()
 overlaps = 0

@@ -140,7 +140,7 @@ def separately(spec):
     data = load_dataset(spec.dataset, **spec.dataset_params)
     X, y, k = prepare_data(data.X), np.asarray(data.y), int(data.n_clusters)
     rows = []
-    for cell in plan_cells(spec, X, k):
+    for cell in plan_cells(spec, X, k, data.fingerprint):
         shared = None
         if cell.shared_key is not None:
             seed = shared_seed(spec.seed, spec.dataset, cell.shared_key, cell.repetition)
@@ -191,6 +191,7 @@ def test_a_partial_group_computes_only_its_missing_cells(tmp_path, test_reducers
     cells_dir = tmp_path / "groups" / "cells"
     missing = full[(full.r == 5) & (full.repetition == 1)].cell_id.item()
     (cells_dir / f"{missing}.json").unlink()
+    (tmp_path / "groups" / "cells.csv").unlink()  # as a run killed before a rebuild leaves it
     before = {p.name: p.read_bytes() for p in cells_dir.glob("*.json")}
     test_reducers.clear()
     outcome, again, _ = run(tmp_path, ["t_topvar"])
@@ -253,7 +254,7 @@ def test_group_cells_groups_only_deterministic_repetitions(tmp_path, test_reduce
 
     spec = spec_from_config(config(tmp_path, ["t_random", "t_topvar", "t_randshared", "none"]))
     data = load_dataset(spec.dataset, **spec.dataset_params)
-    cells = plan_cells(spec, prepare_data(data.X), 3)
+    cells = plan_cells(spec, prepare_data(data.X), 3, data.fingerprint)
     groups = group_cells(cells)
     assert sorted(c.cell_id for g in groups for c in g) == sorted(c.cell_id for c in cells)
     for group in groups:

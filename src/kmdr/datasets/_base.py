@@ -27,6 +27,9 @@ class Dataset:
     image_shape : ``(height, width)`` for pixel data, else None.
     image_order : how a row reshapes to an upright image: ``"C"`` (row-major) or ``"F"``
         (column-major, the MATLAB layout); see :meth:`image`.
+    fingerprint : a short text that changes whenever the data can (:mod:`._fingerprint`), filled
+        in by :func:`~kmdr.datasets.load_dataset`; None for a Dataset built by hand (the runner
+        then fingerprints its content). Part of every cell's identity.
     """
 
     name: str
@@ -37,6 +40,7 @@ class Dataset:
     description: str
     image_shape: tuple[int, int] | None = None
     image_order: str = "C"
+    fingerprint: str | None = None
 
     @property
     def n_samples(self) -> int:

@@ -15,6 +15,7 @@ name are both ignored with one warning line, and asking for that name is an erro
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import os
 import warnings
@@ -25,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._base import Dataset
+from ._fingerprint import entry_fingerprint
 from ._images import (
     ORL_FACES_FILES,
     load_coil20,
@@ -126,7 +128,8 @@ class DatasetEntry:
         when a file cannot be obtained, :class:`DataIntegrityError` for a file whose sha256 is
         wrong, :class:`DatasetError` for anything else (a bad parameter, a cache or mirror that
         is not a folder, a file the loader cannot read, a loader that raises or returns an
-        invalid dataset).
+        invalid dataset). The checked Dataset gets its
+        :attr:`~kmdr.datasets.Dataset.fingerprint`.
         """
         if self.params is not None:
             unknown = sorted(set(params) - set(self.params))
@@ -159,6 +162,8 @@ class DatasetEntry:
         check_dataset(ds, self.name, source)
         if not params:  # the catalog's facts are those of the default parameters
             self._check_facts(ds, source)
+        if ds.fingerprint is None:  # fingerprinted once checked: what the cells ran on
+            ds = dataclasses.replace(ds, fingerprint=entry_fingerprint(self, params, ds.X, ds.y))
         return ds
 
     def _check_facts(self, ds: Dataset, source: str) -> None:

@@ -1,23 +1,29 @@
 """Aggregate an experiment's cells into the tables docs/results-layout.md describes.
 
-Everything here reads only ``results/<experiment>/cells*.csv`` and ``runs/*.json``, so the
-aggregates can be rebuilt from the CSVs alone (``make figures``), with cells from several runs,
-multirun jobs or machines dropped into one folder.
+Everything here reads only what docs/results-layout.md names: the store of
+``results/<experiment>/`` (``cells.csv`` merged with the valid cell files ``cells/*.json``, read
+through :class:`kmdr.experiments.store.CellStore` without writing anything, so a reader never
+lags the cell files a killed run left) and ``runs/*.json``. No other file is read: a stray
+``cells_backup.csv`` changes nothing.
 
 A cell is keyed by its identity, :data:`kmdr.experiments.store.IDENTITY_COLUMNS` (every setting
 that changes its numbers): rows that differ in any of them are different cells, never merged or
 averaged together. A point of a figure (a row of ``summary.csv``) is a cell's identity without its
-repetition (``POINT_COLUMNS``). The *setting* of a row is its dataset, dataset parameters, base
+repetition (``POINT_COLUMNS``). Only current rows are used: rows of older code, of other data or
+of another experiment (:mod:`kmdr.experiments.current`) are left out and counted in a note
+(:func:`cells_view`). The *setting* of a row is its dataset, dataset parameters, base
 seed and k-means settings (:data:`SETTING_COLUMNS`); when an experiment holds several settings for
 one dataset (a multirun over ``seed`` or ``kmeans.n_init`` into one name), ``summary.csv`` gets a
 ``setting`` column naming only the columns that vary (e.g. ``kmeans_n_init=3``) and the figures
-draw one row of panels per setting. A legacy ``cells.csv`` or sidecar that lacks some identity
-columns is read with them unknown (``<NA>``), never dropped.
+draw one row of panels per setting. A legacy sidecar that lacks some identity columns is read
+with them unknown (``<NA>``), never dropped; a sidecar that cannot be read is named in one line
+and makes every point incomplete (what it expected is unknown).
 
 Public readers (used by the figures and the report; this module is their one entry point and
 re-exports the others):
 
-- :func:`load_cells` - all cells, exact duplicates of an identity dropped (the last file wins);
+- :func:`cells_view` - the current cells, the rows left out and the note saying so;
+- :func:`load_cells` - the current cells;
 - :func:`summarize` / :func:`load_summary` - one row per point;
 - :func:`completeness` - per point, how many cells it rests on and which repetitions are missing;
 - from :mod:`kmdr.experiments.sidecars`: :func:`load_runs`, :func:`load_expected` (the union of
@@ -36,12 +42,15 @@ Files are written with :mod:`kmdr._io` (atomic, umask-honouring) and CSVs read w
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from kmdr._io import atomic_write_text, read_csv
+from kmdr.experiments.current import current_expected, exclusion_note, split_current
 from kmdr.experiments.points import (
     BASELINE_REDUCER,
     CORE_COLUMNS,
@@ -63,7 +72,9 @@ from kmdr.experiments.sidecars import (
     load_runs,
     preset_of,
     skip_reasons,
+    unreadable_runs,
 )
+from kmdr.experiments.store import CellStore
 from kmdr.experiments.table1 import table1, table1_markdown
 
 __all__ = [
@@ -75,7 +86,9 @@ __all__ = [
     "PRESET_DEFAULTS",
     "SECTIONS",
     "SETTING_COLUMNS",
+    "CellsView",
     "aggregation_of",
+    "cells_view",
     "completeness",
     "experiment_config",
     "experiment_dirs",
@@ -90,6 +103,7 @@ __all__ = [
     "summarize",
     "table1",
     "table1_markdown",
+    "unreadable_runs",
     "write_summaries",
 ]
 
@@ -107,34 +121,54 @@ METRICS: list[str] = [
 _STATS = ("mean", "std", "min", "max")
 
 
-def load_cells(experiment_dir: str | Path) -> pd.DataFrame:
-    """All cells of an experiment: every ``cells*.csv`` read together, in file-name order.
+_SAID: set[str] = set()
 
-    Rows with the same identity (:data:`KEY`) are one cell: the last one read is kept (so
-    ``cells_<later run>.csv`` overrides ``cells.csv``). Rows that differ in any identity column
-    (another seed, k-means setting or parameter) are all kept. Identity columns a legacy file
-    lacks are added as unknown (<NA>). Returns an empty frame with the key columns when there are
-    no cells. An ``experiment`` column is filled from the folder name when the CSV lacks it.
-    """
+
+def _say_once(msg: str) -> None:
+    """A reader's one-line report, once per process (figures and report read a folder often)."""
+    if msg not in _SAID:
+        _SAID.add(msg)
+        print(msg, file=sys.stderr, flush=True)
+
+
+@dataclass
+class CellsView:
+    """What readers see of an experiment's store: ``cells`` (the current rows, typed),
+    ``excluded`` (the rows left out, with an ``excluded`` column saying why) and ``note`` (one
+    line saying so and how to remove them; "" when nothing was left out)."""
+
+    cells: pd.DataFrame
+    excluded: pd.DataFrame
+    note: str
+
+
+def cells_view(experiment_dir: str | Path, runs: list[dict] | None = None) -> CellsView:
+    """The experiment's store as readers see it (see :class:`CellsView`): ``cells.csv`` merged
+    with the valid cell files, split into current and left-out rows
+    (:func:`kmdr.experiments.current.split_current`). Reads only; damaged files and rows are
+    reported in one line each (once per process) and not used."""
     exp_dir = Path(experiment_dir)
-    frames = [read_csv(p) for p in sorted(exp_dir.glob("cells*.csv"))]
-    frames = [f for f in frames if len(f)]
-    if not frames:
+    runs = load_runs(exp_dir) if runs is None else runs
+    frame = CellStore(exp_dir, log=_say_once, read_only=True).frame()
+    current, excluded = split_current(frame, runs, exp_dir.name)
+    return CellsView(_typed_cells(current, exp_dir), excluded, exclusion_note(excluded, exp_dir))
+
+
+def load_cells(experiment_dir: str | Path, runs: list[dict] | None = None) -> pd.DataFrame:
+    """The current cells of an experiment (:func:`cells_view`), one row per cell, sorted by
+    :data:`KEY`. Returns an empty frame with the key columns when there are none."""
+    return cells_view(experiment_dir, runs).cells
+
+
+def _typed_cells(cells: pd.DataFrame, exp_dir: Path) -> pd.DataFrame:
+    cells = cells.drop(columns=["record"], errors="ignore")
+    if not len(cells):
         return typed(pd.DataFrame(columns=["experiment", *KEY, "method"]), KEY)
-    cells = pd.concat(frames, ignore_index=True)
-    missing = [c for c in CORE_COLUMNS if c not in cells.columns]
-    if missing:
-        raise ValueError(
-            f"{exp_dir}: cells*.csv lack the column(s) {missing}; rebuild them with the runner"
-        )
-    if "experiment" not in cells.columns:
-        cells.insert(0, "experiment", exp_dir.name)
-    cells["experiment"] = cells["experiment"].fillna(exp_dir.name)
     cells = typed(cells, KEY)
     if "method" not in cells.columns:
         cells["method"] = cells["reducer"]
     cells["method"] = cells["method"].fillna(cells["reducer"]).astype(str)
-    cells = cells.drop_duplicates(subset=KEY, keep="last")
+    cells = cells.drop_duplicates(subset=KEY, keep="first")
     return cells.sort_values(KEY, kind="stable").reset_index(drop=True)
 
 
@@ -203,11 +237,20 @@ def completeness(
     has them already.
     """
     exp_dir = Path(experiment_dir)
-    cells = load_cells(exp_dir) if cells is None else cells
-    return _completeness(cells, load_expected(exp_dir, runs))
+    runs = load_runs(exp_dir) if runs is None else runs
+    cells = load_cells(exp_dir, runs) if cells is None else cells
+    return _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
 
 
-def _completeness(cells: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:
+def _expected(exp_dir: Path, runs: list[dict]) -> pd.DataFrame:
+    """The sidecars' expected cells that are current (those of older code or other data are
+    not this experiment's cells any more)."""
+    return current_expected(load_expected(exp_dir, runs), runs)
+
+
+def _completeness(
+    cells: pd.DataFrame, expected: pd.DataFrame, unreadable: list[str] = ()
+) -> pd.DataFrame:
     keys, from_sidecars = _keys(cells, expected)
     cols = [*POINT, "method", "n_cells", "n_expected", "complete", "missing_repetitions"]
     if not len(keys):
@@ -222,6 +265,9 @@ def _completeness(cells: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:
         rows.append([*point, method, n_cells, n_expected, n_cells >= n_expected, missing_text])
     out = typed(pd.DataFrame(rows, columns=cols), POINT)
     out["expected_from"] = "sidecars" if from_sidecars else "inferred"
+    if unreadable:  # what those runs expected is unknown: never call a point complete
+        out["complete"] = False
+        out["expected_from"] = f"unknown: {len(unreadable)} run record(s) cannot be read"
     labels = setting_labels(out)
     if labels is not None:
         out.insert(0, "setting", labels)
@@ -243,9 +289,9 @@ def summarize(experiment_dir: str | Path, aggregation: str | None = None) -> pd.
     """
     exp_dir = Path(experiment_dir)
     runs = load_runs(exp_dir)
-    cells = load_cells(exp_dir)
+    cells = load_cells(exp_dir, runs)
     aggregation = aggregation or aggregation_of(exp_dir, runs)
-    comp = _completeness(cells, load_expected(exp_dir, runs))
+    comp = _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
     return _summarize(exp_dir.name, cells, comp, aggregation)
 
 

@@ -1,42 +1,62 @@
 """What a cell is: its identity, its seed, the plan of an experiment's cells, and its CSV row.
 
-A *cell* is one (reducer, r, repetition) of an experiment under one setting. Its identity is every
-setting that changes its numbers (:func:`cell_identity`): the dataset and its parameters, the
-reducer's id, registry name and parameters, r, the repetition, the base seed and the k-means
-settings. The cell id hashes that identity, so two runs that differ in any of them write different
-cells (a multirun over ``kmeans.n_init`` or ``seed`` into one folder keeps every job's rows), and
-re-running an identical configuration finds and reuses its cells.
+A *cell* is one (reducer, r, repetition) of an experiment under one setting. Its identity is
+everything that changes its numbers (:meth:`Cell.identity`): the dataset and its parameters, the
+fingerprint of the data's content (:attr:`kmdr.datasets.Dataset.fingerprint`), the reducer's id,
+registry name and parameters, r, the repetition, the base seed, the k-means settings, and the
+compatibility tag of the code that computes it (:func:`code_tag`). The cell id hashes that
+identity (:func:`kmdr.experiments.records.identity_id`), so two runs that differ in any of them
+write different cells (a multirun over ``kmeans.n_init`` or ``seed`` into one folder keeps every
+job's rows), and re-running an identical configuration on the same data with the same code finds
+and reuses its cells.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kmdr.experiments.seeds import cell_seed, stable_digest
+from kmdr.experiments.columns import METRIC_COLUMNS
+from kmdr.experiments.records import identity_id, row_fields
+from kmdr.experiments.seeds import cell_seed
 from kmdr.experiments.spec import ExperimentSpec, ReducerSpec
-from kmdr.experiments.store import METRIC_COLUMNS
 
 __all__ = [
     "BASELINE",
     "CELL_FORMAT",
     "Cell",
-    "cell_identity",
     "cell_row",
+    "code_tag",
     "identity_dicts",
     "make_cell",
     "plan_cells",
     "reducer_kwargs",
 ]
 
-#: Bump when a change to the code changes the numbers a cell produces (invalidates caches).
+#: Bump when a change to the code changes the numbers cells of every reducer produce (a change to
+#: one reducer bumps that reducer's ``compat_version`` instead): part of every cell's code tag.
 #: 2: RP and Achlioptas draw their matrices directly (other draws), exact SVDs compute only the
 #: rank they need (other times and shared keys).
 #: 3: exact SVDs whose cut lies in a flat bulk below a well separated leading block take the
 #: deflated Gram route (other rounding of SVD features: Synth r >= 10, COIL20 r >= 300, raw ORL
 #: r = 300); the Gaussian projection draws through a numpy Generator (other draws).
 CELL_FORMAT = 3
+
+
+def code_tag(reducer_name: str) -> str | None:
+    """The compatibility tag of the code that computes a cell of ``reducer_name`` (the
+    ``code_tag`` column): ``"<CELL_FORMAT>/<compat_version>"``, e.g. ``"3/1"``; None for a name
+    the reducer registry does not know (a plug-in not installed here)."""
+    from kmdr.reducers import REDUCERS
+
+    try:
+        cls = REDUCERS[reducer_name].cls
+    except (KeyError, TypeError, ValueError):
+        return None
+    return f"{CELL_FORMAT}/{int(getattr(cls, 'compat_version', 1))}"
+
 
 #: The registry name of the no-reduction baseline (k-means on all of A): one cell per repetition,
 #: r = d, whatever the r-grid.
@@ -49,6 +69,8 @@ class Cell:
 
     dataset: str
     dataset_params: dict
+    data_fingerprint: str
+    code_tag: str
     reducer_id: str
     reducer_name: str
     label: str
@@ -99,7 +121,9 @@ class Cell:
             "kmeans_init": self.kmeans["init"],
             "kmeans_n_init": self.kmeans["n_init"],
             "kmeans_max_iter": self.kmeans["max_iter"],
-            "kmeans_tol": self.kmeans["tol"],
+            "kmeans_tol": float(self.kmeans["tol"]),
+            "data_fingerprint": self.data_fingerprint,
+            "code_tag": self.code_tag,
         }
 
 
@@ -110,22 +134,6 @@ def _json(obj) -> str:
 def _kmeans_dict(spec: ExperimentSpec) -> dict:
     km = spec.kmeans
     return {"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init, "tol": km.tol}
-
-
-def cell_identity(spec: ExperimentSpec, red: ReducerSpec, r: int, repetition: int) -> dict:
-    """Everything that changes a cell's numbers (its id is a hash of this)."""
-    return {
-        "format": CELL_FORMAT,
-        "dataset": spec.dataset,
-        "dataset_params": spec.dataset_params,
-        "reducer": red.id,
-        "reducer_name": red.name,
-        "reducer_params": red.params,
-        "r": int(r),
-        "repetition": int(repetition),
-        "base_seed": spec.seed,
-        "kmeans": _kmeans_dict(spec),
-    }
 
 
 def reducer_kwargs(params: dict, n_clusters: int) -> tuple[dict, int]:
@@ -143,13 +151,17 @@ def make_cell(
     repetition: int,
     shared_key=None,
     *,
+    data_fingerprint: str,
     deterministic: bool = False,
     shared_deterministic: bool = False,
 ):
-    """The cell (``red``, r, repetition) of ``spec``, with its seed and id."""
-    return Cell(
+    """The cell (``red``, r, repetition) of ``spec`` on the data ``data_fingerprint``, with its
+    seed and id."""
+    cell = Cell(
         dataset=spec.dataset,
         dataset_params=dict(spec.dataset_params),
+        data_fingerprint=str(data_fingerprint),
+        code_tag=code_tag(red.name) or f"{CELL_FORMAT}/?",
         reducer_id=red.id,
         reducer_name=red.name,
         label=red.label,
@@ -159,15 +171,17 @@ def make_cell(
         base_seed=spec.seed,
         seed=cell_seed(spec.seed, spec.dataset, red.id, r, repetition),
         kmeans=_kmeans_dict(spec),
-        cell_id=stable_digest(cell_identity(spec, red, r, repetition))[:24],
+        cell_id="",
         shared_key=None if shared_key is None else tuple(shared_key),
         deterministic=bool(deterministic),
         shared_deterministic=bool(shared_deterministic and shared_key is not None),
     )
+    return dataclasses.replace(cell, cell_id=identity_id(row_fields(cell.identity())))
 
 
-def plan_cells(spec: ExperimentSpec, X, n_clusters: int) -> list[Cell]:
-    """All cells of ``spec`` on data ``X`` (n x d) with k = ``n_clusters``, expensive ones first.
+def plan_cells(spec: ExperimentSpec, X, n_clusters: int, data_fingerprint: str) -> list[Cell]:
+    """All cells of ``spec`` on data ``X`` (n x d) with k = ``n_clusters`` and fingerprint
+    ``data_fingerprint``, expensive ones first.
 
     The baseline reducer ignores the r-grid: one cell per repetition with r = d. Each cell
     carries what its reducer declares (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`, per
@@ -193,7 +207,14 @@ def plan_cells(spec: ExperimentSpec, X, n_clusters: int) -> list[Cell]:
         shared_det = key is not None and tuple(key) not in random_keys
         cells += [
             make_cell(
-                spec, red, r, rep, key, deterministic=deterministic, shared_deterministic=shared_det
+                spec,
+                red,
+                r,
+                rep,
+                key,
+                data_fingerprint=data_fingerprint,
+                deterministic=deterministic,
+                shared_deterministic=shared_det,
             )
             for rep in range(spec.repeats)
         ]

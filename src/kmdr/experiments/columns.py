@@ -59,12 +59,17 @@ EXTRA_COLUMNS: tuple[str, ...] = (
     "kmeans_tol",
     "dataset_params",
     "base_seed",
+    "data_fingerprint",
+    "code_tag",
     "cell_id",
     "run_id",
     "finished_at",
+    "checksum",
 )
-#: Every setting that changes a cell's numbers, as cells.csv columns: two rows that differ in any
-#: of them are different cells (their ``cell_id`` hashes the same settings).
+#: Everything that changes a cell's numbers, as cells.csv columns: the settings, the fingerprint of
+#: the data (``kmdr.datasets.Dataset.fingerprint``) and the code's compatibility tag (``code_tag``:
+#: the cell format and the reducer's ``compat_version``). Two rows that differ in any of them are
+#: different cells (their ``cell_id`` hashes these columns).
 IDENTITY_COLUMNS: tuple[str, ...] = (
     "dataset",
     "dataset_params",
@@ -78,6 +83,8 @@ IDENTITY_COLUMNS: tuple[str, ...] = (
     "kmeans_n_init",
     "kmeans_max_iter",
     "kmeans_tol",
+    "data_fingerprint",
+    "code_tag",
 )
 #: A point of a figure (a row of summary.csv): a cell's identity without its repetition.
 POINT_COLUMNS: tuple[str, ...] = tuple(c for c in IDENTITY_COLUMNS if c != "repetition")

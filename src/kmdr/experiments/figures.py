@@ -59,6 +59,7 @@ from kmdr.experiments._figures_bmd09 import draw_fig1, draw_table1
 from kmdr.experiments.aggregate import (
     FIGURE_STYLES,
     aggregation_of,
+    cells_view,
     completeness,
     experiment_dirs,
     is_baseline,
@@ -96,7 +97,11 @@ def make_figure(experiment_dir: str | Path):
             return None
         if style == "bmd09_table1":
             return draw_table1(exp_dir, summary, preset["title"])
-        return _draw_curves(exp_dir, summary, style, preset["title"], preset.get("note") or "")
+        # rows of older code or other data are not drawn: the legend says how many and why
+        notes = [preset.get("note") or "", cells_view(exp_dir).note]
+        return _draw_curves(
+            exp_dir, summary, style, preset["title"], "; ".join(filter(None, notes))
+        )
 
 
 def draw_experiment(experiment_dir: str | Path) -> list[Path]:
@@ -340,8 +345,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = argparse.ArgumentParser(
         prog="kmdr-figures",
-        description="Re-aggregate every experiment under RESULTS_DIR from its cells*.csv and "
-        "runs/*.json and redraw its figures (summary.csv, figures/*.png|pdf, table1.*).",
+        description="Re-aggregate every experiment under RESULTS_DIR from its cells.csv, cells/ "
+        "and runs/*.json and redraw its figures (summary.csv, figures/*.png|pdf, table1.*).",
     )
     parser.add_argument("results_dir", type=Path, help="folder holding one folder per experiment")
     parser.add_argument("experiments", nargs="*", help="only these experiments (default: all)")
@@ -398,6 +403,9 @@ def _draw_one(exp_dir: Path) -> list[str]:
     print(f"{exp_dir.name} [{figure_style(exp_dir)}, {aggregation_of(exp_dir)}]:")
     for path in written:
         print(f"  wrote {path}")
+    excluded = cells_view(exp_dir).note
+    if excluded:
+        print(f"  note: {excluded}")
     incomplete = []
     if has_cells:
         summary = summarize(exp_dir)

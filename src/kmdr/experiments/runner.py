@@ -80,6 +80,11 @@ class RunContext:
     def shape(self) -> tuple[int, int, int]:
         return (int(self.X.shape[0]), int(self.X.shape[1]), int(self.n_clusters))
 
+    @property
+    def data_fingerprint(self) -> str:
+        """The fingerprint of the data the cells run on (part of each cell's identity)."""
+        return self.record["dataset"]["fingerprint"]
+
     def save_record(self) -> None:
         self.store.write_sidecar(self.outcome.run_id, self.record)
 
@@ -101,6 +106,13 @@ def _load(spec: ExperimentSpec):
     from kmdr.datasets import load_dataset
 
     return load_dataset(spec.dataset, data_dir=spec.data_dir, **spec.dataset_params)
+
+
+def _fingerprint(dataset) -> str:
+    """The dataset's fingerprint; the content's for a Dataset built without one."""
+    from kmdr.datasets._fingerprint import content_fingerprint
+
+    return getattr(dataset, "fingerprint", None) or content_fingerprint(dataset.X, dataset.y)
 
 
 def _one_line(err: BaseException) -> str:
@@ -171,6 +183,7 @@ def run_experiment(
         "n_clusters": k,
         "sparse": bool(sp.issparse(X)),
         "description": getattr(dataset, "description", ""),
+        "fingerprint": _fingerprint(dataset),
     }
     ctx = RunContext(
         spec, dataset, X, y, k, store, record, outcome, par, log, progress_bar(spec.progress)

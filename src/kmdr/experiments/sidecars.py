@@ -5,6 +5,7 @@ sidecar's ``config.preset`` and ``config.aggregation``; never the experiment's n
 from __future__ import annotations
 
 import json
+import sys
 import warnings
 from collections.abc import Iterable
 from dataclasses import fields
@@ -27,6 +28,7 @@ __all__ = [
     "load_runs",
     "preset_of",
     "skip_reasons",
+    "unreadable_runs",
 ]
 
 #: Figure styles and report sections a preset may name, and the preset metadata of an experiment
@@ -42,19 +44,49 @@ PRESET_DEFAULTS: dict = {
 _EXPECTED_KEYS = ("expected_cells", "expected", "cells_expected")
 
 
+_SAID: set[str] = set()
+
+
+def _say_once(msg: str) -> None:
+    if msg not in _SAID:
+        _SAID.add(msg)
+        print(msg, file=sys.stderr, flush=True)
+
+
 def load_runs(experiment_dir: str | Path) -> list[dict]:
-    """The sidecars ``runs/*.json`` (unreadable files are skipped), in file-name order (the run
-    ids start with their start time, so this is also the order they ran in)."""
+    """The sidecars ``runs/*.json``, in file-name order (the run ids start with their start
+    time, so this is also the order they ran in).
+
+    A sidecar that cannot be read (cut short, not JSON, not an object) is named in one line on
+    stderr (once per process) and stands in the list as ``{"_path": ..., "_unreadable": why}``:
+    what it expected is unknown, so :func:`unreadable_runs` lets readers refuse to call the
+    experiment complete.
+    """
     runs = []
     for path in sorted((Path(experiment_dir) / "runs").glob("*.json")):
         try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            problem = None if isinstance(data, dict) else f"a JSON {type(data).__name__}"
+        except OSError as err:
+            problem = f"cannot be read ({err.strerror or err})"
+        except ValueError as err:
+            problem = f"not JSON ({getattr(err, 'msg', err)})"
+        if problem:
+            _say_once(
+                f"[kmdr] run record {path}: {problem}; what that run expected is unknown, so "
+                "the experiment is not shown as complete (re-run its command, then remove this "
+                "file)"
+            )
+            runs.append({"_path": str(path), "_unreadable": problem})
             continue
-        if isinstance(data, dict):
-            data.setdefault("_path", str(path))
-            runs.append(data)
+        data.setdefault("_path", str(path))
+        runs.append(data)
     return runs
+
+
+def unreadable_runs(runs: list[dict]) -> list[str]:
+    """The paths of the sidecars :func:`load_runs` could not read."""
+    return [run["_path"] for run in runs if run.get("_unreadable")]
 
 
 def _expected_list(run: dict) -> list:
@@ -181,7 +213,8 @@ def aggregation_of(experiment_dir: str | Path, runs: list[dict] | None = None) -
 
 
 def experiment_dirs(results_dir: str | Path, names: Iterable[str] | None = None) -> list[Path]:
-    """Experiment folders under ``results_dir`` (holding cells*.csv, runs/ or leverage scores)."""
+    """Experiment folders under ``results_dir`` (holding cells.csv, cells/, runs/ or leverage
+    scores)."""
     root = Path(results_dir)
     if not root.is_dir():
         return []
@@ -193,7 +226,8 @@ def experiment_dirs(results_dir: str | Path, names: Iterable[str] | None = None)
         for p in candidates
         if p.is_dir()
         and (
-            any(p.glob("cells*.csv"))
+            (p / "cells.csv").is_file()
+            or (p / "cells").is_dir()
             or (p / "runs").is_dir()
             or (p / "leverage_scores.csv").exists()
         )

@@ -3,12 +3,14 @@
 Layout (the contract is ``docs/results-layout.md``)::
 
     <results_dir>/<experiment>/
+        cells.csv                       the record: one row per cell (committed)
+        cells.rejected.csv              rows of cells.csv that failed a check, set aside
         cells/<cell_id>.json            one finished cell each (a cache, gitignored)
         cells/<cell_id>.json.damaged    a cell file that failed validation, moved aside
-        cells.csv                       every valid cell file, one row each
+        cells/<cell_id>.json.foreign    a cell file of another experiment, moved aside
         runs/<run_id>.json              one sidecar per invocation
         .locks/<cell_id>.lock           a cell's claim while a process computes it
-        .locks/cells.csv.lock           serializes the rebuilds of cells.csv
+        .locks/cells.csv.lock           serializes the rewrites of cells.csv
 
 Every file is written with :func:`kmdr._io.atomic_write_text` (temporary file + ``os.replace``,
 mode 0o666 minus the umask): a reader, or a run killed with ``kill -9``, sees a whole file or
@@ -18,7 +20,7 @@ How the runner uses it::
 
     store = CellStore(exp_dir, log=log)
     store.clean_temporaries()                  # leftovers of dead writers only
-    done = store.done_ids()                    # ids of the VALID cell files (damaged: moved aside)
+    done = store.done_ids()                    # valid rows of cells.csv + valid cell files
     for cell in cells not in done, a few ahead of the free workers:
         claim = store.try_claim(cell.cell_id)  # None: done, or another live process has it
         if claim is None: remember it, go on
@@ -29,15 +31,21 @@ How the runner uses it::
                                                # the cell, a Claim if it died (compute it then),
                                                # LockTimeout if its heartbeat stops (_locks)
 
+cells.csv is the record: a row it holds is never removed or rewritten by a run (only
+``kmdr-prune`` removes rows), and a valid row makes its cell done, so a fresh clone without the
+cell cache sees the same store as the machine that computed it. :meth:`CellStore.rebuild_csv`
+writes the merged store: every row of cells.csv as it was (valid rows, legacy rows without a
+checksum, rows of another experiment) plus the valid cell files it lacks; rows that fail a check
+(:func:`kmdr.experiments.records.row_problem`, a cut row) are named in one line and moved to
+``cells.rejected.csv``. Readers use the same merge without writing anything (``read_only``).
+
 A cell file is valid when it is a JSON object with every column of :data:`CSV_COLUMNS` and
-:data:`IDENTITY_COLUMNS`, a ``cell_id`` equal to the file's stem, integer ``r`` and
-``repetition``, and numbers (NaN allowed) in the numeric metric columns. Anything else (a
-truncated or empty file, ``{}``, another schema) is reported in one line through ``log``, moved to
-``<cell_id>.json.damaged`` (``.damaged.2``, ... if taken; never deleted) and is not done, so the
-runner computes the cell again. :meth:`CellStore.rows` returns one row per valid file: the cell id
-hashes every setting, so rows of runs with other settings are all kept. Only rows equal in every
-identity column (the same cell computed under two cell-file formats) collapse to the most
-recently finished one.
+:data:`IDENTITY_COLUMNS`, integer ``r`` and ``repetition``, numbers (NaN allowed) in the numeric
+metric columns, a checksum that matches its content, a ``cell_id`` equal to the file's stem and to
+the hash of its identity, and this folder's experiment. Anything else (a truncated or edited file,
+``{}``, another schema, an older kmdr's file) is reported in one line through ``log``, moved to
+``<cell_id>.json.damaged`` (``.foreign`` for another experiment's; ``.2``, ... if taken; never
+deleted) and is not done, so the runner computes the cell again (unless cells.csv holds it).
 
 Claims: why ``flock`` on a lock file per cell
     The kernel drops an ``flock`` lock when its holder's descriptor closes, so a process killed
@@ -67,6 +75,8 @@ the cells it did not compute with ``block=True``.
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import math
 import os
@@ -86,6 +96,14 @@ from kmdr.experiments.columns import (
     POINT_COLUMNS,
     cell_problem,
 )
+from kmdr.experiments.csv_record import (
+    REJECTED,
+    CsvRecord,
+    read_record,
+    record_messages,
+    set_aside,
+)
+from kmdr.experiments.records import CHECKSUM, row_fields, row_problem, seal, table_text
 
 __all__ = [
     "CSV_COLUMNS",
@@ -104,7 +122,8 @@ _CSV_LOCK = "cells.csv.lock"
 
 
 def _parse(text: str, cell_id: str) -> tuple[dict | None, str | None]:
-    """(row, None) for a valid cell file's text, else (None, the problem)."""
+    """(the row's fields as cells.csv texts, None) for a valid cell file's text, else (None, the
+    problem)."""
     if not text.strip():
         return None, "empty file"
     try:
@@ -115,18 +134,31 @@ def _parse(text: str, cell_id: str) -> tuple[dict | None, str | None]:
             f"not JSON ({getattr(err, 'msg', err)} at character {getattr(err, 'pos', '?')})",
         )
     problem = cell_problem(row, cell_id)
-    return (None, problem) if problem else (row, None)
+    if problem:
+        return None, problem
+    if CHECKSUM not in row:
+        return None, "no checksum (written by an older kmdr, or by hand)"
+    fields = row_fields(row)
+    problem = row_problem(fields)
+    return (None, problem) if problem else (fields, None)
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _sort_value(value):
+@functools.lru_cache(maxsize=65536)
+def _sort_value(text: str):
     """Numbers before texts, each in their natural order (so r = 2 comes before r = 10)."""
-    if _is_number(value):
-        return (0, float(value), "")
-    return (1, 0.0, json.dumps(value, sort_keys=True) if not isinstance(value, str) else value)
+    for kind in (int, float):
+        try:
+            value = kind(text)
+        except (TypeError, ValueError):
+            continue
+        if value == value:  # not NaN
+            return (0, float(value), "")
+    return (1, 0.0, str(text))
+
+
+def _filled(fields: dict) -> dict:
+    """The non-empty fields (a CSV row has every column of its header, a cell file its own)."""
+    return {k: v for k, v in fields.items() if v != ""}
 
 
 def _stderr(msg: str) -> None:
@@ -177,21 +209,42 @@ class Claim:
 class CellStore:
     """The files of one experiment folder (see the module docstring).
 
-    ``log`` receives one-line reports (a damaged cell file); default: stderr.
+    ``log`` receives one-line reports (a damaged cell file or row); default: stderr.
+    ``experiment``: the experiment whose cells the folder holds (default: the folder's name);
+    rows of another experiment are never used. ``read_only``: a reader's store (figures, report):
+    it never writes, moves or locks anything; what the runner would set aside is only reported.
     """
 
     def __init__(
-        self, experiment_dir: str | os.PathLike, *, log: Callable[[str], None] | None = None
+        self,
+        experiment_dir: str | os.PathLike,
+        *,
+        log: Callable[[str], None] | None = None,
+        experiment: str | None = None,
+        read_only: bool = False,
     ):
         self.root = Path(experiment_dir)
+        self.experiment = experiment or self.root.name
+        self.read_only = read_only
         self.cells_dir = self.root / "cells"
         self.runs_dir = self.root / "runs"
         self.locks_dir = self.root / _LOCKS
         self.csv_path = self.root / "cells.csv"
+        self.rejected_path = self.root / REJECTED
         self.log = log or _stderr
-        # file name -> ((inode, mtime, size), row): a cell file is never modified in place, so
+        # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
         # an unchanged stat means an unchanged, already validated row.
         self._cache: dict[str, tuple[tuple, dict]] = {}
+        self._csv_cache: tuple[tuple, CsvRecord] | None = None
+        self._said: set[str] = set()
+        # (header, raw fields) -> row_problem: a row read again is not hashed again
+        self._verified: dict[tuple, str | None] = {}
+
+    def _say(self, msg: str) -> None:
+        """Log ``msg`` once per store."""
+        if msg not in self._said:
+            self._said.add(msg)
+            self.log(msg)
 
     # -- cells ---------------------------------------------------------------------------------
     def cell_path(self, cell_id: str) -> Path:
@@ -200,8 +253,22 @@ class CellStore:
     def _lock_path(self, cell_id: str) -> Path:
         return self.locks_dir / f"{cell_id}.lock"
 
+    def _check_file(self, text: str, cell_id: str) -> tuple[dict | None, str | None, str]:
+        """(fields, None, "") of a valid cell file of this experiment, else (None, the problem,
+        the suffix it is moved aside with)."""
+        fields, problem = _parse(text, cell_id)
+        if problem:
+            return None, problem, ".damaged"
+        if fields["experiment"] != self.experiment:
+            return (
+                None,
+                f"a cell of experiment {fields['experiment']!r}, not {self.experiment!r}",
+                ".foreign",
+            )
+        return fields, None, ""
+
     def _valid_row(self, cell_id: str, *, locked: bool = False) -> dict | None:
-        """The cell's row if its file is valid; a damaged file is moved aside (see
+        """The cell file's fields if it is valid; a damaged or foreign file is moved aside (see
         :meth:`_quarantine`). ``locked``: the caller holds the cell's lock."""
         path = self.cell_path(cell_id)
         try:
@@ -213,18 +280,27 @@ class CellStore:
             text = path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             return None
-        row, _ = _parse(text, cell_id)
-        if row is not None:
-            self._cache[path.name] = (key, row)
-            return row
-        self._quarantine(cell_id, locked=locked)
+        except OSError as err:  # unreadable (permissions, a folder of that name...)
+            self._say(f"[kmdr] cell file {path} cannot be read ({err.strerror}); not used")
+            return None
+        fields, problem, _ = self._check_file(text, cell_id)
+        if fields is not None:
+            self._cache[path.name] = (key, fields)
+            return fields
+        if self.read_only:
+            self._say(
+                f"[kmdr] cell file {path}: {problem}; not used (the next run sets it aside "
+                "and computes the cell again)"
+            )
+        else:
+            self._quarantine(cell_id, locked=locked)
         return None
 
     def _quarantine(self, cell_id: str, *, locked: bool) -> None:
-        """Move a damaged cell file aside and say so, under the cell's lock: its content is
-        checked again there, so a file another process has just rewritten is never moved, and
-        two processes never both report one file. A cell claimed by another process is left
-        to that process (its claim already checked the file)."""
+        """Move a damaged (or another experiment's) cell file aside and say so, under the cell's
+        lock: its content is checked again there, so a file another process has just rewritten
+        is never moved, and two processes never both report one file. A cell claimed by another
+        process is left to that process (its claim already checked the file)."""
         lock = None
         if not locked:
             lock = _locks.acquire(self._lock_path(cell_id))
@@ -236,62 +312,110 @@ class CellStore:
                 text = path.read_text(encoding="utf-8", errors="replace")
             except FileNotFoundError:
                 return
-            _, problem = _parse(text, cell_id)
+            _, problem, suffix = self._check_file(text, cell_id)
             if problem is None:
                 return
-            dest = path.with_name(path.name + ".damaged")
+            dest = path.with_name(path.name + suffix)
             n = 1
             while dest.exists():
                 n += 1
-                dest = path.with_name(f"{path.name}.damaged.{n}")
+                dest = path.with_name(f"{path.name}{suffix}.{n}")
             os.replace(path, dest)
             self._cache.pop(path.name, None)
             self.log(
-                f"[kmdr] damaged cell file {path}: {problem}; moved to {dest.name}, "
+                f"[kmdr] {suffix[1:]} cell file {path}: {problem}; moved to {dest.name}, "
                 "the cell will be computed again"
             )
         finally:
             if lock is not None:
                 lock.release(unlink=True)
 
-    def is_done(self, cell_id: str) -> bool:
-        """Whether the cell has a valid file (a damaged one is moved aside)."""
-        return self._valid_row(cell_id) is not None
-
     def _scan(self) -> dict[str, dict]:
         if not self.cells_dir.is_dir():
             return {}
         out = {}
         for path in sorted(self.cells_dir.glob("*.json")):
-            row = self._valid_row(path.stem)
-            if row is not None:
-                out[path.stem] = row
+            fields = self._valid_row(path.stem)
+            if fields is not None:
+                out[path.stem] = fields
         return out
 
+    # -- cells.csv, the record -----------------------------------------------------------------
+    def csv_record(self) -> CsvRecord:
+        """cells.csv checked row by row (cached while the file is unchanged); problems are
+        reported once per store, in one line per kind."""
+        try:
+            st = self.csv_path.stat()
+        except FileNotFoundError:
+            return CsvRecord()
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if self._csv_cache is not None and self._csv_cache[0] == key:
+            return self._csv_cache[1]
+        record = read_record(self.csv_path, self.experiment, self._verified)
+        self._csv_cache = (key, record)
+        for msg in record_messages(
+            record, self.csv_path, self.experiment, read_only=self.read_only
+        ):
+            self._say(msg)
+        return record
+
+    # -- the merged store ----------------------------------------------------------------------
     def done_ids(self) -> set[str]:
-        """Ids of the cells with a valid file (damaged files are reported and moved aside)."""
-        return set(self._scan())
+        """Ids of the done cells: valid cell files and valid cells.csv rows of this experiment
+        (damaged files are reported and moved aside)."""
+        return set(self._scan()) | set(self.csv_record().valid)
+
+    def is_done(self, cell_id: str) -> bool:
+        """Whether the cell has a valid cell file or cells.csv row."""
+        return cell_id in self.csv_record().valid or self._valid_row(cell_id) is not None
 
     def rows(self) -> list[dict]:
-        """One row per valid cell file, in file-name order (damaged files are reported and
-        moved aside). Rows equal in every identity column keep the most recently finished."""
-        kept: dict[str, dict] = {}
-        for row in self._scan().values():
-            key = json.dumps([row[c] for c in IDENTITY_COLUMNS], sort_keys=True, default=str)
-            if key not in kept or str(row.get("finished_at", "")) > str(
-                kept[key].get("finished_at", "")
-            ):
-                kept[key] = row
-        return [dict(row) for row in kept.values()]
+        """One row (its fields as cells.csv texts) per done cell: the cells.csv row where there
+        is one (the record), else the cell file's."""
+        merged = dict(self.csv_record().valid)
+        for cell_id, fields in self._scan().items():
+            kept = merged.setdefault(cell_id, fields)
+            if kept is not fields and _filled(kept) != _filled(fields):
+                self._say(
+                    f"[kmdr] cell {cell_id}: its cell file differs from its cells.csv row; "
+                    "the cells.csv row is used"
+                )
+        return [dict(f) for f in merged.values()]
+
+    def table(self) -> tuple[list[str], list[dict], list[str]]:
+        """Everything cells.csv keeps: ``(header, rows, kinds)``, each row's kind ``valid``,
+        ``legacy`` or ``foreign`` (see :class:`CsvRecord`), sorted by the identity columns."""
+        record = self.csv_record()
+        tagged = [(f, "valid") for f in self.rows()]
+        tagged += [(f, "legacy") for f in record.legacy]
+        tagged += [(f, "foreign") for f in record.foreign]
+        tagged.sort(
+            key=lambda t: [_sort_value(t[0].get(c, "")) for c in (*IDENTITY_COLUMNS, "cell_id")]
+        )
+        names = set(record.header).union(*(f.keys() for f, _ in tagged))
+        known = [c for c in (*CSV_COLUMNS, *EXTRA_COLUMNS) if c in names or c in CSV_COLUMNS]
+        header = known + sorted(names - set(known))
+        return header, [f for f, _ in tagged], [k for _, k in tagged]
+
+    def frame(self) -> pd.DataFrame:
+        """:meth:`table` as pandas reads cells.csv, with a ``record`` column holding each row's
+        kind: what readers (aggregates, figures, report) see, never behind the cell files."""
+        header, rows, kinds = self.table()
+        if not rows:
+            return pd.DataFrame(columns=[*header, "record"])
+        frame = pd.read_csv(io.StringIO(table_text(header, rows)), low_memory=False)
+        frame["record"] = kinds
+        return frame
 
     def write_cell(self, cell_id: str, row: dict) -> None:
-        """Persist one finished cell atomically; call it while holding the cell's claim.
+        """Persist one finished cell atomically, sealed with its checksum; call it while holding
+        the cell's claim.
 
         Raises ValueError (before writing) when ``row`` is not a valid cell row: such a file
         would be moved aside as damaged by the next reader.
         """
-        text = _dumps(row)
-        problem = cell_problem(json.loads(text), cell_id)  # what a reader will see
+        text = _dumps(seal(row))
+        _, problem = _parse(text, cell_id)  # what a reader will see
         if problem:
             raise ValueError(f"cell {cell_id}: {problem}; the runner must write every column")
         atomic_write_text(self.cell_path(cell_id), text)
@@ -308,6 +432,8 @@ class CellStore:
         then None if it wrote the cell, else a Claim; :class:`._locks.LockTimeout` after
         ``timeout`` seconds without a sign of life from it). A damaged file is moved aside
         here."""
+        if cell_id in self.csv_record().valid:
+            return None
         lock = _locks.acquire(self._lock_path(cell_id), block=block, timeout=timeout)
         if lock is None:
             return None
@@ -350,29 +476,41 @@ class CellStore:
         return count
 
     def rebuild_csv(self) -> int:
-        """Rewrite ``cells.csv`` from the valid cell files; return its number of rows.
+        """Rewrite ``cells.csv`` as the merged store; return its number of rows.
 
-        Serialized across processes by a lock, and the files are read under it, so a rebuild
-        never replaces a newer one's content with an older snapshot. Rows are sorted by the
-        identity columns; columns are CSV_COLUMNS, then EXTRA_COLUMNS, then any others (sorted).
+        Every row it held is kept as it was (a valid row, a legacy row without checksum, a row of
+        another experiment), the valid cell files not in it are added; rows that fail a check are
+        moved to ``cells.rejected.csv`` with their reason (an unreadable file as a whole to
+        ``cells.csv.damaged``). Serialized across processes by a lock, and the files are read
+        under it, so a rebuild never replaces a newer one's content with an older snapshot.
+        Rows are sorted by the identity columns; columns are CSV_COLUMNS, then EXTRA_COLUMNS,
+        then any others (sorted).
         """
         lock = _locks.acquire(self.locks_dir / _CSV_LOCK, block=True)
         try:
-            rows = self.rows()
+            self._csv_cache = None
+            record = self.csv_record()
+            if record.problem and self.csv_path.exists():
+                self._move_aside(self.csv_path, ".damaged")
+                self._csv_cache = None
+            header, rows, _ = self.table()
             if not rows and not self.csv_path.exists():
                 return 0
-            rows.sort(key=lambda r: [_sort_value(r[c]) for c in (*IDENTITY_COLUMNS, "cell_id")])
-            frame = pd.DataFrame(rows)
-            for col in CSV_COLUMNS:
-                if col not in frame.columns:
-                    frame[col] = pd.NA
-            known = list(CSV_COLUMNS) + [c for c in EXTRA_COLUMNS if c in frame.columns]
-            others = sorted(c for c in frame.columns if c not in known)
-            frame = frame[known + others]
-            atomic_write_text(self.csv_path, frame.to_csv(index=False))
-            return len(frame)
+            if record.rejected:
+                set_aside(record, self.rejected_path)
+            atomic_write_text(self.csv_path, table_text(header, rows))
+            return len(rows)
         finally:
             lock.release()
+
+    def _move_aside(self, path: Path, suffix: str) -> Path:
+        dest = path.with_name(path.name + suffix)
+        n = 1
+        while dest.exists():
+            n += 1
+            dest = path.with_name(f"{path.name}{suffix}.{n}")
+        os.replace(path, dest)
+        return dest
 
     # -- run sidecars --------------------------------------------------------------------------
     def write_sidecar(self, run_id: str, payload: dict) -> Path:

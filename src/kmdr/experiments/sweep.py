@@ -1,6 +1,7 @@
 """``kind: cells``: the resumable, concurrency-safe sweep over (reducer, r, repetition) cells.
 
-1. plan the cells (:func:`~kmdr.experiments.cells.plan_cells`) and skip those already on disk;
+1. plan the cells (:func:`~kmdr.experiments.cells.plan_cells`) and skip those already done: a
+   valid row of ``cells.csv`` (the record: reused, never recomputed) or a valid cell file;
 2. group them into jobs: the cells of a reducer that declares its reduction deterministic
    (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`) and that differ only in repetition are
    one job, which reduces once and runs k-means once per repetition with each cell's own seed;
@@ -54,7 +55,7 @@ class CellsKind:
     writes_cells = True
 
     def plan(self, ctx) -> list[Cell]:
-        return plan_cells(ctx.spec, ctx.X, ctx.n_clusters)
+        return plan_cells(ctx.spec, ctx.X, ctx.n_clusters, ctx.data_fingerprint)
 
     def run(self, ctx) -> None:
         cells = self.plan(ctx)

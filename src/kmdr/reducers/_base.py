@@ -76,6 +76,11 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     _parameter_constraints: ClassVar[dict] = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
     }
+    #: The compatibility version of this reducer's code: bump it when a change to the class changes
+    #: the numbers its cells produce. It is part of every cell's identity (``code_tag`` in
+    #: cells.csv, with the experiments' global ``CELL_FORMAT``), so only this reducer's cells are
+    #: computed again.
+    compat_version: ClassVar[int] = 1
 
     def max_components(self, n_samples: int, n_features: int) -> int | None:
         """Largest r this reducer can produce on an n_samples x n_features matrix (None: no bound).

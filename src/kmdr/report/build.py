@@ -1,7 +1,7 @@
 """``kmdr-report RESULTS``: write ``RESULTS/REPORT.md`` from the CSVs alone (no experiment runs).
 
-Reads only what docs/results-layout.md lists: ``<experiment>/cells*.csv``, ``runs/*.json``,
-``summary.csv`` (recomputed from the cells when absent), ``figures/*.png``,
+Reads only what docs/results-layout.md lists: ``<experiment>/cells.csv`` with ``cells/*.json``,
+``runs/*.json``, ``summary.csv`` (recomputed from the cells when absent), ``figures/*.png``,
 ``<experiment>/leverage_scores.csv`` and ``theory/*.csv``.
 
 The experiments are found by scanning the results folder, and each one's place comes from its

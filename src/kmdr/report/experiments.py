@@ -87,6 +87,9 @@ class Experiment:
         self.runs: list[dict] = []
         self.skipped: list[str] = []
         self.n_cells = self.n_expected = 0
+        #: rows of the store left out (older code, other data, another experiment), in one line
+        self.excluded_note = ""
+        self.unreadable_runs: list[str] = []
         self.preset = aggregate.preset_of(self.dir, [])
         if not self.exists:
             return
@@ -95,7 +98,10 @@ class Experiment:
         self.skipped = [public_text(t) for t in aggregate.skip_reasons(self.dir, self.runs)]
         # Method labels differ between papers (lst17 writes "LS" and "k-means" where bzmd14 writes
         # "LapScores" and "kMeans"); the claims and tables speak of one name per method.
-        cells = aggregate.load_cells(self.dir)
+        view = aggregate.cells_view(self.dir, self.runs)
+        cells = view.cells
+        self.excluded_note = public_text(view.note)
+        self.unreadable_runs = aggregate.unreadable_runs(self.runs)
         self.cells = _canonical_methods(cells)
         if len(self.cells):
             summary = _canonical_methods(aggregate.load_summary(self.dir))
@@ -122,8 +128,9 @@ class Experiment:
 
     @property
     def incomplete(self) -> bool:
-        """Fewer cells than its sidecars expect (an interrupted, killed or partial sweep)."""
-        return self.n_cells < self.n_expected
+        """Fewer cells than its sidecars expect (an interrupted, killed or partial sweep), or a
+        sidecar that cannot be read (what it expected is unknown)."""
+        return self.n_cells < self.n_expected or bool(self.unreadable_runs)
 
     @property
     def has_cells(self) -> bool:
@@ -136,9 +143,17 @@ class Experiment:
 
     @property
     def complete(self) -> bool:
-        return self.has_cells and self.n_cells >= self.n_expected
+        return self.has_cells and self.n_cells >= self.n_expected and not self.unreadable_runs
 
     def status(self) -> str:
+        return self._status() + (f" ({self.excluded_note})" if self.excluded_note else "")
+
+    def _status(self) -> str:
+        if self.unreadable_runs:
+            return (
+                f"**incomplete? ({self.n_cells} cells; {len(self.unreadable_runs)} run record(s) "
+                "cannot be read, so what they expected is unknown)**"
+            )
         if self.incomplete:
             text = f"**incomplete ({self.n_cells} of {self.n_expected} cells)**"
             if self.running:
