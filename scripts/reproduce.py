@@ -29,9 +29,21 @@ import contextlib
 import dataclasses
 import io
 import os
+import signal
 import sys
 import time
 from pathlib import Path
+
+#: The stop signals, blocked in the main thread from here until the drawing process has started
+#: (:meth:`Drawer.start`): native threads started meanwhile (BLAS's, when numpy is imported)
+#: inherit the block, so a Ctrl-C can never land on one of them while :func:`_signals_held` has
+#: it ignored (it would be discarded: a lost Ctrl-C and exit 0). The signal waits, not lost.
+_STOP = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+_MASK_AT_START = (
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP)
+    if __name__ == "__main__" and hasattr(signal, "pthread_sigmask")
+    else None
+)
 
 #: What ``preset.reproduce`` values this script runs, in this order (then by ``preset.order``).
 REPRODUCE = ("paper", "diagnostic")
@@ -98,11 +110,25 @@ class Drawer:
 
     def start(self) -> None:
         """Start the drawing process now, before this script starts any thread or worker (see
-        :func:`_signals_held`); it imports what drawing needs at its first figure."""
+        :func:`_signals_held`); it imports what drawing needs at its first figure. Then the stop
+        signals blocked since the script started (:data:`_MASK_AT_START`) are let through: one
+        held meanwhile is handled now."""
+        try:
+            self._start()
+        finally:
+            if _MASK_AT_START is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, _MASK_AT_START)
+
+    def _start(self) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import resource_tracker
 
         nice = getattr(os, "nice", None)  # the drawing yields the cores to the workers
+        # multiprocessing's resource tracker starts with the first spawned process, and its start
+        # unblocks SIGINT and SIGTERM in this thread: start it before the stop signals are held,
+        # or a Ctrl-C in the window would find them unblocked and ignored, and be lost.
+        resource_tracker.ensure_running()
         try:
             with _signals_held():  # inherited by the process it starts: Ctrl-C is ours
                 self._pool = ProcessPoolExecutor(
@@ -222,6 +248,7 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
     from kmdr.experiments.parallel import start_workers_for_config
     from kmdr.experiments.runner import run_experiment
     from kmdr.experiments.schema import one_line, to_container
+    from kmdr.experiments.signals import raise_if_received
     from kmdr.experiments.spec import ConfigError, spec_from_config
     from kmdr.experiments.store import atomic_write_text
 
@@ -231,6 +258,7 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
     drawer.start()  # first: before any other thread (see _signals_held)
     try:
         for name in names:
+            raise_if_received()  # a stop some library code swallowed never starts the next one
             print(f"[reproduce] {name} ...", flush=True)
             start = time.perf_counter()
             try:
@@ -243,6 +271,7 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
                     dataclasses.replace(spec, figures=False), config=to_container(cfg)
                 )
             except (ConfigError, HydraException, OmegaConfBaseException) as err:
+                raise_if_received()  # an interrupt the config's parser turned into an error
                 msg = err if isinstance(err, ConfigError) else one_line(err)
                 print(f"[reproduce] {name}: configuration error: {msg}", file=sys.stderr)
                 return 2

@@ -236,7 +236,7 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
                 "repeats": 1,
             }
         )
-        (cell,) = plan_cells(spec, X, 3)
+        (cell,) = plan_cells(spec, X, 3, "content:test")
         with pytest.raises(ReducerOutputError) as err:
             compute_cell(cell, X, y, 3)
     line = str(err.value)

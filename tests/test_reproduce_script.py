@@ -191,12 +191,17 @@ def test_ctrl_c_while_the_last_figures_are_drawn(tmp_path):
     gets="the Ctrl-C is held, not lost: one line, exit 130; the drawing process prints nothing",
 )
 def test_ctrl_c_as_the_drawing_process_starts(tmp_path):
+    # The test holds the experiment's cells.csv lock, so the script cannot finish the (small)
+    # experiment before the signal arrives, however fast or loaded the machine is.
+    csv_lock = _locks.acquire(tmp_path / "bzmd14_orl" / ".locks" / "cells.csv.lock")
     proc = _start("--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL)
     try:
         wait_for(lambda: _drawer(proc.pid), "the drawing process", proc)
         proc.signal(signal.SIGINT, group=True)
+        csv_lock.release()
         assert proc.wait() == 130, proc.stderr
     finally:
+        csv_lock.release()
         proc.kill()
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("[reproduce] interrupted;")

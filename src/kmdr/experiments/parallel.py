@@ -362,11 +362,13 @@ def start_workers_for_config(cfg, launcher_jobs: int = 1) -> None:
     (building the spec reports it)."""
     from types import SimpleNamespace
 
+    from kmdr.experiments.signals import raise_if_received
     from kmdr.experiments.spec import ConfigError, validated
 
     try:
         c = validated(cfg)
     except ConfigError:
+        raise_if_received()  # an interrupt the config's parser turned into an error of its own
         return
     keys = ("n_jobs", "blas_threads", "backend", "backend_params", "dry_run")
     spec = SimpleNamespace(**{key: c[key] for key in keys})

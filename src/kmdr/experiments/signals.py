@@ -21,7 +21,15 @@ import signal
 import threading
 from collections.abc import Iterator
 
-__all__ = ["STOP_SIGNALS", "Interrupted", "deferred", "exit_status", "received", "stop_on_signals"]
+__all__ = [
+    "STOP_SIGNALS",
+    "Interrupted",
+    "deferred",
+    "exit_status",
+    "raise_if_received",
+    "received",
+    "stop_on_signals",
+]
 
 #: The signals that stop a run like Ctrl-C.
 STOP_SIGNALS = tuple(
@@ -65,6 +73,18 @@ def _handler(signum, frame) -> None:
 def received() -> int | None:
     """The stop signal this process has received under :func:`stop_on_signals`, if any."""
     return _STATE.received
+
+
+def raise_if_received() -> None:
+    """Raise :class:`Interrupted` again if a stop signal has arrived: a checkpoint on the paths a
+    stopping command must not go on along (the next cell, the next experiment). Library code
+    between the signal and its handling can lose the exception: OmegaConf, interrupted while
+    building a node, turns the half-built node's AttributeError into a config error, which a
+    caller may take for a config that does not validate. Never call it on a path the stop
+    itself runs (a ``finally`` block, a ``deferred`` write)."""
+    if _STATE.active and _STATE.received is not None and not _STATE.deferring:
+        _STATE.raised = True
+        raise Interrupted(_STATE.received)
 
 
 def handling() -> bool:

@@ -187,6 +187,7 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
 
     def job(cells: list[Cell]):
+        signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
         claims = [str(claimer.claims[c.cell_id].path) for c in cells]
         return delayed(guarded_job)(
             describe_cells(cells),
@@ -205,6 +206,7 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
         )
 
     def persist(cell: Cell, metrics: dict) -> None:
+        signals.raise_if_received()
         run = {
             "n_jobs": par.n_jobs,
             "blas_threads": par.blas_threads,
