@@ -34,13 +34,14 @@ import sys
 import time
 from pathlib import Path
 
+from kmdr.experiments.signals import STOP_SIGNALS  # standard library only: no numpy yet
+
 #: The stop signals, blocked in the main thread from here until the drawing process has started
 #: (:meth:`Drawer.start`): native threads started meanwhile (BLAS's, when numpy is imported)
 #: inherit the block, so a Ctrl-C can never land on one of them while :func:`_signals_held` has
 #: it ignored (it would be discarded: a lost Ctrl-C and exit 0). The signal waits, not lost.
-_STOP = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 _MASK_AT_START = (
-    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP)
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     if __name__ == "__main__" and hasattr(signal, "pthread_sigmask")
     else None
 )
@@ -80,13 +81,11 @@ def _signals_held():
     through an import with a traceback of its own (the script then shuts that process down).
 
     The stop signals are blocked in this thread and ignored; on Linux a blocked signal stays
-    pending even when ignored, and this is the only thread (the drawer starts first, see
-    :meth:`Drawer.start`), so a Ctrl-C meanwhile is delivered when the block ends. A no-op
+    pending even when ignored, and every other thread blocks them too (the drawer starts before
+    any other Python thread, and native ones inherit the block set at the script's start: see
+    :data:`_MASK_AT_START`), so a Ctrl-C meanwhile is delivered when the block ends. A no-op
     outside the main thread."""
-    import signal
     import threading
-
-    from kmdr.experiments.signals import STOP_SIGNALS
 
     if threading.current_thread() is not threading.main_thread():
         yield

@@ -42,7 +42,6 @@ Files are written with :mod:`kmdr._io` (atomic, umask-honouring) and CSVs read w
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +70,7 @@ from kmdr.experiments.sidecars import (
     load_expected,
     load_runs,
     preset_of,
+    say_once,
     skip_reasons,
     unreadable_runs,
 )
@@ -121,16 +121,6 @@ METRICS: list[str] = [
 _STATS = ("mean", "std", "min", "max")
 
 
-_SAID: set[str] = set()
-
-
-def _say_once(msg: str) -> None:
-    """A reader's one-line report, once per process (figures and report read a folder often)."""
-    if msg not in _SAID:
-        _SAID.add(msg)
-        print(msg, file=sys.stderr, flush=True)
-
-
 @dataclass
 class CellsView:
     """What readers see of an experiment's store: ``cells`` (the current rows, typed),
@@ -149,7 +139,7 @@ def cells_view(experiment_dir: str | Path, runs: list[dict] | None = None) -> Ce
     reported in one line each (once per process) and not used."""
     exp_dir = Path(experiment_dir)
     runs = load_runs(exp_dir) if runs is None else runs
-    frame = CellStore(exp_dir, log=_say_once, read_only=True).frame()
+    frame = CellStore(exp_dir, log=say_once, read_only=True).frame()
     current, excluded = split_current(frame, runs, exp_dir.name)
     return CellsView(_typed_cells(current, exp_dir), excluded, exclusion_note(excluded, exp_dir))
 

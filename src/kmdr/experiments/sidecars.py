@@ -47,7 +47,9 @@ _EXPECTED_KEYS = ("expected_cells", "expected", "cells_expected")
 _SAID: set[str] = set()
 
 
-def _say_once(msg: str) -> None:
+def say_once(msg: str) -> None:
+    """A reader's one-line report on stderr, once per process (figures and the report read a
+    folder's run records and cells many times)."""
     if msg not in _SAID:
         _SAID.add(msg)
         print(msg, file=sys.stderr, flush=True)
@@ -72,7 +74,7 @@ def load_runs(experiment_dir: str | Path) -> list[dict]:
         except ValueError as err:
             problem = f"not JSON ({getattr(err, 'msg', err)})"
         if problem:
-            _say_once(
+            say_once(
                 f"[kmdr] run record {path}: {problem}; what that run expected is unknown, so "
                 "the experiment is not shown as complete (re-run its command, then remove this "
                 "file)"

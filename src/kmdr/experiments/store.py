@@ -315,12 +315,7 @@ class CellStore:
             _, problem, suffix = self._check_file(text, cell_id)
             if problem is None:
                 return
-            dest = path.with_name(path.name + suffix)
-            n = 1
-            while dest.exists():
-                n += 1
-                dest = path.with_name(f"{path.name}{suffix}.{n}")
-            os.replace(path, dest)
+            dest = self._move_aside(path, suffix)
             self._cache.pop(path.name, None)
             self.log(
                 f"[kmdr] {suffix[1:]} cell file {path}: {problem}; moved to {dest.name}, "
