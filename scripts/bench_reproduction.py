@@ -69,7 +69,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         kmdr_cmd = [
-            sys.executable, "-m", "kmdr.experiments.cli", "experiment=bzmd14_orl", "repeats=1",
+            sys.executable, "-m", "kmdr.app", "experiment=bzmd14_orl", "repeats=1",
             "kmeans.init=k-means++", f"results_dir={tmp / 'kmdr'}", "progress=false",
             "figures=false", REDUCERS,
         ]  # fmt: skip

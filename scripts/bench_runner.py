@@ -40,8 +40,8 @@ METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter"]
 def bzmd14_orl_spec(results_dir: str, n_jobs: int):
     from hydra import compose, initialize_config_dir
 
-    from kmdr.experiments.cli import conf_dir
-    from kmdr.experiments.spec import spec_from_config
+    from kmdr.app import conf_dir
+    from kmdr.config.spec import spec_from_config
 
     overrides = [
         "experiment=bzmd14_orl",
@@ -63,10 +63,10 @@ def grid_points(spec, d: int) -> list[tuple]:
 
 def naive_point(spec, red, r, rep, X, y, k):
     """One grid point computed from scratch, as a plain loop would, with the runner's seeds."""
-    from kmdr.experiments.cells import make_cell
-    from kmdr.experiments.seeds import shared_seed
-    from kmdr.experiments.work import compute_cell, compute_shared_work
+    from kmdr.config.seeds import shared_seed
     from kmdr.reducers import make_reducer
+    from kmdr.results.cells import make_cell
+    from kmdr.run.work import compute_cell, compute_shared_work
 
     d = X.shape[1]
     r_cell = d if red.name == "none" else r  # kMeans is the same cell at every r
@@ -103,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     from threadpoolctl import threadpool_limits
 
     from kmdr.datasets import load_dataset
-    from kmdr.experiments.parallel import resolve_parallelism
-    from kmdr.experiments.runner import prepare_data, run_experiment
+    from kmdr.run.parallel import resolve_parallelism
+    from kmdr.run.runner import prepare_data, run_experiment
 
     command = "python scripts/bench_runner.py " + " ".join(
         shlex.quote(a) for a in (argv or sys.argv[1:])

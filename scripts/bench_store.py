@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from kmdr.experiments.columns import REQUIRED_COLUMNS
-from kmdr.experiments.records import identity_id, row_fields
-from kmdr.experiments.store import CellStore
+from kmdr.results.columns import REQUIRED_COLUMNS
+from kmdr.results.records import identity_id, row_fields
+from kmdr.results.store import CellStore
 
 
 def row(i: int) -> dict:

@@ -3,7 +3,7 @@
     python scripts/compare_metrics.py OLD NEW
 
 For every experiment folder with a ``cells.csv`` on either side, the rows of each side's store
-(``cells.csv`` merged with the cell files, read through :class:`kmdr.experiments.store.CellStore`:
+(``cells.csv`` merged with the cell files, read through :class:`kmdr.results.store.CellStore`:
 its valid, checksummed rows, or its legacy rows when it has no valid one, as a results folder
 written before rows carried checksums) are matched on the settings that identify a cell (the
 identity columns both sides have, without ``data_fingerprint`` and ``code_tag``, so that a
@@ -36,8 +36,8 @@ def _rows(exp_dir: Path) -> tuple[pd.DataFrame, str]:
     """The side's rows to compare, and which kind they are (``valid`` or ``legacy``)."""
     import io
 
-    from kmdr.experiments.records import table_text
-    from kmdr.experiments.store import CellStore
+    from kmdr.results.records import table_text
+    from kmdr.results.store import CellStore
 
     if not exp_dir.is_dir():
         return pd.DataFrame(), ""
@@ -56,7 +56,7 @@ def _same(a: pd.Series, b: pd.Series) -> pd.Series:
 
 
 def compare(old: Path, new: Path) -> bool:
-    from kmdr.experiments.columns import IDENTITY_COLUMNS
+    from kmdr.results.columns import IDENTITY_COLUMNS
 
     names = sorted({p.parent.name for side in (old, new) for p in side.glob("*/cells.csv")})
     identical = True

@@ -7,14 +7,14 @@
 Installs nothing (the Makefile's targets do). The experiments are the Hydra presets
 ``conf/experiment/<name>.yaml`` whose ``preset.reproduce`` is ``paper`` (then those marked
 ``diagnostic``), in their ``preset.order``; each is run by
-:func:`kmdr.experiments.runner.run_experiment`; finished cells are kept, so an interrupted
+:func:`kmdr.run.runner.run_experiment`; finished cells are kept, so an interrupted
 reproduction resumes where it stopped. An experiment whose data cannot be obtained is skipped
 with the loader's reason, printed and listed in ``<results>/SKIPPED.md``. Per-experiment wall
 times are printed at the end and written to ``<results>/reproduce_times.csv``.
 
 All experiments run in this one process and share one pool of worker processes, started (and
 its workers' imports done) while the first experiment is being prepared
-(:func:`kmdr.experiments.parallel.start_workers`). Each experiment's summaries and figures are
+(:func:`kmdr.run.parallel.start_workers`). Each experiment's summaries and figures are
 written once (``make reproduce`` does not redraw them) by one background process at low CPU
 priority, while the next experiment computes: drawing takes 1-2 s per experiment, which the
 workers would otherwise sit out. The script returns when every figure is written; a figure that
@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from kmdr.experiments.signals import STOP_SIGNALS  # standard library only: no numpy yet
+from kmdr.run.signals import STOP_SIGNALS  # standard library only: no numpy yet
 
 #: The stop signals, blocked in the main thread from here until the drawing process has started
 #: (:meth:`Drawer.start`): native threads started meanwhile (BLAS's, when numpy is imported)
@@ -54,7 +54,7 @@ def composed(results: str = "results", quick: bool = False, extra=()) -> dict:
     """Every preset of ``conf/experiment``, composed as this script runs it (with ``results_dir``,
     ``quick`` and the extra overrides), by name. All are composed before any runs, so a bad
     override stops the script before any work."""
-    from kmdr.experiments.configs import composed_presets
+    from kmdr.config.presets import composed_presets
 
     fixed = [f"results_dir={results}", f"quick={str(quick).lower()}", *extra]
     return dict(composed_presets(overrides=fixed))
@@ -62,7 +62,7 @@ def composed(results: str = "results", quick: bool = False, extra=()) -> dict:
 
 def in_order(configs: dict) -> list[str]:
     """The presets to reproduce: paper ones, then diagnostic ones, each in ``preset.order``."""
-    from kmdr.experiments.configs import presets
+    from kmdr.config.presets import presets
 
     chosen = [p for p in presets(configs.items()) if p["reproduce"] in REPRODUCE]
     chosen.sort(key=lambda p: (REPRODUCE.index(p["reproduce"]), p["order"], p["name"]))
@@ -143,7 +143,7 @@ class Drawer:
     def submit(self, experiment_dir: Path) -> None:
         from concurrent.futures import Future
 
-        from kmdr.experiments.runner import draw
+        from kmdr.run.runner import draw
 
         try:
             if self._pool is None:
@@ -180,8 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from kmdr.experiments.schema import one_line
-    from kmdr.experiments.spec import ConfigError
+    from kmdr.config.schema import one_line
+    from kmdr.config.spec import ConfigError
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results folder (default: results)")
@@ -208,13 +208,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{', '.join(all_names)}"
         )
 
-    from kmdr.experiments.signals import describe, exit_status, stop_on_signals
+    from kmdr.run.signals import describe, exit_status, stop_on_signals
 
     results = Path(args.results)
     names = args.only or all_names
     mode = "quick (reduced grids)" if args.quick else "full protocols"
     print(f"[reproduce] {len(names)} experiments, {mode}, into {results}/", flush=True)
-    # SIGTERM and SIGHUP stop the script as Ctrl-C does (kmdr.experiments.signals).
+    # SIGTERM and SIGHUP stop the script as Ctrl-C does (kmdr.run.signals).
     with stop_on_signals():
         try:
             return _reproduce(configs, names, all_names, results, mode)
@@ -243,13 +243,13 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from kmdr.config.schema import one_line, to_container
+    from kmdr.config.spec import ConfigError, spec_from_config
     from kmdr.datasets import DatasetError
-    from kmdr.experiments.parallel import start_workers_for_config
-    from kmdr.experiments.runner import run_experiment
-    from kmdr.experiments.schema import one_line, to_container
-    from kmdr.experiments.signals import raise_if_received
-    from kmdr.experiments.spec import ConfigError, spec_from_config
-    from kmdr.experiments.store import atomic_write_text
+    from kmdr.results.store import atomic_write_text
+    from kmdr.run.parallel import start_workers_for_config
+    from kmdr.run.runner import run_experiment
+    from kmdr.run.signals import raise_if_received
 
     rows = []
     start_all = time.perf_counter()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kmdr.experiments import cli
+from kmdr import app as cli
 
 
 def one_line(message: str) -> str:

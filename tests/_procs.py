@@ -162,7 +162,7 @@ class Proc:
 
 
 def kmdr(*args: str, env: dict | None = None, cwd=None) -> Proc:
-    return Proc([sys.executable, "-m", "kmdr.experiments.cli", *args], env=env, cwd=cwd)
+    return Proc([sys.executable, "-m", "kmdr.app", *args], env=env, cwd=cwd)
 
 
 def plugin_env(root: Path, action: str = "none:0", release: Path | None = None) -> dict:

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kmdr.experiments.cells import code_tag
-from kmdr.experiments.columns import REQUIRED_COLUMNS
-from kmdr.experiments.records import identity_id, row_fields, seal, table_text
-from kmdr.experiments.store import IDENTITY_COLUMNS
+from kmdr.results.cells import code_tag
+from kmdr.results.columns import REQUIRED_COLUMNS
+from kmdr.results.records import identity_id, row_fields, seal, table_text
+from kmdr.results.store import IDENTITY_COLUMNS
 
 LABELS = {"leverage": "Sampl/SVD", "sign": "RP", "svd": "SVD", "none": "kMeans"}
 

@@ -6,7 +6,7 @@ Reads only what docs/results-layout.md lists: ``<experiment>/cells.csv`` with ``
 
 The experiments are found by scanning the results folder, and each one's place comes from its
 preset metadata (``config.preset`` of its last sidecar: ``section``, ``order``, ``title``,
-``paper``; :func:`kmdr.experiments.aggregate.preset_of`), never from its name: a new preset or a
+``paper``; :func:`kmdr.results.summary.preset_of`), never from its name: a new preset or a
 user's own experiment appears with its figure and completeness (an ad-hoc run in "Your
 experiments"). Sections, ordered by the smallest ``order`` of their experiments: bmd09 Table 1
 beside the published numbers (``table1``), the bmd09 Figure 1 terms (``fig1``), the curve-only
@@ -18,7 +18,7 @@ A table of contents opens the report; skipped experiments are listed once, with 
 (no absolute path of the build machine: :func:`kmdr.report.experiments.public_text`), and every
 other mention links to that list.
 Text about one specific experiment (its notes, why it has no data; :mod:`kmdr.report.notes`) is
-keyed by its name; no behaviour is. The sections live in :mod:`kmdr.report.bmd09_sections`,
+keyed by its name; no behaviour is. The sections live in :mod:`kmdr.papers.bmd09.sections`,
 :mod:`kmdr.report.theory_sections` and :mod:`kmdr.report.deviations`; this module places them.
 """
 
@@ -34,11 +34,9 @@ import pandas as pd
 
 from kmdr._git import code_revision
 from kmdr._io import atomic_write_text
-from kmdr.experiments import aggregate
-from kmdr.experiments.aggregate import SECTIONS, is_baseline
+from kmdr.papers.bmd09.sections import section_fig1, section_table1
 from kmdr.report import claims as C
 from kmdr.report._text import VERDICT_LEGEND, VERDICT_MARK, md_table
-from kmdr.report.bmd09_sections import section_fig1, section_table1
 from kmdr.report.deviations import section_deviations
 from kmdr.report.experiments import (
     SKIPPED_ANCHOR,
@@ -50,6 +48,8 @@ from kmdr.report.experiments import (
 )
 from kmdr.report.notes import FIGURE_NOTES, NO_DATA_WHY, TIME_INCLUDES, TIME_INTRO
 from kmdr.report.theory_sections import section_theory
+from kmdr.results import summary as aggregate
+from kmdr.results.summary import SECTIONS, is_baseline
 
 #: Where a section stands when none of its experiments gives an ``order``.
 SECTION_DEFAULT_ORDER = {"table1": 10, "fig1": 20, "curves": 30, "diagnostic": 900, "custom": 1000}

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from kmdr.experiments import aggregate
-from kmdr.experiments._plot_style import canonical
+from kmdr.figures.styles import canonical
+from kmdr.results import summary as aggregate
 
 __all__ = ["SKIPPED_ANCHOR", "Experiment", "in_section", "load_all", "public_text", "run_field"]
 

@@ -209,7 +209,7 @@ RATIO_COLUMNS = [
 
 
 def _setting_columns(cells: pd.DataFrame) -> list[str]:
-    from kmdr.experiments.points import SETTING_COLUMNS
+    from kmdr.results.points import SETTING_COLUMNS
 
     return [c for c in SETTING_COLUMNS if c in cells.columns and c != "dataset"]
 
@@ -263,7 +263,7 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
     method, r), with the estimated γ of each k-means run beside it.
 
     The denominator is the lowest ``objective`` (F measured on A) of ANY cell of the same
-    experiment, setting (the columns of :data:`kmdr.experiments.points.SETTING_COLUMNS`: a
+    experiment, setting (the columns of :data:`kmdr.results.points.SETTING_COLUMNS`: a
     multirun may hold several) and dataset: any method, any r, any repetition, the kMeans
     baseline included. No ratio is therefore below 1, and each is a lower estimate of F / F_opt:
     it can understate the true ratio, never overstate it, so a ratio within a bound does not
@@ -278,7 +278,7 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
     if "experiment" not in cells:
         cells["experiment"] = ""
     setting_cols = _setting_columns(cells)
-    from kmdr.experiments.points import setting_labels
+    from kmdr.results.points import setting_labels
 
     labels = setting_labels(cells) if setting_cols else None
     cells["_setting"] = "" if labels is None else labels.fillna("")

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from kmdr.experiments.aggregate import is_baseline
 from kmdr.report import claims as C
 from kmdr.report import theory as T
 from kmdr.report._text import md_table, number, read_optional_csv
 from kmdr.report.experiments import Experiment, public_text
+from kmdr.results.summary import is_baseline
 
 __all__ = ["section_lemma", "section_ratios", "section_theory"]
 

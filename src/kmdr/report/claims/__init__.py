@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from kmdr.report.claims.bzmd14 import BZMD14_DATASETS, BZMD14_METHODS, bzmd14_claims
-from kmdr.report.claims.lst17 import LST17_DATASETS, LST17_METHODS, lst17_claims
+from kmdr.papers.bzmd14.claims import BZMD14_DATASETS, BZMD14_METHODS, bzmd14_claims
+from kmdr.papers.lst17.claims import LST17_DATASETS, LST17_METHODS, lst17_claims
 from kmdr.report.claims.verdicts import (
     ALPHA,
     BASELINE,

@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from kmdr.experiments.aggregate import is_baseline
+from kmdr.results.summary import is_baseline
 
 #: Level of every test, after Holm's correction within the claim.
 ALPHA = 0.05
 #: p-values below this are printed as ``p < 1e-300`` (they are at the edge of double precision).
 P_FLOOR = 1e-300
 #: How the claims and their evidence name the no-reduction baseline; its rows are found by
-#: ``reducer_name == "none"`` (:func:`kmdr.experiments.aggregate.is_baseline`), whatever the label.
+#: ``reducer_name == "none"`` (:func:`kmdr.results.summary.is_baseline`), whatever the label.
 BASELINE = "kMeans"
 
 

@@ -1,0 +1,295 @@
+"""The typed schema of kmdr's configs: Hydra structured configs registered in the ConfigStore.
+
+``conf/config.yaml`` lists :data:`SCHEMA_NAME` first in its defaults, so every config Hydra
+composes (the primary config, a ``dataset=``/``reducer=`` option, an ``experiment=`` preset, the
+command line) is merged into :class:`RunConfig`: an unknown or misspelt key (``repaets: 7``,
+``kmeans.n_inti=3``), a value of the wrong type or outside an enumeration fails at composition,
+before anything runs. :func:`one_line` turns OmegaConf's and Hydra's multi-line errors into one
+line that keeps the key and the valid choices. The checks a type cannot express (ranges, reducer
+parameters, the data's shape) are in :mod:`kmdr.config.spec`.
+
+The defaults below are THE defaults of a run (``conf/config.yaml`` only adds the config groups and
+Hydra's settings); ``kmdr --cfg job`` prints them resolved.
+"""
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from omegaconf import MISSING
+
+__all__ = [
+    "SCHEMA_NAME",
+    "Aggregation",
+    "Backend",
+    "DaskConfig",
+    "DatasetConfig",
+    "FigureStyle",
+    "KMeansConfig",
+    "LeverageConfig",
+    "LeverageReducer",
+    "Paper",
+    "PresetConfig",
+    "RayConfig",
+    "ReducerConfig",
+    "Reproduce",
+    "RunConfig",
+    "Section",
+    "one_line",
+    "register_configs",
+    "to_container",
+]
+
+#: The ConfigStore name of :class:`RunConfig`, first in ``conf/config.yaml``'s defaults list.
+SCHEMA_NAME = "kmdr_schema"
+
+
+# str mixins: a value compares equal to its name ("loky" == Backend.loky) and json-dumps as it.
+class Backend(str, Enum):
+    """joblib backends the runner supports; ``sequential`` runs in the main process."""
+
+    loky = "loky"
+    threading = "threading"
+    multiprocessing = "multiprocessing"
+    dask = "dask"
+    ray = "ray"
+    sequential = "sequential"
+
+
+class Aggregation(str, Enum):
+    """How a summary combines repetitions: the mean (bzmd14, lst17) or the best F (bmd09)."""
+
+    mean = "mean"
+    best = "best"
+
+
+class LeverageReducer(str, Enum):
+    """The sampler behind ``kind: leverage_scores`` (bmd09 Figure 1)."""
+
+    leverage = "leverage"
+    leverage_approx = "leverage_approx"
+
+
+class Paper(str, Enum):
+    """The paper a preset reproduces (interfaces §3); null for your own experiments."""
+
+    bmd09 = "bmd09"
+    bzmd14 = "bzmd14"
+    lst17 = "lst17"
+    report = "report"
+
+
+class FigureStyle(str, Enum):
+    """How figures draw an experiment (``kmdr.figures.draw``)."""
+
+    bzmd14 = "bzmd14"
+    lst17 = "lst17"
+    bmd09_fig1 = "bmd09_fig1"
+    bmd09_table1 = "bmd09_table1"
+
+
+class Section(str, Enum):
+    """The report section an experiment appears in."""
+
+    table1 = "table1"
+    fig1 = "fig1"
+    curves = "curves"
+    diagnostic = "diagnostic"
+    custom = "custom"
+
+
+class Reproduce(str, Enum):
+    """What ``make reproduce`` (``scripts/reproduce.py``) does with a preset."""
+
+    paper = "paper"
+    diagnostic = "diagnostic"
+    none = "none"
+
+
+@dataclass
+class DatasetConfig:
+    """``conf/dataset/<name>.yaml``: a dataset of ``kmdr.datasets`` and its loader's params."""
+
+    name: str = MISSING
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ReducerConfig:
+    """One reducer of a run. ``id``: unique in the run, the CSV's ``reducer`` (default: name);
+    ``name``: a registry name; ``label``: the display name, only where a preset deliberately
+    differs from the registry's label; ``params``: constructor parameters."""
+
+    name: str = MISSING
+    id: str | None = None
+    label: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class KMeansConfig:
+    """Lloyd's k-means on the reduced data (MATLAB's names in brackets)."""
+
+    n_init: int = 5  # restarts ('Replicates'), >= 1
+    max_iter: int = 500  # Lloyd iterations per restart ('MaxIter'), >= 1
+    # k-means++ | random | sample (MATLAB's old default: k random points, same as random) |
+    # first_of_class (the first point of each class: the course report's start, label-informed).
+    # A string, not an Enum: "k-means++" is not a Python name; spec.py checks the choice.
+    init: str = "k-means++"
+    tol: float = 0.0  # 0: stop when no label changes (MATLAB's batch rule), >= 0
+
+
+@dataclass
+class LeverageConfig:
+    """``kind: leverage_scores`` (bmd09 Figure 1): the sampler and its number of columns r."""
+
+    reducer: LeverageReducer = LeverageReducer.leverage
+    r: int = 30
+
+
+@dataclass
+class PresetConfig:
+    """What a preset reproduces and where its figure and report section go (interfaces §3).
+
+    The defaults describe an ad-hoc run: no paper, titled by its name, drawn as bzmd14 curves,
+    in the report's custom section, after every preset, never run by ``make reproduce``.
+    """
+
+    paper: Paper | None = None
+    title: str = "${name}"
+    figure: FigureStyle = FigureStyle.bzmd14
+    section: Section = Section.custom
+    order: int = 1000  # position in make reproduce and in the report, ascending
+    reproduce: Reproduce = Reproduce.none
+    # One line the figure's legend shows: what the figure leaves out and why (e.g. a method the
+    # paper draws that cannot run on this data).
+    note: str = ""
+
+
+@dataclass
+class DaskConfig:
+    """``backend: dask``: the address of a running scheduler; null starts a LocalCluster."""
+
+    scheduler: str | None = None
+
+
+@dataclass
+class RayConfig:
+    """``backend: ray``: the address of a running Ray cluster; null starts a local one."""
+
+    address: str | None = None
+
+
+@dataclass
+class RunConfig:
+    """One run of ``kmdr`` (the primary config)."""
+
+    # The experiment's name: the folder results_dir/<name>/. "custom" for ad-hoc runs.
+    name: str = "custom"
+    # cells: a sweep over (reducer, r, repetition) cells. leverage_scores: bmd09 Figure 1.
+    kind: str = "cells"
+    dataset: DatasetConfig = field(default_factory=DatasetConfig)
+    reducers: list[ReducerConfig] = field(default_factory=list)
+    # The numbers of features r built or selected (the `none` reducer ignores it: r = d).
+    r_grid: list[int] = field(default_factory=lambda: [5, 10, 20, 40])
+    # Independent repetitions of every (reducer, r) cell, each with its own seed.
+    repeats: int = 3
+    # The one base seed; every cell's seed derives from it (kmdr.config.seeds).
+    seed: int = 0
+    kmeans: KMeansConfig = field(default_factory=KMeansConfig)
+    aggregation: Aggregation = Aggregation.mean
+    leverage: LeverageConfig = field(default_factory=LeverageConfig)
+    preset: PresetConfig = field(default_factory=PresetConfig)
+    # Print the cells the command would compute and reuse (and a time estimate), run nothing.
+    dry_run: bool = False
+    # Parallelism: joblib over cells; n_jobs -1 = all cores.
+    n_jobs: int = -1
+    backend: Backend = Backend.loky
+    # Keyword arguments of joblib.parallel_config (checked against its signature up front).
+    backend_params: dict[str, Any] = field(default_factory=dict)
+    dask: DaskConfig = field(default_factory=DaskConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
+    # BLAS threads per worker; null: cores // n_jobs (at least 1), so workers do not contend.
+    blas_threads: int | None = None
+    # Where results go (results_dir/<name>/) and where data files are cached (null: the default).
+    results_dir: str = "results"
+    data_dir: str | None = None
+    # Seconds a run waits for a cell another process has claimed while that process shows no
+    # sign of life (stopped or frozen), before it gives up with one line naming the holder.
+    claim_timeout: float = 300.0
+    # Draw summaries and figures at the end of a run (a failure to draw never loses the CSV).
+    figures: bool = True
+    progress: bool = True
+    # The reduced grid of `scripts/reproduce.py --quick`: keys of this config, merged over it
+    # when quick is true (checked against this schema either way).
+    quick: bool = False
+    quick_grid: dict[str, Any] = field(default_factory=dict)
+
+
+def register_configs() -> None:
+    """Register :class:`RunConfig` as :data:`SCHEMA_NAME` in Hydra's ConfigStore (idempotent)."""
+    from hydra.core.config_store import ConfigStore
+
+    ConfigStore.instance().store(name=SCHEMA_NAME, node=RunConfig)
+
+
+def to_container(cfg) -> dict:
+    """A composed config as plain Python (enums as their names), for JSON sidecars."""
+    from omegaconf import OmegaConf
+
+    return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+
+
+def _field_names(object_type) -> list[str]:
+    fields = getattr(object_type, "__dataclass_fields__", None)
+    return list(fields) if fields else []
+
+
+# OmegaConf names a key inside a list element without the list's path: say where it is.
+_ELEMENT_PATH = {"ReducerConfig": "reducers[]"}
+
+
+def one_line(err: BaseException) -> str:
+    """One line for a Hydra or OmegaConf error: the key, what is wrong, the valid choices.
+
+    Hydra wraps OmegaConf's error (which carries ``full_key`` and ``object_type``) in its own
+    multi-line message, naming the config file (``In 'experiment/x': ...``) when the value came
+    from one; both are kept, the rest (search path, object types) is dropped.
+    """
+    from hydra.errors import MissingConfigException
+    from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+
+    text = str(err)
+    source = re.match(r"In '([^']+)':", text)
+    where = f" (in {source.group(1)}.yaml)" if source else ""
+    if isinstance(err, MissingConfigException) and err.options:
+        first = text.split("\n", 1)[0]
+        first = first[source.end() :].strip() if source else first.strip()
+        return f"{first}{where}; available: {', '.join(err.options)}"
+    inner = err
+    while inner is not None and not isinstance(inner, OmegaConfBaseException):
+        inner = inner.__cause__ or inner.__context__
+    if inner is None:
+        return " ".join(text.split())
+    key = str(getattr(inner, "full_key", None) or getattr(inner, "key", None) or "")
+    object_type = getattr(inner, "object_type", None)
+    if key and "." not in key and object_type is not None:
+        prefix = _ELEMENT_PATH.get(object_type.__name__)
+        key = f"{prefix}.{key}" if prefix else key
+    msg = str(getattr(inner, "msg", None) or inner).split("\n", 1)[0].strip()
+    if isinstance(inner, ConfigKeyError | ConfigAttributeError) and key:
+        valid = _field_names(object_type)
+        if valid:
+            parent = key.rpartition(".")[0]
+            scope = f" of {parent}" if parent else ""
+            return f"unknown config key '{key}'{where}; valid keys{scope}: {', '.join(valid)}"
+        # A free-form mapping (dataset.params, quick_grid): new keys are added with '+'.
+        return f"unknown config key '{key}'{where}; to add a key to a mapping use +{key}=..."
+    if key:
+        return f"{key}: {msg}{where}"
+    return " ".join(f"{msg}{where}".split())
+
+
+# Registered on import, as Hydra apps do, so that composing conf/config.yaml finds the schema.
+register_configs()

@@ -1,0 +1,1 @@
+"""Figures drawn from a results folder: one style per method, one figure per experiment."""

@@ -1,0 +1,251 @@
+"""What a cell is: its identity, its seed, the plan of an experiment's cells, and its CSV row.
+
+A *cell* is one (reducer, r, repetition) of an experiment under one setting. Its identity is
+everything that changes its numbers (:meth:`Cell.identity`): the dataset and its parameters, the
+fingerprint of the data's content (:attr:`kmdr.datasets.Dataset.fingerprint`), the reducer's id,
+registry name and parameters, r, the repetition, the base seed, the k-means settings, and the
+compatibility tag of the code that computes it (:func:`code_tag`). The cell id hashes that
+identity (:func:`kmdr.results.records.identity_id`), so two runs that differ in any of them
+write different cells (a multirun over ``kmeans.n_init`` or ``seed`` into one folder keeps every
+job's rows), and re-running an identical configuration on the same data with the same code finds
+and reuses its cells.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kmdr.config.seeds import cell_seed
+from kmdr.config.spec import ExperimentSpec, ReducerSpec
+from kmdr.results.columns import METRIC_COLUMNS
+from kmdr.results.records import identity_id, row_fields
+
+__all__ = [
+    "BASELINE",
+    "CELL_FORMAT",
+    "Cell",
+    "cell_row",
+    "code_tag",
+    "identity_dicts",
+    "make_cell",
+    "plan_cells",
+    "reducer_kwargs",
+]
+
+#: Bump when a change to the code changes the numbers cells of every reducer produce (a change to
+#: one reducer bumps that reducer's ``compat_version`` instead): part of every cell's code tag.
+#: 2: RP and Achlioptas draw their matrices directly (other draws), exact SVDs compute only the
+#: rank they need (other times and shared keys).
+#: 3: exact SVDs whose cut lies in a flat bulk below a well separated leading block take the
+#: deflated Gram route (other rounding of SVD features: Synth r >= 10, COIL20 r >= 300, raw ORL
+#: r = 300); the Gaussian projection draws through a numpy Generator (other draws).
+CELL_FORMAT = 3
+
+
+def code_tag(reducer_name: str) -> str | None:
+    """The compatibility tag of the code that computes a cell of ``reducer_name`` (the
+    ``code_tag`` column): ``"<CELL_FORMAT>/<compat_version>"``, e.g. ``"3/1"``; None for a name
+    the reducer registry does not know (a plug-in not installed here)."""
+    from kmdr.reducers import REDUCERS
+
+    try:
+        cls = REDUCERS[reducer_name].cls
+    except (KeyError, TypeError, ValueError):
+        return None
+    return f"{CELL_FORMAT}/{int(getattr(cls, 'compat_version', 1))}"
+
+
+#: The registry name of the no-reduction baseline (k-means on all of A): one cell per repetition,
+#: r = d, whatever the r-grid.
+BASELINE = "none"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (reducer, r, repetition) of an experiment, with everything a worker needs to run it."""
+
+    dataset: str
+    dataset_params: dict
+    data_fingerprint: str
+    code_tag: str
+    reducer_id: str
+    reducer_name: str
+    label: str
+    params: dict
+    r: int
+    repetition: int
+    base_seed: int
+    seed: int
+    kmeans: dict
+    cell_id: str
+    shared_key: tuple | None = None
+    #: The reducer declares its reduction of this data independent of its random_state
+    #: (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`): cells differing only in repetition
+    #: reduce once. Not part of the identity (it never changes a number).
+    deterministic: bool = False
+    #: The shared work is independent of its seed (every reducer with this key declares
+    #: :meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`): computed once for all
+    #: repetitions.
+    shared_deterministic: bool = False
+
+    @property
+    def shared_ident(self) -> tuple | None:
+        """Which shared work the cell uses: (shared key, repetition), with repetition None when
+        that work is deterministic (one for all repetitions); None without shared work."""
+        if self.shared_key is None:
+            return None
+        return (self.shared_key, None if self.shared_deterministic else self.repetition)
+
+    @property
+    def group_key(self) -> tuple:
+        """Cells with equal group keys are computed by one job: those of a deterministic reducer
+        that differ only in repetition (one reduction, one k-means per repetition)."""
+        if self.deterministic and (self.shared_key is None or self.shared_deterministic):
+            return ("reduce-once", self.reducer_id, self.r)
+        return ("cell", self.cell_id)
+
+    def identity(self) -> dict:
+        """The cell's identity as cells.csv columns (``store.IDENTITY_COLUMNS``)."""
+        return {
+            "dataset": self.dataset,
+            "dataset_params": _json(self.dataset_params),
+            "reducer": self.reducer_id,
+            "reducer_name": self.reducer_name,
+            "reducer_params": _json(self.params),
+            "r": self.r,
+            "repetition": self.repetition,
+            "base_seed": self.base_seed,
+            "kmeans_init": self.kmeans["init"],
+            "kmeans_n_init": self.kmeans["n_init"],
+            "kmeans_max_iter": self.kmeans["max_iter"],
+            "kmeans_tol": float(self.kmeans["tol"]),
+            "data_fingerprint": self.data_fingerprint,
+            "code_tag": self.code_tag,
+        }
+
+
+def _json(obj) -> str:
+    return json.dumps(obj, sort_keys=True)
+
+
+def _kmeans_dict(spec: ExperimentSpec) -> dict:
+    km = spec.kmeans
+    return {"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init, "tol": km.tol}
+
+
+def reducer_kwargs(params: dict, n_clusters: int) -> tuple[dict, int]:
+    """A reducer entry's constructor params without ``n_clusters``, and the k it asks for (its own
+    ``n_clusters`` param, else the data's k)."""
+    params = dict(params)
+    k = params.pop("n_clusters", n_clusters)
+    return params, k
+
+
+def make_cell(
+    spec: ExperimentSpec,
+    red: ReducerSpec,
+    r: int,
+    repetition: int,
+    shared_key=None,
+    *,
+    data_fingerprint: str,
+    deterministic: bool = False,
+    shared_deterministic: bool = False,
+):
+    """The cell (``red``, r, repetition) of ``spec`` on the data ``data_fingerprint``, with its
+    seed and id."""
+    cell = Cell(
+        dataset=spec.dataset,
+        dataset_params=dict(spec.dataset_params),
+        data_fingerprint=str(data_fingerprint),
+        code_tag=code_tag(red.name) or f"{CELL_FORMAT}/?",
+        reducer_id=red.id,
+        reducer_name=red.name,
+        label=red.label,
+        params=dict(red.params),
+        r=int(r),
+        repetition=int(repetition),
+        base_seed=spec.seed,
+        seed=cell_seed(spec.seed, spec.dataset, red.id, r, repetition),
+        kmeans=_kmeans_dict(spec),
+        cell_id="",
+        shared_key=None if shared_key is None else tuple(shared_key),
+        deterministic=bool(deterministic),
+        shared_deterministic=bool(shared_deterministic and shared_key is not None),
+    )
+    return dataclasses.replace(cell, cell_id=identity_id(row_fields(cell.identity())))
+
+
+def plan_cells(spec: ExperimentSpec, X, n_clusters: int, data_fingerprint: str) -> list[Cell]:
+    """All cells of ``spec`` on data ``X`` (n x d) with k = ``n_clusters`` and fingerprint
+    ``data_fingerprint``, expensive ones first.
+
+    The baseline reducer ignores the r-grid: one cell per repetition with r = d. Each cell
+    carries what its reducer declares (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`, per
+    r; :meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`): a shared key counts as
+    deterministic only if every reducer of the experiment with that key says so.
+    """
+    from kmdr.reducers import make_reducer
+
+    n_features = X.shape[1]
+    planned = []  # (red, r, shared key, deterministic)
+    random_keys = set()
+    for red in spec.reducers:
+        grid = (n_features,) if red.name == BASELINE else spec.r_grid
+        params, k = reducer_kwargs(red.params, n_clusters)
+        for r in grid:
+            reducer = make_reducer(red.name, r, n_clusters=k, **params)
+            key = reducer.shared_key(X)
+            if key is not None and not reducer.shared_is_deterministic(X):
+                random_keys.add(tuple(key))
+            planned.append((red, r, key, bool(reducer.is_deterministic(X))))
+    cells: list[Cell] = []
+    for red, r, key, deterministic in planned:
+        shared_det = key is not None and tuple(key) not in random_keys
+        cells += [
+            make_cell(
+                spec,
+                red,
+                r,
+                rep,
+                key,
+                data_fingerprint=data_fingerprint,
+                deterministic=deterministic,
+                shared_deterministic=shared_det,
+            )
+            for rep in range(spec.repeats)
+        ]
+    # Longest first (full-space k-means, then large r) so that workers finish together; the
+    # order never changes a cell's numbers.
+    cells.sort(key=lambda c: (c.reducer_name != BASELINE, -c.r, c.repetition))
+    return cells
+
+
+def identity_dicts(cells: Iterable[Cell]) -> list[dict]:
+    """Each cell's identity, id and label (the sidecars' ``expected_cells`` and ``cells_done``)."""
+    return [{**c.identity(), "cell_id": c.cell_id, "method": c.label} for c in cells]
+
+
+def cell_row(cell: Cell, metrics: dict, *, experiment: str, shape, run: dict) -> dict:
+    """The cells.csv row of a computed cell: identity, shape, metrics, provenance.
+
+    ``shape`` is (n, d, k); ``run`` holds ``n_jobs``, ``blas_threads``, ``run_id`` and
+    ``finished_at``.
+    """
+    n, d, k = shape
+    row = {"experiment": experiment, **cell.identity(), "method": cell.label, "seed": cell.seed}
+    row.update(n_samples=n, n_features=d, n_clusters=k)
+    row.update({key: metrics[key] for key in METRIC_COLUMNS})
+    row.update(
+        n_jobs=run["n_jobs"],
+        blas_threads=run["blas_threads"],
+        converged=metrics["converged"],
+        reduce_timing=metrics["reduce_timing"],
+        cell_id=cell.cell_id,
+        run_id=run["run_id"],
+        finished_at=run["finished_at"],
+    )
+    return row

@@ -1,0 +1,151 @@
+"""``kmdr-prune EXPERIMENT_DIR ... [filters] [--remove]``: remove rows from an experiment's store.
+
+No run ever removes a row it did not compute (cells.csv is the record); removing rows is this
+explicit command. It lists the rows its filters select and, only with ``--remove``, removes them
+from ``cells.csv`` together with their cell files (``cells/<cell_id>.json``, which would
+otherwise bring them back at the next rebuild).
+
+Filters (at least one): the kinds of rows readers leave out (:mod:`kmdr.results.current`),
+any of which selects a row: ``--older-code`` (a code tag other than this installation's, or a
+legacy row without one), ``--other-data`` (a data fingerprint other than the current one),
+``--foreign`` (a row of another experiment); and fields, each of which a selected row must match:
+``--reducer``, ``--dataset``, ``--run-id``, ``--fingerprint``, ``--code-tag`` (each repeatable).
+
+    kmdr-prune results/bzmd14_orl --older-code                # list what would go
+    kmdr-prune results/bzmd14_orl --older-code --remove       # remove it
+    kmdr-prune results/mine --reducer sign --run-id 20261122T101010Z-abc123 --remove
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from kmdr._io import atomic_write_text
+from kmdr.results import _locks
+from kmdr.results.current import OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT, split_current
+from kmdr.results.records import table_text
+from kmdr.results.sidecars import load_runs
+from kmdr.results.store import _CSV_LOCK, CellStore
+
+__all__ = ["main", "select"]
+
+_KINDS = {"older_code": OLDER_CODE, "other_data": OTHER_DATA, "foreign": OTHER_EXPERIMENT}
+_FIELDS = {
+    "reducer": "reducer",
+    "dataset": "dataset",
+    "run_id": "run_id",
+    "fingerprint": "data_fingerprint",
+    "code_tag": "code_tag",
+}
+_SHOWN = ["cell_id", "dataset", "reducer", "r", "repetition", "code_tag", "data_fingerprint"]
+
+
+def select(frame: pd.DataFrame, runs: list[dict], experiment: str, args) -> pd.Series:
+    """Which rows of a store's frame (:meth:`CellStore.frame`) the filters in ``args`` select;
+    the reason each is selected (kind of row, or "selected") where it is, else <NA>."""
+    _, excluded = split_current(frame, runs, experiment)
+    why = pd.Series(pd.NA, index=frame.index, dtype="string")
+    kinds = [kind for opt, kind in _KINDS.items() if getattr(args, opt)]
+    if kinds:
+        hit = excluded[excluded["excluded"].isin(kinds)]
+        why[hit.index] = hit["excluded"]
+    else:
+        why[:] = "selected"
+    for opt, col in _FIELDS.items():
+        values = getattr(args, opt)
+        if values:
+            column = frame.get(col, pd.Series(pd.NA, index=frame.index)).astype("string")
+            why[~column.isin(values).fillna(False).astype(bool)] = pd.NA
+    return why
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kmdr-prune",
+        description="List (and with --remove, remove) rows of experiment stores: cells.csv rows "
+        "and their cell files. Nothing is removed without --remove.",
+    )
+    parser.add_argument("experiments", nargs="+", type=Path, help="experiment folders")
+    parser.add_argument("--older-code", action="store_true", help="rows of an older code tag")
+    parser.add_argument("--other-data", action="store_true", help="rows of other data")
+    parser.add_argument("--foreign", action="store_true", help="rows of another experiment")
+    for opt, col in _FIELDS.items():
+        parser.add_argument(
+            f"--{opt.replace('_', '-')}", action="append", default=[], metavar="VALUE",
+            help=f"only rows whose {col} is VALUE (repeatable)",
+        )  # fmt: skip
+    parser.add_argument("--remove", action="store_true", help="remove them (default: list only)")
+    return parser
+
+
+def _prune(exp_dir: Path, args) -> int:
+    """List or remove the selected rows of one folder; the number of rows selected."""
+    store = CellStore(exp_dir, read_only=not args.remove)
+    lock = None
+    if args.remove:
+        lock = _locks.acquire(store.locks_dir / _CSV_LOCK, block=True)
+    try:
+        header, rows, _ = store.table()
+        frame = store.frame()
+        why = select(frame, load_runs(exp_dir), exp_dir.name, args)
+        chosen = why.notna().to_numpy()
+        listed = frame[chosen].assign(why=why[chosen])
+        for row in listed.itertuples(index=False):
+            values = [str(getattr(row, c, "")) for c in _SHOWN]
+            print(f"{exp_dir.name}: " + "  ".join(values) + f"  [{row.why}]")
+        n = int(chosen.sum())
+        if not args.remove:
+            if n:
+                print(f"{exp_dir.name}: {n} row(s) would be removed; add --remove to remove them")
+            else:
+                print(f"{exp_dir.name}: no row selected")
+            return n
+        kept = [row for row, drop in zip(rows, chosen, strict=True) if not drop]
+        if n:  # the record first: a cell file left by a failure is only a cache
+            atomic_write_text(store.csv_path, table_text(header, kept))
+        files = 0
+        for row, drop in zip(rows, chosen, strict=True):
+            cell_id = row.get("cell_id", "")
+            if drop and cell_id and store.cell_path(cell_id).exists():
+                store.cell_path(cell_id).unlink()
+                files += 1
+        print(f"{exp_dir.name}: removed {n} row(s) from cells.csv and {files} cell file(s)")
+        return n
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _error(msg: str) -> int:
+    print(f"kmdr-prune: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``kmdr-prune`` command; exit status 0, or 2 on bad input (one line on stderr)."""
+    args = _parser().parse_args(argv)
+    if not (any(getattr(args, opt) for opt in (*_KINDS, *_FIELDS))):
+        return _error(
+            "name what to remove: --older-code, --other-data, --foreign, --reducer, --dataset, "
+            "--run-id, --fingerprint or --code-tag (see kmdr-prune --help)"
+        )
+    for exp_dir in args.experiments:
+        if not exp_dir.is_dir():
+            return _error(f"{exp_dir} is not an experiment folder (no such folder)")
+        if not (exp_dir / "cells.csv").is_file() and not (exp_dir / "cells").is_dir():
+            return _error(f"{exp_dir} is not an experiment folder (no cells.csv, no cells/)")
+    for exp_dir in args.experiments:
+        try:
+            _prune(exp_dir, args)
+        except OSError as err:
+            where = f" ({err.filename})" if err.filename else ""
+            return _error(f"{exp_dir}: {err.strerror or err}{where}; stopped there")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

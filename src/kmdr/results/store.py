@@ -1,0 +1,525 @@
+"""What the runner keeps on disk, safe when several processes share one experiment folder.
+
+Layout (the contract is ``docs/results-layout.md``)::
+
+    <results_dir>/<experiment>/
+        cells.csv                       the record: one row per cell (committed)
+        cells.rejected.csv              rows of cells.csv that failed a check, set aside
+        cells/<cell_id>.json            one finished cell each (a cache, gitignored)
+        cells/<cell_id>.json.damaged    a cell file that failed validation, moved aside
+        cells/<cell_id>.json.foreign    a cell file of another experiment, moved aside
+        runs/<run_id>.json              one sidecar per invocation
+        .locks/<cell_id>.lock           a cell's claim while a process computes it
+        .locks/cells.csv.lock           serializes the rewrites of cells.csv
+
+Every file is written with :func:`kmdr._io.atomic_write_text` (temporary file + ``os.replace``,
+mode 0o666 minus the umask): a reader, or a run killed with ``kill -9``, sees a whole file or
+none. A cell file exists only once its cell has finished.
+
+How the runner uses it::
+
+    store = CellStore(exp_dir, log=log)
+    store.clean_temporaries()                  # leftovers of dead writers only
+    done = store.done_ids()                    # valid rows of cells.csv + valid cell files
+    for cell in cells not in done, a few ahead of the free workers:
+        claim = store.try_claim(cell.cell_id)  # None: done, or another live process has it
+        if claim is None: remember it, go on
+        else: compute in a worker; on the result: store.write_cell(id, row); claim.release()
+    every few seconds, and at the end: store.rebuild_csv()
+    at the end, for each remembered cell still not done:
+        store.try_claim(id, block=True)        # waits for the other process: None once it wrote
+                                               # the cell, a Claim if it died (compute it then),
+                                               # LockTimeout if its heartbeat stops (_locks)
+
+cells.csv is the record: a row it holds is never removed or rewritten by a run (only
+``kmdr-prune`` removes rows), and a valid row makes its cell done, so a fresh clone without the
+cell cache sees the same store as the machine that computed it. :meth:`CellStore.rebuild_csv`
+writes the merged store: every row of cells.csv as it was (valid rows, legacy rows without a
+checksum, rows of another experiment) plus the valid cell files it lacks; rows that fail a check
+(:func:`kmdr.results.records.row_problem`, a cut row) are named in one line and moved to
+``cells.rejected.csv``. Readers use the same merge without writing anything (``read_only``).
+
+A cell file is valid when it is a JSON object with every column of :data:`CSV_COLUMNS` and
+:data:`IDENTITY_COLUMNS`, integer ``r`` and ``repetition``, numbers (NaN allowed) in the numeric
+metric columns, a checksum that matches its content, a ``cell_id`` equal to the file's stem and to
+the hash of its identity, and this folder's experiment. Anything else (a truncated or edited file,
+``{}``, another schema, an older kmdr's file) is reported in one line through ``log``, moved to
+``<cell_id>.json.damaged`` (``.foreign`` for another experiment's; ``.2``, ... if taken; never
+deleted) and is not done, so the runner computes the cell again (unless cells.csv holds it).
+
+Claims: why ``flock`` on a lock file per cell
+    The kernel drops an ``flock`` lock when its holder's descriptor closes, so a process killed
+    with ``kill -9`` (or by the OOM killer) leaves no stale claim: another process can claim its
+    cells at once, and a blocking claim wakes up. Exclusive-create (``O_EXCL``) claim files
+    outlive a killed holder and need a liveness guess (pid reuse, clock-based expiry), which is
+    how a slow but live computation gets stolen; SQLite adds a database file that is itself
+    unsafe on NFS and a write lock held across the whole store. Claims are taken lazily, so only
+    a few descriptors are open at once; a released claim's lock file is unlinked (see
+    :mod:`._locks` for why that is race-free).
+
+    Assumptions: POSIX (``fcntl``; not Windows); all processes that share a folder run on one
+    host, or on Linux NFS clients (NFSv4, or v3 with the lock manager), where ``flock`` is
+    emulated by byte-range locks that the server releases when a client's process dies (a
+    client that loses the network holds its locks until the server's lease expires). Those
+    emulated locks belong to the process, not the descriptor: on NFS a process must not claim
+    or probe a cell it already holds (closing that second descriptor drops its claim), so the
+    runner keeps track of its own claims. A worker forked (not spawned) while claims are held
+    shares them until it exits; joblib's default loky workers start fresh and do not. Everyone
+    who claims needs write access to ``.locks/`` (collaborators: a shared group, umask 0o002).
+    Temporary files of another host are never removed (:mod:`kmdr._io`).
+
+:meth:`CellStore.is_claimed` is a probe that takes a shared lock for an instant: a non-blocking
+claim racing with it may get ``None`` spuriously, which is why the runner's final pass claims
+the cells it did not compute with ``block=True``.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import math
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from kmdr._io import atomic_write_text, remove_stale_temporaries
+from kmdr.results import _locks
+from kmdr.results.columns import (
+    CSV_COLUMNS,
+    EXTRA_COLUMNS,
+    IDENTITY_COLUMNS,
+    METRIC_COLUMNS,
+    POINT_COLUMNS,
+    cell_problem,
+)
+from kmdr.results.csv_record import (
+    REJECTED,
+    CsvRecord,
+    read_record,
+    record_messages,
+    set_aside,
+)
+from kmdr.results.records import CHECKSUM, row_fields, row_problem, seal, table_text
+
+__all__ = [
+    "CSV_COLUMNS",
+    "EXTRA_COLUMNS",
+    "IDENTITY_COLUMNS",
+    "METRIC_COLUMNS",
+    "POINT_COLUMNS",
+    "CellStore",
+    "Claim",
+    "atomic_write_text",
+    "cell_problem",
+]
+
+_LOCKS = ".locks"
+_CSV_LOCK = "cells.csv.lock"
+
+
+def _parse(text: str, cell_id: str) -> tuple[dict | None, str | None]:
+    """(the row's fields as cells.csv texts, None) for a valid cell file's text, else (None, the
+    problem)."""
+    if not text.strip():
+        return None, "empty file"
+    try:
+        row = json.loads(text)
+    except ValueError as err:
+        return (
+            None,
+            f"not JSON ({getattr(err, 'msg', err)} at character {getattr(err, 'pos', '?')})",
+        )
+    problem = cell_problem(row, cell_id)
+    if problem:
+        return None, problem
+    if CHECKSUM not in row:
+        return None, "no checksum (written by an older kmdr, or by hand)"
+    fields = row_fields(row)
+    problem = row_problem(fields)
+    return (None, problem) if problem else (fields, None)
+
+
+@functools.lru_cache(maxsize=65536)
+def _sort_value(text: str):
+    """Numbers before texts, each in their natural order (so r = 2 comes before r = 10)."""
+    for kind in (int, float):
+        try:
+            value = kind(text)
+        except (TypeError, ValueError):
+            continue
+        if value == value:  # not NaN
+            return (0, float(value), "")
+    return (1, 0.0, str(text))
+
+
+def _filled(fields: dict) -> dict:
+    """The non-empty fields (a CSV row has every column of its header, a cell file its own)."""
+    return {k: v for k, v in fields.items() if v != ""}
+
+
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _dumps(obj) -> str:
+    return json.dumps(obj, indent=1, sort_keys=False, default=_json_default, allow_nan=True)
+
+
+def _json_default(obj):
+    if hasattr(obj, "item"):  # numpy scalars
+        return obj.item()
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+class Claim:
+    """The right to compute and write one cell, held until :meth:`release` (or the end of a
+    ``with`` block, or the process). Returned by :meth:`CellStore.try_claim`."""
+
+    def __init__(self, cell_id: str, lock: _locks.HeldLock):
+        self.cell_id = cell_id
+        self._lock = lock
+
+    @property
+    def held(self) -> bool:
+        return self._lock.held
+
+    @property
+    def path(self) -> Path:
+        """The claim's lock file (it names its holder: :func:`._locks.holder`)."""
+        return self._lock.path
+
+    def release(self) -> None:
+        """Give the cell up (idempotent); its lock file is removed."""
+        self._lock.release(unlink=True)
+
+    def __enter__(self) -> Claim:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        return f"Claim({self.cell_id!r}, held={self.held})"
+
+
+class CellStore:
+    """The files of one experiment folder (see the module docstring).
+
+    ``log`` receives one-line reports (a damaged cell file or row); default: stderr.
+    ``experiment``: the experiment whose cells the folder holds (default: the folder's name);
+    rows of another experiment are never used. ``read_only``: a reader's store (figures, report):
+    it never writes, moves or locks anything; what the runner would set aside is only reported.
+    """
+
+    def __init__(
+        self,
+        experiment_dir: str | os.PathLike,
+        *,
+        log: Callable[[str], None] | None = None,
+        experiment: str | None = None,
+        read_only: bool = False,
+    ):
+        self.root = Path(experiment_dir)
+        self.experiment = experiment or self.root.name
+        self.read_only = read_only
+        self.cells_dir = self.root / "cells"
+        self.runs_dir = self.root / "runs"
+        self.locks_dir = self.root / _LOCKS
+        self.csv_path = self.root / "cells.csv"
+        self.rejected_path = self.root / REJECTED
+        self.log = log or _stderr
+        # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
+        # an unchanged stat means an unchanged, already validated row.
+        self._cache: dict[str, tuple[tuple, dict]] = {}
+        self._csv_cache: tuple[tuple, CsvRecord] | None = None
+        self._said: set[str] = set()
+        # (header, raw fields) -> row_problem: a row read again is not hashed again
+        self._verified: dict[tuple, str | None] = {}
+
+    def _say(self, msg: str) -> None:
+        """Log ``msg`` once per store."""
+        if msg not in self._said:
+            self._said.add(msg)
+            self.log(msg)
+
+    # -- cells ---------------------------------------------------------------------------------
+    def cell_path(self, cell_id: str) -> Path:
+        return self.cells_dir / f"{cell_id}.json"
+
+    def _lock_path(self, cell_id: str) -> Path:
+        return self.locks_dir / f"{cell_id}.lock"
+
+    def _check_file(self, text: str, cell_id: str) -> tuple[dict | None, str | None, str]:
+        """(fields, None, "") of a valid cell file of this experiment, else (None, the problem,
+        the suffix it is moved aside with)."""
+        fields, problem = _parse(text, cell_id)
+        if problem:
+            return None, problem, ".damaged"
+        if fields["experiment"] != self.experiment:
+            return (
+                None,
+                f"a cell of experiment {fields['experiment']!r}, not {self.experiment!r}",
+                ".foreign",
+            )
+        return fields, None, ""
+
+    def _valid_row(self, cell_id: str, *, locked: bool = False) -> dict | None:
+        """The cell file's fields if it is valid; a damaged or foreign file is moved aside (see
+        :meth:`_quarantine`). ``locked``: the caller holds the cell's lock."""
+        path = self.cell_path(cell_id)
+        try:
+            st = path.stat()
+            key = (st.st_ino, st.st_mtime_ns, st.st_size)
+            cached = self._cache.get(path.name)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return None
+        except OSError as err:  # unreadable (permissions, a folder of that name...)
+            self._say(f"[kmdr] cell file {path} cannot be read ({err.strerror}); not used")
+            return None
+        fields, problem, _ = self._check_file(text, cell_id)
+        if fields is not None:
+            self._cache[path.name] = (key, fields)
+            return fields
+        if self.read_only:
+            self._say(
+                f"[kmdr] cell file {path}: {problem}; not used (the next run sets it aside "
+                "and computes the cell again)"
+            )
+        else:
+            self._quarantine(cell_id, locked=locked)
+        return None
+
+    def _quarantine(self, cell_id: str, *, locked: bool) -> None:
+        """Move a damaged (or another experiment's) cell file aside and say so, under the cell's
+        lock: its content is checked again there, so a file another process has just rewritten
+        is never moved, and two processes never both report one file. A cell claimed by another
+        process is left to that process (its claim already checked the file)."""
+        lock = None
+        if not locked:
+            lock = _locks.acquire(self._lock_path(cell_id))
+            if lock is None:
+                return
+        try:
+            path = self.cell_path(cell_id)
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except FileNotFoundError:
+                return
+            _, problem, suffix = self._check_file(text, cell_id)
+            if problem is None:
+                return
+            dest = self._move_aside(path, suffix)
+            self._cache.pop(path.name, None)
+            self.log(
+                f"[kmdr] {suffix[1:]} cell file {path}: {problem}; moved to {dest.name}, "
+                "the cell will be computed again"
+            )
+        finally:
+            if lock is not None:
+                lock.release(unlink=True)
+
+    def _scan(self) -> dict[str, dict]:
+        if not self.cells_dir.is_dir():
+            return {}
+        out = {}
+        for path in sorted(self.cells_dir.glob("*.json")):
+            fields = self._valid_row(path.stem)
+            if fields is not None:
+                out[path.stem] = fields
+        return out
+
+    # -- cells.csv, the record -----------------------------------------------------------------
+    def csv_record(self) -> CsvRecord:
+        """cells.csv checked row by row (cached while the file is unchanged); problems are
+        reported once per store, in one line per kind."""
+        try:
+            st = self.csv_path.stat()
+        except FileNotFoundError:
+            return CsvRecord()
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if self._csv_cache is not None and self._csv_cache[0] == key:
+            return self._csv_cache[1]
+        record = read_record(self.csv_path, self.experiment, self._verified)
+        self._csv_cache = (key, record)
+        for msg in record_messages(
+            record, self.csv_path, self.experiment, read_only=self.read_only
+        ):
+            self._say(msg)
+        return record
+
+    # -- the merged store ----------------------------------------------------------------------
+    def done_ids(self) -> set[str]:
+        """Ids of the done cells: valid cell files and valid cells.csv rows of this experiment
+        (damaged files are reported and moved aside)."""
+        return set(self._scan()) | set(self.csv_record().valid)
+
+    def is_done(self, cell_id: str) -> bool:
+        """Whether the cell has a valid cell file or cells.csv row."""
+        return cell_id in self.csv_record().valid or self._valid_row(cell_id) is not None
+
+    def rows(self) -> list[dict]:
+        """One row (its fields as cells.csv texts) per done cell: the cells.csv row where there
+        is one (the record), else the cell file's."""
+        merged = dict(self.csv_record().valid)
+        for cell_id, fields in self._scan().items():
+            kept = merged.setdefault(cell_id, fields)
+            if kept is not fields and _filled(kept) != _filled(fields):
+                self._say(
+                    f"[kmdr] cell {cell_id}: its cell file differs from its cells.csv row; "
+                    "the cells.csv row is used"
+                )
+        return [dict(f) for f in merged.values()]
+
+    def table(self) -> tuple[list[str], list[dict], list[str]]:
+        """Everything cells.csv keeps: ``(header, rows, kinds)``, each row's kind ``valid``,
+        ``legacy`` or ``foreign`` (see :class:`CsvRecord`), sorted by the identity columns."""
+        record = self.csv_record()
+        tagged = [(f, "valid") for f in self.rows()]
+        tagged += [(f, "legacy") for f in record.legacy]
+        tagged += [(f, "foreign") for f in record.foreign]
+        tagged.sort(
+            key=lambda t: [_sort_value(t[0].get(c, "")) for c in (*IDENTITY_COLUMNS, "cell_id")]
+        )
+        names = set(record.header).union(*(f.keys() for f, _ in tagged))
+        known = [c for c in (*CSV_COLUMNS, *EXTRA_COLUMNS) if c in names or c in CSV_COLUMNS]
+        header = known + sorted(names - set(known))
+        return header, [f for f, _ in tagged], [k for _, k in tagged]
+
+    def frame(self) -> pd.DataFrame:
+        """:meth:`table` as pandas reads cells.csv, with a ``record`` column holding each row's
+        kind: what readers (aggregates, figures, report) see, never behind the cell files."""
+        header, rows, kinds = self.table()
+        if not rows:
+            return pd.DataFrame(columns=[*header, "record"])
+        frame = pd.read_csv(io.StringIO(table_text(header, rows)), low_memory=False)
+        frame["record"] = kinds
+        return frame
+
+    def write_cell(self, cell_id: str, row: dict) -> None:
+        """Persist one finished cell atomically, sealed with its checksum; call it while holding
+        the cell's claim.
+
+        Raises ValueError (before writing) when ``row`` is not a valid cell row: such a file
+        would be moved aside as damaged by the next reader.
+        """
+        text = _dumps(seal(row))
+        _, problem = _parse(text, cell_id)  # what a reader will see
+        if problem:
+            raise ValueError(f"cell {cell_id}: {problem}; the runner must write every column")
+        atomic_write_text(self.cell_path(cell_id), text)
+
+    def read_cell(self, cell_id: str) -> dict:
+        return json.loads(self.cell_path(cell_id).read_text(encoding="utf-8"))
+
+    # -- claims --------------------------------------------------------------------------------
+    def try_claim(
+        self, cell_id: str, *, block: bool = False, timeout: float | None = None
+    ) -> Claim | None:
+        """Claim a cell before computing it: a :class:`Claim`, or None when the cell is done or
+        another live process holds it (``block``: wait for that process to release it or end,
+        then None if it wrote the cell, else a Claim; :class:`._locks.LockTimeout` after
+        ``timeout`` seconds without a sign of life from it). A damaged file is moved aside
+        here."""
+        if cell_id in self.csv_record().valid:
+            return None
+        lock = _locks.acquire(self._lock_path(cell_id), block=block, timeout=timeout)
+        if lock is None:
+            return None
+        try:
+            done = self._valid_row(cell_id, locked=True) is not None
+        except BaseException:
+            lock.release(unlink=True)
+            raise
+        if done:  # finished by another process between our check and our lock
+            lock.release(unlink=True)
+            return None
+        return Claim(cell_id, lock)
+
+    def claim_holder(self, cell_id: str) -> dict | None:
+        """Who holds the cell's claim (pid, host, since), as its lock file says, or None."""
+        return _locks.holder(self._lock_path(cell_id))
+
+    def is_claimed(self, cell_id: str) -> bool:
+        """Whether a live process holds the cell's claim now (a probe; see the module docstring)."""
+        return _locks.is_locked(self._lock_path(cell_id))
+
+    # -- maintenance ---------------------------------------------------------------------------
+    def clean_temporaries(self) -> int:
+        """Remove what dead processes left: their temporary files (those of live writers and of
+        other hosts stay) and the lock files of finished cells. Return how many files."""
+        count = sum(
+            len(remove_stale_temporaries(folder))
+            for folder in (self.cells_dir, self.runs_dir, self.root)
+        )
+        if self.locks_dir.is_dir():
+            for path in self.locks_dir.glob("*.lock"):
+                # Only cells already done: a claim attempt on them gives None anyway, so taking
+                # their lock for an instant cannot make another process skip work.
+                if path.name == _CSV_LOCK or not self.is_done(path.stem):
+                    continue
+                lock = _locks.acquire(path)
+                if lock is not None:
+                    lock.release(unlink=True)
+                    count += 1
+        return count
+
+    def rebuild_csv(self) -> int:
+        """Rewrite ``cells.csv`` as the merged store; return its number of rows.
+
+        Every row it held is kept as it was (a valid row, a legacy row without checksum, a row of
+        another experiment), the valid cell files not in it are added; rows that fail a check are
+        moved to ``cells.rejected.csv`` with their reason (an unreadable file as a whole to
+        ``cells.csv.damaged``). Serialized across processes by a lock, and the files are read
+        under it, so a rebuild never replaces a newer one's content with an older snapshot.
+        Rows are sorted by the identity columns; columns are CSV_COLUMNS, then EXTRA_COLUMNS,
+        then any others (sorted).
+        """
+        lock = _locks.acquire(self.locks_dir / _CSV_LOCK, block=True)
+        try:
+            self._csv_cache = None
+            record = self.csv_record()
+            if record.problem and self.csv_path.exists():
+                self._move_aside(self.csv_path, ".damaged")
+                self._csv_cache = None
+            header, rows, _ = self.table()
+            if not rows and not self.csv_path.exists():
+                return 0
+            if record.rejected:
+                set_aside(record, self.rejected_path)
+            atomic_write_text(self.csv_path, table_text(header, rows))
+            return len(rows)
+        finally:
+            lock.release()
+
+    def _move_aside(self, path: Path, suffix: str) -> Path:
+        dest = path.with_name(path.name + suffix)
+        n = 1
+        while dest.exists():
+            n += 1
+            dest = path.with_name(f"{path.name}{suffix}.{n}")
+        os.replace(path, dest)
+        return dest
+
+    # -- run sidecars --------------------------------------------------------------------------
+    def write_sidecar(self, run_id: str, payload: dict) -> Path:
+        path = self.runs_dir / f"{run_id}.json"
+        atomic_write_text(path, _dumps(_finite(payload)))
+        return path
+
+
+def _finite(obj):
+    """Replace NaN/inf floats by None so sidecars are strict JSON."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj

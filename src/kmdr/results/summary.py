@@ -1,0 +1,373 @@
+"""Aggregate an experiment's cells into the tables docs/results-layout.md describes.
+
+Everything here reads only what docs/results-layout.md names: the store of
+``results/<experiment>/`` (``cells.csv`` merged with the valid cell files ``cells/*.json``, read
+through :class:`kmdr.results.store.CellStore` without writing anything, so a reader never
+lags the cell files a killed run left) and ``runs/*.json``. No other file is read: a stray
+``cells_backup.csv`` changes nothing.
+
+A cell is keyed by its identity, :data:`kmdr.results.store.IDENTITY_COLUMNS` (every setting
+that changes its numbers): rows that differ in any of them are different cells, never merged or
+averaged together. A point of a figure (a row of ``summary.csv``) is a cell's identity without its
+repetition (``POINT_COLUMNS``). Only current rows are used: rows of older code, of other data or
+of another experiment (:mod:`kmdr.results.current`) are left out and counted in a note
+(:func:`cells_view`). The *setting* of a row is its dataset, dataset parameters, base
+seed and k-means settings (:data:`SETTING_COLUMNS`); when an experiment holds several settings for
+one dataset (a multirun over ``seed`` or ``kmeans.n_init`` into one name), ``summary.csv`` gets a
+``setting`` column naming only the columns that vary (e.g. ``kmeans_n_init=3``) and the figures
+draw one row of panels per setting. A legacy sidecar that lacks some identity columns is read
+with them unknown (``<NA>``), never dropped; a sidecar that cannot be read is named in one line
+and makes every point incomplete (what it expected is unknown).
+
+Public readers (used by the figures and the report; this module is their one entry point and
+re-exports the others):
+
+- :func:`cells_view` - the current cells, the rows left out and the note saying so;
+- :func:`load_cells` - the current cells;
+- :func:`summarize` / :func:`load_summary` - one row per point;
+- :func:`completeness` - per point, how many cells it rests on and which repetitions are missing;
+- from :mod:`kmdr.results.sidecars`: :func:`load_runs`, :func:`load_expected` (the union of
+  the sidecars' expected cells), :func:`preset_of` (the preset metadata of the last sidecar),
+  :func:`aggregation_of`, :func:`skip_reasons`, :func:`experiment_dirs`;
+- from :mod:`kmdr.results.points`: :func:`is_baseline`, :func:`setting_labels`, the key
+  columns;
+- from :mod:`kmdr.papers.bmd09.table1`: :func:`table1`, bmd09 Table 1 beside the published numbers.
+
+:func:`write_summaries` writes ``summary.csv`` (and ``table1.csv``/``table1.md`` when the preset's
+figure is ``bmd09_table1``); the runner calls it at the end of a run.
+
+Files are written with :mod:`kmdr._io` (atomic, umask-honouring) and CSVs read with its
+``read_csv``, as everywhere in kmdr.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kmdr._io import atomic_write_text, read_csv
+from kmdr.papers.bmd09.table1 import table1, table1_markdown
+from kmdr.results.current import current_expected, exclusion_note, split_current
+from kmdr.results.points import (
+    BASELINE_REDUCER,
+    CORE_COLUMNS,
+    KEY,
+    POINT,
+    SETTING_COLUMNS,
+    is_baseline,
+    setting_labels,
+    typed,
+)
+from kmdr.results.sidecars import (
+    FIGURE_STYLES,
+    PRESET_DEFAULTS,
+    SECTIONS,
+    aggregation_of,
+    experiment_config,
+    experiment_dirs,
+    load_expected,
+    load_runs,
+    preset_of,
+    say_once,
+    skip_reasons,
+    unreadable_runs,
+)
+from kmdr.results.store import CellStore
+
+__all__ = [
+    "BASELINE_REDUCER",
+    "FIGURE_STYLES",
+    "KEY",
+    "METRICS",
+    "POINT",
+    "PRESET_DEFAULTS",
+    "SECTIONS",
+    "SETTING_COLUMNS",
+    "CellsView",
+    "aggregation_of",
+    "cells_view",
+    "completeness",
+    "experiment_config",
+    "experiment_dirs",
+    "is_baseline",
+    "load_cells",
+    "load_expected",
+    "load_runs",
+    "load_summary",
+    "preset_of",
+    "setting_labels",
+    "skip_reasons",
+    "summarize",
+    "table1",
+    "table1_markdown",
+    "unreadable_runs",
+    "write_summaries",
+]
+
+#: The metrics summary.csv aggregates over repetitions.
+METRICS: list[str] = [
+    "objective",
+    "objective_reduced",
+    "accuracy",
+    "nmi",
+    "ari",
+    "reduce_seconds",
+    "cluster_seconds",
+    "total_seconds",
+]
+_STATS = ("mean", "std", "min", "max")
+
+
+@dataclass
+class CellsView:
+    """What readers see of an experiment's store: ``cells`` (the current rows, typed),
+    ``excluded`` (the rows left out, with an ``excluded`` column saying why) and ``note`` (one
+    line saying so and how to remove them; "" when nothing was left out)."""
+
+    cells: pd.DataFrame
+    excluded: pd.DataFrame
+    note: str
+
+
+def cells_view(experiment_dir: str | Path, runs: list[dict] | None = None) -> CellsView:
+    """The experiment's store as readers see it (see :class:`CellsView`): ``cells.csv`` merged
+    with the valid cell files, split into current and left-out rows
+    (:func:`kmdr.results.current.split_current`). Reads only; damaged files and rows are
+    reported in one line each (once per process) and not used."""
+    exp_dir = Path(experiment_dir)
+    runs = load_runs(exp_dir) if runs is None else runs
+    frame = CellStore(exp_dir, log=say_once, read_only=True).frame()
+    current, excluded = split_current(frame, runs, exp_dir.name)
+    return CellsView(_typed_cells(current, exp_dir), excluded, exclusion_note(excluded, exp_dir))
+
+
+def load_cells(experiment_dir: str | Path, runs: list[dict] | None = None) -> pd.DataFrame:
+    """The current cells of an experiment (:func:`cells_view`), one row per cell, sorted by
+    :data:`KEY`. Returns an empty frame with the key columns when there are none."""
+    return cells_view(experiment_dir, runs).cells
+
+
+def _typed_cells(cells: pd.DataFrame, exp_dir: Path) -> pd.DataFrame:
+    cells = cells.drop(columns=["record"], errors="ignore")
+    if not len(cells):
+        return typed(pd.DataFrame(columns=["experiment", *KEY, "method"]), KEY)
+    cells = typed(cells, KEY)
+    if "method" not in cells.columns:
+        cells["method"] = cells["reducer"]
+    cells["method"] = cells["method"].fillna(cells["reducer"]).astype(str)
+    cells = cells.drop_duplicates(subset=KEY, keep="first")
+    return cells.sort_values(KEY, kind="stable").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------
+# completeness
+
+
+def _resolve_unknown(expected: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """Fill the identity columns a legacy sidecar left unknown from the cells of the same point.
+
+    A legacy expected cell names only (dataset, reducer, r, repetition); it stands for the cells
+    present at that (dataset, reducer, r) whatever their other settings (one row per setting
+    found). With no matching cell its unknown columns stay <NA>.
+    """
+    optional = [c for c in KEY if c not in CORE_COLUMNS]
+    unknown = expected[optional].isna()
+    if not unknown.to_numpy().any() or not len(cells):
+        return expected
+    parts = [expected[~unknown.any(axis=1)]]
+    for pattern, group in expected[unknown.any(axis=1)].groupby(
+        [unknown[c] for c in optional], sort=False
+    ):
+        fill = [c for c, is_na in zip(optional, pattern, strict=True) if is_na]
+        on = [c for c in POINT if c not in fill]
+        candidates = cells[on + fill].drop_duplicates()
+        parts.append(group.drop(columns=fill).merge(candidates, on=on, how="left")[group.columns])
+    return pd.concat(parts, ignore_index=True).drop_duplicates(KEY)
+
+
+def _infer_expected(cells: pd.DataFrame) -> pd.DataFrame:
+    """Without any sidecar: per setting, every point seen times every repetition seen."""
+    parts = []
+    for _setting, group in cells.groupby(list(SETTING_COLUMNS), dropna=False, sort=False):
+        points = group[[*POINT, "method"]].drop_duplicates(POINT)
+        reps = pd.DataFrame({"repetition": sorted(group["repetition"].dropna().unique())})
+        parts.append(points.merge(reps, how="cross"))
+    return typed(pd.concat(parts, ignore_index=True), KEY)[[*KEY, "method"]]
+
+
+def _keys(cells: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
+    """Every cell counted: the sidecars' expected cells united with the cells present, with a
+    ``done`` flag; and whether the expected grid came from sidecars."""
+    from_sidecars = len(expected) > 0
+    if from_sidecars:
+        expected = _resolve_unknown(expected, cells)
+    elif len(cells):
+        expected = _infer_expected(cells)
+    done = cells[[*KEY, "method"]].assign(done=True)
+    # the cells' own labels first: a label changed since the sidecar was written is the new one
+    keys = pd.concat([done, expected.assign(done=False)], ignore_index=True)
+    keys = keys.sort_values("done", ascending=False, kind="stable").drop_duplicates(KEY)
+    return keys.reset_index(drop=True), from_sidecars
+
+
+def completeness(
+    experiment_dir: str | Path, cells: pd.DataFrame | None = None, runs: list[dict] | None = None
+) -> pd.DataFrame:
+    """Per point (:data:`POINT` and its ``method``): n_cells, n_expected, complete, missing
+    repetitions, and ``setting`` when several settings are present.
+
+    ``n_expected`` counts the union of the sidecars' expected cells (and any cell present); an
+    interrupted sweep therefore shows ``complete == False`` on the points it did not finish,
+    including points with no cell at all (n_cells = 0). ``expected_from`` says whether the expected
+    grid came from the sidecars or was inferred from the cells (no sidecar found). ``cells`` and
+    ``runs``: what :func:`load_cells` and :func:`load_runs` return for the folder, when the caller
+    has them already.
+    """
+    exp_dir = Path(experiment_dir)
+    runs = load_runs(exp_dir) if runs is None else runs
+    cells = load_cells(exp_dir, runs) if cells is None else cells
+    return _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
+
+
+def _expected(exp_dir: Path, runs: list[dict]) -> pd.DataFrame:
+    """The sidecars' expected cells that are current (those of older code or other data are
+    not this experiment's cells any more)."""
+    return current_expected(load_expected(exp_dir, runs), runs)
+
+
+def _completeness(
+    cells: pd.DataFrame, expected: pd.DataFrame, unreadable: list[str] = ()
+) -> pd.DataFrame:
+    keys, from_sidecars = _keys(cells, expected)
+    cols = [*POINT, "method", "n_cells", "n_expected", "complete", "missing_repetitions"]
+    if not len(keys):
+        return typed(pd.DataFrame(columns=[*cols, "expected_from"]), POINT)
+    rows = []
+    for point, group in keys.groupby(POINT, dropna=False, sort=True):
+        missing = sorted(int(x) for x in group.loc[~group["done"], "repetition"])
+        n_cells, n_expected = int(group["done"].sum()), len(group)
+        labels = group.loc[group["method"].notna(), "method"]
+        method = str(labels.iloc[0]) if len(labels) else str(point[POINT.index("reducer")])
+        missing_text = " ".join(map(str, missing))
+        rows.append([*point, method, n_cells, n_expected, n_cells >= n_expected, missing_text])
+    out = typed(pd.DataFrame(rows, columns=cols), POINT)
+    out["expected_from"] = "sidecars" if from_sidecars else "inferred"
+    if unreadable:  # what those runs expected is unknown: never call a point complete
+        out["complete"] = False
+        out["expected_from"] = f"unknown: {len(unreadable)} run record(s) cannot be read"
+    labels = setting_labels(out)
+    if labels is not None:
+        out.insert(0, "setting", labels)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# summary
+
+
+def summarize(experiment_dir: str | Path, aggregation: str | None = None) -> pd.DataFrame:
+    """The summary table (as written to summary.csv), computed from the cells and sidecars.
+
+    One row per point (:data:`POINT`): ``setting`` (only when several settings are present),
+    ``method``, ``aggregation``, ``n_cells``, ``n_expected``, ``complete``, ``<m>_mean|std|min|max``
+    for each metric (std: sample std over repetitions, ddof = 1, NaN for a single cell) and, with
+    aggregation ``best``, ``best_repetition`` and ``best_<m>``: the trial with the lowest objective
+    (ties: lowest repetition).
+    """
+    exp_dir = Path(experiment_dir)
+    runs = load_runs(exp_dir)
+    cells = load_cells(exp_dir, runs)
+    aggregation = aggregation or aggregation_of(exp_dir, runs)
+    comp = _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
+    return _summarize(exp_dir.name, cells, comp, aggregation)
+
+
+def _summarize(
+    experiment: str, cells: pd.DataFrame, comp: pd.DataFrame, aggregation: str
+) -> pd.DataFrame:
+    metrics = [m for m in METRICS if m in cells.columns]
+    stat_cols = [f"{m}_{s}" for m in metrics for s in _STATS]
+    best_cols = (
+        ["best_repetition", *[f"best_{m}" for m in metrics]] if aggregation == "best" else []
+    )
+    extra = [c for c in ("n_samples", "n_features", "n_clusters") if c in cells.columns]
+    setting = ["setting"] if "setting" in comp.columns else []
+    head = [
+        "experiment", *setting, "dataset", "reducer", "reducer_name", "method", "r",
+        *[c for c in POINT if c not in ("dataset", "reducer", "reducer_name", "r")],
+        "aggregation", "n_cells", "n_expected", "complete",
+    ]  # fmt: skip
+    columns = head + extra + stat_cols + best_cols
+    if not len(comp):
+        return typed(pd.DataFrame(columns=columns), POINT)
+    out = comp[[*setting, *POINT, "method", "n_cells", "n_expected", "complete"]].copy()
+    out["experiment"] = experiment
+    out["aggregation"] = aggregation
+    if len(cells) and metrics:
+        num = cells.copy()
+        for m in metrics:
+            num[m] = pd.to_numeric(num[m], errors="coerce")
+        group = num.groupby(POINT, dropna=False, sort=True)
+        stats = group[metrics].agg(list(_STATS))
+        stats.columns = [f"{m}_{s}" for m, s in stats.columns]
+        if extra:
+            stats = stats.join(group[extra].first())
+        if best_cols:
+            order = num.sort_values(["objective", "repetition"], kind="stable", na_position="last")
+            best = order.groupby(POINT, dropna=False, sort=True).head(1)
+            best = best.set_index(POINT)[["repetition", *metrics]]
+            best.columns = ["best_repetition", *[f"best_{m}" for m in metrics]]
+            stats = stats.join(best)
+        out = out.merge(stats.reset_index(), on=POINT, how="left")
+    for col in columns:
+        if col not in out.columns:
+            out[col] = np.nan
+    out = out[columns]
+    if "best_repetition" in out.columns:
+        out["best_repetition"] = out["best_repetition"].astype("Int64")
+    return out.reset_index(drop=True)
+
+
+def load_summary(experiment_dir: str | Path, recompute: bool = False) -> pd.DataFrame:
+    """``summary.csv`` of an experiment; recomputed from the cells if absent or ``recompute``."""
+    path = Path(experiment_dir) / "summary.csv"
+    summary = read_csv(path) if path.exists() and not recompute else pd.DataFrame()
+    if not len(summary) or any(c not in summary.columns for c in POINT):
+        return summarize(experiment_dir)  # absent, or written before points had every column
+    summary = typed(summary, POINT)
+    if "complete" in summary.columns:
+        summary["complete"] = summary["complete"].astype(str).str.lower().eq("true")
+    return summary
+
+
+# --------------------------------------------------------------------------------------------
+# writer
+
+
+def write_summaries(experiment_dir: str | Path) -> list[Path]:
+    """Write ``summary.csv`` (and, when the preset's figure is ``bmd09_table1``, ``table1.csv``
+    and ``table1.md``) from the CSVs.
+
+    Returns the paths written; nothing is written (and [] returned) for a folder with no cells.
+    """
+    exp_dir = Path(experiment_dir)
+    runs = load_runs(exp_dir)
+    summary = summarize(exp_dir)
+    if not len(summary) or int(summary["n_cells"].sum()) == 0:
+        return []
+    written = [_write_csv(summary, exp_dir / "summary.csv")]
+    if preset_of(exp_dir, runs)["figure"] == "bmd09_table1":
+        table = table1(summary)
+        written.append(_write_csv(table, exp_dir / "table1.csv"))
+        path = exp_dir / "table1.md"
+        atomic_write_text(path, table1_markdown(table, exp_dir.name))
+        written.append(path)
+    return written
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    atomic_write_text(path, frame.to_csv(index=False, float_format="%.10g"))
+    return path

@@ -1,0 +1,437 @@
+"""How a run uses the machine or a cluster: workers, BLAS threads, and the joblib backend.
+
+Backends (``backend=`` in the config):
+
+* ``loky`` (default), ``threading``, ``multiprocessing``, ``sequential``: joblib's own;
+* ``dask``: with ``dask.scheduler=<address>`` the run connects to that scheduler; without one it
+  starts a ``dask.distributed.LocalCluster`` of ``n_jobs`` single-threaded worker processes for
+  the run and closes it after (``pip install 'kmdr[dask]'``);
+* ``ray``: with ``ray.address=<address>`` the run joins that Ray cluster; without one it starts a
+  local Ray with ``n_jobs`` CPUs (``pip install 'kmdr[ray]'``).
+
+No register function is needed for any of them.
+
+Workers on this machine are at most one per core (:func:`resolve_parallelism` caps ``n_jobs``
+and says so). Every job runs through :func:`guarded_job`: a worker watches the process that runs
+the run and exits within a second of its death (:func:`watch_parent`), and a job that ends with
+``sys.exit`` or another non-error BaseException is a one-line :class:`CellAborted`.
+
+Results never depend on the backend: every cell carries its own seed, and BLAS threads per
+worker are the same number whatever runs the worker. :func:`results_as_completed` works with
+backends that cannot stream results (multiprocessing, ray) by dispatching in small batches, so
+finished cells are still persisted while the run goes on.
+
+Worker start-up (issue 12): a loky worker pool costs seconds to start (each worker imports numpy,
+scipy, scikit-learn and kmdr). :func:`start_workers` starts it in the background, as soon as a run
+knows its parallelism, with one trivial job per worker that imports the modules cells need
+(:data:`WORKER_MODULES`), so that start-up overlaps the main process's own imports, config checks
+and data loading; the run waits for it (:func:`wait_for_workers`) just before its first job.
+joblib keeps one reusable loky pool per process and reuses it while the pool's arguments (worker
+count, the environment joblib gives workers, ``backend_params``) are unchanged, so the runs of one
+process (``scripts/reproduce.py``) share one pool of already-warm workers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+__all__ = [
+    "BackendError",
+    "CellAborted",
+    "Parallelism",
+    "backend_session",
+    "guarded_job",
+    "resolve_parallelism",
+    "results_as_completed",
+    "start_workers",
+    "start_workers_for_config",
+    "wait_for_workers",
+    "watch_parent",
+]
+
+#: The modules a worker imports for its first cell (kmdr.run.work and what it imports
+#: lazily); :func:`start_workers` has them imported while the main process is still preparing.
+WORKER_MODULES = ("kmdr.run.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
+
+
+class BackendError(RuntimeError):
+    """The parallel backend could not be started or failed; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """What a run uses: ``n_jobs`` workers with ``blas_threads`` BLAS threads each, on a machine
+    with ``cores`` cores shared by ``launcher_jobs`` runs at once (a Hydra joblib launcher)."""
+
+    n_jobs: int
+    blas_threads: int
+    launcher_jobs: int
+    cores: int
+    #: The workers the config asked for, when more than the backend can run (then capped).
+    requested: int | None = None
+
+    def cap_message(self, backend: str) -> str | None:
+        """The one line saying ``n_jobs`` was capped, or None."""
+        if self.requested is None:
+            return None
+        return (
+            f"[kmdr] n_jobs={self.requested} capped to {self.n_jobs}: backend={backend} runs "
+            f"at most one worker per core here ({self.cores} cores); more would only contend "
+            "for them"
+        )
+
+
+def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
+    """Workers and BLAS threads for ``spec`` when ``launcher_jobs`` runs share this machine.
+
+    ``n_jobs = -1`` means this run's share of the cores (cores // launcher_jobs), ``-2`` one less,
+    and so on. BLAS threads default to cores // (launcher_jobs * n_jobs), at least 1, so that
+    parallel jobs of a multirun and their workers never oversubscribe the cores (oversubscribed
+    BLAS inflates the recorded times several-fold).
+
+    A backend that runs its workers on this machine (every one but a dask scheduler or a Ray
+    cluster given by address) gets at most one worker per core: more only contend for the cores,
+    and thousands of loky workers exhaust the system's semaphores and hang. The result says so
+    (``requested``; :meth:`Parallelism.cap_message`).
+    """
+    import joblib
+
+    cores = int(joblib.cpu_count())
+    launcher_jobs = max(1, int(launcher_jobs))
+    share = max(1, cores // launcher_jobs)
+    n_jobs = spec.n_jobs if spec.n_jobs > 0 else max(1, share + 1 + spec.n_jobs)
+    requested = None
+    if _runs_here(spec) and n_jobs > cores:
+        requested, n_jobs = n_jobs, cores
+    threads = spec.blas_threads or max(1, cores // (launcher_jobs * n_jobs))
+    return Parallelism(n_jobs, threads, launcher_jobs, cores, requested)
+
+
+def _runs_here(spec) -> bool:
+    """Whether the backend's workers run on this machine (not on a cluster given by address)."""
+    backend = getattr(spec, "backend", "loky")
+    if backend == "dask":
+        return not getattr(spec, "dask_scheduler", None)
+    if backend == "ray":
+        return not getattr(spec, "ray_address", None)
+    return True
+
+
+def _one_line(err: BaseException) -> str:
+    return f"{type(err).__name__}: {' '.join(str(err).split())}"
+
+
+def _need(module: str, extra: str):
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise BackendError(
+            f"backend={extra} needs {module.split('.')[0]}, which is not installed: "
+            f"pip install 'kmdr[{extra}]'"
+        ) from None
+
+
+@contextlib.contextmanager
+def _dask(spec, par: Parallelism) -> Iterator[dict]:
+    distributed = _need("dask.distributed", "dask")
+    # dask logs every worker start and stop at INFO: keep the run's output readable.
+    for name in ("distributed", "dask"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    address = getattr(spec, "dask_scheduler", None)
+    cluster = None
+    try:
+        if address:
+            client = distributed.Client(address, timeout="20s")
+        else:
+            cluster = distributed.LocalCluster(
+                n_workers=par.n_jobs,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+            )
+            client = distributed.Client(cluster)
+    except Exception as err:
+        where = f"the dask scheduler at {address}" if address else "a dask LocalCluster"
+        raise BackendError(f"could not start {where} ({_one_line(err)})") from None
+    try:
+        yield {"backend": "dask", "scheduler": client.scheduler.address}
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+@contextlib.contextmanager
+def _ray(spec, par: Parallelism) -> Iterator[dict]:
+    ray = _need("ray", "ray")
+    address = getattr(spec, "ray_address", None)
+    started = False
+    try:
+        if not ray.is_initialized():
+            kwargs = {"address": address} if address else {"num_cpus": par.n_jobs}
+            ray.init(
+                **kwargs,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+                configure_logging=False,
+            )
+            started = True
+        from ray.util.joblib import register_ray
+
+        register_ray()
+    except BackendError:
+        raise
+    except Exception as err:
+        where = f"the Ray cluster at {address}" if address else "a local Ray"
+        raise BackendError(f"could not start {where} ({_one_line(err)})") from None
+    try:
+        yield {"backend": "ray", "address": address or "local"}
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _joblib_config(spec, par: Parallelism):
+    """The ``joblib.parallel_config`` of a run (the same one for its warm-up and its jobs, so
+    joblib reuses the warmed pool)."""
+    import joblib
+
+    params = dict(getattr(spec, "backend_params", {}) or {})
+    try:
+        return joblib.parallel_config(backend=spec.backend, n_jobs=par.n_jobs, **params)
+    except (ValueError, TypeError) as err:
+        raise BackendError(f"joblib backend {spec.backend!r}: {_one_line(err)}") from None
+
+
+#: Seconds between two looks of a worker at its parent (see :func:`watch_parent`).
+WATCH_EVERY = 0.5
+_WATCHED: set[int] = set()
+_WATCHED_LOCK = threading.Lock()
+
+
+def watch_parent(parent_pid: int) -> None:
+    """In a worker process started by ``parent_pid`` (the process running the run): make this
+    worker exit within :data:`WATCH_EVERY` seconds of that process's death, whatever it is
+    computing. A worker killed with its parent (``kill -9``, the OOM killer) would otherwise finish
+    its cell, minutes of CPU nobody will read, and a process that is not the parent's child (the
+    run's own process, a dask or Ray worker of a remote cluster) watches nothing. Idempotent.
+
+    Such a worker also ignores Ctrl-C from then on: the terminal sends SIGINT to the whole
+    process group, and the run's process, which receives it too, stops the workers itself (a
+    worker hit by a second Ctrl-C while handing back a result would print its own traceback)."""
+    if os.getpid() == parent_pid or os.getppid() != parent_pid:
+        return
+    with _WATCHED_LOCK:
+        if parent_pid in _WATCHED:
+            return
+        _WATCHED.add(parent_pid)
+    if threading.current_thread() is threading.main_thread():  # loky runs jobs there
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(
+        target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
+    ).start()
+
+
+def _watch(parent_pid: int) -> None:
+    import time
+
+    while os.getppid() == parent_pid:  # re-parented (to init or a subreaper) once it dies
+        time.sleep(WATCH_EVERY)
+    os._exit(1)
+
+
+class CellAborted(RuntimeError):
+    """A cell's code ended the job with a BaseException that is not an error (``sys.exit``, a
+    KeyboardInterrupt of its own, ...), or the worker computing it died; the message is one line
+    naming the reducer and the cell."""
+
+
+def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
+    """Run ``func(*args)``, a job of the run of process ``parent_pid``, in a worker (or that
+    process): the worker watches its parent (:func:`watch_parent`) and writes its pid into the
+    lock files ``claims`` of the job's cells (so the run can name the cell of a worker that dies),
+    and a ``sys.exit`` or any other non-error BaseException in the job becomes a
+    :class:`CellAborted` naming ``what`` (the reducer and cells), which the run reports in one
+    line, instead of ending the run silently or taking the worker down. A real Ctrl-C of the
+    run's own process stays an interrupt."""
+    from kmdr.results import _locks
+    from kmdr.run import signals
+
+    watch_parent(parent_pid)
+    if os.getpid() != parent_pid:
+        for path in claims:
+            _locks.add_to_holder(path, worker=os.getpid())
+    try:
+        return func(*args)
+    except Exception:
+        raise
+    except BaseException as err:
+        own_signal = isinstance(err, signals.Interrupted) or not signals.handling()
+        if os.getpid() == parent_pid and isinstance(err, KeyboardInterrupt) and own_signal:
+            raise  # a signal to this process, not the cell's doing
+        detail = " ".join(str(err).split())
+        raise CellAborted(
+            f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
+            "a process, not a cell; a reducer must raise an exception"
+        ) from None
+
+
+def _import_modules(modules: tuple[str, ...], parent_pid: int | None = None) -> int:
+    """A warm-up job: import ``modules`` in the worker (watching its parent); its process id."""
+    if parent_pid is not None:
+        watch_parent(parent_pid)
+    for module in modules:
+        importlib.import_module(module)
+    return os.getpid()
+
+
+class _Warmup(threading.Thread):
+    """Starts the pool and imports :data:`WORKER_MODULES` in every worker, in the background."""
+
+    def __init__(self, spec, par: Parallelism, key: str):
+        super().__init__(name="kmdr-start-workers", daemon=True)
+        self.spec, self.par, self.key = spec, par, key
+        self.pids: list[int] = []
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        from joblib import Parallel, delayed
+
+        try:
+            with _joblib_config(self.spec, self.par):  # joblib's config is per thread
+                jobs = (
+                    delayed(_import_modules)(WORKER_MODULES, os.getpid())
+                    for _ in range(self.par.n_jobs)
+                )
+                self.pids = list(Parallel()(jobs))
+        except BaseException as err:  # the run itself reports any real problem
+            self.error = err
+
+
+# joblib keeps one loky pool per process: the warm-up of the current pool arguments, if any.
+_WARMUP: _Warmup | None = None
+_WARMUP_LOCK = threading.Lock()
+
+
+def _pool_key(spec, par: Parallelism) -> str:
+    params = getattr(spec, "backend_params", {}) or {}
+    return json.dumps([spec.backend, par.n_jobs, params], sort_keys=True, default=str)
+
+
+def start_workers(spec, par: Parallelism) -> None:
+    """Start ``spec``'s loky worker pool in the background and have each worker import the
+    modules cells need (see the module docstring); returns at once.
+
+    Only for the ``loky`` backend with more than one worker, and once per process and pool
+    arguments (a later call with the same ones returns at once: the pool is joblib's reusable
+    one). ``spec`` needs ``backend``, ``backend_params`` and ``dry_run`` (a dry run starts
+    nothing). Never raises: a pool that cannot start is reported by the run itself.
+    """
+    global _WARMUP
+    if spec.backend != "loky" or par.n_jobs <= 1 or getattr(spec, "dry_run", False):
+        return
+    key = _pool_key(spec, par)
+    with _WARMUP_LOCK:
+        previous = _WARMUP
+        if previous is not None and previous.key == key:
+            return
+        if previous is not None:  # one Parallel call at a time on joblib's one pool
+            previous.join()
+        import joblib  # noqa: F401  (imported here, not first in the thread, with the main one)
+
+        _WARMUP = _Warmup(spec, par, key)
+        _WARMUP.start()
+
+
+def start_workers_for_config(cfg, launcher_jobs: int = 1) -> None:
+    """:func:`start_workers` from a run's config (a DictConfig or mapping, composed) before its
+    spec is built: building the spec imports the reducers (scikit-learn, seconds), which the
+    workers can import meanwhile. The run-level keys are read through the schema
+    (:func:`~kmdr.config.spec.validated`: its defaults, ``quick_grid`` merged when ``quick``
+    is set; about 50 ms, no scikit-learn); a config that does not validate starts nothing
+    (building the spec reports it)."""
+    from types import SimpleNamespace
+
+    from kmdr.config.spec import ConfigError, validated
+    from kmdr.run.signals import raise_if_received
+
+    try:
+        c = validated(cfg)
+    except ConfigError:
+        raise_if_received()  # an interrupt the config's parser turned into an error of its own
+        return
+    keys = ("n_jobs", "blas_threads", "backend", "backend_params", "dry_run")
+    spec = SimpleNamespace(**{key: c[key] for key in keys})
+    if spec.n_jobs == 0 or (spec.blas_threads is not None and spec.blas_threads < 1):
+        return  # invalid: the spec's own checks report it
+    start_workers(spec, resolve_parallelism(spec, launcher_jobs))
+
+
+def wait_for_workers() -> list[int]:
+    """Wait for the warm-up :func:`start_workers` started, if any; the worker process ids it saw
+    ([] if none: its own failures are ignored, the run's jobs meet and report them)."""
+    with _WARMUP_LOCK:
+        warmup = _WARMUP
+    if warmup is None:
+        return []
+    warmup.join()
+    return sorted(set(warmup.pids))
+
+
+@contextlib.contextmanager
+def backend_session(spec, par: Parallelism) -> Iterator[dict]:
+    """Start the run's backend, make it joblib's active backend, and close it after.
+
+    Yields a description of the backend for the run record. Raises :class:`BackendError` (one
+    line) when it cannot start.
+    """
+    if spec.backend == "dask":
+        session = _dask(spec, par)
+    elif spec.backend == "ray":
+        session = _ray(spec, par)
+    else:
+        session = contextlib.nullcontext({"backend": spec.backend})
+    with session as info, _joblib_config(spec, par):
+        yield info
+
+
+def results_as_completed(jobs: Iterable, n_jobs: int) -> Iterator:
+    """The results of ``jobs`` (joblib ``delayed`` calls) with the active backend, each as soon
+    as it is available.
+
+    Backends that stream results get ``return_as="generator_unordered"``; those that cannot
+    (joblib's multiprocessing backend, Ray's) get the jobs in batches of a few per worker on one
+    pool, so results still come back while the run goes on. ``jobs`` is consumed lazily.
+    """
+    from joblib import Parallel
+
+    try:
+        parallel = Parallel(return_as="generator_unordered")
+    except ValueError as err:
+        if "return_as" not in str(err):
+            raise
+        parallel = None
+    if parallel is not None:
+        yield from parallel(jobs)
+        return
+    batch_size = max(1, 2 * n_jobs)
+    with Parallel(return_as="list") as pool:
+        batch = []
+        for job in jobs:
+            batch.append(job)
+            if len(batch) >= batch_size:
+                yield from pool(batch)
+                batch = []
+        if batch:
+            yield from pool(batch)

@@ -1,0 +1,267 @@
+"""The experiment runner: one run of an :class:`~kmdr.config.spec.ExperimentSpec`.
+
+1. load the data and check the config against its shape (nothing is written before this);
+2. write the run record (``runs/<run_id>.json``, status ``running``);
+   (meanwhile a loky pool starts and its workers import what cells need:
+   :func:`~kmdr.run.parallel.start_workers`);
+3. start the parallel backend (:mod:`~kmdr.run.parallel`) and hand the run to its
+   experiment kind (:mod:`~kmdr.config.kinds`: ``cells`` sweeps cells,
+   ``leverage_scores`` draws bmd09 Figure 1's scores);
+4. close the record with the status (complete, interrupted, failed with its one-line reason),
+   then write the summaries and figures (a failure there is reported and never loses the CSV).
+
+With ``dry_run`` it stops after planning: it prints what it would compute and reuse and an
+estimate of the time, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from kmdr.config.kinds import get_kind
+from kmdr.config.spec import ExperimentSpec, check_against_data
+from kmdr.results.provenance import new_run_id, now, run_record
+from kmdr.results.store import CellStore
+from kmdr.run import signals
+from kmdr.run.parallel import (
+    BackendError,
+    Parallelism,
+    backend_session,
+    resolve_parallelism,
+    start_workers,
+    wait_for_workers,
+)
+from kmdr.run.sweep import progress_bar
+
+__all__ = ["RunContext", "RunOutcome", "draw", "prepare_data", "run_experiment"]
+
+
+@dataclass
+class RunOutcome:
+    """What a run did (returned by :func:`run_experiment`)."""
+
+    experiment: str
+    experiment_dir: Path
+    run_id: str
+    skipped: str | None = None
+    status: str = "running"
+    error: str | None = None
+    n_expected: int = 0
+    n_computed: int = 0
+    n_reused: int = 0
+    wall_seconds: float = 0.0
+    messages: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunContext:
+    """Everything an experiment kind needs to run."""
+
+    spec: ExperimentSpec
+    dataset: object
+    X: object
+    y: np.ndarray
+    n_clusters: int
+    store: CellStore
+    record: dict
+    outcome: RunOutcome
+    parallelism: Parallelism
+    log: Callable[[str], None]
+    progress: Callable
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (int(self.X.shape[0]), int(self.X.shape[1]), int(self.n_clusters))
+
+    @property
+    def data_fingerprint(self) -> str:
+        """The fingerprint of the data the cells run on (part of each cell's identity)."""
+        return self.record["dataset"]["fingerprint"]
+
+    def save_record(self) -> None:
+        self.store.write_sidecar(self.outcome.run_id, self.record)
+
+
+def prepare_data(X):
+    """X as float64 (CSR when sparse), once, so workers do not each convert it.
+
+    The memory order of dense data is kept: BLAS products on a re-ordered copy can round
+    differently, and a cell's numbers must not depend on the runner.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        return X if X.dtype == np.float64 else X.astype(np.float64)
+    X = np.asarray(X)
+    return X if X.dtype == np.float64 else X.astype(np.float64)
+
+
+def _load(spec: ExperimentSpec):
+    from kmdr.datasets import load_dataset
+
+    return load_dataset(spec.dataset, data_dir=spec.data_dir, **spec.dataset_params)
+
+
+def _fingerprint(dataset) -> str:
+    """The dataset's fingerprint; the content's for a Dataset built without one."""
+    from kmdr.datasets._fingerprint import content_fingerprint
+
+    return getattr(dataset, "fingerprint", None) or content_fingerprint(dataset.X, dataset.y)
+
+
+def _one_line(err: BaseException) -> str:
+    return f"{type(err).__name__}: {' '.join(str(err).split())}"
+
+
+def run_experiment(
+    spec: ExperimentSpec,
+    *,
+    dataset=None,
+    config: dict | None = None,
+    log: Callable[[str], None] | None = None,
+    launcher_jobs: int = 1,
+) -> RunOutcome:
+    """Run (or resume) ``spec``; see the module docstring.
+
+    ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` (default: load it), or the
+    :class:`~kmdr.datasets.DatasetUnavailable` its loading raised. ``config``: the full resolved
+    config to record (default: the spec). ``log``: where one-line messages go (default: stderr).
+    ``launcher_jobs``: how many runs a Hydra launcher runs at once on this machine (they share
+    its cores: see :func:`~kmdr.run.parallel.resolve_parallelism`).
+
+    Raises :class:`~kmdr.config.spec.ConfigError` before writing anything when the config
+    does not fit the data. A dataset that cannot be obtained is not an error: the outcome's
+    ``skipped`` holds the reason and the record says so. A backend that fails raises
+    :class:`~kmdr.run.parallel.BackendError` after the record says ``failed``.
+    """
+    from kmdr.datasets import DatasetUnavailable
+
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    exp_dir = Path(spec.results_dir) / spec.name
+    outcome = RunOutcome(spec.name, exp_dir, new_run_id())
+    started = time.perf_counter()
+    par = resolve_parallelism(spec, launcher_jobs)
+    if par.requested is not None:
+        log(par.cap_message(spec.backend))
+    start_workers(spec, par)  # the pool starts while the data loads (no-op if already started)
+    kind = get_kind(spec.kind)
+
+    try:
+        if isinstance(dataset, DatasetUnavailable):  # the caller already tried to load it
+            raise dataset
+        if dataset is None:
+            dataset = _load(spec)
+    except DatasetUnavailable as err:
+        outcome.skipped = " ".join(str(err).split())
+        outcome.status = "skipped"
+        if not getattr(spec, "dry_run", False):
+            store = CellStore(exp_dir, log=log)
+            record = run_record(spec, outcome.run_id, config, par)
+            record.update(status="skipped", skipped=outcome.skipped, finished_at=now())
+            record.update(expected_cells=[], cells_done=[])
+            store.write_sidecar(outcome.run_id, record)
+        return outcome
+
+    X = prepare_data(dataset.X)
+    y = np.asarray(dataset.y)
+    n, d = X.shape
+    k = int(dataset.n_clusters)
+    check_against_data(spec, n, d, k)  # raises ConfigError before anything is written
+    store = CellStore(exp_dir, log=log)
+    record = run_record(spec, outcome.run_id, config, par)
+    record["dataset"] = {
+        "name": spec.dataset,
+        "params": spec.dataset_params,
+        "n_samples": n,
+        "n_features": d,
+        "n_clusters": k,
+        "sparse": bool(sp.issparse(X)),
+        "description": getattr(dataset, "description", ""),
+        "fingerprint": _fingerprint(dataset),
+    }
+    ctx = RunContext(
+        spec, dataset, X, y, k, store, record, outcome, par, log, progress_bar(spec.progress)
+    )
+    if getattr(spec, "dry_run", False):
+        from kmdr.run.dry_run import describe
+
+        outcome.status = "dry_run"
+        outcome.messages.append(describe(ctx, kind))
+        log(outcome.messages[-1])
+        return outcome
+
+    store.root.mkdir(parents=True, exist_ok=True)
+    store.clean_temporaries()
+    store.write_sidecar(outcome.run_id, record)
+    _run_kind(ctx, kind, started)
+    if spec.figures:
+        outcome.messages += draw(exp_dir, log)
+    return outcome
+
+
+def _run_kind(ctx: RunContext, kind, started: float) -> None:
+    """Run ``kind`` under the backend; the record always ends with the run's status."""
+    from threadpoolctl import threadpool_limits
+
+    status, outcome = "failed", ctx.outcome
+    wait_for_workers()  # one Parallel call at a time: the warm-up's, then the run's
+    try:
+        with (
+            threadpool_limits(limits=ctx.parallelism.blas_threads),
+            backend_session(ctx.spec, ctx.parallelism) as backend,
+        ):
+            ctx.record["backend_info"] = backend
+            kind.run(ctx)
+        status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    except Exception as err:
+        if signals.received() is not None:  # e.g. a worker the same SIGTERM ended first
+            status = "interrupted"
+            raise signals.Interrupted(signals.received()) from None
+        outcome.error = str(err) if isinstance(err, BackendError) else _one_line(err)
+        raise
+    finally:
+        outcome.status = status
+        outcome.wall_seconds = time.perf_counter() - started
+        if outcome.error:
+            ctx.record["error"] = outcome.error
+        ctx.record.update(status=status, finished_at=now(), wall_seconds=outcome.wall_seconds)
+        with signals.deferred():  # a signal now must not leave the record saying "running"
+            ctx.save_record()
+
+
+def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list[str]:
+    """Write the summaries and figures of ``experiment_dir``; report, never raise, on failure.
+
+    Returns the warnings, each also passed to ``log`` when given. Picklable by reference, so
+    another process can run it (``scripts/reproduce.py`` draws in the background)."""
+    import importlib
+    import logging
+
+    # matplotlib's PDF backend subsets fonts with fontTools, which logs every glyph at INFO: keep
+    # that out of the run's output even when a caller (Hydra's multirun) configured INFO logging.
+    logging.getLogger("fontTools").setLevel(logging.WARNING)
+    messages = []
+    for module, func in (
+        ("kmdr.results.summary", "write_summaries"),
+        ("kmdr.figures.draw", "draw_experiment"),
+    ):
+        try:
+            getattr(importlib.import_module(module), func)(experiment_dir)
+        except Exception as err:  # the CSV is safe: say what failed, go on
+            msg = (
+                f"[kmdr] warning: {module}.{func} failed ({_one_line(err)}); the CSV is intact, "
+                f"redraw with `kmdr-figures {experiment_dir.parent}`"
+            )
+            if log is not None:
+                log(msg)
+            messages.append(msg)
+    return messages

@@ -1,0 +1,328 @@
+"""``kind: cells``: the resumable, concurrency-safe sweep over (reducer, r, repetition) cells.
+
+1. plan the cells (:func:`~kmdr.results.cells.plan_cells`) and skip those already done: a
+   valid row of ``cells.csv`` (the record: reused, never recomputed) or a valid cell file;
+2. group them into jobs: the cells of a reducer that declares its reduction deterministic
+   (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`) and that differ only in repetition are
+   one job, which reduces once and runs k-means once per repetition with each cell's own seed;
+   every other cell is a job of its own;
+3. run the jobs in parallel, longest first. The r-independent work (``reducer.compute_shared``:
+   SVD, leverage or Laplacian scores) is computed in the worker by the first job that needs it
+   and kept in that worker process (:func:`~kmdr.run.work.memo_shared_work`), once per
+   shared key when it is deterministic
+   (:meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`), else once per (shared key,
+   repetition) with the same seed as ever; reducers with equal keys share it. Jobs that need no
+   shared work never wait for any. Each cell is charged the measured seconds of the shared work
+   and of the reduction it used.
+
+Every cell of a job is *claimed* in the store just before the job is handed to a worker (a lock
+the kernel drops if this process dies), so two runs sweeping into one folder at the same time
+never compute a cell twice: a cell the other run holds is left out of the job, left to that run
+and waited for at the end (taken over if that run dies; given up on, in one line naming the
+holder, after ``claim_timeout`` seconds without its heartbeat: :mod:`._locks`). Each finished
+cell is written atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few
+seconds, so a killed run shows as incomplete, with what it finished.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor
+
+from kmdr.config.seeds import shared_seed
+from kmdr.results import _locks
+from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
+from kmdr.results.provenance import now
+from kmdr.run import signals
+from kmdr.run.parallel import CellAborted, guarded_job, results_as_completed
+from kmdr.run.work import forget_shared_work, group_job, key_text
+
+__all__ = ["CELLS", "CellsKind"]
+
+#: Seconds between two rebuilds of cells.csv while a run goes on.
+CSV_EVERY = 5.0
+
+
+class ClaimTimeout(RuntimeError):
+    """The run gave up waiting for a cell another process claimed (one line naming it)."""
+
+
+class CellsKind:
+    """The ``cells`` experiment kind (see the module docstring)."""
+
+    name = "cells"
+    writes_cells = True
+
+    def plan(self, ctx) -> list[Cell]:
+        return plan_cells(ctx.spec, ctx.X, ctx.n_clusters, ctx.data_fingerprint)
+
+    def run(self, ctx) -> None:
+        cells = self.plan(ctx)
+        ctx.record["expected_cells"] = identity_dicts(cells)
+        ctx.record["cells_done"] = []
+        store, outcome = ctx.store, ctx.outcome
+        done = store.done_ids()
+        pending = [c for c in cells if c.cell_id not in done]
+        outcome.n_expected = len(cells)
+        outcome.n_reused = len(cells) - len(pending)
+        if outcome.n_reused:
+            store.rebuild_csv()  # a previous run may have been killed before rebuilding it
+            ctx.log(
+                f"[kmdr] {ctx.spec.name}: resuming, {outcome.n_reused} of {len(cells)} cells "
+                f"already done ({store.cells_dir})"
+            )
+        ctx.save_record()
+        shared_log: dict = {}
+        try:
+            _run_cells(ctx, pending, len(cells), shared_log)
+        finally:
+            # Interrupted or not, cells.csv ends up holding every cell file: a signal now waits.
+            with signals.deferred():
+                forget_shared_work(ctx.outcome.run_id)
+                ctx.record["shared_work"] = _shared_record(shared_log)
+                done_now = store.done_ids()
+                ctx.record["cells_done"] = identity_dicts(c for c in cells if c.cell_id in done_now)
+                ctx.record["n_cells_computed"] = outcome.n_computed
+                ctx.record["n_cells_reused"] = outcome.n_reused
+                store.rebuild_csv()
+
+
+CELLS = CellsKind()
+
+
+def group_cells(cells: list[Cell]) -> list[list[Cell]]:
+    """The cells as jobs: those with equal ``group_key`` together (a deterministic reducer's
+    cells that differ only in repetition), each job where its first cell is in ``cells``."""
+    groups: dict[tuple, list[Cell]] = {}
+    for cell in cells:
+        groups.setdefault(cell.group_key, []).append(cell)
+    return list(groups.values())
+
+
+def _shared_record(log: dict) -> list[dict]:
+    """The run record's ``shared_work``: each shared work computed by this run, once, with the
+    seconds of its first computation (repetition None: deterministic, one for all repetitions);
+    ``computations`` counts the worker processes that computed it."""
+    rows = sorted(
+        log.items(), key=lambda kv: (repr(kv[0][0]), -1 if kv[0][1] is None else kv[0][1])
+    )
+    return [
+        {
+            "key": key_text(key),
+            "repetition": rep,
+            "seconds": seconds[0],
+            "computations": len(seconds),
+        }
+        for (key, rep), seconds in rows
+    ]
+
+
+def _shared_seed(spec, cell: Cell) -> int | None:
+    """The seed of the cell's shared work: per (key, repetition) as ever; a deterministic one is
+    given repetition 0's (it reads none)."""
+    if cell.shared_key is None:
+        return None
+    rep = 0 if cell.shared_deterministic else cell.repetition
+    return shared_seed(spec.seed, spec.dataset, cell.shared_key, rep)
+
+
+class _Claimer:
+    """Hands cells to the workers one at a time, claiming each first; remembers the cells another
+    run holds (``deferred``) and releases what it claimed."""
+
+    def __init__(self, store):
+        self.store = store
+        self.claims: dict[str, object] = {}
+        self.deferred: list[Cell] = []
+
+    def adopt(self, cell: Cell, claim) -> None:
+        """Hold ``claim`` (taken by a blocking wait) for ``cell``."""
+        self.claims[cell.cell_id] = claim
+
+    def claimed(self, groups: list[list[Cell]]):
+        """Each group with the cells this run could claim, claimed as the group is handed out;
+        a group none of whose cells could be claimed is skipped."""
+        for group in groups:
+            mine = [cell for cell in group if self._claim(cell)]
+            if mine:
+                yield mine
+
+    def _claim(self, cell: Cell) -> bool:
+        if cell.cell_id in self.claims:  # adopted after a wait
+            return True
+        claim = self.store.try_claim(cell.cell_id)
+        if claim is None:  # done meanwhile, or another run is computing it
+            self.deferred.append(cell)
+            return False
+        self.claims[cell.cell_id] = claim
+        return True
+
+    def release(self, cell_id: str) -> None:
+        claim = self.claims.pop(cell_id, None)
+        if claim is not None:
+            claim.release()
+
+    def release_all(self) -> None:
+        for cell_id in list(self.claims):
+            self.release(cell_id)
+
+
+def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
+    """Run the pending cells; persist each as it comes back (``outcome.n_computed`` counts).
+
+    ``shared_log`` collects, per shared work (key, repetition or None), the seconds of each
+    computation the workers reported.
+    """
+    from joblib import delayed
+
+    from kmdr.metrics import ObjectiveEvaluator
+
+    store, spec, par = ctx.store, ctx.spec, ctx.parallelism
+    claimer = _Claimer(store)
+    # ||A||^2 and the centered A, once for every cell (F is scored on the original data).
+    objective = ObjectiveEvaluator(ctx.X) if pending else None
+    bar = ctx.progress(total, ctx.outcome.n_reused, f"{spec.name}: cells", "cell")
+    last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
+    token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
+
+    def job(cells: list[Cell]):
+        signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
+        claims = [str(claimer.claims[c.cell_id].path) for c in cells]
+        return delayed(guarded_job)(
+            describe_cells(cells),
+            os.getpid(),
+            claims,
+            group_job,
+            cells,
+            ctx.X,
+            ctx.y,
+            ctx.n_clusters,
+            _shared_seed(spec, cells[0]),
+            objective,
+            par.blas_threads,
+            os.getpid(),
+            token,
+        )
+
+    def persist(cell: Cell, metrics: dict) -> None:
+        signals.raise_if_received()
+        run = {
+            "n_jobs": par.n_jobs,
+            "blas_threads": par.blas_threads,
+            "run_id": ctx.outcome.run_id,
+            "finished_at": now(),
+        }
+        row = cell_row(cell, metrics, experiment=spec.name, shape=ctx.shape, run=run)
+        store.write_cell(cell.cell_id, row)
+        claimer.release(cell.cell_id)
+        ctx.outcome.n_computed += 1
+        bar.update(1)
+        if time.monotonic() - last_csv[0] >= CSV_EVERY:
+            store.rebuild_csv()
+            last_csv[0] = time.monotonic()
+
+    try:
+        todo = pending
+        while todo:
+            jobs = (job(group) for group in claimer.claimed(group_cells(todo)))
+            try:
+                for pairs, report in results_as_completed(jobs, par.n_jobs):
+                    if report is not None:
+                        ident, seconds = report
+                        shared_log.setdefault(ident, []).append(seconds)
+                    for cell, metrics in pairs:
+                        persist(cell, metrics)
+            except BrokenExecutor as err:  # a worker died: name its cell, in one line
+                if signals.received() is not None:
+                    raise  # the signal that stops this run ended it too
+                raise CellAborted(_worker_death(claimer, pending, err)) from None
+            todo = _wait_for_others(ctx, claimer, bar)
+    finally:
+        claimer.release_all()
+        bar.close()
+
+
+def describe_cells(cells: list[Cell]) -> str:
+    """``reducer 'sign' in cell r=5 repetition 0 (<cell id>)``, naming every cell of a job."""
+    where = ", ".join(f"r={c.r} repetition {c.repetition} ({c.cell_id})" for c in cells)
+    return f"reducer {cells[0].reducer_name!r} in cell{'s' if len(cells) > 1 else ''} {where}"
+
+
+def _worker_death(claimer: _Claimer, pending: list[Cell], err: BaseException) -> str:
+    """The one line for a worker that died: the cells whose worker (written into their lock
+    files by :func:`~kmdr.run.parallel.guarded_job`) is gone, else those in flight."""
+    from kmdr._io import is_alive
+
+    by_id = {c.cell_id: c for c in pending}
+    lost = []
+    for cell_id, claim in claimer.claims.items():
+        worker = (_locks.holder(claim.path) or {}).get("worker")
+        if isinstance(worker, int) and not is_alive(worker) and cell_id in by_id:
+            lost.append(by_id[cell_id])
+    what = describe_cells(lost) if lost else "one of the cells being computed"
+    return (
+        f"a worker process died while computing {what} (killed, e.g. by the out-of-memory "
+        f"killer, or it called os._exit: {type(err).__name__}); finished cells are kept, "
+        "run the same command to compute the others"
+    )
+
+
+def _wait_for_others(ctx, claimer: _Claimer, bar) -> list[Cell]:
+    """Wait for the cells another run held when this run reached them; return what is left to
+    compute here: a cell whose holder died (its claim is taken over), and the cells after it.
+
+    This run blocks only while it holds no claim of its own, so two runs waiting on each other's
+    cells cannot deadlock.
+    """
+    deferred, claimer.deferred = claimer.deferred, []
+    store = ctx.store
+    waiting = [c for c in deferred if not store.is_done(c.cell_id)]
+    ctx.outcome.n_reused += len(deferred) - len(waiting)
+    bar.update(len(deferred) - len(waiting))
+    if waiting:
+        who = _locks.describe_holder(store.claim_holder(waiting[0].cell_id))
+        ctx.log(
+            f"[kmdr] {ctx.spec.name}: waiting for {len(waiting)} cells another run is "
+            f"computing in {store.cells_dir} ({who}); a holder showing no sign of life for "
+            f"{ctx.spec.claim_timeout:g} s (claim_timeout) is given up on"
+        )
+    for i, cell in enumerate(waiting):
+        try:
+            claim = store.try_claim(cell.cell_id, block=True, timeout=ctx.spec.claim_timeout)
+        except _locks.LockTimeout as err:
+            raise ClaimTimeout(
+                f"cell {cell.cell_id} (reducer {cell.reducer_name!r}, r={cell.r}, repetition "
+                f"{cell.repetition}) is claimed by "
+                f"{_locks.describe_holder(err.holder)}, which has shown no sign of life for "
+                f"{err.timeout:g} s (stopped or hung?); end that process (its finished cells "
+                "are kept) or raise claim_timeout, then run the same command again"
+            ) from None
+        if claim is None:  # the other run wrote it
+            ctx.outcome.n_reused += 1
+            bar.update(1)
+            continue
+        claimer.adopt(cell, claim)  # the other run died: this one computes it
+        return waiting[i:]
+    return []
+
+
+def progress_bar(enabled: bool) -> Callable:
+    """A factory of tqdm bars (disabled ones when ``enabled`` is false)."""
+
+    def make(total, initial, desc, unit):
+        from tqdm.auto import tqdm
+
+        return tqdm(
+            mininterval=0.5,
+            total=total,
+            initial=initial,
+            desc=desc,
+            unit=unit,
+            disable=not enabled,
+            dynamic_ncols=True,
+            smoothing=0.1,
+        )
+
+    return make

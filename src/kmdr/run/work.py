@@ -1,0 +1,321 @@
+"""The work done in a worker: the r-independent shared work, and one cell (reduce, cluster,
+evaluate). Module-level functions only, so that every joblib backend can pickle them.
+
+A cell's ``reduce_seconds`` is its shared work's measured seconds plus its own fit + transform
+time: what a user running that cell alone would see. ``shared_seconds`` and ``shared_key`` say
+which part was shared, and ``reduce_timing`` (:data:`TIMING_PER_CELL` or
+:data:`TIMING_SHARED_PER_REPETITION`) how it was measured.
+
+Every time is an independent measurement of its own repetition, because the report tests
+timings across repetitions (Welch t): a time copied from one repetition to the others would give
+those tests zero variance. So
+
+* a job (:func:`group_job`) of a deterministic reducer holds the cells that differ only in
+  repetition: it reduces once for all of them (the reduction does not depend on the seed, so each
+  cell is clustered on exactly the C it alone would compute), then runs the reduction again for
+  each further cell only to time it, and discards that output;
+* shared work is taken from a per-process memo (:func:`memo_shared_work`, keyed by the run's
+  token, the shared key, the repetition or None for deterministic work, and the seed), computed
+  there the first time: the first job that needs it computes it, and jobs without shared work
+  never wait for any. Deterministic shared work serves every repetition but is timed once per
+  repetition (:func:`memo_shared_seconds`: computed again and discarded for each further
+  repetition); its time is charged to every r of that repetition.
+
+Re-timing costs one more reduction (or shared work) per further repetition; the output used is
+always the first one, so no metric depends on it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import replace
+
+import numpy as np
+
+from kmdr.config.seeds import shared_random_state, stream_seeds
+from kmdr.config.spec import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
+from kmdr.results.cells import Cell, reducer_kwargs
+from kmdr.run.reducer_checks import checked_reduction
+
+__all__ = [
+    "TIMING_PER_CELL",
+    "TIMING_SHARED_PER_REPETITION",
+    "compute_cell",
+    "compute_group",
+    "compute_shared_work",
+    "first_of_class_indices",
+    "forget_shared_work",
+    "group_job",
+    "limit_blas_threads",
+    "memo_shared_seconds",
+    "memo_shared_work",
+]
+
+#: ``reduce_timing`` of a cell whose whole reduction was run and timed for that cell alone.
+TIMING_PER_CELL = "per cell"
+#: ``reduce_timing`` of a cell whose reduction includes shared work (``shared_key``): its own
+#: fit + transform timed for the cell, plus the shared work timed once per repetition (in the
+#: worker that ran it) and charged to every r of that repetition.
+TIMING_SHARED_PER_REPETITION = "shared per repetition"
+
+
+_LIMITED: dict[int, int] = {}  # pid -> BLAS threads applied in that worker process
+
+
+def limit_blas_threads(threads: int | None, parent_pid: int) -> None:
+    """Limit BLAS/OpenMP threads of this worker process to ``threads``, once per process.
+
+    threadpoolctl's context manager costs ~10 ms per call (it scans the loaded libraries), more
+    than a small cell, so a worker process applies the limit once and keeps it. The parent
+    process (sequential and threading backends) is limited by the runner around the whole run
+    instead, and restored after it.
+    """
+    pid = os.getpid()
+    if threads is None or pid == parent_pid or _LIMITED.get(pid) == threads:
+        return
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=threads)
+    _LIMITED[pid] = threads
+
+
+def first_of_class_indices(y) -> np.ndarray:
+    """The index of the first point of each class, in the order of the sorted class labels."""
+    _, first = np.unique(np.asarray(y), return_index=True)
+    return np.asarray(first, dtype=np.intp)
+
+
+def compute_shared_work(name: str, params: dict, r: int, n_clusters: int, X, seed: int):
+    """``reducer.compute_shared`` for one (shared key, repetition), seeded by ``seed``."""
+    from kmdr.reducers import make_reducer
+
+    params, k = reducer_kwargs(params, n_clusters)
+    state = shared_random_state(seed)
+    red = make_reducer(name, r, n_clusters=k, random_state=state, **params)
+    return red.compute_shared(X, random_state=state)
+
+
+def _cluster(reducer, C, X, n_clusters: int, kmeans_settings: dict, y, random_state):
+    """Lloyd's k-means on C (or the reducer's own clustering, e.g. sparsified k-means)."""
+    from kmdr.cluster import kmeans
+
+    settings = dict(kmeans_settings)
+    if settings["init"] == FIRST_OF_CLASS:
+        rows = first_of_class_indices(y)
+        centers = C[rows]
+        settings["init"] = centers.toarray() if hasattr(centers, "toarray") else centers
+    kwargs = dict(
+        n_init=settings["n_init"],
+        max_iter=settings["max_iter"],
+        init=settings["init"],
+        tol=settings["tol"],
+        random_state=random_state,
+    )
+    own = getattr(reducer, "cluster", None)
+    if own is not None:
+        return own(C, n_clusters, **kwargs)
+    # C is this cell's own array unless the reducer handed back the data itself (the baseline):
+    # only then may k-means center it in place (and give it back bit for bit) instead of
+    # copying it; the shared X is read by other cells, possibly from other threads.
+    return kmeans(C, n_clusters, copy_x=_may_share(C, X), **kwargs)
+
+
+def _may_share(C, X) -> bool:
+    """Whether C's values may live in X's memory (dense or CSR ``data``)."""
+    a = C.data if hasattr(C, "toarray") else C
+    b = X.data if hasattr(X, "toarray") else X
+    return bool(np.may_share_memory(a, b))
+
+
+def _reduce(cell: Cell, X, n_clusters: int, shared):
+    """The cell's reducer (seeded by its reducer stream), C, and its own fit + transform seconds."""
+    from kmdr.reducers import make_reducer
+
+    red_seed, _ = stream_seeds(cell.seed)
+    params, k = reducer_kwargs(cell.params, n_clusters)
+    reducer = make_reducer(cell.reducer_name, cell.r, n_clusters=k, random_state=red_seed, **params)
+    start = time.perf_counter()
+    C = reducer.fit_transform(X, shared=shared)
+    return reducer, C, time.perf_counter() - start
+
+
+def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, objective) -> dict:
+    """Cluster C with the cell's k-means seed and score it; the cell's metric and timing columns."""
+    from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
+
+    _, km_seed = stream_seeds(cell.seed)
+    shared_seconds = float(shared.seconds) if shared is not None else 0.0
+    start = time.perf_counter()
+    result = _cluster(reducer, C, X, n_clusters, cell.kmeans, y, km_seed)
+    cluster_seconds = time.perf_counter() - start
+    labels = result.labels
+    reduce_seconds = shared_seconds + own
+    return {
+        "objective": objective(labels) if objective is not None else kmeans_objective(X, labels),
+        "objective_reduced": kmeans_objective(C, labels),
+        "accuracy": clustering_accuracy(y, labels),
+        "nmi": nmi(y, labels),
+        "ari": ari(y, labels),
+        "n_iter": int(result.n_iter),
+        "converged": bool(result.converged),
+        "shared_seconds": shared_seconds,
+        "shared_key": key_text(shared.key) if shared is not None else "",
+        "reduce_seconds": reduce_seconds,
+        "cluster_seconds": cluster_seconds,
+        "total_seconds": reduce_seconds + cluster_seconds,
+        "reduce_timing": TIMING_PER_CELL if shared is None else TIMING_SHARED_PER_REPETITION,
+    }
+
+
+def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None) -> dict:
+    """Reduce, cluster and evaluate one cell; return its metric and timing columns.
+
+    ``shared`` is the cell's :class:`~kmdr.reducers.SharedWork` (None: the reducer computes its
+    r-independent work itself, and that time is part of the measured fit). The partition is
+    evaluated on the ORIGINAL ``X`` (``objective``) and on C (``objective_reduced``);
+    ``objective`` is a :class:`~kmdr.metrics.ObjectiveEvaluator` of X made once for all cells
+    (None: one is made here).
+    """
+    reducer, C, own = checked_reduction(_reduce, cell, X, n_clusters, shared)
+    return _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective)
+
+
+def compute_group(
+    cells, X, y, n_clusters: int, shared=None, objective=None, shared_seconds=None
+) -> list:
+    """Cells of one deterministic reduction (equal ``group_key``): reduce once, then cluster and
+    evaluate each cell with its own k-means seed; ``[(cell, metrics), ...]``.
+
+    Every cell is clustered on the first reduction's C (the reduction does not depend on the
+    reducer's seed, so it is exactly what each cell alone would compute), and its metrics are
+    those :func:`compute_cell` gives that cell. Each further cell runs the reduction again only
+    to time it (its output is discarded): every ``reduce_seconds`` is a measurement of its own.
+    ``shared_seconds`` maps a repetition to the seconds its shared work was measured to take
+    (None: ``shared.seconds`` for every cell).
+    """
+    cells = list(cells)
+
+    def shared_of(cell):
+        if shared is None or shared_seconds is None:
+            return shared
+        return replace(shared, seconds=float(shared_seconds[cell.repetition]))
+
+    if len(cells) == 1:
+        cell = cells[0]
+        return [(cell, compute_cell(cell, X, y, n_clusters, shared_of(cell), objective))]
+    keys = {c.group_key for c in cells}
+    if len(keys) != 1 or keys.pop()[0] != "reduce-once":
+        raise ValueError("compute_group: the cells differ in more than their repetition")
+    reducer, C, own = checked_reduction(_reduce, cells[0], X, n_clusters, shared)
+    out = []
+    for i, cell in enumerate(cells):
+        if i > 0:
+            own = _reduce(cell, X, n_clusters, shared)[2]  # re-timed; C of the first is used
+        metrics = _evaluate(cell, reducer, C, own, X, y, n_clusters, shared_of(cell), objective)
+        out.append((cell, metrics))
+    return out
+
+
+#: Shared works computed in this process: run token -> {(ident, seed): SharedWork}, the most
+#: recent runs last. A worker process may serve several runs (loky reuses its workers; a dask or
+#: Ray worker outlives a run), so only the last MEMO_RUNS runs are kept.
+_MEMO: OrderedDict[str, dict] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+_MEMO_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+MEMO_RUNS = 2
+
+
+def memo_shared_work(token: str, ident: tuple, seed: int, compute):
+    """The shared work ``ident`` (shared key, repetition or None) of the run ``token``, computed
+    by ``compute()`` the first time this process needs it; ``(SharedWork, computed_here)``.
+
+    Threads of one process needing the same work wait for the one computing it, so a process
+    computes each shared work once.
+    """
+    entry = (ident, seed)
+    with _MEMO_LOCK:
+        table = _MEMO.get(token)
+        if table is None:
+            table = _MEMO[token] = {}
+            while len(_MEMO) > MEMO_RUNS:
+                _drop_run(next(iter(_MEMO)))
+        _MEMO.move_to_end(token)
+        lock = _MEMO_KEY_LOCKS.setdefault((token, entry), threading.Lock())
+    with lock:
+        work = table.get(entry)
+        if work is not None:
+            return work, False
+        work = compute()
+        table[entry] = work
+        return work, True
+
+
+def memo_shared_seconds(token: str, ident: tuple, seed: int, repetition: int, work, compute):
+    """The measured seconds of the deterministic shared work ``ident`` in ``repetition``.
+
+    The first repetition that needs it in this process is charged ``work.seconds`` (the
+    computation that produced ``work``); each further repetition runs ``compute()`` again, keeps
+    only its time and discards its value, so that no two repetitions share one measurement.
+    """
+    entry = (ident, seed)
+    with _MEMO_LOCK:
+        table = _MEMO.setdefault(token, {})
+        lock = _MEMO_KEY_LOCKS.setdefault((token, entry), threading.Lock())
+    with lock:
+        times = table.setdefault((entry, "seconds"), {})
+        if repetition not in times:
+            times[repetition] = float(work.seconds) if not times else float(compute().seconds)
+        return times[repetition]
+
+
+def forget_shared_work(token: str) -> None:
+    """Drop this process's memo of the run ``token`` (the runner's own process, after a run)."""
+    with _MEMO_LOCK:
+        _drop_run(token)
+
+
+def _drop_run(token: str) -> None:
+    """Drop the run ``token``'s shared works and their locks (caller holds ``_MEMO_LOCK``)."""
+    _MEMO.pop(token, None)
+    for key in [k for k in _MEMO_KEY_LOCKS if k[0] == token]:
+        del _MEMO_KEY_LOCKS[key]
+
+
+def key_text(key: tuple | None) -> str:
+    """A shared key as the text cells.csv and the sidecars show."""
+    return "" if key is None else "/".join(str(part) for part in key)
+
+
+def group_job(cells, X, y, n_clusters, shared_seed, objective, threads, parent_pid, token):
+    """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
+    need (seeded ``shared_seed``) from this process's memo, timed once per repetition.
+
+    Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
+    job computed the shared work (else None), for the run record.
+    """
+    limit_blas_threads(threads, parent_pid)
+    first = cells[0]
+    shared, report, seconds = None, None, None
+    if first.shared_key is not None:
+        ident = first.shared_ident
+
+        def compute():
+            return compute_shared_work(
+                first.reducer_name, first.params, first.r, n_clusters, X, shared_seed
+            )
+
+        shared, computed = memo_shared_work(token, ident, shared_seed, compute)
+        if computed:
+            report = (ident, float(shared.seconds))
+        if ident[1] is None:  # deterministic: one value for every repetition, timed for each
+            seconds = {
+                c.repetition: memo_shared_seconds(
+                    token, ident, shared_seed, c.repetition, shared, compute
+                )
+                for c in cells
+            }
+    pairs = compute_group(cells, X, y, n_clusters, shared, objective, shared_seconds=seconds)
+    return pairs, report

@@ -1,0 +1,321 @@
+"""The ``kmdr`` command: one-line errors for bad overrides, a real run, a multirun, Hydra's own
+flags. (Schema errors: test_schema.py; the installed wheel: test_install.py.)"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kmdr import app as cli
+from kmdr.config import presets as configs
+
+KMDR = [sys.executable, "-c", "from kmdr.app import main; main()"]
+TINY = [
+    "dataset=synth",
+    "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
+    "r_grid=[2,4]",
+    "repeats=2",
+    "kmeans.n_init=1",
+    "n_jobs=1",
+    "figures=false",
+    "progress=false",
+]
+
+
+def fault(case):
+    return pytest.mark.fault(case, gets="exit 2 before any work, one line naming it, no folder")
+
+
+def _env():
+    env = dict(os.environ)
+    env.pop("HYDRA_FULL_ERROR", None)
+    return env
+
+
+def run_kmdr(args, cwd):
+    return subprocess.run(
+        KMDR + args, cwd=cwd, capture_output=True, text=True, env=_env(), timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(
+            ["dataset=nosuch"],
+            "unknown dataset 'nosuch'; valid datasets: coil20, nips, orl",
+            marks=fault("an unknown dataset on the command line (dataset=nosuch)"),
+        ),
+        pytest.param(
+            ["reducer=nosuch"],
+            "unknown reducer 'nosuch'; valid reducers: achlioptas, gaussian",
+            marks=fault("an unknown reducer on the command line (reducer=nosuch)"),
+        ),
+        pytest.param(
+            ["experiment=nosuch"],
+            "unknown experiment 'nosuch'; valid experiments: bmd09_fig1",
+            marks=fault("an unknown experiment preset (experiment=nosuch)"),
+        ),
+        pytest.param(
+            ["dataset=orl,nosuch"],
+            "unknown dataset 'nosuch'",
+            marks=fault("an unknown dataset among the values of a sweep (dataset=orl,nosuch)"),
+        ),
+        pytest.param(
+            ["r_grid=[]"],
+            "r_grid must be a non-empty list of positive integers",
+            marks=fault("an empty r-grid (r_grid=[])"),
+        ),
+        pytest.param(
+            ["r_grid=[0,3]"],
+            "r_grid must hold positive integers only; invalid: 0",
+            marks=fault("r = 0 in the r-grid"),
+        ),
+        pytest.param(["r_grid=[-2]"], "invalid: -2", marks=fault("a negative r in the r-grid")),
+        pytest.param(
+            ["reducer=svd", "r_grid=[5,100]"],
+            "r = 100 is too large for reducer 'svd' on synth",
+            marks=fault("an r larger than the data allows for SVD (r > min(n, d))"),
+        ),
+        pytest.param(
+            ["reducer=laplacian", "r_grid=[13]"],
+            "valid r for it: 1..12",
+            marks=fault("an r larger than d for a feature selection (laplacian, r = 13 > d = 12)"),
+        ),
+        (["kmeans.init=plus"], "unknown kmeans.init 'plus'; valid: k-means++, random, sample"),
+        pytest.param(
+            ["nosuchkey=1"],
+            "unknown config key 'nosuchkey'; valid keys: name, kind, dataset",
+            marks=fault("an unknown top-level key without + (nosuchkey=1)"),
+        ),
+    ],
+)
+def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, capsys):
+    argv = [*TINY, f"results_dir={tmp_path / 'results'}", *args]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("kmdr: error: ")
+    assert expected in err
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.fault(
+    "one job of a multirun asks for an r the data cannot give",
+    gets="exit 2 before any job runs, one line naming the job; the valid jobs do not run either",
+)
+def test_multirun_checks_every_job_before_running_any(tmp_path, capsys):
+    argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "reducer=sign,svd", "r_grid=[2,20]"]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        "error: [job reducer=svd] r = 20" in err and "r = 20 is too large for reducer 'svd'" in err
+    )
+    assert not (tmp_path / "results").exists()  # the valid sign job did not run either
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["dataset=nosuch"],
+        pytest.param(
+            ["reducer=sign", "-m", "dataset=orl"],
+            marks=pytest.mark.fault(
+                "a Hydra flag (-m) after the overrides",
+                gets="exit 2, one line saying flags go before the overrides (installed command)",
+            ),
+        ),
+    ],
+)
+def test_real_command_one_line_error_and_no_traceback(args, tmp_path):
+    proc = run_kmdr(args, tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("kmdr: error: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_and_multirun_write_one_experiment_folder(tmp_path):
+    results = tmp_path / "results"
+    proc = run_kmdr([*TINY, f"results_dir={results}", "reducer=sign"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert len(pd.read_csv(results / "custom" / "cells.csv")) == 4
+    assert list(tmp_path.iterdir()) == [results]  # Hydra left nothing in the working directory
+
+    proc = run_kmdr(["-m", *TINY, f"results_dir={results}", "reducer=sign,none"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    df = pd.read_csv(results / "custom" / "cells.csv")
+    assert sorted(df.reducer.unique()) == ["none", "sign"]
+    assert len(df) == 4 + 2 and not df.duplicated(["reducer", "r", "repetition"]).any()
+    assert len(list((results / "custom" / "runs").glob("*.json"))) == 3
+
+
+def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
+    from hydra import compose
+
+    from kmdr.config.spec import spec_from_config
+
+    with configs.initialized():
+        cfg = compose(
+            "config", overrides=["experiment=bzmd14_orl", "reducer=sign"], return_hydra_config=True
+        )
+        full = compose("config", overrides=["experiment=bzmd14_orl"])
+    choices = dict(cfg.hydra.runtime.choices)
+    spec = spec_from_config(full, only_reducer=cli._only_reducer(choices))
+    assert [r.id for r in spec.reducers] == ["sign"] and spec.repeats == 5
+    assert len(spec_from_config(full).reducers) == 8
+
+
+def test_every_preset_composes_and_states_its_protocol():
+    from hydra import compose
+
+    from kmdr.config.spec import spec_from_config
+    from kmdr.reducers import reducer_label
+
+    conf = configs.conf_dir()
+    with configs.initialized():
+        presets = configs.group_options("experiment")
+        assert {
+            "bmd09_table1",
+            "bmd09_fig1",
+            "bzmd14_orl",
+            "lst17_sparse_text",
+            "report_orl_projections",
+        } <= set(presets)
+        for name in presets:
+            cfg = compose("config", overrides=[f"experiment={name}"])
+            spec = spec_from_config(cfg)
+            # The reduced grid of --quick is a valid config too.
+            assert spec_from_config(compose("config", [f"experiment={name}", "quick=true"]))
+            assert spec.name == name
+            text = Path(conf, "experiment", f"{name}.yaml").read_text()
+            assert text.startswith("# @package _global_") and text.count("\n#") >= 4
+            # Every preset says what it reproduces (interfaces §3), none keeps the defaults.
+            assert "\npreset:\n" in text and cfg.preset.paper is not None
+            assert cfg.preset.title != name and cfg.preset.reproduce in ("paper", "diagnostic")
+            # A label is written only where the preset deliberately differs from the registry.
+            for entry in cfg.reducers:
+                assert entry.label is None or entry.label != reducer_label(entry.name), (
+                    name,
+                    entry,
+                )
+            if name.startswith("bzmd14"):
+                assert spec.r_grid == tuple(range(5, 101, 5)) and spec.repeats == 5
+                assert (spec.kmeans.n_init, spec.kmeans.max_iter) == (5, 500)
+                # the paper's seven methods, and one later method marked as not in the paper
+                assert [r.label for r in spec.reducers] == [
+                    "Sampl/SVD",
+                    "Sampl/ApproxSVD",
+                    "RidgeLev (CMM17, not in the paper)",
+                    "RP",
+                    "SVD",
+                    "ApprSVD",
+                    "LapScores",
+                    "kMeans",
+                ]
+
+
+def test_presets_order_make_reproduce_in_the_papers_order():
+    listed = configs.presets()
+    orders = [p["order"] for p in listed]
+    assert len(set(orders)) == len(orders)  # no two presets share a place
+    papers = [p["name"] for p in listed if p["reproduce"] == "paper"]
+    # bmd09's table and figure, then bzmd14's figures, lst17's, the course report's
+    assert papers[:2] == ["bmd09_table1", "bmd09_fig1"]
+    assert [p for p in papers if p.startswith("lst17")] == [
+        "lst17_coil20",
+        "lst17_rcv1",
+        "lst17_sparse_text",
+    ]
+    assert papers[-1] == "report_orl_projections"
+    diagnostics = [p["name"] for p in listed if p["reproduce"] == "diagnostic"]
+    assert set(diagnostics) >= {"bzmd14_synth_kmeanspp", "report_orl_projections_kmeanspp"}
+    # every diagnostic runs after every paper experiment
+    assert max(p["order"] for p in listed if p["reproduce"] == "paper") < min(
+        p["order"] for p in listed if p["reproduce"] == "diagnostic"
+    )
+
+
+@pytest.mark.fault(
+    "KMDR_CONF_DIR pointing at a folder without config.yaml",
+    gets="exit 2, one line naming the variable and the fix",
+)
+def test_conf_dir_without_config_is_a_clear_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv(configs.CONF_ENV, str(tmp_path))
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["dataset=synth"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{configs.CONF_ENV}={tmp_path} holds no config.yaml" in err
+
+
+def test_conf_dir_env_points_hydra_at_another_conf_folder(monkeypatch, tmp_path):
+    import shutil
+
+    shutil.copytree(configs.conf_dir(), tmp_path / "conf")
+    (tmp_path / "conf" / "dataset" / "mine.yaml").write_text("name: synth\nparams: {seed: 3}\n")
+    monkeypatch.setenv(configs.CONF_ENV, str(tmp_path / "conf"))
+    assert configs.conf_dir() == (tmp_path / "conf").resolve()
+    with configs.initialized():
+        assert "mine" in configs.group_options("dataset")
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["-sc", "install=bash"], "hydra_bash_completion"),
+        (["--help"], "kmdr is powered by Hydra"),
+        (["--info", "searchpath"], "pkg://kmdr.conf"),  # or $KMDR_CONF_DIR when it is set
+        (["--cfg", "job", "experiment=bzmd14_orl"], "bzmd14 Figure 3 (b, d, f): ORL"),
+    ],
+)
+def test_hydra_own_flags_are_not_taken_for_overrides(args, expected, tmp_path):
+    proc = run_kmdr(args, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    if expected.startswith("pkg://") and os.environ.get(configs.CONF_ENV):
+        expected = f"file://{configs.conf_dir()}"
+    assert expected in proc.stdout
+    assert list(tmp_path.iterdir()) == []  # nothing ran
+
+
+@pytest.mark.fault(
+    "--cfg job with a misspelt override",
+    gets="exit 2, one line naming the key, nothing printed as config",
+)
+def test_cfg_job_still_checks_the_config(tmp_path):
+    proc = run_kmdr(["--cfg", "job", "kmeans.n_inti=3"], tmp_path)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "unknown config key 'kmeans.n_inti'" in proc.stderr
+
+
+@pytest.mark.fault(
+    "the dataset of a run cannot be obtained (no file, no network)",
+    gets="one skip line, exit 1, the run record says skipped",
+)
+def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, capsys):
+    import kmdr.datasets as datasets
+
+    calls = []
+
+    def unavailable(name, **kwargs):
+        calls.append(name)
+        raise datasets.DatasetUnavailable(f"{name}: cannot obtain the file (test)")
+
+    monkeypatch.setattr(datasets, "load_dataset", unavailable)
+    monkeypatch.setattr(cli, "_DATA_CACHE", {})
+    monkeypatch.setattr(sys, "argv", ["kmdr"])
+    with pytest.raises(SystemExit) as exc:
+        cli.main([*TINY, f"results_dir={tmp_path}", "reducer=sign"])
+    assert exc.value.code == 1
+    assert "custom skipped: synth: cannot obtain the file (test)" in capsys.readouterr().err
+    assert calls == ["synth"]  # tried once, not again by the runner
+    (side,) = (tmp_path / "custom" / "runs").glob("*.json")
+    assert '"status": "skipped"' in side.read_text()

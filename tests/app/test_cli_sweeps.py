@@ -1,0 +1,124 @@
+"""The README's sweeps, run as written through the ``kmdr`` command: a multirun over any key keeps
+every job's rows (shown apart in the summary), a sweep on a dask cluster, parallel jobs under
+Hydra's joblib launcher with a thread budget that counts them, and the SLURM launcher's config."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+TINY = [
+    "dataset=synth",
+    "+dataset.params.n_samples=120",
+    "+dataset.params.n_features=30",
+    "+dataset.params.n_clusters=3",
+    "reducer=sign",
+    "r_grid=[4,8]",
+    "repeats=2",
+    "kmeans.max_iter=50",
+    "progress=false",
+]
+
+
+def kmdr(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    code = "import sys; from kmdr.app import main; sys.exit(main())"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def records(exp: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((exp / "runs").glob("*.json"))]
+
+
+@pytest.mark.parametrize(
+    ("sweep", "column", "values"),
+    [
+        ("kmeans.n_init=1,3", "kmeans_n_init", {1, 3}),
+        ("seed=0,1", "base_seed", {0, 1}),
+    ],
+)
+def test_a_multirun_over_a_key_keeps_every_jobs_rows(tmp_path, sweep, column, values):
+    run = kmdr("-m", sweep, *TINY, f"results_dir={tmp_path / 'r'}", "n_jobs=1", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    exp = tmp_path / "r" / "custom"
+    cells = pd.read_csv(exp / "cells.csv")
+    assert len(cells) == 2 * (2 * 2 + 0)  # two jobs x (2 r x 2 repetitions)
+    assert set(cells[column]) == values
+    summary = pd.read_csv(exp / "summary.csv")
+    # One summary row per (setting, r), never averaged over the two settings.
+    assert len(summary) == 2 * 2 and summary["setting"].nunique() == 2
+    assert set(summary["n_cells"]) == {2} and summary["complete"].all()
+    assert sorted(r["status"] for r in records(exp)) == ["complete", "complete"]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None,
+    reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
+)
+def test_backend_dask_starts_a_local_cluster(tmp_path):
+    run = kmdr(*TINY, "backend=dask", "n_jobs=2", f"results_dir={tmp_path / 'r'}", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    # dask's own start-up and shutdown logging stays out of the output.
+    assert "distributed." not in run.stderr
+    (record,) = records(tmp_path / "r" / "custom")
+    assert record["status"] == "complete" and record["backend_info"]["backend"] == "dask"
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("hydra_plugins.hydra_joblib_launcher") is None,
+    reason="hydra-joblib-launcher is not installed (pip install 'kmdr[joblib-launcher]')",
+)
+def test_joblib_launcher_jobs_share_the_cores(tmp_path):
+    run = kmdr(
+        "-m",
+        "hydra/launcher=joblib",
+        "hydra.launcher.n_jobs=2",
+        "seed=0,1",
+        *TINY,
+        "n_jobs=1",
+        f"results_dir={tmp_path / 'r'}",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    done = records(tmp_path / "r" / "custom")
+    assert len(done) == 2
+    for record in done:
+        assert record["launcher_jobs"] == 2
+        expected = max(1, record["cpu_count"] // (2 * record["n_jobs"]))
+        assert record["blas_threads"] == expected
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("hydra_plugins.hydra_submitit_launcher") is None,
+    reason="hydra-submitit-launcher is not installed (pip install 'kmdr[slurm]')",
+)
+def test_the_slurm_launcher_config_composes(tmp_path):
+    run = kmdr(
+        "--cfg",
+        "hydra",
+        "hydra/launcher=submitit_slurm",
+        "hydra.launcher.partition=cpu",
+        "hydra.launcher.cpus_per_task=8",
+        "hydra.launcher.timeout_min=120",
+        "experiment=bzmd14_orl",
+        "n_jobs=8",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "SlurmLauncher" in run.stdout and "partition: cpu" in run.stdout
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,233 @@
+"""kmdr-list: the datasets, reducers and presets, as text and as JSON, on the real catalog,
+registry and configs (subset checks: others add entries) and on a hand-made config folder."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+import kmdr.datasets as kd
+from kmdr import listing
+from kmdr.config.presets import conf_dir
+from kmdr.reducers import REDUCERS
+
+
+def _json(capsys, *argv) -> dict:
+    assert listing.main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_text_lists_known_entries(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path))
+    monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    assert listing.main([]) == 0
+    out = capsys.readouterr().out
+    for header in ("datasets (", "reducers (", "presets ("):
+        assert header in out
+    lines = out.splitlines()
+    coil20 = next(line.split() for line in lines if line.split()[:1] == ["coil20"])
+    assert coil20[:6] == ["coil20", "COIL20", "download", "1440", "1024", "20"]
+    sign = next(line.split() for line in lines if line.split()[:1] == ["sign"])
+    assert sign[1] == "RP"
+    assert any(line.split()[:1] == ["bzmd14_orl"] for line in lines)
+
+
+def test_json_shape_and_sections(capsys):
+    out = _json(capsys)
+    assert list(out) == list(listing.SECTIONS)
+    dataset_keys = {"name", "display_name", "kind", "status", "reason", "params"}
+    dataset_keys |= {"n_samples", "n_features", "n_clusters", "sparse"}
+    for row in out["datasets"]:
+        assert set(row) == dataset_keys and row["status"] in kd.STATUSES
+    for row in out["reducers"]:
+        assert set(row) == {"name", "label", "paper", "class", "params", "pinned", "error"}
+        assert isinstance(row["params"], dict) and isinstance(row["pinned"], dict)
+    for row in out["presets"]:
+        assert {"name", "paper", "title", "figure", "section", "order", "cells"} <= set(row)
+    assert list(_json(capsys, "presets", "datasets")) == ["datasets", "presets"]  # fixed order
+
+
+def test_unknown_section_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        listing.main(["models"])
+    assert exc.value.code == 2 and "unknown section(s) ['models']" in capsys.readouterr().err
+
+
+def test_datasets_status_follow_the_cache_and_mirror(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path / "cache"))
+    rel = "coil20/COIL20.mat"
+    (tmp_path / "mirror" / rel).parent.mkdir(parents=True)
+    (tmp_path / "mirror" / rel).write_bytes(b"only its presence is looked at")
+    rows = {
+        r["name"]: r
+        for r in _json(capsys, "datasets", "--mirror", str(tmp_path / "mirror"))["datasets"]
+    }
+    assert rows["coil20"]["status"] == "mirror" and rows["usps"]["status"] == "download"
+    assert rows["synth"]["status"] == "synthetic" and rows["synth"]["display_name"] == "Synth"
+    assert (rows["rcv1"]["n_samples"], rows["rcv1"]["sparse"]) == (15564, True)
+    assert rows["synth"]["params"]["seed"] == 0 and rows["coil20"]["params"] == {}
+
+
+def test_reducers_settable_params_without_the_pinned_ones(capsys):
+    rows = {r["name"]: r for r in _json(capsys, "reducers")["reducers"]}
+    assert set(rows) == set(REDUCERS)
+    approx = rows["leverage_approx"]
+    assert approx["label"] == REDUCERS["leverage_approx"].label
+    assert approx["pinned"] == {"svd": "approximate"}
+    # eps is the one a config sets; svd is pinned; r, k and the seed come from the runner
+    assert "eps" in approx["params"] and "svd" not in approx["params"]
+    assert not set(approx["params"]) & set(listing.RUNNER_SET)
+    defaults = REDUCERS["laplacian"].cls().get_params()
+    assert rows["laplacian"]["params"]["n_neighbors"] == defaults["n_neighbors"]
+    for name, row in rows.items():
+        assert row["paper"] == getattr(REDUCERS[name], "paper", None) and row["error"] is None
+
+
+def test_a_reducer_that_cannot_be_built_is_one_line(capsys, monkeypatch):
+    from dataclasses import replace
+
+    import kmdr.reducers as kr
+
+    class NeedsArgument(REDUCERS["sign"].cls):
+        def __init__(self, required):
+            self.required = required
+
+    broken = replace(REDUCERS["sign"], cls=NeedsArgument)
+    monkeypatch.setattr(kr, "REDUCERS", {**REDUCERS, "sign": broken})
+    rows = {r["name"]: r for r in _json(capsys, "reducers")["reducers"]}
+    assert "TypeError" in rows["sign"]["error"] and rows["svd"]["error"] is None
+    assert listing.main(["reducers"]) == 0
+    assert "  sign: TypeError" in capsys.readouterr().out
+
+
+def _compose(name: str):
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(conf_dir()), version_base=None):
+        return compose("config", overrides=[f"experiment={name}"])
+
+
+def test_presets_read_as_hydra_composes_them():
+    """What the listing reads with OmegaConf alone is what Hydra composes for each preset."""
+    presets = listing.list_presets()
+    assert {"bzmd14_orl", "lst17_coil20", "bmd09_table1"} <= {p.name for p in presets}
+    assert [(p.order, p.name) for p in presets] == sorted((p.order, p.name) for p in presets)
+    for p in presets:
+        cfg = _compose(p.name)
+        names = tuple(r.name for r in cfg.reducers)
+        assert (p.dataset, p.reducers, p.kind) == (cfg.dataset.name, names, cfg.kind), p.name
+        assert (p.r_grid, p.repeats) == (len(cfg.r_grid), cfg.repeats), p.name
+        if p.kind == "cells":
+            per_rep = sum(1 if n == "none" else len(cfg.r_grid) for n in names)
+            assert p.cells == per_rep * cfg.repeats
+        preset = cfg.get("preset") or {}
+        assert p.title == preset.get("title", cfg.name) and p.paper == preset.get("paper")
+
+
+CONFIG = """
+defaults:
+  - kmdr_schema
+  - _self_
+  - dataset: toy
+  - reducer: sign
+  - experiment: null
+r_grid: [1, 2, 3]
+repeats: 2
+kind: cells
+"""
+PRESET = """
+# @package _global_
+defaults:
+  - override /dataset: toy
+  - override /reducer: null
+name: mine
+reducers:
+  - {id: a, name: sign, label: A, params: {}}
+  - {id: b, name: gaussian, label: B, params: {}}
+  - {id: c, name: none, label: C, params: {}}
+r_grid: [5, 10, 20, 40]
+repeats: 3
+preset: {paper: lst17, title: "A test preset", figure: lst17, order: 5}
+"""
+
+
+@pytest.fixture
+def conf(tmp_path):
+    for rel, text in {
+        "config.yaml": CONFIG,
+        "dataset/toy.yaml": "name: toy\nparams: {}\n",
+        "reducer/sign.yaml": "# @package _global_\nreducers:\n  - {id: s, name: sign}\n",
+        "experiment/mine.yaml": PRESET,
+        "experiment/bare.yaml": "# @package _global_\nname: bare_run\n",
+    }.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def test_preset_block_and_cell_count(conf):
+    mine, bare = listing.list_presets(conf)  # order 5 before the default 1000
+    assert (mine.name, mine.paper, mine.title, mine.figure, mine.order) == (
+        "mine", "lst17", "A test preset", "lst17", 5,
+    )  # fmt: skip
+    assert mine.section == "custom" and mine.reproduce == "none"  # defaults for missing keys
+    assert mine.cells == (4 + 4 + 1) * 3  # the none reducer: one cell per repetition
+    # no preset block, no reducers: the defaults of interfaces §3 and config.yaml's sign reducer
+    assert (bare.name, bare.paper, bare.title, bare.figure, bare.order) == (
+        "bare", None, "bare_run", "bzmd14", 1000,
+    )  # fmt: skip
+    assert (bare.dataset, bare.reducers, bare.cells) == ("toy", ("sign",), 3 * 2)
+
+
+def test_presets_text_and_missing_config_folder(conf, capsys, monkeypatch):
+    monkeypatch.setenv("KMDR_CONF_DIR", str(conf))
+    assert listing.main(["presets"]) == 0
+    out = capsys.readouterr().out
+    assert "A test preset" in out and "presets (2)" in out
+    monkeypatch.setenv("KMDR_CONF_DIR", str(conf / "nowhere"))
+    assert listing.main(["presets"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("kmdr-list: error: presets:") and err.count("\n") == 1
+
+
+@pytest.mark.fault(
+    "kmdr-list with a dataset plug-in that does not import",
+    gets="listed as unavailable with its one-line reason; the others listed",
+)
+def test_a_broken_dataset_plugin_is_listed_with_its_reason(tmp_path, monkeypatch, capsys):
+    info = tmp_path / "badplugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: badplugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[kmdr.datasets]\nbad = badplugin_nowhere:ENTRY\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    kd.reload_plugins()
+    try:
+        assert listing.main(["datasets"]) == 0
+        out = capsys.readouterr().out
+        rows = {r["name"]: r for r in _json(capsys, "datasets")["datasets"]}
+    finally:
+        monkeypatch.undo()
+        kd.reload_plugins()
+    assert any(line.split()[:3] == ["bad", "bad", "unavailable"] for line in out.splitlines())
+    reasons = [line for line in out.splitlines() if "badplugin_nowhere" in line]
+    assert len(reasons) == 1 and "ModuleNotFoundError" in reasons[0]
+    assert rows["bad"]["kind"] is None and rows["coil20"]["status"] != "unavailable"
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path):
+    import subprocess
+    import sys
+
+    # `kmdr-list | head -1`: the reader closes the pipe early; no traceback, exit 0.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kmdr.listing"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    proc.stdout.close()  # before the listing is written: every write hits a closed pipe
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err

@@ -1,0 +1,325 @@
+# ruff: noqa: E501  (one bad-output case per line reads best)
+"""Plug-ins that misbehave, installed as a real package on a temporary path: reducers whose output
+cannot be scored (checked before scoring, one line naming the reducer, r, the problem and the fix;
+finished cells kept) and name clashes (built-ins win; two plug-ins of one name are refused when
+that name is used)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+PACKAGE = '''
+import numpy as np
+import scipy.sparse as sp
+from kmdr.reducers import BaseReducer
+from kmdr.datasets import Dataset
+
+
+class Bad(BaseReducer):
+    """Takes the first r columns, then does the one wrong thing its class says."""
+
+    def __init__(self, n_components=2, random_state=None):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def _fit(self, X, shared_value):
+        pass
+
+    def _first(self, X):
+        X = X.toarray() if sp.issparse(X) else X
+        return np.array(X[:, : self.n_components_])
+
+    def _transform(self, X):
+        return self._first(X)
+
+
+class WideOutput(Bad):
+    def _transform(self, X):
+        X = X.toarray() if sp.issparse(X) else X
+        return np.array(X[:, : self.n_components_ + 1])
+
+
+class ComplexOutput(Bad):
+    def _transform(self, X):
+        return self._first(X) + 0j
+
+
+class ObjectOutput(Bad):
+    def _transform(self, X):
+        return self._first(X).astype(object)
+
+
+class IntegerOutput(Bad):
+    def _transform(self, X):
+        return np.rint(self._first(X)).astype(np.int64)
+
+
+class NaNOutput(Bad):
+    def _transform(self, X):
+        C = self._first(X)
+        C[0, 0] = np.nan
+        return C
+
+
+class ListOutput(Bad):
+    def _transform(self, X):
+        return self._first(X).tolist()
+
+
+class GlobalRNG(Bad):
+    def _transform(self, X):
+        C = self._first(X)
+        return C + 1e-9 * np.random.rand(*C.shape)
+
+
+_CALLS = [0]
+
+
+class NotReproducible(Bad):
+    def _transform(self, X):
+        _CALLS[0] += 1
+        return self._first(X) + 1e-9 * _CALLS[0]
+
+
+class Fine(Bad):
+    pass
+
+
+def load_orl():
+    """A plug-in dataset named like a built-in."""
+    raise RuntimeError("never loaded: the built-in orl wins")
+
+
+def load_twin():
+    X = np.random.default_rng(0).normal(size=(30, 6))
+    return Dataset("twin", X, np.arange(30) % 3, 3, None, "twin")
+'''
+
+REDUCERS = {
+    "wide": "WideOutput",
+    "complexout": "ComplexOutput",
+    "objectout": "ObjectOutput",
+    "intout": "IntegerOutput",
+    "nanout": "NaNOutput",
+    "listout": "ListOutput",
+    "globalrng": "GlobalRNG",
+    "unrepro": "NotReproducible",
+    "fine": "Fine",
+    "sign": "Fine",  # named like a built-in
+}
+
+
+def _dist(site: Path, dist: str, entry_points: str) -> None:
+    # the folder's name up to its first "-" is the distribution's (underscores in the name)
+    info = site / f"{dist.replace('-', '_')}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    (site / "kmdr_badplug.py").write_text(PACKAGE)
+    lines = "\n".join(f"{name} = kmdr_badplug:{cls}" for name, cls in REDUCERS.items())
+    datasets = "orl = kmdr_badplug:load_orl\ntwin = kmdr_badplug:load_twin\n"
+    _dist(site, "kmdr-badplug", f"[kmdr.reducers]\n{lines}\n[kmdr.datasets]\n{datasets}")
+    # a second package declaring a reducer and a dataset of the same names as the first
+    _dist(
+        site,
+        "kmdr-otherplug",
+        "[kmdr.reducers]\nfine = kmdr_badplug:Fine\n[kmdr.datasets]\ntwin = kmdr_badplug:load_twin\n",
+    )
+    return site
+
+
+def kmdr(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+    env["OMP_NUM_THREADS"] = "1"
+    env.pop("HYDRA_FULL_ERROR", None)
+    code = "import sys; from kmdr.app import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+RUN = [
+    "dataset=synth",
+    "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
+    "r_grid=[3]",
+    "repeats=1",
+    "kmeans.n_init=1",
+    "n_jobs=1",
+    "backend=sequential",
+    "figures=false",
+    "progress=false",
+]
+WARNINGS = ("kmdr.reducers:0: UserWarning", "kmdr.datasets:0: UserWarning")
+
+
+def _errors(stderr: str) -> list[str]:
+    """stderr without the plug-in clash warnings every command of this site prints."""
+    return [ln for ln in stderr.splitlines() if ln and not ln.startswith(WARNINGS)]
+
+
+def output_case(name, problem, what):
+    return pytest.param(
+        name,
+        problem,
+        marks=pytest.mark.fault(
+            what,
+            gets="the run stops with one line naming the reducer, r, the problem and the fix "
+            "(exit 1); the cells already finished are kept",
+        ),
+    )
+
+
+@pytest.fixture
+def plugged(site, monkeypatch):
+    """The plug-in package importable in this process, the registry reloaded (and again after)."""
+    import importlib
+
+    from kmdr.reducers import _registry
+
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    _registry._plugins.cache_clear()
+    yield
+    monkeypatch.undo()
+    _registry._plugins.cache_clear()
+    sys.modules.pop("kmdr_badplug", None)
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        output_case("complexout", "dtype complex128, not a real floating type", "a plug-in reducer returning complex values"),
+        output_case("objectout", "dtype object, not a real floating type", "a plug-in reducer returning an object array"),
+        output_case("intout", "dtype int64, not a real floating type", "a plug-in reducer returning integers"),
+        output_case("nanout", "holds 1 NaN or infinite values", "a plug-in reducer returning NaN"),
+        output_case("listout", "transform returned a list", "a plug-in reducer returning a Python list"),
+        output_case("globalrng", "changed numpy's global random state", "a plug-in reducer drawing from numpy's global random state"),
+        output_case("unrepro", "two fits with the same random_state gave different outputs", "a plug-in reducer whose output changes under the same seed"),
+    ],
+)  # fmt: skip
+def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugged):
+    """The worker's own cell function, on a real cell of the plug-in reducer."""
+    import warnings
+
+    from kmdr.config.spec import spec_from_config
+    from kmdr.results.cells import plan_cells
+    from kmdr.run.reducer_checks import ReducerOutputError
+    from kmdr.run.work import compute_cell
+
+    X = np.random.default_rng(0).normal(size=(60, 12))
+    y = np.arange(60) % 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the site's clash warnings
+        spec = spec_from_config(
+            {
+                "dataset": {"name": "synth"},
+                "reducers": [{"name": name}],
+                "r_grid": [3],
+                "repeats": 1,
+            }
+        )
+        (cell,) = plan_cells(spec, X, 3, "content:test")
+        with pytest.raises(ReducerOutputError) as err:
+            compute_cell(cell, X, y, 3)
+    line = str(err.value)
+    assert "\n" not in line and line.startswith(f"reducer '{name}' ({name}) at r=3: ")
+    assert problem in line and "; " in line.split(problem, 1)[1]  # the fix follows
+
+
+@pytest.mark.fault(
+    "a plug-in reducer returning more than r columns, in a real run",
+    gets="the run stops with one line naming the reducer, r, the shape and the fix (exit 1); "
+    "the cells already finished are kept",
+)
+def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(site, tmp_path):
+    results = tmp_path / "r"
+    # The baseline's cells run first (longest first) and are kept when the bad reducer stops.
+    run = kmdr(site, tmp_path, *RUN, "reducers=[{name:none},{name:wide}]", f"results_dir={results}")
+    assert run.returncode == 1, run.stderr
+    (line,) = _errors(run.stderr)
+    assert "Traceback" not in run.stderr and line.startswith("kmdr: error: ")
+    assert "reducer 'wide' (wide) at r=3: its output has shape (60, 4), not (60, 3)" in line
+    assert "finished cells are kept" in line
+    cells = pd.read_csv(results / "custom" / "cells.csv")
+    assert set(cells["reducer"]) == {"none"} and len(cells) == 1
+
+
+@pytest.mark.fault(
+    "a reducer plug-in named like a built-in (sign), installed beside good plug-ins",
+    gets="every command works; the plug-in is ignored with one warning line naming it and its "
+    "package; sign means the built-in",
+)
+def test_a_plugin_named_sign_breaks_nothing(site, tmp_path):
+    run = kmdr(site, tmp_path, *RUN, "reducer=sign", f"results_dir={tmp_path / 'r'}")
+    assert run.returncode == 0, run.stderr
+    clash = [ln for ln in run.stderr.splitlines() if "'sign'" in ln and "ignored" in ln]
+    assert len(clash) == 1 and "kmdr-badplug 0.1" in clash[0]
+    cells = pd.read_csv(tmp_path / "r" / "custom" / "cells.csv")
+    assert set(cells["method"]) == {"RP"}  # the built-in's label, not the plug-in's
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(
+            ["reducers=[{name:fine}]"],
+            "reducer 'fine' is declared by 2 plug-ins",
+            marks=pytest.mark.fault(
+                "two installed packages declare a reducer of the same name, and a run uses it",
+                gets="exit 2 before any work, one line naming both packages",
+            ),
+        ),
+        pytest.param(
+            ["dataset=synth", "dataset.name=twin"],
+            "dataset 'twin' is declared by 2 plug-ins",
+            marks=pytest.mark.fault(
+                "two installed packages declare a dataset of the same name, and a run uses it",
+                gets="exit 2 before any work, one line naming both packages",
+            ),
+        ),
+    ],
+)
+def test_two_plugins_of_one_name_are_refused_when_used(args, expected, site, tmp_path):
+    run = kmdr(site, tmp_path, *RUN[1:], *args, f"results_dir={tmp_path / 'r'}")
+    assert run.returncode == 2, run.stderr
+    (line,) = _errors(run.stderr)
+    assert line.startswith("kmdr: error: ") and expected in line
+    assert "kmdr-badplug" in line and "kmdr-otherplug" in line
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.fault(
+    "a dataset plug-in named like a built-in dataset (orl)",
+    gets="ignored with one warning line naming it and its package; the built-in is used",
+)
+def test_a_dataset_plugin_named_like_a_builtin_is_ignored(site, tmp_path):
+    code = (
+        "import warnings; warnings.simplefilter('default'); "
+        "from kmdr.datasets import dataset_info, dataset_names; names = dataset_names(); print(dataset_info('orl').loader.__module__, names.count('orl'))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+    probe = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert "kmdr.datasets" in probe.stdout  # the built-in loader, not kmdr_badplug's
+    (line,) = [ln for ln in probe.stderr.splitlines() if "'orl'" in ln]
+    assert "is ignored" in line and "kmdr-badplug 0.1" in line

@@ -1,0 +1,434 @@
+# ruff: noqa: E501  (one bad-input case per line reads best)
+"""Bad input a user's hands produce, through the real entry points: ``kmdr`` (in this process, and
+as the installed command where its exact stderr matters), ``kmdr-figures`` and ``kmdr-report``.
+Each case gets a correct result or ONE line naming the problem and the fix, before any work,
+with nothing written; never a traceback. Also: a preset run that changes what the preset fixes
+never lands in the preset's folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kmdr import app as cli
+from kmdr.config import presets as configs
+from kmdr.figures import draw as figures
+from kmdr.report import build
+
+TINY = [
+    "dataset=synth",
+    "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
+    "r_grid=[2,4]",
+    "repeats=1",
+    "kmeans.n_init=1",
+    "n_jobs=1",
+    "figures=false",
+    "progress=false",
+]
+KMDR = [sys.executable, "-c", "import sys; from kmdr.app import main; sys.exit(main())"]
+
+
+def fails_with(argv, capsys) -> str:
+    """``kmdr argv`` in this process: exit 2, exactly one line, no traceback; the line."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    out = capsys.readouterr()
+    assert out.err.count("\n") == 1 and out.err.startswith("kmdr: error: "), out.err
+    assert "Traceback" not in out.err + out.out
+    return out.err.strip()
+
+
+def case(args, expected, what, gets="exit 2 before any work, one line naming it and the fix"):
+    return pytest.param(args, expected, marks=pytest.mark.fault(what, gets=gets))
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        case(["results_dir="], "results_dir is empty", "an empty results_dir= (would have written into the committed results/)"),
+        case(["name=a/b"], "name must be one folder name", "a name with a path separator (name=a/b)"),
+        case(["name=.."], "got '..'", "name=.. (a folder outside results_dir)"),
+        case(['name="ü"'], "got 'ü'", "a name with characters outside ASCII"),
+        case(["results_dir=résultats"], "write it as 'results_dir=\"résultats\"'", "a non-ASCII value left unquoted (results_dir=résultats)", gets="exit 2, one line giving the quoted override to type"),
+        case(["r_grid=[1,2"], "cannot parse the override 'r_grid=[1,2'", "an override with an unclosed bracket"),
+        case(["kmeans.n_init"], "cannot parse the override 'kmeans.n_init': missing EQUAL", "an override without = and a value"),
+        case(["seed=a==b"], "cannot parse the override 'seed=a==b'", "an override with a doubled ="),
+        case(["seed=9223372036854775808"], "seed must be an integer from 0 to 2**63-1", "a seed too large for the cells' 64-bit column"),
+        case(["r_grid=[2.5]"], "r_grid[0]: Value '2.5' of type 'float'", "a fractional r in the r-grid"),
+        case(["kind=foo"], "unknown kind 'foo'; valid kinds: cells", "an unknown experiment kind"),
+        case(["reducers=[]"], "reducers must be a non-empty list", "an empty reducer list"),
+        case(["reducers=[{name:sign},{name:sign}]"], "reducer ids must be unique", "two reducers with the same id"),
+        case(["+dataset.params.foo=1"], "unknown parameters ['foo']", "a dataset parameter its loader does not take"),
+        case(["preset.section=nowhere"], "preset.section: Invalid value 'nowhere'", "an unknown report section in the preset metadata"),
+        case(["reducer=svd_approx", "+reducers.0.params.eps=abc"], "The 'eps' parameter of SVDFeatures must be a float", "a reducer parameter of the wrong type (eps=abc)"),
+        case(["reducer=lle", "+reducers.0.params.n_neighbors=0"], "'n_neighbors' parameter of LocallyLinearReducer must be an int in the range [1, inf)", "a reducer parameter out of its range (n_neighbors=0)"),
+        case(["reducer=sign", "+reducers.0.params.nosuch=1"], "params ['nosuch'] are invalid for reducer 'sign'", "a parameter the reducer does not take"),
+        case(["experiment=bmd09_table1", "reducer=gaussian"], "reducer=gaussian is not part of this experiment", "a reducer that is not part of the chosen preset"),
+        case(["-m", "seed=interval(0,1)"], "interval sweeps need a sweeper plugin", "an interval sweep without a sweeper plugin"),
+        case(["--cfg", "job", "r_grid=[1"], "cannot parse the override 'r_grid=[1'", "--cfg job with an override that does not parse"),
+        case(["repeats=-1"], "repeats must be >= 1, got -1", "a negative number of repetitions"),
+        case(["kmeans.max_iter=0"], "kmeans.max_iter must be >= 1, got 0", "zero k-means iterations (kmeans.max_iter=0)"),
+        case(["leverage.r=0"], "leverage.r must be >= 1, got 0", "zero columns for the leverage-score figure (leverage.r=0)"),
+        case(["kmeans.tol=abc"], "kmeans.tol: Value 'abc' of type 'str' could not be converted to Float", "a word for the k-means tolerance"),
+        case(["name="], "got ''", "an empty experiment name (name=)"),
+        case(["experiment=bzmd14_orl", "reducer=nosuch"], "unknown reducer 'nosuch'; valid reducers:", "an unknown reducer chosen inside a preset"),
+        case(["blas_threads=-1"], "blas_threads must be >= 1, got -1", "a negative number of BLAS threads"),
+        case(["n_jobs=abc"], "n_jobs: Value 'abc' of type 'str' could not be converted to Integer", "a word for the number of workers"),
+        case(["-cn", "nosuch"], "Cannot find primary config 'nosuch'", "a primary config name that does not exist (-cn nosuch)"),
+        case(["hydra/launcher=nosuch"], "Could not find 'hydra/launcher/nosuch'", "an unknown Hydra launcher", gets="exit 2 before any work, one line listing the available launchers"),
+        case(["dataset="], "unknown dataset ''; valid datasets:", "an empty dataset choice (dataset=)"),
+        case(["~dataset"], "no dataset is set; choose one with dataset=<name>", "the dataset deleted from the config (~dataset)"),
+        case(["leverage.reducer=svd"], "leverage.reducer: Invalid value 'svd', expected one of [leverage, leverage_approx]", "a sampler the leverage-score figure does not have"),
+        case(["+preset.foo=1"], "unknown config key 'preset.foo'; valid keys of preset:", "an unknown preset metadata key added with +"),
+        case(["preset.order=1.5"], "preset.order: Value '1.5' of type 'float'", "a fractional preset order"),
+        case(["-m", "r_grid=[2],[0]"], "[job r_grid=[0]] r_grid must hold positive integers only", "a sweep over r-grids with one invalid grid"),
+        case(["-cd", "/nonexistent/kmdr_conf"], "-cd /nonexistent/kmdr_conf: the config folder does not exist", "-cd to a folder that does not exist"),
+        case(["hydra.searchpath=[file:///nonexistent/kmdr_conf]"], "hydra.searchpath /nonexistent/kmdr_conf: the config folder does not exist", "a config search path that does not exist"),
+    ],
+)  # fmt: skip
+def test_bad_command_line_is_one_line_before_any_work(args, expected, tmp_path, capsys):
+    # flags (and their values) first, then the overrides
+    n_flags = {"-cd": 2, "-cn": 2, "--cfg": 2, "-m": 1}.get(args[0], 0)
+    head, rest = args[:n_flags], args[n_flags:]
+    argv = [*head, *TINY, f"results_dir={tmp_path / 'results'}", *rest]
+    line = fails_with(argv, capsys)
+    assert expected in line
+    assert not (tmp_path / "results").exists() and not Path("résultats").exists()
+
+
+@pytest.mark.fault(
+    "-cd pointing at a file instead of a config folder",
+    gets="exit 2 before any work, one line naming it and the fix",
+)
+def test_cd_to_a_file(tmp_path, capsys):
+    (tmp_path / "conf.yaml").write_text("x: 1\n")
+    line = fails_with(["-cd", str(tmp_path / "conf.yaml"), *TINY], capsys)
+    assert "the config folder is a file, not a folder" in line
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        pytest.param(
+            "file",
+            marks=pytest.mark.fault(
+                "results_dir naming a file", gets="exit 2 before any work, one line, file intact"
+            ),
+        ),
+        pytest.param(
+            "under_file",
+            marks=pytest.mark.fault(
+                "results_dir inside a path whose parent is a file",
+                gets="exit 2 before any work, one line naming the file",
+            ),
+        ),
+    ],
+)
+def test_results_dir_that_cannot_be_a_folder(where, tmp_path, capsys):
+    blocker = tmp_path / "taken"
+    blocker.write_text("not a folder\n")
+    target = blocker if where == "file" else blocker / "sub"
+    line = fails_with([*TINY, f"results_dir={target}"], capsys)
+    assert ("is a file, not a folder" if where == "file" else f"{blocker} is a file") in line
+    assert blocker.read_text() == "not a folder\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into any folder")
+@pytest.mark.fault(
+    "results_dir in a folder the user cannot write to",
+    gets="exit 2 before any work, one line saying it is not writable",
+)
+def test_results_dir_not_writable(tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        line = fails_with([*TINY, f"results_dir={locked / 'results'}"], capsys)
+    finally:
+        locked.chmod(0o700)
+    assert "is not writable" in line
+
+
+@pytest.fixture
+def conf_copy(tmp_path, monkeypatch):
+    conf = tmp_path / "conf"
+    shutil.copytree(configs.conf_dir(), conf)
+    monkeypatch.setenv(configs.CONF_ENV, str(conf))
+    return conf
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "line_no"),
+    [
+        pytest.param(
+            "experiment/broken.yaml",
+            "# @package _global_\nname: broken\nr_grid: [5, 10\n",
+            4,
+            marks=pytest.mark.fault(
+                "a YAML syntax error in a preset (unclosed bracket)",
+                gets="exit 2, one line with the file, line and column",
+            ),
+        ),
+        pytest.param(
+            "dataset/synth.yaml",
+            "name: synth\nparams: {seed: 0\n",
+            3,
+            marks=pytest.mark.fault(
+                "a YAML syntax error in a dataset config of KMDR_CONF_DIR",
+                gets="exit 2, one line with the file, line and column",
+            ),
+        ),
+        pytest.param(
+            "experiment/broken.yaml",
+            "# @package _global_\nname: broken\nrepeats: 2\n  kind: cells\n",
+            4,
+            marks=pytest.mark.fault(
+                "a YAML indentation error in a preset",
+                gets="exit 2, one line with the file, line and column",
+            ),
+        ),
+    ],
+)
+def test_yaml_syntax_error_is_one_line(file, text, line_no, conf_copy, tmp_path, capsys):
+    (conf_copy / file).write_text(text)
+    args = ["experiment=broken"] if file.startswith("experiment") else []
+    line = fails_with([*args, *TINY[1:], f"results_dir={tmp_path / 'r'}"], capsys)
+    assert "YAML syntax error in" in line and file in line and f"line {line_no}" in line
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.fault(
+    "a YAML syntax error in a preset of the user's -cd folder (installed command)",
+    gets="exit 2, exactly one stderr line, no traceback, nothing written",
+)
+def test_yaml_error_in_users_folder_real_command(tmp_path):
+    (tmp_path / "my_conf" / "experiment").mkdir(parents=True)
+    (tmp_path / "my_conf" / "experiment" / "mine.yaml").write_text("name: [mine\n")
+    proc = subprocess.run(
+        [*KMDR, "-cd", str(tmp_path / "my_conf"), "experiment=mine"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "YAML syntax error in" in proc.stderr and "mine.yaml, line 2" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_conf"]
+
+
+@pytest.mark.fault(
+    "a results_dir with characters outside ASCII, quoted",
+    gets="a correct run: cells, summary and figure written under that folder",
+)
+def test_non_ascii_results_dir_quoted_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _run_in_process(
+        [*TINY[:-2], "progress=false", "reducer=sign", 'results_dir="résultats ü"'], capsys
+    )
+    exp = tmp_path / "résultats ü" / "custom"
+    assert len(pd.read_csv(exp / "cells.csv")) == 2
+    assert (exp / "summary.csv").exists() and list((exp / "figures").glob("*.png"))
+
+
+# ---------------------------------------------------------------------------------------------
+# A folder holds one experiment
+
+
+def _preset_run(tmp_path, *args):
+    return [
+        "experiment=bzmd14_orl",
+        "reducer=sign",
+        "r_grid=[2]",
+        "repeats=1",
+        "kmeans.n_init=1",
+        "n_jobs=1",
+        "progress=false",
+        "figures=false",
+        f"results_dir={tmp_path / 'r'}",
+        *args,
+    ]
+
+
+def _run_in_process(argv, capsys):
+    try:
+        cli.main(argv)
+    except SystemExit as exc:
+        assert exc.code in (None, 0), capsys.readouterr().err
+    return capsys.readouterr().err
+
+
+SYNTH = ["dataset=synth", "+dataset.params={n_samples:60,n_features:12,n_clusters:3}"]
+
+
+@pytest.mark.fault(
+    "a preset run with its dataset overridden (experiment=bzmd14_orl dataset=synth)",
+    gets="runs as bzmd14_orl+dataset=synth, announced in one line, with ad-hoc metadata; the "
+    "preset's folder is never written",
+)
+def test_a_preset_with_another_dataset_runs_in_its_own_folder(tmp_path, capsys):
+    err = _run_in_process(_preset_run(tmp_path, *SYNTH), capsys)
+    assert "runs as bzmd14_orl+dataset=synth" in err and "Traceback" not in err
+    root = tmp_path / "r"
+    assert sorted(p.name for p in root.iterdir()) == ["bzmd14_orl+dataset=synth"]
+    cells = pd.read_csv(root / "bzmd14_orl+dataset=synth" / "cells.csv")
+    assert set(cells["dataset"]) == {"synth"} and set(cells["experiment"]) == {
+        "bzmd14_orl+dataset=synth"
+    }
+    (record,) = [json.loads(p.read_text()) for p in (root / cells.experiment[0] / "runs").glob("*")]
+    preset = record["config"]["preset"]
+    assert preset["paper"] is None and preset["reproduce"] == "none"
+    assert preset["section"] == "custom" and preset["title"] == "bzmd14_orl+dataset=synth"
+
+
+@pytest.mark.fault(
+    "a preset run with a changed protocol and name= the user chose",
+    gets="runs in that folder with ad-hoc metadata (never presented as the paper's figure)",
+)
+def test_a_changed_preset_under_a_chosen_name(tmp_path, capsys):
+    err = _run_in_process(_preset_run(tmp_path, *SYNTH, "aggregation=best", "name=mine"), capsys)
+    assert "runs as mine" in err
+    (record,) = [json.loads(p.read_text()) for p in (tmp_path / "r" / "mine" / "runs").glob("*")]
+    assert record["config"]["preset"]["paper"] is None
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["mine"]
+
+
+def test_what_a_preset_fixes_and_what_it_does_not():
+    from hydra import compose
+
+    with configs.initialized():
+        base = compose("config", overrides=["experiment=bzmd14_orl"])
+
+        def changes(*ov):
+            cfg = compose("config", overrides=["experiment=bzmd14_orl", *ov])
+            return configs.own_folder(cfg, base), str(cfg.name)
+
+        # settings a folder holds several of, and parts of the grid: the preset's folder
+        for ov in (["seed=3"], ["kmeans.n_init=1"], ["r_grid=[5]", "repeats=1"], ["n_jobs=2"]):
+            assert changes(*ov) == (None, "bzmd14_orl"), ov
+        # what the preset fixes: a folder of its own, named by the change
+        assert changes("reducers.1.params.eps=0.5")[1] == ("bzmd14_orl+reducers.1.params.eps=0.5")
+        assert changes("aggregation=best")[1] == "bzmd14_orl+aggregation=best"
+        assert changes("kind=sampling_lemma")[1] == "bzmd14_orl+kind=sampling_lemma"
+        title = changes("preset.title=Something else")[1]
+        assert title.startswith("bzmd14_orl+preset.title=") and " " not in title
+
+
+# ---------------------------------------------------------------------------------------------
+# kmdr-figures and kmdr-report on bad folders
+
+
+def _results_with_one_damaged(tmp_path) -> Path:
+    """Two small finished experiments and a third whose cells.csv is damaged."""
+    root = tmp_path / "results"
+    for name in ("first", "third"):
+        argv = [*TINY[:-2], "progress=false", "reducer=sign", f"name={name}", f"results_dir={root}"]
+        cli.main(argv)
+    (root / "second").mkdir()
+    (root / "second" / "cells.csv").write_text('reducer,r\nsign,"5\n')
+    return root
+
+
+@pytest.fixture
+def damaged_results(tmp_path, capsys):
+    root = _results_with_one_damaged(tmp_path)
+    capsys.readouterr()
+    return root
+
+
+@pytest.mark.fault(
+    "kmdr-report with one damaged experiment folder among good ones",
+    gets="the report is written with every folder; one line names the damaged cells.csv, whose "
+    "rows are not used; exit 0",
+)
+def test_report_names_a_damaged_folder_and_reports_the_others(damaged_results, capsys):
+    assert build.main([str(damaged_results)]) == 0
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err + out.out
+    named = [ln for ln in out.err.splitlines() if "second/cells.csv" in ln]
+    assert len(named) == 1 and "not read" in named[0], out.err
+    text = (damaged_results / "REPORT.md").read_text()
+    for name in ("first", "second", "third"):
+        assert f"`{name}`" in text, name
+
+
+@pytest.mark.fault(
+    "kmdr-figures with one damaged experiment folder among good ones",
+    gets="the others are drawn; one line names the damaged cells.csv; exit 0",
+)
+def test_figures_names_a_damaged_folder_and_draws_the_others(damaged_results, capsys):
+    assert figures.main([str(damaged_results)]) == 0
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err + out.out
+    assert [ln for ln in out.err.splitlines() if "second/cells.csv" in ln], out.err
+    for name in ("first", "third"):
+        assert list((damaged_results / name / "figures").glob("*.png")), name
+    assert not (damaged_results / "second" / "figures").exists()
+
+
+@pytest.mark.parametrize(
+    ("tool", "where"),
+    [
+        pytest.param(
+            build.main,
+            "missing",
+            marks=pytest.mark.fault(
+                "kmdr-report on a mistyped results folder",
+                gets="exit 2, one line, nothing written (no empty report)",
+            ),
+        ),
+        pytest.param(
+            build.main,
+            "empty",
+            marks=pytest.mark.fault(
+                "kmdr-report on a folder that holds no experiment",
+                gets="exit 2, one line, nothing written",
+            ),
+        ),
+        pytest.param(
+            build.main,
+            "file",
+            marks=pytest.mark.fault(
+                "kmdr-report given a file", gets="exit 2, one line, the file untouched"
+            ),
+        ),
+        pytest.param(
+            figures.main,
+            "missing",
+            marks=pytest.mark.fault(
+                "kmdr-figures on a mistyped results folder", gets="exit 2, one line"
+            ),
+        ),
+        pytest.param(
+            figures.main,
+            "empty",
+            marks=pytest.mark.fault(
+                "kmdr-figures on a folder that holds no experiment",
+                gets="exit 2, one line, nothing written",
+            ),
+        ),
+    ],
+)
+def test_report_and_figures_on_a_wrong_folder(tool, where, tmp_path, capsys):
+    target = tmp_path / "resutls"
+    if where == "empty":
+        target.mkdir()
+    elif where == "file":
+        target.write_text("x\n")
+    assert tool([str(target)]) == 2
+    out = capsys.readouterr()
+    assert out.err.count("\n") == 1 and ": error: " in out.err and "Traceback" not in out.err
+    if where == "missing":
+        assert not target.exists()
+    elif where == "empty":
+        assert list(target.iterdir()) == []
+    else:
+        assert target.read_text() == "x\n"

@@ -1,0 +1,348 @@
+"""The typed config schema: a typo, a wrong type or a value out of range, on the command line or in
+a preset, stops ``kmdr`` before anything runs with exit status 2 and ONE line naming the key."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from hydra import compose
+
+from kmdr import app as cli
+from kmdr.config import presets as configs
+from kmdr.config.schema import Backend, RunConfig, to_container
+from kmdr.config.spec import ConfigError, spec_from_config
+
+TINY = [
+    "dataset=synth",
+    "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
+    "r_grid=[2,4]",
+    "repeats=1",
+    "kmeans.n_init=1",
+    "n_jobs=1",
+    "figures=false",
+    "progress=false",
+]
+
+
+def bad(args, expected, case):
+    """One bad-input case of a parametrized test: its args, the text the line must hold, and
+    the case as a user would say it (its fault marker)."""
+    return pytest.param(
+        args,
+        expected,
+        marks=pytest.mark.fault(case, gets=f"exit 2 before any work, one line: {expected}"),
+    )
+
+
+def fails_with(argv, capsys) -> str:
+    """Run ``kmdr argv`` in this process; assert exit 2 and one line; return the line."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("kmdr: error: "), err
+    return err.strip()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        # unknown or misspelt keys, with the valid keys of their node
+        bad(
+            ["kmeans.n_inti=3"],
+            "unknown config key 'kmeans.n_inti'; valid keys of kmeans: n_init,",
+            "a misspelt key of a config group on the command line (kmeans.n_inti=3)",
+        ),
+        bad(
+            ["+repaets=7"],
+            "unknown config key 'repaets'; valid keys: name, kind, dataset,",
+            "an unknown top-level key added with + (+repaets=7)",
+        ),
+        bad(
+            ["+kmeans.restarts=2"],
+            "unknown config key 'kmeans.restarts'; valid keys of kmeans",
+            "an unknown key added to a group with + (+kmeans.restarts=2)",
+        ),
+        bad(
+            ["preset.titel=x"],
+            "unknown config key 'preset.titel'; valid keys of preset: paper,",
+            "a misspelt preset metadata key (preset.titel=x)",
+        ),
+        bad(
+            ["dask.adress=x"],
+            "unknown config key 'dask.adress'; valid keys of dask: scheduler",
+            "a misspelt backend option key (dask.adress=x)",
+        ),
+        # wrong types
+        bad(
+            ["kmeans.n_init=abc"],
+            "kmeans.n_init: Value 'abc' of type 'str' could not be converted",
+            "a word where an integer is expected (kmeans.n_init=abc)",
+        ),
+        bad(
+            ["repeats=2.5"],
+            "repeats: Value '2.5' of type 'float' could not be converted to Integer",
+            "a float where an integer is expected (repeats=2.5)",
+        ),
+        bad(
+            ["figures=maybe"],
+            "figures: Value 'maybe' is not a valid bool",
+            "a word where a boolean is expected (figures=maybe)",
+        ),
+        bad(
+            ["r_grid=5"],
+            "r_grid: Invalid value assigned: int is not a ListConfig",
+            "a number where the r-grid list is expected (r_grid=5)",
+        ),
+        bad(
+            ["r_grid=[5,x]"],
+            "r_grid[1]: Value 'x' of type 'str' could not be converted to Integer",
+            "a word inside the r-grid (r_grid=[5,x])",
+        ),
+        # values outside an enumeration, with the choices
+        bad(
+            ["backend=spark"],
+            "backend: Invalid value 'spark', expected one of [loky, threading,",
+            "an unknown parallel backend (backend=spark)",
+        ),
+        bad(
+            ["aggregation=median"],
+            "expected one of [mean, best]",
+            "an unknown aggregation (aggregation=median)",
+        ),
+        bad(
+            ["preset.reproduce=always"],
+            "preset.reproduce: Invalid value 'always', expected one of",
+            "a preset metadata value outside its choices (preset.reproduce=always)",
+        ),
+        bad(
+            ["preset.figure=pie"],
+            "expected one of [bzmd14, lst17, bmd09_fig1, bmd09_table1]",
+            "an unknown figure style (preset.figure=pie)",
+        ),
+        bad(
+            ["kmeans.init=plus"],
+            "valid: k-means++, random, sample, first_of_class",
+            "an unknown k-means start (kmeans.init=plus)",
+        ),
+        # out of range
+        bad(
+            ["kmeans.n_init=0"],
+            "kmeans.n_init must be >= 1, got 0",
+            "zero k-means restarts (kmeans.n_init=0)",
+        ),
+        bad(
+            ["kmeans.max_iter=-5"],
+            "kmeans.max_iter must be >= 1, got -5",
+            "a negative iteration cap (kmeans.max_iter=-5)",
+        ),
+        bad(
+            ["kmeans.tol=-1"],
+            "kmeans.tol must be a number >= 0, got -1.0",
+            "a negative k-means tolerance (kmeans.tol=-1)",
+        ),
+        bad(["repeats=0"], "repeats must be >= 1, got 0", "zero repetitions (repeats=0)"),
+        bad(["seed=-1"], "seed must be an integer from 0 to 2**63-1", "a negative seed (seed=-1)"),
+        bad(
+            ["n_jobs=0"],
+            "n_jobs must be a positive number of workers or negative",
+            "zero workers (n_jobs=0)",
+        ),
+        bad(
+            ["blas_threads=0"],
+            "blas_threads must be >= 1, got 0",
+            "zero BLAS threads (blas_threads=0)",
+        ),
+        # joblib.parallel_config's keywords, checked up front
+        bad(
+            ["+backend_params.foo=1"],
+            "unknown backend_params key 'foo'; valid keys",
+            "an unknown joblib backend parameter (+backend_params.foo=1)",
+        ),
+        bad(
+            ["+backend_params.n_jobs=2"],
+            "backend_params.n_jobs: set it with n_jobs=<value>",
+            "n_jobs given as a backend parameter (+backend_params.n_jobs=2)",
+        ),
+    ],
+)
+def test_bad_command_line_exits_2_with_one_line(args, expected, tmp_path, capsys):
+    line = fails_with([*TINY, f"results_dir={tmp_path / 'results'}", *args], capsys)
+    assert expected in line
+    assert not (tmp_path / "results").exists()
+
+
+def test_backend_params_lists_parallel_config_keywords(capsys, tmp_path):
+    line = fails_with([*TINY, f"results_dir={tmp_path}", "+backend_params.foo=1"], capsys)
+    assert "inner_max_num_threads" in line and "temp_folder" in line
+
+
+@pytest.mark.fault(
+    "a multirun sweep with one bad value (kmeans.n_init=1,0)",
+    gets="exit 2 before any job runs, one line naming the bad job",
+)
+def test_multirun_names_the_bad_job_and_runs_none(tmp_path, capsys):
+    argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "kmeans.n_init=1,0", "seed=0,1"]
+    line = fails_with(argv, capsys)
+    assert "[job kmeans.n_init=0 seed=0] kmeans.n_init must be >= 1, got 0" in line
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.fixture
+def conf_copy(tmp_path, monkeypatch):
+    """A copy of the shipped configs that the CLI reads through $KMDR_CONF_DIR."""
+    conf = tmp_path / "conf"
+    shutil.copytree(configs.conf_dir(), conf)
+    monkeypatch.setenv(configs.CONF_ENV, str(conf))
+    return conf
+
+
+def preset(conf, name, body):
+    text = f"# @package _global_\ndefaults:\n  - override /reducer: sign\nname: {name}\n{body}"
+    (conf / "experiment" / f"{name}.yaml").write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        bad(
+            "repaets: 7\n",
+            "unknown config key 'repaets' (in experiment/typo.yaml); valid keys:",
+            "a misspelt key in a preset file (repaets: 7)",
+        ),
+        bad(
+            "kmeans: {n_init: five}\n",
+            "kmeans.n_init: Value 'five' of type 'str' could not",
+            "a word for a number in a preset file (n_init: five)",
+        ),
+        bad(
+            "reducers:\n  - {name: sign, lable: RP}\n",
+            "unknown config key 'reducers[].lable' (in experiment/typo.yaml); valid keys of "
+            "reducers[]: name, id, label, params",
+            "a misspelt key in a reducer entry of a preset (lable: RP)",
+        ),
+        bad(
+            "preset: {paper: nature}\n",
+            "preset.paper: Invalid value 'nature', expected one of",
+            "an unknown paper in a preset's metadata (paper: nature)",
+        ),
+        bad(
+            "preset: {order: first}\n",
+            "preset.order: Value 'first' of type 'str' could not",
+            "a word for the preset's order (order: first)",
+        ),
+        # the reduced grid of --quick is checked even when --quick is not asked for
+        bad(
+            "quick_grid: {repaets: 2}\n",
+            "unknown config key 'repaets'; valid keys: name, kind",
+            "a misspelt key in a preset's quick grid",
+        ),
+        bad(
+            "quick_grid: {kmeans: {n_init: 0}}\nquick: true\n",
+            "kmeans.n_init must be >= 1",
+            "an out-of-range value in a preset's quick grid",
+        ),
+    ],
+)
+def test_bad_preset_exits_2_with_one_line(body, expected, conf_copy, tmp_path, capsys):
+    preset(conf_copy, "typo", body)
+    line = fails_with(["experiment=typo", *TINY[1:], f"results_dir={tmp_path / 'r'}"], capsys)
+    assert expected in line
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.fault(
+    "a preset whose defaults choose a dataset config that does not exist",
+    gets="exit 2, one line naming the missing config and the available ones",
+)
+def test_preset_choosing_a_missing_dataset_lists_the_datasets(conf_copy, tmp_path, capsys):
+    text = "# @package _global_\ndefaults:\n  - override /dataset: nosuch\nname: typo\n"
+    (conf_copy / "experiment" / "typo.yaml").write_text(text)
+    line = fails_with(["experiment=typo", f"results_dir={tmp_path}"], capsys)
+    assert "Could not find 'dataset/nosuch'" in line and "available: coil20, nips, orl" in line
+
+
+def test_new_keys_reach_the_spec_as_plain_values():
+    overrides = [
+        "backend=dask",
+        "dask.scheduler=tcp://10.0.0.1:8786",
+        "ray.address=auto",
+        "dry_run=true",
+        "kmeans.init=first_of_class",
+        "+backend_params.inner_max_num_threads=2",
+    ]
+    with configs.initialized():
+        cfg = compose("config", overrides=overrides)
+    spec = spec_from_config(cfg)
+    assert spec.backend == "dask" and type(spec.backend) is str
+    assert spec.dask_scheduler == "tcp://10.0.0.1:8786" and spec.ray_address == "auto"
+    assert spec.dry_run is True and spec.kmeans.init == "first_of_class"
+    assert spec.backend_params == {"inner_max_num_threads": 2}
+    # An ad-hoc run gets the default preset block, titled by its name.
+    assert spec.preset == {
+        "paper": None,
+        "title": "custom",
+        "figure": "bzmd14",
+        "section": "custom",
+        "order": 1000,
+        "reproduce": "none",
+        "note": "",
+    }
+    # The sidecar's config is plain JSON (enums as their names).
+    assert json.loads(json.dumps(to_container(cfg)))["backend"] == "dask"
+
+
+def test_every_backend_choice_is_accepted():
+    with configs.initialized():
+        for backend in Backend:
+            spec = spec_from_config(compose("config", overrides=[f"backend={backend.name}"]))
+            assert spec.backend == backend.value
+
+
+def test_a_plain_mapping_gets_the_same_checks_as_a_composed_config():
+    base = {"dataset": {"name": "synth"}, "reducers": [{"name": "sign"}]}
+    assert spec_from_config(base).repeats == RunConfig().repeats
+    with pytest.raises(ConfigError, match=r"unknown config key 'repaets'; valid keys: name"):
+        spec_from_config({**base, "repaets": 3})
+    with pytest.raises(ConfigError, match=r"kmeans.n_init: Value 'x' of type 'str'"):
+        spec_from_config({**base, "kmeans": {"n_init": "x"}})
+    with pytest.raises(ConfigError, match=r"unknown config key 'reducers\[\].lable'"):
+        spec_from_config({**base, "reducers": [{"name": "sign", "lable": "RP"}]})
+    with pytest.raises(ConfigError, match=r"backend: Invalid value 'spark'"):
+        spec_from_config({**base, "backend": "spark"})
+
+
+def test_quick_merges_the_reduced_grid():
+    with configs.initialized():
+        full = spec_from_config(compose("config", overrides=["experiment=bzmd14_orl"]))
+        quick = spec_from_config(
+            compose("config", overrides=["experiment=bzmd14_orl", "quick=true"])
+        )
+    assert full.r_grid == tuple(range(5, 101, 5)) and full.kmeans.n_init == 5
+    assert quick.r_grid == (5, 20, 50, 100) and quick.repeats == 2 and quick.kmeans.n_init == 2
+    assert quick.kmeans.max_iter == full.kmeans.max_iter  # what quick_grid does not set stays
+
+
+def test_reproduce_takes_its_experiments_from_the_presets(conf_copy):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
+    spec = importlib.util.spec_from_file_location("reproduce_script", path)
+    reproduce = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reproduce)
+    shipped = reproduce.experiments()
+    assert shipped[:2] == ["bmd09_table1", "bmd09_fig1"]
+    assert shipped[-1] == "report_orl_projections_kmeanspp"
+
+    block = "preset: {{paper: null, title: Mine, order: {order}, reproduce: {reproduce}}}\n"
+    preset(conf_copy, "mine_early", block.format(order=15, reproduce="paper"))
+    preset(conf_copy, "mine_diag", block.format(order=1, reproduce="diagnostic"))
+    preset(conf_copy, "mine_adhoc", block.format(order=5, reproduce="none"))
+    names = reproduce.experiments()
+    # paper presets in their order, then the diagnostic ones; never the reproduce: none ones
+    assert names[:3] == ["bmd09_table1", "mine_early", "bmd09_fig1"]
+    assert names[-3:] == ["mine_diag", "bzmd14_synth_kmeanspp", "report_orl_projections_kmeanspp"]
+    assert "mine_adhoc" not in names and len(names) == len(shipped) + 2

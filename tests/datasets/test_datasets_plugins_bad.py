@@ -1,0 +1,410 @@
+"""Broken dataset plug-ins: each is one line naming the problem and the fix, raised when the data
+is loaded, before any cell is computed; never a traceback; the other datasets still work.
+
+The plug-ins are a real package on a temporary path (a module and its dist-info, found through
+entry points as an installed package is); the commands are the real entry points (``kmdr`` in this
+process, the installed console scripts in a subprocess where the exact stderr matters).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import kmdr.datasets as kd
+from _bad_data import kmdr_fails, one_line
+from kmdr import app as cli
+
+fault = pytest.mark.fault
+
+
+PLUGIN = '''
+"""A user's package of datasets, each wrong in one way."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from kmdr.datasets import Dataset, DatasetEntry
+
+X6 = np.arange(12, dtype=float).reshape(6, 2) % 5
+Y6 = np.array([0, 0, 0, 1, 1, 1])
+
+
+def _ds(X, y=Y6, k=2, **extra):
+    return Dataset("bad", X, y, k, extra.pop("feature_names", None), "test data", **extra)
+
+
+def _with(value, at=(2, 1)):
+    X = X6.copy()
+    X[at] = value
+    return X
+
+
+def rows_mismatch():
+    return _ds(X6, Y6[:5])
+
+
+def y_2d():
+    return _ds(X6, Y6.reshape(-1, 1))
+
+
+def x_1d():
+    return _ds(X6[:, 0])
+
+
+def x_3d():
+    return _ds(X6.reshape(6, 2, 1))
+
+
+def x_empty():
+    return _ds(np.empty((0, 2)), np.empty(0, dtype=np.int64))
+
+
+def no_features():
+    return _ds(np.empty((6, 0)))
+
+
+def x_list():
+    return _ds(X6.tolist())
+
+
+def complex_x():
+    return _ds(X6 + 1j)
+
+
+def object_x():
+    return _ds(X6.astype(object))
+
+
+def str_x():
+    return _ds(X6.astype(str))
+
+
+def nan_x():
+    return _ds(_with(np.nan))
+
+
+def inf_x():
+    return _ds(_with(-np.inf))
+
+
+def sparse_nan():
+    return _ds(sp.csr_matrix(_with(np.nan)))
+
+
+def sparse_complex():
+    return _ds(sp.csr_matrix(X6 + 2j))
+
+
+def coo_x():
+    return _ds(sp.coo_matrix(X6))
+
+
+def csc_x():
+    return _ds(sp.csc_matrix(X6))
+
+
+def more_k_than_classes():
+    return _ds(X6, Y6, k=3)
+
+
+def fewer_k_than_classes():
+    return _ds(X6, np.array([0, 0, 1, 1, 2, 2]), k=2)
+
+
+def labels_from_one():
+    return _ds(X6, Y6 + 1)
+
+
+def negative_labels():
+    return _ds(X6, np.array([-1, -1, -1, 1, 1, 1]))
+
+
+def labels_with_a_gap():
+    return _ds(X6, np.array([0, 0, 0, 2, 2, 2]))
+
+
+def float_labels():
+    return _ds(X6, Y6.astype(float))
+
+
+def labels_list():
+    return _ds(X6, Y6.tolist())
+
+
+def one_class():
+    return _ds(X6, np.zeros(6, dtype=np.int64), k=1)
+
+
+def fewer_samples_than_k():
+    return _ds(X6[:2], np.array([0, 1]), k=3)
+
+
+def float_k():
+    return _ds(X6, Y6, k=2.0)
+
+
+def feature_names_wrong():
+    return _ds(X6, feature_names=np.array(["a", "b", "c"]))
+
+
+def image_shape_wrong():
+    return _ds(X6, image_shape=(3, 3))
+
+
+def a_tuple():
+    return X6, Y6
+
+
+def nothing():
+    return None
+
+
+def raises():
+    raise RuntimeError("the lab's data server refused the connection")
+
+
+def exits():
+    import sys
+
+    sys.exit(3)
+
+
+def catalog_lies():
+    return _ds(X6)
+
+
+CATALOG_LIES = DatasetEntry(
+    "catalog_lies", catalog_lies, "bundled", "Liar", n_samples=6, n_features=2, n_clusters=3
+)
+
+'''
+
+BROKEN_MODULE = 'raise ImportError("badplugin_broken needs libfoo, which is not installed")\n'
+
+# (entry point, words the one-line error must hold, what goes wrong as a user would say it)
+INVALID = [
+    ("rows_mismatch", "X has 6 rows but y has 5 labels", "a plug-in's X has more rows than y"),
+    ("y_2d", "y is 2-D", "a plug-in's y is a column (2-D) instead of 1-D"),
+    ("x_1d", "X is 1-D", "a plug-in's X is 1-D"),
+    ("x_3d", "X is 3-D", "a plug-in's X is 3-D"),
+    ("x_empty", "X is empty (shape (0, 2))", "a plug-in's X has no rows"),
+    ("no_features", "X is empty (shape (6, 0))", "a plug-in's X has no features (n_features 0)"),
+    ("x_list", "X is a builtins.list", "a plug-in's X is a Python list"),
+    ("complex_x", "X is complex", "a plug-in's X is complex (silently cast to real today)"),
+    ("object_x", "X has dtype object", "a plug-in's X has dtype object"),
+    ("str_x", "X has dtype str", "a plug-in's X holds strings"),
+    ("nan_x", "1 non-finite values (1 NaN, 0 inf)", "a plug-in's X holds NaN"),
+    ("inf_x", "1 non-finite values (0 NaN, 1 inf)", "a plug-in's X holds inf"),
+    ("sparse_nan", "1 non-finite values (1 NaN", "a plug-in's sparse X holds NaN"),
+    ("sparse_complex", "X is complex", "a plug-in's sparse X is complex"),
+    ("coo_x", "X is a scipy.sparse COO matrix; give it as CSR", "a plug-in's X is sparse COO"),
+    ("csc_x", "X is a scipy.sparse CSC matrix", "a plug-in's X is sparse CSC, not CSR"),
+    (
+        "more_k_than_classes",
+        "y has 2 classes but n_clusters is 3",
+        "a plug-in's n_clusters is larger than its number of classes",
+    ),
+    (
+        "fewer_k_than_classes",
+        "y has 3 classes but n_clusters is 2",
+        "a plug-in's n_clusters is smaller than its number of classes",
+    ),
+    ("labels_from_one", "not consecutive from 0 (they are 1, 2)", "a plug-in's labels start at 1"),
+    ("negative_labels", "negative labels (from -1)", "a plug-in's labels are negative (-1/1)"),
+    ("labels_with_a_gap", "they are 0, 2", "a plug-in's labels skip a value (0 and 2)"),
+    ("float_labels", "y has dtype float64", "a plug-in's labels are floats"),
+    ("labels_list", "y is a list", "a plug-in's labels are a Python list"),
+    ("one_class", "n_clusters is 1", "a plug-in's dataset has one class"),
+    (
+        "fewer_samples_than_k",
+        "2 samples for k=3 clusters",
+        "a plug-in's dataset has fewer samples than k",
+    ),
+    ("float_k", "n_clusters is 2.0", "a plug-in's n_clusters is a float"),
+    (
+        "feature_names_wrong",
+        "feature_names has 3 names for 2 features",
+        "a plug-in's feature_names do not match its columns",
+    ),
+    (
+        "image_shape_wrong",
+        "image_shape (3, 3) does not hold the 2 features",
+        "a plug-in's image_shape does not match its columns",
+    ),
+    (
+        "catalog_lies",
+        "the loader returned n_clusters=2 but its DatasetEntry declares n_clusters=3",
+        "a plug-in's DatasetEntry declares another k than its loader returns",
+    ),
+    (
+        "a_tuple",
+        "returned a builtins.tuple, not a kmdr.datasets.Dataset",
+        "a plug-in returns (X, y)",
+    ),
+    ("nothing", "returned a builtins.NoneType", "a plug-in's loader returns None"),
+]
+
+# Plug-ins that cannot give a dataset at all: kmdr skips them with their reason (DatasetUnavailable)
+# or refuses them (DatasetError), in one line.
+BROKEN = [
+    (
+        "raises",
+        kd.DatasetError,
+        "RuntimeError: the lab's data server refused the connection (loader badplugin:raises)",
+        "a plug-in's loader raises",
+    ),
+    (
+        "exits",
+        kd.DatasetError,
+        "SystemExit: 3 (loader badplugin:exits)",
+        "a plug-in's loader calls sys.exit",
+    ),
+    (
+        "noimport",
+        kd.DatasetUnavailable,
+        "failed to import (ModuleNotFoundError: No module named 'badplugin_nowhere'); fix or "
+        "reinstall the package",
+        "a plug-in's entry point names a module that does not exist",
+    ),
+    (
+        "importerror",
+        kd.DatasetUnavailable,
+        "failed to import (ImportError: badplugin_broken needs libfoo, which is not installed); "
+        "fix or reinstall the package that declares it, or uninstall it",
+        "a plug-in's module raises when imported",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def badplugin(tmp_path_factory):
+    """The package on a temporary path, its entry points found by importlib.metadata; and a
+    config folder with a ``dataset/<name>.yaml`` for each, as a user writes them."""
+    root = tmp_path_factory.mktemp("badplugin")
+    site, conf = root / "site", root / "conf"
+    info = site / "badplugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (conf / "dataset").mkdir(parents=True)
+    (site / "badplugin.py").write_text(PLUGIN)
+    (site / "badplugin_broken.py").write_text(BROKEN_MODULE)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: badplugin\nVersion: 0.1\n")
+    points = {name: f"badplugin:{name}" for name, *_ in INVALID}
+    points["catalog_lies"] = "badplugin:CATALOG_LIES"
+    points |= {"raises": "badplugin:raises", "exits": "badplugin:exits"}
+    points |= {"noimport": "badplugin_nowhere:load", "importerror": "badplugin_broken:load"}
+    lines = "".join(f"{name} = {value}\n" for name, value in points.items())
+    (info / "entry_points.txt").write_text(f"[kmdr.datasets]\n{lines}")
+    for name in points:
+        (conf / "dataset" / f"{name}.yaml").write_text(f"name: {name}\nparams: {{}}\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(site))
+        kd.reload_plugins()
+        yield root
+    for module in ("badplugin", "badplugin_broken"):
+        sys.modules.pop(module, None)
+    kd.reload_plugins()
+
+
+def _invalid_params():
+    return [
+        pytest.param(name, words, id=name, marks=fault(case, gets=f"one line: {words} ..."))
+        for name, words, case in INVALID
+    ]
+
+
+@pytest.mark.parametrize(("name", "words"), _invalid_params())
+def test_an_invalid_plugin_dataset_is_one_line_everywhere(badplugin, name, words, capsys, tmp_path):
+    # The library: a DatasetError naming the dataset, the problem and the loader.
+    with pytest.raises(kd.DatasetError) as err:
+        kd.load_dataset(name)
+    message = one_line(str(err.value))
+    assert message.startswith(f"dataset {name!r}: ") and words in message
+    assert f"(loader badplugin:{name})" in message
+    # kmdr: the same line, exit 2, before anything is written.
+    line = kmdr_fails(["-cd", str(badplugin / "conf"), f"dataset={name}"], capsys, tmp_path / "r")
+    assert line == f"kmdr: error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "words"),
+    [
+        pytest.param(name, error, words, id=name, marks=fault(case, gets=f"one line: {words}"))
+        for name, error, words, case in BROKEN
+    ],
+)
+def test_a_broken_plugin_is_one_line_and_the_others_still_load(badplugin, name, error, words):
+    with pytest.raises(error) as err:
+        kd.load_dataset(name)
+    assert words in one_line(str(err.value)) and name in str(err.value)
+    assert kd.load_dataset("synth", n_samples=20, n_features=3, n_clusters=2).n_samples == 20
+
+
+@fault(
+    "kmdr run on a plug-in whose module fails to import",
+    gets="one skip line naming the plug-in, the import error and the fix; exit 1, no cell",
+)
+def test_kmdr_on_a_plugin_that_does_not_import_skips_in_one_line(badplugin, capsys, tmp_path):
+    results = tmp_path / "r"
+    argv = ["-cd", str(badplugin / "conf"), "dataset=importerror", f"results_dir={results}"]
+    with pytest.raises(SystemExit) as exc:
+        cli.main([*argv, "n_jobs=1", "progress=false"])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 1 and "Traceback" not in out + err
+    (line,) = err.splitlines()
+    assert line.startswith("kmdr: custom skipped: dataset plug-in 'importerror'")
+    assert "needs libfoo" in line and "reinstall" in line
+    assert not list(results.rglob("cells.csv"))
+
+
+@fault(
+    "kmdr-data on a plug-in that returns wrong shapes, beside a good dataset",
+    gets="the good one is listed; one ERROR line for the bad one; exit 1",
+)
+def test_kmdr_data_lists_a_bad_plugin_in_one_line(badplugin, capsys):
+    from kmdr.datasets.cli import main
+
+    assert main(["synth", "rows_mismatch"]) == 1
+    out, err = capsys.readouterr()
+    assert "generated (SYNTHETIC)" in out and "Traceback" not in out + err
+    (line,) = [line for line in err.splitlines() if line.startswith("ERROR")]
+    assert line.startswith("ERROR dataset 'rows_mismatch': X has 6 rows but y has 5 labels")
+
+
+def test_the_installed_commands_print_one_line_for_a_bad_plugin(badplugin, tmp_path):
+    """The console scripts, in a subprocess, with the package on PYTHONPATH."""
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(badplugin / "site"), *sys.path])}
+    env.pop("HYDRA_FULL_ERROR", None)
+    args = ["-cd", str(badplugin / "conf"), "dataset=complex_x", f"results_dir={tmp_path / 'r'}"]
+    args.append("n_jobs=1")
+    run = subprocess.run(
+        [str(bin_dir / "kmdr"), *args], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr + run.stdout
+    assert run.stderr.startswith("kmdr: error: dataset 'complex_x': X is complex")
+    assert run.stderr.count("\n") == 1 and not (tmp_path / "r").exists()
+    listed = subprocess.run(
+        [str(bin_dir / "kmdr-data"), "complex_x"], env=env, capture_output=True, text=True
+    )
+    assert listed.returncode == 1 and "Traceback" not in listed.stderr
+    assert "ERROR dataset 'complex_x': X is complex" in listed.stderr
+
+
+def test_valid_plugin_and_builtin_data_pass_unchanged(badplugin):
+    """The check refuses only what breaks the contract, and returns the loader's own arrays."""
+    ds = kd.load_dataset("synth", n_samples=30, n_features=4, n_clusters=3)
+    again = kd.dataset_info("synth").loader(n_samples=30, n_features=4, n_clusters=3)
+    assert np.array_equal(ds.X, again.X) and np.array_equal(ds.y, again.y)
+    from kmdr.datasets._validate import check_dataset
+
+    good = kd.Dataset("g", np.eye(4, dtype=np.float32), np.array([0, 1, 1, 0]), 2, None, "")
+    assert check_dataset(good, "g", "test") is good  # float32 and int labels are fine
+    sparse = kd.Dataset("s", sp.csr_array(np.eye(4)), np.array([0, 1, 1, 0], np.int32), 2, None, "")
+    assert check_dataset(sparse, "s", "test") is sparse

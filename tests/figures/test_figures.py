@@ -1,0 +1,264 @@
+"""Figures and ``kmdr-figures`` from hand-made experiment folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+from matplotlib import pyplot as plt
+
+from _results_factory import make_cells, preset, write_experiment
+from kmdr.figures import draw as figures
+from kmdr.figures import styles as ps
+from kmdr.papers.published import BMD09_FIG1_TERMS
+
+GRID = {"leverage": [5, 10, 15], "sign": [5, 10, 15], "svd": [5, 10, 15], "none": [64]}
+LST17 = {"preset": preset("lst17 Figures 1-3 (a): COIL20", figure="lst17", paper="lst17")}
+
+
+def _all_text(fig) -> str:
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    return "\n".join(texts)
+
+
+def _assert_files(paths: list[Path], exp_dir: Path) -> None:
+    names = sorted(p.name for p in paths)
+    assert names == sorted([f"{exp_dir.name}.pdf", f"{exp_dir.name}.png"])
+    for p in paths:
+        assert p.parent == exp_dir / "figures"
+        assert p.stat().st_size > 1000
+    assert (exp_dir / "figures" / f"{exp_dir.name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (exp_dir / "figures" / f"{exp_dir.name}.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_bzmd14_style_complete(tmp_path):
+    exp = write_experiment(tmp_path, "bzmd14_orl", make_cells("bzmd14_orl", GRID, reps=2))
+    assert figures.figure_style(exp) == "bzmd14"
+    fig = figures.make_figure(exp)
+    text = _all_text(fig)
+    axes = fig.get_axes()
+    assert len(axes) == 3
+    assert "ORL - Running time" in text and "ORL - Objective" in text
+    assert "incomplete" not in text.lower()
+    for label in ("Sampl/SVD", "RP", "SVD", "kMeans"):
+        assert label in text
+    # kMeans is a horizontal line (constant y over the x range) on every panel
+    for ax in axes:
+        flat = [ln for ln in ax.get_lines() if len(set(np.asarray(ln.get_ydata(), float))) == 1
+                and ln.get_linestyle() == "--"]  # fmt: skip
+        assert flat, ax.get_title()
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def test_incomplete_sweep_is_flagged_in_figure(tmp_path):
+    full = make_cells("bzmd14_orl", GRID, reps=2)
+    cut = full.drop(index=full.index[[0, 3]])  # two cells of leverage missing
+    exp = write_experiment(tmp_path, "bzmd14_orl", cut, expected=full)
+    fig = figures.make_figure(exp)
+    text = _all_text(fig)
+    assert f"incomplete: {len(cut)}/{len(full)} cells".upper() in text
+    assert "hollow: fewer cells than expected" in text
+    hollow = [
+        ln
+        for ax in fig.get_axes()
+        for ln in ax.get_lines()
+        if ln.get_marker() not in ("None", "", None) and ln.get_markerfacecolor() == "white"
+    ]
+    assert hollow
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def test_lst17_style(tmp_path):
+    grid = {"sign": [10, 20, 40], "svd": [10, 20, 40], "none": [64]}
+    cells = make_cells("lst17_coil20", grid, 2, "coil20")
+    exp = write_experiment(tmp_path, "lst17_coil20", cells, config=LST17)
+    assert figures.figure_style(exp) == "lst17"
+    fig = figures.make_figure(exp)
+    _assert_lst17(fig)
+    text = _all_text(fig)
+    assert "k-means" in text and "not drawn" in text
+    assert "lst17 Figures 1-3 (a): COIL20 (lst17_coil20" in text  # the preset's title
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def _assert_lst17(fig) -> None:
+    acc, red, clu = fig.get_axes()
+    assert "%" in acc.get_ylabel()
+    assert red.get_yscale() == "log" and clu.get_yscale() == "log"
+    assert acc.get_yscale() == "linear"
+    assert max(max(ln.get_ydata()) for ln in acc.get_lines()) > 1  # P drawn in percent
+    dashed = [ln for ln in red.get_lines() if ln.get_linestyle() == "--"]
+    assert not dashed  # no k-means line where its reduction time is 0
+
+
+def test_bmd09_fig1_style(tmp_path):
+    fig1 = preset("bmd09 Figure 1", figure="bmd09_fig1", section="fig1", paper="bmd09")
+    exp = write_experiment(tmp_path, "bmd09_fig1", None, config={"preset": fig1})
+    rng = np.random.default_rng(1)
+    terms = [f"t{i}" for i in range(300)]
+    score = rng.uniform(0, 1, 300)
+    for i, t in enumerate(BMD09_FIG1_TERMS):
+        terms[20 * i + 7] = t
+        score[20 * i + 7] = 5 + i
+    score /= score.sum()
+    drawn = np.zeros(300, int)
+    drawn[[7, 27, 100]] = [3, 1, 1]
+    pd.DataFrame({"term": terms, "score": score, "times_drawn": drawn}).to_csv(
+        exp / "leverage_scores.csv", index=False
+    )
+    assert figures.figure_style(exp) == "bmd09_fig1"
+    fig = figures.make_figure(exp)
+    text = _all_text(fig)
+    for t in BMD09_FIG1_TERMS:
+        assert t in text
+    assert "11/11" in text and "r = 5" in text
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def test_bmd09_table1_figure(tmp_path):
+    cells = make_cells("bmd09_table1", {"leverage": [15, 30, 60], "none": [200]}, 2, "nips",
+                       shape=(40, 200, 3), labels={"none": "All"})  # fmt: skip
+    table1 = preset("bmd09 Table 1", figure="bmd09_table1", section="table1", paper="bmd09")
+    config = {"aggregation": "best", "preset": table1}
+    exp = write_experiment(tmp_path, "bmd09_table1", cells, config=config)
+    fig = figures.make_figure(exp)
+    assert "ours, All (all features)" in _all_text(fig)  # the baseline's own label
+    plt.close(fig)
+    _assert_files(figures.draw_experiment(exp), exp)
+
+
+def test_main_reports_skip_and_exits_zero(tmp_path, capsys):
+    write_experiment(tmp_path, "lst17_rcv1", None, skipped="rcv1 data not available")
+    assert figures.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "skip lst17_rcv1: no cells (rcv1 data not available)" in out
+    assert not (tmp_path / "lst17_rcv1" / "figures").exists()
+
+
+def test_main_redraws_and_reports_incomplete(tmp_path, capsys):
+    full = make_cells("custom", {"sign": [5, 10], "none": [64]}, 2)
+    write_experiment(tmp_path, "custom", full.iloc[1:], expected=full)
+    write_experiment(tmp_path, "lst17_rcv1", None, skipped="no data")
+    assert figures.main([str(tmp_path), "custom"]) == 0
+    out = capsys.readouterr().out
+    assert "INCOMPLETE" in out and "custom" in out and "lst17_rcv1" not in out
+    assert (tmp_path / "custom" / "summary.csv").exists()
+    assert (tmp_path / "custom" / "figures" / "custom.png").exists()
+    assert figures.main([str(tmp_path), "nope"]) == 1
+
+
+def test_method_styles_are_consistent():
+    assert ps.style("kMeans") == ps.style("k-means") == ps.style(ps.BASELINE)
+    assert ps.canonical("none") == "none" and ps.canonical("All") == "All"  # labels, not roles
+    assert ps.style("LapScores") == ps.style("LS")
+    assert ps.display("kMeans", "lst17") == "k-means" and ps.display("LS") == "LapScores"
+    assert ps.style("my-new-reducer") == ps.style("my-new-reducer")
+    colors = {ps.style(m).color for m in ps.METHOD_ORDER}
+    assert len(colors) == len(ps.METHOD_ORDER)
+
+
+def _titles(fig) -> list[str]:
+    return [ax.get_title() for ax in fig.get_axes()]
+
+
+def test_two_settings_draw_two_rows_of_panels(tmp_path):
+    one = make_cells("mine", GRID, 2, seed=1, kmeans_n_init=1)
+    three = make_cells("mine", GRID, 2, seed=3, kmeans_n_init=3)
+    exp = write_experiment(tmp_path, "mine", pd.concat([one, three]))
+    fig = figures.make_figure(exp)
+    axes = fig.get_axes()
+    assert len(axes) == 6
+    titles = _titles(fig)
+    assert all("kmeans_n_init=1" in t for t in titles[:3])
+    assert all("kmeans_n_init=3" in t for t in titles[3:])
+    # each row draws its own setting's means: the objective panel's RP curve is that setting's
+    for row, cells in ((0, one), (1, three)):
+        ax = axes[3 * row + 1]
+        expect = cells[cells["reducer"] == "sign"].groupby("r")["objective"].mean().to_numpy()
+        ys = [
+            np.asarray(ln.get_ydata(), float) for ln in ax.get_lines() if len(ln.get_ydata()) == 3
+        ]
+        assert any(np.allclose(y, expect) for y in ys)
+    plt.close(fig)
+
+
+def test_a_custom_preset_is_drawn_in_its_style(tmp_path):
+    grid = {"sign": [10, 20, 40], "svd": [10, 20, 40], "none": [64]}
+    config = {"preset": preset("My sweep", figure="lst17", section="custom", paper=None)}
+    exp = write_experiment(tmp_path, "zz_custom", make_cells("zz_custom", grid, 2), config=config)
+    assert figures.figure_style(exp) == "lst17"
+    fig = figures.make_figure(exp)
+    _assert_lst17(fig)
+    assert "My sweep (zz_custom" in _all_text(fig)
+    plt.close(fig)
+
+
+def test_the_baseline_is_found_by_registry_name(tmp_path):
+    # the baseline labelled "full data"; a reducer labelled "kMeans" is an ordinary curve
+    labels = {"none": "full data", "sign": "kMeans"}
+    exp = write_experiment(tmp_path, "b", make_cells("b", GRID, 2, labels=labels))
+    fig = figures.make_figure(exp)
+    for ax in fig.get_axes():
+        drawn = [ln for ln in ax.get_lines() if ln.get_linestyle() not in ("None", "none", "")]
+        # axhline: two points in axes coordinates, one y; a curve: one point per r
+        flat = [ln for ln in drawn if len(ln.get_xdata()) == 2
+                and len(set(np.asarray(ln.get_ydata(), float))) == 1]  # fmt: skip
+        assert len(flat) == 1, ax.get_title()
+        curves = [ln for ln in drawn if len(ln.get_xdata()) == 3]
+        assert len(curves) == 3  # leverage, "kMeans" (sign) and svd: one line each
+    assert "full data (no reduction, all d features)" in _all_text(fig)
+    plt.close(fig)
+
+
+def test_main_reports_a_killed_run_as_incomplete(tmp_path, capsys):
+    expected = make_cells("killed", {"sign": [5, 10]}, 2)
+    write_experiment(tmp_path, "killed", None, expected=expected, status="running")
+    assert figures.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "killed: INCOMPLETE: 0 of 4 cells" in out and "skip killed" not in out
+
+
+def test_reducer_params_are_separate_lines(tmp_path):
+    dense = make_cells("p", {"sign": [5, 10, 15]}, 2, seed=1, reducer_params='{"density": 1.0}')
+    sparse = make_cells("p", {"sign": [5, 10, 15]}, 2, seed=2, reducer_params='{"density": 0.1}')
+    exp = write_experiment(tmp_path, "p", pd.concat([dense, sparse]))
+    fig = figures.make_figure(exp)
+    ax = fig.get_axes()[1]  # objective
+    curves = [ln for ln in ax.get_lines() if ln.get_linestyle() not in ("None", "none", "")]
+    assert len(curves) == 2 and len({ln.get_linestyle() for ln in curves}) == 2
+    for cells in (dense, sparse):
+        expect = cells.groupby("r")["objective"].mean().to_numpy()
+        assert any(np.allclose(ln.get_ydata(), expect) for ln in curves)
+    text = _all_text(fig)
+    assert 'RP ({"density": 0.1})' in text and 'RP ({"density": 1.0})' in text
+    plt.close(fig)
+
+
+def test_a_presets_note_is_in_the_legend_and_extra_methods_get_distinct_colors(tmp_path):
+    grid = {"sign": [10, 20], "gaussian": [10, 20], "achlioptas": [10, 20], "none": [64]}
+    cells = make_cells("mine", grid, 2)
+    # labels the papers do not use: each must still get a color of its own
+    cells["method"] = cells["reducer"].map(
+        {"sign": "A R (sign)", "gaussian": "My Gaussian", "achlioptas": "My sparse", "none": "A"}
+    )
+    config = {"preset": {**preset("Mine"), "note": "k-means starts from given centers"}}
+    exp = write_experiment(tmp_path, "mine", cells, config=config)
+    fig = figures.make_figure(exp)
+    assert "k-means starts from given centers" in _all_text(fig)
+    legend = fig.legends[0]
+    colors = {
+        text.get_text(): handle.get_color()
+        for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True)
+        if text.get_text() in ("A R (sign)", "My Gaussian", "My sparse")
+    }
+    assert len(colors) == 3 and len(set(colors.values())) == 3
+    plt.close(fig)

@@ -1,0 +1,98 @@
+"""A cell's identity is every setting that changes its numbers: runs of one experiment name with
+other k-means settings, seeds, reducer or dataset parameters never overwrite each other, and an
+identical run reuses its cells. Also: dry runs count what would be computed and write nothing."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from _run_configs import synth_run
+from kmdr.config.spec import spec_from_config
+from kmdr.results.store import IDENTITY_COLUMNS
+from kmdr.run.runner import run_experiment
+
+
+def config(results_dir, **over):
+    cfg = synth_run(
+        results_dir,
+        "mine",
+        (80, 20, 3),
+        reducers=[{"name": "laplacian"}, {"name": "none"}],
+        r_grid=[4, 8],
+        repeats=2,
+        seed=0,
+        kmeans={"n_init": 1, "max_iter": 50, "init": "k-means++", "tol": 0.0},
+    )
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(cfg.get(key), dict):
+            cfg[key] = {**cfg[key], **value}
+        else:
+            cfg[key] = value
+    return cfg
+
+
+def run(results_dir, **over):
+    return run_experiment(spec_from_config(config(results_dir, **over)), log=lambda m: None)
+
+
+CELLS_PER_RUN = 2 * 2 + 2  # LapScores at 2 r x 2 repetitions, kMeans once per repetition
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"kmeans": {"n_init": 3}},
+        {"kmeans": {"max_iter": 20}},
+        {"kmeans": {"init": "random"}},
+        {"kmeans": {"tol": 1e-4}},
+        {"seed": 1},
+        {"dataset": {"params": {"n_samples": 80, "n_features": 20, "n_clusters": 3, "seed": 5}}},
+        {"reducers": [{"name": "laplacian", "params": {"n_neighbors": 3}}, {"name": "none"}]},
+    ],
+    ids=["n_init", "max_iter", "init", "tol", "seed", "dataset_params", "reducer_params"],
+)
+def test_runs_with_another_setting_keep_both(tmp_path, other):
+    first = run(tmp_path)
+    second = run(tmp_path, **other)
+    assert first.n_computed == CELLS_PER_RUN
+    # The changed setting changes the identity of every cell it touches: computed, not reused.
+    assert second.n_computed + second.n_reused == CELLS_PER_RUN and second.n_computed > 0
+    cells = pd.read_csv(tmp_path / "mine" / "cells.csv")
+    assert len(cells) == CELLS_PER_RUN + second.n_computed
+    assert not cells.duplicated(list(IDENTITY_COLUMNS)).any()
+    assert cells["cell_id"].is_unique
+
+
+def test_identical_run_reuses_every_cell(tmp_path):
+    first = run(tmp_path)
+    again = run(tmp_path)
+    assert (first.n_computed, again.n_computed, again.n_reused) == (6, 0, 6)
+    assert len(pd.read_csv(tmp_path / "mine" / "cells.csv")) == 6
+
+
+def test_dry_run_counts_and_estimates_and_writes_nothing(tmp_path):
+    messages = []
+    spec = spec_from_config(config(tmp_path, dry_run=True))
+    outcome = run_experiment(spec, log=messages.append)
+    assert outcome.status == "dry_run" and outcome.n_computed == 0
+    assert not (tmp_path / "mine").exists()
+    assert "6 of 6 cells to compute (0 reused)" in messages[-1]
+    assert "no earlier run" in messages[-1]
+
+    run(tmp_path)  # now there are earlier cells to estimate from, and all of them are reusable
+    more = spec_from_config(config(tmp_path, dry_run=True, r_grid=[4, 8, 12]))
+    run_experiment(more, log=messages.append)
+    assert "2 of 8 cells to compute (6 reused)" in messages[-1]
+    assert "about" in messages[-1] and "with 1 workers" in messages[-1]
+
+
+def test_sampling_lemma_is_a_kind_run_like_any_experiment(tmp_path):
+    spec = spec_from_config(config(tmp_path, kind="sampling_lemma", r_grid=[5, 50], repeats=3))
+    outcome = run_experiment(spec, log=lambda m: None)
+    assert outcome.status == "complete"
+    table = pd.read_csv(tmp_path / "mine" / "sampling_lemma.csv")
+    assert len(table) == 2 * 3 and set(table["r"]) == {5, 50}
+    # sigma_i^2 of V_k^T Omega S concentrates around 1 as r grows (bzmd14 Lemma 6)
+    spread = table.assign(w=table.sigma2_max - table.sigma2_min).groupby("r")["w"].mean()
+    assert spread[50] < spread[5]

@@ -1,0 +1,490 @@
+"""The cell store and kmdr._io under real concurrency and damage: OS processes (no mocks) share
+one folder, get killed with SIGKILL, and find truncated or foreign files."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kmdr._io import (
+    atomic_write_bytes,
+    atomic_write_text,
+    atomic_writer,
+    read_csv,
+    remove_stale_temporaries,
+    temporary_path,
+)
+from kmdr.datasets import _registry
+from kmdr.results.store import (
+    CSV_COLUMNS,
+    EXTRA_COLUMNS,
+    IDENTITY_COLUMNS,
+    CellStore,
+    Claim,
+)
+
+
+def make_row(**over):
+    """A valid cell row of experiment "t", its cell id the hash of its identity (the child
+    processes below get this function's source)."""
+    from kmdr.results.records import identity_id, row_fields
+
+    row = {
+        "experiment": "t", "dataset": "synth", "dataset_params": "{}", "reducer": "sign",
+        "reducer_name": "sign", "method": "RP", "reducer_params": "{}", "r": 2,
+        "repetition": 0, "seed": 1, "base_seed": 0, "n_samples": 10, "n_features": 5,
+        "n_clusters": 2, "kmeans_init": "k-means++", "kmeans_n_init": 1,
+        "kmeans_max_iter": 100, "kmeans_tol": 1e-4, "data_fingerprint": "content:x",
+        "code_tag": "3/1", "objective": 1.5,
+        "objective_reduced": 1.0, "accuracy": 0.9, "nmi": 0.8, "ari": 0.7, "n_iter": 3,
+        "shared_seconds": 0.0, "shared_key": "", "reduce_seconds": 0.1,
+        "cluster_seconds": 0.2, "total_seconds": 0.3, "n_jobs": 1, "blas_threads": 1,
+        "converged": True, "reduce_timing": "per cell", "run_id": "run", "finished_at": "2026",
+    }  # fmt: skip
+    row.update(over)
+    row.setdefault("cell_id", identity_id(row_fields(row)))
+    return row
+
+
+def rid(**over) -> str:
+    """The cell id of ``make_row(**over)``."""
+    return make_row(**over)["cell_id"]
+
+
+def Store(folder, **kwargs) -> CellStore:
+    """The store of experiment "t" (the rows of make_row) in ``folder``."""
+    return CellStore(folder, experiment="t", **kwargs)
+
+
+ROW_CODE = inspect.getsource(make_row) + "\n"
+
+
+def spawn(code: str, *args) -> subprocess.Popen:
+    """A child Python process running ``code`` with ``args`` (text lines on stdin/stdout)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", ROW_CODE + code, *map(str, args)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended."""
+    out = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    return int(out.stdout)
+
+
+# -- two processes, one folder ------------------------------------------------------------------
+
+SWEEP = """
+import json, sys, time
+from pathlib import Path
+from kmdr.results.store import CellStore
+folder, ids_file, go, out = map(Path, sys.argv[1:5])
+ids = json.loads(ids_file.read_text())
+store = CellStore(folder, experiment="t")
+print("ready", flush=True)
+while not go.exists():  # start together, so that both race for every cell
+    time.sleep(0.001)
+wrote, waited = [], []
+for i, cid in enumerate(ids):
+    claim = store.try_claim(cid)
+    if claim is None:
+        waited.append(cid)
+        continue
+    with claim:
+        time.sleep(0.002)  # the computation
+        store.write_cell(cid, make_row(repetition=i, writer=sys.argv[5]))
+        wrote.append(cid)
+    if i % 25 == 0:
+        store.rebuild_csv()
+for cid in waited:  # what the other process claimed: wait for it, take over if it died
+    claim = store.try_claim(cid, block=True)
+    if claim is not None:
+        with claim:
+            store.write_cell(cid, make_row(repetition=ids.index(cid), writer=sys.argv[5]))
+            wrote.append(cid)
+store.rebuild_csv()
+out.write_text(json.dumps(wrote))
+"""
+
+
+def test_two_processes_write_each_of_200_cells_exactly_once(tmp_path):
+    ids = [rid(repetition=i) for i in range(200)]
+    (tmp_path / "ids.json").write_text(json.dumps(ids))
+    folder, go = tmp_path / "exp", tmp_path / "go"
+    procs = [
+        spawn(SWEEP, folder, tmp_path / "ids.json", go, tmp_path / f"out{w}.json", w) for w in "AB"
+    ]
+    for proc in procs:
+        assert proc.stdout.readline().strip() == "ready"
+    go.touch()
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0
+    wrote = {w: json.loads((tmp_path / f"out{w}.json").read_text()) for w in "AB"}
+    # Every id computed by exactly one process, and both did part of the work.
+    assert sorted(wrote["A"] + wrote["B"]) == sorted(ids)
+    assert wrote["A"] and wrote["B"]
+    store = CellStore(folder, experiment="t")
+    for w, cells in wrote.items():
+        assert all(store.read_cell(cid)["writer"] == w for cid in cells)
+    # No row lost: the last rebuild (serialized after every write) holds all 200.
+    df = pd.read_csv(folder / "cells.csv")
+    assert sorted(df.cell_id) == sorted(ids)
+    # Nothing left behind: no temporary file, no claim (only the rebuild lock stays).
+    assert not list(folder.rglob("*.tmp"))
+    assert [p.name for p in (folder / ".locks").iterdir()] == ["cells.csv.lock"]
+
+
+HOLD = """
+import sys, time
+from kmdr.results.store import CellStore
+store = CellStore(sys.argv[1], experiment="t")
+reps = [int(a) for a in sys.argv[2:]]
+claims = [store.try_claim(make_row(repetition=rep)["cell_id"]) for rep in reps]
+print("held" if all(claims) else "missed", flush=True)
+sys.stdin.readline()
+for rep in reps:
+    store.write_cell(make_row(repetition=rep)["cell_id"], make_row(repetition=rep))
+for claim in claims:
+    claim.release()
+"""
+
+
+def test_claims_of_a_process_killed_with_sigkill_are_free_at_once(tmp_path):
+    ids = [rid(repetition=i) for i in range(5)]
+    proc = spawn(HOLD, tmp_path, *range(5))
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        store = Store(tmp_path)
+        assert all(store.is_claimed(cid) for cid in ids)
+        assert all(store.try_claim(cid) is None for cid in ids)
+        # A blocking claim waits for the holder, and gets the cell once the holder is gone.
+        got = {}
+        waiter = threading.Thread(target=lambda: got.update(c=store.try_claim(ids[0], block=True)))
+        waiter.start()
+        waiter.join(0.3)
+        assert waiter.is_alive()
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    waiter.join(30)
+    assert isinstance(got["c"], Claim) and got["c"].held
+    claims = [store.try_claim(cid) for cid in ids[1:]]  # non-blocking: free right away
+    assert all(isinstance(c, Claim) for c in claims)
+    for claim in [got["c"], *claims]:
+        claim.release()
+    assert not any(store.is_claimed(cid) for cid in ids)
+
+
+def test_a_blocking_claim_gets_none_once_the_holder_wrote_the_cell(tmp_path):
+    proc = spawn(HOLD, tmp_path, 0)
+    assert proc.stdout.readline().strip() == "held"
+    store = Store(tmp_path)
+    got = {}
+    c0 = rid(repetition=0)
+    waiter = threading.Thread(target=lambda: got.update(c=store.try_claim(c0, block=True)))
+    waiter.start()
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    assert proc.wait(timeout=60) == 0
+    waiter.join(30)
+    assert got == {"c": None} and store.is_done(c0)
+
+
+def test_claims_within_one_process(tmp_path):
+    store = Store(tmp_path)
+    a = rid()
+    claim = store.try_claim(a)
+    assert isinstance(claim, Claim) and store.is_claimed(a)
+    assert store.try_claim(a) is None  # flock locks belong to the open file, not the process
+    assert Store(tmp_path).try_claim(a) is None
+    claim.release()
+    claim.release()  # idempotent
+    assert not store.is_claimed(a) and not (tmp_path / ".locks" / f"{a}.lock").exists()
+    with store.try_claim(a) as again:
+        assert again.held
+        store.write_cell(a, make_row())
+    assert not again.held
+    assert store.try_claim(a) is None  # done
+    assert store.done_ids() == {a}
+
+
+# -- damage ------------------------------------------------------------------------------------
+
+
+DAMAGE = {
+    "trunc": lambda row: json.dumps(row)[: len(json.dumps(row)) // 2],
+    "empty": lambda row: "",
+    "brace": lambda row: "{}",
+    "words": lambda row: json.dumps({**row, "accuracy": "high"}),
+    "nulls": lambda row: json.dumps({**row, "objective": None}),
+    "alist": lambda row: "[1, 2]",
+    "short": lambda row: json.dumps({k: v for k, v in row.items() if k != "kmeans_tol"}),
+    "edited": lambda row: json.dumps({**row, "accuracy": 0.99}),
+    "unsealed": lambda row: json.dumps({k: v for k, v in row.items() if k != "checksum"}),
+}
+
+
+@pytest.mark.fault(
+    "a cell file is cut short, emptied, edited by hand or of another schema",
+    gets="named in one line, moved to <id>.json.damaged (never deleted), computed again",
+)
+def test_damaged_cell_files_are_reported_once_moved_aside_and_not_done(tmp_path):
+    logged = []
+    store = Store(tmp_path, log=logged.append)
+    good = [rid(r=1), rid(r=2)]
+    store.write_cell(good[0], make_row(r=1))
+    store.write_cell(good[1], make_row(r=2))
+    damaged = {}
+    for i, damage in enumerate(DAMAGE.values()):
+        cid = rid(repetition=10 + i)
+        store.write_cell(cid, make_row(repetition=10 + i))
+        damaged[cid] = damage(store.read_cell(cid))
+        store.cell_path(cid).write_text(damaged[cid])
+
+    assert store.done_ids() == set(good)
+    assert len(logged) == len(damaged)
+    for cid, content in damaged.items():
+        (line,) = [m for m in logged if f"{cid}.json:" in m]
+        assert "\n" not in line and "damaged" in line
+        assert not store.cell_path(cid).exists()
+        assert (tmp_path / "cells" / f"{cid}.json.damaged").read_text() == content
+    assert any("kmeans_tol" in m for m in logged) and any("accuracy" in m for m in logged)
+    assert any("checksum does not match" in m for m in logged)
+    assert any("no checksum" in m for m in logged)
+
+    # Moved aside: a second reader (another process's store) has nothing to report.
+    assert Store(tmp_path, log=logged.append).rebuild_csv() == 2
+    assert len(logged) == len(damaged)
+    assert sorted(pd.read_csv(tmp_path / "cells.csv").cell_id) == sorted(good)
+
+    # The runner recomputes it; damaged again, the earlier copy is kept too.
+    empty = rid(repetition=11)
+    with store.try_claim(empty):
+        store.cell_path(empty).write_text("{")
+    store.try_claim(empty).release()
+    assert (tmp_path / "cells" / f"{empty}.json.damaged.2").read_text() == "{"
+    assert (tmp_path / "cells" / f"{empty}.json.damaged").read_text() == ""
+
+
+def test_write_cell_refuses_an_invalid_row(tmp_path):
+    store = Store(tmp_path)
+    x = rid()
+    with pytest.raises(ValueError, match="nmi"):
+        store.write_cell(x, make_row(nmi="n/a"))
+    with pytest.raises(ValueError, match="cell_id"):
+        store.write_cell(x, make_row(r=3))
+    with pytest.raises(ValueError, match="identity"):  # an id that is not its identity's hash
+        store.write_cell(x, make_row(r=3, cell_id=x))
+    assert not store.cell_path(x).exists()
+
+
+# -- rows and cells.csv ------------------------------------------------------------------------
+
+
+def test_rows_of_two_settings_sharing_dataset_reducer_r_repetition_are_both_kept(tmp_path):
+    store = Store(tmp_path)
+    settings = [
+        {"kmeans_n_init": 1},
+        {"kmeans_n_init": 3},
+        {"base_seed": 7},
+        {"reducer_params": '{"a": 1}'},
+        {"data_fingerprint": "content:y"},
+        {"code_tag": "3/2"},
+    ]
+    for over in settings:
+        store.write_cell(rid(**over), make_row(**over))
+    assert store.rebuild_csv() == len(settings)
+    assert sorted(pd.read_csv(tmp_path / "cells.csv").cell_id) == sorted(rid(**o) for o in settings)
+
+
+def test_one_cell_has_one_id_whatever_wrote_it(tmp_path):
+    # the id is the hash of the identity columns' texts: a CSV field and a JSON value agree
+    row = make_row(kmeans_tol=0.0001, dataset_params='{"n_samples": 10}')
+    store = Store(tmp_path)
+    store.write_cell(row["cell_id"], row)
+    store.rebuild_csv()
+    (only,) = store.rows()
+    assert only["cell_id"] == row["cell_id"] and float(only["objective"]) == 1.5
+
+
+def test_cells_csv_sorted_by_identity_with_the_documented_column_order(tmp_path):
+    store = Store(tmp_path)
+    specs = [("b", 2, 0), ("a", 10, 1), ("a", 2, 1), ("a", 10, 0), ("a", 2, 0)]
+    for dataset, r, rep in specs:
+        row = make_row(dataset=dataset, r=r, repetition=rep, z=1)
+        store.write_cell(row["cell_id"], row)
+    store.rebuild_csv()
+    df = pd.read_csv(tmp_path / "cells.csv")
+    assert list(df.columns) == [*CSV_COLUMNS, *EXTRA_COLUMNS, "z"]
+    order = list(zip(df.dataset, df.r, df.repetition, strict=True))
+    assert order == [("a", 2, 0), ("a", 2, 1), ("a", 10, 0), ("a", 10, 1), ("b", 2, 0)]
+    assert set(IDENTITY_COLUMNS) <= set(df.columns)
+
+
+def test_rebuild_with_no_cells_writes_nothing_and_keeps_the_record_of_a_damaged_file(tmp_path):
+    store = Store(tmp_path)
+    assert store.rebuild_csv() == 0 and not store.csv_path.exists()
+    a = rid()
+    store.write_cell(a, make_row())
+    store.rebuild_csv()
+    # the cell file damaged after its row reached cells.csv: the row (the record) stays
+    store.cell_path(a).write_text("")
+    again = Store(tmp_path, log=lambda m: None)
+    assert again.rebuild_csv() == 1 and again.done_ids() == {a}
+    assert list(read_csv(store.csv_path).columns[: len(CSV_COLUMNS)]) == list(CSV_COLUMNS)
+
+
+# -- files honour the umask --------------------------------------------------------------------
+
+
+@pytest.fixture
+def umask():
+    """``os.umask`` for the test, restored after it."""
+    old = os.umask(0o022)
+    yield os.umask
+    os.umask(old)
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_written_files_honour_the_umask(tmp_path, umask, mask, mode):
+    umask(mask)
+    store = Store(tmp_path / "exp")
+    store.write_cell(rid(), make_row())
+    store.rebuild_csv()
+    store.write_sidecar("run", {"status": "complete"})
+    atomic_write_text(tmp_path / "t.txt", "x")
+    atomic_write_bytes(tmp_path / "b.bin", b"x")
+    shared = Path(os.environ.get("KMDR_DATA_MIRROR", "/nonexistent"))
+    rel = "orl/orl_faces/README"
+    files = [
+        store.cell_path(rid()),
+        store.csv_path,
+        tmp_path / "exp" / "runs" / "run.json",
+        tmp_path / "exp" / ".locks" / "cells.csv.lock",
+        tmp_path / "t.txt",
+        tmp_path / "b.bin",
+    ]
+    if (shared / rel).is_file():  # the data cache's copy from the (read-only) mirror
+        files.append(_registry.fetch(rel, dataset="orl", data_dir=tmp_path / "c", mirror=shared))
+    assert {str(p): oct(stat.S_IMODE(p.stat().st_mode)) for p in files} == {
+        str(p): oct(mode) for p in files
+    }
+
+
+# -- temporary files ---------------------------------------------------------------------------
+
+WRITER = """
+import sys
+from kmdr._io import atomic_writer
+with atomic_writer(sys.argv[1]) as fh:
+    fh.write("partial")
+    fh.flush()
+    print(fh.name, flush=True)
+    sys.stdin.readline()
+    fh.write(" and the rest")
+"""
+
+
+def test_cleanup_removes_a_dead_writers_temporary_and_keeps_a_live_ones(tmp_path):
+    live = spawn(WRITER, tmp_path / "live.txt")
+    killed = spawn(WRITER, tmp_path / "killed.txt")
+    live_tmp = Path(live.stdout.readline().strip())
+    killed_tmp = Path(killed.stdout.readline().strip())
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.wait(timeout=30)
+    other_host = tmp_path / f".x.json~another-host~{dead_pid()}~abcd.tmp"
+    other_host.write_text("?")
+    assert live_tmp.exists() and killed_tmp.exists()
+
+    assert remove_stale_temporaries(tmp_path) == [killed_tmp]
+    assert Store(tmp_path).clean_temporaries() == 0
+    assert live_tmp.exists() and other_host.exists() and not killed_tmp.exists()
+    live.stdin.write("go\n")
+    live.stdin.flush()
+    assert live.wait(timeout=30) == 0
+    assert (tmp_path / "live.txt").read_text() == "partial and the rest"
+    assert not live_tmp.exists() and not (tmp_path / "killed.txt").exists()
+
+
+def test_clean_temporaries_removes_the_claim_of_a_cell_written_before_a_kill(tmp_path):
+    w, u = rid(repetition=0), rid(repetition=1)
+    proc = spawn(HOLD, tmp_path, 0, 1)
+    assert proc.stdout.readline().strip() == "held"
+    store = Store(tmp_path)
+    store.write_cell(w, make_row(repetition=0))  # as if the holder wrote it before being killed
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    stale = tmp_path / "cells" / temporary_path(f"{w}.json", pid=dead_pid()).name
+    stale.write_text("{")
+    assert store.clean_temporaries() == 2  # the stale temporary and the finished cell's claim
+    assert not stale.exists() and not (tmp_path / ".locks" / f"{w}.lock").exists()
+    assert (tmp_path / ".locks" / f"{u}.lock").exists()  # not done: its claim file is left alone
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "f.txt"
+    atomic_write_text(target, "old")
+    with pytest.raises(RuntimeError), atomic_writer(target) as fh:
+        fh.write("new, half")
+        raise RuntimeError("disk full")
+    assert target.read_text() == "old" and os.listdir(tmp_path) == ["f.txt"]
+
+
+# -- CSV ---------------------------------------------------------------------------------------
+
+
+def test_read_csv_of_an_empty_file_is_an_empty_frame(tmp_path):
+    (tmp_path / "zero.csv").write_bytes(b"")
+    (tmp_path / "blank.csv").write_text("\n\n")
+    (tmp_path / "full.csv").write_text("a,b\n1,x\n")
+    assert read_csv(tmp_path / "zero.csv").empty and read_csv(tmp_path / "blank.csv").empty
+    frame = read_csv(tmp_path / "full.csv", dtype={"a": "int64"})
+    assert frame.to_dict("list") == {"a": [1], "b": ["x"]}
+    with pytest.raises(FileNotFoundError):
+        read_csv(tmp_path / "missing.csv")
+
+
+MUTEX = """
+import os, sys
+from kmdr.results.store import CellStore
+store, inside = CellStore(sys.argv[1], experiment="t"), os.path.join(sys.argv[1], "inside")
+print("ready", flush=True)
+sys.stdin.readline()
+overlaps = 0
+for _ in range(300):
+    with store.try_claim("x", block=True):  # never written: the lock file comes and goes
+        try:
+            os.close(os.open(inside, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            overlaps += 1
+            continue
+        os.unlink(inside)
+print(overlaps, flush=True)
+"""
+
+
+def test_a_claim_excludes_others_while_its_lock_file_is_unlinked_and_recreated(tmp_path):
+    procs = [spawn(MUTEX, tmp_path) for _ in range(3)]
+    for proc in procs:
+        assert proc.stdout.readline().strip() == "ready"
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    assert [int(proc.stdout.readline()) for proc in procs] == [0, 0, 0]
+    for proc in procs:
+        assert proc.wait(timeout=60) == 0

@@ -1,0 +1,439 @@
+"""A cell's identity names the data and the code it depends on; rows of other data or older code
+are never reused, drawn or counted with the current ones; run sidecars that cannot be read never
+make an experiment look complete; kmdr-prune removes rows only when told, and lists them first.
+
+Real runs on small synthetic data (in process, and through the installed commands in
+subprocesses), a plug-in dataset package on a temporary path, real files edited on disk."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from _run_configs import synth_run
+from kmdr.config.spec import spec_from_config
+from kmdr.datasets import Dataset
+from kmdr.reducers import SignRandomProjection
+from kmdr.results import cells
+from kmdr.results import summary as aggregate
+from kmdr.results.records import identity_id, seal
+from kmdr.run.runner import run_experiment
+
+fault = pytest.mark.fault
+BIN = Path(sys.executable).parent
+N_CELLS = 2 * 2 + 2
+
+
+def config(results_dir, name: str = "ident", **over) -> dict:
+    cfg = synth_run(
+        results_dir,
+        name,
+        (60, 10, 3),
+        reducers=[{"name": "sign"}, {"name": "none"}],
+        r_grid=[2, 4],
+        repeats=2,
+        kmeans={"n_init": 1, "max_iter": 50},
+    )
+    return {**cfg, **over}
+
+
+def run(results_dir, dataset=None, **over):
+    spec = spec_from_config(config(results_dir, **over))
+    return run_experiment(spec, dataset=dataset, log=lambda m: None)
+
+
+def command(tool: str, *args, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(BIN / tool), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=env,
+    )
+
+
+def one_error_line(proc: subprocess.CompletedProcess, *words: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    err = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(err) == 1 and all(w in err[0] for w in words), proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def older_rows(exp: Path, tag: str = "2/1", **over) -> list[dict]:
+    """Rows of this folder as an older kmdr (code tag ``tag``) would have written them, finished
+    later than the current ones."""
+    records = list(csv.DictReader(io.StringIO((exp / "cells.csv").read_text())))
+    out = []
+    for rec in records:
+        rec = {**rec, "code_tag": tag, "finished_at": "2099-01-01T00:00:00", **over}
+        rec["cell_id"] = identity_id(rec)
+        out.append(seal(rec))
+    return out
+
+
+def append_rows(exp: Path, new: list[dict]) -> None:
+    header = next(csv.reader(io.StringIO((exp / "cells.csv").read_text())))
+    with (exp / "cells.csv").open("a", newline="") as fh:
+        csv.DictWriter(fh, fieldnames=header, lineterminator="\n").writerows(new)
+
+
+# -- the data's fingerprint --------------------------------------------------------------------
+
+
+def blobs(shift: float = 0.0) -> Dataset:
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 20)
+    X = rng.normal(size=(60, 10)) + 4.0 * y[:, None] + shift
+    return Dataset("synth", X, y.astype(np.int64), 3, None, "a user's data")
+
+
+@fault(
+    "a user's own data changes between two runs of the same configuration",
+    gets="its cells computed again (the data fingerprint is part of the identity); the old "
+    "rows kept but never drawn or counted with the new",
+)
+def test_changed_user_data_is_never_mixed(tmp_path):
+    first = run(tmp_path, dataset=blobs())
+    again = run(tmp_path, dataset=blobs())
+    assert (first.n_computed, again.n_computed) == (N_CELLS, 0)
+    changed = run(tmp_path, dataset=blobs(shift=1.0))
+    assert changed.n_computed == N_CELLS
+    exp = first.experiment_dir
+    assert len(pd.read_csv(exp / "cells.csv")) == 2 * N_CELLS
+    view = aggregate.cells_view(exp)
+    assert len(view.cells) == N_CELLS and view.cells["data_fingerprint"].nunique() == 1
+    assert view.note.startswith(f"{N_CELLS} rows of other data not shown")
+    summary = aggregate.summarize(exp)
+    assert summary["n_cells"].sum() == N_CELLS and summary["complete"].all()
+
+
+PLUGIN = '''
+"""A plug-in dataset whose content is a file the user edits."""
+import pathlib
+import numpy as np
+from kmdr.datasets import Dataset
+
+def load_mine(seed=0):
+    """Points from points.npy beside this module (``seed``: unused, as the config gives one)."""
+    data = np.load(pathlib.Path(__file__).with_name("points.npy"))
+    y = np.repeat(np.arange(3), 20)
+    return Dataset("mine", data, y.astype(np.int64), 3, None, "mine")
+'''
+
+
+@fault(
+    "a plug-in dataset's content changes under the same name",
+    gets="the next run computes every cell again instead of reusing rows of the old data; "
+    "kmdr-figures draws only the current data and says how many rows it left out",
+)
+def test_a_plugin_dataset_whose_content_changed(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "mine_data.py").write_text(textwrap.dedent(PLUGIN))
+    info = site / "mine_data-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mine-data\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[kmdr.datasets]\nmine = mine_data:load_mine\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+    env["OMP_NUM_THREADS"] = "1"
+    results = tmp_path / "results"
+    args = ["dataset=synth", "dataset.name=mine", "reducer=sign", "r_grid=[2]", "repeats=2",
+            "kmeans.n_init=1", f"results_dir={results}", "n_jobs=1", "progress=false",
+            "name=mine"]  # fmt: skip
+    rng = np.random.default_rng(1)
+    np.save(site / "points.npy", rng.normal(size=(60, 8)))
+    assert command("kmdr", *args, env=env).returncode == 0
+    again = command("kmdr", *args, env=env)
+    assert "(0 computed, 2 reused)" in again.stderr
+    np.save(site / "points.npy", rng.normal(size=(60, 8)))  # the user's file changes
+    changed = command("kmdr", *args, env=env)
+    assert changed.returncode == 0 and "(2 computed, 0 reused)" in changed.stderr
+    figures = command("kmdr-figures", results, env=env)
+    assert "note: 2 rows of other data not shown" in figures.stdout
+    assert "Traceback" not in figures.stderr
+
+
+# -- the code's compatibility tag --------------------------------------------------------------
+
+
+@fault(
+    "one reducer's code changes its numbers (its compat_version is bumped)",
+    gets="only that reducer's cells computed again; its older rows kept, left out of figures "
+    "and report with a note naming kmdr-prune",
+)
+def test_a_bumped_reducer_recomputes_only_its_cells(tmp_path, monkeypatch):
+    first = run(tmp_path)
+    monkeypatch.setattr(SignRandomProjection, "compat_version", 2)
+    again = run(tmp_path)
+    assert (again.n_computed, again.n_reused) == (4, 2)  # sign's, not the baseline's
+    view = aggregate.cells_view(first.experiment_dir)
+    assert len(view.cells) == N_CELLS and set(view.excluded["reducer"]) == {"sign"}
+    assert set(view.cells.loc[view.cells["reducer"] == "sign", "code_tag"]) == {"3/2"}
+    assert "4 rows of older code not shown; `kmdr-prune " in view.note
+
+
+@fault(
+    "the global cell format changes (CELL_FORMAT bumped)",
+    gets="every cell computed again; no old row reused",
+)
+def test_a_new_cell_format_recomputes_every_cell(tmp_path, monkeypatch):
+    run(tmp_path)
+    monkeypatch.setattr(cells, "CELL_FORMAT", cells.CELL_FORMAT + 1)
+    assert run(tmp_path).n_computed == N_CELLS
+
+
+@fault(
+    "rows of an older kmdr finished later than the current ones are merged into cells.csv",
+    gets="never used: the current rows are drawn whatever the finish times",
+)
+def test_older_code_never_wins_by_finish_time(tmp_path):
+    exp = run(tmp_path).experiment_dir
+    current = aggregate.load_cells(exp).set_index("cell_id")["objective"].sort_index()
+    append_rows(exp, older_rows(exp, objective="123.0"))
+    view = aggregate.cells_view(exp)
+    assert (view.cells.set_index("cell_id")["objective"].sort_index() == current).all()
+    assert len(view.excluded) == N_CELLS and (view.excluded["excluded"] == "older code").all()
+    assert run(tmp_path).n_computed == 0
+
+
+@fault(
+    "cells.csv holds rows of other data (another fingerprint of the same dataset)",
+    gets="not counted as this experiment's cells: completeness and summaries use the current "
+    "data only",
+)
+def test_rows_of_other_data_are_not_counted(tmp_path):
+    exp = run(tmp_path).experiment_dir
+    other = older_rows(exp, tag=cells.code_tag("sign"), data_fingerprint="content:other")
+    append_rows(exp, [r for r in other if r["reducer"] == "sign"])
+    summary = aggregate.summarize(exp)
+    assert summary["n_cells"].sum() == N_CELLS and (summary["n_expected"] == 2).all()
+
+
+# -- run sidecars ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(
+            lambda text: text[: len(text) // 2],
+            marks=fault(
+                "the run record of a killed run is cut short (runs/<id>.json)",
+                gets="named in one line; the experiment is never shown as complete",
+            ),
+        ),
+        pytest.param(
+            lambda text: "",
+            marks=fault(
+                "a run record is emptied (0 bytes)",
+                gets="named in one line; the experiment is never shown as complete",
+            ),
+        ),
+        pytest.param(
+            lambda text: "[1, 2, 3]",
+            marks=fault(
+                "a run record holds JSON that is not an object",
+                gets="named in one line; the experiment is never shown as complete",
+            ),
+        ),
+    ],
+)
+def test_an_unreadable_run_record_never_makes_a_killed_run_complete(tmp_path, capfd, damage):
+    # a killed run: its record expects 6 cells; 2 finished
+    exp = run(tmp_path).experiment_dir
+    (side,) = (exp / "runs").glob("*.json")
+    record = json.loads(side.read_text())
+    record["status"] = "running"
+    frame = pd.read_csv(exp / "cells.csv")
+    kept = frame[frame["reducer"] == "none"]
+    shutil.rmtree(exp / "cells")
+    kept.to_csv(exp / "cells.csv", index=False)
+    side.write_text(damage(json.dumps(record)))
+    summary = aggregate.summarize(exp)
+    assert not summary["complete"].any()
+    err = [m for m in capfd.readouterr().err.splitlines() if side.name in m]
+    assert len(err) == 1 and "not shown as complete" in err[0]
+    from kmdr.report.experiments import Experiment
+
+    report = Experiment(tmp_path, exp.name)
+    assert report.incomplete and not report.complete and "cannot be read" in report.status()
+
+
+# -- figures and report say what they left out -------------------------------------------------
+
+
+@fault(
+    "kmdr-report meets an experiment holding rows of older code",
+    gets="the report's status line counts only current cells and says how many rows were left "
+    "out and how to prune them",
+)
+def test_the_report_says_what_it_left_out(tmp_path, monkeypatch):
+    exp = run(tmp_path / "results", figures=True).experiment_dir
+    append_rows(exp, older_rows(exp))
+    proc = command("kmdr-report", tmp_path / "results")
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "results" / "REPORT.md").read_text()
+    assert f"complete ({N_CELLS} cells) ({N_CELLS} rows of older code not shown" in text
+    assert "--older-code --remove` removes them" in text
+
+
+@fault(
+    "kmdr-figures meets an experiment holding rows of older code",
+    gets="the figure draws the current rows only; its legend and the command's output carry "
+    "the note",
+)
+def test_the_figure_says_what_it_left_out(tmp_path):
+    from kmdr.figures import draw as figures
+
+    exp = run(tmp_path).experiment_dir
+    append_rows(exp, older_rows(exp))
+    fig = figures.make_figure(exp)
+    texts = " ".join(t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text")))
+    assert f"{N_CELLS} rows of older code not shown" in texts
+    proc = command("kmdr-figures", tmp_path)
+    assert f"note: {N_CELLS} rows of older code not shown" in proc.stdout
+
+
+# -- kmdr-prune --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mixed(tmp_path, monkeypatch) -> Path:
+    """A folder holding current rows, rows of older code (sign's), of other data and of another
+    experiment."""
+    exp = run(tmp_path).experiment_dir
+    monkeypatch.setattr(SignRandomProjection, "compat_version", 2)
+    run(tmp_path)
+    monkeypatch.undo()
+    other = older_rows(exp, tag=cells.code_tag("none"), data_fingerprint="content:other")
+    foreign = older_rows(exp, tag=cells.code_tag("none"), experiment="elsewhere")
+    append_rows(exp, [r for r in other if r["reducer"] == "none"][:1])
+    append_rows(exp, [r for r in foreign if r["reducer"] == "none"][:1])
+    return exp
+
+
+def lines_of(exp: Path) -> list[str]:
+    return (exp / "cells.csv").read_text().splitlines()
+
+
+@fault(
+    "kmdr-prune is run without saying what to remove",
+    gets="one line naming the filters, exit 2; nothing removed",
+)
+def test_prune_needs_a_filter(mixed):
+    before = lines_of(mixed)
+    one_error_line(command("kmdr-prune", mixed), "kmdr-prune: error: name what to remove")
+    assert lines_of(mixed) == before
+
+
+@fault(
+    "kmdr-prune is given a folder that does not exist or holds no cells",
+    gets="one line naming the folder, exit 2; nothing removed anywhere",
+)
+def test_prune_on_a_missing_folder(mixed, tmp_path):
+    before = lines_of(mixed)
+    one_error_line(
+        command("kmdr-prune", mixed, tmp_path / "nope", "--older-code", "--remove"), "nope"
+    )
+    (tmp_path / "empty").mkdir()
+    one_error_line(command("kmdr-prune", tmp_path / "empty", "--older-code"), "no cells.csv")
+    assert lines_of(mixed) == before
+
+
+@fault(
+    "kmdr-prune --older-code is run without --remove",
+    gets="the rows it would remove are listed, one per line, and nothing changes",
+)
+def test_prune_lists_before_it_removes(mixed):
+    before = {p: p.read_bytes() for p in mixed.rglob("*") if p.is_file()}
+    proc = command("kmdr-prune", mixed, "--older-code")
+    assert proc.returncode == 0
+    listed = [line for line in proc.stdout.splitlines() if line.endswith("[older code]")]
+    assert len(listed) == 4 and "4 row(s) would be removed; add --remove" in proc.stdout
+    assert {p: p.read_bytes() for p in mixed.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize(
+    ("options", "gone"),
+    [
+        pytest.param(
+            ["--older-code"],
+            4,
+            marks=fault(
+                "kmdr-prune --older-code --remove on rows of an older code tag",
+                gets="those rows and their cell files removed; the next run does not bring them "
+                "back; current rows untouched",
+            ),
+        ),
+        pytest.param(
+            ["--other-data"],
+            1,
+            marks=fault(
+                "kmdr-prune --other-data --remove on rows of another data fingerprint",
+                gets="only those rows removed; current rows untouched",
+            ),
+        ),
+        pytest.param(
+            ["--foreign"],
+            1,
+            marks=fault(
+                "kmdr-prune --foreign --remove on rows of another experiment",
+                gets="only those rows removed; current rows untouched",
+            ),
+        ),
+        pytest.param(
+            ["--older-code", "--other-data", "--foreign"],
+            6,
+            marks=fault(
+                "kmdr-prune with the options the figure's note names",
+                gets="every row left out of the figure removed, the note gone",
+            ),
+        ),
+        pytest.param(
+            ["--reducer", "none", "--older-code", "--other-data"],
+            1,
+            marks=fault(
+                "kmdr-prune narrowed to one reducer",
+                gets="only that reducer's selected rows removed",
+            ),
+        ),
+    ],
+)
+def test_prune_removes_what_it_selects(mixed, tmp_path, options, gone):
+    before = pd.read_csv(mixed / "cells.csv")
+    current = aggregate.load_cells(mixed)
+    proc = command("kmdr-prune", mixed, *options, "--remove")
+    assert proc.returncode == 0, proc.stderr
+    assert f"removed {gone} row(s)" in proc.stdout
+    run(tmp_path)  # a rebuild must not bring them back from the cell cache
+    after = pd.read_csv(mixed / "cells.csv")
+    assert len(after) == len(before) - gone
+    pd.testing.assert_frame_equal(aggregate.load_cells(mixed), current)
+    if gone == 6:
+        assert aggregate.cells_view(mixed).note == ""
+
+
+@fault(
+    "kmdr-prune --run-id names one run's rows",
+    gets="exactly that run's rows removed (and computed again by the next run if planned)",
+)
+def test_prune_by_run_id(tmp_path):
+    exp = run(tmp_path).experiment_dir
+    run_id = pd.read_csv(exp / "cells.csv")["run_id"].iloc[0]
+    proc = command("kmdr-prune", exp, "--run-id", run_id, "--remove")
+    assert proc.returncode == 0 and f"removed {N_CELLS} row(s)" in proc.stdout
+    assert not (exp / "cells.csv").read_text().strip().splitlines()[1:]
+    assert not list((exp / "cells").glob("*.json"))
+    assert run(tmp_path).n_computed == N_CELLS

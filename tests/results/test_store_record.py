@@ -1,0 +1,569 @@
+"""cells.csv is the record: no run removes or rewrites a row it did not compute, a fresh clone (no
+cell cache) and the machine that made the results see the same store, and a row or cell file that
+was edited, cut short or copied from elsewhere is named in one line and never used.
+
+Every test runs the real runner on small synthetic data into a real folder and damages real files
+on disk."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from _run_configs import synth_run
+from kmdr.config.spec import spec_from_config
+from kmdr.results import summary as aggregate
+from kmdr.results.records import seal
+from kmdr.results.store import CellStore
+from kmdr.run.runner import run_experiment
+
+fault = pytest.mark.fault
+NAME = "faults"
+METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter"]
+
+
+def config(results_dir, name: str = NAME, **over) -> dict:
+    cfg = synth_run(
+        results_dir,
+        name,
+        (60, 10, 3),
+        reducers=[{"name": "sign"}, {"name": "none"}],
+        r_grid=[2, 4],
+        repeats=2,
+        kmeans={"n_init": 1, "max_iter": 50},
+    )
+    return {**cfg, **over}
+
+
+N_CELLS = 2 * 2 + 2  # sign at 2 r x 2 repetitions, the baseline once per repetition
+
+
+def run(results_dir, messages: list | None = None, **over):
+    log = messages.append if messages is not None else (lambda m: None)
+    return run_experiment(spec_from_config(config(results_dir, **over)), log=log)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    """One finished run (the machine that made the results): its experiment folder."""
+    root = tmp_path_factory.mktemp("made")
+    outcome = run(root)
+    assert outcome.n_computed == N_CELLS
+    return outcome.experiment_dir
+
+
+def machine(made: Path, tmp_path: Path) -> Path:
+    """A copy of the folder as the machine that made it has it (cell cache included)."""
+    shutil.copytree(made, tmp_path / NAME)
+    return tmp_path / NAME
+
+
+def clone(made: Path, tmp_path: Path) -> Path:
+    """The folder as a fresh clone has it: what git tracks (no cells/ cache, no .locks/)."""
+    shutil.copytree(made, tmp_path / NAME, ignore=shutil.ignore_patterns("cells", ".locks"))
+    return tmp_path / NAME
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def rows(exp: Path) -> pd.DataFrame:
+    return pd.read_csv(exp / "cells.csv")
+
+
+def metrics_by_id(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.set_index("cell_id")[METRICS].sort_index()
+
+
+def edit_csv(exp: Path, edit) -> None:
+    """Rewrite cells.csv through the csv module, ``edit(header, records)`` changing it in place
+    (as a spreadsheet or a script would)."""
+    records = list(csv.reader(io.StringIO((exp / "cells.csv").read_text(), newline="")))
+    edit(records[0], records[1:])
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(records)
+    (exp / "cells.csv").write_text(out.getvalue())
+
+
+def one_line(messages: list[str], *words: str) -> str:
+    found = [m for m in messages if all(w in m for w in words)]
+    assert len(found) == 1, (words, messages)
+    assert "\n" not in found[0] and "Traceback" not in found[0]
+    return found[0]
+
+
+# -- committed results are the record ----------------------------------------------------------
+
+
+@fault(
+    "on a fresh clone (no cell cache) a narrower run (one reducer, one r) goes into a folder "
+    "with committed rows",
+    gets="every committed row kept byte for byte; the run adds or reuses only its own cells",
+)
+def test_a_narrow_run_on_a_fresh_clone_keeps_every_committed_row(made, tmp_path):
+    exp = clone(made, tmp_path)
+    before = lines(exp / "cells.csv")
+    outcome = run(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
+    assert (outcome.n_computed, outcome.n_reused) == (0, 1)  # its one cell is a committed row
+    after = lines(exp / "cells.csv")
+    assert after == before
+
+
+@fault(
+    "the identical command is run again on a fresh clone",
+    gets="every cell reused from cells.csv, none recomputed; cells.csv unchanged",
+)
+def test_an_identical_run_on_a_fresh_clone_reuses_the_committed_rows(made, tmp_path):
+    exp = clone(made, tmp_path)
+    before = (exp / "cells.csv").read_bytes()
+    outcome = run(tmp_path)
+    assert (outcome.n_computed, outcome.n_reused) == (0, N_CELLS)
+    assert (exp / "cells.csv").read_bytes() == before
+
+
+@fault(
+    "a fresh clone and the machine that made the results read the same folder",
+    gets="the same done cells and the same rows, to the bit",
+)
+def test_a_fresh_clone_and_the_machine_see_the_same_store(made, tmp_path):
+    here, there = machine(made, tmp_path / "m"), clone(made, tmp_path / "c")
+    assert CellStore(here).done_ids() == CellStore(there).done_ids()
+    pd.testing.assert_frame_equal(aggregate.load_cells(here), aggregate.load_cells(there))
+
+
+@fault(
+    "a run with another setting goes into a folder holding committed rows",
+    gets="the committed rows kept as they were, the new setting's rows added beside them",
+)
+def test_another_setting_adds_rows_beside_the_committed_ones(made, tmp_path):
+    exp = clone(made, tmp_path)
+    before = lines(exp / "cells.csv")
+    outcome = run(tmp_path, kmeans={"n_init": 2, "max_iter": 50})
+    assert outcome.n_computed == N_CELLS
+    after = lines(exp / "cells.csv")
+    assert set(before) <= set(after) and len(after) == len(before) + N_CELLS
+
+
+@fault(
+    "part of the cell cache is deleted (cleaned by hand, a partial copy)",
+    gets="cells.csv and the remaining cell files are merged; nothing recomputed, nothing lost",
+)
+def test_a_partial_cache_is_merged_with_the_record(made, tmp_path):
+    exp = machine(made, tmp_path)
+    for path in sorted((exp / "cells").glob("*.json"))[::2]:
+        path.unlink()
+    outcome = run(tmp_path)
+    assert (outcome.n_computed, outcome.n_reused) == (0, N_CELLS)
+    pd.testing.assert_frame_equal(metrics_by_id(rows(exp)), metrics_by_id(rows(made)))
+
+
+KILLED = """
+import json, sys
+from kmdr.run.runner import run_experiment
+from kmdr.config.spec import spec_from_config
+run_experiment(spec_from_config(json.loads(sys.argv[1])), log=lambda m: None)
+"""
+
+
+@fault(
+    "the run is killed with kill -9 while cells.csv lags the cell files",
+    gets="figures and the report read the merged store: every finished cell shows",
+)
+def test_readers_never_lag_the_cell_files_after_a_kill(tmp_path):
+    cfg = config(tmp_path, r_grid=list(range(2, 10)), repeats=3)
+    proc = subprocess.Popen([sys.executable, "-c", KILLED, json.dumps(cfg)])
+    cells = tmp_path / NAME / "cells"
+    deadline = time.monotonic() + 120
+    try:
+        while len(list(cells.glob("*.json"))) < 4:  # a state, not a time
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.001)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    done = {p.stem for p in cells.glob("*.json")}
+    assert set(aggregate.load_cells(tmp_path / NAME)["cell_id"]) == done
+    summary = aggregate.summarize(tmp_path / NAME)
+    assert summary["n_cells"].sum() == len(done) and not summary["complete"].all()
+
+
+# -- cells.csv rows: checksums, damage, duplicates ---------------------------------------------
+
+
+def _set(column: str, value: str, line: int = 0):
+    def edit(header, records):
+        records[line][header.index(column)] = value
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        pytest.param(
+            "accuracy",
+            "0.99",
+            marks=fault(
+                "a row's accuracy in cells.csv is edited by hand",
+                gets="named in one line, never used; recomputed by the next run, the edited row "
+                "set aside in cells.rejected.csv",
+            ),
+        ),
+        pytest.param(
+            "repetition",
+            "7",
+            marks=fault(
+                "a row's repetition in cells.csv is edited so that it claims another cell",
+                gets="named in one line (its checksum fails), never counted; the real cell "
+                "computed again",
+            ),
+        ),
+        pytest.param(
+            "code_tag",
+            "3/9",
+            marks=fault(
+                "a row's code tag is edited to pass it off as current code",
+                gets="named in one line (its checksum fails), never used",
+            ),
+        ),
+    ],
+)
+def test_an_edited_row_is_named_and_recomputed(made, tmp_path, capfd, column, value):
+    exp = clone(made, tmp_path)
+    edited_id = rows(exp)["cell_id"][0]
+    edit_csv(exp, _set(column, value))
+    assert edited_id not in set(aggregate.load_cells(exp)["cell_id"])
+    err = capfd.readouterr().err
+    assert len([m for m in err.splitlines() if "checksum does not match" in m]) == 1
+    messages = []
+    outcome = run(tmp_path, messages)
+    assert (outcome.n_computed, outcome.n_reused) == (1, N_CELLS - 1)
+    one_line(messages, "cells.csv", "line(s) 2", "checksum does not match")
+    pd.testing.assert_frame_equal(metrics_by_id(rows(exp)), metrics_by_id(rows(made)))
+    rejected = pd.read_csv(exp / "cells.rejected.csv")
+    assert len(rejected) == 1 and rejected["line"].item() == 2
+
+
+@fault(
+    "a row's cell_id is changed and its checksum recomputed (a tool rewrote the row)",
+    gets="named in one line: its cell_id is not the hash of its identity; never used",
+)
+def test_a_row_whose_id_is_not_its_identity_is_rejected(made, tmp_path):
+    exp = clone(made, tmp_path)
+    frame = rows(exp)
+    records = list(csv.DictReader(io.StringIO((exp / "cells.csv").read_text())))
+    forged = seal({**records[0], "cell_id": records[1]["cell_id"]})
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(frame.columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows([forged, *records[2:]])
+    (exp / "cells.csv").write_text(out.getvalue())
+    messages = []
+    outcome = run(tmp_path, messages)
+    one_line(messages, "not the hash of its identity")
+    assert outcome.n_computed == 2  # both cells the forged row stood for
+    pd.testing.assert_frame_equal(metrics_by_id(rows(exp)), metrics_by_id(frame))
+
+
+@fault(
+    "cells.csv is cut short in the middle of a row (a copy or a disk that filled up)",
+    gets="the cut row named in one line and set aside, the others used; that cell recomputed",
+)
+def test_a_csv_cut_mid_row_on_a_fresh_clone(made, tmp_path):
+    exp = clone(made, tmp_path)
+    text = (exp / "cells.csv").read_text()
+    (exp / "cells.csv").write_text(text[: len(text) - 200])
+    messages = []
+    outcome = run(tmp_path, messages)
+    one_line(messages, "cut short or edited")
+    assert (outcome.n_computed, outcome.n_reused) == (1, N_CELLS - 1)
+    pd.testing.assert_frame_equal(metrics_by_id(rows(exp)), metrics_by_id(rows(made)))
+
+
+@fault(
+    "cells.csv is cut short on the machine that still has the cell files",
+    gets="the row restored from its cell file; nothing recomputed",
+)
+def test_a_csv_cut_mid_row_is_restored_from_the_cache(made, tmp_path):
+    exp = machine(made, tmp_path)
+    text = (exp / "cells.csv").read_text()
+    (exp / "cells.csv").write_text(text[: len(text) - 200])
+    outcome = run(tmp_path)
+    assert outcome.n_computed == 0
+    pd.testing.assert_frame_equal(metrics_by_id(rows(exp)), metrics_by_id(rows(made)))
+
+
+@fault(
+    "a column (nmi) is deleted from cells.csv with a spreadsheet",
+    gets="one line naming the rows not trusted; every cell recomputed on a fresh clone, "
+    "the edited rows kept in cells.rejected.csv",
+)
+def test_a_deleted_column_makes_every_row_untrusted(made, tmp_path):
+    exp = clone(made, tmp_path)
+    frame = rows(exp)
+    frame.drop(columns=["nmi"]).to_csv(exp / "cells.csv", index=False)
+    messages = []
+    outcome = run(tmp_path, messages)
+    one_line(messages, f"{N_CELLS} row(s) not trusted")
+    assert outcome.n_computed == N_CELLS
+    assert len(pd.read_csv(exp / "cells.rejected.csv")) == N_CELLS
+    pd.testing.assert_frame_equal(metrics_by_id(rows(exp)), metrics_by_id(frame))
+
+
+@fault(
+    "a row of cells.csv is duplicated (pasted twice)",
+    gets="counted once in completeness and summaries; one line says so",
+)
+def test_a_duplicated_row_counts_once(made, tmp_path, capfd):
+    exp = clone(made, tmp_path)
+    text = lines(exp / "cells.csv")
+    (exp / "cells.csv").write_text("\n".join([*text, text[1]]) + "\n")
+    summary = aggregate.summarize(exp)
+    assert summary["n_cells"].sum() == N_CELLS and summary["complete"].all()
+    assert "repeat another row exactly" in capfd.readouterr().err
+    assert run(tmp_path).n_computed == 0
+
+
+@fault(
+    "two valid rows of one cell disagree (the same cell from two machines, other timings)",
+    gets="the first row in cells.csv is used, the other named in one line and set aside",
+)
+def test_two_valid_rows_of_one_cell_keep_the_first(made, tmp_path):
+    exp = clone(made, tmp_path)
+    records = list(csv.DictReader(io.StringIO((exp / "cells.csv").read_text())))
+    other = seal({**records[0], "total_seconds": "99.0"})
+    with (exp / "cells.csv").open("a") as fh:
+        csv.DictWriter(fh, fieldnames=list(records[0]), lineterminator="\n").writerow(other)
+    messages = []
+    assert run(tmp_path, messages).n_computed == 0
+    one_line(messages, "another valid row of its cell comes first")
+    assert rows(exp)["total_seconds"].max() < 99
+
+
+@fault(
+    "another experiment's cells.csv is copied over this one's",
+    gets="its rows named in one line and never used here (kept until kmdr-prune --foreign); "
+    "this experiment's cells recomputed",
+)
+def test_another_experiments_cells_csv_copied_in(made, tmp_path):
+    other = run(tmp_path / "o", name="elsewhere").experiment_dir
+    exp = clone(made, tmp_path)
+    shutil.copy(other / "cells.csv", exp / "cells.csv")
+    messages = []
+    outcome = run(tmp_path, messages)
+    one_line(messages, "experiment(s) 'elsewhere'", "--foreign")
+    assert outcome.n_computed == N_CELLS
+    assert set(lines(other / "cells.csv")[1:]) <= set(lines(exp / "cells.csv"))
+    assert set(aggregate.load_cells(exp)["experiment"]) == {NAME}
+
+
+@fault(
+    "rows of another experiment are appended to cells.csv",
+    gets="not used or counted here, one line names them; this experiment's rows untouched",
+)
+def test_rows_of_another_experiment_appended(made, tmp_path, capfd):
+    other = run(tmp_path / "o", name="elsewhere").experiment_dir
+    exp = clone(made, tmp_path)
+    with (exp / "cells.csv").open("a") as fh:
+        fh.write("\n".join(lines(other / "cells.csv")[1:]) + "\n")
+    summary = aggregate.summarize(exp)
+    assert summary["n_cells"].sum() == N_CELLS
+    assert "experiment(s) 'elsewhere'" in capfd.readouterr().err
+    assert run(tmp_path).n_computed == 0
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(
+            lambda text: text.replace("\n", "\r\n"),
+            marks=fault(
+                "cells.csv is saved with CRLF line endings by an editor",
+                gets="read as before: every row valid, nothing recomputed",
+            ),
+        ),
+        pytest.param(
+            lambda text: "\ufeff" + text,
+            marks=fault(
+                "cells.csv is saved with a UTF-8 byte-order mark by an editor",
+                gets="read as before: every row valid, nothing recomputed",
+            ),
+        ),
+        pytest.param(
+            lambda text: text.replace("\n", "\n\n", 3),
+            marks=fault(
+                "blank lines are inserted into cells.csv",
+                gets="ignored: every row valid, nothing recomputed",
+            ),
+        ),
+    ],
+)
+def test_harmless_edits_keep_every_row(made, tmp_path, change):
+    exp = clone(made, tmp_path)
+    (exp / "cells.csv").write_bytes(change((exp / "cells.csv").read_text()).encode("utf-8"))
+    pd.testing.assert_frame_equal(aggregate.load_cells(exp), aggregate.load_cells(made))
+    assert run(tmp_path).n_computed == 0
+
+
+@fault(
+    "the columns of cells.csv are reordered by a spreadsheet",
+    gets="every row still valid (checksums are per column name); nothing recomputed",
+)
+def test_reordered_columns_keep_every_row(made, tmp_path):
+    exp = clone(made, tmp_path)
+    frame = rows(exp)
+    frame[list(reversed(frame.columns))].to_csv(exp / "cells.csv", index=False)
+    assert run(tmp_path).n_computed == 0
+    pd.testing.assert_frame_equal(metrics_by_id(rows(exp)), metrics_by_id(frame))
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param(
+            b"",
+            marks=fault(
+                "cells.csv is emptied (0 bytes)",
+                gets="no row, no traceback; the cells recomputed (fresh clone)",
+            ),
+        ),
+        pytest.param(
+            bytes(range(256)) * 4,
+            marks=fault(
+                "cells.csv is overwritten with binary garbage",
+                gets="one line; the file moved to cells.csv.damaged (never deleted), the cells "
+                "recomputed",
+            ),
+        ),
+    ],
+)
+def test_an_empty_or_garbage_csv(made, tmp_path, content):
+    exp = clone(made, tmp_path)
+    (exp / "cells.csv").write_bytes(content)
+    messages = []
+    outcome = run(tmp_path, messages)
+    assert outcome.n_computed == N_CELLS
+    if content:
+        one_line(messages, "not a cells.csv header")
+        assert (exp / "cells.csv.damaged").read_bytes() == content
+    pd.testing.assert_frame_equal(metrics_by_id(rows(exp)), metrics_by_id(rows(made)))
+
+
+@fault(
+    "cells.csv holds rows of an older kmdr (no checksum, no data fingerprint, no code tag)",
+    gets="every legacy line kept as it was; not drawn or counted (a note says how many and "
+    "how to prune them); the cells computed again",
+)
+def test_legacy_rows_are_kept_verbatim_and_recomputed(made, tmp_path):
+    exp = clone(made, tmp_path)
+    legacy = rows(exp).drop(columns=["checksum", "data_fingerprint", "code_tag"])
+    legacy.to_csv(exp / "cells.csv", index=False)
+    old = set(lines(exp / "cells.csv")[1:])
+    outcome = run(tmp_path)
+    assert outcome.n_computed == N_CELLS
+    new = rows(exp)
+    assert len(new) == 2 * N_CELLS and new["checksum"].isna().sum() == N_CELLS
+    kept = new[new["checksum"].isna()].drop(columns=["checksum", "data_fingerprint", "code_tag"])
+    assert set(kept.to_csv(index=False).splitlines()[1:]) == old  # not one byte changed
+    view = aggregate.cells_view(exp)
+    assert len(view.cells) == N_CELLS and view.note.startswith(f"{N_CELLS} rows of older code")
+
+
+# -- cell files --------------------------------------------------------------------------------
+
+
+@fault(
+    "a cell file's accuracy is edited by hand before cells.csv got its row",
+    gets="named in one line and moved aside on the next run, which computes the cell again",
+)
+def test_an_edited_cell_file_is_not_taken(made, tmp_path):
+    exp = machine(made, tmp_path)
+    (exp / "cells.csv").unlink()  # as a run killed before its rebuild left it
+    victim = sorted((exp / "cells").glob("*.json"))[0]
+    cell = json.loads(victim.read_text())
+    victim.write_text(json.dumps({**cell, "accuracy": cell["accuracy"] - 0.25}))
+    messages = []
+    outcome = run(tmp_path, messages)
+    one_line(messages, victim.name, "checksum does not match")
+    assert outcome.n_computed == 1
+    assert json.loads(victim.read_text())["accuracy"] == cell["accuracy"]
+
+
+@fault(
+    "a cell file of another experiment is dropped into cells/",
+    gets="named in one line, moved to <id>.json.foreign, never used or counted here",
+)
+def test_a_cell_file_of_another_experiment(made, tmp_path, capfd):
+    other = run(tmp_path / "o", name="elsewhere").experiment_dir
+    exp = machine(made, tmp_path)
+    stray = sorted((other / "cells").glob("*.json"))[0]
+    shutil.copy(stray, exp / "cells" / stray.name)
+    assert aggregate.summarize(exp)["n_cells"].sum() == N_CELLS
+    assert f"a cell of experiment 'elsewhere', not '{NAME}'" in capfd.readouterr().err
+    messages = []
+    run(tmp_path, messages)
+    one_line(messages, stray.name, "foreign")
+    assert (exp / "cells" / (stray.name + ".foreign")).exists()
+
+
+@fault(
+    "a cell file is renamed to another cell's id",
+    gets="named in one line (cell_id is not the file's name), moved aside; the cell recomputed",
+)
+def test_a_renamed_cell_file(made, tmp_path):
+    exp = machine(made, tmp_path)
+    (exp / "cells.csv").unlink()
+    first, second = sorted((exp / "cells").glob("*.json"))[:2]
+    shutil.copy(first, second)
+    messages = []
+    outcome = run(tmp_path, messages)
+    one_line(messages, second.name, "is not the file's name")
+    assert outcome.n_computed == 1
+
+
+@fault(
+    "a valid cell file differs from its cells.csv row (copied from another machine)",
+    gets="the cells.csv row (the record) is used; one line says they differ",
+)
+def test_the_record_wins_over_a_differing_cell_file(made, tmp_path, capfd):
+    exp = machine(made, tmp_path)
+    victim = sorted((exp / "cells").glob("*.json"))[0]
+    cell = json.loads(victim.read_text())
+    victim.write_text(json.dumps(seal({**cell, "total_seconds": 99.0})))
+    loaded = aggregate.load_cells(exp).set_index("cell_id")
+    assert loaded.loc[victim.stem, "total_seconds"] == cell["total_seconds"]
+    assert "differs from its cells.csv row" in capfd.readouterr().err
+
+
+@fault(
+    "a reader (figures, report) meets a damaged cell file and a damaged row",
+    gets="both named in one line each, the intact copy of each used; the reader writes, moves "
+    "and locks nothing",
+)
+def test_readers_never_write(made, tmp_path, capfd):
+    exp = machine(made, tmp_path)
+    shutil.rmtree(exp / ".locks", ignore_errors=True)
+    victim = sorted((exp / "cells").glob("*.json"))[-1]
+    victim.write_text("{")
+    edit_csv(exp, _set("accuracy", "0.5"))
+    before = {p: p.read_bytes() for p in exp.rglob("*") if p.is_file()}
+    view = aggregate.cells_view(exp)
+    aggregate.summarize(exp)
+    # each damaged copy is replaced by the other: the row by its cell file, the file by its row
+    assert len(view.cells) == N_CELLS
+    assert {p: p.read_bytes() for p in exp.rglob("*") if p.is_file()} == before
+    err = capfd.readouterr().err.splitlines()
+    assert len([m for m in err if victim.name in m]) == 1
+    assert len([m for m in err if "checksum does not match" in m]) == 1

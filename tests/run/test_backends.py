@@ -1,0 +1,158 @@
+"""Every joblib backend gives the same rows: loky, threading, multiprocessing, sequential, a real
+dask LocalCluster and Ray (when installed). A backend that cannot start is one line, and the run
+record says ``failed`` with the reason."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pandas as pd
+import pytest
+
+from _run_configs import synth_run
+from kmdr.config.spec import spec_from_config
+from kmdr.run.parallel import BackendError, resolve_parallelism
+from kmdr.run.runner import run_experiment
+
+#: The columns a cell's computation produces that must not depend on the backend.
+VALUES = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
+
+
+def config(results_dir, backend: str, **over):
+    run_config = synth_run(
+        results_dir,
+        f"b_{backend}",
+        (120, 30, 3),
+        reducers=[
+            {"name": "leverage"},
+            {"name": "svd_approx"},
+            {"name": "sign"},
+            {"name": "none"},
+            # Deterministic: one job per r reduces once for both repetitions; laplacian's
+            # shared scores are computed once per worker process, not per repetition.
+            {"name": "svd"},
+            {"name": "laplacian"},
+        ],
+        r_grid=[3, 6, 9],
+        repeats=2,
+        kmeans={"n_init": 2, "max_iter": 100},
+        n_jobs=2,
+        backend=backend,
+    )
+    return {**run_config, **over}
+
+
+def rows(results_dir, backend: str, **over) -> pd.DataFrame:
+    outcome = run_experiment(
+        spec_from_config(config(results_dir, backend, **over)), log=lambda m: None
+    )
+    assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 32
+    cells = pd.read_csv(outcome.experiment_dir / "cells.csv")
+    return cells.set_index("cell_id").sort_index()[VALUES]
+
+
+@pytest.fixture(scope="module")
+def loky_rows(tmp_path_factory):
+    return rows(tmp_path_factory.mktemp("loky"), "loky")
+
+
+@pytest.mark.parametrize("backend", ["threading", "multiprocessing", "sequential"])
+def test_local_backends_give_loky_rows(tmp_path, loky_rows, backend):
+    pd.testing.assert_frame_equal(rows(tmp_path, backend), loky_rows, check_exact=True)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None,
+    reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
+)
+def test_dask_local_cluster_gives_loky_rows(tmp_path, loky_rows):
+    pd.testing.assert_frame_equal(rows(tmp_path, "dask"), loky_rows, check_exact=True)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None,
+    reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
+)
+def test_dask_connects_to_a_running_scheduler(tmp_path, loky_rows):
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=50
+    ) as cluster:
+        got = rows(tmp_path, "dask", dask={"scheduler": cluster.scheduler_address})
+    pd.testing.assert_frame_equal(got, loky_rows, check_exact=True)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None, reason="ray is not installed (pip install 'kmdr[ray]')"
+)
+def test_ray_gives_loky_rows(tmp_path, loky_rows):
+    pd.testing.assert_frame_equal(rows(tmp_path, "ray"), loky_rows, check_exact=True)
+
+
+@pytest.mark.fault(
+    "backend=dask with a scheduler address nothing listens on",
+    gets="one line naming the address; the run record says failed with the reason",
+)
+def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
+    pytest.importorskip("distributed")
+    spec = spec_from_config(config(tmp_path, "dask", dask={"scheduler": "tcp://127.0.0.1:9"}))
+    with pytest.raises(BackendError) as info:
+        run_experiment(spec, log=lambda m: None)
+    assert "\n" not in str(info.value) and "127.0.0.1:9" in str(info.value)
+    (record,) = (tmp_path / "b_dask" / "runs").glob("*.json")
+    record = json.loads(record.read_text())
+    assert record["status"] == "failed" and "127.0.0.1:9" in record["error"]
+
+
+@pytest.mark.parametrize(
+    ("cores", "launcher", "n_jobs", "expect"),
+    [
+        (8, 1, -1, (8, 1)),  # all cores to one run
+        (8, 2, -1, (4, 1)),  # two launcher jobs: half each
+        (8, 2, 2, (2, 2)),  # 8 cores / (2 jobs x 2 workers)
+        (8, 4, 4, (4, 1)),  # oversubscribed workers still get at least one thread
+        (2, 1, 1, (1, 2)),
+    ],
+)
+def test_thread_budget_counts_the_launchers_jobs(monkeypatch, cores, launcher, n_jobs, expect):
+    import joblib
+
+    monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
+    spec = spec_from_config(config("unused", "loky", n_jobs=n_jobs, blas_threads=None))
+    par = resolve_parallelism(spec, launcher_jobs=launcher)
+    assert (par.n_jobs, par.blas_threads) == expect
+
+
+@pytest.mark.parametrize(
+    ("backend", "over", "expect"),
+    [
+        pytest.param(
+            "loky",
+            {},
+            (2, 8),
+            marks=pytest.mark.fault(
+                "n_jobs larger than the machine's cores (loky)",
+                gets="capped to the cores, and the run says so in one line",
+            ),
+        ),
+        ("threading", {}, (2, 8)),
+        ("dask", {}, (2, 8)),  # a LocalCluster runs here
+        ("dask", {"dask": {"scheduler": "tcp://10.0.0.5:8786"}}, (8, None)),  # a cluster: as asked
+        ("ray", {"ray": {"address": "auto"}}, (8, None)),
+    ],
+)
+def test_n_jobs_is_capped_to_the_cores_where_the_workers_run_here(
+    monkeypatch, backend, over, expect
+):
+    import joblib
+
+    monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 2)
+    spec = spec_from_config(config("unused", backend, n_jobs=8, **over))
+    par = resolve_parallelism(spec)
+    assert (par.n_jobs, par.requested) == expect
+    message = par.cap_message(backend)
+    assert (message is None) == (expect[1] is None)
+    if message:
+        assert message.startswith(f"[kmdr] n_jobs=8 capped to 2: backend={backend}")

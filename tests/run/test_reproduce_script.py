@@ -1,0 +1,207 @@
+"""scripts/reproduce.py end to end, as `make reproduce` runs it (a subprocess, real data)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from _procs import Proc, cell_files, children, statuses, wait_for
+from kmdr.results import _locks
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
+SMALL = ["r_grid=[5,10]", "repeats=1", "kmeans.n_init=1", "kmeans.max_iter=20", "n_jobs=2"]
+
+
+def reproduce(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600
+    )
+
+
+def test_every_figure_is_drawn_before_the_script_returns(tmp_path):
+    # Two experiments: the first one's figures are drawn while the second one computes.
+    names = ["bzmd14_coil20", "bzmd14_orl"]
+    done = reproduce("--results", str(tmp_path), "--only", *names, "--override", *SMALL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "warning" not in done.stderr
+    times = pd.read_csv(tmp_path / "reproduce_times.csv")
+    assert list(times["experiment"]) == names and set(times["status"]) == {"done"}
+    for name in names:
+        exp = tmp_path / name
+        cells = pd.read_csv(exp / "cells.csv")
+        summary = pd.read_csv(exp / "summary.csv")
+        assert len(cells) == int(times.set_index("experiment").loc[name, "cells"])
+        assert summary["n_cells"].sum() == len(cells)  # summarized after the last cell
+        for ext in ("png", "pdf"):
+            assert (exp / "figures" / f"{name}.{ext}").stat().st_size > 1000
+        # the run record keeps the config as given: figures on, even though another process
+        # drew them
+        (record,) = (exp / "runs").glob("*.json")
+        assert json.loads(record.read_text())["config"]["figures"] is True
+
+
+def test_no_figures_when_the_override_says_so(tmp_path):
+    args = ["--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL]
+    done = reproduce(*args, "figures=false", "r_grid=[5]")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "bzmd14_orl" / "cells.csv").is_file()
+    assert not (tmp_path / "bzmd14_orl" / "figures").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--override", "kmeans.nope=1"], "configuration error: unknown config key 'kmeans.nope'"),
+        (["--only", "bzmd14_orl", "nope"], "--only nope: not an experiment make reproduce runs"),
+    ],
+)
+def test_a_bad_argument_stops_before_any_work(args, expected, tmp_path):
+    results = tmp_path / "results"
+    done = reproduce("--results", str(results), *args)
+    assert done.returncode == 2
+    assert expected in done.stderr and "Traceback" not in done.stderr
+    assert not results.exists()
+
+
+def _start(*args: str) -> Proc:
+    return Proc([sys.executable, str(SCRIPT), *args])
+
+
+def _drawer(pid: int) -> int | None:
+    """The script's drawing process (a multiprocessing spawn child), once it exists."""
+    for kid in children(pid):
+        try:
+            cmdline = Path(f"/proc/{kid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"spawn_main" in cmdline:
+            return kid
+    return None
+
+
+@pytest.mark.parametrize(
+    ("signum", "group", "status", "words"),
+    [
+        pytest.param(
+            signal.SIGINT,
+            True,
+            130,
+            "interrupted;",
+            marks=pytest.mark.fault(
+                "Ctrl-C during make reproduce, mid-experiment",
+                gets="one line, exit 130, finished cells kept; the same command resumes",
+            ),
+            id="ctrl-c",
+        ),
+        pytest.param(
+            signal.SIGTERM,
+            False,
+            143,
+            "interrupted (SIGTERM);",
+            marks=pytest.mark.fault(
+                "make reproduce is sent SIGTERM mid-experiment",
+                gets="like Ctrl-C: one line, exit 143, the experiment's sidecar interrupted",
+            ),
+            id="sigterm",
+        ),
+    ],
+)
+def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
+    tmp_path, signum, group, status, words
+):
+    # A real signal: Ctrl-C's SIGINT goes to the whole process group (the script, its workers
+    # and its drawing process), SIGTERM to the script alone. The script must surely be
+    # mid-experiment when it arrives, whatever the machine's speed: the test holds the second
+    # experiment's cells.csv lock, so that experiment's first finished cell (which rebuilds
+    # cells.csv at once) waits for it, and the signal goes once that cell file is on disk.
+    args = ["--results", str(tmp_path), "--override", *SMALL]
+    args += ["r_grid=[5,10,15,20,25,30]", "--only", "bzmd14_orl", "bzmd14_usps"]
+    usps = tmp_path / "bzmd14_usps"
+    csv_lock = _locks.acquire(usps / ".locks" / "cells.csv.lock")
+    proc = _start(*args)
+    try:
+        wait_for(lambda: cell_files(usps), "a first bzmd14_usps cell on disk", proc)
+        proc.signal(signum, group=group)
+        csv_lock.release()
+        assert proc.wait() == status, proc.stderr
+    finally:
+        csv_lock.release()
+        proc.kill()
+    err = proc.stderr
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"[reproduce] {words} finished cells are kept under")
+    assert statuses(usps) == ["interrupted"]
+    assert sorted(pd.read_csv(usps / "cells.csv")["cell_id"]) == sorted(
+        p.stem for p in cell_files(usps)
+    )
+    if signum != signal.SIGINT:
+        return
+
+    done = reproduce(*args)
+    assert done.returncode == 0, done.stderr[-2000:]
+    times = pd.read_csv(tmp_path / "reproduce_times.csv").set_index("experiment")
+    assert times.loc["bzmd14_orl", "computed"] == 0  # all of it was kept
+    assert times.loc["bzmd14_orl", "reused"] == times.loc["bzmd14_orl", "cells"]
+    assert times.loc["bzmd14_usps", "computed"] < times.loc["bzmd14_usps", "cells"]
+    for name in ("bzmd14_orl", "bzmd14_usps"):
+        cells = pd.read_csv(tmp_path / name / "cells.csv")
+        assert len(cells) == times.loc[name, "cells"] and cells["cell_id"].is_unique
+        assert (tmp_path / name / "figures" / f"{name}.png").is_file()
+
+
+@pytest.mark.fault(
+    "Ctrl-C while make reproduce draws the last figures",
+    gets="one line, exit 130 (not a silent 0); every cell kept",
+)
+def test_ctrl_c_while_the_last_figures_are_drawn(tmp_path):
+    proc = _start("--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL)
+    orl = tmp_path / "bzmd14_orl"
+    drawer = None
+    try:
+        # The drawing process is stopped as soon as it exists, so the script, once its last
+        # experiment is complete, surely waits for the last figures when Ctrl-C comes.
+        drawer = wait_for(lambda: _drawer(proc.pid), "the drawing process", proc)
+        os.kill(drawer, signal.SIGSTOP)
+        wait_for(lambda: statuses(orl) == ["complete"], "the last experiment complete", proc)
+        proc.signal(signal.SIGINT, group=True)
+        os.kill(drawer, signal.SIGCONT)
+        assert proc.wait() == 130, proc.stderr
+    finally:
+        if drawer is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(drawer, signal.SIGCONT)
+        proc.kill()
+    assert "Traceback" not in proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("[reproduce] interrupted; finished cells are kept under")
+    assert len(pd.read_csv(orl / "cells.csv")) == len(cell_files(orl)) > 0
+
+
+@pytest.mark.fault(
+    "Ctrl-C just as make reproduce starts its drawing process",
+    gets="the Ctrl-C is held, not lost: one line, exit 130; the drawing process prints nothing",
+)
+def test_ctrl_c_as_the_drawing_process_starts(tmp_path):
+    # The test holds the experiment's cells.csv lock, so the script cannot finish the (small)
+    # experiment before the signal arrives, however fast or loaded the machine is.
+    csv_lock = _locks.acquire(tmp_path / "bzmd14_orl" / ".locks" / "cells.csv.lock")
+    proc = _start("--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL)
+    try:
+        wait_for(lambda: _drawer(proc.pid), "the drawing process", proc)
+        proc.signal(signal.SIGINT, group=True)
+        csv_lock.release()
+        assert proc.wait() == 130, proc.stderr
+    finally:
+        csv_lock.release()
+        proc.kill()
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("[reproduce] interrupted;")
