@@ -1,0 +1,34 @@
+"""How every kmdr command reports a problem to its user: one line on stderr, never a traceback.
+
+``one_line`` flattens any message to a single line; ``say_error`` prints it as
+``<program>: error: <message>``; ``exit_error`` does that and exits (status 2, the convention
+for a usage error, unless told otherwise).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+__all__ = ["exit_error", "one_line", "say_error"]
+
+
+def one_line(message: object, *, with_type: bool = False) -> str:
+    """``message`` (a string or an exception) with its whitespace runs, newlines included, made
+    single spaces; with ``with_type``, an exception's class name goes first (``ValueError: ...``),
+    for errors raised by code the user did not write, where the type is part of the story."""
+    text = " ".join(str(message).split())
+    if with_type and isinstance(message, BaseException):
+        return f"{type(message).__name__}: {text}"
+    return text
+
+
+def say_error(program: str, message: object) -> None:
+    """Print ``<program>: error: <message>`` as one line on stderr."""
+    print(f"{program}: error: {one_line(message)}", file=sys.stderr, flush=True)
+
+
+def exit_error(program: str, message: object, status: int = 2) -> NoReturn:
+    """:func:`say_error`, then exit with ``status``."""
+    say_error(program, message)
+    sys.exit(status)
