@@ -15,7 +15,7 @@ EXTRAS := dev,dask,joblib-launcher,slurm
 KMDR_DATA_MIRROR ?= $(if $(wildcard ../shared/datasets/SOURCES.md),$(abspath ../shared/datasets),)
 export KMDR_DATA_MIRROR
 
-.PHONY: install lock test lint bench data reproduce reproduce-quick figures report clean
+.PHONY: install lock test test-fast lint bench data reproduce reproduce-quick figures report clean
 
 install: $(STAMP)
 
@@ -34,8 +34,13 @@ lock:
 	mv $(LOCK).new $(LOCK)
 	rm -rf .lock-venv
 
+# Every test; `make test-fast` leaves out the slow ones (marked `slow`: they start a subprocess or
+# send a signal), for the edit-and-check loop.
 test: install
 	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not slow"
 
 lint: install
 	$(VENV)/bin/ruff check src tests scripts
