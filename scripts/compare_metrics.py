@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from kmdr._errors import exit_error
+
 #: The columns a cell's numbers are (timings are measurements, not results).
 METRICS = ("objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed")
 #: Identity columns left out of the match: they change when the data's fingerprint or the code's
@@ -102,8 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for side in (args.old, args.new):
         if not side.is_dir():
-            print(f"compare_metrics: error: {side} is not a folder", file=sys.stderr)
-            return 2
+            exit_error("compare_metrics", f"{side} is not a folder")
     return 0 if compare(args.old, args.new) else 1
 
 

@@ -243,10 +243,10 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from kmdr._io import atomic_write_text
     from kmdr.config.schema import one_line, to_container
     from kmdr.config.spec import ConfigError, spec_from_config
     from kmdr.datasets import DatasetError
-    from kmdr.results.store import atomic_write_text
     from kmdr.run.parallel import start_workers_for_config
     from kmdr.run.runner import run_experiment
     from kmdr.run.signals import raise_if_received

@@ -9,7 +9,7 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr.config.spec import spec_from_config
-from kmdr.results.store import IDENTITY_COLUMNS
+from kmdr.results.columns import IDENTITY_COLUMNS
 from kmdr.run.runner import run_experiment
 
 

@@ -25,13 +25,9 @@ from kmdr._io import (
     temporary_path,
 )
 from kmdr.datasets import _registry
-from kmdr.results.store import (
-    CSV_COLUMNS,
-    EXTRA_COLUMNS,
-    IDENTITY_COLUMNS,
-    CellStore,
-    Claim,
-)
+from kmdr.results.cell_lock import CellLock
+from kmdr.results.columns import CSV_COLUMNS, EXTRA_COLUMNS, IDENTITY_COLUMNS
+from kmdr.results.store import CellStore
 
 
 def make_row(**over):
@@ -182,9 +178,9 @@ def test_claims_of_a_process_killed_with_sigkill_are_free_at_once(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     waiter.join(30)
-    assert isinstance(got["c"], Claim) and got["c"].held
+    assert isinstance(got["c"], CellLock) and got["c"].held
     claims = [store.try_claim(cid) for cid in ids[1:]]  # non-blocking: free right away
-    assert all(isinstance(c, Claim) for c in claims)
+    assert all(isinstance(c, CellLock) for c in claims)
     for claim in [got["c"], *claims]:
         claim.release()
     assert not any(store.is_claimed(cid) for cid in ids)
@@ -209,7 +205,7 @@ def test_claims_within_one_process(tmp_path):
     store = Store(tmp_path)
     a = rid()
     claim = store.try_claim(a)
-    assert isinstance(claim, Claim) and store.is_claimed(a)
+    assert isinstance(claim, CellLock) and store.is_claimed(a)
     assert store.try_claim(a) is None  # flock locks belong to the open file, not the process
     assert Store(tmp_path).try_claim(a) is None
     claim.release()

@@ -1,4 +1,4 @@
-"""Advisory lock files (``fcntl.flock``) that die with their process; see :mod:`.store` for why.
+"""Advisory lock files (``fcntl.flock``) that die with their process (:mod:`.cell_lock`: why).
 
 A lock is an empty file locked with ``flock(LOCK_EX)``. The kernel releases it when the holding
 file descriptor is closed, which happens when the process ends for any reason (``kill -9``

@@ -1,6 +1,6 @@
 """How rows read back from cells.csv, sidecars and summary.csv are keyed and compared.
 
-A cell is keyed by its identity, :data:`kmdr.results.store.IDENTITY_COLUMNS` (every setting
+A cell is keyed by its identity, :data:`kmdr.results.columns.IDENTITY_COLUMNS` (every setting
 that changes its numbers); a point of a figure by the same without the repetition
 (``POINT_COLUMNS``). CSV and JSON disagree on types (``"5"`` vs ``5``, ``"{}"`` vs ``{}``), so
 :func:`typed` gives every identity column one type wherever it was read, an absent column
@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from kmdr.results.store import IDENTITY_COLUMNS, POINT_COLUMNS
+from kmdr.results.columns import IDENTITY_COLUMNS, POINT_COLUMNS
 
 __all__ = [
     "BASELINE_REDUCER",

@@ -24,12 +24,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from kmdr._errors import exit_error
 from kmdr._io import atomic_write_text
 from kmdr.results import _locks
 from kmdr.results.current import OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT, split_current
 from kmdr.results.records import table_text
 from kmdr.results.sidecars import load_runs
-from kmdr.results.store import _CSV_LOCK, CellStore
+from kmdr.results.store import CellStore
 
 __all__ = ["main", "select"]
 
@@ -41,6 +42,7 @@ _FIELDS = {
     "fingerprint": "data_fingerprint",
     "code_tag": "code_tag",
 }
+_PROG = "kmdr-prune"
 _SHOWN = ["cell_id", "dataset", "reducer", "r", "repetition", "code_tag", "data_fingerprint"]
 
 
@@ -65,7 +67,7 @@ def select(frame: pd.DataFrame, runs: list[dict], experiment: str, args) -> pd.S
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="kmdr-prune",
+        prog=_PROG,
         description="List (and with --remove, remove) rows of experiment stores: cells.csv rows "
         "and their cell files. Nothing is removed without --remove.",
     )
@@ -87,7 +89,7 @@ def _prune(exp_dir: Path, args) -> int:
     store = CellStore(exp_dir, read_only=not args.remove)
     lock = None
     if args.remove:
-        lock = _locks.acquire(store.locks_dir / _CSV_LOCK, block=True)
+        lock = _locks.acquire(store.csv_lock_path, block=True)
     try:
         header, rows, _ = store.table()
         frame = store.frame()
@@ -120,30 +122,26 @@ def _prune(exp_dir: Path, args) -> int:
             lock.release()
 
 
-def _error(msg: str) -> int:
-    print(f"kmdr-prune: error: {msg}", file=sys.stderr)
-    return 2
-
-
 def main(argv: list[str] | None = None) -> int:
     """The ``kmdr-prune`` command; exit status 0, or 2 on bad input (one line on stderr)."""
     args = _parser().parse_args(argv)
     if not (any(getattr(args, opt) for opt in (*_KINDS, *_FIELDS))):
-        return _error(
+        exit_error(
+            _PROG,
             "name what to remove: --older-code, --other-data, --foreign, --reducer, --dataset, "
-            "--run-id, --fingerprint or --code-tag (see kmdr-prune --help)"
+            "--run-id, --fingerprint or --code-tag (see kmdr-prune --help)",
         )
     for exp_dir in args.experiments:
         if not exp_dir.is_dir():
-            return _error(f"{exp_dir} is not an experiment folder (no such folder)")
+            exit_error(_PROG, f"{exp_dir} is not an experiment folder (no such folder)")
         if not (exp_dir / "cells.csv").is_file() and not (exp_dir / "cells").is_dir():
-            return _error(f"{exp_dir} is not an experiment folder (no cells.csv, no cells/)")
+            exit_error(_PROG, f"{exp_dir} is not an experiment folder (no cells.csv, no cells/)")
     for exp_dir in args.experiments:
         try:
             _prune(exp_dir, args)
         except OSError as err:
             where = f" ({err.filename})" if err.filename else ""
-            return _error(f"{exp_dir}: {err.strerror or err}{where}; stopped there")
+            exit_error(_PROG, f"{exp_dir}: {err.strerror or err}{where}; stopped there")
     return 0
 
 

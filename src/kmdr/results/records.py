@@ -16,13 +16,19 @@ damaged), or a ``cell_id`` that is not the hash of its identity columns.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kmdr.results.columns import IDENTITY_COLUMNS, REQUIRED_COLUMNS
+from kmdr.results.columns import (
+    CSV_COLUMNS,
+    EXTRA_COLUMNS,
+    IDENTITY_COLUMNS,
+    REQUIRED_COLUMNS,
+)
 
 __all__ = [
     "CHECKSUM",
@@ -34,6 +40,8 @@ __all__ = [
     "row_fields",
     "row_problem",
     "seal",
+    "sort_key",
+    "table_header",
     "table_text",
 ]
 
@@ -154,3 +162,28 @@ def table_text(header: list[str], rows: list[dict[str, str]]) -> str:
     for row in rows:
         writer.writerow([row.get(c, "") for c in header])
     return out.getvalue()
+
+
+def sort_key(fields: dict[str, str]) -> list:
+    """Where a row goes in cells.csv: ordered by its identity columns, then its cell id."""
+    return [_sort_value(fields.get(c, "")) for c in (*IDENTITY_COLUMNS, "cell_id")]
+
+
+def table_header(names: set[str]) -> list[str]:
+    """cells.csv's columns for rows holding ``names``: every CSV_COLUMNS, the EXTRA_COLUMNS
+    present, then any others (sorted)."""
+    known = [c for c in (*CSV_COLUMNS, *EXTRA_COLUMNS) if c in names or c in CSV_COLUMNS]
+    return known + sorted(names - set(known))
+
+
+@functools.lru_cache(maxsize=65536)
+def _sort_value(text: str):
+    """Numbers before texts, each in their natural order (so r = 2 comes before r = 10)."""
+    for kind in (int, float):
+        try:
+            value = kind(text)
+        except (TypeError, ValueError):
+            continue
+        if value == value:  # not NaN
+            return (0, float(value), "")
+    return (1, 0.0, str(text))

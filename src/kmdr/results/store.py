@@ -28,7 +28,7 @@ How the runner uses it::
     every few seconds, and at the end: store.rebuild_csv()
     at the end, for each remembered cell still not done:
         store.try_claim(id, block=True)        # waits for the other process: None once it wrote
-                                               # the cell, a Claim if it died (compute it then),
+                                               # the cell, a CellLock if it died (compute it then),
                                                # LockTimeout if its heartbeat stops (_locks)
 
 cells.csv is the record: a row it holds is never removed or rewritten by a run (only
@@ -39,46 +39,25 @@ checksum, rows of another experiment) plus the valid cell files it lacks; rows t
 (:func:`kmdr.results.records.row_problem`, a cut row) are named in one line and moved to
 ``cells.rejected.csv``. Readers use the same merge without writing anything (``read_only``).
 
-A cell file is valid when it is a JSON object with every column of :data:`CSV_COLUMNS` and
-:data:`IDENTITY_COLUMNS`, integer ``r`` and ``repetition``, numbers (NaN allowed) in the numeric
-metric columns, a checksum that matches its content, a ``cell_id`` equal to the file's stem and to
-the hash of its identity, and this folder's experiment. Anything else (a truncated or edited file,
-``{}``, another schema, an older kmdr's file) is reported in one line through ``log``, moved to
-``<cell_id>.json.damaged`` (``.foreign`` for another experiment's; ``.2``, ... if taken; never
-deleted) and is not done, so the runner computes the cell again (unless cells.csv holds it).
+A cell file (:mod:`.cell_file`) is valid when it is a JSON object with every column of
+:data:`~.columns.CSV_COLUMNS` and :data:`~.columns.IDENTITY_COLUMNS`, integer ``r`` and
+``repetition``, numbers (NaN allowed) in the numeric metric columns, a checksum that matches its
+content, a ``cell_id`` equal to the file's stem and to the hash of its identity, and this folder's
+experiment. Anything else (a truncated or edited file, ``{}``, another schema, an older kmdr's
+file) is reported in one line through ``log``, moved to ``<cell_id>.json.damaged`` (``.foreign``
+for another experiment's; ``.2``, ... if taken; never deleted) and is not done, so the runner
+computes the cell again (unless cells.csv holds it).
 
-Claims: why ``flock`` on a lock file per cell
-    The kernel drops an ``flock`` lock when its holder's descriptor closes, so a process killed
-    with ``kill -9`` (or by the OOM killer) leaves no stale claim: another process can claim its
-    cells at once, and a blocking claim wakes up. Exclusive-create (``O_EXCL``) claim files
-    outlive a killed holder and need a liveness guess (pid reuse, clock-based expiry), which is
-    how a slow but live computation gets stolen; SQLite adds a database file that is itself
-    unsafe on NFS and a write lock held across the whole store. Claims are taken lazily, so only
-    a few descriptors are open at once; a released claim's lock file is unlinked (see
-    :mod:`._locks` for why that is race-free).
-
-    Assumptions: POSIX (``fcntl``; not Windows); all processes that share a folder run on one
-    host, or on Linux NFS clients (NFSv4, or v3 with the lock manager), where ``flock`` is
-    emulated by byte-range locks that the server releases when a client's process dies (a
-    client that loses the network holds its locks until the server's lease expires). Those
-    emulated locks belong to the process, not the descriptor: on NFS a process must not claim
-    or probe a cell it already holds (closing that second descriptor drops its claim), so the
-    runner keeps track of its own claims. A worker forked (not spawned) while claims are held
-    shares them until it exits; joblib's default loky workers start fresh and do not. Everyone
-    who claims needs write access to ``.locks/`` (collaborators: a shared group, umask 0o002).
-    Temporary files of another host are never removed (:mod:`kmdr._io`).
-
+Claims are ``flock`` locks on one file per cell (:mod:`.cell_lock` says why).
 :meth:`CellStore.is_claimed` is a probe that takes a shared lock for an instant: a non-blocking
-claim racing with it may get ``None`` spuriously, which is why the runner's final pass claims
-the cells it did not compute with ``block=True``.
+claim racing with it may get ``None`` spuriously, which is why the runner's final pass claims the
+cells it did not compute with ``block=True``.
 """
 
 from __future__ import annotations
 
-import functools
 import io
 import json
-import math
 import os
 import sys
 from collections.abc import Callable
@@ -88,14 +67,8 @@ import pandas as pd
 
 from kmdr._io import atomic_write_text, remove_stale_temporaries
 from kmdr.results import _locks
-from kmdr.results.columns import (
-    CSV_COLUMNS,
-    EXTRA_COLUMNS,
-    IDENTITY_COLUMNS,
-    METRIC_COLUMNS,
-    POINT_COLUMNS,
-    cell_problem,
-)
+from kmdr.results.cell_file import cell_text, json_text, parse_cell_text
+from kmdr.results.cell_lock import CellLock
 from kmdr.results.csv_record import (
     REJECTED,
     CsvRecord,
@@ -103,57 +76,12 @@ from kmdr.results.csv_record import (
     record_messages,
     set_aside,
 )
-from kmdr.results.records import CHECKSUM, row_fields, row_problem, seal, table_text
+from kmdr.results.records import sort_key, table_header, table_text
 
-__all__ = [
-    "CSV_COLUMNS",
-    "EXTRA_COLUMNS",
-    "IDENTITY_COLUMNS",
-    "METRIC_COLUMNS",
-    "POINT_COLUMNS",
-    "CellStore",
-    "Claim",
-    "atomic_write_text",
-    "cell_problem",
-]
+__all__ = ["CellStore"]
 
 _LOCKS = ".locks"
 _CSV_LOCK = "cells.csv.lock"
-
-
-def _parse(text: str, cell_id: str) -> tuple[dict | None, str | None]:
-    """(the row's fields as cells.csv texts, None) for a valid cell file's text, else (None, the
-    problem)."""
-    if not text.strip():
-        return None, "empty file"
-    try:
-        row = json.loads(text)
-    except ValueError as err:
-        return (
-            None,
-            f"not JSON ({getattr(err, 'msg', err)} at character {getattr(err, 'pos', '?')})",
-        )
-    problem = cell_problem(row, cell_id)
-    if problem:
-        return None, problem
-    if CHECKSUM not in row:
-        return None, "no checksum (written by an older kmdr, or by hand)"
-    fields = row_fields(row)
-    problem = row_problem(fields)
-    return (None, problem) if problem else (fields, None)
-
-
-@functools.lru_cache(maxsize=65536)
-def _sort_value(text: str):
-    """Numbers before texts, each in their natural order (so r = 2 comes before r = 10)."""
-    for kind in (int, float):
-        try:
-            value = kind(text)
-        except (TypeError, ValueError):
-            continue
-        if value == value:  # not NaN
-            return (0, float(value), "")
-    return (1, 0.0, str(text))
 
 
 def _filled(fields: dict) -> dict:
@@ -163,47 +91,6 @@ def _filled(fields: dict) -> dict:
 
 def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
-
-
-def _dumps(obj) -> str:
-    return json.dumps(obj, indent=1, sort_keys=False, default=_json_default, allow_nan=True)
-
-
-def _json_default(obj):
-    if hasattr(obj, "item"):  # numpy scalars
-        return obj.item()
-    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
-
-
-class Claim:
-    """The right to compute and write one cell, held until :meth:`release` (or the end of a
-    ``with`` block, or the process). Returned by :meth:`CellStore.try_claim`."""
-
-    def __init__(self, cell_id: str, lock: _locks.HeldLock):
-        self.cell_id = cell_id
-        self._lock = lock
-
-    @property
-    def held(self) -> bool:
-        return self._lock.held
-
-    @property
-    def path(self) -> Path:
-        """The claim's lock file (it names its holder: :func:`._locks.holder`)."""
-        return self._lock.path
-
-    def release(self) -> None:
-        """Give the cell up (idempotent); its lock file is removed."""
-        self._lock.release(unlink=True)
-
-    def __enter__(self) -> Claim:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
-
-    def __repr__(self) -> str:
-        return f"Claim({self.cell_id!r}, held={self.held})"
 
 
 class CellStore:
@@ -230,6 +117,8 @@ class CellStore:
         self.runs_dir = self.root / "runs"
         self.locks_dir = self.root / _LOCKS
         self.csv_path = self.root / "cells.csv"
+        # serializes the rewrites of cells.csv (a rebuild, kmdr-prune)
+        self.csv_lock_path = self.locks_dir / _CSV_LOCK
         self.rejected_path = self.root / REJECTED
         self.log = log or _stderr
         # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
@@ -256,7 +145,7 @@ class CellStore:
     def _check_file(self, text: str, cell_id: str) -> tuple[dict | None, str | None, str]:
         """(fields, None, "") of a valid cell file of this experiment, else (None, the problem,
         the suffix it is moved aside with)."""
-        fields, problem = _parse(text, cell_id)
+        fields, problem = parse_cell_text(text, cell_id)
         if problem:
             return None, problem, ".damaged"
         if fields["experiment"] != self.experiment:
@@ -384,12 +273,8 @@ class CellStore:
         tagged = [(f, "valid") for f in self.rows()]
         tagged += [(f, "legacy") for f in record.legacy]
         tagged += [(f, "foreign") for f in record.foreign]
-        tagged.sort(
-            key=lambda t: [_sort_value(t[0].get(c, "")) for c in (*IDENTITY_COLUMNS, "cell_id")]
-        )
-        names = set(record.header).union(*(f.keys() for f, _ in tagged))
-        known = [c for c in (*CSV_COLUMNS, *EXTRA_COLUMNS) if c in names or c in CSV_COLUMNS]
-        header = known + sorted(names - set(known))
+        tagged.sort(key=lambda t: sort_key(t[0]))
+        header = table_header(set(record.header).union(*(f.keys() for f, _ in tagged)))
         return header, [f for f, _ in tagged], [k for _, k in tagged]
 
     def frame(self) -> pd.DataFrame:
@@ -409,8 +294,8 @@ class CellStore:
         Raises ValueError (before writing) when ``row`` is not a valid cell row: such a file
         would be moved aside as damaged by the next reader.
         """
-        text = _dumps(seal(row))
-        _, problem = _parse(text, cell_id)  # what a reader will see
+        text = cell_text(row)
+        _, problem = parse_cell_text(text, cell_id)  # what a reader will see
         if problem:
             raise ValueError(f"cell {cell_id}: {problem}; the runner must write every column")
         atomic_write_text(self.cell_path(cell_id), text)
@@ -421,12 +306,12 @@ class CellStore:
     # -- claims --------------------------------------------------------------------------------
     def try_claim(
         self, cell_id: str, *, block: bool = False, timeout: float | None = None
-    ) -> Claim | None:
-        """Claim a cell before computing it: a :class:`Claim`, or None when the cell is done or
-        another live process holds it (``block``: wait for that process to release it or end,
-        then None if it wrote the cell, else a Claim; :class:`._locks.LockTimeout` after
-        ``timeout`` seconds without a sign of life from it). A damaged file is moved aside
-        here."""
+    ) -> CellLock | None:
+        """Claim a cell before computing it: a :class:`~.cell_lock.CellLock`, or None when the
+        cell is done or another live process holds it (``block``: wait for that process to
+        release it or end, then None if it wrote the cell, else a CellLock;
+        :class:`._locks.LockTimeout` after ``timeout`` seconds without a sign of life from it).
+        A damaged file is moved aside here."""
         if cell_id in self.csv_record().valid:
             return None
         lock = _locks.acquire(self._lock_path(cell_id), block=block, timeout=timeout)
@@ -440,7 +325,7 @@ class CellStore:
         if done:  # finished by another process between our check and our lock
             lock.release(unlink=True)
             return None
-        return Claim(cell_id, lock)
+        return CellLock(cell_id, lock)
 
     def claim_holder(self, cell_id: str) -> dict | None:
         """Who holds the cell's claim (pid, host, since), as its lock file says, or None."""
@@ -481,7 +366,7 @@ class CellStore:
         Rows are sorted by the identity columns; columns are CSV_COLUMNS, then EXTRA_COLUMNS,
         then any others (sorted).
         """
-        lock = _locks.acquire(self.locks_dir / _CSV_LOCK, block=True)
+        lock = _locks.acquire(self.csv_lock_path, block=True)
         try:
             self._csv_cache = None
             record = self.csv_record()
@@ -510,16 +395,5 @@ class CellStore:
     # -- run sidecars --------------------------------------------------------------------------
     def write_sidecar(self, run_id: str, payload: dict) -> Path:
         path = self.runs_dir / f"{run_id}.json"
-        atomic_write_text(path, _dumps(_finite(payload)))
+        atomic_write_text(path, json_text(payload))
         return path
-
-
-def _finite(obj):
-    """Replace NaN/inf floats by None so sidecars are strict JSON."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_finite(v) for v in obj]
-    return obj

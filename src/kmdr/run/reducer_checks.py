@@ -29,6 +29,8 @@ import threading
 import numpy as np
 import scipy.sparse as sp
 
+from kmdr._errors import one_line
+
 __all__ = ["ReducerOutputError", "check_output", "checked_reduction"]
 
 #: (registry name, params) of the plug-in reducers whose seeded output this process has
@@ -43,7 +45,9 @@ class ReducerOutputError(ValueError):
 
 def _fail(cell, problem: str, fix: str):
     raise ReducerOutputError(
-        f"reducer {cell.reducer_id!r} ({cell.reducer_name}) at r={cell.r}: {problem}; {fix}"
+        one_line(
+            f"reducer {cell.reducer_id!r} ({cell.reducer_name}) at r={cell.r}: {problem}; {fix}"
+        )
     )
 
 

@@ -33,6 +33,7 @@ from concurrent.futures import BrokenExecutor
 
 from kmdr.config.seeds import shared_seed
 from kmdr.results import _locks
+from kmdr.results.cell_lock import CellLock
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
 from kmdr.run import signals
@@ -134,10 +135,10 @@ class _Claimer:
 
     def __init__(self, store):
         self.store = store
-        self.claims: dict[str, object] = {}
+        self.claims: dict[str, CellLock] = {}
         self.deferred: list[Cell] = []
 
-    def adopt(self, cell: Cell, claim) -> None:
+    def adopt(self, cell: Cell, claim: CellLock) -> None:
         """Hold ``claim`` (taken by a blocking wait) for ``cell``."""
         self.claims[cell.cell_id] = claim
 

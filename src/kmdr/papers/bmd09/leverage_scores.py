@@ -16,8 +16,8 @@ import time
 import numpy as np
 import pandas as pd
 
+from kmdr._io import atomic_write_text
 from kmdr.config.seeds import cell_seed, stream_seeds
-from kmdr.results.store import atomic_write_text
 
 __all__ = ["LEVERAGE_SCORES", "LeverageScoresKind", "leverage_scores_table"]
 

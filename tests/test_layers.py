@@ -1,0 +1,236 @@
+"""The architecture, checked from the source: imports only go down the layers, no module is over
+400 lines, and no docstring or comment tells the code's history instead of explaining it.
+
+Every module under src/kmdr is parsed with :mod:`ast` (not imported): ``import`` and ``from ...
+import`` statements anywhere in it count, at module level and inside functions alike (a lazy
+import is still a dependency), relative ones resolved against the module's package. Strings are
+not imports: a ``"module:attr"`` entry point or a registry's name is how the top layer is reached
+without an import. Each failure lists every violation, one per line, as a to-do list.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import socket
+import tokenize
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "kmdr"
+
+#: The layers, lowest first. A module belongs to the longest entry that is its dotted prefix
+#: (the package ``kmdr`` itself only to ``"kmdr"``). Imports only go down: a module may import
+#: its own unit and units of lower layers, never a unit of its own layer (peers) or a higher one.
+LAYERS: dict[str, float] = {
+    # 0: the base every layer may use; none of it knows about experiments, configs or results.
+    "kmdr": 0,  # the package's own __init__ (its version)
+    "kmdr._errors": 0,  # one-line error reporting of every command
+    "kmdr._io": 0,  # atomic writes, temporary files
+    "kmdr._git": 0,  # the code tag of a result
+    "kmdr.plugins": 0,  # the generic registry that reducers, datasets, styles register into
+    "kmdr.cluster": 0,  # k-means and its seeding: the algorithms, no harness
+    "kmdr.metrics": 0,  # scores of a partition
+    # Sparsified k-means is built on cluster's k-means (its seeding, its result type): a step
+    # above it inside the base, so that cluster never imports it back.
+    "kmdr.sparsified_kmeans": 0.5,
+    # 1: what an experiment is made of; usable alone, as a library, without any harness.
+    "kmdr.reducers": 1,
+    "kmdr.datasets": 1,
+    # 2: the configuration names reducers and datasets (their registries) and validates a run.
+    "kmdr.config": 2,
+    # The Hydra config files (conf/, shipped as a data package): kmdr.config reads them, so they
+    # sit just below it.
+    "kmdr.conf": 1.5,
+    # 3: the results store keeps what runs produce, keyed by the configuration's identity.
+    "kmdr.results": 3,
+    # 4: the run engine writes results; figures read them. Peers: the app draws after a run, so
+    # neither needs the other.
+    "kmdr.run": 4,
+    "kmdr.figures": 4,
+    # 5: the report reads results and figures, never the run engine's internals.
+    "kmdr.report": 5,
+    # 6: the command line ties the layers below together.
+    "kmdr.app": 6,
+    "kmdr.listing": 6,
+    # 7: each paper registers into the layers below (entry points, "module:attr" strings); nothing
+    # imports a paper. Each paper's package is its own unit: papers do not import each other, but
+    # may share the modules of kmdr.papers itself.
+    "kmdr.papers": 7,
+}
+
+MAX_LINES = 400
+
+#: What a docstring or comment must not cite: the history of the code (an issue), a document
+#: outside the repository, or the machine it was built on.
+HISTORY = [
+    ("an issue number", re.compile(r"\bissues?\s*#?\d+|(?<![\w&#/])#\d+\b", re.IGNORECASE)),
+    ("a spec outside the repository", re.compile(r"SPEC\.md")),
+    ("a folder outside the repository", re.compile(r"\.\./shared|\bworkplace\b", re.IGNORECASE)),
+]
+_HOST = socket.gethostname().split(".")[0]
+if _HOST and _HOST.lower() not in {"localhost", "localhost6"}:
+    HISTORY.append(("the machine's name", re.compile(rf"\b{re.escape(_HOST)}\b", re.IGNORECASE)))
+
+
+def _modules() -> dict[str, Path]:
+    """Every module under src/kmdr by its dotted name (a package by its ``__init__.py``)."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _unit(module: str) -> str | None:
+    """The LAYERS entry ``module`` belongs to (a paper's package under kmdr.papers), or None."""
+    parts = module.split(".")
+    if module.startswith("kmdr.papers.") and (PACKAGE / "papers" / parts[2]).is_dir():
+        return f"kmdr.papers.{parts[2]}"
+    for n in range(len(parts), 1, -1):
+        prefix = ".".join(parts[:n])
+        if prefix in LAYERS:
+            return prefix
+    return "kmdr" if module == "kmdr" else None
+
+
+def _layer(unit: str) -> float:
+    return LAYERS["kmdr.papers"] if unit.startswith("kmdr.papers.") else LAYERS[unit]
+
+
+def _imports(module: str, path: Path) -> list[tuple[int, str]]:
+    """(line, imported kmdr module) of every import statement in the module, at any depth."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                # ``from kmdr.results import store`` imports the module kmdr.results.store
+                sub = f"{target}.{alias.name}"
+                found.append((node.lineno, sub if sub in MODULES else target))
+    kmdr = {(line, name) for line, name in found if name == "kmdr" or name.startswith("kmdr.")}
+    return sorted(kmdr)
+
+
+def _import_violations() -> list[str]:
+    problems = []
+    for module, path in MODULES.items():
+        unit = _unit(module)
+        where = path.relative_to(SRC)
+        if unit is None:
+            problems.append(f"{where}: {module} is in no layer (add it to LAYERS)")
+            continue
+        for line, imported in _imports(module, path):
+            other = _unit(imported)
+            if other is None:
+                problems.append(f"{where}:{line}: imports {imported}, which is in no layer")
+                continue
+            if other == unit:
+                continue
+            if other == "kmdr.papers" and unit.startswith("kmdr.papers."):
+                continue  # a paper may use the modules the papers share
+            mine, theirs = _layer(unit), _layer(other)
+            if theirs > mine:
+                kind = "upward"
+            elif theirs == mine:
+                kind = "between peers"
+            else:
+                continue
+            problems.append(
+                f"{where}:{line}: {module} imports {imported}: {kind} "
+                f"({unit} is layer {mine}, {other} is layer {theirs})"
+            )
+    return problems
+
+
+def test_imports_only_go_down_the_layers():
+    problems = _import_violations()
+    assert not problems, f"{len(problems)} imports against the layering:\n" + "\n".join(problems)
+
+
+def test_no_module_is_over_400_lines():
+    long = [
+        f"{path.relative_to(SRC)}: {n} lines"
+        for path in MODULES.values()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    ]
+    assert not long, f"modules over {MAX_LINES} lines:\n" + "\n".join(long)
+
+
+def _docs_and_comments(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every docstring and comment of a Python file; of every ``#`` comment line
+    of another text file (config files, the data registry)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix != ".py":
+        return [
+            (i, line) for i, line in enumerate(text.splitlines(), 1) if line.lstrip()[:1] == "#"
+        ]
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            out.append((tok.start[0], tok.string))
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                first = node.body[0].lineno
+                out += [(first + i, line) for i, line in enumerate(doc.splitlines())]
+    return out
+
+
+def _history_violations() -> list[str]:
+    problems = []
+    for path in sorted(SRC.rglob("*")):
+        if not path.is_file() or path.suffix not in {".py", ".txt", ".yaml", ".yml", ".cfg"}:
+            continue
+        for line, text in _docs_and_comments(path):
+            for what, pattern in HISTORY:
+                if match := pattern.search(text):
+                    problems.append(
+                        f"{path.relative_to(SRC)}:{line}: cites {what} ({match.group(0)!r})"
+                    )
+    return problems
+
+
+def test_docstrings_and_comments_explain_the_code_not_its_history():
+    problems = _history_violations()
+    assert not problems, "docstrings or comments citing history:\n" + "\n".join(problems)
+
+
+def test_the_layer_check_sees_what_it_must():
+    """The checker itself: a lazy upward import, a relative import and a peer import are found;
+    a "module:attr" string and an import of the module's own unit are not."""
+    assert _unit("kmdr.results.store") == "kmdr.results"
+    assert _unit("kmdr.papers.bmd09.table1") == "kmdr.papers.bmd09"
+    assert _unit("kmdr") == "kmdr" and _unit("kmdr.nowhere") is None
+    store = MODULES["kmdr.results.store"]
+    names = {name for _, name in _imports("kmdr.results.store", store)}
+    assert "kmdr.results._locks" in names and "kmdr._io" in names
+
+
+def test_the_layer_check_reads_lazy_and_relative_imports(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text(
+        "from . import columns\n"
+        "from .. import _io\n"
+        "ENTRY = 'kmdr.papers.bmd09:register'\n"
+        "def f():\n"
+        "    import kmdr.report.build\n"
+    )
+    got = sorted(name for _, name in _imports("kmdr.results.fake", path))
+    assert got == ["kmdr._io", "kmdr.report.build", "kmdr.results.columns"]
