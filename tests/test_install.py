@@ -17,6 +17,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+# Every test here builds a wheel and installs it with pip, then runs the installed kmdr.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_FILES = ("pyproject.toml", "README.md", "src", "conf")
 

@@ -12,6 +12,9 @@ import pytest
 
 from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, wait_for
 
+# Every test here runs kmdr as a process on a small disk it mounts, fills or makes read-only.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):

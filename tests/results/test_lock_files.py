@@ -16,6 +16,9 @@ import pytest
 from _procs import wait_for
 from kmdr.results import _locks
 
+# Every test here holds the lock in another process (and stops it with a signal).
+pytestmark = pytest.mark.slow
+
 HOLD = (
     "import sys, time\n"
     "from kmdr.results import _locks\n"

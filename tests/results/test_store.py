@@ -118,6 +118,7 @@ out.write_text(json.dumps(wrote))
 """
 
 
+@pytest.mark.slow
 def test_two_processes_write_each_of_200_cells_exactly_once(tmp_path):
     ids = [rid(repetition=i) for i in range(200)]
     (tmp_path / "ids.json").write_text(json.dumps(ids))
@@ -160,6 +161,7 @@ for claim in claims:
 """
 
 
+@pytest.mark.slow
 def test_claims_of_a_process_killed_with_sigkill_are_free_at_once(tmp_path):
     ids = [rid(repetition=i) for i in range(5)]
     proc = spawn(HOLD, tmp_path, *range(5))
@@ -186,6 +188,7 @@ def test_claims_of_a_process_killed_with_sigkill_are_free_at_once(tmp_path):
     assert not any(store.is_claimed(cid) for cid in ids)
 
 
+@pytest.mark.slow
 def test_a_blocking_claim_gets_none_once_the_holder_wrote_the_cell(tmp_path):
     proc = spawn(HOLD, tmp_path, 0)
     assert proc.stdout.readline().strip() == "held"
@@ -396,6 +399,7 @@ with atomic_writer(sys.argv[1]) as fh:
 """
 
 
+@pytest.mark.slow
 def test_cleanup_removes_a_dead_writers_temporary_and_keeps_a_live_ones(tmp_path):
     live = spawn(WRITER, tmp_path / "live.txt")
     killed = spawn(WRITER, tmp_path / "killed.txt")
@@ -417,6 +421,7 @@ def test_cleanup_removes_a_dead_writers_temporary_and_keeps_a_live_ones(tmp_path
     assert not live_tmp.exists() and not (tmp_path / "killed.txt").exists()
 
 
+@pytest.mark.slow
 def test_clean_temporaries_removes_the_claim_of_a_cell_written_before_a_kill(tmp_path):
     w, u = rid(repetition=0), rid(repetition=1)
     proc = spawn(HOLD, tmp_path, 0, 1)
@@ -474,6 +479,7 @@ print(overlaps, flush=True)
 """
 
 
+@pytest.mark.slow
 def test_a_claim_excludes_others_while_its_lock_file_is_unlinked_and_recreated(tmp_path):
     procs = [spawn(MUTEX, tmp_path) for _ in range(3)]
     for proc in procs:

@@ -133,6 +133,7 @@ def load_mine(seed=0):
 '''
 
 
+@pytest.mark.slow
 @fault(
     "a plug-in dataset's content changes under the same name",
     gets="the next run computes every cell again instead of reusing rows of the old data; "
@@ -274,6 +275,7 @@ def test_an_unreadable_run_record_never_makes_a_killed_run_complete(tmp_path, ca
 # -- figures and report say what they left out -------------------------------------------------
 
 
+@pytest.mark.slow
 @fault(
     "kmdr-report meets an experiment holding rows of older code",
     gets="the report's status line counts only current cells and says how many rows were left "
@@ -289,6 +291,7 @@ def test_the_report_says_what_it_left_out(tmp_path, monkeypatch):
     assert "--older-code --remove` removes them" in text
 
 
+@pytest.mark.slow
 @fault(
     "kmdr-figures meets an experiment holding rows of older code",
     gets="the figure draws the current rows only; its legend and the command's output carry "
@@ -328,6 +331,7 @@ def lines_of(exp: Path) -> list[str]:
     return (exp / "cells.csv").read_text().splitlines()
 
 
+@pytest.mark.slow
 @fault(
     "kmdr-prune is run without saying what to remove",
     gets="one line naming the filters, exit 2; nothing removed",
@@ -338,6 +342,7 @@ def test_prune_needs_a_filter(mixed):
     assert lines_of(mixed) == before
 
 
+@pytest.mark.slow
 @fault(
     "kmdr-prune is given a folder that does not exist or holds no cells",
     gets="one line naming the folder, exit 2; nothing removed anywhere",
@@ -352,6 +357,7 @@ def test_prune_on_a_missing_folder(mixed, tmp_path):
     assert lines_of(mixed) == before
 
 
+@pytest.mark.slow
 @fault(
     "kmdr-prune --older-code is run without --remove",
     gets="the rows it would remove are listed, one per line, and nothing changes",
@@ -365,6 +371,7 @@ def test_prune_lists_before_it_removes(mixed):
     assert {p: p.read_bytes() for p in mixed.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "gone"),
     [
@@ -425,6 +432,7 @@ def test_prune_removes_what_it_selects(mixed, tmp_path, options, gone):
         assert aggregate.cells_view(mixed).note == ""
 
 
+@pytest.mark.slow
 @fault(
     "kmdr-prune --run-id names one run's rows",
     gets="exactly that run's rows removed (and computed again by the next run if planned)",

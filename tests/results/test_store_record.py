@@ -177,6 +177,7 @@ run_experiment(spec_from_config(json.loads(sys.argv[1])), log=lambda m: None)
 """
 
 
+@pytest.mark.slow
 @fault(
     "the run is killed with kill -9 while cells.csv lags the cell files",
     gets="figures and the report read the merged store: every finished cell shows",

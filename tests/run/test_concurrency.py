@@ -63,6 +63,7 @@ def _finish(proc: subprocess.Popen) -> tuple[int, int, int]:
     return computed, reused, expected
 
 
+@pytest.mark.slow
 @pytest.mark.fault(
     "two runs of the same sweep started at once into one folder",
     gets="both finish, each cell computed once, no row lost or duplicated",
@@ -87,6 +88,7 @@ def test_two_identical_sweeps_at_once_compute_each_cell_once(tmp_path):
     assert run_ids == {r["run_id"] for r in records if r["n_cells_computed"]}
 
 
+@pytest.mark.slow
 def test_overlapping_sweeps_share_the_common_cells(tmp_path):
     small, large = _start(tmp_path, 2), _start(tmp_path, 4)
     s, big = _finish(small), _finish(large)
@@ -97,6 +99,7 @@ def test_overlapping_sweeps_share_the_common_cells(tmp_path):
     assert len(cells) == 3 * 6 * 4 and cells["cell_id"].is_unique
 
 
+@pytest.mark.slow
 @pytest.mark.fault(
     "one of two runs sharing a folder is killed (kill -9) mid-sweep",
     gets="the other takes over its claimed cells and completes the sweep",
@@ -132,6 +135,7 @@ def test_a_claim_names_its_holder(tmp_path):
     assert store.claim_holder("abc") is None  # released: the file is gone
 
 
+@pytest.mark.slow
 @pytest.mark.fault(
     "a run waits for a cell claimed by another run that is stopped (SIGSTOP, a suspended job)",
     gets="gives up after claim_timeout without a sign of life, one line naming the holder's "
@@ -157,6 +161,7 @@ def test_a_wait_on_a_stopped_holder_gives_up_naming_it(faulty, tmp_path):
     assert sorted(statuses(exp)) == ["failed", "running"]  # the holder never got to write
 
 
+@pytest.mark.slow
 @pytest.mark.fault(
     "a run waits for a cell another live run computes for longer than claim_timeout",
     gets="keeps waiting while the holder's heartbeat goes on, then reuses its cell",
@@ -191,6 +196,7 @@ def test_a_live_holder_is_waited_for_past_the_timeout(faulty, tmp_path):
     assert sorted(statuses(exp)) == ["complete", "complete"]
 
 
+@pytest.mark.slow
 @pytest.mark.fault(
     "SIGTERM to a run while it waits for a cell another run computes",
     gets="stops at once: one line, exit 143, its sidecar interrupted; the other run goes on",

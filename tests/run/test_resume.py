@@ -54,6 +54,7 @@ def check_complete(outcome, before):
     return df
 
 
+@pytest.mark.slow
 def test_kill_9_part_way_then_resume(tmp_path):
     code = (
         "import json, sys\n"
@@ -135,6 +136,7 @@ def test_a_changed_setting_is_a_different_cell(tmp_path):
     assert df.duplicated(KEY).any() and df.cell_id.nunique() == 2
 
 
+@pytest.mark.slow
 def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
     cells = tmp_path / "resume" / "cells"
     cells.mkdir(parents=True)

@@ -33,6 +33,9 @@ from _procs import (
 )
 from kmdr.results import _locks
 
+# Every test here starts a process or sends a signal.
+pytestmark = pytest.mark.slow
+
 fault = pytest.mark.fault
 
 
