@@ -163,6 +163,7 @@ def test_registry_entry_and_bounds():
 # -- sparsified k-means ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # heavy: 3000 draws to test an expectation
 def test_unbiased_center_estimate():
     # The per-coordinate mean over the points that kept a coordinate, averaged over many draws of
     # kept positions, is the cluster mean (the estimator that divides by the cluster size, or
