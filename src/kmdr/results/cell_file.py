@@ -11,7 +11,7 @@ import math
 from kmdr.results.columns import cell_problem
 from kmdr.results.records import CHECKSUM, row_fields, row_problem, seal
 
-__all__ = ["cell_text", "json_text", "parse_cell_text"]
+__all__ = ["cell_text", "parse_cell_text", "run_record_text"]
 
 
 def cell_text(row: dict) -> str:
@@ -19,7 +19,7 @@ def cell_text(row: dict) -> str:
     return _dumps(seal(row))
 
 
-def json_text(payload: dict) -> str:
+def run_record_text(payload: dict) -> str:
     """Strict JSON of a run record (NaN and infinities as ``null``)."""
     return _dumps(_finite(payload))
 

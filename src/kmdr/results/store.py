@@ -67,7 +67,7 @@ import pandas as pd
 
 from kmdr._io import atomic_write_text, remove_stale_temporaries
 from kmdr.results import _locks
-from kmdr.results.cell_file import cell_text, json_text, parse_cell_text
+from kmdr.results.cell_file import cell_text, parse_cell_text, run_record_text
 from kmdr.results.cell_lock import CellLock
 from kmdr.results.csv_record import (
     REJECTED,
@@ -395,5 +395,5 @@ class CellStore:
     # -- run sidecars --------------------------------------------------------------------------
     def write_sidecar(self, run_id: str, payload: dict) -> Path:
         path = self.runs_dir / f"{run_id}.json"
-        atomic_write_text(path, json_text(payload))
+        atomic_write_text(path, run_record_text(payload))
         return path
