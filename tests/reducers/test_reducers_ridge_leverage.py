@@ -115,6 +115,7 @@ def test_scores_against_A_itself_are_exact(sparse):
     np.testing.assert_allclose(ridge_leverage_scores_against(A, B, 4).scores, naive, rtol=1e-8)
 
 
+@pytest.mark.slow  # heavy: exact and sketched scores of a real data set, four times
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("k", [5, 10])
 def test_approximate_scores_within_a_constant_factor_on_digits(k, sparse):

@@ -192,6 +192,7 @@ def test_sparsified_centers_by_hand():
     np.testing.assert_allclose(centers, [[2.0, 2.0, 5.0], [-1.0, 7.0, 0.0]])
 
 
+@pytest.mark.slow  # heavy: 300 x 40 draws to test an expectation
 def test_seed_distance_estimate_is_unbiased():
     # k-means++ on sparsified points estimates ||y_i - y_j||^2 from kept entries only; averaged
     # over the draws of both points' kept positions it is exact.
