@@ -52,7 +52,6 @@ from kmdr._io import atomic_write_text, read_csv
 from kmdr.papers.bmd09.table1 import table1, table1_markdown
 from kmdr.results.current import current_expected, exclusion_note, split_current
 from kmdr.results.points import (
-    BASELINE_REDUCER,
     CORE_COLUMNS,
     KEY,
     POINT,
@@ -78,7 +77,6 @@ from kmdr.results.sidecars import (
 from kmdr.results.store import CellStore
 
 __all__ = [
-    "BASELINE_REDUCER",
     "FIGURE_STYLES",
     "KEY",
     "METRICS",
