@@ -249,11 +249,11 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         raise ConfigError(
             f"no dataset is set; choose one with dataset=<name>: {_choices(DATASETS)}"
         )
-    if ds_name not in DATASETS:
-        from kmdr.datasets._catalog import _plugin_clashes
+    if ds_name not in DATASETS.names():  # a plug-in that fails to load is named when run
+        from kmdr.datasets import plugin_clash
 
         # A name two plug-ins declare is no dataset: say which packages clash.
-        clash = _plugin_clashes().get(ds_name)
+        clash = plugin_clash(ds_name)
         raise ConfigError(
             clash or f"unknown dataset {ds_name!r}; valid datasets: {_choices(DATASETS)}"
         )
