@@ -187,3 +187,27 @@ def test_a_typo_in_the_users_preset_is_one_line(user_project):
     )
     assert run.returncode == 2, run.stderr
     assert run.stderr.count("\n") == 1 and "repaets" in run.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.fault(
+    "a user's reducer module that fails to import, asked for by a run",
+    gets="exit 2 before any work: one warning line and one error line naming the entry point, "
+    "its package, the import error and the fix",
+)
+def test_a_users_reducer_that_does_not_import_is_one_line(user_project):
+    module = user_project / "site" / "my_package" / "topvar.py"
+    module.write_text("import my_missing_dependency\n" + module.read_text())
+    results = user_project / "results"
+    run = _kmdr(
+        "kmdr.app",
+        *("-cd", str(user_project / "conf"), "dataset=toyblobs", "reducer=top_variance"),
+        f"results_dir={results}",
+        project=user_project,
+    )
+    assert run.returncode == 2, run.stderr
+    warning, error = run.stderr.splitlines()
+    assert warning.startswith("kmdr.reducers:0: UserWarning: reducer plug-in entry point")
+    assert error.startswith("kmdr: error: reducer plug-in entry point top_variance = ")
+    assert "my-package 0.1" in error and "No module named 'my_missing_dependency'" in error
+    assert "fix or reinstall" in error and not results.exists()

@@ -155,7 +155,7 @@ def validated(cfg) -> dict:
 
 
 def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
-    from kmdr.reducers import available_reducers, make_reducer, reducer_label
+    from kmdr.reducers import available_reducers, make_reducer, reducer_label, unusable_plugin
 
     names = available_reducers()
     if not raw:
@@ -166,9 +166,7 @@ def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
     specs = []
     for entry in raw:
         name = entry["name"]
-        if name not in names:
-            from kmdr.reducers._registry import unusable_plugin
-
+        if name not in names or unusable_plugin(name):  # a plug-in is loaded to be checked
             raise ConfigError(
                 unusable_plugin(name)
                 or f"unknown reducer {name!r}; valid reducers: {_choices(names)}"
