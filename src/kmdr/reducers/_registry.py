@@ -105,17 +105,21 @@ def canonical_reducer(name: str) -> str:
     return REDUCERS.canonical(name)
 
 
+def _plugin_names() -> set[str]:
+    """Every name an installed entry point declares (reading metadata only)."""
+    return {ep.name for ep in entry_points_of(ENTRY_POINT_GROUP)}
+
+
 def _get(name: str) -> ReducerEntry:
     """``REDUCERS.get`` with a :class:`ValueError` of one line for a name that cannot be used."""
     try:
         return REDUCERS.get(name)
     except RegistryError as err:
-        reason = str(err)
-        if " is unknown; valid " in reason:  # the message configs have always shown
-            reason = (
-                f"reducer name={name!r} is invalid: it must be one of {', '.join(REDUCERS.names())}"
-            )
-        raise ValueError(reason) from None
+        if isinstance(name, str) and name in _plugin_names():  # a broken or clashing plug-in
+            raise ValueError(str(err)) from None
+        raise ValueError(
+            f"reducer name={name!r} is invalid: it must be one of {', '.join(REDUCERS.names())}"
+        ) from None
 
 
 def unusable_plugin(name: str) -> str | None:
@@ -123,7 +127,7 @@ def unusable_plugin(name: str) -> str | None:
     that name), in one line; None if it can, or if no plug-in of that name is installed."""
     if not isinstance(name, str) or REDUCERS.canonical(name) in BUILTIN_ENTRIES:
         return None
-    if name not in {ep.name for ep in entry_points_of(ENTRY_POINT_GROUP)}:
+    if name not in _plugin_names():
         return None
     try:
         REDUCERS.get(name)
