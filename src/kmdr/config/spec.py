@@ -155,7 +155,13 @@ def validated(cfg) -> dict:
 
 
 def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
-    from kmdr.reducers import available_reducers, make_reducer, reducer_label, unusable_plugin
+    from kmdr.reducers import (
+        available_reducers,
+        canonical_reducer,
+        make_reducer,
+        reducer_label,
+        unusable_plugin,
+    )
 
     names = available_reducers()
     if not raw:
@@ -165,7 +171,7 @@ def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
         )
     specs = []
     for entry in raw:
-        name = entry["name"]
+        name = canonical_reducer(entry["name"])  # an alias is stored as the name it means
         if name not in names or unusable_plugin(name):  # a plug-in is loaded to be checked
             raise ConfigError(
                 unusable_plugin(name)
