@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 
 from _results_factory import make_cells, preset, write_experiment
+from kmdr.papers.bmd09.table1 import table1
 from kmdr.papers.published import BMD09_FIG1_TERMS, BMD09_TABLE1
 from kmdr.results import summary as agg
+from kmdr.results.sidecars import PRESET_DEFAULTS
 
 METRICS = agg.METRICS
 
@@ -251,7 +253,7 @@ def test_baseline_is_the_registry_name_never_the_label(tmp_path):
     assert list(agg.is_baseline(cells).groupby(cells["reducer"]).all()) == [False, True]
     config = {"aggregation": "best", "preset": TABLE1_PRESET}
     exp = write_experiment(tmp_path, "b", cells, config=config)
-    table = agg.table1(agg.summarize(exp))
+    table = table1(agg.summarize(exp))
     assert list(table["column"]) == ["5k", "10k", "20k", "All"]
     assert table.loc[table["column"] == "All", "reducer"].item() == "none"
 
@@ -259,7 +261,7 @@ def test_baseline_is_the_registry_name_never_the_label(tmp_path):
 def test_preset_defaults_and_last_run_wins(tmp_path):
     cells = make_cells("zz", GRID, 1)
     exp = write_experiment(tmp_path, "zz", cells)
-    assert agg.preset_of(exp) == {**agg.PRESET_DEFAULTS, "title": "zz", "order": 1000.0}
+    assert agg.preset_of(exp) == {**PRESET_DEFAULTS, "title": "zz", "order": 1000.0}
     write_experiment(tmp_path, "zz", cells, run_id="run1", config={"preset": TABLE1_PRESET})
     got = agg.preset_of(exp)
     assert (got["figure"], got["section"], got["title"]) == (
