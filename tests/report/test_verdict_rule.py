@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from kmdr.report import claims as C
-from kmdr.report.claims import checks as K
+from kmdr.report.claims import rankings
 from kmdr.report.claims import verdicts as V
 from kmdr.report.experiments import flag_copied_timings
 
@@ -175,7 +175,7 @@ def _time_summary(sd_a: float, n: int = 5, **extra) -> pd.DataFrame:
 
 
 def _slowest(df):
-    return V.decide(K.check_slowest(df, "A", ("B",), "reduce_seconds"))
+    return V.decide(rankings.check_slowest(df, "A", ("B",), "reduce_seconds"))
 
 
 @pytest.mark.fault(

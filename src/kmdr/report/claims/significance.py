@@ -200,3 +200,8 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     res[order] = adjusted
     out[ok] = res
     return out
+
+
+def difference(a: Estimate, b: Estimate, direction: int) -> tuple[float, bool]:
+    """Welch's two-sided p of a vs b, and whether a lies beyond b in ``direction``."""
+    return welch(a, b), direction * (a.mean - b.mean) > 0
