@@ -121,8 +121,9 @@ def _draw_curves(
     names = dict(style.names)
     rows = _panel_rows(summary)
     nrows = len(rows)
+    ncols = len(panels)
     fig, axes = plt.subplots(
-        nrows, 3, figsize=(13.5, 3.5 * nrows + 1.1), squeeze=False, layout="constrained"
+        nrows, ncols, figsize=(4.5 * ncols, 3.5 * nrows + 1.1), squeeze=False, layout="constrained"
     )
     xlabel = style.xlabel
     any_incomplete = any_missing = False
@@ -210,7 +211,7 @@ def _draw_curves(
                               fontweight="bold")  # fmt: skip
         note = ps.incomplete_note(ds)
         if note:
-            axes[row, 2].annotate(note, xy=(1, 1.13), xycoords="axes fraction", ha="right",
+            axes[row, -1].annotate(note, xy=(1, 1.13), xycoords="axes fraction", ha="right",
                                   fontsize=9.5, color=ps.INCOMPLETE_COLOR,
                                   fontweight="bold")  # fmt: skip
     what = "lowest-F trial" if aggregation == "best" else "mean"
