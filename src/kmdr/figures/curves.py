@@ -27,7 +27,8 @@ from matplotlib.transforms import blended_transform_factory
 
 from kmdr.figures import styles as ps
 from kmdr.figures.style import FigureStyle
-from kmdr.results.summary import cells_view, is_baseline, summarize
+from kmdr.results.points import is_baseline
+from kmdr.results.summary import cells_view, summarize
 
 __all__ = ["draw_curves"]
 

@@ -35,18 +35,14 @@ from kmdr._io import atomic_write_bytes
 from kmdr.figures import styles as ps
 from kmdr.figures.curves import draw_curves
 from kmdr.figures.style import figure_style as style_named
-from kmdr.results.summary import (
+from kmdr.results.sidecars import (
     aggregation_of,
-    cells_view,
-    completeness,
     experiment_dirs,
-    load_cells,
     load_runs,
     preset_of,
     skip_reasons,
-    summarize,
-    write_summaries,
 )
+from kmdr.results.summary import cells_view, completeness, load_cells, summarize, write_summaries
 
 __all__ = ["draw_experiment", "figure_style", "main", "make_figure"]
 

@@ -35,7 +35,7 @@ from kmdr.report.experiments import in_section, load_all, public_text
 from kmdr.report.header import section_header
 from kmdr.report.sections import ReportContext
 from kmdr.report.theory_sections import section_theory
-from kmdr.results.summary import experiment_dirs
+from kmdr.results.sidecars import experiment_dirs
 
 __all__ = ["build_report", "evaluate_claims", "main", "table_of_contents", "write_report"]
 

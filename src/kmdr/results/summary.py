@@ -19,18 +19,13 @@ draw one row of panels per setting. A legacy sidecar that lacks some identity co
 with them unknown (``<NA>``), never dropped; a sidecar that cannot be read is named in one line
 and makes every point incomplete (what it expected is unknown).
 
-Public readers (used by the figures and the report; this module is their one entry point and
-re-exports the others):
+Public readers (used by the figures and the report, beside :mod:`kmdr.results.sidecars` for
+what the run records say and :mod:`kmdr.results.points` for the key columns):
 
 - :func:`cells_view` - the current cells, the rows left out and the note saying so;
 - :func:`load_cells` - the current cells;
 - :func:`summarize` / :func:`load_summary` - one row per point;
-- :func:`completeness` - per point, how many cells it rests on and which repetitions are missing;
-- from :mod:`kmdr.results.sidecars`: :func:`load_runs`, :func:`load_expected` (the union of
-  the sidecars' expected cells), :func:`preset_of` (the preset metadata of the last sidecar),
-  :func:`aggregation_of`, :func:`skip_reasons`, :func:`experiment_dirs`;
-- from :mod:`kmdr.results.points`: :func:`is_baseline`, :func:`setting_labels`, the key
-  columns.
+- :func:`completeness` - per point, how many cells it rests on and which repetitions are missing.
 
 :func:`write_summaries` writes ``summary.csv``, and the tables the preset's figure style writes
 beside it (its ``write_tables``, e.g. bmd09 Table 1); the runner calls it at the end of a run.
@@ -51,50 +46,31 @@ from kmdr._io import atomic_write_text, read_csv
 from kmdr.config.presentation import FIGURE_STYLES
 from kmdr.results.current import current_expected, exclusion_note, split_current
 from kmdr.results.points import (
-    BASELINE_REDUCER,
     CORE_COLUMNS,
     KEY,
     POINT,
     SETTING_COLUMNS,
-    is_baseline,
     setting_labels,
     typed,
 )
 from kmdr.results.sidecars import (
     aggregation_of,
-    experiment_config,
-    experiment_dirs,
     load_expected,
     load_runs,
     preset_of,
     say_once,
-    skip_reasons,
     unreadable_runs,
 )
 from kmdr.results.store import CellStore
 
 __all__ = [
-    "BASELINE_REDUCER",
-    "KEY",
     "METRICS",
-    "POINT",
-    "SETTING_COLUMNS",
     "CellsView",
-    "aggregation_of",
     "cells_view",
     "completeness",
-    "experiment_config",
-    "experiment_dirs",
-    "is_baseline",
     "load_cells",
-    "load_expected",
-    "load_runs",
     "load_summary",
-    "preset_of",
-    "setting_labels",
-    "skip_reasons",
     "summarize",
-    "unreadable_runs",
     "write_summaries",
 ]
 
