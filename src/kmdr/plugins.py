@@ -232,14 +232,22 @@ class Registry(Mapping[str, T], Generic[T]):
             target, origin = ep.value, f"{self.what} plug-in {_origin(ep)}"
         try:
             obj = _import_target(target) if isinstance(target, str) else target
-            return self._convert(obj, name) if self._convert is not None else obj
         except Exception as err:  # third-party code may fail in any way: one line, named
-            reason = " ".join(str(err).split()) or type(err).__name__
-            message = f"{origin} cannot be used: {reason}"
-            if name not in self._declared:
-                self._plugins()[1][name] = message
-                _warn(message, self.group)
-            raise RegistryError(message) from None
+            message = (
+                f"{origin} failed to import ({type(err).__name__}: {' '.join(str(err).split())}); "
+                "fix or reinstall the package that declares it, or uninstall it"
+            )
+        else:
+            try:
+                return self._convert(obj, name) if self._convert is not None else obj
+            except Exception as err:
+                message = (
+                    f"{origin} cannot be used: {' '.join(str(err).split()) or type(err).__name__}"
+                )
+        if name not in self._declared:
+            self._plugins()[1][name] = message
+            _warn(message, self.group)
+        raise RegistryError(message)
 
     # ---- Mapping -----------------------------------------------------------------------------
 

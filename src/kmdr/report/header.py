@@ -17,15 +17,12 @@ from kmdr.results.points import is_baseline
 
 __all__ = ["section_header", "section_skipped", "section_time_includes", "skipped_experiments"]
 
-#: What the timing table says of a reducer that declares nothing about its time.
-_NOT_DESCRIBED = "not described (a reducer this report does not know)"
-
-
-def _time_includes(reducer_name: str) -> str:
+def _time_includes(name: str) -> str:
+    """What the reduction time of reducer ``name`` covers, as its declaration says."""
     try:
-        return reducer_entry(reducer_name).time_includes or _NOT_DESCRIBED
-    except ValueError:  # a plug-in no longer installed
-        return _NOT_DESCRIBED
+        return reducer_entry(name).time_includes or "not described by its declaration"
+    except ValueError:
+        return "not described (a reducer not installed here)"
 
 
 def _git_revision() -> str:
