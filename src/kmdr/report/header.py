@@ -17,6 +17,7 @@ from kmdr.results.points import is_baseline
 
 __all__ = ["section_header", "section_skipped", "section_time_includes", "skipped_experiments"]
 
+
 def _time_includes(name: str) -> str:
     """What the reduction time of reducer ``name`` covers, as its declaration says."""
     try:

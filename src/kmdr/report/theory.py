@@ -168,11 +168,11 @@ def clusters_itself(reducer_name) -> bool:
     """Whether the registry reducer ``reducer_name`` clusters its own output (a ``cluster``
     method, as sparsified k-means): its partition is not a k-means run on C, so γ̂ is not
     defined for it. Unknown names (a plug-in not installed) are taken as clustered by k-means."""
-    from kmdr.reducers._registry import REDUCERS
+    from kmdr.reducers import reducer_class
 
     try:
-        cls = REDUCERS[str(reducer_name)].cls
-    except (KeyError, ValueError, TypeError):
+        cls = reducer_class(str(reducer_name))
+    except ValueError:
         return False
     return callable(getattr(cls, "cluster", None))
 

@@ -44,6 +44,7 @@ import pandas as pd
 
 from kmdr._io import atomic_write_text, read_csv
 from kmdr.config.presentation import FIGURE_STYLES
+from kmdr.plugins import RegistryError
 from kmdr.results.current import current_expected, exclusion_note, split_current
 from kmdr.results.points import (
     CORE_COLUMNS,
@@ -326,7 +327,11 @@ def write_summaries(experiment_dir: str | Path) -> list[Path]:
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return []
     written = [_write_csv(summary, exp_dir / "summary.csv")]
-    write_tables = FIGURE_STYLES.get(preset_of(exp_dir, runs)["figure"]).write_tables
+    try:
+        write_tables = FIGURE_STYLES.get(preset_of(exp_dir, runs)["figure"]).write_tables
+    except RegistryError as err:  # a plug-in style that fails to load: summary.csv still stands
+        say_once(f"[kmdr] {exp_dir.name}: no tables beside summary.csv: {err}")
+        write_tables = None
     if write_tables is not None:
         written += write_tables(exp_dir, summary)
     return written
