@@ -8,7 +8,7 @@
 Files are listed once, with URL and sha256, in ``registry.txt`` (see :mod:`._registry`). They are
 cached under ``data_dir`` (argument > ``KMDR_DATA_DIR`` > ``<repo>/datasets``) and copied from a
 mirror folder (argument > ``KMDR_DATA_MIRROR``) when one is set, else downloaded; the hash is
-verified either way. Provenance of every file: SOURCES.md in the workplace's shared datasets.
+verified either way.
 
 Every dataset is declared once, as one :class:`DatasetEntry` (:mod:`._entry`): its loader, kind
 (one of :data:`DATASET_KINDS`), registry files, display name and fixed facts; :data:`DATASETS`

@@ -37,9 +37,8 @@ FIGURE_NOTES = {
         "(sign projection), beside Gaussian, Achlioptas and FJLT (SRHT) projections. Its protocol "
         "is followed here: k-means starts from the **first image of each class** (a "
         "label-informed start kmdr offers for this reproduction only), 30 iterations, one run; "
-        "we average 10 repetitions where the report ran once. It publishes no numbers that "
-        "SPEC.md records, so there is nothing to check; the figure is ours, for comparison with "
-        "the report's."
+        "we average 10 repetitions where the report ran once. No numbers of it are recorded "
+        "here to check against; the figure is ours, for comparison with the report's."
     ),
     "report_orl_projections_kmeanspp": (
         "The same projections and grid as `report_orl_projections` with k-means++ starts (5 "
