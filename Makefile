@@ -64,13 +64,13 @@ data: install
 # `make figures` redraws every experiment folder from its CSVs (e.g. after adding cells by hand).
 reproduce: install data
 	$(PY) scripts/reproduce.py --results $(RESULTS)
-	$(PY) -m kmdr.report.theory --results $(RESULTS)
+	$(PY) -m kmdr.papers.bzmd14.sampling_lemma --results $(RESULTS)
 	$(MAKE) report RESULTS=$(RESULTS)
 
 # A reduced grid of the same experiments, in a few minutes, into results-quick/ (not committed).
 reproduce-quick: install
 	$(PY) scripts/reproduce.py --quick --results results-quick
-	$(PY) -m kmdr.report.theory --quick --results results-quick
+	$(PY) -m kmdr.papers.bzmd14.sampling_lemma --quick --results results-quick
 	$(MAKE) report RESULTS=results-quick
 
 figures: install

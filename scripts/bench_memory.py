@@ -112,7 +112,7 @@ def main(argv=None) -> int:
 
     from kmdr.config.presets import initialized
     from kmdr.config.spec import spec_from_config
-    from kmdr.results.points import BASELINE_REDUCER
+    from kmdr.reducers import is_baseline_reducer
 
     with initialized():
         spec = spec_from_config(compose("config", overrides=[f"experiment={EXPERIMENT}"]))
@@ -123,7 +123,7 @@ def main(argv=None) -> int:
         (red.name, r)
         for red in spec.reducers
         if not args.reducer or red.name in args.reducer
-        for r in (grid[-1:] if red.name == BASELINE_REDUCER else grid)
+        for r in (grid[-1:] if is_baseline_reducer(red.name) else grid)
     ]
     print("## Peak memory of one lst17 sparse_text cell (fresh process each)\n")
     print(f"Command: `{' '.join([Path(sys.executable).name, *sys.argv])}`\n")

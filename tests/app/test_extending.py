@@ -1,157 +1,175 @@
-"""The README's "Extending kmdr" section, done as a user would: a toy reducer and a toy dataset in
-their own package (plugged in through entry points), their configs and a preset in their own
-config folder, run through the CLI, drawn by kmdr-figures and reported by kmdr-report. Nothing in
-kmdr is edited."""
+"""The README's "Extending" section, done as a user would, with the files it shows: a reducer as
+ONE module and a dataset as ONE module of their own package (plugged in through entry points),
+each with one config file in their own config folder, swept through the ``kmdr`` command and
+found in the sweep's cells, in the legend of the figure the run draws and in REPORT.md; and a
+preset of theirs. Nothing in kmdr is edited."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-PACKAGE = '''
-"""A user's own package: one reducer and one dataset for kmdr."""
-
-import numpy as np
-from sklearn.datasets import make_blobs
-
-from kmdr.datasets import Dataset
-from kmdr.reducers import BaseReducer, ReducerEntry
+README = Path(__file__).parents[2] / "README.md"
+#: A file of the README's "Extending" section: "`path`:" on its own line, then a fenced block.
+_FILE = re.compile(r"^`([\w/.]+)`:\n\n```\w*\n(.*?)^```", re.M | re.S)
 
 
-class TopVariance(BaseReducer):
-    """Keep the r features of largest variance (a classic unsupervised selection baseline)."""
-
-    def __init__(self, n_components=2):
-        self.n_components = n_components
-
-    def _fit(self, X, shared_value):
-        X = X.toarray() if hasattr(X, "toarray") else X
-        self.features_ = np.argsort(-X.var(axis=0), kind="stable")[: self.n_components_]
-
-    def _transform(self, X):
-        return X[:, self.features_]
+def readme_files() -> dict[str, str]:
+    """The files the README's "Extending" section shows, by path, and its entry points."""
+    section = README.read_text().split("\n## Extending\n", 1)[1].split("\n## ", 1)[0]
+    files = dict(_FILE.findall(section))
+    (toml,) = re.findall(r"```toml\n(.*?)```", section, re.S)
+    # pyproject.toml's table as the entry_points.txt an installed distribution has
+    files["entry_points.txt"] = re.sub(r'\[project\.entry-points\."(.+?)"\]', r"[\1]", toml)
+    files["entry_points.txt"] = files["entry_points.txt"].replace('"', "")
+    return files
 
 
-TOP_VARIANCE = ReducerEntry(TopVariance, "TopVar", paper="a user's baseline")
-
-
-def load_toyblobs(n_samples=300):
-    """Four Gaussian blobs in 20 dimensions (a user's own data)."""
-    X, y = make_blobs(n_samples=n_samples, n_features=20, centers=4, random_state=0)
-    return Dataset("toyblobs", X.astype(float), y.astype(np.int64), 4, None, "toy blobs")
-'''
-
-ENTRY_POINTS = """
-[kmdr.reducers]
-top_variance = kmdr_toy:TOP_VARIANCE
-
-[kmdr.datasets]
-toyblobs = kmdr_toy:load_toyblobs
-"""
-
-CONFIGS = {
-    "reducer/top_variance.yaml": """
-        # @package _global_
-        reducers:
-          - {id: top_variance, name: top_variance, params: {}}
-    """,
-    "dataset/toyblobs.yaml": """
-        name: toyblobs
-        params: {n_samples: 300}
-    """,
-    "experiment/toy_study.yaml": """
-        # @package _global_
-        defaults:
-          - override /dataset: toyblobs
-          - override /reducer: null
-        name: toy_study
-        preset:
-          title: "Toy study: top-variance features against RP"
-          figure: bzmd14
-          section: custom
-          order: 500
-        reducers:
-          - {id: top_variance, name: top_variance, params: {}}
-          - {id: sign, name: sign, params: {}}
-          - {id: none, name: none, params: {}}
-        r_grid: [2, 5, 10]
-        repeats: 2
-        kmeans: {n_init: 2, max_iter: 100, init: k-means++, tol: 0.0}
-    """,
-}
+def test_the_readme_shows_one_module_and_one_config_per_reducer_and_dataset():
+    files = readme_files()
+    assert sorted(p for p in files if p.startswith("my_package/")) == [
+        "my_package/topvar.py",
+        "my_package/toyblobs.py",
+    ]
+    configs = sorted(p for p in files if p.startswith("my_conf/"))
+    assert configs == [
+        "my_conf/dataset/toyblobs.yaml",
+        "my_conf/experiment/toy_study.yaml",
+        "my_conf/reducer/top_variance.yaml",
+    ]
+    assert files["my_conf/reducer/top_variance.yaml"].startswith("# @package _global_\n")
+    assert "override /dataset: toyblobs" in files["my_conf/experiment/toy_study.yaml"]
 
 
 @pytest.fixture
 def user_project(tmp_path) -> Path:
-    plugin = tmp_path / "site"
-    plugin.mkdir()
-    (plugin / "kmdr_toy.py").write_text(textwrap.dedent(PACKAGE))
-    info = plugin / "kmdr_toy-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kmdr-toy\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    for rel, text in CONFIGS.items():
-        path = tmp_path / "conf" / rel
+    """The README's package installed (as a distribution's metadata) in a folder put on the
+    path, and its config folder, as the README writes them."""
+    site = tmp_path / "site"
+    info = site / "my_package-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / "my_package").mkdir()
+    (site / "my_package" / "__init__.py").write_text("")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: my-package\nVersion: 0.1\n")
+    for rel, text in readme_files().items():
+        if rel == "entry_points.txt":
+            path = info / rel
+        elif rel.startswith("my_package/"):
+            path = site / rel
+        else:
+            path = tmp_path / "conf" / rel.removeprefix("my_conf/")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
+        path.write_text(text)
     return tmp_path
 
 
-def _run(args: list[str], project: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project / "site"), *sys.path])}
-    env["OMP_NUM_THREADS"] = "1"
-    return subprocess.run(
-        args, cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False
-    )
+@pytest.fixture
+def plugged_in(user_project, monkeypatch):
+    """The user's package importable in this process too (to draw the figure here)."""
+    import importlib
+
+    import kmdr.datasets as kd
+    import kmdr.reducers as kr
+
+    monkeypatch.syspath_prepend(str(user_project / "site"))
+    importlib.invalidate_caches()
+    kr.reload_plugins()
+    kd.reload_plugins()
+    yield user_project
+    monkeypatch.undo()
+    kr.reload_plugins()
+    kd.reload_plugins()
+    for module in ("my_package", "my_package.topvar", "my_package.toyblobs"):
+        sys.modules.pop(module, None)
 
 
 def _kmdr(tool: str, *args: str, project: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project / "site"), *sys.path])}
+    env["OMP_NUM_THREADS"] = "1"
+    env.pop("HYDRA_FULL_ERROR", None)
     code = f"import sys; from {tool} import main; sys.exit(main())"
-    return _run([sys.executable, "-c", code, *args], project)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
-def test_a_users_reducer_dataset_and_preset_run_through_cli_figures_and_report(user_project):
+@pytest.mark.slow
+def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in):
+    project = plugged_in
+    results = project / "results"
+    sweep = [
+        "-cd", str(project / "conf"), "-m", "dataset=toyblobs", "reducer=top_variance,none",
+        "r_grid=[2,5,10]", "repeats=2", "kmeans.n_init=2", "n_jobs=1", "progress=false",
+        f"results_dir={results}",
+    ]  # fmt: skip
+    run = _kmdr("kmdr.app", *sweep, project=project)
+    assert run.returncode == 0, run.stderr
+    (cells_csv,) = results.glob("*/cells.csv")
+    cells = pd.read_csv(cells_csv)
+    assert set(cells["reducer"]) == {"top_variance", "none"}
+    assert len(cells) == 3 * 2 + 2 and set(cells["dataset"]) == {"toyblobs"}
+    top = cells[cells["reducer"] == "top_variance"]
+    assert set(top["method"]) == {"TopVar"}
+    # Four well-separated blobs: the user's selection finds them from a few features.
+    assert top.loc[top["r"] == 10, "accuracy"].min() == 1.0
+
+    # The legend of the figure the run draws.
+    from kmdr.figures.draw import make_figure
+
+    assert list((cells_csv.parent / "figures").glob("*.png"))
+    fig = make_figure(cells_csv.parent)
+    try:
+        labels = [label for ax in fig.axes for label in ax.get_legend_handles_labels()[1]]
+        labels += [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    assert "TopVar" in labels
+
+    report = _kmdr("kmdr.report.build", str(results), project=project)
+    assert report.returncode == 0, report.stderr
+    text = (results / "REPORT.md").read_text()
+    assert "TopVar" in text
+    # The timing table reads what the declaration says its time includes.
+    assert re.search(r"`top_variance` \| the variance of every feature and a sort of them", text)
+
+    listed = _kmdr("kmdr.listing", "reducers", "datasets", project=project)
+    assert listed.returncode == 0, listed.stderr
+    assert "top_variance" in listed.stdout and "toyblobs" in listed.stdout
+
+
+@pytest.mark.slow
+def test_a_users_preset_runs_and_is_reported_as_theirs(user_project):
     results = user_project / "results"
     run = _kmdr(
         "kmdr.app",
-        "-cd",
-        str(user_project / "conf"),
-        "experiment=toy_study",
-        f"results_dir={results}",
-        "n_jobs=1",
-        "progress=false",
+        *("-cd", str(user_project / "conf"), "experiment=toy_study", f"results_dir={results}"),
+        *("n_jobs=1", "progress=false", "figures=false"),
         project=user_project,
     )
     assert run.returncode == 0, run.stderr
     cells = pd.read_csv(results / "toy_study" / "cells.csv")
-    assert len(cells) == 2 * 3 * 2 + 2
-    assert set(cells["method"]) == {"TopVar", "RP", "kMeans"}
-    # Four well-separated blobs: the user's selection finds them from a few features.
-    top = cells[cells["reducer"] == "top_variance"]
-    assert top.loc[top["r"] == 10, "accuracy"].min() == 1.0
-
-    listed = _kmdr("kmdr.listing", "reducers", "datasets", project=user_project)
-    assert listed.returncode == 0, listed.stderr
-    assert "top_variance" in listed.stdout and "toyblobs" in listed.stdout
-
-    figures = _kmdr("kmdr.figures.draw", str(results), project=user_project)
-    assert figures.returncode == 0, figures.stderr
-    drawn = list((results / "toy_study" / "figures").glob("*.png"))
-    assert drawn
-
+    assert len(cells) == 2 * 3 * 2 + 2 and set(cells["method"]) == {"TopVar", "RP", "kMeans"}
     report = _kmdr("kmdr.report.build", str(results), project=user_project)
     assert report.returncode == 0, report.stderr
     text = (results / "REPORT.md").read_text()
     assert "Toy study: top-variance features against RP" in text
-    assert any(p.name in text for p in drawn)
 
 
+@pytest.mark.slow
 @pytest.mark.fault(
     "a misspelt key in a preset of the user's own config folder (-cd)",
     gets="exit 2, one line naming the key (installed command)",
@@ -167,5 +185,29 @@ def test_a_typo_in_the_users_preset_is_one_line(user_project):
         f"results_dir={user_project / 'results'}",
         project=user_project,
     )
-    assert run.returncode == 2
+    assert run.returncode == 2, run.stderr
     assert run.stderr.count("\n") == 1 and "repaets" in run.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.fault(
+    "a user's reducer module that fails to import, asked for by a run",
+    gets="exit 2 before any work: one warning line and one error line naming the entry point, "
+    "its package, the import error and the fix",
+)
+def test_a_users_reducer_that_does_not_import_is_one_line(user_project):
+    module = user_project / "site" / "my_package" / "topvar.py"
+    module.write_text("import my_missing_dependency\n" + module.read_text())
+    results = user_project / "results"
+    run = _kmdr(
+        "kmdr.app",
+        *("-cd", str(user_project / "conf"), "dataset=toyblobs", "reducer=top_variance"),
+        f"results_dir={results}",
+        project=user_project,
+    )
+    assert run.returncode == 2, run.stderr
+    warning, error = run.stderr.splitlines()
+    assert warning.startswith("kmdr.reducers:0: UserWarning: reducer plug-in entry point")
+    assert error.startswith("kmdr: error: reducer plug-in entry point top_variance = ")
+    assert "my-package 0.1" in error and "No module named 'my_missing_dependency'" in error
+    assert "fix or reinstall" in error and not results.exists()

@@ -196,10 +196,10 @@ def plugged(site, monkeypatch):
 
     monkeypatch.syspath_prepend(str(site))
     importlib.invalidate_caches()
-    _registry._plugins.cache_clear()
+    _registry.reload_plugins()
     yield
     monkeypatch.undo()
-    _registry._plugins.cache_clear()
+    _registry.reload_plugins()
     sys.modules.pop("kmdr_badplug", None)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ import kmdr.reducers._registry as registry
 from _run_configs import synth_run
 from kmdr.config.seeds import shared_seed
 from kmdr.config.spec import spec_from_config
+from kmdr.plugins import Registry
 from kmdr.reducers import make_reducer
 from kmdr.reducers._base import BaseReducer, RandomProjectionBase
 from kmdr.results.cells import plan_cells
@@ -98,8 +98,11 @@ TEST_REDUCERS = {
 
 @pytest.fixture
 def test_reducers(monkeypatch):
-    plugins = (MappingProxyType(dict(TEST_REDUCERS)), MappingProxyType({}))
-    monkeypatch.setattr(registry, "_plugins", lambda: plugins)
+    # A registry of the built-ins and these reducers, in place of the installed one.
+    reducers = Registry("reducer", registry.ENTRY_POINT_GROUP, convert=registry._loaded_entry)
+    for name, entry in {**registry.BUILTIN_REDUCERS, **TEST_REDUCERS}.items():
+        reducers.declare(name, entry)
+    monkeypatch.setattr(registry, "REDUCERS", reducers)
     # These tests count the runner's own reductions. The output check fits a plug-in reducer a
     # second time, once per process, to compare (tests/app/test_plugin_faults.py): taken as done.
     from kmdr.run import reducer_checks

@@ -160,12 +160,12 @@ def test_catalog_facts_of_generated_data_are_the_defaults(name):
 def test_catalog_entries_are_consistent():
     reg = _registry.registry()
     names = kd.available_datasets()
-    assert names == kd.DATASETS and len(set(names)) == len(names)
+    assert names == tuple(kd.DATASETS) and len(set(names)) == len(names)
     displays = [kd.dataset_info(n).display_name for n in names]
     assert len(set(displays)) == len(displays)
     for name in names:
         entry = kd.dataset_info(name)
-        assert entry.name == name and entry.kind in ("file", "bundled", "synthetic")
+        assert entry.name == name and entry.kind in kd.DATASET_KINDS
         for path in (*entry.files, *entry.extra_files):
             assert path in reg, (name, path)
         assert (entry.kind == "file") == bool(entry.files)
@@ -512,7 +512,7 @@ def toy_plugin(tmp_path, monkeypatch):
     (site / "toyplugin.py").write_text(textwrap.dedent(TOY_MODULE))
     monkeypatch.syspath_prepend(str(site))
     kd.reload_plugins()
-    with pytest.warns(UserWarning, match="plug-in 'orl'"):  # said once, when first listed
+    with pytest.warns(UserWarning, match="plug-in entry point orl = "):  # once, when first listed
         kd.available_datasets()
     yield
     sys.modules.pop("toyplugin", None)
@@ -522,7 +522,7 @@ def toy_plugin(tmp_path, monkeypatch):
 
 def test_plugin_dataset_through_an_entry_point(toy_plugin):
     kd.reload_plugins()
-    with pytest.warns(UserWarning, match="plug-in 'orl' .* ignored: a built-in dataset has that"):
+    with pytest.warns(UserWarning, match="plug-in entry point orl = .* ignored: the built-in data"):
         names = kd.available_datasets()
     assert names[: len(kd._catalog.BUILTIN)] == tuple(kd._catalog.BUILTIN)  # built-ins first
     assert {"toy", "bare", "broken"} <= set(kd.DATASETS)
@@ -592,7 +592,7 @@ def test_cli_lists_plugins_and_a_broken_one_fails_alone(toy_plugin, capsys):
     assert "bundled" in capsys.readouterr().out
     assert main(["toy", "broken"]) == 1
     err = capsys.readouterr().err
-    assert "MISSING dataset plug-in 'broken'" in err and "MISSING toy" not in err
+    assert "MISSING dataset plug-in entry point broken = " in err and "MISSING toy" not in err
 
 
 def test_real_download_draws_a_progress_bar(tmp_path, monkeypatch, capsys):

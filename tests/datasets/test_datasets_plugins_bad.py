@@ -358,7 +358,7 @@ def test_kmdr_on_a_plugin_that_does_not_import_skips_in_one_line(badplugin, caps
     out, err = capsys.readouterr()
     assert exc.value.code == 1 and "Traceback" not in out + err
     (line,) = err.splitlines()
-    assert line.startswith("kmdr: custom skipped: dataset plug-in 'importerror'")
+    assert line.startswith("kmdr: custom skipped: dataset plug-in entry point importerror = ")
     assert "needs libfoo" in line and "reinstall" in line
     assert not list(results.rglob("cells.csv"))
 

@@ -156,14 +156,31 @@ def test_main_redraws_and_reports_incomplete(tmp_path, capsys):
     assert figures.main([str(tmp_path), "nope"]) == 1
 
 
-def test_method_styles_are_consistent():
-    assert ps.style("kMeans") == ps.style("k-means") == ps.style(ps.BASELINE)
-    assert ps.canonical("none") == "none" and ps.canonical("All") == "All"  # labels, not roles
-    assert ps.style("LapScores") == ps.style("LS")
-    assert ps.display("kMeans", "lst17") == "k-means" and ps.display("LS") == "LapScores"
-    assert ps.style("my-new-reducer") == ps.style("my-new-reducer")
-    colors = {ps.style(m).color for m in ps.METHOD_ORDER}
-    assert len(colors) == len(ps.METHOD_ORDER)
+def test_method_styles_come_from_the_reducer_declarations():
+    from kmdr.figures.style import figure_style
+    from kmdr.reducers import REDUCERS, reducer_entry
+
+    lst17 = dict(figure_style("lst17").names)
+    # a row is its reducer's declaration by reducer_name and its declared label, or the name the
+    # figure style gives it; never by the spelling of the label alone
+    assert (
+        ps.style_of("none", "k-means", lst17) == ps.baseline_style() == reducer_entry("none").style
+    )
+    assert ps.style_of("laplacian", "LS", lst17) == reducer_entry("laplacian").style
+    assert ps.declared_label("laplacian", "LS", lst17) == "LapScores"
+    assert ps.declared_label("laplacian", "LS") is None  # bzmd14 does not call it LS
+    assert ps.declared_label("svd", "Sampl/SVD") is None  # another reducer's label
+    assert figure_style("lst17").display("kMeans", "none") == "k-means"
+    assert ps.style_of("svd", "my-variant") == ps.style_of("svd", "my-variant")
+    styled = [n for n in REDUCERS if reducer_entry(n).style is not None]
+    colors = {reducer_entry(n).style.color for n in styled}
+    assert len(colors) == len(styled)
+    # legend order: the declaration order, then the others by label
+    keys = [ps.sort_key(n, reducer_entry(n).label) for n in styled]
+    assert keys == sorted(keys) and ps.sort_key("svd", "zz")[0] == len(styled)
+    # a variant gets a color no declared method of its figure has
+    both = ps.styles_for([("svd", "SVD"), ("svd", "A V_r (SVD)")])
+    assert both[("svd", "SVD")].color != both[("svd", "A V_r (SVD)")].color
 
 
 def _titles(fig) -> list[str]:

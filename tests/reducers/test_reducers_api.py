@@ -11,13 +11,19 @@ from kmdr.reducers import (
     BUILTIN_REDUCERS,
     REDUCERS,
     LeverageScoreSampler,
+    LineStyle,
     SharedWork,
     SVDFeatures,
     available_reducers,
+    baseline_names,
+    canonical_reducer,
     make_reducer,
     max_components,
+    reducer_class,
+    reducer_entry,
     reducer_label,
     reducer_paper,
+    unusable_plugin,
 )
 
 NAMES = list(available_reducers())
@@ -56,6 +62,49 @@ def test_registry_names_labels_and_papers():
     assert all(entry.paper for entry in BUILTIN_REDUCERS.values())
     labels = [reducer_label(n) for n in NAMES]
     assert len(set(labels)) == len(labels)
+
+
+def test_every_builtin_is_declared_once_with_its_facts():
+    """One entry holds a reducer's class, style, aliases, timing text and baseline role."""
+    assert baseline_names() == ("none",)
+    assert [n for n, e in BUILTIN_REDUCERS.items() if e.baseline] == ["none"]
+    styles = {n: e.style for n, e in BUILTIN_REDUCERS.items() if e.style is not None}
+    assert all(isinstance(st, LineStyle) for st in styles.values())
+    colors = [st.color for st in styles.values()]
+    assert len(set(colors)) == len(colors)  # no two styled curves alike
+    assert BUILTIN_REDUCERS["none"].style.linestyle == "--"  # the reference line
+    for name, entry in BUILTIN_REDUCERS.items():
+        assert entry.time_includes, name  # the report's timing table describes every built-in
+        cls = reducer_class(name)
+        assert cls.__module__ + ":" + cls.__qualname__ == entry.cls  # the string names its class
+        assert REDUCERS[name].cls is cls
+        for alias in entry.aliases:
+            assert canonical_reducer(alias) == name and reducer_entry(alias) is entry
+    aliases = [a for e in BUILTIN_REDUCERS.values() for a in e.aliases]
+    assert len(set(aliases)) == len(aliases) and not set(aliases) & set(BUILTIN_REDUCERS)
+    assert type(make_reducer("rp", 2, random_state=0)).__name__ == "SignRandomProjection"
+
+
+@pytest.mark.slow
+def test_reading_names_and_facts_imports_no_scikit_learn():
+    """A dry run lists reducers and their facts without importing scikit-learn or a reducer."""
+    import subprocess
+
+    code = (
+        "import sys, kmdr.reducers as kr\n"
+        "kr.available_reducers(); kr.reducer_label('svd'); kr.reducer_entry('leverage')\n"
+        "kr.baseline_names(); kr.reducer_paper('sign')\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'scipy')\n"
+        "               or m.startswith('kmdr.reducers.') and m.rsplit('.', 1)[1] not in\n"
+        "               ('_registry', '_builtins', '_entry'))\n"
+        "print(heavy)\n"
+        "from kmdr.reducers import SVDFeatures\n"
+        "print('sklearn' in sys.modules, SVDFeatures.__module__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.splitlines()
+    assert out == ["[]", "True kmdr.reducers.svd"]
 
 
 def test_make_reducer_passes_k_only_where_taken_and_pins_entry_params():
@@ -294,8 +343,8 @@ NOT_A_REDUCER = 42
 def install_plugin(tmp_path, monkeypatch):
     """Install a distribution with ``kmdr.reducers`` entry points on sys.path (no pip).
 
-    Returns a function taking the entry_points.txt lines; the registry's plug-in cache is
-    cleared before and after, so other tests see only the built-ins.
+    Returns a function taking the entry_points.txt lines; the registry's plug-ins are reloaded
+    before and after, so other tests see only the built-ins.
     """
     import importlib
 
@@ -309,33 +358,36 @@ def install_plugin(tmp_path, monkeypatch):
         (info / "entry_points.txt").write_text("[kmdr.reducers]\n" + "\n".join(lines) + "\n")
         monkeypatch.syspath_prepend(str(tmp_path))
         importlib.invalidate_caches()
-        _registry._plugins.cache_clear()
+        _registry.reload_plugins()
 
     yield install
-    monkeypatch.undo()  # sys.path first, so that the cleared cache reloads without the plug-in
-    _registry._plugins.cache_clear()
+    monkeypatch.undo()  # sys.path first, so that the reload finds no plug-in
+    _registry.reload_plugins()
     sys.modules.pop("toyplugin_mod", None)
 
 
 def test_a_plugin_entry_is_loaded_once_and_works_everywhere(install_plugin):
     install_plugin("toy = toyplugin_mod:TOY", "toycls = toyplugin_mod:FirstColumns")
     assert available_reducers()[: len(BUILTIN_REDUCERS)] == tuple(BUILTIN_REDUCERS)
+    assert "toyplugin_mod" not in sys.modules  # names are known without importing
     assert {"toy", "toycls"} <= set(available_reducers()) and "toy" in REDUCERS
     assert (reducer_label("toy"), reducer_paper("toy")) == ("Toy", "toy paper 2024")
     assert reducer_label("toycls") == "toycls"  # a bare class: labelled by its name
+    module = sys.modules["toyplugin_mod"]
     X = np.arange(12.0).reshape(3, 4)
     for name in ("toy", "toycls"):
         np.testing.assert_array_equal(
             make_reducer(name, 2, n_clusters=3).fit_transform(X), X[:, :2]
         )
-    from kmdr.reducers import _registry
-
-    assert _registry._plugins.cache_info().misses == 1  # loaded lazily, once
+    assert sys.modules["toyplugin_mod"] is module  # loaded once
+    assert reducer_class("toy") is module.FirstColumns
+    assert not reducer_entry("toy").baseline and reducer_entry("toy").style is None
 
 
 @pytest.mark.fault(
     "a reducer plug-in that fails to import or is not a reducer",
-    gets="one warning line per plug-in; the others work; asking for it is a one-line error",
+    gets="listing names still works; one warning line per broken plug-in when it is first used; "
+    "the others work; asking for it is a one-line error",
 )
 def test_a_broken_plugin_warns_in_one_line_and_spares_the_builtins(install_plugin):
     install_plugin(
@@ -343,17 +395,37 @@ def test_a_broken_plugin_warns_in_one_line_and_spares_the_builtins(install_plugi
         "missing = no_such_module_xyz:Thing",
         "notreducer = toyplugin_mod:NOT_A_REDUCER",
     )
-    with pytest.warns(RuntimeWarning) as record:
-        names = available_reducers()
+    names = available_reducers()  # nothing imported: no warning yet
+    assert {"toy", "missing", "notreducer"} <= set(names) and set(BUILTIN_REDUCERS) <= set(names)
+    make_reducer("sign", 2, random_state=0)  # built-ins unaffected
+    reducer_label("toy")
+    with pytest.warns(UserWarning) as record:
+        with pytest.raises(ValueError, match=r"plug-in entry point missing = .*failed to import"):
+            make_reducer("missing", 2)
+        with pytest.raises(ValueError, match=r"notreducer = toyplugin_mod:NOT_A_REDUCER.* int"):
+            reducer_label("notreducer")
     messages = sorted(str(w.message) for w in record)
     assert len(messages) == 2 and all("\n" not in m for m in messages)
     assert "missing = no_such_module_xyz:Thing" in messages[0] and "toyplugin 0.1" in messages[0]
-    assert "notreducer = toyplugin_mod:NOT_A_REDUCER" in messages[1] and "int" in messages[1]
-    assert "toy" in names and set(BUILTIN_REDUCERS) <= set(names)
-    assert "missing" not in names
-    make_reducer("sign", 2, random_state=0)  # built-ins unaffected
-    with pytest.raises(ValueError, match=r"plug-in entry point missing = .*failed to load"):
-        make_reducer("missing", 2)
+    assert "No module named 'no_such_module_xyz'" in messages[0]
+    assert unusable_plugin("missing") == messages[0]  # the same line, asked again: no new warning
+    assert unusable_plugin("toy") is None and unusable_plugin("sign") is None
+    assert unusable_plugin("nosuchname") is None
+
+
+def test_a_plugin_entry_may_name_its_class_as_a_string(install_plugin, tmp_path):
+    (tmp_path / "toyplugin_lazy.py").write_text(
+        "from kmdr.reducers import LineStyle, ReducerEntry\n"
+        "LAZY = ReducerEntry('toyplugin_mod:FirstColumns', 'Lazy', style=LineStyle('#123456', 'o'),"
+        " time_includes='nothing', aliases=('lazy_alias',))\n"
+    )
+    install_plugin("lazy = toyplugin_lazy:LAZY")
+    assert reducer_label("lazy") == "Lazy" and reducer_entry("lazy").style.color == "#123456"
+    assert reducer_class("lazy").__name__ == "FirstColumns"
+    assert REDUCERS["lazy"].cls is reducer_class("lazy")
+    X = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(make_reducer("lazy", 1).fit_transform(X), X[:, :1])
+    sys.modules.pop("toyplugin_lazy", None)
 
 
 @pytest.mark.fault(
@@ -371,3 +443,15 @@ def test_a_plugin_named_like_a_builtin_is_ignored_with_one_warning(install_plugi
     assert names.count("svd") == 1 and "toy" in names
     assert reducer_label("svd") == "SVD"  # the built-in's
     assert type(make_reducer("svd", 2)).__name__ == "SVDFeatures"
+
+
+def test_a_config_may_name_a_reducer_by_an_alias_and_gets_its_one_name():
+    """An alias means its entry everywhere: the run's reducer (and so its cells) carries the
+    registry name, so an alias and its name are the same cells."""
+    from kmdr.config.spec import spec_from_config
+
+    spec = spec_from_config(
+        {"dataset": {"name": "synth"}, "reducers": [{"name": "rp"}], "r_grid": [2], "repeats": 1}
+    )
+    (reducer,) = spec.reducers
+    assert (reducer.id, reducer.name, reducer.label) == ("sign", "sign", "RP")

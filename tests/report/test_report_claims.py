@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from kmdr.papers.bzmd14.claims import BZMD14_METHODS
+from kmdr.papers.lst17.claims import LST17_METHODS
 from kmdr.report import claims as C
 from kmdr.report.claims import verdicts as V
 
@@ -46,7 +48,7 @@ def _summary(
 
 
 def _claim(claim_id: str) -> C.Claim:
-    return next(c for c in C.CLAIMS if c.id == claim_id)
+    return next(c for c in C.all_claims() if c.id == claim_id)
 
 
 def _run(claim_id: str, df: pd.DataFrame) -> C.Verdict:
@@ -60,34 +62,34 @@ INCREASING = [0.5 + r / 1000 for r in RS]
 
 
 def test_decreasing_objective_holds_on_decreasing_and_fails_on_increasing_curves():
-    down = _summary({m: {"objective": DECREASING} for m in C.BZMD14_METHODS})
+    down = _summary({m: {"objective": DECREASING} for m in BZMD14_METHODS})
     v = _run("bzmd14-F-decreases-usps", down)
     assert v.verdict == C.HOLDS and "ρ = -1.00" in v.evidence
-    up = _summary({m: {"objective": INCREASING} for m in C.BZMD14_METHODS})
+    up = _summary({m: {"objective": INCREASING} for m in BZMD14_METHODS})
     assert _run("bzmd14-F-decreases-usps", up).verdict == C.FAILS
     # one method decreasing, the others significantly increasing: the losses make it fail
     mixed = _summary({m: {"objective": DECREASING if m == "RP" else INCREASING}
-                      for m in C.BZMD14_METHODS})  # fmt: skip
+                      for m in BZMD14_METHODS})  # fmt: skip
     v = _run("bzmd14-F-decreases-usps", mixed)
     assert v.verdict == C.FAILS and "1 of 5 comparisons for the claim, 4 against" in v.evidence
     # one decreasing, the others flat within their noise: partly
     flat = [0.5] * len(RS)
     some = _summary({m: {"objective": DECREASING if m == "RP" else flat}
-                     for m in C.BZMD14_METHODS})  # fmt: skip
+                     for m in BZMD14_METHODS})  # fmt: skip
     v = _run("bzmd14-F-decreases-usps", some)
     assert v.verdict == C.PARTLY and "1 of 5 comparisons for the claim, 0 against" in v.evidence
 
 
 def test_flat_noise_is_a_tie_not_a_decrease_nor_a_failure():
     flat = [0.5 + (0.0001 if i % 2 else 0.0) for i in range(len(RS))]
-    df = _summary({m: {"objective": flat} for m in C.BZMD14_METHODS})
+    df = _summary({m: {"objective": flat} for m in BZMD14_METHODS})
     v = _run("bzmd14-F-decreases-orl", df)
     assert v.verdict == C.TIE and C.TEST in v.evidence
     # the same curves with no noise at all: the alternation is no trend either (ρ ≈ 0)
     assert (
         _run(
             "bzmd14-F-decreases-orl",
-            _summary({m: {"objective": flat} for m in C.BZMD14_METHODS}, sd=0.0),
+            _summary({m: {"objective": flat} for m in BZMD14_METHODS}, sd=0.0),
         ).verdict
         != C.HOLDS
     )
@@ -117,15 +119,15 @@ def test_a_claim_is_never_judged_on_another_dataset():
 
 
 def test_converges_to_kmeans():
-    near = {m: {"objective": DECREASING} for m in C.BZMD14_METHODS}
+    near = {m: {"objective": DECREASING} for m in BZMD14_METHODS}
     near[C.BASELINE] = {"objective": 0.505}
     assert _run("bzmd14-F-approaches-kmeans-pie", _summary(near)).verdict == C.HOLDS
-    far = {m: {"objective": [0.8] * len(RS)} for m in C.BZMD14_METHODS}
+    far = {m: {"objective": [0.8] * len(RS)} for m in BZMD14_METHODS}
     far[C.BASELINE] = {"objective": 0.5}
     v = _run("bzmd14-F-approaches-kmeans-pie", _summary(far))
     assert v.verdict == C.FAILS and "+60.0%" in v.evidence
     # already at kMeans' level from the smallest r (exact SVD): still converged
-    there = {m: {"objective": [0.505, *([0.492] * (len(RS) - 1))]} for m in C.BZMD14_METHODS}
+    there = {m: {"objective": [0.505, *([0.492] * (len(RS) - 1))]} for m in BZMD14_METHODS}
     there[C.BASELINE] = {"objective": 0.5}
     assert _run("bzmd14-F-approaches-kmeans-pie", _summary(there, rel_sd=0.005)).verdict == C.HOLDS
     # within the tolerance on average, but too noisy to show it: not a hold
@@ -133,7 +135,7 @@ def test_converges_to_kmeans():
 
 
 def test_lapscores_lead_and_trail():
-    lead = {m: {"accuracy": [0.5] * len(RS)} for m in C.BZMD14_METHODS}
+    lead = {m: {"accuracy": [0.5] * len(RS)} for m in BZMD14_METHODS}
     lead[C.LAPSCORES] = {"accuracy": [0.7] * len(RS)}
     lead[C.BASELINE] = {"accuracy": 0.6}
     assert _run("bzmd14-lapscores-lead-coil20", _summary(lead)).verdict == C.HOLDS
@@ -143,7 +145,7 @@ def test_lapscores_lead_and_trail():
     lead[C.BASELINE] = {"accuracy": 0.7}  # kMeans level with LS: partly
     assert _run("bzmd14-lapscores-lead-coil20", _summary(lead)).verdict == C.PARTLY
     beat = {m: {"accuracy": [0.8] * len(RS), "objective": [0.5] * len(RS)}
-            for m in C.BZMD14_METHODS}  # fmt: skip
+            for m in BZMD14_METHODS}  # fmt: skip
     beat[C.LAPSCORES] = {"accuracy": [0.7] * len(RS), "objective": [0.6] * len(RS)}
     assert _run("bzmd14-beat-lapscores-orl", _summary(beat)).verdict == C.HOLDS
     beat[C.LAPSCORES] = {"accuracy": [0.9] * len(RS), "objective": [0.4] * len(RS)}
@@ -151,12 +153,12 @@ def test_lapscores_lead_and_trail():
 
 
 def test_synth_near_kmeans_accuracy_by_r20():
-    good = {m: {"accuracy": [0.6 if r < 20 else 0.99 for r in RS]} for m in C.BZMD14_METHODS}
+    good = {m: {"accuracy": [0.6 if r < 20 else 0.99 for r in RS]} for m in BZMD14_METHODS}
     good[C.BASELINE] = {"accuracy": 1.0}
     assert _run("bzmd14-synth-accurate-r20", _summary(good, rel_sd=0.005)).verdict == C.HOLDS
     # the same means with wide noise: within the tolerance, but not shown to be: no verdict
     assert _run("bzmd14-synth-accurate-r20", _summary(good, rel_sd=0.05)).verdict == C.TIE
-    late = {m: {"accuracy": [0.6 if r < 60 else 0.99 for r in RS]} for m in C.BZMD14_METHODS}
+    late = {m: {"accuracy": [0.6 if r < 60 else 0.99 for r in RS]} for m in BZMD14_METHODS}
     late[C.BASELINE] = {"accuracy": 1.0}
     assert _run("bzmd14-synth-accurate-r20", _summary(late)).verdict == C.FAILS
 
@@ -217,10 +219,10 @@ def test_sparse_embedding_times():
 
 def test_faster_than_full_kmeans():
     n = len(RS)
-    fast = {m: {"cluster_seconds": [0.1] * n} for m in C.LST17_METHODS}
+    fast = {m: {"cluster_seconds": [0.1] * n} for m in LST17_METHODS}
     fast[C.BASELINE] = {"cluster_seconds": 1.0}
     assert _run("lst17-faster-than-full-coil20", _summary(fast)).verdict == C.HOLDS
-    slow = {m: {"cluster_seconds": [2.0] * n} for m in C.LST17_METHODS}
+    slow = {m: {"cluster_seconds": [2.0] * n} for m in LST17_METHODS}
     slow[C.BASELINE] = {"cluster_seconds": 1.0}
     v = _run("lst17-faster-than-full-coil20", _summary(slow))
     assert v.verdict == C.FAILS and "0/20" in v.evidence
@@ -231,9 +233,9 @@ def test_faster_than_full_kmeans():
     gets="every claim is no data; nothing raises",
 )
 def test_every_claim_is_well_formed():
-    ids = [c.id for c in C.CLAIMS]
+    ids = [c.id for c in C.all_claims()]
     assert len(ids) == len(set(ids))
-    for c in C.CLAIMS:
+    for c in C.all_claims():
         assert c.paper in ("bzmd14", "lst17") and c.statement and c.source
         assert C.evaluate(c, {}).verdict == C.NO_DATA
 
@@ -243,7 +245,7 @@ def test_every_claim_is_well_formed():
     gets="it is not taken for the baseline: the claim says kMeans was not run",
 )
 def test_the_baseline_is_found_by_registry_name_not_label():
-    near = {m: {"objective": DECREASING} for m in C.BZMD14_METHODS}
+    near = {m: {"objective": DECREASING} for m in BZMD14_METHODS}
     near[C.BASELINE] = {"objective": 0.505}
     df = _summary(near)
     claim = "bzmd14-F-approaches-kmeans-pie"
@@ -280,7 +282,7 @@ def test_all_methods_at_the_optimum_is_a_tie_not_a_failure():
     # Synth with k-means++ starts: every method and LapScores at P = 1, F at the optimum, no sd
     n = len(RS)
     same = {"accuracy": [1.0] * n, "objective": [7.5e-7] * n}
-    df = _summary({m: same for m in (*C.BZMD14_METHODS, C.LAPSCORES)}, sd=0.0)
+    df = _summary({m: same for m in (*BZMD14_METHODS, C.LAPSCORES)}, sd=0.0)
     v = _run("bzmd14-beat-lapscores-synth_kmeanspp", df)
     assert v.verdict == C.TIE and C.TEST in v.evidence
 
@@ -288,7 +290,7 @@ def test_all_methods_at_the_optimum_is_a_tie_not_a_failure():
 def test_a_lead_is_holds_only_when_significant():
     # PIE: LapScores above every rival by 0.001-0.017, as today's results
     n = len(RS)
-    curves = {m: {"accuracy": [0.19] * n} for m in C.BZMD14_METHODS}
+    curves = {m: {"accuracy": [0.19] * n} for m in BZMD14_METHODS}
     curves[C.LAPSCORES] = {"accuracy": [0.193] * n}
     curves[C.BASELINE] = {"accuracy": 0.191}
     noisy = _run("bzmd14-lapscores-lead-pie", _summary(curves, sd=0.02))
@@ -306,7 +308,7 @@ def test_a_lead_is_holds_only_when_significant():
 )
 def test_a_point_without_sd_cannot_be_significant():
     n = len(RS)
-    curves = {m: {"accuracy": [0.5] * n} for m in C.BZMD14_METHODS}
+    curves = {m: {"accuracy": [0.5] * n} for m in BZMD14_METHODS}
     curves[C.LAPSCORES] = {"accuracy": [0.7] * n}
     curves[C.BASELINE] = {"accuracy": 0.6}
     df = _summary(curves, sd=np.nan, n=1)  # one repetition: ddof-1 sd is NaN
@@ -316,7 +318,7 @@ def test_a_point_without_sd_cannot_be_significant():
 
 def test_a_curve_at_the_floor_is_converged_not_a_failed_trend():
     n = len(RS)
-    curves = {m: {"objective": DECREASING} for m in C.BZMD14_METHODS}
+    curves = {m: {"objective": DECREASING} for m in BZMD14_METHODS}
     curves["SVD"] = {"objective": [0.503] * n}  # at kMeans' F from r = 5: nothing to decrease
     curves[C.BASELINE] = {"objective": 0.5}
     v = _run("bzmd14-F-decreases-coil20", _summary(curves, rel_sd=0.005))
@@ -326,7 +328,7 @@ def test_a_curve_at_the_floor_is_converged_not_a_failed_trend():
     v = _run("bzmd14-F-decreases-coil20", _summary(curves, rel_sd=0.005))
     assert v.verdict == C.PARTLY and "SVD: converged" not in v.evidence
     # a converged accuracy curve must stay at kMeans' level: a collapse (LLE) is a failure
-    acc = {m: {"accuracy": INCREASING} for m in C.LST17_METHODS}
+    acc = {m: {"accuracy": INCREASING} for m in LST17_METHODS}
     acc["LLE"] = {"accuracy": [0.6 - r / 200 for r in RS]}
     acc[C.BASELINE] = {"accuracy": 0.55}
     v = _run("lst17-accuracy-increases-coil20", _summary(acc, rel_sd=0.01))
@@ -339,14 +341,14 @@ def test_lst17_speed_claim_reads_clustering_time():
     n = len(RS)
     curves = {
         m: {"cluster_seconds": [0.1] * n, "reduce_seconds": [2.0] * n, "total_seconds": [2.1] * n}
-        for m in C.LST17_METHODS
+        for m in LST17_METHODS
     }
     curves[C.BASELINE] = {"cluster_seconds": 1.0, "reduce_seconds": 0.0, "total_seconds": 1.0}
     df = _summary(curves)
     v = _run("lst17-faster-than-full-coil20", df)
     assert v.verdict == C.HOLDS and "cluster_seconds" in v.evidence
     # bzmd14's running time is the total: the same table says slower there
-    bz = {m: curves["RP"] for m in (*C.BZMD14_METHODS, C.LAPSCORES)}
+    bz = {m: curves["RP"] for m in (*BZMD14_METHODS, C.LAPSCORES)}
     bz[C.BASELINE] = curves[C.BASELINE]
     assert _run("bzmd14-faster-coil20", _summary(bz)).verdict == C.FAILS
 
@@ -374,12 +376,12 @@ def test_flatness_is_a_growth_shown_below_a_share_of_the_neighbours():
 def test_every_verdict_names_its_test():
     n = len(RS)
     metrics = ("accuracy", "objective", "reduce_seconds", "cluster_seconds", "total_seconds")
-    methods = {*C.BZMD14_METHODS, *C.LST17_METHODS, C.LAPSCORES}
+    methods = {*BZMD14_METHODS, *LST17_METHODS, C.LAPSCORES}
     rng = np.random.default_rng(0)
     curves = {m: {k: list(rng.uniform(0.1, 1.0, n)) for k in metrics} for m in methods}
     curves[C.BASELINE] = {k: 0.5 for k in metrics}
     df = _summary(curves)
-    for claim in C.CLAIMS:
+    for claim in C.all_claims():
         v = C.evaluate(claim, {claim.experiment: df.assign(dataset=claim.dataset)})
         assert v.verdict in C.VERDICTS and v.verdict != C.NO_DATA, claim.id
         assert C.TEST in v.evidence, claim.id
@@ -390,7 +392,7 @@ def test_every_verdict_names_its_test():
     gets="p n/a (nothing to test against), a tie; an untested p never turns into p = 1",
 )
 def test_an_untestable_tolerance_is_not_a_p_of_one():
-    same = {m: {"accuracy": [1.0] * len(RS)} for m in C.BZMD14_METHODS}
+    same = {m: {"accuracy": [1.0] * len(RS)} for m in BZMD14_METHODS}
     same[C.BASELINE] = {"accuracy": 1.0}
     v = _run("bzmd14-synth-accurate-r20", _summary(same, sd=0.0))
     assert v.verdict == C.TIE and "p = 1" not in v.evidence and "p n/a" in v.evidence

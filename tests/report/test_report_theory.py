@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy.linalg import hadamard
 
+from kmdr.papers.bzmd14 import sampling_lemma as L
 from kmdr.report import theory as T
 
 
@@ -107,33 +108,33 @@ def test_exact_scaling_gives_singular_values_one():
     r = m * d
     # each column kept exactly r p_i = m times, each copy scaled 1/sqrt(r p_i)
     selected = np.repeat(np.arange(d), m)
-    p = T.leverage_probabilities(V)
+    p = L.leverage_probabilities(V)
     np.testing.assert_allclose(p, 1 / d)
     scales = 1 / np.sqrt(r * p[selected])
-    s = T.sampled_singular_values(V, selected, scales)
+    s = L.sampled_singular_values(V, selected, scales)
     np.testing.assert_allclose(s, 1.0, atol=1e-12)
     # a wrong scaling is caught: 1/(r p_i) instead of its square root, or no rescaling
-    assert not np.allclose(T.sampled_singular_values(V, selected, 1 / (r * p[selected])), 1.0)
-    assert not np.allclose(T.sampled_singular_values(V, selected, np.ones(r)), 1.0)
+    assert not np.allclose(L.sampled_singular_values(V, selected, 1 / (r * p[selected])), 1.0)
+    assert not np.allclose(L.sampled_singular_values(V, selected, np.ones(r)), 1.0)
 
 
 def test_exact_scaling_with_unequal_leverage():
     # orthonormal columns with leverage scores 1/2, 1/2, 1/4, 3/4 -> p = (1/4, 1/4, 1/8, 3/8)
     V = np.array([[math.sqrt(0.5), 0], [math.sqrt(0.5), 0], [0, 0.5], [0, math.sqrt(0.75)]])
-    p = T.leverage_probabilities(V)
+    p = L.leverage_probabilities(V)
     np.testing.assert_allclose(p, [1 / 4, 1 / 4, 1 / 8, 3 / 8])
     r = 8
     selected = np.repeat(np.arange(4), (r * p).round().astype(int))  # counts 2, 2, 1, 3 = r p_i
-    s = T.sampled_singular_values(V, selected, 1 / np.sqrt(r * p[selected]))
+    s = L.sampled_singular_values(V, selected, 1 / np.sqrt(r * p[selected]))
     np.testing.assert_allclose(s, 1.0, atol=1e-12)
     # the same draws with uniform-leverage scales (1/sqrt(r/d)) are wrong
-    assert not np.allclose(T.sampled_singular_values(V, selected, np.full(r, 1 / math.sqrt(2))), 1)
+    assert not np.allclose(L.sampled_singular_values(V, selected, np.full(r, 1 / math.sqrt(2))), 1)
 
 
 def test_random_sampling_converges_and_respects_lemma6():
     rng = np.random.default_rng(1)
     A = rng.standard_normal((60, 40)) @ np.diag(np.linspace(3, 0.1, 40))
-    table = T.sampling_lemma_table(A, 3, [5, 4000], range(4), use_project_sampler=False)
+    table = L.sampling_lemma_table(A, 3, [5, 4000], range(4), use_project_sampler=False)
     big = table[table["r"] == 4000]
     assert (big["sigma2_min"] > 0.8).all() and (big["sigma2_max"] < 1.2).all()
     assert big["within_bound"].all()
@@ -149,21 +150,21 @@ def test_project_sampler_matches_the_reference_property():
     pytest.importorskip("kmdr.reducers")
     rng = np.random.default_rng(2)
     A = rng.standard_normal((50, 30))
-    table = T.sampling_lemma_table(A, 2, [3000], range(2), use_project_sampler=True)
+    table = L.sampling_lemma_table(A, 2, [3000], range(2), use_project_sampler=True)
     assert table["sampler"].iloc[0] == "kmdr.reducers leverage"
     assert (abs(table["sigma2_min"] - 1) < 0.2).all() and (abs(table["sigma2_max"] - 1) < 0.2).all()
 
 
 def test_lemma6_eps_and_requirements():
-    assert T.lemma6_min_r(5) == pytest.approx(4 * 5 * math.log(100))
-    assert T.lemma6_eps(5, int(T.lemma6_min_r(5))) == pytest.approx(1.0, rel=1e-2)
-    thm12 = next(b for b in T.BOUNDS if b.key == "bzmd14-thm12")
+    assert L.lemma6_min_r(5) == pytest.approx(4 * 5 * math.log(100))
+    assert L.lemma6_eps(5, int(L.lemma6_min_r(5))) == pytest.approx(1.0, rel=1e-2)
+    thm12 = next(b for b in T.bounds() if b.key == "bzmd14-thm12")
     assert thm12.factor(1 / 3, 1.0) == pytest.approx(7 / 3)
     assert T.bound_applies(thm12, 100, 5).startswith("no")
     assert T.bound_applies(thm12, 10**9, 5) == "yes"
-    thm13 = next(b for b in T.BOUNDS if b.key == "bzmd14-thm13")
+    thm13 = next(b for b in T.bounds() if b.key == "bzmd14-thm13")
     assert T.bound_applies(thm13, 5, 5) == "yes" and T.bound_applies(thm13, 10, 5).startswith("no")
-    bmd09 = next(b for b in T.BOUNDS if b.key == "bmd09-thm1")
+    bmd09 = next(b for b in T.bounds() if b.key == "bmd09-thm1")
     assert T.bound_applies(bmd09, 10**9, 5).startswith("unknown")
 
 
@@ -175,7 +176,7 @@ def test_run_sampling_lemma_writes_csv_and_figure(tmp_path):
             raise RuntimeError("not here")
         return rng.standard_normal((30, 20)), 2
 
-    table = T.run_sampling_lemma(tmp_path, quick=True, datasets=("toy", "missing"), loader=loader)
+    table = L.run_sampling_lemma(tmp_path, quick=True, datasets=("toy", "missing"), loader=loader)
     assert set(table["dataset"]) == {"toy"}
     assert (tmp_path / "theory" / "sampling_lemma.csv").exists()
     assert (tmp_path / "theory" / "sampling_lemma.png").exists()
@@ -219,7 +220,7 @@ def test_gamma_is_shown_only_where_a_kmeans_run_on_c_defines_it():
 def test_the_sampling_lemma_fails_only_on_a_significant_shortfall(tmp_path, n_within, word):
     """10 draws where the lemma promises 90%: 8 within is within the draws' noise (binomial
     p ≈ 0.26), 4 within is not (p ≈ 2e-5)."""
-    from kmdr.report.theory_sections import section_lemma
+    from kmdr.papers.bzmd14.lemma_section import section_lemma
 
     (tmp_path / "theory").mkdir()
     pd.DataFrame(

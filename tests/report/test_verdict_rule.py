@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from kmdr.report import claims as C
-from kmdr.report.claims import checks as K
+from kmdr.report.claims import rankings
 from kmdr.report.claims import verdicts as V
 from kmdr.report.experiments import flag_copied_timings
 
@@ -175,7 +175,7 @@ def _time_summary(sd_a: float, n: int = 5, **extra) -> pd.DataFrame:
 
 
 def _slowest(df):
-    return V.decide(K.check_slowest(df, "A", ("B",), "reduce_seconds"))
+    return V.decide(rankings.check_slowest(df, "A", ("B",), "reduce_seconds"))
 
 
 @pytest.mark.fault(
@@ -255,7 +255,7 @@ def test_a_summary_without_sd_columns_gives_no_test():
     gets="that claim is no data with the reason; the report goes on",
 )
 def test_a_malformed_summary_is_no_data_with_its_reason():
-    claim = next(c for c in C.CLAIMS if c.id == "lst17-svd-lle-slowest-coil20")
+    claim = next(c for c in C.all_claims() if c.id == "lst17-svd-lle-slowest-coil20")
     df = _time_summary(0.05).drop(columns=["method"]).assign(dataset="coil20")
     v = C.evaluate(claim, {claim.experiment: df})
     assert v.verdict == C.NO_DATA and "check could not run" in v.evidence

@@ -8,8 +8,12 @@ import pandas as pd
 import pytest
 
 from _results_factory import make_cells, preset, write_experiment
+from kmdr.papers.bmd09.table1 import table1
 from kmdr.papers.published import BMD09_FIG1_TERMS, BMD09_TABLE1
+from kmdr.results import sidecars
 from kmdr.results import summary as agg
+from kmdr.results.points import is_baseline
+from kmdr.results.sidecars import PRESET_DEFAULTS
 
 METRICS = agg.METRICS
 
@@ -105,9 +109,9 @@ def test_best_of_trials_picks_lowest_objective(tmp_path):
 
 def test_aggregation_comes_from_the_config_never_the_name(tmp_path):
     cells = make_cells("bmd09_x", {"leverage": [15]}, 2, "nips")
-    assert agg.aggregation_of(write_experiment(tmp_path, "bmd09_x", cells)) == "mean"
+    assert sidecars.aggregation_of(write_experiment(tmp_path, "bmd09_x", cells)) == "mean"
     best = write_experiment(tmp_path, "mine", cells, config={"aggregation": "best"})
-    assert agg.aggregation_of(best) == "best"
+    assert sidecars.aggregation_of(best) == "best"
 
 
 def test_table1_beside_published(tmp_path):
@@ -149,7 +153,7 @@ def test_empty_folder_writes_nothing(tmp_path):
     exp = write_experiment(tmp_path, "lst17_rcv1", None, skipped="rcv1 not available")
     assert agg.load_cells(exp).empty
     assert agg.write_summaries(exp) == []
-    assert agg.skip_reasons(exp) == ["rcv1 not available"]
+    assert sidecars.skip_reasons(exp) == ["rcv1 not available"]
     assert not (exp / "summary.csv").exists()
 
 
@@ -248,10 +252,10 @@ def test_baseline_is_the_registry_name_never_the_label(tmp_path):
     labels = {"none": "All features", "leverage": "kMeans"}
     grid = {"leverage": [15, 30, 60], "none": [64]}
     cells = make_cells("b", grid, 2, "nips", shape=(30, 64, 3), labels=labels)
-    assert list(agg.is_baseline(cells).groupby(cells["reducer"]).all()) == [False, True]
+    assert list(is_baseline(cells).groupby(cells["reducer"]).all()) == [False, True]
     config = {"aggregation": "best", "preset": TABLE1_PRESET}
     exp = write_experiment(tmp_path, "b", cells, config=config)
-    table = agg.table1(agg.summarize(exp))
+    table = table1(agg.summarize(exp))
     assert list(table["column"]) == ["5k", "10k", "20k", "All"]
     assert table.loc[table["column"] == "All", "reducer"].item() == "none"
 
@@ -259,9 +263,9 @@ def test_baseline_is_the_registry_name_never_the_label(tmp_path):
 def test_preset_defaults_and_last_run_wins(tmp_path):
     cells = make_cells("zz", GRID, 1)
     exp = write_experiment(tmp_path, "zz", cells)
-    assert agg.preset_of(exp) == {**agg.PRESET_DEFAULTS, "title": "zz", "order": 1000.0}
+    assert sidecars.preset_of(exp) == {**PRESET_DEFAULTS, "title": "zz", "order": 1000.0}
     write_experiment(tmp_path, "zz", cells, run_id="run1", config={"preset": TABLE1_PRESET})
-    got = agg.preset_of(exp)
+    got = sidecars.preset_of(exp)
     assert (got["figure"], got["section"], got["title"]) == (
         "bmd09_table1",
         "table1",

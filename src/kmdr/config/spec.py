@@ -155,7 +155,13 @@ def validated(cfg) -> dict:
 
 
 def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
-    from kmdr.reducers import available_reducers, make_reducer, reducer_label
+    from kmdr.reducers import (
+        available_reducers,
+        canonical_reducer,
+        make_reducer,
+        reducer_label,
+        unusable_plugin,
+    )
 
     names = available_reducers()
     if not raw:
@@ -165,10 +171,8 @@ def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerSpec, ...]:
         )
     specs = []
     for entry in raw:
-        name = entry["name"]
-        if name not in names:
-            from kmdr.reducers._registry import unusable_plugin
-
+        name = canonical_reducer(entry["name"])  # an alias is stored as the name it means
+        if name not in names or unusable_plugin(name):  # a plug-in is loaded to be checked
             raise ConfigError(
                 unusable_plugin(name)
                 or f"unknown reducer {name!r}; valid reducers: {_choices(names)}"
@@ -249,11 +253,11 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         raise ConfigError(
             f"no dataset is set; choose one with dataset=<name>: {_choices(DATASETS)}"
         )
-    if ds_name not in DATASETS:
-        from kmdr.datasets._catalog import _plugin_clashes
+    if ds_name not in DATASETS.names():  # a plug-in that fails to load is named when run
+        from kmdr.datasets import plugin_clash
 
         # A name two plug-ins declare is no dataset: say which packages clash.
-        clash = _plugin_clashes().get(ds_name)
+        clash = plugin_clash(ds_name)
         raise ConfigError(
             clash or f"unknown dataset {ds_name!r}; valid datasets: {_choices(DATASETS)}"
         )

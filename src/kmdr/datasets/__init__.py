@@ -8,11 +8,12 @@
 Files are listed once, with URL and sha256, in ``registry.txt`` (see :mod:`._registry`). They are
 cached under ``data_dir`` (argument > ``KMDR_DATA_DIR`` > ``<repo>/datasets``) and copied from a
 mirror folder (argument > ``KMDR_DATA_MIRROR``) when one is set, else downloaded; the hash is
-verified either way. Provenance of every file: SOURCES.md in the workplace's shared datasets.
+verified either way.
 
-Every dataset is one :class:`DatasetEntry` of the catalog (:mod:`._catalog`): its loader, kind
-(file, bundled, synthetic), registry files, display name and fixed facts; :func:`dataset_info`
-returns it. Other packages add datasets through the entry-point group ``kmdr.datasets``::
+Every dataset is declared once, as one :class:`DatasetEntry` (:mod:`._entry`): its loader, kind
+(one of :data:`DATASET_KINDS`), registry files, display name and fixed facts; :data:`DATASETS`
+(a :class:`kmdr.plugins.Registry`, :mod:`._catalog`) lists them and :func:`dataset_info` returns
+one. Other packages add datasets through the entry-point group ``kmdr.datasets``::
 
     [project.entry-points."kmdr.datasets"]
     mydata = "mypackage.data:ENTRY"    # a kmdr.datasets.DatasetEntry, or a loader function
@@ -25,12 +26,15 @@ from dataclasses import dataclass
 
 from ._base import Dataset
 from ._catalog import (
+    DATASET_KINDS,
+    DATASETS,
     ENTRY_POINT_GROUP,
     STATUSES,
     DatasetEntry,
     availability,
     dataset_info,
     dataset_names,
+    plugin_clash,
     reload_plugins,
 )
 from ._images import orl_faces_manifest_sha256, read_pgm
@@ -51,6 +55,7 @@ from ._text import build_nips, read_rcv1
 
 __all__ = [
     "DATASETS",
+    "DATASET_KINDS",
     "DATA_DIR_ENV",
     "ENTRY_POINT_GROUP",
     "MIRROR_ENV",
@@ -70,6 +75,7 @@ __all__ = [
     "fetch",
     "load_dataset",
     "orl_faces_manifest_sha256",
+    "plugin_clash",
     "read_pgm",
     "read_rcv1",
     "registry",
@@ -78,13 +84,6 @@ __all__ = [
     "resolve_mirror",
     "set_download_progress",
 ]
-
-
-def __getattr__(name: str):
-    # DATASETS is computed on access, so plug-ins installed after import are listed too.
-    if name == "DATASETS":
-        return dataset_names()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def available_datasets() -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """Pixel datasets: ORL (64x64 and the raw 112x92 PGMs), COIL20, USPS and PIE.
 
-Each loader reads the registered file exactly as SOURCES.md describes it (variable names,
+Each loader reads the registered file as its source publishes it (variable names,
 orientation, label coding) and checks the shape and classes it expects. Pixel values are returned
 as float64 in the file's own scale, except USPS, which bzmd14 scales to [0, 1].
 """
@@ -95,7 +95,7 @@ def read_pgm(path: str | Path) -> np.ndarray:
 
 def orl_faces_manifest_sha256() -> str:
     """The sha256 of ``orl_faces.SHA256SUMS`` rebuilt from the registry (``sha256sum`` format,
-    paths sorted): one hash standing for the 401 verified files, as SOURCES.md records it."""
+    paths sorted): one hash standing for the 401 verified files."""
     prefix = "orl/"
     lines = [f"{registry()[p].sha256}  {p[len(prefix) :]}\n" for p in sorted(ORL_FACES_FILES)]
     return hashlib.sha256("".join(lines).encode()).hexdigest()

@@ -53,7 +53,7 @@ def build_nips(
     """Build the NIPS document-term matrix from a file laid out like Chechik's ``nips_1-17.mat``.
 
     The file holds ``counts`` (sparse, words x docs), ``words`` and ``docs_names`` (cell arrays
-    of strings, in row and column order). Rule (bmd09; SOURCES.md): keep the documents whose name
+    of strings, in row and column order). Rule (bmd09): keep the documents whose name
     contains one of ``sections`` (e.g. ``2001/CN01``), transpose to docs x words, then drop the
     terms that do not occur in the kept documents. Values stay raw counts.
 

@@ -1,143 +1,128 @@
-"""The look shared by every figure of kmdr: one color, marker and display name per method, the
-matplotlib settings, dataset display names, and how a figure says it is incomplete."""
+"""The look shared by every figure of kmdr: each method's color and marker and the legend order,
+read from the reducer declarations (:data:`kmdr.reducers.REDUCERS`); the matplotlib settings;
+dataset display names; how a figure says it is incomplete.
+
+A row of results is matched to its reducer's declaration by its ``reducer_name`` (the registry
+name), never by the spelling of its label. It is drawn as that declaration when its label is the
+declared one, one of the declaration's aliases, or the name the figure style gives it (lst17 calls
+the baseline "k-means"); a preset's own label for a variant (``Sampl/SVD (sqrt scores)``) is a
+method of its own and gets a color no other line of the figure has.
+"""
 
 from __future__ import annotations
 
-import re
 import zlib
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
-#: The papers' method names, in legend order (bzmd14 names first, then lst17's extras).
-METHOD_ORDER: list[str] = [
-    "Sampl/SVD",
-    "Sampl/ApproxSVD",
-    "RP",
-    "SVD",
-    "ApprSVD",
-    "LapScores",
-    "SE",
-    "LLE",
-    "PD",
-    "kMeans",
+from kmdr.reducers import REDUCERS, LineStyle, baseline_names, reducer_entry
+
+__all__ = [
+    "INCOMPLETE_COLOR",
+    "RC",
+    "LineStyle",
+    "baseline_style",
+    "dataset_label",
+    "declared_label",
+    "incomplete_note",
+    "sort_key",
+    "style_of",
+    "styles_for",
+    "suptitle",
 ]
 
-
-#: The name whose style (black, dashed, no marker) every no-reduction baseline is drawn in; the
-#: figures find the baseline by ``reducer_name == "none"``, never by this label.
-BASELINE = "kMeans"
-
-
-@dataclass(frozen=True)
-class Style:
-    color: str
-    marker: str
-    linestyle: str = "-"
-
-
-_STYLES: dict[str, Style] = {
-    "Sampl/SVD": Style("#1f77b4", "o"),
-    "Sampl/ApproxSVD": Style("#17becf", "s"),
-    "RP": Style("#d62728", "^"),
-    "SVD": Style("#2ca02c", "D"),
-    "ApprSVD": Style("#bcbd22", "v"),
-    "LapScores": Style("#9467bd", "P"),
-    "SE": Style("#ff7f0e", "*"),
-    "LLE": Style("#8c564b", "X"),
-    "PD": Style("#e377c2", "h"),
-    "kMeans": Style("black", "", "--"),
-}
-
-# Aliases a runner or a user config may write, normalized (lower case, letters and digits only).
-# No alias names the baseline by role ("none", "All"): it is found by reducer_name and keeps its
-# own label.
-_ALIASES: dict[str, str] = {
-    "samplsvd": "Sampl/SVD",
-    "leverage": "Sampl/SVD",
-    "samplapproxsvd": "Sampl/ApproxSVD",
-    "samplapprsvd": "Sampl/ApproxSVD",
-    "rp": "RP",
-    "sign": "RP",
-    "svd": "SVD",
-    "apprsvd": "ApprSVD",
-    "approxsvd": "ApprSVD",
-    "svdapprox": "ApprSVD",
-    "lapscores": "LapScores",
-    "laplacianscore": "LapScores",
-    "laplacianscores": "LapScores",
-    "ls": "LapScores",
-    "se": "SE",
-    "sparseembedding": "SE",
-    "lle": "LLE",
-    "pd": "PD",
-    "sparsified": "PD",
-    "kmeans": "kMeans",
-}
-
-# For methods the papers do not have (the report's variants, user reducers): a stable pick.
+# For methods no declaration styles (the report's variants, user reducers): a stable pick.
 _EXTRA_COLORS = ["#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"]
 _EXTRA_MARKERS = ["p", "<", ">", "d", "H", "8", "1"]
 # matplotlib's tab20 light shades and a few darker ones, used once the extra colors run out.
 _SPARE_COLORS = ["#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2",
                  "#dbdb8d", "#9edae5", "#5254a3"]  # fmt: skip
-
-#: How lst17 labels the methods it shares with bzmd14.
-LST17_NAMES: dict[str, str] = {"kMeans": "k-means", "LapScores": "LS"}
-#: Legend notes every figure adds to a method's name: PD's r is not a number of dimensions.
-LEGEND_NOTES: dict[str, str] = {"PD": "PD (r = entries kept per row)"}
+# How a baseline without a declared style is drawn.
+_BASELINE_STYLE = LineStyle("black", "", "--")
 
 
-def canonical(method: str) -> str:
-    """The papers' name for a method label or alias (unknown labels are returned unchanged)."""
-    key = re.sub(r"[^a-z0-9]", "", str(method).lower())
-    return _ALIASES.get(key, str(method))
+def _entry(reducer_name):
+    try:
+        return reducer_entry(str(reducer_name))
+    except ValueError:  # a plug-in no longer installed: the row keeps its own label
+        return None
 
 
-def style(method: str) -> Style:
-    """Color, marker and line style of a method; stable for methods the papers do not name."""
-    name = canonical(method)
-    if name in _STYLES:
-        return _STYLES[name]
-    h = zlib.crc32(name.encode())
-    return Style(
+def declared_label(reducer_name, method, names: dict | None = None) -> str | None:
+    """The declared label of the row's reducer when the row is that declaration: its label is
+    the declared one, an alias, or ``names[reducer_name]`` (a figure style's name for it);
+    None for a variant labelled by its preset, or an unknown reducer."""
+    entry = _entry(reducer_name)
+    if entry is None or reducer_name is None or pd.isna(reducer_name):
+        return None
+    own = {entry.label, *entry.aliases}
+    if names and str(reducer_name) in names:
+        own.add(names[str(reducer_name)])
+    return entry.label if str(method) in own else None
+
+
+def _styled_order() -> list[str]:
+    """Registry names with a declared style, in declaration order (the legend order)."""
+    return [n for n in REDUCERS.names() if (e := _entry(n)) is not None and e.style is not None]
+
+
+def sort_key(reducer_name, method, names: dict | None = None) -> tuple[int, str]:
+    """Legend order: the declared methods in declaration order, then the others by label."""
+    order = _styled_order()
+    if declared_label(reducer_name, method, names) is not None and str(reducer_name) in order:
+        return (order.index(str(reducer_name)), str(method))
+    return (len(order), str(method))
+
+
+def baseline_style() -> LineStyle:
+    """How the no-reduction baseline is drawn: the declared style of the baseline reducer."""
+    for name in baseline_names():
+        entry = _entry(name)
+        if entry is not None and entry.style is not None:
+            return entry.style
+    return _BASELINE_STYLE
+
+
+def _hashed(method: str) -> LineStyle:
+    h = zlib.crc32(str(method).encode())
+    return LineStyle(
         _EXTRA_COLORS[h % len(_EXTRA_COLORS)], _EXTRA_MARKERS[(h // 7) % len(_EXTRA_MARKERS)]
     )
 
 
-def styles_for(methods) -> dict[str, Style]:
-    """The style of every method drawn in one figure: the papers' methods keep their own; the
-    others (the report's variants, later methods, your reducers) get colors and markers no other
-    method of the figure has, in a stable order, so that no two curves look alike."""
-    methods = list(dict.fromkeys(methods))
-    out = {m: _STYLES[canonical(m)] for m in methods if canonical(m) in _STYLES}
+def style_of(reducer_name, method, names: dict | None = None) -> LineStyle:
+    """Color, marker and line style of one method: its declaration's, else a stable pick."""
+    if declared_label(reducer_name, method, names) is not None:
+        entry = _entry(reducer_name)
+        if entry.style is not None:
+            return entry.style
+    return _hashed(method)
+
+
+def styles_for(lines: Iterable[tuple[str, str]], names: dict | None = None) -> dict:
+    """The style of every (reducer_name, method) drawn in one figure: declared methods keep
+    their own; the others (the report's variants, later methods, your reducers) get colors and
+    markers no other method of the figure has, in a stable order (by label), so that no two
+    curves look alike."""
+    lines = list(dict.fromkeys((str(n), str(m)) for n, m in lines))
+    out = {}
+    for name, method in lines:
+        if declared_label(name, method, names) is not None and _entry(name).style is not None:
+            out[(name, method)] = _entry(name).style
     taken = {st.color for st in out.values()}
     free = [c for c in (*_EXTRA_COLORS, *_SPARE_COLORS) if c not in taken]
-    markers = [m for m in (*_EXTRA_MARKERS, "o", "s", "^", "D", "v", "P", "*", "X")]
-    others = sorted((m for m in methods if m not in out), key=lambda m: canonical(m))
-    for i, method in enumerate(others):
+    markers = [*_EXTRA_MARKERS, "o", "s", "^", "D", "v", "P", "*", "X"]
+    others = sorted((key for key in lines if key not in out), key=lambda key: key[1])
+    for i, key in enumerate(others):
         if i < len(free):
-            out[method] = Style(free[i], markers[i % len(markers)])
+            out[key] = LineStyle(free[i], markers[i % len(markers)])
         else:  # more methods than colors: fall back to the stable hash
-            out[method] = style(method)
+            out[key] = _hashed(key[1])
     return out
 
 
-def display(method: str, figure_style: str = "bzmd14") -> str:
-    """The label a figure shows: the paper's own name for the method."""
-    name = canonical(method)
-    if figure_style == "lst17":
-        name = LST17_NAMES.get(name, name)
-    return LEGEND_NOTES.get(name, name)
-
-
-def sort_key(method: str) -> tuple[int, str]:
-    name = canonical(method)
-    return (METHOD_ORDER.index(name) if name in METHOD_ORDER else len(METHOD_ORDER), name)
-
-
-#: Display names of the datasets in panel titles.
 #: The colour of every 'incomplete' mark and note.
 INCOMPLETE_COLOR = "#c0392b"
 #: matplotlib settings of every figure.
@@ -157,8 +142,8 @@ RC = {
 
 
 def dataset_label(dataset: str) -> str:
-    """How a panel title names a dataset: its display name in the dataset catalog (its own name
-    when the catalog does not know it, e.g. a dataset only a paper had)."""
+    """How a panel title names a dataset: its declaration's display name (its own name when no
+    dataset of that name is declared, e.g. a dataset only a paper had)."""
     from kmdr.datasets import DatasetUnavailable, dataset_info
 
     try:

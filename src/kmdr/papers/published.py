@@ -1,8 +1,9 @@
 """The numbers the papers publish, kept in one place (no dependencies, safe to import anywhere).
 
 Source: Boutsidis, Mahoney, Drineas, *Unsupervised Feature Selection for the k-means Clustering
-Problem*, NIPS 2009, Table 1 and Figure 1; transcribed in ../shared/docs/SPEC.md ("Published
-numbers to place beside ours"). bzmd14 and lst17 publish curves only, no numbers.
+Problem*, NIPS 2009: the P and F values of its Table 1 (leverage-score sampling, best of 30
+trials by F, NIPS and Bio datasets) and the terms its Figure 1 names, transcribed from the paper.
+bzmd14 and lst17 publish curves only, no numbers.
 """
 
 from __future__ import annotations

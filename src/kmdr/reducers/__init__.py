@@ -3,71 +3,94 @@
 Each maps an n x d matrix A (numpy or scipy.sparse, points are rows) to an n x r matrix C,
 r = ``n_components``; the r-independent part of the work (an SVD, scores) can be computed once and
 shared across r and repetitions (see :mod:`kmdr.reducers._base`). Configs name reducers through
-the registry: :func:`make_reducer`, :data:`REDUCERS`, :func:`reducer_label`,
-:func:`reducer_paper`, :func:`max_components`; other packages add reducers through the
-entry-point group ``kmdr.reducers`` (see :mod:`kmdr.reducers._registry`).
+the registry (:mod:`kmdr.reducers._registry`): :data:`REDUCERS`, :func:`make_reducer`,
+:func:`reducer_entry` and the facts it holds; other packages add reducers through the entry-point
+group ``kmdr.reducers``.
+
+Importing this package imports neither scikit-learn nor any reducer module: the registry and the
+declarations are light, and the classes and SVD helpers below are imported on first access
+(``from kmdr.reducers import SVDFeatures`` imports :mod:`kmdr.reducers.svd` then).
 """
 
-from kmdr.reducers._base import BaseReducer, SharedWork, timed_shared
+from __future__ import annotations
+
+import importlib
+
+from kmdr.reducers._entry import LineStyle, ReducerEntry
 from kmdr.reducers._registry import (
     BUILTIN_REDUCERS,
     ENTRY_POINT_GROUP,
     REDUCERS,
-    ReducerEntry,
     available_reducers,
+    baseline_names,
+    canonical_reducer,
+    is_baseline_reducer,
     make_reducer,
     max_components,
+    reducer_class,
+    reducer_entry,
     reducer_label,
     reducer_paper,
+    reload_plugins,
+    unusable_plugin,
 )
-from kmdr.reducers._svd import (
-    SVD_METHODS,
-    SVDResult,
-    exact_svd,
-    fast_frobenius_svd,
-    sparse_svd,
-    thin_svd,
-)
-from kmdr.reducers.identity import IdentityReducer
-from kmdr.reducers.laplacian import LaplacianScoreSelector
-from kmdr.reducers.leverage import LeverageScoreSampler
-from kmdr.reducers.lle import LocallyLinearReducer
-from kmdr.reducers.projections import AchlioptasProjection, GaussianProjection, SignRandomProjection
-from kmdr.reducers.ridge_leverage import RidgeLeverageSampler
-from kmdr.reducers.sparse_embedding import SparseEmbedding
-from kmdr.reducers.sparsified import PreconditionedSparsification
-from kmdr.reducers.srht import SRHTProjection
-from kmdr.reducers.svd import SVDFeatures
+
+# Public name -> the module that defines it, imported when the name is first asked for.
+_LAZY = {
+    "BaseReducer": "_base",
+    "SharedWork": "_base",
+    "timed_shared": "_base",
+    "SVD_METHODS": "_svd",
+    "SVDResult": "_svd",
+    "exact_svd": "_svd",
+    "fast_frobenius_svd": "_svd",
+    "sparse_svd": "_svd",
+    "thin_svd": "_svd",
+    "IdentityReducer": "identity",
+    "LaplacianScoreSelector": "laplacian",
+    "LeverageScoreSampler": "leverage",
+    "LocallyLinearReducer": "lle",
+    "AchlioptasProjection": "projections",
+    "GaussianProjection": "projections",
+    "SignRandomProjection": "projections",
+    "RidgeLeverageSampler": "ridge_leverage",
+    "SparseEmbedding": "sparse_embedding",
+    "PreconditionedSparsification": "sparsified",
+    "SRHTProjection": "srht",
+    "SVDFeatures": "svd",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later accesses skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "BUILTIN_REDUCERS",
     "ENTRY_POINT_GROUP",
     "REDUCERS",
-    "SVD_METHODS",
-    "AchlioptasProjection",
-    "BaseReducer",
-    "GaussianProjection",
-    "IdentityReducer",
-    "LaplacianScoreSelector",
-    "LeverageScoreSampler",
-    "LocallyLinearReducer",
-    "PreconditionedSparsification",
+    "LineStyle",
     "ReducerEntry",
-    "RidgeLeverageSampler",
-    "SRHTProjection",
-    "SVDFeatures",
-    "SVDResult",
-    "SharedWork",
-    "SignRandomProjection",
-    "SparseEmbedding",
     "available_reducers",
-    "exact_svd",
-    "fast_frobenius_svd",
+    "baseline_names",
+    "canonical_reducer",
+    "is_baseline_reducer",
     "make_reducer",
     "max_components",
+    "reducer_class",
+    "reducer_entry",
     "reducer_label",
     "reducer_paper",
-    "sparse_svd",
-    "thin_svd",
-    "timed_shared",
+    "reload_plugins",
+    "unusable_plugin",
+    *_LAZY,
 ]

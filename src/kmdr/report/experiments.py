@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from kmdr.figures.styles import canonical
+from kmdr.figures.style import figure_style
+from kmdr.figures.styles import declared_label
+from kmdr.plugins import RegistryError
+from kmdr.results import sidecars
 from kmdr.results import summary as aggregate
+from kmdr.results.points import POINT
 
 __all__ = ["SKIPPED_ANCHOR", "Experiment", "in_section", "load_all", "public_text", "run_field"]
 
@@ -37,10 +41,26 @@ def public_text(text: str) -> str:
     return _ABS_PATH.sub(lambda m: ".../" + m.group(0).rsplit("/", 1)[-1], text)
 
 
-def _canonical_methods(frame: pd.DataFrame) -> pd.DataFrame:
-    if "method" not in frame:
+def _declared_methods(frame: pd.DataFrame, names: dict) -> pd.DataFrame:
+    """``frame`` with each row's method named as its reducer declares it when the row is that
+    declaration (matched by ``reducer_name``; its label is the declared one, an alias, or the
+    figure style's name for it, ``names``), so that the claims speak of one name per method."""
+    if "method" not in frame or "reducer_name" not in frame:
         return frame
-    return frame.assign(method=frame["method"].map(canonical))
+    labels = [
+        declared_label(n, m, names) or m
+        for n, m in zip(frame["reducer_name"], frame["method"], strict=True)
+    ]
+    return frame.assign(method=labels)
+
+
+def _style_names(figure: str) -> dict:
+    """The figure style's names of the methods (lst17: "LS", "k-means"); {} when its
+    declaration cannot be loaded (the figures say why)."""
+    try:
+        return dict(figure_style(figure).names)
+    except RegistryError:
+        return {}
 
 
 #: The times a copied reduction time enters (the clustering time is always measured per cell).
@@ -56,7 +76,7 @@ def flag_copied_timings(summary: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFr
     repeats a value across its repetitions (independent timings never coincide) had one
     measurement charged to several repetitions.
     """
-    point = [c for c in aggregate.POINT if c in cells.columns and c in summary.columns]
+    point = [c for c in POINT if c in cells.columns and c in summary.columns]
     if not len(summary) or not point or "reduce_seconds" not in cells:
         return summary
     recorded = (
@@ -90,21 +110,22 @@ class Experiment:
         #: rows of the store left out (older code, other data, another experiment), in one line
         self.excluded_note = ""
         self.unreadable_runs: list[str] = []
-        self.preset = aggregate.preset_of(self.dir, [])
+        self.preset = sidecars.preset_of(self.dir, [])
         if not self.exists:
             return
-        self.runs = aggregate.load_runs(self.dir)
-        self.preset = aggregate.preset_of(self.dir, self.runs)
-        self.skipped = [public_text(t) for t in aggregate.skip_reasons(self.dir, self.runs)]
+        self.runs = sidecars.load_runs(self.dir)
+        self.preset = sidecars.preset_of(self.dir, self.runs)
+        self.skipped = [public_text(t) for t in sidecars.skip_reasons(self.dir, self.runs)]
         # Method labels differ between papers (lst17 writes "LS" and "k-means" where bzmd14 writes
         # "LapScores" and "kMeans"); the claims and tables speak of one name per method.
+        names = _style_names(self.preset["figure"])
         view = aggregate.cells_view(self.dir, self.runs)
         cells = view.cells
         self.excluded_note = public_text(view.note)
-        self.unreadable_runs = aggregate.unreadable_runs(self.runs)
-        self.cells = _canonical_methods(cells)
+        self.unreadable_runs = sidecars.unreadable_runs(self.runs)
+        self.cells = _declared_methods(cells, names)
         if len(self.cells):
-            summary = _canonical_methods(aggregate.load_summary(self.dir))
+            summary = _declared_methods(aggregate.load_summary(self.dir), names)
             self.summary = flag_copied_timings(summary, self.cells)
         # counted even without a cell: a first run killed before writing one is incomplete
         comp = aggregate.completeness(self.dir, cells, self.runs)
@@ -177,7 +198,7 @@ def load_all(root: Path, unread: dict[str, str] | None = None) -> dict[str, Expe
     ``unread``: a folder that cannot be read is left out and recorded there (name: one-line
     reason) instead of raising."""
     exps = []
-    for folder in aggregate.experiment_dirs(root):
+    for folder in sidecars.experiment_dirs(root):
         try:
             exps.append(Experiment(root, folder.name))
         except Exception as err:

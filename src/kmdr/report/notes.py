@@ -3,7 +3,7 @@ reading its figure. Prose only: nothing in the report decides anything by an exp
 
 from __future__ import annotations
 
-__all__ = ["FIGURE_NOTES", "NO_DATA_WHY", "TIME_INCLUDES", "TIME_INTRO"]
+__all__ = ["FIGURE_NOTES", "NO_DATA_WHY", "TIME_INTRO"]
 
 #: Why an experiment of the papers has no data here (shown when it did not run).
 NO_DATA_WHY = {
@@ -37,9 +37,8 @@ FIGURE_NOTES = {
         "(sign projection), beside Gaussian, Achlioptas and FJLT (SRHT) projections. Its protocol "
         "is followed here: k-means starts from the **first image of each class** (a "
         "label-informed start kmdr offers for this reproduction only), 30 iterations, one run; "
-        "we average 10 repetitions where the report ran once. It publishes no numbers that "
-        "SPEC.md records, so there is nothing to check; the figure is ours, for comparison with "
-        "the report's."
+        "we average 10 repetitions where the report ran once. No numbers of it are recorded "
+        "here to check against; the figure is ours, for comparison with the report's."
     ),
     "report_orl_projections_kmeanspp": (
         "The same projections and grid as `report_orl_projections` with k-means++ starts (5 "
@@ -54,7 +53,8 @@ FIGURE_NOTES = {
 }
 
 
-#: How a cell's time is charged, said once before the per-method list.
+#: How a cell's time is charged, said once before the per-method list (what each reducer's own
+#: time covers is its declaration's ``time_includes``: :func:`kmdr.reducers.reducer_entry`).
 TIME_INTRO = (
     "A cell's time = reduction time + clustering time, both wall-clock (`blas_threads` in "
     "cells.csv says how many BLAS threads). Work that several cells share (one factorisation "
@@ -68,52 +68,3 @@ TIME_INTRO = (
     "Clustering time is Lloyd's k-means on C with all its restarts (`kmeans.n_init`), unless "
     "the method brings its own clustering."
 )
-
-#: What the reduction time of each reducer (registry name) includes.
-TIME_INCLUDES = {
-    "none": "input validation only; the clustering is Lloyd's k-means on all of A",
-    "leverage": (
-        "the exact top-k right singular vectors of A (shared across r, timed in every "
-        "repetition and charged to every cell of it), computed at rank k by the cheapest exact "
-        "route (ARPACK or the Gram matrix by a measured crossover, deflating a well separated "
-        "leading block where the rest of the spectrum is flat, the thin SVD only where no "
-        "accurate gap is left), then "
-        "the scores, the r draws and the rescaled columns"
-    ),
-    "leverage_approx": (
-        "FastFrobeniusSVD at rank k, ε = 1/3 (shared across r, charged to every cell), then the "
-        "scores, the r draws and the rescaled columns"
-    ),
-    "ridge_leverage": (
-        "the full thin SVD of A (shared across r, timed in every repetition and charged to every "
-        "cell of it), then "
-        "the ridge scores and the sampling"
-    ),
-    "svd": (
-        "its own exact rank-r SVD (the factor of one r does not serve another; the same in "
-        "every repetition, so computed once per r for the clustering and re-run in each further "
-        "repetition to be timed), by the same route choice as exact leverage scores, and "
-        "C = A V_r"
-    ),
-    "svd_approx": "its own FastFrobeniusSVD at rank r per cell and C = A Z",
-    "sign": "drawing the d × r sign matrix and C = A R",
-    "gaussian": "drawing the d × r Gaussian matrix (numpy's Generator) and C = A R",
-    "achlioptas": "drawing the sparse d × r Achlioptas matrix and C = A R",
-    "srht": "random signs, a Hadamard transform of each row padded to a power of two, r columns",
-    "sparse_embedding": "drawing the sparse embedding (one nonzero per row of S) and C = A S",
-    "laplacian": (
-        "the heat-kernel k-NN graph and the Laplacian score of every feature (shared across r, "
-        "timed in every repetition and charged to every cell of it), then selecting the r best "
-        "features"
-    ),
-    "lle": (
-        "scikit-learn's locally linear embedding of A into r dimensions (computed once per r "
-        "for the clustering when its dense eigensolver runs, which draws nothing, and re-run in "
-        "each further repetition to be timed; per cell when ARPACK does)"
-    ),
-    "sparsified": (
-        "preconditioning (random signs and a DCT or Hadamard transform) and keeping r entries "
-        "per row; its clustering time is sparsified k-means on that sketch, not Lloyd on a "
-        "dense C"
-    ),
-}

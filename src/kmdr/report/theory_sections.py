@@ -1,20 +1,19 @@
-"""The report's theory section: the theorems and the r they need, the empirical approximation
-ratios beside their bounds, and the sampling lemma."""
+"""The report's theory section: the registered theorems and the r they need, the empirical
+approximation ratios beside their bounds, then the papers' own theory subsections (bzmd14's
+sampling lemma)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
-from kmdr.report import claims as C
 from kmdr.report import theory as T
-from kmdr.report._text import md_table, number, read_optional_csv
-from kmdr.report.experiments import Experiment, public_text
-from kmdr.results.summary import is_baseline
+from kmdr.report._text import md_table, number
+from kmdr.report.experiments import Experiment
+from kmdr.results.points import is_baseline
 
-__all__ = ["section_lemma", "section_ratios", "section_theory"]
+__all__ = ["section_ratios", "section_theory"]
 
 
 def _ratio_r_values(rs: list[int], k: int) -> list[int]:
@@ -38,7 +37,8 @@ def section_theory(root: Path, exps: dict[str, Experiment]) -> str:
         "",
     ]
     rows = []
-    for b in T.BOUNDS:
+    parts = T.theory_parts()
+    for b in T.bounds():
         rows.append(
             [b.title, ", ".join(b.methods), b.factor_text, number(b.factor(eps, 1.0), 3), b.r_text,
              b.probability, b.notes]
@@ -58,27 +58,19 @@ def section_theory(root: Path, exps: dict[str, Experiment]) -> str:
          if e.has_cells and (~is_baseline(e.cells)).any()),
         default=0,
     )  # fmt: skip
-    if ks:
-        need = [
-            [str(k), f"{T._r_thm11(k, eps):.3g}", f"{T._r_thm12(k, eps):.3g}", str(k),
-             f"{T.lemma6_min_r(k):.0f}"]
-            for k in ks
-        ]  # fmt: skip
+    requirements = [q for part in parts for q in part.requirements]
+    if ks and requirements:
+        need = [[str(k), *(q.value(k, eps) for q in requirements)] for k in ks]
+        notes = [part.requirements_note.format(max_r=max_r) for part in parts]
         out += [
             "",
-            f"The r these requirements give at ε = 1/3 for our k. Our largest r is {max_r}, so "
-            "Theorems 11 and 12 do not formally apply to any of our runs; Theorem 13 and the "
-            "exact-SVD result apply only at r = k; bmd09 Theorem 1 and lst17 Theorem 1 hide "
-            "their constants, so whether they apply cannot be decided:",
+            " ".join(filter(None, notes)),
             "",
-            md_table(
-                ["k", "Thm 11: c₁·4k ln(200k)/ε²", "Thm 12: c₂k/ε²", "Thm 13: r = k",
-                 "Lemma 6: 4k ln(2k/δ), δ = 0.1"],
-                need,
-            ),
-        ]  # fmt: skip
+            md_table(["k", *(q.header for q in requirements)], need),
+        ]
     out += ["", section_ratios(exps)]
-    out += ["", section_lemma(root)]
+    for section in (section for part in parts for section in part.sections):
+        out += ["", section(root)]
     return "\n".join(out)
 
 
@@ -224,102 +216,3 @@ def _applies_summary(b: T.Bound, rs: list[int], k: int) -> str:
     if last.startswith("no ("):
         return "does not apply: " + last[4:-1]
     return last.replace("unknown (", "undecidable: ").rstrip(")")
-
-
-def section_lemma(root: Path) -> str:
-    out = [
-        "### The sampling lemma: singular values of V_kᵀ Ω S",
-        "",
-        "bzmd14 Lemma 6: for V (d × k) with orthonormal columns, 0 < δ < 1 and "
-        "4k ln(2k/δ) < r ≤ d, "
-        "r i.i.d. draws with p_i = ‖V_(i)‖²/k and rescaling 1/√(r p_i) give, w.p. ≥ 1 − δ, "
-        "1 − eps ≤ σ_i²(Vᵀ Ω S) ≤ 1 + eps for all i, with eps = √(4k ln(2k/δ)/r) (bmd09 Lemma 1 "
-        "states the same kind of bound with unspecified constants). Exact V_k, a grid of r, "
-        "several seeds per r, δ = 0.1; written by `python -m kmdr.report.theory` into "
-        "`theory/sampling_lemma.csv`.",
-        "",
-    ]
-    table = read_optional_csv(root / "theory" / "sampling_lemma.csv")
-    if table.empty:
-        out.append("*No data*: `theory/sampling_lemma.csv` is missing (run `python -m "
-                   "kmdr.report.theory --results DIR`).")  # fmt: skip
-        return "\n".join(out)
-    samplers = ", ".join(sorted(table["sampler"].astype(str).unique()))
-    out += [f"Sampler used for the draws: {samplers}.", ""]
-    if (root / "theory" / "sampling_lemma.png").exists():
-        out += ["![sampling lemma](theory/sampling_lemma.png)", ""]
-    rows = []
-    verdicts = []
-    for ds, g in table.groupby("dataset", sort=False):
-        k, d = int(g["k"].iloc[0]), int(g["n_features"].iloc[0])
-        rmin = T.lemma6_min_r(k)
-        for r, gr in g.groupby("r"):
-            applies = bool(gr["lemma6_applies"].iloc[0])
-            frac = gr["within_bound"].astype(bool).mean()
-            rows.append(
-                [ds, k, d, r, f"{gr['sigma2_min'].median():.3f}",
-                 f"{gr['sigma2_max'].median():.3f}",
-                 f"{gr['eps_lemma6'].iloc[0]:.3f}", "yes" if applies else "no",
-                 f"{frac:.0%} of {len(gr)}"]
-            )  # fmt: skip
-        app = g[g["lemma6_applies"].astype(bool)]
-        if app.empty:
-            verdicts.append(
-                f"- {ds} (k = {k}, d = {d}): the lemma never applies (needs {rmin:.0f} < r ≤ {d})"
-                + ("; this is an empty range." if rmin >= d else ".")
-            )
-        else:
-            within = app["within_bound"].astype(bool)
-            frac = within.mean()
-            # a finite number of draws: the lemma fails only if a one-sided binomial test
-            # rejects "probability >= 1 - δ" (the report's α), not on a fraction below it
-            test = stats.binomtest(int(within.sum()), len(within), 1 - T.LEMMA6_DELTA, "less")
-            if frac >= 1 - T.LEMMA6_DELTA:
-                word = "holds"
-            elif test.pvalue < C.ALPHA:
-                word = "fails"
-            else:
-                word = "not refuted (below the promise, within the draws' noise)"
-            verdicts.append(
-                f"- {ds} (k = {k}, d = {d}): where the lemma applies ({rmin:.0f} < r ≤ {d}), "
-                f"{frac:.0%} of the {len(within)} draws have every σ_i² within 1 ± eps (the lemma "
-                f"promises ≥ {1 - T.LEMMA6_DELTA:.0%}; binomial test of that promise, one-sided, "
-                f"{C.p_text(test.pvalue)}): **{word}**."
-            )
-    out += verdicts
-    app = table[table["lemma6_applies"].astype(bool)]
-    if len(app):
-        dev = np.maximum(1 - app["sigma2_min"], app["sigma2_max"] - 1) / app["eps_lemma6"]
-        out += [
-            "",
-            f"Where the lemma applies, the largest deviation max_i |σ_i² − 1| is {dev.max():.0%} "
-            f"of eps(r) (median {dev.median():.0%}): "
-            + (
-                "the bound is loose at these r."
-                if dev.max() < 0.5
-                else "the bound is nearly tight."
-            ),
-        ]
-    out += [
-        "",
-        "",
-        "<details><summary>all r values (median over seeds)</summary>",
-        "",
-        md_table(
-            ["dataset", "k", "d", "r", "σ²_min", "σ²_max", "eps(r)", "lemma applies",
-             "draws within 1 ± eps"],
-            rows,
-        ),
-        "",
-        "</details>",
-    ]  # fmt: skip
-    skipped = read_optional_csv(root / "theory" / "sampling_lemma_skipped.csv")
-    if len(skipped):
-        out += [
-            "",
-            "Datasets skipped: "
-            + "; ".join(
-                f"{r.dataset} ({public_text(str(r.reason))})" for r in skipped.itertuples()
-            ),
-        ]
-    return "\n".join(out)

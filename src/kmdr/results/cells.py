@@ -24,7 +24,6 @@ from kmdr.results.columns import METRIC_COLUMNS
 from kmdr.results.records import identity_id, row_fields
 
 __all__ = [
-    "BASELINE",
     "CELL_FORMAT",
     "Cell",
     "cell_row",
@@ -56,11 +55,6 @@ def code_tag(reducer_name: str) -> str | None:
     except (KeyError, TypeError, ValueError):
         return None
     return f"{CELL_FORMAT}/{int(getattr(cls, 'compat_version', 1))}"
-
-
-#: The registry name of the no-reduction baseline (k-means on all of A): one cell per repetition,
-#: r = d, whatever the r-grid.
-BASELINE = "none"
 
 
 @dataclass(frozen=True)
@@ -188,13 +182,13 @@ def plan_cells(spec: ExperimentSpec, X, n_clusters: int, data_fingerprint: str) 
     r; :meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`): a shared key counts as
     deterministic only if every reducer of the experiment with that key says so.
     """
-    from kmdr.reducers import make_reducer
+    from kmdr.reducers import is_baseline_reducer, make_reducer
 
     n_features = X.shape[1]
     planned = []  # (red, r, shared key, deterministic)
     random_keys = set()
     for red in spec.reducers:
-        grid = (n_features,) if red.name == BASELINE else spec.r_grid
+        grid = (n_features,) if is_baseline_reducer(red.name) else spec.r_grid
         params, k = reducer_kwargs(red.params, n_clusters)
         for r in grid:
             reducer = make_reducer(red.name, r, n_clusters=k, **params)
@@ -220,7 +214,7 @@ def plan_cells(spec: ExperimentSpec, X, n_clusters: int, data_fingerprint: str) 
         ]
     # Longest first (full-space k-means, then large r) so that workers finish together; the
     # order never changes a cell's numbers.
-    cells.sort(key=lambda c: (c.reducer_name != BASELINE, -c.r, c.repetition))
+    cells.sort(key=lambda c: (not is_baseline_reducer(c.reducer_name), -c.r, c.repetition))
     return cells
 
 

@@ -6,8 +6,9 @@ that changes its numbers); a point of a figure by the same without the repetitio
 :func:`typed` gives every identity column one type wherever it was read, an absent column
 (a legacy file) becoming unknown (<NA>). The *setting* of a row is its dataset, dataset
 parameters, base seed and k-means settings (:data:`SETTING_COLUMNS`): :func:`setting_labels`
-names the settings of an experiment that holds several. The no-reduction baseline is the row
-whose ``reducer_name`` is ``none`` (:func:`is_baseline`), whatever its display label.
+names the settings of an experiment that holds several. The no-reduction baseline is a row whose
+``reducer_name`` is declared ``baseline=True`` in the reducer registry (:func:`is_baseline`),
+whatever its display label.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from kmdr.reducers import is_baseline_reducer
 from kmdr.results.columns import IDENTITY_COLUMNS, POINT_COLUMNS
 
 __all__ = [
-    "BASELINE_REDUCER",
     "CORE_COLUMNS",
     "KEY",
     "POINT",
@@ -46,8 +47,6 @@ SETTING_COLUMNS: tuple[str, ...] = (
     "kmeans_max_iter",
     "kmeans_tol",
 )
-#: The registry name of the no-reduction baseline (k-means on all features), whatever its label.
-BASELINE_REDUCER = "none"
 # How each identity column is typed once read (CSV and JSON disagree: "5" vs 5, "{}" vs {}).
 _INT_COLUMNS = ("r", "repetition", "base_seed", "kmeans_n_init", "kmeans_max_iter")
 _FLOAT_COLUMNS = ("kmeans_tol",)
@@ -99,10 +98,13 @@ def typed(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
 
 
 def is_baseline(frame: pd.DataFrame) -> pd.Series:
-    """Rows of the no-reduction baseline: ``reducer_name == "none"`` (never its display label)."""
+    """Rows of the no-reduction baseline: those whose ``reducer_name`` (the registry name, never
+    the display label) is declared ``baseline=True``; a name unknown here is not the baseline."""
     if "reducer_name" not in frame.columns:
         return pd.Series(False, index=frame.index)
-    return frame["reducer_name"].astype("string").eq(BASELINE_REDUCER).fillna(False).astype(bool)
+    names = frame["reducer_name"].astype("string")
+    baselines = [n for n in names.dropna().unique() if is_baseline_reducer(str(n))]
+    return names.isin(baselines).fillna(False).astype(bool)
 
 
 def _value_text(value) -> str:

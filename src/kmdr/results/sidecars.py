@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from kmdr.config.schema import FigureStyle, PresetConfig, Section
+from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
+from kmdr.config.schema import PresetConfig
 from kmdr.results.points import CORE_COLUMNS, KEY, typed
 
 __all__ = [
-    "FIGURE_STYLES",
     "PRESET_DEFAULTS",
-    "SECTIONS",
     "aggregation_of",
     "experiment_config",
     "experiment_dirs",
@@ -31,11 +30,9 @@ __all__ = [
     "unreadable_runs",
 ]
 
-#: Figure styles and report sections a preset may name, and the preset metadata of an experiment
-#: whose sidecars carry none (an ad-hoc run): all read from the typed schema, the one place that
-#: declares them. ``title`` defaults to the experiment's (folder's) name.
-FIGURE_STYLES: tuple[str, ...] = tuple(style.value for style in FigureStyle)
-SECTIONS: tuple[str, ...] = tuple(section.value for section in Section)
+#: The preset metadata of an experiment whose sidecars carry none (an ad-hoc run), read from the
+#: typed schema. ``title`` defaults to the experiment's (folder's) name. The figure styles and
+#: report sections a preset may name are those registered in :mod:`kmdr.config.presentation`.
 PRESET_DEFAULTS: dict = {
     f.name: f.default.value if isinstance(f.default, Enum) else f.default
     for f in fields(PresetConfig)
@@ -189,11 +186,10 @@ def preset_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> dic
     if isinstance(given, dict):
         preset.update({k: v for k, v in given.items() if v is not None})
     for key, valid in (("figure", FIGURE_STYLES), ("section", SECTIONS)):
-        if preset[key] not in valid:
+        problem = valid.problem(preset[key])  # names only: nothing is imported
+        if problem is not None:
             warnings.warn(
-                f"{name}: preset.{key} {preset[key]!r} is not one of {', '.join(valid)}; "
-                f"using {PRESET_DEFAULTS[key]!r}",
-                stacklevel=2,
+                f"{name}: preset.{key}: {problem}; using {PRESET_DEFAULTS[key]!r}", stacklevel=2
             )
             preset[key] = PRESET_DEFAULTS[key]
     try:

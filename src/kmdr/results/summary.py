@@ -19,22 +19,16 @@ draw one row of panels per setting. A legacy sidecar that lacks some identity co
 with them unknown (``<NA>``), never dropped; a sidecar that cannot be read is named in one line
 and makes every point incomplete (what it expected is unknown).
 
-Public readers (used by the figures and the report; this module is their one entry point and
-re-exports the others):
+Public readers (used by the figures and the report, beside :mod:`kmdr.results.sidecars` for
+what the run records say and :mod:`kmdr.results.points` for the key columns):
 
 - :func:`cells_view` - the current cells, the rows left out and the note saying so;
 - :func:`load_cells` - the current cells;
 - :func:`summarize` / :func:`load_summary` - one row per point;
-- :func:`completeness` - per point, how many cells it rests on and which repetitions are missing;
-- from :mod:`kmdr.results.sidecars`: :func:`load_runs`, :func:`load_expected` (the union of
-  the sidecars' expected cells), :func:`preset_of` (the preset metadata of the last sidecar),
-  :func:`aggregation_of`, :func:`skip_reasons`, :func:`experiment_dirs`;
-- from :mod:`kmdr.results.points`: :func:`is_baseline`, :func:`setting_labels`, the key
-  columns;
-- from :mod:`kmdr.papers.bmd09.table1`: :func:`table1`, bmd09 Table 1 beside the published numbers.
+- :func:`completeness` - per point, how many cells it rests on and which repetitions are missing.
 
-:func:`write_summaries` writes ``summary.csv`` (and ``table1.csv``/``table1.md`` when the preset's
-figure is ``bmd09_table1``); the runner calls it at the end of a run.
+:func:`write_summaries` writes ``summary.csv``, and the tables the preset's figure style writes
+beside it (its ``write_tables``, e.g. bmd09 Table 1); the runner calls it at the end of a run.
 
 Files are written with :mod:`kmdr._io` (atomic, umask-honouring) and CSVs read with its
 ``read_csv``, as everywhere in kmdr.
@@ -49,61 +43,35 @@ import numpy as np
 import pandas as pd
 
 from kmdr._io import atomic_write_text, read_csv
-from kmdr.papers.bmd09.table1 import table1, table1_markdown
+from kmdr.config.presentation import FIGURE_STYLES
+from kmdr.plugins import RegistryError
 from kmdr.results.current import current_expected, exclusion_note, split_current
 from kmdr.results.points import (
-    BASELINE_REDUCER,
     CORE_COLUMNS,
     KEY,
     POINT,
     SETTING_COLUMNS,
-    is_baseline,
     setting_labels,
     typed,
 )
 from kmdr.results.sidecars import (
-    FIGURE_STYLES,
-    PRESET_DEFAULTS,
-    SECTIONS,
     aggregation_of,
-    experiment_config,
-    experiment_dirs,
     load_expected,
     load_runs,
     preset_of,
     say_once,
-    skip_reasons,
     unreadable_runs,
 )
 from kmdr.results.store import CellStore
 
 __all__ = [
-    "BASELINE_REDUCER",
-    "FIGURE_STYLES",
-    "KEY",
     "METRICS",
-    "POINT",
-    "PRESET_DEFAULTS",
-    "SECTIONS",
-    "SETTING_COLUMNS",
     "CellsView",
-    "aggregation_of",
     "cells_view",
     "completeness",
-    "experiment_config",
-    "experiment_dirs",
-    "is_baseline",
     "load_cells",
-    "load_expected",
-    "load_runs",
     "load_summary",
-    "preset_of",
-    "setting_labels",
-    "skip_reasons",
     "summarize",
-    "table1",
-    "table1_markdown",
-    "unreadable_runs",
     "write_summaries",
 ]
 
@@ -348,8 +316,8 @@ def load_summary(experiment_dir: str | Path, recompute: bool = False) -> pd.Data
 
 
 def write_summaries(experiment_dir: str | Path) -> list[Path]:
-    """Write ``summary.csv`` (and, when the preset's figure is ``bmd09_table1``, ``table1.csv``
-    and ``table1.md``) from the CSVs.
+    """Write ``summary.csv`` from the CSVs, and the tables the preset's figure style writes
+    beside it (its ``write_tables``: bmd09 Table 1 writes ``table1.csv`` and ``table1.md``).
 
     Returns the paths written; nothing is written (and [] returned) for a folder with no cells.
     """
@@ -359,12 +327,13 @@ def write_summaries(experiment_dir: str | Path) -> list[Path]:
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return []
     written = [_write_csv(summary, exp_dir / "summary.csv")]
-    if preset_of(exp_dir, runs)["figure"] == "bmd09_table1":
-        table = table1(summary)
-        written.append(_write_csv(table, exp_dir / "table1.csv"))
-        path = exp_dir / "table1.md"
-        atomic_write_text(path, table1_markdown(table, exp_dir.name))
-        written.append(path)
+    try:
+        write_tables = FIGURE_STYLES.get(preset_of(exp_dir, runs)["figure"]).write_tables
+    except RegistryError as err:  # a plug-in style that fails to load: summary.csv still stands
+        say_once(f"[kmdr] {exp_dir.name}: no tables beside summary.csv: {err}")
+        write_tables = None
+    if write_tables is not None:
+        written += write_tables(exp_dir, summary)
     return written
 
 

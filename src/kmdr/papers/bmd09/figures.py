@@ -1,6 +1,6 @@
 """bmd09's two figures, drawn from an experiment's files: Figure 1 (the leverage scores of every
 term, one sample highlighted, the top terms named) and Table 1 as bars (ours beside the
-published P and F). :mod:`kmdr.figures.draw` picks them by the preset's figure style."""
+published P and F); the styles that draw them are declared in :mod:`kmdr.papers.bmd09.styles`."""
 
 from __future__ import annotations
 
@@ -17,13 +17,15 @@ from matplotlib.patches import Patch
 
 from kmdr._io import read_csv
 from kmdr.figures import styles as ps
+from kmdr.papers.bmd09.table1 import table1
 from kmdr.papers.published import (
     BMD09_FIG1_TERMS,
     BMD09_TABLE1,
     BMD09_TABLE1_COLUMNS,
     BMD09_TABLE1_NAMES,
 )
-from kmdr.results.summary import experiment_config, is_baseline, table1
+from kmdr.results.points import is_baseline
+from kmdr.results.sidecars import experiment_config
 
 __all__ = ["draw_fig1", "draw_table1"]
 
@@ -106,8 +108,15 @@ def draw_table1(exp_dir: Path, summary: pd.DataFrame, title: str):
     # table1() orders the datasets as the paper does; one row of panels per dataset and setting
     keys = ["dataset", "setting"] if "setting" in table.columns else ["dataset"]
     groups = [(key, ds) for key, ds in table.groupby(keys, sort=False, dropna=False)]
-    baseline = summary.loc[is_baseline(summary), "method"]
-    all_label = ps.display(baseline.iloc[0]) if len(baseline) else "no reduction"
+    base = summary[is_baseline(summary)]
+    all_label = (
+        ps.declared_label(base["reducer_name"].iloc[0], base["method"].iloc[0])
+        or base["method"].iloc[0]
+        if len(base)
+        else "no reduction"
+    )
+    # each method's reducer: its color and legend place come from that reducer's declaration
+    reducer_of = dict(zip(summary["method"], summary["reducer_name"], strict=True))
     fig, axes = plt.subplots(len(groups), 2, figsize=(11, 3.4 * len(groups) + 0.8),
                              squeeze=False, layout="constrained")  # fmt: skip
     cols = list(BMD09_TABLE1_COLUMNS)
@@ -115,21 +124,25 @@ def draw_table1(exp_dir: Path, summary: pd.DataFrame, title: str):
     for row, (key, ds) in enumerate(groups):
         dataset = str(key[0])
         setting = f", {key[1]}" if len(keys) == 2 else ""
-        methods = sorted(ds["method"].unique(), key=ps.sort_key)
+        methods = sorted(ds["method"].unique(), key=lambda m: ps.sort_key(reducer_of.get(m), m))
         width = 0.8 / (len(methods) + 1)
         published = BMD09_TABLE1.get(dataset.lower())
         for col, (what, ylabel) in enumerate([("P", "P (accuracy)"), ("F", "F (normalized)")]):
             ax = axes[row, col]
             for j, column in enumerate(cols):
                 # "All" is k-means on all features: one bar, shared by the methods.
-                bars = [(ps.BASELINE, ds[ds["column"] == column].head(1))] if column == "All" else [
+                bars = [(None, ds[ds["column"] == column].head(1))] if column == "All" else [
                     (m, ds[(ds["column"] == column) & (ds["method"] == m)]) for m in methods
                 ]  # fmt: skip
                 n_bars = len(bars) + (1 if published else 0)
                 for i, (method, hit) in enumerate(bars):
                     if not len(hit):
                         continue
-                    st = ps.style(method)
+                    st = (
+                        ps.baseline_style()
+                        if method is None
+                        else ps.style_of(reducer_of.get(method), method)
+                    )
                     x0 = j + (i - (n_bars - 1) / 2) * width
                     val = float(hit[f"{what}_ours"].iloc[0])
                     label = f"ours, {method}"

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kmdr.papers.bmd09.table1 import table1
 from kmdr.papers.published import (
     BMD09_FIG1_TERMS,
     BMD09_TABLE1,
@@ -17,9 +18,9 @@ from kmdr.report import claims as C
 from kmdr.report._text import VERDICT_MARK, md_table, number, read_optional_csv
 from kmdr.report.experiments import SKIPPED_ANCHOR, Experiment
 from kmdr.report.notes import NO_DATA_WHY
-from kmdr.results import summary as aggregate
+from kmdr.report.sections import ReportContext, ReportSection
 
-__all__ = ["section_fig1", "section_table1"]
+__all__ = ["FIG1_SECTION", "TABLE1_SECTION", "section_fig1", "section_table1"]
 
 
 def section_table1(members: list[Experiment]) -> str:
@@ -45,7 +46,7 @@ def _table1_block(e: Experiment | None) -> str:
         "*deviates* otherwise, *no data* without our number.",
         "",
     ]
-    ours = aggregate.table1(e.summary) if e is not None and len(e.summary) else pd.DataFrame()
+    ours = table1(e.summary) if e is not None and len(e.summary) else pd.DataFrame()
     if e is None or not e.has_cells:
         skipped = e.skipped if e is not None else []
         why = NO_DATA_WHY["bmd09_table1"] + (f"; skipped, see {SKIPPED_ANCHOR}" if skipped else "")
@@ -155,3 +156,17 @@ def _fig1_block(root: Path, e: Experiment | None) -> str:
     for fig in e.figures():
         out += ["", f"![bmd09 Figure 1]({fig.relative_to(root).as_posix()})"]
     return "\n".join(out)
+
+
+def _render_table1(root: Path, members: list[Experiment], context: ReportContext) -> str:
+    return section_table1(members)
+
+
+def _render_fig1(root: Path, members: list[Experiment], context: ReportContext) -> str:
+    return section_fig1(root, members)
+
+
+#: The report sections ``table1`` and ``fig1``, shown (with the published numbers, or *no data*)
+#: even when no experiment ran.
+TABLE1_SECTION = ReportSection(render=_render_table1, default_order=10, always_shown=True)
+FIG1_SECTION = ReportSection(render=_render_fig1, default_order=20, always_shown=True)

@@ -1,13 +1,16 @@
 """bmd09 Table 1 from an experiment's summary: ours (the lowest-F trial) beside the published P
-and F, as a long table (table1.csv) and laid out like the paper (table1.md)."""
+and F, as a long table (table1.csv) and laid out like the paper (table1.md); written beside
+``summary.csv`` by the ``bmd09_table1`` figure style (:func:`write_table1`)."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from kmdr._io import atomic_write_text
 from kmdr.figures.styles import sort_key
 from kmdr.papers.published import (
     BMD09_TABLE1,
@@ -17,7 +20,7 @@ from kmdr.papers.published import (
 )
 from kmdr.results.points import is_baseline
 
-__all__ = ["table1", "table1_markdown"]
+__all__ = ["table1", "table1_markdown", "write_table1"]
 
 
 def _table1_column(r: int, k: float, is_none: bool) -> str | None:
@@ -60,6 +63,7 @@ def table1(summary: pd.DataFrame) -> pd.DataFrame:
         published = BMD09_TABLE1.get(str(dataset).lower(), {})
         none_rows = ds[ds["_none"]]
         for (_reducer, method), group in ds[~ds["_none"]].groupby(["reducer", "method"], sort=True):
+            reducer_name = group["reducer_name"].iloc[0] if "reducer_name" in group else None
             for _, row in pd.concat([group, none_rows]).iterrows():
                 column = _table1_column(int(row["r"]), k, bool(row["_none"]))
                 if column is None:
@@ -82,16 +86,17 @@ def table1(summary: pd.DataFrame) -> pd.DataFrame:
                         "n_expected": int(row["n_expected"]),
                         "complete": bool(row["complete"]),
                         "best_repetition": row.get("best_repetition", pd.NA),
+                        "_rn": reducer_name,
                     }
                 )
-    out = pd.DataFrame(rows, columns=cols)
+    out = pd.DataFrame(rows, columns=[*cols, "_rn"])
     order = {c: i for i, c in enumerate(BMD09_TABLE1_COLUMNS)}
     ds_order = list(BMD09_TABLE1)
     out["_o"] = out["column"].map(order)
     out["_d"] = [ds_order.index(d.lower()) if d.lower() in ds_order else 99 for d in out["dataset"]]
-    out["_m"] = [sort_key(m)[0] for m in out["method"]]
+    out["_m"] = [sort_key(n, m)[0] for n, m in zip(out["_rn"], out["method"], strict=True)]
     out = out.sort_values(["_d", "dataset", *setting, "_m", "method", "_o"])
-    return out.drop(columns=["_o", "_d", "_m"]).reset_index(drop=True)
+    return out.drop(columns=["_o", "_d", "_m", "_rn"]).reset_index(drop=True)
 
 
 def _fmt(x, complete: bool = True) -> str:
@@ -171,3 +176,12 @@ def table1_markdown(table: pd.DataFrame, experiment: str = "bmd09_table1") -> st
     if missing_note:
         lines.append("— : no cell for this entry.")
     return "\n".join(lines) + "\n"
+
+
+def write_table1(exp_dir: Path, summary: pd.DataFrame) -> list[Path]:
+    """Write ``table1.csv`` and ``table1.md`` beside the experiment's ``summary.csv``."""
+    table = table1(summary)
+    csv_path, md_path = exp_dir / "table1.csv", exp_dir / "table1.md"
+    atomic_write_text(csv_path, table.to_csv(index=False, float_format="%.10g"))
+    atomic_write_text(md_path, table1_markdown(table, exp_dir.name))
+    return [csv_path, md_path]

@@ -9,12 +9,14 @@ from __future__ import annotations
 from functools import partial
 
 from kmdr.report.claims.checks import (
-    check_beats_lapscores,
     check_converges,
-    check_faster_than_full,
-    check_leads_accuracy,
     check_near_accuracy,
     check_trend,
+)
+from kmdr.report.claims.rankings import (
+    check_beats_lapscores,
+    check_faster_than_full,
+    check_leads_accuracy,
 )
 from kmdr.report.claims.verdicts import (
     BASELINE,

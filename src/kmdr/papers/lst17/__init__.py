@@ -1,4 +1,4 @@
 """Liu, Shen, Tsang (2017): sparse embedded k-means, a reduction in O(nnz(A)).
 
-The paper's claims checked against our results.
+Its figure style (``lst17``), its claims checked against our results, and its Theorem 1.
 """

@@ -11,15 +11,17 @@ from functools import partial
 
 from kmdr.report.claims.checks import (
     check_each,
-    check_faster_than_full,
     check_flat,
     check_grows,
+    check_trend,
+    titled,
+)
+from kmdr.report.claims.rankings import (
+    check_faster_than_full,
     check_leads_accuracy,
     check_lowest,
     check_slowest,
     check_trails,
-    check_trend,
-    titled,
 )
 from kmdr.report.claims.verdicts import (
     FLAT_SHARE,

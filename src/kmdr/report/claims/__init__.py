@@ -1,12 +1,18 @@
 """The papers' curve-only claims, written as statements our results can check.
 
-bzmd14 (Figs. 1-3) and lst17 (Figs. 1-3) publish curves, not numbers, and say in words what the
-curves show (bzmd14 §7.5 and §8, lst17 §4.2). :mod:`.verdicts` holds the :class:`Verdict` and
-:class:`Claim` types and the one verdict rule (Holm-corrected within each claim,
-:data:`VERDICT_RULE`); :mod:`.significance` the statistics it uses (Welch t from the summary's
-mean, sd and n, tolerance tests, Hedges' g, Holm); :mod:`.checks` the generic checks;
-:mod:`.bzmd14` and :mod:`.lst17` each paper's catalog of claims. This module
-re-exports what the report and the tests use.
+Papers that publish curves, not numbers (bzmd14 and lst17, Figs. 1-3 each), say in words what
+the curves show; each such sentence is a :class:`Claim` checked on our summaries.
+:mod:`.verdicts` holds the :class:`Verdict` and :class:`Claim` types and the one verdict rule
+(Holm-corrected within each claim, :data:`VERDICT_RULE`); :mod:`.significance` the statistics it
+uses (Welch t from the summary's mean, sd and n, tolerance tests, Hedges' g, Holm);
+:mod:`.checks` the generic checks. Each paper declares its claims in its own package and
+registers them as an entry point of the group ``kmdr.claims`` (:data:`CLAIM_SETS`): a callable
+returning the claims, or the claims themselves, e.g.::
+
+    [project.entry-points."kmdr.claims"]
+    mypaper = "mypkg.claims:my_claims"
+
+This module re-exports what the report and the tests use.
 """
 
 from __future__ import annotations
@@ -15,8 +21,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from kmdr.papers.bzmd14.claims import BZMD14_DATASETS, BZMD14_METHODS, bzmd14_claims
-from kmdr.papers.lst17.claims import LST17_DATASETS, LST17_METHODS, lst17_claims
+from kmdr.plugins import Registry
 from kmdr.report.claims.verdicts import (
     ALPHA,
     BASELINE,
@@ -51,16 +56,12 @@ from kmdr.report.claims.verdicts import (
 __all__ = [
     "ALPHA",
     "BASELINE",
-    "BZMD14_DATASETS",
-    "BZMD14_METHODS",
-    "CLAIMS",
+    "CLAIM_SETS",
     "CONVERGE_TOL",
     "FAILS",
     "FLAT_SHARE",
     "HOLDS",
     "LAPSCORES",
-    "LST17_DATASETS",
-    "LST17_METHODS",
     "NEAR_ACCURACY",
     "NO_DATA",
     "PARTLY",
@@ -75,6 +76,7 @@ __all__ = [
     "Comparison",
     "Part",
     "Verdict",
+    "all_claims",
     "baseline_value",
     "curve",
     "decide",
@@ -85,11 +87,28 @@ __all__ = [
     "welch",
 ]
 
-#: Every claim the report checks, in report order.
-CLAIMS: tuple[Claim, ...] = (*bzmd14_claims(), *lst17_claims())
+
+def _claim_set(obj, name: str) -> tuple[Claim, ...]:
+    claims = tuple(obj() if callable(obj) else obj)
+    wrong = [type(c).__name__ for c in claims if not isinstance(c, Claim)]
+    if wrong:
+        raise TypeError(
+            f"claim set {name} holds {wrong[0]} objects: give kmdr.report.claims.Claim objects"
+        )
+    return claims
+
+
+#: The papers' claim sets, by name (a paper's key): each a tuple of :class:`Claim`.
+CLAIM_SETS: Registry = Registry("claim set", "kmdr.claims", convert=_claim_set)
+
+
+def all_claims() -> tuple[Claim, ...]:
+    """Every claim the report checks, in report order (claim set by claim set)."""
+    return tuple(claim for name in CLAIM_SETS for claim in CLAIM_SETS.get(name))
 
 
 def evaluate_all(
-    summaries: dict[str, pd.DataFrame], claims: Sequence[Claim] = CLAIMS
+    summaries: dict[str, pd.DataFrame], claims: Sequence[Claim] | None = None
 ) -> list[tuple[Claim, Verdict]]:
+    claims = all_claims() if claims is None else claims
     return [(c, evaluate(c, summaries)) for c in claims]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from kmdr.results.summary import is_baseline
+from kmdr.results.points import is_baseline
 
 #: Level of every test, after Holm's correction within the claim.
 ALPHA = 0.05
@@ -200,3 +200,8 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     res[order] = adjusted
     out[ok] = res
     return out
+
+
+def difference(a: Estimate, b: Estimate, direction: int) -> tuple[float, bool]:
+    """Welch's two-sided p of a vs b, and whether a lies beyond b in ``direction``."""
+    return welch(a, b), direction * (a.mean - b.mean) > 0

@@ -1,0 +1,50 @@
+"""The names an experiment's presentation keys may take: its figure style (``preset.figure``) and
+its report section (``preset.section``).
+
+Both are registries (:class:`kmdr.plugins.Registry`) that papers and plug-ins declare into as
+entry points, e.g. in a ``pyproject.toml``::
+
+    [project.entry-points."kmdr.figure_styles"]
+    mystyle = "mypkg.figure:STYLE"          # a kmdr.figures.style.FigureStyle
+
+    [project.entry-points."kmdr.report_sections"]
+    mysection = "mypkg.section:SECTION"     # a kmdr.report.sections.ReportSection
+
+The configuration checks a name without importing anything (``name in FIGURE_STYLES``); the
+figures and the report import a declaration when they use it. This layer knows the declarations
+only by the attributes it checks (the classes live in :mod:`kmdr.figures.style` and
+:mod:`kmdr.report.sections`, above it).
+"""
+
+from __future__ import annotations
+
+from kmdr.plugins import Registry
+
+__all__ = ["DEFAULT_FIGURE_STYLE", "DEFAULT_SECTION", "FIGURE_STYLES", "SECTIONS"]
+
+#: The style and section of an experiment whose preset names none (an ad-hoc run).
+DEFAULT_FIGURE_STYLE = "bzmd14"
+DEFAULT_SECTION = "custom"
+
+
+def _having(*attributes: str):
+    def convert(obj, name: str):
+        missing = [a for a in attributes if not hasattr(obj, a)]
+        if missing:
+            raise TypeError(
+                f"{name} = {type(obj).__name__} object has no {', '.join(missing)}: declare a "
+                "kmdr.figures.style.FigureStyle or kmdr.report.sections.ReportSection"
+            )
+        return obj
+
+    return convert
+
+
+#: Figure styles: how ``kmdr-figures`` draws an experiment (panels, labels, the paper's names).
+FIGURE_STYLES: Registry = Registry(
+    "figure style", "kmdr.figure_styles", convert=_having("panels", "draw", "write_tables")
+)
+#: Report sections: where ``kmdr-report`` places an experiment, and how it writes that section.
+SECTIONS: Registry = Registry(
+    "report section", "kmdr.report_sections", convert=_having("render", "default_order")
+)

@@ -1,0 +1,240 @@
+"""Curves vs r, the figures of bzmd14 and lst17 (and of any style that declares panels): per
+dataset (and setting) a row of the style's panels, one line per method, the no-reduction
+baseline as a horizontal line.
+
+Several settings in one experiment (a multirun over ``seed`` or ``kmeans.n_init`` into one name)
+are drawn as one row of panels per (dataset, setting), the row's header naming the setting (the
+``setting`` column of summary.csv): curves of different settings are never averaged or overlaid.
+A reducer whose parameters vary under one id draws one line per parameter set. Points resting on
+fewer cells than expected are drawn with hollow markers, points with no cell at all are marked x
+on the r axis, and the title says "incomplete: n/N cells".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.transforms import blended_transform_factory
+
+from kmdr.figures import styles as ps
+from kmdr.figures.style import FigureStyle
+from kmdr.results.points import is_baseline
+from kmdr.results.summary import cells_view, summarize
+
+__all__ = ["draw_curves"]
+
+# Line styles of a method's second, third, ... parameter set ("--" is the baseline's).
+_VARIANT_LINESTYLES = (":", "-.", (0, (5, 1, 1, 1, 1, 1)))
+
+
+def draw_curves(exp_dir: Path, style: FigureStyle, preset: dict):
+    """The curves figure of an experiment (None without cells). The caller closes it."""
+    summary = summarize(exp_dir)
+    if not len(summary) or int(summary["n_cells"].sum()) == 0:
+        return None
+    # rows of older code or other data are not drawn: the legend says how many and why
+    notes = [preset.get("note") or "", cells_view(exp_dir).note]
+    return _draw_curves(exp_dir, summary, style, preset["title"], "; ".join(filter(None, notes)))
+
+
+def _shape_note(ds: pd.DataFrame) -> str:
+    parts = []
+    for col, sym in (("n_samples", "n"), ("n_features", "d"), ("n_clusters", "k")):
+        if col in ds.columns and ds[col].notna().any():
+            parts.append(f"{sym} = {int(ds[col].dropna().iloc[0])}")
+    return f": {', '.join(parts)}" if parts else ""
+
+
+def _center(rows: pd.DataFrame, metric: str, aggregation: str) -> pd.Series:
+    col = (
+        f"best_{metric}" if aggregation == "best" and f"best_{metric}" in rows else f"{metric}_mean"
+    )
+    return rows[col] if col in rows else pd.Series(np.nan, index=rows.index)
+
+
+def _panel_rows(summary: pd.DataFrame) -> list[tuple[str, str | None, pd.DataFrame]]:
+    """One row of panels per dataset and, when several are present, per setting."""
+    keys = ["dataset", "setting"] if "setting" in summary.columns else ["dataset"]
+    rows = []
+    for key, group in summary.groupby(keys, sort=True, dropna=False):
+        setting = key[1] if len(keys) == 2 and isinstance(key[1], str) else None
+        rows.append((str(key[0]), setting, group))
+    return rows
+
+
+def _lines(points: pd.DataFrame, names: dict) -> pd.DataFrame:
+    """The curves of a row of panels: one per reducer id, or per (id, parameters) when a reducer's
+    parameters vary; with the label each gets and its legend order."""
+    cols = ["reducer", "reducer_params", "reducer_name", "method"]
+    lines = points[cols].drop_duplicates(["reducer", "reducer_params"]).copy()
+    n_params = lines.groupby("reducer")["reducer_params"].transform("size")
+    # the declared label of a line that is its reducer's declaration, else its own label
+    declared = [
+        ps.declared_label(n, m, names)
+        for n, m in zip(lines["reducer_name"], lines["method"], strict=True)
+    ]
+    canon = pd.Series(
+        [d if d is not None else m for d, m in zip(declared, lines["method"], strict=True)],
+        index=lines.index,
+    )
+    dup_label = canon.duplicated(keep=False) & ~lines["reducer"].duplicated(keep=False)
+    # lines that share a label (one reducer, several params) share its colour: dash them apart
+    lines["variant"] = canon.groupby(canon).cumcount().to_numpy()
+    lines["suffix"] = [
+        f" ({params})" if n > 1 else f" ({reducer})" if dup else ""
+        for reducer, params, n, dup in zip(
+            lines["reducer"], lines["reducer_params"], n_params, dup_label, strict=True
+        )
+    ]
+    lines["_order"] = [
+        ps.sort_key(n, m, names)
+        for n, m in zip(lines["reducer_name"], lines["method"], strict=True)
+    ]
+    return lines.sort_values("_order", kind="stable").drop(columns="_order")
+
+
+def _display(row, style: FigureStyle, names: dict) -> str:
+    """A line's legend label: the style's name for a declared method, else its own label."""
+    declared = ps.declared_label(row["reducer_name"], row["method"], names)
+    if declared is None:
+        return style.display(row["method"])
+    return style.display(declared, str(row["reducer_name"]))
+
+
+def _baseline_label(row, style: FigureStyle, names: dict) -> str:
+    return _display(row, style, names) + " (no reduction, all d features)" + style.baseline_note
+
+
+def _draw_curves(
+    exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title: str, preset_note: str = ""
+):
+    aggregation = str(summary["aggregation"].iloc[0])
+    panels = style.panels
+    names = dict(style.names)
+    rows = _panel_rows(summary)
+    nrows = len(rows)
+    ncols = len(panels)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(4.5 * ncols, 3.5 * nrows + 1.1), squeeze=False, layout="constrained"
+    )
+    xlabel = style.xlabel
+    any_incomplete = any_missing = False
+    n_reps = set()
+    legend: dict[str, object] = {}
+    base_style = ps.baseline_style()
+    for row, (dataset, setting, ds) in enumerate(rows):
+        n_reps.update(int(x) for x in ds["n_expected"].unique())
+        base = ds[is_baseline(ds)]
+        points = ds.drop(base.index)
+        lines = _lines(points, names)
+        styles = ps.styles_for(zip(lines["reducer_name"], lines["method"], strict=True), names)
+        rgrid = sorted(points["r"].unique())
+        row_title = ps.dataset_label(dataset) + (f", {setting}" if setting else "")
+        for col, panel in enumerate(panels):
+            ax = axes[row, col]
+            metric, scale = panel.metric, panel.scale
+            for _, m in lines.iterrows():
+                pts = points[
+                    (points["reducer"] == m["reducer"])
+                    & (points["reducer_params"].fillna("") == ("" if pd.isna(m["reducer_params"])
+                                                               else m["reducer_params"]))
+                ].sort_values("r")  # fmt: skip
+                st = styles[(str(m["reducer_name"]), str(m["method"]))]
+                if m["variant"]:
+                    st = ps.LineStyle(st.color, st.marker, _VARIANT_LINESTYLES[m["variant"] % 3])
+                label = _display(m, style, names) + m["suffix"]
+                y = _center(pts, metric, aggregation).astype(float) * scale
+                lo, hi = pts.get(f"{metric}_min"), pts.get(f"{metric}_max")
+                x = pts["r"].to_numpy(dtype=float)
+                ax.plot(x, y, color=st.color, ls=st.linestyle, lw=1.4, zorder=3)
+                if lo is not None and hi is not None:
+                    ax.fill_between(x, lo.astype(float) * scale, hi.astype(float) * scale,
+                                    color=st.color, alpha=0.15, lw=0)  # fmt: skip
+                done = pts["complete"].to_numpy(bool)
+                partial = ~done & (pts["n_cells"].to_numpy() > 0)
+                empty = pts["n_cells"].to_numpy() == 0
+                ax.plot(x[done], y.to_numpy()[done], ls="none", marker=st.marker, ms=4.5,
+                        color=st.color, zorder=4)  # fmt: skip
+                if partial.any():
+                    any_incomplete = True
+                    ax.plot(x[partial], y.to_numpy()[partial], ls="none", marker=st.marker,
+                            ms=6, mfc="white", mec=st.color, mew=1.3, zorder=5)  # fmt: skip
+                if empty.any():
+                    any_missing = True
+                    trans = blended_transform_factory(ax.transData, ax.transAxes)
+                    ax.plot(x[empty], np.full(empty.sum(), 0.02), ls="none", marker="x", ms=5,
+                            color=st.color, transform=trans, clip_on=False, zorder=5)  # fmt: skip
+                legend.setdefault(
+                    label,
+                    Line2D([], [], color=st.color, ls=st.linestyle, marker=st.marker, ms=5),
+                )
+            if len(base) and panel.baseline:
+                for _, b in base.iterrows():
+                    yb = float(_center(b.to_frame().T, metric, aggregation).iloc[0]) * scale
+                    if not np.isfinite(yb):
+                        continue
+                    ax.axhline(yb, color=base_style.color, ls=base_style.linestyle, lw=1.3,
+                               zorder=2)  # fmt: skip
+                    lo, hi = b.get(f"{metric}_min"), b.get(f"{metric}_max")
+                    if lo is not None and np.isfinite(float(lo)) and float(hi) > float(lo):
+                        ax.axhspan(float(lo) * scale, float(hi) * scale, color="0.5", alpha=0.12,
+                                   lw=0)  # fmt: skip
+                    if not b["complete"]:
+                        any_incomplete = True
+                        ax.annotate(
+                            f"{_display(b, style, names)}: {int(b['n_cells'])}/"
+                            f"{int(b['n_expected'])} cells",
+                            xy=(1, yb), xycoords=("axes fraction", "data"), ha="right",
+                            va="bottom", fontsize=8, color=ps.INCOMPLETE_COLOR,
+                        )  # fmt: skip
+                    legend.setdefault(
+                        _baseline_label(b, style, names),
+                        Line2D([], [], color=base_style.color, ls=base_style.linestyle),
+                    )
+            if panel.log:
+                ax.set_yscale("log")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(panel.ylabel)
+            ax.set_title(f"{row_title} - {panel.title}")
+            if rgrid:
+                ax.set_xlim(min(0, rgrid[0]), rgrid[-1] * 1.03)
+        header = row_title + _shape_note(ds)
+        axes[row, 0].annotate(header, xy=(0, 1.13), xycoords="axes fraction", fontsize=9.5,
+                              fontweight="bold")  # fmt: skip
+        note = ps.incomplete_note(ds)
+        if note:
+            axes[row, -1].annotate(note, xy=(1, 1.13), xycoords="axes fraction", ha="right",
+                                  fontsize=9.5, color=ps.INCOMPLETE_COLOR,
+                                  fontweight="bold")  # fmt: skip
+    what = "lowest-F trial" if aggregation == "best" else "mean"
+    reps = "/".join(str(n) for n in sorted(n_reps)) if n_reps else "?"
+    handles = list(legend.values())
+    labels = list(legend.keys())
+    handles.append(Patch(color="0.5", alpha=0.3, lw=0))
+    labels.append(f"line: {what}; shaded: min-max over {reps} repetitions")
+    if any_incomplete:
+        handles.append(Line2D([], [], ls="none", marker="o", mfc="white", mec="0.2", ms=6))
+        labels.append("hollow: fewer cells than expected")
+    if any_missing:
+        handles.append(Line2D([], [], ls="none", marker="x", color="0.2", ms=5))
+        labels.append("x on axis: no cell yet")
+    if preset_note:  # the preset's own word on what the figure leaves out
+        handles.append(Line2D([], [], ls="none"))
+        labels.append(preset_note)
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
+    title = ps.suptitle(exp_dir, title, f"panels as in {style.reference}")
+    note = ps.incomplete_note(summary)
+    fig.suptitle(title, fontsize=11, fontweight="bold")
+    if note:
+        fig.suptitle(f"{title}   [{note.upper()}]", fontsize=11, fontweight="bold",
+                     color=ps.INCOMPLETE_COLOR)  # fmt: skip
+    return fig

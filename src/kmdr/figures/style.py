@@ -1,0 +1,85 @@
+"""What a figure style declares: its panels and labels, the paper it redraws, that paper's names
+for the methods, and (for a figure that is not curves vs r) its own draw function.
+
+A paper declares its styles in its own package and registers each as an entry point of the group
+``kmdr.figure_styles`` (:data:`kmdr.config.presentation.FIGURE_STYLES`); :mod:`kmdr.figures.draw`
+draws an experiment with the style its preset names, whatever that name is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kmdr.config.presentation import FIGURE_STYLES
+
+__all__ = ["FigureStyle", "Panel", "figure_style"]
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One panel of a row of curves: ``metric`` (a summary metric, times ``scale``) vs r, on a
+    log axis when ``log``; the no-reduction baseline drawn as a horizontal line when
+    ``baseline``."""
+
+    metric: str
+    title: str
+    ylabel: str
+    scale: float = 1.0
+    log: bool = False
+    baseline: bool = True
+
+
+@dataclass(frozen=True)
+class FigureStyle:
+    """A figure style.
+
+    Attributes
+    ----------
+    panels : tuple of Panel
+        The panels of each row (one row per dataset and setting) of a curves figure.
+    xlabel : str
+        The label of the r axis.
+    reference : str
+        The figures of the paper the style redraws, as the suptitle names them ("bzmd14 Figs. 1-3").
+    names : Mapping
+        The paper's own display name of a method, by reducer registry name (lst17 calls the
+        ``none`` baseline "k-means"); methods not listed keep their label.
+    legend_notes : Mapping
+        The legend entry of a method, by reducer registry name, when its name alone would mislead
+        ("PD (r = entries kept per row)").
+    baseline_note : str
+        Added to the baseline's legend entry (what a panel leaves out of it).
+    draw : callable, optional
+        ``draw(exp_dir, preset) -> Figure | None``: a figure that is not curves vs r.
+    write_tables : callable, optional
+        ``write_tables(exp_dir, summary) -> list[Path]``: files the style writes beside
+        ``summary.csv`` (bmd09 Table 1), called by :func:`kmdr.results.summary.write_summaries`.
+    """
+
+    panels: tuple[Panel, ...] = ()
+    xlabel: str = "r (number of dimensions)"
+    reference: str = ""
+    names: Mapping[str, str] = field(default_factory=dict)
+    legend_notes: Mapping[str, str] = field(default_factory=dict)
+    baseline_note: str = ""
+    draw: Callable[[Path, dict], object] | None = None
+    write_tables: Callable[[Path, object], list[Path]] | None = None
+
+    def display(self, label: str, reducer_name: str | None = None) -> str:
+        """The label the figure shows for a line: the style's legend note for the reducer, else
+        the paper's name for it, else ``label``. ``reducer_name`` is None for a line that is not
+        its reducer's declaration (a variant a preset labels itself)."""
+        if reducer_name is not None:
+            if reducer_name in self.legend_notes:
+                return self.legend_notes[reducer_name]
+            if reducer_name in self.names:
+                return self.names[reducer_name]
+        return str(label)
+
+
+def figure_style(name: str) -> FigureStyle:
+    """The declaration of the figure style ``name`` (raises
+    :class:`kmdr.plugins.RegistryError`, one line, for a name that means nothing usable)."""
+    return FIGURE_STYLES.get(name)

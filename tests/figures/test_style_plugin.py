@@ -1,0 +1,149 @@
+"""A figure style added by a plug-in package: ONE module declaring it, registered as an entry point
+of ``kmdr.figure_styles``; an experiment whose preset names it is drawn with it (its panels, x
+label and paper reference) and placed by the report, without kmdr knowing the name."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+from enum import Enum
+from pathlib import Path
+
+import pytest
+
+from _results_factory import make_cells, preset, write_experiment
+
+STYLE_MODULE = """
+from kmdr.figures.style import FigureStyle, Panel
+
+STYLE = FigureStyle(
+    panels=(
+        Panel("accuracy", "Toy accuracy", "toy P"),
+        Panel("objective", "Toy objective", "toy F"),
+    ),
+    xlabel="toy number of kept columns",
+    reference="the toy paper, Fig. 9",
+    names={"sign": "ToySign"},
+)
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """A folder holding the plug-in: its module and its distribution's entry points."""
+    site = tmp_path_factory.mktemp("styleplug")
+    (site / "kmdr_toystyle.py").write_text(STYLE_MODULE)
+    info = site / "kmdr_toystyle-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kmdr-toystyle\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        textwrap.dedent("""\
+            [kmdr.figure_styles]
+            toystyle = kmdr_toystyle:STYLE
+        """)
+    )
+    return site
+
+
+@pytest.fixture
+def plugged(site, monkeypatch):
+    """The plug-in importable in this process, the figure styles reloaded (and again after)."""
+    from kmdr.config.presentation import FIGURE_STYLES
+
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    FIGURE_STYLES.reload()
+    yield FIGURE_STYLES
+    monkeypatch.undo()
+    FIGURE_STYLES.reload()
+    sys.modules.pop("kmdr_toystyle", None)
+
+
+def test_a_plugin_figure_style_draws_and_the_report_places_it(plugged, tmp_path):
+    from kmdr.figures.draw import draw_experiment, make_figure
+    from kmdr.report.build import build_report
+
+    assert "toystyle" in plugged and "toystyle" in plugged.names()
+    cells = make_cells("toyexp", {"sign": [2, 4], "none": [8]}, 2)
+    toy = preset("Toy experiment", figure="toystyle", section="custom", order=500, paper=None)
+    exp = write_experiment(tmp_path, "toyexp", cells, config={"preset": toy})
+
+    fig = make_figure(exp)
+    try:
+        axes = fig.get_axes()
+        assert len(axes) == 2  # the style's two panels, one dataset
+        assert {ax.get_xlabel() for ax in axes} == {"toy number of kept columns"}
+        titles = [ax.get_title().rsplit(" - ", 1)[1] for ax in axes]
+        assert titles == ["Toy accuracy", "Toy objective"]
+        assert "the toy paper, Fig. 9" in fig._suptitle.get_text()
+        legend = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+        assert "ToySign" in legend  # the style's own name for the sign projection
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    assert [p.suffix for p in draw_experiment(exp)] == [".png", ".pdf"]
+
+    report = build_report(tmp_path)
+    block = report.split("### Toy experiment", 1)[1]
+    assert "figure style toystyle" in block
+    assert "![toyexp: toyexp](toyexp/figures/toyexp.png)" in block
+    assert report.index("## Your experiments") < report.index("### Toy experiment")
+
+
+def _schema_takes_registry_names() -> bool:
+    from kmdr.config.schema import PresetConfig
+
+    figure = {f.name: f for f in dataclasses.fields(PresetConfig)}["figure"]
+    return not isinstance(figure.default, Enum)
+
+
+@pytest.mark.slow
+def test_a_run_with_a_plugin_figure_style_draws_it(site, tmp_path):
+    """``kmdr ... preset.figure=toystyle`` runs, draws with the plug-in's style, and
+    ``kmdr-report`` places the experiment."""
+    if not _schema_takes_registry_names():
+        pytest.skip("config/schema.py still declares figure styles as an Enum, not the registry")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+    env["OMP_NUM_THREADS"] = "1"
+    run = [
+        "dataset=synth",
+        "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
+        "reducer=sign",
+        "r_grid=[3]",
+        "repeats=1",
+        "kmeans.n_init=1",
+        "n_jobs=1",
+        "backend=sequential",
+        "progress=false",
+        "name=toyrun",
+        f"results_dir={tmp_path}",
+        "preset.figure=toystyle",
+        "preset.title=Toy run",
+    ]
+    code = "import sys; from kmdr.app import main; sys.exit(main())"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *run],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "toyrun" / "figures" / "toyrun.png").exists()
+    code = "import sys; from kmdr.report.build import main; sys.exit(main())"
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    report = (tmp_path / "REPORT.md").read_text()
+    assert "figure style toystyle" in report.split("### Toy run", 1)[1]
