@@ -6,7 +6,7 @@ through :class:`kmdr.results.store.CellStore` without writing anything, so a rea
 lags the cell files a killed run left) and ``runs/*.json``. No other file is read: a stray
 ``cells_backup.csv`` changes nothing.
 
-A cell is keyed by its identity, :data:`kmdr.results.store.IDENTITY_COLUMNS` (every setting
+A cell is keyed by its identity, :data:`kmdr.results.columns.IDENTITY_COLUMNS` (every setting
 that changes its numbers): rows that differ in any of them are different cells, never merged or
 averaged together. A point of a figure (a row of ``summary.csv``) is a cell's identity without its
 repetition (``POINT_COLUMNS``). Only current rows are used: rows of older code, of other data or
