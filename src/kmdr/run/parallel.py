@@ -358,12 +358,12 @@ def start_workers_for_config(cfg, launcher_jobs: int = 1) -> None:
     """:func:`start_workers` from a run's config (a DictConfig or mapping, composed) before its
     spec is built: building the spec imports the reducers (scikit-learn, seconds), which the
     workers can import meanwhile. The run-level keys are read through the schema
-    (:func:`~kmdr.config.spec.validated`: its defaults, ``quick_grid`` merged when ``quick``
+    (:func:`~kmdr.config.checks.validated`: its defaults, ``quick_grid`` merged when ``quick``
     is set; about 50 ms, no scikit-learn); a config that does not validate starts nothing
     (building the spec reports it)."""
     from types import SimpleNamespace
 
-    from kmdr.config.spec import ConfigError, validated
+    from kmdr.config.checks import ConfigError, validated
     from kmdr.run.signals import raise_if_received
 
     try:
