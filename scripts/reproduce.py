@@ -143,7 +143,7 @@ class Drawer:
     def submit(self, experiment_dir: Path) -> None:
         from concurrent.futures import Future
 
-        from kmdr.run.runner import draw
+        from kmdr.app.drawing import draw
 
         try:
             if self._pool is None:
@@ -180,8 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from kmdr.config.schema import one_line
-    from kmdr.config.spec import ConfigError
+    from kmdr.config.errors import ConfigError, one_line
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results folder (default: results)")
@@ -243,8 +242,9 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from kmdr.config.schema import one_line, to_container
-    from kmdr.config.spec import ConfigError, spec_from_config
+    from kmdr.config.errors import ConfigError, one_line
+    from kmdr.config.schema import to_container
+    from kmdr.config.spec import spec_from_config
     from kmdr.datasets import DatasetError
     from kmdr.results.store import atomic_write_text
     from kmdr.run.parallel import start_workers_for_config

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from kmdr import app as cli
+from kmdr.app import task
 from kmdr.config import presets as configs
 
 KMDR = [sys.executable, "-c", "from kmdr.app import main; main()"]
@@ -63,8 +64,10 @@ def run_kmdr(args, cwd):
         ),
         pytest.param(
             ["dataset=orl,nosuch"],
-            "unknown dataset 'nosuch'",
-            marks=fault("an unknown dataset among the values of a sweep (dataset=orl,nosuch)"),
+            "Ambiguous value for argument 'dataset=orl,nosuch'",
+            marks=fault(
+                "a sweep without -m (dataset=orl,nosuch): Hydra's one line on how to write it"
+            ),
         ),
         pytest.param(
             ["r_grid=[]"],
@@ -108,18 +111,17 @@ def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, caps
 
 @pytest.mark.fault(
     "one job of a multirun asks for an r the data cannot give",
-    gets="exit 2 before any job runs, one line naming the job; the valid jobs do not run either",
+    gets="exit 2 before that job's work, its one line naming the job; earlier jobs are kept",
 )
-def test_multirun_checks_every_job_before_running_any(tmp_path, capsys):
+def test_multirun_names_the_job_the_data_cannot_run(tmp_path, capsys):
     argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "reducer=sign,svd", "r_grid=[2,20]"]
     with pytest.raises(SystemExit) as exc:
         cli.main(argv)
     assert exc.value.code == 2
-    err = capsys.readouterr().err
-    assert (
-        "error: [job reducer=svd] r = 20" in err and "r = 20 is too large for reducer 'svd'" in err
-    )
-    assert not (tmp_path / "results").exists()  # the valid sign job did not run either
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("kmdr: error: [job 1: reducer=svd] r = 20 is too large for reducer")
+    cells = pd.read_csv(tmp_path / "results" / "custom" / "cells.csv")
+    assert set(cells.reducer) == {"sign"}  # the job before it ran; the bad one wrote nothing
 
 
 @pytest.mark.parametrize(
@@ -169,7 +171,7 @@ def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
         )
         full = compose("config", overrides=["experiment=bzmd14_orl"])
     choices = dict(cfg.hydra.runtime.choices)
-    spec = spec_from_config(full, only_reducer=cli._only_reducer(choices))
+    spec = spec_from_config(full, only_reducer=task.only_reducer(choices))
     assert [r.id for r in spec.reducers] == ["sign"] and spec.repeats == 5
     assert len(spec_from_config(full).reducers) == 8
 
@@ -310,7 +312,7 @@ def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, cap
         raise datasets.DatasetUnavailable(f"{name}: cannot obtain the file (test)")
 
     monkeypatch.setattr(datasets, "load_dataset", unavailable)
-    monkeypatch.setattr(cli, "_DATA_CACHE", {})
+    monkeypatch.setattr(task, "_DATA_CACHE", {})
     monkeypatch.setattr(sys, "argv", ["kmdr"])
     with pytest.raises(SystemExit) as exc:
         cli.main([*TINY, f"results_dir={tmp_path}", "reducer=sign"])

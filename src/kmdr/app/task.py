@@ -107,15 +107,37 @@ def _launcher_jobs(hc) -> int:
     return n_jobs if n_jobs > 0 else max(1, joblib.cpu_count() + 1 + n_jobs)
 
 
+def _swept_keys(hc) -> set[str]:
+    """The keys a sweeper chooses: the command line's sweep overrides (``a,b``, ``glob(...)``,
+    ``range(...)``, ``interval(...)``, read with Hydra's override parser) and the sweeper's
+    ``params``."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    keys = {str(k) for k in (hc.sweeper.get("params") or {})}
+    for text in sys.argv[1:]:
+        if text.startswith("-"):
+            continue
+        try:
+            (override,) = parser.parse_overrides([text])
+        except HydraException:  # a flag's value (--cfg job), not an override
+            continue
+        if override.is_sweep_override():
+            keys.add(override.get_key_element().lstrip("+~"))
+    return keys
+
+
 def _job_name(hc) -> str:
-    """``[job N: overrides]`` for a job of a multirun: the overrides the sweeper chose (those
-    not written as such on the command line, when this process has it), else ''."""
+    """``[job N: overrides]`` for a job of a multirun, naming the values its sweeper chose (all
+    its overrides when this process cannot tell them), else ''."""
     from hydra.types import RunMode
 
     if hc.mode != RunMode.MULTIRUN:
         return ""
     task = [str(o) for o in hc.overrides.task]
-    chosen = [o for o in task if o not in sys.argv[1:]] or task
+    keys = _swept_keys(hc)
+    chosen = [o for o in task if o.partition("=")[0].lstrip("+~") in keys] or task
     return f"[job {hc.job.num}: {' '.join(chosen)}] "
 
 
@@ -137,9 +159,7 @@ def run(cfg) -> float | None:
     choices = dict(hc.runtime.choices)
     try:
         moved = own_folder(cfg, choices, hc.job.config_name, [*hc.overrides.hydra])
-        if moved:
-            print(moved, file=sys.stderr, flush=True)
-        outcome, spec = _run(cfg, hc, choices)
+        outcome, spec = _run(cfg, hc, choices, moved)
     except UsageError as err:
         exit_error(PROGRAM, f"{job}{err}")
     if outcome.status == "dry_run":
@@ -163,9 +183,10 @@ def run(cfg) -> float | None:
     return outcome.mean_accuracy
 
 
-def _run(cfg, hc, choices):
-    """Check ``cfg`` and run it: ``(outcome, spec)``. A config problem is a UsageError; any
-    other failure is one line and exit status 1, saying the finished cells are kept."""
+def _run(cfg, hc, choices, moved: str | None):
+    """Check ``cfg`` and run it: ``(outcome, spec)``; ``moved`` is said once the config is
+    checked. A config problem is a UsageError; any other failure is one line and exit status 1,
+    saying the finished cells are kept."""
     from kmdr.config.errors import ConfigError
     from kmdr.config.schema import to_container
     from kmdr.config.spec import spec_from_config
@@ -175,6 +196,8 @@ def _run(cfg, hc, choices):
     kept = f"finished cells are kept under {Path(cfg.results_dir) / cfg.name}"
     try:
         spec = spec_from_config(cfg, only_reducer=only_reducer(choices))
+        if moved:
+            print(moved, file=sys.stderr, flush=True)
         config = to_container(cfg)
         config["choices"] = {k: v for k, v in choices.items() if "/" not in k}
         config["overrides"] = list(hc.overrides.task)
@@ -182,7 +205,7 @@ def _run(cfg, hc, choices):
         outcome = run_experiment(
             spec, dataset=data, config=config, launcher_jobs=_launcher_jobs(hc)
         )
-    except ConfigError as err:
+    except (ConfigError, UsageError) as err:
         raise UsageError(str(err)) from None
     except BackendError as err:
         exit_error(PROGRAM, f"{err}; {kept}", status=1)

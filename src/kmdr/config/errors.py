@@ -53,7 +53,9 @@ def _missing_config(err, text: str, where: str) -> str:
     """A config group option or primary config that does not exist."""
     missing = str(getattr(err, "missing_cfg_file", "") or "")
     group, _, option = missing.partition("/")
-    if group in GROUPS and "/" not in option and err.options is not None:
+    # Chosen on the command line (Hydra names the primary config), not by a preset's file.
+    chosen_here = "/" not in where
+    if group in GROUPS and "/" not in option and err.options is not None and chosen_here:
         return f"unknown {group} {option!r}; valid {GROUPS[group]}: {', '.join(err.options)}"
     first = text.split("\n", 1)[0]
     source = re.match(r"In '([^']+)':", first)
