@@ -51,6 +51,7 @@ bench: install
 	$(PY) scripts/bench_svd.py
 	$(PY) scripts/bench_memory.py
 	$(PY) scripts/bench_reproduction.py
+	$(PY) scripts/bench_startup.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing
