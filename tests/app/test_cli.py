@@ -137,6 +137,7 @@ def test_multirun_names_the_job_the_data_cannot_run(tmp_path, capsys):
         ),
     ],
 )
+@pytest.mark.slow
 def test_real_command_one_line_error_and_no_traceback(args, tmp_path):
     proc = run_kmdr(args, tmp_path)
     assert proc.returncode == 2
@@ -145,6 +146,7 @@ def test_real_command_one_line_error_and_no_traceback(args, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_run_and_multirun_write_one_experiment_folder(tmp_path):
     results = tmp_path / "results"
     proc = run_kmdr([*TINY, f"results_dir={results}", "reducer=sign"], tmp_path)
@@ -200,7 +202,7 @@ def test_every_preset_composes_and_states_its_protocol():
             assert spec.name == name
             text = Path(conf, "experiment", f"{name}.yaml").read_text()
             assert text.startswith("# @package _global_") and text.count("\n#") >= 4
-            # Every preset says what it reproduces (interfaces §3), none keeps the defaults.
+            # Every preset says what it reproduces, none keeps the defaults.
             assert "\npreset:\n" in text and cfg.preset.paper is not None
             assert cfg.preset.title != name and cfg.preset.reproduce in ("paper", "diagnostic")
             # A label is written only where the preset deliberately differs from the registry.
@@ -279,6 +281,7 @@ def test_conf_dir_env_points_hydra_at_another_conf_folder(monkeypatch, tmp_path)
         (["--cfg", "job", "experiment=bzmd14_orl"], "bzmd14 Figure 3 (b, d, f): ORL"),
     ],
 )
+@pytest.mark.slow
 def test_hydra_own_flags_are_not_taken_for_overrides(args, expected, tmp_path):
     proc = run_kmdr(args, tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -292,6 +295,7 @@ def test_hydra_own_flags_are_not_taken_for_overrides(args, expected, tmp_path):
     "--cfg job with a misspelt override",
     gets="exit 2, one line naming the key, nothing printed as config",
 )
+@pytest.mark.slow
 def test_cfg_job_still_checks_the_config(tmp_path):
     proc = run_kmdr(["--cfg", "job", "kmeans.n_inti=3"], tmp_path)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1

@@ -210,6 +210,7 @@ def test_yaml_syntax_error_is_one_line(file, text, line_no, conf_copy, tmp_path,
     "a YAML syntax error in a preset of the user's -cd folder (installed command)",
     gets="exit 2, exactly one stderr line, no traceback, nothing written",
 )
+@pytest.mark.slow
 def test_yaml_error_in_users_folder_real_command(tmp_path):
     (tmp_path / "my_conf" / "experiment").mkdir(parents=True)
     (tmp_path / "my_conf" / "experiment" / "mine.yaml").write_text("name: [mine\n")

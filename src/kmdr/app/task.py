@@ -190,11 +190,14 @@ def _run(cfg, hc, choices, moved: str | None):
     from kmdr.config.errors import ConfigError
     from kmdr.config.schema import to_container
     from kmdr.config.spec import spec_from_config
-    from kmdr.run.parallel import BackendError
+    from kmdr.run.parallel import BackendError, start_workers_for_config
     from kmdr.run.runner import run_experiment
 
     kept = f"finished cells are kept under {Path(cfg.results_dir) / cfg.name}"
     try:
+        # The run's workers start and import now, while this process checks the config and
+        # loads the data (the run reuses them).
+        start_workers_for_config(cfg, _launcher_jobs(hc))
         spec = spec_from_config(cfg, only_reducer=only_reducer(choices))
         if moved:
             print(moved, file=sys.stderr, flush=True)
