@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import io
 import os
 import signal
@@ -264,11 +263,8 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
                 cfg = configs[name]
                 start_workers_for_config(cfg)  # once: later experiments reuse the warm workers
                 spec = spec_from_config(cfg)
-                # The drawer draws it while the next experiment runs (the run record keeps the
-                # config as given, figures included).
-                outcome = run_experiment(
-                    dataclasses.replace(spec, figures=False), config=to_container(cfg)
-                )
+                # The runner draws nothing: the drawer draws it while the next one runs.
+                outcome = run_experiment(spec, config=to_container(cfg))
             except (ConfigError, HydraException, OmegaConfBaseException) as err:
                 raise_if_received()  # an interrupt the config's parser turned into an error
                 msg = err if isinstance(err, ConfigError) else one_line(err)
