@@ -82,7 +82,7 @@ class ExperimentSpec:
 
 def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerConfig, ...]:
     """The reducer entries with id and label resolved, from the registry's facts (no class)."""
-    from kmdr.reducers import REDUCERS, available_reducers
+    from kmdr.reducers import available_reducers, reducer_label
 
     names = available_reducers()
     if not raw:
@@ -101,7 +101,7 @@ def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerConfig, ...]:
                 or f"unknown reducer {name!r}; valid reducers: {checks.choices(names)}"
             )
         rid = checks.reducer_id(str(entry.get("id") or name))
-        label = str(entry.get("label") or REDUCERS[name].label)
+        label = str(entry.get("label") or reducer_label(name))
         specs.append(ReducerConfig(name, rid, label, dict(entry.get("params") or {})))
     ids = [s.id for s in specs]
     dup = sorted({i for i in ids if ids.count(i) > 1})
