@@ -26,7 +26,6 @@ __all__ = [
     "ConfigError",
     "ExperimentSpec",
     "ReducerSpec",
-    "check_against_data",
     "spec_from_config",
 ]
 
@@ -37,7 +36,6 @@ KMEANS_INITS = ("k-means++", "random", "sample", FIRST_OF_CLASS)
 
 #: A reducer of a checked spec: the schema's entry with ``id`` and ``label`` filled in.
 ReducerSpec = ReducerConfig
-check_against_data = checks.check_against_data
 
 
 @dataclass(frozen=True)
