@@ -193,7 +193,6 @@ def _run(cfg, hc, choices, moved: str | None):
     from kmdr.run.parallel import BackendError, start_workers_for_config
     from kmdr.run.runner import run_experiment
 
-    kept = f"finished cells are kept under {Path(cfg.results_dir) / cfg.name}"
     try:
         # The run's workers start and import now, while this process checks the config and
         # loads the data (the run reuses them).
@@ -205,10 +204,17 @@ def _run(cfg, hc, choices, moved: str | None):
         config["choices"] = {k: v for k, v in choices.items() if "/" not in k}
         config["overrides"] = list(hc.overrides.task)
         data = load_for(spec)
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+    except KeyboardInterrupt as err:  # nothing of this run has started
+        print(f"kmdr: {signals.describe(err)} before any cell was computed", file=sys.stderr)
+        sys.exit(signals.exit_status(err))
+    kept = f"finished cells are kept under {Path(spec.results_dir) / spec.name}"
+    try:
         outcome = run_experiment(
             spec, dataset=data, config=config, launcher_jobs=_launcher_jobs(hc)
         )
-    except (ConfigError, UsageError) as err:
+    except ConfigError as err:
         raise UsageError(str(err)) from None
     except BackendError as err:
         exit_error(PROGRAM, f"{err}; {kept}", status=1)
@@ -220,5 +226,5 @@ def _run(cfg, hc, choices, moved: str | None):
         )
         sys.exit(signals.exit_status(err))
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
-        exit_error(PROGRAM, f"{cfg.name} failed ({type(err).__name__}: {err}); {kept}", status=1)
+        exit_error(PROGRAM, f"{spec.name} failed ({type(err).__name__}: {err}); {kept}", status=1)
     return outcome, spec
