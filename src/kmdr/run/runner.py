@@ -180,7 +180,10 @@ def run_experiment(
     k = int(dataset.n_clusters)
     check_against_data(spec, n, d, k)  # raises ConfigError before anything is written
     store = CellStore(exp_dir, log=log)
-    record = run_record(spec, outcome.run_id, config, par)
+    dry_run = getattr(spec, "dry_run", False)
+    # A dry run writes no record: it needs only the data's part of one (not the library
+    # versions, whose lookup imports every library the run records).
+    record = {} if dry_run else run_record(spec, outcome.run_id, config, par)
     record["dataset"] = {
         "name": spec.dataset,
         "params": spec.dataset_params,
@@ -194,7 +197,7 @@ def run_experiment(
     ctx = RunContext(
         spec, dataset, X, y, k, store, record, outcome, par, log, progress_bar(spec.progress)
     )
-    if getattr(spec, "dry_run", False):
+    if dry_run:
         from kmdr.run.dry_run import describe
 
         outcome.status = "dry_run"
