@@ -77,17 +77,22 @@ def _check_search_path(hc) -> None:
             )
 
 
-def own_folder(cfg, choices, config_name: str, overrides: list[str]) -> str | None:
+def own_folder(cfg, choices, config_name: str, overrides: list[str], task: list[str]) -> str | None:
     """A run of a preset that changes what the preset fixes gets a folder of its own
     (:func:`kmdr.config.presets.own_folder`; ``cfg`` is changed in place). The preset is
-    composed alone, with the command's config search path, to compare; returns the line that
-    announces the change, or None."""
+    composed alone, with the command's config search path (``overrides``: Hydra's), to compare,
+    unless no override of the job (``task``) touches a key the preset fixes; returns the line
+    that announces the change, or None."""
     from hydra import compose
 
+    from kmdr.config.presets import PRESET_FIXES
     from kmdr.config.presets import own_folder as _own
 
     preset = choices.get("experiment")
     if not preset:
+        return None
+    touched = {o.lstrip("+~").partition("=")[0].split(".")[0].strip("/") for o in task}
+    if not touched & {*PRESET_FIXES, "reducer"}:
         return None
     search = [o for o in overrides if o.lstrip("+~").startswith("hydra.searchpath")]
     return _own(cfg, compose(config_name, [f"experiment={preset}", *search]))
@@ -158,7 +163,9 @@ def run(cfg) -> float | None:
     release_stderr()
     choices = dict(hc.runtime.choices)
     try:
-        moved = own_folder(cfg, choices, hc.job.config_name, [*hc.overrides.hydra])
+        moved = own_folder(
+            cfg, choices, hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
+        )
         outcome, spec = _run(cfg, hc, choices, moved)
     except UsageError as err:
         exit_error(PROGRAM, f"{job}{err}")
