@@ -7,8 +7,9 @@ RESULTS ?= results
 # The exact versions every target installs (pip constraints), so that the committed results can be
 # regenerated bit for bit; `make lock` rewrites it from pyproject.toml.
 LOCK   := requirements/lock.txt
-# The extras the project's own targets use (the tests run the dask backend and both launchers).
-EXTRAS := dev,dask,joblib-launcher,slurm
+# The extras the project's own targets use (the tests run the dask backend, both launchers and
+# the Optuna sweeper).
+EXTRAS := dev,dask,joblib-launcher,slurm,optuna
 
 # A local folder that mirrors the data files (copied from, hash still verified) instead of
 # downloading. Beside a checkout of this project the workplace keeps one in ../shared/datasets.
@@ -55,6 +56,7 @@ bench: install
 	$(PY) scripts/bench_svd.py
 	$(PY) scripts/bench_memory.py
 	$(PY) scripts/bench_reproduction.py
+	$(PY) scripts/bench_startup.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing

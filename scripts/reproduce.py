@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import io
 import os
 import signal
@@ -143,7 +142,7 @@ class Drawer:
     def submit(self, experiment_dir: Path) -> None:
         from concurrent.futures import Future
 
-        from kmdr.run.runner import draw
+        from kmdr.app.drawing import draw
 
         try:
             if self._pool is None:
@@ -180,8 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from kmdr.config.schema import one_line
-    from kmdr.config.spec import ConfigError
+    from kmdr.config.errors import ConfigError, one_line
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results folder (default: results)")
@@ -244,8 +242,9 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
     from omegaconf.errors import OmegaConfBaseException
 
     from kmdr._io import atomic_write_text
-    from kmdr.config.schema import one_line, to_container
-    from kmdr.config.spec import ConfigError, spec_from_config
+    from kmdr.config.errors import ConfigError, one_line
+    from kmdr.config.schema import to_container
+    from kmdr.config.spec import spec_from_config
     from kmdr.datasets import DatasetError
     from kmdr.run.parallel import start_workers_for_config
     from kmdr.run.runner import run_experiment
@@ -264,11 +263,8 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
                 cfg = configs[name]
                 start_workers_for_config(cfg)  # once: later experiments reuse the warm workers
                 spec = spec_from_config(cfg)
-                # The drawer draws it while the next experiment runs (the run record keeps the
-                # config as given, figures included).
-                outcome = run_experiment(
-                    dataclasses.replace(spec, figures=False), config=to_container(cfg)
-                )
+                # The runner draws nothing: the drawer draws it while the next one runs.
+                outcome = run_experiment(spec, config=to_container(cfg))
             except (ConfigError, HydraException, OmegaConfBaseException) as err:
                 raise_if_received()  # an interrupt the config's parser turned into an error
                 msg = err if isinstance(err, ConfigError) else one_line(err)

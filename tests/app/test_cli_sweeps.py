@@ -14,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.slow  # every test here starts the command in a subprocess
+
 TINY = [
     "dataset=synth",
     "+dataset.params.n_samples=120",
@@ -122,3 +124,21 @@ def test_the_slurm_launcher_config_composes(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "SlurmLauncher" in run.stdout and "partition: cpu" in run.stdout
     assert not (tmp_path / "results").exists()
+
+
+def test_hydra_glob_and_range_sweeps_choose_the_jobs(tmp_path):
+    """Hydra's own sweep grammar: ``glob`` over a config group's options, ``range`` over a key."""
+    args = [a for a in TINY if not a.startswith("reducer=")]
+    run = kmdr(
+        "-m",
+        *args,
+        "reducer=glob(svd*)",
+        "seed=range(0,2)",
+        "n_jobs=1",
+        f"results_dir={tmp_path / 'r'}",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    cells = pd.read_csv(tmp_path / "r" / "custom" / "cells.csv")
+    assert set(cells.reducer) == {"svd", "svd_approx"} and set(cells.base_seed) == {0, 1}
+    assert len(records(tmp_path / "r" / "custom")) == 4  # 2 reducers x 2 seeds, one job each

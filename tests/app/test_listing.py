@@ -174,7 +174,7 @@ def test_preset_block_and_cell_count(conf):
     )  # fmt: skip
     assert mine.section == "custom" and mine.reproduce == "none"  # defaults for missing keys
     assert mine.cells == (4 + 4 + 1) * 3  # the none reducer: one cell per repetition
-    # no preset block, no reducers: the defaults of interfaces §3 and config.yaml's sign reducer
+    # no preset block, no reducers: the schema's preset defaults and config.yaml's sign reducer
     assert (bare.name, bare.paper, bare.title, bare.figure, bare.order) == (
         "bare", None, "bare_run", "bzmd14", 1000,
     )  # fmt: skip
@@ -216,6 +216,7 @@ def test_a_broken_dataset_plugin_is_listed_with_its_reason(tmp_path, monkeypatch
     assert rows["bad"]["kind"] is None and rows["coil20"]["status"] != "unavailable"
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_is_not_an_error(tmp_path):
     import subprocess
     import sys

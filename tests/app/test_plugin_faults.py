@@ -249,6 +249,7 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
     gets="the run stops with one line naming the reducer, r, the shape and the fix (exit 1); "
     "the cells already finished are kept",
 )
+@pytest.mark.slow
 def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(site, tmp_path):
     results = tmp_path / "r"
     # The baseline's cells run first (longest first) and are kept when the bad reducer stops.
@@ -267,6 +268,7 @@ def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(site
     gets="every command works; the plug-in is ignored with one warning line naming it and its "
     "package; sign means the built-in",
 )
+@pytest.mark.slow
 def test_a_plugin_named_sign_breaks_nothing(site, tmp_path):
     run = kmdr(site, tmp_path, *RUN, "reducer=sign", f"results_dir={tmp_path / 'r'}")
     assert run.returncode == 0, run.stderr
@@ -297,6 +299,7 @@ def test_a_plugin_named_sign_breaks_nothing(site, tmp_path):
         ),
     ],
 )
+@pytest.mark.slow
 def test_two_plugins_of_one_name_are_refused_when_used(args, expected, site, tmp_path):
     run = kmdr(site, tmp_path, *RUN[1:], *args, f"results_dir={tmp_path / 'r'}")
     assert run.returncode == 2, run.stderr
@@ -310,6 +313,7 @@ def test_two_plugins_of_one_name_are_refused_when_used(args, expected, site, tmp
     "a dataset plug-in named like a built-in dataset (orl)",
     gets="ignored with one warning line naming it and its package; the built-in is used",
 )
+@pytest.mark.slow
 def test_a_dataset_plugin_named_like_a_builtin_is_ignored(site, tmp_path):
     code = (
         "import warnings; warnings.simplefilter('default'); "

@@ -89,7 +89,8 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["leverage.reducer=svd"], "leverage.reducer: Invalid value 'svd', expected one of [leverage, leverage_approx]", "a sampler the leverage-score figure does not have"),
         case(["+preset.foo=1"], "unknown config key 'preset.foo'; valid keys of preset:", "an unknown preset metadata key added with +"),
         case(["preset.order=1.5"], "preset.order: Value '1.5' of type 'float'", "a fractional preset order"),
-        case(["-m", "r_grid=[2],[0]"], "[job r_grid=[0]] r_grid must hold positive integers only", "a sweep over r-grids with one invalid grid"),
+        case(["-m", "dataset=orl,nosuch"], "unknown dataset 'nosuch'", "an unknown dataset among the values of a sweep (dataset=orl,nosuch)", gets="exit 2 before any job runs (Hydra's sweeper composes every job first), one line"),
+        case(["dataset=orl,nosuch"], "To sweep over it, add --multirun", "a sweep without -m (dataset=orl,nosuch)", gets="exit 2 before any work, one line saying how to write a list, a string or a sweep"),
         case(["-cd", "/nonexistent/kmdr_conf"], "-cd /nonexistent/kmdr_conf: the config folder does not exist", "-cd to a folder that does not exist"),
         case(["hydra.searchpath=[file:///nonexistent/kmdr_conf]"], "hydra.searchpath /nonexistent/kmdr_conf: the config folder does not exist", "a config search path that does not exist"),
     ],
@@ -209,6 +210,7 @@ def test_yaml_syntax_error_is_one_line(file, text, line_no, conf_copy, tmp_path,
     "a YAML syntax error in a preset of the user's -cd folder (installed command)",
     gets="exit 2, exactly one stderr line, no traceback, nothing written",
 )
+@pytest.mark.slow
 def test_yaml_error_in_users_folder_real_command(tmp_path):
     (tmp_path / "my_conf" / "experiment").mkdir(parents=True)
     (tmp_path / "my_conf" / "experiment" / "mine.yaml").write_text("name: [mine\n")

@@ -60,7 +60,9 @@ def _run(name: str, overrides: list[str]):
             spec, config=OmegaConf.to_container(cfg, resolve=True), log=lambda msg: None
         )
     assert outcome.skipped is None
-    assert outcome.messages == []  # summaries and figures drew without a warning
+    from kmdr.app.drawing import draw
+
+    assert draw(outcome.experiment_dir) == []  # summaries and figures drew without a warning
     return outcome
 
 

@@ -282,7 +282,10 @@ def test_an_unreadable_run_record_never_makes_a_killed_run_complete(tmp_path, ca
     "out and how to prune them",
 )
 def test_the_report_says_what_it_left_out(tmp_path, monkeypatch):
+    from kmdr.app.drawing import draw
+
     exp = run(tmp_path / "results", figures=True).experiment_dir
+    draw(exp)
     append_rows(exp, older_rows(exp))
     proc = command("kmdr-report", tmp_path / "results")
     assert proc.returncode == 0, proc.stderr

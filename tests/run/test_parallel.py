@@ -1,4 +1,4 @@
-"""The worker pool started early (issue 12): warm-up, reuse by the run, no-op where it does not
+"""The worker pool started early: warm-up, reuse by the run, no-op where it does not
 apply. No timing assertions (timings belong in scripts/bench_*.py)."""
 
 from __future__ import annotations

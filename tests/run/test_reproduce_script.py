@@ -16,6 +16,8 @@ import pytest
 from _procs import Proc, cell_files, children, statuses, wait_for
 from kmdr.results import _locks
 
+pytestmark = pytest.mark.slow  # every test here starts the command in a subprocess
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
 SMALL = ["r_grid=[5,10]", "repeats=1", "kmeans.n_init=1", "kmeans.max_iter=20", "n_jobs=2"]
 

@@ -76,7 +76,13 @@ def test_end_to_end_csv_sidecar_and_figures(tmp_path):
     svd = df[df.reducer == "svd"]
     assert (svd.groupby("r")["reduce_seconds"].nunique() == 2).all()
 
+    # The run returns its mean accuracy (what a sweeper optimises) and draws nothing itself.
+    assert outcome.mean_accuracy == pytest.approx(df.accuracy.mean(), rel=1e-12)
     figures = outcome.experiment_dir / "figures"
+    assert not figures.exists()
+    from kmdr.app.drawing import draw
+
+    assert draw(outcome.experiment_dir) == []
     pngs, pdfs = list(figures.glob("*.png")), list(figures.glob("*.pdf"))
     assert pngs and pdfs
     assert all(p.stat().st_size > 0 for p in pngs + pdfs)

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from kmdr.config.spec import ConfigError
+from kmdr.config.errors import ConfigError
 
 __all__ = [
     "CONF_ENV",

@@ -4,15 +4,14 @@
 composes (the primary config, a ``dataset=``/``reducer=`` option, an ``experiment=`` preset, the
 command line) is merged into :class:`RunConfig`: an unknown or misspelt key (``repaets: 7``,
 ``kmeans.n_inti=3``), a value of the wrong type or outside an enumeration fails at composition,
-before anything runs. :func:`one_line` turns OmegaConf's and Hydra's multi-line errors into one
-line that keeps the key and the valid choices. The checks a type cannot express (ranges, reducer
-parameters, the data's shape) are in :mod:`kmdr.config.spec`.
+before anything runs (:mod:`kmdr.config.errors` words such an error as one line). The checks a
+type cannot express (ranges, reducer parameters, the data's shape) are in
+:mod:`kmdr.config.checks`.
 
 The defaults below are THE defaults of a run (``conf/config.yaml`` only adds the config groups and
 Hydra's settings); ``kmdr --cfg job`` prints them resolved.
 """
 
-import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -36,7 +35,6 @@ __all__ = [
     "Reproduce",
     "RunConfig",
     "Section",
-    "one_line",
     "register_configs",
     "to_container",
 ]
@@ -72,7 +70,7 @@ class LeverageReducer(str, Enum):
 
 
 class Paper(str, Enum):
-    """The paper a preset reproduces (interfaces §3); null for your own experiments."""
+    """The paper a preset reproduces; null for your own experiments."""
 
     bmd09 = "bmd09"
     bzmd14 = "bzmd14"
@@ -135,7 +133,7 @@ class KMeansConfig:
     max_iter: int = 500  # Lloyd iterations per restart ('MaxIter'), >= 1
     # k-means++ | random | sample (MATLAB's old default: k random points, same as random) |
     # first_of_class (the first point of each class: the course report's start, label-informed).
-    # A string, not an Enum: "k-means++" is not a Python name; spec.py checks the choice.
+    # A string, not an Enum: "k-means++" is not a Python name; kmdr.config.checks checks it.
     init: str = "k-means++"
     tol: float = 0.0  # 0: stop when no label changes (MATLAB's batch rule), >= 0
 
@@ -150,7 +148,7 @@ class LeverageConfig:
 
 @dataclass
 class PresetConfig:
-    """What a preset reproduces and where its figure and report section go (interfaces §3).
+    """What a preset reproduces and where its figure and report section go.
 
     The defaults describe an ad-hoc run: no paper, titled by its name, drawn as bzmd14 curves,
     in the report's custom section, after every preset, never run by ``make reproduce``.
@@ -239,56 +237,6 @@ def to_container(cfg) -> dict:
     from omegaconf import OmegaConf
 
     return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
-
-
-def _field_names(object_type) -> list[str]:
-    fields = getattr(object_type, "__dataclass_fields__", None)
-    return list(fields) if fields else []
-
-
-# OmegaConf names a key inside a list element without the list's path: say where it is.
-_ELEMENT_PATH = {"ReducerConfig": "reducers[]"}
-
-
-def one_line(err: BaseException) -> str:
-    """One line for a Hydra or OmegaConf error: the key, what is wrong, the valid choices.
-
-    Hydra wraps OmegaConf's error (which carries ``full_key`` and ``object_type``) in its own
-    multi-line message, naming the config file (``In 'experiment/x': ...``) when the value came
-    from one; both are kept, the rest (search path, object types) is dropped.
-    """
-    from hydra.errors import MissingConfigException
-    from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
-
-    text = str(err)
-    source = re.match(r"In '([^']+)':", text)
-    where = f" (in {source.group(1)}.yaml)" if source else ""
-    if isinstance(err, MissingConfigException) and err.options:
-        first = text.split("\n", 1)[0]
-        first = first[source.end() :].strip() if source else first.strip()
-        return f"{first}{where}; available: {', '.join(err.options)}"
-    inner = err
-    while inner is not None and not isinstance(inner, OmegaConfBaseException):
-        inner = inner.__cause__ or inner.__context__
-    if inner is None:
-        return " ".join(text.split())
-    key = str(getattr(inner, "full_key", None) or getattr(inner, "key", None) or "")
-    object_type = getattr(inner, "object_type", None)
-    if key and "." not in key and object_type is not None:
-        prefix = _ELEMENT_PATH.get(object_type.__name__)
-        key = f"{prefix}.{key}" if prefix else key
-    msg = str(getattr(inner, "msg", None) or inner).split("\n", 1)[0].strip()
-    if isinstance(inner, ConfigKeyError | ConfigAttributeError) and key:
-        valid = _field_names(object_type)
-        if valid:
-            parent = key.rpartition(".")[0]
-            scope = f" of {parent}" if parent else ""
-            return f"unknown config key '{key}'{where}; valid keys{scope}: {', '.join(valid)}"
-        # A free-form mapping (dataset.params, quick_grid): new keys are added with '+'.
-        return f"unknown config key '{key}'{where}; to add a key to a mapping use +{key}=..."
-    if key:
-        return f"{key}: {msg}{where}"
-    return " ".join(f"{msg}{where}".split())
 
 
 # Registered on import, as Hydra apps do, so that composing conf/config.yaml finds the schema.

@@ -11,45 +11,53 @@ reduction and one clustering per cell. Cells with no earlier run of their kind a
 
 from __future__ import annotations
 
+import csv
+import math
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import pandas as pd
-
-from kmdr._io import read_csv
-
 __all__ = ["describe", "earlier_times"]
+
+_TIME_COLUMNS = ("dataset", "reducer_name", "reduce_seconds", "cluster_seconds", "shared_seconds")
+
+
+def _number(text: str) -> float:
+    """A time column's value; an empty field (no shared work) is 0."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return 0.0
+    return 0.0 if math.isnan(value) else value
+
+
+def _mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values)
 
 
 def earlier_times(results_dir: str | Path, dataset: str) -> dict[str, tuple[float, float, float]]:
     """``reducer_name -> (mean reduction seconds per cell without shared work, mean clustering
     seconds per cell, mean shared seconds)`` over the cells of ``dataset`` in every
-    ``<results_dir>/*/cells.csv``."""
-    frames = []
+    ``<results_dir>/*/cells.csv`` (read with the csv module: a dry run needs no pandas)."""
+    own, cluster, shared = defaultdict(list), defaultdict(list), defaultdict(list)
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
-            frame = read_csv(path, usecols=lambda c: c in _TIME_COLUMNS)
-        except (OSError, ValueError):
+            with open(path, newline="", encoding="utf-8") as f:
+                reader = csv.DictReader(f)
+                if not set(_TIME_COLUMNS) <= set(reader.fieldnames or ()):
+                    continue
+                rows = [r for r in reader if r["dataset"] == dataset]
+        except (OSError, ValueError, csv.Error):
             continue  # a file being rewritten or from another version: no estimate from it
-        if set(_TIME_COLUMNS) <= set(frame.columns):
-            frames.append(frame[frame["dataset"].astype(str) == dataset])
-    if not frames:
-        return {}
-    cells = pd.concat(frames, ignore_index=True)
-    shared_all = cells["shared_seconds"].fillna(0.0)
-    cells["own_reduce"] = (cells["reduce_seconds"] - shared_all).clip(lower=0.0)
-    out = {}
-    for name, group in cells.groupby("reducer_name"):
-        shared = group.loc[group["shared_seconds"] > 0, "shared_seconds"]
-        out[str(name)] = (
-            float(group["own_reduce"].mean()),
-            float(group["cluster_seconds"].mean()),
-            float(shared.mean()) if len(shared) else 0.0,
-        )
-    return out
-
-
-_TIME_COLUMNS = ("dataset", "reducer_name", "reduce_seconds", "cluster_seconds", "shared_seconds")
+        for row in rows:
+            name, seconds = row["reducer_name"], _number(row["shared_seconds"])
+            own[name].append(max(0.0, _number(row["reduce_seconds"]) - seconds))
+            cluster[name].append(_number(row["cluster_seconds"]))
+            if seconds > 0:
+                shared[name].append(seconds)
+    return {
+        name: (_mean(own[name]), _mean(cluster[name]), _mean(shared[name]) if shared[name] else 0.0)
+        for name in sorted(own)
+    }
 
 
 def _duration(seconds: float) -> str:

@@ -3,11 +3,8 @@
 Backends (``backend=`` in the config):
 
 * ``loky`` (default), ``threading``, ``multiprocessing``, ``sequential``: joblib's own;
-* ``dask``: with ``dask.scheduler=<address>`` the run connects to that scheduler; without one it
-  starts a ``dask.distributed.LocalCluster`` of ``n_jobs`` single-threaded worker processes for
-  the run and closes it after (``pip install 'kmdr[dask]'``);
-* ``ray``: with ``ray.address=<address>`` the run joins that Ray cluster; without one it starts a
-  local Ray with ``n_jobs`` CPUs (``pip install 'kmdr[ray]'``).
+* ``dask`` and ``ray``: a cluster given by address, or one started for the run
+  (:mod:`kmdr.run.clusters`).
 
 No register function is needed for any of them.
 
@@ -21,7 +18,7 @@ worker are the same number whatever runs the worker. :func:`results_as_completed
 backends that cannot stream results (multiprocessing, ray) by dispatching in small batches, so
 finished cells are still persisted while the run goes on.
 
-Worker start-up (issue 12): a loky worker pool costs seconds to start (each worker imports numpy,
+Worker start-up: a loky worker pool costs seconds to start (each worker imports numpy,
 scipy, scikit-learn and kmdr). :func:`start_workers` starts it in the background, as soon as a run
 knows its parallelism, with one trivial job per worker that imports the modules cells need
 (:data:`WORKER_MODULES`), so that start-up overlaps the main process's own imports, config checks
@@ -36,11 +33,12 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-import logging
 import os
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+from kmdr._errors import one_line
 
 __all__ = [
     "BackendError",
@@ -124,82 +122,6 @@ def _runs_here(spec) -> bool:
     return True
 
 
-def _one_line(err: BaseException) -> str:
-    return f"{type(err).__name__}: {' '.join(str(err).split())}"
-
-
-def _need(module: str, extra: str):
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise BackendError(
-            f"backend={extra} needs {module.split('.')[0]}, which is not installed: "
-            f"pip install 'kmdr[{extra}]'"
-        ) from None
-
-
-@contextlib.contextmanager
-def _dask(spec, par: Parallelism) -> Iterator[dict]:
-    distributed = _need("dask.distributed", "dask")
-    # dask logs every worker start and stop at INFO: keep the run's output readable.
-    for name in ("distributed", "dask"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-    address = getattr(spec, "dask_scheduler", None)
-    cluster = None
-    try:
-        if address:
-            client = distributed.Client(address, timeout="20s")
-        else:
-            cluster = distributed.LocalCluster(
-                n_workers=par.n_jobs,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",
-                silence_logs=logging.ERROR,
-            )
-            client = distributed.Client(cluster)
-    except Exception as err:
-        where = f"the dask scheduler at {address}" if address else "a dask LocalCluster"
-        raise BackendError(f"could not start {where} ({_one_line(err)})") from None
-    try:
-        yield {"backend": "dask", "scheduler": client.scheduler.address}
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-@contextlib.contextmanager
-def _ray(spec, par: Parallelism) -> Iterator[dict]:
-    ray = _need("ray", "ray")
-    address = getattr(spec, "ray_address", None)
-    started = False
-    try:
-        if not ray.is_initialized():
-            kwargs = {"address": address} if address else {"num_cpus": par.n_jobs}
-            ray.init(
-                **kwargs,
-                include_dashboard=False,
-                log_to_driver=False,
-                logging_level=logging.ERROR,
-                configure_logging=False,
-            )
-            started = True
-        from ray.util.joblib import register_ray
-
-        register_ray()
-    except BackendError:
-        raise
-    except Exception as err:
-        where = f"the Ray cluster at {address}" if address else "a local Ray"
-        raise BackendError(f"could not start {where} ({_one_line(err)})") from None
-    try:
-        yield {"backend": "ray", "address": address or "local"}
-    finally:
-        if started:
-            ray.shutdown()
-
-
 def _joblib_config(spec, par: Parallelism):
     """The ``joblib.parallel_config`` of a run (the same one for its warm-up and its jobs, so
     joblib reuses the warmed pool)."""
@@ -209,7 +131,9 @@ def _joblib_config(spec, par: Parallelism):
     try:
         return joblib.parallel_config(backend=spec.backend, n_jobs=par.n_jobs, **params)
     except (ValueError, TypeError) as err:
-        raise BackendError(f"joblib backend {spec.backend!r}: {_one_line(err)}") from None
+        raise BackendError(
+            f"joblib backend {spec.backend!r}: {one_line(err, with_type=True)}"
+        ) from None
 
 
 #: Seconds between two looks of a worker at its parent (see :func:`watch_parent`).
@@ -358,12 +282,12 @@ def start_workers_for_config(cfg, launcher_jobs: int = 1) -> None:
     """:func:`start_workers` from a run's config (a DictConfig or mapping, composed) before its
     spec is built: building the spec imports the reducers (scikit-learn, seconds), which the
     workers can import meanwhile. The run-level keys are read through the schema
-    (:func:`~kmdr.config.spec.validated`: its defaults, ``quick_grid`` merged when ``quick``
+    (:func:`~kmdr.config.checks.validated`: its defaults, ``quick_grid`` merged when ``quick``
     is set; about 50 ms, no scikit-learn); a config that does not validate starts nothing
     (building the spec reports it)."""
     from types import SimpleNamespace
 
-    from kmdr.config.spec import ConfigError, validated
+    from kmdr.config.checks import ConfigError, validated
     from kmdr.run.signals import raise_if_received
 
     try:
@@ -396,10 +320,12 @@ def backend_session(spec, par: Parallelism) -> Iterator[dict]:
     Yields a description of the backend for the run record. Raises :class:`BackendError` (one
     line) when it cannot start.
     """
+    from kmdr.run import clusters
+
     if spec.backend == "dask":
-        session = _dask(spec, par)
+        session = clusters.dask_session(spec, par)
     elif spec.backend == "ray":
-        session = _ray(spec, par)
+        session = clusters.ray_session(spec, par)
     else:
         session = contextlib.nullcontext({"backend": spec.backend})
     with session as info, _joblib_config(spec, par):

@@ -7,11 +7,13 @@
 3. start the parallel backend (:mod:`~kmdr.run.parallel`) and hand the run to its
    experiment kind (:mod:`~kmdr.config.kinds`: ``cells`` sweeps cells,
    ``leverage_scores`` draws bmd09 Figure 1's scores);
-4. close the record with the status (complete, interrupted, failed with its one-line reason),
-   then write the summaries and figures (a failure there is reported and never loses the CSV).
+4. close the record with the status (complete, interrupted, failed with its one-line reason).
 
-With ``dry_run`` it stops after planning: it prints what it would compute and reuse and an
-estimate of the time, and writes nothing.
+Before any of that a run that computes checks its reducers' parameters against their classes
+(:func:`~kmdr.config.checks.check_reducer_params`). With ``dry_run`` it stops after planning: it
+prints what it would compute and reuse and an estimate of the time, and writes nothing. The
+summaries and figures are the caller's to draw (:func:`kmdr.app.drawing.draw`): the run layer
+does not know how results are presented.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from kmdr._errors import one_line
+from kmdr.config.checks import check_against_data, check_reducer_params
 from kmdr.config.kinds import get_kind
-from kmdr.config.spec import ExperimentSpec, check_against_data
+from kmdr.config.spec import ExperimentSpec
 from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 from kmdr.run import signals
@@ -40,7 +44,7 @@ from kmdr.run.parallel import (
 )
 from kmdr.run.sweep import progress_bar
 
-__all__ = ["RunContext", "RunOutcome", "draw", "prepare_data", "run_experiment"]
+__all__ = ["RunContext", "RunOutcome", "prepare_data", "run_experiment"]
 
 
 @dataclass
@@ -58,6 +62,9 @@ class RunOutcome:
     n_reused: int = 0
     wall_seconds: float = 0.0
     messages: list[str] = field(default_factory=list)
+    #: The mean ``accuracy`` over the run's cells (computed or reused) of a complete run of a
+    #: kind with cells; None otherwise.
+    mean_accuracy: float | None = None
 
 
 @dataclass
@@ -115,10 +122,6 @@ def _fingerprint(dataset) -> str:
     return getattr(dataset, "fingerprint", None) or content_fingerprint(dataset.X, dataset.y)
 
 
-def _one_line(err: BaseException) -> str:
-    return f"{type(err).__name__}: {' '.join(str(err).split())}"
-
-
 def run_experiment(
     spec: ExperimentSpec,
     *,
@@ -135,14 +138,17 @@ def run_experiment(
     ``launcher_jobs``: how many runs a Hydra launcher runs at once on this machine (they share
     its cores: see :func:`~kmdr.run.parallel.resolve_parallelism`).
 
-    Raises :class:`~kmdr.config.spec.ConfigError` before writing anything when the config
-    does not fit the data. A dataset that cannot be obtained is not an error: the outcome's
-    ``skipped`` holds the reason and the record says so. A backend that fails raises
-    :class:`~kmdr.run.parallel.BackendError` after the record says ``failed``.
+    Raises :class:`~kmdr.config.errors.ConfigError` before writing anything when a reducer
+    does not take its parameters or the config does not fit the data. A dataset that cannot be
+    obtained is not an error: the outcome's ``skipped`` holds the reason and the record says so.
+    A backend that fails raises :class:`~kmdr.run.parallel.BackendError` after the record says
+    ``failed``.
     """
     from kmdr.datasets import DatasetUnavailable
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if not getattr(spec, "dry_run", False):
+        check_reducer_params(spec)  # raises ConfigError before any work
     exp_dir = Path(spec.results_dir) / spec.name
     outcome = RunOutcome(spec.name, exp_dir, new_run_id())
     started = time.perf_counter()
@@ -174,7 +180,10 @@ def run_experiment(
     k = int(dataset.n_clusters)
     check_against_data(spec, n, d, k)  # raises ConfigError before anything is written
     store = CellStore(exp_dir, log=log)
-    record = run_record(spec, outcome.run_id, config, par)
+    dry_run = getattr(spec, "dry_run", False)
+    # A dry run writes no record: it needs only the data's part of one (not the library
+    # versions, whose lookup imports every library the run records).
+    record = {} if dry_run else run_record(spec, outcome.run_id, config, par)
     record["dataset"] = {
         "name": spec.dataset,
         "params": spec.dataset_params,
@@ -188,7 +197,7 @@ def run_experiment(
     ctx = RunContext(
         spec, dataset, X, y, k, store, record, outcome, par, log, progress_bar(spec.progress)
     )
-    if getattr(spec, "dry_run", False):
+    if dry_run:
         from kmdr.run.dry_run import describe
 
         outcome.status = "dry_run"
@@ -200,9 +209,15 @@ def run_experiment(
     store.clean_temporaries()
     store.write_sidecar(outcome.run_id, record)
     _run_kind(ctx, kind, started)
-    if spec.figures:
-        outcome.messages += draw(exp_dir, log)
+    outcome.mean_accuracy = _mean_accuracy(ctx)
     return outcome
+
+
+def _mean_accuracy(ctx: RunContext) -> float | None:
+    """The mean accuracy over the run's expected cells (None without cells)."""
+    expected = {c["cell_id"] for c in ctx.record.get("expected_cells") or ()}
+    values = [float(f["accuracy"]) for f in ctx.store.rows() if f.get("cell_id") in expected]
+    return float(np.mean(values)) if values and len(values) == len(expected) else None
 
 
 def _run_kind(ctx: RunContext, kind, started: float) -> None:
@@ -226,7 +241,7 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
         if signals.received() is not None:  # e.g. a worker the same SIGTERM ended first
             status = "interrupted"
             raise signals.Interrupted(signals.received()) from None
-        outcome.error = str(err) if isinstance(err, BackendError) else _one_line(err)
+        outcome.error = str(err) if isinstance(err, BackendError) else one_line(err, with_type=True)
         raise
     finally:
         outcome.status = status
@@ -236,32 +251,3 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
         ctx.record.update(status=status, finished_at=now(), wall_seconds=outcome.wall_seconds)
         with signals.deferred():  # a signal now must not leave the record saying "running"
             ctx.save_record()
-
-
-def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list[str]:
-    """Write the summaries and figures of ``experiment_dir``; report, never raise, on failure.
-
-    Returns the warnings, each also passed to ``log`` when given. Picklable by reference, so
-    another process can run it (``scripts/reproduce.py`` draws in the background)."""
-    import importlib
-    import logging
-
-    # matplotlib's PDF backend subsets fonts with fontTools, which logs every glyph at INFO: keep
-    # that out of the run's output even when a caller (Hydra's multirun) configured INFO logging.
-    logging.getLogger("fontTools").setLevel(logging.WARNING)
-    messages = []
-    for module, func in (
-        ("kmdr.results.summary", "write_summaries"),
-        ("kmdr.figures.draw", "draw_experiment"),
-    ):
-        try:
-            getattr(importlib.import_module(module), func)(experiment_dir)
-        except Exception as err:  # the CSV is safe: say what failed, go on
-            msg = (
-                f"[kmdr] warning: {module}.{func} failed ({_one_line(err)}); the CSV is intact, "
-                f"redraw with `kmdr-figures {experiment_dir.parent}`"
-            )
-            if log is not None:
-                log(msg)
-            messages.append(msg)
-    return messages

@@ -1,0 +1,237 @@
+"""The task Hydra runs for each job of ``kmdr``: check the composed config once, run it, report.
+
+:func:`run` receives the config Hydra composed against the typed schema. It checks the folders
+of the config search path, gives a run of a preset that changes what the preset fixes its own
+folder (:func:`own_folder`), builds the checked spec (:func:`kmdr.config.spec.spec_from_config`),
+loads the data once per process, runs the experiment (:func:`kmdr.run.runner.run_experiment`),
+then writes its summaries and figures (:func:`kmdr.app.drawing.draw`).
+
+It returns the run's mean accuracy: the mean of the ``accuracy`` column over the run's cells
+(computed or reused), so an optimising sweeper (``hydra/sweeper=optuna``) can tune any key; None
+for a dry run, a skipped run, or a kind without cells. A problem with the config is one line and
+exit status 2 before any work, naming the job (its overrides) in a multirun.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from kmdr._errors import exit_error
+from kmdr.run import signals
+
+__all__ = ["UsageError", "load_for", "only_reducer", "own_folder", "run"]
+
+PROGRAM = "kmdr"
+
+# Datasets loaded in this process, reused by later jobs of a multirun.
+_DATA_CACHE: dict[str, object] = {}
+
+
+class UsageError(Exception):
+    """A one-line error for the user (exit status 2)."""
+
+
+def only_reducer(choices) -> str | None:
+    """With both an experiment preset and a reducer option, run only that reducer's entries."""
+    if choices.get("experiment") and choices.get("reducer"):
+        return str(choices["reducer"])
+    return None
+
+
+def load_for(spec):
+    """The spec's dataset, loaded once per process (the DatasetUnavailable error when it cannot
+    be obtained)."""
+    from kmdr.datasets import DatasetUnavailable, load_dataset
+
+    key = json.dumps([spec.dataset, spec.dataset_params, spec.data_dir], sort_keys=True)
+    if key not in _DATA_CACHE:
+        try:
+            _DATA_CACHE[key] = load_dataset(
+                spec.dataset, data_dir=spec.data_dir, **spec.dataset_params
+            )
+        except DatasetUnavailable as err:
+            _DATA_CACHE[key] = err  # the runner records the reason and skips
+        except (TypeError, ValueError) as err:
+            message = str(err)  # a DatasetError already names the dataset
+            if not message.startswith(f"dataset {spec.dataset!r}"):
+                message = f"dataset {spec.dataset!r}: {message}"
+            raise UsageError(message) from None
+    return _DATA_CACHE[key]
+
+
+def _check_search_path(hc) -> None:
+    """Every config folder the command added (``-cd DIR``, ``hydra.searchpath``) exists: Hydra
+    would warn and compose without it."""
+    for source in hc.runtime.config_sources:
+        if source.schema != "file" or source.provider in ("main", "hydra", "schema"):
+            continue
+        folder = Path(source.path)
+        if not folder.is_dir():
+            flag = "-cd" if source.provider == "command-line" else "hydra.searchpath"
+            what = "is a file, not a folder" if folder.exists() else "does not exist"
+            raise UsageError(
+                f"{flag} {source.path}: the config folder {what}; give the folder that holds "
+                "your dataset/, reducer/ and experiment/ configs"
+            )
+
+
+def own_folder(cfg, choices, config_name: str, overrides: list[str], task: list[str]) -> str | None:
+    """A run of a preset that changes what the preset fixes gets a folder of its own
+    (:func:`kmdr.config.presets.own_folder`; ``cfg`` is changed in place). The preset is
+    composed alone, with the command's config search path (``overrides``: Hydra's), to compare,
+    unless no override of the job (``task``) touches a key the preset fixes; returns the line
+    that announces the change, or None."""
+    from hydra import compose
+
+    from kmdr.config.presets import PRESET_FIXES
+    from kmdr.config.presets import own_folder as _own
+
+    preset = choices.get("experiment")
+    if not preset:
+        return None
+    touched = {o.lstrip("+~").partition("=")[0].split(".")[0].strip("/") for o in task}
+    if not touched & {*PRESET_FIXES, "reducer"}:
+        return None
+    search = [o for o in overrides if o.lstrip("+~").startswith("hydra.searchpath")]
+    return _own(cfg, compose(config_name, [f"experiment={preset}", *search]))
+
+
+def _launcher_jobs(hc) -> int:
+    """How many jobs the Hydra launcher runs at once on this machine (1 unless it is the joblib
+    launcher, whose ``n_jobs`` jobs share the cores)."""
+    from hydra.types import RunMode
+
+    launcher = hc.launcher
+    if hc.mode != RunMode.MULTIRUN or "JoblibLauncher" not in str(launcher.get("_target_", "")):
+        return 1
+    import joblib
+
+    n_jobs = launcher.get("n_jobs") or -1
+    return n_jobs if n_jobs > 0 else max(1, joblib.cpu_count() + 1 + n_jobs)
+
+
+def _swept_keys(hc) -> set[str]:
+    """The keys a sweeper chooses: the command line's sweep overrides (``a,b``, ``glob(...)``,
+    ``range(...)``, ``interval(...)``, read with Hydra's override parser) and the sweeper's
+    ``params``."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    keys = {str(k) for k in (hc.sweeper.get("params") or {})}
+    for text in sys.argv[1:]:
+        if text.startswith("-"):
+            continue
+        try:
+            (override,) = parser.parse_overrides([text])
+        except HydraException:  # a flag's value (--cfg job), not an override
+            continue
+        if override.is_sweep_override():
+            keys.add(override.get_key_element().lstrip("+~"))
+    return keys
+
+
+def _job_name(hc) -> str:
+    """``[job N: overrides]`` for a job of a multirun, naming the values its sweeper chose (all
+    its overrides when this process cannot tell them), else ''."""
+    from hydra.types import RunMode
+
+    if hc.mode != RunMode.MULTIRUN:
+        return ""
+    task = [str(o) for o in hc.overrides.task]
+    keys = _swept_keys(hc)
+    chosen = [o for o in task if o.partition("=")[0].lstrip("+~") in keys] or task
+    return f"[job {hc.job.num}: {' '.join(chosen)}] "
+
+
+def run(cfg) -> float | None:
+    """The Hydra task: one run of the composed ``cfg`` (see the module docstring)."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    from kmdr.app.entry import release_stderr
+
+    hc = HydraConfig.get()
+    job = _job_name(hc)
+    try:  # Hydra warned about a missing folder: the error line says it alone
+        _check_search_path(hc)
+    except UsageError as err:
+        release_stderr(keep=False)
+        exit_error(PROGRAM, f"{job}{err}")
+    release_stderr()
+    choices = dict(hc.runtime.choices)
+    try:
+        moved = own_folder(
+            cfg, choices, hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
+        )
+        outcome, spec = _run(cfg, hc, choices, moved)
+    except UsageError as err:
+        exit_error(PROGRAM, f"{job}{err}")
+    if outcome.status == "dry_run":
+        return None
+    if outcome.skipped:
+        print(f"kmdr: {spec.name} skipped: {outcome.skipped}", file=sys.stderr, flush=True)
+        if hc.mode != RunMode.MULTIRUN:
+            sys.exit(1)
+        return None
+    if spec.figures:
+        from kmdr.app.drawing import draw
+
+        draw(outcome.experiment_dir, lambda msg: print(msg, file=sys.stderr, flush=True))
+    where = outcome.experiment_dir / ("cells.csv" if spec.kind == "cells" else "")
+    print(
+        f"[kmdr] {spec.name}: {outcome.n_expected} cells ({outcome.n_computed} computed, "
+        f"{outcome.n_reused} reused) in {outcome.wall_seconds:.1f} s -> {where}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return outcome.mean_accuracy
+
+
+def _run(cfg, hc, choices, moved: str | None):
+    """Check ``cfg`` and run it: ``(outcome, spec)``; ``moved`` is said once the config is
+    checked. A config problem is a UsageError; any other failure is one line and exit status 1,
+    saying the finished cells are kept."""
+    from kmdr.config.errors import ConfigError
+    from kmdr.config.schema import to_container
+    from kmdr.config.spec import spec_from_config
+    from kmdr.run.parallel import BackendError, start_workers_for_config
+    from kmdr.run.runner import run_experiment
+
+    try:
+        # The run's workers start and import now, while this process checks the config and
+        # loads the data (the run reuses them).
+        start_workers_for_config(cfg, _launcher_jobs(hc))
+        spec = spec_from_config(cfg, only_reducer=only_reducer(choices))
+        if moved:
+            print(moved, file=sys.stderr, flush=True)
+        config = to_container(cfg)
+        config["choices"] = {k: v for k, v in choices.items() if "/" not in k}
+        config["overrides"] = list(hc.overrides.task)
+        data = load_for(spec)
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+    except KeyboardInterrupt as err:  # nothing of this run has started
+        print(f"kmdr: {signals.describe(err)} before any cell was computed", file=sys.stderr)
+        sys.exit(signals.exit_status(err))
+    kept = f"finished cells are kept under {Path(spec.results_dir) / spec.name}"
+    try:
+        outcome = run_experiment(
+            spec, dataset=data, config=config, launcher_jobs=_launcher_jobs(hc)
+        )
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+    except BackendError as err:
+        exit_error(PROGRAM, f"{err}; {kept}", status=1)
+    except KeyboardInterrupt as err:
+        print(
+            f"kmdr: {signals.describe(err)}; {kept}: run the same command to resume",
+            file=sys.stderr,
+            flush=True,
+        )
+        sys.exit(signals.exit_status(err))
+    except Exception as err:  # a failure inside a cell: one line, the run record has it too
+        exit_error(PROGRAM, f"{spec.name} failed ({type(err).__name__}: {err}); {kept}", status=1)
+    return outcome, spec

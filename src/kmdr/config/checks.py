@@ -1,0 +1,212 @@
+"""The checks a type cannot express, each raising a one-line :class:`ConfigError`.
+
+Keys, types and enumerations are the schema's job (:mod:`kmdr.config.schema`); :func:`validated`
+merges a plain mapping into the schema so it gets the same checks as a composed config. Here:
+ranges, names, the results folder, ``backend_params`` against :func:`joblib.parallel_config`,
+and, once the data's shape is known, the r-grid against it (:func:`check_against_data`).
+
+Reducers are checked in two steps. Their names and labels come from the registry's facts, which
+need no reducer class (so a dry run imports none); their constructor parameters need the class,
+and are checked by :func:`check_reducer_params` when a run is about to compute
+(:func:`kmdr.run.runner.run_experiment`, before it writes anything).
+"""
+
+from __future__ import annotations
+
+import re
+
+from kmdr.config.errors import ConfigError, one_line
+
+__all__ = [
+    "MAX_SEED",
+    "at_least",
+    "backend_params",
+    "check_against_data",
+    "check_reducer_params",
+    "check_results_dir",
+    "choices",
+    "folder_name",
+    "positive_seconds",
+    "reducer_id",
+    "seed",
+    "validated",
+]
+
+#: The largest base seed: cells.csv keeps it in a signed 64-bit column.
+MAX_SEED = 2**63 - 1
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+#: An experiment's name is a folder under results_dir: one path component, no separator, never
+#: ``.`` or ``..``. ``+`` and ``=`` are allowed for the names of presets run with a changed
+#: protocol (``bzmd14_orl+dataset=coil20``, :func:`kmdr.config.presets.own_folder`).
+_FOLDER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+=-]*$")
+
+
+def choices(values) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def at_least(value: int, name: str, low: int) -> int:
+    if value < low:
+        raise ConfigError(f"{name} must be >= {low}, got {value}")
+    return int(value)
+
+
+def seed(value: int) -> int:
+    if not 0 <= value <= MAX_SEED:
+        raise ConfigError(f"seed must be an integer from 0 to 2**63-1 ({MAX_SEED}), got {value}")
+    return int(value)
+
+
+def positive_seconds(value, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(f"{key} must be a number of seconds > 0, got {value!r}")
+    return float(value)
+
+
+def folder_name(name: str) -> str:
+    if not _FOLDER_RE.match(name) or ".." in name:
+        raise ConfigError(
+            f"name must be one folder name (letters, digits and _ . + = -, starting with a "
+            f"letter or digit, no path separator, no '..'), got {name!r}"
+        )
+    return name
+
+
+def reducer_id(rid: str) -> str:
+    if not _NAME_RE.match(rid):
+        raise ConfigError(f"reducer id {rid!r} must match {_NAME_RE.pattern}")
+    return rid
+
+
+def validated(cfg) -> dict:
+    """``cfg`` (a DictConfig or a mapping) merged into the schema, as plain Python.
+
+    Unknown keys (also those a ``+key=`` override added), wrong types and values outside an
+    enumeration raise :class:`ConfigError`. ``quick_grid`` is checked against the schema too, and
+    merged over the config when ``quick`` is true. A ``hydra`` node is ignored.
+    """
+    from omegaconf import DictConfig, OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from kmdr.config.schema import RunConfig, to_container
+
+    if isinstance(cfg, DictConfig):
+        cfg = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+    cfg = {k: v for k, v in dict(cfg).items() if k != "hydra"}
+    try:
+        merged = OmegaConf.merge(OmegaConf.structured(RunConfig), cfg)
+        quick_grid = OmegaConf.to_container(merged.quick_grid)
+        # A typo in a preset's reduced grid fails whether or not --quick is asked for.
+        with_quick = OmegaConf.merge(merged, quick_grid)
+    except OmegaConfBaseException as err:
+        raise ConfigError(one_line(err)) from None
+    out = to_container(with_quick if merged.quick else merged)
+    out["quick_grid"] = quick_grid  # on record as given, not merged into itself
+    return out
+
+
+def backend_params(params: dict) -> dict:
+    """``backend_params`` are keyword arguments of :func:`joblib.parallel_config`."""
+    import inspect
+
+    import joblib
+
+    own = {"backend": "backend=", "n_jobs": "n_jobs="}
+    accepted = [
+        p.name
+        for p in inspect.signature(joblib.parallel_config).parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in own
+    ]
+    for key in params:
+        if key in own:
+            raise ConfigError(f"backend_params.{key}: set it with {own[key]}<value> instead")
+        if key not in accepted:
+            raise ConfigError(
+                f"unknown backend_params key {key!r}; valid keys (joblib.parallel_config): "
+                f"{choices(accepted)}"
+            )
+    return dict(params)
+
+
+def check_results_dir(results_dir: str) -> str:
+    """``results_dir`` if results can be written under it, else a one-line :class:`ConfigError`.
+
+    An empty value is refused rather than read as the default (``results``, the committed
+    record): a forgotten value never writes there. The folder may not exist yet; then its
+    nearest existing parent must be a writable folder.
+    """
+    import os
+    from pathlib import Path
+
+    text = str(results_dir)
+    if not text.strip():
+        raise ConfigError(
+            "results_dir is empty; give the folder the results go to, e.g. "
+            "results_dir=my_results (results_dir=results is the committed record)"
+        )
+    path = Path(text).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"results_dir={text} is a file, not a folder; give a folder")
+    existing = path.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(
+            f"results_dir={text} cannot be created: {existing} is a file; give a folder"
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"results_dir={text} is not writable ({existing} does not let you create files); "
+            "give a folder you can write to"
+        )
+    return text
+
+
+def check_reducer_params(spec) -> None:
+    """Every reducer of ``spec`` accepts its params, of the right type and in range: the
+    reducer's own parameter constraints, checked with a valid r and k, so a typo fails before any
+    work rather than in a worker. Imports the reducer classes."""
+    from kmdr.reducers import make_reducer
+
+    for red in spec.reducers:
+        try:
+            params = dict(red.params)
+            k = params.pop("n_clusters", 2)
+            make_reducer(red.name, 1, n_clusters=k, **params)._validate_params()
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"reducer {red.id!r}: {one_line(err)}") from None
+
+
+def check_against_data(spec, n_samples: int, n_features: int, n_clusters: int) -> None:
+    """Check every (reducer, r) of ``spec`` can run on n_samples x n_features data with k
+    clusters; raise a one-line :class:`ConfigError` naming the valid range otherwise."""
+    from kmdr.reducers import max_components
+
+    shape = f"n={n_samples}, d={n_features}, k={n_clusters}"
+    if spec.kind in ("leverage_scores", "sampling_lemma"):
+        if n_clusters > min(n_samples, n_features):
+            raise ConfigError(
+                f"k={n_clusters} is too large for leverage scores on {spec.dataset} ({shape})"
+            )
+        return
+    for red in spec.reducers:
+        if red.name == "none":
+            continue
+        params = dict(red.params)
+        if "n_clusters" not in params:
+            params["n_clusters"] = n_clusters
+        try:
+            top = max_components(red.name, n_samples, n_features, **params)
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"reducer {red.id!r}: {one_line(err)}") from None
+        if top is not None:
+            too_big = [r for r in spec.r_grid if r > top]
+            if too_big:
+                raise ConfigError(
+                    f"r = {choices(too_big)} is too large for reducer {red.id!r} on "
+                    f"{spec.dataset} ({shape}); valid r for it: 1..{top}"
+                )
+        if red.name.startswith("leverage") and n_clusters > min(n_samples, n_features):
+            raise ConfigError(
+                f"reducer {red.id!r} needs k <= min(n, d) on {spec.dataset} ({shape})"
+            )
