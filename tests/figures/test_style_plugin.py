@@ -4,13 +4,11 @@ label and paper reference) and placed by the report, without kmdr knowing the na
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import os
 import subprocess
 import sys
 import textwrap
-from enum import Enum
 from pathlib import Path
 
 import pytest
@@ -95,19 +93,10 @@ def test_a_plugin_figure_style_draws_and_the_report_places_it(plugged, tmp_path)
     assert report.index("## Your experiments") < report.index("### Toy experiment")
 
 
-def _schema_takes_registry_names() -> bool:
-    from kmdr.config.schema import PresetConfig
-
-    figure = {f.name: f for f in dataclasses.fields(PresetConfig)}["figure"]
-    return not isinstance(figure.default, Enum)
-
-
 @pytest.mark.slow
 def test_a_run_with_a_plugin_figure_style_draws_it(site, tmp_path):
     """``kmdr ... preset.figure=toystyle`` runs, draws with the plug-in's style, and
     ``kmdr-report`` places the experiment."""
-    if not _schema_takes_registry_names():
-        pytest.skip("config/schema.py still declares figure styles as an Enum, not the registry")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
     env["OMP_NUM_THREADS"] = "1"
     run = [

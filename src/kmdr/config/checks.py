@@ -102,7 +102,18 @@ def validated(cfg) -> dict:
         raise ConfigError(one_line(err)) from None
     out = to_container(with_quick if merged.quick else merged)
     out["quick_grid"] = quick_grid  # on record as given, not merged into itself
+    _check_presentation(out["preset"])
     return out
+
+
+def _check_presentation(preset: dict) -> None:
+    """The preset's figure style and report section name declarations (no import: names only)."""
+    from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
+
+    for key, registry in (("figure", FIGURE_STYLES), ("section", SECTIONS)):
+        problem = registry.problem(preset[key])
+        if problem is not None:
+            raise ConfigError(f"preset.{key}: {problem}")
 
 
 def backend_params(params: dict) -> dict:

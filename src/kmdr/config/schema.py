@@ -18,13 +18,14 @@ from typing import Any
 
 from omegaconf import MISSING
 
+from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
+
 __all__ = [
     "SCHEMA_NAME",
     "Aggregation",
     "Backend",
     "DaskConfig",
     "DatasetConfig",
-    "FigureStyle",
     "KMeansConfig",
     "LeverageConfig",
     "LeverageReducer",
@@ -34,7 +35,6 @@ __all__ = [
     "ReducerConfig",
     "Reproduce",
     "RunConfig",
-    "Section",
     "register_configs",
     "to_container",
 ]
@@ -76,25 +76,6 @@ class Paper(str, Enum):
     bzmd14 = "bzmd14"
     lst17 = "lst17"
     report = "report"
-
-
-class FigureStyle(str, Enum):
-    """How figures draw an experiment (``kmdr.figures.draw``)."""
-
-    bzmd14 = "bzmd14"
-    lst17 = "lst17"
-    bmd09_fig1 = "bmd09_fig1"
-    bmd09_table1 = "bmd09_table1"
-
-
-class Section(str, Enum):
-    """The report section an experiment appears in."""
-
-    table1 = "table1"
-    fig1 = "fig1"
-    curves = "curves"
-    diagnostic = "diagnostic"
-    custom = "custom"
 
 
 class Reproduce(str, Enum):
@@ -156,8 +137,10 @@ class PresetConfig:
 
     paper: Paper | None = None
     title: str = "${name}"
-    figure: FigureStyle = FigureStyle.bzmd14
-    section: Section = Section.custom
+    # Names of the figure-style and report-section registries (kmdr.config.presentation), which
+    # papers and plug-ins declare into; checked against them with the rest of the config.
+    figure: str = DEFAULT_FIGURE_STYLE
+    section: str = DEFAULT_SECTION
     order: int = 1000  # position in make reproduce and in the report, ascending
     reproduce: Reproduce = Reproduce.none
     # One line the figure's legend shows: what the figure leaves out and why (e.g. a method the
