@@ -98,6 +98,7 @@ def run_kmdr(args, cwd):
         ),
     ],
 )
+@pytest.mark.slow
 def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, capsys):
     argv = [*TINY, f"results_dir={tmp_path / 'results'}", *args]
     with pytest.raises(SystemExit) as exc:
@@ -113,6 +114,7 @@ def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, caps
     "one job of a multirun asks for an r the data cannot give",
     gets="exit 2 before that job's work, its one line naming the job; earlier jobs are kept",
 )
+@pytest.mark.slow
 def test_multirun_names_the_job_the_data_cannot_run(tmp_path, capsys):
     argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "reducer=sign,svd", "r_grid=[2,20]"]
     with pytest.raises(SystemExit) as exc:
@@ -162,6 +164,7 @@ def test_run_and_multirun_write_one_experiment_folder(tmp_path):
     assert len(list((results / "custom" / "runs").glob("*.json"))) == 3
 
 
+@pytest.mark.slow
 def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
     from hydra import compose
 
@@ -178,6 +181,7 @@ def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
     assert len(spec_from_config(full).reducers) == 8
 
 
+@pytest.mark.slow
 def test_every_preset_composes_and_states_its_protocol():
     from hydra import compose
 
@@ -227,6 +231,7 @@ def test_every_preset_composes_and_states_its_protocol():
                 ]
 
 
+@pytest.mark.slow
 def test_presets_order_make_reproduce_in_the_papers_order():
     listed = configs.presets()
     orders = [p["order"] for p in listed]
@@ -306,6 +311,7 @@ def test_cfg_job_still_checks_the_config(tmp_path):
     "the dataset of a run cannot be obtained (no file, no network)",
     gets="one skip line, exit 1, the run record says skipped",
 )
+@pytest.mark.slow
 def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, capsys):
     import kmdr.datasets as datasets
 

@@ -19,6 +19,7 @@ def _json(capsys, *argv) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_text_lists_known_entries(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path))
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
@@ -34,6 +35,7 @@ def test_text_lists_known_entries(capsys, monkeypatch, tmp_path):
     assert any(line.split()[:1] == ["bzmd14_orl"] for line in lines)
 
 
+@pytest.mark.slow
 def test_json_shape_and_sections(capsys):
     out = _json(capsys)
     assert list(out) == list(listing.SECTIONS)
@@ -109,6 +111,7 @@ def _compose(name: str):
         return compose("config", overrides=[f"experiment={name}"])
 
 
+@pytest.mark.slow
 def test_presets_read_as_hydra_composes_them():
     """What the listing reads with OmegaConf alone is what Hydra composes for each preset."""
     presets = listing.list_presets()

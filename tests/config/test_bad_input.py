@@ -67,7 +67,7 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["reducers=[]"], "reducers must be a non-empty list", "an empty reducer list"),
         case(["reducers=[{name:sign},{name:sign}]"], "reducer ids must be unique", "two reducers with the same id"),
         case(["+dataset.params.foo=1"], "unknown parameters ['foo']", "a dataset parameter its loader does not take"),
-        case(["preset.section=nowhere"], "preset.section: Invalid value 'nowhere'", "an unknown report section in the preset metadata"),
+        case(["preset.section=nowhere"], "preset.section: report section 'nowhere' is unknown; valid report sections:", "an unknown report section in the preset metadata"),
         case(["reducer=svd_approx", "+reducers.0.params.eps=abc"], "The 'eps' parameter of SVDFeatures must be a float", "a reducer parameter of the wrong type (eps=abc)"),
         case(["reducer=lle", "+reducers.0.params.n_neighbors=0"], "'n_neighbors' parameter of LocallyLinearReducer must be an int in the range [1, inf)", "a reducer parameter out of its range (n_neighbors=0)"),
         case(["reducer=sign", "+reducers.0.params.nosuch=1"], "params ['nosuch'] are invalid for reducer 'sign'", "a parameter the reducer does not take"),
@@ -95,6 +95,7 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["hydra.searchpath=[file:///nonexistent/kmdr_conf]"], "hydra.searchpath /nonexistent/kmdr_conf: the config folder does not exist", "a config search path that does not exist"),
     ],
 )  # fmt: skip
+@pytest.mark.slow
 def test_bad_command_line_is_one_line_before_any_work(args, expected, tmp_path, capsys):
     # flags (and their values) first, then the overrides
     n_flags = {"-cd": 2, "-cn": 2, "--cfg": 2, "-m": 1}.get(args[0], 0)
@@ -231,6 +232,7 @@ def test_yaml_error_in_users_folder_real_command(tmp_path):
     "a results_dir with characters outside ASCII, quoted",
     gets="a correct run: cells, summary and figure written under that folder",
 )
+@pytest.mark.slow
 def test_non_ascii_results_dir_quoted_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     _run_in_process(
@@ -276,6 +278,7 @@ SYNTH = ["dataset=synth", "+dataset.params={n_samples:60,n_features:12,n_cluster
     gets="runs as bzmd14_orl+dataset=synth, announced in one line, with ad-hoc metadata; the "
     "preset's folder is never written",
 )
+@pytest.mark.slow
 def test_a_preset_with_another_dataset_runs_in_its_own_folder(tmp_path, capsys):
     err = _run_in_process(_preset_run(tmp_path, *SYNTH), capsys)
     assert "runs as bzmd14_orl+dataset=synth" in err and "Traceback" not in err
@@ -295,6 +298,7 @@ def test_a_preset_with_another_dataset_runs_in_its_own_folder(tmp_path, capsys):
     "a preset run with a changed protocol and name= the user chose",
     gets="runs in that folder with ad-hoc metadata (never presented as the paper's figure)",
 )
+@pytest.mark.slow
 def test_a_changed_preset_under_a_chosen_name(tmp_path, capsys):
     err = _run_in_process(_preset_run(tmp_path, *SYNTH, "aggregation=best", "name=mine"), capsys)
     assert "runs as mine" in err
@@ -303,6 +307,7 @@ def test_a_changed_preset_under_a_chosen_name(tmp_path, capsys):
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["mine"]
 
 
+@pytest.mark.slow
 def test_what_a_preset_fixes_and_what_it_does_not():
     from hydra import compose
 
@@ -351,6 +356,7 @@ def damaged_results(tmp_path, capsys):
     gets="the report is written with every folder; one line names the damaged cells.csv, whose "
     "rows are not used; exit 0",
 )
+@pytest.mark.slow
 def test_report_names_a_damaged_folder_and_reports_the_others(damaged_results, capsys):
     assert build.main([str(damaged_results)]) == 0
     out = capsys.readouterr()
@@ -366,6 +372,7 @@ def test_report_names_a_damaged_folder_and_reports_the_others(damaged_results, c
     "kmdr-figures with one damaged experiment folder among good ones",
     gets="the others are drawn; one line names the damaged cells.csv; exit 0",
 )
+@pytest.mark.slow
 def test_figures_names_a_damaged_folder_and_draws_the_others(damaged_results, capsys):
     assert figures.main([str(damaged_results)]) == 0
     out = capsys.readouterr()

@@ -119,7 +119,7 @@ def fails_with(argv, capsys) -> str:
         ),
         bad(
             ["preset.figure=pie"],
-            "expected one of [bzmd14, lst17, bmd09_fig1, bmd09_table1]",
+            "is unknown; valid figure styles: bmd09_fig1, bmd09_table1, bzmd14, lst17",
             "an unknown figure style (preset.figure=pie)",
         ),
         bad(
@@ -168,6 +168,7 @@ def fails_with(argv, capsys) -> str:
         ),
     ],
 )
+@pytest.mark.slow
 def test_bad_command_line_exits_2_with_one_line(args, expected, tmp_path, capsys):
     line = fails_with([*TINY, f"results_dir={tmp_path / 'results'}", *args], capsys)
     assert expected in line
@@ -183,6 +184,7 @@ def test_backend_params_lists_parallel_config_keywords(capsys, tmp_path):
     "a multirun sweep with one bad value (kmeans.n_init=1,0)",
     gets="exit 2 before that job's work, its one line naming the job; earlier jobs are kept",
 )
+@pytest.mark.slow
 def test_multirun_names_the_bad_job(tmp_path, capsys):
     argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "kmeans.n_init=1,0", "seed=0,1"]
     with pytest.raises(SystemExit) as exc:
@@ -253,6 +255,7 @@ def preset(conf, name, body):
         ),
     ],
 )
+@pytest.mark.slow
 def test_bad_preset_exits_2_with_one_line(body, expected, conf_copy, tmp_path, capsys):
     preset(conf_copy, "typo", body)
     line = fails_with(["experiment=typo", *TINY[1:], f"results_dir={tmp_path / 'r'}"], capsys)
@@ -301,6 +304,7 @@ def test_new_keys_reach_the_spec_as_plain_values():
     assert json.loads(json.dumps(to_container(cfg)))["backend"] == "dask"
 
 
+@pytest.mark.slow
 def test_every_backend_choice_is_accepted():
     with configs.initialized():
         for backend in Backend:
@@ -332,6 +336,7 @@ def test_quick_merges_the_reduced_grid():
     assert quick.kmeans.max_iter == full.kmeans.max_iter  # what quick_grid does not set stays
 
 
+@pytest.mark.slow
 def test_reproduce_takes_its_experiments_from_the_presets(conf_copy):
     import importlib.util
     from pathlib import Path

@@ -214,6 +214,7 @@ def test_a_partial_group_computes_only_its_missing_cells(tmp_path, test_reducers
 BUILTINS = ["svd", "laplacian", "none", "leverage", "ridge_leverage", "lle", "sign", "svd_approx"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_builtin_grid_gives_the_numbers_of_each_cell_alone(tmp_path, n_jobs):
     cfg = {"r_grid": [2, 5, 12], "repeats": 2, "n_jobs": n_jobs}

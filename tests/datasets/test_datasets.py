@@ -366,6 +366,7 @@ def test_cli_exit_one_with_missing_after_the_table(tmp_path, monkeypatch, capsys
     assert "MISSING nips" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_no_names_checks_every_file_dataset(tmp_path, monkeypatch, capsys):
     from kmdr.datasets.cli import main
 
@@ -595,6 +596,7 @@ def test_cli_lists_plugins_and_a_broken_one_fails_alone(toy_plugin, capsys):
     assert "MISSING dataset plug-in entry point broken = " in err and "MISSING toy" not in err
 
 
+@pytest.mark.slow
 def test_real_download_draws_a_progress_bar(tmp_path, monkeypatch, capsys):
     """pooch + tqdm for real, from a local HTTP server (no outside network)."""
     import functools

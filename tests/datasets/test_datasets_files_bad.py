@@ -71,6 +71,7 @@ SYNTH_PARAMS = [
         for case in SYNTH_PARAMS
     ],
 )
+@pytest.mark.slow
 def test_a_bad_generator_parameter_is_one_line(dataset, key, value, words, capsys, tmp_path):
     small = [] if key == "n_samples" else ["+dataset.params.n_samples=60"]
     argv = [f"dataset={dataset}", *small, f"+dataset.params.{key}={value}", "r_grid=[1]"]
@@ -249,6 +250,7 @@ def _stand_in_nips(tmp_path: Path) -> bytes:
         ),
     ],
 )
+@pytest.mark.slow
 def test_an_unreadable_nips_file_is_one_line(content, tmp_path, monkeypatch, capsys):
     if content == "garbage":
         data = b"this is not a MAT file\n" * 40
@@ -310,6 +312,7 @@ def test_an_unregistered_file_is_unavailable_in_one_line(tmp_path):
     "make reproduce with a damaged data file in the cache and no mirror",
     gets="[reproduce] one line naming the experiment, the file and the fix; exit 2",
 )
+@pytest.mark.slow
 def test_reproduce_stops_in_one_line_on_a_damaged_data_file(tmp_path):
     script = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
     cache = tmp_path / "cache"

@@ -319,6 +319,7 @@ def _invalid_params():
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "words"), _invalid_params())
 def test_an_invalid_plugin_dataset_is_one_line_everywhere(badplugin, name, words, capsys, tmp_path):
     # The library: a DatasetError naming the dataset, the problem and the loader.
@@ -377,6 +378,7 @@ def test_kmdr_data_lists_a_bad_plugin_in_one_line(badplugin, capsys):
     assert line.startswith("ERROR dataset 'rows_mismatch': X has 6 rows but y has 5 labels")
 
 
+@pytest.mark.slow
 def test_the_installed_commands_print_one_line_for_a_bad_plugin(badplugin, tmp_path):
     """The console scripts, in a subprocess, with the package on PYTHONPATH."""
     bin_dir = Path(sys.executable).parent

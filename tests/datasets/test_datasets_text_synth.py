@@ -216,6 +216,7 @@ def sparse_text():
     return kd.load_dataset("sparse_text")
 
 
+@pytest.mark.slow
 def test_sparse_text_like_rcv1(sparse_text):
     ds = sparse_text
     assert isinstance(ds.X, sp.csr_matrix) and ds.X.dtype == np.float64 and ds.is_sparse

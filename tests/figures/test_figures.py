@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")
 
@@ -36,6 +37,7 @@ def _assert_files(paths: list[Path], exp_dir: Path) -> None:
     assert (exp_dir / "figures" / f"{exp_dir.name}.pdf").read_bytes()[:5] == b"%PDF-"
 
 
+@pytest.mark.slow
 def test_bzmd14_style_complete(tmp_path):
     exp = write_experiment(tmp_path, "bzmd14_orl", make_cells("bzmd14_orl", GRID, reps=2))
     assert figures.figure_style(exp) == "bzmd14"
@@ -56,6 +58,7 @@ def test_bzmd14_style_complete(tmp_path):
     _assert_files(figures.draw_experiment(exp), exp)
 
 
+@pytest.mark.slow
 def test_incomplete_sweep_is_flagged_in_figure(tmp_path):
     full = make_cells("bzmd14_orl", GRID, reps=2)
     cut = full.drop(index=full.index[[0, 3]])  # two cells of leverage missing
@@ -75,6 +78,7 @@ def test_incomplete_sweep_is_flagged_in_figure(tmp_path):
     _assert_files(figures.draw_experiment(exp), exp)
 
 
+@pytest.mark.slow
 def test_lst17_style(tmp_path):
     grid = {"sign": [10, 20, 40], "svd": [10, 20, 40], "none": [64]}
     cells = make_cells("lst17_coil20", grid, 2, "coil20")
@@ -99,6 +103,7 @@ def _assert_lst17(fig) -> None:
     assert not dashed  # no k-means line where its reduction time is 0
 
 
+@pytest.mark.slow
 def test_bmd09_fig1_style(tmp_path):
     fig1 = preset("bmd09 Figure 1", figure="bmd09_fig1", section="fig1", paper="bmd09")
     exp = write_experiment(tmp_path, "bmd09_fig1", None, config={"preset": fig1})
@@ -124,6 +129,7 @@ def test_bmd09_fig1_style(tmp_path):
     _assert_files(figures.draw_experiment(exp), exp)
 
 
+@pytest.mark.slow
 def test_bmd09_table1_figure(tmp_path):
     cells = make_cells("bmd09_table1", {"leverage": [15, 30, 60], "none": [200]}, 2, "nips",
                        shape=(40, 200, 3), labels={"none": "All"})  # fmt: skip
@@ -144,6 +150,7 @@ def test_main_reports_skip_and_exits_zero(tmp_path, capsys):
     assert not (tmp_path / "lst17_rcv1" / "figures").exists()
 
 
+@pytest.mark.slow
 def test_main_redraws_and_reports_incomplete(tmp_path, capsys):
     full = make_cells("custom", {"sign": [5, 10], "none": [64]}, 2)
     write_experiment(tmp_path, "custom", full.iloc[1:], expected=full)
@@ -187,6 +194,7 @@ def _titles(fig) -> list[str]:
     return [ax.get_title() for ax in fig.get_axes()]
 
 
+@pytest.mark.slow
 def test_two_settings_draw_two_rows_of_panels(tmp_path):
     one = make_cells("mine", GRID, 2, seed=1, kmeans_n_init=1)
     three = make_cells("mine", GRID, 2, seed=3, kmeans_n_init=3)

@@ -61,6 +61,7 @@ def plugged(site, monkeypatch):
     sys.modules.pop("kmdr_toystyle", None)
 
 
+@pytest.mark.slow
 def test_a_plugin_figure_style_draws_and_the_report_places_it(plugged, tmp_path):
     from kmdr.figures.draw import draw_experiment, make_figure
     from kmdr.report.build import build_report

@@ -100,6 +100,7 @@ def cells(results):
     return pd.read_csv(root / "bmd09_table1" / "cells.csv")
 
 
+@pytest.mark.slow
 def test_cells_csv(results, cells):
     root, dataset = results
     n_reduced = 2 * len(R_GRID) * REPEATS  # Sampl/SVD and SVD at 5k, 10k, 20k

@@ -131,6 +131,7 @@ def results(tmp_path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_report_builds_from_hand_made_results(results):
     path = build.write_report(results)
     text = path.read_text()
@@ -161,6 +162,7 @@ def test_report_builds_from_an_empty_folder(tmp_path):
     assert "no data" in text and "Deviations" in text
 
 
+@pytest.mark.slow
 def test_report_builds_from_committed_results():
     root = REPO / "results"
     if not any(root.glob("*/cells*.csv")):
@@ -169,6 +171,7 @@ def test_report_builds_from_committed_results():
     assert "## Theory" in text and "bmd09 Table 1" in text
 
 
+@pytest.mark.slow
 def test_lst17_labels_are_the_same_methods(tmp_path):
     # lst17 presets label Laplacian scores "LS" and full k-means "k-means"; the claims must still
     # find them (and not report them as not run).
@@ -188,6 +191,7 @@ def _section(text: str, heading: str) -> str:
     return text[text.index(f"## {heading}") :].split("\n## ", 1)[0]
 
 
+@pytest.mark.slow
 def test_sections_and_their_order_come_from_the_presets(results):
     # a user's own preset named zz_custom, drawn lst17-style, in the custom section
     grid = {"sign": [10, 20, 40], "svd": [10, 20, 40], "none": [64]}
@@ -216,6 +220,7 @@ def test_sections_and_their_order_come_from_the_presets(results):
     assert "Your experiments" not in build.build_report(results / "nothing")
 
 
+@pytest.mark.slow
 def test_a_killed_run_is_incomplete_not_not_run(results):
     # a first run killed with -9 before its first cell: sidecar "running", expected cells set,
     # no cells.csv
@@ -234,6 +239,7 @@ def test_a_killed_run_is_incomplete_not_not_run(results):
     assert "No cell finished yet" in block and "not run" not in block
 
 
+@pytest.mark.slow
 def test_a_claim_whose_experiment_is_absent_is_still_listed(results):
     text = build.build_report(results)
     line = next(ln for ln in text.splitlines() if "`bzmd14-F-decreases-usps`" in ln)
@@ -242,6 +248,7 @@ def test_a_claim_whose_experiment_is_absent_is_still_listed(results):
     assert "`bzmd14_usps`" in absent and "`bzmd14_synth`" not in absent
 
 
+@pytest.mark.slow
 def test_claims_are_checked_per_setting(results):
     # a multirun over kmeans.n_init into bzmd14_synth: F falls with r under n_init=5, rises under 1
     cells = pd.read_csv(results / "bzmd14_synth" / "cells.csv")
@@ -259,6 +266,7 @@ def test_claims_are_checked_per_setting(results):
     )
 
 
+@pytest.mark.slow
 def test_report_has_contents_one_skip_list_and_no_machine_paths(results, monkeypatch):
     mirror = "/srv/mirror/data"
     monkeypatch.setenv("KMDR_DATA_MIRROR", mirror)
@@ -307,6 +315,7 @@ def test_anchors_follow_github_and_number_repeats():
     assert build._anchor("Skipped experiments", seen) == "skipped-experiments-1"
 
 
+@pytest.mark.slow
 def test_report_states_what_each_method_time_includes(results):
     text = build.build_report(results)
     block = text[text.index("### What each method's time includes") :].split("\n#", 1)[0]

@@ -134,6 +134,7 @@ def test_converges_to_kmeans():
     assert _run("bzmd14-F-approaches-kmeans-pie", _summary(there, rel_sd=0.05)).verdict == C.TIE
 
 
+@pytest.mark.slow
 def test_lapscores_lead_and_trail():
     lead = {m: {"accuracy": [0.5] * len(RS)} for m in BZMD14_METHODS}
     lead[C.LAPSCORES] = {"accuracy": [0.7] * len(RS)}
@@ -163,6 +164,7 @@ def test_synth_near_kmeans_accuracy_by_r20():
     assert _run("bzmd14-synth-accurate-r20", _summary(late)).verdict == C.FAILS
 
 
+@pytest.mark.slow
 def test_lle_and_ls_underperform():
     n = len(RS)
     good = {m: {"accuracy": [0.6] * n} for m in ("SE", "RP", "SVD", "PD")}
@@ -188,6 +190,7 @@ def test_lle_and_ls_underperform():
     assert verdict.verdict == C.HOLDS and "LLE was not run" in verdict.evidence
 
 
+@pytest.mark.slow
 def test_sparse_embedding_times():
     n = len(RS)
     df = _summary(
@@ -287,6 +290,7 @@ def test_all_methods_at_the_optimum_is_a_tie_not_a_failure():
     assert v.verdict == C.TIE and C.TEST in v.evidence
 
 
+@pytest.mark.slow
 def test_a_lead_is_holds_only_when_significant():
     # PIE: LapScores above every rival by 0.001-0.017, as today's results
     n = len(RS)
@@ -373,6 +377,7 @@ def test_flatness_is_a_growth_shown_below_a_share_of_the_neighbours():
     assert noisy.verdict == C.TIE
 
 
+@pytest.mark.slow
 def test_every_verdict_names_its_test():
     n = len(RS)
     metrics = ("accuracy", "objective", "reduce_seconds", "cluster_seconds", "total_seconds")

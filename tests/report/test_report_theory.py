@@ -168,6 +168,7 @@ def test_lemma6_eps_and_requirements():
     assert T.bound_applies(bmd09, 10**9, 5).startswith("unknown")
 
 
+@pytest.mark.slow
 def test_run_sampling_lemma_writes_csv_and_figure(tmp_path):
     rng = np.random.default_rng(3)
 

@@ -104,6 +104,7 @@ def blobs(shift: float = 0.0) -> Dataset:
     gets="its cells computed again (the data fingerprint is part of the identity); the old "
     "rows kept but never drawn or counted with the new",
 )
+@pytest.mark.slow
 def test_changed_user_data_is_never_mixed(tmp_path):
     first = run(tmp_path, dataset=blobs())
     again = run(tmp_path, dataset=blobs())

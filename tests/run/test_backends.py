@@ -57,6 +57,7 @@ def loky_rows(tmp_path_factory):
     return rows(tmp_path_factory.mktemp("loky"), "loky")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["threading", "multiprocessing", "sequential"])
 def test_local_backends_give_loky_rows(tmp_path, loky_rows, backend):
     pd.testing.assert_frame_equal(rows(tmp_path, backend), loky_rows, check_exact=True)
@@ -66,6 +67,7 @@ def test_local_backends_give_loky_rows(tmp_path, loky_rows, backend):
     importlib.util.find_spec("distributed") is None,
     reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
 )
+@pytest.mark.slow
 def test_dask_local_cluster_gives_loky_rows(tmp_path, loky_rows):
     pd.testing.assert_frame_equal(rows(tmp_path, "dask"), loky_rows, check_exact=True)
 
@@ -74,6 +76,7 @@ def test_dask_local_cluster_gives_loky_rows(tmp_path, loky_rows):
     importlib.util.find_spec("distributed") is None,
     reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
 )
+@pytest.mark.slow
 def test_dask_connects_to_a_running_scheduler(tmp_path, loky_rows):
     from dask.distributed import LocalCluster
 
@@ -95,6 +98,7 @@ def test_ray_gives_loky_rows(tmp_path, loky_rows):
     "backend=dask with a scheduler address nothing listens on",
     gets="one line naming the address; the run record says failed with the reason",
 )
+@pytest.mark.slow
 def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
     pytest.importorskip("distributed")
     spec = spec_from_config(config(tmp_path, "dask", dask={"scheduler": "tcp://127.0.0.1:9"}))

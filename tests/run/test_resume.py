@@ -89,6 +89,7 @@ def test_kill_9_part_way_then_resume(tmp_path):
     assert not list(cells_dir.glob(".*.tmp"))
 
 
+@pytest.mark.slow
 def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch):
     real = work.compute_cell
     calls = {"n": 0}

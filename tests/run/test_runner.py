@@ -38,6 +38,7 @@ def run(results_dir, **over):
     return outcome, pd.read_csv(outcome.experiment_dir / "cells.csv")
 
 
+@pytest.mark.slow
 def test_end_to_end_csv_sidecar_and_figures(tmp_path):
     outcome, df = run(tmp_path, figures=True)
     # 3 reducers x 2 r x 2 repetitions, plus kMeans once per repetition (r = d).
@@ -88,6 +89,7 @@ def test_end_to_end_csv_sidecar_and_figures(tmp_path):
     assert all(p.stat().st_size > 0 for p in pngs + pdfs)
 
 
+@pytest.mark.slow
 def test_same_numbers_for_n_jobs_1_and_2_and_for_a_rerun(tmp_path):
     _, a = run(tmp_path / "a")
     _, b = run(tmp_path / "b")
