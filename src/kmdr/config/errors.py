@@ -56,7 +56,12 @@ def _missing_config(err, text: str, where: str) -> str:
     # Chosen on the command line (Hydra names the primary config), not by a preset's file.
     chosen_here = "/" not in where
     if group in GROUPS and "/" not in option and err.options is not None and chosen_here:
-        return f"unknown {group} {option!r}; valid {GROUPS[group]}: {', '.join(err.options)}"
+        options = err.options
+        if group == "reducer":  # name the reducers, not every alias that also selects one
+            from kmdr.reducers import canonical_reducer
+
+            options = sorted({canonical_reducer(o) for o in options})
+        return f"unknown {group} {option!r}; valid {GROUPS[group]}: {', '.join(options)}"
     first = text.split("\n", 1)[0]
     source = re.match(r"In '([^']+)':", first)
     first = first[source.end() :].strip() if source else first.strip()

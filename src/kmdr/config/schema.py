@@ -209,10 +209,24 @@ class RunConfig:
 
 
 def register_configs() -> None:
-    """Register :class:`RunConfig` as :data:`SCHEMA_NAME` in Hydra's ConfigStore (idempotent)."""
+    """Register :class:`RunConfig` as :data:`SCHEMA_NAME` in Hydra's ConfigStore, and an option
+    of the ``reducer`` group for every built-in reducer and each of its aliases (idempotent).
+
+    A built-in reducer's declaration (:mod:`kmdr.reducers._builtins`) is all that ``reducer=<name>``
+    needs, so it has no config file; listing the declarations imports no reducer module. A
+    plug-in reducer brings its own ``reducer/<name>.yaml`` (see the README's Extending section):
+    a stored option of the same name would make Hydra validate that file against it.
+    """
     from hydra.core.config_store import ConfigStore
 
-    ConfigStore.instance().store(name=SCHEMA_NAME, node=RunConfig)
+    from kmdr.reducers._builtins import BUILTIN_ENTRIES
+
+    store = ConfigStore.instance()
+    store.store(name=SCHEMA_NAME, node=RunConfig)
+    for name, entry in BUILTIN_ENTRIES.items():
+        for option in (name, *entry.aliases):
+            node = {"reducers": [{"id": name, "name": name, "params": {}}]}
+            store.store(group="reducer", name=option, node=node, package="_global_")
 
 
 def to_container(cfg) -> dict:
