@@ -14,8 +14,8 @@ import pandas as pd
 from matplotlib import pyplot as plt
 
 from _results_factory import make_cells, preset, write_experiment
+from kmdr.figures import appearance
 from kmdr.figures import draw as figures
-from kmdr.figures import styles as ps
 from kmdr.papers.published import BMD09_FIG1_TERMS
 
 GRID = {"leverage": [5, 10, 15], "sign": [5, 10, 15], "svd": [5, 10, 15], "none": [64]}
@@ -171,22 +171,24 @@ def test_method_styles_come_from_the_reducer_declarations():
     # a row is its reducer's declaration by reducer_name and its declared label, or the name the
     # figure style gives it; never by the spelling of the label alone
     assert (
-        ps.style_of("none", "k-means", lst17) == ps.baseline_style() == reducer_entry("none").style
+        appearance.style_of("none", "k-means", lst17)
+        == appearance.baseline_style()
+        == reducer_entry("none").style
     )
-    assert ps.style_of("laplacian", "LS", lst17) == reducer_entry("laplacian").style
-    assert ps.declared_label("laplacian", "LS", lst17) == "LapScores"
-    assert ps.declared_label("laplacian", "LS") is None  # bzmd14 does not call it LS
-    assert ps.declared_label("svd", "Sampl/SVD") is None  # another reducer's label
+    assert appearance.style_of("laplacian", "LS", lst17) == reducer_entry("laplacian").style
+    assert appearance.declared_label("laplacian", "LS", lst17) == "LapScores"
+    assert appearance.declared_label("laplacian", "LS") is None  # bzmd14 does not call it LS
+    assert appearance.declared_label("svd", "Sampl/SVD") is None  # another reducer's label
     assert figure_style("lst17").display("kMeans", "none") == "k-means"
-    assert ps.style_of("svd", "my-variant") == ps.style_of("svd", "my-variant")
+    assert appearance.style_of("svd", "my-variant") == appearance.style_of("svd", "my-variant")
     styled = [n for n in REDUCERS if reducer_entry(n).style is not None]
     colors = {reducer_entry(n).style.color for n in styled}
     assert len(colors) == len(styled)
     # legend order: the declaration order, then the others by label
-    keys = [ps.sort_key(n, reducer_entry(n).label) for n in styled]
-    assert keys == sorted(keys) and ps.sort_key("svd", "zz")[0] == len(styled)
+    keys = [appearance.sort_key(n, reducer_entry(n).label) for n in styled]
+    assert keys == sorted(keys) and appearance.sort_key("svd", "zz")[0] == len(styled)
     # a variant gets a color no declared method of its figure has
-    both = ps.styles_for([("svd", "SVD"), ("svd", "A V_r (SVD)")])
+    both = appearance.styles_for([("svd", "SVD"), ("svd", "A V_r (SVD)")])
     assert both[("svd", "SVD")].color != both[("svd", "A V_r (SVD)")].color
 
 

@@ -25,7 +25,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
-from kmdr.figures import styles as ps
+from kmdr.figures import appearance
 from kmdr.figures.style import FigureStyle
 from kmdr.results.points import is_baseline
 from kmdr.results.summary import cells_view, summarize
@@ -79,7 +79,7 @@ def _lines(points: pd.DataFrame, names: dict) -> pd.DataFrame:
     n_params = lines.groupby("reducer")["reducer_params"].transform("size")
     # the declared label of a line that is its reducer's declaration, else its own label
     declared = [
-        ps.declared_label(n, m, names)
+        appearance.declared_label(n, m, names)
         for n, m in zip(lines["reducer_name"], lines["method"], strict=True)
     ]
     canon = pd.Series(
@@ -96,7 +96,7 @@ def _lines(points: pd.DataFrame, names: dict) -> pd.DataFrame:
         )
     ]
     lines["_order"] = [
-        ps.sort_key(n, m, names)
+        appearance.sort_key(n, m, names)
         for n, m in zip(lines["reducer_name"], lines["method"], strict=True)
     ]
     return lines.sort_values("_order", kind="stable").drop(columns="_order")
@@ -104,7 +104,7 @@ def _lines(points: pd.DataFrame, names: dict) -> pd.DataFrame:
 
 def _display(row, style: FigureStyle, names: dict) -> str:
     """A line's legend label: the style's name for a declared method, else its own label."""
-    declared = ps.declared_label(row["reducer_name"], row["method"], names)
+    declared = appearance.declared_label(row["reducer_name"], row["method"], names)
     if declared is None:
         return style.display(row["method"])
     return style.display(declared, str(row["reducer_name"]))
@@ -130,15 +130,17 @@ def _draw_curves(
     any_incomplete = any_missing = False
     n_reps = set()
     legend: dict[str, object] = {}
-    base_style = ps.baseline_style()
+    base_style = appearance.baseline_style()
     for row, (dataset, setting, ds) in enumerate(rows):
         n_reps.update(int(x) for x in ds["n_expected"].unique())
         base = ds[is_baseline(ds)]
         points = ds.drop(base.index)
         lines = _lines(points, names)
-        styles = ps.styles_for(zip(lines["reducer_name"], lines["method"], strict=True), names)
+        styles = appearance.styles_for(
+            zip(lines["reducer_name"], lines["method"], strict=True), names
+        )
         rgrid = sorted(points["r"].unique())
-        row_title = ps.dataset_label(dataset) + (f", {setting}" if setting else "")
+        row_title = appearance.dataset_label(dataset) + (f", {setting}" if setting else "")
         for col, panel in enumerate(panels):
             ax = axes[row, col]
             metric, scale = panel.metric, panel.scale
@@ -150,7 +152,9 @@ def _draw_curves(
                 ].sort_values("r")  # fmt: skip
                 st = styles[(str(m["reducer_name"]), str(m["method"]))]
                 if m["variant"]:
-                    st = ps.LineStyle(st.color, st.marker, _VARIANT_LINESTYLES[m["variant"] % 3])
+                    st = appearance.LineStyle(
+                        st.color, st.marker, _VARIANT_LINESTYLES[m["variant"] % 3]
+                    )
                 label = _display(m, style, names) + m["suffix"]
                 y = _center(pts, metric, aggregation).astype(float) * scale
                 lo, hi = pts.get(f"{metric}_min"), pts.get(f"{metric}_max")
@@ -194,7 +198,7 @@ def _draw_curves(
                             f"{_display(b, style, names)}: {int(b['n_cells'])}/"
                             f"{int(b['n_expected'])} cells",
                             xy=(1, yb), xycoords=("axes fraction", "data"), ha="right",
-                            va="bottom", fontsize=8, color=ps.INCOMPLETE_COLOR,
+                            va="bottom", fontsize=8, color=appearance.INCOMPLETE_COLOR,
                         )  # fmt: skip
                     legend.setdefault(
                         _baseline_label(b, style, names),
@@ -210,10 +214,10 @@ def _draw_curves(
         header = row_title + _shape_note(ds)
         axes[row, 0].annotate(header, xy=(0, 1.13), xycoords="axes fraction", fontsize=9.5,
                               fontweight="bold")  # fmt: skip
-        note = ps.incomplete_note(ds)
+        note = appearance.incomplete_note(ds)
         if note:
             axes[row, -1].annotate(note, xy=(1, 1.13), xycoords="axes fraction", ha="right",
-                                  fontsize=9.5, color=ps.INCOMPLETE_COLOR,
+                                  fontsize=9.5, color=appearance.INCOMPLETE_COLOR,
                                   fontweight="bold")  # fmt: skip
     what = "lowest-F trial" if aggregation == "best" else "mean"
     reps = "/".join(str(n) for n in sorted(n_reps)) if n_reps else "?"
@@ -231,10 +235,10 @@ def _draw_curves(
         handles.append(Line2D([], [], ls="none"))
         labels.append(preset_note)
     fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
-    title = ps.suptitle(exp_dir, title, f"panels as in {style.reference}")
-    note = ps.incomplete_note(summary)
+    title = appearance.suptitle(exp_dir, title, f"panels as in {style.reference}")
+    note = appearance.incomplete_note(summary)
     fig.suptitle(title, fontsize=11, fontweight="bold")
     if note:
         fig.suptitle(f"{title}   [{note.upper()}]", fontsize=11, fontweight="bold",
-                     color=ps.INCOMPLETE_COLOR)  # fmt: skip
+                     color=appearance.INCOMPLETE_COLOR)  # fmt: skip
     return fig

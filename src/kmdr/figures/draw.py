@@ -11,7 +11,7 @@ last sidecar, :func:`kmdr.results.summary.preset_of`; an ad-hoc run gets the def
 its experiment's name). The style is a declaration (:class:`kmdr.figures.style.FigureStyle`) a
 paper registers under its name (:data:`kmdr.config.presentation.FIGURE_STYLES`): the panels and
 labels of curves vs r (:mod:`kmdr.figures.curves`), or a draw function of its own (bmd09's
-Figure 1 and Table 1). The look every figure shares is :mod:`kmdr.figures.styles`.
+Figure 1 and Table 1). The look every figure shares is :mod:`kmdr.figures.appearance`.
 
 Every figure is written as ``<experiment>/figures/<experiment>.png`` and ``.pdf`` (the stable name
 the README's gallery embeds).
@@ -32,7 +32,7 @@ import matplotlib.pyplot as plt
 
 from kmdr._errors import say_error
 from kmdr._io import atomic_write_bytes
-from kmdr.figures import styles as ps
+from kmdr.figures import appearance
 from kmdr.figures.curves import draw_curves
 from kmdr.figures.style import figure_style as style_named
 from kmdr.results.sidecars import (
@@ -59,7 +59,7 @@ def make_figure(experiment_dir: str | Path):
     exp_dir = Path(experiment_dir)
     preset = preset_of(exp_dir)
     style = style_named(preset["figure"])
-    with plt.rc_context(ps.RC):
+    with plt.rc_context(appearance.RC):
         if style.draw is not None:
             return style.draw(exp_dir, preset)
         return draw_curves(exp_dir, style, preset)
@@ -77,7 +77,7 @@ def draw_experiment(experiment_dir: str | Path) -> list[Path]:
         return []
     paths = []
     try:
-        with plt.rc_context(ps.RC):
+        with plt.rc_context(appearance.RC):
             for ext in ("png", "pdf"):
                 buffer = io.BytesIO()
                 fig.savefig(buffer, bbox_inches="tight", format=ext)
@@ -170,7 +170,7 @@ def _draw_one(exp_dir: Path) -> list[str]:
     incomplete = []
     if has_cells:
         summary = summarize(exp_dir)
-        note = ps.incomplete_note(summary)
+        note = appearance.incomplete_note(summary)
         if note:
             bad = summary[~summary["complete"].astype(bool)]
             incomplete.append(exp_dir.name)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from kmdr.figures.appearance import declared_label
 from kmdr.figures.style import figure_style
-from kmdr.figures.styles import declared_label
 from kmdr.plugins import RegistryError
 from kmdr.results import sidecars
 from kmdr.results import summary as aggregate

@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 
 from kmdr._io import read_csv
-from kmdr.figures import styles as ps
+from kmdr.figures import appearance
 from kmdr.papers.bmd09.table1 import table1
 from kmdr.papers.published import (
     BMD09_FIG1_TERMS,
@@ -64,7 +64,7 @@ def draw_fig1(exp_dir: Path, n_named: int = 11):
     ax.set_ylim(0, y.max() * 1.25)
     ax.legend(loc="upper left", frameon=False)
     dataset = experiment_config(exp_dir, "dataset")
-    dataset = ps.dataset_label(dataset if isinstance(dataset, str) else "nips")
+    dataset = appearance.dataset_label(dataset if isinstance(dataset, str) else "nips")
     k = experiment_config(exp_dir, "n_clusters")
     sample = f"r = {r}" + (f" = {r / k:g}k" if isinstance(k, int) and k > 0 else "")
     ax.set_title(
@@ -110,7 +110,7 @@ def draw_table1(exp_dir: Path, summary: pd.DataFrame, title: str):
     groups = [(key, ds) for key, ds in table.groupby(keys, sort=False, dropna=False)]
     base = summary[is_baseline(summary)]
     all_label = (
-        ps.declared_label(base["reducer_name"].iloc[0], base["method"].iloc[0])
+        appearance.declared_label(base["reducer_name"].iloc[0], base["method"].iloc[0])
         or base["method"].iloc[0]
         if len(base)
         else "no reduction"
@@ -124,7 +124,9 @@ def draw_table1(exp_dir: Path, summary: pd.DataFrame, title: str):
     for row, (key, ds) in enumerate(groups):
         dataset = str(key[0])
         setting = f", {key[1]}" if len(keys) == 2 else ""
-        methods = sorted(ds["method"].unique(), key=lambda m: ps.sort_key(reducer_of.get(m), m))
+        methods = sorted(
+            ds["method"].unique(), key=lambda m: appearance.sort_key(reducer_of.get(m), m)
+        )
         width = 0.8 / (len(methods) + 1)
         published = BMD09_TABLE1.get(dataset.lower())
         for col, (what, ylabel) in enumerate([("P", "P (accuracy)"), ("F", "F (normalized)")]):
@@ -139,9 +141,9 @@ def draw_table1(exp_dir: Path, summary: pd.DataFrame, title: str):
                     if not len(hit):
                         continue
                     st = (
-                        ps.baseline_style()
+                        appearance.baseline_style()
                         if method is None
-                        else ps.style_of(reducer_of.get(method), method)
+                        else appearance.style_of(reducer_of.get(method), method)
                     )
                     x0 = j + (i - (n_bars - 1) / 2) * width
                     val = float(hit[f"{what}_ours"].iloc[0])
@@ -166,7 +168,7 @@ def draw_table1(exp_dir: Path, summary: pd.DataFrame, title: str):
             ax.set_xticks(np.arange(len(cols)), [f"r = {c}" if c != "All" else "All" for c in cols])
             ax.set_ylabel(ylabel)
             ax.set_ylim(0, 1.18)
-            name = BMD09_TABLE1_NAMES.get(dataset.lower(), ps.dataset_label(dataset))
+            name = BMD09_TABLE1_NAMES.get(dataset.lower(), appearance.dataset_label(dataset))
             ax.set_title(f"{name}{setting} - {what}")
     if not table["complete"].all():
         legend["hatched: fewer trials than expected"] = Patch(
@@ -174,10 +176,10 @@ def draw_table1(exp_dir: Path, summary: pd.DataFrame, title: str):
         )
     fig.legend(list(legend.values()), list(legend.keys()), loc="outside lower center",
                ncol=min(4, len(legend)), frameon=False)  # fmt: skip
-    title = ps.suptitle(
+    title = appearance.suptitle(
         exp_dir, title, "ours, lowest-F of the trials, beside the published numbers"
     )
-    note = ps.incomplete_note(summary)
+    note = appearance.incomplete_note(summary)
     fig.suptitle(f"{title}   [{note.upper()}]" if note else title, fontsize=11, fontweight="bold",
-                 color=ps.INCOMPLETE_COLOR if note else "black")  # fmt: skip
+                 color=appearance.INCOMPLETE_COLOR if note else "black")  # fmt: skip
     return fig

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr._io import atomic_write_text
-from kmdr.figures.styles import sort_key
+from kmdr.figures.appearance import sort_key
 from kmdr.papers.published import (
     BMD09_TABLE1,
     BMD09_TABLE1_COLUMNS,
