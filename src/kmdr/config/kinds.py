@@ -3,31 +3,32 @@
 A kind is a small object with a ``name`` and ``run(ctx)`` (``ctx`` is the runner's
 :class:`~kmdr.run.runner.RunContext`); ``writes_cells`` says whether it produces cells
 (and so takes part in ``dry_run`` planning through ``plan(ctx)``). Kinds are looked up by the
-config's ``kind`` key. The built-in ones are imported only when used, so no module of a kind
-imports the runner and the runner imports no kind at module level.
+config's ``kind`` key in :data:`KINDS`, a :class:`kmdr.plugins.Registry`: the sweep of cells is
+declared here; a paper declares its own kinds as entry points of the group ``kmdr.kinds`` (bmd09's
+leverage scores, bzmd14's sampling lemma: see pyproject.toml), and so can a plug-in. A kind is
+imported only when a run uses it, so checking a config imports none, and no module of a kind
+imports the runner.
 """
 
 from __future__ import annotations
 
-import importlib
+from kmdr.plugins import Registry
 
 __all__ = ["KINDS", "get_kind"]
 
-#: The built-in kinds: name -> "module:attribute" of the kind object.
-KINDS: dict[str, str] = {
-    "cells": "kmdr.run.sweep:CELLS",
-    "leverage_scores": "kmdr.papers.bmd09.leverage_scores:LEVERAGE_SCORES",
-    "sampling_lemma": "kmdr.papers.bzmd14.sampling_lemma:SAMPLING_LEMMA",
-}
+
+def _check(obj, name: str):
+    if not callable(getattr(obj, "run", None)):
+        raise TypeError(f"{type(obj).__name__} object has no run(ctx): it is not a kind")
+    return obj
+
+
+#: Every experiment kind: the sweep of cells, then the papers' and plug-ins' kinds.
+KINDS: Registry = Registry("experiment kind", "kmdr.kinds", convert=_check)
+KINDS.declare("cells", "kmdr.run.sweep:CELLS")
 
 
 def get_kind(name: str):
-    """The kind object registered as ``name``."""
-    try:
-        target = KINDS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown experiment kind {name!r}; valid kinds: {', '.join(KINDS)}"
-        ) from None
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    """The kind object declared as ``name`` (:class:`kmdr.plugins.RegistryError`, one line, for
+    a name no declaration holds)."""
+    return KINDS.get(name)

@@ -34,7 +34,7 @@ from kmdr.results.store import CellStore
 
 __all__ = ["main", "select"]
 
-_KINDS = {"older_code": OLDER_CODE, "other_data": OTHER_DATA, "foreign": OTHER_EXPERIMENT}
+_ROW_KINDS = {"older_code": OLDER_CODE, "other_data": OTHER_DATA, "foreign": OTHER_EXPERIMENT}
 _FIELDS = {
     "reducer": "reducer",
     "dataset": "dataset",
@@ -51,7 +51,7 @@ def select(frame: pd.DataFrame, runs: list[dict], experiment: str, args) -> pd.S
     the reason each is selected (kind of row, or "selected") where it is, else <NA>."""
     _, excluded = split_current(frame, runs, experiment)
     why = pd.Series(pd.NA, index=frame.index, dtype="string")
-    kinds = [kind for opt, kind in _KINDS.items() if getattr(args, opt)]
+    kinds = [kind for opt, kind in _ROW_KINDS.items() if getattr(args, opt)]
     if kinds:
         hit = excluded[excluded["excluded"].isin(kinds)]
         why[hit.index] = hit["excluded"]
@@ -125,7 +125,7 @@ def _prune(exp_dir: Path, args) -> int:
 def main(argv: list[str] | None = None) -> int:
     """The ``kmdr-prune`` command; exit status 0, or 2 on bad input (one line on stderr)."""
     args = _parser().parse_args(argv)
-    if not (any(getattr(args, opt) for opt in (*_KINDS, *_FIELDS))):
+    if not (any(getattr(args, opt) for opt in (*_ROW_KINDS, *_FIELDS))):
         exit_error(
             _PROG,
             "name what to remove: --older-code, --other-data, --foreign, --reducer, --dataset, "
