@@ -121,13 +121,16 @@ class PresetInfo:
 
 def _preset(name: str, cfg) -> PresetInfo:
     from kmdr.config.schema import to_container
+    from kmdr.reducers import is_baseline_reducer
 
     c = to_container(cfg)
     meta = c["preset"]
     names = tuple(str(r["name"]) for r in c.get("reducers") or [])
     cells = None
     if c["kind"] == "cells":
-        cells = sum(1 if n == "none" else len(c["r_grid"]) for n in names) * c["repeats"]
+        # the baseline ignores r: one cell per repetition
+        cells = sum(1 if is_baseline_reducer(n) else len(c["r_grid"]) for n in names)
+        cells *= c["repeats"]
     return PresetInfo(
         name=name,
         experiment=c["name"],

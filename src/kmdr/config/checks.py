@@ -191,7 +191,7 @@ def check_reducer_params(spec) -> None:
 def check_against_data(spec, n_samples: int, n_features: int, n_clusters: int) -> None:
     """Check every (reducer, r) of ``spec`` can run on n_samples x n_features data with k
     clusters; raise a one-line :class:`ConfigError` naming the valid range otherwise."""
-    from kmdr.reducers import max_components
+    from kmdr.reducers import is_baseline_reducer, max_components
 
     shape = f"n={n_samples}, d={n_features}, k={n_clusters}"
     if spec.kind in ("leverage_scores", "sampling_lemma"):
@@ -201,7 +201,7 @@ def check_against_data(spec, n_samples: int, n_features: int, n_clusters: int) -
             )
         return
     for red in spec.reducers:
-        if red.name == "none":
+        if is_baseline_reducer(red.name):  # the baseline ignores r
             continue
         params = dict(red.params)
         if "n_clusters" not in params:

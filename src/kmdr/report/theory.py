@@ -228,6 +228,7 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
     if "experiment" not in cells:
         cells["experiment"] = ""
     setting_cols = _setting_columns(cells)
+    from kmdr.reducers import is_baseline_reducer
     from kmdr.results.points import setting_labels
 
     labels = setting_labels(cells) if setting_cols else None
@@ -243,7 +244,8 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
         best_method = str(group.loc[f_all.idxmin(), "method"])
         gamma = estimated_gamma(group)
         defined = _gamma_defined(group)
-        baseline = group.get("reducer_name", pd.Series("", index=group.index)) == "none"
+        names = group.get("reducer_name", pd.Series("", index=group.index))
+        baseline = names.map(is_baseline_reducer).astype(bool)
         for (method, r), g in group.groupby(["method", "r"], sort=True):
             ratio = g["objective"].astype(float) / f_best
             if not ratio.notna().any():

@@ -22,8 +22,9 @@ from kmdr.results.points import is_baseline
 ALPHA = 0.05
 #: p-values below this are printed as ``p < 1e-300`` (they are at the edge of double precision).
 P_FLOOR = 1e-300
-#: How the claims and their evidence name the no-reduction baseline; its rows are found by
-#: ``reducer_name == "none"`` (:func:`kmdr.results.summary.is_baseline`), whatever the label.
+#: How the claims and their evidence name the no-reduction baseline; its rows are found by the
+#: reducer declared ``baseline=True`` (:func:`kmdr.results.summary.is_baseline`), whatever the
+#: label.
 BASELINE = "kMeans"
 
 
