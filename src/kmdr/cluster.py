@@ -27,8 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.cluster import KMeans
-from sklearn.utils import assert_all_finite
+
+# scikit-learn is imported by the functions that cluster: reading INITS (a config check) does not
+# need it.
 
 __all__ = ["INITS", "KMeansResult", "kmeans"]
 
@@ -115,6 +116,8 @@ def _check_data(X):
         data = X
     if X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+    from sklearn.utils import assert_all_finite
+
     try:  # scikit-learn's check: a finite sum first, an elementwise pass only if it is not
         assert_all_finite(data)
     except ValueError:
@@ -150,7 +153,7 @@ def _check_centers(init, n_clusters: int, n_features: int) -> np.ndarray:
 _BLOCK_ELEMENTS = 1 << 18
 
 
-def _fit_without_copy(est: KMeans, X) -> None:
+def _fit_without_copy(est, X) -> None:
     """``est.fit(X)`` without scikit-learn's copy of X, leaving X bit-for-bit unchanged.
 
     scikit-learn's KMeans copies X (``copy_x=True``) because it centers a dense X in place,
@@ -301,6 +304,8 @@ default="k-means++"
     else:
         start = _check_centers(init, n_clusters, X.shape[1])
         n_init = 1  # one run: restarts from the same centers would all be the same run
+
+    from sklearn.cluster import KMeans
 
     est = KMeans(
         n_clusters=n_clusters,

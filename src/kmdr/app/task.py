@@ -42,9 +42,14 @@ def only_reducer(choices) -> str | None:
 
 def load_for(spec):
     """The spec's dataset, loaded once per process (the DatasetUnavailable error when it cannot
-    be obtained)."""
-    from kmdr.datasets import DatasetUnavailable, load_dataset
+    be obtained). A dry run gets the data's declared facts instead when its declaration tells
+    them (:func:`kmdr.datasets.declared_data`): it plans without reading the data."""
+    from kmdr.datasets import DatasetUnavailable, declared_data, load_dataset
 
+    if getattr(spec, "dry_run", False):
+        declared = declared_data(spec.dataset, data_dir=spec.data_dir, **spec.dataset_params)
+        if declared is not None:
+            return declared
     key = json.dumps([spec.dataset, spec.dataset_params, spec.data_dir], sort_keys=True)
     if key not in _DATA_CACHE:
         try:
