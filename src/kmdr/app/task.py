@@ -207,8 +207,10 @@ def _run(cfg, hc, choices, moved: str | None):
 
     try:
         # The run's workers start and import now, while this process checks the config and
-        # loads the data (the run reuses them).
-        start_workers_for_config(cfg, _launcher_jobs(hc))
+        # loads the data (the run reuses them). A dry run starts none: it is not asked to check
+        # the config a second time for that.
+        if not cfg.get("dry_run", False):
+            start_workers_for_config(cfg, _launcher_jobs(hc))
         spec = spec_from_config(cfg, only_reducer=only_reducer(choices))
         if moved:
             print(moved, file=sys.stderr, flush=True)
