@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:  # scipy.sparse loads where sparse data is handled
+    import scipy.sparse as sp
 
 # scikit-learn is imported by the functions that cluster: reading INITS (a config check) does not
 # need it.
@@ -82,6 +85,8 @@ def _int32_indices(X: sp.csr_matrix) -> sp.csr_matrix:
     scikit-learn's KMeans accepts only 32-bit sparse indices, and scipy's sparse products may
     return 64-bit ones (e.g. a sparse embedding of the RCV1-sized text data) even when they fit.
     """
+    import scipy.sparse as sp
+
     if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
         return X
     if max(X.nnz, *X.shape) >= np.iinfo(np.int32).max:
@@ -96,6 +101,8 @@ def _int32_indices(X: sp.csr_matrix) -> sp.csr_matrix:
 
 def _check_data(X):
     """Return X as a float CSR matrix or a 2-D float ndarray, or raise a one-line ValueError."""
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         if X.dtype.kind not in "fiub":
@@ -129,6 +136,8 @@ def _check_data(X):
 
 def _check_centers(init, n_clusters: int, n_features: int) -> np.ndarray:
     """``init`` as a finite float array of shape (n_clusters, n_features), or a one-line error."""
+    import scipy.sparse as sp
+
     if sp.issparse(init):
         init = init.toarray()
     try:
@@ -172,6 +181,8 @@ def _fit_without_copy(est, X) -> None:
     than half the memory of a copy. Sparse X is never modified by scikit-learn (it is not
     centered), so it is passed as it is. If the fit raises, X is restored too.
     """
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         # never centered, but scikit-learn's Cython loops need writeable buffers (a CSR matrix
         # memory-mapped read-only by joblib is not)

@@ -20,7 +20,6 @@ import hashlib
 import json
 
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = ["content_fingerprint", "declared_fingerprint", "entry_fingerprint"]
 
@@ -41,6 +40,8 @@ def _update_array(h, a) -> None:
 
 def content_fingerprint(X, y) -> str:
     """``content:<hash>`` of ``X`` (dense or scipy.sparse) and ``y``."""
+    import scipy.sparse as sp
+
     h = hashlib.sha256()
     if sp.issparse(X):
         # As stored (no sorting): entries in another order can round differently downstream.
