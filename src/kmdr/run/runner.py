@@ -131,13 +131,15 @@ def _data_of(spec: ExperimentSpec, dataset):
     from kmdr.datasets import DeclaredData
 
     if isinstance(dataset, DeclaredData):
+        from functools import cache
+
         from kmdr.reducers import DataFacts
 
         X = DataFacts(
             dataset.n_samples,
             dataset.n_features,
             dataset.sparse,
-            load=lambda: prepare_data(_load(spec).X),
+            load=cache(lambda: prepare_data(_load(spec).X)),  # once, if a plan needs it
         )
         return X, None, dataset.sparse, dataset.fingerprint
     import numpy as np
