@@ -24,11 +24,15 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.cluster import KMeans
-from sklearn.utils import assert_all_finite
+
+if TYPE_CHECKING:  # scipy.sparse loads where sparse data is handled
+    import scipy.sparse as sp
+
+# scikit-learn is imported by the functions that cluster: reading INITS (a config check) does not
+# need it.
 
 __all__ = ["INITS", "KMeansResult", "kmeans"]
 
@@ -81,6 +85,8 @@ def _int32_indices(X: sp.csr_matrix) -> sp.csr_matrix:
     scikit-learn's KMeans accepts only 32-bit sparse indices, and scipy's sparse products may
     return 64-bit ones (e.g. a sparse embedding of the RCV1-sized text data) even when they fit.
     """
+    import scipy.sparse as sp
+
     if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
         return X
     if max(X.nnz, *X.shape) >= np.iinfo(np.int32).max:
@@ -95,6 +101,8 @@ def _int32_indices(X: sp.csr_matrix) -> sp.csr_matrix:
 
 def _check_data(X):
     """Return X as a float CSR matrix or a 2-D float ndarray, or raise a one-line ValueError."""
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         if X.dtype.kind not in "fiub":
@@ -115,6 +123,8 @@ def _check_data(X):
         data = X
     if X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+    from sklearn.utils import assert_all_finite
+
     try:  # scikit-learn's check: a finite sum first, an elementwise pass only if it is not
         assert_all_finite(data)
     except ValueError:
@@ -126,6 +136,8 @@ def _check_data(X):
 
 def _check_centers(init, n_clusters: int, n_features: int) -> np.ndarray:
     """``init`` as a finite float array of shape (n_clusters, n_features), or a one-line error."""
+    import scipy.sparse as sp
+
     if sp.issparse(init):
         init = init.toarray()
     try:
@@ -150,7 +162,7 @@ def _check_centers(init, n_clusters: int, n_features: int) -> np.ndarray:
 _BLOCK_ELEMENTS = 1 << 18
 
 
-def _fit_without_copy(est: KMeans, X) -> None:
+def _fit_without_copy(est, X) -> None:
     """``est.fit(X)`` without scikit-learn's copy of X, leaving X bit-for-bit unchanged.
 
     scikit-learn's KMeans copies X (``copy_x=True``) because it centers a dense X in place,
@@ -169,6 +181,8 @@ def _fit_without_copy(est: KMeans, X) -> None:
     than half the memory of a copy. Sparse X is never modified by scikit-learn (it is not
     centered), so it is passed as it is. If the fit raises, X is restored too.
     """
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         # never centered, but scikit-learn's Cython loops need writeable buffers (a CSR matrix
         # memory-mapped read-only by joblib is not)
@@ -301,6 +315,8 @@ default="k-means++"
     else:
         start = _check_centers(init, n_clusters, X.shape[1])
         n_init = 1  # one run: restarts from the same centers would all be the same run
+
+    from sklearn.cluster import KMeans
 
     est = KMeans(
         n_clusters=n_clusters,

@@ -50,11 +50,6 @@ def test_a_dry_run_imports_no_plotting_library(tmp_path):
     assert imported_after(args, tmp_path)["matplotlib"] is False
 
 
-@pytest.mark.xfail(
-    reason="planning cells asks each reducer class for its shared work and code tag "
-    "(kmdr.results.cells.plan_cells): imports scikit-learn until the registry states them",
-    strict=False,
-)
 def test_a_dry_run_imports_no_heavy_library(tmp_path):
     args = ["experiment=bzmd14_synth", "dry_run=true", f"results_dir={tmp_path}"]
     loaded = imported_after(args, tmp_path)

@@ -293,3 +293,28 @@ def test_kmeans_copies_only_when_c_is_the_shared_data(monkeypatch):
         C = red.fit_transform(X)
         work._cluster(red, C, X, 3, settings, y, 0)
     assert calls == [True, False]
+
+
+def test_a_dry_run_plans_from_declared_facts_and_loads_only_for_an_undeclared_plan(
+    tmp_path, test_reducers
+):
+    """Planning from the data's declared facts gives the cells planning on the data gives; a
+    reducer whose entry declares no plan is asked through its class, on the data loaded once."""
+    from kmdr.datasets import load_dataset
+    from kmdr.reducers import DataFacts
+
+    names = ["leverage", "svd", "laplacian", "none", *TEST_REDUCERS]
+    spec = spec_from_config(config(tmp_path, names))
+    data = load_dataset(spec.dataset, **spec.dataset_params)
+    X, k = prepare_data(data.X), int(data.n_clusters)
+    loads = []
+    facts = DataFacts(*X.shape, sparse=False, load=lambda: loads.append(1) or X)
+    planned = plan_cells(spec, facts, k, data.fingerprint)
+    on_data = plan_cells(spec, X, k, data.fingerprint)
+    assert planned == on_data and loads  # the plug-ins' classes were asked, on the data
+    builtins_only = spec_from_config(config(tmp_path, names[:4]))
+    loads.clear()
+    assert plan_cells(builtins_only, facts, k, data.fingerprint) == plan_cells(
+        builtins_only, X, k, data.fingerprint
+    )
+    assert not loads  # every built-in's plan is declared: the data was not needed

@@ -631,3 +631,22 @@ def test_real_download_draws_a_progress_bar(tmp_path, monkeypatch, capsys):
     assert path.read_bytes() == payload == again.read_bytes()
     err = capsys.readouterr().err
     assert err.count("100%") == 1 and err.count("102k/102k") == 1  # one bar, 102400 bytes
+
+
+def test_declared_data_tells_what_loading_gives_without_loading():
+    """A dry run's facts of generated data (default parameters) are the loaded data's; other
+    parameters are not declared facts (None: the caller loads)."""
+    from kmdr.datasets import declared_data, load_dataset
+
+    declared = declared_data("synth")
+    ds = load_dataset("synth")
+    assert declared is not None
+    assert (declared.n_samples, declared.n_features, declared.n_clusters, declared.sparse) == (
+        ds.n_samples,
+        ds.n_features,
+        ds.n_clusters,
+        ds.is_sparse,
+    )
+    assert declared.fingerprint == ds.fingerprint
+    assert declared_data("synth", n_samples=90) is None
+    assert declared_data("no_such_dataset") is None

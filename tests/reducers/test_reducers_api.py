@@ -10,6 +10,7 @@ from _reducer_helpers import sparse_pair, to_dense
 from kmdr.reducers import (
     BUILTIN_REDUCERS,
     REDUCERS,
+    DataFacts,
     LeverageScoreSampler,
     LineStyle,
     SharedWork,
@@ -19,6 +20,7 @@ from kmdr.reducers import (
     canonical_reducer,
     make_reducer,
     max_components,
+    planning_facts,
     reducer_class,
     reducer_entry,
     reducer_label,
@@ -94,9 +96,12 @@ def test_reading_names_and_facts_imports_no_scikit_learn():
         "import sys, kmdr.reducers as kr\n"
         "kr.available_reducers(); kr.reducer_label('svd'); kr.reducer_entry('leverage')\n"
         "kr.baseline_names(); kr.reducer_paper('sign')\n"
+        "facts = kr.DataFacts(400, 4096, False)\n"
+        "kr.planning_facts('leverage', 5, facts, n_clusters=3); kr.reducer_compat_version('svd')\n"
+        "kr.max_components('srht', 400, 4096); kr.max_components('svd', 400, 4096)\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'scipy')\n"
         "               or m.startswith('kmdr.reducers.') and m.rsplit('.', 1)[1] not in\n"
-        "               ('_registry', '_builtins', '_entry'))\n"
+        "               ('_registry', '_builtins', '_entry', '_plans'))\n"
         "print(heavy)\n"
         "from kmdr.reducers import SVDFeatures\n"
         "print('sklearn' in sys.modules, SVDFeatures.__module__)\n"
@@ -105,6 +110,41 @@ def test_reading_names_and_facts_imports_no_scikit_learn():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout.splitlines()
     assert out == ["[]", "True kmdr.reducers.svd"]
+
+
+def test_every_builtin_entry_declares_the_plan_its_class_reads():
+    """One plan per class: the entry's (read by a dry run) is the class's (read by its methods)."""
+    for name in NAMES:
+        entry = reducer_entry(name)
+        assert entry.plan is not None and entry.plan is reducer_class(name).plan, name
+        assert reducer_class(name).compat_version == entry.plan.compat_version
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n", [30, 250])
+def test_the_declared_plan_answers_what_the_reducer_says(n, sparse):
+    """planning_facts (no class, no data) gives what the built reducer says on the data itself:
+    its shared key, whether its reduction and its shared work depend on the seed, and its bound
+    on r."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, 40))
+    X = sp.csr_matrix(X) if sparse else X
+    facts = DataFacts(n, 40, sparse)
+    for name in NAMES:
+        for r in (None, 5, 9, 20) if name == "lle" else (None, 5):
+            reducer = make_reducer(name, r, n_clusters=3)
+            key = reducer.shared_key(X)
+            said = (
+                key,
+                reducer.is_deterministic(X),
+                key is not None and reducer.shared_is_deterministic(X),
+            )
+            assert planning_facts(name, r, facts, n_clusters=3) == said, (name, r)
+            assert planning_facts(name, r, X, n_clusters=3) == said, (name, r)
+        if name != "lle":  # LLE's bound also checks it is feasible: its class decides
+            assert max_components(name, n, 40, n_clusters=3) == make_reducer(
+                name, None, n_clusters=3
+            ).max_components(n, 40), name
 
 
 def test_make_reducer_passes_k_only_where_taken_and_pins_entry_params():

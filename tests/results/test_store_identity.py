@@ -8,6 +8,7 @@ subprocesses), a plug-in dataset package on a temporary path, real files edited 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -24,7 +25,7 @@ import pytest
 from _run_configs import synth_run
 from kmdr.config.spec import spec_from_config
 from kmdr.datasets import Dataset
-from kmdr.reducers import SignRandomProjection
+from kmdr.reducers._builtins import BUILTIN_ENTRIES
 from kmdr.results import cells
 from kmdr.results import summary as aggregate
 from kmdr.results.records import identity_id, seal
@@ -170,6 +171,13 @@ def test_a_plugin_dataset_whose_content_changed(tmp_path):
 # -- the code's compatibility tag --------------------------------------------------------------
 
 
+def bump_sign(monkeypatch) -> None:
+    """Bump sign's compat_version where it is declared: its entry's plan (which its class reads)."""
+    entry = BUILTIN_ENTRIES["sign"]
+    plan = dataclasses.replace(entry.plan, compat_version=2)
+    monkeypatch.setitem(BUILTIN_ENTRIES, "sign", dataclasses.replace(entry, plan=plan))
+
+
 @fault(
     "one reducer's code changes its numbers (its compat_version is bumped)",
     gets="only that reducer's cells computed again; its older rows kept, left out of figures "
@@ -177,7 +185,7 @@ def test_a_plugin_dataset_whose_content_changed(tmp_path):
 )
 def test_a_bumped_reducer_recomputes_only_its_cells(tmp_path, monkeypatch):
     first = run(tmp_path)
-    monkeypatch.setattr(SignRandomProjection, "compat_version", 2)
+    bump_sign(monkeypatch)
     again = run(tmp_path)
     assert (again.n_computed, again.n_reused) == (4, 2)  # sign's, not the baseline's
     view = aggregate.cells_view(first.experiment_dir)
@@ -321,7 +329,7 @@ def mixed(tmp_path, monkeypatch) -> Path:
     """A folder holding current rows, rows of older code (sign's), of other data and of another
     experiment."""
     exp = run(tmp_path).experiment_dir
-    monkeypatch.setattr(SignRandomProjection, "compat_version", 2)
+    bump_sign(monkeypatch)
     run(tmp_path)
     monkeypatch.undo()
     other = older_rows(exp, tag=cells.code_tag("none"), data_fingerprint="content:other")

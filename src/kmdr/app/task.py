@@ -42,9 +42,14 @@ def only_reducer(choices) -> str | None:
 
 def load_for(spec):
     """The spec's dataset, loaded once per process (the DatasetUnavailable error when it cannot
-    be obtained)."""
-    from kmdr.datasets import DatasetUnavailable, load_dataset
+    be obtained). A dry run gets the data's declared facts instead when its declaration tells
+    them (:func:`kmdr.datasets.declared_data`): it plans without reading the data."""
+    from kmdr.datasets import DatasetUnavailable, declared_data, load_dataset
 
+    if getattr(spec, "dry_run", False):
+        declared = declared_data(spec.dataset, data_dir=spec.data_dir, **spec.dataset_params)
+        if declared is not None:
+            return declared
     key = json.dumps([spec.dataset, spec.dataset_params, spec.data_dir], sort_keys=True)
     if key not in _DATA_CACHE:
         try:
@@ -202,8 +207,10 @@ def _run(cfg, hc, choices, moved: str | None):
 
     try:
         # The run's workers start and import now, while this process checks the config and
-        # loads the data (the run reuses them).
-        start_workers_for_config(cfg, _launcher_jobs(hc))
+        # loads the data (the run reuses them). A dry run starts none: it is not asked to check
+        # the config a second time for that.
+        if not cfg.get("dry_run", False):
+            start_workers_for_config(cfg, _launcher_jobs(hc))
         spec = spec_from_config(cfg, only_reducer=only_reducer(choices))
         if moved:
             print(moved, file=sys.stderr, flush=True)

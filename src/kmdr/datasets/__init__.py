@@ -37,6 +37,7 @@ from ._catalog import (
     plugin_clash,
     reload_plugins,
 )
+from ._facts import DeclaredData, declared_data
 from ._images import orl_faces_manifest_sha256, read_pgm
 from ._progress import PROGRESS_ENV, set_download_progress
 from ._registry import (
@@ -67,11 +68,13 @@ __all__ = [
     "DatasetError",
     "DatasetStatus",
     "DatasetUnavailable",
+    "DeclaredData",
     "availability",
     "available_datasets",
     "build_nips",
     "dataset_info",
     "dataset_status",
+    "declared_data",
     "fetch",
     "load_dataset",
     "orl_faces_manifest_sha256",

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:  # scipy.sparse loads where sparse data is handled
+    import scipy.sparse as sp
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields explicitly, not with ==
@@ -52,6 +55,8 @@ class Dataset:
 
     @property
     def is_sparse(self) -> bool:
+        import scipy.sparse as sp
+
         return sp.issparse(self.X)
 
     @property

@@ -20,9 +20,8 @@ import hashlib
 import json
 
 import numpy as np
-import scipy.sparse as sp
 
-__all__ = ["content_fingerprint", "entry_fingerprint"]
+__all__ = ["content_fingerprint", "declared_fingerprint", "entry_fingerprint"]
 
 #: Hex digits kept of each digest (96 bits: collisions are not a concern for a few datasets).
 _DIGITS = 24
@@ -41,6 +40,8 @@ def _update_array(h, a) -> None:
 
 def content_fingerprint(X, y) -> str:
     """``content:<hash>`` of ``X`` (dense or scipy.sparse) and ``y``."""
+    import scipy.sparse as sp
+
     h = hashlib.sha256()
     if sp.issparse(X):
         # As stored (no sorting): entries in another order can round differently downstream.
@@ -54,9 +55,10 @@ def content_fingerprint(X, y) -> str:
     return f"content:{h.hexdigest()[:_DIGITS]}"
 
 
-def entry_fingerprint(entry, params: dict, X, y) -> str:
-    """The fingerprint of the data ``entry`` (a :class:`~kmdr.datasets.DatasetEntry`) loaded with
-    ``params`` into ``X``, ``y`` (see the module docstring)."""
+def declared_fingerprint(entry, params: dict) -> str | None:
+    """The fingerprint of the data ``entry`` (a :class:`~kmdr.datasets.DatasetEntry`) gives with
+    ``params``, as its declaration states it (``files:`` or ``generator:``); None when only the
+    loaded content can tell (``content:``)."""
     from ._registry import registry
 
     if entry.kind == "synthetic":
@@ -68,4 +70,10 @@ def entry_fingerprint(entry, params: dict, X, y) -> str:
         hashes = [files[p].sha256 if p in files else None for p in paths]
         if all(hashes):
             return f"files:{_digest([list(zip(paths, hashes, strict=True)), params])}"
-    return content_fingerprint(X, y)
+    return None
+
+
+def entry_fingerprint(entry, params: dict, X, y) -> str:
+    """The fingerprint of the data ``entry`` (a :class:`~kmdr.datasets.DatasetEntry`) loaded with
+    ``params`` into ``X``, ``y`` (see the module docstring)."""
+    return declared_fingerprint(entry, params) or content_fingerprint(X, y)

@@ -11,7 +11,6 @@ import hashlib
 from pathlib import Path
 
 import numpy as np
-import scipy.io as sio
 
 from ._base import Dataset
 from ._registry import fetch, registry
@@ -26,6 +25,8 @@ ORL_FACES_FILES = (
 
 
 def _loadmat(path: Path, *names: str) -> dict[str, np.ndarray]:
+    import scipy.io as sio
+
     mat = sio.loadmat(path, variable_names=names)
     missing = [n for n in names if n not in mat]
     if missing:

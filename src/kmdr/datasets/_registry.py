@@ -25,9 +25,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import pooch
-import requests
-
 from kmdr._io import atomic_writer
 
 from ._progress import download_progressbar
@@ -114,6 +111,8 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
     root = _repo_root()
     if root is not None:
         return root / "datasets"
+    import pooch  # pooch and requests load where a file is hashed or downloaded
+
     return Path(pooch.os_cache("kmdr"))
 
 
@@ -127,6 +126,8 @@ def resolve_mirror(mirror: str | os.PathLike | None = None) -> Path | None:
 
 def sha256(path: str | os.PathLike) -> str:
     """The sha256 hex digest of a file."""
+    import pooch
+
     return pooch.file_hash(str(path), alg="sha256")
 
 
@@ -147,6 +148,8 @@ def _download(entry: FileEntry, cache_dir: Path) -> Path:
     pooch's own log lines ("Downloading file ...") are off: the progress bar shows a download,
     and a failure is one line of kmdr's.
     """
+    import pooch
+
     pooch.get_logger().setLevel(logging.WARNING)
     pup = pooch.create(
         path=cache_dir,
@@ -215,6 +218,8 @@ def fetch(
     try:
         return _download(entry, cache_dir)
     except Exception as err:
+        import requests
+
         if isinstance(err, ValueError) and not isinstance(err, requests.RequestException):
             # pooch's message names the file and both hashes
             message = " ".join(str(err).split())

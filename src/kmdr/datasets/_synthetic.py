@@ -7,7 +7,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._base import Dataset
 
@@ -128,6 +127,8 @@ def make_sparse_text(**params) -> Dataset:
 
     Returns CSR float64; rows are grouped by topic (labels 0..k-1 in order); no vocabulary.
     """
+    import scipy.sparse as sp
+
     p = _check_names("sparse_text", params, SPARSE_TEXT_DEFAULTS)
     n = _int_param("n_samples", p["n_samples"])
     V = _int_param("n_features", p["n_features"])

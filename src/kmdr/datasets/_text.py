@@ -12,10 +12,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.io as sio
-import scipy.sparse as sp
+
+if TYPE_CHECKING:  # scipy.sparse loads where sparse data is handled
+    import scipy.sparse as sp
 
 from ._base import Dataset, consecutive_labels
 from ._registry import fetch, registry
@@ -64,6 +66,9 @@ def build_nips(
     Returns ``(X, y, terms)``: CSR float64 counts, int64 labels (index in ``sections``) and the
     kept terms.
     """
+    import scipy.io as sio
+    import scipy.sparse as sp
+
     path = Path(path)
     m = sio.loadmat(path, variable_names=("counts", "words", "docs_names"))
     for var in ("counts", "words", "docs_names"):
@@ -149,6 +154,8 @@ def read_rcv1(
 
     ``expected_n_samples`` / ``expected_n_classes`` are checked when given.
     """
+    import scipy.sparse as sp
+
     path = Path(path)
     # scikit-learn's import costs a second or more (scipy.stats): only when RCV1 is read.
     from sklearn.datasets import load_svmlight_file

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._base import Dataset
 from ._registry import DatasetError
@@ -40,6 +39,8 @@ def _dtype_problem(what: str, dtype: np.dtype) -> str | None:
 
 def _x_problem(X) -> str | None:
     """Why ``X`` is not an ``n x d`` real, finite matrix with n, d >= 1 (None when it is)."""
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         if X.format != "csr":
             return f"X is a scipy.sparse {X.format.upper()} matrix; give it as CSR (X.tocsr())"

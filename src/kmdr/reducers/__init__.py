@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 
 from kmdr.reducers._entry import LineStyle, ReducerEntry
+from kmdr.reducers._plans import DataFacts, ReducerPlan
 from kmdr.reducers._registry import (
     BUILTIN_REDUCERS,
     ENTRY_POINT_GROUP,
@@ -27,7 +28,9 @@ from kmdr.reducers._registry import (
     is_baseline_reducer,
     make_reducer,
     max_components,
+    planning_facts,
     reducer_class,
+    reducer_compat_version,
     reducer_entry,
     reducer_label,
     reducer_paper,
@@ -78,15 +81,19 @@ __all__ = [
     "BUILTIN_REDUCERS",
     "ENTRY_POINT_GROUP",
     "REDUCERS",
+    "DataFacts",
     "LineStyle",
     "ReducerEntry",
+    "ReducerPlan",
     "available_reducers",
     "baseline_names",
     "canonical_reducer",
     "is_baseline_reducer",
     "make_reducer",
     "max_components",
+    "planning_facts",
     "reducer_class",
+    "reducer_compat_version",
     "reducer_entry",
     "reducer_label",
     "reducer_paper",

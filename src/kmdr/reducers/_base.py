@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from kmdr.reducers._plans import DataFacts, ReducerPlan
 from kmdr.reducers._validation import SPARSE_FORMATS, check_count
 
 
@@ -76,28 +77,46 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     _parameter_constraints: ClassVar[dict] = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
     }
+    #: What planning a sweep needs from this class (:class:`~kmdr.reducers._plans.ReducerPlan`):
+    #: its shared key, whether its reduction and its shared work depend on the seed, and its
+    #: ``compat_version``. :meth:`shared_key`, :meth:`is_deterministic` and
+    #: :meth:`shared_is_deterministic` read it, and kmdr's own registry entries declare the same
+    #: object, so a dry run reads the facts without importing the class. The default: nothing
+    #: shared, everything drawn from ``random_state``.
+    plan: ClassVar[ReducerPlan] = ReducerPlan()
     #: The compatibility version of this reducer's code: bump it when a change to the class changes
     #: the numbers its cells produce. It is part of every cell's identity (``code_tag`` in
     #: cells.csv, with the experiments' global ``CELL_FORMAT``), so only this reducer's cells are
-    #: computed again.
+    #: computed again. A class that declares its own :attr:`plan` takes the plan's (set it there).
     compat_version: ClassVar[int] = 1
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "plan" in vars(cls):
+            cls.compat_version = cls.plan.compat_version
 
     def max_components(self, n_samples: int, n_features: int) -> int | None:
         """Largest r this reducer can produce on an n_samples x n_features matrix (None: no bound).
 
         Projections and sampling with replacement produce any r >= 1 (r > d is legal, if
         pointless); selection without repeats needs r <= d; SVD methods need r <= min(n, d).
+        Read from :attr:`plan` (a class whose plan leaves it to the class overrides this).
         """
-        return None
+        rule = self.plan.max_components
+        return None if rule is None else rule(self._plan_params(), n_samples, n_features)
+
+    def _plan_params(self) -> dict:
+        return {**self.plan.defaults, **self.get_params(deep=False)}
 
     def shared_key(self, X) -> tuple[Hashable, ...] | None:
         """Key of the r-independent work ``fit`` would do on ``X``, or None if there is none.
 
         The key never depends on ``n_components``. It does not identify the data: a caller that
         caches by key keeps one cache per data matrix. Randomized work (an approximate SVD) is
-        keyed by its parameters only; the caller decides which seed it runs with.
+        keyed by its parameters only; the caller decides which seed it runs with. Read from
+        :attr:`plan` (a function of the parameters and of ``X``'s shape and sparsity).
         """
-        return None
+        return self.plan.shared_key(self._plan_params(), DataFacts.of(X))
 
     def is_deterministic(self, X) -> bool:
         """Whether ``fit_transform(X)`` gives the same C for every ``random_state``.
@@ -105,10 +124,10 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         True promises that the reduction of ``X`` depends on the data and the parameters only,
         never on ``random_state`` (nor on any global random state), so a runner may compute it
         once and reuse it for every repetition of a sweep. The default is False (the output is
-        treated as random, recomputed for every repetition): a reducer overrides this only when
-        it is really true, possibly depending on its parameters and the shape of ``X``.
+        treated as random, recomputed for every repetition): a reducer's :attr:`plan` says True
+        only when it is really true, possibly depending on its parameters and the shape of ``X``.
         """
-        return False
+        return bool(self.plan.deterministic(self._plan_params(), DataFacts.of(X)))
 
     def shared_is_deterministic(self, X) -> bool:
         """Whether ``compute_shared(X, random_state)`` gives the same value for every
@@ -116,10 +135,10 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
 
         True promises that the r-independent work (:meth:`shared_key`) depends on the data and
         the parameters only, so a runner may compute it once per key for all repetitions. The
-        default is False (randomized work, drawn once per repetition with its own seed); only a
-        reducer with shared work overrides it.
+        default is False (randomized work, drawn once per repetition with its own seed); read
+        from :attr:`plan`.
         """
-        return False
+        return bool(self.plan.shared_deterministic(self._plan_params(), DataFacts.of(X)))
 
     def compute_shared(self, X, random_state=None) -> SharedWork:
         """Do the r-independent work on ``X`` and time it.

@@ -1,5 +1,6 @@
 """kmdr's own reducers, each declared once: class, label, pinned parameters, paper, line style,
-aliases, what its time covers, and whether it is the baseline.
+aliases, what its time covers, whether it is the baseline, and its planning facts (the class's
+own :class:`~kmdr.reducers._plans.ReducerPlan`).
 
 The declarations live here, apart from the reducer modules, and name each class as a
 ``"module:Class"`` string: a declaration inside its reducer's module could only be read by
@@ -12,6 +13,7 @@ first, then lst17's, the baseline, then the methods no paper draws (by label).
 
 from __future__ import annotations
 
+from kmdr.reducers import _plans
 from kmdr.reducers._entry import LineStyle, ReducerEntry
 
 __all__ = ["BUILTIN_ENTRIES"]
@@ -35,6 +37,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
             "where no accurate gap is left), then the scores, the r draws and the rescaled "
             "columns"
         ),
+        plan=_plans.LEVERAGE,
     ),
     "leverage_approx": ReducerEntry(
         _M + "leverage:LeverageScoreSampler",
@@ -47,6 +50,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
             "FastFrobeniusSVD at rank k, ε = 1/3 (shared across r, charged to every cell), then "
             "the scores, the r draws and the rescaled columns"
         ),
+        plan=_plans.LEVERAGE,
     ),
     "sign": ReducerEntry(
         _M + "projections:SignRandomProjection",
@@ -55,6 +59,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
         style=LineStyle("#d62728", "^"),
         aliases=("rp",),
         time_includes="drawing the d × r sign matrix and C = A R",
+        plan=_plans.SIGN,
     ),
     "svd": ReducerEntry(
         _M + "svd:SVDFeatures",
@@ -68,6 +73,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
             "further repetition to be timed), by the same route choice as exact leverage "
             "scores, and C = A V_r"
         ),
+        plan=_plans.SVD_FEATURES,
     ),
     "svd_approx": ReducerEntry(
         _M + "svd:SVDFeatures",
@@ -77,6 +83,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
         style=LineStyle("#bcbd22", "v"),
         aliases=("appr_svd", "approx_svd"),
         time_includes="its own FastFrobeniusSVD at rank r per cell and C = A Z",
+        plan=_plans.SVD_FEATURES,
     ),
     "laplacian": ReducerEntry(
         _M + "laplacian:LaplacianScoreSelector",
@@ -89,6 +96,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
             "r, timed in every repetition and charged to every cell of it), then selecting the "
             "r best features"
         ),
+        plan=_plans.LAPLACIAN,
     ),
     "sparse_embedding": ReducerEntry(
         _M + "sparse_embedding:SparseEmbedding",
@@ -97,6 +105,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
         style=LineStyle("#ff7f0e", "*"),
         aliases=("se",),
         time_includes="drawing the sparse embedding (one nonzero per row of S) and C = A S",
+        plan=_plans.SPARSE_EMBEDDING,
     ),
     "lle": ReducerEntry(
         _M + "lle:LocallyLinearReducer",
@@ -108,6 +117,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
             "r for the clustering when its dense eigensolver runs, which draws nothing, and "
             "re-run in each further repetition to be timed; per cell when ARPACK does)"
         ),
+        plan=_plans.LLE,
     ),
     "sparsified": ReducerEntry(
         _M + "sparsified:PreconditionedSparsification",
@@ -120,6 +130,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
             "entries per row; its clustering time is sparsified k-means on that sketch, not "
             "Lloyd on a dense C"
         ),
+        plan=_plans.SPARSIFIED,
     ),
     "none": ReducerEntry(
         _M + "identity:IdentityReducer",
@@ -128,12 +139,14 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
         style=LineStyle("black", "", "--"),
         time_includes="input validation only; the clustering is Lloyd's k-means on all of A",
         baseline=True,
+        plan=_plans.IDENTITY,
     ),
     "achlioptas": ReducerEntry(
         _M + "projections:AchlioptasProjection",
         "Achlioptas RP",
         paper="report; Achlioptas 2001",
         time_includes="drawing the sparse d × r Achlioptas matrix and C = A R",
+        plan=_plans.ACHLIOPTAS,
     ),
     "ridge_leverage_approx": ReducerEntry(
         _M + "ridge_leverage:RidgeLeverageSampler",
@@ -144,12 +157,14 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
             "a Gaussian sketch B = A Π of k + ⌈k/ε⌉ columns and the ridge leverage scores of A "
             "against it (shared across r, charged to every cell), then the sampling"
         ),
+        plan=_plans.RIDGE_LEVERAGE,
     ),
     "gaussian": ReducerEntry(
         _M + "projections:GaussianProjection",
         "Gaussian RP",
         paper="report (Gaussian JL)",
         time_includes="drawing the d × r Gaussian matrix (numpy's Generator) and C = A R",
+        plan=_plans.GAUSSIAN,
     ),
     "ridge_leverage": ReducerEntry(
         _M + "ridge_leverage:RidgeLeverageSampler",
@@ -160,6 +175,7 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
             "the full thin SVD of A (shared across r, timed in every repetition and charged to "
             "every cell of it), then the ridge scores and the sampling"
         ),
+        plan=_plans.RIDGE_LEVERAGE,
     ),
     "srht": ReducerEntry(
         _M + "srht:SRHTProjection",
@@ -169,5 +185,6 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
         time_includes=(
             "random signs, a Hadamard transform of each row padded to a power of two, r columns"
         ),
+        plan=_plans.SRHT,
     ),
 }

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from kmdr.reducers._plans import ReducerPlan
+
 __all__ = ["LineStyle", "ReducerEntry"]
 
 
@@ -52,6 +54,10 @@ class ReducerEntry:
     baseline : bool
         Whether it is the no-reduction baseline (k-means on all features), drawn as a reference
         line and compared against.
+    plan : ReducerPlan or None
+        What planning a sweep needs from its class (shared key, determinism, compat_version):
+        the same object as the class's ``plan``, so a dry run reads it without importing the
+        class. None: ask the class (imported, and given the loaded data).
     """
 
     cls: type | str
@@ -62,6 +68,7 @@ class ReducerEntry:
     aliases: tuple[str, ...] = ()
     time_includes: str = ""
     baseline: bool = False
+    plan: ReducerPlan | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "aliases", tuple(self.aliases))
@@ -71,6 +78,8 @@ class ReducerEntry:
             raise ValueError(
                 f"ReducerEntry cls={self.cls!r} is invalid: give the class or 'module:Class'"
             )
+        if self.plan is not None and not isinstance(self.plan, ReducerPlan):
+            raise TypeError(f"ReducerEntry plan={self.plan!r} is invalid: give a ReducerPlan")
         if self.style is not None and not isinstance(self.style, LineStyle):
             raise TypeError(
                 f"ReducerEntry style={self.style!r} is invalid: give a kmdr.reducers.LineStyle"

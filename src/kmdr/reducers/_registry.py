@@ -15,6 +15,8 @@ warning line, and asking for it is that line as the error).
 Reading names and facts (:func:`available_reducers`, :func:`reducer_entry`, :func:`reducer_label`,
 :func:`baseline_names`...) imports no reducer module and no scikit-learn; a class is imported
 when it is first needed (:func:`reducer_class`, :func:`make_reducer`, ``REDUCERS[name].cls``).
+Planning a sweep (:func:`planning_facts`, :func:`reducer_compat_version`) reads an entry's
+declared plan, so a built-in's class is not imported for it either.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from types import MappingProxyType
 from kmdr.plugins import Registry, RegistryError, entry_points_of
 from kmdr.reducers._builtins import BUILTIN_ENTRIES
 from kmdr.reducers._entry import LineStyle, ReducerEntry
+from kmdr.reducers._plans import DataFacts
 
 __all__ = [
     "BUILTIN_REDUCERS",
@@ -40,7 +43,9 @@ __all__ = [
     "is_baseline_reducer",
     "make_reducer",
     "max_components",
+    "planning_facts",
     "reducer_class",
+    "reducer_compat_version",
     "reducer_entry",
     "reducer_label",
     "reducer_paper",
@@ -216,6 +221,48 @@ def max_components(name: str, n_samples: int, n_features: int, **params) -> int 
 
     None means no bound (projections, leverage sampling with replacement, the baseline, which
     ignores r). ``params`` matter for some entries (``scores="top"`` bounds leverage sampling by
-    d).
+    d). Read from the entry's declared plan when it states the bound (the class is not
+    imported); otherwise the reducer is built and asked (it may raise a one-line ValueError for
+    a shape it cannot handle).
     """
-    return make_reducer(name, None, **params).max_components(n_samples, n_features)
+    entry = reducer_entry(name)
+    rule = None if entry.plan is None else entry.plan.max_components
+    if rule is None:
+        return make_reducer(name, None, **params).max_components(n_samples, n_features)
+    given = {**entry.plan.defaults, **entry.fixed, **params, "n_components": None}
+    return rule(given, n_samples, n_features)
+
+
+def reducer_compat_version(name: str) -> int:
+    """The ``compat_version`` of the code behind ``name``: its declared plan's, else its class's
+    (imported). Raises :class:`ValueError` (one line) for a name that cannot be used."""
+    entry = reducer_entry(name)
+    if entry.plan is not None:
+        return int(entry.plan.compat_version)
+    return int(getattr(_get(name).cls, "compat_version", 1))
+
+
+def planning_facts(
+    name: str, n_components, data, *, n_clusters=None, **params
+) -> tuple[tuple | None, bool, bool]:
+    """``(shared key, deterministic, shared deterministic)`` of reducer ``name`` with r =
+    ``n_components`` and k = ``n_clusters`` on ``data``: what
+    :meth:`~kmdr.reducers.BaseReducer.shared_key`, ``is_deterministic`` and
+    ``shared_is_deterministic`` say (the last False without a shared key).
+
+    ``data`` is the matrix or its :class:`~kmdr.reducers._plans.DataFacts`. An entry that
+    declares its plan is answered from the plan, its class not imported; otherwise the reducer is
+    built and asked, on the matrix (a DataFacts' ``load`` gives it).
+    """
+    entry = reducer_entry(name)
+    if entry.plan is not None:
+        given = {**entry.fixed, **params, "n_components": n_components, "n_clusters": n_clusters}
+        return entry.plan.facts(given, DataFacts.of(data))
+    X = data.matrix() if isinstance(data, DataFacts) else data
+    reducer = make_reducer(name, n_components, n_clusters=n_clusters, **params)
+    key = reducer.shared_key(X)
+    return (
+        None if key is None else tuple(key),
+        bool(reducer.is_deterministic(X)),
+        bool(key is not None and reducer.shared_is_deterministic(X)),
+    )

@@ -8,6 +8,7 @@ from typing import ClassVar
 from sklearn.base import OneToOneFeatureMixin
 from sklearn.utils._param_validation import Interval
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
 
 
@@ -34,14 +35,13 @@ class IdentityReducer(OneToOneFeatureMixin, BaseReducer):
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
     }
 
+    plan = _plans.IDENTITY
+
     def __init__(self, n_components=None):
         self.n_components = n_components
 
     def _check_shape(self, shape):
         return shape[1]
-
-    def is_deterministic(self, X):
-        return True
 
     def _fit(self, X, shared_value):
         pass

@@ -11,6 +11,7 @@ from sklearn.metrics import pairwise_distances_chunked
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._validation import check_count, column_subset
 
@@ -117,30 +118,26 @@ class LaplacianScoreSelector(BaseReducer):
         "t": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, n_components=2, *, n_neighbors=5, t="auto"):
+    plan = _plans.LAPLACIAN
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        n_neighbors=_plans.LAPLACIAN.defaults["n_neighbors"],
+        t=_plans.LAPLACIAN.defaults["t"],
+    ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.t = t
 
-    def max_components(self, n_samples, n_features):
-        return n_features
-
     def _check_data_params(self, shape):
         check_count(self.n_neighbors, "n_neighbors", 1, shape[0] - 1, shape)
-
-    def shared_key(self, X):
-        return ("laplacian_scores", self.n_neighbors, self.t)
 
     def _compute_shared_value(self, X, random_state):
         t = heat_kernel_scale(X) if self.t == "auto" else float(self.t)
         W = heat_kernel_graph(X, self.n_neighbors, t)
         return {"scores": laplacian_scores(X, W), "t": t}
-
-    def is_deterministic(self, X):
-        return True
-
-    def shared_is_deterministic(self, X):
-        return True
 
     def _fit(self, X, shared_value):
         self.scores_ = np.array(shared_value["scores"])

@@ -6,10 +6,10 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._svd import exact_svd, fast_frobenius_svd
 from kmdr.reducers._validation import check_count, column_subset, independent_random_state
@@ -78,14 +78,16 @@ class LeverageScoreSampler(BaseReducer):
         "random_state": ["random_state"],
     }
 
+    plan = _plans.LEVERAGE
+
     def __init__(
         self,
         n_components=2,
         *,
         n_clusters=None,
-        svd="exact",
-        eps=1 / 3,
-        scores="leverage",
+        svd=_plans.LEVERAGE.defaults["svd"],
+        eps=_plans.LEVERAGE.defaults["eps"],
+        scores=_plans.LEVERAGE.defaults["scores"],
         random_state=None,
     ):
         self.n_components = n_components
@@ -95,18 +97,8 @@ class LeverageScoreSampler(BaseReducer):
         self.scores = scores
         self.random_state = random_state
 
-    def max_components(self, n_samples, n_features):
-        return n_features if self.scores == "top" else None
-
     def _check_data_params(self, shape):
         check_count(self.n_clusters, "n_clusters", 1, min(shape), shape)
-
-    def shared_key(self, X):
-        if self.svd == "approximate":
-            return ("fast_frobenius_svd", self.n_clusters, self.eps)
-        if sp.issparse(X):
-            return ("sparse_svd", self.n_clusters)
-        return ("exact_svd", self.n_clusters)
 
     def _compute_shared_value(self, X, random_state):
         if self.svd == "approximate":
@@ -115,9 +107,6 @@ class LeverageScoreSampler(BaseReducer):
                 X, self.n_clusters, self.eps, independent_random_state(seed, stream=1)
             )
         return exact_svd(X, self.n_clusters)
-
-    def shared_is_deterministic(self, X):
-        return self.svd == "exact"  # the approximate SVD's sketch is drawn from random_state
 
     def _fit(self, X, svd):
         Z = svd.top(self.n_clusters)  # k x d, orthonormal rows

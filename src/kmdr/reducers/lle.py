@@ -10,6 +10,7 @@ from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._validation import check_count
 
@@ -95,13 +96,15 @@ class LocallyLinearReducer(BaseReducer):
         "random_state": ["random_state"],
     }
 
+    plan = _plans.LLE
+
     def __init__(
         self,
         n_components=2,
         *,
         n_neighbors=12,
         reg=1e-3,
-        eigen_solver="auto",
+        eigen_solver=_plans.LLE.defaults["eigen_solver"],
         max_samples=10_000,
         max_memory_mb=4096,
         random_state=None,
@@ -139,13 +142,6 @@ class LocallyLinearReducer(BaseReducer):
     def _check_data_params(self, shape):
         self.check_feasible(*shape)
         check_count(self.n_neighbors, "n_neighbors", 1, shape[0] - 1, shape)
-
-    def is_deterministic(self, X):
-        """True when scikit-learn's dense eigensolver runs (ARPACK starts from random_state):
-        eigen_solver="dense", or "auto" with n_samples <= 200 or r + 1 >= 10."""
-        r = X.shape[1] if self.n_components is None else int(self.n_components)
-        dense_auto = X.shape[0] <= 200 or r + 1 >= 10
-        return self.eigen_solver == "dense" or (self.eigen_solver == "auto" and dense_auto)
 
     def _fit(self, X, shared_value):
         if sp.issparse(X):

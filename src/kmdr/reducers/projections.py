@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import RandomProjectionBase
 
 
@@ -110,6 +111,8 @@ class SignRandomProjection(_EntrywiseProjection):
         See :class:`BaseReducer`.
     """
 
+    plan = _plans.SIGN
+
     def _draw(self, rng, n_features, n_components):
         n_bytes = (n_components + 7) // 8
         raw = rng.bytes(n_features * n_bytes)
@@ -164,6 +167,8 @@ class GaussianProjection(RandomProjectionBase):
         See :class:`BaseReducer`.
     """
 
+    plan = _plans.GAUSSIAN
+
     def _fit(self, X, shared_value):
         r = self.n_components_
         self.scale_ = float(1.0 / np.sqrt(r))
@@ -200,6 +205,8 @@ class AchlioptasProjection(_EntrywiseProjection):
     n_components_, n_features_in_, shared_seconds_
         See :class:`BaseReducer`.
     """
+
+    plan = _plans.ACHLIOPTAS
 
     def _draw(self, rng, n_features, n_components):
         u = rng.randint(0, 6, size=(n_features, n_components), dtype=np.uint8)

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._sampling import sample_columns
 from kmdr.reducers._svd import SVDResult, thin_svd
@@ -222,8 +223,16 @@ class RidgeLeverageSampler(BaseReducer):
         "random_state": ["random_state"],
     }
 
+    plan = _plans.RIDGE_LEVERAGE
+
     def __init__(
-        self, n_components=2, *, n_clusters=None, scores="exact", eps=1 / 3, random_state=None
+        self,
+        n_components=2,
+        *,
+        n_clusters=None,
+        scores=_plans.RIDGE_LEVERAGE.defaults["scores"],
+        eps=_plans.RIDGE_LEVERAGE.defaults["eps"],
+        random_state=None,
     ):
         self.n_components = n_components
         self.n_clusters = n_clusters
@@ -234,21 +243,12 @@ class RidgeLeverageSampler(BaseReducer):
     def _check_data_params(self, shape):
         check_count(self.n_clusters, "n_clusters", 1, min(shape), shape)
 
-    def shared_key(self, X):
-        if self.scores == "approximate":
-            return ("ridge_leverage_sketch", self.n_clusters, self.eps)
-        # Dense: LeverageScoreSampler's and SVDFeatures' key, one thin SVD serves all three.
-        return ("gram_svd",) if sp.issparse(X) else ("thin_svd",)
-
     def _compute_shared_value(self, X, random_state):
         if self.scores == "approximate":
             seed = self.random_state if random_state is None else random_state
             rng = independent_random_state(seed, stream=1)
             return approximate_ridge_leverage_scores(X, self.n_clusters, self.eps, rng)
         return gram_svd(X) if sp.issparse(X) else thin_svd(X)
-
-    def shared_is_deterministic(self, X):
-        return self.scores == "exact"  # the approximate scores' sketch is drawn
 
     def _fit(self, X, shared_value):
         if self.scores == "approximate":

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._validation import same_sparse_kind
 
@@ -65,6 +66,8 @@ class SparseEmbedding(BaseReducer):
         "dense_output": ["boolean", StrOptions({"auto"})],
         "random_state": ["random_state"],
     }
+
+    plan = _plans.SPARSE_EMBEDDING
 
     def __init__(self, n_components=2, *, dense_output="auto", random_state=None):
         self.n_components = n_components

@@ -12,7 +12,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._plans import padded_dimension
 from kmdr.reducers._validation import same_sparse_kind
 from kmdr.reducers.srht import fwht_rows
 from kmdr.sparsified_kmeans import check_sparsified, sparsified_kmeans
@@ -20,13 +22,6 @@ from kmdr.sparsified_kmeans import check_sparsified, sparsified_kmeans
 #: Rows are preconditioned in blocks of about this many entries (8 bytes each), so sparse input
 #: is densified one block at a time and memory stays O(block + n r), never O(n d).
 _BLOCK_ENTRIES = 1 << 22
-
-
-def padded_dimension(n_features: int, transform: str) -> int:
-    """p: the length of a preconditioned row (d for the DCT, the next power of two for Hadamard)."""
-    if transform == "hadamard":
-        return 1 << max(int(n_features) - 1, 0).bit_length()
-    return int(n_features)
 
 
 def fwht(Y: np.ndarray) -> np.ndarray:
@@ -198,13 +193,18 @@ class PreconditionedSparsification(BaseReducer):
         ),
     }
 
-    def __init__(self, n_components=2, *, preconditioner="dct", random_state=None):
+    plan = _plans.SPARSIFIED
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        preconditioner=_plans.SPARSIFIED.defaults["preconditioner"],
+        random_state=None,
+    ):
         self.n_components = n_components
         self.preconditioner = preconditioner
         self.random_state = random_state
-
-    def max_components(self, n_samples, n_features):
-        return padded_dimension(n_features, self.preconditioner)
 
     def _fit(self, X, shared_value):
         rng = check_random_state(self.random_state)

@@ -7,13 +7,9 @@ import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.utils import check_random_state, gen_batches
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import RandomProjectionBase
-
-
-def next_power_of_two(d: int) -> int:
-    """The smallest power of two >= ``d`` (``d >= 1``)."""
-    return 1 << (int(d) - 1).bit_length()
-
+from kmdr.reducers._plans import next_power_of_two
 
 #: The first log2(_BASE) butterfly stages only mix entries inside aligned blocks of _BASE entries,
 #: where together they are the product with the _BASE x _BASE Hadamard matrix. numpy is slow on
@@ -104,8 +100,7 @@ class SRHTProjection(RandomProjectionBase):
         See :class:`BaseReducer`.
     """
 
-    def max_components(self, n_samples, n_features):
-        return next_power_of_two(n_features)
+    plan = _plans.SRHT
 
     def _fit(self, X, shared_value):
         rng = check_random_state(self.random_state)

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._svd import exact_svd, fast_frobenius_svd
 
@@ -57,17 +58,20 @@ class SVDFeatures(BaseReducer):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_components=2, *, svd="exact", eps=1 / 3, random_state=None):
+    plan = _plans.SVD_FEATURES
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        svd=_plans.SVD_FEATURES.defaults["svd"],
+        eps=1 / 3,
+        random_state=None,
+    ):
         self.n_components = n_components
         self.svd = svd
         self.eps = eps
         self.random_state = random_state
-
-    def max_components(self, n_samples, n_features):
-        return min(n_samples, n_features)
-
-    def is_deterministic(self, X):
-        return self.svd == "exact"  # exact_svd reads no random_state (ARPACK starts at rng=0)
 
     def _fit(self, X, shared_value):
         r = self.n_components_

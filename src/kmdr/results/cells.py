@@ -47,14 +47,15 @@ CELL_FORMAT = 3
 def code_tag(reducer_name: str) -> str | None:
     """The compatibility tag of the code that computes a cell of ``reducer_name`` (the
     ``code_tag`` column): ``"<CELL_FORMAT>/<compat_version>"``, e.g. ``"3/1"``; None for a name
-    the reducer registry does not know (a plug-in not installed here)."""
-    from kmdr.reducers import REDUCERS
+    the reducer registry does not know (a plug-in not installed here). A built-in's version is
+    read from its declared plan, without importing its class."""
+    from kmdr.reducers import reducer_compat_version
 
     try:
-        cls = REDUCERS[reducer_name].cls
+        version = reducer_compat_version(reducer_name)
     except (KeyError, TypeError, ValueError):
         return None
-    return f"{CELL_FORMAT}/{int(getattr(cls, 'compat_version', 1))}"
+    return f"{CELL_FORMAT}/{version}"
 
 
 @dataclass(frozen=True)
@@ -177,12 +178,14 @@ def plan_cells(spec: ExperimentSpec, X, n_clusters: int, data_fingerprint: str) 
     """All cells of ``spec`` on data ``X`` (n x d) with k = ``n_clusters`` and fingerprint
     ``data_fingerprint``, expensive ones first.
 
-    The baseline reducer ignores the r-grid: one cell per repetition with r = d. Each cell
-    carries what its reducer declares (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`, per
-    r; :meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`): a shared key counts as
-    deterministic only if every reducer of the experiment with that key says so.
+    ``X`` is the matrix or its :class:`~kmdr.reducers.DataFacts` (shape and sparsity, all a
+    declared plan reads: a dry run plans without loading the data). The baseline reducer ignores
+    the r-grid: one cell per repetition with r = d. Each cell carries what its reducer declares
+    (:func:`~kmdr.reducers.planning_facts`: whether its reduction, per r, and its shared work
+    depend on the seed): a shared key counts as deterministic only if every reducer of the
+    experiment with that key says so.
     """
-    from kmdr.reducers import is_baseline_reducer, make_reducer
+    from kmdr.reducers import is_baseline_reducer, planning_facts
 
     n_features = X.shape[1]
     planned = []  # (red, r, shared key, deterministic)
@@ -191,11 +194,10 @@ def plan_cells(spec: ExperimentSpec, X, n_clusters: int, data_fingerprint: str) 
         grid = (n_features,) if is_baseline_reducer(red.name) else spec.r_grid
         params, k = reducer_kwargs(red.params, n_clusters)
         for r in grid:
-            reducer = make_reducer(red.name, r, n_clusters=k, **params)
-            key = reducer.shared_key(X)
-            if key is not None and not reducer.shared_is_deterministic(X):
-                random_keys.add(tuple(key))
-            planned.append((red, r, key, bool(reducer.is_deterministic(X))))
+            key, deterministic, shared_det = planning_facts(red.name, r, X, n_clusters=k, **params)
+            if key is not None and not shared_det:
+                random_keys.add(key)
+            planned.append((red, r, key, deterministic))
     cells: list[Cell] = []
     for red, r, key, deterministic in planned:
         shared_det = key is not None and tuple(key) not in random_keys

@@ -63,8 +63,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import pandas as pd
-
 from kmdr._io import atomic_write_text, remove_stale_temporaries
 from kmdr.results import _locks
 from kmdr.results.cell_file import cell_text, parse_cell_text, run_record_text
@@ -277,9 +275,11 @@ class CellStore:
         header = table_header(set(record.header).union(*(f.keys() for f, _ in tagged)))
         return header, [f for f, _ in tagged], [k for _, k in tagged]
 
-    def frame(self) -> pd.DataFrame:
+    def frame(self):  # a pandas DataFrame: pandas is imported here, where one is built
         """:meth:`table` as pandas reads cells.csv, with a ``record`` column holding each row's
         kind: what readers (aggregates, figures, report) see, never behind the cell files."""
+        import pandas as pd
+
         header, rows, kinds = self.table()
         if not rows:
             return pd.DataFrame(columns=[*header, "record"])

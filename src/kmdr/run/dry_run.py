@@ -77,7 +77,8 @@ def describe(ctx, kind) -> str:
     cells = kind.plan(ctx)
     done = ctx.store.done_ids()
     todo = [c for c in cells if c.cell_id not in done]
-    times = earlier_times(spec.results_dir, spec.dataset)
+    # Earlier runs are read only to estimate work to do (every results folder's cells.csv).
+    times = earlier_times(spec.results_dir, spec.dataset) if todo else {}
     per_reducer = Counter(c.reducer_id for c in todo)
     # One reduction per job (a deterministic reducer's repetitions are one job), one shared work
     # per (key, repetition), or per key when it is deterministic.

@@ -27,7 +27,6 @@ import json
 import threading
 
 import numpy as np
-import scipy.sparse as sp
 
 from kmdr._errors import one_line
 
@@ -63,6 +62,8 @@ def _width(reducer, default: int) -> int:
 def check_output(cell, reducer, C, n_samples: int) -> None:
     """Raise :class:`ReducerOutputError` unless C is a finite real n x w matrix for the cell's r
     (see the module docstring)."""
+    import scipy.sparse as sp
+
     if not (isinstance(C, np.ndarray) or sp.issparse(C)):
         _fail(
             cell,
@@ -110,6 +111,8 @@ def _global_state() -> dict:
 
 
 def _equal(A, B) -> bool:
+    import scipy.sparse as sp
+
     if sp.issparse(A) != sp.issparse(B) or A.shape != B.shape or A.dtype != B.dtype:
         return False
     if sp.issparse(A):

@@ -11,7 +11,10 @@
 
 Before any of that a run that computes checks its reducers' parameters against their classes
 (:func:`~kmdr.config.checks.check_reducer_params`). With ``dry_run`` it stops after planning: it
-prints what it would compute and reuse and an estimate of the time, and writes nothing. The
+prints what it would compute and reuse and an estimate of the time, and writes nothing. A dry run
+given the data's declared facts (:class:`~kmdr.datasets.DeclaredData`) plans from its shape,
+sparsity and fingerprint without loading it (``ctx.X`` is then a
+:class:`~kmdr.reducers.DataFacts` that loads the matrix only if a reducer's plan needs it). The
 summaries and figures are the caller's to draw (:func:`kmdr.app.drawing.draw`): the run layer
 does not know how results are presented.
 """
@@ -23,9 +26,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
-import scipy.sparse as sp
 
 from kmdr._errors import one_line
 from kmdr.config.checks import check_against_data, check_reducer_params
@@ -74,7 +74,7 @@ class RunContext:
     spec: ExperimentSpec
     dataset: object
     X: object
-    y: np.ndarray
+    y: object
     n_clusters: int
     store: CellStore
     record: dict
@@ -102,6 +102,9 @@ def prepare_data(X):
     The memory order of dense data is kept: BLAS products on a re-ordered copy can round
     differently, and a cell's numbers must not depend on the runner.
     """
+    import numpy as np
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         return X if X.dtype == np.float64 else X.astype(np.float64)
@@ -122,6 +125,30 @@ def _fingerprint(dataset) -> str:
     return getattr(dataset, "fingerprint", None) or content_fingerprint(dataset.X, dataset.y)
 
 
+def _data_of(spec: ExperimentSpec, dataset):
+    """``(X, y, sparse, fingerprint)`` of a loaded dataset, or of a dry run's declared facts
+    (X: their :class:`~kmdr.reducers.DataFacts`, loading the matrix on demand; y: None)."""
+    from kmdr.datasets import DeclaredData
+
+    if isinstance(dataset, DeclaredData):
+        from functools import cache
+
+        from kmdr.reducers import DataFacts
+
+        X = DataFacts(
+            dataset.n_samples,
+            dataset.n_features,
+            dataset.sparse,
+            load=cache(lambda: prepare_data(_load(spec).X)),  # once, if a plan needs it
+        )
+        return X, None, dataset.sparse, dataset.fingerprint
+    import numpy as np
+    import scipy.sparse as sp
+
+    X = prepare_data(dataset.X)
+    return X, np.asarray(dataset.y), bool(sp.issparse(X)), _fingerprint(dataset)
+
+
 def run_experiment(
     spec: ExperimentSpec,
     *,
@@ -132,8 +159,9 @@ def run_experiment(
 ) -> RunOutcome:
     """Run (or resume) ``spec``; see the module docstring.
 
-    ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` (default: load it), or the
-    :class:`~kmdr.datasets.DatasetUnavailable` its loading raised. ``config``: the full resolved
+    ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` (default: load it), the
+    :class:`~kmdr.datasets.DatasetUnavailable` its loading raised, or, for a dry run, its
+    :class:`~kmdr.datasets.DeclaredData`. ``config``: the full resolved
     config to record (default: the spec). ``log``: where one-line messages go (default: stderr).
     ``launcher_jobs``: how many runs a Hydra launcher runs at once on this machine (they share
     its cores: see :func:`~kmdr.run.parallel.resolve_parallelism`).
@@ -144,7 +172,7 @@ def run_experiment(
     A backend that fails raises :class:`~kmdr.run.parallel.BackendError` after the record says
     ``failed``.
     """
-    from kmdr.datasets import DatasetUnavailable
+    from kmdr.datasets import DatasetUnavailable, DeclaredData
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     if not getattr(spec, "dry_run", False):
@@ -161,7 +189,7 @@ def run_experiment(
     try:
         if isinstance(dataset, DatasetUnavailable):  # the caller already tried to load it
             raise dataset
-        if dataset is None:
+        if dataset is None or (isinstance(dataset, DeclaredData) and not spec.dry_run):
             dataset = _load(spec)
     except DatasetUnavailable as err:
         outcome.skipped = " ".join(str(err).split())
@@ -174,8 +202,7 @@ def run_experiment(
             store.write_sidecar(outcome.run_id, record)
         return outcome
 
-    X = prepare_data(dataset.X)
-    y = np.asarray(dataset.y)
+    X, y, sparse, fingerprint = _data_of(spec, dataset)
     n, d = X.shape
     k = int(dataset.n_clusters)
     check_against_data(spec, n, d, k)  # raises ConfigError before anything is written
@@ -190,9 +217,9 @@ def run_experiment(
         "n_samples": n,
         "n_features": d,
         "n_clusters": k,
-        "sparse": bool(sp.issparse(X)),
+        "sparse": sparse,
         "description": getattr(dataset, "description", ""),
-        "fingerprint": _fingerprint(dataset),
+        "fingerprint": fingerprint,
     }
     ctx = RunContext(
         spec, dataset, X, y, k, store, record, outcome, par, log, progress_bar(spec.progress)
@@ -217,6 +244,8 @@ def _mean_accuracy(ctx: RunContext) -> float | None:
     """The mean accuracy over the run's expected cells (None without cells)."""
     expected = {c["cell_id"] for c in ctx.record.get("expected_cells") or ()}
     values = [float(f["accuracy"]) for f in ctx.store.rows() if f.get("cell_id") in expected]
+    import numpy as np
+
     return float(np.mean(values)) if values and len(values) == len(expected) else None
 
 
