@@ -90,11 +90,19 @@ def validated(cfg) -> dict:
 
     from kmdr.config.schema import RunConfig, to_container
 
-    if isinstance(cfg, DictConfig):
-        cfg = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
-    cfg = {k: v for k, v in dict(cfg).items() if k != "hydra"}
+    typed = (
+        isinstance(cfg, DictConfig)
+        and OmegaConf.get_type(cfg) is RunConfig
+        and "hydra" not in cfg
+        and not _has_keys_outside_schema(cfg)
+    )
+    if not typed:
+        if isinstance(cfg, DictConfig):
+            cfg = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+        cfg = {k: v for k, v in dict(cfg).items() if k != "hydra"}
     try:
-        merged = OmegaConf.merge(OmegaConf.structured(RunConfig), cfg)
+        # A job Hydra composed against the schema is typed already: checked once, not again.
+        merged = cfg if typed else OmegaConf.merge(OmegaConf.structured(RunConfig), cfg)
         quick_grid = OmegaConf.to_container(merged.quick_grid)
         # A typo in a preset's reduced grid fails whether or not --quick is asked for.
         with_quick = OmegaConf.merge(merged, quick_grid)
@@ -114,6 +122,29 @@ def _check_presentation(preset: dict) -> None:
         problem = registry.problem(preset[key])
         if problem is not None:
             raise ConfigError(f"preset.{key}: {problem}")
+
+
+def _has_keys_outside_schema(node) -> bool:
+    """Whether a typed config holds a key its dataclass does not declare (Hydra's ``+key=``
+    adds one even to a structured config); such a config goes through the full merge, which
+    names the key."""
+    import dataclasses
+
+    from omegaconf import DictConfig, OmegaConf
+
+    if not isinstance(node, DictConfig):
+        return False
+    schema = OmegaConf.get_type(node)
+    if dataclasses.is_dataclass(schema):
+        declared = {f.name for f in dataclasses.fields(schema)}
+        if set(node.keys()) - declared:
+            return True
+        return any(
+            not OmegaConf.is_missing(node, key) and _has_keys_outside_schema(node[key])
+            for key in declared
+            if key in node
+        )
+    return False
 
 
 def backend_params(params: dict) -> dict:
