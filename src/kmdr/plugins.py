@@ -37,7 +37,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
-__all__ = ["Registry", "RegistryError", "entry_points_of"]
+__all__ = ["Registry", "RegistryError", "entry_points_of", "import_target"]
 
 T = TypeVar("T")
 
@@ -72,7 +72,8 @@ def _is_own(ep: importlib.metadata.EntryPoint) -> bool:
     return dist is not None and dist.name == OWN_DISTRIBUTION
 
 
-def _import_target(target: str):
+def import_target(target: str):
+    """The object a ``"module:attribute"`` string names (``"module"`` alone: the module)."""
     module, _, attr = target.partition(":")
     obj = importlib.import_module(module)
     for part in filter(None, attr.split(".")):
@@ -193,6 +194,11 @@ class Registry(Mapping[str, T], Generic[T]):
         points, _ = self._plugins()
         return (*self._declared, *(n for n in points if n not in self._declared))
 
+    def declarations_of(self, name: str) -> int:
+        """How many installed entry points of this registry's group declare ``name`` (metadata
+        only: nothing is imported); more than one is a clash."""
+        return sum(ep.name == name for ep in entry_points_of(self.group))
+
     def canonical(self, name: str) -> str:
         """The name ``name`` stands for (itself unless it is an alias)."""
         return self._aliases.get(name, name)
@@ -231,7 +237,7 @@ class Registry(Mapping[str, T], Generic[T]):
             ep = self._plugins()[0][name]
             target, origin = ep.value, f"{self.what} plug-in {_origin(ep)}"
         try:
-            obj = _import_target(target) if isinstance(target, str) else target
+            obj = import_target(target) if isinstance(target, str) else target
         except Exception as err:  # third-party code may fail in any way: one line, named
             message = (
                 f"{origin} failed to import ({type(err).__name__}: {' '.join(str(err).split())}); "

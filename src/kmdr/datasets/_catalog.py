@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from kmdr.plugins import Registry, RegistryError, entry_points_of
+from kmdr.plugins import Registry, RegistryError
 
 from ._builtins import BUILTIN
 from ._entry import DATASET_KINDS, DatasetEntry
@@ -87,14 +87,10 @@ def dataset_names() -> tuple[str, ...]:
     return DATASETS.names()
 
 
-def _declaring_plugins(name: str) -> int:
-    return sum(ep.name == name for ep in entry_points_of(ENTRY_POINT_GROUP))
-
-
 def plugin_clash(name: str) -> str | None:
     """The one-line reason why ``name`` is no dataset when two plug-ins declare it; else None
     (nothing is imported)."""
-    if not isinstance(name, str) or name in BUILTIN or _declaring_plugins(name) < 2:
+    if not isinstance(name, str) or name in BUILTIN or DATASETS.declarations_of(name) < 2:
         return None
     return DATASETS.problem(name)
 
@@ -113,7 +109,7 @@ def dataset_info(name: str) -> DatasetEntry:
         return DATASETS.get(name)
     except RegistryError as err:
         if not isinstance(name, str) or name not in DATASETS.names():
-            if _declaring_plugins(name) > 1:  # a clash: which one was meant cannot be known
+            if DATASETS.declarations_of(name) > 1:  # a clash: which one was meant cannot be known
                 raise ValueError(str(err)) from None
             raise ValueError(
                 f"unknown dataset {name!r}; valid names: {', '.join(dataset_names())}"

@@ -22,11 +22,10 @@ declared plan, so a built-in's class is not imported for it either.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from kmdr.plugins import Registry, RegistryError, entry_points_of
+from kmdr.plugins import Registry, RegistryError, import_target
 from kmdr.reducers._builtins import BUILTIN_ENTRIES
 from kmdr.reducers._entry import LineStyle, ReducerEntry
 from kmdr.reducers._plans import DataFacts
@@ -60,14 +59,6 @@ ENTRY_POINT_GROUP = "kmdr.reducers"
 BUILTIN_REDUCERS: Mapping[str, ReducerEntry] = MappingProxyType(BUILTIN_ENTRIES)
 
 
-def _import_class(target: str) -> object:
-    module, _, attr = target.partition(":")
-    obj = importlib.import_module(module)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
 def _loaded_entry(obj: object, name: str) -> ReducerEntry:
     """What a declaration loaded to, as an entry whose class is imported (a bare BaseReducer
     subclass is an entry labelled by its registry name). Raises a one-line TypeError for
@@ -78,7 +69,7 @@ def _loaded_entry(obj: object, name: str) -> ReducerEntry:
         raise TypeError(
             f"it is a {type(obj).__name__}, not a ReducerEntry or a kmdr BaseReducer subclass"
         )
-    cls = _import_class(obj.cls) if isinstance(obj.cls, str) else obj.cls
+    cls = import_target(obj.cls) if isinstance(obj.cls, str) else obj.cls
     from kmdr.reducers._base import BaseReducer  # a class is wanted now: scikit-learn loads
 
     if not (isinstance(cls, type) and issubclass(cls, BaseReducer)):
@@ -110,17 +101,12 @@ def canonical_reducer(name: str) -> str:
     return REDUCERS.canonical(name)
 
 
-def _plugin_names() -> set[str]:
-    """Every name an installed entry point declares (reading metadata only)."""
-    return {ep.name for ep in entry_points_of(ENTRY_POINT_GROUP)}
-
-
 def _get(name: str) -> ReducerEntry:
     """``REDUCERS.get`` with a :class:`ValueError` of one line for a name that cannot be used."""
     try:
         return REDUCERS.get(name)
     except RegistryError as err:
-        if isinstance(name, str) and name in _plugin_names():  # a broken or clashing plug-in
+        if isinstance(name, str) and REDUCERS.declarations_of(name):  # a broken or clashing plug-in
             raise ValueError(str(err)) from None
         raise ValueError(
             f"reducer name={name!r} is invalid: it must be one of {', '.join(REDUCERS.names())}"
@@ -132,7 +118,7 @@ def unusable_plugin(name: str) -> str | None:
     that name), in one line; None if it can, or if no plug-in of that name is installed."""
     if not isinstance(name, str) or REDUCERS.canonical(name) in BUILTIN_ENTRIES:
         return None
-    if name not in _plugin_names():
+    if not REDUCERS.declarations_of(name):
         return None
     try:
         REDUCERS.get(name)
