@@ -246,7 +246,7 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
     from kmdr.config.schema import to_container
     from kmdr.config.spec import spec_from_config
     from kmdr.datasets import DatasetError
-    from kmdr.run.parallel import start_workers_for_config
+    from kmdr.run.parallel import resolve_parallelism, start_workers
     from kmdr.run.runner import run_experiment
     from kmdr.run.signals import raise_if_received
 
@@ -261,8 +261,9 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
             start = time.perf_counter()
             try:
                 cfg = configs[name]
-                start_workers_for_config(cfg)  # once: later experiments reuse the warm workers
                 spec = spec_from_config(cfg)
+                # once: later experiments reuse the warm workers
+                start_workers(spec, resolve_parallelism(spec))
                 # The runner draws nothing: the drawer draws it while the next one runs.
                 outcome = run_experiment(spec, config=to_container(cfg))
             except (ConfigError, HydraException, OmegaConfBaseException) as err:

@@ -13,8 +13,8 @@ from kmdr.run import parallel
 from kmdr.run.parallel import (
     Parallelism,
     backend_session,
+    resolve_parallelism,
     start_workers,
-    start_workers_for_config,
     wait_for_workers,
 )
 
@@ -75,14 +75,17 @@ def test_no_warmup_where_it_does_not_apply(spec, n_jobs):
     assert parallel._WARMUP is None and wait_for_workers() == []
 
 
-def test_start_workers_for_config_reads_parallelism(monkeypatch):
-    seen = []
-    monkeypatch.setattr(parallel, "start_workers", lambda spec, par: seen.append((spec, par)))
-    start_workers_for_config({"n_jobs": 1, "backend": "threading", "backend_params": {}})
-    assert seen[-1][0].backend == "threading" and seen[-1][1].n_jobs == 1
+def test_workers_start_from_the_checked_spec():
+    """The app and make reproduce start the warm workers from the run's spec: its backend, its
+    n_jobs with the quick grid merged; a config whose n_jobs is invalid never gets that far."""
+    from kmdr.config.errors import ConfigError
+    from kmdr.config.spec import spec_from_config
+
+    base = {"dataset": {"name": "synth"}, "reducers": [{"name": "sign"}]}
+    spec = spec_from_config({**base, "n_jobs": 1, "backend": "threading", "backend_params": {}})
+    assert spec.backend == "threading" and resolve_parallelism(spec).n_jobs == 1
     quick = {"quick": True, "n_jobs": 1, "quick_grid": {"n_jobs": 2}, "backend": "loky"}
-    start_workers_for_config(quick)
-    assert seen[-1][1].n_jobs == 2
-    start_workers_for_config({"n_jobs": 0})  # invalid: the spec's own checks report it
-    start_workers_for_config({"n_jobs": "many"})
-    assert len(seen) == 2
+    assert resolve_parallelism(spec_from_config({**base, **quick})).n_jobs == 2
+    for bad in (0, "many"):  # the spec's own checks report it, before any worker starts
+        with pytest.raises(ConfigError, match="n_jobs"):
+            spec_from_config({**base, "n_jobs": bad})

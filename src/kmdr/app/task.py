@@ -202,16 +202,14 @@ def _run(cfg, hc, choices, moved: str | None):
     from kmdr.config.errors import ConfigError
     from kmdr.config.schema import to_container
     from kmdr.config.spec import spec_from_config
-    from kmdr.run.parallel import BackendError, start_workers_for_config
+    from kmdr.run.parallel import BackendError, resolve_parallelism, start_workers
     from kmdr.run.runner import run_experiment
 
     try:
-        # The run's workers start and import now, while this process checks the config and
-        # loads the data (the run reuses them). A dry run starts none: it is not asked to check
-        # the config a second time for that.
-        if not cfg.get("dry_run", False):
-            start_workers_for_config(cfg, _launcher_jobs(hc))
         spec = spec_from_config(cfg, only_reducer=only_reducer(choices))
+        # The run's workers start and import now, while this process loads the data (the run
+        # reuses them); a dry run starts none.
+        start_workers(spec, resolve_parallelism(spec, _launcher_jobs(hc)))
         if moved:
             print(moved, file=sys.stderr, flush=True)
         config = to_container(cfg)

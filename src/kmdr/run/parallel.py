@@ -21,8 +21,8 @@ finished cells are still persisted while the run goes on.
 Worker start-up: a loky worker pool costs seconds to start (each worker imports numpy,
 scipy, scikit-learn and kmdr). :func:`start_workers` starts it in the background, as soon as a run
 knows its parallelism, with one trivial job per worker that imports the modules cells need
-(:data:`WORKER_MODULES`), so that start-up overlaps the main process's own imports, config checks
-and data loading; the run waits for it (:func:`wait_for_workers`) just before its first job.
+(:data:`WORKER_MODULES`), so that start-up overlaps the main process's data loading and the
+imports its cells need; the run waits for it (:func:`wait_for_workers`) just before its first job.
 joblib keeps one reusable loky pool per process and reuses it while the pool's arguments (worker
 count, the environment joblib gives workers, ``backend_params``) are unchanged, so the runs of one
 process (``scripts/reproduce.py``) share one pool of already-warm workers.
@@ -49,7 +49,6 @@ __all__ = [
     "resolve_parallelism",
     "results_as_completed",
     "start_workers",
-    "start_workers_for_config",
     "wait_for_workers",
     "watch_parent",
 ]
@@ -276,30 +275,6 @@ def start_workers(spec, par: Parallelism) -> None:
 
         _WARMUP = _Warmup(spec, par, key)
         _WARMUP.start()
-
-
-def start_workers_for_config(cfg, launcher_jobs: int = 1) -> None:
-    """:func:`start_workers` from a run's config (a DictConfig or mapping, composed) before its
-    spec is built: building the spec imports the reducers (scikit-learn, seconds), which the
-    workers can import meanwhile. The run-level keys are read through the schema
-    (:func:`~kmdr.config.checks.validated`: its defaults, ``quick_grid`` merged when ``quick``
-    is set; about 50 ms, no scikit-learn); a config that does not validate starts nothing
-    (building the spec reports it)."""
-    from types import SimpleNamespace
-
-    from kmdr.config.checks import ConfigError, validated
-    from kmdr.run.signals import raise_if_received
-
-    try:
-        c = validated(cfg)
-    except ConfigError:
-        raise_if_received()  # an interrupt the config's parser turned into an error of its own
-        return
-    keys = ("n_jobs", "blas_threads", "backend", "backend_params", "dry_run")
-    spec = SimpleNamespace(**{key: c[key] for key in keys})
-    if spec.n_jobs == 0 or (spec.blas_threads is not None and spec.blas_threads < 1):
-        return  # invalid: the spec's own checks report it
-    start_workers(spec, resolve_parallelism(spec, launcher_jobs))
 
 
 def wait_for_workers() -> list[int]:
