@@ -14,6 +14,8 @@ __all__ = [
     "NUMERIC_METRIC_COLUMNS",
     "POINT_COLUMNS",
     "REQUIRED_COLUMNS",
+    "RESULT_COLUMNS",
+    "TIMING_COLUMNS",
     "cell_problem",
 ]
 
@@ -92,6 +94,19 @@ POINT_COLUMNS: tuple[str, ...] = tuple(c for c in IDENTITY_COLUMNS if c != "repe
 
 #: Metric columns that must hold numbers (``shared_key`` is a text).
 NUMERIC_METRIC_COLUMNS: tuple[str, ...] = tuple(c for c in METRIC_COLUMNS if c != "shared_key")
+#: The metric columns that time a cell: measurements of the machine that ran it, not results.
+TIMING_COLUMNS: tuple[str, ...] = (
+    "shared_seconds",
+    "reduce_seconds",
+    "cluster_seconds",
+    "total_seconds",
+)
+#: The numbers a cell's computation yields, which a reproduction must give again bit for bit:
+#: the metric columns that are numbers and not timings, and the cell's seed.
+RESULT_COLUMNS: tuple[str, ...] = (
+    *(c for c in NUMERIC_METRIC_COLUMNS if c not in TIMING_COLUMNS),
+    "seed",
+)
 #: Every key a valid cell file has.
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(
     dict.fromkeys((*CSV_COLUMNS, *IDENTITY_COLUMNS, "cell_id"))
