@@ -63,9 +63,12 @@ data: install
 
 # The main job: fetch the data, run every paper experiment whose data is available (each run
 # writes its summaries and draws its figures, once) and write the report, all under $(RESULTS)/.
+# It ends with one line per experiment comparing the cells it computed with the committed ones
+# of the same cell id: those $(RESULTS)/ held before the run, or results/'s when RESULTS is
+# another folder (`make reproduce RESULTS=/tmp/check` recomputes and checks every cell).
 # `make figures` redraws every experiment folder from its CSVs (e.g. after adding cells by hand).
 reproduce: install data
-	$(PY) scripts/reproduce.py --results $(RESULTS)
+	$(PY) scripts/reproduce.py --results $(RESULTS) $(if $(filter-out results,$(RESULTS)),--compare-with results)
 	$(PY) -m kmdr.papers.bzmd14.sampling_lemma --results $(RESULTS)
 	$(MAKE) report RESULTS=$(RESULTS)
 

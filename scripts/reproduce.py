@@ -12,6 +12,15 @@ reproduction resumes where it stopped. An experiment whose data cannot be obtain
 with the loader's reason, printed and listed in ``<results>/SKIPPED.md``. Per-experiment wall
 times are printed at the end and written to ``<results>/reproduce_times.csv``.
 
+It ends by comparing what it computed with the results it replaced, one line per experiment
+(:mod:`kmdr.results.compare`). A committed cell whose identity matches is reused, not computed
+again, so "replaced" means: each cell this run computed is compared with the row of the same cell
+id that ``<results>/<experiment>/cells.csv`` held before the run (read before the experiment
+starts; the run never removes it), or with ``--compare-with FOLDER``'s row of that id (``make
+reproduce RESULTS=/tmp/check`` compares with ``results/``); reused cells are counted as reused,
+and a computed cell with no row of its id there is counted as new. The comparison informs, it
+does not change the exit status; ``kmdr-compare OLD NEW`` is the check that fails.
+
 All experiments run in this one process and share one pool of worker processes, started (and
 its workers' imports done) while the first experiment is being prepared
 (:func:`kmdr.run.parallel.start_workers`). Each experiment's summaries and figures are
@@ -192,6 +201,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="extra Hydra overrides for every experiment (e.g. n_jobs=4)",
     )
+    parser.add_argument(
+        "--compare-with",
+        type=Path,
+        metavar="FOLDER",
+        help="compare the computed cells with this results folder's (default: with what the "
+        "results folder held before the run)",
+    )
     args = parser.parse_args(argv)
     try:
         configs = composed(args.results, args.quick, args.override)
@@ -215,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     # SIGTERM and SIGHUP stop the script as Ctrl-C does (kmdr.run.signals).
     with stop_on_signals():
         try:
-            return _reproduce(configs, names, all_names, results, mode)
+            reference = args.compare_with or results
+            return _reproduce(configs, names, all_names, results, mode, reference)
         except KeyboardInterrupt as err:
             print(
                 f"[reproduce] {describe(err)}; finished cells are kept under {results}: run "
@@ -235,8 +252,16 @@ def main(argv: list[str] | None = None) -> int:
             return 1
 
 
-def _reproduce(configs: dict, names: list[str], all_names: list[str], results: Path, mode: str):
-    """Run ``names`` (see :func:`main`); 0, or 2 on a configuration error."""
+def _reproduce(
+    configs: dict,
+    names: list[str],
+    all_names: list[str],
+    results: Path,
+    mode: str,
+    reference: Path,
+):
+    """Run ``names`` (see :func:`main`), comparing each one's computed cells with
+    ``reference``'s; 0, or 2 on a configuration error."""
     import pandas as pd
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
@@ -246,11 +271,12 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
     from kmdr.config.schema import to_container
     from kmdr.config.spec import spec_from_config
     from kmdr.datasets import DatasetError
+    from kmdr.results.compare import replaced_line, snapshot
     from kmdr.run.parallel import resolve_parallelism, start_workers
     from kmdr.run.runner import run_experiment
     from kmdr.run.signals import raise_if_received
 
-    rows = []
+    rows, compared = [], []
     start_all = time.perf_counter()
     drawer = Drawer()
     drawer.start()  # first: before any other thread (see _signals_held)
@@ -264,6 +290,7 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
                 spec = spec_from_config(cfg)
                 # once: later experiments reuse the warm workers
                 start_workers(spec, resolve_parallelism(spec))
+                before = snapshot(reference / name)  # the rows this run's cells replace
                 # The runner draws nothing: the drawer draws it while the next one runs.
                 outcome = run_experiment(spec, config=to_container(cfg))
             except (ConfigError, HydraException, OmegaConfBaseException) as err:
@@ -278,6 +305,7 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
             if spec.figures and not outcome.skipped:
                 drawer.submit(outcome.experiment_dir)
             rows.append(_row(name, outcome, wall))
+            compared.append(replaced_line(name, outcome, before))
         drawer.finish(results)
     finally:
         drawer.close(wait=False)  # interrupted or failed: the figures can be redrawn from CSVs
@@ -318,6 +346,12 @@ def _reproduce(configs: dict, names: list[str], all_names: list[str], results: P
             f"[reproduce] {len(skipped)} skipped (reasons in {results / 'SKIPPED.md'}): "
             f"{', '.join(skipped.experiment)}"
         )
+    print(
+        f"\n[reproduce] the cells computed now against the rows of the same cell id in "
+        f"{reference}/ before the run (reused cells were not computed again):"
+    )
+    for line in compared:
+        print(line)
     return 0
 
 
