@@ -6,7 +6,7 @@
 ((11000, 256), 10)
 
 Files are listed once, with URL and sha256, in ``registry.txt`` (see :mod:`._registry`). They are
-cached under ``data_dir`` (argument > ``KMDR_DATA_DIR`` > ``<repo>/datasets``) and copied from a
+cached under ``data_dir`` (:func:`._registry.resolve_data_dir` says where) and copied from a
 mirror folder (argument > ``KMDR_DATA_MIRROR``) when one is set, else downloaded; the hash is
 verified either way.
 

@@ -102,7 +102,12 @@ def _repo_root() -> Path | None:
 
 
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
-    """The cache directory: argument > ``KMDR_DATA_DIR`` > ``<repo>/datasets`` > user cache."""
+    """The cache directory, the one place its rule is stated: the argument, else
+    ``KMDR_DATA_DIR``, else where the package runs from: kmdr run from a source checkout (an
+    editable install, as ``make install`` makes) caches in the checkout's ``datasets/``, next to
+    the results it reproduces; an installed kmdr (``pip install .``, a wheel) in the user's cache
+    folder, as installed packages do (:func:`pooch.os_cache`: ``~/.cache/kmdr`` on Linux,
+    ``~/Library/Caches/kmdr`` on macOS), never in the folder it happens to be run from."""
     if data_dir is not None:
         return Path(data_dir).expanduser()
     env = os.environ.get(DATA_DIR_ENV)
