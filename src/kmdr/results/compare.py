@@ -121,7 +121,7 @@ class Comparison:
             (len(self.only_old), only_old),
             (len(self.only_new), only_new),
         ]
-        shown = [f"{n} {what}" for n, what in parts if n] or ["0 cells"]
+        shown = [f"{n} {what}" for n, what in parts if n] or ["nothing to compare"]
         return ", ".join(shown)
 
     def largest(self, named: int = NAMED) -> str:
