@@ -82,6 +82,9 @@ def _results(root: Path) -> Path:
 def built(tmp_path_factory) -> Path:
     """The results folder with its report and page written (once: the tests only read it)."""
     root = _results(tmp_path_factory.mktemp("site") / "results")
+    # the page of an experiment since removed: not linked, not kept
+    (root / interactive.FOLDER).mkdir()
+    (root / interactive.FOLDER / "removed_run.html").write_text("<html></html>")
     build.write_report(root)
     return root
 

@@ -3,11 +3,10 @@ numbers), where hovering a point shows the method, r, and the repetitions' mean 
 
 Drawn with plotly (the optional ``site`` extra) as one standalone HTML page per experiment in
 ``<results>/interactive/``, beside one copy of plotly.js that every page loads: the pages open
-from disk, without a network. The points come from the results layer's summary
-(:func:`kmdr.results.summary.load_summary`: summary.csv, written with the figures from the
-same aggregation they draw), the panels and the method names
-from the experiment's figure style; an experiment whose style draws something other than curves
-vs r (bmd09's Figure 1 and Table 1) has no interactive plot.
+from disk, without a network. The points come from the results layer's summary reader
+(:func:`kmdr.results.summary.load_summary`: summary.csv, the aggregation the figures draw), the
+panels and the method names from the experiment's figure style; an experiment whose style draws
+something other than curves vs r (bmd09's Figure 1 and Table 1) has no interactive plot.
 """
 
 from __future__ import annotations
@@ -176,8 +175,9 @@ def experiment_figure(exp_dir: str | Path):
 
 def write_interactive(root: str | Path, names: list[str]) -> tuple[dict[str, str], dict[str, str]]:
     """Write the interactive page of each experiment folder ``names`` under ``root`` that has
-    curves, and plotly.js once beside them. Returns the pages' paths relative to ``root``, and
-    the folders that could not be drawn with a one-line reason, both by name."""
+    curves, and plotly.js once beside them; the folder's other pages are removed. Returns the
+    pages' paths relative to ``root``, and the folders that could not be drawn with a one-line
+    reason, both by name."""
     from plotly.offline import get_plotlyjs
 
     root = Path(root)
@@ -199,6 +199,10 @@ def write_interactive(root: str | Path, names: list[str]) -> tuple[dict[str, str
         )
         atomic_write_text(folder / f"{name}.html", html)
         written[name] = f"{FOLDER}/{name}.html"
+    # a page of an experiment no longer drawn (its folder gone, or nothing left to draw) goes
+    for page in folder.glob("*.html"):
+        if page.stem not in written:
+            page.unlink()
     if written:
         js = folder / PLOTLY_JS
         code = get_plotlyjs()

@@ -88,7 +88,11 @@ def _link(root: Path, path: Path, text: str | None = None) -> str:
 def _folders(root: Path) -> list[Path]:
     """The folders the page lists: the results folder itself, then each subfolder holding a file
     the page links (the interactive plots' own folder excepted)."""
-    subs = [d for d in sorted(root.iterdir()) if d.is_dir() and d.name != interactive.FOLDER]
+    subs = [
+        d
+        for d in sorted(root.iterdir())
+        if d.is_dir() and d.name != interactive.FOLDER and not d.name.startswith(".")
+    ]
     return [root, *(d for d in subs if _files(d))]
 
 
