@@ -3,17 +3,18 @@ network), with every file of the results folder linked and an interactive plot p
 
 The page is the report itself (the Markdown :mod:`kmdr.report.build` writes, so the verdict
 tables, the provenance and the figures are the report's own words and numbers), rendered by
-markdown-it with raw HTML off, so every text is escaped. Its headings carry the anchors the
-report's contents link to (:func:`kmdr.report.anchors.heading_anchor`). Below each figure come the
-links to its folder's files; a last section lists the files of every folder (CSVs, figures in
-PNG and PDF, run records, the interactive plot) in one table. The interactive plots
-(:mod:`kmdr.report.interactive`) need the optional ``site`` extra; without it the page is still
-complete and says how to get them.
+markdown-it; every raw HTML in it is escaped, but for the tags of a folded table. Its headings
+carry the anchors the report's contents link to (:func:`kmdr.report.anchors.heading_anchor`).
+Below each figure come the links to its folder's files; a last section lists the files of every
+folder (CSVs, figures in PNG and PDF, run records, the interactive plot) in one table. The
+interactive plots (:mod:`kmdr.report.interactive`) need the optional ``site`` extra; without it
+the page is still complete and says how to get them.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -39,6 +40,11 @@ NO_PLOTS = (
     "extra. Install it (<code>pip install -e '.[site]'</code> in a checkout; "
     "<code>make report</code> installs it) and run <code>kmdr-report</code> again."
 )
+# The HTML tags the report writes in its Markdown (a folded table: <details><summary>): kept as
+# tags, once every raw HTML of the report is escaped.
+_KEPT_TAGS = re.compile(r"&lt;(/?)(details|summary)&gt;")
+# The token type of the HTML the page adds to the report's (rendered as it is).
+_OWN_HTML = "site_html"
 # The kinds of file a folder's row lists, by suffix.
 _TABLES = (".csv",)
 _FIGURES = (".png", ".pdf", ".svg")
@@ -171,18 +177,37 @@ def _report_tokens(md: MarkdownIt, text: str, root: Path, site: Site) -> list[To
             pending = _image_folder(token, root)
         elif token.type == "paragraph_close" and pending is not None:
             links = _folder_links(root, pending, site)
-            block = Token("html_block", "", 0)
+            block = Token(_OWN_HTML, "", 0)
             block.content = f'<p class="files">{links}</p>\n' if links else ""
             out.append(block)
             pending = None
     return out
 
 
+def _escaped_html(self, tokens, idx, options, env) -> str:
+    """Raw HTML in the report, escaped, but for the few tags it writes itself (``_KEPT_TAGS``)."""
+    return _KEPT_TAGS.sub(r"<\1\2>", html.escape(tokens[idx].content, quote=False))
+
+
+def _own_html(self, tokens, idx, options, env) -> str:
+    """The page's own HTML (links it built and escaped itself)."""
+    return tokens[idx].content
+
+
+def _markdown() -> MarkdownIt:
+    """CommonMark with tables ("js-default"); raw HTML is parsed, so that its tokens can be
+    escaped by the page's own rule instead of passed on."""
+    md = MarkdownIt("js-default", {"html": True})
+    md.add_render_rule("html_block", _escaped_html)
+    md.add_render_rule("html_inline", _escaped_html)
+    md.add_render_rule(_OWN_HTML, _own_html)
+    return md
+
+
 def render_page(root: str | Path, report_text: str, site: Site) -> str:
     """The page for the results folder ``root``, from the report's Markdown ``report_text``."""
     root = Path(root)
-    # "js-default": CommonMark with tables, and raw HTML in the text escaped, never passed on.
-    md = MarkdownIt("js-default")
+    md = _markdown()
     body = md.renderer.render(_report_tokens(md, report_text, root, site), md.options, {})
     files_id = heading_anchor(FILES_HEADING, {})
     plots_note = (
