@@ -50,10 +50,6 @@ def _figure(path: Path) -> None:
     Image.new("RGB", (4, 3), "white").save(path)
 
 
-#: Each test writes the report of a results folder: a few seconds.
-pytestmark = pytest.mark.slow
-
-
 def _results(root: Path) -> Path:
     """A results folder: one curves experiment with a hostile title (its figure, PDF and
     summary beside its cells), one experiment with no figure, and a theory folder."""
@@ -99,6 +95,7 @@ def _local_files(root: Path) -> set[str]:
     }
 
 
+@pytest.mark.slow  # writes the report of a results folder: seconds
 def test_the_page_links_every_file_and_each_link_resolves(built):
     results = built
     page = _parse((results / site.INDEX).read_text())
@@ -112,6 +109,7 @@ def test_the_page_links_every_file_and_each_link_resolves(built):
     assert {"orl_run/figures/orl_run.png", "theory/sampling_lemma.png"} <= shown
 
 
+@pytest.mark.slow  # writes the report of a results folder: seconds
 def test_the_contents_links_land_on_the_headings(built):
     page = _parse((built / site.INDEX).read_text())
     anchors = [unquote(t[1:]) for t in page.targets if t.startswith("#")]
@@ -119,6 +117,7 @@ def test_the_contents_links_land_on_the_headings(built):
     assert set(anchors) <= page.ids, set(anchors) - page.ids
 
 
+@pytest.mark.slow  # writes the report of a results folder: seconds
 def test_every_text_is_escaped(built):
     text = (built / site.INDEX).read_text()
     assert "<script>alert" not in text and "<b>co</b>" not in text
@@ -128,6 +127,7 @@ def test_every_text_is_escaped(built):
     assert "&lt;details&gt;" not in text and "<details><summary>" in text
 
 
+@pytest.mark.slow  # writes the report of a results folder: seconds
 def test_without_plotly_the_page_is_complete_and_says_how_to_get_the_plots(tmp_path, monkeypatch):
     results = _results(tmp_path / "results")
     monkeypatch.setitem(sys.modules, "plotly", None)  # how Python says "not importable"
@@ -140,6 +140,7 @@ def test_without_plotly_the_page_is_complete_and_says_how_to_get_the_plots(tmp_p
     assert "orl_run/figures/orl_run.png" in page.targets
 
 
+@pytest.mark.slow  # writes the report of a results folder: seconds
 def test_the_interactive_plot_draws_the_summary_with_mean_and_sd(built):
     pytest.importorskip("plotly", reason="the interactive plots need the site extra")
     summary = summarize(built / "orl_run")
@@ -157,6 +158,7 @@ def test_the_interactive_plot_draws_the_summary_with_mean_and_sd(built):
     assert any("no reduction" in t.name for t in fig.data)
 
 
+@pytest.mark.slow  # writes the report of a results folder: seconds
 def test_the_interactive_pages_share_one_plotly_js_and_are_linked(built):
     pytest.importorskip("plotly", reason="the interactive plots need the site extra")
     results = built
@@ -171,3 +173,35 @@ def test_the_interactive_pages_share_one_plotly_js_and_are_linked(built):
     assert {unquote(t) for t in index.targets if t.startswith(interactive.FOLDER)} == {
         f"{interactive.FOLDER}/{p}" for p in pages
     }
+
+
+def test_a_page_from_markdown_alone_escapes_and_anchors(tmp_path):
+    """The page of a report text, without building a report: its raw HTML escaped (the folded
+    table kept), its headings carrying the contents' anchors, its figure followed by the links to
+    its folder's files."""
+    _figure(tmp_path / "exp" / "figures" / "exp.png")
+    (tmp_path / "exp" / "cells.csv").write_text("r\n1\n")
+    body = "\n".join(
+        [
+            "## Ω & <i>x</i>",
+            "![exp: exp](exp/figures/exp.png)",
+            "",
+            "<details><summary>more</summary>",
+            "",
+            "| a | b |",
+            "|---|---|",
+            "| <script>x</script> | 1 |",
+            "",
+            "</details>",
+        ]
+    )
+    # the contents as the report writes them
+    text = f"# Title <b>bold</b>\n\n{build.table_of_contents(body)}\n\n{body}"
+    page = site.render_page(tmp_path, text, site.Site(tmp_path / site.INDEX))
+    parsed = _parse(page)
+    assert "<script>" not in page and "<b>bold</b>" not in page and "<i>x</i>" not in page
+    assert "<details><summary>more</summary>" in page and "<table>" in page
+    anchors = {unquote(t[1:]) for t in parsed.targets if t.startswith("#")}
+    assert len(anchors) == 2 and anchors <= parsed.ids
+    after_figure = page[page.index('src="exp/figures/exp.png"') :]
+    assert after_figure.index('href="exp/cells.csv"') < after_figure.index("<details>")
