@@ -8,8 +8,8 @@ RESULTS ?= results
 # regenerated bit for bit; `make lock` rewrites it from pyproject.toml.
 LOCK   := requirements/lock.txt
 # The extras the project's own targets use (the tests run the dask backend, both launchers and
-# the Optuna sweeper).
-EXTRAS := dev,dask,joblib-launcher,slurm,optuna
+# the Optuna sweeper; the report writes the site's interactive plots).
+EXTRAS := dev,dask,joblib-launcher,slurm,optuna,site
 
 # A local folder that mirrors the data files (copied from, hash still verified) instead of
 # downloading. Beside a checkout of this project the workplace keeps one in ../shared/datasets.

@@ -30,23 +30,16 @@ from kmdr._errors import say_error
 from kmdr._io import atomic_write_text
 from kmdr.config.presentation import SECTIONS
 from kmdr.report import claims as C
+from kmdr.report.anchors import heading_anchor as _anchor
 from kmdr.report.deviations import section_deviations
 from kmdr.report.experiments import in_section, load_all, public_text
 from kmdr.report.header import section_header
 from kmdr.report.sections import ReportContext
+from kmdr.report.site import write_site
 from kmdr.report.theory_sections import section_theory
 from kmdr.results.sidecars import experiment_dirs
 
 __all__ = ["build_report", "evaluate_claims", "main", "table_of_contents", "write_report"]
-
-
-def _anchor(heading: str, seen: dict[str, int]) -> str:
-    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens, a
-    ``-1``, ``-2`` suffix on repeats."""
-    slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-    n = seen.get(slug, 0)
-    seen[slug] = n + 1
-    return slug if n == 0 else f"{slug}-{n}"
 
 
 def table_of_contents(text: str) -> str:
@@ -134,12 +127,15 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None) -> str:
 
 
 def write_report(root: str | Path, unread: dict[str, str] | None = None) -> Path:
-    """Write ``root/REPORT.md``. ``unread``: collect the experiment folders that cannot be read
-    (name: one-line reason) and report the others; None: such a folder raises."""
+    """Write ``root/REPORT.md`` and its page ``root/index.html`` (:func:`kmdr.report.site.
+    write_site`). ``unread``: collect the experiment folders that cannot be read (name: one-line
+    reason) and report the others; None: such a folder raises."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     path = root / "REPORT.md"
-    atomic_write_text(path, build_report(root, unread))
+    text = build_report(root, unread)
+    atomic_write_text(path, text)
+    write_site(root, text)
     return path
 
 
@@ -173,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     path = write_report(root, unread)
     for name, reason in unread.items():
         _error(f"{name}: not in the report ({reason}); fix or move aside its damaged files")
-    print(f"kmdr-report: wrote {path}")
+    print(f"kmdr-report: wrote {path} and {path.parent / 'index.html'}")
     if unread:
         _error(f"{len(unread)} experiment folders left out of the report: {', '.join(unread)}")
         return 1

@@ -1,0 +1,211 @@
+"""The interactive plot of each experiment: the curves of its figure (the same panels, the same
+numbers), where hovering a point shows the method, r, and the repetitions' mean ± sd.
+
+Drawn with plotly (the optional ``site`` extra) as one standalone HTML page per experiment in
+``<results>/interactive/``, beside one copy of plotly.js that every page loads: the pages open
+from disk, without a network. The points come from the results layer's summary reader
+(:func:`kmdr.results.summary.load_summary`: summary.csv, the aggregation the figures draw), the
+panels and the method names from the experiment's figure style; an experiment whose style draws
+something other than curves vs r (bmd09's Figure 1 and Table 1) has no interactive plot.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import to_hex
+
+from kmdr._io import atomic_write_text
+from kmdr.figures import appearance
+from kmdr.figures.style import FigureStyle, figure_style
+from kmdr.results.points import is_baseline
+from kmdr.results.sidecars import preset_of
+from kmdr.results.summary import load_summary
+
+__all__ = ["FOLDER", "PLOTLY_JS", "available", "experiment_figure", "write_interactive"]
+
+#: The folder of the interactive pages, under the results folder.
+FOLDER = "interactive"
+#: plotly.js, written once in :data:`FOLDER` and loaded by every page from there.
+PLOTLY_JS = "plotly.min.js"
+
+
+def available() -> bool:
+    """plotly is installed (the ``site`` extra)."""
+    return importlib.util.find_spec("plotly") is not None
+
+
+def _label(row, style: FigureStyle, names: dict) -> str:
+    """A line's name as the figure's legend gives it: the style's name for a declared method,
+    else the row's own label."""
+    declared = appearance.declared_label(row["reducer_name"], row["method"], names)
+    if declared is None:
+        return style.display(row["method"])
+    return style.display(declared, str(row["reducer_name"]))
+
+
+def _axis_label(panel) -> str:
+    """A panel's axis label in plain text: its matplotlib math (``$...$``), which a page opened
+    offline cannot typeset, gives way to the panel's title ("F = $...$": "F (objective)")."""
+    if "$" not in panel.ylabel:
+        return panel.ylabel
+    plain = re.sub(r"\s+", " ", re.sub(r"\$[^$]*\$", "", panel.ylabel)).strip(" =:")
+    return f"{plain} ({panel.title.lower()})" if plain else panel.title
+
+
+def _hover(mean: pd.Series, sd: pd.Series) -> list[str]:
+    """``mean ± sd`` of each point (``sd`` is blank with a single repetition)."""
+    return [
+        f"{m:.4g}" + (f" ± {s:.2g}" if np.isfinite(s) else "")
+        for m, s in zip(mean.astype(float), sd.astype(float), strict=True)
+    ]
+
+
+def _lines(points: pd.DataFrame, names: dict) -> list[pd.DataFrame]:
+    """The points of each curve (one per reducer and parameter set, in r order), in the
+    figure's legend order."""
+    keys = ["reducer", "reducer_params"]
+    groups = points.fillna({"reducer_params": ""}).groupby(keys, sort=False)
+    lines = [group.sort_values("r") for _, group in groups]
+    first = [line.iloc[0] for line in lines]
+    order = [appearance.sort_key(row["reducer_name"], row["method"], names) for row in first]
+    return [line for _, line in sorted(zip(order, lines, strict=True), key=lambda p: p[0])]
+
+
+def experiment_figure(exp_dir: str | Path):
+    """The plotly Figure of an experiment's curves, or None when its style draws no curves or
+    it has no point."""
+    from plotly import graph_objects as go
+    from plotly.subplots import make_subplots
+
+    exp_dir = Path(exp_dir)
+    preset = preset_of(exp_dir)
+    style = figure_style(preset["figure"])
+    if style.draw is not None or not style.panels:
+        return None
+    summary = load_summary(exp_dir)
+    if not len(summary) or int(summary["n_cells"].sum()) == 0:
+        return None
+    names = dict(style.names)
+    keys = ["dataset", "setting"] if "setting" in summary.columns else ["dataset"]
+    rows = list(summary.groupby(keys, sort=True, dropna=False))
+    titles = []
+    for key, _ in rows:
+        key = key if isinstance(key, tuple) else (key,)
+        row_title = appearance.dataset_label(str(key[0]))
+        if len(key) > 1 and isinstance(key[1], str):
+            row_title += f", {key[1]}"
+        titles += [f"{row_title}: {panel.title}" for panel in style.panels]
+    fig = make_subplots(
+        rows=len(rows),
+        cols=len(style.panels),
+        subplot_titles=titles,
+        horizontal_spacing=0.07,
+        vertical_spacing=min(0.3 / len(rows), 0.12),
+    )
+    shown: set[str] = set()
+    for i, (_, ds) in enumerate(rows, start=1):
+        base = ds[is_baseline(ds)]
+        points = ds.drop(base.index)
+        colors = appearance.styles_for(
+            zip(points["reducer_name"], points["method"], strict=True), names
+        )
+        lines = _lines(points, names)
+        variants = pd.Series([line["reducer"].iloc[0] for line in lines]).value_counts()
+        for j, panel in enumerate(style.panels, start=1):
+            ylabel = _axis_label(panel)
+            mean_col, sd_col = f"{panel.metric}_mean", f"{panel.metric}_std"
+            if mean_col not in ds:
+                continue
+            for line in lines:
+                first = line.iloc[0]
+                label = _label(first, style, names)
+                if variants[first["reducer"]] > 1:  # one reducer, several parameter sets
+                    label += f" ({first['reducer_params']})"
+                color = to_hex(colors[(str(first["reducer_name"]), str(first["method"]))].color)
+                mean, sd = line[mean_col] * panel.scale, line[sd_col] * panel.scale
+                fig.add_trace(
+                    go.Scatter(
+                        x=line["r"], y=mean, mode="lines+markers", name=label,
+                        legendgroup=label, showlegend=label not in shown,
+                        line={"color": color}, error_y={"type": "data", "array": sd,
+                                                        "visible": True, "thickness": 1},
+                        customdata=_hover(mean, sd),
+                        hovertemplate=f"<b>{label}</b><br>r = %{{x}}<br>{ylabel}: "
+                        "%{customdata}<extra></extra>",
+                    ),
+                    row=i, col=j,
+                )  # fmt: skip
+                shown.add(label)
+            if len(base) and panel.baseline and len(points):
+                r_span = [points["r"].min(), points["r"].max()]
+                for _, b in base.iterrows():
+                    label = _label(b, style, names) + " (no reduction, all d features)"
+                    mean = pd.Series([b[mean_col] * panel.scale] * 2)
+                    sd = pd.Series([b.get(sd_col, np.nan) * panel.scale] * 2)
+                    fig.add_trace(
+                        go.Scatter(
+                            x=r_span, y=mean, mode="lines", name=label, legendgroup=label,
+                            showlegend=label not in shown,
+                            line={"color": "black", "dash": "dash"},
+                            customdata=_hover(mean, sd),
+                            hovertemplate=f"<b>{label}</b><br>r = {int(b['r'])}<br>"
+                            f"{ylabel}: %{{customdata}}<extra></extra>",
+                        ),
+                        row=i, col=j,
+                    )  # fmt: skip
+                    shown.add(label)
+            fig.update_xaxes(title_text=style.xlabel, row=i, col=j)
+            fig.update_yaxes(title_text=ylabel, type="log" if panel.log else None, row=i,
+                             col=j)  # fmt: skip
+    fig.update_layout(
+        title={"text": preset["title"] or exp_dir.name},
+        height=380 * len(rows) + 160,
+        hovermode="closest",
+        template="plotly_white",
+        legend={"orientation": "h", "yanchor": "top", "y": -0.12 / len(rows)},
+        margin={"t": 90},
+    )
+    return fig
+
+
+def write_interactive(root: str | Path, names: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Write the interactive page of each experiment folder ``names`` under ``root`` that has
+    curves, and plotly.js once beside them; the folder's other pages are removed. Returns the
+    pages' paths relative to ``root``, and the folders that could not be drawn with a one-line
+    reason, both by name."""
+    from plotly.offline import get_plotlyjs
+
+    root = Path(root)
+    folder = root / FOLDER
+    written, failed = {}, {}
+    for name in names:
+        try:
+            fig = experiment_figure(root / name)
+        except Exception as err:  # a damaged folder: the report names it, the others are drawn
+            failed[name] = f"not drawn ({type(err).__name__}: {' '.join(str(err).split())})"
+            continue
+        if fig is None:
+            continue
+        html = fig.to_html(
+            full_html=True,
+            include_plotlyjs=PLOTLY_JS,
+            config={"responsive": True, "displaylogo": False},
+            div_id=f"plot-{name}",
+        )
+        atomic_write_text(folder / f"{name}.html", html)
+        written[name] = f"{FOLDER}/{name}.html"
+    # a page of an experiment no longer drawn (its folder gone, or nothing left to draw) goes
+    for page in folder.glob("*.html"):
+        if page.stem not in written:
+            page.unlink()
+    if written:
+        js = folder / PLOTLY_JS
+        code = get_plotlyjs()
+        if not js.exists() or js.read_text(encoding="utf-8") != code:
+            atomic_write_text(js, code)
+    return written, failed

@@ -1,0 +1,259 @@
+"""``<results>/index.html``: the report as one static page that opens from disk (no server, no
+network), with every file of the results folder linked and an interactive plot per experiment.
+
+The page is the report itself (the Markdown :mod:`kmdr.report.build` writes, so the verdict
+tables, the provenance and the figures are the report's own words and numbers), rendered by
+markdown-it; every raw HTML in it is escaped, but for the tags of a folded table. Its headings
+carry the anchors the report's contents link to (:func:`kmdr.report.anchors.heading_anchor`).
+Below each figure come the links to its folder's files; a last section lists the files of every
+folder (CSVs, figures in PNG and PDF, run records, the interactive plot) in one table. The
+interactive plots (:mod:`kmdr.report.interactive`) need the optional ``site`` extra; without it
+the page is still complete and says how to get them.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import pandas as pd
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from kmdr._io import atomic_write_text
+from kmdr.report import interactive
+from kmdr.report.anchors import heading_anchor
+from kmdr.results.sidecars import experiment_dirs
+
+__all__ = ["FILES_HEADING", "INDEX", "NO_PLOTS", "Site", "render_page", "write_site"]
+
+#: The page's file name, in the results folder.
+INDEX = "index.html"
+#: The heading of the page's own last section.
+FILES_HEADING = "Files of every folder"
+#: What the page says where plotly is not installed.
+NO_PLOTS = (
+    "Interactive plots are not written here: they need plotly, the optional <code>site</code> "
+    "extra. Install it (<code>pip install -e '.[site]'</code> in a checkout; "
+    "<code>make report</code> installs it) and run <code>kmdr-report</code> again."
+)
+# The HTML tags the report writes in its Markdown (a folded table: <details><summary>): kept as
+# tags, once every raw HTML of the report is escaped.
+_KEPT_TAGS = re.compile(r"&lt;(/?)(details|summary)&gt;")
+# The token type of the HTML the page adds to the report's (rendered as it is).
+_OWN_HTML = "site_html"
+# The kinds of file a folder's row lists, by suffix.
+_TABLES = (".csv",)
+_FIGURES = (".png", ".pdf", ".svg")
+_TEXTS = (".md", ".txt")
+
+_CSS = """
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif, "Apple Color Emoji",
+       "Segoe UI Emoji", "Noto Color Emoji"; color: #1b1b1b;
+       max-width: 72rem; margin: 0 auto; padding: 1rem 1.5rem 4rem; }
+h1 { font-size: 1.7rem; line-height: 1.25; }
+h2 { border-bottom: 1px solid #d0d7de; padding-bottom: .2rem; margin-top: 2.5rem; }
+h3 { margin-top: 2rem; }
+a { color: #0645ad; }
+code { font-size: .9em; background: #f3f4f6; padding: .05em .3em; border-radius: 3px; }
+pre { background: #f6f8fa; padding: .8rem; overflow-x: auto; }
+pre code { background: none; padding: 0; }
+img { max-width: 100%; height: auto; border: 1px solid #e5e7eb; }
+table { border-collapse: collapse; display: block; overflow-x: auto; margin: 1rem 0;
+        font-size: .9rem; }
+th, td { border: 1px solid #d0d7de; padding: .3rem .5rem; vertical-align: top; text-align: left; }
+th { background: #f3f4f6; }
+tr:nth-child(even) td { background: #fafbfc; }
+table.files td { overflow-wrap: anywhere; }
+nav.page { background: #f6f8fa; border: 1px solid #d0d7de; padding: .5rem 1rem; }
+p.files { font-size: .92rem; background: #f6f8fa; padding: .4rem .8rem;
+          border-left: 3px solid #0645ad; }
+"""
+
+
+@dataclass
+class Site:
+    """What :func:`write_site` wrote: the page, and the interactive plots (relative paths, by
+    experiment), those that could not be drawn (why, by experiment), or why there are none."""
+
+    index: Path
+    plots: dict[str, str] = field(default_factory=dict)
+    not_drawn: dict[str, str] = field(default_factory=dict)
+    no_plots: str = ""
+
+
+def _link(root: Path, path: Path, text: str | None = None) -> str:
+    rel = path.relative_to(root).as_posix()
+    label = html.escape(text if text is not None else path.name)
+    return f'<a href="{html.escape(quote(rel))}">{label}</a>'
+
+
+def _folders(root: Path) -> list[Path]:
+    """The folders the page lists: the results folder itself, then each subfolder holding a file
+    the page links (the interactive plots' own folder excepted)."""
+    subs = [
+        d
+        for d in sorted(root.iterdir())
+        if d.is_dir() and d.name != interactive.FOLDER and not d.name.startswith(".")
+    ]
+    return [root, *(d for d in subs if _files(d))]
+
+
+def _files(folder: Path) -> dict[str, list[Path]]:
+    """The files of a folder the page links, by kind: its tables, figures and texts (top level
+    and ``figures/``), and its run records (``runs/*.json``)."""
+    here = [p for d in (folder, folder / "figures") if d.is_dir() for p in sorted(d.iterdir())]
+    kinds = {
+        "tables": [p for p in here if p.suffix in _TABLES],
+        "figures": [p for p in here if p.suffix in _FIGURES],
+        "texts": [p for p in here if p.suffix in _TEXTS],
+        "run records": sorted((folder / "runs").glob("*.json")) if folder.is_dir() else [],
+    }
+    return {kind: paths for kind, paths in kinds.items() if paths}
+
+
+def _plot_link(name: str, site: Site) -> str:
+    if name in site.plots:
+        return f'<a href="{html.escape(quote(site.plots[name]))}">interactive plot</a>'
+    return html.escape(site.not_drawn.get(name, ""))
+
+
+def _folder_links(root: Path, folder: Path, site: Site) -> str:
+    """One line of links to a folder's files (below its figure)."""
+    parts = [
+        f"{kind}: " + ", ".join(_link(root, p) for p in paths)
+        for kind, paths in _files(folder).items()
+    ]
+    plot = _plot_link(folder.name, site)
+    return " · ".join([*([plot] if plot else []), *parts])
+
+
+def _files_table(root: Path, site: Site) -> str:
+    rows = []
+    for folder in _folders(root):
+        files = _files(folder)
+        name = "(the results folder)" if folder == root else folder.name
+        rows.append(
+            {
+                "folder": html.escape(name),
+                **{
+                    kind: "<br>".join(_link(root, p) for p in files.get(kind, []))
+                    for kind in ("tables", "figures", "texts", "run records")
+                },
+                "interactive plot": _plot_link(folder.name, site) if folder != root else "",
+            }
+        )
+    # The cells are links built (and escaped) above: pandas writes the table around them.
+    frame = pd.DataFrame(rows)
+    return frame.to_html(index=False, escape=False, border=0, na_rep="", classes="files")
+
+
+def _image_folder(inline: Token, root: Path) -> Path | None:
+    """The results subfolder of the first local image of a paragraph, if any."""
+    for child in inline.children or []:
+        if child.type == "image":
+            src = str(child.attrGet("src") or "")
+            head = src.split("/", 1)[0]
+            if "/" in src and ":" not in head and (root / head).is_dir():
+                return root / head
+    return None
+
+
+def _report_tokens(md: MarkdownIt, text: str, root: Path, site: Site) -> list[Token]:
+    """The report's tokens, with the contents' anchors on its headings and each figure followed
+    by its folder's links."""
+    tokens = md.parse(text)
+    seen: dict[str, int] = {}
+    out: list[Token] = []
+    pending: Path | None = None
+    for i, token in enumerate(tokens):
+        out.append(token)
+        if token.type == "heading_open" and token.tag in ("h2", "h3"):
+            token.attrSet("id", heading_anchor(tokens[i + 1].content, seen))
+        elif token.type == "inline" and i and tokens[i - 1].type == "paragraph_open":
+            pending = _image_folder(token, root)
+        elif token.type == "paragraph_close" and pending is not None:
+            links = _folder_links(root, pending, site)
+            block = Token(_OWN_HTML, "", 0)
+            block.content = f'<p class="files">{links}</p>\n' if links else ""
+            out.append(block)
+            pending = None
+    return out
+
+
+def _escaped_html(self, tokens, idx, options, env) -> str:
+    """Raw HTML in the report, escaped, but for the few tags it writes itself (``_KEPT_TAGS``)."""
+    return _KEPT_TAGS.sub(r"<\1\2>", html.escape(tokens[idx].content, quote=False))
+
+
+def _own_html(self, tokens, idx, options, env) -> str:
+    """The page's own HTML (links it built and escaped itself)."""
+    return tokens[idx].content
+
+
+def _markdown() -> MarkdownIt:
+    """CommonMark with tables ("js-default"); raw HTML is parsed, so that its tokens can be
+    escaped by the page's own rule instead of passed on."""
+    md = MarkdownIt("js-default", {"html": True})
+    md.add_render_rule("html_block", _escaped_html)
+    md.add_render_rule("html_inline", _escaped_html)
+    md.add_render_rule(_OWN_HTML, _own_html)
+    return md
+
+
+def render_page(root: str | Path, report_text: str, site: Site) -> str:
+    """The page for the results folder ``root``, from the report's Markdown ``report_text``."""
+    root = Path(root)
+    md = _markdown()
+    body = md.renderer.render(_report_tokens(md, report_text, root, site), md.options, {})
+    files_id = heading_anchor(FILES_HEADING, {})
+    plots_note = (
+        f"<p>{NO_PLOTS}</p>"
+        if site.no_plots
+        else "<p>Each experiment's interactive plot draws the numbers of its figure; hover a "
+        "point for the method, r, and the mean ± sd over the repetitions.</p>"
+    )
+    reports = [p for p in (root / "REPORT.md",) if p.exists()]
+    nav = " · ".join(
+        [
+            f'<a href="#{files_id}">{html.escape(FILES_HEADING)} and interactive plots</a>',
+            *(_link(root, p, "the report as Markdown") for p in reports),
+        ]
+    )
+    title = html.escape(f"kmdr results: {root.resolve().name}")
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>{_CSS}</style>
+</head>
+<body>
+<nav class="page" aria-label="This page">{nav}</nav>
+<main>
+{body}
+<h2 id="{files_id}">{html.escape(FILES_HEADING)}</h2>
+{plots_note}
+{_files_table(root, site)}
+</main>
+</body>
+</html>
+"""
+
+
+def write_site(root: str | Path, report_text: str) -> Site:
+    """Write ``root/index.html`` (and the interactive plots where plotly is installed) from the
+    report's Markdown ``report_text``."""
+    root = Path(root)
+    site = Site(root / INDEX)
+    if interactive.available():
+        names = [d.name for d in experiment_dirs(root)]
+        site.plots, site.not_drawn = interactive.write_interactive(root, names)
+    else:
+        site.no_plots = "plotly is not installed"
+    atomic_write_text(site.index, render_page(root, report_text, site))
+    return site

@@ -1,0 +1,133 @@
+"""The results page of the committed results, opened in a real headless browser (Debian's
+chromium, driven by selenium): every image loads, every link to a local file resolves, the console
+holds no error, and each interactive plot renders its traces and shows mean ± sd on hover.
+
+It skips only where chromium or its driver is not installed (``apt-get install chromium
+chromium-driver``; ``.ci/run`` installs both).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from kmdr.report import build, interactive, site
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium")
+CHROMEDRIVER = shutil.which("chromedriver")
+#: The figure files a results folder commits, each of which the page must link.
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        CHROMIUM is None or CHROMEDRIVER is None,
+        reason="chromium and its driver are not installed "
+        "(apt-get install chromium chromium-driver)",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def committed_site(tmp_path_factory) -> Path:
+    """A copy of the committed results with its page written (the repository is not touched)."""
+    source = REPO / "results"
+    if not any(source.glob("*/cells*.csv")):
+        pytest.skip("results/ holds no cells yet")
+    root = tmp_path_factory.mktemp("site") / "results"
+    shutil.copytree(source, root, ignore=shutil.ignore_patterns(site.INDEX, interactive.FOLDER))
+    build.write_report(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--window-size=1280,1000",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(120)
+    yield driver
+    driver.quit()
+
+
+def _console_errors(driver) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _open(driver, path: Path) -> None:
+    _console_errors(driver)  # reading the log empties it: what follows is this page's
+    driver.get(path.as_uri())
+
+
+def test_every_image_loads_and_every_local_link_resolves(committed_site, browser):
+    _open(browser, committed_site / site.INDEX)
+    images = browser.execute_script(
+        "return Array.from(document.images).map(i => [i.src, i.complete, i.naturalWidth]);"
+    )
+    assert images, "the page shows no figure"
+    broken = [src for src, complete, width in images if not (complete and width > 0)]
+    assert not broken, f"images that did not load: {broken}"
+    targets = browser.execute_script(
+        "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href);"
+    )
+    ids = set(browser.execute_script("return Array.from(document.querySelectorAll('[id]'))"
+                                     ".map(e => e.id);"))  # fmt: skip
+    page = (committed_site / site.INDEX).resolve()
+    linked, missing = set(), []
+    for target in [*targets, *(src for src, _, _ in images)]:
+        url = urlsplit(target)
+        if url.scheme != "file":
+            continue
+        path = Path(unquote(url.path))
+        if path == page:  # a link within the page: its anchor must exist
+            if url.fragment and unquote(url.fragment) not in ids:
+                missing.append(target)
+            continue
+        linked.add(path)
+        if not path.exists():
+            missing.append(target)
+    assert not missing, f"links to nothing: {missing}"
+    figures = {p.resolve() for p in committed_site.rglob("*") if p.suffix in FIGURE_SUFFIXES}
+    figures = {p for p in figures if interactive.FOLDER not in p.parts}
+    assert figures and not figures - linked, f"figures not linked: {figures - linked}"
+    assert _console_errors(browser) == []
+
+
+def test_each_interactive_plot_renders_and_hovers_mean_and_sd(committed_site, browser):
+    pytest.importorskip("plotly", reason="the interactive plots need the site extra")
+    pages = sorted((committed_site / interactive.FOLDER).glob("*.html"))
+    assert pages, "no interactive plot was written"
+    for page in pages:
+        _open(browser, page)
+        n_traces = browser.execute_script(
+            "const gd = document.querySelector('.plotly-graph-div');"
+            "return gd && gd._fullData ? gd._fullData.length : 0;"
+        )
+        assert n_traces > 0, f"{page.name}: no plotly div with traces"
+        hover = browser.execute_script(
+            "const gd = document.querySelector('.plotly-graph-div');"
+            "Plotly.Fx.hover(gd, [{curveNumber: 0, pointNumber: 0}]);"
+            "const t = document.querySelector('.hoverlayer .hovertext');"
+            "return t ? t.textContent : '';"
+        )
+        assert "r = " in hover and "±" in hover, f"{page.name}: hover shows {hover!r}"
+        assert _console_errors(browser) == [], page.name
