@@ -152,7 +152,7 @@ def test_a_bad_verbosity_is_one_line(tmp_path):
     ("verbosity", "shown"), [("quiet", False), ("normal", False), ("verbose", True)]
 )
 def test_library_warnings_a_user_need_not_see_are_hidden_unless_verbose(verbosity, shown):
-    category, message, module = _log.HIDDEN[0]
+    category, message, _ = _log.HIDDEN[0]
     text = message.replace("\\", "")
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
