@@ -70,7 +70,9 @@ MAX_LINES = 400
 #: imports inside the root's module-level ``__getattr__`` may go up (they run on first use of a
 #: public name, never when a module of kmdr is imported), and no module of kmdr imports a name
 #: from the root (``from kmdr import run``): inside kmdr, a name comes from the module that defines
-#: it, so the facade cannot hide an upward dependency.
+#: it, so the facade cannot hide an upward dependency. (``kmdr.run`` is also the run engine's
+#: package, which the import system binds on the root; the root's ``_Run`` forwards attribute
+#: access to that package by name, as the import system does, and calls the facade's ``run``.)
 FACADE = ("kmdr", "__getattr__")
 
 #: What a docstring or comment must not cite: the history of the code (an issue), a document

@@ -103,3 +103,9 @@ def test_a_folder_without_results_is_one_line(tmp_path, where):
     with pytest.raises(ResultsError) as err:
         read_results(folder)
     assert "\n" not in str(err.value) and str(folder) in str(err.value)
+
+
+def test_an_experiment_without_cells_has_the_columns_of_cells_csv(tmp_path):
+    write_experiment(tmp_path, "none_yet", None)
+    frame = read_results(tmp_path / "none_yet")
+    assert len(frame) == 0 and {"experiment", "accuracy", "cell_id", "excluded"} <= set(frame)

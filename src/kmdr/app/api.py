@@ -118,12 +118,11 @@ def _cells_of(experiment_dir: Path | None, run_id: str | None):
     ``excluded`` column left out: they are all current), in cells.csv's order."""
     import pandas as pd
 
-    from kmdr.results.columns import CSV_COLUMNS
-    from kmdr.results.frame import EXCLUDED, read_experiment
+    from kmdr.results.frame import EXCLUDED, empty_columns, read_experiment
     from kmdr.results.sidecars import load_runs
 
     if experiment_dir is None:
-        return pd.DataFrame(columns=list(CSV_COLUMNS))
+        return pd.DataFrame(columns=empty_columns())
     record = next((r for r in load_runs(experiment_dir) if r.get("run_id") == run_id), {})
     wanted = [c["cell_id"] for c in record.get("expected_cells") or ()]
     cells = read_experiment(experiment_dir).drop(columns=EXCLUDED)

@@ -94,7 +94,8 @@ def dry_run_sweep_dir(args: list[str]) -> Iterator[list[str]]:
         return
     folder = tempfile.mkdtemp(prefix="kmdr-dry-run-")
     try:
-        yield [*args, f"{_SWEEP_DIR}={folder}"]
+        quoted = "'" + folder.replace("'", "\\'") + "'"  # read as it is by Hydra's grammar
+        yield [*args, f"{_SWEEP_DIR}={quoted}"]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -21,11 +21,20 @@ from pathlib import Path
 
 import pandas as pd
 
+from kmdr.results.columns import EXTRA_COLUMNS
 from kmdr.results.current import split_current
+from kmdr.results.records import CHECKSUM, table_header
 from kmdr.results.sidecars import load_runs
 from kmdr.results.store import CellStore
 
-__all__ = ["EXCLUDED", "ResultsError", "experiment_dirs", "read_experiment", "read_results"]
+__all__ = [
+    "EXCLUDED",
+    "ResultsError",
+    "empty_columns",
+    "experiment_dirs",
+    "read_experiment",
+    "read_results",
+]
 
 #: The column saying why a row is not current (``<NA>`` when it is).
 EXCLUDED = "excluded"
@@ -38,6 +47,11 @@ _REPAIR = "run the experiment again (it sets such rows and files aside) or resto
 
 class ResultsError(ValueError):
     """A results folder that cannot be read as it is; the message is one line."""
+
+
+def empty_columns() -> list[str]:
+    """The columns of a cells.csv written by this code, for a frame without cells."""
+    return table_header({*EXTRA_COLUMNS, CHECKSUM})
 
 
 def _is_experiment(folder: Path) -> bool:
@@ -81,6 +95,8 @@ def read_experiment(experiment_dir: str | Path) -> pd.DataFrame:
     frame = store.frame()
     if said:
         raise ResultsError(said[0].removeprefix("[kmdr] "))
+    if not len(frame):  # no cell yet: the columns a cells.csv would have
+        return pd.DataFrame(columns=[*empty_columns(), EXCLUDED])
     current, excluded = split_current(frame, load_runs(exp_dir), store.experiment)
     whole = pd.concat([current.assign(**{EXCLUDED: pd.NA}), excluded]).sort_index()
     whole[EXCLUDED] = whole[EXCLUDED].astype("string")
