@@ -27,6 +27,7 @@ LAYERS: dict[str, float] = {
     # 0: the base every layer may use; none of it knows about experiments, configs or results.
     "kmdr": 0,  # the package's own __init__ (its version)
     "kmdr._errors": 0,  # one-line error reporting of every command
+    "kmdr._log": 0,  # how much a run says (its verbosity), read by every layer
     "kmdr._io": 0,  # atomic writes, temporary files
     "kmdr._git": 0,  # the code tag of a result
     "kmdr.plugins": 0,  # the generic registry that reducers, datasets, styles register into
@@ -53,6 +54,8 @@ LAYERS: dict[str, float] = {
     "kmdr.report": 5,
     # 6: the command line ties the layers below together.
     "kmdr.app": 6,
+    # ``python -m kmdr`` runs the app's command: just above it, and nothing imports it.
+    "kmdr.__main__": 6.5,
     "kmdr.listing": 6,
     # 7: each paper registers into the layers below (entry points, "module:attr" strings); nothing
     # imports a paper. Each paper's package is its own unit: papers do not import each other, but
@@ -61,6 +64,16 @@ LAYERS: dict[str, float] = {
 }
 
 MAX_LINES = 400
+
+#: The package root's lazy public facade (PEP 562): the root is layer 0, yet ``kmdr.run`` and
+#: ``kmdr.read_results`` live in higher layers. The one exception to the layering is narrow: only
+#: imports inside the root's module-level ``__getattr__`` may go up (they run on first use of a
+#: public name, never when a module of kmdr is imported), and no module of kmdr imports a name
+#: from the root (``from kmdr import run``): inside kmdr, a name comes from the module that defines
+#: it, so the facade cannot hide an upward dependency. (``kmdr.run`` is also the run engine's
+#: package, which the import system binds on the root; the root's ``_Run`` forwards attribute
+#: access to that package by name, as the import system does, and calls the facade's ``run``.)
+FACADE = ("kmdr", "__getattr__")
 
 #: What a docstring or comment must not cite: the history of the code (an issue), a document
 #: outside the repository, or the machine it was built on.
@@ -104,12 +117,28 @@ def _layer(unit: str) -> float:
     return LAYERS["kmdr.papers"] if unit.startswith("kmdr.papers.") else LAYERS[unit]
 
 
+def _facade_nodes(module: str, tree: ast.Module) -> set[int]:
+    """The ids of the nodes inside the root's ``__getattr__`` (see :data:`FACADE`)."""
+    if module != FACADE[0]:
+        return set()
+    return {
+        id(inner)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name == FACADE[1]
+        for inner in ast.walk(node)
+    }
+
+
 def _imports(module: str, path: Path) -> list[tuple[int, str]]:
-    """(line, imported kmdr module) of every import statement in the module, at any depth."""
+    """(line, imported kmdr module) of every import statement in the module, at any depth (the
+    root's facade left out: :data:`FACADE`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    facade = _facade_nodes(module, tree)
     found = []
     for node in ast.walk(tree):
+        if id(node) in facade:
+            continue
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -161,6 +190,61 @@ def _import_violations() -> list[str]:
 def test_imports_only_go_down_the_layers():
     problems = _import_violations()
     assert not problems, f"{len(problems)} imports against the layering:\n" + "\n".join(problems)
+
+
+def _root_imports() -> list[str]:
+    """Every ``from kmdr import <name>`` of a module of kmdr where the name is not a module."""
+    problems = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+            target = node.module or ""
+            if node.level:
+                base = package.split(".")
+                target = ".".join(
+                    base[: len(base) - (node.level - 1)] + ([target] if target else [])
+                )
+            for alias in node.names:
+                if target == "kmdr" and f"kmdr.{alias.name}" not in MODULES:
+                    where = path.relative_to(SRC)
+                    problems.append(f"{where}:{node.lineno}: imports {alias.name!r} from the root")
+    return problems
+
+
+def test_the_roots_facade_is_the_only_way_up_and_nothing_inside_uses_it():
+    """Only the root's ``__getattr__`` names higher layers; no module imports through it."""
+    problems = _root_imports()
+    assert not problems, "modules importing the root's public names:\n" + "\n".join(problems)
+    tree = ast.parse(MODULES["kmdr"].read_text(encoding="utf-8"))
+    facade = _facade_nodes("kmdr", tree)
+    assert facade, "the root has no module-level __getattr__"
+    outside = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        and id(node) not in facade
+        and any((getattr(node, "module", None) or a.name).startswith("kmdr") for a in node.names)
+    ]
+    assert outside == [], f"the root imports kmdr modules outside its __getattr__: {outside}"
+
+
+def test_the_facade_exception_covers_only_the_roots_getattr(tmp_path):
+    """An upward import in the root's __getattr__ is not counted; one elsewhere in the root, or
+    in another module's __getattr__, is."""
+    path = tmp_path / "mod.py"
+    path.write_text(
+        "def __getattr__(name):\n"
+        "    from kmdr.app.api import run\n"
+        "    return run\n"
+        "def other():\n"
+        "    import kmdr.report.build\n"
+    )
+    assert [n for _, n in _imports("kmdr", path)] == ["kmdr.report.build"]
+    got = sorted(n for _, n in _imports("kmdr.results.fake", path))
+    assert got == ["kmdr.app.api", "kmdr.report.build"]
 
 
 def test_no_module_is_over_400_lines():

@@ -9,8 +9,10 @@
 :mod:`kmdr.app.entry` is the command (``main``): Hydra's ``@hydra.main`` on the typed schema of
 :mod:`kmdr.config.schema`, with every error turned into one line. :mod:`kmdr.app.task` is the task
 Hydra runs for each job: it checks the composed config once and runs it, and returns the run's
-mean accuracy for an optimising sweeper. :mod:`kmdr.app.drawing` writes an experiment's
-summaries and figures after its run.
+mean accuracy for an optimising sweeper. :mod:`kmdr.app.argv` handles what kmdr does with the
+command line before Hydra (``--version``, ``--cfg`` resolved, a dry run's sweep folder).
+:mod:`kmdr.app.drawing` writes an experiment's summaries and figures after its run.
+:mod:`kmdr.app.api` is the same task from Python (``kmdr.run``), returning the run's cells.
 """
 
 from kmdr.app.entry import main

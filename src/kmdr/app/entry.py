@@ -31,7 +31,7 @@ import sys
 from kmdr._errors import exit_error
 from kmdr.run import signals
 
-__all__ = ["main", "release_stderr"]
+__all__ = ["config_problem", "main", "release_stderr"]
 
 PROGRAM = "kmdr"
 _FULL_ERROR = "HYDRA_FULL_ERROR"
@@ -99,7 +99,7 @@ def _usage_problem(held: str) -> str | None:
     return f"{reason} (options such as -m go before the overrides; see --help)"
 
 
-def _config_problem(err: BaseException) -> str | None:
+def config_problem(err: BaseException) -> str | None:
     """One line for an error met while composing a config, or None if ``err`` is not one."""
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
@@ -120,9 +120,23 @@ def _config_problem(err: BaseException) -> str | None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``kmdr`` (``argv``: the arguments after the program name)."""
+    from kmdr.app import argv as cli_args
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--version" in args:
+        print(cli_args.version_line(), flush=True)
+        return
+    problem = cli_args.multirun_cfg_problem(args)
+    if problem is not None:
+        exit_error(PROGRAM, problem)
+    with cli_args.dry_run_sweep_dir(cli_args.prepared(args)) as args:
+        sys.argv = [sys.argv[0], *args]
+        _main()
+
+
+def _main() -> None:
+    """Run Hydra's app on ``sys.argv``, every error one line (see the module docstring)."""
     global _HELD
-    if argv is not None:
-        sys.argv = [sys.argv[0], *argv]
     user_full_error = os.environ.get(_FULL_ERROR)
     held = _HeldStderr(sys.stderr)
     # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.run.signals).
@@ -158,7 +172,7 @@ def main(argv: list[str] | None = None) -> None:
             if user_full_error not in (None, "", "0"):
                 held.release()
                 raise
-            problem = _config_problem(err)
+            problem = config_problem(err)
             held.release(keep=False)
             if problem is None:
                 exit_error(PROGRAM, f"{type(err).__name__}: {err}", status=1)

@@ -19,9 +19,20 @@ import sys
 from pathlib import Path
 
 from kmdr._errors import exit_error
+from kmdr.config.errors import ConfigError
 from kmdr.run import signals
 
-__all__ = ["UsageError", "load_for", "only_reducer", "own_folder", "run"]
+__all__ = [
+    "RunError",
+    "Skipped",
+    "UsageError",
+    "execute",
+    "finish",
+    "load_for",
+    "only_reducer",
+    "own_folder",
+    "run",
+]
 
 PROGRAM = "kmdr"
 
@@ -29,8 +40,8 @@ PROGRAM = "kmdr"
 _DATA_CACHE: dict[str, object] = {}
 
 
-class UsageError(Exception):
-    """A one-line error for the user (exit status 2)."""
+class UsageError(ConfigError):
+    """A one-line error for the user (exit status 2) about the config or its data."""
 
 
 def only_reducer(choices) -> str | None:
@@ -151,11 +162,63 @@ def _job_name(hc) -> str:
     return f"[job {hc.job.num}: {' '.join(chosen)}] "
 
 
+class RunError(RuntimeError):
+    """A run that started and could not finish (a cell failed, the backend failed), or whose
+    dataset cannot be obtained; one line. The cells it finished are kept."""
+
+
+class Skipped(RunError):
+    """A run whose dataset cannot be obtained (its record says why); one line."""
+
+
+def execute(cfg, hc, stage: dict | None = None):
+    """Check the composed ``cfg`` (``hc``: its Hydra config) and run it: ``(outcome, spec)``.
+
+    Raises :class:`UsageError` (a :class:`~kmdr.config.errors.ConfigError`) before any work
+    for a problem with the config, :class:`RunError` for a run that fails or is skipped, and
+    KeyboardInterrupt when stopped; once cells may have been computed, ``stage["kept"]`` says
+    where the finished ones are (it stays unset before)."""
+    stage = {} if stage is None else stage
+    _check_search_path(hc)
+    choices = dict(hc.runtime.choices)
+    moved = own_folder(
+        cfg, choices, hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
+    )
+    outcome, spec = _run(cfg, hc, choices, moved, stage)
+    if outcome.skipped:
+        raise Skipped(f"{spec.name} skipped: {outcome.skipped}")
+    return outcome, spec
+
+
+def finish(outcome, spec) -> None:
+    """After a run that computed: its summaries and figures, and the line that says what it did
+    (left out when the run is quiet)."""
+    from kmdr._log import quiet
+
+    say = _stderr
+    if spec.figures:
+        from kmdr.app.drawing import draw
+
+        draw(outcome.experiment_dir, say)
+    if quiet():
+        return
+    where = outcome.experiment_dir / ("cells.csv" if spec.kind == "cells" else "")
+    say(
+        f"[kmdr] {spec.name}: {outcome.n_expected} cells ({outcome.n_computed} computed, "
+        f"{outcome.n_reused} reused) in {outcome.wall_seconds:.1f} s -> {where}"
+    )
+
+
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
 def run(cfg) -> float | None:
     """The Hydra task: one run of the composed ``cfg`` (see the module docstring)."""
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
+    from kmdr._log import logging_for
     from kmdr.app.entry import release_stderr
 
     hc = HydraConfig.get()
@@ -166,39 +229,36 @@ def run(cfg) -> float | None:
         release_stderr(keep=False)
         exit_error(PROGRAM, f"{job}{err}")
     release_stderr()
-    choices = dict(hc.runtime.choices)
-    try:
-        moved = own_folder(
-            cfg, choices, hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
-        )
-        outcome, spec = _run(cfg, hc, choices, moved)
-    except UsageError as err:
-        exit_error(PROGRAM, f"{job}{err}")
-    if outcome.status == "dry_run":
-        return None
-    if outcome.skipped:
-        print(f"kmdr: {spec.name} skipped: {outcome.skipped}", file=sys.stderr, flush=True)
-        if hc.mode != RunMode.MULTIRUN:
-            sys.exit(1)
-        return None
-    if spec.figures:
-        from kmdr.app.drawing import draw
-
-        draw(outcome.experiment_dir, lambda msg: print(msg, file=sys.stderr, flush=True))
-    where = outcome.experiment_dir / ("cells.csv" if spec.kind == "cells" else "")
-    print(
-        f"[kmdr] {spec.name}: {outcome.n_expected} cells ({outcome.n_computed} computed, "
-        f"{outcome.n_reused} reused) in {outcome.wall_seconds:.1f} s -> {where}",
-        file=sys.stderr,
-        flush=True,
-    )
+    stage: dict = {}
+    with logging_for(cfg.verbosity):
+        try:
+            outcome, spec = execute(cfg, hc, stage)
+        except UsageError as err:
+            exit_error(PROGRAM, f"{job}{err}")
+        except Skipped as err:  # not an error of the command: a multirun goes on
+            _stderr(f"kmdr: {err}")
+            if hc.mode != RunMode.MULTIRUN:
+                sys.exit(1)
+            return None
+        except RunError as err:
+            exit_error(PROGRAM, err, status=1)
+        except KeyboardInterrupt as err:
+            if "kept" in stage:
+                what = f"{signals.describe(err)}; {stage['kept']}: run the same command to resume"
+            else:
+                what = f"{signals.describe(err)} before any cell was computed"
+            _stderr(f"kmdr: {what}")
+            sys.exit(signals.exit_status(err))
+        if outcome.status == "dry_run":
+            return None
+        finish(outcome, spec)
     return outcome.mean_accuracy
 
 
-def _run(cfg, hc, choices, moved: str | None):
+def _run(cfg, hc, choices, moved: str | None, stage: dict):
     """Check ``cfg`` and run it: ``(outcome, spec)``; ``moved`` is said once the config is
-    checked. A config problem is a UsageError; any other failure is one line and exit status 1,
-    saying the finished cells are kept."""
+    checked. A config problem is a UsageError; a failure once the run started is a RunError
+    saying the finished cells are kept (``stage["kept"]`` says where)."""
     from kmdr.config.errors import ConfigError
     from kmdr.config.schema import to_container
     from kmdr.config.spec import spec_from_config
@@ -211,17 +271,15 @@ def _run(cfg, hc, choices, moved: str | None):
         # reuses them); a dry run starts none.
         start_workers(spec, resolve_parallelism(spec, _launcher_jobs(hc)))
         if moved:
-            print(moved, file=sys.stderr, flush=True)
+            _stderr(moved)
         config = to_container(cfg)
         config["choices"] = {k: v for k, v in choices.items() if "/" not in k}
         config["overrides"] = list(hc.overrides.task)
         data = load_for(spec)
     except ConfigError as err:
         raise UsageError(str(err)) from None
-    except KeyboardInterrupt as err:  # nothing of this run has started
-        print(f"kmdr: {signals.describe(err)} before any cell was computed", file=sys.stderr)
-        sys.exit(signals.exit_status(err))
     kept = f"finished cells are kept under {Path(spec.results_dir) / spec.name}"
+    stage["kept"] = kept
     try:
         outcome = run_experiment(
             spec, dataset=data, config=config, launcher_jobs=_launcher_jobs(hc)
@@ -229,14 +287,9 @@ def _run(cfg, hc, choices, moved: str | None):
     except ConfigError as err:
         raise UsageError(str(err)) from None
     except BackendError as err:
-        exit_error(PROGRAM, f"{err}; {kept}", status=1)
-    except KeyboardInterrupt as err:
-        print(
-            f"kmdr: {signals.describe(err)}; {kept}: run the same command to resume",
-            file=sys.stderr,
-            flush=True,
-        )
-        sys.exit(signals.exit_status(err))
+        raise RunError(f"{err}; {kept}") from err
+    except KeyboardInterrupt:
+        raise
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
-        exit_error(PROGRAM, f"{spec.name} failed ({type(err).__name__}: {err}); {kept}", status=1)
+        raise RunError(f"{spec.name} failed ({type(err).__name__}: {err}); {kept}") from err
     return outcome, spec

@@ -35,6 +35,7 @@ __all__ = [
     "ReducerConfig",
     "Reproduce",
     "RunConfig",
+    "Verbosity",
     "register_configs",
     "to_container",
 ]
@@ -67,6 +68,15 @@ class LeverageReducer(str, Enum):
 
     leverage = "leverage"
     leverage_approx = "leverage_approx"
+
+
+class Verbosity(str, Enum):
+    """How much a run says (:mod:`kmdr._log`): quiet (errors, warnings and the store's reports
+    only), normal, or verbose (every library warning too)."""
+
+    quiet = "quiet"
+    normal = "normal"
+    verbose = "verbose"
 
 
 class Paper(str, Enum):
@@ -201,7 +211,11 @@ class RunConfig:
     claim_timeout: float = 300.0
     # Draw summaries and figures at the end of a run (a failure to draw never loses the CSV).
     figures: bool = True
-    progress: bool = True
+    # The progress bar: null shows it only when stderr is a terminal or in a notebook (never in
+    # a log file, never when quiet); true or false decides.
+    progress: bool | None = None
+    # quiet | normal | verbose: what the run prints besides errors (kmdr._log).
+    verbosity: Verbosity = Verbosity.normal
     # The reduced grid of `scripts/reproduce.py --quick`: keys of this config, merged over it
     # when quick is true (checked against this schema either way).
     quick: bool = False

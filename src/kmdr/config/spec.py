@@ -68,7 +68,7 @@ class ExperimentSpec:
     data_dir: str | None
     claim_timeout: float
     figures: bool
-    progress: bool
+    progress: bool | None
     dry_run: bool
     dask_scheduler: str | None
     ray_address: str | None

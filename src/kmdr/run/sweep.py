@@ -309,8 +309,13 @@ def _wait_for_others(ctx, claimer: _Claimer, bar) -> list[Cell]:
     return []
 
 
-def progress_bar(enabled: bool) -> Callable:
-    """A factory of tqdm bars (disabled ones when ``enabled`` is false)."""
+def progress_bar(enabled: bool | None) -> Callable:
+    """A factory of tqdm bars: drawn when ``enabled`` is true; when it is None, only on a
+    terminal or in a notebook and never in a quiet run (:func:`kmdr._log.show_progress`), so a
+    log file gets no carriage returns."""
+    from kmdr._log import show_progress
+
+    enabled = show_progress(enabled)
 
     def make(total, initial, desc, unit):
         from tqdm.auto import tqdm

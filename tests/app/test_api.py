@@ -1,0 +1,114 @@
+"""The Python API: ``kmdr.run`` runs what the command line runs and returns the run's cells;
+bad input is the command's one line as an exception, never SystemExit; ``import kmdr`` is light."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from test_cli import TINY, run_kmdr
+
+import kmdr
+
+METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default results_dir is relative, as on the command line
+
+
+@pytest.mark.slow
+def test_run_returns_every_cell_it_asked_for_as_cells_csv_holds_it(tmp_path):
+    cells = kmdr.run(*TINY, results_dir=tmp_path / "r")
+    csv = pd.read_csv(tmp_path / "r" / "custom" / "cells.csv")
+    assert list(cells.columns) == list(csv.columns)
+    assert len(cells) == 4 and sorted(cells["r"]) == [2, 2, 4, 4]
+    pd.testing.assert_frame_equal(cells, csv, check_exact=True)
+    # a narrower run into the same folder returns its own cells only, reused
+    again = kmdr.run(*TINY[:2], "r_grid=[4]", *TINY[3:], results_dir=tmp_path / "r")
+    assert len(again) == 2 and set(again["r"]) == {4}
+    mine = csv[csv["r"] == 4].reset_index(drop=True)
+    pd.testing.assert_frame_equal(again, mine, check_exact=True)
+    assert kmdr.read_results(tmp_path / "r")["cell_id"].tolist() == csv["cell_id"].tolist()
+
+
+@pytest.mark.slow
+def test_run_computes_what_the_command_computes(tmp_path):
+    proc = run_kmdr([*TINY, f"results_dir={tmp_path / 'cli'}"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    api = kmdr.run(*TINY, results_dir=tmp_path / "api")
+    cli = kmdr.read_results(tmp_path / "cli")
+    assert api["cell_id"].tolist() == cli["cell_id"].tolist()
+    assert api[METRICS].equals(cli[METRICS])
+
+
+@pytest.mark.slow
+def test_the_default_results_dir_is_the_commands(tmp_path):
+    cells = kmdr.run(*TINY)
+    assert len(cells) == 4 and (tmp_path / "results" / "custom" / "cells.csv").is_file()
+
+
+@pytest.mark.slow
+def test_a_dry_run_returns_no_cells_and_writes_nothing(tmp_path):
+    cells = kmdr.run(*TINY, "dry_run=true", results_dir=tmp_path / "r")
+    assert len(cells) == 0 and "accuracy" in cells.columns
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["repaets=3"], id="unknown key"),
+        pytest.param(["dataset=nosuch"], id="unknown dataset"),
+        pytest.param(["repeats=0"], id="out of range"),
+        pytest.param(["kmeans.n_init=x"], id="wrong type"),
+        pytest.param(["r_grid=[1"], id="unparsable"),
+        pytest.param(["verbosity=loud"], id="bad verbosity"),
+    ],
+)
+@pytest.mark.fault(
+    "kmdr.run given a bad override",
+    gets="kmdr.ConfigError (a ValueError) with the command's one line, no SystemExit, no folder",
+)
+@pytest.mark.slow
+def test_bad_input_is_the_commands_line_as_a_config_error(args, tmp_path):
+    proc = run_kmdr([*TINY, *args], tmp_path)
+    assert proc.returncode == 2
+    line = proc.stderr.strip().removeprefix("kmdr: error: ")
+    with pytest.raises(kmdr.ConfigError) as err:
+        kmdr.run(*TINY, *args, results_dir=tmp_path / "r")
+    assert str(err.value) == line and isinstance(err.value, ValueError)
+    assert not (tmp_path / "r").exists() and not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("bad", [("-m", "dataset=synth"), ("dataset=synth,orl",), (3,)])
+def test_flags_sweeps_and_non_strings_are_one_line_config_errors(bad, tmp_path):
+    with pytest.raises(kmdr.ConfigError) as err:
+        kmdr.run(*bad, results_dir=tmp_path / "r")
+    assert "\n" not in str(err.value) and "kmdr.run" in str(err.value)
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.slow
+def test_import_kmdr_loads_nothing_else():
+    code = (
+        "import json, sys, kmdr\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('kmdr', 'hydra', 'pandas', 'numpy', 'omegaconf'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == ["kmdr"]
+
+
+def test_the_facade_names_the_public_api():
+    assert kmdr.__version__ == importlib.metadata.version("kmdr")
+    assert issubclass(kmdr.ConfigError, ValueError) and issubclass(kmdr.RunError, RuntimeError)
+    assert issubclass(kmdr.ResultsError, ValueError)
+    assert {"run", "read_results", "__version__"} <= set(dir(kmdr))
+    with pytest.raises(AttributeError):
+        _ = kmdr.nosuch

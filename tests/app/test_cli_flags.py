@@ -1,0 +1,165 @@
+"""What ``kmdr`` does with its command line before Hydra runs a job: ``--version``,
+``python -m kmdr``, ``--cfg`` resolved, ``--cfg`` with ``-m``, a dry run with ``-m``; and what a
+run writes to a log that is not a terminal (no progress bar) at each ``verbosity``."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+from test_cli import KMDR, TINY, run_kmdr
+
+from kmdr import _log
+
+pytestmark = pytest.mark.slow
+
+#: A run whose progress bar would be drawn: TINY without ``progress=false``.
+DRAWN = [a for a in TINY if not a.startswith("progress=")]
+
+
+def _version() -> str:
+    return f"kmdr {importlib.metadata.version('kmdr')}\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [KMDR, [sys.executable, "-m", "kmdr"]],
+    ids=["kmdr", "python -m kmdr"],
+)
+def test_version_is_kmdrs(command, tmp_path):
+    proc = subprocess.run(
+        [*command, "--version"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, _version(), "")
+
+
+def test_python_m_kmdr_is_kmdr(tmp_path):
+    args = [*TINY, f"results_dir={tmp_path / 'r'}"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "kmdr", *args], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "r" / "custom" / "cells.csv").is_file()
+    bad = subprocess.run(
+        [sys.executable, "-m", "kmdr", "repaets=3"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("kmdr: error: unknown config key")
+
+
+@pytest.mark.parametrize("what", ["job", "all"])
+def test_cfg_prints_resolved_values(what, tmp_path):
+    env = {**os.environ, "KMDR_DATA_DIR": str(tmp_path / "data")}
+    proc = subprocess.run(
+        [*KMDR, "--cfg", what, "experiment=bzmd14_orl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "${" not in proc.stdout
+    assert f"data_dir: {tmp_path / 'data'}" in proc.stdout
+    assert "title: 'bzmd14 Figure 3 (b, d, f): ORL'" in proc.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.fault(
+    "--cfg hydra (or job) given with -m",
+    gets="exit 2, one line saying to leave out -m, no traceback, nothing written",
+)
+@pytest.mark.parametrize("what", ["hydra", "job"])
+def test_cfg_with_multirun_is_one_line(what, tmp_path):
+    proc = run_kmdr(["--cfg", what, "-m", "dataset=orl,coil20"], tmp_path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("kmdr: error: --cfg prints the config of one job")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dry_run_multirun_writes_no_folder(tmp_path):
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
+    proc = subprocess.run(
+        [*KMDR, "-m", *TINY, "r_grid=[2],[4]", "dry_run=true", f"results_dir={tmp_path / 'r'}"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**env, "TMPDIR": str(temp)},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("dry run of custom") == 2  # both jobs planned
+    assert list(cwd.iterdir()) == [] and list(temp.iterdir()) == []
+    assert not (tmp_path / "r").exists()
+
+
+def _run_to_file(tmp_path, *args) -> bytes:
+    """Run kmdr with stderr (and stdout) written to a file, as a batch job's log is."""
+    log = tmp_path / "run.log"
+    with log.open("wb") as out:
+        proc = subprocess.run(
+            [*KMDR, *DRAWN, f"results_dir={tmp_path / 'r'}", *args],
+            cwd=tmp_path,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"},
+            check=False,
+        )
+    data = log.read_bytes()
+    assert proc.returncode == 0, data.decode()
+    return data
+
+
+@pytest.mark.fault(
+    "a run whose stderr is a log file, not a terminal",
+    gets="no progress bar: the log holds no carriage return, only the run's lines",
+)
+def test_a_log_file_gets_no_progress_bar(tmp_path):
+    data = _run_to_file(tmp_path)
+    assert b"\r" not in data
+    assert b"[kmdr] custom: 4 cells (4 computed, 0 reused)" in data
+    # progress=true draws it anyway: the check above would see a bar
+    forced = _run_to_file(tmp_path, "progress=true", "name=forced")
+    assert b"\r" in forced
+
+
+def test_a_quiet_run_says_nothing_but_keeps_its_results(tmp_path):
+    data = _run_to_file(tmp_path, "verbosity=quiet")
+    assert data == b""
+    assert (tmp_path / "r" / "custom" / "cells.csv").is_file()
+
+
+@pytest.mark.fault(
+    "a verbosity that is not quiet, normal or verbose (verbosity=loud)",
+    gets="exit 2 before any work, one line naming the key and the valid values",
+)
+def test_a_bad_verbosity_is_one_line(tmp_path):
+    proc = run_kmdr([*TINY, "verbosity=loud"], tmp_path)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "verbosity" in proc.stderr and "quiet, normal, verbose" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("verbosity", "shown"), [("quiet", False), ("normal", False), ("verbose", True)]
+)
+def test_library_warnings_a_user_need_not_see_are_hidden_unless_verbose(verbosity, shown):
+    category, message, _ = _log.HIDDEN[0]
+    text = message.replace("\\", "")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with _log.logging_for(verbosity):
+            warnings.warn_explicit(text, category, "x.py", 1, module="joblib.externals.loky")
+            warnings.warn("a warning kmdr does not know", UserWarning, stacklevel=1)
+            assert _log.quiet() is (verbosity == "quiet")
+            assert _log.verbose() is (verbosity == "verbose")
+    assert [str(w.message) for w in seen] == [text] * shown + ["a warning kmdr does not know"]
+    assert not _log.quiet() and not _log.verbose()  # restored after the run
