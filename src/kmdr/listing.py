@@ -120,16 +120,21 @@ class PresetInfo:
 
 
 def _preset(name: str, cfg) -> PresetInfo:
+    from kmdr.config.checks import reducer_grid
     from kmdr.config.schema import to_container
     from kmdr.reducers import is_baseline_reducer
 
     c = to_container(cfg)
     meta = c["preset"]
-    names = tuple(str(r["name"]) for r in c.get("reducers") or [])
+    reducers = c.get("reducers") or []
+    names = tuple(str(r["name"]) for r in reducers)
     cells = None
     if c["kind"] == "cells":
-        # the baseline ignores r: one cell per repetition
-        cells = sum(1 if is_baseline_reducer(n) else len(c["r_grid"]) for n in names)
+        # the baseline ignores r: one cell per repetition; a reducer with max_r runs a sub-grid
+        cells = sum(
+            1 if is_baseline_reducer(r["name"]) else len(reducer_grid(c["r_grid"], r.get("max_r")))
+            for r in reducers
+        )
         cells *= c["repeats"]
     return PresetInfo(
         name=name,

@@ -10,6 +10,7 @@ import pytest
 
 import kmdr.datasets as kd
 from kmdr import listing
+from kmdr.config.checks import reducer_grid
 from kmdr.config.presets import conf_dir
 from kmdr.reducers import REDUCERS
 
@@ -123,7 +124,11 @@ def test_presets_read_as_hydra_composes_them():
         assert (p.dataset, p.reducers, p.kind) == (cfg.dataset.name, names, cfg.kind), p.name
         assert (p.r_grid, p.repeats) == (len(cfg.r_grid), cfg.repeats), p.name
         if p.kind == "cells":
-            per_rep = sum(1 if n == "none" else len(cfg.r_grid) for n in names)
+            # a reducer with max_r runs the grid up to that r
+            per_rep = sum(
+                1 if r.name == "none" else len(reducer_grid(cfg.r_grid, r.get("max_r")))
+                for r in cfg.reducers
+            )
             assert p.cells == per_rep * cfg.repeats
         preset = cfg.get("preset") or {}
         assert p.title == preset.get("title", cfg.name) and p.paper == preset.get("paper")

@@ -45,6 +45,11 @@ def choices(values) -> str:
     return ", ".join(str(v) for v in values)
 
 
+def reducer_grid(r_grid, max_r: int | None) -> tuple[int, ...]:
+    """The r a reducer runs: the run's ``r_grid`` up to the reducer's ``max_r`` (None: all)."""
+    return tuple(r for r in r_grid if max_r is None or r <= max_r)
+
+
 def at_least(value: int, name: str, low: int) -> int:
     if value < low:
         raise ConfigError(f"{name} must be >= {low}, got {value}")
@@ -242,7 +247,7 @@ def check_against_data(spec, n_samples: int, n_features: int, n_clusters: int) -
         except (TypeError, ValueError) as err:
             raise ConfigError(f"reducer {red.id!r}: {one_line(err)}") from None
         if top is not None:
-            too_big = [r for r in spec.r_grid if r > top]
+            too_big = [r for r in reducer_grid(spec.r_grid, red.max_r) if r > top]
             if too_big:
                 raise ConfigError(
                     f"r = {choices(too_big)} is too large for reducer {red.id!r} on "

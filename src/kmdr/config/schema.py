@@ -108,12 +108,15 @@ class DatasetConfig:
 class ReducerConfig:
     """One reducer of a run. ``id``: unique in the run, the CSV's ``reducer`` (default: name);
     ``name``: a registry name; ``label``: the display name, only where a preset deliberately
-    differs from the registry's label; ``params``: constructor parameters."""
+    differs from the registry's label; ``params``: constructor parameters; ``max_r``: the
+    largest r of the run's ``r_grid`` this reducer runs (None: all of it), for a method too slow
+    for the whole grid (its sub-grid is the grid's r <= max_r)."""
 
     name: str = MISSING
     id: str | None = None
     label: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    max_r: int | None = None
 
 
 @dataclass

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from kmdr.config import checks
+from kmdr.config.checks import reducer_grid
 from kmdr.config.errors import ConfigError
 from kmdr.config.kinds import KINDS
 from kmdr.config.schema import KMeansConfig, ReducerConfig
@@ -26,6 +27,7 @@ __all__ = [
     "ConfigError",
     "ExperimentSpec",
     "ReducerSpec",
+    "reducer_grid",
     "spec_from_config",
 ]
 
@@ -103,7 +105,10 @@ def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerConfig, ...]:
             )
         rid = checks.reducer_id(str(entry.get("id") or name))
         label = str(entry.get("label") or reducer_label(name))
-        specs.append(ReducerConfig(name, rid, label, dict(entry.get("params") or {})))
+        max_r = entry.get("max_r")
+        if max_r is not None:
+            max_r = checks.at_least(max_r, f"reducers.{rid}.max_r", 1)
+        specs.append(ReducerConfig(name, rid, label, dict(entry.get("params") or {}), max_r))
     ids = [s.id for s in specs]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
@@ -192,12 +197,20 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         )
     blas = c["blas_threads"]
     data_dir = c["data_dir"]
+    r_grid = _r_grid(kind, c["r_grid"])
+    if kind == "cells":
+        empty = [red.id for red in reducers if not reducer_grid(r_grid, red.max_r)]
+        if empty:
+            raise ConfigError(
+                f"max_r of reducer(s) {checks.choices(empty)} is below every r of r_grid="
+                f"{list(r_grid)}: raise max_r or add a smaller r to r_grid"
+            )
     return ExperimentSpec(
         name=name,
         dataset=dataset,
         dataset_params=dict(c["dataset"]["params"]),
         reducers=reducers,
-        r_grid=_r_grid(kind, c["r_grid"]),
+        r_grid=r_grid,
         repeats=checks.at_least(c["repeats"], "repeats", 1),
         seed=checks.seed(c["seed"]),
         kmeans=_kmeans(c["kmeans"]),

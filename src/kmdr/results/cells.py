@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kmdr.config.seeds import cell_seed
-from kmdr.config.spec import ExperimentSpec, ReducerSpec
+from kmdr.config.spec import ExperimentSpec, ReducerSpec, reducer_grid
 from kmdr.results.columns import METRIC_COLUMNS
 from kmdr.results.records import identity_id, row_fields
 
@@ -191,7 +191,9 @@ def plan_cells(spec: ExperimentSpec, X, n_clusters: int, data_fingerprint: str) 
     planned = []  # (red, r, shared key, deterministic)
     random_keys = set()
     for red in spec.reducers:
-        grid = (n_features,) if is_baseline_reducer(red.name) else spec.r_grid
+        grid = (
+            (n_features,) if is_baseline_reducer(red.name) else reducer_grid(spec.r_grid, red.max_r)
+        )
         params, k = reducer_kwargs(red.params, n_clusters)
         for r in grid:
             key, deterministic, shared_det = planning_facts(red.name, r, X, n_clusters=k, **params)
