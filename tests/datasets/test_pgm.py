@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import kmdr.datasets as kd
-from _data import real_file, real_dataset
+from _data import real_dataset, real_file
 from kmdr.datasets._images import ORL_FACES_FILES
 
 fault = pytest.mark.fault
