@@ -4,7 +4,8 @@ The commands are read from the README itself (any section, so a section added la
 without touching this file); a trailing ``\\`` continues a line, ``#`` starts a comment. What is
 done with each command, by its first word:
 
-- ``kmdr`` and ``python -m kmdr`` (any path to them, e.g. ``.venv/bin/kmdr``):
+- ``kmdr`` and ``python -m kmdr`` (any path to them, e.g. ``.venv/bin/kmdr``; run as this test
+  environment's ``kmdr`` script, or its interpreter's ``-m kmdr``):
     * run verbatim when running is cheap: ``--help``/``-h``/``--version``, ``--cfg ...``,
       ``-sc ...``, or already a dry run (``dry_run=true``);
     * composed only, through Hydra's compose API against kmdr's configs (every key, group and
@@ -61,7 +62,7 @@ def _program(words: list[str]) -> tuple[str, list[str]] | None:
     """(``kmdr`` | ``kmdr-<tool>`` | ``make`` | ``script``, arguments) or None."""
     first = Path(words[0]).name
     if first.startswith("python") and words[1:3] == ["-m", "kmdr"]:
-        return "kmdr", words[3:]
+        return "python -m kmdr", words[3:]
     if first.startswith("python") and len(words) > 1 and words[1].endswith(".py"):
         return "script", words[1:]
     if first == "kmdr" or first.startswith("kmdr-") or first == "make":
@@ -84,8 +85,10 @@ def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def _compose(args: list[str]) -> None:
     """Compose the command's config with Hydra's compose API, a sweep's first value standing for
     the sweep (a multirun's jobs share every key but the swept ones)."""
-    from hydra import compose, initialize_config_module
+    from hydra import compose
     from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from kmdr.config.presets import initialized
 
     overrides = [a for a in args if a not in ("-m", "--multirun")]
     single = []
@@ -100,8 +103,13 @@ def _compose(args: list[str]) -> None:
             single.append(f"{prefix}{override.key_or_group}={first}")
         else:
             single.append(override.input_line)
-    with initialize_config_module("kmdr.conf", version_base=None):
+    with initialized():  # kmdr's configs with its schema registered, as the command sees them
         compose("config", overrides=single, return_hydra_config=True)
+
+
+def _launcher(tool: str) -> list[str]:
+    """How the test starts ``tool``: this interpreter's ``-m kmdr`` or its environment's script."""
+    return [sys.executable, "-m", "kmdr"] if tool == "python -m kmdr" else [str(BIN / tool)]
 
 
 def _ids() -> list[str]:
@@ -111,6 +119,13 @@ def _ids() -> list[str]:
 def test_the_readme_has_commands_to_check():
     tools = {tool for tool, _ in kmdr_commands()}
     assert {"kmdr", "make"} <= tools
+    # the rule reads commands as a user types them
+    assert _program(["kmdr", "--help"]) == ("kmdr", ["--help"])
+    assert _program([".venv/bin/python", "-m", "kmdr", "--version"])[0] == "python -m kmdr"
+    assert _program([".venv/bin/python", "scripts/x.py", "a"]) == ("script", ["scripts/x.py", "a"])
+    assert _program(["pip", "install", "kmdr"]) is None
+    text = "```bash\nkmdr a=1 \\\n   b=2   # a comment\n```\n```python\nkmdr = 1\n```\n"
+    assert readme_commands(text) == [["kmdr", "a=1", "b=2"]]
 
 
 @pytest.mark.slow
@@ -122,15 +137,15 @@ def test_a_readme_command_works_as_written(tool, args, tmp_path):
         script = ROOT / args[0]
         assert script.is_file(), f"{args[0]} does not exist"
         proc = _run([sys.executable, str(script), "--help"], tmp_path)
-    elif tool != "kmdr":
+    elif tool not in ("kmdr", "python -m kmdr"):
         read_only = tool in _READ_ONLY_TOOLS or any(a in ("--help", "-h") for a in args)
         proc = _run([str(BIN / tool), *(args if read_only else ["--help"])], tmp_path)
     elif any(a.split("=", 1)[0] in _CHEAP_FLAGS for a in args) or "dry_run=true" in args:
-        proc = _run([str(BIN / "kmdr"), *args], tmp_path)
+        proc = _run([*_launcher(tool), *args], tmp_path)
     elif any(a.startswith(_EXTERNAL) for a in args):
         _compose(args)
         return
     else:
-        proc = _run([str(BIN / "kmdr"), *args, "dry_run=true"], tmp_path)
+        proc = _run([*_launcher(tool), *args, "dry_run=true"], tmp_path)
     assert proc.returncode == 0, f"{tool} {' '.join(args)}:\n{proc.stdout[-2000:]}{proc.stderr}"
     assert "Traceback" not in proc.stderr, proc.stderr
