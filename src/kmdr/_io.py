@@ -23,7 +23,9 @@ Temporary names
 
 CSV
     :func:`read_csv` is the one CSV reader: :func:`pandas.read_csv`, except that an empty or
-    zero-byte file (a run that wrote nothing) is an empty frame rather than an error.
+    zero-byte file (a run that wrote nothing) is an empty frame rather than an error, and floats
+    are parsed round-trip exact (``float_precision="round_trip"``: before pandas 3 the default
+    parser can miss the last bit, and a metric read back must be the metric written).
 """
 
 from __future__ import annotations
@@ -149,6 +151,6 @@ def read_csv(path: str | os.PathLike, **kwargs) -> pandas.DataFrame:
     import pandas as pd  # here: the writers above are used by modules that never need pandas
 
     try:
-        return pd.read_csv(path, **kwargs)
+        return pd.read_csv(path, **{"float_precision": "round_trip", **kwargs})
     except pd.errors.EmptyDataError:
         return pd.DataFrame()

@@ -97,7 +97,7 @@ def read_pgm(path: str | Path) -> np.ndarray:
             )
         try:
             return np.asarray(image, dtype=np.uint8)
-        except OSError as err:  # e.g. a truncated raster
+        except (OSError, ValueError) as err:  # a truncated raster (which one: Pillow's version)
             raise unreadable(err) from None
 
 

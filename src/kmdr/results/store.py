@@ -283,7 +283,8 @@ class CellStore:
         header, rows, kinds = self.table()
         if not rows:
             return pd.DataFrame(columns=[*header, "record"])
-        frame = pd.read_csv(io.StringIO(table_text(header, rows)), low_memory=False)
+        text = io.StringIO(table_text(header, rows))  # floats exact, as kmdr._io.read_csv
+        frame = pd.read_csv(text, low_memory=False, float_precision="round_trip")
         frame["record"] = kinds
         return frame
 
