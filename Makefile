@@ -16,7 +16,7 @@ EXTRAS := dev,dask,joblib-launcher,slurm,optuna,site
 KMDR_DATA_MIRROR ?= $(if $(wildcard ../shared/datasets/SOURCES.md),$(abspath ../shared/datasets),)
 export KMDR_DATA_MIRROR
 
-.PHONY: install lock test test-fast lint bench data reproduce reproduce-quick figures report clean
+.PHONY: install lock test test-fast test-floors lint bench data reproduce reproduce-quick figures report clean
 
 install: $(STAMP)
 
@@ -42,6 +42,19 @@ test: install
 
 test-fast: install
 	$(PY) -m pytest -q -m "not slow"
+
+# The declared floors, tested: a separate environment with every direct dependency (and those of
+# the extras above) at its pyproject.toml floor, scripts/floors.py writing the `name==floor`
+# constraints, then the fast tests. Packages nobody names float to what the floors allow.
+FLOORS_VENV ?= .venv-floors
+test-floors:
+	rm -rf $(FLOORS_VENV)
+	$(PYTHON) -m venv $(FLOORS_VENV)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet --upgrade pip packaging
+	$(FLOORS_VENV)/bin/python scripts/floors.py --extras $(EXTRAS) -o $(FLOORS_VENV)/floors.txt
+	$(FLOORS_VENV)/bin/python -m pip install --quiet -c $(FLOORS_VENV)/floors.txt -e '.[$(EXTRAS)]'
+	$(FLOORS_VENV)/bin/python -m pip freeze --exclude kmdr > $(FLOORS_VENV)/installed.txt
+	$(FLOORS_VENV)/bin/python -m pytest -q -m "not slow" -p no:cacheprovider
 
 lint: install
 	$(VENV)/bin/ruff check src tests scripts

@@ -44,6 +44,7 @@ from sklearn.preprocessing import normalize
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 from threadpoolctl import threadpool_limits
 
+from _timing import markdown  # scripts/_timing.py (run as python scripts/...)
 from kmdr.metrics import ObjectiveEvaluator, kmeans_objective
 
 # RCV1 as lst17 used it: LIBSVM's rcv1_train.multiclass, 15564 documents x 47236 terms, 53 classes.
@@ -201,10 +202,12 @@ def bench_sparse(quick: bool, make_reducer, before, X) -> None:
         ("-", "kmdr.metrics.kmeans_objective, k = 53", reps, med_f, min(runs["F"]), med_f / med_g)
     )
 
-    print("| r | method | repeats | median time | min time | median / one pass |")
-    print("|---:|---|---:|---:|---:|---:|")
-    for r, name, k, t, t_min, ratio in rows:
-        print(f"| {r} | {name} | {k} | {fmt_seconds(t)} | {fmt_seconds(t_min)} | {ratio:.1f} |")
+    header = ["r", "method", "repeats", "median time", "min time", "median / one pass"]
+    body = [
+        [r, name, k, fmt_seconds(t), fmt_seconds(t_min), f"{ratio:.1f}"]
+        for r, name, k, t, t_min, ratio in rows
+    ]
+    print(markdown(header, body, "rlrrrr"))
     print()
     if verdicts:
         print("\n".join(verdicts))
@@ -235,14 +238,14 @@ def before_loader(tree: str | None):
 def table(rows, ratio_to: str | None = None) -> None:
     """Print (label, runs) rows as a Markdown table of median and minimum times."""
     meds = {label: statistics.median(t) for label, t in rows}
-    head = "| method | repeats | median time | min time |"
-    print(head + (f" median / {ratio_to} |" if ratio_to else ""))
-    print("|---|---:|---:|---:|" + ("---:|" if ratio_to else ""))
+    header = ["method", "repeats", "median time", "min time"]
+    header += [f"median / {ratio_to}"] if ratio_to else []
+    body = []
     for label, t in rows:
-        line = f"| {label} | {len(t)} | {fmt_seconds(meds[label])} | {fmt_seconds(min(t))} |"
+        body.append([label, len(t), fmt_seconds(meds[label]), fmt_seconds(min(t))])
         if ratio_to:
-            line += f" {meds[label] / meds[ratio_to]:.2f} |"
-        print(line)
+            body[-1].append(f"{meds[label] / meds[ratio_to]:.2f}")
+    print(markdown(header, body, "lrrrr"[: len(header)]))
     print()
 
 
@@ -263,8 +266,9 @@ def bench_lloyd(quick: bool, make_reducer, X) -> None:
         print("- skipped: kmdr.reducers is not available\n")
         return
     reps = 2 if quick else 3
-    print("| r | density of C | sparse s/iter (median) | dense s/iter (median) | sparse / dense |")
-    print("|---:|---:|---:|---:|---:|")
+    header = ["r", "density of C", "sparse s/iter (median)", "dense s/iter (median)"]
+    header.append("sparse / dense")
+    body = []
     for r in (50, 100, 300, 1000) if quick else (50, 100, 200, 300, 500, 700, 1000):
         C = make_reducer("sparse_embedding", r, random_state=0, dense_output=False).fit_transform(X)
         D = C.toarray()
@@ -283,7 +287,8 @@ def bench_lloyd(quick: bool, make_reducer, X) -> None:
         )
         ms, md = (statistics.median(per_iter[name][1:]) for name in ("sparse", "dense"))
         density = C.nnz / (C.shape[0] * C.shape[1])
-        print(f"| {r} | {density:.3f} | {fmt_seconds(ms)} | {fmt_seconds(md)} | {ms / md:.2f} |")
+        body.append([r, f"{density:.3f}", fmt_seconds(ms), fmt_seconds(md), f"{ms / md:.2f}"])
+    print(markdown(header, body, "rrrrr"))
     print()
 
 
@@ -391,11 +396,11 @@ def bench_leverage(quick: bool, make_reducer) -> None:
         Z = est.compute_shared(A).value.top(ORL_K)  # k x d, orthonormal rows
         residual = A - (A @ Z.T) @ Z
         ratios.append(float(np.sum(residual**2)) / best)
-    print("| method | repeats | median time | ratio to exact |")
-    print("|---|---:|---:|---:|")
-    for name in ("leverage", "leverage_approx"):
-        t = times[name]
-        print(f"| {name} | {reps} | {fmt_seconds(t)} | {t / times['leverage']:.2f} |")
+    body = [
+        [name, reps, fmt_seconds(times[name]), f"{times[name] / times['leverage']:.2f}"]
+        for name in ("leverage", "leverage_approx")
+    ]
+    print(markdown(["method", "repeats", "median time", "ratio to exact"], body, "lrrr"))
     print()
     print(f"- speed-up of the approximate SVD: {times['leverage'] / times['leverage_approx']:.1f}x")
     print(

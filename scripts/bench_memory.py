@@ -138,11 +138,12 @@ def main(argv=None) -> int:
             [sys.executable, __file__, "--save", tmp], capture_output=True, text=True, check=True
         )
         print(save.stdout.strip() + "\n")
-        print(
-            "| source | reducer | r | peak RSS before the cell | peak RSS | verdict | "
-            "reduce s | cell s | n_iter | F | P | same numbers |"
-        )
-        print("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|")
+        # the table's rows, printed when every cell has run (each child's process holds one)
+        from _timing import markdown  # scripts/_timing.py: imported here, not in the children
+
+        header = ["source", "reducer", "r", "peak RSS before the cell", "peak RSS", "verdict"]
+        header += ["reduce s", "cell s", "n_iter", "F", "P", "same numbers"]
+        body = []
         for red, r in cells:
             first = None
             for tree in trees:
@@ -157,7 +158,7 @@ def main(argv=None) -> int:
                 )
                 if proc.returncode:
                     tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
-                    print(f"| {tree} | {red} | {r} | failed: {tail[0]} |")
+                    body.append([tree, red, r, f"failed: {tail[0]}", *[""] * 8])
                     continue
                 out = json.loads(proc.stdout.strip().splitlines()[-1])
                 numbers = {key: out[key] for key in NUMBERS}
@@ -167,13 +168,11 @@ def main(argv=None) -> int:
                     differ = [key for key in NUMBERS if numbers[key] != first[key]]
                     same = "yes" if not differ else "NO: " + ", ".join(differ)
                 ok = "PASS" if out["peak_mib"] < TARGET_MIB else "FAIL"
-                print(
-                    f"| {tree} | {red} | {r} | {out['before_mib']:.0f} MiB | "
-                    f"{out['peak_mib']:.0f} MiB | {ok} | {out['reduce_seconds']:.2f} | "
-                    f"{out['total_seconds']:.2f} | {out['n_iter']} | {out['objective']:.6g} | "
-                    f"{out['accuracy']:.4g} | {same} |",
-                    flush=True,
-                )
+                mib = [f"{out['before_mib']:.0f} MiB", f"{out['peak_mib']:.0f} MiB"]
+                seconds = [f"{out['reduce_seconds']:.2f}", f"{out['total_seconds']:.2f}"]
+                scores = [out["n_iter"], f"{out['objective']:.6g}", f"{out['accuracy']:.4g}"]
+                body.append([tree, red, r, *mib, ok, *seconds, *scores, same])
+        print(markdown(header, body, "llrrrlrrrrrl"))
     return 0
 
 

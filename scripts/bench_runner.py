@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from _timing import markdown  # scripts/_timing.py (run as python scripts/...)
+
 METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter"]
 
 
@@ -173,22 +175,33 @@ def main(argv: list[str] | None = None) -> int:
     strict_rate = len(sample) / cells_seconds
     star = "*" if len(sample) < len(points) else ""
     print()
-    print("| | grid points | wall time (s) | grid points / s | runner speed-up over it |")
-    print("|---|---:|---:|---:|---:|")
-    print(
-        f"| naive loop: every reduction and the full-space k-means recomputed for each cell"
-        f"{star} | {len(sample)} | {naive_wall:.1f} | {naive_rate:.2f} | "
-        f"**{runner_rate / naive_rate:.1f}x** |"
-    )
-    print(
-        f"| stricter naive loop: every reduction recomputed, full-space k-means only for the "
-        f"kMeans points{star} | {len(sample)} | {cells_seconds:.1f} | {strict_rate:.2f} | "
-        f"{runner_rate / strict_rate:.1f}x |"
-    )
-    print(
-        f"| kmdr runner (n_jobs={n_jobs}, {threads} BLAS thread/worker, shared work) | "
-        f"{len(points)} | {runner_wall:.1f} | {runner_rate:.2f} | 1.0x |"
-    )
+    body = [
+        [
+            "naive loop: every reduction and the full-space k-means recomputed for each cell"
+            + star,
+            len(sample),
+            f"{naive_wall:.1f}",
+            f"{naive_rate:.2f}",
+            f"**{runner_rate / naive_rate:.1f}x**",
+        ],
+        [
+            "stricter naive loop: every reduction recomputed, full-space k-means only for the "
+            "kMeans points" + star,
+            len(sample),
+            f"{cells_seconds:.1f}",
+            f"{strict_rate:.2f}",
+            f"{runner_rate / strict_rate:.1f}x",
+        ],
+        [
+            f"kmdr runner (n_jobs={n_jobs}, {threads} BLAS thread/worker, shared work)",
+            len(points),
+            f"{runner_wall:.1f}",
+            f"{runner_rate:.2f}",
+            "1.0x",
+        ],
+    ]
+    header = ["", "grid points", "wall time (s)", "grid points / s", "runner speed-up over it"]
+    print(markdown(header, body, "lrrrr"))
     if star:
         print(
             f"\n*naive loops timed on a fixed random subset of {len(sample)} of the "

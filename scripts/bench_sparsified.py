@@ -37,7 +37,7 @@ import scipy.sparse as sp
 import sklearn
 from threadpoolctl import threadpool_limits
 
-from _timing import median_time  # scripts/_timing.py (run as python scripts/...)
+from _timing import markdown, median_time  # scripts/_timing.py (run as python scripts/...)
 from kmdr.reducers import make_reducer
 from kmdr.sparsified_kmeans import _Problem
 
@@ -88,22 +88,20 @@ def fmt(t: float) -> str:
 
 def bench_r(n, k, d, rs, repeats):
     print(f"### 1. Time per iteration vs r (n = {n}, k = {k}, d = {d})\n")
-    print("| r (kept/row) | time / iteration | ratio to first | r ratio |")
-    print("|---:|---:|---:|---:|")
-    first = None
+    first, body = None, []
     for r in rs:
         t = median_time(sparsified_step(sparsified_matrix(n, d, r), k), repeats)
         first = first or t
-        print(f"| {r} | {fmt(t)} | {t / first:.2f} | {r / rs[0]:.0f} |")
+        body.append([r, fmt(t), f"{t / first:.2f}", f"{r / rs[0]:.0f}"])
+    header = ["r (kept/row)", "time / iteration", "ratio to first", "r ratio"]
+    print(markdown(header, body, "rrrr"))
     print()
 
 
 def bench_d(n, k, r, ds, repeats, dense_up_to):
     print(f"### 2. Time per iteration vs d (n = {n}, k = {k}, r = {r} kept/row)\n")
-    print("| d | PD time / iteration | PD ratio to first | dense time / iteration "
-          "| dense ratio to first | d ratio |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|")
     first = dense_first = None
+    body = []
     for d in ds:
         W = sparsified_matrix(n, d, r)
         t = median_time(sparsified_step(W, k), repeats)
@@ -112,18 +110,20 @@ def bench_d(n, k, r, ds, repeats, dense_up_to):
             X = np.random.default_rng(2).standard_normal((n, d))
             td = median_time(dense_step(X, k), repeats)
             dense_first = dense_first or td
-            dense = f"{fmt(td)} | {td / dense_first:.2f}"
+            dense = [fmt(td), f"{td / dense_first:.2f}"]
         else:
-            dense = f"(not run: n x d dense is {n * d * 8 / 2**30:.1f} GiB) | -"
-        print(f"| {d} | {fmt(t)} | {t / first:.2f} | {dense} | {d / ds[0]:.0f} |")
+            dense = [f"(not run: n x d dense is {n * d * 8 / 2**30:.1f} GiB)", "-"]
+        body.append([d, fmt(t), f"{t / first:.2f}", *dense, f"{d / ds[0]:.0f}"])
+    header = ["d", "PD time / iteration", "PD ratio to first", "dense time / iteration"]
+    header += ["dense ratio to first", "d ratio"]
+    print(markdown(header, body, "rrrrrr"))
     print()
 
 
 def bench_reducer(n, d, rs, repeats):
     print(f"### 3. The reducer (signs + DCT + sampling), n = {n}, d = {d}\n")
     X = np.random.default_rng(3).standard_normal((n, d))
-    print("| r (kept/row) | fit_transform time |")
-    print("|---:|---:|")
+    body = []
     for r in rs:
         red = make_reducer("sparsified", r, random_state=0)
         times = []
@@ -131,7 +131,8 @@ def bench_reducer(n, d, rs, repeats):
             start = time.perf_counter()
             red.fit_transform(X)
             times.append(time.perf_counter() - start)
-        print(f"| {r} | {fmt(statistics.median(times))} |")
+        body.append([r, fmt(statistics.median(times))])
+    print(markdown(["r (kept/row)", "fit_transform time"], body, "rr"))
     print()
 
 

@@ -23,7 +23,7 @@ import sys
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from _timing import median_time  # scripts/_timing.py (run as python scripts/...)
+from _timing import markdown, median_time  # scripts/_timing.py (run as python scripts/...)
 from kmdr.datasets import load_dataset
 from kmdr.reducers import make_reducer
 
@@ -33,25 +33,21 @@ def bench_srht(quick: bool) -> None:
     A = A.toarray() if hasattr(A, "toarray") else np.asarray(A)
     reps = 2 if quick else 5
     print(f"### SRHT vs dense random projections, ORL raw {A.shape[0]} x {A.shape[1]}\n")
-    print("| r | method | median fit_transform time |")
-    print("|---|---|---|")
+    body = []
     for r in (50, 300):
         for name in ("srht", "sign", "gaussian"):
             t = median_time(
                 lambda n=name, r=r: make_reducer(n, r, random_state=0).fit_transform(A), reps
             )
-            print(f"| {r} | {name} | {t:.3f} s |")
+            body.append([r, name, f"{t:.3f} s"])
+    print(markdown(["r", "method", "median fit_transform time"], body, "lll"))
     print()
 
 
 def bench_ridge(quick: bool) -> None:
     reps, seeds = (2, 3) if quick else (3, 5)
     print("### Ridge leverage scores: exact vs approximate (sketch of k + 3k columns)\n")
-    print(
-        "| data | k | exact time | approx time | approx/exact score ratio, min - max "
-        "| TV distance of p (max over seeds) |"
-    )
-    print("|---|---|---|---|---|---|")
+    body = []
     for data, k in (("orl", 40), ("coil20", 20)):
         A = load_dataset(data).X
         exact = make_reducer("ridge_leverage", 1, n_clusters=k)
@@ -67,10 +63,12 @@ def bench_ridge(quick: bool) -> None:
             lows.append(ratio.min())
             highs.append(ratio.max())
             tvs.append(0.5 * np.abs(est.probabilities_ - exact.probabilities_).sum())
-        print(
-            f"| {data} {A.shape[0]} x {A.shape[1]} | {k} | {t_exact:.3f} s | {t_approx:.3f} s "
-            f"| {min(lows):.2f} - {max(highs):.2f} | {max(tvs):.3f} |"
-        )
+        times = [f"{t_exact:.3f} s", f"{t_approx:.3f} s"]
+        spread = [f"{min(lows):.2f} - {max(highs):.2f}", f"{max(tvs):.3f}"]
+        body.append([f"{data} {A.shape[0]} x {A.shape[1]}", k, *times, *spread])
+    header = ["data", "k", "exact time", "approx time", "approx/exact score ratio, min - max"]
+    header.append("TV distance of p (max over seeds)")
+    print(markdown(header, body, "llllll"))
     print()
 
 

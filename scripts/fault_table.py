@@ -62,14 +62,18 @@ def collect() -> list[tuple[str, str, str]]:
 
 
 def render(rows: list[tuple[str, str, str]]) -> str:
+    from tabulate import tabulate
+
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = [HEADER, f"{len(rows)} cases.\n\n", "| # | case | what kmdr does | test |\n"]
-    lines.append("|---|---|---|---|\n")
-    for i, (case, gets, test) in enumerate(rows, 1):
-        lines.append(f"| {i} | {cell(case)} | {cell(gets)} | `{test}` |\n")
-    return "".join(lines)
+    body = [
+        [str(i), cell(case), cell(gets), f"`{test}`"]
+        for i, (case, gets, test) in enumerate(rows, 1)
+    ]
+    header = ["#", "case", "what kmdr does", "test"]
+    table = tabulate(body, headers=header, tablefmt="github", disable_numparse=True)
+    return f"{HEADER}{len(rows)} cases.\n\n{table}\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,9 @@ Temporary names
 
 CSV
     :func:`read_csv` is the one CSV reader: :func:`pandas.read_csv`, except that an empty or
-    zero-byte file (a run that wrote nothing) is an empty frame rather than an error.
+    zero-byte file (a run that wrote nothing) is an empty frame rather than an error, and floats
+    are parsed round-trip exact (:func:`exact_floats`: before pandas 3 the default parser can miss
+    the last bit, and a metric read back must be the metric written).
 """
 
 from __future__ import annotations
@@ -140,6 +142,14 @@ def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
     return removed
 
 
+def exact_floats() -> dict[str, str]:
+    """The :func:`pandas.read_csv` keywords that parse floats round-trip exact: pandas 3's default
+    parser is exact (and deprecates the keyword); earlier ones need ``float_precision``."""
+    import pandas as pd
+
+    return {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
+
 def read_csv(path: str | os.PathLike, **kwargs) -> pandas.DataFrame:
     """:func:`pandas.read_csv` of ``path``; an empty or zero-byte file is an empty frame.
 
@@ -149,6 +159,6 @@ def read_csv(path: str | os.PathLike, **kwargs) -> pandas.DataFrame:
     import pandas as pd  # here: the writers above are used by modules that never need pandas
 
     try:
-        return pd.read_csv(path, **kwargs)
+        return pd.read_csv(path, **{**exact_floats(), **kwargs})
     except pd.errors.EmptyDataError:
         return pd.DataFrame()

@@ -179,11 +179,13 @@ def _cell(value) -> str:
 
 
 def _table(header: list[str], rows: list[list]) -> list[str]:
-    cells = [header, *[[_cell(v) for v in r] for r in rows]]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return lines
+    # tabulate's plain layout (columns two spaces apart, a dashed rule under the header); cells
+    # are written as given, numbers left-aligned like the text, trailing padding dropped.
+    from tabulate import tabulate
+
+    cells = [[_cell(v) for v in r] for r in rows]
+    text = tabulate(cells, headers=header, tablefmt="simple", disable_numparse=True)
+    return [line.rstrip() for line in text.splitlines()]
 
 
 def _text(section: str, rows: list[dict]) -> list[str]:

@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 
 import kmdr.reducers._registry as registry
 from _run_configs import synth_run
+from kmdr._io import read_csv
 from kmdr.config.seeds import shared_seed
 from kmdr.config.spec import spec_from_config
 from kmdr.plugins import Registry
@@ -130,7 +131,7 @@ def config(results_dir, reducers, **over):
 def run(results_dir, reducers, **over):
     spec = spec_from_config(config(results_dir, reducers, **over))
     outcome = run_experiment(spec, log=lambda msg: None)
-    df = pd.read_csv(outcome.experiment_dir / "cells.csv").sort_values(KEY)
+    df = read_csv(outcome.experiment_dir / "cells.csv").sort_values(KEY)  # floats exact
     (side,) = (outcome.experiment_dir / "runs").glob(f"{outcome.run_id}.json")
     return outcome, df.reset_index(drop=True), json.loads(side.read_text())
 

@@ -321,8 +321,42 @@ def test_pooch_download_failure_becomes_unavailable(tmp_path, monkeypatch):
     monkeypatch.setattr(requests, "get", refuse)
     monkeypatch.setattr(requests, "head", refuse)
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
-    with pytest.raises(kd.DatasetUnavailable, match=r"nips_1-17\.mat"):
-        _registry.fetch("nips/nips_1-17.mat", dataset="nips", data_dir=tmp_path)
+    with pytest.raises(kd.DatasetUnavailable, match=r"rcv1_train\.multiclass\.bz2"):
+        _registry.fetch("rcv1/rcv1_train.multiclass.bz2", dataset="rcv1", data_dir=tmp_path)
+
+
+def test_an_unserved_file_is_never_downloaded_and_listed_as_unavailable(tmp_path, monkeypatch):
+    """NIPS's count matrix: its registered URL does not serve it, so kmdr-list must not promise a
+    download, and fetching it asks for the file instead of trying one."""
+    monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    tried = []
+    monkeypatch.setattr(_registry, "_download", lambda entry, cache_dir: tried.append(entry))
+    unserved = sorted(p for p, e in _registry.registry().items() if not e.downloadable)
+    assert unserved == ["nips/nips_1-17.mat"]
+    cache = tmp_path / "cache"
+    status, reason = kd.availability("nips", data_dir=cache)
+    assert status == "unavailable" and "\n" not in reason
+    assert str(cache / "nips" / "nips_1-17.mat") in reason and kd.MIRROR_ENV in reason
+    with pytest.raises(kd.DatasetUnavailable, match=kd.MIRROR_ENV) as err:
+        _registry.fetch("nips/nips_1-17.mat", dataset="nips", data_dir=cache)
+    assert "does not serve it" in str(err.value) and not tried
+    # a copy in the mirror (or the cache) makes it obtainable
+    mirror = tmp_path / "mirror"
+    (mirror / "nips").mkdir(parents=True)
+    (mirror / "nips" / "nips_1-17.mat").write_bytes(b"")
+    assert kd.availability("nips", data_dir=cache, mirror=mirror)[0] != "unavailable"
+
+
+def test_a_registry_line_with_an_unknown_flag_is_refused(tmp_path, monkeypatch):
+    bad = tmp_path / "registry.txt"
+    bad.write_text("x/y.mat - https://example.org/y.mat gone\n")
+    monkeypatch.setattr(_registry, "_REGISTRY_FILE", bad)
+    _registry.registry.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="unserved"):
+            _registry.registry()
+    finally:
+        _registry.registry.cache_clear()
 
 
 def test_mirror_copy_then_cache_hit(tmp_path):

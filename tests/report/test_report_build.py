@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _markdown import unpadded
 from _results_factory import cells_text, make_cells, preset, write_experiment
 from kmdr.figures import draw as figures
 from kmdr.report import build
@@ -158,7 +159,7 @@ def test_report_builds_from_hand_made_results(results):
 
 
 def test_report_builds_from_an_empty_folder(tmp_path):
-    text = build.build_report(tmp_path / "nothing")
+    text = unpadded(build.build_report(tmp_path / "nothing"))
     assert "no data" in text and "Deviations" in text
 
 
@@ -167,7 +168,7 @@ def test_report_builds_from_committed_results():
     root = REPO / "results"
     if not any(root.glob("*/cells*.csv")):
         pytest.skip("results/ holds no cells yet (the lead commits real results later)")
-    text = build.build_report(root)
+    text = unpadded(build.build_report(root))
     assert "## Theory" in text and "bmd09 Table 1" in text
 
 
@@ -178,7 +179,7 @@ def test_lst17_labels_are_the_same_methods(tmp_path):
     cells = _cells("lst17_coil20", "coil20", 20, [10, 100, 500, 1000], 2)
     cells["method"] = cells["method"].replace({"LapScores": "LS", "kMeans": "k-means"})
     _write(tmp_path, "lst17_coil20", cells)
-    text = build.build_report(tmp_path)
+    text = unpadded(build.build_report(tmp_path))
     for claim in ("lst17-faster-than-full-coil20", "lst17-lle-lapscores-trail-coil20"):
         line = next(ln for ln in text.splitlines() if f"`{claim}`" in ln)
         assert "no data" not in line and "LapScores" not in line.split("not run")[-1], line
@@ -203,7 +204,7 @@ def test_sections_and_their_order_come_from_the_presets(results):
     first = preset("bzmd14 Figure 0: a new panel", order=5)
     write_experiment(results, "zzz_new_panel", make_cells("zzz_new_panel", grid, 2),
                      config={"preset": first})  # fmt: skip
-    text = build.build_report(results)
+    text = unpadded(build.build_report(results))
     custom = _section(text, "Your experiments")
     assert "### My sparse sweep" in custom
     assert "`zz_custom` (your own experiment, figure style lst17): complete (14 cells)" in custom
@@ -230,7 +231,7 @@ def test_a_killed_run_is_incomplete_not_not_run(results):
     write_experiment(
         results, "bzmd14_orl", None, expected=expected, status="running", config=config
     )
-    text = build.build_report(results)
+    text = unpadded(build.build_report(results))
     row = next(ln for ln in text.splitlines() if ln.startswith("| `bzmd14_orl` |"))
     assert f"**incomplete (0 of {len(expected)} cells)**" in row and "running" in row
     assert "bzmd14_orl" not in _section(text, "What was run").split("### Skipped")[1]
@@ -241,7 +242,7 @@ def test_a_killed_run_is_incomplete_not_not_run(results):
 
 @pytest.mark.slow
 def test_a_claim_whose_experiment_is_absent_is_still_listed(results):
-    text = build.build_report(results)
+    text = unpadded(build.build_report(results))
     line = next(ln for ln in text.splitlines() if "`bzmd14-F-decreases-usps`" in ln)
     assert "no data" in line
     absent = next(ln for ln in text.splitlines() if ln.startswith("No folder for "))
@@ -255,7 +256,7 @@ def test_claims_are_checked_per_setting(results):
     other = cells.assign(kmeans_n_init=1, objective=1.0 - cells["objective"])
     both = pd.concat([cells, other], ignore_index=True)
     _write(results, "bzmd14_synth", both)
-    text = build.build_report(results)
+    text = unpadded(build.build_report(results))
     lines = [ln for ln in text.splitlines() if "`bzmd14-F-decreases-synth`" in ln]
     assert len(lines) == 2
     by_setting = {("n_init=1]" in ln): ln for ln in lines}
@@ -317,7 +318,7 @@ def test_anchors_follow_github_and_number_repeats():
 
 @pytest.mark.slow
 def test_report_states_what_each_method_time_includes(results):
-    text = build.build_report(results)
+    text = unpadded(build.build_report(results))
     block = text[text.index("### What each method's time includes") :].split("\n#", 1)[0]
     assert "charged *in full* to every cell" in block
     # one row per reducer present in the results, with its own rule

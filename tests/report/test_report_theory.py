@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy.linalg import hadamard
 
+from _markdown import unpadded
 from kmdr.papers.bzmd14 import sampling_lemma as L
 from kmdr.report import theory as T
 
@@ -87,7 +88,7 @@ def test_ratio_section_shows_gamma_and_says_when_no_bound_can_apply():
         columns=["method", "reducer_name", "r", "repetition", "objective", "objective_reduced"],
     ).assign(experiment="e", dataset="d", n_clusters=3)
     exp = SimpleNamespace(name="e", has_cells=True, cells=cells, incomplete=False)
-    text = section_ratios({"e": exp})
+    text = unpadded(section_ratios({"e": exp}))
     svd = next(ln for ln in text.splitlines() if ln.startswith("| SVD |"))
     assert "5 (γ̂ 100) †" in svd and "cannot apply: γ̂ = 100 > 2" in svd
     rp = next(ln for ln in text.splitlines() if ln.startswith("| RP |"))
@@ -206,7 +207,7 @@ def test_gamma_is_shown_only_where_a_kmeans_run_on_c_defines_it():
     assert np.isnan(ratios.loc["PD", "gamma_at_worst"])
     assert np.isnan(T.estimated_gamma(cells)[cells["method"] == "PD"]).all()
     exp = SimpleNamespace(name="e", has_cells=True, cells=cells, incomplete=False)
-    text = section_ratios({"e": exp})
+    text = unpadded(section_ratios({"e": exp}))
     pd_row = next(ln for ln in text.splitlines() if ln.startswith("| PD |"))
     assert "γ̂" not in pd_row and "†" not in pd_row
     svd = next(ln for ln in text.splitlines() if ln.startswith("| SVD |"))

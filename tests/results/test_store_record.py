@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 
 from _run_configs import synth_run
+from kmdr._io import read_csv
 from kmdr.config.spec import spec_from_config
 from kmdr.results import summary as aggregate
 from kmdr.results.records import seal
@@ -80,7 +81,7 @@ def lines(path: Path) -> list[str]:
 
 
 def rows(exp: Path) -> pd.DataFrame:
-    return pd.read_csv(exp / "cells.csv")
+    return read_csv(exp / "cells.csv")  # floats exact on every pandas, as the store reads them
 
 
 def metrics_by_id(frame: pd.DataFrame) -> pd.DataFrame:
@@ -172,6 +173,7 @@ def test_a_partial_cache_is_merged_with_the_record(made, tmp_path):
 KILLED = """
 import json, sys
 from kmdr.run.runner import run_experiment
+from kmdr._io import read_csv
 from kmdr.config.spec import spec_from_config
 run_experiment(spec_from_config(json.loads(sys.argv[1])), log=lambda m: None)
 """

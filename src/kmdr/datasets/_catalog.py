@@ -22,6 +22,7 @@ from kmdr.plugins import Registry, RegistryError
 from ._builtins import BUILTIN
 from ._entry import DATASET_KINDS, DatasetEntry
 from ._registry import (
+    MIRROR_ENV,
     DatasetError,
     DatasetUnavailable,
     check_locations,
@@ -128,7 +129,9 @@ def availability(
     ``status`` is one of :data:`STATUSES`: ``cached`` (every file is in the cache; hashes are
     verified when loaded), ``mirror`` (the missing ones are in the mirror), ``download`` (the
     missing ones would be downloaded from their registry URLs), ``bundled``, ``synthetic``, or
-    ``unavailable`` (a file is not in the data registry, or a plug-in cannot be imported).
+    ``unavailable`` (a file is not in the data registry or its URL does not serve it (``unserved``
+    in the registry) and it is in neither the cache nor the mirror, or a plug-in cannot be
+    imported); the reason then says how to get it.
     ``reason`` is one line for ``mirror``/``download``/``unavailable``, else empty.
     """
     try:
@@ -151,6 +154,17 @@ def availability(
         check_locations(cache_dir, mirror_dir)
     except DatasetError as err:
         return "unavailable", str(err)
-    if mirror_dir is not None and all((mirror_dir / p).is_file() for p in missing):
-        return "mirror", f"{name}: {len(missing)} file(s) to copy from {mirror_dir}"
+    if mirror_dir is not None:
+        in_mirror = [p for p in missing if (mirror_dir / p).is_file()]
+        if len(in_mirror) == len(missing):
+            return "mirror", f"{name}: {len(missing)} file(s) to copy from {mirror_dir}"
+        missing = [p for p in missing if p not in in_mirror]
+    unserved = [p for p in missing if not registry()[p].downloadable]
+    if unserved:
+        path = unserved[0]
+        return "unavailable", (
+            f"{name}: {path} cannot be downloaded ({registry()[path].url} does not serve it and "
+            f"no public copy is known); put it at {cache_dir / path} or in a mirror folder "
+            f"({MIRROR_ENV})"
+        )
     return "download", f"{name}: {missing[0]} to download from {registry()[missing[0]].url}"

@@ -71,27 +71,34 @@ def load_orl(*, data_dir=None, mirror=None) -> Dataset:
 
 
 def read_pgm(path: str | Path) -> np.ndarray:
-    """Read a binary (P5) 8-bit PGM as a ``height x width`` uint8 array."""
-    data = Path(path).read_bytes()
-    fields: list[bytes] = []
-    pos = 0
-    while len(fields) < 4:  # magic, width, height, maxval; '#' starts a comment
-        while data[pos : pos + 1].isspace():
-            pos += 1
-        if data[pos : pos + 1] == b"#":
-            pos = data.index(b"\n", pos) + 1
-            continue
-        end = pos
-        while not data[end : end + 1].isspace():
-            end += 1
-        fields.append(data[pos:end])
-        pos = end
-    pos += 1  # exactly one whitespace byte before the raster
-    magic, width, height, maxval = fields[0], int(fields[1]), int(fields[2]), int(fields[3])
-    if magic != b"P5" or maxval > 255:
-        raise ValueError(f"{path}: not an 8-bit binary PGM (magic {magic!r}, maxval {maxval})")
-    raster = np.frombuffer(data, dtype=np.uint8, count=width * height, offset=pos)
-    return raster.reshape(height, width)
+    """Read an 8-bit binary (P5) PGM as a ``height x width`` uint8 array, with Pillow.
+
+    Only 8-bit grey images with maxval 255 are accepted: Pillow rescales a smaller maxval to
+    0..255 and widens a larger one to 16 or 32 bits, either of which would change the pixel values
+    the file holds. Anything else, a truncated raster included, is a :class:`ValueError` naming
+    the file.
+    """
+    from PIL import Image
+
+    def unreadable(err: Exception) -> ValueError:
+        return ValueError(f"{path}: not a readable 8-bit binary PGM ({err})")
+
+    try:
+        image = Image.open(path, formats=["PPM"])
+    except (OSError, SyntaxError, ValueError) as err:  # not a PGM, or a broken header
+        raise unreadable(err) from None
+    with image:
+        # Pillow reads P5 with maxval 255 (and only that) as mode L with its raw decoder.
+        decoders = [tile[0] for tile in image.tile]
+        if image.mode != "L" or decoders != ["raw"]:
+            raise ValueError(
+                f"{path}: not an 8-bit binary PGM ({image.get_format_mimetype()}, "
+                f"mode {image.mode}, decoder {decoders})"
+            )
+        try:
+            return np.asarray(image, dtype=np.uint8)
+        except (OSError, ValueError) as err:  # a truncated raster (which one: Pillow's version)
+            raise unreadable(err) from None
 
 
 def orl_faces_manifest_sha256() -> str:

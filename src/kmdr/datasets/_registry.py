@@ -2,7 +2,9 @@
 
 Every file the loaders read is listed in ``registry.txt`` (pooch's registry-file pattern, with the
 URL on each line): its path inside the cache, its sha256 (``-`` when no hash is known) and a public
-URL, pinned to a commit where the file comes from GitHub.
+URL, pinned to a commit where the file comes from GitHub. A fourth word ``unserved`` marks a file
+whose URL names where it came from but no longer serves it: it is never downloaded, only taken
+from the cache or the mirror (:func:`fetch`, and ``kmdr-list`` says so).
 
 :func:`fetch` obtains a file in this order:
 
@@ -32,6 +34,8 @@ from ._progress import download_progressbar
 MIRROR_ENV = "KMDR_DATA_MIRROR"
 DATA_DIR_ENV = "KMDR_DATA_DIR"
 _REGISTRY_FILE = Path(__file__).with_name("registry.txt")
+#: The registry word that marks a file its URL no longer serves.
+UNSERVED = "unserved"
 
 
 class DatasetUnavailable(RuntimeError):
@@ -70,11 +74,13 @@ def check_locations(data_dir: Path, mirror_dir: Path | None) -> None:
 
 @dataclass(frozen=True)
 class FileEntry:
-    """One registry line: ``path`` relative to the cache/mirror, ``sha256`` (None if unknown)."""
+    """One registry line: ``path`` relative to the cache/mirror, ``sha256`` (None if unknown),
+    ``url`` (its source), ``downloadable`` (False when the source no longer serves it)."""
 
     path: str
     sha256: str | None
     url: str
+    downloadable: bool = True
 
 
 @cache
@@ -86,10 +92,13 @@ def registry() -> dict[str, FileEntry]:
         if not line or line.startswith("#"):
             continue
         parts = line.split()
-        if len(parts) != 3:
-            raise ValueError(f"{_REGISTRY_FILE}:{lineno}: expected 'path sha256 url', got {raw!r}")
-        path, digest, url = parts
-        entries[path] = FileEntry(path, None if digest == "-" else digest.lower(), url)
+        if len(parts) not in (3, 4) or parts[3:] not in ([], [UNSERVED]):
+            raise ValueError(
+                f"{_REGISTRY_FILE}:{lineno}: expected 'path sha256 url [{UNSERVED}]', got {raw!r}"
+            )
+        path, digest, url = parts[:3]
+        digest = None if digest == "-" else digest.lower()
+        entries[path] = FileEntry(path, digest, url, downloadable=len(parts) == 3)
     return entries
 
 
@@ -219,7 +228,14 @@ def fetch(
             ) from err
         return target
 
-    # 3. Download (pooch verifies the hash when one is known).
+    # 3. Download (pooch verifies the hash when one is known), where the source still serves it.
+    if not entry.downloadable:
+        where = f"{mirror_dir / entry.path} not found" if mirror_dir else f"{MIRROR_ENV} not set"
+        raise DatasetUnavailable(
+            f"{dataset}: cannot obtain {entry.path}: {entry.url} does not serve it and no "
+            f"public copy is known; {where} (put the file at {target} or in the folder "
+            f"{MIRROR_ENV} names)"
+        )
     try:
         return _download(entry, cache_dir)
     except Exception as err:

@@ -14,6 +14,7 @@ import logging
 import sys
 
 import pooch
+from tabulate import tabulate
 
 from . import (
     DatasetError,
@@ -99,9 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         set_download_progress(None)
 
     header = ["name", "status", "n", "d", "k", "density", "sha256 (main file)"]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, ["-" * w for w in widths], *rows]:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    table = tabulate(rows, headers=header, tablefmt="simple", disable_numparse=True)
+    for line in table.splitlines():
+        print(line.rstrip())
     for note in notes:
         print(note)
     for reason in missing:

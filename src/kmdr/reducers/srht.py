@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.utils import check_random_state, gen_batches
@@ -12,9 +15,12 @@ from kmdr.reducers._base import RandomProjectionBase
 from kmdr.reducers._plans import next_power_of_two
 
 #: The first log2(_BASE) butterfly stages only mix entries inside aligned blocks of _BASE entries,
-#: where together they are the product with the _BASE x _BASE Hadamard matrix. numpy is slow on
-#: butterflies of stride 1, 2, 4, ... (tiny strided slices), so those stages run as one BLAS
-#: product; the cost stays O(n m (_BASE + log m)).
+#: where together they are the product with the _BASE x _BASE Hadamard matrix
+#: (``scipy.linalg.hadamard``). numpy is slow on butterflies of stride 1, 2, 4, ... (tiny strided
+#: slices), so those stages run as one BLAS product; the cost stays O(n m (_BASE + log m)).
+#: Neither scipy nor numpy has a fast Walsh-Hadamard transform, and the packages that do (fht,
+#: pyfht, ffht) are unmaintained or GPU-only, so this is the package's one implementation
+#: (:func:`kmdr.reducers.sparsified.fwht` normalizes it).
 _BASE = 32
 
 
@@ -32,9 +38,12 @@ def _butterflies(Y: np.ndarray, start: int) -> np.ndarray:
     return Y
 
 
-def _base_hadamard(size: int) -> np.ndarray:
-    # Built by the butterflies themselves (rows of the identity), so no second definition of H.
-    return _butterflies(np.eye(size), 1)
+@cache
+def _hadamard(size: int) -> np.ndarray:
+    # Sylvester's +-1 matrix as float64 (exact), read-only since it is shared between calls.
+    H = scipy.linalg.hadamard(size, dtype=np.float64)
+    H.flags.writeable = False
+    return H
 
 
 def fwht_rows(Y: np.ndarray) -> np.ndarray:
@@ -49,7 +58,7 @@ def fwht_rows(Y: np.ndarray) -> np.ndarray:
     n, m = Y.shape
     base = min(_BASE, m)
     if base > 1:
-        Y[...] = (Y.reshape(n * (m // base), base) @ _base_hadamard(base)).reshape(n, m)
+        Y[...] = (Y.reshape(n * (m // base), base) @ _hadamard(base)).reshape(n, m)
     return _butterflies(Y, base)
 
 

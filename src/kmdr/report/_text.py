@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
+from tabulate import tabulate
 
 from kmdr._io import read_csv
 from kmdr.report import claims as C
@@ -41,11 +42,17 @@ def number(x, nd: int = 3) -> str:
 
 
 def md_table(header: list[str], rows: Iterable[list]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in rows:
-        cells = [str(c).replace("|", "\\|").replace("\n", " ") for c in row]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    """A GitHub Markdown table (tabulate's ``github`` format) of cells written as they are given
+    (no number parsing: the report formats its numbers itself); a ``|`` in a cell is escaped and a
+    line break becomes a space, so every row stays one table row."""
+
+    def cell(value) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    body = [[cell(c) for c in row] for row in rows]
+    return tabulate(
+        body, headers=[cell(h) for h in header], tablefmt="github", disable_numparse=True
+    )
 
 
 def read_optional_csv(path: Path | None, **kwargs) -> pd.DataFrame:

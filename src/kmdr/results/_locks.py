@@ -1,10 +1,11 @@
-"""Advisory lock files (``fcntl.flock``) that die with their process (:mod:`.cell_lock`: why).
+"""Advisory lock files that die with their process (:mod:`.cell_lock`: why).
 
-A lock is an empty file locked with ``flock(LOCK_EX)``. The kernel releases it when the holding
-file descriptor is closed, which happens when the process ends for any reason (``kill -9``
-included), so a lock can never outlive its holder. Descriptors are opened close-on-exec (Python's
-default), so a child started with ``exec`` does not inherit a lock; a ``fork`` child does share
-it until it exits or closes the descriptor.
+A lock is a file locked exclusively with :func:`portalocker.lock`, which is ``flock(LOCK_EX)`` on
+POSIX (portalocker's default locker) and ``LockFileEx``/``msvcrt.locking`` on Windows. The
+operating system releases it when the holding file descriptor is closed, which happens when the
+process ends for any reason (``kill -9`` included), so a lock can never outlive its holder.
+Descriptors are opened close-on-exec (Python's default), so a child started with ``exec`` does
+not inherit a lock; a ``fork`` child does share it until it exits or closes the descriptor.
 
 A released lock file may be unlinked (:meth:`HeldLock.release` with ``unlink=True``) so that
 finished cells leave no files behind. That is safe because :func:`acquire` checks, after locking,
@@ -27,7 +28,6 @@ Who holds a lock, and whether it is alive
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import socket
@@ -35,6 +35,8 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+
+import portalocker
 
 __all__ = ["HEARTBEAT", "WAIT_TIMEOUT", "HeldLock", "LockTimeout", "acquire", "holder", "is_locked"]
 
@@ -44,6 +46,8 @@ HEARTBEAT = 2.0
 WAIT_TIMEOUT = 300.0
 #: Seconds between two attempts of a blocking acquire.
 POLL = 0.2
+#: Close-on-exec where the platform has the flag (Python opens descriptors non-inheritable anyway).
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class LockTimeout(Exception):
@@ -94,13 +98,24 @@ class _Heartbeat:
                     if held._fd is not None:
                         # a read-only or vanished folder: the holder goes on without it
                         with contextlib.suppress(OSError):
-                            os.utime(held._fd)
+                            # through the descriptor where the platform can (POSIX)
+                            os.utime(held._fd if os.utime in os.supports_fd else held.path)
+
+
+def _write_at_start(fd: int, data: bytes) -> None:
+    # os.pwrite where the platform has it (POSIX); a seek and a write otherwise
+    if hasattr(os, "pwrite"):
+        os.pwrite(fd, data, 0)
+    else:
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, data)
 
 
 _HEARTBEAT = _Heartbeat()
 # A fork child starts with no heartbeat thread and must not inherit a registry lock held by the
-# parent's thread at the instant of the fork.
-os.register_at_fork(after_in_child=_HEARTBEAT.__init__)
+# parent's thread at the instant of the fork (platforms without fork have nothing to do).
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_HEARTBEAT.__init__)
 
 
 class HeldLock:
@@ -125,7 +140,7 @@ class HeldLock:
             if unlink:
                 self.path.unlink(missing_ok=True)
         finally:
-            os.close(fd)  # drops the flock
+            os.close(fd)  # drops the lock
 
 
 def holder(path: str | os.PathLike) -> dict | None:
@@ -146,11 +161,11 @@ def add_to_holder(path: str | os.PathLike, **info) -> None:
         return
     data = (json.dumps({**who, **info}) + "\n").encode()
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_WRONLY | _CLOEXEC)
     except OSError:
         return
     try:
-        os.pwrite(fd, data, 0)  # longer than the holder's line: it is replaced whole
+        _write_at_start(fd, data)  # longer than the holder's line: it is replaced whole
     except OSError:
         pass
     finally:
@@ -195,14 +210,14 @@ def acquire(
 
 def _acquire(path: Path) -> HeldLock | None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    flags = fcntl.LOCK_EX | fcntl.LOCK_NB
+    flags = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
     while True:
         # O_RDWR, not O_RDONLY: on NFS, flock is emulated with POSIX locks, and an exclusive
         # POSIX lock needs a descriptor open for writing.
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _CLOEXEC, 0o666)
         try:
-            fcntl.flock(fd, flags)
-        except BlockingIOError:
+            portalocker.lock(fd, flags)
+        except portalocker.AlreadyLocked:
             os.close(fd)
             return None
         except BaseException:
@@ -230,7 +245,7 @@ def _write_holder(fd: int) -> None:
     data = (json.dumps(who) + "\n").encode()
     try:
         os.ftruncate(fd, 0)
-        os.pwrite(fd, data, 0)
+        _write_at_start(fd, data)
     except OSError:
         pass  # the lock holds without it; a waiter then names "an unknown process"
 
@@ -242,17 +257,17 @@ def is_locked(path: str | os.PathLike) -> bool:
     :func:`acquire` by another process of the same file fails.
     """
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDWR | _CLOEXEC)
     except FileNotFoundError:
         return False
     except PermissionError:  # another user's lock file: a shared lock needs only reading
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(path, os.O_RDONLY | _CLOEXEC)
         except FileNotFoundError:
             return False
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
+        portalocker.lock(fd, portalocker.LockFlags.SHARED | portalocker.LockFlags.NON_BLOCKING)
+    except portalocker.AlreadyLocked:
         return True
     finally:
         os.close(fd)

@@ -63,7 +63,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from kmdr._io import atomic_write_text, remove_stale_temporaries
+from kmdr._io import atomic_write_text, exact_floats, remove_stale_temporaries
 from kmdr.results import _locks
 from kmdr.results.cell_file import cell_text, parse_cell_text, run_record_text
 from kmdr.results.cell_lock import CellLock
@@ -283,7 +283,8 @@ class CellStore:
         header, rows, kinds = self.table()
         if not rows:
             return pd.DataFrame(columns=[*header, "record"])
-        frame = pd.read_csv(io.StringIO(table_text(header, rows)), low_memory=False)
+        text = io.StringIO(table_text(header, rows))
+        frame = pd.read_csv(text, low_memory=False, **exact_floats())
         frame["record"] = kinds
         return frame
 

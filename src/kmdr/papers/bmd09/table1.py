@@ -18,6 +18,7 @@ from kmdr.papers.published import (
     BMD09_TABLE1_NAMES,
     BMD09_TABLE1_R_OVER_K,
 )
+from kmdr.report._text import md_table
 from kmdr.results.points import is_baseline
 
 __all__ = ["table1", "table1_markdown", "write_table1"]
@@ -116,11 +117,8 @@ def table1_markdown(table: pd.DataFrame, experiment: str = "bmd09_table1") -> st
         "Published: bmd09 Table 1 (leverage-score sampling). All = k-means on all features.",
         "",
     ]
-    header = (
-        "| dataset | rows | " + " | ".join(f"{c} P | {c} F" for c in BMD09_TABLE1_COLUMNS) + " |"
-    )
-    sep = "|---|---|" + "---|---|" * len(BMD09_TABLE1_COLUMNS)
-    lines += [header, sep]
+    header = ["dataset", "rows", *(f"{c} {m}" for c in BMD09_TABLE1_COLUMNS for m in "PF")]
+    rows: list[list[str]] = []
     any_incomplete = False
     missing_note = False
     setting = ["setting"] if "setting" in table.columns else []
@@ -143,23 +141,23 @@ def table1_markdown(table: pd.DataFrame, experiment: str = "bmd09_table1") -> st
                     _fmt(row["P_ours"], row["complete"]),
                     _fmt(row["F_ours"], row["complete"]),
                 ]
-            lines.append(f"| {label} | ours, {method} | " + " | ".join(cells) + " |")
+            rows.append([label, f"ours, {method}", *cells])
         published = BMD09_TABLE1.get(str(dataset).lower())
         if published:
             cells = []
             for column in BMD09_TABLE1_COLUMNS:
                 p, f = published[column]
                 cells += [_fmt(p), _fmt(f)]
-            lines.append(f"| {label} | published (bmd09) | " + " | ".join(cells) + " |")
+            rows.append([label, "published (bmd09)", *cells])
     # datasets with published numbers but no run of ours
     for dataset, published in BMD09_TABLE1.items():
         if dataset in set(table["dataset"].astype(str).str.lower()):
             continue
         name = BMD09_TABLE1_NAMES.get(dataset, dataset)
-        lines.append(f"| {name} | ours | " + " | ".join(["not run"] * 2 * len(published)) + " |")
+        rows.append([name, "ours", *(["not run"] * 2 * len(published))])
         cells = [_fmt(v) for column in BMD09_TABLE1_COLUMNS for v in published[column]]
-        lines.append(f"| {name} | published (bmd09) | " + " | ".join(cells) + " |")
-    lines.append("")
+        rows.append([name, "published (bmd09)", *cells])
+    lines += [md_table(header, rows), ""]
     if len(table):
         counts = table.drop_duplicates(["dataset", *setting, "reducer", "r"])
         lines.append(

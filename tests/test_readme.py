@@ -1,0 +1,151 @@
+"""Every command in the README's fenced ``bash`` blocks works as written.
+
+The commands are read from the README itself (any section, so a section added later is covered
+without touching this file); a trailing ``\\`` continues a line, ``#`` starts a comment. What is
+done with each command, by its first word:
+
+- ``kmdr`` and ``python -m kmdr`` (any path to them, e.g. ``.venv/bin/kmdr``; run as this test
+  environment's ``kmdr`` script, or its interpreter's ``-m kmdr``):
+    * run verbatim when running is cheap: ``--help``/``-h``/``--version``, ``--cfg ...``,
+      ``-sc ...``, or already a dry run (``dry_run=true``);
+    * composed only, through Hydra's compose API against kmdr's configs (every key, group and
+      value checked, the schema's types too; a sweep's first value stands for the sweep), when the
+      command needs what a test machine has not: an external launcher or sweeper
+      (``hydra/launcher=``, ``hydra/sweeper=``), a running cluster (``dask.scheduler=``,
+      ``ray.address=``) or Ray (``backend=ray``);
+    * otherwise run as a dry run (``dry_run=true`` appended): Hydra composes every job, kmdr
+      validates it and plans its cells, nothing is computed.
+- ``kmdr-*`` tools: run verbatim when they only read (``kmdr-list``, ``--help``); otherwise their
+  ``--help`` is run (the tool exists and starts).
+- ``make TARGET ...``: ``make -n`` (the target exists and its recipe expands), never run.
+- ``python scripts/X.py ...`` (any interpreter path): the script exists and ``--help`` exits 0.
+- anything else (``pip``, ``cd``, ``git``, ...) is not a kmdr command and is left alone.
+
+Runs happen in a fresh folder (so no results or multirun folders land in the checkout), with the
+data mirror of the test environment (``KMDR_DATA_MIRROR``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+BIN = Path(sys.executable).parent
+_BLOCK = re.compile(r"^```(?:bash|sh|shell)\n(.*?)^```", re.M | re.S)
+#: Keys and groups that need something a test machine does not have: composed, never run.
+_EXTERNAL = ("hydra/launcher=", "hydra/sweeper=", "dask.scheduler=", "ray.address=", "backend=ray")
+_CHEAP_FLAGS = ("--help", "-h", "--version", "--cfg", "-c", "-sc", "--shell-completion")
+#: kmdr-* tools whose plain run only reads.
+_READ_ONLY_TOOLS = ("kmdr-list",)
+
+
+def readme_commands(text: str) -> list[list[str]]:
+    """The commands of ``text``'s fenced bash blocks, each as its words (comments dropped)."""
+    commands = []
+    for block in _BLOCK.findall(text):
+        for line in block.replace("\\\n", " ").splitlines():
+            words = shlex.split(line, comments=True)
+            if words:
+                commands.append(words)
+    return commands
+
+
+def _program(words: list[str]) -> tuple[str, list[str]] | None:
+    """(``kmdr`` | ``kmdr-<tool>`` | ``make`` | ``script``, arguments) or None."""
+    first = Path(words[0]).name
+    if first.startswith("python") and words[1:3] == ["-m", "kmdr"]:
+        return "python -m kmdr", words[3:]
+    if first.startswith("python") and len(words) > 1 and words[1].endswith(".py"):
+        return "script", words[1:]
+    if first == "kmdr" or first.startswith("kmdr-") or first == "make":
+        return first, words[1:]
+    return None
+
+
+def kmdr_commands() -> list[tuple[str, list[str]]]:
+    found = [_program(words) for words in readme_commands(README.read_text(encoding="utf-8"))]
+    return [c for c in found if c is not None]
+
+
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.run(
+        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+def _compose(args: list[str]) -> None:
+    """Compose the command's config with Hydra's compose API, a sweep's first value standing for
+    the sweep (a multirun's jobs share every key but the swept ones)."""
+    from hydra import compose
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from kmdr.config.presets import initialized
+
+    overrides = [a for a in args if a not in ("-m", "--multirun")]
+    single = []
+    for override in OverridesParser.create().parse_overrides(overrides):
+        if override.is_sweep_override():
+            sweep = override.value()
+            if hasattr(sweep, "start") and hasattr(sweep, "end"):  # interval(...): a number in it
+                first = str(sweep.start)
+            else:
+                first = next(iter(override.sweep_string_iterator()))
+            prefix = {"ADD": "+", "FORCE_ADD": "++", "DELETE": "~"}.get(override.type.name, "")
+            single.append(f"{prefix}{override.key_or_group}={first}")
+        else:
+            single.append(override.input_line)
+    with initialized():  # kmdr's configs with its schema registered, as the command sees them
+        compose("config", overrides=single, return_hydra_config=True)
+
+
+def _launcher(tool: str) -> list[str]:
+    """How the test starts ``tool``: this interpreter's ``-m kmdr`` or its environment's script."""
+    return [sys.executable, "-m", "kmdr"] if tool == "python -m kmdr" else [str(BIN / tool)]
+
+
+def _ids() -> list[str]:
+    return [f"{tool} {' '.join(args)}"[:80] for tool, args in kmdr_commands()]
+
+
+def test_the_readme_has_commands_to_check():
+    tools = {tool for tool, _ in kmdr_commands()}
+    assert {"kmdr", "make"} <= tools
+    # the rule reads commands as a user types them
+    assert _program(["kmdr", "--help"]) == ("kmdr", ["--help"])
+    assert _program([".venv/bin/python", "-m", "kmdr", "--version"])[0] == "python -m kmdr"
+    assert _program([".venv/bin/python", "scripts/x.py", "a"]) == ("script", ["scripts/x.py", "a"])
+    assert _program(["pip", "install", "kmdr"]) is None
+    text = "```bash\nkmdr a=1 \\\n   b=2   # a comment\n```\n```python\nkmdr = 1\n```\n"
+    assert readme_commands(text) == [["kmdr", "a=1", "b=2"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("tool", "args"), kmdr_commands(), ids=_ids())
+def test_a_readme_command_works_as_written(tool, args, tmp_path):
+    if tool == "make":
+        proc = _run(["make", "-n", "-C", str(ROOT), *args], tmp_path)
+    elif tool == "script":
+        script = ROOT / args[0]
+        assert script.is_file(), f"{args[0]} does not exist"
+        proc = _run([sys.executable, str(script), "--help"], tmp_path)
+    elif tool not in ("kmdr", "python -m kmdr"):
+        read_only = tool in _READ_ONLY_TOOLS or any(a in ("--help", "-h") for a in args)
+        proc = _run([str(BIN / tool), *(args if read_only else ["--help"])], tmp_path)
+    elif any(a.split("=", 1)[0] in _CHEAP_FLAGS for a in args) or "dry_run=true" in args:
+        proc = _run([*_launcher(tool), *args], tmp_path)
+    elif any(a.startswith(_EXTERNAL) for a in args):
+        _compose(args)
+        return
+    else:
+        proc = _run([*_launcher(tool), *args, "dry_run=true"], tmp_path)
+    assert proc.returncode == 0, f"{tool} {' '.join(args)}:\n{proc.stdout[-2000:]}{proc.stderr}"
+    assert "Traceback" not in proc.stderr, proc.stderr
