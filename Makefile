@@ -16,7 +16,7 @@ EXTRAS := dev,dask,joblib-launcher,slurm,optuna,site
 KMDR_DATA_MIRROR ?= $(if $(wildcard ../shared/datasets/SOURCES.md),$(abspath ../shared/datasets),)
 export KMDR_DATA_MIRROR
 
-.PHONY: install lock test test-fast test-floors lint bench data reproduce reproduce-quick figures report clean
+.PHONY: install lock test test-fast test-floors lint bench bench-scale data reproduce reproduce-quick figures report clean
 
 install: $(STAMP)
 
@@ -70,6 +70,12 @@ bench: install
 	$(PY) scripts/bench_memory.py
 	$(PY) scripts/bench_reproduction.py
 	$(PY) scripts/bench_startup.py
+
+# sparse_text from 25,000 to 804,414 rows: wall and peak memory per step (generate, reduce, cluster,
+# score) and of the whole kmdr command, their exponents in n, into results/bench/ (a quarter hour;
+# `.venv/bin/python scripts/bench_scale.py --quick` for a minute or two at smaller n).
+bench-scale: install
+	$(PY) scripts/bench_scale.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing

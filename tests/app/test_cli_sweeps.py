@@ -18,9 +18,9 @@ pytestmark = pytest.mark.slow  # every test here starts the command in a subproc
 
 TINY = [
     "dataset=synth",
-    "+dataset.params.n_samples=120",
-    "+dataset.params.n_features=30",
-    "+dataset.params.n_clusters=3",
+    "dataset.params.n_samples=120",
+    "dataset.params.n_features=30",
+    "dataset.params.n_clusters=3",
     "reducer=sign",
     "r_grid=[4,8]",
     "repeats=2",

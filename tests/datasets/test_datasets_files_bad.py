@@ -43,11 +43,17 @@ def offline(monkeypatch):
 
 # --- the synthetic generators' parameters ------------------------------------------------------
 
+# (dataset, key, value, what the line says, case). A value of the wrong type fails when Hydra
+# composes the config against the parameters' typed schema (the line names the key); a value out
+# of range or a name added with '+' fails the generator's checks, before any work (the line names
+# the dataset and gives the defaults).
 SYNTH_PARAMS = [
     ("synth", "n_samples", "0", "must be an integer >= 1, got 0", "synth n_samples=0"),
     ("synth", "n_samples", "-5", "must be an integer >= 1, got -5", "synth n_samples negative"),
-    ("synth", "n_samples", "1.5", "must be an integer >= 1, got 1.5", "synth n_samples=1.5"),
-    ("synth", "n_samples", "many", "got 'many'", "synth n_samples a string"),
+    ("synth", "n_samples", "1.5", "Value '1.5' of type 'float' could not be converted to Integer",
+     "synth n_samples=1.5"),
+    ("synth", "n_samples", "many", "Value 'many' of type 'str' could not be converted to Integer",
+     "synth n_samples a string"),
     ("synth", "std", "-1", "'std' must be a number >= 0.0", "synth std negative"),
     ("synth", "n_clusters", "1", "n_clusters is 1", "synth with one cluster"),
     ("synth", "n_clusters", "80", "'n_clusters' (80) must be <= 'n_samples' (60)", "synth k > n"),
@@ -73,12 +79,18 @@ SYNTH_PARAMS = [
 )
 @pytest.mark.slow
 def test_a_bad_generator_parameter_is_one_line(dataset, key, value, words, capsys, tmp_path):
-    small = [] if key == "n_samples" else ["+dataset.params.n_samples=60"]
-    argv = [f"dataset={dataset}", *small, f"+dataset.params.{key}={value}", "r_grid=[1]"]
-    line = kmdr_fails(argv, capsys, tmp_path / "r")
-    assert line.startswith(f"kmdr: error: dataset {dataset!r}: ") and words in line
+    # the generators' parameters are typed keys: set without '+', added with '+' when unknown
+    small = [] if key == "n_samples" else ["dataset.params.n_samples=60"]
+    known = key in kd.dataset_info(dataset).params
+    argv = [f"dataset={dataset}", *small, f"{'' if known else '+'}dataset.params.{key}={value}"]
+    line = kmdr_fails([*argv, "r_grid=[1]"], capsys, tmp_path / "r")
+    assert words in line
+    if words.startswith("Value "):  # a type: Hydra's composition names the key
+        assert line.startswith(f"kmdr: error: dataset.params.{key}: ")
+        return
+    assert line.startswith(f"kmdr: error: dataset {dataset!r}: ")
     assert line.count(f"dataset {dataset!r}") == 1  # named once, not twice
-    if "unknown" not in words and "n_clusters is" not in words:
+    if "n_clusters is" not in words:
         assert "defaults: n_samples=" in line  # the valid values, to fix it
 
 

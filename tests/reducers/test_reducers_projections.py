@@ -83,7 +83,8 @@ def test_entrywise_projection_sparse_block_width_does_not_change_c(cls, kind):
     X *= rng.random((50, 300)) < 0.2
     data = {"csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X)}[kind]
     outputs = []
-    for block_bytes in (8 * 300 * 8, 40 * 300 * 8, 1 << 30):  # 8 columns, 40, all of R at once
+    # 8 columns, 40, all of R at once; and (CSR) blocks of 8 rows of X times 8 columns of R
+    for block_bytes in (8 * 300 * 8, 40 * 300 * 8, 1 << 30, 8 * 8 * 8):
         est = cls(100, random_state=0)
         est._BLOCK_BYTES = est._SPARSE_BLOCK_BYTES = block_bytes
         outputs.append(est.fit_transform(data))
@@ -199,6 +200,19 @@ def test_sparse_embedding_dense_and_sparse_outputs_agree_to_the_last_bit(seed):
     X_sorted = X.copy()
     X_sorted.sort_indices()
     np.testing.assert_array_equal(est.transform(X.tocsc()), est.transform(X_sorted))
+
+
+@pytest.mark.parametrize("block", [1, 30, 1 << 40])
+def test_sparse_embedding_row_blocks_do_not_change_c(block):
+    # the dense C is accumulated a block of rows at a time (blocks of about `block` nonzeros:
+    # one row each, a few rows, all rows at once); every block size gives the sparse product
+    rng = np.random.default_rng(5)
+    X = random_csr(rng, 40, 300, 25)
+    est = SparseEmbedding(8, dense_output=True, random_state=0)
+    est._BLOCK_NONZEROS = block
+    dense = est.fit_transform(X)
+    sparse = SparseEmbedding(8, dense_output=False, random_state=0).fit_transform(X)
+    np.testing.assert_array_equal(dense.view(np.int64), sparse.toarray().view(np.int64))
 
 
 def test_sparse_embedding_auto_output_follows_expected_density():

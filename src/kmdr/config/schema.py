@@ -36,6 +36,7 @@ __all__ = [
     "Reproduce",
     "RunConfig",
     "Verbosity",
+    "dataset_params_schema",
     "register_configs",
     "to_container",
 ]
@@ -98,7 +99,13 @@ class Reproduce(str, Enum):
 
 @dataclass
 class DatasetConfig:
-    """``conf/dataset/<name>.yaml``: a dataset of ``kmdr.datasets`` and its loader's params."""
+    """``conf/dataset/<name>.yaml``: a dataset of ``kmdr.datasets`` and its loader's params.
+
+    A generated dataset's params are typed: its yaml lists the dataclass of its parameters
+    (:data:`kmdr.datasets._builtins.PARAM_SCHEMAS`, stored as :func:`dataset_params_schema`)
+    first in its defaults list, so ``dataset.params.n_samples=...`` needs no ``+``, and a
+    wrong type or name fails at composition; values are checked by the spec, before any work.
+    """
 
     name: str = MISSING
     params: dict[str, Any] = field(default_factory=dict)
@@ -225,6 +232,14 @@ class RunConfig:
     quick_grid: dict[str, Any] = field(default_factory=dict)
 
 
+def dataset_params_schema(dataset: str) -> str:
+    """The ConfigStore name of dataset ``dataset``'s typed parameters: ``conf/dataset/<name>.yaml``
+    puts it under ``params`` (``defaults: [/<this name>@params, _self_]``). A top-level name, not
+    an option of the ``dataset`` group: Hydra would match a stored option to the yaml of the same
+    name by itself (deprecated automatic schema matching)."""
+    return f"{SCHEMA_NAME}_{dataset}_params"
+
+
 def register_configs() -> None:
     """Register :class:`RunConfig` as :data:`SCHEMA_NAME` in Hydra's ConfigStore, and an option
     of the ``reducer`` group for every built-in reducer and each of its aliases (idempotent).
@@ -233,13 +248,18 @@ def register_configs() -> None:
     needs, so it has no config file; listing the declarations imports no reducer module. A
     plug-in reducer brings its own ``reducer/<name>.yaml`` (see the README's Extending section):
     a stored option of the same name would make Hydra validate that file against it.
+
+    Every built-in generator's parameters are stored too (:func:`dataset_params_schema`).
     """
     from hydra.core.config_store import ConfigStore
 
+    from kmdr.datasets._builtins import PARAM_SCHEMAS
     from kmdr.reducers._builtins import BUILTIN_ENTRIES
 
     store = ConfigStore.instance()
     store.store(name=SCHEMA_NAME, node=RunConfig)
+    for dataset, params in PARAM_SCHEMAS.items():
+        store.store(name=dataset_params_schema(dataset), node=params)
     for name, entry in BUILTIN_ENTRIES.items():
         for option in (name, *entry.aliases):
             node = {"reducers": [{"id": name, "name": name, "params": {}}]}

@@ -143,6 +143,17 @@ def _dataset(name: str) -> str:
     return name
 
 
+def _dataset_params(name: str, params) -> dict:
+    """The dataset's parameters as cells record them, checked before any work (a generator's
+    declared parameters: :func:`kmdr.datasets.recorded_params`)."""
+    from kmdr.datasets import DatasetError, recorded_params
+
+    try:
+        return recorded_params(name, params)
+    except DatasetError as err:
+        raise ConfigError(str(err)) from None
+
+
 def _r_grid(kind: str, grid: list[int]) -> tuple[int, ...]:
     if kind not in ("cells", "sampling_lemma"):  # the kinds that sweep r
         return ()
@@ -208,7 +219,7 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
     return ExperimentSpec(
         name=name,
         dataset=dataset,
-        dataset_params=dict(c["dataset"]["params"]),
+        dataset_params=_dataset_params(dataset, c["dataset"]["params"]),
         reducers=reducers,
         r_grid=r_grid,
         repeats=checks.at_least(c["repeats"], "repeats", 1),

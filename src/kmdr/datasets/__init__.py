@@ -39,6 +39,7 @@ from ._catalog import (
 )
 from ._facts import DeclaredData, declared_data
 from ._images import orl_faces_manifest_sha256, read_pgm
+from ._params import GeneratorParams, recorded_params
 from ._progress import PROGRESS_ENV, set_download_progress
 from ._registry import (
     DATA_DIR_ENV,
@@ -69,6 +70,7 @@ __all__ = [
     "DatasetStatus",
     "DatasetUnavailable",
     "DeclaredData",
+    "GeneratorParams",
     "availability",
     "available_datasets",
     "build_nips",
@@ -81,6 +83,7 @@ __all__ = [
     "plugin_clash",
     "read_pgm",
     "read_rcv1",
+    "recorded_params",
     "registry",
     "reload_plugins",
     "resolve_data_dir",

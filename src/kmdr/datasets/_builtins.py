@@ -18,7 +18,14 @@ from ._images import (
     load_usps,
     orl_faces_manifest_sha256,
 )
-from ._synthetic import SPARSE_TEXT_DEFAULTS, SYNTH_DEFAULTS, make_sparse_text, make_synth
+from ._sparse_text import make_sparse_text
+from ._synthetic import (
+    SPARSE_TEXT_DEFAULTS,
+    SYNTH_DEFAULTS,
+    SparseTextParams,
+    SynthParams,
+    make_synth,
+)
 from ._text import (
     NIPS_FILE,
     NIPS_METADATA_FILES,
@@ -29,7 +36,7 @@ from ._text import (
     load_rcv1,
 )
 
-__all__ = ["BUILTIN"]
+__all__ = ["BUILTIN", "PARAM_SCHEMAS"]
 
 _BUILTIN: tuple[DatasetEntry, ...] = (
     DatasetEntry(
@@ -62,7 +69,7 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         "synth", make_synth, "synthetic", "Synth",
         n_samples=SYNTH_DEFAULTS["n_samples"], n_features=SYNTH_DEFAULTS["n_features"],
         n_clusters=SYNTH_DEFAULTS["n_clusters"], sparse=False,
-        params=MappingProxyType(SYNTH_DEFAULTS),
+        params=SYNTH_DEFAULTS,
         description="SYNTHETIC Gaussian mixture of bzmd14 §7.3",
     ),
     DatasetEntry(
@@ -80,9 +87,14 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         n_samples=SPARSE_TEXT_DEFAULTS["n_samples"],
         n_features=SPARSE_TEXT_DEFAULTS["n_features"],
         n_clusters=SPARSE_TEXT_DEFAULTS["n_clusters"], sparse=True,
-        params=MappingProxyType(SPARSE_TEXT_DEFAULTS),
+        params=SPARSE_TEXT_DEFAULTS,
         description="SYNTHETIC sparse document-term matrix with RCV1's shape and density",
     ),
 )  # fmt: skip
 #: Dataset name -> declaration, in listing order.
 BUILTIN: Mapping[str, DatasetEntry] = MappingProxyType({e.name: e for e in _BUILTIN})
+#: Dataset name -> the dataclass of its parameters (:class:`~._params.GeneratorParams`): names,
+#: types, defaults and checks, and the schema of ``dataset.params`` (kmdr.config.schema).
+PARAM_SCHEMAS: Mapping[str, type] = MappingProxyType(
+    {"synth": SynthParams, "sparse_text": SparseTextParams}
+)

@@ -33,9 +33,9 @@ def _digest(obj) -> str:
 
 
 def _update_array(h, a) -> None:
-    a = np.ascontiguousarray(a)
+    a = np.ascontiguousarray(a)  # a copy only when a is not C-contiguous
     h.update(f"{a.dtype.str}{a.shape}".encode())
-    h.update(a.tobytes())
+    h.update(a.reshape(-1).view(np.uint8))  # the bytes, read in place (tobytes would copy)
 
 
 def content_fingerprint(X, y) -> str:

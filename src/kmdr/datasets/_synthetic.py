@@ -1,56 +1,83 @@
-"""Generated datasets (always described as SYNTHETIC): bzmd14's Gaussian mixture and a sparse
-stand-in for RCV1 so the sparse-embedding experiments run offline.
+"""Generated datasets (always described as SYNTHETIC): the parameters of bzmd14's Gaussian
+mixture and of the sparse stand-in for RCV1 (:mod:`._sparse_text`, so the sparse-embedding
+experiments run offline), and the Gaussian mixture's generator.
+
+Each generator's parameters are one :class:`~._params.GeneratorParams` dataclass: names, types,
+defaults and checks (the config's schema of ``dataset.params`` too).
 """
 
 from __future__ import annotations
 
-import numbers
+from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
 from ._base import Dataset
-
-SYNTH_DEFAULTS = {
-    "n_samples": 1000,
-    "n_features": 2000,
-    "n_clusters": 5,
-    "side": 2000.0,
-    "std": 1.0,
-    "seed": 0,
-}
-SPARSE_TEXT_DEFAULTS = {
-    "n_samples": 15564,  # RCV1 multiclass training split
-    "n_features": 47236,
-    "n_clusters": 53,
-    "nnz_per_row": 76.0,  # RCV1: ~0.16% of 47236 terms
-    "topic_weight": 0.2,
-    "topic_terms": 400,
-    "seed": 0,
-}
+from ._params import GeneratorParams, float_param, int_param
 
 
-def _int_param(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"parameter {name!r} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+@dataclass
+class SynthParams(GeneratorParams):
+    """The parameters of ``synth`` (:func:`make_synth`) and their defaults."""
+
+    n_samples: int = 1000
+    n_features: int = 2000
+    n_clusters: int = 5
+    side: float = 2000.0  # the centers are uniform in [0, side]^n_features
+    std: float = 1.0  # the standard deviation of the points around their center
+    seed: int = 0
+
+    def _check(self) -> None:
+        self.n_samples = int_param("n_samples", self.n_samples)
+        self.n_features = int_param("n_features", self.n_features)
+        self.n_clusters = int_param("n_clusters", self.n_clusters)
+        if self.n_clusters > self.n_samples:
+            raise ValueError(
+                f"parameter 'n_clusters' ({self.n_clusters}) must be <= 'n_samples' "
+                f"({self.n_samples})"
+            )
+        self.side = float_param("side", self.side, 0.0)
+        self.std = float_param("std", self.std, 0.0, open_low=False)
+        self.seed = int_param("seed", self.seed, minimum=0)
 
 
-def _float_param(name: str, value, low: float, high: float = np.inf, *, open_low=True) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    ok = ok and (value > low if open_low else value >= low) and value <= high
-    if not ok:
-        bound = f"> {low}" if open_low else f">= {low}"
-        raise ValueError(
-            f"parameter {name!r} must be a number {bound} and <= {high}, got {value!r}"
-        )
-    return float(value)
+@dataclass
+class SparseTextParams(GeneratorParams):
+    """The parameters of ``sparse_text`` (:func:`~kmdr.datasets._sparse_text.make_sparse_text`)
+    and their defaults: RCV1's multiclass training split."""
+
+    n_samples: int = 15564
+    n_features: int = 47236
+    n_clusters: int = 53
+    nnz_per_row: float = 76.0  # distinct terms per document (RCV1: ~0.16% of 47236 terms)
+    topic_weight: float = 0.2  # the probability that a token comes from the document's topic
+    topic_terms: int = 400  # the terms of each topic's vocabulary
+    seed: int = 0
+
+    def _check(self) -> None:
+        self.n_samples = int_param("n_samples", self.n_samples)
+        self.n_features = int_param("n_features", self.n_features)
+        self.n_clusters = int_param("n_clusters", self.n_clusters)
+        if self.n_clusters > self.n_samples:
+            raise ValueError(
+                f"parameter 'n_clusters' ({self.n_clusters}) must be <= 'n_samples' "
+                f"({self.n_samples})"
+            )
+        self.topic_terms = int_param("topic_terms", self.topic_terms)
+        if self.topic_terms > self.n_features:
+            raise ValueError(
+                f"parameter 'topic_terms' ({self.topic_terms}) must be <= 'n_features' "
+                f"({self.n_features})"
+            )
+        self.nnz_per_row = float_param("nnz_per_row", self.nnz_per_row, 0.0, self.n_features / 2)
+        self.topic_weight = float_param("topic_weight", self.topic_weight, 0.0, 1.0, open_low=False)
+        self.seed = int_param("seed", self.seed, minimum=0)
 
 
-def _check_names(dataset: str, params: dict, defaults: dict) -> dict:
-    unknown = sorted(set(params) - set(defaults))
-    if unknown:
-        raise ValueError(f"{dataset}: unknown parameters {unknown}; valid: {sorted(defaults)}")
-    return {**defaults, **params}
+#: Every parameter and its default (read-only), as the dataset declarations list them.
+SYNTH_DEFAULTS = MappingProxyType(SynthParams.defaults())
+SPARSE_TEXT_DEFAULTS = MappingProxyType(SparseTextParams.defaults())
 
 
 def _split_sizes(n: int, k: int) -> np.ndarray:
@@ -65,16 +92,8 @@ def make_synth(**params) -> Dataset:
     Defaults: 1000 x 2000, k = 5, side 2000, std 1 (200 points per center), seed 0. The centers are
     not among the points. Rows are grouped by cluster (labels 0..k-1 in order).
     """
-    p = _check_names("synth", params, SYNTH_DEFAULTS)
-    n = _int_param("n_samples", p["n_samples"])
-    d = _int_param("n_features", p["n_features"])
-    k = _int_param("n_clusters", p["n_clusters"])
-    if k > n:
-        raise ValueError(f"parameter 'n_clusters' ({k}) must be <= 'n_samples' ({n})")
-    side = _float_param("side", p["side"], 0.0)
-    std = _float_param("std", p["std"], 0.0, open_low=False)
-    seed = _int_param("seed", p["seed"], minimum=0)
-
+    p = SynthParams.checked(params)
+    n, d, k, side, std, seed = p.n_samples, p.n_features, p.n_clusters, p.side, p.std, p.seed
     rng = np.random.default_rng(seed)
     centers = rng.uniform(0.0, side, size=(k, d))
     y = np.repeat(np.arange(k, dtype=np.int64), _split_sizes(n, k))
@@ -88,108 +107,5 @@ def make_synth(**params) -> Dataset:
         description=(
             f"SYNTHETIC Gaussian mixture (bzmd14 §7.3): {n} x {d}, {k} centers uniform in "
             f"[0, {side:g}]^{d}, std {std:g}, seed {seed}"
-        ),
-    )
-
-
-def _zipf(m: int, exponent: float) -> np.ndarray:
-    w = np.arange(1, m + 1, dtype=np.float64) ** -exponent
-    return w / w.sum()
-
-
-def _tokens_for_unique(q: np.ndarray, target: float) -> float:
-    """The number of i.i.d. draws from ``q`` whose expected number of distinct values is
-    ``target`` (bisection on ``sum_j 1 - (1 - q_j)^L``)."""
-    lo, hi = target, 100.0 * target
-    log1m = np.log1p(-q)
-    for _ in range(40):
-        mid = 0.5 * (lo + hi)
-        if np.sum(-np.expm1(mid * log1m)) < target:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
-
-
-def make_sparse_text(**params) -> Dataset:
-    """A SYNTHETIC sparse document-term matrix with RCV1's shape and density and planted topics.
-
-    Model (vectorized; about a second at the defaults):
-
-    - topic sizes are skewed, proportional to ``rank^-0.7`` (RCV1's classes are unequal too);
-    - a background term distribution is Zipf (exponent 1.07) over a random order of the terms;
-    - each topic has ``topic_terms`` terms drawn at random from the vocabulary, with Zipf weights;
-    - a document draws lognormal-many tokens, each from its topic with probability
-      ``topic_weight`` and from the background otherwise; the token count is set so that a
-      document has about ``nnz_per_row`` distinct terms (RCV1: ~76, i.e. density ~0.16%);
-    - values are tf-idf, ``(1 + log tf) * (log((1 + n) / (1 + df)) + 1)``, with each row scaled
-      to unit Euclidean norm (the form of LIBSVM's RCV1 files).
-
-    Returns CSR float64; rows are grouped by topic (labels 0..k-1 in order); no vocabulary.
-    """
-    import scipy.sparse as sp
-
-    p = _check_names("sparse_text", params, SPARSE_TEXT_DEFAULTS)
-    n = _int_param("n_samples", p["n_samples"])
-    V = _int_param("n_features", p["n_features"])
-    k = _int_param("n_clusters", p["n_clusters"])
-    if k > n:
-        raise ValueError(f"parameter 'n_clusters' ({k}) must be <= 'n_samples' ({n})")
-    m = _int_param("topic_terms", p["topic_terms"])
-    if m > V:
-        raise ValueError(f"parameter 'topic_terms' ({m}) must be <= 'n_features' ({V})")
-    nnz_row = _float_param("nnz_per_row", p["nnz_per_row"], 0.0, V / 2)
-    mix = _float_param("topic_weight", p["topic_weight"], 0.0, 1.0, open_low=False)
-    seed = _int_param("seed", p["seed"], minimum=0)
-    rng = np.random.default_rng(seed)
-
-    # Topic sizes: skewed, at least one document each.
-    share = _zipf(k, 0.7)
-    sizes = 1 + np.floor(share * (n - k)).astype(np.int64)
-    sizes[: n - sizes.sum()] += 1
-    y = np.repeat(np.arange(k, dtype=np.int64), sizes)
-
-    # Term distributions.
-    order = rng.permutation(V)
-    background = np.empty(V)
-    background[order] = _zipf(V, 1.07)
-    topic_vocab = rng.integers(0, V, size=(k, m))
-    topic_weights = _zipf(m, 1.0)
-
-    # Tokens per document, calibrated on one topic's mixture to give ~nnz_row distinct terms.
-    q = (1.0 - mix) * background
-    np.add.at(q, topic_vocab[0], mix * topic_weights)
-    mean_tokens = _tokens_for_unique(np.clip(q, 0.0, 1.0 - 1e-12), nnz_row)
-    sigma = 0.4
-    lengths = rng.lognormal(np.log(mean_tokens) - sigma**2 / 2, sigma, size=n)
-    lengths = np.maximum(1, np.rint(lengths)).astype(np.int64)
-
-    doc = np.repeat(np.arange(n), lengths)
-    from_topic = rng.random(doc.size) < mix
-    term = order[
-        np.minimum(np.searchsorted(np.cumsum(_zipf(V, 1.07)), rng.random(doc.size)), V - 1)
-    ]
-    rank = np.minimum(np.searchsorted(np.cumsum(topic_weights), rng.random(doc.size)), m - 1)
-    term = np.where(from_topic, topic_vocab[y[doc], rank], term)
-
-    tf = sp.csr_matrix((np.ones(doc.size), (doc, term)), shape=(n, V))
-    tf.sum_duplicates()
-    df = np.bincount(tf.indices, minlength=V)
-    idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
-    X = tf.copy()
-    X.data = (1.0 + np.log(X.data)) * idf[X.indices]
-    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    X = sp.csr_matrix(sp.diags(1.0 / np.maximum(norms, 1e-300)) @ X)
-    X.sort_indices()
-    return Dataset(
-        name="sparse_text",
-        X=X,
-        y=y,
-        n_clusters=k,
-        feature_names=None,
-        description=(
-            f"SYNTHETIC sparse text stand-in for RCV1: {n} x {V}, {k} planted topics, "
-            f"density {X.nnz / (n * V):.3%}, Zipf term frequencies, tf-idf rows of unit norm, "
-            f"seed {seed}"
         ),
     )

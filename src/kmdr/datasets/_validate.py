@@ -37,6 +37,14 @@ def _dtype_problem(what: str, dtype: np.dtype) -> str | None:
     return f"{what} has dtype {kind} ({dtype}); give numbers (e.g. np.asarray(X, dtype=float))"
 
 
+def _all_finite(values: np.ndarray) -> bool:
+    """Whether every value is finite, without an array of flags when they are: their sum is
+    finite then (a sum that overflows, or any NaN or inf, is checked value by value)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.sum(values)
+    return bool(np.isfinite(total)) or bool(np.isfinite(values).all())
+
+
 def _x_problem(X) -> str | None:
     """Why ``X`` is not an ``n x d`` real, finite matrix with n, d >= 1 (None when it is)."""
     import scipy.sparse as sp
@@ -61,7 +69,7 @@ def _x_problem(X) -> str | None:
     n, d = X.shape
     if n == 0 or d == 0:
         return f"X is empty (shape {X.shape}); a dataset needs at least one sample and one feature"
-    if values.dtype.kind == "f":
+    if values.dtype.kind == "f" and not _all_finite(values):
         bad = ~np.isfinite(values)
         if bad.any():
             n_nan = int(np.isnan(values).sum())

@@ -74,14 +74,33 @@ class _EntrywiseProjection(RandomProjectionBase):
             block_bytes = min(block_bytes, self._SPARSE_BLOCK_BYTES)
         # a multiple of 8 columns: the sign bits are packed 8 columns to a byte
         step = max(8, block_bytes // (8 * X.shape[1]) // 8 * 8)
+        # CSR X is multiplied a block of rows at a time, so the product's temporary is at most
+        # _SPARSE_BLOCK_BYTES whatever n: a row of X @ block depends on that row of X alone.
+        rows = [(0, X)]
+        if sp.issparse(X) and X.format == "csr":
+            rows = _row_views(X, self._SPARSE_BLOCK_BYTES // (8 * min(step, r)))
         for lo in range(0, r, step):
             hi = min(r, lo + step)
             # C-ordered: scipy's sparse x dense product reads the rows of the block (and would
             # copy a Fortran-ordered one); BLAS takes either order.
             block = self._pattern_block(lo, hi).astype(np.float64)
             block *= self.scale_
-            C[:, lo:hi] = X @ block
+            for first, part in rows:
+                C[first : first + part.shape[0], lo:hi] = part @ block
         return C
+
+
+def _row_views(X, rows: int) -> list:
+    """``[(first row, CSR of the next rows)]``: CSR X in blocks of ``rows`` rows (at least one),
+    each a view of X's arrays (only its indptr is new)."""
+    rows = max(1, rows)
+    views = []
+    for lo in range(0, X.shape[0], rows):
+        hi = min(X.shape[0], lo + rows)
+        start, end = X.indptr[lo], X.indptr[hi]
+        part = (X.data[start:end], X.indices[start:end], X.indptr[lo : hi + 1] - start)
+        views.append((lo, sp.csr_matrix(part, shape=(hi - lo, X.shape[1]))))
+    return views
 
 
 class SignRandomProjection(_EntrywiseProjection):

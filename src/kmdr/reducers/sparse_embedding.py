@@ -69,6 +69,10 @@ class SparseEmbedding(BaseReducer):
 
     plan = _plans.SPARSE_EMBEDDING
 
+    # Nonzeros of X relabelled at a time into a dense C (_accumulate_dense): 2^22, 48 MiB of
+    # int32 columns and float64 values.
+    _BLOCK_NONZEROS = 1 << 22
+
     def __init__(self, n_components=2, *, dense_output="auto", random_state=None):
         self.n_components = n_components
         self.dense_output = dense_output
@@ -114,9 +118,34 @@ class SparseEmbedding(BaseReducer):
         order, as SMMP's accumulator does, so the values equal those of the sparse product to the
         last bit. Two gathers and one scatter pass: 1.3x faster than ``np.bincount`` over
         (row, h(feature)) keys, which also needs an n-length repeat and a 64-bit key array.
+
+        Done for blocks of rows of about ``_BLOCK_NONZEROS`` nonzeros, each written into its rows
+        of C: the relabelled copy of X never exceeds a block (48 MiB) whatever n. A row of C
+        depends on that row of X alone, so the blocks do not change a bit.
         """
         n, r = X.shape[0], self.n_components_
-        columns = np.take(self.hash_, X.indices)  # np.take: ~1.3x faster than fancy indexing
-        values = np.take(self.signs_, X.indices)
-        values *= X.data
-        return sp.csr_matrix((values, columns, X.indptr), shape=(n, r)).toarray()
+        C = np.empty((n, r))
+        for lo, hi in _row_blocks(X.indptr, self._BLOCK_NONZEROS):
+            start, end = X.indptr[lo], X.indptr[hi]
+            features = X.indices[start:end]
+            columns = np.take(self.hash_, features)  # np.take: ~1.3x faster than fancy indexing
+            values = np.take(self.signs_, features)
+            values *= X.data[start:end]
+            block = sp.csr_matrix(
+                (values, columns, X.indptr[lo : hi + 1] - start), shape=(hi - lo, r)
+            )
+            block.toarray(out=C[lo:hi])  # zeroes its rows of C, then adds the entries in order
+        return C
+
+
+def _row_blocks(indptr: np.ndarray, nonzeros: int):
+    """(first row, end row) of consecutive blocks of rows holding about ``nonzeros`` nonzeros
+    each (at least one row)."""
+    n = indptr.size - 1
+    lo = 0
+    while lo < n:
+        last = min(int(indptr[lo]) + nonzeros, int(indptr[-1]))  # within indptr's dtype
+        hi = int(np.searchsorted(indptr, last, side="right")) - 1
+        hi = min(n, max(hi, lo + 1))
+        yield lo, hi
+        lo = hi
