@@ -50,6 +50,7 @@ def child(overrides: list[str]) -> dict:
     import warnings
 
     import dask
+    import distributed  # noqa: F401  (its config defaults, before the block sets one)
     from dask.utils import parse_bytes
     from hydra import compose, initialize_config_dir
 
