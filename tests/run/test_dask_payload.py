@@ -95,6 +95,16 @@ def test_orl_on_dask_sends_small_graphs_and_gives_loky_rows(tmp_path):
     assert max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes):,} bytes"
 
 
+def test_one_dask_worker_gives_loky_rows(tmp_path):
+    """With one worker thread joblib runs the jobs in the run's own process: they take the run's
+    data from memory (neither a scattered future nor a second generation)."""
+    data = real_dataset("orl")
+    keys = {"dataset": ORL, "reducers": [{"name": "sign"}], "r_grid": [5], "n_jobs": 1}
+    loky = run_rows(run_config(tmp_path / "loky", "loky", **keys), data)
+    got = run_rows(run_config(tmp_path / "dask", "dask", **keys), data)
+    pd.testing.assert_frame_equal(got, loky, check_exact=True)
+
+
 def test_the_measurement_sees_a_task_that_carries_orl(tmp_path):
     """The same measurement reports a job that carries the data itself (what a job did before
     the data went to the workers once): the limit would catch it."""
@@ -234,3 +244,58 @@ def test_a_cluster_run_prints_only_kmdr_lines(tmp_path, backend):
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert lines and all(line.startswith("[kmdr]") for line in lines), done.stderr[-3000:]
+
+
+def _dask_cli(log, *args: str) -> subprocess.Popen:
+    """``dask <args>`` as a real process in its own session, its log written to ``log``."""
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            [dask, *args], stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+
+def _address(log, proc: subprocess.Popen) -> str:
+    """The address the scheduler writing ``log`` says it listens on."""
+    import time
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        for line in log.read_text().splitlines():
+            if "Scheduler at:" in line:
+                return line.split("Scheduler at:")[1].strip()
+        time.sleep(0.1)
+    raise AssertionError(f"dask scheduler never said its address:\n{log.read_text()[-2000:]}")
+
+
+def test_a_run_on_a_scheduler_and_workers_started_as_the_readme_says(tmp_path):
+    """``dask scheduler`` and ``dask worker <address> --nworkers 2 --nthreads 1`` as real
+    processes (README, "Scaling out with Dask"): the run at that address gives loky's rows,
+    with every graph small and the data generated on the workers."""
+    keys = {"dataset": sparse_text(2000), "reducers": [{"name": "sparse_embedding"}]}
+    loky = run_rows(run_config(tmp_path / "loky", "loky", **keys))
+    scheduler = _dask_cli(
+        tmp_path / "scheduler.log", "scheduler", "--host", "127.0.0.1", "--port", "0",
+        "--no-dashboard",
+    )  # fmt: skip
+    worker = None
+    try:
+        address = _address(tmp_path / "scheduler.log", scheduler)
+        worker = _dask_cli(
+            tmp_path / "worker.log", "worker", address, "--nworkers", "2", "--nthreads", "1"
+        )
+        from dask.distributed import Client
+
+        with Client(address, timeout="60s") as client:  # both workers up before the run
+            client.wait_for_workers(2, timeout=120)
+        with graph_sizes() as sizes:
+            got = run_rows(
+                run_config(tmp_path / "dask", "dask", dask={"scheduler": address}, **keys)
+            )
+    finally:
+        for proc in (worker, scheduler):
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=60)
+    pd.testing.assert_frame_equal(got, loky, check_exact=True)
+    assert sizes and max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes, default=0):,} bytes"

@@ -19,7 +19,8 @@
     object store (``ray.put``), which each worker process reads once.
 
 Whichever way, a worker computes on the same ``X`` bit for bit, so a cell's numbers do not depend
-on the backend.
+on the backend. A job that joblib runs in the run's own process (a cluster of one worker thread,
+which joblib does not use) takes the run's data from memory (:data:`_HERE`).
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ class WorkerData:
         return _cached(self, payload)
 
 
+#: The run's own data, in the run's process, by fingerprint, while :func:`shipped` lasts.
+_HERE: dict[str, tuple] = {}
 _CACHE: OrderedDict[str, tuple] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _KEY_LOCKS: dict[str, threading.Lock] = {}
@@ -131,6 +134,9 @@ def _obtain(ref: WorkerData, payload) -> tuple:
     """``(X, y)`` as the run's process has them: generated here, or the payload's."""
     import numpy as np
 
+    here = _HERE.get(ref.fingerprint)
+    if here is not None:
+        return here
     if ref.source == "scattered":
         return payload
     if ref.source == "object_store":
@@ -187,6 +193,18 @@ def shipped(spec, X, y, fingerprint: str) -> Iterator[tuple]:
 
         yield InlineData(X, y, ObjectiveEvaluator(X)), None
         return
+    _HERE[fingerprint] = (X, y)
+    try:
+        with _sent(spec, X, y, fingerprint) as data:
+            yield data
+    finally:
+        _HERE.pop(fingerprint, None)
+        forget_data(fingerprint)
+
+
+@contextlib.contextmanager
+def _sent(spec, X, y, fingerprint: str) -> Iterator[tuple]:
+    """:func:`shipped` for a cluster backend."""
     if _generated_on_workers(spec, fingerprint):
         from kmdr.datasets._fingerprint import content_fingerprint
 
