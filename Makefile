@@ -57,6 +57,7 @@ bench: install
 	$(PY) scripts/bench_memory.py
 	$(PY) scripts/bench_reproduction.py
 	$(PY) scripts/bench_startup.py
+	$(PY) scripts/bench_dask.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing

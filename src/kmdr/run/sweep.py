@@ -13,7 +13,8 @@
    (:meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`), else once per (shared key,
    repetition) with the same seed as ever; reducers with equal keys share it. Jobs that need no
    shared work never wait for any. Each cell is charged the measured seconds of the shared work
-   and of the reduction it used.
+   and of the reduction it used. The data reaches the workers as :mod:`kmdr.run.job_data` says
+   (in every job on this machine; once per worker on a cluster, never inside a job).
 
 Every cell of a job is *claimed* in the store just before the job is handed to a worker (a lock
 the kernel drops if this process dies), so two runs sweeping into one folder at the same time
