@@ -8,6 +8,13 @@
 
 Either yields a description of the backend for the run record, and raises
 :class:`~kmdr.run.parallel.BackendError` (one line) when it cannot start.
+
+While a session lasts, the libraries' own loggers (``distributed``, ``dask``, ``ray``) show
+errors only (:func:`library_logs`): their INFO and WARNING lines are start-up and shutdown chatter
+(workers and nannies starting and closing, Ray's notice that a local cluster uses token
+authentication, its pool ignoring joblib's ``context`` argument), nothing a user acts on; what
+goes wrong reaches the run as an exception and is reported in one line. A verbose run (the
+``kmdr`` logger at DEBUG) leaves them as they are.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from collections.abc import Iterator
 from kmdr._errors import one_line
 from kmdr.run.parallel import BackendError, Parallelism
 
-__all__ = ["dask_session", "ray_session"]
+__all__ = ["dask_session", "library_logs", "ray_session"]
 
 
 def _need(module: str, extra: str):
@@ -34,11 +41,33 @@ def _need(module: str, extra: str):
 
 
 @contextlib.contextmanager
+def library_logs(*names: str) -> Iterator[None]:
+    """Have the loggers ``names`` show errors only while the block runs, unless the run is
+    verbose (the ``kmdr`` logger at DEBUG or below); their levels are restored after."""
+    kmdr_level = logging.getLogger("kmdr").level
+    if kmdr_level and kmdr_level <= logging.DEBUG:
+        yield
+        return
+    loggers = [logging.getLogger(name) for name in names]
+    before = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, before, strict=True):
+            logger.setLevel(level)
+
+
+@contextlib.contextmanager
 def dask_session(spec, par: Parallelism) -> Iterator[dict]:
     distributed = _need("dask.distributed", "dask")
-    # dask logs every worker start and stop at INFO: keep the run's output readable.
-    for name in ("distributed", "dask"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    with library_logs("distributed", "dask"), _dask_client(distributed, spec, par) as info:
+        yield info
+
+
+@contextlib.contextmanager
+def _dask_client(distributed, spec, par: Parallelism) -> Iterator[dict]:
     address = getattr(spec, "dask_scheduler", None)
     cluster = None
     try:
@@ -67,6 +96,12 @@ def dask_session(spec, par: Parallelism) -> Iterator[dict]:
 @contextlib.contextmanager
 def ray_session(spec, par: Parallelism) -> Iterator[dict]:
     ray = _need("ray", "ray")
+    with library_logs("ray"), _ray_client(ray, spec, par) as info:
+        yield info
+
+
+@contextlib.contextmanager
+def _ray_client(ray, spec, par: Parallelism) -> Iterator[dict]:
     address = getattr(spec, "ray_address", None)
     started = False
     try:

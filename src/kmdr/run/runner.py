@@ -34,6 +34,7 @@ from kmdr.config.spec import ExperimentSpec
 from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 from kmdr.run import signals
+from kmdr.run.job_data import prepare_data
 from kmdr.run.parallel import (
     BackendError,
     Parallelism,
@@ -94,22 +95,6 @@ class RunContext:
 
     def save_record(self) -> None:
         self.store.write_sidecar(self.outcome.run_id, self.record)
-
-
-def prepare_data(X):
-    """X as float64 (CSR when sparse), once, so workers do not each convert it.
-
-    The memory order of dense data is kept: BLAS products on a re-ordered copy can round
-    differently, and a cell's numbers must not depend on the runner.
-    """
-    import numpy as np
-    import scipy.sparse as sp
-
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        return X if X.dtype == np.float64 else X.astype(np.float64)
-    X = np.asarray(X)
-    return X if X.dtype == np.float64 else X.astype(np.float64)
 
 
 def _load(spec: ExperimentSpec):

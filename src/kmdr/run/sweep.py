@@ -13,7 +13,8 @@
    (:meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`), else once per (shared key,
    repetition) with the same seed as ever; reducers with equal keys share it. Jobs that need no
    shared work never wait for any. Each cell is charged the measured seconds of the shared work
-   and of the reduction it used.
+   and of the reduction it used. The data reaches the workers as :mod:`kmdr.run.job_data` says
+   (in every job on this machine; once per worker on a cluster, never inside a job).
 
 Every cell of a job is *claimed* in the store just before the job is handed to a worker (a lock
 the kernel drops if this process dies), so two runs sweeping into one folder at the same time
@@ -26,6 +27,7 @@ seconds, so a killed run shows as incomplete, with what it finished.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -36,7 +38,7 @@ from kmdr.results import _locks
 from kmdr.results.cell_lock import CellLock
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
-from kmdr.run import signals
+from kmdr.run import job_data, signals
 from kmdr.run.parallel import CellAborted, guarded_job, results_as_completed
 from kmdr.run.work import forget_shared_work, group_job, key_text
 
@@ -176,14 +178,23 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
     ``shared_log`` collects, per shared work (key, repetition or None), the seconds of each
     computation the workers reported.
     """
-    from joblib import delayed
+    # The data's way to the workers (kmdr.run.job_data): in every job, or obtained by each
+    # worker once; either way with ||A||^2 and the centered A made once (F is scored on A).
+    shipping = (
+        job_data.shipped(ctx.spec, ctx.X, ctx.y, ctx.data_fingerprint)
+        if pending
+        else contextlib.nullcontext((None, None))
+    )
+    with shipping as data:
+        _run_jobs(ctx, pending, total, shared_log, data)
 
-    from kmdr.metrics import ObjectiveEvaluator
+
+def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tuple) -> None:
+    """:func:`_run_cells` with the jobs' ``data`` arguments ready."""
+    from joblib import delayed
 
     store, spec, par = ctx.store, ctx.spec, ctx.parallelism
     claimer = _Claimer(store)
-    # ||A||^2 and the centered A, once for every cell (F is scored on the original data).
-    objective = ObjectiveEvaluator(ctx.X) if pending else None
     bar = ctx.progress(total, ctx.outcome.n_reused, f"{spec.name}: cells", "cell")
     last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
@@ -197,11 +208,9 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
             claims,
             group_job,
             cells,
-            ctx.X,
-            ctx.y,
+            *data,
             ctx.n_clusters,
             _shared_seed(spec, cells[0]),
-            objective,
             par.blas_threads,
             os.getpid(),
             token,

@@ -289,14 +289,18 @@ def key_text(key: tuple | None) -> str:
     return "" if key is None else "/".join(str(part) for part in key)
 
 
-def group_job(cells, X, y, n_clusters, shared_seed, objective, threads, parent_pid, token):
+def group_job(cells, data, payload, n_clusters, shared_seed, threads, parent_pid, token):
     """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
     need (seeded ``shared_seed``) from this process's memo, timed once per repetition.
+
+    ``data`` and ``payload`` give the run's X, y and objective evaluator, carried or obtained as
+    :mod:`kmdr.run.job_data` says (``data.resolve(payload)``).
 
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record.
     """
     limit_blas_threads(threads, parent_pid)
+    X, y, objective = data.resolve(payload)
     first = cells[0]
     shared, report, seconds = None, None, None
     if first.shared_key is not None:
