@@ -6,7 +6,7 @@
                                                     # dask with 1 worker, then with 2
 
 Each measurement runs in a fresh process, so that no backend finds workers another one warmed:
-the wall time of :func:`kmdr.run.runner.run_experiment` there, pool or cluster start included,
+the wall time of :func:`kmdr.engine.runner.run_experiment` there, pool or cluster start included,
 into an empty results folder. The configurations alternate (a, b, a, b, ...) so that load drifts
 of a shared machine hit both; each figure is the median of ``--rounds`` measurements.
 
@@ -56,7 +56,7 @@ def child(overrides: list[str]) -> dict:
 
     from kmdr.app import conf_dir
     from kmdr.config.spec import spec_from_config
-    from kmdr.run.runner import run_experiment
+    from kmdr.engine.runner import run_experiment
 
     with initialize_config_dir(config_dir=str(conf_dir()), version_base=None):
         spec = spec_from_config(compose("config", overrides=overrides))

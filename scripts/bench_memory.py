@@ -4,7 +4,7 @@ For every reducer of ``conf/experiment/lst17_sparse_text.yaml`` at every r of it
 the k-means baseline ``none``, which does not depend on r), a fresh Python process loads the data
 (saved once by this script, so that generating the synthetic matrix does not count), then runs
 repetition 0 of that cell of the preset with the runner's own code,
-``kmdr.run.work.compute_cell``, given an ``ObjectiveEvaluator`` of X as a worker is: the
+``kmdr.engine.work.compute_cell``, given an ``ObjectiveEvaluator`` of X as a worker is: the
 reduction, k-means with the experiment's settings (and the runner's choice of whether k-means may
 work on C in place), then F on X and on C (``objective_reduced``), P, NMI and ARI. It reports the
 process's peak resident set size (``resource.getrusage``, ``ru_maxrss``: the whole process,
@@ -54,9 +54,9 @@ def child(data: Path, reducer: str, r: int) -> dict:
 
     from kmdr.config.presets import initialized
     from kmdr.config.spec import spec_from_config
+    from kmdr.engine.work import compute_cell
     from kmdr.metrics import ObjectiveEvaluator
     from kmdr.results.cells import plan_cells
-    from kmdr.run.work import compute_cell
 
     data = Path(data)
     X = sp.load_npz(data / "X.npz").tocsr()

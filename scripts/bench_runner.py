@@ -66,9 +66,9 @@ def grid_points(spec, d: int) -> list[tuple]:
 def naive_point(spec, red, r, rep, X, y, k):
     """One grid point computed from scratch, as a plain loop would, with the runner's seeds."""
     from kmdr.config.seeds import shared_seed
+    from kmdr.engine.work import compute_cell, compute_shared_work
     from kmdr.reducers import make_reducer
     from kmdr.results.cells import make_cell
-    from kmdr.run.work import compute_cell, compute_shared_work
 
     d = X.shape[1]
     r_cell = d if red.name == "none" else r  # kMeans is the same cell at every r
@@ -105,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     from threadpoolctl import threadpool_limits
 
     from kmdr.datasets import load_dataset
-    from kmdr.run.parallel import resolve_parallelism
-    from kmdr.run.runner import prepare_data, run_experiment
+    from kmdr.engine.parallel import resolve_parallelism
+    from kmdr.engine.runner import prepare_data, run_experiment
 
     command = "python scripts/bench_runner.py " + " ".join(
         shlex.quote(a) for a in (argv or sys.argv[1:])

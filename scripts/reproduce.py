@@ -7,7 +7,7 @@
 Installs nothing (the Makefile's targets do). The experiments are the Hydra presets
 ``conf/experiment/<name>.yaml`` whose ``preset.reproduce`` is ``paper`` (then those marked
 ``diagnostic``), in their ``preset.order``; each is run by
-:func:`kmdr.run.runner.run_experiment`; finished cells are kept, so an interrupted
+:func:`kmdr.engine.runner.run_experiment`; finished cells are kept, so an interrupted
 reproduction resumes where it stopped. An experiment whose data cannot be obtained is skipped
 with the loader's reason, printed and listed in ``<results>/SKIPPED.md``. Per-experiment wall
 times are printed at the end and written to ``<results>/reproduce_times.csv``.
@@ -23,7 +23,7 @@ does not change the exit status; ``kmdr-compare OLD NEW`` is the check that fail
 
 All experiments run in this one process and share one pool of worker processes, started (and
 its workers' imports done) while the first experiment is being prepared
-(:func:`kmdr.run.parallel.start_workers`). Each experiment's summaries and figures are
+(:func:`kmdr.engine.parallel.start_workers`). Each experiment's summaries and figures are
 written once (``make reproduce`` does not redraw them) by one background process at low CPU
 priority, while the next experiment computes: drawing takes 1-2 s per experiment, which the
 workers would otherwise sit out. The script returns when every figure is written; a figure that
@@ -42,7 +42,7 @@ import sys
 import time
 from pathlib import Path
 
-from kmdr.run.signals import STOP_SIGNALS  # standard library only: no numpy yet
+from kmdr.engine.signals import STOP_SIGNALS  # standard library only: no numpy yet
 
 #: The stop signals, blocked in the main thread from here until the drawing process has started
 #: (:meth:`Drawer.start`): native threads started meanwhile (BLAS's, when numpy is imported)
@@ -222,13 +222,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{', '.join(all_names)}"
         )
 
-    from kmdr.run.signals import describe, exit_status, stop_on_signals
+    from kmdr.engine.signals import describe, exit_status, stop_on_signals
 
     results = Path(args.results)
     names = args.only or all_names
     mode = "quick (reduced grids)" if args.quick else "full protocols"
     print(f"[reproduce] {len(names)} experiments, {mode}, into {results}/", flush=True)
-    # SIGTERM and SIGHUP stop the script as Ctrl-C does (kmdr.run.signals).
+    # SIGTERM and SIGHUP stop the script as Ctrl-C does (kmdr.engine.signals).
     with stop_on_signals():
         try:
             reference = args.compare_with or results
@@ -271,10 +271,10 @@ def _reproduce(
     from kmdr.config.schema import to_container
     from kmdr.config.spec import spec_from_config
     from kmdr.datasets import DatasetError
+    from kmdr.engine.parallel import resolve_parallelism, start_workers
+    from kmdr.engine.runner import run_experiment
+    from kmdr.engine.signals import raise_if_received
     from kmdr.results.compare import replaced_line, snapshot
-    from kmdr.run.parallel import resolve_parallelism, start_workers
-    from kmdr.run.runner import run_experiment
-    from kmdr.run.signals import raise_if_received
 
     rows, compared = [], []
     start_all = time.perf_counter()

@@ -48,7 +48,7 @@ LAYERS: dict[str, float] = {
     "kmdr.results": 3,
     # 4: the run engine writes results; figures read them. Peers: the app draws after a run, so
     # neither needs the other.
-    "kmdr.run": 4,
+    "kmdr.engine": 4,
     "kmdr.figures": 4,
     # 5: the report reads results and figures, never the run engine's internals.
     "kmdr.report": 5,
@@ -70,9 +70,7 @@ MAX_LINES = 400
 #: imports inside the root's module-level ``__getattr__`` may go up (they run on first use of a
 #: public name, never when a module of kmdr is imported), and no module of kmdr imports a name
 #: from the root (``from kmdr import run``): inside kmdr, a name comes from the module that defines
-#: it, so the facade cannot hide an upward dependency. (``kmdr.run`` is also the run engine's
-#: package, which the import system binds on the root; the root's ``_Run`` forwards attribute
-#: access to that package by name, as the import system does, and calls the facade's ``run``.)
+#: it, so the facade cannot hide an upward dependency.
 FACADE = ("kmdr", "__getattr__")
 
 #: What a docstring or comment must not cite: the history of the code (an issue), a document

@@ -23,17 +23,9 @@ verified).
 The package root is the lowest layer: the names above are imported on first use by the module's
 ``__getattr__`` (PEP 562), so ``import kmdr`` loads nothing else and no module of kmdr depends on
 them through the root.
-
-``kmdr.run`` is also the name of the run engine's package, which the import system binds on the
-root as soon as any of its modules is imported. So ``kmdr.run`` is a property of the root's
-module type that always answers :data:`run`: an object that runs when called and whose other
-attributes are the package's (``kmdr.run.parallel``), so both spellings keep working.
 """
 
 from __future__ import annotations
-
-import sys
-import types
 
 __all__ = ["ConfigError", "ResultsError", "RunError", "__version__", "read_results", "run"]
 
@@ -42,7 +34,7 @@ _DISTRIBUTION = "kmdr"
 
 def __getattr__(name: str):
     """The public facade, imported on first use (see the module docstring)."""
-    if name == "run":  # the function behind the root's ``run`` (see _Run)
+    if name == "run":
         from kmdr.app.api import run as api_run
 
         return api_run
@@ -74,50 +66,3 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-def _run_package():
-    import importlib
-
-    return importlib.import_module(__name__ + ".run")
-
-
-class _Run:
-    """``kmdr.run(*overrides, results_dir=None)``: one run of ``kmdr`` with the command line's
-    overrides, returning its cells as a pandas DataFrame (:func:`kmdr.app.api.run`). Its other
-    attributes are those of the run engine's package ``kmdr.run`` (see the module docstring)."""
-
-    def __call__(self, *overrides: str, results_dir=None):
-        return __getattr__("run")(*overrides, results_dir=results_dir)
-
-    def __getattr__(self, name: str):
-        return getattr(_run_package(), name)
-
-    def __setattr__(self, name: str, value) -> None:
-        setattr(_run_package(), name, value)
-
-    def __delattr__(self, name: str) -> None:
-        delattr(_run_package(), name)
-
-    def __repr__(self) -> str:
-        return "<kmdr.run: run(*overrides, results_dir=None) -> DataFrame>"
-
-
-#: What ``kmdr.run`` always is.
-run = _Run()
-
-
-class _Root(types.ModuleType):
-    """The root module's type: ``run`` stays :data:`run` when the import system binds the run
-    engine's package on the root."""
-
-    @property
-    def run(self) -> _Run:
-        return run
-
-    @run.setter
-    def run(self, value) -> None:
-        pass  # the package kmdr.run stays reachable through sys.modules and run's attributes
-
-
-sys.modules[__name__].__class__ = _Root

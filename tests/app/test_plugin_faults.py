@@ -220,9 +220,9 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
     import warnings
 
     from kmdr.config.spec import spec_from_config
+    from kmdr.engine.reducer_checks import ReducerOutputError
+    from kmdr.engine.work import compute_cell
     from kmdr.results.cells import plan_cells
-    from kmdr.run.reducer_checks import ReducerOutputError
-    from kmdr.run.work import compute_cell
 
     X = np.random.default_rng(0).normal(size=(60, 12))
     y = np.arange(60) % 3

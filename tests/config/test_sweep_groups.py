@@ -20,13 +20,13 @@ from _run_configs import synth_run
 from kmdr._io import read_csv
 from kmdr.config.seeds import shared_seed
 from kmdr.config.spec import spec_from_config
+from kmdr.engine.runner import prepare_data, run_experiment
+from kmdr.engine.sweep import group_cells
+from kmdr.engine.work import compute_cell, compute_shared_work
 from kmdr.plugins import Registry
 from kmdr.reducers import make_reducer
 from kmdr.reducers._base import BaseReducer, RandomProjectionBase
 from kmdr.results.cells import plan_cells
-from kmdr.run.runner import prepare_data, run_experiment
-from kmdr.run.sweep import group_cells
-from kmdr.run.work import compute_cell, compute_shared_work
 
 KEY = ["reducer", "r", "repetition"]
 METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
@@ -106,7 +106,7 @@ def test_reducers(monkeypatch):
     monkeypatch.setattr(registry, "REDUCERS", reducers)
     # These tests count the runner's own reductions. The output check fits a plug-in reducer a
     # second time, once per process, to compare (tests/app/test_plugin_faults.py): taken as done.
-    from kmdr.run import reducer_checks
+    from kmdr.engine import reducer_checks
 
     done = {(name, "{}") for name in TEST_REDUCERS}
     monkeypatch.setattr(reducer_checks, "_REPRODUCED", done)
@@ -275,8 +275,8 @@ def test_kmeans_copies_only_when_c_is_the_shared_data(monkeypatch):
     import numpy as np
 
     import kmdr.cluster
+    from kmdr.engine import work
     from kmdr.reducers import make_reducer
-    from kmdr.run import work
 
     calls = []
     real = kmdr.cluster.kmeans

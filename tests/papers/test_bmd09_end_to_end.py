@@ -49,7 +49,7 @@ def _run(name: str, overrides: list[str]):
     from omegaconf import OmegaConf
 
     from kmdr.config.spec import spec_from_config
-    from kmdr.run.runner import run_experiment
+    from kmdr.engine.runner import run_experiment
 
     cfg = _compose(name, overrides)
     spec = spec_from_config(cfg)

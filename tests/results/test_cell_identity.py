@@ -9,8 +9,8 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr.config.spec import spec_from_config
+from kmdr.engine.runner import run_experiment
 from kmdr.results.columns import IDENTITY_COLUMNS
-from kmdr.run.runner import run_experiment
 
 
 def config(results_dir, **over):

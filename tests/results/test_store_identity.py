@@ -25,11 +25,11 @@ import pytest
 from _run_configs import synth_run
 from kmdr.config.spec import spec_from_config
 from kmdr.datasets import Dataset
+from kmdr.engine.runner import run_experiment
 from kmdr.reducers._builtins import BUILTIN_ENTRIES
 from kmdr.results import cells
 from kmdr.results import summary as aggregate
 from kmdr.results.records import identity_id, seal
-from kmdr.run.runner import run_experiment
 
 fault = pytest.mark.fault
 BIN = Path(sys.executable).parent

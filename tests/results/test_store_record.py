@@ -24,10 +24,10 @@ import pytest
 from _run_configs import synth_run
 from kmdr._io import read_csv
 from kmdr.config.spec import spec_from_config
+from kmdr.engine.runner import run_experiment
 from kmdr.results import summary as aggregate
 from kmdr.results.records import seal
 from kmdr.results.store import CellStore
-from kmdr.run.runner import run_experiment
 
 fault = pytest.mark.fault
 NAME = "faults"
@@ -172,7 +172,7 @@ def test_a_partial_cache_is_merged_with_the_record(made, tmp_path):
 
 KILLED = """
 import json, sys
-from kmdr.run.runner import run_experiment
+from kmdr.engine.runner import run_experiment
 from kmdr._io import read_csv
 from kmdr.config.spec import spec_from_config
 run_experiment(spec_from_config(json.loads(sys.argv[1])), log=lambda m: None)

@@ -29,7 +29,7 @@ import os
 import sys
 
 from kmdr._errors import exit_error
-from kmdr.run import signals
+from kmdr.engine import signals
 
 __all__ = ["config_problem", "main", "release_stderr"]
 
@@ -139,7 +139,7 @@ def _main() -> None:
     global _HELD
     user_full_error = os.environ.get(_FULL_ERROR)
     held = _HeldStderr(sys.stderr)
-    # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.run.signals).
+    # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.engine.signals).
     with signals.stop_on_signals():
         try:
             import hydra

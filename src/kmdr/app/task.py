@@ -3,7 +3,7 @@
 :func:`run` receives the config Hydra composed against the typed schema. It checks the folders
 of the config search path, gives a run of a preset that changes what the preset fixes its own
 folder (:func:`own_folder`), builds the checked spec (:func:`kmdr.config.spec.spec_from_config`),
-loads the data once per process, runs the experiment (:func:`kmdr.run.runner.run_experiment`),
+loads the data once per process, runs the experiment (:func:`kmdr.engine.runner.run_experiment`),
 then writes its summaries and figures (:func:`kmdr.app.drawing.draw`).
 
 It returns the run's mean accuracy: the mean of the ``accuracy`` column over the run's cells
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from kmdr._errors import exit_error
 from kmdr.config.errors import ConfigError
-from kmdr.run import signals
+from kmdr.engine import signals
 
 __all__ = [
     "RunError",
@@ -262,8 +262,8 @@ def _run(cfg, hc, choices, moved: str | None, stage: dict):
     from kmdr.config.errors import ConfigError
     from kmdr.config.schema import to_container
     from kmdr.config.spec import spec_from_config
-    from kmdr.run.parallel import BackendError, resolve_parallelism, start_workers
-    from kmdr.run.runner import run_experiment
+    from kmdr.engine.parallel import BackendError, resolve_parallelism, start_workers
+    from kmdr.engine.runner import run_experiment
 
     try:
         spec = spec_from_config(cfg, only_reducer=only_reducer(choices))

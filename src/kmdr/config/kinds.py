@@ -1,7 +1,7 @@
 """Experiment kinds: what a run computes once its data is loaded and checked.
 
 A kind is a small object with a ``name`` and ``run(ctx)`` (``ctx`` is the runner's
-:class:`~kmdr.run.runner.RunContext`); ``writes_cells`` says whether it produces cells
+:class:`~kmdr.engine.runner.RunContext`); ``writes_cells`` says whether it produces cells
 (and so takes part in ``dry_run`` planning through ``plan(ctx)``). Kinds are looked up by the
 config's ``kind`` key in :data:`KINDS`, a :class:`kmdr.plugins.Registry`: the sweep of cells is
 declared here; a paper declares its own kinds as entry points of the group ``kmdr.kinds`` (bmd09's
@@ -25,7 +25,7 @@ def _check(obj, name: str):
 
 #: Every experiment kind: the sweep of cells, then the papers' and plug-ins' kinds.
 KINDS: Registry = Registry("experiment kind", "kmdr.kinds", convert=_check)
-KINDS.declare("cells", "kmdr.run.sweep:CELLS")
+KINDS.declare("cells", "kmdr.engine.sweep:CELLS")
 
 
 def get_kind(name: str):

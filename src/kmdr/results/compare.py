@@ -261,7 +261,7 @@ def recomputed(before: dict[Key, dict], exp_dir: Path, run_id: str) -> Compariso
 
 
 def replaced_line(name: str, outcome, before: dict[Key, dict]) -> str:
-    """One line on a run of experiment ``name`` (a :class:`kmdr.run.runner.RunOutcome`): its
+    """One line on a run of experiment ``name`` (a :class:`kmdr.engine.runner.RunOutcome`): its
     cells reused, and those it computed against the rows of ``before`` they replace, e.g.
     ``bzmd14_orl: 705 cells: 5 reused, 700 computed: 700 identical``."""
     if outcome.skipped:

@@ -22,7 +22,7 @@ from kmdr.results.store import CellStore
 RUN = textwrap.dedent(
     """
     import sys
-    from kmdr.run.runner import run_experiment
+    from kmdr.engine.runner import run_experiment
     from kmdr.config.spec import spec_from_config
 
     cfg = {

@@ -13,12 +13,12 @@ import time
 import pandas as pd
 import pytest
 
-import kmdr.run.work as work
+import kmdr.engine.work as work
 from _run_configs import synth_run
 from kmdr._io import temporary_path
 from kmdr.config.spec import spec_from_config
+from kmdr.engine.runner import run_experiment
 from kmdr.results.store import CellStore
-from kmdr.run.runner import run_experiment
 
 KEY = ["dataset", "reducer", "r", "repetition"]
 
@@ -59,7 +59,7 @@ def test_kill_9_part_way_then_resume(tmp_path):
     code = (
         "import json, sys\n"
         "from kmdr.config.spec import spec_from_config\n"
-        "from kmdr.run.runner import run_experiment\n"
+        "from kmdr.engine.runner import run_experiment\n"
         "run_experiment(spec_from_config(json.loads(sys.argv[1])))\n"
     )
     cfg = config(tmp_path)

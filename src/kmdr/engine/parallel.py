@@ -4,7 +4,7 @@ Backends (``backend=`` in the config):
 
 * ``loky`` (default), ``threading``, ``multiprocessing``, ``sequential``: joblib's own;
 * ``dask`` and ``ray``: a cluster given by address, or one started for the run
-  (:mod:`kmdr.run.clusters`).
+  (:mod:`kmdr.engine.clusters`).
 
 No register function is needed for any of them.
 
@@ -53,9 +53,9 @@ __all__ = [
     "watch_parent",
 ]
 
-#: The modules a worker imports for its first cell (kmdr.run.work and what it imports
+#: The modules a worker imports for its first cell (kmdr.engine.work and what it imports
 #: lazily); :func:`start_workers` has them imported while the main process is still preparing.
-WORKER_MODULES = ("kmdr.run.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
+WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
 
 
 class BackendError(RuntimeError):
@@ -188,8 +188,8 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
     :class:`CellAborted` naming ``what`` (the reducer and cells), which the run reports in one
     line, instead of ending the run silently or taking the worker down. A real Ctrl-C of the
     run's own process stays an interrupt."""
+    from kmdr.engine import signals
     from kmdr.results import _locks
-    from kmdr.run import signals
 
     watch_parent(parent_pid)
     if os.getpid() != parent_pid:
@@ -295,7 +295,7 @@ def backend_session(spec, par: Parallelism) -> Iterator[dict]:
     Yields a description of the backend for the run record. Raises :class:`BackendError` (one
     line) when it cannot start.
     """
-    from kmdr.run import clusters
+    from kmdr.engine import clusters
 
     if spec.backend == "dask":
         session = clusters.dask_session(spec, par)

@@ -7,7 +7,7 @@
   local Ray with ``n_jobs`` CPUs (``pip install 'kmdr[ray]'``).
 
 Either yields a description of the backend for the run record, and raises
-:class:`~kmdr.run.parallel.BackendError` (one line) when it cannot start.
+:class:`~kmdr.engine.parallel.BackendError` (one line) when it cannot start.
 
 While a session lasts, the libraries' own loggers (``distributed``, ``dask``, ``ray``) show
 errors only (:func:`library_logs`): their INFO and WARNING lines are start-up and shutdown chatter
@@ -25,7 +25,7 @@ import logging
 from collections.abc import Iterator
 
 from kmdr._errors import one_line
-from kmdr.run.parallel import BackendError, Parallelism
+from kmdr.engine.parallel import BackendError, Parallelism
 
 __all__ = ["dask_session", "library_logs", "ray_session"]
 

@@ -12,8 +12,8 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr.config.spec import spec_from_config
-from kmdr.run.parallel import BackendError, resolve_parallelism
-from kmdr.run.runner import run_experiment
+from kmdr.engine.parallel import BackendError, resolve_parallelism
+from kmdr.engine.runner import run_experiment
 
 #: The columns a cell's computation produces that must not depend on the backend.
 VALUES = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]

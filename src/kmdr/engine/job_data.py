@@ -222,7 +222,7 @@ def _sent(spec, X, y, fingerprint: str) -> Iterator[tuple]:
     if spec.backend == "dask":
         from distributed import get_client
 
-        client = get_client()  # the session's client (kmdr.run.clusters), as joblib's
+        client = get_client()  # the session's client (kmdr.engine.clusters), as joblib's
         [future] = client.scatter([(X, y)], broadcast=True, hash=False)
         try:
             with _forgotten_after(spec, fingerprint):

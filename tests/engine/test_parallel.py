@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 from joblib import Parallel, delayed
 
-from kmdr.run import parallel
-from kmdr.run.parallel import (
+from kmdr.engine import parallel
+from kmdr.engine.parallel import (
     Parallelism,
     backend_session,
     resolve_parallelism,

@@ -37,8 +37,8 @@ import numpy as np
 
 from kmdr.config.seeds import shared_random_state, stream_seeds
 from kmdr.config.spec import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
+from kmdr.engine.reducer_checks import checked_reduction
 from kmdr.results.cells import Cell, reducer_kwargs
-from kmdr.run.reducer_checks import checked_reduction
 
 __all__ = [
     "TIMING_PER_CELL",
@@ -294,7 +294,7 @@ def group_job(cells, data, payload, n_clusters, shared_seed, threads, parent_pid
     need (seeded ``shared_seed``) from this process's memo, timed once per repetition.
 
     ``data`` and ``payload`` give the run's X, y and objective evaluator, carried or obtained as
-    :mod:`kmdr.run.job_data` says (``data.resolve(payload)``).
+    :mod:`kmdr.engine.job_data` says (``data.resolve(payload)``).
 
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record.

@@ -3,8 +3,8 @@
 1. load the data and check the config against its shape (nothing is written before this);
 2. write the run record (``runs/<run_id>.json``, status ``running``);
    (meanwhile a loky pool starts and its workers import what cells need:
-   :func:`~kmdr.run.parallel.start_workers`);
-3. start the parallel backend (:mod:`~kmdr.run.parallel`) and hand the run to its
+   :func:`~kmdr.engine.parallel.start_workers`);
+3. start the parallel backend (:mod:`~kmdr.engine.parallel`) and hand the run to its
    experiment kind (:mod:`~kmdr.config.kinds`: ``cells`` sweeps cells,
    ``leverage_scores`` draws bmd09 Figure 1's scores);
 4. close the record with the status (complete, interrupted, failed with its one-line reason).
@@ -31,11 +31,9 @@ from kmdr._errors import one_line
 from kmdr.config.checks import check_against_data, check_reducer_params
 from kmdr.config.kinds import get_kind
 from kmdr.config.spec import ExperimentSpec
-from kmdr.results.provenance import new_run_id, now, run_record
-from kmdr.results.store import CellStore
-from kmdr.run import signals
-from kmdr.run.job_data import prepare_data
-from kmdr.run.parallel import (
+from kmdr.engine import signals
+from kmdr.engine.job_data import prepare_data
+from kmdr.engine.parallel import (
     BackendError,
     Parallelism,
     backend_session,
@@ -43,7 +41,9 @@ from kmdr.run.parallel import (
     start_workers,
     wait_for_workers,
 )
-from kmdr.run.sweep import progress_bar
+from kmdr.engine.sweep import progress_bar
+from kmdr.results.provenance import new_run_id, now, run_record
+from kmdr.results.store import CellStore
 
 __all__ = ["RunContext", "RunOutcome", "prepare_data", "run_experiment"]
 
@@ -149,12 +149,12 @@ def run_experiment(
     :class:`~kmdr.datasets.DeclaredData`. ``config``: the full resolved
     config to record (default: the spec). ``log``: where one-line messages go (default: stderr).
     ``launcher_jobs``: how many runs a Hydra launcher runs at once on this machine (they share
-    its cores: see :func:`~kmdr.run.parallel.resolve_parallelism`).
+    its cores: see :func:`~kmdr.engine.parallel.resolve_parallelism`).
 
     Raises :class:`~kmdr.config.errors.ConfigError` before writing anything when a reducer
     does not take its parameters or the config does not fit the data. A dataset that cannot be
     obtained is not an error: the outcome's ``skipped`` holds the reason and the record says so.
-    A backend that fails raises :class:`~kmdr.run.parallel.BackendError` after the record says
+    A backend that fails raises :class:`~kmdr.engine.parallel.BackendError` after the record says
     ``failed``.
     """
     from kmdr.datasets import DatasetUnavailable, DeclaredData
@@ -210,7 +210,7 @@ def run_experiment(
         spec, dataset, X, y, k, store, record, outcome, par, log, progress_bar(spec.progress)
     )
     if dry_run:
-        from kmdr.run.dry_run import describe
+        from kmdr.engine.dry_run import describe
 
         outcome.status = "dry_run"
         outcome.messages.append(describe(ctx, kind))
