@@ -50,7 +50,7 @@ FIGURE_NOTES = {
         "are NOT a reproduction of lst17's RCV1 panel**; they only show whether the methods "
         "behave as the paper describes on sparse text-like data. lst17 could not run SVD, LLE "
         "and LS on RCV1; here the data stay sparse and every method that runs at this size is "
-        "drawn, two of them on a sub-grid of r (times measured on 2 shared cores, one thread): "
+        "drawn, three of them on a sub-grid of r (times measured on 2 shared cores, one thread): "
         "**SVD** (the exact truncated SVD of the CSR matrix by ARPACK) only for r ≤ 200, its "
         "cost growing about as r² (1.2 s at r = 10, 9 s at 100, 35 s at 200, 108 s at 300, and "
         "every repetition is timed on its own reduction: r = 300 alone would add 9 CPU-"
@@ -58,12 +58,12 @@ FIGURE_NOTES = {
         "that grows with r (r = 300: 39 s + 26 s per repetition, over a minute per cell at r ≥ "
         "1000), at chance accuracy at every r tried (each center coordinate is seen through "
         "about n r / d points, under one at r = 100). **LS** runs the whole grid (its 5-NN "
-        "graph on the sparse rows takes about 45 s per repetition). **LLE is not drawn**: "
-        "scikit-learn's LLE needs X dense (5.9 GB) and, for r ≥ 9, a dense 15564 × 15564 "
-        "eigenproblem, so the reducer refuses n = 15564 up front. A sparse neighbour graph "
-        "would make it feasible (measured outside kmdr: 12-NN graph on the CSR rows 15 s, "
-        "reconstruction weights 14 s, the bottom eigenvectors of the sparse M by ARPACK 6 s at "
-        "r = 10, 10 s at r = 50, 25 s at r = 100, CPU time) but kmdr's LLE has no such path."
+        "graph on the sparse rows takes about 45 s per repetition). **LLE** only for r ≤ 100, "
+        "through its sparse path (scikit-learn's standard LLE with its ARPACK solver, on a "
+        "12-NN graph of the CSR rows and a sparse (I − W)ᵀ(I − W); X is never densified, "
+        "where scikit-learn's own LLE would need it dense, 5.9 GB): each repetition "
+        "recomputes the neighbour graph and the weights (about 30 CPU-s) and the eigenproblem, "
+        "which grows with r (6 CPU-s at r = 10, 25 s at r = 100); LLE_CELLS."
     ),
 }
 
