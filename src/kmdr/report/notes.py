@@ -63,7 +63,9 @@ FIGURE_NOTES = {
         "12-NN graph of the CSR rows and a sparse (I − W)ᵀ(I − W); X is never densified, "
         "where scikit-learn's own LLE would need it dense, 5.9 GB): each repetition "
         "recomputes the neighbour graph and the weights (about 30 CPU-s) and the eigenproblem, "
-        "which grows with r (6 CPU-s at r = 10, 25 s at r = 100); LLE_CELLS."
+        "which grows with r (6 CPU-s at r = 10, 25 s at r = 100): a cell's reduction took "
+        "43 s at r = 10, 99 s at r = 50 and 209 s at r = 100 (wall, mean of 5 repetitions on "
+        "the shared machine), so r ≥ 200 would add tens of minutes to `make reproduce`."
     ),
 }
 
