@@ -48,10 +48,11 @@ class LocallyLinearReducer(BaseReducer):
 
     Dense input goes to scikit-learn's estimator, which needs the whole of X dense and, for the
     r >= 9 of lst17's grids, a dense n x n eigendecomposition (8 n^2 bytes, O(n^3) time).
-    Sparse input (CSR, CSC) takes a sparse path (:mod:`kmdr.reducers._lle_sparse`): the same
-    method with scikit-learn's ARPACK solver (``eigen_solver`` is not read), on a sparse
-    neighbour graph and a sparse ``M``, never densifying X; its memory is O(nnz + n k^2 + n r)
-    and its time is dominated by the neighbour search, O(n^2) sparse row products.
+    Sparse input (any scipy.sparse format) takes a sparse path
+    (:mod:`kmdr.reducers._lle_sparse`): the same method with scikit-learn's ARPACK solver
+    (``eigen_solver`` is not read), on a sparse neighbour graph and a sparse ``M``, never
+    densifying X; its memory is O(nnz + n k^2 + n r) and its time is dominated by the
+    neighbour search, O(n^2) sparse row products.
 
     Each path refuses, with a one-line ValueError, data it cannot handle in reasonable time and
     memory, in ``fit`` and in :meth:`max_components` (which the runner calls before any work,
@@ -66,7 +67,9 @@ class LocallyLinearReducer(BaseReducer):
     Sparse input: n_samples > ``max_samples_sparse`` (default 20 000: at 15 564 x 47 236 with 76
     non-zeros a row, the 12-NN graph takes 15 s, the weights 14 s and ARPACK 6 s at r = 10 to
     25 s at r = 100 on one core; the neighbour search grows as n^2), or its memory estimate
-    (:func:`~kmdr.reducers._lle_sparse.sparse_lle_memory_bytes`) above ``max_memory_mb``.
+    (:func:`~kmdr.reducers._lle_sparse.sparse_lle_memory_bytes` plus scikit-learn's
+    ``working_memory`` for the chunked neighbour search) above ``max_memory_mb``; on sparse
+    data :meth:`max_components` is also capped by the largest r within that memory.
 
     Parameters
     ----------
