@@ -67,7 +67,7 @@ class LocallyLinearReducer(BaseReducer):
     Sparse input: n_samples > ``max_samples_sparse`` (default 20 000: at 15 564 x 47 236 with 76
     non-zeros a row, the 12-NN graph takes 15 s, the weights 14 s and ARPACK 6 s at r = 10 to
     25 s at r = 100 on one core; the neighbour search grows as n^2), or its memory estimate
-    (:func:`~kmdr.reducers._lle_sparse.sparse_lle_memory_bytes` plus scikit-learn's
+    (:func:`~kmdr.reducers._lle_sparse.sparse_lle_memory_bytes` plus twice scikit-learn's
     ``working_memory`` for the chunked neighbour search) above ``max_memory_mb``; on sparse
     data :meth:`max_components` is also capped by the largest r within that memory.
 
@@ -178,11 +178,13 @@ class LocallyLinearReducer(BaseReducer):
             )
 
     def _sparse_memory_mb(self, n_samples: int, r: int) -> float:
-        """The sparse path's memory estimate, with scikit-learn's neighbour-search chunk."""
+        """The sparse path's memory estimate, in MiB: its arrays and the neighbour search,
+        which peaks at about twice scikit-learn's ``working_memory`` (2 GiB measured at the
+        default 1 GiB: a chunk of distances and the sparse products behind it)."""
         from sklearn import get_config
 
         need = _lle_sparse.sparse_lle_memory_bytes(n_samples, self.n_neighbors, r) / 2**20
-        return need + float(get_config()["working_memory"])
+        return need + 2 * float(get_config()["working_memory"])
 
     def _sparse_max_r(self, n_samples: int) -> int:
         """The largest r whose sparse-path memory estimate is within max_memory_mb."""
