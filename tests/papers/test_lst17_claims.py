@@ -1,6 +1,6 @@
 """lst17's claims per dataset: the rankings of the slow baselines (SVD, LLE, LS) are checked on
 every dataset whose preset runs them, the stand-in's claims say it is one, and a method run on a
-sub-grid of r (SVD and PD on sparse_text) is compared on the r it has."""
+sub-grid of r (SVD, PD and LLE on sparse_text) is compared on the r it has."""
 
 from __future__ import annotations
 
@@ -69,3 +69,20 @@ def test_sub_grid_methods_are_ranked_on_their_own_r_and_lle_is_listed_not_run():
     # SVD faster than LS over their common grid: against the claim
     quick = _summary({**slow, "SVD": (svd, 0.001), C.LAPSCORES: (GRID, 0.5)}, "reduce_seconds")
     assert _run("lst17-svd-lle-slowest-sparse_text", quick).verdict == C.FAILS
+
+
+@pytest.mark.slow
+def test_lle_on_its_sub_grid_counts_in_both_rankings():
+    lle, sub = [r for r in GRID if r <= 100], [r for r in GRID if r <= 200]
+    times = {"SE": (GRID, 0.02), "RP": (GRID, 1.0), "SVD": (sub, 40.0), "PD": (sub, 5.0)}
+    times = _summary({**times, "LLE": (lle, 60.0), C.LAPSCORES: (GRID, 0.01)}, "reduce_seconds")
+    verdict = _run("lst17-svd-lle-slowest-sparse_text", times)
+    assert verdict.verdict == C.HOLDS and "LLE was not run" not in verdict.evidence
+    # LLE faster than RP on their common r: the ranking fails
+    quick = times.assign(reduce_seconds_mean=times.reduce_seconds_mean.where(
+        times.method != "LLE", 0.001))  # fmt: skip
+    assert _run("lst17-svd-lle-slowest-sparse_text", quick).verdict == C.FAILS
+    scores = {"SE": (GRID, 0.8), "RP": (GRID, 0.8), "SVD": (sub, 0.8), "PD": (sub, 0.8)}
+    low = _summary({**scores, "LLE": (lle, 0.3), C.LAPSCORES: (GRID, 0.3)}, "accuracy")
+    trails = _run("lst17-lle-lapscores-trail-sparse_text", low)
+    assert trails.verdict == C.HOLDS and "LLE was not run" not in trails.evidence

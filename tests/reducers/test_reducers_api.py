@@ -192,6 +192,10 @@ def test_sparse_input_gives_the_same_numbers_as_dense(name):
         assert Cs.shape == Cd.shape
         if name.startswith("svd"):  # svds vs LAPACK: same subspace, signs fixed by svd_flip
             np.testing.assert_allclose(np.abs(to_dense(Cs)), np.abs(Cd), atol=1e-8)
+        elif name == "lle":  # the sparse path is scikit-learn's ARPACK LLE: the same subspace
+            Cd = _make(name, eigen_solver="arpack").fit_transform(X)
+            (qs, _), (qd, _) = np.linalg.qr(Cs), np.linalg.qr(Cd)
+            np.testing.assert_allclose(qs @ qs.T, qd @ qd.T, atol=1e-6)
         else:
             # to_dense(Cd): PD's output is sparse even for dense input
             np.testing.assert_allclose(to_dense(Cs), to_dense(Cd), atol=1e-10)

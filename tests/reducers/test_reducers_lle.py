@@ -1,4 +1,5 @@
-"""LLE (Roweis and Saul 2000) through scikit-learn, with its one-line feasibility guard."""
+"""LLE (Roweis and Saul 2000): scikit-learn on dense data, the sparse path on sparse data, and
+their one-line feasibility guards."""
 
 import numpy as np
 import pytest
@@ -39,12 +40,106 @@ def test_random_state_reproduces_the_arpack_embedding():
     np.testing.assert_array_equal(a, b)
 
 
-def test_sparse_input_is_densified_to_the_same_embedding():
-    X = _data(n=120, d=15)
-    X[X < 0] = 0.0
-    dense = LocallyLinearReducer(4, random_state=0).fit_transform(X)
-    sparse = LocallyLinearReducer(4, random_state=0).fit_transform(sp.csr_matrix(X))
-    np.testing.assert_allclose(sparse, dense, atol=1e-10)
+class NoDensify(sp.csr_matrix):
+    """A CSR matrix that fails the test if anything densifies it."""
+
+    def toarray(self, *args, **kwargs):
+        raise AssertionError("the sparse LLE path densified its input")
+
+    def todense(self, *args, **kwargs):
+        raise AssertionError("the sparse LLE path densified its input")
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("the sparse LLE path densified its input")
+
+
+def _sparse_data(n=300, d=80, seed=0):
+    return sp.random(n, d, density=0.2, random_state=seed, format="csr")
+
+
+def _dense_barycenter_weights(X, ind, reg):
+    """scikit-learn's barycenter_weights, written out on dense rows (the test's oracle)."""
+    k = ind.shape[1]
+    out = np.empty(ind.shape)
+    for i, rows in enumerate(ind):
+        C = X[rows] - X[i]
+        G = C @ C.T
+        trace = np.trace(G)
+        G.flat[:: k + 1] += reg * trace if trace > 0 else reg
+        w = np.linalg.solve(G, np.ones(k))
+        out[i] = w / w.sum()
+    return out
+
+
+def test_sparse_weights_equal_scikit_learns_barycenter_weights():
+    from sklearn.neighbors import NearestNeighbors
+
+    from kmdr.reducers._lle_sparse import barycenter_weights
+
+    X = _sparse_data()
+    dense = X.toarray()
+    ind = NearestNeighbors(n_neighbors=13).fit(dense).kneighbors(dense, return_distance=False)
+    ind = ind[:, 1:]
+    got = barycenter_weights(X, X, ind, 1e-3)
+    np.testing.assert_allclose(got, _dense_barycenter_weights(dense, ind, 1e-3), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(got.sum(axis=1), 1.0)
+
+
+def _same_subspace(A, B):
+    """Largest deviation between the orthogonal projections onto the columns of A and of B."""
+    qa, _ = np.linalg.qr(A)
+    qb, _ = np.linalg.qr(B)
+    return np.abs(qa @ qa.T - qb @ qb.T).max()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("r", [2, 5, 20])
+def test_sparse_path_equals_scikit_learns_arpack_lle(r):
+    X = _sparse_data()
+    est = LocallyLinearReducer(r, random_state=3)
+    C = est.fit_transform(NoDensify(X))
+    ref = LocallyLinearEmbedding(
+        n_neighbors=12, n_components=r, eigen_solver="arpack", random_state=3
+    ).fit(X.toarray())
+    assert est.sparse_input_ and C.shape == (300, r)
+    assert _same_subspace(C, ref.embedding_) < 1e-6
+    # Column by column up to sign, where the eigenvalues are apart (scikit-learn's order).
+    signs = np.sign(np.sum(C * ref.embedding_, axis=0))
+    close = np.all(np.isclose(C * signs, ref.embedding_, atol=1e-6), axis=0)
+    assert close.mean() > 0.5
+    np.testing.assert_allclose(est.reconstruction_error_, ref.reconstruction_error_, rtol=1e-8)
+
+
+@pytest.mark.slow
+def test_sparse_path_is_seeded_and_not_deterministic():
+    X = _sparse_data(seed=2)
+    a = LocallyLinearReducer(3, random_state=5).fit_transform(X)
+    b = LocallyLinearReducer(3, random_state=5).fit_transform(X)
+    np.testing.assert_array_equal(a, b)
+    assert not LocallyLinearReducer(30).is_deterministic(X)  # ARPACK from random_state
+    assert LocallyLinearReducer(30).is_deterministic(X.toarray())  # dense eigh
+
+
+@pytest.mark.slow
+def test_sparse_transform_places_training_points_near_their_embedding():
+    X = _sparse_data(n=250)
+    est = LocallyLinearReducer(3, random_state=0).fit(NoDensify(X))
+    np.testing.assert_allclose(est.transform(NoDensify(X)), est.embedding_, atol=0.05)
+
+
+def test_sparse_limits_are_the_sparse_paths():
+    # RCV1's shape: refused dense (X densified is 5.9 GB), accepted sparse up to the r that the
+    # memory estimate allows; more points than max_samples_sparse are refused in one line.
+    with pytest.raises(ValueError, match="max_samples=10000"):
+        max_components("lle", 15564, 47236)
+    top = max_components("lle", 15564, 47236, sparse=True)
+    assert 1000 <= top < 15564
+    with pytest.raises(ValueError, match="max_samples_sparse=20000") as err:
+        max_components("lle", 20001, 47236, sparse=True)
+    assert "\n" not in str(err.value) and "drop lle" in str(err.value)
+    with pytest.raises(ValueError, match=r"n_samples=101 .* max_samples_sparse=100") as err:
+        LocallyLinearReducer(2, max_samples_sparse=100).fit(_sparse_data(n=101))
+    assert "\n" not in str(err.value)
 
 
 def test_unrolls_a_swiss_roll():
@@ -92,9 +187,8 @@ def test_fit_refuses_too_many_points_before_any_work(monkeypatch):
     with pytest.raises(ValueError, match=r"n_samples=101 .* max_samples=100") as err:
         LocallyLinearReducer(2, max_samples=100).fit(X)
     assert "\n" not in str(err.value)
-    big = sp.eye(5000, 50_000, format="csr")
     with pytest.raises(ValueError, match=r"needs about \d+ MiB") as err:
-        LocallyLinearReducer(2, max_memory_mb=1000).fit(big)  # densifying it: 1.9 GB
+        max_components("lle", 5000, 50_000, max_memory_mb=1000)  # dense: X alone is 1.9 GB
     assert "\n" not in str(err.value)
 
 
@@ -108,4 +202,18 @@ def test_memory_estimate_counts_the_dense_eigenproblem():
 def test_too_many_neighbours_fails_in_one_line():
     with pytest.raises(ValueError, match=r"n_neighbors=12 .* n_samples=10") as err:
         LocallyLinearReducer(2).fit(_data(n=10))
+    assert "\n" not in str(err.value)
+
+
+def test_the_runners_up_front_check_knows_the_data_are_sparse():
+    from types import SimpleNamespace
+
+    from kmdr.config.checks import check_against_data
+    from kmdr.config.errors import ConfigError
+
+    lle = SimpleNamespace(id="lle", name="lle", params={}, max_r=100)
+    spec = SimpleNamespace(kind="cells", dataset="sparse_text", r_grid=[10, 1000], reducers=[lle])
+    check_against_data(spec, 15564, 47236, 53, sparse=True)  # the sparse path: accepted
+    with pytest.raises(ConfigError, match="max_samples=10000") as err:
+        check_against_data(spec, 15564, 47236, 53)  # the same shape dense: refused
     assert "\n" not in str(err.value)

@@ -224,9 +224,12 @@ def check_reducer_params(spec) -> None:
             raise ConfigError(f"reducer {red.id!r}: {one_line(err)}") from None
 
 
-def check_against_data(spec, n_samples: int, n_features: int, n_clusters: int) -> None:
-    """Check every (reducer, r) of ``spec`` can run on n_samples x n_features data with k
-    clusters; raise a one-line :class:`ConfigError` naming the valid range otherwise."""
+def check_against_data(
+    spec, n_samples: int, n_features: int, n_clusters: int, *, sparse: bool = False
+) -> None:
+    """Check every (reducer, r) of ``spec`` can run on n_samples x n_features data (``sparse``
+    or dense) with k clusters; raise a one-line :class:`ConfigError` naming the valid range
+    otherwise."""
     from kmdr.reducers import is_baseline_reducer, max_components
 
     shape = f"n={n_samples}, d={n_features}, k={n_clusters}"
@@ -243,7 +246,7 @@ def check_against_data(spec, n_samples: int, n_features: int, n_clusters: int) -
         if "n_clusters" not in params:
             params["n_clusters"] = n_clusters
         try:
-            top = max_components(red.name, n_samples, n_features, **params)
+            top = max_components(red.name, n_samples, n_features, sparse=sparse, **params)
         except (TypeError, ValueError) as err:
             raise ConfigError(f"reducer {red.id!r}: {one_line(err)}") from None
         if top is not None:

@@ -190,7 +190,7 @@ def run_experiment(
     X, y, sparse, fingerprint = _data_of(spec, dataset)
     n, d = X.shape
     k = int(dataset.n_clusters)
-    check_against_data(spec, n, d, k)  # raises ConfigError before anything is written
+    check_against_data(spec, n, d, k, sparse=sparse)  # a ConfigError before anything is written
     store = CellStore(exp_dir, log=log)
     dry_run = getattr(spec, "dry_run", False)
     # A dry run writes no record: it needs only the data's part of one (not the library

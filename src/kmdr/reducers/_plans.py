@@ -187,8 +187,11 @@ LAPLACIAN = ReducerPlan(
 
 
 def _lle_dense(p: Mapping, data: DataFacts) -> bool:
-    """True when scikit-learn's dense eigensolver runs (ARPACK starts from random_state):
-    eigen_solver="dense", or "auto" with n_samples <= 200 or r + 1 >= 10."""
+    """True when scikit-learn's dense eigensolver runs (ARPACK starts from random_state): on
+    dense data with eigen_solver="dense", or "auto" with n_samples <= 200 or r + 1 >= 10.
+    Sparse data always take the sparse path's ARPACK solver."""
+    if data.sparse:
+        return False
     r = data.n_features if p["n_components"] is None else int(p["n_components"])
     dense_auto = data.n_samples <= 200 or r + 1 >= 10
     return p["eigen_solver"] == "dense" or (p["eigen_solver"] == "auto" and dense_auto)
@@ -198,7 +201,7 @@ def _lle_dense(p: Mapping, data: DataFacts) -> bool:
 LLE = ReducerPlan(
     defaults={"eigen_solver": "auto"},
     deterministic=_lle_dense,
-    max_components=None,  # the class also checks LLE is feasible on this shape
+    max_components=None,  # the class also checks LLE is feasible on this shape and sparsity
 )
 
 

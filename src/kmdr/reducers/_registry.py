@@ -202,19 +202,26 @@ def make_reducer(name: str, n_components, *, n_clusters=None, random_state=None,
     return cls(**kwargs)
 
 
-def max_components(name: str, n_samples: int, n_features: int, **params) -> int | None:
+def max_components(
+    name: str, n_samples: int, n_features: int, *, sparse: bool = False, **params
+) -> int | None:
     """The largest r reducer ``name`` can produce on an n_samples x n_features matrix.
 
     None means no bound (projections, leverage sampling with replacement, the baseline, which
     ignores r). ``params`` matter for some entries (``scores="top"`` bounds leverage sampling by
     d). Read from the entry's declared plan when it states the bound (the class is not
     imported); otherwise the reducer is built and asked (it may raise a one-line ValueError for
-    a shape it cannot handle).
+    a shape it cannot handle), and told whether the data are ``sparse`` if its
+    ``max_components`` takes that keyword (LLE's limits differ between its two paths).
     """
     entry = reducer_entry(name)
     rule = None if entry.plan is None else entry.plan.max_components
     if rule is None:
-        return make_reducer(name, None, **params).max_components(n_samples, n_features)
+        import inspect
+
+        ask = make_reducer(name, None, **params).max_components
+        told = {"sparse": bool(sparse)} if "sparse" in inspect.signature(ask).parameters else {}
+        return ask(n_samples, n_features, **told)
     given = {**entry.plan.defaults, **entry.fixed, **params, "n_components": None}
     return rule(given, n_samples, n_features)
 

@@ -10,7 +10,7 @@ from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from kmdr.reducers import _plans
+from kmdr.reducers import _lle_sparse, _plans
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._validation import check_count
 
@@ -46,16 +46,30 @@ class LocallyLinearReducer(BaseReducer):
     method and scikit-learn's defaults otherwise; Roweis' code regularizes the local Gram matrix
     only when the neighbours outnumber the input dimension, scikit-learn always (``reg``).
 
-    LLE is dense and slow: it needs the whole of X dense (sparse input is densified) and, for the
-    r >= 9 of lst17's grids, a dense n x n eigendecomposition (8 n^2 bytes, O(n^3) time). So it
-    refuses, with a one-line ValueError, data it cannot handle in reasonable time and memory, in
-    ``fit`` and in :meth:`max_components` (which the runner calls before any work):
+    Dense input goes to scikit-learn's estimator, which needs the whole of X dense and, for the
+    r >= 9 of lst17's grids, a dense n x n eigendecomposition (8 n^2 bytes, O(n^3) time).
+    Sparse input (any scipy.sparse format) takes a sparse path
+    (:mod:`kmdr.reducers._lle_sparse`): the same method with scikit-learn's ARPACK solver
+    (``eigen_solver`` is not read), on a sparse neighbour graph and a sparse ``M``, never
+    densifying X; its memory is O(nnz + n k^2 + n r) and its time is dominated by the
+    neighbour search, O(n^2) sparse row products.
+
+    Each path refuses, with a one-line ValueError, data it cannot handle in reasonable time and
+    memory, in ``fit`` and in :meth:`max_components` (which the runner calls before any work,
+    told whether the data are sparse). Dense input:
 
     * n_samples > ``max_samples`` (default 10 000: ~1e12 flops and 0.8 GB for the eigenproblem,
       minutes on one core; SECTOR's 9 619 documents fit, RCV1's 15 564 documents x 47 236 terms,
       on which lst17 also gave up after three days, do not);
     * a peak memory estimate (:func:`lle_memory_bytes`) above ``max_memory_mb`` (default 4096:
       the harness runs several workers on one machine). RCV1 densified alone is 5.9 GB.
+
+    Sparse input: n_samples > ``max_samples_sparse`` (default 20 000: at 15 564 x 47 236 with 76
+    non-zeros a row, the 12-NN graph takes 15 s, the weights 14 s and ARPACK 6 s at r = 10 to
+    25 s at r = 100 on one core; the neighbour search grows as n^2), or its memory estimate
+    (:func:`~kmdr.reducers._lle_sparse.sparse_lle_memory_bytes` plus twice scikit-learn's
+    ``working_memory`` for the chunked neighbour search) above ``max_memory_mb``; on sparse
+    data :meth:`max_components` is also capped by the largest r within that memory.
 
     Parameters
     ----------
@@ -68,7 +82,9 @@ class LocallyLinearReducer(BaseReducer):
     eigen_solver : {"auto", "arpack", "dense"}, default="auto"
         scikit-learn's choice: ARPACK when n > 200 and r + 1 < 10, else dense.
     max_samples : int, default=10_000
-        Largest n accepted (see above).
+        Largest n accepted for dense input (see above).
+    max_samples_sparse : int, default=20_000
+        Largest n accepted for sparse input (see above).
     max_memory_mb : float, default=4096
         Largest peak memory estimate accepted, in MiB.
     random_state : None, int or RandomState, default=None
@@ -80,8 +96,12 @@ class LocallyLinearReducer(BaseReducer):
         The embedding of the training points.
     reconstruction_error_ : float
         scikit-learn's reconstruction error of the embedding.
-    lle_ : sklearn.manifold.LocallyLinearEmbedding
-        The fitted scikit-learn estimator.
+    lle_ : sklearn.manifold.LocallyLinearEmbedding or None
+        The fitted scikit-learn estimator (None after a sparse fit).
+    sparse_input_ : bool
+        Whether the sparse path fitted it.
+    nbrs_ : sklearn.neighbors.NearestNeighbors
+        The neighbour search of a sparse fit (absent after a dense fit).
     n_components_, n_features_in_, shared_seconds_
         See :class:`BaseReducer`.
     """
@@ -92,6 +112,7 @@ class LocallyLinearReducer(BaseReducer):
         "reg": [Interval(Real, 0, None, closed="neither")],
         "eigen_solver": [StrOptions({"auto", "arpack", "dense"})],
         "max_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_samples_sparse": [Interval(Integral, 2, None, closed="left")],
         "max_memory_mb": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
@@ -106,6 +127,7 @@ class LocallyLinearReducer(BaseReducer):
         reg=1e-3,
         eigen_solver=_plans.LLE.defaults["eigen_solver"],
         max_samples=10_000,
+        max_samples_sparse=20_000,
         max_memory_mb=4096,
         random_state=None,
     ):
@@ -114,11 +136,16 @@ class LocallyLinearReducer(BaseReducer):
         self.reg = reg
         self.eigen_solver = eigen_solver
         self.max_samples = max_samples
+        self.max_samples_sparse = max_samples_sparse
         self.max_memory_mb = max_memory_mb
         self.random_state = random_state
 
-    def check_feasible(self, n_samples: int, n_features: int) -> None:
-        """Raise a one-line ValueError if LLE on n_samples x n_features data is unreasonable."""
+    def check_feasible(self, n_samples: int, n_features: int, *, sparse: bool = False) -> None:
+        """Raise a one-line ValueError if LLE on n_samples x n_features data (``sparse`` or
+        dense) is unreasonable."""
+        if sparse:
+            self._check_feasible_sparse(n_samples, n_features)
+            return
         if n_samples > self.max_samples:
             raise ValueError(
                 f"LLE on n_samples={n_samples} is too slow (a dense {n_samples} x {n_samples} "
@@ -134,18 +161,70 @@ class LocallyLinearReducer(BaseReducer):
                 f"{self.max_memory_mb:g}; drop lle from this experiment or raise max_memory_mb"
             )
 
-    def max_components(self, n_samples, n_features):
-        """min(n_features, n_samples - 1); a ValueError when LLE is infeasible on this shape."""
-        self.check_feasible(n_samples, n_features)
-        return max(min(n_features, n_samples - 1), 1)
+    def _check_feasible_sparse(self, n_samples: int, n_features: int) -> None:
+        if n_samples > self.max_samples_sparse:
+            raise ValueError(
+                f"LLE on sparse n_samples={n_samples} is too slow (its neighbour search grows as "
+                f"n^2): it accepts n_samples <= max_samples_sparse={self.max_samples_sparse}; "
+                "drop lle from this experiment, subsample the data or raise max_samples_sparse"
+            )
+        r = 1 if self.n_components is None else int(self.n_components)
+        need = self._sparse_memory_mb(n_samples, r)
+        if need > self.max_memory_mb:
+            raise ValueError(
+                f"LLE on sparse n_samples={n_samples} at r={r} needs about {need:.0f} MiB (its "
+                f"neighbour search and sparse eigenproblem), over max_memory_mb="
+                f"{self.max_memory_mb:g}; drop lle from this experiment or raise max_memory_mb"
+            )
+
+    def _sparse_memory_mb(self, n_samples: int, r: int) -> float:
+        """The sparse path's memory estimate, in MiB: its arrays and the neighbour search,
+        which peaks at about twice scikit-learn's ``working_memory`` (2 GiB measured at the
+        default 1 GiB: a chunk of distances and the sparse products behind it)."""
+        from sklearn import get_config
+
+        need = _lle_sparse.sparse_lle_memory_bytes(n_samples, self.n_neighbors, r) / 2**20
+        return need + 2 * float(get_config()["working_memory"])
+
+    def _sparse_max_r(self, n_samples: int) -> int:
+        """The largest r whose sparse-path memory estimate is within max_memory_mb."""
+        per_r = 8 * 3 * n_samples / 2**20  # MiB per unit of r (basis and embedding)
+        spare = self.max_memory_mb - self._sparse_memory_mb(n_samples, 0)
+        return int(spare // per_r)
+
+    def max_components(self, n_samples, n_features, *, sparse=None):
+        """min(n_features, n_samples - 1) (sparse data: also the largest r within
+        max_memory_mb); a ValueError when LLE is infeasible on this shape.
+
+        ``sparse``: whether the data are sparse (None: the input being fitted, else dense).
+        """
+        if sparse is None:
+            sparse = getattr(self, "_fitting_sparse", False)
+        self.check_feasible(n_samples, n_features, sparse=sparse)
+        top = max(min(n_features, n_samples - 1), 1)
+        return min(top, self._sparse_max_r(n_samples)) if sparse else top
 
     def _check_data_params(self, shape):
-        self.check_feasible(*shape)
+        self.check_feasible(*shape, sparse=getattr(self, "_fitting_sparse", False))
         check_count(self.n_neighbors, "n_neighbors", 1, shape[0] - 1, shape)
 
+    def _fit_validated(self, X, shared):
+        self._fitting_sparse = sp.issparse(X)  # the limits of the path X takes
+        try:
+            return super()._fit_validated(X, shared)
+        finally:
+            del self._fitting_sparse
+
     def _fit(self, X, shared_value):
-        if sp.issparse(X):
-            X = X.toarray()  # the memory guard above counted this copy
+        self.sparse_input_ = sp.issparse(X)
+        if self.sparse_input_:
+            self.embedding_, error, self.nbrs_ = _lle_sparse.fit_sparse_lle(
+                X, self.n_neighbors, self.n_components_, self.reg, self.random_state
+            )
+            self.reconstruction_error_ = error
+            self.lle_ = None
+            self._train_rows = sp.csr_array(X)
+            return
         self.lle_ = LocallyLinearEmbedding(
             n_neighbors=self.n_neighbors,
             n_components=self.n_components_,
@@ -162,5 +241,9 @@ class LocallyLinearReducer(BaseReducer):
         return self.embedding_
 
     def _transform(self, X):
-        check_is_fitted(self, "lle_")
+        check_is_fitted(self, "embedding_")
+        if self.sparse_input_:
+            return _lle_sparse.transform_sparse(
+                X, self._train_rows, self.nbrs_, self.embedding_, self.n_neighbors, self.reg
+            )
         return self.lle_.transform(X.toarray() if sp.issparse(X) else X)

@@ -73,8 +73,10 @@ def section_deviations(exps: dict[str, Experiment]) -> str:
         "planted topics" + shape("lst17_sparse_text", "sparse_text") + ", used so that SE, RP and "
         "the others can be timed on sparse text-like input. **Its numbers are not a "
         "reproduction of lst17's RCV1 panel** and no verdict on it is a verdict on RCV1. Unlike "
-        "lst17 on RCV1 it also runs SVD (r ≤ 200 only), LS and PD (r ≤ 200 only); LLE is not "
-        "run (it needs the data dense): the note of its section says why, with the times measured.",
+        "lst17 on RCV1 it also runs SVD (r ≤ 200 only), LS, PD (r ≤ 200 only) and LLE (r ≤ 100 "
+        "only, on a sparse neighbour graph: kmdr's sparse LLE path, the same method as "
+        "scikit-learn's ARPACK LLE without densifying X): the note of its section says why, "
+        "with the times measured.",
         "**SVD and ApprSVD features use r singular vectors, not k**: the figures' x-axis is r, so "
         "C = A V_r (exact, or FastFrobeniusSVD of rank r). The guarantees behind them (the "
         "2-approximation of Drineas et al. 1999, bzmd14 Theorem 13) are stated for r = k; at "
