@@ -50,6 +50,9 @@ class Misbehave(BaseReducer):
                 os._exit(3)
             if action == "keyboard":
                 raise KeyboardInterrupt
+            if action == "pid":  # which process computes the cell: its pid, one line per fit
+                with open(os.environ["KMDR_TEST_RELEASE"], "a") as out:
+                    out.write(f"{os.getpid()}\\n")
             if action == "base":
                 class Abort(BaseException):
                     pass
