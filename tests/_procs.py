@@ -116,6 +116,11 @@ def make_plugin(root: Path) -> Path:
     return root
 
 
+def _default_stop_signals() -> None:
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 class Proc:
     """A command running in its own session, its stderr collected by a thread."""
 
@@ -129,6 +134,10 @@ class Proc:
             env=full_env,
             cwd=cwd,
             start_new_session=True,
+            # Default dispositions of the stop signals, whatever this suite inherited: a suite
+            # started with nohup or as a background job of a script ignores SIGHUP or SIGINT,
+            # and kmdr, rightly, keeps a signal its parent chose to ignore.
+            preexec_fn=_default_stop_signals,
         )
         self.pid = self.popen.pid
         self._lines: list[str] = []
