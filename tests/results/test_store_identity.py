@@ -152,9 +152,12 @@ def test_a_plugin_dataset_whose_content_changed(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
     env["OMP_NUM_THREADS"] = "1"
     results = tmp_path / "results"
-    args = ["dataset=synth", "dataset.name=mine", "reducer=sign", "r_grid=[2]", "repeats=2",
-            "kmeans.n_init=1", f"results_dir={results}", "n_jobs=1", "progress=false",
-            "name=mine"]  # fmt: skip
+    conf = tmp_path / "conf" / "dataset"
+    conf.mkdir(parents=True)
+    (conf / "mine.yaml").write_text("name: mine\nparams: {}\n")  # the plug-in's config file
+    args = [f"hydra.searchpath=[file://{tmp_path / 'conf'}]", "dataset=mine", "reducer=sign",
+            "r_grid=[2]", "repeats=2", "kmeans.n_init=1", f"results_dir={results}", "n_jobs=1",
+            "progress=false", "name=mine"]  # fmt: skip
     rng = np.random.default_rng(1)
     np.save(site / "points.npy", rng.normal(size=(60, 8)))
     assert command("kmdr", *args, env=env).returncode == 0
