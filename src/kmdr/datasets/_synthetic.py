@@ -17,6 +17,19 @@ from ._base import Dataset
 from ._params import GeneratorParams, float_param, int_param
 
 
+def _check_sizes(params) -> None:
+    """The sizes every generator has (n_samples, n_features, n_clusters), as ints, in place; at
+    least one point per cluster."""
+    params.n_samples = int_param("n_samples", params.n_samples)
+    params.n_features = int_param("n_features", params.n_features)
+    params.n_clusters = int_param("n_clusters", params.n_clusters)
+    if params.n_clusters > params.n_samples:
+        raise ValueError(
+            f"parameter 'n_clusters' ({params.n_clusters}) must be <= 'n_samples' "
+            f"({params.n_samples})"
+        )
+
+
 @dataclass
 class SynthParams(GeneratorParams):
     """The parameters of ``synth`` (:func:`make_synth`) and their defaults."""
@@ -29,14 +42,7 @@ class SynthParams(GeneratorParams):
     seed: int = 0
 
     def _check(self) -> None:
-        self.n_samples = int_param("n_samples", self.n_samples)
-        self.n_features = int_param("n_features", self.n_features)
-        self.n_clusters = int_param("n_clusters", self.n_clusters)
-        if self.n_clusters > self.n_samples:
-            raise ValueError(
-                f"parameter 'n_clusters' ({self.n_clusters}) must be <= 'n_samples' "
-                f"({self.n_samples})"
-            )
+        _check_sizes(self)
         self.side = float_param("side", self.side, 0.0)
         self.std = float_param("std", self.std, 0.0, open_low=False)
         self.seed = int_param("seed", self.seed, minimum=0)
@@ -56,14 +62,7 @@ class SparseTextParams(GeneratorParams):
     seed: int = 0
 
     def _check(self) -> None:
-        self.n_samples = int_param("n_samples", self.n_samples)
-        self.n_features = int_param("n_features", self.n_features)
-        self.n_clusters = int_param("n_clusters", self.n_clusters)
-        if self.n_clusters > self.n_samples:
-            raise ValueError(
-                f"parameter 'n_clusters' ({self.n_clusters}) must be <= 'n_samples' "
-                f"({self.n_samples})"
-            )
+        _check_sizes(self)
         self.topic_terms = int_param("topic_terms", self.topic_terms)
         if self.topic_terms > self.n_features:
             raise ValueError(
