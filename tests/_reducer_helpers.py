@@ -24,6 +24,37 @@ def sparse_pair(n=50, d=30, density=0.3, seed=0):
     return X, sp.csr_matrix(X)
 
 
+def never_densified(X, what="the sparse input"):
+    """CSR ``X`` as a matrix that fails the test if anything densifies an array with X's d
+    columns (or d rows): X itself, some of its rows, or anything else that size, which data as
+    wide as the sparse stand-in (15564 x 47236) cannot afford.
+
+    Scipy carries a CSR subclass over to what is computed from it, so a product an algorithm
+    needs densely and whose size does not grow with d (the m x m Gram matrix of m rows behind
+    pairwise distances, which scikit-learn before 1.8 densifies with ``toarray``) is of this
+    class too: its shape lets it through.
+    """
+    d = X.shape[1]
+
+    class NeverDensified(sp.csr_matrix):
+        def _refuse(self):
+            if d in self.shape:
+                raise AssertionError(f"{what} was densified (a {self.shape} dense array)")
+
+        def toarray(self, *args, **kwargs):
+            self._refuse()
+            return sp.csr_matrix.toarray(self, *args, **kwargs)
+
+        def todense(self, *args, **kwargs):
+            self._refuse()
+            return sp.csr_matrix.todense(self, *args, **kwargs)
+
+        def __array__(self, *args, **kwargs):
+            raise AssertionError(f"{what} was turned into a numpy array")
+
+    return NeverDensified(X)
+
+
 def to_dense(C):
     return C.toarray() if sp.issparse(C) else np.asarray(C)
 

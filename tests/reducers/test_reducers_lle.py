@@ -8,6 +8,7 @@ from scipy.stats import spearmanr
 from sklearn.datasets import make_blobs, make_swiss_roll
 from sklearn.manifold import LocallyLinearEmbedding
 
+from _reducer_helpers import never_densified
 from kmdr.reducers import LocallyLinearReducer, make_reducer, max_components, reducer_label
 from kmdr.reducers.lle import lle_memory_bytes
 
@@ -38,19 +39,6 @@ def test_random_state_reproduces_the_arpack_embedding():
     a = LocallyLinearReducer(3, random_state=5).fit_transform(X)
     b = LocallyLinearReducer(3, random_state=5).fit_transform(X)
     np.testing.assert_array_equal(a, b)
-
-
-class NoDensify(sp.csr_matrix):
-    """A CSR matrix that fails the test if anything densifies it."""
-
-    def toarray(self, *args, **kwargs):
-        raise AssertionError("the sparse LLE path densified its input")
-
-    def todense(self, *args, **kwargs):
-        raise AssertionError("the sparse LLE path densified its input")
-
-    def __array__(self, *args, **kwargs):
-        raise AssertionError("the sparse LLE path densified its input")
 
 
 def _sparse_data(n=300, d=80, seed=0):
@@ -97,7 +85,7 @@ def _same_subspace(A, B):
 def test_sparse_path_equals_scikit_learns_arpack_lle(r):
     X = _sparse_data()
     est = LocallyLinearReducer(r, random_state=3)
-    C = est.fit_transform(NoDensify(X))
+    C = est.fit_transform(never_densified(X, "the sparse LLE path's input"))
     ref = LocallyLinearEmbedding(
         n_neighbors=12, n_components=r, eigen_solver="arpack", random_state=3
     ).fit(X.toarray())
@@ -123,8 +111,12 @@ def test_sparse_path_is_seeded_and_not_deterministic():
 @pytest.mark.slow
 def test_sparse_transform_places_training_points_near_their_embedding():
     X = _sparse_data(n=250)
-    est = LocallyLinearReducer(3, random_state=0).fit(NoDensify(X))
-    np.testing.assert_allclose(est.transform(NoDensify(X)), est.embedding_, atol=0.05)
+    est = LocallyLinearReducer(3, random_state=0).fit(
+        never_densified(X, "the sparse LLE path's input")
+    )
+    np.testing.assert_allclose(
+        est.transform(never_densified(X, "the sparse LLE path's input")), est.embedding_, atol=0.05
+    )
 
 
 def test_sparse_limits_are_the_sparse_paths():

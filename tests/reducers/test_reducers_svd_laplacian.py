@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from _reducer_helpers import decaying_matrix, sparse_pair, to_dense
+from _reducer_helpers import decaying_matrix, never_densified, sparse_pair, to_dense
 from kmdr.reducers import LaplacianScoreSelector, SVDFeatures, thin_svd
 from kmdr.reducers.laplacian import heat_kernel_graph, heat_kernel_scale
 
@@ -298,39 +298,43 @@ def test_gram_route_counts_the_next_singular_value_arpack_does_not():
     assert _svd._gap_ok(eigvals, 3, next_exact=True) and not _svd._gap_ok(eigvals, 3)
 
 
-class _NoDense(sp.csr_matrix):
-    """A CSR matrix that fails the test if anything densifies it (an n x d dense copy is what
-    the sparse stand-in, 15564 x 47236, cannot afford)."""
-
-    def toarray(self, *args, **kwargs):
-        raise AssertionError("the sparse input was densified")
-
-    todense = toarray
-
-    def __array__(self, *args, **kwargs):
-        raise AssertionError("the sparse input was densified")
-
-
 @pytest.mark.parametrize("r", [1, 5, 11])
 def test_sparse_svd_features_never_densify_and_equal_the_dense_ones(r):
     X, Xs = sparse_pair(60, 25)
-    sparse = SVDFeatures(r).fit(_NoDense(Xs))
+    sparse = SVDFeatures(r).fit(never_densified(Xs))
     dense = SVDFeatures(r).fit(X)
     # Signs are fixed the same way (svd_flip): the same features, not only up to sign.
     np.testing.assert_allclose(sparse.components_, dense.components_, atol=1e-10)
     np.testing.assert_allclose(sparse.singular_values_, dense.singular_values_, rtol=1e-12)
-    C = sparse.transform(_NoDense(Xs))
+    C = sparse.transform(never_densified(Xs))
     assert isinstance(C, np.ndarray) and C.shape == (60, r)
     np.testing.assert_allclose(C, dense.transform(X), atol=1e-10)
 
 
 def test_sparse_laplacian_scores_never_densify_and_select_the_same_features():
     X, Xs = sparse_pair(80, 30, density=0.2, seed=3)
-    sparse = LaplacianScoreSelector(7).fit(_NoDense(Xs))
+    sparse = LaplacianScoreSelector(7).fit(never_densified(Xs))
     dense = LaplacianScoreSelector(7).fit(X)
     assert sparse.t_ == pytest.approx(dense.t_, rel=1e-12)
     np.testing.assert_allclose(sparse.scores_, dense.scores_, rtol=1e-10)
     np.testing.assert_array_equal(sparse.selected_features_, dense.selected_features_)
-    C = sparse.transform(_NoDense(Xs))
+    C = sparse.transform(never_densified(Xs))
     assert sp.issparse(C)
     np.testing.assert_array_equal(to_dense(C), X[:, dense.selected_features_])
+
+
+def test_the_densify_trap_catches_copies_of_the_input_not_small_products():
+    # The trap the two tests above rely on: it must fire on the input and its rows, and let
+    # through a product that is dense by nature and does not grow with d.
+    _, Xs = sparse_pair(80, 30, density=0.2, seed=3)
+    X = never_densified(Xs)
+    for densify in (
+        lambda: X.toarray(),
+        lambda: X[[0, 5, 9]].toarray(),
+        lambda: X[5].toarray(),
+        lambda: X.todense(),
+        lambda: np.asarray(X, dtype=float),
+    ):
+        with pytest.raises(AssertionError, match="densified|numpy array"):
+            densify()
+    np.testing.assert_allclose((X @ X.T).toarray(), Xs @ Xs.T.toarray())
