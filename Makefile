@@ -36,12 +36,15 @@ lock:
 	rm -rf .lock-venv
 
 # Every test; `make test-fast` leaves out the slow ones (marked `slow`: they start a subprocess or
-# send a signal), for the edit-and-check loop.
+# send a signal), for the edit-and-check loop. The test files are spread over the cores
+# (pytest-xdist, a file's tests in one worker so its module fixtures are built once): most slow
+# tests wait on the processes they start, and a file's tests share nothing with another's.
+PYTEST := -m pytest -q -n auto --dist loadfile
 test: install
-	$(PY) -m pytest -q
+	$(PY) $(PYTEST)
 
 test-fast: install
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) $(PYTEST) -m "not slow"
 
 # The declared floors, tested: a separate environment with every direct dependency (and those of
 # the extras above) at its pyproject.toml floor, scripts/floors.py writing the `name==floor`
@@ -54,7 +57,7 @@ test-floors:
 	$(FLOORS_VENV)/bin/python scripts/floors.py --extras $(EXTRAS) -o $(FLOORS_VENV)/floors.txt
 	$(FLOORS_VENV)/bin/python -m pip install --quiet -c $(FLOORS_VENV)/floors.txt -e '.[$(EXTRAS)]'
 	$(FLOORS_VENV)/bin/python -m pip freeze --exclude kmdr > $(FLOORS_VENV)/installed.txt
-	$(FLOORS_VENV)/bin/python -m pytest -q -m "not slow" -p no:cacheprovider
+	$(FLOORS_VENV)/bin/python $(PYTEST) -m "not slow" -p no:cacheprovider
 
 lint: install
 	$(VENV)/bin/ruff check src tests scripts
