@@ -335,6 +335,6 @@ def test_the_densify_trap_catches_copies_of_the_input_not_small_products():
         lambda: X.todense(),
         lambda: np.asarray(X, dtype=float),
     ):
-        with pytest.raises(AssertionError, match="densified|numpy array"):
+        with pytest.raises(AssertionError, match=r"densified|numpy array"):
             densify()
     np.testing.assert_allclose((X @ X.T).toarray(), Xs @ Xs.T.toarray())
