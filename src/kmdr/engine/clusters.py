@@ -19,7 +19,7 @@ The run's own LocalCluster (:func:`local_cluster`) costs seconds to start and to
   worker ``preload`` of this module: :func:`dask_setup`), as a warmed loky pool's have;
 * they are spawned without distributed's ``MALLOC_TRIM_THRESHOLD_`` (its default pre-spawn
   environment; loky's workers have none): with it glibc no longer adapts its mmap threshold, so
-  every large numpy temporary is a fresh mmap to fault in, and cells compute about 15 % slower
+  every large numpy temporary is a fresh mmap to fault in, and cells computed 10 to 35 % slower
   (their recorded times too). The numbers they compute do not depend on it;
 * a worker that has closed exits without the interpreter's teardown of the modules it imported
   (:func:`dask_teardown`), which otherwise holds the run's end for a second or two.
