@@ -1,7 +1,8 @@
 """The run's dask LocalCluster (:mod:`kmdr.engine.clusters`): started in the background while
 the run loads its data, taken over by the run's session, closed when the run ends before using
-it; its workers warm (the modules cells need imported) and spawned without distributed's
-``MALLOC_TRIM_THRESHOLD_``; no worker process outlives the run."""
+it; its workers warm (the modules cells need imported), ignoring Ctrl-C (the run's process
+closes them) and spawned without distributed's ``MALLOC_TRIM_THRESHOLD_``; no worker process
+outlives the run."""
 
 from __future__ import annotations
 
@@ -106,13 +107,16 @@ def test_a_cluster_started_early_is_closed_when_the_run_ends_before_using_it(
 
 @needs_dask
 @pytest.mark.slow
-def test_local_cluster_workers_are_warm_and_spawned_without_malloc_trim():
+def test_local_cluster_workers_are_warm_ignore_ctrl_c_and_lack_malloc_trim():
     import distributed
 
     def worker_state():
         import os
+        import signal
 
-        return os.environ.get("MALLOC_TRIM_THRESHOLD_"), [m in sys.modules for m in WORKER_MODULES]
+        modules = [m in sys.modules for m in WORKER_MODULES]
+        ctrl_c = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        return os.environ.get("MALLOC_TRIM_THRESHOLD_"), modules, ctrl_c
 
     cluster = clusters.local_cluster(distributed, 2)
     try:
@@ -121,7 +125,7 @@ def test_local_cluster_workers_are_warm_and_spawned_without_malloc_trim():
             states = list(client.run(worker_state).values())
     finally:
         cluster.close()
-    assert states == [(None, [True] * len(WORKER_MODULES))] * 2
+    assert states == [(None, [True] * len(WORKER_MODULES), True)] * 2
     assert_gone({"cluster": cluster, "pids": pids})
 
 

@@ -124,10 +124,16 @@ def local_cluster(distributed, n_workers: int):
 
 
 def dask_setup(worker) -> None:
-    """Distributed's preload hook, in each worker of :func:`local_cluster` as it starts: import
-    the modules cells need (:data:`~kmdr.engine.parallel.WORKER_MODULES`)."""
+    """Distributed's preload hook, in each worker of :func:`local_cluster` as it starts (in its
+    main thread): import the modules cells need (:data:`~kmdr.engine.parallel.WORKER_MODULES`),
+    and ignore Ctrl-C, as a loky worker of a run does (:func:`~kmdr.engine.parallel.watch_parent`):
+    the terminal sends SIGINT to the whole process group, and the run's process, which receives
+    it too, closes the cluster itself (a worker interrupted on its own prints a traceback)."""
+    import signal
+
     for module in WORKER_MODULES:
         importlib.import_module(module)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def dask_teardown(worker) -> None:
