@@ -1,6 +1,6 @@
 """Benchmark: a sweep on a local Dask cluster against loky, and 2 Dask workers against 1.
 
-    python scripts/bench_dask.py                    # the bzmd14 ORL grid (605 cells), dask / loky
+    python scripts/bench_dask.py                    # the bzmd14 ORL grid (705 cells), dask / loky
     python scripts/bench_dask.py --quick            # its --quick grid (r = 5, 20, 50, 100; ...)
     python scripts/bench_dask.py --efficiency       # sparse_text, 100,000 rows, SE and RP:
                                                     # dask with 1 worker, then with 2
@@ -8,7 +8,9 @@
 Each measurement runs in a fresh process, so that no backend finds workers another one warmed:
 the wall time of :func:`kmdr.engine.runner.run_experiment` there, pool or cluster start included,
 into an empty results folder. The configurations alternate (a, b, a, b, ...) so that load drifts
-of a shared machine hit both; each figure is the median of ``--rounds`` measurements.
+of a shared machine hit both; each figure is the median of ``--rounds`` measurements. Each line
+also says the machine's load average (1 minute) when the measurement ended: other work on the
+machine slows both, and not always equally.
 
 * ``dask / loky``: the ratio of the medians, both with ``n_jobs`` workers (default: all cores);
   kmdr's target is at most 1.5.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -116,7 +119,8 @@ def compare(configs: dict[str, list[str]], rounds: int) -> dict[str, list[dict]]
                 got[name].append(result)
                 print(
                     f"[bench] {name}: {result['cells']} cells in {result['wall']:.1f} s; "
-                    f"{result['graphs']} dask graphs, largest {result['largest_graph']:,} bytes",
+                    f"{result['graphs']} dask graphs, largest {result['largest_graph']:,} bytes; "
+                    f"load average {os.getloadavg()[0]:.1f}",
                     flush=True,
                 )
                 table = rows(result["csv"])
@@ -141,8 +145,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
         return 0
-
-    import os
 
     cores = os.cpu_count()
     if args.efficiency:

@@ -9,6 +9,21 @@
 Either yields a description of the backend for the run record, and raises
 :class:`~kmdr.engine.parallel.BackendError` (one line) when it cannot start.
 
+The run's own LocalCluster (:func:`local_cluster`) costs seconds to start and to stop, so:
+
+* it starts in the background as soon as the run knows its parallelism
+  (:func:`start_local_cluster`), while the data loads and the run is recorded; the session takes
+  it over (waiting for the rest of its start) or, if the run ends before using it,
+  :func:`close_unused_cluster` closes it;
+* its workers import what cells need while they start, before they take a job (distributed's
+  worker ``preload`` of this module: :func:`dask_setup`), as a warmed loky pool's have;
+* they are spawned without distributed's ``MALLOC_TRIM_THRESHOLD_`` (its default pre-spawn
+  environment; loky's workers have none): with it glibc no longer adapts its mmap threshold, so
+  every large numpy temporary is a fresh mmap to fault in, and cells computed 10 to 35 % slower
+  (their recorded times too). The numbers they compute do not depend on it;
+* a worker that has closed exits without the interpreter's teardown of the modules it imported
+  (:func:`dask_teardown`), which otherwise holds the run's end for a second or two.
+
 While a session lasts, the libraries' own loggers (``distributed``, ``dask``, ``ray``) show
 errors only (:func:`library_logs`): their INFO and WARNING lines are start-up and shutdown chatter
 (workers and nannies starting and closing, Ray's notice that a local cluster uses token
@@ -19,15 +34,26 @@ goes wrong reaches the run as an exception and is reported in one line. A verbos
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import logging
+import os
+import sys
+import threading
 from collections.abc import Iterator
 
 from kmdr._errors import one_line
-from kmdr.engine.parallel import BackendError, Parallelism
+from kmdr.engine.parallel import WORKER_MODULES, BackendError, Parallelism
 
-__all__ = ["dask_session", "library_logs", "ray_session"]
+__all__ = [
+    "close_unused_cluster",
+    "dask_session",
+    "library_logs",
+    "local_cluster",
+    "ray_session",
+    "start_local_cluster",
+]
 
 
 def _need(module: str, extra: str):
@@ -40,23 +66,36 @@ def _need(module: str, extra: str):
         ) from None
 
 
+# Per logger name: how many library_logs blocks hold it now, and its level before the first.
+_QUIETED: dict[str, list] = {}
+_QUIETED_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def library_logs(*names: str) -> Iterator[None]:
     """Have the loggers ``names`` show errors only while the block runs, unless the run is
-    verbose (the ``kmdr`` logger at DEBUG or below); their levels are restored after."""
+    verbose (the ``kmdr`` logger at DEBUG or below); their levels are restored after the last
+    block holding them ends (blocks may overlap: a cluster starting in the background and the
+    session that takes it over)."""
     kmdr_level = logging.getLogger("kmdr").level
     if kmdr_level and kmdr_level <= logging.DEBUG:
         yield
         return
-    loggers = [logging.getLogger(name) for name in names]
-    before = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.ERROR)
+    with _QUIETED_LOCK:
+        for name in names:
+            held = _QUIETED.setdefault(name, [0, logging.getLogger(name).level])
+            held[0] += 1
+            logging.getLogger(name).setLevel(logging.ERROR)
     try:
         yield
     finally:
-        for logger, level in zip(loggers, before, strict=True):
-            logger.setLevel(level)
+        with _QUIETED_LOCK:
+            for name in names:
+                held = _QUIETED[name]
+                held[0] -= 1
+                if held[0] == 0:
+                    logging.getLogger(name).setLevel(held[1])
+                    del _QUIETED[name]
 
 
 @contextlib.contextmanager
@@ -64,6 +103,141 @@ def dask_session(spec, par: Parallelism) -> Iterator[dict]:
     distributed = _need("dask.distributed", "dask")
     with library_logs("distributed", "dask"), _dask_client(distributed, spec, par) as info:
         yield info
+
+
+def local_cluster(distributed, n_workers: int):
+    """A ``LocalCluster`` of ``n_workers`` single-threaded worker processes, started and warmed
+    (see the module docstring)."""
+    import dask
+
+    # Distributed reads its pre-spawn environment when it creates the nannies (here); None
+    # removes a variable from it (its documented way to unset one).
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        return distributed.LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+            preload=[__name__],
+        )
+
+
+def dask_setup(worker) -> None:
+    """Distributed's preload hook, in each worker of :func:`local_cluster` as it starts (in its
+    main thread): import the modules cells need (:data:`~kmdr.engine.parallel.WORKER_MODULES`),
+    and ignore Ctrl-C, as a loky worker of a run does (:func:`~kmdr.engine.parallel.watch_parent`):
+    the terminal sends SIGINT to the whole process group, and the run's process, which receives
+    it too, closes the cluster itself (a worker interrupted on its own prints a traceback)."""
+    import signal
+
+    for module in WORKER_MODULES:
+        importlib.import_module(module)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def dask_teardown(worker) -> None:
+    """Distributed's preload hook, in each worker of :func:`local_cluster` as it closes: once the
+    worker process is done (its nanny's queues flushed, its threads joined: multiprocessing has
+    run its own exit functions), it ends at the first exit function, without the interpreter's
+    teardown of the modules it imported, as a process that multiprocessing forks does."""
+    atexit.register(_exit_now)  # registered last, so run first
+
+
+def _exit_now() -> None:
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
+
+
+class _ClusterStart(threading.Thread):
+    """Starts a :func:`local_cluster` of ``n_workers`` workers in the background."""
+
+    def __init__(self, n_workers: int):
+        super().__init__(name="kmdr-start-cluster", daemon=True)
+        self.n_workers = n_workers
+        self.cluster = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            import distributed
+
+            with library_logs("distributed", "dask"):
+                self.cluster = local_cluster(distributed, self.n_workers)
+        except BaseException as err:  # the session reports it, in one line
+            self.error = err
+
+
+# The LocalCluster started ahead of its run (at most one), until a session takes it.
+_STARTED: _ClusterStart | None = None
+_STARTED_LOCK = threading.Lock()
+
+
+def start_local_cluster(spec, par: Parallelism) -> None:
+    """Start the LocalCluster of ``spec``'s run in the background (``backend=dask`` without
+    ``dask.scheduler``, and not a dry run); returns at once. A later call for the same number of
+    workers keeps it; for another number, closes it first. Never raises: a cluster that cannot
+    start is reported by the run's session."""
+    global _STARTED
+    if spec.backend != "dask" or getattr(spec, "dask_scheduler", None):
+        return
+    if getattr(spec, "dry_run", False):
+        return
+    with _STARTED_LOCK:
+        if _STARTED is not None and _STARTED.n_workers == par.n_jobs:
+            return
+        previous, _STARTED = _STARTED, None
+    if previous is not None:
+        _close_started(previous)
+    try:
+        import distributed  # noqa: F401  (imported here, not first in the thread)
+    except ImportError:
+        return  # the session says what to install
+    start = _ClusterStart(par.n_jobs)
+    start.start()
+    with _STARTED_LOCK:
+        _STARTED = start
+
+
+def _take_started(n_workers: int):
+    """The cluster :func:`start_local_cluster` started for ``n_workers`` workers, once started
+    (raising what its start raised), or None if there is none; one for another number of
+    workers is closed. It stays :func:`close_unused_cluster`'s to close until it is taken."""
+    global _STARTED
+    with _STARTED_LOCK:
+        start = _STARTED
+    if start is None:
+        return None
+    if start.n_workers != n_workers:
+        close_unused_cluster()
+        return None
+    start.join()
+    with _STARTED_LOCK:
+        if _STARTED is start:
+            _STARTED = None
+    if start.error is not None:
+        raise start.error
+    return start.cluster
+
+
+def close_unused_cluster() -> None:
+    """Close the cluster :func:`start_local_cluster` started if no session took it (the run ended
+    before using it), once its start is over; its processes have exited when this returns."""
+    global _STARTED
+    with _STARTED_LOCK:
+        start, _STARTED = _STARTED, None
+    if start is not None:
+        _close_started(start)
+
+
+def _close_started(start: _ClusterStart) -> None:
+    start.join()
+    if start.cluster is not None:
+        with library_logs("distributed", "dask"), contextlib.suppress(Exception):
+            start.cluster.close()
 
 
 @contextlib.contextmanager
@@ -74,15 +248,12 @@ def _dask_client(distributed, spec, par: Parallelism) -> Iterator[dict]:
         if address:
             client = distributed.Client(address, timeout="20s")
         else:
-            cluster = distributed.LocalCluster(
-                n_workers=par.n_jobs,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",
-                silence_logs=logging.ERROR,
-            )
+            cluster = _take_started(par.n_jobs) or local_cluster(distributed, par.n_jobs)
             client = distributed.Client(cluster)
     except Exception as err:
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close()
         where = f"the dask scheduler at {address}" if address else "a dask LocalCluster"
         raise BackendError(f"could not start {where} ({one_line(err, with_type=True)})") from None
     try:

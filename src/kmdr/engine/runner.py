@@ -3,7 +3,8 @@
 1. load the data and check the config against its shape (nothing is written before this);
 2. write the run record (``runs/<run_id>.json``, status ``running``);
    (meanwhile a loky pool starts and its workers import what cells need:
-   :func:`~kmdr.engine.parallel.start_workers`);
+   :func:`~kmdr.engine.parallel.start_workers`; or the run's dask LocalCluster:
+   :func:`~kmdr.engine.clusters.start_local_cluster`, closed if the run ends before using it);
 3. start the parallel backend (:mod:`~kmdr.engine.parallel`) and hand the run to its
    experiment kind (:mod:`~kmdr.config.kinds`: ``cells`` sweeps cells,
    ``leverage_scores`` draws bmd09 Figure 1's scores);
@@ -32,6 +33,7 @@ from kmdr.config.checks import check_against_data, check_reducer_params
 from kmdr.config.kinds import get_kind
 from kmdr.config.spec import ExperimentSpec
 from kmdr.engine import signals
+from kmdr.engine.clusters import close_unused_cluster, start_local_cluster
 from kmdr.engine.job_data import prepare_data
 from kmdr.engine.parallel import (
     BackendError,
@@ -157,6 +159,14 @@ def run_experiment(
     A backend that fails raises :class:`~kmdr.engine.parallel.BackendError` after the record says
     ``failed``.
     """
+    try:
+        return _run_experiment(spec, dataset, config, log, launcher_jobs)
+    finally:
+        close_unused_cluster()  # a dask LocalCluster started for a run that ended before using it
+
+
+def _run_experiment(spec, dataset, config, log, launcher_jobs: int) -> RunOutcome:
+    """:func:`run_experiment`."""
     from kmdr.datasets import DatasetUnavailable, DeclaredData
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -169,6 +179,7 @@ def run_experiment(
     if par.requested is not None:
         log(par.cap_message(spec.backend))
     start_workers(spec, par)  # the pool starts while the data loads (no-op if already started)
+    start_local_cluster(spec, par)  # so does a dask LocalCluster
     kind = get_kind(spec.kind)
 
     try:
