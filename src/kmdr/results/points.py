@@ -7,10 +7,9 @@ that changes its numbers); a point of a figure by the same without the repetitio
 (a legacy file) becoming unknown (<NA>), or the value every file written before it had for a
 column that joined the identity later (``IDENTITY_DEFAULTS``: one BLAS thread). The *setting* of
 a row is its dataset, dataset parameters, base seed, k-means settings and BLAS threads
-(:data:`SETTING_COLUMNS`): :func:`setting_labels`
-names the settings of an experiment that holds several. The no-reduction baseline is a row whose
-``reducer_name`` is declared ``baseline=True`` in the reducer registry (:func:`is_baseline`),
-whatever its display label.
+(:data:`SETTING_COLUMNS`): :func:`setting_labels` names the settings of an experiment that holds
+several. The no-reduction baseline is a row whose ``reducer_name`` is declared ``baseline=True``
+in the reducer registry (:func:`is_baseline`), whatever its display label.
 """
 
 from __future__ import annotations
