@@ -81,6 +81,7 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["name="], "got ''", "an empty experiment name (name=)"),
         case(["experiment=bzmd14_orl", "reducer=nosuch"], "unknown reducer 'nosuch'; valid reducers:", "an unknown reducer chosen inside a preset"),
         case(["blas_threads=-1"], "blas_threads must be >= 1, got -1", "a negative number of BLAS threads"),
+        case(["backend=threading", "n_jobs=2", "blas_threads=2"], "blas_threads=2 with backend=threading and n_jobs=2", "more than one BLAS thread per worker thread of the threading backend (they share one count)"),
         case(["n_jobs=abc"], "n_jobs: Value 'abc' of type 'str' could not be converted to Integer", "a word for the number of workers"),
         case(["-cn", "nosuch"], "Cannot find primary config 'nosuch'", "a primary config name that does not exist (-cn nosuch)"),
         case(["hydra/launcher=nosuch"], "Could not find 'hydra/launcher/nosuch'", "an unknown Hydra launcher", gets="exit 2 before any work, one line listing the available launchers"),

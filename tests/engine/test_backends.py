@@ -111,22 +111,30 @@ def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("cores", "launcher", "n_jobs", "expect"),
+    ("cores", "launcher", "n_jobs", "blas", "expect"),
     [
-        (8, 1, -1, (8, 1)),  # all cores to one run
-        (8, 2, -1, (4, 1)),  # two launcher jobs: half each
-        (8, 2, 2, (2, 2)),  # 8 cores / (2 jobs x 2 workers)
-        (8, 4, 4, (4, 1)),  # oversubscribed workers still get at least one thread
-        (2, 1, 1, (1, 2)),
+        (8, 1, -1, 1, (8, 1)),  # all cores to one run, one thread per worker
+        (8, 2, -1, 1, (4, 1)),  # two launcher jobs: half the cores each
+        (8, 2, 2, 1, (2, 1)),  # never cores // (jobs x workers): the threads are the cell's
+        (2, 1, 1, 1, (1, 1)),  # one worker does not get the idle core's thread either
+        (2, 1, 1, 2, (1, 2)),  # more only when asked for (its cells have their own identity)
     ],
 )
-def test_thread_budget_counts_the_launchers_jobs(monkeypatch, cores, launcher, n_jobs, expect):
+def test_workers_share_the_cores_and_threads_are_the_configs(
+    monkeypatch, cores, launcher, n_jobs, blas, expect
+):
     import joblib
 
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
-    spec = spec_from_config(config("unused", "loky", n_jobs=n_jobs, blas_threads=None))
+    spec = spec_from_config(config("unused", "loky", n_jobs=n_jobs, blas_threads=blas))
     par = resolve_parallelism(spec, launcher_jobs=launcher)
     assert (par.n_jobs, par.blas_threads) == expect
+
+
+def test_blas_threads_defaults_to_one(tmp_path):
+    cfg = config(tmp_path, "loky")
+    del cfg["blas_threads"]
+    assert spec_from_config(cfg).blas_threads == 1
 
 
 @pytest.mark.parametrize(

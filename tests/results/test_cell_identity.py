@@ -4,13 +4,21 @@ identical run reuses its cells. Also: dry runs count what would be computed and 
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
+import shutil
+
 import pandas as pd
 import pytest
 
 from _run_configs import synth_run
+from kmdr._io import read_csv
 from kmdr.config.spec import spec_from_config
 from kmdr.engine.runner import run_experiment
+from kmdr.results import summary as aggregate
 from kmdr.results.columns import IDENTITY_COLUMNS
+from kmdr.results.records import identity_id, seal, table_text
 
 
 def config(results_dir, **over):
@@ -49,8 +57,18 @@ CELLS_PER_RUN = 2 * 2 + 2  # LapScores at 2 r x 2 repetitions, kMeans once per r
         {"seed": 1},
         {"dataset": {"params": {"n_samples": 80, "n_features": 20, "n_clusters": 3, "seed": 5}}},
         {"reducers": [{"name": "laplacian", "params": {"n_neighbors": 3}}, {"name": "none"}]},
+        {"blas_threads": 2},
     ],
-    ids=["n_init", "max_iter", "init", "tol", "seed", "dataset_params", "reducer_params"],
+    ids=[
+        "n_init",
+        "max_iter",
+        "init",
+        "tol",
+        "seed",
+        "dataset_params",
+        "reducer_params",
+        "blas_threads",
+    ],
 )
 def test_runs_with_another_setting_keep_both(tmp_path, other):
     first = run(tmp_path)
@@ -62,6 +80,49 @@ def test_runs_with_another_setting_keep_both(tmp_path, other):
     assert len(cells) == CELLS_PER_RUN + second.n_computed
     assert not cells.duplicated(list(IDENTITY_COLUMNS)).any()
     assert cells["cell_id"].is_unique
+
+
+def test_another_thread_count_computes_its_own_cells_and_never_mixes(tmp_path):
+    # Two BLAS threads add a cell's sums in another order than one: other cells, never reused for
+    # one-thread cells or averaged with them, and each kind reused by its own runs.
+    one = run(tmp_path)
+    two = run(tmp_path, blas_threads=2)
+    assert (one.n_computed, two.n_computed, two.n_reused) == (6, 6, 0)
+    assert (run(tmp_path).n_reused, run(tmp_path, blas_threads=2).n_reused) == (6, 6)
+    cells = read_csv(tmp_path / "mine" / "cells.csv")
+    assert sorted(cells["blas_threads"].value_counts().items()) == [(1, 6), (2, 6)]
+    summary = aggregate.summarize(tmp_path / "mine")
+    assert len(summary) == 2 * 3 and (summary["n_cells"] == 2).all()
+    assert set(summary["setting"]) == {"blas_threads=1", "blas_threads=2"}
+
+
+def test_one_thread_is_left_out_of_the_cell_id():
+    # The cells computed before the thread count joined the identity (all with one thread) keep
+    # their ids: one thread adds nothing to the hash, another count does.
+    fields = {c: f"value of {c}" for c in IDENTITY_COLUMNS}
+    before = [[c, fields[c]] for c in IDENTITY_COLUMNS if c != "blas_threads"]
+    text = "".join(f"{k}\x1f{v}\x1e" for k, v in before)
+    old_id = hashlib.sha256(text.encode()).hexdigest()[:24]
+    assert identity_id({**fields, "blas_threads": "1"}) == old_id
+    assert identity_id({**fields, "blas_threads": "2"}) != old_id
+
+
+def test_rows_of_another_thread_count_under_a_one_thread_id_are_set_aside(tmp_path):
+    # A kmdr before the thread count joined the identity recorded it only: a row computed with 2
+    # threads has the id of the one-thread cell. It is never reused as that cell; it is named, set
+    # aside (kept in cells.rejected.csv), and the one-thread cell computed.
+    exp = run(tmp_path).experiment_dir
+    rows = list(csv.DictReader(io.StringIO((exp / "cells.csv").read_text())))
+    older = [seal({**row, "blas_threads": "2"}) for row in rows]  # cell_id kept
+    (exp / "cells.csv").write_text(table_text(list(rows[0]), older))
+    shutil.rmtree(exp / "cells")  # the cache of the rows above
+    messages = []
+    again = run_experiment(spec_from_config(config(tmp_path)), log=messages.append)
+    assert (again.n_computed, again.n_reused) == (6, 0)
+    reason = "computed with blas_threads=2 before the thread count was part of a cell's identity"
+    assert any(reason in m and "6 row(s) not trusted" in m for m in messages), messages
+    assert len(read_csv(exp / "cells.rejected.csv")) == 6
+    assert set(read_csv(exp / "cells.csv")["blas_threads"]) == {1}
 
 
 def test_identical_run_reuses_every_cell(tmp_path):

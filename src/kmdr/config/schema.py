@@ -211,8 +211,10 @@ class RunConfig:
     backend_params: dict[str, Any] = field(default_factory=dict)
     dask: DaskConfig = field(default_factory=DaskConfig)
     ray: RayConfig = field(default_factory=RayConfig)
-    # BLAS threads per worker; null: cores // n_jobs (at least 1), so workers do not contend.
-    blas_threads: int | None = None
+    # BLAS/OpenMP threads per worker: part of every cell's identity (another number of threads adds
+    # sums in another order), so cells of another value are computed apart, never reused or mixed.
+    # Parallelism comes from n_jobs.
+    blas_threads: int = 1
     # Where results go (results_dir/<name>/) and where data files are cached (null: the default).
     results_dir: str = "results"
     data_dir: str | None = None

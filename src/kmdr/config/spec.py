@@ -65,7 +65,7 @@ class ExperimentSpec:
     n_jobs: int
     backend: str
     backend_params: dict
-    blas_threads: int | None
+    blas_threads: int
     results_dir: str
     data_dir: str | None
     claim_timeout: float
@@ -166,6 +166,23 @@ def _r_grid(kind: str, grid: list[int]) -> tuple[int, ...]:
     return tuple(sorted(set(grid)))
 
 
+def _blas_threads(value: int, backend: str, n_jobs: int) -> int:
+    """``blas_threads``, checked against the backend that runs the workers.
+
+    The threading backend's workers are threads of one process, which share its BLAS thread count
+    (scikit-learn's k-means sets it to one while it runs): with more than one thread per worker, a
+    cell's numbers would depend on what the other threads are computing at that moment.
+    """
+    threads = checks.at_least(value, "blas_threads", 1)
+    if threads > 1 and backend == "threading" and n_jobs != 1:
+        raise ConfigError(
+            f"blas_threads={threads} with backend=threading and n_jobs={n_jobs}: the workers are "
+            "threads of one process sharing one BLAS thread count, so a cell's numbers would "
+            "depend on the other threads; use blas_threads=1, n_jobs=1 or backend=loky"
+        )
+    return threads
+
+
 def _kmeans(km: dict) -> KMeansConfig:
     if km["init"] not in KMEANS_INITS:
         raise ConfigError(
@@ -206,7 +223,7 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         raise ConfigError(
             "n_jobs must be a positive number of workers or negative (-1: all cores), got 0"
         )
-    blas = c["blas_threads"]
+    blas = _blas_threads(c["blas_threads"], c["backend"], int(c["n_jobs"]))
     data_dir = c["data_dir"]
     r_grid = _r_grid(kind, c["r_grid"])
     if kind == "cells":
@@ -232,7 +249,7 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         n_jobs=int(c["n_jobs"]),
         backend=c["backend"],
         backend_params=checks.backend_params(c["backend_params"]),
-        blas_threads=None if blas is None else checks.at_least(blas, "blas_threads", 1),
+        blas_threads=blas,
         results_dir=checks.check_results_dir(c["results_dir"]),
         data_dir=None if data_dir in (None, "") else str(data_dir),
         claim_timeout=checks.positive_seconds(c["claim_timeout"], "claim_timeout"),

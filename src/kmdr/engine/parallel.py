@@ -13,8 +13,10 @@ and says so). Every job runs through :func:`guarded_job`: a worker watches the p
 the run and exits within a second of its death (:func:`watch_parent`), and a job that ends with
 ``sys.exit`` or another non-error BaseException is a one-line :class:`CellAborted`.
 
-Results never depend on the backend: every cell carries its own seed, and BLAS threads per
-worker are the same number whatever runs the worker. :func:`results_as_completed` works with
+Results never depend on the backend, on ``n_jobs`` or on the machine's cores: every cell carries
+its own seed, and is computed with the BLAS/OpenMP threads of its identity (``blas_threads``,
+default 1; another number of threads adds sums in another order), whatever process or thread
+computes it (:mod:`kmdr.engine.threads`). :func:`results_as_completed` works with
 backends that cannot stream results (multiprocessing, ray) by dispatching in small batches, so
 finished cells are still persisted while the run goes on.
 
@@ -64,8 +66,9 @@ class BackendError(RuntimeError):
 
 @dataclass(frozen=True)
 class Parallelism:
-    """What a run uses: ``n_jobs`` workers with ``blas_threads`` BLAS threads each, on a machine
-    with ``cores`` cores shared by ``launcher_jobs`` runs at once (a Hydra joblib launcher)."""
+    """What a run uses: ``n_jobs`` workers with ``blas_threads`` BLAS/OpenMP threads each, on a
+    machine with ``cores`` cores shared by ``launcher_jobs`` runs at once (a Hydra joblib
+    launcher)."""
 
     n_jobs: int
     blas_threads: int
@@ -89,9 +92,9 @@ def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
     """Workers and BLAS threads for ``spec`` when ``launcher_jobs`` runs share this machine.
 
     ``n_jobs = -1`` means this run's share of the cores (cores // launcher_jobs), ``-2`` one less,
-    and so on. BLAS threads default to cores // (launcher_jobs * n_jobs), at least 1, so that
-    parallel jobs of a multirun and their workers never oversubscribe the cores (oversubscribed
-    BLAS inflates the recorded times several-fold).
+    and so on. BLAS threads are ``spec.blas_threads`` (default 1), never worked out from the
+    cores: they are part of every cell's identity, so a cell's numbers never depend on the machine
+    or on ``n_jobs``; with one thread per worker, workers up to the cores never oversubscribe them.
 
     A backend that runs its workers on this machine (every one but a dask scheduler or a Ray
     cluster given by address) gets at most one worker per core: more only contend for the cores,
@@ -107,8 +110,7 @@ def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
     requested = None
     if _runs_here(spec) and n_jobs > cores:
         requested, n_jobs = n_jobs, cores
-    threads = spec.blas_threads or max(1, cores // (launcher_jobs * n_jobs))
-    return Parallelism(n_jobs, threads, launcher_jobs, cores, requested)
+    return Parallelism(n_jobs, int(spec.blas_threads), launcher_jobs, cores, requested)
 
 
 def _runs_here(spec) -> bool:
@@ -127,6 +129,8 @@ def _joblib_config(spec, par: Parallelism):
     import joblib
 
     params = dict(getattr(spec, "backend_params", {}) or {})
+    if spec.backend == "loky":  # the threads a library loaded late in a worker starts with
+        params.setdefault("inner_max_num_threads", par.blas_threads)
     try:
         return joblib.parallel_config(backend=spec.backend, n_jobs=par.n_jobs, **params)
     except (ValueError, TypeError) as err:
@@ -249,7 +253,9 @@ _WARMUP_LOCK = threading.Lock()
 
 def _pool_key(spec, par: Parallelism) -> str:
     params = getattr(spec, "backend_params", {}) or {}
-    return json.dumps([spec.backend, par.n_jobs, params], sort_keys=True, default=str)
+    return json.dumps(
+        [spec.backend, par.n_jobs, par.blas_threads, params], sort_keys=True, default=str
+    )
 
 
 def start_workers(spec, par: Parallelism) -> None:

@@ -247,13 +247,13 @@ def _mean_accuracy(ctx: RunContext) -> float | None:
 
 def _run_kind(ctx: RunContext, kind, started: float) -> None:
     """Run ``kind`` under the backend; the record always ends with the run's status."""
-    from threadpoolctl import threadpool_limits
+    from kmdr.engine.threads import run_threads
 
     status, outcome = "failed", ctx.outcome
     wait_for_workers()  # one Parallel call at a time: the warm-up's, then the run's
     try:
         with (
-            threadpool_limits(limits=ctx.parallelism.blas_threads),
+            run_threads(ctx.parallelism.blas_threads),
             backend_session(ctx.spec, ctx.parallelism) as backend,
         ):
             ctx.record["backend_info"] = backend

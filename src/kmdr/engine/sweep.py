@@ -227,8 +227,6 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
             *data,
             ctx.n_clusters,
             _shared_seed(spec, cells[0]),
-            par.blas_threads,
-            os.getpid(),
             token,
         )
 
@@ -236,7 +234,6 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
         signals.raise_if_received()
         run = {
             "n_jobs": par.n_jobs,
-            "blas_threads": par.blas_threads,
             "run_id": ctx.outcome.run_id,
             "finished_at": now(),
         }

@@ -27,7 +27,6 @@ always the first one, so no metric depends on it.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -38,6 +37,7 @@ import numpy as np
 from kmdr.config.seeds import shared_random_state, stream_seeds
 from kmdr.config.spec import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 from kmdr.engine.reducer_checks import checked_reduction
+from kmdr.engine.threads import pin_threads
 from kmdr.results.cells import Cell, reducer_kwargs
 
 __all__ = [
@@ -49,7 +49,6 @@ __all__ = [
     "first_of_class_indices",
     "forget_shared_work",
     "group_job",
-    "limit_blas_threads",
     "memo_shared_seconds",
     "memo_shared_work",
 ]
@@ -60,26 +59,6 @@ TIMING_PER_CELL = "per cell"
 #: fit + transform timed for the cell, plus the shared work timed once per repetition (in the
 #: worker that ran it) and charged to every r of that repetition.
 TIMING_SHARED_PER_REPETITION = "shared per repetition"
-
-
-_LIMITED: dict[int, int] = {}  # pid -> BLAS threads applied in that worker process
-
-
-def limit_blas_threads(threads: int | None, parent_pid: int) -> None:
-    """Limit BLAS/OpenMP threads of this worker process to ``threads``, once per process.
-
-    threadpoolctl's context manager costs ~10 ms per call (it scans the loaded libraries), more
-    than a small cell, so a worker process applies the limit once and keeps it. The parent
-    process (sequential and threading backends) is limited by the runner around the whole run
-    instead, and restored after it.
-    """
-    pid = os.getpid()
-    if threads is None or pid == parent_pid or _LIMITED.get(pid) == threads:
-        return
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(limits=threads)
-    _LIMITED[pid] = threads
 
 
 def first_of_class_indices(y) -> np.ndarray:
@@ -289,9 +268,10 @@ def key_text(key: tuple | None) -> str:
     return "" if key is None else "/".join(str(part) for part in key)
 
 
-def group_job(cells, data, payload, n_clusters, shared_seed, threads, parent_pid, token):
+def group_job(cells, data, payload, n_clusters, shared_seed, token):
     """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
-    need (seeded ``shared_seed``) from this process's memo, timed once per repetition.
+    need (seeded ``shared_seed``) from this process's memo, timed once per repetition, computed
+    with the BLAS/OpenMP threads of the cells' identity (:func:`~kmdr.engine.threads.pin_threads`).
 
     ``data`` and ``payload`` give the run's X, y and objective evaluator, carried or obtained as
     :mod:`kmdr.engine.job_data` says (``data.resolve(payload)``).
@@ -299,7 +279,7 @@ def group_job(cells, data, payload, n_clusters, shared_seed, threads, parent_pid
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record.
     """
-    limit_blas_threads(threads, parent_pid)
+    pin_threads(cells[0].blas_threads)  # one job's cells differ only in their repetition
     X, y, objective = data.resolve(payload)
     first = cells[0]
     shared, report, seconds = None, None, None

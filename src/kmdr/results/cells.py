@@ -3,8 +3,10 @@
 A *cell* is one (reducer, r, repetition) of an experiment under one setting. Its identity is
 everything that changes its numbers (:meth:`Cell.identity`): the dataset and its parameters, the
 fingerprint of the data's content (:attr:`kmdr.datasets.Dataset.fingerprint`), the reducer's id,
-registry name and parameters, r, the repetition, the base seed, the k-means settings, and the
-compatibility tag of the code that computes it (:func:`code_tag`). The cell id hashes that
+registry name and parameters, r, the repetition, the base seed, the k-means settings, the
+compatibility tag of the code that computes it (:func:`code_tag`), and the BLAS/OpenMP threads
+that compute it (``blas_threads``: one unless the config asks for more; the worker computes the
+cell with exactly that many, :func:`kmdr.engine.threads.pin_threads`). The cell id hashes that
 identity (:func:`kmdr.results.records.identity_id`), so two runs that differ in any of them
 write different cells (a multirun over ``kmeans.n_init`` or ``seed`` into one folder keeps every
 job's rows), and re-running an identical configuration on the same data with the same code finds
@@ -85,6 +87,8 @@ class Cell:
     #: :meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`): computed once for all
     #: repetitions.
     shared_deterministic: bool = False
+    #: The BLAS/OpenMP threads the cell is computed with (part of its identity).
+    blas_threads: int = 1
 
     @property
     def shared_ident(self) -> tuple | None:
@@ -119,6 +123,7 @@ class Cell:
             "kmeans_tol": float(self.kmeans["tol"]),
             "data_fingerprint": self.data_fingerprint,
             "code_tag": self.code_tag,
+            "blas_threads": self.blas_threads,
         }
 
 
@@ -170,6 +175,7 @@ def make_cell(
         shared_key=None if shared_key is None else tuple(shared_key),
         deterministic=bool(deterministic),
         shared_deterministic=bool(shared_deterministic and shared_key is not None),
+        blas_threads=int(spec.blas_threads),
     )
     return dataclasses.replace(cell, cell_id=identity_id(row_fields(cell.identity())))
 
@@ -230,8 +236,7 @@ def identity_dicts(cells: Iterable[Cell]) -> list[dict]:
 def cell_row(cell: Cell, metrics: dict, *, experiment: str, shape, run: dict) -> dict:
     """The cells.csv row of a computed cell: identity, shape, metrics, provenance.
 
-    ``shape`` is (n, d, k); ``run`` holds ``n_jobs``, ``blas_threads``, ``run_id`` and
-    ``finished_at``.
+    ``shape`` is (n, d, k); ``run`` holds ``n_jobs``, ``run_id`` and ``finished_at``.
     """
     n, d, k = shape
     row = {"experiment": experiment, **cell.identity(), "method": cell.label, "seed": cell.seed}
@@ -239,7 +244,6 @@ def cell_row(cell: Cell, metrics: dict, *, experiment: str, shape, run: dict) ->
     row.update({key: metrics[key] for key in METRIC_COLUMNS})
     row.update(
         n_jobs=run["n_jobs"],
-        blas_threads=run["blas_threads"],
         converged=metrics["converged"],
         reduce_timing=metrics["reduce_timing"],
         cell_id=cell.cell_id,

@@ -10,6 +10,7 @@ __all__ = [
     "CSV_COLUMNS",
     "EXTRA_COLUMNS",
     "IDENTITY_COLUMNS",
+    "IDENTITY_DEFAULTS",
     "METRIC_COLUMNS",
     "NUMERIC_METRIC_COLUMNS",
     "POINT_COLUMNS",
@@ -69,9 +70,11 @@ EXTRA_COLUMNS: tuple[str, ...] = (
     "checksum",
 )
 #: Everything that changes a cell's numbers, as cells.csv columns: the settings, the fingerprint of
-#: the data (``kmdr.datasets.Dataset.fingerprint``) and the code's compatibility tag (``code_tag``:
-#: the cell format and the reducer's ``compat_version``). Two rows that differ in any of them are
-#: different cells (their ``cell_id`` hashes these columns).
+#: the data (``kmdr.datasets.Dataset.fingerprint``), the code's compatibility tag (``code_tag``:
+#: the cell format and the reducer's ``compat_version``) and the BLAS/OpenMP threads that computed
+#: it (``blas_threads``: a reduction's or k-means' sums, added in another order by another number
+#: of threads, differ in their last bits, and a partition can follow them). Two rows that differ in
+#: any of them are different cells (their ``cell_id`` hashes these columns).
 IDENTITY_COLUMNS: tuple[str, ...] = (
     "dataset",
     "dataset_params",
@@ -87,7 +90,14 @@ IDENTITY_COLUMNS: tuple[str, ...] = (
     "kmeans_tol",
     "data_fingerprint",
     "code_tag",
+    "blas_threads",
 )
+#: Identity columns that joined the identity after cells were first written, each with the text
+#: every cell written before had (all were computed with one thread). A column at that value is
+#: left out of the cell id (:func:`kmdr.results.records.identity_id`), so those cells keep their
+#: ids, and a reader that meets a file without the column (a summary.csv or a sidecar written
+#: before) reads that value.
+IDENTITY_DEFAULTS: dict[str, str] = {"blas_threads": "1"}
 #: A point of a figure (a row of summary.csv): a cell's identity without its repetition.
 POINT_COLUMNS: tuple[str, ...] = tuple(c for c in IDENTITY_COLUMNS if c != "repetition")
 
@@ -132,7 +142,7 @@ def cell_problem(row, cell_id: str) -> str | None:
         return f"missing column(s) {', '.join(missing[:3])}{more}"
     if row["cell_id"] != cell_id:
         return f"cell_id {_short(row['cell_id'])} is not the file's name"
-    for col in ("r", "repetition"):
+    for col in ("r", "repetition", "blas_threads"):
         if not isinstance(row[col], int) or isinstance(row[col], bool):
             return f"{col} is {_short(row[col])}, not an integer"
     for col in NUMERIC_METRIC_COLUMNS:

@@ -4,11 +4,12 @@ A cell is keyed by its identity, :data:`kmdr.results.columns.IDENTITY_COLUMNS` (
 that changes its numbers); a point of a figure by the same without the repetition
 (``POINT_COLUMNS``). CSV and JSON disagree on types (``"5"`` vs ``5``, ``"{}"`` vs ``{}``), so
 :func:`typed` gives every identity column one type wherever it was read, an absent column
-(a legacy file) becoming unknown (<NA>). The *setting* of a row is its dataset, dataset
-parameters, base seed and k-means settings (:data:`SETTING_COLUMNS`): :func:`setting_labels`
-names the settings of an experiment that holds several. The no-reduction baseline is a row whose
-``reducer_name`` is declared ``baseline=True`` in the reducer registry (:func:`is_baseline`),
-whatever its display label.
+(a legacy file) becoming unknown (<NA>), or the value every file written before it had for a
+column that joined the identity later (``IDENTITY_DEFAULTS``: one BLAS thread). The *setting* of
+a row is its dataset, dataset parameters, base seed, k-means settings and BLAS threads
+(:data:`SETTING_COLUMNS`): :func:`setting_labels` names the settings of an experiment that holds
+several. The no-reduction baseline is a row whose ``reducer_name`` is declared ``baseline=True``
+in the reducer registry (:func:`is_baseline`), whatever its display label.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from kmdr.reducers import is_baseline_reducer
-from kmdr.results.columns import IDENTITY_COLUMNS, POINT_COLUMNS
+from kmdr.results.columns import IDENTITY_COLUMNS, IDENTITY_DEFAULTS, POINT_COLUMNS
 
 __all__ = [
     "CORE_COLUMNS",
@@ -46,9 +47,10 @@ SETTING_COLUMNS: tuple[str, ...] = (
     "kmeans_n_init",
     "kmeans_max_iter",
     "kmeans_tol",
+    "blas_threads",
 )
 # How each identity column is typed once read (CSV and JSON disagree: "5" vs 5, "{}" vs {}).
-_INT_COLUMNS = ("r", "repetition", "base_seed", "kmeans_n_init", "kmeans_max_iter")
+_INT_COLUMNS = ("r", "repetition", "base_seed", "kmeans_n_init", "kmeans_max_iter", "blas_threads")
 _FLOAT_COLUMNS = ("kmeans_tol",)
 _JSON_COLUMNS = ("dataset_params", "reducer_params")
 #: The columns even a legacy row or sidecar has: the others may be unknown.
@@ -85,7 +87,8 @@ def typed(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
     so that rows from cells.csv, summary.csv and sidecar JSON compare equal."""
     out = frame.copy()
     for col in columns:
-        values = out[col] if col in out.columns else pd.Series(pd.NA, index=out.index)
+        absent = IDENTITY_DEFAULTS.get(col, pd.NA)  # a file written before the column was kept
+        values = out[col] if col in out.columns else pd.Series(absent, index=out.index)
         if col in _INT_COLUMNS:
             out[col] = pd.to_numeric(values, errors="coerce").astype("Int64")
         elif col in _FLOAT_COLUMNS:

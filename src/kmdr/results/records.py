@@ -27,6 +27,7 @@ from kmdr.results.columns import (
     CSV_COLUMNS,
     EXTRA_COLUMNS,
     IDENTITY_COLUMNS,
+    IDENTITY_DEFAULTS,
     REQUIRED_COLUMNS,
 )
 
@@ -85,8 +86,19 @@ def checksum(fields: dict[str, str]) -> str:
 
 
 def identity_id(fields: dict[str, str]) -> str:
-    """The cell id: a hash of the identity columns' texts."""
-    return _digest([[c, fields.get(c, "")] for c in IDENTITY_COLUMNS])[:ID_DIGITS]
+    """The cell id: a hash of the identity columns' texts, each column of
+    :data:`~kmdr.results.columns.IDENTITY_DEFAULTS` left out at its default (so a one-thread
+    cell has the id it had before the thread count joined the identity)."""
+    return _digest(
+        [c, fields.get(c, "")]
+        for c in IDENTITY_COLUMNS
+        if c not in IDENTITY_DEFAULTS or fields.get(c, "") != IDENTITY_DEFAULTS[c]
+    )[:ID_DIGITS]
+
+
+def _id_before_defaults(fields: dict[str, str]) -> str:
+    """The id a kmdr gave a row before the columns of IDENTITY_DEFAULTS joined the identity."""
+    return identity_id({**fields, **IDENTITY_DEFAULTS})
 
 
 def seal(row: dict) -> dict:
@@ -105,6 +117,13 @@ def row_problem(fields: dict[str, str]) -> str | None:
     if fields[CHECKSUM] != checksum(fields):
         return "its checksum does not match its content (edited or damaged)"
     if fields["cell_id"] != identity_id(fields):
+        if fields["cell_id"] == _id_before_defaults(fields):
+            # Its id is that of the one-thread cell: used as that cell, it would mix numbers of
+            # another thread count with one-thread ones.
+            return (
+                f"computed with blas_threads={fields['blas_threads']} before the thread count "
+                "was part of a cell's identity"
+            )
         return "its cell_id is not the hash of its identity columns"
     return None
 

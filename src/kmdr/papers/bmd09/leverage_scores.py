@@ -54,19 +54,18 @@ class LeverageScoresKind:
     writes_cells = False
 
     def run(self, ctx) -> None:
-        from threadpoolctl import threadpool_limits
-
         spec = ctx.spec
         seed = cell_seed(spec.seed, spec.dataset, spec.leverage_reducer, spec.leverage_r, 0)
-        with threadpool_limits(limits=ctx.parallelism.blas_threads):
-            table, seconds = leverage_scores_table(
-                ctx.X,
-                ctx.n_clusters,
-                spec.leverage_r,
-                reducer=spec.leverage_reducer,
-                seed=seed,
-                feature_names=getattr(ctx.dataset, "feature_names", None),
-            )
+        # computed in the run's process, with its blas_threads (the runner holds them: the
+        # scores' last bits depend on the thread count)
+        table, seconds = leverage_scores_table(
+            ctx.X,
+            ctx.n_clusters,
+            spec.leverage_r,
+            reducer=spec.leverage_reducer,
+            seed=seed,
+            feature_names=getattr(ctx.dataset, "feature_names", None),
+        )
         buf = io.StringIO()
         table.to_csv(buf, index=False)
         atomic_write_text(ctx.store.root / "leverage_scores.csv", buf.getvalue())

@@ -266,7 +266,15 @@ def plot_sampling_lemma(table: pd.DataFrame, path: Path) -> None:
 def run_sampling_lemma(
     results: Path, quick: bool = False, datasets=LEMMA_DATASETS, loader=_load
 ) -> pd.DataFrame:
-    """Compute the lemma table on every dataset that loads, write CSVs and the figure."""
+    """Compute the lemma table on every dataset that loads, write CSVs and the figure; with one
+    BLAS/OpenMP thread, as cells are (the singular values' last bits depend on the count)."""
+    from kmdr.engine.threads import run_threads
+
+    with run_threads(1):
+        return _run_sampling_lemma(results, quick, datasets, loader)
+
+
+def _run_sampling_lemma(results: Path, quick: bool, datasets, loader) -> pd.DataFrame:
     out = Path(results) / "theory"
     out.mkdir(parents=True, exist_ok=True)
     r_grid = R_GRID_QUICK if quick else R_GRID
@@ -312,13 +320,12 @@ class SamplingLemmaKind:
     writes_cells = False
 
     def run(self, ctx) -> None:
-        from threadpoolctl import threadpool_limits
-
         spec = ctx.spec
-        with threadpool_limits(limits=ctx.parallelism.blas_threads):
-            table = sampling_lemma_table(
-                ctx.X, ctx.n_clusters, spec.r_grid, range(spec.repeats), dataset=spec.dataset
-            )
+        # computed in the run's process, with its blas_threads (the runner holds them: the
+        # singular values' last bits depend on the thread count)
+        table = sampling_lemma_table(
+            ctx.X, ctx.n_clusters, spec.r_grid, range(spec.repeats), dataset=spec.dataset
+        )
         atomic_write_text(ctx.store.root / "sampling_lemma.csv", table.to_csv(index=False))
         if spec.figures:
             plot_sampling_lemma(table, ctx.store.root / "figures" / f"{spec.name}.png")

@@ -1,0 +1,96 @@
+"""The BLAS/OpenMP threads a cell is computed with: exactly its ``blas_threads``, wherever it runs.
+
+A reduction's matrix products and decompositions (OpenBLAS) and scikit-learn's k-means (OpenMP)
+add their sums in an order that depends on their number of threads, so the same cell computed with
+1 and with 2 threads differs in the last bits, and a k-means partition or an eigenvector basis can
+follow (measured on ORL, COIL20 and sparse_text: SVD, leverage scores, LLE, the projections at
+large r, sparse k-means). ``blas_threads`` is therefore part of a cell's identity, and every job
+pins it (:func:`pin_threads`) in whatever computes it:
+
+* a worker process (loky, multiprocessing, dask, Ray): its libraries, for good;
+* the run's own process (``n_jobs=1``, the threading backend): for the run, restored after it
+  (:func:`run_threads`, which the runner holds around the run).
+
+Two traps make a once-per-process ``threadpool_limits`` call not enough. threadpoolctl limits only
+the libraries already loaded: a library loaded later (scipy's OpenBLAS, scikit-learn's OpenMP
+runtime, imported lazily by the first cell that needs them) starts with its own default, all the
+cores; so the modules that load them (:data:`THREAD_POOL_MODULES`) are imported first, and the
+libraries are scanned again whenever an import may have loaded another. And OpenMP's thread count
+is a per-thread setting: the threading backend's worker threads do not see the one made in the
+run's main thread, so every job sets it in its own thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+import threading
+from collections.abc import Iterator
+
+__all__ = ["THREAD_POOL_MODULES", "pin_threads", "run_threads"]
+
+#: The modules that load the native thread pools cells compute with: numpy's and scipy's
+#: OpenBLAS and scikit-learn's OpenMP runtime.
+THREAD_POOL_MODULES = ("numpy", "scipy.linalg", "sklearn.cluster")
+
+
+class _Pools:
+    """This process's thread pools (a threadpoolctl controller), scanned again only when the
+    modules loaded changed; in a run's own process, the limiters that restore them after it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.modules = -1
+        self.controller = None
+        self.seen: set[str] = set()
+        self.undo: list | None = None  # inside run_threads: what to restore at its end
+
+    def scan(self, threads: int):
+        """The controller of every pool loaded now (caller holds ``lock``). Pools first seen
+        inside :func:`run_threads` are limited here and restored at its end."""
+        from threadpoolctl import ThreadpoolController
+
+        if len(sys.modules) == self.modules:
+            return self.controller
+        for name in THREAD_POOL_MODULES:
+            importlib.import_module(name)
+        controller = ThreadpoolController()
+        new = [lib.filepath for lib in controller.lib_controllers if lib.filepath not in self.seen]
+        if new and self.undo is not None:
+            self.undo.append(controller.select(filepath=new).limit(limits=threads))
+        self.seen.update(new)
+        self.modules, self.controller = len(sys.modules), controller
+        return controller
+
+
+_POOLS = _Pools()
+
+
+def pin_threads(threads: int) -> None:
+    """Compute with ``threads`` BLAS/OpenMP threads from now on in the calling thread (BLAS's
+    count is the process's, OpenMP's the thread's): every job calls it before its cells. Costs
+    microseconds unless a new import makes the libraries be scanned again (milliseconds)."""
+    with _POOLS.lock:
+        controller = _POOLS.scan(threads)
+    controller.limit(limits=threads)
+
+
+@contextlib.contextmanager
+def run_threads(threads: int) -> Iterator[None]:
+    """Hold this process's BLAS/OpenMP libraries at ``threads`` threads for a run computed (in
+    part) in this process, and give every library its thread count back after, also one that was
+    first loaded during the run."""
+    with _POOLS.lock:
+        _POOLS.modules = -1  # scan now: these are the libraries to give back
+        _POOLS.seen.clear()
+        previous, _POOLS.undo = _POOLS.undo, []
+        undo = _POOLS.undo
+        _POOLS.scan(threads)
+    try:
+        yield
+    finally:
+        with _POOLS.lock:
+            _POOLS.undo = previous
+        for limiter in reversed(undo):
+            limiter.restore_original_limits()

@@ -1,0 +1,128 @@
+"""A cell is computed with the BLAS/OpenMP threads of its identity (``blas_threads``, default 1),
+whatever ``n_jobs``, the backend or the machine's cores: the same command gives the same numbers
+with one worker or two, every library (also one loaded during the run, also OpenMP in a
+threading-backend worker thread) runs that many threads, and the run's process gets its own
+thread counts back after the run.
+
+The data is chosen thread-sensitive: on Synth 300 x 400, the SVD and the sign projection at r = 9
+differ in their last bits between one and two OpenBLAS threads (as on ORL, COIL20 and
+sparse_text), which ``objective_reduced`` shows."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from _run_configs import synth_run
+from kmdr._io import read_csv
+from kmdr.config.spec import spec_from_config
+from kmdr.engine import work
+from kmdr.engine.runner import run_experiment
+from kmdr.results.columns import RESULT_COLUMNS
+
+
+def config(results_dir, **over) -> dict:
+    cfg = synth_run(
+        results_dir,
+        "threads",
+        (300, 400, 5),
+        reducers=[{"name": "svd"}, {"name": "sign"}],
+        r_grid=[9],
+        repeats=1,
+        kmeans={"n_init": 1, "max_iter": 50},
+    )
+    del cfg["blas_threads"]  # the default
+    return {**cfg, **over}
+
+
+def run(results_dir, **over) -> pd.DataFrame:
+    outcome = run_experiment(spec_from_config(config(results_dir, **over)), log=lambda m: None)
+    assert outcome.status == "complete" and outcome.n_computed == 2
+    cells = read_csv(outcome.experiment_dir / "cells.csv")  # floats read back exactly
+    return cells.set_index("cell_id").sort_index()
+
+
+def test_one_worker_or_two_give_the_same_cells(tmp_path):
+    one = run(tmp_path / "one", n_jobs=1)
+    two = run(tmp_path / "two", n_jobs=2)
+    assert list(one.index) == list(two.index)  # the same cells (ids)
+    columns = list(RESULT_COLUMNS)
+    pd.testing.assert_frame_equal(one[columns], two[columns], check_exact=True)
+    assert (one["blas_threads"] == 1).all() and (two["blas_threads"] == 1).all()
+
+
+def _threads_seen_by_cells(monkeypatch) -> list[dict]:
+    """Record, in each cell's own thread, every library's thread count while it reduces."""
+    seen = []
+    reduce = work._reduce
+
+    def probe(cell, *args):
+        seen.append({i["filepath"]: i["num_threads"] for i in threadpool_info()})
+        return reduce(cell, *args)
+
+    monkeypatch.setattr(work, "_reduce", probe)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("over", "threads"),
+    [
+        ({"n_jobs": 1}, 1),
+        ({"n_jobs": 1, "blas_threads": 2}, 2),
+        # joblib's worker threads: OpenMP's count is per thread, the main thread's is not theirs
+        ({"n_jobs": 2, "backend": "threading"}, 1),
+    ],
+    ids=["sequential", "sequential-2-threads", "threading"],
+)
+def test_every_library_runs_the_cells_threads_in_the_runs_process(
+    tmp_path, monkeypatch, over, threads
+):
+    seen = _threads_seen_by_cells(monkeypatch)
+    with threadpool_limits(limits=3):  # whatever the process had: the run sets its own
+        before = {i["filepath"]: i["num_threads"] for i in threadpool_info()}
+        run(tmp_path, **over)
+        after = {i["filepath"]: i["num_threads"] for i in threadpool_info()}
+    assert len(seen) == 2
+    for counts in seen:
+        assert any("openblas" in path for path in counts), counts
+        assert set(counts.values()) == {threads}, counts
+    assert after == before  # given back after the run
+
+
+def _fresh_process(context: str) -> tuple[dict, dict]:
+    """In a fresh process where only numpy is loaded (and no thread variable is set): every
+    library's thread count inside ``context`` once scipy.linalg and sklearn.cluster are imported
+    in it, and after it."""
+    code = (
+        "import contextlib, json, numpy\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from kmdr.engine.threads import run_threads\n"
+        f"with {context}:\n"
+        "    import scipy.linalg, sklearn.cluster\n"
+        "    inside = {i['filepath']: i['num_threads'] for i in threadpool_info()}\n"
+        "after = {i['filepath']: i['num_threads'] for i in threadpool_info()}\n"
+        "print(json.dumps([inside, after]))\n"
+    )
+    names = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"}
+    env = {k: v for k, v in os.environ.items() if k not in names}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    inside, after = json.loads(proc.stdout)
+    return inside, after
+
+
+def test_libraries_loaded_after_the_limit_still_get_it():
+    # threadpoolctl limits only what is loaded: the run's limit must still reach scipy's OpenBLAS
+    # and scikit-learn's OpenMP, which a reducer loads later, and give each its count back after.
+    defaults, _ = _fresh_process("contextlib.nullcontext()")
+    inside, after = _fresh_process("run_threads(1)")
+    assert len(inside) >= 3, inside  # numpy's and scipy's OpenBLAS, scikit-learn's OpenMP
+    assert set(inside.values()) == {1}, inside
+    assert after == defaults
