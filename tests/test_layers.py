@@ -25,6 +25,9 @@ PACKAGE = SRC / "kmdr"
 #: its own unit and units of lower layers, never a unit of its own layer (peers) or a higher one.
 LAYERS: dict[str, float] = {
     # 0: the base every layer may use; none of it knows about experiments, configs or results.
+    # Below everything: what must happen before numpy loads (OpenBLAS's kernels), which the
+    # package's __init__ does on import.
+    "kmdr._kernels": -1,
     "kmdr": 0,  # the package's own __init__ (its version)
     "kmdr._errors": 0,  # one-line error reporting of every command
     "kmdr._log": 0,  # how much a run says (its verbosity), read by every layer
@@ -219,12 +222,11 @@ def test_the_roots_facade_is_the_only_way_up_and_nothing_inside_uses_it():
     tree = ast.parse(MODULES["kmdr"].read_text(encoding="utf-8"))
     facade = _facade_nodes("kmdr", tree)
     assert facade, "the root has no module-level __getattr__"
+    # Outside it, the root imports only what lies below it (kmdr._kernels, on import).
     outside = [
-        node.lineno
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        and id(node) not in facade
-        and any((getattr(node, "module", None) or a.name).startswith("kmdr") for a in node.names)
+        lineno
+        for lineno, name in _imports("kmdr", MODULES["kmdr"])
+        if _layer(_unit(name) or name) >= LAYERS["kmdr"]
     ]
     assert outside == [], f"the root imports kmdr modules outside its __getattr__: {outside}"
 

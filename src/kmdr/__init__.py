@@ -22,10 +22,16 @@ verified).
 
 The package root is the lowest layer: the names above are imported on first use by the module's
 ``__getattr__`` (PEP 562), so ``import kmdr`` loads nothing else and no module of kmdr depends on
-them through the root.
+them through the root. It does one thing first: it asks OpenBLAS for the kernels every x86-64
+machine computes alike (:mod:`kmdr._kernels`), which works only before numpy is imported.
 """
 
 from __future__ import annotations
+
+from kmdr import _kernels
+
+# Before anything imports numpy: the same OpenBLAS kernels on every x86-64 machine (kmdr._kernels).
+_kernels.pin()
 
 __all__ = ["ConfigError", "ResultsError", "RunError", "__version__", "read_results", "run"]
 

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kmdr import _kernels
 from kmdr._errors import one_line
 from kmdr.config.checks import check_against_data, check_reducer_params
 from kmdr.config.kinds import get_kind
@@ -172,6 +173,9 @@ def _run_experiment(spec, dataset, config, log, launcher_jobs: int) -> RunOutcom
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     if not getattr(spec, "dry_run", False):
         check_reducer_params(spec)  # raises ConfigError before any work
+        kernels = _kernels.mismatch()
+        if kernels:
+            log(kernels)
     exp_dir = Path(spec.results_dir) / spec.name
     outcome = RunOutcome(spec.name, exp_dir, new_run_id())
     started = time.perf_counter()

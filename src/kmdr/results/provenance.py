@@ -55,7 +55,7 @@ def versions() -> dict:
         from threadpoolctl import threadpool_info
 
         out["blas"] = [
-            {k: i.get(k) for k in ("internal_api", "version", "num_threads")}
+            {k: i.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
             for i in threadpool_info()
         ]
     except Exception:

@@ -1,0 +1,83 @@
+"""Which OpenBLAS kernels compute kmdr's numbers: the same ones on every x86-64 machine.
+
+OpenBLAS picks its kernels for the CPU it runs on when it is loaded, and the kernels for CPUs with
+AVX-512 (``SkylakeX``) add the terms of a matrix product in another order than those for AVX2
+(``Haswell``, also what it runs on AMD Zen). The results differ in their last bits: the bzmd14
+ORL cells by about 1e-15 relative, and LLE's eigenvectors on COIL20 enough to change the k-means
+partition. So the same cell computed on two x86-64 machines of two CPU generations would differ,
+with the same code, libraries and thread count.
+
+kmdr therefore asks OpenBLAS for the AVX2 kernels on every x86-64 Linux machine that has AVX2 and
+FMA (every Intel CPU since 2013, every AMD Zen): :func:`pin` sets ``OPENBLAS_CORETYPE=Haswell``
+before numpy loads OpenBLAS (``import kmdr`` calls it, and the processes a run starts inherit the
+variable). A value the user set is kept; elsewhere (another CPU, another OS, Apple's Accelerate)
+nothing is set and the library's own choice stands. The kernels a process ended up with are
+recorded in each run's record (:func:`loaded`), and a run whose process loaded OpenBLAS before
+kmdr could pin it (numpy imported first, in a notebook) says so in one line (:func:`mismatch`).
+
+This module imports nothing but the standard library: it must run before numpy.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+
+__all__ = ["CORETYPE", "ENV", "loaded", "mismatch", "pin"]
+
+#: OpenBLAS's switch for its kernels (read once, when the library loads).
+ENV = "OPENBLAS_CORETYPE"
+#: The kernels kmdr asks for: those of AVX2 with FMA.
+CORETYPE = "Haswell"
+#: The CPU flags (as Linux names them in /proc/cpuinfo) the kernels need.
+_NEEDS = frozenset({"avx2", "fma"})
+
+
+def _cpu_has(flags: frozenset[str]) -> bool:
+    """Whether this x86-64 Linux machine's CPU has every flag of ``flags`` (False elsewhere, or
+    when /proc/cpuinfo cannot be read: kmdr never forces kernels a CPU might not run)."""
+    if sys.platform != "linux" or platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
+            for line in info:
+                if line.startswith("flags"):
+                    return flags <= set(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return False
+
+
+def pin() -> str | None:
+    """Ask OpenBLAS for :data:`CORETYPE` kernels where the CPU runs them and the user has not
+    chosen; return the value in effect (None: OpenBLAS picks for itself)."""
+    if ENV not in os.environ and _cpu_has(_NEEDS):
+        os.environ[ENV] = CORETYPE
+    return os.environ.get(ENV)
+
+
+def loaded() -> list[str]:
+    """The kernels of every OpenBLAS this process has loaded (threadpoolctl's "architecture")."""
+    from threadpoolctl import threadpool_info
+
+    return sorted(
+        {str(i.get("architecture")) for i in threadpool_info() if i["internal_api"] == "openblas"}
+    )
+
+
+def mismatch() -> str | None:
+    """One line when this process's OpenBLAS runs other kernels than the ones asked for (it was
+    loaded before ``import kmdr`` set the variable), else None."""
+    wanted = os.environ.get(ENV)
+    if wanted is None:
+        return None
+    other = [arch for arch in loaded() if arch.lower() != wanted.lower()]
+    if not other:
+        return None
+    return (
+        f"[kmdr] warning: OpenBLAS in this process runs {', '.join(other)} kernels, not "
+        f"{ENV}={wanted} (numpy was imported before kmdr): cells computed here can differ in "
+        f"their last bits from the record; import kmdr first, or set {ENV}={wanted} before "
+        "Python starts"
+    )
