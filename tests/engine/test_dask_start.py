@@ -107,8 +107,16 @@ def test_a_cluster_started_early_is_closed_when_the_run_ends_before_using_it(
 
 @needs_dask
 @pytest.mark.slow
-def test_local_cluster_workers_are_warm_ignore_ctrl_c_and_lack_malloc_trim():
+def test_local_cluster_workers_are_warm_ignore_ctrl_c_and_lack_malloc_trim(monkeypatch):
+    import os
+
     import distributed
+
+    # As an earlier cluster in this process leaves it (distributed writes its nannies'
+    # pre-spawn environment into os.environ): the workers must not inherit it, and starting the
+    # cluster must leave this process's environment as it found it.
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    before = dict(os.environ)
 
     def worker_state():
         import os
@@ -120,6 +128,7 @@ def test_local_cluster_workers_are_warm_ignore_ctrl_c_and_lack_malloc_trim():
 
     cluster = clusters.local_cluster(distributed, 2)
     try:
+        assert dict(os.environ) == before
         pids = [nanny.pid for nanny in cluster.workers.values()]
         with distributed.Client(cluster) as client:
             states = list(client.run(worker_state).values())

@@ -110,17 +110,42 @@ def local_cluster(distributed, n_workers: int):
     (see the module docstring)."""
     import dask
 
-    # Distributed reads its pre-spawn environment when it creates the nannies (here); None
-    # removes a variable from it (its documented way to unset one).
-    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
-        return distributed.LocalCluster(
-            n_workers=n_workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-            preload=[__name__],
-        )
+    # A nanny writes its pre-spawn environment into this process's os.environ before it spawns
+    # its worker, and leaves it there: an earlier cluster (kmdr's or anyone's in this process)
+    # would hand MALLOC_TRIM_THRESHOLD_ on to these workers, and this one would hand
+    # OMP_NUM_THREADS=1 and the like on to whatever the process starts next. So the variable is
+    # dropped while the nannies spawn, and the variables they changed are put back after.
+    before = dict(os.environ)
+    os.environ.pop(_MALLOC_TRIM, None)
+    try:
+        # Distributed reads its pre-spawn environment when it creates the nannies (here); None
+        # removes a variable from it (its documented way to unset one).
+        with dask.config.set({f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}": None}):
+            return distributed.LocalCluster(
+                n_workers=n_workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+                preload=[__name__],
+            )
+    finally:
+        _restore_environ(before)
+
+
+#: glibc's setting that distributed gives the workers it spawns (see the module docstring).
+_MALLOC_TRIM = "MALLOC_TRIM_THRESHOLD_"
+
+
+def _restore_environ(before: dict[str, str]) -> None:
+    """Put back every variable of os.environ that differs from ``before``, and only those (the
+    run's main thread may be reading others meanwhile)."""
+    for key in set(os.environ) | set(before):
+        if os.environ.get(key) != before.get(key):
+            if key in before:
+                os.environ[key] = before[key]
+            else:
+                del os.environ[key]
 
 
 def dask_setup(worker) -> None:
