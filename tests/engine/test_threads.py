@@ -10,6 +10,7 @@ sparse_text), which ``objective_reduced`` shows."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -84,6 +85,10 @@ def test_every_library_runs_the_cells_threads_in_the_runs_process(
     tmp_path, monkeypatch, over, threads
 ):
     seen = _threads_seen_by_cells(monkeypatch)
+    # Every pool loaded first, whatever ran before in this process (one loaded during the run
+    # is given its library's default back: test_libraries_loaded_after_the_limit_still_get_it).
+    importlib.import_module("scipy.linalg")
+    importlib.import_module("sklearn.cluster")
     with threadpool_limits(limits=3):  # whatever the process had: the run sets its own
         before = {i["filepath"]: i["num_threads"] for i in threadpool_info()}
         run(tmp_path, **over)
