@@ -179,8 +179,14 @@ class Drawer:
         self.close(wait=True)
 
     def close(self, wait: bool) -> None:
+        """Stop the drawing process; ``wait=False`` leaves a drawing still running behind (the
+        figures can be redrawn from the CSVs)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=wait, cancel_futures=not wait)
+            # An idle process is always waited for, which takes a moment: an executor left
+            # shutting down while the script exits races its own exit handler, which then writes
+            # to a pipe the executor has just closed (an OSError traceback after the one line).
+            busy = any(not future.done() for _, future in self._pending)
+            self._pool.shutdown(wait=wait or not busy, cancel_futures=not wait)
             self._pool = None
 
 
