@@ -460,3 +460,22 @@ def test_prune_by_run_id(tmp_path):
     assert not (exp / "cells.csv").read_text().strip().splitlines()[1:]
     assert not list((exp / "cells").glob("*.json"))
     assert run(tmp_path).n_computed == N_CELLS
+
+
+@pytest.mark.slow
+@fault(
+    "kmdr-prune --blas-threads names the cells of one thread count",
+    gets="exactly those rows removed; the one-thread cells kept and still reused",
+)
+def test_prune_by_blas_threads(tmp_path):
+    exp = run(tmp_path).experiment_dir
+    assert run(tmp_path, blas_threads=2).n_computed == N_CELLS  # another identity
+    listed = command("kmdr-prune", exp, "--blas-threads", "2")
+    assert listed.returncode == 0 and f"{N_CELLS} row(s) would be removed" in listed.stdout
+    proc = command("kmdr-prune", exp, "--blas-threads", "2", "--remove")
+    assert proc.returncode == 0 and f"removed {N_CELLS} row(s)" in proc.stdout
+    kept = pd.read_csv(exp / "cells.csv")
+    assert len(kept) == N_CELLS and (kept["blas_threads"] == 1).all()
+    assert len(list((exp / "cells").glob("*.json"))) == N_CELLS
+    assert run(tmp_path).n_computed == 0
+    assert run(tmp_path, blas_threads=2).n_computed == N_CELLS

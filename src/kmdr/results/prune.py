@@ -9,11 +9,13 @@ Filters (at least one): the kinds of rows readers leave out (:mod:`kmdr.results.
 any of which selects a row: ``--older-code`` (a code tag other than this installation's, or a
 legacy row without one), ``--other-data`` (a data fingerprint other than the current one),
 ``--foreign`` (a row of another experiment); and fields, each of which a selected row must match:
-``--reducer``, ``--dataset``, ``--run-id``, ``--fingerprint``, ``--code-tag`` (each repeatable).
+``--reducer``, ``--dataset``, ``--run-id``, ``--fingerprint``, ``--code-tag``, ``--blas-threads``
+(each repeatable).
 
     kmdr-prune results/bzmd14_orl --older-code                # list what would go
     kmdr-prune results/bzmd14_orl --older-code --remove       # remove it
     kmdr-prune results/mine --reducer sign --run-id 20261122T101010Z-abc123 --remove
+    kmdr-prune results/mine --blas-threads 4 --remove          # cells of another thread count
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ _FIELDS = {
     "run_id": "run_id",
     "fingerprint": "data_fingerprint",
     "code_tag": "code_tag",
+    "blas_threads": "blas_threads",
 }
 _PROG = "kmdr-prune"
 _SHOWN = ["cell_id", "dataset", "reducer", "r", "repetition", "code_tag", "data_fingerprint"]
@@ -129,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         exit_error(
             _PROG,
             "name what to remove: --older-code, --other-data, --foreign, --reducer, --dataset, "
-            "--run-id, --fingerprint or --code-tag (see kmdr-prune --help)",
+            "--run-id, --fingerprint, --code-tag or --blas-threads (see kmdr-prune --help)",
         )
     for exp_dir in args.experiments:
         if not exp_dir.is_dir():
