@@ -131,3 +131,50 @@ def test_libraries_loaded_after_the_limit_still_get_it():
     assert len(inside) >= 3, inside  # numpy's and scipy's OpenBLAS, scikit-learn's OpenMP
     assert set(inside.values()) == {1}, inside
     assert after == defaults
+
+
+@pytest.mark.parametrize(
+    ("cores", "launcher_jobs", "over", "n_jobs", "says"),
+    [
+        (4, 1, {"n_jobs": -1, "blas_threads": 2}, 2, None),  # -1: the workers that fit
+        (2, 1, {"n_jobs": -1, "blas_threads": 2}, 1, None),
+        (4, 2, {"n_jobs": -1, "blas_threads": 2}, 1, None),  # a launcher's share of the cores
+        (8, 1, {"n_jobs": -2, "blas_threads": 2}, 3, None),
+        (2, 1, {"n_jobs": 2}, 2, None),  # one thread per worker: never more than the cores
+        (2, 1, {"n_jobs": 2, "blas_threads": 2}, 2, "use n_jobs=1 (or -1)"),
+        (2, 1, {"n_jobs": -1, "blas_threads": 4}, 1, "blas_threads above 2 cannot"),
+        (2, 1, {"n_jobs": 2, "blas_threads": 2, "dask": {"scheduler": "tcp://10.0.0.5:8786"},
+                "backend": "dask"}, 2, None),  # a cluster's cores are not this machine's
+    ],
+)  # fmt: skip
+def test_workers_and_threads_fit_the_cores_or_a_line_says_so(
+    monkeypatch, tmp_path, cores, launcher_jobs, over, n_jobs, says
+):
+    import joblib
+
+    from kmdr.engine.parallel import resolve_parallelism
+
+    monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
+    par = resolve_parallelism(spec_from_config(config(tmp_path, **over)), launcher_jobs)
+    assert par.n_jobs == n_jobs
+    message = par.oversubscription_message()
+    assert (message is None) == (says is None), message
+    if says:
+        assert message.startswith("[kmdr] ") and "\n" not in message and says in message
+
+
+@pytest.mark.fault(
+    "n_jobs x blas_threads more threads than the machine's cores",
+    gets="run as asked (the cells' numbers are those of their identity), one line saying the "
+    "threads contend and which n_jobs fits",
+)
+def test_a_run_whose_threads_outnumber_the_cores_says_so_once(monkeypatch, tmp_path):
+    import joblib
+
+    monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 1)
+    lines: list[str] = []
+    spec = spec_from_config(config(tmp_path, n_jobs=1, blas_threads=2))
+    outcome = run_experiment(spec, log=lines.append)
+    assert outcome.status == "complete" and outcome.n_computed == 2
+    said = [line for line in lines if "contend" in line]
+    assert len(said) == 1 and "n_jobs=1 x blas_threads=2 = 2 threads" in said[0], lines

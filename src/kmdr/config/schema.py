@@ -204,7 +204,8 @@ class RunConfig:
     preset: PresetConfig = field(default_factory=PresetConfig)
     # Print the cells the command would compute and reuse (and a time estimate), run nothing.
     dry_run: bool = False
-    # Parallelism: joblib over cells; n_jobs -1 = all cores.
+    # Parallelism: joblib over cells; n_jobs -1 = as many workers as the cores hold (blas_threads
+    # each), -2 one less.
     n_jobs: int = -1
     backend: Backend = Backend.loky
     # Keyword arguments of joblib.parallel_config (checked against its signature up front).

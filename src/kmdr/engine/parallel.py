@@ -76,6 +76,8 @@ class Parallelism:
     cores: int
     #: The workers the config asked for, when more than the backend can run (then capped).
     requested: int | None = None
+    #: Whether the workers run on this machine (not on a cluster given by address).
+    runs_here: bool = True
 
     def cap_message(self, backend: str) -> str | None:
         """The one line saying ``n_jobs`` was capped, or None."""
@@ -87,14 +89,36 @@ class Parallelism:
             "for them"
         )
 
+    def oversubscription_message(self) -> str | None:
+        """The one line saying the workers' threads outnumber this run's cores, or None.
+
+        ``blas_threads`` is never lowered to fit (it is part of every cell's identity): the
+        cells' numbers stay those of their identity, only their timings suffer."""
+        share = max(1, self.cores // self.launcher_jobs)
+        threads = self.n_jobs * self.blas_threads
+        if not self.runs_here or self.blas_threads == 1 or threads <= share:
+            return None
+        fix = (
+            f"use n_jobs={share // self.blas_threads} (or -1)"
+            if self.blas_threads <= share
+            else f"blas_threads above {share} cannot have a core per thread here"
+        )
+        return (
+            f"[kmdr] n_jobs={self.n_jobs} x blas_threads={self.blas_threads} = {threads} "
+            f"threads on this run's {share} core(s) contend for them (same numbers, slower "
+            f"cells, timings that measure the contention); {fix}"
+        )
+
 
 def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
     """Workers and BLAS threads for ``spec`` when ``launcher_jobs`` runs share this machine.
 
-    ``n_jobs = -1`` means this run's share of the cores (cores // launcher_jobs), ``-2`` one less,
-    and so on. BLAS threads are ``spec.blas_threads`` (default 1), never worked out from the
-    cores: they are part of every cell's identity, so a cell's numbers never depend on the machine
-    or on ``n_jobs``; with one thread per worker, workers up to the cores never oversubscribe them.
+    ``n_jobs = -1`` means as many workers as this run's share of the cores (cores //
+    launcher_jobs) holds with ``blas_threads`` threads each, ``-2`` one less, and so on. BLAS
+    threads are ``spec.blas_threads`` (default 1), never worked out from the cores: they are part
+    of every cell's identity, so a cell's numbers never depend on the machine or on ``n_jobs``.
+    Workers and threads that an explicit ``n_jobs`` makes outnumber the cores are run as asked,
+    with one line saying so (:meth:`Parallelism.oversubscription_message`).
 
     A backend that runs its workers on this machine (every one but a dask scheduler or a Ray
     cluster given by address) gets at most one worker per core: more only contend for the cores,
@@ -106,11 +130,14 @@ def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
     cores = int(joblib.cpu_count())
     launcher_jobs = max(1, int(launcher_jobs))
     share = max(1, cores // launcher_jobs)
-    n_jobs = spec.n_jobs if spec.n_jobs > 0 else max(1, share + 1 + spec.n_jobs)
+    fit = max(1, share // max(1, int(spec.blas_threads)))
+    n_jobs = spec.n_jobs if spec.n_jobs > 0 else max(1, fit + 1 + spec.n_jobs)
     requested = None
     if _runs_here(spec) and n_jobs > cores:
         requested, n_jobs = n_jobs, cores
-    return Parallelism(n_jobs, int(spec.blas_threads), launcher_jobs, cores, requested)
+    return Parallelism(
+        n_jobs, int(spec.blas_threads), launcher_jobs, cores, requested, _runs_here(spec)
+    )
 
 
 def _runs_here(spec) -> bool:
