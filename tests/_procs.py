@@ -20,7 +20,8 @@ TIMEOUT = 240.0
 
 PLUGIN = '''
 """A dataset that never loads, and a reducer that misbehaves as $KMDR_TEST_MISBEHAVE says
-("<action>:<r>") in its cells of that r, and is a plain random projection otherwise."""
+("<action>:<r>") in its cells of that r, and is a plain random projection otherwise
+("import_sigint:0": its import is interrupted, see below)."""
 
 import os
 import sys
@@ -29,6 +30,23 @@ import time
 import numpy as np
 
 from kmdr.reducers import BaseReducer, ReducerEntry
+
+if os.environ.get("KMDR_TEST_MISBEHAVE", "").startswith("import_sigint"):
+    # A library that loses a Ctrl-C met while it is imported: the signal arrives, and the
+    # KeyboardInterrupt it raises comes out as an ImportError, raised while handling it
+    # ("import_sigint:0") or after, which leaves no trace of it ("import_sigint_lost:0").
+    import signal
+
+    lost = None
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+    except BaseException as err:
+        if "_lost" not in os.environ["KMDR_TEST_MISBEHAVE"]:
+            raise ImportError(f"import cut short ({type(err).__name__})") from None
+        lost = type(err).__name__
+    if lost:
+        raise ImportError(f"import cut short ({lost})")
 
 
 class Misbehave(BaseReducer):

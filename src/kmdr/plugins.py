@@ -81,6 +81,20 @@ def import_target(target: str):
     return obj
 
 
+def _interrupt_behind(err: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C an import failed from, if any: code that catches the KeyboardInterrupt met
+    while it imports (a module's own fallbacks, a library's error wrapping) can raise another
+    error in its place, which must not mark the plug-in as broken."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def _warn(message: str, group: str) -> None:
     """A warning that prints as ONE line: it is attributed to no source file, so Python's
     warning display has no source line to add under it."""
@@ -239,6 +253,9 @@ class Registry(Mapping[str, T], Generic[T]):
         try:
             obj = import_target(target) if isinstance(target, str) else target
         except Exception as err:  # third-party code may fail in any way: one line, named
+            interrupt = _interrupt_behind(err)
+            if interrupt is not None:  # not broken: stopped (and tried again next time)
+                raise interrupt from None
             message = (
                 f"{origin} failed to import ({type(err).__name__}: {' '.join(str(err).split())}); "
                 "fix or reinstall the package that declares it, or uninstall it"

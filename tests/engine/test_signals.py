@@ -450,3 +450,41 @@ def test_nohup_keeps_a_run_going_when_the_terminal_closes(project, tmp_path):
         proc.kill()
     assert statuses(exp) == ["complete"]
     _kept(exp, 6)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        pytest.param(
+            "import_sigint:0",
+            marks=fault(
+                "Ctrl-C arrives while a plug-in is imported, and its code turns the "
+                "KeyboardInterrupt into an ImportError",
+                gets="one line saying interrupted, exit 130; the plug-in is not marked broken",
+            ),
+            id="error-while-handling-it",
+        ),
+        pytest.param(
+            "import_sigint_lost:0",
+            marks=fault(
+                "Ctrl-C arrives while a plug-in is imported, and its code raises an ImportError "
+                "that keeps no trace of the KeyboardInterrupt",
+                gets="exit 130, the last line saying interrupted: never a config error",
+            ),
+            id="error-without-a-trace",
+        ),
+    ],
+)
+def test_an_interrupt_that_a_library_turns_into_an_error_is_still_an_interrupt(
+    project, tmp_path, action
+):
+    proc = start(project, tmp_path, action)
+    try:
+        assert proc.wait() == 130, proc.stderr
+    finally:
+        proc.kill()
+    if action == "import_sigint:0":
+        assert one_line(proc.stderr) == "kmdr: interrupted before any cell was computed"
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1] == "kmdr: interrupted before any cell was computed", proc.stderr
+    assert "kmdr: error" not in proc.stderr and "Traceback" not in proc.stderr

@@ -27,6 +27,7 @@ import contextlib
 import io
 import os
 import sys
+from typing import NoReturn
 
 from kmdr._errors import exit_error
 from kmdr.engine import signals
@@ -118,6 +119,14 @@ def config_problem(err: BaseException) -> str | None:
     return None
 
 
+def _interrupted_before_any_cell(held: _HeldStderr, err: BaseException) -> NoReturn:
+    held.release(keep=False)
+    print(
+        f"kmdr: {signals.describe(err)} before any cell was computed", file=sys.stderr, flush=True
+    )
+    sys.exit(signals.exit_status(err))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``kmdr`` (``argv``: the arguments after the program name)."""
     from kmdr.app import argv as cli_args
@@ -161,14 +170,10 @@ def _main() -> None:
             held.release()
             raise
         except KeyboardInterrupt as err:  # before a run started (e.g. composing the config)
-            held.release(keep=False)
-            print(
-                f"kmdr: {signals.describe(err)} before any cell was computed",
-                file=sys.stderr,
-                flush=True,
-            )
-            sys.exit(signals.exit_status(err))
+            _interrupted_before_any_cell(held, err)
         except Exception as err:
+            if signals.received() is not None:  # the signal's, lost by library code on the way
+                _interrupted_before_any_cell(held, signals.Interrupted(signals.received()))
             if user_full_error not in (None, "", "0"):
                 held.release()
                 raise

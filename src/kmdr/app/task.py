@@ -232,7 +232,15 @@ def run(cfg) -> float | None:
     stage: dict = {}
     with logging_for(cfg.verbosity):
         try:
-            outcome, spec = execute(cfg, hc, stage)
+            try:
+                outcome, spec = execute(cfg, hc, stage)
+            except (UsageError, Skipped, RunError):
+                # An error raised after a stop signal is the signal's: library code between the
+                # signal and its handling can turn the KeyboardInterrupt into another error (an
+                # import cut short fails as an ImportError, a half-built config node as a
+                # config error), which must not be reported as the user's mistake.
+                signals.raise_if_received()
+                raise
         except UsageError as err:
             exit_error(PROGRAM, f"{job}{err}")
         except Skipped as err:  # not an error of the command: a multirun goes on
