@@ -48,6 +48,19 @@ if os.environ.get("KMDR_TEST_MISBEHAVE", "").startswith("import_sigint"):
     if lost:
         raise ImportError(f"import cut short ({lost})")
 
+if os.environ.get("KMDR_TEST_MISBEHAVE", "").startswith("gc_hold:"):
+    # A garbage-collector callback (as distributed registers one) that holds the run's process
+    # once, until the signal the test sends: Python can only print an exception raised there.
+    import gc
+
+    def _hold(phase, info):
+        if phase != "start" or os.path.exists(os.environ["KMDR_TEST_RELEASE"]):
+            return
+        open(os.environ["KMDR_TEST_RELEASE"], "w").close()
+        time.sleep(30)
+
+    gc.callbacks.append(_hold)
+
 
 class Misbehave(BaseReducer):
     def __init__(self, n_components=2, random_state=None):
@@ -113,12 +126,31 @@ blas_threads: 1
 """
 
 
+#: Imported at start-up by every Python process of a run that sees the plugin: a worker process
+#: (loky's or a dask LocalCluster's) that starts while $KMDR_TEST_WORKER_START names a folder
+#: writes its pid there and takes seconds more to start, as a worker importing the scientific
+#: stack on a loaded machine does: the window where a Ctrl-C meets a worker still importing.
+SITECUSTOMIZE = """
+import os
+import sys
+import time
+
+_WORKER = ("popen_loky_posix", "spawn_main")
+if os.environ.get("KMDR_TEST_WORKER_START") and any(
+    w in arg for arg in sys.orig_argv for w in _WORKER
+):
+    open(os.path.join(os.environ["KMDR_TEST_WORKER_START"], str(os.getpid())), "w").close()
+    time.sleep(4)
+"""
+
+
 def make_plugin(root: Path) -> Path:
     """Write the plugin package (an entry point on a folder) and a config folder with the
     ``faulty`` preset under ``root``; return ``root``."""
     site = root / "site"
     site.mkdir(parents=True, exist_ok=True)
     (site / "kmdr_misbehave.py").write_text(textwrap.dedent(PLUGIN))
+    (site / "sitecustomize.py").write_text(SITECUSTOMIZE.lstrip())
     info = site / "kmdr_misbehave-0.1.dist-info"
     info.mkdir(exist_ok=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kmdr-misbehave\nVersion: 0.1\n")

@@ -488,3 +488,62 @@ def test_an_interrupt_that_a_library_turns_into_an_error_is_still_an_interrupt(
     lines = proc.stderr.strip().splitlines()
     assert lines[-1] == "kmdr: interrupted before any cell was computed", proc.stderr
     assert "kmdr: error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param(
+            "loky",
+            marks=fault(
+                "Ctrl-C to the terminal's process group while the run's loky workers are still "
+                "starting (importing numpy and scikit-learn)",
+                gets="one line, exit 130: no worker prints a traceback",
+            ),
+        ),
+        pytest.param(
+            "dask",
+            marks=[
+                fault(
+                    "Ctrl-C to the terminal's process group while the run's dask LocalCluster "
+                    "workers are still starting",
+                    gets="one line, exit 130: no worker prints a traceback, the cluster is closed",
+                ),
+                pytest.mark.skipif(_NO_DASK, reason="needs dask.distributed (kmdr[dask])"),
+            ],
+        ),
+    ],
+)
+def test_ctrl_c_while_the_workers_start(project, tmp_path, backend):
+    starting = tmp_path / "starting"
+    starting.mkdir()
+    args = ["-cd", str(project / "conf"), "experiment=faulty", f"results_dir={tmp_path}"]
+    env = {**plugin_env(project), "KMDR_TEST_WORKER_START": str(starting)}
+    proc = kmdr(*args, f"backend={backend}", "n_jobs=2", env=env, cwd=tmp_path)
+    try:
+        wait_for(lambda: len(list(starting.iterdir())) >= 2, "two workers starting", proc)
+        workers = [int(path.name) for path in starting.iterdir()]
+        proc.signal(signal.SIGINT, group=True)
+        assert proc.wait() == 130, proc.stderr
+        assert one_line(proc.stderr).startswith("kmdr: interrupted"), proc.stderr
+        wait_for(lambda: not any(alive(pid) for pid in workers), "the workers to exit")
+    finally:
+        proc.kill()
+
+
+@fault(
+    "Ctrl-C arrives while the run's process is inside a garbage-collector callback (where Python "
+    "can only print an exception)",
+    gets="no 'Exception ignored' traceback: the signal is delivered again, one line, exit 130",
+)
+def test_ctrl_c_inside_a_gc_callback_still_stops_the_run(project, tmp_path):
+    held = tmp_path / "held"
+    args = ["-cd", str(project / "conf"), "experiment=faulty", f"results_dir={tmp_path}"]
+    proc = kmdr(*args, "n_jobs=1", env=plugin_env(project, "gc_hold:0", release=held), cwd=tmp_path)
+    try:
+        wait_for(held.exists, "the gc callback holding the process", proc)
+        proc.signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130, proc.stderr
+    finally:
+        proc.kill()
+    assert one_line(proc.stderr).startswith("kmdr: interrupted"), proc.stderr

@@ -44,7 +44,13 @@ import threading
 from collections.abc import Iterator
 
 from kmdr._errors import one_line
-from kmdr.engine.parallel import WORKER_MODULES, BackendError, Parallelism
+from kmdr.engine.parallel import (
+    WORKER_MODULES,
+    BackendError,
+    Parallelism,
+    ignore_sigint,
+    sigint_blocked,
+)
 
 __all__ = [
     "close_unused_cluster",
@@ -120,7 +126,10 @@ def local_cluster(distributed, n_workers: int):
     try:
         # Distributed reads its pre-spawn environment when it creates the nannies (here); None
         # removes a variable from it (its documented way to unset one).
-        with dask.config.set({f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}": None}):
+        with (
+            dask.config.set({f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}": None}),
+            sigint_blocked(),
+        ):
             return distributed.LocalCluster(
                 n_workers=n_workers,
                 threads_per_worker=1,
@@ -153,12 +162,12 @@ def dask_setup(worker) -> None:
     main thread): import the modules cells need (:data:`~kmdr.engine.parallel.WORKER_MODULES`),
     and ignore Ctrl-C, as a loky worker of a run does (:func:`~kmdr.engine.parallel.watch_parent`):
     the terminal sends SIGINT to the whole process group, and the run's process, which receives
-    it too, closes the cluster itself (a worker interrupted on its own prints a traceback)."""
-    import signal
-
+    it too, closes the cluster itself (a worker interrupted on its own prints a traceback). Until
+    here the worker had SIGINT blocked (:func:`~kmdr.engine.parallel.sigint_blocked`); once
+    ignored, a SIGINT that arrived meanwhile is discarded."""
     for module in WORKER_MODULES:
         importlib.import_module(module)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_sigint()
 
 
 def dask_teardown(worker) -> None:

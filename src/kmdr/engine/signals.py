@@ -9,15 +9,20 @@ for a process ended by that signal, 128 + its number (130 for SIGINT, 143 for SI
 SIGHUP), so a script or a scheduler still sees which signal ended it.
 
 Only the first signal counts: a second Ctrl-C (or a SIGTERM) while the command is stopping is
-ignored, so the stop itself (the sidecar, ``cells.csv``) is never cut short. A signal that arrives
-inside :func:`deferred` (the last write of a run's sidecar and ``cells.csv``) takes effect when
-that block ends, so a run's record is never left saying ``running`` by a signal.
+ignored, so the stop itself (the sidecar, ``cells.csv``) is never cut short. A signal whose
+:class:`Interrupted` Python could not raise (the main thread was inside a garbage-collector
+callback or a finalizer, where an exception is only printed as "Exception ignored") is not
+printed but delivered again a moment later, so it stops the command as any other. A signal that
+arrives inside :func:`deferred` (the last write of a run's sidecar and ``cells.csv``) takes effect
+when that block ends, so a run's record is never left saying ``running`` by a signal.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -55,13 +60,17 @@ class _State:
         self.received: int | None = None  # the first stop signal
         self.raised = False  # Interrupted has been raised for it
         self.deferring = 0  # depth of deferred() blocks
+        self.lost = False  # Interrupted was raised where Python could only print it
 
 
 _STATE = _State()
 
 
 def _handler(signum, frame) -> None:
-    if _STATE.received is not None:  # already stopping: let the stop finish its writes
+    if _STATE.lost:  # the signal lost in a callback, delivered again
+        _STATE.lost = False
+        signum = _STATE.received
+    elif _STATE.received is not None:  # already stopping: let the stop finish its writes
         return
     _STATE.received = signum
     if _STATE.deferring:  # raised when the deferred block ends
@@ -107,6 +116,24 @@ def describe(err: BaseException) -> str:
     )
 
 
+def _unraisable_hook(previous):
+    """A :data:`sys.unraisablehook` that takes an :class:`Interrupted` Python could not raise
+    (inside a garbage-collector callback or a finalizer) as lost: not printed, but the signal
+    delivered again from another thread a moment later, once the callback has returned."""
+
+    def hook(unraisable) -> None:
+        err = unraisable.exc_value
+        if not (isinstance(err, Interrupted) and _STATE.active and _STATE.raised):
+            previous(unraisable)
+            return
+        _STATE.lost, _STATE.raised = True, False
+        again = threading.Timer(0.05, os.kill, (os.getpid(), err.signum))
+        again.daemon = True
+        again.start()
+
+    return hook
+
+
 @contextlib.contextmanager
 def stop_on_signals() -> Iterator[None]:
     """Handle :data:`STOP_SIGNALS` as described in the module docstring, then restore the
@@ -124,11 +151,14 @@ def stop_on_signals() -> Iterator[None]:
     }
     _STATE.__init__()
     _STATE.active = True
+    unraisable = sys.unraisablehook
+    sys.unraisablehook = _unraisable_hook(unraisable)
     try:
         yield
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        sys.unraisablehook = unraisable
         _STATE.__init__()
 
 
