@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{', '.join(all_names)}"
         )
 
-    from kmdr.engine.signals import describe, exit_status, stop_on_signals
+    from kmdr.engine.signals import Interrupted, received, stop_on_signals
 
     results = Path(args.results)
     names = args.only or all_names
@@ -240,14 +240,10 @@ def main(argv: list[str] | None = None) -> int:
             reference = args.compare_with or results
             return _reproduce(configs, names, all_names, results, mode, reference)
         except KeyboardInterrupt as err:
-            print(
-                f"[reproduce] {describe(err)}; finished cells are kept under {results}: run "
-                "the same command to resume",
-                file=sys.stderr,
-                flush=True,
-            )
-            return exit_status(err)
+            return _interrupted(err, results)
         except Exception as err:  # a run that failed (a cell, the backend, a claim): one line
+            if received() is not None:  # an interrupt library code turned into this error
+                return _interrupted(Interrupted(received()), results)
             print(
                 f"[reproduce] failed ({type(err).__name__}: {' '.join(str(err).split())}); "
                 f"finished cells are kept under "
@@ -256,6 +252,18 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
             return 1
+
+
+def _interrupted(err: BaseException, results: Path) -> int:
+    from kmdr.engine.signals import describe, exit_status
+
+    print(
+        f"[reproduce] {describe(err)}; finished cells are kept under {results}: run the same "
+        "command to resume",
+        file=sys.stderr,
+        flush=True,
+    )
+    return exit_status(err)
 
 
 def _reproduce(
@@ -305,6 +313,7 @@ def _reproduce(
                 print(f"[reproduce] {name}: configuration error: {msg}", file=sys.stderr)
                 return 2
             except DatasetError as err:  # damaged data: one line naming the file and the fix
+                raise_if_received()  # an interrupt a reader turned into a data error
                 print(f"[reproduce] {name}: {err}", file=sys.stderr)
                 return 2
             wall = time.perf_counter() - start
