@@ -44,13 +44,8 @@ import threading
 from collections.abc import Iterator
 
 from kmdr._errors import one_line
-from kmdr.engine.parallel import (
-    WORKER_MODULES,
-    BackendError,
-    Parallelism,
-    ignore_sigint,
-    sigint_blocked,
-)
+from kmdr.engine.parallel import WORKER_MODULES, BackendError, Parallelism
+from kmdr.engine.signals import ignore_sigint, sigint_blocked
 
 __all__ = [
     "close_unused_cluster",
@@ -163,7 +158,7 @@ def dask_setup(worker) -> None:
     and ignore Ctrl-C, as a loky worker of a run does (:func:`~kmdr.engine.parallel.watch_parent`):
     the terminal sends SIGINT to the whole process group, and the run's process, which receives
     it too, closes the cluster itself (a worker interrupted on its own prints a traceback). Until
-    here the worker had SIGINT blocked (:func:`~kmdr.engine.parallel.sigint_blocked`); once
+    here the worker had SIGINT blocked (:func:`~kmdr.engine.signals.sigint_blocked`); once
     ignored, a SIGINT that arrived meanwhile is discarded."""
     for module in WORKER_MODULES:
         importlib.import_module(module)

@@ -36,12 +36,12 @@ import contextlib
 import importlib
 import json
 import os
-import signal
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kmdr._errors import one_line
+from kmdr.engine.signals import ignore_sigint, sigint_blocked
 
 __all__ = [
     "BackendError",
@@ -194,37 +194,6 @@ def watch_parent(parent_pid: int) -> None:
     threading.Thread(
         target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
     ).start()
-
-
-@contextlib.contextmanager
-def sigint_blocked() -> Iterator[None]:
-    """SIGINT blocked in the calling thread for the block, and so in the threads started in it
-    and in the worker processes they spawn, which inherit the mask. The terminal sends Ctrl-C to
-    the whole process group: a worker hit while it imports (its first seconds) prints pages of
-    tracebacks, or dies and leaves its pool or cluster half started. A worker so spawned holds
-    the signal until it ignores it for good (:func:`ignore_sigint`); the run's process handles
-    Ctrl-C in its main thread, which is never inside this block for long."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows: no process group gets the signal
-        yield
-        return
-    from multiprocessing import resource_tracker
-
-    # Python's resource tracker (which loky and distributed both start) unblocks SIGINT in the
-    # thread that first starts it: started before the block, it leaves the block alone.
-    resource_tracker.ensure_running()
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def ignore_sigint() -> None:
-    """In a worker's main thread: ignore SIGINT from now on, and discard one that arrived while
-    it was blocked (:func:`sigint_blocked`)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _watch(parent_pid: int) -> None:

@@ -15,6 +15,9 @@ callback or a finalizer, where an exception is only printed as "Exception ignore
 printed but delivered again a moment later, so it stops the command as any other. A signal that
 arrives inside :func:`deferred` (the last write of a run's sidecar and ``cells.csv``) takes effect
 when that block ends, so a run's record is never left saying ``running`` by a signal.
+
+The run's workers leave the stop to the run's process, which closes them: they are spawned with
+SIGINT blocked (:func:`sigint_blocked`) and ignore it once started (:func:`ignore_sigint`).
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ __all__ = [
     "Interrupted",
     "deferred",
     "exit_status",
+    "ignore_sigint",
     "raise_if_received",
     "received",
+    "sigint_blocked",
     "stop_on_signals",
 ]
 
@@ -174,3 +179,34 @@ def deferred() -> Iterator[None]:
     if _STATE.deferring == 0 and _STATE.received is not None and not _STATE.raised:
         _STATE.raised = True
         raise Interrupted(_STATE.received)
+
+
+@contextlib.contextmanager
+def sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in the calling thread for the block, and so in the threads started in it
+    and in the worker processes they spawn, which inherit the mask. The terminal sends Ctrl-C to
+    the whole process group: a worker hit while it imports (its first seconds) prints pages of
+    tracebacks, or dies and leaves its pool or cluster half started. A worker so spawned holds
+    the signal until it ignores it for good (:func:`ignore_sigint`); the run's process handles
+    Ctrl-C in its main thread, which is never inside this block for long."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no process group gets the signal
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    # Python's resource tracker (which loky and distributed both start) unblocks SIGINT in the
+    # thread that first starts it: started before the block, it leaves the block alone.
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def ignore_sigint() -> None:
+    """In a worker's main thread: ignore SIGINT from now on, and discard one that arrived while
+    it was blocked (:func:`sigint_blocked`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
