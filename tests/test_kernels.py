@@ -1,5 +1,6 @@
 """kmdr asks OpenBLAS for the same kernels on every x86-64 machine (kmdr._kernels), so committed
-cells re-run bit for bit on a CPU of another generation.
+cells re-run bit for bit on a CPU of another generation; numpy's own SIMD loops, which kmdr
+leaves alone, do not reach the summaries or the report.
 
 Each test starts a fresh Python: OpenBLAS reads its kernel switch once, when numpy loads it, and
 this test process (whose conftest imported kmdr) already has the switch set, so the environment
@@ -8,6 +9,7 @@ the children get is built without it."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +105,71 @@ def test_committed_cells_are_computed_again_bit_for_bit(tmp_path, preset, datase
     old = _committed(preset).loc[new.index]
     assert len(new) >= 2
     pd.testing.assert_frame_equal(new[list(RESULT_COLUMNS)], old[list(RESULT_COLUMNS)])
+
+
+# numpy picks its own SIMD loops at run time (OPENBLAS_CORETYPE does not govern them), and its
+# AVX-512 exp and log give other last bits than its AVX2 ones (its float64 sums agree). The
+# summaries and the report are rebuilt from the committed cells with numpy's loops as they are
+# here, and with its AVX-512 loops disabled, as on a machine without them: both must be the same,
+# byte for byte.
+REBUILD = (
+    "import sys\n"
+    "from pathlib import Path\n"
+    "import kmdr\n"
+    "from numpy.lib.introspect import opt_func_info\n"
+    "from kmdr.report.build import main\n"
+    "from kmdr.results.summary import write_summaries\n"
+    "root = Path(sys.argv[1])\n"
+    "for exp in sorted(p for p in root.iterdir() if (p / 'cells.csv').is_file()):\n"
+    "    write_summaries(exp)\n"
+    "main([str(root)])\n"
+    "targets = {t.get('current') for f in opt_func_info().values() for t in f.values()\n"
+    "           if isinstance(t, dict)}\n"
+    "print(' '.join(sorted(str(t) for t in targets)))\n"
+)
+
+
+def _wide_simd_targets() -> list[str]:
+    """numpy's dispatched targets wider than AVX2 (their names vary between numpy versions)."""
+    from numpy.lib.introspect import opt_func_info
+
+    names = {
+        name
+        for per_func in opt_func_info().values()
+        for target in per_func.values()
+        if isinstance(target, dict)
+        for name in str(target.get("available", "")).split()
+    }
+    return sorted(n for n in names if "AVX512" in n or n == "X86_V4")
+
+
+@pytest.mark.skipif(
+    not _kernels._cpu_has(frozenset({"avx512f"})), reason="this CPU has no AVX-512 loops"
+)
+def test_summaries_and_report_do_not_depend_on_numpys_simd_loops(tmp_path):
+    wide = _wide_simd_targets()
+    if not wide:
+        pytest.skip("this numpy dispatches no loop wider than AVX2")
+    runs = {}
+    for name, extra in (("here", {}), ("avx2", {"NPY_DISABLE_CPU_FEATURES": " ".join(wide)})):
+        root = tmp_path / name / "results"
+        shutil.copytree(RESULTS, root)
+        done = subprocess.run(
+            [sys.executable, "-c", REBUILD, str(root)],
+            capture_output=True, text=True, env=_env(**extra), timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs[name] = (root, done.stdout.split("\n")[-2].split())
+    assert any(t in wide for t in runs["here"][1])  # the wide loops ran here...
+    assert not any(t in wide for t in runs["avx2"][1])  # ...and not there
+    here, avx2 = runs["here"][0], runs["avx2"][0]
+    summaries = sorted(p.relative_to(here) for p in here.rglob("summary*.csv"))
+    assert summaries
+    for rel in summaries:
+        assert (here / rel).read_bytes() == (avx2 / rel).read_bytes(), rel
+        assert (here / rel).read_bytes() == (RESULTS / rel).read_bytes(), rel  # the committed
+
+    def body(path: Path) -> list[str]:  # the header names the folder and the time
+        return [line for line in path.read_text().splitlines() if "Report written" not in line]
+
+    assert body(here / "REPORT.md") == body(avx2 / "REPORT.md")
