@@ -203,28 +203,34 @@ def test_sigterm_during_the_cells_csv_rebuild(project, tmp_path):
 _NO_DASK = importlib.util.find_spec("distributed") is None
 
 
-@pytest.mark.parametrize(
-    "backend",
-    [
-        pytest.param(
-            "loky",
-            marks=fault(
-                "the kmdr process is killed with kill -9 while its workers compute a long cell",
-                gets="each worker notices and exits within seconds instead of computing on",
-            ),
-        ),
+def _backends(loky: tuple[str, str], dask: tuple[str, str]) -> list:
+    """The ``backend`` parameters of a test run on loky and on a dask LocalCluster: each with
+    its fault case and outcome; dask's skipped where distributed is not installed."""
+    return [
+        pytest.param("loky", marks=fault(loky[0], gets=loky[1])),
         pytest.param(
             "dask",
             marks=[
-                fault(
-                    "the kmdr process is killed with kill -9 while its dask LocalCluster "
-                    "computes a long cell",
-                    gets="the cluster's worker processes exit within seconds",
-                ),
+                fault(dask[0], gets=dask[1]),
                 pytest.mark.skipif(_NO_DASK, reason="needs dask.distributed (kmdr[dask])"),
             ],
         ),
-    ],
+    ]
+
+
+@pytest.mark.parametrize(
+    "backend",
+    _backends(
+        (
+            "the kmdr process is killed with kill -9 while its workers compute a long cell",
+            "each worker notices and exits within seconds instead of computing on",
+        ),
+        (
+            "the kmdr process is killed with kill -9 while its dask LocalCluster computes a "
+            "long cell",
+            "the cluster's worker processes exit within seconds",
+        ),
+    ),
 )
 def test_workers_exit_soon_after_the_main_process_is_killed(project, tmp_path, backend):
     proc, _ = stuck(project, tmp_path, 2, f"backend={backend}")
@@ -492,27 +498,18 @@ def test_an_interrupt_that_a_library_turns_into_an_error_is_still_an_interrupt(
 
 @pytest.mark.parametrize(
     "backend",
-    [
-        pytest.param(
-            "loky",
-            marks=fault(
-                "Ctrl-C to the terminal's process group while the run's loky workers are still "
-                "starting (importing numpy and scikit-learn)",
-                gets="one line, exit 130: no worker prints a traceback",
-            ),
+    _backends(
+        (
+            "Ctrl-C to the terminal's process group while the run's loky workers are still "
+            "starting (importing numpy and scikit-learn)",
+            "one line, exit 130: no worker prints a traceback",
         ),
-        pytest.param(
-            "dask",
-            marks=[
-                fault(
-                    "Ctrl-C to the terminal's process group while the run's dask LocalCluster "
-                    "workers are still starting",
-                    gets="one line, exit 130: no worker prints a traceback, the cluster is closed",
-                ),
-                pytest.mark.skipif(_NO_DASK, reason="needs dask.distributed (kmdr[dask])"),
-            ],
+        (
+            "Ctrl-C to the terminal's process group while the run's dask LocalCluster workers "
+            "are still starting",
+            "one line, exit 130: no worker prints a traceback, the cluster is closed",
         ),
-    ],
+    ),
 )
 def test_ctrl_c_while_the_workers_start(project, tmp_path, backend):
     starting = tmp_path / "starting"
