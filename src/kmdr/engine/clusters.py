@@ -45,7 +45,7 @@ from collections.abc import Iterator
 
 from kmdr._errors import one_line
 from kmdr.engine.parallel import WORKER_MODULES, BackendError, Parallelism
-from kmdr.engine.signals import ignore_sigint, sigint_blocked
+from kmdr.engine.signals import ignore_sigint, sigint_blocked, start_resource_tracker
 
 __all__ = [
     "close_unused_cluster",
@@ -225,6 +225,7 @@ def start_local_cluster(spec, par: Parallelism) -> None:
         import distributed  # noqa: F401  (imported here, not first in the thread)
     except ImportError:
         return  # the session says what to install
+    start_resource_tracker()  # so is the tracker the cluster's spawns use (it loads C modules)
     start = _ClusterStart(par.n_jobs)
     start.start()
     with _STARTED_LOCK:

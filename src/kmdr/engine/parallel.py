@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kmdr._errors import one_line
-from kmdr.engine.signals import ignore_sigint, sigint_blocked
+from kmdr.engine.signals import ignore_sigint, sigint_blocked, start_resource_tracker
 
 __all__ = [
     "BackendError",
@@ -305,6 +305,7 @@ def start_workers(spec, par: Parallelism) -> None:
             previous.join()
         import joblib  # noqa: F401  (imported here, not first in the thread, with the main one)
 
+        start_resource_tracker()  # so is the tracker the pool uses (it loads C modules)
         _WARMUP = _Warmup(spec, par, key)
         _WARMUP.start()
 

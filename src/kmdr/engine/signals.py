@@ -28,6 +28,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
+from multiprocessing import resource_tracker
 
 __all__ = [
     "STOP_SIGNALS",
@@ -38,6 +39,7 @@ __all__ = [
     "raise_if_received",
     "received",
     "sigint_blocked",
+    "start_resource_tracker",
     "stop_on_signals",
 ]
 
@@ -192,16 +194,23 @@ def sigint_blocked() -> Iterator[None]:
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no process group gets the signal
         yield
         return
-    from multiprocessing import resource_tracker
-
-    # Python's resource tracker (which loky and distributed both start) unblocks SIGINT in the
-    # thread that first starts it: started before the block, it leaves the block alone.
-    resource_tracker.ensure_running()
+    start_resource_tracker()  # a no-op once started (see there)
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def start_resource_tracker() -> None:
+    """Start Python's resource tracker (which loky and distributed both use) in the calling
+    thread, if it is not running: call it in the main thread before a background thread spawns
+    workers under :func:`sigint_blocked`. Its first start unblocks SIGINT in the thread that
+    starts it, and loads C modules: loaded first in a background thread while the main thread
+    walks the loaded libraries (threadpoolctl, for the run record), the two threads deadlock on
+    the dynamic loader's lock and the GIL."""
+    if hasattr(signal, "pthread_sigmask"):
+        resource_tracker.ensure_running()
 
 
 def ignore_sigint() -> None:
