@@ -28,8 +28,10 @@ LAYERS: dict[str, float] = {
     # Below everything: what must happen before numpy loads (OpenBLAS's kernels), which the
     # package's __init__ does on import.
     "kmdr._kernels": -1,
+    # Just below the base, which uses it too: one-line error reporting of every command, and the
+    # walk of an error's chain (standard library only).
+    "kmdr._errors": -0.5,
     "kmdr": 0,  # the package's own __init__ (its version)
-    "kmdr._errors": 0,  # one-line error reporting of every command
     "kmdr._log": 0,  # how much a run says (its verbosity), read by every layer
     "kmdr._io": 0,  # atomic writes, temporary files
     "kmdr._git": 0,  # the code tag of a result

@@ -2,15 +2,28 @@
 
 ``one_line`` flattens any message to a single line; ``say_error`` prints it as
 ``<program>: error: <message>``; ``exit_error`` does that and exits (status 2, the convention
-for a usage error, unless told otherwise).
+for a usage error, unless told otherwise). ``error_chain`` walks what an error was raised from,
+where the real problem often is.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from typing import NoReturn
 
-__all__ = ["exit_error", "one_line", "say_error"]
+__all__ = ["error_chain", "exit_error", "one_line", "say_error"]
+
+
+def error_chain(err: BaseException) -> Iterator[BaseException]:
+    """``err``, then the error it was raised from or while handling (``__cause__``, else
+    ``__context__``), and so on, each once (a chain can loop back on itself)."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        yield cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
 
 
 def one_line(message: object, *, with_type: bool = False) -> str:

@@ -37,6 +37,8 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
+from kmdr._errors import error_chain
+
 __all__ = ["Registry", "RegistryError", "entry_points_of", "import_target"]
 
 T = TypeVar("T")
@@ -81,18 +83,11 @@ def import_target(target: str):
     return obj
 
 
-def _interrupt_behind(err: BaseException) -> KeyboardInterrupt | None:
+def _interrupt_behind(err: BaseException) -> BaseException | None:
     """The Ctrl-C an import failed from, if any: code that catches the KeyboardInterrupt met
     while it imports (a module's own fallbacks, a library's error wrapping) can raise another
     error in its place, which must not mark the plug-in as broken."""
-    seen: set[int] = set()
-    cause: BaseException | None = err
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
-            return cause
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
-    return None
+    return next((e for e in error_chain(err) if isinstance(e, KeyboardInterrupt)), None)
 
 
 def _warn(message: str, group: str) -> None:

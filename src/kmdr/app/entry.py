@@ -29,7 +29,7 @@ import os
 import sys
 from typing import NoReturn
 
-from kmdr._errors import exit_error
+from kmdr._errors import error_chain, exit_error
 from kmdr.engine import signals
 
 __all__ = ["config_problem", "main", "release_stderr"]
@@ -108,12 +108,10 @@ def config_problem(err: BaseException) -> str | None:
     from kmdr.config.errors import ConfigError, one_line
     from kmdr.config.presets import yaml_problem
 
-    cause: BaseException | None = err
-    while cause is not None:  # a YAML syntax error anywhere in the chain names its file
+    for cause in error_chain(err):  # a YAML syntax error anywhere in the chain names its file
         problem = yaml_problem(cause)
         if problem is not None:
             return problem
-        cause = cause.__cause__ or cause.__context__
     if isinstance(err, HydraException | OmegaConfBaseException | ConfigError):
         return one_line(err)
     return None

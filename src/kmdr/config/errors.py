@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 
+from kmdr._errors import error_chain
 from kmdr._errors import one_line as _flat
 
 __all__ = ["GROUPS", "ConfigError", "one_line"]
@@ -115,9 +116,7 @@ def one_line(err: BaseException) -> str:
     where = f" (in {source.group(1)}.yaml)" if source else ""
     if isinstance(err, MissingConfigException):
         return _missing_config(err, text, where)
-    inner = err
-    while inner is not None and not isinstance(inner, OmegaConfBaseException):
-        inner = inner.__cause__ or inner.__context__
+    inner = next((e for e in error_chain(err) if isinstance(e, OmegaConfBaseException)), None)
     if inner is None:
         return _flat(text)
     key = str(getattr(inner, "full_key", None) or getattr(inner, "key", None) or "")
