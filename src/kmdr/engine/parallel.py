@@ -95,7 +95,7 @@ class Parallelism:
 
         ``blas_threads`` is never lowered to fit (it is part of every cell's identity): the
         cells' numbers stay those of their identity, only their timings suffer."""
-        share = max(1, self.cores // self.launcher_jobs)
+        share = _share(self.cores, self.launcher_jobs)
         threads = self.n_jobs * self.blas_threads
         if not self.runs_here or self.blas_threads == 1 or threads <= share:
             return None
@@ -130,15 +130,19 @@ def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
 
     cores = int(joblib.cpu_count())
     launcher_jobs = max(1, int(launcher_jobs))
-    share = max(1, cores // launcher_jobs)
-    fit = max(1, share // max(1, int(spec.blas_threads)))
+    blas_threads = int(spec.blas_threads)
+    fit = max(1, _share(cores, launcher_jobs) // max(1, blas_threads))
     n_jobs = spec.n_jobs if spec.n_jobs > 0 else max(1, fit + 1 + spec.n_jobs)
     requested = None
-    if _runs_here(spec) and n_jobs > cores:
+    runs_here = _runs_here(spec)
+    if runs_here and n_jobs > cores:
         requested, n_jobs = n_jobs, cores
-    return Parallelism(
-        n_jobs, int(spec.blas_threads), launcher_jobs, cores, requested, _runs_here(spec)
-    )
+    return Parallelism(n_jobs, blas_threads, launcher_jobs, cores, requested, runs_here)
+
+
+def _share(cores: int, launcher_jobs: int) -> int:
+    """The cores one of ``launcher_jobs`` runs sharing the machine may use (at least one)."""
+    return max(1, cores // max(1, launcher_jobs))
 
 
 def _runs_here(spec) -> bool:

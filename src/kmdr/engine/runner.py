@@ -182,8 +182,9 @@ def _run_experiment(spec, dataset, config, log, launcher_jobs: int) -> RunOutcom
     par = resolve_parallelism(spec, launcher_jobs)
     if par.requested is not None:
         log(par.cap_message(spec.backend))
-    if par.oversubscription_message():
-        log(par.oversubscription_message())
+    oversubscribed = par.oversubscription_message()
+    if oversubscribed:
+        log(oversubscribed)
     start_workers(spec, par)  # the pool starts while the data loads (no-op if already started)
     start_local_cluster(spec, par)  # so does a dask LocalCluster
     kind = get_kind(spec.kind)
