@@ -36,10 +36,12 @@ def _env(**extra: str) -> dict:
     return {**env, **extra}
 
 
-def _python(code: str, **extra: str) -> subprocess.CompletedProcess:
+def _python(code: str, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    """Run ``code`` with ``args`` in a fresh Python, environment variables ``extra`` added."""
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(**extra), timeout=300
-    )
+        [sys.executable, "-c", code, *args],
+        capture_output=True, text=True, env=_env(**extra), timeout=300,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     return done
 
@@ -154,11 +156,7 @@ def test_summaries_and_report_do_not_depend_on_numpys_simd_loops(tmp_path):
     for name, extra in (("here", {}), ("avx2", {"NPY_DISABLE_CPU_FEATURES": " ".join(wide)})):
         root = tmp_path / name / "results"
         shutil.copytree(RESULTS, root)
-        done = subprocess.run(
-            [sys.executable, "-c", REBUILD, str(root)],
-            capture_output=True, text=True, env=_env(**extra), timeout=600,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-2000:]
+        done = _python(REBUILD, str(root), **extra)
         runs[name] = (root, done.stdout.split("\n")[-2].split())
     assert any(t in wide for t in runs["here"][1])  # the wide loops ran here...
     assert not any(t in wide for t in runs["avx2"][1])  # ...and not there
