@@ -21,7 +21,7 @@ TIMEOUT = 240.0
 PLUGIN = '''
 """A dataset that never loads, and a reducer that misbehaves as $KMDR_TEST_MISBEHAVE says
 ("<action>:<r>") in its cells of that r, and is a plain random projection otherwise
-("import_sigint:0": its import is interrupted, see below)."""
+("import_sigint:0" and "gc_hold:0" act when the module is imported, see below)."""
 
 import os
 import sys
