@@ -1,4 +1,4 @@
-"""The README's "Extending" section, done as a user would, with the files it shows: a reducer as
+"""The user guide's "Extending" page, done as a user would, with the files it shows: a reducer as
 ONE module and a dataset as ONE module of their own package (plugged in through entry points),
 each with one config file in their own config folder, swept through the ``kmdr`` command and
 found in the sweep's cells, in the legend of the figure the run draws and in REPORT.md; and a
@@ -15,14 +15,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-README = Path(__file__).parents[2] / "README.md"
-#: A file of the README's "Extending" section: "`path`:" on its own line, then a fenced block.
+GUIDE = Path(__file__).parents[2] / "docs" / "guide" / "extending.md"
+#: A file of the guide's "Extending" page: "`path`:" on its own line, then a fenced block.
 _FILE = re.compile(r"^`([\w/.]+)`:\n\n```\w*\n(.*?)^```", re.M | re.S)
 
 
 def readme_files() -> dict[str, str]:
-    """The files the README's "Extending" section shows, by path, and its entry points."""
-    section = README.read_text().split("\n## Extending\n", 1)[1].split("\n## ", 1)[0]
+    """The files the guide's "Extending" page shows, by path, and its entry points."""
+    section = GUIDE.read_text()
     files = dict(_FILE.findall(section))
     (toml,) = re.findall(r"```toml\n(.*?)```", section, re.S)
     # pyproject.toml's table as the entry_points.txt an installed distribution has
@@ -49,8 +49,8 @@ def test_the_readme_shows_one_module_and_one_config_per_reducer_and_dataset():
 
 @pytest.fixture
 def user_project(tmp_path) -> Path:
-    """The README's package installed (as a distribution's metadata) in a folder put on the
-    path, and its config folder, as the README writes them."""
+    """The guide's package installed (as a distribution's metadata) in a folder put on the
+    path, and its config folder, as the guide writes them."""
     site = tmp_path / "site"
     info = site / "my_package-0.1.dist-info"
     info.mkdir(parents=True)
