@@ -9,14 +9,14 @@ RESULTS ?= results
 LOCK   := requirements/lock.txt
 # The extras the project's own targets use (the tests run the dask backend, both launchers and
 # the Optuna sweeper; the report writes the site's interactive plots).
-EXTRAS := dev,dask,joblib-launcher,slurm,optuna,site
+EXTRAS := dev,dask,joblib-launcher,slurm,optuna,site,docs
 
 # A local folder that mirrors the data files (copied from, hash still verified) instead of
 # downloading. Beside a checkout of this project the workplace keeps one in ../shared/datasets.
 KMDR_DATA_MIRROR ?= $(if $(wildcard ../shared/datasets/SOURCES.md),$(abspath ../shared/datasets),)
 export KMDR_DATA_MIRROR
 
-.PHONY: install lock test test-fast test-floors lint bench bench-scale data reproduce reproduce-quick figures report clean
+.PHONY: install lock test test-fast test-floors lint docs bench bench-scale data reproduce reproduce-quick figures report clean
 
 install: $(STAMP)
 
@@ -59,9 +59,17 @@ test-floors:
 	$(FLOORS_VENV)/bin/python -m pip freeze --exclude kmdr > $(FLOORS_VENV)/installed.txt
 	$(FLOORS_VENV)/bin/python $(PYTEST) -m "not slow" -p no:cacheprovider
 
+# The documentation site (docs/: the user guide, the API reference from the docstrings, and the
+# gallery of examples/, each run at build time) into docs/_build/html, offline, every warning an
+# error. tests/docs/test_site.py opens the built site in headless chromium.
+DOCS_OUT ?= docs/_build/html
+docs: install
+	rm -rf $(DOCS_OUT) docs/generated docs/auto_examples
+	$(PY) -m sphinx -b html -W --keep-going -q docs $(DOCS_OUT)
+
 lint: install
-	$(VENV)/bin/ruff check src tests scripts
-	$(VENV)/bin/ruff format --check src tests scripts
+	$(VENV)/bin/ruff check src tests scripts examples docs/conf.py
+	$(VENV)/bin/ruff format --check src tests scripts examples docs/conf.py
 
 bench: install
 	$(PY) scripts/bench_core.py
@@ -108,4 +116,4 @@ report: install
 	$(VENV)/bin/kmdr-report $(RESULTS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache results-quick
+	rm -rf $(VENV) .pytest_cache .ruff_cache results-quick docs/_build docs/generated docs/auto_examples

@@ -21,7 +21,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD_FILES = ("pyproject.toml", "README.md", "src", "conf")
+BUILD_FILES = ("pyproject.toml", "README.md", "LICENSE", "src", "conf")
 
 
 def _pip(*args, cwd=None):
@@ -152,3 +152,14 @@ def test_installed_kmdr_shell_completion_and_search_path(installed, tmp_path):
         [kmdr, "--info", "searchpath"], capture_output=True, text=True, env=env, cwd=tmp_path
     )
     assert proc.returncode == 0 and "pkg://kmdr.conf" in proc.stdout
+
+
+def test_wheel_ships_the_license_and_the_typing_marker(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    # PEP 639: the licence text named by license-files sits in the dist-info's licenses/ folder.
+    licenses = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert licenses, sorted(n for n in names if ".dist-info/" in n)
+    text = zipfile.ZipFile(wheel).read(licenses[0]).decode()
+    assert "BSD 3-Clause License" in text
+    # PEP 561: type checkers read kmdr's annotations only when the marker is installed.
+    assert "kmdr/py.typed" in names

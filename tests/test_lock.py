@@ -15,7 +15,7 @@ tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard libr
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The extras the Makefile installs with the lock (ray floats: see requirements/lock.txt).
-LOCKED_EXTRAS = ("dev", "dask", "joblib-launcher", "slurm", "optuna", "site")
+LOCKED_EXTRAS = ("dev", "dask", "joblib-launcher", "slurm", "optuna", "site", "docs")
 
 
 def _pins() -> dict[str, Version]:

@@ -1,8 +1,8 @@
-"""Every command in the README's fenced ``bash`` blocks works as written.
+"""Every command in the documentation's fenced ``bash`` blocks works as written.
 
-The commands are read from the README itself (any section, so a section added later is covered
-without touching this file); a trailing ``\\`` continues a line, ``#`` starts a comment. What is
-done with each command, by its first word:
+The commands are read from the README and the user guide's Markdown pages themselves (any page or
+section, so one added later is covered without touching this file); a trailing ``\\`` continues
+a line, ``#`` starts a comment. What is done with each command, by its first word:
 
 - ``kmdr`` and ``python -m kmdr`` (any path to them, e.g. ``.venv/bin/kmdr``; run as this test
   environment's ``kmdr`` script, or its interpreter's ``-m kmdr``):
@@ -38,6 +38,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+#: The Markdown the commands are read from: the README and the docs site's pages (not its build).
+DOCUMENTS = (
+    README,
+    *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts),
+)
 BIN = Path(sys.executable).parent
 _BLOCK = re.compile(r"^```(?:bash|sh|shell)\n(.*?)^```", re.M | re.S)
 #: Keys and groups that need something a test machine does not have: composed, never run.
@@ -71,7 +76,11 @@ def _program(words: list[str]) -> tuple[str, list[str]] | None:
 
 
 def kmdr_commands() -> list[tuple[str, list[str]]]:
-    found = [_program(words) for words in readme_commands(README.read_text(encoding="utf-8"))]
+    found = [
+        _program(words)
+        for document in DOCUMENTS
+        for words in readme_commands(document.read_text(encoding="utf-8"))
+    ]
     return [c for c in found if c is not None]
 
 

@@ -1,4 +1,4 @@
-"""The README's "Extending" section, done as a user would, with the files it shows: a reducer as
+"""The user guide's "Extending" page, done as a user would, with the files it shows: a reducer as
 ONE module and a dataset as ONE module of their own package (plugged in through entry points),
 each with one config file in their own config folder, swept through the ``kmdr`` command and
 found in the sweep's cells, in the legend of the figure the run draws and in REPORT.md; and a
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -15,20 +16,32 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-README = Path(__file__).parents[2] / "README.md"
-#: A file of the README's "Extending" section: "`path`:" on its own line, then a fenced block.
+tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
+
+GUIDE = Path(__file__).parents[2] / "docs" / "guide" / "extending.md"
+#: A file of the guide's "Extending" page: "`path`:" on its own line, then a fenced block.
 _FILE = re.compile(r"^`([\w/.]+)`:\n\n```\w*\n(.*?)^```", re.M | re.S)
 
 
 def readme_files() -> dict[str, str]:
-    """The files the README's "Extending" section shows, by path, and its entry points."""
-    section = README.read_text().split("\n## Extending\n", 1)[1].split("\n## ", 1)[0]
+    """The files the guide's "Extending" page shows, by path, and its entry points."""
+    section = GUIDE.read_text()
     files = dict(_FILE.findall(section))
     (toml,) = re.findall(r"```toml\n(.*?)```", section, re.S)
-    # pyproject.toml's table as the entry_points.txt an installed distribution has
-    files["entry_points.txt"] = re.sub(r'\[project\.entry-points\."(.+?)"\]', r"[\1]", toml)
-    files["entry_points.txt"] = files["entry_points.txt"].replace('"', "")
+    files["pyproject.toml"] = toml
+    # pyproject.toml's entry points as the entry_points.txt an installed distribution has
+    groups = tomllib.loads(toml)["project"]["entry-points"]
+    files["entry_points.txt"] = "".join(
+        f"[{group}]\n" + "".join(f"{name} = {target}\n" for name, target in points.items())
+        for group, points in groups.items()
+    )
     return files
+
+
+def guide_sweep() -> list[str]:
+    """The sweep command the guide gives, as its words (``kmdr`` first)."""
+    (command,) = re.findall(r"`(kmdr -cd my_conf -m [^`]+)`", GUIDE.read_text())
+    return shlex.split(command)
 
 
 def test_the_readme_shows_one_module_and_one_config_per_reducer_and_dataset():
@@ -47,10 +60,37 @@ def test_the_readme_shows_one_module_and_one_config_per_reducer_and_dataset():
     assert "override /dataset: toyblobs" in files["my_conf/experiment/toy_study.yaml"]
 
 
+@pytest.mark.slow
+def test_the_guides_project_builds_as_written(tmp_path):
+    """The guide's pyproject.toml, its package and its config folder, laid out as the guide says,
+    build a wheel that holds the package and its entry points (a flat layout with two top-level
+    folders fails unless the package is named)."""
+    import zipfile
+
+    for rel, text in readme_files().items():
+        if rel != "entry_points.txt":
+            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / rel).write_text(text)
+    (tmp_path / "my_package" / "__init__.py").write_text("")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path / "dist"), str(tmp_path)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (wheel,) = (tmp_path / "dist").glob("my_package-0.1-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "my_package/topvar.py" in names and "my_package/toyblobs.py" in names
+    assert not any(n.startswith("my_conf/") for n in names)
+    (points,) = [n for n in names if n.endswith("entry_points.txt")]
+    text = zipfile.ZipFile(wheel).read(points).decode()
+    assert "top_variance = my_package.topvar:TOP_VARIANCE" in text
+
+
 @pytest.fixture
 def user_project(tmp_path) -> Path:
-    """The README's package installed (as a distribution's metadata) in a folder put on the
-    path, and its config folder, as the README writes them."""
+    """The guide's package installed (as a distribution's metadata) in a folder put on the
+    path, and its config folder, as the guide writes them."""
     site = tmp_path / "site"
     info = site / "my_package-0.1.dist-info"
     info.mkdir(parents=True)
@@ -58,6 +98,8 @@ def user_project(tmp_path) -> Path:
     (site / "my_package" / "__init__.py").write_text("")
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: my-package\nVersion: 0.1\n")
     for rel, text in readme_files().items():
+        if rel == "pyproject.toml":
+            continue  # the metadata it declares is written above, as pip would
         if rel == "entry_points.txt":
             path = info / rel
         elif rel.startswith("my_package/"):
@@ -109,11 +151,11 @@ def _kmdr(tool: str, *args: str, project: Path) -> subprocess.CompletedProcess:
 def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in):
     project = plugged_in
     results = project / "results"
-    sweep = [
-        "-cd", str(project / "conf"), "-m", "dataset=toyblobs", "reducer=top_variance,none",
-        "r_grid=[2,5,10]", "repeats=2", "kmeans.n_init=2", "n_jobs=1", "progress=false",
-        f"results_dir={results}",
-    ]  # fmt: skip
+    # The guide's command as written (its config folder is the project's), plus what only this
+    # test environment needs: one worker, no bar, a results folder of its own.
+    words = guide_sweep()[1:]
+    sweep = [str(project / "conf") if w == "my_conf" else w for w in words]
+    sweep += ["n_jobs=1", "progress=false", f"results_dir={results}"]
     run = _kmdr("kmdr.app", *sweep, project=project)
     assert run.returncode == 0, run.stderr
     (cells_csv,) = results.glob("*/cells.csv")
