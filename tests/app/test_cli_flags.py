@@ -1,6 +1,6 @@
 """What ``kmdr`` does with its command line before Hydra runs a job: ``--version``,
-``python -m kmdr``, ``--cfg`` (and ``--resolve``), ``--cfg`` with ``-m``, a dry run with ``-m``; and what a
-run writes to a log that is not a terminal (no progress bar) at each ``verbosity``."""
+``python -m kmdr``, ``--cfg`` (and ``--resolve``), ``--cfg`` with ``-m``, a dry run with ``-m``;
+and what a run writes to a log that is not a terminal (no progress bar) at each ``verbosity``."""
 
 from __future__ import annotations
 
