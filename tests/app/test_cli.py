@@ -281,7 +281,8 @@ def test_conf_dir_env_points_hydra_at_another_conf_folder(monkeypatch, tmp_path)
     ("args", "expected"),
     [
         (["-sc", "install=bash"], "hydra_bash_completion"),
-        (["--help"], "kmdr is powered by Hydra"),
+        (["--help"], "kmdr-figures"),  # kmdr's own help: test_help.py
+        (["--hydra-help"], "Hydra ("),
         (["--info", "searchpath"], "pkg://kmdr.conf"),  # or $KMDR_CONF_DIR when it is set
         (["--cfg", "job", "experiment=bzmd14_orl"], "bzmd14 Figure 3 (b, d, f): ORL"),
     ],

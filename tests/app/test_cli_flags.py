@@ -1,6 +1,6 @@
 """What ``kmdr`` does with its command line before Hydra runs a job: ``--version``,
-``python -m kmdr``, ``--cfg`` resolved, ``--cfg`` with ``-m``, a dry run with ``-m``; and what a
-run writes to a log that is not a terminal (no progress bar) at each ``verbosity``."""
+``python -m kmdr``, ``--cfg`` (and ``--resolve``), ``--cfg`` with ``-m``, a dry run with ``-m``;
+and what a run writes to a log that is not a terminal (no progress bar) at each ``verbosity``."""
 
 from __future__ import annotations
 
@@ -51,20 +51,26 @@ def test_python_m_kmdr_is_kmdr(tmp_path):
 
 
 @pytest.mark.parametrize("what", ["job", "all"])
-def test_cfg_prints_resolved_values(what, tmp_path):
+def test_cfg_prints_the_config_and_resolve_resolves_it(what, tmp_path):
+    """``--cfg`` is Hydra's: the config as composed; Hydra's ``--resolve`` gives the values."""
     env = {**os.environ, "KMDR_DATA_DIR": str(tmp_path / "data")}
-    proc = subprocess.run(
-        [*KMDR, "--cfg", what, "experiment=bzmd14_orl"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "${" not in proc.stdout
-    assert f"data_dir: {tmp_path / 'data'}" in proc.stdout
-    assert "title: 'bzmd14 Figure 3 (b, d, f): ORL'" in proc.stdout
+
+    def printed(*flags: str) -> str:
+        proc = subprocess.run(
+            [*KMDR, "--cfg", what, *flags, "experiment=bzmd14_orl"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "title: 'bzmd14 Figure 3 (b, d, f): ORL'" in proc.stdout
+        return proc.stdout
+
+    assert "data_dir: ${oc.env:KMDR_DATA_DIR,null}" in printed()
+    resolved = printed("--resolve")
+    assert "${" not in resolved and f"data_dir: {tmp_path / 'data'}" in resolved
     assert list(tmp_path.iterdir()) == []
 
 

@@ -103,6 +103,11 @@ def test_joblib_launcher_jobs_share_the_cores(tmp_path):
         assert record["launcher_jobs"] == 2
         assert record["n_jobs"] == max(1, record["cpu_count"] // 2)
         assert record["blas_threads"] == 1
+    # kmdr's Hydra callbacks ran with the jobs in the launcher's processes: the figures are
+    # drawn, and the multirun's closing line counts both jobs.
+    assert list((tmp_path / "r" / "custom" / "figures").glob("*.png"))
+    last = run.stderr.strip().splitlines()[-1]
+    assert last == f"[kmdr] multirun: 2 jobs: 2 ran; results in {tmp_path / 'r' / 'custom'}"
 
 
 @pytest.mark.skipif(

@@ -91,6 +91,7 @@ def run(*overrides: str, results_dir: str | os.PathLike | None = None):
     from hydra import initialize_config_dir
 
     from kmdr._log import logging_for
+    from kmdr.app.callbacks import conclude
     from kmdr.app.task import execute, finish
     from kmdr.config.presets import conf_dir
 
@@ -103,7 +104,7 @@ def run(*overrides: str, results_dir: str | os.PathLike | None = None):
             outcome, spec = execute(cfg, hc)
             if outcome.status == "dry_run":
                 return _cells_of(None, None)
-            finish(outcome, spec)
+            conclude(finish(outcome, spec))  # the figures, as the command's callback draws them
     return _cells_of(outcome.experiment_dir, outcome.run_id)
 
 

@@ -1,39 +1,25 @@
-"""What ``kmdr`` does with its command line before Hydra reads it.
+"""What ``kmdr`` reads from its command line itself; everything else is Hydra's.
 
 - ``--version`` prints kmdr's version (the installed distribution's), not Hydra's.
-- ``--cfg``/``-c`` prints the config resolved: Hydra's own ``--resolve`` flag is added, so the
-  output holds values (``data_dir: null``), not interpolations (``${oc.env:...}``).
-- ``--cfg`` with ``-m``: Hydra prints one job's config and refuses a multirun; the refusal is
-  one line saying what to do instead.
-- A dry run with ``-m`` plans without writing: Hydra's sweep folder (``multirun/...``, where it
-  writes ``multirun.yaml``) goes to a temporary folder removed at the end, unless the command
-  sets ``hydra.sweep.dir`` itself.
-
-Overrides are read with Hydra's override parser; a token it cannot parse (a flag's value such as
-``job`` or a folder) is not an override.
+- :func:`command_line_problem`: the one line for two mistakes Hydra's argparse would answer with
+  a usage screen or a message that does not say what to do: ``--cfg`` with ``-m``, and a flag
+  placed after an override that another override follows.
+- :func:`parsed_overrides`: the tokens Hydra's override grammar reads as overrides (``kmdr.run``
+  checks its arguments with it).
 """
 
 from __future__ import annotations
 
-import contextlib
-import shutil
-import tempfile
-from collections.abc import Iterator
-
 __all__ = [
     "CFG_FLAGS",
     "MULTIRUN_FLAGS",
-    "dry_run_sweep_dir",
-    "multirun_cfg_problem",
+    "command_line_problem",
     "parsed_overrides",
-    "prepared",
     "version_line",
 ]
 
 CFG_FLAGS = ("-c", "--cfg")
 MULTIRUN_FLAGS = ("-m", "--multirun")
-_RESOLVE = "--resolve"
-_SWEEP_DIR = "hydra.sweep.dir"
 
 
 def _flag(token: str) -> str:
@@ -43,6 +29,11 @@ def _flag(token: str) -> str:
 
 def _has(args: list[str], flags: tuple[str, ...]) -> bool:
     return any(_flag(a) in flags for a in args)
+
+
+def _is_override(token: str) -> bool:
+    """A token argparse hands to Hydra as an override (a flag's value has no ``=``)."""
+    return not token.startswith("-") and "=" in token
 
 
 def parsed_overrides(args: list[str]):
@@ -62,50 +53,24 @@ def parsed_overrides(args: list[str]):
     return out
 
 
-def multirun_cfg_problem(args: list[str]) -> str | None:
-    """The one line for ``--cfg`` given with ``-m``, else None."""
+def command_line_problem(args: list[str]) -> str | None:
+    """The one line for ``--cfg`` given with ``-m``, or for a flag between overrides, else
+    None."""
     if _has(args, CFG_FLAGS) and _has(args, MULTIRUN_FLAGS):
         return (
             "--cfg prints the config of one job, so it does not go with -m/--multirun; leave "
             "out -m and give each swept key one of its values (e.g. dataset=orl)"
         )
+    first = next((i for i, a in enumerate(args) if _is_override(a)), None)
+    if first is None:
+        return None
+    for i, token in enumerate(args[first + 1 :], start=first + 1):
+        if token.startswith("-") and any(_is_override(a) for a in args[i + 1 :]):
+            return (
+                f"the flag {_flag(token)} comes after the override {args[first]!r}: Hydra reads "
+                f"flags only before the overrides; write `kmdr {token} ... {args[first]} ...`"
+            )
     return None
-
-
-def _is_dry_run(args: list[str]) -> bool:
-    """Whether every job of the command is a dry run (``dry_run=true``, swept or not)."""
-    for override in parsed_overrides(args):
-        if override.get_key_element().lstrip("+~") != "dry_run":
-            continue
-        values = (
-            list(override.sweep_iterator()) if override.is_sweep_override() else [override.value()]
-        )
-        return bool(values) and all(str(v).lower() == "true" for v in values)
-    return False
-
-
-@contextlib.contextmanager
-def dry_run_sweep_dir(args: list[str]) -> Iterator[list[str]]:
-    """``args``, with Hydra's sweep folder sent to a temporary folder (removed at the end) when
-    the command is a dry run with ``-m`` that does not choose the folder itself."""
-    chosen = any(o.get_key_element().lstrip("+~") == _SWEEP_DIR for o in parsed_overrides(args))
-    if chosen or not _has(args, MULTIRUN_FLAGS) or not _is_dry_run(args):
-        yield args
-        return
-    folder = tempfile.mkdtemp(prefix="kmdr-dry-run-")
-    try:
-        quoted = "'" + folder.replace("'", "\\'") + "'"  # read as it is by Hydra's grammar
-        yield [*args, f"{_SWEEP_DIR}={quoted}"]
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def prepared(args: list[str]) -> list[str]:
-    """``args`` with ``--resolve`` added where ``--cfg`` prints a config (see the module
-    docstring)."""
-    if _has(args, CFG_FLAGS) and _RESOLVE not in args:
-        return [_RESOLVE, *args]
-    return args
 
 
 def version_line() -> str:

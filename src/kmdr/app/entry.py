@@ -1,103 +1,46 @@
-"""The ``kmdr`` command: Hydra's ``@hydra.main`` around :func:`kmdr.app.task.run`, with every
-error one line.
+"""The ``kmdr`` command: a Hydra app, ``@hydra.main`` on :func:`kmdr.app.task.run`.
 
 The primary config is ``conf/config.yaml``, whose defaults list starts with the typed schema
-(:mod:`kmdr.config.schema`, in Hydra's ConfigStore): Hydra composes each job once, checking every
-key, type and enumeration; the task checks the rest once and runs the job. Hydra's own command
-line, override grammar, sweepers and launchers work unchanged.
+(:mod:`kmdr.config.schema`, in Hydra's ConfigStore): Hydra reads the command line, composes each
+job once (checking every key, type and enumeration), and its sweeper and launcher run the jobs;
+the task checks the rest and runs the job. What follows a job (its figures, the line saying what
+it did) and a multirun (its closing line) are Hydra callbacks (:mod:`kmdr.app.callbacks`);
+``kmdr --help`` is the ``hydra.help`` template of ``conf/config.yaml``.
 
-Errors stay one line, ``kmdr: error: <what and how to fix it>``, exit status 2, before any work:
+Errors are one line, ``kmdr: error: <what and how to fix it>``, exit status 2, before any work:
 
+* The task's own checks (ranges, the data's shape, a config folder that does not exist) print
+  their line and exit from the task, naming the job in a multirun.
 * Hydra's composition and parsing errors (an unknown key or group option, a value of the wrong
-  type, an override its grammar cannot parse, a YAML syntax error): Hydra is asked to raise them
-  (``HYDRA_FULL_ERROR``, its documented switch) and :func:`kmdr.config.errors.one_line` words
-  them. A user who sets ``HYDRA_FULL_ERROR=1`` gets Hydra's traceback as usual.
-* Hydra's command-line flags are parsed by Hydra (argparse); what it prints on stderr before the
-  task starts is held back, so a misplaced flag is one line too rather than a usage screen.
-* The task's own checks (ranges, the data's shape, a missing ``-cd`` folder) print their line
-  and exit from the task, naming the job in a multirun.
+  type, an override its grammar cannot parse, a YAML syntax error) are raised to :func:`main`
+  rather than printed with Hydra's hint about a stack trace: ``HYDRA_FULL_ERROR=1``, Hydra's
+  documented switch, is set while the app runs, and :func:`config_problem` words the error. A
+  user who sets ``HYDRA_FULL_ERROR=1`` gets Hydra's traceback as usual.
+* Hydra reads its flags with argparse, which prints a usage screen before its error line. Two
+  mistakes are caught before Hydra so that they stay one line: a flag after an override that
+  another override follows (``kmdr reducer=sign -m dataset=orl``: argparse reads only the
+  overrides before the flag), and ``--cfg`` with ``-m``.
 
-Configs are the installed package ``kmdr.conf`` (``pkg://kmdr.conf``), or ``$KMDR_CONF_DIR``
-(:mod:`kmdr.config.presets`).
+``--version`` prints kmdr's version (Hydra's flag would print Hydra's). Configs are the installed
+package ``kmdr.conf`` (``pkg://kmdr.conf``), or ``$KMDR_CONF_DIR`` (:mod:`kmdr.config.presets`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import sys
+import warnings
+from collections.abc import Iterator
 from typing import NoReturn
 
 from kmdr._errors import error_chain, exit_error
 from kmdr.engine import signals
 
-__all__ = ["config_problem", "main", "release_stderr"]
+__all__ = ["config_problem", "main"]
 
 PROGRAM = "kmdr"
 _FULL_ERROR = "HYDRA_FULL_ERROR"
-
-
-class _HeldStderr(io.TextIOBase):
-    """stderr held back until :meth:`release` (then written through), so that what Hydra prints
-    before the task starts can become one line when it ends in an error."""
-
-    def __init__(self, real) -> None:
-        super().__init__()
-        self.real = real
-        self.holding = True
-        self._held: list[str] = []
-
-    def write(self, text: str) -> int:
-        if self.holding:
-            self._held.append(text)
-            return len(text)
-        return self.real.write(text)
-
-    def flush(self) -> None:
-        if not self.holding:
-            self.real.flush()
-
-    def isatty(self) -> bool:
-        return self.real.isatty()
-
-    def fileno(self) -> int:
-        return self.real.fileno()
-
-    @property
-    def encoding(self):
-        return getattr(self.real, "encoding", "utf-8")
-
-    def text(self) -> str:
-        return "".join(self._held)
-
-    def release(self, keep: bool = True) -> None:
-        """Write what was held (unless ``keep`` is false) and pass everything through from now."""
-        if self.holding:
-            self.holding = False
-            if keep and self._held:
-                self.real.write(self.text())
-                self.real.flush()
-            self._held.clear()
-
-
-_HELD: _HeldStderr | None = None
-
-
-def release_stderr(keep: bool = True) -> None:
-    """Let stderr through (the task calls it first: from then on its output is its own); with
-    ``keep`` false, what was held (Hydra's warnings) is dropped."""
-    if _HELD is not None:
-        _HELD.release(keep)
-
-
-def _usage_problem(held: str) -> str | None:
-    """The one line for Hydra's argparse refusing the command line (None if it did not)."""
-    if not held.lstrip().startswith("usage:"):
-        return None
-    last = [ln for ln in held.splitlines() if "error:" in ln]
-    reason = last[-1].split("error:", 1)[1].strip() if last else "invalid command line"
-    return f"{reason} (options such as -m go before the overrides; see --help)"
 
 
 def config_problem(err: BaseException) -> str | None:
@@ -117,73 +60,84 @@ def config_problem(err: BaseException) -> str | None:
     return None
 
 
-def _interrupted_before_any_cell(held: _HeldStderr, err: BaseException) -> NoReturn:
-    held.release(keep=False)
+def _interrupted_before_any_cell(err: BaseException) -> NoReturn:
     print(
         f"kmdr: {signals.describe(err)} before any cell was computed", file=sys.stderr, flush=True
     )
     sys.exit(signals.exit_status(err))
 
 
+@contextlib.contextmanager
+def _arguments(argv: list[str] | None) -> Iterator[None]:
+    """``argv`` as the command line Hydra reads (a caller in Python passes it; the command's own
+    ``sys.argv`` is left as it is)."""
+    if argv is None:
+        yield
+        return
+    saved = sys.argv
+    sys.argv = [saved[0] if saved else PROGRAM, *argv]
+    try:
+        yield
+    finally:
+        sys.argv = saved
+
+
+@contextlib.contextmanager
+def _raised_by_hydra() -> Iterator[bool]:
+    """Hydra raises its errors rather than printing them (``HYDRA_FULL_ERROR=1``) while the app
+    runs; yields whether the user asked for Hydra's full traceback."""
+    user = os.environ.get(_FULL_ERROR)
+    os.environ[_FULL_ERROR] = "1"
+    try:
+        yield user not in (None, "", "0")
+    finally:
+        if user is None:
+            os.environ.pop(_FULL_ERROR, None)
+        else:
+            os.environ[_FULL_ERROR] = user
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of ``kmdr`` (``argv``: the arguments after the program name)."""
+    """Entry point of ``kmdr`` (``argv``: the arguments after the program name; default: the
+    command line)."""
     from kmdr.app import argv as cli_args
 
     args = list(sys.argv[1:] if argv is None else argv)
     if "--version" in args:
         print(cli_args.version_line(), flush=True)
         return
-    problem = cli_args.multirun_cfg_problem(args)
+    problem = cli_args.command_line_problem(args)
     if problem is not None:
         exit_error(PROGRAM, problem)
-    with cli_args.dry_run_sweep_dir(cli_args.prepared(args)) as args:
-        sys.argv = [sys.argv[0], *args]
-        _main()
-
-
-def _main() -> None:
-    """Run Hydra's app on ``sys.argv``, every error one line (see the module docstring)."""
-    global _HELD
-    user_full_error = os.environ.get(_FULL_ERROR)
-    held = _HeldStderr(sys.stderr)
     # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.engine.signals).
-    with signals.stop_on_signals():
+    with _arguments(argv), signals.stop_on_signals(), _raised_by_hydra() as full_error:
         try:
-            import hydra
-
-            from kmdr.app import task
-            from kmdr.config import schema  # noqa: F401  (registers the schema in the ConfigStore)
-            from kmdr.config.presets import config_path
-
-            app = hydra.main(config_path=config_path(), config_name="config", version_base=None)
-            os.environ[_FULL_ERROR] = "1"
-            _HELD = held
-            with contextlib.redirect_stderr(held):
-                app(task.run)()
-        except SystemExit as exit:
-            problem = _usage_problem(held.text()) if exit.code not in (0, None) else None
-            if problem is not None:
-                held.release(keep=False)
-                exit_error(PROGRAM, problem)
-            held.release()
-            raise
+            with warnings.catch_warnings():
+                # A config folder of hydra.searchpath that does not exist: the task refuses it
+                # in one line, so Hydra's warning about it would only say it twice.
+                warnings.filterwarnings(
+                    "ignore", message=r"provider=.* is not available\.", category=UserWarning
+                )
+                _app()()
         except KeyboardInterrupt as err:  # before a run started (e.g. composing the config)
-            _interrupted_before_any_cell(held, err)
+            _interrupted_before_any_cell(err)
         except Exception as err:
             if signals.received() is not None:  # the signal's, lost by library code on the way
-                _interrupted_before_any_cell(held, signals.Interrupted(signals.received()))
-            if user_full_error not in (None, "", "0"):
-                held.release()
+                _interrupted_before_any_cell(signals.Interrupted(signals.received()))
+            if full_error:
                 raise
             problem = config_problem(err)
-            held.release(keep=False)
             if problem is None:
                 exit_error(PROGRAM, f"{type(err).__name__}: {err}", status=1)
             exit_error(PROGRAM, problem)
-        finally:
-            _HELD = None
-            if user_full_error is None:
-                os.environ.pop(_FULL_ERROR, None)
-            else:
-                os.environ[_FULL_ERROR] = user_full_error
-            held.release()
+
+
+def _app():
+    """Hydra's app: ``@hydra.main`` on the task, with kmdr's primary config."""
+    import hydra
+
+    from kmdr.app import task
+    from kmdr.config import schema  # noqa: F401  (registers the schema in the ConfigStore)
+    from kmdr.config.presets import config_path
+
+    return hydra.main(config_path=config_path(), config_name="config", version_base=None)(task.run)

@@ -3,13 +3,14 @@
 :func:`run` receives the config Hydra composed against the typed schema. It checks the folders
 of the config search path, gives a run of a preset that changes what the preset fixes its own
 folder (:func:`own_folder`), builds the checked spec (:func:`kmdr.config.spec.spec_from_config`),
-loads the data once per process, runs the experiment (:func:`kmdr.engine.runner.run_experiment`),
-then writes its summaries and figures (:func:`kmdr.app.drawing.draw`).
+loads the data once per process and runs the experiment (:func:`kmdr.engine.runner.run_experiment`).
 
-It returns the run's mean accuracy: the mean of the ``accuracy`` column over the run's cells
-(computed or reused), so an optimising sweeper (``hydra/sweeper=optuna``) can tune any key; None
-for a dry run, a skipped run, or a kind without cells. A problem with the config is one line and
-exit status 2 before any work, naming the job (its overrides) in a multirun.
+It returns a :class:`JobResult`: the run's mean accuracy (the mean of the ``accuracy`` column over
+the run's cells, computed or reused), so an optimising sweeper (``hydra/sweeper=optuna``) can tune
+any key, carrying what the Hydra callbacks of :mod:`kmdr.app.callbacks` need to draw the
+experiment's figures and say what the run did; None for a dry run or a skipped run. A problem with
+the config is one line and exit status 2 before any work, naming the job (its overrides) in a
+multirun.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from kmdr.config.errors import ConfigError
 from kmdr.engine import signals
 
 __all__ = [
+    "JobResult",
     "RunError",
     "Skipped",
     "UsageError",
@@ -42,6 +44,35 @@ _DATA_CACHE: dict[str, object] = {}
 
 class UsageError(ConfigError):
     """A one-line error for the user (exit status 2) about the config or its data."""
+
+
+class JobResult(float):
+    """What a job that ran returns to Hydra: its value is the run's mean accuracy (NaN for a kind
+    without cells), read by an optimising sweeper; the attributes are for the callbacks.
+
+    Attributes
+    ----------
+    experiment_dir : Path
+        The experiment's folder.
+    figures : bool
+        Whether its summaries and figures are to be drawn after the job.
+    summary : str
+        The line saying what the run did (empty for a quiet run).
+    """
+
+    experiment_dir: Path
+    figures: bool
+    summary: str
+
+    def __new__(cls, value: float, experiment_dir: Path, figures: bool, summary: str):
+        result = super().__new__(cls, value)
+        result.experiment_dir = Path(experiment_dir)
+        result.figures = bool(figures)
+        result.summary = summary
+        return result
+
+    def __reduce__(self):  # a joblib or submitit launcher sends it back to the main process
+        return (type(self), (float(self), self.experiment_dir, self.figures, self.summary))
 
 
 def only_reducer(choices) -> str | None:
@@ -190,45 +221,35 @@ def execute(cfg, hc, stage: dict | None = None):
     return outcome, spec
 
 
-def finish(outcome, spec) -> None:
-    """After a run that computed: its summaries and figures, and the line that says what it did
-    (left out when the run is quiet)."""
+def finish(outcome, spec) -> JobResult:
+    """After a run that computed: its :class:`JobResult`, with the line that says what it did
+    (empty when the run is quiet). Drawing is the caller's (:mod:`kmdr.app.callbacks`)."""
     from kmdr._log import quiet
 
-    say = _stderr
-    if spec.figures:
-        from kmdr.app.drawing import draw
-
-        draw(outcome.experiment_dir, say)
-    if quiet():
-        return
-    where = outcome.experiment_dir / ("cells.csv" if spec.kind == "cells" else "")
-    say(
-        f"[kmdr] {spec.name}: {outcome.n_expected} cells ({outcome.n_computed} computed, "
-        f"{outcome.n_reused} reused) in {outcome.wall_seconds:.1f} s -> {where}"
-    )
+    summary = ""
+    if not quiet():
+        where = outcome.experiment_dir / ("cells.csv" if spec.kind == "cells" else "")
+        summary = (
+            f"[kmdr] {spec.name}: {outcome.n_expected} cells ({outcome.n_computed} computed, "
+            f"{outcome.n_reused} reused) in {outcome.wall_seconds:.1f} s -> {where}"
+        )
+    mean = float("nan") if outcome.mean_accuracy is None else outcome.mean_accuracy
+    return JobResult(mean, outcome.experiment_dir, spec.figures, summary)
 
 
 def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def run(cfg) -> float | None:
+def run(cfg) -> JobResult | None:
     """The Hydra task: one run of the composed ``cfg`` (see the module docstring)."""
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
-    from kmdr.app.entry import release_stderr
 
     hc = HydraConfig.get()
     job = _job_name(hc)
-    try:  # Hydra warned about a missing folder: the error line says it alone
-        _check_search_path(hc)
-    except UsageError as err:
-        release_stderr(keep=False)
-        exit_error(PROGRAM, f"{job}{err}")
-    release_stderr()
     stage: dict = {}
     with logging_for(cfg.verbosity):
         try:
@@ -259,8 +280,7 @@ def run(cfg) -> float | None:
             sys.exit(signals.exit_status(err))
         if outcome.status == "dry_run":
             return None
-        finish(outcome, spec)
-    return outcome.mean_accuracy
+        return finish(outcome, spec)
 
 
 def _run(cfg, hc, choices, moved: str | None, stage: dict):

@@ -1,0 +1,159 @@
+"""What ``kmdr`` does after a job and after a multirun, as Hydra callbacks.
+
+``conf/config.yaml`` registers them under ``hydra.callbacks``, so Hydra calls them for every job,
+whichever launcher runs it (in the process that ran the job) and whichever sweeper chose it:
+
+- :class:`DrawCallback`: after a job that ran (its task returned a
+  :class:`~kmdr.app.task.JobResult`), the experiment's summaries and figures when the config asks
+  for them (``figures=true``), then the line that says what the run did.
+- :class:`MultirunSummary`: at the end of a multirun, one line: how many jobs ran, were skipped,
+  were only planned (a dry run) or failed, and where the results went. A job's outcome is left in
+  its Hydra job folder (``hydra.runtime.output_dir``, under the sweep folder) by the process that
+  ran it, so the line is the same for the basic, joblib and submitit launchers. A dry run writes
+  nothing: the sweep folder Hydra made for it is removed at the end, unless the command chose it
+  (``hydra.sweep.dir=...``).
+
+A sweeper that stops at a failed job (Hydra's basic sweeper) ends the multirun with that job's
+error line: no summary follows it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+
+__all__ = ["DrawCallback", "MultirunSummary", "conclude"]
+
+#: The file a job of a multirun leaves in its Hydra job folder for :class:`MultirunSummary`.
+OUTCOME_FILE = "kmdr_job.json"
+_SWEEP_DIR = "hydra.sweep.dir"
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def conclude(result) -> None:
+    """After a job that ran: draw its experiment when ``result.figures`` says so, then say its
+    summary line (``result``: a :class:`~kmdr.app.task.JobResult`)."""
+    if result.figures:
+        from kmdr.app.drawing import draw
+
+        draw(result.experiment_dir, _say)
+    if result.summary:
+        _say(result.summary)
+
+
+def _ran(job_return) -> Any:
+    """The job's JobResult, or None (it failed, or ran nothing: a dry run, a skipped run)."""
+    from hydra.core.utils import JobStatus
+
+    from kmdr.app.task import JobResult
+
+    if job_return is None or job_return.status != JobStatus.COMPLETED:
+        return None
+    value = job_return.return_value
+    return value if isinstance(value, JobResult) else None
+
+
+class DrawCallback(Callback):
+    """Draws an experiment's summaries and figures after its job (see the module docstring)."""
+
+    def on_job_end(self, config, job_return, **kwargs: Any) -> None:
+        result = _ran(job_return)
+        if result is None:
+            return
+        try:
+            conclude(result)
+        except KeyboardInterrupt as err:  # the cells are safe: say how to draw them later
+            from kmdr.engine import signals
+
+            _say(
+                f"kmdr: {signals.describe(err)} while drawing; the cells are kept under "
+                f"{result.experiment_dir}: draw them with `kmdr-figures "
+                f"{result.experiment_dir.parent}`"
+            )
+            sys.exit(signals.exit_status(err))
+
+
+def _outcome(config, job_return) -> dict:
+    """What a job of a multirun leaves for the summary."""
+    from hydra.core.utils import JobStatus
+
+    result = _ran(job_return)
+    if result is not None:
+        return {"status": "ran", "experiment_dir": str(result.experiment_dir)}
+    if job_return is not None and job_return.status == JobStatus.FAILED:
+        return {"status": "failed"}
+    return {"status": "planned" if config.get("dry_run") else "skipped"}
+
+
+def _chose_sweep_dir(config) -> bool:
+    return any(
+        str(o).lstrip("+~").partition("=")[0] == _SWEEP_DIR for o in config.hydra.overrides.hydra
+    )
+
+
+def _remove_empty(folder: Path, stop: Path) -> None:
+    """Remove ``folder`` and its parents below ``stop`` while they are empty."""
+    folder, stop = folder.resolve(), stop.resolve()
+    while folder != stop and stop in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty, or not ours to remove
+            return
+        folder = folder.parent
+
+
+class MultirunSummary(Callback):
+    """One line closing a multirun (see the module docstring)."""
+
+    def on_job_end(self, config, job_return, **kwargs: Any) -> None:
+        from hydra.types import RunMode
+
+        if config.hydra.mode != RunMode.MULTIRUN:
+            return
+        folder = Path(config.hydra.runtime.output_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / OUTCOME_FILE).write_text(json.dumps(_outcome(config, job_return)))
+
+    def on_multirun_end(self, config, **kwargs: Any) -> None:
+        sweep_dir = Path(config.hydra.sweep.dir)
+        outcomes = []
+        files = sorted(sweep_dir.glob(f"*/{OUTCOME_FILE}")) if sweep_dir.is_dir() else []
+        for path in files:
+            try:
+                outcomes.append(json.loads(path.read_text()))
+            except (OSError, ValueError):  # a job that did not finish writing it
+                outcomes.append({"status": "failed"})
+        counts = {s: sum(o["status"] == s for o in outcomes) for s in _WORDS}
+        if outcomes and counts["planned"] == len(outcomes) and not _chose_sweep_dir(config):
+            for path in files:
+                path.unlink(missing_ok=True)
+            (sweep_dir / "multirun.yaml").unlink(missing_ok=True)
+            for job in {p.parent for p in files}:
+                _remove_empty(job, Path.cwd())
+            _remove_empty(sweep_dir, Path.cwd())
+        if not outcomes:
+            return
+        from kmdr._log import quiet
+
+        if quiet() or config.get("verbosity") == "quiet":
+            return
+        if counts["planned"] == len(outcomes):
+            _say(f"[kmdr] multirun: {len(outcomes)} jobs planned (dry run), nothing written")
+            return
+        said = ", ".join(f"{counts[s]} {s}" for s in _WORDS if counts[s])
+        where = sorted({o["experiment_dir"] for o in outcomes if "experiment_dir" in o})
+        line = f"[kmdr] multirun: {len(outcomes)} jobs: {said}"
+        if where:
+            line += f"; results in {', '.join(where)}"
+        _say(line)
+
+
+#: The outcomes of a job the summary counts, in the order its line names them.
+_WORDS = ("ran", "skipped", "planned", "failed")

@@ -1,0 +1,97 @@
+"""What follows a job and a multirun are Hydra callbacks (kmdr.app.callbacks, registered under
+``hydra.callbacks`` in conf/config.yaml): the experiment's figures are drawn by the callback, when
+``figures`` asks for them, and a multirun ends with one line counting its jobs. The task returns a
+JobResult: the run's mean accuracy, as a float an optimising sweeper reads."""
+
+from __future__ import annotations
+
+import math
+import pickle
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_cli import TINY, run_kmdr
+
+from kmdr.app.task import JobResult
+
+pytestmark = pytest.mark.slow  # the command runs in a subprocess
+
+#: TINY, drawing left to the test.
+RUN = [a for a in TINY if not a.startswith("figures=")]
+
+
+def _figures(results: Path) -> list[str]:
+    folder = results / "custom" / "figures"
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
+def test_figures_true_draws_through_the_callback_and_false_draws_nothing(tmp_path):
+    results = tmp_path / "r"
+    quiet = run_kmdr([*RUN, f"results_dir={results}", "figures=false"], tmp_path)
+    assert quiet.returncode == 0, quiet.stderr
+    assert (results / "custom" / "cells.csv").is_file()
+    assert _figures(results) == [] and not (results / "custom" / "summary.csv").exists()
+    assert "[kmdr] custom: 4 cells (4 computed, 0 reused)" in quiet.stderr
+
+    # Without kmdr's callback, figures=true draws nothing: the drawing is the callback's.
+    bare = run_kmdr([*RUN, f"results_dir={results}", "~hydra.callbacks.draw"], tmp_path)
+    assert bare.returncode == 0, bare.stderr
+    assert _figures(results) == [] and "[kmdr] custom: 4 cells" not in bare.stderr
+
+    drawn = run_kmdr([*RUN, f"results_dir={results}", "figures=true"], tmp_path)
+    assert drawn.returncode == 0, drawn.stderr
+    assert "custom.png" in _figures(results) and (results / "custom" / "summary.csv").is_file()
+    assert "[kmdr] custom: 4 cells (0 computed, 4 reused)" in drawn.stderr
+
+
+def test_a_multirun_ends_with_one_line_counting_its_jobs(tmp_path):
+    results = tmp_path / "r"
+    proc = run_kmdr(["-m", *RUN, f"results_dir={results}", "reducer=sign,none"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == f"[kmdr] multirun: 2 jobs: 2 ran; results in {results / 'custom'}"
+
+    planned = run_kmdr(
+        ["-m", *RUN, f"results_dir={tmp_path / 'p'}", "reducer=sign,none", "dry_run=true"],
+        tmp_path / "r",
+    )
+    assert planned.returncode == 0, planned.stderr
+    last = planned.stderr.strip().splitlines()[-1]
+    assert last == "[kmdr] multirun: 2 jobs planned (dry run), nothing written"
+    assert not (tmp_path / "p").exists() and not (results / "multirun").exists()
+
+
+def test_a_job_result_is_the_mean_accuracy_and_survives_a_launcher(tmp_path):
+    """The value an optimising sweeper reads is the mean accuracy over the run's cells; a
+    launcher running jobs in other processes sends it back whole."""
+    result = JobResult(0.75, tmp_path / "custom", True, "[kmdr] custom: ...")
+    back = pickle.loads(pickle.dumps(result))
+    assert isinstance(back, JobResult) and float(back) == 0.75 and back == result
+    assert (back.experiment_dir, back.figures, back.summary) == (
+        tmp_path / "custom",
+        True,
+        "[kmdr] custom: ...",
+    )
+    assert math.isnan(JobResult(float("nan"), tmp_path, False, ""))
+
+
+def test_kmdr_run_returns_what_the_callbacks_read(tmp_path, monkeypatch):
+    """The task's return value under Hydra: the mean of the accuracy column of the run's cells."""
+    from kmdr.app import callbacks
+
+    seen = []
+    monkeypatch.setattr(callbacks, "conclude", seen.append)
+    results = tmp_path / "r"
+    proc = run_kmdr([*RUN, f"results_dir={results}"], tmp_path)  # a finished run to reuse
+    assert proc.returncode == 0, proc.stderr
+
+    import kmdr
+
+    cells = kmdr.run(*RUN, results_dir=results)
+    (result,) = seen
+    assert isinstance(result, JobResult) and result.figures  # figures=true by default
+    assert float(result) == pytest.approx(
+        pd.read_csv(results / "custom" / "cells.csv").accuracy.mean()
+    )
+    assert len(cells) == 4 and result.experiment_dir == results / "custom"

@@ -1,0 +1,112 @@
+"""``kmdr --help`` is kmdr's own (the ``hydra.help`` template of conf/config.yaml), ``--hydra-help``
+stays Hydra's; and through the real command, the mistakes a user's hands make are each one line,
+exit status 2, with Hydra reading the command line as it is (no argv rewriting, nothing held)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import subprocess
+import sys
+
+import pytest
+from test_cli import KMDR, TINY, run_kmdr
+
+from kmdr import app as cli
+
+pytestmark = pytest.mark.slow  # the command runs in a subprocess
+
+
+def _commands() -> list[str]:
+    """kmdr's console scripts, as the installed distribution declares them."""
+    dist = importlib.metadata.distribution("kmdr")
+    return sorted(ep.name for ep in dist.entry_points if ep.group == "console_scripts")
+
+
+def test_help_says_what_kmdr_does_and_lists_its_commands(tmp_path):
+    proc = run_kmdr(["--help"], tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    text = proc.stdout
+    assert "dimensionality reduction before k-means" in text
+    commands = _commands()
+    assert len(commands) >= 7 and "kmdr-compare" in commands
+    for name in commands:  # each command on a line of its own, with what it does
+        assert any(ln.split()[:1] == [name] and len(ln.split()) > 2 for ln in text.splitlines()), (
+            name
+        )
+    # the config groups and their options (Hydra's $APP_CONFIG_GROUPS), examples, the docs
+    assert "dataset: coil20," in text and "experiment: bmd09_fig1," in text
+    assert "kmdr experiment=bzmd14_orl" in text and "kmdr -m " in text
+    assert "README.md" in text and "--hydra-help" in text
+    assert "powered by Hydra" not in text  # not Hydra's stock text
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_hydra_help_stays_hydras(tmp_path):
+    proc = run_kmdr(["--hydra-help"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "hydra/launcher:" in proc.stdout and "--multirun,-m" in proc.stdout
+
+
+def _one_line(proc) -> str:
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("kmdr: error: "), proc.stderr
+    return proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(["r_grid=[2,4"], "cannot parse the override 'r_grid=[2,4'", id="bad-override"),
+        pytest.param(["dataset=nosuch"], "unknown dataset 'nosuch'; valid datasets:", id="group"),
+        pytest.param(["kmeans.n_inti=3"], "unknown config key 'kmeans.n_inti'", id="key"),
+        pytest.param(
+            ["reducer=sign", "-m", "dataset=orl,coil20"],
+            "the flag -m comes after the override 'reducer=sign'",
+            id="misplaced-flag",
+        ),
+        pytest.param(
+            ["dataset=orl", "--cfg", "job", "reducer=svd"],
+            "the flag --cfg comes after the override 'dataset=orl'",
+            id="misplaced-cfg",
+        ),
+    ],
+)
+def test_a_mistake_on_the_command_line_is_one_line(args, expected, tmp_path):
+    assert expected in _one_line(run_kmdr(args, tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_flag_after_the_last_override_is_still_read(tmp_path):
+    """Hydra's argparse reads ``kmdr key=value -m``: kmdr refuses only what argparse would."""
+    proc = run_kmdr([*TINY, "dry_run=true", "reducer=sign,none", "-m"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("dry run of custom") == 2
+
+
+def test_a_yaml_error_in_a_cd_folder_is_one_line(tmp_path):
+    (tmp_path / "conf" / "dataset").mkdir(parents=True)
+    (tmp_path / "conf" / "dataset" / "mine.yaml").write_text("name: synth\nparams: {seed: [1\n")
+    proc = run_kmdr(["-cd", str(tmp_path / "conf"), "dataset=mine"], tmp_path)
+    line = _one_line(proc)
+    assert "YAML syntax error in" in line and "mine.yaml" in line and "fix that file" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["conf"]
+
+
+def test_hydra_full_error_set_by_the_user_gives_hydras_traceback(tmp_path):
+    env = {**os.environ, "HYDRA_FULL_ERROR": "1"}
+    proc = subprocess.run(
+        [*KMDR, "dataset=nosuch"], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert proc.returncode == 1 and "Traceback" in proc.stderr
+    assert "Could not find 'dataset/nosuch'" in proc.stderr
+
+
+def test_main_in_process_leaves_argv_and_environment_as_they_were(monkeypatch, capsys):
+    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
+    argv = list(sys.argv)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["dataset=nosuch"])
+    assert exc.value.code == 2 and "unknown dataset 'nosuch'" in capsys.readouterr().err
+    assert sys.argv == argv and "HYDRA_FULL_ERROR" not in os.environ
