@@ -23,46 +23,23 @@ from kmdr.config.errors import ConfigError
 __all__ = ["check_resume", "held_reducers"]
 
 
-def _from_cells(experiment_dir: Path) -> dict[str, tuple[str, str]] | None:
-    """id -> (registry name, label) of the folder's current cells (those figures draw), or
-    None when the store cannot be read as it is (the run sets such rows aside and says so)."""
-    from kmdr.results.frame import EXCLUDED, ResultsError, read_experiment
-
-    try:
-        cells = read_experiment(experiment_dir)
-    except ResultsError:
-        return None
-    if not len(cells):
-        return {}
-    current = cells[cells[EXCLUDED].isna()]
-    held: dict[str, tuple[str, str]] = {}
-    for rid, name, label in current[["reducer", "reducer_name", "method"]].itertuples(index=False):
-        held.setdefault(str(rid), (str(name), str(label)))
-    return held
-
-
-def _from_records(experiment_dir: Path) -> dict[str, tuple[str, str]]:
-    """id -> (registry name, label) of the reducers the folder's run records ran, first run
-    first (their checked specs: labels resolved)."""
-    from kmdr.results.sidecars import load_runs
-
-    held: dict[str, tuple[str, str]] = {}
-    for run in load_runs(experiment_dir):
-        for red in (run.get("spec") or {}).get("reducers") or ():
-            if isinstance(red, dict) and red.get("id") and red.get("name"):
-                held.setdefault(str(red["id"]), (str(red["name"]), str(red.get("label"))))
-    return held
-
-
 def held_reducers(experiment_dir: str | Path) -> dict[str, tuple[str, str]]:
-    """What an experiment folder holds under each reducer id: ``{id: (registry name, label)}``,
-    read from its cells (the run records when the cells cannot be read); empty for a folder
-    without cells or runs."""
+    """What an experiment folder's cells hold under each reducer id: ``{id: (registry name,
+    label)}``, from the first cell of that id (empty for a folder without cells).
+
+    The cells are read as the run reads them (:class:`~kmdr.results.store.CellStore`, read-only
+    and quiet: the run itself names a damaged file or row, and sets it aside).
+    """
+    from kmdr.results.store import CellStore
+
     folder = Path(experiment_dir)
     if not folder.is_dir():
         return {}
-    held = _from_cells(folder)
-    return _from_records(folder) if held is None else held
+    held: dict[str, tuple[str, str]] = {}
+    for row in CellStore(folder, log=lambda _msg: None, read_only=True).rows():
+        if row.get("reducer") and row.get("reducer_name"):
+            held.setdefault(row["reducer"], (row["reducer_name"], str(row.get("method"))))
+    return held
 
 
 def check_resume(spec, experiment_dir: str | Path) -> None:
