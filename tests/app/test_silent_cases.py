@@ -237,3 +237,20 @@ def test_a_resume_with_another_reducer_under_the_id_is_refused(tmp_path, monkeyp
     # under an id of its own it runs, beside the first reducer's cells
     cells = kmdr.run(*TINY, "reducers=[{name: gaussian, id: gauss}]", results_dir=folder.parent)
     assert set(cells["reducer"]) == {"gauss"} and len(cells) == 4
+
+
+@pytest.mark.fault(
+    "a hydra.searchpath folder whose dataset/<name>.yaml has a built-in dataset's name",
+    gets="exit 2 before any work, one line naming both files and the rename to make",
+)
+def test_a_searchpath_config_named_like_a_builtin_is_never_ignored(tmp_path):
+    text = "name: synth\nparams: {n_samples: 90, n_features: 7, n_clusters: 3}\n"
+    conf = _user_folder(tmp_path, "dataset/synth.yaml", text)
+    before = files_under(tmp_path)
+    args = [f"hydra.searchpath=[file://{conf}]", *TINY, "dry_run=true"]
+    refused(
+        run_kmdr(args, tmp_path),
+        f"{conf / 'dataset' / 'synth.yaml'} has the name of kmdr's built-in dataset/synth.yaml",
+        "choose it with dataset=my_synth",
+    )
+    assert files_under(tmp_path) == before

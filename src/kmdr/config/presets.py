@@ -314,13 +314,44 @@ def check_user_configs() -> None:
             continue
         for path in _config_paths(source):
             first = next((s for s in sources[:index] if s.is_config(path)), None)
-            if first is None or _same_config(source, first, path):
-                continue
-            group, _, name = path.rpartition("/")
-            mine = f"{group}/my_{name}.yaml" if group else f"my_{name}.yaml"
-            how = f"{group}=my_{name}" if group else f"--config-name my_{name}"
-            raise ConfigError(
-                f"{_where(source, path)} has the name of {_where(first, path)}, which Hydra "
-                f"reads first, so yours would be ignored; rename yours (e.g. {mine}) and "
-                f"choose it with {how}"
-            )
+            if first is not None and not _same_config(source, first, path):
+                _refuse(_where(source, path), first, path)
+    # hydra.searchpath's folders join the search path per composition, after all of the above
+    for folder in _searchpath_folders():
+        for file in sorted(folder.rglob("*.yaml")):
+            path = file.relative_to(folder).with_suffix("").as_posix()
+            first = next((s for s in sources if s.is_config(path)), None)
+            if first is not None and not _same_text(file, first, path):
+                _refuse(str(file), first, path)
+
+
+def _searchpath_folders() -> list[Path]:
+    """The folders ``hydra.searchpath`` added to the job's search path (Hydra's runtime record)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return []
+    return [
+        Path(s.path)
+        for s in HydraConfig.get().runtime.config_sources
+        if s.schema == "file"
+        and str(s.provider).startswith("hydra.searchpath")
+        and Path(s.path).is_dir()
+    ]
+
+
+def _same_text(file: Path, source, path: str) -> bool:
+    from omegaconf import OmegaConf
+
+    theirs = source.load_config(path).config
+    return OmegaConf.to_container(OmegaConf.load(file)) == OmegaConf.to_container(theirs)
+
+
+def _refuse(mine_file: str, first, path: str):
+    group, _, name = path.rpartition("/")
+    mine = f"{group}/my_{name}.yaml" if group else f"my_{name}.yaml"
+    how = f"{group}=my_{name}" if group else f"--config-name my_{name}"
+    raise ConfigError(
+        f"{mine_file} has the name of {_where(first, path)}, which Hydra reads first, so yours "
+        f"would be ignored; rename yours (e.g. {mine}) and choose it with {how}"
+    )
