@@ -13,6 +13,7 @@ import pytest
 from test_cli import TINY, run_kmdr
 
 import kmdr
+from _overrides import overridden
 
 METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
 
@@ -77,11 +78,11 @@ def test_a_dry_run_returns_no_cells_and_writes_nothing(tmp_path):
 )
 @pytest.mark.slow
 def test_bad_input_is_the_commands_line_as_a_config_error(args, tmp_path):
-    proc = run_kmdr([*TINY, *args], tmp_path)
+    proc = run_kmdr(overridden(TINY, *args), tmp_path)
     assert proc.returncode == 2
     line = proc.stderr.strip().removeprefix("kmdr: error: ")
     with pytest.raises(kmdr.ConfigError) as err:
-        kmdr.run(*TINY, *args, results_dir=tmp_path / "r")
+        kmdr.run(*overridden(TINY, *args), results_dir=tmp_path / "r")
     assert str(err.value) == line and isinstance(err.value, ValueError)
     assert not (tmp_path / "r").exists() and not (tmp_path / "results").exists()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _overrides import overridden
 from kmdr import app as cli
 from kmdr.app import task
 from kmdr.config import presets as configs
@@ -100,7 +101,7 @@ def run_kmdr(args, cwd):
 )
 @pytest.mark.slow
 def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, capsys):
-    argv = [*TINY, f"results_dir={tmp_path / 'results'}", *args]
+    argv = overridden([*TINY, f"results_dir={tmp_path / 'results'}"], *args)
     with pytest.raises(SystemExit) as exc:
         cli.main(argv)
     assert exc.value.code == 2
@@ -116,7 +117,8 @@ def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, caps
 )
 @pytest.mark.slow
 def test_multirun_names_the_job_the_data_cannot_run(tmp_path, capsys):
-    argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "reducer=sign,svd", "r_grid=[2,20]"]
+    argv = ["-m", *overridden(TINY, "reducer=sign,svd", "r_grid=[2,20]")]
+    argv.append(f"results_dir={tmp_path / 'results'}")
     with pytest.raises(SystemExit) as exc:
         cli.main(argv)
     assert exc.value.code == 2

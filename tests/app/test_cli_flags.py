@@ -13,6 +13,7 @@ import warnings
 import pytest
 from test_cli import KMDR, TINY, run_kmdr
 
+from _overrides import overridden
 from kmdr import _log
 
 pytestmark = pytest.mark.slow
@@ -94,7 +95,13 @@ def test_a_dry_run_multirun_writes_no_folder(tmp_path):
     cwd.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
     proc = subprocess.run(
-        [*KMDR, "-m", *TINY, "r_grid=[2],[4]", "dry_run=true", f"results_dir={tmp_path / 'r'}"],
+        [
+            *KMDR,
+            "-m",
+            *overridden(TINY, "r_grid=[2],[4]"),
+            "dry_run=true",
+            f"results_dir={tmp_path / 'r'}",
+        ],
         cwd=cwd,
         capture_output=True,
         text=True,

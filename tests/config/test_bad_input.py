@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _overrides import overridden
 from kmdr import app as cli
 from kmdr.config import presets as configs
 from kmdr.figures import draw as figures
@@ -101,7 +102,7 @@ def test_bad_command_line_is_one_line_before_any_work(args, expected, tmp_path, 
     # flags (and their values) first, then the overrides
     n_flags = {"-cd": 2, "-cn": 2, "--cfg": 2, "-m": 1}.get(args[0], 0)
     head, rest = args[:n_flags], args[n_flags:]
-    argv = [*head, *TINY, f"results_dir={tmp_path / 'results'}", *rest]
+    argv = [*head, *overridden([*TINY, f"results_dir={tmp_path / 'results'}"], *rest)]
     line = fails_with(argv, capsys)
     assert expected in line
     assert not (tmp_path / "results").exists() and not Path("résultats").exists()

@@ -9,6 +9,7 @@ import shutil
 import pytest
 from hydra import compose
 
+from _overrides import overridden
 from kmdr import app as cli
 from kmdr.config import presets as configs
 from kmdr.config.schema import Backend, RunConfig, to_container
@@ -170,7 +171,7 @@ def fails_with(argv, capsys) -> str:
 )
 @pytest.mark.slow
 def test_bad_command_line_exits_2_with_one_line(args, expected, tmp_path, capsys):
-    line = fails_with([*TINY, f"results_dir={tmp_path / 'results'}", *args], capsys)
+    line = fails_with(overridden([*TINY, f"results_dir={tmp_path / 'results'}"], *args), capsys)
     assert expected in line
     assert not (tmp_path / "results").exists()
 
@@ -186,7 +187,8 @@ def test_backend_params_lists_parallel_config_keywords(capsys, tmp_path):
 )
 @pytest.mark.slow
 def test_multirun_names_the_bad_job(tmp_path, capsys):
-    argv = ["-m", *TINY, f"results_dir={tmp_path / 'results'}", "kmeans.n_init=1,0", "seed=0,1"]
+    argv = ["-m", *overridden(TINY, "kmeans.n_init=1,0", "seed=0,1")]
+    argv.append(f"results_dir={tmp_path / 'results'}")
     with pytest.raises(SystemExit) as exc:
         cli.main(argv)
     assert exc.value.code == 2

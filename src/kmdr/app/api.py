@@ -93,11 +93,13 @@ def run(*overrides: str, results_dir: str | os.PathLike | None = None):
     from kmdr._log import logging_for
     from kmdr.app.callbacks import conclude
     from kmdr.app.task import execute, finish
+    from kmdr.config.checks import check_repeated_keys
     from kmdr.config.presets import conf_dir
 
     args = _check_overrides(overrides)
     if results_dir is not None:
         args = [*args, f"results_dir={_quoted(results_dir)}"]
+    check_repeated_keys(args)  # results_dir= among the overrides and as the keyword
     with initialize_config_dir(config_dir=str(conf_dir()), version_base=None, job_name="kmdr"):
         cfg, hc = _compose(args)
         with logging_for(cfg.verbosity):
@@ -110,7 +112,7 @@ def run(*overrides: str, results_dir: str | os.PathLike | None = None):
 
 def _quoted(path: str | os.PathLike) -> str:
     """A path as an override's value, quoted so that Hydra's grammar reads it as it is."""
-    text = str(Path(path))
+    text = os.fspath(path)  # not Path(path): Path("") is "." and an empty value must stay empty
     return "'" + text.replace("'", "\\'") + "'"
 
 

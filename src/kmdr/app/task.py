@@ -287,6 +287,7 @@ def _run(cfg, hc, choices, moved: str | None, stage: dict):
     """Check ``cfg`` and run it: ``(outcome, spec)``; ``moved`` is said once the config is
     checked. A config problem is a UsageError; a failure once the run started is a RunError
     saying the finished cells are kept (``stage["kept"]`` says where)."""
+    from kmdr.config.checks import check_given
     from kmdr.config.errors import ConfigError
     from kmdr.config.schema import to_container
     from kmdr.config.spec import spec_from_config
@@ -294,6 +295,7 @@ def _run(cfg, hc, choices, moved: str | None, stage: dict):
     from kmdr.engine.runner import run_experiment
 
     try:
+        check_given(hc.overrides.task, cfg.get("reducers"), only_reducer(choices))
         spec = spec_from_config(cfg, only_reducer=only_reducer(choices))
         # The run's workers start and import now, while this process loads the data (the run
         # reuses them); a dry run starts none.

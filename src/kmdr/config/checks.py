@@ -22,7 +22,10 @@ __all__ = [
     "at_least",
     "backend_params",
     "check_against_data",
+    "check_given",
+    "check_overrides_change_cells",
     "check_reducer_params",
+    "check_repeated_keys",
     "check_results_dir",
     "choices",
     "folder_name",
@@ -260,3 +263,89 @@ def check_against_data(
             raise ConfigError(
                 f"reducer {red.id!r} needs k <= min(n, d) on {spec.dataset} ({shape})"
             )
+
+
+def _parsed(overrides) -> list:
+    """``overrides`` read by Hydra's override parser; a string it cannot read is left out
+    (Hydra refuses it with its own line when it composes)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    out = []
+    for text in overrides:
+        try:
+            out += parser.parse_overrides([str(text)])
+        except HydraException:
+            continue
+    return out
+
+
+def _key(override) -> str:
+    """The key an override sets, without its ``+``, ``++`` or ``~``: ``repeats``, ``reducer``,
+    ``dataset.params.n_samples``, ``group@package``."""
+    return override.get_key_element().lstrip("+~")
+
+
+def check_repeated_keys(overrides) -> None:
+    """Each key is set once: Hydra applies overrides in order, so a key given twice
+    (``repeats=1 repeats=2``, ``reducer=sign reducer=svd``, ``experiment=A experiment=B``, or
+    ``results_dir=a`` beside ``kmdr.run``'s ``results_dir=``) keeps one value and drops the other
+    without a word. Raises a one-line :class:`ConfigError` naming the key and every value given.
+    """
+    given: dict[str, list[str]] = {}
+    for override in _parsed(overrides):
+        given.setdefault(_key(override), []).append(str(override.input_line))
+    for key, texts in given.items():
+        if len(texts) > 1:
+            raise ConfigError(
+                f"{key} is given {len(texts)} times ({', '.join(texts)}): Hydra would keep the "
+                "last and ignore the others; give it once"
+            )
+
+
+_ENTRY = re.compile(r"^reducers\.(\d+)(?:\.|$)")
+
+
+def check_overrides_change_cells(overrides, reducers, only: str | None) -> None:
+    """An override of a reducer entry that ``reducer=<only>`` filters out of the run
+    (``experiment=bzmd14_orl reducer=sign reducers.1.params.eps=0.5``) changes no cell, yet
+    would give the run a folder of its own: a one-line :class:`ConfigError` naming it.
+
+    ``reducers``: the composed config's reducer entries (before the filter); an entry is kept
+    when ``only`` is its registry name or its id, as :func:`kmdr.config.spec.spec_from_config`
+    keeps it.
+    """
+    if only is None:
+        return
+    from kmdr.reducers import canonical_reducer
+
+    entries = list(reducers or ())
+    for override in _parsed(overrides):
+        match = _ENTRY.match(_key(override))
+        if match is None or int(match.group(1)) >= len(entries):
+            continue
+        index = int(match.group(1))
+        entry = entries[index]
+        name = canonical_reducer(str(entry["name"]))
+        rid = str(entry.get("id") or name)
+        if only not in (name, rid):
+            raise ConfigError(
+                f"an override that changes no cell is refused: {override.input_line} sets "
+                f"reducers.{index} (reducer {rid!r}), which is not among the reducers run "
+                f"(reducer={only} keeps only its own entries); drop the override or reducer={only}"
+            )
+
+
+def check_given(overrides, reducers, only: str | None) -> None:
+    """Every setting a job is given is used, or refused in one line: no key given twice
+    (:func:`check_repeated_keys`), no override of a reducer entry the run filters out
+    (:func:`check_overrides_change_cells`), no config of the user's folder hidden by a built-in
+    of the same name (:func:`kmdr.config.presets.check_user_configs`). ``overrides``: the job's
+    (Hydra's ``hydra.overrides.task``); ``reducers``: the composed config's reducer entries;
+    ``only``: the ``reducer=`` option that filters a preset's reducers (None: none)."""
+    from kmdr.config.presets import check_user_configs
+
+    check_repeated_keys(overrides)
+    check_overrides_change_cells(overrides, reducers, only)
+    check_user_configs()

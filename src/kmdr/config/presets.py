@@ -28,6 +28,7 @@ __all__ = [
     "CONF_ENV",
     "CONF_PACKAGE",
     "PRESET_FIXES",
+    "check_user_configs",
     "composed_presets",
     "conf_dir",
     "config_path",
@@ -263,3 +264,94 @@ def presets(composed: Iterable[tuple[str, object]] | None = None) -> list[dict]:
     pairs = composed_presets() if composed is None else composed
     out = [{"name": name, **to_container(cfg.preset)} for name, cfg in pairs]
     return sorted(out, key=lambda p: (p["order"], p["name"]))
+
+
+#: The search path entries that are Hydra's or kmdr's own, not a folder the user added.
+_OWN_SOURCES = ("hydra", "main", "schema")
+
+
+def _config_paths(source, group: str = "") -> Iterator[str]:
+    """Every config of a Hydra config source, as ``group/name`` (``name`` at the top)."""
+    from hydra.core.object_type import ObjectType
+
+    for name in source.list(group, ObjectType.CONFIG):
+        yield f"{group}/{name}" if group else name
+    for sub in source.list(group, ObjectType.GROUP):
+        yield from _config_paths(source, f"{group}/{sub}" if group else sub)
+
+
+def _same_config(one, other, path: str) -> bool:
+    from omegaconf import OmegaConf
+
+    a, b = one.load_config(path), other.load_config(path)
+    return a.header == b.header and OmegaConf.to_container(a.config) == OmegaConf.to_container(
+        b.config
+    )
+
+
+def _where(source, path: str) -> str:
+    if source.provider == "main":
+        return f"kmdr's built-in {path}.yaml ({source.scheme()}://{source.path})"
+    return f"{source.path.removeprefix('file://')}/{path}.yaml"
+
+
+def check_user_configs() -> None:
+    """A config in a folder the user added to Hydra's search path (``-cd DIR``) never loses
+    silently to a built-in of the same name.
+
+    Hydra takes a config from the first entry of its search path that holds it, and the folder
+    ``-cd`` adds comes after kmdr's own configs: a user's ``config.yaml``,
+    ``dataset/orl.yaml`` or ``experiment/bzmd14_orl.yaml`` would be ignored and the built-in run
+    in its place. Such a file is refused in one line (:class:`ConfigError`) naming both files
+    and the fix, unless it is the built-in's copy. Call it with Hydra initialized (inside the
+    task, or :func:`initialized`).
+    """
+    from hydra.core.global_hydra import GlobalHydra
+
+    sources = [s for s in GlobalHydra.instance().config_loader().get_sources() if s.available()]
+    for index, source in enumerate(sources):
+        if source.provider in _OWN_SOURCES or source.scheme() == "structured":
+            continue
+        for path in _config_paths(source):
+            first = next((s for s in sources[:index] if s.is_config(path)), None)
+            if first is not None and not _same_config(source, first, path):
+                _refuse(_where(source, path), first, path)
+    # hydra.searchpath's folders join the search path per composition, after all of the above
+    for folder in _searchpath_folders():
+        for file in sorted(folder.rglob("*.yaml")):
+            path = file.relative_to(folder).with_suffix("").as_posix()
+            first = next((s for s in sources if s.is_config(path)), None)
+            if first is not None and not _same_text(file, first, path):
+                _refuse(str(file), first, path)
+
+
+def _searchpath_folders() -> list[Path]:
+    """The folders ``hydra.searchpath`` added to the job's search path (Hydra's runtime record)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return []
+    return [
+        Path(s.path)
+        for s in HydraConfig.get().runtime.config_sources
+        if s.schema == "file"
+        and str(s.provider).startswith("hydra.searchpath")
+        and Path(s.path).is_dir()
+    ]
+
+
+def _same_text(file: Path, source, path: str) -> bool:
+    from omegaconf import OmegaConf
+
+    theirs = source.load_config(path).config
+    return OmegaConf.to_container(OmegaConf.load(file)) == OmegaConf.to_container(theirs)
+
+
+def _refuse(mine_file: str, first, path: str):
+    group, _, name = path.rpartition("/")
+    mine = f"{group}/my_{name}.yaml" if group else f"my_{name}.yaml"
+    how = f"{group}=my_{name}" if group else f"--config-name my_{name}"
+    raise ConfigError(
+        f"{mine_file} has the name of {_where(first, path)}, which Hydra reads first, so yours "
+        f"would be ignored; rename yours (e.g. {mine}) and choose it with {how}"
+    )

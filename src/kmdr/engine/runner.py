@@ -44,6 +44,7 @@ from kmdr.engine.parallel import (
     start_workers,
     wait_for_workers,
 )
+from kmdr.engine.resume_check import check_resume
 from kmdr.engine.sweep import progress_bar
 from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
@@ -209,6 +210,7 @@ def _run_experiment(spec, dataset, config, log, launcher_jobs: int) -> RunOutcom
     n, d = X.shape
     k = int(dataset.n_clusters)
     check_against_data(spec, n, d, k, sparse=sparse)  # a ConfigError before anything is written
+    check_resume(spec, exp_dir)  # a ConfigError: one reducer and one label per id in a folder
     store = CellStore(exp_dir, log=log)
     dry_run = getattr(spec, "dry_run", False)
     # A dry run writes no record: it needs only the data's part of one (not the library

@@ -1,0 +1,256 @@
+"""Every setting given is used, or refused in one line: the settings kmdr once accepted and then
+ignored with exit 0 (a key given twice, a user's config named like a built-in, an override of a
+reducer the run filters out, a resume that changes what a reducer id holds, an empty
+``results_dir`` given to ``kmdr.run``). Each is run for real: the ``kmdr`` command in a process of
+its own where the case is the command line's, ``kmdr.run`` in this process where it is the
+API's; each asserts the one line and that nothing was written."""
+
+from __future__ import annotations
+
+import pytest
+from test_cli import TINY, run_kmdr
+
+import kmdr
+
+pytestmark = pytest.mark.slow
+
+ONE_LINE = "exit 2 before any work, one line naming it and both values, nothing written"
+
+
+def refused(proc, *expected: str) -> str:
+    """The command's one error line (exit 2, no traceback), holding every ``expected`` text."""
+    assert proc.returncode == 2, proc.stderr + proc.stdout
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("kmdr: error: "), proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    line = proc.stderr.strip()
+    for text in expected:
+        assert text in line, line
+    return line
+
+
+def files_under(folder) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(
+            [*TINY, "repeats=1", "repeats=3"],
+            "repeats is given 3 times (repeats=2, repeats=1, repeats=3)",
+            marks=pytest.mark.fault(
+                "the same key given twice on the command line (repeats=1 repeats=2)", gets=ONE_LINE
+            ),
+        ),
+        pytest.param(
+            [*TINY, "reducer=sign", "reducer=svd"],
+            "reducer is given 2 times (reducer=sign, reducer=svd)",
+            marks=pytest.mark.fault(
+                "the same config group chosen twice (reducer=sign reducer=svd)", gets=ONE_LINE
+            ),
+        ),
+        pytest.param(
+            ["experiment=bzmd14_synth", "experiment=bzmd14_orl", "dry_run=true"],
+            "experiment is given 2 times (experiment=bzmd14_synth, experiment=bzmd14_orl)",
+            marks=pytest.mark.fault(
+                "two presets on one command line (experiment=A experiment=B)", gets=ONE_LINE
+            ),
+        ),
+    ],
+)
+def test_a_key_given_twice_is_refused(args, expected, tmp_path):
+    refused(run_kmdr(args, tmp_path), expected)
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.fault(
+    "kmdr.run given results_dir both as an override and as the keyword "
+    '(kmdr.run("results_dir=a", results_dir="b"))',
+    gets="kmdr.ConfigError naming results_dir and both values, no folder",
+)
+def test_results_dir_as_override_and_keyword_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(kmdr.ConfigError) as err:
+        kmdr.run(*TINY, "results_dir=a", results_dir="b")
+    message = str(err.value)
+    assert "\n" not in message
+    assert "results_dir is given 2 times (results_dir=a, results_dir='b')" in message
+    with pytest.raises(kmdr.ConfigError, match=r"repeats is given 2 times \(repeats=2, repeats=5"):
+        kmdr.run(*TINY, "repeats=5", results_dir="b")
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.fault(
+    'kmdr.run(..., results_dir="") (Path("") would have been the current folder)',
+    gets="kmdr.ConfigError with the command's one line (results_dir is empty), nothing written",
+)
+def test_an_empty_results_dir_keyword_is_the_commands_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = refused(run_kmdr([*TINY, "results_dir="], tmp_path), "results_dir is empty")
+    with pytest.raises(kmdr.ConfigError) as err:
+        kmdr.run(*TINY, results_dir="")
+    assert str(err.value) == line.removeprefix("kmdr: error: ")
+    assert files_under(tmp_path) == []
+
+
+def _user_folder(tmp_path, rel: str, text: str):
+    conf = tmp_path / "my_conf"
+    (conf / rel).parent.mkdir(parents=True, exist_ok=True)
+    (conf / rel).write_text(text)
+    return conf
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "args"),
+    [
+        pytest.param(
+            "dataset/synth.yaml",
+            "name: synth\nparams: {n_samples: 90, n_features: 7, n_clusters: 3}\n",
+            ["dataset=synth", "reducer=sign", "r_grid=[2]", "dry_run=true"],
+            marks=pytest.mark.fault(
+                "a -cd folder whose dataset/<name>.yaml has a built-in dataset's name",
+                gets="exit 2 before any work, one line naming both files and the rename to make",
+            ),
+            id="dataset",
+        ),
+        pytest.param(
+            "experiment/bzmd14_synth.yaml",
+            "# @package _global_\ndefaults:\n  - override /dataset: synth\n"
+            "name: bzmd14_synth\nreducers: [{name: sign}]\nr_grid: [2]\nrepeats: 7\n",
+            ["experiment=bzmd14_synth", "dry_run=true"],
+            marks=pytest.mark.fault(
+                "a -cd folder whose experiment/<name>.yaml has a built-in preset's name",
+                gets="exit 2 before any work, one line naming both files and the rename to make",
+            ),
+            id="experiment",
+        ),
+        pytest.param(
+            "config.yaml",
+            "defaults:\n  - kmdr_schema\n  - _self_\n  - dataset: synth\n  - reducer: sign\n"
+            "repeats: 9\n",
+            ["dry_run=true"],
+            marks=pytest.mark.fault(
+                "a -cd folder holding its own config.yaml (the name of kmdr's primary config)",
+                gets="exit 2 before any work, one line naming both files and --config-name",
+            ),
+            id="config",
+        ),
+    ],
+)
+def test_a_users_config_named_like_a_builtin_is_never_ignored(rel, text, args, tmp_path):
+    conf = _user_folder(tmp_path, rel, text)
+    before = files_under(tmp_path)
+    group, _, name = rel.removesuffix(".yaml").rpartition("/")
+    chosen = f"{group}=my_{name}" if group else f"--config-name my_{name}"
+    line = refused(
+        run_kmdr(["-cd", str(conf), *args], tmp_path),
+        f"{conf / rel} has the name of kmdr's built-in {rel} (pkg://kmdr.conf)",
+        f"choose it with {chosen}",
+    )
+    assert "yours would be ignored" in line
+    assert files_under(tmp_path) == before
+    # the fix the line gives works: the user's file, renamed, is the one composed
+    (conf / rel).rename(conf / rel.replace(name, f"my_{name}"))
+    flags = ["--config-name", f"my_{name}"] if not group else []
+    overrides = [a for a in args if not a.startswith(f"{group}=")] if group else args
+    overrides = [*overrides, chosen] if group else overrides
+    proc = run_kmdr(["-cd", str(conf), "--cfg", "job", *flags, *overrides], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    wanted = {"dataset": "n_samples: 90", "experiment": "repeats: 7", "": "repeats: 9"}[group]
+    assert wanted in proc.stdout, proc.stdout
+
+
+def test_a_copy_of_a_builtin_config_in_the_users_folder_is_accepted(tmp_path):
+    """A folder holding kmdr's own file unchanged (a copied conf/) hides nothing."""
+    from kmdr.config.presets import conf_dir
+
+    text = (conf_dir() / "dataset" / "synth.yaml").read_text()
+    conf = _user_folder(tmp_path, "dataset/synth.yaml", text)
+    proc = run_kmdr(["-cd", str(conf), *TINY, "dry_run=true"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.fault(
+    "an override of a preset's reducer that reducer= filters out "
+    "(experiment=bzmd14_synth reducer=sign reducers.1.params.eps=0.5)",
+    gets="exit 2 before any work: one line saying an override that changes no cell is refused, "
+    "naming it and why; nothing written",
+)
+def test_an_override_that_changes_no_cell_is_refused(tmp_path):
+    args = ["experiment=bzmd14_synth", "reducer=sign", "r_grid=[2]", "repeats=1"]
+    refused(
+        run_kmdr([*args, "reducers.1.params.eps=0.5"], tmp_path),
+        "an override that changes no cell is refused: reducers.1.params.eps=0.5",
+        "reducers.1 (reducer 'leverage_approx'), which is not among the reducers run",
+    )
+    assert files_under(tmp_path) == []
+    # the entry the filter keeps (sign is reducers.3) may be changed: that changes its cells
+    proc = run_kmdr([*args, "reducers.3.max_r=2", "dry_run=true"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "sign" in proc.stderr + proc.stdout
+
+
+def _first_run(tmp_path):
+    results = tmp_path / "r"
+    first = run_kmdr([*TINY, "reducer=sign", f"results_dir={results}"], tmp_path)
+    assert first.returncode == 0, first.stderr
+    folder = results / "custom"
+    return folder, files_under(folder), (folder / "cells.csv").read_bytes()
+
+
+@pytest.mark.fault(
+    "a resume whose reducer label changed (reducers.0.label=Gauss after a run labelled RP)",
+    gets="exit 2 before any work, one line naming the id, what the folder holds and what the run "
+    "asks; the folder unchanged",
+)
+def test_a_resume_with_another_label_is_refused(tmp_path):
+    folder, files, csv = _first_run(tmp_path)
+    proc = run_kmdr(
+        [*TINY, "reducer=sign", "reducers.0.label=Gauss", f"results_dir={folder.parent}"],
+        tmp_path,
+    )
+    refused(
+        proc,
+        f"reducer id 'sign' in {folder} holds reducer 'sign' (label 'RP'), this run asks "
+        "'sign' (label 'Gauss'): one label per id",
+        "name=...",
+    )
+    assert files_under(folder) == files and (folder / "cells.csv").read_bytes() == csv
+
+
+@pytest.mark.fault(
+    "a resume with another reducer under the same id "
+    "(reducers=[{name: gaussian, id: sign}] after a run of sign)",
+    gets="kmdr.ConfigError before any work naming both reducers and labels; the folder unchanged",
+)
+def test_a_resume_with_another_reducer_under_the_id_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    folder, files, csv = _first_run(tmp_path)
+    with pytest.raises(kmdr.ConfigError) as err:
+        kmdr.run(*TINY, "reducers=[{name: gaussian, id: sign}]", results_dir=folder.parent)
+    assert "\n" not in str(err.value)
+    assert (
+        f"reducer id 'sign' in {folder} holds reducer 'sign' (label 'RP'), this run asks "
+        "'gaussian' (label 'Gaussian RP'): one reducer per id"
+    ) in str(err.value)
+    assert files_under(folder) == files and (folder / "cells.csv").read_bytes() == csv
+    # under an id of its own it runs, beside the first reducer's cells
+    cells = kmdr.run(*TINY, "reducers=[{name: gaussian, id: gauss}]", results_dir=folder.parent)
+    assert set(cells["reducer"]) == {"gauss"} and len(cells) == 4
+
+
+@pytest.mark.fault(
+    "a hydra.searchpath folder whose dataset/<name>.yaml has a built-in dataset's name",
+    gets="exit 2 before any work, one line naming both files and the rename to make",
+)
+def test_a_searchpath_config_named_like_a_builtin_is_never_ignored(tmp_path):
+    text = "name: synth\nparams: {n_samples: 90, n_features: 7, n_clusters: 3}\n"
+    conf = _user_folder(tmp_path, "dataset/synth.yaml", text)
+    before = files_under(tmp_path)
+    args = [f"hydra.searchpath=[file://{conf}]", *TINY, "dry_run=true"]
+    refused(
+        run_kmdr(args, tmp_path),
+        f"{conf / 'dataset' / 'synth.yaml'} has the name of kmdr's built-in dataset/synth.yaml",
+        "choose it with dataset=my_synth",
+    )
+    assert files_under(tmp_path) == before
