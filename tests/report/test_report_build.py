@@ -184,7 +184,8 @@ def test_lst17_labels_are_the_same_methods(tmp_path):
         line = next(ln for ln in text.splitlines() if f"`{claim}`" in ln)
         assert "no data" not in line and "LapScores" not in line.split("not run")[-1], line
     line = next(ln for ln in text.splitlines() if "`lst17-faster-than-full-coil20`" in ln)
-    assert "cluster_seconds of kMeans 1.0" in line and "LapScores: 4/4 ✓" in line
+    assert "cluster_seconds of kMeans 1.0" in line
+    assert any(p.startswith("LapScores: mean over r") and p.endswith("✓") for p in line.split("; "))
 
 
 def _section(text: str, heading: str) -> str:

@@ -1,4 +1,4 @@
-"""Verdict logic of the papers' claims on small hand-made summary tables."""
+"""Verdict logic of the papers' claims on small hand-made cell tables (one row per repetition)."""
 
 from __future__ import annotations
 
@@ -10,40 +10,40 @@ from scipy import stats
 from kmdr.papers.bzmd14.claims import BZMD14_METHODS
 from kmdr.papers.lst17.claims import LST17_METHODS
 from kmdr.report import claims as C
+from kmdr.report.claims import rankings
 from kmdr.report.claims import verdicts as V
 
 RS = list(range(5, 105, 5))
 
 
 def _summary(
-    curves: dict[str, dict[str, list[float] | float]], rs=RS, rel_sd=0.02, sd=None, n=5
+    curves: dict[str, dict[str, list[float] | float]], rs=RS, rel_sd=0.02, sd=None, n=5, seed=0
 ) -> pd.DataFrame:
-    """Summary rows: ``curves[method][metric]`` is a list over ``rs`` (or one value for kMeans);
-    every point has ``n`` repetitions and sd ``sd`` (default: ``rel_sd`` times its mean)."""
+    """Cells: ``curves[method][metric]`` is a list over ``rs`` (or one value for kMeans); every
+    point has ``n`` repetitions whose values have exactly that mean and sd ``sd`` (default:
+    ``rel_sd`` times the mean), their noise drawn independently per point and metric."""
+    rng = np.random.default_rng(seed)
+
+    def values(v, metric):
+        s = abs(v) * rel_sd if sd is None else sd
+        if n < 2 or not s or np.isnan(s):
+            return [v] * n
+        z = rng.standard_normal(n)
+        z = (z - z.mean()) / z.std(ddof=1)
+        return list(v + s * z)
+
     rows = []
-
-    def stats_of(metric, v):
-        return {f"{metric}_mean": v, f"{metric}_std": abs(v) * rel_sd if sd is None else sd}
-
     for method, metrics in curves.items():
-        if method == C.BASELINE:
-            row = {
-                "dataset": "d",
-                "reducer_name": "none",
-                "method": method,
-                "r": 1000,
-                "n_cells": n,
-            }
-            for m, v in metrics.items():
-                row.update(stats_of(m, v))
-            rows.append(row)
-            continue
-        for i, r in enumerate(rs):
-            row = {"dataset": "d", "reducer_name": method.lower(), "method": method, "r": r,
-                   "n_cells": n}  # fmt: skip
-            for m, v in metrics.items():
-                row.update(stats_of(m, v[i]))
-            rows.append(row)
+        base = method == C.BASELINE
+        grid = [1000] if base else rs
+        for i, r in enumerate(grid):
+            drawn = {m: values(v if base else v[i], m) for m, v in metrics.items()}
+            for rep in range(n):
+                row = {"dataset": "d", "reducer_name": "none" if base else method.lower(),
+                       "method": method, "r": r, "repetition": rep,
+                       "seed": f"{method}/{r}/{rep}"}  # fmt: skip
+                row.update({m: drawn[m][rep] for m in metrics})
+                rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -209,12 +209,13 @@ def test_sparse_embedding_times():
     assert _run("lst17-svd-lle-slowest-coil20", df).verdict == C.HOLDS
     # LLE faster than PD and LapScores: significantly against the claim
     quick_lle = df.copy()
-    quick_lle.loc[quick_lle["method"] == "LLE", "reduce_seconds_mean"] = 0.001
+    quick_lle.loc[quick_lle["method"] == "LLE", "reduce_seconds"] *= 0.0005  # 2 s → 1 ms
     assert _run("lst17-svd-lle-slowest-coil20", quick_lle).verdict == C.FAILS
     # SE growing like RP: not flat, and RP's time does not grow if it is constant
     grown = df.copy()
-    grown.loc[grown["method"] == "SE", "reduce_seconds_mean"] = [0.0001 * r for r in RS]
-    grown.loc[grown["method"] == "RP", "reduce_seconds_mean"] = 0.05
+    se, rp = grown["method"] == "SE", grown["method"] == "RP"
+    grown.loc[se, "reduce_seconds"] *= 0.1 * grown.loc[se, "r"] / 1.0
+    grown.loc[rp, "reduce_seconds"] *= 0.05 / (0.001 * grown.loc[rp, "r"])
     assert _run("lst17-se-time-flat-coil20", grown).verdict == C.FAILS
     # a constant RP time (within its noise) does not grow: a tie, not a failure
     assert _run("lst17-rp-time-grows-coil20", grown).verdict == C.TIE
@@ -228,7 +229,7 @@ def test_faster_than_full_kmeans():
     slow = {m: {"cluster_seconds": [2.0] * n} for m in LST17_METHODS}
     slow[C.BASELINE] = {"cluster_seconds": 1.0}
     v = _run("lst17-faster-than-full-coil20", _summary(slow))
-    assert v.verdict == C.FAILS and "0/20" in v.evidence
+    assert v.verdict == C.FAILS and "0 of 6 comparisons for the claim, 6 against" in v.evidence
 
 
 @pytest.mark.fault(
@@ -266,15 +267,108 @@ def test_the_baseline_is_found_by_registry_name_not_label():
 # --------------------------------------------------------------------------------------------
 
 
-def test_welch_on_one_point_is_scipys_welch_test():
-    a = V.Estimate(0.62, 0.03**2 / 5, (0.03**2 / 5) ** 2 / 4)
-    b = V.Estimate(0.55, 0.05**2 / 7, (0.05**2 / 7) ** 2 / 6)
-    ref = stats.ttest_ind_from_stats(0.62, 0.03, 5, 0.55, 0.05, 7, equal_var=False)
-    assert V.welch(a, b) == pytest.approx(ref.pvalue, rel=1e-10)
-    # averaging R independent points shrinks the variance of the mean by R
-    df = _summary({"RP": {"accuracy": [0.6] * 4}}, rs=[5, 10, 15, 20], sd=0.04, n=5)
-    est = V.estimate(V.points(df, "RP", "accuracy"))
-    assert est.mean == pytest.approx(0.6) and est.var == pytest.approx(0.04**2 / 5 / 4)
+def test_one_point_is_scipys_welch_test():
+    rng = np.random.default_rng(11)
+    a, b = rng.normal(0.62, 0.03, 5), rng.normal(0.55, 0.05, 7)
+    t = V.test(V.Sample(a), V.Sample(b))
+    assert t.p == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue, rel=1e-10)
+    assert not t.paired and t.diff == pytest.approx(a.mean() - b.mean())
+
+
+def _correlated(
+    levels: dict[str, float], shifts: dict[str, np.ndarray], seeds=None
+) -> pd.DataFrame:
+    """Cells whose r points within one repetition move together: repetition ``i`` of a method
+    is ``level + shift[i]`` at every r (plus a trend shared by all)."""
+    rows = [
+        {"dataset": "d", "reducer_name": m.lower(), "method": m, "r": r, "repetition": i,
+         "seed": (seeds or {}).get((m, i), f"{m}/{i}/{r}"),
+         "accuracy": levels[m] + shifts[m][i] + 0.001 * r}
+        for m in levels for i in range(len(shifts[m])) for r in RS
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.fault(
+    "r points of one repetition perfectly correlated (one draw shared by all its r)",
+    gets="the p-value of the test on per-repetition means, never the pooled one's smaller p",
+)
+def test_correlated_r_points_count_once_per_repetition():
+    rng = np.random.default_rng(5)
+    shifts = {"RP": rng.normal(0, 0.03, 5), "SE": rng.normal(0, 0.03, 5)}
+    df = _correlated({"RP": 0.62, "SE": 0.58}, shifts)
+    v = V.decide(rankings.check_leads_accuracy(df, "RP", ("SE",)))
+    got = v.outcomes[0][2]
+    means = {m: df[df.method == m].groupby("repetition")["accuracy"].mean() for m in shifts}
+    per_rep = stats.ttest_ind(means["RP"], means["SE"], equal_var=False).pvalue
+    pooled = stats.ttest_ind(
+        df[df.method == "RP"]["accuracy"], df[df.method == "SE"]["accuracy"], equal_var=False
+    ).pvalue
+    assert got == pytest.approx(per_rep, rel=1e-9)
+    assert pooled < got / 1e3  # what treating the 20 r as independent would have printed
+    assert "Δ = +" in v.evidence and "g = +" in v.evidence
+
+
+def test_repetitions_sharing_seeds_are_paired():
+    rng = np.random.default_rng(6)
+    common = rng.normal(0, 0.05, 6)  # each repetition's shared draw, the same for both
+    shifts = {"RP": common + rng.normal(0, 0.002, 6), "SE": common + rng.normal(0, 0.002, 6)}
+    seeds = {(m, i): f"rep{i}" for m in shifts for i in range(6)}
+    df = _correlated({"RP": 0.6, "SE": 0.59}, shifts, seeds)
+    a = V.sample(V.table(df, "RP", "accuracy"))
+    b = V.sample(V.table(df, "SE", "accuracy"))
+    t = V.test(a, b)
+    assert t.paired and t.p < 0.01
+    assert t.p == pytest.approx(stats.ttest_rel(a.values, b.values).pvalue, rel=1e-9)
+    # the same values under seeds of their own: independent samples, far less evidence
+    unpaired = V.test(V.Sample(a.values), V.Sample(b.values))
+    assert not unpaired.paired and unpaired.p > 100 * t.p
+
+
+@pytest.mark.fault(
+    "every method's F equals kMeans' exactly in every repetition (Synth, k-means++ starts)",
+    gets="the closeness claim holds, shown as exact equality, never p n/a nor a tie",
+)
+def test_exact_equality_is_a_result():
+    same = {m: {"objective": [7.5e-7] * len(RS)} for m in BZMD14_METHODS}
+    same[C.BASELINE] = {"objective": 7.5e-7}
+    v = _run("bzmd14-F-approaches-kmeans-synth_kmeanspp", _summary(same, sd=0.0))
+    assert v.verdict == C.HOLDS and "5 of 5 comparisons for the claim" in v.evidence
+    assert "exact: every repetition equal" in v.evidence and "p n/a" not in v.evidence
+    assert "Δ = +0" in v.evidence
+    # exactly 10% above kMeans at the largest r: exactly outside the 5% tolerance, against
+    far = {m: {"objective": [8.25e-7] * len(RS)} for m in BZMD14_METHODS}
+    far[C.BASELINE] = {"objective": 7.5e-7}
+    assert _run("bzmd14-F-approaches-kmeans-pie", _summary(far, sd=0.0)).verdict == C.FAILS
+
+
+def test_a_tie_states_the_smallest_effect_its_n_could_detect():
+    rng = np.random.default_rng(7)
+    a, b = V.Sample(rng.normal(0, 1, 5)), V.Sample(rng.normal(0.1, 1, 5))
+    t = V.test(a, b)
+    g, delta = t.detectable(V.ALPHA)
+    assert delta == pytest.approx(g * t.sd)
+    # an effect of that size is found by the t-test at α 80% of the time (simulated)
+    x, y = rng.normal(0, 1, (20000, 5)), rng.normal(g, 1, (20000, 5))
+    power = (stats.ttest_ind(x, y, axis=1).pvalue < V.ALPHA).mean()
+    assert power == pytest.approx(0.8, abs=0.015)
+    assert t.detectable(V.ALPHA / 4)[0] > g  # a stricter level needs a larger effect
+    more = V.test(V.Sample(rng.normal(0, 1, 20)), V.Sample(rng.normal(0, 1, 20)))
+    assert more.detectable(V.ALPHA)[0] < g  # more repetitions see smaller effects
+    v = V.decide(V.Part((V.Comparison("m", V.effect_text(t), t.p, t.diff > 0, test=t),)))
+    assert v.verdict == C.TIE and f"|g| ≥ {g:.2f} at α = 0.05, power 0.8" in v.evidence
+
+
+def test_a_six_fold_speed_up_with_five_repetitions_is_decided():
+    """sparse_text's clustering: kMeans 14.5 ± 4.6 s over 5 repetitions, every reduced method
+    about 6x faster at each of 12 r: one comparison per method decides it."""
+    grid = [10, 50, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]
+    fast = _summary({m: {"cluster_seconds": [14.5 / 6] * len(grid)} for m in LST17_METHODS},
+                    rs=grid, rel_sd=0.3)  # fmt: skip
+    full = _summary({C.BASELINE: {"cluster_seconds": 14.5}}, sd=4.6, seed=1)
+    v = _run("lst17-faster-than-full-sparse_text", pd.concat([fast, full], ignore_index=True))
+    assert v.verdict == C.HOLDS and "6 of 6 comparisons for the claim" in v.evidence
+    assert "×0.167" in v.evidence and "on log time" in v.evidence
 
 
 @pytest.mark.fault(
@@ -390,14 +484,16 @@ def test_every_verdict_names_its_test():
         v = C.evaluate(claim, {claim.experiment: df.assign(dataset=claim.dataset)})
         assert v.verdict in C.VERDICTS and v.verdict != C.NO_DATA, claim.id
         assert C.TEST in v.evidence, claim.id
+        # every claim prints its effect sizes
+        assert "Δ = " in v.evidence and "g = " in v.evidence, claim.id
 
 
 @pytest.mark.fault(
     "a tolerance claim whose methods and kMeans repeat one value in every repetition",
-    gets="p n/a (nothing to test against), a tie; an untested p never turns into p = 1",
+    gets="exact equality: the tolerance is met without a test, never printed as p = 1",
 )
-def test_an_untestable_tolerance_is_not_a_p_of_one():
+def test_an_exact_tolerance_is_met_without_a_p_of_one():
     same = {m: {"accuracy": [1.0] * len(RS)} for m in BZMD14_METHODS}
     same[C.BASELINE] = {"accuracy": 1.0}
     v = _run("bzmd14-synth-accurate-r20", _summary(same, sd=0.0))
-    assert v.verdict == C.TIE and "p = 1" not in v.evidence and "p n/a" in v.evidence
+    assert v.verdict == C.HOLDS and "p = 1" not in v.evidence and "exact" in v.evidence

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
 from kmdr.report import claims as C
 from kmdr.report.claims import rankings
@@ -16,18 +17,15 @@ from kmdr.report.claims import verdicts as V
 from kmdr.report.experiments import flag_copied_timings
 
 
-def _est(sample) -> V.Estimate:
-    """The estimate a summary row gives for one point of raw repetitions."""
-    x = np.asarray(sample, dtype=float)
-    n, sd = len(x), float(np.std(x, ddof=1))
-    var = sd**2 / n
-    return V.Estimate(float(x.mean()), var, var**2 / (n - 1), sd, float(n))
+def _est(sample) -> V.Sample:
+    """One number per repetition."""
+    return V.Sample(np.asarray(sample, dtype=float))
 
 
 def _comparison(a, b, label="A vs B") -> V.Comparison:
     """'a above b' as the real checks build it: Welch's two-sided p and the side a lies on."""
-    ea, eb = _est(a), _est(b)
-    return V.Comparison(label, V.effect_text(ea, eb), V.welch(ea, eb), ea.mean > eb.mean)
+    t = V.test(_est(a), _est(b))
+    return V.Comparison(label, V.effect_text(t), t.p, t.diff > 0, test=t)
 
 
 def _claim_of(pairs) -> V.Verdict:
@@ -53,6 +51,11 @@ def test_holm_is_the_step_down_adjustment():
     assert V.holm([0.5, 0.9]).max() <= 1.0  # capped
     nan = V.holm([0.01, math.nan, 0.02])  # an untestable comparison is not in the family
     assert math.isnan(nan[1]) and nan[[0, 2]] == pytest.approx([0.02, 0.02])
+    # statsmodels' Holm is the reference
+    rng = np.random.default_rng(2)
+    for m in (1, 2, 5, 30):
+        p = rng.uniform(0, 0.2, m) ** 2
+        assert V.holm(p) == pytest.approx(multipletests(p, method="holm")[1], rel=1e-12)
 
 
 def test_all_wins_hold_and_the_evidence_lists_each_comparison():
@@ -123,8 +126,7 @@ def test_pure_noise_claims_hold_and_show_anything_no_more_often_than_alpha():
 )
 def test_an_underflowing_p_is_printed_as_a_bound_never_zero():
     wide = np.linspace(-1, 1, 60)  # 60 repetitions a side: t ≈ 9000 on 118 dof
-    a, b = _est(1000 + wide), _est(wide)
-    p = V.welch(a, b)
+    p = V.test(_est(1000 + wide), _est(wide)).p
     assert p < V.P_FLOOR
     assert V.p_text(p) == "p < 1e-300" and V.p_text(0.0) == "p < 1e-300"
     assert V.p_text(0.0123) == "p = 0.012"
@@ -136,7 +138,15 @@ def test_hedges_g_is_the_pooled_sd_difference_with_its_correction():
     a, b = np.array([1.0, 2.0, 3.5, 4.0]), np.array([0.0, 0.5, 1.0, 2.5, 3.0])
     pooled = np.sqrt((3 * a.var(ddof=1) + 4 * b.var(ddof=1)) / 7)
     want = (1 - 3 / (4 * 9 - 9)) * (a.mean() - b.mean()) / pooled
-    assert V.hedges_g(_est(a), _est(b)) == pytest.approx(want)
+    assert V.test(_est(a), _est(b)).g == pytest.approx(want)
+    # paired: the mean difference over the sd of the differences, corrected for n - 1
+    c = a + np.array([0.1, -0.2, 0.05, 0.3])
+    ta = V.Sample(a, (0, 1, 2, 3), ("s0", "s1", "s2", "s3"))
+    tc = V.Sample(c, (0, 1, 2, 3), ("s0", "s1", "s2", "s3"))
+    d = c - a
+    t = V.test(tc, ta)
+    assert t.paired
+    assert t.g == pytest.approx((1 - 3 / (4 * 3 - 1)) * d.mean() / d.std(ddof=1))
 
 
 def test_a_tolerance_is_met_only_when_the_confidence_interval_lies_within_it():
@@ -146,12 +156,13 @@ def test_a_tolerance_is_met_only_when_the_confidence_interval_lies_within_it():
     for _ in range(200):
         a = rng.normal(rng.uniform(-0.2, 0.2), rng.uniform(0.01, 0.2), 6)
         b = rng.normal(0.0, rng.uniform(0.01, 0.2), 7)
-        ea, eb = _est(a), _est(b)
-        inside, p = V.margin_test(ea, eb, -0.1, 0.1)
-        se = math.sqrt(ea.var + eb.var)
-        dof = (ea.var + eb.var) ** 2 / (ea.dof_den + eb.dof_den)
+        inside, t = V.margin_test(_est(a), _est(b), -0.1, 0.1)
+        p = t.p
+        va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+        se = math.sqrt(va + vb)
+        dof = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
         half = stats.t.ppf(1 - V.ALPHA, dof) * se
-        diff = ea.mean - eb.mean
+        diff = a.mean() - b.mean()
         within = diff - half > -0.1 and diff + half < 0.1
         assert (inside and p < V.ALPHA) == within
         assert inside == (-0.1 <= diff <= 0.1)
@@ -163,20 +174,24 @@ def test_a_tolerance_is_met_only_when_the_confidence_interval_lies_within_it():
 
 
 def _time_summary(sd_a: float, n: int = 5, **extra) -> pd.DataFrame:
+    """Cells of two methods' reduction times at four r: A 1 s + r/100 with sd ``sd_a`` (its
+    repetitions' values evenly spread), B 0.2 s with sd 0.01; ``n`` repetitions each."""
+    spread = np.linspace(-1, 1, n) / (np.std(np.linspace(-1, 1, n), ddof=1) if n > 1 else 1)
     rows = [
-        {"dataset": "d", "reducer_name": "a", "method": "A", "r": r, "n_cells": n,
-         "reduce_seconds_mean": 1.0 + r / 100, "reduce_seconds_std": sd_a, **extra}
+        {"dataset": "d", "reducer_name": name.lower(), "method": name, "r": r, "repetition": i,
+         "reduce_seconds": mean + (0.0 if math.isnan(sd) else sd * spread[i]),
+         **(extra if name == "A" else {})}
+        for name, sd, base in (("A", sd_a, 1.0), ("B", 0.01, 0.2))
         for r in (5, 10, 15, 20)
-    ] + [
-        {"dataset": "d", "reducer_name": "b", "method": "B", "r": r, "n_cells": n,
-         "reduce_seconds_mean": 0.2, "reduce_seconds_std": 0.01}
-        for r in (5, 10, 15, 20)
+        for mean in [base + r / 100 if name == "A" else base]
+        for i in range(n)
     ]  # fmt: skip
     return pd.DataFrame(rows)
 
 
 def _slowest(df):
-    return V.decide(rankings.check_slowest(df, "A", ("B",), "reduce_seconds"))
+    """The ranking on the cells as the report reads them (copied times flagged)."""
+    return V.decide(rankings.check_slowest(C.replicates(df), "A", ("B",), "reduce_seconds"))
 
 
 @pytest.mark.fault(
@@ -236,23 +251,24 @@ def test_one_repetition_gives_no_test():
 )
 def test_nan_times_are_not_run_not_a_crash():
     df = _time_summary(0.05)
-    df.loc[df["method"] == "B", "reduce_seconds_mean"] = math.nan
+    df.loc[df["method"] == "B", "reduce_seconds"] = math.nan
     v = _slowest(df)
     assert v.verdict == C.NO_DATA and "not run: B" in v.evidence
 
 
 @pytest.mark.fault(
-    "a summary without the sd columns (hand-made or truncated)",
-    gets="the comparisons are p n/a and the claim a tie, no crash",
+    "a summary (one row per point, no repetition column) given where the cells are read",
+    gets="the claim is no data saying it needs the cells, no crash and no pooled test",
 )
-def test_a_summary_without_sd_columns_gives_no_test():
-    df = _time_summary(0.05).drop(columns=["reduce_seconds_std"])
-    v = _slowest(df)
-    assert v.verdict == C.TIE and "p n/a" in v.evidence
+def test_a_summary_instead_of_cells_is_no_data():
+    claim = next(c for c in C.all_claims() if c.id == "lst17-svd-lle-slowest-coil20")
+    df = _time_summary(0.05).drop(columns=["repetition"]).assign(dataset="coil20")
+    v = C.evaluate(claim, {claim.experiment: df})
+    assert v.verdict == C.NO_DATA and "no repetition column" in v.evidence
 
 
 @pytest.mark.fault(
-    "a summary lacking the column a claim reads (no method column)",
+    "cells lacking the column a claim reads (no method column)",
     gets="that claim is no data with the reason; the report goes on",
 )
 def test_a_malformed_summary_is_no_data_with_its_reason():

@@ -26,7 +26,7 @@ VERDICT_MARK = {
 #: The report's legend of the verdicts (one Markdown bullet): the one rule every claim is judged
 #: by (:data:`kmdr.report.claims.VERDICT_RULE`).
 VERDICT_LEGEND = (
-    "- Verdicts: the papers' claims are checked on the repetitions' mean, sd and n, each check "
+    "- Verdicts: the papers' claims are checked on the cells' repetitions, each check "
     "and its thresholds written in the statement it judges. " + C.VERDICT_RULE
 )
 

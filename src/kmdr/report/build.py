@@ -64,15 +64,16 @@ def table_of_contents(text: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def evaluate_claims(summaries: dict[str, pd.DataFrame]) -> list[tuple[C.Claim, C.Verdict]]:
-    """Every claim's verdict; on an experiment holding several settings (a ``setting`` column),
-    one verdict per setting, its evidence prefixed with the setting: a claim is never checked on
-    curves averaged over seeds or k-means settings."""
+def evaluate_claims(cells: dict[str, pd.DataFrame]) -> list[tuple[C.Claim, C.Verdict]]:
+    """Every claim's verdict on the experiments' cells (:func:`kmdr.report.claims.replicates`);
+    on an experiment holding several settings (a ``setting`` column), one verdict per setting,
+    its evidence prefixed with the setting: a claim is never checked on curves averaged over
+    seeds or k-means settings."""
     results = []
     for claim in C.all_claims():
-        df = summaries.get(claim.experiment)
+        df = cells.get(claim.experiment)
         if df is None or "setting" not in df.columns or df["setting"].nunique() < 2:
-            results.append((claim, C.evaluate(claim, summaries)))
+            results.append((claim, C.evaluate(claim, cells)))
             continue
         for setting, part in df.groupby("setting", sort=True):
             verdict = C.evaluate(claim, {claim.experiment: part})
@@ -94,8 +95,7 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None) -> str:
     :func:`write_report`)."""
     root = Path(root)
     exps = load_all(root, unread)
-    summaries = {n: e.summary for n, e in exps.items() if len(e.summary)}
-    results = evaluate_claims(summaries)
+    results = evaluate_claims({n: C.replicates(e.cells) for n, e in exps.items() if e.has_cells})
     counts = {v: sum(1 for _, r in results if r.verdict == v) for v in C.VERDICTS}
     tally = ", ".join(f"{counts[v]} {v}" for v in C.VERDICTS)
     by_exp: dict[str, list] = {}

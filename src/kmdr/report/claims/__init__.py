@@ -1,10 +1,11 @@
 """The papers' curve-only claims, written as statements our results can check.
 
 Papers that publish curves, not numbers (bzmd14 and lst17, Figs. 1-3 each), say in words what
-the curves show; each such sentence is a :class:`Claim` checked on our summaries.
+the curves show; each such sentence is a :class:`Claim` checked on our cells.
 :mod:`.verdicts` holds the :class:`Verdict` and :class:`Claim` types and the one verdict rule
 (Holm-corrected within each claim, :data:`VERDICT_RULE`); :mod:`.significance` the statistics it
-uses (Welch t from the summary's mean, sd and n, tolerance tests, Hedges' g, Holm);
+uses (t-tests on one number per repetition, read from the cells; tolerance tests, Hedges' g,
+the smallest detectable effect, Holm);
 :mod:`.checks` the generic checks. Each paper declares its claims in its own package and
 registers them as an entry point of the group ``kmdr.claims`` (:data:`CLAIM_SETS`): a callable
 returning the claims, or the claims themselves, e.g.::
@@ -50,7 +51,8 @@ from kmdr.report.claims.verdicts import (
     evaluate,
     holm,
     p_text,
-    welch,
+    replicates,
+    test,
 )
 
 __all__ = [
@@ -84,7 +86,8 @@ __all__ = [
     "evaluate_all",
     "holm",
     "p_text",
-    "welch",
+    "replicates",
+    "test",
 ]
 
 
@@ -108,7 +111,8 @@ def all_claims() -> tuple[Claim, ...]:
 
 
 def evaluate_all(
-    summaries: dict[str, pd.DataFrame], claims: Sequence[Claim] | None = None
+    cells: dict[str, pd.DataFrame], claims: Sequence[Claim] | None = None
 ) -> list[tuple[Claim, Verdict]]:
+    """Each claim's verdict on ``cells`` (experiment -> its :func:`replicates`)."""
     claims = all_claims() if claims is None else claims
-    return [(c, evaluate(c, summaries)) for c in claims]
+    return [(c, evaluate(c, cells)) for c in claims]

@@ -1,16 +1,18 @@
-"""The checks the claims are made of: each reads a summary and returns the comparisons (a
+"""The checks the claims are made of: each reads the cells and returns the comparisons (a
 :class:`~.verdicts.Part`) that :func:`~.verdicts.decide` judges by the one verdict rule. Here the
 trends over r and the closeness to kMeans, and the combinators; the rankings between methods are
 in :mod:`.rankings`.
 
-Every check only builds comparisons, each with its test's p-value, the side its estimate lies on
-and the numbers behind it (means, Δ, Hedges' g); none decides a verdict of its own.
+Every check only builds comparisons, each with its test (on one number per repetition), the side
+its estimate lies on and the numbers behind it (means, Δ, Hedges' g); none decides a verdict of
+its own.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -18,12 +20,14 @@ from scipy import stats
 
 from kmdr.report.claims.significance import (
     BASELINE,
-    Estimate,
-    difference,
+    Sample,
+    as_sample,
+    curve,
     effect_text,
-    estimate,
     margin_test,
-    points,
+    sample,
+    table,
+    test,
 )
 from kmdr.report.claims.verdicts import (
     CONVERGE_TOL,
@@ -54,10 +58,25 @@ def spearman(s: pd.Series) -> float:
     return float(stats.spearmanr(np.asarray(s.index, dtype=float), s.to_numpy()).statistic)
 
 
-def quarters(p: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The first and the last quarter of the r grid of ``points`` (at least one point each)."""
-    n = max(1, math.ceil(len(p) / 4))
-    return p.iloc[:n], p.iloc[-n:]
+def quarters(wide: pd.DataFrame) -> tuple[list, list]:
+    """The r of the first and of the last quarter of a :func:`~.significance.table`'s r grid
+    (at least one each)."""
+    rs = list(wide.columns)
+    n = max(1, math.ceil(len(rs) / 4))
+    return rs[:n], rs[-n:]
+
+
+def change(wide: pd.DataFrame) -> tuple[Sample | None, float, float]:
+    """Each repetition's own change from the first to the last quarter of the r grid (its
+    last-quarter mean minus its first-quarter mean), and the two quarters' means over the
+    repetitions."""
+    first, last = quarters(wide)
+    q1, q4 = sample(wide, first), sample(wide, last)
+    both = wide[list(dict.fromkeys([*first, *last]))].dropna()
+    if both.empty or q1 is None or q4 is None:
+        return None, math.nan, math.nan
+    values = (both[last].mean(axis=1) - both[first].mean(axis=1)).to_numpy(dtype=float)
+    return as_sample(values, both.index, bool(wide.attrs.get("copied"))), q1.mean, q4.mean
 
 
 # --------------------------------------------------------------------------------------------
@@ -65,127 +84,117 @@ def quarters(p: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 # --------------------------------------------------------------------------------------------
 
 
-def _converged(df, p: pd.DataFrame, metric: str) -> tuple[bool, str]:
-    """Whether the curve sits at kMeans' level from its smallest r to its last quarter (F within
-    :data:`CONVERGE_TOL` relative, P within :data:`NEAR_ACCURACY`), so that no trend can be
-    asked of it."""
-    base = estimate(points(df, BASELINE, metric))
-    if base is None or metric not in ("objective", "accuracy"):
+def _converged(df, c: pd.Series, metric: str) -> tuple[bool, str]:
+    """Whether the curve ``c`` sits at kMeans' level from its smallest r to its last quarter
+    (F within :data:`CONVERGE_TOL` relative, P within :data:`NEAR_ACCURACY`), so that no trend
+    can be asked of it."""
+    base = sample(table(df, BASELINE, metric))
+    if base is None or metric not in ("objective", "accuracy") or c.empty:
         return False, ""
-    first, last = estimate(p.iloc[:1]), estimate(quarters(p)[1])
+    n = max(1, math.ceil(len(c) / 4))
+    first, last = float(c.iloc[0]), float(c.iloc[-n:].mean())
     # two-sided: a curve well below kMeans' F (or above its P) is not at the floor either
     if metric == "objective":
-        ok = all(abs(e.mean - base.mean) <= CONVERGE_TOL * base.mean for e in (first, last))
+        ok = all(abs(x - base.mean) <= CONVERGE_TOL * base.mean for x in (first, last))
         tol = f"within {CONVERGE_TOL:.0%}"
     else:
-        ok = all(abs(e.mean - base.mean) <= NEAR_ACCURACY for e in (first, last))
+        ok = all(abs(x - base.mean) <= NEAR_ACCURACY for x in (first, last))
         tol = f"within {NEAR_ACCURACY:g}"
-    return ok, f"{tol} of kMeans' {base.mean:.4g} from r = {p.index[0]} through Q4"
+    return ok, f"{tol} of kMeans' {base.mean:.4g} from r = {c.index[0]} through Q4"
 
 
 def check_trend(df: pd.DataFrame, methods: Sequence[str], metric: str, direction: int) -> Part:
-    """Each method's last-quarter mean against its first-quarter mean: for the claim when
-    significantly beyond it in ``direction``; short unless also by at least
-    :data:`TREND_MARGIN` (relative) with Spearman ρ of that sign. A method at kMeans' level from
-    the smallest r is converged (shown, not counted) when the claim asks it to move away from
-    that floor's side."""
+    """Each method's change from its first- to its last-quarter mean, tested on each
+    repetition's own change: for the claim when significantly beyond 0 in ``direction``; short
+    unless also by at least :data:`TREND_MARGIN` (relative) with Spearman ρ of that sign. A
+    method at kMeans' level from the smallest r is converged (shown, not counted) when the claim
+    asks it to move away from that floor's side."""
     comps, missing = [], []
     better = -1 if metric == "objective" else +1  # the direction in which kMeans is the floor
     for m in methods:
-        p = points(df, m, metric)
-        if len(p) < 2:
+        wide = table(df, m, metric)
+        if wide.shape[1] < 2:
             missing.append(m)
             continue
-        first, last = quarters(p)
-        q1, q4 = estimate(first), estimate(last)
-        rho = spearman(p["mean"])
-        change = (q4.mean - q1.mean) / abs(q1.mean) if q1.mean != 0 else math.inf
-        pv, favours = difference(q4, q1, direction)
+        delta, q1, q4 = change(wide)
+        if delta is None:
+            missing.append(m)
+            continue
+        c = curve(df, m, metric)
+        rho = spearman(c)
+        rel = (q4 - q1) / abs(q1) if q1 != 0 else math.inf
+        t = test(delta, None)
+        favours = direction * t.diff > 0
         short = []
-        if not direction * change >= TREND_MARGIN:
+        if not direction * rel >= TREND_MARGIN:
             short.append(f"change below the {TREND_MARGIN:.0%} margin")
         if not direction * rho > 0:
             short.append("ρ of the other sign")
-        text = (
-            f"Q1 {q1.mean:.4g} → Q4 {q4.mean:.4g} ({change:+.1%}, {effect_text(q4, q1, '.3g')}), "
-            f"ρ = {rho:+.2f}"
-        )
+        text = f"Q1 {q1:.4g} → Q4 {q4:.4g} ({rel:+.1%}, {effect_text(t, '.3g')}), ρ = {rho:+.2f}"
         conv, why = (False, "")
         if direction == better:
-            conv, why = _converged(df, p, metric)
+            conv, why = _converged(df, c, metric)
         if conv:
             text = f"converged: {why}; {text}"
-        comps.append(Comparison(m, text, pv, favours, ", ".join(short), counted=not conv))
+        comps.append(Comparison(m, text, t.p, favours, ", ".join(short), not conv, t))
     return Part(tuple(comps), tuple(missing))
 
 
 def check_grows(
     df: pd.DataFrame, method: str, metric: str, factor: float = SIGNIFICANT_GROWTH
 ) -> Part:
-    """``method``'s time from the first to the last quarter of the r grid: for the claim when it
-    grows significantly; short unless by ×``factor`` with Spearman ρ ≥ 0.5 and a last quarter
-    above the timer floor."""
-    p = points(df, method, metric)
-    if len(p) < 2:
+    """``method``'s time from the first to the last quarter of the r grid, tested on each
+    repetition's own growth: for the claim when it grows significantly; short unless by
+    ×``factor`` with Spearman ρ ≥ 0.5 and a last quarter above the timer floor."""
+    wide = table(df, method, metric)
+    delta, q1, q4 = change(wide) if wide.shape[1] >= 2 else (None, math.nan, math.nan)
+    if delta is None:
         return Part(no_data=f"{method} was not run")
-    first, last = quarters(p)
-    q1, q4 = estimate(first), estimate(last)
-    pv, favours = difference(q4, q1, +1)
-    ratio = q4.mean / q1.mean if q1.mean > 0 else math.inf
-    rho = spearman(p["mean"])
+    t = test(delta, None)
+    ratio = q4 / q1 if q1 > 0 else math.inf
+    rho = spearman(curve(df, method, metric))
     short = []
     if ratio < factor:
         short.append(f"×{ratio:.2f} below ×{factor:g}")
     if rho < 0.5:
         short.append("ρ < 0.5")
-    if q4.mean < TIMER_FLOOR:
+    if q4 < TIMER_FLOOR:
         short.append(f"under the {TIMER_FLOOR * 1e3:g} ms timer floor")
     text = (
-        f"Q1 {q1.mean:.3g}s → Q4 {q4.mean:.3g}s (×{ratio:.2f}, {effect_text(q4, q1, '.3g', 's')})"
-        f", ρ = {rho:+.2f}"
+        f"Q1 {q1:.3g}s → Q4 {q4:.3g}s (×{ratio:.2f}, {effect_text(t, '.3g', 's')}), ρ = {rho:+.2f}"
     )
-    return Part((Comparison(method, text, pv, favours, ", ".join(short)),))
+    return Part((Comparison(method, text, t.p, t.diff > 0, ", ".join(short), test=t),))
 
 
 def check_flat(df: pd.DataFrame, method: str, metric: str, neighbour: str | None = None) -> Part:
-    """``method``'s time curve is flat: its growth from the first to the last quarter of the r
-    grid significantly below :data:`FLAT_SHARE` of ``neighbour``'s growth over the same grid
-    plus the :data:`TIMER_FLOOR` (one-sided, the neighbour's noise included); against the claim
-    when significantly above it. Without the neighbour, the margin is the timer floor alone."""
-    p = points(df, method, metric)
-    if len(p) < 2:
+    """``method``'s time curve is flat: its per-repetition growth from the first to the last
+    quarter of the r grid significantly below :data:`FLAT_SHARE` of ``neighbour``'s
+    per-repetition growth over the same grid plus the :data:`TIMER_FLOOR` (one-sided, the
+    neighbour's noise included); against the claim when significantly above it. Without the
+    neighbour, the margin is the timer floor alone."""
+    wide = table(df, method, metric)
+    grow, q1, q4 = change(wide) if wide.shape[1] >= 2 else (None, math.nan, math.nan)
+    if grow is None:
         return Part(no_data=f"{method} was not run")
-    first, last = quarters(p)
-    grow = _growth_estimate(estimate(last), estimate(first))
-    share, margin_txt = 0.0, f"the {TIMER_FLOOR * 1e3:g} ms timer floor"
-    pn = points(df, neighbour, metric) if neighbour is not None else pd.DataFrame()
-    if neighbour is not None and len(pn) >= 2:
-        n1, n4 = quarters(pn)
-        ngrow = _growth_estimate(estimate(n4), estimate(n1))
-        share = FLAT_SHARE
-        margin = Estimate(
-            share * ngrow.mean + TIMER_FLOOR,
-            share**2 * ngrow.var,
-            share**4 * ngrow.dof_den,
-        )
+    nwide = table(df, neighbour, metric) if neighbour is not None else pd.DataFrame()
+    ngrow = change(nwide)[0] if nwide.shape[1] >= 2 else None
+    if ngrow is not None:
+        scaled = ngrow.map(lambda v: FLAT_SHARE * v)
+        margin_ms = (FLAT_SHARE * ngrow.mean + TIMER_FLOOR) * 1e3
         margin_txt = (
             f"{FLAT_SHARE:.0%} of {neighbour}'s growth {ngrow.mean * 1e3:.3g} ms + "
             f"{TIMER_FLOOR * 1e3:g} ms"
         )
     else:
-        margin = Estimate(TIMER_FLOOR, 0.0, 0.0)
-    inside, pv = margin_test(grow, margin, -math.inf, 0.0)
+        scaled, margin_ms = None, TIMER_FLOOR * 1e3
+        margin_txt = f"the {TIMER_FLOOR * 1e3:g} ms timer floor"
+    inside, t = margin_test(grow, scaled, -math.inf, TIMER_FLOOR)
     text = (
-        f"Q1 {estimate(first).mean:.3g}s → Q4 {estimate(last).mean:.3g}s, growth "
-        f"{grow.mean * 1e3:.3g} ms vs the margin {margin.mean * 1e3:.3g} ms ({margin_txt})"
+        f"Q1 {q1:.3g}s → Q4 {q4:.3g}s, growth {grow.mean * 1e3:.3g} ms vs the margin "
+        f"{margin_ms:.3g} ms ({margin_txt}; {effect_text(t, '.3g', 's')})"
     )
-    missing = (neighbour,) if neighbour is not None and len(pn) < 2 else ()
-    return Part((Comparison(method, text, pv, inside),), missing)
-
-
-def _growth_estimate(last: Estimate, first: Estimate) -> Estimate:
-    """Last-quarter minus first-quarter mean, as an estimate (independent quarters)."""
-    return Estimate(last.mean - first.mean, last.var + first.var, last.dof_den + first.dof_den)
+    missing = (neighbour,) if neighbour is not None and ngrow is None else ()
+    return Part((Comparison(method, text, t.p, inside, test=t),), missing)
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,26 +204,27 @@ def _growth_estimate(last: Estimate, first: Estimate) -> Estimate:
 
 def check_converges(df: pd.DataFrame, methods: Sequence[str], tol: float = CONVERGE_TOL) -> Part:
     """Each method's F at the largest r within ``tol`` (relative) of kMeans' F: for the claim
-    when significantly within it (two one-sided tests), against when significantly outside."""
-    base = estimate(points(df, BASELINE, "objective"))
+    when significantly within it (two one-sided tests, or exactly), against when significantly
+    outside."""
+    base = sample(table(df, BASELINE, "objective"))
     if base is None:
         return Part(no_data="kMeans was not run")
     comps, missing = [], []
     margin = tol * base.mean
     for m in methods:
-        p = points(df, m, "objective")
-        if len(p) < 2:
+        wide = table(df, m, "objective")
+        last = sample(wide, wide.columns[-1:]) if wide.shape[1] >= 2 else None
+        if last is None:
             missing.append(m)
             continue
-        last = estimate(p.iloc[-1:])
-        inside, pv = margin_test(last, base, -margin, margin)
-        gap_first = (p["mean"].iloc[0] - base.mean) / base.mean
+        inside, t = margin_test(last, base, -margin, margin)
+        gap_first = (curve(df, m, "objective").iloc[0] - base.mean) / base.mean
         gap_last = (last.mean - base.mean) / base.mean
         text = (
-            f"F − F_kMeans {gap_first:+.1%} at r = {p.index[0]} → {gap_last:+.1%} at "
-            f"r = {p.index[-1]} ({effect_text(last, base, '.3g')})"
+            f"F − F_kMeans {gap_first:+.1%} at r = {wide.columns[0]} → {gap_last:+.1%} at "
+            f"r = {wide.columns[-1]} ({effect_text(t, '.3g')})"
         )
-        comps.append(Comparison(m, text, pv, inside))
+        comps.append(Comparison(m, text, t.p, inside, test=t))
     return Part(tuple(comps), tuple(missing), head=f"F_kMeans = {base.mean:.4g}")
 
 
@@ -222,31 +232,43 @@ def check_near_accuracy(
     df: pd.DataFrame, methods: Sequence[str], r_targets: Sequence[int], tol: float = NEAR_ACCURACY
 ) -> Part:
     """Each method's mean P no more than ``tol`` below kMeans' at one of ``r_targets``: for the
-    claim when significantly so at some target (one-sided, Bonferroni over the targets), against
-    when significantly more than ``tol`` below at every target."""
-    base = estimate(points(df, BASELINE, "accuracy"))
+    claim when significantly so at some target (one-sided, Bonferroni over the targets; or
+    exactly), against when significantly more than ``tol`` below at every target."""
+    base = sample(table(df, BASELINE, "accuracy"))
     if base is None:
         return Part(no_data="kMeans was not run")
     comps, missing = [], []
     for m in methods:
-        p = points(df, m, "accuracy")
-        p = p[p.index.isin(r_targets)]
-        if p.empty:
+        wide = table(df, m, "accuracy")
+        rs = [r for r in wide.columns if r in set(r_targets)]
+        if not rs:
             missing.append(m)
             continue
-        tests = [margin_test(estimate(p.loc[[r]]), base, -tol, math.inf) for r in p.index]
-        shown = [f"P(r={r}) = {p.at[r, 'mean']:.3f}" for r in p.index]
-        # NaN (no test) must not vanish in min/max: a side with any untested target is untested
-        inside = [q for ok, q in tests if ok]
+        tests = [margin_test(sample(wide, [r]), base, -tol, math.inf) for r in rs]
+        means = wide[rs].mean(axis=0)
+        shown = ", ".join(f"P(r={r}) = {means[r]:.3f}" for r in rs)
+        inside = [t for ok, t in tests if ok]
         if inside:
             favours = True
-            tested = [q for q in inside if not math.isnan(q)]
-            pv = min(1.0, len(tests) * min(tested)) if tested else math.nan
+            # an exact hold needs no test; otherwise the best target, Bonferroni over them
+            t = next((x for x in inside if x.exact), None)
+            tested = [x for x in inside if not math.isnan(x.p)]
+            if t is not None:
+                pv = math.nan
+            elif tested:
+                t = min(tested, key=lambda x: x.p)
+                pv = min(1.0, len(tests) * t.p)
+            else:
+                t, pv = inside[0], math.nan
         else:
             favours = False
-            ps = [q for _, q in tests]
-            pv = math.nan if any(math.isnan(q) for q in ps) else max(ps)
-        comps.append(Comparison(m, ", ".join(shown), pv, favours))
+            # against only when beyond the tolerance at every target: the weakest of them
+            t = max((x for _, x in tests), key=lambda x: -1.0 if math.isnan(x.p) else x.p)
+            pv = math.nan if any(math.isnan(x.p) for _, x in tests) else t.p
+            if all(x.exact for _, x in tests):
+                t = tests[0][1]
+        text = f"{shown} ({effect_text(t, '.3g')} at r = {rs[[x for _, x in tests].index(t)]})"
+        comps.append(Comparison(m, text, pv, favours, test=t))
     return Part(tuple(comps), tuple(missing), head=f"P_kMeans = {base.mean:.3f}")
 
 
@@ -263,8 +285,7 @@ def check_each(df: pd.DataFrame, checks: Sequence[Callable[[pd.DataFrame], Part]
         return Part(missing=missing, no_data=no_data or "none of the methods was run")
     if no_data:
         heads = f"{heads} | {no_data}" if heads else no_data
-    grouped = any(part.grouped for part in parts)
-    return Part(comps, missing, heads, grouped=grouped)
+    return Part(comps, missing, heads)
 
 
 def titled(check: Callable[[pd.DataFrame], Part], title: str) -> Callable[[pd.DataFrame], Part]:
@@ -273,10 +294,7 @@ def titled(check: Callable[[pd.DataFrame], Part], title: str) -> Callable[[pd.Da
 
     def run(df: pd.DataFrame) -> Part:
         part = check(df)
-        comps = tuple(
-            Comparison(f"{title} {c.label}", c.text, c.p, c.favours, c.short, c.counted, c.group)
-            for c in part.comparisons
-        )
-        return Part(comps, part.missing, part.head, part.no_data, part.grouped)
+        comps = tuple(replace(c, label=f"{title} {c.label}") for c in part.comparisons)
+        return Part(comps, part.missing, part.head, part.no_data)
 
     return run

@@ -1,20 +1,25 @@
 """The ranking checks of the claims: one method against others (or against kMeans) over their
-common r grid, each comparison with its Welch p-value, the side its estimate lies on and the
-numbers behind it; :func:`~.verdicts.decide` judges them by the one verdict rule."""
+common r grid, each comparison a test on one number per repetition (its mean over that grid),
+with the side its estimate lies on and the numbers behind it; times are compared as ratios (on
+their log). :func:`~.verdicts.decide` judges them by the one verdict rule."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pandas as pd
 
 from kmdr.report.claims.significance import (
     BASELINE,
-    Estimate,
+    Sample,
+    Test,
     difference,
     effect_text,
-    estimate,
-    points,
+    log_of,
+    sample,
+    table,
 )
 from kmdr.report.claims.verdicts import LAPSCORES, Comparison, Part
 
@@ -28,13 +33,10 @@ __all__ = [
 ]
 
 
-def _over_r(df, method: str, metric: str, grid=None) -> Estimate | None:
-    """``method``'s mean of ``metric`` over ``grid`` (its whole r grid when None; kMeans: its
-    single value, whatever the grid)."""
-    p = points(df, method, metric)
-    if grid is not None and method != BASELINE:
-        p = p[p.index.isin(grid)]
-    return estimate(p)
+def _over_r(df, method: str, metric: str, grid=None) -> Sample | None:
+    """``method``'s per-repetition mean of ``metric`` over ``grid`` (its whole r grid when None;
+    kMeans: its single value, whatever the grid)."""
+    return sample(table(df, method, metric), None if method == BASELINE else grid)
 
 
 def _common_grid(df, methods: Sequence[str], metric: str) -> pd.Index:
@@ -42,15 +44,29 @@ def _common_grid(df, methods: Sequence[str], metric: str) -> pd.Index:
     for m in methods:
         if m == BASELINE:
             continue
-        idx = points(df, m, metric).index
+        idx = pd.Index(table(df, m, metric).columns)
         grid = idx if grid is None else grid.intersection(idx)
     return grid if grid is not None else pd.Index([])
+
+
+def time_ratio(a: Sample, b: Sample) -> tuple[Test, str]:
+    """The test of time ``a`` against time ``b`` as a ratio (Welch's or paired t on the log of
+    each repetition's time) and its text: the ratio of the means, Δ in seconds, g on log time."""
+    la, lb = log_of(a), log_of(b)
+    if la is None or lb is None:
+        t = Test(math.nan, a.mean - b.mean, math.nan, False, a.n, b.n, math.nan,
+                 why="a time of 0 s has no ratio")  # fmt: skip
+    else:
+        t = replace(difference(la, lb, -1)[0], log=True)
+    ratio = a.mean / b.mean if b.mean > 0 else math.inf
+    g = "n/a" if math.isnan(t.g) else f"{t.g:+.2f}"
+    return t, f"×{ratio:.3g}, Δ = {a.mean - b.mean:+.3g}s, g = {g} on log time"
 
 
 def check_beats_lapscores(df: pd.DataFrame, methods: Sequence[str]) -> Part:
     """Each method against LapScores over their common r grid, on mean P (higher is for the
     claim) and on mean F (lower is for it): two comparisons per method."""
-    if points(df, LAPSCORES, "accuracy").empty:
+    if table(df, LAPSCORES, "accuracy").empty:
         return Part(no_data="LapScores was not run")
     comps, missing = [], []
     for m in methods:
@@ -66,21 +82,21 @@ def check_beats_lapscores(df: pd.DataFrame, methods: Sequence[str]) -> Part:
             if a is None or b is None:
                 missing.append(f"{m} ({label})")
                 continue
-            pv, favours = difference(a, b, direction)
-            text = f"{a.mean:{fmt}} vs {b.mean:{fmt}} ({effect_text(a, b, '.3g')})"
-            comps.append(Comparison(f"{m} {label}", text, pv, favours))
+            t, favours = difference(a, b, direction)
+            text = f"{a.mean:{fmt}} vs {b.mean:{fmt}} ({effect_text(t, '.3g')})"
+            comps.append(Comparison(f"{m} {label}", text, t.p, favours, test=t))
     return Part(tuple(comps), tuple(missing))
 
 
 def _rank(df, subject: str, others: Sequence[str], metric: str, direction: int, unit="") -> Part:
-    """``subject``'s mean ``metric`` over r against each other method's on their common r grid:
-    for the claim when significantly above (``direction`` +1) or below (-1)."""
-    if len(points(df, subject, metric)) == 0:
+    """``subject``'s per-repetition mean ``metric`` over r against each other method's on their
+    common r grid: for the claim when significantly above (``direction`` +1) or below (-1)."""
+    if table(df, subject, metric).empty:
         return Part(no_data=f"{subject} was not run")
     comps, missing = [], []
     fmt = ".3g" if unit else ".3f"
     for m in others:
-        if points(df, m, metric).empty:
+        if table(df, m, metric).empty:
             missing.append(m)
             continue
         grid = _common_grid(df, (subject, m), metric)
@@ -88,10 +104,14 @@ def _rank(df, subject: str, others: Sequence[str], metric: str, direction: int, 
         if a is None or b is None:
             missing.append(m)
             continue
-        pv, favours = difference(a, b, direction)
-        text = f"{a.mean:{fmt}}{unit} vs {b.mean:{fmt}}{unit} ({effect_text(a, b, '.3g', unit)})"
-        comps.append(Comparison(f"{subject} vs {m}", text, pv, favours))
-    return Part(tuple(comps), tuple(missing), head="means over the common r grid")
+        if unit == "s":
+            t, effect = time_ratio(a, b)
+        else:
+            t, effect = difference(a, b, direction)[0], effect_text(difference(a, b, 1)[0])
+        favours = direction * t.diff > 0
+        text = f"{a.mean:{fmt}}{unit} vs {b.mean:{fmt}}{unit} ({effect})"
+        comps.append(Comparison(f"{subject} vs {m}", text, t.p, favours, test=t))
+    return Part(tuple(comps), tuple(missing), head="per-repetition means over the common r grid")
 
 
 def check_leads_accuracy(df: pd.DataFrame, leader: str, others: Sequence[str]) -> Part:
@@ -105,47 +125,60 @@ def check_trails(df: pd.DataFrame, laggard: str, others: Sequence[str]) -> Part:
 
 
 def check_slowest(df: pd.DataFrame, slow: str, others: Sequence[str], metric: str) -> Part:
-    """``slow``'s mean ``metric`` time over r above every other method's."""
+    """``slow``'s mean ``metric`` time over r above every other method's (as a ratio)."""
     return _rank(df, slow, others, metric, +1, unit="s")
 
 
+def _not_below(a: pd.Series, b: pd.Series | float) -> str:
+    """Why "lower at every r" falls short: the r where ``a``'s mean is not below ``b``'s."""
+    worse = [r for r in a.index if not a[r] < (b if isinstance(b, float) else b[r])]
+    if not worse:
+        return ""
+    shown = ", ".join(str(r) for r in worse[:5]) + (", …" if len(worse) > 5 else "")
+    return f"not below at r = {shown}"
+
+
 def check_faster_than_full(df: pd.DataFrame, methods: Sequence[str], metric: str) -> Part:
-    """Every (method, r) point's mean ``metric`` time against kMeans': for the claim when
-    significantly below it. Many comparisons: the evidence counts them per method."""
-    base = estimate(points(df, BASELINE, metric))
+    """Each method's ``metric`` time against kMeans', one comparison per method: its
+    per-repetition mean time over r against kMeans' per-repetition time, as a ratio; for the
+    claim when significantly below, short when some r's mean time is not below kMeans'."""
+    base = sample(table(df, BASELINE, metric))
     if base is None:
         return Part(no_data="kMeans was not run")
     comps, missing = [], []
     for m in methods:
-        p = points(df, m, metric)
-        if p.empty:
+        wide = table(df, m, metric)
+        a = sample(wide)
+        if a is None:
             missing.append(m)
             continue
-        text = f"max {p['mean'].max():.3g}s"
-        for r in p.index:
-            a = estimate(p.loc[[r]])
-            pv, favours = difference(a, base, -1)
-            comps.append(Comparison(f"{m} r={r}", text, pv, favours, group=m))
-    head = f"{metric} of kMeans {base.mean:.3g}s; (method, r) points faster than it"
-    return Part(tuple(comps), tuple(missing), head=head, grouped=True)
+        t, effect = time_ratio(a, base)
+        means = wide.mean(axis=0)
+        text = f"mean over r {a.mean:.3g}s, slowest r {means.max():.3g}s ({effect})"
+        comps.append(Comparison(m, text, t.p, t.diff < 0, _not_below(means, base.mean), test=t))
+    head = f"{metric} of kMeans {base.mean:.3g}s (n = {base.n})"
+    return Part(tuple(comps), tuple(missing), head=head)
 
 
 def check_lowest(df: pd.DataFrame, low: str, others: Sequence[str], metric: str) -> Part:
-    """At each r, ``low``'s mean ``metric`` against every other method's there: for the claim
-    when significantly lower. The evidence counts the comparisons per rival."""
-    p = points(df, low, metric)
-    if p.empty:
+    """``low``'s ``metric`` time against each other method's, one comparison per rival: the
+    per-repetition means over their common r grid, as a ratio; for the claim when significantly
+    lower, short when at some r of that grid ``low``'s mean is not below the rival's."""
+    if table(df, low, metric).empty:
         return Part(no_data=f"{low} was not run")
-    rivals = {m: points(df, m, metric) for m in others}
-    missing = tuple(m for m, c in rivals.items() if c.empty)
-    rivals = {m: c for m, c in rivals.items() if not c.empty}
-    if not rivals:
-        return Part(no_data="no other method was run", missing=missing)
-    comps = []
-    for m, c in rivals.items():
-        text = f"mean over r {c['mean'].mean():.3g}s"
-        for r in p.index.intersection(c.index):
-            pv, favours = difference(estimate(p.loc[[r]]), estimate(c.loc[[r]]), -1)
-            comps.append(Comparison(f"vs {m} r={r}", text, pv, favours, group=f"vs {m}"))
-    head = f"{low} mean over r {p['mean'].mean():.3g}s; r values where {low} is lower"
-    return Part(tuple(comps), missing, head=head, grouped=True)
+    comps, missing = [], []
+    for m in others:
+        grid = _common_grid(df, (low, m), metric)
+        a, b = _over_r(df, low, metric, grid), _over_r(df, m, metric, grid)
+        if a is None or b is None or table(df, m, metric).empty:
+            missing.append(m)
+            continue
+        t, effect = time_ratio(a, b)
+        mine = table(df, low, metric)[list(grid)].mean(axis=0)
+        theirs = table(df, m, metric)[list(grid)].mean(axis=0)
+        text = f"{a.mean:.3g}s vs {b.mean:.3g}s over {len(grid)} r ({effect})"
+        short = _not_below(mine, theirs)
+        comps.append(Comparison(f"vs {m}", text, t.p, t.diff < 0, short, test=t))
+    if not comps:
+        return Part(no_data="no other method was run", missing=tuple(missing))
+    return Part(tuple(comps), tuple(missing), head=f"{low} against each rival")

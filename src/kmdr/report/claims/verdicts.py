@@ -1,49 +1,55 @@
 """Verdicts on the papers' curve-only claims: the types, the statistical tests and the one rule
 that turns a claim's comparisons into its verdict.
 
-The statistics themselves (estimates, Welch, tolerance tests, Hedges' g, Holm, printing a p)
-live in :mod:`.significance`; this module gives the reasons for them, once.
+The statistics themselves (per-repetition samples, Welch's and the paired t-test, tolerance
+tests, Hedges' g, the smallest detectable effect, Holm, printing a p) live in
+:mod:`.significance`; this module gives the reasons for them, once.
 
 A :class:`Claim` restates one sentence of a paper as a checkable statement; its ``check``
-(:mod:`.checks`) reads the experiment's summary (one row per dataset, method and r, with
-``<metric>_mean``, ``<metric>_std`` (ddof 1) and ``n_cells`` columns, see
-docs/results-layout.md) and returns a :class:`Part`: the comparisons the claim is made of.
+(:mod:`.checks`) reads the experiment's cells (one row per dataset, method, r and repetition,
+see docs/results-layout.md) and returns a :class:`Part`: the comparisons the claim is made of.
 :func:`decide` turns them into a :class:`Verdict` (``holds``, ``partly``, ``tie``, ``fails`` or
 ``no data``) by the one rule below, the same for every claim.
 
-**The tests.** A comparison of two means ("A beats B", "A leads", "faster than full", "lowest", a
-trend between the first and the last quarter of the r grid) is a Welch t-test, two-sided,
-computed from the summary's mean, sd and n (:func:`welch`). A comparison of two curves compares
-their means over the common r grid: the mean over R points has variance ``Σ s_r²/n_r / R²`` and
-Welch-Satterthwaite degrees of freedom, which for a single point is exactly
-:func:`scipy.stats.ttest_ind_from_stats` with ``equal_var=False``. Why Welch per point rather
-than a paired test over r on the per-r means: the per-r means of one method share its trend in
-r, so a paired test over r sees a consistent 0.005 margin on 20 points as significant however
-noisy each point is; Welch uses the repetitions' own noise, which is what separates a real lead
-from a tie. It treats the r points as independent although they share seeds (stated, not
-hidden). A comparison against a tolerance the claim states ("within 5% of kMeans' F", "at most
-25% of RP's growth") is tested against that tolerance, one-sided at α on the side where the
-estimate lies (for "within": two one-sided tests, :func:`margin_test`), so that a tolerance is
-never met by a noisy mean alone. Beside each p: the difference of means and Hedges' g (the
-difference over the pooled per-repetition sd, small-sample corrected; :func:`hedges_g`).
+**The unit.** Every test is on one number per repetition (:data:`~.significance.REPLICATE`):
+the r points of one repetition share its seeds' stream, the reduction they reuse and, for
+times, the machine's load, so they are not independent samples; pooling them would count one
+repetition R times and print p-values too small by orders of magnitude.
 
-**Only independent measurements are tested.** A point whose sd is unknown (one repetition), or a
-time whose repetitions all repeat one value (a time copied from one repetition to the others,
-as runs recorded deterministic reductions before each repetition was timed; the
-``<metric>_copied`` flag the report sets from the cells), has no test: its comparison is shown as
-``p n/a`` and is not significant. So is a comparison where neither side varies (identical
-repetitions give no noise to test against).
+**The tests.** A comparison of two methods ("A beats B", "A leads", "lowest", "slowest") tests
+their per-repetition means over the common r grid: paired where the repetitions share seeds,
+Welch's t otherwise, two-sided. Times are compared as ratios (on the log of the per-repetition
+time), as a claim "faster" means. A claim about a whole curve ("faster than full k-means at
+every r") is tested with one comparison per method (its per-repetition mean time over r against
+kMeans'), and the "every r" is a threshold on that comparison: significant but with some r whose
+mean is not below is *short*. A trend (between the first and the last quarter of the r grid)
+tests each repetition's own change (last-quarter mean minus first-quarter mean) against 0. A
+comparison against a tolerance the claim states ("within 5% of kMeans' F", "at most 25% of RP's
+growth") is tested against that tolerance, one-sided at α on the side where the estimate lies
+(for "within": two one-sided tests, :func:`margin_test`), so that a tolerance is never met by a
+noisy mean alone. Beside each p: the difference Δ of the per-repetition means and Hedges' g (Δ
+over the pooled per-repetition sd, or the sd of the paired differences, small-sample corrected),
+on the tested scale (log for time ratios).
+
+**Only independent measurements are tested.** A side with one repetition, or a time copied
+from one repetition to the others (runs recorded deterministic reductions before each repetition
+was timed; the ``<metric>_copied`` flag the report sets from the cells), has no test: its
+comparison is shown as ``p n/a`` and is not significant. Where neither side varies at all (every
+repetition gives the same value), the difference is known, not estimated: the comparison is
+decided by it without a test (``exact``), so exact equality is a result (a closeness claim that
+holds exactly holds), not missing evidence.
 
 **The verdict rule** (:data:`VERDICT_RULE`, printed in the report's legend). The p-values of a
 claim's comparisons are adjusted together by Holm's step-down method (:func:`holm`), so that the
 chance of any significant comparison in a claim where none is real is at most α. After it, a
 comparison is *for* the claim (significant in the claimed direction), *against* it (significant
 the other way), *short* (significant in the claimed direction but short of a threshold the
-claim adds: a relative margin, the sign of Spearman's ρ, a growth factor, the timer floor) or
-*not significant*. The claim **fails** if any comparison is against it, **holds** if every one
-is for it, is **partly** true if some are for it or short and none against, and is a **tie** if
-none is significant. Each verdict's evidence starts with these counts and lists every comparison
-(or, for claims over many points, each method's counts) with its p and Holm-adjusted p.
+claim adds: a relative margin, the sign of Spearman's ρ, a growth factor, the timer floor, every
+r) or *not significant*. The claim **fails** if any comparison is against it, **holds** if every
+one is for it, is **partly** true if some are for it or short and none against, and is a
+**tie** if none is significant; a comparison not significant states the smallest effect it could
+have detected (at α over the family's size, power 0.8). Each verdict's evidence starts with these
+counts and lists every comparison with its Δ, g, p and Holm-adjusted p.
 """
 
 from __future__ import annotations
@@ -59,17 +65,21 @@ from kmdr.report.claims.significance import (  # noqa: F401 (re-exported: one im
     ALPHA,
     BASELINE,
     P_FLOOR,
-    Estimate,
+    POWER,
+    REPLICATE,
+    Sample,
+    Test,
     baseline_value,
     curve,
+    difference,
     effect_text,
-    estimate,
-    hedges_g,
     holm,
     margin_test,
     p_text,
-    points,
-    welch,
+    replicates,
+    sample,
+    table,
+    test,
 )
 
 HOLDS = "holds"
@@ -80,22 +90,27 @@ NO_DATA = "no data"
 VERDICTS = (HOLDS, PARTLY, TIE, FAILS, NO_DATA)
 
 #: How every verdict's evidence names its tests.
-TEST = f"Welch t, Holm-corrected within the claim, α = {ALPHA:g}"
+TEST = f"t-tests on per-repetition values, Holm-corrected within the claim, α = {ALPHA:g}"
 #: The verdict rule, declared once: the report's legend prints it.
 VERDICT_RULE = (
-    f"Each comparison is a Welch t-test (two-sided; one-sided at α against a tolerance the claim "
-    f"states), and the p-values of one claim's comparisons are Holm-corrected together "
-    f"(α = {ALPHA:g}). A comparison is then *for* the claim (significant in the claimed "
-    "direction), *against* it (significant the other way), *short* (significant in the claimed "
-    "direction but short of a threshold the claim adds) or not significant. **fails**: any "
-    "comparison against the claim; **holds**: every comparison for it; **partly**: some for it "
-    "(or short) and none against; **tie**: none significant (neither confirmed nor refuted); "
-    "**no data**: nothing to compare (not run or skipped). Only independent measurements are "
-    "tested: a point with one repetition, a time copied between repetitions, or equal "
-    "repetitions on both sides is *p n/a* and not significant. Each verdict's evidence gives "
-    "the counts, then each comparison with the difference Δ, Hedges' g, p and the Holm-adjusted "
-    "p; ✓ for, ✗ against, ~ short, = not significant, ≈ converged (at kMeans' level, not "
-    "counted)."
+    f"{REPLICATE} Each comparison is a t-test on those per-repetition numbers (paired where two "
+    "methods' repetitions share seeds, Welch's otherwise; two-sided; times compared as ratios, "
+    "on their log; one-sided at α against a tolerance the claim states), and the p-values of one "
+    f"claim's comparisons are Holm-corrected together (α = {ALPHA:g}). A claim about a whole "
+    "curve is one comparison per method (e.g. its mean time over r against kMeans'), its "
+    "'every r' a threshold on it. A comparison is then *for* the claim (significant in the "
+    "claimed direction), *against* it (significant the other way), *short* (significant in the "
+    "claimed direction but short of a threshold the claim adds) or not significant. **fails**: "
+    "any comparison against the claim; **holds**: every comparison for it; **partly**: some for "
+    "it (or short) and none against; **tie**: none significant (neither confirmed nor refuted; "
+    f"each such comparison states the smallest effect it could have detected at its n, at α "
+    f"over the number of comparisons and power {POWER:g}); **no data**: nothing to compare (not "
+    "run or skipped). A side with one repetition, or a time copied between repetitions, is *p "
+    "n/a* and not significant; where neither side varies at all, the difference is known and "
+    "decides the comparison without a test (*exact*: exact equality is a result). Each "
+    "verdict's evidence gives the counts, then each comparison with the difference Δ of the "
+    "per-repetition means, Hedges' g (both on the tested scale), p and the Holm-adjusted p; ✓ "
+    "for, ✗ against, ~ short, = not significant, ≈ converged (at kMeans' level, not counted)."
 )
 TREND_MARGIN = 0.01
 CONVERGE_TOL = 0.05
@@ -128,10 +143,11 @@ class Verdict:
 class Comparison:
     """One comparison of a claim.
 
-    ``p`` is its test's p-value (NaN: no test possible), ``favours`` whether the estimate lies in
+    ``p`` is its test's p-value (NaN: no test possible), ``test`` the test it comes from (its
+    effect size, its power, whether it is ``exact``), ``favours`` whether the estimate lies in
     the claimed direction, ``short`` why a significant result in that direction still falls
     short of the claim ("" when it does not), ``counted`` False for a converged curve (shown,
-    not counted), ``group`` the name under which claims over many points count it.
+    not counted).
     """
 
     label: str
@@ -140,27 +156,25 @@ class Comparison:
     favours: bool
     short: str = ""
     counted: bool = True
-    group: str = ""
+    test: Test | None = None
 
 
 @dataclass(frozen=True)
 class Part:
     """What a check found: its comparisons, the methods it could not compare (not run), a
-    context shown before them (kMeans' value), and why nothing was compared (``no_data``).
-    ``grouped``: the evidence counts the comparisons per ``group`` instead of listing each."""
+    context shown before them (kMeans' value), and why nothing was compared (``no_data``)."""
 
     comparisons: tuple[Comparison, ...] = ()
     missing: tuple[str, ...] = ()
     head: str = ""
     no_data: str = ""
-    grouped: bool = False
 
 
 @dataclass(frozen=True)
 class Claim:
     """One checkable statement from a paper.
 
-    ``check`` receives the summary rows of ``experiment`` restricted to ``dataset`` (all rows when
+    ``check`` receives the cells of ``experiment`` restricted to ``dataset`` (all rows when
     ``dataset`` is None) and returns a :class:`Part` (judged by :func:`decide`) or a
     :class:`Verdict`; it is only called on non-empty data.
     """
@@ -181,10 +195,19 @@ class Claim:
 # --------------------------------------------------------------------------------------------
 
 
+def _exact(c: Comparison) -> bool:
+    return c.test is not None and c.test.exact
+
+
 def outcome_of(c: Comparison, adjusted: float) -> str:
-    """A comparison's outcome given its Holm-adjusted p."""
+    """A comparison's outcome given its Holm-adjusted p; an exact one by its known difference
+    (for or against it, not significant when exactly equal in a claim of a difference)."""
     if not c.counted:
         return CONVERGED
+    if _exact(c):
+        if c.favours:
+            return SHORT if c.short else FOR
+        return NOT_SIGNIFICANT if c.test.diff == 0 else AGAINST
     if not adjusted < ALPHA:
         return NOT_SIGNIFICANT
     if not c.favours:
@@ -218,34 +241,41 @@ def _counts(outcomes: Sequence[str]) -> str:
     return text
 
 
-def _listed(c: Comparison, p_adj: float, outcome: str) -> str:
+def _detectable(c: Comparison, alpha: float) -> str:
+    """The smallest effect ``c``'s test could have detected with power :data:`POWER` at
+    ``alpha``, as text ("" when it cannot be computed)."""
+    if c.test is None or c.test.exact:
+        return ""
+    g, delta = c.test.detectable(alpha)
+    if math.isnan(g):
+        return ""
+    if math.isnan(delta):
+        dtxt = ""
+    elif c.test.log:
+        dtxt = f"a ratio beyond ×{math.exp(-delta):.3g}–×{math.exp(delta):.3g}, "
+    else:
+        dtxt = f"|Δ| ≥ {delta:.3g}, "
+    return f"; could detect {dtxt}|g| ≥ {g:.2f} at α = {alpha:.2g}, power {POWER:g}"
+
+
+def _listed(c: Comparison, p_adj: float, outcome: str, alpha: float) -> str:
     why = f"; short: {c.short}" if outcome == SHORT else ""
+    if _exact(c):
+        shown = "exact: every repetition equal, no test needed"
+        adj = ", not counted" if outcome == CONVERGED else ""
+        return f"{c.label}: {c.text} ({shown}{adj}{why}) {MARK[outcome]}"
     if outcome == CONVERGED:
         adj = ", not counted"
     elif math.isnan(c.p):
         adj = ""  # untested: no adjusted p either
     else:
         adj = ", " + p_text(p_adj, "p_Holm")
-    return f"{c.label}: {c.text} ({p_text(c.p)}{adj}{why}) {MARK[outcome]}"
-
-
-def _grouped(part: Part, adjusted, outcomes) -> list[str]:
-    """Per group: how many of its comparisons fell in each outcome, and its group text."""
-    out = []
-    groups = dict.fromkeys(c.group for c in part.comparisons)
-    for g in groups:
-        idx = [i for i, c in enumerate(part.comparisons) if c.group == g]
-        got = [outcomes[i] for i in idx]
-        sig = [adjusted[i] for i in idx if outcomes[i] in (FOR, SHORT, AGAINST)]
-        worst = f", largest significant p_Holm {max(sig):.2g}" if sig else ""
-        text = part.comparisons[idx[0]].text
-        out.append(
-            f"{g}: {got.count(FOR)}/{len(idx)} {MARK[FOR]}, {got.count(AGAINST)} {MARK[AGAINST]}, "
-            f"{got.count(NOT_SIGNIFICANT)} {MARK[NOT_SIGNIFICANT]}"
-            + (f", {got.count(SHORT)} {MARK[SHORT]}" if got.count(SHORT) else "")
-            + f"{worst}{'; ' + text if text else ''}"
-        )
-    return out
+    if outcome == NOT_SIGNIFICANT:
+        why += _detectable(c, alpha)
+    reason = (
+        c.test.why if c.test is not None and c.test.why else "no sd from independent repetitions"
+    )
+    return f"{c.label}: {c.text} ({p_text(c.p, why=reason)}{adj}{why}) {MARK[outcome]}"
 
 
 def decide(part: Part) -> Verdict:
@@ -254,33 +284,37 @@ def decide(part: Part) -> Verdict:
     missing = f"; not run: {', '.join(part.missing)}" if part.missing else ""
     if not comps:
         return Verdict(NO_DATA, (part.no_data or "none of the methods was run") + missing)
-    counted = [i for i, c in enumerate(comps) if c.counted]
+    family = [i for i, c in enumerate(comps) if c.counted and not _exact(c)]
     adjusted = np.full(len(comps), np.nan)
-    adjusted[counted] = holm([comps[i].p for i in counted])
+    adjusted[family] = holm([comps[i].p for i in family])
     outcomes = [outcome_of(c, a) for c, a in zip(comps, adjusted, strict=True)]
     verdict = verdict_of(outcomes)
-    body = (
-        _grouped(part, adjusted, outcomes)
-        if part.grouped
-        else [_listed(c, a, o) for c, a, o in zip(comps, adjusted, outcomes, strict=True)]
-    )
+    # the smallest effect a comparison could show is that of Holm's strictest step, α / m
+    m = max(1, int(np.sum(~np.isnan(adjusted))))
+    body = [_listed(c, a, o, ALPHA / m) for c, a, o in zip(comps, adjusted, outcomes, strict=True)]
     head = f"{part.head}; " if part.head else ""
     text = f"[{TEST}] {_counts(outcomes)}. {head}" + "; ".join(body) + missing
-    table = tuple((c.label, o, c.p, a) for c, o, a in zip(comps, outcomes, adjusted, strict=True))
-    return Verdict(verdict, text, table)
+    table_ = tuple((c.label, o, c.p, a) for c, o, a in zip(comps, outcomes, adjusted, strict=True))
+    return Verdict(verdict, text, table_)
 
 
-def evaluate(claim: Claim, summaries: dict[str, pd.DataFrame]) -> Verdict:
-    """The claim's verdict on ``summaries`` (experiment -> summary DataFrame)."""
-    df = summaries.get(claim.experiment)
+def evaluate(claim: Claim, cells: dict[str, pd.DataFrame]) -> Verdict:
+    """The claim's verdict on ``cells`` (experiment -> its cells, one row per repetition)."""
+    df = cells.get(claim.experiment)
     if df is None or len(df) == 0:
         return Verdict(NO_DATA, f"no results for {claim.experiment}")
     if claim.dataset is not None and "dataset" in df:
         df = df[df["dataset"] == claim.dataset]
         if df.empty:
             return Verdict(NO_DATA, f"no results for dataset {claim.dataset} in {claim.experiment}")
+    if "repetition" not in df:
+        return Verdict(
+            NO_DATA,
+            f"{claim.experiment} has no repetition column: the claims read the cells (one row "
+            "per repetition), not a summary",
+        )
     try:
-        found = claim.check(df)
+        found = claim.check(replicates(df))
         return decide(found) if isinstance(found, Part) else found
     except Exception as exc:  # a malformed table must not stop the report
         return Verdict(NO_DATA, f"check could not run: {type(exc).__name__}: {exc}")
