@@ -1,7 +1,7 @@
 """Registries: the one way kmdr finds what a name in a config means, and the one plug-in policy.
 
 A :class:`Registry` maps names to declarations of one kind (reducers, datasets, figure styles,
-report sections...). Declarations come from two places:
+report sections...). Declarations come from three places:
 
 * in code, with :meth:`Registry.declare` (the object itself, or a ``"module:attribute"`` string
   imported on first use, so that listing names costs no import);
@@ -10,18 +10,28 @@ report sections...). Declarations come from two places:
       [project.entry-points."kmdr.reducers"]
       toy = "toypkg.reducer:TOY"
 
-  The entry point's name is the registry name. kmdr's own entry points (its papers register this
-  way) count as built-ins.
+  The entry point's name is the registry name. kmdr's own entry points count as built-ins;
+* from the papers: a paper (kmdr's own or a plug-in's) is ONE :class:`Paper` declaration,
+  registered under the one group ``kmdr.papers`` (:data:`PAPERS`), e.g.::
 
-Names are known without importing anything; a declaration is imported when it is first asked
-for, once per process. The clash policy is the same for every registry:
+      [project.entry-points."kmdr.papers"]
+      mypaper = "mypkg:PAPER"
+
+  A registry built with ``paper_field`` (figure styles, report sections, experiment kinds, claim
+  sets, theory parts) takes its names from that field of every paper; kmdr's own papers count as
+  built-ins.
+
+Names are known without importing anything but the papers' declarations (which name their parts
+as ``"module:attr"`` strings, so that reading them is cheap); a declaration is imported when it is
+first asked for, once per process. The clash policy is the same for every registry:
 
 * a built-in name wins: a plug-in of that name is ignored, with one warning line naming it and
   its package, and the name means the built-in;
 * two plug-ins of one name are both ignored, with one warning line naming both packages, and
   asking for that name is an error naming them (which one a config meant cannot be known);
 * a plug-in that fails to import is skipped with one warning line; asking for it raises that
-  line as the error. Every other name keeps working either way.
+  line as the error (asking for a name that a broken plug-in paper may declare names that
+  paper's problem). Every other name keeps working either way.
 
 Nothing here knows what a reducer or a dataset is; each registry gets a ``convert`` function that
 checks (and may wrap) what a declaration loads to.
@@ -35,11 +45,21 @@ import importlib.metadata
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from kmdr._errors import error_chain
+from kmdr.plugins.paper import Deviation, Paper, check_paper
 
-__all__ = ["Registry", "RegistryError", "entry_points_of", "import_target"]
+__all__ = [
+    "PAPERS",
+    "Deviation",
+    "Paper",
+    "Registry",
+    "RegistryError",
+    "entry_points_of",
+    "import_target",
+    "papers",
+]
 
 T = TypeVar("T")
 
@@ -96,6 +116,16 @@ def _warn(message: str, group: str) -> None:
     warnings.warn_explicit(message, UserWarning, filename=group, lineno=0, module=__name__)
 
 
+class _Source(NamedTuple):
+    """Where a plug-in declaration comes from: an entry point of the registry's group, or a field
+    of a paper's declaration."""
+
+    name: str
+    target: object  # "module:attr" or the declaration itself
+    origin: str  # for messages
+    own: bool  # kmdr's own: a built-in
+
+
 class Registry(Mapping[str, T], Generic[T]):
     """Names of one kind of declaration: built-ins in declaration order, then plug-ins.
 
@@ -104,10 +134,14 @@ class Registry(Mapping[str, T], Generic[T]):
     what : str
         What a declaration is, for messages ("reducer", "dataset", "figure style").
     group : str
-        The entry-point group plug-ins declare themselves under (``"kmdr.reducers"``).
+        The entry-point group plug-ins declare themselves under (``"kmdr.reducers"``); with
+        ``paper_field``, the group of the papers (``"kmdr.papers"``).
     convert : callable, optional
         ``convert(obj, name) -> T`` checks what a declaration loaded to (and may wrap it);
         it raises ``TypeError`` or ``ValueError`` with a one-line reason when ``obj`` is not one.
+    paper_field : str, optional
+        The field of :class:`Paper` the declarations come from (``"figure_styles"``): a mapping of
+        names, or one declaration named after its paper's key (``"claims"``, ``"theory"``).
 
     Iterating gives the names (aliases excluded) without importing anything; indexing imports the
     declaration, resolving aliases, and raises ``KeyError`` for a name that means nothing usable;
@@ -115,16 +149,23 @@ class Registry(Mapping[str, T], Generic[T]):
     """
 
     def __init__(
-        self, what: str, group: str, convert: Callable[[object, str], T] | None = None
+        self,
+        what: str,
+        group: str,
+        convert: Callable[[object, str], T] | None = None,
+        *,
+        paper_field: str | None = None,
     ) -> None:
         self.what = what
         self.group = group
+        self.paper_field = paper_field
         self._convert = convert
         self._declared: dict[str, object] = {}  # built-ins: object or "module:attr"
         self._aliases: dict[str, str] = {}
         self._loaded: dict[str, T] = {}
         self._lock = threading.RLock()
         self._found: tuple[dict, dict] | None = None  # plug-ins, found on first use
+        self._found_with: object = None  # the papers self._found was read from
 
     # ---- declaring -------------------------------------------------------------------------
 
@@ -150,39 +191,63 @@ class Registry(Mapping[str, T], Generic[T]):
 
     # ---- plug-ins ----------------------------------------------------------------------------
 
-    def _plugins(self) -> tuple[dict[str, importlib.metadata.EntryPoint], dict[str, str]]:
-        """(entry points by name, reasons a plug-in name cannot be used), with the clash policy
-        applied and its warnings given once (the result is kept until :meth:`reload`)."""
+    def _plugins(self) -> tuple[dict[str, _Source], dict[str, str]]:
+        """(plug-in sources by name, reasons a plug-in name cannot be used), with the clash policy
+        applied and its warnings given once (the result is kept until :meth:`reload`, or until
+        the papers are found again)."""
         with self._lock:
-            if self._found is None:
+            papers = None if self.paper_field is None else PAPERS._plugins()
+            if self._found is None or self._found_with is not papers:
                 self._found = self._find_plugins()
+                self._found_with = papers
             return self._found
 
-    def _find_plugins(self) -> tuple[dict[str, importlib.metadata.EntryPoint], dict[str, str]]:
-        by_name: dict[str, list[importlib.metadata.EntryPoint]] = {}
-        own: dict[str, importlib.metadata.EntryPoint] = {}
-        for ep in entry_points_of(self.group):
-            if _is_own(ep):
-                own.setdefault(ep.name, ep)
+    def _sources(self) -> list[_Source]:
+        """Every declaration of this registry's group or of its field of the papers."""
+        if self.paper_field is None:
+            return [
+                _Source(ep.name, ep.value, _origin(ep), _is_own(ep))
+                for ep in entry_points_of(self.group)
+            ]
+        sources = []
+        for paper in papers():
+            key, own = paper.key, PAPERS.is_own(paper.key)
+            part = getattr(paper, self.paper_field)
+            if isinstance(part, Mapping):
+                items = list(part.items())
+            else:  # one declaration, named after its paper
+                items = [] if part is None else [(key, part)]
+            for name, target in items:
+                origin = f"{name!r} of paper {key} ({PAPERS.origin(key)})"
+                sources.append(_Source(name, target, origin, own))
+        return sources
+
+    def _find_plugins(self) -> tuple[dict[str, _Source], dict[str, str]]:
+        by_name: dict[str, list[_Source]] = {}
+        own: dict[str, _Source] = {}
+        for src in self._sources():
+            if src.own:
+                own.setdefault(src.name, src)
             else:
-                by_name.setdefault(ep.name, []).append(ep)
-        usable: dict[str, importlib.metadata.EntryPoint] = dict(own)
+                by_name.setdefault(src.name, []).append(src)
+        usable: dict[str, _Source] = dict(own)
         broken: dict[str, str] = {}
         for name, points in by_name.items():
             if name in self._declared or name in self._aliases or name in own:
-                for ep in points:
+                for src in points:
                     _warn(
-                        f"{self.what} plug-in {_origin(ep)} is ignored: the built-in "
+                        f"{self.what} plug-in {src.origin} is ignored: the built-in "
                         f"{self.what} {name!r} has that name and built-ins win; rename the "
-                        "entry point to use the plug-in",
+                        f"{'entry point' if self.paper_field is None else 'declaration'} to use "
+                        "the plug-in",
                         self.group,
                     )
                 continue
             if len(points) > 1:
                 broken[name] = (
                     f"{self.what} {name!r} is declared by {len(points)} plug-ins "
-                    f"({'; '.join(_origin(ep) for ep in points)}): none is used; uninstall one "
-                    "or rename its entry point"
+                    f"({'; '.join(src.origin for src in points)}): none is used; uninstall one "
+                    f"or rename its {'entry point' if self.paper_field is None else 'declaration'}"
                 )
                 _warn(broken[name], self.group)
                 continue
@@ -190,11 +255,30 @@ class Registry(Mapping[str, T], Generic[T]):
         return usable, broken
 
     def reload(self) -> None:
-        """Forget the plug-ins found so far (after installing one in this process)."""
+        """Forget the plug-ins found so far (after installing one in this process); a registry
+        of a field of the papers finds the papers again too."""
         with self._lock:
             _all_entry_points.cache_clear()
+            if self.paper_field is not None:
+                PAPERS.reload()
             self._found = None
             self._loaded = {k: v for k, v in self._loaded.items() if k in self._declared}
+
+    def is_own(self, name: str) -> bool:
+        """Whether ``name`` is a built-in (declared in code or by kmdr's own distribution)."""
+        name = self.canonical(name)
+        if name in self._declared:
+            return True
+        src = self._plugins()[0].get(name)
+        return src is not None and src.own
+
+    def origin(self, name: str) -> str:
+        """Where the declaration ``name`` comes from, for messages."""
+        name = self.canonical(name)
+        if name in self._declared:
+            return f"built-in {self.what} {name!r}"
+        src = self._plugins()[0].get(name)
+        return src.origin if src is not None else f"{self.what} {name!r}"
 
     # ---- looking up --------------------------------------------------------------------------
 
@@ -206,6 +290,8 @@ class Registry(Mapping[str, T], Generic[T]):
     def declarations_of(self, name: str) -> int:
         """How many installed entry points of this registry's group declare ``name`` (metadata
         only: nothing is imported); more than one is a clash."""
+        if self.paper_field is not None:
+            return sum(src.name == name for src in self._sources())
         return sum(ep.name == name for ep in entry_points_of(self.group))
 
     def canonical(self, name: str) -> str:
@@ -222,7 +308,12 @@ class Registry(Mapping[str, T], Generic[T]):
             return broken[name]
         if name in self._declared or name in points:
             return None
-        return f"{self.what} {name!r} is unknown; valid {self.what}s: {', '.join(self.names())}"
+        unknown = f"{self.what} {name!r} is unknown; valid {self.what}s: {', '.join(self.names())}"
+        if self.paper_field is not None:
+            # a paper that failed to load may be the one that declares it: say why it failed
+            for reason in PAPERS._plugins()[1].values():
+                unknown += f"; a paper that may declare it failed to load: {reason}"
+        return unknown
 
     def get(self, name: str) -> T:
         """The declaration ``name`` (or its alias) means, imported on first use.
@@ -243,8 +334,8 @@ class Registry(Mapping[str, T], Generic[T]):
         if name in self._declared:
             target, origin = self._declared[name], f"built-in {self.what} {name!r}"
         else:
-            ep = self._plugins()[0][name]
-            target, origin = ep.value, f"{self.what} plug-in {_origin(ep)}"
+            src = self._plugins()[0][name]
+            target, origin = src.target, f"{self.what} plug-in {src.origin}"
         try:
             obj = import_target(target) if isinstance(target, str) else target
         except Exception as err:  # third-party code may fail in any way: one line, named
@@ -286,3 +377,22 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def __repr__(self) -> str:
         return f"Registry({self.what!r}, {list(self)})"
+
+
+#: Every paper, by its key: kmdr's own (entry points of kmdr's distribution) first, then the
+#: plug-ins'. The registries of a paper's parts read them (``paper_field``).
+PAPERS: Registry[Paper] = Registry("paper", "kmdr.papers", convert=check_paper)
+
+
+def papers() -> list[Paper]:
+    """Every paper that loads, in :data:`PAPERS`'s order: a plug-in's that cannot load was said in
+    one warning line and is left out (asking for it by name raises that line); kmdr's own must
+    load."""
+    out = []
+    for key in PAPERS:
+        try:
+            out.append(PAPERS.get(key))
+        except RegistryError:
+            if PAPERS.is_own(key):
+                raise
+    return out
