@@ -40,17 +40,25 @@ checks (and may wrap) what a declaration loads to.
 from __future__ import annotations
 
 import functools
-import importlib
-import importlib.metadata
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, TypeVar
 
 from kmdr._errors import error_chain
+from kmdr.plugins._entry_points import (
+    OWN_DISTRIBUTION,
+    Source,
+    all_entry_points,
+    entry_points_of,
+    import_target,
+    is_own,
+    origin,
+)
 from kmdr.plugins.paper import Deviation, Paper, check_paper
 
 __all__ = [
+    "OWN_DISTRIBUTION",
     "PAPERS",
     "Deviation",
     "Paper",
@@ -63,44 +71,14 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: The distribution whose entry points are built-ins, not plug-ins.
-OWN_DISTRIBUTION = "kmdr"
-
 
 class RegistryError(ValueError):
     """A name a registry cannot give: unknown, ambiguous, or a plug-in that failed to load.
     Its message is one line naming the problem and the fix."""
 
 
-@functools.cache
-def _all_entry_points() -> importlib.metadata.EntryPoints:
-    # One scan of the installed packages' metadata per process, shared by every registry.
-    return importlib.metadata.entry_points()
-
-
-def entry_points_of(group: str) -> tuple[importlib.metadata.EntryPoint, ...]:
-    """The installed entry points of ``group`` (scanned once per process)."""
-    return tuple(_all_entry_points().select(group=group))
-
-
-def _origin(ep: importlib.metadata.EntryPoint) -> str:
-    dist = getattr(ep, "dist", None)
-    where = f" from {dist.name} {dist.version}" if dist is not None else ""
-    return f"entry point {ep.name} = {ep.value} (group {ep.group}{where})"
-
-
-def _is_own(ep: importlib.metadata.EntryPoint) -> bool:
-    dist = getattr(ep, "dist", None)
-    return dist is not None and dist.name == OWN_DISTRIBUTION
-
-
-def import_target(target: str):
-    """The object a ``"module:attribute"`` string names (``"module"`` alone: the module)."""
-    module, _, attr = target.partition(":")
-    obj = importlib.import_module(module)
-    for part in filter(None, attr.split(".")):
-        obj = getattr(obj, part)
-    return obj
+def _in_paper(name: str, key: str) -> str:
+    return f"{name!r} of paper {key} ({PAPERS.origin(key)})"
 
 
 def _interrupt_behind(err: BaseException) -> BaseException | None:
@@ -114,16 +92,6 @@ def _warn(message: str, group: str) -> None:
     """A warning that prints as ONE line: it is attributed to no source file, so Python's
     warning display has no source line to add under it."""
     warnings.warn_explicit(message, UserWarning, filename=group, lineno=0, module=__name__)
-
-
-class _Source(NamedTuple):
-    """Where a plug-in declaration comes from: an entry point of the registry's group, or a field
-    of a paper's declaration."""
-
-    name: str
-    target: object  # "module:attr" or the declaration itself
-    origin: str  # for messages
-    own: bool  # kmdr's own: a built-in
 
 
 class Registry(Mapping[str, T], Generic[T]):
@@ -191,7 +159,7 @@ class Registry(Mapping[str, T], Generic[T]):
 
     # ---- plug-ins ----------------------------------------------------------------------------
 
-    def _plugins(self) -> tuple[dict[str, _Source], dict[str, str]]:
+    def _plugins(self) -> tuple[dict[str, Source], dict[str, str]]:
         """(plug-in sources by name, reasons a plug-in name cannot be used), with the clash policy
         applied and its warnings given once (the result is kept until :meth:`reload`, or until
         the papers are found again)."""
@@ -202,12 +170,20 @@ class Registry(Mapping[str, T], Generic[T]):
                 self._found_with = papers
             return self._found
 
-    def _sources(self) -> list[_Source]:
+    def _sources(self) -> list[Source]:
         """Every declaration of this registry's group or of its field of the papers."""
         if self.paper_field is None:
+            owners: dict[int, bool] = {}  # by distribution: its name is read once
+
+            def own(ep) -> bool:
+                dist = getattr(ep, "dist", None)
+                if id(dist) not in owners:
+                    owners[id(dist)] = is_own(ep)
+                return owners[id(dist)]
+
+            points = entry_points_of(self.group)
             return [
-                _Source(ep.name, ep.value, _origin(ep), _is_own(ep))
-                for ep in entry_points_of(self.group)
+                Source(ep.name, ep.value, own(ep), functools.partial(origin, ep)) for ep in points
             ]
         sources = []
         for paper in papers():
@@ -218,19 +194,18 @@ class Registry(Mapping[str, T], Generic[T]):
             else:  # one declaration, named after its paper
                 items = [] if part is None else [(key, part)]
             for name, target in items:
-                origin = f"{name!r} of paper {key} ({PAPERS.origin(key)})"
-                sources.append(_Source(name, target, origin, own))
+                sources.append(Source(name, target, own, functools.partial(_in_paper, name, key)))
         return sources
 
-    def _find_plugins(self) -> tuple[dict[str, _Source], dict[str, str]]:
-        by_name: dict[str, list[_Source]] = {}
-        own: dict[str, _Source] = {}
+    def _find_plugins(self) -> tuple[dict[str, Source], dict[str, str]]:
+        by_name: dict[str, list[Source]] = {}
+        own: dict[str, Source] = {}
         for src in self._sources():
             if src.own:
                 own.setdefault(src.name, src)
             else:
                 by_name.setdefault(src.name, []).append(src)
-        usable: dict[str, _Source] = dict(own)
+        usable: dict[str, Source] = dict(own)
         broken: dict[str, str] = {}
         for name, points in by_name.items():
             if name in self._declared or name in self._aliases or name in own:
@@ -258,7 +233,7 @@ class Registry(Mapping[str, T], Generic[T]):
         """Forget the plug-ins found so far (after installing one in this process); a registry
         of a field of the papers finds the papers again too."""
         with self._lock:
-            _all_entry_points.cache_clear()
+            all_entry_points.cache_clear()
             if self.paper_field is not None:
                 PAPERS.reload()
             self._found = None
@@ -275,10 +250,13 @@ class Registry(Mapping[str, T], Generic[T]):
     def origin(self, name: str) -> str:
         """Where the declaration ``name`` comes from, for messages."""
         name = self.canonical(name)
+        src = None if name in self._declared else self._plugins()[0].get(name)
+        return src.origin if src is not None else f"{self.what} {name!r}"
+
+    def _said(self, name: str) -> str:
         if name in self._declared:
             return f"built-in {self.what} {name!r}"
-        src = self._plugins()[0].get(name)
-        return src.origin if src is not None else f"{self.what} {name!r}"
+        return f"{self.what} plug-in {self.origin(name)}"
 
     # ---- looking up --------------------------------------------------------------------------
 
@@ -331,11 +309,8 @@ class Registry(Mapping[str, T], Generic[T]):
             return self._loaded[name]
 
     def _load(self, name: str) -> T:
-        if name in self._declared:
-            target, origin = self._declared[name], f"built-in {self.what} {name!r}"
-        else:
-            src = self._plugins()[0][name]
-            target, origin = src.target, f"{self.what} plug-in {src.origin}"
+        built_in = name in self._declared
+        target = self._declared[name] if built_in else self._plugins()[0][name].target
         try:
             obj = import_target(target) if isinstance(target, str) else target
         except Exception as err:  # third-party code may fail in any way: one line, named
@@ -343,17 +318,17 @@ class Registry(Mapping[str, T], Generic[T]):
             if interrupt is not None:  # not broken: stopped (and tried again next time)
                 raise interrupt from None
             message = (
-                f"{origin} failed to import ({type(err).__name__}: {' '.join(str(err).split())}); "
-                "fix or reinstall the package that declares it, or uninstall it"
+                f"{self._said(name)} failed to import ({type(err).__name__}: "
+                f"{' '.join(str(err).split())}); fix or reinstall the package that declares it, "
+                "or uninstall it"
             )
         else:
             try:
                 return self._convert(obj, name) if self._convert is not None else obj
             except Exception as err:
-                message = (
-                    f"{origin} cannot be used: {' '.join(str(err).split()) or type(err).__name__}"
-                )
-        if name not in self._declared:
+                why = " ".join(str(err).split()) or type(err).__name__
+                message = f"{self._said(name)} cannot be used: {why}"
+        if not built_in:
             self._plugins()[1][name] = message
             _warn(message, self.group)
         raise RegistryError(message)
