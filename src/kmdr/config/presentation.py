@@ -13,9 +13,9 @@ plug-ins' alike, e.g.::
     )
 
 The configuration checks a name without importing anything but the papers' declarations
-(``name in FIGURE_STYLES``); the figures and the report import a declaration when they use it. This layer knows the declarations
-only by the attributes it checks (the classes live in :mod:`kmdr.figures.style` and
-:mod:`kmdr.report.sections`, above it).
+(``name in FIGURE_STYLES``); the figures and the report import a declaration when they use it.
+This layer knows the declarations only by the attributes it checks (the classes live in
+:mod:`kmdr.figures.style` and :mod:`kmdr.report.sections`, above it).
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ PAPER = Paper(
                 "**COIL20**: 1440 images (20 objects × 72 poses, 32×32 = 1024 "
                 "features, values in [0, 1]; scikit-feature's COIL20.mat)"
                 + results.shape("bzmd14_coil20", "coil20")
-                + ". bzmd14 §7.3 says 1400 images but also 20 objects × 72 images, which is 1440; we "
-                "use all 1440."
+                + ". bzmd14 §7.3 says 1400 images but also 20 objects × 72 images, which is 1440; "
+                "we use all 1440."
             ),
         ),
         Deviation(
@@ -36,13 +36,13 @@ PAPER = Paper(
                 "(uint8/255), as bzmd14 §7.3 describes"
                 + results.shape("bzmd14_usps", "usps")
                 + ". The file is Roweis' usps_all content in a fea/gnd form converted by a third "
-                "party (2017); it could not be compared byte for byte with the original. Its labels "
-                "match its images (1-nearest-neighbour accuracy 95% in 3-fold cross-validation), yet "
-                "k-means finds it much harder than the better known 9298-image Hull USPS: with the "
-                "same k-means (k-means++, 5 restarts) P = 0.41 and NMI = 0.43 here against P = 0.67 "
-                "and NMI = 0.63 on the Hull file of SOURCES.md (measured once when this report was "
-                "written, not by `make reproduce`), so low P on USPS is a property of this form of "
-                "the data."
+                "party (2017); it could not be compared byte for byte with the original. Its "
+                "labels match its images (1-nearest-neighbour accuracy 95% in 3-fold "
+                "cross-validation), yet k-means finds it much harder than the better known "
+                "9298-image Hull USPS: with the same k-means (k-means++, 5 restarts) P = 0.41 and "
+                "NMI = 0.43 here against P = 0.67 and NMI = 0.63 on the Hull file of SOURCES.md "
+                "(measured once when this report was written, not by `make reproduce`), so low P "
+                "on USPS is a property of this form of the data."
             ),
         ),
         Deviation(
@@ -50,9 +50,9 @@ PAPER = Paper(
             lambda results: (
                 "**ORL**: Deng Cai's 64×64 version, 400 × 4096, as bzmd14 uses"
                 + results.shape("bzmd14_orl", "orl")
-                + " (identical pixels to Roweis' Olivetti file). The 2020 course-project report used "
-                "the raw 112×92 = 10304-pixel images; `report_orl_projections` follows the report "
-                "there."
+                + " (identical pixels to Roweis' Olivetti file). The 2020 course-project report "
+                "used the raw 112×92 = 10304-pixel images; `report_orl_projections` follows the "
+                "report there."
             ),
         ),
         Deviation(
@@ -61,9 +61,9 @@ PAPER = Paper(
                 "**PIE**: 2856 × 1024, 68 people × 42 images under varying "
                 "illumination"
                 + results.shape("bzmd14_pie", "pie")
-                + ". This matches the 2856 × 1024 bzmd14 gives, but bzmd14 describes its set as five "
-                "near-frontal poses with all illuminations and expressions, which would be larger; "
-                "whether this is the paper's exact subset could not be checked."
+                + ". This matches the 2856 × 1024 bzmd14 gives, but bzmd14 describes its set as "
+                "five near-frontal poses with all illuminations and expressions, which would be "
+                "larger; whether this is the paper's exact subset could not be checked."
             ),
         ),
         Deviation(

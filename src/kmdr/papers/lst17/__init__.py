@@ -54,10 +54,10 @@ PAPER = Paper(
                 + results.shape("lst17_sparse_text", "sparse_text")
                 + ", used so that SE, RP and the others can be timed on sparse text-like input. "
                 "**Its numbers are not a reproduction of lst17's RCV1 panel** and no verdict on it "
-                "is a verdict on RCV1. Unlike lst17 on RCV1 it also runs SVD (r ≤ 200 only), LS, PD "
-                "(r ≤ 200 only) and LLE (r ≤ 100 only, on a sparse neighbour graph: kmdr's sparse "
-                "LLE path, the same method as scikit-learn's ARPACK LLE without densifying X): the "
-                "note of its section says why, with the times measured."
+                "is a verdict on RCV1. Unlike lst17 on RCV1 it also runs SVD (r ≤ 200 only), LS, "
+                "PD (r ≤ 200 only) and LLE (r ≤ 100 only, on a sparse neighbour graph: kmdr's "
+                "sparse LLE path, the same method as scikit-learn's ARPACK LLE without densifying "
+                "X): the note of its section says why, with the times measured."
             ),
         ),
         Deviation(
