@@ -21,7 +21,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD_FILES = ("pyproject.toml", "README.md", "LICENSE", "src", "conf")
+BUILD_FILES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "src", "conf")
 
 
 def _pip(*args, cwd=None):
@@ -91,9 +91,19 @@ def _env(target: Path, tmp: Path) -> dict:
 
 def test_wheel_holds_every_package_and_the_configs(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    # Every package under src/ is in the wheel (pyproject lists them by hand, beside kmdr.conf).
+    # Every package under src/ is in the wheel (found, not listed: a new paper's package too).
     for init in (ROOT / "src").rglob("__init__.py"):
         assert init.relative_to(ROOT / "src").as_posix() in names
+    papers = {p.parent.name for p in (ROOT / "src" / "kmdr" / "papers").glob("*/__init__.py")}
+    assert {"bmd09", "bzmd14", "lst17"} <= papers
+    for paper in papers:  # each with every module of its own
+        for module in (ROOT / "src" / "kmdr" / "papers" / paper).glob("*.py"):
+            assert f"kmdr/papers/{paper}/{module.name}" in names
+    # and registered: the installed metadata names each paper's one declaration
+    (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    declared = zipfile.ZipFile(wheel).read(entry_points).decode().split("[kmdr.papers]", 1)[1]
+    for paper in papers:
+        assert f"kmdr.papers.{paper}:PAPER" in declared
     for yaml in (ROOT / "conf").rglob("*.yaml"):
         assert f"kmdr/conf/{yaml.relative_to(ROOT / 'conf').as_posix()}" in names
     assert "kmdr/conf/__init__.py" in names and "kmdr/datasets/registry.txt" in names

@@ -1,6 +1,7 @@
-"""A figure style added by a plug-in package: ONE module declaring it, registered as an entry point
-of ``kmdr.figure_styles``; an experiment whose preset names it is drawn with it (its panels, x
-label and paper reference) and placed by the report, without kmdr knowing the name."""
+"""A figure style added by a plug-in package: ONE module declaring it and the plug-in's
+:class:`kmdr.plugins.Paper` naming it, registered as an entry point of ``kmdr.papers``; an
+experiment whose preset names it is drawn with it (its panels, x label and paper reference) and
+placed by the report, with the paper's note and deviation, without kmdr knowing the name."""
 
 from __future__ import annotations
 
@@ -17,6 +18,15 @@ from _results_factory import make_cells, preset, write_experiment
 
 STYLE_MODULE = """
 from kmdr.figures.style import FigureStyle, Panel
+from kmdr.plugins import Deviation, Paper
+
+PAPER = Paper(
+    key="toy",
+    title="Toy, A. (2024). A toy paper",
+    figure_styles={"toystyle": "kmdr_toystyle:STYLE"},
+    deviations=(Deviation(35, lambda res: "**Toy data**: ours" + res.shape("toyexp", "orl")),),
+    notes={"toyexp": "The toy note a reader needs before the toy figure."},
+)
 
 STYLE = FigureStyle(
     panels=(
@@ -40,8 +50,8 @@ def site(tmp_path_factory) -> Path:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kmdr-toystyle\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
         textwrap.dedent("""\
-            [kmdr.figure_styles]
-            toystyle = kmdr_toystyle:STYLE
+            [kmdr.papers]
+            toy = kmdr_toystyle:PAPER
         """)
     )
     return site
@@ -49,7 +59,8 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def plugged(site, monkeypatch):
-    """The plug-in importable in this process, the figure styles reloaded (and again after)."""
+    """The plug-in importable in this process, the papers and figure styles reloaded (and again
+    after)."""
     from kmdr.config.presentation import FIGURE_STYLES
 
     monkeypatch.syspath_prepend(str(site))
@@ -67,6 +78,7 @@ def test_a_plugin_figure_style_draws_and_the_report_places_it(plugged, tmp_path)
     from kmdr.report.build import build_report
 
     assert "toystyle" in plugged and "toystyle" in plugged.names()
+    assert not plugged.is_own("toystyle") and "paper toy" in plugged.origin("toystyle")
     cells = make_cells("toyexp", {"sign": [2, 4], "none": [8]}, 2)
     toy = preset("Toy experiment", figure="toystyle", section="custom", order=500, paper=None)
     exp = write_experiment(tmp_path, "toyexp", cells, config={"preset": toy})
@@ -91,7 +103,14 @@ def test_a_plugin_figure_style_draws_and_the_report_places_it(plugged, tmp_path)
     block = report.split("### Toy experiment", 1)[1]
     assert "figure style toystyle" in block
     assert "![toyexp: toyexp](toyexp/figures/toyexp.png)" in block
+    assert "The toy note a reader needs before the toy figure." in block.split("![", 1)[0]
     assert report.index("## Your experiments") < report.index("### Toy experiment")
+    deviations = report.split("## Deviations from the papers' data and setup", 1)[1]
+    items = [line for line in deviations.split("\n## ")[0].splitlines() if line.startswith("- ")]
+    # placed by its order: after lst17's data sets (30s), before the setup (40 on)
+    toy = next(i for i, line in enumerate(items) if line.startswith("- **Toy data**"))
+    assert items[toy] == "- **Toy data**: ours (ours: 40 × 64)"  # the shape of its cells
+    assert items[toy - 1].startswith("- **sparse_text**") and items[toy + 1].startswith("- **SVD")
 
 
 @pytest.mark.slow

@@ -4,8 +4,8 @@ A kind is a small object with a ``name`` and ``run(ctx)`` (``ctx`` is the runner
 :class:`~kmdr.engine.runner.RunContext`); ``writes_cells`` says whether it produces cells
 (and so takes part in ``dry_run`` planning through ``plan(ctx)``). Kinds are looked up by the
 config's ``kind`` key in :data:`KINDS`, a :class:`kmdr.plugins.Registry`: the sweep of cells is
-declared here; a paper declares its own kinds as entry points of the group ``kmdr.kinds`` (bmd09's
-leverage scores, bzmd14's sampling lemma: see pyproject.toml), and so can a plug-in. A kind is
+declared here; a paper declares its own kinds in its :class:`kmdr.plugins.Paper` (bmd09's
+leverage scores, bzmd14's sampling lemma), and so can a plug-in's paper. A kind is
 imported only when a run uses it, so checking a config imports none, and no module of a kind
 imports the runner.
 """
@@ -24,7 +24,7 @@ def _check(obj, name: str):
 
 
 #: Every experiment kind: the sweep of cells, then the papers' and plug-ins' kinds.
-KINDS: Registry = Registry("experiment kind", "kmdr.kinds", convert=_check)
+KINDS: Registry = Registry("experiment kind", "kmdr.papers", convert=_check, paper_field="kinds")
 KINDS.declare("cells", "kmdr.engine.sweep:CELLS")
 
 

@@ -1,19 +1,21 @@
 """The names an experiment's presentation keys may take: its figure style (``preset.figure``) and
 its report section (``preset.section``).
 
-Both are registries (:class:`kmdr.plugins.Registry`) that papers and plug-ins declare into as
-entry points, e.g. in a ``pyproject.toml``::
+Both are registries (:class:`kmdr.plugins.Registry`) of the papers' declarations
+(:class:`kmdr.plugins.Paper`, the one entry-point group ``kmdr.papers``), kmdr's own and
+plug-ins' alike, e.g.::
 
-    [project.entry-points."kmdr.figure_styles"]
-    mystyle = "mypkg.figure:STYLE"          # a kmdr.figures.style.FigureStyle
+    PAPER = Paper(
+        "mypaper",
+        "Me (2024): my study",
+        figure_styles={"mystyle": "mypkg.figure:STYLE"},  # a FigureStyle
+        report_sections={"mysection": "mypkg.section:SECTION"},  # a ReportSection
+    )
 
-    [project.entry-points."kmdr.report_sections"]
-    mysection = "mypkg.section:SECTION"     # a kmdr.report.sections.ReportSection
-
-The configuration checks a name without importing anything (``name in FIGURE_STYLES``); the
-figures and the report import a declaration when they use it. This layer knows the declarations
-only by the attributes it checks (the classes live in :mod:`kmdr.figures.style` and
-:mod:`kmdr.report.sections`, above it).
+The configuration checks a name without importing anything but the papers' declarations
+(``name in FIGURE_STYLES``); the figures and the report import a declaration when they use it.
+This layer knows the declarations only by the attributes it checks (the classes live in
+:mod:`kmdr.figures.style` and :mod:`kmdr.report.sections`, above it).
 """
 
 from __future__ import annotations
@@ -42,9 +44,15 @@ def _having(*attributes: str):
 
 #: Figure styles: how ``kmdr-figures`` draws an experiment (panels, labels, the paper's names).
 FIGURE_STYLES: Registry = Registry(
-    "figure style", "kmdr.figure_styles", convert=_having("panels", "draw", "write_tables")
+    "figure style",
+    "kmdr.papers",
+    convert=_having("panels", "draw", "write_tables"),
+    paper_field="figure_styles",
 )
 #: Report sections: where ``kmdr-report`` places an experiment, and how it writes that section.
 SECTIONS: Registry = Registry(
-    "report section", "kmdr.report_sections", convert=_having("render", "default_order")
+    "report section",
+    "kmdr.papers",
+    convert=_having("render", "default_order"),
+    paper_field="report_sections",
 )

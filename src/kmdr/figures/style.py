@@ -1,9 +1,10 @@
 """What a figure style declares: its panels and labels, the paper it redraws, that paper's names
 for the methods, and (for a figure that is not curves vs r) its own draw function.
 
-A paper declares its styles in its own package and registers each as an entry point of the group
-``kmdr.figure_styles`` (:data:`kmdr.config.presentation.FIGURE_STYLES`); :mod:`kmdr.figures.draw`
-draws an experiment with the style its preset names, whatever that name is.
+A paper declares its styles in its own package and names them in its declaration (the
+``figure_styles`` of its :class:`kmdr.plugins.Paper`, read by
+:data:`kmdr.config.presentation.FIGURE_STYLES`); :mod:`kmdr.figures.draw` draws an experiment
+with the style its preset names, whatever that name is.
 """
 
 from __future__ import annotations

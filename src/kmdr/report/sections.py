@@ -4,9 +4,9 @@ one by one (each one's status, notes, figure and claims with their verdicts).
 
 An experiment's preset names its section (``preset.section``); :mod:`kmdr.report.build` renders
 every registered section that has experiments (or is always shown) in the order of the smallest
-``order`` of its experiments, else its ``default_order``. kmdr's own sections are entry points of
-the group ``kmdr.report_sections`` (``diagnostic`` and ``custom`` below; the papers' in their
-packages), as a plug-in's would be.
+``order`` of its experiments, else its ``default_order``. Every section is declared by a paper
+(the ``report_sections`` of its :class:`kmdr.plugins.Paper`), kmdr's own as a plug-in's would be;
+``diagnostic`` and ``custom`` below are declared by :mod:`kmdr.papers.shared`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 * :class:`Bound`: a quality-of-approximation theorem with its factor, the number of dimensions r
   it needs and its success probability, and :func:`bound_applies` to say whether one of our r
   values meets that requirement. The papers declare their theorems in their own packages as a
-  :class:`TheoryPart`, registered as an entry point of the group ``kmdr.theory``
+  :class:`TheoryPart`, the ``theory`` of their :class:`kmdr.plugins.Paper`
   (:data:`THEORY`): the bounds, the columns they add to the report's table of required r, and
   sections of their own (bzmd14's sampling lemma);
 * :func:`approximation_ratios`: the empirical ratio F(partition found on C) / F(best partition
@@ -100,7 +100,9 @@ def _theory_part(obj, name: str) -> TheoryPart:
 
 
 #: The papers' theory parts, by paper key.
-THEORY: Registry = Registry("theory part", "kmdr.theory", convert=_theory_part)
+THEORY: Registry = Registry(
+    "theory part", "kmdr.papers", convert=_theory_part, paper_field="theory"
+)
 
 
 def theory_parts() -> list[TheoryPart]:

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kmdr.papers.bmd09 import PAPER
 from kmdr.papers.bmd09.table1 import table1
 from kmdr.papers.published import (
     BMD09_FIG1_TERMS,
@@ -17,7 +18,6 @@ from kmdr.papers.published import (
 from kmdr.report import claims as C
 from kmdr.report._text import VERDICT_MARK, md_table, number, read_optional_csv
 from kmdr.report.experiments import SKIPPED_ANCHOR, Experiment
-from kmdr.report.notes import NO_DATA_WHY
 from kmdr.report.sections import ReportContext, ReportSection
 
 __all__ = ["FIG1_SECTION", "TABLE1_SECTION", "section_fig1", "section_table1"]
@@ -49,7 +49,9 @@ def _table1_block(e: Experiment | None) -> str:
     ours = table1(e.summary) if e is not None and len(e.summary) else pd.DataFrame()
     if e is None or not e.has_cells:
         skipped = e.skipped if e is not None else []
-        why = NO_DATA_WHY["bmd09_table1"] + (f"; skipped, see {SKIPPED_ANCHOR}" if skipped else "")
+        why = PAPER.no_data["bmd09_table1"] + (
+            f"; skipped, see {SKIPPED_ANCHOR}" if skipped else ""
+        )
         out += [f"**No data: the experiment did not run** ({why}). Published values only.", ""]
     rows = []
     for dataset, cols in BMD09_TABLE1.items():
@@ -118,7 +120,8 @@ def _fig1_block(root: Path, e: Experiment | None) -> str:
     scores = read_optional_csv(path, keep_default_na=False)
     if scores.empty or "term" not in scores:
         skipped = e.skipped if e is not None else []
-        why = NO_DATA_WHY["bmd09_fig1"] + (f"; skipped, see {SKIPPED_ANCHOR}" if skipped else "")
+        why = PAPER.no_data["bmd09_fig1"]
+        why += f"; skipped, see {SKIPPED_ANCHOR}" if skipped else ""
         out.append(
             f"**No data** ({why}). The paper names these terms: "
             + ", ".join(BMD09_FIG1_TERMS)

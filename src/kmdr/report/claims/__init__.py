@@ -6,12 +6,9 @@ the curves show; each such sentence is a :class:`Claim` checked on our cells.
 (Holm-corrected within each claim, :data:`VERDICT_RULE`); :mod:`.significance` the statistics it
 uses (t-tests on one number per repetition, read from the cells; tolerance tests, Hedges' g,
 the smallest detectable effect, Holm);
-:mod:`.checks` the generic checks. Each paper declares its claims in its own package and
-registers them as an entry point of the group ``kmdr.claims`` (:data:`CLAIM_SETS`): a callable
-returning the claims, or the claims themselves, e.g.::
-
-    [project.entry-points."kmdr.claims"]
-    mypaper = "mypkg.claims:my_claims"
+:mod:`.checks` the generic checks. Each paper declares its claims in its own package, as the
+``claims`` of its :class:`kmdr.plugins.Paper` (:data:`CLAIM_SETS`): a callable returning the
+claims, or the claims themselves, e.g. ``Paper("mypaper", ..., claims="mypkg.claims:my_claims")``.
 
 This module re-exports what the report and the tests use.
 """
@@ -102,7 +99,9 @@ def _claim_set(obj, name: str) -> tuple[Claim, ...]:
 
 
 #: The papers' claim sets, by name (a paper's key): each a tuple of :class:`Claim`.
-CLAIM_SETS: Registry = Registry("claim set", "kmdr.claims", convert=_claim_set)
+CLAIM_SETS: Registry = Registry(
+    "claim set", "kmdr.papers", convert=_claim_set, paper_field="claims"
+)
 
 
 def all_claims() -> tuple[Claim, ...]:

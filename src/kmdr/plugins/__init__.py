@@ -1,7 +1,7 @@
 """Registries: the one way kmdr finds what a name in a config means, and the one plug-in policy.
 
 A :class:`Registry` maps names to declarations of one kind (reducers, datasets, figure styles,
-report sections...). Declarations come from two places:
+report sections...). Declarations come from three places:
 
 * in code, with :meth:`Registry.declare` (the object itself, or a ``"module:attribute"`` string
   imported on first use, so that listing names costs no import);
@@ -10,18 +10,28 @@ report sections...). Declarations come from two places:
       [project.entry-points."kmdr.reducers"]
       toy = "toypkg.reducer:TOY"
 
-  The entry point's name is the registry name. kmdr's own entry points (its papers register this
-  way) count as built-ins.
+  The entry point's name is the registry name. kmdr's own entry points count as built-ins;
+* from the papers: a paper (kmdr's own or a plug-in's) is ONE :class:`Paper` declaration,
+  registered under the one group ``kmdr.papers`` (:data:`PAPERS`), e.g.::
 
-Names are known without importing anything; a declaration is imported when it is first asked
-for, once per process. The clash policy is the same for every registry:
+      [project.entry-points."kmdr.papers"]
+      mypaper = "mypkg:PAPER"
+
+  A registry built with ``paper_field`` (figure styles, report sections, experiment kinds, claim
+  sets, theory parts) takes its names from that field of every paper; kmdr's own papers count as
+  built-ins.
+
+Names are known without importing anything but the papers' declarations (which name their parts
+as ``"module:attr"`` strings, so that reading them is cheap); a declaration is imported when it is
+first asked for, once per process. The clash policy is the same for every registry:
 
 * a built-in name wins: a plug-in of that name is ignored, with one warning line naming it and
   its package, and the name means the built-in;
 * two plug-ins of one name are both ignored, with one warning line naming both packages, and
   asking for that name is an error naming them (which one a config meant cannot be known);
 * a plug-in that fails to import is skipped with one warning line; asking for it raises that
-  line as the error. Every other name keeps working either way.
+  line as the error (asking for a name that a broken plug-in paper may declare names that
+  paper's problem). Every other name keeps working either way.
 
 Nothing here knows what a reducer or a dataset is; each registry gets a ``convert`` function that
 checks (and may wrap) what a declaration loads to.
@@ -30,21 +40,36 @@ checks (and may wrap) what a declaration loads to.
 from __future__ import annotations
 
 import functools
-import importlib
-import importlib.metadata
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 from kmdr._errors import error_chain
+from kmdr.plugins._entry_points import (
+    OWN_DISTRIBUTION,
+    Source,
+    all_entry_points,
+    entry_points_of,
+    import_target,
+    is_own,
+    origin,
+)
+from kmdr.plugins.paper import Deviation, Paper, check_paper
 
-__all__ = ["Registry", "RegistryError", "entry_points_of", "import_target"]
+__all__ = [
+    "OWN_DISTRIBUTION",
+    "PAPERS",
+    "Deviation",
+    "Paper",
+    "Registry",
+    "RegistryError",
+    "entry_points_of",
+    "import_target",
+    "papers",
+]
 
 T = TypeVar("T")
-
-#: The distribution whose entry points are built-ins, not plug-ins.
-OWN_DISTRIBUTION = "kmdr"
 
 
 class RegistryError(ValueError):
@@ -52,35 +77,8 @@ class RegistryError(ValueError):
     Its message is one line naming the problem and the fix."""
 
 
-@functools.cache
-def _all_entry_points() -> importlib.metadata.EntryPoints:
-    # One scan of the installed packages' metadata per process, shared by every registry.
-    return importlib.metadata.entry_points()
-
-
-def entry_points_of(group: str) -> tuple[importlib.metadata.EntryPoint, ...]:
-    """The installed entry points of ``group`` (scanned once per process)."""
-    return tuple(_all_entry_points().select(group=group))
-
-
-def _origin(ep: importlib.metadata.EntryPoint) -> str:
-    dist = getattr(ep, "dist", None)
-    where = f" from {dist.name} {dist.version}" if dist is not None else ""
-    return f"entry point {ep.name} = {ep.value} (group {ep.group}{where})"
-
-
-def _is_own(ep: importlib.metadata.EntryPoint) -> bool:
-    dist = getattr(ep, "dist", None)
-    return dist is not None and dist.name == OWN_DISTRIBUTION
-
-
-def import_target(target: str):
-    """The object a ``"module:attribute"`` string names (``"module"`` alone: the module)."""
-    module, _, attr = target.partition(":")
-    obj = importlib.import_module(module)
-    for part in filter(None, attr.split(".")):
-        obj = getattr(obj, part)
-    return obj
+def _in_paper(name: str, key: str) -> str:
+    return f"{name!r} of paper {key} ({PAPERS.origin(key)})"
 
 
 def _interrupt_behind(err: BaseException) -> BaseException | None:
@@ -104,10 +102,14 @@ class Registry(Mapping[str, T], Generic[T]):
     what : str
         What a declaration is, for messages ("reducer", "dataset", "figure style").
     group : str
-        The entry-point group plug-ins declare themselves under (``"kmdr.reducers"``).
+        The entry-point group plug-ins declare themselves under (``"kmdr.reducers"``); with
+        ``paper_field``, the group of the papers (``"kmdr.papers"``).
     convert : callable, optional
         ``convert(obj, name) -> T`` checks what a declaration loaded to (and may wrap it);
         it raises ``TypeError`` or ``ValueError`` with a one-line reason when ``obj`` is not one.
+    paper_field : str, optional
+        The field of :class:`Paper` the declarations come from (``"figure_styles"``): a mapping of
+        names, or one declaration named after its paper's key (``"claims"``, ``"theory"``).
 
     Iterating gives the names (aliases excluded) without importing anything; indexing imports the
     declaration, resolving aliases, and raises ``KeyError`` for a name that means nothing usable;
@@ -115,16 +117,23 @@ class Registry(Mapping[str, T], Generic[T]):
     """
 
     def __init__(
-        self, what: str, group: str, convert: Callable[[object, str], T] | None = None
+        self,
+        what: str,
+        group: str,
+        convert: Callable[[object, str], T] | None = None,
+        *,
+        paper_field: str | None = None,
     ) -> None:
         self.what = what
         self.group = group
+        self.paper_field = paper_field
         self._convert = convert
         self._declared: dict[str, object] = {}  # built-ins: object or "module:attr"
         self._aliases: dict[str, str] = {}
         self._loaded: dict[str, T] = {}
         self._lock = threading.RLock()
         self._found: tuple[dict, dict] | None = None  # plug-ins, found on first use
+        self._found_with: object = None  # the papers self._found was read from
 
     # ---- declaring -------------------------------------------------------------------------
 
@@ -150,39 +159,70 @@ class Registry(Mapping[str, T], Generic[T]):
 
     # ---- plug-ins ----------------------------------------------------------------------------
 
-    def _plugins(self) -> tuple[dict[str, importlib.metadata.EntryPoint], dict[str, str]]:
-        """(entry points by name, reasons a plug-in name cannot be used), with the clash policy
-        applied and its warnings given once (the result is kept until :meth:`reload`)."""
+    def _plugins(self) -> tuple[dict[str, Source], dict[str, str]]:
+        """(plug-in sources by name, reasons a plug-in name cannot be used), with the clash policy
+        applied and its warnings given once (the result is kept until :meth:`reload`, or until
+        the papers are found again)."""
         with self._lock:
-            if self._found is None:
+            papers = None if self.paper_field is None else PAPERS._plugins()
+            if self._found is None or self._found_with is not papers:
                 self._found = self._find_plugins()
+                self._found_with = papers
             return self._found
 
-    def _find_plugins(self) -> tuple[dict[str, importlib.metadata.EntryPoint], dict[str, str]]:
-        by_name: dict[str, list[importlib.metadata.EntryPoint]] = {}
-        own: dict[str, importlib.metadata.EntryPoint] = {}
-        for ep in entry_points_of(self.group):
-            if _is_own(ep):
-                own.setdefault(ep.name, ep)
+    def _sources(self) -> list[Source]:
+        """Every declaration of this registry's group or of its field of the papers."""
+        if self.paper_field is None:
+            owners: dict[int, bool] = {}  # by distribution: its name is read once
+
+            def own(ep) -> bool:
+                dist = getattr(ep, "dist", None)
+                if id(dist) not in owners:
+                    owners[id(dist)] = is_own(ep)
+                return owners[id(dist)]
+
+            points = entry_points_of(self.group)
+            return [
+                Source(ep.name, ep.value, own(ep), functools.partial(origin, ep)) for ep in points
+            ]
+        sources = []
+        for paper in papers():
+            key, own = paper.key, PAPERS.is_own(paper.key)
+            part = getattr(paper, self.paper_field)
+            if isinstance(part, Mapping):
+                items = list(part.items())
+            else:  # one declaration, named after its paper
+                items = [] if part is None else [(key, part)]
+            for name, target in items:
+                sources.append(Source(name, target, own, functools.partial(_in_paper, name, key)))
+        return sources
+
+    def _find_plugins(self) -> tuple[dict[str, Source], dict[str, str]]:
+        by_name: dict[str, list[Source]] = {}
+        own: dict[str, Source] = {}
+        for src in self._sources():
+            if src.own:
+                own.setdefault(src.name, src)
             else:
-                by_name.setdefault(ep.name, []).append(ep)
-        usable: dict[str, importlib.metadata.EntryPoint] = dict(own)
+                by_name.setdefault(src.name, []).append(src)
+        usable: dict[str, Source] = dict(own)
         broken: dict[str, str] = {}
         for name, points in by_name.items():
             if name in self._declared or name in self._aliases or name in own:
-                for ep in points:
+                for src in points:
                     _warn(
-                        f"{self.what} plug-in {_origin(ep)} is ignored: the built-in "
+                        f"{self.what} plug-in {src.origin} is ignored: the built-in "
                         f"{self.what} {name!r} has that name and built-ins win; rename the "
-                        "entry point to use the plug-in",
+                        f"{'entry point' if self.paper_field is None else 'declaration'} to use "
+                        "the plug-in",
                         self.group,
                     )
                 continue
             if len(points) > 1:
                 broken[name] = (
                     f"{self.what} {name!r} is declared by {len(points)} plug-ins "
-                    f"({'; '.join(_origin(ep) for ep in points)}): none is used; uninstall one "
-                    "or rename its entry point"
+                    f"({'; '.join(src.origin for src in points)}): none is used; uninstall one "
+                    f"or rename its {'entry point' if self.paper_field is None else 'declaration'}"
                 )
                 _warn(broken[name], self.group)
                 continue
@@ -190,11 +230,33 @@ class Registry(Mapping[str, T], Generic[T]):
         return usable, broken
 
     def reload(self) -> None:
-        """Forget the plug-ins found so far (after installing one in this process)."""
+        """Forget the plug-ins found so far (after installing one in this process); a registry
+        of a field of the papers finds the papers again too."""
         with self._lock:
-            _all_entry_points.cache_clear()
+            all_entry_points.cache_clear()
+            if self.paper_field is not None:
+                PAPERS.reload()
             self._found = None
             self._loaded = {k: v for k, v in self._loaded.items() if k in self._declared}
+
+    def is_own(self, name: str) -> bool:
+        """Whether ``name`` is a built-in (declared in code or by kmdr's own distribution)."""
+        name = self.canonical(name)
+        if name in self._declared:
+            return True
+        src = self._plugins()[0].get(name)
+        return src is not None and src.own
+
+    def origin(self, name: str) -> str:
+        """Where the declaration ``name`` comes from, for messages."""
+        name = self.canonical(name)
+        src = None if name in self._declared else self._plugins()[0].get(name)
+        return src.origin if src is not None else f"{self.what} {name!r}"
+
+    def _said(self, name: str) -> str:
+        if name in self._declared:
+            return f"built-in {self.what} {name!r}"
+        return f"{self.what} plug-in {self.origin(name)}"
 
     # ---- looking up --------------------------------------------------------------------------
 
@@ -206,6 +268,8 @@ class Registry(Mapping[str, T], Generic[T]):
     def declarations_of(self, name: str) -> int:
         """How many installed entry points of this registry's group declare ``name`` (metadata
         only: nothing is imported); more than one is a clash."""
+        if self.paper_field is not None:
+            return sum(src.name == name for src in self._sources())
         return sum(ep.name == name for ep in entry_points_of(self.group))
 
     def canonical(self, name: str) -> str:
@@ -222,7 +286,12 @@ class Registry(Mapping[str, T], Generic[T]):
             return broken[name]
         if name in self._declared or name in points:
             return None
-        return f"{self.what} {name!r} is unknown; valid {self.what}s: {', '.join(self.names())}"
+        unknown = f"{self.what} {name!r} is unknown; valid {self.what}s: {', '.join(self.names())}"
+        if self.paper_field is not None:
+            # a paper that failed to load may be the one that declares it: say why it failed
+            for reason in PAPERS._plugins()[1].values():
+                unknown += f"; a paper that may declare it failed to load: {reason}"
+        return unknown
 
     def get(self, name: str) -> T:
         """The declaration ``name`` (or its alias) means, imported on first use.
@@ -240,11 +309,8 @@ class Registry(Mapping[str, T], Generic[T]):
             return self._loaded[name]
 
     def _load(self, name: str) -> T:
-        if name in self._declared:
-            target, origin = self._declared[name], f"built-in {self.what} {name!r}"
-        else:
-            ep = self._plugins()[0][name]
-            target, origin = ep.value, f"{self.what} plug-in {_origin(ep)}"
+        built_in = name in self._declared
+        target = self._declared[name] if built_in else self._plugins()[0][name].target
         try:
             obj = import_target(target) if isinstance(target, str) else target
         except Exception as err:  # third-party code may fail in any way: one line, named
@@ -252,17 +318,17 @@ class Registry(Mapping[str, T], Generic[T]):
             if interrupt is not None:  # not broken: stopped (and tried again next time)
                 raise interrupt from None
             message = (
-                f"{origin} failed to import ({type(err).__name__}: {' '.join(str(err).split())}); "
-                "fix or reinstall the package that declares it, or uninstall it"
+                f"{self._said(name)} failed to import ({type(err).__name__}: "
+                f"{' '.join(str(err).split())}); fix or reinstall the package that declares it, "
+                "or uninstall it"
             )
         else:
             try:
                 return self._convert(obj, name) if self._convert is not None else obj
             except Exception as err:
-                message = (
-                    f"{origin} cannot be used: {' '.join(str(err).split()) or type(err).__name__}"
-                )
-        if name not in self._declared:
+                why = " ".join(str(err).split()) or type(err).__name__
+                message = f"{self._said(name)} cannot be used: {why}"
+        if not built_in:
             self._plugins()[1][name] = message
             _warn(message, self.group)
         raise RegistryError(message)
@@ -286,3 +352,22 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def __repr__(self) -> str:
         return f"Registry({self.what!r}, {list(self)})"
+
+
+#: Every paper, by its key: kmdr's own (entry points of kmdr's distribution) first, then the
+#: plug-ins'. The registries of a paper's parts read them (``paper_field``).
+PAPERS: Registry[Paper] = Registry("paper", "kmdr.papers", convert=check_paper)
+
+
+def papers() -> list[Paper]:
+    """Every paper that loads, in :data:`PAPERS`'s order: a plug-in's that cannot load was said in
+    one warning line and is left out (asking for it by name raises that line); kmdr's own must
+    load."""
+    out = []
+    for key in PAPERS:
+        try:
+            out.append(PAPERS.get(key))
+        except RegistryError:
+            if PAPERS.is_own(key):
+                raise
+    return out

@@ -1,0 +1,73 @@
+"""Where plug-in declarations come from: the installed packages' entry points (scanned once per
+process), and the record of one declaration's source that :class:`kmdr.plugins.Registry` keeps."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+from collections.abc import Callable
+from typing import NamedTuple
+
+__all__ = [
+    "OWN_DISTRIBUTION",
+    "Source",
+    "all_entry_points",
+    "entry_points_of",
+    "import_target",
+    "is_own",
+    "origin",
+]
+
+
+#: The distribution whose entry points are built-ins, not plug-ins.
+OWN_DISTRIBUTION = "kmdr"
+
+
+@functools.cache
+def all_entry_points() -> importlib.metadata.EntryPoints:
+    # One scan of the installed packages' metadata per process, shared by every registry.
+    return importlib.metadata.entry_points()
+
+
+def entry_points_of(group: str) -> tuple[importlib.metadata.EntryPoint, ...]:
+    """The installed entry points of ``group`` (scanned once per process)."""
+    return tuple(all_entry_points().select(group=group))
+
+
+def origin(ep: importlib.metadata.EntryPoint) -> str:
+    """The entry point and the distribution that declares it, for messages."""
+    dist = getattr(ep, "dist", None)
+    where = f" from {dist.name} {dist.version}" if dist is not None else ""
+    return f"entry point {ep.name} = {ep.value} (group {ep.group}{where})"
+
+
+def is_own(ep: importlib.metadata.EntryPoint) -> bool:
+    """Whether kmdr's own distribution declares ``ep`` (a built-in, not a plug-in)."""
+    dist = getattr(ep, "dist", None)
+    return dist is not None and dist.name == OWN_DISTRIBUTION
+
+
+def import_target(target: str):
+    """The object a ``"module:attribute"`` string names (``"module"`` alone: the module)."""
+    module, _, attr = target.partition(":")
+    obj = importlib.import_module(module)
+    for part in filter(None, attr.split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
+class Source(NamedTuple):
+    """Where a plug-in declaration comes from: an entry point of the registry's group, or a field
+    of a paper's declaration."""
+
+    name: str
+    target: object  # "module:attr" or the declaration itself
+    own: bool  # kmdr's own: a built-in
+    # Where it comes from, for messages: built when said, since a distribution's name and version
+    # are read from its metadata file (kmdr's holds the README) at every ask.
+    describe: Callable[[], str]
+
+    @property
+    def origin(self) -> str:
+        return self.describe()

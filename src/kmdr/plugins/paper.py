@@ -1,0 +1,105 @@
+"""The declaration of a paper: everything it adds to kmdr, in one object (:class:`Paper`).
+
+It sits beside the registries (:mod:`kmdr.plugins`), below every layer, so that the registries of
+the configuration, the figures and the report can all read the papers' declarations; a paper's
+package, at the top, declares one and registers it as an entry point of ``kmdr.papers``.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+__all__ = ["Deviation", "Paper", "check_paper"]
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """One way our data or setup deviates from a paper's: an item of the report's last section.
+
+    Attributes
+    ----------
+    order : float
+        Its place among every paper's deviations, which the report lists by ``order`` (the data
+        sets first, then the setup), then in the papers' order.
+    text : str or callable
+        The item (Markdown, one paragraph), or ``text(results) -> str`` when it quotes what ran:
+        ``results.shape(experiment, dataset)`` is " (ours: n × d)" or "" when that experiment has
+        no cell of that dataset, and ``results.ran(dataset)`` says whether any experiment has
+        results on it (:class:`kmdr.report.deviations.Results`).
+    """
+
+    order: float
+    text: str | Callable[[object], str]
+
+
+def _frozen(mapping: Mapping, what: str, key: str) -> Mapping:
+    if not isinstance(mapping, Mapping):
+        raise TypeError(f"paper {key}: {what} must be a mapping of names")
+    return types.MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Paper:
+    """Everything one paper adds to kmdr, declared once in its own package.
+
+    A paper's package exposes one ``PAPER = Paper(...)`` and registers it as an entry point of the
+    group ``kmdr.papers``, named by the paper's ``key``. Its code parts are ``"module:attr"``
+    strings, imported when first used (reading the declaration imports nothing heavy), or the
+    objects themselves; its prose is text.
+
+    Attributes
+    ----------
+    key : str
+        The paper's short name (``"bzmd14"``): its entry point's name, its presets'
+        ``preset.paper``, the name of its claim set and theory part.
+    title : str
+        Its citation: authors, year, title.
+    figure_styles, report_sections, kinds : Mapping
+        Its figure styles (:class:`kmdr.figures.style.FigureStyle`), report sections
+        (:class:`kmdr.report.sections.ReportSection`) and experiment kinds, by the name a preset
+        gives them (``preset.figure``, ``preset.section``, ``kind``).
+    claims : str or object, optional
+        Its claims: a callable returning :class:`kmdr.report.claims.Claim` objects, or the claims.
+    theory : str or object, optional
+        Its theorems, a :class:`kmdr.report.theory.TheoryPart`.
+    deviations : tuple of Deviation
+        Where our data and setup deviate from the paper's.
+    no_data : Mapping
+        Why one of its experiments has no data here, by experiment name (said when it did not
+        run).
+    notes : Mapping
+        What a reader must know before reading an experiment's figure, by experiment name.
+    """
+
+    key: str
+    title: str
+    figure_styles: Mapping[str, object] = field(default_factory=dict)
+    report_sections: Mapping[str, object] = field(default_factory=dict)
+    kinds: Mapping[str, object] = field(default_factory=dict)
+    claims: object = None
+    theory: object = None
+    deviations: tuple[Deviation, ...] = ()
+    no_data: Mapping[str, str] = field(default_factory=dict)
+    notes: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("figure_styles", "report_sections", "kinds", "no_data", "notes"):
+            object.__setattr__(self, name, _frozen(getattr(self, name), name, self.key))
+        deviations = tuple(self.deviations)
+        wrong = [type(d).__name__ for d in deviations if not isinstance(d, Deviation)]
+        if wrong:
+            raise TypeError(f"paper {self.key}: deviations holds {wrong[0]}: give Deviations")
+        object.__setattr__(self, "deviations", deviations)
+
+
+def check_paper(obj, name: str) -> Paper:
+    """``obj`` if it is the :class:`Paper` of key ``name`` (the registry's ``convert``)."""
+    if not isinstance(obj, Paper):
+        raise TypeError(f"{name} is a {type(obj).__name__}: give a kmdr.plugins.Paper")
+    if obj.key != name:
+        raise ValueError(
+            f"its Paper's key is {obj.key!r}: name the entry point {obj.key!r} or set key={name!r}"
+        )
+    return obj
