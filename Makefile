@@ -61,7 +61,7 @@ test-floors:
 
 # The documentation site (docs/: the user guide, the API reference from the docstrings, and the
 # gallery of examples/, each run at build time) into docs/_build/html, offline, every warning an
-# error. tests/docs/test_site.py opens the built site in headless chromium.
+# error. tests/docs/test_docs_site.py opens the built site in headless chromium.
 DOCS_OUT ?= docs/_build/html
 docs: install
 	rm -rf $(DOCS_OUT) docs/generated docs/auto_examples
