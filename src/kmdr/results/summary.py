@@ -6,11 +6,11 @@ through :class:`kmdr.results.store.CellStore` without writing anything, so a rea
 lags the cell files a killed run left) and ``runs/*.json``. No other file is read: a stray
 ``cells_backup.csv`` changes nothing.
 
-A cell is keyed by its identity, :data:`kmdr.results.columns.IDENTITY_COLUMNS` (every setting
+A cell is keyed by its identity, :data:`kmdr.results.records.IDENTITY_COLUMNS` (every setting
 that changes its numbers): rows that differ in any of them are different cells, never merged or
 averaged together. A point of a figure (a row of ``summary.csv``) is a cell's identity without its
 repetition (``POINT_COLUMNS``). Only current rows are used: rows of older code, of other data or
-of another experiment (:mod:`kmdr.results.current`) are left out and counted in a note
+of another experiment (:mod:`kmdr.results.reading`) are left out and counted in a note
 (:func:`cells_view`). The *setting* of a row is its dataset, dataset parameters, base
 seed and k-means settings (:data:`SETTING_COLUMNS`); when an experiment holds several settings for
 one dataset (a multirun over ``seed`` or ``kmeans.n_init`` into one name), ``summary.csv`` gets a
@@ -19,8 +19,8 @@ draw one row of panels per setting. A legacy sidecar that lacks some identity co
 with them unknown (``<NA>``), never dropped; a sidecar that cannot be read is named in one line
 and makes every point incomplete (what it expected is unknown).
 
-Public readers (used by the figures and the report, beside :mod:`kmdr.results.sidecars` for
-what the run records say and :mod:`kmdr.results.points` for the key columns):
+Public readers (used by the figures and the report, beside :mod:`kmdr.results.reading` for
+what the run records say and :mod:`kmdr.results.reading` for the key columns):
 
 - :func:`cells_view` - the current cells, the rows left out and the note saying so;
 - :func:`load_cells` - the current cells;
@@ -36,6 +36,7 @@ Files are written with :mod:`kmdr._io` (atomic, umask-honouring) and CSVs read w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,21 +46,21 @@ import pandas as pd
 from kmdr._io import atomic_write_text, read_csv
 from kmdr.config.presentation import FIGURE_STYLES
 from kmdr.plugins import RegistryError
-from kmdr.results.current import current_expected, exclusion_note, split_current
-from kmdr.results.points import (
+from kmdr.results.reading import (
     CORE_COLUMNS,
     KEY,
     POINT,
     SETTING_COLUMNS,
-    setting_labels,
-    typed,
-)
-from kmdr.results.sidecars import (
     aggregation_of,
+    current_expected,
+    exclusion_note,
     load_expected,
     load_runs,
     preset_of,
-    say_once,
+    setting_labels,
+    split_current,
+    stderr,
+    typed,
     unreadable_runs,
 )
 from kmdr.results.store import CellStore
@@ -100,14 +101,19 @@ class CellsView:
     note: str
 
 
-def cells_view(experiment_dir: str | Path, runs: list[dict] | None = None) -> CellsView:
+def cells_view(
+    experiment_dir: str | Path,
+    runs: list[dict] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> CellsView:
     """The experiment's store as readers see it (see :class:`CellsView`): ``cells.csv`` merged
     with the valid cell files, split into current and left-out rows
-    (:func:`kmdr.results.current.split_current`). Reads only; damaged files and rows are
-    reported in one line each (once per process) and not used."""
+    (:func:`kmdr.results.reading.split_current`). Reads only; damaged files and rows are
+    reported in one line each to ``say`` (default: stderr; a :class:`~.reading.Once` says each
+    once across calls) and not used."""
     exp_dir = Path(experiment_dir)
-    runs = load_runs(exp_dir) if runs is None else runs
-    frame = CellStore(exp_dir, log=say_once, read_only=True).frame()
+    runs = load_runs(exp_dir, say) if runs is None else runs
+    frame = CellStore(exp_dir, log=say or stderr, read_only=True).frame()
     current, excluded = split_current(frame, runs, exp_dir.name)
     return CellsView(_typed_cells(current, exp_dir), excluded, exclusion_note(excluded, exp_dir))
 
@@ -330,7 +336,7 @@ def write_summaries(experiment_dir: str | Path) -> list[Path]:
     try:
         write_tables = FIGURE_STYLES.get(preset_of(exp_dir, runs)["figure"]).write_tables
     except RegistryError as err:  # a plug-in style that fails to load: summary.csv still stands
-        say_once(f"[kmdr] {exp_dir.name}: no tables beside summary.csv: {err}")
+        stderr(f"[kmdr] {exp_dir.name}: no tables beside summary.csv: {err}")
         write_tables = None
     if write_tables is not None:
         written += write_tables(exp_dir, summary)

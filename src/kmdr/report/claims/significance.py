@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from kmdr.results.points import is_baseline
+from kmdr.results.reading import is_baseline
 
 #: Level of every test, after Holm's correction within the claim.
 ALPHA = 0.05
