@@ -19,6 +19,11 @@ draw one row of panels per setting. A legacy sidecar that lacks some identity co
 with them unknown (``<NA>``), never dropped; a sidecar that cannot be read is named in one line
 and makes every point incomplete (what it expected is unknown).
 
+Each public reader takes ``say``, where its one-line reports go (a damaged file or row, an
+unreadable sidecar): by default each call says a message once on stderr; a caller that reads a
+folder many times (figures, the report, a session) holds one :class:`~kmdr.results.reading.Once`
+and passes it to every call, so each problem is named once in all.
+
 Public readers (used by the figures and the report, beside :mod:`kmdr.results.reading` for
 what the run records say and :mod:`kmdr.results.reading` for the key columns):
 
@@ -51,6 +56,7 @@ from kmdr.results.reading import (
     KEY,
     POINT,
     SETTING_COLUMNS,
+    Once,
     aggregation_of,
     current_expected,
     exclusion_note,
@@ -59,7 +65,6 @@ from kmdr.results.reading import (
     preset_of,
     setting_labels,
     split_current,
-    stderr,
     typed,
     unreadable_runs,
 )
@@ -109,19 +114,23 @@ def cells_view(
     """The experiment's store as readers see it (see :class:`CellsView`): ``cells.csv`` merged
     with the valid cell files, split into current and left-out rows
     (:func:`kmdr.results.reading.split_current`). Reads only; damaged files and rows are
-    reported in one line each to ``say`` (default: stderr; a :class:`~.reading.Once` says each
-    once across calls) and not used."""
+    reported in one line each to ``say`` and not used."""
     exp_dir = Path(experiment_dir)
+    say = say or Once()
     runs = load_runs(exp_dir, say) if runs is None else runs
-    frame = CellStore(exp_dir, log=say or stderr, read_only=True).frame()
+    frame = CellStore(exp_dir, log=say, read_only=True).frame()
     current, excluded = split_current(frame, runs, exp_dir.name)
     return CellsView(_typed_cells(current, exp_dir), excluded, exclusion_note(excluded, exp_dir))
 
 
-def load_cells(experiment_dir: str | Path, runs: list[dict] | None = None) -> pd.DataFrame:
+def load_cells(
+    experiment_dir: str | Path,
+    runs: list[dict] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
     """The current cells of an experiment (:func:`cells_view`), one row per cell, sorted by
     :data:`KEY`. Returns an empty frame with the key columns when there are none."""
-    return cells_view(experiment_dir, runs).cells
+    return cells_view(experiment_dir, runs, say).cells
 
 
 def _typed_cells(cells: pd.DataFrame, exp_dir: Path) -> pd.DataFrame:
@@ -188,7 +197,10 @@ def _keys(cells: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFrame, bo
 
 
 def completeness(
-    experiment_dir: str | Path, cells: pd.DataFrame | None = None, runs: list[dict] | None = None
+    experiment_dir: str | Path,
+    cells: pd.DataFrame | None = None,
+    runs: list[dict] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Per point (:data:`POINT` and its ``method``): n_cells, n_expected, complete, missing
     repetitions, and ``setting`` when several settings are present.
@@ -201,8 +213,9 @@ def completeness(
     has them already.
     """
     exp_dir = Path(experiment_dir)
-    runs = load_runs(exp_dir) if runs is None else runs
-    cells = load_cells(exp_dir, runs) if cells is None else cells
+    say = say or Once()
+    runs = load_runs(exp_dir, say) if runs is None else runs
+    cells = load_cells(exp_dir, runs, say) if cells is None else cells
     return _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
 
 
@@ -242,7 +255,11 @@ def _completeness(
 # summary
 
 
-def summarize(experiment_dir: str | Path, aggregation: str | None = None) -> pd.DataFrame:
+def summarize(
+    experiment_dir: str | Path,
+    aggregation: str | None = None,
+    say: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
     """The summary table (as written to summary.csv), computed from the cells and sidecars.
 
     One row per point (:data:`POINT`): ``setting`` (only when several settings are present),
@@ -252,8 +269,9 @@ def summarize(experiment_dir: str | Path, aggregation: str | None = None) -> pd.
     (ties: lowest repetition).
     """
     exp_dir = Path(experiment_dir)
-    runs = load_runs(exp_dir)
-    cells = load_cells(exp_dir, runs)
+    say = say or Once()
+    runs = load_runs(exp_dir, say)
+    cells = load_cells(exp_dir, runs, say)
     aggregation = aggregation or aggregation_of(exp_dir, runs)
     comp = _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
     return _summarize(exp_dir.name, cells, comp, aggregation)
@@ -305,12 +323,15 @@ def _summarize(
     return out.reset_index(drop=True)
 
 
-def load_summary(experiment_dir: str | Path, recompute: bool = False) -> pd.DataFrame:
+def load_summary(
+    experiment_dir: str | Path, recompute: bool = False, say: Callable[[str], None] | None = None
+) -> pd.DataFrame:
     """``summary.csv`` of an experiment; recomputed from the cells if absent or ``recompute``."""
     path = Path(experiment_dir) / "summary.csv"
     summary = read_csv(path) if path.exists() and not recompute else pd.DataFrame()
     if not len(summary) or any(c not in summary.columns for c in POINT):
-        return summarize(experiment_dir)  # absent, or written before points had every column
+        # absent, or written before points had every column
+        return summarize(experiment_dir, say=say)
     summary = typed(summary, POINT)
     if "complete" in summary.columns:
         summary["complete"] = summary["complete"].astype(str).str.lower().eq("true")
@@ -321,22 +342,25 @@ def load_summary(experiment_dir: str | Path, recompute: bool = False) -> pd.Data
 # writer
 
 
-def write_summaries(experiment_dir: str | Path) -> list[Path]:
+def write_summaries(
+    experiment_dir: str | Path, say: Callable[[str], None] | None = None
+) -> list[Path]:
     """Write ``summary.csv`` from the CSVs, and the tables the preset's figure style writes
     beside it (its ``write_tables``: bmd09 Table 1 writes ``table1.csv`` and ``table1.md``).
 
     Returns the paths written; nothing is written (and [] returned) for a folder with no cells.
     """
     exp_dir = Path(experiment_dir)
-    runs = load_runs(exp_dir)
-    summary = summarize(exp_dir)
+    say = say or Once()
+    runs = load_runs(exp_dir, say)
+    summary = summarize(exp_dir, say=say)
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return []
     written = [_write_csv(summary, exp_dir / "summary.csv")]
     try:
         write_tables = FIGURE_STYLES.get(preset_of(exp_dir, runs)["figure"]).write_tables
     except RegistryError as err:  # a plug-in style that fails to load: summary.csv still stands
-        stderr(f"[kmdr] {exp_dir.name}: no tables beside summary.csv: {err}")
+        say(f"[kmdr] {exp_dir.name}: no tables beside summary.csv: {err}")
         write_tables = None
     if write_tables is not None:
         written += write_tables(exp_dir, summary)
