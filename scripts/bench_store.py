@@ -20,8 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kmdr.results.columns import REQUIRED_COLUMNS
-from kmdr.results.records import identity_id, row_fields
+from kmdr.results.records import REQUIRED_COLUMNS, identity_id, row_fields
 from kmdr.results.store import CellStore
 
 

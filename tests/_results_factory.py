@@ -12,8 +12,14 @@ import numpy as np
 import pandas as pd
 
 from kmdr.results.cells import code_tag
-from kmdr.results.columns import IDENTITY_COLUMNS, REQUIRED_COLUMNS
-from kmdr.results.records import identity_id, row_fields, seal, table_text
+from kmdr.results.records import (
+    IDENTITY_COLUMNS,
+    REQUIRED_COLUMNS,
+    identity_id,
+    row_fields,
+    seal,
+    table_text,
+)
 
 LABELS = {"leverage": "Sampl/SVD", "sign": "RP", "svd": "SVD", "none": "kMeans"}
 

@@ -20,7 +20,7 @@ import pytest
 from _data import real_dataset
 from kmdr import _kernels
 from kmdr._io import read_csv
-from kmdr.results.columns import RESULT_COLUMNS
+from kmdr.results.records import RESULT_COLUMNS
 
 pytestmark = pytest.mark.slow  # every test here starts Python afresh
 

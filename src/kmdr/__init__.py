@@ -45,7 +45,7 @@ def __getattr__(name: str):
 
         return api_run
     if name == "read_results":
-        from kmdr.results.frame import read_results
+        from kmdr.results.reading import read_results
 
         return read_results
     if name == "ConfigError":
@@ -57,7 +57,7 @@ def __getattr__(name: str):
 
         return RunError
     if name == "ResultsError":
-        from kmdr.results.frame import ResultsError
+        from kmdr.results.reading import ResultsError
 
         return ResultsError
     if name == "__version__":

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, statuses, wait_for
-from kmdr.results.columns import IDENTITY_COLUMNS
+from kmdr.results.records import IDENTITY_COLUMNS
 from kmdr.results.store import CellStore
 
 RUN = textwrap.dedent(

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from _procs import Proc, cell_files, children, statuses, wait_for
-from kmdr.results import _locks
+from kmdr.results import locks as _locks
 
 pytestmark = pytest.mark.slow  # every test here starts the command in a subprocess
 

@@ -12,7 +12,7 @@ from _run_configs import synth_run
 from kmdr.config.seeds import cell_seed, shared_seed, stream_seeds
 from kmdr.config.spec import ConfigError, spec_from_config
 from kmdr.engine.runner import run_experiment
-from kmdr.results.columns import CSV_COLUMNS
+from kmdr.results.records import CSV_COLUMNS
 
 METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
 KEY = ["dataset", "reducer", "r", "repetition"]

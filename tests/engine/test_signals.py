@@ -31,7 +31,7 @@ from _procs import (
     statuses,
     wait_for,
 )
-from kmdr.results import _locks
+from kmdr.results import locks as _locks
 
 # Every test here starts a process or sends a signal.
 pytestmark = pytest.mark.slow

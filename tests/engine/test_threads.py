@@ -25,7 +25,7 @@ from kmdr._io import read_csv
 from kmdr.config.spec import spec_from_config
 from kmdr.engine import work
 from kmdr.engine.runner import run_experiment
-from kmdr.results.columns import RESULT_COLUMNS
+from kmdr.results.records import RESULT_COLUMNS
 
 
 def config(results_dir, **over) -> dict:

@@ -24,7 +24,7 @@ from _markdown import unpadded
 from _nips_fixture import sectioned_counts, write_nips_mirror
 from kmdr.datasets import _registry
 from kmdr.papers.published import BMD09_FIG1_TERMS, BMD09_TABLE1, BMD09_TABLE1_COLUMNS
-from kmdr.results.columns import CSV_COLUMNS, EXTRA_COLUMNS
+from kmdr.results.records import CSV_COLUMNS, EXTRA_COLUMNS
 from kmdr.results.summary import METRICS
 
 N_TERMS = 300

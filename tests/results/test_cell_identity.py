@@ -17,8 +17,7 @@ from kmdr._io import read_csv
 from kmdr.config.spec import spec_from_config
 from kmdr.engine.runner import run_experiment
 from kmdr.results import summary as aggregate
-from kmdr.results.columns import IDENTITY_COLUMNS
-from kmdr.results.records import identity_id, seal, table_text
+from kmdr.results.records import IDENTITY_COLUMNS, identity_id, seal, table_text
 
 
 def config(results_dir, **over):

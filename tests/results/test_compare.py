@@ -12,9 +12,15 @@ import pandas as pd
 import pytest
 
 from _results_factory import make_cells, write_experiment
-from kmdr.results.columns import RESULT_COLUMNS, TIMING_COLUMNS
 from kmdr.results.compare import NOISE_RTOL, compare_folders, main
-from kmdr.results.records import CHECKSUM, checksum, read_table, table_text
+from kmdr.results.records import (
+    CHECKSUM,
+    RESULT_COLUMNS,
+    TIMING_COLUMNS,
+    checksum,
+    read_table,
+    table_text,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GRID = {"sign": [2, 4], "svd": [2, 4], "none": [64]}

@@ -8,7 +8,7 @@ import pytest
 
 from _results_factory import make_cells, write_experiment
 from kmdr._io import read_csv
-from kmdr.results.frame import ResultsError, read_results
+from kmdr.results.reading import ResultsError, read_results
 
 GRID = {"sign": [2, 4], "svd": [2]}
 

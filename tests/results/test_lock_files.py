@@ -1,4 +1,4 @@
-"""The lock files behind cell claims and cells.csv's rebuilds (kmdr.results._locks): they
+"""The lock files behind cell claims and cells.csv's rebuilds (kmdr.results.locks): they
 name their holder, a live holder's heartbeat keeps them fresh, and a blocking wait gives up on a
 holder that shows no sign of life. The holder is a real second process."""
 
@@ -9,20 +9,21 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
 from _procs import wait_for
-from kmdr.results import _locks
+from kmdr.results import locks
 
 # Every test here holds the lock in another process (and stops it with a signal).
 pytestmark = pytest.mark.slow
 
 HOLD = (
     "import sys, time\n"
-    "from kmdr.results import _locks\n"
-    "lock = _locks.acquire(sys.argv[1])\n"
+    "from kmdr.results import locks\n"
+    "lock = locks.acquire(sys.argv[1], heartbeat=locks.Heartbeat())\n"
     "print('held', flush=True)\n"
     "time.sleep(600)\n"
 )
@@ -43,10 +44,10 @@ def holder(tmp_path):
 
 def test_the_lock_file_names_its_holder(holder):
     proc, path = holder
-    who = _locks.holder(path)
+    who = locks.holder(path)
     assert who["pid"] == proc.pid and who["host"] == socket.gethostname()
     assert who["since"].endswith("Z") and who["since"][:4].isdigit()
-    assert _locks.is_locked(path) and _locks.acquire(path) is None
+    assert locks.is_locked(path) and locks.acquire(path) is None
 
 
 @pytest.mark.fault(
@@ -56,8 +57,8 @@ def test_the_lock_file_names_its_holder(holder):
 def test_a_wait_on_a_stopped_holder_gives_up(holder):
     proc, path = holder
     proc.send_signal(signal.SIGSTOP)
-    with pytest.raises(_locks.LockTimeout) as info:
-        _locks.acquire(path, block=True, timeout=3)
+    with pytest.raises(locks.LockTimeout) as info:
+        locks.acquire(path, block=True, timeout=3)
     message = str(info.value)
     assert "\n" not in message and f"process {proc.pid} on host {socket.gethostname()}" in message
     assert "no sign of life for 3 s" in message
@@ -73,8 +74,8 @@ def test_a_live_holder_keeps_its_lock_fresh_and_is_waited_for(holder):
         [
             sys.executable,
             "-c",
-            "import sys; from kmdr.results import _locks; "
-            "lock = _locks.acquire(sys.argv[1], block=True, timeout=5); print(lock.held)",
+            "import sys; from kmdr.results import locks; "
+            "lock = locks.acquire(sys.argv[1], block=True, timeout=5); print(lock.held)",
             str(path),
         ],
         stdout=subprocess.PIPE,
@@ -97,3 +98,32 @@ def test_a_live_holder_keeps_its_lock_fresh_and_is_waited_for(holder):
         waiter.kill()
     assert waiter.returncode == 0 and out.strip() == "True"
     assert os.path.exists(path)
+
+
+def _beating() -> int:
+    return sum(t.name == "kmdr-lock-heartbeat" for t in threading.enumerate())
+
+
+def test_the_heartbeat_thread_runs_only_while_its_owner_uses_it(tmp_path):
+    # A held lock uses its heartbeat until its release; ``with`` keeps it running across locks
+    # (a session's), and nothing of it is left once neither holds it.
+    beat = locks.Heartbeat(period=0.05)
+    assert _beating() == 0 and not beat.running
+    first = locks.acquire(tmp_path / "a.lock", heartbeat=beat)
+    second = locks.acquire(tmp_path / "b.lock", heartbeat=beat)
+    assert beat.running and _beating() == 1
+    before = (tmp_path / "b.lock").stat().st_mtime_ns
+    wait_for(lambda: (tmp_path / "b.lock").stat().st_mtime_ns != before, "a touch", timeout=30)
+    first.release()
+    assert beat.running  # the second lock still needs it
+    second.release(unlink=True)
+    assert not beat.running and _beating() == 0
+    with beat:
+        assert beat.running
+        locks.acquire(tmp_path / "c.lock", heartbeat=beat).release()
+        assert beat.running  # the block, not the lock, keeps it
+    assert not beat.running and _beating() == 0
+    # without a heartbeat a lock is held but nothing touches its file
+    bare = locks.acquire(tmp_path / "d.lock")
+    assert bare.held and _beating() == 0
+    bare.release()

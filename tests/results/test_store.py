@@ -25,8 +25,8 @@ from kmdr._io import (
     temporary_path,
 )
 from kmdr.datasets import _registry
-from kmdr.results.cell_lock import CellLock
-from kmdr.results.columns import CSV_COLUMNS, EXTRA_COLUMNS, IDENTITY_COLUMNS
+from kmdr.results.locks import CellLock
+from kmdr.results.records import CSV_COLUMNS, EXTRA_COLUMNS, IDENTITY_COLUMNS
 from kmdr.results.store import CellStore
 
 

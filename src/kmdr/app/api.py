@@ -121,8 +121,7 @@ def _cells_of(experiment_dir: Path | None, run_id: str | None):
     ``excluded`` column left out: they are all current), in cells.csv's order."""
     import pandas as pd
 
-    from kmdr.results.frame import EXCLUDED, empty_columns, read_experiment
-    from kmdr.results.sidecars import load_runs
+    from kmdr.results.reading import EXCLUDED, empty_columns, load_runs, read_experiment
 
     if experiment_dir is None:
         return pd.DataFrame(columns=empty_columns())

@@ -223,7 +223,7 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
     line, instead of ending the run silently or taking the worker down. A real Ctrl-C of the
     run's own process stays an interrupt."""
     from kmdr.engine import signals
-    from kmdr.results import _locks
+    from kmdr.results import locks as _locks
 
     watch_parent(parent_pid)
     if os.getpid() != parent_pid:

@@ -37,9 +37,9 @@ from kmdr.config.seeds import shared_seed
 from kmdr.engine import job_data, signals
 from kmdr.engine.parallel import CellAborted, guarded_job, results_as_completed
 from kmdr.engine.work import forget_shared_work, group_job, key_text
-from kmdr.results import _locks
-from kmdr.results.cell_lock import CellLock
+from kmdr.results import locks as _locks
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
+from kmdr.results.locks import CellLock
 from kmdr.results.provenance import now
 
 __all__ = ["CELLS", "CellsKind"]

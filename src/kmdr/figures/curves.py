@@ -27,7 +27,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from kmdr.figures import appearance
 from kmdr.figures.style import FigureStyle
-from kmdr.results.points import is_baseline
+from kmdr.results.reading import is_baseline
 from kmdr.results.summary import cells_view, summarize
 
 __all__ = ["draw_curves"]

@@ -35,7 +35,7 @@ from kmdr._io import atomic_write_bytes
 from kmdr.figures import appearance
 from kmdr.figures.curves import draw_curves
 from kmdr.figures.style import figure_style as style_named
-from kmdr.results.sidecars import (
+from kmdr.results.reading import (
     aggregation_of,
     experiment_dirs,
     load_runs,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 
+from kmdr.reducers._builtins import builtin_classes
 from kmdr.reducers._entry import LineStyle, ReducerEntry
 from kmdr.reducers._plans import DataFacts, ReducerPlan
 from kmdr.reducers._registry import (
@@ -38,7 +39,8 @@ from kmdr.reducers._registry import (
     unusable_plugin,
 )
 
-# Public name -> the module that defines it, imported when the name is first asked for.
+# Public name -> the module that defines it, imported when the name is first asked for: the
+# shared machinery and the SVD routines, then every built-in class, as its declaration names it.
 _LAZY = {
     "BaseReducer": "_base",
     "SharedWork": "_base",
@@ -49,18 +51,7 @@ _LAZY = {
     "fast_frobenius_svd": "_svd",
     "sparse_svd": "_svd",
     "thin_svd": "_svd",
-    "IdentityReducer": "identity",
-    "LaplacianScoreSelector": "laplacian",
-    "LeverageScoreSampler": "leverage",
-    "LocallyLinearReducer": "lle",
-    "AchlioptasProjection": "projections",
-    "GaussianProjection": "projections",
-    "SignRandomProjection": "projections",
-    "RidgeLeverageSampler": "ridge_leverage",
-    "SparseEmbedding": "sparse_embedding",
-    "PreconditionedSparsification": "sparsified",
-    "SRHTProjection": "srht",
-    "SVDFeatures": "svd",
+    **builtin_classes(),
 }
 
 

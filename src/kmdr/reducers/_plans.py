@@ -6,9 +6,9 @@ its reduction depends on its seed, and whether its shared work does. The answers
 reducer's parameters and on the data's shape and sparsity only, never on its values, so they are
 stated here as plain rules over ``(params, data)`` (:class:`DataFacts`): a dry run reads them from
 the registry (:func:`~kmdr.reducers.planning_facts`) without importing the reducer classes (and
-scikit-learn) or loading the data. Each built-in class reads its own plan (``BaseReducer.plan``),
-so a rule lives here once; the constructor defaults the rules read are declared here too and the
-constructors take them from here.
+scikit-learn) or loading the data. The built-ins' plans are declared with their entries
+(:mod:`kmdr.reducers._builtins`), and each built-in class reads its own from there
+(``BaseReducer.plan``), constructor defaults included.
 
 This module imports nothing heavy.
 """
@@ -20,22 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-__all__ = [
-    "ACHLIOPTAS",
-    "GAUSSIAN",
-    "IDENTITY",
-    "LAPLACIAN",
-    "LEVERAGE",
-    "LLE",
-    "RIDGE_LEVERAGE",
-    "SIGN",
-    "SPARSE_EMBEDDING",
-    "SPARSIFIED",
-    "SRHT",
-    "SVD_FEATURES",
-    "DataFacts",
-    "ReducerPlan",
-]
+__all__ = ["DataFacts", "ReducerPlan", "always", "next_power_of_two", "padded_dimension"]
 
 
 @dataclass(frozen=True)
@@ -99,7 +84,8 @@ def _never(params: Mapping, data: DataFacts) -> bool:
     return False
 
 
-def _always(params: Mapping, data: DataFacts) -> bool:
+def always(params: Mapping, data: DataFacts) -> bool:
+    """A rule that holds for every parameter and data (e.g. a deterministic reduction)."""
     return True
 
 
@@ -152,84 +138,3 @@ class ReducerPlan:
             bool(self.deterministic(p, data)),
             bool(key is not None and self.shared_deterministic(p, data)),
         )
-
-
-def _leverage_key(p: Mapping, data: DataFacts) -> tuple:
-    if p["svd"] == "approximate":
-        return ("fast_frobenius_svd", p["n_clusters"], p["eps"])
-    return ("sparse_svd", p["n_clusters"]) if data.sparse else ("exact_svd", p["n_clusters"])
-
-
-#: Leverage-score sampling: one SVD of rank k shared across r; exact SVDs read no seed (the
-#: approximate SVD's sketch is drawn from random_state).
-LEVERAGE = ReducerPlan(
-    defaults={"svd": "exact", "eps": 1 / 3, "scores": "leverage"},
-    shared_key=_leverage_key,
-    shared_deterministic=lambda p, data: p["svd"] == "exact",
-    max_components=lambda p, n, d: d if p["scores"] == "top" else None,  # no repeats: r <= d
-)
-
-#: SVD features: an exact SVD reads no random_state (ARPACK starts at rng=0).
-SVD_FEATURES = ReducerPlan(
-    defaults={"svd": "exact"},
-    deterministic=lambda p, data: p["svd"] == "exact",
-    max_components=lambda p, n, d: min(n, d),
-)
-
-#: Laplacian scores: a deterministic k-NN graph and scores, shared across r.
-LAPLACIAN = ReducerPlan(
-    defaults={"n_neighbors": 5, "t": "auto"},
-    shared_key=lambda p, data: ("laplacian_scores", p["n_neighbors"], p["t"]),
-    deterministic=_always,
-    shared_deterministic=_always,
-    max_components=lambda p, n, d: d,  # a selection without repeats
-)
-
-
-def _lle_dense(p: Mapping, data: DataFacts) -> bool:
-    """True when scikit-learn's dense eigensolver runs (ARPACK starts from random_state): on
-    dense data with eigen_solver="dense", or "auto" with n_samples <= 200 or r + 1 >= 10.
-    Sparse data always take the sparse path's ARPACK solver."""
-    if data.sparse:
-        return False
-    r = data.n_features if p["n_components"] is None else int(p["n_components"])
-    dense_auto = data.n_samples <= 200 or r + 1 >= 10
-    return p["eigen_solver"] == "dense" or (p["eigen_solver"] == "auto" and dense_auto)
-
-
-#: Locally linear embedding: deterministic when the dense eigensolver runs.
-LLE = ReducerPlan(
-    defaults={"eigen_solver": "auto"},
-    deterministic=_lle_dense,
-    max_components=None,  # the class also checks LLE is feasible on this shape and sparsity
-)
-
-
-def _ridge_key(p: Mapping, data: DataFacts) -> tuple:
-    if p["scores"] == "approximate":
-        return ("ridge_leverage_sketch", p["n_clusters"], p["eps"])
-    # Dense: LeverageScoreSampler's and SVDFeatures' key, one thin SVD serves all three.
-    return ("gram_svd",) if data.sparse else ("thin_svd",)
-
-
-#: Ridge leverage sampling: exact scores share one thin SVD; approximate ones draw a sketch.
-RIDGE_LEVERAGE = ReducerPlan(
-    defaults={"scores": "exact", "eps": 1 / 3},
-    shared_key=_ridge_key,
-    shared_deterministic=lambda p, data: p["scores"] == "exact",
-)
-
-#: The baseline: k-means on all of A, nothing drawn.
-IDENTITY = ReducerPlan(deterministic=_always)
-
-#: The reducers that draw their whole reduction from random_state, with nothing shared across r
-#: (one plan each: each has its own compat_version).
-SIGN = ReducerPlan()
-ACHLIOPTAS = ReducerPlan()
-GAUSSIAN = ReducerPlan()
-SPARSE_EMBEDDING = ReducerPlan()
-SPARSIFIED = ReducerPlan(
-    defaults={"preconditioner": "dct"},
-    max_components=lambda p, n, d: padded_dimension(d, p["preconditioner"]),
-)
-SRHT = ReducerPlan(max_components=lambda p, n, d: next_power_of_two(d))

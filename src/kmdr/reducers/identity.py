@@ -8,8 +8,8 @@ from typing import ClassVar
 from sklearn.base import OneToOneFeatureMixin
 from sklearn.utils._param_validation import Interval
 
-from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._builtins import declared_plan
 
 
 class IdentityReducer(OneToOneFeatureMixin, BaseReducer):
@@ -35,7 +35,7 @@ class IdentityReducer(OneToOneFeatureMixin, BaseReducer):
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    plan = _plans.IDENTITY
+    plan = declared_plan(__name__, "IdentityReducer")
 
     def __init__(self, n_components=None):
         self.n_components = n_components

@@ -11,8 +11,8 @@ from sklearn.metrics import pairwise_distances_chunked
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._validation import check_count, column_subset
 
 #: Rows used to estimate the default heat-kernel scale (as in Deng Cai's ``constructW``).
@@ -118,14 +118,14 @@ class LaplacianScoreSelector(BaseReducer):
         "t": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
     }
 
-    plan = _plans.LAPLACIAN
+    plan = declared_plan(__name__, "LaplacianScoreSelector")
 
     def __init__(
         self,
         n_components=2,
         *,
-        n_neighbors=_plans.LAPLACIAN.defaults["n_neighbors"],
-        t=_plans.LAPLACIAN.defaults["t"],
+        n_neighbors=plan.defaults["n_neighbors"],
+        t=plan.defaults["t"],
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors

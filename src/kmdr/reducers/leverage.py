@@ -9,8 +9,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._svd import exact_svd, fast_frobenius_svd
 from kmdr.reducers._validation import check_count, column_subset, independent_random_state
 
@@ -78,16 +78,16 @@ class LeverageScoreSampler(BaseReducer):
         "random_state": ["random_state"],
     }
 
-    plan = _plans.LEVERAGE
+    plan = declared_plan(__name__, "LeverageScoreSampler")
 
     def __init__(
         self,
         n_components=2,
         *,
         n_clusters=None,
-        svd=_plans.LEVERAGE.defaults["svd"],
-        eps=_plans.LEVERAGE.defaults["eps"],
-        scores=_plans.LEVERAGE.defaults["scores"],
+        svd=plan.defaults["svd"],
+        eps=plan.defaults["eps"],
+        scores=plan.defaults["scores"],
         random_state=None,
     ):
         self.n_components = n_components

@@ -10,8 +10,9 @@ from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from kmdr.reducers import _lle_sparse, _plans
+from kmdr.reducers import _lle_sparse
 from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._validation import check_count
 
 #: scikit-learn's "auto" eigensolver switches to a dense n x n eigendecomposition when
@@ -117,7 +118,7 @@ class LocallyLinearReducer(BaseReducer):
         "random_state": ["random_state"],
     }
 
-    plan = _plans.LLE
+    plan = declared_plan(__name__, "LocallyLinearReducer")
 
     def __init__(
         self,
@@ -125,7 +126,7 @@ class LocallyLinearReducer(BaseReducer):
         *,
         n_neighbors=12,
         reg=1e-3,
-        eigen_solver=_plans.LLE.defaults["eigen_solver"],
+        eigen_solver=plan.defaults["eigen_solver"],
         max_samples=10_000,
         max_samples_sparse=20_000,
         max_memory_mb=4096,

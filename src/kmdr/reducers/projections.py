@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from kmdr.reducers import _plans
 from kmdr.reducers._base import RandomProjectionBase
+from kmdr.reducers._builtins import declared_plan
 
 
 class _EntrywiseProjection(RandomProjectionBase):
@@ -130,7 +130,7 @@ class SignRandomProjection(_EntrywiseProjection):
         See :class:`BaseReducer`.
     """
 
-    plan = _plans.SIGN
+    plan = declared_plan(__name__, "SignRandomProjection")
 
     def _draw(self, rng, n_features, n_components):
         n_bytes = (n_components + 7) // 8
@@ -186,7 +186,7 @@ class GaussianProjection(RandomProjectionBase):
         See :class:`BaseReducer`.
     """
 
-    plan = _plans.GAUSSIAN
+    plan = declared_plan(__name__, "GaussianProjection")
 
     def _fit(self, X, shared_value):
         r = self.n_components_
@@ -225,7 +225,7 @@ class AchlioptasProjection(_EntrywiseProjection):
         See :class:`BaseReducer`.
     """
 
-    plan = _plans.ACHLIOPTAS
+    plan = declared_plan(__name__, "AchlioptasProjection")
 
     def _draw(self, rng, n_features, n_components):
         u = rng.randint(0, 6, size=(n_features, n_components), dtype=np.uint8)

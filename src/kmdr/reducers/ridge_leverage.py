@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._sampling import sample_columns
 from kmdr.reducers._svd import SVDResult, thin_svd
 from kmdr.reducers._validation import check_count, column_subset, independent_random_state
@@ -223,15 +223,15 @@ class RidgeLeverageSampler(BaseReducer):
         "random_state": ["random_state"],
     }
 
-    plan = _plans.RIDGE_LEVERAGE
+    plan = declared_plan(__name__, "RidgeLeverageSampler")
 
     def __init__(
         self,
         n_components=2,
         *,
         n_clusters=None,
-        scores=_plans.RIDGE_LEVERAGE.defaults["scores"],
-        eps=_plans.RIDGE_LEVERAGE.defaults["eps"],
+        scores=plan.defaults["scores"],
+        eps=plan.defaults["eps"],
         random_state=None,
     ):
         self.n_components = n_components

@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._validation import same_sparse_kind
 
 #: ``dense_output="auto"`` returns a dense C when the expected fraction of nonzeros of C is above
@@ -67,7 +67,7 @@ class SparseEmbedding(BaseReducer):
         "random_state": ["random_state"],
     }
 
-    plan = _plans.SPARSE_EMBEDDING
+    plan = declared_plan(__name__, "SparseEmbedding")
 
     # Nonzeros of X relabelled at a time into a dense C (_accumulate_dense): 2^22, 48 MiB of
     # int32 columns and float64 values.

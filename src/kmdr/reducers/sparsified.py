@@ -12,8 +12,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._plans import padded_dimension
 from kmdr.reducers._validation import same_sparse_kind
 from kmdr.reducers.srht import fwht_rows
@@ -193,13 +193,13 @@ class PreconditionedSparsification(BaseReducer):
         ),
     }
 
-    plan = _plans.SPARSIFIED
+    plan = declared_plan(__name__, "PreconditionedSparsification")
 
     def __init__(
         self,
         n_components=2,
         *,
-        preconditioner=_plans.SPARSIFIED.defaults["preconditioner"],
+        preconditioner=plan.defaults["preconditioner"],
         random_state=None,
     ):
         self.n_components = n_components

@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.utils import check_random_state, gen_batches
 
-from kmdr.reducers import _plans
 from kmdr.reducers._base import RandomProjectionBase
+from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._plans import next_power_of_two
 
 #: The first log2(_BASE) butterfly stages only mix entries inside aligned blocks of _BASE entries,
@@ -109,7 +109,7 @@ class SRHTProjection(RandomProjectionBase):
         See :class:`BaseReducer`.
     """
 
-    plan = _plans.SRHT
+    plan = declared_plan(__name__, "SRHTProjection")
 
     def _fit(self, X, shared_value):
         rng = check_random_state(self.random_state)

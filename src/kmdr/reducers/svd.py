@@ -9,8 +9,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kmdr.reducers import _plans
 from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._svd import exact_svd, fast_frobenius_svd
 
 
@@ -58,13 +58,13 @@ class SVDFeatures(BaseReducer):
         "random_state": ["random_state"],
     }
 
-    plan = _plans.SVD_FEATURES
+    plan = declared_plan(__name__, "SVDFeatures")
 
     def __init__(
         self,
         n_components=2,
         *,
-        svd=_plans.SVD_FEATURES.defaults["svd"],
+        svd=plan.defaults["svd"],
         eps=1 / 3,
         random_state=None,
     ):

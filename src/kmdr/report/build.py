@@ -37,7 +37,7 @@ from kmdr.report.header import section_header
 from kmdr.report.sections import ReportContext
 from kmdr.report.site import write_site
 from kmdr.report.theory_sections import section_theory
-from kmdr.results.sidecars import experiment_dirs
+from kmdr.results.reading import experiment_dirs
 
 __all__ = ["build_report", "evaluate_claims", "main", "table_of_contents", "write_report"]
 

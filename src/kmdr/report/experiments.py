@@ -12,9 +12,9 @@ import pandas as pd
 from kmdr.figures.appearance import declared_label
 from kmdr.figures.style import figure_style
 from kmdr.plugins import RegistryError
-from kmdr.results import sidecars
+from kmdr.results import reading as sidecars
 from kmdr.results import summary as aggregate
-from kmdr.results.points import POINT
+from kmdr.results.reading import POINT
 
 __all__ = ["SKIPPED_ANCHOR", "Experiment", "in_section", "load_all", "public_text", "run_field"]
 

@@ -13,7 +13,7 @@ from kmdr.reducers import reducer_entry
 from kmdr.report._text import VERDICT_LEGEND, md_table
 from kmdr.report.experiments import Experiment, public_text, run_field
 from kmdr.report.notes import NO_DATA_WHY, TIME_INTRO
-from kmdr.results.points import is_baseline
+from kmdr.results.reading import is_baseline
 
 __all__ = ["section_header", "section_skipped", "section_time_includes", "skipped_experiments"]
 

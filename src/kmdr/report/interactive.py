@@ -22,8 +22,7 @@ from matplotlib.colors import to_hex
 from kmdr._io import atomic_write_text
 from kmdr.figures import appearance
 from kmdr.figures.style import FigureStyle, figure_style
-from kmdr.results.points import is_baseline
-from kmdr.results.sidecars import preset_of
+from kmdr.results.reading import is_baseline, preset_of
 from kmdr.results.summary import load_summary
 
 __all__ = ["FOLDER", "PLOTLY_JS", "available", "experiment_figure", "write_interactive"]

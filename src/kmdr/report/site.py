@@ -26,7 +26,7 @@ from markdown_it.token import Token
 from kmdr._io import atomic_write_text
 from kmdr.report import interactive
 from kmdr.report.anchors import heading_anchor
-from kmdr.results.sidecars import experiment_dirs
+from kmdr.results.reading import experiment_dirs
 
 __all__ = ["FILES_HEADING", "INDEX", "NO_PLOTS", "Site", "render_page", "write_site"]
 

@@ -161,7 +161,7 @@ RATIO_COLUMNS = [
 
 
 def _setting_columns(cells: pd.DataFrame) -> list[str]:
-    from kmdr.results.points import SETTING_COLUMNS
+    from kmdr.results.reading import SETTING_COLUMNS
 
     return [c for c in SETTING_COLUMNS if c in cells.columns and c != "dataset"]
 
@@ -231,7 +231,7 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
         cells["experiment"] = ""
     setting_cols = _setting_columns(cells)
     from kmdr.reducers import is_baseline_reducer
-    from kmdr.results.points import setting_labels
+    from kmdr.results.reading import setting_labels
 
     labels = setting_labels(cells) if setting_cols else None
     cells["_setting"] = "" if labels is None else labels.fillna("")

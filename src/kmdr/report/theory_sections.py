@@ -11,7 +11,7 @@ import numpy as np
 from kmdr.report import theory as T
 from kmdr.report._text import md_table, number
 from kmdr.report.experiments import Experiment
-from kmdr.results.points import is_baseline
+from kmdr.results.reading import is_baseline
 
 __all__ = ["section_ratios", "section_theory"]
 

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 
 from kmdr.config.seeds import cell_seed
 from kmdr.config.spec import ExperimentSpec, ReducerSpec, reducer_grid
-from kmdr.results.columns import METRIC_COLUMNS
-from kmdr.results.records import identity_id, row_fields
+from kmdr.results.records import METRIC_COLUMNS, identity_id, row_fields
 
 __all__ = [
     "CELL_FORMAT",

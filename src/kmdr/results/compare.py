@@ -6,7 +6,7 @@ Each side's cells are read through :class:`kmdr.results.store.CellStore` (``cell
 with the cell files, every row cells.csv keeps: valid, legacy and another experiment's rows) and
 matched by experiment and ``cell_id`` (the hash of everything that changes a cell's numbers:
 settings, data fingerprint, code tag). Each matched cell's result columns
-(:data:`~kmdr.results.columns.RESULT_COLUMNS`: objective, objective_reduced, accuracy, nmi, ari,
+(:data:`~kmdr.results.records.RESULT_COLUMNS`: objective, objective_reduced, accuracy, nmi, ari,
 n_iter, seed) are compared as the texts cells.csv holds (floats at full precision, so equal texts
 are equal bits). A cell is
 
@@ -22,7 +22,7 @@ are equal bits). A cell is
 - *changed*: any other difference;
 - *only in old* / *only in new*: its cell id is on one side only.
 
-Timing columns (:data:`~kmdr.results.columns.TIMING_COLUMNS`) are measurements, not results, and
+Timing columns (:data:`~kmdr.results.records.TIMING_COLUMNS`) are measurements, not results, and
 are ignored, as are the provenance columns (run id, finish time, workers, checksum).
 
 Exit status: 0 when every cell is identical and none is on one side only; 1 otherwise; 2, with
@@ -39,7 +39,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kmdr.results.columns import RESULT_COLUMNS, TIMING_COLUMNS
+from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS
 
 __all__ = [
     "NOISE_RTOL",

@@ -5,7 +5,7 @@ explicit command. It lists the rows its filters select and, only with ``--remove
 from ``cells.csv`` together with their cell files (``cells/<cell_id>.json``, which would
 otherwise bring them back at the next rebuild).
 
-Filters (at least one): the kinds of rows readers leave out (:mod:`kmdr.results.current`),
+Filters (at least one): the kinds of rows readers leave out (:mod:`kmdr.results.reading`),
 any of which selects a row: ``--older-code`` (a code tag other than this installation's, or a
 legacy row without one), ``--other-data`` (a data fingerprint other than the current one),
 ``--foreign`` (a row of another experiment); and fields, each of which a selected row must match:
@@ -23,30 +23,34 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from types import MappingProxyType
 
 import pandas as pd
 
 from kmdr._errors import exit_error
 from kmdr._io import atomic_write_text
-from kmdr.results import _locks
-from kmdr.results.current import OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT, split_current
+from kmdr.results import locks
+from kmdr.results.reading import OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT, load_runs, split_current
 from kmdr.results.records import table_text
-from kmdr.results.sidecars import load_runs
 from kmdr.results.store import CellStore
 
 __all__ = ["main", "select"]
 
-_ROW_KINDS = {"older_code": OLDER_CODE, "other_data": OTHER_DATA, "foreign": OTHER_EXPERIMENT}
-_FIELDS = {
-    "reducer": "reducer",
-    "dataset": "dataset",
-    "run_id": "run_id",
-    "fingerprint": "data_fingerprint",
-    "code_tag": "code_tag",
-    "blas_threads": "blas_threads",
-}
+_ROW_KINDS = MappingProxyType(
+    {"older_code": OLDER_CODE, "other_data": OTHER_DATA, "foreign": OTHER_EXPERIMENT}
+)
+_FIELDS = MappingProxyType(
+    {
+        "reducer": "reducer",
+        "dataset": "dataset",
+        "run_id": "run_id",
+        "fingerprint": "data_fingerprint",
+        "code_tag": "code_tag",
+        "blas_threads": "blas_threads",
+    }
+)
 _PROG = "kmdr-prune"
-_SHOWN = ["cell_id", "dataset", "reducer", "r", "repetition", "code_tag", "data_fingerprint"]
+_SHOWN = ("cell_id", "dataset", "reducer", "r", "repetition", "code_tag", "data_fingerprint")
 
 
 def select(frame: pd.DataFrame, runs: list[dict], experiment: str, args) -> pd.Series:
@@ -92,7 +96,7 @@ def _prune(exp_dir: Path, args) -> int:
     store = CellStore(exp_dir, read_only=not args.remove)
     lock = None
     if args.remove:
-        lock = _locks.acquire(store.csv_lock_path, block=True)
+        lock = locks.acquire(store.csv_lock_path, block=True, heartbeat=store.heartbeat)
     try:
         header, rows, _ = store.table()
         frame = store.frame()

@@ -1,4 +1,8 @@
-"""A cell row as text: how it is written to ``cells.csv``, sealed with a checksum, and read back.
+"""A cell row's record: its columns, its text in ``cells.csv`` and in a cell file, and its checks.
+
+The contract is ``docs/results-layout.md``. The one column schema of a row
+(:data:`CSV_COLUMNS`, :data:`IDENTITY_COLUMNS`, ...) and :func:`cell_problem`, the check of a
+row's columns and types, come first.
 
 One formatting function, :func:`field_text`, turns every value into the text ``cells.csv`` holds
 (floats at full precision, ``repr``, so they round-trip exactly). The checksum of a row
@@ -11,6 +15,16 @@ the same in a CSV.
 A *sealed* row carries ``checksum`` (:func:`seal`); :func:`row_problem` says why a sealed row
 cannot be trusted: a column missing, a checksum that does not match its content (edited or
 damaged), or a ``cell_id`` that is not the hash of its identity columns.
+
+A cell file (:func:`cell_text`, :func:`parse_cell_text`) is a finished cell written as JSON,
+sealed with its checksum; it is valid when it has every column, the right types, a matching
+checksum and id. Run sidecars are written as the same JSON, with non-finite numbers as ``null``
+(:func:`run_record_text`).
+
+``cells.csv`` is checked row by row (:func:`read_record`): which rows are valid, legacy, another
+experiment's or rejected, the one-line reports on them (:func:`record_messages`), and where
+rejected rows are set aside (:data:`REJECTED`, :func:`set_aside`). The store that merges it with
+the cell files is :class:`kmdr.results.store.CellStore`.
 """
 
 from __future__ import annotations
@@ -20,31 +34,187 @@ import functools
 import hashlib
 import io
 import json
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
-from kmdr.results.columns import (
-    CSV_COLUMNS,
-    EXTRA_COLUMNS,
-    IDENTITY_COLUMNS,
-    IDENTITY_DEFAULTS,
-    REQUIRED_COLUMNS,
-)
+from kmdr._io import atomic_write_text
 
 __all__ = [
     "CHECKSUM",
+    "CSV_COLUMNS",
+    "EXTRA_COLUMNS",
+    "IDENTITY_COLUMNS",
+    "IDENTITY_DEFAULTS",
+    "METRIC_COLUMNS",
+    "NUMERIC_METRIC_COLUMNS",
+    "POINT_COLUMNS",
+    "REJECTED",
+    "REQUIRED_COLUMNS",
+    "RESULT_COLUMNS",
+    "TIMING_COLUMNS",
+    "CsvRecord",
     "Table",
+    "cell_problem",
+    "cell_text",
     "checksum",
     "field_text",
     "identity_id",
+    "parse_cell_text",
+    "read_record",
     "read_table",
+    "record_messages",
     "row_fields",
     "row_problem",
+    "run_record_text",
     "seal",
+    "set_aside",
     "sort_key",
     "table_header",
     "table_text",
 ]
+
+
+# ----------------------------------------------------------------------------------------------
+# The column schema of a cell row, and its check.
+# ----------------------------------------------------------------------------------------------
+
+#: The columns of ``cells.csv``, in order (docs/results-layout.md); extra columns follow.
+CSV_COLUMNS: tuple[str, ...] = (
+    "experiment",
+    "dataset",
+    "reducer",
+    "reducer_name",
+    "method",
+    "r",
+    "repetition",
+    "seed",
+    "n_samples",
+    "n_features",
+    "n_clusters",
+    "reducer_params",
+    "kmeans_init",
+    "kmeans_n_init",
+    "kmeans_max_iter",
+    "objective",
+    "objective_reduced",
+    "accuracy",
+    "nmi",
+    "ari",
+    "n_iter",
+    "shared_seconds",
+    "shared_key",
+    "reduce_seconds",
+    "cluster_seconds",
+    "total_seconds",
+    "n_jobs",
+    "blas_threads",
+)
+#: The columns a cell's computation produces (its metrics and times), as they stand in CSV_COLUMNS.
+METRIC_COLUMNS: tuple[str, ...] = CSV_COLUMNS[
+    CSV_COLUMNS.index("objective") : CSV_COLUMNS.index("total_seconds") + 1
+]
+#: Columns after the contract's, for provenance.
+EXTRA_COLUMNS: tuple[str, ...] = (
+    "converged",
+    "reduce_timing",
+    "kmeans_tol",
+    "dataset_params",
+    "base_seed",
+    "data_fingerprint",
+    "code_tag",
+    "cell_id",
+    "run_id",
+    "finished_at",
+    "checksum",
+)
+#: Everything that changes a cell's numbers, as cells.csv columns: the settings, the fingerprint of
+#: the data (``kmdr.datasets.Dataset.fingerprint``), the code's compatibility tag (``code_tag``:
+#: the cell format and the reducer's ``compat_version``) and the BLAS/OpenMP threads that computed
+#: it (``blas_threads``: a reduction's or k-means' sums, added in another order by another number
+#: of threads, differ in their last bits, and a partition can follow them). Two rows that differ in
+#: any of them are different cells (their ``cell_id`` hashes these columns).
+IDENTITY_COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "dataset_params",
+    "reducer",
+    "reducer_name",
+    "reducer_params",
+    "r",
+    "repetition",
+    "base_seed",
+    "kmeans_init",
+    "kmeans_n_init",
+    "kmeans_max_iter",
+    "kmeans_tol",
+    "data_fingerprint",
+    "code_tag",
+    "blas_threads",
+)
+#: Identity columns that joined the identity after cells were first written, each with the text
+#: every cell written before had (all were computed with one thread). A column at that value is
+#: left out of the cell id (:func:`identity_id`), so those cells keep their
+#: ids, and a reader that meets a file without the column (a summary.csv or a sidecar written
+#: before) reads that value.
+IDENTITY_DEFAULTS: Mapping[str, str] = MappingProxyType({"blas_threads": "1"})
+#: A point of a figure (a row of summary.csv): a cell's identity without its repetition.
+POINT_COLUMNS: tuple[str, ...] = tuple(c for c in IDENTITY_COLUMNS if c != "repetition")
+
+
+#: Metric columns that must hold numbers (``shared_key`` is a text).
+NUMERIC_METRIC_COLUMNS: tuple[str, ...] = tuple(c for c in METRIC_COLUMNS if c != "shared_key")
+#: The metric columns that time a cell: measurements of the machine that ran it, not results.
+TIMING_COLUMNS: tuple[str, ...] = (
+    "shared_seconds",
+    "reduce_seconds",
+    "cluster_seconds",
+    "total_seconds",
+)
+#: The numbers a cell's computation yields, which a reproduction must give again bit for bit:
+#: the metric columns that are numbers and not timings, and the cell's seed.
+RESULT_COLUMNS: tuple[str, ...] = (
+    *(c for c in NUMERIC_METRIC_COLUMNS if c not in TIMING_COLUMNS),
+    "seed",
+)
+#: Every key a valid cell file has.
+REQUIRED_COLUMNS: tuple[str, ...] = tuple(
+    dict.fromkeys((*CSV_COLUMNS, *IDENTITY_COLUMNS, "cell_id"))
+)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def cell_problem(row, cell_id: str) -> str | None:
+    """Why ``row`` is not a valid cell row for ``cell_id`` (one short phrase), or None if it is."""
+    if not isinstance(row, dict):
+        return f"not a JSON object but {type(row).__name__}"
+    missing = [c for c in REQUIRED_COLUMNS if c not in row]
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        return f"missing column(s) {', '.join(missing[:3])}{more}"
+    if row["cell_id"] != cell_id:
+        return f"cell_id {_short(row['cell_id'])} is not the file's name"
+    for col in ("r", "repetition", "blas_threads"):
+        if not isinstance(row[col], int) or isinstance(row[col], bool):
+            return f"{col} is {_short(row[col])}, not an integer"
+    for col in NUMERIC_METRIC_COLUMNS:
+        if not _is_number(row[col]):
+            return f"{col} is {_short(row[col])}, not a number"
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# A row as text: its fields, checksum and id; cells.csv read and written as a table.
+# ----------------------------------------------------------------------------------------------
 
 #: The column holding a row's checksum.
 CHECKSUM = "checksum"
@@ -87,7 +257,7 @@ def checksum(fields: dict[str, str]) -> str:
 
 def identity_id(fields: dict[str, str]) -> str:
     """The cell id: a hash of the identity columns' texts, each column of
-    :data:`~kmdr.results.columns.IDENTITY_DEFAULTS` left out at its default (so a one-thread
+    :data:`IDENTITY_DEFAULTS` left out at its default (so a one-thread
     cell has the id it had before the thread count joined the identity)."""
     return _digest(
         [c, fields.get(c, "")]
@@ -206,3 +376,193 @@ def _sort_value(text: str):
         if value == value:  # not NaN
             return (0, float(value), "")
     return (1, 0.0, str(text))
+
+
+# ----------------------------------------------------------------------------------------------
+# A cell file's text: a row as sealed JSON, and when such a text is a valid cell.
+# ----------------------------------------------------------------------------------------------
+
+
+def cell_text(row: dict) -> str:
+    """The text of the cell file of ``row``, sealed with its checksum."""
+    return _dumps(seal(row))
+
+
+def run_record_text(payload: dict) -> str:
+    """Strict JSON of a run record (NaN and infinities as ``null``)."""
+    return _dumps(_finite(payload))
+
+
+def parse_cell_text(text: str, cell_id: str) -> tuple[dict | None, str | None]:
+    """(the row's fields as cells.csv texts, None) for a valid cell file's text, else (None, the
+    problem)."""
+    if not text.strip():
+        return None, "empty file"
+    try:
+        row = json.loads(text)
+    except ValueError as err:
+        return (
+            None,
+            f"not JSON ({getattr(err, 'msg', err)} at character {getattr(err, 'pos', '?')})",
+        )
+    problem = cell_problem(row, cell_id)
+    if problem:
+        return None, problem
+    if CHECKSUM not in row:
+        return None, "no checksum (written by an older kmdr, or by hand)"
+    fields = row_fields(row)
+    problem = row_problem(fields)
+    return (None, problem) if problem else (fields, None)
+
+
+def _dumps(obj) -> str:
+    return json.dumps(obj, indent=1, sort_keys=False, default=_json_default, allow_nan=True)
+
+
+def _json_default(obj):
+    if hasattr(obj, "item"):  # numpy scalars
+        return obj.item()
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def _finite(obj):
+    """Replace NaN/inf floats by None so sidecars are strict JSON."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+# ----------------------------------------------------------------------------------------------
+# cells.csv checked row by row, and where rejected rows are set aside.
+# ----------------------------------------------------------------------------------------------
+
+#: Rows of cells.csv that failed a check, set aside by the runner (never read as cells).
+REJECTED = "cells.rejected.csv"
+#: How many line numbers or ids one message names before it counts the rest.
+_NAMED = 3
+
+
+def _named(items: list, total: int | None = None) -> str:
+    total = len(items) if total is None else total
+    shown = ", ".join(str(x) for x in items[:_NAMED])
+    return shown + (f" and {total - _NAMED} more" if total > _NAMED else "")
+
+
+@dataclass
+class CsvRecord:
+    """What cells.csv holds, checked row by row (see :meth:`CellStore.csv_record`).
+
+    ``valid``: cell id -> fields of the rows that pass every check and belong to this
+    experiment (the first of several rows of one cell); ``legacy``: rows without a checksum
+    (written before rows carried one: kept, never used as current cells); ``foreign``: sealed rows
+    of another experiment (kept, never used here); ``rejected``: (reason, line number, raw fields)
+    of rows that failed a check; ``duplicates``: exact copies of a valid row (counted once);
+    ``problem``: why the whole file is unusable, else None.
+    """
+
+    header: list[str] = field(default_factory=list)
+    valid: dict[str, dict] = field(default_factory=dict)
+    legacy: list[dict] = field(default_factory=list)
+    foreign: list[dict] = field(default_factory=list)
+    rejected: list[tuple[str, int, list[str]]] = field(default_factory=list)
+    duplicates: int = 0
+    problem: str | None = None
+
+
+def read_record(path: Path, experiment: str, verified: dict) -> CsvRecord:
+    """cells.csv at ``path`` checked row by row for ``experiment`` (see :class:`CsvRecord`);
+    ``verified`` memoizes row checks across calls."""
+    record = CsvRecord()
+    try:
+        table = read_table(path)
+    except OSError as err:
+        record.problem = f"it cannot be read ({err.strerror or err})"
+        return record
+    if table.problem:
+        record.problem = table.problem
+        return record
+    record.header = table.header
+    width = len(table.header)
+    for line, fields in table.rows:
+        if not fields.get(CHECKSUM, ""):
+            record.legacy.append(fields)
+            continue
+        raw = [fields[c] for c in table.header]
+        memo = (tuple(table.header), tuple(raw))
+        if memo not in verified:
+            verified[memo] = row_problem(fields)
+        problem = verified[memo]
+        if problem:
+            record.rejected.append((problem, line, raw))
+        elif fields["experiment"] != experiment:
+            record.foreign.append(fields)
+        elif fields["cell_id"] in record.valid:
+            if record.valid[fields["cell_id"]] == fields:
+                record.duplicates += 1
+            else:
+                reason = "another valid row of its cell comes first in cells.csv"
+                record.rejected.append((reason, line, raw))
+        else:
+            record.valid[fields["cell_id"]] = fields
+    for line, raw in table.cut:
+        reason = f"it has {len(raw)} fields where the header has {width} (cut short or edited)"
+        record.rejected.append((reason, line, raw))
+    return record
+
+
+def record_messages(
+    record: CsvRecord, path: Path, experiment: str, *, read_only: bool
+) -> list[str]:
+    """The one-line reports on what a CsvRecord holds besides valid rows."""
+    out = []
+    then = (
+        "not used (the next run sets them aside in " + REJECTED + ")"
+        if read_only
+        else "set aside in " + REJECTED
+    )
+    if record.problem:
+        fate = "not read" if read_only else "moved to cells.csv.damaged"
+        out.append(f"[kmdr] {path}: {record.problem}; {fate}, no row of it is used")
+    by_reason: dict[str, list[int]] = {}
+    for reason, line, _ in record.rejected:
+        by_reason.setdefault(reason, []).append(line)
+    for reason, lines in by_reason.items():
+        out.append(
+            f"[kmdr] {path}: {len(lines)} row(s) not trusted ({reason}): line(s) "
+            f"{_named(lines)}; {then}; their cells are computed again when planned"
+        )
+    if record.foreign:
+        names = [repr(n) for n in sorted({f.get("experiment", "?") for f in record.foreign})]
+        out.append(
+            f"[kmdr] {path}: {len(record.foreign)} row(s) of experiment(s) {_named(names)}, "
+            f"not {experiment!r}: not used; `kmdr-prune {path.parent} --foreign --remove` "
+            "removes them"
+        )
+    if record.duplicates:
+        out.append(
+            f"[kmdr] {path}: {record.duplicates} row(s) repeat another row exactly; "
+            "each cell counted once"
+        )
+    return out
+
+
+def set_aside(record: CsvRecord, path: Path) -> None:
+    """Append the rejected rows to cells.rejected.csv: reason, line, the row as it was."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    old = ""
+    if path.exists():
+        old = path.read_text(encoding="utf-8", errors="replace")
+    else:
+        writer.writerow(["reason", "line", "header", "row"])
+    head = io.StringIO()
+    csv.writer(head, lineterminator="").writerow(record.header)
+    for reason, line, raw in record.rejected:
+        text = io.StringIO()
+        csv.writer(text, lineterminator="").writerow(raw)
+        writer.writerow([reason, line, head.getvalue(), text.getvalue()])
+    atomic_write_text(path, old + out.getvalue())

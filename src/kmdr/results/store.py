@@ -29,7 +29,7 @@ How the runner uses it::
     at the end, for each remembered cell still not done:
         store.try_claim(id, block=True)        # waits for the other process: None once it wrote
                                                # the cell, a CellLock if it died (compute it then),
-                                               # LockTimeout if its heartbeat stops (_locks)
+                                               # LockTimeout if its heartbeat stops (.locks)
 
 cells.csv is the record: a row it holds is never removed or rewritten by a run (only
 ``kmdr-prune`` removes rows), and a valid row makes its cell done, so a fresh clone without the
@@ -39,16 +39,19 @@ checksum, rows of another experiment) plus the valid cell files it lacks; rows t
 (:func:`kmdr.results.records.row_problem`, a cut row) are named in one line and moved to
 ``cells.rejected.csv``. Readers use the same merge without writing anything (``read_only``).
 
-A cell file (:mod:`.cell_file`) is valid when it is a JSON object with every column of
-:data:`~.columns.CSV_COLUMNS` and :data:`~.columns.IDENTITY_COLUMNS`, integer ``r`` and
+A cell file (:func:`~.records.parse_cell_text`) is valid when it is a JSON object with every column
+of :data:`~.records.CSV_COLUMNS` and :data:`~.records.IDENTITY_COLUMNS`, integer ``r`` and
 ``repetition``, numbers (NaN allowed) in the numeric metric columns, a checksum that matches its
 content, a ``cell_id`` equal to the file's stem and to the hash of its identity, and this folder's
-experiment. Anything else (a truncated or edited file, ``{}``, another schema, an older kmdr's
-file) is reported in one line through ``log``, moved to ``<cell_id>.json.damaged`` (``.foreign``
-for another experiment's; ``.2``, ... if taken; never deleted) and is not done, so the runner
+experiment. Anything else (a truncated or edited file, ``{}``, another schema, an older kmdr's file)
+is reported in one line through ``log``, moved to ``<cell_id>.json.damaged`` (``.foreign`` for
+another experiment's; ``.2``, ... if taken; never deleted) and is not done, so the runner
 computes the cell again (unless cells.csv holds it).
 
-Claims are ``flock`` locks on one file per cell (:mod:`.cell_lock` says why).
+Claims are ``flock`` locks on one file per cell (:mod:`.locks` says why). While a claim is
+held, the store's :class:`~.locks.Heartbeat` touches its file (the holder's sign of life): a
+session's heartbeat given as ``heartbeat`` (running for the session's life), else the store's
+own, which runs while one of its claims is held or inside ``with store:``.
 :meth:`CellStore.is_claimed` is a probe that takes a shared lock for an instant: a non-blocking
 claim racing with it may get ``None`` spuriously, which is why the runner's final pass claims the
 cells it did not compute with ``block=True``.
@@ -64,17 +67,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kmdr._io import atomic_write_text, exact_floats, remove_stale_temporaries
-from kmdr.results import _locks
-from kmdr.results.cell_file import cell_text, parse_cell_text, run_record_text
-from kmdr.results.cell_lock import CellLock
-from kmdr.results.csv_record import (
+from kmdr.results import locks
+from kmdr.results.locks import CellLock, Heartbeat
+from kmdr.results.records import (
     REJECTED,
     CsvRecord,
+    cell_text,
+    parse_cell_text,
     read_record,
     record_messages,
+    run_record_text,
     set_aside,
+    sort_key,
+    table_header,
+    table_text,
 )
-from kmdr.results.records import sort_key, table_header, table_text
 
 __all__ = ["CellStore"]
 
@@ -98,6 +105,10 @@ class CellStore:
     ``experiment``: the experiment whose cells the folder holds (default: the folder's name);
     rows of another experiment are never used. ``read_only``: a reader's store (figures, report):
     it never writes, moves or locks anything; what the runner would set aside is only reported.
+    ``heartbeat``: the :class:`~.locks.Heartbeat` that keeps this store's claims alive (a
+    session's, shared by its runs); default: the store's own, running while a claim is held.
+    ``with store:`` keeps the heartbeat's thread running for the block (claims taken one after
+    another then share one thread).
     """
 
     def __init__(
@@ -107,6 +118,7 @@ class CellStore:
         log: Callable[[str], None] | None = None,
         experiment: str | None = None,
         read_only: bool = False,
+        heartbeat: Heartbeat | None = None,
     ):
         self.root = Path(experiment_dir)
         self.experiment = experiment or self.root.name
@@ -119,6 +131,7 @@ class CellStore:
         self.csv_lock_path = self.locks_dir / _CSV_LOCK
         self.rejected_path = self.root / REJECTED
         self.log = log or _stderr
+        self.heartbeat = Heartbeat() if heartbeat is None else heartbeat
         # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
         # an unchanged stat means an unchanged, already validated row.
         self._cache: dict[str, tuple[tuple, dict]] = {}
@@ -126,6 +139,13 @@ class CellStore:
         self._said: set[str] = set()
         # (header, raw fields) -> row_problem: a row read again is not hashed again
         self._verified: dict[tuple, str | None] = {}
+
+    def __enter__(self) -> CellStore:
+        self.heartbeat.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.heartbeat.__exit__(*exc)
 
     def _say(self, msg: str) -> None:
         """Log ``msg`` once per store."""
@@ -190,7 +210,7 @@ class CellStore:
         process is left to that process (its claim already checked the file)."""
         lock = None
         if not locked:
-            lock = _locks.acquire(self._lock_path(cell_id))
+            lock = locks.acquire(self._lock_path(cell_id))
             if lock is None:
                 return
         try:
@@ -308,14 +328,16 @@ class CellStore:
     def try_claim(
         self, cell_id: str, *, block: bool = False, timeout: float | None = None
     ) -> CellLock | None:
-        """Claim a cell before computing it: a :class:`~.cell_lock.CellLock`, or None when the
+        """Claim a cell before computing it: a :class:`~.locks.CellLock`, or None when the
         cell is done or another live process holds it (``block``: wait for that process to
         release it or end, then None if it wrote the cell, else a CellLock;
-        :class:`._locks.LockTimeout` after ``timeout`` seconds without a sign of life from it).
+        :class:`.locks.LockTimeout` after ``timeout`` seconds without a sign of life from it).
         A damaged file is moved aside here."""
         if cell_id in self.csv_record().valid:
             return None
-        lock = _locks.acquire(self._lock_path(cell_id), block=block, timeout=timeout)
+        lock = locks.acquire(
+            self._lock_path(cell_id), block=block, timeout=timeout, heartbeat=self.heartbeat
+        )
         if lock is None:
             return None
         try:
@@ -330,11 +352,11 @@ class CellStore:
 
     def claim_holder(self, cell_id: str) -> dict | None:
         """Who holds the cell's claim (pid, host, since), as its lock file says, or None."""
-        return _locks.holder(self._lock_path(cell_id))
+        return locks.holder(self._lock_path(cell_id))
 
     def is_claimed(self, cell_id: str) -> bool:
         """Whether a live process holds the cell's claim now (a probe; see the module docstring)."""
-        return _locks.is_locked(self._lock_path(cell_id))
+        return locks.is_locked(self._lock_path(cell_id))
 
     # -- maintenance ---------------------------------------------------------------------------
     def clean_temporaries(self) -> int:
@@ -350,7 +372,7 @@ class CellStore:
                 # their lock for an instant cannot make another process skip work.
                 if path.name == _CSV_LOCK or not self.is_done(path.stem):
                     continue
-                lock = _locks.acquire(path)
+                lock = locks.acquire(path)
                 if lock is not None:
                     lock.release(unlink=True)
                     count += 1
@@ -367,7 +389,7 @@ class CellStore:
         Rows are sorted by the identity columns; columns are CSV_COLUMNS, then EXTRA_COLUMNS,
         then any others (sorted).
         """
-        lock = _locks.acquire(self.csv_lock_path, block=True)
+        lock = locks.acquire(self.csv_lock_path, block=True, heartbeat=self.heartbeat)
         try:
             self._csv_cache = None
             record = self.csv_record()

@@ -6,11 +6,11 @@ through :class:`kmdr.results.store.CellStore` without writing anything, so a rea
 lags the cell files a killed run left) and ``runs/*.json``. No other file is read: a stray
 ``cells_backup.csv`` changes nothing.
 
-A cell is keyed by its identity, :data:`kmdr.results.columns.IDENTITY_COLUMNS` (every setting
+A cell is keyed by its identity, :data:`kmdr.results.records.IDENTITY_COLUMNS` (every setting
 that changes its numbers): rows that differ in any of them are different cells, never merged or
 averaged together. A point of a figure (a row of ``summary.csv``) is a cell's identity without its
 repetition (``POINT_COLUMNS``). Only current rows are used: rows of older code, of other data or
-of another experiment (:mod:`kmdr.results.current`) are left out and counted in a note
+of another experiment (:mod:`kmdr.results.reading`) are left out and counted in a note
 (:func:`cells_view`). The *setting* of a row is its dataset, dataset parameters, base
 seed and k-means settings (:data:`SETTING_COLUMNS`); when an experiment holds several settings for
 one dataset (a multirun over ``seed`` or ``kmeans.n_init`` into one name), ``summary.csv`` gets a
@@ -19,8 +19,13 @@ draw one row of panels per setting. A legacy sidecar that lacks some identity co
 with them unknown (``<NA>``), never dropped; a sidecar that cannot be read is named in one line
 and makes every point incomplete (what it expected is unknown).
 
-Public readers (used by the figures and the report, beside :mod:`kmdr.results.sidecars` for
-what the run records say and :mod:`kmdr.results.points` for the key columns):
+Each public reader takes ``say``, where its one-line reports go (a damaged file or row, an
+unreadable sidecar): by default each call says a message once on stderr; a caller that reads a
+folder many times (figures, the report, a session) holds one :class:`~kmdr.results.reading.Once`
+and passes it to every call, so each problem is named once in all.
+
+Public readers (used by the figures and the report, beside :mod:`kmdr.results.reading` for
+what the run records say and :mod:`kmdr.results.reading` for the key columns):
 
 - :func:`cells_view` - the current cells, the rows left out and the note saying so;
 - :func:`load_cells` - the current cells;
@@ -36,6 +41,7 @@ Files are written with :mod:`kmdr._io` (atomic, umask-honouring) and CSVs read w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,21 +51,21 @@ import pandas as pd
 from kmdr._io import atomic_write_text, read_csv
 from kmdr.config.presentation import FIGURE_STYLES
 from kmdr.plugins import RegistryError
-from kmdr.results.current import current_expected, exclusion_note, split_current
-from kmdr.results.points import (
+from kmdr.results.reading import (
     CORE_COLUMNS,
     KEY,
     POINT,
     SETTING_COLUMNS,
-    setting_labels,
-    typed,
-)
-from kmdr.results.sidecars import (
+    Once,
     aggregation_of,
+    current_expected,
+    exclusion_note,
     load_expected,
     load_runs,
     preset_of,
-    say_once,
+    setting_labels,
+    split_current,
+    typed,
     unreadable_runs,
 )
 from kmdr.results.store import CellStore
@@ -100,22 +106,31 @@ class CellsView:
     note: str
 
 
-def cells_view(experiment_dir: str | Path, runs: list[dict] | None = None) -> CellsView:
+def cells_view(
+    experiment_dir: str | Path,
+    runs: list[dict] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> CellsView:
     """The experiment's store as readers see it (see :class:`CellsView`): ``cells.csv`` merged
     with the valid cell files, split into current and left-out rows
-    (:func:`kmdr.results.current.split_current`). Reads only; damaged files and rows are
-    reported in one line each (once per process) and not used."""
+    (:func:`kmdr.results.reading.split_current`). Reads only; damaged files and rows are
+    reported in one line each to ``say`` and not used."""
     exp_dir = Path(experiment_dir)
-    runs = load_runs(exp_dir) if runs is None else runs
-    frame = CellStore(exp_dir, log=say_once, read_only=True).frame()
+    say = say or Once()
+    runs = load_runs(exp_dir, say) if runs is None else runs
+    frame = CellStore(exp_dir, log=say, read_only=True).frame()
     current, excluded = split_current(frame, runs, exp_dir.name)
     return CellsView(_typed_cells(current, exp_dir), excluded, exclusion_note(excluded, exp_dir))
 
 
-def load_cells(experiment_dir: str | Path, runs: list[dict] | None = None) -> pd.DataFrame:
+def load_cells(
+    experiment_dir: str | Path,
+    runs: list[dict] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
     """The current cells of an experiment (:func:`cells_view`), one row per cell, sorted by
     :data:`KEY`. Returns an empty frame with the key columns when there are none."""
-    return cells_view(experiment_dir, runs).cells
+    return cells_view(experiment_dir, runs, say).cells
 
 
 def _typed_cells(cells: pd.DataFrame, exp_dir: Path) -> pd.DataFrame:
@@ -182,7 +197,10 @@ def _keys(cells: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFrame, bo
 
 
 def completeness(
-    experiment_dir: str | Path, cells: pd.DataFrame | None = None, runs: list[dict] | None = None
+    experiment_dir: str | Path,
+    cells: pd.DataFrame | None = None,
+    runs: list[dict] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Per point (:data:`POINT` and its ``method``): n_cells, n_expected, complete, missing
     repetitions, and ``setting`` when several settings are present.
@@ -195,8 +213,9 @@ def completeness(
     has them already.
     """
     exp_dir = Path(experiment_dir)
-    runs = load_runs(exp_dir) if runs is None else runs
-    cells = load_cells(exp_dir, runs) if cells is None else cells
+    say = say or Once()
+    runs = load_runs(exp_dir, say) if runs is None else runs
+    cells = load_cells(exp_dir, runs, say) if cells is None else cells
     return _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
 
 
@@ -236,7 +255,11 @@ def _completeness(
 # summary
 
 
-def summarize(experiment_dir: str | Path, aggregation: str | None = None) -> pd.DataFrame:
+def summarize(
+    experiment_dir: str | Path,
+    aggregation: str | None = None,
+    say: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
     """The summary table (as written to summary.csv), computed from the cells and sidecars.
 
     One row per point (:data:`POINT`): ``setting`` (only when several settings are present),
@@ -246,8 +269,9 @@ def summarize(experiment_dir: str | Path, aggregation: str | None = None) -> pd.
     (ties: lowest repetition).
     """
     exp_dir = Path(experiment_dir)
-    runs = load_runs(exp_dir)
-    cells = load_cells(exp_dir, runs)
+    say = say or Once()
+    runs = load_runs(exp_dir, say)
+    cells = load_cells(exp_dir, runs, say)
     aggregation = aggregation or aggregation_of(exp_dir, runs)
     comp = _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
     return _summarize(exp_dir.name, cells, comp, aggregation)
@@ -299,12 +323,15 @@ def _summarize(
     return out.reset_index(drop=True)
 
 
-def load_summary(experiment_dir: str | Path, recompute: bool = False) -> pd.DataFrame:
+def load_summary(
+    experiment_dir: str | Path, recompute: bool = False, say: Callable[[str], None] | None = None
+) -> pd.DataFrame:
     """``summary.csv`` of an experiment; recomputed from the cells if absent or ``recompute``."""
     path = Path(experiment_dir) / "summary.csv"
     summary = read_csv(path) if path.exists() and not recompute else pd.DataFrame()
     if not len(summary) or any(c not in summary.columns for c in POINT):
-        return summarize(experiment_dir)  # absent, or written before points had every column
+        # absent, or written before points had every column
+        return summarize(experiment_dir, say=say)
     summary = typed(summary, POINT)
     if "complete" in summary.columns:
         summary["complete"] = summary["complete"].astype(str).str.lower().eq("true")
@@ -315,22 +342,25 @@ def load_summary(experiment_dir: str | Path, recompute: bool = False) -> pd.Data
 # writer
 
 
-def write_summaries(experiment_dir: str | Path) -> list[Path]:
+def write_summaries(
+    experiment_dir: str | Path, say: Callable[[str], None] | None = None
+) -> list[Path]:
     """Write ``summary.csv`` from the CSVs, and the tables the preset's figure style writes
     beside it (its ``write_tables``: bmd09 Table 1 writes ``table1.csv`` and ``table1.md``).
 
     Returns the paths written; nothing is written (and [] returned) for a folder with no cells.
     """
     exp_dir = Path(experiment_dir)
-    runs = load_runs(exp_dir)
-    summary = summarize(exp_dir)
+    say = say or Once()
+    runs = load_runs(exp_dir, say)
+    summary = summarize(exp_dir, say=say)
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return []
     written = [_write_csv(summary, exp_dir / "summary.csv")]
     try:
         write_tables = FIGURE_STYLES.get(preset_of(exp_dir, runs)["figure"]).write_tables
     except RegistryError as err:  # a plug-in style that fails to load: summary.csv still stands
-        say_once(f"[kmdr] {exp_dir.name}: no tables beside summary.csv: {err}")
+        say(f"[kmdr] {exp_dir.name}: no tables beside summary.csv: {err}")
         write_tables = None
     if write_tables is not None:
         written += write_tables(exp_dir, summary)

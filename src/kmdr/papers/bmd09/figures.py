@@ -24,8 +24,7 @@ from kmdr.papers.published import (
     BMD09_TABLE1_COLUMNS,
     BMD09_TABLE1_NAMES,
 )
-from kmdr.results.points import is_baseline
-from kmdr.results.sidecars import experiment_config
+from kmdr.results.reading import experiment_config, is_baseline
 
 __all__ = ["draw_fig1", "draw_table1"]
 

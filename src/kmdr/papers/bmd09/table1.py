@@ -19,7 +19,7 @@ from kmdr.papers.published import (
     BMD09_TABLE1_R_OVER_K,
 )
 from kmdr.report._text import md_table
-from kmdr.results.points import is_baseline
+from kmdr.results.reading import is_baseline
 
 __all__ = ["table1", "table1_markdown", "write_table1"]
 

@@ -25,7 +25,7 @@ from scipy import stats
 from statsmodels.stats.power import TTestIndPower, TTestPower
 
 from kmdr.report.experiments import flag_copied_timings
-from kmdr.results.points import is_baseline, setting_labels
+from kmdr.results.reading import is_baseline, setting_labels
 
 #: Level of every test, after Holm's correction within the claim.
 ALPHA = 0.05

@@ -1,0 +1,649 @@
+"""What a reader sees of an experiment folder: its rows keyed and typed, which rows are current,
+what its run sidecars say, and every cell of a results folder as one DataFrame.
+
+Keys
+    A cell is keyed by its identity, :data:`kmdr.results.records.IDENTITY_COLUMNS` (every
+    setting that changes its numbers); a point of a figure by the same without the repetition
+    (``POINT_COLUMNS``). CSV and JSON disagree on types (``"5"`` vs ``5``, ``"{}"`` vs ``{}``),
+    so :func:`typed` gives every identity column one type wherever it was read, an absent column
+    (a legacy file) becoming unknown (<NA>), or the value every file written before it had for a
+    column that joined the identity later (``IDENTITY_DEFAULTS``: one BLAS thread). The
+    *setting* of a row is its dataset, dataset parameters, base seed, k-means settings and BLAS
+    threads (:data:`SETTING_COLUMNS`): :func:`setting_labels` names the settings of an experiment
+    that holds several. The no-reduction baseline is a row whose ``reducer_name`` is declared
+    ``baseline=True`` in the reducer registry (:func:`is_baseline`), whatever its display label.
+
+Current rows
+    Readers (aggregates, figures, report) and ``kmdr-prune`` split the rows of a store the same
+    way (:func:`split_current`):
+
+    - *older code*: a row whose ``code_tag`` is not the one this installation gives its reducer
+      (:func:`kmdr.results.cells.code_tag`: the cell format and the reducer's
+      ``compat_version``), and every legacy row written before rows carried a checksum and a tag.
+      The runner computes such a cell again when it is planned; the old row stays in cells.csv
+      until pruned.
+    - *other data*: a row whose ``data_fingerprint`` is not the current one of its dataset and
+      dataset parameters: the fingerprint the newest run sidecar recorded for them (without any
+      sidecar that says, the newest row's, by run id).
+    - *another experiment*: a row whose ``experiment`` is not the folder's.
+
+    Such rows are never drawn, averaged or counted with the current ones; figures and the report
+    say how many were left out and how to remove them (:func:`exclusion_note`).
+
+Run sidecars
+    What an experiment's ``runs/*.json`` say: the runs themselves (:func:`load_runs`), the cells
+    they expect, why a run was skipped, and the experiment's preset metadata and aggregation (the
+    last sidecar's ``config.preset`` and ``config.aggregation``; never the experiment's name).
+    A reader's one-line reports go to its ``say`` (stderr by default); :class:`Once` says each
+    message once, for a caller that reads a folder many times.
+
+One DataFrame
+    :func:`read_results` (what :func:`kmdr.read_results` returns) reads a folder that is either
+    one experiment folder (it holds ``cells.csv``, ``cells/`` or ``runs/``) or a results folder
+    whose subfolders are experiment folders. Each experiment is read through its store
+    (:class:`kmdr.results.store.CellStore`, read-only: nothing is written, moved or locked), so
+    the frame holds exactly the cells the runner would count as done: the valid rows of
+    ``cells.csv`` merged with the valid cell files it lacks, with the columns of ``cells.csv``.
+    Nothing is dropped or mixed silently. A folder whose store finds a problem a run would set
+    aside (a ``cells.csv`` cut short or edited by hand, a row whose checksum or cell id does not
+    match its content, a damaged cell file, a cell file that disagrees with its ``cells.csv``
+    row) is refused with :class:`ResultsError`, one line naming the file and how to repair it.
+    Rows that are valid but not current are kept, and the ``excluded`` column says why (``<NA>``
+    for the current rows, the ones figures and summaries use).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import sys
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import fields
+from enum import Enum
+from pathlib import Path
+from types import MappingProxyType
+
+import pandas as pd
+
+from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
+from kmdr.config.schema import PresetConfig
+from kmdr.reducers import is_baseline_reducer
+from kmdr.results.records import (
+    CHECKSUM,
+    EXTRA_COLUMNS,
+    IDENTITY_COLUMNS,
+    IDENTITY_DEFAULTS,
+    POINT_COLUMNS,
+    table_header,
+)
+from kmdr.results.store import CellStore
+
+__all__ = [
+    "CORE_COLUMNS",
+    "EXCLUDED",
+    "KEY",
+    "OLDER_CODE",
+    "OTHER_DATA",
+    "OTHER_EXPERIMENT",
+    "POINT",
+    "PRESET_DEFAULTS",
+    "SETTING_COLUMNS",
+    "Once",
+    "ResultsError",
+    "aggregation_of",
+    "current_expected",
+    "empty_columns",
+    "exclusion_note",
+    "experiment_config",
+    "experiment_dirs",
+    "is_baseline",
+    "load_expected",
+    "load_runs",
+    "preset_of",
+    "read_experiment",
+    "read_results",
+    "setting_labels",
+    "skip_reasons",
+    "split_current",
+    "stderr",
+    "typed",
+    "unreadable_runs",
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# How rows are keyed, typed and compared; settings; the baseline.
+# ----------------------------------------------------------------------------------------------
+
+#: A cell's identity: one row of cells.csv per value.
+KEY: list[str] = list(IDENTITY_COLUMNS)
+#: A point of a figure / row of summary.csv (its ``method`` label rides along, it is not a key).
+POINT: list[str] = list(POINT_COLUMNS)
+#: The columns of a row's setting: what is neither the reducer, its r nor the repetition.
+SETTING_COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "dataset_params",
+    "base_seed",
+    "kmeans_init",
+    "kmeans_n_init",
+    "kmeans_max_iter",
+    "kmeans_tol",
+    "blas_threads",
+)
+# How each identity column is typed once read (CSV and JSON disagree: "5" vs 5, "{}" vs {}).
+_INT_COLUMNS = ("r", "repetition", "base_seed", "kmeans_n_init", "kmeans_max_iter", "blas_threads")
+_FLOAT_COLUMNS = ("kmeans_tol",)
+_JSON_COLUMNS = ("dataset_params", "reducer_params")
+#: The columns even a legacy row or sidecar has: the others may be unknown.
+CORE_COLUMNS: tuple[str, ...] = ("dataset", "reducer", "r", "repetition")
+
+
+def _missing(value) -> bool:
+    if value is None or value is pd.NA:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _canonical_json(value):
+    """A parameters value as JSON text with sorted keys (a dict or JSON text in, text out)."""
+    if _missing(value):
+        return pd.NA
+    if isinstance(value, str):
+        return _canonical_json_text(value)
+    return json.dumps(value, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_json_text(text: str) -> str:
+    # A column repeats a few parameter texts over thousands of rows: each is parsed once.
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return json.dumps(value, sort_keys=True)
+
+
+def typed(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
+    """``frame`` with ``columns`` added where absent (unknown: <NA>) and typed alike everywhere,
+    so that rows from cells.csv, summary.csv and sidecar JSON compare equal."""
+    out = frame.copy()
+    for col in columns:
+        absent = IDENTITY_DEFAULTS.get(col, pd.NA)  # a file written before the column was kept
+        values = out[col] if col in out.columns else pd.Series(absent, index=out.index)
+        if col in _INT_COLUMNS:
+            out[col] = pd.to_numeric(values, errors="coerce").astype("Int64")
+        elif col in _FLOAT_COLUMNS:
+            out[col] = pd.to_numeric(values, errors="coerce").astype("Float64")
+        elif col in _JSON_COLUMNS:
+            out[col] = values.map(_canonical_json).astype("string")
+        else:
+            out[col] = values.map(lambda v: pd.NA if _missing(v) else str(v)).astype("string")
+    return out
+
+
+def is_baseline(frame: pd.DataFrame) -> pd.Series:
+    """Rows of the no-reduction baseline: those whose ``reducer_name`` (the registry name, never
+    the display label) is declared ``baseline=True``; a name unknown here is not the baseline."""
+    if "reducer_name" not in frame.columns:
+        return pd.Series(False, index=frame.index)
+    names = frame["reducer_name"].astype("string")
+    baselines = [n for n in names.dropna().unique() if is_baseline_reducer(str(n))]
+    return names.isin(baselines).fillna(False).astype(bool)
+
+
+def _value_text(value) -> str:
+    if _missing(value):
+        return "?"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def setting_labels(frame: pd.DataFrame) -> pd.Series | None:
+    """Per row, a short text naming its setting, or None when every dataset has one setting.
+
+    Only the setting columns (besides ``dataset``, which always has its own column) that take
+    several values within one dataset are named, e.g. ``kmeans_n_init=3`` or
+    ``base_seed=1, kmeans_n_init=3``; unknown values (a legacy row) read ``?``.
+    """
+    if not len(frame):
+        return None
+    frame = typed(frame, SETTING_COLUMNS)
+    by_dataset = frame.groupby("dataset", dropna=False)
+    varying = [c for c in SETTING_COLUMNS[1:] if by_dataset[c].nunique(dropna=False).gt(1).any()]
+    if not varying:
+        return None
+    return pd.Series(
+        [
+            ", ".join(f"{c}={_value_text(v)}" for c, v in zip(varying, values, strict=True))
+            for values in frame[varying].itertuples(index=False)
+        ],
+        index=frame.index,
+        dtype=object,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Which rows are current: this code, the current data, this experiment.
+# ----------------------------------------------------------------------------------------------
+
+OLDER_CODE = "older code"
+OTHER_DATA = "other data"
+OTHER_EXPERIMENT = "another experiment"
+#: The kmdr-prune option that removes each kind of row.
+_PRUNE_OPTION = MappingProxyType(
+    {
+        OLDER_CODE: "--older-code",
+        OTHER_DATA: "--other-data",
+        OTHER_EXPERIMENT: "--foreign",
+    }
+)
+
+
+def _params_text(value) -> str:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return value
+    return json.dumps(value if value is not None else {}, sort_keys=True)
+
+
+def current_fingerprints(runs: list[dict], cells: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(dataset, dataset_params JSON) -> the current data fingerprint (see the module docstring)."""
+    from_sidecars: dict[tuple[str, str], str] = {}
+    for run in runs:  # in run-id order: the newest last, and it wins
+        data = run.get("dataset")
+        if isinstance(data, dict) and data.get("fingerprint") and data.get("name"):
+            key = (str(data["name"]), _params_text(data.get("params")))
+            from_sidecars[key] = str(data["fingerprint"])
+    from_rows: dict[tuple[str, str], str] = {}
+    if len(cells) and {"data_fingerprint", "run_id"} <= set(cells.columns):
+        ordered = cells.dropna(subset=["data_fingerprint"]).sort_values("run_id", kind="stable")
+        for dataset, params, fingerprint in ordered[
+            ["dataset", "dataset_params", "data_fingerprint"]
+        ].itertuples(index=False):
+            from_rows[(str(dataset), _params_text(params))] = str(fingerprint)
+    return {**from_rows, **from_sidecars}
+
+
+def split_current(
+    frame: pd.DataFrame, runs: list[dict], experiment: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(current, excluded)``: the rows of a store's frame (:meth:`CellStore.frame`, with its
+    ``record`` column) that are current, and the others with an ``excluded`` column saying why
+    (:data:`OLDER_CODE`, :data:`OTHER_DATA`, :data:`OTHER_EXPERIMENT`)."""
+    from kmdr.results.cells import code_tag
+
+    if not len(frame):
+        return frame, frame.assign(excluded=pd.Series(dtype="string"))
+    why = pd.Series(pd.NA, index=frame.index, dtype="string")
+    record = frame["record"] if "record" in frame.columns else pd.Series("valid", frame.index)
+    experiments = frame.get("experiment", pd.Series(experiment, index=frame.index))
+    why[(record == "foreign") | (experiments.astype(str) != experiment)] = OTHER_EXPERIMENT
+    tags = frame.get("code_tag", pd.Series(pd.NA, index=frame.index))
+    names = frame.get("reducer_name", frame.get("reducer", pd.Series("", index=frame.index)))
+    wanted = {name: code_tag(str(name)) for name in names.dropna().unique()}
+    current_tag = names.map(wanted)
+    older = (record == "legacy") | tags.isna()
+    older |= current_tag.notna() & (tags.astype("string") != current_tag.astype("string"))
+    why[why.isna() & older.fillna(True).astype(bool)] = OLDER_CODE
+    ok = why.isna()
+    fingerprints = current_fingerprints(runs, frame[ok])
+    if fingerprints:
+        params = frame.get("dataset_params", pd.Series("{}", index=frame.index))
+        keys = [(str(d), _params_text(p)) for d, p in zip(frame["dataset"], params, strict=True)]
+        current_fp = pd.Series([fingerprints.get(k) for k in keys], index=frame.index)
+        other = current_fp.notna() & (frame["data_fingerprint"].astype(str) != current_fp)
+        why[ok & other] = OTHER_DATA
+    excluded = frame[why.notna()].assign(excluded=why[why.notna()])
+    return frame[why.isna()], excluded
+
+
+def exclusion_note(excluded: pd.DataFrame, experiment_dir: str | Path) -> str:
+    """One line on the rows left out (e.g. "705 rows of older code not shown; `kmdr-prune DIR
+    --older-code --remove` removes them"), or "" when none were."""
+    if not len(excluded):
+        return ""
+    counts = excluded["excluded"].value_counts()
+    kinds = [k for k in (OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT) if k in counts]
+    what = " and ".join(f"{int(counts[k])} rows of {k}" for k in kinds)
+    options = " ".join(_PRUNE_OPTION[k] for k in kinds)
+    return f"{what} not shown; `kmdr-prune {experiment_dir} {options} --remove` removes them"
+
+
+def current_expected(expected: pd.DataFrame, runs: list[dict]) -> pd.DataFrame:
+    """The expected cells (sidecars) without those of older code or other data. A column a
+    legacy sidecar does not give (unknown, <NA>) is not held against it: completeness matches it
+    to the cells present."""
+    from kmdr.results.cells import code_tag
+
+    if not len(expected):
+        return expected
+    keep = pd.Series(True, index=expected.index)
+    if "code_tag" in expected.columns:
+        tags = expected["code_tag"]
+        wanted = expected["reducer_name"].map(lambda n: code_tag(str(n)) if pd.notna(n) else None)
+        known = tags.notna() & wanted.notna()
+        keep &= ~(known & (tags.astype("string") != wanted.astype("string"))).fillna(False)
+    fingerprints = current_fingerprints(runs, expected.iloc[0:0])
+    if fingerprints and "data_fingerprint" in expected.columns:
+        params = expected.get("dataset_params", pd.Series("{}", index=expected.index))
+        current = pd.Series(
+            [
+                fingerprints.get((str(d), _params_text(p)))
+                for d, p in zip(expected["dataset"], params, strict=True)
+            ],
+            index=expected.index,
+        )
+        fp = expected["data_fingerprint"]
+        known = fp.notna() & current.notna()
+        keep &= ~(known & (fp.astype("string") != current.astype("string"))).fillna(False)
+    return expected[keep.astype(bool)]
+
+
+# ----------------------------------------------------------------------------------------------
+# What the run sidecars say.
+# ----------------------------------------------------------------------------------------------
+
+#: The preset metadata of an experiment whose sidecars carry none (an ad-hoc run), read from the
+#: typed schema. ``title`` defaults to the experiment's (folder's) name. The figure styles and
+#: report sections a preset may name are those registered in :mod:`kmdr.config.presentation`.
+PRESET_DEFAULTS: Mapping = MappingProxyType(
+    {
+        f.name: f.default.value if isinstance(f.default, Enum) else f.default
+        for f in fields(PresetConfig)
+    }
+    | {"title": None}
+)
+# Sidecar keys that may hold the expected cells (the layout names them "the expected cells").
+_EXPECTED_KEYS = ("expected_cells", "expected", "cells_expected")
+
+
+def stderr(msg: str) -> None:
+    """A reader's one-line report, on stderr."""
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Once:
+    """A reader's log that says each message once (figures and the report read a folder's run
+    records and cells many times): call it with a message; ``log`` receives each new one
+    (default: stderr). Whoever reads a folder repeatedly (a session, a report build) holds one
+    and passes it as ``say``."""
+
+    def __init__(self, log: Callable[[str], None] | None = None) -> None:
+        self.log = log or stderr
+        self.said: set[str] = set()
+
+    def __call__(self, msg: str) -> None:
+        if msg not in self.said:
+            self.said.add(msg)
+            self.log(msg)
+
+
+def load_runs(experiment_dir: str | Path, say: Callable[[str], None] | None = None) -> list[dict]:
+    """The sidecars ``runs/*.json``, in file-name order (the run ids start with their start
+    time, so this is also the order they ran in).
+
+    A sidecar that cannot be read (cut short, not JSON, not an object) is named in one line to
+    ``say`` (default: stderr; a :class:`Once` says it once however often it is read) and
+    stands in the list as ``{"_path": ..., "_unreadable": why}``: what it expected is unknown,
+    so :func:`unreadable_runs` lets readers refuse to call the
+    experiment complete.
+    """
+    runs = []
+    for path in sorted((Path(experiment_dir) / "runs").glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            problem = None if isinstance(data, dict) else f"a JSON {type(data).__name__}"
+        except OSError as err:
+            problem = f"cannot be read ({err.strerror or err})"
+        except ValueError as err:
+            problem = f"not JSON ({getattr(err, 'msg', err)})"
+        if problem:
+            (say or stderr)(
+                f"[kmdr] run record {path}: {problem}; what that run expected is unknown, so "
+                "the experiment is not shown as complete (re-run its command, then remove this "
+                "file)"
+            )
+            runs.append({"_path": str(path), "_unreadable": problem})
+            continue
+        data.setdefault("_path", str(path))
+        runs.append(data)
+    return runs
+
+
+def unreadable_runs(runs: list[dict]) -> list[str]:
+    """The paths of the sidecars :func:`load_runs` could not read."""
+    return [run["_path"] for run in runs if run.get("_unreadable")]
+
+
+def _expected_list(run: dict) -> list:
+    for key in _EXPECTED_KEYS:
+        value = run.get(key)
+        if isinstance(value, list):
+            return value
+    return []
+
+
+def load_expected(experiment_dir: str | Path, runs: list[dict] | None = None) -> pd.DataFrame:
+    """Union over all sidecars of their expected cells: :data:`KEY` and ``method``.
+
+    Identity columns a legacy sidecar does not give are unknown (<NA>); :func:`completeness`
+    matches them to the cells present.
+    """
+    runs = load_runs(experiment_dir) if runs is None else runs
+    rows = [c for run in runs for c in _expected_list(run) if isinstance(c, dict)]
+    exp = pd.DataFrame(rows)
+    if not len(exp) or any(c not in exp.columns for c in CORE_COLUMNS):
+        return typed(pd.DataFrame(columns=[*KEY, "method"]), [*KEY, "method"])
+    exp = typed(exp, [*KEY, "method"])[[*KEY, "method"]]
+    exp = exp.dropna(subset=list(CORE_COLUMNS))
+    return exp.drop_duplicates(KEY, keep="last").reset_index(drop=True)
+
+
+def skip_reasons(experiment_dir: str | Path, runs: list[dict] | None = None) -> list[str]:
+    """The reasons the sidecars give for a skipped experiment (``skipped``), deduplicated."""
+    runs = load_runs(experiment_dir) if runs is None else runs
+    reasons: list[str] = []
+    for run in runs:
+        skipped = run.get("skipped")
+        if not skipped:
+            continue
+        if isinstance(skipped, dict):
+            text = str(skipped.get("reason") or skipped)
+        elif isinstance(skipped, list):
+            text = "; ".join(
+                str(s.get("reason", s)) if isinstance(s, dict) else str(s) for s in skipped
+            )
+        else:
+            text = str(skipped) if skipped is not True else "skipped"
+        if text and text not in reasons:
+            reasons.append(text)
+    return reasons
+
+
+def _find_key(obj, key: str):
+    """First value of ``key`` anywhere in a nested dict/list (depth-first), or None."""
+    if isinstance(obj, dict):
+        if key in obj and not isinstance(obj[key], dict | list):
+            return obj[key]
+        for value in obj.values():
+            found = _find_key(value, key)
+            if found is not None:
+                return found
+    elif isinstance(obj, list):
+        for value in obj:
+            found = _find_key(value, key)
+            if found is not None:
+                return found
+    return None
+
+
+def experiment_config(experiment_dir: str | Path, key: str, runs: list[dict] | None = None):
+    """A scalar setting found anywhere in the sidecars (config, spec, then the sidecar itself,
+    e.g. the dataset's ``n_clusters``); the last run that has it wins."""
+    runs = load_runs(experiment_dir) if runs is None else runs
+    for run in reversed(runs):
+        for where in (run.get("config"), run.get("spec"), run):
+            value = _find_key(where, key)
+            if value is not None:
+                return value
+    return None
+
+
+def _last_config(runs: list[dict], key: str):
+    """``config[key]`` of the last sidecar whose config has it, else None."""
+    for run in reversed(runs):
+        config = run.get("config")
+        if isinstance(config, dict) and config.get(key) is not None:
+            return config[key]
+    return None
+
+
+def preset_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> dict:
+    """The experiment's preset metadata: ``config.preset`` of the last sidecar that has one,
+    completed with :data:`PRESET_DEFAULTS` (``title`` defaults to the folder's name).
+
+    Keys: paper, title, figure, section, order, reproduce, note. A figure style or section this
+    version does not know falls back to the default with a warning (the figure and report still
+    draw).
+    """
+    name = Path(experiment_dir).name
+    runs = load_runs(experiment_dir) if runs is None else runs
+    given = _last_config(runs, "preset")
+    preset = {**PRESET_DEFAULTS, "title": name}
+    if isinstance(given, dict):
+        preset.update({k: v for k, v in given.items() if v is not None})
+    for key, valid in (("figure", FIGURE_STYLES), ("section", SECTIONS)):
+        problem = valid.problem(preset[key])  # names only: nothing is imported
+        if problem is not None:
+            warnings.warn(
+                f"{name}: preset.{key}: {problem}; using {PRESET_DEFAULTS[key]!r}", stacklevel=2
+            )
+            preset[key] = PRESET_DEFAULTS[key]
+    try:
+        preset["order"] = float(preset["order"])
+    except (TypeError, ValueError):
+        preset["order"] = float(PRESET_DEFAULTS["order"])
+    preset["title"] = str(preset["title"])
+    return preset
+
+
+def aggregation_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> str:
+    """``best`` (lowest-F trial, bmd09) or ``mean``: the last sidecar config's ``aggregation``,
+    ``mean`` when no sidecar says."""
+    runs = load_runs(experiment_dir) if runs is None else runs
+    value = _last_config(runs, "aggregation")
+    if isinstance(value, str) and value.lower() in ("best", "mean"):
+        return value.lower()
+    return "mean"
+
+
+def experiment_dirs(results_dir: str | Path, names: Iterable[str] | None = None) -> list[Path]:
+    """Experiment folders under ``results_dir`` (holding cells.csv, cells/, runs/ or leverage
+    scores)."""
+    root = Path(results_dir)
+    if not root.is_dir():
+        return []
+    candidates = (
+        [root / n for n in names] if names else sorted(p for p in root.iterdir() if p.is_dir())
+    )
+    return [
+        p
+        for p in candidates
+        if p.is_dir()
+        and (
+            (p / "cells.csv").is_file()
+            or (p / "cells").is_dir()
+            or (p / "runs").is_dir()
+            or (p / "leverage_scores.csv").exists()
+        )
+    ]
+
+
+# ----------------------------------------------------------------------------------------------
+# Every cell of a results folder as one DataFrame (kmdr.read_results).
+# ----------------------------------------------------------------------------------------------
+
+#: The column saying why a row is not current (``<NA>`` when it is).
+EXCLUDED = "excluded"
+
+#: The files and folders that make a folder an experiment folder.
+_MARKERS = ("cells.csv", "cells", "runs")
+
+_REPAIR = "run the experiment again (it sets such rows and files aside) or restore the file"
+
+
+class ResultsError(ValueError):
+    """A results folder that cannot be read as it is; the message is one line."""
+
+
+def empty_columns() -> list[str]:
+    """The columns of a cells.csv written by this code, for a frame without cells."""
+    return table_header({*EXTRA_COLUMNS, CHECKSUM})
+
+
+def _is_experiment(folder: Path) -> bool:
+    return any((folder / marker).exists() for marker in _MARKERS)
+
+
+def _experiment_folders(folder: str | Path) -> list[Path]:
+    """The experiment folders of ``folder``: itself when it is one, else its subfolders that are
+    (sorted by name). Raises :class:`ResultsError` when there is none."""
+    root = Path(folder)
+    if not root.is_dir():
+        what = "is a file, not a folder" if root.exists() else "does not exist"
+        raise ResultsError(
+            f"results folder {root} {what}; give a results folder or one of its experiment folders"
+        )
+    if _is_experiment(root):
+        return [root]
+    found = sorted(p for p in root.iterdir() if p.is_dir() and _is_experiment(p))
+    if not found:
+        raise ResultsError(
+            f"{root} holds no experiment folder (none has cells.csv, cells/ or runs/); give a "
+            "results folder or one of its experiment folders"
+        )
+    return found
+
+
+def read_experiment(experiment_dir: str | Path) -> pd.DataFrame:
+    """Every cell of one experiment folder, with the ``excluded`` column (see the module
+    docstring); raises :class:`ResultsError` on a problem the store detects."""
+    exp_dir = Path(experiment_dir)
+    said: list[str] = []
+    store = CellStore(exp_dir, log=said.append, read_only=True)
+    record = store.csv_record()
+    if record.problem:
+        raise ResultsError(f"{store.csv_path}: {record.problem}; {_REPAIR}")
+    if record.rejected:
+        reason, line, _ = min(record.rejected, key=lambda r: r[1])
+        more = f" (and {len(record.rejected) - 1} more row(s))" if len(record.rejected) > 1 else ""
+        raise ResultsError(f"{store.csv_path}, line {line}: {reason}{more}; {_REPAIR}")
+    said.clear()  # what remains to say is about the cell files
+    frame = store.frame()
+    if said:
+        raise ResultsError(said[0].removeprefix("[kmdr] "))
+    if not len(frame):  # no cell yet: the columns a cells.csv would have
+        return pd.DataFrame(columns=[*empty_columns(), EXCLUDED])
+    current, excluded = split_current(frame, load_runs(exp_dir), store.experiment)
+    whole = pd.concat([current.assign(**{EXCLUDED: pd.NA}), excluded]).sort_index()
+    whole[EXCLUDED] = whole[EXCLUDED].astype("string")
+    return whole.drop(columns=["record"]).reset_index(drop=True)
+
+
+def read_results(folder: str | Path) -> pd.DataFrame:
+    """Every cell of a results folder (all its experiment folders) or of one experiment folder,
+    one row per cell, with the columns of ``cells.csv`` (``experiment`` among them) and
+    ``excluded``; rows in the order of each experiment's ``cells.csv``, experiments by name.
+
+    Raises :class:`ResultsError` (a ValueError) with one line when a folder holds no experiment
+    or a store's file is damaged (see the module docstring)."""
+    frames = [read_experiment(exp) for exp in _experiment_folders(folder)]
+    frames = [f for f in frames if len(f)] or frames[:1]
+    if len(frames) == 1:
+        return frames[0]
+    return pd.concat(frames, ignore_index=True, sort=False)
