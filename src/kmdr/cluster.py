@@ -13,8 +13,9 @@ Given initial centers (MATLAB's ``'Start', C0``; scikit-learn's ``init=array``) 
 deterministic Lloyd run, as the course-project report's protocol does.
 
 Stopping rule. MATLAB's batch phase stops when no point changes cluster (or after ``MaxIter``
-iterations); older releases then ran an "online" phase of single-point moves by default, which
-scikit-learn does not have. scikit-learn's Lloyd also stops when the labels do not change, and in
+iterations); older releases then ran an "online" phase of single-point moves by default
+(``'OnlinePhase','on'``), which scikit-learn does not have: ``online_phase=True`` adds it here
+(:func:`online_phase`). scikit-learn's Lloyd also stops when the labels do not change, and in
 addition when the squared shift of the centers falls below ``tol`` times the mean per-feature
 variance of X (so ``tol`` is relative to the data's scale, not an absolute threshold). ``tol=0``
 keeps only the "labels unchanged" rule, which is MATLAB's batch rule.
@@ -34,7 +35,7 @@ if TYPE_CHECKING:  # scipy.sparse loads where sparse data is handled
 # scikit-learn is imported by the functions that cluster: reading INITS (a config check) does not
 # need it.
 
-__all__ = ["INITS", "KMeansResult", "kmeans"]
+__all__ = ["INITS", "KMeansResult", "kmeans", "online_phase"]
 
 #: Accepted ``init`` names and the scikit-learn name each maps to.
 INITS = {"k-means++": "k-means++", "random": "random", "sample": "random"}
@@ -241,6 +242,173 @@ def _fit_without_copy(est, X) -> None:
             X[lo : lo + rows].reshape(-1)[moved] = values
 
 
+@dataclass(frozen=True)
+class OnlineResult:
+    """What :func:`online_phase` ends with.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_samples,), int
+        Cluster index of every row after the single-point moves.
+    cluster_centers : ndarray of shape (n_clusters, n_features)
+        The centroids of ``labels`` (computed anew from the rows, not the running updates).
+    n_passes : int
+        Passes through the points (MATLAB counts each as an iteration); a pass that starts and
+        finds no move is counted.
+    n_moves : int
+        Points moved.
+    converged : bool
+        True when a whole pass found no move that lowers the objective; False when the pass
+        budget ran out first.
+    """
+
+    labels: np.ndarray
+    cluster_centers: np.ndarray
+    n_passes: int
+    n_moves: int
+    converged: bool
+
+
+def _centroids(X, labels: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
+    """The centroid of each cluster of ``labels`` and its size (an empty cluster's centroid is
+    zero; it is never read before a point moves into it)."""
+    import scipy.sparse as sp
+
+    counts = np.bincount(labels, minlength=n_clusters)
+    member = sp.csr_matrix(
+        (np.ones(labels.size), (labels, np.arange(labels.size))), shape=(n_clusters, labels.size)
+    )
+    sums = member @ X
+    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums, dtype=np.float64)
+    return sums / np.maximum(counts, 1)[:, None], counts
+
+
+def online_phase(X, labels, n_clusters: int, *, max_passes: int) -> OnlineResult:
+    """MATLAB's online phase of ``kmeans``: single-point moves while one lowers the objective.
+
+    From ``labels`` (a batch result), the points are visited in cyclic order; a point x of
+    cluster i (of size n_i > 1) moves to the cluster j that lowers the total sum of squared
+    distances the most, taking both centroids' moves into account:
+
+    .. math:: \\Delta_j = \\frac{n_j}{n_j + 1} \\lVert x - c_j \\rVert^2
+              - \\frac{n_i}{n_i - 1} \\lVert x - c_i \\rVert^2 ,
+
+    if the best :math:`\\Delta_j < 0` (a tie with staying, or a point alone in its cluster,
+    stays; among equal best clusters the first is taken). Both centroids and counts are updated
+    at once, so the next point sees them. The phase ends when a whole cycle through the points
+    moves none (no single-point move lowers the objective any more) or after ``max_passes``
+    passes. Every move lowers the objective by :math:`-\\Delta_j` exactly (up to rounding).
+
+    This is the rule of MATLAB's documented algorithm (choose, among the points whose best move
+    lowers the objective, the next one after the last moved in cyclic order, and move it):
+    visiting the points in cyclic order and moving each that can improve chooses the same points,
+    since the centroids change only when a point moves.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse CSR matrix of shape (n_samples, n_features), float
+        The points. A sparse X is read one row at a time (each densified on its own).
+    labels : array-like of shape (n_samples,), int in [0, n_clusters)
+        The starting partition; not modified.
+    n_clusters : int
+        k.
+    max_passes : int >= 0
+        The most passes through the points (MATLAB's ``MaxIter`` left after the batch phase).
+
+    Returns
+    -------
+    OnlineResult
+    """
+    import scipy.sparse as sp
+
+    labels = np.array(labels, dtype=np.intp)
+    n = labels.size
+    centers, counts = _centroids(X, labels, n_clusters)
+    counts = counts.astype(np.float64)
+    sparse = sp.issparse(X)
+    if sparse:
+        X = sp.csr_matrix(X)
+        row = np.zeros(X.shape[1])
+    moves = passes = 0
+    since_move = 0  # points visited since the last move (or since the start)
+    i = 0
+    while since_move < n:
+        if i == 0:
+            if passes == max_passes:
+                break
+            passes += 1
+        if sparse:
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            row[:] = 0.0
+            row[X.indices[lo:hi]] = X.data[lo:hi]
+            x = row
+        else:
+            x = X[i]
+        own = labels[i]
+        sq = ((centers - x) ** 2).sum(axis=1)
+        delta = counts / (counts + 1.0) * sq  # the cost of adding x to each cluster
+        if counts[own] > 1:  # the gain of taking x out of its own cluster
+            delta[own] = counts[own] / (counts[own] - 1.0) * sq[own]
+        best = int(np.argmin(delta))
+        if delta[own] > delta[best]:  # strictly better than staying
+            counts[best] += 1.0
+            counts[own] -= 1.0
+            centers[best] += (x - centers[best]) / counts[best]
+            centers[own] -= (x - centers[own]) / counts[own]
+            labels[i] = best
+            moves += 1
+            since_move = 0
+        since_move += 1
+        i = (i + 1) % n
+    converged = since_move >= n
+    centers, _ = _centroids(X, labels, n_clusters)
+    return OnlineResult(labels, centers, passes, moves, converged)
+
+
+def _inertia(X, labels: np.ndarray, centers: np.ndarray) -> float:
+    """Sum of squared distances of the rows of X to their centers."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        diff = X - sp.csr_matrix(centers[labels])
+        return float(diff.multiply(diff).sum())
+    return float(((X - centers[labels]) ** 2).sum())
+
+
+def _with_online_phase(est, X, n_init: int, max_iter: int, random_state) -> KMeansResult:
+    """``n_init`` single runs of ``est`` (Lloyd), each followed by :func:`online_phase` with the
+    iterations it left of ``max_iter``; the run with the lowest final objective is kept (the first
+    among equal ones), as MATLAB keeps its best replicate after both phases.
+
+    The runs draw their starts one after the other from one RandomState, in the order
+    scikit-learn's own ``n_init`` loop draws them, so the batch phase of run m is the m-th run of
+    the fit without the online phase."""
+    from sklearn.utils import check_random_state
+
+    state = check_random_state(random_state)
+    est.set_params(n_init=1, random_state=state)
+    best = None
+    for _ in range(n_init):
+        est.fit(X)
+        batch_iter = int(est.n_iter_)
+        online = online_phase(
+            X,
+            est.labels_,
+            est.n_clusters,
+            max_passes=max(0, max_iter - batch_iter),
+        )
+        inertia = _inertia(X, online.labels, online.cluster_centers)
+        if best is None or inertia < best.inertia:
+            best = KMeansResult(
+                labels=online.labels,
+                inertia=inertia,
+                n_iter=batch_iter + online.n_passes,
+                cluster_centers=online.cluster_centers,
+                converged=bool(online.converged and batch_iter + online.n_passes < max_iter),
+            )
+    return best
+
+
 def kmeans(
     X,
     n_clusters: int,
@@ -251,6 +419,7 @@ def kmeans(
     tol: float = 1e-4,
     random_state=None,
     copy_x: bool = True,
+    online_phase: bool = False,
 ) -> KMeansResult:
     """Cluster the rows of X with Lloyd's k-means, best of ``n_init`` restarts.
 
@@ -286,6 +455,11 @@ default="k-means++"
         back bit for bit before this function returns (see ``_fit_without_copy``), which saves
         a second n x d array; nobody else may read X meanwhile (another thread clustering or
         reducing the same array would see it centered). The result is the same either way.
+    online_phase : bool, default=False
+        Follow every restart's Lloyd (batch) phase with MATLAB's online phase
+        (:func:`online_phase`, given the iterations the batch phase left of ``max_iter``), and
+        keep the restart with the lowest objective after it. False: scikit-learn's Lloyd alone,
+        unchanged. X is then never written (``copy_x`` does not apply).
 
     Returns
     -------
@@ -328,6 +502,10 @@ default="k-means++"
         random_state=random_state,
         copy_x=True,
     )
+    if not isinstance(online_phase, bool | np.bool_):
+        raise ValueError(f"online_phase must be true or false, got {online_phase!r}")
+    if online_phase:
+        return _with_online_phase(est, X, n_init, max_iter, random_state)
     if copy_x:
         est.fit(X)
     else:

@@ -91,13 +91,16 @@ IDENTITY_COLUMNS: tuple[str, ...] = (
     "data_fingerprint",
     "code_tag",
     "blas_threads",
+    "kmeans_online_phase",
 )
 #: Identity columns that joined the identity after cells were first written, each with the text
-#: every cell written before had (all were computed with one thread). A column at that value is
-#: left out of the cell id (:func:`kmdr.results.records.identity_id`), so those cells keep their
-#: ids, and a reader that meets a file without the column (a summary.csv or a sidecar written
-#: before) reads that value.
-IDENTITY_DEFAULTS: dict[str, str] = {"blas_threads": "1"}
+#: every cell written before had (all were computed with one thread and without k-means' online
+#: phase). A column at that value is left out of the cell id
+#: (:func:`kmdr.results.records.identity_id`), so those cells keep their ids, and a reader that
+#: meets a file without the column (a summary.csv or a sidecar written before) reads that value.
+#: One not in CSV_COLUMNS (``kmeans_online_phase``) is written only when not at its default: a row
+#: without it (or with it empty) is at the default.
+IDENTITY_DEFAULTS: dict[str, str] = {"blas_threads": "1", "kmeans_online_phase": "False"}
 #: A point of a figure (a row of summary.csv): a cell's identity without its repetition.
 POINT_COLUMNS: tuple[str, ...] = tuple(c for c in IDENTITY_COLUMNS if c != "repetition")
 
@@ -119,7 +122,13 @@ RESULT_COLUMNS: tuple[str, ...] = (
 )
 #: Every key a valid cell file has.
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(
-    dict.fromkeys((*CSV_COLUMNS, *IDENTITY_COLUMNS, "cell_id"))
+    dict.fromkeys(
+        (
+            *CSV_COLUMNS,
+            *(c for c in IDENTITY_COLUMNS if c in CSV_COLUMNS or c not in IDENTITY_DEFAULTS),
+            "cell_id",
+        )
+    )
 )
 
 

@@ -89,10 +89,13 @@ def identity_id(fields: dict[str, str]) -> str:
     """The cell id: a hash of the identity columns' texts, each column of
     :data:`~kmdr.results.columns.IDENTITY_DEFAULTS` left out at its default (so a one-thread
     cell has the id it had before the thread count joined the identity)."""
+    texts = {c: fields.get(c, "") for c in IDENTITY_COLUMNS}
+    for c in IDENTITY_DEFAULTS.keys() - CSV_COLUMNS:  # written only when not at the default
+        texts[c] = texts[c] or IDENTITY_DEFAULTS[c]
     return _digest(
-        [c, fields.get(c, "")]
+        [c, texts[c]]
         for c in IDENTITY_COLUMNS
-        if c not in IDENTITY_DEFAULTS or fields.get(c, "") != IDENTITY_DEFAULTS[c]
+        if c not in IDENTITY_DEFAULTS or texts[c] != IDENTITY_DEFAULTS[c]
     )[:ID_DIGITS]
 
 
