@@ -299,15 +299,17 @@ def online_phase(X, labels, n_clusters: int, *, max_passes: int) -> OnlineResult
     moves none (no single-point move lowers the objective any more) or after ``max_passes``
     passes. Every move lowers the objective by :math:`-\\Delta_j` exactly (up to rounding).
 
-    This is the rule of MATLAB's documented algorithm (choose, among the points whose best move
-    lowers the objective, the next one after the last moved in cyclic order, and move it):
-    visiting the points in cyclic order and moving each that can improve chooses the same points,
-    since the centroids change only when a point moves.
+    As MATLAB computes it: at every step the change of every point's every move is known (an
+    n x k table, of which a move changes the two columns of the clusters it touches), and the
+    point that moves is the first after the last moved one, in cyclic order, whose best move
+    lowers the objective (the same point a visit of the points in cyclic order would move, since
+    the centroids change only when a point moves); a pass ends when that order wraps around.
 
     Parameters
     ----------
     X : ndarray or scipy.sparse CSR matrix of shape (n_samples, n_features), float
-        The points. A sparse X is read one row at a time (each densified on its own).
+        The points. A sparse X is densified a block of rows at a time (distances as for the
+        dense X, bit for bit).
     labels : array-like of shape (n_samples,), int in [0, n_clusters)
         The starting partition; not modified.
     n_clusters : int
@@ -325,44 +327,72 @@ def online_phase(X, labels, n_clusters: int, *, max_passes: int) -> OnlineResult
     n = labels.size
     centers, counts = _centroids(X, labels, n_clusters)
     counts = counts.astype(np.float64)
-    sparse = sp.issparse(X)
-    if sparse:
+    if sp.issparse(X):
         X = sp.csr_matrix(X)
-        row = np.zeros(X.shape[1])
-    moves = passes = 0
-    since_move = 0  # points visited since the last move (or since the start)
-    i = 0
-    while since_move < n:
-        if i == 0:
+    rows = np.arange(n)
+    # sq[p, j] = |x_p - c_j|^2, one column per cluster (two columns change per move)
+    sq = np.empty((n, n_clusters))
+    for j in range(n_clusters):
+        sq[:, j] = _sq_distances(X, centers[j])
+    moves = 0
+    passes = 1 if max_passes > 0 else 0
+    last = -1  # the point moved last
+    converged = False
+    while passes:
+        # Every point's change of the objective for each move: the cost of adding it to each
+        # cluster, and for its own cluster the gain of taking it out (a point alone stays).
+        delta = counts / (counts + 1.0) * sq
+        leave = np.flatnonzero(counts[labels] > 1)
+        mine = labels[leave]
+        delta[leave, mine] = counts[mine] / (counts[mine] - 1.0) * sq[leave, mine]
+        best = np.argmin(delta, axis=1)
+        improving = np.flatnonzero(delta[rows, labels] > delta[rows, best])
+        if not improving.size:
+            converged = True
+            break
+        after = improving[improving > last]
+        i = int(after[0] if after.size else improving[0])
+        if i <= last:  # the cycle wrapped: a new pass
             if passes == max_passes:
                 break
             passes += 1
-        if sparse:
-            lo, hi = X.indptr[i], X.indptr[i + 1]
-            row[:] = 0.0
-            row[X.indices[lo:hi]] = X.data[lo:hi]
-            x = row
-        else:
-            x = X[i]
-        own = labels[i]
-        sq = ((centers - x) ** 2).sum(axis=1)
-        delta = counts / (counts + 1.0) * sq  # the cost of adding x to each cluster
-        if counts[own] > 1:  # the gain of taking x out of its own cluster
-            delta[own] = counts[own] / (counts[own] - 1.0) * sq[own]
-        best = int(np.argmin(delta))
-        if delta[own] > delta[best]:  # strictly better than staying
-            counts[best] += 1.0
-            counts[own] -= 1.0
-            centers[best] += (x - centers[best]) / counts[best]
-            centers[own] -= (x - centers[own]) / counts[own]
-            labels[i] = best
-            moves += 1
-            since_move = 0
-        since_move += 1
-        i = (i + 1) % n
-    converged = since_move >= n
+        old, new = int(labels[i]), int(best[i])
+        x = _row(X, i)
+        counts[new] += 1.0
+        counts[old] -= 1.0
+        centers[new] += (x - centers[new]) / counts[new]
+        centers[old] -= (x - centers[old]) / counts[old]
+        labels[i] = new
+        sq[:, new] = _sq_distances(X, centers[new])
+        sq[:, old] = _sq_distances(X, centers[old])
+        moves += 1
+        last = i
     centers, _ = _centroids(X, labels, n_clusters)
     return OnlineResult(labels, centers, passes, moves, converged)
+
+
+def _row(X, i: int) -> np.ndarray:
+    """Row i of X as a dense vector."""
+    if hasattr(X, "indptr"):
+        row = np.zeros(X.shape[1])
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        row[X.indices[lo:hi]] = X.data[lo:hi]
+        return row
+    return X[i]
+
+
+def _sq_distances(X, center: np.ndarray) -> np.ndarray:
+    """|x - center|^2 for every row x of X, summed as for a dense X (a sparse X is densified a
+    block of rows at a time)."""
+    if hasattr(X, "indptr"):
+        rows = max(1, _BLOCK_ELEMENTS // X.shape[1])
+        return np.concatenate(
+            [
+                ((X[lo : lo + rows].toarray() - center) ** 2).sum(axis=1)
+                for lo in range(0, X.shape[0], rows)
+            ]
+        )
+    return ((X - center) ** 2).sum(axis=1)
 
 
 def _inertia(X, labels: np.ndarray, centers: np.ndarray) -> float:
