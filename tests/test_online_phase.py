@@ -11,7 +11,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_blobs
 
-from kmdr.cluster import kmeans, online_phase
+from kmdr.cluster import kmeans
+from kmdr.online_phase import online_phase
 from kmdr.results.records import identity_id
 
 
@@ -168,7 +169,7 @@ def test_best_restart_chosen_on_the_final_objective(overlapping):
     from sklearn.cluster import KMeans
     from sklearn.utils import check_random_state
 
-    from kmdr.cluster import _centroids
+    from kmdr.online_phase import _centroids
 
     state = check_random_state(11)
     finals = []

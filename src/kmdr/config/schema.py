@@ -138,7 +138,7 @@ class KMeansConfig:
     init: str = "k-means++"
     tol: float = 0.0  # 0: stop when no label changes (MATLAB's batch rule), >= 0
     # MATLAB's online phase ('OnlinePhase','on', its old default) after each restart's batch phase:
-    # single-point moves while one lowers the objective (kmdr.cluster.online_phase).
+    # single-point moves while one lowers the objective (kmdr.online_phase).
     online_phase: bool = False
 
 
