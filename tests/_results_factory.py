@@ -58,7 +58,7 @@ ROW_DEFAULTS = {
 
 def cell_id(row: dict) -> str:
     """The runner's ``cell_id``: the hash of the identity columns' texts."""
-    return identity_id(row_fields({c: row[c] for c in IDENTITY_COLUMNS}))
+    return identity_id(row_fields({c: row[c] for c in IDENTITY_COLUMNS if c in row}))
 
 
 def make_cells(
@@ -123,7 +123,8 @@ def make_cells(
 
 def expected_cells(cells: pd.DataFrame) -> list[dict]:
     """The sidecar's ``expected_cells`` for these rows: the identity, cell_id and method."""
-    records = json.loads(completed(cells)[[*IDENTITY_COLUMNS, "method"]].to_json(orient="records"))
+    columns = [c for c in (*IDENTITY_COLUMNS, "method") if c in cells]
+    records = json.loads(completed(cells)[columns].to_json(orient="records"))
     for record in records:
         record["cell_id"] = cell_id(record)
     return records

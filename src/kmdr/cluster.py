@@ -13,11 +13,12 @@ Given initial centers (MATLAB's ``'Start', C0``; scikit-learn's ``init=array``) 
 deterministic Lloyd run, as the course-project report's protocol does.
 
 Stopping rule. MATLAB's batch phase stops when no point changes cluster (or after ``MaxIter``
-iterations); older releases then ran an "online" phase of single-point moves by default, which
-scikit-learn does not have. scikit-learn's Lloyd also stops when the labels do not change, and in
-addition when the squared shift of the centers falls below ``tol`` times the mean per-feature
-variance of X (so ``tol`` is relative to the data's scale, not an absolute threshold). ``tol=0``
-keeps only the "labels unchanged" rule, which is MATLAB's batch rule.
+iterations); older releases then ran an "online" phase of single-point moves by default
+(``'OnlinePhase','on'``), which scikit-learn does not have: ``online_phase=True`` adds it here
+(:func:`kmdr.online_phase.online_phase`). scikit-learn's Lloyd also stops when the labels do not
+change, and in addition when the squared shift of the centers falls below ``tol`` times the mean
+per-feature variance of X (so ``tol`` is relative to the data's scale, not an absolute
+threshold). ``tol=0`` keeps only the "labels unchanged" rule, which is MATLAB's batch rule.
 """
 
 from __future__ import annotations
@@ -241,6 +242,42 @@ def _fit_without_copy(est, X) -> None:
             X[lo : lo + rows].reshape(-1)[moved] = values
 
 
+def _with_online_phase(est, X, n_init: int, max_iter: int, random_state) -> KMeansResult:
+    """``n_init`` single runs of ``est`` (Lloyd), each followed by :func:`online_phase` with the
+    iterations it left of ``max_iter``; the run with the lowest final objective is kept (the first
+    among equal ones), as MATLAB keeps its best replicate after both phases.
+
+    The runs draw their starts one after the other from one RandomState, in the order
+    scikit-learn's own ``n_init`` loop draws them, so the batch phase of run m is the m-th run of
+    the fit without the online phase."""
+    from sklearn.utils import check_random_state
+
+    from kmdr.online_phase import inertia_of, online_phase
+
+    state = check_random_state(random_state)
+    est.set_params(n_init=1, random_state=state)
+    best = None
+    for _ in range(n_init):
+        est.fit(X)
+        batch_iter = int(est.n_iter_)
+        online = online_phase(
+            X,
+            est.labels_,
+            est.n_clusters,
+            max_passes=max(0, max_iter - batch_iter),
+        )
+        inertia = inertia_of(X, online.labels, online.cluster_centers)
+        if best is None or inertia < best.inertia:
+            best = KMeansResult(
+                labels=online.labels,
+                inertia=inertia,
+                n_iter=batch_iter + online.n_passes,
+                cluster_centers=online.cluster_centers,
+                converged=bool(online.converged and batch_iter + online.n_passes < max_iter),
+            )
+    return best
+
+
 def kmeans(
     X,
     n_clusters: int,
@@ -251,6 +288,7 @@ def kmeans(
     tol: float = 1e-4,
     random_state=None,
     copy_x: bool = True,
+    online_phase: bool = False,
 ) -> KMeansResult:
     """Cluster the rows of X with Lloyd's k-means, best of ``n_init`` restarts.
 
@@ -286,6 +324,11 @@ default="k-means++"
         back bit for bit before this function returns (see ``_fit_without_copy``), which saves
         a second n x d array; nobody else may read X meanwhile (another thread clustering or
         reducing the same array would see it centered). The result is the same either way.
+    online_phase : bool, default=False
+        Follow every restart's Lloyd (batch) phase with MATLAB's online phase
+        (:func:`kmdr.online_phase.online_phase`, given the iterations the batch phase left of
+        ``max_iter``), and keep the restart with the lowest objective after it. False:
+        scikit-learn's Lloyd alone, unchanged. X is then never written (``copy_x`` does not apply).
 
     Returns
     -------
@@ -328,6 +371,10 @@ default="k-means++"
         random_state=random_state,
         copy_x=True,
     )
+    if not isinstance(online_phase, bool | np.bool_):
+        raise ValueError(f"online_phase must be true or false, got {online_phase!r}")
+    if online_phase:
+        return _with_online_phase(est, X, n_init, max_iter, random_state)
     if copy_x:
         est.fit(X)
     else:

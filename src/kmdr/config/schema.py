@@ -137,6 +137,9 @@ class KMeansConfig:
     # A string, not an Enum: "k-means++" is not a Python name; kmdr.config.checks checks it.
     init: str = "k-means++"
     tol: float = 0.0  # 0: stop when no label changes (MATLAB's batch rule), >= 0
+    # MATLAB's online phase ('OnlinePhase','on', its old default) after each restart's batch phase:
+    # single-point moves while one lowers the objective (kmdr.online_phase).
+    online_phase: bool = False
 
 
 @dataclass

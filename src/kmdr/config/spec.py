@@ -198,6 +198,7 @@ def _kmeans(km: dict) -> KMeansConfig:
         # 'sample' (MATLAB's old name) is random; first_of_class is the runner's to resolve.
         init=str(INITS.get(km["init"], km["init"])),
         tol=float(km["tol"]),
+        online_phase=bool(km["online_phase"]),
     )
 
 

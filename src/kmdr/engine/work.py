@@ -94,6 +94,13 @@ def _cluster(reducer, C, X, n_clusters: int, kmeans_settings: dict, y, random_st
         random_state=random_state,
     )
     own = getattr(reducer, "cluster", None)
+    if settings.get("online_phase"):
+        if own is not None:
+            raise ValueError(
+                f"kmeans.online_phase=true: reducer {type(reducer).__name__} clusters with its "
+                "own k-means, which has no online phase; drop the option or the reducer"
+            )
+        kwargs["online_phase"] = True
     if own is not None:
         return own(C, n_clusters, **kwargs)
     # C is this cell's own array unless the reducer handed back the data itself (the baseline):

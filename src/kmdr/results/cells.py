@@ -123,6 +123,8 @@ class Cell:
             "data_fingerprint": self.data_fingerprint,
             "code_tag": self.code_tag,
             "blas_threads": self.blas_threads,
+            # absent (its default, False) unless on: see columns.IDENTITY_DEFAULTS
+            **({"kmeans_online_phase": True} if self.kmeans.get("online_phase") else {}),
         }
 
 
@@ -132,7 +134,10 @@ def _json(obj) -> str:
 
 def _kmeans_dict(spec: ExperimentSpec) -> dict:
     km = spec.kmeans
-    return {"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init, "tol": km.tol}
+    out = {"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init, "tol": km.tol}
+    if km.online_phase:  # off: absent, as in every cell written before the option existed
+        out["online_phase"] = True
+    return out
 
 
 def reducer_kwargs(params: dict, n_clusters: int) -> tuple[dict, int]:

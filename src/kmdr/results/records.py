@@ -152,13 +152,17 @@ IDENTITY_COLUMNS: tuple[str, ...] = (
     "data_fingerprint",
     "code_tag",
     "blas_threads",
+    "kmeans_online_phase",
 )
 #: Identity columns that joined the identity after cells were first written, each with the text
-#: every cell written before had (all were computed with one thread). A column at that value is
-#: left out of the cell id (:func:`identity_id`), so those cells keep their
-#: ids, and a reader that meets a file without the column (a summary.csv or a sidecar written
-#: before) reads that value.
-IDENTITY_DEFAULTS: Mapping[str, str] = MappingProxyType({"blas_threads": "1"})
+#: every cell written before had (all were computed with one thread and without k-means' online
+#: phase). A column at that value is left out of the cell id (:func:`identity_id`), so those
+#: cells keep their ids, and a reader that meets a file without the column (a summary.csv or a
+#: sidecar written before) reads that value. One not in CSV_COLUMNS (``kmeans_online_phase``) is
+#: written only when not at its default: a row without it (or with it empty) is at the default.
+IDENTITY_DEFAULTS: Mapping[str, str] = MappingProxyType(
+    {"blas_threads": "1", "kmeans_online_phase": "False"}
+)
 #: A point of a figure (a row of summary.csv): a cell's identity without its repetition.
 POINT_COLUMNS: tuple[str, ...] = tuple(c for c in IDENTITY_COLUMNS if c != "repetition")
 
@@ -180,7 +184,13 @@ RESULT_COLUMNS: tuple[str, ...] = (
 )
 #: Every key a valid cell file has.
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(
-    dict.fromkeys((*CSV_COLUMNS, *IDENTITY_COLUMNS, "cell_id"))
+    dict.fromkeys(
+        (
+            *CSV_COLUMNS,
+            *(c for c in IDENTITY_COLUMNS if c in CSV_COLUMNS or c not in IDENTITY_DEFAULTS),
+            "cell_id",
+        )
+    )
 )
 
 
@@ -259,10 +269,13 @@ def identity_id(fields: dict[str, str]) -> str:
     """The cell id: a hash of the identity columns' texts, each column of
     :data:`IDENTITY_DEFAULTS` left out at its default (so a one-thread
     cell has the id it had before the thread count joined the identity)."""
+    texts = {c: fields.get(c, "") for c in IDENTITY_COLUMNS}
+    for c in IDENTITY_DEFAULTS.keys() - CSV_COLUMNS:  # written only when not at the default
+        texts[c] = texts[c] or IDENTITY_DEFAULTS[c]
     return _digest(
-        [c, fields.get(c, "")]
+        [c, texts[c]]
         for c in IDENTITY_COLUMNS
-        if c not in IDENTITY_DEFAULTS or fields.get(c, "") != IDENTITY_DEFAULTS[c]
+        if c not in IDENTITY_DEFAULTS or texts[c] != IDENTITY_DEFAULTS[c]
     )[:ID_DIGITS]
 
 

@@ -51,6 +51,7 @@ import pandas as pd
 from kmdr._io import atomic_write_text, read_csv
 from kmdr.config.presentation import FIGURE_STYLES
 from kmdr.plugins import RegistryError
+from kmdr.results.records import CSV_COLUMNS, IDENTITY_DEFAULTS
 from kmdr.results.reading import (
     CORE_COLUMNS,
     KEY,
@@ -356,6 +357,15 @@ def write_summaries(
     summary = summarize(exp_dir, say=say)
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return []
+    # An identity column cells hold only away from its default is left out of summary.csv too
+    # when every point is at it (summary.csv files written before it keep their text).
+    summary = summary.drop(
+        columns=[
+            c
+            for c, default in IDENTITY_DEFAULTS.items()
+            if c not in CSV_COLUMNS and c in summary and (summary[c] == default).all()
+        ]
+    )
     written = [_write_csv(summary, exp_dir / "summary.csv")]
     try:
         write_tables = FIGURE_STYLES.get(preset_of(exp_dir, runs)["figure"]).write_tables
