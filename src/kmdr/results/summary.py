@@ -51,7 +51,6 @@ import pandas as pd
 from kmdr._io import atomic_write_text, read_csv
 from kmdr.config.presentation import FIGURE_STYLES
 from kmdr.plugins import RegistryError
-from kmdr.results.records import CSV_COLUMNS, IDENTITY_DEFAULTS
 from kmdr.results.reading import (
     CORE_COLUMNS,
     KEY,
@@ -69,6 +68,7 @@ from kmdr.results.reading import (
     typed,
     unreadable_runs,
 )
+from kmdr.results.records import CSV_COLUMNS, IDENTITY_DEFAULTS
 from kmdr.results.store import CellStore
 
 __all__ = [
