@@ -32,6 +32,11 @@ class Results:
             return ""
         return f" (ours: {int(g['n_samples'].iloc[0])} × {int(g['n_features'].iloc[0])})"
 
+    def cells(self, name: str):
+        """The current cells of the experiment ``name`` (a DataFrame), None when it has none."""
+        e = self._exps.get(name)
+        return e.cells if e is not None and e.has_cells else None
+
     def ran(self, dataset: str) -> bool:
         """Whether any experiment has results on ``dataset``."""
         return any(e.has_results and dataset in e.datasets for e in self._exps.values())

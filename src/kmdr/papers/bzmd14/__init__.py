@@ -8,6 +8,14 @@ from __future__ import annotations
 
 from kmdr.plugins import Deviation, Paper
 
+
+def online_phase_deviation(results) -> str:
+    """MATLAB's online phase, and what its diagnostics found (imported when the report asks)."""
+    from kmdr.papers.bzmd14.online_phase import online_phase_deviation as deviation
+
+    return deviation(results)
+
+
 __all__ = ["PAPER"]
 
 PAPER = Paper(
@@ -85,6 +93,7 @@ PAPER = Paper(
             "(the 2-approximation of Drineas et al. 1999, bzmd14 Theorem 13) are stated for "
             "r = k; at r ≠ k no theorem covers these points (see Theory).",
         ),
+        Deviation(41, online_phase_deviation),
     ),
     notes={
         "bzmd14_synth": (

@@ -27,6 +27,7 @@ __all__ = [
     "PAIRS",
     "STUCK_MARGIN",
     "StuckCount",
+    "online_phase_finding",
     "online_phase_note",
     "stuck",
     "stuck_count",
@@ -114,7 +115,16 @@ def online_phase_note(results_dir: str | Path, experiment: str) -> str | None:
     paper = PAIRS[experiment]
     on = load_cells(Path(results_dir) / experiment)
     off = load_cells(Path(results_dir) / paper)
-    if on.empty or off.empty:
+    return online_phase_finding(experiment, on, off)
+
+
+def online_phase_finding(
+    experiment: str, on: pd.DataFrame | None, off: pd.DataFrame | None
+) -> str | None:
+    """:func:`online_phase_note` from the two experiments' current cells (``on``: the
+    diagnostic's, ``off``: the paper preset's); None when either has none."""
+    paper = PAIRS[experiment]
+    if on is None or off is None or on.empty or off.empty:
         return None
     c = stuck_count(off, on)
     if not c.pairs:
@@ -133,3 +143,13 @@ def online_phase_note(results_dir: str | Path, experiment: str) -> str | None:
         f"online phase, {c.on} with it; {c.rescued} stuck ones freed, {c.new} newly stuck "
         f"({p}); mean change of P {c.mean_gain:+.3f}. The online phase {change}."
     )
+
+
+def online_phase_deviation(results) -> str:
+    """The deviation as the report lists it: :data:`DEVIATION`, then what each diagnostic found
+    (``results``: the report's view of the experiments, :class:`kmdr.report.deviations.Results`)."""
+    found = [
+        online_phase_finding(name, results.cells(name), results.cells(paper))
+        for name, paper in PAIRS.items()
+    ]
+    return " ".join([DEVIATION, *(f for f in found if f)])
