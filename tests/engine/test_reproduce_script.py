@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -207,3 +208,41 @@ def test_ctrl_c_as_the_drawing_process_starts(tmp_path):
         proc.kill()
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("[reproduce] interrupted;")
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tracked_results() -> list[str]:
+    """The files of results/ the repository tracks, relative to results/."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "results"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return [p.removeprefix("results/") for p in listed.stdout.split("\0") if p]
+
+
+def test_a_reproduction_that_reuses_every_cell_changes_no_tracked_file(tmp_path):
+    """The committed results copied, then `make reproduce`'s steps on the copy (the script on a
+    finished experiment and on one whose data is missing, the figures, the report): every file
+    the repository tracks is byte for byte as committed (no date in a PDF, reuse times do not
+    replace compute times, no path of this machine, each skip reason once)."""
+    tracked = _tracked_results()
+    if "bzmd14_orl/cells.csv" not in tracked:
+        pytest.skip("no committed results to reuse")
+    copy = tmp_path / "results"  # the same folder name: the report names it
+    shutil.copytree(ROOT / "results", copy, ignore=shutil.ignore_patterns("cells", ".locks"))
+    # bmd09_table1's data is not on this machine (its row says why): it is skipped as before
+    done = reproduce("--results", str(copy), "--only", "bzmd14_orl", "bmd09_table1")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "bzmd14_orl: 705 cells (0 computed, 705 reused)" in done.stdout, done.stdout[-2000:]
+    bin_dir = Path(sys.executable).parent
+    for tool in ("kmdr-figures", "kmdr-report"):
+        args = [str(copy), "bzmd14_orl"] if tool == "kmdr-figures" else [str(copy)]
+        run = subprocess.run([str(bin_dir / tool), *args], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr[-2000:]
+    changed = [p for p in tracked if (copy / p).read_bytes() != (ROOT / "results" / p).read_bytes()]
+    assert not changed, changed
+    written = "".join(
+        (copy / p).read_text(errors="replace") for p in ("SKIPPED.md", "reproduce_times.csv")
+    )
+    assert str(ROOT) not in written and str(Path.home()) + "/" not in written
