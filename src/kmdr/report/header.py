@@ -133,7 +133,17 @@ def _latest_skip(exp: Experiment) -> str:
     """The reason the latest skipped run of ``exp`` gives ("" if none): an earlier run's may say
     the same in other words, and is not a second reason."""
     runs = [run for run in exp.runs if run.get("skipped")][-1:]
-    return "; ".join(public_text(t) for t in sidecars.skip_reasons(exp.dir, runs))
+    return "; ".join(public_text(_data_dir_named(t)) for t in sidecars.skip_reasons(exp.dir, runs))
+
+
+def _data_dir_named(text: str) -> str:
+    """``text`` with the data cache folder named as its setting says it: ``datasets/`` (a
+    checkout's own, relative to it), else ``$KMDR_DATA_DIR``."""
+    from kmdr.datasets import resolve_data_dir
+
+    folder = resolve_data_dir()
+    name = "datasets/" if (folder.parent / "pyproject.toml").is_file() else "$KMDR_DATA_DIR/"
+    return text.replace(f"{folder}/", name)
 
 
 def skipped_experiments(root: Path, exps: dict[str, Experiment]) -> dict[str, str]:
