@@ -27,7 +27,7 @@ from kmdr._io import atomic_write_text
 from kmdr.report import interactive
 from kmdr.report._text import VERDICT_MARK
 from kmdr.report.anchors import heading_anchor
-from kmdr.results.sidecars import experiment_dirs
+from kmdr.results.sidecars import experiment_dirs, load_runs, skip_reasons
 
 __all__ = [
     "FILES_HEADING",
@@ -137,9 +137,31 @@ def _files(folder: Path) -> dict[str, list[Path]]:
         "tables": [p for p in here if p.suffix in _TABLES],
         "figures": [p for p in here if p.suffix in _FIGURES],
         "texts": [p for p in here if p.suffix in _TEXTS],
-        "run records": sorted((folder / "runs").glob("*.json")) if folder.is_dir() else [],
+        "run records": _run_records(folder),
     }
     return {kind: paths for kind, paths in kinds.items() if paths}
+
+
+def _run_records(folder: Path) -> list[Path]:
+    """The run records the folder's results rest on: those of the runs that computed its cells
+    (a run that reused every cell adds nothing), else the first record giving the latest skip
+    reason, else every record. So re-running over the same results links the same records."""
+    records = sorted((folder / "runs").glob("*.json")) if folder.is_dir() else []
+    if not records:
+        return []
+    cells = folder / "cells.csv"
+    if cells.is_file():
+        try:
+            ids = set(pd.read_csv(cells, usecols=["run_id"], dtype=str)["run_id"])
+        except (ValueError, OSError):  # no run_id column, or unreadable: list them all
+            return records
+        return [p for p in records if p.stem in ids] or records
+    runs = [r for r in load_runs(folder) if r.get("skipped") and r.get("run_id")]
+    if runs:
+        latest = skip_reasons(folder, runs[-1:])
+        first = next(r for r in runs if skip_reasons(folder, [r]) == latest)
+        return [p for p in records if p.stem == str(first["run_id"])] or records
+    return records
 
 
 def _plot_link(name: str, site: Site) -> str:
