@@ -10,7 +10,11 @@ Installs nothing (the Makefile's targets do). The experiments are the Hydra pres
 :func:`kmdr.engine.runner.run_experiment`; finished cells are kept, so an interrupted
 reproduction resumes where it stopped. An experiment whose data cannot be obtained is skipped
 with the loader's reason, printed and listed in ``<results>/SKIPPED.md``. Per-experiment wall
-times are printed at the end and written to ``<results>/reproduce_times.csv``.
+times are printed at the end and written to ``<results>/reproduce_times.csv``; an experiment
+that computed nothing (every cell reused, or skipped as before) keeps the row recorded there, so
+the file keeps the times the cells took to compute. No written file names a path of this
+machine (:func:`_portable`), so a reproduction that reuses every cell leaves a committed results
+folder as it was.
 
 It ends by comparing what it computed with the results it replaced, one line per experiment
 (:mod:`kmdr.results.compare`). A committed cell whose identity matches is reused, not computed
@@ -53,6 +57,9 @@ _MASK_AT_START = (
     if __name__ == "__main__" and hasattr(signal, "pthread_sigmask")
     else None
 )
+
+#: The project's folder (this script's parent's): paths inside it are written relative to it.
+PROJECT = Path(__file__).resolve().parents[1]
 
 #: What ``preset.reproduce`` values this script runs, in this order (then by ``preset.order``).
 REPRODUCE = ("paper", "diagnostic")
@@ -333,8 +340,11 @@ def _reproduce(
     times_path = results / "reproduce_times.csv"
     recorded = _recorded_times(times_path)
     if not recorded.empty:
-        recorded = recorded[~recorded["experiment"].isin(table["experiment"])]
-    merged = pd.concat([recorded, table], ignore_index=True) if len(recorded) else table
+        recorded = recorded[~recorded["experiment"].isin(_replacing(table, recorded))]
+        table_new = table[~table["experiment"].isin(recorded["experiment"])]
+    else:
+        table_new = table
+    merged = pd.concat([recorded, table_new], ignore_index=True) if len(recorded) else table
     order = {name: i for i, name in enumerate(all_names)}
     merged = merged.sort_values("experiment", key=lambda s: s.map(order).fillna(len(order)))
     buf = io.StringIO()
@@ -373,7 +383,7 @@ def _reproduce(
 def _row(name: str, outcome, wall: float) -> dict:
     """Print how the experiment ended; its row of ``reproduce_times.csv``."""
     if outcome.skipped:
-        status, reason = "skipped", outcome.skipped
+        status, reason = "skipped", _portable(outcome.skipped)
         print(f"[reproduce] {name}: SKIPPED: {reason}", flush=True)
     else:
         status, reason = "done", ""
@@ -391,6 +401,41 @@ def _row(name: str, outcome, wall: float) -> dict:
         "reused": outcome.n_reused,
         "reason": reason,
     }
+
+
+def _replacing(table, recorded) -> list[str]:
+    """The experiments whose row of ``table`` (this run's) replaces the recorded one: those
+    that computed cells, changed status, or were skipped for another reason. A run that reused
+    every cell, or was skipped as before, keeps the recorded row: its time says how long the
+    cells took to compute, not how long finding them took."""
+    before = {r.experiment: r for r in recorded.itertuples()}
+    out = []
+    for row in table.itertuples():
+        old = before.get(row.experiment)
+        same = (
+            old is not None
+            and int(row.computed) == 0
+            and str(old.status) == str(row.status)
+            and (row.status != "skipped" or _portable(str(old.reason)) == str(row.reason))
+        )
+        if not same:
+            out.append(row.experiment)
+    return out
+
+
+def _portable(text: str) -> str:
+    """``text`` without this machine's absolute paths (the files are committed and read
+    elsewhere): a path inside the project is written relative to it, the data mirror as
+    ``$KMDR_DATA_MIRROR``, any other as its file name (:func:`kmdr.report.experiments.
+    public_text`)."""
+    from kmdr.report.experiments import public_text
+
+    mirror = os.environ.get("KMDR_DATA_MIRROR", "").rstrip("/")
+    if mirror.startswith("/"):
+        text = text.replace(mirror + "/", "$KMDR_DATA_MIRROR/")
+    for root in dict.fromkeys([PROJECT, Path.cwd().resolve()]):
+        text = text.replace(f"{root}/", "")
+    return public_text(text)
 
 
 def _recorded_times(path: Path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -207,3 +208,65 @@ def test_ctrl_c_as_the_drawing_process_starts(tmp_path):
         proc.kill()
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("[reproduce] interrupted;")
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tracked_results() -> list[str]:
+    """The files of results/ the repository tracks, relative to results/."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "results"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return [p.removeprefix("results/") for p in listed.stdout.split("\0") if p]
+
+
+def _bytes(root: Path, paths: list[str]) -> dict[str, bytes]:
+    return {p: (root / p).read_bytes() for p in paths if (root / p).exists()}
+
+
+def test_a_reproduction_that_reuses_every_cell_changes_no_tracked_file(tmp_path):
+    """The committed results copied, then `make reproduce`'s steps on the copy (the script on a
+    finished experiment, its figures, the report): every file the repository tracks is byte for
+    byte as committed (no date in a PDF or the report, reuse times do not replace compute
+    times). Then an experiment whose data is missing, skipped twice: the second skip changes
+    nothing (its time is kept, its reason given once) and no written file names a path of this
+    machine."""
+    tracked = _tracked_results()
+    if "bzmd14_orl/cells.csv" not in tracked:
+        pytest.skip("no committed results to reuse")
+    copy = tmp_path / "results"  # the same folder name: the report names it
+    shutil.copytree(ROOT / "results", copy, ignore=shutil.ignore_patterns("cells", ".locks"))
+    bin_dir = Path(sys.executable).parent
+
+    def report() -> None:
+        run = subprocess.run([str(bin_dir / "kmdr-report"), str(copy)], capture_output=True,
+                             text=True)  # fmt: skip
+        assert run.returncode == 0, run.stderr[-2000:]
+
+    done = reproduce("--results", str(copy), "--only", "bzmd14_orl")
+    assert done.returncode == 0, done.stderr[-2000:]
+    if "bzmd14_orl: SKIPPED" in done.stdout:
+        pytest.skip("ORL's data is not on this machine (set KMDR_DATA_MIRROR)")
+    assert "bzmd14_orl: 705 cells (0 computed, 705 reused)" in done.stdout, done.stdout[-2000:]
+    run = subprocess.run([str(bin_dir / "kmdr-figures"), str(copy), "bzmd14_orl"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    report()
+    committed = _bytes(ROOT / "results", tracked)
+    changed = [p for p, data in committed.items() if _bytes(copy, [p]).get(p) != data]
+    assert not changed, changed
+
+    # bmd09_table1's data is not on this machine: the first skip may reword the recorded
+    # reason (the loader's words change with the code), the second changes nothing
+    for _ in range(2):
+        before = _bytes(copy, tracked)
+        done = reproduce("--results", str(copy), "--only", "bmd09_table1")
+        assert done.returncode == 0 and "bmd09_table1: SKIPPED" in done.stdout, done.stdout
+        report()
+    assert _bytes(copy, tracked) == before
+    skipped = (copy / "SKIPPED.md").read_text()
+    assert skipped.count("`bmd09_table1`") == 1
+    written = skipped + (copy / "reproduce_times.csv").read_text()
+    for path in (str(ROOT), str(Path.home()), os.environ.get("KMDR_DATA_MIRROR") or str(ROOT)):
+        assert path + "/" not in written, path

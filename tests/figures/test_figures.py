@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
 import matplotlib
@@ -289,3 +291,110 @@ def test_a_presets_note_is_in_the_legend_and_extra_methods_get_distinct_colors(t
     }
     assert len(colors) == 3 and len(set(colors.values())) == 3
     plt.close(fig)
+
+
+# --------------------------------------------------------------------------------------------
+# what a figure says it leaves out is what it leaves out
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+def _named_not_drawn(text: str) -> set[str]:
+    """The methods a figure's text names after "not drawn:" (up to the reason in parentheses)."""
+    named = set()
+    for match in re.finditer(r"not drawn: ([^(;\n]+)", text):
+        named.update(m.strip() for m in match.group(1).split(",") if m.strip())
+    return named
+
+
+def _drawn_labels(fig) -> set[str]:
+    """The legend's method labels (a label up to its first parenthesis: "PD (r = ...)" is PD)."""
+    labels = set()
+    for legend in fig.legends:
+        for text in legend.get_texts():
+            labels.add(text.get_text().split(" (")[0].strip())
+    return labels
+
+
+def _preset_folder(tmp_path: Path, name: str, config: dict) -> Path:
+    """The preset's committed results copied, else small cells of every configured reducer."""
+    committed = RESULTS / name
+    if (committed / "cells.csv").exists():
+        target = tmp_path / name
+        shutil.copytree(committed, target, ignore=shutil.ignore_patterns("figures"))
+        return target
+    grid = {}
+    for reducer in config["reducers"]:
+        rs = [r for r in config["r_grid"] if reducer.get("max_r") is None or r <= reducer["max_r"]]
+        grid[reducer["id"]] = [64] if reducer["name"] == "none" else rs[:2]
+    labels = {r["id"]: r.get("label") or r["name"] for r in config["reducers"]}
+    cells = make_cells(name, grid, 1, labels=labels)
+    cells["reducer_name"] = cells["reducer"].map({r["id"]: r["name"] for r in config["reducers"]})
+    return write_experiment(tmp_path, name, cells, config=config)
+
+
+@pytest.mark.slow
+def test_no_preset_names_as_not_drawn_a_method_it_draws(tmp_path):
+    """Every preset drawn in the curves style (from its committed results, else from small
+    cells of its configured reducers): no method its figure names "not drawn" has a line, and a
+    configured reducer without a cell is named."""
+    from kmdr.config.presets import composed_presets
+    from kmdr.config.schema import to_container
+    from kmdr.figures.style import figure_style
+
+    checked = []
+    for name, cfg in composed_presets():
+        config = to_container(cfg)
+        if config.get("kind") != "cells" or figure_style(config["preset"]["figure"]).draw:
+            continue
+        exp = _preset_folder(tmp_path, name, config)
+        fig = figures.make_figure(exp)
+        assert fig is not None, name
+        named, drawn = _named_not_drawn(_all_text(fig)), _drawn_labels(fig)
+        assert not named & drawn, f"{name}: named not drawn but drawn: {named & drawn}"
+        plt.close(fig)
+        checked.append(name)
+    assert "lst17_sparse_text" in checked and "lst17_rcv1" in checked
+
+
+def test_a_configured_reducer_without_cells_is_named_not_drawn(tmp_path):
+    """The note comes from the cells drawn: remove LLE's cells and the figure names it (and no
+    other)."""
+    config = {
+        "preset": {**preset("lst17 test", figure="lst17", paper="lst17")},
+        "reducers": [
+            {"id": "sign", "name": "sign", "params": {}},
+            {"id": "lle", "name": "lle", "params": {}},
+            {"id": "none", "name": "none", "label": "k-means", "params": {}},
+        ],
+    }
+    cells = make_cells("lst17_custom", {"sign": [10, 20], "none": [64]}, 2)
+    exp = write_experiment(tmp_path, "lst17_custom", cells, config=config)
+    fig = figures.make_figure(exp)
+    text = _all_text(fig)
+    assert _named_not_drawn(text) == {"LLE"}
+    assert "RP" in _drawn_labels(fig)
+    plt.close(fig)
+
+
+def test_notes_wrap_to_the_figure_width(tmp_path):
+    """A long note wraps: the figure is no wider than without it."""
+    cells = make_cells("mine", {"sign": [10, 20], "none": [64]}, 2)
+    widths = []
+    for note in ("", "a long note, " * 60):
+        config = {"preset": {**preset("Mine"), "note": note}}
+        exp = write_experiment(tmp_path / str(len(note)), "mine", cells, config=config)
+        figures.draw_experiment(exp)
+        png = (exp / "figures" / "mine.png").read_bytes()
+        widths.append(int.from_bytes(png[16:20], "big"))
+    assert widths[1] <= widths[0]
+
+
+def test_a_pdf_redrawn_from_the_same_cells_is_the_same_file(tmp_path):
+    """No creation date: redrawing unchanged cells leaves the committed PDF byte for byte."""
+    exp = write_experiment(tmp_path, "mine", make_cells("mine", {"sign": [10, 20]}, 2))
+    figures.draw_experiment(exp)
+    first = (exp / "figures" / "mine.pdf").read_bytes()
+    assert b"CreationDate" not in first
+    figures.draw_experiment(exp)
+    assert (exp / "figures" / "mine.pdf").read_bytes() == first

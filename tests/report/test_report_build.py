@@ -91,10 +91,12 @@ def _write(root: Path, name: str, cells: pd.DataFrame | None, skipped: str = "",
         cells,
         config=config,
         skipped={"reason": skipped} if skipped else None,
-        git={"revision": "abc1234def", "dirty": False},
-        started_at="2024-01-01T00:00:00+00:00",
-        finished_at="2024-01-01T01:00:00+00:00",
-        **sidecar,
+        **{
+            "git": {"revision": "abc1234def", "dirty": False},
+            "started_at": "2024-01-01T00:00:00+00:00",
+            "finished_at": "2024-01-01T01:00:00+00:00",
+            **sidecar,
+        },
     )
 
 
@@ -330,3 +332,26 @@ def test_report_states_what_each_method_time_includes(results):
     lev = next(ln for ln in block.splitlines() if "| `leverage` |" in ln)
     assert "shared across r" in lev
     assert "| `sparsified` |" not in block  # PD did not run here
+
+
+def test_cells_of_a_dirty_run_are_named_and_reruns_change_nothing(tmp_path):
+    """The header names, per experiment, the cells a run marked dirty computed (how many, which
+    methods and r); a later run that computed nothing (reused or skipped) changes no line of
+    the report, and a skip reason reworded by a later run is given once, the latest."""
+    root = tmp_path / "results"
+    cells = _cells("bzmd14_synth", "synth", 5, [5, 10], 2)
+    dirty = cells["reducer"] == "svd"
+    cells.loc[dirty, "run_id"] = "run1"
+    _write(root, "bzmd14_synth", cells, run_id="run0")
+    _write(root, "bzmd14_synth", cells, run_id="run1", git={"revision": "feed1234", "dirty": True})
+    _write(root, "bmd09_table1", None, skipped="nips: cannot obtain it (old words)")
+    _write(root, "bmd09_table1", None, skipped="nips: cannot obtain it", run_id="run1")
+    text = build.build_report(root)
+    line = next(ln for ln in text.splitlines() if "uncommitted changes" in ln)
+    assert f"`bzmd14_synth`: {int(dirty.sum())} cells, SVD (r = 5, 10); run `run1`" in line
+    assert "old words" not in text and text.count("nips: cannot obtain it") == 1
+    # a run that reused every cell, at another revision and date, and a skip in the same words
+    _write(root, "bzmd14_synth", cells, run_id="run2", git={"revision": "0ther", "dirty": True},
+           started_at="2030-01-01T00:00:00+00:00")  # fmt: skip
+    _write(root, "bmd09_table1", None, skipped="nips: cannot obtain it", run_id="run3")
+    assert build.build_report(root) == text

@@ -141,20 +141,30 @@ def test_without_plotly_the_page_is_complete_and_says_how_to_get_the_plots(tmp_p
 
 
 @pytest.mark.slow  # writes the report of a results folder: seconds
-def test_the_interactive_plot_draws_the_summary_with_mean_and_sd(built):
+def test_the_interactive_plot_draws_the_summary_with_the_figures_band(built):
+    """The lines are the means; the band is the static figure's, min to max (a band from the
+    mean ± sd would fail); the hover gives mean ± sd, min to max and n."""
     pytest.importorskip("plotly", reason="the interactive plots need the site extra")
     summary = summarize(built / "orl_run")
     fig = interactive.experiment_figure(built / "orl_run")
-    traces = [t for t in fig.data if "no reduction" not in t.name]
-    accuracy = [t for t in traces if "accuracy" in t.hovertemplate.lower()]
+    lines = [t for t in fig.data if t.fill != "toself" and "no reduction" not in t.name]
+    accuracy = [t for t in lines if "accuracy" in t.hovertemplate.lower()]
     assert {t.name for t in accuracy} == {"RP", "SVD"}
     for trace in accuracy:
         rows = summary[summary["method"] == trace.name].sort_values("r")
         assert list(trace.x) == list(rows["r"])
         scale = trace.y[0] / rows["accuracy_mean"].iloc[0]
         assert list(trace.y) == pytest.approx(list(rows["accuracy_mean"] * scale))
-        assert list(trace.error_y.array) == pytest.approx(list(rows["accuracy_std"] * scale))
-        assert all(" ± " in text for text in trace.customdata)
+        (band,) = [
+            t for t in fig.data
+            if t.fill == "toself" and t.xaxis == trace.xaxis and t.legendgroup == trace.name
+        ]  # fmt: skip
+        hi, lo = rows["accuracy_max"] * scale, rows["accuracy_min"] * scale
+        assert list(band.y) == pytest.approx([*hi, *lo[::-1]])
+        assert list(band.x) == [*rows["r"], *rows["r"][::-1]]
+        n = rows["n_cells"].astype(int)
+        for text, k in zip(trace.customdata, n, strict=True):
+            assert " ± " in text and "min–max" in text and f"n = {k}" in text
     assert any("no reduction" in t.name for t in fig.data)
 
 

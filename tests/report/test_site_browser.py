@@ -125,9 +125,63 @@ def test_each_interactive_plot_renders_and_hovers_mean_and_sd(committed_site, br
         assert n_traces > 0, f"{page.name}: no plotly div with traces"
         hover = browser.execute_script(
             "const gd = document.querySelector('.plotly-graph-div');"
-            "Plotly.Fx.hover(gd, [{curveNumber: 0, pointNumber: 0}]);"
+            "const i = gd._fullData.findIndex(t => t.hoverinfo !== 'skip');"
+            "Plotly.Fx.hover(gd, [{curveNumber: i, pointNumber: 0}]);"
             "const t = document.querySelector('.hoverlayer .hovertext');"
             "return t ? t.textContent : '';"
         )
         assert "r = " in hover and "±" in hover, f"{page.name}: hover shows {hover!r}"
+        assert "n = " in hover and "min–max" in hover, f"{page.name}: hover shows {hover!r}"
+        # the band is the static figure's (min to max), and the caption says so
+        bands = browser.execute_script(
+            "return document.querySelector('.plotly-graph-div')._fullData"
+            ".filter(t => t.fill === 'toself').length;"
+        )
+        assert bands > 0, f"{page.name}: no min-max band"
+        caption = browser.find_element("css selector", "p.caption").text
+        assert "min to max" in caption and "n = " in caption, caption
+        # its links lead back to the report's section, the CSVs and the static figure
+        links = browser.execute_script(
+            "return Array.from(document.querySelectorAll('p.links a')).map(a => a.href);"
+        )
+        name = page.stem
+        assert {f"{name}/cells.csv", f"{name}/summary.csv"} <= {
+            "/".join(urlsplit(u).path.split("/")[-2:]) for u in links
+        }, links
+        for url in links:
+            assert Path(unquote(urlsplit(url).path)).exists(), url
+        section = next(u for u in links if "index.html#" in u)
         assert _console_errors(browser) == [], page.name
+        _open(browser, committed_site / site.INDEX)
+        anchor = unquote(urlsplit(section).fragment)
+        assert browser.execute_script(f"return !!document.getElementById({anchor!r});"), section
+        images = browser.execute_script(
+            f"return Array.from(document.getElementById({anchor!r}).parentNode.querySelectorAll("
+            "'img')).map(i => i.src);"
+        )
+        assert any(f"{name}/figures/" in src for src in images), (name, anchor)
+
+
+def test_verdicts_are_text_badges_and_evidence_is_folded(committed_site, browser):
+    """The verdicts read the same without an emoji font: text badges, no emoji in the page;
+    each claims table is short (claim, verdict, evidence's first sentence) with the statement
+    and the whole evidence folded in a <details>."""
+    _open(browser, committed_site / site.INDEX)
+    text = browser.execute_script("return document.body.innerText;")
+    for mark in ("✅", "❌", "🟡", "⚖", "⚪"):
+        assert mark not in text
+    badges = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table.claims .verdict'))"
+        ".map(b => [b.textContent, b.getBoundingClientRect().width]);"
+    )
+    assert badges and all(width > 10 for _, width in badges), badges[:3]
+    assert {word for word, _ in badges} <= {"holds", "partly", "tie", "fails", "no data"}
+    rows = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table.claims tbody tr')).map(r => "
+        "[r.cells.length, r.querySelectorAll('details').length, r.cells[2].innerText.length,"
+        " r.querySelector('details').textContent.length]);"
+    )
+    assert rows and all(cells == 3 and folded == 1 for cells, folded, _, _ in rows)
+    # folded, a row shows only the first sentence; the details hold the rest
+    assert all(shown < whole for _, _, shown, whole in rows if whole > 400)
+    assert _console_errors(browser) == []

@@ -41,9 +41,54 @@ def draw_curves(exp_dir: Path, style: FigureStyle, preset: dict):
     summary = summarize(exp_dir)
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return None
-    # rows of older code or other data are not drawn: the legend says how many and why
-    notes = [preset.get("note") or "", cells_view(exp_dir).note]
-    return _draw_curves(exp_dir, summary, style, preset["title"], "; ".join(filter(None, notes)))
+    fig, drawn = _draw_curves(exp_dir, summary, style, preset["title"])
+    notes = [
+        preset.get("note") or "",  # the current configuration's word on what is left out
+        _undrawn_note(preset.get("reducers"), drawn, dict(style.names), style),
+        cells_view(exp_dir).note,  # rows of older code or other data: how many and why
+    ]
+    _add_notes(fig, [n for n in notes if n])
+    return fig
+
+
+def _undrawn_note(reducers, drawn: set[str], names: dict, style: FigureStyle) -> str:
+    """``not drawn: A, B (configured, no cell)``: the reducers of the experiment's configuration
+    that have no line in the figure ("" when every one is drawn, or the configuration is not
+    known)."""
+    if not isinstance(reducers, list):
+        return ""
+    missing = []
+    for reducer in reducers:
+        if not isinstance(reducer, dict) or str(reducer.get("id")) in drawn:
+            continue
+        name = reducer.get("name")
+        entry = appearance._entry(name)  # no label of its own: the declaration's
+        label = reducer.get("label") or (entry.label if entry is not None else name)
+        declared = appearance.declared_label(name, label, names)
+        missing.append(
+            style.display(declared, str(name)) if declared else str(label or reducer.get("id"))
+        )
+    return f"not drawn: {', '.join(missing)} (configured, no cell yet)" if missing else ""
+
+
+#: The notes' font size (points) and the width of a character in it, in font sizes: the notes
+#: wrap to the figure's width instead of widening it.
+_NOTE_SIZE = 8.5
+_CHAR_WIDTH = 0.52
+
+
+def _add_notes(fig, notes: list[str]) -> None:
+    """The notes over the legend's entries, each wrapped to the figure's width."""
+    import textwrap
+
+    if not notes:
+        return
+    width = max(40, int(fig.get_figwidth() * 72 / (_NOTE_SIZE * _CHAR_WIDTH)))
+    text = "\n".join(textwrap.fill(n, width) for n in notes)
+    # the legend's title: the layout makes room for it, above the legend's entries
+    legend = fig.legends[-1]
+    legend.set_title(text, prop={"size": _NOTE_SIZE})
+    legend.get_title().set_color("0.25")
 
 
 def _shape_note(ds: pd.DataFrame) -> str:
@@ -114,9 +159,8 @@ def _baseline_label(row, style: FigureStyle, names: dict) -> str:
     return _display(row, style, names) + " (no reduction, all d features)" + style.baseline_note
 
 
-def _draw_curves(
-    exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title: str, preset_note: str = ""
-):
+def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title: str):
+    """The figure, and the reducer ids it draws a line or baseline of."""
     aggregation = str(summary["aggregation"].iloc[0])
     panels = style.panels
     names = dict(style.names)
@@ -130,6 +174,7 @@ def _draw_curves(
     any_incomplete = any_missing = False
     n_reps = set()
     legend: dict[str, object] = {}
+    drawn: set[str] = set()
     base_style = appearance.baseline_style()
     for row, (dataset, setting, ds) in enumerate(rows):
         n_reps.update(int(x) for x in ds["n_expected"].unique())
@@ -139,6 +184,9 @@ def _draw_curves(
         styles = appearance.styles_for(
             zip(lines["reducer_name"], lines["method"], strict=True), names
         )
+        drawn.update(str(r) for r in points.loc[points["n_cells"] > 0, "reducer"])
+        if panels and any(p.baseline for p in panels):
+            drawn.update(str(r) for r in base.loc[base["n_cells"] > 0, "reducer"])
         rgrid = sorted(points["r"].unique())
         row_title = appearance.dataset_label(dataset) + (f", {setting}" if setting else "")
         for col, panel in enumerate(panels):
@@ -231,9 +279,6 @@ def _draw_curves(
     if any_missing:
         handles.append(Line2D([], [], ls="none", marker="x", color="0.2", ms=5))
         labels.append("x on axis: no cell yet")
-    if preset_note:  # the preset's own word on what the figure leaves out
-        handles.append(Line2D([], [], ls="none"))
-        labels.append(preset_note)
     fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
     title = appearance.suptitle(exp_dir, title, f"panels as in {style.reference}")
     note = appearance.incomplete_note(summary)
@@ -241,4 +286,4 @@ def _draw_curves(
     if note:
         fig.suptitle(f"{title}   [{note.upper()}]", fontsize=11, fontweight="bold",
                      color=appearance.INCOMPLETE_COLOR)  # fmt: skip
-    return fig
+    return fig, drawn

@@ -20,6 +20,7 @@ the README's gallery embeds).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import sys
 from pathlib import Path
@@ -44,7 +45,11 @@ from kmdr.results.reading import (
 )
 from kmdr.results.summary import cells_view, completeness, load_cells, summarize, write_summaries
 
-__all__ = ["draw_experiment", "figure_style", "main", "make_figure"]
+__all__ = ["current_config", "draw_experiment", "figure_style", "main", "make_figure"]
+
+#: What each format records beside the drawing: no date (matplotlib's PDF default is the time
+#: of writing), so redrawing unchanged cells leaves the committed files byte for byte.
+_METADATA = {"png": {}, "pdf": {"CreationDate": None}}
 
 
 def figure_style(experiment_dir: str | Path) -> str:
@@ -53,11 +58,50 @@ def figure_style(experiment_dir: str | Path) -> str:
     return preset_of(experiment_dir)["figure"]
 
 
+def current_config(experiment_dir: str | Path) -> dict | None:
+    """The experiment's configuration as its preset says now: ``conf/experiment/<name>.yaml``
+    composed (the preset whose ``name`` is the folder's), as a plain dict; None for an ad-hoc
+    run or a preset that no longer composes.
+
+    A figure's notes say what the figure leaves out: they come from this configuration, not
+    from the record of the run that computed its cells, which may predate the preset's edits
+    (a note written when a method could not run, kept by a record of the run that added it)."""
+    from hydra import compose
+    from hydra.core.global_hydra import GlobalHydra
+
+    from kmdr.config.presets import group_options, initialized
+    from kmdr.config.schema import to_container
+
+    name = Path(experiment_dir).name
+    # inside a Hydra app (a run that draws) Hydra is already initialized: compose with it
+    ready = GlobalHydra.instance().is_initialized()
+    try:
+        with contextlib.nullcontext() if ready else initialized():
+            if name not in group_options("experiment"):
+                return None
+            cfg = compose("config", overrides=[f"experiment={name}"])
+    except Exception:  # a preset that no longer composes: the records' config stands
+        return None
+    config = to_container(cfg)
+    return config if isinstance(config, dict) and config.get("name") == name else None
+
+
 def make_figure(experiment_dir: str | Path):
     """The experiment's figure as a matplotlib Figure (not saved), or None if there is nothing
-    to draw (no cells, or nothing the style draws). The caller closes it."""
+    to draw (no cells, or nothing the style draws). The caller closes it.
+
+    Its note and the reducers it names when they have no cell are those of the experiment's
+    current configuration (:func:`current_config`), else those of the last run record."""
     exp_dir = Path(experiment_dir)
-    preset = preset_of(exp_dir)
+    preset = dict(preset_of(exp_dir))
+    config = current_config(exp_dir)
+    if config is not None:
+        preset["note"] = (config.get("preset") or {}).get("note") or ""
+        preset["reducers"] = config.get("reducers")
+    else:  # an ad-hoc run: its last record's reducers
+        configs = [r.get("config") for r in load_runs(exp_dir)]
+        given = [c["reducers"] for c in configs if isinstance(c, dict) and c.get("reducers")]
+        preset["reducers"] = given[-1] if given else None
     style = style_named(preset["figure"])
     with plt.rc_context(appearance.RC):
         if style.draw is not None:
@@ -80,7 +124,8 @@ def draw_experiment(experiment_dir: str | Path) -> list[Path]:
         with plt.rc_context(appearance.RC):
             for ext in ("png", "pdf"):
                 buffer = io.BytesIO()
-                fig.savefig(buffer, bbox_inches="tight", format=ext)
+                # no creation date: a figure redrawn from the same cells is the same file
+                fig.savefig(buffer, bbox_inches="tight", format=ext, metadata=_METADATA[ext])
                 path = exp_dir / "figures" / f"{exp_dir.name}.{ext}"
                 atomic_write_bytes(path, buffer.getvalue())
                 paths.append(path)
@@ -156,8 +201,9 @@ def _draw_one(exp_dir: Path) -> list[str]:
         if n_expected:  # a first run killed before its first cell: incomplete, not skipped
             print(f"{exp_dir.name}: INCOMPLETE: 0 of {n_expected} cells, nothing to draw yet")
             return [exp_dir.name]
-        reasons = skip_reasons(exp_dir)
-        why = f" ({'; '.join(reasons)})" if reasons else ""
+        # the latest run's reason: an older run's may be worded differently, not a second reason
+        reasons = skip_reasons(exp_dir, [r for r in load_runs(exp_dir) if r.get("skipped")][-1:])
+        why = f" ({reasons[0]})" if reasons else ""
         print(f"skip {exp_dir.name}: no cells{why}")
         return []
     written = write_summaries(exp_dir) + draw_experiment(exp_dir)

@@ -4,18 +4,24 @@ declarations)."""
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
-from kmdr._git import code_revision
 from kmdr.reducers import reducer_entry
 from kmdr.report._text import VERDICT_LEGEND, md_table
 from kmdr.report.experiments import Experiment, public_text, run_field
 from kmdr.report.notes import NO_DATA_WHY, TIME_INTRO
+from kmdr.results import reading as sidecars
 from kmdr.results.reading import is_baseline
 
-__all__ = ["section_header", "section_skipped", "section_time_includes", "skipped_experiments"]
+__all__ = [
+    "dirty_cells",
+    "section_header",
+    "section_skipped",
+    "section_time_includes",
+    "skipped_experiments",
+]
 
 
 def _time_includes(name: str) -> str:
@@ -26,19 +32,45 @@ def _time_includes(name: str) -> str:
         return "not described (a reducer not installed here)"
 
 
-def _git_revision() -> str:
-    """Short revision of the code writing the report (changes under results/ do not count)."""
-    info = code_revision()
-    if not info["revision"]:
-        return "unknown"
-    return info["revision"][:7] + (" (with uncommitted changes)" if info["dirty"] else "")
+def _computing_runs(exp: Experiment) -> list[dict]:
+    """The run records behind what the report shows of ``exp``: those whose id a cell carries
+    (with cells), else those that were not skipped (bmd09 Figure 1's scores). A run that reused
+    every cell or was skipped adds nothing, so re-running over the same results leaves the
+    report as it was."""
+    if exp.has_cells and "run_id" in exp.cells:
+        ids = set(exp.cells["run_id"].astype(str))
+        return [run for run in exp.runs if str(run.get("run_id")) in ids]
+    return [run for run in exp.runs if not run.get("skipped")]
+
+
+def dirty_cells(exp: Experiment) -> list[str]:
+    """One line per run record of ``exp`` marked dirty (its code had uncommitted changes) that
+    computed cells: how many, of which methods and r, the run and its revision."""
+    out = []
+    if not exp.has_cells or "run_id" not in exp.cells:
+        return out
+    for run in _computing_runs(exp):
+        git = run.get("git")
+        if not (isinstance(git, dict) and git.get("dirty")):
+            continue
+        cells = exp.cells[exp.cells["run_id"].astype(str) == str(run.get("run_id"))]
+        methods = ", ".join(
+            f"{m} (r = {', '.join(str(r) for r in sorted(part['r'].unique()))})"
+            for m, part in cells.groupby("method", sort=True)
+        )
+        rev = str(git.get("revision") or "unknown")[:10]
+        out.append(
+            f"`{exp.name}`: {len(cells)} cells, {methods}; run `{run.get('run_id')}` on `{rev}` "
+            "with uncommitted changes"
+        )
+    return out
 
 
 def section_header(root: Path, exps: dict[str, Experiment]) -> str:
-    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    revs = sorted({v for e in exps.values() for v in run_field(e, "git", "git_revision")})
-    starts = sorted(v for e in exps.values() for v in run_field(e, "started_at", "start_time"))
-    ends = sorted(v for e in exps.values() for v in run_field(e, "finished_at", "end_time"))
+    runs = [run for e in exps.values() for run in _computing_runs(e)]
+    revs = sorted({v for r in runs for v in _run_values(r, "git", "git_revision")})
+    starts = sorted(v for r in runs for v in _run_values(r, "started_at", "start_time"))
+    ends = sorted(v for r in runs for v in _run_values(r, "finished_at", "end_time"))
     out = [
         "# kmdr: the papers' tables, figures and claims beside our results",
         "",
@@ -46,13 +78,19 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
         "Zouzias, Mahoney, Drineas, IEEE TIT 2015 / arXiv 2014), **lst17** (Liu, Shen, Tsang, "
         "NIPS 2017).",
         "",
-        # the folder's name only: the report is read on other machines
-        f"- Report written: {now}, by `kmdr-report {root.name}` from the CSVs under "
-        f"`{root.name}/` alone.",
-        f"- Code revision at report time: `{_git_revision()}`; revisions recorded by the runs: "
+        # the folder's name only: the report is read on other machines; no date or revision of
+        # the writing: the same results give the same report
+        f"- Written by `kmdr-report {root.name}` from the CSVs under `{root.name}/` alone.",
+        "- Code revisions of the runs that computed the cells: "
         + (", ".join(f"`{r}`" for r in revs) if revs else "none recorded")
         + ".",
     ]
+    dirty = [line for e in exps.values() for line in dirty_cells(e)]
+    if dirty:
+        out.append(
+            "- **Cells computed by code with uncommitted changes** (no revision holds exactly "
+            "their code): " + "; ".join(dirty) + "."
+        )
     if starts:
         out.append(f"- Runs started {starts[0]} and ended {ends[-1] if ends else '?'}.")
     out += [
@@ -86,6 +124,28 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
     return "\n".join(out)
 
 
+def _run_values(run: dict, *keys: str) -> list[str]:
+    """The first of ``keys`` a run record has, as text (a ``git`` record as its revision)."""
+    return run_field(SimpleNamespace(runs=[run]), *keys)  # the one attribute it reads
+
+
+def _latest_skip(exp: Experiment) -> str:
+    """The reason the latest skipped run of ``exp`` gives ("" if none): an earlier run's may say
+    the same in other words, and is not a second reason."""
+    runs = [run for run in exp.runs if run.get("skipped")][-1:]
+    return "; ".join(public_text(_data_dir_named(t)) for t in sidecars.skip_reasons(exp.dir, runs))
+
+
+def _data_dir_named(text: str) -> str:
+    """``text`` with the data cache folder named as its setting says it: ``datasets/`` (a
+    checkout's own, relative to it), else ``$KMDR_DATA_DIR``."""
+    from kmdr.datasets import resolve_data_dir
+
+    folder = resolve_data_dir()
+    name = "datasets/" if (folder.parent / "pyproject.toml").is_file() else "$KMDR_DATA_DIR/"
+    return text.replace(f"{folder}/", name)
+
+
 def skipped_experiments(root: Path, exps: dict[str, Experiment]) -> dict[str, str]:
     """Each skipped or not-run experiment and why, once: the sidecars' reasons, else the runner's
     ``SKIPPED.md`` (``- `name`: reason`` lines), else the report's note, else "not run"."""
@@ -100,7 +160,7 @@ def skipped_experiments(root: Path, exps: dict[str, Experiment]) -> dict[str, st
     for e in exps.values():
         if e.has_results or e.incomplete:
             continue
-        reason = "; ".join(e.skipped) or listed.get(e.name) or NO_DATA_WHY.get(e.name, "not run")
+        reason = _latest_skip(e) or listed.get(e.name) or NO_DATA_WHY.get(e.name, "not run")
         out[e.name] = reason
     for name, reason in listed.items():
         out.setdefault(name, reason)

@@ -1,5 +1,7 @@
 """The interactive plot of each experiment: the curves of its figure (the same panels, the same
-numbers), where hovering a point shows the method, r, and the repetitions' mean ± sd.
+numbers, the same min-to-max band), where hovering a point shows the method, r, and the
+repetitions' mean ± sd, min to max and n. Each page has a caption and links back to its
+section of the report, its CSVs and its static figure.
 
 Drawn with plotly (the optional ``site`` extra) as one standalone HTML page per experiment in
 ``<results>/interactive/``, beside one copy of plotly.js that every page loads: the pages open
@@ -25,7 +27,8 @@ from kmdr.figures.style import FigureStyle, figure_style
 from kmdr.results.reading import is_baseline, preset_of
 from kmdr.results.summary import load_summary
 
-__all__ = ["FOLDER", "PLOTLY_JS", "available", "experiment_figure", "write_interactive"]
+__all__ = ["BAND", "FOLDER", "PLOTLY_JS", "available", "caption", "experiment_figure",
+           "write_interactive"]  # fmt: skip
 
 #: The folder of the interactive pages, under the results folder.
 FOLDER = "interactive"
@@ -56,12 +59,43 @@ def _axis_label(panel) -> str:
     return f"{plain} ({panel.title.lower()})" if plain else panel.title
 
 
-def _hover(mean: pd.Series, sd: pd.Series) -> list[str]:
-    """``mean ± sd`` of each point (``sd`` is blank with a single repetition)."""
-    return [
-        f"{m:.4g}" + (f" ± {s:.2g}" if np.isfinite(s) else "")
-        for m, s in zip(mean.astype(float), sd.astype(float), strict=True)
-    ]
+def _hover(mean, sd, lo, hi, n) -> list[str]:
+    """Each point's ``mean ± sd (sd), min–max lo–hi, n = n`` (no sd with one repetition)."""
+    out = []
+    for m, s, a, b, k in zip(*(pd.Series(v).astype(float) for v in (mean, sd, lo, hi, n)),
+                             strict=True):  # fmt: skip
+        text = f"{m:.4g}" + (f" ± {s:.2g} (sd)" if np.isfinite(s) else "")
+        if np.isfinite(a) and np.isfinite(b):
+            text += f"<br>min–max: {a:.4g}–{b:.4g}"
+        out.append(text + (f"<br>n = {int(k)}" if np.isfinite(k) else ""))
+    return out
+
+
+def _band(go, x, lo, hi, color: str, group: str):
+    """The min-to-max band of a line, as the static figure shades it."""
+    x = list(pd.Series(x).astype(float))
+    lo, hi = (list(pd.Series(v).astype(float)) for v in (lo, hi))
+    return go.Scatter(
+        x=x + x[::-1], y=hi + lo[::-1],
+        fill="toself", fillcolor=_rgba(color, 0.15), line={"width": 0}, mode="lines",
+        hoverinfo="skip", showlegend=False, legendgroup=group, name=f"{group}: min to max",
+    )  # fmt: skip
+
+
+def _rgba(color: str, alpha: float) -> str:
+    from matplotlib.colors import to_rgb
+
+    r, g, b = (round(255 * c) for c in to_rgb(color))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+#: What every interactive plot's caption says of its lines and bands (the static figures' own).
+BAND = "line: the mean over the repetitions; shaded: min to max over them (as the static figure)"
+
+
+def _col(frame: pd.DataFrame, column: str) -> pd.Series:
+    """A column of ``frame``, NaN where it has none."""
+    return frame[column] if column in frame else pd.Series(np.nan, index=frame.index)
 
 
 def _lines(points: pd.DataFrame, names: dict) -> list[pd.DataFrame]:
@@ -127,13 +161,15 @@ def experiment_figure(exp_dir: str | Path):
                     label += f" ({first['reducer_params']})"
                 color = to_hex(colors[(str(first["reducer_name"]), str(first["method"]))].color)
                 mean, sd = line[mean_col] * panel.scale, line[sd_col] * panel.scale
+                lo, hi = (_col(line, f"{panel.metric}_{b}") * panel.scale for b in ("min", "max"))
+                if lo.notna().any():
+                    fig.add_trace(_band(go, line["r"], lo, hi, color, label), row=i, col=j)
                 fig.add_trace(
                     go.Scatter(
                         x=line["r"], y=mean, mode="lines+markers", name=label,
                         legendgroup=label, showlegend=label not in shown,
-                        line={"color": color}, error_y={"type": "data", "array": sd,
-                                                        "visible": True, "thickness": 1},
-                        customdata=_hover(mean, sd),
+                        line={"color": color},
+                        customdata=_hover(mean, sd, lo, hi, _col(line, "n_cells")),
                         hovertemplate=f"<b>{label}</b><br>r = %{{x}}<br>{ylabel}: "
                         "%{customdata}<extra></extra>",
                     ),
@@ -146,12 +182,16 @@ def experiment_figure(exp_dir: str | Path):
                     label = _label(b, style, names) + " (no reduction, all d features)"
                     mean = pd.Series([b[mean_col] * panel.scale] * 2)
                     sd = pd.Series([b.get(sd_col, np.nan) * panel.scale] * 2)
+                    lo, hi = (pd.Series([b.get(f"{panel.metric}_{e}", np.nan) * panel.scale] * 2)
+                              for e in ("min", "max"))  # fmt: skip
+                    if lo.notna().all():
+                        fig.add_trace(_band(go, r_span, lo, hi, "#808080", label), row=i, col=j)
                     fig.add_trace(
                         go.Scatter(
                             x=r_span, y=mean, mode="lines", name=label, legendgroup=label,
                             showlegend=label not in shown,
                             line={"color": "black", "dash": "dash"},
-                            customdata=_hover(mean, sd),
+                            customdata=_hover(mean, sd, lo, hi, [b.get("n_cells", np.nan)] * 2),
                             hovertemplate=f"<b>{label}</b><br>r = {int(b['r'])}<br>"
                             f"{ylabel}: %{{customdata}}<extra></extra>",
                         ),
@@ -172,11 +212,76 @@ def experiment_figure(exp_dir: str | Path):
     return fig
 
 
-def write_interactive(root: str | Path, names: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+_PAGE_CSS = """
+body { font: 15px/1.5 system-ui, sans-serif; color: #1b1b1b; margin: 0 auto; max-width: 96rem;
+       padding: .5rem 1.5rem 2rem; }
+h1 { font-size: 1.3rem; margin: .6rem 0 .3rem; }
+p.caption { margin: .2rem 0; }
+p.links { font-size: .92rem; background: #f6f8fa; padding: .4rem .8rem;
+          border-left: 3px solid #0645ad; }
+a { color: #0645ad; }
+"""
+
+
+def caption(exp_dir: str | Path) -> str:
+    """What an interactive plot shows, in one paragraph (plain text): its lines and bands (those
+    of the static figure), the repetitions behind each point, and what hovering shows."""
+    exp_dir = Path(exp_dir)
+    summary = load_summary(exp_dir)
+    n = summary["n_cells"][summary["n_cells"] > 0].astype(int) if len(summary) else pd.Series()
+    if not len(n):
+        reps = "no point has a cell yet"
+    elif n.min() == n.max():
+        reps = f"n = {n.min()} repetitions at every point"
+    else:
+        reps = f"n = {n.min()} to {n.max()} repetitions per point (fewer where cells are missing)"
+    return (
+        f"The curves of the figure of {exp_dir.name}, one panel per metric: {BAND}; {reps}. "
+        "Hover a point for the method, r, the mean ± sd, min to max, and n; click a legend entry "
+        "to hide its method."
+    )
+
+
+def _page(name: str, title: str, plot: str, text: str, section: str | None) -> str:
+    """The standalone page of one plot: its title, caption and links back to the report's
+    section, the CSVs and the static figure, then the plot."""
+    from html import escape
+
+    up = f"../{name}/"
+    report = f"../index.html#{section}" if section else "../index.html"
+    links = [
+        f'<a href="{escape(report)}">its section of the report</a>',
+        f'data: <a href="{escape(up)}cells.csv">cells.csv</a>, '
+        f'<a href="{escape(up)}summary.csv">summary.csv</a>',
+        f'static figure: <a href="{escape(up)}figures/{escape(name)}.png">PNG</a>, '
+        f'<a href="{escape(up)}figures/{escape(name)}.pdf">PDF</a>',
+    ]
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)}: interactive plot</title>
+<style>{_PAGE_CSS}</style>
+</head>
+<body>
+<h1>{escape(title)}</h1>
+<p class="caption">{escape(text)}</p>
+<p class="links">{" · ".join(links)}</p>
+{plot}
+</body>
+</html>
+"""
+
+
+def write_interactive(
+    root: str | Path, names: list[str], sections: dict[str, str] | None = None
+) -> tuple[dict[str, str], dict[str, str]]:
     """Write the interactive page of each experiment folder ``names`` under ``root`` that has
-    curves, and plotly.js once beside them; the folder's other pages are removed. Returns the
-    pages' paths relative to ``root``, and the folders that could not be drawn with a one-line
-    reason, both by name."""
+    curves, and plotly.js once beside them; the folder's other pages are removed. Each page
+    links back to the report's section of its experiment (``sections``: the anchor of
+    ``index.html`` that shows its figure, by name). Returns the pages' paths relative to
+    ``root``, and the folders that could not be drawn with a one-line reason, both by name."""
     from plotly.offline import get_plotlyjs
 
     root = Path(root)
@@ -185,18 +290,22 @@ def write_interactive(root: str | Path, names: list[str]) -> tuple[dict[str, str
     for name in names:
         try:
             fig = experiment_figure(root / name)
+            text = caption(root / name) if fig is not None else ""
         except Exception as err:  # a damaged folder: the report names it, the others are drawn
             failed[name] = f"not drawn ({type(err).__name__}: {' '.join(str(err).split())})"
             continue
         if fig is None:
             continue
-        html = fig.to_html(
-            full_html=True,
+        title = str(fig.layout.title.text or name)
+        fig.update_layout(title=None, margin={"t": 40})  # the page's heading says it
+        plot = fig.to_html(
+            full_html=False,
             include_plotlyjs=PLOTLY_JS,
             config={"responsive": True, "displaylogo": False},
             div_id=f"plot-{name}",
         )
-        atomic_write_text(folder / f"{name}.html", html)
+        page = _page(name, title, plot, text, (sections or {}).get(name))
+        atomic_write_text(folder / f"{name}.html", page)
         written[name] = f"{FOLDER}/{name}.html"
     # a page of an experiment no longer drawn (its folder gone, or nothing left to draw) goes
     for page in folder.glob("*.html"):

@@ -25,10 +25,19 @@ from markdown_it.token import Token
 
 from kmdr._io import atomic_write_text
 from kmdr.report import interactive
+from kmdr.report._text import VERDICT_MARK
 from kmdr.report.anchors import heading_anchor
-from kmdr.results.reading import experiment_dirs
+from kmdr.results.reading import experiment_dirs, load_runs, skip_reasons
 
-__all__ = ["FILES_HEADING", "INDEX", "NO_PLOTS", "Site", "render_page", "write_site"]
+__all__ = [
+    "FILES_HEADING",
+    "INDEX",
+    "NO_PLOTS",
+    "Site",
+    "figure_sections",
+    "render_page",
+    "write_site",
+]
 
 #: The page's file name, in the results folder.
 INDEX = "index.html"
@@ -50,9 +59,13 @@ _TABLES = (".csv",)
 _FIGURES = (".png", ".pdf", ".svg")
 _TEXTS = (".md", ".txt")
 
+#: The columns of a claims table in the report; the page shows it as :func:`_claims_table` does.
+_CLAIM_COLUMNS = ["claim", "source", "statement", "verdict", "evidence"]
+#: How long an evidence's first sentence may be in the claims table (the rest is folded).
+_SUMMARY_CHARS = 220
+
 _CSS = """
-body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif, "Apple Color Emoji",
-       "Segoe UI Emoji", "Noto Color Emoji"; color: #1b1b1b;
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1b1b;
        max-width: 72rem; margin: 0 auto; padding: 1rem 1.5rem 4rem; }
 h1 { font-size: 1.7rem; line-height: 1.25; }
 h2 { border-bottom: 1px solid #d0d7de; padding-bottom: .2rem; margin-top: 2.5rem; }
@@ -71,6 +84,20 @@ table.files td { overflow-wrap: anywhere; }
 nav.page { background: #f6f8fa; border: 1px solid #d0d7de; padding: .5rem 1rem; }
 p.files { font-size: .92rem; background: #f6f8fa; padding: .4rem .8rem;
           border-left: 3px solid #0645ad; }
+.verdict { display: inline-block; padding: .05rem .45rem; border-radius: .7rem; font-size: .8rem;
+           font-weight: 600; white-space: nowrap; border: 1px solid; }
+.verdict.holds { background: #dafbe1; color: #116329; border-color: #4ac26b; }
+.verdict.partly { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
+.verdict.tie { background: #ddf4ff; color: #0a3069; border-color: #54aeff; }
+.verdict.fails { background: #ffebe9; color: #a40e26; border-color: #ff8182; }
+.verdict.no-data { background: #f6f8fa; color: #57606a; border-color: #d0d7de; }
+table.claims { display: table; width: 100%; }
+table.claims td.id { width: 15rem; overflow-wrap: anywhere; }
+table.claims td.id small { color: #57606a; }
+table.claims td.v { width: 6rem; }
+table.claims details { margin-top: .3rem; }
+table.claims summary { cursor: pointer; color: #0645ad; font-size: .85rem; }
+table.claims details p { margin: .3rem 0; }
 """
 
 
@@ -110,9 +137,31 @@ def _files(folder: Path) -> dict[str, list[Path]]:
         "tables": [p for p in here if p.suffix in _TABLES],
         "figures": [p for p in here if p.suffix in _FIGURES],
         "texts": [p for p in here if p.suffix in _TEXTS],
-        "run records": sorted((folder / "runs").glob("*.json")) if folder.is_dir() else [],
+        "run records": _run_records(folder),
     }
     return {kind: paths for kind, paths in kinds.items() if paths}
+
+
+def _run_records(folder: Path) -> list[Path]:
+    """The run records the folder's results rest on: those of the runs that computed its cells
+    (a run that reused every cell adds nothing), else the first record giving the latest skip
+    reason, else every record. So re-running over the same results links the same records."""
+    records = sorted((folder / "runs").glob("*.json")) if folder.is_dir() else []
+    if not records:
+        return []
+    cells = folder / "cells.csv"
+    if cells.is_file():
+        try:
+            ids = set(pd.read_csv(cells, usecols=["run_id"], dtype=str)["run_id"])
+        except (ValueError, OSError):  # no run_id column, or unreadable: list them all
+            return records
+        return [p for p in records if p.stem in ids] or records
+    runs = [r for r in load_runs(folder) if r.get("skipped") and r.get("run_id")]
+    if runs:
+        latest = skip_reasons(folder, runs[-1:])
+        first = next(r for r in runs if skip_reasons(folder, [r]) == latest)
+        return [p for p in records if p.stem == str(first["run_id"])] or records
+    return records
 
 
 def _plot_link(name: str, site: Site) -> str:
@@ -162,14 +211,87 @@ def _image_folder(inline: Token, root: Path) -> Path | None:
     return None
 
 
+def _verdict_badges(text: str) -> str:
+    """``text`` (HTML) with each verdict mark of the report as a text badge: the marks' emoji
+    need an emoji font the reader's browser may not have (they show as empty boxes)."""
+    for verdict, mark in VERDICT_MARK.items():
+        css = re.sub(r"\W+", "-", verdict).strip("-")
+        badge = f'<span class="verdict {css}">{html.escape(verdict)}</span>'
+        text = text.replace(html.escape(mark, quote=False), badge)
+    return text
+
+
+def _cells(tokens: list[Token], kind: str) -> list[list[Token]]:
+    """The inline token of each cell of ``kind`` (``th`` or ``td``), row by row, of one table's
+    tokens."""
+    rows: list[list[Token]] = []
+    for i, token in enumerate(tokens):
+        if token.type == "tr_open":
+            rows.append([])
+        elif token.type == "inline" and i and tokens[i - 1].type == f"{kind}_open":
+            rows[-1].append(token)
+    return [row for row in rows if row]
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of an evidence (up to :data:`_SUMMARY_CHARS`, then cut), after the
+    test it names in brackets (the statement names it too)."""
+    text = re.sub(r"^\[[^\]]*\]\s*", "", text)
+    end = text.find(". ")
+    head = text if end < 0 else text[: end + 1]
+    if len(head) > _SUMMARY_CHARS:
+        head = head[:_SUMMARY_CHARS].rsplit(" ", 1)[0] + " …"
+    return head
+
+
+def _claims_table(md: MarkdownIt, tokens: list[Token]) -> str | None:
+    """A claims table of the report (:data:`_CLAIM_COLUMNS`) as a short table to scan: the
+    claim and its source, the verdict's badge, the evidence's first sentence; the statement and
+    the whole evidence folded under it. None for any other table."""
+    header = [[t.content.strip() for t in row] for row in _cells(tokens, "th")]
+    if header != [_CLAIM_COLUMNS]:
+        return None
+
+    def inline(text: str) -> str:
+        return md.renderInline(text)
+
+    rows = []
+    for cells in _cells(tokens, "td"):
+        claim, source, statement, verdict, evidence = (c.content for c in cells)
+        short = _first_sentence(evidence)
+        rest = (
+            f"<details><summary>the claim and all its evidence</summary>"
+            f"<p><b>Claim:</b> {inline(statement)}</p><p><b>Evidence:</b> {inline(evidence)}</p>"
+            "</details>"
+        )
+        rows.append(
+            f'<tr><td class="id">{inline(claim)}<br><small>{inline(source)}</small></td>'
+            f'<td class="v">{inline(verdict)}</td><td>{inline(short)}{rest}</td></tr>'
+        )
+    head = "<thead><tr><th>claim</th><th>verdict</th><th>evidence</th></tr></thead>"
+    return f'<table class="claims">{head}<tbody>{"".join(rows)}</tbody></table>\n'
+
+
 def _report_tokens(md: MarkdownIt, text: str, root: Path, site: Site) -> list[Token]:
-    """The report's tokens, with the contents' anchors on its headings and each figure followed
-    by its folder's links."""
+    """The report's tokens, with the contents' anchors on its headings, each figure followed
+    by its folder's links, and each claims table as :func:`_claims_table` shows it."""
     tokens = md.parse(text)
     seen: dict[str, int] = {}
     out: list[Token] = []
     pending: Path | None = None
+    skip_to = -1
     for i, token in enumerate(tokens):
+        if i <= skip_to:
+            continue
+        if token.type == "table_open":
+            end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
+            claims = _claims_table(md, tokens[i : end + 1])
+            if claims is not None:
+                block = Token(_OWN_HTML, "", 0)
+                block.content = claims
+                out.append(block)
+                skip_to = end
+                continue
         out.append(token)
         if token.type == "heading_open" and token.tag in ("h2", "h3"):
             token.attrSet("id", heading_anchor(tokens[i + 1].content, seen))
@@ -209,12 +331,14 @@ def render_page(root: str | Path, report_text: str, site: Site) -> str:
     root = Path(root)
     md = _markdown()
     body = md.renderer.render(_report_tokens(md, report_text, root, site), md.options, {})
+    body = _verdict_badges(body)
     files_id = heading_anchor(FILES_HEADING, {})
     plots_note = (
         f"<p>{NO_PLOTS}</p>"
         if site.no_plots
-        else "<p>Each experiment's interactive plot draws the numbers of its figure; hover a "
-        "point for the method, r, and the mean ± sd over the repetitions.</p>"
+        else "<p>Each experiment's interactive plot draws the numbers of its figure, "
+        f"{html.escape(interactive.BAND)}; hover a point for the method, r, the mean ± sd, min "
+        "to max and n over the repetitions.</p>"
     )
     reports = [p for p in (root / "REPORT.md",) if p.exists()]
     nav = " · ".join(
@@ -245,6 +369,23 @@ def render_page(root: str | Path, report_text: str, site: Site) -> str:
 """
 
 
+def figure_sections(report_text: str, root: str | Path) -> dict[str, str]:
+    """The anchor of the page's section that shows each experiment folder's figure, by folder
+    name (the first, when several do)."""
+    md = _markdown()
+    tokens = md.parse(report_text)
+    seen: dict[str, int] = {}
+    anchor, out = None, {}
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag in ("h2", "h3"):
+            anchor = heading_anchor(tokens[i + 1].content, seen)
+        elif token.type == "inline" and anchor is not None:
+            folder = _image_folder(token, Path(root))
+            if folder is not None:
+                out.setdefault(folder.name, anchor)
+    return out
+
+
 def write_site(root: str | Path, report_text: str) -> Site:
     """Write ``root/index.html`` (and the interactive plots where plotly is installed) from the
     report's Markdown ``report_text``."""
@@ -252,7 +393,8 @@ def write_site(root: str | Path, report_text: str) -> Site:
     site = Site(root / INDEX)
     if interactive.available():
         names = [d.name for d in experiment_dirs(root)]
-        site.plots, site.not_drawn = interactive.write_interactive(root, names)
+        sections = figure_sections(report_text, root)
+        site.plots, site.not_drawn = interactive.write_interactive(root, names, sections)
     else:
         site.no_plots = "plotly is not installed"
     atomic_write_text(site.index, render_page(root, report_text, site))
