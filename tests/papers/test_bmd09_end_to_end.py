@@ -48,17 +48,17 @@ def _compose(name: str, overrides: list[str]):
 def _run(name: str, overrides: list[str]):
     from omegaconf import OmegaConf
 
-    from kmdr.config.spec import spec_from_config
-    from kmdr.engine.runner import run_experiment
+    from kmdr.config.objects import from_config
+    from kmdr.engine.session import run_experiment
 
     cfg = _compose(name, overrides)
-    spec = spec_from_config(cfg)
+    spec = from_config(cfg)
     # 300 terms occur in the stand-in's 184 documents, not the paper's 6314: the loader says so.
     with pytest.warns(
         UserWarning, match="300 terms occur in the 184 documents; bmd09 reports 6314"
     ):
         outcome = run_experiment(
-            spec, config=OmegaConf.to_container(cfg, resolve=True), log=lambda msg: None
+            *spec, config=OmegaConf.to_container(cfg, resolve=True), log=lambda msg: None
         )
     assert outcome.skipped is None
     from kmdr.app.drawing import draw
