@@ -153,6 +153,16 @@ def finish(outcome, experiment, output) -> None:
     )
 
 
+def release_stderr(keep: bool = True) -> None:
+    """Let stderr through when the command holds it back (``kmdr``'s entry point redirects it to
+    an object with ``release``: what Hydra prints before the task can become one line); with
+    ``keep`` false, what was held is dropped. Read from ``sys.stderr`` itself, so the task does
+    not import the entry point that runs it."""
+    release = getattr(sys.stderr, "release", None)
+    if callable(release):
+        release(keep)
+
+
 def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -163,7 +173,6 @@ def run(cfg) -> float | None:
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
-    from kmdr.app.entry import release_stderr
     from kmdr.config.compose import check_search_path, checked
 
     hc = HydraConfig.get()
