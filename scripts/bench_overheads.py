@@ -54,25 +54,25 @@ print(json.dumps(walls))
 REPORTED = re.compile(r"\) in ([0-9.]+) s -> ")
 
 
-def _run(cmd: list[str], cwd: str) -> tuple[float, str]:
+def _run(cmd: list[str], cwd: str) -> tuple[float, str, str]:
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    return wall, proc.stdout + proc.stderr
+    return wall, proc.stdout, proc.stderr
 
 
 def orl(python: str) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        wall, out = _run([python, "-m", "kmdr.app", *ORL, f"results_dir={tmp}/r"], tmp)
-    reported = [float(m) for m in REPORTED.findall(out)]
+        wall, out, err = _run([python, "-m", "kmdr.app", *ORL, f"results_dir={tmp}/r"], tmp)
+    reported = [float(m) for m in REPORTED.findall(out + err)]
     return wall, reported[-1] if reported else float("nan")
 
 
 def multirun(python: str) -> float:
     with tempfile.TemporaryDirectory() as tmp:
-        wall, _ = _run([python, "-m", "kmdr.app", *MULTI, f"results_dir={tmp}/r"], tmp)
+        wall, _, _ = _run([python, "-m", "kmdr.app", *MULTI, f"results_dir={tmp}/r"], tmp)
     return wall
 
 
@@ -80,7 +80,7 @@ def api(python: str) -> list[float]:
     with tempfile.TemporaryDirectory() as tmp:
         # the 4 cells computed first, in a process of their own: then both calls reuse them
         _run([python, "-c", API, f"{tmp}/r"], tmp)
-        _, out = _run([python, "-c", API, f"{tmp}/r"], tmp)
+        _, out, _ = _run([python, "-c", API, f"{tmp}/r"], tmp)
     return json.loads(out.strip().splitlines()[-1])
 
 

@@ -52,8 +52,7 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
             output = replace(output, results_dir=check_results_dir(str(results_dir)))
         record = flat_dict(experiment, execution, output)
         return Composed(experiment, execution, output, record=record)
-    overrides = [experiment] if isinstance(experiment, str) else list(experiment)
-    overrides += list(more)
+    overrides = _check_overrides(experiment, more)
     if results_dir is not None:
         given = [o for o in overrides if isinstance(o, str) and o.startswith("results_dir=")]
         if given:
@@ -69,6 +68,42 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     if output is not None:
         composed = replace(composed, output=output)
     return composed
+
+
+def _check_overrides(experiment, more: tuple) -> list[str]:
+    """The overrides as a list; one ConfigError line for what is not one job's override."""
+    from kmdr.config.errors import ConfigError
+
+    first = [experiment] if isinstance(experiment, str) else experiment
+    if not isinstance(first, list | tuple):
+        first = [first]
+    items = [*first, *more]
+    for text in items:
+        if not isinstance(text, str):
+            raise ConfigError(
+                f"kmdr.run takes an Experiment or override strings such as 'repeats=2', not "
+                f"{text!r} ({type(text).__name__})"
+            )
+        if text.startswith("-"):
+            raise ConfigError(
+                f"kmdr.run takes overrides (key=value), not the command-line flag {text!r}; "
+                "run one job per call (a sweep: call it once per value)"
+            )
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    for text in items:
+        try:
+            (override,) = parser.parse_overrides([text])
+        except HydraException:
+            continue  # composing it gives the command line's own line
+        if override.is_sweep_override():
+            raise ConfigError(
+                f"kmdr.run runs one job, and {text!r} is a sweep; call kmdr.run once per value "
+                "(or write a list as key=[a,b])"
+            )
+    return items
 
 
 def run(
