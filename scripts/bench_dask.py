@@ -58,18 +58,18 @@ def child(overrides: list[str]) -> dict:
     from hydra import compose, initialize_config_dir
 
     from kmdr.app import conf_dir
-    from kmdr.config.spec import spec_from_config
-    from kmdr.engine.runner import run_experiment
+    from kmdr.config.objects import from_config
+    from kmdr.engine.session import run_experiment
 
     with initialize_config_dir(config_dir=str(conf_dir()), version_base=None):
-        spec = spec_from_config(compose("config", overrides=overrides))
+        spec = from_config(compose("config", overrides=overrides))
     with (
         dask.config.set({"distributed.admin.large-graph-warning-threshold": "0B"}),
         warnings.catch_warnings(record=True) as caught,
     ):
         warnings.simplefilter("always")
         start = time.perf_counter()
-        outcome = run_experiment(spec, log=lambda msg: None)
+        outcome = run_experiment(*spec, log=lambda msg: None)
         wall = time.perf_counter() - start
     prefix = "Sending large graph of size "
     sizes = [

@@ -52,8 +52,8 @@ def child(data: Path, reducer: str, r: int) -> dict:
     import scipy.sparse as sp
     from hydra import compose
 
+    from kmdr.config.objects import from_config
     from kmdr.config.presets import initialized
-    from kmdr.config.spec import spec_from_config
     from kmdr.engine.work import compute_cell
     from kmdr.metrics import ObjectiveEvaluator
     from kmdr.results.cells import plan_cells
@@ -64,8 +64,10 @@ def child(data: Path, reducer: str, r: int) -> dict:
     k = int(np.unique(y).size)
     with initialized():
         cfg = compose("config", overrides=[f"experiment={EXPERIMENT}", f"r_grid=[{r}]"])
-    spec = spec_from_config(cfg, only_reducer=reducer)
-    cell = next(c for c in plan_cells(spec, X, k, data_fingerprint="") if c.repetition == 0)
+    spec = from_config(cfg, only_reducer=reducer)
+    cell = next(
+        c for c in plan_cells(spec.experiment, X, k, data_fingerprint="") if c.repetition == 0
+    )
     objective = ObjectiveEvaluator(X)  # made once per run and handed to every cell, as the runner
     before = _maxrss_mib()
     start = time.perf_counter()
@@ -110,25 +112,25 @@ def main(argv=None) -> int:
 
     from hydra import compose
 
+    from kmdr.config.objects import from_config
     from kmdr.config.presets import initialized
-    from kmdr.config.spec import spec_from_config
     from kmdr.reducers import is_baseline_reducer
 
     with initialized():
-        spec = spec_from_config(compose("config", overrides=[f"experiment={EXPERIMENT}"]))
-    grid = args.r or list(spec.r_grid)
+        spec = from_config(compose("config", overrides=[f"experiment={EXPERIMENT}"]))
+    grid = args.r or list(spec.experiment.r_grid)
     trees = args.src or [str(ROOT / "src")]
     # the baseline does not depend on r: measured once
     cells = [
         (red.name, r)
-        for red in spec.reducers
+        for red in spec.experiment.reducers
         if not args.reducer or red.name in args.reducer
         for r in (grid[-1:] if is_baseline_reducer(red.name) else grid)
     ]
     print("## Peak memory of one lst17 sparse_text cell (fresh process each)\n")
     print(f"Command: `{' '.join([Path(sys.executable).name, *sys.argv])}`\n")
     print(
-        f"k-means {asdict(spec.kmeans)}; r = {', '.join(map(str, grid))}; peak RSS by "
+        f"k-means {asdict(spec.experiment.kmeans)}; r = {', '.join(map(str, grid))}; peak RSS by "
         f"ru_maxrss (whole process); target: peak RSS < {TARGET_MIB} MiB.\n"
     )
     with tempfile.TemporaryDirectory() as tmp:

@@ -43,7 +43,7 @@ def bzmd14_orl_spec(results_dir: str, n_jobs: int):
     from hydra import compose, initialize_config_dir
 
     from kmdr.app import conf_dir
-    from kmdr.config.spec import spec_from_config
+    from kmdr.config.objects import from_config
 
     overrides = [
         "experiment=bzmd14_orl",
@@ -53,13 +53,16 @@ def bzmd14_orl_spec(results_dir: str, n_jobs: int):
         "progress=false",
     ]
     with initialize_config_dir(config_dir=str(conf_dir()), version_base=None):
-        return spec_from_config(compose("config", overrides=overrides))
+        return from_config(compose("config", overrides=overrides))
 
 
 def grid_points(spec, d: int) -> list[tuple]:
     """The (reducer spec, r, repetition) points of the naive loop; kMeans at every r."""
     return [
-        (red, r, rep) for red in spec.reducers for r in spec.r_grid for rep in range(spec.repeats)
+        (red, r, rep)
+        for red in spec.experiment.reducers
+        for r in spec.experiment.r_grid
+        for rep in range(spec.experiment.repeats)
     ]
 
 
@@ -73,7 +76,9 @@ def naive_point(spec, red, r, rep, X, y, k):
     d = X.shape[1]
     r_cell = d if red.name == "none" else r  # kMeans is the same cell at every r
     key = make_reducer(red.name, r_cell, n_clusters=k, **red.params).shared_key(X)
-    cell = make_cell(spec, red, r_cell, rep, key, data_fingerprint="")  # not stored: no data id
+    cell = make_cell(
+        spec.experiment, red, r_cell, rep, key, data_fingerprint=""
+    )  # not stored: no data id
     shared = None
     if key is not None:  # recomputed for every point, with the seed the runner uses
         shared = compute_shared_work(
@@ -82,7 +87,7 @@ def naive_point(spec, red, r, rep, X, y, k):
             r_cell,
             k,
             X,
-            shared_seed(spec.seed, spec.dataset, tuple(key), rep),
+            shared_seed(spec.experiment.seed, spec.experiment.dataset, tuple(key), rep),
         )
     return compute_cell(cell, X, y, k, shared)
 
@@ -115,20 +120,21 @@ def main(argv: list[str] | None = None) -> int:
         spec = bzmd14_orl_spec(tmp, args.n_jobs)
         ds = load_dataset("orl")
         X, y, k = prepare_data(ds.X), np.asarray(ds.y), int(ds.n_clusters)
+        exp = spec.experiment
         points = grid_points(spec, X.shape[1])
-        par = resolve_parallelism(spec)
+        par = resolve_parallelism(spec.execution, spec.experiment.blas_threads)
         n_jobs, threads = par.n_jobs, par.blas_threads
         print(
-            f"[bench] ORL {X.shape[0]} x {X.shape[1]}, k = {k}; {len(spec.reducers)} methods x "
-            f"{len(spec.r_grid)} r x {spec.repeats} repetitions = {len(points)} grid points; "
-            f"k-means {spec.kmeans.n_init} x {spec.kmeans.max_iter} ({spec.kmeans.init})",
+            f"[bench] ORL {X.shape[0]} x {X.shape[1]}, k = {k}; {len(exp.reducers)} methods x "
+            f"{len(exp.r_grid)} r x {exp.repeats} repetitions = {len(points)} grid points; "
+            f"k-means {exp.kmeans.n_init} x {exp.kmeans.max_iter} ({exp.kmeans.init})",
             flush=True,
         )
 
         start = time.perf_counter()
-        outcome = run_experiment(spec, dataset=ds, log=lambda msg: None)
+        outcome = run_experiment(*spec, dataset=ds, log=lambda msg: None)
         runner_wall = time.perf_counter() - start
-        rows = pd.read_csv(Path(tmp) / spec.name / "cells.csv")
+        rows = pd.read_csv(Path(tmp) / spec.experiment.name / "cells.csv")
         print(
             f"[bench] runner: {len(rows)} rows ({outcome.n_computed} computed) in "
             f"{runner_wall:.1f} s, n_jobs={n_jobs}, BLAS threads {threads}/worker",
@@ -141,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             sample = [points[i] for i in chosen]
         else:
             sample = points
-        none_spec = next(red for red in spec.reducers if red.name == "none")
+        none_spec = next(red for red in spec.experiment.reducers if red.name == "none")
         naive_rows = []
         cells_seconds = reference_seconds = 0.0
         # The naive loop runs in this one process with the machine's default BLAS threads.

@@ -27,7 +27,7 @@ does not change the exit status; ``kmdr-compare OLD NEW`` is the check that fail
 
 All experiments run in this one process and share one pool of worker processes, started (and
 its workers' imports done) while the first experiment is being prepared
-(:func:`kmdr.engine.parallel.start_workers`). Each experiment's summaries and figures are
+(one :class:`kmdr.engine.session.Session` for the loop). Each experiment's summaries and figures are
 written once (``make reproduce`` does not redraw them) by one background process at low CPU
 priority, while the next experiment computes: drawing takes 1-2 s per experiment, which the
 workers would otherwise sit out. The script returns when every figure is written; a figure that
@@ -289,11 +289,10 @@ def _reproduce(
 
     from kmdr._io import atomic_write_text
     from kmdr.config.errors import ConfigError, one_line
+    from kmdr.config.objects import from_config
     from kmdr.config.schema import to_container
-    from kmdr.config.spec import spec_from_config
     from kmdr.datasets import DatasetError
-    from kmdr.engine.parallel import resolve_parallelism, start_workers
-    from kmdr.engine.runner import run_experiment
+    from kmdr.engine.session import close_default_session, default_session
     from kmdr.engine.signals import raise_if_received
     from kmdr.results.compare import replaced_line, snapshot
 
@@ -308,12 +307,13 @@ def _reproduce(
             start = time.perf_counter()
             try:
                 cfg = configs[name]
-                spec = spec_from_config(cfg)
-                # once: later experiments reuse the warm workers
-                start_workers(spec, resolve_parallelism(spec))
+                spec = from_config(cfg)
+                # One session for the loop: later experiments reuse its warm workers.
+                session = default_session(spec.execution)
+                session.prepare(spec.experiment, spec.output)
                 before = snapshot(reference / name)  # the rows this run's cells replace
                 # The runner draws nothing: the drawer draws it while the next one runs.
-                outcome = run_experiment(spec, config=to_container(cfg))
+                outcome = session.run(spec.experiment, spec.output, config=to_container(cfg))
             except (ConfigError, HydraException, OmegaConfBaseException) as err:
                 raise_if_received()  # an interrupt the config's parser turned into an error
                 msg = err if isinstance(err, ConfigError) else one_line(err)
@@ -324,12 +324,13 @@ def _reproduce(
                 print(f"[reproduce] {name}: {err}", file=sys.stderr)
                 return 2
             wall = time.perf_counter() - start
-            if spec.figures and not outcome.skipped:
+            if spec.output.figures and not outcome.skipped:
                 drawer.submit(outcome.experiment_dir)
             rows.append(_row(name, outcome, wall))
             compared.append(replaced_line(name, outcome, before))
         drawer.finish(results)
     finally:
+        close_default_session()
         drawer.close(wait=False)  # interrupted or failed: the figures can be redrawn from CSVs
     total = time.perf_counter() - start_all
 

@@ -223,10 +223,11 @@ def _spec(*overrides, preset="bzmd14_synth"):
     from hydra import compose
 
     from kmdr.config import presets
-    from kmdr.config.spec import spec_from_config
+    from kmdr.config.objects import from_config
 
     with presets.initialized():
-        return spec_from_config(compose("config", overrides=[f"experiment={preset}", *overrides]))
+        cfg = compose("config", overrides=[f"experiment={preset}", *overrides])
+        return from_config(cfg).experiment
 
 
 def test_config_field_and_cells():

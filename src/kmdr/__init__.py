@@ -3,12 +3,15 @@
 The Python API, for scripts and notebooks::
 
     import kmdr
-    cells = kmdr.run("experiment=bzmd14_orl", "r_grid=[5,10]", "repeats=2")
+    cells = kmdr.run(["experiment=bzmd14_orl", "r_grid=[5,10]", "repeats=2"])
+    cells = kmdr.run(kmdr.Experiment.preset("bzmd14_orl", "repeats=1"))
     everything = kmdr.read_results("results")
 
-- :func:`run` (:func:`kmdr.app.api.run`): one run of ``kmdr`` with the command line's overrides;
-  returns the run's cells as a pandas DataFrame.
-- :func:`read_results` (:func:`kmdr.results.frame.read_results`): every cell of a results folder
+- :func:`run` (:func:`kmdr.app.api.run`): one run of ``kmdr``, of an :class:`Experiment` or of
+  the command line's overrides; returns the run's cells as a pandas DataFrame.
+- :class:`Experiment`, :class:`Execution`, :class:`Output` (:mod:`kmdr.config.objects`): what a
+  run computes, how it executes, what it writes.
+- :func:`read_results` (:func:`kmdr.results.reading.read_results`): every cell of a results folder
   or of one experiment folder.
 - :class:`ConfigError` (a ValueError): bad input, one line, raised before any work;
   :class:`RunError` (a RuntimeError): a run that started and failed; :class:`ResultsError` (a
@@ -33,7 +36,17 @@ from kmdr import _kernels
 # Before anything imports numpy: the same OpenBLAS kernels on every x86-64 machine (kmdr._kernels).
 _kernels.pin()
 
-__all__ = ["ConfigError", "ResultsError", "RunError", "__version__", "read_results", "run"]
+__all__ = [
+    "ConfigError",
+    "Execution",
+    "Experiment",
+    "Output",
+    "ResultsError",
+    "RunError",
+    "__version__",
+    "read_results",
+    "run",
+]
 
 _DISTRIBUTION = "kmdr"
 
@@ -44,6 +57,10 @@ def __getattr__(name: str):
         from kmdr.app.api import run as api_run
 
         return api_run
+    if name in ("Experiment", "Execution", "Output"):
+        from kmdr.config import objects
+
+        return getattr(objects, name)
     if name == "read_results":
         from kmdr.results.reading import read_results
 

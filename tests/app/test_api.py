@@ -114,3 +114,48 @@ def test_the_facade_names_the_public_api():
     assert {"run", "read_results", "__version__"} <= set(dir(kmdr))
     with pytest.raises(AttributeError):
         _ = kmdr.nosuch
+
+
+@pytest.mark.fault(
+    "kmdr.run given results_dir='' (or results_dir both as an override and as an argument)",
+    gets="kmdr.ConfigError, one line, before any work; nothing written in the current folder",
+)
+@pytest.mark.parametrize(
+    ("args", "kwargs", "says"),
+    [
+        ((), {"results_dir": ""}, "results_dir"),
+        (("results_dir=a",), {"results_dir": "b"}, "results_dir is given twice"),
+    ],
+)
+def test_a_results_dir_that_cannot_be_used_is_refused(tmp_path, args, kwargs, says):
+    with pytest.raises(kmdr.ConfigError) as err:
+        kmdr.run(*TINY, *args, **kwargs)
+    assert "\n" not in str(err.value) and says in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_an_experiment_object_runs_and_successive_calls_share_one_session(tmp_path):
+    from kmdr.engine.session import default_session
+
+    exp = kmdr.Experiment.from_overrides(list(TINY))
+    assert isinstance(exp, kmdr.Experiment) and exp.dataset == "synth"
+    execution, output = kmdr.Execution(n_jobs=1), kmdr.Output(results_dir=str(tmp_path / "o"))
+    first = kmdr.run(exp, execution=execution, output=output)
+    session = default_session(execution)
+    again = kmdr.run(exp, execution=execution, output=output)
+    assert default_session(execution) is session and session.open  # no second start-up
+    pd.testing.assert_frame_equal(first, again)
+    by_strings = kmdr.run(list(TINY), results_dir=tmp_path / "o")
+    assert sorted(by_strings["cell_id"]) == sorted(first["cell_id"])  # the same cells, reused
+
+
+def test_a_preset_is_an_experiment_for_a_notebook():
+    exp = kmdr.Experiment.preset("bzmd14_orl", "repeats=1")
+    assert exp.name == "bzmd14_orl" and exp.repeats == 1 and exp.dataset == "orl"
+    # a change of what the preset fixes is another experiment, as on the command line
+    assert (
+        kmdr.Experiment.preset("bzmd14_orl", "dataset=coil20").name == "bzmd14_orl+dataset=coil20"
+    )
+    with pytest.raises(kmdr.ConfigError, match="unknown config key 'repaets'"):
+        kmdr.Experiment.preset("bzmd14_orl", "repaets=1")

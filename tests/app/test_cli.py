@@ -13,7 +13,6 @@ import pytest
 
 from _overrides import overridden
 from kmdr import app as cli
-from kmdr.app import task
 from kmdr.config import presets as configs
 
 KMDR = [sys.executable, "-c", "from kmdr.app import main; main()"]
@@ -170,7 +169,8 @@ def test_run_and_multirun_write_one_experiment_folder(tmp_path):
 def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
     from hydra import compose
 
-    from kmdr.config.spec import spec_from_config
+    from kmdr.config.compose import only_reducer
+    from kmdr.config.objects import from_config
 
     with configs.initialized():
         cfg = compose(
@@ -178,16 +178,16 @@ def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
         )
         full = compose("config", overrides=["experiment=bzmd14_orl"])
     choices = dict(cfg.hydra.runtime.choices)
-    spec = spec_from_config(full, only_reducer=task.only_reducer(choices))
-    assert [r.id for r in spec.reducers] == ["sign"] and spec.repeats == 5
-    assert len(spec_from_config(full).reducers) == 8
+    spec = from_config(full, only_reducer=only_reducer(choices))
+    assert [r.id for r in spec.experiment.reducers] == ["sign"] and spec.experiment.repeats == 5
+    assert len(from_config(full).experiment.reducers) == 8
 
 
 @pytest.mark.slow
 def test_every_preset_composes_and_states_its_protocol():
     from hydra import compose
 
-    from kmdr.config.spec import spec_from_config
+    from kmdr.config.objects import from_config
     from kmdr.reducers import reducer_label
 
     conf = configs.conf_dir()
@@ -202,10 +202,10 @@ def test_every_preset_composes_and_states_its_protocol():
         } <= set(presets)
         for name in presets:
             cfg = compose("config", overrides=[f"experiment={name}"])
-            spec = spec_from_config(cfg)
+            spec = from_config(cfg)
             # The reduced grid of --quick is a valid config too.
-            assert spec_from_config(compose("config", [f"experiment={name}", "quick=true"]))
-            assert spec.name == name
+            assert from_config(compose("config", [f"experiment={name}", "quick=true"]))
+            assert spec.experiment.name == name
             text = Path(conf, "experiment", f"{name}.yaml").read_text()
             assert text.startswith("# @package _global_") and text.count("\n#") >= 4
             # Every preset says what it reproduces, none keeps the defaults.
@@ -218,10 +218,13 @@ def test_every_preset_composes_and_states_its_protocol():
                     entry,
                 )
             if name.startswith("bzmd14"):
-                assert spec.r_grid == tuple(range(5, 101, 5)) and spec.repeats == 5
-                assert (spec.kmeans.n_init, spec.kmeans.max_iter) == (5, 500)
+                assert (
+                    spec.experiment.r_grid == tuple(range(5, 101, 5))
+                    and spec.experiment.repeats == 5
+                )
+                assert (spec.experiment.kmeans.n_init, spec.experiment.kmeans.max_iter) == (5, 500)
                 # the paper's seven methods, and one later method marked as not in the paper
-                assert [r.label for r in spec.reducers] == [
+                assert [r.label for r in spec.experiment.reducers] == [
                     "Sampl/SVD",
                     "Sampl/ApproxSVD",
                     "RidgeLev (CMM17, not in the paper)",
@@ -325,7 +328,6 @@ def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, cap
         raise datasets.DatasetUnavailable(f"{name}: cannot obtain the file (test)")
 
     monkeypatch.setattr(datasets, "load_dataset", unavailable)
-    monkeypatch.setattr(task, "_DATA_CACHE", {})
     monkeypatch.setattr(sys, "argv", ["kmdr"])
     with pytest.raises(SystemExit) as exc:
         cli.main([*TINY, f"results_dir={tmp_path}", "reducer=sign"])

@@ -219,7 +219,7 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
     """The worker's own cell function, on a real cell of the plug-in reducer."""
     import warnings
 
-    from kmdr.config.spec import spec_from_config
+    from kmdr.config.objects import from_config
     from kmdr.engine.reducer_checks import ReducerOutputError
     from kmdr.engine.work import compute_cell
     from kmdr.results.cells import plan_cells
@@ -228,7 +228,7 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
     y = np.arange(60) % 3
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the site's clash warnings
-        spec = spec_from_config(
+        spec = from_config(
             {
                 "dataset": {"name": "synth"},
                 "reducers": [{"name": name}],
@@ -236,7 +236,7 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
                 "repeats": 1,
             }
         )
-        (cell,) = plan_cells(spec, X, 3, "content:test")
+        (cell,) = plan_cells(spec.experiment, X, 3, "content:test")
         with pytest.raises(ReducerOutputError) as err:
             compute_cell(cell, X, y, 3)
     line = str(err.value)

@@ -11,7 +11,7 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr.config.errors import ConfigError
-from kmdr.config.spec import spec_from_config
+from kmdr.config.objects import from_config
 from kmdr.reducers import DataFacts
 from kmdr.results.cells import plan_cells
 
@@ -29,8 +29,8 @@ def _config(tmp_path, svd_max_r=None):
 
 
 def _cells(tmp_path, svd_max_r=None):
-    spec = spec_from_config(_config(tmp_path, svd_max_r))
-    return plan_cells(spec, DataFacts(60, 20, False), 3, "fingerprint")
+    spec = from_config(_config(tmp_path, svd_max_r))
+    return plan_cells(spec.experiment, DataFacts(60, 20, False), 3, "fingerprint")
 
 
 def test_max_r_cuts_only_that_reducers_grid(tmp_path):
@@ -51,6 +51,6 @@ def test_max_r_above_the_grid_changes_nothing(tmp_path):
 @pytest.mark.parametrize("max_r", [0, 1])
 def test_max_r_below_the_grid_is_a_one_line_error(tmp_path, max_r):
     with pytest.raises(ConfigError) as err:
-        spec_from_config(_config(tmp_path, svd_max_r=max_r))
+        from_config(_config(tmp_path, svd_max_r=max_r))
     message = str(err.value)
     assert "\n" not in message and "svd" in message and "max_r" in message

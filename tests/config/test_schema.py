@@ -12,8 +12,8 @@ from hydra import compose
 from _overrides import overridden
 from kmdr import app as cli
 from kmdr.config import presets as configs
+from kmdr.config.objects import ConfigError, from_config
 from kmdr.config.schema import Backend, RunConfig, to_container
-from kmdr.config.spec import ConfigError, spec_from_config
 
 TINY = [
     "dataset=synth",
@@ -287,13 +287,16 @@ def test_new_keys_reach_the_spec_as_plain_values():
     ]
     with configs.initialized():
         cfg = compose("config", overrides=overrides)
-    spec = spec_from_config(cfg)
-    assert spec.backend == "dask" and type(spec.backend) is str
-    assert spec.dask_scheduler == "tcp://10.0.0.1:8786" and spec.ray_address == "auto"
-    assert spec.dry_run is True and spec.kmeans.init == "first_of_class"
-    assert spec.backend_params == {"inner_max_num_threads": 2}
+    spec = from_config(cfg)
+    assert spec.execution.backend == "dask" and type(spec.execution.backend) is str
+    assert (
+        spec.execution.dask_scheduler == "tcp://10.0.0.1:8786"
+        and spec.execution.ray_address == "auto"
+    )
+    assert spec.output.dry_run is True and spec.experiment.kmeans.init == "first_of_class"
+    assert spec.execution.backend_params == {"inner_max_num_threads": 2}
     # An ad-hoc run gets the default preset block, titled by its name.
-    assert spec.preset == {
+    assert spec.experiment.preset_settings == {
         "paper": None,
         "title": "custom",
         "figure": "bzmd14",
@@ -310,29 +313,29 @@ def test_new_keys_reach_the_spec_as_plain_values():
 def test_every_backend_choice_is_accepted():
     with configs.initialized():
         for backend in Backend:
-            spec = spec_from_config(compose("config", overrides=[f"backend={backend.name}"]))
-            assert spec.backend == backend.value
+            spec = from_config(compose("config", overrides=[f"backend={backend.name}"]))
+            assert spec.execution.backend == backend.value
 
 
 def test_a_plain_mapping_gets_the_same_checks_as_a_composed_config():
     base = {"dataset": {"name": "synth"}, "reducers": [{"name": "sign"}]}
-    assert spec_from_config(base).repeats == RunConfig().repeats
+    assert from_config(base).experiment.repeats == RunConfig().repeats
     with pytest.raises(ConfigError, match=r"unknown config key 'repaets'; valid keys: name"):
-        spec_from_config({**base, "repaets": 3})
+        from_config({**base, "repaets": 3})
     with pytest.raises(ConfigError, match=r"kmeans.n_init: Value 'x' of type 'str'"):
-        spec_from_config({**base, "kmeans": {"n_init": "x"}})
+        from_config({**base, "kmeans": {"n_init": "x"}})
     with pytest.raises(ConfigError, match=r"unknown config key 'reducers\[\].lable'"):
-        spec_from_config({**base, "reducers": [{"name": "sign", "lable": "RP"}]})
+        from_config({**base, "reducers": [{"name": "sign", "lable": "RP"}]})
     with pytest.raises(ConfigError, match=r"backend: Invalid value 'spark'"):
-        spec_from_config({**base, "backend": "spark"})
+        from_config({**base, "backend": "spark"})
 
 
 def test_quick_merges_the_reduced_grid():
     with configs.initialized():
-        full = spec_from_config(compose("config", overrides=["experiment=bzmd14_orl"]))
-        quick = spec_from_config(
+        full = from_config(compose("config", overrides=["experiment=bzmd14_orl"])).experiment
+        quick = from_config(
             compose("config", overrides=["experiment=bzmd14_orl", "quick=true"])
-        )
+        ).experiment
     assert full.r_grid == tuple(range(5, 101, 5)) and full.kmeans.n_init == 5
     assert quick.r_grid == (5, 20, 50, 100) and quick.repeats == 2 and quick.kmeans.n_init == 2
     assert quick.kmeans.max_iter == full.kmeans.max_iter  # what quick_grid does not set stays

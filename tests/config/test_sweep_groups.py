@@ -18,9 +18,10 @@ from sklearn.utils import check_random_state
 import kmdr.reducers._registry as registry
 from _run_configs import synth_run
 from kmdr._io import read_csv
+from kmdr.config.objects import from_config
 from kmdr.config.seeds import shared_seed
-from kmdr.config.spec import spec_from_config
-from kmdr.engine.runner import prepare_data, run_experiment
+from kmdr.engine.runner import prepare_data
+from kmdr.engine.session import run_experiment
 from kmdr.engine.sweep import group_cells
 from kmdr.engine.work import compute_cell, compute_shared_work
 from kmdr.plugins import Registry
@@ -106,10 +107,10 @@ def test_reducers(monkeypatch):
     monkeypatch.setattr(registry, "REDUCERS", reducers)
     # These tests count the runner's own reductions. The output check fits a plug-in reducer a
     # second time, once per process, to compare (tests/app/test_plugin_faults.py): taken as done.
-    from kmdr.engine import reducer_checks
+    from kmdr.engine.session import process_state
 
     done = {(name, "{}") for name in TEST_REDUCERS}
-    monkeypatch.setattr(reducer_checks, "_REPRODUCED", done)
+    monkeypatch.setattr(process_state().reproduced, "seen", done)
     CALLS.clear()
     yield CALLS
 
@@ -129,8 +130,8 @@ def config(results_dir, reducers, **over):
 
 
 def run(results_dir, reducers, **over):
-    spec = spec_from_config(config(results_dir, reducers, **over))
-    outcome = run_experiment(spec, log=lambda msg: None)
+    spec = from_config(config(results_dir, reducers, **over))
+    outcome = run_experiment(*spec, log=lambda msg: None)
     df = read_csv(outcome.experiment_dir / "cells.csv").sort_values(KEY)  # floats exact
     (side,) = (outcome.experiment_dir / "runs").glob(f"{outcome.run_id}.json")
     return outcome, df.reset_index(drop=True), json.loads(side.read_text())
@@ -141,13 +142,15 @@ def separately(spec):
     (key, repetition), as a sweep without any reuse computes it."""
     from kmdr.datasets import load_dataset
 
-    data = load_dataset(spec.dataset, **spec.dataset_params)
+    data = load_dataset(spec.experiment.dataset, **spec.experiment.dataset_params)
     X, y, k = prepare_data(data.X), np.asarray(data.y), int(data.n_clusters)
     rows = []
-    for cell in plan_cells(spec, X, k, data.fingerprint):
+    for cell in plan_cells(spec.experiment, X, k, data.fingerprint):
         shared = None
         if cell.shared_key is not None:
-            seed = shared_seed(spec.seed, spec.dataset, cell.shared_key, cell.repetition)
+            seed = shared_seed(
+                spec.experiment.seed, spec.experiment.dataset, cell.shared_key, cell.repetition
+            )
             shared = compute_shared_work(cell.reducer_name, cell.params, cell.r, k, X, seed)
         metrics = compute_cell(cell, X, y, k, shared)
         rows.append({"reducer": cell.reducer_id, "r": cell.r, "repetition": cell.repetition,
@@ -178,7 +181,7 @@ def test_a_deterministic_reducer_reduces_once_and_times_every_repetition(tmp_pat
     for _, cells in df.groupby("r"):  # every repetition has its own measured reduction time
         assert cells.reduce_seconds.nunique() == 3 and cells.seed.nunique() == 3
     assert set(df.reduce_timing) == {"shared per repetition"}
-    alone = separately(spec_from_config(config(tmp_path, ["t_topvar"])))
+    alone = separately(from_config(config(tmp_path, ["t_topvar"])))
     pd.testing.assert_frame_equal(df[KEY + METRICS], alone[KEY + METRICS])
 
 
@@ -186,7 +189,7 @@ def test_undeclared_random_shared_work_is_drawn_every_repetition(tmp_path, test_
     _, df, side = run(tmp_path, ["t_randshared"])
     assert test_reducers["order_shared"] == 3
     assert sorted(w["repetition"] for w in side["shared_work"]) == [0, 1, 2]
-    alone = separately(spec_from_config(config(tmp_path, ["t_randshared"])))
+    alone = separately(from_config(config(tmp_path, ["t_randshared"])))
     pd.testing.assert_frame_equal(df[KEY + METRICS], alone[KEY + METRICS])
 
 
@@ -223,7 +226,7 @@ def test_builtin_grid_gives_the_numbers_of_each_cell_alone(tmp_path, n_jobs):
                                                  "n_clusters": 3}}  # fmt: skip
     outcome, df, side = run(tmp_path, BUILTINS, **cfg)
     assert outcome.n_computed == len(df) == 2 * (7 * 3 + 1)
-    alone = separately(spec_from_config(config(tmp_path, BUILTINS, **cfg)))
+    alone = separately(from_config(config(tmp_path, BUILTINS, **cfg)))
     pd.testing.assert_frame_equal(df[KEY + METRICS], alone[KEY + METRICS])
     # Deterministic shared works once for both repetitions; the rest once per repetition.
     reps = {(w["key"], w["repetition"]) for w in side["shared_work"]}
@@ -257,9 +260,9 @@ def test_declarations():
 def test_group_cells_groups_only_deterministic_repetitions(tmp_path, test_reducers):
     from kmdr.datasets import load_dataset
 
-    spec = spec_from_config(config(tmp_path, ["t_random", "t_topvar", "t_randshared", "none"]))
-    data = load_dataset(spec.dataset, **spec.dataset_params)
-    cells = plan_cells(spec, prepare_data(data.X), 3, data.fingerprint)
+    spec = from_config(config(tmp_path, ["t_random", "t_topvar", "t_randshared", "none"]))
+    data = load_dataset(spec.experiment.dataset, **spec.experiment.dataset_params)
+    cells = plan_cells(spec.experiment, prepare_data(data.X), 3, data.fingerprint)
     groups = group_cells(cells)
     assert sorted(c.cell_id for g in groups for c in g) == sorted(c.cell_id for c in cells)
     for group in groups:
@@ -305,15 +308,15 @@ def test_a_dry_run_plans_from_declared_facts_and_loads_only_for_an_undeclared_pl
     from kmdr.reducers import DataFacts
 
     names = ["leverage", "svd", "laplacian", "none", *TEST_REDUCERS]
-    spec = spec_from_config(config(tmp_path, names))
-    data = load_dataset(spec.dataset, **spec.dataset_params)
+    spec = from_config(config(tmp_path, names))
+    data = load_dataset(spec.experiment.dataset, **spec.experiment.dataset_params)
     X, k = prepare_data(data.X), int(data.n_clusters)
     loads = []
     facts = DataFacts(*X.shape, sparse=False, load=lambda: loads.append(1) or X)
-    planned = plan_cells(spec, facts, k, data.fingerprint)
-    on_data = plan_cells(spec, X, k, data.fingerprint)
+    planned = plan_cells(spec.experiment, facts, k, data.fingerprint)
+    on_data = plan_cells(spec.experiment, X, k, data.fingerprint)
     assert planned == on_data and loads  # the plug-ins' classes were asked, on the data
-    builtins_only = spec_from_config(config(tmp_path, names[:4]))
+    builtins_only = from_config(config(tmp_path, names[:4])).experiment
     loads.clear()
     assert plan_cells(builtins_only, facts, k, data.fingerprint) == plan_cells(
         builtins_only, X, k, data.fingerprint

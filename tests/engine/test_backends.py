@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from _run_configs import synth_run
-from kmdr.config.spec import spec_from_config
+from kmdr.config.objects import from_config
 from kmdr.engine.parallel import BackendError, resolve_parallelism
-from kmdr.engine.runner import run_experiment
+from kmdr.engine.session import run_experiment
 
 #: The columns a cell's computation produces that must not depend on the backend.
 VALUES = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
@@ -44,9 +44,7 @@ def config(results_dir, backend: str, **over):
 
 
 def rows(results_dir, backend: str, **over) -> pd.DataFrame:
-    outcome = run_experiment(
-        spec_from_config(config(results_dir, backend, **over)), log=lambda m: None
-    )
+    outcome = run_experiment(*from_config(config(results_dir, backend, **over)), log=lambda m: None)
     assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 32
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv")
     return cells.set_index("cell_id").sort_index()[VALUES]
@@ -101,9 +99,9 @@ def test_ray_gives_loky_rows(tmp_path, loky_rows):
 @pytest.mark.slow
 def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
     pytest.importorskip("distributed")
-    spec = spec_from_config(config(tmp_path, "dask", dask={"scheduler": "tcp://127.0.0.1:9"}))
+    spec = from_config(config(tmp_path, "dask", dask={"scheduler": "tcp://127.0.0.1:9"}))
     with pytest.raises(BackendError) as info:
-        run_experiment(spec, log=lambda m: None)
+        run_experiment(*spec, log=lambda m: None)
     assert "\n" not in str(info.value) and "127.0.0.1:9" in str(info.value)
     (record,) = (tmp_path / "b_dask" / "runs").glob("*.json")
     record = json.loads(record.read_text())
@@ -126,15 +124,15 @@ def test_workers_share_the_cores_and_threads_are_the_configs(
     import joblib
 
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
-    spec = spec_from_config(config("unused", "loky", n_jobs=n_jobs, blas_threads=blas))
-    par = resolve_parallelism(spec, launcher_jobs=launcher)
+    spec = from_config(config("unused", "loky", n_jobs=n_jobs, blas_threads=blas))
+    par = resolve_parallelism(spec.execution, spec.experiment.blas_threads, launcher)
     assert (par.n_jobs, par.blas_threads) == expect
 
 
 def test_blas_threads_defaults_to_one(tmp_path):
     cfg = config(tmp_path, "loky")
     del cfg["blas_threads"]
-    assert spec_from_config(cfg).blas_threads == 1
+    assert from_config(cfg).experiment.blas_threads == 1
 
 
 @pytest.mark.parametrize(
@@ -161,8 +159,8 @@ def test_n_jobs_is_capped_to_the_cores_where_the_workers_run_here(
     import joblib
 
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 2)
-    spec = spec_from_config(config("unused", backend, n_jobs=8, **over))
-    par = resolve_parallelism(spec)
+    spec = from_config(config("unused", backend, n_jobs=8, **over))
+    par = resolve_parallelism(spec.execution, spec.experiment.blas_threads)
     assert (par.n_jobs, par.requested) == expect
     message = par.cap_message(backend)
     assert (message is None) == (expect[1] is None)

@@ -22,8 +22,8 @@ from kmdr.results.store import CellStore
 RUN = textwrap.dedent(
     """
     import sys
-    from kmdr.engine.runner import run_experiment
-    from kmdr.config.spec import spec_from_config
+    from kmdr.engine.session import run_experiment
+    from kmdr.config.objects import from_config
 
     cfg = {
         "name": "shared",
@@ -39,7 +39,7 @@ RUN = textwrap.dedent(
         "figures": False,
         "progress": False,
     }
-    outcome = run_experiment(spec_from_config(cfg), log=lambda msg: None)
+    outcome = run_experiment(*from_config(cfg), log=lambda msg: None)
     print(outcome.n_computed, outcome.n_reused, outcome.n_expected)
     """
 )

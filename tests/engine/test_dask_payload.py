@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from _data import real_dataset
-from kmdr.config.spec import spec_from_config
-from kmdr.engine.runner import run_experiment
+from kmdr.config.objects import from_config
+from kmdr.engine.session import run_experiment
 
 pytestmark = [
     pytest.mark.slow,
@@ -73,7 +73,7 @@ def run_config(results_dir, backend: str, dataset: dict, **keys) -> dict:
 
 
 def run_rows(config: dict, dataset=None) -> pd.DataFrame:
-    outcome = run_experiment(spec_from_config(config), dataset=dataset, log=lambda m: None)
+    outcome = run_experiment(*from_config(config), dataset=dataset, log=lambda m: None)
     assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected > 0
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv")
     return cells.set_index("cell_id").sort_index()[VALUES]
@@ -162,10 +162,11 @@ def test_file_data_is_scattered_to_every_worker_and_generated_data_is_not_sent(t
 
     from kmdr.datasets import load_dataset
     from kmdr.datasets._fingerprint import content_fingerprint
-    from kmdr.engine.job_data import prepare_data, shipped
+    from kmdr.engine.job_data import DataCache, prepare_data, shipped
+    from kmdr.engine.session import forget_worker_data
 
     def content(data, payload):
-        X, y, _ = data.resolve(payload)
+        X, y, _ = data.resolve(payload, DataCache())
         return content_fingerprint(X, y)
 
     with (
@@ -174,13 +175,22 @@ def test_file_data_is_scattered_to_every_worker_and_generated_data_is_not_sent(t
     ):
         workers = sorted(client.scheduler_info()["workers"])
         for dataset, source in ((ORL, "scattered"), (sparse_text(500), "generate")):
-            spec = spec_from_config(run_config(tmp_path, "dask", dataset))
+            spec = from_config(run_config(tmp_path, "dask", dataset))
             if dataset is ORL:
                 loaded = real_dataset("orl")
             else:
-                loaded = load_dataset(spec.dataset, **spec.dataset_params)
+                loaded = load_dataset(spec.experiment.dataset, **spec.experiment.dataset_params)
             X, y = prepare_data(loaded.X), np.asarray(loaded.y)
-            with shipped(spec, X, y, loaded.fingerprint) as (data, payload):
+            ship = shipped(
+                spec.experiment,
+                spec.execution,
+                X,
+                y,
+                loaded.fingerprint,
+                DataCache(),
+                forget_worker_data,
+            )
+            with ship as (data, payload):
                 assert data.source == source
                 if source == "scattered":
                     assert sorted(client.who_has([payload])[payload.key]) == workers
@@ -197,11 +207,11 @@ def test_file_data_is_scattered_to_every_worker_and_generated_data_is_not_sent(t
     gets="one line naming the dataset, both contents and the fix (the same versions)",
 )
 def test_a_worker_generating_other_data_is_one_line():
-    from kmdr.engine.job_data import WorkerData, WorkerDataError
+    from kmdr.engine.job_data import DataCache, WorkerData, WorkerDataError
 
     ref = WorkerData("generator:test", "generate", content="content:0", dataset="synth")
     with pytest.raises(WorkerDataError) as info:
-        ref.resolve(None)
+        ref.resolve(None, DataCache())
     assert "\n" not in str(info.value) and "content:0" in str(info.value)
     assert "'synth'" in str(info.value) and "same versions" in str(info.value)
 

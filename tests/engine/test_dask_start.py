@@ -15,10 +15,10 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr.config.errors import ConfigError
-from kmdr.config.spec import spec_from_config
+from kmdr.config.objects import from_config
 from kmdr.engine import clusters
-from kmdr.engine.parallel import WORKER_MODULES, resolve_parallelism
-from kmdr.engine.runner import run_experiment
+from kmdr.engine.parallel import WORKER_MODULES
+from kmdr.engine.session import Session, run_experiment
 
 needs_dask = pytest.mark.skipif(
     importlib.util.find_spec("distributed") is None,
@@ -68,11 +68,10 @@ def assert_gone(entry: dict) -> None:
 @needs_dask
 @pytest.mark.slow
 def test_a_run_takes_over_the_cluster_started_while_its_data_loads(tmp_path, made):
-    outcome = run_experiment(spec_from_config(config(tmp_path)), log=lambda m: None)
+    outcome = run_experiment(*from_config(config(tmp_path)), log=lambda m: None)
     assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 4
     (entry,) = made  # one cluster, started in the background and used by the session
     assert entry["thread"] == "kmdr-start-cluster"
-    assert clusters._STARTED is None
     assert_gone(entry)
 
 
@@ -92,16 +91,15 @@ def test_a_cluster_started_early_is_closed_when_the_run_ends_before_using_it(
     if ending == "config error":  # r = 50 > d = 12: rejected once the data is loaded
         with pytest.raises(ConfigError, match="too large"):
             bad = config(tmp_path, reducers=[{"name": "svd"}], r_grid=[50])
-            run_experiment(spec_from_config(bad), log=lambda m: None)
+            run_experiment(*from_config(bad), log=lambda m: None)
     else:
         unavailable = DatasetUnavailable("synth: not here")
         outcome = run_experiment(
-            spec_from_config(config(tmp_path)), dataset=unavailable, log=lambda m: None
+            *from_config(config(tmp_path)), dataset=unavailable, log=lambda m: None
         )
         assert outcome.status == "skipped"
     (entry,) = made
     assert entry["thread"] == "kmdr-start-cluster"
-    assert clusters._STARTED is None
     assert_gone(entry)
 
 
@@ -151,9 +149,10 @@ def test_nothing_is_started_early_but_a_local_cluster_for_a_run(tmp_path, monkey
         raise AssertionError("a LocalCluster was started")
 
     monkeypatch.setattr(clusters, "local_cluster", fail)
-    spec = spec_from_config({**config(tmp_path), **over})
-    clusters.start_local_cluster(spec, resolve_parallelism(spec))
-    assert clusters._STARTED is None
+    spec = from_config({**config(tmp_path), **over})
+    with Session(spec.execution) as session:
+        session.prepare(spec.experiment, spec.output)
+        assert session._cluster is None
 
 
 def test_overlapping_library_logs_blocks_restore_the_level_after_the_last(monkeypatch):
@@ -161,8 +160,9 @@ def test_overlapping_library_logs_blocks_restore_the_level_after_the_last(monkey
     loggers in overlapping blocks: the level comes back when the last one ends, not before."""
     logger = logging.getLogger("kmdr-test-library")
     monkeypatch.setattr(logger, "level", logging.INFO)
-    first = clusters.library_logs("kmdr-test-library")
-    second = clusters.library_logs("kmdr-test-library")
+    logs = clusters.LibraryLogs()
+    first = logs.quiet("kmdr-test-library")
+    second = logs.quiet("kmdr-test-library")
     first.__enter__()
     second.__enter__()
     first.__exit__(None, None, None)

@@ -16,8 +16,8 @@ import pytest
 import kmdr.engine.work as work
 from _run_configs import synth_run
 from kmdr._io import temporary_path
-from kmdr.config.spec import spec_from_config
-from kmdr.engine.runner import run_experiment
+from kmdr.config.objects import from_config
+from kmdr.engine.session import run_experiment
 from kmdr.results.store import CellStore
 
 KEY = ["dataset", "reducer", "r", "repetition"]
@@ -58,9 +58,9 @@ def check_complete(outcome, before):
 def test_kill_9_part_way_then_resume(tmp_path):
     code = (
         "import json, sys\n"
-        "from kmdr.config.spec import spec_from_config\n"
-        "from kmdr.engine.runner import run_experiment\n"
-        "run_experiment(spec_from_config(json.loads(sys.argv[1])))\n"
+        "from kmdr.config.objects import from_config\n"
+        "from kmdr.engine.session import run_experiment\n"
+        "run_experiment(*from_config(json.loads(sys.argv[1])))\n"
     )
     cfg = config(tmp_path)
     proc = subprocess.Popen(
@@ -84,7 +84,7 @@ def test_kill_9_part_way_then_resume(tmp_path):
     for name, (_, data) in before.items():  # every file on disk is a whole cell
         assert json.loads(data)["cell_id"] == name[: -len(".json")]
 
-    outcome = run_experiment(spec_from_config(cfg), log=lambda msg: None)
+    outcome = run_experiment(*from_config(cfg), log=lambda msg: None)
     check_complete(outcome, before)
     assert not list(cells_dir.glob(".*.tmp"))
 
@@ -96,14 +96,15 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch):
 
     def interrupted_after_7(*args, **kwargs):
         calls["n"] += 1
-        if calls["n"] > 7:
-            raise KeyboardInterrupt
+        if calls["n"] > 7:  # a real Ctrl-C, to the run's own process (n_jobs=1: it computes)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler raises before this ends
         return real(*args, **kwargs)
 
     monkeypatch.setattr(work, "compute_cell", interrupted_after_7)
-    spec = spec_from_config(config(tmp_path))
+    spec = from_config(config(tmp_path))
     with pytest.raises(KeyboardInterrupt):
-        run_experiment(spec, log=lambda msg: None)
+        run_experiment(*spec, log=lambda msg: None)
     exp = tmp_path / "resume"
     # cells.csv was rebuilt on the way out: exactly the finished cells, no partial row.
     assert len(pd.read_csv(exp / "cells.csv")) == 7
@@ -115,18 +116,18 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch):
     assert len(before) == 7
 
     monkeypatch.setattr(work, "compute_cell", real)
-    outcome = run_experiment(spec, log=lambda msg: None)
+    outcome = run_experiment(*spec, log=lambda msg: None)
     check_complete(outcome, before)
     # A third run has nothing left to do.
-    again = run_experiment(spec, log=lambda msg: None)
+    again = run_experiment(*spec, log=lambda msg: None)
     assert again.n_computed == 0 and again.n_reused == N_CELLS
 
 
 def test_a_changed_setting_is_a_different_cell(tmp_path):
     small = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
-    run_experiment(spec_from_config(small), log=lambda msg: None)
+    run_experiment(*from_config(small), log=lambda msg: None)
     changed = dict(small, kmeans={"n_init": 3, "max_iter": 100})
-    outcome = run_experiment(spec_from_config(changed), log=lambda msg: None)
+    outcome = run_experiment(*from_config(changed), log=lambda msg: None)
     assert outcome.n_computed == 1 and outcome.n_reused == 0
     # Both cells stay, in the cell files and in cells.csv: they share (dataset, reducer, r,
     # repetition) but not their settings, so neither replaces the other.
@@ -152,7 +153,7 @@ def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
     foreign = cells / ".abc.json.tmp"  # not named by kmdr._io: whose it is is unknown, kept
     foreign.write_text('{"half": ')
     cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
-    outcome = run_experiment(spec_from_config(cfg), log=lambda msg: None)
+    outcome = run_experiment(*from_config(cfg), log=lambda msg: None)
     assert outcome.n_computed == 1 and list(cells.glob(".*.tmp")) == [foreign]
 
 
@@ -162,14 +163,14 @@ def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
 )
 def test_a_damaged_cell_file_is_reported_and_recomputed(tmp_path, capfd):
     cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2, 4], repeats=2)
-    first = run_experiment(spec_from_config(cfg), log=lambda msg: None)
+    first = run_experiment(*from_config(cfg), log=lambda msg: None)
     cells = first.experiment_dir / "cells"
     victim = sorted(cells.glob("*.json"))[0]
     truncated = victim.read_bytes()[:40]  # e.g. by a full disk or a copy cut short
     victim.write_bytes(truncated)
     (first.experiment_dir / "cells.csv").unlink()  # killed before its first rebuild
     messages = []
-    again = run_experiment(spec_from_config(cfg), log=messages.append)
+    again = run_experiment(*from_config(cfg), log=messages.append)
     assert again.n_computed == 1 and again.n_reused == 3
     # Reported once, in one line, through the run's log or on stderr.
     reports = [m for m in messages + capfd.readouterr().err.splitlines() if victim.name in m]

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from _run_configs import synth_run
+from kmdr.config.objects import ConfigError, from_config
 from kmdr.config.seeds import cell_seed, shared_seed, stream_seeds
-from kmdr.config.spec import ConfigError, spec_from_config
-from kmdr.engine.runner import run_experiment
+from kmdr.engine.session import run_experiment
 from kmdr.results.records import CSV_COLUMNS
 
 METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
@@ -33,8 +33,8 @@ def tiny_config(results_dir, **over):
 
 
 def run(results_dir, **over):
-    spec = spec_from_config(tiny_config(results_dir, **over))
-    outcome = run_experiment(spec, log=lambda msg: None)
+    spec = from_config(tiny_config(results_dir, **over))
+    outcome = run_experiment(*spec, log=lambda msg: None)
     return outcome, pd.read_csv(outcome.experiment_dir / "cells.csv")
 
 
@@ -139,8 +139,8 @@ def test_unavailable_dataset_is_skipped_with_its_reason(tmp_path, monkeypatch):
         raise datasets.DatasetUnavailable(f"{name}: cannot obtain the file (test)")
 
     monkeypatch.setattr(datasets, "load_dataset", unavailable)
-    spec = spec_from_config(tiny_config(tmp_path))
-    outcome = run_experiment(spec, log=lambda msg: None)
+    spec = from_config(tiny_config(tmp_path))
+    outcome = run_experiment(*spec, log=lambda msg: None)
     assert outcome.skipped == "synth: cannot obtain the file (test)"
     assert not (outcome.experiment_dir / "cells.csv").exists()
     (side,) = (outcome.experiment_dir / "runs").glob("*.json")
@@ -148,17 +148,17 @@ def test_unavailable_dataset_is_skipped_with_its_reason(tmp_path, monkeypatch):
 
 
 def test_r_above_what_the_data_allows_fails_before_writing(tmp_path):
-    spec = spec_from_config(tiny_config(tmp_path, reducers=[{"name": "svd"}], r_grid=[5, 500]))
+    spec = from_config(tiny_config(tmp_path, reducers=[{"name": "svd"}], r_grid=[5, 500]))
     with pytest.raises(ConfigError, match=r"r = 500 is too large for reducer 'svd'.*1\.\.24"):
-        run_experiment(spec, log=lambda msg: None)
+        run_experiment(*spec, log=lambda msg: None)
     assert not (tmp_path / "tiny").exists()
 
 
 def test_leverage_scores_kind(tmp_path):
-    spec = spec_from_config(
+    spec = from_config(
         tiny_config(tmp_path, kind="leverage_scores", leverage={"reducer": "leverage", "r": 10})
     )
-    outcome = run_experiment(spec, log=lambda msg: None)
+    outcome = run_experiment(*spec, log=lambda msg: None)
     table = pd.read_csv(outcome.experiment_dir / "leverage_scores.csv")
     assert list(table.columns[:3]) == ["term", "score", "times_drawn"]
     assert len(table) == 24 and table.times_drawn.sum() == 10
@@ -169,6 +169,6 @@ def test_quick_grid_is_merged(tmp_path):
     cfg = tiny_config(
         tmp_path, quick=True, quick_grid={"r_grid": [3], "repeats": 1, "kmeans": {"n_init": 1}}
     )
-    spec = spec_from_config(cfg)
-    assert spec.r_grid == (3,) and spec.repeats == 1
-    assert spec.kmeans.n_init == 1 and spec.kmeans.max_iter == 50
+    spec = from_config(cfg)
+    assert spec.experiment.r_grid == (3,) and spec.experiment.repeats == 1
+    assert spec.experiment.kmeans.n_init == 1 and spec.experiment.kmeans.max_iter == 50

@@ -22,9 +22,9 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from _run_configs import synth_run
 from kmdr._io import read_csv
-from kmdr.config.spec import spec_from_config
+from kmdr.config.objects import from_config
 from kmdr.engine import work
-from kmdr.engine.runner import run_experiment
+from kmdr.engine.session import run_experiment
 from kmdr.results.records import RESULT_COLUMNS
 
 
@@ -43,7 +43,7 @@ def config(results_dir, **over) -> dict:
 
 
 def run(results_dir, **over) -> pd.DataFrame:
-    outcome = run_experiment(spec_from_config(config(results_dir, **over)), log=lambda m: None)
+    outcome = run_experiment(*from_config(config(results_dir, **over)), log=lambda m: None)
     assert outcome.status == "complete" and outcome.n_computed == 2
     cells = read_csv(outcome.experiment_dir / "cells.csv")  # floats read back exactly
     return cells.set_index("cell_id").sort_index()
@@ -107,7 +107,7 @@ def _fresh_process(context: str) -> tuple[dict, dict]:
     code = (
         "import contextlib, json, numpy\n"
         "from threadpoolctl import threadpool_info\n"
-        "from kmdr.engine.threads import run_threads\n"
+        "from kmdr.engine.threads import ThreadPools, run_threads\n"
         f"with {context}:\n"
         "    import scipy.linalg, sklearn.cluster\n"
         "    inside = {i['filepath']: i['num_threads'] for i in threadpool_info()}\n"
@@ -127,7 +127,7 @@ def test_libraries_loaded_after_the_limit_still_get_it():
     # threadpoolctl limits only what is loaded: the run's limit must still reach scipy's OpenBLAS
     # and scikit-learn's OpenMP, which a reducer loads later, and give each its count back after.
     defaults, _ = _fresh_process("contextlib.nullcontext()")
-    inside, after = _fresh_process("run_threads(1)")
+    inside, after = _fresh_process("run_threads(ThreadPools(), 1)")
     assert len(inside) >= 3, inside  # numpy's and scipy's OpenBLAS, scikit-learn's OpenMP
     assert set(inside.values()) == {1}, inside
     assert after == defaults
@@ -155,7 +155,8 @@ def test_workers_and_threads_fit_the_cores_or_a_line_says_so(
     from kmdr.engine.parallel import resolve_parallelism
 
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
-    par = resolve_parallelism(spec_from_config(config(tmp_path, **over)), launcher_jobs)
+    spec = from_config(config(tmp_path, **over))
+    par = resolve_parallelism(spec.execution, spec.experiment.blas_threads, launcher_jobs)
     assert par.n_jobs == n_jobs
     message = par.oversubscription_message()
     assert (message is None) == (says is None), message
@@ -173,8 +174,8 @@ def test_a_run_whose_threads_outnumber_the_cores_says_so_once(monkeypatch, tmp_p
 
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 1)
     lines: list[str] = []
-    spec = spec_from_config(config(tmp_path, n_jobs=1, blas_threads=2))
-    outcome = run_experiment(spec, log=lines.append)
+    spec = from_config(config(tmp_path, n_jobs=1, blas_threads=2))
+    outcome = run_experiment(*spec, log=lines.append)
     assert outcome.status == "complete" and outcome.n_computed == 2
     said = [line for line in lines if "contend" in line]
     assert len(said) == 1 and "n_jobs=1 x blas_threads=2 = 2 threads" in said[0], lines

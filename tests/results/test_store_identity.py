@@ -23,9 +23,9 @@ import pandas as pd
 import pytest
 
 from _run_configs import synth_run
-from kmdr.config.spec import spec_from_config
+from kmdr.config.objects import from_config
 from kmdr.datasets import Dataset
-from kmdr.engine.runner import run_experiment
+from kmdr.engine.session import run_experiment
 from kmdr.reducers._builtins import BUILTIN_ENTRIES
 from kmdr.results import cells
 from kmdr.results import summary as aggregate
@@ -50,8 +50,8 @@ def config(results_dir, name: str = "ident", **over) -> dict:
 
 
 def run(results_dir, dataset=None, **over):
-    spec = spec_from_config(config(results_dir, **over))
-    return run_experiment(spec, dataset=dataset, log=lambda m: None)
+    spec = from_config(config(results_dir, **over))
+    return run_experiment(*spec, dataset=dataset, log=lambda m: None)
 
 
 def command(tool: str, *args, env=None) -> subprocess.CompletedProcess:

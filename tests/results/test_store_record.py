@@ -23,8 +23,8 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr._io import read_csv
-from kmdr.config.spec import spec_from_config
-from kmdr.engine.runner import run_experiment
+from kmdr.config.objects import from_config
+from kmdr.engine.session import run_experiment
 from kmdr.results import summary as aggregate
 from kmdr.results.reading import Once
 from kmdr.results.records import seal
@@ -53,7 +53,7 @@ N_CELLS = 2 * 2 + 2  # sign at 2 r x 2 repetitions, the baseline once per repeti
 
 def run(results_dir, messages: list | None = None, **over):
     log = messages.append if messages is not None else (lambda m: None)
-    return run_experiment(spec_from_config(config(results_dir, **over)), log=log)
+    return run_experiment(*from_config(config(results_dir, **over)), log=log)
 
 
 @pytest.fixture(scope="module")
@@ -173,10 +173,10 @@ def test_a_partial_cache_is_merged_with_the_record(made, tmp_path):
 
 KILLED = """
 import json, sys
-from kmdr.engine.runner import run_experiment
+from kmdr.engine.session import run_experiment
 from kmdr._io import read_csv
-from kmdr.config.spec import spec_from_config
-run_experiment(spec_from_config(json.loads(sys.argv[1])), log=lambda m: None)
+from kmdr.config.objects import from_config
+run_experiment(*from_config(json.loads(sys.argv[1])), log=lambda m: None)
 """
 
 

@@ -1,12 +1,17 @@
 """The Python API's :func:`run`: one run of ``kmdr``, from a script or a notebook.
 
     import kmdr
-    cells = kmdr.run("experiment=bzmd14_orl", "r_grid=[5,10]", "repeats=2")
+    cells = kmdr.run(["experiment=bzmd14_orl", "r_grid=[5,10]", "repeats=2"])
+    exp = kmdr.Experiment.preset("bzmd14_orl", "repeats=1")
+    cells = kmdr.run(exp, execution=kmdr.Execution(n_jobs=2), output=kmdr.Output(results_dir="r"))
 
-The overrides are the command line's, composed by Hydra's Compose API against the same primary
-config and typed schema, checked and run by the same task (:func:`kmdr.app.task.execute`): the
-same cells, the same store, the same record. What differs is how it ends: the run's cells come
-back as a DataFrame, and a problem is an exception rather than an exit status:
+``experiment`` is an :class:`~kmdr.config.objects.Experiment` or the command line's overrides
+(a str or a list of str), composed by Hydra's Compose API against the same primary config and
+typed schema, and checked as the command line checks them (:func:`kmdr.config.compose.checked`):
+the same cells, the same store, the same record. Successive calls in one process run in one
+session (:func:`kmdr.engine.session.default_session`), so the second call pays no start-up. What
+differs from the command line is how it ends: the run's cells come back as a DataFrame, and a
+problem is an exception rather than an exit status:
 
 - :class:`~kmdr.config.errors.ConfigError` (a ValueError): bad input, before any work, with the
   one line the command prints after ``kmdr: error:``;
@@ -25,94 +30,118 @@ from pathlib import Path
 
 __all__ = ["run"]
 
-_CONFIG = "config"
+
+def _composed(experiment, more: tuple, execution, output, results_dir):
+    """The run's :class:`~kmdr.config.compose.Composed`, from an Experiment or overrides."""
+    from dataclasses import replace
+
+    from kmdr.config.checks import check_results_dir
+    from kmdr.config.compose import Composed, compose_overrides
+    from kmdr.config.errors import ConfigError
+    from kmdr.config.objects import Execution, Experiment, Output, flat_dict
+
+    if isinstance(experiment, Experiment):
+        if more:
+            raise ConfigError(
+                "kmdr.run takes an Experiment or override strings, not both; apply overrides "
+                "with kmdr.Experiment.preset(name, *overrides) or .from_overrides([...])"
+            )
+        execution = execution if execution is not None else Execution()
+        output = output if output is not None else Output()
+        if results_dir is not None:
+            output = replace(output, results_dir=check_results_dir(str(results_dir)))
+        record = flat_dict(experiment, execution, output)
+        return Composed(experiment, execution, output, record=record)
+    overrides = _check_overrides(experiment, more)
+    if results_dir is not None:
+        given = [o for o in overrides if isinstance(o, str) and o.startswith("results_dir=")]
+        if given:
+            raise ConfigError(
+                f"results_dir is given twice ({given[0]!r} and results_dir={str(results_dir)!r}); "
+                "give it once"
+            )
+        check_results_dir(str(results_dir))
+        overrides.append(f"results_dir={_quoted(results_dir)}")
+    composed = compose_overrides(overrides)
+    if execution is not None:
+        composed = replace(composed, execution=execution)
+    if output is not None:
+        composed = replace(composed, output=output)
+    return composed
 
 
-def _check_overrides(overrides: tuple) -> list[str]:
+def _check_overrides(experiment, more: tuple) -> list[str]:
     """The overrides as a list; one ConfigError line for what is not one job's override."""
-    from kmdr.app.argv import parsed_overrides
     from kmdr.config.errors import ConfigError
 
-    for text in overrides:
+    first = [experiment] if isinstance(experiment, str) else experiment
+    if not isinstance(first, list | tuple):
+        first = [first]
+    items = [*first, *more]
+    for text in items:
         if not isinstance(text, str):
             raise ConfigError(
-                f"kmdr.run takes override strings such as 'repeats=2', not {text!r} "
-                f"({type(text).__name__})"
+                f"kmdr.run takes an Experiment or override strings such as 'repeats=2', not "
+                f"{text!r} ({type(text).__name__})"
             )
         if text.startswith("-"):
             raise ConfigError(
                 f"kmdr.run takes overrides (key=value), not the command-line flag {text!r}; "
                 "run one job per call (a sweep: call it once per value)"
             )
-    for override in parsed_overrides(list(overrides)):
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    for text in items:
+        try:
+            (override,) = parser.parse_overrides([text])
+        except HydraException:
+            continue  # composing it gives the command line's own line
         if override.is_sweep_override():
             raise ConfigError(
-                f"kmdr.run runs one job, and {override.input_line!r} is a sweep; call kmdr.run "
-                "once per value (or write a list as key=[a,b])"
+                f"kmdr.run runs one job, and {text!r} is a sweep; call kmdr.run once per value "
+                "(or write a list as key=[a,b])"
             )
-    return list(overrides)
+    return items
 
 
-def _compose(overrides: list[str]):
-    """The job's config, composed by Hydra as the command line composes it, with its Hydra
-    config set (what the task reads); a composition error becomes one ConfigError line."""
-    from hydra import compose
-    from hydra.core.hydra_config import HydraConfig
-    from omegaconf import open_dict, read_write
+def run(
+    experiment,
+    *overrides: str,
+    execution=None,
+    output=None,
+    results_dir: str | os.PathLike | None = None,
+):
+    """Run (or resume) one job of ``kmdr`` and return its cells.
 
-    from kmdr.app.entry import config_problem
-    from kmdr.config import schema  # noqa: F401  (registers the schema in the ConfigStore)
-    from kmdr.config.errors import ConfigError
-
-    try:
-        cfg = compose(_CONFIG, overrides=overrides, return_hydra_config=True)
-    except Exception as err:
-        problem = config_problem(err)
-        if problem is None:
-            raise
-        raise ConfigError(problem) from None
-    HydraConfig.instance().set_config(cfg)
-    with read_write(cfg), open_dict(cfg):  # the task sees the job's config, as under hydra.main
-        del cfg["hydra"]
-    return cfg, HydraConfig.get()
-
-
-def run(*overrides: str, results_dir: str | os.PathLike | None = None):
-    """Run (or resume) one job of ``kmdr`` with these overrides and return its cells.
-
-    ``overrides``: the command line's strings (``"experiment=bzmd14_orl"``, ``"r_grid=[5,10]"``,
-    ``"repeats=2"``); one job per call, no flags. ``results_dir``: where the results go (default:
-    the config's ``results_dir``, ``results`` under the current folder, as on the command line).
+    ``experiment``: an :class:`~kmdr.config.objects.Experiment`, or the command line's overrides
+    (``"experiment=bzmd14_orl"`` or ``["experiment=bzmd14_orl", "repeats=2"]``; more may follow
+    as further arguments); one job per call, no flags. ``execution``/``output``: the
+    :class:`~kmdr.config.objects.Execution` and :class:`~kmdr.config.objects.Output` (default:
+    those the overrides give, else the defaults). ``results_dir``: where the results go (an empty
+    string is refused, as on the command line).
 
     Returns a pandas DataFrame with one row per cell the run asked for, computed now or reused,
     with the columns of ``cells.csv``; empty for a dry run or a kind without cells. Raises
     :class:`kmdr.ConfigError`, :class:`kmdr.RunError` or KeyboardInterrupt (see the module
     docstring)."""
-    from hydra import initialize_config_dir
-
     from kmdr._log import logging_for
     from kmdr.app.callbacks import conclude
     from kmdr.app.task import execute, finish
-    from kmdr.config.checks import check_repeated_keys
-    from kmdr.config.presets import conf_dir
 
-    args = _check_overrides(overrides)
-    if results_dir is not None:
-        args = [*args, f"results_dir={_quoted(results_dir)}"]
-    check_repeated_keys(args)  # results_dir= among the overrides and as the keyword
-    with initialize_config_dir(config_dir=str(conf_dir()), version_base=None, job_name="kmdr"):
-        cfg, hc = _compose(args)
-        with logging_for(cfg.verbosity):
-            outcome, spec = execute(cfg, hc)
-            if outcome.status == "dry_run":
-                return _cells_of(None, None)
-            conclude(finish(outcome, spec))  # the figures, as the command's callback draws them
+    composed = _composed(experiment, overrides, execution, output, results_dir)
+    with logging_for(composed.output.verbosity):
+        outcome, experiment, output = execute(composed)
+        if outcome.status == "dry_run":
+            return _cells_of(None, None)
+        conclude(finish(outcome, experiment, output))  # figures, as the command's callback draws
     return _cells_of(outcome.experiment_dir, outcome.run_id)
 
 
 def _quoted(path: str | os.PathLike) -> str:
     """A path as an override's value, quoted so that Hydra's grammar reads it as it is."""
-    text = os.fspath(path)  # not Path(path): Path("") is "." and an empty value must stay empty
+    text = os.fspath(path)  # "" stays "" (Path("") would be "."), and is refused as such
     return "'" + text.replace("'", "\\'") + "'"
 
 

@@ -313,7 +313,7 @@ def check_overrides_change_cells(overrides, reducers, only: str | None) -> None:
     would give the run a folder of its own: a one-line :class:`ConfigError` naming it.
 
     ``reducers``: the composed config's reducer entries (before the filter); an entry is kept
-    when ``only`` is its registry name or its id, as :func:`kmdr.config.spec.spec_from_config`
+    when ``only`` is its registry name or its id, as :func:`kmdr.config.objects.from_config`
     keeps it.
     """
     if only is None:

@@ -25,6 +25,7 @@ import os
 from dataclasses import dataclass
 
 from ._base import Dataset
+from ._builtins import recorded_params
 from ._catalog import (
     DATASET_KINDS,
     DATASETS,
@@ -39,7 +40,7 @@ from ._catalog import (
 )
 from ._facts import DeclaredData, declared_data
 from ._images import orl_faces_manifest_sha256, read_pgm
-from ._params import GeneratorParams, recorded_params
+from ._params import GeneratorParams
 from ._progress import PROGRESS_ENV, set_download_progress
 from ._registry import (
     DATA_DIR_ENV,

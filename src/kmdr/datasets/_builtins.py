@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
 from ._entry import DatasetEntry
 from ._images import (
@@ -36,7 +37,7 @@ from ._text import (
     load_rcv1,
 )
 
-__all__ = ["BUILTIN", "PARAM_SCHEMAS"]
+__all__ = ["BUILTIN", "PARAM_SCHEMAS", "recorded_params"]
 
 _BUILTIN: tuple[DatasetEntry, ...] = (
     DatasetEntry(
@@ -98,3 +99,19 @@ BUILTIN: Mapping[str, DatasetEntry] = MappingProxyType({e.name: e for e in _BUIL
 PARAM_SCHEMAS: Mapping[str, type] = MappingProxyType(
     {"synth": SynthParams, "sparse_text": SparseTextParams}
 )
+
+
+def recorded_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` of dataset ``name`` as a cell records them: checked against the dataset's
+    :class:`GeneratorParams` when it declares one (``DatasetError``, one line, for a bad one),
+    else as given."""
+    from ._registry import DatasetError
+
+    schema = PARAM_SCHEMAS.get(name)
+    if schema is None:
+        return dict(params)
+    try:
+        return schema.checked(params).recorded()
+    except ValueError as err:
+        defaults = ", ".join(f"{k}={v!r}" for k, v in schema.defaults().items())
+        raise DatasetError(f"dataset {name!r}: {err}; defaults: {defaults}") from None

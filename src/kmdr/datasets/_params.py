@@ -21,7 +21,7 @@ import numbers
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-__all__ = ["GeneratorParams", "float_param", "int_param", "recorded_params"]
+__all__ = ["GeneratorParams", "float_param", "int_param"]
 
 
 def int_param(name: str, value, minimum: int = 1) -> int:
@@ -81,20 +81,3 @@ class GeneratorParams:
             for f in dataclasses.fields(self)
             if f.name in self.ALWAYS_RECORDED or getattr(self, f.name) != getattr(default, f.name)
         }
-
-
-def recorded_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    """``params`` of dataset ``name`` as a cell records them: checked against the dataset's
-    :class:`GeneratorParams` when it declares one (``DatasetError``, one line, for a bad one),
-    else as given."""
-    from ._builtins import PARAM_SCHEMAS
-    from ._registry import DatasetError
-
-    schema = PARAM_SCHEMAS.get(name)
-    if schema is None:
-        return dict(params)
-    try:
-        return schema.checked(params).recorded()
-    except ValueError as err:
-        defaults = ", ".join(f"{k}={v!r}" for k, v in schema.defaults().items())
-        raise DatasetError(f"dataset {name!r}: {err}; defaults: {defaults}") from None

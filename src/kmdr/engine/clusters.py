@@ -11,10 +11,10 @@ Either yields a description of the backend for the run record, and raises
 
 The run's own LocalCluster (:func:`local_cluster`) costs seconds to start and to stop, so:
 
-* it starts in the background as soon as the run knows its parallelism
-  (:func:`start_local_cluster`), while the data loads and the run is recorded; the session takes
-  it over (waiting for the rest of its start) or, if the run ends before using it,
-  :func:`close_unused_cluster` closes it;
+* it starts in the background as soon as the run knows its parallelism (:class:`ClusterStart`,
+  by the run's :class:`~kmdr.engine.session.Session`), while the data loads and the run is
+  recorded; the run takes it over (waiting for the rest of its start) or, if it ends before using
+  it, the Session closes it;
 * its workers import what cells need while they start, before they take a job (distributed's
   worker ``preload`` of this module: :func:`dask_setup`), as a warmed loky pool's have;
 * they are spawned without distributed's ``MALLOC_TRIM_THRESHOLD_`` (its default pre-spawn
@@ -25,7 +25,7 @@ The run's own LocalCluster (:func:`local_cluster`) costs seconds to start and to
   (:func:`dask_teardown`), which otherwise holds the run's end for a second or two.
 
 While a session lasts, the libraries' own loggers (``distributed``, ``dask``, ``ray``) show
-errors only (:func:`library_logs`): their INFO and WARNING lines are start-up and shutdown chatter
+errors only (:class:`LibraryLogs`): their INFO and WARNING lines are start-up and shutdown chatter
 (workers and nannies starting and closing, Ray's notice that a local cluster uses token
 authentication, its pool ignoring joblib's ``context`` argument), nothing a user acts on; what
 goes wrong reaches the run as an exception and is reported in one line. A verbose run (the
@@ -45,15 +45,15 @@ from collections.abc import Iterator
 
 from kmdr._errors import one_line
 from kmdr.engine.parallel import WORKER_MODULES, BackendError, Parallelism
-from kmdr.engine.signals import ignore_sigint, sigint_blocked, start_resource_tracker
+from kmdr.engine.signals import ignore_sigint, sigint_blocked
 
 __all__ = [
-    "close_unused_cluster",
+    "ClusterStart",
+    "LibraryLogs",
     "dask_session",
-    "library_logs",
     "local_cluster",
     "ray_session",
-    "start_local_cluster",
+    "wants_local_cluster",
 ]
 
 
@@ -67,42 +67,52 @@ def _need(module: str, extra: str):
         ) from None
 
 
-# Per logger name: how many library_logs blocks hold it now, and its level before the first.
-_QUIETED: dict[str, list] = {}
-_QUIETED_LOCK = threading.Lock()
+class LibraryLogs:
+    """The libraries' loggers held at errors only, per logger name: how many blocks hold it
+    now, and its level before the first. One per process's run path (the
+    :class:`~kmdr.engine.session.Session` makes it): blocks may overlap, a cluster starting in
+    the background and the session that takes it over."""
 
+    def __init__(self) -> None:
+        self._held: dict[str, list] = {}
+        self._lock = threading.Lock()
 
-@contextlib.contextmanager
-def library_logs(*names: str) -> Iterator[None]:
-    """Have the loggers ``names`` show errors only while the block runs, unless the run is
-    verbose (the ``kmdr`` logger at DEBUG or below); their levels are restored after the last
-    block holding them ends (blocks may overlap: a cluster starting in the background and the
-    session that takes it over)."""
-    kmdr_level = logging.getLogger("kmdr").level
-    if kmdr_level and kmdr_level <= logging.DEBUG:
-        yield
-        return
-    with _QUIETED_LOCK:
-        for name in names:
-            held = _QUIETED.setdefault(name, [0, logging.getLogger(name).level])
-            held[0] += 1
-            logging.getLogger(name).setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        with _QUIETED_LOCK:
+    @contextlib.contextmanager
+    def quiet(self, *names: str) -> Iterator[None]:
+        """Have the loggers ``names`` show errors only while the block runs, unless the run is
+        verbose (the ``kmdr`` logger at DEBUG or below); their levels are restored after the
+        last block holding them ends."""
+        kmdr_level = logging.getLogger("kmdr").level
+        if kmdr_level and kmdr_level <= logging.DEBUG:
+            yield
+            return
+        with self._lock:
             for name in names:
-                held = _QUIETED[name]
-                held[0] -= 1
-                if held[0] == 0:
-                    logging.getLogger(name).setLevel(held[1])
-                    del _QUIETED[name]
+                held = self._held.setdefault(name, [0, logging.getLogger(name).level])
+                held[0] += 1
+                logging.getLogger(name).setLevel(logging.ERROR)
+        try:
+            yield
+        finally:
+            with self._lock:
+                for name in names:
+                    held = self._held[name]
+                    held[0] -= 1
+                    if held[0] == 0:
+                        logging.getLogger(name).setLevel(held[1])
+                        del self._held[name]
 
 
 @contextlib.contextmanager
-def dask_session(spec, par: Parallelism) -> Iterator[dict]:
+def dask_session(execution, par: Parallelism, logs: LibraryLogs, started=None) -> Iterator[dict]:
+    """The run's dask client: to ``execution.dask_scheduler``, or to ``started`` (a
+    :class:`ClusterStart` begun ahead of the run, taken over here), or to a LocalCluster
+    started now."""
     distributed = _need("dask.distributed", "dask")
-    with library_logs("distributed", "dask"), _dask_client(distributed, spec, par) as info:
+    with (
+        logs.quiet("distributed", "dask"),
+        _dask_client(distributed, execution, par, started) as info,
+    ):
         yield info
 
 
@@ -155,11 +165,12 @@ def _restore_environ(before: dict[str, str]) -> None:
 def dask_setup(worker) -> None:
     """Distributed's preload hook, in each worker of :func:`local_cluster` as it starts (in its
     main thread): import the modules cells need (:data:`~kmdr.engine.parallel.WORKER_MODULES`),
-    and ignore Ctrl-C, as a loky worker of a run does (:func:`~kmdr.engine.parallel.watch_parent`):
-    the terminal sends SIGINT to the whole process group, and the run's process, which receives
-    it too, closes the cluster itself (a worker interrupted on its own prints a traceback). Until
-    here the worker had SIGINT blocked (:func:`~kmdr.engine.signals.sigint_blocked`); once
-    ignored, a SIGINT that arrived meanwhile is discarded."""
+    and ignore Ctrl-C, as a loky worker of a run does
+    (:meth:`kmdr.engine.session.ProcessState.watch_parent`): the terminal sends SIGINT to the
+    whole process group, and the run's process, which receives it too, closes the cluster
+    itself (a worker interrupted on its own prints a traceback). Until here the worker had SIGINT
+    blocked (:func:`~kmdr.engine.signals.sigint_blocked`); once ignored, a SIGINT that arrived
+    meanwhile is discarded."""
     for module in WORKER_MODULES:
         importlib.import_module(module)
     ignore_sigint()
@@ -181,12 +192,14 @@ def _exit_now() -> None:
     os._exit(0)
 
 
-class _ClusterStart(threading.Thread):
-    """Starts a :func:`local_cluster` of ``n_workers`` workers in the background."""
+class ClusterStart(threading.Thread):
+    """Starts a :func:`local_cluster` of ``n_workers`` workers in the background. Started,
+    taken over or closed by its owner, :class:`kmdr.engine.session.Session`, never here."""
 
-    def __init__(self, n_workers: int):
+    def __init__(self, n_workers: int, logs: LibraryLogs):
         super().__init__(name="kmdr-start-cluster", daemon=True)
         self.n_workers = n_workers
+        self.logs = logs
         self.cluster = None
         self.error: BaseException | None = None
 
@@ -194,91 +207,42 @@ class _ClusterStart(threading.Thread):
         try:
             import distributed
 
-            with library_logs("distributed", "dask"):
+            with self.logs.quiet("distributed", "dask"):
                 self.cluster = local_cluster(distributed, self.n_workers)
         except BaseException as err:  # the session reports it, in one line
             self.error = err
 
+    def taken(self):
+        """The started cluster, once started (raising what its start raised)."""
+        self.join()
+        if self.error is not None:
+            raise self.error
+        return self.cluster
 
-# The LocalCluster started ahead of its run (at most one), until a session takes it.
-_STARTED: _ClusterStart | None = None
-_STARTED_LOCK = threading.Lock()
-
-
-def start_local_cluster(spec, par: Parallelism) -> None:
-    """Start the LocalCluster of ``spec``'s run in the background (``backend=dask`` without
-    ``dask.scheduler``, and not a dry run); returns at once. A later call for the same number of
-    workers keeps it; for another number, closes it first. Never raises: a cluster that cannot
-    start is reported by the run's session."""
-    global _STARTED
-    if spec.backend != "dask" or getattr(spec, "dask_scheduler", None):
-        return
-    if getattr(spec, "dry_run", False):
-        return
-    with _STARTED_LOCK:
-        if _STARTED is not None and _STARTED.n_workers == par.n_jobs:
-            return
-        previous, _STARTED = _STARTED, None
-    if previous is not None:
-        _close_started(previous)
-    try:
-        import distributed  # noqa: F401  (imported here, not first in the thread)
-    except ImportError:
-        return  # the session says what to install
-    start_resource_tracker()  # so is the tracker the cluster's spawns use (it loads C modules)
-    start = _ClusterStart(par.n_jobs)
-    start.start()
-    with _STARTED_LOCK:
-        _STARTED = start
+    def close(self) -> None:
+        """Close the cluster once its start is over; its processes have exited on return."""
+        self.join()
+        if self.cluster is not None:
+            with self.logs.quiet("distributed", "dask"), contextlib.suppress(Exception):
+                self.cluster.close()
 
 
-def _take_started(n_workers: int):
-    """The cluster :func:`start_local_cluster` started for ``n_workers`` workers, once started
-    (raising what its start raised), or None if there is none; one for another number of
-    workers is closed. It stays :func:`close_unused_cluster`'s to close until it is taken."""
-    global _STARTED
-    with _STARTED_LOCK:
-        start = _STARTED
-    if start is None:
-        return None
-    if start.n_workers != n_workers:
-        close_unused_cluster()
-        return None
-    start.join()
-    with _STARTED_LOCK:
-        if _STARTED is start:
-            _STARTED = None
-    if start.error is not None:
-        raise start.error
-    return start.cluster
-
-
-def close_unused_cluster() -> None:
-    """Close the cluster :func:`start_local_cluster` started if no session took it (the run ended
-    before using it), once its start is over; its processes have exited when this returns."""
-    global _STARTED
-    with _STARTED_LOCK:
-        start, _STARTED = _STARTED, None
-    if start is not None:
-        _close_started(start)
-
-
-def _close_started(start: _ClusterStart) -> None:
-    start.join()
-    if start.cluster is not None:
-        with library_logs("distributed", "dask"), contextlib.suppress(Exception):
-            start.cluster.close()
+def wants_local_cluster(execution) -> bool:
+    """Whether ``execution`` runs on a dask LocalCluster of its own (no scheduler address)."""
+    return execution.backend == "dask" and not execution.dask_scheduler
 
 
 @contextlib.contextmanager
-def _dask_client(distributed, spec, par: Parallelism) -> Iterator[dict]:
-    address = getattr(spec, "dask_scheduler", None)
+def _dask_client(distributed, execution, par: Parallelism, started) -> Iterator[dict]:
+    address = execution.dask_scheduler
     cluster = None
     try:
         if address:
             client = distributed.Client(address, timeout="20s")
         else:
-            cluster = _take_started(par.n_jobs) or local_cluster(distributed, par.n_jobs)
+            cluster = (started.taken() if started is not None else None) or local_cluster(
+                distributed, par.n_jobs
+            )
             client = distributed.Client(cluster)
     except Exception as err:
         if cluster is not None:
@@ -295,15 +259,15 @@ def _dask_client(distributed, spec, par: Parallelism) -> Iterator[dict]:
 
 
 @contextlib.contextmanager
-def ray_session(spec, par: Parallelism) -> Iterator[dict]:
+def ray_session(execution, par: Parallelism, logs: LibraryLogs) -> Iterator[dict]:
     ray = _need("ray", "ray")
-    with library_logs("ray"), _ray_client(ray, spec, par) as info:
+    with logs.quiet("ray"), _ray_client(ray, execution, par) as info:
         yield info
 
 
 @contextlib.contextmanager
-def _ray_client(ray, spec, par: Parallelism) -> Iterator[dict]:
-    address = getattr(spec, "ray_address", None)
+def _ray_client(ray, execution, par: Parallelism) -> Iterator[dict]:
+    address = execution.ray_address
     started = False
     try:
         if not ray.is_initialized():

@@ -70,7 +70,7 @@ def _duration(seconds: float) -> str:
 
 def describe(ctx, kind) -> str:
     """The dry-run report of one run (a few lines)."""
-    spec = ctx.spec
+    spec = ctx.experiment
     head = f"[kmdr] dry run of {spec.name} ({spec.kind}) on {spec.dataset} {ctx.shape[:2]}:"
     if not getattr(kind, "writes_cells", False):
         return f"{head} one {spec.kind} computation, nothing reusable to count"
@@ -78,7 +78,7 @@ def describe(ctx, kind) -> str:
     done = ctx.store.done_ids()
     todo = [c for c in cells if c.cell_id not in done]
     # Earlier runs are read only to estimate work to do (every results folder's cells.csv).
-    times = earlier_times(spec.results_dir, spec.dataset) if todo else {}
+    times = earlier_times(ctx.output.results_dir, spec.dataset) if todo else {}
     per_reducer = Counter(c.reducer_id for c in todo)
     # One reduction per job (a deterministic reducer's repetitions are one job), one shared work
     # per (key, repetition), or per key when it is deterministic.

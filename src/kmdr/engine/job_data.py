@@ -20,7 +20,10 @@
 
 Whichever way, a worker computes on the same ``X`` bit for bit, so a cell's numbers do not depend
 on the backend. A job that joblib runs in the run's own process (a cluster of one worker thread,
-which joblib does not use) takes the run's data from memory (:data:`_HERE`).
+which joblib does not use) takes the run's data from memory (:attr:`DataCache.here`).
+
+The cache is a process's own: :class:`DataCache`, held by
+:class:`kmdr.engine.session.ProcessState` and handed to each job by the worker's entry function.
 """
 
 from __future__ import annotations
@@ -35,10 +38,10 @@ from kmdr._errors import one_line
 
 __all__ = [
     "CLUSTER_BACKENDS",
+    "DataCache",
     "InlineData",
     "WorkerData",
     "WorkerDataError",
-    "forget_data",
     "prepare_data",
     "shipped",
 ]
@@ -78,7 +81,7 @@ class InlineData:
     y: object
     objective: object
 
-    def resolve(self, payload=None) -> tuple:
+    def resolve(self, payload=None, cache=None) -> tuple:
         return self.X, self.y, self.objective
 
 
@@ -98,45 +101,51 @@ class WorkerData:
     params: dict = field(default_factory=dict)
     data_dir: str | None = None
 
-    def resolve(self, payload=None) -> tuple:
-        return _cached(self, payload)
+    def resolve(self, payload, cache: DataCache) -> tuple:
+        return cache.get(self, payload)
 
 
-#: The run's own data, in the run's process, by fingerprint, while :func:`shipped` lasts.
-_HERE: dict[str, tuple] = {}
-_CACHE: OrderedDict[str, tuple] = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-_KEY_LOCKS: dict[str, threading.Lock] = {}
+class DataCache:
+    """A process's data: the run's own, by fingerprint, while :func:`shipped` lasts (``here``:
+    the run's process), and what a worker obtained, the :data:`CACHE_SIZE` most recent."""
 
+    def __init__(self) -> None:
+        self.here: dict[str, tuple] = {}
+        self._cache: OrderedDict[str, tuple] = OrderedDict()
+        self._lock = threading.Lock()
+        self._key_locks: dict[str, threading.Lock] = {}
 
-def _cached(ref: WorkerData, payload) -> tuple:
-    """``(X, y, objective)`` of ``ref`` from this process's cache, obtained the first time."""
-    with _CACHE_LOCK:
-        lock = _KEY_LOCKS.setdefault(ref.fingerprint, threading.Lock())
-    with lock:  # threads of one worker needing the same data wait for the one obtaining it
-        with _CACHE_LOCK:
-            hit = _CACHE.get(ref.fingerprint)
-            if hit is not None:
-                _CACHE.move_to_end(ref.fingerprint)
-                return hit
-        X, y = _obtain(ref, payload)
-        from kmdr.metrics import ObjectiveEvaluator
+    def get(self, ref: WorkerData, payload) -> tuple:
+        """``(X, y, objective)`` of ``ref`` from this cache, obtained the first time."""
+        with self._lock:
+            lock = self._key_locks.setdefault(ref.fingerprint, threading.Lock())
+        with lock:  # threads of one worker needing the same data wait for the one obtaining it
+            with self._lock:
+                hit = self._cache.get(ref.fingerprint)
+                if hit is not None:
+                    self._cache.move_to_end(ref.fingerprint)
+                    return hit
+            X, y = self.here.get(ref.fingerprint) or _obtain(ref, payload)
+            from kmdr.metrics import ObjectiveEvaluator
 
-        entry = (X, y, ObjectiveEvaluator(X))
-        with _CACHE_LOCK:
-            _CACHE[ref.fingerprint] = entry
-            while len(_CACHE) > CACHE_SIZE:
-                _KEY_LOCKS.pop(_CACHE.popitem(last=False)[0], None)
-        return entry
+            entry = (X, y, ObjectiveEvaluator(X))
+            with self._lock:
+                self._cache[ref.fingerprint] = entry
+                while len(self._cache) > CACHE_SIZE:
+                    self._key_locks.pop(self._cache.popitem(last=False)[0], None)
+            return entry
+
+    def forget(self, fingerprint: str) -> None:
+        """Drop the data ``fingerprint`` (a worker, after the run that used it)."""
+        with self._lock:
+            self._cache.pop(fingerprint, None)
+            self._key_locks.pop(fingerprint, None)
 
 
 def _obtain(ref: WorkerData, payload) -> tuple:
     """``(X, y)`` as the run's process has them: generated here, or the payload's."""
     import numpy as np
 
-    here = _HERE.get(ref.fingerprint)
-    if here is not None:
-        return here
     if ref.source == "scattered":
         return payload
     if ref.source == "object_store":
@@ -163,69 +172,66 @@ def _obtain(ref: WorkerData, payload) -> tuple:
     return X, y
 
 
-def forget_data(fingerprint: str) -> None:
-    """Drop this process's cached data ``fingerprint`` (a worker, after the run that used it)."""
-    with _CACHE_LOCK:
-        _CACHE.pop(fingerprint, None)
-        _KEY_LOCKS.pop(fingerprint, None)
-
-
-def _generated_on_workers(spec, fingerprint: str) -> bool:
+def _generated_on_workers(experiment, fingerprint: str) -> bool:
     """Whether the run's data is what the catalog generates from the run's parameters."""
     from kmdr.datasets import dataset_info
     from kmdr.datasets._fingerprint import declared_fingerprint
 
     try:
-        entry = dataset_info(spec.dataset)
+        entry = dataset_info(experiment.dataset)
     except Exception:  # data handed to the run under a name the catalog does not know
         return False
     if entry.kind != "synthetic":
         return False
-    return declared_fingerprint(entry, dict(spec.dataset_params)) == fingerprint
+    return declared_fingerprint(entry, dict(experiment.dataset_params)) == fingerprint
 
 
 @contextlib.contextmanager
-def shipped(spec, X, y, fingerprint: str) -> Iterator[tuple]:
+def shipped(
+    experiment, execution, X, y, fingerprint: str, cache: DataCache, forget_on_workers
+) -> Iterator[tuple]:
     """``(data, payload)``, the two arguments every job of the run carries for its data (see the
-    module docstring), for the backend active now; whatever was sent is released after."""
-    if spec.backend not in CLUSTER_BACKENDS:
+    module docstring), for the backend active now; whatever was sent is released after.
+    ``cache``: this process's :class:`DataCache`; ``forget_on_workers(fingerprint)``: the
+    function a dask worker runs to drop the run's data from its own cache after the run."""
+    if execution.backend not in CLUSTER_BACKENDS:
         from kmdr.metrics import ObjectiveEvaluator
 
         yield InlineData(X, y, ObjectiveEvaluator(X)), None
         return
-    _HERE[fingerprint] = (X, y)
+    cache.here[fingerprint] = (X, y)
     try:
-        with _sent(spec, X, y, fingerprint) as data:
+        with _sent(experiment, execution, X, y, fingerprint, forget_on_workers) as data:
             yield data
     finally:
-        _HERE.pop(fingerprint, None)
-        forget_data(fingerprint)
+        cache.here.pop(fingerprint, None)
+        cache.forget(fingerprint)
 
 
 @contextlib.contextmanager
-def _sent(spec, X, y, fingerprint: str) -> Iterator[tuple]:
+def _sent(experiment, execution, X, y, fingerprint: str, forget) -> Iterator[tuple]:
     """:func:`shipped` for a cluster backend."""
-    if _generated_on_workers(spec, fingerprint):
+    if _generated_on_workers(experiment, fingerprint):
         from kmdr.datasets._fingerprint import content_fingerprint
 
         ref = WorkerData(
             fingerprint,
             "generate",
             content=content_fingerprint(X, y),
-            dataset=spec.dataset,
-            params=dict(spec.dataset_params),
-            data_dir=spec.data_dir,
+            dataset=experiment.dataset,
+            params=dict(experiment.dataset_params),
+            data_dir=execution.data_dir,
         )
-        with _forgotten_after(spec, fingerprint):
+        with _forgotten_after(execution, fingerprint, forget):
             yield ref, None
         return
-    if spec.backend == "dask":
+    if execution.backend == "dask":
         from distributed import get_client
 
         client = get_client()  # the session's client (kmdr.engine.clusters), as joblib's
         [future] = client.scatter([(X, y)], broadcast=True, hash=False)
         try:
-            with _forgotten_after(spec, fingerprint):
+            with _forgotten_after(execution, fingerprint, forget):
                 yield WorkerData(fingerprint, "scattered"), future
         finally:
             future.release()
@@ -236,14 +242,14 @@ def _sent(spec, X, y, fingerprint: str) -> Iterator[tuple]:
 
 
 @contextlib.contextmanager
-def _forgotten_after(spec, fingerprint: str) -> Iterator[None]:
+def _forgotten_after(execution, fingerprint: str, forget) -> Iterator[None]:
     """On a dask cluster, have every worker drop the run's data once the run is done (a worker
     of a long-lived scheduler would otherwise hold it until two other datasets replace it)."""
     try:
         yield
     finally:
-        if spec.backend == "dask":
+        if execution.backend == "dask":
             from distributed import get_client
 
             with contextlib.suppress(Exception):  # a cluster that is gone holds nothing
-                get_client().run(forget_data, fingerprint)
+                get_client().run(forget, fingerprint)

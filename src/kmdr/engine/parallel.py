@@ -10,8 +10,9 @@ No register function is needed for any of them.
 
 Workers on this machine are at most one per core (:func:`resolve_parallelism` caps ``n_jobs``
 and says so). Every job runs through :func:`guarded_job`: a worker watches the process that runs
-the run and exits within a second of its death (:func:`watch_parent`), and a job that ends with
-``sys.exit`` or another non-error BaseException is a one-line :class:`CellAborted`.
+the run and exits within a second of its death (:class:`kmdr.engine.session.ProcessState`), and a
+job that ends with ``sys.exit`` or another non-error BaseException is a one-line
+:class:`CellAborted`.
 
 Results never depend on the backend, on ``n_jobs`` or on the machine's cores: every cell carries
 its own seed, and is computed with the BLAS/OpenMP threads of its identity (``blas_threads``,
@@ -21,10 +22,11 @@ backends that cannot stream results (multiprocessing, ray) by dispatching in sma
 finished cells are still persisted while the run goes on.
 
 Worker start-up: a loky worker pool costs seconds to start (each worker imports numpy,
-scipy, scikit-learn and kmdr). :func:`start_workers` starts it in the background, as soon as a run
+scipy, scikit-learn and kmdr). The run's :class:`~kmdr.engine.session.Session` starts it in the
+background (:class:`Warmup`), as soon as a run
 knows its parallelism, with one trivial job per worker that imports the modules cells need
 (:data:`WORKER_MODULES`), so that start-up overlaps the main process's data loading and the
-imports its cells need; the run waits for it (:func:`wait_for_workers`) just before its first job.
+imports its cells need; the run waits for it just before its first job.
 joblib keeps one reusable loky pool per process and reuses it while the pool's arguments (worker
 count, the environment joblib gives workers, ``backend_params``) are unchanged, so the runs of one
 process (``scripts/reproduce.py``) share one pool of already-warm workers.
@@ -32,7 +34,6 @@ process (``scripts/reproduce.py``) share one pool of already-warm workers.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import os
@@ -41,23 +42,24 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kmdr._errors import one_line
-from kmdr.engine.signals import ignore_sigint, sigint_blocked, start_resource_tracker
+from kmdr.engine.signals import sigint_blocked
 
 __all__ = [
     "BackendError",
     "CellAborted",
     "Parallelism",
-    "backend_session",
+    "Warmup",
     "guarded_job",
+    "import_modules",
+    "joblib_config",
+    "pool_key",
     "resolve_parallelism",
     "results_as_completed",
-    "start_workers",
-    "wait_for_workers",
-    "watch_parent",
+    "wants_warmup",
 ]
 
 #: The modules a worker imports for its first cell (kmdr.engine.work and what it imports
-#: lazily); :func:`start_workers` has them imported while the main process is still preparing.
+#: lazily); the warm-up (:class:`Warmup`) has them imported while the main process prepares.
 WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
 
 
@@ -111,13 +113,17 @@ class Parallelism:
         )
 
 
-def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
-    """Workers and BLAS threads for ``spec`` when ``launcher_jobs`` runs share this machine.
+def resolve_parallelism(execution, blas_threads: int, launcher_n_jobs: int = 1) -> Parallelism:
+    """Workers and BLAS threads for ``execution`` (a :class:`~kmdr.config.objects.Execution`)
+    whose cells compute with ``blas_threads`` threads each, when a Hydra launcher runs
+    ``launcher_n_jobs`` jobs at once on this machine (its own ``n_jobs``: -1 all cores, -2 one
+    less, ...; 1 for one job at a time): the one place ``n_jobs`` is resolved.
 
     ``n_jobs = -1`` means as many workers as this run's share of the cores (cores //
     launcher_jobs) holds with ``blas_threads`` threads each, ``-2`` one less, and so on. BLAS
-    threads are ``spec.blas_threads`` (default 1), never worked out from the cores: they are part
-    of every cell's identity, so a cell's numbers never depend on the machine or on ``n_jobs``.
+    threads are ``blas_threads`` (the experiment's, default 1), never worked out from the cores:
+    they are part of every cell's identity, so a cell's numbers never depend on the machine or on
+    ``n_jobs``.
     Workers and threads that an explicit ``n_jobs`` makes outnumber the cores are run as asked,
     with one line saying so (:meth:`Parallelism.oversubscription_message`).
 
@@ -129,12 +135,15 @@ def resolve_parallelism(spec, launcher_jobs: int = 1) -> Parallelism:
     import joblib
 
     cores = int(joblib.cpu_count())
-    launcher_jobs = max(1, int(launcher_jobs))
-    blas_threads = int(spec.blas_threads)
+    launcher_n_jobs = int(launcher_n_jobs)
+    launcher_jobs = launcher_n_jobs if launcher_n_jobs > 0 else cores + 1 + launcher_n_jobs
+    launcher_jobs = max(1, launcher_jobs)
+    blas_threads = int(blas_threads)
     fit = max(1, _share(cores, launcher_jobs) // max(1, blas_threads))
-    n_jobs = spec.n_jobs if spec.n_jobs > 0 else max(1, fit + 1 + spec.n_jobs)
+    asked = execution.n_jobs
+    n_jobs = asked if asked > 0 else max(1, fit + 1 + asked)
     requested = None
-    runs_here = _runs_here(spec)
+    runs_here = _runs_here(execution)
     if runs_here and n_jobs > cores:
         requested, n_jobs = n_jobs, cores
     return Parallelism(n_jobs, blas_threads, launcher_jobs, cores, requested, runs_here)
@@ -145,67 +154,29 @@ def _share(cores: int, launcher_jobs: int) -> int:
     return max(1, cores // max(1, launcher_jobs))
 
 
-def _runs_here(spec) -> bool:
+def _runs_here(execution) -> bool:
     """Whether the backend's workers run on this machine (not on a cluster given by address)."""
-    backend = getattr(spec, "backend", "loky")
-    if backend == "dask":
-        return not getattr(spec, "dask_scheduler", None)
-    if backend == "ray":
-        return not getattr(spec, "ray_address", None)
+    if execution.backend == "dask":
+        return not execution.dask_scheduler
+    if execution.backend == "ray":
+        return not execution.ray_address
     return True
 
 
-def _joblib_config(spec, par: Parallelism):
+def joblib_config(execution, par: Parallelism):
     """The ``joblib.parallel_config`` of a run (the same one for its warm-up and its jobs, so
     joblib reuses the warmed pool)."""
     import joblib
 
-    params = dict(getattr(spec, "backend_params", {}) or {})
-    if spec.backend == "loky":  # the threads a library loaded late in a worker starts with
+    params = dict(execution.backend_params)
+    if execution.backend == "loky":  # the threads a library loaded late in a worker starts with
         params.setdefault("inner_max_num_threads", par.blas_threads)
     try:
-        return joblib.parallel_config(backend=spec.backend, n_jobs=par.n_jobs, **params)
+        return joblib.parallel_config(backend=execution.backend, n_jobs=par.n_jobs, **params)
     except (ValueError, TypeError) as err:
         raise BackendError(
-            f"joblib backend {spec.backend!r}: {one_line(err, with_type=True)}"
+            f"joblib backend {execution.backend!r}: {one_line(err, with_type=True)}"
         ) from None
-
-
-#: Seconds between two looks of a worker at its parent (see :func:`watch_parent`).
-WATCH_EVERY = 0.5
-_WATCHED: set[int] = set()
-_WATCHED_LOCK = threading.Lock()
-
-
-def watch_parent(parent_pid: int) -> None:
-    """In a worker process started by ``parent_pid`` (the process running the run): make this
-    worker exit within :data:`WATCH_EVERY` seconds of that process's death, whatever it is
-    computing. A worker killed with its parent (``kill -9``, the OOM killer) would otherwise finish
-    its cell, minutes of CPU nobody will read, and a process that is not the parent's child (the
-    run's own process, a dask or Ray worker of a remote cluster) watches nothing. Idempotent.
-
-    Such a worker also ignores Ctrl-C from then on: the terminal sends SIGINT to the whole
-    process group, and the run's process, which receives it too, stops the workers itself (a
-    worker hit by a second Ctrl-C while handing back a result would print its own traceback)."""
-    if os.getpid() == parent_pid or os.getppid() != parent_pid:
-        return
-    with _WATCHED_LOCK:
-        if parent_pid in _WATCHED:
-            return
-        _WATCHED.add(parent_pid)
-    if threading.current_thread() is threading.main_thread():  # loky runs jobs there
-        ignore_sigint()
-    threading.Thread(
-        target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
-    ).start()
-
-
-def _watch(parent_pid: int) -> None:
-    import time
-
-    while os.getppid() == parent_pid:  # re-parented (to init or a subreaper) once it dies
-        time.sleep(WATCH_EVERY)
-    os._exit(1)
 
 
 class CellAborted(RuntimeError):
@@ -216,7 +187,8 @@ class CellAborted(RuntimeError):
 
 def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
     """Run ``func(*args)``, a job of the run of process ``parent_pid``, in a worker (or that
-    process): the worker watches its parent (:func:`watch_parent`) and writes its pid into the
+    process): the worker (which watches its parent: :class:`kmdr.engine.session.ProcessState`)
+    writes its pid into the
     lock files ``claims`` of the job's cells (so the run can name the cell of a worker that dies),
     and a ``sys.exit`` or any other non-error BaseException in the job becomes a
     :class:`CellAborted` naming ``what`` (the reducer and cells), which the run reports in one
@@ -225,7 +197,6 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
     from kmdr.engine import signals
     from kmdr.results import locks as _locks
 
-    watch_parent(parent_pid)
     if os.getpid() != parent_pid:
         for path in claims:
             _locks.add_to_holder(path, worker=os.getpid())
@@ -244,21 +215,22 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
         ) from None
 
 
-def _import_modules(modules: tuple[str, ...], parent_pid: int | None = None) -> int:
-    """A warm-up job: import ``modules`` in the worker (watching its parent); its process id."""
-    if parent_pid is not None:
-        watch_parent(parent_pid)
+def import_modules(modules: tuple[str, ...]) -> int:
+    """A warm-up job: import ``modules`` in the worker; its process id."""
     for module in modules:
         importlib.import_module(module)
     return os.getpid()
 
 
-class _Warmup(threading.Thread):
-    """Starts the pool and imports :data:`WORKER_MODULES` in every worker, in the background."""
+class Warmup(threading.Thread):
+    """Starts the pool and has every worker run ``entry`` (a warm-up job importing
+    :data:`WORKER_MODULES`), in the background. Started and joined by its owner,
+    :class:`kmdr.engine.session.Session`, never here."""
 
-    def __init__(self, spec, par: Parallelism, key: str):
+    def __init__(self, execution, par: Parallelism, entry):
         super().__init__(name="kmdr-start-workers", daemon=True)
-        self.spec, self.par, self.key = spec, par, key
+        self.execution, self.par, self.entry = execution, par, entry
+        self.key = pool_key(execution, par)
         self.pids: list[int] = []
         self.error: BaseException | None = None
 
@@ -266,82 +238,28 @@ class _Warmup(threading.Thread):
         from joblib import Parallel, delayed
 
         try:
-            with sigint_blocked(), _joblib_config(self.spec, self.par):  # (config: per thread)
+            with sigint_blocked(), joblib_config(self.execution, self.par):  # (config: per thread)
                 jobs = (
-                    delayed(_import_modules)(WORKER_MODULES, os.getpid())
-                    for _ in range(self.par.n_jobs)
+                    delayed(self.entry)(WORKER_MODULES, os.getpid()) for _ in range(self.par.n_jobs)
                 )
                 self.pids = list(Parallel()(jobs))
         except BaseException as err:  # the run itself reports any real problem
             self.error = err
 
 
-# joblib keeps one loky pool per process: the warm-up of the current pool arguments, if any.
-_WARMUP: _Warmup | None = None
-_WARMUP_LOCK = threading.Lock()
-
-
-def _pool_key(spec, par: Parallelism) -> str:
-    params = getattr(spec, "backend_params", {}) or {}
+def pool_key(execution, par: Parallelism) -> str:
+    """What makes joblib reuse its loky pool: the backend, the workers, their threads and the
+    backend's parameters."""
     return json.dumps(
-        [spec.backend, par.n_jobs, par.blas_threads, params], sort_keys=True, default=str
+        [execution.backend, par.n_jobs, par.blas_threads, execution.backend_params],
+        sort_keys=True,
+        default=str,
     )
 
 
-def start_workers(spec, par: Parallelism) -> None:
-    """Start ``spec``'s loky worker pool in the background and have each worker import the
-    modules cells need (see the module docstring); returns at once.
-
-    Only for the ``loky`` backend with more than one worker, and once per process and pool
-    arguments (a later call with the same ones returns at once: the pool is joblib's reusable
-    one). ``spec`` needs ``backend``, ``backend_params`` and ``dry_run`` (a dry run starts
-    nothing). Never raises: a pool that cannot start is reported by the run itself.
-    """
-    global _WARMUP
-    if spec.backend != "loky" or par.n_jobs <= 1 or getattr(spec, "dry_run", False):
-        return
-    key = _pool_key(spec, par)
-    with _WARMUP_LOCK:
-        previous = _WARMUP
-        if previous is not None and previous.key == key:
-            return
-        if previous is not None:  # one Parallel call at a time on joblib's one pool
-            previous.join()
-        import joblib  # noqa: F401  (imported here, not first in the thread, with the main one)
-
-        start_resource_tracker()  # so is the tracker the pool uses (it loads C modules)
-        _WARMUP = _Warmup(spec, par, key)
-        _WARMUP.start()
-
-
-def wait_for_workers() -> list[int]:
-    """Wait for the warm-up :func:`start_workers` started, if any; the worker process ids it saw
-    ([] if none: its own failures are ignored, the run's jobs meet and report them)."""
-    with _WARMUP_LOCK:
-        warmup = _WARMUP
-    if warmup is None:
-        return []
-    warmup.join()
-    return sorted(set(warmup.pids))
-
-
-@contextlib.contextmanager
-def backend_session(spec, par: Parallelism) -> Iterator[dict]:
-    """Start the run's backend, make it joblib's active backend, and close it after.
-
-    Yields a description of the backend for the run record. Raises :class:`BackendError` (one
-    line) when it cannot start.
-    """
-    from kmdr.engine import clusters
-
-    if spec.backend == "dask":
-        session = clusters.dask_session(spec, par)
-    elif spec.backend == "ray":
-        session = clusters.ray_session(spec, par)
-    else:
-        session = contextlib.nullcontext({"backend": spec.backend})
-    with session as info, _joblib_config(spec, par):
-        yield info
+def wants_warmup(execution, par: Parallelism) -> bool:
+    """Whether a run of ``execution`` with ``par`` has a loky pool worth warming."""
+    return execution.backend == "loky" and par.n_jobs > 1
 
 
 def results_as_completed(jobs: Iterable, n_jobs: int) -> Iterator:

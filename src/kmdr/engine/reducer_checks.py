@@ -30,12 +30,25 @@ import numpy as np
 
 from kmdr._errors import one_line
 
-__all__ = ["ReducerOutputError", "check_output", "checked_reduction"]
+__all__ = ["ReducerOutputError", "Reproduced", "check_output", "checked_reduction"]
+
 
 #: (registry name, params) of the plug-in reducers whose seeded output this process has
 #: compared between two fits.
-_REPRODUCED: set[tuple[str, str]] = set()
-_REPRODUCED_LOCK = threading.Lock()
+class Reproduced:
+    """The plug-in reducers (name, parameters) a process has already fitted twice: a process's
+    own (:class:`kmdr.engine.session.ProcessState` holds it)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.seen: set[tuple[str, str]] = set()
+
+    def first(self, key: tuple[str, str]) -> bool:
+        """Whether ``key`` is seen for the first time (and from now on it is not)."""
+        with self.lock:
+            new = key not in self.seen
+            self.seen.add(key)
+        return new
 
 
 class ReducerOutputError(ValueError):
@@ -135,19 +148,17 @@ def _seeded_once(reduce, cell, X, n_clusters, shared):
     return out
 
 
-def checked_reduction(reduce, cell, X, n_clusters: int, shared):
+def checked_reduction(reduce, cell, X, n_clusters: int, shared, reproduced: Reproduced | None):
     """``reduce(cell, X, n_clusters, shared)`` -> ``(reducer, C, seconds)``, checked (see the
-    module docstring). The seconds are those of the first reduction."""
+    module docstring). The seconds are those of the first reduction. ``reproduced``: the
+    process's record of the plug-ins already fitted twice (None: fit this one twice)."""
     from kmdr.reducers import BUILTIN_REDUCERS
 
     out = _seeded_once(reduce, cell, X, n_clusters, shared)
     if cell.reducer_name in BUILTIN_REDUCERS:
         return out
     key = (cell.reducer_name, json.dumps(cell.params, sort_keys=True, default=str))
-    with _REPRODUCED_LOCK:
-        first = key not in _REPRODUCED
-        _REPRODUCED.add(key)
-    if first:
+    if reproduced is None or reproduced.first(key):
         again = _seeded_once(reduce, cell, X, n_clusters, shared)
         if not _equal(out[1], again[1]):
             _fail(

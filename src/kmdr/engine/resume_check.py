@@ -42,14 +42,14 @@ def held_reducers(experiment_dir: str | Path) -> dict[str, tuple[str, str]]:
     return held
 
 
-def check_resume(spec, experiment_dir: str | Path) -> None:
+def check_resume(experiment, experiment_dir: str | Path) -> None:
     """Refuse, with a one-line :class:`ConfigError`, a run whose reducer under an id differs from
     what ``experiment_dir`` holds under that id (registry name or label); see the module
     docstring. Reads nothing for a kind without cells or a folder that does not exist yet."""
-    if not getattr(spec, "reducers", None) or not Path(experiment_dir).is_dir():
+    if not experiment.reducers or not Path(experiment_dir).is_dir():
         return
     held = held_reducers(experiment_dir)
-    for red in spec.reducers:
+    for red in experiment.reducers:
         if red.id not in held or held[red.id] == (red.name, red.label):
             continue
         name, label = held[red.id]

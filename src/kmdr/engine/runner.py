@@ -1,10 +1,11 @@
-"""The experiment runner: one run of an :class:`~kmdr.config.spec.ExperimentSpec`.
+"""The experiment runner: one run of an :class:`~kmdr.config.objects.Experiment` in a
+:class:`~kmdr.engine.session.Session` (:func:`execute`).
 
 1. load the data and check the config against its shape (nothing is written before this);
 2. write the run record (``runs/<run_id>.json``, status ``running``);
-   (meanwhile a loky pool starts and its workers import what cells need:
-   :func:`~kmdr.engine.parallel.start_workers`; or the run's dask LocalCluster:
-   :func:`~kmdr.engine.clusters.start_local_cluster`, closed if the run ends before using it);
+   (meanwhile the session's loky pool starts and its workers import what cells need, or the
+   run's dask LocalCluster starts, closed if the run ends before using it:
+   :meth:`~kmdr.engine.session.Session.prepare`);
 3. start the parallel backend (:mod:`~kmdr.engine.parallel`) and hand the run to its
    experiment kind (:mod:`~kmdr.config.kinds`: ``cells`` sweeps cells,
    ``leverage_scores`` draws bmd09 Figure 1's scores);
@@ -32,24 +33,16 @@ from kmdr import _kernels
 from kmdr._errors import one_line
 from kmdr.config.checks import check_against_data, check_reducer_params
 from kmdr.config.kinds import get_kind
-from kmdr.config.spec import ExperimentSpec
+from kmdr.config.objects import Execution, Experiment, Output
 from kmdr.engine import signals
-from kmdr.engine.clusters import close_unused_cluster, start_local_cluster
 from kmdr.engine.job_data import prepare_data
-from kmdr.engine.parallel import (
-    BackendError,
-    Parallelism,
-    backend_session,
-    resolve_parallelism,
-    start_workers,
-    wait_for_workers,
-)
+from kmdr.engine.parallel import BackendError, Parallelism
 from kmdr.engine.resume_check import check_resume
 from kmdr.engine.sweep import progress_bar
 from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 
-__all__ = ["RunContext", "RunOutcome", "prepare_data", "run_experiment"]
+__all__ = ["RunContext", "RunOutcome", "execute", "load_data", "prepare_data"]
 
 
 @dataclass
@@ -76,7 +69,12 @@ class RunOutcome:
 class RunContext:
     """Everything an experiment kind needs to run."""
 
-    spec: ExperimentSpec
+    experiment: Experiment
+    execution: Execution
+    output: Output
+    #: The :class:`~kmdr.engine.session.Session` the run is in: its workers' entry
+    #: (``session.worker_job``), this process's state (``session.state``).
+    session: object
     dataset: object
     X: object
     y: object
@@ -101,10 +99,36 @@ class RunContext:
         self.store.write_sidecar(self.outcome.run_id, self.record)
 
 
-def _load(spec: ExperimentSpec):
+def _load(experiment: Experiment, execution: Execution):
     from kmdr.datasets import load_dataset
 
-    return load_dataset(spec.dataset, data_dir=spec.data_dir, **spec.dataset_params)
+    return load_dataset(
+        experiment.dataset, data_dir=execution.data_dir, **experiment.dataset_params
+    )
+
+
+def load_data(experiment: Experiment, execution: Execution, output: Output):
+    """The experiment's dataset, or the DatasetUnavailable its loading raised (the run records
+    the reason and skips). A dry run gets the data's declared facts instead when its
+    declaration tells them (:func:`kmdr.datasets.declared_data`): it plans without reading the
+    data. A loader's TypeError or ValueError is a one-line ConfigError naming the dataset."""
+    from kmdr.config.errors import ConfigError
+    from kmdr.datasets import DatasetUnavailable, declared_data
+
+    if output.dry_run:
+        params = experiment.dataset_params
+        declared = declared_data(experiment.dataset, data_dir=execution.data_dir, **params)
+        if declared is not None:
+            return declared
+    try:
+        return _load(experiment, execution)
+    except DatasetUnavailable as err:
+        return err
+    except (TypeError, ValueError) as err:
+        message = str(err)  # a DatasetError already names the dataset
+        if not message.startswith(f"dataset {experiment.dataset!r}"):
+            message = f"dataset {experiment.dataset!r}: {message}"
+        raise ConfigError(message) from None
 
 
 def _fingerprint(dataset) -> str:
@@ -114,7 +138,7 @@ def _fingerprint(dataset) -> str:
     return getattr(dataset, "fingerprint", None) or content_fingerprint(dataset.X, dataset.y)
 
 
-def _data_of(spec: ExperimentSpec, dataset):
+def _data_of(experiment: Experiment, execution: Execution, dataset):
     """``(X, y, sparse, fingerprint)`` of a loaded dataset, or of a dry run's declared facts
     (X: their :class:`~kmdr.reducers.DataFacts`, loading the matrix on demand; y: None)."""
     from kmdr.datasets import DeclaredData
@@ -128,7 +152,9 @@ def _data_of(spec: ExperimentSpec, dataset):
             dataset.n_samples,
             dataset.n_features,
             dataset.sparse,
-            load=cache(lambda: prepare_data(_load(spec).X)),  # once, if a plan needs it
+            load=cache(
+                lambda: prepare_data(_load(experiment, execution).X)
+            ),  # once, if a plan needs it
         )
         return X, None, dataset.sparse, dataset.fingerprint
     import numpy as np
@@ -138,22 +164,22 @@ def _data_of(spec: ExperimentSpec, dataset):
     return X, np.asarray(dataset.y), bool(sp.issparse(X)), _fingerprint(dataset)
 
 
-def run_experiment(
-    spec: ExperimentSpec,
+def execute(
+    session,
+    experiment: Experiment,
+    output: Output,
     *,
     dataset=None,
     config: dict | None = None,
     log: Callable[[str], None] | None = None,
-    launcher_jobs: int = 1,
 ) -> RunOutcome:
-    """Run (or resume) ``spec``; see the module docstring.
+    """One run of ``experiment`` in ``session`` (:meth:`kmdr.engine.session.Session.run` calls
+    it); see the module docstring.
 
     ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` (default: load it), the
     :class:`~kmdr.datasets.DatasetUnavailable` its loading raised, or, for a dry run, its
-    :class:`~kmdr.datasets.DeclaredData`. ``config``: the full resolved
-    config to record (default: the spec). ``log``: where one-line messages go (default: stderr).
-    ``launcher_jobs``: how many runs a Hydra launcher runs at once on this machine (they share
-    its cores: see :func:`~kmdr.engine.parallel.resolve_parallelism`).
+    :class:`~kmdr.datasets.DeclaredData`. ``config``: the full resolved config to record
+    (default: the three objects). ``log``: where one-line messages go (default: stderr).
 
     Raises :class:`~kmdr.config.errors.ConfigError` before writing anything when a reducer
     does not take its parameters or the config does not fit the data. A dataset that cannot be
@@ -161,64 +187,57 @@ def run_experiment(
     A backend that fails raises :class:`~kmdr.engine.parallel.BackendError` after the record says
     ``failed``.
     """
-    try:
-        return _run_experiment(spec, dataset, config, log, launcher_jobs)
-    finally:
-        close_unused_cluster()  # a dask LocalCluster started for a run that ended before using it
-
-
-def _run_experiment(spec, dataset, config, log, launcher_jobs: int) -> RunOutcome:
-    """:func:`run_experiment`."""
     from kmdr.datasets import DatasetUnavailable, DeclaredData
 
+    execution = session.execution
+    dry_run = output.dry_run
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    if not getattr(spec, "dry_run", False):
-        check_reducer_params(spec)  # raises ConfigError before any work
+    if not dry_run:
+        check_reducer_params(experiment)  # raises ConfigError before any work
         kernels = _kernels.mismatch()
         if kernels:
             log(kernels)
-    exp_dir = Path(spec.results_dir) / spec.name
-    outcome = RunOutcome(spec.name, exp_dir, new_run_id())
+    exp_dir = Path(output.results_dir) / experiment.name
+    outcome = RunOutcome(experiment.name, exp_dir, new_run_id())
     started = time.perf_counter()
-    par = resolve_parallelism(spec, launcher_jobs)
+    par = session.prepare(experiment, output)  # workers start while the data loads
     if par.requested is not None:
-        log(par.cap_message(spec.backend))
+        log(par.cap_message(execution.backend))
     oversubscribed = par.oversubscription_message()
     if oversubscribed:
         log(oversubscribed)
-    start_workers(spec, par)  # the pool starts while the data loads (no-op if already started)
-    start_local_cluster(spec, par)  # so does a dask LocalCluster
-    kind = get_kind(spec.kind)
+    kind = get_kind(experiment.kind)
 
     try:
         if isinstance(dataset, DatasetUnavailable):  # the caller already tried to load it
             raise dataset
-        if dataset is None or (isinstance(dataset, DeclaredData) and not spec.dry_run):
-            dataset = _load(spec)
+        if dataset is None or (isinstance(dataset, DeclaredData) and not dry_run):
+            dataset = _load(experiment, execution)
     except DatasetUnavailable as err:
         outcome.skipped = " ".join(str(err).split())
         outcome.status = "skipped"
-        if not getattr(spec, "dry_run", False):
+        if not dry_run:
             store = CellStore(exp_dir, log=log)
-            record = run_record(spec, outcome.run_id, config, par)
+            record = run_record(experiment, execution, output, outcome.run_id, config, par)
             record.update(status="skipped", skipped=outcome.skipped, finished_at=now())
             record.update(expected_cells=[], cells_done=[])
             store.write_sidecar(outcome.run_id, record)
         return outcome
 
-    X, y, sparse, fingerprint = _data_of(spec, dataset)
+    X, y, sparse, fingerprint = _data_of(experiment, execution, dataset)
     n, d = X.shape
     k = int(dataset.n_clusters)
-    check_against_data(spec, n, d, k, sparse=sparse)  # a ConfigError before anything is written
-    check_resume(spec, exp_dir)  # a ConfigError: one reducer and one label per id in a folder
+    check_against_data(experiment, n, d, k, sparse=sparse)  # a ConfigError before any write
+    check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
     store = CellStore(exp_dir, log=log)
-    dry_run = getattr(spec, "dry_run", False)
     # A dry run writes no record: it needs only the data's part of one (not the library
     # versions, whose lookup imports every library the run records).
-    record = {} if dry_run else run_record(spec, outcome.run_id, config, par)
+    record = (
+        {} if dry_run else run_record(experiment, execution, output, outcome.run_id, config, par)
+    )
     record["dataset"] = {
-        "name": spec.dataset,
-        "params": spec.dataset_params,
+        "name": experiment.dataset,
+        "params": experiment.dataset_params,
         "n_samples": n,
         "n_features": d,
         "n_clusters": k,
@@ -227,7 +246,20 @@ def _run_experiment(spec, dataset, config, log, launcher_jobs: int) -> RunOutcom
         "fingerprint": fingerprint,
     }
     ctx = RunContext(
-        spec, dataset, X, y, k, store, record, outcome, par, log, progress_bar(spec.progress)
+        experiment,
+        execution,
+        output,
+        session,
+        dataset,
+        X,
+        y,
+        k,
+        store,
+        record,
+        outcome,
+        par,
+        log,
+        progress_bar(output.progress),
     )
     if dry_run:
         from kmdr.engine.dry_run import describe
@@ -259,11 +291,11 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     from kmdr.engine.threads import run_threads
 
     status, outcome = "failed", ctx.outcome
-    wait_for_workers()  # one Parallel call at a time: the warm-up's, then the run's
+    ctx.session.wait_for_workers()  # one Parallel call at a time: the warm-up's, then the run's
     try:
         with (
-            run_threads(ctx.parallelism.blas_threads),
-            backend_session(ctx.spec, ctx.parallelism) as backend,
+            run_threads(ctx.session.state.pools, ctx.experiment.blas_threads),
+            ctx.session.backend(ctx.parallelism) as backend,
         ):
             ctx.record["backend_info"] = backend
             kind.run(ctx)

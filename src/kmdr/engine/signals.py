@@ -23,7 +23,6 @@ SIGINT blocked (:func:`sigint_blocked`) and ignore it once started (:func:`ignor
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import sys
 import threading
@@ -61,34 +60,48 @@ class Interrupted(KeyboardInterrupt):
         return signal.Signals(self.signum).name
 
 
-class _State:
+class _Stop:
+    """One :func:`stop_on_signals` block's state. Its :meth:`handle` is the installed handler,
+    so the process's signal table is where the active one is found (:func:`_active`): no module
+    keeps it."""
+
     def __init__(self) -> None:
-        self.active = False  # our handlers are installed
         self.received: int | None = None  # the first stop signal
         self.raised = False  # Interrupted has been raised for it
         self.deferring = 0  # depth of deferred() blocks
         self.lost = False  # Interrupted was raised where Python could only print it
 
+    def handle(self, signum, frame) -> None:
+        if self.received is not None:  # already stopping: let the stop finish its writes
+            return
+        self.received = signum
+        if self.deferring:  # raised when the deferred block ends
+            return
+        self.raised = True
+        raise Interrupted(signum)
 
-_STATE = _State()
+    def again(self, signum, frame) -> None:
+        """SIGALRM's handler: the stop signal lost in a callback, delivered again."""
+        if self.lost and self.received is not None:
+            self.lost = False
+            self.raised = True
+            raise Interrupted(self.received)
 
 
-def _handler(signum, frame) -> None:
-    if _STATE.lost:  # the signal lost in a callback, delivered again
-        _STATE.lost = False
-        signum = _STATE.received
-    elif _STATE.received is not None:  # already stopping: let the stop finish its writes
-        return
-    _STATE.received = signum
-    if _STATE.deferring:  # raised when the deferred block ends
-        return
-    _STATE.raised = True
-    raise Interrupted(signum)
+def _active() -> _Stop | None:
+    """The active :func:`stop_on_signals` block's state, from the installed handlers."""
+    for sig in STOP_SIGNALS:
+        handler = signal.getsignal(sig)
+        owner = getattr(handler, "__self__", None)
+        if isinstance(owner, _Stop):
+            return owner
+    return None
 
 
 def received() -> int | None:
     """The stop signal this process has received under :func:`stop_on_signals`, if any."""
-    return _STATE.received
+    stop = _active()
+    return None if stop is None else stop.received
 
 
 def raise_if_received() -> None:
@@ -98,15 +111,16 @@ def raise_if_received() -> None:
     building a node, turns the half-built node's AttributeError into a config error, which a
     caller may take for a config that does not validate. Never call it on a path the stop
     itself runs (a ``finally`` block, a ``deferred`` write)."""
-    if _STATE.active and _STATE.received is not None and not _STATE.deferring:
-        _STATE.raised = True
-        raise Interrupted(_STATE.received)
+    stop = _active()
+    if stop is not None and stop.received is not None and not stop.deferring:
+        stop.raised = True
+        raise Interrupted(stop.received)
 
 
 def handling() -> bool:
     """Whether :func:`stop_on_signals` is active (every real Ctrl-C is then an
     :class:`Interrupted`, so a bare KeyboardInterrupt was raised by code, not by a user)."""
-    return _STATE.active
+    return _active() is not None
 
 
 def exit_status(err: BaseException) -> int:
@@ -123,20 +137,19 @@ def describe(err: BaseException) -> str:
     )
 
 
-def _unraisable_hook(previous):
+def _unraisable_hook(previous, stop: _Stop):
     """A :data:`sys.unraisablehook` that takes an :class:`Interrupted` Python could not raise
     (inside a garbage-collector callback or a finalizer) as lost: not printed, but the signal
-    delivered again from another thread a moment later, once the callback has returned."""
+    delivered again a moment later (a SIGALRM, whose handler raises it), once the callback has
+    returned."""
 
     def hook(unraisable) -> None:
         err = unraisable.exc_value
-        if not (isinstance(err, Interrupted) and _STATE.active and _STATE.raised):
+        if not (isinstance(err, Interrupted) and stop.raised and hasattr(signal, "setitimer")):
             previous(unraisable)
             return
-        _STATE.lost, _STATE.raised = True, False
-        again = threading.Timer(0.05, os.kill, (os.getpid(), err.signum))
-        again.daemon = True
-        again.start()
+        stop.lost, stop.raised = True, False
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
 
     return hook
 
@@ -145,42 +158,48 @@ def _unraisable_hook(previous):
 def stop_on_signals() -> Iterator[None]:
     """Handle :data:`STOP_SIGNALS` as described in the module docstring, then restore the
     previous handlers. A signal ignored on entry (``nohup``) stays ignored. A no-op outside the
-    main thread (only it can handle signals)."""
-    if threading.current_thread() is not threading.main_thread() or _STATE.active:
+    main thread (only it can handle signals) and inside an active block."""
+    if threading.current_thread() is not threading.main_thread() or _active() is not None:
         yield
         return
+    stop = _Stop()
     # A signal the caller ignores stays ignored: ``nohup kmdr ...`` must survive the terminal
     # closing, and a shell starts background jobs with Ctrl-C ignored.
     previous = {
-        sig: signal.signal(sig, _handler)
+        sig: signal.signal(sig, stop.handle)
         for sig in STOP_SIGNALS
         if signal.getsignal(sig) is not signal.SIG_IGN
     }
-    _STATE.__init__()
-    _STATE.active = True
+    if hasattr(signal, "SIGALRM"):
+        previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, stop.again)
     unraisable = sys.unraisablehook
-    sys.unraisablehook = _unraisable_hook(unraisable)
+    sys.unraisablehook = _unraisable_hook(unraisable, stop)
     try:
         yield
     finally:
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         sys.unraisablehook = unraisable
-        _STATE.__init__()
 
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
     """A block a stop signal does not cut short: a signal that arrives inside it raises
     :class:`Interrupted` when the block ends (unless the block is already ending with one)."""
-    _STATE.deferring += 1
+    stop = _active()
+    if stop is None:
+        yield
+        return
+    stop.deferring += 1
     try:
         yield
     finally:
-        _STATE.deferring -= 1
-    if _STATE.deferring == 0 and _STATE.received is not None and not _STATE.raised:
-        _STATE.raised = True
-        raise Interrupted(_STATE.received)
+        stop.deferring -= 1
+    if stop.deferring == 0 and stop.received is not None and not stop.raised:
+        stop.raised = True
+        raise Interrupted(stop.received)
 
 
 @contextlib.contextmanager

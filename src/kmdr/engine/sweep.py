@@ -8,7 +8,7 @@
    every other cell is a job of its own;
 3. run the jobs in parallel, longest first. The r-independent work (``reducer.compute_shared``:
    SVD, leverage or Laplacian scores) is computed in the worker by the first job that needs it
-   and kept in that worker process (:func:`~kmdr.engine.work.memo_shared_work`), once per
+   and kept in that worker process (:class:`~kmdr.engine.work.SharedWorkMemo`), once per
    shared key when it is deterministic
    (:meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`), else once per (shared key,
    repetition) with the same seed as ever; reducers with equal keys share it. Jobs that need no
@@ -35,8 +35,8 @@ from concurrent.futures import BrokenExecutor
 
 from kmdr.config.seeds import shared_seed
 from kmdr.engine import job_data, signals
-from kmdr.engine.parallel import CellAborted, guarded_job, results_as_completed
-from kmdr.engine.work import forget_shared_work, group_job, key_text
+from kmdr.engine.parallel import CellAborted, results_as_completed
+from kmdr.engine.work import group_job, key_text
 from kmdr.results import locks as _locks
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.locks import CellLock
@@ -59,7 +59,7 @@ class CellsKind:
     writes_cells = True
 
     def plan(self, ctx) -> list[Cell]:
-        return plan_cells(ctx.spec, ctx.X, ctx.n_clusters, ctx.data_fingerprint)
+        return plan_cells(ctx.experiment, ctx.X, ctx.n_clusters, ctx.data_fingerprint)
 
     def run(self, ctx) -> None:
         cells = self.plan(ctx)
@@ -73,7 +73,7 @@ class CellsKind:
         if outcome.n_reused:
             store.rebuild_csv()  # a previous run may have been killed before rebuilding it
             ctx.log(
-                f"[kmdr] {ctx.spec.name}: resuming, {outcome.n_reused} of {len(cells)} cells "
+                f"[kmdr] {ctx.experiment.name}: resuming, {outcome.n_reused} of {len(cells)} cells "
                 f"already done ({store.cells_dir})"
             )
         ctx.save_record()
@@ -83,7 +83,7 @@ class CellsKind:
         finally:
             # Interrupted or not, cells.csv ends up holding every cell file: a signal now waits.
             with signals.deferred():
-                forget_shared_work(ctx.outcome.run_id)
+                ctx.session.state.memo.forget(ctx.outcome.run_id)
                 ctx.record["shared_work"] = _shared_record(shared_log)
                 done_now = store.done_ids()
                 ctx.record["cells_done"] = identity_dicts(c for c in cells if c.cell_id in done_now)
@@ -122,13 +122,13 @@ def _shared_record(log: dict) -> list[dict]:
     ]
 
 
-def _shared_seed(spec, cell: Cell) -> int | None:
+def _shared_seed(experiment, cell: Cell) -> int | None:
     """The seed of the cell's shared work: per (key, repetition) as ever; a deterministic one is
     given repetition 0's (it reads none)."""
     if cell.shared_key is None:
         return None
     rep = 0 if cell.shared_deterministic else cell.repetition
-    return shared_seed(spec.seed, spec.dataset, cell.shared_key, rep)
+    return shared_seed(experiment.seed, experiment.dataset, cell.shared_key, rep)
 
 
 class _Claimer:
@@ -181,15 +181,23 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
     # The data's way to the workers (kmdr.engine.job_data): in every job, or obtained by each
     # worker once; either way with ||A||^2 and the centered A made once (F is scored on A).
     shipping = (
-        job_data.shipped(ctx.spec, ctx.X, ctx.y, ctx.data_fingerprint)
+        job_data.shipped(
+            ctx.experiment,
+            ctx.execution,
+            ctx.X,
+            ctx.y,
+            ctx.data_fingerprint,
+            ctx.session.state.data,
+            ctx.session.forget_worker_data,
+        )
         if pending
         else contextlib.nullcontext((None, None))
     )
-    with shipping as data, _in_process_if_one_job(ctx.spec, pending):
+    with shipping as data, _in_process_if_one_job(ctx.execution, pending):
         _run_jobs(ctx, pending, total, shared_log, data)
 
 
-def _in_process_if_one_job(spec, pending: list[Cell]):
+def _in_process_if_one_job(execution, pending: list[Cell]):
     """Joblib's sequential backend when a run on this machine has a single job to compute.
 
     One job keeps one worker busy and the others idle, so handing it to a worker only costs: the
@@ -198,7 +206,7 @@ def _in_process_if_one_job(spec, pending: list[Cell]):
     the same numbers in the run's process (the same seed and BLAS threads). A cluster backend keeps
     its workers: there the data live on the workers, not here.
     """
-    if spec.backend in job_data.CLUSTER_BACKENDS or len(group_cells(pending)) != 1:
+    if execution.backend in job_data.CLUSTER_BACKENDS or len(group_cells(pending)) != 1:
         return contextlib.nullcontext()
     from joblib import parallel_config
 
@@ -209,16 +217,16 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     """:func:`_run_cells` with the jobs' ``data`` arguments ready."""
     from joblib import delayed
 
-    store, spec, par = ctx.store, ctx.spec, ctx.parallelism
+    store, experiment, par = ctx.store, ctx.experiment, ctx.parallelism
     claimer = _Claimer(store)
-    bar = ctx.progress(total, ctx.outcome.n_reused, f"{spec.name}: cells", "cell")
+    bar = ctx.progress(total, ctx.outcome.n_reused, f"{experiment.name}: cells", "cell")
     last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
 
     def job(cells: list[Cell]):
         signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
         claims = [str(claimer.claims[c.cell_id].path) for c in cells]
-        return delayed(guarded_job)(
+        return delayed(ctx.session.worker_job)(
             describe_cells(cells),
             os.getpid(),
             claims,
@@ -226,7 +234,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
             cells,
             *data,
             ctx.n_clusters,
-            _shared_seed(spec, cells[0]),
+            _shared_seed(experiment, cells[0]),
             token,
         )
 
@@ -237,7 +245,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
             "run_id": ctx.outcome.run_id,
             "finished_at": now(),
         }
-        row = cell_row(cell, metrics, experiment=spec.name, shape=ctx.shape, run=run)
+        row = cell_row(cell, metrics, experiment=experiment.name, shape=ctx.shape, run=run)
         store.write_cell(cell.cell_id, row)
         claimer.release(cell.cell_id)
         ctx.outcome.n_computed += 1
@@ -307,13 +315,13 @@ def _wait_for_others(ctx, claimer: _Claimer, bar) -> list[Cell]:
     if waiting:
         who = _locks.describe_holder(store.claim_holder(waiting[0].cell_id))
         ctx.log(
-            f"[kmdr] {ctx.spec.name}: waiting for {len(waiting)} cells another run is "
+            f"[kmdr] {ctx.experiment.name}: waiting for {len(waiting)} cells another run is "
             f"computing in {store.cells_dir} ({who}); a holder showing no sign of life for "
-            f"{ctx.spec.claim_timeout:g} s (claim_timeout) is given up on"
+            f"{ctx.execution.claim_timeout:g} s (claim_timeout) is given up on"
         )
     for i, cell in enumerate(waiting):
         try:
-            claim = store.try_claim(cell.cell_id, block=True, timeout=ctx.spec.claim_timeout)
+            claim = store.try_claim(cell.cell_id, block=True, timeout=ctx.execution.claim_timeout)
         except _locks.LockTimeout as err:
             raise ClaimTimeout(
                 f"cell {cell.cell_id} (reducer {cell.reducer_name!r}, r={cell.r}, repetition "

@@ -28,16 +28,17 @@ import sys
 import threading
 from collections.abc import Iterator
 
-__all__ = ["THREAD_POOL_MODULES", "pin_threads", "run_threads"]
+__all__ = ["THREAD_POOL_MODULES", "ThreadPools", "pin_threads", "run_threads"]
 
 #: The modules that load the native thread pools cells compute with: numpy's and scipy's
 #: OpenBLAS and scikit-learn's OpenMP runtime.
 THREAD_POOL_MODULES = ("numpy", "scipy.linalg", "sklearn.cluster")
 
 
-class _Pools:
-    """This process's thread pools (a threadpoolctl controller), scanned again only when the
-    modules loaded changed; in a run's own process, the limiters that restore them after it."""
+class ThreadPools:
+    """A process's thread pools (a threadpoolctl controller), scanned again only when the
+    modules loaded changed; in a run's own process, the limiters that restore them after it.
+    One per process (:class:`kmdr.engine.session.ProcessState` holds it)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -64,33 +65,31 @@ class _Pools:
         return controller
 
 
-_POOLS = _Pools()
-
-
-def pin_threads(threads: int) -> None:
+def pin_threads(pools: ThreadPools, threads: int) -> None:
     """Compute with ``threads`` BLAS/OpenMP threads from now on in the calling thread (BLAS's
     count is the process's, OpenMP's the thread's): every job calls it before its cells. Costs
-    microseconds unless a new import makes the libraries be scanned again (milliseconds)."""
-    with _POOLS.lock:
-        controller = _POOLS.scan(threads)
+    microseconds unless a new import makes the libraries be scanned again (milliseconds).
+    ``pools``: the process's :class:`ThreadPools`."""
+    with pools.lock:
+        controller = pools.scan(threads)
     controller.limit(limits=threads)
 
 
 @contextlib.contextmanager
-def run_threads(threads: int) -> Iterator[None]:
+def run_threads(pools: ThreadPools, threads: int) -> Iterator[None]:
     """Hold this process's BLAS/OpenMP libraries at ``threads`` threads for a run computed (in
     part) in this process, and give every library its thread count back after, also one that was
-    first loaded during the run."""
-    with _POOLS.lock:
-        _POOLS.modules = -1  # scan now: these are the libraries to give back
-        _POOLS.seen.clear()
-        previous, _POOLS.undo = _POOLS.undo, []
-        undo = _POOLS.undo
-        _POOLS.scan(threads)
+    first loaded during the run (``pools``: the process's :class:`ThreadPools`)."""
+    with pools.lock:
+        pools.modules = -1  # scan now: these are the libraries to give back
+        pools.seen.clear()
+        previous, pools.undo = pools.undo, []
+        undo = pools.undo
+        pools.scan(threads)
     try:
         yield
     finally:
-        with _POOLS.lock:
-            _POOLS.undo = previous
+        with pools.lock:
+            pools.undo = previous
         for limiter in reversed(undo):
             limiter.restore_original_limits()

@@ -14,11 +14,11 @@ those tests zero variance. So
   repetition: it reduces once for all of them (the reduction does not depend on the seed, so each
   cell is clustered on exactly the C it alone would compute), then runs the reduction again for
   each further cell only to time it, and discards that output;
-* shared work is taken from a per-process memo (:func:`memo_shared_work`, keyed by the run's
+* shared work is taken from a per-process memo (:class:`SharedWorkMemo`, keyed by the run's
   token, the shared key, the repetition or None for deterministic work, and the seed), computed
   there the first time: the first job that needs it computes it, and jobs without shared work
   never wait for any. Deterministic shared work serves every repetition but is timed once per
-  repetition (:func:`memo_shared_seconds`: computed again and discarded for each further
+  repetition (:meth:`SharedWorkMemo.seconds`: computed again and discarded for each further
   repetition); its time is charged to every r of that repetition.
 
 Re-timing costs one more reduction (or shared work) per further repetition; the output used is
@@ -34,8 +34,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from kmdr.config.objects import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 from kmdr.config.seeds import shared_random_state, stream_seeds
-from kmdr.config.spec import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 from kmdr.engine.reducer_checks import checked_reduction
 from kmdr.engine.threads import pin_threads
 from kmdr.results.cells import Cell, reducer_kwargs
@@ -43,14 +43,12 @@ from kmdr.results.cells import Cell, reducer_kwargs
 __all__ = [
     "TIMING_PER_CELL",
     "TIMING_SHARED_PER_REPETITION",
+    "SharedWorkMemo",
     "compute_cell",
     "compute_group",
     "compute_shared_work",
     "first_of_class_indices",
-    "forget_shared_work",
     "group_job",
-    "memo_shared_seconds",
-    "memo_shared_work",
 ]
 
 #: ``reduce_timing`` of a cell whose whole reduction was run and timed for that cell alone.
@@ -156,21 +154,31 @@ def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, obje
     }
 
 
-def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None) -> dict:
+def compute_cell(
+    cell: Cell, X, y, n_clusters: int, shared=None, objective=None, reproduced=None
+) -> dict:
     """Reduce, cluster and evaluate one cell; return its metric and timing columns.
 
     ``shared`` is the cell's :class:`~kmdr.reducers.SharedWork` (None: the reducer computes its
     r-independent work itself, and that time is part of the measured fit). The partition is
     evaluated on the ORIGINAL ``X`` (``objective``) and on C (``objective_reduced``);
     ``objective`` is a :class:`~kmdr.metrics.ObjectiveEvaluator` of X made once for all cells
-    (None: one is made here).
+    (None: one is made here). ``reproduced``: the process's
+    :class:`~kmdr.engine.reducer_checks.Reproduced` (None: a plug-in is fitted twice).
     """
-    reducer, C, own = checked_reduction(_reduce, cell, X, n_clusters, shared)
+    reducer, C, own = checked_reduction(_reduce, cell, X, n_clusters, shared, reproduced)
     return _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective)
 
 
 def compute_group(
-    cells, X, y, n_clusters: int, shared=None, objective=None, shared_seconds=None
+    cells,
+    X,
+    y,
+    n_clusters: int,
+    shared=None,
+    objective=None,
+    shared_seconds=None,
+    reproduced=None,
 ) -> list:
     """Cells of one deterministic reduction (equal ``group_key``): reduce once, then cluster and
     evaluate each cell with its own k-means seed; ``[(cell, metrics), ...]``.
@@ -191,11 +199,12 @@ def compute_group(
 
     if len(cells) == 1:
         cell = cells[0]
-        return [(cell, compute_cell(cell, X, y, n_clusters, shared_of(cell), objective))]
+        metrics = compute_cell(cell, X, y, n_clusters, shared_of(cell), objective, reproduced)
+        return [(cell, metrics)]
     keys = {c.group_key for c in cells}
     if len(keys) != 1 or keys.pop()[0] != "reduce-once":
         raise ValueError("compute_group: the cells differ in more than their repetition")
-    reducer, C, own = checked_reduction(_reduce, cells[0], X, n_clusters, shared)
+    reducer, C, own = checked_reduction(_reduce, cells[0], X, n_clusters, shared, reproduced)
     out = []
     for i, cell in enumerate(cells):
         if i > 0:
@@ -205,69 +214,74 @@ def compute_group(
     return out
 
 
-#: Shared works computed in this process: run token -> {(ident, seed): SharedWork}, the most
-#: recent runs last. A worker process may serve several runs (loky reuses its workers; a dask or
-#: Ray worker outlives a run), so only the last MEMO_RUNS runs are kept.
-_MEMO: OrderedDict[str, dict] = OrderedDict()
-_MEMO_LOCK = threading.Lock()
-_MEMO_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+#: How many runs' shared works a process's memo keeps (see :class:`SharedWorkMemo`).
 MEMO_RUNS = 2
 
 
-def memo_shared_work(token: str, ident: tuple, seed: int, compute):
-    """The shared work ``ident`` (shared key, repetition or None) of the run ``token``, computed
-    by ``compute()`` the first time this process needs it; ``(SharedWork, computed_here)``.
+class SharedWorkMemo:
+    """Shared works computed in one process: run token -> {(ident, seed): SharedWork}, the most
+    recent runs last. A worker process may serve several runs (loky reuses its workers; a dask or
+    Ray worker outlives a run), so only the last :data:`MEMO_RUNS` runs are kept. A process's own
+    (:class:`kmdr.engine.session.ProcessState` holds it)."""
 
-    Threads of one process needing the same work wait for the one computing it, so a process
-    computes each shared work once.
-    """
-    entry = (ident, seed)
-    with _MEMO_LOCK:
-        table = _MEMO.get(token)
-        if table is None:
-            table = _MEMO[token] = {}
-            while len(_MEMO) > MEMO_RUNS:
-                _drop_run(next(iter(_MEMO)))
-        _MEMO.move_to_end(token)
-        lock = _MEMO_KEY_LOCKS.setdefault((token, entry), threading.Lock())
-    with lock:
-        work = table.get(entry)
-        if work is not None:
-            return work, False
-        work = compute()
-        table[entry] = work
-        return work, True
+    def __init__(self) -> None:
+        self._runs: OrderedDict[str, dict] = OrderedDict()
+        self._lock = threading.Lock()
+        self._key_locks: dict[tuple, threading.Lock] = {}
 
+    def work(self, token: str, ident: tuple, seed: int, compute):
+        """The shared work ``ident`` (shared key, repetition or None) of the run ``token``,
+        computed by ``compute()`` the first time this process needs it;
+        ``(SharedWork, computed_here)``.
 
-def memo_shared_seconds(token: str, ident: tuple, seed: int, repetition: int, work, compute):
-    """The measured seconds of the deterministic shared work ``ident`` in ``repetition``.
+        Threads of one process needing the same work wait for the one computing it, so a
+        process computes each shared work once.
+        """
+        entry = (ident, seed)
+        with self._lock:
+            table = self._runs.get(token)
+            if table is None:
+                table = self._runs[token] = {}
+                while len(self._runs) > MEMO_RUNS:
+                    self._drop_run(next(iter(self._runs)))
+            self._runs.move_to_end(token)
+            lock = self._key_locks.setdefault((token, entry), threading.Lock())
+        with lock:
+            work = table.get(entry)
+            if work is not None:
+                return work, False
+            work = compute()
+            table[entry] = work
+            return work, True
 
-    The first repetition that needs it in this process is charged ``work.seconds`` (the
-    computation that produced ``work``); each further repetition runs ``compute()`` again, keeps
-    only its time and discards its value, so that no two repetitions share one measurement.
-    """
-    entry = (ident, seed)
-    with _MEMO_LOCK:
-        table = _MEMO.setdefault(token, {})
-        lock = _MEMO_KEY_LOCKS.setdefault((token, entry), threading.Lock())
-    with lock:
-        times = table.setdefault((entry, "seconds"), {})
-        if repetition not in times:
-            times[repetition] = float(work.seconds) if not times else float(compute().seconds)
-        return times[repetition]
+    def seconds(self, token: str, ident: tuple, seed: int, repetition: int, work, compute):
+        """The measured seconds of the deterministic shared work ``ident`` in ``repetition``.
 
+        The first repetition that needs it in this process is charged ``work.seconds`` (the
+        computation that produced ``work``); each further repetition runs ``compute()`` again,
+        keeps only its time and discards its value, so that no two repetitions share one
+        measurement.
+        """
+        entry = (ident, seed)
+        with self._lock:
+            table = self._runs.setdefault(token, {})
+            lock = self._key_locks.setdefault((token, entry), threading.Lock())
+        with lock:
+            times = table.setdefault((entry, "seconds"), {})
+            if repetition not in times:
+                times[repetition] = float(work.seconds) if not times else float(compute().seconds)
+            return times[repetition]
 
-def forget_shared_work(token: str) -> None:
-    """Drop this process's memo of the run ``token`` (the runner's own process, after a run)."""
-    with _MEMO_LOCK:
-        _drop_run(token)
+    def forget(self, token: str) -> None:
+        """Drop the run ``token``'s shared works (the runner's own process, after a run)."""
+        with self._lock:
+            self._drop_run(token)
 
-
-def _drop_run(token: str) -> None:
-    """Drop the run ``token``'s shared works and their locks (caller holds ``_MEMO_LOCK``)."""
-    _MEMO.pop(token, None)
-    for key in [k for k in _MEMO_KEY_LOCKS if k[0] == token]:
-        del _MEMO_KEY_LOCKS[key]
+    def _drop_run(self, token: str) -> None:
+        """Drop the run ``token``'s shared works and their locks (caller holds the lock)."""
+        self._runs.pop(token, None)
+        for key in [k for k in self._key_locks if k[0] == token]:
+            del self._key_locks[key]
 
 
 def key_text(key: tuple | None) -> str:
@@ -275,7 +289,7 @@ def key_text(key: tuple | None) -> str:
     return "" if key is None else "/".join(str(part) for part in key)
 
 
-def group_job(cells, data, payload, n_clusters, shared_seed, token):
+def group_job(state, cells, data, payload, n_clusters, shared_seed, token):
     """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
     need (seeded ``shared_seed``) from this process's memo, timed once per repetition, computed
     with the BLAS/OpenMP threads of the cells' identity (:func:`~kmdr.engine.threads.pin_threads`).
@@ -283,11 +297,14 @@ def group_job(cells, data, payload, n_clusters, shared_seed, token):
     ``data`` and ``payload`` give the run's X, y and objective evaluator, carried or obtained as
     :mod:`kmdr.engine.job_data` says (``data.resolve(payload)``).
 
+    ``state`` is the process's :class:`kmdr.engine.session.ProcessState` (its thread pools,
+    shared-work memo, data cache), handed in by the worker's entry function.
+
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record.
     """
-    pin_threads(cells[0].blas_threads)  # one job's cells differ only in their repetition
-    X, y, objective = data.resolve(payload)
+    pin_threads(state.pools, cells[0].blas_threads)  # a job's cells differ only in repetition
+    X, y, objective = data.resolve(payload, state.data)
     first = cells[0]
     shared, report, seconds = None, None, None
     if first.shared_key is not None:
@@ -298,15 +315,17 @@ def group_job(cells, data, payload, n_clusters, shared_seed, token):
                 first.reducer_name, first.params, first.r, n_clusters, X, shared_seed
             )
 
-        shared, computed = memo_shared_work(token, ident, shared_seed, compute)
+        shared, computed = state.memo.work(token, ident, shared_seed, compute)
         if computed:
             report = (ident, float(shared.seconds))
         if ident[1] is None:  # deterministic: one value for every repetition, timed for each
             seconds = {
-                c.repetition: memo_shared_seconds(
+                c.repetition: state.memo.seconds(
                     token, ident, shared_seed, c.repetition, shared, compute
                 )
                 for c in cells
             }
-    pairs = compute_group(cells, X, y, n_clusters, shared, objective, shared_seconds=seconds)
+    pairs = compute_group(
+        cells, X, y, n_clusters, shared, objective, seconds, reproduced=state.reproduced
+    )
     return pairs, report

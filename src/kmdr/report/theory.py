@@ -215,7 +215,7 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
     method, r), with the estimated γ of each k-means run beside it.
 
     The denominator is the lowest ``objective`` (F measured on A) of ANY cell of the same
-    experiment, setting (the columns of :data:`kmdr.results.points.SETTING_COLUMNS`: a
+    experiment, setting (the columns of :data:`kmdr.results.reading.SETTING_COLUMNS`: a
     multirun may hold several) and dataset: any method, any r, any repetition, the kMeans
     baseline included. No ratio is therefore below 1, and each is a lower estimate of F / F_opt:
     it can understate the true ratio, never overstate it, so a ratio within a bound does not

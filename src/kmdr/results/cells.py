@@ -20,8 +20,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kmdr.config.objects import Experiment, reducer_grid
+from kmdr.config.schema import ReducerConfig
 from kmdr.config.seeds import cell_seed
-from kmdr.config.spec import ExperimentSpec, ReducerSpec, reducer_grid
 from kmdr.results.records import METRIC_COLUMNS, identity_id, row_fields
 
 __all__ = [
@@ -132,7 +133,7 @@ def _json(obj) -> str:
     return json.dumps(obj, sort_keys=True)
 
 
-def _kmeans_dict(spec: ExperimentSpec) -> dict:
+def _kmeans_dict(spec: Experiment) -> dict:
     km = spec.kmeans
     out = {"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init, "tol": km.tol}
     if km.online_phase:  # off: absent, as in every cell written before the option existed
@@ -149,8 +150,8 @@ def reducer_kwargs(params: dict, n_clusters: int) -> tuple[dict, int]:
 
 
 def make_cell(
-    spec: ExperimentSpec,
-    red: ReducerSpec,
+    spec: Experiment,
+    red: ReducerConfig,
     r: int,
     repetition: int,
     shared_key=None,
@@ -184,7 +185,7 @@ def make_cell(
     return dataclasses.replace(cell, cell_id=identity_id(row_fields(cell.identity())))
 
 
-def plan_cells(spec: ExperimentSpec, X, n_clusters: int, data_fingerprint: str) -> list[Cell]:
+def plan_cells(spec: Experiment, X, n_clusters: int, data_fingerprint: str) -> list[Cell]:
     """All cells of ``spec`` on data ``X`` (n x d) with k = ``n_clusters`` and fingerprint
     ``data_fingerprint``, expensive ones first.
 

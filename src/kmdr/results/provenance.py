@@ -63,24 +63,31 @@ def versions() -> dict:
     return out
 
 
-def run_record(spec, run_id: str, config: dict | None, parallelism) -> dict:
-    """The run record as it stands when a run starts (status ``running``)."""
+def run_record(
+    experiment, execution, output, run_id: str, config: dict | None, parallelism
+) -> dict:
+    """The run record as it stands when a run starts (status ``running``): ``experiment``,
+    ``execution`` and ``output`` are the run's :mod:`kmdr.config.objects`, kept flat under
+    ``spec``."""
+    from kmdr.config.objects import flat_dict
+
+    spec = flat_dict(experiment, execution, output)
     return {
-        "experiment": spec.name,
+        "experiment": experiment.name,
         "run_id": run_id,
-        "kind": spec.kind,
+        "kind": experiment.kind,
         "status": "running",
         "started_at": now(),
         "finished_at": None,
-        "config": config if config is not None else spec.to_dict(),
-        "spec": spec.to_dict(),
+        "config": config if config is not None else spec,
+        "spec": spec,
         "versions": versions(),
         "cpu_count": parallelism.cores,
         "os_cpu_count": os.cpu_count(),
         "n_jobs": parallelism.n_jobs,
-        "blas_threads": parallelism.blas_threads,
+        "blas_threads": experiment.blas_threads,
         "launcher_jobs": parallelism.launcher_jobs,
-        "backend": spec.backend,
+        "backend": execution.backend,
         "git": code_revision(),
         "argv": sys.argv,
         "skipped": None,

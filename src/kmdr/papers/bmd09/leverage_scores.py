@@ -54,7 +54,7 @@ class LeverageScoresKind:
     writes_cells = False
 
     def run(self, ctx) -> None:
-        spec = ctx.spec
+        spec = ctx.experiment
         seed = cell_seed(spec.seed, spec.dataset, spec.leverage_reducer, spec.leverage_r, 0)
         # computed in the run's process, with its blas_threads (the runner holds them: the
         # scores' last bits depend on the thread count)

@@ -320,14 +320,14 @@ class SamplingLemmaKind:
     writes_cells = False
 
     def run(self, ctx) -> None:
-        spec = ctx.spec
+        spec = ctx.experiment
         # computed in the run's process, with its blas_threads (the runner holds them: the
         # singular values' last bits depend on the thread count)
         table = sampling_lemma_table(
             ctx.X, ctx.n_clusters, spec.r_grid, range(spec.repeats), dataset=spec.dataset
         )
         atomic_write_text(ctx.store.root / "sampling_lemma.csv", table.to_csv(index=False))
-        if spec.figures:
+        if ctx.output.figures:
             plot_sampling_lemma(table, ctx.store.root / "figures" / f"{spec.name}.png")
         ctx.record.update(
             expected_cells=[],

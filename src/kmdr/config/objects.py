@@ -1,19 +1,28 @@
-"""The checked spec of a run: the typed config of :mod:`kmdr.config.schema`, checked once, with
-what the checks settle filled in.
+"""The run's configuration objects: the composed config, checked once, as three frozen objects.
 
-:func:`spec_from_config` turns a composed config (or any mapping with the same keys) into an
-:class:`ExperimentSpec`: the schema validates keys, types and enumerations
-(:func:`~kmdr.config.checks.validated`), :mod:`kmdr.config.checks` the ranges and names. The spec's
-parts are the schema's own dataclasses (:class:`~kmdr.config.schema.ReducerConfig` with its id and
-label resolved, :class:`~kmdr.config.schema.KMeansConfig` with MATLAB's ``sample`` read as
-``random``); the spec only flattens what a run reads often (``dataset`` is the dataset's name) and
-freezes the result. A problem is a :class:`ConfigError` of one line naming it and the valid
-choices, raised before anything runs.
+:func:`from_config` turns a composed config (or any mapping with the same keys, see
+:class:`~kmdr.config.schema.RunConfig`) into one :class:`Configured`, the three objects a run
+reads, one per concern:
+
+* :class:`Experiment`: what is computed, everything in a cell's identity (dataset and its
+  parameters, reducers, r grid, repetitions, seed, the k-means protocol, ``blas_threads``) and what
+  the experiment is (name, kind, aggregation, the preset block);
+* :class:`Execution`: how it runs (workers, the joblib backend and its parameters, the cluster's
+  address, how long to wait for a cell another run holds, where data files are cached);
+* :class:`Output`: what is written and said (the results folder, figures, the progress bar,
+  verbosity, a dry run that writes nothing).
+
+The schema validates keys, types and enumerations (:func:`~kmdr.config.checks.validated`),
+:mod:`kmdr.config.checks` the ranges and names. A problem is a :class:`ConfigError` of one line
+naming it and the valid choices, raised before anything runs. The objects' parts are the schema's
+own dataclasses (:class:`~kmdr.config.schema.ReducerConfig` with its id and label resolved,
+:class:`~kmdr.config.schema.KMeansConfig` with MATLAB's ``sample`` read as ``random``).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import NamedTuple
 
 from kmdr.config import checks
 from kmdr.config.checks import reducer_grid
@@ -25,10 +34,13 @@ __all__ = [
     "FIRST_OF_CLASS",
     "KMEANS_INITS",
     "ConfigError",
-    "ExperimentSpec",
-    "ReducerSpec",
+    "Configured",
+    "Execution",
+    "Experiment",
+    "Output",
+    "flat_dict",
+    "from_config",
     "reducer_grid",
-    "spec_from_config",
 ]
 
 #: kmeans.init choices: kmdr.cluster's names, and the label-informed start (the runner passes the
@@ -36,18 +48,16 @@ __all__ = [
 FIRST_OF_CLASS = "first_of_class"
 KMEANS_INITS = ("k-means++", "random", "sample", FIRST_OF_CLASS)
 
-#: A reducer of a checked spec: the schema's entry with ``id`` and ``label`` filled in.
-ReducerSpec = ReducerConfig
-
 
 @dataclass(frozen=True)
-class ExperimentSpec:
-    """Everything a run needs, checked (each field: :class:`~kmdr.config.schema.RunConfig`).
+class Experiment:
+    """What a run computes: everything in its cells' identity, and what the experiment is.
 
-    ``dataset``/``dataset_params`` are ``dataset.name``/``dataset.params``;
-    ``leverage_reducer``/``leverage_r`` are ``leverage.reducer``/``leverage.r``;
-    ``dask_scheduler`` and ``ray_address`` are ``dask.scheduler`` and ``ray.address``; ``preset``
-    is the preset block with every key set (enums as strings). Built by :func:`spec_from_config`.
+    Each field is the :class:`~kmdr.config.schema.RunConfig` key of the same name, except
+    ``dataset``/``dataset_params`` (``dataset.name``/``dataset.params``),
+    ``leverage_reducer``/``leverage_r`` (``leverage.reducer``/``leverage.r``) and
+    ``preset_settings`` (``preset``). Built by :func:`from_config`; for a notebook,
+    :meth:`preset` and :meth:`from_overrides` compose one as the command line does.
     """
 
     name: str
@@ -58,26 +68,81 @@ class ExperimentSpec:
     repeats: int
     seed: int
     kmeans: KMeansConfig
-    kind: str
-    aggregation: str
-    leverage_reducer: str
-    leverage_r: int
-    n_jobs: int
-    backend: str
-    backend_params: dict
-    blas_threads: int
-    results_dir: str
-    data_dir: str | None
-    claim_timeout: float
-    figures: bool
-    progress: bool | None
-    dry_run: bool
-    dask_scheduler: str | None
-    ray_address: str | None
-    preset: dict = field(default_factory=dict)
+    kind: str = "cells"
+    aggregation: str = "mean"
+    leverage_reducer: str = "leverage"
+    leverage_r: int = 30
+    #: BLAS/OpenMP threads per worker: part of every cell's identity.
+    blas_threads: int = 1
+    #: The preset block (``preset`` in the config: paper, title, figure, section, order,
+    #: reproduce, note), every key set, enums as strings.
+    preset_settings: dict = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    @classmethod
+    def preset(cls, name: str, *overrides: str) -> Experiment:
+        """The experiment of preset ``name`` (``conf/experiment/<name>.yaml``), with
+        ``overrides`` in the command line's grammar applied over it."""
+        return cls.from_overrides([f"experiment={name}", *overrides])
+
+    @classmethod
+    def from_overrides(cls, overrides) -> Experiment:
+        """The experiment the command line would run with ``overrides`` (a str or a list of
+        them, e.g. ``["experiment=bzmd14_orl", "repeats=1"]``), composed and checked as it
+        checks them (a :class:`ConfigError` of one line otherwise)."""
+        from kmdr.config.compose import compose_overrides
+
+        return compose_overrides(overrides).experiment
+
+
+@dataclass(frozen=True)
+class Execution:
+    """How a run is executed (each field: the :class:`~kmdr.config.schema.RunConfig` key of the
+    same name; ``dask_scheduler`` and ``ray_address`` are ``dask.scheduler`` and
+    ``ray.address``). Nothing here changes a cell's numbers.
+
+    ``warmup``: start the worker pool (or dask LocalCluster) in the background while the data
+    loads (:class:`kmdr.engine.session.Session`); off, it starts when the first job needs it.
+    """
+
+    n_jobs: int = -1
+    backend: str = "loky"
+    backend_params: dict = field(default_factory=dict)
+    dask_scheduler: str | None = None
+    ray_address: str | None = None
+    claim_timeout: float = 300.0
+    data_dir: str | None = None
+    warmup: bool = True
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a run writes and says (each field: the :class:`~kmdr.config.schema.RunConfig` key
+    of the same name)."""
+
+    results_dir: str = "results"
+    figures: bool = True
+    progress: bool | None = None
+    verbosity: str = "normal"
+    dry_run: bool = False
+
+
+class Configured(NamedTuple):
+    """The three objects of one run, as :func:`from_config` builds them."""
+
+    experiment: Experiment
+    execution: Execution
+    output: Output
+
+
+def flat_dict(experiment: Experiment, execution: Execution, output: Output) -> dict:
+    """The three objects as one flat mapping of their fields, as a run record keeps them (its
+    ``spec``: the values a run used after the checks)."""
+    out = {}
+    for obj in (experiment, execution, output):
+        values = asdict(obj)
+        out.update({f.name: values[f.name] for f in fields(obj)})
+    out["preset"] = out.pop("preset_settings")
+    return out
 
 
 def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerConfig, ...]:
@@ -202,9 +267,9 @@ def _kmeans(km: dict) -> KMeansConfig:
     )
 
 
-def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
+def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
     """Check ``cfg`` (a DictConfig or mapping, see :class:`~kmdr.config.schema.RunConfig`)
-    and return the spec.
+    and return the run's :class:`Experiment`, :class:`Execution` and :class:`Output`.
 
     ``only_reducer``: keep only the reducers of that registry name or id (``kmdr
     experiment=X reducer=sign``). With ``quick: true`` the ``quick_grid`` mapping is merged over
@@ -234,7 +299,7 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
                 f"max_r of reducer(s) {checks.choices(empty)} is below every r of r_grid="
                 f"{list(r_grid)}: raise max_r or add a smaller r to r_grid"
             )
-    return ExperimentSpec(
+    experiment = Experiment(
         name=name,
         dataset=dataset,
         dataset_params=_dataset_params(dataset, c["dataset"]["params"]),
@@ -244,20 +309,26 @@ def spec_from_config(cfg, *, only_reducer: str | None = None) -> ExperimentSpec:
         seed=checks.seed(c["seed"]),
         kmeans=_kmeans(c["kmeans"]),
         kind=kind,
-        aggregation=c["aggregation"],
-        leverage_reducer=c["leverage"]["reducer"],
+        aggregation=str(c["aggregation"]),
+        leverage_reducer=str(c["leverage"]["reducer"]),
         leverage_r=checks.at_least(c["leverage"]["r"], "leverage.r", 1),
-        n_jobs=int(c["n_jobs"]),
-        backend=c["backend"],
-        backend_params=checks.backend_params(c["backend_params"]),
         blas_threads=blas,
-        results_dir=checks.check_results_dir(c["results_dir"]),
-        data_dir=None if data_dir in (None, "") else str(data_dir),
-        claim_timeout=checks.positive_seconds(c["claim_timeout"], "claim_timeout"),
-        figures=c["figures"],
-        progress=c["progress"],
-        dry_run=c["dry_run"],
+        preset_settings=dict(c["preset"]),
+    )
+    execution = Execution(
+        n_jobs=int(c["n_jobs"]),
+        backend=str(c["backend"]),
+        backend_params=checks.backend_params(c["backend_params"]),
         dask_scheduler=c["dask"]["scheduler"],
         ray_address=c["ray"]["address"],
-        preset=dict(c["preset"]),
+        claim_timeout=checks.positive_seconds(c["claim_timeout"], "claim_timeout"),
+        data_dir=None if data_dir in (None, "") else str(data_dir),
     )
+    output = Output(
+        results_dir=checks.check_results_dir(c["results_dir"]),
+        figures=bool(c["figures"]),
+        progress=c["progress"],
+        verbosity=str(c["verbosity"]),
+        dry_run=bool(c["dry_run"]),
+    )
+    return Configured(experiment, execution, output)

@@ -1,0 +1,394 @@
+"""The one owner of everything process-wide a run uses: :class:`Session`.
+
+    with Session(execution) as session:
+        outcome = session.run(experiment, output)
+
+A Session holds, from its start to its end:
+
+* the workers: ``n_jobs`` resolved once per ``blas_threads``
+  (:func:`~kmdr.engine.parallel.resolve_parallelism`), the loky pool warmed in the background while
+  the data loads (:class:`~kmdr.engine.parallel.Warmup`; ``Execution.warmup=False`` turns it off)
+  or the dask LocalCluster started ahead of the run (:class:`~kmdr.engine.clusters.ClusterStart`),
+  closed when the session ends if no run took it;
+* the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +
+  signal, finished cells kept (:func:`kmdr.engine.signals.stop_on_signals`, entered and left
+  around each run of the session);
+* the datasets it loaded (:meth:`Session.load`), so the runs of a multirun or of ``make
+  reproduce`` load each once, and the libraries' log levels
+  (:class:`~kmdr.engine.clusters.LibraryLogs`).
+
+Successive runs in one session (a multirun through its Hydra callback, ``scripts/reproduce.py``,
+a notebook's ``kmdr.run`` calls, which share :func:`default_session`) reuse its warm workers.
+
+What a process keeps across jobs lives in one :class:`ProcessState` per process (this module's
+:data:`_PROCESS`, the only mutable module state of the run path): its BLAS/OpenMP thread pools,
+the memo of shared reductions, the data a worker obtained, the plug-ins already checked for
+reproducibility, and the watch on the parent process. Every job enters through
+:func:`worker_job`, which hands that state down, so a worker's caches outlive a job (the data are
+shipped once per worker, not once per cell) and the run's process holds the same kind of state
+for the jobs it computes itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+
+from kmdr.config.objects import Execution, Experiment, Output
+from kmdr.engine import signals
+from kmdr.engine.clusters import ClusterStart, LibraryLogs, wants_local_cluster
+from kmdr.engine.job_data import DataCache
+from kmdr.engine.parallel import (
+    Parallelism,
+    Warmup,
+    guarded_job,
+    import_modules,
+    pool_key,
+    resolve_parallelism,
+    wants_warmup,
+)
+from kmdr.engine.reducer_checks import Reproduced
+from kmdr.engine.runner import RunOutcome, execute
+from kmdr.engine.threads import ThreadPools
+from kmdr.engine.work import SharedWorkMemo
+
+__all__ = [
+    "WATCH_EVERY",
+    "ProcessState",
+    "Session",
+    "close_default_session",
+    "default_session",
+    "forget_worker_data",
+    "process_state",
+    "run_experiment",
+    "warmup_job",
+    "worker_job",
+]
+
+#: Seconds between two looks of a worker at its parent (see :meth:`ProcessState.watch_parent`).
+WATCH_EVERY = 0.5
+
+
+class ProcessState:
+    """What one process keeps across the jobs it computes (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.pools = ThreadPools()
+        self.memo = SharedWorkMemo()
+        self.data = DataCache()
+        self.reproduced = Reproduced()
+        self._watched: set[int] = set()
+        self._lock = threading.Lock()
+
+    def watch_parent(self, parent_pid: int) -> None:
+        """In a worker process started by ``parent_pid`` (the process running the run): make
+        this worker exit within :data:`WATCH_EVERY` seconds of that process's death, whatever it
+        is computing. A worker killed with its parent (``kill -9``, the OOM killer) would
+        otherwise finish its cell, minutes of CPU nobody will read, and a process that is not the
+        parent's child (the run's own process, a dask or Ray worker of a remote cluster) watches
+        nothing. Idempotent.
+
+        Such a worker also ignores Ctrl-C from then on: the terminal sends SIGINT to the whole
+        process group, and the run's process, which receives it too, stops the workers itself (a
+        worker hit by a second Ctrl-C while handing back a result would print its own
+        traceback)."""
+        if os.getpid() == parent_pid or os.getppid() != parent_pid:
+            return
+        with self._lock:
+            if parent_pid in self._watched:
+                return
+            self._watched.add(parent_pid)
+        if threading.current_thread() is threading.main_thread():  # loky runs jobs there
+            signals.ignore_sigint()
+        threading.Thread(
+            target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
+        ).start()
+
+
+def _watch(parent_pid: int) -> None:
+    import time
+
+    while os.getppid() == parent_pid:  # re-parented (to init or a subreaper) once it dies
+        time.sleep(WATCH_EVERY)
+    os._exit(1)
+
+
+#: This process's state: a worker's caches, and the run's process's own for the jobs it runs.
+_PROCESS = ProcessState()
+
+
+def process_state() -> ProcessState:
+    """This process's :class:`ProcessState`."""
+    return _PROCESS
+
+
+def worker_job(what: str, parent_pid: int, claims: list[str], func, *args):
+    """The entry of every job of a run, in whatever process computes it: watch the run's process
+    and call ``func(state, *args)`` with this process's :class:`ProcessState`, guarded as
+    :func:`~kmdr.engine.parallel.guarded_job` says."""
+    _PROCESS.watch_parent(parent_pid)
+    return guarded_job(what, parent_pid, claims, func, _PROCESS, *args)
+
+
+def warmup_job(modules: tuple[str, ...], parent_pid: int) -> int:
+    """A warm-up job: watch the run's process and import ``modules``; the worker's pid."""
+    _PROCESS.watch_parent(parent_pid)
+    return import_modules(modules)
+
+
+def forget_worker_data(fingerprint: str) -> None:
+    """Drop the data ``fingerprint`` from this worker's cache (run on every dask worker after
+    the run that used it)."""
+    _PROCESS.data.forget(fingerprint)
+
+
+class Session:
+    """The owner of a run's processes, threads, signal handlers and caches (see the module
+    docstring). ``execution``: how runs in it execute (default: :class:`Execution`'s
+    defaults); ``launcher_n_jobs``: how many jobs a Hydra launcher runs at once on this machine
+    (its own ``n_jobs``: they share the cores)."""
+
+    def __init__(self, execution: Execution | None = None, *, launcher_n_jobs: int = 1):
+        self.execution = execution if execution is not None else Execution()
+        self.launcher_n_jobs = int(launcher_n_jobs)
+        self.state = _PROCESS
+        self.logs = LibraryLogs()
+        self._parallelism: dict[int, Parallelism] = {}
+        self._data: dict[str, object] = {}
+        self._warmup: Warmup | None = None
+        self._cluster: ClusterStart | None = None
+        self._lock = threading.Lock()
+        self.open = False
+
+    def __enter__(self) -> Session:
+        if self.open:
+            raise RuntimeError("this Session is already open; a Session is entered once")
+        self.open = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the session: wait for a warm-up, close a LocalCluster no run took, and drop the
+        loaded data."""
+        with self._lock:
+            warmup, self._warmup = self._warmup, None
+            cluster, self._cluster = self._cluster, None
+        if warmup is not None:
+            warmup.join()
+        if cluster is not None:
+            cluster.close()
+        self._data.clear()
+        self.open = False
+
+    def parallelism(self, blas_threads: int) -> Parallelism:
+        """The workers of this session's runs computing with ``blas_threads`` threads each,
+        resolved once (:func:`~kmdr.engine.parallel.resolve_parallelism`)."""
+        with self._lock:
+            par = self._parallelism.get(blas_threads)
+            if par is None:
+                par = resolve_parallelism(self.execution, blas_threads, self.launcher_n_jobs)
+                self._parallelism[blas_threads] = par
+        return par
+
+    def prepare(self, experiment: Experiment, output: Output) -> Parallelism:
+        """The run's parallelism, and its workers started in the background (a loky pool warmed,
+        or a dask LocalCluster), unless this is a dry run or warm-up is off; returns at once.
+        Never raises for the workers: a pool that cannot start is reported by the run itself."""
+        par = self.parallelism(experiment.blas_threads)
+        if output.dry_run or not self.execution.warmup:
+            return par
+        if wants_warmup(self.execution, par):
+            self._start_warmup(par)
+        elif wants_local_cluster(self.execution):
+            self._start_cluster(par)
+        return par
+
+    def _start_warmup(self, par: Parallelism) -> None:
+        import joblib  # noqa: F401  (imported here, not first in the thread, with the main one)
+
+        with self._lock:
+            previous = self._warmup
+            if previous is not None and previous.key == pool_key(self.execution, par):
+                return
+            if previous is not None:  # one Parallel call at a time on joblib's one pool
+                previous.join()
+            signals.start_resource_tracker()  # so is the tracker the pool uses (C modules)
+            self._warmup = Warmup(self.execution, par, warmup_job)
+            self._warmup.start()
+
+    def _start_cluster(self, par: Parallelism) -> None:
+        with self._lock:
+            started = self._cluster
+            if started is not None and started.n_workers == par.n_jobs:
+                return
+            self._cluster = None
+        if started is not None:
+            started.close()
+        try:
+            import distributed  # noqa: F401  (imported here, not first in the thread)
+        except ImportError:
+            return  # the run's session says what to install
+        signals.start_resource_tracker()  # so is the tracker the cluster's spawns use
+        start = ClusterStart(par.n_jobs, self.logs)
+        start.start()
+        with self._lock:
+            self._cluster = start
+
+    def wait_for_workers(self) -> list[int]:
+        """Wait for the warm-up, if any; the worker pids it saw ([] if none)."""
+        with self._lock:
+            warmup = self._warmup
+        if warmup is None:
+            return []
+        warmup.join()
+        return sorted(set(warmup.pids))
+
+    def _take_cluster(self, par: Parallelism) -> ClusterStart | None:
+        """The LocalCluster started ahead for ``par``'s workers (the run takes it over), or
+        None; one started for another number of workers is closed."""
+        with self._lock:
+            start, self._cluster = self._cluster, None
+        if start is not None and start.n_workers != par.n_jobs:
+            start.close()
+            return None
+        return start
+
+    @contextlib.contextmanager
+    def backend(self, par: Parallelism) -> Iterator[dict]:
+        """The run's joblib backend, started, active, and closed after; yields its description
+        for the run record. Raises :class:`~kmdr.engine.parallel.BackendError` (one line) when it
+        cannot start."""
+        from kmdr.engine import clusters
+        from kmdr.engine.parallel import joblib_config
+
+        execution = self.execution
+        if execution.backend == "dask":
+            started = self._take_cluster(par) if wants_local_cluster(execution) else None
+            session = clusters.dask_session(execution, par, self.logs, started)
+        elif execution.backend == "ray":
+            session = clusters.ray_session(execution, par, self.logs)
+        else:
+            session = contextlib.nullcontext({"backend": execution.backend})
+        with session as info, joblib_config(execution, par):
+            yield info
+
+    #: The entry function of every job (picklable by reference), and the function a dask worker
+    #: runs to drop a run's data after it.
+    worker_job = staticmethod(worker_job)
+    forget_worker_data = staticmethod(forget_worker_data)
+
+    def release_unused_cluster(self) -> None:
+        """Close a LocalCluster started for a run that ended before using it."""
+        with self._lock:
+            start, self._cluster = self._cluster, None
+        if start is not None:
+            start.close()
+
+    def load(self, experiment: Experiment, output: Output):
+        """The experiment's dataset (:func:`kmdr.engine.runner.load_data`), loaded once per
+        session; a dry run's declared facts are not kept."""
+        from kmdr.engine.runner import load_data
+
+        key = json.dumps(
+            [experiment.dataset, experiment.dataset_params, self.execution.data_dir],
+            sort_keys=True,
+        )
+        if key in self._data:
+            return self._data[key]
+        data = load_data(experiment, self.execution, output)
+        if not output.dry_run:
+            self._data[key] = data
+        return data
+
+    def run(
+        self,
+        experiment: Experiment,
+        output: Output | None = None,
+        *,
+        dataset=None,
+        config: dict | None = None,
+        log: Callable[[str], None] | None = None,
+    ):
+        """Run (or resume) ``experiment`` in this session; its
+        :class:`~kmdr.engine.runner.RunOutcome` (``dataset``, ``config``, ``log`` and what it
+        raises: :func:`kmdr.engine.runner.execute`)."""
+        if not self.open:
+            raise RuntimeError("Session.run needs an open session: use `with Session(...) as s`")
+        output = output if output is not None else Output()
+        self.prepare(experiment, output)
+        # The stop signals are the session's while it runs (a no-op when the command's own
+        # handling is on, or outside the main thread), not between runs: a notebook's Ctrl-C
+        # between two kmdr.run calls stays the notebook's.
+        try:
+            with signals.stop_on_signals():
+                return execute(self, experiment, output, dataset=dataset, config=config, log=log)
+        finally:
+            self.release_unused_cluster()
+
+
+def run_experiment(
+    experiment: Experiment,
+    execution: Execution | None = None,
+    output: Output | None = None,
+    *,
+    dataset=None,
+    config: dict | None = None,
+    log: Callable[[str], None] | None = None,
+    launcher_n_jobs: int = 1,
+) -> RunOutcome:
+    """Run (or resume) ``experiment`` in a :class:`Session` of its own (``with
+    Session(execution) as s: s.run(experiment, output)``); the arguments and what it raises:
+    :func:`kmdr.engine.runner.execute`."""
+    with Session(execution, launcher_n_jobs=launcher_n_jobs) as session:
+        return session.run(experiment, output, dataset=dataset, config=config, log=log)
+
+
+class _Default:
+    """The session of successive ``kmdr.run`` calls in one process (:func:`default_session`)."""
+
+    def __init__(self) -> None:
+        self.session: Session | None = None
+        self.lock = threading.Lock()
+        atexit.register(self.close)
+
+    def get(self, execution: Execution, launcher_n_jobs: int) -> Session:
+        with self.lock:
+            current = self.session
+            same = current is not None and current.open and current.execution == execution
+            if same and current.launcher_n_jobs == launcher_n_jobs:
+                return current
+            self.session = None
+        if current is not None:
+            current.close()
+        session = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
+        with self.lock:
+            self.session = session
+        return session
+
+    def close(self) -> None:
+        with self.lock:
+            session, self.session = self.session, None
+        if session is not None:
+            session.close()
+
+
+_DEFAULT = _Default()
+
+
+def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:
+    """This process's session for ``execution``, opened on first use and kept for the next
+    calls with the same execution (a call with another closes it and opens a new one); closed
+    by :func:`close_default_session` or when the process exits. What ``kmdr.run`` and the jobs of
+    a multirun use, so a notebook or a sweep pays start-up once."""
+    return _DEFAULT.get(execution, launcher_n_jobs)
+
+
+def close_default_session() -> None:
+    """Close the session :func:`default_session` keeps, if any (the end of a multirun)."""
+    _DEFAULT.close()
