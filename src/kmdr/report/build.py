@@ -37,7 +37,7 @@ from kmdr.report.header import section_header
 from kmdr.report.sections import ReportContext
 from kmdr.report.site import write_site
 from kmdr.report.theory_sections import section_theory
-from kmdr.results.reading import experiment_dirs
+from kmdr.results.reading import Once, experiment_dirs
 
 __all__ = ["build_report", "evaluate_claims", "main", "table_of_contents", "write_report"]
 
@@ -90,11 +90,11 @@ def section_unread(unread: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def build_report(root: str | Path, unread: dict[str, str] | None = None) -> str:
+def build_report(root: str | Path, unread: dict[str, str] | None = None, say=None) -> str:
     """The whole REPORT.md text for the results folder ``root`` (``unread``: see
     :func:`write_report`)."""
     root = Path(root)
-    exps = load_all(root, unread)
+    exps = load_all(root, unread, say)
     results = evaluate_claims({n: C.replicates(e.cells) for n, e in exps.items() if e.has_cells})
     counts = {v: sum(1 for _, r in results if r.verdict == v) for v in C.VERDICTS}
     tally = ", ".join(f"{counts[v]} {v}" for v in C.VERDICTS)
@@ -133,9 +133,10 @@ def write_report(root: str | Path, unread: dict[str, str] | None = None) -> Path
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     path = root / "REPORT.md"
-    text = build_report(root, unread)
+    say = Once()  # the folders are read again for the page: each damaged file is named once
+    text = build_report(root, unread, say)
     atomic_write_text(path, text)
-    write_site(root, text)
+    write_site(root, text, say)
     return path
 
 

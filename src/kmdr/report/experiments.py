@@ -98,7 +98,7 @@ def flag_copied_timings(summary: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFr
 class Experiment:
     """What the report knows about one results/<experiment>/ folder (possibly absent)."""
 
-    def __init__(self, root: Path, name: str):
+    def __init__(self, root: Path, name: str, say=None):
         self.name = name
         self.dir = root / name
         self.exists = self.dir.is_dir()
@@ -113,22 +113,25 @@ class Experiment:
         self.preset = sidecars.preset_of(self.dir, [])
         if not self.exists:
             return
-        self.runs = sidecars.load_runs(self.dir)
+        # The folder is read several times below: each damaged file is named once (``say``: the
+        # whole report's, which reads it again for its page).
+        say = say or sidecars.Once()
+        self.runs = sidecars.load_runs(self.dir, say)
         self.preset = sidecars.preset_of(self.dir, self.runs)
         self.skipped = [public_text(t) for t in sidecars.skip_reasons(self.dir, self.runs)]
         # Method labels differ between papers (lst17 writes "LS" and "k-means" where bzmd14 writes
         # "LapScores" and "kMeans"); the claims and tables speak of one name per method.
         names = _style_names(self.preset["figure"])
-        view = aggregate.cells_view(self.dir, self.runs)
+        view = aggregate.cells_view(self.dir, self.runs, say=say)
         cells = view.cells
         self.excluded_note = public_text(view.note)
         self.unreadable_runs = sidecars.unreadable_runs(self.runs)
         self.cells = _declared_methods(cells, names)
         if len(self.cells):
-            summary = _declared_methods(aggregate.load_summary(self.dir), names)
+            summary = _declared_methods(aggregate.load_summary(self.dir, say=say), names)
             self.summary = flag_copied_timings(summary, self.cells)
         # counted even without a cell: a first run killed before writing one is incomplete
-        comp = aggregate.completeness(self.dir, cells, self.runs)
+        comp = aggregate.completeness(self.dir, cells, self.runs, say=say)
         self.n_cells = int(comp["n_cells"].sum()) if len(comp) else 0
         self.n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
 
@@ -192,7 +195,7 @@ class Experiment:
         return sorted((self.dir / "figures").glob("*.png")) if self.exists else []
 
 
-def load_all(root: Path, unread: dict[str, str] | None = None) -> dict[str, Experiment]:
+def load_all(root: Path, unread: dict[str, str] | None = None, say=None) -> dict[str, Experiment]:
     """Every experiment folder under ``root``, in the order of their presets (then name).
 
     ``unread``: a folder that cannot be read is left out and recorded there (name: one-line
@@ -200,7 +203,7 @@ def load_all(root: Path, unread: dict[str, str] | None = None) -> dict[str, Expe
     exps = []
     for folder in sidecars.experiment_dirs(root):
         try:
-            exps.append(Experiment(root, folder.name))
+            exps.append(Experiment(root, folder.name, say))
         except Exception as err:
             if unread is None:
                 raise

@@ -24,7 +24,7 @@ from matplotlib.colors import to_hex
 from kmdr._io import atomic_write_text
 from kmdr.figures import appearance
 from kmdr.figures.style import FigureStyle, figure_style
-from kmdr.results.reading import is_baseline, preset_of
+from kmdr.results.reading import is_baseline, load_runs, preset_of
 from kmdr.results.summary import load_summary
 
 __all__ = ["BAND", "FOLDER", "PLOTLY_JS", "available", "caption", "experiment_figure",
@@ -109,18 +109,18 @@ def _lines(points: pd.DataFrame, names: dict) -> list[pd.DataFrame]:
     return [line for _, line in sorted(zip(order, lines, strict=True), key=lambda p: p[0])]
 
 
-def experiment_figure(exp_dir: str | Path):
+def experiment_figure(exp_dir: str | Path, say=None):
     """The plotly Figure of an experiment's curves, or None when its style draws no curves or
     it has no point."""
     from plotly import graph_objects as go
     from plotly.subplots import make_subplots
 
     exp_dir = Path(exp_dir)
-    preset = preset_of(exp_dir)
+    preset = preset_of(exp_dir, load_runs(exp_dir, say))
     style = figure_style(preset["figure"])
     if style.draw is not None or not style.panels:
         return None
-    summary = load_summary(exp_dir)
+    summary = load_summary(exp_dir, say=say)
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return None
     names = dict(style.names)
@@ -223,11 +223,11 @@ a { color: #0645ad; }
 """
 
 
-def caption(exp_dir: str | Path) -> str:
+def caption(exp_dir: str | Path, say=None) -> str:
     """What an interactive plot shows, in one paragraph (plain text): its lines and bands (those
     of the static figure), the repetitions behind each point, and what hovering shows."""
     exp_dir = Path(exp_dir)
-    summary = load_summary(exp_dir)
+    summary = load_summary(exp_dir, say=say)
     n = summary["n_cells"][summary["n_cells"] > 0].astype(int) if len(summary) else pd.Series()
     if not len(n):
         reps = "no point has a cell yet"
@@ -275,7 +275,7 @@ def _page(name: str, title: str, plot: str, text: str, section: str | None) -> s
 
 
 def write_interactive(
-    root: str | Path, names: list[str], sections: dict[str, str] | None = None
+    root: str | Path, names: list[str], sections: dict[str, str] | None = None, say=None
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Write the interactive page of each experiment folder ``names`` under ``root`` that has
     curves, and plotly.js once beside them; the folder's other pages are removed. Each page
@@ -289,8 +289,8 @@ def write_interactive(
     written, failed = {}, {}
     for name in names:
         try:
-            fig = experiment_figure(root / name)
-            text = caption(root / name) if fig is not None else ""
+            fig = experiment_figure(root / name, say)
+            text = caption(root / name, say) if fig is not None else ""
         except Exception as err:  # a damaged folder: the report names it, the others are drawn
             failed[name] = f"not drawn ({type(err).__name__}: {' '.join(str(err).split())})"
             continue

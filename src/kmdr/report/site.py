@@ -386,7 +386,7 @@ def figure_sections(report_text: str, root: str | Path) -> dict[str, str]:
     return out
 
 
-def write_site(root: str | Path, report_text: str) -> Site:
+def write_site(root: str | Path, report_text: str, say=None) -> Site:
     """Write ``root/index.html`` (and the interactive plots where plotly is installed) from the
     report's Markdown ``report_text``."""
     root = Path(root)
@@ -394,7 +394,7 @@ def write_site(root: str | Path, report_text: str) -> Site:
     if interactive.available():
         names = [d.name for d in experiment_dirs(root)]
         sections = figure_sections(report_text, root)
-        site.plots, site.not_drawn = interactive.write_interactive(root, names, sections)
+        site.plots, site.not_drawn = interactive.write_interactive(root, names, sections, say)
     else:
         site.no_plots = "plotly is not installed"
     atomic_write_text(site.index, render_page(root, report_text, site))
