@@ -37,6 +37,13 @@ def public_text(text: str) -> str:
     if mirror.startswith("/"):
         text = text.replace(mirror + "/", "$KMDR_DATA_MIRROR/")
     for rel in dict.fromkeys(re.findall(r"cannot obtain (\S+?):", text)):
+        # Where the loader asked for the file: the data cache of the clone that ran, named as
+        # the data cache of any clone (the same text whichever folder the report is built in).
+        text = re.sub(
+            r"put the file at /\S*?/datasets/" + re.escape(rel),
+            "put the file at datasets/" + rel,
+            text,
+        )
         text = re.sub(r"(?<![\w.:/~$])/\S*?/" + re.escape(rel), "$KMDR_DATA_MIRROR/" + rel, text)
     return _ABS_PATH.sub(lambda m: ".../" + m.group(0).rsplit("/", 1)[-1], text)
 
