@@ -61,7 +61,6 @@ intersphinx_mapping: dict = {}
 
 html_theme = "pydata_sphinx_theme"
 html_title = "kmdr"
-html_static_path = ["_static"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
