@@ -295,6 +295,7 @@ def _reproduce(
     from kmdr.engine.session import close_default_session, default_session
     from kmdr.engine.signals import raise_if_received
     from kmdr.results.compare import replaced_line, snapshot
+    from kmdr.results.reading import load_runs, skip_reasons
 
     rows, compared = [], []
     start_all = time.perf_counter()
@@ -312,6 +313,7 @@ def _reproduce(
                 session = default_session(spec.execution)
                 session.prepare(spec.experiment, spec.output)
                 before = snapshot(reference / name)  # the rows this run's cells replace
+                prior_skip = skip_reasons(results / name, load_runs(results / name))[-1:]
                 # The runner draws nothing: the drawer draws it while the next one runs.
                 outcome = session.run(spec.experiment, spec.output, config=to_container(cfg))
             except (ConfigError, HydraException, OmegaConfBaseException) as err:
@@ -324,6 +326,7 @@ def _reproduce(
                 print(f"[reproduce] {name}: {err}", file=sys.stderr)
                 return 2
             wall = time.perf_counter() - start
+            _forget_if_unchanged(outcome, prior_skip)
             if spec.output.figures and not outcome.skipped:
                 drawer.submit(outcome.experiment_dir)
             rows.append(_row(name, outcome, wall))
@@ -379,6 +382,25 @@ def _reproduce(
     for line in compared:
         print(line)
     return 0
+
+
+def _forget_if_unchanged(outcome, prior_skip: list[str]) -> None:
+    """Remove the run record of a run that changed nothing: every cell reused, or skipped for
+    the reason the folder's latest record already gives. The record would only say that nothing
+    happened, and a reproduction that reuses everything must leave the results folder as it was
+    (no new file for git to show)."""
+    from kmdr.results.reading import load_runs, skip_reasons
+
+    record = outcome.experiment_dir / "runs" / f"{outcome.run_id}.json"
+    if not record.is_file():
+        return
+    if outcome.skipped:
+        this = [r for r in load_runs(outcome.experiment_dir) if r.get("run_id") == outcome.run_id]
+        unchanged = bool(prior_skip) and skip_reasons(outcome.experiment_dir, this) == prior_skip
+    else:
+        unchanged = outcome.status == "complete" and outcome.n_computed == 0
+    if unchanged:
+        record.unlink()
 
 
 def _row(name: str, outcome, wall: float) -> dict:

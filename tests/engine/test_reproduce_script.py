@@ -225,6 +225,12 @@ def _bytes(root: Path, paths: list[str]) -> dict[str, bytes]:
     return {p: (root / p).read_bytes() for p in paths if (root / p).exists()}
 
 
+def _files(results: Path) -> set[Path]:
+    """The files of a results folder that git would show (not the ignored caches and locks)."""
+    ignored = {"cells", ".locks", ".cache"}
+    return {p for p in results.rglob("*") if p.is_file() and not ignored & set(p.parts)}
+
+
 def test_a_reproduction_that_reuses_every_cell_changes_no_tracked_file(tmp_path):
     """The committed results copied, then `make reproduce`'s steps on the copy (the script on a
     finished experiment, its figures, the report): every file the repository tracks is byte for
@@ -244,8 +250,11 @@ def test_a_reproduction_that_reuses_every_cell_changes_no_tracked_file(tmp_path)
                              text=True)  # fmt: skip
         assert run.returncode == 0, run.stderr[-2000:]
 
+    files = _files(copy)
     done = reproduce("--results", str(copy), "--only", "bzmd14_orl")
     assert done.returncode == 0, done.stderr[-2000:]
+    # nothing new either: the record of a run that reused every cell is not kept
+    assert _files(copy) - files == set()
     if "bzmd14_orl: SKIPPED" in done.stdout:
         pytest.skip("ORL's data is not on this machine (set KMDR_DATA_MIRROR)")
     assert "bzmd14_orl: 705 cells (0 computed, 705 reused)" in done.stdout, done.stdout[-2000:]
@@ -261,10 +270,12 @@ def test_a_reproduction_that_reuses_every_cell_changes_no_tracked_file(tmp_path)
     # reason (the loader's words change with the code), the second changes nothing
     for _ in range(2):
         before = _bytes(copy, tracked)
+        files = _files(copy)
         done = reproduce("--results", str(copy), "--only", "bmd09_table1")
         assert done.returncode == 0 and "bmd09_table1: SKIPPED" in done.stdout, done.stdout
         report()
     assert _bytes(copy, tracked) == before
+    assert _files(copy) - files == set()  # no record of a no-op
     skipped = (copy / "SKIPPED.md").read_text()
     assert skipped.count("`bmd09_table1`") == 1
     written = skipped + (copy / "reproduce_times.csv").read_text()
