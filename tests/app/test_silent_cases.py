@@ -74,7 +74,7 @@ def test_results_dir_as_override_and_keyword_is_refused(tmp_path, monkeypatch):
         kmdr.run(*TINY, "results_dir=a", results_dir="b")
     message = str(err.value)
     assert "\n" not in message
-    assert "results_dir is given 2 times (results_dir=a, results_dir='b')" in message
+    assert "results_dir is given twice ('results_dir=a' and results_dir='b')" in message
     with pytest.raises(kmdr.ConfigError, match=r"repeats is given 2 times \(repeats=2, repeats=5"):
         kmdr.run(*TINY, "repeats=5", results_dir="b")
     assert files_under(tmp_path) == []

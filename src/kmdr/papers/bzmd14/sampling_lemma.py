@@ -268,9 +268,9 @@ def run_sampling_lemma(
 ) -> pd.DataFrame:
     """Compute the lemma table on every dataset that loads, write CSVs and the figure; with one
     BLAS/OpenMP thread, as cells are (the singular values' last bits depend on the count)."""
-    from kmdr.engine.threads import run_threads
+    from kmdr.engine.threads import ThreadPools, run_threads
 
-    with run_threads(1):
+    with run_threads(ThreadPools(), 1):
         return _run_sampling_lemma(results, quick, datasets, loader)
 
 
