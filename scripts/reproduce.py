@@ -396,7 +396,9 @@ def _forget_if_unchanged(outcome, prior_skip: list[str]) -> None:
         return
     if outcome.skipped:
         this = [r for r in load_runs(outcome.experiment_dir) if r.get("run_id") == outcome.run_id]
-        unchanged = bool(prior_skip) and skip_reasons(outcome.experiment_dir, this) == prior_skip
+        # compared as committed (without the paths of the clone that ran each skip)
+        now = [_portable(t) for t in skip_reasons(outcome.experiment_dir, this)]
+        unchanged = bool(prior_skip) and now == [_portable(t) for t in prior_skip]
     else:
         unchanged = outcome.status == "complete" and outcome.n_computed == 0
     if unchanged:
