@@ -14,8 +14,9 @@ Errors are one line, ``kmdr: error: <what and how to fix it>``, exit status 2, b
 * Hydra's composition and parsing errors (an unknown key or group option, a value of the wrong
   type, an override its grammar cannot parse, a YAML syntax error) are raised to :func:`main`
   rather than printed with Hydra's hint about a stack trace: ``HYDRA_FULL_ERROR=1``, Hydra's
-  documented switch, is set while the app runs, and :func:`config_problem` words the error. A
-  user who sets ``HYDRA_FULL_ERROR=1`` gets Hydra's traceback as usual.
+  documented switch, is set while the app runs, and
+  :func:`kmdr.config.compose.composition_problem` words the error. A user who sets
+  ``HYDRA_FULL_ERROR=1`` gets Hydra's traceback as usual.
 * Hydra reads its flags with argparse, which prints a usage screen before its error line. Two
   mistakes are caught before Hydra so that they stay one line: a flag after an override that
   another override follows (``kmdr reducer=sign -m dataset=orl``: argparse reads only the
@@ -34,30 +35,13 @@ import warnings
 from collections.abc import Iterator
 from typing import NoReturn
 
-from kmdr._errors import error_chain, exit_error
+from kmdr._errors import exit_error
 from kmdr.engine import signals
 
-__all__ = ["config_problem", "main"]
+__all__ = ["main"]
 
 PROGRAM = "kmdr"
 _FULL_ERROR = "HYDRA_FULL_ERROR"
-
-
-def config_problem(err: BaseException) -> str | None:
-    """One line for an error met while composing a config, or None if ``err`` is not one."""
-    from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
-
-    from kmdr.config.errors import ConfigError, one_line
-    from kmdr.config.presets import yaml_problem
-
-    for cause in error_chain(err):  # a YAML syntax error anywhere in the chain names its file
-        problem = yaml_problem(cause)
-        if problem is not None:
-            return problem
-    if isinstance(err, HydraException | OmegaConfBaseException | ConfigError):
-        return one_line(err)
-    return None
 
 
 def _interrupted_before_any_cell(err: BaseException) -> NoReturn:
@@ -126,7 +110,9 @@ def main(argv: list[str] | None = None) -> None:
                 _interrupted_before_any_cell(signals.Interrupted(signals.received()))
             if full_error:
                 raise
-            problem = config_problem(err)
+            from kmdr.config.compose import composition_problem
+
+            problem = composition_problem(err)
             if problem is None:
                 exit_error(PROGRAM, f"{type(err).__name__}: {err}", status=1)
             exit_error(PROGRAM, problem)
