@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -21,17 +20,13 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from _browser import chromium, needs_chromium
+
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium")
-CHROMEDRIVER = shutil.which("chromedriver")
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        CHROMIUM is None or CHROMEDRIVER is None,
-        reason="chromium and its driver are not installed "
-        "(apt-get install chromium chromium-driver)",
-    ),
+    needs_chromium,
 ]
 
 
@@ -139,27 +134,7 @@ def test_every_gallery_example_ran_and_drew(built_site):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-        "--window-size=1280,1000",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.set_page_load_timeout(120)
-    yield driver
-    driver.quit()
+    yield from chromium(tmp_path_factory)
 
 
 def test_every_page_loads_and_shows_its_images(built_site, browser):
