@@ -46,3 +46,15 @@ def test_split_blocks_stack_back_to_the_matrix(sparse):
     assert blocks.n_blocks == 3 and blocks.is_sparse is sparse
     assert blocks.fingerprint.startswith("content:")
     np.testing.assert_array_equal(blocks.labels(), ds.y)
+
+
+def test_load_blocks_of_a_generated_dataset_are_its_rows():
+    from kmdr.datasets import load_dataset
+    from kmdr.datasets.blocks import load_blocks
+
+    params = {"n_samples": 300, "n_features": 40, "n_clusters": 3, "seed": 5}
+    whole = load_dataset("synth", **params)
+    blocks = load_blocks("synth", rows=128, **params)
+    assert blocks.bounds == ((0, 128), (128, 256), (256, 300))
+    assert blocks.fingerprint == whole.fingerprint
+    np.testing.assert_array_equal(np.vstack(list(blocks.blocks())), whole.X)

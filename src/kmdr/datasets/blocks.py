@@ -25,7 +25,14 @@ import numpy as np
 
 from ._base import Dataset
 
-__all__ = ["RowBlocks", "SplitBlocks", "bounds_of_rows", "check_bounds", "even_bounds"]
+__all__ = [
+    "RowBlocks",
+    "SplitBlocks",
+    "bounds_of_rows",
+    "check_bounds",
+    "even_bounds",
+    "load_blocks",
+]
 
 
 def even_bounds(n_samples: int, n_blocks: int) -> tuple[tuple[int, int], ...]:
@@ -141,3 +148,16 @@ class SplitBlocks(RowBlocks):
 
     def labels(self) -> np.ndarray:
         return self.dataset.y
+
+
+def load_blocks(name: str, *, rows: int, data_dir=None, mirror=None, **params) -> RowBlocks:
+    """Dataset ``name`` as blocks of ``rows`` rows (the last one shorter).
+
+    A dataset that can produce a block on its own (generated, or read from shards) does so one
+    block at a time; any other is loaded whole (:func:`~kmdr.datasets.load_dataset`, with the
+    same arguments) and cut (:class:`SplitBlocks`).
+    """
+    from . import load_dataset
+
+    dataset = load_dataset(name, data_dir=data_dir, mirror=mirror, **params)
+    return SplitBlocks(dataset, bounds_of_rows(dataset.n_samples, rows))
