@@ -4,7 +4,8 @@ reads one switch, and the warnings of the libraries kmdr runs that a user must s
 
 - ``quiet``: no progress bar and no closing summary line; errors, kmdr's warnings and the
   store's reports (a damaged file, a resumed run) still show.
-- ``normal`` (the default): a progress bar when stderr is a terminal or the run is in a notebook;
+- ``normal`` (the default): a progress bar when stderr is a terminal or the run is in a notebook,
+  else a start line and a progress line at a steady interval (:mod:`kmdr.engine.progress`);
   library warnings that only repeat what kmdr already handles are hidden (:data:`HIDDEN`).
 - ``verbose``: every library warning, unfiltered.
 
@@ -24,8 +25,10 @@ __all__ = [
     "HIDDEN",
     "LEVELS",
     "LOGGER",
+    "in_notebook",
     "logging_for",
     "quiet",
+    "say",
     "show_progress",
     "verbose",
 ]
@@ -60,11 +63,17 @@ def verbose() -> bool:
     return _level() <= logging.DEBUG
 
 
-def _in_notebook() -> bool:
-    """Whether this process is a Jupyter kernel (tqdm.auto then draws a widget, no ``\\r``)."""
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel."""
     ipython = sys.modules.get("IPython")
     shell = getattr(ipython, "get_ipython", lambda: None)() if ipython else None
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
+def say(msg: str) -> None:
+    """Write one of a run's ``[kmdr]`` lines: to stderr, or to stdout in a notebook (which paints
+    stderr red, as if the run had failed)."""
+    print(msg, file=sys.stdout if in_notebook() else sys.stderr, flush=True)
 
 
 def show_progress(enabled: bool | None) -> bool:
@@ -76,7 +85,7 @@ def show_progress(enabled: bool | None) -> bool:
     if quiet():
         return False
     isatty = getattr(sys.stderr, "isatty", lambda: False)
-    return bool(isatty()) or _in_notebook()
+    return bool(isatty()) or in_notebook()
 
 
 @contextlib.contextmanager

@@ -114,12 +114,12 @@ def test_a_dry_run_multirun_writes_no_folder(tmp_path):
     assert not (tmp_path / "r").exists()
 
 
-def _run_to_file(tmp_path, *args) -> bytes:
+def _run_to_file(tmp_path, *args, base=DRAWN) -> bytes:
     """Run kmdr with stderr (and stdout) written to a file, as a batch job's log is."""
     log = tmp_path / "run.log"
     with log.open("wb") as out:
         proc = subprocess.run(
-            [*KMDR, *DRAWN, f"results_dir={tmp_path / 'r'}", *args],
+            [*KMDR, *base, f"results_dir={tmp_path / 'r'}", *args],
             cwd=tmp_path,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -142,6 +142,35 @@ def test_a_log_file_gets_no_progress_bar(tmp_path):
     # progress=true draws it anyway: the check above would see a bar
     forced = _run_to_file(tmp_path, "progress=true", "name=forced")
     assert b"\r" in forced
+
+
+@pytest.mark.fault(
+    "a run logged to a file (stderr not a terminal) that takes longer than progress_every",
+    gets="a start line (data, methods, grid, cells to compute and reused, results folder), a "
+    "progress line every progress_every seconds with rising counts, then the closing line",
+)
+def test_a_logged_run_writes_a_start_line_and_progress_lines(tmp_path):
+    longer = overridden(
+        DRAWN,
+        "+dataset.params={n_samples:2000,n_features:300,n_clusters:3}",
+        "r_grid=[2,4,8,16]",
+        "repeats=4",
+    )
+    data = _run_to_file(tmp_path, "progress_every=0.2", "name=logged", base=longer).decode()
+    lines = data.splitlines()
+    start = [line for line in lines if "logged: cells: start" in line]
+    assert len(start) == 1, data
+    assert "16 of 16 cells to compute (0 reused)" in start[0]
+    assert f"-> {tmp_path / 'r' / 'logged'}" in start[0] and "at r = 2, 4, 8, 16" in start[0]
+    progress = [line for line in lines if "cells done" in line]
+    done = [int(line.split(": cells: ")[1].split("/")[0]) for line in progress]
+    assert len(done) >= 2 and done == sorted(done) and done[-1] > done[0], data
+    assert all("/16 cells done" in line and "elapsed" in line for line in progress)
+    assert lines.index(start[0]) < lines.index(progress[0])
+    assert lines[-1].startswith("[kmdr] logged: 16 cells (16 computed, 0 reused)"), data
+    # a terminal's run, or progress=false, writes no such line
+    quiet = _run_to_file(tmp_path, "progress=false", "name=unlogged").decode()
+    assert "start," not in quiet and "cells done" not in quiet
 
 
 def test_a_quiet_run_says_nothing_but_keeps_its_results(tmp_path):

@@ -19,8 +19,10 @@ problem is an exception rather than an exit status:
   dataset cannot be obtained; the cells it finished are kept;
 - KeyboardInterrupt: the run was stopped; the cells it finished are kept.
 
-Progress: a bar when stderr is a terminal, a widget in a notebook (``tqdm.auto``), nothing in a
-log file (``progress`` and ``verbosity`` decide otherwise, as on the command line).
+Progress: a bar when stderr is a terminal; in a notebook a widget with ``ipywidgets`` (the
+``notebook`` extra), else a text bar, and the run's lines go to stdout; elsewhere (a log file) a
+start line and a progress line every ``progress_every`` seconds (:mod:`kmdr.engine.progress`;
+``progress`` and ``verbosity`` decide otherwise, as on the command line).
 """
 
 from __future__ import annotations

@@ -122,6 +122,7 @@ class Output:
     results_dir: str = "results"
     figures: bool = True
     progress: bool | None = None
+    progress_every: float = 30.0
     verbosity: str = "normal"
     dry_run: bool = False
 
@@ -328,6 +329,7 @@ def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
         results_dir=checks.check_results_dir(c["results_dir"]),
         figures=bool(c["figures"]),
         progress=c["progress"],
+        progress_every=checks.positive_seconds(c["progress_every"], "progress_every"),
         verbosity=str(c["verbosity"]),
         dry_run=bool(c["dry_run"]),
     )

@@ -227,9 +227,11 @@ class RunConfig:
     claim_timeout: float = 300.0
     # Draw summaries and figures at the end of a run (a failure to draw never loses the CSV).
     figures: bool = True
-    # The progress bar: null shows it only when stderr is a terminal or in a notebook (never in
-    # a log file, never when quiet); true or false decides.
+    # The progress bar: null shows it only when stderr is a terminal or in a notebook, and writes
+    # a start line and a progress line every progress_every seconds anywhere else (a log file);
+    # never when quiet. true forces the bar, false shows neither.
     progress: bool | None = None
+    progress_every: float = 30.0
     # quiet | normal | verbose: what the run prints besides errors (kmdr._log).
     verbosity: Verbosity = Verbosity.normal
     # The reduced grid of `scripts/reproduce.py --quick`: keys of this config, merged over it

@@ -23,7 +23,6 @@ does not know how results are presented.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,14 +30,15 @@ from pathlib import Path
 
 from kmdr import _kernels
 from kmdr._errors import one_line
+from kmdr._log import say
 from kmdr.config.checks import check_against_data, check_reducer_params
 from kmdr.config.kinds import get_kind
 from kmdr.config.objects import Execution, Experiment, Output
 from kmdr.engine import signals
 from kmdr.engine.job_data import prepare_data
 from kmdr.engine.parallel import BackendError, Parallelism
+from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
-from kmdr.engine.sweep import progress_bar
 from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 
@@ -191,7 +191,7 @@ def execute(
 
     execution = session.execution
     dry_run = output.dry_run
-    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    log = log or say
     if not dry_run:
         check_reducer_params(experiment)  # raises ConfigError before any work
         kernels = _kernels.mismatch()
@@ -259,7 +259,7 @@ def execute(
         outcome,
         par,
         log,
-        progress_bar(output.progress),
+        progress_bar(output.progress, log, output.progress_every),
     )
     if dry_run:
         from kmdr.engine.dry_run import describe

@@ -10,6 +10,8 @@ A Session holds, from its start to its end:
   the data loads (:class:`~kmdr.engine.parallel.Warmup`; ``Execution.warmup=False`` turns it off)
   or the dask LocalCluster started ahead of the run (:class:`~kmdr.engine.clusters.ClusterStart`),
   closed when the session ends if no run took it;
+* the thread that writes a logged run's progress lines at a steady interval
+  (:meth:`Session.ticking`, :mod:`kmdr.engine.progress`);
 * the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +
   signal, finished cells kept (:func:`kmdr.engine.signals.stop_on_signals`, entered and left
   around each run of the session);
@@ -57,6 +59,7 @@ from kmdr.engine.threads import ThreadPools
 from kmdr.engine.work import SharedWorkMemo
 
 __all__ = [
+    "TICK",
     "WATCH_EVERY",
     "ProcessState",
     "Session",
@@ -69,6 +72,8 @@ __all__ = [
     "worker_job",
 ]
 
+#: Seconds between two looks of a logged run's progress at the clock (Session.ticking).
+TICK = 1.0
 #: Seconds between two looks of a worker at its parent (see :meth:`ProcessState.watch_parent`).
 WATCH_EVERY = 0.5
 
@@ -306,6 +311,26 @@ class Session:
             self._data[key] = data
         return data
 
+    @contextlib.contextmanager
+    def ticking(self, progress) -> Iterator[None]:
+        """Call ``progress.tick()`` every :data:`TICK` seconds from a thread of this session
+        while the block runs, when ``progress`` has a ``tick`` (a
+        :class:`~kmdr.engine.progress.LogProgress`: its lines then come while no cell
+        finishes); a tqdm bar redraws itself."""
+        if not hasattr(progress, "tick"):
+            yield
+            return
+        stop = threading.Event()
+        thread = threading.Thread(
+            target=_tick, args=(progress, stop), name="kmdr-progress", daemon=True
+        )
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
     def run(
         self,
         experiment: Experiment,
@@ -330,6 +355,11 @@ class Session:
                 return execute(self, experiment, output, dataset=dataset, config=config, log=log)
         finally:
             self.release_unused_cluster()
+
+
+def _tick(progress, stop: threading.Event) -> None:
+    while not stop.wait(TICK):
+        progress.tick()
 
 
 def run_experiment(

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable
 from concurrent.futures import BrokenExecutor
 
 from kmdr.config.seeds import shared_seed
@@ -219,7 +218,9 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
 
     store, experiment, par = ctx.store, ctx.experiment, ctx.parallelism
     claimer = _Claimer(store)
-    bar = ctx.progress(total, ctx.outcome.n_reused, f"{experiment.name}: cells", "cell")
+    bar = ctx.progress(
+        total, ctx.outcome.n_reused, f"{experiment.name}: cells", "cell", _start_text(ctx)
+    )
     last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
 
@@ -255,24 +256,44 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
             last_csv[0] = time.monotonic()
 
     try:
-        todo = pending
-        while todo:
-            jobs = (job(group) for group in claimer.claimed(group_cells(todo)))
-            try:
-                for pairs, report in results_as_completed(jobs, par.n_jobs):
-                    if report is not None:
-                        ident, seconds = report
-                        shared_log.setdefault(ident, []).append(seconds)
-                    for cell, metrics in pairs:
-                        persist(cell, metrics)
-            except BrokenExecutor as err:  # a worker died: name its cell, in one line
-                if signals.received() is not None:
-                    raise  # the signal that stops this run ended it too
-                raise CellAborted(_worker_death(claimer, pending, err)) from None
-            todo = _wait_for_others(ctx, claimer, bar)
+        with ctx.session.ticking(bar):
+            _compute(ctx, pending, claimer, job, persist, shared_log, bar)
     finally:
         claimer.release_all()
         bar.close()
+
+
+def _compute(ctx, pending, claimer, job, persist, shared_log: dict, bar) -> None:
+    """Compute the cells this run claims, then those it waited for, persisting each."""
+    todo = pending
+    while todo:
+        jobs = (job(group) for group in claimer.claimed(group_cells(todo)))
+        try:
+            for pairs, report in results_as_completed(jobs, ctx.parallelism.n_jobs):
+                if report is not None:
+                    ident, seconds = report
+                    shared_log.setdefault(ident, []).append(seconds)
+                for cell, metrics in pairs:
+                    persist(cell, metrics)
+        except BrokenExecutor as err:  # a worker died: name its cell, in one line
+            if signals.received() is not None:
+                raise  # the signal that stops this run ended it too
+            raise CellAborted(_worker_death(claimer, pending, err)) from None
+        todo = _wait_for_others(ctx, claimer, bar)
+
+
+def _start_text(ctx) -> str:
+    """What the start line of a logged run says besides the counts: the data, the methods and
+    grid, where the results go."""
+    experiment = ctx.experiment
+    n, d, _ = ctx.shape
+    labels = ", ".join(dict.fromkeys(entry.id or entry.name for entry in experiment.reducers))
+    grid = ", ".join(str(r) for r in experiment.r_grid)
+    return (
+        f"{experiment.dataset} ({n} x {d}), {labels} at r = {grid}, {experiment.repeats} "
+        f"repetitions, {ctx.parallelism.n_jobs} job{'s' if ctx.parallelism.n_jobs > 1 else ''} -> "
+        f"{ctx.store.root}"
+    )
 
 
 def describe_cells(cells: list[Cell]) -> str:
@@ -337,28 +358,3 @@ def _wait_for_others(ctx, claimer: _Claimer, bar) -> list[Cell]:
         claimer.adopt(cell, claim)  # the other run died: this one computes it
         return waiting[i:]
     return []
-
-
-def progress_bar(enabled: bool | None) -> Callable:
-    """A factory of tqdm bars: drawn when ``enabled`` is true; when it is None, only on a
-    terminal or in a notebook and never in a quiet run (:func:`kmdr._log.show_progress`), so a
-    log file gets no carriage returns."""
-    from kmdr._log import show_progress
-
-    enabled = show_progress(enabled)
-
-    def make(total, initial, desc, unit):
-        from tqdm.auto import tqdm
-
-        return tqdm(
-            mininterval=0.5,
-            total=total,
-            initial=initial,
-            desc=desc,
-            unit=unit,
-            disable=not enabled,
-            dynamic_ncols=True,
-            smoothing=0.1,
-        )
-
-    return make

@@ -1,0 +1,143 @@
+"""What a run shows of its progress: a bar where one can be redrawn, lines where it cannot.
+
+- On a terminal, a tqdm bar on stderr.
+- In a Jupyter notebook, tqdm's widget when ``ipywidgets`` is installed (the ``notebook``
+  extra), else tqdm's text bar; either ends in its final state in the saved notebook.
+- Anywhere else (stderr to a log file, a batch job's output): :class:`LogProgress`, lines a person
+  can follow in a file: a start line when the cells start, then one line every
+  ``progress_every`` seconds (cells done out of all, time elapsed, an estimate of the time left),
+  never a carriage return. The run's closing line says how it ended.
+
+``progress=false`` shows neither, ``progress=true`` forces the bar, and a quiet run shows
+neither unless ``progress=true`` (:func:`kmdr._log.show_progress`).
+
+The lines come at a steady interval even while no cell finishes (a 6-minute cell): the run's
+:class:`~kmdr.engine.session.Session` asks :meth:`LogProgress.tick` every second from its own
+thread (``Session.ticking``), and a line is written when ``progress_every`` seconds have passed.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+__all__ = ["LogProgress", "progress_bar"]
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``3 min 5 s``, ``2 h 07 min``."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+class LogProgress:
+    """Progress as lines of a log (the tqdm methods a run uses: :meth:`update`, :meth:`close`).
+
+    Parameters
+    ----------
+    total : the number of cells of the run.
+    initial : how many are done already (reused).
+    desc : what is counted, e.g. ``"bzmd14_orl: cells"``.
+    unit : the unit's name (``"cell"``).
+    log : where lines go (the run's log: stderr).
+    every : seconds between two progress lines.
+    start : the start line's text after ``desc`` (what runs, where results go); None: only the
+        counts.
+    """
+
+    def __init__(
+        self,
+        total: int,
+        initial: int,
+        desc: str,
+        unit: str,
+        log: Callable[[str], None],
+        every: float,
+        start: str | None = None,
+    ):
+        self.total, self.n, self.initial = int(total), int(initial), int(initial)
+        self.desc, self.unit, self.log, self.every = desc, unit, log, float(every)
+        self._lock = threading.Lock()
+        self._started = self._said = time.monotonic()
+        self._closed = False
+        todo = self.total - self.initial
+        counts = f"{todo} of {self.total} {unit}s to compute ({self.initial} reused)"
+        self.log(f"[kmdr] {desc}: start, {counts}" + (f"; {start}" if start else ""))
+
+    def line(self) -> str:
+        """The progress line: done out of all, elapsed, and the time left at the rate so far."""
+        elapsed = time.monotonic() - self._started
+        done = self.n - self.initial
+        text = f"[kmdr] {self.desc}: {self.n}/{self.total} {self.unit}s done"
+        text += f" ({done} computed), {_duration(elapsed)} elapsed"
+        left = self.total - self.n
+        if done > 0 and left > 0:
+            text += f", about {_duration(elapsed / done * left)} left"
+        return text
+
+    def tick(self) -> None:
+        """Write the progress line if ``every`` seconds have passed since the last line."""
+        with self._lock:
+            if self._closed or time.monotonic() - self._said < self.every:
+                return
+            self._said = time.monotonic()
+        self.log(self.line())
+
+    def update(self, n: int = 1) -> None:
+        with self._lock:
+            self.n += n
+        self.tick()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+
+
+def progress_bar(
+    enabled: bool | None, log: Callable[[str], None] | None = None, every: float = 30.0
+) -> Callable:
+    """A factory ``make(total, initial, desc, unit, start=None)`` of the run's progress display
+    (see the module docstring): a tqdm bar when :func:`kmdr._log.show_progress` says so, else
+    :class:`LogProgress` lines to ``log`` every ``every`` seconds unless the run is quiet or
+    ``enabled`` is false, else a disabled bar."""
+    from kmdr._log import in_notebook, quiet, show_progress
+
+    shown = show_progress(enabled)
+    lines = not shown and enabled is None and not quiet() and log is not None
+
+    def make(total, initial, desc, unit, start=None):
+        if lines:
+            return LogProgress(total, initial, desc, unit, log, every, start)
+        options = {}
+        if shown and in_notebook():
+            try:
+                import ipywidgets  # noqa: F401
+                from tqdm.notebook import tqdm  # a widget
+            except ImportError:  # tqdm.auto would warn and draw a widget frozen at 0
+                from tqdm.std import tqdm
+
+                options["file"] = sys.stdout  # a notebook paints stderr red
+        else:
+            from tqdm.std import tqdm
+
+        return tqdm(
+            **options,
+            mininterval=0.5,
+            total=total,
+            initial=initial,
+            desc=desc,
+            unit=unit,
+            disable=not shown,
+            dynamic_ncols=True,
+            smoothing=0.1,
+        )
+
+    return make
