@@ -34,7 +34,9 @@ _SWEEP_DIR = "hydra.sweep.dir"
 
 
 def _say(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+    from kmdr._log import say
+
+    say(msg)
 
 
 def conclude(result) -> None:

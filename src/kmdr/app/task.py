@@ -182,7 +182,9 @@ def finish(outcome, experiment, output) -> JobResult:
 
 
 def _stderr(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+    from kmdr._log import say
+
+    say(msg)
 
 
 def run(cfg) -> JobResult | None:
