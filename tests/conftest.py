@@ -7,6 +7,25 @@ import kmdr  # noqa: F401
 import matplotlib
 
 # isort: on
+import importlib.metadata
+import os
+
+
+def _installed_plugins() -> list[str]:
+    """The installed distributions, other than kmdr, that declare kmdr entry points (a user's
+    plug-ins): read before kmdr scans its entry points, and ignored by every process of the suite
+    (``KMDR_IGNORE_PLUGINS``), so that the suite tests kmdr alone whatever is installed beside
+    it. The plug-ins tests make for themselves (in temporary folders) are not installed here."""
+    names = set()
+    for dist in importlib.metadata.distributions():
+        name = dist.metadata["Name"] or ""
+        if name.lower() != "kmdr" and any(ep.group.startswith("kmdr.") for ep in dist.entry_points):
+            names.add(name)
+    return sorted(names)
+
+
+os.environ["KMDR_IGNORE_PLUGINS"] = ",".join(_installed_plugins())
+
 
 # Figures are drawn to files; no display is needed or wanted.
 matplotlib.use("Agg")

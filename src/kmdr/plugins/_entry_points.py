@@ -6,10 +6,12 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+import os
 from collections.abc import Callable
 from typing import NamedTuple
 
 __all__ = [
+    "IGNORED_ENV",
     "OWN_DISTRIBUTION",
     "Source",
     "all_entry_points",
@@ -24,10 +26,28 @@ __all__ = [
 OWN_DISTRIBUTION = "kmdr"
 
 
+#: Names of installed distributions (comma-separated) whose entry points kmdr does not read: what
+#: kmdr's test suite sets for the plug-ins installed beside it, so that it tests kmdr alone.
+IGNORED_ENV = "KMDR_IGNORE_PLUGINS"
+
+
+def _canonical(name: str) -> str:
+    return name.strip().lower().replace("_", "-").replace(".", "-")
+
+
 @functools.cache
 def all_entry_points() -> importlib.metadata.EntryPoints:
     # One scan of the installed packages' metadata per process, shared by every registry.
-    return importlib.metadata.entry_points()
+    found = importlib.metadata.entry_points()
+    ignored = {_canonical(n) for n in os.environ.get(IGNORED_ENV, "").split(",") if n.strip()}
+    if not ignored:
+        return found
+    return importlib.metadata.EntryPoints(
+        ep
+        for group in found.groups
+        for ep in found.select(group=group)
+        if ep.dist is None or _canonical(ep.dist.name) not in ignored
+    )
 
 
 def entry_points_of(group: str) -> tuple[importlib.metadata.EntryPoint, ...]:
