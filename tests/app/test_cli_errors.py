@@ -118,7 +118,7 @@ def test_the_options_table_is_hydras(tmp_path):
 
 
 @pytest.mark.fault(
-    "kmdr --help piped into a program that stops reading (kmdr --help | head -3)",
+    "kmdr --help or --version piped into a program that has stopped reading (kmdr --help | true)",
     gets="ends quietly, as a Unix filter: nothing on stderr, exit status 141 (128 + SIGPIPE)",
 )
 @pytest.mark.parametrize("args", [["--help"], ["--version"]])
