@@ -136,10 +136,12 @@ def test_a_reader_that_stops_early_ends_it_quietly(args, tmp_path):
     assert err == ""
 
 
-def test_a_reader_that_reads_it_all_sees_exit_0(tmp_path):
+def test_kmdr_help_into_head_prints_no_error(tmp_path):
+    """``kmdr --help | head -3``: whether head has gone before kmdr's last write (exit 141) or
+    not (exit 0) is the pipe's timing, as for any filter; either way nothing on stderr."""
     shell = f"{KMDR} --help | head -3; exit ${{PIPESTATUS[0]}}"
     proc = subprocess.run(
         ["bash", "-c", shell], cwd=tmp_path, capture_output=True, text=True, env=_env()
     )
-    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.returncode in (0, 128 + signal.SIGPIPE) and proc.stderr == "", proc.stderr
     assert len(proc.stdout.splitlines()) == 3 and "k-means" in proc.stdout

@@ -91,7 +91,10 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of ``kmdr`` (``argv``: the arguments after the program name; default: the
     command line)."""
     try:
-        _main(argv)
+        try:
+            _main(argv)
+        finally:  # what is still buffered is written here, not in Python's exit
+            sys.stdout.flush()
     except BrokenPipeError:
         _reader_gone()
 
