@@ -1,28 +1,40 @@
-"""What a user waits for beyond the computing: two checkouts measured in one interleaved run.
+"""What a user waits for beyond the computing, before and after: two checkouts in one run.
 
-    python scripts/bench_overheads.py --before /path/to/old/.venv/bin/python --repeats 3
+    python scripts/bench_overheads.py --repeats 3          # baseline f127b40 vs this checkout
+    python scripts/bench_overheads.py --repeats 1 --only dry_run
 
-For each interpreter (``--before``: another checkout's virtualenv; ``--after``: this one's, by
-default), run from a fresh temporary folder, so nothing is written into either checkout:
+The baseline is commit :data:`BASELINE` (``--baseline-commit``) checked out as a git worktree of
+this repository with a virtualenv of its own (made with ``uv`` on first use, from that commit's
+``requirements/lock.txt``, and kept in ``--baseline-dir`` for the next run); the current side is
+this checkout's interpreter. Measured, each time in a fresh temporary results folder (nothing
+is written into either checkout), with the data mirror of ``KMDR_DATA_MIRROR``:
 
-1. ``kmdr experiment=bzmd14_orl repeats=1 kmeans.init=k-means++``: the wall time of the command
-   and the run's own reported time (the ``in X s`` of its last line), and their difference;
-2. a multirun of 6 small jobs, ``kmdr -m dataset=orl,coil20 reducer=leverage,sign,svd
-   r_grid=[5,10] repeats=1``: its wall time;
-3. ``kmdr.run`` on 4 cells already computed, called twice in one Python process: the wall of
-   each call (the second one must pay no start-up again).
+``orl``
+    ``kmdr experiment=bzmd14_orl repeats=1 kmeans.init=k-means++``: the wall of the command
+    (and, recorded beside it, the run's own ``in X s``);
+``multirun``
+    ``kmdr -m dataset=orl,coil20 reducer=leverage,sign,svd``: six jobs, the wall of the command;
+``api``
+    ``kmdr.run`` on 4 cells already computed, the second call in one Python process (the first
+    call's wall recorded beside it);
+``dry_run``
+    ``kmdr experiment=bzmd14_orl dry_run=true``: a preset's dry run (budget: 1.5 s).
 
-The two interpreters take turns within each repetition (before, after, before, ...), so a load
-that changes on a shared machine hits both alike; medians are printed. Needs the data mirror
-(``KMDR_DATA_MIRROR``) for ORL and COIL20.
+Baseline and current take turns within each repetition (baseline, current, baseline, ...), so a
+load that changes on a shared machine hits both alike. Written to ``results/bench/overheads.csv``
+(``--out``): one row per measure, with both medians, their ratio (current / baseline: below 1 is
+faster), the repetitions, and the machine's load average at the start and at the end of the run
+(the numbers of a loaded machine are not final).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,15 +42,14 @@ import tempfile
 import time
 from pathlib import Path
 
-ORL = ["experiment=bzmd14_orl", "repeats=1", "kmeans.init=k-means++", "figures=false"]
-MULTI = [
-    "-m",
-    "dataset=orl,coil20",
-    "reducer=leverage,sign,svd",
-    "r_grid=[5,10]",
-    "repeats=1",
-    "figures=false",
-]
+ROOT = Path(__file__).resolve().parents[1]
+#: The commit the current checkout is measured against.
+BASELINE = "f127b40"
+DRY_RUN_BUDGET = 1.5
+
+ORL = ["experiment=bzmd14_orl", "repeats=1", "kmeans.init=k-means++"]
+MULTI = ["-m", "dataset=orl,coil20", "reducer=leverage,sign,svd"]
+DRY = ["experiment=bzmd14_orl", "dry_run=true"]
 API = """
 import json, sys, time
 import kmdr
@@ -48,13 +59,15 @@ for _ in range(2):
     start = time.perf_counter()
     cells = kmdr.run(*args, results_dir=sys.argv[1])
     walls.append(time.perf_counter() - start)
-    assert len(cells) == 4
+    assert len(cells) == 4, len(cells)
 print(json.dumps(walls))
 """
 REPORTED = re.compile(r"\) in ([0-9.]+) s -> ")
+MEASURES = ("orl", "multirun", "api", "dry_run")
 
 
 def _run(cmd: list[str], cwd: str) -> tuple[float, str, str]:
+    """Wall seconds of ``cmd``, its stdout and its stderr; exits naming a failure."""
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     wall = time.perf_counter() - start
@@ -63,64 +76,146 @@ def _run(cmd: list[str], cwd: str) -> tuple[float, str, str]:
     return wall, proc.stdout, proc.stderr
 
 
+def _kmdr(python: str) -> list[str]:
+    """The ``kmdr`` console script beside ``python`` (what a user types)."""
+    return [str(Path(python).with_name("kmdr"))]
+
+
 def orl(python: str) -> tuple[float, float]:
-    with tempfile.TemporaryDirectory() as tmp:
-        wall, out, err = _run([python, "-m", "kmdr.app", *ORL, f"results_dir={tmp}/r"], tmp)
+    with tempfile.TemporaryDirectory(prefix="kmdr-bench-") as tmp:
+        wall, out, err = _run([*_kmdr(python), *ORL, f"results_dir={tmp}/r"], tmp)
     reported = [float(m) for m in REPORTED.findall(out + err)]
     return wall, reported[-1] if reported else float("nan")
 
 
-def multirun(python: str) -> float:
-    with tempfile.TemporaryDirectory() as tmp:
-        wall, _, _ = _run([python, "-m", "kmdr.app", *MULTI, f"results_dir={tmp}/r"], tmp)
-    return wall
+def multirun(python: str) -> tuple[float, float]:
+    with tempfile.TemporaryDirectory(prefix="kmdr-bench-") as tmp:
+        wall, out, err = _run([*_kmdr(python), *MULTI, f"results_dir={tmp}/r"], tmp)
+    reported = [float(m) for m in REPORTED.findall(out + err)]
+    return wall, sum(reported) if reported else float("nan")
 
 
-def api(python: str) -> list[float]:
-    with tempfile.TemporaryDirectory() as tmp:
+def api(python: str) -> tuple[float, float]:
+    """The second call's wall, and the first's."""
+    with tempfile.TemporaryDirectory(prefix="kmdr-bench-") as tmp:
         # the 4 cells computed first, in a process of their own: then both calls reuse them
         _run([python, "-c", API, f"{tmp}/r"], tmp)
         _, out, _ = _run([python, "-c", API, f"{tmp}/r"], tmp)
-    return json.loads(out.strip().splitlines()[-1])
+    first, second = json.loads(out.strip().splitlines()[-1])
+    return second, first
+
+
+def dry_run(python: str) -> tuple[float, float]:
+    with tempfile.TemporaryDirectory(prefix="kmdr-bench-") as tmp:
+        wall, _, _ = _run([*_kmdr(python), *DRY, f"results_dir={tmp}/r"], tmp)
+    return wall, float("nan")
+
+
+#: What each measure's second number is.
+BESIDE = {
+    "orl": "reported_s",
+    "multirun": "reported_s",
+    "api": "first_call_s",
+    "dry_run": "",
+}
+
+
+def baseline_python(commit: str, folder: Path) -> str:
+    """The interpreter of a worktree of ``commit`` in ``folder`` with its own virtualenv,
+    made on first use (``git worktree add --detach``; ``uv``, from that commit's lock)."""
+    python = folder / ".venv" / "bin" / "python"
+    if (folder / ".venv" / ".installed").exists():
+        return str(python)
+    if not folder.exists():
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(folder), commit],
+            check=True,
+        )
+    uv = shutil.which("uv")
+    if uv is None:
+        raise SystemExit("the baseline's virtualenv is made with uv: install uv, or give --before")
+    subprocess.run([uv, "venv", "-q", ".venv"], cwd=folder, check=True)
+    subprocess.run(
+        [uv, "pip", "install", "-q", "-p", ".venv/bin/python", "-c", "requirements/lock.txt",
+         "-e", "."],
+        cwd=folder,
+        check=True,
+    )  # fmt: skip
+    (folder / ".venv" / ".installed").touch()
+    return str(python)
+
+
+def load() -> str:
+    """The 1, 5 and 15 minute load averages, and the number of cores."""
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} / {os.cpu_count()} cores"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", required=True, help="the other checkout's python")
+    parser.add_argument("--baseline-commit", default=BASELINE)
+    parser.add_argument(
+        "--baseline-dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / f"kmdr-baseline-{BASELINE}",
+        help="where the baseline's worktree and virtualenv are (made if missing)",
+    )
+    parser.add_argument("--before", help="the baseline's python instead (no worktree made)")
     parser.add_argument("--after", default=sys.executable, help="this checkout's python")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", choices=("orl", "multirun", "api"), action="append")
+    parser.add_argument("--only", choices=MEASURES, action="append")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "bench" / "overheads.csv")
     args = parser.parse_args(argv)
     if not os.environ.get("KMDR_DATA_MIRROR"):
         print("note: KMDR_DATA_MIRROR is not set; ORL and COIL20 must be in the cache")
-    wanted = args.only or ["orl", "multirun", "api"]
-    pythons = {"before": args.before, "after": args.after}
-    got: dict = {(w, side): [] for w in wanted for side in pythons}
+    before = args.before or baseline_python(args.baseline_commit, args.baseline_dir)
+    sides = {"baseline": before, "current": args.after}
+    wanted = args.only or list(MEASURES)
+    funcs = {"orl": orl, "multirun": multirun, "api": api, "dry_run": dry_run}
+    load_start = load()
+    got: dict = {(w, side): [] for w in wanted for side in sides}
     for rep in range(args.repeats):
         for what in wanted:
-            for side, python in pythons.items():
-                value = {"orl": orl, "multirun": multirun, "api": api}[what](python)
+            for side, python in sides.items():
+                value = funcs[what](python)
                 got[(what, side)].append(value)
-                print(f"[{rep + 1}/{args.repeats}] {what} {side}: {value}", flush=True)
-    print(f"\nmedians of {args.repeats} interleaved runs:")
-    for side in pythons:
-        parts = []
-        if "orl" in wanted:
-            walls = [w for w, _ in got[("orl", side)]]
-            reported = [r for _, r in got[("orl", side)]]
-            extra = [w - r for w, r in got[("orl", side)]]
-            parts.append(
-                f"ORL grid wall {statistics.median(walls):.1f} s, reported "
-                f"{statistics.median(reported):.1f} s, outside the run "
-                f"{statistics.median(extra):.1f} s"
-            )
-        if "multirun" in wanted:
-            parts.append(f"6-job multirun {statistics.median(got[('multirun', side)]):.1f} s")
-        if "api" in wanted:
-            first = statistics.median(c[0] for c in got[("api", side)])
-            second = statistics.median(c[1] for c in got[("api", side)])
-            parts.append(f"kmdr.run on 4 done cells: 1st {first:.2f} s, 2nd {second:.2f} s")
-        print(f"{side} ({Path(pythons[side])}): " + "; ".join(parts))
+                print(f"[{rep + 1}/{args.repeats}] {what} {side}: {value[0]:.2f} s", flush=True)
+    load_end = load()
+    rows = []
+    for what in wanted:
+        med = {side: statistics.median(v[0] for v in got[(what, side)]) for side in sides}
+        beside = {side: statistics.median(v[1] for v in got[(what, side)]) for side in sides}
+        rows.append(
+            {
+                "measure": what,
+                "baseline_s": f"{med['baseline']:.3f}",
+                "current_s": f"{med['current']:.3f}",
+                "ratio": f"{med['current'] / med['baseline']:.3f}",
+                "beside": BESIDE[what],
+                "baseline_beside": "" if not BESIDE[what] else f"{beside['baseline']:.3f}",
+                "current_beside": "" if not BESIDE[what] else f"{beside['current']:.3f}",
+                "repeats": args.repeats,
+                "baseline_commit": args.baseline_commit,
+                "load_start": load_start,
+                "load_end": load_end,
+            }
+        )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"\nmedians of {args.repeats} interleaved runs (load {load_start} -> {load_end}):")
+    for row in rows:
+        print(
+            f"{row['measure']:>9}: baseline {row['baseline_s']} s, current {row['current_s']} s, "
+            f"ratio {row['ratio']}"
+        )
+    if "dry_run" in wanted:
+        current = float(next(r for r in rows if r["measure"] == "dry_run")["current_s"])
+        verdict = "within" if current <= DRY_RUN_BUDGET else "over"
+        print(f"dry run: {current:.2f} s, {verdict} the {DRY_RUN_BUDGET} s budget")
+    print(f"wrote {args.out}")
     return 0
 
 

@@ -8,9 +8,10 @@ The check reads the source with ``ast``, so it sees every module, imported or no
   call that builds a mutable object (``threading.Lock()``, ``OrderedDict()``, ``dict()``, an
   instance of a class), unless the call is one of the declarations of :data:`ALLOWED_CALLS`;
 * a ``global`` statement in a function (state rebound from inside a function);
-* a thread started: ``threading.Thread``, ``threading.Timer`` or ``ThreadPoolExecutor`` called
-  anywhere, or a class deriving from ``threading.Thread`` started outside the session module
-  (its ``.start()``);
+* a thread started: ``threading.Thread``, ``threading.Timer``, ``ThreadPoolExecutor``,
+  ``multiprocessing``'s ``ThreadPool`` or ``_thread.start_new_thread`` called anywhere, however it
+  was imported (``import threading as th``, ``from threading import Thread as T``), or a class
+  deriving from ``threading.Thread`` started (its ``.start()``);
 
 outside :data:`OWNER`. Module-level constants, tuples, frozensets, frozen dataclasses, enums,
 ``MappingProxyType`` views and registry objects filled only at import are declarations, not
@@ -78,13 +79,27 @@ ALLOWED_NAMES = {
     ("kmdr/report/notes.py", "FIGURE_NOTES"): "a read-only view of every paper's notes",
 }
 
-#: Modules allowed to start a thread outside the session, each with its reason: a context
-#: manager whose thread lives only inside its ``with`` block (the session enters it).
+#: The classes allowed to start a thread outside the session module, (module, class) each with
+#: its reason: anywhere else in the module, a thread is flagged.
 ALLOWED_THREADS = {
-    "kmdr/results/locks.py": "Heartbeat: the lock files' refresher, alive only inside `with`",
+    ("kmdr/results/locks.py", "Heartbeat"): "the claims' sign of life. A Session holds one for "
+    "its whole life (the runs' stores register their locks with it); a CellStore used without a "
+    "session (a script, kmdr-prune) needs one too, since its caller may compute for minutes "
+    "while holding a claim, and the results layer cannot import the engine's Session: its own "
+    "thread runs only while one of its locks is held",
 }
 
-THREAD_CALLS = {"Thread", "Timer", "ThreadPoolExecutor"}
+#: What starts a thread, by the full name of the callable.
+THREAD_CALLS = {
+    "threading.Thread",
+    "threading.Timer",
+    "concurrent.futures.ThreadPoolExecutor",
+    "concurrent.futures.thread.ThreadPoolExecutor",
+    "multiprocessing.pool.ThreadPool",
+    "multiprocessing.dummy.Pool",
+    "_thread.start_new_thread",
+    "_thread.start_new",
+}
 
 
 def _name(node: ast.AST) -> str:
@@ -97,13 +112,51 @@ def _name(node: ast.AST) -> str:
     return ""
 
 
-def _thread_classes(tree: ast.Module) -> set[str]:
+def _imports(tree: ast.Module) -> dict[str, str]:
+    """The names a module binds by importing, each to the full name it stands for
+    (``import threading as th``: th -> threading; ``from threading import Thread as T``:
+    T -> threading.Thread)."""
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    out[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    out[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                out[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return out
+
+
+def _full_name(node: ast.AST, imports: dict[str, str]) -> str:
+    """The full name of a call's function, its first part resolved through the imports."""
+    name = _name(node)
+    head, _, rest = name.partition(".")
+    if head in imports:
+        return f"{imports[head]}.{rest}" if rest else imports[head]
+    return name
+
+
+def _thread_classes(tree: ast.Module, imports: dict[str, str]) -> set[str]:
     return {
         node.name
         for node in ast.walk(tree)
         if isinstance(node, ast.ClassDef)
-        and any(_name(b).split(".")[-1] == "Thread" for b in node.bases)
+        and any(_full_name(b, imports) == "threading.Thread" for b in node.bases)
     }
+
+
+def _enclosing_classes(tree: ast.Module) -> dict[ast.AST, str]:
+    """Each node inside a class body (at any depth), to the name of its outermost class."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for inner in ast.walk(node):
+                out[inner] = node.name
+    return out
 
 
 def _constant_name(name: str) -> bool:
@@ -211,24 +264,18 @@ def problems(source: str, rel: str, context: dict | None = None) -> list[str]:
             why = _mutable_value(name, value, context)
             if why and (rel, name) not in ALLOWED_NAMES:
                 out.append(f"{rel}:{node.lineno}: module-level {name} is {why}")
-    thread_classes = _thread_classes(tree)
+    imports = _imports(tree)
+    thread_classes = _thread_classes(tree, imports)
+    within = _enclosing_classes(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Global):
             out.append(f"{rel}:{node.lineno}: global {', '.join(node.names)} in a function")
-        if isinstance(node, ast.Call):
-            name = _name(node.func)
-            last = name.split(".")[-1]
-            if (
-                last in THREAD_CALLS
-                and (name == last or name.startswith(("threading.", "c")))
-                and rel not in ALLOWED_THREADS
-            ):
-                out.append(f"{rel}:{node.lineno}: starts a thread ({name})")
-            if last in thread_classes and isinstance(node.func, ast.Name):
-                continue  # building the class is fine; starting it is flagged below
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
+        if not isinstance(node, ast.Call) or (rel, within.get(node)) in ALLOWED_THREADS:
+            continue
+        if _full_name(node.func, imports) in THREAD_CALLS:
+            out.append(f"{rel}:{node.lineno}: starts a thread ({_name(node.func)})")
+        elif (
+            isinstance(node.func, ast.Attribute)
             and node.func.attr == "start"
             and isinstance(node.func.value, ast.Call)
             and _name(node.func.value.func).split(".")[-1] in thread_classes
@@ -283,11 +330,48 @@ def test_no_module_state_or_thread_outside_the_session():
             "    W().start()",
             "starts a thread (W)",
         ),
+        (
+            "import threading as th\n\n\ndef f():\n    th.Thread(target=f).start()",
+            "starts a thread (th.Thread)",
+        ),
+        (
+            "from threading import Thread as T\n\n\ndef f():\n    T(target=f).start()",
+            "starts a thread (T)",
+        ),
+        (
+            "import _thread\n\n\ndef f():\n    _thread.start_new_thread(f, ())",
+            "starts a thread (_thread.start_new_thread)",
+        ),
+        (
+            "from multiprocessing.pool import ThreadPool\n\n\ndef f():\n    ThreadPool(2)",
+            "starts a thread (ThreadPool)",
+        ),
     ],
 )
 def test_a_planted_violation_is_found(planted, what):
     found = problems(textwrap.dedent(planted), "kmdr/planted.py")
     assert any(what in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    "rel", ["kmdr/results/store.py", "kmdr/engine/parallel.py", "kmdr/results/locks.py"]
+)
+def test_a_thread_started_outside_the_session_module_is_found(rel):
+    """A ``threading.Thread(...).start()`` anywhere but the session module fails, in the
+    Heartbeat's own module too when it is outside that class."""
+    planted = "import threading\n\n\ndef f():\n    threading.Thread(target=f).start()\n"
+    assert problems(planted, rel) == [f"{rel}:5: starts a thread (threading.Thread)"]
+    assert OWNER not in rel
+
+
+def test_the_allowed_thread_is_the_heartbeat_class_only():
+    """The one allowed thread outside the session is the Heartbeat's, inside its class: the
+    same call in another class of its module is flagged."""
+    source = (SRC / "kmdr/results/locks.py").read_text(encoding="utf-8")
+    assert problems(source, "kmdr/results/locks.py") == []
+    planted = source.replace("class Heartbeat:", "class Heartbeat2:", 1)
+    found = problems(planted, "kmdr/results/locks.py")
+    assert len(found) == 1 and "starts a thread (threading.Thread)" in found[0], found
 
 
 @pytest.mark.parametrize(

@@ -236,7 +236,7 @@ def preset(conf, name, body):
         ),
         bad(
             "preset: {paper: nature}\n",
-            "preset.paper: Invalid value 'nature', expected one of",
+            "preset.paper: paper 'nature' is unknown; valid papers: bmd09, bzmd14, lst17",
             "an unknown paper in a preset's metadata (paper: nature)",
         ),
         bad(

@@ -126,7 +126,7 @@ def test_workers_share_the_cores_and_threads_are_the_configs(
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
     spec = from_config(config("unused", "loky", n_jobs=n_jobs, blas_threads=blas))
     par = resolve_parallelism(spec.execution, spec.experiment.blas_threads, launcher)
-    assert (par.n_jobs, par.blas_threads) == expect
+    assert (par.n_jobs, spec.experiment.blas_threads) == expect
 
 
 def test_blas_threads_defaults_to_one(tmp_path):

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, statuses, wait_for
+from kmdr.results import locks
 from kmdr.results.records import IDENTITY_COLUMNS
 from kmdr.results.store import CellStore
 
@@ -235,11 +236,20 @@ def _claims(exp):
 
 
 def _stuck(project, results, action: str = "sleep:2", release=None):
-    """A run holding the claim of its last cell (which sleeps), the five others on disk."""
+    """A run holding the claim of its last cell (which sleeps), the five others on disk.
+
+    Returns once the claim's file names its holder: the file exists from the instant the holder
+    opens it, before it locks it and writes itself in, and a test that stops the holder in
+    between (a loaded machine makes that window long) would leave a claim nobody holds, or one
+    naming nobody."""
     proc = _faulty_run(project, results, action, release=release)
     exp = results / "faulty"
     wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
-    wait_for(lambda: _claims(exp), "the last cell's claim", proc)
+
+    def held():
+        return any((locks.holder(p) or {}).get("pid") == proc.pid for p in _claims(exp))
+
+    wait_for(held, "the last cell's claim, naming its holder", proc)
     return proc, exp
 
 

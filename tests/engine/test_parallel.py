@@ -31,12 +31,12 @@ def test_warm_workers_are_the_ones_the_run_uses():
         par = session.prepare(_Exp(), Output())
         warm = session.wait_for_workers()
         assert warm and os.getpid() not in warm
-        with session.backend(par):
+        with session.backend(_Exp(), par):
             used = set(Parallel()(delayed(_pid)(i) for i in range(8)))
         # a second run with the same pool arguments starts nothing new, reuses the same workers
         assert session.prepare(_Exp(), Output()) is par
         assert session.wait_for_workers() == warm
-        with session.backend(par):
+        with session.backend(_Exp(), par):
             used |= set(Parallel()(delayed(_pid)(i) for i in range(8)))
     seen = used | set(warm)
     assert len(seen) <= 2 and os.getpid() not in seen

@@ -158,7 +158,7 @@ def test_workers_and_threads_fit_the_cores_or_a_line_says_so(
     spec = from_config(config(tmp_path, **over))
     par = resolve_parallelism(spec.execution, spec.experiment.blas_threads, launcher_jobs)
     assert par.n_jobs == n_jobs
-    message = par.oversubscription_message()
+    message = par.oversubscription_message(spec.experiment.blas_threads)
     assert (message is None) == (says is None), message
     if says:
         assert message.startswith("[kmdr] ") and "\n" not in message and says in message

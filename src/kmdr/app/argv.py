@@ -1,9 +1,10 @@
 """What ``kmdr`` reads from its command line itself; everything else is Hydra's.
 
 - ``--version`` prints kmdr's version (the installed distribution's), not Hydra's.
-- :func:`command_line_problem`: the one line for two mistakes Hydra's argparse would answer with
-  a usage screen or a message that does not say what to do: ``--cfg`` with ``-m``, and a flag
-  placed after an override that another override follows.
+- :func:`command_line_problem`: the one line for the mistakes Hydra's argparse would answer with
+  a usage screen or a message that does not say what to do: an option Hydra does not have
+  (``--bogus``), a value outside an option's choices (``--cfg jobs``) or missing, ``--cfg`` with
+  ``-m``, and a flag placed after an override that another override follows.
 - :func:`parsed_overrides`: the tokens Hydra's override grammar reads as overrides (``kmdr.run``
   checks its arguments with it).
 """
@@ -12,14 +13,41 @@ from __future__ import annotations
 
 __all__ = [
     "CFG_FLAGS",
+    "HYDRA_OPTIONS",
     "MULTIRUN_FLAGS",
     "command_line_problem",
+    "option_problem",
     "parsed_overrides",
     "version_line",
 ]
 
 CFG_FLAGS = ("-c", "--cfg")
 MULTIRUN_FLAGS = ("-m", "--multirun")
+
+#: The options of Hydra 1.3's command line, as ``kmdr --hydra-help`` lists them under "Flags"
+#: (tests/app/test_cli_errors.py checks this table against that list): each option's spellings,
+#: and what follows it: None (nothing), "value" (one value) or the tuple of its choices ("?"
+#: first: the value may be left out). Hydra reads them with argparse, whose answer to a mistake
+#: is a usage screen; kmdr answers it in one line before Hydra starts.
+HYDRA_OPTIONS: tuple[tuple[tuple[str, ...], object], ...] = (
+    (("--help", "-h"), None),
+    (("--hydra-help",), None),
+    (("--version",), None),
+    (("--cfg", "-c"), ("job", "hydra", "all")),
+    (("--resolve",), None),
+    (("--package", "-p"), "value"),
+    (("--run", "-r"), None),
+    (("--multirun", "-m"), None),
+    (("--shell-completion", "-sc"), None),
+    (("--config-path", "-cp"), "value"),
+    (("--config-name", "-cn"), "value"),
+    (("--config-dir", "-cd"), "value"),
+    (("--experimental-rerun",), "value"),
+    (
+        ("--info", "-i"),
+        ("?", "all", "config", "defaults", "defaults-tree", "plugins", "searchpath"),
+    ),
+)
 
 
 def _flag(token: str) -> str:
@@ -28,7 +56,13 @@ def _flag(token: str) -> str:
 
 
 def _has(args: list[str], flags: tuple[str, ...]) -> bool:
-    return any(_flag(a) in flags for a in args)
+    """Whether ``args`` give one of ``flags``, spelt in any way argparse reads (``--multi``)."""
+    for token in args:
+        if token.startswith("-"):
+            found = _option(_flag(token))
+            if _flag(token) in flags or (isinstance(found, tuple) and found[0] in flags):
+                return True
+    return False
 
 
 def _is_override(token: str) -> bool:
@@ -53,9 +87,80 @@ def parsed_overrides(args: list[str]):
     return out
 
 
+def _spellings() -> dict[str, tuple[str, object]]:
+    return {name: (names[0], takes) for names, takes in HYDRA_OPTIONS for name in names}
+
+
+def _option(token: str) -> tuple[str, object, str] | str:
+    """The option ``token`` names, as argparse reads it: ``(its long spelling, what follows it,
+    a value attached to it)`` for an exact spelling, the unique start of one long option
+    (``--multi``) or a two-letter short option with its value attached (``-cjob``); else the
+    one line saying why it names none."""
+    spellings = _spellings()
+    if token in spellings:
+        return (*spellings[token], "")
+    if token.startswith("--"):
+        found = sorted({spellings[n][0] for n in spellings if n.startswith(token)})
+        if len(found) == 1:
+            return (*spellings[found[0]], "")
+        if found:
+            return f"the option {token} is ambiguous: it starts {', '.join(found)}"
+    elif token[:2] in spellings and spellings[token[:2]][1] is not None:
+        return (*spellings[token[:2]], token[2:])
+    return (
+        f"unknown option {token}: kmdr reads Hydra's options ({_known_options()}) and "
+        "key=value overrides; see kmdr --help"
+    )
+
+
+def _known_options() -> str:
+    return ", ".join("/".join(names) for names, _ in HYDRA_OPTIONS)
+
+
+def option_problem(args: list[str]) -> str | None:
+    """The one line for an option Hydra's command line does not have, a value outside an
+    option's choices, or an option left without its value; None if every option is Hydra's."""
+    i = 0
+    while i < len(args):
+        token = args[i]
+        i += 1
+        if not token.startswith("-") or token == "-":
+            continue
+        flag, has_value, value = token.partition("=") if token.startswith("--") else (token, "", "")
+        found = _option(flag)
+        if isinstance(found, str):
+            return found
+        name, takes, attached = found
+        if attached:
+            has_value, value = "=", attached
+        if takes is None:
+            if has_value:
+                return f"the option {name} takes no value, got {token!r}"
+            continue
+        optional = isinstance(takes, tuple) and takes[0] == "?"
+        if not has_value:
+            if i < len(args) and not args[i].startswith("-"):  # as argparse: the next word
+                value, i = args[i], i + 1
+            elif optional:
+                continue
+            else:
+                return f"the option {name} needs a value (e.g. {name} {_example(takes)})"
+        if isinstance(takes, tuple) and value not in takes[optional:]:
+            return f"the option {name} takes one of {', '.join(takes[optional:])}, got {value!r}"
+    return None
+
+
+def _example(takes) -> str:
+    return takes[0] if isinstance(takes, tuple) else "<value>"
+
+
 def command_line_problem(args: list[str]) -> str | None:
-    """The one line for ``--cfg`` given with ``-m``, or for a flag between overrides, else
-    None."""
+    """The one line for an option Hydra does not have or a bad value of one
+    (:func:`option_problem`), for ``--cfg`` given with ``-m``, or for a flag between overrides,
+    else None."""
+    problem = option_problem(args)
+    if problem is not None:
+        return problem
     if _has(args, CFG_FLAGS) and _has(args, MULTIRUN_FLAGS):
         return (
             "--cfg prints the config of one job, so it does not go with -m/--multirun; leave "

@@ -17,10 +17,16 @@ Errors are one line, ``kmdr: error: <what and how to fix it>``, exit status 2, b
   documented switch, is set while the app runs, and
   :func:`kmdr.config.compose.composition_problem` words the error. A user who sets
   ``HYDRA_FULL_ERROR=1`` gets Hydra's traceback as usual.
-* Hydra reads its flags with argparse, which prints a usage screen before its error line. Two
-  mistakes are caught before Hydra so that they stay one line: a flag after an override that
-  another override follows (``kmdr reducer=sign -m dataset=orl``: argparse reads only the
-  overrides before the flag), and ``--cfg`` with ``-m``.
+* Hydra reads its flags with argparse, which prints a usage screen before its error line. The
+  mistakes argparse would answer so are caught before Hydra so that they stay one line
+  (:func:`kmdr.app.argv.command_line_problem`): an option Hydra does not have (``--bogus``), an
+  option's value outside its choices or missing (``--cfg jobs``), a flag after an override
+  that another override follows (``kmdr reducer=sign -m dataset=orl``: argparse reads only the
+  overrides before the flag), and ``--cfg`` with ``-m``. Hydra builds its parser itself and
+  offers no hook into it, hence a check of the command line, which leaves it as it is.
+
+Output read by a program that stops early (``kmdr --help | head -3``) ends the command quietly,
+as a Unix filter's does: no error line, exit status 141 (128 + SIGPIPE).
 
 ``--version`` prints kmdr's version (Hydra's flag would print Hydra's). Configs are the installed
 package ``kmdr.conf`` (``pkg://kmdr.conf``), or ``$KMDR_CONF_DIR`` (:mod:`kmdr.config.presets`).
@@ -84,6 +90,29 @@ def _raised_by_hydra() -> Iterator[bool]:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``kmdr`` (``argv``: the arguments after the program name; default: the
     command line)."""
+    try:
+        try:
+            _main(argv)
+        finally:  # what is still buffered is written here, not in Python's exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _reader_gone()
+
+
+def _reader_gone() -> NoReturn:
+    """End quietly when the reader of the output has gone (``kmdr --help | head -3``): what is
+    left unwritten is dropped, as a Unix filter killed by SIGPIPE drops it, and the exit status
+    is that filter's. Python's own last flush of stdout would fail again and print a warning:
+    stdout is pointed at the null device first."""
+    import signal
+
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(128 + signal.SIGPIPE)
+
+
+def _main(argv: list[str] | None) -> None:
     from kmdr.app import argv as cli_args
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -105,6 +134,8 @@ def main(argv: list[str] | None = None) -> None:
                 _app()()
         except KeyboardInterrupt as err:  # before a run started (e.g. composing the config)
             _interrupted_before_any_cell(err)
+        except BrokenPipeError:
+            raise  # the reader of the output has gone: main ends quietly
         except Exception as err:
             if signals.received() is not None:  # the signal's, lost by library code on the way
                 _interrupted_before_any_cell(signals.Interrupted(signals.received()))

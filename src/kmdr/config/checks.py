@@ -24,6 +24,7 @@ __all__ = [
     "check_against_data",
     "check_given",
     "check_overrides_change_cells",
+    "check_preset",
     "check_reducer_params",
     "check_repeated_keys",
     "check_results_dir",
@@ -118,14 +119,21 @@ def validated(cfg) -> dict:
         raise ConfigError(one_line(err)) from None
     out = to_container(with_quick if merged.quick else merged)
     out["quick_grid"] = quick_grid  # on record as given, not merged into itself
-    _check_presentation(out["preset"])
+    check_preset(out["preset"])
     return out
 
 
-def _check_presentation(preset: dict) -> None:
-    """The preset's figure style and report section name declarations (no import: names only)."""
+def check_preset(preset) -> None:
+    """The preset's paper, figure style and report section (a mapping with those keys) name
+    declarations (no import: names only); a null paper is an experiment of your own. One
+    ConfigError line otherwise."""
     from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
+    from kmdr.plugins import PAPERS
 
+    if preset["paper"] is not None:
+        problem = PAPERS.problem(preset["paper"])
+        if problem is not None:
+            raise ConfigError(f"preset.paper: {problem}; or null for an experiment of your own")
     for key, registry in (("figure", FIGURE_STYLES), ("section", SECTIONS)):
         problem = registry.problem(preset[key])
         if problem is not None:

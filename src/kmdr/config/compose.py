@@ -98,7 +98,7 @@ def own_folder(cfg, choices, config_name: str, overrides: list[str], task: list[
 def checked(cfg, hc) -> Composed:
     """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
     run's objects, once (see the module docstring). Raises a one-line ConfigError."""
-    from kmdr.config.checks import check_given
+    from kmdr.config.checks import check_given, check_preset
     from kmdr.config.schema import to_container
 
     check_search_path(hc)
@@ -106,6 +106,8 @@ def checked(cfg, hc) -> Composed:
     # Every setting given is used, or refused: a key given twice, an override of a reducer entry
     # the run filters out, a user config hidden by a built-in of the same name.
     check_given(hc.overrides.task, cfg.get("reducers"), only_reducer(choices))
+    # The preset's own metadata, before a changed run drops them for an ad-hoc run's.
+    check_preset({key: cfg.preset[key] for key in ("paper", "figure", "section")})
     moved = own_folder(
         cfg, choices, hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
     )

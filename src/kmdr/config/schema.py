@@ -29,7 +29,6 @@ __all__ = [
     "KMeansConfig",
     "LeverageConfig",
     "LeverageReducer",
-    "Paper",
     "PresetConfig",
     "RayConfig",
     "ReducerConfig",
@@ -78,15 +77,6 @@ class Verbosity(str, Enum):
     quiet = "quiet"
     normal = "normal"
     verbose = "verbose"
-
-
-class Paper(str, Enum):
-    """The paper a preset reproduces; null for your own experiments."""
-
-    bmd09 = "bmd09"
-    bzmd14 = "bzmd14"
-    lst17 = "lst17"
-    report = "report"
 
 
 class Reproduce(str, Enum):
@@ -158,7 +148,10 @@ class PresetConfig:
     in the report's custom section, after every preset, never run by ``make reproduce``.
     """
 
-    paper: Paper | None = None
+    # The key of the paper it reproduces (a kmdr.papers entry point, kmdr.plugins.PAPERS), or
+    # null for your own experiments; checked against the registered papers with the rest of the
+    # config, so a paper package adds its key here by being installed.
+    paper: str | None = None
     title: str = "${name}"
     # Names of the figure-style and report-section registries (kmdr.config.presentation), which
     # papers and plug-ins declare into; checked against them with the rest of the config.

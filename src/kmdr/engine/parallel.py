@@ -69,12 +69,14 @@ class BackendError(RuntimeError):
 
 @dataclass(frozen=True)
 class Parallelism:
-    """What a run uses: ``n_jobs`` workers with ``blas_threads`` BLAS/OpenMP threads each, on a
-    machine with ``cores`` cores shared by ``launcher_jobs`` runs at once (a Hydra joblib
-    launcher)."""
+    """What a run uses: ``n_jobs`` workers on a machine with ``cores`` cores shared by
+    ``launcher_jobs`` runs at once (a Hydra joblib launcher).
+
+    The BLAS/OpenMP threads of each worker are not copied here: they belong to the cells'
+    identity, held by the :class:`~kmdr.config.objects.Experiment` alone (its
+    ``blas_threads``), which the functions below that need them are given."""
 
     n_jobs: int
-    blas_threads: int
     launcher_jobs: int
     cores: int
     #: The workers the config asked for, when more than the backend can run (then capped).
@@ -92,22 +94,23 @@ class Parallelism:
             "for them"
         )
 
-    def oversubscription_message(self) -> str | None:
-        """The one line saying the workers' threads outnumber this run's cores, or None.
+    def oversubscription_message(self, blas_threads: int) -> str | None:
+        """The one line saying the workers' threads (``blas_threads`` each, the experiment's)
+        outnumber this run's cores, or None.
 
         ``blas_threads`` is never lowered to fit (it is part of every cell's identity): the
         cells' numbers stay those of their identity, only their timings suffer."""
         share = _share(self.cores, self.launcher_jobs)
-        threads = self.n_jobs * self.blas_threads
-        if not self.runs_here or self.blas_threads == 1 or threads <= share:
+        threads = self.n_jobs * blas_threads
+        if not self.runs_here or blas_threads == 1 or threads <= share:
             return None
         fix = (
-            f"use n_jobs={share // self.blas_threads} (or -1)"
-            if self.blas_threads <= share
+            f"use n_jobs={share // blas_threads} (or -1)"
+            if blas_threads <= share
             else f"blas_threads above {share} cannot have a core per thread here"
         )
         return (
-            f"[kmdr] n_jobs={self.n_jobs} x blas_threads={self.blas_threads} = {threads} "
+            f"[kmdr] n_jobs={self.n_jobs} x blas_threads={blas_threads} = {threads} "
             f"threads on this run's {share} core(s) contend for them (same numbers, slower "
             f"cells, timings that measure the contention); {fix}"
         )
@@ -146,7 +149,7 @@ def resolve_parallelism(execution, blas_threads: int, launcher_n_jobs: int = 1) 
     runs_here = _runs_here(execution)
     if runs_here and n_jobs > cores:
         requested, n_jobs = n_jobs, cores
-    return Parallelism(n_jobs, blas_threads, launcher_jobs, cores, requested, runs_here)
+    return Parallelism(n_jobs, launcher_jobs, cores, requested, runs_here)
 
 
 def _share(cores: int, launcher_jobs: int) -> int:
@@ -163,14 +166,15 @@ def _runs_here(execution) -> bool:
     return True
 
 
-def joblib_config(execution, par: Parallelism):
-    """The ``joblib.parallel_config`` of a run (the same one for its warm-up and its jobs, so
-    joblib reuses the warmed pool)."""
+def joblib_config(execution, par: Parallelism, blas_threads: int):
+    """The ``joblib.parallel_config`` of a run whose cells compute with ``blas_threads`` threads
+    (the experiment's): the same one for its warm-up and its jobs, so joblib reuses the warmed
+    pool."""
     import joblib
 
     params = dict(execution.backend_params)
     if execution.backend == "loky":  # the threads a library loaded late in a worker starts with
-        params.setdefault("inner_max_num_threads", par.blas_threads)
+        params.setdefault("inner_max_num_threads", blas_threads)
     try:
         return joblib.parallel_config(backend=execution.backend, n_jobs=par.n_jobs, **params)
     except (ValueError, TypeError) as err:
@@ -227,10 +231,11 @@ class Warmup(threading.Thread):
     :data:`WORKER_MODULES`), in the background. Started and joined by its owner,
     :class:`kmdr.engine.session.Session`, never here."""
 
-    def __init__(self, execution, par: Parallelism, entry):
+    def __init__(self, execution, par: Parallelism, blas_threads: int, entry):
         super().__init__(name="kmdr-start-workers", daemon=True)
         self.execution, self.par, self.entry = execution, par, entry
-        self.key = pool_key(execution, par)
+        self.blas_threads = blas_threads
+        self.key = pool_key(execution, par, blas_threads)
         self.pids: list[int] = []
         self.error: BaseException | None = None
 
@@ -238,7 +243,8 @@ class Warmup(threading.Thread):
         from joblib import Parallel, delayed
 
         try:
-            with sigint_blocked(), joblib_config(self.execution, self.par):  # (config: per thread)
+            config = joblib_config(self.execution, self.par, self.blas_threads)
+            with sigint_blocked(), config:  # (joblib's config is per thread: set in this one)
                 jobs = (
                     delayed(self.entry)(WORKER_MODULES, os.getpid()) for _ in range(self.par.n_jobs)
                 )
@@ -247,11 +253,11 @@ class Warmup(threading.Thread):
             self.error = err
 
 
-def pool_key(execution, par: Parallelism) -> str:
-    """What makes joblib reuse its loky pool: the backend, the workers, their threads and the
-    backend's parameters."""
+def pool_key(execution, par: Parallelism, blas_threads: int) -> str:
+    """What makes joblib reuse its loky pool: the backend, the workers, their threads
+    (``blas_threads``, the experiment's) and the backend's parameters."""
     return json.dumps(
-        [execution.backend, par.n_jobs, par.blas_threads, execution.backend_params],
+        [execution.backend, par.n_jobs, blas_threads, execution.backend_params],
         sort_keys=True,
         default=str,
     )

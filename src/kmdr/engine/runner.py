@@ -203,7 +203,7 @@ def execute(
     par = session.prepare(experiment, output)  # workers start while the data loads
     if par.requested is not None:
         log(par.cap_message(execution.backend))
-    oversubscribed = par.oversubscription_message()
+    oversubscribed = par.oversubscription_message(experiment.blas_threads)
     if oversubscribed:
         log(oversubscribed)
     kind = get_kind(experiment.kind)
@@ -217,7 +217,7 @@ def execute(
         outcome.skipped = " ".join(str(err).split())
         outcome.status = "skipped"
         if not dry_run:
-            store = CellStore(exp_dir, log=log)
+            store = CellStore(exp_dir, log=log, heartbeat=session.heartbeat)
             record = run_record(experiment, execution, output, outcome.run_id, config, par)
             record.update(status="skipped", skipped=outcome.skipped, finished_at=now())
             record.update(expected_cells=[], cells_done=[])
@@ -229,7 +229,7 @@ def execute(
     k = int(dataset.n_clusters)
     check_against_data(experiment, n, d, k, sparse=sparse)  # a ConfigError before any write
     check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
-    store = CellStore(exp_dir, log=log)
+    store = CellStore(exp_dir, log=log, heartbeat=session.heartbeat)
     # A dry run writes no record: it needs only the data's part of one (not the library
     # versions, whose lookup imports every library the run records).
     record = (
@@ -295,7 +295,7 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     try:
         with (
             run_threads(ctx.session.state.pools, ctx.experiment.blas_threads),
-            ctx.session.backend(ctx.parallelism) as backend,
+            ctx.session.backend(ctx.experiment, ctx.parallelism) as backend,
         ):
             ctx.record["backend_info"] = backend
             kind.run(ctx)

@@ -15,6 +15,10 @@ A Session holds, from its start to its end:
 * the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +
   signal, finished cells kept (:func:`kmdr.engine.signals.stop_on_signals`, entered and left
   around each run of the session);
+* the lock heartbeat (:class:`~kmdr.results.locks.Heartbeat`, :attr:`Session.heartbeat`): one
+  thread, from the session's start to its end, touching the files of every claim its runs'
+  stores hold (the runner gives it to each :class:`~kmdr.results.store.CellStore`), so claims
+  taken one after another, and the runs of a multirun, share it;
 * the datasets it loaded (:meth:`Session.load`), so the runs of a multirun or of ``make
   reproduce`` load each once, and the libraries' log levels
   (:class:`~kmdr.engine.clusters.LibraryLogs`).
@@ -57,6 +61,7 @@ from kmdr.engine.reducer_checks import Reproduced
 from kmdr.engine.runner import RunOutcome, execute
 from kmdr.engine.threads import ThreadPools
 from kmdr.engine.work import SharedWorkMemo
+from kmdr.results.locks import Heartbeat
 
 __all__ = [
     "TICK",
@@ -167,11 +172,15 @@ class Session:
         self._warmup: Warmup | None = None
         self._cluster: ClusterStart | None = None
         self._lock = threading.Lock()
+        #: The heartbeat of the claims its runs hold, running from the session's start to its
+        #: end (see the module docstring).
+        self.heartbeat = Heartbeat()
         self.open = False
 
     def __enter__(self) -> Session:
         if self.open:
             raise RuntimeError("this Session is already open; a Session is entered once")
+        self.heartbeat.__enter__()
         self.open = True
         return self
 
@@ -179,8 +188,9 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """End the session: wait for a warm-up, close a LocalCluster no run took, and drop the
-        loaded data."""
+        """End the session: wait for a warm-up, close a LocalCluster no run took, stop the lock
+        heartbeat (a claim still held keeps it until its release) and drop the loaded data.
+        Idempotent."""
         with self._lock:
             warmup, self._warmup = self._warmup, None
             cluster, self._cluster = self._cluster, None
@@ -189,6 +199,8 @@ class Session:
         if cluster is not None:
             cluster.close()
         self._data.clear()
+        if self.open:
+            self.heartbeat.__exit__(None, None, None)
         self.open = False
 
     def parallelism(self, blas_threads: int) -> Parallelism:
@@ -209,22 +221,22 @@ class Session:
         if output.dry_run or not self.execution.warmup:
             return par
         if wants_warmup(self.execution, par):
-            self._start_warmup(par)
+            self._start_warmup(par, experiment.blas_threads)
         elif wants_local_cluster(self.execution):
             self._start_cluster(par)
         return par
 
-    def _start_warmup(self, par: Parallelism) -> None:
+    def _start_warmup(self, par: Parallelism, blas_threads: int) -> None:
         import joblib  # noqa: F401  (imported here, not first in the thread, with the main one)
 
         with self._lock:
             previous = self._warmup
-            if previous is not None and previous.key == pool_key(self.execution, par):
+            if previous is not None and previous.key == pool_key(self.execution, par, blas_threads):
                 return
             if previous is not None:  # one Parallel call at a time on joblib's one pool
                 previous.join()
             signals.start_resource_tracker()  # so is the tracker the pool uses (C modules)
-            self._warmup = Warmup(self.execution, par, warmup_job)
+            self._warmup = Warmup(self.execution, par, blas_threads, warmup_job)
             self._warmup.start()
 
     def _start_cluster(self, par: Parallelism) -> None:
@@ -265,8 +277,9 @@ class Session:
         return start
 
     @contextlib.contextmanager
-    def backend(self, par: Parallelism) -> Iterator[dict]:
-        """The run's joblib backend, started, active, and closed after; yields its description
+    def backend(self, experiment: Experiment, par: Parallelism) -> Iterator[dict]:
+        """The joblib backend of a run of ``experiment`` (whose ``blas_threads`` its workers
+        start with) with ``par``, started, active, and closed after; yields its description
         for the run record. Raises :class:`~kmdr.engine.parallel.BackendError` (one line) when it
         cannot start."""
         from kmdr.engine import clusters
@@ -280,7 +293,7 @@ class Session:
             session = clusters.ray_session(execution, par, self.logs)
         else:
             session = contextlib.nullcontext({"backend": execution.backend})
-        with session as info, joblib_config(execution, par):
+        with session as info, joblib_config(execution, par, experiment.blas_threads):
             yield info
 
     #: The entry function of every job (picklable by reference), and the function a dask worker

@@ -56,6 +56,10 @@ class Paper:
         ``preset.paper``, the name of its claim set and theory part.
     title : str
         Its citation: authors, year, title.
+    citation : str
+        How the report's opening names it (authors, venue, year: "Liu, Shen, Tsang, NIPS
+        2017"); empty for a declaration that is not a paper (the course report's presets, what
+        the papers share), which the opening then does not list.
     figure_styles, report_sections, kinds : Mapping
         Its figure styles (:class:`kmdr.figures.style.FigureStyle`), report sections
         (:class:`kmdr.report.sections.ReportSection`) and experiment kinds, by the name a preset
@@ -75,6 +79,7 @@ class Paper:
 
     key: str
     title: str
+    citation: str = ""
     figure_styles: Mapping[str, object] = field(default_factory=dict)
     report_sections: Mapping[str, object] = field(default_factory=dict)
     kinds: Mapping[str, object] = field(default_factory=dict)

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+from kmdr.plugins import papers
 from kmdr.reducers import reducer_entry
 from kmdr.report._text import VERDICT_LEGEND, md_table
 from kmdr.report.experiments import Experiment, public_text, run_field
@@ -74,9 +75,7 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
     out = [
         "# kmdr: the papers' tables, figures and claims beside our results",
         "",
-        "Papers: **bmd09** (Boutsidis, Mahoney, Drineas, NIPS 2009), **bzmd14** (Boutsidis, "
-        "Zouzias, Mahoney, Drineas, IEEE TIT 2015 / arXiv 2014), **lst17** (Liu, Shen, Tsang, "
-        "NIPS 2017).",
+        _papers_line(),
         "",
         # the folder's name only: the report is read on other machines; no date or revision of
         # the writing: the same results give the same report
@@ -122,6 +121,13 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
         )
     out += ["", section_skipped(root, exps), "", section_time_includes(exps)]
     return "\n".join(out)
+
+
+def _papers_line() -> str:
+    """The papers the report holds, each with its citation (its declaration's ``citation``), in
+    the papers' order."""
+    cited = [f"**{paper.key}** ({paper.citation})" for paper in papers() if paper.citation]
+    return "Papers: " + ", ".join(cited) + "."
 
 
 def _run_values(run: dict, *keys: str) -> list[str]:

@@ -49,9 +49,13 @@ another experiment's; ``.2``, ... if taken; never deleted) and is not done, so t
 computes the cell again (unless cells.csv holds it).
 
 Claims are ``flock`` locks on one file per cell (:mod:`.locks` says why). While a claim is
-held, the store's :class:`~.locks.Heartbeat` touches its file (the holder's sign of life): a
-session's heartbeat given as ``heartbeat`` (running for the session's life), else the store's
-own, which runs while one of its claims is held or inside ``with store:``.
+held, a :class:`~.locks.Heartbeat` touches its file (the holder's sign of life). In a run it is
+the session's (:attr:`kmdr.engine.session.Session.heartbeat`, given as ``heartbeat``): one thread
+for the session's life, with which the store registers each lock it takes. A store used on its
+own (a script, a test, ``kmdr-prune``) has no session below it to ask (the results layer does not
+import the engine), yet its caller may compute for minutes while it holds a claim: it keeps a
+heartbeat of its own, whose thread runs only while one of its locks is held (or inside ``with
+store:``), and never when a session's is given.
 :meth:`CellStore.is_claimed` is a probe that takes a shared lock for an instant: a non-blocking
 claim racing with it may get ``None`` spuriously, which is why the runner's final pass claims the
 cells it did not compute with ``block=True``.
@@ -105,10 +109,10 @@ class CellStore:
     ``experiment``: the experiment whose cells the folder holds (default: the folder's name);
     rows of another experiment are never used. ``read_only``: a reader's store (figures, report):
     it never writes, moves or locks anything; what the runner would set aside is only reported.
-    ``heartbeat``: the :class:`~.locks.Heartbeat` that keeps this store's claims alive (a
-    session's, shared by its runs); default: the store's own, running while a claim is held.
-    ``with store:`` keeps the heartbeat's thread running for the block (claims taken one after
-    another then share one thread).
+    ``heartbeat``: the :class:`~.locks.Heartbeat` with which this store registers the locks it
+    holds (a session's, running for the session's life); default: the store's own, whose thread
+    runs only while one of its locks is held. ``with store:`` keeps that heartbeat in use for the
+    block (claims taken one after another then share one thread).
     """
 
     def __init__(

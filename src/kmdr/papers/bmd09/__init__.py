@@ -34,6 +34,7 @@ PAPER = Paper(
     key="bmd09",
     title="Boutsidis, Mahoney, Drineas. Unsupervised Feature Selection for the k-means "
     "Clustering Problem. NIPS 2009",
+    citation="Boutsidis, Mahoney, Drineas, NIPS 2009",
     figure_styles={
         "bmd09_fig1": "kmdr.papers.bmd09.styles:FIG1",
         "bmd09_table1": "kmdr.papers.bmd09.styles:TABLE1",

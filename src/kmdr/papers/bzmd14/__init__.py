@@ -22,6 +22,7 @@ PAPER = Paper(
     key="bzmd14",
     title="Boutsidis, Zouzias, Mahoney, Drineas. Randomized Dimensionality Reduction for "
     "k-means Clustering. IEEE Transactions on Information Theory 2015 (arXiv 2014)",
+    citation="Boutsidis, Zouzias, Mahoney, Drineas, IEEE TIT 2015 / arXiv 2014",
     figure_styles={"bzmd14": "kmdr.papers.bzmd14.figures:STYLE"},
     kinds={"sampling_lemma": "kmdr.papers.bzmd14.sampling_lemma:SAMPLING_LEMMA"},
     claims="kmdr.papers.bzmd14.claims:bzmd14_claims",

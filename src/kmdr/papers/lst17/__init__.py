@@ -36,6 +36,7 @@ _SPARSE_TEXT_NOTE = (
 PAPER = Paper(
     key="lst17",
     title="Liu, Shen, Tsang. Sparse Embedded k-Means Clustering. NIPS 2017",
+    citation="Liu, Shen, Tsang, NIPS 2017",
     figure_styles={"lst17": "kmdr.papers.lst17.figures:STYLE"},
     claims="kmdr.papers.lst17.claims:lst17_claims",
     theory="kmdr.papers.lst17.theory:PART",

@@ -1,0 +1,147 @@
+"""The installed ``kmdr`` command, run for real in a subprocess: a mistake in its options is one
+line and exit status 2 (not argparse's usage screen), and output read by a program that stops
+early ends it quietly, as a Unix filter."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kmdr.app.argv import HYDRA_OPTIONS
+
+pytestmark = pytest.mark.slow  # the command runs in a subprocess
+
+#: The console script the installed distribution puts beside this interpreter.
+KMDR = Path(sys.executable).with_name("kmdr")
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.pop("HYDRA_FULL_ERROR", None)
+    return env
+
+
+def _run(args, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(KMDR), *args], cwd=cwd, capture_output=True, text=True, env=_env(), timeout=120
+    )
+
+
+def _fault(case: str):
+    return pytest.mark.fault(case, gets="exit 2 before any work, one line naming it and the fix")
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(
+            ["--bogus", "dataset=orl"],
+            "unknown option --bogus: kmdr reads Hydra's options (--help/-h, ",
+            marks=_fault("an option kmdr does not have (kmdr --bogus)"),
+            id="unknown",
+        ),
+        pytest.param(
+            ["-x"],
+            "unknown option -x: kmdr reads Hydra's options",
+            id="unknown-short",
+        ),
+        pytest.param(
+            ["--cfg", "jobs"],
+            "the option --cfg takes one of job, hydra, all, got 'jobs'",
+            marks=_fault("a value outside an option's choices (kmdr --cfg jobs)"),
+            id="choice",
+        ),
+        pytest.param(
+            ["--info", "dataset=orl"],
+            "the option --info takes one of all, config, defaults, defaults-tree, plugins, "
+            "searchpath, got 'dataset=orl'",
+            id="info-choice",
+        ),
+        pytest.param(
+            ["-cd"],
+            "the option --config-dir needs a value (e.g. --config-dir <value>)",
+            marks=_fault("an option left without its value (kmdr -cd)"),
+            id="no-value",
+        ),
+        pytest.param(
+            ["--config-", "x"],
+            "the option --config- is ambiguous: it starts --config-dir, --config-name, "
+            "--config-path",
+            marks=_fault("the start of several options (kmdr --config- x)"),
+            id="ambiguous",
+        ),
+        pytest.param(
+            ["--multirun=yes"],
+            "the option --multirun takes no value, got '--multirun=yes'",
+            id="flag-with-value",
+        ),
+    ],
+)
+def test_a_bad_option_is_one_line_not_a_usage_screen(args, expected, tmp_path):
+    proc = _run(args, tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and "usage:" not in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("kmdr: error: " + expected), proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [["-cjob"], ["--cf=job"], ["--multi", "--cfg", "job"]])
+def test_what_argparse_accepts_is_still_hydras(args, tmp_path):
+    """An attached value (``-cjob``), the start of a long option (``--cf``): argparse reads them,
+    so kmdr lets them through to Hydra."""
+    if "--multi" in args:  # --cfg with -m is refused in one line of its own
+        proc = _run(args, tmp_path)
+        assert proc.returncode == 2 and "does not go with -m/--multirun" in proc.stderr
+        return
+    proc = _run([*args, "dataset=orl"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "name: orl" in proc.stdout or "dataset:" in proc.stdout
+
+
+def test_the_options_table_is_hydras(tmp_path):
+    """kmdr's table of Hydra's options is the list ``kmdr --hydra-help`` prints under Flags."""
+    proc = _run(["--hydra-help"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    flags = proc.stdout.split("== Flags ==", 1)[1].split("\n== ", 1)[0]
+    listed = {
+        tuple(m.group(1).split(","))
+        for m in re.finditer(r"^(-[-\w,]+) : ", flags, flags=re.MULTILINE)
+    }
+    assert listed == {names for names, _ in HYDRA_OPTIONS}
+
+
+@pytest.mark.fault(
+    "kmdr --help or --version piped into a program that has stopped reading (kmdr --help | true)",
+    gets="ends quietly, as a Unix filter: nothing on stderr, exit status 141 (128 + SIGPIPE)",
+)
+@pytest.mark.parametrize("args", [["--help"], ["--version"]])
+def test_a_reader_that_stops_early_ends_it_quietly(args, tmp_path):
+    proc = subprocess.Popen(
+        [str(KMDR), *args],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+    )
+    proc.stdout.close()  # gone before the command writes anything (it starts in > 0.1 s)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 128 + signal.SIGPIPE, err
+    assert err == ""
+
+
+def test_kmdr_help_into_head_prints_no_error(tmp_path):
+    """``kmdr --help | head -3``: whether head has gone before kmdr's last write (exit 141) or
+    not (exit 0) is the pipe's timing, as for any filter; either way nothing on stderr."""
+    shell = f"{KMDR} --help | head -3; exit ${{PIPESTATUS[0]}}"
+    proc = subprocess.run(
+        ["bash", "-c", shell], cwd=tmp_path, capture_output=True, text=True, env=_env()
+    )
+    assert proc.returncode in (0, 128 + signal.SIGPIPE) and proc.stderr == "", proc.stderr
+    assert len(proc.stdout.splitlines()) == 3 and "k-means" in proc.stdout
