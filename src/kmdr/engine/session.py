@@ -310,7 +310,9 @@ class Session:
 
     def load(self, experiment: Experiment, output: Output):
         """The experiment's dataset (:func:`kmdr.engine.runner.load_data`), loaded once per
-        session; a dry run's declared facts are not kept."""
+        session; a dry run's declared facts are not kept, nor a dataset that could not be
+        obtained (the next run tries again: the file or the network may be back)."""
+        from kmdr.datasets import DatasetUnavailable
         from kmdr.engine.runner import load_data
 
         key = json.dumps(
@@ -320,7 +322,7 @@ class Session:
         if key in self._data:
             return self._data[key]
         data = load_data(experiment, self.execution, output)
-        if not output.dry_run:
+        if not output.dry_run and not isinstance(data, DatasetUnavailable):
             self._data[key] = data
         return data
 
