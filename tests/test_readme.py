@@ -158,3 +158,13 @@ def test_a_readme_command_works_as_written(tool, args, tmp_path):
         proc = _run([*_launcher(tool), *args, "dry_run=true"], tmp_path)
     assert proc.returncode == 0, f"{tool} {' '.join(args)}:\n{proc.stdout[-2000:]}{proc.stderr}"
     assert "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_the_readme_python_example_is_the_gallery_s_first():
+    # The gallery runs it at build time (examples/plot_python_api.py): the README shows the
+    # same lines, so what it shows is what ran.
+    section = README.read_text().split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
+    code = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    example = (ROOT / "examples" / "plot_python_api.py").read_text()
+    assert code.startswith("import kmdr\n")
+    assert code.removeprefix("import kmdr\n").strip() in example
