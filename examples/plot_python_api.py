@@ -14,9 +14,8 @@ import tempfile
 
 import kmdr
 
-os.chdir(tempfile.mkdtemp(prefix="kmdr-api-"))  # "my-results" lands in a folder of its own
-
-# %%
+# "my-results" lands in a temporary folder (the gallery runs each block in examples/)
+os.chdir(tempfile.mkdtemp(prefix="kmdr-api-"))
 cells = kmdr.run(
     ["dataset=synth", "reducer=sign", "r_grid=[5,10]", "repeats=2"], results_dir="my-results"
 )
