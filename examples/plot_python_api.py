@@ -30,3 +30,17 @@ assert len(cells) == 4 and sorted(everything["experiment"].unique()) == ["custom
 assert sorted(everything["cell_id"]) == sorted(cells["cell_id"])
 assert everything["excluded"].isna().all()
 cells[["method", "r", "repetition", "accuracy", "objective"]]
+
+# %%
+# What the run measured, per repetition (the unit of replication): accuracy P and the normalized
+# objective F on the original data against r.
+import matplotlib.pyplot as plt  # noqa: E402
+
+fig, axes = plt.subplots(1, 2, figsize=(7, 2.8))
+for column, ax in zip(["accuracy", "objective"], axes, strict=True):
+    for rep, points in cells.groupby("repetition"):
+        ax.plot(points["r"], points[column], "o-", label=f"repetition {rep}")
+    ax.set_xlabel("r")
+    ax.set_ylabel(column)
+axes[0].legend()
+fig.tight_layout()
