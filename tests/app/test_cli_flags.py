@@ -144,33 +144,50 @@ def test_a_log_file_gets_no_progress_bar(tmp_path):
     assert b"\r" in forced
 
 
+@pytest.mark.slow
 @pytest.mark.fault(
-    "a run logged to a file (stderr not a terminal) that takes longer than progress_every",
+    "a run logged to a file (stderr not a terminal) whose cell takes longer than progress_every",
     gets="a start line (data, methods, grid, cells to compute and reused, results folder), a "
-    "progress line every progress_every seconds with rising counts, then the closing line",
+    "progress line every progress_every seconds while the cell runs, then the closing line",
 )
 def test_a_logged_run_writes_a_start_line_and_progress_lines(tmp_path):
-    longer = overridden(
-        DRAWN,
-        "+dataset.params={n_samples:2000,n_features:300,n_clusters:3}",
-        "r_grid=[2,4,8,16]",
-        "repeats=4",
-    )
-    data = _run_to_file(tmp_path, "progress_every=0.2", "name=logged", base=longer).decode()
-    lines = data.splitlines()
+    # The plug-in reducer holds its r=4 cell until the test releases it: progress lines must
+    # come while no cell finishes (the session's thread writes them), then the run ends.
+    from _procs import kmdr, make_plugin, plugin_env, wait_for
+
+    root = make_plugin(tmp_path / "plugin")
+    release = tmp_path / "release"
+    args = [
+        *overridden(DRAWN, "reducers=[{name:misbehave}]"),
+        f"results_dir={tmp_path / 'r'}",
+        "progress_every=0.3",
+        "name=logged",
+    ]
+    proc = kmdr(*args, env={**os.environ, **plugin_env(root, "hold:4", release)}, cwd=tmp_path)
+    try:
+        wait_for(lambda: proc.stderr.count("cells done") >= 3, "three progress lines", proc)
+        release.touch()
+        assert proc.wait() == 0, proc.stderr
+    finally:
+        proc.kill()
+    lines = proc.stderr.splitlines()
     start = [line for line in lines if "logged: cells: start" in line]
-    assert len(start) == 1, data
-    assert "16 of 16 cells to compute (0 reused)" in start[0]
-    assert f"-> {tmp_path / 'r' / 'logged'}" in start[0] and "at r = 2, 4, 8, 16" in start[0]
+    assert len(start) == 1, proc.stderr
+    assert "4 of 4 cells to compute (0 reused)" in start[0] and "at r = 2, 4" in start[0]
+    assert f"-> {tmp_path / 'r' / 'logged'}" in start[0]
     progress = [line for line in lines if "cells done" in line]
     done = [int(line.split(": cells: ")[1].split("/")[0]) for line in progress]
-    assert len(done) >= 2 and done == sorted(done) and done[-1] > done[0], data
-    assert all("/16 cells done" in line and "elapsed" in line for line in progress)
+    assert len(done) >= 3 and done == sorted(done), proc.stderr
+    assert all("/4 cells done" in line and "elapsed" in line for line in progress)
     assert lines.index(start[0]) < lines.index(progress[0])
-    assert lines[-1].startswith("[kmdr] logged: 16 cells (16 computed, 0 reused)"), data
-    # a terminal's run, or progress=false, writes no such line
-    quiet = _run_to_file(tmp_path, "progress=false", "name=unlogged").decode()
-    assert "start," not in quiet and "cells done" not in quiet
+    assert lines[-1].startswith("[kmdr] logged: 4 cells (4 computed, 0 reused)"), proc.stderr
+    assert "\r" not in proc.stderr
+
+
+def test_progress_false_writes_no_start_or_progress_line(tmp_path):
+    data = _run_to_file(tmp_path, "progress=false", "name=unlogged").decode()
+    assert "start," not in data and "cells done" not in data
+    assert "[kmdr] unlogged: 4 cells (4 computed, 0 reused)" in data
 
 
 def test_a_quiet_run_says_nothing_but_keeps_its_results(tmp_path):
