@@ -26,17 +26,13 @@ from typing import Any
 
 from hydra.experimental.callback import Callback
 
+from kmdr._log import say
+
 __all__ = ["DrawCallback", "MultirunSummary", "conclude"]
 
 #: The file a job of a multirun leaves in its Hydra job folder for :class:`MultirunSummary`.
 OUTCOME_FILE = "kmdr_job.json"
 _SWEEP_DIR = "hydra.sweep.dir"
-
-
-def _say(msg: str) -> None:
-    from kmdr._log import say
-
-    say(msg)
 
 
 def conclude(result) -> None:
@@ -45,9 +41,9 @@ def conclude(result) -> None:
     if result.figures:
         from kmdr.app.drawing import draw
 
-        draw(result.experiment_dir, _say)
+        draw(result.experiment_dir, say)
     if result.summary:
-        _say(result.summary)
+        say(result.summary)
 
 
 def _ran(job_return) -> Any:
@@ -74,7 +70,7 @@ class DrawCallback(Callback):
         except KeyboardInterrupt as err:  # the cells are safe: say how to draw them later
             from kmdr.engine import signals
 
-            _say(
+            say(
                 f"kmdr: {signals.describe(err)} while drawing; the cells are kept under "
                 f"{result.experiment_dir}: draw them with `kmdr-figures "
                 f"{result.experiment_dir.parent}`"
@@ -147,14 +143,14 @@ class MultirunSummary(Callback):
         if quiet() or config.get("verbosity") == "quiet":
             return
         if counts["planned"] == len(outcomes):
-            _say(f"[kmdr] multirun: {len(outcomes)} jobs planned (dry run), nothing written")
+            say(f"[kmdr] multirun: {len(outcomes)} jobs planned (dry run), nothing written")
             return
         said = ", ".join(f"{counts[s]} {s}" for s in _WORDS if counts[s])
         where = sorted({o["experiment_dir"] for o in outcomes if "experiment_dir" in o})
         line = f"[kmdr] multirun: {len(outcomes)} jobs: {said}"
         if where:
             line += f"; results in {', '.join(where)}"
-        _say(line)
+        say(line)
 
 
 #: The outcomes of a job the summary counts, in the order its line names them.

@@ -182,9 +182,7 @@ def finish(outcome, experiment, output) -> JobResult:
 
 
 def _stderr(msg: str) -> None:
-    from kmdr._log import say
-
-    say(msg)
+    print(msg, file=sys.stderr, flush=True)
 
 
 def run(cfg) -> JobResult | None:
