@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -22,8 +21,10 @@ pytestmark = pytest.mark.slow
 
 HOLD = (
     "import sys, time\n"
+    "from kmdr.engine.session import Session\n"
     "from kmdr.results import locks\n"
-    "lock = locks.acquire(sys.argv[1], heartbeat=locks.Heartbeat())\n"
+    "session = Session().__enter__()\n"
+    "lock = locks.acquire(sys.argv[1], heartbeat=session.heartbeat)\n"
     "print('held', flush=True)\n"
     "time.sleep(600)\n"
 )
@@ -98,35 +99,3 @@ def test_a_live_holder_keeps_its_lock_fresh_and_is_waited_for(holder):
         waiter.kill()
     assert waiter.returncode == 0 and out.strip() == "True"
     assert os.path.exists(path)
-
-
-def _beating() -> int:
-    return sum(t.name == "kmdr-lock-heartbeat" for t in threading.enumerate())
-
-
-def test_the_heartbeat_thread_runs_only_while_its_owner_uses_it(tmp_path):
-    # A held lock uses its heartbeat until its release; ``with`` keeps it running across locks
-    # (a session's), and nothing of it is left once neither holds it.
-    # Counted from what runs already: an open session of an earlier test in this process (the
-    # default session of kmdr.run) keeps its own heartbeat for its life.
-    others = _beating()
-    beat = locks.Heartbeat(period=0.05)
-    assert not beat.running
-    first = locks.acquire(tmp_path / "a.lock", heartbeat=beat)
-    second = locks.acquire(tmp_path / "b.lock", heartbeat=beat)
-    assert beat.running and _beating() == others + 1
-    before = (tmp_path / "b.lock").stat().st_mtime_ns
-    wait_for(lambda: (tmp_path / "b.lock").stat().st_mtime_ns != before, "a touch", timeout=30)
-    first.release()
-    assert beat.running  # the second lock still needs it
-    second.release(unlink=True)
-    assert not beat.running and _beating() == others
-    with beat:
-        assert beat.running
-        locks.acquire(tmp_path / "c.lock", heartbeat=beat).release()
-        assert beat.running  # the block, not the lock, keeps it
-    assert not beat.running and _beating() == others
-    # without a heartbeat a lock is held but nothing touches its file
-    bare = locks.acquire(tmp_path / "d.lock")
-    assert bare.held and _beating() == others
-    bare.release()

@@ -15,10 +15,11 @@ A Session holds, from its start to its end:
 * the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +
   signal, finished cells kept (:func:`kmdr.engine.signals.stop_on_signals`, entered and left
   around each run of the session);
-* the lock heartbeat (:class:`~kmdr.results.locks.Heartbeat`, :attr:`Session.heartbeat`): one
-  thread, from the session's start to its end, touching the files of every claim its runs'
-  stores hold (the runner gives it to each :class:`~kmdr.results.store.CellStore`), so claims
-  taken one after another, and the runs of a multirun, share it;
+* the lock heartbeat (:class:`~kmdr.results.locks.Heartbeat`, :attr:`Session.heartbeat`): the
+  claims its runs' stores hold (the runner gives it to each
+  :class:`~kmdr.results.store.CellStore`), and one thread from the session's start to its end
+  touching their files (:func:`beating`), so claims taken one after another, and the runs of a
+  multirun, share it;
 * the datasets it loaded (:meth:`Session.load`), so the runs of a multirun or of ``make
   reproduce`` load each once, and the libraries' log levels
   (:class:`~kmdr.engine.clusters.LibraryLogs`).
@@ -67,6 +68,7 @@ __all__ = [
     "TICK",
     "WATCH_EVERY",
     "ProcessState",
+    "beating",
     "Session",
     "close_default_session",
     "default_session",
@@ -172,15 +174,17 @@ class Session:
         self._warmup: Warmup | None = None
         self._cluster: ClusterStart | None = None
         self._lock = threading.Lock()
-        #: The heartbeat of the claims its runs hold, running from the session's start to its
-        #: end (see the module docstring).
+        #: The claims its runs hold, touched by the session's thread from its start to its end
+        #: (see the module docstring).
         self.heartbeat = Heartbeat()
+        self._beating: contextlib.AbstractContextManager | None = None
         self.open = False
 
     def __enter__(self) -> Session:
         if self.open:
             raise RuntimeError("this Session is already open; a Session is entered once")
-        self.heartbeat.__enter__()
+        self._beating = beating(self.heartbeat)
+        self._beating.__enter__()
         self.open = True
         return self
 
@@ -189,8 +193,8 @@ class Session:
 
     def close(self) -> None:
         """End the session: wait for a warm-up, close a LocalCluster no run took, stop the lock
-        heartbeat (a claim still held keeps it until its release) and drop the loaded data.
-        Idempotent."""
+        heartbeat (a claim still held from now on shows no sign of life) and drop the loaded
+        data. Idempotent."""
         with self._lock:
             warmup, self._warmup = self._warmup, None
             cluster, self._cluster = self._cluster, None
@@ -199,8 +203,9 @@ class Session:
         if cluster is not None:
             cluster.close()
         self._data.clear()
-        if self.open:
-            self.heartbeat.__exit__(None, None, None)
+        beat, self._beating = self._beating, None
+        if beat is not None:
+            beat.__exit__(None, None, None)
         self.open = False
 
     def parallelism(self, blas_threads: int) -> Parallelism:
@@ -370,6 +375,29 @@ class Session:
                 return execute(self, experiment, output, dataset=dataset, config=config, log=log)
         finally:
             self.release_unused_cluster()
+
+
+@contextlib.contextmanager
+def beating(heartbeat: Heartbeat) -> Iterator[None]:
+    """Touch ``heartbeat``'s held lock files every ``heartbeat.period`` seconds from a thread
+    (``kmdr-lock-heartbeat``) while the block runs: the claims' sign of life
+    (:mod:`kmdr.results.locks`). A Session runs one for its whole life; the results layer, which
+    cannot import this module, starts none."""
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=_beat, args=(heartbeat, stop), name="kmdr-lock-heartbeat", daemon=True
+    )
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()  # at most one touch of the held files away
+
+
+def _beat(heartbeat: Heartbeat, stop: threading.Event) -> None:
+    while not stop.wait(heartbeat.period):
+        heartbeat.touch()
 
 
 def _tick(progress, stop: threading.Event) -> None:

@@ -17,7 +17,7 @@ The layer every reader (figures, report, papers) goes through; its layout is des
   ``kmdr-prune`` commands;
 - :mod:`~kmdr.results.provenance`: where a run's numbers came from.
 
-Nothing here keeps process-wide state: the heartbeat's thread belongs to a ``Heartbeat`` object
-(a session's, or a store's own), and a reader that wants each report said once holds a
+Nothing here keeps process-wide state or starts a thread: a ``Heartbeat`` is the set of held
+locks that the run's Session touches from its own thread, and a reader that wants each report said once holds a
 :class:`~kmdr.results.reading.Once`.
 """

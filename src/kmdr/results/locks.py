@@ -31,10 +31,14 @@ Who holds a lock, and whether it is alive
     :class:`LockTimeout` naming the holder. Progress is judged on the waiter's own clock from
     changes it sees, so clocks of other hosts sharing the folder do not matter.
 
-The heartbeat's thread is owned by a :class:`Heartbeat` object, never by this module: it runs
-only while the heartbeat is in use, that is inside ``with heartbeat:`` (a session that keeps it
-running for its whole life) or while a lock acquired with it is held (each such lock uses it
-from :func:`acquire` to its release, as a ``with`` block would).
+A :class:`Heartbeat` is the set of held locks whose files show their holder alive, and the
+touch that does it (:meth:`Heartbeat.touch`); it starts no thread. The thread that touches every
+:data:`HEARTBEAT` seconds belongs to the process's one owner of threads, the run's
+:class:`kmdr.engine.session.Session` (:func:`kmdr.engine.session.beating`), which gives its
+heartbeat to every store its runs open. A lock taken without a heartbeat, or with one that nothing
+beats (a store used outside a session: a script, ``kmdr-prune``'s brief rewrite of cells.csv), is
+held all the same but shows no sign of life: a process waiting for it gives up after its timeout.
+Hold such a lock briefly, or open a Session for the work it guards.
 
 Assumptions: POSIX (on Windows the module imports and portalocker locks, but a held lock file
 cannot be removed there: untested); all processes that share a folder run on one host, or on Linux
@@ -120,20 +124,17 @@ def _write_at_start(fd: int, data: bytes) -> None:
 
 
 class Heartbeat:
-    """The thread that touches the files of held locks every ``period`` seconds (their holder's
-    sign of life), owned by this object.
+    """The held locks whose files show their holder alive: :meth:`touch` touches each one.
 
-    The thread runs only while the heartbeat is in use: inside ``with heartbeat:`` (a session
-    enters it once for its whole life, so claims taken one after another share one thread), or
-    while a lock :func:`acquire` d with it is held (each held lock uses it until its release, as
-    a ``with`` block would). Unused, it has no thread; entering it again starts a new one.
-    Reentrant and thread-safe. A ``fork`` child starts with an unused heartbeat (the parent's
-    thread and locks are not the child's).
+    A passive registry: it starts no thread. Its owner calls :meth:`touch` every ``period``
+    seconds (:func:`kmdr.engine.session.beating`, which a Session runs for its whole life); a lock
+    :func:`acquire` d with it is touched from its acquisition to its release. Thread-safe. A
+    ``fork`` child starts with an empty heartbeat (the parent's locks are not the child's).
 
     Examples
     --------
-    >>> with Heartbeat() as beat:  # doctest: +SKIP
-    ...     lock = acquire(path, heartbeat=beat)
+    >>> with Session() as session:  # doctest: +SKIP
+    ...     lock = acquire(path, heartbeat=session.heartbeat)
     ...     ...  # the lock's file is touched every HEARTBEAT seconds while it is held
     ...     lock.release()
     """
@@ -146,69 +147,42 @@ class Heartbeat:
         self._pid = os.getpid()
         self._lock = threading.Lock()
         self._held: set[HeldLock] = set()
-        self._users = 0
-        self._stop: threading.Event | None = None
-        self._thread: threading.Thread | None = None
 
     def _guard(self) -> threading.Lock:
-        # A fork child must not wait on a lock the parent's thread held at the fork, nor count
-        # the parent's users: it starts unused (checked before the lock is taken).
+        # A fork child must not wait on a lock the parent's thread held at the fork, nor touch
+        # the parent's files: it starts empty (checked before the lock is taken).
         if self._pid != os.getpid():
             self._reset()
         return self._lock
 
     @property
-    def running(self) -> bool:
-        """Whether the thread runs (the heartbeat is in use)."""
-        return self._thread is not None and self._pid == os.getpid()
-
-    def __enter__(self) -> Heartbeat:
+    def holding(self) -> int:
+        """How many held locks it touches."""
         with self._guard():
-            self._users += 1
-            if self._thread is None:
-                self._stop = threading.Event()
-                self._thread = threading.Thread(
-                    target=self._beat, args=(self._stop,), name="kmdr-lock-heartbeat", daemon=True
-                )
-                self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        with self._guard():
-            self._users -= 1
-            if self._users > 0 or self._thread is None:
-                return
-            thread, self._thread = self._thread, None
-            self._stop.set()
-        if thread is not threading.current_thread():
-            thread.join()  # at most one touch of the held files away
+            return len(self._held)
 
     def _watch(self, held: HeldLock) -> None:
-        """Keep ``held``'s file alive until :meth:`_forget`; it uses the heartbeat meanwhile."""
-        self.__enter__()
+        """Touch ``held``'s file on every beat until :meth:`_forget`."""
         with self._guard():
             self._held.add(held)
 
     def _forget(self, held: HeldLock) -> int | None:
-        """Stop watching ``held`` and take its descriptor (None if already released): under the
-        thread's lock, so the thread never touches a closed or reused descriptor."""
+        """Stop touching ``held`` and take its descriptor (None if already released): under the
+        registry's lock, so a beat never touches a closed or reused descriptor."""
         with self._guard():
             fd, held._fd = held._fd, None
-            watched = held in self._held
             self._held.discard(held)
-        if watched:
-            self.__exit__(None, None, None)
         return fd
 
-    def _beat(self, stop: threading.Event) -> None:
-        while not stop.wait(self.period):
-            with self._lock:  # release() takes descriptors under the same lock
-                for held in self._held:
-                    if held._fd is not None:
-                        # a read-only or vanished folder: the holder goes on without it
-                        with contextlib.suppress(OSError):
-                            # through the descriptor where the platform can (POSIX)
-                            os.utime(held._fd if os.utime in os.supports_fd else held.path)
+    def touch(self) -> None:
+        """Touch the file of every held lock (its modification time): one beat."""
+        with self._guard():  # release() takes descriptors under the same lock
+            for held in self._held:
+                if held._fd is not None:
+                    # a read-only or vanished folder: the holder goes on without it
+                    with contextlib.suppress(OSError):
+                        # through the descriptor where the platform can (POSIX)
+                        os.utime(held._fd if os.utime in os.supports_fd else held.path)
 
 
 class HeldLock:
@@ -291,8 +265,9 @@ def acquire(
     this process too: flock locks belong to the open file, not to the process). With ``block``,
     waits until the holder releases it or ends, or raises :class:`LockTimeout` after ``timeout``
     seconds (default :data:`WAIT_TIMEOUT`) without a sign of life from the holder. With
-    ``heartbeat``, the lock's file is touched by it while the lock is held (without one, nothing
-    shows the holder alive: a waiter gives up after its timeout).
+    ``heartbeat``, the lock's file is touched on each of its beats while the lock is held
+    (without one, or with one nobody beats, nothing shows the holder alive: a waiter gives up
+    after its timeout).
     """
     path = Path(path)
     if not block:

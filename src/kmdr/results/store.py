@@ -50,12 +50,12 @@ computes the cell again (unless cells.csv holds it).
 
 Claims are ``flock`` locks on one file per cell (:mod:`.locks` says why). While a claim is
 held, a :class:`~.locks.Heartbeat` touches its file (the holder's sign of life). In a run it is
-the session's (:attr:`kmdr.engine.session.Session.heartbeat`, given as ``heartbeat``): one thread
-for the session's life, with which the store registers each lock it takes. A store used on its
-own (a script, a test, ``kmdr-prune``) has no session below it to ask (the results layer does not
-import the engine), yet its caller may compute for minutes while it holds a claim: it keeps a
-heartbeat of its own, whose thread runs only while one of its locks is held (or inside ``with
-store:``), and never when a session's is given.
+the session's (:attr:`kmdr.engine.session.Session.heartbeat`, given as ``heartbeat``), beaten by the
+session's one thread for its whole life; every store of its runs registers its locks with it. A
+store used on its own (a script, a test, ``kmdr-prune``) has no heartbeat: its claims are held but
+show no sign of life, so another process waiting for one gives up after its ``claim_timeout``.
+Compute cells in a Session (or give the store a session's heartbeat) when a claim may be held
+for long.
 :meth:`CellStore.is_claimed` is a probe that takes a shared lock for an instant: a non-blocking
 claim racing with it may get ``None`` spuriously, which is why the runner's final pass claims the
 cells it did not compute with ``block=True``.
@@ -110,9 +110,8 @@ class CellStore:
     rows of another experiment are never used. ``read_only``: a reader's store (figures, report):
     it never writes, moves or locks anything; what the runner would set aside is only reported.
     ``heartbeat``: the :class:`~.locks.Heartbeat` with which this store registers the locks it
-    holds (a session's, running for the session's life); default: the store's own, whose thread
-    runs only while one of its locks is held. ``with store:`` keeps that heartbeat in use for the
-    block (claims taken one after another then share one thread).
+    holds (a session's, beaten for the session's life); default None: its locks show no sign of
+    life (see the module docstring).
     """
 
     def __init__(
@@ -135,7 +134,7 @@ class CellStore:
         self.csv_lock_path = self.locks_dir / _CSV_LOCK
         self.rejected_path = self.root / REJECTED
         self.log = log or _stderr
-        self.heartbeat = Heartbeat() if heartbeat is None else heartbeat
+        self.heartbeat = heartbeat
         # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
         # an unchanged stat means an unchanged, already validated row.
         self._cache: dict[str, tuple[tuple, dict]] = {}
@@ -143,13 +142,6 @@ class CellStore:
         self._said: set[str] = set()
         # (header, raw fields) -> row_problem: a row read again is not hashed again
         self._verified: dict[tuple, str | None] = {}
-
-    def __enter__(self) -> CellStore:
-        self.heartbeat.__enter__()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.heartbeat.__exit__(*exc)
 
     def _say(self, msg: str) -> None:
         """Log ``msg`` once per store."""
