@@ -95,3 +95,32 @@ def test_kmdr_run_returns_what_the_callbacks_read(tmp_path, monkeypatch):
         pd.read_csv(results / "custom" / "cells.csv").accuracy.mean()
     )
     assert len(cells) == 4 and result.experiment_dir == results / "custom"
+
+
+def _methods(results: Path) -> set[str]:
+    return set(pd.read_csv(results / "custom" / "summary.csv")["method"])
+
+
+def test_a_multirun_draws_each_folder_once_after_its_last_job(tmp_path):
+    # Both jobs add cells to one folder: it is drawn when the multirun ends (its summary holds
+    # both jobs' methods), before the closing line, and not after each job.
+    results = tmp_path / "r"
+    args = ["-m", *RUN, f"results_dir={results}", "figures=true", "reducer=sign,none"]
+    proc = run_kmdr(args, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "custom.png" in _figures(results) and _methods(results) == {"RP", "kMeans"}
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1].startswith("[kmdr] multirun: 2 jobs: 2 ran")
+    summary = (results / "custom" / "summary.csv").stat().st_mtime_ns
+    assert summary >= max(p.stat().st_mtime_ns for p in (results / "custom" / "runs").iterdir())
+
+
+def test_a_multirun_stopped_by_a_failed_job_draws_what_ran_before_it(tmp_path):
+    # svd cannot give r = 40 of 12 features: the second job ends the multirun with its one-line
+    # error (exit 2); the first job's cells are drawn all the same.
+    results = tmp_path / "r"
+    args = [*RUN, f"results_dir={results}", "figures=true", "r_grid=[2,40]"]
+    proc = run_kmdr(["-m", *args, "reducer=sign,svd"], tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("kmdr: error: [job 1: reducer=svd]")
+    assert "custom.png" in _figures(results) and _methods(results) == {"RP"}

@@ -191,6 +191,7 @@ def run(cfg) -> JobResult | None:
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
+    from kmdr.app.callbacks import draw_before_stop
     from kmdr.config.compose import check_search_path, checked
 
     hc = HydraConfig.get()
@@ -216,6 +217,7 @@ def run(cfg) -> JobResult | None:
                 signals.raise_if_received()
                 raise
         except UsageError as err:
+            draw_before_stop(hc)
             exit_error(PROGRAM, f"{job}{err}")
         except Skipped as err:  # not an error of the command: a multirun goes on
             _stderr(f"kmdr: {err}")
@@ -223,6 +225,7 @@ def run(cfg) -> JobResult | None:
                 sys.exit(1)
             return None
         except RunError as err:
+            draw_before_stop(hc)
             exit_error(PROGRAM, err, status=1)
         except KeyboardInterrupt as err:
             if "kept" in stage:
