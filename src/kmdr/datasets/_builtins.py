@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._entry import DatasetEntry
+from ._generated import generated_blocks
 from ._images import (
     ORL_FACES_FILES,
     load_coil20,
@@ -70,7 +71,8 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         "synth", make_synth, "synthetic", "Synth",
         n_samples=SYNTH_DEFAULTS["n_samples"], n_features=SYNTH_DEFAULTS["n_features"],
         n_clusters=SYNTH_DEFAULTS["n_clusters"], sparse=False,
-        params=SYNTH_DEFAULTS,
+        params=SYNTH_DEFAULTS, added_params=MappingProxyType({"tile_rows": 0}),
+        blocks=generated_blocks,
         description="SYNTHETIC Gaussian mixture of bzmd14 §7.3",
     ),
     DatasetEntry(
@@ -88,7 +90,7 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         n_samples=SPARSE_TEXT_DEFAULTS["n_samples"],
         n_features=SPARSE_TEXT_DEFAULTS["n_features"],
         n_clusters=SPARSE_TEXT_DEFAULTS["n_clusters"], sparse=True,
-        params=SPARSE_TEXT_DEFAULTS,
+        params=SPARSE_TEXT_DEFAULTS, blocks=generated_blocks,
         description="SYNTHETIC sparse document-term matrix with RCV1's shape and density",
     ),
 )  # fmt: skip

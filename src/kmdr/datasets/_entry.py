@@ -56,6 +56,15 @@ class DatasetEntry:
         Returns the sha256 that identifies a multi-file dataset (e.g. a manifest over its files).
     description : str
         One line on what the data is.
+    added_params : mapping
+        Parameters added to :attr:`params` after cells were recorded, each with the value that
+        gives the data as before: at that value a parameter is left out of the ``generator:``
+        fingerprint, so the cells recorded before it keep theirs.
+    blocks : callable or None
+        Makes the data as :class:`~kmdr.datasets.blocks.RowBlocks` that produce each block on
+        their own (generated, or read from shards), never the whole matrix; called as
+        ``blocks(entry, bounds_rows, data_dir=..., mirror=..., **params)``. None: the chunked
+        path loads the data whole and cuts it.
     """
 
     name: str
@@ -71,6 +80,8 @@ class DatasetEntry:
     params: Mapping[str, Any] | None = field(default_factory=dict)
     digest: Callable[[], str] | None = None
     description: str = ""
+    added_params: Mapping[str, Any] = field(default_factory=dict)
+    blocks: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in DATASET_KINDS:
