@@ -121,8 +121,8 @@ def test_sparse_text_document_frequencies_are_cached_and_checked(tmp_path):
     "kwargs, match",
     [
         ({"rows": 0}, "rows per block must be an int >= 1"),
-        ({"rows": 10, "bounds": [(0, 10)]}, "one of the two"),
-        ({}, "one of the two"),
+        ({"rows": 10, "bounds": [(0, 10)]}, "not both"),
+        ({}, "has no blocks of its own"),
         ({"bounds": [(0, 10), (11, 301)]}, "consecutive"),
         ({"rows": 10, "tile_rows": -1}, "tile_rows"),
         ({"rows": 10, "colour": 1}, "unknown parameters"),

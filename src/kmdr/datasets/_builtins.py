@@ -20,6 +20,7 @@ from ._images import (
     load_usps,
     orl_faces_manifest_sha256,
 )
+from ._shards import load_shards, shard_blocks
 from ._sparse_text import make_sparse_text
 from ._synthetic import (
     SPARSE_TEXT_DEFAULTS,
@@ -92,6 +93,11 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         n_clusters=SPARSE_TEXT_DEFAULTS["n_clusters"], sparse=True,
         params=SPARSE_TEXT_DEFAULTS, blocks=generated_blocks,
         description="SYNTHETIC sparse document-term matrix with RCV1's shape and density",
+    ),
+    DatasetEntry(
+        "shards", load_shards, "folder", "shards",
+        params=MappingProxyType({"path": None}), blocks=shard_blocks,
+        description="a folder of row shards (npz, with a manifest of sha256), one block a shard",
     ),
 )  # fmt: skip
 #: Dataset name -> declaration, in listing order.

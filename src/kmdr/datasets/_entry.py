@@ -20,8 +20,8 @@ from ._validate import check_dataset
 __all__ = ["DATASET_KINDS", "DatasetEntry"]
 
 #: Where a dataset's data comes from (:attr:`DatasetEntry.kind`): files of the data registry,
-#: data shipped with the code that declares it, or generated.
-DATASET_KINDS = ("file", "bundled", "synthetic")
+#: data shipped with the code that declares it, generated, or a folder the user names.
+DATASET_KINDS = ("file", "bundled", "synthetic", "folder")
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,8 @@ class DatasetEntry:
         ``loader(data_dir=..., mirror=..., **params)``, any other as ``loader(**params)``.
     kind : {"file", "bundled", "synthetic"}
         ``file``: read from files of the data registry (``registry.txt``), fetched and verified;
-        ``bundled``: the data ships with the code that declares it; ``synthetic``: generated.
+        ``bundled``: the data ships with the code that declares it; ``synthetic``: generated;
+        ``folder``: read from a folder given as a parameter (``path``), e.g. row shards.
     display_name : str
         The name figures and the report show (panel titles, headings), as the papers print it.
     files : tuple of str

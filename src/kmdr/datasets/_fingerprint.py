@@ -11,6 +11,8 @@ mixed with the current ones.
 - ``generator:<name>:<hash>``: generated data: the generator's name and its parameters with the
   defaults filled in (the same generator and parameters give the same data), but for a parameter
   added later at the value that gives the data as before (``DatasetEntry.added_params``).
+- ``shards:<hash>``: a folder of row shards (:mod:`._shards`): each shard's name, rows and sha256
+  as its manifest lists them (each shard is checked against it when read), with the shape.
 - ``content:<hash>``: anything else (a plug-in's or a user's data): the sha256 of ``X`` (its
   shape, dtype and values; for CSR its ``indptr``, ``indices`` and ``data``) and of ``y``.
 """

@@ -156,10 +156,16 @@ def generated_blocks(
     entry, split: Callable[[int], tuple], *, data_dir=None, mirror=None, **params
 ) -> GeneratedBlocks:
     """The generated dataset ``entry`` (a :class:`~kmdr.datasets.DatasetEntry`) with ``params``
-    as row blocks at ``split(n_samples)``; bad parameters or bounds are one-line
+    as row blocks at ``split(n_samples)`` (a function of the number of rows; None is refused:
+    generated data has no split of its own); bad parameters or bounds are one-line
     :class:`DatasetError` before anything is drawn. ``mirror`` is not used (nothing is
     fetched)."""
     schema, cls = _KINDS[entry.name]
+    if split is None:
+        raise DatasetError(
+            f"dataset {entry.name!r} has no blocks of its own: give the rows per block "
+            "(rows=...) or the bounds (bounds=...)"
+        )
     try:
         checked = schema.checked(params)
     except ValueError as err:

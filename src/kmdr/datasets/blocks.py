@@ -18,7 +18,10 @@ The kinds of blocks:
 - :class:`SplitBlocks` cuts an in-memory :class:`~kmdr.datasets.Dataset` (any dataset without
   blocks of its own; also to check that a chunked cell equals its in-memory cell);
 - :class:`GeneratedBlocks` draws a block of ``synth`` or ``sparse_text`` alone
-  (:mod:`._generated`).
+  (:mod:`._generated`);
+- :class:`ShardBlocks` reads a folder of row shards, checked against its manifest's sha256
+  (:mod:`._shards`; the registered dataset ``shards``, ``path=<folder>``), which
+  :func:`write_shards` writes from any dataset or blocks.
 
 :func:`load_blocks` gives a registered dataset's blocks; :func:`even_bounds` and
 :func:`bounds_of_rows` make bounds.
@@ -31,10 +34,12 @@ from collections.abc import Sequence
 from ._generated import GeneratedBlocks, SparseTextBlocks, SynthBlocks
 from ._registry import DatasetError
 from ._rowblocks import RowBlocks, SplitBlocks, bounds_of_rows, check_bounds, even_bounds
+from ._shards import ShardBlocks, write_shards
 
 __all__ = [
     "GeneratedBlocks",
     "RowBlocks",
+    "ShardBlocks",
     "SparseTextBlocks",
     "SplitBlocks",
     "SynthBlocks",
@@ -42,6 +47,7 @@ __all__ = [
     "check_bounds",
     "even_bounds",
     "load_blocks",
+    "write_shards",
 ]
 
 
@@ -55,7 +61,8 @@ def load_blocks(
     **params,
 ) -> RowBlocks:
     """Dataset ``name`` as blocks of ``rows`` rows (the last one shorter), or at ``bounds``
-    (``(lo, hi)`` of each block; give one of the two).
+    (``(lo, hi)`` of each block), or neither: the dataset's own blocks (``shards``: one per
+    shard; the others have none and need one of the two).
 
     A dataset that produces a block on its own (its :class:`~kmdr.datasets.DatasetEntry` has
     ``blocks``: generated, or read from shards) does so one block at a time, and nothing is
@@ -65,10 +72,10 @@ def load_blocks(
     """
     from ._catalog import dataset_info
 
-    if (rows is None) == (bounds is None):
+    if rows is not None and bounds is not None:
         raise DatasetError(
             f"dataset {name!r}: give the rows per block (rows=...) or the bounds (bounds=...), "
-            "one of the two"
+            "not both"
         )
     if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 1):
         raise DatasetError(f"dataset {name!r}: rows per block must be an int >= 1, got {rows!r}")
@@ -78,9 +85,15 @@ def load_blocks(
             bounds_of_rows(n_samples, rows) if bounds is None else check_bounds(bounds, n_samples)
         )
 
+    given = None if rows is None and bounds is None else split
     entry = dataset_info(name)
     if entry.blocks is not None:
-        return entry.blocks(entry, split, data_dir=data_dir, mirror=mirror, **params)
+        return entry.blocks(entry, given, data_dir=data_dir, mirror=mirror, **params)
+    if given is None:
+        raise DatasetError(
+            f"dataset {name!r} has no blocks of its own: give the rows per block (rows=...) or "
+            "the bounds (bounds=...)"
+        )
     from . import load_dataset
 
     dataset = load_dataset(name, data_dir=data_dir, mirror=mirror, **params)
