@@ -21,7 +21,9 @@ The kinds of blocks:
   (:mod:`._generated`);
 - :class:`ShardBlocks` reads a folder of row shards, checked against its manifest's sha256
   (:mod:`._shards`; the registered dataset ``shards``, ``path=<folder>``), which
-  :func:`write_shards` writes from any dataset or blocks.
+  :func:`write_shards` writes from any dataset or blocks;
+- :class:`DaskArrayBlocks` computes a chunk of rows of a user's ``dask.array``
+  (:mod:`._dask_blocks`).
 
 :func:`load_blocks` gives a registered dataset's blocks; :func:`even_bounds` and
 :func:`bounds_of_rows` make bounds.
@@ -31,12 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ._dask_blocks import DaskArrayBlocks
 from ._generated import GeneratedBlocks, SparseTextBlocks, SynthBlocks
 from ._registry import DatasetError
 from ._rowblocks import RowBlocks, SplitBlocks, bounds_of_rows, check_bounds, even_bounds
 from ._shards import ShardBlocks, write_shards
 
 __all__ = [
+    "DaskArrayBlocks",
     "GeneratedBlocks",
     "RowBlocks",
     "ShardBlocks",
