@@ -180,6 +180,8 @@ def test_bad_arguments(tmp_path, folder):
     with pytest.raises(DatasetError, match="needs the folder: path=") as err:
         load_dataset("shards")
     _one_line(err)
+    with pytest.raises(DatasetError, match="needs the folder: path="):
+        load_blocks("shards", path="???")  # a config's dataset.params.path left unset
     with pytest.raises(DatasetError, match="does not exist"):
         load_blocks("shards", path=str(tmp_path / "nowhere"))
     with pytest.raises(DatasetError, match="not an empty folder"):

@@ -292,7 +292,7 @@ def write_shards(data, folder, *, rows: int | None = None) -> Path:
 
 
 def _needs_path(path) -> None:
-    if path is None or not str(path).strip():
+    if path is None or str(path).strip() in ("", "???"):  # ???: a config that left it unset
         raise DatasetError(
             "dataset 'shards' needs the folder: path=<folder of shards> "
             "(dataset.params.path=... in a config)"
