@@ -133,3 +133,44 @@ def test_bad_block_arguments_are_one_line_errors(kwargs, match):
     with pytest.raises(DatasetError, match=match) as err:
         load_blocks("synth", **params, **kwargs)
     assert "\n" not in str(err.value)
+
+
+def _traced_peak(make) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        make()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("tile_rows", [0, 1000])
+def test_a_synth_block_takes_the_memory_of_the_block_not_of_the_matrix(tile_rows):
+    params = {"n_samples": 20000, "n_features": 500, "n_clusters": 5, "tile_rows": tile_rows}
+    blocks = load_blocks("synth", rows=1000, **params)
+    whole = 20000 * 500 * 8  # 80 MB
+    peak = _traced_peak(lambda: blocks.block(blocks.n_blocks - 2))
+    assert peak < whole / 10  # the block (4 MB) and a piece of noise (4 kB here)
+
+
+def test_a_sparse_text_block_takes_the_memory_of_the_block_not_of_the_matrix(monkeypatch):
+    monkeypatch.setattr(_sparse_text, "CHUNK_TOKENS", 50_000)
+    blocks = load_blocks("sparse_text", rows=2000, n_samples=60000, n_clusters=20)
+    blocks.document_frequencies()  # drawn once (a pass over every token), then cached
+    peak = _traced_peak(lambda: blocks.block(blocks.n_blocks - 2))
+    whole = 60000 * 76 * 12  # about 55 MB: 76 nonzeros a row, 12 bytes a nonzero
+    assert peak < whole / 4  # the block (2 MB), a chunk of tokens, the documents' lengths
+
+
+def test_prepared_sparse_text_blocks_read_the_cached_frequencies_where_unpickled(monkeypatch):
+    blocks = load_blocks("sparse_text", rows=400, **SMALL["sparse_text"])
+    expected = load_dataset("sparse_text", **SMALL["sparse_text"]).X[800:1200]
+    blocks.prepare()  # on the driver, before the blocks are handed out
+
+    def no_second_pass(params):
+        raise AssertionError("the document frequencies were drawn again")
+
+    monkeypatch.setattr(_generated, "document_frequencies", no_second_pass)
+    _assert_same_rows(pickle.loads(pickle.dumps(blocks)).block(2), expected, True)

@@ -93,6 +93,9 @@ class SparseTextBlocks(GeneratedBlocks):
     def labels(self) -> np.ndarray:
         return sparse_text_labels(self.params)
 
+    def prepare(self) -> None:
+        self.document_frequencies()
+
     def document_frequencies(self) -> np.ndarray:
         """Every term's number of documents: read from the cache folder, else drawn and kept
         there (a cache that cannot be written or read back is only a slower block)."""

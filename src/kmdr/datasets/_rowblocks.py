@@ -109,6 +109,13 @@ class RowBlocks(ABC):
     def labels(self) -> np.ndarray:
         """Every row's label, int64, 0-based and consecutive (a length-``n_samples`` vector)."""
 
+    def prepare(self) -> None:
+        """Do once, before the blocks are handed out, what every block needs and the object
+        cannot carry (it must stay small): e.g. ``sparse_text``'s document frequencies, drawn
+        and kept in the data cache folder, where the workers that share it read them. Optional:
+        a block does it itself when it was not done. Nothing by default."""
+        return None
+
     def blocks(self) -> Iterator:
         """Every block in order (one in memory at a time)."""
         for i in range(self.n_blocks):
