@@ -5,6 +5,11 @@ stays at about the size of the result: no array holds every token, and nothing i
 A chunk's rows are computed exactly as for the whole matrix at once (every step is row by row,
 the random numbers are the same numbers, see :func:`_token_streams`), so the matrix does not
 depend on the chunk size, bit for bit.
+
+Any block of rows is drawn the same way on its own (:func:`sparse_text_rows`, the chunked path's
+:class:`~kmdr.datasets.blocks.SparseTextBlocks`): the token streams jump to the block's first
+token, and the idf comes from the document frequencies of the whole matrix, drawn once in a pass
+over every token (:func:`document_frequencies`).
 """
 
 from __future__ import annotations
