@@ -149,6 +149,14 @@ def test_a_missing_file_is_refused(folder, missing):
     assert f"{missing} is missing" in _one_line(err)
 
 
+def test_a_shard_the_manifest_does_not_list_is_refused(folder):
+    path, _ = folder
+    (path / "shard-00003.npz").write_bytes((path / "shard-00002.npz").read_bytes())
+    with pytest.raises(DatasetError) as err:
+        load_blocks("shards", path=str(path))
+    assert "shard-00003.npz is not in the manifest" in _one_line(err)
+
+
 def test_a_changed_label_file_is_refused(folder):
     path, ds = folder
     y = ds.y.copy()

@@ -9,8 +9,9 @@ one identity however its data is split.
 
 ``sparse_text``'s idf needs every document's terms: the document frequencies are drawn once (a
 pass over every token, one chunk at a time, about the time of the whole matrix) and kept in the
-data cache folder as ``generated/sparse_text-df-<hash>.npz`` (its own sha256 inside, checked on
-reading), so the other blocks, in this process or another sharing the folder, read them.
+data cache folder as ``generated/sparse_text-df-v<version>-<hash>.npz`` (its own sha256
+inside, checked on reading), so the other blocks, in this process or another sharing the folder,
+read them (:meth:`SparseTextBlocks.prepare` draws them before the blocks are handed out).
 """
 
 from __future__ import annotations
@@ -115,9 +116,14 @@ class SparseTextBlocks(GeneratedBlocks):
         return state
 
 
+#: The version of sparse_text's draws in the cached file's name: a change to the generator that
+#: changes its numbers bumps it, so that no file of the former draws is read.
+_DF_VERSION = 1
+
+
 def _df_path(data_dir, fingerprint: str) -> Path:
     tag = fingerprint.rpartition(":")[2]
-    return resolve_data_dir(data_dir) / "generated" / f"sparse_text-df-{tag}.npz"
+    return resolve_data_dir(data_dir) / "generated" / f"sparse_text-df-v{_DF_VERSION}-{tag}.npz"
 
 
 def _digest(df: np.ndarray) -> str:

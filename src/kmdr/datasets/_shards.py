@@ -11,9 +11,10 @@ A shard folder holds
 :class:`ShardBlocks` reads such a folder as :class:`~kmdr.datasets.blocks.RowBlocks`: by default
 one shard is one block; given other bounds, a block is stacked from the shards that hold its rows.
 It keeps the folder and the manifest's list, never the rows, so it pickles small. A file that is
-missing or whose size differs from the manifest's is refused before any shard is read (a
-truncated file is caught there); each shard's sha256 is checked when the shard is read. Every
-failure is a one-line :class:`~kmdr.datasets.DatasetError` naming the file and the fix.
+missing or whose size differs from the manifest's, or an ``.npz`` the manifest does not list, is
+refused before any shard is read (a truncated file is caught there); each shard's sha256 is
+checked when the shard is read. Every failure is a one-line
+:class:`~kmdr.datasets.DatasetError` naming the file and the fix.
 
 The data fingerprint is ``shards:<hash>`` of the manifest's files, rows and sha256 (and the
 shape), the same for the blocks and for the concatenated matrix (``load_dataset("shards",
@@ -111,6 +112,13 @@ class ShardBlocks(RowBlocks):
             raise DatasetError(f"shards in {self.path}: {err}") from None
         for entry in (*self.shards, self.labels_file):
             self._check_size(entry)
+        listed = {s["file"] for s in self.shards}
+        extra = sorted(f.name for f in Path(self.path).glob("*.npz") if f.name not in listed)
+        if extra:
+            raise DatasetError(
+                f"shard folder {self.path}: {extra[0]} is not in the manifest ({len(extra)} "
+                f"such file(s)); move it out of the folder, or {_REWRITE} with every shard"
+            )
         self.fingerprint = shards_fingerprint(manifest)
 
     def _file(self, entry: dict) -> Path:
