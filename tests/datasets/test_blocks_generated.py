@@ -79,6 +79,16 @@ def test_generated_blocks_pickle_small_without_any_row(case):
     assert pickle.loads(data).__dict__.keys() == blocks.__dict__.keys() - {"_df"}
 
 
+def test_many_even_blocks_pickle_as_small_as_few():
+    params = {"n_samples": 10_000_000, "n_features": 784, "tile_rows": 10_000}
+    many = load_blocks("synth", rows=10_000, **params)  # 1000 blocks
+    again = pickle.loads(pickle.dumps(many))
+    assert len(pickle.dumps(many)) < 1024 and again.bounds == many.bounds
+    assert again.bounds[-1] == (9_990_000, 10_000_000) and len(again.bounds) == 1000
+    uneven = load_blocks("synth", bounds=[(0, 1), (1, 301)], **SMALL["synth"])
+    assert pickle.loads(pickle.dumps(uneven)).bounds == ((0, 1), (1, 301))
+
+
 def test_tiled_synth_differs_from_the_one_stream_and_keeps_old_fingerprints():
     one = load_dataset("synth", **SMALL["synth"])
     spelled = load_dataset("synth", **SMALL["synth"], tile_rows=0)

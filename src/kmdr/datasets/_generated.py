@@ -26,7 +26,7 @@ import numpy as np
 
 from ._fingerprint import declared_fingerprint
 from ._registry import DatasetError, resolve_data_dir
-from ._rowblocks import RowBlocks, check_bounds
+from ._rowblocks import RowBlocks, bounds_of_rows, check_bounds
 from ._sparse_text import document_frequencies, sparse_text_labels, sparse_text_rows
 from ._synthetic import SparseTextParams, SynthParams, synth_labels, synth_rows
 
@@ -62,6 +62,19 @@ class GeneratedBlocks(RowBlocks):
     def block(self, i: int):
         lo, hi = self.bounds[i]
         return self._rows(lo, hi)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_df", None)  # sparse_text's n_features counts: read again where unpickled
+        first = self.bounds[0][1]
+        if self.bounds == bounds_of_rows(self.n_samples, first):  # blocks of `first` rows
+            state["bounds"] = first  # pickled as one number, whatever the number of blocks
+        return state
+
+    def __setstate__(self, state):
+        if isinstance(state["bounds"], int):
+            state["bounds"] = bounds_of_rows(state["n_samples"], state["bounds"])
+        self.__dict__.update(state)
 
 
 class SynthBlocks(GeneratedBlocks):
@@ -109,11 +122,6 @@ class SparseTextBlocks(GeneratedBlocks):
                 _write_df(path, df)
             self._df = df
         return df
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_df", None)  # a vector of n_features counts: read again where unpickled
-        return state
 
 
 #: The version of sparse_text's draws in the cached file's name: a change to the generator that
