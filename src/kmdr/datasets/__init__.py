@@ -108,8 +108,9 @@ def load_dataset(
     """Load dataset ``name`` (one of :func:`available_datasets`).
 
     ``data_dir`` / ``mirror`` override ``KMDR_DATA_DIR`` / ``KMDR_DATA_MIRROR``. ``params`` are
-    the generator's parameters for ``synth`` and ``sparse_text`` (e.g. ``seed``); file-backed
-    datasets take none.
+    the generator's parameters for ``synth`` and ``sparse_text`` (e.g. ``seed``), the folder for
+    ``shards`` (``path=...``); file-backed datasets take none. For data in row blocks, one at a
+    time, see :func:`kmdr.datasets.blocks.load_blocks`.
 
     What the loader returns is checked (:mod:`._validate`) before it is returned. Raises
     :class:`ValueError` for an unknown name, :class:`DatasetUnavailable` when a file cannot be
@@ -142,16 +143,19 @@ def dataset_status(
     data_dir: str | os.PathLike | None = None,
     mirror: str | os.PathLike | None = None,
 ) -> DatasetStatus:
-    """Fetch and load ``name`` (defaults for generated data) and report what happened.
+    """Fetch and load ``name`` (defaults for generated data) and report what happened; a
+    ``folder`` dataset (``shards``) is reported as such, not loaded (it has no default folder).
 
     A missing file gives ``present=False`` with the reason; a corrupted file raises
     :class:`DataIntegrityError`.
     """
     try:
+        entry = dataset_info(name)
+        if entry.kind == "folder":  # the user's folder: nothing to fetch, no default to load
+            return DatasetStatus(name, True, "read from a folder (path=...)")
         ds = load_dataset(name, data_dir=data_dir, mirror=mirror)
     except DatasetUnavailable as err:
         return DatasetStatus(name, False, str(err))
-    entry = dataset_info(name)
     digest, reason = None, "present"
     if entry.kind == "file":
         if entry.digest is not None:

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._entry import DatasetEntry
+from ._generated import generated_blocks
 from ._images import (
     ORL_FACES_FILES,
     load_coil20,
@@ -19,6 +20,7 @@ from ._images import (
     load_usps,
     orl_faces_manifest_sha256,
 )
+from ._shards import load_shards, shard_blocks
 from ._sparse_text import make_sparse_text
 from ._synthetic import (
     SPARSE_TEXT_DEFAULTS,
@@ -70,7 +72,8 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         "synth", make_synth, "synthetic", "Synth",
         n_samples=SYNTH_DEFAULTS["n_samples"], n_features=SYNTH_DEFAULTS["n_features"],
         n_clusters=SYNTH_DEFAULTS["n_clusters"], sparse=False,
-        params=SYNTH_DEFAULTS,
+        params=SYNTH_DEFAULTS, added_params=MappingProxyType({"tile_rows": 0}),
+        blocks=generated_blocks,
         description="SYNTHETIC Gaussian mixture of bzmd14 §7.3",
     ),
     DatasetEntry(
@@ -88,8 +91,13 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         n_samples=SPARSE_TEXT_DEFAULTS["n_samples"],
         n_features=SPARSE_TEXT_DEFAULTS["n_features"],
         n_clusters=SPARSE_TEXT_DEFAULTS["n_clusters"], sparse=True,
-        params=SPARSE_TEXT_DEFAULTS,
+        params=SPARSE_TEXT_DEFAULTS, blocks=generated_blocks,
         description="SYNTHETIC sparse document-term matrix with RCV1's shape and density",
+    ),
+    DatasetEntry(
+        "shards", load_shards, "folder", "shards",
+        params=MappingProxyType({"path": None}), blocks=shard_blocks,
+        description="a folder of row shards (npz, with a manifest of sha256), one block a shard",
     ),
 )  # fmt: skip
 #: Dataset name -> declaration, in listing order.

@@ -47,7 +47,7 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "kmdr.datasets"
 #: What :func:`availability` can answer, from best to worst.
-STATUSES = ("cached", "mirror", "download", "bundled", "synthetic", "unavailable")
+STATUSES = ("cached", "mirror", "download", "bundled", "synthetic", "folder", "unavailable")
 
 
 def _as_entry(obj: object, name: str) -> DatasetEntry:
@@ -128,7 +128,8 @@ def availability(
 
     ``status`` is one of :data:`STATUSES`: ``cached`` (every file is in the cache; hashes are
     verified when loaded), ``mirror`` (the missing ones are in the mirror), ``download`` (the
-    missing ones would be downloaded from their registry URLs), ``bundled``, ``synthetic``, or
+    missing ones would be downloaded from their registry URLs), ``bundled``, ``synthetic``,
+    ``folder`` (read from the folder given as ``path``), or
     ``unavailable`` (a file is not in the data registry or its URL does not serve it (``unserved``
     in the registry) and it is in neither the cache nor the mirror, or a plug-in cannot be
     imported); the reason then says how to get it.

@@ -20,8 +20,8 @@ from ._validate import check_dataset
 __all__ = ["DATASET_KINDS", "DatasetEntry"]
 
 #: Where a dataset's data comes from (:attr:`DatasetEntry.kind`): files of the data registry,
-#: data shipped with the code that declares it, or generated.
-DATASET_KINDS = ("file", "bundled", "synthetic")
+#: data shipped with the code that declares it, generated, or a folder the user names.
+DATASET_KINDS = ("file", "bundled", "synthetic", "folder")
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,8 @@ class DatasetEntry:
         ``loader(data_dir=..., mirror=..., **params)``, any other as ``loader(**params)``.
     kind : {"file", "bundled", "synthetic"}
         ``file``: read from files of the data registry (``registry.txt``), fetched and verified;
-        ``bundled``: the data ships with the code that declares it; ``synthetic``: generated.
+        ``bundled``: the data ships with the code that declares it; ``synthetic``: generated;
+        ``folder``: read from a folder given as a parameter (``path``), e.g. row shards.
     display_name : str
         The name figures and the report show (panel titles, headings), as the papers print it.
     files : tuple of str
@@ -56,6 +57,15 @@ class DatasetEntry:
         Returns the sha256 that identifies a multi-file dataset (e.g. a manifest over its files).
     description : str
         One line on what the data is.
+    added_params : mapping
+        Parameters added to :attr:`params` after cells were recorded, each with the value that
+        gives the data as before: at that value a parameter is left out of the ``generator:``
+        fingerprint, so the cells recorded before it keep theirs.
+    blocks : callable or None
+        Makes the data as :class:`~kmdr.datasets.blocks.RowBlocks` that produce each block on
+        their own (generated, or read from shards), never the whole matrix; called as
+        ``blocks(entry, bounds_rows, data_dir=..., mirror=..., **params)``. None: the chunked
+        path loads the data whole and cuts it.
     """
 
     name: str
@@ -71,6 +81,8 @@ class DatasetEntry:
     params: Mapping[str, Any] | None = field(default_factory=dict)
     digest: Callable[[], str] | None = None
     description: str = ""
+    added_params: Mapping[str, Any] = field(default_factory=dict)
+    blocks: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in DATASET_KINDS:

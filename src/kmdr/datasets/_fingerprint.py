@@ -9,7 +9,10 @@ mixed with the current ones.
   dataset's parameters. A registered file without a known hash is fingerprinted by the content of
   what was loaded instead (``content:``).
 - ``generator:<name>:<hash>``: generated data: the generator's name and its parameters with the
-  defaults filled in (the same generator and parameters give the same data).
+  defaults filled in (the same generator and parameters give the same data), but for a parameter
+  added later at the value that gives the data as before (``DatasetEntry.added_params``).
+- ``shards:<hash>``: a folder of row shards (:mod:`._shards`): each shard's name, rows and sha256
+  as its manifest lists them (each shard is checked against it when read), with the shape.
 - ``content:<hash>``: anything else (a plug-in's or a user's data): the sha256 of ``X`` (its
   shape, dtype and values; for CSR its ``indptr``, ``indices`` and ``data``) and of ``y``.
 """
@@ -63,6 +66,9 @@ def declared_fingerprint(entry, params: dict) -> str | None:
 
     if entry.kind == "synthetic":
         full = {**dict(entry.params or {}), **params}
+        for name, value in entry.added_params.items():  # as before the parameter existed
+            if name in full and full[name] == value:
+                del full[name]
         return f"generator:{entry.name}:{_digest(full)}"
     if entry.kind == "file":
         files = registry()

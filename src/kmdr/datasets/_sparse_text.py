@@ -5,6 +5,11 @@ stays at about the size of the result: no array holds every token, and nothing i
 A chunk's rows are computed exactly as for the whole matrix at once (every step is row by row,
 the random numbers are the same numbers, see :func:`_token_streams`), so the matrix does not
 depend on the chunk size, bit for bit.
+
+Any block of rows is drawn the same way on its own (:func:`sparse_text_rows`, the chunked path's
+:class:`~kmdr.datasets.blocks.SparseTextBlocks`): the token streams jump to the block's first
+token, and the idf comes from the document frequencies of the whole matrix, drawn once in a pass
+over every token (:func:`document_frequencies`).
 """
 
 from __future__ import annotations
@@ -16,7 +21,13 @@ import numpy as np
 from ._base import Dataset
 from ._synthetic import SparseTextParams
 
-__all__ = ["CHUNK_TOKENS", "make_sparse_text"]
+__all__ = [
+    "CHUNK_TOKENS",
+    "document_frequencies",
+    "make_sparse_text",
+    "sparse_text_labels",
+    "sparse_text_rows",
+]
 
 #: Tokens generated at a time: about 2^20 (a chunk's temporaries take some 60 MiB).
 CHUNK_TOKENS = 1 << 20
@@ -41,18 +52,19 @@ def _tokens_for_unique(q: np.ndarray, target: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def _token_streams(rng: np.random.Generator, count: int, length: int) -> list:
+def _token_streams(rng: np.random.Generator, count: int, length: int, skip: int = 0) -> list:
     """``count`` Generators that draw, chunk by chunk, what ``count`` successive
-    ``rng.random(length)`` calls would draw.
+    ``rng.random(length)`` calls would draw, from their ``skip``-th value on.
 
     A uniform double is one 64-bit output of the bit generator, so stream i starts where
-    ``rng``'s state is advanced by ``i * length`` outputs (``PCG64.advance``).
+    ``rng``'s state is advanced by ``i * length + skip`` outputs (``PCG64.advance``): any row's
+    tokens are drawn without drawing those before them.
     """
     streams = []
     for i in range(count):
         bit_generator = type(rng.bit_generator)(0)
         bit_generator.state = rng.bit_generator.state
-        bit_generator.advance(i * length)
+        bit_generator.advance(i * length + skip)
         streams.append(np.random.Generator(bit_generator))
     return streams
 
@@ -66,6 +78,48 @@ def _row_chunks(lengths: np.ndarray, tokens: int):
         hi = max(lo + 1, int(np.searchsorted(ends, before + tokens, side="right")))
         yield lo, hi
         lo = hi
+
+
+def sparse_text_labels(p: SparseTextParams) -> np.ndarray:
+    """Every document's topic (int64, rows grouped by topic): skewed sizes, at least one each."""
+    n, k = p.n_samples, p.n_clusters
+    share = _zipf(k, 0.7)
+    sizes = 1 + np.floor(share * (n - k)).astype(np.int64)
+    sizes[: n - sizes.sum()] += 1
+    return np.repeat(np.arange(k, dtype=np.int64), sizes)
+
+
+def _token_model(p: SparseTextParams, first_row: int = 0) -> _TokenModel:
+    """What the documents draw their tokens from, with the token streams at the first token of
+    row ``first_row`` (every draw before the tokens is made again: the term distributions and
+    the documents' lengths, a few vectors of ``n_samples`` or ``n_features`` values)."""
+    V, m = p.n_features, p.topic_terms
+    rng = np.random.default_rng(p.seed)
+    y = sparse_text_labels(p)
+
+    # Term distributions.
+    order = rng.permutation(V)
+    background = np.empty(V)
+    background[order] = _zipf(V, 1.07)
+    topic_vocab = rng.integers(0, V, size=(p.n_clusters, m))
+    topic_weights = _zipf(m, 1.0)
+
+    # Tokens per document, calibrated on one topic's mixture to give ~nnz_per_row distinct terms.
+    q = (1.0 - p.topic_weight) * background
+    np.add.at(q, topic_vocab[0], p.topic_weight * topic_weights)
+    mean_tokens = _tokens_for_unique(np.clip(q, 0.0, 1.0 - 1e-12), p.nnz_per_row)
+    sigma = 0.4
+    lengths = rng.lognormal(np.log(mean_tokens) - sigma**2 / 2, sigma, size=p.n_samples)
+    lengths = np.maximum(1, np.rint(lengths)).astype(np.int64)
+
+    # Every token draws three uniforms, one stream each: whether it comes from the topic, its
+    # background term, its topic term.
+    before = int(lengths[:first_row].sum())
+    streams = _token_streams(rng, 3, int(lengths.sum()), before)
+    return _TokenModel(
+        lengths, y, streams, p.topic_weight, order, np.cumsum(_zipf(V, 1.07)), topic_vocab,
+        np.cumsum(topic_weights),
+    )  # fmt: skip
 
 
 def make_sparse_text(**params) -> Dataset:
@@ -86,37 +140,9 @@ def make_sparse_text(**params) -> Dataset:
     Memory: about the result's size (12 bytes a nonzero), see the module docstring.
     """
     p = SparseTextParams.checked(params)
-    n, V, k, m = p.n_samples, p.n_features, p.n_clusters, p.topic_terms
-    rng = np.random.default_rng(p.seed)
-
-    # Topic sizes: skewed, at least one document each.
-    share = _zipf(k, 0.7)
-    sizes = 1 + np.floor(share * (n - k)).astype(np.int64)
-    sizes[: n - sizes.sum()] += 1
-    y = np.repeat(np.arange(k, dtype=np.int64), sizes)
-
-    # Term distributions.
-    order = rng.permutation(V)
-    background = np.empty(V)
-    background[order] = _zipf(V, 1.07)
-    topic_vocab = rng.integers(0, V, size=(k, m))
-    topic_weights = _zipf(m, 1.0)
-
-    # Tokens per document, calibrated on one topic's mixture to give ~nnz_per_row distinct terms.
-    q = (1.0 - p.topic_weight) * background
-    np.add.at(q, topic_vocab[0], p.topic_weight * topic_weights)
-    mean_tokens = _tokens_for_unique(np.clip(q, 0.0, 1.0 - 1e-12), p.nnz_per_row)
-    sigma = 0.4
-    lengths = rng.lognormal(np.log(mean_tokens) - sigma**2 / 2, sigma, size=n)
-    lengths = np.maximum(1, np.rint(lengths)).astype(np.int64)
-
-    # Every token draws three uniforms, one stream each: whether it comes from the topic, its
-    # background term, its topic term.
-    streams = _token_streams(rng, 3, int(lengths.sum()))
-    draw = _TokenModel(
-        lengths, y, streams, p.topic_weight, order, np.cumsum(_zipf(V, 1.07)), topic_vocab,
-        np.cumsum(topic_weights),
-    )  # fmt: skip
+    n, V, k = p.n_samples, p.n_features, p.n_clusters
+    draw = _token_model(p)
+    lengths, y = draw.lengths, draw.y
     X = _tf_idf(draw, list(_row_chunks(lengths, CHUNK_TOKENS)), n, V)
     return Dataset(
         name="sparse_text",
@@ -172,7 +198,7 @@ def _tf_idf(draw: _TokenModel, chunks: list, n: int, V: int):
     import scipy.sparse as sp
 
     tokens = int(draw.lengths.sum())
-    index = np.int32 if max(tokens, n, V) < np.iinfo(np.int32).max else np.int64
+    index = _index_dtype(tokens, n, V)
     terms = np.empty(tokens, dtype=index)
     counts = np.empty(tokens, dtype=np.min_scalar_type(int(draw.lengths.max())))
     indptr = np.zeros(n + 1, dtype=index)
@@ -188,7 +214,7 @@ def _tf_idf(draw: _TokenModel, chunks: list, n: int, V: int):
     nnz = int(indptr[-1])
     indices = terms[:nnz].copy()  # the untouched rest of terms was never resident
     del terms
-    idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
+    idf = _idf(df, n)
     data = np.empty(nnz)
     for lo, hi in chunks:
         start, end = indptr[lo], indptr[hi]
@@ -196,11 +222,61 @@ def _tf_idf(draw: _TokenModel, chunks: list, n: int, V: int):
             (counts[start:end].astype(np.float64), indices[start:end], indptr[lo : hi + 1] - start),
             shape=(hi - lo, V),
         )
-        X.data = (1.0 + np.log(X.data)) * idf[X.indices]
-        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-        # each value times its row's scale: the product diag(scale) @ X computes, value by value
-        X.data *= np.repeat(1.0 / np.maximum(norms, 1e-300), np.diff(X.indptr))
-        data[start:end] = X.data
+        data[start:end] = _weigh(X, idf).data
     X = sp.csr_matrix((data, indices, indptr), shape=(n, V))
+    X.sort_indices()  # sorted already (term counts are canonical): checked and flagged
+    return X
+
+
+def _index_dtype(tokens: int, n: int, V: int):
+    """The integer type of the whole matrix's indices and row pointers."""
+    return np.int32 if max(tokens, n, V) < np.iinfo(np.int32).max else np.int64
+
+
+def _idf(df: np.ndarray, n: int) -> np.ndarray:
+    return np.log((1.0 + n) / (1.0 + df)) + 1.0
+
+
+def _weigh(X, idf: np.ndarray):
+    """Term counts ``X`` (CSR float64, canonical) as tf-idf rows of unit norm, in place. Every
+    step is row by row, so a row's values do not depend on the rows computed with it."""
+    X.data = (1.0 + np.log(X.data)) * idf[X.indices]
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    # each value times its row's scale: the product diag(scale) @ X computes, value by value
+    X.data *= np.repeat(1.0 / np.maximum(norms, 1e-300), np.diff(X.indptr))
+    return X
+
+
+def document_frequencies(p: SparseTextParams) -> np.ndarray:
+    """The number of documents holding each term (int64, length ``n_features``): the idf needs
+    every row's terms, so this draws every token once, chunk by chunk (memory: one chunk; time:
+    about that of the whole matrix)."""
+    draw = _token_model(p)
+    df = np.zeros(p.n_features, dtype=np.int64)
+    for lo, hi in _row_chunks(draw.lengths, CHUNK_TOKENS):
+        df += np.bincount(draw.term_counts(lo, hi).indices, minlength=p.n_features)
+    return df
+
+
+def sparse_text_rows(p: SparseTextParams, lo: int, hi: int, df: np.ndarray):
+    """Rows ``lo:hi`` of :func:`make_sparse_text`'s matrix, bit for bit, drawn on their own:
+    the token streams jump to row ``lo``'s first token (:func:`_token_streams`) and ``df``
+    (:func:`document_frequencies`) gives the idf. Memory: the block and one chunk of tokens."""
+    import scipy.sparse as sp
+
+    draw = _token_model(p, lo)
+    idf = _idf(df, p.n_samples)
+    index = _index_dtype(int(draw.lengths.sum()), p.n_samples, p.n_features)
+    data, indices, indptr = [], [], [np.zeros(1, dtype=index)]
+    for a, b in _row_chunks(draw.lengths[lo:hi], CHUNK_TOKENS):
+        X = _weigh(draw.term_counts(lo + a, lo + b), idf)
+        data.append(X.data)
+        indices.append(X.indices.astype(index, copy=False))
+        indptr.append((X.indptr[1:] + indptr[-1][-1]).astype(index, copy=False))
+        del X
+    X = sp.csr_matrix(
+        (np.concatenate(data), np.concatenate(indices), np.concatenate(indptr)),
+        shape=(hi - lo, p.n_features),
+    )
     X.sort_indices()  # sorted already (term counts are canonical): checked and flagged
     return X

@@ -40,12 +40,18 @@ class SynthParams(GeneratorParams):
     side: float = 2000.0  # the centers are uniform in [0, side]^n_features
     std: float = 1.0  # the standard deviation of the points around their center
     seed: int = 0
+    # 0: the noise is one random stream over the whole matrix, row after row (bzmd14's data; a
+    # block of rows is drawn after drawing, and discarding, the rows before it). T >= 1: each
+    # tile of T consecutive rows draws its noise from its own stream, so any block of rows is
+    # drawn on its own (other numbers than tile_rows=0, from the same distribution).
+    tile_rows: int = 0
 
     def _check(self) -> None:
         _check_sizes(self)
         self.side = float_param("side", self.side, 0.0)
         self.std = float_param("std", self.std, 0.0, open_low=False)
         self.seed = int_param("seed", self.seed, minimum=0)
+        self.tile_rows = int_param("tile_rows", self.tile_rows, minimum=0)
 
 
 @dataclass
@@ -89,22 +95,72 @@ def make_synth(**params) -> Dataset:
     ``n_samples / n_clusters`` points from an isotropic Gaussian of standard deviation ``std``.
 
     Defaults: 1000 x 2000, k = 5, side 2000, std 1 (200 points per center), seed 0. The centers are
-    not among the points. Rows are grouped by cluster (labels 0..k-1 in order).
+    not among the points. Rows are grouped by cluster (labels 0..k-1 in order). Any block of rows
+    can be drawn alone (:func:`synth_rows`); with ``tile_rows`` >= 1 without drawing the rows
+    before it.
     """
     p = SynthParams.checked(params)
     n, d, k, side, std, seed = p.n_samples, p.n_features, p.n_clusters, p.side, p.std, p.seed
-    rng = np.random.default_rng(seed)
-    centers = rng.uniform(0.0, side, size=(k, d))
-    y = np.repeat(np.arange(k, dtype=np.int64), _split_sizes(n, k))
-    X = centers[y] + rng.normal(0.0, std, size=(n, d))
+    X = synth_rows(p, 0, n)
+    tiles = f", noise in tiles of {p.tile_rows} rows" if p.tile_rows else ""
     return Dataset(
         name="synth",
         X=X,
-        y=y,
+        y=synth_labels(p),
         n_clusters=k,
         feature_names=None,
         description=(
             f"SYNTHETIC Gaussian mixture (bzmd14 §7.3): {n} x {d}, {k} centers uniform in "
-            f"[0, {side:g}]^{d}, std {std:g}, seed {seed}"
+            f"[0, {side:g}]^{d}, std {std:g}, seed {seed}{tiles}"
         ),
     )
+
+
+#: Normal values drawn at a time when rows are skipped or drawn in pieces (8 MiB of float64).
+_DRAW_VALUES = 1 << 20
+
+
+def synth_labels(p: SynthParams) -> np.ndarray:
+    """Every row's cluster (int64, rows grouped by cluster, sizes one apart)."""
+    return np.repeat(
+        np.arange(p.n_clusters, dtype=np.int64), _split_sizes(p.n_samples, p.n_clusters)
+    )
+
+
+def _skip_normals(rng: np.random.Generator, count: int) -> None:
+    """Draw and discard ``count`` normal values (a normal takes a variable number of the bit
+    generator's outputs, so the stream cannot jump over them)."""
+    while count > 0:
+        rng.standard_normal(min(count, _DRAW_VALUES))
+        count -= _DRAW_VALUES
+
+
+def synth_rows(p: SynthParams, lo: int, hi: int) -> np.ndarray:
+    """Rows ``lo:hi`` of :func:`make_synth`'s matrix, bit for bit whatever the other blocks.
+
+    The centers come first from the seed's stream; then the noise, row after row: with
+    ``tile_rows == 0`` from that same stream (rows before ``lo`` are drawn and discarded, a few
+    rows at a time), else tile ``t`` (rows ``t*T .. (t+1)*T``) from its own stream
+    (``SeedSequence(seed, spawn_key=(t,))``), so only the tiles holding ``lo:hi`` are drawn.
+    Memory: the block and a few rows of noise.
+    """
+    n, d, k, std, T = p.n_samples, p.n_features, p.n_clusters, p.std, p.tile_rows
+    rng = np.random.default_rng(p.seed)
+    centers = rng.uniform(0.0, p.side, size=(k, d))
+    ends = np.cumsum(_split_sizes(n, k))
+    y = np.searchsorted(ends, np.arange(lo, hi), side="right")
+    X = np.empty((hi - lo, d))
+    step = max(1, _DRAW_VALUES // d)  # rows drawn at a time
+    if T == 0:
+        pieces = [(rng, lo, hi, 0)]  # (stream, first row, end row, the stream's first row)
+    else:
+        pieces = []
+        for t in range(lo // T, (hi - 1) // T + 1):
+            stream = np.random.default_rng(np.random.SeedSequence(p.seed, spawn_key=(t,)))
+            pieces.append((stream, max(lo, t * T), min(hi, (t + 1) * T), t * T))
+    for stream, a, b, first in pieces:
+        _skip_normals(stream, (a - first) * d)
+        for r in range(a, b, step):
+            e = min(b, r + step)
+            X[r - lo : e - lo] = centers[y[r - lo : e - lo]] + stream.normal(0.0, std, (e - r, d))
+    return X

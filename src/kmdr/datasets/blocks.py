@@ -1,9 +1,11 @@
 """A dataset held as consecutive row blocks, for data larger than one process's memory.
 
 A :class:`RowBlocks` is what the chunked path reads: ``n_samples x n_features`` rows split into
-consecutive blocks ``[lo, hi)``, each produced on its own by :meth:`RowBlocks.block` (read from a
-shard, cut from a matrix, or generated), so that a worker can hold one block at a time and no
-process ever needs the whole matrix. The labels (one integer a row) are small and always whole.
+consecutive blocks ``[lo, hi)``, each produced on its own by :meth:`RowBlocks.block`, so that a
+worker holds one block at a time and no process ever needs the whole matrix. The labels (one
+integer a row) are small and always whole. A RowBlocks object holds what makes the blocks
+(parameters, paths, bounds), never the rows: it pickles small, and the worker that unpickles it
+makes the block it is given.
 
 How the rows are split is not part of the data: a block of rows ``lo:hi`` equals rows ``lo:hi``
 of the matrix, bit for bit, whatever the other blocks are, and :attr:`RowBlocks.fingerprint` is
@@ -11,153 +13,95 @@ the fingerprint of the whole matrix (the same as the in-memory :class:`~kmdr.dat
 where one exists). A cell computed on blocks therefore has the same identity as the cell
 computed in memory.
 
-:class:`SplitBlocks` cuts an in-memory :class:`~kmdr.datasets.Dataset` at given row bounds (used
-to check that a chunked cell equals its in-memory cell); :func:`even_bounds` and
-:func:`bounds_of_rows` make the bounds.
+The kinds of blocks:
+
+- :class:`SplitBlocks` cuts an in-memory :class:`~kmdr.datasets.Dataset` (any dataset without
+  blocks of its own; also to check that a chunked cell equals its in-memory cell);
+- :class:`GeneratedBlocks` draws a block of ``synth`` or ``sparse_text`` alone
+  (:mod:`._generated`);
+- :class:`ShardBlocks` reads a folder of row shards, checked against its manifest's sha256
+  (:mod:`._shards`; the registered dataset ``shards``, ``path=<folder>``), which
+  :func:`write_shards` writes from any dataset or blocks;
+- :class:`DaskArrayBlocks` computes a chunk of rows of a user's ``dask.array``
+  (:mod:`._dask_blocks`).
+
+:func:`load_blocks` gives a registered dataset's blocks; :func:`even_bounds` and
+:func:`bounds_of_rows` make bounds.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
-import numpy as np
-
-from ._base import Dataset
+from ._dask_blocks import DaskArrayBlocks
+from ._generated import GeneratedBlocks, SparseTextBlocks, SynthBlocks
+from ._registry import DatasetError
+from ._rowblocks import RowBlocks, SplitBlocks, bounds_of_rows, check_bounds, even_bounds
+from ._shards import ShardBlocks, write_shards
 
 __all__ = [
+    "DaskArrayBlocks",
+    "GeneratedBlocks",
     "RowBlocks",
+    "ShardBlocks",
+    "SparseTextBlocks",
     "SplitBlocks",
+    "SynthBlocks",
     "bounds_of_rows",
     "check_bounds",
     "even_bounds",
     "load_blocks",
+    "write_shards",
 ]
 
 
-def even_bounds(n_samples: int, n_blocks: int) -> tuple[tuple[int, int], ...]:
-    """``n_blocks`` consecutive ``(lo, hi)`` covering ``0 .. n_samples``, sizes differing by at
-    most one row (the first ``n_samples % n_blocks`` blocks have the extra row)."""
-    if not 1 <= n_blocks <= max(n_samples, 1):
-        raise ValueError(
-            f"n_blocks must be in [1, {n_samples}] for {n_samples} rows, got {n_blocks}"
-        )
-    sizes = np.full(n_blocks, n_samples // n_blocks)
-    sizes[: n_samples % n_blocks] += 1
-    ends = np.cumsum(sizes)
-    return tuple((int(e - s), int(e)) for s, e in zip(sizes, ends, strict=True))
+def load_blocks(
+    name: str,
+    *,
+    rows: int | None = None,
+    bounds: Sequence[tuple[int, int]] | None = None,
+    data_dir=None,
+    mirror=None,
+    **params,
+) -> RowBlocks:
+    """Dataset ``name`` as blocks of ``rows`` rows (the last one shorter), or at ``bounds``
+    (``(lo, hi)`` of each block), or neither: the dataset's own blocks (``shards``: one per
+    shard; the others have none and need one of the two).
 
-
-def bounds_of_rows(n_samples: int, rows: int) -> tuple[tuple[int, int], ...]:
-    """Consecutive ``(lo, hi)`` of ``rows`` rows each (the last one shorter) covering
-    ``0 .. n_samples``."""
-    if rows < 1:
-        raise ValueError(f"rows per block must be at least 1, got {rows}")
-    return tuple((lo, min(lo + rows, n_samples)) for lo in range(0, n_samples, rows))
-
-
-def check_bounds(bounds: Sequence[tuple[int, int]], n_samples: int) -> tuple[tuple[int, int], ...]:
-    """``bounds`` as a tuple, checked to be non-empty consecutive blocks covering every row."""
-    out = tuple((int(lo), int(hi)) for lo, hi in bounds)
-    at = 0
-    for lo, hi in out:
-        if lo != at or hi <= lo:
-            raise ValueError(
-                f"row blocks must be non-empty and consecutive from row 0; got {list(out)}"
-            )
-        at = hi
-    if at != n_samples:
-        raise ValueError(f"row blocks cover {at} rows of {n_samples}; got {list(out)}")
-    return out
-
-
-class RowBlocks(ABC):
-    """Rows ``0 .. n_samples`` of a matrix, as consecutive blocks produced one at a time.
-
-    Subclasses set the attributes below and implement :meth:`block`. A block must be a pure
-    function of its bounds (and the dataset's parameters): any process may compute block ``i``,
-    any number of times, and get the same rows.
-
-    Attributes
-    ----------
-    name : the dataset's registry name.
-    n_samples, n_features : the whole matrix's shape.
-    n_clusters : the number of classes.
-    bounds : ``(lo, hi)`` of each block, consecutive and covering every row.
-    is_sparse : whether blocks are ``scipy.sparse.csr_matrix`` (else float64 ndarrays).
-    fingerprint : the whole matrix's data fingerprint (not the split's).
+    A dataset that produces a block on its own (its :class:`~kmdr.datasets.DatasetEntry` has
+    ``blocks``: generated, or read from shards) does so one block at a time, and nothing is
+    loaded here; any other is loaded whole (:func:`~kmdr.datasets.load_dataset`, with the same
+    arguments) and cut (:class:`SplitBlocks`). Bad arguments are a one-line
+    :class:`~kmdr.datasets.DatasetError` before any data is made.
     """
+    from ._catalog import dataset_info
 
-    name: str
-    n_samples: int
-    n_features: int
-    n_clusters: int
-    bounds: tuple[tuple[int, int], ...]
-    is_sparse: bool
-    fingerprint: str
+    if rows is not None and bounds is not None:
+        raise DatasetError(
+            f"dataset {name!r}: give the rows per block (rows=...) or the bounds (bounds=...), "
+            "not both"
+        )
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 1):
+        raise DatasetError(f"dataset {name!r}: rows per block must be an int >= 1, got {rows!r}")
 
-    @property
-    def n_blocks(self) -> int:
-        return len(self.bounds)
-
-    @abstractmethod
-    def block(self, i: int):
-        """Rows ``bounds[i][0]:bounds[i][1]``: a float64 ndarray or CSR matrix."""
-
-    @abstractmethod
-    def labels(self) -> np.ndarray:
-        """Every row's label, int64, 0-based and consecutive (a length-``n_samples`` vector)."""
-
-    def blocks(self) -> Iterator:
-        """Every block in order (one in memory at a time)."""
-        for i in range(self.n_blocks):
-            yield self.block(i)
-
-    def __repr__(self) -> str:
-        kind = "sparse" if self.is_sparse else "dense"
+    def split(n_samples: int):
         return (
-            f"{type(self).__name__}({self.name!r}, {self.n_samples} x {self.n_features} {kind}, "
-            f"{self.n_blocks} blocks)"
+            bounds_of_rows(n_samples, rows) if bounds is None else check_bounds(bounds, n_samples)
         )
 
-
-class SplitBlocks(RowBlocks):
-    """An in-memory :class:`~kmdr.datasets.Dataset` cut into row blocks at ``bounds``.
-
-    Parameters
-    ----------
-    dataset : the dataset to cut; its fingerprint is kept (a dataset built by hand, without one,
-        gets its content's).
-    bounds : ``(lo, hi)`` of each block, consecutive from row 0 and covering every row.
-    """
-
-    def __init__(self, dataset: Dataset, bounds: Sequence[tuple[int, int]]):
-        from ._fingerprint import content_fingerprint
-
-        self.dataset = dataset
-        self.name = dataset.name
-        self.n_samples, self.n_features = dataset.X.shape
-        self.n_clusters = dataset.n_clusters
-        self.bounds = check_bounds(bounds, self.n_samples)
-        self.is_sparse = dataset.is_sparse
-        self.fingerprint = dataset.fingerprint or content_fingerprint(dataset.X, dataset.y)
-
-    def block(self, i: int):
-        lo, hi = self.bounds[i]
-        return self.dataset.X[lo:hi]
-
-    def labels(self) -> np.ndarray:
-        return self.dataset.y
-
-
-def load_blocks(name: str, *, rows: int, data_dir=None, mirror=None, **params) -> RowBlocks:
-    """Dataset ``name`` as blocks of ``rows`` rows (the last one shorter).
-
-    A dataset that can produce a block on its own (generated, or read from shards) does so one
-    block at a time; any other is loaded whole (:func:`~kmdr.datasets.load_dataset`, with the
-    same arguments) and cut (:class:`SplitBlocks`).
-    """
+    given = None if rows is None and bounds is None else split
+    entry = dataset_info(name)
+    if entry.blocks is not None:
+        return entry.blocks(entry, given, data_dir=data_dir, mirror=mirror, **params)
+    if given is None:
+        raise DatasetError(
+            f"dataset {name!r} has no blocks of its own: give the rows per block (rows=...) or "
+            "the bounds (bounds=...)"
+        )
     from . import load_dataset
 
     dataset = load_dataset(name, data_dir=data_dir, mirror=mirror, **params)
-    return SplitBlocks(dataset, bounds_of_rows(dataset.n_samples, rows))
+    try:
+        return SplitBlocks(dataset, split(dataset.n_samples))
+    except ValueError as err:
+        raise DatasetError(f"dataset {name!r}: {err}") from None
