@@ -36,6 +36,8 @@ from kmdr.reducers._registry import (
     reducer_label,
     reducer_paper,
     reload_plugins,
+    row_blocks_mode,
+    row_blocks_reducers,
     unusable_plugin,
 )
 
@@ -89,6 +91,8 @@ __all__ = [
     "reducer_label",
     "reducer_paper",
     "reload_plugins",
+    "row_blocks_mode",
+    "row_blocks_reducers",
     "unusable_plugin",
     *_LAZY,
 ]
