@@ -51,6 +51,8 @@ _LAZY = {
     "SVDResult": "_svd",
     "exact_svd": "_svd",
     "fast_frobenius_svd": "_svd",
+    "sketch_operator": "_svd",
+    "svd_of_projection": "_svd",
     "sparse_svd": "_svd",
     "thin_svd": "_svd",
     **builtin_classes(),
