@@ -238,3 +238,58 @@ def test_the_sketch_svd_over_blocks_is_fast_frobenius_svd(client):
     np.testing.assert_allclose(
         chunked.singular_values_, memory.singular_values_, rtol=1e-12, atol=0
     )
+
+
+def _run_config(results_dir, backend: str, dataset: dict, **keys) -> dict:
+    return {
+        "name": "chunked_run",
+        "dataset": dataset,
+        "reducers": [{"name": "sign"}, {"name": "sparse_embedding"}, {"name": "svd_approx"}],
+        "r_grid": [4, 8],
+        "repeats": 2,
+        "kmeans": {"n_init": 1, "max_iter": 30},
+        "n_jobs": 2,
+        "blas_threads": 1,
+        "backend": backend,
+        "results_dir": str(results_dir),
+        "figures": False,
+        "progress": False,
+        **keys,
+    }
+
+
+def _rows(config: dict):
+    import pandas as pd
+
+    from kmdr.engine.session import run_experiment
+
+    outcome = run_experiment(*from_config(config), log=lambda m: None)
+    assert outcome.status == "complete"
+    cells = pd.read_csv(outcome.experiment_dir / "cells.csv").set_index("cell_id").sort_index()
+    return outcome, cells
+
+
+SYNTH = {"name": "synth", "params": {"n_samples": 300, "n_features": 50, "seed": 3}}
+SPARSE_TEXT = {
+    "name": "sparse_text",
+    "params": {"n_samples": 400, "n_features": 800, "n_clusters": 4, "seed": 1},
+}
+
+
+@pytest.mark.parametrize("dataset", [SYNTH, SPARSE_TEXT], ids=["synth", "sparse_text"])
+def test_a_chunked_run_writes_the_in_memory_cells_and_resumes(tmp_path, dataset):
+    """backend=dask block_rows=70: the same cell ids as the in-memory run, their partitions and
+    F (within the stated rounding); run again, every cell is reused; an in-memory run into the
+    same folder reuses them too (block_rows is not part of a cell's identity)."""
+    _, memory = _rows(_run_config(tmp_path / "memory", "loky", dataset))
+    config = _run_config(tmp_path / "chunked", "dask", dataset, block_rows=70)
+    outcome, chunked = _rows(config)
+    assert outcome.n_computed == outcome.n_expected == len(memory) == 12
+    assert list(chunked.index) == list(memory.index)
+    for key in ("accuracy", "nmi", "ari", "n_iter"):
+        assert list(chunked[key]) == list(memory[key]), key
+    np.testing.assert_allclose(chunked["objective"], memory["objective"], rtol=1e-9, atol=0)
+    again, _ = _rows(config)
+    assert again.n_computed == 0 and again.n_reused == 12
+    in_memory, _ = _rows({**config, "backend": "loky", "block_rows": None})
+    assert in_memory.n_computed == 0 and in_memory.n_reused == 12

@@ -171,6 +171,9 @@ class Session:
         self._data: dict[str, object] = {}
         self._warmup: Warmup | None = None
         self._cluster: ClusterStart | None = None
+        #: The dask client of the run under way on ``backend=dask`` (None otherwise): what the
+        #: chunked path (``block_rows``) submits its block tasks to.
+        self.client = None
         self._lock = threading.Lock()
         #: The heartbeat of the claims its runs hold, running from the session's start to its
         #: end (see the module docstring).
@@ -288,13 +291,18 @@ class Session:
         execution = self.execution
         if execution.backend == "dask":
             started = self._take_cluster(par) if wants_local_cluster(execution) else None
-            session = clusters.dask_session(execution, par, self.logs, started)
+            session = clusters.dask_session(
+                execution, par, self.logs, started, on_client=self._set_client
+            )
         elif execution.backend == "ray":
             session = clusters.ray_session(execution, par, self.logs)
         else:
             session = contextlib.nullcontext({"backend": execution.backend})
         with session as info, joblib_config(execution, par, experiment.blas_threads):
             yield info
+
+    def _set_client(self, client) -> None:
+        self.client = client
 
     #: The entry function of every job (picklable by reference), and the function a dask worker
     #: runs to drop a run's data after it.
@@ -322,6 +330,8 @@ class Session:
         if key in self._data:
             return self._data[key]
         data = load_data(experiment, self.execution, output)
+        if self.execution.block_rows is not None and not output.dry_run:
+            return data  # row blocks: a chunked run's driver keeps no data between runs
         if not output.dry_run and not isinstance(data, DatasetUnavailable):
             self._data[key] = data
         return data
