@@ -283,7 +283,9 @@ def test_a_chunked_run_writes_the_in_memory_cells_and_resumes(tmp_path, dataset)
     same folder reuses them too (block_rows is not part of a cell's identity)."""
     _, memory = _rows(_run_config(tmp_path / "memory", "loky", dataset))
     config = _run_config(tmp_path / "chunked", "dask", dataset, block_rows=70)
-    outcome, chunked = _rows(config)
+    with graph_sizes() as sizes:
+        outcome, chunked = _rows(config)
+    assert sizes and max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes, default=0):,} bytes"
     assert outcome.n_computed == outcome.n_expected == len(memory) == 12
     assert list(chunked.index) == list(memory.index)
     for key in ("accuracy", "nmi", "ari", "n_iter"):
@@ -293,3 +295,15 @@ def test_a_chunked_run_writes_the_in_memory_cells_and_resumes(tmp_path, dataset)
     assert again.n_computed == 0 and again.n_reused == 12
     in_memory, _ = _rows({**config, "backend": "loky", "block_rows": None})
     assert in_memory.n_computed == 0 and in_memory.n_reused == 12
+
+
+def test_a_rowwise_class_without_transform_rows_stops_before_any_task(client):
+    """PD is declared rowwise; until its class implements transform_rows, its chunked cell
+    stops in the driver with one line, before a task is sent."""
+    dataset = _dense()
+    cell = _cell(dataset, "sparsified", r=4)
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    with graph_sizes() as sizes, pytest.raises(ValueError) as err:
+        compute_chunked_cell(cell, blocks, client)
+    assert "\n" not in str(err.value) and "implements no transform_rows" in str(err.value)
+    assert sizes == []

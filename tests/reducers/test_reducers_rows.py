@@ -178,6 +178,11 @@ def test_transform_rows_checks_the_block():
 
 def test_a_rowwise_class_without_transform_rows_says_so():
     reducer = make_reducer("sparsified", 4, random_state=0).fit_rows(10, 8)
+    assert not reducer.implements_rows()
+    assert (
+        make_reducer("sign", 4).implements_rows()
+        and make_reducer("svd_approx", 4).implements_rows()
+    )
     with pytest.raises(NotImplementedError, match="_transform_rows"):
         reducer.transform_rows(np.ones((2, 8)), 0)
 

@@ -134,7 +134,7 @@ def _project_task(Q_block, blocks, i: int, threads: int) -> np.ndarray:
 # -- in the driver ----------------------------------------------------------------------------
 
 
-def _in_order(client, futures):
+def _in_order(futures):
     """The futures' results one at a time, in order (each released once read), so the driver
     adds them in a fixed order whatever order they finish in."""
     for future in futures:
@@ -174,7 +174,7 @@ def _sketch_svd(client, blocks_f, blocks, rank: int, eps: float, rng, threads: i
     ]
     futures = client.compute(terms)
     B = np.zeros((width, blocks.n_features))
-    for term in _in_order(client, futures):
+    for term in _in_order(futures):
         B += term
     return svd_of_projection(B, rank)
 
@@ -221,12 +221,17 @@ def fitted_reducer(cell: Cell, blocks, n_clusters: int, client=None, blocks_f=No
         svd = _sketch_svd(client, blocks_f, blocks, rank, eps, rng, cell.blas_threads)
         reducer.sketch_seconds_ = time.perf_counter() - start
         return reducer.fit_rows(n, d, sketch=svd)
+    if not reducer.implements_rows():
+        raise ValueError(
+            f"reducer {cell.reducer_id!r}: {type(reducer).__name__} is declared to run on row "
+            "blocks but implements no transform_rows yet; run it without block_rows"
+        )
     row_nnz = None
     if reducer.needs_row_nnz(blocks.is_sparse):
         futures = [
             client.submit(_row_nnz_task, blocks_f, i, pure=False) for i in range(len(blocks.bounds))
         ]
-        row_nnz = np.concatenate(list(_in_order(client, futures)))
+        row_nnz = np.concatenate(list(_in_order(futures)))
     return reducer.fit_rows(n, d, row_nnz=row_nnz)
 
 
@@ -253,7 +258,7 @@ def _objective(client, blocks_f, blocks, labels, squared_norm: float, mean) -> f
         for i in range(n_blocks)
     ]
     sums, about = None, 0.0 if mean is not None else squared_norm
-    for part, part_about in _in_order(client, futures):
+    for part, part_about in _in_order(futures):
         sums = part if sums is None else sums + part
         if mean is not None:
             about += part_about
@@ -268,7 +273,7 @@ def _objective(client, blocks_f, blocks, labels, squared_norm: float, mean) -> f
             client.submit(_residual_task, blocks_f, i, codes_f, centroids, mean, pure=False)
             for i in range(n_blocks)
         ]
-        within = sum(_in_order(client, futures))
+        within = sum(_in_order(futures))
     if squared_norm == 0.0:
         raise ValueError("A is all zeros: F = 0/0 is undefined")
     return max(within, 0.0) / squared_norm
@@ -304,7 +309,7 @@ def compute_chunked_cell(cell: Cell, blocks, client, n_clusters: int | None = No
         for i in range(len(blocks.bounds))
     ]
     parts, squared_norm, column_sums = [], 0.0, None
-    for C_part, part_norm, part_sums in _in_order(client, futures):
+    for C_part, part_norm, part_sums in _in_order(futures):
         parts.append(C_part)
         squared_norm += part_norm
         if part_sums is not None:

@@ -357,6 +357,11 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
             )
         return self._transform_rows(X_block, int(start))
 
+    def implements_rows(self) -> bool:
+        """Whether this class implements :meth:`transform_rows` (``_transform_rows``), which a
+        class whose plan says it runs on row blocks must."""
+        return type(self)._transform_rows is not BaseReducer._transform_rows
+
     def _transform_rows(self, X_block, start: int):
         """One block's rows of C (a class whose plan says it runs on row blocks implements it)."""
         raise NotImplementedError(
