@@ -78,7 +78,7 @@ def client():
         yield c
 
 
-def _cell(dataset: Dataset, reducer: str, r: int = 6, repetition: int = 0, **params):
+def _cell(dataset: Dataset, reducer: str, r: int = 6, repetition: int = 0, kmeans=None, **params):
     spec, _, _ = from_config(
         {
             "name": "chunked",
@@ -86,7 +86,7 @@ def _cell(dataset: Dataset, reducer: str, r: int = 6, repetition: int = 0, **par
             "reducers": [{"name": reducer, "params": params}],
             "r_grid": [r],
             "repeats": repetition + 1,
-            "kmeans": {"n_init": 2, "max_iter": 50},
+            "kmeans": {"n_init": 2, "max_iter": 50, **(kmeans or {})},
             "figures": False,
         }
     )
@@ -137,9 +137,13 @@ def test_sparse_embedding_forms_on_blocks(client, dense_output):
     _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
 
 
-def test_a_later_repetition_and_the_first_of_class_start(client):
+@pytest.mark.parametrize(
+    "kmeans", [{}, {"init": "first_of_class", "n_init": 1}, {"online_phase": True}]
+)
+def test_a_later_repetition_and_other_kmeans_settings(client, kmeans):
     dataset = _dense()
-    cell = _cell(dataset, "gaussian", repetition=2)
+    cell = _cell(dataset, "gaussian", repetition=2, kmeans=kmeans)
+    assert cell.repetition == 2 and all(cell.kmeans[key] == v for key, v in kmeans.items())
     blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
     _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
 
@@ -307,3 +311,16 @@ def test_a_rowwise_class_without_transform_rows_stops_before_any_task(client):
         compute_chunked_cell(cell, blocks, client)
     assert "\n" not in str(err.value) and "implements no transform_rows" in str(err.value)
     assert sizes == []
+
+
+def test_a_block_that_fails_stops_the_cell_with_its_error(client):
+    """A NaN in the last block: the worker's validation error reaches the driver (as the
+    in-memory fit's would), and the other tasks are cancelled."""
+    dataset = _dense()
+    dataset.X[-1, 0] = np.nan
+    cell = _cell(dataset, "sign")
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    with pytest.raises(ValueError, match="NaN"):
+        compute_chunked_cell(cell, blocks, client)
+    with pytest.raises(ValueError, match="NaN"):
+        _in_memory(cell, dataset)

@@ -136,11 +136,20 @@ def _project_task(Q_block, blocks, i: int, threads: int) -> np.ndarray:
 
 def _in_order(futures):
     """The futures' results one at a time, in order (each released once read), so the driver
-    adds them in a fixed order whatever order they finish in."""
-    for future in futures:
-        value = future.result()
-        future.release()
-        yield value
+    adds them in a fixed order whatever order they finish in; if one fails (or the reader
+    stops), those not read yet are cancelled."""
+    futures = list(futures)
+    read = 0
+    try:
+        for future in futures:
+            value = future.result()
+            future.release()
+            read += 1
+            yield value
+    finally:
+        left = futures[read:]
+        if left:
+            left[0].client.cancel(left)
 
 
 def _sketch_svd(client, blocks_f, blocks, rank: int, eps: float, rng, threads: int):
