@@ -324,3 +324,18 @@ def test_a_block_that_fails_stops_the_cell_with_its_error(client):
         compute_chunked_cell(cell, blocks, client)
     with pytest.raises(ValueError, match="NaN"):
         _in_memory(cell, dataset)
+
+
+def test_sparse_blocks_with_duplicate_entries_score_as_in_memory(client):
+    """A CSR matrix with repeated (row, column) entries: ||A||^2 is that of their sums, as the
+    in-memory evaluator has it."""
+    dataset = _sparse()
+    X = dataset.X
+    doubled = sp.csr_matrix(
+        (np.repeat(X.data / 2, 2), np.repeat(X.indices, 2), X.indptr * 2), shape=X.shape
+    )
+    assert not doubled.has_canonical_format
+    dataset = Dataset("sparse_text", doubled, dataset.y, dataset.n_clusters, None, "SYNTHETIC")
+    cell = _cell(dataset, "sign")
+    blocks = SplitBlocks(dataset, SPLITS["uneven"](X.shape[0]))
+    _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)

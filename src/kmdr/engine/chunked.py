@@ -90,6 +90,9 @@ def _reduce_task(blocks, i: int, reducer, threads: int):
     with _limited(threads):
         C = reducer.transform_rows(X, blocks.bounds[i][0])
     if sp.issparse(X):
+        if not X.has_canonical_format:  # duplicate entries: ||A||^2 of their sums, as F's
+            X = X.copy()
+            X.sum_duplicates()
         return C, float(X.data @ X.data), None
     return C, float(np.einsum("ij,ij->", X, X)), X.sum(axis=0)
 
