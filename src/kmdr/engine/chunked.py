@@ -109,7 +109,8 @@ def _score_task(blocks, i: int, codes, m: int, mean):
     if sp.issparse(X):
         return cluster_sums(X, codes[lo:hi], m), None
     centered = np.subtract(X, mean, order="C")
-    return cluster_sums(centered, codes[lo:hi], m), float(np.einsum("ij,ij->", centered, centered))
+    about = float(np.einsum("ij,ij->", centered, centered))
+    return cluster_sums(centered, codes[lo:hi], m), about
 
 
 def _residual_task(blocks, i: int, codes, centroids, mean) -> float:

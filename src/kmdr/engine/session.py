@@ -9,7 +9,9 @@ A Session holds, from its start to its end:
   (:func:`~kmdr.engine.parallel.resolve_parallelism`), the loky pool warmed in the background while
   the data loads (:class:`~kmdr.engine.parallel.Warmup`; ``Execution.warmup=False`` turns it off)
   or the dask LocalCluster started ahead of the run (:class:`~kmdr.engine.clusters.ClusterStart`),
-  closed when the session ends if no run took it;
+  closed when the session ends if no run took it; while a run on ``backend=dask`` lasts, its
+  client (:attr:`Session.client`), to which the chunked path (``block_rows``,
+  :mod:`kmdr.engine.chunked`) sends the tasks of a cell's row blocks;
 * the thread that writes a logged run's progress lines at a steady interval
   (:meth:`Session.ticking`, :mod:`kmdr.engine.progress`);
 * the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +

@@ -23,6 +23,11 @@ and waited for at the end (taken over if that run dies; given up on, in one line
 holder, after ``claim_timeout`` seconds without its heartbeat: :mod:`._locks`). Each finished
 cell is written atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few
 seconds, so a killed run shows as incomplete, with what it finished.
+
+With ``block_rows`` (``backend=dask``) step 3 differs: the run's data are row blocks, and the
+cells are computed one after another, each spread over the cluster's workers block by block
+(:func:`kmdr.engine.chunked.compute_chunked_cell`); they are claimed, written and reused exactly
+as above, with the same identities as in-memory cells.
 """
 
 from __future__ import annotations
