@@ -113,7 +113,8 @@ def _assert_same_cell(got: dict, want: dict, rtol: float) -> None:
         assert got[key] == want[key], key
     for key in ("objective", "objective_reduced"):
         assert got[key] == pytest.approx(want[key], rel=rtol, abs=0), key
-    assert got["reduce_timing"] == "per cell"
+    assert got["reduce_timing"] == want["reduce_timing"]
+    assert got["shared_key"] == want["shared_key"]
     assert got["total_seconds"] == got["reduce_seconds"] + got["cluster_seconds"]
 
 
@@ -339,3 +340,32 @@ def test_sparse_blocks_with_duplicate_entries_score_as_in_memory(client):
     cell = _cell(dataset, "sign")
     blocks = SplitBlocks(dataset, SPLITS["uneven"](X.shape[0]))
     _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
+
+
+def test_the_shared_sketch_is_computed_once_per_repetition(client):
+    """leverage_approx at r = 4 and 8 in one repetition: one SVD over the blocks (their shared
+    key's, as the in-memory sweep shares it), its time charged to both cells."""
+    dataset = _dense()
+    spec, _, _ = from_config(
+        {
+            "name": "chunked",
+            "dataset": {"name": "synth", "params": {}},
+            "reducers": [{"name": "leverage_approx"}],
+            "r_grid": [4, 8],
+            "repeats": 1,
+            "kmeans": {"n_init": 2, "max_iter": 50},
+        }
+    )
+    fingerprint = content_fingerprint(dataset.X, dataset.y)
+    cells = plan_cells(spec, dataset.X, dataset.n_clusters, fingerprint)
+    assert len(cells) == 2 and cells[0].shared_ident == cells[1].shared_ident
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    sketches: dict = {}
+    got = [compute_chunked_cell(cell, blocks, client, sketches=sketches) for cell in cells]
+    assert list(sketches) == [cells[0].shared_ident]
+    assert got[0]["shared_seconds"] == got[1]["shared_seconds"] > 0
+    for metrics, cell in zip(got, cells, strict=True):
+        assert metrics["reduce_timing"] == "shared per repetition"
+        assert metrics["reduce_seconds"] >= metrics["shared_seconds"]
+        assert metrics["shared_key"] == "/".join(str(p) for p in cell.shared_key)
+        _assert_same_cell(metrics, _in_memory(cell, dataset), rtol=1e-9)

@@ -209,10 +209,17 @@ def _qr_chunks(sizes: list[int], width: int) -> tuple[int, ...]:
     return tuple(chunks)
 
 
-def fitted_reducer(cell: Cell, blocks, n_clusters: int, client=None, blocks_f=None):
+def fitted_reducer(cell: Cell, blocks, n_clusters: int, client=None, blocks_f=None, sketches=None):
     """The cell's reducer, seeded as the in-memory cell's, fitted for ``blocks`` (a rowwise
     operator drawn in this process; a sketch reducer's SVD computed over the blocks on
-    ``client``); raises ValueError (one line) for a reducer that cannot run on row blocks."""
+    ``client``); raises ValueError (one line) for a reducer that cannot run on row blocks.
+
+    ``sketches``: a dict the caller keeps for the cells of one run on the same blocks. A sketch
+    reducer with a shared key (approximate leverage scores: one SVD at rank k for every r of a
+    repetition, drawn from the same shared seed) computes it once per (key, repetition) there,
+    as the in-memory sweep shares it. The reducer's ``sketch_seconds_`` is the SVD's measured
+    time (charged to every cell that uses it), ``sketch_computed_seconds_`` what this call
+    spent on it (0 when it came from ``sketches``)."""
     from kmdr.reducers import make_reducer
 
     message = chunked_refusal(cell.reducer_id, cell.reducer_name, cell.params)
@@ -230,9 +237,17 @@ def fitted_reducer(cell: Cell, blocks, n_clusters: int, client=None, blocks_f=No
                 shared_seed(cell.base_seed, cell.dataset, cell.shared_key, rep)
             )
         rank, eps, rng = reducer.sketch_request(n, d, random_state=state)
-        start = time.perf_counter()
-        svd = _sketch_svd(client, blocks_f, blocks, rank, eps, rng, cell.blas_threads)
-        reducer.sketch_seconds_ = time.perf_counter() - start
+        key = cell.shared_ident
+        if sketches is not None and key is not None and key in sketches:
+            svd, seconds = sketches[key]
+            reducer.sketch_computed_seconds_ = 0.0
+        else:
+            start = time.perf_counter()
+            svd = _sketch_svd(client, blocks_f, blocks, rank, eps, rng, cell.blas_threads)
+            seconds = reducer.sketch_computed_seconds_ = time.perf_counter() - start
+            if sketches is not None and key is not None:
+                sketches[key] = (svd, seconds)
+        reducer.sketch_seconds_ = seconds
         return reducer.fit_rows(n, d, sketch=svd)
     if not reducer.implements_rows():
         raise ValueError(
@@ -292,18 +307,28 @@ def _objective(client, blocks_f, blocks, labels, squared_norm: float, mean) -> f
     return max(within, 0.0) / squared_norm
 
 
-def compute_chunked_cell(cell: Cell, blocks, client, n_clusters: int | None = None) -> dict:
+def compute_chunked_cell(
+    cell: Cell, blocks, client, n_clusters: int | None = None, sketches=None
+) -> dict:
     """Reduce, cluster and evaluate one cell whose data are ``blocks`` (a
     :class:`~kmdr.datasets.RowBlocks`) on the dask ``client``; the same metric and timing
     columns as :func:`kmdr.engine.work.compute_cell` (see the module docstring for how they
-    relate). ``n_clusters``: k (default: the blocks' ``n_clusters``).
+    relate). ``n_clusters``: k (default: the blocks' ``n_clusters``); ``sketches``: the run's
+    shared sketch SVDs (:func:`fitted_reducer`).
 
     ``reduce_seconds`` is the driver's fit (with a sketch reducer's SVD over the blocks, also
     given as ``shared_seconds``: computed for this cell, never shared) plus the wall time of the
     pass that reduces the blocks (the workers' time in parallel, and the transfers);
-    ``cluster_seconds`` is k-means in the driver. ``reduce_timing`` is always "per cell".
+    ``cluster_seconds`` is k-means in the driver. ``reduce_timing`` is "shared per repetition"
+    for a sketch reducer with a shared key (its SVD's time charged to every cell of the
+    repetition, as in memory), else "per cell".
     """
-    from kmdr.engine.work import TIMING_PER_CELL, _cluster, key_text
+    from kmdr.engine.work import (
+        TIMING_PER_CELL,
+        TIMING_SHARED_PER_REPETITION,
+        _cluster,
+        key_text,
+    )
     from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
 
     k = int(blocks.n_clusters if n_clusters is None else n_clusters)
@@ -315,7 +340,7 @@ def compute_chunked_cell(cell: Cell, blocks, client, n_clusters: int | None = No
     start = time.perf_counter()
     [blocks_f] = client.scatter([blocks], broadcast=True, hash=False)
     with _limited(threads):
-        reducer = fitted_reducer(cell, blocks, k, client, blocks_f)
+        reducer = fitted_reducer(cell, blocks, k, client, blocks_f, sketches)
     [reducer_f] = client.scatter([reducer], broadcast=True, hash=False)
     futures = [
         client.submit(_reduce_task, blocks_f, i, reducer_f, threads, pure=False)
@@ -329,7 +354,10 @@ def compute_chunked_cell(cell: Cell, blocks, client, n_clusters: int | None = No
             column_sums = part_sums if column_sums is None else column_sums + part_sums
     C = _stack(parts)
     del parts
-    reduce_seconds = time.perf_counter() - start
+    sketch = float(getattr(reducer, "sketch_seconds_", 0.0))
+    reduce_seconds = (
+        time.perf_counter() - start - getattr(reducer, "sketch_computed_seconds_", 0.0) + sketch
+    )
     _, km_seed = stream_seeds(cell.seed)
     start = time.perf_counter()
     with _limited(threads):
@@ -348,12 +376,16 @@ def compute_chunked_cell(cell: Cell, blocks, client, n_clusters: int | None = No
         "ari": ari(y, labels),
         "n_iter": int(result.n_iter),
         "converged": bool(result.converged),
-        # a sketch reducer's SVD over the blocks, computed for this cell alone (in its reduce
-        # time), under the in-memory cell's shared key
-        "shared_seconds": float(getattr(reducer, "sketch_seconds_", 0.0)),
+        # a sketch reducer's SVD over the blocks (in its reduce time), under the in-memory
+        # cell's shared key
+        "shared_seconds": sketch,
         "shared_key": key_text(cell.shared_key),
         "reduce_seconds": reduce_seconds,
         "cluster_seconds": cluster_seconds,
         "total_seconds": reduce_seconds + cluster_seconds,
-        "reduce_timing": TIMING_PER_CELL,
+        "reduce_timing": (
+            TIMING_SHARED_PER_REPETITION
+            if cell.shared_key is not None and sketch > 0
+            else TIMING_PER_CELL
+        ),
     }

@@ -220,6 +220,7 @@ def _run_chunked(ctx, pending: list[Cell], total: int) -> None:
     if client is None:
         raise RuntimeError("block_rows: the run has no dask client (backend=dask starts one)")
     claimer = _Claimer(store)
+    sketches: dict = {}  # the run's shared sketch SVDs (approximate leverage scores)
     bar = ctx.progress(
         total, ctx.outcome.n_reused, f"{experiment.name}: cells", "cell", _start_text(ctx)
     )
@@ -229,7 +230,7 @@ def _run_chunked(ctx, pending: list[Cell], total: int) -> None:
             while todo:
                 for [cell] in claimer.claimed([[c] for c in todo]):
                     signals.raise_if_received()
-                    metrics = compute_chunked_cell(cell, blocks, client, ctx.n_clusters)
+                    metrics = compute_chunked_cell(cell, blocks, client, ctx.n_clusters, sketches)
                     run = {"n_jobs": par.n_jobs, "run_id": ctx.outcome.run_id, "finished_at": now()}
                     row = cell_row(
                         cell, metrics, experiment=experiment.name, shape=ctx.shape, run=run
