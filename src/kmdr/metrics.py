@@ -17,7 +17,9 @@ from sklearn.utils import assert_all_finite
 __all__ = [
     "ObjectiveEvaluator",
     "ari",
+    "cluster_sums",
     "clustering_accuracy",
+    "encode_labels",
     "evaluate",
     "kmeans_objective",
     "nmi",
@@ -89,6 +91,18 @@ def _cluster_sums(A, codes: np.ndarray, m: int):
         (np.ones(n), (codes, np.arange(n))), shape=(m, n)
     )  # built by a counting pass, O(n)
     return indicator @ A
+
+
+def encode_labels(labels) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, counts)``: labels of any values as codes 0..m-1, and each code's count, as
+    :class:`ObjectiveEvaluator` numbers the clusters (for a caller scoring A block by block)."""
+    return _encode(np.asarray(labels))
+
+
+def cluster_sums(A, codes: np.ndarray, m: int):
+    """Row c: the sum of the rows of A whose code is c (m rows; sparse for sparse A), the
+    per-cluster sums :class:`ObjectiveEvaluator` computes W from (see its Notes)."""
+    return _cluster_sums(A, codes, m)
 
 
 class ObjectiveEvaluator:

@@ -309,3 +309,46 @@ def test_a_run_on_a_scheduler_and_workers_started_as_the_readme_says(tmp_path):
                 proc.wait(timeout=60)
     pd.testing.assert_frame_equal(got, loky, check_exact=True)
     assert sizes and max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes, default=0):,} bytes"
+
+
+def test_a_chunked_run_on_a_scheduler_and_workers_gives_the_in_memory_rows(tmp_path):
+    """``block_rows`` on ``dask scheduler`` and ``dask worker`` processes (docs/guide/scaling.md,
+    "One cell larger than memory"): every cell's blocks are reduced by the workers, the rows
+    are loky's in-memory rows (F within the chunked path's 1e-12), and every graph is small."""
+    import numpy as np
+
+    keys = {
+        "dataset": sparse_text(2000),
+        "reducers": [{"name": "sparse_embedding"}, {"name": "sign"}],
+        "r_grid": [10],
+        "repeats": 1,
+    }
+    loky = run_rows(run_config(tmp_path / "loky", "loky", **keys))
+    scheduler = _dask_cli(
+        tmp_path / "scheduler.log", "scheduler", "--host", "127.0.0.1", "--port", "0",
+        "--no-dashboard",
+    )  # fmt: skip
+    worker = None
+    try:
+        address = _address(tmp_path / "scheduler.log", scheduler)
+        worker = _dask_cli(
+            tmp_path / "worker.log", "worker", address, "--nworkers", "2", "--nthreads", "1"
+        )
+        from dask.distributed import Client
+
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+        config = run_config(
+            tmp_path / "dask", "dask", dask={"scheduler": address}, block_rows=300, **keys
+        )
+        with graph_sizes() as sizes:
+            got = run_rows(config)
+    finally:
+        for proc in (worker, scheduler):
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=60)
+    exact = [v for v in VALUES if v != "objective"]
+    pd.testing.assert_frame_equal(got[exact], loky[exact], check_exact=True)
+    np.testing.assert_allclose(got["objective"], loky["objective"], rtol=1e-12, atol=0)
+    assert sizes and max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes, default=0):,} bytes"

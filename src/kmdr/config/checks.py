@@ -22,6 +22,7 @@ __all__ = [
     "at_least",
     "backend_params",
     "check_against_data",
+    "check_block_rows",
     "check_given",
     "check_overrides_change_cells",
     "check_preset",
@@ -29,6 +30,7 @@ __all__ = [
     "check_repeated_keys",
     "check_results_dir",
     "choices",
+    "chunked_refusal",
     "folder_name",
     "positive_seconds",
     "reducer_id",
@@ -233,6 +235,42 @@ def check_reducer_params(spec) -> None:
             make_reducer(red.name, 1, n_clusters=k, **params)._validate_params()
         except (TypeError, ValueError) as err:
             raise ConfigError(f"reducer {red.id!r}: {one_line(err)}") from None
+
+
+def chunked_refusal(reducer: str, name: str, params) -> str | None:
+    """The one line refusing reducer ``reducer`` (its id; ``name``: its registry name, with
+    ``params``) on data held as row blocks, or None when it runs on them (its plan's
+    ``row_blocks``); the line names the reducers that can."""
+    from kmdr.reducers import row_blocks_mode, row_blocks_reducers
+
+    if row_blocks_mode(name, **dict(params)) is not None:
+        return None
+    return (
+        f"block_rows: reducer {reducer!r} needs the whole matrix in one process and cannot run "
+        f"on row blocks; those that can: {choices(row_blocks_reducers())}"
+    )
+
+
+def check_block_rows(spec, execution) -> None:
+    """``block_rows`` (one cell's data as row blocks) asks for the dask backend, a kind with
+    cells and reducers that run on row blocks: a one-line :class:`ConfigError` otherwise,
+    before any work."""
+    rows = execution.block_rows
+    if rows is None:
+        return
+    if rows < 1:
+        raise ConfigError(f"block_rows must be >= 1 (rows per block), got {rows}")
+    if execution.backend != "dask":
+        raise ConfigError(
+            f"block_rows={rows} reduces one cell's row blocks on a dask cluster: it needs "
+            f"backend=dask, got backend={execution.backend}"
+        )
+    if spec.kind != "cells":
+        raise ConfigError(f"block_rows: kind={spec.kind} has no cells to compute on row blocks")
+    for red in spec.reducers:
+        message = chunked_refusal(red.id, red.name, red.params)
+        if message is not None:
+            raise ConfigError(message)
 
 
 def check_against_data(

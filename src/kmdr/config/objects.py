@@ -102,6 +102,9 @@ class Execution:
 
     ``warmup``: start the worker pool (or dask LocalCluster) in the background while the data
     loads (:class:`kmdr.engine.session.Session`); off, it starts when the first job needs it.
+
+    ``block_rows``: rows per block of one cell's data, reduced on the dask workers block by block
+    (:mod:`kmdr.engine.chunked`); None holds each cell's whole matrix in one process.
     """
 
     n_jobs: int = -1
@@ -112,6 +115,7 @@ class Execution:
     claim_timeout: float = 300.0
     data_dir: str | None = None
     warmup: bool = True
+    block_rows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -324,7 +328,9 @@ def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
         ray_address=c["ray"]["address"],
         claim_timeout=checks.positive_seconds(c["claim_timeout"], "claim_timeout"),
         data_dir=None if data_dir in (None, "") else str(data_dir),
+        block_rows=None if c["block_rows"] is None else int(c["block_rows"]),
     )
+    checks.check_block_rows(experiment, execution)
     output = Output(
         results_dir=checks.check_results_dir(c["results_dir"]),
         figures=bool(c["figures"]),

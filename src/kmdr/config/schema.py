@@ -208,6 +208,11 @@ class RunConfig:
     backend_params: dict[str, Any] = field(default_factory=dict)
     dask: DaskConfig = field(default_factory=DaskConfig)
     ray: RayConfig = field(default_factory=RayConfig)
+    # Rows per block of one cell's data (backend=dask only): each cell's data are read as row
+    # blocks, reduced on the dask workers and never held whole in one process; only reducers that
+    # run on row blocks are accepted. null: every cell holds the whole matrix (the usual path).
+    # Not part of a cell's identity: a chunked cell is the in-memory cell.
+    block_rows: int | None = None
     # BLAS/OpenMP threads per worker: part of every cell's identity (another number of threads adds
     # sums in another order), so cells of another value are computed apart, never reused or mixed.
     # Parallelism comes from n_jobs.

@@ -104,14 +104,18 @@ class LibraryLogs:
 
 
 @contextlib.contextmanager
-def dask_session(execution, par: Parallelism, logs: LibraryLogs, started=None) -> Iterator[dict]:
+def dask_session(
+    execution, par: Parallelism, logs: LibraryLogs, started=None, on_client=None
+) -> Iterator[dict]:
     """The run's dask client: to ``execution.dask_scheduler``, or to ``started`` (a
     :class:`ClusterStart` begun ahead of the run, taken over here), or to a LocalCluster
-    started now."""
+    started now. ``on_client(client)`` is called with the client once it is connected, and
+    ``on_client(None)`` before it closes (its owner, the Session, hands it to the chunked
+    path)."""
     distributed = _need("dask.distributed", "dask")
     with (
         logs.quiet("distributed", "dask"),
-        _dask_client(distributed, execution, par, started) as info,
+        _dask_client(distributed, execution, par, started, on_client) as info,
     ):
         yield info
 
@@ -233,7 +237,7 @@ def wants_local_cluster(execution) -> bool:
 
 
 @contextlib.contextmanager
-def _dask_client(distributed, execution, par: Parallelism, started) -> Iterator[dict]:
+def _dask_client(distributed, execution, par: Parallelism, started, on_client) -> Iterator[dict]:
     address = execution.dask_scheduler
     cluster = None
     try:
@@ -251,8 +255,12 @@ def _dask_client(distributed, execution, par: Parallelism, started) -> Iterator[
         where = f"the dask scheduler at {address}" if address else "a dask LocalCluster"
         raise BackendError(f"could not start {where} ({one_line(err, with_type=True)})") from None
     try:
+        if on_client is not None:
+            on_client(client)
         yield {"backend": "dask", "scheduler": client.scheduler.address}
     finally:
+        if on_client is not None:
+            on_client(None)
         client.close()
         if cluster is not None:
             cluster.close()

@@ -31,7 +31,7 @@ from pathlib import Path
 from kmdr import _kernels
 from kmdr._errors import one_line
 from kmdr._log import say
-from kmdr.config.checks import check_against_data, check_reducer_params
+from kmdr.config.checks import check_against_data, check_block_rows, check_reducer_params
 from kmdr.config.kinds import get_kind
 from kmdr.config.objects import Execution, Experiment, Output
 from kmdr.engine import signals
@@ -100,8 +100,18 @@ class RunContext:
 
 
 def _load(experiment: Experiment, execution: Execution):
+    """The dataset; with ``block_rows``, its :class:`~kmdr.datasets.blocks.RowBlocks`."""
     from kmdr.datasets import load_dataset
 
+    if execution.block_rows is not None:
+        from kmdr.datasets.blocks import load_blocks
+
+        return load_blocks(
+            experiment.dataset,
+            rows=execution.block_rows,
+            data_dir=execution.data_dir,
+            **experiment.dataset_params,
+        )
     return load_dataset(
         experiment.dataset, data_dir=execution.data_dir, **experiment.dataset_params
     )
@@ -142,7 +152,13 @@ def _data_of(experiment: Experiment, execution: Execution, dataset):
     """``(X, y, sparse, fingerprint)`` of a loaded dataset, or of a dry run's declared facts
     (X: their :class:`~kmdr.reducers.DataFacts`, loading the matrix on demand; y: None)."""
     from kmdr.datasets import DeclaredData
+    from kmdr.datasets.blocks import RowBlocks
 
+    if isinstance(dataset, RowBlocks):  # never whole here: its shape, sparsity and labels
+        from kmdr.reducers import DataFacts
+
+        X = DataFacts(dataset.n_samples, dataset.n_features, dataset.is_sparse)
+        return X, dataset.labels(), dataset.is_sparse, dataset.fingerprint
     if isinstance(dataset, DeclaredData):
         from functools import cache
 
@@ -194,6 +210,7 @@ def execute(
     log = log or say
     if not dry_run:
         check_reducer_params(experiment)  # raises ConfigError before any work
+        check_block_rows(experiment, execution)
         kernels = _kernels.mismatch()
         if kernels:
             log(kernels)

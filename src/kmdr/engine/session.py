@@ -9,7 +9,9 @@ A Session holds, from its start to its end:
   (:func:`~kmdr.engine.parallel.resolve_parallelism`), the loky pool warmed in the background while
   the data loads (:class:`~kmdr.engine.parallel.Warmup`; ``Execution.warmup=False`` turns it off)
   or the dask LocalCluster started ahead of the run (:class:`~kmdr.engine.clusters.ClusterStart`),
-  closed when the session ends if no run took it;
+  closed when the session ends if no run took it; while a run on ``backend=dask`` lasts, its
+  client (:attr:`Session.client`), to which the chunked path (``block_rows``,
+  :mod:`kmdr.engine.chunked`) sends the tasks of a cell's row blocks;
 * the thread that writes a logged run's progress lines at a steady interval
   (:meth:`Session.ticking`, :mod:`kmdr.engine.progress`);
 * the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +
@@ -173,6 +175,9 @@ class Session:
         self._data: dict[str, object] = {}
         self._warmup: Warmup | None = None
         self._cluster: ClusterStart | None = None
+        #: The dask client of the run under way on ``backend=dask`` (None otherwise): what the
+        #: chunked path (``block_rows``) submits its block tasks to.
+        self.client = None
         self._lock = threading.Lock()
         #: The claims its runs hold, touched by the session's thread from its start to its end
         #: (see the module docstring).
@@ -293,13 +298,18 @@ class Session:
         execution = self.execution
         if execution.backend == "dask":
             started = self._take_cluster(par) if wants_local_cluster(execution) else None
-            session = clusters.dask_session(execution, par, self.logs, started)
+            session = clusters.dask_session(
+                execution, par, self.logs, started, on_client=self._set_client
+            )
         elif execution.backend == "ray":
             session = clusters.ray_session(execution, par, self.logs)
         else:
             session = contextlib.nullcontext({"backend": execution.backend})
         with session as info, joblib_config(execution, par, experiment.blas_threads):
             yield info
+
+    def _set_client(self, client) -> None:
+        self.client = client
 
     #: The entry function of every job (picklable by reference), and the function a dask worker
     #: runs to drop a run's data after it.
@@ -327,6 +337,8 @@ class Session:
         if key in self._data:
             return self._data[key]
         data = load_data(experiment, self.execution, output)
+        if self.execution.block_rows is not None and not output.dry_run:
+            return data  # row blocks: a chunked run's driver keeps no data between runs
         if not output.dry_run and not isinstance(data, DatasetUnavailable):
             self._data[key] = data
         return data

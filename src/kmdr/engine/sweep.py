@@ -23,6 +23,11 @@ and waited for at the end (taken over if that run dies; given up on, in one line
 holder, after ``claim_timeout`` seconds without its heartbeat: :mod:`._locks`). Each finished
 cell is written atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few
 seconds, so a killed run shows as incomplete, with what it finished.
+
+With ``block_rows`` (``backend=dask``) step 3 differs: the run's data are row blocks, and the
+cells are computed one after another, each spread over the cluster's workers block by block
+(:func:`kmdr.engine.chunked.compute_chunked_cell`); they are claimed, written and reused exactly
+as above, with the same identities as in-memory cells.
 """
 
 from __future__ import annotations
@@ -177,6 +182,9 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
     ``shared_log`` collects, per shared work (key, repetition or None), the seconds of each
     computation the workers reported.
     """
+    if ctx.execution.block_rows is not None:  # each cell's data as row blocks on dask
+        _run_chunked(ctx, pending, total)
+        return
     # The data's way to the workers (kmdr.engine.job_data): in every job, or obtained by each
     # worker once; either way with ||A||^2 and the centered A made once (F is scored on A).
     shipping = (
@@ -194,6 +202,48 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
     )
     with shipping as data, _in_process_if_one_job(ctx.execution, pending):
         _run_jobs(ctx, pending, total, shared_log, data)
+
+
+def _run_chunked(ctx, pending: list[Cell], total: int) -> None:
+    """The pending cells one after another, each from the run's row blocks (``ctx.dataset``, a
+    :class:`~kmdr.datasets.blocks.RowBlocks`) on the session's dask client
+    (:func:`kmdr.engine.chunked.compute_chunked_cell`: a cell's blocks spread over the workers),
+    claimed and persisted in the store as every cell is."""
+    from kmdr.datasets.blocks import RowBlocks, SplitBlocks, bounds_of_rows
+    from kmdr.engine.chunked import compute_chunked_cell
+
+    blocks = ctx.dataset
+    if not isinstance(blocks, RowBlocks):  # a caller's loaded dataset: cut into blocks here
+        blocks = SplitBlocks(blocks, bounds_of_rows(blocks.X.shape[0], ctx.execution.block_rows))
+    store, experiment, par = ctx.store, ctx.experiment, ctx.parallelism
+    client = ctx.session.client
+    if client is None:
+        raise RuntimeError("block_rows: the run has no dask client (backend=dask starts one)")
+    claimer = _Claimer(store)
+    sketches: dict = {}  # the run's shared sketch SVDs (approximate leverage scores)
+    bar = ctx.progress(
+        total, ctx.outcome.n_reused, f"{experiment.name}: cells", "cell", _start_text(ctx)
+    )
+    try:
+        with ctx.session.ticking(bar):
+            todo = pending
+            while todo:
+                for [cell] in claimer.claimed([[c] for c in todo]):
+                    signals.raise_if_received()
+                    metrics = compute_chunked_cell(cell, blocks, client, ctx.n_clusters, sketches)
+                    run = {"n_jobs": par.n_jobs, "run_id": ctx.outcome.run_id, "finished_at": now()}
+                    row = cell_row(
+                        cell, metrics, experiment=experiment.name, shape=ctx.shape, run=run
+                    )
+                    store.write_cell(cell.cell_id, row)
+                    claimer.release(cell.cell_id)
+                    ctx.outcome.n_computed += 1
+                    bar.update(1)
+                store.rebuild_csv()
+                todo = _wait_for_others(ctx, claimer, bar)
+    finally:
+        claimer.release_all()
+        bar.close()
 
 
 def _in_process_if_one_job(execution, pending: list[Cell]):

@@ -36,6 +36,8 @@ from kmdr.reducers._registry import (
     reducer_label,
     reducer_paper,
     reload_plugins,
+    row_blocks_mode,
+    row_blocks_reducers,
     unusable_plugin,
 )
 
@@ -49,6 +51,8 @@ _LAZY = {
     "SVDResult": "_svd",
     "exact_svd": "_svd",
     "fast_frobenius_svd": "_svd",
+    "sketch_operator": "_svd",
+    "svd_of_projection": "_svd",
     "sparse_svd": "_svd",
     "thin_svd": "_svd",
     **builtin_classes(),
@@ -89,6 +93,8 @@ __all__ = [
     "reducer_label",
     "reducer_paper",
     "reload_plugins",
+    "row_blocks_mode",
+    "row_blocks_reducers",
     "unusable_plugin",
     *_LAZY,
 ]

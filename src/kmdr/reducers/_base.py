@@ -13,6 +13,13 @@ features both read one thin SVD), computes it with :meth:`compute_shared`, and a
 ``fit(X, shared=...)``. Fitting without ``shared`` computes it on the spot, so a reducer used
 alone behaves like any scikit-learn transformer. Either way ``shared_seconds_`` records what the
 shared part cost, so that a runner that shares it can still charge every cell its honest price.
+
+Data held as consecutive row blocks, never whole in one process, is reduced by
+:meth:`BaseReducer.fit_rows` (from the shape alone, plus what a pass over the blocks measured) and
+:meth:`BaseReducer.transform_rows` (one block at a time), for the reducers whose plan says how
+(:attr:`~kmdr.reducers.ReducerPlan.row_blocks`): ``"rowwise"`` ones draw the in-memory operator,
+``"sketch"`` ones are fitted on a randomized SVD computed over the blocks
+(:meth:`BaseReducer.sketch_request` says which).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from kmdr.reducers._plans import DataFacts, ReducerPlan
+from kmdr.reducers._plans import SKETCH, DataFacts, ReducerPlan
 from kmdr.reducers._validation import SPARSE_FORMATS, check_count
 
 
@@ -256,6 +263,112 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     def _transform(self, X):
         raise NotImplementedError
 
+    # -- data held as row blocks -----------------------------------------------------------------
+
+    def row_mode(self) -> str | None:
+        """How this reducer runs on row blocks: ``"rowwise"``, ``"sketch"`` or None (it needs the
+        whole matrix); read from :attr:`plan` (``row_blocks``)."""
+        return self.plan.row_mode(self._plan_params())
+
+    def needs_row_nnz(self, sparse: bool) -> bool:
+        """Whether :meth:`fit_rows` needs every row's number of nonzeros on data of this
+        sparsity (a reducer whose output form depends on them); False by default."""
+        return False
+
+    def sketch_request(
+        self, n_samples: int, n_features: int, random_state=None
+    ) -> tuple[int, float, object]:
+        """``(rank, eps, RandomState)`` of the FastFrobeniusSVD a ``"sketch"`` reducer is fitted
+        on for an ``n_samples x n_features`` matrix, the RandomState being the one its in-memory
+        fit draws the sketch from (``random_state``: the shared work's, as
+        :meth:`compute_shared` takes it). Validates the parameters and r as :meth:`fit_rows`
+        does; a reducer of another mode raises ValueError."""
+        self._validate_params()
+        if self.row_mode() != SKETCH:
+            raise ValueError(f"{type(self).__name__} is not fitted on a sketch of row blocks")
+        shape = (int(n_samples), int(n_features))
+        return self._sketch_request(self._check_shape(shape), random_state)
+
+    def _sketch_request(self, r: int, random_state) -> tuple[int, float, object]:
+        raise NotImplementedError(f"{type(self).__name__} states no sketch request")
+
+    def fit_rows(self, n_samples: int, n_features: int, *, row_nnz=None, sketch=None):
+        """Fit for data held as row blocks of an ``n_samples x n_features`` matrix.
+
+        Validates the parameters and r exactly as :meth:`fit` does on a matrix of that shape.
+        A ``"rowwise"`` reducer then draws its operator from ``random_state`` exactly as ``fit``
+        would (the same numbers: the operator depends on the shape alone); a ``"sketch"`` reducer
+        is fitted on ``sketch``, the :class:`~kmdr.reducers.SVDResult` of
+        :meth:`sketch_request` computed over the blocks. ``row_nnz``: every row's number of
+        nonzeros, when :meth:`needs_row_nnz` says so. A reducer that cannot run on row blocks
+        raises ValueError (one line) before any work.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        mode = self.row_mode()
+        name = type(self).__name__
+        if mode is None:
+            raise ValueError(f"{name} cannot run on row blocks: it needs the whole matrix")
+        shape = (int(n_samples), int(n_features))
+        if min(shape) < 1:
+            raise ValueError(f"{name}.fit_rows: the matrix must have rows and columns, got {shape}")
+        self.n_components_ = self._check_shape(shape)
+        self.n_features_in_ = shape[1]
+        self.n_samples_fit_ = shape[0]
+        self.shared_seconds_ = 0.0
+        if mode == SKETCH:
+            if sketch is None:
+                raise ValueError(f"{name}.fit_rows: a sketch reducer needs sketch= (an SVDResult)")
+            self._fit_sketch(shape, sketch)
+        else:
+            self._fit_rows(shape, row_nnz)
+        return self
+
+    def _fit_rows(self, shape: tuple[int, int], row_nnz) -> None:
+        """Draw a rowwise operator for ``shape``: ``_fit`` on the shape's facts (a rowwise
+        reducer's ``_fit`` reads ``X.shape`` only)."""
+        self._fit(DataFacts(shape[0], shape[1], False), None)
+
+    def _fit_sketch(self, shape: tuple[int, int], sketch) -> None:
+        """Fit a sketch reducer on the SVD computed over the blocks (sketch reducers)."""
+        raise NotImplementedError(f"{type(self).__name__} has no fit on a sketch of row blocks")
+
+    def transform_rows(self, X_block, start: int):
+        """Rows ``start .. start + len(X_block)`` of C, from those rows of the data.
+
+        The result is the same rows of what :meth:`transform` gives on the whole matrix, however
+        the rows are split (each reducer states whether bit for bit or within a tolerance).
+        """
+        check_is_fitted(self, "n_samples_fit_")
+        X_block = check_array(X_block, accept_sparse=SPARSE_FORMATS, dtype=np.float64)
+        rows, cols = X_block.shape
+        if cols != self.n_features_in_:
+            raise ValueError(
+                f"{type(self).__name__}.transform_rows: the block has {cols} features, the fit "
+                f"{self.n_features_in_}"
+            )
+        if not 0 <= int(start) <= self.n_samples_fit_ - rows:
+            raise ValueError(
+                f"{type(self).__name__}.transform_rows: rows {start}..{int(start) + rows} are "
+                f"outside the fitted {self.n_samples_fit_} rows"
+            )
+        return self._transform_rows(X_block, int(start))
+
+    def implements_rows(self) -> bool:
+        """Whether this class implements :meth:`transform_rows` (``_transform_rows``), which a
+        class whose plan says it runs on row blocks must."""
+        return type(self)._transform_rows is not BaseReducer._transform_rows
+
+    def _transform_rows(self, X_block, start: int):
+        """One block's rows of C (a class whose plan says it runs on row blocks implements it)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} declares it runs on row blocks but implements no "
+            "_transform_rows(X_block, start)"
+        )
+
     @property
     def _n_features_out(self):
         return self.n_components_
@@ -281,3 +394,10 @@ class RandomProjectionBase(BaseReducer):
     def __init__(self, n_components=2, *, random_state=None):
         self.n_components = n_components
         self.random_state = random_state
+
+    def _transform_rows(self, X_block, start: int):
+        """A block's rows of C: a projection maps every row on its own, so this is ``_transform``
+        of the block (equal to the whole matrix's rows: bit for bit for sparse data, within
+        1e-12 relative for dense data, where BLAS may pick other kernels for another number of
+        rows)."""
+        return self._transform(X_block)

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 
 from kmdr.reducers._entry import LineStyle, ReducerEntry
 from kmdr.reducers._plans import (
+    ROWWISE,
+    SKETCH,
     DataFacts,
     ReducerPlan,
     always,
@@ -46,6 +48,8 @@ _LEVERAGE = ReducerPlan(
     shared_key=_leverage_key,
     shared_deterministic=lambda p, data: p["svd"] == "exact",
     max_components=lambda p, n, d: d if p["scores"] == "top" else None,  # no repeats: r <= d
+    # approximate scores from a two-pass randomized SVD over the row blocks; exact ones need A
+    row_blocks=lambda p: SKETCH if p["svd"] == "approximate" else None,
 )
 
 #: SVD features: an exact SVD reads no random_state (ARPACK starts at rng=0).
@@ -53,6 +57,7 @@ _SVD_FEATURES = ReducerPlan(
     defaults={"svd": "exact"},
     deterministic=lambda p, data: p["svd"] == "exact",
     max_components=lambda p, n, d: min(n, d),
+    row_blocks=lambda p: SKETCH if p["svd"] == "approximate" else None,
 )
 
 #: Laplacian scores: a deterministic k-NN graph and scores, shared across r.
@@ -103,15 +108,24 @@ _IDENTITY = ReducerPlan(deterministic=always)
 
 #: The reducers that draw their whole reduction from random_state, with nothing shared across r
 #: (one plan each: each has its own compat_version).
-_SIGN = ReducerPlan()
-_ACHLIOPTAS = ReducerPlan()
-_GAUSSIAN = ReducerPlan()
-_SPARSE_EMBEDDING = ReducerPlan()
+#: Each draws an operator from the shape alone and maps every row on its own, so it runs on row
+#: blocks (``row_blocks``: rowwise) with the in-memory operator.
+
+
+def _rowwise(params: Mapping) -> str:
+    return ROWWISE
+
+
+_SIGN = ReducerPlan(row_blocks=_rowwise)
+_ACHLIOPTAS = ReducerPlan(row_blocks=_rowwise)
+_GAUSSIAN = ReducerPlan(row_blocks=_rowwise)
+_SPARSE_EMBEDDING = ReducerPlan(row_blocks=_rowwise)
 _SPARSIFIED = ReducerPlan(
     defaults={"preconditioner": "dct"},
     max_components=lambda p, n, d: padded_dimension(d, p["preconditioner"]),
+    row_blocks=_rowwise,
 )
-_SRHT = ReducerPlan(max_components=lambda p, n, d: next_power_of_two(d))
+_SRHT = ReducerPlan(max_components=lambda p, n, d: next_power_of_two(d), row_blocks=_rowwise)
 
 
 _M = "kmdr.reducers."

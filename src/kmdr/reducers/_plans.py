@@ -20,7 +20,23 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-__all__ = ["DataFacts", "ReducerPlan", "always", "next_power_of_two", "padded_dimension"]
+__all__ = [
+    "ROWWISE",
+    "SKETCH",
+    "DataFacts",
+    "ReducerPlan",
+    "always",
+    "next_power_of_two",
+    "padded_dimension",
+]
+
+#: How a reducer runs on row blocks (:attr:`ReducerPlan.row_blocks`): a data-independent operator
+#: drawn once from the shape and applied to each block of rows on its own.
+ROWWISE = "rowwise"
+#: How a reducer runs on row blocks: its r-dimensional subspace is found by a tall-and-skinny
+#: randomized SVD over the blocks (a range finder pass, then a projection pass); the result is an
+#: approximation of the same kind as the in-memory one, not the same draw.
+SKETCH = "sketch"
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,10 @@ def _never(params: Mapping, data: DataFacts) -> bool:
     return False
 
 
+def _not_on_blocks(params: Mapping) -> None:
+    return None
+
+
 def always(params: Mapping, data: DataFacts) -> bool:
     """A rule that holds for every parameter and data (e.g. a deterministic reduction)."""
     return True
@@ -116,6 +136,12 @@ class ReducerPlan:
     max_components : callable or None
         ``(params, n_samples, n_features)``: the largest r (``BaseReducer.max_components``; None
         for no bound). None: the class decides (it may need more than the shape).
+    row_blocks : callable
+        ``(params)``: how the reducer runs on data held as row blocks, never whole in one process
+        (``BaseReducer.fit_rows`` / ``transform_rows``): :data:`ROWWISE` (an operator drawn from
+        the shape alone, applied to each block; the reduced matrix is the in-memory one),
+        :data:`SKETCH` (a two-pass randomized SVD over the blocks) or None (it needs the whole
+        matrix: refused).
     """
 
     defaults: Mapping = field(default_factory=dict)
@@ -124,9 +150,17 @@ class ReducerPlan:
     deterministic: Callable[[Mapping, DataFacts], bool] = _never
     shared_deterministic: Callable[[Mapping, DataFacts], bool] = _never
     max_components: Callable[[Mapping, int, int], int | None] | None = _no_bound
+    row_blocks: Callable[[Mapping], str | None] = _not_on_blocks
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "defaults", MappingProxyType(dict(self.defaults)))
+
+    def row_mode(self, params: Mapping) -> str | None:
+        """How the reducer runs on row blocks with ``params`` over the defaults (``row_blocks``)."""
+        mode = self.row_blocks({**self.defaults, **params})
+        if mode not in (None, ROWWISE, SKETCH):
+            raise ValueError(f"row_blocks must give {ROWWISE!r}, {SKETCH!r} or None, got {mode!r}")
+        return mode
 
     def facts(self, params: Mapping, data: DataFacts) -> tuple[tuple | None, bool, bool]:
         """``(shared key, deterministic, shared deterministic)`` with ``params`` over the

@@ -49,6 +49,8 @@ __all__ = [
     "reducer_label",
     "reducer_paper",
     "reload_plugins",
+    "row_blocks_mode",
+    "row_blocks_reducers",
     "unusable_plugin",
 ]
 
@@ -233,6 +235,31 @@ def reducer_compat_version(name: str) -> int:
     if entry.plan is not None:
         return int(entry.plan.compat_version)
     return int(getattr(_get(name).cls, "compat_version", 1))
+
+
+def row_blocks_mode(name: str, **params) -> str | None:
+    """How reducer ``name`` with ``params`` runs on data held as row blocks
+    (:attr:`~kmdr.reducers.ReducerPlan.row_blocks`): ``"rowwise"``, ``"sketch"`` or None (it
+    cannot). Read from the declared plan without importing the class; a plug-in without one is
+    asked through its class's plan."""
+    entry = reducer_entry(name)
+    plan = entry.plan if entry.plan is not None else getattr(_get(name).cls, "plan", None)
+    if plan is None:
+        return None
+    return plan.row_mode({**entry.fixed, **params})
+
+
+def row_blocks_reducers() -> tuple[str, ...]:
+    """The registry names of the reducers that run on row blocks with their pinned parameters
+    (for the one-line refusal of the others)."""
+    out = []
+    for name in available_reducers():
+        try:
+            if row_blocks_mode(name) is not None:
+                out.append(name)
+        except Exception:  # a plug-in that cannot be read is not offered
+            continue
+    return tuple(out)
 
 
 def planning_facts(

@@ -35,7 +35,9 @@ __all__ = [
     "SVDResult",
     "exact_svd",
     "fast_frobenius_svd",
+    "sketch_operator",
     "sparse_svd",
+    "svd_of_projection",
     "thin_svd",
 ]
 
@@ -421,14 +423,25 @@ def fast_frobenius_svd(A, rank: int, eps: float, random_state=None) -> SVDResult
     eps : float in (0, 1)
     random_state : None, int or RandomState
     """
-    rng = check_random_state(random_state)
-    d = A.shape[1]
-    sketch = rank + int(np.ceil(rank / eps + 1))
-    R = rng.standard_normal(size=(d, sketch))
+    R = sketch_operator(A.shape[1], rank, eps, random_state)
     Y = A @ R
     Q, _ = scipy.linalg.qr(Y, mode="economic", check_finite=False)
     B = np.asarray((A.T @ Q).T if sp.issparse(A) else Q.T @ A)
-    return _flipped(*_top_right_singular(B, rank))
+    return svd_of_projection(B, rank)
+
+
+def sketch_operator(n_features: int, rank: int, eps: float, random_state=None) -> np.ndarray:
+    """FastFrobeniusSVD's Gaussian sketch R (d x l, ``l = k + ceil(k / eps + 1)``), drawn from
+    ``random_state`` as :func:`fast_frobenius_svd` draws it (a caller running the lemma's two
+    passes elsewhere, e.g. over row blocks, draws the same R)."""
+    sketch = rank + int(np.ceil(rank / eps + 1))
+    return check_random_state(random_state).standard_normal(size=(n_features, sketch))
+
+
+def svd_of_projection(B: np.ndarray, rank: int) -> SVDResult:
+    """FastFrobeniusSVD's last step: the top ``rank`` right singular vectors of ``B = Q^T A``
+    (signs fixed as every :class:`SVDResult` here)."""
+    return _flipped(*_top_right_singular(np.asarray(B), rank))
 
 
 #: The Gram route below is used only while lambda_k / lambda_1 stays above this: the error of the

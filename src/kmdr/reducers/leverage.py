@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._builtins import declared_plan
+from kmdr.reducers._plans import DataFacts
 from kmdr.reducers._svd import exact_svd, fast_frobenius_svd
 from kmdr.reducers._validation import check_count, column_subset, independent_random_state
 
@@ -122,6 +123,21 @@ class LeverageScoreSampler(BaseReducer):
             n_features = X.shape[1]
             self.selected_features_ = rng.choice(n_features, size=r, p=self.probabilities_)
             self.scales_ = 1.0 / np.sqrt(r * self.probabilities_[self.selected_features_])
+
+    def _sketch_request(self, r, random_state):
+        """Approximate scores: FastFrobeniusSVD at rank k, its sketch drawn from the stream
+        ``compute_shared`` draws it from."""
+        seed = self.random_state if random_state is None else random_state
+        return self.n_clusters, self.eps, independent_random_state(seed, stream=1)
+
+    def _fit_sketch(self, shape, svd):
+        """Scores and draws from the FastFrobeniusSVD computed over the row blocks (``_fit``
+        reads the shape and the SVD only)."""
+        self._fit(DataFacts(*shape, False), svd)
+
+    def _transform_rows(self, X_block, start):
+        """A block's rows of C: the selected columns, rescaled; bit for bit whatever the split."""
+        return self._transform(X_block)
 
     def _transform(self, X):
         scales = None if self.scores == "top" else self.scales_

@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._builtins import declared_plan
+from kmdr.reducers._plans import DataFacts
 from kmdr.reducers._validation import same_sparse_kind
 
 #: ``dense_output="auto"`` returns a dense C when the expected fraction of nonzeros of C is above
@@ -93,11 +94,53 @@ class SparseEmbedding(BaseReducer):
     def _wants_dense(self, X) -> bool:
         if self.dense_output != "auto":
             return bool(self.dense_output)
+        return self._dense_for(np.diff(X.indptr) if X.format == "csr" else X.getnnz(axis=1))
+
+    def _dense_for(self, row_nnz) -> bool:
+        """``dense_output="auto"``'s choice for a matrix whose rows hold ``row_nnz`` nonzeros."""
         r = self.n_components_
-        row_nnz = np.diff(X.indptr) if X.format == "csr" else X.getnnz(axis=1)
         # E[distinct buckets of a row with L nonzeros] = r (1 - (1 - 1/r)^L)
         expected = -np.expm1(row_nnz * np.log1p(-1.0 / r)) if r > 1 else (row_nnz > 0) * 1.0
         return float(expected.mean()) > DENSE_ABOVE
+
+    def needs_row_nnz(self, sparse: bool) -> bool:
+        """On sparse data with ``dense_output="auto"`` the output's form is chosen from every
+        row's number of nonzeros (the whole matrix's, not a block's)."""
+        return bool(sparse) and self.dense_output == "auto"
+
+    def _fit_rows(self, shape, row_nnz):
+        """The in-memory draw for ``shape``; with ``dense_output="auto"`` the form of C on sparse
+        blocks is decided once from ``row_nnz`` (every row's nonzeros, in row order), by the
+        same computation the in-memory transform does on the whole matrix, so every block is
+        produced in the form the whole matrix's C would have (None: the form is decided
+        at the first sparse block without it, which then raises)."""
+        self._fit(DataFacts(*shape, False), None)
+        self.rows_dense_ = None
+        if self.dense_output != "auto":
+            self.rows_dense_ = bool(self.dense_output)
+        elif row_nnz is not None:
+            row_nnz = np.asarray(row_nnz)
+            if row_nnz.shape != (shape[0],):
+                raise ValueError(
+                    f"SparseEmbedding.fit_rows: row_nnz must hold one count per row "
+                    f"({shape[0]}), got shape {row_nnz.shape}"
+                )
+            self.rows_dense_ = self._dense_for(row_nnz)
+
+    def _transform_rows(self, X_block, start):
+        """A block's rows of C, equal to those rows of the whole matrix's C bit for bit (a row of
+        C sums its row of A's entries in storage order, whatever the other rows), in the form the
+        whole matrix's would have (see :meth:`_fit_rows`). Sparse output comes as a CSR block;
+        stacking the blocks gives the whole CSR C, entry order included."""
+        if not sp.issparse(X_block):
+            return self._transform(X_block)
+        if self.rows_dense_ is None:
+            raise ValueError(
+                'SparseEmbedding: dense_output="auto" on sparse blocks needs row_nnz in fit_rows'
+            )
+        if self.rows_dense_:
+            return self._accumulate_dense(sp.csr_matrix(X_block))
+        return same_sparse_kind(X_block, X_block @ self._phi)
 
     def _transform(self, X):
         if not sp.issparse(X):

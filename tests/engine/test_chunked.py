@@ -1,0 +1,371 @@
+"""One cell's data as row blocks on a real dask LocalCluster (:mod:`kmdr.engine.chunked`): the
+chunked cell equals its in-memory cell (same partition, the same metrics up to the rounding each
+reducer states) for one block, three blocks and uneven splits, dense and sparse data; no graph
+carries data; reducers that need the whole matrix are refused in one line before any work."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
+
+from kmdr.config.objects import from_config
+from kmdr.config.seeds import shared_seed
+from kmdr.datasets import Dataset
+from kmdr.datasets._fingerprint import content_fingerprint
+from kmdr.datasets.blocks import SplitBlocks
+from kmdr.engine.chunked import compute_chunked_cell
+from kmdr.engine.work import compute_cell, compute_shared_work
+from kmdr.results.cells import plan_cells
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("distributed") is None,
+        reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
+    ),
+]
+
+ROWWISE = ["sign", "achlioptas", "gaussian", "sparse_embedding", "srht"]
+METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "converged"]
+#: The largest graph (tasks and their arguments) the chunked path may send.
+PAYLOAD_LIMIT = 2**20
+
+
+def _dense(n=240, d=40, k=4, seed=0) -> Dataset:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    X = rng.standard_normal((k, d))[y] * 3 + rng.standard_normal((n, d)) + 5.0  # off-center
+    return Dataset("synth", X, y.astype(np.int64), k, None, "SYNTHETIC")
+
+
+def _sparse(n=240, d=400, k=3, seed=1) -> Dataset:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    topic = rng.random((k, d)) < 0.05
+    mask = (rng.random((n, d)) < 0.02) | (topic[y] & (rng.random((n, d)) < 0.5))
+    X = sp.csr_matrix(mask * rng.integers(1, 5, (n, d)).astype(np.float64))
+    return Dataset("sparse_text", X, y.astype(np.int64), k, None, "SYNTHETIC")
+
+
+DATA = {"dense": _dense, "sparse": _sparse}
+SPLITS = {
+    "one block": lambda n: ((0, n),),
+    "three blocks": lambda n: ((0, n // 3), (n // 3, 2 * n // 3), (2 * n // 3, n)),
+    "uneven": lambda n: ((0, 1), (1, 2), (2, n - 7), (n - 7, n - 6), (n - 6, n)),
+}
+
+
+@pytest.fixture(scope="module")
+def client():
+    from dask.distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="400MiB",
+            dashboard_address=":0",
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
+
+
+def _cell(dataset: Dataset, reducer: str, r: int = 6, repetition: int = 0, kmeans=None, **params):
+    spec, _, _ = from_config(
+        {
+            "name": "chunked",
+            "dataset": {"name": dataset.name, "params": {}},
+            "reducers": [{"name": reducer, "params": params}],
+            "r_grid": [r],
+            "repeats": repetition + 1,
+            "kmeans": {"n_init": 2, "max_iter": 50, **(kmeans or {})},
+            "figures": False,
+        }
+    )
+    fingerprint = content_fingerprint(dataset.X, dataset.y)
+    cells = plan_cells(spec, dataset.X, dataset.n_clusters, fingerprint)
+    return next(c for c in cells if c.repetition == repetition)
+
+
+def _in_memory(cell, dataset: Dataset) -> dict:
+    """The cell as a sweep computes it in memory: its shared work, if any, seeded by the
+    sweep's shared seed (kmdr.engine.sweep)."""
+    k = dataset.n_clusters
+    with threadpool_limits(limits=cell.blas_threads):
+        shared = None
+        if cell.shared_key is not None:
+            rep = 0 if cell.shared_deterministic else cell.repetition
+            seed = shared_seed(cell.base_seed, cell.dataset, cell.shared_key, rep)
+            shared = compute_shared_work(cell.reducer_name, cell.params, cell.r, k, dataset.X, seed)
+        return compute_cell(cell, dataset.X, dataset.y, k, shared)
+
+
+def _assert_same_cell(got: dict, want: dict, rtol: float) -> None:
+    for key in ("accuracy", "nmi", "ari", "n_iter", "converged"):  # from the same partition
+        assert got[key] == want[key], key
+    for key in ("objective", "objective_reduced"):
+        assert got[key] == pytest.approx(want[key], rel=rtol, abs=0), key
+    assert got["reduce_timing"] == want["reduce_timing"]
+    assert got["shared_key"] == want["shared_key"]
+    assert got["total_seconds"] == got["reduce_seconds"] + got["cluster_seconds"]
+
+
+@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize("kind", DATA)
+@pytest.mark.parametrize("reducer", ROWWISE)
+def test_a_chunked_rowwise_cell_is_its_in_memory_cell(client, reducer, kind, split):
+    dataset = DATA[kind]()
+    cell = _cell(dataset, reducer)
+    blocks = SplitBlocks(dataset, SPLITS[split](dataset.X.shape[0]))
+    got = compute_chunked_cell(cell, blocks, client)
+    _assert_same_cell(got, _in_memory(cell, dataset), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dense_output", ["auto", True, False])
+def test_sparse_embedding_forms_on_blocks(client, dense_output):
+    dataset = _sparse()
+    # r = 40: "auto" gives a dense C on the whole matrix; a first block of one row would not
+    cell = _cell(dataset, "sparse_embedding", r=40, dense_output=dense_output)
+    blocks = SplitBlocks(dataset, SPLITS["uneven"](dataset.X.shape[0]))
+    _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
+
+
+@pytest.mark.parametrize(
+    "kmeans", [{}, {"init": "first_of_class", "n_init": 1}, {"online_phase": True}]
+)
+def test_a_later_repetition_and_other_kmeans_settings(client, kmeans):
+    dataset = _dense()
+    cell = _cell(dataset, "gaussian", repetition=2, kmeans=kmeans)
+    assert cell.repetition == 2 and all(cell.kmeans[key] == v for key, v in kmeans.items())
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
+
+
+def test_tight_clusters_take_the_residual_pass(client):
+    """Clusters tight around far-off centers: W < 1e-3 T, where both paths form the residuals
+    explicitly; F still equals the in-memory F."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 150)
+    X = rng.standard_normal((3, 20))[y] * 100 + 1e-3 * rng.standard_normal((150, 20))
+    dataset = Dataset("synth", X, y.astype(np.int64), 3, None, "SYNTHETIC")
+    cell = _cell(dataset, "sign", r=5)
+    blocks = SplitBlocks(dataset, SPLITS["uneven"](150))
+    got, want = compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset)
+    assert want["objective"] < 1e-6
+    _assert_same_cell(got, want, rtol=1e-9)
+
+
+@contextlib.contextmanager
+def graph_sizes():
+    """The size of every graph dask sends while the block runs, as dask measures it (its
+    large-graph warning at 0 bytes; as tests/engine/test_dask_payload.py measures)."""
+    import dask
+    from dask.utils import parse_bytes
+
+    sizes: list[int] = []
+    prefix = "Sending large graph of size "
+    with (
+        dask.config.set({"distributed.admin.large-graph-warning-threshold": "0B"}),
+        warnings.catch_warnings(record=True) as caught,
+    ):
+        warnings.simplefilter("always")
+        yield sizes
+    for w in caught:
+        text = str(w.message)
+        if text.startswith(prefix):
+            sizes.append(parse_bytes(text[len(prefix) :].split(".\n")[0]))
+
+
+@pytest.mark.parametrize("reducer", ["gaussian", "svd_approx"])
+def test_no_graph_carries_data(client, reducer):
+    """A 6 MiB matrix and a 1.6 MiB operator: the blocks object and the reducer are scattered
+    once, each task names a block, so every graph stays under 1 MiB."""
+    dataset = _dense(n=2000, d=400, k=4)
+    cell = _cell(dataset, reducer, r=500 if reducer == "gaussian" else 6)
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](2000))
+    with graph_sizes() as sizes:
+        compute_chunked_cell(cell, blocks, client)
+    assert sizes, "dask measured no graph: the measurement is broken"
+    assert max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes):,} bytes"
+
+
+@pytest.mark.fault(
+    "a chunked cell (row blocks on dask) of a reducer that needs the whole matrix (exact svd)",
+    gets="one-line ValueError naming the reducer and those that run on row blocks, no task sent",
+)
+@pytest.mark.parametrize("reducer", ["svd", "leverage", "laplacian", "none"])
+def test_a_reducer_that_needs_the_whole_matrix_is_refused_before_any_work(client, reducer):
+    dataset = _dense()
+    cell = _cell(dataset, reducer, r=4)
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    with graph_sizes() as sizes, pytest.raises(ValueError) as err:
+        compute_chunked_cell(cell, blocks, client)
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"reducer {reducer!r} needs the whole matrix" in message
+    assert "sign" in message and "svd_approx" in message and "'svd'" not in message.split(";")[1]
+    assert sizes == []
+
+
+@pytest.mark.parametrize("split", ["one block", "uneven"])
+@pytest.mark.parametrize("kind", DATA)
+@pytest.mark.parametrize("reducer", ["svd_approx", "leverage_approx"])
+def test_a_chunked_sketch_cell_is_its_in_memory_cell_up_to_rounding(client, reducer, kind, split):
+    """The same sketch R, Q from dask's TSQR (the in-memory Householder Q up to column signs,
+    which leave B's right singular vectors unchanged): the same partition, F within 1e-9."""
+    dataset = DATA[kind]()
+    cell = _cell(dataset, reducer, r=6)
+    blocks = SplitBlocks(dataset, SPLITS[split](dataset.X.shape[0]))
+    got = compute_chunked_cell(cell, blocks, client)
+    _assert_same_cell(got, _in_memory(cell, dataset), rtol=1e-9)
+
+
+def test_the_sketch_svd_over_blocks_is_fast_frobenius_svd(client):
+    from kmdr.config.seeds import stream_seeds
+    from kmdr.engine.chunked import fitted_reducer
+    from kmdr.reducers import make_reducer
+
+    dataset = _dense(n=300, d=60)
+    cell = _cell(dataset, "svd_approx", r=5)
+    blocks = SplitBlocks(dataset, SPLITS["uneven"](300))
+    [blocks_f] = client.scatter([blocks], broadcast=True, hash=False)
+    chunked = fitted_reducer(cell, blocks, 4, client, blocks_f)
+    memory = make_reducer("svd_approx", 5, random_state=stream_seeds(cell.seed)[0]).fit(dataset.X)
+    np.testing.assert_allclose(chunked.components_, memory.components_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        chunked.singular_values_, memory.singular_values_, rtol=1e-12, atol=0
+    )
+
+
+def _run_config(results_dir, backend: str, dataset: dict, **keys) -> dict:
+    return {
+        "name": "chunked_run",
+        "dataset": dataset,
+        "reducers": [{"name": "sign"}, {"name": "sparse_embedding"}, {"name": "svd_approx"}],
+        "r_grid": [4, 8],
+        "repeats": 2,
+        "kmeans": {"n_init": 1, "max_iter": 30},
+        "n_jobs": 2,
+        "blas_threads": 1,
+        "backend": backend,
+        "results_dir": str(results_dir),
+        "figures": False,
+        "progress": False,
+        **keys,
+    }
+
+
+def _rows(config: dict):
+    import pandas as pd
+
+    from kmdr.engine.session import run_experiment
+
+    outcome = run_experiment(*from_config(config), log=lambda m: None)
+    assert outcome.status == "complete"
+    cells = pd.read_csv(outcome.experiment_dir / "cells.csv").set_index("cell_id").sort_index()
+    return outcome, cells
+
+
+SYNTH = {"name": "synth", "params": {"n_samples": 300, "n_features": 50, "seed": 3}}
+SPARSE_TEXT = {
+    "name": "sparse_text",
+    "params": {"n_samples": 400, "n_features": 800, "n_clusters": 4, "seed": 1},
+}
+
+
+@pytest.mark.parametrize("dataset", [SYNTH, SPARSE_TEXT], ids=["synth", "sparse_text"])
+def test_a_chunked_run_writes_the_in_memory_cells_and_resumes(tmp_path, dataset):
+    """backend=dask block_rows=70: the same cell ids as the in-memory run, their partitions and
+    F (within the stated rounding); run again, every cell is reused; an in-memory run into the
+    same folder reuses them too (block_rows is not part of a cell's identity)."""
+    _, memory = _rows(_run_config(tmp_path / "memory", "loky", dataset))
+    config = _run_config(tmp_path / "chunked", "dask", dataset, block_rows=70)
+    with graph_sizes() as sizes:
+        outcome, chunked = _rows(config)
+    assert sizes and max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes, default=0):,} bytes"
+    assert outcome.n_computed == outcome.n_expected == len(memory) == 12
+    assert list(chunked.index) == list(memory.index)
+    for key in ("accuracy", "nmi", "ari", "n_iter"):
+        assert list(chunked[key]) == list(memory[key]), key
+    np.testing.assert_allclose(chunked["objective"], memory["objective"], rtol=1e-9, atol=0)
+    again, _ = _rows(config)
+    assert again.n_computed == 0 and again.n_reused == 12
+    in_memory, _ = _rows({**config, "backend": "loky", "block_rows": None})
+    assert in_memory.n_computed == 0 and in_memory.n_reused == 12
+
+
+def test_a_rowwise_class_without_transform_rows_stops_before_any_task(client):
+    """PD is declared rowwise; until its class implements transform_rows, its chunked cell
+    stops in the driver with one line, before a task is sent."""
+    dataset = _dense()
+    cell = _cell(dataset, "sparsified", r=4)
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    with graph_sizes() as sizes, pytest.raises(ValueError) as err:
+        compute_chunked_cell(cell, blocks, client)
+    assert "\n" not in str(err.value) and "implements no transform_rows" in str(err.value)
+    assert sizes == []
+
+
+def test_a_block_that_fails_stops_the_cell_with_its_error(client):
+    """A NaN in the last block: the worker's validation error reaches the driver (as the
+    in-memory fit's would), and the other tasks are cancelled."""
+    dataset = _dense()
+    dataset.X[-1, 0] = np.nan
+    cell = _cell(dataset, "sign")
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    with pytest.raises(ValueError, match="NaN"):
+        compute_chunked_cell(cell, blocks, client)
+    with pytest.raises(ValueError, match="NaN"):
+        _in_memory(cell, dataset)
+
+
+def test_sparse_blocks_with_duplicate_entries_score_as_in_memory(client):
+    """A CSR matrix with repeated (row, column) entries: ||A||^2 is that of their sums, as the
+    in-memory evaluator has it."""
+    dataset = _sparse()
+    X = dataset.X
+    doubled = sp.csr_matrix(
+        (np.repeat(X.data / 2, 2), np.repeat(X.indices, 2), X.indptr * 2), shape=X.shape
+    )
+    assert not doubled.has_canonical_format
+    dataset = Dataset("sparse_text", doubled, dataset.y, dataset.n_clusters, None, "SYNTHETIC")
+    cell = _cell(dataset, "sign")
+    blocks = SplitBlocks(dataset, SPLITS["uneven"](X.shape[0]))
+    _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
+
+
+def test_the_shared_sketch_is_computed_once_per_repetition(client):
+    """leverage_approx at r = 4 and 8 in one repetition: one SVD over the blocks (their shared
+    key's, as the in-memory sweep shares it), its time charged to both cells."""
+    dataset = _dense()
+    spec, _, _ = from_config(
+        {
+            "name": "chunked",
+            "dataset": {"name": "synth", "params": {}},
+            "reducers": [{"name": "leverage_approx"}],
+            "r_grid": [4, 8],
+            "repeats": 1,
+            "kmeans": {"n_init": 2, "max_iter": 50},
+        }
+    )
+    fingerprint = content_fingerprint(dataset.X, dataset.y)
+    cells = plan_cells(spec, dataset.X, dataset.n_clusters, fingerprint)
+    assert len(cells) == 2 and cells[0].shared_ident == cells[1].shared_ident
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    sketches: dict = {}
+    got = [compute_chunked_cell(cell, blocks, client, sketches=sketches) for cell in cells]
+    assert list(sketches) == [cells[0].shared_ident]
+    assert got[0]["shared_seconds"] == got[1]["shared_seconds"] > 0
+    for metrics, cell in zip(got, cells, strict=True):
+        assert metrics["reduce_timing"] == "shared per repetition"
+        assert metrics["reduce_seconds"] >= metrics["shared_seconds"]
+        assert metrics["shared_key"] == "/".join(str(p) for p in cell.shared_key)
+        _assert_same_cell(metrics, _in_memory(cell, dataset), rtol=1e-9)
