@@ -106,12 +106,14 @@ def _load(experiment: Experiment, execution: Execution):
     if execution.block_rows is not None:
         from kmdr.datasets.blocks import load_blocks
 
-        return load_blocks(
+        blocks = load_blocks(
             experiment.dataset,
             rows=execution.block_rows,
             data_dir=execution.data_dir,
             **experiment.dataset_params,
         )
+        blocks.prepare()  # once here, what every block needs (sparse_text's term counts)
+        return blocks
     return load_dataset(
         experiment.dataset, data_dir=execution.data_dir, **experiment.dataset_params
     )
