@@ -16,7 +16,7 @@ EXTRAS := dev,dask,joblib-launcher,slurm,optuna,site,docs
 KMDR_DATA_MIRROR ?= $(if $(wildcard ../shared/datasets/SOURCES.md),$(abspath ../shared/datasets),)
 export KMDR_DATA_MIRROR
 
-.PHONY: install lock test test-fast test-floors lint docs bench bench-scale data reproduce reproduce-quick figures report clean
+.PHONY: install lock test test-fast test-floors lint docs bench bench-scale bench-distributed data reproduce reproduce-quick figures report clean
 
 install: $(STAMP)
 
@@ -92,6 +92,14 @@ bench: install
 # `.venv/bin/python scripts/bench_scale.py --quick` for a minute or two at smaller n).
 bench-scale: install
 	$(PY) scripts/bench_scale.py
+
+# One sparse_text cell at 4,000,000 rows (about five times RCV1-v2) from row blocks on a
+# LocalCluster of 2 workers limited to 2 GiB each, sparse embedding and sign projection at
+# r = 100, beside the same cells at 500,000 rows in one process: wall and peak memory per step and
+# per process into results/bench/distributed.csv (about half an hour on 2 cores;
+# `.venv/bin/python scripts/bench_distributed.py --quick` for a minute).
+bench-distributed: install
+	$(PY) scripts/bench_distributed.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing

@@ -307,14 +307,21 @@ def _objective(client, blocks_f, blocks, labels, squared_norm: float, mean) -> f
     return max(within, 0.0) / squared_norm
 
 
+def _no_step(name: str) -> None:
+    """No measurement at the end of a step."""
+
+
 def compute_chunked_cell(
-    cell: Cell, blocks, client, n_clusters: int | None = None, sketches=None
+    cell: Cell, blocks, client, n_clusters: int | None = None, sketches=None, steps=None
 ) -> dict:
     """Reduce, cluster and evaluate one cell whose data are ``blocks`` (a
     :class:`~kmdr.datasets.RowBlocks`) on the dask ``client``; the same metric and timing
     columns as :func:`kmdr.engine.work.compute_cell` (see the module docstring for how they
     relate). ``n_clusters``: k (default: the blocks' ``n_clusters``); ``sketches``: the run's
-    shared sketch SVDs (:func:`fitted_reducer`).
+    shared sketch SVDs (:func:`fitted_reducer`); ``steps``: called as ``steps(name)`` when each
+    step ends, ``"reduce"`` (the fit, the blocks made and reduced on the workers, C gathered),
+    ``"cluster"`` (k-means in the driver) and ``"score"`` (the pass for F, and the metrics), so a
+    benchmark can read each step's wall and peak memory (``scripts/bench_distributed.py``).
 
     ``reduce_seconds`` is the driver's fit (with a sketch reducer's SVD over the blocks, also
     given as ``shared_seconds``: computed for this cell, never shared) plus the wall time of the
@@ -358,22 +365,29 @@ def compute_chunked_cell(
     reduce_seconds = (
         time.perf_counter() - start - getattr(reducer, "sketch_computed_seconds_", 0.0) + sketch
     )
+    step = steps if steps is not None else _no_step
+    step("reduce")
     _, km_seed = stream_seeds(cell.seed)
     start = time.perf_counter()
     with _limited(threads):
         result = _cluster(reducer, C, None, k, cell.kmeans, y, km_seed)
     cluster_seconds = time.perf_counter() - start
+    step("cluster")
     labels = result.labels
     mean = None if column_sums is None else column_sums / blocks.n_samples
     with _limited(threads):
         objective = _objective(client, blocks_f, blocks, labels, squared_norm, mean)
         objective_reduced = kmeans_objective(C, labels)
-    return {
-        "objective": objective,
-        "objective_reduced": objective_reduced,
+    scores = {
         "accuracy": clustering_accuracy(y, labels),
         "nmi": nmi(y, labels),
         "ari": ari(y, labels),
+    }
+    step("score")
+    return {
+        "objective": objective,
+        "objective_reduced": objective_reduced,
+        **scores,
         "n_iter": int(result.n_iter),
         "converged": bool(result.converged),
         # a sketch reducer's SVD over the blocks (in its reduce time), under the in-memory
