@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from ._digits import ALL_DIGITS, MNIST_FILES, PB17_DIGITS, load_digits_subset, load_mnist
 from ._entry import DatasetEntry
 from ._images import (
     ORL_FACES_FILES,
@@ -90,6 +91,18 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         n_clusters=SPARSE_TEXT_DEFAULTS["n_clusters"], sparse=True,
         params=SPARSE_TEXT_DEFAULTS,
         description="SYNTHETIC sparse document-term matrix with RCV1's shape and density",
+    ),
+    DatasetEntry(
+        "mnist", load_mnist, "file", "MNIST", MNIST_FILES,
+        n_samples=70000, n_features=784, n_clusters=10, sparse=False,
+        params={"digits": ALL_DIGITS},
+        description="MNIST handwritten digits 28x28, training and test sets (IDX files)",
+    ),
+    DatasetEntry(
+        "digits", load_digits_subset, "bundled", "Digits 0, 3, 9 (MNIST stand-in)",
+        n_samples=541, n_features=64, n_clusters=3, sparse=False,
+        params={"digits": PB17_DIGITS},
+        description="scikit-learn's 8x8 digits 0, 3, 9: a small stand-in for MNIST, NOT MNIST",
     ),
 )  # fmt: skip
 #: Dataset name -> declaration, in listing order.
