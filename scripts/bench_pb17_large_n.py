@@ -75,7 +75,7 @@ def _streamed_blobs_class():
         """``n`` rows of ``k`` spiky Gaussian clusters in ``p`` dimensions, generated block by
         block from per-chunk seeded streams (see the module docstring)."""
 
-        def __init__(self, n, p, k, block_rows, seed=0, spikes=0.05, noise=0.5):
+        def __init__(self, n, p, k, block_rows, seed=0, spikes=0.05, noise=1.5):
             self.name = "pb17_streamed_blobs"
             self.n_samples, self.n_features, self.n_clusters = int(n), int(p), int(k)
             self.bounds = bounds_of_rows(self.n_samples, int(block_rows))
