@@ -202,6 +202,14 @@ def test_transform_rows_of_sparse_rows_and_unrecorded_starts():
     np.testing.assert_array_equal(block.indices, full[70:95].indices)
 
 
+def test_a_fit_forgets_the_row_count_of_a_former_fit_rows():
+    X, _ = _blobs(n=150, d=20)
+    red = PreconditionedSparsification(3, random_state=0).fit_rows(100, 20)
+    red.fit(X)  # the whole matrix: 150 rows, no bound from the former fit_rows
+    np.testing.assert_array_equal(red.transform_rows(X[100:], 100).indices,
+                                  red.transform(X)[100:].indices)  # fmt: skip
+
+
 def test_row_blocks_bad_input_fails_in_one_line():
     red = PreconditionedSparsification(4, random_state=0).fit_rows(100, 30)
     for call, match in (

@@ -251,7 +251,9 @@ class PreconditionedSparsification(BaseReducer):
 
     def _fit_columns(self, n_features: int) -> None:
         """Draw the signs and the sampling seed: they depend on d only, never on the data."""
-        self.__dict__.pop("second_pass_data_", None)  # a former fit's data is not this one's
+        # a former fit's data and row count are not this one's
+        self.__dict__.pop("second_pass_data_", None)
+        self.__dict__.pop("n_samples_", None)
         rng = check_random_state(self.random_state)
         p = padded_dimension(n_features, self.preconditioner)
         self.n_features_out_ = p
