@@ -113,12 +113,14 @@ data: install
 reproduce: install data
 	$(PY) scripts/reproduce.py --results $(RESULTS) $(if $(filter-out results,$(RESULTS)),--compare-with results)
 	$(PY) -m kmdr.papers.bzmd14.sampling_lemma --results $(RESULTS)
+	$(PY) -m kmdr.papers.pb17.theory --results $(RESULTS)
 	$(MAKE) report RESULTS=$(RESULTS)
 
 # A reduced grid of the same experiments, in a few minutes, into results-quick/ (not committed).
 reproduce-quick: install
 	$(PY) scripts/reproduce.py --quick --results results-quick
 	$(PY) -m kmdr.papers.bzmd14.sampling_lemma --quick --results results-quick
+	$(PY) -m kmdr.papers.pb17.theory --quick --results results-quick
 	$(MAKE) report RESULTS=results-quick
 
 figures: install

@@ -29,6 +29,12 @@ Distances between two sparsified points are estimated without bias from their ke
 ``||y_i - y_j||^2 ~ (p/m)(||w_i||^2 + ||w_j||^2) - 2 (p/m)^2 <w_i, w_j>`` (clipped at 0;
 exact when m = p). Every point joins its nearest seed and the first centers are the
 :func:`sparsified_centers` of that partition; Lloyd's iterations follow.
+
+Two passes. The paper's two-pass algorithm (:func:`second_pass`) reads the original data once
+more after sparsified k-means: each point goes to the nearest of the (unpreconditioned) centers
+by its exact distance, and each center becomes the exact mean of its points. The authors' code
+(SparsifiedKMeans, ``kmeans_sparsified.m``) computes the same assignment; it averages the points
+over the one-pass labels instead, a difference that changes the centers, not the labels.
 """
 
 from __future__ import annotations
@@ -41,7 +47,10 @@ from sklearn.utils import check_random_state
 
 from kmdr.cluster import INITS, KMeansResult, _check_int
 
-__all__ = ["check_sparsified", "sparsified_centers", "sparsified_kmeans"]
+__all__ = ["check_sparsified", "second_pass", "sparsified_centers", "sparsified_kmeans"]
+
+#: The second pass reads the original rows in blocks of about this many entries (8 bytes each).
+_PASS_ENTRIES = 1 << 22
 
 
 def check_sparsified(W) -> tuple[sp.csr_matrix, int]:
@@ -308,4 +317,67 @@ def sparsified_kmeans(
         n_iter=int(n_iter),
         cluster_centers=centers,
         converged=bool(converged),
+    )
+
+
+def second_pass(X, centers, first: KMeansResult | None = None) -> KMeansResult:
+    """The second pass of the two-pass algorithm over the original data ``X``.
+
+    One pass over the rows of ``X`` (dense or sparse, read in blocks): each point is assigned to
+    the nearest of ``centers`` (k x d, the sparsified k-means centers mapped back to the original
+    features) by its exact squared distance, and the sums and counts of each cluster are
+    accumulated on the way, so that the returned centers are the exact means of the original
+    points of each returned cluster (a cluster no point chose keeps its center from
+    ``centers``). The inertia is the exact k-means objective of that partition on ``X``,
+    ``sum ||x||^2 - sum_c |S_c| ||mu_c||^2``, from the same pass.
+
+    Parameters
+    ----------
+    X : array or sparse matrix of shape (n_samples, d)
+    centers : array of shape (n_clusters, d)
+    first : KMeansResult, optional
+        The sparsified k-means run: its ``n_iter`` and ``converged`` are reported.
+
+    Returns
+    -------
+    KMeansResult
+    """
+    centers = np.asarray(centers, dtype=np.float64)
+    n, d = X.shape
+    if centers.ndim != 2 or centers.shape[1] != d or not np.isfinite(centers).all():
+        raise ValueError(
+            f"centers must be a finite (n_clusters, {d}) array for X with {d} features, got "
+            f"shape {centers.shape}"
+        )
+    k = centers.shape[0]
+    labels = np.empty(n, dtype=np.intp)
+    sums = np.zeros((k, d))
+    counts = np.zeros(k)
+    total_sq = 0.0
+    c_sq = (centers**2).sum(axis=1)
+    block = max(1, _PASS_ENTRIES // max(d, 1))
+    for start in range(0, n, block):
+        rows = X[start : start + block]
+        sq = (
+            np.asarray(rows.multiply(rows).sum(axis=1)).ravel()
+            if sp.issparse(rows)
+            else np.einsum("ij,ij->i", rows, rows)
+        )
+        dist = sq[:, None] - 2.0 * np.asarray(rows @ centers.T) + c_sq[None, :]
+        lab = np.argmin(dist, axis=1)
+        labels[start : start + len(lab)] = lab
+        Z = sp.csr_matrix((np.ones(len(lab)), (lab, np.arange(len(lab)))), shape=(k, len(lab)))
+        sums += np.asarray(Z @ rows) if not sp.issparse(rows) else (Z @ rows).toarray()
+        counts += np.bincount(lab, minlength=k)
+        total_sq += float(sq.sum())
+    seen = counts > 0
+    means = centers.copy()
+    means[seen] = sums[seen] / counts[seen, None]
+    inertia = max(total_sq - float((counts[seen] * (means[seen] ** 2).sum(axis=1)).sum()), 0.0)
+    return KMeansResult(
+        labels=labels,
+        inertia=inertia,
+        n_iter=int(first.n_iter) if first is not None else 0,
+        cluster_centers=means,
+        converged=bool(first.converged) if first is not None else True,
     )

@@ -49,7 +49,7 @@ def run_kmdr(args, cwd):
     [
         pytest.param(
             ["dataset=nosuch"],
-            "unknown dataset 'nosuch'; valid datasets: coil20, nips, orl",
+            "unknown dataset 'nosuch'; valid datasets: coil20, digits, mnist, nips, orl",
             marks=fault("an unknown dataset on the command line (dataset=nosuch)"),
         ),
         pytest.param(

@@ -273,7 +273,7 @@ def test_preset_choosing_a_missing_dataset_lists_the_datasets(conf_copy, tmp_pat
     text = "# @package _global_\ndefaults:\n  - override /dataset: nosuch\nname: typo\n"
     (conf_copy / "experiment" / "typo.yaml").write_text(text)
     line = fails_with(["experiment=typo", f"results_dir={tmp_path}"], capsys)
-    assert "unknown dataset 'nosuch'; valid datasets: coil20, nips, orl" in line
+    assert "unknown dataset 'nosuch'; valid datasets: coil20, digits, mnist, nips, orl" in line
 
 
 def test_new_keys_reach_the_spec_as_plain_values():

@@ -175,8 +175,8 @@ def test_display_names_as_the_papers_print_them():
     expected = {"coil20": "COIL20", "synth": "Synth", "usps": "USPS", "rcv1": "RCV1"}
     for name, display in expected.items():
         assert kd.dataset_info(name).display_name == display
-    with pytest.raises(ValueError, match=r"unknown dataset 'mnist'; valid names: .*coil20"):
-        kd.dataset_info("mnist")
+    with pytest.raises(ValueError, match=r"unknown dataset 'imagenet'; valid names: .*coil20"):
+        kd.dataset_info("imagenet")
 
 
 def test_catalog_rejects_bad_entries():
@@ -216,7 +216,9 @@ def test_registry_lists_every_file():
     pgms = [p for p in reg if p.startswith("orl/orl_faces/") and p.endswith(".pgm")]
     assert len(pgms) == 400
     unknown = sorted(p for p, e in reg.items() if e.sha256 is None)
-    assert unknown == ["nips/nips_1-17.mat", "rcv1/rcv1_train.multiclass.bz2"]
+    kinds = ("train-images-idx3", "train-labels-idx1", "t10k-images-idx3", "t10k-labels-idx1")
+    mnist = sorted(f"mnist/{f}-ubyte" for f in kinds)
+    assert unknown == [*mnist, "nips/nips_1-17.mat", "rcv1/rcv1_train.multiclass.bz2"]
     for e in reg.values():
         assert e.url.startswith(("https://", "http://"))
         assert e.sha256 is None or len(e.sha256) == 64
@@ -227,8 +229,8 @@ def test_registry_lists_every_file():
     gets="ValueError naming the valid names",
 )
 def test_unknown_name_lists_valid_names():
-    with pytest.raises(ValueError, match="unknown dataset 'mnist'") as err:
-        kd.load_dataset("mnist")
+    with pytest.raises(ValueError, match="unknown dataset 'imagenet'") as err:
+        kd.load_dataset("imagenet")
     for name in kd.DATASETS:
         assert name in str(err.value)
     # a subset: plug-ins may add more
@@ -326,13 +328,14 @@ def test_pooch_download_failure_becomes_unavailable(tmp_path, monkeypatch):
 
 
 def test_an_unserved_file_is_never_downloaded_and_listed_as_unavailable(tmp_path, monkeypatch):
-    """NIPS's count matrix: its registered URL does not serve it, so kmdr-list must not promise a
-    download, and fetching it asks for the file instead of trying one."""
+    """NIPS's count matrix (and MNIST's IDX files): its registered URL does not serve it, so
+    kmdr-list must not promise a download, and fetching it asks for the file instead of trying
+    one."""
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
     tried = []
     monkeypatch.setattr(_registry, "_download", lambda entry, cache_dir: tried.append(entry))
     unserved = sorted(p for p, e in _registry.registry().items() if not e.downloadable)
-    assert unserved == ["nips/nips_1-17.mat"]
+    assert [p for p in unserved if not p.startswith("mnist/")] == ["nips/nips_1-17.mat"]
     cache = tmp_path / "cache"
     status, reason = kd.availability("nips", data_dir=cache)
     assert status == "unavailable" and "\n" not in reason
@@ -421,8 +424,8 @@ def test_cli_unknown_name_is_a_usage_error(capsys):
     from kmdr.datasets.cli import main
 
     with pytest.raises(SystemExit) as exc:
-        main(["mnist"])
-    assert exc.value.code == 2 and "unknown datasets ['mnist']" in capsys.readouterr().err
+        main(["imagenet"])
+    assert exc.value.code == 2 and "unknown datasets ['imagenet']" in capsys.readouterr().err
 
 
 @pytest.mark.fault(

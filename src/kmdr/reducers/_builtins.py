@@ -121,7 +121,7 @@ _ACHLIOPTAS = ReducerPlan(row_blocks=_rowwise)
 _GAUSSIAN = ReducerPlan(row_blocks=_rowwise)
 _SPARSE_EMBEDDING = ReducerPlan(row_blocks=_rowwise)
 _SPARSIFIED = ReducerPlan(
-    defaults={"preconditioner": "dct"},
+    defaults={"preconditioner": "dct", "second_pass": False},
     max_components=lambda p, n, d: padded_dimension(d, p["preconditioner"]),
     row_blocks=_rowwise,
 )
@@ -239,6 +239,33 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
             "preconditioning (random signs and a DCT or Hadamard transform) and keeping r "
             "entries per row; its clustering time is sparsified k-means on that sketch, not "
             "Lloyd on a dense C"
+        ),
+        plan=_SPARSIFIED,
+    ),
+    "sparsified_raw": ReducerEntry(
+        _M + "sparsified:PreconditionedSparsification",
+        "PD (no precond.)",
+        {"preconditioner": "none"},
+        "Pourkamali-Anaraki & Becker 2017 (sparsification without preconditioning)",
+        style=LineStyle("#ad494a", "x"),
+        aliases=("pd_raw",),
+        time_includes=(
+            "keeping r raw entries per row (no signs, no transform); its clustering time is "
+            "sparsified k-means on that sketch"
+        ),
+        plan=_SPARSIFIED,
+    ),
+    "sparsified_two_pass": ReducerEntry(
+        _M + "sparsified:PreconditionedSparsification",
+        "PD 2-pass",
+        {"second_pass": True},
+        "Pourkamali-Anaraki & Becker 2017 (two-pass sparsified k-means)",
+        style=LineStyle("#e7ba52", "o"),
+        aliases=("pd_two_pass",),
+        time_includes=(
+            "the same sketch as PD (preconditioning, r entries kept per row); its clustering "
+            "time is sparsified k-means plus the second pass over the original data (nearest "
+            "center and exact cluster means)"
         ),
         plan=_SPARSIFIED,
     ),

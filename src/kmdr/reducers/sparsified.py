@@ -1,4 +1,6 @@
-"""Preconditioned data sparsification (Pourkamali-Anaraki and Becker 2017), lst17's "PD"."""
+"""Preconditioned data sparsification (Pourkamali-Anaraki and Becker 2017), lst17's "PD", with
+the variants of the paper's own experiments: sparsification without preconditioning, and the
+two-pass algorithm (a second pass over the original data after sparsified k-means)."""
 
 from __future__ import annotations
 
@@ -10,14 +12,14 @@ import scipy.fft
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._plans import padded_dimension
-from kmdr.reducers._validation import same_sparse_kind
+from kmdr.reducers._validation import SPARSE_FORMATS, same_sparse_kind
 from kmdr.reducers.srht import fwht_rows
-from kmdr.sparsified_kmeans import check_sparsified, sparsified_kmeans
+from kmdr.sparsified_kmeans import check_sparsified, second_pass, sparsified_kmeans
 
 #: Rows are preconditioned in blocks of about this many entries (8 bytes each), so sparse input
 #: is densified one block at a time and memory stays O(block + n r), never O(n d).
@@ -43,9 +45,13 @@ def precondition(X: np.ndarray, signs: np.ndarray, transform: str = "dct") -> np
     """``H D x`` for every row x of the dense block ``X``: sign flips, then an orthogonal transform.
 
     ``signs`` (length p) is the diagonal of D; rows are zero-padded to p for Hadamard. H is the
-    orthonormal DCT-II (``scipy.fft.dct(..., norm="ortho")``) or :func:`fwht`. Norms and inner
-    products of rows are kept exactly (H D is orthogonal).
+    orthonormal DCT-II (``scipy.fft.dct(..., norm="ortho")``) or :func:`fwht`; ``"none"`` is no
+    preconditioning at all (a float copy of the rows, signs ignored: the paper's "no
+    preconditioning" curves). Norms and inner products of rows are kept exactly (H D is
+    orthogonal).
     """
+    if transform == "none":
+        return np.array(X, dtype=np.float64, copy=True)
     p = len(signs)
     Z = np.zeros((X.shape[0], p))
     Z[:, : X.shape[1]] = X
@@ -60,6 +66,8 @@ def inverse_precondition(
 ) -> np.ndarray:
     """``(H D)^T y`` for every row y of ``Y``: back to the original features (padding dropped)."""
     Y = np.atleast_2d(np.asarray(Y, dtype=np.float64))
+    if transform == "none":
+        return Y[:, : (Y.shape[1] if n_features is None else n_features)].copy()
     Z = fwht(Y) if transform == "hadamard" else scipy.fft.idct(Y, type=2, norm="ortho", axis=1)
     Z = Z * signs
     return Z[:, : (len(signs) if n_features is None else n_features)]
@@ -123,6 +131,13 @@ def preconditioned_entries(
     return vals
 
 
+def _whole(value, name: str, low: int) -> int:
+    """``value`` as an int >= ``low``, or a one-line ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, Integral | np.integer) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
 class PreconditionedSparsification(BaseReducer):
     """Precondition every point, then keep r of its entries uniformly at random ("PD").
 
@@ -152,19 +167,38 @@ class PreconditionedSparsification(BaseReducer):
     ``10 nnz(X) r <= n p log2 p`` the kept entries are computed directly from the nonzeros instead,
     in O(nnz(X) r) (:func:`preconditioned_entries`; same numbers up to rounding).
 
+    The paper's experiments (its Section on K-means, MNIST digits) compare this with two
+    variants, both parameters here:
+
+    * ``preconditioner="none"``: the raw entries of x are kept (no signs, no transform), the
+      paper's "sparsified K-means without preconditioning". The signs are still drawn (and
+      unused) so that, for one ``random_state``, the kept positions are the same draws as with a
+      preconditioner: the two variants differ only by the preconditioning.
+    * ``second_pass=True``: the two-pass algorithm. :meth:`cluster` runs sparsified k-means on
+      the sketch, then reads the original data once more (the matrix :meth:`fit` was given,
+      kept by reference, or ``X`` passed to :meth:`cluster`): each point goes to the
+      nearest of the sparsified centers mapped back to the d features, and each center becomes
+      the exact mean of the original points assigned to it (see
+      :func:`~kmdr.sparsified_kmeans.second_pass`). The sketch is the same as without it.
+
+    Rows can also be sparsified block by block (:meth:`fit_rows`, :meth:`transform_rows`),
+    giving exactly the rows :meth:`transform` gives on the whole matrix.
+
     Parameters
     ----------
     n_components : int, default=2
-        r, the entries kept per row: 1 <= r <= p (p = d for the DCT).
-    preconditioner : {"dct", "hadamard"}, default="dct"
-        The orthogonal transform H.
+        r, the entries kept per row: 1 <= r <= p (p = d for the DCT and "none").
+    preconditioner : {"dct", "hadamard", "none"}, default="dct"
+        The orthogonal transform H ("none": no preconditioning).
+    second_pass : bool, default=False
+        Whether :meth:`cluster` ends with the second pass over the original data.
     random_state : None, int or RandomState, default=None
         Draws the signs and the kept positions.
 
     Attributes
     ----------
     signs_ : ndarray of shape (p,)
-        The diagonal of D (±1).
+        The diagonal of D (±1; all ones for ``preconditioner="none"``).
     n_features_out_ : int
         p, the number of output columns (d, or the padded power of two for Hadamard).
     sampling_seed_ : int
@@ -177,7 +211,8 @@ class PreconditionedSparsification(BaseReducer):
 
     _parameter_constraints: ClassVar[dict] = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
-        "preconditioner": [StrOptions({"dct", "hadamard"})],
+        "preconditioner": [StrOptions({"dct", "hadamard", "none"})],
+        "second_pass": ["boolean"],
         "random_state": ["random_state"],
     }
 
@@ -189,7 +224,8 @@ class PreconditionedSparsification(BaseReducer):
         ),
         "check_methods_subset_invariance": (
             "kept positions are drawn per row position: a batch of rows gets the draws of rows "
-            "0..b-1, not the draws those rows had inside the full matrix"
+            "0..b-1, not the draws those rows had inside the full matrix (transform_rows gives "
+            "a block the draws of its place)"
         ),
     }
 
@@ -200,26 +236,53 @@ class PreconditionedSparsification(BaseReducer):
         n_components=2,
         *,
         preconditioner=plan.defaults["preconditioner"],
+        second_pass=plan.defaults["second_pass"],
         random_state=None,
     ):
         self.n_components = n_components
         self.preconditioner = preconditioner
+        self.second_pass = second_pass
         self.random_state = random_state
 
     def _fit(self, X, shared_value):
+        self._fit_columns(X.shape[1])
+        if self.second_pass:
+            self.second_pass_data_ = X  # a reference, read again by cluster's second pass
+
+    def _fit_columns(self, n_features: int) -> None:
+        """Draw the signs and the sampling seed: they depend on d only, never on the data."""
+        # a former fit's data and row count are not this one's
+        self.__dict__.pop("second_pass_data_", None)
+        self.__dict__.pop("n_samples_", None)
         rng = check_random_state(self.random_state)
-        p = padded_dimension(X.shape[1], self.preconditioner)
+        p = padded_dimension(n_features, self.preconditioner)
         self.n_features_out_ = p
-        self.signs_ = rng.randint(2, size=p) * 2.0 - 1.0
+        # drawn for "none" too, so that the sampling seed (and every kept position) is the one
+        # the preconditioned variants draw from the same random_state
+        signs = rng.randint(2, size=p) * 2.0 - 1.0
+        self.signs_ = np.ones(p) if self.preconditioner == "none" else signs
         self.sampling_seed_ = int(rng.randint(np.iinfo(np.int32).max))
+        # the position generator's state at row starts (row -> state), for transform_rows
+        self.row_states_ = {0: np.random.default_rng(self.sampling_seed_).bit_generator.state}
 
     def _transform(self, X):
+        n = X.shape[0]
+        positions = kept_positions(
+            n, self.n_features_out_, self.n_components_, np.random.default_rng(self.sampling_seed_)
+        )
+        return self._sparsify(X, positions)
+
+    def _sparsify(self, X, positions):
+        """The CSR sketch of the rows of ``X`` keeping ``positions`` (one row of it per row)."""
         n, p, r = X.shape[0], self.n_features_out_, self.n_components_
-        positions = kept_positions(n, p, r, np.random.default_rng(self.sampling_seed_))
         # Sparse rows with few kept entries: only the kept entries of H D x, from the nonzeros
         # (O(nnz r)); otherwise the fast transform of whole dense blocks (O(n p log p)).
         # Measured: ~60 ns per (nonzero, kept entry) against ~6 ns per n p log2 p for the FFT.
-        direct = sp.issparse(X) and 10 * X.nnz * r <= n * p * max(np.log2(p), 1.0)
+        direct = (
+            self.preconditioner != "none"
+            and sp.issparse(X)
+            and 10 * X.nnz * r <= n * p * max(np.log2(p), 1.0)
+        )
         block = max(1, _BLOCK_ENTRIES // (r * max(X.nnz // max(n, 1), 1) if direct else p))
         data = np.empty((n, r))
         source = sp.csr_matrix(X) if direct else X
@@ -237,24 +300,98 @@ class PreconditionedSparsification(BaseReducer):
         W = sp.csr_matrix((data.ravel(), positions.ravel().astype(index_dtype), indptr), (n, p))
         return same_sparse_kind(X, W) if sp.issparse(X) else W
 
+    # -- row blocks ------------------------------------------------------------------------------
+
+    def fit_rows(self, n_samples, n_features, starts=()):
+        """Fit for an n_samples x n_features matrix that will arrive in row blocks.
+
+        The fit reads the shape only (as :meth:`fit`: the same signs and seed for the same
+        ``random_state``). ``starts``, the first rows of the blocks to come, lets
+        :meth:`transform_rows` begin any of them without redrawing the rows before it: one
+        positions-only pass (O(n r), no data read) records the position generator's state at
+        each start. Without ``starts``, blocks sent in row order need no such pass (each block
+        records where the next one starts).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        n_samples = _whole(n_samples, "n_samples", 1)
+        n_features = _whole(n_features, "n_features", 1)
+        self.n_features_in_ = n_features
+        self.n_components_ = self._check_shape((n_samples, n_features))
+        self.shared_seconds_ = 0.0
+        self._fit_columns(n_features)
+        self.n_samples_ = n_samples
+        wanted = sorted({int(s) for s in starts})
+        if wanted and not (wanted[0] >= 0 and wanted[-1] < n_samples):
+            raise ValueError(
+                f"starts must lie in [0, {n_samples}) (n_samples = {n_samples}), got "
+                f"{wanted[0]}..{wanted[-1]}"
+            )
+        rng = np.random.default_rng(self.sampling_seed_)
+        row = 0
+        for s in wanted:
+            kept_positions(s - row, self.n_features_out_, self.n_components_, rng)
+            row = s
+            self.row_states_[s] = rng.bit_generator.state
+        return self
+
+    def transform_rows(self, X_block, start):
+        """Rows ``start .. start + len(X_block)`` of what :meth:`transform` gives on the whole
+        matrix, from those rows alone.
+
+        The kept positions of row i are the i-th draw of one generator: the block's draws
+        start from the generator's state at ``start`` (recorded by :meth:`fit_rows` or by the
+        block that ended there; otherwise the nearest recorded earlier row, drawing forward
+        without data). The state at the block's end is recorded for the next block.
+        """
+        check_is_fitted(self)
+        start = _whole(start, "start", 0)
+        X_block = validate_data(
+            self, X_block, accept_sparse=SPARSE_FORMATS, dtype=np.float64, reset=False
+        )
+        n_samples = getattr(self, "n_samples_", None)
+        if n_samples is not None and start + X_block.shape[0] > n_samples:
+            raise ValueError(
+                f"rows {start}..{start + X_block.shape[0] - 1} lie beyond the {n_samples} rows "
+                "given to fit_rows"
+            )
+        known = max(s for s in self.row_states_ if s <= start)
+        rng = np.random.Generator(np.random.PCG64())
+        rng.bit_generator.state = self.row_states_[known]
+        p, r = self.n_features_out_, self.n_components_
+        kept_positions(start - known, p, r, rng)  # rows with no block here: positions only
+        positions = kept_positions(X_block.shape[0], p, r, rng)
+        self.row_states_[start + X_block.shape[0]] = rng.bit_generator.state
+        return self._sparsify(X_block, positions)
+
+    # -- clustering ------------------------------------------------------------------------------
+
     def inverse_precondition(self, Y) -> np.ndarray:
         """Map dense rows of the preconditioned space (e.g. cluster centers) to the d features."""
         check_is_fitted(self)
         return inverse_precondition(Y, self.signs_, self.preconditioner, self.n_features_in_)
 
     def cluster(self, C, n_clusters, *, n_init=5, max_iter=500, init="k-means++", tol=1e-4,
-                random_state=None):  # fmt: skip
+                random_state=None, X=None):  # fmt: skip
         """Sparsified k-means on this reducer's output C (:mod:`kmdr.sparsified_kmeans`).
 
         The runner calls this instead of :func:`kmdr.cluster.kmeans`: assignments use each
         point's kept entries only, centers are per-coordinate means over the points that kept
-        the coordinate. Parameters as :func:`~kmdr.sparsified_kmeans.sparsified_kmeans`.
+        the coordinate. Parameters as :func:`~kmdr.sparsified_kmeans.sparsified_kmeans`; with
+        ``second_pass``, ``X`` is the original data of C's rows (default: the matrix
+        :meth:`fit` was given; the runner fits and transforms the same matrix).
 
         Returns
         -------
         kmdr.cluster.KMeansResult
-            Centers in the preconditioned space (map them back with
-            :meth:`inverse_precondition`); inertia on the kept coordinates.
+            One pass: centers in the preconditioned space (map them back with
+            :meth:`inverse_precondition`); inertia on the kept coordinates. With the second
+            pass: the second pass's labels, centers in the d original features (the exact means
+            of the clusters) and their exact inertia on X; ``n_iter`` and ``converged`` are
+            those of the sparsified k-means.
         """
         check_is_fitted(self)
         W, m = check_sparsified(C)
@@ -264,10 +401,22 @@ class PreconditionedSparsification(BaseReducer):
                 f"{self.n_features_out_} columns with {self.n_components_} kept per row: pass "
                 "its own transform output"
             )
-        return sparsified_kmeans(
+        if self.second_pass:
+            X = getattr(self, "second_pass_data_", None) if X is None else X
+            if X is None or X.shape != (W.shape[0], self.n_features_in_):
+                got = "no data" if X is None else f"shape {X.shape}"
+                raise ValueError(
+                    f"second_pass=True reads the original data of C's {W.shape[0]} rows "
+                    f"({self.n_features_in_} features) again, got {got}: transform that data "
+                    "first or pass X"
+                )
+        result = sparsified_kmeans(
             W, n_clusters, n_init=n_init, max_iter=max_iter, init=init, tol=tol,
             random_state=random_state,
         )  # fmt: skip
+        if not self.second_pass:
+            return result
+        return second_pass(X, self.inverse_precondition(result.cluster_centers), result)
 
     @property
     def _n_features_out(self):

@@ -1,0 +1,48 @@
+"""pb17's presets compose as the command line composes them: the paper's four methods, its 50
+trials, and its γ grid turned into m = max(1, round(γ p)) entries kept per row."""
+
+import pytest
+
+from kmdr.config.objects import Experiment
+from kmdr.config.presets import presets
+
+#: γ as read off the paper's figure (accuracy vs γ on MNIST).
+GAMMAS = (0.005, 0.008, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3)
+METHODS = ("sparsified", "sparsified_raw", "sparsified_two_pass", "none")
+
+
+def _m(gamma: float, p: int) -> int:
+    return max(1, round(gamma * p))  # the authors' code's rounding
+
+
+@pytest.mark.parametrize(
+    ("name", "dataset", "p", "params", "trials"),
+    [
+        ("pb17_digits", "digits", 64, {}, 50),  # the paper's 50 trials
+        ("pb17_mnist", "mnist", 784, {"digits": [0, 3, 9]}, 20),  # 50 would take 10 minutes
+    ],
+)
+def test_preset_composes_with_the_papers_design(name, dataset, p, params, trials):
+    exp = Experiment.preset(name)
+    assert exp.name == name and exp.dataset == dataset and exp.dataset_params == params
+    assert tuple(r.name for r in exp.reducers) == METHODS
+    assert exp.r_grid == tuple(sorted({_m(g, p) for g in GAMMAS}))
+    assert exp.repeats == trials
+    assert exp.kmeans.init == "k-means++" and exp.kmeans.max_iter == 100
+    assert exp.preset_settings["paper"] == "pb17" and exp.preset_settings["figure"] == "pb17"
+
+
+def test_stand_in_says_so_in_its_title_and_note():
+    exp = Experiment.preset("pb17_digits")
+    assert "stand-in" in exp.preset_settings["title"]
+    assert "NOT MNIST" in exp.preset_settings["title"]
+    assert "stand-in for MNIST" in exp.preset_settings["note"]
+
+
+@pytest.mark.slow
+def test_pb17_runs_after_lst17_and_before_the_course_report():
+    listed = [p for p in presets() if p["reproduce"] == "paper"]
+    names = [p["name"] for p in listed]
+    assert names.index("lst17_sparse_text") < names.index("pb17_mnist")
+    assert names.index("pb17_mnist") < names.index("pb17_digits")
+    assert names.index("pb17_digits") < names.index("report_orl_projections")
