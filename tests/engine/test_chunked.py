@@ -302,15 +302,30 @@ def test_a_chunked_run_writes_the_in_memory_cells_and_resumes(tmp_path, dataset)
     assert in_memory.n_computed == 0 and in_memory.n_reused == 12
 
 
-def test_a_rowwise_class_without_transform_rows_stops_before_any_task(client):
-    """PD is declared rowwise; until its class implements transform_rows, its chunked cell
-    stops in the driver with one line, before a task is sent."""
+@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize("kind", DATA)
+@pytest.mark.parametrize("reducer", ["sparsified", "sparsified_raw"])
+def test_a_chunked_pd_cell_is_its_in_memory_cell(client, reducer, kind, split):
+    """PD's kept positions are drawn row after row from one generator: the driver records its
+    state at each block start, so every block, in whatever worker and order, keeps the in-memory
+    positions; its C (the kept entries) and the sparsified k-means on it follow."""
+    dataset = DATA[kind]()
+    cell = _cell(dataset, reducer, r=5)
+    blocks = SplitBlocks(dataset, SPLITS[split](dataset.X.shape[0]))
+    _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
+
+
+@pytest.mark.fault(
+    "a cell of the two-pass sparsified k-means (sparsified_two_pass) on row blocks",
+    gets="one line before any task: its second pass needs every original row",
+)
+def test_the_two_pass_variant_is_refused_before_any_task(client):
     dataset = _dense()
-    cell = _cell(dataset, "sparsified", r=4)
+    cell = _cell(dataset, "sparsified_two_pass", r=4)
     blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
     with graph_sizes() as sizes, pytest.raises(ValueError) as err:
         compute_chunked_cell(cell, blocks, client)
-    assert "\n" not in str(err.value) and "implements no transform_rows" in str(err.value)
+    assert "\n" not in str(err.value) and "sparsified_two_pass" in str(err.value)
     assert sizes == []
 
 

@@ -153,9 +153,9 @@ def test_second_pass_needs_the_original_data_in_one_line():
         red.cluster(C, 2, X=X[:50])
     assert "\n" not in str(err.value)
     blocks = PreconditionedSparsification(3, second_pass=True, random_state=0)
-    blocks.fit_rows(*X.shape)  # fitted on a shape: no data kept for a second pass
-    with pytest.raises(ValueError, match="got no data"):
-        blocks.cluster(blocks.transform_rows(X, 0), 2)
+    with pytest.raises(ValueError, match="cannot run on row blocks") as err:
+        blocks.fit_rows(*X.shape)  # its second pass would need every original row again
+    assert "\n" not in str(err.value)
     with pytest.raises(ValueError, match=r"finite \(n_clusters, 20\)"):
         second_pass(X, np.zeros((2, 5)))
 
@@ -194,29 +194,29 @@ def test_transform_rows_equals_transform(how, kind):
 
 def test_transform_rows_of_sparse_rows_and_unrecorded_starts():
     X = sp.random(120, 300, density=0.02, random_state=4, format="csr")
-    red = PreconditionedSparsification(5, random_state=1).fit(X)
-    full = red.transform(X)
+    full = PreconditionedSparsification(5, random_state=1).fit(X).transform(X)
+    red = PreconditionedSparsification(5, random_state=1).fit_rows(*X.shape)
     # a start nobody recorded: drawn forward from row 0, positions only
     block = red.transform_rows(X[70:95], 70)
     assert abs(block - full[70:95]).max() < 1e-12
     np.testing.assert_array_equal(block.indices, full[70:95].indices)
 
 
-def test_a_fit_forgets_the_row_count_of_a_former_fit_rows():
+def test_a_fit_rows_replaces_the_row_count_of_a_former_one():
     X, _ = _blobs(n=150, d=20)
     red = PreconditionedSparsification(3, random_state=0).fit_rows(100, 20)
-    red.fit(X)  # the whole matrix: 150 rows, no bound from the former fit_rows
-    np.testing.assert_array_equal(red.transform_rows(X[100:], 100).indices,
-                                  red.transform(X)[100:].indices)  # fmt: skip
+    red.fit_rows(*X.shape)  # the whole matrix: 150 rows, no bound from the former fit_rows
+    full = PreconditionedSparsification(3, random_state=0).fit(X).transform(X)
+    np.testing.assert_array_equal(red.transform_rows(X[100:], 100).indices, full[100:].indices)
 
 
 def test_row_blocks_bad_input_fails_in_one_line():
     red = PreconditionedSparsification(4, random_state=0).fit_rows(100, 30)
     for call, match in (
-        (lambda: red.transform_rows(np.zeros((5, 30)), -1), "start must be an integer >= 0"),
-        (lambda: red.transform_rows(np.zeros((5, 30)), 98), "beyond the 100 rows"),
+        (lambda: red.transform_rows(np.zeros((5, 30)), -1), "outside the fitted 100 rows"),
+        (lambda: red.transform_rows(np.zeros((5, 30)), 98), "outside the fitted 100 rows"),
         (lambda: red.transform_rows(np.zeros((5, 29)), 0), "features"),
-        (lambda: PreconditionedSparsification(4).fit_rows(0, 30), "n_samples must be"),
+        (lambda: PreconditionedSparsification(4).fit_rows(0, 30), "must have rows and columns"),
         (lambda: PreconditionedSparsification(4).fit_rows(10, 30, starts=[12]), "starts must"),
         (lambda: PreconditionedSparsification(40).fit_rows(10, 30), "n_components=40"),
     ):

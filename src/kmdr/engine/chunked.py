@@ -260,7 +260,8 @@ def fitted_reducer(cell: Cell, blocks, n_clusters: int, client=None, blocks_f=No
             client.submit(_row_nnz_task, blocks_f, i, pure=False) for i in range(len(blocks.bounds))
         ]
         row_nnz = np.concatenate(list(_in_order(futures)))
-    return reducer.fit_rows(n, d, row_nnz=row_nnz)
+    starts = [lo for lo, _ in blocks.bounds]  # PD's position draws follow the rows
+    return reducer.fit_rows(n, d, row_nnz=row_nnz, starts=starts)
 
 
 def _stack(parts):

@@ -292,7 +292,7 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     def _sketch_request(self, r: int, random_state) -> tuple[int, float, object]:
         raise NotImplementedError(f"{type(self).__name__} states no sketch request")
 
-    def fit_rows(self, n_samples: int, n_features: int, *, row_nnz=None, sketch=None):
+    def fit_rows(self, n_samples: int, n_features: int, *, row_nnz=None, sketch=None, starts=()):
         """Fit for data held as row blocks of an ``n_samples x n_features`` matrix.
 
         Validates the parameters and r exactly as :meth:`fit` does on a matrix of that shape.
@@ -300,8 +300,10 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         would (the same numbers: the operator depends on the shape alone); a ``"sketch"`` reducer
         is fitted on ``sketch``, the :class:`~kmdr.reducers.SVDResult` of
         :meth:`sketch_request` computed over the blocks. ``row_nnz``: every row's number of
-        nonzeros, when :meth:`needs_row_nnz` says so. A reducer that cannot run on row blocks
-        raises ValueError (one line) before any work.
+        nonzeros, when :meth:`needs_row_nnz` says so. ``starts``: the first row of each block to
+        come, for a reducer whose draws follow the rows (PD draws each row's kept positions in
+        turn from one generator: it records the generator's state at each start). A reducer that
+        cannot run on row blocks raises ValueError (one line) before any work.
 
         Returns
         -------
@@ -325,7 +327,12 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
             self._fit_sketch(shape, sketch)
         else:
             self._fit_rows(shape, row_nnz)
+            self._follow_rows(shape[0], tuple(int(s) for s in starts))
         return self
+
+    def _follow_rows(self, n_samples: int, starts: tuple[int, ...]) -> None:
+        """Prepare for blocks starting at ``starts`` (a reducer whose draws follow the rows);
+        nothing by default: a rowwise operator treats every row alike."""
 
     def _fit_rows(self, shape: tuple[int, int], row_nnz) -> None:
         """Draw a rowwise operator for ``shape``: ``_fit`` on the shape's facts (a rowwise

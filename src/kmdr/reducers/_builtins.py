@@ -120,10 +120,17 @@ _SIGN = ReducerPlan(row_blocks=_rowwise)
 _ACHLIOPTAS = ReducerPlan(row_blocks=_rowwise)
 _GAUSSIAN = ReducerPlan(row_blocks=_rowwise)
 _SPARSE_EMBEDDING = ReducerPlan(row_blocks=_rowwise)
+
+
+def _sparsified_rows(params: Mapping) -> str | None:
+    # the two-pass variant reads every original row again after clustering the sketch
+    return None if params["second_pass"] else ROWWISE
+
+
 _SPARSIFIED = ReducerPlan(
     defaults={"preconditioner": "dct", "second_pass": False},
     max_components=lambda p, n, d: padded_dimension(d, p["preconditioner"]),
-    row_blocks=_rowwise,
+    row_blocks=_sparsified_rows,
 )
 _SRHT = ReducerPlan(max_components=lambda p, n, d: next_power_of_two(d), row_blocks=_rowwise)
 

@@ -12,12 +12,12 @@ import scipy.fft
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._plans import padded_dimension
-from kmdr.reducers._validation import SPARSE_FORMATS, same_sparse_kind
+from kmdr.reducers._validation import same_sparse_kind
 from kmdr.reducers.srht import fwht_rows
 from kmdr.sparsified_kmeans import check_sparsified, second_pass, sparsified_kmeans
 
@@ -129,13 +129,6 @@ def preconditioned_entries(
     if nonempty.any():
         vals[nonempty] = np.add.reduceat(contrib, X.indptr[:-1][nonempty], axis=0)
     return vals
-
-
-def _whole(value, name: str, low: int) -> int:
-    """``value`` as an int >= ``low``, or a one-line ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, Integral | np.integer) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
 class PreconditionedSparsification(BaseReducer):
@@ -302,29 +295,19 @@ class PreconditionedSparsification(BaseReducer):
 
     # -- row blocks ------------------------------------------------------------------------------
 
-    def fit_rows(self, n_samples, n_features, starts=()):
-        """Fit for an n_samples x n_features matrix that will arrive in row blocks.
+    def _fit_rows(self, shape, row_nnz):
+        """The fit for row blocks reads the shape only, as :meth:`fit` does: the same signs and
+        sampling seed for the same ``random_state``."""
+        self.__dict__.pop("second_pass_data_", None)
+        self._fit_columns(shape[1])
+        self.n_samples_ = shape[0]
 
-        The fit reads the shape only (as :meth:`fit`: the same signs and seed for the same
-        ``random_state``). ``starts``, the first rows of the blocks to come, lets
-        :meth:`transform_rows` begin any of them without redrawing the rows before it: one
-        positions-only pass (O(n r), no data read) records the position generator's state at
-        each start. Without ``starts``, blocks sent in row order need no such pass (each block
-        records where the next one starts).
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        n_samples = _whole(n_samples, "n_samples", 1)
-        n_features = _whole(n_features, "n_features", 1)
-        self.n_features_in_ = n_features
-        self.n_components_ = self._check_shape((n_samples, n_features))
-        self.shared_seconds_ = 0.0
-        self._fit_columns(n_features)
-        self.n_samples_ = n_samples
-        wanted = sorted({int(s) for s in starts})
+    def _follow_rows(self, n_samples, starts):
+        """Record the position generator's state at each block start, so that
+        :meth:`transform_rows` can begin any block without drawing the rows before it: one
+        positions-only pass (O(n r), no data read). Without ``starts``, blocks sent in row order
+        need no such pass (each block records where the next one starts)."""
+        wanted = sorted(set(starts))
         if wanted and not (wanted[0] >= 0 and wanted[-1] < n_samples):
             raise ValueError(
                 f"starts must lie in [0, {n_samples}) (n_samples = {n_samples}), got "
@@ -336,27 +319,20 @@ class PreconditionedSparsification(BaseReducer):
             kept_positions(s - row, self.n_features_out_, self.n_components_, rng)
             row = s
             self.row_states_[s] = rng.bit_generator.state
-        return self
 
-    def transform_rows(self, X_block, start):
+    def _transform_rows(self, X_block, start):
         """Rows ``start .. start + len(X_block)`` of what :meth:`transform` gives on the whole
-        matrix, from those rows alone.
+        matrix, from those rows alone, bit for bit.
 
         The kept positions of row i are the i-th draw of one generator: the block's draws
         start from the generator's state at ``start`` (recorded by :meth:`fit_rows` or by the
         block that ended there; otherwise the nearest recorded earlier row, drawing forward
         without data). The state at the block's end is recorded for the next block.
         """
-        check_is_fitted(self)
-        start = _whole(start, "start", 0)
-        X_block = validate_data(
-            self, X_block, accept_sparse=SPARSE_FORMATS, dtype=np.float64, reset=False
-        )
-        n_samples = getattr(self, "n_samples_", None)
-        if n_samples is not None and start + X_block.shape[0] > n_samples:
+        if self.second_pass:
             raise ValueError(
-                f"rows {start}..{start + X_block.shape[0] - 1} lie beyond the {n_samples} rows "
-                "given to fit_rows"
+                "the two-pass variant reads the whole data again in its second pass: run it "
+                "without row blocks"
             )
         known = max(s for s in self.row_states_ if s <= start)
         rng = np.random.Generator(np.random.PCG64())
