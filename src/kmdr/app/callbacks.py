@@ -11,7 +11,7 @@ whichever launcher runs it (in the process that ran the job) and whichever sweep
   once, when the multirun ends, instead of after each of its jobs (six drawings of the same
   figure were two thirds of such a multirun's wall time). A job that fails ends the multirun (the
   task exits with its error line): it first draws what the jobs before it ran
-  (:func:`draw_before_stop`).
+  (:func:`kmdr.app.drawing.draw_before_stop`).
 - :class:`MultirunSummary`: at the end of a multirun, one line: how many jobs ran, were skipped,
   were only planned (a dry run) or failed, and where the results went. A job's outcome is left in
   its Hydra job folder (``hydra.runtime.output_dir``, under the sweep folder) by the process that
@@ -26,18 +26,16 @@ error line: no summary follows it.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from hydra.experimental.callback import Callback
 
 from kmdr._log import say
+from kmdr.app import drawing
 
-__all__ = ["DrawCallback", "MultirunSummary", "conclude", "draw_before_stop"]
+__all__ = ["DrawCallback", "MultirunSummary", "conclude"]
 
-#: The file a job of a multirun leaves in its Hydra job folder for :class:`MultirunSummary`.
-OUTCOME_FILE = "kmdr_job.json"
 _SWEEP_DIR = "hydra.sweep.dir"
 
 
@@ -45,7 +43,7 @@ def conclude(result) -> None:
     """After a job that ran: draw its experiment when ``result.figures`` says so, then say its
     summary line (``result``: a :class:`~kmdr.app.task.JobResult`)."""
     if result.figures:
-        _draw_folders([result.experiment_dir])
+        drawing.draw_folders([result.experiment_dir])
     if result.summary:
         say(result.summary)
 
@@ -63,43 +61,10 @@ def _ran(job_return) -> Any:
 
 
 def _multirun(config) -> bool:
-    """Whether ``config`` (a job's config, or its ``hydra`` node) is of a multirun."""
+    """Whether ``config`` (a job's config) is of a multirun."""
     from hydra.types import RunMode
 
-    mode = config.hydra.mode if "hydra" in config else config.mode
-    return mode == RunMode.MULTIRUN
-
-
-def _draw_folders(folders) -> None:
-    """Draw each experiment folder of ``folders`` once, in order; a Ctrl-C while drawing ends
-    the command with one line saying how to draw them later (the cells are kept)."""
-    from kmdr.app.drawing import draw
-
-    for folder in dict.fromkeys(Path(f) for f in folders):
-        try:
-            draw(folder, say)
-        except KeyboardInterrupt as err:  # the cells are safe: say how to draw them later
-            from kmdr.engine import signals
-
-            say(
-                f"kmdr: {signals.describe(err)} while drawing; the cells are kept under "
-                f"{folder}: draw them with `kmdr-figures {folder.parent}`"
-            )
-            sys.exit(signals.exit_status(err))
-
-
-def _ran_to_draw(sweep_dir) -> list[str]:
-    """The experiment folders the multirun's jobs so far ran with ``figures=true``, in the order
-    of their jobs (read from the outcome files they left, so every launcher's jobs count)."""
-    return [o["experiment_dir"] for o in _outcomes(sweep_dir) if o.get("figures")]
-
-
-def draw_before_stop(hydra_config) -> None:
-    """In a job of a multirun that is about to end the command with an error: draw the folders
-    the jobs before it ran (``hydra_config``: the job's HydraConfig), as the multirun's end would
-    have. Nothing outside a multirun."""
-    if _multirun(hydra_config):
-        _draw_folders(_ran_to_draw(hydra_config.sweep.dir))
+    return config.hydra.mode == RunMode.MULTIRUN
 
 
 class DrawCallback(Callback):
@@ -116,7 +81,7 @@ class DrawCallback(Callback):
             say(result.summary)
 
     def on_multirun_end(self, config, **kwargs: Any) -> None:
-        _draw_folders(_ran_to_draw(config.hydra.sweep.dir))
+        drawing.draw_folders(drawing.ran_to_draw(config.hydra.sweep.dir))
 
 
 def _failed(job_return) -> bool:
@@ -137,28 +102,6 @@ def _outcome(config, job_return) -> dict:
     if _failed(job_return):
         return {"status": "failed"}
     return {"status": "planned" if config.get("dry_run") else "skipped"}
-
-
-def _outcome_files(sweep_dir) -> list[Path]:
-    sweep_dir = Path(sweep_dir)
-    return sorted(sweep_dir.glob(f"*/{OUTCOME_FILE}"), key=_job_order) if sweep_dir.is_dir() else []
-
-
-def _job_order(path: Path) -> tuple:
-    """Hydra names job folders by their number (0, 1, ..., 10): in that order, not the text's."""
-    name = path.parent.name
-    return (0, int(name), "") if name.isdigit() else (1, 0, name)
-
-
-def _outcomes(sweep_dir) -> list[dict]:
-    """The outcomes the multirun's jobs left so far in ``sweep_dir``, in job order."""
-    out = []
-    for path in _outcome_files(sweep_dir):
-        try:
-            out.append(json.loads(path.read_text()))
-        except (OSError, ValueError):  # a job that did not finish writing it
-            out.append({"status": "failed"})
-    return out
 
 
 def _chose_sweep_dir(config) -> bool:
@@ -186,12 +129,12 @@ class MultirunSummary(Callback):
             return
         folder = Path(config.hydra.runtime.output_dir)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / OUTCOME_FILE).write_text(json.dumps(_outcome(config, job_return)))
+        (folder / drawing.OUTCOME_FILE).write_text(json.dumps(_outcome(config, job_return)))
 
     def on_multirun_end(self, config, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
-        files = _outcome_files(sweep_dir)
-        outcomes = _outcomes(sweep_dir)
+        files = drawing.outcome_files(sweep_dir)
+        outcomes = drawing.outcomes(sweep_dir)
         counts = {s: sum(o["status"] == s for o in outcomes) for s in _WORDS}
         if outcomes and counts["planned"] == len(outcomes) and not _chose_sweep_dir(config):
             for path in files:

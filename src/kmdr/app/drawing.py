@@ -1,15 +1,31 @@
-"""An experiment's summaries and figures, written after its run (the run layer draws nothing)."""
+"""An experiment's summaries and figures, written after its run (the run layer draws nothing),
+and, after a multirun, each experiment folder its jobs wrote, once (read from the outcome file
+each job leaves in its Hydra job folder: :data:`OUTCOME_FILE`)."""
 
 from __future__ import annotations
 
 import importlib
+import json
 import logging
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from kmdr._errors import one_line
 
-__all__ = ["draw"]
+__all__ = [
+    "OUTCOME_FILE",
+    "draw",
+    "draw_before_stop",
+    "draw_folders",
+    "outcome_files",
+    "outcomes",
+    "ran_to_draw",
+]
+
+#: The file a job of a multirun leaves in its Hydra job folder: what it did, for the drawing at
+#: the multirun's end and its closing line (:mod:`kmdr.app.callbacks`).
+OUTCOME_FILE = "kmdr_job.json"
 
 
 def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list[str]:
@@ -36,3 +52,60 @@ def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list
                 log(msg)
             messages.append(msg)
     return messages
+
+
+def draw_folders(folders) -> None:
+    """Draw each experiment folder of ``folders`` once, in order; a Ctrl-C while drawing ends
+    the command with one line saying how to draw them later (the cells are kept)."""
+    from kmdr._log import say
+
+    for folder in dict.fromkeys(Path(f) for f in folders):
+        try:
+            draw(folder, say)
+        except KeyboardInterrupt as err:  # the cells are safe: say how to draw them later
+            from kmdr.engine import signals
+
+            say(
+                f"kmdr: {signals.describe(err)} while drawing; the cells are kept under "
+                f"{folder}: draw them with `kmdr-figures {folder.parent}`"
+            )
+            sys.exit(signals.exit_status(err))
+
+
+def outcome_files(sweep_dir) -> list[Path]:
+    """The outcome files the multirun's jobs left so far in ``sweep_dir``, in job order."""
+    sweep_dir = Path(sweep_dir)
+    return sorted(sweep_dir.glob(f"*/{OUTCOME_FILE}"), key=_job_order) if sweep_dir.is_dir() else []
+
+
+def _job_order(path: Path) -> tuple:
+    """Hydra names job folders by their number (0, 1, ..., 10): in that order, not the text's."""
+    name = path.parent.name
+    return (0, int(name), "") if name.isdigit() else (1, 0, name)
+
+
+def outcomes(sweep_dir) -> list[dict]:
+    """The outcomes the multirun's jobs left so far in ``sweep_dir``, in job order."""
+    out = []
+    for path in outcome_files(sweep_dir):
+        try:
+            out.append(json.loads(path.read_text()))
+        except (OSError, ValueError):  # a job that did not finish writing it
+            out.append({"status": "failed"})
+    return out
+
+
+def ran_to_draw(sweep_dir) -> list[str]:
+    """The experiment folders the multirun's jobs so far ran with ``figures=true``, in the order
+    of their jobs (read from the outcome files they left, so every launcher's jobs count)."""
+    return [o["experiment_dir"] for o in outcomes(sweep_dir) if o.get("figures")]
+
+
+def draw_before_stop(hydra_config) -> None:
+    """In a job of a multirun that is about to end the command with an error: draw the folders
+    the jobs before it ran (``hydra_config``: the job's HydraConfig), as the multirun's end would
+    have. Nothing outside a multirun."""
+    from hydra.types import RunMode
+
+    if hydra_config.mode == RunMode.MULTIRUN:
+        draw_folders(ran_to_draw(hydra_config.sweep.dir))

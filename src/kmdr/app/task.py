@@ -191,7 +191,7 @@ def run(cfg) -> JobResult | None:
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
-    from kmdr.app.callbacks import draw_before_stop
+    from kmdr.app.drawing import draw_before_stop
     from kmdr.config.compose import check_search_path, checked
 
     hc = HydraConfig.get()
