@@ -352,16 +352,8 @@ class Session:
         if not hasattr(progress, "tick"):
             yield
             return
-        stop = threading.Event()
-        thread = threading.Thread(
-            target=_tick, args=(progress, stop), name="kmdr-progress", daemon=True
-        )
-        thread.start()
-        try:
+        with _every(TICK, progress.tick, "kmdr-progress"):
             yield
-        finally:
-            stop.set()
-            thread.join()
 
     def run(
         self,
@@ -395,26 +387,27 @@ def beating(heartbeat: Heartbeat) -> Iterator[None]:
     (``kmdr-lock-heartbeat``) while the block runs: the claims' sign of life
     (:mod:`kmdr.results.locks`). A Session runs one for its whole life; the results layer, which
     cannot import this module, starts none."""
+    with _every(heartbeat.period, heartbeat.touch, "kmdr-lock-heartbeat"):
+        yield
+
+
+@contextlib.contextmanager
+def _every(seconds: float, call: Callable[[], None], name: str) -> Iterator[None]:
+    """Call ``call()`` every ``seconds`` from a thread named ``name`` while the block runs; the
+    thread has ended when the block is left (at most one call away)."""
     stop = threading.Event()
-    thread = threading.Thread(
-        target=_beat, args=(heartbeat, stop), name="kmdr-lock-heartbeat", daemon=True
-    )
+    thread = threading.Thread(target=_repeat, args=(seconds, call, stop), name=name, daemon=True)
     thread.start()
     try:
         yield
     finally:
         stop.set()
-        thread.join()  # at most one touch of the held files away
+        thread.join()
 
 
-def _beat(heartbeat: Heartbeat, stop: threading.Event) -> None:
-    while not stop.wait(heartbeat.period):
-        heartbeat.touch()
-
-
-def _tick(progress, stop: threading.Event) -> None:
-    while not stop.wait(TICK):
-        progress.tick()
+def _repeat(seconds: float, call: Callable[[], None], stop: threading.Event) -> None:
+    while not stop.wait(seconds):
+        call()
 
 
 def run_experiment(
