@@ -37,8 +37,8 @@ __all__ = [
 
 
 def even_bounds(n_samples: int, n_blocks: int) -> tuple[tuple[int, int], ...]:
-    """``n_blocks`` consecutive ``(lo, hi)`` covering ``0 .. n_samples``, sizes differing by at
-    most one row (the first ``n_samples % n_blocks`` blocks have the extra row)."""
+    """``n_blocks`` consecutive ``(lo, hi)`` covering rows ``0`` to ``n_samples - 1``, sizes
+    differing by at most one row (the first ``n_samples % n_blocks`` blocks have the extra row)."""
     if not 1 <= n_blocks <= max(n_samples, 1):
         raise ValueError(
             f"n_blocks must be in [1, {n_samples}] for {n_samples} rows, got {n_blocks}"
@@ -73,7 +73,7 @@ def check_bounds(bounds: Sequence[tuple[int, int]], n_samples: int) -> tuple[tup
 
 
 class RowBlocks(ABC):
-    """Rows ``0 .. n_samples`` of a matrix, as consecutive blocks produced one at a time.
+    """Rows ``0`` to ``n_samples - 1`` of a matrix, as consecutive blocks produced one at a time.
 
     Subclasses set the attributes below and implement :meth:`block`. A block must be a pure
     function of its bounds (and the dataset's parameters): any process may compute block ``i``,

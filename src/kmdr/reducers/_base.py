@@ -344,7 +344,7 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         raise NotImplementedError(f"{type(self).__name__} has no fit on a sketch of row blocks")
 
     def transform_rows(self, X_block, start: int):
-        """Rows ``start .. start + len(X_block)`` of C, from those rows of the data.
+        """Rows ``start`` to ``start + len(X_block) - 1`` of C, from those rows of the data.
 
         The result is the same rows of what :meth:`transform` gives on the whole matrix, however
         the rows are split (each reducer states whether bit for bit or within a tolerance).

@@ -321,8 +321,8 @@ class PreconditionedSparsification(BaseReducer):
             self.row_states_[s] = rng.bit_generator.state
 
     def _transform_rows(self, X_block, start):
-        """Rows ``start .. start + len(X_block)`` of what :meth:`transform` gives on the whole
-        matrix, from those rows alone, bit for bit.
+        """Rows ``start`` to ``start + len(X_block) - 1`` of what :meth:`transform` gives on the
+        whole matrix, from those rows alone, bit for bit.
 
         The kept positions of row i are the i-th draw of one generator: the block's draws
         start from the generator's state at ``start`` (recorded by :meth:`fit_rows` or by the

@@ -18,6 +18,6 @@ The layer every reader (figures, report, papers) goes through; its layout is des
 - :mod:`~kmdr.results.provenance`: where a run's numbers came from.
 
 Nothing here keeps process-wide state or starts a thread: a ``Heartbeat`` is the set of held
-locks that the run's Session touches from its own thread, and a reader that wants each report said once holds a
-:class:`~kmdr.results.reading.Once`.
+locks that the run's Session touches from its own thread, and a reader that wants each report
+said once holds a :class:`~kmdr.results.reading.Once`.
 """

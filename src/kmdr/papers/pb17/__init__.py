@@ -54,16 +54,16 @@ PAPER = Paper(
             51,
             "**pb17's design was read off its authors' published figures and code**: only the "
             "paper's abstract, the authors' slides of its figures and their MATLAB code "
-            "(SparsifiedKMeans) could be read here, not the paper's text. The γ grid (0.005, "
-            "0.008, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3) is read off the plotted points, the 50 "
-            "trials from the slide's caption (pb17_digits runs 50; pb17_mnist 20, since 50 "
-            "would take about 10 minutes of `make reproduce` on 2 cores), the k-means setting (one k-means++ start, at most "
-            "100 iterations) from the code's defaults; m = max(1, round(γ p)) as the code "
-            "rounds it. The large-N figures (×40.1 at N = 9,631,605, γ = 0.05) are the "
-            "slide's table. **The paper's PCA theorem** (the error of its covariance estimator "
-            "from sparsified data) is not checked, its statement not being readable here; its "
-            "mean-estimation bound is checked instead, in the form the slides print it (the "
-            "theory section).",
+            "(SparsifiedKMeans) could be read here, not the paper's text. The γ grid (0.005, 0.008,"
+            " 0.01, 0.025, 0.05, 0.1, 0.2, 0.3) is read off the plotted points, the 50 trials from "
+            "the slide's caption (pb17_digits runs 50; pb17_mnist 20, since 50 would take about 10 "
+            "minutes of `make reproduce` on 2 cores), the k-means setting (one k-means++ start, at "
+            "most 100 iterations) from the code's defaults; m = max(1, round(γ p)) as the code "
+            "rounds it. The large-N figures (×40.1 at N = 9,631,605, γ = 0.05) are the slide's "
+            "table. **The paper's PCA theorem** (the error of its covariance estimator from "
+            "sparsified data) is not checked, its statement not being readable here; its "
+            "mean-estimation bound is checked instead, in the form the slides print it (the theory "
+            "section).",
         ),
         Deviation(
             52,
