@@ -15,7 +15,6 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from kmdr.config.objects import from_config
-from kmdr.config.seeds import shared_seed
 from kmdr.datasets import Dataset
 from kmdr.datasets._fingerprint import content_fingerprint
 from kmdr.datasets.blocks import SplitBlocks
@@ -102,8 +101,7 @@ def _in_memory(cell, dataset: Dataset) -> dict:
     with threadpool_limits(limits=cell.blas_threads):
         shared = None
         if cell.shared_key is not None:
-            rep = 0 if cell.shared_deterministic else cell.repetition
-            seed = shared_seed(cell.base_seed, cell.dataset, cell.shared_key, rep)
+            seed = cell.shared_seed
             shared = compute_shared_work(cell.reducer_name, cell.params, cell.r, k, dataset.X, seed)
         return compute_cell(cell, dataset.X, dataset.y, k, shared)
 

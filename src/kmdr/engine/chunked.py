@@ -49,7 +49,7 @@ import time
 import numpy as np
 
 from kmdr.config.checks import chunked_refusal
-from kmdr.config.seeds import shared_random_state, shared_seed, stream_seeds
+from kmdr.config.seeds import shared_random_state, stream_seeds
 from kmdr.results.cells import Cell, reducer_kwargs
 
 __all__ = ["CANCELLATION_RATIO", "compute_chunked_cell", "fitted_reducer"]
@@ -232,10 +232,7 @@ def fitted_reducer(cell: Cell, blocks, n_clusters: int, client=None, blocks_f=No
     if reducer.row_mode() == "sketch":
         state = None
         if cell.shared_key is not None:  # the shared work's seed, as the sweep gives it
-            rep = 0 if cell.shared_deterministic else cell.repetition
-            state = shared_random_state(
-                shared_seed(cell.base_seed, cell.dataset, cell.shared_key, rep)
-            )
+            state = shared_random_state(cell.shared_seed)
         rank, eps, rng = reducer.sketch_request(n, d, random_state=state)
         key = cell.shared_ident
         if sketches is not None and key is not None and key in sketches:

@@ -37,7 +37,6 @@ import os
 import time
 from concurrent.futures import BrokenExecutor
 
-from kmdr.config.seeds import shared_seed
 from kmdr.engine import job_data, signals
 from kmdr.engine.parallel import CellAborted, results_as_completed
 from kmdr.engine.work import group_job, key_text
@@ -126,15 +125,6 @@ def _shared_record(log: dict) -> list[dict]:
     ]
 
 
-def _shared_seed(experiment, cell: Cell) -> int | None:
-    """The seed of the cell's shared work: per (key, repetition) as ever; a deterministic one is
-    given repetition 0's (it reads none)."""
-    if cell.shared_key is None:
-        return None
-    rep = 0 if cell.shared_deterministic else cell.repetition
-    return shared_seed(experiment.seed, experiment.dataset, cell.shared_key, rep)
-
-
 class _Claimer:
     """Hands cells to the workers one at a time, claiming each first; remembers the cells another
     run holds (``deferred``) and releases what it claimed."""
@@ -215,35 +205,59 @@ def _run_chunked(ctx, pending: list[Cell], total: int) -> None:
     blocks = ctx.dataset
     if not isinstance(blocks, RowBlocks):  # a caller's loaded dataset: cut into blocks here
         blocks = SplitBlocks(blocks, bounds_of_rows(blocks.X.shape[0], ctx.execution.block_rows))
-    store, experiment, par = ctx.store, ctx.experiment, ctx.parallelism
     client = ctx.session.client
     if client is None:
         raise RuntimeError("block_rows: the run has no dask client (backend=dask starts one)")
-    claimer = _Claimer(store)
     sketches: dict = {}  # the run's shared sketch SVDs (approximate leverage scores)
+    with _claiming(ctx, total) as (claimer, bar):
+        persist = _persister(ctx, claimer, bar)
+        todo = pending
+        while todo:
+            for [cell] in claimer.claimed([[c] for c in todo]):
+                signals.raise_if_received()
+                persist(cell, compute_chunked_cell(cell, blocks, client, ctx.n_clusters, sketches))
+            ctx.store.rebuild_csv()
+            todo = _wait_for_others(ctx, claimer, bar)
+
+
+@contextlib.contextmanager
+def _claiming(ctx, total: int):
+    """The run's claimer and progress bar (``(claimer, bar)``), the bar ticking while the block
+    computes; every claim left released and the bar closed after, however it ends."""
+    claimer = _Claimer(ctx.store)
     bar = ctx.progress(
-        total, ctx.outcome.n_reused, f"{experiment.name}: cells", "cell", _start_text(ctx)
+        total, ctx.outcome.n_reused, f"{ctx.experiment.name}: cells", "cell", _start_text(ctx)
     )
     try:
         with ctx.session.ticking(bar):
-            todo = pending
-            while todo:
-                for [cell] in claimer.claimed([[c] for c in todo]):
-                    signals.raise_if_received()
-                    metrics = compute_chunked_cell(cell, blocks, client, ctx.n_clusters, sketches)
-                    run = {"n_jobs": par.n_jobs, "run_id": ctx.outcome.run_id, "finished_at": now()}
-                    row = cell_row(
-                        cell, metrics, experiment=experiment.name, shape=ctx.shape, run=run
-                    )
-                    store.write_cell(cell.cell_id, row)
-                    claimer.release(cell.cell_id)
-                    ctx.outcome.n_computed += 1
-                    bar.update(1)
-                store.rebuild_csv()
-                todo = _wait_for_others(ctx, claimer, bar)
+            yield claimer, bar
     finally:
         claimer.release_all()
         bar.close()
+
+
+def _persister(ctx, claimer, bar):
+    """``persist(cell, metrics)``: write a finished cell's row, release its claim, count it, and
+    rebuild cells.csv at the first cell and then every :data:`CSV_EVERY` seconds."""
+    last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
+
+    def persist(cell: Cell, metrics: dict) -> None:
+        signals.raise_if_received()
+        run = {
+            "n_jobs": ctx.parallelism.n_jobs,
+            "run_id": ctx.outcome.run_id,
+            "finished_at": now(),
+        }
+        row = cell_row(cell, metrics, experiment=ctx.experiment.name, shape=ctx.shape, run=run)
+        ctx.store.write_cell(cell.cell_id, row)
+        claimer.release(cell.cell_id)
+        ctx.outcome.n_computed += 1
+        bar.update(1)
+        if time.monotonic() - last_csv[0] >= CSV_EVERY:
+            ctx.store.rebuild_csv()
+            last_csv[0] = time.monotonic()
+
+    return persist
 
 
 def _in_process_if_one_job(execution, pending: list[Cell]):
@@ -266,51 +280,25 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     """:func:`_run_cells` with the jobs' ``data`` arguments ready."""
     from joblib import delayed
 
-    store, experiment, par = ctx.store, ctx.experiment, ctx.parallelism
-    claimer = _Claimer(store)
-    bar = ctx.progress(
-        total, ctx.outcome.n_reused, f"{experiment.name}: cells", "cell", _start_text(ctx)
-    )
-    last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
+    with _claiming(ctx, total) as (claimer, bar):
 
-    def job(cells: list[Cell]):
-        signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
-        claims = [str(claimer.claims[c.cell_id].path) for c in cells]
-        return delayed(ctx.session.worker_job)(
-            describe_cells(cells),
-            os.getpid(),
-            claims,
-            group_job,
-            cells,
-            *data,
-            ctx.n_clusters,
-            _shared_seed(experiment, cells[0]),
-            token,
-        )
+        def job(cells: list[Cell]):
+            signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
+            claims = [str(claimer.claims[c.cell_id].path) for c in cells]
+            return delayed(ctx.session.worker_job)(
+                describe_cells(cells),
+                os.getpid(),
+                claims,
+                group_job,
+                cells,
+                *data,
+                ctx.n_clusters,
+                cells[0].shared_seed,
+                token,
+            )
 
-    def persist(cell: Cell, metrics: dict) -> None:
-        signals.raise_if_received()
-        run = {
-            "n_jobs": par.n_jobs,
-            "run_id": ctx.outcome.run_id,
-            "finished_at": now(),
-        }
-        row = cell_row(cell, metrics, experiment=experiment.name, shape=ctx.shape, run=run)
-        store.write_cell(cell.cell_id, row)
-        claimer.release(cell.cell_id)
-        ctx.outcome.n_computed += 1
-        bar.update(1)
-        if time.monotonic() - last_csv[0] >= CSV_EVERY:
-            store.rebuild_csv()
-            last_csv[0] = time.monotonic()
-
-    try:
-        with ctx.session.ticking(bar):
-            _compute(ctx, pending, claimer, job, persist, shared_log, bar)
-    finally:
-        claimer.release_all()
-        bar.close()
+        _compute(ctx, pending, claimer, job, _persister(ctx, claimer, bar), shared_log, bar)
 
 
 def _compute(ctx, pending, claimer, job, persist, shared_log: dict, bar) -> None:

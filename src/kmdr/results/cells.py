@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from kmdr.config.objects import Experiment, reducer_grid
 from kmdr.config.schema import ReducerConfig
-from kmdr.config.seeds import cell_seed
+from kmdr.config.seeds import cell_seed, shared_seed
 from kmdr.results.records import METRIC_COLUMNS, identity_id, row_fields
 
 __all__ = [
@@ -97,6 +97,16 @@ class Cell:
         if self.shared_key is None:
             return None
         return (self.shared_key, None if self.shared_deterministic else self.repetition)
+
+    @property
+    def shared_seed(self) -> int | None:
+        """The seed of the cell's shared work (:func:`kmdr.config.seeds.shared_seed`): per (key,
+        repetition); a deterministic one is given repetition 0's (it reads none); None without
+        shared work. The in-memory sweep and the chunked path both draw it from here."""
+        if self.shared_key is None:
+            return None
+        rep = 0 if self.shared_deterministic else self.repetition
+        return shared_seed(self.base_seed, self.dataset, self.shared_key, rep)
 
     @property
     def group_key(self) -> tuple:
