@@ -32,11 +32,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _timing import load_average  # scripts/_timing.py (run as python scripts/...)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "bench" / "distributed.csv"
@@ -73,11 +74,6 @@ def _peak_mib() -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
-
-
-def _load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"{one:.2f} {five:.2f} {fifteen:.2f} / {os.cpu_count()} cores"
 
 
 def _cell(name: str, reducer: str, r: int, n: int, d: int, k: int, fingerprint: str, sparse):
@@ -299,9 +295,9 @@ def main(argv=None) -> None:
         rows = chunked(args) if args.side == "chunked" else in_memory(args)
         print(json.dumps(rows))
         return
-    load = _load()
+    load = load_average()
     rows = [*_side("in_memory", args), *_side("chunked", args)]
-    load = f"{load} -> {_load()}"
+    load = f"{load} -> {load_average()}"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", newline="") as fh:
         writer = csv.DictWriter(fh, COLUMNS)

@@ -24,23 +24,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _timing import markdown, maxrss_mib  # scripts/_timing.py (run as python scripts/...)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = "lst17_sparse_text"
 TARGET_MIB = 400
 #: The cell's numbers compared across trees.
 NUMBERS = ("accuracy", "objective", "objective_reduced", "nmi", "ari", "n_iter")
-
-
-def _maxrss_mib() -> float:
-    # ru_maxrss is in KiB on Linux (bytes on macOS)
-    scale = 1.0 if sys.platform == "darwin" else 1024.0
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
 
 
 def child(data: Path, reducer: str, r: int) -> dict:
@@ -69,12 +64,12 @@ def child(data: Path, reducer: str, r: int) -> dict:
         c for c in plan_cells(spec.experiment, X, k, data_fingerprint="") if c.repetition == 0
     )
     objective = ObjectiveEvaluator(X)  # made once per run and handed to every cell, as the runner
-    before = _maxrss_mib()
+    before = maxrss_mib()
     start = time.perf_counter()
     row = compute_cell(cell, X, y, k, objective=objective)
     return {
         "before_mib": before,
-        "peak_mib": _maxrss_mib(),
+        "peak_mib": maxrss_mib(),
         "total_seconds": time.perf_counter() - start,
         **{key: row[key] for key in (*NUMBERS, "reduce_seconds")},
     }
@@ -141,8 +136,6 @@ def main(argv=None) -> int:
         )
         print(save.stdout.strip() + "\n")
         # the table's rows, printed when every cell has run (each child's process holds one)
-        from _timing import markdown  # scripts/_timing.py: imported here, not in the children
-
         header = ["source", "reducer", "r", "peak RSS before the cell", "peak RSS", "verdict"]
         header += ["reduce s", "cell s", "n_iter", "F", "P", "same numbers"]
         body = []

@@ -42,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _timing import load_average  # scripts/_timing.py (run as python scripts/...)
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The commit the current checkout is measured against.
 BASELINE = "f127b40"
@@ -151,12 +153,6 @@ def baseline_python(commit: str, folder: Path) -> str:
     return str(python)
 
 
-def load() -> str:
-    """The 1, 5 and 15 minute load averages, and the number of cores."""
-    one, five, fifteen = os.getloadavg()
-    return f"{one:.2f} {five:.2f} {fifteen:.2f} / {os.cpu_count()} cores"
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline-commit", default=BASELINE)
@@ -178,7 +174,7 @@ def main(argv=None) -> int:
     sides = {"baseline": before, "current": args.after}
     wanted = args.only or list(MEASURES)
     funcs = {"orl": orl, "multirun": multirun, "api": api, "dry_run": dry_run}
-    load_start = load()
+    load_start = load_average()
     got: dict = {(w, side): [] for w in wanted for side in sides}
     for rep in range(args.repeats):
         for what in wanted:
@@ -186,7 +182,7 @@ def main(argv=None) -> int:
                 value = funcs[what](python)
                 got[(what, side)].append(value)
                 print(f"[{rep + 1}/{args.repeats}] {what} {side}: {value[0]:.2f} s", flush=True)
-    load_end = load()
+    load_end = load_average()
     rows = []
     for what in wanted:
         med = {side: statistics.median(v[0] for v in got[(what, side)]) for side in sides}

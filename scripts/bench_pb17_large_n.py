@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -62,10 +61,6 @@ def _rss_mb() -> float:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
     except OSError:
         return 0.0
-
-
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
 def _streamed_blobs_class():
@@ -126,6 +121,7 @@ def run_one(args) -> dict:
     import scipy.sparse as sp
     from threadpoolctl import threadpool_limits
 
+    from _timing import maxrss_mib  # scripts/_timing.py: this runs as python scripts/...
     from kmdr.cluster import kmeans
     from kmdr.metrics import clustering_accuracy
     from kmdr.reducers import PreconditionedSparsification
@@ -175,7 +171,7 @@ def run_one(args) -> dict:
         "n_iter": int(result.n_iter),
         "seconds_per_iter": cluster_seconds / max(int(result.n_iter), 1),
         "total_seconds": done - start,
-        "peak_mb": max(_peak_mb() - base, 0.0),
+        "peak_mb": max(maxrss_mib() - base, 0.0),
         "accuracy": clustering_accuracy(data.labels(), result.labels),
         "load": os.getloadavg()[0],
     }

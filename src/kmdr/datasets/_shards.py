@@ -23,7 +23,6 @@ path=...)``), and it changes whenever a shard's content does.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -33,7 +32,7 @@ import numpy as np
 
 from ._base import Dataset
 from ._fingerprint import _digest
-from ._registry import DataIntegrityError, DatasetError
+from ._registry import DataIntegrityError, DatasetError, sha256
 from ._rowblocks import RowBlocks, SplitBlocks, bounds_of_rows, check_bounds
 
 __all__ = ["LABELS", "MANIFEST", "ShardBlocks", "load_shards", "shard_blocks", "write_shards"]
@@ -42,18 +41,8 @@ MANIFEST = "manifest.json"
 LABELS = "labels.npy"
 #: What a manifest's "format" says; another value is refused.
 FORMAT = "kmdr-shards-1"
-#: Bytes hashed at a time.
-_READ = 1 << 22
 
 _REWRITE = "write the folder again with kmdr.datasets.blocks.write_shards"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_READ):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _stack(parts: list, sparse: bool):
@@ -141,7 +130,7 @@ class ShardBlocks(RowBlocks):
 
     def _verified(self, entry: dict) -> Path:
         path = self._check_size(entry)
-        digest = _sha256(path)
+        digest = sha256(path)
         if digest != entry["sha256"]:
             raise DataIntegrityError(
                 f"shard folder {self.path}: {path.name} has sha256 {digest[:16]}..., the manifest "
@@ -237,7 +226,7 @@ def _save(f, X, sparse: bool) -> None:
 def _write_file(path: Path, write: Callable) -> dict:
     with open(path, "wb") as f:
         write(f)
-    return {"file": path.name, "bytes": path.stat().st_size, "sha256": _sha256(path)}
+    return {"file": path.name, "bytes": path.stat().st_size, "sha256": sha256(path)}
 
 
 def write_shards(data, folder, *, rows: int | None = None) -> Path:
