@@ -46,6 +46,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from kmdr.cluster import INITS, KMeansResult, _check_int
+from kmdr.metrics import cluster_sums
 
 __all__ = ["check_sparsified", "second_pass", "sparsified_centers", "sparsified_kmeans"]
 
@@ -366,8 +367,8 @@ def second_pass(X, centers, first: KMeansResult | None = None) -> KMeansResult:
         dist = sq[:, None] - 2.0 * np.asarray(rows @ centers.T) + c_sq[None, :]
         lab = np.argmin(dist, axis=1)
         labels[start : start + len(lab)] = lab
-        Z = sp.csr_matrix((np.ones(len(lab)), (lab, np.arange(len(lab)))), shape=(k, len(lab)))
-        sums += np.asarray(Z @ rows) if not sp.issparse(rows) else (Z @ rows).toarray()
+        part = cluster_sums(rows, lab, k)
+        sums += part.toarray() if sp.issparse(part) else np.asarray(part)
         counts += np.bincount(lab, minlength=k)
         total_sq += float(sq.sum())
     seen = counts > 0

@@ -298,7 +298,6 @@ class PreconditionedSparsification(BaseReducer):
     def _fit_rows(self, shape, row_nnz):
         """The fit for row blocks reads the shape only, as :meth:`fit` does: the same signs and
         sampling seed for the same ``random_state``."""
-        self.__dict__.pop("second_pass_data_", None)
         self._fit_columns(shape[1])
         self.n_samples_ = shape[0]
 
