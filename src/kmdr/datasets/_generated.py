@@ -17,12 +17,13 @@ read them (:meth:`SparseTextBlocks.prepare` draws them before the blocks are han
 from __future__ import annotations
 
 import hashlib
-import os
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
+
+from kmdr._io import atomic_writer
 
 from ._fingerprint import declared_fingerprint
 from ._registry import DatasetError, resolve_data_dir
@@ -151,16 +152,14 @@ def _read_df(path: Path, n_features: int) -> np.ndarray | None:
 
 
 def _write_df(path: Path, df: np.ndarray) -> None:
-    """Keep ``df`` at ``path``: written beside it and renamed, so a reader never sees half a
-    file; two processes writing at once write the same bytes."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    """Keep ``df`` at ``path``, atomically (:func:`kmdr._io.atomic_writer`: a reader never sees
+    half a file; two processes writing at once write the same bytes); a folder that cannot be
+    written leaves no file, and the blocks draw the counts again."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
+        with atomic_writer(path, binary=True) as f:
             np.savez(f, df=df, sha256=np.array(_digest(df)))
-        os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        pass
 
 
 _KINDS: Mapping[str, tuple[type, type]] = {

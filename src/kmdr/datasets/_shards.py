@@ -24,11 +24,12 @@ path=...)``), and it changes whenever a shard's content does.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from kmdr._io import atomic_write_text
 
 from ._base import Dataset
 from ._fingerprint import _digest
@@ -282,9 +283,8 @@ def write_shards(data, folder, *, rows: int | None = None) -> Path:
         "labels": _write_file(folder / LABELS, lambda f: np.save(f, y)),
         "shards": shards,
     }
-    tmp = folder / f"{MANIFEST}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, folder / MANIFEST)  # last: a folder without it was not written to the end
+    # last, atomically: a folder without it was not written to the end
+    atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
     return folder
 
 
