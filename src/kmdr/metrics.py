@@ -15,6 +15,7 @@ from sklearn.metrics.cluster import contingency_matrix
 from sklearn.utils import assert_all_finite
 
 __all__ = [
+    "CANCELLATION_RATIO",
     "ObjectiveEvaluator",
     "ari",
     "cluster_sums",
@@ -23,10 +24,14 @@ __all__ = [
     "evaluate",
     "kmeans_objective",
     "nmi",
+    "within_from_sums",
 ]
 
 # Dense residuals are formed this many elements at a time (32 MiB of float64).
 _BLOCK_ELEMENTS = 1 << 22
+#: Below this ratio W / T, F of dense A is computed from explicit residuals instead of the
+#: per-cluster sums (see :class:`ObjectiveEvaluator`'s Notes).
+CANCELLATION_RATIO = 1e-3
 
 
 def _check_matrix(A):
@@ -93,6 +98,18 @@ def _cluster_sums(A, codes: np.ndarray, m: int):
     return indicator @ A
 
 
+def within_from_sums(sums, counts: np.ndarray, about: float) -> float:
+    """W, the within-cluster sum of squares, as ``T - sum_c ||s_c||^2 / |c|`` from the
+    per-cluster sums ``sums`` (m x d, dense or sparse) of the rows measured about a point (the
+    column mean, or the origin), their counts, and ``about`` (T: the rows' sum of squares about
+    that point); :class:`ObjectiveEvaluator` and the chunked path's scoring pass both form W so."""
+    if sp.issparse(sums):
+        between = np.asarray(sums.multiply(sums).sum(axis=1)).ravel()
+    else:
+        between = np.einsum("ij,ij->i", sums, sums)
+    return about - float(between @ (1.0 / counts))
+
+
 def encode_labels(labels) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, counts)``: labels of any values as codes 0..m-1, and each code's count, as
     :class:`ObjectiveEvaluator` numbers the clusters (for a caller scoring A block by block)."""
@@ -150,9 +167,6 @@ class ObjectiveEvaluator:
     negative round-off is clipped to 0.
     """
 
-    # Below this ratio W / T, the dense evaluator forms residuals explicitly (see Notes).
-    _CANCELLATION_RATIO = 1e-3
-
     def __init__(self, A, *, keep_centered: bool = True):
         A = _check_matrix(A)
         self.n_samples = A.shape[0]
@@ -194,14 +208,12 @@ class ObjectiveEvaluator:
         m = counts.shape[0]
         if self._mean is None:
             sums = _cluster_sums(self._data, codes, m)
-            between = np.asarray(sums.multiply(sums).sum(axis=1)).ravel()
         else:
             sums = np.zeros((m, self._data.shape[1]))
             for start, block in self._blocks():
                 sums += _cluster_sums(block, codes[start : start + block.shape[0]], m)
-            between = np.einsum("ij,ij->i", sums, sums)
-        within = self._about - float(between @ (1.0 / counts))
-        if self._mean is not None and within < self._CANCELLATION_RATIO * self._about:
+        within = within_from_sums(sums, counts, self._about)
+        if self._mean is not None and within < CANCELLATION_RATIO * self._about:
             within = self._residual(sums / counts[:, None], codes)
         return max(within, 0.0) / self.squared_norm
 

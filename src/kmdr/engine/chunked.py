@@ -52,11 +52,7 @@ from kmdr.config.checks import chunked_refusal
 from kmdr.config.seeds import shared_random_state, stream_seeds
 from kmdr.results.cells import Cell, reducer_kwargs
 
-__all__ = ["CANCELLATION_RATIO", "compute_chunked_cell", "fitted_reducer"]
-
-#: Below this ratio W / T the dense objective is computed from explicit residuals (one more pass),
-#: as :class:`~kmdr.metrics.ObjectiveEvaluator` does.
-CANCELLATION_RATIO = 1e-3
+__all__ = ["compute_chunked_cell", "fitted_reducer"]
 
 
 # -- in the workers: each task computes its block from the scattered RowBlocks ----------------
@@ -271,9 +267,7 @@ def _stack(parts):
 
 def _objective(client, blocks_f, blocks, labels, squared_norm: float, mean) -> float:
     """F of ``labels`` on the blocks' matrix (one pass; two when the clusters are tight)."""
-    import scipy.sparse as sp
-
-    from kmdr.metrics import encode_labels
+    from kmdr.metrics import CANCELLATION_RATIO, encode_labels, within_from_sums
 
     codes, counts = encode_labels(labels)
     m = counts.shape[0]
@@ -288,11 +282,7 @@ def _objective(client, blocks_f, blocks, labels, squared_norm: float, mean) -> f
         sums = part if sums is None else sums + part
         if mean is not None:
             about += part_about
-    if sp.issparse(sums):
-        between = np.asarray(sums.multiply(sums).sum(axis=1)).ravel()
-    else:
-        between = np.einsum("ij,ij->i", sums, sums)
-    within = about - float(between @ (1.0 / counts))
+    within = within_from_sums(sums, counts, about)
     if mean is not None and within < CANCELLATION_RATIO * about:
         centroids = sums / counts[:, None]
         futures = [
