@@ -5,15 +5,14 @@ carries data; reducers that need the whole matrix are refused in one line before
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from _dask_graphs import graph_sizes
 from kmdr.config.objects import from_config
 from kmdr.datasets import Dataset
 from kmdr.datasets._fingerprint import content_fingerprint
@@ -159,27 +158,6 @@ def test_tight_clusters_take_the_residual_pass(client):
     got, want = compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset)
     assert want["objective"] < 1e-6
     _assert_same_cell(got, want, rtol=1e-9)
-
-
-@contextlib.contextmanager
-def graph_sizes():
-    """The size of every graph dask sends while the block runs, as dask measures it (its
-    large-graph warning at 0 bytes; as tests/engine/test_dask_payload.py measures)."""
-    import dask
-    from dask.utils import parse_bytes
-
-    sizes: list[int] = []
-    prefix = "Sending large graph of size "
-    with (
-        dask.config.set({"distributed.admin.large-graph-warning-threshold": "0B"}),
-        warnings.catch_warnings(record=True) as caught,
-    ):
-        warnings.simplefilter("always")
-        yield sizes
-    for w in caught:
-        text = str(w.message)
-        if text.startswith(prefix):
-            sizes.append(parse_bytes(text[len(prefix) :].split(".\n")[0]))
 
 
 @pytest.mark.parametrize("reducer", ["gaussian", "svd_approx"])

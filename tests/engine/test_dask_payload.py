@@ -5,16 +5,15 @@ each worker, the cells equal loky's bit for bit, and the run prints no backend c
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import subprocess
 import sys
-import warnings
 
 import pandas as pd
 import pytest
 
+from _dask_graphs import graph_sizes
 from _data import real_dataset
 from kmdr.config.objects import from_config
 from kmdr.engine.session import run_experiment
@@ -30,28 +29,6 @@ pytestmark = [
 #: The largest graph (all the tasks dask is sent at once, arguments included) a run may send.
 PAYLOAD_LIMIT = 2**20
 VALUES = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
-LARGE_GRAPH = "Sending large graph of size "
-
-
-@contextlib.contextmanager
-def graph_sizes():
-    """The size in bytes of every graph dask sends while the block runs, as dask measures it:
-    its large-graph warning threshold set to 0, so that it reports each graph it sends."""
-    import dask
-    import distributed  # noqa: F401  (its config defaults, before the block sets one)
-    from dask.utils import parse_bytes
-
-    sizes: list[int] = []
-    with (
-        dask.config.set({"distributed.admin.large-graph-warning-threshold": "0B"}),
-        warnings.catch_warnings(record=True) as caught,
-    ):
-        warnings.simplefilter("always")
-        yield sizes
-    for w in caught:
-        text = str(w.message)
-        if text.startswith(LARGE_GRAPH):
-            sizes.append(parse_bytes(text[len(LARGE_GRAPH) :].split(".\n")[0]))
 
 
 def run_config(results_dir, backend: str, dataset: dict, **keys) -> dict:

@@ -84,14 +84,10 @@ class DrawCallback(Callback):
         drawing.draw_folders(drawing.ran_to_draw(config.hydra.sweep.dir))
 
 
-def _failed(job_return) -> bool:
-    from hydra.core.utils import JobStatus
-
-    return job_return is not None and job_return.status == JobStatus.FAILED
-
-
 def _outcome(config, job_return) -> dict:
     """What a job of a multirun leaves for the drawing and the summary."""
+    from hydra.core.utils import JobStatus
+
     result = _ran(job_return)
     if result is not None:
         return {
@@ -99,7 +95,7 @@ def _outcome(config, job_return) -> dict:
             "experiment_dir": str(result.experiment_dir),
             "figures": bool(result.figures),
         }
-    if _failed(job_return):
+    if job_return is not None and job_return.status == JobStatus.FAILED:
         return {"status": "failed"}
     return {"status": "planned" if config.get("dry_run") else "skipped"}
 
