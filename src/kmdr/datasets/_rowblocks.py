@@ -33,6 +33,7 @@ __all__ = [
     "bounds_of_rows",
     "check_bounds",
     "even_bounds",
+    "stack_rows",
 ]
 
 
@@ -70,6 +71,16 @@ def check_bounds(bounds: Sequence[tuple[int, int]], n_samples: int) -> tuple[tup
     if at != n_samples:
         raise ValueError(f"row blocks cover {at} rows of {n_samples}; got {list(out)}")
     return out
+
+
+def stack_rows(parts):
+    """Consecutive row blocks (dense arrays, or scipy.sparse) as one matrix: the one block
+    itself, else their vertical stack (CSR when sparse)."""
+    if len(parts) == 1:
+        return parts[0]
+    import scipy.sparse as sp
+
+    return sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.concatenate(parts)
 
 
 class RowBlocks(ABC):

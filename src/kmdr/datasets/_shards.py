@@ -34,7 +34,7 @@ from kmdr._io import atomic_write_text
 from ._base import Dataset
 from ._fingerprint import _digest
 from ._registry import DataIntegrityError, DatasetError, sha256
-from ._rowblocks import RowBlocks, SplitBlocks, bounds_of_rows, check_bounds
+from ._rowblocks import RowBlocks, SplitBlocks, bounds_of_rows, check_bounds, stack_rows
 
 __all__ = ["LABELS", "MANIFEST", "ShardBlocks", "load_shards", "shard_blocks", "write_shards"]
 
@@ -46,15 +46,7 @@ FORMAT = "kmdr-shards-1"
 _REWRITE = "write the folder again with kmdr.datasets.blocks.write_shards"
 
 
-def _stack(parts: list, sparse: bool):
-    import scipy.sparse as sp
-
-    if len(parts) == 1:
-        return parts[0]
-    return sp.vstack(parts, format="csr") if sparse else np.concatenate(parts)
-
-
-def _rows_of(blocks_bounds: Sequence[tuple[int, int]], read: Callable, lo: int, hi: int, sparse):
+def _rows_of(blocks_bounds: Sequence[tuple[int, int]], read: Callable, lo: int, hi: int):
     """Rows ``lo:hi`` stacked from the source blocks at ``blocks_bounds`` that hold them
     (``read(j)`` gives source block ``j``), one source block in memory at a time."""
     parts = []
@@ -64,7 +56,7 @@ def _rows_of(blocks_bounds: Sequence[tuple[int, int]], read: Callable, lo: int, 
         block = read(j)
         parts.append(block[max(lo, a) - a : min(hi, b) - a])
         del block
-    return _stack(parts, sparse)
+    return stack_rows(parts)
 
 
 class ShardBlocks(RowBlocks):
@@ -165,7 +157,7 @@ class ShardBlocks(RowBlocks):
 
     def block(self, i: int):
         lo, hi = self.bounds[i]
-        return _rows_of(self.shard_bounds, self.shard, lo, hi, self.is_sparse)
+        return _rows_of(self.shard_bounds, self.shard, lo, hi)
 
     def labels(self) -> np.ndarray:
         path = self._verified(self.labels_file)
@@ -264,11 +256,7 @@ def write_shards(data, folder, *, rows: int | None = None) -> Path:
     width = max(5, len(str(len(bounds) - 1)))
     shards = []
     for i, (lo, hi) in enumerate(bounds):
-        X = (
-            blocks.block(i)
-            if rows is None
-            else _rows_of(blocks.bounds, blocks.block, lo, hi, sparse)
-        )
+        X = blocks.block(i) if rows is None else _rows_of(blocks.bounds, blocks.block, lo, hi)
         path = folder / f"shard-{i:0{width}d}.npz"
         shards.append({**_write_file(path, lambda f, X=X: _save(f, X, sparse)), "rows": hi - lo})
         del X
@@ -301,7 +289,7 @@ def load_shards(path=None) -> Dataset:
     against the manifest), with the blocks' fingerprint."""
     _needs_path(path)
     blocks = ShardBlocks(path)
-    X = _stack([blocks.shard(j) for j in range(len(blocks.shards))], blocks.is_sparse)
+    X = stack_rows([blocks.shard(j) for j in range(len(blocks.shards))])
     return Dataset(
         name="shards",
         X=X,

@@ -36,7 +36,14 @@ from collections.abc import Sequence
 from ._dask_blocks import DaskArrayBlocks
 from ._generated import GeneratedBlocks, SparseTextBlocks, SynthBlocks
 from ._registry import DatasetError
-from ._rowblocks import RowBlocks, SplitBlocks, bounds_of_rows, check_bounds, even_bounds
+from ._rowblocks import (
+    RowBlocks,
+    SplitBlocks,
+    bounds_of_rows,
+    check_bounds,
+    even_bounds,
+    stack_rows,
+)
 from ._shards import ShardBlocks, write_shards
 
 __all__ = [
@@ -51,6 +58,7 @@ __all__ = [
     "check_bounds",
     "even_bounds",
     "load_blocks",
+    "stack_rows",
     "write_shards",
 ]
 

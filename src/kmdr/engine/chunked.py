@@ -50,6 +50,7 @@ import numpy as np
 
 from kmdr.config.checks import chunked_refusal
 from kmdr.config.seeds import shared_random_state, stream_seeds
+from kmdr.datasets.blocks import stack_rows
 from kmdr.results.cells import Cell, reducer_kwargs
 
 __all__ = ["compute_chunked_cell", "fitted_reducer"]
@@ -257,14 +258,6 @@ def fitted_reducer(cell: Cell, blocks, n_clusters: int, client=None, blocks_f=No
     return reducer.fit_rows(n, d, row_nnz=row_nnz, starts=starts)
 
 
-def _stack(parts):
-    import scipy.sparse as sp
-
-    if sp.issparse(parts[0]):
-        return sp.vstack(parts, format="csr")
-    return np.concatenate(parts, axis=0)
-
-
 def _objective(client, blocks_f, blocks, labels, squared_norm: float, mean) -> float:
     """F of ``labels`` on the blocks' matrix (one pass; two when the clusters are tight)."""
     from kmdr.metrics import CANCELLATION_RATIO, encode_labels, within_from_sums
@@ -347,7 +340,7 @@ def compute_chunked_cell(
         squared_norm += part_norm
         if part_sums is not None:
             column_sums = part_sums if column_sums is None else column_sums + part_sums
-    C = _stack(parts)
+    C = stack_rows(parts)
     del parts
     sketch = float(getattr(reducer, "sketch_seconds_", 0.0))
     reduce_seconds = (
