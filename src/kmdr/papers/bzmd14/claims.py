@@ -23,6 +23,7 @@ from kmdr.report.claims.verdicts import (
     CONVERGE_TOL,
     LAPSCORES,
     NEAR_ACCURACY,
+    SIGNIFICANTLY,
     TREND_MARGIN,
     Claim,
 )
@@ -41,7 +42,7 @@ BZMD14_DATASETS = {
     "bzmd14_orl": ("orl", "Fig. 3 (b, d, f)"),
 }
 _M5 = ", ".join(BZMD14_METHODS)
-_SIG = "significantly (t-test on per-repetition values, Holm-corrected within the claim, α = 0.05)"
+_SIG = SIGNIFICANTLY  # the words of every comparison's test
 
 
 def _claims(exp: str, ds: str, fig: str) -> list[Claim]:

@@ -27,6 +27,7 @@ from kmdr.report.claims.verdicts import (
     FLAT_SHARE,
     LAPSCORES,
     SIGNIFICANT_GROWTH,
+    SIGNIFICANTLY,
     TIMER_FLOOR,
     TREND_MARGIN,
     Claim,
@@ -48,7 +49,7 @@ LST17_DATASETS = {
     "lst17_sparse_text": ("sparse_text", "(c), stand-in"),
 }
 _NAMES = {"coil20": "COIL20", "rcv1": "RCV1", "sparse_text": "sparse_text (RCV1 stand-in)"}
-_SIG = "significantly (t-test on per-repetition values, Holm-corrected within the claim, α = 0.05)"
+_SIG = SIGNIFICANTLY  # the words of every comparison's test
 _STAND_IN = (
     "Synthetic stand-in for RCV1: a check of the method's behaviour on sparse text-like "
     "data, NOT a reproduction of the RCV1 panel."

@@ -22,6 +22,7 @@ from kmdr.report.claims.rankings import check_faster_than_full, check_leads_accu
 from kmdr.report.claims.verdicts import (
     NEAR_ACCURACY,
     NO_DATA,
+    SIGNIFICANTLY,
     TREND_MARGIN,
     Claim,
     Part,
@@ -55,7 +56,7 @@ PB17_EXPERIMENTS = {
         "figure.",
     ),
 }
-_SIG = "significantly (t-test on per-repetition values, Holm-corrected within the claim, α = 0.05)"
+_SIG = SIGNIFICANTLY  # the words of every comparison's test
 
 #: The bench file the large-N claim reads (relative to the folder the report is built from).
 BENCH_CSV = Path("results") / "bench" / "pb17_large_n.csv"

@@ -91,6 +91,11 @@ VERDICTS = (HOLDS, PARTLY, TIE, FAILS, NO_DATA)
 
 #: How every verdict's evidence names its tests.
 TEST = f"t-tests on per-repetition values, Holm-corrected within the claim, α = {ALPHA:g}"
+#: How a claim's statement says a comparison must come out: the test of :data:`TEST`, in words.
+SIGNIFICANTLY = (
+    f"significantly (t-test on per-repetition values, Holm-corrected within the claim, "
+    f"α = {ALPHA:g})"
+)
 #: The verdict rule, declared once: the report's legend prints it.
 VERDICT_RULE = (
     f"{REPLICATE} Each comparison is a t-test on those per-repetition numbers (paired where two "
