@@ -35,6 +35,7 @@ LAYERS: dict[str, float] = {
     "kmdr": 0,  # the package's own __init__ (its version)
     "kmdr._log": 0,  # how much a run says (its verbosity), read by every layer
     "kmdr._io": 0,  # atomic writes, temporary files
+    "kmdr._hashing": 0,  # the canonical digest of a JSON-like value
     "kmdr._git": 0,  # the code tag of a result
     "kmdr.plugins": 0,  # the generic registry that reducers, datasets, styles register into
     "kmdr.cluster": 0,  # k-means and its seeding: the algorithms, no harness

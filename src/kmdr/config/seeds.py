@@ -14,25 +14,17 @@ from two independent streams of it: ``SeedSequence(seed).generate_state(2)`` giv
 from __future__ import annotations
 
 import hashlib
-import json
 
 import numpy as np
+
+from kmdr._hashing import canonical_json, stable_digest
 
 __all__ = ["cell_seed", "shared_seed", "stable_digest", "stable_words", "stream_seeds"]
 
 
-def _canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
-
-
-def stable_digest(obj) -> str:
-    """Hex sha256 of ``obj``'s canonical JSON (sorted keys; non-JSON values by ``str``)."""
-    return hashlib.sha256(_canonical(obj)).hexdigest()
-
-
 def stable_words(*parts) -> tuple[int, ...]:
     """Four 32-bit words of a stable hash of ``parts``: a SeedSequence ``spawn_key``."""
-    digest = hashlib.sha256(_canonical(list(parts))).digest()
+    digest = hashlib.sha256(canonical_json(list(parts))).digest()
     return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
 
 

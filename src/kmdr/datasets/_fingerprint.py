@@ -20,9 +20,10 @@ mixed with the current ones.
 from __future__ import annotations
 
 import hashlib
-import json
 
 import numpy as np
+
+from kmdr._hashing import stable_digest
 
 __all__ = ["content_fingerprint", "declared_fingerprint", "entry_fingerprint"]
 
@@ -31,8 +32,7 @@ _DIGITS = 24
 
 
 def _digest(obj) -> str:
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:_DIGITS]
+    return stable_digest(obj)[:_DIGITS]
 
 
 def _update_array(h, a) -> None:

@@ -16,6 +16,8 @@ import math
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from kmdr.engine.progress import duration_text
+
 __all__ = ["describe", "earlier_times"]
 
 _TIME_COLUMNS = ("dataset", "reducer_name", "reduce_seconds", "cluster_seconds", "shared_seconds")
@@ -60,14 +62,6 @@ def earlier_times(results_dir: str | Path, dataset: str) -> dict[str, tuple[floa
     }
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def describe(ctx, kind) -> str:
     """The dry-run report of one run (a few lines)."""
     spec = ctx.experiment
@@ -106,14 +100,14 @@ def describe(ctx, kind) -> str:
             n_shared = len(shared_works.get(red.id, ()))
             seconds = n_reductions * reduce + n_todo * cluster + n_shared * shared
             estimate += seconds
-            note = f"~{_duration(seconds)} of work" if n_todo else ""
+            note = f"~{duration_text(seconds)} of work" if n_todo else ""
         lines.append(
             f"  {red.id:<20} {n_todo:>5} to compute, {n_all - n_todo:>5} reused  {note}".rstrip()
         )
     total = f"{len(todo)} of {len(cells)} cells to compute ({len(cells) - len(todo)} reused)"
     if estimate:
         wall = estimate / max(1, ctx.parallelism.n_jobs)
-        total += f"; about {_duration(wall)} with {ctx.parallelism.n_jobs} workers"
+        total += f"; about {duration_text(wall)} with {ctx.parallelism.n_jobs} workers"
         if unknown:
             total += f", plus {unknown} cells with no estimate"
     elif todo:

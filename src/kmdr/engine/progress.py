@@ -23,11 +23,11 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["LogProgress", "progress_bar"]
+__all__ = ["LogProgress", "duration_text", "progress_bar"]
 
 
-def _duration(seconds: float) -> str:
-    """``42 s``, ``3 min 5 s``, ``2 h 07 min``."""
+def duration_text(seconds: float) -> str:
+    """``42 s``, ``3 min 5 s``, ``2 h 07 min``: how every line of a run says a duration."""
     seconds = max(0, round(seconds))
     if seconds < 60:
         return f"{seconds} s"
@@ -77,10 +77,10 @@ class LogProgress:
         elapsed = time.monotonic() - self._started
         done = self.n - self.initial
         text = f"[kmdr] {self.desc}: {self.n}/{self.total} {self.unit}s done"
-        text += f" ({done} computed), {_duration(elapsed)} elapsed"
+        text += f" ({done} computed), {duration_text(elapsed)} elapsed"
         left = self.total - self.n
         if done > 0 and left > 0:
-            text += f", about {_duration(elapsed / done * left)} left"
+            text += f", about {duration_text(elapsed / done * left)} left"
         return text
 
     def tick(self) -> None:
