@@ -295,7 +295,7 @@ def test_kmeans_copies_only_when_c_is_the_shared_data(monkeypatch):
     for name, r in (("none", 8), ("sign", 4)):
         red = make_reducer(name, r, random_state=0)
         C = red.fit_transform(X)
-        work._cluster(red, C, X, 3, settings, y, 0)
+        work.cluster_reduced(red, C, X, 3, settings, y, 0)
     assert calls == [True, False]
 
 

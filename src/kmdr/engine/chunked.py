@@ -311,18 +311,10 @@ def compute_chunked_cell(
     for a sketch reducer with a shared key (its SVD's time charged to every cell of the
     repetition, as in memory), else "per cell".
     """
-    from kmdr.engine.work import (
-        TIMING_PER_CELL,
-        TIMING_SHARED_PER_REPETITION,
-        _cluster,
-        key_text,
-    )
-    from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
+    from kmdr.engine.work import cell_metrics, cluster_reduced
+    from kmdr.metrics import kmeans_objective
 
     k = int(blocks.n_clusters if n_clusters is None else n_clusters)
-    chunked_check = chunked_refusal(cell.reducer_id, cell.reducer_name, cell.params)
-    if chunked_check is not None:
-        raise ValueError(chunked_check)
     y = np.asarray(blocks.labels())
     threads = cell.blas_threads
     start = time.perf_counter()
@@ -351,7 +343,7 @@ def compute_chunked_cell(
     _, km_seed = stream_seeds(cell.seed)
     start = time.perf_counter()
     with _limited(threads):
-        result = _cluster(reducer, C, None, k, cell.kmeans, y, km_seed)
+        result = cluster_reduced(reducer, C, None, k, cell.kmeans, y, km_seed)
     cluster_seconds = time.perf_counter() - start
     step("cluster")
     labels = result.labels
@@ -359,28 +351,18 @@ def compute_chunked_cell(
     with _limited(threads):
         objective = _objective(client, blocks_f, blocks, labels, squared_norm, mean)
         objective_reduced = kmeans_objective(C, labels)
-    scores = {
-        "accuracy": clustering_accuracy(y, labels),
-        "nmi": nmi(y, labels),
-        "ari": ari(y, labels),
-    }
+        metrics = cell_metrics(
+            y,
+            result,
+            objective=objective,
+            objective_reduced=objective_reduced,
+            # a sketch reducer's SVD over the blocks (in its reduce time), under the in-memory
+            # cell's shared key
+            shared_seconds=sketch,
+            shared_key=cell.shared_key,
+            reduce_seconds=reduce_seconds,
+            cluster_seconds=cluster_seconds,
+            shared_per_repetition=cell.shared_key is not None and sketch > 0,
+        )
     step("score")
-    return {
-        "objective": objective,
-        "objective_reduced": objective_reduced,
-        **scores,
-        "n_iter": int(result.n_iter),
-        "converged": bool(result.converged),
-        # a sketch reducer's SVD over the blocks (in its reduce time), under the in-memory
-        # cell's shared key
-        "shared_seconds": sketch,
-        "shared_key": key_text(cell.shared_key),
-        "reduce_seconds": reduce_seconds,
-        "cluster_seconds": cluster_seconds,
-        "total_seconds": reduce_seconds + cluster_seconds,
-        "reduce_timing": (
-            TIMING_SHARED_PER_REPETITION
-            if cell.shared_key is not None and sketch > 0
-            else TIMING_PER_CELL
-        ),
-    }
+    return metrics

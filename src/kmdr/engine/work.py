@@ -75,8 +75,10 @@ def compute_shared_work(name: str, params: dict, r: int, n_clusters: int, X, see
     return red.compute_shared(X, random_state=state)
 
 
-def _cluster(reducer, C, X, n_clusters: int, kmeans_settings: dict, y, random_state):
-    """Lloyd's k-means on C (or the reducer's own clustering, e.g. sparsified k-means)."""
+def cluster_reduced(reducer, C, X, n_clusters: int, kmeans_settings: dict, y, random_state):
+    """Lloyd's k-means on C with the cell's k-means settings (or the reducer's own clustering,
+    e.g. sparsified k-means); ``X``: the data C came from, or None when no process holds it
+    whole (the chunked path)."""
     from kmdr.cluster import kmeans
 
     settings = dict(kmeans_settings)
@@ -111,7 +113,7 @@ def _may_share(C, X) -> bool:
     """Whether C's values may live in X's memory (dense or CSR ``data``)."""
     a = C.data if hasattr(C, "toarray") else C
     b = X.data if hasattr(X, "toarray") else X
-    return bool(np.may_share_memory(a, b))
+    return X is not None and bool(np.may_share_memory(a, b))
 
 
 def _reduce(cell: Cell, X, n_clusters: int, shared):
@@ -128,29 +130,60 @@ def _reduce(cell: Cell, X, n_clusters: int, shared):
 
 def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, objective) -> dict:
     """Cluster C with the cell's k-means seed and score it; the cell's metric and timing columns."""
-    from kmdr.metrics import ari, clustering_accuracy, kmeans_objective, nmi
+    from kmdr.metrics import kmeans_objective
 
     _, km_seed = stream_seeds(cell.seed)
     shared_seconds = float(shared.seconds) if shared is not None else 0.0
     start = time.perf_counter()
-    result = _cluster(reducer, C, X, n_clusters, cell.kmeans, y, km_seed)
+    result = cluster_reduced(reducer, C, X, n_clusters, cell.kmeans, y, km_seed)
     cluster_seconds = time.perf_counter() - start
     labels = result.labels
-    reduce_seconds = shared_seconds + own
+    return cell_metrics(
+        y,
+        result,
+        objective=objective(labels) if objective is not None else kmeans_objective(X, labels),
+        objective_reduced=kmeans_objective(C, labels),
+        shared_seconds=shared_seconds,
+        shared_key=shared.key if shared is not None else None,
+        reduce_seconds=shared_seconds + own,
+        cluster_seconds=cluster_seconds,
+        shared_per_repetition=shared is not None,
+    )
+
+
+def cell_metrics(
+    y,
+    result,
+    *,
+    objective: float,
+    objective_reduced: float,
+    shared_seconds: float,
+    shared_key: tuple | None,
+    reduce_seconds: float,
+    cluster_seconds: float,
+    shared_per_repetition: bool,
+) -> dict:
+    """A cell's metric and timing columns, from the true labels ``y``, k-means' ``result``, F
+    (on A) and the objective on C, and the seconds each step took: the one place a cell's row
+    is made, in memory (:func:`compute_cell`) or from row blocks
+    (:func:`kmdr.engine.chunked.compute_chunked_cell`)."""
+    from kmdr.metrics import ari, clustering_accuracy, nmi
+
+    labels = result.labels
     return {
-        "objective": objective(labels) if objective is not None else kmeans_objective(X, labels),
-        "objective_reduced": kmeans_objective(C, labels),
+        "objective": objective,
+        "objective_reduced": objective_reduced,
         "accuracy": clustering_accuracy(y, labels),
         "nmi": nmi(y, labels),
         "ari": ari(y, labels),
         "n_iter": int(result.n_iter),
         "converged": bool(result.converged),
         "shared_seconds": shared_seconds,
-        "shared_key": key_text(shared.key) if shared is not None else "",
+        "shared_key": key_text(shared_key),
         "reduce_seconds": reduce_seconds,
         "cluster_seconds": cluster_seconds,
         "total_seconds": reduce_seconds + cluster_seconds,
-        "reduce_timing": TIMING_PER_CELL if shared is None else TIMING_SHARED_PER_REPETITION,
+        "reduce_timing": TIMING_SHARED_PER_REPETITION if shared_per_repetition else TIMING_PER_CELL,
     }
 
 
