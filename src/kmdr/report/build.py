@@ -21,6 +21,7 @@ other mention links to that list.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from pathlib import Path
 
@@ -166,8 +167,17 @@ def main(argv: list[str] | None = None) -> int:
         _error(f"no experiment folders under {root} (none holds cells*.csv, runs/ or "
                "leverage_scores.csv); give the results folder, nothing was written")  # fmt: skip
         return 2
+    if not os.access(root, os.W_OK | os.X_OK):
+        _error(f"{root} is not writable; give a results folder you can write to, or copy it")
+        return 2
     unread: dict[str, str] = {}
-    path = write_report(root, unread)
+    try:
+        path = write_report(root, unread)
+    except OSError as err:  # each file is written whole or not at all: none is left half-written
+        where = err.filename or root
+        _error(f"cannot write {where} ({err.strerror or err}); free that path or give a "
+               "results folder you can write to")  # fmt: skip
+        return 2
     for name, reason in unread.items():
         _error(f"{name}: not in the report ({reason}); fix or move aside its damaged files")
     print(f"kmdr-report: wrote {path} and {path.parent / 'index.html'}")
