@@ -6,8 +6,9 @@
 
 Installs nothing (the Makefile's targets do). The experiments are the Hydra presets
 ``conf/experiment/<name>.yaml`` whose ``preset.reproduce`` is ``paper`` (then those marked
-``diagnostic``), in their ``preset.order``; each is run by
-:func:`kmdr.engine.runner.run_experiment`; finished cells are kept, so an interrupted
+``diagnostic``), in their ``preset.order``; each is composed, checked and run as
+``kmdr experiment=<name>`` is (:func:`kmdr.config.objects.compose_overrides`, then
+:func:`kmdr.app.task.execute`); finished cells are kept, so an interrupted
 reproduction resumes where it stopped. An experiment whose data cannot be obtained is skipped
 with the loader's reason, printed and listed in ``<results>/SKIPPED.md``. Per-experiment wall
 times are printed at the end and written to ``<results>/reproduce_times.csv``; an experiment
@@ -66,22 +67,28 @@ REPRODUCE = ("paper", "diagnostic")
 
 
 def composed(results: str = "results", quick: bool = False, extra=()) -> dict:
-    """Every preset of ``conf/experiment``, composed as this script runs it (with ``results_dir``,
-    ``quick`` and the extra overrides), by name. All are composed before any runs, so a bad
-    override stops the script before any work."""
-    from kmdr.config.presets import composed_presets
+    """Every preset of ``conf/experiment``, composed and checked as ``kmdr experiment=<name>``
+    would be (:func:`kmdr.config.objects.compose_overrides`, with ``results_dir``, ``quick`` and
+    the extra overrides): its :class:`~kmdr.config.objects.Composed`, by name. All are composed
+    before any runs, so a bad override stops the script before any work."""
+    from kmdr.config.objects import compose_overrides
+    from kmdr.config.presets import group_options, initialized
 
     fixed = [f"results_dir={results}", f"quick={str(quick).lower()}", *extra]
-    return dict(composed_presets(overrides=fixed))
+    with initialized():
+        names = group_options("experiment")
+    return {name: compose_overrides([f"experiment={name}", *fixed]) for name in names}
 
 
 def in_order(configs: dict) -> list[str]:
     """The presets to reproduce: paper ones, then diagnostic ones, each in ``preset.order``."""
-    from kmdr.config.presets import presets
-
-    chosen = [p for p in presets(configs.items()) if p["reproduce"] in REPRODUCE]
-    chosen.sort(key=lambda p: (REPRODUCE.index(p["reproduce"]), p["order"], p["name"]))
-    return [p["name"] for p in chosen]
+    chosen = [
+        (name, job.experiment.preset_settings)
+        for name, job in configs.items()
+        if job.experiment.preset_settings["reproduce"] in REPRODUCE
+    ]
+    chosen.sort(key=lambda p: (REPRODUCE.index(p[1]["reproduce"]), p[1]["order"], p[0]))
+    return [name for name, _ in chosen]
 
 
 def experiments() -> list[str]:
@@ -251,9 +258,11 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as err:  # a run that failed (a cell, the backend, a claim): one line
             if received() is not None:  # an interrupt library code turned into this error
                 return _interrupted(Interrupted(received()), results)
+            from kmdr.app.task import RunError
+
+            what = str(err) if isinstance(err, RunError) else f"{type(err).__name__}: {err}"
             print(
-                f"[reproduce] failed ({type(err).__name__}: {' '.join(str(err).split())}); "
-                f"finished cells are kept under "
+                f"[reproduce] failed ({' '.join(what.split())}); finished cells are kept under "
                 f"{results}: run the same command to resume",
                 file=sys.stderr,
                 flush=True,
@@ -284,15 +293,10 @@ def _reproduce(
     """Run ``names`` (see :func:`main`), comparing each one's computed cells with
     ``reference``'s; 0, or 2 on a configuration error."""
     import pandas as pd
-    from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
 
     from kmdr._io import atomic_write_text
-    from kmdr.config.errors import ConfigError, one_line
-    from kmdr.config.objects import from_config
-    from kmdr.config.schema import to_container
-    from kmdr.datasets import DatasetError
-    from kmdr.engine.session import close_default_session, default_session
+    from kmdr.app.task import Skipped, UsageError, execute
+    from kmdr.engine.session import close_default_session
     from kmdr.engine.signals import raise_if_received
     from kmdr.results.compare import replaced_line, snapshot
     from kmdr.results.reading import load_runs, skip_reasons
@@ -306,28 +310,23 @@ def _reproduce(
             raise_if_received()  # a stop some library code swallowed never starts the next one
             print(f"[reproduce] {name} ...", flush=True)
             start = time.perf_counter()
+            job = configs[name]
+            before = snapshot(reference / name)  # the rows this run's cells replace
+            prior_skip = skip_reasons(results / name, load_runs(results / name))[-1:]
             try:
-                cfg = configs[name]
-                spec = from_config(cfg)
-                # One session for the loop: later experiments reuse its warm workers.
-                session = default_session(spec.execution)
-                session.prepare(spec.experiment, spec.output)
-                before = snapshot(reference / name)  # the rows this run's cells replace
-                prior_skip = skip_reasons(results / name, load_runs(results / name))[-1:]
-                # The runner draws nothing: the drawer draws it while the next one runs.
-                outcome = session.run(spec.experiment, spec.output, config=to_container(cfg))
-            except (ConfigError, HydraException, OmegaConfBaseException) as err:
-                raise_if_received()  # an interrupt the config's parser turned into an error
-                msg = err if isinstance(err, ConfigError) else one_line(err)
-                print(f"[reproduce] {name}: configuration error: {msg}", file=sys.stderr)
-                return 2
-            except DatasetError as err:  # damaged data: one line naming the file and the fix
-                raise_if_received()  # an interrupt a reader turned into a data error
+                # The one way a run goes (kmdr.app.task.execute, as the command line and
+                # kmdr.run), in the process's one session: later experiments reuse its warm
+                # workers. It draws nothing: the drawer draws it while the next one runs.
+                outcome, _, output = execute(job)
+            except Skipped as err:
+                outcome, output = err.outcome, job.output
+            except UsageError as err:
+                raise_if_received()  # an interrupt a parser or reader turned into an error
                 print(f"[reproduce] {name}: {err}", file=sys.stderr)
                 return 2
             wall = time.perf_counter() - start
             _forget_if_unchanged(outcome, prior_skip)
-            if spec.output.figures and not outcome.skipped:
+            if output.figures and not outcome.skipped:
                 drawer.submit(outcome.experiment_dir)
             rows.append(_row(name, outcome, wall))
             compared.append(replaced_line(name, outcome, before))

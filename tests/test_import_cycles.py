@@ -1,5 +1,6 @@
-"""No import circle within kmdr.app, kmdr.engine or kmdr.datasets: within each, the modules import
-one another in one direction, so each can be read (and changed) knowing only what is below it.
+"""No import circle within kmdr.app, kmdr.config, kmdr.engine or kmdr.datasets: within each,
+the modules import one another in one direction, so each can be read (and changed) knowing only
+what is below it.
 
 Every import counts, at module level or inside a function (a function-level import defers the
 circle, it does not remove it). Read with ``ast``, so every module is seen, imported or not.
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-PACKAGES = ("kmdr.app", "kmdr.engine", "kmdr.datasets")
+PACKAGES = ("kmdr.app", "kmdr.config", "kmdr.engine", "kmdr.datasets")
 
 
 def _module_name(path: Path) -> str:

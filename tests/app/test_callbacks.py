@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from test_cli import TINY, run_kmdr
 
+from _overrides import overridden
 from kmdr.app.task import JobResult
 
 pytestmark = pytest.mark.slow  # the command runs in a subprocess
@@ -119,7 +120,7 @@ def test_a_multirun_stopped_by_a_failed_job_draws_what_ran_before_it(tmp_path):
     # svd cannot give r = 40 of 12 features: the second job ends the multirun with its one-line
     # error (exit 2); the first job's cells are drawn all the same.
     results = tmp_path / "r"
-    args = [*RUN, f"results_dir={results}", "figures=true", "r_grid=[2,40]"]
+    args = [*overridden(RUN, "r_grid=[2,40]"), f"results_dir={results}", "figures=true"]
     proc = run_kmdr(["-m", *args, "reducer=sign,svd"], tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("kmdr: error: [job 1: reducer=svd]")

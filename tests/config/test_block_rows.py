@@ -8,7 +8,7 @@ import pytest
 
 from kmdr import app as cli
 from kmdr.config.errors import ConfigError
-from kmdr.config.objects import from_config
+from kmdr.config.objects import check_together, from_config
 
 TINY = [
     "dataset=synth",
@@ -77,7 +77,10 @@ def test_chunkable_reducers_are_accepted_and_the_field_is_kept():
 
 def test_the_refusal_names_every_reducer_that_can():
     with pytest.raises(ConfigError) as err:
-        from_config(_config(block_rows=10, reducers=[{"name": "sign"}, {"name": "laplacian"}]))
+        experiment, execution, _ = from_config(
+            _config(block_rows=10, reducers=[{"name": "sign"}, {"name": "laplacian"}])
+        )
+        check_together(experiment, execution)  # what Session.run checks before any work
     message = str(err.value)
     can = message.split("those that can: ")[1].split(", ")
     assert {"sign", "achlioptas", "gaussian", "sparse_embedding", "srht", "sparsified"} <= set(can)

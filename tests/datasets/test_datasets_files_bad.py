@@ -340,7 +340,9 @@ def test_reproduce_stops_in_one_line_on_a_damaged_data_file(tmp_path):
     lines = run.stderr.splitlines()
     assert len(lines) == 1, run.stderr
     (line,) = lines
-    assert line.startswith(f"[reproduce] bzmd14_orl: cached file {cache / 'orl/ORL_64x64.mat'}")
+    # the command line's line (kmdr experiment=bzmd14_orl), named by the experiment
+    cached = cache / "orl/ORL_64x64.mat"
+    assert line.startswith(f"[reproduce] bzmd14_orl: dataset 'orl': cached file {cached}")
     assert "sha256 mismatch" in line and "remove it and fetch it again (kmdr-data orl)" in line
 
 

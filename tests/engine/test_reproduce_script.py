@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _overrides import overridden
 from _procs import Proc, cell_files, children, statuses, wait_for
 from kmdr.results import locks as _locks
 
@@ -53,7 +54,7 @@ def test_every_figure_is_drawn_before_the_script_returns(tmp_path):
 
 def test_no_figures_when_the_override_says_so(tmp_path):
     args = ["--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL]
-    done = reproduce(*args, "figures=false", "r_grid=[5]")
+    done = reproduce(*overridden(args, "figures=false", "r_grid=[5]"))
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "bzmd14_orl" / "cells.csv").is_file()
     assert not (tmp_path / "bzmd14_orl" / "figures").exists()

@@ -7,7 +7,7 @@
 
 ``experiment`` is an :class:`~kmdr.config.objects.Experiment` or the command line's overrides
 (a str or a list of str), composed by Hydra's Compose API against the same primary config and
-typed schema, and checked as the command line checks them (:func:`kmdr.config.compose.checked`):
+typed schema, and checked as the command line checks them (:func:`kmdr.config.objects.checked`):
 the same cells, the same store, the same record. Successive calls in one process run in one
 session (:func:`kmdr.engine.session.default_session`), so the second call pays no start-up. What
 differs from the command line is how it ends: the run's cells come back as a DataFrame, and a
@@ -34,37 +34,71 @@ __all__ = ["run"]
 
 
 def _composed(experiment, more: tuple, execution, output, results_dir):
-    """The run's :class:`~kmdr.config.compose.Composed`, from an Experiment or overrides."""
+    """The run's :class:`~kmdr.config.objects.Composed`, from an Experiment or overrides. Every
+    setting given is used or refused: one given both ways (an override and the ``execution=``
+    or ``output=`` object, or ``results_dir`` beside ``output=``) is one ConfigError line."""
     from dataclasses import replace
 
-    from kmdr.config.checks import check_results_dir
-    from kmdr.config.compose import Composed, compose_overrides
     from kmdr.config.errors import ConfigError
-    from kmdr.config.objects import Execution, Experiment, Output, flat_dict
+    from kmdr.config.objects import (
+        Composed,
+        Execution,
+        Experiment,
+        Output,
+        compose_job,
+        flat_dict,
+    )
+    from kmdr.config.overrides import key, one_job, parse
 
+    for value, kind, word in ((execution, Execution, "execution"), (output, Output, "output")):
+        if value is not None and not isinstance(value, kind):
+            raise ConfigError(
+                f"kmdr.run's {word}= takes a kmdr.{kind.__name__}, not {value!r} "
+                f"({type(value).__name__})"
+            )
+    if results_dir is not None:
+        text = os.fspath(results_dir)  # "" stays "" (Path("") would be "."), refused as such
+        if output is not None and output.results_dir != text:
+            raise ConfigError(
+                f"results_dir is given twice (output=Output(results_dir={output.results_dir!r}) "
+                f"and results_dir={text!r}); give it once"
+            )
+        output = replace(output, results_dir=text) if output is not None else None
     if isinstance(experiment, Experiment):
         if more:
             raise ConfigError(
                 "kmdr.run takes an Experiment or override strings, not both; apply overrides "
                 "with kmdr.Experiment.preset(name, *overrides) or .from_overrides([...])"
             )
+        check_preset_name(experiment)
         execution = execution if execution is not None else Execution()
-        output = output if output is not None else Output()
-        if results_dir is not None:
-            output = replace(output, results_dir=check_results_dir(str(results_dir)))
+        if output is None:
+            output = Output() if results_dir is None else Output(results_dir=text)
         record = flat_dict(experiment, execution, output)
         return Composed(experiment, execution, output, record=record)
-    overrides = _check_overrides(experiment, more)
-    if results_dir is not None:
-        given = [o for o in overrides if isinstance(o, str) and o.startswith("results_dir=")]
+    first = [experiment] if isinstance(experiment, str) else experiment
+    if not isinstance(first, list | tuple):
+        first = [first]
+    overrides = one_job([*first, *more], "kmdr.run")
+    keys = {key(o).split(".")[0] for o in parse(overrides)}
+    for value, word in ((execution, "execution"), (output, "output")):
+        both = sorted(keys & _config_keys(value))
+        if both:
+            given = (
+                "is given both as an override" if len(both) == 1 else "are given both as overrides"
+            )
+            raise ConfigError(
+                f"{', '.join(both)} {given} and in kmdr.run's {word}= ({type(value).__name__}); "
+                "give each once"
+            )
+    if results_dir is not None and output is None:
+        given = [o for o in overrides if o.startswith("results_dir=")]
         if given:
             raise ConfigError(
-                f"results_dir is given twice ({given[0]!r} and results_dir={str(results_dir)!r}); "
-                "give it once"
+                f"results_dir is given twice ({given[0]!r} and results_dir={text!r}); give it once"
             )
-        check_results_dir(str(results_dir))
-        overrides.append(f"results_dir={_quoted(results_dir)}")
-    composed = compose_overrides(overrides)
+        overrides.append(f"results_dir={_quoted(text)}")
+    composed = compose_job(overrides)
     if execution is not None:
         composed = replace(composed, execution=execution)
     if output is not None:
@@ -72,40 +106,43 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     return composed
 
 
-def _check_overrides(experiment, more: tuple) -> list[str]:
-    """The overrides as a list; one ConfigError line for what is not one job's override."""
+def _config_keys(obj) -> set[str]:
+    """The top-level config keys the fields of ``obj`` (an Execution or Output, or None) hold."""
+    from dataclasses import fields
+
+    from kmdr.config.objects import CONFIG_KEYS
+
+    if obj is None:
+        return set()
+    return {CONFIG_KEYS.get(f.name, f.name).split(".")[0] for f in fields(obj)}
+
+
+def check_preset_name(experiment) -> None:
+    """An Experiment built in Python under the name of a preset is that preset's experiment
+    (another r-grid, other repetitions, seed or k-means settings, or some of its reducers), never
+    another dataset's or protocol's: a preset's folder holds only the preset's cells. One
+    ConfigError line otherwise, naming what differs and the fix. (The command line and
+    :meth:`~kmdr.config.objects.Experiment.preset` give such a run a folder of its own.)"""
     from kmdr.config.errors import ConfigError
+    from kmdr.config.objects import Experiment
+    from kmdr.config.presets import group_options, initialized
 
-    first = [experiment] if isinstance(experiment, str) else experiment
-    if not isinstance(first, list | tuple):
-        first = [first]
-    items = [*first, *more]
-    for text in items:
-        if not isinstance(text, str):
-            raise ConfigError(
-                f"kmdr.run takes an Experiment or override strings such as 'repeats=2', not "
-                f"{text!r} ({type(text).__name__})"
-            )
-        if text.startswith("-"):
-            raise ConfigError(
-                f"kmdr.run takes overrides (key=value), not the command-line flag {text!r}; "
-                "run one job per call (a sweep: call it once per value)"
-            )
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import HydraException
-
-    parser = OverridesParser.create()
-    for text in items:
-        try:
-            (override,) = parser.parse_overrides([text])
-        except HydraException:
-            continue  # composing it gives the command line's own line
-        if override.is_sweep_override():
-            raise ConfigError(
-                f"kmdr.run runs one job, and {text!r} is a sweep; call kmdr.run once per value "
-                "(or write a list as key=[a,b])"
-            )
-    return items
+    with initialized():
+        if experiment.name not in group_options("experiment"):
+            return
+    preset = Experiment.preset(experiment.name)
+    fixed = ("kind", "dataset", "dataset_params", "aggregation", "leverage_reducer")
+    fixed += ("leverage_r", "preset_settings")
+    differ = [name for name in fixed if getattr(experiment, name) != getattr(preset, name)]
+    if any(reducer not in preset.reducers for reducer in experiment.reducers):
+        differ.append("reducers")
+    if differ:
+        raise ConfigError(
+            f"this Experiment has the name of the preset {experiment.name} but another "
+            f"{', '.join(differ)}, and a preset's folder holds only its own experiment; give it "
+            f"a name of its own (dataclasses.replace(experiment, name=...)) or build it with "
+            f"kmdr.Experiment.preset({experiment.name!r}, ...), which names its folder"
+        )
 
 
 def run(

@@ -5,8 +5,6 @@
   a usage screen or a message that does not say what to do: an option Hydra does not have
   (``--bogus``), a value outside an option's choices (``--cfg jobs``) or missing, ``--cfg`` with
   ``-m``, and a flag placed after an override that another override follows.
-- :func:`parsed_overrides`: the tokens Hydra's override grammar reads as overrides (``kmdr.run``
-  checks its arguments with it).
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ __all__ = [
     "MULTIRUN_FLAGS",
     "command_line_problem",
     "option_problem",
-    "parsed_overrides",
     "version_line",
 ]
 
@@ -68,23 +65,6 @@ def _has(args: list[str], flags: tuple[str, ...]) -> bool:
 def _is_override(token: str) -> bool:
     """A token argparse hands to Hydra as an override (a flag's value has no ``=``)."""
     return not token.startswith("-") and "=" in token
-
-
-def parsed_overrides(args: list[str]):
-    """The tokens of ``args`` that Hydra's grammar reads as overrides, parsed."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import HydraException
-
-    parser = OverridesParser.create()
-    out = []
-    for text in args:
-        if text.startswith("-") or "=" not in text:
-            continue
-        try:
-            out += parser.parse_overrides([text])
-        except HydraException:  # a flag's value, not an override
-            continue
-    return out
 
 
 def _spellings() -> dict[str, tuple[str, object]]:

@@ -130,6 +130,8 @@ class MultirunSummary(Callback):
     def on_multirun_end(self, config, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
         files = drawing.outcome_files(sweep_dir)
+        if not files:
+            _no_job(config, sweep_dir)
         outcomes = drawing.outcomes(sweep_dir)
         counts = {s: sum(o["status"] == s for o in outcomes) for s in _WORDS}
         if outcomes and counts["planned"] == len(outcomes) and not _chose_sweep_dir(config):
@@ -154,6 +156,25 @@ class MultirunSummary(Callback):
         if where:
             line += f"; results in {', '.join(where)}"
         say(line)
+
+
+def _no_job(config, sweep_dir: Path) -> None:
+    """A sweep that expanded to no job (a ``glob`` that matches no option, an empty ``range``)
+    did nothing: one line and exit status 2, not a silent exit 0. The sweep folder Hydra made
+    for it is removed unless the command chose it. A callback's exception would be a warning
+    (Hydra's callbacks are guarded), hence the exit."""
+    from kmdr._errors import exit_error
+    from kmdr.config.overrides import parse
+
+    if not _chose_sweep_dir(config):
+        (sweep_dir / "multirun.yaml").unlink(missing_ok=True)
+        _remove_empty(sweep_dir, Path.cwd())
+    swept = [str(o.input_line) for o in parse(config.hydra.overrides.task) if o.is_sweep_override()]
+    exit_error(
+        "kmdr",
+        f"the sweep has no job: {' '.join(swept) or 'its sweeper'} expands to no value (a glob "
+        "that matches no option, an empty range); check the swept values",
+    )
 
 
 #: The outcomes of a job the summary counts, in the order its line names them.

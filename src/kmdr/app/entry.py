@@ -122,6 +122,13 @@ def _main(argv: list[str] | None) -> None:
     problem = cli_args.command_line_problem(args)
     if problem is not None:
         exit_error(PROGRAM, problem)
+    from kmdr.config.errors import ConfigError
+    from kmdr.config.overrides import check_repeated_keys
+
+    try:  # before Hydra: its sweeper (-m) and --cfg would keep the last value without a word
+        check_repeated_keys(args)
+    except ConfigError as err:
+        exit_error(PROGRAM, err)
     # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.engine.signals).
     with _arguments(argv), signals.stop_on_signals(), _raised_by_hydra() as full_error:
         try:

@@ -1,7 +1,7 @@
 """The task Hydra runs for each job of ``kmdr``: check the composed config once, run it, report.
 
 :func:`run` receives the config Hydra composed against the typed schema. It turns it into the
-run's three objects once (:func:`kmdr.config.compose.checked`: the folders of the config search
+run's three objects once (:func:`kmdr.config.objects.checked`: the folders of the config search
 path, a run of a preset that changes what the preset fixes in its own folder, the checks), and
 runs the experiment in this process's session (:func:`kmdr.engine.session.default_session`: a
 multirun's jobs share its warm workers and loaded data; the session callback closes it).
@@ -30,6 +30,7 @@ __all__ = [
     "UsageError",
     "execute",
     "finish",
+    "kept_line",
     "launcher_n_jobs",
     "run",
 ]
@@ -83,24 +84,11 @@ def launcher_n_jobs(hc) -> int:
 
 
 def _swept_keys(hc) -> set[str]:
-    """The keys a sweeper chooses: the command line's sweep overrides (``a,b``, ``glob(...)``,
-    ``range(...)``, ``interval(...)``, read with Hydra's override parser) and the sweeper's
+    """The keys a sweeper chooses: the command line's sweep overrides and the sweeper's
     ``params``."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import HydraException
+    from kmdr.config.overrides import swept_keys
 
-    parser = OverridesParser.create()
-    keys = {str(k) for k in (hc.sweeper.get("params") or {})}
-    for text in sys.argv[1:]:
-        if text.startswith("-"):
-            continue
-        try:
-            (override,) = parser.parse_overrides([text])
-        except HydraException:  # a flag's value (--cfg job), not an override
-            continue
-        if override.is_sweep_override():
-            keys.add(override.get_key_element().lstrip("+~"))
-    return keys
+    return {str(k) for k in (hc.sweeper.get("params") or {})} | swept_keys(sys.argv[1:])
 
 
 def _job_name(hc) -> str:
@@ -122,46 +110,49 @@ class RunError(RuntimeError):
 
 
 class Skipped(RunError):
-    """A run whose dataset cannot be obtained (its record says why); one line."""
+    """A run whose dataset cannot be obtained (its record says why); one line. ``outcome``: the
+    run's :class:`~kmdr.engine.runner.RunOutcome`."""
+
+    def __init__(self, message: str, outcome=None):
+        super().__init__(message)
+        self.outcome = outcome
 
 
-def execute(composed, stage: dict | None = None, launcher_jobs: int = 1):
-    """Run the checked job ``composed`` (a :class:`kmdr.config.compose.Composed`) in this
-    process's session: ``(outcome, experiment, output)``.
+def kept_line(experiment, output) -> str:
+    """Where a run's finished cells are kept (said when it stops or fails part-way)."""
+    return f"finished cells are kept under {Path(output.results_dir) / experiment.name}"
+
+
+def execute(composed, launcher_jobs: int = 1):
+    """Run the checked job ``composed`` (a :class:`kmdr.config.objects.Composed`) in this
+    process's session (:meth:`kmdr.engine.session.Session.run`: the one way every route runs an
+    experiment); ``(outcome, experiment, output)``.
 
     Raises :class:`UsageError` (a :class:`~kmdr.config.errors.ConfigError`) before any work
     for a problem with the config, :class:`RunError` for a run that fails or is skipped, and
-    KeyboardInterrupt when stopped; once cells may have been computed, ``stage["kept"]`` says
-    where the finished ones are (it stays unset before)."""
+    KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether cells
+    may have been computed)."""
     from kmdr.engine.parallel import BackendError
+    from kmdr.engine.runner import run_started
     from kmdr.engine.session import default_session
 
-    stage = {} if stage is None else stage
     experiment, output = composed.experiment, composed.output
     session = default_session(composed.execution, launcher_jobs)
+    if composed.moved:
+        _stderr(composed.moved)
     try:
-        # The run's workers start and import now, while this process loads the data (the run
-        # reuses them); a dry run starts none.
-        session.prepare(experiment, output)
-        if composed.moved:
-            _stderr(composed.moved)
-        data = session.load(experiment, output)
+        outcome = session.run(experiment, output, config=composed.record)
     except ConfigError as err:
         raise UsageError(str(err)) from None
-    kept = f"finished cells are kept under {Path(output.results_dir) / experiment.name}"
-    stage["kept"] = kept
-    try:
-        outcome = session.run(experiment, output, dataset=data, config=composed.record)
-    except ConfigError as err:
-        raise UsageError(str(err)) from None
-    except BackendError as err:
-        raise RunError(f"{err}; {kept}") from err
     except KeyboardInterrupt:
         raise
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
-        raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}); {kept}") from err
+        kept = f"; {kept_line(experiment, output)}" if run_started(err) else ""
+        if isinstance(err, BackendError):
+            raise RunError(f"{err}{kept}") from err
+        raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}){kept}") from err
     if outcome.skipped:
-        raise Skipped(f"{experiment.name} skipped: {outcome.skipped}")
+        raise Skipped(f"{experiment.name} skipped: {outcome.skipped}", outcome)
     return outcome, experiment, output
 
 
@@ -192,7 +183,8 @@ def run(cfg) -> JobResult | None:
 
     from kmdr._log import logging_for
     from kmdr.app.drawing import draw_before_stop
-    from kmdr.config.compose import check_search_path, checked
+    from kmdr.config.compose import check_search_path
+    from kmdr.config.objects import checked
 
     hc = HydraConfig.get()
     job = _job_name(hc)
@@ -200,7 +192,7 @@ def run(cfg) -> JobResult | None:
         check_search_path(hc)
     except ConfigError as err:
         exit_error(PROGRAM, f"{job}{err}")
-    stage: dict = {}
+    composed = None
     with logging_for(cfg.verbosity):
         try:
             try:
@@ -208,7 +200,7 @@ def run(cfg) -> JobResult | None:
                     composed = checked(cfg, hc)
                 except ConfigError as err:
                     raise UsageError(str(err)) from None
-                outcome, experiment, output = execute(composed, stage, launcher_n_jobs(hc))
+                outcome, experiment, output = execute(composed, launcher_n_jobs(hc))
             except (UsageError, Skipped, RunError):
                 # An error raised after a stop signal is the signal's: library code between the
                 # signal and its handling can turn the KeyboardInterrupt into another error (an
@@ -228,8 +220,11 @@ def run(cfg) -> JobResult | None:
             draw_before_stop(hc)
             exit_error(PROGRAM, err, status=1)
         except KeyboardInterrupt as err:
-            if "kept" in stage:
-                what = f"{signals.describe(err)}; {stage['kept']}: run the same command to resume"
+            from kmdr.engine.runner import run_started
+
+            if composed is not None and run_started(err):
+                kept = kept_line(composed.experiment, composed.output)
+                what = f"{signals.describe(err)}; {kept}: run the same command to resume"
             else:
                 what = f"{signals.describe(err)} before any cell was computed"
             _stderr(f"kmdr: {what}")

@@ -21,17 +21,20 @@ __all__ = [
     "MAX_SEED",
     "at_least",
     "backend_params",
+    "boolean",
     "check_against_data",
     "check_block_rows",
     "check_given",
     "check_overrides_change_cells",
     "check_preset",
     "check_reducer_params",
-    "check_repeated_keys",
     "check_results_dir",
     "choices",
     "chunked_refusal",
     "folder_name",
+    "integer",
+    "one_of",
+    "optional_text",
     "positive_seconds",
     "reducer_id",
     "seed",
@@ -56,14 +59,48 @@ def reducer_grid(r_grid, max_r: int | None) -> tuple[int, ...]:
     return tuple(r for r in r_grid if max_r is None or r <= max_r)
 
 
+def integer(value, name: str) -> int:
+    """``value`` if it is an integer (a bool is not one), else a one-line ConfigError: a typed
+    object built in Python gets the line the schema gives the command line."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ConfigError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    return int(value)
+
+
 def at_least(value: int, name: str, low: int) -> int:
-    if value < low:
+    if integer(value, name) < low:
         raise ConfigError(f"{name} must be >= {low}, got {value}")
     return int(value)
 
 
+def boolean(value, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be true or false, got {value!r} ({type(value).__name__})")
+    return value
+
+
+def one_of(value, name: str, valid, plural: str = "") -> str:
+    """``value`` (a str, or a str Enum member) as the str of one of ``valid`` (``plural``: what
+    the message calls them, e.g. "kinds")."""
+    text = getattr(value, "value", value)
+    if not isinstance(text, str) or text not in valid:
+        what = f"valid {plural}" if plural else "valid"
+        raise ConfigError(f"unknown {name} {text!r}; {what}: {choices(valid)}")
+    return text
+
+
+def optional_text(value, name: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(
+            f"{name} must be a string or null, got {value!r} ({type(value).__name__})"
+        )
+    return value
+
+
 def seed(value: int) -> int:
-    if not 0 <= value <= MAX_SEED:
+    if not 0 <= integer(value, "seed") <= MAX_SEED:
         raise ConfigError(f"seed must be an integer from 0 to 2**63-1 ({MAX_SEED}), got {value}")
     return int(value)
 
@@ -75,7 +112,7 @@ def positive_seconds(value, key: str) -> float:
 
 
 def folder_name(name: str) -> str:
-    if not _FOLDER_RE.match(name) or ".." in name:
+    if not isinstance(name, str) or not _FOLDER_RE.match(name) or ".." in name:
         raise ConfigError(
             f"name must be one folder name (letters, digits and _ . + = -, starting with a "
             f"letter or digit, no path separator, no '..'), got {name!r}"
@@ -121,7 +158,6 @@ def validated(cfg) -> dict:
         raise ConfigError(one_line(err)) from None
     out = to_container(with_quick if merged.quick else merged)
     out["quick_grid"] = quick_grid  # on record as given, not merged into itself
-    check_preset(out["preset"])
     return out
 
 
@@ -167,6 +203,12 @@ def _has_keys_outside_schema(node) -> bool:
 
 def backend_params(params: dict) -> dict:
     """``backend_params`` are keyword arguments of :func:`joblib.parallel_config`."""
+    from collections.abc import Mapping
+
+    if not isinstance(params, Mapping):
+        raise ConfigError(f"backend_params must be a mapping, got {params!r}")
+    if not params:
+        return {}
     import inspect
 
     import joblib
@@ -198,7 +240,9 @@ def check_results_dir(results_dir: str) -> str:
     import os
     from pathlib import Path
 
-    text = str(results_dir)
+    if not isinstance(results_dir, str | os.PathLike):
+        raise ConfigError(f"results_dir must be a folder's path, got {results_dir!r}")
+    text = os.fspath(results_dir)
     if not text.strip():
         raise ConfigError(
             "results_dir is empty; give the folder the results go to, e.g. "
@@ -258,8 +302,6 @@ def check_block_rows(spec, execution) -> None:
     rows = execution.block_rows
     if rows is None:
         return
-    if rows < 1:
-        raise ConfigError(f"block_rows must be >= 1 (rows per block), got {rows}")
     if execution.backend != "dask":
         raise ConfigError(
             f"block_rows={rows} reduces one cell's row blocks on a dask cluster: it needs "
@@ -311,45 +353,6 @@ def check_against_data(
             )
 
 
-def _parsed(overrides) -> list:
-    """``overrides`` read by Hydra's override parser; a string it cannot read is left out
-    (Hydra refuses it with its own line when it composes)."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import HydraException
-
-    parser = OverridesParser.create()
-    out = []
-    for text in overrides:
-        try:
-            out += parser.parse_overrides([str(text)])
-        except HydraException:
-            continue
-    return out
-
-
-def _key(override) -> str:
-    """The key an override sets, without its ``+``, ``++`` or ``~``: ``repeats``, ``reducer``,
-    ``dataset.params.n_samples``, ``group@package``."""
-    return override.get_key_element().lstrip("+~")
-
-
-def check_repeated_keys(overrides) -> None:
-    """Each key is set once: Hydra applies overrides in order, so a key given twice
-    (``repeats=1 repeats=2``, ``reducer=sign reducer=svd``, ``experiment=A experiment=B``, or
-    ``results_dir=a`` beside ``kmdr.run``'s ``results_dir=``) keeps one value and drops the other
-    without a word. Raises a one-line :class:`ConfigError` naming the key and every value given.
-    """
-    given: dict[str, list[str]] = {}
-    for override in _parsed(overrides):
-        given.setdefault(_key(override), []).append(str(override.input_line))
-    for key, texts in given.items():
-        if len(texts) > 1:
-            raise ConfigError(
-                f"{key} is given {len(texts)} times ({', '.join(texts)}): Hydra would keep the "
-                "last and ignore the others; give it once"
-            )
-
-
 _ENTRY = re.compile(r"^reducers\.(\d+)(?:\.|$)")
 
 
@@ -364,11 +367,12 @@ def check_overrides_change_cells(overrides, reducers, only: str | None) -> None:
     """
     if only is None:
         return
+    from kmdr.config.overrides import key, parse
     from kmdr.reducers import canonical_reducer
 
     entries = list(reducers or ())
-    for override in _parsed(overrides):
-        match = _ENTRY.match(_key(override))
+    for override in parse(overrides):
+        match = _ENTRY.match(key(override))
         if match is None or int(match.group(1)) >= len(entries):
             continue
         index = int(match.group(1))
@@ -383,15 +387,17 @@ def check_overrides_change_cells(overrides, reducers, only: str | None) -> None:
             )
 
 
-def check_given(overrides, reducers, only: str | None) -> None:
-    """Every setting a job is given is used, or refused in one line: no key given twice
-    (:func:`check_repeated_keys`), no override of a reducer entry the run filters out
-    (:func:`check_overrides_change_cells`), no config of the user's folder hidden by a built-in
-    of the same name (:func:`kmdr.config.presets.check_user_configs`). ``overrides``: the job's
-    (Hydra's ``hydra.overrides.task``); ``reducers``: the composed config's reducer entries;
-    ``only``: the ``reducer=`` option that filters a preset's reducers (None: none)."""
+def check_given(hc, reducers, only: str | None) -> None:
+    """Every setting a job is given is used, or refused in one line: no override of a reducer
+    entry the run filters out (:func:`check_overrides_change_cells`), no config of the user's
+    folder hidden by a built-in of the same name (:func:`kmdr.config.presets.check_user_configs`).
+    ``hc``: the job's Hydra config (its overrides, ``hydra.overrides.task``, and its config
+    sources); ``reducers``: the composed config's reducer entries; ``only``: the ``reducer=``
+    option that filters a preset's reducers (None: none). That no key is given twice is checked
+    where the overrides are read, before Hydra composes
+    (:func:`kmdr.config.overrides.check_repeated_keys`): Hydra's sweeper keeps only the last
+    value of a key, so a job would never see both."""
     from kmdr.config.presets import check_user_configs
 
-    check_repeated_keys(overrides)
-    check_overrides_change_cells(overrides, reducers, only)
-    check_user_configs()
+    check_overrides_change_cells(hc.overrides.task, reducers, only)
+    check_user_configs(hc)

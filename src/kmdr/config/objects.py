@@ -12,32 +12,49 @@ reads, one per concern:
 * :class:`Output`: what is written and said (the results folder, figures, the progress bar,
   verbosity, a dry run that writes nothing).
 
-The schema validates keys, types and enumerations (:func:`~kmdr.config.checks.validated`),
-:mod:`kmdr.config.checks` the ranges and names. A problem is a :class:`ConfigError` of one line
-naming it and the valid choices, raised before anything runs. The objects' parts are the schema's
+The one way from what the user gave to these objects, for the command line, ``kmdr.run``,
+:meth:`Experiment.preset` and ``make reproduce``: :func:`checked` takes what Hydra composed for one
+job (the config and its Hydra config) and returns a :class:`Composed` (the three objects, the
+resolved config a run records, and the line saying that a run of a preset which changes what the
+preset fixes got a folder of its own); :func:`compose_overrides` composes override strings with
+Hydra's Compose API against the same primary config and schema, and hands the result to
+:func:`checked`.
+
+The schema validates keys, types and enumerations (:func:`~kmdr.config.checks.validated`); each
+object checks its own fields when it is constructed, so one built or changed in Python is held to
+the same rules, with the same one-line :class:`ConfigError` naming the problem and the valid
+choices, raised before anything runs. The objects' parts are the schema's
 own dataclasses (:class:`~kmdr.config.schema.ReducerConfig` with its id and label resolved,
 :class:`~kmdr.config.schema.KMeansConfig` with MATLAB's ``sample`` read as ``random``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import NamedTuple
 
 from kmdr.config import checks
 from kmdr.config.checks import reducer_grid
+from kmdr.config.compose import PRIMARY_CONFIG, composition_problem, only_reducer, own_folder
 from kmdr.config.errors import ConfigError
 from kmdr.config.kinds import KINDS
 from kmdr.config.schema import KMeansConfig, ReducerConfig
 
 __all__ = [
+    "CONFIG_KEYS",
     "FIRST_OF_CLASS",
     "KMEANS_INITS",
+    "Composed",
     "ConfigError",
     "Configured",
     "Execution",
     "Experiment",
     "Output",
+    "check_together",
+    "checked",
+    "compose_job",
+    "compose_overrides",
     "flat_dict",
     "from_config",
     "reducer_grid",
@@ -78,6 +95,40 @@ class Experiment:
     #: reproduce, note), every key set, enums as strings.
     preset_settings: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """Check every field (a one-line :class:`ConfigError`), as the command line checks its
+        config: an Experiment built or changed in Python (``dataclasses.replace``) is held to
+        the same rules. The r-grid is kept sorted without repeats, each reducer's id and label
+        resolved (the registry's), MATLAB's ``kmeans.init=sample`` read as ``random``."""
+        from kmdr.config.schema import Aggregation, LeverageReducer
+
+        checks.folder_name(self.name)
+        checks.one_of(self.kind, "kind", KINDS, "kinds")
+        _set(self, "dataset", _dataset(self.dataset))
+        if not isinstance(self.dataset_params, Mapping):
+            raise ConfigError(f"dataset_params must be a mapping, got {self.dataset_params!r}")
+        _set(self, "r_grid", _r_grid(self.kind, self.r_grid))
+        _set(self, "reducers", _reducers(self.kind, self.reducers, self.r_grid))
+        checks.at_least(self.repeats, "repeats", 1)
+        checks.seed(self.seed)
+        _set(self, "kmeans", _kmeans(self.kmeans))
+        _set(
+            self,
+            "aggregation",
+            checks.one_of(self.aggregation, "aggregation", _values(Aggregation)),
+        )
+        reducer = checks.one_of(self.leverage_reducer, "leverage.reducer", _values(LeverageReducer))
+        _set(self, "leverage_reducer", reducer)
+        checks.at_least(self.leverage_r, "leverage.r", 1)
+        checks.at_least(self.blas_threads, "blas_threads", 1)
+        if not isinstance(self.preset_settings, Mapping):
+            raise ConfigError(f"preset_settings must be a mapping, got {self.preset_settings!r}")
+        if self.preset_settings:
+            from kmdr.config.schema import PresetConfig
+
+            defaults = asdict(PresetConfig())
+            checks.check_preset({k: self.preset_settings.get(k, defaults[k]) for k in defaults})
+
     @classmethod
     def preset(cls, name: str, *overrides: str) -> Experiment:
         """The experiment of preset ``name`` (``conf/experiment/<name>.yaml``), with
@@ -89,8 +140,6 @@ class Experiment:
         """The experiment the command line would run with ``overrides`` (a str or a list of
         them, e.g. ``["experiment=bzmd14_orl", "repeats=1"]``), composed and checked as it
         checks them (a :class:`ConfigError` of one line otherwise)."""
-        from kmdr.config.compose import compose_overrides
-
         return compose_overrides(overrides).experiment
 
 
@@ -117,6 +166,26 @@ class Execution:
     warmup: bool = True
     block_rows: int | None = None
 
+    def __post_init__(self) -> None:
+        """Check every field (a one-line :class:`ConfigError`), as the command line does."""
+        from kmdr.config.schema import Backend
+
+        if checks.integer(self.n_jobs, "n_jobs") == 0:
+            raise ConfigError(
+                "n_jobs must be a positive number of workers or negative (-1: all cores), got 0"
+            )
+        _set(self, "backend", checks.one_of(self.backend, "backend", _values(Backend)))
+        _set(self, "backend_params", checks.backend_params(self.backend_params))
+        checks.optional_text(self.dask_scheduler, "dask.scheduler")
+        checks.optional_text(self.ray_address, "ray.address")
+        _set(self, "claim_timeout", checks.positive_seconds(self.claim_timeout, "claim_timeout"))
+        checks.optional_text(self.data_dir, "data_dir")
+        if self.data_dir == "":
+            _set(self, "data_dir", None)
+        checks.boolean(self.warmup, "warmup")
+        if self.block_rows is not None and checks.integer(self.block_rows, "block_rows") < 1:
+            raise ConfigError(f"block_rows must be >= 1 (rows per block), got {self.block_rows}")
+
 
 @dataclass(frozen=True)
 class Output:
@@ -129,6 +198,45 @@ class Output:
     progress_every: float = 30.0
     verbosity: str = "normal"
     dry_run: bool = False
+
+    def __post_init__(self) -> None:
+        """Check every field (a one-line :class:`ConfigError`), as the command line does; the
+        results folder must be one results can be written under
+        (:func:`~kmdr.config.checks.check_results_dir`)."""
+        from kmdr.config.schema import Verbosity
+
+        _set(self, "results_dir", checks.check_results_dir(self.results_dir))
+        checks.boolean(self.figures, "figures")
+        if self.progress is not None:
+            checks.boolean(self.progress, "progress")
+        _set(self, "progress_every", checks.positive_seconds(self.progress_every, "progress_every"))
+        _set(self, "verbosity", checks.one_of(self.verbosity, "verbosity", _values(Verbosity)))
+        checks.boolean(self.dry_run, "dry_run")
+
+
+#: The config key (:class:`~kmdr.config.schema.RunConfig`) each field of the three objects holds,
+#: where it is not the field's own name.
+CONFIG_KEYS = {
+    "dataset": "dataset.name",
+    "dataset_params": "dataset.params",
+    "leverage_reducer": "leverage.reducer",
+    "leverage_r": "leverage.r",
+    "preset_settings": "preset",
+    "dask_scheduler": "dask.scheduler",
+    "ray_address": "ray.address",
+}
+
+
+def _from_keys(cls, config: dict):
+    """``cls`` (Execution or Output) built from a checked config's keys, field by field."""
+
+    def value(path: str):
+        node = config
+        for part in path.split("."):
+            node = node[part]
+        return node
+
+    return cls(**{f.name: value(CONFIG_KEYS.get(f.name, f.name)) for f in fields(cls)})
 
 
 class Configured(NamedTuple):
@@ -150,48 +258,84 @@ def flat_dict(experiment: Experiment, execution: Execution, output: Output) -> d
     return out
 
 
-def _reducers(raw: list[dict], only: str | None) -> tuple[ReducerConfig, ...]:
-    """The reducer entries with id and label resolved, from the registry's facts (no class)."""
-    from kmdr.reducers import (
-        available_reducers,
-        canonical_reducer,
-        reducer_label,
-        unusable_plugin,
-    )
+def _set(obj, name: str, value) -> None:
+    """Set a field of a frozen object while it is constructed (its normalised value)."""
+    object.__setattr__(obj, name, value)
 
+
+def _values(enum) -> tuple[str, ...]:
+    return tuple(member.value for member in enum)
+
+
+def _reducer_entries(raw: list[dict], only: str | None) -> tuple[ReducerConfig, ...]:
+    """A config's reducer entries (alias names stored as the names they mean), only those of
+    the registry name or id ``only`` when it is given."""
+    from kmdr.reducers import canonical_reducer
+
+    specs = tuple(
+        ReducerConfig(
+            canonical_reducer(entry["name"]),
+            entry.get("id"),
+            entry.get("label"),
+            dict(entry.get("params") or {}),
+            entry.get("max_r"),
+        )
+        for entry in raw
+    )
+    if only is not None and raw:
+        kept = tuple(s for s in specs if only in (s.name, s.id or s.name))
+        if not kept:
+            raise ConfigError(
+                f"reducer={only} is not part of this experiment; its reducers are: "
+                f"{checks.choices(sorted({entry['name'] for entry in raw}))}"
+            )
+        return kept
+    return specs
+
+
+def _reducers(kind: str, reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
+    """The reducers of an experiment of ``kind``, each with its id and label resolved from the
+    registry's facts (no class imported), checked: known names, unique ids, a ``max_r`` that
+    keeps some r of the grid."""
+    from kmdr.reducers import available_reducers, reducer_label, unusable_plugin
+
+    if kind != "cells":
+        return ()
     names = available_reducers()
-    if not raw:
+    if isinstance(reducers, str | Mapping) or not reducers:
         raise ConfigError(
             f"reducers must be a non-empty list; pick one with reducer=<name>, one of: "
             f"{checks.choices(names)}"
         )
     specs = []
-    for entry in raw:
-        name = canonical_reducer(entry["name"])  # an alias is stored as the name it means
-        if name not in names or unusable_plugin(name):
+    for red in reducers:
+        if not isinstance(red, ReducerConfig):
+            raise ConfigError(f"a reducer is a kmdr.ReducerConfig, got {red!r}")
+        if red.name not in names or unusable_plugin(red.name):
             raise ConfigError(
-                unusable_plugin(name)
-                or f"unknown reducer {name!r}; valid reducers: {checks.choices(names)}"
+                unusable_plugin(red.name)
+                or f"unknown reducer {red.name!r}; valid reducers: {checks.choices(names)}"
             )
-        rid = checks.reducer_id(str(entry.get("id") or name))
-        label = str(entry.get("label") or reducer_label(name))
-        max_r = entry.get("max_r")
+        rid = checks.reducer_id(str(red.id or red.name))
+        label = str(red.label or reducer_label(red.name))
+        max_r = red.max_r
         if max_r is not None:
             max_r = checks.at_least(max_r, f"reducers.{rid}.max_r", 1)
-        specs.append(ReducerConfig(name, rid, label, dict(entry.get("params") or {}), max_r))
+        if not isinstance(red.params, Mapping):
+            raise ConfigError(f"reducers.{rid}.params must be a mapping, got {red.params!r}")
+        specs.append(ReducerConfig(red.name, rid, label, dict(red.params), max_r))
     ids = [s.id for s in specs]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
         raise ConfigError(
             f"reducer ids must be unique in an experiment; repeated: {checks.choices(dup)}"
         )
-    if only is not None:
-        specs = [s for s in specs if only in (s.name, s.id)]
-        if not specs:
-            raise ConfigError(
-                f"reducer={only} is not part of this experiment; its reducers are: "
-                f"{checks.choices(sorted({entry['name'] for entry in raw}))}"
-            )
+    empty = [red.id for red in specs if not reducer_grid(r_grid, red.max_r)]
+    if empty:
+        raise ConfigError(
+            f"max_r of reducer(s) {checks.choices(empty)} is below every r of r_grid="
+            f"{list(r_grid)}: raise max_r or add a smaller r to r_grid"
+        )
     return tuple(specs)
 
 
@@ -202,11 +346,11 @@ def _dataset(name: str) -> str:
         raise ConfigError(
             f"no dataset is set; choose one with dataset=<name>: {checks.choices(DATASETS)}"
         )
-    if name not in DATASETS.names():  # a plug-in that fails to load is named when run
+    if not isinstance(name, str) or name not in DATASETS.names():
         from kmdr.datasets import plugin_clash
 
         # A name two plug-ins declare is no dataset: say which packages clash.
-        clash = plugin_clash(name)
+        clash = plugin_clash(name) if isinstance(name, str) else None
         raise ConfigError(
             clash or f"unknown dataset {name!r}; valid datasets: {checks.choices(DATASETS)}"
         )
@@ -224,119 +368,160 @@ def _dataset_params(name: str, params) -> dict:
         raise ConfigError(str(err)) from None
 
 
-def _r_grid(kind: str, grid: list[int]) -> tuple[int, ...]:
+def _r_grid(kind: str, grid) -> tuple[int, ...]:
     if kind not in ("cells", "sampling_lemma"):  # the kinds that sweep r
         return ()
-    if not grid:
-        raise ConfigError("r_grid must be a non-empty list of positive integers, got []")
-    bad = [g for g in grid if g < 1]
+    if isinstance(grid, str) or not grid:
+        raise ConfigError(f"r_grid must be a non-empty list of positive integers, got {grid!r}")
+    bad = [g for g in grid if isinstance(g, bool) or not isinstance(g, int) or g < 1]
     if bad:
         invalid = checks.choices(bad)
         raise ConfigError(f"r_grid must hold positive integers only; invalid: {invalid}")
-    return tuple(sorted(set(grid)))
+    return tuple(sorted({int(g) for g in grid}))
 
 
-def _blas_threads(value: int, backend: str, n_jobs: int) -> int:
+def _blas_threads(threads: int, backend: str, n_jobs: int) -> None:
     """``blas_threads``, checked against the backend that runs the workers.
 
     The threading backend's workers are threads of one process, which share its BLAS thread count
     (scikit-learn's k-means sets it to one while it runs): with more than one thread per worker, a
     cell's numbers would depend on what the other threads are computing at that moment.
     """
-    threads = checks.at_least(value, "blas_threads", 1)
     if threads > 1 and backend == "threading" and n_jobs != 1:
         raise ConfigError(
             f"blas_threads={threads} with backend=threading and n_jobs={n_jobs}: the workers are "
             "threads of one process sharing one BLAS thread count, so a cell's numbers would "
             "depend on the other threads; use blas_threads=1, n_jobs=1 or backend=loky"
         )
-    return threads
 
 
-def _kmeans(km: dict) -> KMeansConfig:
-    if km["init"] not in KMEANS_INITS:
-        raise ConfigError(
-            f"unknown kmeans.init {km['init']!r}; valid: {checks.choices(KMEANS_INITS)}"
-        )
-    if km["tol"] < 0:
-        raise ConfigError(f"kmeans.tol must be a number >= 0, got {km['tol']!r}")
+def _kmeans(km) -> KMeansConfig:
+    if not isinstance(km, KMeansConfig):
+        raise ConfigError(f"kmeans must be a kmdr KMeansConfig, got {km!r}")
+    init = checks.one_of(km.init, "kmeans.init", KMEANS_INITS)
+    if isinstance(km.tol, bool) or not isinstance(km.tol, int | float) or km.tol < 0:
+        raise ConfigError(f"kmeans.tol must be a number >= 0, got {km.tol!r}")
     from kmdr.cluster import INITS
 
     return KMeansConfig(
-        n_init=checks.at_least(km["n_init"], "kmeans.n_init", 1),
-        max_iter=checks.at_least(km["max_iter"], "kmeans.max_iter", 1),
+        n_init=checks.at_least(km.n_init, "kmeans.n_init", 1),
+        max_iter=checks.at_least(km.max_iter, "kmeans.max_iter", 1),
         # 'sample' (MATLAB's old name) is random; first_of_class is the runner's to resolve.
-        init=str(INITS.get(km["init"], km["init"])),
-        tol=float(km["tol"]),
-        online_phase=bool(km["online_phase"]),
+        init=str(INITS.get(init, init)),
+        tol=float(km.tol),
+        online_phase=checks.boolean(km.online_phase, "kmeans.online_phase"),
     )
+
+
+def check_together(experiment: Experiment, execution: Execution) -> None:
+    """What one object alone cannot tell: ``blas_threads`` against the backend, and
+    ``block_rows`` against the experiment's kind and reducers
+    (:func:`~kmdr.config.checks.check_block_rows`). A one-line :class:`ConfigError`."""
+    _blas_threads(experiment.blas_threads, execution.backend, execution.n_jobs)
+    checks.check_block_rows(experiment, execution)
 
 
 def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
     """Check ``cfg`` (a DictConfig or mapping, see :class:`~kmdr.config.schema.RunConfig`)
-    and return the run's :class:`Experiment`, :class:`Execution` and :class:`Output`.
+    and return the run's :class:`Experiment`, :class:`Execution` and :class:`Output`, each of
+    which checks its own fields when constructed.
 
     ``only_reducer``: keep only the reducers of that registry name or id (``kmdr
     experiment=X reducer=sign``). With ``quick: true`` the ``quick_grid`` mapping is merged over
-    the config first (the reduced grids of ``scripts/reproduce.py --quick``). The reducers'
-    constructor parameters are checked when a run computes
-    (:func:`~kmdr.config.checks.check_reducer_params`), the r-grid against the data once its
-    shape is known (:func:`~kmdr.config.checks.check_against_data`).
+    the config first (the reduced grids of ``scripts/reproduce.py --quick``). What the objects
+    alone cannot tell is checked when they run (:meth:`kmdr.engine.session.Session.run`): the
+    experiment against the execution (:func:`check_together`), the reducers' constructor
+    parameters (:func:`~kmdr.config.checks.check_reducer_params`), and the r-grid against the
+    data once its shape is known (:func:`~kmdr.config.checks.check_against_data`).
     """
     c = checks.validated(cfg)
-    name = checks.folder_name(c["name"])
-    kind = c["kind"]
-    if kind not in KINDS:
-        raise ConfigError(f"unknown kind {kind!r}; valid kinds: {checks.choices(KINDS)}")
+    kind = checks.one_of(c["kind"], "kind", KINDS, "kinds")
     dataset = _dataset(c["dataset"]["name"])
-    reducers = _reducers(c["reducers"], only_reducer) if kind == "cells" else ()
-    if c["n_jobs"] == 0:
-        raise ConfigError(
-            "n_jobs must be a positive number of workers or negative (-1: all cores), got 0"
-        )
-    blas = _blas_threads(c["blas_threads"], c["backend"], int(c["n_jobs"]))
-    data_dir = c["data_dir"]
-    r_grid = _r_grid(kind, c["r_grid"])
-    if kind == "cells":
-        empty = [red.id for red in reducers if not reducer_grid(r_grid, red.max_r)]
-        if empty:
-            raise ConfigError(
-                f"max_r of reducer(s) {checks.choices(empty)} is below every r of r_grid="
-                f"{list(r_grid)}: raise max_r or add a smaller r to r_grid"
-            )
     experiment = Experiment(
-        name=name,
+        name=c["name"],
         dataset=dataset,
         dataset_params=_dataset_params(dataset, c["dataset"]["params"]),
-        reducers=reducers,
-        r_grid=r_grid,
-        repeats=checks.at_least(c["repeats"], "repeats", 1),
-        seed=checks.seed(c["seed"]),
-        kmeans=_kmeans(c["kmeans"]),
+        reducers=_reducer_entries(c["reducers"], only_reducer) if kind == "cells" else (),
+        r_grid=c["r_grid"],
+        repeats=c["repeats"],
+        seed=c["seed"],
+        kmeans=KMeansConfig(**c["kmeans"]),
         kind=kind,
-        aggregation=str(c["aggregation"]),
-        leverage_reducer=str(c["leverage"]["reducer"]),
-        leverage_r=checks.at_least(c["leverage"]["r"], "leverage.r", 1),
-        blas_threads=blas,
+        aggregation=c["aggregation"],
+        leverage_reducer=c["leverage"]["reducer"],
+        leverage_r=c["leverage"]["r"],
+        blas_threads=c["blas_threads"],
         preset_settings=dict(c["preset"]),
     )
-    execution = Execution(
-        n_jobs=int(c["n_jobs"]),
-        backend=str(c["backend"]),
-        backend_params=checks.backend_params(c["backend_params"]),
-        dask_scheduler=c["dask"]["scheduler"],
-        ray_address=c["ray"]["address"],
-        claim_timeout=checks.positive_seconds(c["claim_timeout"], "claim_timeout"),
-        data_dir=None if data_dir in (None, "") else str(data_dir),
-        block_rows=None if c["block_rows"] is None else int(c["block_rows"]),
+    return Configured(experiment, _from_keys(Execution, c), _from_keys(Output, c))
+
+
+@dataclass(frozen=True)
+class Composed:
+    """One job's checked objects, the resolved config its run records, and the line announcing
+    that it runs in a folder of its own (None when it does not)."""
+
+    experiment: Experiment
+    execution: Execution
+    output: Output
+    record: dict
+    moved: str | None = None
+
+    @property
+    def objects(self) -> Configured:
+        return Configured(self.experiment, self.execution, self.output)
+
+
+def checked(cfg, hc) -> Composed:
+    """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
+    run's objects, once (see the module docstring). Raises a one-line ConfigError."""
+    from kmdr.config.checks import check_given, check_preset
+    from kmdr.config.schema import to_container
+
+    choices = dict(hc.runtime.choices)
+    # Every setting given is used, or refused: a key given twice, an override of a reducer entry
+    # the run filters out, a user config hidden by a built-in of the same name.
+    check_given(hc, cfg.get("reducers"), only_reducer(choices))
+    preset = {key: cfg.preset[key] for key in ("paper", "figure", "section")}
+    moved = own_folder(
+        cfg, choices, hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
     )
-    checks.check_block_rows(experiment, execution)
-    output = Output(
-        results_dir=checks.check_results_dir(c["results_dir"]),
-        figures=bool(c["figures"]),
-        progress=c["progress"],
-        progress_every=checks.positive_seconds(c["progress_every"], "progress_every"),
-        verbosity=str(c["verbosity"]),
-        dry_run=bool(c["dry_run"]),
-    )
-    return Configured(experiment, execution, output)
+    if moved:  # the preset's own metadata, which the changed run dropped for an ad-hoc run's
+        check_preset(preset)
+    objects = from_config(cfg, only_reducer=only_reducer(choices))
+    record = to_container(cfg)
+    record["choices"] = {k: v for k, v in choices.items() if "/" not in k}
+    record["overrides"] = list(hc.overrides.task)
+    return Composed(*objects, record=record, moved=moved)
+
+
+def compose_overrides(overrides, caller: str = "this") -> Composed:
+    """Compose ``overrides`` (a str or a list of str in the command line's grammar: one job's,
+    :func:`kmdr.config.overrides.one_job`) as the command line composes one job, and check it
+    (:func:`checked`). ``caller`` names the function in a message about the overrides."""
+    from kmdr.config.overrides import one_job
+
+    return compose_job(one_job(overrides, caller))
+
+
+def compose_job(items: list[str]) -> Composed:
+    """:func:`compose_overrides` of overrides already read as one job's."""
+    from hydra import compose
+    from omegaconf import open_dict, read_write
+
+    from kmdr.config.presets import initialized
+
+    with initialized():
+        try:
+            cfg = compose(PRIMARY_CONFIG, overrides=items, return_hydra_config=True)
+        except Exception as err:
+            problem = composition_problem(err)
+            if problem is None:
+                raise
+            raise ConfigError(problem) from None
+        # The job's Hydra config, read from the composed config itself: Hydra's global
+        # HydraConfig is the app's (hydra.main sets it), never set here and left behind.
+        hc = cfg.hydra
+        with read_write(cfg), open_dict(cfg):  # the job's config, as under hydra.main
+            del cfg["hydra"]
+        return checked(cfg, hc)

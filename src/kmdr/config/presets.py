@@ -295,7 +295,7 @@ def _where(source, path: str) -> str:
     return f"{source.path.removeprefix('file://')}/{path}.yaml"
 
 
-def check_user_configs() -> None:
+def check_user_configs(hc) -> None:
     """A config in a folder the user added to Hydra's search path (``-cd DIR``) never loses
     silently to a built-in of the same name.
 
@@ -304,7 +304,8 @@ def check_user_configs() -> None:
     ``dataset/orl.yaml`` or ``experiment/bzmd14_orl.yaml`` would be ignored and the built-in run
     in its place. Such a file is refused in one line (:class:`ConfigError`) naming both files
     and the fix, unless it is the built-in's copy. Call it with Hydra initialized (inside the
-    task, or :func:`initialized`).
+    task, or :func:`initialized`); ``hc``: the job's Hydra config (the folders its
+    ``hydra.searchpath`` added).
     """
     from hydra.core.global_hydra import GlobalHydra
 
@@ -317,7 +318,7 @@ def check_user_configs() -> None:
             if first is not None and not _same_config(source, first, path):
                 _refuse(_where(source, path), first, path)
     # hydra.searchpath's folders join the search path per composition, after all of the above
-    for folder in _searchpath_folders():
+    for folder in _searchpath_folders(hc):
         for file in sorted(folder.rglob("*.yaml")):
             path = file.relative_to(folder).with_suffix("").as_posix()
             first = next((s for s in sources if s.is_config(path)), None)
@@ -325,15 +326,12 @@ def check_user_configs() -> None:
                 _refuse(str(file), first, path)
 
 
-def _searchpath_folders() -> list[Path]:
-    """The folders ``hydra.searchpath`` added to the job's search path (Hydra's runtime record)."""
-    from hydra.core.hydra_config import HydraConfig
-
-    if not HydraConfig.initialized():
-        return []
+def _searchpath_folders(hc) -> list[Path]:
+    """The folders ``hydra.searchpath`` added to the job's search path (Hydra's runtime record
+    in the job's Hydra config ``hc``)."""
     return [
         Path(s.path)
-        for s in HydraConfig.get().runtime.config_sources
+        for s in hc.runtime.config_sources
         if s.schema == "file"
         and str(s.provider).startswith("hydra.searchpath")
         and Path(s.path).is_dir()

@@ -208,6 +208,9 @@ class RunConfig:
     backend_params: dict[str, Any] = field(default_factory=dict)
     dask: DaskConfig = field(default_factory=DaskConfig)
     ray: RayConfig = field(default_factory=RayConfig)
+    # Start the worker pool (or dask LocalCluster) in the background while the data loads; false
+    # starts it when the first job needs it.
+    warmup: bool = True
     # Rows per block of one cell's data (backend=dask only): each cell's data are read as row
     # blocks, reduced on the dask workers and never held whole in one process; only reducers that
     # run on row blocks are accepted. null: every cell holds the whole matrix (the usual path).

@@ -1,28 +1,26 @@
-"""The experiment runner: one run of an :class:`~kmdr.config.objects.Experiment` in a
-:class:`~kmdr.engine.session.Session` (:func:`execute`).
+"""The experiment runner: one run of an :class:`~kmdr.config.objects.Experiment`
+(:func:`execute`), called by :meth:`kmdr.engine.session.Session.run` once the session has checked
+the config, started the workers and loaded the data. What the run uses of the session comes as one
+typed value, :class:`RunServices`; the runner never holds the session.
 
-1. load the data and check the config against its shape (nothing is written before this);
+1. check the config against the data's shape (nothing is written before this);
 2. write the run record (``runs/<run_id>.json``, status ``running``);
-   (meanwhile the session's loky pool starts and its workers import what cells need, or the
-   run's dask LocalCluster starts, closed if the run ends before using it:
-   :meth:`~kmdr.engine.session.Session.prepare`);
 3. start the parallel backend (:mod:`~kmdr.engine.parallel`) and hand the run to its
    experiment kind (:mod:`~kmdr.config.kinds`: ``cells`` sweeps cells,
    ``leverage_scores`` draws bmd09 Figure 1's scores);
 4. close the record with the status (complete, interrupted, failed with its one-line reason).
 
-Before any of that a run that computes checks its reducers' parameters against their classes
-(:func:`~kmdr.config.checks.check_reducer_params`). With ``dry_run`` it stops after planning: it
-prints what it would compute and reuse and an estimate of the time, and writes nothing. A dry run
-given the data's declared facts (:class:`~kmdr.datasets.DeclaredData`) plans from its shape,
-sparsity and fingerprint without loading it (``ctx.X`` is then a
-:class:`~kmdr.reducers.DataFacts` that loads the matrix only if a reducer's plan needs it). The
-summaries and figures are the caller's to draw (:func:`kmdr.app.drawing.draw`): the run layer
-does not know how results are presented.
+With ``dry_run`` it stops after planning: it prints what it would compute and reuse and an
+estimate of the time, and writes nothing. A dry run given the data's declared facts
+(:class:`~kmdr.datasets.DeclaredData`) plans from its shape, sparsity and fingerprint without
+loading it (``ctx.X`` is then a :class:`~kmdr.reducers.DataFacts` that loads the matrix only if a
+reducer's plan needs it). The summaries and figures are the caller's to draw
+(:func:`kmdr.app.drawing.draw`): the run layer does not know how results are presented.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,7 +29,7 @@ from pathlib import Path
 from kmdr import _kernels
 from kmdr._errors import one_line
 from kmdr._log import say
-from kmdr.config.checks import check_against_data, check_block_rows, check_reducer_params
+from kmdr.config.checks import check_against_data
 from kmdr.config.kinds import get_kind
 from kmdr.config.objects import Execution, Experiment, Output
 from kmdr.engine import signals
@@ -42,7 +40,48 @@ from kmdr.engine.resume_check import check_resume
 from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 
-__all__ = ["RunContext", "RunOutcome", "execute", "load_data", "prepare_data"]
+__all__ = [
+    "RunContext",
+    "RunOutcome",
+    "RunServices",
+    "execute",
+    "load_data",
+    "prepare_data",
+    "run_started",
+]
+
+#: The attribute a stop or an error carries once the run it ended may have written cells.
+_STARTED = "kmdr_run_started"
+
+
+def run_started(err: BaseException) -> bool:
+    """Whether the run that ``err`` ended had started computing (its record written, cells
+    perhaps finished and kept), rather than stopping while it was checked or loaded."""
+    return bool(getattr(err, _STARTED, False))
+
+
+@dataclass(frozen=True)
+class RunServices:
+    """What one run uses of the :class:`~kmdr.engine.session.Session` it runs in, handed down as
+    one value (:meth:`~kmdr.engine.session.Session.services`): the engine never holds the
+    session, and never calls back into it."""
+
+    #: The run's workers, resolved once by the session.
+    parallelism: Parallelism
+    #: This process's :class:`~kmdr.engine.session.ProcessState` (thread pools, the memo of
+    #: shared reductions, the data a worker obtained, the plug-ins checked for reproducibility).
+    state: object
+    #: The session's lock heartbeat, given to the run's store (its claims' sign of life).
+    heartbeat: object
+    #: The run's joblib backend, not yet entered: entering it starts it and yields its
+    #: description for the record and its dask client (None off dask).
+    backend: contextlib.AbstractContextManager
+    #: The entry function of every job (picklable by reference), and the function a dask worker
+    #: runs to drop a run's data after it.
+    worker_job: Callable
+    forget_worker_data: Callable
+    #: ``ticking(progress)``: a context that ticks a logged progress bar from the session's thread.
+    ticking: Callable
 
 
 @dataclass
@@ -72,9 +111,8 @@ class RunContext:
     experiment: Experiment
     execution: Execution
     output: Output
-    #: The :class:`~kmdr.engine.session.Session` the run is in: its workers' entry
-    #: (``session.worker_job``), this process's state (``session.state``).
-    session: object
+    #: What the run uses of its session (workers' entry, this process's state, the backend).
+    services: RunServices
     dataset: object
     X: object
     y: object
@@ -85,6 +123,8 @@ class RunContext:
     parallelism: Parallelism
     log: Callable[[str], None]
     progress: Callable
+    #: The dask client of a run on ``backend=dask`` once its backend started (else None).
+    client: object = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -183,43 +223,40 @@ def _data_of(experiment: Experiment, execution: Execution, dataset):
 
 
 def execute(
-    session,
+    services: RunServices,
     experiment: Experiment,
+    execution: Execution,
     output: Output,
+    dataset,
     *,
-    dataset=None,
     config: dict | None = None,
     log: Callable[[str], None] | None = None,
 ) -> RunOutcome:
-    """One run of ``experiment`` in ``session`` (:meth:`kmdr.engine.session.Session.run` calls
-    it); see the module docstring.
+    """One run of ``experiment`` on ``dataset`` with ``services``; see the module docstring.
 
-    ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` (default: load it), the
-    :class:`~kmdr.datasets.DatasetUnavailable` its loading raised, or, for a dry run, its
-    :class:`~kmdr.datasets.DeclaredData`. ``config``: the full resolved config to record
-    (default: the three objects). ``log``: where one-line messages go (default: stderr).
+    ``dataset``: the loaded :class:`kmdr.datasets.Dataset` (or its
+    :class:`~kmdr.datasets.blocks.RowBlocks`), the :class:`~kmdr.datasets.DatasetUnavailable` its
+    loading raised, or, for a dry run, its :class:`~kmdr.datasets.DeclaredData`. ``config``: the
+    full resolved config to record (default: the three objects). ``log``: where one-line
+    messages go (default: the ``kmdr`` logger).
 
-    Raises :class:`~kmdr.config.errors.ConfigError` before writing anything when a reducer
-    does not take its parameters or the config does not fit the data. A dataset that cannot be
-    obtained is not an error: the outcome's ``skipped`` holds the reason and the record says so.
-    A backend that fails raises :class:`~kmdr.engine.parallel.BackendError` after the record says
-    ``failed``.
+    Raises :class:`~kmdr.config.errors.ConfigError` before writing anything when the config does
+    not fit the data. A dataset that cannot be obtained is not an error: the outcome's
+    ``skipped`` holds the reason and the record says so. A backend that fails raises
+    :class:`~kmdr.engine.parallel.BackendError` after the record says ``failed``.
     """
-    from kmdr.datasets import DatasetUnavailable, DeclaredData
+    from kmdr.datasets import DatasetUnavailable
 
-    execution = session.execution
     dry_run = output.dry_run
     log = log or say
     if not dry_run:
-        check_reducer_params(experiment)  # raises ConfigError before any work
-        check_block_rows(experiment, execution)
         kernels = _kernels.mismatch()
         if kernels:
             log(kernels)
     exp_dir = Path(output.results_dir) / experiment.name
     outcome = RunOutcome(experiment.name, exp_dir, new_run_id())
     started = time.perf_counter()
-    par = session.prepare(experiment, output)  # workers start while the data loads
+    par = services.parallelism
     if par.requested is not None:
         log(par.cap_message(execution.backend))
     oversubscribed = par.oversubscription_message(experiment.blas_threads)
@@ -227,16 +264,11 @@ def execute(
         log(oversubscribed)
     kind = get_kind(experiment.kind)
 
-    try:
-        if isinstance(dataset, DatasetUnavailable):  # the caller already tried to load it
-            raise dataset
-        if dataset is None or (isinstance(dataset, DeclaredData) and not dry_run):
-            dataset = _load(experiment, execution)
-    except DatasetUnavailable as err:
-        outcome.skipped = " ".join(str(err).split())
+    if isinstance(dataset, DatasetUnavailable):
+        outcome.skipped = " ".join(str(dataset).split())
         outcome.status = "skipped"
         if not dry_run:
-            store = CellStore(exp_dir, log=log, heartbeat=session.heartbeat)
+            store = CellStore(exp_dir, log=log, heartbeat=services.heartbeat)
             record = run_record(experiment, execution, output, outcome.run_id, config, par)
             record.update(status="skipped", skipped=outcome.skipped, finished_at=now())
             record.update(expected_cells=[], cells_done=[])
@@ -248,7 +280,7 @@ def execute(
     k = int(dataset.n_clusters)
     check_against_data(experiment, n, d, k, sparse=sparse)  # a ConfigError before any write
     check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
-    store = CellStore(exp_dir, log=log, heartbeat=session.heartbeat)
+    store = CellStore(exp_dir, log=log, heartbeat=services.heartbeat)
     # A dry run writes no record: it needs only the data's part of one (not the library
     # versions, whose lookup imports every library the run records).
     record = (
@@ -268,7 +300,7 @@ def execute(
         experiment,
         execution,
         output,
-        session,
+        services,
         dataset,
         X,
         y,
@@ -310,23 +342,27 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     from kmdr.engine.threads import run_threads
 
     status, outcome = "failed", ctx.outcome
-    ctx.session.wait_for_workers()  # one Parallel call at a time: the warm-up's, then the run's
     try:
         with (
-            run_threads(ctx.session.state.pools, ctx.experiment.blas_threads),
-            ctx.session.backend(ctx.experiment, ctx.parallelism) as backend,
+            run_threads(ctx.services.state.pools, ctx.experiment.blas_threads),
+            ctx.services.backend as (backend, client),
         ):
             ctx.record["backend_info"] = backend
+            ctx.client = client
             kind.run(ctx)
         status = "complete"
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         status = "interrupted"
+        setattr(err, _STARTED, True)
         raise
     except Exception as err:
         if signals.received() is not None:  # e.g. a worker the same SIGTERM ended first
             status = "interrupted"
-            raise signals.Interrupted(signals.received()) from None
+            stop = signals.Interrupted(signals.received())
+            setattr(stop, _STARTED, True)
+            raise stop from None
         outcome.error = str(err) if isinstance(err, BackendError) else one_line(err, with_type=True)
+        setattr(err, _STARTED, True)
         raise
     finally:
         outcome.status = status

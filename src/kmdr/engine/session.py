@@ -10,10 +10,10 @@ A Session holds, from its start to its end:
   the data loads (:class:`~kmdr.engine.parallel.Warmup`; ``Execution.warmup=False`` turns it off)
   or the dask LocalCluster started ahead of the run (:class:`~kmdr.engine.clusters.ClusterStart`),
   closed when the session ends if no run took it; while a run on ``backend=dask`` lasts, its
-  client (:attr:`Session.client`), to which the chunked path (``block_rows``,
-  :mod:`kmdr.engine.chunked`) sends the tasks of a cell's row blocks;
+  client, to which the chunked path (``block_rows``, :mod:`kmdr.engine.chunked`) sends the tasks
+  of a cell's row blocks;
 * the thread that writes a logged run's progress lines at a steady interval
-  (:meth:`Session.ticking`, :mod:`kmdr.engine.progress`);
+  (:func:`ticking`, :mod:`kmdr.engine.progress`);
 * the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +
   signal, finished cells kept (:func:`kmdr.engine.signals.stop_on_signals`, entered and left
   around each run of the session);
@@ -47,7 +47,8 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 
-from kmdr.config.objects import Execution, Experiment, Output
+from kmdr.config.checks import check_reducer_params
+from kmdr.config.objects import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
 from kmdr.engine.clusters import ClusterStart, LibraryLogs, wants_local_cluster
 from kmdr.engine.job_data import DataCache
@@ -61,7 +62,7 @@ from kmdr.engine.parallel import (
     wants_warmup,
 )
 from kmdr.engine.reducer_checks import Reproduced
-from kmdr.engine.runner import RunOutcome, execute
+from kmdr.engine.runner import RunOutcome, RunServices, execute
 from kmdr.engine.threads import ThreadPools
 from kmdr.engine.work import SharedWorkMemo
 from kmdr.results.locks import Heartbeat
@@ -77,6 +78,7 @@ __all__ = [
     "forget_worker_data",
     "process_state",
     "run_experiment",
+    "ticking",
     "warmup_job",
     "worker_job",
 ]
@@ -175,9 +177,6 @@ class Session:
         self._data: dict[str, object] = {}
         self._warmup: Warmup | None = None
         self._cluster: ClusterStart | None = None
-        #: The dask client of the run under way on ``backend=dask`` (None otherwise): what the
-        #: chunked path (``block_rows``) submits its block tasks to.
-        self.client = None
         self._lock = threading.Lock()
         #: The claims its runs hold, touched by the session's thread from its start to its end
         #: (see the module docstring).
@@ -287,34 +286,43 @@ class Session:
         return start
 
     @contextlib.contextmanager
-    def backend(self, experiment: Experiment, par: Parallelism) -> Iterator[dict]:
+    def backend(self, experiment: Experiment, par: Parallelism) -> Iterator[tuple[dict, object]]:
         """The joblib backend of a run of ``experiment`` (whose ``blas_threads`` its workers
         start with) with ``par``, started, active, and closed after; yields its description
-        for the run record. Raises :class:`~kmdr.engine.parallel.BackendError` (one line) when it
-        cannot start."""
+        for the run record and, on ``backend=dask``, its client (None otherwise: what the chunked
+        path sends a cell's block tasks to). Raises
+        :class:`~kmdr.engine.parallel.BackendError` (one line) when it cannot start."""
         from kmdr.engine import clusters
         from kmdr.engine.parallel import joblib_config
 
+        self.wait_for_workers()  # one Parallel call at a time: the warm-up's, then the run's
         execution = self.execution
+        clients: list = []
         if execution.backend == "dask":
             started = self._take_cluster(par) if wants_local_cluster(execution) else None
             session = clusters.dask_session(
-                execution, par, self.logs, started, on_client=self._set_client
+                execution, par, self.logs, started, on_client=clients.append
             )
         elif execution.backend == "ray":
             session = clusters.ray_session(execution, par, self.logs)
         else:
             session = contextlib.nullcontext({"backend": execution.backend})
         with session as info, joblib_config(execution, par, experiment.blas_threads):
-            yield info
+            yield info, (clients[0] if clients else None)
 
-    def _set_client(self, client) -> None:
-        self.client = client
-
-    #: The entry function of every job (picklable by reference), and the function a dask worker
-    #: runs to drop a run's data after it.
-    worker_job = staticmethod(worker_job)
-    forget_worker_data = staticmethod(forget_worker_data)
+    def services(self, experiment: Experiment, par: Parallelism) -> RunServices:
+        """What a run of ``experiment`` with ``par`` uses of this session, as the one typed
+        value the engine receives (:class:`~kmdr.engine.runner.RunServices`): the engine never
+        holds the session itself."""
+        return RunServices(
+            parallelism=par,
+            state=self.state,
+            heartbeat=self.heartbeat,
+            backend=self.backend(experiment, par),
+            worker_job=worker_job,
+            forget_worker_data=forget_worker_data,
+            ticking=ticking,
+        )
 
     def release_unused_cluster(self) -> None:
         """Close a LocalCluster started for a run that ended before using it."""
@@ -343,18 +351,6 @@ class Session:
             self._data[key] = data
         return data
 
-    @contextlib.contextmanager
-    def ticking(self, progress) -> Iterator[None]:
-        """Call ``progress.tick()`` every :data:`TICK` seconds from a thread of this session
-        while the block runs, when ``progress`` has a ``tick`` (a
-        :class:`~kmdr.engine.progress.LogProgress`: its lines then come while no cell
-        finishes); a tqdm bar redraws itself."""
-        if not hasattr(progress, "tick"):
-            yield
-            return
-        with _every(TICK, progress.tick, "kmdr-progress"):
-            yield
-
     def run(
         self,
         experiment: Experiment,
@@ -365,20 +361,46 @@ class Session:
         log: Callable[[str], None] | None = None,
     ):
         """Run (or resume) ``experiment`` in this session; its
-        :class:`~kmdr.engine.runner.RunOutcome` (``dataset``, ``config``, ``log`` and what it
-        raises: :func:`kmdr.engine.runner.execute`)."""
+        :class:`~kmdr.engine.runner.RunOutcome`.
+
+        The one way a run goes: what the objects alone cannot tell is checked (the experiment
+        against the execution, the reducers' parameters against their classes), the workers
+        start (:meth:`prepare`) while the data loads (:meth:`load`, once per session), and the
+        engine runs it (:func:`kmdr.engine.runner.execute`). ``dataset``: an already loaded
+        :class:`kmdr.datasets.Dataset` to run on instead; ``config``: the full resolved config
+        to record; ``log``: where one-line messages go (default: the ``kmdr`` logger).
+        Raises :class:`~kmdr.config.errors.ConfigError` before any work for a config that cannot
+        run, :class:`~kmdr.engine.parallel.BackendError` for a backend that fails, and
+        KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether
+        cells may have been computed)."""
         if not self.open:
             raise RuntimeError("Session.run needs an open session: use `with Session(...) as s`")
         output = output if output is not None else Output()
-        self.prepare(experiment, output)
+        check_together(experiment, self.execution)
+        par = self.prepare(experiment, output)  # the workers start while this process goes on
+        if not output.dry_run:
+            check_reducer_params(experiment)  # imports the reducer classes: not for a dry run
         # The stop signals are the session's while it runs (a no-op when the command's own
         # handling is on, or outside the main thread), not between runs: a notebook's Ctrl-C
         # between two kmdr.run calls stays the notebook's.
         try:
             with signals.stop_on_signals():
-                return execute(self, experiment, output, dataset=dataset, config=config, log=log)
+                data = self.load(experiment, output) if dataset is None else dataset
+                services = self.services(experiment, par)
+                return execute(
+                    services, experiment, self.execution, output, data, config=config, log=log
+                )
         finally:
             self.release_unused_cluster()
+
+
+def ticking(progress) -> contextlib.AbstractContextManager:
+    """Call ``progress.tick()`` every :data:`TICK` seconds from a thread while the block runs,
+    when ``progress`` has a ``tick`` (a :class:`~kmdr.engine.progress.LogProgress`: its lines
+    then come while no cell finishes); a tqdm bar redraws itself."""
+    if not hasattr(progress, "tick"):
+        return contextlib.nullcontext()
+    return _every(TICK, progress.tick, "kmdr-progress")
 
 
 @contextlib.contextmanager

@@ -86,7 +86,7 @@ class CellsKind:
         finally:
             # Interrupted or not, cells.csv ends up holding every cell file: a signal now waits.
             with signals.deferred():
-                ctx.session.state.memo.forget(ctx.outcome.run_id)
+                ctx.services.state.memo.forget(ctx.outcome.run_id)
                 ctx.record["shared_work"] = _shared_record(shared_log)
                 done_now = store.done_ids()
                 ctx.record["cells_done"] = identity_dicts(c for c in cells if c.cell_id in done_now)
@@ -184,8 +184,8 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
             ctx.X,
             ctx.y,
             ctx.data_fingerprint,
-            ctx.session.state.data,
-            ctx.session.forget_worker_data,
+            ctx.services.state.data,
+            ctx.services.forget_worker_data,
         )
         if pending
         else contextlib.nullcontext((None, None))
@@ -205,7 +205,7 @@ def _run_chunked(ctx, pending: list[Cell], total: int) -> None:
     blocks = ctx.dataset
     if not isinstance(blocks, RowBlocks):  # a caller's loaded dataset: cut into blocks here
         blocks = SplitBlocks(blocks, bounds_of_rows(blocks.X.shape[0], ctx.execution.block_rows))
-    client = ctx.session.client
+    client = ctx.client
     if client is None:
         raise RuntimeError("block_rows: the run has no dask client (backend=dask starts one)")
     sketches: dict = {}  # the run's shared sketch SVDs (approximate leverage scores)
@@ -229,7 +229,7 @@ def _claiming(ctx, total: int):
         total, ctx.outcome.n_reused, f"{ctx.experiment.name}: cells", "cell", _start_text(ctx)
     )
     try:
-        with ctx.session.ticking(bar):
+        with ctx.services.ticking(bar):
             yield claimer, bar
     finally:
         claimer.release_all()
@@ -286,7 +286,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
         def job(cells: list[Cell]):
             signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
             claims = [str(claimer.claims[c.cell_id].path) for c in cells]
-            return delayed(ctx.session.worker_job)(
+            return delayed(ctx.services.worker_job)(
                 describe_cells(cells),
                 os.getpid(),
                 claims,

@@ -1,0 +1,94 @@
+"""Hydra's override grammar, read in one place.
+
+Every part of kmdr that looks at overrides (the command line before Hydra starts, ``kmdr.run``
+and :meth:`~kmdr.config.objects.Experiment.from_overrides`, the checks of a composed job, the
+name of a job in a multirun) reads them here, with Hydra's own parser
+(:class:`hydra.core.override_parser.overrides_parser.OverridesParser`): what a key is, whether
+an override is a sweep, and the two rules every route applies, each key set once
+(:func:`check_repeated_keys`) and one job per call (:func:`one_job`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kmdr.config.errors import ConfigError, one_line
+
+__all__ = ["check_repeated_keys", "key", "one_job", "parse", "swept_keys"]
+
+
+def parse(texts: Iterable[str], *, strict: bool = False) -> list:
+    """``texts`` read by Hydra's override parser, in order. A text it cannot read raises a
+    one-line :class:`ConfigError` when ``strict``; otherwise it is left out (a flag's value such
+    as ``job`` in ``--cfg job``, or an override Hydra refuses with its own line when it
+    composes)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    out = []
+    for text in texts:
+        if not strict and str(text).startswith("-"):  # a flag of the command line
+            continue
+        try:
+            out += parser.parse_overrides([str(text)])
+        except HydraException as err:
+            if strict:
+                raise ConfigError(one_line(err)) from None
+    return out
+
+
+def key(override) -> str:
+    """The key an override sets, without its ``+``, ``++`` or ``~``: ``repeats``, ``reducer``,
+    ``dataset.params.n_samples``, ``group@package``."""
+    return override.get_key_element().lstrip("+~")
+
+
+def swept_keys(texts: Iterable[str]) -> set[str]:
+    """The keys of the sweep overrides among ``texts`` (``a,b``, ``glob(...)``,
+    ``range(...)``, ``interval(...)``)."""
+    return {key(o) for o in parse(texts) if o.is_sweep_override()}
+
+
+def check_repeated_keys(texts: Iterable[str]) -> None:
+    """Each key is set once: Hydra applies overrides in order, so a key given twice
+    (``repeats=1 repeats=2``, ``reducer=sign reducer=svd``, ``experiment=A experiment=B``, or
+    ``results_dir=a`` beside ``kmdr.run``'s ``results_dir=``) keeps one value and drops the
+    other without a word, and a multirun's sweeper keeps only the last. Raises a one-line
+    :class:`ConfigError` naming the key and every value given."""
+    given: dict[str, list[str]] = {}
+    for override in parse(texts):
+        given.setdefault(key(override), []).append(str(override.input_line))
+    for name, values in given.items():
+        if len(values) > 1:
+            raise ConfigError(
+                f"{name} is given {len(values)} times ({', '.join(values)}): Hydra would keep "
+                "the last and ignore the others; give it once"
+            )
+
+
+def one_job(overrides, caller: str = "this") -> list[str]:
+    """``overrides`` (a str or an iterable of str) as the list of one job's overrides, each key
+    set once; one :class:`ConfigError` line for what is not a string, a command-line flag, an
+    override Hydra's grammar cannot read, or a sweep. ``caller`` names the function in the
+    message (``kmdr.run``)."""
+    items = [overrides] if isinstance(overrides, str) else list(overrides)
+    for text in items:
+        if not isinstance(text, str):
+            raise ConfigError(
+                f"{caller} takes an Experiment or override strings such as 'repeats=2', not "
+                f"{text!r} ({type(text).__name__})"
+            )
+        if text.startswith("-"):
+            raise ConfigError(
+                f"{caller} takes overrides (key=value), not the command-line flag {text!r}; "
+                "run one job per call (a sweep: call it once per value)"
+            )
+    for override in parse(items, strict=True):
+        if override.is_sweep_override():
+            raise ConfigError(
+                f"{caller} runs one job, and {override.input_line!r} is a sweep; call it once "
+                "per value (or write a list as key=[a,b])"
+            )
+    check_repeated_keys(items)
+    return items

@@ -1,0 +1,236 @@
+"""Every setting given is used or refused, on every route: the cases a typed object, a setting
+given two ways, an Experiment under a preset's name, ``--cfg``, a multirun, an empty sweep and a
+results folder that cannot be written once let through (ignored, misapplied, or a traceback).
+Each is run for real: ``kmdr`` and ``kmdr-report`` in a process of their own, ``kmdr.run`` and
+the objects in this process; each asserts the one line and that nothing was written."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+import pytest
+from test_cli import TINY, run_kmdr
+from test_silent_cases import files_under, refused
+
+import kmdr
+from _overrides import overridden
+from _results_factory import make_cells, write_experiment
+from kmdr.config.objects import Execution, Experiment, Output
+
+pytestmark = pytest.mark.slow
+
+BEFORE_ANY_WORK = "kmdr.ConfigError (a ValueError), one line, before any work; nothing written"
+
+
+def _experiment() -> Experiment:
+    return Experiment.from_overrides(["dataset=synth", "reducer=sign", "r_grid=[2]"])
+
+
+@pytest.mark.parametrize(
+    ("build", "says"),
+    [
+        pytest.param(
+            lambda: dataclasses.replace(_experiment(), repeats=0),
+            "repeats must be >= 1, got 0",
+            marks=pytest.mark.fault(
+                "an Experiment changed in Python to repeats=0 (dataclasses.replace)",
+                gets=BEFORE_ANY_WORK,
+            ),
+            id="repeats",
+        ),
+        pytest.param(
+            lambda: dataclasses.replace(_experiment(), r_grid=(0, 5)),
+            "r_grid must hold positive integers only; invalid: 0",
+            marks=pytest.mark.fault("an Experiment given an r of 0", gets=BEFORE_ANY_WORK),
+            id="r0",
+        ),
+        pytest.param(
+            lambda: dataclasses.replace(_experiment(), seed="7"),
+            "seed must be an integer, got '7' (str)",
+            id="seed-str",
+        ),
+        pytest.param(
+            lambda: Output(results_dir=""),
+            "results_dir is empty",
+            marks=pytest.mark.fault('Output(results_dir="")', gets=BEFORE_ANY_WORK),
+            id="results_dir",
+        ),
+        pytest.param(
+            lambda: Execution(n_jobs="4"),
+            "n_jobs must be an integer, got '4' (str)",
+            marks=pytest.mark.fault(
+                'an Execution whose n_jobs is a string (Execution(n_jobs="4"))',
+                gets="kmdr.ConfigError, one line (once a traceback)",
+            ),
+            id="n_jobs",
+        ),
+        pytest.param(
+            lambda: Output(verbosity="loud"),
+            "unknown verbosity 'loud'; valid: quiet, normal, verbose",
+            marks=pytest.mark.fault(
+                'an Output with an unknown verbosity (Output(verbosity="loud"))',
+                gets="kmdr.ConfigError, one line (once a traceback)",
+            ),
+            id="verbosity",
+        ),
+        pytest.param(
+            lambda: Execution(backend="lokyy"),
+            "unknown backend 'lokyy'; valid: loky, threading",
+            id="backend",
+        ),
+    ],
+)
+def test_a_typed_object_checks_itself_when_built(build, says):
+    with pytest.raises(kmdr.ConfigError) as err:
+        build()
+    assert says in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_typed_object_keeps_the_command_lines_normal_form():
+    exp = dataclasses.replace(_experiment(), r_grid=[10, 5, 10])
+    assert exp.r_grid == (5, 10)
+    assert Execution(data_dir="").data_dir is None
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "says"),
+    [
+        pytest.param(
+            ("n_jobs=2",),
+            {"execution": Execution(n_jobs=1)},
+            "n_jobs is given both as an override and in kmdr.run's execution= (Execution)",
+            marks=pytest.mark.fault(
+                "kmdr.run given n_jobs as an override and an execution= object",
+                gets=BEFORE_ANY_WORK + " (once the object won without a word)",
+            ),
+            id="execution",
+        ),
+        pytest.param(
+            ("figures=false",),
+            {"output": Output(results_dir="x")},
+            "figures, progress are given both as overrides and in kmdr.run's output= (Output)",
+            marks=pytest.mark.fault(
+                "kmdr.run given figures as an override and an output= object",
+                gets=BEFORE_ANY_WORK,
+            ),
+            id="output",
+        ),
+        pytest.param(
+            (),
+            {"output": Output(results_dir="a"), "results_dir": "b"},
+            "results_dir is given twice (output=Output(results_dir='a') and results_dir='b')",
+            marks=pytest.mark.fault(
+                "kmdr.run given results_dir both in output= and as the keyword",
+                gets=BEFORE_ANY_WORK + " (once the keyword won without a word)",
+            ),
+            id="results_dir",
+        ),
+    ],
+)
+def test_a_setting_given_two_ways_is_refused(args, kwargs, says, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(kmdr.ConfigError) as err:
+        kmdr.run(*overridden(TINY, *args), **kwargs)
+    assert says in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(kmdr.ConfigError, match="results_dir is given twice"):
+        kmdr.run(_experiment(), **{"output": Output(results_dir="a"), "results_dir": "b"})
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.fault(
+    "an Experiment that keeps a preset's name but takes another dataset "
+    '(dataclasses.replace(Experiment.preset("bzmd14_synth"), dataset="orl"))',
+    gets=BEFORE_ANY_WORK + " (once its rows went into the preset's folder)",
+)
+def test_an_experiment_under_a_presets_name_holds_only_the_presets_experiment(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    preset = Experiment.preset("bzmd14_synth", "r_grid=[5]", "repeats=1")
+    other = dataclasses.replace(preset, dataset="orl", dataset_params={})
+    with pytest.raises(kmdr.ConfigError) as err:
+        kmdr.run(other, output=Output(results_dir="r", dry_run=True))
+    assert "has the name of the preset bzmd14_synth but another dataset, dataset_params" in str(
+        err.value
+    )
+    assert files_under(tmp_path) == []
+    # what the preset fixes left alone (its grid, its repetitions): still the preset's experiment
+    cells = kmdr.run(preset, output=Output(results_dir="r", dry_run=True))
+    assert cells.empty
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(
+            ["--cfg", "job", "repeats=1", "repeats=2"],
+            marks=pytest.mark.fault(
+                "kmdr --cfg job with a key given twice",
+                gets="exit 2, one line (once it printed, exit 0, a config a run refuses)",
+            ),
+            id="cfg",
+        ),
+        pytest.param(
+            ["-m", *TINY, "r_grid=[2],[4]", "dry_run=true"],
+            marks=pytest.mark.fault(
+                "a multirun with a key given twice (-m ... r_grid=[2,4] r_grid=[2],[4])",
+                gets="exit 2 before any job, one line (once the sweeper kept the last, unsaid)",
+            ),
+            id="multirun",
+        ),
+    ],
+)
+def test_a_key_given_twice_is_refused_on_every_route(args, tmp_path):
+    line = refused(run_kmdr(args, tmp_path), "is given 2 times")
+    assert "give it once" in line
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "sweep",
+    [
+        pytest.param(
+            "dataset=glob(nosuch*)",
+            marks=pytest.mark.fault(
+                "a multirun whose glob matches no option (-m dataset=glob(nosuch*))",
+                gets="exit 2, one line naming the sweep (once exit 0 having done nothing)",
+            ),
+            id="glob",
+        ),
+        pytest.param(
+            "repeats=range(1,1)",
+            marks=pytest.mark.fault(
+                "a multirun over an empty range (-m repeats=range(1,1))",
+                gets="exit 2, one line naming the sweep; no sweep folder left behind",
+            ),
+            id="range",
+        ),
+    ],
+)
+def test_a_sweep_with_no_job_is_an_error(sweep, tmp_path):
+    line = refused(run_kmdr(["-m", *overridden(TINY, sweep)], tmp_path), "the sweep has no job")
+    assert sweep in line
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.fault(
+    "kmdr-report on a results folder where REPORT.md cannot be written (a folder in its place)",
+    gets="exit 2, one line naming the path (once a traceback); the CSVs untouched",
+)
+def test_a_report_that_cannot_be_written_is_one_line(tmp_path):
+    write_experiment(tmp_path, "custom", make_cells("custom", {"sign": [5, 10]}, 2))
+    (tmp_path / "REPORT.md").mkdir()
+    before = (tmp_path / "custom" / "cells.csv").read_bytes()
+    proc = subprocess.run(
+        [sys.executable, "-m", "kmdr.report.build", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("kmdr-report: error: cannot write ")
+    assert "REPORT.md" in proc.stderr
+    assert (tmp_path / "custom" / "cells.csv").read_bytes() == before

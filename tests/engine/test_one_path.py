@@ -1,0 +1,86 @@
+"""One way through a run: the command line and ``kmdr.run`` each check the config, start the
+workers, load the data and execute once. Counted for real: the run is profiled (cProfile counts
+every call of every function) in a process of its own, and each step's function must have been
+called exactly once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+#: A small run: 60 x 12 generated points, one reducer, four cells.
+TINY = [
+    "dataset=synth",
+    "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
+    "reducer=sign",
+    "r_grid=[2,4]",
+    "repeats=2",
+    "kmeans.n_init=1",
+    "figures=false",
+    "progress=false",
+]
+
+#: (module file, function) of each step a run takes once, whatever its route.
+ONCE = [
+    ("kmdr/config/objects.py", "checked"),
+    ("kmdr/config/objects.py", "from_config"),
+    ("kmdr/config/objects.py", "check_together"),
+    ("kmdr/config/checks.py", "check_given"),
+    ("kmdr/config/checks.py", "check_block_rows"),
+    ("kmdr/config/checks.py", "check_results_dir"),
+    ("kmdr/config/checks.py", "check_reducer_params"),
+    ("kmdr/config/checks.py", "check_against_data"),
+    ("kmdr/config/presets.py", "check_user_configs"),
+    ("kmdr/config/overrides.py", "check_repeated_keys"),
+    ("kmdr/engine/resume_check.py", "check_resume"),
+    ("kmdr/engine/session.py", "run"),
+    ("kmdr/engine/session.py", "prepare"),
+    ("kmdr/engine/session.py", "load"),
+    ("kmdr/engine/runner.py", "load_data"),
+    ("kmdr/engine/runner.py", "execute"),
+]
+
+PROFILED = """
+import cProfile, json, pstats, sys
+route, results = sys.argv[1], sys.argv[2]
+args = json.loads(sys.argv[3])
+profile = cProfile.Profile()
+if route == "cli":
+    from kmdr.app.entry import main
+    try:
+        profile.runcall(main, [*args, f"results_dir={results}"])
+    except SystemExit as stop:
+        assert not stop.code, stop.code
+else:
+    import kmdr
+    profile.runcall(kmdr.run, *args, results_dir=results)
+calls = {}
+for (path, _line, name), (_cc, nc, *_rest) in pstats.Stats(profile).stats.items():
+    key = "/".join(path.split("/")[-3:]) + ":" + name
+    calls[key] = calls.get(key, 0) + nc
+print(json.dumps(calls))
+"""
+
+
+@pytest.mark.parametrize("route", ["cli", "api"])
+def test_each_step_of_a_run_happens_once(route, tmp_path):
+    args = [*TINY, "n_jobs=2"]
+    proc = subprocess.run(
+        [sys.executable, "-c", PROFILED, route, str(tmp_path / "r"), json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    calls = json.loads(proc.stdout.strip().splitlines()[-1])
+    counted = {f"{path}:{name}": calls.get(f"{path}:{name}", 0) for path, name in ONCE}
+    assert counted == {key: 1 for key in counted}
+    assert (tmp_path / "r" / "custom" / "cells.csv").is_file()
+    if route == "cli":  # the folders the command line added exist (a Hydra job has some)
+        assert calls.get("kmdr/config/compose.py:check_search_path") == 1
