@@ -110,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     from threadpoolctl import threadpool_limits
 
     from kmdr.datasets import load_dataset
+    from kmdr.engine.job_data import prepare_data
     from kmdr.engine.parallel import resolve_parallelism
-    from kmdr.engine.runner import prepare_data, run_experiment
+    from kmdr.engine.session import run_experiment
 
     command = "python scripts/bench_runner.py " + " ".join(
         shlex.quote(a) for a in (argv or sys.argv[1:])

@@ -1,7 +1,7 @@
 """One way through a run: the command line and ``kmdr.run`` each check the config, start the
-workers, load the data and execute once. Counted for real: the run is profiled (cProfile counts
-every call of every function) in a process of its own, and each step's function must have been
-called exactly once."""
+workers, choose where the data live (in memory or row blocks), load them and execute once.
+Counted for real: the run is profiled (cProfile counts every call of every function) in a process
+of its own, and each step's function must have been called exactly once."""
 
 from __future__ import annotations
 
@@ -41,7 +41,9 @@ ONCE = [
     ("kmdr/engine/session.py", "run"),
     ("kmdr/engine/session.py", "prepare"),
     ("kmdr/engine/session.py", "load"),
-    ("kmdr/engine/runner.py", "load_data"),
+    ("kmdr/engine/data_path.py", "data_path"),
+    ("kmdr/engine/data_path.py", "load_data"),
+    ("kmdr/engine/data_path.py", "data_facts"),
     ("kmdr/engine/runner.py", "execute"),
 ]
 

@@ -39,6 +39,7 @@ from ._catalog import (
     reload_plugins,
 )
 from ._facts import DeclaredData, declared_data
+from ._fingerprint import content_fingerprint
 from ._images import orl_faces_manifest_sha256, read_pgm
 from ._params import GeneratorParams
 from ._progress import PROGRESS_ENV, set_download_progress
@@ -75,6 +76,7 @@ __all__ = [
     "availability",
     "available_datasets",
     "build_nips",
+    "content_fingerprint",
     "dataset_info",
     "dataset_status",
     "declared_data",

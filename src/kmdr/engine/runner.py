@@ -33,7 +33,7 @@ from kmdr.config.checks import check_against_data
 from kmdr.config.kinds import get_kind
 from kmdr.config.objects import Execution, Experiment, Output
 from kmdr.engine import signals
-from kmdr.engine.job_data import prepare_data
+from kmdr.engine.data_path import data_facts
 from kmdr.engine.parallel import BackendError, Parallelism
 from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
@@ -45,8 +45,6 @@ __all__ = [
     "RunOutcome",
     "RunServices",
     "execute",
-    "load_data",
-    "prepare_data",
     "run_started",
 ]
 
@@ -82,6 +80,8 @@ class RunServices:
     forget_worker_data: Callable
     #: ``ticking(progress)``: a context that ticks a logged progress bar from the session's thread.
     ticking: Callable
+    #: Where the run's data live (:mod:`kmdr.engine.data_path`), chosen once by the session.
+    data_path: object
 
 
 @dataclass
@@ -131,95 +131,17 @@ class RunContext:
         return (int(self.X.shape[0]), int(self.X.shape[1]), int(self.n_clusters))
 
     @property
+    def data_path(self):
+        """Where the run's data live, and how its cells are computed on them."""
+        return self.services.data_path
+
+    @property
     def data_fingerprint(self) -> str:
         """The fingerprint of the data the cells run on (part of each cell's identity)."""
         return self.record["dataset"]["fingerprint"]
 
     def save_record(self) -> None:
         self.store.write_sidecar(self.outcome.run_id, self.record)
-
-
-def _load(experiment: Experiment, execution: Execution):
-    """The dataset; with ``block_rows``, its :class:`~kmdr.datasets.blocks.RowBlocks`."""
-    from kmdr.datasets import load_dataset
-
-    if execution.block_rows is not None:
-        from kmdr.datasets.blocks import load_blocks
-
-        blocks = load_blocks(
-            experiment.dataset,
-            rows=execution.block_rows,
-            data_dir=execution.data_dir,
-            **experiment.dataset_params,
-        )
-        blocks.prepare()  # once here, what every block needs (sparse_text's term counts)
-        return blocks
-    return load_dataset(
-        experiment.dataset, data_dir=execution.data_dir, **experiment.dataset_params
-    )
-
-
-def load_data(experiment: Experiment, execution: Execution, output: Output):
-    """The experiment's dataset, or the DatasetUnavailable its loading raised (the run records
-    the reason and skips). A dry run gets the data's declared facts instead when its
-    declaration tells them (:func:`kmdr.datasets.declared_data`): it plans without reading the
-    data. A loader's TypeError or ValueError is a one-line ConfigError naming the dataset."""
-    from kmdr.config.errors import ConfigError
-    from kmdr.datasets import DatasetUnavailable, declared_data
-
-    if output.dry_run:
-        params = experiment.dataset_params
-        declared = declared_data(experiment.dataset, data_dir=execution.data_dir, **params)
-        if declared is not None:
-            return declared
-    try:
-        return _load(experiment, execution)
-    except DatasetUnavailable as err:
-        return err
-    except (TypeError, ValueError) as err:
-        message = str(err)  # a DatasetError already names the dataset
-        if not message.startswith(f"dataset {experiment.dataset!r}"):
-            message = f"dataset {experiment.dataset!r}: {message}"
-        raise ConfigError(message) from None
-
-
-def _fingerprint(dataset) -> str:
-    """The dataset's fingerprint; the content's for a Dataset built without one."""
-    from kmdr.datasets._fingerprint import content_fingerprint
-
-    return getattr(dataset, "fingerprint", None) or content_fingerprint(dataset.X, dataset.y)
-
-
-def _data_of(experiment: Experiment, execution: Execution, dataset):
-    """``(X, y, sparse, fingerprint)`` of a loaded dataset, or of a dry run's declared facts
-    (X: their :class:`~kmdr.reducers.DataFacts`, loading the matrix on demand; y: None)."""
-    from kmdr.datasets import DeclaredData
-    from kmdr.datasets.blocks import RowBlocks
-
-    if isinstance(dataset, RowBlocks):  # never whole here: its shape, sparsity and labels
-        from kmdr.reducers import DataFacts
-
-        X = DataFacts(dataset.n_samples, dataset.n_features, dataset.is_sparse)
-        return X, dataset.labels(), dataset.is_sparse, dataset.fingerprint
-    if isinstance(dataset, DeclaredData):
-        from functools import cache
-
-        from kmdr.reducers import DataFacts
-
-        X = DataFacts(
-            dataset.n_samples,
-            dataset.n_features,
-            dataset.sparse,
-            load=cache(
-                lambda: prepare_data(_load(experiment, execution).X)
-            ),  # once, if a plan needs it
-        )
-        return X, None, dataset.sparse, dataset.fingerprint
-    import numpy as np
-    import scipy.sparse as sp
-
-    X = prepare_data(dataset.X)
-    return X, np.asarray(dataset.y), bool(sp.issparse(X)), _fingerprint(dataset)
 
 
 def execute(
@@ -275,7 +197,7 @@ def execute(
             store.write_sidecar(outcome.run_id, record)
         return outcome
 
-    X, y, sparse, fingerprint = _data_of(experiment, execution, dataset)
+    X, y, sparse, fingerprint = data_facts(services.data_path, experiment, execution, dataset)
     n, d = X.shape
     k = int(dataset.n_clusters)
     check_against_data(experiment, n, d, k, sparse=sparse)  # a ConfigError before any write

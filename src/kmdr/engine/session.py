@@ -51,6 +51,7 @@ from kmdr.config.checks import check_reducer_params
 from kmdr.config.objects import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
 from kmdr.engine.clusters import ClusterStart, LibraryLogs, wants_local_cluster
+from kmdr.engine.data_path import data_path, load_data
 from kmdr.engine.job_data import DataCache
 from kmdr.engine.parallel import (
     Parallelism,
@@ -310,7 +311,7 @@ class Session:
         with session as info, joblib_config(execution, par, experiment.blas_threads):
             yield info, (clients[0] if clients else None)
 
-    def services(self, experiment: Experiment, par: Parallelism) -> RunServices:
+    def services(self, experiment: Experiment, par: Parallelism, path) -> RunServices:
         """What a run of ``experiment`` with ``par`` uses of this session, as the one typed
         value the engine receives (:class:`~kmdr.engine.runner.RunServices`): the engine never
         holds the session itself."""
@@ -322,6 +323,7 @@ class Session:
             worker_job=worker_job,
             forget_worker_data=forget_worker_data,
             ticking=ticking,
+            data_path=path,
         )
 
     def release_unused_cluster(self) -> None:
@@ -331,23 +333,23 @@ class Session:
         if start is not None:
             start.close()
 
-    def load(self, experiment: Experiment, output: Output):
-        """The experiment's dataset (:func:`kmdr.engine.runner.load_data`), loaded once per
-        session; a dry run's declared facts are not kept, nor a dataset that could not be
-        obtained (the next run tries again: the file or the network may be back)."""
+    def load(self, experiment: Experiment, output: Output, path=None):
+        """The experiment's data on ``path`` (:mod:`kmdr.engine.data_path`; default: the one the
+        execution asks for), loaded once per session when the path keeps its data; a dry run's
+        declared facts are not kept, nor a dataset that could not be obtained (the next run
+        tries again: the file or the network may be back)."""
         from kmdr.datasets import DatasetUnavailable
-        from kmdr.engine.runner import load_data
 
+        path = path if path is not None else data_path(self.execution)
         key = json.dumps(
             [experiment.dataset, experiment.dataset_params, self.execution.data_dir],
             sort_keys=True,
         )
         if key in self._data:
             return self._data[key]
-        data = load_data(experiment, self.execution, output)
-        if self.execution.block_rows is not None and not output.dry_run:
-            return data  # row blocks: a chunked run's driver keeps no data between runs
-        if not output.dry_run and not isinstance(data, DatasetUnavailable):
+        data = load_data(path, experiment, self.execution, output)
+        keep = path.keeps_loaded and not output.dry_run
+        if keep and not isinstance(data, DatasetUnavailable):
             self._data[key] = data
         return data
 
@@ -385,8 +387,9 @@ class Session:
         # between two kmdr.run calls stays the notebook's.
         try:
             with signals.stop_on_signals():
-                data = self.load(experiment, output) if dataset is None else dataset
-                services = self.services(experiment, par)
+                path = data_path(self.execution)  # in memory or row blocks: decided here, once
+                data = self.load(experiment, output, path) if dataset is None else dataset
+                services = self.services(experiment, par, path)
                 return execute(
                     services, experiment, self.execution, output, data, config=config, log=log
                 )

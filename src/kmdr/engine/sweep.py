@@ -24,8 +24,9 @@ holder, after ``claim_timeout`` seconds without its heartbeat: :mod:`._locks`). 
 cell is written atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few
 seconds, so a killed run shows as incomplete, with what it finished.
 
-With ``block_rows`` (``backend=dask``) step 3 differs: the run's data are row blocks, and the
-cells are computed one after another, each spread over the cluster's workers block by block
+With ``block_rows`` (``backend=dask``) step 3 differs (the run's data path,
+:mod:`kmdr.engine.data_path`): the run's data are row blocks, and the cells are computed one
+after another, each spread over the cluster's workers block by block
 (:func:`kmdr.engine.chunked.compute_chunked_cell`); they are claimed, written and reused exactly
 as above, with the same identities as in-memory cells.
 """
@@ -45,7 +46,7 @@ from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.locks import CellLock
 from kmdr.results.provenance import now
 
-__all__ = ["CELLS", "CellsKind"]
+__all__ = ["CELLS", "CellsKind", "compute_from_blocks", "compute_in_memory"]
 
 #: Seconds between two rebuilds of cells.csv while a run goes on.
 CSV_EVERY = 5.0
@@ -82,7 +83,7 @@ class CellsKind:
         ctx.save_record()
         shared_log: dict = {}
         try:
-            _run_cells(ctx, pending, len(cells), shared_log)
+            ctx.data_path.compute(ctx, pending, len(cells), shared_log)
         finally:
             # Interrupted or not, cells.csv ends up holding every cell file: a signal now waits.
             with signals.deferred():
@@ -166,15 +167,10 @@ class _Claimer:
             self.release(cell_id)
 
 
-def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
-    """Run the pending cells; persist each as it comes back (``outcome.n_computed`` counts).
-
-    ``shared_log`` collects, per shared work (key, repetition or None), the seconds of each
-    computation the workers reported.
-    """
-    if ctx.execution.block_rows is not None:  # each cell's data as row blocks on dask
-        _run_chunked(ctx, pending, total)
-        return
+def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
+    """Run the pending cells as jobs on the workers, each holding the whole matrix; persist each
+    as it comes back (``outcome.n_computed`` counts). ``shared_log`` collects, per shared work
+    (key, repetition or None), the seconds of each computation the workers reported."""
     # The data's way to the workers (kmdr.engine.job_data): in every job, or obtained by each
     # worker once; either way with ||A||^2 and the centered A made once (F is scored on A).
     shipping = (
@@ -194,17 +190,13 @@ def _run_cells(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
         _run_jobs(ctx, pending, total, shared_log, data)
 
 
-def _run_chunked(ctx, pending: list[Cell], total: int) -> None:
-    """The pending cells one after another, each from the run's row blocks (``ctx.dataset``, a
-    :class:`~kmdr.datasets.blocks.RowBlocks`) on the session's dask client
+def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
+    """The pending cells one after another, each from the run's row ``blocks`` (a
+    :class:`~kmdr.datasets.blocks.RowBlocks`) on the run's dask client
     (:func:`kmdr.engine.chunked.compute_chunked_cell`: a cell's blocks spread over the workers),
     claimed and persisted in the store as every cell is."""
-    from kmdr.datasets.blocks import RowBlocks, SplitBlocks, bounds_of_rows
     from kmdr.engine.chunked import compute_chunked_cell
 
-    blocks = ctx.dataset
-    if not isinstance(blocks, RowBlocks):  # a caller's loaded dataset: cut into blocks here
-        blocks = SplitBlocks(blocks, bounds_of_rows(blocks.X.shape[0], ctx.execution.block_rows))
     client = ctx.client
     if client is None:
         raise RuntimeError("block_rows: the run has no dask client (backend=dask starts one)")
@@ -277,7 +269,7 @@ def _in_process_if_one_job(execution, pending: list[Cell]):
 
 
 def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tuple) -> None:
-    """:func:`_run_cells` with the jobs' ``data`` arguments ready."""
+    """:func:`compute_in_memory` with the jobs' ``data`` arguments ready."""
     from joblib import delayed
 
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
