@@ -1,6 +1,6 @@
 """What a user waits for beyond the computing, before and after: two checkouts in one run.
 
-    python scripts/bench_overheads.py --repeats 3          # baseline f127b40 vs this checkout
+    python scripts/bench_overheads.py --repeats 3          # baseline e4d5ce8 vs this checkout
     python scripts/bench_overheads.py --repeats 1 --only dry_run
 
 The baseline is commit :data:`BASELINE` (``--baseline-commit``) checked out as a git worktree of
@@ -46,7 +46,7 @@ from _timing import load_average  # scripts/_timing.py (run as python scripts/..
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The commit the current checkout is measured against.
-BASELINE = "f127b40"
+BASELINE = "e4d5ce8"
 DRY_RUN_BUDGET = 1.5
 
 ORL = ["experiment=bzmd14_orl", "repeats=1", "kmeans.init=k-means++"]

@@ -1,10 +1,12 @@
 """The task Hydra runs for each job of ``kmdr``: check the composed config once, run it, report.
 
-:func:`run` receives the config Hydra composed against the typed schema. It turns it into the
-run's three objects once (:func:`kmdr.config.objects.checked`: the folders of the config search
-path, a run of a preset that changes what the preset fixes in its own folder, the checks), and
-runs the experiment in this process's session (:func:`kmdr.engine.session.default_session`: a
-multirun's jobs share its warm workers and loaded data; the session callback closes it).
+:func:`run` receives the config Hydra composed against the typed schema. It checks the folders
+of the config search path, turns the config into the run's three objects once
+(:func:`kmdr.config.objects.checked`: a run of a preset that changes what the preset fixes in its
+own folder, the checks), and runs the experiment with :func:`execute`, the one function the
+command line, ``kmdr.run`` and ``make reproduce`` all run an experiment with, in this process's
+session (:func:`kmdr.engine.session.default_session`: a multirun's jobs share its warm workers
+and loaded data; the session callback closes it).
 
 It returns a :class:`JobResult`: the run's mean accuracy (the mean of the ``accuracy`` column over
 the run's cells, computed or reused), so an optimising sweeper (``hydra/sweeper=optuna``) can tune

@@ -13,7 +13,8 @@ neither unless ``progress=true`` (:func:`kmdr._log.show_progress`).
 
 The lines come at a steady interval even while no cell finishes (a 6-minute cell): the run's
 :class:`~kmdr.engine.session.Session` asks :meth:`LogProgress.tick` every second from its own
-thread (``Session.ticking``), and a line is written when ``progress_every`` seconds have passed.
+thread (:func:`kmdr.engine.session.ticking`), and a line is written when ``progress_every``
+seconds have passed.
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ __all__ = [
     "worker_job",
 ]
 
-#: Seconds between two looks of a logged run's progress at the clock (Session.ticking).
+#: Seconds between two looks of a logged run's progress at the clock (:func:`ticking`).
 TICK = 1.0
 #: Seconds between two looks of a worker at its parent (see :meth:`ProcessState.watch_parent`).
 WATCH_EVERY = 0.5
