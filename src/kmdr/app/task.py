@@ -86,11 +86,21 @@ def launcher_n_jobs(hc) -> int:
 
 
 def _swept_keys(hc) -> set[str]:
-    """The keys a sweeper chooses: the command line's sweep overrides and the sweeper's
-    ``params``."""
+    """The keys a sweeper chooses: the sweeper's ``params``, and the sweep overrides of the
+    multirun's own config (``multirun.yaml``, which Hydra's basic sweeper saves in the sweep
+    folder before any job starts, whatever launcher runs the jobs)."""
+    from omegaconf import OmegaConf
+
     from kmdr.config.overrides import swept_keys
 
-    return {str(k) for k in (hc.sweeper.get("params") or {})} | swept_keys(sys.argv[1:])
+    keys = {str(k) for k in (hc.sweeper.get("params") or {})}
+    # The job's own folder is resolved once by Hydra; the sweep folder it lies in holds the file.
+    folders = [*Path(hc.runtime.output_dir).parents][:3]
+    saved = next((f / "multirun.yaml" for f in folders if (f / "multirun.yaml").is_file()), None)
+    if saved is not None:
+        multirun = OmegaConf.load(saved)
+        keys |= swept_keys(OmegaConf.select(multirun, "hydra.overrides.task") or [])
+    return keys
 
 
 def _job_name(hc) -> str:

@@ -32,7 +32,8 @@ a notebook's ``kmdr.run`` calls, which share :func:`default_session`) reuse its 
 What a process keeps across jobs lives in one :class:`ProcessState` per process (this module's
 :data:`_PROCESS`, the only mutable module state of the run path): its BLAS/OpenMP thread pools,
 the memo of shared reductions, the data a worker obtained, the plug-ins already checked for
-reproducibility, and the watch on the parent process. Every job enters through
+reproducibility, the watch on the parent process, and the session that successive runs of the
+process share (:func:`default_session`). Every job enters through
 :func:`worker_job`, which hands that state down, so a worker's caches outlive a job (the data are
 shipped once per worker, not once per cell) and the run's process holds the same kind of state
 for the jobs it computes itself.
@@ -90,6 +91,35 @@ TICK = 1.0
 WATCH_EVERY = 0.5
 
 
+class _Default:
+    """The session of successive ``kmdr.run`` calls in one process (:func:`default_session`)."""
+
+    def __init__(self) -> None:
+        self.session: Session | None = None
+        self.lock = threading.Lock()
+        atexit.register(self.close)
+
+    def get(self, execution: Execution, launcher_n_jobs: int) -> Session:
+        with self.lock:
+            current = self.session
+            same = current is not None and current.open and current.execution == execution
+            if same and current.launcher_n_jobs == launcher_n_jobs:
+                return current
+            self.session = None
+        if current is not None:
+            current.close()
+        session = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
+        with self.lock:
+            self.session = session
+        return session
+
+    def close(self) -> None:
+        with self.lock:
+            session, self.session = self.session, None
+        if session is not None:
+            session.close()
+
+
 class ProcessState:
     """What one process keeps across the jobs it computes (see the module docstring)."""
 
@@ -98,6 +128,9 @@ class ProcessState:
         self.memo = SharedWorkMemo()
         self.data = DataCache()
         self.reproduced = Reproduced()
+        #: The session successive ``kmdr.run`` calls and a multirun's jobs share
+        #: (:func:`default_session`).
+        self.default = _Default()
         self._watched: set[int] = set()
         self._lock = threading.Lock()
 
@@ -452,46 +485,14 @@ def run_experiment(
         return session.run(experiment, output, dataset=dataset, config=config, log=log)
 
 
-class _Default:
-    """The session of successive ``kmdr.run`` calls in one process (:func:`default_session`)."""
-
-    def __init__(self) -> None:
-        self.session: Session | None = None
-        self.lock = threading.Lock()
-        atexit.register(self.close)
-
-    def get(self, execution: Execution, launcher_n_jobs: int) -> Session:
-        with self.lock:
-            current = self.session
-            same = current is not None and current.open and current.execution == execution
-            if same and current.launcher_n_jobs == launcher_n_jobs:
-                return current
-            self.session = None
-        if current is not None:
-            current.close()
-        session = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
-        with self.lock:
-            self.session = session
-        return session
-
-    def close(self) -> None:
-        with self.lock:
-            session, self.session = self.session, None
-        if session is not None:
-            session.close()
-
-
-_DEFAULT = _Default()
-
-
 def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:
     """This process's session for ``execution``, opened on first use and kept for the next
     calls with the same execution (a call with another closes it and opens a new one); closed
     by :func:`close_default_session` or when the process exits. What ``kmdr.run`` and the jobs of
     a multirun use, so a notebook or a sweep pays start-up once."""
-    return _DEFAULT.get(execution, launcher_n_jobs)
+    return _PROCESS.default.get(execution, launcher_n_jobs)
 
 
 def close_default_session() -> None:
     """Close the session :func:`default_session` keeps, if any (the end of a multirun)."""
-    _DEFAULT.close()
+    _PROCESS.default.close()
