@@ -106,11 +106,11 @@ def test_bad_parameters(kwargs, param):
 @pytest.mark.parametrize(
     ("X", "message"),
     [
-        (np.array([[0.0, np.nan], [1.0, 1.0]]), "finite"),
-        (sp.csr_matrix(np.array([[0.0, np.inf], [1.0, 1.0]])), "finite"),
-        (np.ones(5), "2-D"),
-        (np.ones((0, 3)), "at least one row"),
-        (np.array([["a", "b"], ["c", "d"]]), "numeric"),
+        (np.array([[0.0, np.nan], [1.0, 1.0]]), "Input X contains NaN"),
+        (sp.csr_matrix(np.array([[0.0, np.inf], [1.0, 1.0]])), "Input X contains infinity"),
+        (np.ones(5), "Expected 2D array, got 1D array"),
+        (np.ones((0, 3)), r"Found array with 0 sample\(s\)"),
+        (np.array([["a", "b"], ["c", "d"]]), "could not convert string to float"),
     ],
 )
 def test_bad_data(X, message):

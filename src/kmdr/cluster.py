@@ -101,38 +101,18 @@ def _int32_indices(X: sp.csr_matrix) -> sp.csr_matrix:
 
 
 def _check_data(X):
-    """Return X as a float CSR matrix or a 2-D float ndarray, or raise a one-line ValueError."""
+    """X as a float CSR matrix (32-bit indices) or a 2-D float ndarray: scikit-learn's
+    ``check_array``, its message on one line."""
     import scipy.sparse as sp
+    from sklearn.utils import check_array
 
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        if X.dtype.kind not in "fiub":
-            raise ValueError(f"X must have a numeric dtype, got {X.dtype}")
-        X = _int32_indices(X)
-        data = X.data
-    else:
-        try:
-            X = np.asarray(X)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"X must be a 2-D numeric array or scipy.sparse matrix: {exc}"
-            ) from None
-        if X.dtype.kind not in "fiub":
-            raise ValueError(f"X must have a numeric dtype, got {X.dtype}")
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D (n_samples, n_features), got {X.ndim}-D")
-        data = X
-    if X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
-    from sklearn.utils import assert_all_finite
+    from kmdr._errors import one_line
 
-    try:  # scikit-learn's check: a finite sum first, an elementwise pass only if it is not
-        assert_all_finite(data)
-    except ValueError:
-        raise ValueError("X must be finite (it contains NaN or inf)") from None
-    if X.dtype.kind != "f":
-        X = X.astype(np.float64)
-    return X
+    try:
+        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32], input_name="X")
+    except (TypeError, ValueError) as err:
+        raise ValueError(one_line(err)) from None
+    return _int32_indices(sp.csr_matrix(X)) if sp.issparse(X) else X
 
 
 def _check_centers(init, n_clusters: int, n_features: int) -> np.ndarray:

@@ -12,7 +12,6 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
-from sklearn.utils import assert_all_finite
 
 __all__ = [
     "CANCELLATION_RATIO",
@@ -35,29 +34,21 @@ CANCELLATION_RATIO = 1e-3
 
 
 def _check_matrix(A):
-    """Return A as float64 CSR or a 2-D float64 ndarray, or raise a one-line ValueError."""
+    """A as float64 CSR (canonical: no duplicate entries, which would break sum(data**2)) or a
+    2-D float64 ndarray: scikit-learn's ``check_array``, its message on one line."""
+    from sklearn.utils import check_array
+
+    from kmdr._errors import one_line
+
+    try:
+        A = check_array(A, accept_sparse="csr", dtype=np.float64, input_name="A")
+    except (TypeError, ValueError) as err:
+        raise ValueError(one_line(err)) from None
     if sp.issparse(A):
-        A = sp.csr_matrix(A, dtype=np.float64)
-        if not A.has_canonical_format:  # duplicate entries would break sum(data**2)
+        A = sp.csr_matrix(A)
+        if not A.has_canonical_format:
             A = A.copy()
             A.sum_duplicates()
-        data = A.data
-    else:
-        try:
-            A = np.asarray(A, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"A must be a 2-D numeric array or scipy.sparse matrix: {exc}"
-            ) from None
-        if A.ndim != 2:
-            raise ValueError(f"A must be 2-D (n_samples, n_features), got {A.ndim}-D")
-        data = A
-    if A.shape[0] < 1 or A.shape[1] < 1:
-        raise ValueError(f"A must have at least one row and one column, got shape {A.shape}")
-    try:  # scikit-learn's check: a finite sum first, an elementwise pass only if it is not
-        assert_all_finite(data)
-    except ValueError:
-        raise ValueError("A must be finite (it contains NaN or inf)") from None
     return A
 
 
