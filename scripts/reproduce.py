@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from kmdr.config.errors import ConfigError, one_line
+    from kmdr.config.errors import ConfigError, config_line
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results folder (default: results)")
@@ -233,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         configs = composed(args.results, args.quick, args.override)
         all_names = in_order(configs)
     except (ConfigError, HydraException, OmegaConfBaseException) as err:
-        print(f"[reproduce] configuration error: {one_line(err)}", file=sys.stderr)
+        print(f"[reproduce] configuration error: {config_line(err)}", file=sys.stderr)
         return 2
     unknown = [name for name in args.only or () if name not in all_names]
     if unknown:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from kmdr.config.errors import ConfigError, one_line
+from kmdr.config.errors import ConfigError, config_line
 
 __all__ = [
     "MAX_SEED",
@@ -155,7 +155,7 @@ def validated(cfg) -> dict:
         # A typo in a preset's reduced grid fails whether or not --quick is asked for.
         with_quick = OmegaConf.merge(merged, quick_grid)
     except OmegaConfBaseException as err:
-        raise ConfigError(one_line(err)) from None
+        raise ConfigError(config_line(err)) from None
     out = to_container(with_quick if merged.quick else merged)
     out["quick_grid"] = quick_grid  # on record as given, not merged into itself
     return out
@@ -278,7 +278,7 @@ def check_reducer_params(spec) -> None:
             k = params.pop("n_clusters", 2)
             make_reducer(red.name, 1, n_clusters=k, **params)._validate_params()
         except (TypeError, ValueError) as err:
-            raise ConfigError(f"reducer {red.id!r}: {one_line(err)}") from None
+            raise ConfigError(f"reducer {red.id!r}: {config_line(err)}") from None
 
 
 def chunked_refusal(reducer: str, name: str, params) -> str | None:
@@ -339,7 +339,7 @@ def check_against_data(
         try:
             top = max_components(red.name, n_samples, n_features, sparse=sparse, **params)
         except (TypeError, ValueError) as err:
-            raise ConfigError(f"reducer {red.id!r}: {one_line(err)}") from None
+            raise ConfigError(f"reducer {red.id!r}: {config_line(err)}") from None
         if top is not None:
             too_big = [r for r in reducer_grid(spec.r_grid, red.max_r) if r > top]
             if too_big:

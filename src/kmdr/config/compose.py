@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kmdr._errors import error_chain
-from kmdr.config.errors import ConfigError, one_line
+from kmdr.config.errors import ConfigError, config_line
 
 __all__ = [
     "PRIMARY_CONFIG",
@@ -82,5 +82,5 @@ def composition_problem(err: BaseException) -> str | None:
         if problem is not None:
             return problem
     if isinstance(err, HydraException | OmegaConfBaseException | ConfigError):
-        return one_line(err)
+        return config_line(err)
     return None

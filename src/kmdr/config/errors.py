@@ -2,9 +2,10 @@
 the valid choices (or how to write it).
 
 :class:`ConfigError` is the error of kmdr's own checks (:mod:`kmdr.config.checks`); its message
-is already one line. :func:`one_line` words the errors Hydra and OmegaConf raise while composing a
-config (an unknown key, a wrong type, an unknown config group option, an override Hydra's grammar
-cannot parse, a YAML syntax error) as one line that keeps what the user needs to fix it.
+is already one line. :func:`config_line` words the errors Hydra and OmegaConf raise while
+composing a config (an unknown key, a wrong type, an unknown config group option, an override
+Hydra's grammar cannot parse, a YAML syntax error) as one line that keeps what the user needs to
+fix it; :func:`kmdr._errors.one_line` only flattens a message.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from kmdr._errors import error_chain
 from kmdr._errors import one_line as _flat
 
-__all__ = ["GROUPS", "ConfigError", "one_line"]
+__all__ = ["GROUPS", "ConfigError", "config_line"]
 
 #: kmdr's config groups and the plural their error messages use.
 GROUPS = {"dataset": "datasets", "reducer": "reducers", "experiment": "experiments"}
@@ -94,7 +95,7 @@ def _hydra_message(text: str) -> str | None:
     return None
 
 
-def one_line(err: BaseException) -> str:
+def config_line(err: BaseException) -> str:
     """One line for a Hydra or OmegaConf error: the key, what is wrong, the valid choices.
 
     Hydra wraps OmegaConf's error (which carries ``full_key`` and ``object_type``) in its own

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kmdr.config.errors import ConfigError, one_line
+from kmdr.config.errors import ConfigError, config_line
 
 __all__ = ["check_repeated_keys", "key", "one_job", "parse", "swept_keys"]
 
@@ -34,7 +34,7 @@ def parse(texts: Iterable[str], *, strict: bool = False) -> list:
             out += parser.parse_overrides([str(text)])
         except HydraException as err:
             if strict:
-                raise ConfigError(one_line(err)) from None
+                raise ConfigError(config_line(err)) from None
     return out
 
 
