@@ -123,16 +123,23 @@ def check_preset_name(experiment) -> None:
     another dataset's or protocol's: a preset's folder holds only the preset's cells. One
     ConfigError line otherwise, naming what differs and the fix. (The command line and
     :meth:`~kmdr.config.objects.Experiment.preset` give such a run a folder of its own.)"""
+    from dataclasses import fields
+
     from kmdr.config.errors import ConfigError
-    from kmdr.config.objects import Experiment
-    from kmdr.config.presets import group_options, initialized
+    from kmdr.config.objects import CONFIG_KEYS, Experiment
+    from kmdr.config.presets import PRESET_FIXES, group_options, initialized
 
     with initialized():
         if experiment.name not in group_options("experiment"):
             return
     preset = Experiment.preset(experiment.name)
-    fixed = ("kind", "dataset", "dataset_params", "aggregation", "leverage_reducer")
-    fixed += ("leverage_r", "preset_settings")
+    # what the preset fixes (its config keys), as the Experiment's fields; a subset of its
+    # reducers is still the preset's experiment (reducer=<one of them> on the command line)
+    fixed = [
+        f.name
+        for f in fields(Experiment)
+        if CONFIG_KEYS.get(f.name, f.name).split(".")[0] in PRESET_FIXES and f.name != "reducers"
+    ]
     differ = [name for name in fixed if getattr(experiment, name) != getattr(preset, name)]
     if any(reducer not in preset.reducers for reducer in experiment.reducers):
         differ.append("reducers")
