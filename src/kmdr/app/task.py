@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from kmdr._errors import exit_error
+from kmdr._log import say
 from kmdr.config.errors import ConfigError
 from kmdr.engine import signals
 
@@ -151,7 +152,7 @@ def execute(composed, launcher_jobs: int = 1):
     experiment, output = composed.experiment, composed.output
     session = default_session(composed.execution, launcher_jobs)
     if composed.moved:
-        _stderr(composed.moved)
+        say(composed.moved)
     try:
         outcome = session.run(experiment, output, config=composed.record)
     except ConfigError as err:
@@ -182,10 +183,6 @@ def finish(outcome, experiment, output) -> JobResult:
         )
     mean = float("nan") if outcome.mean_accuracy is None else outcome.mean_accuracy
     return JobResult(mean, outcome.experiment_dir, output.figures, summary)
-
-
-def _stderr(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
 
 
 def run(cfg) -> JobResult | None:
@@ -224,7 +221,7 @@ def run(cfg) -> JobResult | None:
             draw_before_stop(hc)
             exit_error(PROGRAM, f"{job}{err}")
         except Skipped as err:  # not an error of the command: a multirun goes on
-            _stderr(f"kmdr: {err}")
+            say(f"kmdr: {err}")
             if hc.mode != RunMode.MULTIRUN:
                 sys.exit(1)
             return None
@@ -239,7 +236,7 @@ def run(cfg) -> JobResult | None:
                 what = f"{signals.describe(err)}; {kept}: run the same command to resume"
             else:
                 what = f"{signals.describe(err)} before any cell was computed"
-            _stderr(f"kmdr: {what}")
+            say(f"kmdr: {what}")
             sys.exit(signals.exit_status(err))
         if outcome.status == "dry_run":
             return None

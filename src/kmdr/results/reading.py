@@ -34,8 +34,8 @@ Run sidecars
     What an experiment's ``runs/*.json`` say: the runs themselves (:func:`load_runs`), the cells
     they expect, why a run was skipped, and the experiment's preset metadata and aggregation (the
     last sidecar's ``config.preset`` and ``config.aggregation``; never the experiment's name).
-    A reader's one-line reports go to its ``say`` (stderr by default); :class:`Once` says each
-    message once, for a caller that reads a folder many times.
+    A reader's one-line reports go to its ``say`` (:func:`kmdr._log.say` by default);
+    :class:`Once` says each message once, for a caller that reads a folder many times.
 
 One DataFrame
     :func:`read_results` (what :func:`kmdr.read_results` returns) reads a folder that is either
@@ -57,7 +57,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
@@ -67,6 +66,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
+from kmdr._log import say as _say
 from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
 from kmdr.config.schema import PresetConfig
 from kmdr.reducers import is_baseline_reducer
@@ -107,7 +107,6 @@ __all__ = [
     "setting_labels",
     "skip_reasons",
     "split_current",
-    "stderr",
     "typed",
     "unreadable_runs",
 ]
@@ -362,19 +361,14 @@ PRESET_DEFAULTS: Mapping = MappingProxyType(
 _EXPECTED_KEYS = ("expected_cells", "expected", "cells_expected")
 
 
-def stderr(msg: str) -> None:
-    """A reader's one-line report, on stderr."""
-    print(msg, file=sys.stderr, flush=True)
-
-
 class Once:
     """A reader's log that says each message once (figures and the report read a folder's run
     records and cells many times): call it with a message; ``log`` receives each new one
-    (default: stderr). Whoever reads a folder repeatedly (a session, a report build) holds one
-    and passes it as ``say``."""
+    (default: :func:`kmdr._log.say`). Whoever reads a folder repeatedly (a session, a report
+    build) holds one and passes it as ``say``."""
 
     def __init__(self, log: Callable[[str], None] | None = None) -> None:
-        self.log = log or stderr
+        self.log = log or _say
         self.said: set[str] = set()
 
     def __call__(self, msg: str) -> None:
@@ -388,10 +382,9 @@ def load_runs(experiment_dir: str | Path, say: Callable[[str], None] | None = No
     time, so this is also the order they ran in).
 
     A sidecar that cannot be read (cut short, not JSON, not an object) is named in one line to
-    ``say`` (default: stderr; a :class:`Once` says it once however often it is read) and
-    stands in the list as ``{"_path": ..., "_unreadable": why}``: what it expected is unknown,
-    so :func:`unreadable_runs` lets readers refuse to call the
-    experiment complete.
+    ``say`` (default: :func:`kmdr._log.say`; a :class:`Once` says it once however often it is
+    read) and stands in the list as ``{"_path": ..., "_unreadable": why}``: what it expected is
+    unknown, so :func:`unreadable_runs` lets readers refuse to call the experiment complete.
     """
     runs = []
     for path in sorted((Path(experiment_dir) / "runs").glob("*.json")):
@@ -403,7 +396,7 @@ def load_runs(experiment_dir: str | Path, say: Callable[[str], None] | None = No
         except ValueError as err:
             problem = f"not JSON ({getattr(err, 'msg', err)})"
         if problem:
-            (say or stderr)(
+            (say or _say)(
                 f"[kmdr] run record {path}: {problem}; what that run expected is unknown, so "
                 "the experiment is not shown as complete (re-run its command, then remove this "
                 "file)"

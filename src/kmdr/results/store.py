@@ -66,11 +66,11 @@ from __future__ import annotations
 import io
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from kmdr._io import atomic_write_text, exact_floats, remove_stale_temporaries
+from kmdr._log import say
 from kmdr.results import locks
 from kmdr.results.locks import CellLock, Heartbeat
 from kmdr.results.records import (
@@ -98,14 +98,11 @@ def _filled(fields: dict) -> dict:
     return {k: v for k, v in fields.items() if v != ""}
 
 
-def _stderr(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
 class CellStore:
     """The files of one experiment folder (see the module docstring).
 
-    ``log`` receives one-line reports (a damaged cell file or row); default: stderr.
+    ``log`` receives one-line reports (a damaged cell file or row); default:
+    :func:`kmdr._log.say`.
     ``experiment``: the experiment whose cells the folder holds (default: the folder's name);
     rows of another experiment are never used. ``read_only``: a reader's store (figures, report):
     it never writes, moves or locks anything; what the runner would set aside is only reported.
@@ -133,7 +130,7 @@ class CellStore:
         # serializes the rewrites of cells.csv (a rebuild, kmdr-prune)
         self.csv_lock_path = self.locks_dir / _CSV_LOCK
         self.rejected_path = self.root / REJECTED
-        self.log = log or _stderr
+        self.log = log or say
         self.heartbeat = heartbeat
         # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
         # an unchanged stat means an unchanged, already validated row.
