@@ -234,3 +234,38 @@ def test_a_report_that_cannot_be_written_is_one_line(tmp_path):
     assert proc.stderr.startswith("kmdr-report: error: cannot write ")
     assert "REPORT.md" in proc.stderr
     assert (tmp_path / "custom" / "cells.csv").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "says"),
+    [
+        pytest.param(
+            "config.yaml",
+            "defaults:\n  - kmdr_schema\n  - _self_\n  - dataset: synth\n  - reducer: sign\n"
+            "repeats: 9\n",
+            "config.yaml has the name of kmdr's built-in config.yaml",
+            marks=pytest.mark.fault(
+                "kmdr -cd DIR --cfg job where DIR holds its own config.yaml (hidden by kmdr's)",
+                gets="exit 2, one line naming both files (once it printed kmdr's config, exit 0)",
+            ),
+            id="hidden",
+        ),
+        pytest.param(
+            "dataset/tiny.yaml",
+            "name: synth\nparams: {n_samples: 90, n_features: 7, n_clusters: 3}\n",
+            None,
+            id="own-name",
+        ),
+    ],
+)
+def test_cfg_job_refuses_a_users_config_a_builtin_hides(rel, text, says, tmp_path):
+    conf = tmp_path / "my_conf"
+    (conf / rel).parent.mkdir(parents=True, exist_ok=True)
+    (conf / rel).write_text(text)
+    proc = run_kmdr(["-cd", str(conf), "--cfg", "job", "dataset=synth"], tmp_path)
+    if says is None:  # a config of its own name is used, and printed
+        assert proc.returncode == 0, proc.stderr
+        assert "name: custom" in proc.stdout
+        return
+    refused(proc, says, "rename yours (e.g. my_config.yaml)")
+    assert proc.stdout == ""

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 __all__ = [
     "CFG_FLAGS",
+    "CONFIG_DIR_FLAGS",
     "HYDRA_OPTIONS",
     "MULTIRUN_FLAGS",
     "command_line_problem",
+    "has_option",
     "option_problem",
+    "option_value",
     "version_line",
 ]
 
 CFG_FLAGS = ("-c", "--cfg")
+CONFIG_DIR_FLAGS = ("-cd", "--config-dir")
 MULTIRUN_FLAGS = ("-m", "--multirun")
 
 #: The options of Hydra 1.3's command line, as ``kmdr --hydra-help`` lists them under "Flags"
@@ -132,6 +136,28 @@ def option_problem(args: list[str]) -> str | None:
 
 def _example(takes) -> str:
     return takes[0] if isinstance(takes, tuple) else "<value>"
+
+
+def option_value(args: list[str], flags: tuple[str, ...]) -> str | None:
+    """The value given to the option spelt by ``flags`` (``-cd DIR``, ``--config-dir=DIR``,
+    ``--config`` as argparse reads a prefix), or None when it is not given."""
+    for i, token in enumerate(args):
+        if not token.startswith("-"):
+            continue
+        found = _option(_flag(token))
+        if not isinstance(found, tuple) or found[0] not in flags:
+            continue
+        if token.startswith("--") and "=" in token:
+            return token.partition("=")[2]
+        if found[2]:
+            return found[2]
+        return args[i + 1] if i + 1 < len(args) else None
+    return None
+
+
+def has_option(args: list[str], flags: tuple[str, ...]) -> bool:
+    """Whether ``args`` give one of ``flags``, spelt in any way argparse reads."""
+    return _has(args, flags)
 
 
 def command_line_problem(args: list[str]) -> str | None:

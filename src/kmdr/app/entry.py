@@ -127,6 +127,13 @@ def _main(argv: list[str] | None) -> None:
 
     try:  # before Hydra: its sweeper (-m) and --cfg would keep the last value without a word
         check_repeated_keys(args)
+        folder = cli_args.option_value(args, cli_args.CONFIG_DIR_FLAGS)
+        if folder is not None and cli_args.has_option(args, cli_args.CFG_FLAGS):
+            # --cfg prints a config without running the task, whose checks would refuse a user
+            # config that a built-in of the same name hides: the folder is checked here
+            from kmdr.config.compose import check_user_folder
+
+            check_user_folder(folder)
     except ConfigError as err:
         exit_error(PROGRAM, err)
     # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.engine.signals).

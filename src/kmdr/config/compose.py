@@ -17,6 +17,7 @@ from kmdr.config.errors import ConfigError, config_line
 __all__ = [
     "PRIMARY_CONFIG",
     "check_search_path",
+    "check_user_folder",
     "composition_problem",
     "only_reducer",
     "own_folder",
@@ -39,14 +40,45 @@ def check_search_path(hc) -> None:
     for source in hc.runtime.config_sources:
         if source.schema != "file" or source.provider in ("main", "hydra", "schema"):
             continue
-        folder = Path(source.path)
-        if not folder.is_dir():
-            flag = "-cd" if source.provider == "command-line" else "hydra.searchpath"
-            what = "is a file, not a folder" if folder.exists() else "does not exist"
-            raise ConfigError(
-                f"{flag} {source.path}: the config folder {what}; give the folder that holds "
-                "your dataset/, reducer/ and experiment/ configs"
+        flag = "-cd" if source.provider == "command-line" else "hydra.searchpath"
+        _check_folder(flag, source.path)
+
+
+def _check_folder(flag: str, path: str) -> None:
+    """A config folder given with ``flag`` is a folder: a one-line ConfigError otherwise."""
+    folder = Path(path)
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise ConfigError(
+            f"{flag} {path}: the config folder {what}; give the folder that holds your "
+            "dataset/, reducer/ and experiment/ configs"
+        )
+
+
+def check_user_folder(folder: str) -> None:
+    """A config folder given with ``-cd`` holds no config that a built-in of the same name would
+    hide (:func:`kmdr.config.presets.check_user_configs`), checked before Hydra starts for what
+    runs no task (``--cfg``): the folder is put on the search path of a composition of the
+    primary config, as Hydra would put it. A one-line ConfigError otherwise."""
+    from hydra import compose
+
+    from kmdr.config.presets import check_user_configs, initialized
+
+    _check_folder("-cd", folder)
+    where = Path(folder).expanduser().resolve()
+    with initialized():
+        try:
+            cfg = compose(
+                PRIMARY_CONFIG,
+                overrides=[f"hydra.searchpath=[file://{where}]"],
+                return_hydra_config=True,
             )
+        except Exception as err:
+            problem = composition_problem(err)
+            if problem is None:
+                raise
+            raise ConfigError(problem) from None
+        check_user_configs(cfg.hydra)
 
 
 def own_folder(cfg, choices, config_name: str, overrides: list[str], task: list[str]) -> str | None:
