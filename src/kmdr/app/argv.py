@@ -56,7 +56,7 @@ def _flag(token: str) -> str:
     return token.partition("=")[0] if token.startswith("--") else token
 
 
-def _has(args: list[str], flags: tuple[str, ...]) -> bool:
+def has_option(args: list[str], flags: tuple[str, ...]) -> bool:
     """Whether ``args`` give one of ``flags``, spelt in any way argparse reads (``--multi``)."""
     for token in args:
         if token.startswith("-"):
@@ -101,34 +101,44 @@ def _known_options() -> str:
     return ", ".join("/".join(names) for names, _ in HYDRA_OPTIONS)
 
 
-def option_problem(args: list[str]) -> str | None:
-    """The one line for an option Hydra's command line does not have, a value outside an
-    option's choices, or an option left without its value; None if every option is Hydra's."""
+def _read(args: list[str]):
+    """Each option of ``args`` as argparse reads it: ``(token, found, value)``, ``found`` being
+    :func:`_option`'s answer and ``value`` the one attached (``--cfg=job``, ``-cjob``) or, for an
+    option that takes one, the next word that is not a flag; None when none is given."""
     i = 0
     while i < len(args):
         token = args[i]
         i += 1
         if not token.startswith("-") or token == "-":
             continue
-        flag, has_value, value = token.partition("=") if token.startswith("--") else (token, "", "")
+        flag, eq, value = token.partition("=") if token.startswith("--") else (token, "", "")
         found = _option(flag)
+        if isinstance(found, tuple) and found[2]:
+            eq, value = "=", found[2]
+        if not eq:
+            value = None
+            takes = found[1] if isinstance(found, tuple) else None
+            if takes is not None and i < len(args) and not args[i].startswith("-"):
+                value, i = args[i], i + 1
+        yield token, found, value
+
+
+def option_problem(args: list[str]) -> str | None:
+    """The one line for an option Hydra's command line does not have, a value outside an
+    option's choices, or an option left without its value; None if every option is Hydra's."""
+    for token, found, value in _read(args):
         if isinstance(found, str):
             return found
-        name, takes, attached = found
-        if attached:
-            has_value, value = "=", attached
+        name, takes, _ = found
         if takes is None:
-            if has_value:
+            if value is not None:
                 return f"the option {name} takes no value, got {token!r}"
             continue
         optional = isinstance(takes, tuple) and takes[0] == "?"
-        if not has_value:
-            if i < len(args) and not args[i].startswith("-"):  # as argparse: the next word
-                value, i = args[i], i + 1
-            elif optional:
+        if value is None:
+            if optional:
                 continue
-            else:
-                return f"the option {name} needs a value (e.g. {name} {_example(takes)})"
+            return f"the option {name} needs a value (e.g. {name} {_example(takes)})"
         if isinstance(takes, tuple) and value not in takes[optional:]:
             return f"the option {name} takes one of {', '.join(takes[optional:])}, got {value!r}"
     return None
@@ -139,25 +149,12 @@ def _example(takes) -> str:
 
 
 def option_value(args: list[str], flags: tuple[str, ...]) -> str | None:
-    """The value given to the option spelt by ``flags`` (``-cd DIR``, ``--config-dir=DIR``,
-    ``--config`` as argparse reads a prefix), or None when it is not given."""
-    for i, token in enumerate(args):
-        if not token.startswith("-"):
-            continue
-        found = _option(_flag(token))
-        if not isinstance(found, tuple) or found[0] not in flags:
-            continue
-        if token.startswith("--") and "=" in token:
-            return token.partition("=")[2]
-        if found[2]:
-            return found[2]
-        return args[i + 1] if i + 1 < len(args) else None
+    """The value given to the option spelt by ``flags`` (``-cd DIR``, ``--config-dir=DIR``, a
+    prefix argparse reads), or None when it is not given."""
+    for _token, found, value in _read(args):
+        if isinstance(found, tuple) and found[0] in flags:
+            return value
     return None
-
-
-def has_option(args: list[str], flags: tuple[str, ...]) -> bool:
-    """Whether ``args`` give one of ``flags``, spelt in any way argparse reads."""
-    return _has(args, flags)
 
 
 def command_line_problem(args: list[str]) -> str | None:
@@ -167,7 +164,7 @@ def command_line_problem(args: list[str]) -> str | None:
     problem = option_problem(args)
     if problem is not None:
         return problem
-    if _has(args, CFG_FLAGS) and _has(args, MULTIRUN_FLAGS):
+    if has_option(args, CFG_FLAGS) and has_option(args, MULTIRUN_FLAGS):
         return (
             "--cfg prints the config of one job, so it does not go with -m/--multirun; leave "
             "out -m and give each swept key one of its values (e.g. dataset=orl)"

@@ -18,6 +18,7 @@ __all__ = [
     "PRIMARY_CONFIG",
     "check_search_path",
     "check_user_folder",
+    "compose_primary",
     "composition_problem",
     "only_reducer",
     "own_folder",
@@ -60,25 +61,28 @@ def check_user_folder(folder: str) -> None:
     hide (:func:`kmdr.config.presets.check_user_configs`), checked before Hydra starts for what
     runs no task (``--cfg``): the folder is put on the search path of a composition of the
     primary config, as Hydra would put it. A one-line ConfigError otherwise."""
-    from hydra import compose
-
     from kmdr.config.presets import check_user_configs, initialized
 
     _check_folder("-cd", folder)
     where = Path(folder).expanduser().resolve()
     with initialized():
-        try:
-            cfg = compose(
-                PRIMARY_CONFIG,
-                overrides=[f"hydra.searchpath=[file://{where}]"],
-                return_hydra_config=True,
-            )
-        except Exception as err:
-            problem = composition_problem(err)
-            if problem is None:
-                raise
-            raise ConfigError(problem) from None
+        cfg = compose_primary([f"hydra.searchpath=[file://{where}]"])
         check_user_configs(cfg.hydra)
+
+
+def compose_primary(overrides: list[str]):
+    """The primary config composed with ``overrides``, its Hydra config included (call it
+    inside :func:`kmdr.config.presets.initialized`); an error Hydra or OmegaConf raises while
+    composing is a one-line ConfigError (:func:`composition_problem`)."""
+    from hydra import compose
+
+    try:
+        return compose(PRIMARY_CONFIG, overrides=overrides, return_hydra_config=True)
+    except Exception as err:
+        problem = composition_problem(err)
+        if problem is None:
+            raise
+        raise ConfigError(problem) from None
 
 
 def own_folder(cfg, choices, config_name: str, overrides: list[str], task: list[str]) -> str | None:

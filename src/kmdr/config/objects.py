@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 from kmdr.config import checks
 from kmdr.config.checks import reducer_grid
-from kmdr.config.compose import PRIMARY_CONFIG, composition_problem, only_reducer, own_folder
+from kmdr.config.compose import compose_primary, only_reducer, own_folder
 from kmdr.config.errors import ConfigError
 from kmdr.config.kinds import KINDS
 from kmdr.config.schema import KMeansConfig, ReducerConfig
@@ -506,19 +506,12 @@ def compose_overrides(overrides, caller: str = "this") -> Composed:
 
 def compose_job(items: list[str]) -> Composed:
     """:func:`compose_overrides` of overrides already read as one job's."""
-    from hydra import compose
     from omegaconf import open_dict, read_write
 
     from kmdr.config.presets import initialized
 
     with initialized():
-        try:
-            cfg = compose(PRIMARY_CONFIG, overrides=items, return_hydra_config=True)
-        except Exception as err:
-            problem = composition_problem(err)
-            if problem is None:
-                raise
-            raise ConfigError(problem) from None
+        cfg = compose_primary(items)
         # The job's Hydra config, read from the composed config itself: Hydra's global
         # HydraConfig is the app's (hydra.main sets it), never set here and left behind.
         hc = cfg.hydra

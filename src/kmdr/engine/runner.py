@@ -120,7 +120,6 @@ class RunContext:
     store: CellStore
     record: dict
     outcome: RunOutcome
-    parallelism: Parallelism
     log: Callable[[str], None]
     progress: Callable
     #: The dask client of a run on ``backend=dask`` once its backend started (else None).
@@ -129,6 +128,11 @@ class RunContext:
     @property
     def shape(self) -> tuple[int, int, int]:
         return (int(self.X.shape[0]), int(self.X.shape[1]), int(self.n_clusters))
+
+    @property
+    def parallelism(self) -> Parallelism:
+        """The run's workers, as the session resolved them."""
+        return self.services.parallelism
 
     @property
     def data_path(self):
@@ -160,7 +164,7 @@ def execute(
     :class:`~kmdr.datasets.blocks.RowBlocks`), the :class:`~kmdr.datasets.DatasetUnavailable` its
     loading raised, or, for a dry run, its :class:`~kmdr.datasets.DeclaredData`. ``config``: the
     full resolved config to record (default: the three objects). ``log``: where one-line
-    messages go (default: the ``kmdr`` logger).
+    messages go (default: :func:`kmdr._log.say`).
 
     Raises :class:`~kmdr.config.errors.ConfigError` before writing anything when the config does
     not fit the data. A dataset that cannot be obtained is not an error: the outcome's
@@ -230,7 +234,6 @@ def execute(
         store,
         record,
         outcome,
-        par,
         log,
         progress_bar(output.progress, log, output.progress_every),
     )

@@ -403,7 +403,7 @@ class Session:
         start (:meth:`prepare`) while the data loads (:meth:`load`, once per session), and the
         engine runs it (:func:`kmdr.engine.runner.execute`). ``dataset``: an already loaded
         :class:`kmdr.datasets.Dataset` to run on instead; ``config``: the full resolved config
-        to record; ``log``: where one-line messages go (default: the ``kmdr`` logger).
+        to record; ``log``: where one-line messages go (default: :func:`kmdr._log.say`).
         Raises :class:`~kmdr.config.errors.ConfigError` before any work for a config that cannot
         run, :class:`~kmdr.engine.parallel.BackendError` for a backend that fails, and
         KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether
