@@ -435,7 +435,7 @@ def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
     data once its shape is known (:func:`~kmdr.config.checks.check_against_data`).
     """
     c = checks.validated(cfg)
-    kind = checks.one_of(c["kind"], "kind", KINDS, "kinds")
+    kind = c["kind"]  # checked by the Experiment, with every other field
     dataset = _dataset(c["dataset"]["name"])
     experiment = Experiment(
         name=c["name"],
