@@ -16,7 +16,7 @@ EXTRAS := dev,dask,joblib-launcher,slurm,optuna,site,docs
 KMDR_DATA_MIRROR ?= $(if $(wildcard ../shared/datasets/SOURCES.md),$(abspath ../shared/datasets),)
 export KMDR_DATA_MIRROR
 
-.PHONY: install lock test test-fast test-floors lint docs bench bench-scale bench-distributed data reproduce reproduce-quick figures report clean
+.PHONY: install lock test test-fast test-floors lint docs bench bench-scale bench-distributed bench-papers data reproduce reproduce-quick figures report clean
 
 install: $(STAMP)
 
@@ -101,6 +101,11 @@ bench-scale: install
 bench-distributed: install
 	$(PY) scripts/bench_distributed.py
 
+# The benches the papers declare (kmdr.plugins.Paper's benches), e.g. pb17's large-N experiment
+# into results/bench/pb17_large_n.csv (about an hour at its default sizes).
+bench-papers: install
+	$(PY) scripts/paper_steps.py --benches
+
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing
 
@@ -112,15 +117,13 @@ data: install
 # `make figures` redraws every experiment folder from its CSVs (e.g. after adding cells by hand).
 reproduce: install data
 	$(PY) scripts/reproduce.py --results $(RESULTS) $(if $(filter-out results,$(RESULTS)),--compare-with results)
-	$(PY) -m kmdr.papers.bzmd14.sampling_lemma --results $(RESULTS)
-	$(PY) -m kmdr.papers.pb17.theory --results $(RESULTS)
+	$(PY) scripts/paper_steps.py --results $(RESULTS)
 	$(MAKE) report RESULTS=$(RESULTS)
 
 # A reduced grid of the same experiments, in a few minutes, into results-quick/ (not committed).
 reproduce-quick: install
 	$(PY) scripts/reproduce.py --quick --results results-quick
-	$(PY) -m kmdr.papers.bzmd14.sampling_lemma --quick --results results-quick
-	$(PY) -m kmdr.papers.pb17.theory --quick --results results-quick
+	$(PY) scripts/paper_steps.py --quick --results results-quick
 	$(MAKE) report RESULTS=results-quick
 
 figures: install

@@ -106,6 +106,11 @@ def test_wheel_holds_every_package_and_the_configs(wheel):
         assert f"kmdr.papers.{paper}:PAPER" in declared
     for yaml in (ROOT / "conf").rglob("*.yaml"):
         assert f"kmdr/conf/{yaml.relative_to(ROOT / 'conf').as_posix()}" in names
+    # a paper's own presets and dataset options, in its package
+    own = [*(ROOT / "src" / "kmdr" / "papers").glob("*/conf/*/*.yaml")]
+    assert any(yaml.name == "pb17_digits.yaml" for yaml in own)
+    for yaml in own:
+        assert yaml.relative_to(ROOT / "src").as_posix() in names
     assert "kmdr/conf/__init__.py" in names and "kmdr/datasets/registry.txt" in names
 
 
@@ -162,6 +167,7 @@ def test_installed_kmdr_shell_completion_and_search_path(installed, tmp_path):
         [kmdr, "--info", "searchpath"], capture_output=True, text=True, env=env, cwd=tmp_path
     )
     assert proc.returncode == 0 and "pkg://kmdr.conf" in proc.stdout
+    assert "pkg://kmdr.papers.pb17.conf" in proc.stdout  # a paper's own configs, found installed
 
 
 def test_wheel_ships_the_license_and_the_typing_marker(wheel):

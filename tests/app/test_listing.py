@@ -193,7 +193,8 @@ def test_presets_text_and_missing_config_folder(conf, capsys, monkeypatch):
     monkeypatch.setenv("KMDR_CONF_DIR", str(conf))
     assert listing.main(["presets"]) == 0
     out = capsys.readouterr().out
-    assert "A test preset" in out and "presets (2)" in out
+    # the folder's two, and the presets kmdr's papers hold in their own packages
+    assert "A test preset" in out and "presets (4)" in out and "pb17_digits" in out
     monkeypatch.setenv("KMDR_CONF_DIR", str(conf / "nowhere"))
     assert listing.main(["presets"]) == 1
     err = capsys.readouterr().err

@@ -1,10 +1,9 @@
-"""scripts/bench_pb17_large_n.py at a small n: its streamed blocks are the same rows whatever
-the split, its one-pass sketch is the in-memory one, and its CSV is what the claim reads."""
+"""python -m kmdr.papers.pb17.bench_large_n at a small n: its streamed blocks are the same rows
+whatever the split, its one-pass sketch is the in-memory one, and its CSV is what the claim
+reads."""
 
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,14 +14,13 @@ from kmdr.papers.pb17.claims import BENCH_COLUMNS, check_large_n
 from kmdr.reducers import PreconditionedSparsification
 from kmdr.report import claims as C
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench_pb17_large_n.py"
+BENCH = [sys.executable, "-m", "kmdr.papers.pb17.bench_large_n"]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("bench_pb17_large_n", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from kmdr.papers.pb17 import bench_large_n
+
+    return bench_large_n
 
 
 def test_streamed_blocks_are_the_same_rows_whatever_the_split():
@@ -46,7 +44,7 @@ def test_streamed_blocks_are_the_same_rows_whatever_the_split():
 @pytest.mark.slow
 def test_bench_runs_at_small_n_and_its_csv_feeds_the_claim(tmp_path):
     out = tmp_path / "pb17_large_n.csv"
-    cmd = [sys.executable, str(SCRIPT), "--sizes", "3000", "--p", "64", "--repeats", "2",
+    cmd = [*BENCH, "--sizes", "3000", "--p", "64", "--repeats", "2",
            "--block-rows", "700", "--max-iter", "5", "--out", str(out)]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
@@ -62,7 +60,7 @@ def test_bench_runs_at_small_n_and_its_csv_feeds_the_claim(tmp_path):
 
 def test_bench_refuses_bad_arguments_in_one_line():
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--gamma", "0", "--sizes", "10"],
+        [*BENCH, "--gamma", "0", "--sizes", "10"],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 2 and "0 < gamma <= 1" in done.stderr

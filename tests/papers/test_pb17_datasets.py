@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from kmdr.datasets import DatasetError, dataset_info, load_dataset
-from kmdr.datasets._digits import MNIST_FILES, read_idx
+from kmdr.papers.pb17.datasets import MNIST_FILES, read_idx
 
 
 def test_digits_is_the_three_digit_stand_in():

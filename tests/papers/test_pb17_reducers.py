@@ -8,8 +8,14 @@ from sklearn.datasets import make_blobs
 
 from kmdr.cluster import KMeansResult
 from kmdr.datasets.blocks import bounds_of_rows, even_bounds
-from kmdr.reducers import PreconditionedSparsification, make_reducer, reducer_label
-from kmdr.reducers._builtins import BUILTIN_ENTRIES
+from kmdr.reducers import (
+    BUILTIN_REDUCERS,
+    REDUCERS,
+    PreconditionedSparsification,
+    make_reducer,
+    reducer_entry,
+    reducer_label,
+)
 from kmdr.sparsified_kmeans import second_pass
 
 
@@ -27,17 +33,25 @@ def _dense(C):
 # -- the declarations --------------------------------------------------------------------------
 
 
-def test_variants_are_declared_once_each_with_the_class_of_pd():
-    pd_cls = BUILTIN_ENTRIES["sparsified"].cls
-    assert BUILTIN_ENTRIES["sparsified_raw"].cls == pd_cls
-    assert BUILTIN_ENTRIES["sparsified_two_pass"].cls == pd_cls
-    assert BUILTIN_ENTRIES["sparsified_raw"].fixed == {"preconditioner": "none"}
-    assert BUILTIN_ENTRIES["sparsified_two_pass"].fixed == {"second_pass": True}
+def test_variants_are_declared_once_each_in_pb17s_package_with_the_class_of_pd():
+    from kmdr.papers.pb17 import PAPER
+
+    pd_cls = BUILTIN_REDUCERS["sparsified"].cls
+    raw, two = reducer_entry("sparsified_raw"), reducer_entry("sparsified_two_pass")
+    # pb17's own, listed beside kmdr's as built-ins, found through its Paper
+    assert (
+        "sparsified_raw" not in BUILTIN_REDUCERS and "sparsified_two_pass" not in BUILTIN_REDUCERS
+    )
+    assert PAPER.reducers == {"sparsified_raw": raw, "sparsified_two_pass": two}
+    assert REDUCERS.is_own("sparsified_raw") and REDUCERS.is_own("pd_two_pass")
+    assert raw.cls == pd_cls and two.cls == pd_cls  # not imported to be read
+    assert raw.fixed == {"preconditioner": "none"}
+    assert two.fixed == {"second_pass": True}
     # one plan for the class: PD's compat_version (its cells' identity) is untouched
-    assert BUILTIN_ENTRIES["sparsified_raw"].plan is BUILTIN_ENTRIES["sparsified"].plan
-    assert BUILTIN_ENTRIES["sparsified"].plan.compat_version == 1
+    assert raw.plan is BUILTIN_REDUCERS["sparsified"].plan
+    assert BUILTIN_REDUCERS["sparsified"].plan.compat_version == 1
     assert reducer_label("sparsified_raw") == "PD (no precond.)"
-    assert reducer_label("sparsified_two_pass") == "PD 2-pass"
+    assert reducer_label("pd_two_pass") == "PD 2-pass"
     pd_ = make_reducer("sparsified", 3, random_state=0)
     assert pd_.preconditioner == "dct" and pd_.second_pass is False  # PD's defaults unchanged
 

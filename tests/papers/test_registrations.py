@@ -104,7 +104,8 @@ def test_an_unknown_figure_style_or_section_is_one_line():
 def test_the_generic_report_layer_names_no_experiment_of_a_paper():
     """The papers' prose (deviations, notes, why an experiment has no data) is in their
     declarations: no string of kmdr.report names one of their presets."""
-    presets = {p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml")}
+    folders = [ROOT / "conf", *(ROOT / "src" / "kmdr" / "papers").glob("*/conf")]
+    presets = {p.stem for folder in folders for p in (folder / "experiment").glob("*.yaml")}
     found = []
     for path in sorted((ROOT / "src" / "kmdr" / "report").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kmdr.config.errors import ConfigError
+from kmdr.config.search_path import CONF_ENV, CONF_PACKAGE, env_conf_dir
 
 __all__ = [
     "CONF_ENV",
@@ -32,6 +33,7 @@ __all__ = [
     "composed_presets",
     "conf_dir",
     "config_path",
+    "env_conf_dir",
     "group_options",
     "initialized",
     "own_folder",
@@ -39,21 +41,6 @@ __all__ = [
     "presets",
     "yaml_problem",
 ]
-
-CONF_PACKAGE = "kmdr.conf"
-CONF_ENV = "KMDR_CONF_DIR"
-
-
-def _env_dir() -> Path | None:
-    env = os.environ.get(CONF_ENV)
-    if not env:
-        return None
-    path = Path(env).expanduser().resolve()
-    if not (path / "config.yaml").is_file():
-        raise ConfigError(
-            f"{CONF_ENV}={env} holds no config.yaml: point it at a kmdr conf/ folder or unset it"
-        )
-    return path
 
 
 def _check_package() -> None:
@@ -67,7 +54,7 @@ def _check_package() -> None:
 
 def config_path() -> str:
     """The ``config_path`` for :func:`hydra.main`: ``$KMDR_CONF_DIR`` or ``pkg://kmdr.conf``."""
-    env = _env_dir()
+    env = env_conf_dir()
     if env is not None:
         return str(env)
     _check_package()
@@ -77,7 +64,7 @@ def config_path() -> str:
 def conf_dir() -> Path:
     """The config folder on disk (``$KMDR_CONF_DIR`` or the installed ``kmdr.conf``), for
     :func:`hydra.initialize_config_dir` and for reading the yaml files themselves."""
-    env = _env_dir()
+    env = env_conf_dir()
     if env is not None:
         return env
     _check_package()
@@ -93,7 +80,7 @@ def initialized(job_name: str = "kmdr") -> Iterator[None]:
 
     import kmdr.config.schema  # noqa: F401  (registers the schema in the ConfigStore)
 
-    env = _env_dir()
+    env = env_conf_dir()
     if env is not None:
         init = initialize_config_dir(config_dir=str(env), version_base=None, job_name=job_name)
     else:

@@ -19,6 +19,7 @@ from typing import Any
 from omegaconf import MISSING
 
 from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
+from kmdr.config.search_path import PapersSearchPath
 
 __all__ = [
     "SCHEMA_NAME",
@@ -251,28 +252,35 @@ def dataset_params_schema(dataset: str) -> str:
 
 def register_configs() -> None:
     """Register :class:`RunConfig` as :data:`SCHEMA_NAME` in Hydra's ConfigStore, and an option
-    of the ``reducer`` group for every built-in reducer and each of its aliases (idempotent).
+    of the ``reducer`` group for every built-in reducer (kmdr's and its papers') and each of its
+    aliases (idempotent).
 
-    A built-in reducer's declaration (:mod:`kmdr.reducers._builtins`) is all that ``reducer=<name>``
-    needs, so it has no config file; listing the declarations imports no reducer module. A
-    plug-in reducer brings its own ``reducer/<name>.yaml`` (see the README's Extending section):
-    a stored option of the same name would make Hydra validate that file against it.
+    A built-in reducer's declaration (:mod:`kmdr.reducers._builtins`, a paper's ``reducers``) is all
+    that ``reducer=<name>`` needs, so it has no config file; listing the declarations imports no
+    reducer module. A plug-in reducer brings its own ``reducer/<name>.yaml`` (see the README's
+    Extending section): a stored option of the same name would make Hydra validate that file against
+    it.
 
-    Every built-in generator's parameters are stored too (:func:`dataset_params_schema`).
+    Every built-in generator's parameters are stored too (:func:`dataset_params_schema`), and
+    Hydra's search-path plug-in that adds the papers' own configs
+    (:class:`kmdr.config.search_path.PapersSearchPath`) is registered.
     """
     from hydra.core.config_store import ConfigStore
+    from hydra.core.plugins import Plugins
 
     from kmdr.datasets._builtins import PARAM_SCHEMAS
-    from kmdr.reducers._builtins import BUILTIN_ENTRIES
+    from kmdr.reducers import REDUCERS
 
     store = ConfigStore.instance()
     store.store(name=SCHEMA_NAME, node=RunConfig)
+    Plugins.instance().register(PapersSearchPath)
     for dataset, params in PARAM_SCHEMAS.items():
         store.store(name=dataset_params_schema(dataset), node=params)
-    for name, entry in BUILTIN_ENTRIES.items():
-        for option in (name, *entry.aliases):
-            node = {"reducers": [{"id": name, "name": name, "params": {}}]}
-            store.store(group="reducer", name=option, node=node, package="_global_")
+    own = [name for name in REDUCERS.names() if REDUCERS.is_own(name)]
+    aliases = [(alias, name) for alias, name in REDUCERS.aliases().items() if name in own]
+    for option, name in [*((name, name) for name in own), *aliases]:
+        node = {"reducers": [{"id": name, "name": name, "params": {}}]}
+        store.store(group="reducer", name=option, node=node, package="_global_")
 
 
 def to_container(cfg) -> dict:

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ._digits import ALL_DIGITS, MNIST_FILES, PB17_DIGITS, load_digits_subset, load_mnist
 from ._entry import DatasetEntry
 from ._generated import generated_blocks
 from ._images import (
@@ -99,18 +98,6 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         "shards", load_shards, "folder", "shards",
         params=MappingProxyType({"path": None}), blocks=shard_blocks,
         description="a folder of row shards (npz, with a manifest of sha256), one block a shard",
-    ),
-    DatasetEntry(
-        "mnist", load_mnist, "file", "MNIST", MNIST_FILES,
-        n_samples=70000, n_features=784, n_clusters=10, sparse=False,
-        params={"digits": ALL_DIGITS},
-        description="MNIST handwritten digits 28x28, training and test sets (IDX files)",
-    ),
-    DatasetEntry(
-        "digits", load_digits_subset, "bundled", "Digits 0, 3, 9 (MNIST stand-in)",
-        n_samples=541, n_features=64, n_clusters=3, sparse=False,
-        params={"digits": PB17_DIGITS},
-        description="scikit-learn's 8x8 digits 0, 3, 9: a small stand-in for MNIST, NOT MNIST",
     ),
 )  # fmt: skip
 #: Dataset name -> declaration, in listing order.

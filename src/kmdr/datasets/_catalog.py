@@ -72,7 +72,9 @@ def _as_entry(obj: object, name: str) -> DatasetEntry:
 
 
 #: Every dataset name: the built-ins, then the installed plug-ins.
-DATASETS: Registry[DatasetEntry] = Registry("dataset", ENTRY_POINT_GROUP, convert=_as_entry)
+DATASETS: Registry[DatasetEntry] = Registry(
+    "dataset", ENTRY_POINT_GROUP, convert=_as_entry, paper_field="datasets"
+)
 for _entry in BUILTIN.values():
     DATASETS.declare(_entry.name, _entry)
 del _entry

@@ -152,10 +152,10 @@ def checked_reduction(reduce, cell, X, n_clusters: int, shared, reproduced: Repr
     """``reduce(cell, X, n_clusters, shared)`` -> ``(reducer, C, seconds)``, checked (see the
     module docstring). The seconds are those of the first reduction. ``reproduced``: the
     process's record of the plug-ins already fitted twice (None: fit this one twice)."""
-    from kmdr.reducers import BUILTIN_REDUCERS
+    from kmdr.reducers import REDUCERS
 
     out = _seeded_once(reduce, cell, X, n_clusters, shared)
-    if cell.reducer_name in BUILTIN_REDUCERS:
+    if REDUCERS.is_own(cell.reducer_name):
         return out
     key = (cell.reducer_name, json.dumps(cell.params, sort_keys=True, default=str))
     if reproduced is None or reproduced.first(key):

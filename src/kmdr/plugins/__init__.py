@@ -17,9 +17,10 @@ report sections...). Declarations come from three places:
       [project.entry-points."kmdr.papers"]
       mypaper = "mypkg:PAPER"
 
-  A registry built with ``paper_field`` (figure styles, report sections, experiment kinds, claim
-  sets, theory parts) takes its names from that field of every paper; kmdr's own papers count as
-  built-ins.
+  A registry built with ``paper_field`` (reducers, datasets, figure styles, report sections,
+  experiment kinds, claim sets, theory parts) also takes names from that field of every paper;
+  kmdr's own papers count as built-ins. A declaration given as an object with an ``aliases``
+  attribute (a reducer's entry) brings its aliases with it.
 
 Names are known without importing anything but the papers' declarations (which name their parts
 as ``"module:attr"`` strings, so that reading them is cheap); a declaration is imported when it is
@@ -60,6 +61,7 @@ from kmdr.plugins.paper import Deviation, Paper, check_paper
 __all__ = [
     "OWN_DISTRIBUTION",
     "PAPERS",
+    "PAPERS_GROUP",
     "Deviation",
     "Paper",
     "Registry",
@@ -132,7 +134,8 @@ class Registry(Mapping[str, T], Generic[T]):
         self._aliases: dict[str, str] = {}
         self._loaded: dict[str, T] = {}
         self._lock = threading.RLock()
-        self._found: tuple[dict, dict] | None = None  # plug-ins, found on first use
+        # plug-ins found on first use: (sources by name, reasons a name cannot be used, aliases)
+        self._found: tuple[dict, dict, dict] | None = None
         self._found_with: object = None  # the papers self._found was read from
 
     # ---- declaring -------------------------------------------------------------------------
@@ -159,10 +162,10 @@ class Registry(Mapping[str, T], Generic[T]):
 
     # ---- plug-ins ----------------------------------------------------------------------------
 
-    def _plugins(self) -> tuple[dict[str, Source], dict[str, str]]:
-        """(plug-in sources by name, reasons a plug-in name cannot be used), with the clash policy
-        applied and its warnings given once (the result is kept until :meth:`reload`, or until
-        the papers are found again)."""
+    def _plugins(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str]]:
+        """(plug-in sources by name, reasons a plug-in name cannot be used, the aliases the
+        usable ones bring), with the clash policy applied and its warnings given once (the result
+        is kept until :meth:`reload`, or until the papers are found again)."""
         with self._lock:
             papers = None if self.paper_field is None else PAPERS._plugins()
             if self._found is None or self._found_with is not papers:
@@ -171,8 +174,10 @@ class Registry(Mapping[str, T], Generic[T]):
             return self._found
 
     def _sources(self) -> list[Source]:
-        """Every declaration of this registry's group or of its field of the papers."""
-        if self.paper_field is None:
+        """Every declaration of this registry's entry-point group, then of its field of the
+        papers (a registry whose group is the papers' own reads the papers only)."""
+        sources = []
+        if self.paper_field is None or self.group != PAPERS_GROUP:
             owners: dict[int, bool] = {}  # by distribution: its name is read once
 
             def own(ep) -> bool:
@@ -181,11 +186,12 @@ class Registry(Mapping[str, T], Generic[T]):
                     owners[id(dist)] = is_own(ep)
                 return owners[id(dist)]
 
-            points = entry_points_of(self.group)
-            return [
-                Source(ep.name, ep.value, own(ep), functools.partial(origin, ep)) for ep in points
+            sources += [
+                Source(ep.name, ep.value, own(ep), functools.partial(origin, ep))
+                for ep in entry_points_of(self.group)
             ]
-        sources = []
+        if self.paper_field is None:
+            return sources
         for paper in papers():
             key, own = paper.key, PAPERS.is_own(paper.key)
             part = getattr(paper, self.paper_field)
@@ -197,7 +203,7 @@ class Registry(Mapping[str, T], Generic[T]):
                 sources.append(Source(name, target, own, functools.partial(_in_paper, name, key)))
         return sources
 
-    def _find_plugins(self) -> tuple[dict[str, Source], dict[str, str]]:
+    def _find_plugins(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str]]:
         by_name: dict[str, list[Source]] = {}
         own: dict[str, Source] = {}
         for src in self._sources():
@@ -227,7 +233,18 @@ class Registry(Mapping[str, T], Generic[T]):
                 _warn(broken[name], self.group)
                 continue
             usable[name] = points[0]
-        return usable, broken
+        aliases = {}
+        for name, src in usable.items():
+            for alias in getattr(src.target, "aliases", ()):
+                if alias in self._declared or alias in self._aliases or alias in usable:
+                    _warn(
+                        f"the alias {alias!r} of {self.what} {src.origin} is ignored: another "
+                        f"{self.what} has that name; rename the alias",
+                        self.group,
+                    )
+                    continue
+                aliases[alias] = name
+        return usable, broken, aliases
 
     def reload(self) -> None:
         """Forget the plug-ins found so far (after installing one in this process); a registry
@@ -262,7 +279,7 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def names(self) -> tuple[str, ...]:
         """Every usable name, built-ins first, without importing any declaration."""
-        points, _ = self._plugins()
+        points = self._plugins()[0]
         return (*self._declared, *(n for n in points if n not in self._declared))
 
     def declarations_of(self, name: str) -> int:
@@ -274,14 +291,29 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def canonical(self, name: str) -> str:
         """The name ``name`` stands for (itself unless it is an alias)."""
-        return self._aliases.get(name, name)
+        if name in self._aliases or not isinstance(name, str):
+            return self._aliases.get(name, name)
+        return self._plugins()[2].get(name, name)
+
+    def aliases(self) -> dict[str, str]:
+        """Every alias and the name it stands for, the built-ins' and the plug-ins'."""
+        return {**self._aliases, **self._plugins()[2]}
+
+    def declaration(self, name: str):
+        """What ``name`` (or its alias) is declared as, not imported: the object, or its
+        ``"module:attr"`` string; None for a name nothing declares."""
+        name = self.canonical(name)
+        if name in self._declared:
+            return self._declared[name]
+        src = self._plugins()[0].get(name)
+        return None if src is None else src.target
 
     def problem(self, name: str) -> str | None:
         """Why ``name`` cannot be used, in one line; None if it can (nothing is imported)."""
         if not isinstance(name, str):
             return f"{self.what} name {name!r} is invalid: it must be a string"
         name = self.canonical(name)
-        points, broken = self._plugins()
+        points, broken, _ = self._plugins()
         if name in broken:
             return broken[name]
         if name in self._declared or name in points:
@@ -354,9 +386,12 @@ class Registry(Mapping[str, T], Generic[T]):
         return f"Registry({self.what!r}, {list(self)})"
 
 
+#: The entry-point group of the papers.
+PAPERS_GROUP = "kmdr.papers"
+
 #: Every paper, by its key: kmdr's own (entry points of kmdr's distribution) first, then the
 #: plug-ins'. The registries of a paper's parts read them (``paper_field``).
-PAPERS: Registry[Paper] = Registry("paper", "kmdr.papers", convert=check_paper)
+PAPERS: Registry[Paper] = Registry("paper", PAPERS_GROUP, convert=check_paper)
 
 
 def papers() -> list[Paper]:

@@ -75,6 +75,21 @@ class Paper:
         run).
     notes : Mapping
         What a reader must know before reading an experiment's figure, by experiment name.
+    reducers, datasets : Mapping
+        The reducers (:class:`kmdr.reducers.ReducerEntry`) and datasets
+        (:class:`kmdr.datasets.DatasetEntry`) only this paper uses, by the name a config gives
+        them (``reducer=``, ``dataset=``): the same registries list them beside kmdr's others.
+    configs : str, optional
+        The package of the paper's Hydra configs (``"mypkg.conf"``, holding ``experiment/`` with
+        its presets and ``dataset/`` with its datasets' options), put on the search path of every
+        kmdr config (the command line, ``kmdr.run``, ``make reproduce``).
+    reproduce_steps : tuple of str
+        Modules ``make reproduce`` runs after the presets, each as ``python -m MODULE --results
+        DIR`` (``--quick`` added for ``make reproduce-quick``): what a paper computes besides
+        cells (a theory check, say).
+    benches : tuple of str
+        Modules of its benchmarks, each run as ``python -m MODULE`` by ``make bench-papers``
+        (they write under ``results/bench/``).
     """
 
     key: str
@@ -88,15 +103,28 @@ class Paper:
     deviations: tuple[Deviation, ...] = ()
     no_data: Mapping[str, str] = field(default_factory=dict)
     notes: Mapping[str, str] = field(default_factory=dict)
+    reducers: Mapping[str, object] = field(default_factory=dict)
+    datasets: Mapping[str, object] = field(default_factory=dict)
+    configs: str | None = None
+    reproduce_steps: tuple[str, ...] = ()
+    benches: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("figure_styles", "report_sections", "kinds", "no_data", "notes"):
+        fields = ("figure_styles", "report_sections", "kinds", "no_data", "notes", "reducers")
+        for name in (*fields, "datasets"):
             object.__setattr__(self, name, _frozen(getattr(self, name), name, self.key))
         deviations = tuple(self.deviations)
         wrong = [type(d).__name__ for d in deviations if not isinstance(d, Deviation)]
         if wrong:
             raise TypeError(f"paper {self.key}: deviations holds {wrong[0]}: give Deviations")
         object.__setattr__(self, "deviations", deviations)
+        if self.configs is not None and not (isinstance(self.configs, str) and self.configs):
+            raise TypeError(f"paper {self.key}: configs must be the name of a package")
+        for name in ("reproduce_steps", "benches"):
+            modules = getattr(self, name)
+            if isinstance(modules, str) or not all(isinstance(m, str) for m in modules):
+                raise TypeError(f"paper {self.key}: {name} must be a tuple of module names")
+            object.__setattr__(self, name, tuple(modules))
 
 
 def check_paper(obj, name: str) -> Paper:

@@ -249,33 +249,6 @@ BUILTIN_ENTRIES: dict[str, ReducerEntry] = {
         ),
         plan=_SPARSIFIED,
     ),
-    "sparsified_raw": ReducerEntry(
-        _M + "sparsified:PreconditionedSparsification",
-        "PD (no precond.)",
-        {"preconditioner": "none"},
-        "Pourkamali-Anaraki & Becker 2017 (sparsification without preconditioning)",
-        style=LineStyle("#ad494a", "x"),
-        aliases=("pd_raw",),
-        time_includes=(
-            "keeping r raw entries per row (no signs, no transform); its clustering time is "
-            "sparsified k-means on that sketch"
-        ),
-        plan=_SPARSIFIED,
-    ),
-    "sparsified_two_pass": ReducerEntry(
-        _M + "sparsified:PreconditionedSparsification",
-        "PD 2-pass",
-        {"second_pass": True},
-        "Pourkamali-Anaraki & Becker 2017 (two-pass sparsified k-means)",
-        style=LineStyle("#e7ba52", "o"),
-        aliases=("pd_two_pass",),
-        time_includes=(
-            "the same sketch as PD (preconditioning, r entries kept per row); its clustering "
-            "time is sparsified k-means plus the second pass over the original data (nearest "
-            "center and exact cluster means)"
-        ),
-        plan=_SPARSIFIED,
-    ),
     "none": ReducerEntry(
         _M + "identity:IdentityReducer",
         "kMeans",

@@ -57,7 +57,8 @@ __all__ = [
 #: The entry-point group third-party reducers register under.
 ENTRY_POINT_GROUP = "kmdr.reducers"
 
-#: kmdr's own declarations, by registry name (read-only view of :mod:`._builtins`).
+#: kmdr's own declarations in code, by registry name (read-only view of :mod:`._builtins`); its
+#: papers' reducers (:class:`kmdr.plugins.Paper`'s ``reducers``) are built-ins too.
 BUILTIN_REDUCERS: Mapping[str, ReducerEntry] = MappingProxyType(BUILTIN_ENTRIES)
 
 
@@ -81,7 +82,9 @@ def _loaded_entry(obj: object, name: str) -> ReducerEntry:
 
 #: Every reducer name: the built-ins (in legend order), then the installed plug-ins. Indexing
 #: gives the entry with its class imported; :func:`reducer_entry` gives it without importing.
-REDUCERS: Registry[ReducerEntry] = Registry("reducer", ENTRY_POINT_GROUP, convert=_loaded_entry)
+REDUCERS: Registry[ReducerEntry] = Registry(
+    "reducer", ENTRY_POINT_GROUP, convert=_loaded_entry, paper_field="reducers"
+)
 for _name, _entry in BUILTIN_ENTRIES.items():
     REDUCERS.declare(_name, _entry, aliases=_entry.aliases)
 del _name, _entry
@@ -118,7 +121,7 @@ def _get(name: str) -> ReducerEntry:
 def unusable_plugin(name: str) -> str | None:
     """Why the plug-in reducer ``name`` cannot be used (it fails to load, or two plug-ins declare
     that name), in one line; None if it can, or if no plug-in of that name is installed."""
-    if not isinstance(name, str) or REDUCERS.canonical(name) in BUILTIN_ENTRIES:
+    if not isinstance(name, str) or REDUCERS.is_own(name):
         return None
     if not REDUCERS.declarations_of(name):
         return None
@@ -130,11 +133,16 @@ def unusable_plugin(name: str) -> str | None:
 
 
 def reducer_entry(name: str) -> ReducerEntry:
-    """The declaration of ``name`` (or of the entry it is an alias of). A built-in's is read
-    without importing anything (its ``cls`` may be a ``"module:Class"`` string); a plug-in's is
-    loaded. Raises :class:`ValueError` (one line) for a name that cannot be used."""
-    builtin = BUILTIN_ENTRIES.get(REDUCERS.canonical(name)) if isinstance(name, str) else None
-    return builtin if builtin is not None else _get(name)
+    """The declaration of ``name`` (or of the entry it is an alias of). A built-in's (kmdr's
+    own or its papers') is read without importing anything (its ``cls`` may be a
+    ``"module:Class"`` string); a plug-in's is loaded. Raises :class:`ValueError` (one line) for
+    a name that cannot be used."""
+    if not isinstance(name, str):
+        return _get(name)
+    builtin = BUILTIN_ENTRIES.get(REDUCERS.canonical(name))
+    if builtin is None and REDUCERS.is_own(name):  # a paper's
+        builtin = REDUCERS.declaration(name)
+    return builtin if isinstance(builtin, ReducerEntry) else _get(name)
 
 
 def reducer_class(name: str) -> type:

@@ -25,6 +25,7 @@ PAPER = Paper(
     citation="Boutsidis, Zouzias, Mahoney, Drineas, IEEE TIT 2015 / arXiv 2014",
     figure_styles={"bzmd14": "kmdr.papers.bzmd14.figures:STYLE"},
     kinds={"sampling_lemma": "kmdr.papers.bzmd14.sampling_lemma:SAMPLING_LEMMA"},
+    reproduce_steps=("kmdr.papers.bzmd14.sampling_lemma",),
     claims="kmdr.papers.bzmd14.claims:bzmd14_claims",
     theory="kmdr.papers.bzmd14.theory:PART",
     deviations=(

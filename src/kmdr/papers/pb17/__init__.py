@@ -1,13 +1,18 @@
 """Pourkamali-Anaraki and Becker (2017): preconditioned data sparsification, and sparsified
 k-means on it, in one and two passes.
 
-Its figure style (``pb17``), its claims checked against our results (accuracy against γ on
-MNIST's digits 0, 3, 9 or their stand-in, the large-N speed-up from a bench file), its theory
-check and its deviations: all declared in :data:`PAPER`.
+Everything only this paper uses lives in this package and is declared in :data:`PAPER`: its two
+variants of PD (:mod:`.reducers`), MNIST and its stand-in (:mod:`.datasets`), its presets and
+dataset options (``conf/``, on the config search path), its large-N bench (:mod:`.bench_large_n`),
+its figure style (``pb17``), its claims checked against our results (accuracy against γ on
+MNIST's digits 0, 3, 9 or their stand-in, the large-N speed-up from the bench file), its theory
+check (:mod:`.theory`, run by ``make reproduce``) and its deviations.
 """
 
 from __future__ import annotations
 
+from kmdr.papers.pb17.datasets import DIGITS, MNIST
+from kmdr.papers.pb17.reducers import SPARSIFIED_RAW, SPARSIFIED_TWO_PASS
 from kmdr.plugins import Deviation, Paper
 
 __all__ = ["PAPER"]
@@ -82,8 +87,8 @@ PAPER = Paper(
             53,
             "**pb17's large-N experiment** (N = 9,631,605 points of 'infinite MNIST', p = 784, "
             "56 GB in 58 chunks) is replaced by synthetic spiky Gaussian clusters of the same "
-            "dimension generated in seeded blocks (`scripts/bench_pb17_large_n.py`): the "
-            "sparsified run keeps only the sketch; standard k-means runs only where the whole "
+            "dimension generated in seeded blocks (`python -m kmdr.papers.pb17.bench_large_n`): "
+            "the sparsified run keeps only the sketch; standard k-means runs only where the whole "
             "matrix fits in memory, so the speed-up is measured at the largest such n, and the "
             "time per iteration includes the k-means++ start. Its claim reads "
             "`results/bench/pb17_large_n.csv` and is *no data* without it.",
@@ -96,4 +101,9 @@ PAPER = Paper(
         )
     },
     notes={"pb17_digits": _DIGITS_NOTE},
+    reducers={"sparsified_raw": SPARSIFIED_RAW, "sparsified_two_pass": SPARSIFIED_TWO_PASS},
+    datasets={"mnist": MNIST, "digits": DIGITS},
+    configs="kmdr.papers.pb17.conf",
+    reproduce_steps=("kmdr.papers.pb17.theory",),
+    benches=("kmdr.papers.pb17.bench_large_n",),
 )

@@ -1,11 +1,11 @@
 """pb17's claims (Pourkamali-Anaraki and Becker 2017, §VI), one :class:`~.verdicts.Claim` each.
 
-On the accuracy-vs-γ experiments (``pb17_mnist``, and ``pb17_digits``, its stand-in): the
-accuracy of sparsified k-means grows with γ and approaches that of k-means on all features,
-preconditioning raises it, and the two-pass algorithm raises it further. On the large-N bench
-(``results/bench/pb17_large_n.csv``, written by ``scripts/bench_pb17_large_n.py``): one-pass
-sparsified k-means on a streamed sketch is faster than standard k-means. Every comparison is on
-the repetition as unit (:mod:`kmdr.report.claims`).
+On the accuracy-vs-γ experiments (``pb17_mnist``, and ``pb17_digits``, its stand-in): the accuracy
+of sparsified k-means grows with γ and approaches that of k-means on all features, preconditioning
+raises it, and the two-pass algorithm raises it further. On the large-N bench
+(``results/bench/pb17_large_n.csv``, written by ``python -m kmdr.papers.pb17.bench_large_n``):
+one-pass sparsified k-means on a streamed sketch is faster than standard k-means. Every comparison
+is on the repetition as unit (:mod:`kmdr.report.claims`).
 """
 
 from __future__ import annotations
@@ -164,8 +164,8 @@ def check_large_n(df: pd.DataFrame, path: Path | str = BENCH_CSV) -> Part | Verd
     if not path.is_file():
         return Verdict(
             NO_DATA,
-            f"no data: {path} is missing (run scripts/bench_pb17_large_n.py; at the paper's "
-            "n = 10,000,000 it needs the chunked path's time and memory)",
+            f"no data: {path} is missing (run python -m kmdr.papers.pb17.bench_large_n; at the "
+            "paper's n = 10,000,000 it needs the chunked path's time and memory)",
         )
     bench = pd.read_csv(path)
     missing = [c for c in BENCH_COLUMNS if c not in bench.columns]
@@ -216,8 +216,8 @@ def pb17_claims() -> list[Claim]:
         check=check_large_n,
         note=(
             "Read from the bench file results/bench/pb17_large_n.csv (synthetic data streamed "
-            "in seeded blocks by scripts/bench_pb17_large_n.py), not from this experiment's "
-            "cells."
+            "in seeded blocks by python -m kmdr.papers.pb17.bench_large_n), not from this "
+            "experiment's cells."
         ),
     )
     return [*claims, speedup]

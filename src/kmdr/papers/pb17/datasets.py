@@ -9,6 +9,8 @@ same digits stand in: the same task on far smaller, coarser images, NOT MNIST.
 
 Both loaders take ``digits``, the digits kept (labels 0..k-1 in increasing digit order), and
 return pixels as float64 in the source's own scale (0..16 for scikit-learn's, 0..255 for MNIST).
+Their declarations (:data:`MNIST`, :data:`DIGITS`) are the datasets of pb17's :class:`Paper`,
+which the dataset registry lists beside kmdr's own.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ._base import Dataset
-from ._registry import fetch
+from kmdr.datasets import Dataset, DatasetEntry, fetch
 
 __all__ = [
     "ALL_DIGITS",
+    "DIGITS",
+    "MNIST",
     "MNIST_FILES",
     "PB17_DIGITS",
     "check_digits",
@@ -157,3 +160,19 @@ def load_mnist(*, data_dir=None, mirror=None, digits=ALL_DIGITS) -> Dataset:
         image_shape=(28, 28),
         image_order="C",
     )
+
+
+#: MNIST, whole or restricted to some digits (``dataset.params.digits``).
+MNIST = DatasetEntry(
+    "mnist", load_mnist, "file", "MNIST", MNIST_FILES,
+    n_samples=70000, n_features=784, n_clusters=10, sparse=False,
+    params={"digits": ALL_DIGITS},
+    description="MNIST handwritten digits 28x28, training and test sets (IDX files)",
+)  # fmt: skip
+#: The stand-in: scikit-learn's 8x8 digits 0, 3, 9.
+DIGITS = DatasetEntry(
+    "digits", load_digits_subset, "bundled", "Digits 0, 3, 9 (MNIST stand-in)",
+    n_samples=541, n_features=64, n_clusters=3, sparse=False,
+    params={"digits": PB17_DIGITS},
+    description="scikit-learn's 8x8 digits 0, 3, 9: a small stand-in for MNIST, NOT MNIST",
+)  # fmt: skip

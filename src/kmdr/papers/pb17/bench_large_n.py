@@ -5,8 +5,10 @@ dimension 784 ("infinite MNIST", 56 GB, read in 58 chunks of about 1 GB) at γ =
 sparsified k-means about 40 times faster than k-means (100 times for the assignments, 26 for the
 center updates). This script measures the same comparison on synthetic data of that shape:
 
-    .venv/bin/python scripts/bench_pb17_large_n.py                     # n = 100k, 1M, 10M
-    .venv/bin/python scripts/bench_pb17_large_n.py --sizes 20000 50000 --repeats 3 --out DIR
+    python -m kmdr.papers.pb17.bench_large_n                     # n = 100k, 1M, 10M
+    python -m kmdr.papers.pb17.bench_large_n --sizes 20000 50000 --repeats 3 --out DIR
+
+(``make bench-papers`` runs it with every other paper's bench.)
 
 The data: ``k`` clusters in ``p`` dimensions, each center non-zero on its own few coordinates
 (spiky, as strokes are in digit images: uniform sampling without preconditioning would miss
@@ -29,11 +31,11 @@ Per (n, method, repetition), in a fresh process (so that each peak is its own):
 Both: k-means++ start, one start, at most ``--max-iter`` iterations, tol 0, BLAS limited to one
 thread. Recorded: ``pass_seconds`` (generate, and sketch), ``cluster_seconds``, ``n_iter``,
 ``seconds_per_iter`` (the clustering time over its iterations, the start included),
-``total_seconds``, ``peak_mb`` (the process's peak resident size above its size before the
-pass: the data or the sketch, and the clustering's work), ``accuracy`` against the generating
-labels, and the machine's 1-minute load. Writes ``--out`` (default
-``results/bench/pb17_large_n.csv``; the columns of :data:`kmdr.papers.pb17.claims.BENCH_COLUMNS`
-plus ``load``), which the claim ``pb17-large-n-speedup`` reads.
+``total_seconds``, ``peak_mb`` (the process's peak resident size above its size before the pass: the
+data or the sketch, and the clustering's work), ``accuracy`` against the generating labels, and the
+machine's 1-minute load. Writes ``--out`` (default ``results/bench/pb17_large_n.csv`` under the
+working folder; the columns of :data:`kmdr.papers.pb17.claims.BENCH_COLUMNS` plus ``load``), which
+the claim ``pb17-large-n-speedup`` reads.
 """
 
 from __future__ import annotations
@@ -48,10 +50,18 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
 #: Rows per generation chunk: the unit of the seeded streams (not the block size).
 CHUNK = 4096
 SIZES = (100_000, 1_000_000, 10_000_000)
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident set size since it started (ru_maxrss: KiB on Linux, bytes
+    on macOS)."""
+    import resource
+
+    scale = 1.0 if sys.platform == "darwin" else 1024.0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
 
 
 def _rss_mb() -> float:
@@ -121,7 +131,6 @@ def run_one(args) -> dict:
     import scipy.sparse as sp
     from threadpoolctl import threadpool_limits
 
-    from _timing import maxrss_mib  # scripts/_timing.py: this runs as python scripts/...
     from kmdr.cluster import kmeans
     from kmdr.metrics import clustering_accuracy
     from kmdr.reducers import PreconditionedSparsification
@@ -171,7 +180,7 @@ def run_one(args) -> dict:
         "n_iter": int(result.n_iter),
         "seconds_per_iter": cluster_seconds / max(int(result.n_iter), 1),
         "total_seconds": done - start,
-        "peak_mb": max(maxrss_mib() - base, 0.0),
+        "peak_mb": max(_peak_rss_mb() - base, 0.0),
         "accuracy": clustering_accuracy(data.labels(), result.labels),
         "load": os.getloadavg()[0],
     }
@@ -188,7 +197,7 @@ def main(argv=None) -> int:
     parser.add_argument("--block-rows", type=int, default=16_384)
     parser.add_argument("--kmeans-max-n", type=int, default=1_000_000,
                         help="largest n at which k-means on the whole matrix is run")  # fmt: skip
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "bench" / "pb17_large_n.csv")
+    parser.add_argument("--out", type=Path, default=Path("results") / "bench" / "pb17_large_n.csv")
     # internal: one (n, method, repetition) in a fresh process
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -213,7 +222,7 @@ def main(argv=None) -> int:
         for rep in range(args.repeats):
             for method in methods:
                 cmd = [
-                    sys.executable, __file__, "--one", "--n", str(n), "--method", method,
+                    sys.executable, "-m", __spec__.name, "--one", "--n", str(n), "--method", method,
                     "--rep", str(rep), "--p", str(args.p), "--k", str(args.k),
                     "--gamma", str(args.gamma), "--max-iter", str(args.max_iter),
                     "--block-rows", str(args.block_rows),
