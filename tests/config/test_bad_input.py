@@ -67,6 +67,8 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["kind=foo"], "unknown kind 'foo'; valid kinds: cells", "an unknown experiment kind"),
         case(["reducers=[]"], "reducers must be a non-empty list", "an empty reducer list"),
         case(["reducers=[{name:sign},{name:sign}]"], "reducer ids must be unique", "two reducers with the same id"),
+        case(["reducers=[{name:sign},{name:svd,seed_from:nosuch}]"], "reducers.svd.seed_from='nosuch' must be the id of another reducer of this experiment, one of: sign", "a reducer taking its seeds from an id the experiment does not have"),
+        case(["reducers=[{name:sign,seed_from:svd},{name:svd,seed_from:sign}]"], "reducers.sign.seed_from='svd' names a reducer that takes its seeds from 'sign'", "two reducers taking their seeds from each other"),
         case(["+dataset.params.foo=1"], "unknown parameters ['foo']", "a dataset parameter its loader does not take"),
         case(["preset.section=nowhere"], "preset.section: report section 'nowhere' is unknown; valid report sections:", "an unknown report section in the preset metadata"),
         case(["reducer=svd_approx", "+reducers.0.params.eps=abc"], "The 'eps' parameter of SVDFeatures must be a float", "a reducer parameter of the wrong type (eps=abc)"),

@@ -32,6 +32,22 @@ def test_preset_composes_with_the_papers_design(name, dataset, p, params, trials
     assert exp.preset_settings["paper"] == "pb17" and exp.preset_settings["figure"] == "pb17"
 
 
+@pytest.mark.parametrize("name", ["pb17_digits", "pb17_mnist"])
+def test_two_pass_takes_pds_seeds_so_the_two_pair(name):
+    """PD 2-pass continues PD's run (the same sketch and start, then its second pass), as the
+    authors' two-pass algorithm continues their one-pass run: its cells draw PD's seeds."""
+    from kmdr.results.cells import make_cell
+
+    exp = Experiment.preset(name)
+    by_id = {r.id: r for r in exp.reducers}
+    assert by_id["sparsified_two_pass"].seed_from == "sparsified"
+    assert all(r.seed_from is None for i, r in by_id.items() if i != "sparsified_two_pass")
+    pd_, two = (make_cell(exp, by_id[i], 6, 3, data_fingerprint="x") for i in by_id if "ified" in i
+                and i != "sparsified_raw")  # fmt: skip
+    assert pd_.seed == two.seed and pd_.cell_id != two.cell_id
+    assert two.identity()["seed_from"] == "sparsified" and "seed_from" not in pd_.identity()
+
+
 def test_stand_in_says_so_in_its_title_and_note():
     exp = Experiment.preset("pb17_digits")
     assert "stand-in" in exp.preset_settings["title"]

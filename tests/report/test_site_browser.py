@@ -150,7 +150,14 @@ def test_verdicts_are_text_badges_and_evidence_is_folded(committed_site, browser
         ".map(b => [b.textContent, b.getBoundingClientRect().width]);"
     )
     assert badges and all(width > 10 for _, width in badges), badges[:3]
-    assert {word for word, _ in badges} <= {"holds", "partly", "tie", "fails", "no data"}
+    assert {word for word, _ in badges} <= {
+        "holds",
+        "partly",
+        "tie",
+        "fails",
+        "not testable",
+        "no data",
+    }
     rows = browser.execute_script(
         "return Array.from(document.querySelectorAll('table.claims tbody tr')).map(r => "
         "[r.cells.length, r.querySelectorAll('details').length, r.cells[2].innerText.length,"

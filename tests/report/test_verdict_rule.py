@@ -80,6 +80,32 @@ def test_all_ties_are_a_tie_and_some_wins_without_loss_are_partly():
     assert v.verdict == C.PARTLY and "1 of 4 comparisons for the claim, 0 against" in v.evidence
 
 
+def test_a_claim_whose_every_comparison_converged_is_not_testable_not_a_tie():
+    converged = V.Comparison("m0", "", 0.5, True, counted=False)
+    v = V.decide(V.Part((converged,)))
+    assert v.verdict == C.NOT_TESTABLE and "0 of 0 comparisons" in v.evidence
+    assert V.decide(V.Part(())).verdict == C.NO_DATA  # nothing ran: no data, as before
+    assert "**not testable**" in C.VERDICT_RULE
+
+
+def test_sides_sharing_their_seeds_are_paired_and_marked_so():
+    rng = np.random.default_rng(0)
+    base = rng.normal(0.5, 0.1, 30)  # per-repetition values that vary a lot between repetitions
+    gain = base + 0.01 + rng.normal(0, 0.002, 30)  # the same repetitions, a small steady gain
+    seeds, reps = tuple(f"s{i}" for i in range(30)), tuple(range(30))
+    a = V.Sample(gain, reps, seeds)
+    b = V.Sample(base, reps, seeds)
+    paired = V.test(a, b)
+    assert paired.paired and paired.p == pytest.approx(stats.ttest_rel(gain, base).pvalue)
+    # the same values with independent seeds: Welch's t, which cannot see the gain
+    welch = V.test(V.Sample(gain, reps, seeds), V.Sample(base, reps, tuple(f"t{i}" for i in reps)))
+    assert not welch.paired and welch.p > 0.5 and paired.p < 1e-10
+    v = V.decide(V.Part((V.Comparison("2-pass vs PD", "", paired.p, True, test=paired),)))
+    assert v.verdict == C.HOLDS and "(paired, p = " in v.evidence
+    w = V.decide(V.Part((V.Comparison("x", "", welch.p, True, test=welch),)))
+    assert "paired" not in w.evidence
+
+
 def test_a_win_short_of_the_claims_threshold_is_partly_not_holds():
     c = _comparison(_sample(10), _sample(0))
     short = V.Comparison(c.label, c.text, c.p, c.favours, short="change below the 1% margin")

@@ -333,7 +333,7 @@ def test_cells_csv_sorted_by_identity_with_the_documented_column_order(tmp_path)
     order = list(zip(df.dataset, df.r, df.repetition, strict=True))
     assert order == [("a", 2, 0), ("a", 2, 1), ("a", 10, 0), ("a", 10, 1), ("b", 2, 0)]
     # every identity column but those written only away from their default (online phase off)
-    assert set(IDENTITY_COLUMNS) - {"kmeans_online_phase"} <= set(df.columns)
+    assert set(IDENTITY_COLUMNS) - {"kmeans_online_phase", "seed_from"} <= set(df.columns)
 
 
 def test_rebuild_with_no_cells_writes_nothing_and_keeps_the_record_of_a_damaged_file(tmp_path):

@@ -279,6 +279,7 @@ def _reducer_entries(raw: list[dict], only: str | None) -> tuple[ReducerConfig, 
             entry.get("label"),
             dict(entry.get("params") or {}),
             entry.get("max_r"),
+            entry.get("seed_from"),
         )
         for entry in raw
     )
@@ -323,13 +324,15 @@ def _reducers(kind: str, reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConf
             max_r = checks.at_least(max_r, f"reducers.{rid}.max_r", 1)
         if not isinstance(red.params, Mapping):
             raise ConfigError(f"reducers.{rid}.params must be a mapping, got {red.params!r}")
-        specs.append(ReducerConfig(red.name, rid, label, dict(red.params), max_r))
+        seed_from = checks.optional_text(red.seed_from, f"reducers.{rid}.seed_from")
+        specs.append(ReducerConfig(red.name, rid, label, dict(red.params), max_r, seed_from))
     ids = [s.id for s in specs]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
         raise ConfigError(
             f"reducer ids must be unique in an experiment; repeated: {checks.choices(dup)}"
         )
+    _check_seed_from(specs)
     empty = [red.id for red in specs if not reducer_grid(r_grid, red.max_r)]
     if empty:
         raise ConfigError(
@@ -337,6 +340,26 @@ def _reducers(kind: str, reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConf
             f"{list(r_grid)}: raise max_r or add a smaller r to r_grid"
         )
     return tuple(specs)
+
+
+def _check_seed_from(specs: list[ReducerConfig]) -> None:
+    """Each ``seed_from`` names another reducer of the experiment that takes its own seeds."""
+    own = {s.id: s.seed_from for s in specs}
+    for spec in specs:
+        source = spec.seed_from
+        if source is None:
+            continue
+        if source == spec.id or source not in own:
+            others = checks.choices(sorted(i for i in own if i != spec.id))
+            raise ConfigError(
+                f"reducers.{spec.id}.seed_from={source!r} must be the id of another reducer of "
+                f"this experiment, one of: {others}"
+            )
+        if own[source] is not None:
+            raise ConfigError(
+                f"reducers.{spec.id}.seed_from={source!r} names a reducer that takes its seeds "
+                f"from {own[source]!r}: name {own[source]!r} instead"
+            )
 
 
 def _dataset(name: str) -> str:

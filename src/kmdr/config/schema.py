@@ -108,13 +108,18 @@ class ReducerConfig:
     ``name``: a registry name; ``label``: the display name, only where a preset deliberately
     differs from the registry's label; ``params``: constructor parameters; ``max_r``: the
     largest r of the run's ``r_grid`` this reducer runs (None: all of it), for a method too slow
-    for the whole grid (its sub-grid is the grid's r <= max_r)."""
+    for the whole grid (its sub-grid is the grid's r <= max_r); ``seed_from``: the id of another
+    reducer of the run whose cells' seeds this one's cells take (None: its own), so that
+    repetition i at r draws the same numbers in both and the report compares the two with the
+    paired test (PD 2-pass takes PD's: the same sketch and k-means start, then its second pass).
+    """
 
     name: str = MISSING
     id: str | None = None
     label: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     max_r: int | None = None
+    seed_from: str | None = None
 
 
 @dataclass

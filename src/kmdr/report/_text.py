@@ -20,6 +20,7 @@ VERDICT_MARK = {
     C.PARTLY: "🟡 partly",
     C.TIE: "⚖️ tie",
     C.FAILS: "❌ fails",
+    C.NOT_TESTABLE: "➖ not testable",
     C.NO_DATA: "⚪ no data",
 }
 

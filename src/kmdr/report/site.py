@@ -91,6 +91,7 @@ p.files { font-size: .92rem; background: #f6f8fa; padding: .4rem .8rem;
 .verdict.tie { background: #ddf4ff; color: #0a3069; border-color: #54aeff; }
 .verdict.fails { background: #ffebe9; color: #a40e26; border-color: #ff8182; }
 .verdict.no-data { background: #f6f8fa; color: #57606a; border-color: #d0d7de; }
+.verdict.not-testable { background: #f6f8fa; color: #24292f; border-color: #8c959f; }
 table.claims { display: table; width: 100%; }
 table.claims td.id { width: 15rem; overflow-wrap: anywhere; }
 table.claims td.id small { color: #57606a; }

@@ -89,6 +89,9 @@ class Cell:
     shared_deterministic: bool = False
     #: The BLAS/OpenMP threads the cell is computed with (part of its identity).
     blas_threads: int = 1
+    #: The reducer id whose cells' seeds this cell takes (``ReducerConfig.seed_from``; part of
+    #: its identity), None for its own.
+    seed_from: str | None = None
 
     @property
     def shared_ident(self) -> tuple | None:
@@ -136,6 +139,7 @@ class Cell:
             "blas_threads": self.blas_threads,
             # absent (its default, False) unless on: see columns.IDENTITY_DEFAULTS
             **({"kmeans_online_phase": True} if self.kmeans.get("online_phase") else {}),
+            **({"seed_from": self.seed_from} if self.seed_from else {}),
         }
 
 
@@ -184,13 +188,15 @@ def make_cell(
         r=int(r),
         repetition=int(repetition),
         base_seed=spec.seed,
-        seed=cell_seed(spec.seed, spec.dataset, red.id, r, repetition),
+        # a reducer that takes another's seeds draws that reducer's numbers (they pair)
+        seed=cell_seed(spec.seed, spec.dataset, red.seed_from or red.id, r, repetition),
         kmeans=_kmeans_dict(spec),
         cell_id="",
         shared_key=None if shared_key is None else tuple(shared_key),
         deterministic=bool(deterministic),
         shared_deterministic=bool(shared_deterministic and shared_key is not None),
         blas_threads=int(spec.blas_threads),
+        seed_from=red.seed_from,
     )
     return dataclasses.replace(cell, cell_id=identity_id(row_fields(cell.identity())))
 

@@ -153,15 +153,17 @@ IDENTITY_COLUMNS: tuple[str, ...] = (
     "code_tag",
     "blas_threads",
     "kmeans_online_phase",
+    "seed_from",
 )
 #: Identity columns that joined the identity after cells were first written, each with the text
-#: every cell written before had (all were computed with one thread and without k-means' online
-#: phase). A column at that value is left out of the cell id (:func:`identity_id`), so those
-#: cells keep their ids, and a reader that meets a file without the column (a summary.csv or a
-#: sidecar written before) reads that value. One not in CSV_COLUMNS (``kmeans_online_phase``) is
-#: written only when not at its default: a row without it (or with it empty) is at the default.
+#: every cell written before had (all were computed with one thread, without k-means' online phase,
+#: and each reducer with its own seeds). A column at that value is left out of the cell id
+#: (:func:`identity_id`), so those cells keep their ids, and a reader that meets a file without the
+#: column (a summary.csv or a sidecar written before) reads that value. One not in CSV_COLUMNS
+#: (``kmeans_online_phase``, ``seed_from``) is written only when not at its default: a row without
+#: it (or with it empty) is at the default.
 IDENTITY_DEFAULTS: Mapping[str, str] = MappingProxyType(
-    {"blas_threads": "1", "kmeans_online_phase": "False"}
+    {"blas_threads": "1", "kmeans_online_phase": "False", "seed_from": ""}
 )
 #: A point of a figure (a row of summary.csv): a cell's identity without its repetition.
 POINT_COLUMNS: tuple[str, ...] = tuple(c for c in IDENTITY_COLUMNS if c != "repetition")

@@ -87,7 +87,8 @@ PARTLY = "partly"
 TIE = "tie"
 FAILS = "fails"
 NO_DATA = "no data"
-VERDICTS = (HOLDS, PARTLY, TIE, FAILS, NO_DATA)
+NOT_TESTABLE = "not testable"
+VERDICTS = (HOLDS, PARTLY, TIE, FAILS, NOT_TESTABLE, NO_DATA)
 
 #: How every verdict's evidence names its tests.
 TEST = f"t-tests on per-repetition values, Holm-corrected within the claim, α = {ALPHA:g}"
@@ -98,9 +99,14 @@ SIGNIFICANTLY = (
 )
 #: The verdict rule, declared once: the report's legend prints it.
 VERDICT_RULE = (
-    f"{REPLICATE} Each comparison is a t-test on those per-repetition numbers (paired where two "
-    "methods' repetitions share seeds, Welch's otherwise; two-sided; times compared as ratios, "
-    "on their log; one-sided at α against a tolerance the claim states), and the p-values of one "
+    f"{REPLICATE} Each comparison is a t-test on those per-repetition numbers: the paired t-test "
+    "where the two sides' repetitions share their seeds (repetition i at each r draws the same "
+    "numbers on both sides: a method against itself at another setting that keeps its seeds, or "
+    "a reducer that takes another's seeds, as PD 2-pass takes PD's; such a comparison is "
+    "marked *paired*), Welch's t-test between independent sides, and the one-sample t-test on "
+    "a difference within each repetition (a trend over r) or against a fixed value; two-sided; "
+    "times compared as ratios, on their log; one-sided at α against a tolerance the claim "
+    "states. The p-values of one "
     f"claim's comparisons are Holm-corrected together (α = {ALPHA:g}). A claim about a whole "
     "curve is one comparison per method (e.g. its mean time over r against kMeans'), its "
     "'every r' a threshold on it. A comparison is then *for* the claim (significant in the "
@@ -109,7 +115,8 @@ VERDICT_RULE = (
     "any comparison against the claim; **holds**: every comparison for it; **partly**: some for "
     "it (or short) and none against; **tie**: none significant (neither confirmed nor refuted; "
     f"each such comparison states the smallest effect it could have detected at its n, at α "
-    f"over the number of comparisons and power {POWER:g}); **no data**: nothing to compare (not "
+    f"over the number of comparisons and power {POWER:g}); **not testable**: the data ran but "
+    "left no comparison to count (each one converged, say); **no data**: nothing to compare (not "
     "run or skipped). A side with one repetition, or a time copied between repetitions, is *p "
     "n/a* and not significant; where neither side varies at all, the difference is known and "
     "decides the comparison without a test (*exact*: exact equality is a result). Each "
@@ -222,8 +229,11 @@ def outcome_of(c: Comparison, adjusted: float) -> str:
 
 def verdict_of(outcomes: Sequence[str]) -> str:
     """The rule: fails on any comparison against, holds when all counted are for, partly when
-    some are for or short, tie otherwise (also when every comparison is converged)."""
+    some are for or short, tie when none is significant, not testable when none is counted
+    (every comparison converged: a tie would claim a test that was not made)."""
     counted = [o for o in outcomes if o != CONVERGED]
+    if not counted:
+        return NOT_TESTABLE
     if AGAINST in counted:
         return FAILS
     if counted and all(o == FOR for o in counted):
@@ -280,7 +290,8 @@ def _listed(c: Comparison, p_adj: float, outcome: str, alpha: float) -> str:
     reason = (
         c.test.why if c.test is not None and c.test.why else "no sd from independent repetitions"
     )
-    return f"{c.label}: {c.text} ({p_text(c.p, why=reason)}{adj}{why}) {MARK[outcome]}"
+    kind = "paired, " if c.test is not None and c.test.paired else ""
+    return f"{c.label}: {c.text} ({kind}{p_text(c.p, why=reason)}{adj}{why}) {MARK[outcome]}"
 
 
 def decide(part: Part) -> Verdict:
