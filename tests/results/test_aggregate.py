@@ -38,6 +38,13 @@ def test_summary_matches_pandas(tmp_path):
             for s in ("mean", "std", "min", "max"):
                 assert row[f"{m}_{s}"] == pytest.approx(ref[(m, s)], rel=1e-8, abs=1e-12)
     assert "best_objective" not in summary.columns
+    # what is read is summary.csv itself, not a recomputation: the identity columns the writer
+    # leaves out at their defaults (no online phase, each reducer its own seeds) are filled in
+    written = pd.read_csv(exp / "summary.csv")
+    assert "seed_from" not in written and "kmeans_online_phase" not in written
+    assert (summary["seed_from"] == "").all() and (summary["kmeans_online_phase"] == "False").all()
+    (exp / "cells.csv").unlink()  # nothing left to recompute from
+    assert agg.load_summary(exp)["objective_mean"].tolist() == written["objective_mean"].tolist()
 
 
 def test_missing_cell_is_flagged_incomplete(tmp_path):

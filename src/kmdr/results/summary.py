@@ -330,6 +330,9 @@ def load_summary(
     """``summary.csv`` of an experiment; recomputed from the cells if absent or ``recompute``."""
     path = Path(experiment_dir) / "summary.csv"
     summary = read_csv(path) if path.exists() and not recompute else pd.DataFrame()
+    for c, default in IDENTITY_DEFAULTS.items():  # left out by the writer at its default
+        if c not in CSV_COLUMNS and len(summary) and c not in summary.columns:
+            summary[c] = default
     if not len(summary) or any(c not in summary.columns for c in POINT):
         # absent, or written before points had every column
         return summarize(experiment_dir, say=say)

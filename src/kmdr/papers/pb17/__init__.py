@@ -26,8 +26,9 @@ _DIGITS_NOTE = (
     "3, 6, 13, 19 entries kept per row (the authors' rounding): the three smallest γ are one "
     "point, m = 1. Methods: k-means on all 64 pixels, sparsified k-means after the DCT "
     "preconditioning (PD), the same without preconditioning (the raw pixels sampled) and the "
-    "two-pass algorithm (PD, then one more pass over the original pixels: nearest center and "
-    "exact cluster means); 50 trials, one k-means++ start each, at most 100 iterations. The "
+    "two-pass algorithm (PD's own run, the same sketch and start, then one more pass over the "
+    "original pixels: nearest center and exact cluster means; so PD and PD 2-pass are paired "
+    "trial by trial); 50 trials, one k-means++ start each, at most 100 iterations. The "
     "whole preset took 15 s on 2 shared cores."
 )
 
