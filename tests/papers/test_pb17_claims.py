@@ -7,7 +7,13 @@ import pandas as pd
 import pytest
 
 from kmdr.papers.pb17 import PAPER
-from kmdr.papers.pb17.claims import BENCH_COLUMNS, check_large_n, pb17_claims
+from kmdr.papers.pb17.claims import (
+    BENCH_COLUMNS,
+    BENCH_CSV,
+    check_large_n,
+    check_large_n_memory,
+    pb17_claims,
+)
 from kmdr.report import claims as C
 
 GRID = [1, 2, 3, 6, 13, 19]
@@ -91,7 +97,8 @@ def test_no_difference_is_a_tie_that_states_what_it_could_detect():
 # -- the large-N bench -------------------------------------------------------------------------
 
 
-def _bench(path, kmeans_per_iter=2.0, sparse_per_iter=0.1, sizes=(20_000, 100_000), only=None):
+def _bench(path, kmeans_per_iter=2.0, sparse_per_iter=0.1, sizes=(20_000, 100_000), only=None,
+           peaks=(100.0, 100.0)):  # fmt: skip
     rng = np.random.default_rng(0)
     rows = []
     for n in sizes:
@@ -105,7 +112,7 @@ def _bench(path, kmeans_per_iter=2.0, sparse_per_iter=0.1, sizes=(20_000, 100_00
                              "repetition": rep, "block_rows": 16384, "pass_seconds": 1.0,
                              "cluster_seconds": 3 * per_iter, "n_iter": 3,
                              "seconds_per_iter": per_iter, "total_seconds": 1 + 3 * per_iter,
-                             "peak_mb": 100.0, "accuracy": 1.0})  # fmt: skip
+                             "peak_mb": peaks[method == "sparsified"], "accuracy": 1.0})  # fmt: skip
     frame = pd.DataFrame(rows, columns=list(BENCH_COLUMNS))
     frame.to_csv(path, index=False)
     return path
@@ -114,12 +121,48 @@ def _bench(path, kmeans_per_iter=2.0, sparse_per_iter=0.1, sizes=(20_000, 100_00
 def test_large_n_claim_reads_its_bench_file(tmp_path):
     missing = check_large_n(pd.DataFrame(), tmp_path / "pb17_large_n.csv")
     assert missing.verdict == C.NO_DATA and "no data" in missing.evidence
-    faster = C.decide(check_large_n(pd.DataFrame(), _bench(tmp_path / "a.csv")))
-    assert faster.verdict == C.HOLDS and "n = 100,000" in faster.evidence
-    slower = C.decide(check_large_n(pd.DataFrame(), _bench(tmp_path / "b.csv", 0.1, 2.0)))
-    assert slower.verdict == C.FAILS
     alone = check_large_n(pd.DataFrame(), _bench(tmp_path / "c.csv", only="sparsified"))
     assert alone.verdict == C.NO_DATA and "both methods" in alone.evidence
+    slower = C.decide(check_large_n(pd.DataFrame(), _bench(tmp_path / "b.csv", 0.1, 2.0)))
+    assert slower.verdict == C.FAILS
+
+
+def test_large_n_claim_judges_the_papers_size_not_only_the_direction(tmp_path):
+    # 20 times faster per iteration: the direction holds, the paper's ×40.1 does not
+    twenty = C.decide(check_large_n(pd.DataFrame(), _bench(tmp_path / "a.csv", 2.0, 0.1)))
+    assert twenty.verdict == C.PARTLY and "n = 100,000" in twenty.evidence
+    assert "times faster per iteration, the paper's 40.1" in twenty.evidence
+    # the whole clustering's and the whole run's ratios beside it, not counted
+    assert "whole clustering ×" in twenty.evidence and "whole run" in twenty.evidence
+    assert "1 of 1 comparisons" not in twenty.evidence and "0 of 1" in twenty.evidence
+    fifty = C.decide(check_large_n(pd.DataFrame(), _bench(tmp_path / "f.csv", 5.0, 0.1)))
+    assert fifty.verdict == C.HOLDS
+    (speedup,) = (c for c in pb17_claims() if c.id == "pb17-large-n-speedup")
+    assert "×40.1" in speedup.statement and "overall" not in speedup.statement
+
+
+def test_large_n_memory_claim(tmp_path):
+    less = C.decide(check_large_n_memory(pd.DataFrame(), _bench(tmp_path / "m.csv",
+                                                               peaks=(12000.0, 1300.0))))  # fmt: skip
+    assert less.verdict == C.HOLDS and "×0.108" in less.evidence
+    path = _bench(tmp_path / "n.csv", peaks=(1000.0, 1000.0))
+    assert C.decide(check_large_n_memory(pd.DataFrame(), path)).verdict != C.HOLDS
+
+
+def test_the_bench_claims_read_the_results_folder_they_are_given(tmp_path, monkeypatch):
+    root = tmp_path / "some_results"
+    (root / "bench").mkdir(parents=True)
+    _bench(root / BENCH_CSV, 5.0, 0.1, peaks=(12000.0, 1300.0))
+    cells = {"pb17_digits": _frame({"PD": lambda r: 0.5}, seed=1)}
+    for claim in (c for c in pb17_claims() if c.reads):
+        here = C.evaluate(claim, cells, root)
+        assert here.verdict == C.HOLDS, here.evidence
+        # the same folder from another working folder: the same verdict
+        monkeypatch.chdir(tmp_path)
+        again = C.evaluate(claim, cells, root)
+        assert (again.verdict, again.evidence) == (here.verdict, here.evidence)
+        elsewhere = C.evaluate(claim, cells, tmp_path / "empty")
+        assert elsewhere.verdict == C.NO_DATA and BENCH_CSV in elsewhere.evidence
 
 
 def test_large_n_compares_at_the_largest_n_both_ran(tmp_path):

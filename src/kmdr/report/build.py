@@ -65,8 +65,11 @@ def table_of_contents(text: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def evaluate_claims(cells: dict[str, pd.DataFrame]) -> list[tuple[C.Claim, C.Verdict]]:
-    """Every claim's verdict on the experiments' cells (:func:`kmdr.report.claims.replicates`);
+def evaluate_claims(
+    cells: dict[str, pd.DataFrame], root: Path | None = None
+) -> list[tuple[C.Claim, C.Verdict]]:
+    """Every claim's verdict on the experiments' cells (:func:`kmdr.report.claims.replicates`)
+    of the results folder ``root`` (where a claim's own file is read);
     on an experiment holding several settings (a ``setting`` column), one verdict per setting,
     its evidence prefixed with the setting: a claim is never checked on curves averaged over
     seeds or k-means settings."""
@@ -74,10 +77,10 @@ def evaluate_claims(cells: dict[str, pd.DataFrame]) -> list[tuple[C.Claim, C.Ver
     for claim in C.all_claims():
         df = cells.get(claim.experiment)
         if df is None or "setting" not in df.columns or df["setting"].nunique() < 2:
-            results.append((claim, C.evaluate(claim, cells)))
+            results.append((claim, C.evaluate(claim, cells, root)))
             continue
         for setting, part in df.groupby("setting", sort=True):
-            verdict = C.evaluate(claim, {claim.experiment: part})
+            verdict = C.evaluate(claim, {claim.experiment: part}, root)
             results.append((claim, C.Verdict(verdict.verdict, f"[{setting}] {verdict.evidence}")))
     return results
 
@@ -96,7 +99,9 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None, say=Non
     :func:`write_report`)."""
     root = Path(root)
     exps = load_all(root, unread, say)
-    results = evaluate_claims({n: C.replicates(e.cells) for n, e in exps.items() if e.has_cells})
+    results = evaluate_claims(
+        {n: C.replicates(e.cells) for n, e in exps.items() if e.has_cells}, root
+    )
     counts = {v: sum(1 for _, r in results if r.verdict == v) for v in C.VERDICTS}
     tally = ", ".join(f"{counts[v]} {v}" for v in C.VERDICTS)
     by_exp: dict[str, list] = {}

@@ -112,8 +112,9 @@ def all_claims() -> tuple[Claim, ...]:
 
 
 def evaluate_all(
-    cells: dict[str, pd.DataFrame], claims: Sequence[Claim] | None = None
+    cells: dict[str, pd.DataFrame], claims: Sequence[Claim] | None = None, root=None
 ) -> list[tuple[Claim, Verdict]]:
-    """Each claim's verdict on ``cells`` (experiment -> its :func:`replicates`)."""
+    """Each claim's verdict on ``cells`` (experiment -> its :func:`replicates`) of the results
+    folder ``root``."""
     claims = all_claims() if claims is None else claims
-    return [(c, evaluate(c, cells)) for c in claims]
+    return [(c, evaluate(c, cells, root)) for c in claims]

@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -188,7 +189,9 @@ class Claim:
 
     ``check`` receives the cells of ``experiment`` restricted to ``dataset`` (all rows when
     ``dataset`` is None) and returns a :class:`Part` (judged by :func:`decide`) or a
-    :class:`Verdict`; it is only called on non-empty data.
+    :class:`Verdict`; it is only called on non-empty data. A claim that also reads a file names
+    it in ``reads``, relative to the results folder the report is built from: ``check`` then
+    receives its path as ``path=`` (so a report reads only the folder it is given).
     """
 
     id: str
@@ -200,6 +203,7 @@ class Claim:
     dataset: str | None
     check: Callable[[pd.DataFrame], Part | Verdict]
     note: str = field(default="")
+    reads: str = ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -314,8 +318,9 @@ def decide(part: Part) -> Verdict:
     return Verdict(verdict, text, table_)
 
 
-def evaluate(claim: Claim, cells: dict[str, pd.DataFrame]) -> Verdict:
-    """The claim's verdict on ``cells`` (experiment -> its cells, one row per repetition)."""
+def evaluate(claim: Claim, cells: dict[str, pd.DataFrame], root: Path | None = None) -> Verdict:
+    """The claim's verdict on ``cells`` (experiment -> its cells, one row per repetition);
+    ``root``: the results folder they come from, where a claim's ``reads`` file is."""
     df = cells.get(claim.experiment)
     if df is None or len(df) == 0:
         return Verdict(NO_DATA, f"no results for {claim.experiment}")
@@ -329,8 +334,11 @@ def evaluate(claim: Claim, cells: dict[str, pd.DataFrame]) -> Verdict:
             f"{claim.experiment} has no repetition column: the claims read the cells (one row "
             "per repetition), not a summary",
         )
+    if claim.reads and root is None:
+        return Verdict(NO_DATA, f"no data: no results folder given to read {claim.reads} from")
+    extra = {"path": Path(root) / claim.reads} if claim.reads else {}
     try:
-        found = claim.check(replicates(df))
+        found = claim.check(replicates(df), **extra)
         return decide(found) if isinstance(found, Part) else found
     except Exception as exc:  # a malformed table must not stop the report
         return Verdict(NO_DATA, f"check could not run: {type(exc).__name__}: {exc}")
