@@ -185,10 +185,16 @@ def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
 
 @pytest.mark.slow
 def test_every_preset_composes_and_states_its_protocol():
+    from importlib.resources import files
+
     from hydra import compose
 
     from kmdr.config.objects import from_config
+    from kmdr.plugins import papers
     from kmdr.reducers import reducer_label
+
+    def configs_of(paper):
+        return Path(str(files(paper.configs)))
 
     conf = configs.conf_dir()
     with configs.initialized():
@@ -206,7 +212,11 @@ def test_every_preset_composes_and_states_its_protocol():
             # The reduced grid of --quick is a valid config too.
             assert from_config(compose("config", [f"experiment={name}", "quick=true"]))
             assert spec.experiment.name == name
-            text = Path(conf, "experiment", f"{name}.yaml").read_text()
+            # in kmdr's own configs, or in the package of the paper that holds it
+            folders = [conf, *(configs_of(p) for p in papers() if p.configs)]
+            (path,) = [f / "experiment" / f"{name}.yaml" for f in folders
+                       if (f / "experiment" / f"{name}.yaml").is_file()]  # fmt: skip
+            text = path.read_text()
             assert text.startswith("# @package _global_") and text.count("\n#") >= 4
             # Every preset says what it reproduces, none keeps the defaults.
             assert "\npreset:\n" in text and cfg.preset.paper is not None

@@ -18,7 +18,7 @@ import scipy.io as sio
 
 import _data
 import kmdr.datasets as kd
-from _data import mirror_of, real_dataset, real_file
+from _data import mirror_of, pin, real_dataset, real_file
 from kmdr.datasets import _registry
 
 _REAL_DOWNLOAD = _registry._download
@@ -130,7 +130,7 @@ def test_dataset_status_and_sha(real, tmp_path):
     where = {"data_dir": _data.CACHE, "mirror": _data.MIRROR}
     st = kd.dataset_status("usps", **where)
     assert st.present and (st.n_samples, st.n_features, st.n_clusters) == (11000, 256, 10)
-    assert st.sha256 == _registry.registry()["usps/USPS_11000x256_uint8.mat"].sha256
+    assert st.sha256 == _registry.registry()["usps/USPS_11000x256_uint8.mat"].known_hash
     real("orl_raw")
     assert kd.dataset_status("orl_raw", **where).sha256 == kd.orl_faces_manifest_sha256()
 
@@ -198,10 +198,11 @@ def test_availability_cached_mirror_download(tmp_path, monkeypatch):
     assert status == "mirror" and str(mirror) in reason
     kd.load_dataset("coil20", data_dir=cache, mirror=mirror)
     assert kd.availability("coil20", data_dir=cache) == ("cached", "")
-    # nips needs its metadata file too: the main file alone is not enough
+    # nips' count matrix has no pinned hash: unavailable, whatever the cache holds
     (cache / "nips").mkdir()
     (cache / "nips" / "nips_1-17.mat").write_bytes(b"")
-    assert kd.availability("nips", data_dir=cache)[0] == "download"
+    status, reason = kd.availability("nips", data_dir=cache)
+    assert status == "unavailable" and "no pinned hash" in reason
     assert kd.availability("synth") == ("synthetic", "")
 
 
@@ -215,13 +216,42 @@ def test_registry_lists_every_file():
             assert path in reg
     pgms = [p for p in reg if p.startswith("orl/orl_faces/") and p.endswith(".pgm")]
     assert len(pgms) == 400
-    unknown = sorted(p for p, e in reg.items() if e.sha256 is None)
-    kinds = ("train-images-idx3", "train-labels-idx1", "t10k-images-idx3", "t10k-labels-idx1")
-    mnist = sorted(f"mnist/{f}-ubyte" for f in kinds)
-    assert unknown == [*mnist, "nips/nips_1-17.mat", "rcv1/rcv1_train.multiclass.bz2"]
+    unknown = sorted(p for p, e in reg.items() if e.known_hash is None)
+    assert unknown == ["nips/nips_1-17.mat", "rcv1/rcv1_train.multiclass.bz2"]  # both refused
     for e in reg.values():
         assert e.url.startswith(("https://", "http://"))
-        assert e.sha256 is None or len(e.sha256) == 64
+        sha256 = e.known_hash is None or len(e.known_hash) == 64
+        assert sha256 or (e.path.startswith("mnist/") and len(e.known_hash) == len("md5:") + 32)
+    # MNIST's files as published, pinned by the md5 sums common loaders publish for them
+    mnist = {p: e.known_hash for p, e in reg.items() if p.startswith("mnist/")}
+    assert mnist == {
+        "mnist/train-images-idx3-ubyte.gz": "md5:f68b3c2dcbeaaa9fbdd348bbdeb94873",
+        "mnist/train-labels-idx1-ubyte.gz": "md5:d53e105ee54ea40749a09fcbcd1e9432",
+        "mnist/t10k-images-idx3-ubyte.gz": "md5:9fb629c4189551a2d022fa330f9573f3",
+        "mnist/t10k-labels-idx1-ubyte.gz": "md5:ec29112dd5afa0611ce80d1b7f02629c",
+    }
+
+
+@pytest.mark.fault(
+    "a registered data file with no pinned hash (NIPS's count matrix) in the cache or mirror",
+    gets="refused in one line before it is read: no pinned hash, how to pin a checked copy",
+)
+def test_a_file_without_a_pinned_hash_is_refused_not_trusted(tmp_path, monkeypatch):
+    tried = []
+    monkeypatch.setattr(_registry, "_download", lambda entry, cache_dir: tried.append(entry))
+    rel = "rcv1/rcv1_train.multiclass.bz2"
+    for where in ("cache", "mirror"):
+        (tmp_path / where / "rcv1").mkdir(parents=True)
+        (tmp_path / where / rel).write_bytes(b"anything at all")
+    with pytest.raises(kd.DatasetUnavailable) as err:
+        _registry.fetch(
+            rel, dataset="rcv1", data_dir=tmp_path / "cache", mirror=tmp_path / "mirror"
+        )
+    message = str(err.value)
+    assert "\n" not in message and "has no pinned hash" in message and "pin its sha256" in message
+    assert not tried  # nothing downloaded either
+    status, reason = kd.availability("rcv1", data_dir=tmp_path / "cache")
+    assert status == "unavailable" and "no pinned hash" in reason
 
 
 @pytest.mark.fault(
@@ -260,7 +290,7 @@ def _corrupt_mirror(tmp_path: Path, rel: str) -> Path:
 def test_corrupted_mirror_file_names_file_and_hashes(tmp_path):
     rel = "usps/USPS_11000x256_uint8.mat"
     mirror = _corrupt_mirror(tmp_path, rel)
-    expected = _registry.registry()[rel].sha256
+    expected = _registry.registry()[rel].known_hash
     actual = _registry.sha256(mirror / rel)
     with pytest.raises(ValueError) as err:
         kd.load_dataset("usps", data_dir=tmp_path / "cache", mirror=mirror)
@@ -281,7 +311,7 @@ def test_corrupted_cache_is_replaced_from_mirror(tmp_path):
     (cache / rel).parent.mkdir(parents=True)
     (cache / rel).write_bytes(b"corrupted")
     path = _registry.fetch(rel, dataset="orl_raw", data_dir=cache, mirror=mirror)
-    assert _registry.sha256(path) == _registry.registry()[rel].sha256
+    assert _registry.sha256(path) == _registry.registry()[rel].known_hash
 
 
 def test_corrupted_cache_without_source_names_hashes(tmp_path, monkeypatch):
@@ -293,7 +323,7 @@ def test_corrupted_cache_without_source_names_hashes(tmp_path, monkeypatch):
     with pytest.raises(kd.DataIntegrityError) as err:
         _registry.fetch(rel, dataset="orl_raw", data_dir=cache)
     msg = str(err.value)
-    assert rel in msg and _registry.registry()[rel].sha256 in msg
+    assert rel in msg and _registry.registry()[rel].known_hash in msg
     assert _registry.sha256(cache / rel) in msg
 
 
@@ -323,19 +353,22 @@ def test_pooch_download_failure_becomes_unavailable(tmp_path, monkeypatch):
     monkeypatch.setattr(requests, "get", refuse)
     monkeypatch.setattr(requests, "head", refuse)
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
-    with pytest.raises(kd.DatasetUnavailable, match=r"rcv1_train\.multiclass\.bz2"):
-        _registry.fetch("rcv1/rcv1_train.multiclass.bz2", dataset="rcv1", data_dir=tmp_path)
+    rel = "mnist/t10k-labels-idx1-ubyte.gz"
+    with pytest.raises(kd.DatasetUnavailable, match=r"t10k-labels-idx1-ubyte\.gz"):
+        _registry.fetch(rel, dataset="mnist", data_dir=tmp_path)
 
 
 def test_an_unserved_file_is_never_downloaded_and_listed_as_unavailable(tmp_path, monkeypatch):
-    """NIPS's count matrix (and MNIST's IDX files): its registered URL does not serve it, so
-    kmdr-list must not promise a download, and fetching it asks for the file instead of trying
-    one."""
+    """NIPS's count matrix: its registered URL does not serve it, so kmdr-list must not promise a
+    download, and fetching it asks for the file instead of trying one (pinned here to an empty
+    file's hash: unpinned, it is refused before that)."""
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    (tmp_path / "empty").write_bytes(b"")
+    pin(monkeypatch, "nips/nips_1-17.mat", tmp_path / "empty")
     tried = []
     monkeypatch.setattr(_registry, "_download", lambda entry, cache_dir: tried.append(entry))
     unserved = sorted(p for p, e in _registry.registry().items() if not e.downloadable)
-    assert [p for p in unserved if not p.startswith("mnist/")] == ["nips/nips_1-17.mat"]
+    assert unserved == ["nips/nips_1-17.mat"]
     cache = tmp_path / "cache"
     status, reason = kd.availability("nips", data_dir=cache)
     assert status == "unavailable" and "\n" not in reason
@@ -392,10 +425,10 @@ def test_cli_exit_one_with_missing_after_the_table(tmp_path, monkeypatch, capsys
     monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path))
     assert main(["orl", "synth", "nips"]) == 1
     out, err = capsys.readouterr()
-    assert _registry.registry()["orl/ORL_64x64.mat"].sha256 in out
+    assert _registry.registry()["orl/ORL_64x64.mat"].known_hash in out
     assert "MISSING" in out and "generated (SYNTHETIC)" in out
     missing = [line for line in err.splitlines() if line.startswith("MISSING")]
-    assert len(missing) == 1 and "nips_1-17.mat" in missing[0] and kd.MIRROR_ENV in missing[0]
+    assert len(missing) == 1 and "nips_1-17.mat" in missing[0] and "no pinned hash" in missing[0]
     # present data only: 0; missing data allowed: 0, still listed
     assert main(["orl", "synth"]) == 0
     capsys.readouterr()

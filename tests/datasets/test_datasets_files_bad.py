@@ -23,7 +23,7 @@ from sklearn.datasets import dump_svmlight_file
 
 import kmdr.datasets as kd
 from _bad_data import kmdr_fails, one_line, put
-from _data import mirror_of, real_file
+from _data import mirror_of, pin, real_file
 from _nips_fixture import random_counts, real_docnames, write_nips_mat
 from kmdr import listing
 from kmdr.datasets import _registry
@@ -210,7 +210,7 @@ def test_a_damaged_data_file_is_one_line_with_the_fix(where, damage, tmp_path, m
         kd.load_dataset("coil20")
     message = one_line(str(err.value))
     assert str(folder / COIL20) in message and "sha256 mismatch" in message and fix in message
-    assert _registry.registry()[COIL20].sha256 in message
+    assert _registry.registry()[COIL20].known_hash in message
     line = kmdr_fails(["dataset=coil20"], capsys, tmp_path / "r")
     assert line == f"kmdr: error: dataset 'coil20': {message}\n"
     # kmdr-data: the same line, exit 1 even with --allow-missing (damaged is not missing).
@@ -220,12 +220,13 @@ def test_a_damaged_data_file_is_one_line_with_the_fix(where, damage, tmp_path, m
     assert f"ERROR {message}" in capsys.readouterr().err
 
 
-def _nips_cache(tmp_path: Path, nips_mat: bytes) -> Path:
-    """A cache holding the real (hashed) NIPS labels and the given bytes as nips_1-17.mat."""
+def _nips_cache(tmp_path: Path, nips_mat: bytes, monkeypatch) -> Path:
+    """A cache holding the real (hashed) NIPS labels and the given bytes as nips_1-17.mat, pinned
+    (unpinned, kmdr refuses the file before its loader reads it)."""
     cache = tmp_path / "cache"
     labels = "nips_metadata/nips17.labels"
     put(cache, labels, real_file(labels, "nips").read_bytes())
-    put(cache, "nips/nips_1-17.mat", nips_mat)
+    pin(monkeypatch, "nips/nips_1-17.mat", put(cache, "nips/nips_1-17.mat", nips_mat))
     return cache
 
 
@@ -242,21 +243,21 @@ def _stand_in_nips(tmp_path: Path) -> bytes:
         pytest.param(
             "garbage",
             marks=fault(
-                "the NIPS .mat in the cache is garbage (not a MAT file)",
+                "the NIPS .mat (its hash pinned by the user) in the cache is garbage (no MAT file)",
                 gets="one line naming the file: delete it and fetch it again (kmdr-data nips)",
             ),
         ),
         pytest.param(
             "truncated",
             marks=fault(
-                "the NIPS .mat in the cache is cut short",
+                "the NIPS .mat (its hash pinned by the user) in the cache is cut short",
                 gets="one line naming the file: delete it and fetch it again (kmdr-data nips)",
             ),
         ),
         pytest.param(
             "other variables",
             marks=fault(
-                "the NIPS .mat in the cache is another MAT file (other variables)",
+                "the NIPS .mat (its hash pinned by the user) in the cache is another MAT file",
                 gets="one line naming the file and the missing variable: delete, fetch again",
             ),
         ),
@@ -272,7 +273,7 @@ def test_an_unreadable_nips_file_is_one_line(content, tmp_path, monkeypatch, cap
     else:
         sio.savemat(tmp_path / "other.mat", {"fea": np.eye(3), "gnd": np.arange(3)})
         data = (tmp_path / "other.mat").read_bytes()
-    cache = _nips_cache(tmp_path, data)
+    cache = _nips_cache(tmp_path, data, monkeypatch)
     monkeypatch.setenv(kd.DATA_DIR_ENV, str(cache))
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
     with pytest.raises(kd.DatasetError) as err:
@@ -288,7 +289,7 @@ def test_an_unreadable_nips_file_is_one_line(content, tmp_path, monkeypatch, cap
 
 
 @fault(
-    "the RCV1 file (no published hash) in the cache is cut short",
+    "the RCV1 file (its hash pinned by the user) in the cache is cut short",
     gets="one line naming the file: delete it and fetch it again (kmdr-data rcv1)",
 )
 def test_a_truncated_rcv1_file_is_one_line(tmp_path, monkeypatch):
@@ -299,6 +300,7 @@ def test_a_truncated_rcv1_file_is_one_line(tmp_path, monkeypatch):
     whole = bz2.compress(plain.read_bytes())
     cache = tmp_path / "cache"
     path = put(cache, "rcv1/rcv1_train.multiclass.bz2", whole[: len(whole) // 2])
+    pin(monkeypatch, "rcv1/rcv1_train.multiclass.bz2", path)
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
     with pytest.raises(kd.DatasetError) as err:
         kd.load_dataset("rcv1", data_dir=cache)
@@ -369,7 +371,7 @@ def test_a_cache_that_cannot_hold_the_file_is_one_line(tmp_path, monkeypatch):
 )
 def test_a_garbage_nips_file_from_the_mirror_names_both_copies(tmp_path, monkeypatch):
     mirror = tmp_path / "mirror"
-    put(mirror, "nips/nips_1-17.mat", b"\x00garbage" * 50)
+    pin(monkeypatch, "nips/nips_1-17.mat", put(mirror, "nips/nips_1-17.mat", b"\x00garbage" * 50))
     labels = "nips_metadata/nips17.labels"
     put(mirror, labels, real_file(labels, "nips").read_bytes())
     cache = tmp_path / "cache"

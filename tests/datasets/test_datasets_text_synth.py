@@ -15,6 +15,7 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import dump_svmlight_file
 
 import kmdr.datasets as kd
+from _data import pin
 from _nips_fixture import (
     random_counts,
     real_docnames,
@@ -22,6 +23,8 @@ from _nips_fixture import (
     write_nips_mirror,
 )
 from kmdr.datasets import _registry
+
+NIPS_MAT = "nips/nips_1-17.mat"
 
 
 @pytest.fixture(autouse=True)
@@ -87,12 +90,13 @@ def test_nips_validation(tmp_path):
     "a NIPS file whose document names differ from the hashed metadata's",
     gets="one line naming the file: the selection differs; delete it and fetch it again",
 )
-def test_nips_real_code_path_with_real_document_names(tmp_path):
+def test_nips_real_code_path_with_real_document_names(tmp_path, monkeypatch):
     """load_dataset("nips") on a stand-in nips_1-17.mat with the real 2484 document names (from
     the hashed metadata) and random counts: mirror fetch, label cross-check, 184 = 50/68/66."""
     n_docs = len(real_docnames())
     words = [f"w{i}" for i in range(300)]
     mirror = write_nips_mirror(tmp_path / "mirror", random_counts(300, n_docs, seed=0), words)
+    pin(monkeypatch, NIPS_MAT, mirror / NIPS_MAT)  # unpinned, kmdr refuses the file
 
     with pytest.warns(UserWarning, match="bmd09 reports 6314"):
         ds = kd.load_dataset("nips", data_dir=tmp_path / "cache", mirror=mirror)
@@ -110,6 +114,7 @@ def test_nips_real_code_path_with_real_document_names(tmp_path):
 
     # A file with other document names fails the content validation, naming the file.
     write_nips_mat(mirror / "nips" / "nips_1-17.mat", COUNTS, WORDS, DOCS)
+    pin(monkeypatch, NIPS_MAT, mirror / NIPS_MAT)
     with pytest.raises(kd.DatasetError, match="nips_1-17") as err:
         kd.load_dataset("nips", data_dir=tmp_path / "cache2", mirror=mirror)
     assert "\n" not in str(err.value) and "differ from those labelled" in str(err.value)
@@ -117,7 +122,7 @@ def test_nips_real_code_path_with_real_document_names(tmp_path):
 
 def test_nips_missing_is_unavailable(tmp_path, monkeypatch):
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
-    with pytest.raises(kd.DatasetUnavailable, match=r"ai\.stanford\.edu.*KMDR_DATA_MIRROR"):
+    with pytest.raises(kd.DatasetUnavailable, match=r"no pinned hash.*ai\.stanford\.edu"):
         kd.load_dataset("nips", data_dir=tmp_path)
 
 
@@ -136,7 +141,7 @@ def _write_svmlight_bz2(path: Path, X, labels) -> Path:
     "an RCV1 file in the mirror of the right format but another size",
     gets="one line: the sample count expected and found, and to fetch it again",
 )
-def test_rcv1_reader_keeps_sparse_and_remaps_labels(tmp_path):
+def test_rcv1_reader_keeps_sparse_and_remaps_labels(tmp_path, monkeypatch):
     rng = np.random.default_rng(1)
     X = sp.random(40, 30, density=0.1, random_state=rng, format="csr")
     labels = rng.choice([3, 7, 11, 53], size=40)
@@ -151,6 +156,7 @@ def test_rcv1_reader_keeps_sparse_and_remaps_labels(tmp_path):
     mirror = tmp_path / "mirror"
     (mirror / "rcv1").mkdir(parents=True)
     shutil.copyfile(path, mirror / "rcv1" / "rcv1_train.multiclass.bz2")
+    pin(monkeypatch, "rcv1/rcv1_train.multiclass.bz2", path)
     with pytest.raises(kd.DatasetError, match="expected 15564") as err:
         kd.load_dataset("rcv1", data_dir=tmp_path / "cache", mirror=mirror)
     assert "\n" not in str(err.value) and "(kmdr-data rcv1)" in str(err.value)

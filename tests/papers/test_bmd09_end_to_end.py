@@ -20,6 +20,7 @@ import pytest
 import requests
 
 import kmdr.datasets as kd
+from _data import pin
 from _markdown import unpadded
 from _nips_fixture import sectioned_counts, write_nips_mirror
 from kmdr.datasets import _registry
@@ -80,6 +81,7 @@ def results(tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_registry, "_download", no_download)
+        pin(mp, "nips/nips_1-17.mat", mirror / "nips" / "nips_1-17.mat")  # unpinned: refused
         mp.setenv(kd.MIRROR_ENV, str(mirror))
         mp.setenv("KMDR_DATA_DIR", str(tmp / "datasets"))
         common = [f"results_dir={root}", "progress=false", "n_jobs=1"]

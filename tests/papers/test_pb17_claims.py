@@ -112,7 +112,8 @@ def _bench(path, kmeans_per_iter=2.0, sparse_per_iter=0.1, sizes=(20_000, 100_00
                              "repetition": rep, "block_rows": 16384, "pass_seconds": 1.0,
                              "cluster_seconds": 3 * per_iter, "n_iter": 3,
                              "seconds_per_iter": per_iter, "total_seconds": 1 + 3 * per_iter,
-                             "peak_mb": peaks[method == "sparsified"], "accuracy": 1.0})  # fmt: skip
+                             "peak_mb": peaks[method == "sparsified"],
+                             "accuracy": 1.0})  # fmt: skip
     frame = pd.DataFrame(rows, columns=list(BENCH_COLUMNS))
     frame.to_csv(path, index=False)
     return path
@@ -142,8 +143,8 @@ def test_large_n_claim_judges_the_papers_size_not_only_the_direction(tmp_path):
 
 
 def test_large_n_memory_claim(tmp_path):
-    less = C.decide(check_large_n_memory(pd.DataFrame(), _bench(tmp_path / "m.csv",
-                                                               peaks=(12000.0, 1300.0))))  # fmt: skip
+    bench = _bench(tmp_path / "m.csv", peaks=(12000.0, 1300.0))
+    less = C.decide(check_large_n_memory(pd.DataFrame(), bench))
     assert less.verdict == C.HOLDS and "×0.108" in less.evidence
     path = _bench(tmp_path / "n.csv", peaks=(1000.0, 1000.0))
     assert C.decide(check_large_n_memory(pd.DataFrame(), path)).verdict != C.HOLDS

@@ -1,10 +1,13 @@
 """pb17's data: scikit-learn's digits 0, 3, 9 as a stand-in for MNIST, and MNIST's IDX loader
 (tested on small IDX files the test writes: MNIST itself is not here)."""
 
+import gzip
+
 import numpy as np
 import pytest
 
-from kmdr.datasets import DatasetError, dataset_info, load_dataset
+from _data import pin
+from kmdr.datasets import DataIntegrityError, DatasetError, dataset_info, load_dataset
 from kmdr.papers.pb17.datasets import MNIST_FILES, read_idx
 
 
@@ -38,9 +41,12 @@ def _idx(shape, values: np.ndarray) -> bytes:
     return header + np.asarray(values, dtype=np.uint8).tobytes()
 
 
-def _write_mnist(root, n_train=12, n_test=6, seed=0):
-    """Four IDX files of MNIST's layout: random 28x28 images, labels cycling over 0..9, each
-    image's first pixel its own index (to check the order rows come back in)."""
+def _write_mnist(root, n_train=12, n_test=6, seed=0, monkeypatch=None, edit=None):
+    """Four IDX files of MNIST's layout, gzipped as published: random 28x28 images, labels
+    cycling over 0..9, each image's first pixel its own index (to check the order rows come back
+    in). ``edit(name, raw) -> raw`` changes a file's IDX bytes before it is compressed. With
+    ``monkeypatch``, each file is pinned to its own sha256 for the test (the registry pins the
+    published files' md5 sums, which no file written here has)."""
     rng = np.random.default_rng(seed)
     labels = {}
     for (img, lab), n in zip(
@@ -53,14 +59,17 @@ def _write_mnist(root, n_train=12, n_test=6, seed=0):
         images[:, 0, 0] = np.arange(n) + offset
         y = (np.arange(n) + offset) % 10
         (root / img).parent.mkdir(parents=True, exist_ok=True)
-        (root / img).write_bytes(_idx((n, 28, 28), images))
-        (root / lab).write_bytes(_idx((n,), y))
+        for name, raw in ((img, _idx((n, 28, 28), images)), (lab, _idx((n,), y))):
+            raw = edit(name, raw) if edit is not None else raw
+            (root / name).write_bytes(gzip.compress(raw, mtime=0))
+            if monkeypatch is not None:
+                pin(monkeypatch, name, root / name)
         labels[img] = (images, y)
     return labels
 
 
-def test_mnist_idx_loader_reads_written_files(tmp_path):
-    written = _write_mnist(tmp_path)
+def test_mnist_idx_loader_reads_written_files(tmp_path, monkeypatch):
+    written = _write_mnist(tmp_path, monkeypatch=monkeypatch)
     # the ten digits spelled out: at its defaults the entry checks MNIST's own 70,000 rows
     ds = load_dataset("mnist", data_dir=tmp_path, mirror=None, digits=list(range(10)))
     assert ds.X.shape == (18, 784) and ds.n_clusters == 10
@@ -75,23 +84,58 @@ def test_mnist_idx_loader_reads_written_files(tmp_path):
     assert sub.n_clusters == 3 and sub.image_shape == (28, 28)
 
 
-def test_truncated_idx_file_is_a_one_line_error(tmp_path):
-    _write_mnist(tmp_path)
+@pytest.mark.fault(
+    "an MNIST file that is well formed but not the published one (four pixel bytes changed)",
+    gets="refused in one line before it is read: the md5 pinned, the md5 found, the fix",
+)
+def test_an_edited_mnist_file_is_refused_in_one_line(tmp_path, monkeypatch):
+    from kmdr.datasets import _registry
+
+    monkeypatch.setattr(_registry, "_download", _no_download)
+    cache, mirror = tmp_path / "cache", tmp_path / "mirror"
+
+    def four_pixels(name, raw):
+        if name != MNIST_FILES[0]:
+            return raw
+        raw = bytearray(raw)
+        raw[-4:] = bytes(255 - b for b in raw[-4:])
+        return bytes(raw)
+
+    _write_mnist(mirror, edit=four_pixels)  # every file well formed; none is the published one
+    with pytest.raises(DataIntegrityError) as err:
+        load_dataset("mnist", data_dir=cache, mirror=mirror, digits=[0, 3, 9])
+    message = str(err.value)
+    assert "\n" not in message and "md5 mismatch for mnist/train-images-idx3-ubyte.gz" in message
+    assert "expected md5:f68b3c2dcbeaaa9fbdd348bbdeb94873" in message and "replace it" in message
+    assert not (cache / MNIST_FILES[0]).exists()  # never copied into the cache
+
+
+def _no_download(entry, cache_dir):
+    raise OSError("no network in this test")
+
+
+def test_truncated_idx_file_is_a_one_line_error(tmp_path, monkeypatch):
+    _write_mnist(tmp_path, monkeypatch=monkeypatch, edit=lambda name, raw: (
+        raw[:-100] if name == MNIST_FILES[2] else raw))  # fmt: skip
     path = tmp_path / MNIST_FILES[2]
-    path.write_bytes(path.read_bytes()[:-100])
     with pytest.raises(ValueError, match=r"truncated: \d+ bytes, expected"):
         read_idx(path)
     with pytest.raises(DatasetError, match=r"t10k-images-idx3-ubyte.*truncated") as err:
         load_dataset("mnist", data_dir=tmp_path, mirror=None, digits=[0, 3, 9])
     assert "\n" not in str(err.value)
-    path.write_bytes(b"\x00\x00\x0d\x01" + b"\x00" * 8)  # float IDX: not MNIST's bytes
+    plain = tmp_path / "float.idx"
+    plain.write_bytes(b"\x00\x00\x0d\x01" + b"\x00" * 8)  # float IDX: not MNIST's bytes
     with pytest.raises(ValueError, match="type code 0x0d"):
+        read_idx(plain)
+    path.write_bytes(b"not gzip at all")
+    with pytest.raises(ValueError, match="not a readable gzip file"):
         read_idx(path)
 
 
-def test_mnist_missing_says_where_to_put_it(tmp_path):
-    from kmdr.datasets import DatasetUnavailable
+def test_mnist_missing_says_where_to_put_it(tmp_path, monkeypatch):
+    from kmdr.datasets import DatasetUnavailable, _registry
 
-    with pytest.raises(DatasetUnavailable, match="mnist/train-images-idx3-ubyte") as err:
+    monkeypatch.setattr(_registry, "_download", _no_download)
+    with pytest.raises(DatasetUnavailable, match=r"mnist/train-images-idx3-ubyte\.gz") as err:
         load_dataset("mnist", data_dir=tmp_path, mirror=None)
     assert "\n" not in str(err.value)

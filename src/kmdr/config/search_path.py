@@ -16,6 +16,7 @@ namespace: Hydra cannot scan that namespace in an editable install.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,15 +47,18 @@ def env_conf_dir() -> Path | None:
 
 def is_kmdr_search_path(paths: Sequence[str]) -> bool:
     """Whether a Hydra search path (its elements' paths) holds kmdr's primary configs:
-    ``pkg://kmdr.conf`` or the ``$KMDR_CONF_DIR`` folder."""
+    ``pkg://kmdr.conf``, its folder, or the ``$KMDR_CONF_DIR`` folder."""
     if f"pkg://{CONF_PACKAGE}" in paths:
         return True
     try:
         env = env_conf_dir()
     except ConfigError:  # the run refuses it in one line; nothing to add to it here
-        return False
-    return env is not None and any(
-        Path(path.removeprefix("file://")).expanduser().resolve() == env
+        env = None
+    spec = importlib.util.find_spec(CONF_PACKAGE)
+    own = {Path(p).resolve() for p in (spec.submodule_search_locations or ())} if spec else set()
+    own |= {env} if env is not None else set()
+    return any(
+        Path(path.removeprefix("file://")).expanduser().resolve() in own
         for path in paths
         if "://" not in path or path.startswith("file://")
     )

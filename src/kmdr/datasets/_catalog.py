@@ -132,9 +132,9 @@ def availability(
     verified when loaded), ``mirror`` (the missing ones are in the mirror), ``download`` (the
     missing ones would be downloaded from their registry URLs), ``bundled``, ``synthetic``,
     ``folder`` (read from the folder given as ``path``), or
-    ``unavailable`` (a file is not in the data registry or its URL does not serve it (``unserved``
-    in the registry) and it is in neither the cache nor the mirror, or a plug-in cannot be
-    imported); the reason then says how to get it.
+    ``unavailable`` (a file is not in the data registry, or has no pinned hash there, or its URL
+    does not serve it (``unserved`` in the registry) and it is in neither the cache nor the
+    mirror, or a plug-in cannot be imported); the reason then says how to get it.
     ``reason`` is one line for ``mirror``/``download``/``unavailable``, else empty.
     """
     try:
@@ -147,6 +147,9 @@ def availability(
     unregistered = [p for p in needed if p not in registry()]
     if unregistered:
         return "unavailable", f"{name}: {unregistered[0]} is not in the data registry"
+    unpinned = [p for p in needed if registry()[p].known_hash is None]
+    if unpinned:
+        return "unavailable", f"{name}: {unpinned[0]} has no pinned hash in the data registry"
     cache_dir = resolve_data_dir(data_dir)
     mirror_dir = resolve_mirror(mirror)
     try:

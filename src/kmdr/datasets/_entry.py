@@ -169,11 +169,9 @@ class DatasetEntry:
                 f"dataset {self.name!r}: {what} (loader {_qualname(self.loader)}); fix the "
                 "loader or the parameters given to it"
             )
-        # Hash-verified files are what the registry says; a file of unknown hash was read as
-        # it came (the cache's copy, from the mirror or a download), so it is the suspect.
-        reg = registry()
-        files = (*self.files, *self.extra_files)
-        suspects = [p for p in files if p in reg and reg[p].sha256 is None] or list(self.files)
+        # Every registered file was verified against its pinned hash, so the published file
+        # itself does not load: its loader, or a file outside the registry, is the suspect.
+        suspects = list(self.files)
         cache_dir = resolve_data_dir(data_dir)
         paths = ", ".join(str(cache_dir / p) for p in suspects)
         mirror_dir = resolve_mirror(mirror)

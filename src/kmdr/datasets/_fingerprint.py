@@ -73,7 +73,7 @@ def declared_fingerprint(entry, params: dict) -> str | None:
     if entry.kind == "file":
         files = registry()
         paths = (*entry.files, *entry.extra_files)
-        hashes = [files[p].sha256 if p in files else None for p in paths]
+        hashes = [files[p].known_hash if p in files else None for p in paths]
         if all(hashes):
             return f"files:{_digest([list(zip(paths, hashes, strict=True)), params])}"
     return None

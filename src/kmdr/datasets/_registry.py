@@ -1,10 +1,12 @@
 """The one registry of data files, and how a file is obtained and verified.
 
 Every file the loaders read is listed in ``registry.txt`` (pooch's registry-file pattern, with the
-URL on each line): its path inside the cache, its sha256 (``-`` when no hash is known) and a public
-URL, pinned to a commit where the file comes from GitHub. A fourth word ``unserved`` marks a file
-whose URL names where it came from but no longer serves it: it is never downloaded, only taken
-from the cache or the mirror (:func:`fetch`, and ``kmdr-list`` says so).
+URL on each line): its path inside the cache, its hash in pooch's form (a sha256, or ``md5:<hex>``
+where the public record is an md5 sum, as for MNIST's files; ``-`` when none is known) and a public
+URL, pinned to a commit where the file comes from GitHub. A file without a pinned hash is refused:
+its content could not be checked, so nothing computed from it could be reproduced. A fourth word
+``unserved`` marks a file whose URL names where it came from but no longer serves it: it is never
+downloaded, only taken from the cache or the mirror (:func:`fetch`, and ``kmdr-list`` says so).
 
 :func:`fetch` obtains a file in this order:
 
@@ -13,10 +15,11 @@ from the cache or the mirror (:func:`fetch`, and ``kmdr-list`` says so).
    cache: the file is copied into the cache and its hash verified;
 3. a download with :mod:`pooch` (hash verified by pooch).
 
-If none works, :class:`DatasetUnavailable` is raised. A file whose hash does not match raises
-:class:`DataIntegrityError` naming the file, both hashes and what to do. A cache that is a file, or
-a mirror that is not a folder, raises :class:`DatasetError` (a setting to fix, not missing data).
-"""
+If none works, :class:`DatasetUnavailable` is raised. A file with no pinned hash raises
+:class:`DatasetUnavailable` naming it, before anything is read. A file whose hash does not match
+raises :class:`DataIntegrityError` naming the file, both hashes and what to do. A cache that is a
+file, or a mirror that is not a folder, raises :class:`DatasetError` (a setting to fix, not missing
+data)."""
 
 from __future__ import annotations
 
@@ -48,7 +51,7 @@ class DatasetError(ValueError):
 
 
 class DataIntegrityError(DatasetError):
-    """A data file's sha256 differs from the registry's (a corrupted or different file)."""
+    """A data file's hash differs from the registry's (a corrupted or different file)."""
 
 
 def check_locations(data_dir: Path, mirror_dir: Path | None) -> None:
@@ -74,13 +77,19 @@ def check_locations(data_dir: Path, mirror_dir: Path | None) -> None:
 
 @dataclass(frozen=True)
 class FileEntry:
-    """One registry line: ``path`` relative to the cache/mirror, ``sha256`` (None if unknown),
-    ``url`` (its source), ``downloadable`` (False when the source no longer serves it)."""
+    """One registry line: ``path`` relative to the cache/mirror, ``known_hash`` (pooch's form:
+    a sha256 hex digest or ``"<alg>:<hex>"``; None if unknown), ``url`` (its source),
+    ``downloadable`` (False when the source no longer serves it)."""
 
     path: str
-    sha256: str | None
+    known_hash: str | None
     url: str
     downloadable: bool = True
+
+    @property
+    def algorithm(self) -> str:
+        """The hash's algorithm (``sha256`` unless the registry names another)."""
+        return self.known_hash.partition(":")[0] if ":" in (self.known_hash or "") else "sha256"
 
 
 @cache
@@ -94,10 +103,12 @@ def registry() -> dict[str, FileEntry]:
         parts = line.split()
         if len(parts) not in (3, 4) or parts[3:] not in ([], [UNSERVED]):
             raise ValueError(
-                f"{_REGISTRY_FILE}:{lineno}: expected 'path sha256 url [{UNSERVED}]', got {raw!r}"
+                f"{_REGISTRY_FILE}:{lineno}: expected 'path hash url [{UNSERVED}]', got {raw!r}"
             )
         path, digest, url = parts[:3]
         digest = None if digest == "-" else digest.lower()
+        if digest is not None and ":" in digest and digest.partition(":")[0] not in ("md5", "sha1"):
+            raise ValueError(f"{_REGISTRY_FILE}:{lineno}: unknown hash algorithm in {raw!r}")
         entries[path] = FileEntry(path, digest, url, downloadable=len(parts) == 3)
     return entries
 
@@ -145,14 +156,20 @@ def sha256(path: str | os.PathLike) -> str:
     return pooch.file_hash(str(path), alg="sha256")
 
 
+def file_hash(path: str | os.PathLike, entry: FileEntry) -> str:
+    """``path``'s hash in the form of ``entry``'s pinned one (``md5:<hex>`` for an md5 pin)."""
+    import pooch
+
+    digest = pooch.file_hash(str(path), alg=entry.algorithm)
+    return digest if entry.algorithm == "sha256" else f"{entry.algorithm}:{digest}"
+
+
 def _check(path: Path, entry: FileEntry, source: str, fix: str) -> None:
-    if entry.sha256 is None:
-        return
-    actual = sha256(path)
-    if actual != entry.sha256:
+    actual = file_hash(path, entry)
+    if actual != entry.known_hash:
         raise DataIntegrityError(
-            f"{source}: sha256 mismatch for {entry.path}: expected {entry.sha256}, got {actual}; "
-            f"{fix}"
+            f"{source}: {entry.algorithm} mismatch for {entry.path}: expected "
+            f"{entry.known_hash}, got {actual}; {fix}"
         )
 
 
@@ -168,7 +185,7 @@ def _download(entry: FileEntry, cache_dir: Path) -> Path:
     pup = pooch.create(
         path=cache_dir,
         base_url="",
-        registry={entry.path: entry.sha256},
+        registry={entry.path: entry.known_hash},
         urls={entry.path: entry.url},
         retry_if_failed=0,
     )
@@ -193,14 +210,19 @@ def fetch(
     cache_dir = resolve_data_dir(data_dir)
     check_locations(cache_dir, None)
     target = cache_dir / entry.path
+    if entry.known_hash is None:  # nothing could tell the published file from another
+        raise DatasetUnavailable(
+            f"{dataset}: {entry.path} has no pinned hash in kmdr's data registry, so no copy of "
+            f"it can be checked and it is not used; once you have a copy you have checked "
+            f"against its source ({entry.url}), pin its sha256 (`sha256sum`) on its line of "
+            f"{_REGISTRY_FILE}"
+        )
 
-    # 1. The cache, when its copy is right (a file of unknown hash is trusted once there).
+    # 1. The cache, when its copy is right.
     cached_hash = None
     if target.is_file():
-        if entry.sha256 is None:
-            return target
-        cached_hash = sha256(target)
-        if cached_hash == entry.sha256:
+        cached_hash = file_hash(target, entry)
+        if cached_hash == entry.known_hash:
             return target
 
     # 2. The mirror: copy through a temporary file, verify, then move into place.
@@ -250,8 +272,8 @@ def fetch(
             ) from err
         if cached_hash is not None:
             raise DataIntegrityError(
-                f"cached file {target}: sha256 mismatch for {entry.path}: expected "
-                f"{entry.sha256}, got {cached_hash} (damaged or edited, and no mirror copy or "
+                f"cached file {target}: {entry.algorithm} mismatch for {entry.path}: expected "
+                f"{entry.known_hash}, got {cached_hash} (damaged or edited, and no mirror copy or "
                 f"download to replace it); remove it and fetch it again (kmdr-data {dataset}) "
                 f"with {MIRROR_ENV} set or the network up"
             ) from err
