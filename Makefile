@@ -92,6 +92,7 @@ bench: install
 # `.venv/bin/python scripts/bench_scale.py --quick` for a minute or two at smaller n).
 bench-scale: install
 	$(PY) scripts/bench_scale.py
+	$(PY) scripts/bench_tables.py
 
 # One sparse_text cell at 4,000,000 rows (about five times RCV1-v2) from row blocks on a
 # LocalCluster of 2 workers limited to 2 GiB each, sparse embedding and sign projection at
@@ -100,11 +101,13 @@ bench-scale: install
 # `.venv/bin/python scripts/bench_distributed.py --quick` for a minute).
 bench-distributed: install
 	$(PY) scripts/bench_distributed.py
+	$(PY) scripts/bench_tables.py
 
 # The benches the papers declare (kmdr.plugins.Paper's benches), e.g. pb17's large-N experiment
 # into results/bench/pb17_large_n.csv (about an hour at its default sizes).
 bench-papers: install
 	$(PY) scripts/paper_steps.py --benches
+	$(PY) scripts/bench_tables.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing
