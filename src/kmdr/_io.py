@@ -21,6 +21,18 @@ Temporary names
     writer's pid reused by a new process keeps its leftover until that process ends: a leftover
     kept too long is harmless, a live writer's file deleted is not.
 
+Reading
+    :func:`read_bytes` and :func:`read_text` read a file only if it is a regular file: a FIFO,
+    a device or a folder where a results file should be (``mkfifo cells.csv``) is an
+    :class:`OSError` naming it, raised at once, where a plain ``open`` would wait forever for a
+    writer. The file is opened without blocking and checked on its open descriptor, so nothing
+    can replace it between the check and the read.
+
+Symbolic links
+    A link in a results folder (``cells.csv -> /elsewhere/cells.csv``) is followed: a read reads
+    its target, and an atomic write replaces the target (its temporary file beside the target),
+    so the link stays a link and what it points at is what is updated.
+
 CSV
     :func:`read_csv` is the one CSV reader: :func:`pandas.read_csv`, except that an empty or
     zero-byte file (a run that wrote nothing) is an empty frame rather than an error, and floats
@@ -30,10 +42,12 @@ CSV
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
 import socket
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,7 +61,9 @@ __all__ = [
     "atomic_write_text",
     "atomic_writer",
     "is_alive",
+    "read_bytes",
     "read_csv",
+    "read_text",
     "remove_stale_temporaries",
     "temporary_path",
 ]
@@ -78,6 +94,8 @@ def atomic_writer(
     Text mode writes ``newline=""`` (no newline translation), like the CSV writers expect.
     """
     path = Path(path)
+    if path.is_symlink():  # update what the link points at; the link stays (module docstring)
+        path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_path(path)
     # Mode "x" is O_CREAT | O_EXCL with 0o666: the umask applies, as for any new file.
@@ -105,6 +123,41 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (see :func:`atomic_writer`)."""
     with atomic_writer(path, binary=True) as fh:
         fh.write(data)
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of the regular file ``path``; an :class:`OSError` of one line, at once, when it
+    is a FIFO, a device, a socket or a folder (see the module docstring)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            raise OSError(
+                errno.EINVAL,
+                f"it is {kind}, not a regular file: remove it (kmdr writes the file again) or "
+                "put the file back",
+                str(path),
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
+
+
+def read_text(path: str | os.PathLike, *, encoding: str = "utf-8", errors: str = "strict") -> str:
+    """:func:`read_bytes` decoded."""
+    return read_bytes(path).decode(encoding, errors=errors)
 
 
 def is_alive(pid: int) -> bool:
@@ -153,12 +206,15 @@ def exact_floats() -> dict[str, str]:
 def read_csv(path: str | os.PathLike, **kwargs) -> pandas.DataFrame:
     """:func:`pandas.read_csv` of ``path``; an empty or zero-byte file is an empty frame.
 
-    A missing file raises :class:`FileNotFoundError` (the caller knows whether that is normal).
-    ``kwargs`` go to :func:`pandas.read_csv`.
+    A missing file raises :class:`FileNotFoundError` (the caller knows whether that is normal),
+    one that is not a regular file an :class:`OSError` (:func:`read_bytes`). ``kwargs`` go to
+    :func:`pandas.read_csv`.
     """
+    import io
+
     import pandas as pd  # here: the writers above are used by modules that never need pandas
 
     try:
-        return pd.read_csv(path, **{**exact_floats(), **kwargs})
+        return pd.read_csv(io.BytesIO(read_bytes(path)), **{**exact_floats(), **kwargs})
     except pd.errors.EmptyDataError:
         return pd.DataFrame()

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+from kmdr._io import read_text
 from kmdr.plugins import papers
 from kmdr.reducers import reducer_entry
 from kmdr.report._text import VERDICT_LEGEND, md_table
@@ -158,7 +159,7 @@ def skipped_experiments(root: Path, exps: dict[str, Experiment]) -> dict[str, st
     listed: dict[str, str] = {}
     skipped_md = root / "SKIPPED.md"
     if skipped_md.exists():
-        for line in skipped_md.read_text().splitlines():
+        for line in read_text(skipped_md).splitlines():
             m = re.match(r"^- `([^`]+)`: (.+)$", line.strip())
             if m:
                 listed[m.group(1)] = public_text(m.group(2))

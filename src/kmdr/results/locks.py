@@ -65,6 +65,8 @@ from pathlib import Path
 
 import portalocker
 
+from kmdr._io import read_text
+
 __all__ = [
     "HEARTBEAT",
     "WAIT_TIMEOUT",
@@ -217,8 +219,7 @@ class HeldLock:
 def holder(path: str | os.PathLike) -> dict | None:
     """What the holder of ``path`` wrote into it (pid, host, since), or None."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            who = json.loads(fh.readline())
+        who = json.loads(read_text(path).partition("\n")[0])
     except (OSError, ValueError):
         return None
     return who if isinstance(who, dict) else None

@@ -66,6 +66,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
+from kmdr._io import read_text
 from kmdr._log import say as _say
 from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
 from kmdr.config.schema import PresetConfig
@@ -389,7 +390,7 @@ def load_runs(experiment_dir: str | Path, say: Callable[[str], None] | None = No
     runs = []
     for path in sorted((Path(experiment_dir) / "runs").glob("*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_text(path))
             problem = None if isinstance(data, dict) else f"a JSON {type(data).__name__}"
         except OSError as err:
             problem = f"cannot be read ({err.strerror or err})"

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from kmdr._io import atomic_write_text
+from kmdr._io import atomic_write_text, read_bytes, read_text
 
 __all__ = [
     "CHECKSUM",
@@ -335,7 +335,7 @@ def read_table(path: Path) -> Table:
     Raises OSError when the file cannot be read; a file that is not a cells table gives a
     Table with ``problem`` set.
     """
-    text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
+    text = read_bytes(path).decode("utf-8-sig", errors="replace")
     table = Table()
     try:
         records = list(csv.reader(io.StringIO(text, newline="")))
@@ -571,7 +571,7 @@ def set_aside(record: CsvRecord, path: Path) -> None:
     writer = csv.writer(out, lineterminator="\n")
     old = ""
     if path.exists():
-        old = path.read_text(encoding="utf-8", errors="replace")
+        old = read_text(path, errors="replace")
     else:
         writer.writerow(["reason", "line", "header", "row"])
     head = io.StringIO()

@@ -69,7 +69,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from kmdr._io import atomic_write_text, exact_floats, remove_stale_temporaries
+from kmdr._io import atomic_write_text, exact_floats, read_text, remove_stale_temporaries
 from kmdr._log import say
 from kmdr.results import locks
 from kmdr.results.locks import CellLock, Heartbeat
@@ -177,7 +177,7 @@ class CellStore:
             cached = self._cache.get(path.name)
             if cached is not None and cached[0] == key:
                 return cached[1]
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = read_text(path, errors="replace")
         except FileNotFoundError:
             return None
         except OSError as err:  # unreadable (permissions, a folder of that name...)
@@ -209,7 +209,7 @@ class CellStore:
         try:
             path = self.cell_path(cell_id)
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
+                text = read_text(path, errors="replace")
             except FileNotFoundError:
                 return
             _, problem, suffix = self._check_file(text, cell_id)
@@ -315,7 +315,7 @@ class CellStore:
         atomic_write_text(self.cell_path(cell_id), text)
 
     def read_cell(self, cell_id: str) -> dict:
-        return json.loads(self.cell_path(cell_id).read_text(encoding="utf-8"))
+        return json.loads(read_text(self.cell_path(cell_id)))
 
     # -- claims --------------------------------------------------------------------------------
     def try_claim(
