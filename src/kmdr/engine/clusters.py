@@ -1,8 +1,11 @@
 """The dask and Ray sessions a run's joblib backend runs on (``backend=dask``, ``backend=ray``).
 
-* ``dask``: with ``dask.scheduler=<address>`` the run connects to that scheduler; without one it
-  starts a ``dask.distributed.LocalCluster`` of ``n_jobs`` single-threaded worker processes for
-  the run and closes it after (``pip install 'kmdr[dask]'``);
+* ``dask``: with ``dask.scheduler=<address>`` the run connects to that scheduler, within Dask's own
+  connect timeout (``distributed.comm.timeouts.connect``, 30 s by default) for the connection and
+  again for the scheduler's first answer: an address that accepts a connection and never answers
+  (not a scheduler, or one that is frozen) is one line after that, where the client alone would wait
+  forever; without one it starts a ``dask.distributed.LocalCluster`` of ``n_jobs`` single-threaded
+  worker processes for the run and closes it after (``pip install 'kmdr[dask]'``);
 * ``ray``: with ``ray.address=<address>`` the run joins that Ray cluster; without one it starts a
   local Ray with ``n_jobs`` CPUs (``pip install 'kmdr[ray]'``).
 
@@ -242,12 +245,16 @@ def _dask_client(distributed, execution, par: Parallelism, started, on_client) -
     cluster = None
     try:
         if address:
-            client = distributed.Client(address, timeout="20s")
+            seconds = _connect_timeout()
+            _check_answers(distributed, address, seconds)
+            client = distributed.Client(address, timeout=seconds)
         else:
             cluster = (started.taken() if started is not None else None) or local_cluster(
                 distributed, par.n_jobs
             )
             client = distributed.Client(cluster)
+    except BackendError:
+        raise
     except Exception as err:
         if cluster is not None:
             with contextlib.suppress(Exception):
@@ -264,6 +271,36 @@ def _dask_client(distributed, execution, par: Parallelism, started, on_client) -
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _connect_timeout() -> float:
+    """Dask's connect timeout, in seconds (``distributed.comm.timeouts.connect``)."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    return float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s"))
+
+
+def _check_answers(distributed, address: str, seconds: float) -> None:
+    """Raise :class:`BackendError` unless the scheduler at ``address`` answers a request within
+    ``seconds``: the connection and the first answer each bounded. The client's own start bounds
+    the connection only, and waits on a silent peer forever."""
+    import asyncio
+
+    async def identity():
+        async with distributed.rpc(address, timeout=seconds) as scheduler:
+            return await asyncio.wait_for(scheduler.identity(), seconds)
+
+    try:
+        asyncio.run(identity())
+    except (OSError, TimeoutError, asyncio.TimeoutError) as err:
+        what = "answered nothing" if isinstance(err, TimeoutError) else "could not be reached"
+        raise BackendError(
+            f"the dask scheduler at {address} {what} within {seconds:g} s (Dask's "
+            "distributed.comm.timeouts.connect): check that a dask scheduler listens at that "
+            "address and is running, or raise the timeout (e.g. "
+            "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=60s)"
+        ) from None
 
 
 @contextlib.contextmanager
