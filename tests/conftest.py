@@ -32,3 +32,18 @@ matplotlib.use("Agg")
 
 # Real data is found as kmdr finds it (the data cache, KMDR_DATA_MIRROR, a download): see
 # tests/_data.py. No path to a data folder is assumed here.
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _outside_the_checkout(tmp_path_factory):
+    """Every test runs from a folder of its own, not the checkout: what a command writes
+    relative to where it runs (a multirun's ``multirun/`` records, a run without
+    ``results_dir``'s ``results/``) lands there, and ``make test`` leaves the checkout as it
+    was. Tests reach the checkout's files through their own paths, never the working folder."""
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("cwd"))
+    yield
+    os.chdir(here)

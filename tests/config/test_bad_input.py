@@ -64,6 +64,7 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["seed=a==b"], "cannot parse the override 'seed=a==b'", "an override with a doubled ="),
         case(["seed=9223372036854775808"], "seed must be an integer from 0 to 2**63-1", "a seed too large for the cells' 64-bit column"),
         case(["r_grid=[2.5]"], "r_grid[0]: Value '2.5' of type 'float'", "a fractional r in the r-grid"),
+        case(["-m", "r_grid=10,20"], "to sweep over lists with -m, give each as a list: 'r_grid=[10],[20]'", "a sweep of numbers where each job's r-grid is a list (-m r_grid=10,20)"),
         case(["kind=foo"], "unknown kind 'foo'; valid kinds: cells", "an unknown experiment kind"),
         case(["reducers=[]"], "reducers must be a non-empty list", "an empty reducer list"),
         case(["reducers=[{name:sign},{name:sign}]"], "reducer ids must be unique", "two reducers with the same id"),

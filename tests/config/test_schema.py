@@ -94,7 +94,7 @@ def fails_with(argv, capsys) -> str:
         ),
         bad(
             ["r_grid=5"],
-            "r_grid: Invalid value assigned: int is not a ListConfig",
+            "r_grid takes a list, got one value: write r_grid=[10,20]",
             "a number where the r-grid list is expected (r_grid=5)",
         ),
         bad(

@@ -126,11 +126,19 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch, ctrl_c_handled):
     assert len(before) == 7
 
     monkeypatch.setattr(work, "compute_cell", real)
-    outcome = run_experiment(*spec, log=lambda msg: None)
+    said = []
+    outcome = run_experiment(*spec, log=said.append)
     check_complete(outcome, before)
-    # A third run has nothing left to do.
-    again = run_experiment(*spec, log=lambda msg: None)
+    # it says it resumes the run that was interrupted
+    assert f"resuming the run {side['run_id']}, interrupted: 7 of {N_CELLS} cells done" in "".join(
+        said
+    )
+    # A third run has nothing left to do, and resumes nothing: it reuses the cells
+    said.clear()
+    again = run_experiment(*spec, log=said.append)
     assert again.n_computed == 0 and again.n_reused == N_CELLS
+    text = "".join(said)
+    assert "resuming" not in text and "reusing the cells already computed" in text
 
 
 def test_a_changed_setting_is_a_different_cell(tmp_path):

@@ -134,6 +134,13 @@ def config_line(err: BaseException) -> str:
             return f"unknown config key '{key}'{where}; valid keys{scope}: {', '.join(valid)}"
         # A free-form mapping (dataset.params, quick_grid): new keys are added with '+'.
         return f"unknown config key '{key}'{where}; to add a key to a mapping use +{key}=..."
+    if key and "is not a ListConfig, list or tuple" in msg:
+        # a scalar where a list goes: most often a sweep written as a list (-m r_grid=10,20)
+        return (
+            f"{key} takes a list, got one value{where}: write {key}=[10,20] (quoted in a shell: "
+            f"'{key}=[10,20]'); to sweep over lists with -m, give each as a list: "
+            f"'{key}=[10],[20]'"
+        )
     if key:
         return f"{key}: {msg}{where}"
     return _flat(f"{msg}{where}")

@@ -76,9 +76,11 @@ class CellsKind:
         outcome.n_reused = len(cells) - len(pending)
         if outcome.n_reused:
             store.rebuild_csv()  # a previous run may have been killed before rebuilding it
+            stopped = _stopped_before(store.root, outcome.run_id)
+            what = f"resuming {stopped}" if stopped else "reusing the cells already computed"
             ctx.log(
-                f"[kmdr] {ctx.experiment.name}: resuming, {outcome.n_reused} of {len(cells)} cells "
-                f"already done ({store.cells_dir})"
+                f"[kmdr] {ctx.experiment.name}: {what}: {outcome.n_reused} of {len(cells)} cells "
+                f"done ({store.cells_dir})"
             )
         ctx.save_record()
         shared_log: dict = {}
@@ -106,6 +108,22 @@ def group_cells(cells: list[Cell]) -> list[list[Cell]]:
     for cell in cells:
         groups.setdefault(cell.group_key, []).append(cell)
     return list(groups.values())
+
+
+def _stopped_before(exp_dir, run_id: str) -> str | None:
+    """How the experiment's last run before ``run_id`` ended when it did not finish ("the run
+    20261124T... interrupted"), else None: only then is this run a resumption."""
+    from kmdr.results.reading import load_runs
+
+    runs = [r for r in load_runs(exp_dir, say=lambda _: None) if r.get("status") != "skipped"]
+    # by start time (ms): two runs of one second have ids in no particular order
+    runs.sort(key=lambda r: (str(r.get("started_at", "")), str(r.get("run_id", ""))))
+    last = next((r for r in reversed(runs) if r.get("run_id") != run_id), None)
+    status = None if last is None else last.get("status")
+    if status in ("interrupted", "failed", "running"):
+        ended = "stopped" if status == "running" else status
+        return f"the run {last.get('run_id', '?')}, {ended}"
+    return None
 
 
 def _shared_record(log: dict) -> list[dict]:
