@@ -19,7 +19,8 @@ import pytest
 PACKAGE = '''
 import numpy as np
 import scipy.sparse as sp
-from kmdr.reducers import BaseReducer
+from sklearn.utils import check_random_state
+from kmdr.reducers import BaseReducer, ReducerPlan
 from kmdr.datasets import Dataset
 
 
@@ -89,6 +90,21 @@ class NotReproducible(Bad):
         return self._first(X) + 1e-9 * _CALLS[0]
 
 
+class HashDependent(Bad):
+    def _transform(self, X):  # hash() of a str differs between processes (PYTHONHASHSEED)
+        return self._first(X) + 1e-9 * (hash("kmdr") % 1000)
+
+
+class FalselyDeterministic(Bad):
+    """Declares its reduction independent of random_state, and draws from it."""
+
+    plan = ReducerPlan(deterministic=lambda params, data: True)
+
+    def _transform(self, X):
+        noise = check_random_state(self.random_state).normal(size=(X.shape[0], self.n_components_))
+        return self._first(X) + 1e-9 * noise
+
+
 class Fine(Bad):
     pass
 
@@ -112,6 +128,8 @@ REDUCERS = {
     "listout": "ListOutput",
     "globalrng": "GlobalRNG",
     "unrepro": "NotReproducible",
+    "hashdep": "HashDependent",
+    "falsedet": "FalselyDeterministic",
     "fine": "Fine",
     "sign": "Fine",  # named like a built-in
 }
@@ -213,6 +231,8 @@ def plugged(site, monkeypatch):
         output_case("listout", "transform returned a list", "a plug-in reducer returning a Python list"),
         output_case("globalrng", "changed numpy's global random state", "a plug-in reducer drawing from numpy's global random state"),
         output_case("unrepro", "two fits with the same random_state gave different outputs", "a plug-in reducer whose output changes under the same seed"),
+        output_case("hashdep", "a fresh process fitting it with the same random_state gave another output", "a plug-in reducer whose output depends on the process (Python's hash seed)"),
+        output_case("falsedet", "it declares its reduction independent of random_state (its plan's deterministic), but two seeds gave different outputs", "a plug-in reducer declared deterministic that draws at random"),
     ],
 )  # fmt: skip
 def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugged):

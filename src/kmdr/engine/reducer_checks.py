@@ -14,8 +14,20 @@ every reduction a worker computes passes :func:`checked_reduction` before k-mean
   (Under the threading backend another thread's draw would be seen too; kmdr's own code never
   draws from the global state, so a change always points at third-party code.)
 - for a reducer that is not shipped with kmdr (a plug-in), the first reduction of each
-  (reducer, parameters) a worker process computes is computed a second time with the same seed,
-  and both outputs must be equal to the last bit: the same seed must give the same cell.
+  (reducer, parameters) a worker process computes is checked against the determinism contract,
+  each output equal to the first to the last bit:
+
+  * computed again with the same seed in the same process (no state kept between fits);
+  * computed again with the same seed in a fresh Python process, with another hash seed (no
+    dependence on the process: ``hash`` of strings, module state, the order of a set), so that
+    ``n_jobs=1`` and ``n_jobs=2`` give the same cells;
+  * when the reducer declares its reduction independent of ``random_state`` (its plan's
+    ``deterministic``, which makes the runner reduce once for every repetition), computed again
+    with another seed: a reducer that says so but draws at random would have its first
+    repetition's reduction stand for all of them.
+
+  The fresh process costs an interpreter start and a copy of the data once per plug-in reducer
+  and parameters, per worker process.
 
 A failed check raises :class:`ReducerOutputError`, one line naming the reducer, r, the problem
 and the fix; the run stops like any failing cell, and the cells already finished are kept.
@@ -23,6 +35,7 @@ and the fix; the run stops like any failing cell, and the cells already finished
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 
@@ -152,10 +165,10 @@ def checked_reduction(reduce, cell, X, n_clusters: int, shared, reproduced: Repr
     """``reduce(cell, X, n_clusters, shared)`` -> ``(reducer, C, seconds)``, checked (see the
     module docstring). The seconds are those of the first reduction. ``reproduced``: the
     process's record of the plug-ins already fitted twice (None: fit this one twice)."""
-    from kmdr.reducers import REDUCERS
+    from kmdr.reducers import is_own_reducer
 
     out = _seeded_once(reduce, cell, X, n_clusters, shared)
-    if REDUCERS.is_own(cell.reducer_name):
+    if is_own_reducer(cell.reducer_name):
         return out
     key = (cell.reducer_name, json.dumps(cell.params, sort_keys=True, default=str))
     if reproduced is None or reproduced.first(key):
@@ -168,4 +181,74 @@ def checked_reduction(reduce, cell, X, n_clusters: int, shared, reproduced: Repr
                 "draw every random number from the random_state parameter, and nothing from the "
                 "time, the process or unseeded generators",
             )
+        if not _equal(out[1], _in_a_fresh_process(reduce, cell, X, n_clusters, shared)):
+            _fail(
+                cell,
+                "a fresh process fitting it with the same random_state gave another output, so "
+                "its cells depend on the process that computes them (n_jobs, the backend)",
+                "keep no state between fits and depend on nothing of the process: not on hash() "
+                "of strings or the order of a set (sort them), not on module-level variables",
+            )
+        if cell.deterministic:
+            other = dataclasses.replace(cell, seed=cell.seed ^ 1)
+            if not _equal(out[1], _seeded_once(reduce, other, X, n_clusters, shared)[1]):
+                _fail(
+                    cell,
+                    "it declares its reduction independent of random_state (its plan's "
+                    "deterministic), but two seeds gave different outputs, so its first "
+                    "repetition's reduction would stand for every repetition",
+                    "declare it deterministic only where it draws nothing at random",
+                )
     return out
+
+
+def _in_a_fresh_process(reduce, cell, X, n_clusters, shared):
+    """C of ``reduce(cell, X, n_clusters, shared)`` computed by a new Python interpreter with its
+    own hash seed and this process's import path (a subprocess, not multiprocessing: dask's
+    worker processes are daemons, which may not start multiprocessing children)."""
+    import os
+    import pickle
+    import secrets
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="kmdr-check-") as folder:
+        job, result = os.path.join(folder, "job.pickle"), os.path.join(folder, "c.pickle")
+        with open(job, "wb") as fh:
+            pickle.dump((reduce, cell, X, n_clusters, shared), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        threads = str(getattr(cell, "blas_threads", 1))  # the cell's, as its worker has them
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+               "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 1) + 1),
+               **{v: threads for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                       "MKL_NUM_THREADS")}}  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", __name__, job, result], env=env, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            _fail(
+                cell,
+                f"a fresh process could not fit it with the same random_state ({why})",
+                "make it importable and picklable as a plug-in is (a module-level class of an "
+                "installed package)",
+            )
+        with open(result, "rb") as fh:
+            return pickle.load(fh)
+
+
+def _fit_here(job: str, result: str) -> None:
+    """The fresh process of :func:`_in_a_fresh_process`: fit the job, write its C."""
+    import pickle
+
+    with open(job, "rb") as fh:
+        reduce, cell, X, n_clusters, shared = pickle.load(fh)
+    C = reduce(cell, X, n_clusters, shared)[1]
+    with open(result, "wb") as fh:
+        pickle.dump(C, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+if __name__ == "__main__":
+    import sys
+
+    _fit_here(*sys.argv[1:3])

@@ -40,6 +40,7 @@ __all__ = [
     "baseline_names",
     "canonical_reducer",
     "is_baseline_reducer",
+    "is_own_reducer",
     "make_reducer",
     "max_components",
     "planning_facts",
@@ -116,6 +117,12 @@ def _get(name: str) -> ReducerEntry:
         raise ValueError(
             f"reducer name={name!r} is invalid: it must be one of {', '.join(REDUCERS.names())}"
         ) from None
+
+
+def is_own_reducer(name: str) -> bool:
+    """Whether ``name`` is kmdr's own (declared in code or by one of kmdr's papers), not a
+    plug-in's: its output is not checked against the determinism contract."""
+    return REDUCERS.is_own(name)
 
 
 def unusable_plugin(name: str) -> str | None:
