@@ -377,6 +377,39 @@ def test_a_configured_reducer_without_cells_is_named_not_drawn(tmp_path):
     plt.close(fig)
 
 
+@pytest.mark.fault(
+    "reducers listed without an id, by an alias, with a label of their own",
+    gets="every drawn reducer in the legend, none named 'not drawn'",
+)
+@pytest.mark.parametrize(
+    "reducers",
+    [
+        [{"id": "sign", "name": "sign"}, {"id": "svd", "name": "svd"}],  # ids given
+        [{"name": "sign"}, {"name": "svd"}],  # no id: the name's
+        [{"name": "pd"}, {"name": "sign", "label": "My RP"}],  # an alias; a label of its own
+        [{"id": "fast", "name": "svd_approx"}, {"name": "sign"}],  # an id of its own
+    ],
+)
+def test_every_way_of_listing_reducers_draws_a_true_legend(reducers, tmp_path):
+    """A real run of each listing, drawn: what the legend leaves out is what has no line."""
+    from kmdr import run
+
+    listing = "[" + ",".join(
+        "{" + ",".join(f"{k}:{v!r}".replace("'", '"') for k, v in r.items()) + "}"
+        for r in reducers
+    ) + "]"  # fmt: skip
+    run(
+        [f"reducers={listing}", "dataset=synth", "dataset.params.n_samples=120",
+         "dataset.params.n_features=40", "r_grid=[3,5]", "repeats=1", "kmeans.n_init=1",
+         "n_jobs=1", "figures=false", "progress=false", f"results_dir={tmp_path}"],
+    )  # fmt: skip
+    fig = figures.make_figure(tmp_path / "custom")
+    text = _all_text(fig)
+    assert "not drawn" not in text, text
+    assert len(_drawn_labels(fig) - {"line: mean; shaded: min-max over 1 repetitions"}) >= 2
+    plt.close(fig)
+
+
 def test_notes_wrap_to_the_figure_width(tmp_path):
     """A long note wraps: the figure is no wider than without it."""
     cells = make_cells("mine", {"sign": [10, 20], "none": [64]}, 2)

@@ -57,9 +57,15 @@ def _undrawn_note(reducers, drawn: set[str], names: dict, style: FigureStyle) ->
     known)."""
     if not isinstance(reducers, list):
         return ""
+    from kmdr.reducers import canonical_reducer
+
     missing = []
     for reducer in reducers:
-        if not isinstance(reducer, dict) or str(reducer.get("id")) in drawn:
+        if not isinstance(reducer, dict):
+            continue
+        # an entry without an id has its (canonical) name's, as the run gave its cells
+        rid = reducer.get("id") or canonical_reducer(str(reducer.get("name")))
+        if str(rid) in drawn:
             continue
         name = reducer.get("name")
         entry = appearance._entry(name)  # no label of its own: the declaration's
