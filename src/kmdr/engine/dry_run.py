@@ -1,9 +1,12 @@
 """``dry_run=true``: what a command would compute and reuse, and about how long it would take.
 
 Nothing is written. The estimate comes from earlier cells of the same dataset and reducer found
-in any experiment under the results folder: their mean reduction time without the shared work
-and their mean clustering time per cell, plus their mean shared work once per shared work to
-compute (once per key when it is deterministic, else once per (key, repetition)), divided by the
+in any experiment under the results folder: their mean reduction time without the shared work,
+plus their mean shared work once per shared work to compute (once per key when it is
+deterministic, else once per (key, repetition)), and their clustering time per k-means start
+times the starts asked for (``kmeans.n_init``), read from the earlier cells of the same k-means
+protocol (its start and whether MATLAB's online phase runs, which alone can make a start a
+hundred times slower) where there are some, else from all of them; the total is divided by the
 workers. The cells of a deterministic reducer that differ only in repetition are one job: one
 reduction and one clustering per cell. Cells with no earlier run of their kind are counted as
 "no estimate".
@@ -36,11 +39,22 @@ def _mean(values: list[float]) -> float:
     return math.fsum(values) / len(values)
 
 
-def earlier_times(results_dir: str | Path, dataset: str) -> dict[str, tuple[float, float, float]]:
+def _protocol(row: dict) -> tuple[str, bool]:
+    """A cell's k-means start and whether the online phase ran (absent: it did not)."""
+    online = str(row.get("kmeans_online_phase") or "False").lower() == "true"
+    return str(row.get("kmeans_init") or ""), online
+
+
+def earlier_times(
+    results_dir: str | Path, dataset: str, protocol: tuple[str, bool] | None = None
+) -> dict[str, tuple[float, float, float]]:
     """``reducer_name -> (mean reduction seconds per cell without shared work, mean clustering
-    seconds per cell, mean shared seconds)`` over the cells of ``dataset`` in every
-    ``<results_dir>/*/cells.csv`` (read with the csv module: a dry run needs no pandas)."""
-    own, cluster, shared = defaultdict(list), defaultdict(list), defaultdict(list)
+    seconds per k-means start, mean shared seconds)`` over the cells of ``dataset`` in every
+    ``<results_dir>/*/cells.csv`` (read with the csv module: a dry run needs no pandas); the
+    clustering times from the cells of k-means ``protocol`` (its start, the online phase) when
+    there are some for that reducer."""
+    own, shared = defaultdict(list), defaultdict(list)
+    per_start, same = defaultdict(list), defaultdict(list)
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
             with open(path, newline="", encoding="utf-8") as f:
@@ -53,11 +67,19 @@ def earlier_times(results_dir: str | Path, dataset: str) -> dict[str, tuple[floa
         for row in rows:
             name, seconds = row["reducer_name"], _number(row["shared_seconds"])
             own[name].append(max(0.0, _number(row["reduce_seconds"]) - seconds))
-            cluster[name].append(_number(row["cluster_seconds"]))
+            starts = max(1.0, _number(row.get("kmeans_n_init")))
+            clustering = _number(row["cluster_seconds"]) / starts
+            per_start[name].append(clustering)
+            if protocol is not None and _protocol(row) == protocol:
+                same[name].append(clustering)
             if seconds > 0:
                 shared[name].append(seconds)
     return {
-        name: (_mean(own[name]), _mean(cluster[name]), _mean(shared[name]) if shared[name] else 0.0)
+        name: (
+            _mean(own[name]),
+            _mean(same[name] or per_start[name]),
+            _mean(shared[name]) if shared[name] else 0.0,
+        )
         for name in sorted(own)
     }
 
@@ -72,7 +94,9 @@ def describe(ctx, kind) -> str:
     done = ctx.store.done_ids()
     todo = [c for c in cells if c.cell_id not in done]
     # Earlier runs are read only to estimate work to do (every results folder's cells.csv).
-    times = earlier_times(ctx.output.results_dir, spec.dataset) if todo else {}
+    km = spec.kmeans
+    protocol = (km.init, bool(km.online_phase))
+    times = earlier_times(ctx.output.results_dir, spec.dataset, protocol) if todo else {}
     per_reducer = Counter(c.reducer_id for c in todo)
     # One reduction per job (a deterministic reducer's repetitions are one job), one shared work
     # per (key, repetition), or per key when it is deterministic.
@@ -95,9 +119,10 @@ def describe(ctx, kind) -> str:
             unknown += n_todo
             note = "no earlier run to estimate from" if n_todo else ""
         else:
-            reduce, cluster, shared = known
+            reduce, per_start, shared = known
             n_reductions = len(jobs.get(red.id, ()))
             n_shared = len(shared_works.get(red.id, ()))
+            cluster = per_start * km.n_init
             seconds = n_reductions * reduce + n_todo * cluster + n_shared * shared
             estimate += seconds
             note = f"~{duration_text(seconds)} of work" if n_todo else ""
