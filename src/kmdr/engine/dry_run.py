@@ -15,10 +15,12 @@ reduction and one clustering per cell. Cells with no earlier run of their kind a
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from kmdr._io import read_text
 from kmdr.engine.progress import duration_text
 
 __all__ = ["describe", "earlier_times"]
@@ -57,11 +59,11 @@ def earlier_times(
     per_start, same = defaultdict(list), defaultdict(list)
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
-            with open(path, newline="", encoding="utf-8") as f:
-                reader = csv.DictReader(f)
-                if not set(_TIME_COLUMNS) <= set(reader.fieldnames or ()):
-                    continue
-                rows = [r for r in reader if r["dataset"] == dataset]
+            # the one reader of results files: a FIFO in its place is an OSError, not a wait
+            reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+            if not set(_TIME_COLUMNS) <= set(reader.fieldnames or ()):
+                continue
+            rows = [r for r in reader if r["dataset"] == dataset]
         except (OSError, ValueError, csv.Error):
             continue  # a file being rewritten or from another version: no estimate from it
         for row in rows:
