@@ -217,11 +217,8 @@ def _in_a_fresh_process(reduce, cell, X, n_clusters, shared):
         job, result = os.path.join(folder, "job.pickle"), os.path.join(folder, "c.pickle")
         with open(job, "wb") as fh:
             pickle.dump((reduce, cell, X, n_clusters, shared), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        threads = str(getattr(cell, "blas_threads", 1))  # the cell's, as its worker has them
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
-               "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 1) + 1),
-               **{v: threads for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                       "MKL_NUM_THREADS")}}  # fmt: skip
+               "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 1) + 1)}  # fmt: skip
         done = subprocess.run(
             [sys.executable, "-m", __name__, job, result], env=env, capture_output=True, text=True
         )
@@ -241,8 +238,11 @@ def _fit_here(job: str, result: str) -> None:
     """The fresh process of :func:`_in_a_fresh_process`: fit the job, write its C."""
     import pickle
 
+    from kmdr.engine.threads import ThreadPools, pin_threads
+
     with open(job, "rb") as fh:
         reduce, cell, X, n_clusters, shared = pickle.load(fh)
+    pin_threads(ThreadPools(), cell.blas_threads)  # the cell's threads, as every job pins them
     C = reduce(cell, X, n_clusters, shared)[1]
     with open(result, "wb") as fh:
         pickle.dump(C, fh, protocol=pickle.HIGHEST_PROTOCOL)

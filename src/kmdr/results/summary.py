@@ -330,10 +330,10 @@ def load_summary(
     """``summary.csv`` of an experiment; recomputed from the cells if absent or ``recompute``."""
     path = Path(experiment_dir) / "summary.csv"
     summary = read_csv(path) if path.exists() and not recompute else pd.DataFrame()
-    for c, default in IDENTITY_DEFAULTS.items():  # left out by the writer at its default
-        if c not in CSV_COLUMNS and len(summary) and c not in summary.columns:
-            summary[c] = default
-    if not len(summary) or any(c not in summary.columns for c in POINT):
+    # an identity column the writer leaves out at its default is no missing column: typed()
+    # fills it in with that default
+    needed = [c for c in POINT if c in CSV_COLUMNS or c not in IDENTITY_DEFAULTS]
+    if not len(summary) or any(c not in summary.columns for c in needed):
         # absent, or written before points had every column
         return summarize(experiment_dir, say=say)
     summary = typed(summary, POINT)
