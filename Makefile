@@ -118,8 +118,11 @@ data: install
 # of the same cell id: those $(RESULTS)/ held before the run, or results/'s when RESULTS is
 # another folder (`make reproduce RESULTS=/tmp/check` recomputes and checks every cell).
 # `make figures` redraws every experiment folder from its CSVs (e.g. after adding cells by hand).
+# A cell that takes longer than CELL_TIME_LIMIT seconds (20 times the slowest committed cell) is
+# stopped and named, and the run goes on with the others (cell_time_limit in docs/guide/running.md).
+CELL_TIME_LIMIT ?= 3600
 reproduce: install data
-	$(PY) scripts/reproduce.py --results $(RESULTS) $(if $(filter-out results,$(RESULTS)),--compare-with results)
+	$(PY) scripts/reproduce.py --results $(RESULTS) $(if $(filter-out results,$(RESULTS)),--compare-with results) --override cell_time_limit=$(CELL_TIME_LIMIT)
 	$(PY) scripts/paper_steps.py --results $(RESULTS)
 	$(MAKE) report RESULTS=$(RESULTS)
 

@@ -72,6 +72,11 @@ class Misbehave(BaseReducer):
         if int(r) in (0, self.n_components_):
             if action == "sleep":
                 time.sleep(3600)
+            if action == "stuck":  # as a C call that never returns: no signal gets through
+                import signal
+
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+                time.sleep(3600)
             if action == "hold":  # until the test creates $KMDR_TEST_RELEASE
                 while not os.path.exists(os.environ["KMDR_TEST_RELEASE"]):
                     time.sleep(0.05)

@@ -145,7 +145,7 @@ def execute(composed, launcher_jobs: int = 1):
     for a problem with the config, :class:`RunError` for a run that fails or is skipped, and
     KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether cells
     may have been computed)."""
-    from kmdr.engine.parallel import BackendError
+    from kmdr.engine.parallel import RunFailed
     from kmdr.engine.runner import run_started
     from kmdr.engine.session import default_session
 
@@ -161,7 +161,7 @@ def execute(composed, launcher_jobs: int = 1):
         raise
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
         kept = f"; {kept_line(experiment, output)}" if run_started(err) else ""
-        if isinstance(err, BackendError):
+        if isinstance(err, RunFailed):  # its message says it whole
             raise RunError(f"{err}{kept}") from err
         raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}){kept}") from err
     if outcome.skipped:

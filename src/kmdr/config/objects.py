@@ -154,6 +154,10 @@ class Execution:
 
     ``block_rows``: rows per block of one cell's data, reduced on the dask workers block by block
     (:mod:`kmdr.engine.chunked`); None holds each cell's whole matrix in one process.
+
+    ``cell_time_limit``: seconds one cell may take (its share of shared work, reduction and
+    clustering); a cell past it is stopped and recorded as timed out, the others go on
+    (:mod:`kmdr.engine.sweep`). None: no limit.
     """
 
     n_jobs: int = -1
@@ -165,6 +169,7 @@ class Execution:
     data_dir: str | None = None
     warmup: bool = True
     block_rows: int | None = None
+    cell_time_limit: float | None = None
 
     def __post_init__(self) -> None:
         """Check every field (a one-line :class:`ConfigError`), as the command line does."""
@@ -185,6 +190,10 @@ class Execution:
         checks.boolean(self.warmup, "warmup")
         if self.block_rows is not None and checks.integer(self.block_rows, "block_rows") < 1:
             raise ConfigError(f"block_rows must be >= 1 (rows per block), got {self.block_rows}")
+        if self.cell_time_limit is not None:
+            limit = checks.positive_seconds(self.cell_time_limit, "cell_time_limit")
+            _set(self, "cell_time_limit", limit)
+            _time_limit_backend(self)
 
 
 @dataclass(frozen=True)
@@ -415,6 +424,27 @@ def _blas_threads(threads: int, backend: str, n_jobs: int) -> None:
             f"blas_threads={threads} with backend=threading and n_jobs={n_jobs}: the workers are "
             "threads of one process sharing one BLAS thread count, so a cell's numbers would "
             "depend on the other threads; use blas_threads=1, n_jobs=1 or backend=loky"
+        )
+
+
+def _time_limit_backend(execution: Execution) -> None:
+    """``cell_time_limit`` asks for a backend that can stop a cell: its process's main thread
+    (n_jobs=1, loky, multiprocessing) or a worker process the run can replace (dask)."""
+    limit = f"cell_time_limit={execution.cell_time_limit:g}"
+    if execution.backend == "threading" and execution.n_jobs != 1:
+        raise ConfigError(
+            f"{limit} with backend=threading: a cell running in a thread cannot be stopped; "
+            "use backend=loky (or n_jobs=1)"
+        )
+    if execution.backend == "ray":
+        raise ConfigError(
+            f"{limit} with backend=ray: kmdr cannot stop a cell on a Ray worker; use "
+            "backend=loky or backend=dask"
+        )
+    if execution.block_rows is not None:
+        raise ConfigError(
+            f"{limit} with block_rows: a cell on row blocks is spread over the cluster and "
+            "cannot be stopped as one; leave one of them out"
         )
 
 

@@ -232,6 +232,10 @@ class RunConfig:
     # Seconds a run waits for a cell another process has claimed while that process shows no
     # sign of life (stopped or frozen), before it gives up with one line naming the holder.
     claim_timeout: float = 300.0
+    # Seconds one cell may take (reduction and clustering; a cell of a job that shares work also
+    # its share of it): a cell past it is stopped, recorded as timed out in the run record, and
+    # computed again by the next run; the others go on. null: no limit.
+    cell_time_limit: float | None = None
     # Draw summaries and figures at the end of a run (a failure to draw never loses the CSV).
     figures: bool = True
     # The progress bar: null shows it only when stderr is a terminal or in a notebook, and writes

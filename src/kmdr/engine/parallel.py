@@ -37,7 +37,9 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -47,7 +49,9 @@ from kmdr.engine.signals import sigint_blocked
 __all__ = [
     "BackendError",
     "CellAborted",
+    "JobTimedOut",
     "Parallelism",
+    "RunFailed",
     "Warmup",
     "guarded_job",
     "import_modules",
@@ -63,7 +67,12 @@ __all__ = [
 WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
 
 
-class BackendError(RuntimeError):
+class RunFailed(RuntimeError):
+    """A run failed in a way its one-line message says whole (shown as it is, not as a cell's
+    error with its type)."""
+
+
+class BackendError(RunFailed):
     """The parallel backend could not be started or failed; the message is one line."""
 
 
@@ -189,7 +198,16 @@ class CellAborted(RuntimeError):
     naming the reducer and the cell."""
 
 
-def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
+@dataclass(frozen=True)
+class JobTimedOut:
+    """What a job returns instead of its result when it ran past its time limit: the lock files
+    of its cells (``claims``) and the limit per cell, in seconds."""
+
+    claims: tuple[str, ...]
+    limit: float
+
+
+def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *args):
     """Run ``func(*args)``, a job of the run of process ``parent_pid``, in a worker (or that
     process): the worker (which watches its parent: :class:`kmdr.engine.session.ProcessState`)
     writes its pid into the
@@ -197,15 +215,34 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
     and a ``sys.exit`` or any other non-error BaseException in the job becomes a
     :class:`CellAborted` naming ``what`` (the reducer and cells), which the run reports in one
     line, instead of ending the run silently or taking the worker down. A real Ctrl-C of the
-    run's own process stays an interrupt."""
+    run's own process stays an interrupt.
+
+    ``limit``: the seconds each cell may take (``cell_time_limit``), or None. The job may take
+    ``limit`` per cell; past that it stops (:func:`kmdr.engine.signals.time_limit`) and returns a
+    :class:`JobTimedOut`. In a thread that cannot be stopped (a dask worker's), its deadline and
+    worker are written into the lock files, where the run finds them and replaces the worker
+    (:mod:`kmdr.engine.sweep`); a job whose cells the run already gave up on (run again after its
+    worker was replaced) returns a :class:`JobTimedOut` at once."""
     from kmdr.engine import signals
     from kmdr.results import locks as _locks
 
+    budget = None if limit is None else float(limit) * len(claims)
+    if limit is not None and any((_locks.holder(p) or {}).get("timed_out") for p in claims):
+        return JobTimedOut(tuple(claims), float(limit))
     if os.getpid() != parent_pid:
+        info: dict = {"worker": os.getpid()}
+        if budget is not None:
+            # A worker started to replace one (no warm-up) imports what cells need first: the
+            # limit is the cells' own time, not the scientific stack's import.
+            import_modules(WORKER_MODULES)
+            info.update(deadline=time.time() + budget, dask_worker=_dask_worker())
         for path in claims:
-            _locks.add_to_holder(path, worker=os.getpid())
+            _locks.add_to_holder(path, **info)
     try:
-        return func(*args)
+        with signals.time_limit(budget):
+            result = func(*args)
+    except signals.CellTimedOut:
+        return JobTimedOut(tuple(claims), float(limit))
     except Exception:
         raise
     except BaseException as err:
@@ -217,6 +254,22 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], func, *args):
             f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
             "a process, not a cell; a reducer must raise an exception"
         ) from None
+    if budget is not None and os.getpid() != parent_pid:
+        # Done, though its result may wait for the other jobs of its batch: no deadline now.
+        for path in claims:
+            _locks.add_to_holder(path, deadline=None)
+    return result
+
+
+def _dask_worker() -> str | None:
+    """The address of the dask worker running this job, or None outside one."""
+    distributed = sys.modules.get("distributed")
+    if distributed is None:
+        return None
+    try:
+        return distributed.get_worker().address
+    except ValueError:  # not in a dask worker
+        return None
 
 
 def import_modules(modules: tuple[str, ...]) -> int:

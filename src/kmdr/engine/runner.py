@@ -34,7 +34,7 @@ from kmdr.config.kinds import get_kind
 from kmdr.config.objects import Execution, Experiment, Output
 from kmdr.engine import signals
 from kmdr.engine.data_path import data_facts
-from kmdr.engine.parallel import BackendError, Parallelism
+from kmdr.engine.parallel import Parallelism, RunFailed
 from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
 from kmdr.results.provenance import new_run_id, now, run_record
@@ -78,7 +78,8 @@ class RunServices:
     #: runs to drop a run's data after it.
     worker_job: Callable
     forget_worker_data: Callable
-    #: ``ticking(progress)``: a context that ticks a logged progress bar from the session's thread.
+    #: ``ticking(progress, watch=None)``: a context that ticks a logged progress bar (and calls
+    #: ``watch``) every second from the session's thread.
     ticking: Callable
     #: Where the run's data live (:mod:`kmdr.engine.data_path`), chosen once by the session.
     data_path: object
@@ -286,7 +287,7 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
             stop = signals.Interrupted(signals.received())
             setattr(stop, _STARTED, True)
             raise stop from None
-        outcome.error = str(err) if isinstance(err, BackendError) else one_line(err, with_type=True)
+        outcome.error = str(err) if isinstance(err, RunFailed) else one_line(err, with_type=True)
         setattr(err, _STARTED, True)
         raise
     finally:

@@ -176,12 +176,12 @@ def process_state() -> ProcessState:
     return _PROCESS
 
 
-def worker_job(what: str, parent_pid: int, claims: list[str], func, *args):
+def worker_job(what: str, parent_pid: int, claims: list[str], limit, func, *args):
     """The entry of every job of a run, in whatever process computes it: watch the run's process
-    and call ``func(state, *args)`` with this process's :class:`ProcessState`, guarded as
-    :func:`~kmdr.engine.parallel.guarded_job` says."""
+    and call ``func(state, *args)`` with this process's :class:`ProcessState`, guarded (and
+    limited to ``limit`` seconds per cell) as :func:`~kmdr.engine.parallel.guarded_job` says."""
     _PROCESS.watch_parent(parent_pid)
-    return guarded_job(what, parent_pid, claims, func, _PROCESS, *args)
+    return guarded_job(what, parent_pid, claims, limit, func, _PROCESS, *args)
 
 
 def warmup_job(modules: tuple[str, ...], parent_pid: int) -> int:
@@ -430,13 +430,20 @@ class Session:
             self.release_unused_cluster()
 
 
-def ticking(progress) -> contextlib.AbstractContextManager:
+def ticking(progress, watch: Callable[[], None] | None = None) -> contextlib.AbstractContextManager:
     """Call ``progress.tick()`` every :data:`TICK` seconds from a thread while the block runs,
     when ``progress`` has a ``tick`` (a :class:`~kmdr.engine.progress.LogProgress`: its lines
-    then come while no cell finishes); a tqdm bar redraws itself."""
-    if not hasattr(progress, "tick"):
+    then come while no cell finishes; a tqdm bar redraws itself), and ``watch()`` (the run's
+    look at its cells' deadlines, :mod:`kmdr.engine.sweep`) when given."""
+    calls = [c for c in (getattr(progress, "tick", None), watch) if c is not None]
+    if not calls:
         return contextlib.nullcontext()
-    return _every(TICK, progress.tick, "kmdr-progress")
+
+    def tick() -> None:
+        for call in calls:
+            call()
+
+    return _every(TICK, tick, "kmdr-progress")
 
 
 @contextlib.contextmanager

@@ -24,6 +24,17 @@ holder, after ``claim_timeout`` seconds without its heartbeat: :mod:`._locks`). 
 cell is written atomically as soon as its job is back, and ``cells.csv`` is rebuilt every few
 seconds, so a killed run shows as incomplete, with what it finished.
 
+With ``cell_time_limit``, a job may take that many seconds per cell. A job computed in a
+process's main thread (n_jobs=1, loky, multiprocessing) stops itself at its deadline
+(:func:`kmdr.engine.signals.time_limit`); one in a dask worker's thread cannot be stopped, so the
+run, which looks at its cells' deadlines every second (:class:`_TimeLimits`), restarts that worker
+(dask reschedules the job, which returns at once), and a process that is still computing
+:data:`GRACE` seconds past its deadline (stuck in one C call) is killed. A timed-out cell is never
+written: the run record lists it with its limit (``timed_out``), the sweep goes on with the other
+cells, and the run then fails with one line counting them (:class:`CellsTimedOut`); the next run
+computes them again. Killing a loky worker ends the jobs of the whole pool: the cells then in
+flight are computed again.
+
 With ``block_rows`` (``backend=dask``) step 3 differs (the run's data path,
 :mod:`kmdr.engine.data_path`): the run's data are row blocks, and the cells are computed one
 after another, each spread over the cluster's workers block by block
@@ -39,21 +50,29 @@ import time
 from concurrent.futures import BrokenExecutor
 
 from kmdr.engine import job_data, signals
-from kmdr.engine.parallel import CellAborted, results_as_completed
+from kmdr.engine.parallel import CellAborted, JobTimedOut, RunFailed, results_as_completed
 from kmdr.engine.work import group_job, key_text
 from kmdr.results import locks as _locks
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.locks import CellLock
 from kmdr.results.provenance import now
 
-__all__ = ["CELLS", "CellsKind", "compute_from_blocks", "compute_in_memory"]
+__all__ = ["CELLS", "CellsKind", "CellsTimedOut", "compute_from_blocks", "compute_in_memory"]
 
 #: Seconds between two rebuilds of cells.csv while a run goes on.
 CSV_EVERY = 5.0
+#: Seconds past its deadline after which the process of a job that should have stopped itself
+#: (in a process's main thread) is killed: it is stuck in a call the alarm cannot interrupt.
+GRACE = 5.0
 
 
 class ClaimTimeout(RuntimeError):
     """The run gave up waiting for a cell another process claimed (one line naming it)."""
+
+
+class CellsTimedOut(RunFailed):
+    """Cells of the run went past ``cell_time_limit`` and were stopped (one line counting them;
+    the run record names each)."""
 
 
 class CellsKind:
@@ -84,6 +103,7 @@ class CellsKind:
             )
         ctx.save_record()
         shared_log: dict = {}
+        ctx.record["timed_out"] = []
         try:
             ctx.data_path.compute(ctx, pending, len(cells), shared_log)
         finally:
@@ -96,6 +116,8 @@ class CellsKind:
                 ctx.record["n_cells_computed"] = outcome.n_computed
                 ctx.record["n_cells_reused"] = outcome.n_reused
                 store.rebuild_csv()
+        if ctx.record["timed_out"]:
+            raise CellsTimedOut(_timed_out_line(ctx, len(cells)))
 
 
 CELLS = CellsKind()
@@ -108,6 +130,19 @@ def group_cells(cells: list[Cell]) -> list[list[Cell]]:
     for cell in cells:
         groups.setdefault(cell.group_key, []).append(cell)
     return list(groups.values())
+
+
+def _timed_out_line(ctx, total: int) -> str:
+    """The one line of a run whose cells went past their time limit."""
+    stopped = ctx.record["timed_out"]
+    limit = ctx.execution.cell_time_limit
+    first = stopped[0]
+    return (
+        f"{ctx.experiment.name}: {len(stopped)} of {total} cells went past "
+        f"cell_time_limit={limit:g} s and were stopped (first: reducer {first['reducer']!r}, "
+        f"r={first['r']}, repetition {first['repetition']}; each is listed under timed_out in "
+        "the run record); run the same command, with a larger cell_time_limit, to compute them"
+    )
 
 
 def _stopped_before(exp_dir, run_id: str) -> str | None:
@@ -142,6 +177,97 @@ def _shared_record(log: dict) -> list[dict]:
         }
         for (key, rep), seconds in rows
     ]
+
+
+class _TimeLimits:
+    """The run's cells past ``cell_time_limit`` (see the module docstring): :meth:`watch`, called
+    every second from the session's thread, gives up on a job that has not stopped itself by its
+    deadline (written by :func:`~kmdr.engine.parallel.guarded_job` into its cells' lock files)
+    and replaces its worker; :meth:`stopped` records the cells of a job that stopped."""
+
+    def __init__(self, ctx, claimer: _Claimer):
+        self.ctx, self.claimer = ctx, claimer
+        self.limit = ctx.execution.cell_time_limit
+        self.timed_out: set[str] = set()
+        #: The worker processes this run killed (loky, multiprocessing).
+        self.killed: set[int] = set()
+        self._warned = False
+
+    def watch(self) -> None:
+        try:
+            self._watch()
+        except Exception as err:  # the watch must not end the ticking thread with a traceback
+            if not self._warned:
+                self._warned = True
+                self.ctx.log(f"[kmdr] cell_time_limit: could not check the deadlines ({err})")
+
+    def _watch(self) -> None:
+        now = time.time()
+        replaced: set = set()
+        for claim in list(self.claimer.claims.values()):
+            who = _locks.holder(claim.path) or {}
+            deadline, worker, address = (
+                who.get("deadline"),
+                who.get("worker"),
+                who.get("dask_worker"),
+            )
+            if deadline is None or who.get("timed_out") or worker == os.getpid():
+                continue
+            # a dask worker's thread cannot stop itself; a process's main thread had its alarm
+            if now < float(deadline) + (1.0 if address else GRACE):
+                continue
+            _locks.add_to_holder(claim.path, timed_out=True)
+            key = address or worker
+            if key in replaced:
+                continue
+            replaced.add(key)
+            self._replace(worker, address)
+
+    def _replace(self, worker, address) -> None:
+        """Replace the worker past its deadline: dask restarts it (and reschedules its job,
+        which then returns at once); a local process is killed."""
+        if address is not None and self.ctx.client is not None:
+            self.ctx.client.restart_workers([address])
+            return
+        if isinstance(worker, int):
+            import signal as _signal
+
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker, getattr(_signal, "SIGKILL", _signal.SIGTERM))
+                self.killed.add(worker)
+
+    def given_up(self) -> list[str]:
+        """The lock files of the claimed cells :meth:`watch` gave up on."""
+        return [
+            str(c.path)
+            for c in self.claimer.claims.values()
+            if (_locks.holder(c.path) or {}).get("timed_out")
+        ]
+
+    def stopped(self, claims) -> None:
+        """Record the cells of ``claims`` (lock files) as timed out and release them."""
+        by_path = {str(c.path): cell_id for cell_id, c in self.claimer.claims.items()}
+        cells = {c["cell_id"]: c for c in self.ctx.record["expected_cells"]}
+        for path in claims:
+            cell_id = by_path.get(str(path))
+            if cell_id is None or cell_id in self.timed_out:
+                continue
+            self.timed_out.add(cell_id)
+            self.claimer.release(cell_id)
+            cell = cells[cell_id]
+            self.ctx.record["timed_out"].append(
+                {
+                    "cell_id": cell_id,
+                    "reducer": cell["reducer"],
+                    "r": cell["r"],
+                    "repetition": cell["repetition"],
+                    "limit_seconds": self.limit,
+                }
+            )
+            self.ctx.log(
+                f"[kmdr] {self.ctx.experiment.name}: cell {cell_id} went past "
+                f"cell_time_limit={self.limit:g} s: stopped"
+            )
 
 
 class _Claimer:
@@ -219,7 +345,7 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
     if client is None:
         raise RuntimeError("block_rows: the run has no dask client (backend=dask starts one)")
     sketches: dict = {}  # the run's shared sketch SVDs (approximate leverage scores)
-    with _claiming(ctx, total) as (claimer, bar):
+    with _claiming(ctx, total) as (claimer, bar, _):
         persist = _persister(ctx, claimer, bar)
         todo = pending
         while todo:
@@ -232,15 +358,17 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
 
 @contextlib.contextmanager
 def _claiming(ctx, total: int):
-    """The run's claimer and progress bar (``(claimer, bar)``), the bar ticking while the block
-    computes; every claim left released and the bar closed after, however it ends."""
+    """The run's claimer, progress bar and time limits (``(claimer, bar, limits)``), the bar
+    ticking and the deadlines watched while the block computes; every claim left released and
+    the bar closed after, however it ends."""
     claimer = _Claimer(ctx.store)
     bar = ctx.progress(
         total, ctx.outcome.n_reused, f"{ctx.experiment.name}: cells", "cell", _start_text(ctx)
     )
+    limits = _TimeLimits(ctx, claimer)
     try:
-        with ctx.services.ticking(bar):
-            yield claimer, bar
+        with ctx.services.ticking(bar, limits.watch if limits.limit else None):
+            yield claimer, bar, limits
     finally:
         claimer.release_all()
         bar.close()
@@ -291,7 +419,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     from joblib import delayed
 
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
-    with _claiming(ctx, total) as (claimer, bar):
+    with _claiming(ctx, total) as (claimer, bar, limits):
 
         def job(cells: list[Cell]):
             signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
@@ -300,6 +428,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
                 describe_cells(cells),
                 os.getpid(),
                 claims,
+                ctx.execution.cell_time_limit,
                 group_job,
                 cells,
                 *data,
@@ -308,16 +437,21 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
                 token,
             )
 
-        _compute(ctx, pending, claimer, job, _persister(ctx, claimer, bar), shared_log, bar)
+        persist = _persister(ctx, claimer, bar)
+        _compute(ctx, pending, claimer, job, persist, shared_log, bar, limits)
 
 
-def _compute(ctx, pending, claimer, job, persist, shared_log: dict, bar) -> None:
+def _compute(ctx, pending, claimer, job, persist, shared_log: dict, bar, limits) -> None:
     """Compute the cells this run claims, then those it waited for, persisting each."""
     todo = pending
     while todo:
         jobs = (job(group) for group in claimer.claimed(group_cells(todo)))
         try:
-            for pairs, report in results_as_completed(jobs, ctx.parallelism.n_jobs):
+            for result in results_as_completed(jobs, ctx.parallelism.n_jobs):
+                if isinstance(result, JobTimedOut):
+                    limits.stopped(result.claims)
+                    continue
+                pairs, report = result
                 if report is not None:
                     ident, seconds = report
                     shared_log.setdefault(ident, []).append(seconds)
@@ -326,7 +460,18 @@ def _compute(ctx, pending, claimer, job, persist, shared_log: dict, bar) -> None
         except BrokenExecutor as err:  # a worker died: name its cell, in one line
             if signals.received() is not None:
                 raise  # the signal that stops this run ended it too
-            raise CellAborted(_worker_death(claimer, pending, err)) from None
+            if not limits.killed:
+                raise CellAborted(_worker_death(claimer, pending, err)) from None
+            # The run killed a worker stuck past its deadline, which ended the pool's jobs: the
+            # cells it gave up on are recorded, the others in flight are computed again.
+            limits.stopped(limits.given_up())
+            claimer.deferred = []
+            todo = [
+                c
+                for c in todo
+                if not ctx.store.is_done(c.cell_id) and c.cell_id not in limits.timed_out
+            ]
+            continue
         todo = _wait_for_others(ctx, claimer, bar)
 
 

@@ -1,0 +1,127 @@
+"""``cell_time_limit``: a sweep whose cells hang ends by itself, on every backend that can stop a
+cell. Real processes: the ``kmdr`` command with a plug-in reducer that sleeps forever (stopped by
+the alarm in a process's main thread) or blocks the alarm as a C call would (its worker killed),
+in the cells of one r; the other cells are kept, the hung ones named in the run record, and a
+second run with a larger limit computes them."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pandas as pd
+import pytest
+from _procs import kmdr, make_plugin, plugin_env, sidecars
+
+pytestmark = pytest.mark.slow
+fault = pytest.mark.fault
+
+#: 5 r values x 2 reducers x 2 repetitions = 20 cells; the plug-in's 2 at r=4 hang.
+GRID = ("r_grid=[2,3,4,5,6]", "repeats=2")
+HAS_DASK = importlib.util.find_spec("distributed") is not None
+needs_dask = pytest.mark.skipif(not HAS_DASK, reason="dask.distributed is not installed")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    return make_plugin(tmp_path_factory.mktemp("plugin"))
+
+
+def run(project, results, action: str, *extra: str):
+    args = ["-cd", str(project / "conf"), "experiment=faulty", f"results_dir={results}"]
+    proc = kmdr(*args, *GRID, *extra, env=plugin_env(project, action), cwd=results)
+    return proc, proc.wait()
+
+
+def rows(results) -> pd.DataFrame:
+    return pd.read_csv(results / "faulty" / "cells.csv")
+
+
+def check_two_timed_out(proc, code: int, results) -> None:
+    """18 rows, the 2 hung cells named in the record and counted in one line, exit 1."""
+    assert code == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert lines[-1].startswith("kmdr: error: faulty: 2 of 20 cells went past cell_time_limit=5 s")
+    assert "with a larger cell_time_limit" in lines[-1]
+    done = rows(results)
+    assert len(done) == 18
+    assert not ((done["reducer"] == "misbehave") & (done["r"] == 4)).any()
+    [record] = [s for s in sidecars(results / "faulty") if s.get("timed_out")]
+    assert record["status"] == "failed"
+    assert {(c["reducer"], c["r"], c["repetition"]) for c in record["timed_out"]} == {
+        ("misbehave", 4, 0),
+        ("misbehave", 4, 1),
+    }
+    assert {c["limit_seconds"] for c in record["timed_out"]} == {5.0}
+
+
+BACKENDS = [
+    pytest.param(("n_jobs=1",), id="in-process"),
+    pytest.param(("n_jobs=2", "backend=loky"), id="loky"),
+    pytest.param(("n_jobs=2", "backend=dask"), id="dask", marks=needs_dask),
+]
+
+
+@fault(
+    "a reducer never returns in 2 of a sweep's 20 cells, with cell_time_limit (n_jobs=1, loky, "
+    "a dask LocalCluster)",
+    gets="the 2 cells stopped and listed as timed out in the run record; 18 rows; one line "
+    "counting them, exit 1; a run with a larger limit computes them",
+)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hung_cells_are_stopped_and_a_resume_computes_them(project, tmp_path, backend):
+    proc, code = run(project, tmp_path, "sleep:4", *backend, "cell_time_limit=5")
+    check_two_timed_out(proc, code, tmp_path)
+    # The same sweep with a larger limit (the reducer now returns): only the 2 are computed.
+    proc, code = run(project, tmp_path, "none:0", *backend, "cell_time_limit=60")
+    assert code == 0, proc.stderr
+    assert "resuming the run" in proc.stderr and "(2 computed, 18 reused)" in proc.stderr
+    assert len(rows(tmp_path)) == 20
+
+
+@fault(
+    "a reducer stuck where no signal reaches it (as in one C call), with cell_time_limit, on "
+    "loky or dask",
+    gets="its worker process killed (loky) or restarted (dask) past the deadline; the 2 cells "
+    "timed out, the 18 others kept (those in flight computed again); exit 1",
+)
+@pytest.mark.parametrize("backend", BACKENDS[1:])
+def test_a_cell_no_signal_reaches_has_its_worker_replaced(project, tmp_path, backend):
+    proc, code = run(project, tmp_path, "stuck:4", *backend, "cell_time_limit=5")
+    check_two_timed_out(proc, code, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        pytest.param(
+            ("cell_time_limit=0",),
+            "cell_time_limit must be a number of seconds > 0, got 0",
+            marks=fault(
+                "cell_time_limit=0 or negative",
+                gets="one line before any work: a number of seconds > 0",
+            ),
+        ),
+        pytest.param(
+            ("cell_time_limit=5", "backend=threading", "n_jobs=2"),
+            "a cell running in a thread cannot be stopped; use backend=loky",
+            marks=fault(
+                "cell_time_limit with backend=threading and n_jobs > 1",
+                gets="one line before any work: a thread cannot be stopped; use loky",
+            ),
+        ),
+        pytest.param(
+            ("cell_time_limit=5", "backend=ray"),
+            "cannot stop a cell on a Ray worker",
+            marks=fault(
+                "cell_time_limit with backend=ray",
+                gets="one line before any work: use loky or dask",
+            ),
+        ),
+    ],
+)
+def test_a_limit_that_cannot_hold_is_one_line_before_any_work(project, tmp_path, extra, says):
+    proc, code = run(project, tmp_path, "none:0", *extra)
+    assert code == 2, proc.stderr
+    assert says in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "faulty").exists()
