@@ -10,6 +10,7 @@ import importlib.util
 
 import pandas as pd
 import pytest
+
 from _procs import kmdr, make_plugin, plugin_env, sidecars
 
 pytestmark = pytest.mark.slow
