@@ -146,7 +146,7 @@ def execute(composed, launcher_jobs: int = 1):
     KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether cells
     may have been computed)."""
     from kmdr.engine.parallel import RunFailed
-    from kmdr.engine.runner import run_started
+    from kmdr.engine.runner import WORKER_LOG, run_started
     from kmdr.engine.session import default_session
 
     experiment, output = composed.experiment, composed.output
@@ -161,6 +161,8 @@ def execute(composed, launcher_jobs: int = 1):
         raise
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
         kept = f"; {kept_line(experiment, output)}" if run_started(err) else ""
+        if getattr(err, WORKER_LOG, None):
+            kept += f"; the workers' log: {getattr(err, WORKER_LOG)}"
         if isinstance(err, RunFailed):  # its message says it whole
             raise RunError(f"{err}{kept}") from err
         raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}){kept}") from err

@@ -27,6 +27,12 @@ The run's own LocalCluster (:func:`local_cluster`) costs seconds to start and to
 * a worker that has closed exits without the interpreter's teardown of the modules it imported
   (:func:`dask_teardown`), which otherwise holds the run's end for a second or two.
 
+The workers of the run's own LocalCluster write their log (a task that failed, with its
+traceback) into a file, :func:`worker_log` (named in the run record's ``backend_info`` and in
+the one line of a run that fails), not onto the terminal, where the run says what failed in one
+line; a verbose run leaves it on the terminal. Workers of a scheduler given by address log where
+their cluster sends them.
+
 While a session lasts, the libraries' own loggers (``distributed``, ``dask``, ``ray``) show
 errors only (:class:`LibraryLogs`): their INFO and WARNING lines are start-up and shutdown chatter
 (workers and nannies starting and closing, Ray's notice that a local cluster uses token
@@ -43,8 +49,10 @@ import importlib
 import logging
 import os
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 from kmdr._errors import one_line
 from kmdr.engine.parallel import WORKER_MODULES, BackendError, Parallelism
@@ -57,7 +65,22 @@ __all__ = [
     "local_cluster",
     "ray_session",
     "wants_local_cluster",
+    "worker_log",
 ]
+
+#: The dask config key that tells the workers of :func:`local_cluster` where to log.
+WORKER_LOG_KEY = "kmdr.worker-log"
+
+
+def worker_log() -> Path:
+    """The file the workers of this process's LocalClusters log into (see the module
+    docstring): one per run process, in the temporary folder."""
+    return Path(tempfile.gettempdir()) / f"kmdr-dask-workers-{os.getpid()}.log"
+
+
+def _verbose() -> bool:
+    level = logging.getLogger("kmdr").level
+    return bool(level) and level <= logging.DEBUG
 
 
 def _need(module: str, extra: str):
@@ -85,8 +108,7 @@ class LibraryLogs:
         """Have the loggers ``names`` show errors only while the block runs, unless the run is
         verbose (the ``kmdr`` logger at DEBUG or below); their levels are restored after the
         last block holding them ends."""
-        kmdr_level = logging.getLogger("kmdr").level
-        if kmdr_level and kmdr_level <= logging.DEBUG:
+        if _verbose():
             yield
             return
         with self._lock:
@@ -138,10 +160,10 @@ def local_cluster(distributed, n_workers: int):
     try:
         # Distributed reads its pre-spawn environment when it creates the nannies (here); None
         # removes a variable from it (its documented way to unset one).
-        with (
-            dask.config.set({f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}": None}),
-            sigint_blocked(),
-        ):
+        settings = {f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}": None}
+        # (a nanny hands its workers the dask config it was created with)
+        settings[WORKER_LOG_KEY] = None if _verbose() else str(worker_log())
+        with dask.config.set(settings), sigint_blocked():
             return distributed.LocalCluster(
                 n_workers=n_workers,
                 threads_per_worker=1,
@@ -181,6 +203,29 @@ def dask_setup(worker) -> None:
     for module in WORKER_MODULES:
         importlib.import_module(module)
     ignore_sigint()
+    _log_to_file()
+
+
+def _log_to_file() -> None:
+    """Send the worker's ``distributed`` log (a failed task's traceback) to the run's worker log
+    instead of the terminal, when :func:`local_cluster` named one."""
+    import dask
+
+    path = dask.config.get(WORKER_LOG_KEY, None)
+    if not path:
+        return
+    logger = logging.getLogger("distributed")
+    to_file = logging.FileHandler(path, delay=True)
+    to_file.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    )
+    to_file.setLevel(logging.WARNING)
+    for handler in list(logger.handlers):
+        if isinstance(handler, logging.StreamHandler) and not isinstance(
+            handler, logging.FileHandler
+        ):
+            logger.removeHandler(handler)
+    logger.addHandler(to_file)
 
 
 def dask_teardown(worker) -> None:
@@ -264,7 +309,10 @@ def _dask_client(distributed, execution, par: Parallelism, started, on_client) -
     try:
         if on_client is not None:
             on_client(client)
-        yield {"backend": "dask", "scheduler": client.scheduler.address}
+        info = {"backend": "dask", "scheduler": client.scheduler.address}
+        if cluster is not None and not _verbose():
+            info["worker_log"] = str(worker_log())
+        yield info
     finally:
         if on_client is not None:
             on_client(None)

@@ -41,6 +41,7 @@ from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 
 __all__ = [
+    "WORKER_LOG",
     "RunContext",
     "RunOutcome",
     "RunServices",
@@ -50,6 +51,8 @@ __all__ = [
 
 #: The attribute a stop or an error carries once the run it ended may have written cells.
 _STARTED = "kmdr_run_started"
+#: The attribute an error carries when the run's workers logged it (the file's path).
+WORKER_LOG = "kmdr_worker_log"
 
 
 def run_started(err: BaseException) -> bool:
@@ -289,6 +292,9 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
             raise stop from None
         outcome.error = str(err) if isinstance(err, RunFailed) else one_line(err, with_type=True)
         setattr(err, _STARTED, True)
+        log_file = (ctx.record.get("backend_info") or {}).get("worker_log")
+        if log_file and Path(log_file).is_file():  # a worker logged what failed, traceback too
+            setattr(err, WORKER_LOG, log_file)
         raise
     finally:
         outcome.status = status

@@ -1,0 +1,79 @@
+"""A failure inside a dask worker reaches the terminal as kmdr's one line: the worker's own log
+(distributed's "Compute Failed" with the task's traceback) goes to the workers' log file, which
+the line names; ``verbosity=verbose`` leaves it on the terminal. Real processes: the ``kmdr``
+command on a LocalCluster, reading a shard folder with one shard changed after it was written."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from _procs import kmdr
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("distributed") is None, reason="dask.distributed is not installed"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def changed_shards(tmp_path_factory) -> Path:
+    """A shard folder of 400 rows in 4 shards, one of them given a NaN after it was written."""
+    from kmdr.datasets import load_dataset
+    from kmdr.datasets.blocks import write_shards
+
+    folder = tmp_path_factory.mktemp("shards") / "data"
+    data = load_dataset("synth", n_samples=400, n_features=30, n_clusters=3)
+    write_shards(data, folder, rows=100)
+    shard = folder / "shard-00002.npz"
+    arrays = dict(np.load(shard))
+    arrays["X"] = arrays["X"].copy()
+    arrays["X"][3, 4] = np.nan
+    np.savez(shard, **arrays)
+    return folder
+
+
+def run(folder, results, *extra):
+    proc = kmdr(
+        "dataset=shards",
+        f"dataset.params.path={folder}",
+        "reducer=sign",
+        "r_grid=[5]",
+        "repeats=1",
+        "backend=dask",
+        "n_jobs=2",
+        "block_rows=100",
+        f"results_dir={results}",
+        "figures=false",
+        *extra,
+        cwd=results,
+    )
+    return proc, proc.wait()
+
+
+@pytest.mark.fault(
+    "a task fails inside a dask worker (a shard changed after it was written)",
+    gets="one line naming the cause and the workers' log file; the worker's traceback in that "
+    "file, not on the terminal; verbosity=verbose shows it",
+)
+def test_a_failure_in_a_worker_is_one_line_and_its_traceback_goes_to_the_log(
+    changed_shards, tmp_path
+):
+    proc, code = run(changed_shards, tmp_path)
+    assert code == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "Compute Failed" not in proc.stderr, proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert "DataIntegrityError: shard folder" in line and "shard-00002.npz" in line
+    log = Path(re.search(r"the workers' log: (\S+)$", line).group(1))
+    text = log.read_text()
+    assert "Compute Failed" in text and "Traceback" in text and "shard-00002.npz" in text
+
+    proc, code = run(changed_shards, tmp_path, "verbosity=verbose")
+    assert code == 1
+    assert "Compute Failed" in proc.stderr and "Traceback" in proc.stderr
