@@ -384,23 +384,19 @@ def _reproduce(
 
 
 def _forget_if_unchanged(outcome, prior_skip: list[str]) -> None:
-    """Remove the run record of a run that changed nothing: every cell reused, or skipped for
-    the reason the folder's latest record already gives. The record would only say that nothing
-    happened, and a reproduction that reuses everything must leave the results folder as it was
-    (no new file for git to show)."""
+    """Remove the run record of a skip for the reason the folder's latest record already gives.
+    The record would only say that nothing happened, and a reproduction that changes nothing must
+    leave the results folder as it was (no new file for git to show); a run that only reused
+    cells removes its own record (:func:`kmdr.engine.runner.execute`)."""
     from kmdr.results.reading import load_runs, skip_reasons
 
     record = outcome.experiment_dir / "runs" / f"{outcome.run_id}.json"
-    if not record.is_file():
+    if not record.is_file() or not outcome.skipped:
         return
-    if outcome.skipped:
-        this = [r for r in load_runs(outcome.experiment_dir) if r.get("run_id") == outcome.run_id]
-        # compared as committed (without the paths of the clone that ran each skip)
-        now = [_portable(t) for t in skip_reasons(outcome.experiment_dir, this)]
-        unchanged = bool(prior_skip) and now == [_portable(t) for t in prior_skip]
-    else:
-        unchanged = outcome.status == "complete" and outcome.n_computed == 0
-    if unchanged:
+    this = [r for r in load_runs(outcome.experiment_dir) if r.get("run_id") == outcome.run_id]
+    # compared as committed (without the paths of the clone that ran each skip)
+    now = [_portable(t) for t in skip_reasons(outcome.experiment_dir, this)]
+    if prior_skip and now == [_portable(t) for t in prior_skip]:
         record.unlink()
 
 

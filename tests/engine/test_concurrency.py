@@ -194,7 +194,8 @@ def test_a_live_holder_is_waited_for_past_the_timeout(faulty, tmp_path):
     finally:
         holder.kill()
     assert "(0 computed, 6 reused)" in waiter.stderr
-    assert sorted(statuses(exp)) == ["complete", "complete"]
+    # the waiter computed nothing, so it left no run record: the holder's alone
+    assert statuses(exp) == ["complete"]
 
 
 @pytest.mark.slow

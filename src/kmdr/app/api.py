@@ -180,9 +180,9 @@ def run(
     with logging_for(composed.output.verbosity):
         outcome, experiment, output = execute(composed)
         if outcome.status == "dry_run":
-            return _cells_of(None, None)
+            return _cells_of(None)
         conclude(finish(outcome, experiment, output))  # figures, as the command's callback draws
-    return _cells_of(outcome.experiment_dir, outcome.run_id)
+    return _cells_of(outcome.experiment_dir, outcome.cell_ids)
 
 
 def _quoted(path: str | os.PathLike) -> str:
@@ -191,16 +191,14 @@ def _quoted(path: str | os.PathLike) -> str:
     return "'" + text.replace("'", "\\'") + "'"
 
 
-def _cells_of(experiment_dir: Path | None, run_id: str | None):
-    """The cells the run ``run_id`` expected, as ``kmdr.read_results`` reads them (its
+def _cells_of(experiment_dir: Path | None, cell_ids=()):
+    """The cells ``cell_ids`` (those a run expected), as ``kmdr.read_results`` reads them (its
     ``excluded`` column left out: they are all current), in cells.csv's order."""
     import pandas as pd
 
-    from kmdr.results.reading import EXCLUDED, empty_columns, load_runs, read_experiment
+    from kmdr.results.reading import EXCLUDED, empty_columns, read_experiment
 
     if experiment_dir is None:
         return pd.DataFrame(columns=empty_columns())
-    record = next((r for r in load_runs(experiment_dir) if r.get("run_id") == run_id), {})
-    wanted = [c["cell_id"] for c in record.get("expected_cells") or ()]
     cells = read_experiment(experiment_dir).drop(columns=EXCLUDED)
-    return cells[cells["cell_id"].isin(wanted)].reset_index(drop=True)
+    return cells[cells["cell_id"].isin(list(cell_ids))].reset_index(drop=True)

@@ -4,7 +4,8 @@ the config, started the workers and loaded the data. What the run uses of the se
 typed value, :class:`RunServices`; the runner never holds the session.
 
 1. check the config against the data's shape (nothing is written before this);
-2. write the run record (``runs/<run_id>.json``, status ``running``);
+2. write the run record (``runs/<run_id>.json``, status ``running``; removed again at the end of
+   a complete run that computed nothing, which changed nothing to record);
 3. start the parallel backend (:mod:`~kmdr.engine.parallel`) and hand the run to its
    experiment kind (:mod:`~kmdr.config.kinds`: ``cells`` sweeps cells,
    ``leverage_scores`` draws bmd09 Figure 1's scores);
@@ -106,6 +107,10 @@ class RunOutcome:
     #: The mean ``accuracy`` over the run's cells (computed or reused) of a complete run of a
     #: kind with cells; None otherwise.
     mean_accuracy: float | None = None
+    #: The ids of the cells the run asked for (computed or reused), in plan order.
+    cell_ids: tuple[str, ...] = ()
+    #: Whether the run's record was kept (a complete run that only reused cells leaves none).
+    recorded: bool = True
 
 
 @dataclass
@@ -254,6 +259,12 @@ def execute(
     store.write_sidecar(outcome.run_id, record)
     _run_kind(ctx, kind, started)
     outcome.mean_accuracy = _mean_accuracy(ctx)
+    outcome.cell_ids = tuple(c["cell_id"] for c in ctx.record.get("expected_cells") or ())
+    if kind.writes_cells and outcome.n_computed == 0:
+        # A run that changed nothing leaves no file behind: its record would only say so, and
+        # a committed results folder must stay as it was (nothing for git to show).
+        store.remove_sidecar(outcome.run_id)
+        outcome.recorded = False
     return outcome
 
 

@@ -63,6 +63,7 @@ cells it did not compute with ``block=True``.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -413,3 +414,10 @@ class CellStore:
         path = self.runs_dir / f"{run_id}.json"
         atomic_write_text(path, run_record_text(payload))
         return path
+
+    def remove_sidecar(self, run_id: str) -> None:
+        """Remove the run record of ``run_id`` (a run that changed nothing), and ``runs/`` if
+        that leaves it empty."""
+        (self.runs_dir / f"{run_id}.json").unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: other runs' records
+            self.runs_dir.rmdir()
