@@ -14,17 +14,15 @@ import tempfile
 
 import kmdr
 
-# "my-results" lands in a temporary folder (the gallery runs each block in examples/)
+# "my_results" lands in a temporary folder (the gallery runs each block in examples/)
 os.chdir(tempfile.mkdtemp(prefix="kmdr-api-"))
-cells = kmdr.run(
-    ["dataset=synth", "reducer=sign", "r_grid=[5,10]", "repeats=2"], results_dir="my-results"
-)
-everything = kmdr.read_results("my-results")
+cells = kmdr.run(["dataset=synth", "reducer=sign", "r_grid=[5,10]", "repeats=2"])
+everything = kmdr.read_results("my_results")  # your own runs' folder (git ignores it)
 print(everything.groupby(["experiment", "method", "r"])["accuracy"].mean())
 
 # %%
 # ``cells`` holds the run's cells (2 values of r, 2 repetitions), as ``cells.csv`` holds them;
-# ``read_results`` reads every experiment folder under ``my-results`` (here one, ``custom``),
+# ``read_results`` reads every experiment folder under ``my_results`` (here one, ``custom``),
 # with ``excluded`` missing for the rows that figures and the report use.
 assert len(cells) == 4 and sorted(everything["experiment"].unique()) == ["custom"]
 assert sorted(everything["cell_id"]) == sorted(cells["cell_id"])

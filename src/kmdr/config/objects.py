@@ -541,11 +541,30 @@ def checked(cfg, hc) -> Composed:
     )
     if moved:  # the preset's own metadata, which the changed run dropped for an ad-hoc run's
         check_preset(preset)
+    _own_results_dir(cfg, hc.overrides.task)
     objects = from_config(cfg, only_reducer=only_reducer(choices))
     record = to_container(cfg)
     record["choices"] = {k: v for k, v in choices.items() if "/" not in k}
     record["overrides"] = list(hc.overrides.task)
     return Composed(*objects, record=record, moved=moved)
+
+
+def _own_results_dir(cfg, overrides) -> None:
+    """Send a run outside the paper presets (``preset.reproduce: none``) that leaves
+    ``results_dir`` at its default to :data:`~kmdr.config.schema.OWN_RESULTS_DIR`: a user's own
+    runs never write into the committed ``results/`` (``results_dir=...`` chooses)."""
+    from omegaconf import open_dict
+
+    from kmdr.config.overrides import key, parse
+    from kmdr.config.schema import OWN_RESULTS_DIR, RunConfig
+
+    reproduce = cfg.preset.reproduce
+    if getattr(reproduce, "value", reproduce) != "none" or cfg.results_dir != RunConfig.results_dir:
+        return
+    if any(key(o) == "results_dir" for o in parse(overrides)):
+        return
+    with open_dict(cfg):
+        cfg.results_dir = OWN_RESULTS_DIR
 
 
 def compose_overrides(overrides, caller: str = "this") -> Composed:

@@ -22,6 +22,7 @@ from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
 from kmdr.config.search_path import PapersSearchPath
 
 __all__ = [
+    "OWN_RESULTS_DIR",
     "SCHEMA_NAME",
     "Aggregation",
     "Backend",
@@ -40,6 +41,9 @@ __all__ = [
     "register_configs",
     "to_container",
 ]
+
+#: Where a run outside the paper presets goes when ``results_dir`` is not given (git ignores it).
+OWN_RESULTS_DIR = "my_results"
 
 #: The ConfigStore name of :class:`RunConfig`, first in ``conf/config.yaml``'s defaults list.
 SCHEMA_NAME = "kmdr_schema"
@@ -227,6 +231,9 @@ class RunConfig:
     # Parallelism comes from n_jobs.
     blas_threads: int = 1
     # Where results go (results_dir/<name>/) and where data files are cached (null: the default).
+    # A run outside the paper presets (preset.reproduce none: an ad-hoc run, a preset of your own,
+    # a paper preset with its protocol changed) that leaves results_dir at this default writes
+    # into OWN_RESULTS_DIR instead, so that it never changes the committed results/.
     results_dir: str = "results"
     data_dir: str | None = None
     # Seconds a run waits for a cell another process has claimed while that process shows no
