@@ -1,0 +1,77 @@
+"""A newcomer's first two hours on a fresh clone leave it as cloned: the README's commands in
+the order it gives them, then ``make reproduce``'s steps, and ``git status --porcelain`` is
+empty. The clone's own ``src/`` is what runs (first on ``PYTHONPATH``), in its own folder, as a
+newcomer's ``.venv`` would run it."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def readme_commands() -> list[list[str]]:
+    """The commands of the README's "Running experiments" block, in order, comments left out."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("\n## Running experiments\n", 1)[1].split("\n## ", 1)[0]
+    block = re.findall(r"```bash\n(.*?)```", section, re.S)[0]
+    commands = []
+    for line in block.splitlines():
+        words = shlex.split(line, comments=True)
+        if words:
+            commands.append(words)
+    return commands
+
+
+def reproduce_steps() -> list[list[str]]:
+    """``make reproduce``'s recipe after its install and data steps, with this environment's
+    Python and commands; the Makefile's lines are read, so the test follows them."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("\nreproduce: ", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    steps = []
+    for line in recipe:
+        line = line.strip()
+        line = re.sub(r"\$\(if [^)]*\)", "", line)  # RESULTS is results: no comparison folder
+        line = line.replace("$(RESULTS)", "results").replace("$(CELL_TIME_LIMIT)", "3600")
+        if line.startswith("$(MAKE) report"):
+            steps.append([str(BIN / "kmdr-report"), "results"])
+            continue
+        words = shlex.split(line.replace("$(PY)", sys.executable))
+        assert "$(" not in " ".join(words), f"a Makefile variable the test does not know: {line}"
+        steps.append(words)
+    return steps
+
+
+def test_the_readme_then_reproduce_leave_a_fresh_clone_clean(tmp_path):
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    if not os.environ.get("KMDR_DATA_MIRROR"):
+        pytest.skip("KMDR_DATA_MIRROR is not set: the README's datasets cannot be obtained")
+    clone = tmp_path / "kmdr"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(clone / "src"), "OMP_NUM_THREADS": "1"}
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+
+    def run(words: list[str]) -> str:
+        done = subprocess.run(words, cwd=clone, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, f"{shlex.join(words)}:\n{done.stderr[-3000:]}"
+        return done.stdout + done.stderr
+
+    said = [run(words) for words in readme_commands()]
+    assert any("my_results/custom" in out for out in said)  # the README's own runs went there
+    for words in reproduce_steps():
+        run(words)
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True,
+                            text=True, check=True).stdout  # fmt: skip
+    assert status == "", status
