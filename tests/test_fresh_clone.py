@@ -42,7 +42,7 @@ def reproduce_steps() -> list[list[str]]:
     steps = []
     for line in recipe:
         line = line.strip()
-        line = re.sub(r"\$\(if [^)]*\)", "", line)  # RESULTS is results: no comparison folder
+        line = _without_if(line)  # RESULTS is results: no comparison folder
         line = line.replace("$(RESULTS)", "results").replace("$(CELL_TIME_LIMIT)", "3600")
         if line.startswith("$(MAKE) report"):
             steps.append([str(BIN / "kmdr-report"), "results"])
@@ -51,6 +51,19 @@ def reproduce_steps() -> list[list[str]]:
         assert "$(" not in " ".join(words), f"a Makefile variable the test does not know: {line}"
         steps.append(words)
     return steps
+
+
+def _without_if(line: str) -> str:
+    """``line`` without its ``$(if ...)`` (make's conditional, parentheses balanced)."""
+    start = line.find("$(if ")
+    if start < 0:
+        return line
+    depth, end = 0, start + 1
+    for end in range(start + 1, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[end], 0)
+        if depth == 0:
+            break
+    return line[:start] + line[end + 1 :]
 
 
 def test_the_readme_then_reproduce_leave_a_fresh_clone_clean(tmp_path):

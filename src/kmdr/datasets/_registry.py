@@ -215,7 +215,8 @@ def fetch(
             f"{dataset}: {entry.path} has no pinned hash in kmdr's data registry, so no copy of "
             f"it can be checked and it is not used; once you have a copy you have checked "
             f"against its source ({entry.url}), pin its sha256 (`sha256sum`) on its line of "
-            f"{_REGISTRY_FILE}"
+            # named inside the package, not by this machine's path: the reason is recorded
+            f"kmdr's datasets/registry.txt (src/kmdr/datasets/registry.txt in a clone)"
         )
 
     # 1. The cache, when its copy is right.
