@@ -153,7 +153,8 @@ if os.environ.get("KMDR_TEST_WORKER_START") and any(
 
 def make_plugin(root: Path) -> Path:
     """Write the plugin package (an entry point on a folder) and a config folder with the
-    ``faulty`` preset under ``root``; return ``root``."""
+    ``faulty`` preset under ``root`` (the plug-in's reducer and dataset need no config file);
+    return ``root``."""
     site = root / "site"
     site.mkdir(parents=True, exist_ok=True)
     (site / "kmdr_misbehave.py").write_text(textwrap.dedent(PLUGIN))
@@ -168,8 +169,6 @@ def make_plugin(root: Path) -> Path:
     conf = root / "conf" / "experiment"
     conf.mkdir(parents=True, exist_ok=True)
     (conf / "faulty.yaml").write_text(textwrap.dedent(EXPERIMENT).lstrip())
-    (root / "conf" / "dataset").mkdir(exist_ok=True)
-    (root / "conf" / "dataset" / "blocking.yaml").write_text("name: blocking\nparams: {}\n")
     return root
 
 

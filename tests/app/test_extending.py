@@ -1,8 +1,8 @@
 """The user guide's "Extending" page, done as a user would, with the files it shows: a reducer as
 ONE module and a dataset as ONE module of their own package (plugged in through entry points),
-each with one config file in their own config folder, swept through the ``kmdr`` command and
-found in the sweep's cells, in the legend of the figure the run draws and in REPORT.md; and a
-preset of theirs. Nothing in kmdr is edited."""
+with no config file (kmdr generates their options), swept through the ``kmdr`` command and found
+in the sweep's cells, in the legend of the figure the run draws and in REPORT.md; and a preset of
+theirs in their own config folder. Nothing in kmdr is edited."""
 
 from __future__ import annotations
 
@@ -40,24 +40,21 @@ def readme_files() -> dict[str, str]:
 
 def guide_sweep() -> list[str]:
     """The sweep command the guide gives, as its words (``kmdr`` first)."""
-    (command,) = re.findall(r"`(kmdr -cd my_conf -m [^`]+)`", GUIDE.read_text())
+    (command,) = re.findall(r"`(kmdr -m [^`]+)`", GUIDE.read_text())
     return shlex.split(command)
 
 
-def test_the_readme_shows_one_module_and_one_config_per_reducer_and_dataset():
+def test_the_readme_shows_one_module_per_reducer_and_dataset_and_no_config_for_them():
     files = readme_files()
     assert sorted(p for p in files if p.startswith("my_package/")) == [
         "my_package/topvar.py",
         "my_package/toyblobs.py",
     ]
-    configs = sorted(p for p in files if p.startswith("my_conf/"))
-    assert configs == [
-        "my_conf/dataset/toyblobs.yaml",
-        "my_conf/experiment/toy_study.yaml",
-        "my_conf/reducer/top_variance.yaml",
+    assert sorted(p for p in files if p.startswith("my_conf/")) == [
+        "my_conf/experiment/toy_study.yaml"
     ]
-    assert files["my_conf/reducer/top_variance.yaml"].startswith("# @package _global_\n")
     assert "override /dataset: toyblobs" in files["my_conf/experiment/toy_study.yaml"]
+    assert "-cd" not in guide_sweep()  # an installed plug-in needs no config folder
 
 
 @pytest.mark.slow
@@ -151,11 +148,9 @@ def _kmdr(tool: str, *args: str, project: Path) -> subprocess.CompletedProcess:
 def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in):
     project = plugged_in
     results = project / "results"
-    # The guide's command as written (its config folder is the project's), plus what only this
-    # test environment needs: one worker, no bar, a results folder of its own.
-    words = guide_sweep()[1:]
-    sweep = [str(project / "conf") if w == "my_conf" else w for w in words]
-    sweep += ["n_jobs=1", "progress=false", f"results_dir={results}"]
+    # The guide's command as written (no config folder), plus what only this test environment
+    # needs: one worker, no bar, a results folder of its own.
+    sweep = [*guide_sweep()[1:], "n_jobs=1", "progress=false", f"results_dir={results}"]
     run = _kmdr("kmdr.app", *sweep, project=project)
     assert run.returncode == 0, run.stderr
     (cells_csv,) = results.glob("*/cells.csv")

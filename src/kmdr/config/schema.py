@@ -271,11 +271,13 @@ def register_configs() -> None:
     of the ``reducer`` group for every built-in reducer (kmdr's and its papers') and each of its
     aliases (idempotent).
 
-    A built-in reducer's declaration (:mod:`kmdr.reducers._builtins`, a paper's ``reducers``) is all
-    that ``reducer=<name>`` needs, so it has no config file; listing the declarations imports no
-    reducer module. A plug-in reducer brings its own ``reducer/<name>.yaml`` (see the README's
-    Extending section): a stored option of the same name would make Hydra validate that file against
-    it.
+    A reducer's declaration (:mod:`kmdr.reducers._builtins`, a paper's ``reducers``, or a
+    plug-in's entry point) is all that ``reducer=<name>`` needs, so none has a config file; listing
+    the declarations imports no reducer module. A plug-in dataset declared by an entry point gets a
+    ``dataset`` option the same way (``{name, params: {}}``; its parameters are its loader's
+    defaults, set with ``dataset.params.<key>=...``) when kmdr has none of that name: an installed
+    plug-in is selectable with no config folder. (A ``-cd`` folder that still holds a file of the
+    same name is merged over the generated option, with Hydra's notice that it does so.)
 
     Every built-in generator's parameters are stored too (:func:`dataset_params_schema`), and
     Hydra's search-path plug-in that adds the papers' own configs
@@ -284,6 +286,7 @@ def register_configs() -> None:
     from hydra.core.config_store import ConfigStore
     from hydra.core.plugins import Plugins
 
+    from kmdr.datasets import DATASETS
     from kmdr.datasets._builtins import PARAM_SCHEMAS
     from kmdr.reducers import REDUCERS
 
@@ -292,11 +295,14 @@ def register_configs() -> None:
     Plugins.instance().register(PapersSearchPath)
     for dataset, params in PARAM_SCHEMAS.items():
         store.store(name=dataset_params_schema(dataset), node=params)
-    own = [name for name in REDUCERS.names() if REDUCERS.is_own(name)]
-    aliases = [(alias, name) for alias, name in REDUCERS.aliases().items() if name in own]
-    for option, name in [*((name, name) for name in own), *aliases]:
+    names = REDUCERS.names()
+    aliases = [(alias, name) for alias, name in REDUCERS.aliases().items() if name in names]
+    for option, name in [*((name, name) for name in names), *aliases]:
         node = {"reducers": [{"id": name, "name": name, "params": {}}]}
         store.store(group="reducer", name=option, node=node, package="_global_")
+    for name in DATASETS.names():
+        if not DATASETS.is_own(name):  # kmdr's and its papers' datasets have their files
+            store.store(group="dataset", name=name, node={"name": name, "params": {}})
 
 
 def to_container(cfg) -> dict:
