@@ -124,6 +124,7 @@ def _main(argv: list[str] | None) -> None:
         exit_error(PROGRAM, problem)
     from kmdr.config.errors import ConfigError
     from kmdr.config.overrides import check_repeated_keys
+    from kmdr.config.schema import GENERATED_OPTION_NOTICE
 
     try:  # before Hydra: its sweeper (-m) and --cfg would keep the last value without a word
         check_repeated_keys(args)
@@ -145,6 +146,7 @@ def _main(argv: list[str] | None) -> None:
                 warnings.filterwarnings(
                     "ignore", message=r"provider=.* is not available\.", category=UserWarning
                 )
+                warnings.filterwarnings("ignore", GENERATED_OPTION_NOTICE, UserWarning)
                 _app()()
         except KeyboardInterrupt as err:  # before a run started (e.g. composing the config)
             _interrupted_before_any_cell(err)

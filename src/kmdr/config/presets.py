@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -78,7 +79,7 @@ def initialized(job_name: str = "kmdr") -> Iterator[None]:
     """Hydra initialized on kmdr's configs, with the schema registered, for :func:`compose`."""
     from hydra import initialize_config_dir, initialize_config_module
 
-    import kmdr.config.schema  # noqa: F401  (registers the schema in the ConfigStore)
+    from kmdr.config.schema import GENERATED_OPTION_NOTICE  # (and the schema registered)
 
     env = env_conf_dir()
     if env is not None:
@@ -86,7 +87,8 @@ def initialized(job_name: str = "kmdr") -> Iterator[None]:
     else:
         _check_package()
         init = initialize_config_module(CONF_PACKAGE, version_base=None, job_name=job_name)
-    with init:
+    with init, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", GENERATED_OPTION_NOTICE, UserWarning)
         yield
 
 
@@ -226,8 +228,6 @@ def composed_presets(
     ``(option name, DictConfig)``, by option name. ``folder``: another conf/ folder;
     ``overrides``: Hydra overrides applied to every preset."""
     from hydra import compose, initialize_config_dir
-
-    import kmdr.config.schema  # noqa: F401  (registers the schema in the ConfigStore)
 
     if folder is None:
         init = initialized()

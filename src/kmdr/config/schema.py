@@ -22,6 +22,7 @@ from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
 from kmdr.config.search_path import PapersSearchPath
 
 __all__ = [
+    "GENERATED_OPTION_NOTICE",
     "OWN_RESULTS_DIR",
     "SCHEMA_NAME",
     "Aggregation",
@@ -44,6 +45,12 @@ __all__ = [
 
 #: Where a run outside the paper presets goes when ``results_dir`` is not given (git ignores it).
 OWN_RESULTS_DIR = "my_results"
+
+#: Hydra's notice, while it composes, that a config file of a plug-in reducer or dataset (a
+#: ``-cd`` folder's ``reducer/<name>.yaml``) is merged over the option kmdr generates for it
+#: (:func:`register_configs`): the file's values win, as a user expects, and the notice (of a
+#: behaviour Hydra deprecates) says nothing to act on. Ignored where kmdr composes.
+GENERATED_OPTION_NOTICE = r"\s*'(reducer|dataset)/[^']+' is validated against ConfigStore schema"
 
 #: The ConfigStore name of :class:`RunConfig`, first in ``conf/config.yaml``'s defaults list.
 SCHEMA_NAME = "kmdr_schema"
@@ -277,7 +284,7 @@ def register_configs() -> None:
     ``dataset`` option the same way (``{name, params: {}}``; its parameters are its loader's
     defaults, set with ``dataset.params.<key>=...``) when kmdr has none of that name: an installed
     plug-in is selectable with no config folder. (A ``-cd`` folder that still holds a file of the
-    same name is merged over the generated option, with Hydra's notice that it does so.)
+    same name is merged over the generated option: :data:`GENERATED_OPTION_NOTICE`.)
 
     Every built-in generator's parameters are stored too (:func:`dataset_params_schema`), and
     Hydra's search-path plug-in that adds the papers' own configs

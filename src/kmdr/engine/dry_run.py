@@ -134,7 +134,9 @@ def describe(ctx, kind) -> str:
     total = f"{len(todo)} of {len(cells)} cells to compute ({len(cells) - len(todo)} reused)"
     if estimate:
         wall = estimate / max(1, ctx.parallelism.n_jobs)
-        total += f"; about {duration_text(wall)} with {ctx.parallelism.n_jobs} workers"
+        # a short run in tenths of a second: "about 0 s" would say nothing
+        said = f"{wall:.1f} s" if wall < 10 else duration_text(wall)
+        total += f"; about {said} with {ctx.parallelism.n_jobs} workers"
         if unknown:
             total += f", plus {unknown} cells with no estimate"
     elif todo:
