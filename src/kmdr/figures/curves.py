@@ -12,6 +12,7 @@ on the r axis, and the title says "incomplete: n/N cells".
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -105,6 +106,47 @@ def _shape_note(ds: pd.DataFrame) -> str:
     return f": {', '.join(parts)}" if parts else ""
 
 
+#: Repetitions from which a point's band is the 95 % confidence interval of its mean; below,
+#: the band is min-max. Over many repetitions min-max spans nearly the whole spread of single
+#: runs (most of the panel) and hides what the line shows, the mean; over a few, an interval of
+#: the mean would be too wide to read and rest on an estimate of the spread from a few runs.
+MANY_REPETITIONS = 10
+
+
+def _band(rows: pd.DataFrame, metric: str, aggregation: str):
+    """``(lo, hi, interval)`` of each point's band: the 95 % t interval of the mean (``interval``
+    True where it is) where the line is a mean over :data:`MANY_REPETITIONS` cells or more,
+    min-max elsewhere; ``(None, None, None)`` without the columns."""
+    lo, hi = rows.get(f"{metric}_min"), rows.get(f"{metric}_max")
+    if lo is None or hi is None:
+        return None, None, None
+    lo, hi = lo.astype(float).to_numpy(), hi.astype(float).to_numpy()
+    n = rows["n_cells"].to_numpy(dtype=float)
+    interval = (n >= MANY_REPETITIONS) & (aggregation == "mean") & (f"{metric}_std" in rows)
+    if interval.any():
+        from scipy.stats import t
+
+        mean = rows[f"{metric}_mean"].astype(float).to_numpy()
+        half = (
+            t.ppf(0.975, np.maximum(n - 1, 1))
+            * rows[f"{metric}_std"].astype(float).to_numpy()
+            / np.sqrt(np.maximum(n, 1))
+        )
+        lo = np.where(interval, mean - half, lo)
+        hi = np.where(interval, mean + half, hi)
+    return lo, hi, interval
+
+
+def _band_label(kinds: set[bool], reps: str) -> str:
+    """What the shaded bands of a figure are, for its legend."""
+    ci = f"95 % interval of the mean ({MANY_REPETITIONS} or more repetitions)"
+    if kinds == {True}:
+        return f"shaded: 95 % interval of the mean over {reps} repetitions"
+    if kinds == {False} or not kinds:
+        return f"shaded: min-max over {reps} repetitions"
+    return f"shaded: {ci}, min-max (fewer); {reps} repetitions"
+
+
 def _center(rows: pd.DataFrame, metric: str, aggregation: str) -> pd.Series:
     col = (
         f"best_{metric}" if aggregation == "best" and f"best_{metric}" in rows else f"{metric}_mean"
@@ -181,6 +223,7 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title
     n_reps = set()
     legend: dict[str, object] = {}
     drawn: set[str] = set()
+    bands: set[bool] = set()  # the kinds of band drawn: True an interval of the mean
     base_style = appearance.baseline_style()
     for row, (dataset, setting, ds) in enumerate(rows):
         n_reps.update(int(x) for x in ds["n_expected"].unique())
@@ -211,12 +254,12 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title
                     )
                 label = _display(m, style, names) + m["suffix"]
                 y = _center(pts, metric, aggregation).astype(float) * scale
-                lo, hi = pts.get(f"{metric}_min"), pts.get(f"{metric}_max")
+                lo, hi, interval = _band(pts, metric, aggregation)
                 x = pts["r"].to_numpy(dtype=float)
                 ax.plot(x, y, color=st.color, ls=st.linestyle, lw=1.4, zorder=3)
                 if lo is not None and hi is not None:
-                    ax.fill_between(x, lo.astype(float) * scale, hi.astype(float) * scale,
-                                    color=st.color, alpha=0.15, lw=0)  # fmt: skip
+                    bands.update(bool(i) for i in interval[pts["n_cells"].to_numpy() > 0])
+                    ax.fill_between(x, lo * scale, hi * scale, color=st.color, alpha=0.15, lw=0)
                 done = pts["complete"].to_numpy(bool)
                 partial = ~done & (pts["n_cells"].to_numpy() > 0)
                 empty = pts["n_cells"].to_numpy() == 0
@@ -242,10 +285,10 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title
                         continue
                     ax.axhline(yb, color=base_style.color, ls=base_style.linestyle, lw=1.3,
                                zorder=2)  # fmt: skip
-                    lo, hi = b.get(f"{metric}_min"), b.get(f"{metric}_max")
-                    if lo is not None and np.isfinite(float(lo)) and float(hi) > float(lo):
-                        ax.axhspan(float(lo) * scale, float(hi) * scale, color="0.5", alpha=0.12,
-                                   lw=0)  # fmt: skip
+                    lo, hi, interval = _band(b.to_frame().T, metric, aggregation)
+                    if lo is not None and np.isfinite(lo[0]) and hi[0] > lo[0]:
+                        bands.add(bool(interval[0]))
+                        ax.axhspan(lo[0] * scale, hi[0] * scale, color="0.5", alpha=0.12, lw=0)
                     if not b["complete"]:
                         any_incomplete = True
                         ax.annotate(
@@ -278,18 +321,26 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title
     handles = list(legend.values())
     labels = list(legend.keys())
     handles.append(Patch(color="0.5", alpha=0.3, lw=0))
-    labels.append(f"line: {what}; shaded: min-max over {reps} repetitions")
+    labels.append(f"line: {what}; {_band_label(bands, reps)}")
     if any_incomplete:
         handles.append(Line2D([], [], ls="none", marker="o", mfc="white", mec="0.2", ms=6))
         labels.append("hollow: fewer cells than expected")
     if any_missing:
         handles.append(Line2D([], [], ls="none", marker="x", color="0.2", ms=5))
         labels.append("x on axis: no cell yet")
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
+    # As many columns as the panels' width holds (about 3.5 inches an entry): a wider legend
+    # would widen the figure past its panels.
+    width = fig.get_figwidth()
+    columns = max(1, min(len(labels), int(width // 3.5)))
+    fig.legend(handles, labels, loc="outside lower center", ncol=columns, frameon=False)
     title = appearance.suptitle(exp_dir, title, f"panels as in {style.reference}")
     note = appearance.incomplete_note(summary)
+    if note:
+        title = f"{title}   [{note.upper()}]"
+    # wrapped to the panels' width (about 10 bold characters an inch at this size)
+    title = textwrap.fill(title, width=max(40, int(width * 10)))
     fig.suptitle(title, fontsize=11, fontweight="bold")
     if note:
-        fig.suptitle(f"{title}   [{note.upper()}]", fontsize=11, fontweight="bold",
+        fig.suptitle(title, fontsize=11, fontweight="bold",
                      color=appearance.INCOMPLETE_COLOR)  # fmt: skip
     return fig, drawn
