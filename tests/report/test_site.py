@@ -215,3 +215,17 @@ def test_a_page_from_markdown_alone_escapes_and_anchors(tmp_path):
     assert len(anchors) == 2 and anchors <= parsed.ids
     after_figure = page[page.index('src="exp/figures/exp.png"') :]
     assert after_figure.index('href="exp/cells.csv"') < after_figure.index("<details>")
+
+
+@pytest.mark.slow  # writes the report of a results folder: seconds
+def test_the_page_opens_with_each_figure_and_its_verdicts_and_folds_the_legend(built):
+    text = (built / site.INDEX).read_text()
+    glance = text.index(f">{site.GLANCE_HEADING}</h2>")
+    # before every section of the report, the legend folded above it
+    assert glance < text.index("<h2", text.index("</section>"))
+    assert text.index('<details class="legend">') < glance
+    cards = text[glance : text.index("</section>", glance)]
+    page = _parse(cards)
+    assert "orl_run/figures/orl_run.png" in {unquote(t) for t in page.targets}
+    assert [t for t in page.targets if t.startswith("#")]  # each card links to its section
+    assert "no claim checked" in cards  # a figure with no claim says so, not an empty line

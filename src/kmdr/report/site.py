@@ -31,6 +31,7 @@ from kmdr.results.reading import experiment_dirs, load_runs, skip_reasons
 
 __all__ = [
     "FILES_HEADING",
+    "GLANCE_HEADING",
     "INDEX",
     "NO_PLOTS",
     "Site",
@@ -99,7 +100,20 @@ table.claims td.v { width: 6rem; }
 table.claims details { margin-top: .3rem; }
 table.claims summary { cursor: pointer; color: #0645ad; font-size: .85rem; }
 table.claims details p { margin: .3rem 0; }
+section.glance h3 { margin: 1.2rem 0 .4rem; }
+section.glance .cards { display: flex; flex-wrap: wrap; gap: .8rem; }
+section.glance .card { width: 13.5rem; border: 1px solid #d0d7de; border-radius: 6px;
+                       padding: .4rem; font-size: .85rem; }
+section.glance .card img { width: 100%; border: none; }
+section.glance .card a { text-decoration: none; }
+section.glance .card .verdict { margin: .1rem .1rem 0 0; }
+details.legend { background: #f6f8fa; border: 1px solid #d0d7de; padding: .3rem 1rem;
+                 margin: 1rem 0; }
+details.legend summary { cursor: pointer; font-weight: 600; }
 """
+
+#: The heading of the page's first block: each figure as a thumbnail, with its claims' verdicts.
+GLANCE_HEADING = "At a glance"
 
 
 @dataclass
@@ -327,12 +341,91 @@ def _markdown() -> MarkdownIt:
     return md
 
 
+def _glance(md: MarkdownIt, report_text: str, root: Path) -> str:
+    """The page's first block: per paper, each section's figure as a thumbnail linked to the
+    section, with the verdicts of the claims checked there; "" when no section has a figure."""
+    from kmdr.results.reading import preset_of
+
+    tokens = md.parse(report_text)
+    verdict_of = {mark: verdict for verdict, mark in VERDICT_MARK.items()}
+    seen: dict[str, int] = {}
+    sections: dict[str, dict] = {}  # anchor -> title, folder, verdicts, in the report's order
+    anchor = None
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag in ("h2", "h3"):
+            title = tokens[i + 1].content
+            anchor = heading_anchor(title, seen)
+            sections[anchor] = {"title": title, "folder": None, "verdicts": []}
+        elif anchor is None:
+            continue
+        elif token.type == "inline" and sections[anchor]["folder"] is None:
+            sections[anchor]["folder"] = _image_folder(token, root)
+        elif token.type == "table_open":
+            close = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
+            table = tokens[i:close]
+            if [[t.content.strip() for t in r] for r in _cells(table, "th")] == [_CLAIM_COLUMNS]:
+                for row in _cells(table, "td"):
+                    text = row[3].content.strip()
+                    verdict = next((v for m, v in verdict_of.items() if m in text), None)
+                    sections[anchor]["verdicts"].append(verdict or text)
+    papers: dict[str, list[str]] = {}
+    for anchor, sec in sections.items():
+        folder = sec["folder"]
+        png = None if folder is None else next(iter(sorted(folder.glob("figures/*.png"))), None)
+        if png is None:
+            continue
+        paper = str(dict(preset_of(folder)).get("paper") or "your experiments")
+        counts = pd.Series(sec["verdicts"], dtype=object).value_counts()
+        order = [v for v in VERDICT_MARK if v in counts] + [v for v in counts.index
+                                                            if v not in VERDICT_MARK]  # fmt: skip
+        badges = " ".join(
+            f'<span class="verdict {re.sub(r"[^a-z]+", "-", v).strip("-")}">{counts[v]} '
+            f"{html.escape(v)}</span>"
+            for v in order
+        )
+        src = quote(png.relative_to(root).as_posix())
+        papers.setdefault(paper, []).append(
+            f'<div class="card"><a href="#{anchor}"><img src="{src}" loading="lazy" alt="">'
+            f"{html.escape(sec['title'])}</a><br>{badges or '<small>no claim checked</small>'}"
+            "</div>"
+        )
+    if not papers:
+        return ""
+    blocks = "".join(
+        f'<h3>{html.escape(paper)}</h3><div class="cards">{"".join(cards)}</div>'
+        for paper, cards in papers.items()
+    )
+    glance_id = heading_anchor(GLANCE_HEADING, {})
+    return (
+        f'<section class="glance"><h2 id="{glance_id}">{html.escape(GLANCE_HEADING)}</h2>'
+        "<p>Each figure links to its section; under it, the verdicts of the claims checked on "
+        f"it.</p>{blocks}</section>\n"
+    )
+
+
+def _folded_legend(body: str) -> str:
+    """``body`` with the report's opening list (how it was made, how to read its verdicts)
+    folded under a summary line: a reader looks at the figures and verdicts first."""
+    start = body.find("<ul>")
+    if start < 0 or start > body.find("<h2"):
+        return body
+    end = body.find("</ul>", start) + len("</ul>")
+    return (
+        f'{body[:start]}<details class="legend"><summary>How this report was made and how to '
+        f"read its verdicts</summary>{body[start:end]}</details>{body[end:]}"
+    )
+
+
 def render_page(root: str | Path, report_text: str, site: Site) -> str:
     """The page for the results folder ``root``, from the report's Markdown ``report_text``."""
     root = Path(root)
     md = _markdown()
     body = md.renderer.render(_report_tokens(md, report_text, root, site), md.options, {})
-    body = _verdict_badges(body)
+    body = _verdict_badges(_folded_legend(body))
+    first_h2 = body.find("<h2")
+    glance = _glance(md, report_text, root)
+    if first_h2 >= 0 and glance:
+        body = body[:first_h2] + glance + body[first_h2:]
     files_id = heading_anchor(FILES_HEADING, {})
     plots_note = (
         f"<p>{NO_PLOTS}</p>"
