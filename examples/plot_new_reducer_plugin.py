@@ -99,6 +99,8 @@ import matplotlib.image as mpimg  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 figure = next(Path(results).glob("custom/figures/*.png"))
-fig, ax = plt.subplots(figsize=(8, 3))
-ax.imshow(mpimg.imread(figure))
-ax.axis("off")
+image = mpimg.imread(figure)
+height, width = image.shape[:2]
+fig, ax = plt.subplots(figsize=(12, 12 * height / width))  # the figure at a readable size
+ax.imshow(image)
+ax.set_axis_off()
