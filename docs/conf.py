@@ -3,8 +3,13 @@
 The site is the user guide (Markdown pages, read by MyST), the API reference (numpydoc pages from
 the docstrings) and a gallery of examples that sphinx-gallery runs at build time. The committed
 results folder (the report, its page and the figures) is copied into the built site as
-``results/``, so the guide can link to it. The build needs no network: every page, theme asset
-and example runs from this checkout.
+``results/``, so the guide can link to it. Every page and theme asset comes from this checkout;
+the examples run on the ORL faces, which the build reads from the data cache or the folder
+``KMDR_DATA_MIRROR`` names (``make docs`` names the workplace's mirror when there is one), and
+downloads once otherwise (1.5 MB, checked against its pinned hash).
+
+``import kmdr`` comes first: it pins OpenBLAS's kernels before numpy loads it
+(:mod:`kmdr._kernels`), so the examples computed here give the committed results' numbers.
 """
 
 from __future__ import annotations

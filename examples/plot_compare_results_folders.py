@@ -18,11 +18,9 @@ from pathlib import Path
 import kmdr
 
 SWEEP = (
-    "dataset=synth",
-    "dataset.params.n_samples=300",
-    "dataset.params.n_features=200",
+    "dataset=orl",
     "reducers=[{name: sign}, {name: svd}]",
-    "r_grid=[5,10]",
+    "r_grid=[5,10,20]",
     "repeats=2",
     "progress=false",
     "figures=false",

@@ -65,7 +65,7 @@ _ = (dist / "entry_points.txt").write_text(
 
 # %%
 # With the folder on ``sys.path`` the new reducer is a scikit-learn transformer like kmdr's
-# own, and a name every config can use beside kmdr's reducers: a sweep of both on Synth.
+# own, and a name every config can use beside kmdr's reducers: a sweep of both on the ORL faces.
 sys.path.insert(0, str(site))
 
 from sklearn.datasets import make_blobs  # noqa: E402
@@ -81,11 +81,9 @@ print(make_reducer("top_variance", 5).fit_transform(X).shape)
 
 results = tempfile.mkdtemp(prefix="kmdr-plugin-results-")
 cells = kmdr.run(
-    "dataset=synth",
-    "dataset.params.n_samples=300",
-    "dataset.params.n_features=200",
+    "dataset=orl",
     "reducers=[{name: top_variance}, {name: sign}]",
-    "r_grid=[5,10]",
+    "r_grid=[5,10,20,40]",
     "repeats=2",
     "n_jobs=1",
     "progress=false",

@@ -3,9 +3,9 @@ A sweep in a notebook
 =====================
 
 ``kmdr.run`` runs one job of the ``kmdr`` command from Python: the same configs, presets, checks
-and store, with the cells returned as a pandas DataFrame. Here: random sign projections and
-exact SVD features on the generated Synth data (bzmd14's synthetic set, made smaller), three
-dimensions r, three repetitions, into a temporary results folder.
+and store, with the cells returned as a pandas DataFrame. Here: random sign projections of the
+ORL faces (400 images of 40 people, 4096 pixels), four dimensions r, three repetitions, into a
+temporary results folder.
 """
 
 # %%
@@ -17,11 +17,9 @@ import kmdr
 
 results = tempfile.mkdtemp(prefix="kmdr-sweep-")
 cells = kmdr.run(
-    "dataset=synth",
-    "dataset.params.n_samples=400",
-    "dataset.params.n_features=300",
+    "dataset=orl",
     "reducer=sign",
-    "r_grid=[5,10,20]",
+    "r_grid=[5,10,20,40]",
     "repeats=3",
     "progress=false",
     "figures=false",
@@ -34,11 +32,9 @@ cells[["method", "r", "repetition", "accuracy", "objective"]].head()
 # identity (dataset, data fingerprint, reducer and its parameters, r, repetition, seed, k-means
 # settings, code tag) and reused.
 again = kmdr.run(
-    "dataset=synth",
-    "dataset.params.n_samples=400",
-    "dataset.params.n_features=300",
+    "dataset=orl",
     "reducer=sign",
-    "r_grid=[5,10,20]",
+    "r_grid=[5,10,20,40]",
     "repeats=3",
     "progress=false",
     "figures=false",
