@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -226,13 +227,18 @@ def _image_folder(inline: Token, root: Path) -> Path | None:
     return None
 
 
+def _badge(verdict: str, text: str | None = None) -> str:
+    """A verdict as a text badge (its CSS class from its name), showing ``text`` (default: the
+    verdict)."""
+    css = re.sub(r"\W+", "-", verdict).strip("-")
+    return f'<span class="verdict {css}">{html.escape(verdict if text is None else text)}</span>'
+
+
 def _verdict_badges(text: str) -> str:
     """``text`` (HTML) with each verdict mark of the report as a text badge: the marks' emoji
     need an emoji font the reader's browser may not have (they show as empty boxes)."""
     for verdict, mark in VERDICT_MARK.items():
-        css = re.sub(r"\W+", "-", verdict).strip("-")
-        badge = f'<span class="verdict {css}">{html.escape(verdict)}</span>'
-        text = text.replace(html.escape(mark, quote=False), badge)
+        text = text.replace(html.escape(mark, quote=False), _badge(verdict))
     return text
 
 
@@ -259,12 +265,16 @@ def _first_sentence(text: str) -> str:
     return head
 
 
+def _is_claims_table(tokens: list[Token]) -> bool:
+    """Whether one table's tokens are a claims table of the report (:data:`_CLAIM_COLUMNS`)."""
+    return [[t.content.strip() for t in row] for row in _cells(tokens, "th")] == [_CLAIM_COLUMNS]
+
+
 def _claims_table(md: MarkdownIt, tokens: list[Token]) -> str | None:
     """A claims table of the report (:data:`_CLAIM_COLUMNS`) as a short table to scan: the
     claim and its source, the verdict's badge, the evidence's first sentence; the statement and
     the whole evidence folded under it. None for any other table."""
-    header = [[t.content.strip() for t in row] for row in _cells(tokens, "th")]
-    if header != [_CLAIM_COLUMNS]:
+    if not _is_claims_table(tokens):
         return None
 
     def inline(text: str) -> str:
@@ -341,53 +351,67 @@ def _markdown() -> MarkdownIt:
     return md
 
 
-def _glance(md: MarkdownIt, report_text: str, root: Path) -> str:
+@dataclass
+class _Section:
+    """A section of the report (an h2 or h3), as the page's anchors name it: its title, the
+    results folders whose figures it shows, the verdicts of its claims tables."""
+
+    title: str
+    folders: list[Path] = field(default_factory=list)
+    verdicts: list[str] = field(default_factory=list)
+
+
+def _sections(report_text: str, root: Path) -> dict[str, _Section]:
+    """The report's sections by anchor, in its order (see :class:`_Section`)."""
+    tokens = _markdown().parse(report_text)
+    verdict_of = {mark: verdict for verdict, mark in VERDICT_MARK.items()}
+    seen: dict[str, int] = {}
+    sections: dict[str, _Section] = {}
+    section = None
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag in ("h2", "h3"):
+            title = tokens[i + 1].content
+            section = sections.setdefault(heading_anchor(title, seen), _Section(title))
+        elif section is None:
+            continue
+        elif token.type == "inline":
+            folder = _image_folder(token, root)
+            if folder is not None:
+                section.folders.append(folder)
+        elif token.type == "table_open":
+            close = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
+            if _is_claims_table(tokens[i:close]):
+                for row in _cells(tokens[i:close], "td"):
+                    text = row[3].content.strip()
+                    section.verdicts.append(
+                        next((v for m, v in verdict_of.items() if m in text), text)
+                    )
+    return sections
+
+
+def _glance(report_text: str, root: Path) -> str:
     """The page's first block: per paper, each section's figure as a thumbnail linked to the
     section, with the verdicts of the claims checked there; "" when no section has a figure."""
     from kmdr.results.reading import preset_of
 
-    tokens = md.parse(report_text)
-    verdict_of = {mark: verdict for verdict, mark in VERDICT_MARK.items()}
-    seen: dict[str, int] = {}
-    sections: dict[str, dict] = {}  # anchor -> title, folder, verdicts, in the report's order
-    anchor = None
-    for i, token in enumerate(tokens):
-        if token.type == "heading_open" and token.tag in ("h2", "h3"):
-            title = tokens[i + 1].content
-            anchor = heading_anchor(title, seen)
-            sections[anchor] = {"title": title, "folder": None, "verdicts": []}
-        elif anchor is None:
-            continue
-        elif token.type == "inline" and sections[anchor]["folder"] is None:
-            sections[anchor]["folder"] = _image_folder(token, root)
-        elif token.type == "table_open":
-            close = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
-            table = tokens[i:close]
-            if [[t.content.strip() for t in r] for r in _cells(table, "th")] == [_CLAIM_COLUMNS]:
-                for row in _cells(table, "td"):
-                    text = row[3].content.strip()
-                    verdict = next((v for m, v in verdict_of.items() if m in text), None)
-                    sections[anchor]["verdicts"].append(verdict or text)
     papers: dict[str, list[str]] = {}
-    for anchor, sec in sections.items():
-        folder = sec["folder"]
+    for anchor, section in _sections(report_text, root).items():
+        folder = next(iter(section.folders), None)
         png = None if folder is None else next(iter(sorted(folder.glob("figures/*.png"))), None)
         if png is None:
             continue
         paper = str(dict(preset_of(folder)).get("paper") or "your experiments")
-        counts = pd.Series(sec["verdicts"], dtype=object).value_counts()
-        order = [v for v in VERDICT_MARK if v in counts] + [v for v in counts.index
-                                                            if v not in VERDICT_MARK]  # fmt: skip
-        badges = " ".join(
-            f'<span class="verdict {re.sub(r"[^a-z]+", "-", v).strip("-")}">{counts[v]} '
-            f"{html.escape(v)}</span>"
-            for v in order
-        )
+        counts = Counter(section.verdicts)
+        # the verdicts in the legend's order, any other after them
+        order = [v for v in VERDICT_MARK if v in counts] + [
+            v for v in counts if v not in VERDICT_MARK
+        ]
+        badges = " ".join(_badge(v, f"{counts[v]} {v}") for v in order)
         src = quote(png.relative_to(root).as_posix())
         papers.setdefault(paper, []).append(
             f'<div class="card"><a href="#{anchor}"><img src="{src}" loading="lazy" alt="">'
-            f"{html.escape(sec['title'])}</a><br>{badges or '<small>no claim checked</small>'}"
-            "</div>"
+            f"{html.escape(section.title)}</a><br>"
+            f"{badges or '<small>no claim checked</small>'}</div>"
         )
     if not papers:
         return ""
@@ -423,7 +447,7 @@ def render_page(root: str | Path, report_text: str, site: Site) -> str:
     body = md.renderer.render(_report_tokens(md, report_text, root, site), md.options, {})
     body = _verdict_badges(_folded_legend(body))
     first_h2 = body.find("<h2")
-    glance = _glance(md, report_text, root)
+    glance = _glance(report_text, root)
     if first_h2 >= 0 and glance:
         body = body[:first_h2] + glance + body[first_h2:]
     files_id = heading_anchor(FILES_HEADING, {})
@@ -466,17 +490,10 @@ def render_page(root: str | Path, report_text: str, site: Site) -> str:
 def figure_sections(report_text: str, root: str | Path) -> dict[str, str]:
     """The anchor of the page's section that shows each experiment folder's figure, by folder
     name (the first, when several do)."""
-    md = _markdown()
-    tokens = md.parse(report_text)
-    seen: dict[str, int] = {}
-    anchor, out = None, {}
-    for i, token in enumerate(tokens):
-        if token.type == "heading_open" and token.tag in ("h2", "h3"):
-            anchor = heading_anchor(tokens[i + 1].content, seen)
-        elif token.type == "inline" and anchor is not None:
-            folder = _image_folder(token, Path(root))
-            if folder is not None:
-                out.setdefault(folder.name, anchor)
+    out: dict[str, str] = {}
+    for anchor, section in _sections(report_text, Path(root)).items():
+        for folder in section.folders:
+            out.setdefault(folder.name, anchor)
     return out
 
 
