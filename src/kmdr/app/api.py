@@ -49,6 +49,7 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
         flat_dict,
     )
     from kmdr.config.overrides import key, one_job, parse
+    from kmdr.config.schema import default_results_dir
 
     for value, kind, word in ((execution, Execution, "execution"), (output, Output, "output")):
         if value is not None and not isinstance(value, kind):
@@ -73,8 +74,9 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
         check_preset_name(experiment)
         execution = execution if execution is not None else Execution()
         if output is None:
+            reproduce = (experiment.preset_settings or {}).get("reproduce")
             output = Output(
-                results_dir=text if results_dir is not None else _default_dir(experiment)
+                results_dir=text if results_dir is not None else default_results_dir(reproduce)
             )
         record = flat_dict(experiment, execution, output)
         return Composed(experiment, execution, output, record=record)
@@ -106,16 +108,6 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     if output is not None:
         composed = replace(composed, output=output)
     return composed
-
-
-def _default_dir(experiment) -> str:
-    """Where an Experiment goes when no results_dir is given: ``results`` for a paper preset's,
-    :data:`~kmdr.config.schema.OWN_RESULTS_DIR` for any other (as on the command line)."""
-    from kmdr.config.schema import OWN_RESULTS_DIR, RunConfig
-
-    reproduce = (experiment.preset_settings or {}).get("reproduce", "none")
-    own = getattr(reproduce, "value", reproduce) == "none"
-    return OWN_RESULTS_DIR if own else RunConfig.results_dir
 
 
 def _config_keys(obj) -> set[str]:

@@ -556,15 +556,14 @@ def _own_results_dir(cfg, overrides) -> None:
     from omegaconf import open_dict
 
     from kmdr.config.overrides import key, parse
-    from kmdr.config.schema import OWN_RESULTS_DIR, RunConfig
+    from kmdr.config.schema import RunConfig, default_results_dir
 
-    reproduce = cfg.preset.reproduce
-    if getattr(reproduce, "value", reproduce) != "none" or cfg.results_dir != RunConfig.results_dir:
+    if cfg.results_dir != RunConfig.results_dir:
         return
     if any(key(o) == "results_dir" for o in parse(overrides)):
         return
     with open_dict(cfg):
-        cfg.results_dir = OWN_RESULTS_DIR
+        cfg.results_dir = default_results_dir(cfg.preset.reproduce)
 
 
 def compose_overrides(overrides, caller: str = "this") -> Composed:

@@ -39,12 +39,22 @@ __all__ = [
     "RunConfig",
     "Verbosity",
     "dataset_params_schema",
+    "default_results_dir",
     "register_configs",
     "to_container",
 ]
 
 #: Where a run outside the paper presets goes when ``results_dir`` is not given (git ignores it).
 OWN_RESULTS_DIR = "my_results"
+
+
+def default_results_dir(reproduce) -> str:
+    """The results folder of a run that names none, by its preset's ``reproduce``: the committed
+    ``results`` for a paper preset or a diagnostic, :data:`OWN_RESULTS_DIR` for any other run (an
+    ad-hoc run, a preset of your own, a paper preset with its protocol changed)."""
+    own = getattr(reproduce, "value", reproduce) in (None, Reproduce.none.value)
+    return OWN_RESULTS_DIR if own else RunConfig.results_dir
+
 
 #: Hydra's notice, while it composes, that a config file of a plug-in reducer or dataset (a
 #: ``-cd`` folder's ``reducer/<name>.yaml``) is merged over the option kmdr generates for it

@@ -55,6 +55,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kmdr._errors import one_line
+from kmdr._log import verbose
 from kmdr.engine.parallel import WORKER_MODULES, BackendError, Parallelism
 from kmdr.engine.signals import ignore_sigint, sigint_blocked
 
@@ -76,11 +77,6 @@ def worker_log() -> Path:
     """The file the workers of this process's LocalClusters log into (see the module
     docstring): one per run process, in the temporary folder."""
     return Path(tempfile.gettempdir()) / f"kmdr-dask-workers-{os.getpid()}.log"
-
-
-def _verbose() -> bool:
-    level = logging.getLogger("kmdr").level
-    return bool(level) and level <= logging.DEBUG
 
 
 def _need(module: str, extra: str):
@@ -108,7 +104,7 @@ class LibraryLogs:
         """Have the loggers ``names`` show errors only while the block runs, unless the run is
         verbose (the ``kmdr`` logger at DEBUG or below); their levels are restored after the
         last block holding them ends."""
-        if _verbose():
+        if verbose():
             yield
             return
         with self._lock:
@@ -162,7 +158,7 @@ def local_cluster(distributed, n_workers: int):
         # removes a variable from it (its documented way to unset one).
         settings = {f"distributed.nanny.pre-spawn-environ.{_MALLOC_TRIM}": None}
         # (a nanny hands its workers the dask config it was created with)
-        settings[WORKER_LOG_KEY] = None if _verbose() else str(worker_log())
+        settings[WORKER_LOG_KEY] = None if verbose() else str(worker_log())
         with dask.config.set(settings), sigint_blocked():
             return distributed.LocalCluster(
                 n_workers=n_workers,
@@ -310,7 +306,7 @@ def _dask_client(distributed, execution, par: Parallelism, started, on_client) -
         if on_client is not None:
             on_client(client)
         info = {"backend": "dask", "scheduler": client.scheduler.address}
-        if cluster is not None and not _verbose():
+        if cluster is not None and not verbose():
             info["worker_log"] = str(worker_log())
         yield info
     finally:

@@ -201,10 +201,9 @@ class CellAborted(RuntimeError):
 @dataclass(frozen=True)
 class JobTimedOut:
     """What a job returns instead of its result when it ran past its time limit: the lock files
-    of its cells (``claims``) and the limit per cell, in seconds."""
+    of its cells (``claims``)."""
 
     claims: tuple[str, ...]
-    limit: float
 
 
 def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *args):
@@ -228,7 +227,7 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
 
     budget = None if limit is None else float(limit) * len(claims)
     if limit is not None and any((_locks.holder(p) or {}).get("timed_out") for p in claims):
-        return JobTimedOut(tuple(claims), float(limit))
+        return JobTimedOut(tuple(claims))
     if os.getpid() != parent_pid:
         info: dict = {"worker": os.getpid()}
         if budget is not None:
@@ -242,7 +241,7 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
         with signals.time_limit(budget):
             result = func(*args)
     except signals.CellTimedOut:
-        return JobTimedOut(tuple(claims), float(limit))
+        return JobTimedOut(tuple(claims))
     except Exception:
         raise
     except BaseException as err:

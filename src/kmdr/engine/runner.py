@@ -109,8 +109,6 @@ class RunOutcome:
     mean_accuracy: float | None = None
     #: The ids of the cells the run asked for (computed or reused), in plan order.
     cell_ids: tuple[str, ...] = ()
-    #: Whether the run's record was kept (a complete run that only reused cells leaves none).
-    recorded: bool = True
 
 
 @dataclass
@@ -264,7 +262,6 @@ def execute(
         # A run that changed nothing leaves no file behind: its record would only say so, and
         # a committed results folder must stay as it was (nothing for git to show).
         store.remove_sidecar(outcome.run_id)
-        outcome.recorded = False
     return outcome
 
 

@@ -339,8 +339,6 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title
         title = f"{title}   [{note.upper()}]"
     # wrapped to the panels' width (about 10 bold characters an inch at this size)
     title = textwrap.fill(title, width=max(40, int(width * 10)))
-    fig.suptitle(title, fontsize=11, fontweight="bold")
-    if note:
-        fig.suptitle(title, fontsize=11, fontweight="bold",
-                     color=appearance.INCOMPLETE_COLOR)  # fmt: skip
+    color = appearance.INCOMPLETE_COLOR if note else None  # None: the default text color
+    fig.suptitle(title, fontsize=11, fontweight="bold", color=color)
     return fig, drawn
