@@ -43,6 +43,12 @@ def case(args, expected, what):
             "block_rows with a reducer that needs the whole matrix (exact svd)",
         ),
         case(
+            ["block_rows=100", "backend=dask", "reducer=sign", "kmeans.online_phase=true"],
+            "kmeans.online_phase=true with block_rows: MATLAB's online phase moves one row at a "
+            "time over the whole matrix and does not run on row blocks; drop one of them",
+            "block_rows with MATLAB's online phase (kmeans.online_phase=true)",
+        ),
+        case(
             ["block_rows=0", "backend=dask", "reducer=sign"],
             "block_rows must be >= 1 (rows per block), got 0",
             "block_rows=0",

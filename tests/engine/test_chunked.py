@@ -136,7 +136,14 @@ def test_sparse_embedding_forms_on_blocks(client, dense_output):
 
 
 @pytest.mark.parametrize(
-    "kmeans", [{}, {"init": "first_of_class", "n_init": 1}, {"online_phase": True}]
+    "kmeans",
+    [
+        {},
+        {"init": "first_of_class", "n_init": 1},
+        {"init": "random", "n_init": 4},
+        {"init": "k-means++", "n_init": 3, "tol": 1e-4},
+        {"init": "random", "n_init": 1, "max_iter": 2},  # stopped by max_iter: not converged
+    ],
 )
 def test_a_later_repetition_and_other_kmeans_settings(client, kmeans):
     dataset = _dense()

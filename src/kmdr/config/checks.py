@@ -19,6 +19,7 @@ from kmdr.config.errors import ConfigError, config_line
 
 __all__ = [
     "MAX_SEED",
+    "ONLINE_PHASE_ON_BLOCKS",
     "at_least",
     "backend_params",
     "boolean",
@@ -281,6 +282,14 @@ def check_reducer_params(spec) -> None:
             raise ConfigError(f"reducer {red.id!r}: {config_line(err)}") from None
 
 
+#: The one line refusing MATLAB's online phase on row blocks (k-means runs there as Lloyd's
+#: batch iterations, :mod:`kmdr.engine.block_kmeans`).
+ONLINE_PHASE_ON_BLOCKS = (
+    "kmeans.online_phase=true with block_rows: MATLAB's online phase moves one row at a time over "
+    "the whole matrix and does not run on row blocks; drop one of them"
+)
+
+
 def chunked_refusal(reducer: str, name: str, params) -> str | None:
     """The one line refusing reducer ``reducer`` (its id; ``name``: its registry name, with
     ``params``) on data held as row blocks, or None when it runs on them (its plan's
@@ -309,6 +318,8 @@ def check_block_rows(spec, execution) -> None:
         )
     if spec.kind != "cells":
         raise ConfigError(f"block_rows: kind={spec.kind} has no cells to compute on row blocks")
+    if spec.kmeans.online_phase:
+        raise ConfigError(ONLINE_PHASE_ON_BLOCKS)
     for red in spec.reducers:
         message = chunked_refusal(red.id, red.name, red.params)
         if message is not None:

@@ -69,6 +69,7 @@ class LogProgress:
         self._lock = threading.Lock()
         self._started = self._said = time.monotonic()
         self._closed = False
+        self._postfix = ""
         todo = self.total - self.initial
         counts = f"{todo} of {self.total} {unit}s to compute ({self.initial} reused)"
         self.log(f"[kmdr] {desc}: start, {counts}" + (f"; {start}" if start else ""))
@@ -82,7 +83,7 @@ class LogProgress:
         left = self.total - self.n
         if done > 0 and left > 0:
             text += f", about {duration_text(elapsed / done * left)} left"
-        return text
+        return text + (f"; {self._postfix}" if self._postfix else "")
 
     def tick(self) -> None:
         """Write the progress line if ``every`` seconds have passed since the last line."""
@@ -96,6 +97,11 @@ class LogProgress:
         with self._lock:
             self.n += n
         self.tick()
+
+    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        """What the cell in progress is doing (a long cell's k-means: its iteration and
+        inertia), at the end of the next progress line."""
+        self._postfix = str(text)
 
     def close(self) -> None:
         with self._lock:

@@ -351,7 +351,10 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
         while todo:
             for [cell] in claimer.claimed([[c] for c in todo]):
                 signals.raise_if_received()
-                persist(cell, compute_chunked_cell(cell, blocks, client, ctx.n_clusters, sketches))
+                metrics = compute_chunked_cell(
+                    cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str
+                )
+                persist(cell, metrics)
             ctx.store.rebuild_csv()
             todo = _wait_for_others(ctx, claimer, bar)
 

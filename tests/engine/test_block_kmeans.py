@@ -1,0 +1,143 @@
+"""k-means on row blocks (:mod:`kmdr.engine.block_kmeans`) on a real dask LocalCluster: the
+partition, iteration count and inertia of the in-memory k-means (:func:`kmdr.cluster.kmeans`,
+scikit-learn's Lloyd) for every start protocol, restarts, tol and max_iter, dense and sparse C,
+one, three and uneven blocks, and clusters left empty."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kmdr.cluster import kmeans
+from kmdr.engine.block_kmeans import choice_with_weights, kmeans_on_blocks
+from kmdr.engine.progress import LogProgress
+
+needs_dask = pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None,
+    reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
+)
+
+
+@pytest.mark.parametrize("n", [1, 5, 999, 1000, 1001, 4321])
+def test_the_uniform_draws_are_numpys_across_chunks(n):
+    """The first k-means++ center and the random rows: RandomState.choice with scikit-learn's
+    weights, its cumulative sum taken 1,000 entries at a time; the state moves on alike."""
+    for seed in range(10):
+        ours, numpy = np.random.RandomState(seed), np.random.RandomState(seed)
+        weights = np.ones(n) / n
+        assert choice_with_weights(ours, n, chunk=1000) == numpy.choice(n, p=weights)
+        k = min(n, 7)
+        got = choice_with_weights(ours, n, k, chunk=1000)
+        np.testing.assert_array_equal(got, numpy.choice(n, size=k, replace=False, p=weights))
+        assert ours.random_sample() == numpy.random_sample()
+
+
+def test_a_progress_line_says_what_the_cell_in_progress_does():
+    lines = []
+    bar = LogProgress(3, 0, "big: cells", "cell", lines.append, every=0.0)
+    bar.set_postfix_str("k-means start 1, iteration 7, inertia 12.5")
+    bar.tick()
+    assert lines[-1].endswith("; k-means start 1, iteration 7, inertia 12.5")
+
+
+@pytest.fixture(scope="module")
+def client():
+    from dask.distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="400MiB",
+            dashboard_address=":0",
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
+
+
+def _data(kind: str, n=300, d=12, k=5, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    X = rng.standard_normal((k, d))[y] * 2 + rng.standard_normal((n, d)) + 3.0
+    if kind == "sparse":
+        X = sp.csr_matrix(np.where(rng.random((n, d)) < 0.6, 0.0, np.abs(X)))
+    return X
+
+
+SPLITS = {
+    "one block": lambda n: [(0, n)],
+    "three blocks": lambda n: [(0, n // 3), (n // 3, 2 * n // 3), (2 * n // 3, n)],
+    "uneven": lambda n: [(0, 1), (1, 2), (2, n - 7), (n - 7, n - 6), (n - 6, n)],
+}
+PROTOCOLS = {
+    "k-means++, 3 starts": {"init": "k-means++", "n_init": 3, "tol": 0.0},
+    "random rows, 3 starts": {"init": "random", "n_init": 3, "tol": 0.0},
+    "k-means++, relative tol": {"init": "k-means++", "n_init": 2, "tol": 1e-3},
+    "random, max_iter 2": {"init": "random", "n_init": 2, "tol": 0.0, "max_iter": 2},
+}
+
+
+def _on_blocks(client, X, bounds, k, **settings):
+    parts = [client.scatter(X[lo:hi]) for lo, hi in bounds]
+    sizes = [hi - lo for lo, hi in bounds]
+    return kmeans_on_blocks(client, parts, sizes, k, sparse=sp.issparse(X), **settings)
+
+
+def _assert_same(got, want):
+    np.testing.assert_array_equal(got.labels, want.labels)
+    assert got.n_iter == want.n_iter and got.converged == want.converged
+    assert got.inertia == pytest.approx(want.inertia, rel=1e-9, abs=0)
+    np.testing.assert_allclose(got.cluster_centers, want.cluster_centers, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.slow
+@needs_dask
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_blocks_give_the_in_memory_partition(client, kind, split, protocol):
+    X = _data(kind)
+    settings = {"max_iter": 100, **PROTOCOLS[protocol], "random_state": 7}
+    got = _on_blocks(client, X, SPLITS[split](X.shape[0]), 5, **settings)
+    _assert_same(got, kmeans(X, 5, **settings))
+
+
+@pytest.mark.slow
+@needs_dask
+@pytest.mark.parametrize("seed", range(6))
+def test_empty_clusters_are_relocated_as_in_memory(client, seed):
+    """Six distinct points repeated, nine clusters: random starts pick equal rows, and the
+    clusters they leave empty take the rows farthest from their centers."""
+    rng = np.random.default_rng(seed)
+    X = np.repeat(rng.standard_normal((6, 4)), 30, axis=0)[rng.permutation(180)]
+    X += np.where(rng.random((180, 4)) < 0.1, rng.standard_normal((180, 4)), 0.0)
+    settings = {"init": "random", "n_init": 2, "max_iter": 50, "tol": 0.0, "random_state": seed}
+    got = _on_blocks(client, X, [(0, 50), (50, 51), (51, 180)], 9, **settings)
+    _assert_same(got, kmeans(X, 9, **settings))
+
+
+@pytest.mark.slow
+@needs_dask
+def test_given_centers_start_one_run_and_progress_is_reported(client):
+    X = _data("dense", seed=3)
+    centers = X[[0, 50, 100, 150, 200]]
+    seen = []
+    got = _on_blocks(
+        client,
+        X,
+        SPLITS["uneven"](X.shape[0]),
+        5,
+        init=centers,
+        n_init=4,
+        max_iter=100,
+        tol=0.0,
+        report=lambda *step: seen.append(step),
+    )
+    _assert_same(got, kmeans(X, 5, init=centers, max_iter=100, tol=0.0))
+    assert [s[:2] for s in seen] == [(1, i) for i in range(1, got.n_iter + 1)]
+    assert seen[-1][2] == pytest.approx(got.inertia, rel=1e-9)
