@@ -32,6 +32,12 @@ several clusters are empty at once, each takes the farthest rows in decreasing d
 partition; MATLAB's online phase moves one row at a time over the whole matrix and is refused
 with row blocks (:func:`~kmdr.config.checks.check_block_rows`).
 
+dask-ml's KMeans and Spark MLlib's also cluster data no process holds whole, but both start from
+k-means|| (a seeding that oversamples candidates in a few passes), which draws other centers
+than k-means++ from the same seed, and neither follows scikit-learn's stopping and relocation
+rules: neither gives the in-memory partition that a reproduction compares with, hence this
+module.
+
 The driver holds the centers and per-block summaries (O(k x r) per block), the candidate rows of
 k-means++, and a chunk of the start's cumulative sum; C, its row norms and the labels stay on the
 workers. The labels come back only at the end, for the scores that need them

@@ -7,7 +7,6 @@ and is completed by the runner and the experiment kind.
 from __future__ import annotations
 
 import datetime as _dt
-import importlib
 import os
 import platform
 import sys
@@ -17,19 +16,22 @@ from kmdr._git import code_revision
 
 __all__ = ["new_run_id", "now", "run_record", "versions"]
 
-#: Packages whose versions can change a run's numbers or outputs.
-_PACKAGES = (
-    "kmdr",
-    "numpy",
-    "scipy",
-    "sklearn",
-    "pandas",
-    "joblib",
-    "threadpoolctl",
-    "hydra",
-    "omegaconf",
-    "matplotlib",
-)
+#: Packages whose versions can change a run's numbers or outputs: the name a record gives each
+#: (its import name) and the distribution that installs it. The versions are read from the
+#: installed distributions' metadata, so that recording them imports none of them (scikit-learn
+#: and matplotlib alone take seconds to import in a process that would not otherwise need them).
+_PACKAGES = {
+    "kmdr": "kmdr",
+    "numpy": "numpy",
+    "scipy": "scipy",
+    "sklearn": "scikit-learn",
+    "pandas": "pandas",
+    "joblib": "joblib",
+    "threadpoolctl": "threadpoolctl",
+    "hydra": "hydra-core",
+    "omegaconf": "omegaconf",
+    "matplotlib": "matplotlib",
+}
 
 
 def now() -> str:
@@ -45,12 +47,14 @@ def new_run_id() -> str:
 
 def versions() -> dict:
     """Python, platform, the versions of :data:`_PACKAGES` and the BLAS libraries loaded."""
+    from importlib.metadata import PackageNotFoundError, version
+
     out = {"python": platform.python_version(), "platform": platform.platform()}
-    for mod in _PACKAGES:
+    for name, distribution in _PACKAGES.items():
         try:
-            out[mod] = importlib.import_module(mod).__version__
-        except Exception:  # a missing optional package is just not recorded
-            out[mod] = None
+            out[name] = version(distribution)
+        except PackageNotFoundError:  # a missing optional package is just not recorded
+            out[name] = None
     try:
         from threadpoolctl import threadpool_info
 
