@@ -141,3 +141,47 @@ def test_given_centers_start_one_run_and_progress_is_reported(client):
     _assert_same(got, kmeans(X, 5, init=centers, max_iter=100, tol=0.0))
     assert [s[:2] for s in seen] == [(1, i) for i in range(1, got.n_iter + 1)]
     assert seen[-1][2] == pytest.approx(got.inertia, rel=1e-9)
+
+
+@pytest.mark.slow
+@needs_dask
+@pytest.mark.fault(
+    "Ctrl-C while a cell on row blocks (block_rows) runs its k-means on the Dask workers",
+    gets="the progress line shows k-means' start, iteration and inertia; one line, exit 130, "
+    "run record interrupted, no row written",
+)
+def test_a_long_blocked_kmeans_shows_its_progress_and_stops_on_ctrl_c(tmp_path):
+    import signal
+
+    from _procs import kmdr, one_line, statuses, wait_for
+
+    args = [
+        "dataset=sparse_text",
+        "+dataset.params={n_samples:3000,n_features:400,n_clusters:8,seed:2}",
+        "reducer=sign",
+        "r_grid=[8]",
+        "repeats=1",
+        "kmeans.n_init=100000",  # a cell that would run for hours
+        "backend=dask",
+        "n_jobs=2",
+        "block_rows=1000",
+        "figures=false",
+        "progress_every=1",
+        f"results_dir={tmp_path}",
+    ]
+    proc = kmdr(*args, cwd=tmp_path)
+    try:
+        lines = wait_for(
+            lambda: [x for x in proc.stderr.splitlines() if "; k-means start 2, iteration " in x],
+            "a progress line of the cell's second k-means start",
+            proc,
+        )
+        assert lines[-1].startswith("[kmdr] custom: cells: 0/1 cells done"), lines[-1]
+        assert ", inertia " in lines[-1], lines[-1]
+        proc.signal(signal.SIGINT, group=True)
+        assert proc.wait() == 130, proc.stderr
+    finally:
+        proc.kill()
+    assert one_line(proc.stderr).startswith("kmdr: interrupted;"), proc.stderr
+    assert statuses(tmp_path / "custom") == ["interrupted"]
+    assert not list((tmp_path / "custom" / "cells").glob("*.json"))

@@ -101,9 +101,9 @@ def _outcome(config, job_return) -> dict:
 
 
 def _chose_sweep_dir(config) -> bool:
-    return any(
-        str(o).lstrip("+~").partition("=")[0] == _SWEEP_DIR for o in config.hydra.overrides.hydra
-    )
+    from kmdr.config.overrides import keys
+
+    return _SWEEP_DIR in keys(config.hydra.overrides.hydra)
 
 
 def _remove_empty(folder: Path, stop: Path) -> None:

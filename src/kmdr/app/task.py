@@ -113,7 +113,9 @@ def _job_name(hc) -> str:
         return ""
     task = [str(o) for o in hc.overrides.task]
     keys = _swept_keys(hc)
-    chosen = [o for o in task if o.partition("=")[0].lstrip("+~") in keys] or task
+    from kmdr.config.overrides import keys as keys_of
+
+    chosen = [o for o, k in zip(task, keys_of(task), strict=True) if k in keys] or task
     return f"[job {hc.job.num}: {' '.join(chosen)}] "
 
 

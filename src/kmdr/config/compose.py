@@ -13,6 +13,7 @@ from pathlib import Path
 
 from kmdr._errors import error_chain
 from kmdr.config.errors import ConfigError, config_line
+from kmdr.config.overrides import keys
 
 __all__ = [
     "PRIMARY_CONFIG",
@@ -99,10 +100,10 @@ def own_folder(cfg, choices, config_name: str, overrides: list[str], task: list[
     preset = choices.get("experiment")
     if not preset:
         return None
-    touched = {o.lstrip("+~").partition("=")[0].split(".")[0].strip("/") for o in task}
+    touched = {k.split(".")[0].strip("/") for k in keys(task) if k is not None}
     if not touched & {*PRESET_FIXES, "reducer"}:
         return None
-    search = [o for o in overrides if o.lstrip("+~").startswith("hydra.searchpath")]
+    search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == "hydra.searchpath"]
     return _own(cfg, compose(config_name, [f"experiment={preset}", *search]))
 
 

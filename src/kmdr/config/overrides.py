@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from kmdr.config.errors import ConfigError, config_line
 
-__all__ = ["check_repeated_keys", "key", "one_job", "parse", "swept_keys"]
+__all__ = ["check_repeated_keys", "key", "keys", "one_job", "parse", "swept_keys"]
 
 
 def parse(texts: Iterable[str], *, strict: bool = False) -> list:
@@ -42,6 +42,23 @@ def key(override) -> str:
     """The key an override sets, without its ``+``, ``++`` or ``~``: ``repeats``, ``reducer``,
     ``dataset.params.n_samples``, ``group@package``."""
     return override.get_key_element().lstrip("+~")
+
+
+def keys(texts: Iterable[str]) -> list[str | None]:
+    """The key each of ``texts`` sets (:func:`key`), in order; None for a text Hydra's grammar
+    cannot read or a command-line flag."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    out: list[str | None] = []
+    for text in texts:
+        try:
+            [override] = [] if str(text).startswith("-") else parser.parse_overrides([str(text)])
+        except (HydraException, ValueError):
+            override = None
+        out.append(None if override is None else key(override))
+    return out
 
 
 def swept_keys(texts: Iterable[str]) -> set[str]:

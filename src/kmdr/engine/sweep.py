@@ -354,6 +354,7 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
                 metrics = compute_chunked_cell(
                     cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str
                 )
+                bar.set_postfix_str("")  # the next line says what the next cell does
                 persist(cell, metrics)
             ctx.store.rebuild_csv()
             todo = _wait_for_others(ctx, claimer, bar)
