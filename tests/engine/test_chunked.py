@@ -145,12 +145,25 @@ def test_sparse_embedding_forms_on_blocks(client, dense_output):
         {"init": "random", "n_init": 1, "max_iter": 2},  # stopped by max_iter: not converged
     ],
 )
-def test_a_later_repetition_and_other_kmeans_settings(client, kmeans):
-    dataset = _dense()
+@pytest.mark.parametrize("kind", DATA)
+def test_a_later_repetition_and_other_kmeans_settings(client, kmeans, kind):
+    """Every k-means protocol (k-means++, random rows, the first point of each class, a relative
+    tol, max_iter reached) with restarts, on C's blocks: the in-memory cell's partition."""
+    dataset = DATA[kind]()
     cell = _cell(dataset, "gaussian", repetition=2, kmeans=kmeans)
     assert cell.repetition == 2 and all(cell.kmeans[key] == v for key, v in kmeans.items())
     blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
     _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
+
+
+def test_the_online_phase_is_refused_on_blocks_before_any_task(client):
+    dataset = _dense()
+    cell = _cell(dataset, "gaussian", kmeans={"online_phase": True})
+    blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    with graph_sizes() as sizes, pytest.raises(ValueError) as err:
+        compute_chunked_cell(cell, blocks, client)
+    assert str(err.value).startswith("kmeans.online_phase=true with block_rows: MATLAB's online")
+    assert "\n" not in str(err.value) and sizes == []
 
 
 def test_tight_clusters_take_the_residual_pass(client):
