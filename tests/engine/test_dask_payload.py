@@ -325,7 +325,11 @@ def test_a_chunked_run_on_a_scheduler_and_workers_gives_the_in_memory_rows(tmp_p
             if proc is not None:
                 proc.terminate()
                 proc.wait(timeout=60)
-    exact = [v for v in VALUES if v != "objective"]
+    # F on A and on C are formed from per-block sums (k-means runs on C's blocks): equal within
+    # rounding; the partition and its scores are the in-memory ones exactly.
+    rounded = ("objective", "objective_reduced")
+    exact = [v for v in VALUES if v not in rounded]
     pd.testing.assert_frame_equal(got[exact], loky[exact], check_exact=True)
-    np.testing.assert_allclose(got["objective"], loky["objective"], rtol=1e-12, atol=0)
+    for column in rounded:
+        np.testing.assert_allclose(got[column], loky[column], rtol=1e-12, atol=0)
     assert sizes and max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes, default=0):,} bytes"
