@@ -55,14 +55,11 @@ def child(overrides: list[str]) -> dict:
     import dask
     import distributed  # noqa: F401  (its config defaults, before the block sets one)
     from dask.utils import parse_bytes
-    from hydra import compose, initialize_config_dir
 
-    from kmdr.app import conf_dir
-    from kmdr.config.objects import from_config
+    from kmdr.app.compose import compose_job
     from kmdr.engine.session import run_experiment
 
-    with initialize_config_dir(config_dir=str(conf_dir()), version_base=None):
-        spec = from_config(compose("config", overrides=overrides))
+    spec = compose_job(overrides).objects
     with (
         dask.config.set({"distributed.admin.large-graph-warning-threshold": "0B"}),
         warnings.catch_warnings(record=True) as caught,

@@ -84,7 +84,7 @@ def _peak_mib() -> float:
 def _cell(name: str, reducer: str, r: int, n: int, d: int, k: int, fingerprint: str, sparse):
     """The cell a run of ``reducer`` at ``r`` on ``name`` (n x d, k classes) computes: the same
     identity and seed as ``kmdr dataset=sparse_text ...`` gives it."""
-    from kmdr.config.objects import from_config
+    from kmdr.config.schema import from_config
     from kmdr.reducers import DataFacts
     from kmdr.results.cells import plan_cells
 

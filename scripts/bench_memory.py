@@ -45,10 +45,8 @@ def child(data: Path, reducer: str, r: int) -> dict:
 
     import numpy as np
     import scipy.sparse as sp
-    from hydra import compose
 
-    from kmdr.config.objects import from_config
-    from kmdr.config.presets import initialized
+    from kmdr.app.compose import compose_job
     from kmdr.engine.work import compute_cell
     from kmdr.metrics import ObjectiveEvaluator
     from kmdr.results.cells import plan_cells
@@ -57,12 +55,10 @@ def child(data: Path, reducer: str, r: int) -> dict:
     X = sp.load_npz(data / "X.npz").tocsr()
     y = np.load(data / "y.npy")
     k = int(np.unique(y).size)
-    with initialized():
-        cfg = compose("config", overrides=[f"experiment={EXPERIMENT}", f"r_grid=[{r}]"])
-    spec = from_config(cfg, only_reducer=reducer)
-    cell = next(
-        c for c in plan_cells(spec.experiment, X, k, data_fingerprint="") if c.repetition == 0
-    )
+    experiment = compose_job(
+        [f"experiment={EXPERIMENT}", f"r_grid=[{r}]", f"reducer={reducer}"]
+    ).experiment
+    cell = next(c for c in plan_cells(experiment, X, k, data_fingerprint="") if c.repetition == 0)
     objective = ObjectiveEvaluator(X)  # made once per run and handed to every cell, as the runner
     before = maxrss_mib()
     start = time.perf_counter()
@@ -105,14 +101,10 @@ def main(argv=None) -> int:
 
     from dataclasses import asdict
 
-    from hydra import compose
-
-    from kmdr.config.objects import from_config
-    from kmdr.config.presets import initialized
+    from kmdr.app.compose import compose_job
     from kmdr.reducers import is_baseline_reducer
 
-    with initialized():
-        spec = from_config(compose("config", overrides=[f"experiment={EXPERIMENT}"]))
+    spec = compose_job([f"experiment={EXPERIMENT}"])
     grid = args.r or list(spec.experiment.r_grid)
     trees = args.src or [str(ROOT / "src")]
     # the baseline does not depend on r: measured once

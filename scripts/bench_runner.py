@@ -40,10 +40,7 @@ METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter"]
 
 
 def bzmd14_orl_spec(results_dir: str, n_jobs: int):
-    from hydra import compose, initialize_config_dir
-
-    from kmdr.app import conf_dir
-    from kmdr.config.objects import from_config
+    from kmdr.app.compose import compose_job
 
     overrides = [
         "experiment=bzmd14_orl",
@@ -52,8 +49,7 @@ def bzmd14_orl_spec(results_dir: str, n_jobs: int):
         "figures=false",
         "progress=false",
     ]
-    with initialize_config_dir(config_dir=str(conf_dir()), version_base=None):
-        return from_config(compose("config", overrides=overrides))
+    return compose_job(overrides).objects
 
 
 def grid_points(spec, d: int) -> list[tuple]:
@@ -87,7 +83,7 @@ def naive_point(spec, red, r, rep, X, y, k):
             r_cell,
             k,
             X,
-            shared_seed(spec.experiment.seed, spec.experiment.dataset, tuple(key), rep),
+            shared_seed(spec.experiment.seed, spec.experiment.dataset.name, tuple(key), rep),
         )
     return compute_cell(cell, X, y, k, shared)
 

@@ -7,7 +7,7 @@
 Installs nothing (the Makefile's targets do). The experiments are the Hydra presets
 ``conf/experiment/<name>.yaml`` whose ``preset.reproduce`` is ``paper`` (then those marked
 ``diagnostic``), in their ``preset.order``; each is composed, checked and run as
-``kmdr experiment=<name>`` is (:func:`kmdr.config.objects.compose_overrides`, then
+``kmdr experiment=<name>`` is (:func:`kmdr.app.compose.compose_job`, then
 :func:`kmdr.app.task.execute`); finished cells are kept, so an interrupted
 reproduction resumes where it stopped. An experiment whose data cannot be obtained is skipped
 with the loader's reason, printed and listed in ``<results>/SKIPPED.md``. Per-experiment wall
@@ -68,26 +68,25 @@ REPRODUCE = ("paper", "diagnostic")
 
 def composed(results: str = "results", quick: bool = False, extra=()) -> dict:
     """Every preset of ``conf/experiment``, composed and checked as ``kmdr experiment=<name>``
-    would be (:func:`kmdr.config.objects.compose_overrides`, with ``results_dir``, ``quick`` and
-    the extra overrides): its :class:`~kmdr.config.objects.Composed`, by name. All are composed
-    before any runs, so a bad override stops the script before any work."""
-    from kmdr.config.objects import compose_overrides
-    from kmdr.config.presets import group_options, initialized
+    would be (:func:`kmdr.app.compose.compose_job`, with ``results_dir``, ``quick`` and the
+    extra overrides): its :class:`~kmdr.app.compose.Composed`, by name. All are composed before
+    any runs, so a bad override stops the script before any work."""
+    from kmdr.app.compose import compose_job, group_options, initialized
 
     fixed = [f"results_dir={results}", f"quick={str(quick).lower()}", *extra]
     with initialized():
         names = group_options("experiment")
-    return {name: compose_overrides([f"experiment={name}", *fixed]) for name in names}
+    return {name: compose_job([f"experiment={name}", *fixed]) for name in names}
 
 
 def in_order(configs: dict) -> list[str]:
     """The presets to reproduce: paper ones, then diagnostic ones, each in ``preset.order``."""
     chosen = [
-        (name, job.experiment.preset_settings)
+        (name, job.experiment.preset)
         for name, job in configs.items()
-        if job.experiment.preset_settings["reproduce"] in REPRODUCE
+        if job.experiment.preset.reproduce in REPRODUCE
     ]
-    chosen.sort(key=lambda p: (REPRODUCE.index(p[1]["reproduce"]), p[1]["order"], p[0]))
+    chosen.sort(key=lambda p: (REPRODUCE.index(p[1].reproduce), p[1].order, p[0]))
     return [name for name, _ in chosen]
 
 

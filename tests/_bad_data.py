@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kmdr import app as cli
+import _command as command
 
 
 def one_line(message: str) -> str:
@@ -18,7 +18,7 @@ def one_line(message: str) -> str:
 def kmdr_fails(argv, capsys, results: Path) -> str:
     """Run ``kmdr`` (this process) and return its one error line; nothing may be written."""
     with pytest.raises(SystemExit) as exc:
-        cli.main([*argv, f"results_dir={results}", "n_jobs=1", "progress=false"])
+        command.kmdr([*argv, f"results_dir={results}", "n_jobs=1", "progress=false"])
     out, err = capsys.readouterr()
     assert exc.value.code == 2, err
     assert err.count("\n") == 1 and err.startswith("kmdr: error: "), err

@@ -65,7 +65,6 @@ LAYERS: dict[str, float] = {
     "kmdr.app": 6,
     # ``python -m kmdr`` runs the app's command: just above it, and nothing imports it.
     "kmdr.__main__": 6.5,
-    "kmdr.listing": 6,
     # 7: each paper registers into the layers below (entry points, "module:attr" strings); nothing
     # imports a paper. Each paper's package is its own unit: papers do not import each other, but
     # may share the modules of kmdr.papers itself.

@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_blobs
 
+import _command as command
 from kmdr.cluster import kmeans
 from kmdr.online_phase import online_phase
 from kmdr.results.records import identity_id
@@ -220,14 +221,9 @@ def test_off_is_left_out_of_the_cell_id():
 
 
 def _spec(*overrides, preset="bzmd14_synth"):
-    from hydra import compose
+    import kmdr
 
-    from kmdr.config import presets
-    from kmdr.config.objects import from_config
-
-    with presets.initialized():
-        cfg = compose("config", overrides=[f"experiment={preset}", *overrides])
-        return from_config(cfg).experiment
+    return kmdr.compose(f"experiment={preset}", *overrides)
 
 
 def test_config_field_and_cells():
@@ -249,10 +245,9 @@ def test_config_field_and_cells():
 
 
 def test_bad_value_is_one_line(tmp_path, capsys):
-    from kmdr import app as cli
 
     with pytest.raises(SystemExit) as exc:
-        cli.main(["kmeans.online_phase=maybe", f"results_dir={tmp_path}", "dataset=synth"])
+        command.kmdr(["kmeans.online_phase=maybe", f"results_dir={tmp_path}", "dataset=synth"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "kmeans.online_phase" in err, err

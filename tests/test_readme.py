@@ -97,7 +97,7 @@ def _compose(args: list[str]) -> None:
     from hydra import compose
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    from kmdr.config.presets import initialized
+    from kmdr.app.compose import initialized
 
     overrides = [a for a in args if a not in ("-m", "--multirun")]
     single = []

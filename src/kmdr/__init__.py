@@ -4,12 +4,14 @@ The Python API, for scripts and notebooks::
 
     import kmdr
     cells = kmdr.run(["experiment=bzmd14_orl", "r_grid=[5,10]", "repeats=2"])
-    cells = kmdr.run(kmdr.Experiment.preset("bzmd14_orl", "repeats=1"))
+    cells = kmdr.run(kmdr.compose("experiment=bzmd14_orl", "repeats=1"))
     everything = kmdr.read_results("results")
 
 - :func:`run` (:func:`kmdr.app.api.run`): one run of ``kmdr``, of an :class:`Experiment` or of
   the command line's overrides; returns the run's cells as a pandas DataFrame.
-- :class:`Experiment`, :class:`Execution`, :class:`Output` (:mod:`kmdr.config.objects`): what a
+- :func:`compose` (:func:`kmdr.app.api.compose`): the :class:`Experiment` the command line would
+  run with some overrides (a paper's preset with settings of your own, say).
+- :class:`Experiment`, :class:`Execution`, :class:`Output` (:mod:`kmdr.config.schema`): what a
   run computes, how it executes, what it writes.
 - :func:`read_results` (:func:`kmdr.results.reading.read_results`): every cell of a results folder
   or of one experiment folder.
@@ -44,6 +46,7 @@ __all__ = [
     "ResultsError",
     "RunError",
     "__version__",
+    "compose",
     "read_results",
     "run",
 ]
@@ -53,14 +56,14 @@ _DISTRIBUTION = "kmdr"
 
 def __getattr__(name: str):
     """The public facade, imported on first use (see the module docstring)."""
-    if name == "run":
-        from kmdr.app.api import run as api_run
+    if name in ("run", "compose"):
+        from kmdr.app import api
 
-        return api_run
+        return getattr(api, name)
     if name in ("Experiment", "Execution", "Output"):
-        from kmdr.config import objects
+        from kmdr.config import schema
 
-        return getattr(objects, name)
+        return getattr(schema, name)
     if name == "read_results":
         from kmdr.results.reading import read_results
 

@@ -55,11 +55,9 @@ def test_run_computes_what_the_command_computes(tmp_path):
     "preset's run writes results/<name>/; the command and kmdr.run alike",
 )
 def test_the_default_results_dir_is_the_commands(tmp_path):
-    from kmdr.config.objects import Experiment
-
     cells = kmdr.run(*TINY)
     assert len(cells) == 4 and (tmp_path / "my_results" / "custom" / "cells.csv").is_file()
-    experiment = Experiment.from_overrides([*TINY, "name=objects"])
+    experiment = kmdr.compose(*TINY, "name=objects")
     assert len(kmdr.run(experiment)) == 4
     assert (tmp_path / "my_results" / "objects" / "cells.csv").is_file()
     assert not (tmp_path / "results").exists()
@@ -151,8 +149,8 @@ def test_a_results_dir_that_cannot_be_used_is_refused(tmp_path, args, kwargs, sa
 def test_an_experiment_object_runs_and_successive_calls_share_one_session(tmp_path):
     from kmdr.engine.session import default_session
 
-    exp = kmdr.Experiment.from_overrides(list(TINY))
-    assert isinstance(exp, kmdr.Experiment) and exp.dataset == "synth"
+    exp = kmdr.compose(*TINY)
+    assert isinstance(exp, kmdr.Experiment) and exp.dataset.name == "synth"
     execution, output = kmdr.Execution(n_jobs=1), kmdr.Output(results_dir=str(tmp_path / "o"))
     first = kmdr.run(exp, execution=execution, output=output)
     session = default_session(execution)
@@ -164,11 +162,11 @@ def test_an_experiment_object_runs_and_successive_calls_share_one_session(tmp_pa
 
 
 def test_a_preset_is_an_experiment_for_a_notebook():
-    exp = kmdr.Experiment.preset("bzmd14_orl", "repeats=1")
-    assert exp.name == "bzmd14_orl" and exp.repeats == 1 and exp.dataset == "orl"
+    exp = kmdr.compose("experiment=bzmd14_orl", "repeats=1")
+    assert exp.name == "bzmd14_orl" and exp.repeats == 1 and exp.dataset.name == "orl"
     # a change of what the preset fixes is another experiment, as on the command line
     assert (
-        kmdr.Experiment.preset("bzmd14_orl", "dataset=coil20").name == "bzmd14_orl+dataset=coil20"
+        kmdr.compose("experiment=bzmd14_orl", "dataset=coil20").name == "bzmd14_orl+dataset=coil20"
     )
     with pytest.raises(kmdr.ConfigError, match="unknown config key 'repaets'"):
-        kmdr.Experiment.preset("bzmd14_orl", "repaets=1")
+        kmdr.compose("experiment=bzmd14_orl", "repaets=1")

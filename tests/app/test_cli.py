@@ -11,9 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import _command as command
 from _overrides import overridden
-from kmdr import app as cli
-from kmdr.config import presets as configs
+from kmdr.app import compose as configs
+from kmdr.config import presets
 
 KMDR = [sys.executable, "-c", "from kmdr.app import main; main()"]
 TINY = [
@@ -102,7 +103,7 @@ def run_kmdr(args, cwd):
 def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, capsys):
     argv = overridden([*TINY, f"results_dir={tmp_path / 'results'}"], *args)
     with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
+        command.kmdr(argv)
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("kmdr: error: ")
@@ -119,7 +120,7 @@ def test_multirun_names_the_job_the_data_cannot_run(tmp_path, capsys):
     argv = ["-m", *overridden(TINY, "reducer=sign,svd", "r_grid=[2,20]")]
     argv.append(f"results_dir={tmp_path / 'results'}")
     with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
+        command.kmdr(argv)
     assert exc.value.code == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.startswith("kmdr: error: [job 1: reducer=svd] r = 20 is too large for reducer")
@@ -170,8 +171,8 @@ def test_run_and_multirun_write_one_experiment_folder(tmp_path):
 def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
     from hydra import compose
 
-    from kmdr.config.compose import only_reducer
-    from kmdr.config.objects import from_config
+    from kmdr.app.compose import only_reducer
+    from kmdr.config.schema import from_config
 
     with configs.initialized():
         cfg = compose(
@@ -190,24 +191,24 @@ def test_every_preset_composes_and_states_its_protocol():
 
     from hydra import compose
 
-    from kmdr.config.objects import from_config
+    from kmdr.config.schema import from_config
     from kmdr.plugins import papers
     from kmdr.reducers import reducer_label
 
     def configs_of(paper):
         return Path(str(files(paper.configs)))
 
-    conf = configs.conf_dir()
+    conf = presets.conf_dir()
     with configs.initialized():
-        presets = configs.group_options("experiment")
+        names = configs.group_options("experiment")
         assert {
             "bmd09_table1",
             "bmd09_fig1",
             "bzmd14_orl",
             "lst17_sparse_text",
             "report_orl_projections",
-        } <= set(presets)
-        for name in presets:
+        } <= set(names)
+        for name in names:
             cfg = compose("config", overrides=[f"experiment={name}"])
             spec = from_config(cfg)
             # The reduced grid of --quick is a valid config too.
@@ -275,21 +276,21 @@ def test_presets_order_make_reproduce_in_the_papers_order():
     gets="exit 2, one line naming the variable and the fix",
 )
 def test_conf_dir_without_config_is_a_clear_error(monkeypatch, tmp_path, capsys):
-    monkeypatch.setenv(configs.CONF_ENV, str(tmp_path))
+    monkeypatch.setenv(presets.CONF_ENV, str(tmp_path))
     with pytest.raises(SystemExit) as exc:
-        cli.main(["dataset=synth"])
+        command.kmdr(["dataset=synth"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{configs.CONF_ENV}={tmp_path} holds no config.yaml" in err
+    assert err.count("\n") == 1 and f"{presets.CONF_ENV}={tmp_path} holds no config.yaml" in err
 
 
 def test_conf_dir_env_points_hydra_at_another_conf_folder(monkeypatch, tmp_path):
     import shutil
 
-    shutil.copytree(configs.conf_dir(), tmp_path / "conf")
+    shutil.copytree(presets.conf_dir(), tmp_path / "conf")
     (tmp_path / "conf" / "dataset" / "mine.yaml").write_text("name: synth\nparams: {seed: 3}\n")
-    monkeypatch.setenv(configs.CONF_ENV, str(tmp_path / "conf"))
-    assert configs.conf_dir() == (tmp_path / "conf").resolve()
+    monkeypatch.setenv(presets.CONF_ENV, str(tmp_path / "conf"))
+    assert presets.conf_dir() == (tmp_path / "conf").resolve()
     with configs.initialized():
         assert "mine" in configs.group_options("dataset")
 
@@ -308,8 +309,8 @@ def test_conf_dir_env_points_hydra_at_another_conf_folder(monkeypatch, tmp_path)
 def test_hydra_own_flags_are_not_taken_for_overrides(args, expected, tmp_path):
     proc = run_kmdr(args, tmp_path)
     assert proc.returncode == 0, proc.stderr
-    if expected.startswith("pkg://") and os.environ.get(configs.CONF_ENV):
-        expected = f"file://{configs.conf_dir()}"
+    if expected.startswith("pkg://") and os.environ.get(presets.CONF_ENV):
+        expected = f"file://{presets.conf_dir()}"
     assert expected in proc.stdout
     assert list(tmp_path.iterdir()) == []  # nothing ran
 
@@ -345,7 +346,7 @@ def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, cap
     monkeypatch.setattr(datasets, "load_dataset", unavailable)
     monkeypatch.setattr(sys, "argv", ["kmdr"])
     with pytest.raises(SystemExit) as exc:
-        cli.main([*TINY, f"results_dir={tmp_path}", "reducer=sign"])
+        command.kmdr([*TINY, f"results_dir={tmp_path}", "reducer=sign"])
     assert exc.value.code == 1
     assert "custom skipped: synth: cannot obtain the file (test)" in capsys.readouterr().err
     assert calls == ["synth"]  # tried once, not again by the runner

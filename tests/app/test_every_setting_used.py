@@ -17,7 +17,7 @@ from test_silent_cases import files_under, refused
 import kmdr
 from _overrides import overridden
 from _results_factory import make_cells, write_experiment
-from kmdr.config.objects import Execution, Experiment, Output
+from kmdr.config.schema import DatasetConfig, Execution, Experiment, Output
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ BEFORE_ANY_WORK = "kmdr.ConfigError (a ValueError), one line, before any work; n
 
 
 def _experiment() -> Experiment:
-    return Experiment.from_overrides(["dataset=synth", "reducer=sign", "r_grid=[2]"])
+    return kmdr.compose("dataset=synth", "reducer=sign", "r_grid=[2]")
 
 
 @pytest.mark.parametrize(
@@ -141,20 +141,18 @@ def test_a_setting_given_two_ways_is_refused(args, kwargs, says, tmp_path, monke
 
 @pytest.mark.fault(
     "an Experiment that keeps a preset's name but takes another dataset "
-    '(dataclasses.replace(Experiment.preset("bzmd14_synth"), dataset="orl"))',
+    '(dataclasses.replace(kmdr.compose("experiment=bzmd14_synth"), dataset=DatasetConfig("orl")))',
     gets=BEFORE_ANY_WORK + " (once its rows went into the preset's folder)",
 )
 def test_an_experiment_under_a_presets_name_holds_only_the_presets_experiment(
     tmp_path, monkeypatch
 ):
     monkeypatch.chdir(tmp_path)
-    preset = Experiment.preset("bzmd14_synth", "r_grid=[5]", "repeats=1")
-    other = dataclasses.replace(preset, dataset="orl", dataset_params={})
+    preset = kmdr.compose("experiment=bzmd14_synth", "r_grid=[5]", "repeats=1")
+    other = dataclasses.replace(preset, dataset=DatasetConfig("orl"))
     with pytest.raises(kmdr.ConfigError) as err:
         kmdr.run(other, output=Output(results_dir="r", dry_run=True))
-    assert "has the name of the preset bzmd14_synth but another dataset, dataset_params" in str(
-        err.value
-    )
+    assert "has the name of the preset bzmd14_synth but another dataset" in str(err.value)
     assert files_under(tmp_path) == []
     # what the preset fixes left alone (its grid, its repetitions): still the preset's experiment
     cells = kmdr.run(preset, output=Output(results_dir="r", dry_run=True))

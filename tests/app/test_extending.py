@@ -183,7 +183,7 @@ def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in):
     # The timing table reads what the declaration says its time includes.
     assert re.search(r"`top_variance` \| the variance of every feature and a sort of them", text)
 
-    listed = _kmdr("kmdr.listing", "reducers", "datasets", project=project)
+    listed = _kmdr("kmdr.app.listing", "reducers", "datasets", project=project)
     assert listed.returncode == 0, listed.stderr
     assert "top_variance" in listed.stdout and "toyblobs" in listed.stdout
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 from test_cli import KMDR, TINY, run_kmdr
 
-from kmdr import app as cli
+import _command as command
 
 pytestmark = pytest.mark.slow  # the command runs in a subprocess
 
@@ -63,12 +63,12 @@ def _one_line(proc) -> str:
         pytest.param(["kmeans.n_inti=3"], "unknown config key 'kmeans.n_inti'", id="key"),
         pytest.param(
             ["reducer=sign", "-m", "dataset=orl,coil20"],
-            "the flag -m comes after the override 'reducer=sign'",
+            "unrecognized arguments: dataset=orl,coil20; flags go before the overrides",
             id="misplaced-flag",
         ),
         pytest.param(
             ["dataset=orl", "--cfg", "job", "reducer=svd"],
-            "the flag --cfg comes after the override 'dataset=orl'",
+            "unrecognized arguments: reducer=svd; flags go before the overrides",
             id="misplaced-cfg",
         ),
     ],
@@ -107,6 +107,6 @@ def test_main_in_process_leaves_argv_and_environment_as_they_were(monkeypatch, c
     monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
     argv = list(sys.argv)
     with pytest.raises(SystemExit) as exc:
-        cli.main(["dataset=nosuch"])
+        command.kmdr(["dataset=nosuch"])
     assert exc.value.code == 2 and "unknown dataset 'nosuch'" in capsys.readouterr().err
     assert sys.argv == argv and "HYDRA_FULL_ERROR" not in os.environ

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 import kmdr.datasets as kd
-from kmdr import listing
+from kmdr.app import listing
 from kmdr.config.checks import reducer_grid
 from kmdr.config.presets import conf_dir
 from kmdr.reducers import REDUCERS
@@ -232,7 +232,7 @@ def test_a_closed_pipe_is_not_an_error(tmp_path):
 
     # `kmdr-list | head -1`: the reader closes the pipe early; no traceback, exit 0.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kmdr.listing"],
+        [sys.executable, "-m", "kmdr.app.listing"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

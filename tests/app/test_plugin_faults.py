@@ -239,7 +239,7 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
     """The worker's own cell function, on a real cell of the plug-in reducer."""
     import warnings
 
-    from kmdr.config.objects import from_config
+    from kmdr.config.schema import from_config
     from kmdr.engine.reducer_checks import ReducerOutputError
     from kmdr.engine.work import compute_cell
     from kmdr.results.cells import plan_cells

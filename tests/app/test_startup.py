@@ -21,8 +21,9 @@ def imported_after(args: list[str], cwd) -> dict[str, bool]:
     code = (
         "import json, sys\n"
         "from kmdr.app import main\n"
+        f"sys.argv = ['kmdr', *{args!r}]\n"
         "try:\n"
-        f"    main({args!r})\n"
+        "    main()\n"
         "except SystemExit as e:\n"
         "    assert e.code in (0, None), e.code\n"
         f"print(json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}))\n"

@@ -17,9 +17,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import _command as command
 from _overrides import overridden
-from kmdr import app as cli
-from kmdr.config import presets as configs
+from kmdr.app import compose as configs
+from kmdr.config import presets
 from kmdr.figures import draw as figures
 from kmdr.report import build
 
@@ -39,7 +40,7 @@ KMDR = [sys.executable, "-c", "import sys; from kmdr.app import main; sys.exit(m
 def fails_with(argv, capsys) -> str:
     """``kmdr argv`` in this process: exit 2, exactly one line, no traceback; the line."""
     with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
+        command.kmdr(argv)
     assert exc.value.code == 2
     out = capsys.readouterr()
     assert out.err.count("\n") == 1 and out.err.startswith("kmdr: error: "), out.err
@@ -167,8 +168,8 @@ def test_results_dir_not_writable(tmp_path, capsys):
 @pytest.fixture
 def conf_copy(tmp_path, monkeypatch):
     conf = tmp_path / "conf"
-    shutil.copytree(configs.conf_dir(), conf)
-    monkeypatch.setenv(configs.CONF_ENV, str(conf))
+    shutil.copytree(presets.conf_dir(), conf)
+    monkeypatch.setenv(presets.CONF_ENV, str(conf))
     return conf
 
 
@@ -269,7 +270,7 @@ def _preset_run(tmp_path, *args):
 
 def _run_in_process(argv, capsys):
     try:
-        cli.main(argv)
+        command.kmdr(argv)
     except SystemExit as exc:
         assert exc.code in (None, 0), capsys.readouterr().err
     return capsys.readouterr().err
@@ -296,7 +297,7 @@ def test_a_preset_with_another_dataset_runs_in_its_own_folder(tmp_path, capsys):
     (record,) = [json.loads(p.read_text()) for p in (root / cells.experiment[0] / "runs").glob("*")]
     preset = record["config"]["preset"]
     assert preset["paper"] is None and preset["reproduce"] == "none"
-    assert preset["section"] == "custom" and preset["title"] == "bzmd14_orl+dataset=synth"
+    assert preset["section"] == "custom" and preset["title"] is None  # titled by its name
 
 
 @pytest.mark.fault(
@@ -321,7 +322,7 @@ def test_what_a_preset_fixes_and_what_it_does_not():
 
         def changes(*ov):
             cfg = compose("config", overrides=["experiment=bzmd14_orl", *ov])
-            return configs.own_folder(cfg, base), str(cfg.name)
+            return presets.own_folder(cfg, base), str(cfg.name)
 
         # settings a folder holds several of, and parts of the grid: the preset's folder
         for ov in (["seed=3"], ["kmeans.n_init=1"], ["r_grid=[5]", "repeats=1"], ["n_jobs=2"]):
@@ -343,7 +344,7 @@ def _results_with_one_damaged(tmp_path) -> Path:
     root = tmp_path / "results"
     for name in ("first", "third"):
         argv = [*TINY[:-2], "progress=false", "reducer=sign", f"name={name}", f"results_dir={root}"]
-        cli.main(argv)
+        command.kmdr(argv)
     (root / "second").mkdir()
     (root / "second" / "cells.csv").write_text('reducer,r\nsign,"5\n')
     return root

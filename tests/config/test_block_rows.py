@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kmdr import app as cli
+import _command as command
 from kmdr.config.errors import ConfigError
-from kmdr.config.objects import check_together, from_config
+from kmdr.config.schema import check_together, from_config
 
 TINY = [
     "dataset=synth",
@@ -57,7 +57,7 @@ def case(args, expected, what):
 )
 def test_block_rows_where_it_cannot_work_is_refused(args, expected, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
-        cli.main([*TINY, *args, f"results_dir={tmp_path}"])
+        command.kmdr([*TINY, *args, f"results_dir={tmp_path}"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("kmdr: error: "), err

@@ -9,8 +9,8 @@ import pytest
 from hydra import compose
 from omegaconf import OmegaConf
 
-from kmdr.config import presets as configs
-from kmdr.config.objects import ConfigError, from_config
+from kmdr.app import compose as configs
+from kmdr.config.schema import ConfigError, from_config
 from kmdr.datasets._builtins import PARAM_SCHEMAS
 
 
@@ -33,15 +33,15 @@ def test_every_generator_option_has_its_typed_params(dataset):
 def test_the_size_is_a_typed_key():
     cfg = composed("dataset=sparse_text", "dataset.params.n_samples=804414")
     spec = from_config(cfg)
-    assert spec.experiment.dataset_params == {"n_samples": 804414, "seed": 0}
+    assert spec.experiment.dataset.params == {"n_samples": 804414, "seed": 0}
 
 
 @pytest.mark.parametrize("dataset", sorted(PARAM_SCHEMAS))
 def test_defaults_record_what_the_committed_cells_record(dataset):
     # the committed synth and sparse_text cells have dataset_params {"seed": 0}
-    assert from_config(composed(f"dataset={dataset}")).experiment.dataset_params == {"seed": 0}
+    assert from_config(composed(f"dataset={dataset}")).experiment.dataset.params == {"seed": 0}
     spelled_out = [f"dataset.params.{k}={v}" for k, v in PARAM_SCHEMAS[dataset].defaults().items()]
-    assert from_config(composed(f"dataset={dataset}", *spelled_out)).experiment.dataset_params == {
+    assert from_config(composed(f"dataset={dataset}", *spelled_out)).experiment.dataset.params == {
         "seed": 0
     }
 
@@ -53,7 +53,7 @@ def plain(dataset: str, params) -> dict:
 def test_a_plain_mapping_is_checked_the_same():
     with pytest.raises(ConfigError, match="'n_samples' must be an integer >= 1, got 0"):
         from_config(plain("sparse_text", {"n_samples": 0}))
-    assert from_config(plain("synth", {"std": 2})).experiment.dataset_params == {
+    assert from_config(plain("synth", {"std": 2})).experiment.dataset.params == {
         "std": 2.0,
         "seed": 0,
     }
@@ -63,4 +63,4 @@ def test_a_plain_mapping_is_checked_the_same():
 def test_other_datasets_keep_free_params(dataset):
     cfg = composed(f"dataset={dataset}")
     assert OmegaConf.to_container(cfg.dataset.params) == {}
-    assert from_config(cfg).experiment.dataset_params == {}
+    assert from_config(cfg).experiment.dataset.params == {}

@@ -11,7 +11,7 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr.config.errors import ConfigError
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.reducers import DataFacts
 from kmdr.results.cells import plan_cells
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import asdict
 
 import pytest
 from hydra import compose
 
+import _command as command
 from _overrides import overridden
-from kmdr import app as cli
-from kmdr.config import presets as configs
-from kmdr.config.objects import ConfigError, from_config
-from kmdr.config.schema import Backend, RunConfig, to_container
+from kmdr.app import compose as configs
+from kmdr.config import presets
+from kmdr.config.schema import Backend, ConfigError, RunConfig, from_config, to_container
 
 TINY = [
     "dataset=synth",
@@ -40,7 +41,7 @@ def bad(args, expected, case):
 def fails_with(argv, capsys) -> str:
     """Run ``kmdr argv`` in this process; assert exit 2 and one line; return the line."""
     with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
+        command.kmdr(argv)
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("kmdr: error: "), err
@@ -190,7 +191,7 @@ def test_multirun_names_the_bad_job(tmp_path, capsys):
     argv = ["-m", *overridden(TINY, "kmeans.n_init=1,0", "seed=0,1")]
     argv.append(f"results_dir={tmp_path / 'results'}")
     with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
+        command.kmdr(argv)
     assert exc.value.code == 2
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
@@ -205,8 +206,8 @@ def test_multirun_names_the_bad_job(tmp_path, capsys):
 def conf_copy(tmp_path, monkeypatch):
     """A copy of the shipped configs that the CLI reads through $KMDR_CONF_DIR."""
     conf = tmp_path / "conf"
-    shutil.copytree(configs.conf_dir(), conf)
-    monkeypatch.setenv(configs.CONF_ENV, str(conf))
+    shutil.copytree(presets.conf_dir(), conf)
+    monkeypatch.setenv(presets.CONF_ENV, str(conf))
     return conf
 
 
@@ -290,15 +291,15 @@ def test_new_keys_reach_the_spec_as_plain_values():
     spec = from_config(cfg)
     assert spec.execution.backend == "dask" and type(spec.execution.backend) is str
     assert (
-        spec.execution.dask_scheduler == "tcp://10.0.0.1:8786"
-        and spec.execution.ray_address == "auto"
+        spec.execution.dask.scheduler == "tcp://10.0.0.1:8786"
+        and spec.execution.ray.address == "auto"
     )
     assert spec.output.dry_run is True and spec.experiment.kmeans.init == "first_of_class"
     assert spec.execution.backend_params == {"inner_max_num_threads": 2}
-    # An ad-hoc run gets the default preset block, titled by its name.
-    assert spec.experiment.preset_settings == {
+    # An ad-hoc run gets the default preset block, titled by its name (null).
+    assert asdict(spec.experiment.preset) == {
         "paper": None,
-        "title": "custom",
+        "title": None,
         "figure": "bzmd14",
         "section": "custom",
         "order": 1000,

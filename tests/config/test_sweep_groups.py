@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 import kmdr.reducers._registry as registry
 from _run_configs import synth_run
 from kmdr._io import read_csv
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.config.seeds import shared_seed
 from kmdr.engine.job_data import prepare_data
 from kmdr.engine.session import run_experiment
@@ -142,14 +142,14 @@ def separately(spec):
     (key, repetition), as a sweep without any reuse computes it."""
     from kmdr.datasets import load_dataset
 
-    data = load_dataset(spec.experiment.dataset, **spec.experiment.dataset_params)
+    data = load_dataset(spec.experiment.dataset.name, **spec.experiment.dataset.params)
     X, y, k = prepare_data(data.X), np.asarray(data.y), int(data.n_clusters)
     rows = []
     for cell in plan_cells(spec.experiment, X, k, data.fingerprint):
         shared = None
         if cell.shared_key is not None:
             seed = shared_seed(
-                spec.experiment.seed, spec.experiment.dataset, cell.shared_key, cell.repetition
+                spec.experiment.seed, spec.experiment.dataset.name, cell.shared_key, cell.repetition
             )
             shared = compute_shared_work(cell.reducer_name, cell.params, cell.r, k, X, seed)
         metrics = compute_cell(cell, X, y, k, shared)
@@ -261,7 +261,7 @@ def test_group_cells_groups_only_deterministic_repetitions(tmp_path, test_reduce
     from kmdr.datasets import load_dataset
 
     spec = from_config(config(tmp_path, ["t_random", "t_topvar", "t_randshared", "none"]))
-    data = load_dataset(spec.experiment.dataset, **spec.experiment.dataset_params)
+    data = load_dataset(spec.experiment.dataset.name, **spec.experiment.dataset.params)
     cells = plan_cells(spec.experiment, prepare_data(data.X), 3, data.fingerprint)
     groups = group_cells(cells)
     assert sorted(c.cell_id for g in groups for c in g) == sorted(c.cell_id for c in cells)
@@ -309,7 +309,7 @@ def test_a_dry_run_plans_from_declared_facts_and_loads_only_for_an_undeclared_pl
 
     names = ["leverage", "svd", "laplacian", "none", *TEST_REDUCERS]
     spec = from_config(config(tmp_path, names))
-    data = load_dataset(spec.experiment.dataset, **spec.experiment.dataset_params)
+    data = load_dataset(spec.experiment.dataset.name, **spec.experiment.dataset.params)
     X, k = prepare_data(data.X), int(data.n_clusters)
     loads = []
     facts = DataFacts(*X.shape, sparse=False, load=lambda: loads.append(1) or X)

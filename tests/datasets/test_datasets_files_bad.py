@@ -25,7 +25,7 @@ import kmdr.datasets as kd
 from _bad_data import kmdr_fails, one_line, put
 from _data import mirror_of, pin, real_file
 from _nips_fixture import random_counts, real_docnames, write_nips_mat
-from kmdr import listing
+from kmdr.app import listing
 from kmdr.datasets import _registry
 
 fault = pytest.mark.fault

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import _command as command
 import kmdr.datasets as kd
 from _bad_data import kmdr_fails, one_line
-from kmdr import app as cli
 
 fault = pytest.mark.fault
 
@@ -355,7 +355,7 @@ def test_kmdr_on_a_plugin_that_does_not_import_skips_in_one_line(badplugin, caps
     results = tmp_path / "r"
     argv = ["-cd", str(badplugin / "conf"), "dataset=importerror", f"results_dir={results}"]
     with pytest.raises(SystemExit) as exc:
-        cli.main([*argv, "n_jobs=1", "progress=false"])
+        command.kmdr([*argv, "n_jobs=1", "progress=false"])
     out, err = capsys.readouterr()
     assert exc.value.code == 1 and "Traceback" not in out + err
     (line,) = err.splitlines()

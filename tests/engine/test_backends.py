@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from _run_configs import synth_run
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.engine.parallel import BackendError, resolve_parallelism
 from kmdr.engine.session import run_experiment
 

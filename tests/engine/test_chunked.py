@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from _dask_graphs import graph_sizes
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.datasets import Dataset
 from kmdr.datasets._fingerprint import content_fingerprint
 from kmdr.datasets.blocks import SplitBlocks

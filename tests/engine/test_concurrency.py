@@ -15,6 +15,7 @@ import time
 import pandas as pd
 import pytest
 
+import _command as command
 from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, statuses, wait_for
 from kmdr.results import locks
 from kmdr.results.records import IDENTITY_COLUMNS
@@ -24,7 +25,7 @@ RUN = textwrap.dedent(
     """
     import sys
     from kmdr.engine.session import run_experiment
-    from kmdr.config.objects import from_config
+    from kmdr.config.schema import from_config
 
     cfg = {
         "name": "shared",
@@ -268,11 +269,10 @@ def _stuck(project, results, action: str = "sleep:2", release=None):
     ],
 )
 def test_a_bad_claim_timeout_is_one_line_before_any_work(value, tmp_path, capsys):
-    from kmdr import app as cli
 
     argv = ["reducer=sign", "r_grid=[2]", "repeats=1", f"results_dir={tmp_path / 'results'}"]
     with pytest.raises(SystemExit) as exc:
-        cli.main([*argv, f"claim_timeout={value}"])
+        command.kmdr([*argv, f"claim_timeout={value}"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err == f"kmdr: error: claim_timeout must be a number of seconds > 0, got {value}.0\n"

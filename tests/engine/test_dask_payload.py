@@ -15,7 +15,7 @@ import pytest
 
 from _dask_graphs import graph_sizes
 from _data import real_dataset
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.engine.session import run_experiment
 
 pytestmark = [
@@ -156,7 +156,9 @@ def test_file_data_is_scattered_to_every_worker_and_generated_data_is_not_sent(t
             if dataset is ORL:
                 loaded = real_dataset("orl")
             else:
-                loaded = load_dataset(spec.experiment.dataset, **spec.experiment.dataset_params)
+                loaded = load_dataset(
+                    spec.experiment.dataset.name, **spec.experiment.dataset.params
+                )
             X, y = prepare_data(loaded.X), np.asarray(loaded.y)
             ship = shipped(
                 spec.experiment,

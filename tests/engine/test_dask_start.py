@@ -15,7 +15,7 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr.config.errors import ConfigError
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.engine import clusters
 from kmdr.engine.parallel import WORKER_MODULES
 from kmdr.engine.session import Session, run_experiment

@@ -8,7 +8,7 @@ import os
 import pytest
 from joblib import Parallel, delayed
 
-from kmdr.config.objects import Execution, Output
+from kmdr.config.schema import Execution, Output
 from kmdr.engine.parallel import resolve_parallelism
 from kmdr.engine.session import Session
 
@@ -77,7 +77,7 @@ def test_workers_start_from_the_checked_objects():
     backend, its n_jobs with the quick grid merged; a config whose n_jobs is invalid never gets
     that far."""
     from kmdr.config.errors import ConfigError
-    from kmdr.config.objects import from_config
+    from kmdr.config.schema import from_config
 
     base = {"dataset": {"name": "synth"}, "reducers": [{"name": "sign"}]}
     spec = from_config({**base, "n_jobs": 1, "backend": "threading", "backend_params": {}})

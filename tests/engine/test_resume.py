@@ -16,7 +16,7 @@ import pytest
 import kmdr.engine.work as work
 from _run_configs import synth_run
 from kmdr._io import temporary_path
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.engine.session import run_experiment
 from kmdr.results.store import CellStore
 
@@ -58,7 +58,7 @@ def check_complete(outcome, before):
 def test_kill_9_part_way_then_resume(tmp_path):
     code = (
         "import json, sys\n"
-        "from kmdr.config.objects import from_config\n"
+        "from kmdr.config.schema import from_config\n"
         "from kmdr.engine.session import run_experiment\n"
         "run_experiment(*from_config(json.loads(sys.argv[1])))\n"
     )

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from _run_configs import synth_run
-from kmdr.config.objects import ConfigError, from_config
+from kmdr.config.schema import ConfigError, from_config
 from kmdr.config.seeds import cell_seed, shared_seed, stream_seeds
 from kmdr.engine.session import run_experiment
 from kmdr.results.records import CSV_COLUMNS

@@ -8,7 +8,7 @@ import os
 import threading
 import time
 
-from kmdr.config.objects import Execution
+from kmdr.config.schema import Execution
 from kmdr.engine.session import Session, beating
 from kmdr.results.locks import HEARTBEAT, Heartbeat, acquire
 from kmdr.results.store import CellStore

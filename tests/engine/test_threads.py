@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from _run_configs import synth_run
 from kmdr._io import read_csv
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.engine import work
 from kmdr.engine.session import run_experiment
 from kmdr.results.records import RESULT_COLUMNS

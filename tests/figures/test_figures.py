@@ -338,7 +338,7 @@ def test_no_preset_names_as_not_drawn_a_method_it_draws(tmp_path):
     """Every preset drawn in the curves style (from its committed results, else from small
     cells of its configured reducers): no method its figure names "not drawn" has a line, and a
     configured reducer without a cell is named."""
-    from kmdr.config.presets import composed_presets
+    from kmdr.app.compose import composed_presets
     from kmdr.config.schema import to_container
     from kmdr.figures.style import figure_style
 

@@ -49,7 +49,7 @@ def _compose(name: str, overrides: list[str]):
 def _run(name: str, overrides: list[str]):
     from omegaconf import OmegaConf
 
-    from kmdr.config.objects import from_config
+    from kmdr.config.schema import from_config
     from kmdr.engine.session import run_experiment
 
     cfg = _compose(name, overrides)

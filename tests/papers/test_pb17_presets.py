@@ -3,8 +3,8 @@ trials, and its γ grid turned into m = max(1, round(γ p)) entries kept per row
 
 import pytest
 
-from kmdr.config.objects import Experiment
-from kmdr.config.presets import presets
+import kmdr
+from kmdr.app.compose import presets
 
 #: γ as read off the paper's figure (accuracy vs γ on MNIST).
 GAMMAS = (0.005, 0.008, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3)
@@ -23,13 +23,13 @@ def _m(gamma: float, p: int) -> int:
     ],
 )
 def test_preset_composes_with_the_papers_design(name, dataset, p, params, trials):
-    exp = Experiment.preset(name)
-    assert exp.name == name and exp.dataset == dataset and exp.dataset_params == params
+    exp = kmdr.compose(f"experiment={name}")
+    assert exp.name == name and exp.dataset.name == dataset and exp.dataset.params == params
     assert tuple(r.name for r in exp.reducers) == METHODS
     assert exp.r_grid == tuple(sorted({_m(g, p) for g in GAMMAS}))
     assert exp.repeats == trials
     assert exp.kmeans.init == "k-means++" and exp.kmeans.max_iter == 100
-    assert exp.preset_settings["paper"] == "pb17" and exp.preset_settings["figure"] == "pb17"
+    assert exp.preset.paper == "pb17" and exp.preset.figure == "pb17"
 
 
 @pytest.mark.parametrize("name", ["pb17_digits", "pb17_mnist"])
@@ -38,7 +38,7 @@ def test_two_pass_takes_pds_seeds_so_the_two_pair(name):
     authors' two-pass algorithm continues their one-pass run: its cells draw PD's seeds."""
     from kmdr.results.cells import make_cell
 
-    exp = Experiment.preset(name)
+    exp = kmdr.compose(f"experiment={name}")
     by_id = {r.id: r for r in exp.reducers}
     assert by_id["sparsified_two_pass"].seed_from == "sparsified"
     assert all(r.seed_from is None for i, r in by_id.items() if i != "sparsified_two_pass")
@@ -49,10 +49,10 @@ def test_two_pass_takes_pds_seeds_so_the_two_pair(name):
 
 
 def test_stand_in_says_so_in_its_title_and_note():
-    exp = Experiment.preset("pb17_digits")
-    assert "stand-in" in exp.preset_settings["title"]
-    assert "NOT MNIST" in exp.preset_settings["title"]
-    assert "stand-in for MNIST" in exp.preset_settings["note"]
+    exp = kmdr.compose("experiment=pb17_digits")
+    assert "stand-in" in exp.preset.title
+    assert "NOT MNIST" in exp.preset.title
+    assert "stand-in for MNIST" in exp.preset.note
 
 
 @pytest.mark.slow

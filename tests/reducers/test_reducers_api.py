@@ -492,7 +492,7 @@ def test_a_plugin_named_like_a_builtin_is_ignored_with_one_warning(install_plugi
 def test_a_config_may_name_a_reducer_by_an_alias_and_gets_its_one_name():
     """An alias means its entry everywhere: the run's reducer (and so its cells) carries the
     registry name, so an alias and its name are the same cells."""
-    from kmdr.config.objects import from_config
+    from kmdr.config.schema import from_config
 
     spec = from_config(
         {"dataset": {"name": "synth"}, "reducers": [{"name": "rp"}], "r_grid": [2], "repeats": 1}

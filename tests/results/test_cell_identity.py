@@ -14,7 +14,7 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr._io import read_csv
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.engine.session import run_experiment
 from kmdr.results import summary as aggregate
 from kmdr.results.records import IDENTITY_COLUMNS, identity_id, seal, table_text

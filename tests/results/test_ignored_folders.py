@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kmdr.config.presets import composed_presets
+from kmdr.app.compose import composed_presets
 from kmdr.config.schema import RunConfig
 
 pytestmark = pytest.mark.slow  # asks git (a subprocess) and composes every preset

@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from _run_configs import synth_run
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.datasets import Dataset
 from kmdr.engine.session import run_experiment
 from kmdr.reducers._builtins import BUILTIN_ENTRIES

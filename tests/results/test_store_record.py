@@ -23,7 +23,7 @@ import pytest
 
 from _run_configs import synth_run
 from kmdr._io import read_csv
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 from kmdr.engine.session import run_experiment
 from kmdr.results import summary as aggregate
 from kmdr.results.reading import Once
@@ -175,7 +175,7 @@ KILLED = """
 import json, sys
 from kmdr.engine.session import run_experiment
 from kmdr._io import read_csv
-from kmdr.config.objects import from_config
+from kmdr.config.schema import from_config
 run_experiment(*from_config(json.loads(sys.argv[1])), log=lambda m: None)
 """
 

@@ -6,14 +6,15 @@
     kmdr experiment=bzmd14_orl reducer=sign              # only the preset's sign entries
     kmdr --cfg job experiment=bzmd14_orl                 # print the composed config
 
-:mod:`kmdr.app.entry` is the command (``main``): Hydra's ``@hydra.main`` on the task, on the
-typed schema of :mod:`kmdr.config.schema`, every error one line. :mod:`kmdr.app.task` is the task
-Hydra runs for each job: it checks the composed config once and runs it, and returns a
-``JobResult`` (the run's mean accuracy, for an optimising sweeper). :mod:`kmdr.app.callbacks` are
-the Hydra callbacks that follow a job (its summaries and figures, drawn by
-:mod:`kmdr.app.drawing`) and a multirun (its closing line). :mod:`kmdr.app.argv` is what kmdr
-reads from the command line itself (``--version``, two misplaced flags).
-:mod:`kmdr.app.api` is the same task from Python (``kmdr.run``), returning the run's cells.
+The only layer that uses Hydra's global state. :mod:`kmdr.app.entry` is the command (``main``):
+Hydra's ``@hydra.main`` on the task, every error one line. :mod:`kmdr.app.compose` registers the
+schema in Hydra's ConfigStore, composes and checks a job. :mod:`kmdr.app.task` is the task Hydra
+runs for each job, and :func:`~kmdr.app.task.execute` the one function that runs a checked job,
+for the command line, ``kmdr.run`` and ``make reproduce``; it returns a ``JobResult`` (the run's
+mean accuracy, for an optimising sweeper). :mod:`kmdr.app.callbacks` are the Hydra callbacks that
+follow a job (its summaries and figures, drawn by :mod:`kmdr.app.drawing`) and a multirun (its
+closing line, the shared session closed). :mod:`kmdr.app.api` is the same from Python
+(``kmdr.run``, ``kmdr.compose``), and :mod:`kmdr.app.listing` the ``kmdr-list`` command.
 """
 
 from kmdr.app.entry import main

@@ -2,12 +2,12 @@
 
     import kmdr
     cells = kmdr.run(["experiment=bzmd14_orl", "r_grid=[5,10]", "repeats=2"])
-    exp = kmdr.Experiment.preset("bzmd14_orl", "repeats=1")
+    exp = kmdr.compose("experiment=bzmd14_orl", "repeats=1")
     cells = kmdr.run(exp, execution=kmdr.Execution(n_jobs=2), output=kmdr.Output(results_dir="r"))
 
-``experiment`` is an :class:`~kmdr.config.objects.Experiment` or the command line's overrides
+``experiment`` is an :class:`~kmdr.config.schema.Experiment` or the command line's overrides
 (a str or a list of str), composed by Hydra's Compose API against the same primary config and
-typed schema, and checked as the command line checks them (:func:`kmdr.config.objects.checked`):
+typed schema, and checked as the command line checks them (:func:`kmdr.app.compose.checked`):
 the same cells, the same store, the same record. Successive calls in one process run in one
 session (:func:`kmdr.engine.session.default_session`), so the second call pays no start-up. What
 differs from the command line is how it ends: the run's cells come back as a DataFrame, and a
@@ -30,26 +30,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["run"]
+__all__ = ["compose", "run"]
 
 
 def _composed(experiment, more: tuple, execution, output, results_dir):
-    """The run's :class:`~kmdr.config.objects.Composed`, from an Experiment or overrides. Every
+    """The run's :class:`~kmdr.app.compose.Composed`, from an Experiment or overrides. Every
     setting given is used or refused: one given both ways (an override and the ``execution=``
     or ``output=`` object, or ``results_dir`` beside ``output=``) is one ConfigError line."""
-    from dataclasses import replace
+    from dataclasses import fields, replace
 
+    from kmdr.app.compose import Composed, compose_job
     from kmdr.config.errors import ConfigError
-    from kmdr.config.objects import (
-        Composed,
-        Execution,
-        Experiment,
-        Output,
-        compose_job,
-        flat_dict,
-    )
-    from kmdr.config.overrides import key, one_job, parse
-    from kmdr.config.schema import default_results_dir
+    from kmdr.config.overrides import key, parse
+    from kmdr.config.schema import Execution, Experiment, Output, default_results_dir, spec_of
 
     for value, kind, word in ((execution, Execution, "execution"), (output, Output, "output")):
         if value is not None and not isinstance(value, kind):
@@ -69,40 +62,39 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
         if more:
             raise ConfigError(
                 "kmdr.run takes an Experiment or override strings, not both; apply overrides "
-                "with kmdr.Experiment.preset(name, *overrides) or .from_overrides([...])"
+                "with kmdr.compose(*overrides)"
             )
         check_preset_name(experiment)
         execution = execution if execution is not None else Execution()
         if output is None:
-            reproduce = (experiment.preset_settings or {}).get("reproduce")
-            output = Output(
-                results_dir=text if results_dir is not None else default_results_dir(reproduce)
-            )
-        record = flat_dict(experiment, execution, output)
-        return Composed(experiment, execution, output, record=record)
+            where = text if results_dir is not None else None
+            output = Output(results_dir=where or default_results_dir(experiment.preset.reproduce))
+        return Composed(
+            experiment, execution, output, record=spec_of(experiment, execution, output)
+        )
     first = [experiment] if isinstance(experiment, str) else experiment
     if not isinstance(first, list | tuple):
         first = [first]
-    overrides = one_job([*first, *more], "kmdr.run")
-    keys = {key(o).split(".")[0] for o in parse(overrides)}
+    overrides = [*first, *more]  # read as one job's by compose_job (one_job): here, its keys
+    given = {key(o).split(".")[0] for o in parse(o for o in overrides if isinstance(o, str))}
     for value, word in ((execution, "execution"), (output, "output")):
-        both = sorted(keys & _config_keys(value))
+        both = sorted(given & ({f.name for f in fields(value)} if value is not None else set()))
         if both:
-            given = (
+            said = (
                 "is given both as an override" if len(both) == 1 else "are given both as overrides"
             )
             raise ConfigError(
-                f"{', '.join(both)} {given} and in kmdr.run's {word}= ({type(value).__name__}); "
+                f"{', '.join(both)} {said} and in kmdr.run's {word}= ({type(value).__name__}); "
                 "give each once"
             )
     if results_dir is not None and output is None:
-        given = [o for o in overrides if o.startswith("results_dir=")]
-        if given:
+        named = [o for o in overrides if isinstance(o, str) and o.startswith("results_dir=")]
+        if named:
             raise ConfigError(
-                f"results_dir is given twice ({given[0]!r} and results_dir={text!r}); give it once"
+                f"results_dir is given twice ({named[0]!r} and results_dir={text!r}); give it once"
             )
         overrides.append(f"results_dir={_quoted(text)}")
-    composed = compose_job(overrides)
+    composed = compose_job(overrides, "kmdr.run")
     if execution is not None:
         composed = replace(composed, execution=execution)
     if output is not None:
@@ -110,15 +102,17 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     return composed
 
 
-def _config_keys(obj) -> set[str]:
-    """The top-level config keys the fields of ``obj`` (an Execution or Output, or None) hold."""
-    from dataclasses import fields
+def compose(*overrides: str):
+    """The :class:`~kmdr.config.schema.Experiment` the command line would run with
+    ``overrides`` (``kmdr.compose("experiment=bzmd14_orl", "repeats=1")``: a preset with some
+    of its settings changed; ``kmdr.compose("dataset=orl", "reducer=sign")``: an experiment of
+    your own), composed by Hydra's Compose API and checked as the command line checks it (a
+    :class:`~kmdr.config.errors.ConfigError` of one line otherwise). A preset whose protocol the
+    overrides change gets the name of its own the command line gives it, so that a run of it
+    never writes into the preset's folder."""
+    from kmdr.app.compose import compose_job
 
-    from kmdr.config.objects import CONFIG_KEYS
-
-    if obj is None:
-        return set()
-    return {CONFIG_KEYS.get(f.name, f.name).split(".")[0] for f in fields(obj)}
+    return compose_job(list(overrides), "kmdr.compose").experiment
 
 
 def check_preset_name(experiment) -> None:
@@ -126,33 +120,30 @@ def check_preset_name(experiment) -> None:
     (another r-grid, other repetitions, seed or k-means settings, or some of its reducers), never
     another dataset's or protocol's: a preset's folder holds only the preset's cells. One
     ConfigError line otherwise, naming what differs and the fix. (The command line and
-    :meth:`~kmdr.config.objects.Experiment.preset` give such a run a folder of its own.)"""
-    from dataclasses import fields
-
+    :func:`compose` give such a run a folder of its own.)"""
+    from kmdr.app.compose import group_options, initialized
     from kmdr.config.errors import ConfigError
-    from kmdr.config.objects import CONFIG_KEYS, Experiment
-    from kmdr.config.presets import PRESET_FIXES, group_options, initialized
+    from kmdr.config.presets import PRESET_FIXES
 
     with initialized():
         if experiment.name not in group_options("experiment"):
             return
-    preset = Experiment.preset(experiment.name)
-    # what the preset fixes (its config keys), as the Experiment's fields; a subset of its
-    # reducers is still the preset's experiment (reducer=<one of them> on the command line)
-    fixed = [
-        f.name
-        for f in fields(Experiment)
-        if CONFIG_KEYS.get(f.name, f.name).split(".")[0] in PRESET_FIXES and f.name != "reducers"
+    reference = compose(f"experiment={experiment.name}")
+    # what the preset fixes; a subset of its reducers is still the preset's experiment
+    # (reducer=<one of them> on the command line)
+    differ = [
+        name
+        for name in PRESET_FIXES
+        if name != "reducers" and getattr(experiment, name) != getattr(reference, name)
     ]
-    differ = [name for name in fixed if getattr(experiment, name) != getattr(preset, name)]
-    if any(reducer not in preset.reducers for reducer in experiment.reducers):
+    if any(reducer not in reference.reducers for reducer in experiment.reducers):
         differ.append("reducers")
     if differ:
         raise ConfigError(
             f"this Experiment has the name of the preset {experiment.name} but another "
             f"{', '.join(differ)}, and a preset's folder holds only its own experiment; give it "
             f"a name of its own (dataclasses.replace(experiment, name=...)) or build it with "
-            f"kmdr.Experiment.preset({experiment.name!r}, ...), which names its folder"
+            f"kmdr.compose('experiment={experiment.name}', ...), which names its folder"
         )
 
 
@@ -165,10 +156,10 @@ def run(
 ):
     """Run (or resume) one job of ``kmdr`` and return its cells.
 
-    ``experiment``: an :class:`~kmdr.config.objects.Experiment`, or the command line's overrides
+    ``experiment``: an :class:`~kmdr.config.schema.Experiment`, or the command line's overrides
     (``"experiment=bzmd14_orl"`` or ``["experiment=bzmd14_orl", "repeats=2"]``; more may follow
     as further arguments); one job per call, no flags. ``execution``/``output``: the
-    :class:`~kmdr.config.objects.Execution` and :class:`~kmdr.config.objects.Output` (default:
+    :class:`~kmdr.config.schema.Execution` and :class:`~kmdr.config.schema.Output` (default:
     those the overrides give, else the defaults). ``results_dir``: where the results go (an empty
     string is refused, as on the command line).
 

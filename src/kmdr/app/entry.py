@@ -1,11 +1,12 @@
 """The ``kmdr`` command: a Hydra app, ``@hydra.main`` on :func:`kmdr.app.task.run`.
 
 The primary config is ``conf/config.yaml``, whose defaults list starts with the typed schema
-(:mod:`kmdr.config.schema`, in Hydra's ConfigStore): Hydra reads the command line, composes each
-job once (checking every key, type and enumeration), and its sweeper and launcher run the jobs;
-the task checks the rest and runs the job. What follows a job (its figures, the line saying what
-it did) and a multirun (its closing line) are Hydra callbacks (:mod:`kmdr.app.callbacks`);
-``kmdr --help`` is the ``hydra.help`` template of ``conf/config.yaml``.
+(:class:`kmdr.config.schema.RunConfig`, registered in Hydra's ConfigStore by
+:mod:`kmdr.app.compose`): Hydra reads the command line, composes each job once (checking every
+key, type and enumeration), and its sweeper and launcher run the jobs; the task checks the rest
+and runs the job. What follows a job (its figures, the line saying what it did) and a multirun
+(its closing line) are Hydra callbacks (:mod:`kmdr.app.callbacks`); ``kmdr --help`` is the
+``hydra.help`` template of ``conf/config.yaml``.
 
 Errors are one line, ``kmdr: error: <what and how to fix it>``, exit status 2, before any work:
 
@@ -14,16 +15,17 @@ Errors are one line, ``kmdr: error: <what and how to fix it>``, exit status 2, b
 * Hydra's composition and parsing errors (an unknown key or group option, a value of the wrong
   type, an override its grammar cannot parse, a YAML syntax error) are raised to :func:`main`
   rather than printed with Hydra's hint about a stack trace: ``HYDRA_FULL_ERROR=1``, Hydra's
-  documented switch, is set while the app runs, and
-  :func:`kmdr.config.compose.composition_problem` words the error. A user who sets
+  documented switch, is set while the command runs, and
+  :func:`kmdr.app.compose.composition_problem` words the error. A user who sets
   ``HYDRA_FULL_ERROR=1`` gets Hydra's traceback as usual.
-* Hydra reads its flags with argparse, which prints a usage screen before its error line. The
-  mistakes argparse would answer so are caught before Hydra so that they stay one line
-  (:func:`kmdr.app.argv.command_line_problem`): an option Hydra does not have (``--bogus``), an
-  option's value outside its choices or missing (``--cfg jobs``), a flag after an override
-  that another override follows (``kmdr reducer=sign -m dataset=orl``: argparse reads only the
-  overrides before the flag), and ``--cfg`` with ``-m``. Hydra builds its parser itself and
-  offers no hook into it, hence a check of the command line, which leaves it as it is.
+* Hydra reads its flags with argparse, whose answer to a mistake (``--bogus``, ``--cfg jobs``,
+  ``-cd`` without a folder, a flag after the overrides) is a usage screen above its error line:
+  the usage screen is left out (:class:`_OneLineUsage`), so argparse's own line, with the way to
+  the help appended, is the whole answer.
+* What the command line alone tells is checked before Hydra starts
+  (:func:`kmdr.app.compose.check_command_line`): a key given twice, which Hydra's sweeper and
+  ``--cfg`` would keep the last value of without a word, and, for ``--cfg`` (which runs no task),
+  a ``-cd`` folder whose configs a built-in of the same name hides, and ``--cfg`` given with ``-m``.
 
 Output read by a program that stops early (``kmdr --help | head -3``) ends the command quietly,
 as a Unix filter's does: no error line, exit status 141 (128 + SIGPIPE).
@@ -51,31 +53,42 @@ _FULL_ERROR = "HYDRA_FULL_ERROR"
 
 
 def _interrupted_before_any_cell(err: BaseException) -> NoReturn:
-    print(
-        f"kmdr: {signals.describe(err)} before any cell was computed", file=sys.stderr, flush=True
-    )
+    from kmdr._log import say
+
+    say(f"kmdr: {signals.describe(err)} before any cell was computed")
     sys.exit(signals.exit_status(err))
 
 
-@contextlib.contextmanager
-def _arguments(argv: list[str] | None) -> Iterator[None]:
-    """``argv`` as the command line Hydra reads (a caller in Python passes it; the command's own
-    ``sys.argv`` is left as it is)."""
-    if argv is None:
-        yield
-        return
-    saved = sys.argv
-    sys.argv = [saved[0] if saved else PROGRAM, *argv]
-    try:
-        yield
-    finally:
-        sys.argv = saved
+class _OneLineUsage:
+    """stderr as Hydra's argparse sees it: its usage screen, written just before its error line
+    (``kmdr: error: unrecognized arguments: --bogus``), is left out, and the error line says where
+    the help is. Every other write goes through unchanged, and every other attribute is the
+    stream's."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self._usage = False
+
+    def write(self, text: str) -> int:
+        if text.startswith("usage: "):
+            self._usage = True
+            return len(text)
+        if self._usage and ": error: " in text:  # argparse names the program by sys.argv[0]
+            self._usage = False
+            line = f"{PROGRAM}: error: " + text.split(": error: ", 1)[1].rstrip("\n")
+            if "unrecognized arguments:" in line and "=" in line:
+                line += "; flags go before the overrides (kmdr [FLAGS] key=value ...)"
+            return self._stream.write(f"{line}; see kmdr --help (every flag: --hydra-help)\n")
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 @contextlib.contextmanager
 def _raised_by_hydra() -> Iterator[bool]:
-    """Hydra raises its errors rather than printing them (``HYDRA_FULL_ERROR=1``) while the app
-    runs; yields whether the user asked for Hydra's full traceback."""
+    """Hydra raises its errors rather than printing them (``HYDRA_FULL_ERROR=1``) while the
+    command runs; yields whether the user asked for Hydra's full traceback."""
     user = os.environ.get(_FULL_ERROR)
     os.environ[_FULL_ERROR] = "1"
     try:
@@ -87,12 +100,28 @@ def _raised_by_hydra() -> Iterator[bool]:
             os.environ[_FULL_ERROR] = user
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of ``kmdr`` (``argv``: the arguments after the program name; default: the
-    command line)."""
+def _given(args: list[str]) -> tuple[str | None, bool, bool]:
+    """The ``-cd``/``--config-dir`` folder, and whether ``--cfg``/``-c`` and ``-m``/``--multirun``
+    are given, as argparse reads them (exact spellings only: an abbreviation, or a mistake, is
+    left to Hydra's own parser, which answers it)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
+    parser.add_argument("--config-dir", "-cd")
+    parser.add_argument("--cfg", "-c", nargs="?", const="job")
+    parser.add_argument("--multirun", "-m", action="store_true")
+    try:
+        known, _ = parser.parse_known_args(args)
+    except (argparse.ArgumentError, SystemExit):
+        return None, False, False
+    return known.config_dir, known.cfg is not None, known.multirun
+
+
+def main() -> None:
+    """Entry point of ``kmdr``: the command line is ``sys.argv``."""
     try:
         try:
-            _main(argv)
+            _main(sys.argv[1:])
         finally:  # what is still buffered is written here, not in Python's exit
             sys.stdout.flush()
     except BrokenPipeError:
@@ -112,33 +141,32 @@ def _reader_gone() -> NoReturn:
     sys.exit(128 + signal.SIGPIPE)
 
 
-def _main(argv: list[str] | None) -> None:
-    from kmdr.app import argv as cli_args
-
-    args = list(sys.argv[1:] if argv is None else argv)
+def _main(args: list[str]) -> None:
     if "--version" in args:
-        print(cli_args.version_line(), flush=True)
+        import kmdr
+
+        print(f"kmdr {kmdr.__version__}", flush=True)
         return
-    problem = cli_args.command_line_problem(args)
-    if problem is not None:
-        exit_error(PROGRAM, problem)
+    from kmdr.app.compose import GENERATED_OPTION_NOTICE, check_command_line
     from kmdr.config.errors import ConfigError
-    from kmdr.config.overrides import check_repeated_keys
-    from kmdr.config.schema import GENERATED_OPTION_NOTICE
 
-    try:  # before Hydra: its sweeper (-m) and --cfg would keep the last value without a word
-        check_repeated_keys(args)
-        folder = cli_args.option_value(args, cli_args.CONFIG_DIR_FLAGS)
-        if folder is not None and cli_args.has_option(args, cli_args.CFG_FLAGS):
-            # --cfg prints a config without running the task, whose checks would refuse a user
-            # config that a built-in of the same name hides: the folder is checked here
-            from kmdr.config.compose import check_user_folder
-
-            check_user_folder(folder)
+    config_dir, prints_config, multirun = _given(args)
+    if prints_config and multirun:
+        exit_error(
+            PROGRAM,
+            "--cfg prints the config of one job, so it does not go with -m/--multirun; leave "
+            "out -m and give each swept key one of its values (e.g. dataset=orl)",
+        )
+    try:
+        check_command_line(args, config_dir, prints_config)
     except ConfigError as err:
         exit_error(PROGRAM, err)
     # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.engine.signals).
-    with _arguments(argv), signals.stop_on_signals(), _raised_by_hydra() as full_error:
+    with (
+        contextlib.redirect_stderr(_OneLineUsage(sys.stderr)),
+        signals.stop_on_signals(),
+        _raised_by_hydra() as full_error,
+    ):
         try:
             with warnings.catch_warnings():
                 # A config folder of hydra.searchpath that does not exist: the task refuses it
@@ -157,7 +185,7 @@ def _main(argv: list[str] | None) -> None:
                 _interrupted_before_any_cell(signals.Interrupted(signals.received()))
             if full_error:
                 raise
-            from kmdr.config.compose import composition_problem
+            from kmdr.app.compose import composition_problem
 
             problem = composition_problem(err)
             if problem is None:
@@ -170,7 +198,6 @@ def _app():
     import hydra
 
     from kmdr.app import task
-    from kmdr.config import schema  # noqa: F401  (registers the schema in the ConfigStore)
     from kmdr.config.presets import config_path
 
     return hydra.main(config_path=config_path(), config_name="config", version_base=None)(task.run)

@@ -1,10 +1,10 @@
 """The task Hydra runs for each job of ``kmdr``: check the composed config once, run it, report.
 
-:func:`run` receives the config Hydra composed against the typed schema. It checks the folders
-of the config search path, turns the config into the run's three objects once
-(:func:`kmdr.config.objects.checked`: a run of a preset that changes what the preset fixes in its
-own folder, the checks), and runs the experiment with :func:`execute`, the one function the
-command line, ``kmdr.run`` and ``make reproduce`` all run an experiment with, in this process's
+:func:`run` receives the config Hydra composed against the typed schema. It turns the config
+into the run's three objects once (:func:`kmdr.app.compose.checked`: the folders of the config
+search path, a run of a preset that changes what the preset fixes in its own folder, the checks),
+and runs the experiment with :func:`execute`, the one function the command line, ``kmdr.run``
+and ``make reproduce`` all run an experiment with, in this process's
 session (:func:`kmdr.engine.session.default_session`: a multirun's jobs share its warm workers
 and loaded data; the session callback closes it).
 
@@ -139,7 +139,7 @@ def kept_line(experiment, output) -> str:
 
 
 def execute(composed, launcher_jobs: int = 1):
-    """Run the checked job ``composed`` (a :class:`kmdr.config.objects.Composed`) in this
+    """Run the checked job ``composed`` (a :class:`kmdr.app.compose.Composed`) in this
     process's session (:meth:`kmdr.engine.session.Session.run`: the one way every route runs an
     experiment); ``(outcome, experiment, output)``.
 
@@ -195,16 +195,11 @@ def run(cfg) -> JobResult | None:
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
+    from kmdr.app.compose import checked
     from kmdr.app.drawing import draw_before_stop
-    from kmdr.config.compose import check_search_path
-    from kmdr.config.objects import checked
 
     hc = HydraConfig.get()
     job = _job_name(hc)
-    try:  # Hydra warned about a missing folder: the error line says it alone
-        check_search_path(hc)
-    except ConfigError as err:
-        exit_error(PROGRAM, f"{job}{err}")
     composed = None
     with logging_for(cfg.verbosity):
         try:

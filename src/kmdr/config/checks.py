@@ -1,9 +1,9 @@
 """The checks a type cannot express, each raising a one-line :class:`ConfigError`.
 
-Keys, types and enumerations are the schema's job (:mod:`kmdr.config.schema`); :func:`validated`
-merges a plain mapping into the schema so it gets the same checks as a composed config. Here:
-ranges, names, the results folder, ``backend_params`` against :func:`joblib.parallel_config`,
-and, once the data's shape is known, the r-grid against it (:func:`check_against_data`).
+Keys, types and enumerations are the schema's job (:mod:`kmdr.config.schema`, whose objects call
+these checks on their fields). Here: ranges, names, the results folder, ``backend_params``
+against :func:`joblib.parallel_config`, and, once the data's shape is known, the r-grid against
+it (:func:`check_against_data`).
 
 Reducers are checked in two steps. Their names and labels come from the registry's facts, which
 need no reducer class (so a dry run imports none); their constructor parameters need the class,
@@ -25,7 +25,6 @@ __all__ = [
     "boolean",
     "check_against_data",
     "check_block_rows",
-    "check_given",
     "check_overrides_change_cells",
     "check_preset",
     "check_reducer_params",
@@ -39,7 +38,6 @@ __all__ = [
     "positive_seconds",
     "reducer_id",
     "seed",
-    "validated",
 ]
 
 #: The largest base seed: cells.csv keeps it in a signed 64-bit column.
@@ -127,79 +125,21 @@ def reducer_id(rid: str) -> str:
     return rid
 
 
-def validated(cfg) -> dict:
-    """``cfg`` (a DictConfig or a mapping) merged into the schema, as plain Python.
-
-    Unknown keys (also those a ``+key=`` override added), wrong types and values outside an
-    enumeration raise :class:`ConfigError`. ``quick_grid`` is checked against the schema too, and
-    merged over the config when ``quick`` is true. A ``hydra`` node is ignored.
-    """
-    from omegaconf import DictConfig, OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
-
-    from kmdr.config.schema import RunConfig, to_container
-
-    typed = (
-        isinstance(cfg, DictConfig)
-        and OmegaConf.get_type(cfg) is RunConfig
-        and "hydra" not in cfg
-        and not _has_keys_outside_schema(cfg)
-    )
-    if not typed:
-        if isinstance(cfg, DictConfig):
-            cfg = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
-        cfg = {k: v for k, v in dict(cfg).items() if k != "hydra"}
-    try:
-        # A job Hydra composed against the schema is typed already: checked once, not again.
-        merged = cfg if typed else OmegaConf.merge(OmegaConf.structured(RunConfig), cfg)
-        quick_grid = OmegaConf.to_container(merged.quick_grid)
-        # A typo in a preset's reduced grid fails whether or not --quick is asked for.
-        with_quick = OmegaConf.merge(merged, quick_grid)
-    except OmegaConfBaseException as err:
-        raise ConfigError(config_line(err)) from None
-    out = to_container(with_quick if merged.quick else merged)
-    out["quick_grid"] = quick_grid  # on record as given, not merged into itself
-    return out
-
-
 def check_preset(preset) -> None:
-    """The preset's paper, figure style and report section (a mapping with those keys) name
-    declarations (no import: names only); a null paper is an experiment of your own. One
-    ConfigError line otherwise."""
+    """The preset's paper, figure style and report section (a
+    :class:`~kmdr.config.schema.PresetConfig`) name declarations (no import: names only); a null
+    paper is an experiment of your own. One ConfigError line otherwise."""
     from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
     from kmdr.plugins import PAPERS
 
-    if preset["paper"] is not None:
-        problem = PAPERS.problem(preset["paper"])
+    if preset.paper is not None:
+        problem = PAPERS.problem(preset.paper)
         if problem is not None:
             raise ConfigError(f"preset.paper: {problem}; or null for an experiment of your own")
     for key, registry in (("figure", FIGURE_STYLES), ("section", SECTIONS)):
-        problem = registry.problem(preset[key])
+        problem = registry.problem(getattr(preset, key))
         if problem is not None:
             raise ConfigError(f"preset.{key}: {problem}")
-
-
-def _has_keys_outside_schema(node) -> bool:
-    """Whether a typed config holds a key its dataclass does not declare (Hydra's ``+key=``
-    adds one even to a structured config); such a config goes through the full merge, which
-    names the key."""
-    import dataclasses
-
-    from omegaconf import DictConfig, OmegaConf
-
-    if not isinstance(node, DictConfig):
-        return False
-    schema = OmegaConf.get_type(node)
-    if dataclasses.is_dataclass(schema):
-        declared = {f.name for f in dataclasses.fields(schema)}
-        if set(node.keys()) - declared:
-            return True
-        return any(
-            not OmegaConf.is_missing(node, key) and _has_keys_outside_schema(node[key])
-            for key in declared
-            if key in node
-        )
-    return False
 
 
 def backend_params(params: dict) -> dict:
@@ -338,7 +278,7 @@ def check_against_data(
     if spec.kind in ("leverage_scores", "sampling_lemma"):
         if n_clusters > min(n_samples, n_features):
             raise ConfigError(
-                f"k={n_clusters} is too large for leverage scores on {spec.dataset} ({shape})"
+                f"k={n_clusters} is too large for leverage scores on {spec.dataset.name} ({shape})"
             )
         return
     for red in spec.reducers:
@@ -356,11 +296,11 @@ def check_against_data(
             if too_big:
                 raise ConfigError(
                     f"r = {choices(too_big)} is too large for reducer {red.id!r} on "
-                    f"{spec.dataset} ({shape}); valid r for it: 1..{top}"
+                    f"{spec.dataset.name} ({shape}); valid r for it: 1..{top}"
                 )
         if red.name.startswith("leverage") and n_clusters > min(n_samples, n_features):
             raise ConfigError(
-                f"reducer {red.id!r} needs k <= min(n, d) on {spec.dataset} ({shape})"
+                f"reducer {red.id!r} needs k <= min(n, d) on {spec.dataset.name} ({shape})"
             )
 
 
@@ -373,7 +313,7 @@ def check_overrides_change_cells(overrides, reducers, only: str | None) -> None:
     would give the run a folder of its own: a one-line :class:`ConfigError` naming it.
 
     ``reducers``: the composed config's reducer entries (before the filter); an entry is kept
-    when ``only`` is its registry name or its id, as :func:`kmdr.config.objects.from_config`
+    when ``only`` is its registry name or its id, as :func:`kmdr.config.schema.from_config`
     keeps it.
     """
     if only is None:
@@ -396,19 +336,3 @@ def check_overrides_change_cells(overrides, reducers, only: str | None) -> None:
                 f"reducers.{index} (reducer {rid!r}), which is not among the reducers run "
                 f"(reducer={only} keeps only its own entries); drop the override or reducer={only}"
             )
-
-
-def check_given(hc, reducers, only: str | None) -> None:
-    """Every setting a job is given is used, or refused in one line: no override of a reducer
-    entry the run filters out (:func:`check_overrides_change_cells`), no config of the user's
-    folder hidden by a built-in of the same name (:func:`kmdr.config.presets.check_user_configs`).
-    ``hc``: the job's Hydra config (its overrides, ``hydra.overrides.task``, and its config
-    sources); ``reducers``: the composed config's reducer entries; ``only``: the ``reducer=``
-    option that filters a preset's reducers (None: none). That no key is given twice is checked
-    where the overrides are read, before Hydra composes
-    (:func:`kmdr.config.overrides.check_repeated_keys`): Hydra's sweeper keeps only the last
-    value of a key, so a job would never see both."""
-    from kmdr.config.presets import check_user_configs
-
-    check_overrides_change_cells(hc.overrides.task, reducers, only)
-    check_user_configs(hc)

@@ -1,7 +1,7 @@
 """Hydra's override grammar, read in one place.
 
 Every part of kmdr that looks at overrides (the command line before Hydra starts, ``kmdr.run``
-and :meth:`~kmdr.config.objects.Experiment.from_overrides`, the checks of a composed job, the
+and ``kmdr.compose``, the checks of a composed job, the
 name of a job in a multirun) reads them here, with Hydra's own parser
 (:class:`hydra.core.override_parser.overrides_parser.OverridesParser`): what a key is, whether
 an override is a sweep, and the two rules every route applies, each key set once

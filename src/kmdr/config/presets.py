@@ -1,13 +1,10 @@
-"""Where kmdr's Hydra configs live and how to compose them (Hydra's public API only).
+"""Where kmdr's Hydra configs live, and what makes a run of a preset another experiment.
 
 The configs ship in the package ``kmdr.conf`` (the repository's ``conf/`` folder, mapped in
 ``pyproject.toml``) and are searched as ``pkg://kmdr.conf``, so any install, editable or not,
 finds them from any folder. ``$KMDR_CONF_DIR`` points at another ``conf/`` folder instead (a
-checkout's configs while the installed package is another one's).
-
-    with initialized():
-        cfg = compose("config", overrides=["experiment=bzmd14_orl"])
-        names = group_options("experiment")
+checkout's configs while the installed package is another one's). Composing them is the command
+line's (:mod:`kmdr.app.compose`): this module reads nothing of Hydra's global state.
 
 A preset's folder holds that preset's experiment only: :func:`own_folder` gives a run of a preset
 whose command line changes what the preset fixes (:data:`PRESET_FIXES`) a folder of its own.
@@ -16,11 +13,7 @@ whose command line changes what the preset fixes (:data:`PRESET_FIXES`) a folder
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import warnings
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 from kmdr.config.errors import ConfigError
@@ -30,21 +23,17 @@ __all__ = [
     "CONF_ENV",
     "CONF_PACKAGE",
     "PRESET_FIXES",
-    "check_user_configs",
-    "composed_presets",
+    "check_package",
     "conf_dir",
     "config_path",
-    "env_conf_dir",
-    "group_options",
-    "initialized",
     "own_folder",
     "preset_changes",
-    "presets",
     "yaml_problem",
 ]
 
 
-def _check_package() -> None:
+def check_package() -> None:
+    """A one-line ConfigError when the configs package is not installed."""
     if importlib.util.find_spec(CONF_PACKAGE) is None:
         raise ConfigError(
             f"the configs package {CONF_PACKAGE} is not installed: reinstall kmdr from its "
@@ -58,7 +47,7 @@ def config_path() -> str:
     env = env_conf_dir()
     if env is not None:
         return str(env)
-    _check_package()
+    check_package()
     return f"pkg://{CONF_PACKAGE}"
 
 
@@ -68,36 +57,10 @@ def conf_dir() -> Path:
     env = env_conf_dir()
     if env is not None:
         return env
-    _check_package()
+    check_package()
     import kmdr.conf
 
     return Path(kmdr.conf.__file__).resolve().parent
-
-
-@contextmanager
-def initialized(job_name: str = "kmdr") -> Iterator[None]:
-    """Hydra initialized on kmdr's configs, with the schema registered, for :func:`compose`."""
-    from hydra import initialize_config_dir, initialize_config_module
-
-    from kmdr.config.schema import GENERATED_OPTION_NOTICE  # (and the schema registered)
-
-    env = env_conf_dir()
-    if env is not None:
-        init = initialize_config_dir(config_dir=str(env), version_base=None, job_name=job_name)
-    else:
-        _check_package()
-        init = initialize_config_module(CONF_PACKAGE, version_base=None, job_name=job_name)
-    with init, warnings.catch_warnings():
-        warnings.filterwarnings("ignore", GENERATED_OPTION_NOTICE, UserWarning)
-        yield
-
-
-def group_options(group: str) -> list[str]:
-    """The options of a config group (``dataset``, ``reducer``, ``experiment``), sorted; call it
-    inside :func:`initialized`."""
-    from hydra.core.global_hydra import GlobalHydra
-
-    return sorted(GlobalHydra.instance().config_loader().get_group_options(group))
 
 
 def yaml_problem(err: BaseException) -> str | None:
@@ -154,8 +117,8 @@ def preset_changes(cfg, preset_cfg) -> list[str]:
     """``key=value`` for every key of :data:`PRESET_FIXES` where the run's config ``cfg``
     differs from its preset composed alone (``preset_cfg``), in the config's order.
 
-    Interpolations are compared as written (a ``title: ${name}`` follows the name either way).
-    A value that is not a short plain word is named by a digest.
+    Interpolations are compared as written. A value that is not a short plain word is named by a
+    digest.
     """
     from omegaconf import OmegaConf
 
@@ -214,129 +177,8 @@ def own_folder(cfg, preset_cfg) -> str | None:
         cfg.name = name
         for key in ("paper", "title", "section", "order", "reproduce", "note"):
             if f"preset.{key}" not in set_here:
-                cfg.preset[key] = defaults[key] if key != "title" else "${name}"
+                cfg.preset[key] = defaults[key]
     return (
         f"[kmdr] {preset_name} with {' '.join(changes)} is not the preset's experiment: it "
         f"runs as {name} (its own folder, figure and report entry; name=... chooses another)"
-    )
-
-
-def composed_presets(
-    folder: str | os.PathLike | None = None, overrides: Sequence[str] = ()
-) -> list[tuple[str, object]]:
-    """Every preset of ``experiment/``, composed by Hydra with the schema (so defaults apply):
-    ``(option name, DictConfig)``, by option name. ``folder``: another conf/ folder;
-    ``overrides``: Hydra overrides applied to every preset."""
-    from hydra import compose, initialize_config_dir
-
-    if folder is None:
-        init = initialized()
-    else:
-        init = initialize_config_dir(
-            config_dir=str(Path(folder).resolve()), version_base=None, job_name="kmdr"
-        )
-    with init:
-        return [
-            (name, compose("config", overrides=[f"experiment={name}", *overrides]))
-            for name in group_options("experiment")
-        ]
-
-
-def presets(composed: Iterable[tuple[str, object]] | None = None) -> list[dict]:
-    """Every ``conf/experiment`` preset: ``{"name": ..., **preset block}`` (enums as strings),
-    in the presets' ``order`` (then by name). ``composed``: pairs :func:`composed_presets`
-    returned (default: composed now)."""
-    from kmdr.config.schema import to_container
-
-    pairs = composed_presets() if composed is None else composed
-    out = [{"name": name, **to_container(cfg.preset)} for name, cfg in pairs]
-    return sorted(out, key=lambda p: (p["order"], p["name"]))
-
-
-#: The search path entries that are Hydra's or kmdr's own, not a folder the user added.
-_OWN_SOURCES = ("hydra", "main", "schema")
-
-
-def _config_paths(source, group: str = "") -> Iterator[str]:
-    """Every config of a Hydra config source, as ``group/name`` (``name`` at the top)."""
-    from hydra.core.object_type import ObjectType
-
-    for name in source.list(group, ObjectType.CONFIG):
-        yield f"{group}/{name}" if group else name
-    for sub in source.list(group, ObjectType.GROUP):
-        yield from _config_paths(source, f"{group}/{sub}" if group else sub)
-
-
-def _same_config(one, other, path: str) -> bool:
-    from omegaconf import OmegaConf
-
-    a, b = one.load_config(path), other.load_config(path)
-    return a.header == b.header and OmegaConf.to_container(a.config) == OmegaConf.to_container(
-        b.config
-    )
-
-
-def _where(source, path: str) -> str:
-    if source.provider == "main":
-        return f"kmdr's built-in {path}.yaml ({source.scheme()}://{source.path})"
-    return f"{source.path.removeprefix('file://')}/{path}.yaml"
-
-
-def check_user_configs(hc) -> None:
-    """A config in a folder the user added to Hydra's search path (``-cd DIR``) never loses
-    silently to a built-in of the same name.
-
-    Hydra takes a config from the first entry of its search path that holds it, and the folder
-    ``-cd`` adds comes after kmdr's own configs: a user's ``config.yaml``,
-    ``dataset/orl.yaml`` or ``experiment/bzmd14_orl.yaml`` would be ignored and the built-in run
-    in its place. Such a file is refused in one line (:class:`ConfigError`) naming both files
-    and the fix, unless it is the built-in's copy. Call it with Hydra initialized (inside the
-    task, or :func:`initialized`); ``hc``: the job's Hydra config (the folders its
-    ``hydra.searchpath`` added).
-    """
-    from hydra.core.global_hydra import GlobalHydra
-
-    sources = [s for s in GlobalHydra.instance().config_loader().get_sources() if s.available()]
-    for index, source in enumerate(sources):
-        if source.provider in _OWN_SOURCES or source.scheme() == "structured":
-            continue
-        for path in _config_paths(source):
-            first = next((s for s in sources[:index] if s.is_config(path)), None)
-            if first is not None and not _same_config(source, first, path):
-                _refuse(_where(source, path), first, path)
-    # hydra.searchpath's folders join the search path per composition, after all of the above
-    for folder in _searchpath_folders(hc):
-        for file in sorted(folder.rglob("*.yaml")):
-            path = file.relative_to(folder).with_suffix("").as_posix()
-            first = next((s for s in sources if s.is_config(path)), None)
-            if first is not None and not _same_text(file, first, path):
-                _refuse(str(file), first, path)
-
-
-def _searchpath_folders(hc) -> list[Path]:
-    """The folders ``hydra.searchpath`` added to the job's search path (Hydra's runtime record
-    in the job's Hydra config ``hc``)."""
-    return [
-        Path(s.path)
-        for s in hc.runtime.config_sources
-        if s.schema == "file"
-        and str(s.provider).startswith("hydra.searchpath")
-        and Path(s.path).is_dir()
-    ]
-
-
-def _same_text(file: Path, source, path: str) -> bool:
-    from omegaconf import OmegaConf
-
-    theirs = source.load_config(path).config
-    return OmegaConf.to_container(OmegaConf.load(file)) == OmegaConf.to_container(theirs)
-
-
-def _refuse(mine_file: str, first, path: str):
-    group, _, name = path.rpartition("/")
-    mine = f"{group}/my_{name}.yaml" if group else f"my_{name}.yaml"
-    how = f"{group}=my_{name}" if group else f"--config-name my_{name}"
-    raise ConfigError(
-        f"{mine_file} has the name of {_where(first, path)}, which Hydra reads first, so yours "
-        f"would be ignored; rename yours (e.g. {mine}) and choose it with {how}"
     )

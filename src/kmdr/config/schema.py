@@ -1,69 +1,83 @@
-"""The typed schema of kmdr's configs: Hydra structured configs registered in the ConfigStore.
+"""The one declaration of a run's configuration: the three objects a run reads, which are also the
+typed schema Hydra composes against.
 
-``conf/config.yaml`` lists :data:`SCHEMA_NAME` first in its defaults, so every config Hydra
-composes (the primary config, a ``dataset=``/``reducer=`` option, an ``experiment=`` preset, the
-command line) is merged into :class:`RunConfig`: an unknown or misspelt key (``repaets: 7``,
-``kmeans.n_inti=3``), a value of the wrong type or outside an enumeration fails at composition,
-before anything runs (:mod:`kmdr.config.errors` words such an error as one line). The checks a
-type cannot express (ranges, reducer parameters, the data's shape) are in
-:mod:`kmdr.config.checks`.
+Every key of a run, its type and its default is declared once, as a field of one of three
+dataclasses, one per concern:
 
-The defaults below are THE defaults of a run (``conf/config.yaml`` only adds the config groups and
-Hydra's settings); ``kmdr --cfg job`` prints them resolved.
+* :class:`Experiment`: what is computed, everything in a cell's identity (dataset and its
+  parameters, reducers, r grid, repetitions, seed, the k-means protocol, ``blas_threads``) and what
+  the experiment is (name, kind, aggregation, the preset block);
+* :class:`Execution`: how it runs (workers, the joblib backend and its parameters, the cluster's
+  address, how long to wait for a cell another run holds, a cell's time limit, where data files
+  are cached);
+* :class:`Output`: what is written and said (the results folder, figures, the progress bar,
+  verbosity, a dry run that writes nothing).
+
+:class:`RunConfig` is the three together (and ``quick``/``quick_grid``, the reduced grids of
+``make reproduce-quick``): the primary config's schema, which the command line registers in Hydra's
+ConfigStore, so every config Hydra composes (``conf/config.yaml``, a ``dataset=``/``reducer=``
+option, an ``experiment=`` preset, the overrides) is merged into it and an unknown or misspelt key,
+a value of the wrong type or outside an enumeration fails at composition. :func:`from_config` turns
+a composed config (or any mapping with its keys) into the three objects by OmegaConf's own
+conversion (:func:`omegaconf.OmegaConf.to_object`), and each object checks its own fields when it
+is constructed, so an object built or changed in Python (``dataclasses.replace``) is held to the
+command line's rules, with the same one-line :class:`~kmdr.config.errors.ConfigError` naming the
+problem and the valid choices. A checked object cannot be changed in place (its fields are set
+once, as a frozen dataclass's): ``dataclasses.replace`` makes a checked copy.
+
+The checks a type cannot express are :mod:`kmdr.config.checks`'s; what the objects alone cannot
+tell (one against the other, the reducers' constructor parameters, the data's shape) is checked
+when they run (:meth:`kmdr.engine.session.Session.run`).
 """
 
-from dataclasses import dataclass, field
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from omegaconf import MISSING
 
+from kmdr.config import checks
+from kmdr.config.errors import ConfigError
+from kmdr.config.kinds import KINDS
 from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
-from kmdr.config.search_path import PapersSearchPath
 
 __all__ = [
-    "GENERATED_OPTION_NOTICE",
+    "FIRST_OF_CLASS",
+    "KMEANS_INITS",
     "OWN_RESULTS_DIR",
-    "SCHEMA_NAME",
     "Aggregation",
     "Backend",
+    "Configured",
     "DaskConfig",
     "DatasetConfig",
+    "Execution",
+    "Experiment",
     "KMeansConfig",
     "LeverageConfig",
     "LeverageReducer",
+    "Output",
     "PresetConfig",
     "RayConfig",
     "ReducerConfig",
     "Reproduce",
     "RunConfig",
     "Verbosity",
-    "dataset_params_schema",
+    "check_together",
     "default_results_dir",
-    "register_configs",
+    "from_config",
+    "spec_of",
     "to_container",
 ]
 
 #: Where a run outside the paper presets goes when ``results_dir`` is not given (git ignores it).
 OWN_RESULTS_DIR = "my_results"
-
-
-def default_results_dir(reproduce) -> str:
-    """The results folder of a run that names none, by its preset's ``reproduce``: the committed
-    ``results`` for a paper preset or a diagnostic, :data:`OWN_RESULTS_DIR` for any other run (an
-    ad-hoc run, a preset of your own, a paper preset with its protocol changed)."""
-    own = getattr(reproduce, "value", reproduce) in (None, Reproduce.none.value)
-    return OWN_RESULTS_DIR if own else RunConfig.results_dir
-
-
-#: Hydra's notice, while it composes, that a config file of a plug-in reducer or dataset (a
-#: ``-cd`` folder's ``reducer/<name>.yaml``) is merged over the option kmdr generates for it
-#: (:func:`register_configs`): the file's values win, as a user expects, and the notice (of a
-#: behaviour Hydra deprecates) says nothing to act on. Ignored where kmdr composes.
-GENERATED_OPTION_NOTICE = r"\s*'(reducer|dataset)/[^']+' is validated against ConfigStore schema"
-
-#: The ConfigStore name of :class:`RunConfig`, first in ``conf/config.yaml``'s defaults list.
-SCHEMA_NAME = "kmdr_schema"
+#: kmeans.init choices: kmdr.cluster's names, and the label-informed start (the runner passes the
+#: first point of each class as the initial centers).
+FIRST_OF_CLASS = "first_of_class"
+KMEANS_INITS = ("k-means++", "random", "sample", FIRST_OF_CLASS)
 
 
 # str mixins: a value compares equal to its name ("loky" == Backend.loky) and json-dumps as it.
@@ -93,8 +107,8 @@ class LeverageReducer(str, Enum):
 
 
 class Verbosity(str, Enum):
-    """How much a run says (:mod:`kmdr._log`): quiet (errors, warnings and the store's reports
-    only), normal, or verbose (every library warning too)."""
+    """How much a run says (:mod:`kmdr._log`): quiet (warnings and errors only), normal, or
+    verbose (every library warning and the backends' logs too)."""
 
     quiet = "quiet"
     normal = "normal"
@@ -109,22 +123,46 @@ class Reproduce(str, Enum):
     none = "none"
 
 
+def _values(enum) -> tuple[str, ...]:
+    return tuple(member.value for member in enum)
+
+
+class _Checked:
+    """A dataclass whose fields are checked when it is constructed (its ``__post_init__``, which
+    ends with :meth:`_seal`) and never changed in place after: ``dataclasses.replace`` makes a
+    checked copy. (Not a frozen dataclass: Hydra composes a config by assigning into the schema's
+    nodes, which a frozen dataclass's config refuses.)"""
+
+    def __setattr__(self, name: str, value) -> None:
+        if self.__dict__.get("_sealed"):
+            raise FrozenInstanceError(
+                f"cannot assign to field {name!r} of a checked {type(self).__name__}; use "
+                "dataclasses.replace, which checks the copy"
+            )
+        object.__setattr__(self, name, value)
+
+    def _seal(self) -> None:
+        object.__setattr__(self, "_sealed", True)
+
+
 @dataclass
-class DatasetConfig:
+class DatasetConfig(_Checked):
     """``conf/dataset/<name>.yaml``: a dataset of ``kmdr.datasets`` and its loader's params.
 
     A generated dataset's params are typed: its yaml lists the dataclass of its parameters
-    (:data:`kmdr.datasets._builtins.PARAM_SCHEMAS`, stored as :func:`dataset_params_schema`)
-    first in its defaults list, so ``dataset.params.n_samples=...`` needs no ``+``, and a
-    wrong type or name fails at composition; values are checked by the spec, before any work.
-    """
+    (:data:`kmdr.datasets._builtins.PARAM_SCHEMAS`, stored in the ConfigStore by the command
+    line) first in its defaults list, so ``dataset.params.n_samples=...`` needs no ``+``, and a
+    wrong type or name fails at composition; values are checked by the :class:`Experiment`."""
 
     name: str = MISSING
     params: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self._seal()
+
 
 @dataclass
-class ReducerConfig:
+class ReducerConfig(_Checked):
     """One reducer of a run. ``id``: unique in the run, the CSV's ``reducer`` (default: name);
     ``name``: a registry name; ``label``: the display name, only where a preset deliberately
     differs from the registry's label; ``params``: constructor parameters; ``max_r``: the
@@ -133,7 +171,7 @@ class ReducerConfig:
     reducer of the run whose cells' seeds this one's cells take (None: its own), so that
     repetition i at r draws the same numbers in both and the report compares the two with the
     paired test (PD 2-pass takes PD's: the same sketch and k-means start, then its second pass).
-    """
+    The :class:`Experiment` that holds it checks it and resolves its id and label."""
 
     name: str = MISSING
     id: str | None = None
@@ -142,33 +180,55 @@ class ReducerConfig:
     max_r: int | None = None
     seed_from: str | None = None
 
+    def __post_init__(self) -> None:
+        self._seal()
+
 
 @dataclass
-class KMeansConfig:
+class KMeansConfig(_Checked):
     """Lloyd's k-means on the reduced data (MATLAB's names in brackets)."""
 
     n_init: int = 5  # restarts ('Replicates'), >= 1
     max_iter: int = 500  # Lloyd iterations per restart ('MaxIter'), >= 1
     # k-means++ | random | sample (MATLAB's old default: k random points, same as random) |
     # first_of_class (the first point of each class: the course report's start, label-informed).
-    # A string, not an Enum: "k-means++" is not a Python name; kmdr.config.checks checks it.
+    # A string, not an Enum: "k-means++" is not a Python name. 'sample' is kept as 'random'.
     init: str = "k-means++"
     tol: float = 0.0  # 0: stop when no label changes (MATLAB's batch rule), >= 0
     # MATLAB's online phase ('OnlinePhase','on', its old default) after each restart's batch phase:
     # single-point moves while one lowers the objective (kmdr.online_phase).
     online_phase: bool = False
 
+    def __post_init__(self) -> None:
+        from kmdr.cluster import INITS
+
+        init = checks.one_of(self.init, "kmeans.init", KMEANS_INITS)
+        if isinstance(self.tol, bool) or not isinstance(self.tol, int | float) or self.tol < 0:
+            raise ConfigError(f"kmeans.tol must be a number >= 0, got {self.tol!r}")
+        self.n_init = checks.at_least(self.n_init, "kmeans.n_init", 1)
+        self.max_iter = checks.at_least(self.max_iter, "kmeans.max_iter", 1)
+        # 'sample' (MATLAB's old name) is random; first_of_class is the runner's to resolve.
+        self.init = str(INITS.get(init, init))
+        self.tol = float(self.tol)
+        self.online_phase = checks.boolean(self.online_phase, "kmeans.online_phase")
+        self._seal()
+
 
 @dataclass
-class LeverageConfig:
+class LeverageConfig(_Checked):
     """``kind: leverage_scores`` (bmd09 Figure 1): the sampler and its number of columns r."""
 
     reducer: LeverageReducer = LeverageReducer.leverage
     r: int = 30
 
+    def __post_init__(self) -> None:
+        self.reducer = checks.one_of(self.reducer, "leverage.reducer", _values(LeverageReducer))
+        self.r = checks.at_least(self.r, "leverage.r", 1)
+        self._seal()
+
 
 @dataclass
-class PresetConfig:
+class PresetConfig(_Checked):
     """What a preset reproduces and where its figure and report section go.
 
     The defaults describe an ad-hoc run: no paper, titled by its name, drawn as bzmd14 curves,
@@ -176,12 +236,13 @@ class PresetConfig:
     """
 
     # The key of the paper it reproduces (a kmdr.papers entry point, kmdr.plugins.PAPERS), or
-    # null for your own experiments; checked against the registered papers with the rest of the
-    # config, so a paper package adds its key here by being installed.
+    # null for your own experiments; checked against the registered papers, so a paper package
+    # adds its key here by being installed.
     paper: str | None = None
-    title: str = "${name}"
+    # The figure's and the report section's title; null: the experiment's name.
+    title: str | None = None
     # Names of the figure-style and report-section registries (kmdr.config.presentation), which
-    # papers and plug-ins declare into; checked against them with the rest of the config.
+    # papers and plug-ins declare into.
     figure: str = DEFAULT_FIGURE_STYLE
     section: str = DEFAULT_SECTION
     order: int = 1000  # position in make reproduce and in the report, ascending
@@ -190,33 +251,53 @@ class PresetConfig:
     # paper draws that cannot run on this data).
     note: str = ""
 
+    def __post_init__(self) -> None:
+        self.reproduce = checks.one_of(self.reproduce, "preset.reproduce", _values(Reproduce))
+        checks.check_preset(self)
+        self._seal()
+
 
 @dataclass
-class DaskConfig:
+class DaskConfig(_Checked):
     """``backend: dask``: the address of a running scheduler; null starts a LocalCluster."""
 
     scheduler: str | None = None
 
+    def __post_init__(self) -> None:
+        checks.optional_text(self.scheduler, "dask.scheduler")
+        self._seal()
+
 
 @dataclass
-class RayConfig:
+class RayConfig(_Checked):
     """``backend: ray``: the address of a running Ray cluster; null starts a local one."""
 
     address: str | None = None
 
+    def __post_init__(self) -> None:
+        checks.optional_text(self.address, "ray.address")
+        self._seal()
+
 
 @dataclass
-class RunConfig:
-    """One run of ``kmdr`` (the primary config)."""
+class Experiment(_Checked):
+    """What a run computes: everything in its cells' identity, and what the experiment is.
+
+    Built from the command line's config by :func:`from_config`, in Python directly, or from a
+    preset by :func:`kmdr.compose`; either way checked when constructed (see the module
+    docstring): the r-grid kept sorted without repeats, each reducer's id and label resolved (the
+    registry's), the dataset's parameters as its cells record them, MATLAB's
+    ``kmeans.init=sample`` read as ``random``."""
 
     # The experiment's name: the folder results_dir/<name>/. "custom" for ad-hoc runs.
     name: str = "custom"
-    # cells: a sweep over (reducer, r, repetition) cells. leverage_scores: bmd09 Figure 1.
+    # cells: a sweep over (reducer, r, repetition) cells; a paper's kinds (leverage_scores:
+    # bmd09 Figure 1, sampling_lemma: bzmd14's lemma) compute other things.
     kind: str = "cells"
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
-    reducers: list[ReducerConfig] = field(default_factory=list)
+    reducers: tuple[ReducerConfig, ...] = ()
     # The numbers of features r built or selected (the `none` reducer ignores it: r = d).
-    r_grid: list[int] = field(default_factory=lambda: [5, 10, 20, 40])
+    r_grid: tuple[int, ...] = (5, 10, 20, 40)
     # Independent repetitions of every (reducer, r) cell, each with its own seed.
     repeats: int = 3
     # The one base seed; every cell's seed derives from it (kmdr.config.seeds).
@@ -224,9 +305,32 @@ class RunConfig:
     kmeans: KMeansConfig = field(default_factory=KMeansConfig)
     aggregation: Aggregation = Aggregation.mean
     leverage: LeverageConfig = field(default_factory=LeverageConfig)
+    # BLAS/OpenMP threads per worker: part of every cell's identity (another number of threads adds
+    # sums in another order), so cells of another value are computed apart, never reused or mixed.
+    # Parallelism comes from n_jobs.
+    blas_threads: int = 1
     preset: PresetConfig = field(default_factory=PresetConfig)
-    # Print the cells the command would compute and reuse (and a time estimate), run nothing.
-    dry_run: bool = False
+
+    def __post_init__(self) -> None:
+        checks.folder_name(self.name)
+        checks.one_of(self.kind, "kind", KINDS, "kinds")
+        self.dataset = _dataset(self.dataset)
+        self.r_grid = _r_grid(self.kind, self.r_grid)
+        self.reducers = _reducers(self.kind, self.reducers, self.r_grid)
+        checks.at_least(self.repeats, "repeats", 1)
+        checks.seed(self.seed)
+        self.kmeans = _part(self.kmeans, KMeansConfig, "kmeans")
+        self.aggregation = checks.one_of(self.aggregation, "aggregation", _values(Aggregation))
+        self.leverage = _part(self.leverage, LeverageConfig, "leverage")
+        checks.at_least(self.blas_threads, "blas_threads", 1)
+        self.preset = _part(self.preset, PresetConfig, "preset")
+        self._seal()
+
+
+@dataclass
+class Execution(_Checked):
+    """How a run is executed. Nothing here changes a cell's numbers."""
+
     # Parallelism: joblib over cells; n_jobs -1 = as many workers as the cores hold (blas_threads
     # each), -2 one less.
     n_jobs: int = -1
@@ -239,27 +343,52 @@ class RunConfig:
     # starts it when the first job needs it.
     warmup: bool = True
     # Rows per block of one cell's data (backend=dask only): each cell's data are read as row
-    # blocks, reduced on the dask workers and never held whole in one process; only reducers that
-    # run on row blocks are accepted. null: every cell holds the whole matrix (the usual path).
-    # Not part of a cell's identity: a chunked cell is the in-memory cell.
+    # blocks, reduced and clustered on the dask workers and never held whole in one process; only
+    # reducers that run on row blocks are accepted. null: every cell holds the whole matrix (the
+    # usual path). Not part of a cell's identity: a chunked cell is the in-memory cell.
     block_rows: int | None = None
-    # BLAS/OpenMP threads per worker: part of every cell's identity (another number of threads adds
-    # sums in another order), so cells of another value are computed apart, never reused or mixed.
-    # Parallelism comes from n_jobs.
-    blas_threads: int = 1
-    # Where results go (results_dir/<name>/) and where data files are cached (null: the default).
-    # A run outside the paper presets (preset.reproduce none: an ad-hoc run, a preset of your own,
-    # a paper preset with its protocol changed) that leaves results_dir at this default writes
-    # into OWN_RESULTS_DIR instead, so that it never changes the committed results/.
-    results_dir: str = "results"
-    data_dir: str | None = None
     # Seconds a run waits for a cell another process has claimed while that process shows no
     # sign of life (stopped or frozen), before it gives up with one line naming the holder.
     claim_timeout: float = 300.0
+    # Where data files are cached (null: the default).
+    data_dir: str | None = None
     # Seconds one cell may take (reduction and clustering; a cell of a job that shares work also
     # its share of it): a cell past it is stopped, recorded as timed out in the run record, and
     # computed again by the next run; the others go on. null: no limit.
     cell_time_limit: float | None = None
+
+    def __post_init__(self) -> None:
+        if checks.integer(self.n_jobs, "n_jobs") == 0:
+            raise ConfigError(
+                "n_jobs must be a positive number of workers or negative (-1: all cores), got 0"
+            )
+        self.backend = checks.one_of(self.backend, "backend", _values(Backend))
+        self.backend_params = checks.backend_params(self.backend_params)
+        self.dask = _part(self.dask, DaskConfig, "dask")
+        self.ray = _part(self.ray, RayConfig, "ray")
+        checks.boolean(self.warmup, "warmup")
+        if self.block_rows is not None and checks.integer(self.block_rows, "block_rows") < 1:
+            raise ConfigError(f"block_rows must be >= 1 (rows per block), got {self.block_rows}")
+        self.claim_timeout = checks.positive_seconds(self.claim_timeout, "claim_timeout")
+        checks.optional_text(self.data_dir, "data_dir")
+        if self.data_dir == "":
+            self.data_dir = None
+        if self.cell_time_limit is not None:
+            limit = checks.positive_seconds(self.cell_time_limit, "cell_time_limit")
+            self.cell_time_limit = limit
+            _time_limit_backend(self)
+        self._seal()
+
+
+@dataclass
+class Output(_Checked):
+    """What a run writes and says."""
+
+    # Where results go: results_dir/<name>/. A run outside the paper presets (preset.reproduce
+    # none: an ad-hoc run, a preset of your own, a paper preset with its protocol changed) that
+    # leaves results_dir at this default writes into OWN_RESULTS_DIR instead, so that it never
+    # changes the committed results/ (default_results_dir).
+    results_dir: str = "results"
     # Draw summaries and figures at the end of a run (a failure to draw never loses the CSV).
     figures: bool = True
     # The progress bar: null shows it only when stderr is a terminal or in a notebook, and writes
@@ -267,59 +396,284 @@ class RunConfig:
     # never when quiet. true forces the bar, false shows neither.
     progress: bool | None = None
     progress_every: float = 30.0
-    # quiet | normal | verbose: what the run prints besides errors (kmdr._log).
+    # quiet | normal | verbose: what the run says besides errors (kmdr._log).
     verbosity: Verbosity = Verbosity.normal
-    # The reduced grid of `scripts/reproduce.py --quick`: keys of this config, merged over it
-    # when quick is true (checked against this schema either way).
+    # Print the cells the command would compute and reuse (and a time estimate), run nothing.
+    dry_run: bool = False
+
+    def __post_init__(self) -> None:
+        self.results_dir = checks.check_results_dir(self.results_dir)
+        checks.boolean(self.figures, "figures")
+        if self.progress is not None:
+            checks.boolean(self.progress, "progress")
+        self.progress_every = checks.positive_seconds(self.progress_every, "progress_every")
+        self.verbosity = checks.one_of(self.verbosity, "verbosity", _values(Verbosity))
+        checks.boolean(self.dry_run, "dry_run")
+        self._seal()
+
+
+@dataclass
+class RunConfig(Output, Execution, Experiment):
+    """One run of ``kmdr`` (the primary config's schema): the fields of :class:`Experiment`,
+    :class:`Execution` and :class:`Output` as one flat config, and the reduced grid of ``make
+    reproduce-quick`` (``quick_grid``: keys of this config, merged over it when ``quick`` is
+    true, checked against this schema either way). Not a run's object itself: :func:`from_config`
+    turns it into the three."""
+
     quick: bool = False
     quick_grid: dict[str, Any] = field(default_factory=dict)
 
-
-def dataset_params_schema(dataset: str) -> str:
-    """The ConfigStore name of dataset ``dataset``'s typed parameters: ``conf/dataset/<name>.yaml``
-    puts it under ``params`` (``defaults: [/<this name>@params, _self_]``). A top-level name, not
-    an option of the ``dataset`` group: Hydra would match a stored option to the yaml of the same
-    name by itself (deprecated automatic schema matching)."""
-    return f"{SCHEMA_NAME}_{dataset}_params"
+    def __post_init__(self) -> None:
+        """Nothing to check here: :func:`from_config` checks each of the three objects."""
 
 
-def register_configs() -> None:
-    """Register :class:`RunConfig` as :data:`SCHEMA_NAME` in Hydra's ConfigStore, and an option
-    of the ``reducer`` group for every built-in reducer (kmdr's and its papers') and each of its
-    aliases (idempotent).
+def _part(value, cls, key: str):
+    """``value`` as a checked ``cls`` (a dataclass the config nests at ``key``): a ``cls`` as it
+    is, a mapping of its fields converted and checked."""
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return cls(**value)
+        except TypeError as err:
+            valid = ", ".join(f.name for f in fields(cls))
+            raise ConfigError(f"{key}: {err}; valid keys of {key}: {valid}") from None
+    raise ConfigError(
+        f"{key} must be a kmdr {cls.__name__} (or a mapping of its keys), got {value!r}"
+    )
 
-    A reducer's declaration (:mod:`kmdr.reducers._builtins`, a paper's ``reducers``, or a
-    plug-in's entry point) is all that ``reducer=<name>`` needs, so none has a config file; listing
-    the declarations imports no reducer module. A plug-in dataset declared by an entry point gets a
-    ``dataset`` option the same way (``{name, params: {}}``; its parameters are its loader's
-    defaults, set with ``dataset.params.<key>=...``) when kmdr has none of that name: an installed
-    plug-in is selectable with no config folder. (A ``-cd`` folder that still holds a file of the
-    same name is merged over the generated option: :data:`GENERATED_OPTION_NOTICE`.)
 
-    Every built-in generator's parameters are stored too (:func:`dataset_params_schema`), and
-    Hydra's search-path plug-in that adds the papers' own configs
-    (:class:`kmdr.config.search_path.PapersSearchPath`) is registered.
-    """
-    from hydra.core.config_store import ConfigStore
-    from hydra.core.plugins import Plugins
+def _dataset(value) -> DatasetConfig:
+    """The experiment's dataset, checked: a known name, its parameters as its cells record them
+    (a generator's declared parameters: :func:`kmdr.datasets.recorded_params`)."""
+    from kmdr.datasets import DATASETS, DatasetError, plugin_clash, recorded_params
 
+    value = _part(value, DatasetConfig, "dataset")
+    name = value.name
+    if name == MISSING:  # OmegaConf's mark of a value never set (a deleted ~dataset)
+        raise _no_dataset()
+    if not isinstance(name, str) or name not in DATASETS.names():
+        # A name two plug-ins declare is no dataset: say which packages clash.
+        clash = plugin_clash(name) if isinstance(name, str) else None
+        raise ConfigError(
+            clash or f"unknown dataset {name!r}; valid datasets: {checks.choices(DATASETS)}"
+        )
+    if not isinstance(value.params, Mapping):
+        raise ConfigError(f"dataset.params must be a mapping, got {value.params!r}")
+    try:
+        return DatasetConfig(name, recorded_params(name, value.params))
+    except DatasetError as err:
+        raise ConfigError(str(err)) from None
+
+
+def _no_dataset() -> ConfigError:
     from kmdr.datasets import DATASETS
-    from kmdr.datasets._builtins import PARAM_SCHEMAS
-    from kmdr.reducers import REDUCERS
 
-    store = ConfigStore.instance()
-    store.store(name=SCHEMA_NAME, node=RunConfig)
-    Plugins.instance().register(PapersSearchPath)
-    for dataset, params in PARAM_SCHEMAS.items():
-        store.store(name=dataset_params_schema(dataset), node=params)
-    names = REDUCERS.names()
-    aliases = [(alias, name) for alias, name in REDUCERS.aliases().items() if name in names]
-    for option, name in [*((name, name) for name in names), *aliases]:
-        node = {"reducers": [{"id": name, "name": name, "params": {}}]}
-        store.store(group="reducer", name=option, node=node, package="_global_")
-    for name in DATASETS.names():
-        if not DATASETS.is_own(name):  # kmdr's and its papers' datasets have their files
-            store.store(group="dataset", name=name, node={"name": name, "params": {}})
+    return ConfigError(
+        f"no dataset is set; choose one with dataset=<name>: {checks.choices(DATASETS)}"
+    )
+
+
+def _r_grid(kind: str, grid) -> tuple[int, ...]:
+    if kind not in ("cells", "sampling_lemma"):  # the kinds that sweep r
+        return ()
+    if isinstance(grid, str) or not grid:
+        raise ConfigError(f"r_grid must be a non-empty list of positive integers, got {grid!r}")
+    bad = [g for g in grid if isinstance(g, bool) or not isinstance(g, int) or g < 1]
+    if bad:
+        invalid = checks.choices(bad)
+        raise ConfigError(f"r_grid must hold positive integers only; invalid: {invalid}")
+    return tuple(sorted({int(g) for g in grid}))
+
+
+def _reducers(kind: str, reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
+    """The reducers of an experiment of ``kind``, each with its registry name (an alias read as
+    the name it stands for), its id and label resolved from the registry's facts (no class
+    imported), checked: known names, unique ids, a ``max_r`` that keeps some r of the grid."""
+    from kmdr.reducers import available_reducers, canonical_reducer, reducer_label, unusable_plugin
+
+    if kind != "cells":
+        return ()
+    names = available_reducers()
+    if isinstance(reducers, str | Mapping) or not reducers:
+        raise ConfigError(
+            f"reducers must be a non-empty list; pick one with reducer=<name>, one of: "
+            f"{checks.choices(names)}"
+        )
+    specs = []
+    for red in reducers:
+        red = _part(red, ReducerConfig, "reducers[]")
+        name = canonical_reducer(red.name) if isinstance(red.name, str) else red.name
+        if name not in names or unusable_plugin(name):
+            raise ConfigError(
+                unusable_plugin(name)
+                or f"unknown reducer {red.name!r}; valid reducers: {checks.choices(names)}"
+            )
+        rid = checks.reducer_id(str(red.id or name))
+        label = str(red.label or reducer_label(name))
+        max_r = red.max_r
+        if max_r is not None:
+            max_r = checks.at_least(max_r, f"reducers.{rid}.max_r", 1)
+        if not isinstance(red.params, Mapping):
+            raise ConfigError(f"reducers.{rid}.params must be a mapping, got {red.params!r}")
+        seed_from = checks.optional_text(red.seed_from, f"reducers.{rid}.seed_from")
+        specs.append(ReducerConfig(name, rid, label, dict(red.params), max_r, seed_from))
+    ids = [s.id for s in specs]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ConfigError(
+            f"reducer ids must be unique in an experiment; repeated: {checks.choices(dup)}"
+        )
+    _check_seed_from(specs)
+    empty = [red.id for red in specs if not checks.reducer_grid(r_grid, red.max_r)]
+    if empty:
+        raise ConfigError(
+            f"max_r of reducer(s) {checks.choices(empty)} is below every r of r_grid="
+            f"{list(r_grid)}: raise max_r or add a smaller r to r_grid"
+        )
+    return tuple(specs)
+
+
+def _check_seed_from(specs: list[ReducerConfig]) -> None:
+    """Each ``seed_from`` names another reducer of the experiment that takes its own seeds."""
+    own = {s.id: s.seed_from for s in specs}
+    for spec in specs:
+        source = spec.seed_from
+        if source is None:
+            continue
+        if source == spec.id or source not in own:
+            others = checks.choices(sorted(i for i in own if i != spec.id))
+            raise ConfigError(
+                f"reducers.{spec.id}.seed_from={source!r} must be the id of another reducer of "
+                f"this experiment, one of: {others}"
+            )
+        if own[source] is not None:
+            raise ConfigError(
+                f"reducers.{spec.id}.seed_from={source!r} names a reducer that takes its seeds "
+                f"from {own[source]!r}: name {own[source]!r} instead"
+            )
+
+
+def _time_limit_backend(execution: Execution) -> None:
+    """``cell_time_limit`` asks for a backend that can stop a cell: its process's main thread
+    (n_jobs=1, loky, multiprocessing) or a worker process the run can replace (dask)."""
+    limit = f"cell_time_limit={execution.cell_time_limit:g}"
+    if execution.backend == "threading" and execution.n_jobs != 1:
+        raise ConfigError(
+            f"{limit} with backend=threading: a cell running in a thread cannot be stopped; "
+            "use backend=loky (or n_jobs=1)"
+        )
+    if execution.backend == "ray":
+        raise ConfigError(
+            f"{limit} with backend=ray: kmdr cannot stop a cell on a Ray worker; use "
+            "backend=loky or backend=dask"
+        )
+    if execution.block_rows is not None:
+        raise ConfigError(
+            f"{limit} with block_rows: a cell on row blocks is spread over the cluster and "
+            "cannot be stopped as one; leave one of them out"
+        )
+
+
+def check_together(experiment: Experiment, execution: Execution) -> None:
+    """What one object alone cannot tell: ``blas_threads`` against the backend, and
+    ``block_rows`` against the experiment's kind and reducers
+    (:func:`~kmdr.config.checks.check_block_rows`). A one-line :class:`ConfigError`.
+
+    The threading backend's workers are threads of one process, which share its BLAS thread
+    count (scikit-learn's k-means sets it to one while it runs): with more than one thread per
+    worker, a cell's numbers would depend on what the other threads are computing at that
+    moment."""
+    threads = experiment.blas_threads
+    if threads > 1 and execution.backend == "threading" and execution.n_jobs != 1:
+        raise ConfigError(
+            f"blas_threads={threads} with backend=threading and n_jobs={execution.n_jobs}: the "
+            "workers are threads of one process sharing one BLAS thread count, so a cell's "
+            "numbers would depend on the other threads; use blas_threads=1, n_jobs=1 or "
+            "backend=loky"
+        )
+    checks.check_block_rows(experiment, execution)
+
+
+class Configured(NamedTuple):
+    """The three objects of one run, as :func:`from_config` builds them."""
+
+    experiment: Experiment
+    execution: Execution
+    output: Output
+
+
+def _only(reducers, only: str | None):
+    """The reducer entries of registry name or id ``only`` (``kmdr experiment=X reducer=sign``:
+    the preset's entries of that reducer); all of them when ``only`` is None."""
+    from kmdr.reducers import canonical_reducer
+
+    if only is None or not reducers:
+        return reducers
+    kept = [
+        red
+        for red in reducers
+        if only in (canonical_reducer(red.name), red.id or canonical_reducer(red.name))
+    ]
+    if not kept:
+        names = sorted({canonical_reducer(red.name) for red in reducers})
+        raise ConfigError(
+            f"reducer={only} is not part of this experiment; its reducers are: "
+            f"{checks.choices(names)}"
+        )
+    return kept
+
+
+def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
+    """The run's :class:`Experiment`, :class:`Execution` and :class:`Output` from ``cfg``: a
+    config Hydra composed against :class:`RunConfig`, or any mapping with its keys (merged into
+    the schema first, so an unknown key, a wrong type or a value outside an enumeration is one
+    ConfigError line). With ``quick: true`` the ``quick_grid`` mapping is merged over it first
+    (the reduced grids of ``make reproduce-quick``). ``only_reducer``: keep only the reducers of
+    that registry name or id (``kmdr experiment=X reducer=sign``)."""
+    from omegaconf import DictConfig, OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from kmdr.config.errors import config_line
+
+    if isinstance(cfg, DictConfig):
+        cfg = OmegaConf.to_container(cfg, resolve=False, enum_to_str=True)
+    cfg = {k: v for k, v in dict(cfg).items() if k != "hydra"}
+    try:
+        merged = OmegaConf.merge(OmegaConf.structured(RunConfig), cfg)
+        if OmegaConf.is_missing(merged.dataset, "name"):  # (a deleted ~dataset)
+            raise _no_dataset()
+        # A typo in a preset's reduced grid fails whether or not quick is asked for.
+        with_quick = OmegaConf.merge(merged, merged.quick_grid)
+        run = OmegaConf.to_object(with_quick if merged.quick else merged)
+    except OmegaConfBaseException as err:
+        raise ConfigError(config_line(err)) from None
+    values = {f.name: getattr(run, f.name) for f in fields(RunConfig)}
+    values["reducers"] = _only(values["reducers"], only_reducer)
+    return Configured(
+        *(
+            cls(**{f.name: values[f.name] for f in fields(cls)})
+            for cls in (Experiment, Execution, Output)
+        )
+    )
+
+
+def spec_of(*objects) -> dict:
+    """The run's objects as one mapping of config keys, as a run record keeps them (its
+    ``spec``: the values a run used after the checks)."""
+    out: dict = {}
+    for obj in objects:
+        values = asdict(obj)
+        out.update({f.name: values[f.name] for f in fields(obj)})
+    return out
+
+
+def default_results_dir(reproduce) -> str:
+    """The results folder of a run that names none, by its preset's ``reproduce``: the committed
+    ``results`` for a paper preset or a diagnostic, :data:`OWN_RESULTS_DIR` for any other run (an
+    ad-hoc run, a preset of your own, a paper preset with its protocol changed)."""
+    own = getattr(reproduce, "value", reproduce) in (None, Reproduce.none.value)
+    return OWN_RESULTS_DIR if own else Output.results_dir
 
 
 def to_container(cfg) -> dict:
@@ -327,7 +681,3 @@ def to_container(cfg) -> dict:
     from omegaconf import OmegaConf
 
     return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
-
-
-# Registered on import, as Hydra apps do, so that composing conf/config.yaml finds the schema.
-register_configs()

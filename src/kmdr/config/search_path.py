@@ -9,7 +9,7 @@ each paper's config package after kmdr's own configs, so that ``experiment=pb17_
 ``experiment=bzmd14_orl`` is, and an installed paper's presets as well. Any other search path
 (another Hydra app's) is left as it is.
 
-:func:`kmdr.config.schema.register_configs` registers it with Hydra's ``Plugins.register``, beside
+:mod:`kmdr.app.compose` registers it with Hydra's ``Plugins.register``, beside
 the schema in the ConfigStore, rather than leaving Hydra to find it in its ``hydra_plugins``
 namespace: Hydra cannot scan that namespace in an editable install.
 """

@@ -55,7 +55,7 @@ import time
 import numpy as np
 
 from kmdr.config.checks import ONLINE_PHASE_ON_BLOCKS, chunked_refusal
-from kmdr.config.objects import FIRST_OF_CLASS
+from kmdr.config.schema import FIRST_OF_CLASS
 from kmdr.config.seeds import shared_random_state, stream_seeds
 from kmdr.datasets.blocks import stack_rows
 from kmdr.engine.block_kmeans import (

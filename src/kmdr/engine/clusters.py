@@ -128,7 +128,7 @@ class LibraryLogs:
 def dask_session(
     execution, par: Parallelism, logs: LibraryLogs, started=None, on_client=None
 ) -> Iterator[dict]:
-    """The run's dask client: to ``execution.dask_scheduler``, or to ``started`` (a
+    """The run's dask client: to ``execution.dask.scheduler``, or to ``started`` (a
     :class:`ClusterStart` begun ahead of the run, taken over here), or to a LocalCluster
     started now. ``on_client(client)`` is called with the client once it is connected, and
     ``on_client(None)`` before it closes (its owner, the Session, hands it to the chunked
@@ -277,12 +277,12 @@ class ClusterStart(threading.Thread):
 
 def wants_local_cluster(execution) -> bool:
     """Whether ``execution`` runs on a dask LocalCluster of its own (no scheduler address)."""
-    return execution.backend == "dask" and not execution.dask_scheduler
+    return execution.backend == "dask" and not execution.dask.scheduler
 
 
 @contextlib.contextmanager
 def _dask_client(distributed, execution, par: Parallelism, started, on_client) -> Iterator[dict]:
-    address = execution.dask_scheduler
+    address = execution.dask.scheduler
     cluster = None
     try:
         if address:
@@ -356,7 +356,7 @@ def ray_session(execution, par: Parallelism, logs: LibraryLogs) -> Iterator[dict
 
 @contextlib.contextmanager
 def _ray_client(ray, execution, par: Parallelism) -> Iterator[dict]:
-    address = execution.ray_address
+    address = execution.ray.address
     started = False
     try:
         if not ray.is_initialized():

@@ -1,6 +1,6 @@
 """Where a run's data live, decided once: in memory, or as row blocks on a Dask cluster.
 
-:func:`data_path` chooses the strategy from the run's :class:`~kmdr.config.objects.Execution`
+:func:`data_path` chooses the strategy from the run's :class:`~kmdr.config.schema.Execution`
 when the session plans a run (:meth:`kmdr.engine.session.Session.run`), and everything that
 depends on it asks the strategy rather than the settings again:
 
@@ -35,8 +35,8 @@ class InMemory:
         """The experiment's :class:`~kmdr.datasets.Dataset`."""
         from kmdr.datasets import load_dataset
 
-        params = experiment.dataset_params
-        return load_dataset(experiment.dataset, data_dir=execution.data_dir, **params)
+        params = experiment.dataset.params
+        return load_dataset(experiment.dataset.name, data_dir=execution.data_dir, **params)
 
     def facts(self, dataset):
         """``(X, y, sparse, fingerprint)`` of a loaded dataset; X ready for the cells."""
@@ -69,9 +69,9 @@ class RowBlocks:
         every block needs, such as sparse_text's term counts) before any worker asks for one."""
         from kmdr.datasets.blocks import load_blocks
 
-        params = experiment.dataset_params
+        params = experiment.dataset.params
         blocks = load_blocks(
-            experiment.dataset, rows=self.rows, data_dir=execution.data_dir, **params
+            experiment.dataset.name, rows=self.rows, data_dir=execution.data_dir, **params
         )
         blocks.prepare()
         return blocks
@@ -112,8 +112,8 @@ def load_data(path, experiment, execution, output):
     from kmdr.datasets import DatasetUnavailable, declared_data
 
     if output.dry_run:
-        params = experiment.dataset_params
-        declared = declared_data(experiment.dataset, data_dir=execution.data_dir, **params)
+        params = experiment.dataset.params
+        declared = declared_data(experiment.dataset.name, data_dir=execution.data_dir, **params)
         if declared is not None:
             return declared
     try:
@@ -122,8 +122,8 @@ def load_data(path, experiment, execution, output):
         return err
     except (TypeError, ValueError) as err:
         message = str(err)  # a DatasetError already names the dataset
-        if not message.startswith(f"dataset {experiment.dataset!r}"):
-            message = f"dataset {experiment.dataset!r}: {message}"
+        if not message.startswith(f"dataset {experiment.dataset.name!r}"):
+            message = f"dataset {experiment.dataset.name!r}: {message}"
         raise ConfigError(message) from None
 
 

@@ -89,7 +89,7 @@ def earlier_times(
 def describe(ctx, kind) -> str:
     """The dry-run report of one run (a few lines)."""
     spec = ctx.experiment
-    head = f"[kmdr] dry run of {spec.name} ({spec.kind}) on {spec.dataset} {ctx.shape[:2]}:"
+    head = f"[kmdr] dry run of {spec.name} ({spec.kind}) on {spec.dataset.name} {ctx.shape[:2]}:"
     if not getattr(kind, "writes_cells", False):
         return f"{head} one {spec.kind} computation, nothing reusable to count"
     cells = kind.plan(ctx)
@@ -98,7 +98,7 @@ def describe(ctx, kind) -> str:
     # Earlier runs are read only to estimate work to do (every results folder's cells.csv).
     km = spec.kmeans
     protocol = (km.init, bool(km.online_phase))
-    times = earlier_times(ctx.output.results_dir, spec.dataset, protocol) if todo else {}
+    times = earlier_times(ctx.output.results_dir, spec.dataset.name, protocol) if todo else {}
     per_reducer = Counter(c.reducer_id for c in todo)
     # One reduction per job (a deterministic reducer's repetitions are one job), one shared work
     # per (key, repetition), or per key when it is deterministic.

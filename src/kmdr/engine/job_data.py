@@ -178,12 +178,12 @@ def _generated_on_workers(experiment, fingerprint: str) -> bool:
     from kmdr.datasets._fingerprint import declared_fingerprint
 
     try:
-        entry = dataset_info(experiment.dataset)
+        entry = dataset_info(experiment.dataset.name)
     except Exception:  # data handed to the run under a name the catalog does not know
         return False
     if entry.kind != "synthetic":
         return False
-    return declared_fingerprint(entry, dict(experiment.dataset_params)) == fingerprint
+    return declared_fingerprint(entry, dict(experiment.dataset.params)) == fingerprint
 
 
 @contextlib.contextmanager
@@ -218,8 +218,8 @@ def _sent(experiment, execution, X, y, fingerprint: str, forget) -> Iterator[tup
             fingerprint,
             "generate",
             content=content_fingerprint(X, y),
-            dataset=experiment.dataset,
-            params=dict(experiment.dataset_params),
+            dataset=experiment.dataset.name,
+            params=dict(experiment.dataset.params),
             data_dir=execution.data_dir,
         )
         with _forgotten_after(execution, fingerprint, forget):

@@ -82,7 +82,7 @@ class Parallelism:
     ``launcher_jobs`` runs at once (a Hydra joblib launcher).
 
     The BLAS/OpenMP threads of each worker are not copied here: they belong to the cells'
-    identity, held by the :class:`~kmdr.config.objects.Experiment` alone (its
+    identity, held by the :class:`~kmdr.config.schema.Experiment` alone (its
     ``blas_threads``), which the functions below that need them are given."""
 
     n_jobs: int
@@ -126,7 +126,7 @@ class Parallelism:
 
 
 def resolve_parallelism(execution, blas_threads: int, launcher_n_jobs: int = 1) -> Parallelism:
-    """Workers and BLAS threads for ``execution`` (a :class:`~kmdr.config.objects.Execution`)
+    """Workers and BLAS threads for ``execution`` (a :class:`~kmdr.config.schema.Execution`)
     whose cells compute with ``blas_threads`` threads each, when a Hydra launcher runs
     ``launcher_n_jobs`` jobs at once on this machine (its own ``n_jobs``: -1 all cores, -2 one
     less, ...; 1 for one job at a time): the one place ``n_jobs`` is resolved.
@@ -169,9 +169,9 @@ def _share(cores: int, launcher_jobs: int) -> int:
 def _runs_here(execution) -> bool:
     """Whether the backend's workers run on this machine (not on a cluster given by address)."""
     if execution.backend == "dask":
-        return not execution.dask_scheduler
+        return not execution.dask.scheduler
     if execution.backend == "ray":
-        return not execution.ray_address
+        return not execution.ray.address
     return True
 
 

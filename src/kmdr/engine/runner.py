@@ -1,4 +1,4 @@
-"""The experiment runner: one run of an :class:`~kmdr.config.objects.Experiment`
+"""The experiment runner: one run of an :class:`~kmdr.config.schema.Experiment`
 (:func:`execute`), called by :meth:`kmdr.engine.session.Session.run` once the session has checked
 the config, started the workers and loaded the data. What the run uses of the session comes as one
 typed value, :class:`RunServices`; the runner never holds the session.
@@ -32,7 +32,7 @@ from kmdr._errors import one_line
 from kmdr._log import say
 from kmdr.config.checks import check_against_data
 from kmdr.config.kinds import get_kind
-from kmdr.config.objects import Execution, Experiment, Output
+from kmdr.config.schema import Execution, Experiment, Output
 from kmdr.engine import signals
 from kmdr.engine.data_path import data_facts
 from kmdr.engine.parallel import Parallelism, RunFailed
@@ -220,8 +220,8 @@ def execute(
         {} if dry_run else run_record(experiment, execution, output, outcome.run_id, config, par)
     )
     record["dataset"] = {
-        "name": experiment.dataset,
-        "params": experiment.dataset_params,
+        "name": experiment.dataset.name,
+        "params": experiment.dataset.params,
         "n_samples": n,
         "n_features": d,
         "n_clusters": k,

@@ -49,7 +49,7 @@ import threading
 from collections.abc import Callable, Iterator
 
 from kmdr.config.checks import check_reducer_params
-from kmdr.config.objects import Execution, Experiment, Output, check_together
+from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
 from kmdr.engine.clusters import ClusterStart, LibraryLogs, wants_local_cluster
 from kmdr.engine.data_path import data_path, load_data
@@ -375,7 +375,7 @@ class Session:
 
         path = path if path is not None else data_path(self.execution)
         key = json.dumps(
-            [experiment.dataset, experiment.dataset_params, self.execution.data_dir],
+            [experiment.dataset.name, experiment.dataset.params, self.execution.data_dir],
             sort_keys=True,
         )
         if key in self._data:

@@ -487,7 +487,7 @@ def _start_text(ctx) -> str:
     labels = ", ".join(dict.fromkeys(entry.id or entry.name for entry in experiment.reducers))
     grid = ", ".join(str(r) for r in experiment.r_grid)
     return (
-        f"{experiment.dataset} ({n} x {d}), {labels} at r = {grid}, {experiment.repeats} "
+        f"{experiment.dataset.name} ({n} x {d}), {labels} at r = {grid}, {experiment.repeats} "
         f"repetitions, {ctx.parallelism.n_jobs} job{'s' if ctx.parallelism.n_jobs > 1 else ''} -> "
         f"{ctx.store.root}"
     )

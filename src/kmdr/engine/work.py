@@ -34,7 +34,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from kmdr.config.objects import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
+from kmdr.config.schema import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 from kmdr.config.seeds import shared_random_state, stream_seeds
 from kmdr.engine.reducer_checks import checked_reduction
 from kmdr.engine.threads import pin_threads

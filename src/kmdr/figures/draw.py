@@ -20,7 +20,6 @@ the README's gallery embeds).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import sys
 from pathlib import Path
@@ -45,7 +44,7 @@ from kmdr.results.reading import (
 )
 from kmdr.results.summary import cells_view, completeness, load_cells, summarize, write_summaries
 
-__all__ = ["current_config", "draw_experiment", "figure_style", "main", "make_figure"]
+__all__ = ["draw_experiment", "figure_style", "main", "make_figure"]
 
 #: What each format records beside the drawing: no date (matplotlib's PDF default is the time
 #: of writing), so redrawing unchanged cells leaves the committed files byte for byte.
@@ -58,50 +57,19 @@ def figure_style(experiment_dir: str | Path) -> str:
     return preset_of(experiment_dir)["figure"]
 
 
-def current_config(experiment_dir: str | Path) -> dict | None:
-    """The experiment's configuration as its preset says now: ``conf/experiment/<name>.yaml``
-    composed (the preset whose ``name`` is the folder's), as a plain dict; None for an ad-hoc
-    run or a preset that no longer composes.
-
-    A figure's notes say what the figure leaves out: they come from this configuration, not
-    from the record of the run that computed its cells, which may predate the preset's edits
-    (a note written when a method could not run, kept by a record of the run that added it)."""
-    from hydra import compose
-    from hydra.core.global_hydra import GlobalHydra
-
-    from kmdr.config.presets import group_options, initialized
-    from kmdr.config.schema import to_container
-
-    name = Path(experiment_dir).name
-    # inside a Hydra app (a run that draws) Hydra is already initialized: compose with it
-    ready = GlobalHydra.instance().is_initialized()
-    try:
-        with contextlib.nullcontext() if ready else initialized():
-            if name not in group_options("experiment"):
-                return None
-            cfg = compose("config", overrides=[f"experiment={name}"])
-    except Exception:  # a preset that no longer composes: the records' config stands
-        return None
-    config = to_container(cfg)
-    return config if isinstance(config, dict) and config.get("name") == name else None
-
-
 def make_figure(experiment_dir: str | Path):
     """The experiment's figure as a matplotlib Figure (not saved), or None if there is nothing
     to draw (no cells, or nothing the style draws). The caller closes it.
 
-    Its note and the reducers it names when they have no cell are those of the experiment's
-    current configuration (:func:`current_config`), else those of the last run record."""
+    What it says besides the cells (its title, its note, the reducers it names when they have no
+    cell) is what the experiment's last run recorded (:func:`~kmdr.results.reading.preset_of`
+    and the reducers of the last record that lists some): a figure is drawn from its folder's
+    files alone."""
     exp_dir = Path(experiment_dir)
     preset = dict(preset_of(exp_dir))
-    config = current_config(exp_dir)
-    if config is not None:
-        preset["note"] = (config.get("preset") or {}).get("note") or ""
-        preset["reducers"] = config.get("reducers")
-    else:  # an ad-hoc run: its last record's reducers
-        configs = [r.get("config") for r in load_runs(exp_dir)]
-        given = [c["reducers"] for c in configs if isinstance(c, dict) and c.get("reducers")]
-        preset["reducers"] = given[-1] if given else None
+    configs = [r.get("config") for r in load_runs(exp_dir)]
+    given = [c["reducers"] for c in configs if isinstance(c, dict) and c.get("reducers")]
+    preset["reducers"] = given[-1] if given else None
     style = style_named(preset["figure"])
     with plt.rc_context(appearance.RC):
         if style.draw is not None:

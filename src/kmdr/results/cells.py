@@ -20,8 +20,8 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kmdr.config.objects import Experiment, reducer_grid
-from kmdr.config.schema import ReducerConfig
+from kmdr.config.checks import reducer_grid
+from kmdr.config.schema import Experiment, ReducerConfig
 from kmdr.config.seeds import cell_seed, shared_seed
 from kmdr.results.records import METRIC_COLUMNS, identity_id, row_fields
 
@@ -177,8 +177,8 @@ def make_cell(
     """The cell (``red``, r, repetition) of ``spec`` on the data ``data_fingerprint``, with its
     seed and id."""
     cell = Cell(
-        dataset=spec.dataset,
-        dataset_params=dict(spec.dataset_params),
+        dataset=spec.dataset.name,
+        dataset_params=dict(spec.dataset.params),
         data_fingerprint=str(data_fingerprint),
         code_tag=code_tag(red.name) or f"{CELL_FORMAT}/?",
         reducer_id=red.id,
@@ -189,7 +189,7 @@ def make_cell(
         repetition=int(repetition),
         base_seed=spec.seed,
         # a reducer that takes another's seeds draws that reducer's numbers (they pair)
-        seed=cell_seed(spec.seed, spec.dataset, red.seed_from or red.id, r, repetition),
+        seed=cell_seed(spec.seed, spec.dataset.name, red.seed_from or red.id, r, repetition),
         kmeans=_kmeans_dict(spec),
         cell_id="",
         shared_key=None if shared_key is None else tuple(shared_key),

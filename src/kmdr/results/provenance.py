@@ -71,11 +71,11 @@ def run_record(
     experiment, execution, output, run_id: str, config: dict | None, parallelism
 ) -> dict:
     """The run record as it stands when a run starts (status ``running``): ``experiment``,
-    ``execution`` and ``output`` are the run's :mod:`kmdr.config.objects`, kept flat under
+    ``execution`` and ``output`` are the run's objects (:mod:`kmdr.config.schema`), kept under
     ``spec``."""
-    from kmdr.config.objects import flat_dict
+    from kmdr.config.schema import spec_of
 
-    spec = flat_dict(experiment, execution, output)
+    spec = spec_of(experiment, execution, output)
     return {
         "experiment": experiment.name,
         "run_id": run_id,

@@ -55,14 +55,14 @@ class LeverageScoresKind:
 
     def run(self, ctx) -> None:
         spec = ctx.experiment
-        seed = cell_seed(spec.seed, spec.dataset, spec.leverage_reducer, spec.leverage_r, 0)
+        seed = cell_seed(spec.seed, spec.dataset.name, spec.leverage.reducer, spec.leverage.r, 0)
         # computed in the run's process, with its blas_threads (the runner holds them: the
         # scores' last bits depend on the thread count)
         table, seconds = leverage_scores_table(
             ctx.X,
             ctx.n_clusters,
-            spec.leverage_r,
-            reducer=spec.leverage_reducer,
+            spec.leverage.r,
+            reducer=spec.leverage.reducer,
             seed=seed,
             feature_names=getattr(ctx.dataset, "feature_names", None),
         )
@@ -74,8 +74,8 @@ class LeverageScoresKind:
             expected_cells=[],
             cells_done=[],
             leverage_scores={
-                "reducer": spec.leverage_reducer,
-                "r": spec.leverage_r,
+                "reducer": spec.leverage.reducer,
+                "r": spec.leverage.r,
                 "seed": seed,
                 "fit_seconds": seconds,
                 "distinct_drawn": int((table["times_drawn"] > 0).sum()),

@@ -324,7 +324,7 @@ class SamplingLemmaKind:
         # computed in the run's process, with its blas_threads (the runner holds them: the
         # singular values' last bits depend on the thread count)
         table = sampling_lemma_table(
-            ctx.X, ctx.n_clusters, spec.r_grid, range(spec.repeats), dataset=spec.dataset
+            ctx.X, ctx.n_clusters, spec.r_grid, range(spec.repeats), dataset=spec.dataset.name
         )
         atomic_write_text(ctx.store.root / "sampling_lemma.csv", table.to_csv(index=False))
         if ctx.output.figures:

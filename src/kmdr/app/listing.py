@@ -157,7 +157,7 @@ def _preset(name: str, cfg) -> PresetInfo:
 def list_presets(folder: str | Path | None = None) -> list[PresetInfo]:
     """The presets of ``folder`` (default: kmdr's configs), by report order then name, composed
     by Hydra as a run would compose them (the schema's defaults included)."""
-    from kmdr.config.presets import composed_presets
+    from kmdr.app.compose import composed_presets
 
     if folder is not None and not (Path(folder) / "config.yaml").is_file():
         raise FileNotFoundError(f"no config.yaml in {folder}")

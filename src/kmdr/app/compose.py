@@ -1,0 +1,449 @@
+"""Composing a job with Hydra: the one module of kmdr that uses Hydra's global state.
+
+* The schema and the generated options, registered in Hydra's ConfigStore when this module is
+  imported (as a Hydra app registers its structured configs): :class:`kmdr.config.schema.RunConfig`
+  as :data:`SCHEMA_NAME`, first in ``conf/config.yaml``'s defaults list; an option of the
+  ``reducer`` group for every declared reducer and alias (none has a config file), a ``dataset``
+  option for an installed plug-in's dataset, every generator's typed parameters
+  (:func:`dataset_params_schema`), and the search-path plug-in that adds the papers' own configs
+  (:class:`kmdr.config.search_path.PapersSearchPath`).
+* :func:`checked`: a job Hydra composed (its config and its Hydra config), checked and turned into
+  the run's objects once (:class:`Composed`): every setting given is used or refused in one line
+  (a key given twice, an override of a reducer entry the run filters out, a config of the user's
+  folder hidden by a built-in of the same name, a config folder that does not exist); a run of a
+  preset that changes what the preset fixes gets a folder of its own
+  (:func:`kmdr.config.presets.own_folder`); a run outside the paper presets that names no
+  results folder goes to :data:`~kmdr.config.schema.OWN_RESULTS_DIR`. The command line's task,
+  ``kmdr.run`` and ``make reproduce`` all check a job here.
+* :func:`compose_job`: the same job composed from override strings with Hydra's Compose API
+  (``kmdr.run``, :func:`kmdr.compose`, ``make reproduce``), inside :func:`initialized`, which
+  leaves Hydra's global state as it found it.
+
+Every problem is a one-line :class:`~kmdr.config.errors.ConfigError`.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from kmdr._errors import error_chain
+from kmdr.config.errors import ConfigError, config_line
+from kmdr.config.overrides import check_repeated_keys, key, keys, one_job, parse
+from kmdr.config.presets import (
+    CONF_PACKAGE,
+    PRESET_FIXES,
+    check_package,
+    env_conf_dir,
+    yaml_problem,
+)
+from kmdr.config.schema import (
+    Configured,
+    PresetConfig,
+    RunConfig,
+    default_results_dir,
+    from_config,
+    to_container,
+)
+
+__all__ = [
+    "GENERATED_OPTION_NOTICE",
+    "PRIMARY_CONFIG",
+    "SCHEMA_NAME",
+    "Composed",
+    "check_search_path",
+    "check_user_configs",
+    "check_user_folder",
+    "checked",
+    "compose_job",
+    "composed_presets",
+    "composition_problem",
+    "dataset_params_schema",
+    "group_options",
+    "initialized",
+    "only_reducer",
+    "presets",
+]
+
+#: The primary config's name (``conf/config.yaml``).
+PRIMARY_CONFIG = "config"
+#: The ConfigStore name of :class:`~kmdr.config.schema.RunConfig`, first in ``conf/config.yaml``'s
+#: defaults list.
+SCHEMA_NAME = "kmdr_schema"
+#: Hydra's notice, while it composes, that a config file of a plug-in reducer or dataset (a
+#: ``-cd`` folder's ``reducer/<name>.yaml``) is merged over the option kmdr generates for it: the
+#: file's values win, as a user expects, and the notice (of a behaviour Hydra deprecates) says
+#: nothing to act on. Ignored where kmdr composes.
+GENERATED_OPTION_NOTICE = r"\s*'(reducer|dataset)/[^']+' is validated against ConfigStore schema"
+
+
+def dataset_params_schema(dataset: str) -> str:
+    """The ConfigStore name of dataset ``dataset``'s typed parameters: ``conf/dataset/<name>.yaml``
+    puts it under ``params`` (``defaults: [/<this name>@params, _self_]``). A top-level name, not
+    an option of the ``dataset`` group: Hydra would match a stored option to the yaml of the same
+    name by itself (deprecated automatic schema matching)."""
+    return f"{SCHEMA_NAME}_{dataset}_params"
+
+
+def _register() -> None:
+    """Register the schema, the generated options and the search-path plug-in (see the module
+    docstring; idempotent). A reducer's declaration (:mod:`kmdr.reducers._builtins`, a paper's
+    ``reducers``, or a plug-in's entry point) is all that ``reducer=<name>`` needs; listing the
+    declarations imports no reducer module. A plug-in dataset gets ``{name, params: {}}`` (its
+    parameters are its loader's defaults, set with ``dataset.params.<key>=...``) when kmdr has no
+    option of that name."""
+    from hydra.core.config_store import ConfigStore
+    from hydra.core.plugins import Plugins
+
+    from kmdr.config.search_path import PapersSearchPath
+    from kmdr.datasets import DATASETS
+    from kmdr.datasets._builtins import PARAM_SCHEMAS
+    from kmdr.reducers import REDUCERS
+
+    store = ConfigStore.instance()
+    store.store(name=SCHEMA_NAME, node=RunConfig)
+    Plugins.instance().register(PapersSearchPath)
+    for dataset, params in PARAM_SCHEMAS.items():
+        store.store(name=dataset_params_schema(dataset), node=params)
+    names = REDUCERS.names()
+    aliases = [(alias, name) for alias, name in REDUCERS.aliases().items() if name in names]
+    for option, name in [*((name, name) for name in names), *aliases]:
+        node = {"reducers": [{"id": name, "name": name, "params": {}}]}
+        store.store(group="reducer", name=option, node=node, package="_global_")
+    for name in DATASETS.names():
+        if not DATASETS.is_own(name):  # kmdr's and its papers' datasets have their files
+            store.store(group="dataset", name=name, node={"name": name, "params": {}})
+
+
+_register()
+
+
+@contextmanager
+def initialized(job_name: str = "kmdr") -> Iterator[None]:
+    """Hydra initialized on kmdr's configs for the Compose API while the block runs; Hydra's
+    global state is as it was after it."""
+    from hydra import initialize_config_dir, initialize_config_module
+
+    env = env_conf_dir()
+    if env is not None:
+        init = initialize_config_dir(config_dir=str(env), version_base=None, job_name=job_name)
+    else:
+        check_package()
+        init = initialize_config_module(CONF_PACKAGE, version_base=None, job_name=job_name)
+    with init, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", GENERATED_OPTION_NOTICE, UserWarning)
+        yield
+
+
+def group_options(group: str) -> list[str]:
+    """The options of a config group (``dataset``, ``reducer``, ``experiment``), sorted; call it
+    inside :func:`initialized` or a Hydra app."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    return sorted(GlobalHydra.instance().config_loader().get_group_options(group))
+
+
+def compose_primary(overrides: list[str]):
+    """The primary config composed with ``overrides``, its Hydra config included (call it
+    inside :func:`initialized`); an error Hydra or OmegaConf raises while composing is a one-line
+    ConfigError (:func:`composition_problem`)."""
+    from hydra import compose
+
+    try:
+        return compose(PRIMARY_CONFIG, overrides=overrides, return_hydra_config=True)
+    except Exception as err:
+        problem = composition_problem(err)
+        if problem is None:
+            raise
+        raise ConfigError(problem) from None
+
+
+def composition_problem(err: BaseException) -> str | None:
+    """One line for an error met while composing a config, or None if ``err`` is not one."""
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    for cause in error_chain(err):  # a YAML syntax error anywhere in the chain names its file
+        problem = yaml_problem(cause)
+        if problem is not None:
+            return problem
+    if isinstance(err, HydraException | OmegaConfBaseException | ConfigError):
+        return config_line(err)
+    return None
+
+
+# -- the folders of the search path --------------------------------------------------------------
+
+
+def check_search_path(hc) -> None:
+    """Every config folder the command added (``-cd DIR``, ``hydra.searchpath``) exists: Hydra
+    would warn and compose without it."""
+    for source in hc.runtime.config_sources:
+        if source.schema != "file" or source.provider in ("main", "hydra", "schema"):
+            continue
+        flag = "-cd" if source.provider == "command-line" else "hydra.searchpath"
+        _check_folder(flag, source.path)
+
+
+def _check_folder(flag: str, path: str) -> None:
+    """A config folder given with ``flag`` is a folder: a one-line ConfigError otherwise."""
+    folder = Path(path)
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise ConfigError(
+            f"{flag} {path}: the config folder {what}; give the folder that holds your "
+            "dataset/, reducer/ and experiment/ configs"
+        )
+
+
+def check_user_folder(folder: str) -> None:
+    """A config folder given with ``-cd`` holds no config that a built-in of the same name would
+    hide (:func:`check_user_configs`), checked before Hydra starts for what runs no task
+    (``--cfg``): the folder is put on the search path of a composition of the primary config, as
+    Hydra would put it. A one-line ConfigError otherwise."""
+    _check_folder("-cd", folder)
+    where = Path(folder).expanduser().resolve()
+    with initialized():
+        cfg = compose_primary([f"hydra.searchpath=[file://{where}]"])
+        check_user_configs(cfg.hydra)
+
+
+#: The search path entries that are Hydra's or kmdr's own, not a folder the user added.
+_OWN_SOURCES = ("hydra", "main", "schema")
+
+
+def _config_paths(source, group: str = "") -> Iterator[str]:
+    """Every config of a Hydra config source, as ``group/name`` (``name`` at the top)."""
+    from hydra.core.object_type import ObjectType
+
+    for name in source.list(group, ObjectType.CONFIG):
+        yield f"{group}/{name}" if group else name
+    for sub in source.list(group, ObjectType.GROUP):
+        yield from _config_paths(source, f"{group}/{sub}" if group else sub)
+
+
+def _same_config(one, other, path: str) -> bool:
+    from omegaconf import OmegaConf
+
+    a, b = one.load_config(path), other.load_config(path)
+    return a.header == b.header and OmegaConf.to_container(a.config) == OmegaConf.to_container(
+        b.config
+    )
+
+
+def _where(source, path: str) -> str:
+    if source.provider == "main":
+        return f"kmdr's built-in {path}.yaml ({source.scheme()}://{source.path})"
+    return f"{source.path.removeprefix('file://')}/{path}.yaml"
+
+
+def check_user_configs(hc) -> None:
+    """A config in a folder the user added to Hydra's search path (``-cd DIR``) never loses
+    silently to a built-in of the same name.
+
+    Hydra takes a config from the first entry of its search path that holds it, and the folder
+    ``-cd`` adds comes after kmdr's own configs: a user's ``config.yaml``,
+    ``dataset/orl.yaml`` or ``experiment/bzmd14_orl.yaml`` would be ignored and the built-in run
+    in its place. Such a file is refused in one line (:class:`ConfigError`) naming both files
+    and the fix, unless it is the built-in's copy. Call it with Hydra initialized (inside the
+    task, or :func:`initialized`); ``hc``: the job's Hydra config (the folders its
+    ``hydra.searchpath`` added).
+    """
+    from hydra.core.global_hydra import GlobalHydra
+
+    sources = [s for s in GlobalHydra.instance().config_loader().get_sources() if s.available()]
+    for index, source in enumerate(sources):
+        if source.provider in _OWN_SOURCES or source.scheme() == "structured":
+            continue
+        for path in _config_paths(source):
+            first = next((s for s in sources[:index] if s.is_config(path)), None)
+            if first is not None and not _same_config(source, first, path):
+                _refuse(_where(source, path), first, path)
+    # hydra.searchpath's folders join the search path per composition, after all of the above
+    for folder in _searchpath_folders(hc):
+        for file in sorted(folder.rglob("*.yaml")):
+            path = file.relative_to(folder).with_suffix("").as_posix()
+            first = next((s for s in sources if s.is_config(path)), None)
+            if first is not None and not _same_text(file, first, path):
+                _refuse(str(file), first, path)
+
+
+def _searchpath_folders(hc) -> list[Path]:
+    """The folders ``hydra.searchpath`` added to the job's search path (Hydra's runtime record
+    in the job's Hydra config ``hc``)."""
+    return [
+        Path(s.path)
+        for s in hc.runtime.config_sources
+        if s.schema == "file"
+        and str(s.provider).startswith("hydra.searchpath")
+        and Path(s.path).is_dir()
+    ]
+
+
+def _same_text(file: Path, source, path: str) -> bool:
+    from omegaconf import OmegaConf
+
+    theirs = source.load_config(path).config
+    return OmegaConf.to_container(OmegaConf.load(file)) == OmegaConf.to_container(theirs)
+
+
+def _refuse(mine_file: str, first, path: str):
+    group, _, name = path.rpartition("/")
+    mine = f"{group}/my_{name}.yaml" if group else f"my_{name}.yaml"
+    how = f"{group}=my_{name}" if group else f"--config-name my_{name}"
+    raise ConfigError(
+        f"{mine_file} has the name of {_where(first, path)}, which Hydra reads first, so yours "
+        f"would be ignored; rename yours (e.g. {mine}) and choose it with {how}"
+    )
+
+
+# -- a job, checked -------------------------------------------------------------------------------
+
+
+def only_reducer(choices) -> str | None:
+    """With both an experiment preset and a reducer option, run only that reducer's entries."""
+    if choices.get("experiment") and choices.get("reducer"):
+        return str(choices["reducer"])
+    return None
+
+
+def _own_folder(
+    cfg, choices, config_name: str, overrides: list[str], task: list[str]
+) -> str | None:
+    """A run of a preset that changes what the preset fixes gets a folder of its own
+    (:func:`kmdr.config.presets.own_folder`; ``cfg`` is changed in place). The preset is
+    composed alone, with the command's config search path (``overrides``: Hydra's), to compare,
+    unless no override of the job (``task``) touches a key the preset fixes; returns the line
+    that announces the change, or None."""
+    from hydra import compose
+
+    from kmdr.config.presets import own_folder
+
+    preset = choices.get("experiment")
+    if not preset:
+        return None
+    touched = {k.split(".")[0].strip("/") for k in keys(task) if k is not None}
+    if not touched & {*PRESET_FIXES, "reducer"}:
+        return None
+    search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == "hydra.searchpath"]
+    return own_folder(cfg, compose(config_name, [f"experiment={preset}", *search]))
+
+
+def _own_results_dir(cfg, overrides) -> None:
+    """Send a run outside the paper presets (``preset.reproduce: none``) that leaves
+    ``results_dir`` at its default to :data:`~kmdr.config.schema.OWN_RESULTS_DIR`: a user's own
+    runs never write into the committed ``results/`` (``results_dir=...`` chooses)."""
+    from omegaconf import open_dict
+
+    if cfg.results_dir != RunConfig.results_dir:
+        return
+    if any(key(o) == "results_dir" for o in parse(overrides)):
+        return
+    with open_dict(cfg):
+        cfg.results_dir = default_results_dir(cfg.preset.reproduce)
+
+
+@dataclass(frozen=True)
+class Composed:
+    """One job's checked objects, the resolved config its run records, and the line announcing
+    that it runs in a folder of its own (None when it does not)."""
+
+    experiment: object
+    execution: object
+    output: object
+    record: dict
+    moved: str | None = None
+
+    @property
+    def objects(self) -> Configured:
+        return Configured(self.experiment, self.execution, self.output)
+
+
+def checked(cfg, hc) -> Composed:
+    """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
+    run's objects, once (see the module docstring). Raises a one-line ConfigError."""
+    from kmdr.config.checks import check_overrides_change_cells
+
+    check_search_path(hc)
+    choices = dict(hc.runtime.choices)
+    only = only_reducer(choices)
+    # Every setting given is used, or refused: an override of a reducer entry the run filters
+    # out, a user config hidden by a built-in of the same name. (A key given twice is refused
+    # where the overrides are read, before Hydra composes: Hydra's sweeper keeps only the last.)
+    check_overrides_change_cells(hc.overrides.task, cfg.get("reducers"), only)
+    check_user_configs(hc)
+    metadata = to_container(cfg.preset)  # before a changed preset drops it for an ad-hoc run's
+    moved = _own_folder(
+        cfg, choices, hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
+    )
+    if moved:  # the preset's own metadata is checked all the same
+        PresetConfig(**metadata)
+    _own_results_dir(cfg, hc.overrides.task)
+    objects = from_config(cfg, only_reducer=only)
+    record = to_container(cfg)
+    record["choices"] = {k: v for k, v in choices.items() if "/" not in k}
+    record["overrides"] = list(hc.overrides.task)
+    return Composed(*objects, record=record, moved=moved)
+
+
+def compose_job(overrides, caller: str = "this") -> Composed:
+    """Compose ``overrides`` (a str or a list of str in the command line's grammar: one job's,
+    :func:`kmdr.config.overrides.one_job`) as the command line composes one job, and check it
+    (:func:`checked`). ``caller`` names the function in a message about the overrides."""
+    from omegaconf import open_dict, read_write
+
+    items = one_job(overrides, caller)
+    with initialized():
+        cfg = compose_primary(items)
+        # The job's Hydra config, read from the composed config itself: Hydra's global
+        # HydraConfig is the app's (hydra.main sets it), never set here.
+        hc = cfg.hydra
+        with read_write(cfg), open_dict(cfg):  # the job's config, as under hydra.main
+            del cfg["hydra"]
+        return checked(cfg, hc)
+
+
+def check_command_line(args: Sequence[str], config_dir: str | None, prints_config: bool) -> None:
+    """What the command line alone tells, before Hydra starts: each key given once (Hydra's
+    sweeper and ``--cfg`` would keep the last value without a word), and, for ``--cfg`` (which
+    runs no task), a ``-cd`` folder's configs that a built-in of the same name hides."""
+    check_repeated_keys(args)
+    if config_dir is not None and prints_config:
+        check_user_folder(config_dir)
+
+
+# -- every preset ---------------------------------------------------------------------------------
+
+
+def composed_presets(
+    folder: str | os.PathLike | None = None, overrides: Sequence[str] = ()
+) -> list[tuple[str, object]]:
+    """Every preset of ``experiment/``, composed by Hydra with the schema (so defaults apply):
+    ``(option name, DictConfig)``, by option name. ``folder``: another conf/ folder;
+    ``overrides``: Hydra overrides applied to every preset."""
+    from hydra import compose, initialize_config_dir
+
+    if folder is None:
+        init = initialized()
+    else:
+        init = initialize_config_dir(
+            config_dir=str(Path(folder).resolve()), version_base=None, job_name="kmdr"
+        )
+    with init:
+        return [
+            (name, compose(PRIMARY_CONFIG, overrides=[f"experiment={name}", *overrides]))
+            for name in group_options("experiment")
+        ]
+
+
+def presets(composed=None) -> list[dict]:
+    """Every ``conf/experiment`` preset: ``{"name": ..., **preset block}`` (enums as strings),
+    in the presets' ``order`` (then by name). ``composed``: pairs :func:`composed_presets`
+    returned (default: composed now)."""
+    pairs = composed_presets() if composed is None else composed
+    out = [{"name": name, **to_container(cfg.preset)} for name, cfg in pairs]
+    return sorted(out, key=lambda p: (p["order"], p["name"]))
