@@ -4,7 +4,7 @@ setuptools' ``packages.find`` names a package after its folder under one root, s
 the top-level ``conf/`` folder its package name ``kmdr.conf`` (pyproject.toml's ``package-dir``
 maps that name to the folder). The packages are found here instead: every package under ``src/``
 (a new paper's package included), and ``kmdr.conf`` with its config groups (folders of yaml
-files). Everything else is in pyproject.toml.
+files, ``hydra/job_logging`` among them). Everything else is in pyproject.toml.
 """
 
 from pathlib import Path
@@ -18,8 +18,8 @@ setup(
         *find_packages("src", include=["kmdr", "kmdr.*"]),
         "kmdr.conf",
         *(
-            f"kmdr.conf.{group.name}"
-            for group in sorted(CONF.iterdir())
+            "kmdr.conf." + ".".join(group.relative_to(CONF).parts)
+            for group in sorted(CONF.rglob("*"))
             if group.is_dir() and any(group.glob("*.yaml"))
         ),
     ]

@@ -66,7 +66,7 @@ def child(overrides: list[str]) -> dict:
     ):
         warnings.simplefilter("always")
         start = time.perf_counter()
-        outcome = run_experiment(*spec, log=lambda msg: None)
+        outcome = run_experiment(*spec)
         wall = time.perf_counter() - start
     prefix = "Sending large graph of size "
     sizes = [

@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
         start = time.perf_counter()
-        outcome = run_experiment(*spec, dataset=ds, log=lambda msg: None)
+        outcome = run_experiment(*spec, dataset=ds)
         runner_wall = time.perf_counter() - start
         rows = pd.read_csv(Path(tmp) / spec.experiment.name / "cells.csv")
         print(

@@ -73,7 +73,10 @@ def test_the_readme_then_reproduce_leave_a_fresh_clone_clean(tmp_path):
         pytest.skip("KMDR_DATA_MIRROR is not set: the README's datasets cannot be obtained")
     clone = tmp_path / "kmdr"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    # the clone's own code and configs (an editable install of this checkout would map
+    # kmdr.conf to this checkout's conf/)
     env = {**os.environ, "PYTHONPATH": str(clone / "src"), "OMP_NUM_THREADS": "1"}
+    env["KMDR_CONF_DIR"] = str(clone / "conf")
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
 
     def run(words: list[str]) -> str:

@@ -1,8 +1,11 @@
 """How every kmdr command reports a problem to its user: one line on stderr, never a traceback.
 
-``one_line`` flattens any message to a single line; ``say_error`` prints it as
-``<program>: error: <message>``; ``exit_error`` does that and exits (status 2, the convention
-for a usage error, unless told otherwise). ``error_chain`` walks what an error was raised from,
+``one_line`` flattens any message to a single line; ``tell`` prints a command's closing line
+(``kmdr: interrupted; ...``) on stderr, and ``say_error`` a problem as
+``<program>: error: <message>``; ``exit_error`` does that and exits (status 2, the convention for
+a usage error, unless told otherwise). A command's closing line is its output, not a log record:
+it is shown whatever the logging configuration (the run's own lines are :mod:`kmdr._log`'s).
+``error_chain`` walks what an error was raised from,
 where the real problem often is.
 """
 
@@ -12,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from typing import NoReturn
 
-__all__ = ["error_chain", "exit_error", "one_line", "say_error"]
+__all__ = ["error_chain", "exit_error", "one_line", "say_error", "tell"]
 
 
 def error_chain(err: BaseException) -> Iterator[BaseException]:
@@ -36,9 +39,14 @@ def one_line(message: object, *, with_type: bool = False) -> str:
     return text
 
 
+def tell(line: str) -> None:
+    """Print a command's closing line (one line) on stderr."""
+    print(one_line(line), file=sys.stderr, flush=True)
+
+
 def say_error(program: str, message: object) -> None:
     """Print ``<program>: error: <message>`` as one line on stderr."""
-    print(f"{program}: error: {one_line(message)}", file=sys.stderr, flush=True)
+    tell(f"{program}: error: {one_line(message)}")
 
 
 def exit_error(program: str, message: object, status: int = 2) -> NoReturn:

@@ -1,16 +1,28 @@
-"""How much a run says: its ``verbosity`` (``quiet``, ``normal``, ``verbose``), held as the level
-of the ``kmdr`` logger so that every layer (the runner's progress bar, the parallel backends)
-reads one switch, and the warnings of the libraries kmdr runs that a user must see.
+"""How kmdr says what it does: the standard :mod:`logging` module, logger ``kmdr``.
 
-- ``quiet``: no progress bar and no closing summary line; errors, kmdr's warnings and the
-  store's reports (a damaged file, a resumed run) still show.
+Every line a run or a command writes (``[kmdr] bzmd14_orl: resuming ...``, a progress line, a
+damaged file named) is a record of the ``kmdr`` logger: :func:`say` for what the run does (INFO),
+:func:`warn` for what the user must see even in a quiet run (WARNING). Where they go is logging's
+business, so a user sends them to a file, raises or silences them as with any library:
+
+* the command line: Hydra's job logging (``conf/hydra/job_logging/kmdr.yaml``: the lines as they
+  are on stderr, :class:`Console`); ``hydra/job_logging=default`` gives Hydra's own (a console
+  line with time and level, and a ``kmdr.log`` file), and any ``hydra.job_logging.*`` key
+  changes it;
+* ``kmdr.run`` and the other commands: :func:`console` puts a :class:`Console` on the ``kmdr``
+  logger while they run, unless the user gave that logger a handler of their own
+  (``logging.getLogger("kmdr").addHandler(...)``);
+* a run's own log file, beside its record (``runs/<run_id>.log``): what the run said, the
+  backends' own logs and the traceback of a failure (:mod:`kmdr.engine.runner`).
+
+The run's ``verbosity`` is the ``kmdr`` logger's level while it runs (:func:`logging_for`):
+
+- ``quiet``: warnings and errors only (no progress bar, no closing line);
 - ``normal`` (the default): a progress bar when stderr is a terminal or the run is in a notebook,
   else a start line and a progress line at a steady interval (:mod:`kmdr.engine.progress`);
-  library warnings that only repeat what kmdr already handles are hidden (:data:`HIDDEN`).
-- ``verbose``: every library warning, unfiltered.
-
-:func:`logging_for` applies a verbosity for the length of a run (the CLI's job, ``kmdr.run``);
-outside it the logger's level is the caller's (a library user sets it with :mod:`logging`).
+  library warnings that only repeat what kmdr already handles are hidden (:data:`HIDDEN`);
+- ``verbose``: every library warning, the backends' logs and a failure's traceback on the
+  terminal too.
 """
 
 from __future__ import annotations
@@ -25,18 +37,22 @@ __all__ = [
     "HIDDEN",
     "LEVELS",
     "LOGGER",
+    "Console",
+    "console",
     "in_notebook",
     "logging_for",
     "quiet",
     "say",
     "show_progress",
     "verbose",
+    "warn",
 ]
 
-#: The logger whose level is the run's verbosity.
+#: The logger of every line kmdr writes.
 LOGGER = "kmdr"
-#: Each verbosity as a :mod:`logging` level.
+#: Each verbosity as a :mod:`logging` level of that logger.
 LEVELS = {"quiet": logging.WARNING, "normal": logging.INFO, "verbose": logging.DEBUG}
+_LOG = logging.getLogger(LOGGER)
 
 #: (category, message regex, module regex) of library warnings a normal run hides: each says
 #: something kmdr already handles or reports in its own words.
@@ -49,18 +65,24 @@ HIDDEN: list[tuple[type[Warning], str, str]] = [
 ]
 
 
-def _level() -> int:
-    return logging.getLogger(LOGGER).level or LEVELS["normal"]
+def say(msg: str) -> None:
+    """One of a run's lines: what it does (INFO; not in a quiet run)."""
+    _LOG.info(msg)
+
+
+def warn(msg: str) -> None:
+    """A line the user must see even in a quiet run: a problem, a stop (WARNING)."""
+    _LOG.warning(msg)
 
 
 def quiet() -> bool:
-    """Whether the run is quiet (the ``kmdr`` logger above INFO)."""
-    return _level() > logging.INFO
+    """Whether the run's lines are left out (the ``kmdr`` logger above INFO)."""
+    return not _LOG.isEnabledFor(logging.INFO)
 
 
 def verbose() -> bool:
     """Whether the run is verbose (the ``kmdr`` logger at DEBUG or below)."""
-    return _level() <= logging.DEBUG
+    return _LOG.isEnabledFor(logging.DEBUG)
 
 
 def in_notebook() -> bool:
@@ -70,10 +92,36 @@ def in_notebook() -> bool:
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
-def say(msg: str) -> None:
-    """Write one of a run's ``[kmdr]`` lines: to stderr, or to stdout in a notebook (which paints
-    stderr red, as if the run had failed)."""
-    print(msg, file=sys.stdout if in_notebook() else sys.stderr, flush=True)
+class Console(logging.Handler):
+    """Each record on a line of its own, on stderr, or stdout in a notebook (which paints stderr
+    red, as if the run had failed); the stream is looked up when a line is written, so a
+    redirected stream gets it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            stream = sys.stdout if in_notebook() else sys.stderr
+            stream.write(self.format(record) + "\n")
+            stream.flush()
+        except Exception:
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def console() -> Iterator[None]:
+    """A :class:`Console` on the ``kmdr`` logger while the block runs, unless it has a handler
+    already (the user's, or Hydra's job logging): the lines of ``kmdr.run`` and of the commands
+    that are not Hydra's."""
+    if _LOG.handlers:
+        yield
+        return
+    handler, before = Console(), _LOG.propagate
+    _LOG.addHandler(handler)
+    _LOG.propagate = False  # a root handler of the user's would print each line twice
+    try:
+        yield
+    finally:
+        _LOG.removeHandler(handler)
+        _LOG.propagate = before
 
 
 def show_progress(enabled: bool | None) -> bool:
@@ -90,12 +138,11 @@ def show_progress(enabled: bool | None) -> bool:
 
 @contextlib.contextmanager
 def logging_for(verbosity) -> Iterator[None]:
-    """Apply ``verbosity`` (a name of :data:`LEVELS`, or the schema's enum) while the block runs;
-    the logger's level and the warning filters are restored after it."""
+    """Apply ``verbosity`` (a name of :data:`LEVELS`, or the schema's enum) while the block runs:
+    the ``kmdr`` logger's level and the warning filters, restored after it."""
     name = str(getattr(verbosity, "value", verbosity))
-    logger = logging.getLogger(LOGGER)
-    before = logger.level
-    logger.setLevel(LEVELS[name])
+    before = _LOG.level
+    _LOG.setLevel(LEVELS[name])
     try:
         with warnings.catch_warnings():
             if name != "verbose":
@@ -103,4 +150,4 @@ def logging_for(verbosity) -> Iterator[None]:
                     warnings.filterwarnings("ignore", message, category, module)
             yield
     finally:
-        logger.setLevel(before)
+        _LOG.setLevel(before)

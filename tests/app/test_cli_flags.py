@@ -5,6 +5,7 @@ and what a run writes to a log that is not a terminal (no progress bar) at each 
 from __future__ import annotations
 
 import importlib.metadata
+import logging
 import os
 import subprocess
 import sys
@@ -221,4 +222,4 @@ def test_library_warnings_a_user_need_not_see_are_hidden_unless_verbose(verbosit
             assert _log.quiet() is (verbosity == "quiet")
             assert _log.verbose() is (verbosity == "verbose")
     assert [str(w.message) for w in seen] == [text] * shown + ["a warning kmdr does not know"]
-    assert not _log.quiet() and not _log.verbose()  # restored after the run
+    assert logging.getLogger(_log.LOGGER).level == logging.NOTSET  # restored after the run

@@ -131,7 +131,7 @@ def config(results_dir, reducers, **over):
 
 def run(results_dir, reducers, **over):
     spec = from_config(config(results_dir, reducers, **over))
-    outcome = run_experiment(*spec, log=lambda msg: None)
+    outcome = run_experiment(*spec)
     df = read_csv(outcome.experiment_dir / "cells.csv").sort_values(KEY)  # floats exact
     (side,) = (outcome.experiment_dir / "runs").glob(f"{outcome.run_id}.json")
     return outcome, df.reset_index(drop=True), json.loads(side.read_text())

@@ -44,7 +44,7 @@ def config(results_dir, backend: str, **over):
 
 
 def rows(results_dir, backend: str, **over) -> pd.DataFrame:
-    outcome = run_experiment(*from_config(config(results_dir, backend, **over)), log=lambda m: None)
+    outcome = run_experiment(*from_config(config(results_dir, backend, **over)))
     assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 32
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv")
     return cells.set_index("cell_id").sort_index()[VALUES]
@@ -101,7 +101,7 @@ def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
     pytest.importorskip("distributed")
     spec = from_config(config(tmp_path, "dask", dask={"scheduler": "tcp://127.0.0.1:9"}))
     with pytest.raises(BackendError) as info:
-        run_experiment(*spec, log=lambda m: None)
+        run_experiment(*spec)
     assert "\n" not in str(info.value) and "127.0.0.1:9" in str(info.value)
     (record,) = (tmp_path / "b_dask" / "runs").glob("*.json")
     record = json.loads(record.read_text())

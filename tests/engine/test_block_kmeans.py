@@ -35,11 +35,14 @@ def test_the_uniform_draws_are_numpys_across_chunks(n):
         assert ours.random_sample() == numpy.random_sample()
 
 
-def test_a_progress_line_says_what_the_cell_in_progress_does():
-    lines = []
-    bar = LogProgress(3, 0, "big: cells", "cell", lines.append, every=0.0)
-    bar.set_postfix_str("k-means start 1, iteration 7, inertia 12.5")
-    bar.tick()
+def test_a_progress_line_says_what_the_cell_in_progress_does(capsys):
+    from kmdr._log import console, logging_for
+
+    with console(), logging_for("normal"):
+        bar = LogProgress(3, 0, "big: cells", "cell", every=0.0)
+        bar.set_postfix_str("k-means start 1, iteration 7, inertia 12.5")
+        bar.tick()
+    lines = capsys.readouterr().err.splitlines()
     assert lines[-1].endswith("; k-means start 1, iteration 7, inertia 12.5")
 
 

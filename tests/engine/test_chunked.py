@@ -264,7 +264,7 @@ def _rows(config: dict):
 
     from kmdr.engine.session import run_experiment
 
-    outcome = run_experiment(*from_config(config), log=lambda m: None)
+    outcome = run_experiment(*from_config(config))
     assert outcome.status == "complete"
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv").set_index("cell_id").sort_index()
     return outcome, cells

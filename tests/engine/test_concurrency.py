@@ -41,7 +41,7 @@ RUN = textwrap.dedent(
         "figures": False,
         "progress": False,
     }
-    outcome = run_experiment(*from_config(cfg), log=lambda msg: None)
+    outcome = run_experiment(*from_config(cfg))
     print(outcome.n_computed, outcome.n_reused, outcome.n_expected)
     """
 )

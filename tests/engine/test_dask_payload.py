@@ -50,7 +50,7 @@ def run_config(results_dir, backend: str, dataset: dict, **keys) -> dict:
 
 
 def run_rows(config: dict, dataset=None) -> pd.DataFrame:
-    outcome = run_experiment(*from_config(config), dataset=dataset, log=lambda m: None)
+    outcome = run_experiment(*from_config(config), dataset=dataset)
     assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected > 0
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv")
     return cells.set_index("cell_id").sort_index()[VALUES]

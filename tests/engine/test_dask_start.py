@@ -68,7 +68,7 @@ def assert_gone(entry: dict) -> None:
 @needs_dask
 @pytest.mark.slow
 def test_a_run_takes_over_the_cluster_started_while_its_data_loads(tmp_path, made):
-    outcome = run_experiment(*from_config(config(tmp_path)), log=lambda m: None)
+    outcome = run_experiment(*from_config(config(tmp_path)))
     assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 4
     (entry,) = made  # one cluster, started in the background and used by the session
     assert entry["thread"] == "kmdr-start-cluster"
@@ -91,12 +91,10 @@ def test_a_cluster_started_early_is_closed_when_the_run_ends_before_using_it(
     if ending == "config error":  # r = 50 > d = 12: rejected once the data is loaded
         with pytest.raises(ConfigError, match="too large"):
             bad = config(tmp_path, reducers=[{"name": "svd"}], r_grid=[50])
-            run_experiment(*from_config(bad), log=lambda m: None)
+            run_experiment(*from_config(bad))
     else:
         unavailable = DatasetUnavailable("synth: not here")
-        outcome = run_experiment(
-            *from_config(config(tmp_path)), dataset=unavailable, log=lambda m: None
-        )
+        outcome = run_experiment(*from_config(config(tmp_path)), dataset=unavailable)
         assert outcome.status == "skipped"
     (entry,) = made
     assert entry["thread"] == "kmdr-start-cluster"

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import kmdr.engine.work as work
+from _command import said
 from _run_configs import synth_run
 from kmdr._io import temporary_path
 from kmdr.config.schema import from_config
@@ -84,7 +85,7 @@ def test_kill_9_part_way_then_resume(tmp_path):
     for name, (_, data) in before.items():  # every file on disk is a whole cell
         assert json.loads(data)["cell_id"] == name[: -len(".json")]
 
-    outcome = run_experiment(*from_config(cfg), log=lambda msg: None)
+    outcome = run_experiment(*from_config(cfg))
     check_complete(outcome, before)
     assert not list(cells_dir.glob(".*.tmp"))
 
@@ -114,7 +115,7 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch, ctrl_c_handled):
     monkeypatch.setattr(work, "compute_cell", interrupted_after_7)
     spec = from_config(config(tmp_path))
     with pytest.raises(KeyboardInterrupt):
-        run_experiment(*spec, log=lambda msg: None)
+        run_experiment(*spec)
     exp = tmp_path / "resume"
     # cells.csv was rebuilt on the way out: exactly the finished cells, no partial row.
     assert len(pd.read_csv(exp / "cells.csv")) == 7
@@ -126,26 +127,28 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch, ctrl_c_handled):
     assert len(before) == 7
 
     monkeypatch.setattr(work, "compute_cell", real)
-    said = []
-    outcome = run_experiment(*spec, log=said.append)
+    lines: list[str] = []
+    with said(lines):
+        outcome = run_experiment(*spec)
     check_complete(outcome, before)
     # it says it resumes the run that was interrupted
     assert f"resuming the run {side['run_id']}, interrupted: 7 of {N_CELLS} cells done" in "".join(
-        said
+        lines
     )
     # A third run has nothing left to do, and resumes nothing: it reuses the cells
-    said.clear()
-    again = run_experiment(*spec, log=said.append)
+    lines.clear()
+    with said(lines):
+        again = run_experiment(*spec)
     assert again.n_computed == 0 and again.n_reused == N_CELLS
-    text = "".join(said)
+    text = "".join(lines)
     assert "resuming" not in text and "reusing the cells already computed" in text
 
 
 def test_a_changed_setting_is_a_different_cell(tmp_path):
     small = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
-    run_experiment(*from_config(small), log=lambda msg: None)
+    run_experiment(*from_config(small))
     changed = dict(small, kmeans={"n_init": 3, "max_iter": 100})
-    outcome = run_experiment(*from_config(changed), log=lambda msg: None)
+    outcome = run_experiment(*from_config(changed))
     assert outcome.n_computed == 1 and outcome.n_reused == 0
     # Both cells stay, in the cell files and in cells.csv: they share (dataset, reducer, r,
     # repetition) but not their settings, so neither replaces the other.
@@ -171,7 +174,7 @@ def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
     foreign = cells / ".abc.json.tmp"  # not named by kmdr._io: whose it is is unknown, kept
     foreign.write_text('{"half": ')
     cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
-    outcome = run_experiment(*from_config(cfg), log=lambda msg: None)
+    outcome = run_experiment(*from_config(cfg))
     assert outcome.n_computed == 1 and list(cells.glob(".*.tmp")) == [foreign]
 
 
@@ -181,14 +184,15 @@ def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
 )
 def test_a_damaged_cell_file_is_reported_and_recomputed(tmp_path, capfd):
     cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2, 4], repeats=2)
-    first = run_experiment(*from_config(cfg), log=lambda msg: None)
+    first = run_experiment(*from_config(cfg))
     cells = first.experiment_dir / "cells"
     victim = sorted(cells.glob("*.json"))[0]
     truncated = victim.read_bytes()[:40]  # e.g. by a full disk or a copy cut short
     victim.write_bytes(truncated)
     (first.experiment_dir / "cells.csv").unlink()  # killed before its first rebuild
     messages = []
-    again = run_experiment(*from_config(cfg), log=messages.append)
+    with said(messages):
+        again = run_experiment(*from_config(cfg))
     assert again.n_computed == 1 and again.n_reused == 3
     # Reported once, in one line, through the run's log or on stderr.
     reports = [m for m in messages + capfd.readouterr().err.splitlines() if victim.name in m]

@@ -43,7 +43,7 @@ def config(results_dir, **over) -> dict:
 
 
 def run(results_dir, **over) -> pd.DataFrame:
-    outcome = run_experiment(*from_config(config(results_dir, **over)), log=lambda m: None)
+    outcome = run_experiment(*from_config(config(results_dir, **over)))
     assert outcome.status == "complete" and outcome.n_computed == 2
     cells = read_csv(outcome.experiment_dir / "cells.csv")  # floats read back exactly
     return cells.set_index("cell_id").sort_index()
@@ -169,13 +169,16 @@ def test_workers_and_threads_fit_the_cores_or_a_line_says_so(
     gets="run as asked (the cells' numbers are those of their identity), one line saying the "
     "threads contend and which n_jobs fits",
 )
-def test_a_run_whose_threads_outnumber_the_cores_says_so_once(monkeypatch, tmp_path):
+def test_a_run_whose_threads_outnumber_the_cores_says_so_once(monkeypatch, tmp_path, capsys):
     import joblib
 
+    from kmdr._log import console
+
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 1)
-    lines: list[str] = []
     spec = from_config(config(tmp_path, n_jobs=1, blas_threads=2))
-    outcome = run_experiment(*spec, log=lines.append)
+    with console():
+        outcome = run_experiment(*spec)
     assert outcome.status == "complete" and outcome.n_computed == 2
+    lines = capsys.readouterr().err.splitlines()
     said = [line for line in lines if "contend" in line]
     assert len(said) == 1 and "n_jobs=1 x blas_threads=2 = 2 threads" in said[0], lines

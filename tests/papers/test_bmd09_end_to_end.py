@@ -58,9 +58,7 @@ def _run(name: str, overrides: list[str]):
     with pytest.warns(
         UserWarning, match="300 terms occur in the 184 documents; bmd09 reports 6314"
     ):
-        outcome = run_experiment(
-            *spec, config=OmegaConf.to_container(cfg, resolve=True), log=lambda msg: None
-        )
+        outcome = run_experiment(*spec, config=OmegaConf.to_container(cfg, resolve=True))
     assert outcome.skipped is None
     from kmdr.app.drawing import draw
 

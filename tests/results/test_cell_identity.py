@@ -12,6 +12,7 @@ import shutil
 import pandas as pd
 import pytest
 
+from _command import said
 from _run_configs import synth_run
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
@@ -40,7 +41,7 @@ def config(results_dir, **over):
 
 
 def run(results_dir, **over):
-    return run_experiment(*from_config(config(results_dir, **over)), log=lambda m: None)
+    return run_experiment(*from_config(config(results_dir, **over)))
 
 
 CELLS_PER_RUN = 2 * 2 + 2  # LapScores at 2 r x 2 repetitions, kMeans once per repetition
@@ -116,7 +117,8 @@ def test_rows_of_another_thread_count_under_a_one_thread_id_are_set_aside(tmp_pa
     (exp / "cells.csv").write_text(table_text(list(rows[0]), older))
     shutil.rmtree(exp / "cells")  # the cache of the rows above
     messages = []
-    again = run_experiment(*from_config(config(tmp_path)), log=messages.append)
+    with said(messages):
+        again = run_experiment(*from_config(config(tmp_path)))
     assert (again.n_computed, again.n_reused) == (6, 0)
     reason = "computed with blas_threads=2 before the thread count was part of a cell's identity"
     assert any(reason in m and "6 row(s) not trusted" in m for m in messages), messages
@@ -134,7 +136,8 @@ def test_identical_run_reuses_every_cell(tmp_path):
 def test_dry_run_counts_and_estimates_and_writes_nothing(tmp_path):
     messages = []
     spec = from_config(config(tmp_path, dry_run=True))
-    outcome = run_experiment(*spec, log=messages.append)
+    with said(messages):
+        outcome = run_experiment(*spec)
     assert outcome.status == "dry_run" and outcome.n_computed == 0
     assert not (tmp_path / "mine").exists()
     assert "6 of 6 cells to compute (0 reused)" in messages[-1]
@@ -142,14 +145,15 @@ def test_dry_run_counts_and_estimates_and_writes_nothing(tmp_path):
 
     run(tmp_path)  # now there are earlier cells to estimate from, and all of them are reusable
     more = from_config(config(tmp_path, dry_run=True, r_grid=[4, 8, 12]))
-    run_experiment(*more, log=messages.append)
+    with said(messages):
+        run_experiment(*more)
     assert "2 of 8 cells to compute (6 reused)" in messages[-1]
     assert "about" in messages[-1] and "with 1 workers" in messages[-1]
 
 
 def test_sampling_lemma_is_a_kind_run_like_any_experiment(tmp_path):
     spec = from_config(config(tmp_path, kind="sampling_lemma", r_grid=[5, 50], repeats=3))
-    outcome = run_experiment(*spec, log=lambda m: None)
+    outcome = run_experiment(*spec)
     assert outcome.status == "complete"
     table = pd.read_csv(tmp_path / "mine" / "sampling_lemma.csv")
     assert len(table) == 2 * 3 and set(table["r"]) == {5, 50}

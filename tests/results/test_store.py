@@ -344,7 +344,7 @@ def test_rebuild_with_no_cells_writes_nothing_and_keeps_the_record_of_a_damaged_
     store.rebuild_csv()
     # the cell file damaged after its row reached cells.csv: the row (the record) stays
     store.cell_path(a).write_text("")
-    again = Store(tmp_path, log=lambda m: None)
+    again = Store(tmp_path)
     assert again.rebuild_csv() == 1 and again.done_ids() == {a}
     assert list(read_csv(store.csv_path).columns[: len(CSV_COLUMNS)]) == list(CSV_COLUMNS)
 

@@ -51,7 +51,7 @@ def config(results_dir, name: str = "ident", **over) -> dict:
 
 def run(results_dir, dataset=None, **over):
     spec = from_config(config(results_dir, **over))
-    return run_experiment(*spec, dataset=dataset, log=lambda m: None)
+    return run_experiment(*spec, dataset=dataset)
 
 
 def command(tool: str, *args, env=None) -> subprocess.CompletedProcess:

@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _command import said
 from _run_configs import synth_run
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
@@ -52,8 +53,8 @@ N_CELLS = 2 * 2 + 2  # sign at 2 r x 2 repetitions, the baseline once per repeti
 
 
 def run(results_dir, messages: list | None = None, **over):
-    log = messages.append if messages is not None else (lambda m: None)
-    return run_experiment(*from_config(config(results_dir, **over)), log=log)
+    with said(messages):
+        return run_experiment(*from_config(config(results_dir, **over)))
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +177,7 @@ import json, sys
 from kmdr.engine.session import run_experiment
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
-run_experiment(*from_config(json.loads(sys.argv[1])), log=lambda m: None)
+run_experiment(*from_config(json.loads(sys.argv[1])))
 """
 
 

@@ -22,7 +22,9 @@ problem is an exception rather than an exit status:
 Progress: a bar when stderr is a terminal; in a notebook a widget with ``ipywidgets`` (the
 ``notebook`` extra), else a text bar, and the run's lines go to stdout; elsewhere (a log file) a
 start line and a progress line every ``progress_every`` seconds (:mod:`kmdr.engine.progress`;
-``progress`` and ``verbosity`` decide otherwise, as on the command line).
+``progress`` and ``verbosity`` decide otherwise, as on the command line). The run's lines are
+records of the ``kmdr`` logger (:mod:`kmdr._log`): shown on stderr unless that logger has a
+handler of the caller's (``logging.getLogger("kmdr").addHandler(...)`` sends them elsewhere).
 """
 
 from __future__ import annotations
@@ -167,12 +169,12 @@ def run(
     with the columns of ``cells.csv``; empty for a dry run or a kind without cells. Raises
     :class:`kmdr.ConfigError`, :class:`kmdr.RunError` or KeyboardInterrupt (see the module
     docstring)."""
-    from kmdr._log import logging_for
+    from kmdr._log import console, logging_for
     from kmdr.app.callbacks import conclude
     from kmdr.app.task import execute, finish
 
     composed = _composed(experiment, overrides, execution, output, results_dir)
-    with logging_for(composed.output.verbosity):
+    with console(), logging_for(composed.output.verbosity):
         outcome, experiment, output = execute(composed)
         if outcome.status == "dry_run":
             return _cells_of(None)

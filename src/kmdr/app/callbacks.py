@@ -31,7 +31,7 @@ from typing import Any
 
 from hydra.experimental.callback import Callback
 
-from kmdr._log import say
+from kmdr._log import console, logging_for, say
 from kmdr.app import drawing
 
 __all__ = ["DrawCallback", "MultirunSummary", "conclude"]
@@ -143,19 +143,17 @@ class MultirunSummary(Callback):
             _remove_empty(sweep_dir, Path.cwd())
         if not outcomes:
             return
-        from kmdr._log import quiet
-
-        if quiet() or config.get("verbosity") == "quiet":
-            return
         if counts["planned"] == len(outcomes):
-            say(f"[kmdr] multirun: {len(outcomes)} jobs planned (dry run), nothing written")
-            return
-        said = ", ".join(f"{counts[s]} {s}" for s in _WORDS if counts[s])
-        where = sorted({o["experiment_dir"] for o in outcomes if "experiment_dir" in o})
-        line = f"[kmdr] multirun: {len(outcomes)} jobs: {said}"
-        if where:
-            line += f"; results in {', '.join(where)}"
-        say(line)
+            line = f"[kmdr] multirun: {len(outcomes)} jobs planned (dry run), nothing written"
+        else:
+            said = ", ".join(f"{counts[s]} {s}" for s in _WORDS if counts[s])
+            where = sorted({o["experiment_dir"] for o in outcomes if "experiment_dir" in o})
+            line = f"[kmdr] multirun: {len(outcomes)} jobs: {said}"
+            if where:
+                line += f"; results in {', '.join(where)}"
+        # (this process ran no job when a launcher ran them elsewhere: its lines are set here)
+        with console(), logging_for(config.get("verbosity", "normal")):
+            say(line)
 
 
 def _no_job(config, sweep_dir: Path) -> None:

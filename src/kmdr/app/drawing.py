@@ -57,15 +57,16 @@ def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list
 def draw_folders(folders) -> None:
     """Draw each experiment folder of ``folders`` once, in order; a Ctrl-C while drawing ends
     the command with one line saying how to draw them later (the cells are kept)."""
-    from kmdr._log import say
+    from kmdr._errors import tell
+    from kmdr._log import warn
 
     for folder in dict.fromkeys(Path(f) for f in folders):
         try:
-            draw(folder, say)
+            draw(folder, warn)
         except KeyboardInterrupt as err:  # the cells are safe: say how to draw them later
             from kmdr.engine import signals
 
-            say(
+            tell(
                 f"kmdr: {signals.describe(err)} while drawing; the cells are kept under "
                 f"{folder}: draw them with `kmdr-figures {folder.parent}`"
             )

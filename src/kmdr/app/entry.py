@@ -43,7 +43,7 @@ import warnings
 from collections.abc import Iterator
 from typing import NoReturn
 
-from kmdr._errors import exit_error
+from kmdr._errors import exit_error, tell
 from kmdr.engine import signals
 
 __all__ = ["main"]
@@ -53,9 +53,7 @@ _FULL_ERROR = "HYDRA_FULL_ERROR"
 
 
 def _interrupted_before_any_cell(err: BaseException) -> NoReturn:
-    from kmdr._log import say
-
-    say(f"kmdr: {signals.describe(err)} before any cell was computed")
+    tell(f"kmdr: {signals.describe(err)} before any cell was computed")
     sys.exit(signals.exit_status(err))
 
 

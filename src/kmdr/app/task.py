@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from kmdr._errors import exit_error
+from kmdr._errors import exit_error, tell
 from kmdr._log import say
 from kmdr.config.errors import ConfigError
 from kmdr.engine import signals
@@ -148,7 +148,7 @@ def execute(composed, launcher_jobs: int = 1):
     KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether cells
     may have been computed)."""
     from kmdr.engine.parallel import RunFailed
-    from kmdr.engine.runner import WORKER_LOG, run_started
+    from kmdr.engine.runner import RUN_LOG, WORKER_LOG, run_started
     from kmdr.engine.session import default_session
 
     experiment, output = composed.experiment, composed.output
@@ -163,6 +163,8 @@ def execute(composed, launcher_jobs: int = 1):
         raise
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
         kept = f"; {kept_line(experiment, output)}" if run_started(err) else ""
+        if getattr(err, RUN_LOG, None):
+            kept += f"; its traceback: {getattr(err, RUN_LOG)}"
         if getattr(err, WORKER_LOG, None):
             kept += f"; the workers' log: {getattr(err, WORKER_LOG)}"
         if isinstance(err, RunFailed):  # its message says it whole
@@ -220,7 +222,7 @@ def run(cfg) -> JobResult | None:
             draw_before_stop(hc)
             exit_error(PROGRAM, f"{job}{err}")
         except Skipped as err:  # not an error of the command: a multirun goes on
-            say(f"kmdr: {err}")
+            tell(f"kmdr: {err}")
             if hc.mode != RunMode.MULTIRUN:
                 sys.exit(1)
             return None
@@ -235,7 +237,7 @@ def run(cfg) -> JobResult | None:
                 what = f"{signals.describe(err)}; {kept}: run the same command to resume"
             else:
                 what = f"{signals.describe(err)} before any cell was computed"
-            say(f"kmdr: {what}")
+            tell(f"kmdr: {what}")
             sys.exit(signals.exit_status(err))
         if outcome.status == "dry_run":
             return None

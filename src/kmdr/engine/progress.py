@@ -3,10 +3,10 @@
 - On a terminal, a tqdm bar on stderr.
 - In a Jupyter notebook, tqdm's widget when ``ipywidgets`` is installed (the ``notebook``
   extra), else tqdm's text bar; either ends in its final state in the saved notebook.
-- Anywhere else (stderr to a log file, a batch job's output): :class:`LogProgress`, lines a person
-  can follow in a file: a start line when the cells start, then one line every
-  ``progress_every`` seconds (cells done out of all, time elapsed, an estimate of the time left),
-  never a carriage return. The run's closing line says how it ended.
+- Anywhere else (stderr to a log file, a batch job's output): :class:`LogProgress`, lines of the
+  ``kmdr`` logger a person can follow in a file: a start line when the cells start, then one line
+  every ``progress_every`` seconds (cells done out of all, time elapsed, an estimate of the time
+  left), never a carriage return. The run's closing line says how it ended.
 
 ``progress=false`` shows neither, ``progress=true`` forces the bar, and a quiet run shows
 neither unless ``progress=true`` (:func:`kmdr._log.show_progress`).
@@ -23,6 +23,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+
+from kmdr._log import say
 
 __all__ = ["LogProgress", "duration_text", "progress_bar"]
 
@@ -48,7 +50,6 @@ class LogProgress:
     initial : how many are done already (reused).
     desc : what is counted, e.g. ``"bzmd14_orl: cells"``.
     unit : the unit's name (``"cell"``).
-    log : where lines go (the run's log: stderr).
     every : seconds between two progress lines.
     start : the start line's text after ``desc`` (what runs, where results go); None: only the
         counts.
@@ -60,19 +61,18 @@ class LogProgress:
         initial: int,
         desc: str,
         unit: str,
-        log: Callable[[str], None],
         every: float,
         start: str | None = None,
     ):
         self.total, self.n, self.initial = int(total), int(initial), int(initial)
-        self.desc, self.unit, self.log, self.every = desc, unit, log, float(every)
+        self.desc, self.unit, self.every = desc, unit, float(every)
         self._lock = threading.Lock()
         self._started = self._said = time.monotonic()
         self._closed = False
         self._postfix = ""
         todo = self.total - self.initial
         counts = f"{todo} of {self.total} {unit}s to compute ({self.initial} reused)"
-        self.log(f"[kmdr] {desc}: start, {counts}" + (f"; {start}" if start else ""))
+        say(f"[kmdr] {desc}: start, {counts}" + (f"; {start}" if start else ""))
 
     def line(self) -> str:
         """The progress line: done out of all, elapsed, and the time left at the rate so far."""
@@ -91,7 +91,7 @@ class LogProgress:
             if self._closed or time.monotonic() - self._said < self.every:
                 return
             self._said = time.monotonic()
-        self.log(self.line())
+        say(self.line())
 
     def update(self, n: int = 1) -> None:
         with self._lock:
@@ -108,21 +108,19 @@ class LogProgress:
             self._closed = True
 
 
-def progress_bar(
-    enabled: bool | None, log: Callable[[str], None] | None = None, every: float = 30.0
-) -> Callable:
+def progress_bar(enabled: bool | None, every: float = 30.0) -> Callable:
     """A factory ``make(total, initial, desc, unit, start=None)`` of the run's progress display
     (see the module docstring): a tqdm bar when :func:`kmdr._log.show_progress` says so, else
-    :class:`LogProgress` lines to ``log`` every ``every`` seconds unless the run is quiet or
-    ``enabled`` is false, else a disabled bar."""
+    :class:`LogProgress` lines (the ``kmdr`` logger's) every ``every`` seconds unless the run is
+    quiet or ``enabled`` is false, else a disabled bar."""
     from kmdr._log import in_notebook, quiet, show_progress
 
     shown = show_progress(enabled)
-    lines = not shown and enabled is None and not quiet() and log is not None
+    lines = not shown and enabled is None and not quiet()
 
     def make(total, initial, desc, unit, start=None):
         if lines:
-            return LogProgress(total, initial, desc, unit, log, every, start)
+            return LogProgress(total, initial, desc, unit, every, start)
         options = {}
         if shown and in_notebook():
             try:

@@ -8,7 +8,9 @@ typed value, :class:`RunServices`; the runner never holds the session.
    a complete run that computed nothing, which changed nothing to record);
 3. start the parallel backend (:mod:`~kmdr.engine.parallel`) and hand the run to its
    experiment kind (:mod:`~kmdr.config.kinds`: ``cells`` sweeps cells,
-   ``leverage_scores`` draws bmd09 Figure 1's scores);
+   ``leverage_scores`` draws bmd09 Figure 1's scores), its lines kept in the run's log file
+   beside its record (``runs/<run_id>.log``, :func:`_logged`) with the backends' own logs and the
+   traceback of a failure;
 4. close the record with the status (complete, interrupted, failed with its one-line reason).
 
 With ``dry_run`` it stops after planning: it prints what it would compute and reuse and an
@@ -22,6 +24,7 @@ reducer's plan needs it). The summaries and figures are the caller's to draw
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +32,7 @@ from pathlib import Path
 
 from kmdr import _kernels
 from kmdr._errors import one_line
-from kmdr._log import say
+from kmdr._log import LOGGER, say, verbose, warn
 from kmdr.config.checks import check_against_data
 from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output
@@ -42,6 +45,7 @@ from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 
 __all__ = [
+    "RUN_LOG",
     "WORKER_LOG",
     "RunContext",
     "RunOutcome",
@@ -54,6 +58,11 @@ __all__ = [
 _STARTED = "kmdr_run_started"
 #: The attribute an error carries when the run's workers logged it (the file's path).
 WORKER_LOG = "kmdr_worker_log"
+#: The attribute an error carries when the run's log file holds its traceback (the file's path).
+RUN_LOG = "kmdr_run_log"
+#: The loggers of the backends a run uses, whose records go to the run's log file while it runs
+#: (and to the terminal only when the run is verbose).
+BACKEND_LOGGERS = ("distributed", "dask", "ray")
 
 
 def run_started(err: BaseException) -> bool:
@@ -127,7 +136,6 @@ class RunContext:
     store: CellStore
     record: dict
     outcome: RunOutcome
-    log: Callable[[str], None]
     progress: Callable
     #: The dask client of a run on ``backend=dask`` once its backend started (else None).
     client: object = None
@@ -163,15 +171,14 @@ def execute(
     dataset,
     *,
     config: dict | None = None,
-    log: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     """One run of ``experiment`` on ``dataset`` with ``services``; see the module docstring.
 
     ``dataset``: the loaded :class:`kmdr.datasets.Dataset` (or its
     :class:`~kmdr.datasets.blocks.RowBlocks`), the :class:`~kmdr.datasets.DatasetUnavailable` its
     loading raised, or, for a dry run, its :class:`~kmdr.datasets.DeclaredData`. ``config``: the
-    full resolved config to record (default: the three objects). ``log``: where one-line
-    messages go (default: :func:`kmdr._log.say`).
+    full resolved config to record (default: the three objects). Its lines go to the ``kmdr``
+    logger (:mod:`kmdr._log`).
 
     Raises :class:`~kmdr.config.errors.ConfigError` before writing anything when the config does
     not fit the data. A dataset that cannot be obtained is not an error: the outcome's
@@ -181,27 +188,26 @@ def execute(
     from kmdr.datasets import DatasetUnavailable
 
     dry_run = output.dry_run
-    log = log or say
     if not dry_run:
         kernels = _kernels.mismatch()
         if kernels:
-            log(kernels)
+            warn(kernels)
     exp_dir = Path(output.results_dir) / experiment.name
     outcome = RunOutcome(experiment.name, exp_dir, new_run_id())
     started = time.perf_counter()
     par = services.parallelism
     if par.requested is not None:
-        log(par.cap_message(execution.backend))
+        warn(par.cap_message(execution.backend))
     oversubscribed = par.oversubscription_message(experiment.blas_threads)
     if oversubscribed:
-        log(oversubscribed)
+        warn(oversubscribed)
     kind = get_kind(experiment.kind)
 
     if isinstance(dataset, DatasetUnavailable):
         outcome.skipped = " ".join(str(dataset).split())
         outcome.status = "skipped"
         if not dry_run:
-            store = CellStore(exp_dir, log=log, heartbeat=services.heartbeat)
+            store = CellStore(exp_dir, heartbeat=services.heartbeat)
             record = run_record(experiment, execution, output, outcome.run_id, config, par)
             record.update(status="skipped", skipped=outcome.skipped, finished_at=now())
             record.update(expected_cells=[], cells_done=[])
@@ -213,7 +219,7 @@ def execute(
     k = int(dataset.n_clusters)
     check_against_data(experiment, n, d, k, sparse=sparse)  # a ConfigError before any write
     check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
-    store = CellStore(exp_dir, log=log, heartbeat=services.heartbeat)
+    store = CellStore(exp_dir, heartbeat=services.heartbeat)
     # A dry run writes no record: it needs only the data's part of one (not the library
     # versions, whose lookup imports every library the run records).
     record = (
@@ -241,21 +247,21 @@ def execute(
         store,
         record,
         outcome,
-        log,
-        progress_bar(output.progress, log, output.progress_every),
+        progress_bar(output.progress, output.progress_every),
     )
     if dry_run:
         from kmdr.engine.dry_run import describe
 
         outcome.status = "dry_run"
         outcome.messages.append(describe(ctx, kind))
-        log(outcome.messages[-1])
+        say(outcome.messages[-1])
         return outcome
 
     store.root.mkdir(parents=True, exist_ok=True)
     store.clean_temporaries()
     store.write_sidecar(outcome.run_id, record)
-    _run_kind(ctx, kind, started)
+    with _logged(store.run_log(outcome.run_id)):
+        _run_kind(ctx, kind, started)
     outcome.mean_accuracy = _mean_accuracy(ctx)
     outcome.cell_ids = tuple(c["cell_id"] for c in ctx.record.get("expected_cells") or ())
     if kind.writes_cells and outcome.n_computed == 0:
@@ -300,6 +306,10 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
             raise stop from None
         outcome.error = str(err) if isinstance(err, RunFailed) else one_line(err, with_type=True)
         setattr(err, _STARTED, True)
+        logging.getLogger(_FAILURES).error(f"run {outcome.run_id} failed", exc_info=err)
+        log_path = ctx.store.run_log(outcome.run_id)
+        if log_path.is_file():  # its traceback, and what the backends logged
+            setattr(err, RUN_LOG, str(log_path))
         log_file = (ctx.record.get("backend_info") or {}).get("worker_log")
         if log_file and Path(log_file).is_file():  # a worker logged what failed, traceback too
             setattr(err, WORKER_LOG, log_file)
@@ -312,3 +322,34 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
         ctx.record.update(status=status, finished_at=now(), wall_seconds=outcome.wall_seconds)
         with signals.deferred():  # a signal now must not leave the record saying "running"
             ctx.save_record()
+
+
+#: The logger of a failed run's traceback: the run's log file, the terminal only when verbose.
+_FAILURES = f"{LOGGER}.failure"
+
+
+@contextlib.contextmanager
+def _logged(path: Path):
+    """The run's log file at ``path`` (created by the first line written) while the block runs:
+    the ``kmdr`` logger's lines (what the run says), the backends' own logs (kept off the
+    terminal unless the run is verbose) and the traceback of a failure (:data:`_FAILURES`)."""
+    handler = logging.FileHandler(path, delay=True, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    shown = verbose()
+    loggers = [logging.getLogger(name) for name in (LOGGER, *BACKEND_LOGGERS)]
+    failures = logging.getLogger(_FAILURES)
+    before = [(lg, lg.propagate) for lg in (*loggers[1:], failures)]
+    for lg in loggers:
+        lg.addHandler(handler)
+    for lg, _ in before:  # in the file; on the terminal only when verbose
+        lg.propagate = shown
+    if not shown:
+        failures.addHandler(handler)
+    try:
+        yield
+    finally:
+        for lg in (*loggers, failures):
+            lg.removeHandler(handler)
+        for lg, propagate in before:
+            lg.propagate = propagate
+        handler.close()

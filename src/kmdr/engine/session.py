@@ -393,7 +393,6 @@ class Session:
         *,
         dataset=None,
         config: dict | None = None,
-        log: Callable[[str], None] | None = None,
     ):
         """Run (or resume) ``experiment`` in this session; its
         :class:`~kmdr.engine.runner.RunOutcome`.
@@ -403,7 +402,7 @@ class Session:
         start (:meth:`prepare`) while the data loads (:meth:`load`, once per session), and the
         engine runs it (:func:`kmdr.engine.runner.execute`). ``dataset``: an already loaded
         :class:`kmdr.datasets.Dataset` to run on instead; ``config``: the full resolved config
-        to record; ``log``: where one-line messages go (default: :func:`kmdr._log.say`).
+        to record.
         Raises :class:`~kmdr.config.errors.ConfigError` before any work for a config that cannot
         run, :class:`~kmdr.engine.parallel.BackendError` for a backend that fails, and
         KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether
@@ -423,9 +422,7 @@ class Session:
                 path = data_path(self.execution)  # in memory or row blocks: decided here, once
                 data = self.load(experiment, output, path) if dataset is None else dataset
                 services = self.services(experiment, par, path)
-                return execute(
-                    services, experiment, self.execution, output, data, config=config, log=log
-                )
+                return execute(services, experiment, self.execution, output, data, config=config)
         finally:
             self.release_unused_cluster()
 
@@ -482,14 +479,13 @@ def run_experiment(
     *,
     dataset=None,
     config: dict | None = None,
-    log: Callable[[str], None] | None = None,
     launcher_n_jobs: int = 1,
 ) -> RunOutcome:
     """Run (or resume) ``experiment`` in a :class:`Session` of its own (``with
     Session(execution) as s: s.run(experiment, output)``); the arguments and what it raises:
     :func:`kmdr.engine.runner.execute`."""
     with Session(execution, launcher_n_jobs=launcher_n_jobs) as session:
-        return session.run(experiment, output, dataset=dataset, config=config, log=log)
+        return session.run(experiment, output, dataset=dataset, config=config)
 
 
 def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:

@@ -49,6 +49,7 @@ import os
 import time
 from concurrent.futures import BrokenExecutor
 
+from kmdr._log import say, warn
 from kmdr.engine import job_data, signals
 from kmdr.engine.parallel import CellAborted, JobTimedOut, RunFailed, results_as_completed
 from kmdr.engine.work import group_job, key_text
@@ -97,7 +98,7 @@ class CellsKind:
             store.rebuild_csv()  # a previous run may have been killed before rebuilding it
             stopped = _stopped_before(store.root, outcome.run_id)
             what = f"resuming {stopped}" if stopped else "reusing the cells already computed"
-            ctx.log(
+            say(
                 f"[kmdr] {ctx.experiment.name}: {what}: {outcome.n_reused} of {len(cells)} cells "
                 f"done ({store.cells_dir})"
             )
@@ -199,7 +200,7 @@ class _TimeLimits:
         except Exception as err:  # the watch must not end the ticking thread with a traceback
             if not self._warned:
                 self._warned = True
-                self.ctx.log(f"[kmdr] cell_time_limit: could not check the deadlines ({err})")
+                warn(f"[kmdr] cell_time_limit: could not check the deadlines ({err})")
 
     def _watch(self) -> None:
         now = time.time()
@@ -264,7 +265,7 @@ class _TimeLimits:
                     "limit_seconds": self.limit,
                 }
             )
-            self.ctx.log(
+            warn(
                 f"[kmdr] {self.ctx.experiment.name}: cell {cell_id} went past "
                 f"cell_time_limit={self.limit:g} s: stopped"
             )
@@ -532,7 +533,7 @@ def _wait_for_others(ctx, claimer: _Claimer, bar) -> list[Cell]:
     bar.update(len(deferred) - len(waiting))
     if waiting:
         who = _locks.describe_holder(store.claim_holder(waiting[0].cell_id))
-        ctx.log(
+        say(
             f"[kmdr] {ctx.experiment.name}: waiting for {len(waiting)} cells another run is "
             f"computing in {store.cells_dir} ({who}); a holder showing no sign of life for "
             f"{ctx.execution.claim_timeout:g} s (claim_timeout) is given up on"

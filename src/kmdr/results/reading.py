@@ -34,7 +34,7 @@ Run sidecars
     What an experiment's ``runs/*.json`` say: the runs themselves (:func:`load_runs`), the cells
     they expect, why a run was skipped, and the experiment's preset metadata and aggregation (the
     last sidecar's ``config.preset`` and ``config.aggregation``; never the experiment's name).
-    A reader's one-line reports go to its ``say`` (:func:`kmdr._log.say` by default);
+    A reader's one-line reports go to its ``say`` (:func:`kmdr._log.warn` by default);
     :class:`Once` says each message once, for a caller that reads a folder many times.
 
 One DataFrame
@@ -67,7 +67,7 @@ from types import MappingProxyType
 import pandas as pd
 
 from kmdr._io import read_text
-from kmdr._log import say as _say
+from kmdr._log import warn as _say
 from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
 from kmdr.config.schema import PresetConfig
 from kmdr.reducers import is_baseline_reducer
@@ -365,7 +365,7 @@ _EXPECTED_KEYS = ("expected_cells", "expected", "cells_expected")
 class Once:
     """A reader's log that says each message once (figures and the report read a folder's run
     records and cells many times): call it with a message; ``log`` receives each new one
-    (default: :func:`kmdr._log.say`). Whoever reads a folder repeatedly (a session, a report
+    (default: :func:`kmdr._log.warn`). Whoever reads a folder repeatedly (a session, a report
     build) holds one and passes it as ``say``."""
 
     def __init__(self, log: Callable[[str], None] | None = None) -> None:
@@ -383,7 +383,7 @@ def load_runs(experiment_dir: str | Path, say: Callable[[str], None] | None = No
     time, so this is also the order they ran in).
 
     A sidecar that cannot be read (cut short, not JSON, not an object) is named in one line to
-    ``say`` (default: :func:`kmdr._log.say`; a :class:`Once` says it once however often it is
+    ``say`` (default: :func:`kmdr._log.warn`; a :class:`Once` says it once however often it is
     read) and stands in the list as ``{"_path": ..., "_unreadable": why}``: what it expected is
     unknown, so :func:`unreadable_runs` lets readers refuse to call the experiment complete.
     """

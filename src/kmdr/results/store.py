@@ -9,6 +9,7 @@ Layout (the contract is ``docs/results-layout.md``)::
         cells/<cell_id>.json.damaged    a cell file that failed validation, moved aside
         cells/<cell_id>.json.foreign    a cell file of another experiment, moved aside
         runs/<run_id>.json              one sidecar per invocation
+        runs/<run_id>.log               its log: its lines, the backends' logs, a traceback
         .locks/<cell_id>.lock           a cell's claim while a process computes it
         .locks/cells.csv.lock           serializes the rewrites of cells.csv
 
@@ -71,7 +72,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kmdr._io import atomic_write_text, exact_floats, read_text, remove_stale_temporaries
-from kmdr._log import say
+from kmdr._log import warn
 from kmdr.results import locks
 from kmdr.results.locks import CellLock, Heartbeat
 from kmdr.results.records import (
@@ -103,7 +104,7 @@ class CellStore:
     """The files of one experiment folder (see the module docstring).
 
     ``log`` receives one-line reports (a damaged cell file or row); default:
-    :func:`kmdr._log.say`.
+    :func:`kmdr._log.warn`.
     ``experiment``: the experiment whose cells the folder holds (default: the folder's name);
     rows of another experiment are never used. ``read_only``: a reader's store (figures, report):
     it never writes, moves or locks anything; what the runner would set aside is only reported.
@@ -131,7 +132,7 @@ class CellStore:
         # serializes the rewrites of cells.csv (a rebuild, kmdr-prune)
         self.csv_lock_path = self.locks_dir / _CSV_LOCK
         self.rejected_path = self.root / REJECTED
-        self.log = log or say
+        self.log = log or warn
         self.heartbeat = heartbeat
         # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
         # an unchanged stat means an unchanged, already validated row.
@@ -415,9 +416,14 @@ class CellStore:
         atomic_write_text(path, run_record_text(payload))
         return path
 
+    def run_log(self, run_id: str) -> Path:
+        """The log file of run ``run_id``, beside its record (git ignores it)."""
+        return self.runs_dir / f"{run_id}.log"
+
     def remove_sidecar(self, run_id: str) -> None:
-        """Remove the run record of ``run_id`` (a run that changed nothing), and ``runs/`` if
-        that leaves it empty."""
+        """Remove the run record of ``run_id`` (a run that changed nothing) and its log, and
+        ``runs/`` if that leaves it empty."""
         (self.runs_dir / f"{run_id}.json").unlink(missing_ok=True)
+        self.run_log(run_id).unlink(missing_ok=True)
         with contextlib.suppress(OSError):  # not empty: other runs' records
             self.runs_dir.rmdir()
