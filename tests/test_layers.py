@@ -45,6 +45,9 @@ LAYERS: dict[str, float] = {
     # Sparsified k-means is built on cluster's k-means (its seeding, its result type): a step
     # above it inside the base, so that cluster never imports it back.
     "kmdr.sparsified_kmeans": 0.5,
+    # Lloyd's k-means on row blocks held by a Dask cluster, with cluster's rules: an algorithm
+    # beside cluster's, which it follows.
+    "kmdr.block_kmeans": 0.5,
     # 1: what an experiment is made of; usable alone, as a library, without any harness.
     "kmdr.reducers": 1,
     "kmdr.datasets": 1,

@@ -13,7 +13,7 @@ path (:func:`kmdr.engine.work.compute_cell`) and returns the same metric and tim
    generates it), so no data travels inside the task graph. The block's rows of C stay on the
    worker; only the block's column sums and sums of squares (of A and of C) come back;
 3. k-means runs where C is, with the cell's k-means seed and settings
-   (:func:`~kmdr.engine.block_kmeans.kmeans_on_blocks`: scikit-learn's Lloyd, as in memory,
+   (:func:`~kmdr.block_kmeans.kmeans_on_blocks`: scikit-learn's Lloyd, as in memory,
    each iteration a pass over C's blocks returning per-cluster sums); a dense C's blocks are
    replaced by centered ones first, as k-means centers a dense C. The labels stay on the
    workers too. A reducer with its own clustering (PD's sparsified k-means) gathers its sketch
@@ -54,16 +54,17 @@ import time
 
 import numpy as np
 
-from kmdr.config.checks import ONLINE_PHASE_ON_BLOCKS, chunked_refusal
-from kmdr.config.schema import FIRST_OF_CLASS
-from kmdr.config.seeds import shared_random_state, stream_seeds
-from kmdr.datasets.blocks import stack_rows
-from kmdr.engine.block_kmeans import (
+from kmdr.block_kmeans import (
     center_blocks,
     gather_rows,
     kmeans_on_blocks,
     results_in_order,
 )
+from kmdr.config.checks import ONLINE_PHASE_ON_BLOCKS, chunked_refusal
+from kmdr.config.schema import FIRST_OF_CLASS
+from kmdr.config.seeds import shared_random_state, stream_seeds
+from kmdr.datasets.blocks import stack_rows
+from kmdr.engine import signals
 from kmdr.results.cells import Cell, reducer_kwargs
 
 __all__ = ["compute_chunked_cell", "fitted_reducer"]
@@ -313,7 +314,7 @@ def _no_step(name: str) -> None:
 
 def _cluster_blocks(reducer, parts, info, k: int, settings: dict, y, seed, client, report):
     """k-means of the cell on C's blocks, where they were computed
-    (:func:`~kmdr.engine.block_kmeans.kmeans_on_blocks`): ``(result, C's blocks as clustered,
+    (:func:`~kmdr.block_kmeans.kmeans_on_blocks`): ``(result, C's blocks as clustered,
     the mean they were centered by or None)``. The blocks of a dense C are replaced by centered
     ones, as k-means centers a dense C, so that no worker holds C twice. A reducer with its own
     clustering (sparsified k-means) clusters its gathered C in this process instead."""
@@ -406,6 +407,7 @@ def compute_chunked_cell(
     _, km_seed = stream_seeds(cell.seed)
 
     def report(restart, iteration, inertia):
+        signals.raise_if_received()  # a stop that library code lost ends k-means here
         if progress is not None:
             progress(f"k-means start {restart}, iteration {iteration}, inertia {inertia:.6g}")
 

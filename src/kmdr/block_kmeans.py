@@ -422,12 +422,9 @@ def _relocate(blocks: _Blocks, labels, centers_old, sums, counts) -> None:
 def _lloyd(blocks, norms, centers, max_iter: int, tol: float, report):
     """One restart: ``(label futures, inertia, centers, n_iter, counts)``, as scikit-learn's
     ``_kmeans_single_lloyd``."""
-    from kmdr.engine import signals
-
     labels = [None] * len(blocks.parts)
     strict = False
     for i in range(max_iter):
-        signals.raise_if_received()
         steps = blocks.map(_assign, norms, labels, tail=(centers, True))
         new_labels, summaries = blocks.split(steps, 2)
         summaries = _in_order(summaries)
@@ -501,7 +498,8 @@ def kmeans_on_blocks(
 
     ``init``: ``"k-means++"``, ``"random"`` (``"sample"``) or an array of initial centers (one
     deterministic run). ``report(restart, iteration, inertia)``: called after every iteration
-    of every restart (numbered from 1; the inertia of that iteration's assignment).
+    of every restart (numbered from 1; the inertia of that iteration's assignment); what it
+    raises stops the clustering (a caller's stop signal).
 
     A dense C is clustered centered, as scikit-learn clusters it: ``mean=None`` centers copies
     of the blocks here (:func:`center_blocks`); a caller that centered them already (and let the
