@@ -5,8 +5,11 @@
 Each case is a command that computes cells the committed results do not hold (another seed,
 another ``kmeans.n_init``, another k-means start), run twice on a copy of the committed
 experiment folders in a temporary results folder: first with ``dry_run=true`` (its estimate,
-"about X with W workers", read from earlier cells of the same dataset and reducers), then for
-real (the ``in Y s`` of its closing line: the run's wall from its record to its last cell). The
+"about X with W workers", read from earlier cells of the same dataset and reducers and from the
+start of the earlier runs recorded there), then for real (the ``in Y s`` of its closing line: the
+run's wall from its record to its last cell). The cases run in order in one results folder, as a
+user's runs do, so a case's estimate reads the runs of the cases before it; the case with
+nothing to estimate from has a folder of its own. The
 target is an estimate within a factor of two of the measurement; a case with nothing to base an
 estimate on must say so instead of giving a number. Written to ``results/bench/dry_run.csv``
 (``--out``): one row per case with the estimate, the measurement, their ratio and whether it is
@@ -67,19 +70,19 @@ def kmdr(results: Path, overrides: list[str]) -> str:
     return done.stderr
 
 
-def measure(case: str, folders: list[str], overrides: list[str]) -> dict:
-    with tempfile.TemporaryDirectory(prefix="kmdr-dry-run-") as tmp:
-        results = Path(tmp) / "results"
-        results.mkdir()
-        for name in folders:  # the committed cells the estimate reads (not their cell files)
+def measure(case: str, results: Path, folders: list[str], overrides: list[str]) -> dict:
+    """One case in the results folder ``results``, where ``folders`` are copied from the
+    committed results if they are not there yet."""
+    for name in folders:  # the committed cells the estimate reads (not their cell files)
+        if not (results / name).exists():
             skip = shutil.ignore_patterns("cells", ".locks", "figures")
             shutil.copytree(ROOT / "results" / name, results / name, ignore=skip)
-        said = kmdr(results, [*overrides, "dry_run=true"])
-        total = next(line for line in said.splitlines() if "total:" in line)
-        about = re.search(r"about (.+?) with (\d+) workers", total)
-        estimate = seconds_of(about.group(1)) if about else None
-        ran = kmdr(results, overrides)
-        closing = re.search(r"\((\d+) computed, \d+ reused\) in ([\d.]+) s", ran)
+    said = kmdr(results, [*overrides, "dry_run=true"])
+    total = next(line for line in said.splitlines() if "total:" in line)
+    about = re.search(r"about (.+?) with (\d+) workers", total)
+    estimate = seconds_of(about.group(1)) if about else None
+    ran = kmdr(results, overrides)
+    closing = re.search(r"\((\d+) computed, \d+ reused\) in ([\d.]+) s", ran)
     measured = float(closing.group(2))
     row = {
         "case": case,
@@ -103,11 +106,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     load_before = load_average()
     rows = []
-    for case, folders, overrides in CASES:
-        row = measure(case, folders, overrides)
+    with tempfile.TemporaryDirectory(prefix="kmdr-dry-run-") as tmp:
+        shared = Path(tmp) / "results"
+        for case, folders, overrides in CASES:
+            results = shared if folders else Path(tmp) / "nothing" / "results"
+            results.mkdir(parents=True, exist_ok=True)
+            rows.append(measure(case, results, folders, overrides))
+    for row in rows:
+        case = row["case"]
         print(f"[bench_dry_run] {case}: estimate {row['estimate_seconds'] or '-'} s, measured "
               f"{row['measured_seconds']} s ({row['within_factor']})", flush=True)  # fmt: skip
-        rows.append(row)
     load_after = load_average()
     for row in rows:
         row.update(load_before=load_before, load_after=load_after)

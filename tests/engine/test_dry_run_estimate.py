@@ -12,7 +12,7 @@ import pytest
 from kmdr.engine.dry_run import earlier_times
 
 COLUMNS = ["dataset", "reducer_name", "reduce_seconds", "cluster_seconds", "shared_seconds",
-           "kmeans_init", "kmeans_n_init", "kmeans_online_phase"]  # fmt: skip
+           "kmeans_init", "kmeans_n_init", "kmeans_online_phase", "cell_id"]  # fmt: skip
 
 
 def _cells(folder, rows):
@@ -20,7 +20,7 @@ def _cells(folder, rows):
     with open(folder / "cells.csv", "w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(COLUMNS)
-        writer.writerows(rows)
+        writer.writerows([*row, f"c{i}"] for i, row in enumerate(rows))
 
 
 def test_clustering_time_per_start_of_the_same_protocol(tmp_path):
@@ -34,3 +34,20 @@ def test_clustering_time_per_start_of_the_same_protocol(tmp_path):
     # a protocol no earlier cell ran: every cell of the reducer, per start
     other = earlier_times(tmp_path, "orl", ("k-means++", False))["none"][1]
     assert other == pytest.approx((0.1 + 12.0) / 2)
+
+
+def test_the_runs_start_is_the_median_of_the_earlier_runs_of_its_backend(tmp_path):
+    import json
+
+    from kmdr.engine.dry_run import earlier_start
+
+    assert earlier_start(tmp_path, "loky") is None  # nothing recorded: no start added
+    runs = tmp_path / "exp" / "runs"
+    runs.mkdir(parents=True)
+    for i, (backend, start) in enumerate([("loky", 0.4), ("loky", 0.6), ("loky", 2.0),
+                                          ("dask", 9.0)]):  # fmt: skip
+        record = {"run_id": f"r{i}", "backend": backend, "start_seconds": start}
+        (runs / f"r{i}.json").write_text(json.dumps(record))
+    (runs / "old.json").write_text(json.dumps({"run_id": "old", "backend": "loky"}))
+    assert earlier_start(tmp_path, "loky") == pytest.approx(0.6)
+    assert earlier_start(tmp_path, "dask") == pytest.approx(9.0)

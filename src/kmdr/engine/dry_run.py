@@ -9,19 +9,20 @@ protocol (its start and whether MATLAB's online phase runs, which alone can make
 hundred times slower) where there are some, else from all of them; the total is divided by the
 workers. The cells of a deterministic reducer that differ only in repetition are one job: one
 reduction and one clustering per cell. Cells with no earlier run of their kind are counted as
-"no estimate".
+"no estimate". To that is added the run's own start (its workers, the data on their way to
+them), which outweighs the cells of a small run: the median of what the earlier runs of the same
+backend recorded in the results folder took before their first cell (``start_seconds``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
+import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from kmdr._io import read_text
 from kmdr.engine.progress import duration_text
+from kmdr.results.records import read_table
 
 __all__ = ["describe", "earlier_times"]
 
@@ -52,20 +53,19 @@ def earlier_times(
 ) -> dict[str, tuple[float, float, float]]:
     """``reducer_name -> (mean reduction seconds per cell without shared work, mean clustering
     seconds per k-means start, mean shared seconds)`` over the cells of ``dataset`` in every
-    ``<results_dir>/*/cells.csv`` (read with the csv module: a dry run needs no pandas); the
+    ``<results_dir>/*/cells.csv`` (read as the store parses it, texts without pandas); the
     clustering times from the cells of k-means ``protocol`` (its start, the online phase) when
     there are some for that reducer."""
     own, shared = defaultdict(list), defaultdict(list)
     per_start, same = defaultdict(list), defaultdict(list)
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
-            # the one reader of results files: a FIFO in its place is an OSError, not a wait
-            reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
-            if not set(_TIME_COLUMNS) <= set(reader.fieldnames or ()):
-                continue
-            rows = [r for r in reader if r["dataset"] == dataset]
-        except (OSError, ValueError, csv.Error):
-            continue  # a file being rewritten or from another version: no estimate from it
+            table = read_table(path)  # a FIFO in its place is an OSError, not a wait
+        except OSError:
+            continue
+        if table.problem or not set(_TIME_COLUMNS) <= set(table.header):
+            continue  # not a cells.csv of this version: no estimate from it
+        rows = [fields for _, fields in table.rows if fields["dataset"] == dataset]
         for row in rows:
             name, seconds = row["reducer_name"], _number(row["shared_seconds"])
             own[name].append(max(0.0, _number(row["reduce_seconds"]) - seconds))
@@ -84,6 +84,20 @@ def earlier_times(
         )
         for name in sorted(own)
     }
+
+
+def earlier_start(results_dir: str | Path, backend: str) -> float | None:
+    """The median of ``start_seconds`` over the run records of ``backend`` in every experiment
+    folder of ``results_dir`` (None when none recorded it)."""
+    from kmdr.results.reading import experiment_dirs, load_runs
+
+    starts = [
+        float(run["start_seconds"])
+        for folder in experiment_dirs(results_dir)
+        for run in load_runs(folder, say=lambda _: None)
+        if run.get("backend") == backend and isinstance(run.get("start_seconds"), int | float)
+    ]
+    return statistics.median(starts) if starts else None
 
 
 def describe(ctx, kind) -> str:
@@ -134,9 +148,13 @@ def describe(ctx, kind) -> str:
     total = f"{len(todo)} of {len(cells)} cells to compute ({len(cells) - len(todo)} reused)"
     if estimate:
         wall = estimate / max(1, ctx.parallelism.n_jobs)
+        start = earlier_start(ctx.output.results_dir, ctx.execution.backend)
+        wall += start or 0.0
         # a short run in tenths of a second: "about 0 s" would say nothing
         said = f"{wall:.1f} s" if wall < 10 else duration_text(wall)
         total += f"; about {said} with {ctx.parallelism.n_jobs} workers"
+        if start is None:
+            total += " (and the run's start, which no earlier run here recorded)"
         if unknown:
             total += f", plus {unknown} cells with no estimate"
     elif todo:

@@ -137,6 +137,8 @@ class RunContext:
     record: dict
     outcome: RunOutcome
     progress: Callable
+    #: When the run started (``time.perf_counter``).
+    started: float = 0.0
     #: The dask client of a run on ``backend=dask`` once its backend started (else None).
     client: object = None
 
@@ -248,6 +250,7 @@ def execute(
         record,
         outcome,
         progress_bar(output.progress, output.progress_every),
+        started,
     )
     if dry_run:
         from kmdr.engine.dry_run import describe

@@ -366,6 +366,9 @@ def _claiming(ctx, total: int):
     """The run's claimer, progress bar and time limits (``(claimer, bar, limits)``), the bar
     ticking and the deadlines watched while the block computes; every claim left released and
     the bar closed after, however it ends."""
+    # What the run took before its first cell (workers, the data on their way), for the
+    # estimate of the next dry run (kmdr.engine.dry_run).
+    ctx.record["start_seconds"] = round(time.perf_counter() - ctx.started, 3)
     claimer = _Claimer(ctx.store)
     bar = ctx.progress(
         total, ctx.outcome.n_reused, f"{ctx.experiment.name}: cells", "cell", _start_text(ctx)
