@@ -330,3 +330,32 @@ def test_the_layer_check_reads_lazy_and_relative_imports(tmp_path):
     )
     got = sorted(name for _, name in _imports("kmdr.results.fake", path))
     assert got == ["kmdr._io", "kmdr.report.build", "kmdr.results.records"]
+
+
+#: Hydra's global state (its initialized instance, the ConfigStore, its plug-in registry, the
+#: running job's HydraConfig, the Compose API that initializes it): what a module may use only in
+#: the command line's layer.
+HYDRA_GLOBAL_STATE = {
+    "hydra": {"compose", "initialize", "initialize_config_dir", "initialize_config_module"},
+    "hydra.core.global_hydra": {"GlobalHydra"},
+    "hydra.core.config_store": {"ConfigStore"},
+    "hydra.core.plugins": {"Plugins"},
+    "hydra.core.hydra_config": {"HydraConfig"},
+}
+
+
+def test_only_the_command_lines_layer_touches_hydras_global_state():
+    """Hydra's global state is the app's (kmdr.app): no other module imports what reads or
+    sets it, so a library caller's Hydra is never left changed by kmdr."""
+    problems = []
+    for module, path in MODULES.items():
+        if _unit(module) == "kmdr.app":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in HYDRA_GLOBAL_STATE:
+                names = {alias.name for alias in node.names} & HYDRA_GLOBAL_STATE[node.module]
+                if names:
+                    where = path.relative_to(SRC)
+                    problems.append(f"{where}:{node.lineno}: imports {', '.join(sorted(names))}")
+    assert not problems, "\n".join(problems)
