@@ -91,6 +91,8 @@ class Misbehave(BaseReducer):
                 if not sys.argv[0].endswith("reducer_checks.py"):
                     with open(os.environ["KMDR_TEST_RELEASE"], "a") as out:
                         out.write(f"{os.getpid()}\\n")
+            if action == "stderr":  # what a library prints in the worker that computes
+                print("a worker's own line on stderr", file=sys.stderr, flush=True)
             if action == "raise":  # an ordinary error deep in a reducer
                 raise ZeroDivisionError("the reducer divided by zero")
             if action == "base":

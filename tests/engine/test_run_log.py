@@ -27,9 +27,9 @@ TINY = [
 ]
 
 
-def _run(tmp_path, *args: str) -> subprocess.CompletedProcess:
+def _run(tmp_path, *args: str, action: str = "raise:4") -> subprocess.CompletedProcess:
     root = make_plugin(tmp_path / "plugin")
-    env = {**os.environ, **plugin_env(root, "raise:4")}
+    env = {**os.environ, **plugin_env(root, action)}
     env.pop("HYDRA_FULL_ERROR", None)
     return subprocess.run(
         [sys.executable, "-m", "kmdr.app", *TINY, f"results_dir={tmp_path / 'r'}", *args],
@@ -76,3 +76,18 @@ def test_a_run_that_computes_nothing_leaves_no_log(tmp_path):
     runs = tmp_path / "r" / "custom" / "runs"
     records = {p.stem for p in runs.glob("*.json")}
     assert len(records) == 1 and {p.stem for p in runs.glob("*.log")} <= records
+
+
+@pytest.mark.fault(
+    "a worker process prints on stderr while it computes a cell (a library's warning or "
+    "traceback, loky's resource tracker relaunched in it)",
+    gets="written into the run's log file, not onto the terminal (verbosity=verbose: the terminal)",
+)
+def test_what_a_worker_prints_goes_to_the_runs_log(tmp_path):
+    proc = _run(tmp_path, "n_jobs=2", action="stderr:4")
+    assert proc.returncode == 0, proc.stderr
+    assert "a worker's own line" not in proc.stderr
+    (log,) = (tmp_path / "r" / "custom" / "runs").glob("*.log")
+    assert "a worker's own line on stderr" in log.read_text()
+    shown = _run(tmp_path / "verbose", "n_jobs=2", "verbosity=verbose", action="stderr:4")
+    assert shown.returncode == 0 and "a worker's own line on stderr" in shown.stderr

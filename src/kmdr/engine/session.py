@@ -45,6 +45,7 @@ import atexit
 import contextlib
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterator
 
@@ -132,6 +133,7 @@ class ProcessState:
         #: (:func:`default_session`).
         self.default = _Default()
         self._watched: set[int] = set()
+        self._stderr: str | None = None
         self._lock = threading.Lock()
 
     def watch_parent(self, parent_pid: int) -> None:
@@ -158,6 +160,23 @@ class ProcessState:
             target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
         ).start()
 
+    def stderr_to(self, parent_pid: int, path: str | None) -> None:
+        """In a worker process started by ``parent_pid``: write this process's stderr into
+        ``path`` (the run's log file, appended to) from now on, so what the worker and the
+        processes it starts print there (a library's warning, a traceback, loky's resource
+        tracker relaunched after it died) is in the run's log instead of on the terminal,
+        where the run says what went wrong in one line. None (a verbose run) leaves it."""
+        if path is None or os.getpid() == parent_pid or os.getppid() != parent_pid:
+            return
+        with self._lock:
+            if self._stderr == path:
+                return
+            self._stderr = path
+            sys.stderr.flush()
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+            os.dup2(fd, 2)
+            os.close(fd)
+
 
 def _watch(parent_pid: int) -> None:
     import time
@@ -176,11 +195,14 @@ def process_state() -> ProcessState:
     return _PROCESS
 
 
-def worker_job(what: str, parent_pid: int, claims: list[str], limit, func, *args):
+def worker_job(what: str, parent_pid: int, log: str | None, claims, limit, func, *args):
     """The entry of every job of a run, in whatever process computes it: watch the run's process
-    and call ``func(state, *args)`` with this process's :class:`ProcessState`, guarded (and
-    limited to ``limit`` seconds per cell) as :func:`~kmdr.engine.parallel.guarded_job` says."""
+    (and, in a worker it started, write stderr into the run's ``log`` file:
+    :meth:`ProcessState.stderr_to`) and call ``func(state, *args)`` with this process's
+    :class:`ProcessState`, guarded (and limited to ``limit`` seconds per cell) as
+    :func:`~kmdr.engine.parallel.guarded_job` says."""
     _PROCESS.watch_parent(parent_pid)
+    _PROCESS.stderr_to(parent_pid, log)
     return guarded_job(what, parent_pid, claims, limit, func, _PROCESS, *args)
 
 

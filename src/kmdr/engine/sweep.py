@@ -49,7 +49,7 @@ import os
 import time
 from concurrent.futures import BrokenExecutor
 
-from kmdr._log import say, warn
+from kmdr._log import say, verbose, warn
 from kmdr.engine import job_data, signals
 from kmdr.engine.parallel import CellAborted, JobTimedOut, RunFailed, results_as_completed
 from kmdr.engine.work import group_job, key_text
@@ -427,6 +427,8 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     from joblib import delayed
 
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
+    # what the workers print goes to the run's log file, unless the run is verbose
+    log = None if verbose() else str(ctx.store.run_log(token))
     with _claiming(ctx, total) as (claimer, bar, limits):
 
         def job(cells: list[Cell]):
@@ -435,6 +437,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
             return delayed(ctx.services.worker_job)(
                 describe_cells(cells),
                 os.getpid(),
+                log,
                 claims,
                 ctx.execution.cell_time_limit,
                 group_job,
