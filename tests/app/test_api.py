@@ -170,3 +170,28 @@ def test_a_preset_is_an_experiment_for_a_notebook():
     )
     with pytest.raises(kmdr.ConfigError, match="unknown config key 'repaets'"):
         kmdr.compose("experiment=bzmd14_orl", "repaets=1")
+
+
+@pytest.mark.slow
+@pytest.mark.fault(
+    "a notebook changes its working folder between two parallel runs with the default "
+    "(relative) results_dir",
+    gets="the second run writes its cells, log and claims under the new folder: the worker "
+    "processes, started in the first folder, are given absolute paths",
+)
+def test_a_run_after_chdir_reuses_the_workers_with_absolute_paths(tmp_path):
+    parallel = [a for a in TINY if not a.startswith("n_jobs=")] + ["n_jobs=2"]
+    script = f"""
+import os, kmdr
+os.chdir({str(tmp_path / "a")!r})
+kmdr.run({parallel!r})
+os.chdir({str(tmp_path / "b")!r})
+print(len(kmdr.run({parallel!r} + ["name=second"])))
+"""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[-1] == "4"
+    assert (tmp_path / "b" / "my_results" / "second" / "cells.csv").is_file()
+    assert not (tmp_path / "a" / "my_results" / "second").exists()

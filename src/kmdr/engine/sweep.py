@@ -247,10 +247,11 @@ class _TimeLimits:
 
     def stopped(self, claims) -> None:
         """Record the cells of ``claims`` (lock files) as timed out and release them."""
-        by_path = {str(c.path): cell_id for cell_id, c in self.claimer.claims.items()}
+        # a worker's claims are absolute paths (see _run_jobs)
+        by_path = {os.path.abspath(c.path): cell_id for cell_id, c in self.claimer.claims.items()}
         cells = {c["cell_id"]: c for c in self.ctx.record["expected_cells"]}
         for path in claims:
-            cell_id = by_path.get(str(path))
+            cell_id = by_path.get(os.path.abspath(path))
             if cell_id is None or cell_id in self.timed_out:
                 continue
             self.timed_out.add(cell_id)
@@ -427,13 +428,15 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     from joblib import delayed
 
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
-    # what the workers print goes to the run's log file, unless the run is verbose
-    log = None if verbose() else str(ctx.store.run_log(token))
+    # what the workers print goes to the run's log file, unless the run is verbose; the paths a
+    # worker gets are absolute: its working folder is the one its pool started in, which a
+    # notebook's os.chdir since then does not change
+    log = None if verbose() else os.path.abspath(ctx.store.run_log(token))
     with _claiming(ctx, total) as (claimer, bar, limits):
 
         def job(cells: list[Cell]):
             signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
-            claims = [str(claimer.claims[c.cell_id].path) for c in cells]
+            claims = [os.path.abspath(claimer.claims[c.cell_id].path) for c in cells]
             return delayed(ctx.services.worker_job)(
                 describe_cells(cells),
                 os.getpid(),
