@@ -6,12 +6,14 @@ reducer that raises deep inside a cell."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from _procs import make_plugin, plugin_env
+from _procs import kmdr, make_plugin, plugin_env, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -91,3 +93,50 @@ def test_what_a_worker_prints_goes_to_the_runs_log(tmp_path):
     assert "a worker's own line on stderr" in log.read_text()
     shown = _run(tmp_path / "verbose", "n_jobs=2", "verbosity=verbose", action="stderr:4")
     assert shown.returncode == 0 and "a worker's own line on stderr" in shown.stderr
+
+
+def _descendants(pid: int) -> list[int]:
+    import psutil
+
+    return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.fault(
+    "loky's resource tracker process dies during a run (killed, or taken by the out-of-memory "
+    "killer)",
+    gets="the run finishes; the relaunched tracker's tracebacks (cleanup of resources it never "
+    "registered) go into the run's log file, not onto the terminal",
+)
+def test_the_relaunched_resource_trackers_tracebacks_go_to_the_runs_log(tmp_path):
+    root = make_plugin(tmp_path / "plugin")
+    release = tmp_path / "release"
+    env = {**os.environ, **plugin_env(root, "hold:4", release)}
+    env.pop("HYDRA_FULL_ERROR", None)
+    # data over joblib's memmapping threshold (1 MB): the workers' shared copy is a resource
+    # the tracker follows, and the relaunched one is told to clean up what it never saw
+    grid = ["+dataset.params={n_samples:20000,n_features:12,n_clusters:3}", "r_grid=[2,4,6,8]"]
+    args = [*(a for a in TINY if not a.startswith(("r_grid=", "+dataset"))), *grid, f"results_dir={tmp_path / 'r'}", "n_jobs=2"]
+    proc = kmdr(*args, env=env, cwd=tmp_path)
+    try:
+        tracker = wait_for(
+            lambda: [p for p in _descendants(proc.pid) if "resource_tracker" in _cmdline(p)],
+            "loky's resource tracker",
+            proc,
+        )
+        for pid in tracker:
+            os.kill(pid, signal.SIGKILL)
+        release.touch()
+        assert proc.wait() == 0, proc.stderr
+    finally:
+        proc.kill()
+    assert "Traceback" not in proc.stderr and "KeyError" not in proc.stderr, proc.stderr
+    (log,) = (tmp_path / "r" / "custom" / "runs").glob("*.log")
+    assert "KeyError" in log.read_text()  # what the relaunched tracker printed
