@@ -96,9 +96,20 @@ def test_what_a_worker_prints_goes_to_the_runs_log(tmp_path):
 
 
 def _descendants(pid: int) -> list[int]:
-    import psutil
-
-    return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    """The processes under ``pid``, read from /proc (each one's parent is field 4 of its stat)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = [], [pid]
+    while frontier:
+        children = [p for p, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
 
 
 def _cmdline(pid: int) -> str:
@@ -123,7 +134,12 @@ def test_the_relaunched_resource_trackers_tracebacks_go_to_the_runs_log(tmp_path
     # data over joblib's memmapping threshold (1 MB): the workers' shared copy is a resource
     # the tracker follows, and the relaunched one is told to clean up what it never saw
     grid = ["+dataset.params={n_samples:20000,n_features:12,n_clusters:3}", "r_grid=[2,4,6,8]"]
-    args = [*(a for a in TINY if not a.startswith(("r_grid=", "+dataset"))), *grid, f"results_dir={tmp_path / 'r'}", "n_jobs=2"]
+    args = [
+        *(a for a in TINY if not a.startswith(("r_grid=", "+dataset"))),
+        *grid,
+        f"results_dir={tmp_path / 'r'}",
+        "n_jobs=2",
+    ]
     proc = kmdr(*args, env=env, cwd=tmp_path)
     try:
         tracker = wait_for(
