@@ -41,35 +41,48 @@ def _gib(x: float) -> str:
 
 
 def distributed() -> str:
-    """One row per cell of ``make bench-distributed``: each step's wall and each process's peak
-    over the whole cell (the workers' highest, the driver's)."""
+    """One row per cell of ``make bench-distributed`` (the chunked side at each n): each step's
+    wall, k-means' iterations and each process's peak over the whole cell (the workers'
+    highest, the driver's)."""
     df = pd.read_csv(BENCH / "distributed.csv")
     rows = []
     names = {"sparse_embedding": "sparse embedding", "sign": "sign"}
     for side in ("chunked", "in_memory"):
-        for reducer in ("sparse_embedding", "sign"):
-            cell = df[(df.side == side) & (df.reducer == reducer)]
-            if cell.empty:
-                continue
-            steps = ("reduce", "cluster", "score", "cell")
-            wall = {s: cell.loc[cell.step == s, "wall_s"].iloc[0] for s in steps}
-            whole = cell[cell.step == "cell"]
-            if side == "chunked":
-                workers = whole[whole.process.str.startswith("worker")]
-                driver = whole[whole.process == "driver"]["peak_mib"].max()
-                peak = (
-                    f"workers {_mib(workers.peak_mib.max())} of {_mib(workers.limit_mib.max())}, "
-                    f"driver {_mib(driver)}"
-                )
-                what = f"{names[reducer]}, chunked"
-            else:
-                peak = _mib(whole.peak_mib.max())
-                what = f"{names[reducer]}, one process"
-            rows.append([what, f"{int(cell.n_samples.iloc[0]):,}",
-                         *(f"{wall[s]:.1f} s" for s in ("reduce", "cluster", "score", "cell")),
-                         peak])  # fmt: skip
-    header = ["cell", "rows", "reduce", "k-means", "score F", "whole cell", "peak memory"]
-    return _md(header, rows, "lrrrrrl")
+        for n in sorted(df[df.side == side].n_samples.unique()):
+            for reducer in ("sparse_embedding", "sign"):
+                cell = df[(df.side == side) & (df.reducer == reducer) & (df.n_samples == n)]
+                if cell.empty:
+                    continue
+                steps = ("reduce", "cluster", "score", "cell")
+                wall = {s: cell.loc[cell.step == s, "wall_s"].iloc[0] for s in steps}
+                whole = cell[cell.step == "cell"]
+                if side == "chunked":
+                    workers = whole[whole.process.str.startswith("worker")]
+                    driver = whole[whole.process == "driver"]["peak_mib"].max()
+                    peak = (
+                        f"workers {_mib(workers.peak_mib.max())} of "
+                        f"{_mib(workers.limit_mib.max())}, driver {_mib(driver)}"
+                    )
+                    what = f"{names[reducer]}, chunked"
+                else:
+                    peak = _mib(whole.peak_mib.max())
+                    what = f"{names[reducer]}, one process"
+                iterations = cell["n_iter"].iloc[0] if "n_iter" in cell else float("nan")
+                rows.append([what, f"{int(n):,}",
+                             *(f"{wall[s]:.1f} s" for s in ("reduce", "cluster", "score", "cell")),
+                             "" if pd.isna(iterations) else f"{int(iterations)}",
+                             peak])  # fmt: skip
+    header = [
+        "cell",
+        "rows",
+        "reduce",
+        "k-means",
+        "score F",
+        "whole cell",
+        "k-means iterations",
+        "peak memory",
+    ]
+    return _md(header, rows, "lrrrrrrl")
 
 
 def scale() -> str:
