@@ -28,6 +28,7 @@ import logging
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,8 @@ RUN_LOG = "kmdr_run_log"
 #: The loggers of the backends a run uses, whose records go to the run's log file while it runs
 #: (and to the terminal only when the run is verbose).
 BACKEND_LOGGERS = ("distributed", "dask", "ray")
+#: The packages whose Python warnings during a run are the backends' own, as their logs are.
+BACKEND_PACKAGES = frozenset({"joblib", "multiprocessing", "distributed", "dask", "ray"})
 
 
 def run_started(err: BaseException) -> bool:
@@ -352,14 +355,44 @@ def _logged(path: Path):
     if not shown:
         failures.addHandler(handler)
     try:
-        with contextlib.nullcontext() if shown else _descriptor_2_to(path):
+        if shown:
             yield
+        else:
+            with _descriptor_2_to(path), _backend_warnings_to(handler):
+                yield
     finally:
         for lg in (*loggers, failures):
             lg.removeHandler(handler)
         for lg, propagate in before:
             lg.propagate = propagate
         handler.close()
+
+
+@contextlib.contextmanager
+def _backend_warnings_to(handler: logging.Handler):
+    """The Python warnings raised in the backends' own code (:data:`BACKEND_PACKAGES`) while
+    the block runs written by ``handler`` (the run's log) instead of on stderr, as their logs
+    are; the others (kmdr's, a reducer's) shown as before. loky warns so when it relaunches its
+    resource tracker after the tracker died, a warning about its own machinery that the run
+    recovers from."""
+    show = warnings.showwarning
+
+    def to_log(message, category, filename, lineno, file=None, line=None):
+        if file is None and BACKEND_PACKAGES.intersection(Path(str(filename)).parts):
+            text = warnings.formatwarning(message, category, filename, lineno, line).rstrip()
+            handler.handle(
+                logging.LogRecord("py.warnings", logging.WARNING, str(filename), lineno, text,
+                                  None, None)
+            )  # fmt: skip
+            return
+        show(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = to_log
+    try:
+        yield
+    finally:
+        if warnings.showwarning is to_log:
+            warnings.showwarning = show
 
 
 @contextlib.contextmanager
