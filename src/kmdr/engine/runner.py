@@ -28,7 +28,6 @@ import logging
 import os
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,8 +65,6 @@ RUN_LOG = "kmdr_run_log"
 #: The loggers of the backends a run uses, whose records go to the run's log file while it runs
 #: (and to the terminal only when the run is verbose).
 BACKEND_LOGGERS = ("distributed", "dask", "ray")
-#: The packages whose Python warnings during a run are the backends' own, as their logs are.
-BACKEND_PACKAGES = frozenset({"joblib", "multiprocessing", "distributed", "dask", "ray"})
 
 
 def run_started(err: BaseException) -> bool:
@@ -358,7 +355,7 @@ def _logged(path: Path):
         if shown:
             yield
         else:
-            with _descriptor_2_to(path), _backend_warnings_to(handler):
+            with _descriptor_2_to(path):
                 yield
     finally:
         for lg in (*loggers, failures):
@@ -366,33 +363,6 @@ def _logged(path: Path):
         for lg, propagate in before:
             lg.propagate = propagate
         handler.close()
-
-
-@contextlib.contextmanager
-def _backend_warnings_to(handler: logging.Handler):
-    """The Python warnings raised in the backends' own code (:data:`BACKEND_PACKAGES`) while
-    the block runs written by ``handler`` (the run's log) instead of on stderr, as their logs
-    are; the others (kmdr's, a reducer's) shown as before. loky warns so when it relaunches its
-    resource tracker after the tracker died, a warning about its own machinery that the run
-    recovers from."""
-    show = warnings.showwarning
-
-    def to_log(message, category, filename, lineno, file=None, line=None):
-        if file is None and BACKEND_PACKAGES.intersection(Path(str(filename)).parts):
-            text = warnings.formatwarning(message, category, filename, lineno, line).rstrip()
-            handler.handle(
-                logging.LogRecord("py.warnings", logging.WARNING, str(filename), lineno, text,
-                                  None, None)
-            )  # fmt: skip
-            return
-        show(message, category, filename, lineno, file, line)
-
-    warnings.showwarning = to_log
-    try:
-        yield
-    finally:
-        if warnings.showwarning is to_log:
-            warnings.showwarning = show
 
 
 @contextlib.contextmanager
@@ -404,7 +374,9 @@ def _descriptor_2_to(path: Path):
     since a child inherits the descriptor. loky relaunches its resource tracker so when the
     tracker died during the run, and the new tracker prints a traceback for every resource it
     is told to release and never saw; joblib has no public way to give it another stderr.
-    Left alone where ``sys.stderr`` is not descriptor 2 (a notebook, a capturing test)."""
+    Python's warnings are left to ``warnings.showwarning`` (on the terminal, or recorded by a
+    caller's ``catch_warnings``), loky's one-line "relaunching" among them. Left alone where
+    ``sys.stderr`` is not descriptor 2 (a notebook, a capturing test)."""
     before = sys.stderr
     try:
         on_descriptor_2 = before.fileno() == 2
