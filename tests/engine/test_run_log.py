@@ -55,6 +55,7 @@ def test_a_failure_is_one_line_and_its_traceback_is_in_the_runs_log(tmp_path, n_
     lines = [line for line in proc.stderr.splitlines() if line.startswith("kmdr: error:")]
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "ZeroDivisionError" in lines[0] and "the reducer divided by zero" in lines[0]
+    assert lines[0].startswith("kmdr: error: reducer 'misbehave' in cell r=4 repetition 0 (")
     (log,) = (tmp_path / "r" / "custom" / "runs").glob("*.log")
     assert f"its traceback: {log}" in lines[0]
     text = log.read_text()

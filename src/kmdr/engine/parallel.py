@@ -49,10 +49,12 @@ from kmdr.engine.signals import sigint_blocked
 __all__ = [
     "BackendError",
     "CellAborted",
+    "CellFailed",
     "JobTimedOut",
     "Parallelism",
     "RunFailed",
     "Warmup",
+    "cell_failed",
     "guarded_job",
     "import_modules",
     "joblib_config",
@@ -192,6 +194,19 @@ def joblib_config(execution, par: Parallelism, blas_threads: int):
         ) from None
 
 
+class CellFailed(RunFailed):
+    """A cell's own code (its reducer, its k-means, its data's block) raised an error; the
+    message is one line naming the reducer, the cell and the error, whose traceback is in the
+    run's log."""
+
+
+def cell_failed(what: str, err: Exception) -> CellFailed:
+    """The :class:`CellFailed` for ``err`` in the cells ``what`` names
+    (:func:`kmdr.engine.sweep.describe_cells`); raise it from ``err``, so that the run's log keeps
+    the cell's own traceback."""
+    return CellFailed(f"{what} failed ({one_line(err, with_type=True)})")
+
+
 class CellAborted(RuntimeError):
     """A cell's code ended the job with a BaseException that is not an error (``sys.exit``, a
     KeyboardInterrupt of its own, ...), or the worker computing it died; the message is one line
@@ -242,8 +257,8 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
             result = func(*args)
     except signals.CellTimedOut:
         return JobTimedOut(tuple(claims))
-    except Exception:
-        raise
+    except Exception as err:
+        raise cell_failed(what, err) from err
     except BaseException as err:
         own_signal = isinstance(err, signals.Interrupted) or not signals.handling()
         if os.getpid() == parent_pid and isinstance(err, KeyboardInterrupt) and own_signal:

@@ -51,7 +51,13 @@ from concurrent.futures import BrokenExecutor
 
 from kmdr._log import say, verbose, warn
 from kmdr.engine import job_data, signals
-from kmdr.engine.parallel import CellAborted, JobTimedOut, RunFailed, results_as_completed
+from kmdr.engine.parallel import (
+    CellAborted,
+    JobTimedOut,
+    RunFailed,
+    cell_failed,
+    results_as_completed,
+)
 from kmdr.engine.work import group_job, key_text
 from kmdr.results import locks as _locks
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
@@ -353,9 +359,12 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
         while todo:
             for [cell] in claimer.claimed([[c] for c in todo]):
                 signals.raise_if_received()
-                metrics = compute_chunked_cell(
-                    cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str
-                )
+                try:
+                    metrics = compute_chunked_cell(
+                        cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str
+                    )
+                except Exception as err:
+                    raise cell_failed(f"{describe_cells([cell])} on row blocks", err) from err
                 bar.set_postfix_str("")  # the next line says what the next cell does
                 persist(cell, metrics)
             ctx.store.rebuild_csv()
