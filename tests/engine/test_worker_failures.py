@@ -1,11 +1,14 @@
 """A failure inside a dask worker reaches the terminal as kmdr's one line: the worker's own log
 (distributed's "Compute Failed" with the task's traceback) goes to the workers' log file, which
 the line names; ``verbosity=verbose`` leaves it on the terminal. Real processes: the ``kmdr``
-command on a LocalCluster, reading a shard folder with one shard changed after it was written."""
+command on a LocalCluster, reading a shard folder with one shard changed after it was written,
+and one written with a NaN (its manifest agrees: only the block's own check can tell)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import re
 from pathlib import Path
 
@@ -36,6 +39,21 @@ def changed_shards(tmp_path_factory) -> Path:
     arrays["X"] = arrays["X"].copy()
     arrays["X"][3, 4] = np.nan
     np.savez(shard, **arrays)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def nan_shards(tmp_path_factory, changed_shards) -> Path:
+    """The same folder, its manifest holding the changed shard's hash: a folder written with a
+    NaN in its rows (hashes agree), as a user's own writer could produce."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("nan") / "data"
+    shutil.copytree(changed_shards, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for shard in manifest["shards"]:
+        shard["sha256"] = hashlib.sha256((folder / shard["file"]).read_bytes()).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(manifest))
     return folder
 
 
@@ -77,3 +95,17 @@ def test_a_failure_in_a_worker_is_one_line_and_its_traceback_goes_to_the_log(
     proc, code = run(changed_shards, tmp_path, "verbosity=verbose")
     assert code == 1
     assert "Compute Failed" in proc.stderr and "Traceback" in proc.stderr
+
+
+@pytest.mark.fault(
+    "a shard folder written with a NaN in one shard, read on a dask LocalCluster (block_rows)",
+    gets="one line naming the reducer, the cell, the row block and its rows, and the NaN; no "
+    "traceback on the terminal; exit 1",
+)
+def test_a_nan_in_a_block_is_one_line_naming_the_cell_and_the_block(nan_shards, tmp_path):
+    proc, code = run(nan_shards, tmp_path)
+    assert code == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "Compute Failed" not in proc.stderr, proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith("kmdr: error: reducer 'sign' in cell r=5 repetition 0 ("), line
+    assert "row block 2 (rows 200 to 300): X holds 1 non-finite values (1 NaN, 0 inf)" in line

@@ -45,7 +45,7 @@ def _all_finite(values: np.ndarray) -> bool:
     return bool(np.isfinite(total)) or bool(np.isfinite(values).all())
 
 
-def _x_problem(X) -> str | None:
+def matrix_problem(X) -> str | None:
     """Why ``X`` is not an ``n x d`` real, finite matrix with n, d >= 1 (None when it is)."""
     import scipy.sparse as sp
 
@@ -151,7 +151,7 @@ def check_dataset(ds, name: str, source: str) -> Dataset:
             "description)"
         )
     else:
-        problem = _x_problem(ds.X)
+        problem = matrix_problem(ds.X)
         if problem is None:
             problem = _y_problem(ds.y, ds.X.shape[0], ds.n_clusters)
         if problem is None:

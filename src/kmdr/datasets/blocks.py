@@ -45,6 +45,7 @@ from ._rowblocks import (
     stack_rows,
 )
 from ._shards import ShardBlocks, write_shards
+from ._validate import matrix_problem
 
 __all__ = [
     "DaskArrayBlocks",
@@ -58,6 +59,7 @@ __all__ = [
     "check_bounds",
     "even_bounds",
     "load_blocks",
+    "matrix_problem",
     "stack_rows",
     "write_shards",
 ]

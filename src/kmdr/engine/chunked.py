@@ -81,10 +81,19 @@ def _limited(threads: int):
 
 
 def _block(blocks, i: int):
-    """Block ``i`` as the in-memory path prepares data: float64, CSR when sparse."""
+    """Block ``i`` as the in-memory path prepares data (float64, CSR when sparse), held to the
+    check a loaded dataset passes (:func:`~kmdr.datasets.blocks.matrix_problem`: real, finite):
+    a :class:`~kmdr.datasets.DatasetError` naming the block and its rows otherwise (a NaN in a
+    shard, say), as no whole-matrix check ran before the blocks were handed out."""
+    from kmdr.datasets.blocks import DatasetError, matrix_problem
     from kmdr.engine.job_data import prepare_data
 
-    return prepare_data(blocks.block(i))
+    X = prepare_data(blocks.block(i))
+    problem = matrix_problem(X)
+    if problem is not None:
+        lo, hi = blocks.bounds[i]
+        raise DatasetError(f"{blocks.name}: row block {i} (rows {lo} to {hi}): {problem}")
+    return X
 
 
 def _row_nnz_task(blocks, i: int) -> np.ndarray:
