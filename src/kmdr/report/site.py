@@ -29,6 +29,7 @@ from kmdr.report import interactive
 from kmdr.report._text import VERDICT_MARK
 from kmdr.report.anchors import heading_anchor
 from kmdr.results.reading import experiment_dirs, load_runs, skip_reasons
+from kmdr.results.records import read_table
 
 __all__ = [
     "FILES_HEADING",
@@ -168,9 +169,10 @@ def _run_records(folder: Path) -> list[Path]:
     cells = folder / "cells.csv"
     if cells.is_file():
         try:
-            ids = set(pd.read_csv(cells, usecols=["run_id"], dtype=str)["run_id"])
-        except (ValueError, OSError):  # no run_id column, or unreadable: list them all
+            table = read_table(cells)  # the store's own parser of cells.csv
+        except OSError:  # unreadable: list them all
             return records
+        ids = {fields.get("run_id") for _, fields in table.rows}
         return [p for p in records if p.stem in ids] or records
     runs = [r for r in load_runs(folder) if r.get("skipped") and r.get("run_id")]
     if runs:
