@@ -26,11 +26,12 @@ reproduce RESULTS=/tmp/check`` compares with ``results/``); reused cells are cou
 and a computed cell with no row of its id there is counted as new. The comparison informs, it
 does not change the exit status; ``kmdr-compare OLD NEW`` is the check that fails.
 
-All experiments run in this one process and share one pool of worker processes, started (and
-its workers' imports done) while the first experiment is being prepared
-(one :class:`kmdr.engine.session.Session` for the loop). Each experiment's summaries and figures are
-written once (``make reproduce`` does not redraw them) by one background process at low CPU
-priority, while the next experiment computes: drawing takes 1-2 s per experiment, which the
+All experiments run in this one process and share one pool of worker processes, started (and its
+workers' imports done) while the first experiment is being prepared (one
+:class:`kmdr.engine.session.Session` for the loop). Each experiment's summaries and figures are
+written once (``make reproduce`` does not redraw them; nor those of an experiment that computed
+nothing and is drawn already: :func:`kmdr.app.drawing.drawn_already`) by one background process at
+low CPU priority, while the next experiment computes: drawing takes 1-2 s per experiment, which the
 workers would otherwise sit out. The script returns when every figure is written; a figure that
 fails to draw is reported and never costs a CSV (``kmdr-figures`` redraws it). The wall time
 recorded per experiment is that of its cells, without the drawing.
@@ -294,6 +295,7 @@ def _reproduce(
     import pandas as pd
 
     from kmdr._io import atomic_write_text
+    from kmdr.app.drawing import drawn_already
     from kmdr.app.task import Skipped, UsageError, execute
     from kmdr.engine.session import close_default_session
     from kmdr.engine.signals import raise_if_received
@@ -325,7 +327,11 @@ def _reproduce(
                 return 2
             wall = time.perf_counter() - start
             _forget_if_unchanged(outcome, prior_skip)
-            if output.figures and not outcome.skipped:
+            if (
+                output.figures
+                and not outcome.skipped
+                and not drawn_already(outcome, job.experiment.kind)
+            ):
                 drawer.submit(outcome.experiment_dir)
             rows.append(_row(name, outcome, wall))
             compared.append(replaced_line(name, outcome, before))

@@ -46,6 +46,24 @@ def test_figures_true_draws_through_the_callback_and_false_draws_nothing(tmp_pat
     assert "[kmdr] custom: 4 cells (0 computed, 4 reused)" in drawn.stderr
 
 
+def test_a_run_that_computes_nothing_leaves_what_is_drawn_and_draws_what_is_missing(tmp_path):
+    results = tmp_path / "r"
+    first = run_kmdr([*RUN, f"results_dir={results}"], tmp_path)
+    assert first.returncode == 0, first.stderr
+    folder = results / "custom"
+    drawn = [folder / "summary.csv", folder / "figures" / "custom.png"]
+    stamps = [p.stat().st_mtime_ns for p in drawn]
+
+    again = run_kmdr([*RUN, f"results_dir={results}"], tmp_path)
+    assert again.returncode == 0 and "(0 computed, 4 reused)" in again.stderr, again.stderr
+    assert [p.stat().st_mtime_ns for p in drawn] == stamps  # the same files, not drawn again
+
+    drawn[1].unlink()
+    missing = run_kmdr([*RUN, f"results_dir={results}"], tmp_path)
+    assert missing.returncode == 0, missing.stderr
+    assert drawn[1].is_file()  # a folder without its figure is drawn
+
+
 def test_a_multirun_ends_with_one_line_counting_its_jobs(tmp_path):
     results = tmp_path / "r"
     proc = run_kmdr(["-m", *RUN, f"results_dir={results}", "reducer=sign,none"], tmp_path)
@@ -84,7 +102,8 @@ def test_kmdr_run_returns_what_the_callbacks_read(tmp_path, monkeypatch):
     seen = []
     monkeypatch.setattr(callbacks, "conclude", seen.append)
     results = tmp_path / "r"
-    proc = run_kmdr([*RUN, f"results_dir={results}"], tmp_path)  # a finished run to reuse
+    # a finished run to reuse, not drawn
+    proc = run_kmdr([*RUN, f"results_dir={results}", "figures=false"], tmp_path)
     assert proc.returncode == 0, proc.stderr
 
     import kmdr

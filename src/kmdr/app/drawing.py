@@ -18,6 +18,7 @@ __all__ = [
     "draw",
     "draw_before_stop",
     "draw_folders",
+    "drawn_already",
     "outcome_files",
     "outcomes",
     "ran_to_draw",
@@ -52,6 +53,22 @@ def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list
                 log(msg)
             messages.append(msg)
     return messages
+
+
+def drawn_already(outcome, kind: str) -> bool:
+    """Whether the run ``outcome`` (a :class:`~kmdr.engine.runner.RunOutcome` of an experiment
+    of ``kind``) leaves its summaries and figure as they are: a sweep of cells that computed none
+    finds them drawn from the same cells (and the same run records: such a run keeps none), and
+    drawing them again would write the same files, byte for byte, seconds later. A folder
+    without its summary or figure is drawn; ``kmdr-figures`` redraws any folder (after a change
+    to the figures' code, say)."""
+    folder = Path(outcome.experiment_dir)
+    return (
+        kind == "cells"
+        and outcome.n_computed == 0
+        and (folder / "summary.csv").is_file()
+        and (folder / "figures" / f"{folder.name}.png").is_file()
+    )
 
 
 def draw_folders(folders) -> None:

@@ -177,8 +177,11 @@ def execute(composed, launcher_jobs: int = 1):
 
 def finish(outcome, experiment, output) -> JobResult:
     """After a run that computed: its :class:`JobResult`, with the line that says what it did
-    (empty when the run is quiet). Drawing is the caller's (:mod:`kmdr.app.callbacks`)."""
+    (empty when the run is quiet), and whether its experiment is to be drawn (``figures``, unless
+    it is drawn already: :func:`kmdr.app.drawing.drawn_already`). Drawing is the caller's
+    (:mod:`kmdr.app.callbacks`)."""
     from kmdr._log import quiet
+    from kmdr.app.drawing import drawn_already
 
     summary = ""
     if not quiet():
@@ -188,7 +191,8 @@ def finish(outcome, experiment, output) -> JobResult:
             f"computed, {outcome.n_reused} reused) in {outcome.wall_seconds:.1f} s -> {where}"
         )
     mean = float("nan") if outcome.mean_accuracy is None else outcome.mean_accuracy
-    return JobResult(mean, outcome.experiment_dir, output.figures, summary)
+    figures = output.figures and not drawn_already(outcome, experiment.kind)
+    return JobResult(mean, outcome.experiment_dir, figures, summary)
 
 
 def run(cfg) -> JobResult | None:
