@@ -55,7 +55,8 @@ def client():
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            memory_limit="400MiB",
+            # no memory limit: a worker paused at 80 % of a small one waits for memory forever
+            memory_limit=None,
             dashboard_address=":0",
         ) as cluster,
         Client(cluster) as c,

@@ -56,6 +56,8 @@ ALLOWED_CALLS = {
     "min": "a number",
     "object": "a sentinel: identity only, nothing stored in it",
     "getattr": "a constant looked up once",
+    "contextvars.ContextVar": "a declaration: each thread's value is its own, set and reset by "
+    "the block that owns it (kmdr.engine.signals.time_limit)",
     "Registry": "kmdr.plugins.Registry: declarations, filled at import by the modules and "
     "entry points that declare them, read while runs go on",
 }

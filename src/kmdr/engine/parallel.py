@@ -34,12 +34,14 @@ process (``scripts/reproduce.py``) share one pool of already-warm workers.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -252,8 +254,11 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
             info.update(deadline=time.time() + budget, dask_worker=_dask_worker())
         for path in claims:
             _locks.add_to_holder(path, **info)
+    moved = None
+    if budget is not None and os.getpid() != parent_pid:
+        moved = functools.partial(_move_deadline, tuple(claims))
     try:
-        with signals.time_limit(budget):
+        with signals.time_limit(budget, moved):
             result = func(*args)
     except signals.CellTimedOut:
         return JobTimedOut(tuple(claims))
@@ -273,6 +278,16 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
         for path in claims:
             _locks.add_to_holder(path, deadline=None)
     return result
+
+
+def _move_deadline(claims: tuple, remaining: float | None) -> None:
+    """Write the job's deadline, ``remaining`` seconds from now, into its cells' lock files, where
+    the run looks (None: no deadline while kmdr's own work in the job goes on)."""
+    from kmdr.results import locks as _locks
+
+    deadline = None if remaining is None else time.time() + remaining
+    for path in claims:
+        _locks.add_to_holder(path, deadline=deadline)
 
 
 def _dask_worker() -> str | None:
@@ -335,6 +350,10 @@ def wants_warmup(execution, par: Parallelism) -> bool:
     return execution.backend == "loky" and par.n_jobs > 1
 
 
+#: joblib's warning when a generator of results is closed early (joblib.parallel).
+_CANCELLED = r".*(tasks which were still being processed|have been successfully executed)"
+
+
 def results_as_completed(jobs: Iterable, n_jobs: int) -> Iterator:
     """The results of ``jobs`` (joblib ``delayed`` calls) with the active backend, each as soon
     as it is available.
@@ -352,7 +371,17 @@ def results_as_completed(jobs: Iterable, n_jobs: int) -> Iterator:
             raise
         parallel = None
     if parallel is not None:
-        yield from parallel(jobs)
+        outputs = parallel(jobs)
+        try:
+            # not `yield from`, which would close outputs itself, outside the filter below
+            for output in outputs:  # noqa: UP028
+                yield output
+        finally:
+            # Closed before the end (a stop signal, a failed cell): joblib cancels the jobs still
+            # running and warns that they were cancelled, which the run's own line already says.
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", _CANCELLED, UserWarning)
+                outputs.close()
         return
     batch_size = max(1, 2 * n_jobs)
     with Parallel(return_as="list") as pool:

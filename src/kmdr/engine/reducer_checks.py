@@ -42,8 +42,20 @@ import threading
 import numpy as np
 
 from kmdr._errors import one_line
+from kmdr.engine import signals
 
-__all__ = ["ReducerOutputError", "Reproduced", "check_output", "checked_reduction"]
+__all__ = [
+    "START_SECONDS",
+    "ReducerOutputError",
+    "Reproduced",
+    "check_output",
+    "checked_reduction",
+]
+
+
+#: Seconds a fresh interpreter may take to start and import the scientific stack on a loaded
+#: machine, beyond what the cell had left of its time limit, before the check gives up on it.
+START_SECONDS = 120.0
 
 
 #: (registry name, params) of the plug-in reducers whose seeded output this process has
@@ -181,7 +193,11 @@ def checked_reduction(reduce, cell, X, n_clusters: int, shared, reproduced: Repr
                 "draw every random number from the random_state parameter, and nothing from the "
                 "time, the process or unseeded generators",
             )
-        if not _equal(out[1], _in_a_fresh_process(reduce, cell, X, n_clusters, shared)):
+        # kmdr's check, not the cell's work: an interpreter's start is not charged to the cell's
+        # cell_time_limit (the fit there may take what the cell had left, once started)
+        with signals.not_timed() as left:
+            fresh = _in_a_fresh_process(reduce, cell, X, n_clusters, shared, left)
+        if not _equal(out[1], fresh):
             _fail(
                 cell,
                 "a fresh process fitting it with the same random_state gave another output, so "
@@ -202,10 +218,12 @@ def checked_reduction(reduce, cell, X, n_clusters: int, shared, reproduced: Repr
     return out
 
 
-def _in_a_fresh_process(reduce, cell, X, n_clusters, shared):
+def _in_a_fresh_process(reduce, cell, X, n_clusters, shared, left: float | None = None):
     """C of ``reduce(cell, X, n_clusters, shared)`` computed by a new Python interpreter with its
     own hash seed and this process's import path (a subprocess, not multiprocessing: dask's
-    worker processes are daemons, which may not start multiprocessing children)."""
+    worker processes are daemons, which may not start multiprocessing children). ``left``: the
+    seconds the cell had left under its time limit (None: no limit); the interpreter is given
+    those and :data:`START_SECONDS` to start in, else the cell has timed out."""
     import os
     import pickle
     import secrets
@@ -219,9 +237,16 @@ def _in_a_fresh_process(reduce, cell, X, n_clusters, shared):
             pickle.dump((reduce, cell, X, n_clusters, shared), fh, protocol=pickle.HIGHEST_PROTOCOL)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
                "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 1) + 1)}  # fmt: skip
-        done = subprocess.run(
-            [sys.executable, "-m", __name__, job, result], env=env, capture_output=True, text=True
-        )
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", __name__, job, result],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=None if left is None else left + START_SECONDS,
+            )
+        except subprocess.TimeoutExpired:
+            raise signals.CellTimedOut(left) from None
         if done.returncode != 0:
             why = (done.stderr.strip().splitlines() or ["no message"])[-1]
             _fail(

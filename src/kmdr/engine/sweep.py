@@ -470,16 +470,19 @@ def _compute(ctx, pending, claimer, job, persist, shared_log: dict, bar, limits)
     while todo:
         jobs = (job(group) for group in claimer.claimed(group_cells(todo)))
         try:
-            for result in results_as_completed(jobs, ctx.parallelism.n_jobs):
-                if isinstance(result, JobTimedOut):
-                    limits.stopped(result.claims)
-                    continue
-                pairs, report = result
-                if report is not None:
-                    ident, seconds = report
-                    shared_log.setdefault(ident, []).append(seconds)
-                for cell, metrics in pairs:
-                    persist(cell, metrics)
+            # closed as soon as the loop ends, by an error or a signal: the jobs still running
+            # are cancelled here, not whenever the generator is collected
+            with contextlib.closing(results_as_completed(jobs, ctx.parallelism.n_jobs)) as results:
+                for result in results:
+                    if isinstance(result, JobTimedOut):
+                        limits.stopped(result.claims)
+                        continue
+                    pairs, report = result
+                    if report is not None:
+                        ident, seconds = report
+                        shared_log.setdefault(ident, []).append(seconds)
+                    for cell, metrics in pairs:
+                        persist(cell, metrics)
         except BrokenExecutor as err:  # a worker died: name its cell, in one line
             if signals.received() is not None:
                 raise  # the signal that stops this run ended it too
