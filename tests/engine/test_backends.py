@@ -98,10 +98,16 @@ def test_ray_gives_loky_rows(tmp_path, loky_rows):
 )
 @pytest.mark.slow
 def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
+    dask = pytest.importorskip("dask")
     pytest.importorskip("distributed")
     spec = from_config(config(tmp_path, "dask", dask={"scheduler": "tcp://127.0.0.1:9"}))
-    with pytest.raises(BackendError) as info:
+    # dask's own setting of the wait for a scheduler (30 s by default), as a user would set it
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "3s"}),
+        pytest.raises(BackendError) as info,
+    ):
         run_experiment(*spec)
+    assert "within 3 s (Dask's distributed.comm.timeouts.connect)" in str(info.value)
     assert "\n" not in str(info.value) and "127.0.0.1:9" in str(info.value)
     (record,) = (tmp_path / "b_dask" / "runs").glob("*.json")
     record = json.loads(record.read_text())

@@ -5,6 +5,7 @@ commands in processes (a FIFO opened the usual way would make them wait forever)
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,11 +26,21 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
-def _results(tmp_path: Path, **extra) -> Path:
-    results = tmp_path / "results"
-    done = _run(str(BIN / "kmdr"), *TINY, f"results_dir={results}", "figures=false", cwd=tmp_path)
+@pytest.fixture(scope="module")
+def computed(tmp_path_factory) -> Path:
+    """A results folder of TINY's four cells and summary.csv, computed once for the module."""
+    where = tmp_path_factory.mktemp("computed")
+    results = where / "results"
+    done = _run(str(BIN / "kmdr"), *TINY, f"results_dir={results}", "figures=false", cwd=where)
     assert done.returncode == 0, done.stderr
+    _run(str(BIN / "kmdr-figures"), str(results), cwd=where)  # summary.csv
     return results
+
+
+@pytest.fixture
+def results(computed, tmp_path) -> Path:
+    """A copy of :func:`computed` for the test to damage."""
+    return Path(shutil.copytree(computed, tmp_path / "results", symlinks=True))
 
 
 def _fifo(path: Path) -> None:
@@ -59,10 +70,8 @@ def _fifo(path: Path) -> None:
         )),
     ],
 )  # fmt: skip
-def test_a_fifo_in_a_results_folder_makes_no_command_wait(where, tmp_path):
-    results = _results(tmp_path)
+def test_a_fifo_in_a_results_folder_makes_no_command_wait(where, results, tmp_path):
     exp = results / "custom"
-    _run(str(BIN / "kmdr-figures"), str(results), cwd=tmp_path)  # summary.csv
     target = {
         "cells.csv": exp / "cells.csv",
         "cell": sorted((exp / "cells").glob("*.json"))[0],
@@ -93,8 +102,7 @@ def test_a_fifo_in_a_results_folder_makes_no_command_wait(where, tmp_path):
     "cells.csv is a symbolic link to a file elsewhere",
     gets="the link is followed: its target is updated atomically, the link stays a link",
 )
-def test_a_linked_cells_csv_is_followed_and_its_target_updated(tmp_path):
-    results = _results(tmp_path)
+def test_a_linked_cells_csv_is_followed_and_its_target_updated(results, tmp_path):
     exp = results / "custom"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
