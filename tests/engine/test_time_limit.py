@@ -129,6 +129,12 @@ def test_a_limit_that_cannot_hold_is_one_line_before_any_work(project, tmp_path,
     assert not (tmp_path / "faulty").exists()
 
 
+@fault(
+    "cell_time_limit with a plug-in reducer, whose first cell in each worker kmdr checks by "
+    "fitting it again in a fresh interpreter (seconds to start on a loaded machine)",
+    gets="the check's time is not charged to the cell: its deadline stops while the check "
+    "runs, in the worker's alarm and in the lock files the run watches",
+)
 def test_kmdrs_own_work_in_a_cell_is_not_charged_to_its_limit():
     """Inside a limited block, a ``not_timed`` block (a plug-in's check in a fresh interpreter)
     stops the deadline: 1.5 s there and 0.4 s outside fit a 1 s limit; whoever watches the
