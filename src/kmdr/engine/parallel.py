@@ -245,6 +245,8 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
     budget = None if limit is None else float(limit) * len(claims)
     if limit is not None and any((_locks.holder(p) or {}).get("timed_out") for p in claims):
         return JobTimedOut(tuple(claims))
+    # in a worker, the deadline the run watches in the lock files (None: no limit, or in-process)
+    moved = None
     if os.getpid() != parent_pid:
         info: dict = {"worker": os.getpid()}
         if budget is not None:
@@ -252,11 +254,9 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
             # limit is the cells' own time, not the scientific stack's import.
             import_modules(WORKER_MODULES)
             info.update(deadline=time.time() + budget, dask_worker=_dask_worker())
+            moved = functools.partial(_move_deadline, tuple(claims))
         for path in claims:
             _locks.add_to_holder(path, **info)
-    moved = None
-    if budget is not None and os.getpid() != parent_pid:
-        moved = functools.partial(_move_deadline, tuple(claims))
     try:
         with signals.time_limit(budget, moved):
             result = func(*args)
@@ -273,10 +273,8 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
             f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
             "a process, not a cell; a reducer must raise an exception"
         ) from None
-    if budget is not None and os.getpid() != parent_pid:
-        # Done, though its result may wait for the other jobs of its batch: no deadline now.
-        for path in claims:
-            _locks.add_to_holder(path, deadline=None)
+    if moved is not None:
+        moved(None)  # done, though its result may wait for the other jobs of its batch
     return result
 
 

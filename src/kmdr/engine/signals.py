@@ -119,7 +119,6 @@ class _Budget:
     an alarm enforces it (a main thread) and whom to tell when it moves (``moved``)."""
 
     def __init__(self, seconds: float, alarm: bool, moved: Callable | None) -> None:
-        self.seconds = seconds
         self.deadline = time.monotonic() + seconds
         self.alarm = alarm
         self.moved = moved
