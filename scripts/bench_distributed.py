@@ -17,9 +17,10 @@ first.
 
 For each side, reducer and step, one row of ``results/bench/distributed.csv`` (``--out``):
 
-* ``step``: ``prepare`` (the chunked side's one pass that counts every term's documents, in
-  the driver, cached for the blocks) or ``generate`` (the in-memory matrix), ``reduce``,
-  ``cluster``, ``score`` (the pass for F and the metrics), and ``cell`` (the three together);
+* ``step``: ``prepare`` (the chunked side's one pass that counts every term's documents, on
+  one worker, cached on disk for the blocks, as a run does it) or ``generate`` (the in-memory
+  matrix), ``reduce``, ``cluster``, ``score`` (the pass for F and the metrics), and ``cell``
+  (the three together);
 * ``process``: ``driver``, ``worker-<i>`` or ``process`` (the in-memory side's one process);
   ``wall_s`` is the step's wall time (the same for every process of a step);
 * ``peak_mib``: the process's peak resident memory during the step (Linux's VmHWM, reset at
@@ -107,7 +108,7 @@ def chunked(args) -> list[dict]:
     from dask.distributed import Client, LocalCluster
 
     from kmdr.datasets.blocks import load_blocks
-    from kmdr.engine.chunked import compute_chunked_cell
+    from kmdr.engine.chunked import compute_chunked_cell, prepare_on_a_worker
 
     rows = []
     blocks = load_blocks("sparse_text", rows=args.block_rows, n_samples=args.rows)
@@ -117,18 +118,6 @@ def chunked(args) -> list[dict]:
         "n_blocks": blocks.n_blocks,
         "block_rows": args.block_rows,
     }
-    _reset_peak()
-    start = time.perf_counter()
-    blocks.prepare()
-    rows.append(
-        {
-            **base,
-            "step": "prepare",
-            "process": "driver",
-            "wall_s": time.perf_counter() - start,
-            "peak_mib": _peak_mib(),
-        }
-    )
     with (
         LocalCluster(
             n_workers=args.workers,
@@ -139,6 +128,24 @@ def chunked(args) -> list[dict]:
         Client(cluster) as client,
     ):
         limit = cluster.workers[0].memory_manager.memory_limit / 2**20 if cluster.workers else None
+        workers = sorted(client.scheduler_info()["workers"])
+        names = {"driver": "driver", **{w: f"worker-{i}" for i, w in enumerate(workers)}}
+        client.run(_reset_peak)
+        _reset_peak()
+        start = time.perf_counter()
+        prepare_on_a_worker(client, blocks)  # as a run does: on one worker, cached on disk
+        wall = time.perf_counter() - start
+        for who, peak in {"driver": _peak_mib(), **client.run(_peak_mib)}.items():
+            rows.append(
+                {
+                    **base,
+                    "step": "prepare",
+                    "process": names.get(who, who),
+                    "wall_s": wall,
+                    "peak_mib": peak,
+                    "limit_mib": None if who == "driver" else limit,
+                }
+            )
         for reducer in args.reducers:
             cell = _cell(
                 "sparse_text",
@@ -165,8 +172,6 @@ def chunked(args) -> list[dict]:
             metrics = compute_chunked_cell(cell, blocks, client, steps=step)
             restarted = sorted(client.scheduler_info()["workers"]) != before
             last = "start"
-            workers = sorted(w for w in peaks[STEPS[0]] if w != "driver")
-            names = {"driver": "driver", **{w: f"worker-{i}" for i, w in enumerate(workers)}}
             for name in STEPS:
                 for who, peak in peaks[name].items():
                     rows.append(

@@ -8,12 +8,14 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+from sklearn.metrics.cluster import contingency_matrix
 
 from kmdr.cluster import kmeans
 from kmdr.metrics import (
     ObjectiveEvaluator,
     ari,
     clustering_accuracy,
+    contingency_scores,
     evaluate,
     kmeans_objective,
     nmi,
@@ -271,3 +273,65 @@ def test_nmi_ari_wrap_sklearn_and_evaluate():
         "ari": ari(y, labels),
     }
     assert np.isnan(evaluate(A, None, labels)["accuracy"])
+
+
+def _labelings(seed: int, count: int):
+    """Pairs (true labels, clusters) of every kind: random, close to the classes, one class,
+    one cluster, one point, a perfect match under another numbering, values with gaps."""
+    rng = np.random.default_rng(seed)
+    yield np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    yield np.zeros(50, dtype=np.int64), rng.integers(0, 4, 50)
+    yield rng.integers(0, 4, 50), np.zeros(50, dtype=np.int64)
+    y = rng.integers(0, 5, 200)
+    yield y, (y * 7 + 3) % 11  # the same partition, numbered otherwise
+    for _ in range(count):
+        n = int(rng.integers(2, 3000))
+        y = rng.integers(0, int(rng.integers(1, 9)), n)
+        labels = rng.integers(0, int(rng.integers(1, 12)), n)
+        near = rng.random(n) < rng.random()
+        labels[near] = y[near] * 2  # partly the classes, with gaps in the cluster ids
+        yield y, labels
+
+
+@pytest.mark.parametrize("average_method", ["arithmetic", "geometric", "min", "max"])
+def test_the_scores_of_a_contingency_table_are_those_of_the_labels_to_the_last_bit(average_method):
+    """contingency_scores on the class x cluster table (with empty rows and columns added)
+    equals accuracy, NMI and ARI of the labels exactly: the chunked path scores a partition so,
+    and its cells must equal the in-memory ones."""
+    for y, labels in _labelings(0, 300):
+        table = contingency_matrix(y, labels)
+        padded = np.zeros((y.max() + 2, labels.max() + 3), dtype=np.int64)
+        padded[np.ix_(np.unique(y), np.unique(labels))] = table
+        got = contingency_scores(padded, average_method=average_method)
+        assert got["accuracy"] == clustering_accuracy(y, labels)
+        assert got["nmi"] == normalized_mutual_info_score(y, labels, average_method=average_method)
+        assert got["ari"] == adjusted_rand_score(y, labels)
+
+
+def test_contingency_tables_of_row_blocks_add_up():
+    """A partition held in row blocks: the sum of the blocks' tables scores it as a whole."""
+    rng = np.random.default_rng(3)
+    y, labels = rng.integers(0, 6, 100_000), rng.integers(0, 9, 100_000)
+    total = np.zeros((6, 9), dtype=np.int64)
+    for lo, hi in [(0, 1), (1, 40_000), (40_000, 99_999), (99_999, 100_000)]:
+        total += np.bincount(y[lo:hi] * 9 + labels[lo:hi], minlength=54).reshape(6, 9)
+    got = contingency_scores(total)
+    assert got == {
+        "accuracy": clustering_accuracy(y, labels),
+        "nmi": nmi(y, labels),
+        "ari": ari(y, labels),
+    }
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        np.ones(3, dtype=np.int64),
+        np.array([[1.5, 2.0]]),
+        np.array([[-1, 2]]),
+        np.zeros((2, 2), dtype=np.int64),
+    ],
+)
+def test_a_table_that_is_not_counts_is_refused(table):
+    with pytest.raises(ValueError, match="contingency table"):
+        contingency_scores(table)

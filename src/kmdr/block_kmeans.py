@@ -40,8 +40,8 @@ module.
 
 The driver holds the centers and per-block summaries (O(k x r) per block), the candidate rows of
 k-means++, and a chunk of the start's cumulative sum; C, its row norms and the labels stay on the
-workers. The labels come back only at the end, for the scores that need them
-(:func:`BlockedKMeans.labels`).
+workers, where the cell's scores read them (:mod:`kmdr.engine.chunked`);
+:attr:`BlockedKMeans.labels` gathers them for a caller that wants them whole.
 """
 
 from __future__ import annotations

@@ -3,14 +3,20 @@
 F is always measured on the ORIGINAL data A, for a partition that may have been found on a
 reduced matrix C: the centroids are those of the partition's clusters in A's space, never C's.
 NMI and ARI are extras from scikit-learn; none of the three papers reports them.
+
+Accuracy, NMI and ARI depend on a partition only through its class x cluster contingency table;
+:func:`contingency_scores` gives all three from that table alone, so that a partition held in
+row blocks on several processes is scored from the sum of its blocks' tables, never gathered.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
-from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+from sklearn.metrics import adjusted_rand_score, mutual_info_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
 
 __all__ = [
@@ -19,9 +25,11 @@ __all__ = [
     "ari",
     "cluster_sums",
     "clustering_accuracy",
+    "contingency_scores",
     "encode_labels",
     "evaluate",
     "kmeans_objective",
+    "label_scores",
     "nmi",
     "within_from_sums",
 ]
@@ -262,9 +270,14 @@ def clustering_accuracy(y_true, labels) -> float:
     if y_true.ndim != 1 or y_true.shape[0] < 1:
         raise ValueError(f"y_true must be 1-D and non-empty, got shape {y_true.shape}")
     labels = _check_labels(labels, y_true.shape[0])
-    table = contingency_matrix(y_true, labels)  # classes x clusters
+    return _matched_fraction(contingency_matrix(y_true, labels))  # classes x clusters
+
+
+def _matched_fraction(table: np.ndarray) -> float:
+    """The accuracy of a class x cluster count table: its largest one-to-one matching's count
+    (the Hungarian algorithm) over the number of points."""
     rows, cols = linear_sum_assignment(table, maximize=True)
-    return float(table[rows, cols].sum()) / y_true.shape[0]
+    return float(table[rows, cols].sum()) / int(table.sum())
 
 
 def nmi(y_true, labels, *, average_method: str = "arithmetic") -> float:
@@ -283,6 +296,90 @@ def ari(y_true, labels) -> float:
     return float(adjusted_rand_score(y_true, labels))
 
 
+def _entropy(counts: np.ndarray) -> float:
+    """The entropy (natural log) of a labeling with these positive class sizes, as
+    scikit-learn's NMI computes it from the labels (the same operations in the same order)."""
+    if counts.size == 1:
+        return 0.0
+    pi = counts.astype(np.float64)
+    pi_sum = np.sum(pi)
+    return float(-np.sum((pi / pi_sum) * (np.log(pi) - math.log(pi_sum))))
+
+
+def _averaged(h_true: float, h_pred: float, average_method: str) -> float:
+    """The mean of the two entropies that normalizes NMI (scikit-learn's four)."""
+    if average_method == "arithmetic":
+        return float(np.mean([h_true, h_pred]))
+    if average_method == "geometric":
+        return float(np.sqrt(h_true * h_pred))
+    if average_method == "min":
+        return min(h_true, h_pred)
+    if average_method == "max":
+        return max(h_true, h_pred)
+    raise ValueError(
+        f"average_method must be 'arithmetic', 'geometric', 'min' or 'max', got {average_method!r}"
+    )
+
+
+def _nmi_of_table(table: np.ndarray, average_method: str) -> float:
+    if table.shape[0] == table.shape[1] == 1:  # neither labeling splits the data: a perfect match
+        return 1.0
+    mi = mutual_info_score(None, None, contingency=sp.csr_matrix(table))
+    if mi == 0:
+        return 0.0
+    h_true, h_pred = _entropy(table.sum(axis=1)), _entropy(table.sum(axis=0))
+    return float(mi / _averaged(h_true, h_pred, average_method))
+
+
+def _ari_of_table(table: np.ndarray) -> float:
+    # the pair counts of scikit-learn's pair_confusion_matrix, in exact integer arithmetic
+    n = int(table.sum())
+    n_c, n_k = table.sum(axis=1), table.sum(axis=0)
+    sum_squares = int((table**2).sum())
+    fp = int((table @ n_k).sum()) - sum_squares
+    fn = int((table.T @ n_c).sum()) - sum_squares
+    tp = sum_squares - n
+    tn = n * n - fp - fn - sum_squares
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+
+def contingency_scores(table, *, average_method: str = "arithmetic") -> dict[str, float]:
+    """``accuracy``, ``nmi`` and ``ari`` of a partition from its class x cluster count table
+    alone (entry ``[c, j]``: the points of class ``c`` in cluster ``j``; rows or columns of
+    zeros, classes or clusters without a point, are allowed).
+
+    The values equal :func:`clustering_accuracy`, :func:`nmi` and :func:`ari` of the labels to
+    the last bit: the same operations on the same counts (scikit-learn's ``mutual_info_score``
+    takes the table; the entropies and the ARI's pair counts are scikit-learn's formulas on the
+    table's margins, which scikit-learn computes from the labels only). Tables add: the table of
+    a partition held in row blocks is the sum of its blocks' tables, so a partition no process
+    holds whole is scored from ``k x c`` numbers.
+    """
+    table = np.asarray(table)
+    if table.ndim != 2 or not np.issubdtype(table.dtype, np.integer) or (table < 0).any():
+        raise ValueError("the contingency table must be a 2-D array of counts (integers >= 0)")
+    table = table.astype(np.int64, copy=False)
+    table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
+    if table.size == 0:
+        raise ValueError("the contingency table counts no point")
+    return {
+        "accuracy": _matched_fraction(table),
+        "nmi": _nmi_of_table(table, average_method),
+        "ari": _ari_of_table(table),
+    }
+
+
+def label_scores(y_true, labels) -> dict[str, float]:
+    """``accuracy``, ``nmi`` and ``ari`` of a partition against the true labels."""
+    return {
+        "accuracy": clustering_accuracy(y_true, labels),
+        "nmi": nmi(y_true, labels),
+        "ari": ari(y_true, labels),
+    }
+
+
 def evaluate(A, y_true, labels) -> dict[str, float]:
     """All measures of one partition: ``objective`` (F on A), ``accuracy``, ``nmi``, ``ari``.
 
@@ -294,9 +391,5 @@ def evaluate(A, y_true, labels) -> dict[str, float]:
     if y_true is None:
         out.update(accuracy=np.nan, nmi=np.nan, ari=np.nan)
     else:
-        out.update(
-            accuracy=clustering_accuracy(y_true, labels),
-            nmi=nmi(y_true, labels),
-            ari=ari(y_true, labels),
-        )
+        out.update(label_scores(y_true, labels))
     return out

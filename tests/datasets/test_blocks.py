@@ -46,6 +46,8 @@ def test_split_blocks_stack_back_to_the_matrix(sparse):
     assert blocks.n_blocks == 3 and blocks.is_sparse is sparse
     assert blocks.fingerprint.startswith("content:")
     np.testing.assert_array_equal(blocks.labels(), ds.y)
+    for i, (lo, hi) in enumerate(blocks.bounds):
+        np.testing.assert_array_equal(blocks.block_labels(i), ds.y[lo:hi])
 
 
 def test_load_blocks_of_a_generated_dataset_are_its_rows():

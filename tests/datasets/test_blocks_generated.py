@@ -68,6 +68,9 @@ def test_generated_blocks_are_the_in_memory_rows(case, split):
         lo, hi = bounds[i]
         fresh = pickle.loads(pickle.dumps(blocks))  # as a worker gets it
         _assert_same_rows(fresh.block(i), whole.X[lo:hi], whole.is_sparse)
+        labels = fresh.block_labels(i)  # made from the class sizes, not the whole vector
+        assert labels.dtype == np.int64
+        np.testing.assert_array_equal(labels, whole.y[lo:hi])
 
 
 @pytest.mark.parametrize("case", sorted(SMALL))

@@ -6,6 +6,7 @@ carries data; reducers that need the whole matrix are refused in one line before
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import numpy as np
 import pytest
@@ -154,6 +155,33 @@ def test_a_later_repetition_and_other_kmeans_settings(client, kmeans, kind):
     cell = _cell(dataset, "gaussian", repetition=2, kmeans=kmeans)
     assert cell.repetition == 2 and all(cell.kmeans[key] == v for key, v in kmeans.items())
     blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
+    _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
+
+
+class _LabelsOnlyOnWorkers(SplitBlocks):
+    """Blocks whose whole label vector cannot be read in the process that made them (the
+    driver): the workers read it, to make their blocks' labels."""
+
+    def __init__(self, dataset, bounds):
+        super().__init__(dataset, bounds)
+        self.driver = os.getpid()
+
+    def labels(self):
+        if os.getpid() == self.driver:
+            raise AssertionError("the driver read the whole label vector")
+        return super().labels()
+
+
+@pytest.mark.parametrize("kmeans", [{}, {"init": "first_of_class", "n_init": 1}])
+@pytest.mark.parametrize("kind", DATA)
+def test_the_driver_never_holds_the_labels(client, kind, kmeans):
+    """Accuracy, NMI, ARI and the first point of each class come from the workers' per-block
+    counts: the driver holds no vector of n labels, and the cell is the in-memory one."""
+    dataset = DATA[kind]()
+    cell = _cell(dataset, "sign", kmeans=kmeans)
+    blocks = _LabelsOnlyOnWorkers(dataset, SPLITS["uneven"](dataset.X.shape[0]))
+    with pytest.raises(AssertionError, match="the driver read"):
+        blocks.labels()
     _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
 
 

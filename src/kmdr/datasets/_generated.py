@@ -27,9 +27,20 @@ from kmdr._io import atomic_writer
 
 from ._fingerprint import declared_fingerprint
 from ._registry import DatasetError, resolve_data_dir
-from ._rowblocks import RowBlocks, bounds_of_rows, check_bounds
-from ._sparse_text import document_frequencies, sparse_text_labels, sparse_text_rows
-from ._synthetic import SparseTextParams, SynthParams, synth_labels, synth_rows
+from ._rowblocks import RowBlocks, bounds_of_rows, check_bounds, grouped_labels
+from ._sparse_text import (
+    document_frequencies,
+    sparse_text_labels,
+    sparse_text_rows,
+    sparse_text_topic_sizes,
+)
+from ._synthetic import (
+    SparseTextParams,
+    SynthParams,
+    synth_cluster_sizes,
+    synth_labels,
+    synth_rows,
+)
 
 __all__ = ["GeneratedBlocks", "SparseTextBlocks", "SynthBlocks", "generated_blocks"]
 
@@ -60,9 +71,17 @@ class GeneratedBlocks(RowBlocks):
     def _rows(self, lo: int, hi: int):
         raise NotImplementedError
 
+    def _class_sizes(self) -> np.ndarray:
+        raise NotImplementedError
+
     def block(self, i: int):
         lo, hi = self.bounds[i]
         return self._rows(lo, hi)
+
+    def block_labels(self, i: int) -> np.ndarray:
+        # the rows are grouped by class: the block's labels follow from the class sizes
+        lo, hi = self.bounds[i]
+        return grouped_labels(self._class_sizes(), lo, hi)
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -92,6 +111,9 @@ class SynthBlocks(GeneratedBlocks):
     def labels(self) -> np.ndarray:
         return synth_labels(self.params)
 
+    def _class_sizes(self) -> np.ndarray:
+        return synth_cluster_sizes(self.params)
+
 
 class SparseTextBlocks(GeneratedBlocks):
     """``sparse_text`` in row blocks: CSR float64, drawn from row ``lo``'s first token on (the
@@ -107,6 +129,9 @@ class SparseTextBlocks(GeneratedBlocks):
 
     def labels(self) -> np.ndarray:
         return sparse_text_labels(self.params)
+
+    def _class_sizes(self) -> np.ndarray:
+        return sparse_text_topic_sizes(self.params)
 
     def prepare(self) -> None:
         self.document_frequencies()

@@ -33,6 +33,7 @@ __all__ = [
     "bounds_of_rows",
     "check_bounds",
     "even_bounds",
+    "grouped_labels",
     "stack_rows",
 ]
 
@@ -71,6 +72,13 @@ def check_bounds(bounds: Sequence[tuple[int, int]], n_samples: int) -> tuple[tup
     if at != n_samples:
         raise ValueError(f"row blocks cover {at} rows of {n_samples}; got {list(out)}")
     return out
+
+
+def grouped_labels(sizes: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Rows ``lo:hi`` of ``np.repeat(np.arange(len(sizes)), sizes)`` (rows grouped by class,
+    class ``c`` having ``sizes[c]`` rows), made without the whole vector."""
+    ends = np.cumsum(sizes)
+    return np.searchsorted(ends, np.arange(lo, hi), side="right").astype(np.int64)
 
 
 def stack_rows(parts):
@@ -119,6 +127,13 @@ class RowBlocks(ABC):
     @abstractmethod
     def labels(self) -> np.ndarray:
         """Every row's label, int64, 0-based and consecutive (a length-``n_samples`` vector)."""
+
+    def block_labels(self, i: int) -> np.ndarray:
+        """The labels of block ``i``'s rows (what a worker scores its block with): by default
+        a copy of that slice of :meth:`labels`; a kind whose labels follow from its parameters
+        makes the slice alone."""
+        lo, hi = self.bounds[i]
+        return np.array(self.labels()[lo:hi])
 
     def prepare(self) -> None:
         """Do once, before the blocks are handed out, what every block needs and the object

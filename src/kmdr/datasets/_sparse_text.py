@@ -27,6 +27,7 @@ __all__ = [
     "make_sparse_text",
     "sparse_text_labels",
     "sparse_text_rows",
+    "sparse_text_topic_sizes",
 ]
 
 #: Tokens generated at a time: about 2^20 (a chunk's temporaries take some 60 MiB).
@@ -80,13 +81,18 @@ def _row_chunks(lengths: np.ndarray, tokens: int):
         lo = hi
 
 
-def sparse_text_labels(p: SparseTextParams) -> np.ndarray:
-    """Every document's topic (int64, rows grouped by topic): skewed sizes, at least one each."""
+def sparse_text_topic_sizes(p: SparseTextParams) -> np.ndarray:
+    """Each topic's number of documents: skewed sizes, at least one each."""
     n, k = p.n_samples, p.n_clusters
     share = _zipf(k, 0.7)
     sizes = 1 + np.floor(share * (n - k)).astype(np.int64)
     sizes[: n - sizes.sum()] += 1
-    return np.repeat(np.arange(k, dtype=np.int64), sizes)
+    return sizes
+
+
+def sparse_text_labels(p: SparseTextParams) -> np.ndarray:
+    """Every document's topic (int64, rows grouped by topic, :func:`sparse_text_topic_sizes`)."""
+    return np.repeat(np.arange(p.n_clusters, dtype=np.int64), sparse_text_topic_sizes(p))
 
 
 def _token_model(p: SparseTextParams, first_row: int = 0) -> _TokenModel:

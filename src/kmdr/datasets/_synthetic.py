@@ -120,11 +120,14 @@ def make_synth(**params) -> Dataset:
 _DRAW_VALUES = 1 << 20
 
 
+def synth_cluster_sizes(p: SynthParams) -> np.ndarray:
+    """Each cluster's number of rows (sizes one apart)."""
+    return _split_sizes(p.n_samples, p.n_clusters)
+
+
 def synth_labels(p: SynthParams) -> np.ndarray:
-    """Every row's cluster (int64, rows grouped by cluster, sizes one apart)."""
-    return np.repeat(
-        np.arange(p.n_clusters, dtype=np.int64), _split_sizes(p.n_samples, p.n_clusters)
-    )
+    """Every row's cluster (int64, rows grouped by cluster, :func:`synth_cluster_sizes`)."""
+    return np.repeat(np.arange(p.n_clusters, dtype=np.int64), synth_cluster_sizes(p))
 
 
 def _skip_normals(rng: np.random.Generator, count: int) -> None:

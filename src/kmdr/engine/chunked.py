@@ -24,13 +24,20 @@ path (:func:`kmdr.engine.work.compute_cell`) and returns the same metric and tim
    does (dense A centered by its column mean, sparse A not; the explicit residuals, one pass
    more, when the clusters are tight). The value equals the in-memory ``objective`` within
    1e-12 relative (other summation order of the same terms); F on C is formed the same way from
-   C's blocks. Accuracy, NMI and ARI come from the labels, gathered at the end, as in memory.
+   C's blocks. Accuracy, NMI and ARI depend on the partition only through its class x cluster
+   table: each worker counts its block's (the block's true labels, made by the worker, against
+   the labels it holds) and the driver scores the sum
+   (:func:`~kmdr.metrics.contingency_scores`: the values of the whole label vectors, to the
+   last bit). The first point of each class (the ``first-of-class`` start) is found the same
+   way, one number per class and block.
 
-What travels where, and the limit: the driver holds y and the final labels (n integers each),
-the centers and per-block summaries (k x d cluster sums of A's dense blocks, k x r of C's); no
-process holds A or C whole. What must fit is the workers' share of C (n x r x 8 bytes over the
-cluster for a dense C; a worker writes what passes its memory target to disk, as Dask does) and
-one block of A per task.
+What travels where, and the limit: the driver holds the centers and per-block summaries (k x d
+cluster sums of A's dense blocks, k x r of C's, a class x cluster table), never a vector of n
+values, so its memory does not grow with n; no process holds A or C whole, and the labels stay
+on the workers. A reducer with its own clustering (sparsified k-means) is the exception: its
+sketch and the true labels are gathered in the driver. What must fit is the workers' share of C
+(n x r x 8 bytes over the cluster for a dense C; a worker writes what passes its memory target to
+disk, as Dask does) and one block of A per task.
 
 Reducers: ``"rowwise"`` ones (sign, achlioptas, gaussian, sparse_embedding, srht, sparsified)
 give C equal to the in-memory C (bit for bit on sparse data; within 1e-12 relative on dense data,
@@ -67,7 +74,7 @@ from kmdr.datasets.blocks import stack_rows
 from kmdr.engine import signals
 from kmdr.results.cells import Cell, reducer_kwargs
 
-__all__ = ["compute_chunked_cell", "fitted_reducer"]
+__all__ = ["compute_chunked_cell", "fitted_reducer", "prepare_on_a_worker"]
 
 
 # -- in the workers: each task computes its block from the scattered RowBlocks ----------------
@@ -129,6 +136,27 @@ def _score_task(X, labels, m: int, mean):
     centered = np.subtract(X, mean, order="C")
     about = float(np.einsum("ij,ij->", centered, centered))
     return cluster_sums(centered, labels, m), about
+
+
+def _prepare_task(blocks) -> None:
+    blocks.prepare()
+
+
+def _first_of_class_task(blocks, i: int) -> np.ndarray:
+    """The row (its index in the whole matrix) where each class first appears in block ``i``,
+    -1 for a class the block does not hold."""
+    y = blocks.block_labels(i)
+    classes, first = np.unique(y, return_index=True)
+    out = np.full(max(int(blocks.n_clusters), int(classes[-1]) + 1), -1, dtype=np.int64)
+    out[classes] = first + blocks.bounds[i][0]
+    return out
+
+
+def _table_task(blocks, i: int, labels, k: int) -> np.ndarray:
+    """Block ``i``'s class x cluster count table (``labels``: the block's clusters, < k)."""
+    y = blocks.block_labels(i)
+    classes = max(int(blocks.n_clusters), int(y.max()) + 1)
+    return np.bincount(y * k + labels, minlength=classes * k).reshape(classes, k)
 
 
 def _residual_task(X, labels, centroids, mean) -> float:
@@ -317,25 +345,70 @@ def _objective(client, sources, labels, counts, squared_norm: float, mean) -> fl
     return max(within, 0.0) / squared_norm
 
 
+def prepare_on_a_worker(client, blocks) -> None:
+    """Do once, on one worker, what every block needs (:meth:`~kmdr.datasets.RowBlocks.prepare`:
+    sparse_text's document frequencies, a pass over every token whose memory grows with n),
+    before the cells hand out blocks: the workers that share its data cache folder read the
+    result, and the driver never makes the data."""
+    client.submit(_prepare_task, blocks, pure=False).result()
+
+
 def _no_step(name: str) -> None:
     """No measurement at the end of a step."""
 
 
-def _cluster_blocks(reducer, parts, info, k: int, settings: dict, y, seed, client, report):
+def _first_of_class(client, blocks_f, n_blocks: int) -> np.ndarray:
+    """The first row of each class present (in class order), as
+    :func:`~kmdr.engine.work.first_of_class_indices` gives it from the whole label vector, found
+    block by block on the workers: the driver reads one number per class and block."""
+    futures = [
+        client.submit(_first_of_class_task, blocks_f, i, pure=False) for i in range(n_blocks)
+    ]
+    first = np.empty(0, dtype=np.int64)
+    for part in results_in_order(futures):  # blocks in row order: a class's first block wins
+        if part.shape[0] > first.shape[0]:
+            first = np.concatenate([first, np.full(part.shape[0] - first.shape[0], -1)])
+        head = first[: part.shape[0]]
+        unseen = head < 0
+        head[unseen] = part[unseen]
+    return first[first >= 0].astype(np.intp)
+
+
+def _label_scores(client, blocks_f, label_blocks, k: int) -> dict:
+    """Accuracy, NMI and ARI from the sum of the blocks' class x cluster tables, each counted
+    where the block's labels are (:func:`~kmdr.metrics.contingency_scores`: the values the
+    whole label vectors give)."""
+    from kmdr.metrics import contingency_scores
+
+    futures = [
+        client.submit(_table_task, blocks_f, i, labels, k, pure=False)
+        for i, labels in enumerate(label_blocks)
+    ]
+    table = np.zeros((0, k), dtype=np.int64)
+    for part in results_in_order(futures):
+        if part.shape[0] > table.shape[0]:
+            table = np.vstack([table, np.zeros((part.shape[0] - table.shape[0], k), np.int64)])
+        table[: part.shape[0]] += part
+    return contingency_scores(table)
+
+
+def _cluster_blocks(reducer, parts, info, k: int, settings: dict, blocks, seed, client, report):
     """k-means of the cell on C's blocks, where they were computed
     (:func:`~kmdr.block_kmeans.kmeans_on_blocks`): ``(result, C's blocks as clustered,
     the mean they were centered by or None)``. The blocks of a dense C are replaced by centered
     ones, as k-means centers a dense C, so that no worker holds C twice. A reducer with its own
-    clustering (sparsified k-means) clusters its gathered C in this process instead."""
-    from kmdr.engine.work import cluster_reduced, first_of_class_indices
+    clustering (sparsified k-means) clusters its gathered C in this process instead, with the
+    labels ``blocks`` (a pair: the RowBlocks and its future on the workers) give."""
+    from kmdr.engine.work import cluster_reduced
 
     sizes = [size for *_, size, _ in info]
     if getattr(reducer, "cluster", None) is not None:
         C = stack_rows(client.gather(parts))
+        y = np.asarray(blocks[0].labels())
         return cluster_reduced(reducer, C, None, k, settings, y, seed), parts, None
     init = settings["init"]
     if init == FIRST_OF_CLASS:
-        init = gather_rows(client, parts, sizes, first_of_class_indices(y))
+        init = gather_rows(client, parts, sizes, _first_of_class(client, blocks[1], len(parts)))
     sparse = bool(info[0][-1])
     shift = None
     if not sparse:
@@ -389,7 +462,6 @@ def compute_chunked_cell(
     if cell.kmeans.get("online_phase"):
         raise ValueError(ONLINE_PHASE_ON_BLOCKS)
     k = int(blocks.n_clusters if n_clusters is None else n_clusters)
-    y = np.asarray(blocks.labels())
     threads = cell.blas_threads
     start = time.perf_counter()
     [blocks_f] = client.scatter([blocks], broadcast=True, hash=False)
@@ -423,15 +495,14 @@ def compute_chunked_cell(
     start = time.perf_counter()
     with _limited(threads):
         result, parts, shift = _cluster_blocks(
-            reducer, parts, info, k, cell.kmeans, y, km_seed, client, report
+            reducer, parts, info, k, cell.kmeans, (blocks, blocks_f), km_seed, client, report
         )
     cluster_seconds = time.perf_counter() - start
     step("cluster")
-    labels = result.labels
     if hasattr(result, "label_blocks"):
         label_blocks, counts = result.label_blocks, result.counts
     else:  # clustered in this process: its labels go to the blocks' workers
-        label_blocks, counts = _scatter_labels(client, labels, info, k)
+        label_blocks, counts = _scatter_labels(client, result.labels, info, k)
     mean = None if column_sums is None else column_sums / blocks.n_samples
     a_blocks = [(blocks_f, i) for i in range(len(blocks.bounds))]
     with _limited(threads):
@@ -441,7 +512,7 @@ def compute_chunked_cell(
             c_mean = c_mean - shift
         objective_reduced = _objective(client, c_blocks, label_blocks, counts, c_norm, c_mean)
         metrics = cell_metrics(
-            y,
+            _label_scores(client, blocks_f, label_blocks, counts.shape[0]),
             result,
             objective=objective,
             objective_reduced=objective_reduced,

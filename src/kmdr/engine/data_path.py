@@ -8,7 +8,7 @@ depends on it asks the strategy rather than the settings again:
   are loaded once and kept by the session for its next runs, and the cells go to the workers as
   jobs (:func:`kmdr.engine.sweep.compute_in_memory`).
 * :class:`RowBlocks` (``block_rows=N``, ``backend=dask``): each cell's data are read as row
-  blocks of N rows, prepared once in the driver, never held whole in one process, and never kept
+  blocks of N rows, prepared once on a worker, never held whole in one process, and never kept
   between runs; the cells are computed one after another, each spread over the cluster's workers
   (:func:`kmdr.engine.sweep.compute_from_blocks`).
 
@@ -65,16 +65,14 @@ class RowBlocks:
         self.rows = int(rows)
 
     def load(self, experiment, execution):
-        """The experiment's :class:`~kmdr.datasets.blocks.RowBlocks`, prepared once here (what
-        every block needs, such as sparse_text's term counts) before any worker asks for one."""
+        """The experiment's :class:`~kmdr.datasets.blocks.RowBlocks` (what makes the blocks,
+        nothing drawn or read: the blocks are prepared on a worker when the run computes)."""
         from kmdr.datasets.blocks import load_blocks
 
         params = experiment.dataset.params
-        blocks = load_blocks(
+        return load_blocks(
             experiment.dataset.name, rows=self.rows, data_dir=execution.data_dir, **params
         )
-        blocks.prepare()
-        return blocks
 
     def blocks_of(self, dataset):
         """``dataset`` as row blocks: itself, or a caller's loaded Dataset cut into blocks."""
@@ -87,12 +85,13 @@ class RowBlocks:
 
     def facts(self, dataset):
         """``(X, y, sparse, fingerprint)``: X the blocks' shape and sparsity only
-        (:class:`~kmdr.reducers.DataFacts`), never the matrix."""
+        (:class:`~kmdr.reducers.DataFacts`), never the matrix; y None (each worker makes its
+        blocks' labels)."""
         from kmdr.reducers import DataFacts
 
         blocks = self.blocks_of(dataset)
         X = DataFacts(blocks.n_samples, blocks.n_features, blocks.is_sparse)
-        return X, blocks.labels(), blocks.is_sparse, blocks.fingerprint
+        return X, None, blocks.is_sparse, blocks.fingerprint
 
     def compute(self, ctx, pending, total: int, shared_log: dict) -> None:
         sweep.compute_from_blocks(ctx, self.blocks_of(ctx.dataset), pending, total)

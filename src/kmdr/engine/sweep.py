@@ -347,11 +347,13 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
     :class:`~kmdr.datasets.blocks.RowBlocks`) on the run's dask client
     (:func:`kmdr.engine.chunked.compute_chunked_cell`: a cell's blocks spread over the workers),
     claimed and persisted in the store as every cell is."""
-    from kmdr.engine.chunked import compute_chunked_cell
+    from kmdr.engine.chunked import compute_chunked_cell, prepare_on_a_worker
 
     client = ctx.client
     if client is None:
         raise RuntimeError("block_rows: the run has no dask client (backend=dask starts one)")
+    if pending:
+        prepare_on_a_worker(client, blocks)
     sketches: dict = {}  # the run's shared sketch SVDs (approximate leverage scores)
     with _claiming(ctx, total) as (claimer, bar, _):
         persist = _persister(ctx, claimer, bar)

@@ -130,7 +130,7 @@ def _reduce(cell: Cell, X, n_clusters: int, shared):
 
 def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, objective) -> dict:
     """Cluster C with the cell's k-means seed and score it; the cell's metric and timing columns."""
-    from kmdr.metrics import kmeans_objective
+    from kmdr.metrics import kmeans_objective, label_scores
 
     _, km_seed = stream_seeds(cell.seed)
     shared_seconds = float(shared.seconds) if shared is not None else 0.0
@@ -139,7 +139,7 @@ def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, obje
     cluster_seconds = time.perf_counter() - start
     labels = result.labels
     return cell_metrics(
-        y,
+        label_scores(y, labels),
         result,
         objective=objective(labels) if objective is not None else kmeans_objective(X, labels),
         objective_reduced=kmeans_objective(C, labels),
@@ -152,7 +152,7 @@ def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, obje
 
 
 def cell_metrics(
-    y,
+    scores: dict,
     result,
     *,
     objective: float,
@@ -163,19 +163,18 @@ def cell_metrics(
     cluster_seconds: float,
     shared_per_repetition: bool,
 ) -> dict:
-    """A cell's metric and timing columns, from the true labels ``y``, k-means' ``result``, F
-    (on A) and the objective on C, and the seconds each step took: the one place a cell's row
-    is made, in memory (:func:`compute_cell`) or from row blocks
+    """A cell's metric and timing columns, from the partition's ``accuracy``, ``nmi`` and
+    ``ari`` (``scores``: from the labels in memory, from the summed blocks' contingency tables
+    on row blocks, :func:`~kmdr.metrics.contingency_scores`, the same values), k-means'
+    ``result``, F (on A) and the objective on C, and the seconds each step took: the one place a
+    cell's row is made, in memory (:func:`compute_cell`) or from row blocks
     (:func:`kmdr.engine.chunked.compute_chunked_cell`)."""
-    from kmdr.metrics import ari, clustering_accuracy, nmi
-
-    labels = result.labels
     return {
         "objective": objective,
         "objective_reduced": objective_reduced,
-        "accuracy": clustering_accuracy(y, labels),
-        "nmi": nmi(y, labels),
-        "ari": ari(y, labels),
+        "accuracy": scores["accuracy"],
+        "nmi": scores["nmi"],
+        "ari": scores["ari"],
         "n_iter": int(result.n_iter),
         "converged": bool(result.converged),
         "shared_seconds": shared_seconds,
