@@ -103,9 +103,11 @@ def _block(blocks, i: int):
     return X
 
 
-def _row_nnz_task(blocks, i: int) -> np.ndarray:
+def _nnz_counts_task(blocks, i: int) -> np.ndarray:
+    """How many of block ``i``'s rows hold each number of nonzeros."""
     X = _block(blocks, i)
-    return np.diff(X.indptr) if hasattr(X, "indptr") else np.full(X.shape[0], X.shape[1])
+    row_nnz = np.diff(X.indptr) if hasattr(X, "indptr") else np.full(X.shape[0], X.shape[1])
+    return np.bincount(row_nnz)
 
 
 def _reduce_task(blocks, i: int, reducer, threads: int):
@@ -298,14 +300,21 @@ def fitted_reducer(cell: Cell, blocks, n_clusters: int, client=None, blocks_f=No
             f"reducer {cell.reducer_id!r}: {type(reducer).__name__} is declared to run on row "
             "blocks but implements no transform_rows yet; run it without block_rows"
         )
-    row_nnz = None
-    if reducer.needs_row_nnz(blocks.is_sparse):
+    nnz_counts = None
+    if reducer.needs_nnz_counts(blocks.is_sparse):
         futures = [
-            client.submit(_row_nnz_task, blocks_f, i, pure=False) for i in range(len(blocks.bounds))
+            client.submit(_nnz_counts_task, blocks_f, i, pure=False)
+            for i in range(len(blocks.bounds))
         ]
-        row_nnz = np.concatenate(list(results_in_order(futures)))
+        nnz_counts = np.zeros(0, dtype=np.int64)
+        for part in results_in_order(futures):
+            if part.shape[0] > nnz_counts.shape[0]:
+                nnz_counts = np.concatenate(
+                    [nnz_counts, np.zeros(part.shape[0] - nnz_counts.shape[0], np.int64)]
+                )
+            nnz_counts[: part.shape[0]] += part
     starts = [lo for lo, _ in blocks.bounds]  # PD's position draws follow the rows
-    return reducer.fit_rows(n, d, row_nnz=row_nnz, starts=starts)
+    return reducer.fit_rows(n, d, nnz_counts=nnz_counts, starts=starts)
 
 
 def _objective(client, sources, labels, counts, squared_norm: float, mean) -> float:

@@ -270,9 +270,9 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         whole matrix); read from :attr:`plan` (``row_blocks``)."""
         return self.plan.row_mode(self._plan_params())
 
-    def needs_row_nnz(self, sparse: bool) -> bool:
-        """Whether :meth:`fit_rows` needs every row's number of nonzeros on data of this
-        sparsity (a reducer whose output form depends on them); False by default."""
+    def needs_nnz_counts(self, sparse: bool) -> bool:
+        """Whether :meth:`fit_rows` needs the rows' numbers of nonzeros (``nnz_counts``) on data
+        of this sparsity (a reducer whose output form depends on them); False by default."""
         return False
 
     def sketch_request(
@@ -292,15 +292,17 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     def _sketch_request(self, r: int, random_state) -> tuple[int, float, object]:
         raise NotImplementedError(f"{type(self).__name__} states no sketch request")
 
-    def fit_rows(self, n_samples: int, n_features: int, *, row_nnz=None, sketch=None, starts=()):
+    def fit_rows(self, n_samples: int, n_features: int, *, nnz_counts=None, sketch=None, starts=()):
         """Fit for data held as row blocks of an ``n_samples x n_features`` matrix.
 
         Validates the parameters and r exactly as :meth:`fit` does on a matrix of that shape.
         A ``"rowwise"`` reducer then draws its operator from ``random_state`` exactly as ``fit``
         would (the same numbers: the operator depends on the shape alone); a ``"sketch"`` reducer
         is fitted on ``sketch``, the :class:`~kmdr.reducers.SVDResult` of
-        :meth:`sketch_request` computed over the blocks. ``row_nnz``: every row's number of
-        nonzeros, when :meth:`needs_row_nnz` says so. ``starts``: the first row of each block to
+        :meth:`sketch_request` computed over the blocks. ``nnz_counts``: how many rows hold
+        each number of nonzeros (entry L: the rows with L nonzeros, ``np.bincount`` of every
+        row's count; the blocks' counts add up), when :meth:`needs_nnz_counts` says so.
+        ``starts``: the first row of each block to
         come, for a reducer whose draws follow the rows (PD draws each row's kept positions in
         turn from one generator: it records the generator's state at each start). A reducer that
         cannot run on row blocks raises ValueError (one line) before any work.
@@ -326,7 +328,7 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
                 raise ValueError(f"{name}.fit_rows: a sketch reducer needs sketch= (an SVDResult)")
             self._fit_sketch(shape, sketch)
         else:
-            self._fit_rows(shape, row_nnz)
+            self._fit_rows(shape, nnz_counts)
             self._follow_rows(shape[0], tuple(int(s) for s in starts))
         return self
 
@@ -334,7 +336,7 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         """Prepare for blocks starting at ``starts`` (a reducer whose draws follow the rows);
         nothing by default: a rowwise operator treats every row alike."""
 
-    def _fit_rows(self, shape: tuple[int, int], row_nnz) -> None:
+    def _fit_rows(self, shape: tuple[int, int], nnz_counts) -> None:
         """Draw a rowwise operator for ``shape``: ``_fit`` on the shape's facts (a rowwise
         reducer's ``_fit`` reads ``X.shape`` only)."""
         self._fit(DataFacts(shape[0], shape[1], False), None)

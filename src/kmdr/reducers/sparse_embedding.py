@@ -94,38 +94,46 @@ class SparseEmbedding(BaseReducer):
     def _wants_dense(self, X) -> bool:
         if self.dense_output != "auto":
             return bool(self.dense_output)
-        return self._dense_for(np.diff(X.indptr) if X.format == "csr" else X.getnnz(axis=1))
+        row_nnz = np.diff(X.indptr) if X.format == "csr" else X.getnnz(axis=1)
+        return self._dense_for(np.bincount(row_nnz))
 
-    def _dense_for(self, row_nnz) -> bool:
-        """``dense_output="auto"``'s choice for a matrix whose rows hold ``row_nnz`` nonzeros."""
+    def _dense_for(self, nnz_counts) -> bool:
+        """``dense_output="auto"``'s choice for a matrix where ``nnz_counts[L]`` rows hold L
+        nonzeros. Formed from these counts, not from each row's, so that the whole matrix and its
+        row blocks (whose counts add up) choose alike to the last bit."""
         r = self.n_components_
+        nnz = np.arange(nnz_counts.shape[0])
         # E[distinct buckets of a row with L nonzeros] = r (1 - (1 - 1/r)^L)
-        expected = -np.expm1(row_nnz * np.log1p(-1.0 / r)) if r > 1 else (row_nnz > 0) * 1.0
-        return float(expected.mean()) > DENSE_ABOVE
+        filled = -np.expm1(nnz * np.log1p(-1.0 / r)) if r > 1 else (nnz > 0) * 1.0
+        return float(nnz_counts @ filled) / float(nnz_counts.sum()) > DENSE_ABOVE
 
-    def needs_row_nnz(self, sparse: bool) -> bool:
-        """On sparse data with ``dense_output="auto"`` the output's form is chosen from every
-        row's number of nonzeros (the whole matrix's, not a block's)."""
+    def needs_nnz_counts(self, sparse: bool) -> bool:
+        """On sparse data with ``dense_output="auto"`` the output's form is chosen from the rows'
+        numbers of nonzeros (the whole matrix's, not a block's)."""
         return bool(sparse) and self.dense_output == "auto"
 
-    def _fit_rows(self, shape, row_nnz):
+    def _fit_rows(self, shape, nnz_counts):
         """The in-memory draw for ``shape``; with ``dense_output="auto"`` the form of C on sparse
-        blocks is decided once from ``row_nnz`` (every row's nonzeros, in row order), by the
-        same computation the in-memory transform does on the whole matrix, so every block is
-        produced in the form the whole matrix's C would have (None: the form is decided
-        at the first sparse block without it, which then raises)."""
+        blocks is decided once from ``nnz_counts`` (how many rows hold each number of
+        nonzeros), by the same computation the in-memory transform does on the whole matrix, so
+        every block is produced in the form the whole matrix's C would have (None: the form is
+        decided at the first sparse block without it, which then raises)."""
         self._fit(DataFacts(*shape, False), None)
         self.rows_dense_ = None
         if self.dense_output != "auto":
             self.rows_dense_ = bool(self.dense_output)
-        elif row_nnz is not None:
-            row_nnz = np.asarray(row_nnz)
-            if row_nnz.shape != (shape[0],):
+        elif nnz_counts is not None:
+            nnz_counts = np.asarray(nnz_counts)
+            if (
+                nnz_counts.ndim != 1
+                or not np.issubdtype(nnz_counts.dtype, np.integer)
+                or nnz_counts.sum() != shape[0]
+            ):
                 raise ValueError(
-                    f"SparseEmbedding.fit_rows: row_nnz must hold one count per row "
-                    f"({shape[0]}), got shape {row_nnz.shape}"
+                    "SparseEmbedding.fit_rows: nnz_counts must count each of the "
+                    f"{shape[0]} rows once (np.bincount of the rows' numbers of nonzeros)"
                 )
-            self.rows_dense_ = self._dense_for(row_nnz)
+            self.rows_dense_ = self._dense_for(nnz_counts)
 
     def _transform_rows(self, X_block, start):
         """A block's rows of C, equal to those rows of the whole matrix's C bit for bit (a row of
@@ -136,7 +144,7 @@ class SparseEmbedding(BaseReducer):
             return self._transform(X_block)
         if self.rows_dense_ is None:
             raise ValueError(
-                'SparseEmbedding: dense_output="auto" on sparse blocks needs row_nnz in fit_rows'
+                'SparseEmbedding: dense_output="auto" on sparse blocks needs nnz_counts in fit_rows'
             )
         if self.rows_dense_:
             return self._accumulate_dense(sp.csr_matrix(X_block))

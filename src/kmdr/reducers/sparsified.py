@@ -295,7 +295,7 @@ class PreconditionedSparsification(BaseReducer):
 
     # -- row blocks ------------------------------------------------------------------------------
 
-    def _fit_rows(self, shape, row_nnz):
+    def _fit_rows(self, shape, nnz_counts):
         """The fit for row blocks reads the shape only, as :meth:`fit` does: the same signs and
         sampling seed for the same ``random_state``."""
         self._fit_columns(shape[1])
