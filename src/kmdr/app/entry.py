@@ -37,6 +37,7 @@ package ``kmdr.conf`` (``pkg://kmdr.conf``), or ``$KMDR_CONF_DIR`` (:mod:`kmdr.c
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 import warnings
@@ -122,6 +123,10 @@ def main() -> None:
             _main(sys.argv[1:])
         finally:  # what is still buffered is written here, not in Python's exit
             sys.stdout.flush()
+            # The interpreter's exit collects every object the libraries left (scikit-learn,
+            # pandas, matplotlib, Hydra: half a second) to free memory the system takes back
+            # anyway; frozen, they are left to it. Files and logs close as before (atexit).
+            gc.freeze()
     except BrokenPipeError:
         _reader_gone()
 

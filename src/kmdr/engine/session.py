@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import json
 import os
 import sys
@@ -209,7 +210,12 @@ def worker_job(what: str, parent_pid: int, log: str | None, claims, limit, func,
 def warmup_job(modules: tuple[str, ...], parent_pid: int) -> int:
     """A warm-up job: watch the run's process and import ``modules``; the worker's pid."""
     _PROCESS.watch_parent(parent_pid)
-    return import_modules(modules)
+    pid = import_modules(modules)
+    # The libraries' own objects stay for the worker's life: frozen, the collector no longer
+    # walks them in each full collection of a run, nor in the worker's exit, which the run's
+    # process waits for at its own.
+    gc.freeze()
+    return pid
 
 
 def forget_worker_data(fingerprint: str) -> None:
