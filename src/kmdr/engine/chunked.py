@@ -306,13 +306,7 @@ def fitted_reducer(cell: Cell, blocks, n_clusters: int, client=None, blocks_f=No
             client.submit(_nnz_counts_task, blocks_f, i, pure=False)
             for i in range(len(blocks.bounds))
         ]
-        nnz_counts = np.zeros(0, dtype=np.int64)
-        for part in results_in_order(futures):
-            if part.shape[0] > nnz_counts.shape[0]:
-                nnz_counts = np.concatenate(
-                    [nnz_counts, np.zeros(part.shape[0] - nnz_counts.shape[0], np.int64)]
-                )
-            nnz_counts[: part.shape[0]] += part
+        nnz_counts = _summed(results_in_order(futures))
     starts = [lo for lo, _ in blocks.bounds]  # PD's position draws follow the rows
     return reducer.fit_rows(n, d, nnz_counts=nnz_counts, starts=starts)
 
@@ -393,12 +387,18 @@ def _label_scores(client, blocks_f, label_blocks, k: int) -> dict:
         client.submit(_table_task, blocks_f, i, labels, k, pure=False)
         for i, labels in enumerate(label_blocks)
     ]
-    table = np.zeros((0, k), dtype=np.int64)
-    for part in results_in_order(futures):
-        if part.shape[0] > table.shape[0]:
-            table = np.vstack([table, np.zeros((part.shape[0] - table.shape[0], k), np.int64)])
-        table[: part.shape[0]] += part
-    return contingency_scores(table)
+    return contingency_scores(_summed(results_in_order(futures)))
+
+
+def _summed(parts) -> np.ndarray:
+    """The sum of the blocks' counts (a vector, or a table of rows), each as long as its own
+    block needs (up to the largest nonzero count, or the last class, it holds): the shorter ones
+    count zero beyond their end."""
+    parts = list(parts)
+    total = np.zeros((max(p.shape[0] for p in parts), *parts[0].shape[1:]), dtype=np.int64)
+    for part in parts:
+        total[: part.shape[0]] += part
+    return total
 
 
 def _cluster_blocks(reducer, parts, info, k: int, settings: dict, blocks, seed, client, report):
