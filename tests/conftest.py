@@ -47,3 +47,23 @@ def _outside_the_checkout(tmp_path_factory):
     os.chdir(tmp_path_factory.mktemp("cwd"))
     yield
     os.chdir(here)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A client of a real dask LocalCluster of two worker processes, one per test module that
+    asks for it (the row-block tests)."""
+    from dask.distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            # no memory limit: a worker paused at 80 % of a small one waits for memory forever
+            memory_limit=None,
+            dashboard_address=":0",
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c

@@ -46,24 +46,6 @@ def test_a_progress_line_says_what_the_cell_in_progress_does(capsys):
     assert lines[-1].endswith("; k-means start 1, iteration 7, inertia 12.5")
 
 
-@pytest.fixture(scope="module")
-def client():
-    from dask.distributed import Client, LocalCluster
-
-    with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            # no memory limit: a worker paused at 80 % of a small one waits for memory forever
-            memory_limit=None,
-            dashboard_address=":0",
-        ) as cluster,
-        Client(cluster) as c,
-    ):
-        yield c
-
-
 def _data(kind: str, n=300, d=12, k=5, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, k, n)

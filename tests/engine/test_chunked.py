@@ -60,24 +60,6 @@ SPLITS = {
 }
 
 
-@pytest.fixture(scope="module")
-def client():
-    from dask.distributed import Client, LocalCluster
-
-    with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            # no memory limit: a worker paused at 80 % of a small one waits for memory forever
-            memory_limit=None,
-            dashboard_address=":0",
-        ) as cluster,
-        Client(cluster) as c,
-    ):
-        yield c
-
-
 def _cell(dataset: Dataset, reducer: str, r: int = 6, repetition: int = 0, kmeans=None, **params):
     spec, _, _ = from_config(
         {
