@@ -106,8 +106,11 @@ def test_joblib_launcher_jobs_share_the_cores(tmp_path):
     # kmdr's Hydra callbacks ran with the jobs in the launcher's processes: the figures are
     # drawn, and the multirun's closing line counts both jobs.
     assert list((tmp_path / "r" / "custom" / "figures").glob("*.png"))
-    last = run.stderr.strip().splitlines()[-1]
-    assert last == f"[kmdr] multirun: 2 jobs: 2 ran; results in {tmp_path / 'r' / 'custom'}"
+    lines = run.stderr.strip().splitlines()
+    assert lines[-1] == f"[kmdr] multirun: 2 jobs: 2 ran; results in {tmp_path / 'r' / 'custom'}"
+    # each job's own closing line too, said in the launcher's worker after its task returned
+    closing = [line for line in lines if " computed, " in line and " reused) in " in line]
+    assert len(closing) == 2, run.stderr
 
 
 @pytest.mark.skipif(

@@ -73,12 +73,15 @@ class DrawCallback(Callback):
 
     def on_job_end(self, config, job_return, **kwargs: Any) -> None:
         result = _ran(job_return)
-        if not _multirun(config):
-            if result is not None:
-                conclude(result)
+        if result is None:
             return
-        if result is not None and result.summary:
-            say(result.summary)
+        # The job's lines at its verbosity: a launcher's worker process (joblib's) has no
+        # Hydra logging of its own that lets INFO through once the task has returned.
+        with logging_for(config.get("verbosity", "normal")):
+            if not _multirun(config):
+                conclude(result)
+            elif result.summary:
+                say(result.summary)
 
     def on_multirun_end(self, config, **kwargs: Any) -> None:
         drawing.draw_folders(drawing.ran_to_draw(config.hydra.sweep.dir))
