@@ -141,6 +141,25 @@ def test_blas_threads_defaults_to_one(tmp_path):
     assert from_config(cfg).experiment.blas_threads == 1
 
 
+@pytest.mark.fault(
+    "n_jobs above 1 with backend=sequential (joblib's, one job at a time)",
+    gets="one job, and the run says in one line that n_jobs was capped to 1",
+)
+def test_the_sequential_backend_is_one_job(monkeypatch):
+    import joblib
+
+    monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 4)
+    for n_jobs, requested in ((2, 2), (-1, None), (1, None)):
+        spec = from_config(config("unused", "sequential", n_jobs=n_jobs))
+        par = resolve_parallelism(spec.execution, spec.experiment.blas_threads)
+        assert (par.n_jobs, par.requested) == (1, requested)
+        message = par.cap_message("sequential")
+        assert (message is None) == (requested is None)
+    assert message is None
+    par = resolve_parallelism(from_config(config("unused", "sequential", n_jobs=2)).execution, 1)
+    assert par.cap_message("sequential").startswith("[kmdr] n_jobs=2 capped to 1: backend=")
+
+
 @pytest.mark.parametrize(
     ("backend", "over", "expect"),
     [

@@ -101,6 +101,11 @@ class Parallelism:
         """The one line saying ``n_jobs`` was capped, or None."""
         if self.requested is None:
             return None
+        if backend == "sequential":
+            return (
+                f"[kmdr] n_jobs={self.requested} capped to 1: backend=sequential computes one "
+                "cell at a time in this process; use backend=loky for workers"
+            )
         return (
             f"[kmdr] n_jobs={self.requested} capped to {self.n_jobs}: backend={backend} runs "
             f"at most one worker per core here ({self.cores} cores); more would only contend "
@@ -145,8 +150,10 @@ def resolve_parallelism(execution, blas_threads: int, launcher_n_jobs: int = 1) 
 
     A backend that runs its workers on this machine (every one but a dask scheduler or a Ray
     cluster given by address) gets at most one worker per core: more only contend for the cores,
-    and thousands of loky workers exhaust the system's semaphores and hang. The result says so
-    (``requested``; :meth:`Parallelism.cap_message`).
+    and thousands of loky workers exhaust the system's semaphores and hang. ``backend=sequential``
+    (joblib's) runs one job at a time whatever ``n_jobs`` says: its parallelism is one job. The
+    result says when an ``n_jobs`` given was capped (``requested``;
+    :meth:`Parallelism.cap_message`).
     """
     import joblib
 
@@ -160,7 +167,9 @@ def resolve_parallelism(execution, blas_threads: int, launcher_n_jobs: int = 1) 
     n_jobs = asked if asked > 0 else max(1, fit + 1 + asked)
     requested = None
     runs_here = _runs_here(execution)
-    if runs_here and n_jobs > cores:
+    if execution.backend == "sequential" and n_jobs > 1:  # joblib's runs one job at a time
+        requested, n_jobs = (asked if asked > 1 else None), 1
+    elif runs_here and n_jobs > cores:
         requested, n_jobs = n_jobs, cores
     return Parallelism(n_jobs, launcher_jobs, cores, requested, runs_here)
 
