@@ -47,6 +47,14 @@ def _experiment() -> Experiment:
             id="r0",
         ),
         pytest.param(
+            lambda: dataclasses.replace(_experiment(), r_grid=(5, 10, 5)),
+            "r_grid lists 5 more than once ([5, 10, 5]): a cell is computed once per r",
+            marks=pytest.mark.fault(
+                "an r given twice in r_grid (a typo for another r)", gets=BEFORE_ANY_WORK
+            ),
+            id="r-twice",
+        ),
+        pytest.param(
             lambda: dataclasses.replace(_experiment(), seed="7"),
             "seed must be an integer, got '7' (str)",
             id="seed-str",
@@ -89,7 +97,7 @@ def test_a_typed_object_checks_itself_when_built(build, says):
 
 
 def test_a_typed_object_keeps_the_command_lines_normal_form():
-    exp = dataclasses.replace(_experiment(), r_grid=[10, 5, 10])
+    exp = dataclasses.replace(_experiment(), r_grid=[10, 5])
     assert exp.r_grid == (5, 10)
     assert Execution(data_dir="").data_dir is None
 

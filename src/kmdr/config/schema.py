@@ -483,7 +483,13 @@ def _r_grid(kind: str, grid) -> tuple[int, ...]:
     if bad:
         invalid = checks.choices(bad)
         raise ConfigError(f"r_grid must hold positive integers only; invalid: {invalid}")
-    return tuple(sorted({int(g) for g in grid}))
+    twice = sorted({int(g) for g in grid if list(grid).count(g) > 1})
+    if twice:
+        raise ConfigError(
+            f"r_grid lists {checks.choices(twice)} more than once ({list(grid)}): a cell is "
+            "computed once per r; give each r once (a typo for another r?)"
+        )
+    return tuple(sorted(int(g) for g in grid))
 
 
 def _reducers(kind: str, reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
