@@ -165,6 +165,20 @@ def test_a_changed_label_file_is_refused(folder):
     blocks = load_blocks("shards", path=str(path))
     with pytest.raises(DataIntegrityError, match=r"labels\.npy has sha256"):
         blocks.labels()
+    with pytest.raises(DataIntegrityError, match=r"labels\.npy has sha256"):
+        blocks.prepare()  # what a run does before it hands out the blocks
+
+
+def test_a_blocks_labels_are_its_slice_of_the_file(folder):
+    path, ds = folder
+    blocks = load_blocks("shards", path=str(path), rows=7)
+    blocks.prepare()
+    parts = [blocks.block_labels(i) for i in range(blocks.n_blocks)]
+    assert all(p.dtype == np.int64 for p in parts)
+    assert np.array_equal(np.concatenate(parts), ds.y)
+    (path / "labels.npy").write_bytes((path / "labels.npy").read_bytes()[:-8])
+    with pytest.raises(DataIntegrityError, match=r"labels\.npy has .* bytes"):
+        blocks.block_labels(0)  # cut short after the check: its size tells
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,9 @@ one shard is one block; given other bounds, a block is stacked from the shards t
 It keeps the folder and the manifest's list, never the rows, so it pickles small. A file that is
 missing or whose size differs from the manifest's, or an ``.npz`` the manifest does not list, is
 refused before any shard is read (a truncated file is caught there); each shard's sha256 is
-checked when the shard is read. Every failure is a one-line
-:class:`~kmdr.datasets.DatasetError` naming the file and the fix.
+checked when the shard is read, and ``labels.npy``'s once before a run hands out its blocks
+(:meth:`ShardBlocks.prepare`), so that a block's labels are read as its slice alone. Every
+failure is a one-line :class:`~kmdr.datasets.DatasetError` naming the file and the fix.
 
 The data fingerprint is ``shards:<hash>`` of the manifest's files, rows and sha256 (and the
 shape), the same for the blocks and for the concatenated matrix (``load_dataset("shards",
@@ -160,14 +161,29 @@ class ShardBlocks(RowBlocks):
         return _rows_of(self.shard_bounds, self.shard, lo, hi)
 
     def labels(self) -> np.ndarray:
-        path = self._verified(self.labels_file)
-        y = np.load(path, allow_pickle=False)
+        return self._labels(self._verified(self.labels_file)).astype(np.int64, copy=False)
+
+    def prepare(self) -> None:
+        """Check ``labels.npy``'s sha256 against the manifest, once before the blocks are handed
+        out: :meth:`block_labels` then reads its block's slice alone."""
+        self._verified(self.labels_file)
+
+    def block_labels(self, i: int) -> np.ndarray:
+        """The labels of block ``i``'s rows, read from ``labels.npy`` (memory-mapped: the
+        block's slice, not the whole file). The file's sha256 is checked by :meth:`prepare`
+        (once a run, before any block) and its size here."""
+        lo, hi = self.bounds[i]
+        y = self._labels(self._check_size(self.labels_file), mmap_mode="r")
+        return np.array(y[lo:hi], dtype=np.int64)
+
+    def _labels(self, path: Path, mmap_mode: str | None = None) -> np.ndarray:
+        y = np.load(path, allow_pickle=False, mmap_mode=mmap_mode)
         if y.shape != (self.n_samples,) or y.dtype.kind not in "iu":
             raise DatasetError(
                 f"shard folder {self.path}: {LABELS} holds {y.shape} {y.dtype}, not "
                 f"{self.n_samples} integer labels; {_REWRITE}"
             )
-        return y.astype(np.int64, copy=False)
+        return y
 
 
 def shards_fingerprint(manifest: dict) -> str:
