@@ -66,6 +66,28 @@ def test_the_default_results_dir_is_the_commands(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.fault(
+    "kmdr.run given an Output object that leaves results_dir at its default, for a run outside "
+    "the paper presets",
+    gets="writes my_results/<name>/ as without the object (it wrote into the committed "
+    "results/); a results_dir the object names is used",
+)
+def test_an_output_object_keeps_the_default_results_dir_rule(tmp_path):
+    from kmdr import Output
+
+    tiny = [o for o in TINY if o.split("=")[0] not in ("figures", "progress")]
+    quiet = Output(progress=False, figures=False)
+    assert len(kmdr.run(*tiny, output=quiet)) == 4
+    assert (tmp_path / "my_results" / "custom" / "cells.csv").is_file()
+    assert len(kmdr.run(kmdr.compose(*tiny, "name=objects"), output=quiet)) == 4
+    assert (tmp_path / "my_results" / "objects" / "cells.csv").is_file()
+    assert not (tmp_path / "results").exists()
+    named = Output(results_dir=str(tmp_path / "mine"), progress=False, figures=False)
+    assert len(kmdr.run(*tiny, output=named)) == 4
+    assert (tmp_path / "mine" / "custom" / "cells.csv").is_file()
+
+
+@pytest.mark.slow
 def test_a_dry_run_returns_no_cells_and_writes_nothing(tmp_path):
     cells = kmdr.run(*TINY, "dry_run=true", results_dir=tmp_path / "r")
     assert len(cells) == 0 and "accuracy" in cells.columns

@@ -71,6 +71,8 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
         if output is None:
             where = text if results_dir is not None else None
             output = Output(results_dir=where or default_results_dir(experiment.preset.reproduce))
+        elif output.results_dir == Output.results_dir:  # left at its default, as on the CLI
+            output = replace(output, results_dir=default_results_dir(experiment.preset.reproduce))
         return Composed(
             experiment, execution, output, record=spec_of(experiment, execution, output)
         )
@@ -100,6 +102,8 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     if execution is not None:
         composed = replace(composed, execution=execution)
     if output is not None:
+        if output.results_dir == Output.results_dir:  # left at its default: the run's folder
+            output = replace(output, results_dir=composed.output.results_dir)
         composed = replace(composed, output=output)
     return composed
 
@@ -163,7 +167,9 @@ def run(
     as further arguments); one job per call, no flags. ``execution``/``output``: the
     :class:`~kmdr.config.schema.Execution` and :class:`~kmdr.config.schema.Output` (default:
     those the overrides give, else the defaults). ``results_dir``: where the results go (an empty
-    string is refused, as on the command line).
+    string is refused, as on the command line). Left unset, here and in ``output``, a run outside
+    the paper presets goes to ``my_results/``, as on the command line, never into the committed
+    ``results/``.
 
     Returns a pandas DataFrame with one row per cell the run asked for, computed now or reused,
     with the columns of ``cells.csv``; empty for a dry run or a kind without cells. Raises
