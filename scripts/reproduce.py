@@ -72,12 +72,34 @@ def composed(results: str = "results", quick: bool = False, extra=()) -> dict:
     would be (:func:`kmdr.app.compose.compose_job`, with ``results_dir``, ``quick`` and the
     extra overrides): its :class:`~kmdr.app.compose.Composed`, by name. All are composed before
     any runs, so a bad override stops the script before any work."""
-    from kmdr.app.compose import compose_job, group_options, initialized
+    from kmdr.app.compose import group_options, initialized
 
     fixed = [f"results_dir={results}", f"quick={str(quick).lower()}", *extra]
     with initialized():
         names = group_options("experiment")
-    return {name: compose_job([f"experiment={name}", *fixed]) for name in names}
+    return {name: _composed_one(name, fixed, extra) for name in names}
+
+
+def _composed_one(name: str, fixed: list[str], extra) -> object:
+    """Preset ``name`` composed with ``fixed``, leaving out (with a line) an extra override its
+    kind does not read: ``--override repeats=1`` is every sweep's, not bmd09_fig1's, whose
+    leverage scores have no repetitions."""
+    from kmdr.app.compose import compose_job
+    from kmdr.config.schema import UnreadSetting
+
+    overrides = [f"experiment={name}", *fixed]
+    while True:
+        try:
+            return compose_job(overrides)
+        except UnreadSetting as err:
+            if err.override not in extra:
+                raise
+            print(
+                f"[reproduce] {name}: --override {err.override} left out (kind={err.kind} does "
+                f"not read {err.setting})",
+                flush=True,
+            )
+            overrides.remove(err.override)
 
 
 def in_order(configs: dict) -> list[str]:

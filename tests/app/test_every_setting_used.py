@@ -195,6 +195,43 @@ def test_a_key_given_twice_is_refused_on_every_route(args, tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        pytest.param(
+            ["experiment=bmd09_fig1", "dataset=synth", "reducer=sign"],
+            "reducer=sign sets reducers, which kind=leverage_scores does not read (it reads "
+            "blas_threads, dataset, leverage, seed)",
+            marks=pytest.mark.fault(
+                "an override of a setting the experiment's kind does not read (reducer=, "
+                "repeats=, kmeans.* for bmd09_fig1's leverage scores)",
+                gets="exit 2 before any work, one line naming what the kind reads (once "
+                "accepted and unused)",
+            ),
+            id="leverage_scores",
+        ),
+        pytest.param(
+            [*TINY, "leverage.r=50"],
+            "leverage.r=50 sets leverage, which kind=cells does not read",
+            marks=pytest.mark.fault(
+                "leverage.* (bmd09 Figure 1's sample) given to a sweep of cells",
+                gets="exit 2 before any work, one line",
+            ),
+            id="cells",
+        ),
+        pytest.param(
+            ["kind=sampling_lemma", "dataset=synth", "r_grid=[2]", "seed=3"],
+            "seed=3 sets seed, which kind=sampling_lemma does not read",
+            id="sampling_lemma",
+        ),
+    ],
+)
+def test_a_setting_the_kind_does_not_read_is_refused(args, says, tmp_path):
+    line = refused(run_kmdr(args, tmp_path), says)
+    assert line.endswith("drop the override")
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.parametrize(
     "sweep",
     [
         pytest.param(

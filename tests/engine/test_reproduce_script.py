@@ -58,6 +58,12 @@ def test_no_figures_when_the_override_says_so(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "bzmd14_orl" / "cells.csv").is_file()
     assert not (tmp_path / "bzmd14_orl" / "figures").exists()
+    # an override every sweep of cells reads, which bmd09 Figure 1's kind does not: left out
+    # there, with a line, not refused for every preset
+    assert (
+        "[reproduce] bmd09_fig1: --override repeats=1 left out (kind=leverage_scores does not "
+        "read repeats)" in done.stdout
+    )
 
 
 @pytest.mark.parametrize(

@@ -367,6 +367,8 @@ def checked(cfg, hc) -> Composed:
     """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
     run's objects, once (see the module docstring). Raises a one-line ConfigError."""
     from kmdr.config.checks import check_overrides_change_cells
+    from kmdr.config.kinds import get_kind
+    from kmdr.config.schema import check_kind_reads
 
     check_search_path(hc)
     choices = dict(hc.runtime.choices)
@@ -384,6 +386,8 @@ def checked(cfg, hc) -> Composed:
         PresetConfig(**metadata)
     _own_results_dir(cfg, hc.overrides.task)
     objects = from_config(cfg, only_reducer=only)
+    kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
+    check_kind_reads(hc.overrides.task, kind, getattr(get_kind(kind), "reads", None))
     record = to_container(cfg)
     record["choices"] = {k: v for k, v in choices.items() if "/" not in k}
     record["overrides"] = list(hc.overrides.task)

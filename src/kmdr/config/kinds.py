@@ -2,12 +2,14 @@
 
 A kind is a small object with a ``name`` and ``run(ctx)`` (``ctx`` is the runner's
 :class:`~kmdr.engine.runner.RunContext`); ``writes_cells`` says whether it produces cells
-(and so takes part in ``dry_run`` planning through ``plan(ctx)``). Kinds are looked up by the
-config's ``kind`` key in :data:`KINDS`, a :class:`kmdr.plugins.Registry`: the sweep of cells is
-declared here; a paper declares its own kinds in its :class:`kmdr.plugins.Paper` (bmd09's
-leverage scores, bzmd14's sampling lemma), and so can a plug-in's paper. A kind is
-imported only when a run uses it, so checking a config imports none, and no module of a kind
-imports the runner.
+(and so takes part in ``dry_run`` planning through ``plan(ctx)``), and ``reads`` (optional)
+names the :class:`~kmdr.config.schema.Experiment` settings it reads, so that an override of
+another is refused rather than ignored (:func:`kmdr.config.schema.check_kind_reads`). Kinds are
+looked up by the config's ``kind`` key in :data:`KINDS`, a :class:`kmdr.plugins.Registry`: the
+sweep of cells is declared here; a paper declares its own kinds in its
+:class:`kmdr.plugins.Paper` (bmd09's leverage scores, bzmd14's sampling lemma), and so can a
+plug-in's paper. A kind is imported only when a job of it is checked (for its ``reads``) or
+run, never by the schema; no module of a kind imports the runner.
 """
 
 from __future__ import annotations

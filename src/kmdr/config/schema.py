@@ -32,7 +32,7 @@ when they run (:meth:`kmdr.engine.session.Session.run`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, NamedTuple
@@ -64,7 +64,9 @@ __all__ = [
     "ReducerConfig",
     "Reproduce",
     "RunConfig",
+    "UnreadSetting",
     "Verbosity",
+    "check_kind_reads",
     "check_together",
     "default_results_dir",
     "from_config",
@@ -599,6 +601,44 @@ def check_together(experiment: Experiment, execution: Execution) -> None:
             "backend=loky"
         )
     checks.check_block_rows(experiment, execution)
+
+
+#: The experiment settings a kind may leave unread (``name``, ``kind`` and ``preset`` say what
+#: the experiment is, whatever it computes), and the override key that sets each when it is not
+#: the setting's own (the ``reducer=`` group fills ``reducers``).
+_ALWAYS_READ = ("name", "kind", "preset")
+_SETTING_OF_KEY = {"reducer": "reducers"}
+
+
+class UnreadSetting(ConfigError):
+    """An override of a setting the run's kind does not read (:func:`check_kind_reads`):
+    ``override`` as given, the ``setting`` it sets, the ``kind``."""
+
+    def __init__(self, override: str, setting: str, kind: str, reads: Sequence[str]):
+        super().__init__(
+            f"{override} sets {setting}, which kind={kind} does not read (it reads "
+            f"{', '.join(reads)}): drop the override"
+        )
+        self.override, self.setting, self.kind = override, setting, kind
+
+
+def check_kind_reads(overrides, kind: str, reads: Sequence[str] | None) -> None:
+    """An override of an experiment setting that the run's kind does not read
+    (``experiment=bmd09_fig1 reducer=sign``: the leverage scores are drawn with
+    ``leverage.reducer``; ``leverage.r=50`` for a sweep of cells) would be accepted and change
+    nothing: a one-line :class:`UnreadSetting` (a :class:`ConfigError`) naming it and what the
+    kind reads. ``reads``: the settings the kind declares it reads (its ``reads``; None: every
+    one)."""
+    if reads is None:
+        return
+    from kmdr.config.overrides import key, parse
+
+    settings = {f.name for f in fields(Experiment)} - {*_ALWAYS_READ}
+    for override in parse(overrides):
+        top = key(override).lstrip("+~").split(".")[0]
+        setting = _SETTING_OF_KEY.get(top, top)
+        if setting in settings and setting not in reads:
+            raise UnreadSetting(override.input_line, setting, kind, sorted(set(reads) & settings))
 
 
 class Configured(NamedTuple):

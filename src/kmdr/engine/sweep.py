@@ -87,6 +87,10 @@ class CellsKind:
 
     name = "cells"
     writes_cells = True
+    #: The experiment settings a sweep of cells reads (an override of another is refused:
+    #: :func:`kmdr.config.schema.check_kind_reads`).
+    reads = ("dataset", "reducers", "r_grid", "repeats", "seed", "kmeans", "aggregation",
+             "blas_threads")  # fmt: skip
 
     def plan(self, ctx) -> list[Cell]:
         return plan_cells(ctx.experiment, ctx.X, ctx.n_clusters, ctx.data_fingerprint)

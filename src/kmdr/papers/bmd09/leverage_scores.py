@@ -52,6 +52,9 @@ class LeverageScoresKind:
 
     name = "leverage_scores"
     writes_cells = False
+    #: One leverage-score sample of ``leverage.r`` columns drawn with ``leverage.reducer``: no
+    #: reducers, grid, repetitions or k-means.
+    reads = ("dataset", "seed", "leverage", "blas_threads")
 
     def run(self, ctx) -> None:
         spec = ctx.experiment

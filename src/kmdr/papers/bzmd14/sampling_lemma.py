@@ -318,6 +318,9 @@ class SamplingLemmaKind:
 
     name = "sampling_lemma"
     writes_cells = False
+    #: Every r of the grid with ``repeats`` draws, seeded 0 to repeats - 1 (not by ``seed``):
+    #: no reducers or k-means.
+    reads = ("dataset", "r_grid", "repeats", "blas_threads")
 
     def run(self, ctx) -> None:
         spec = ctx.experiment
