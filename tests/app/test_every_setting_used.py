@@ -17,7 +17,7 @@ from test_silent_cases import files_under, refused
 import kmdr
 from _overrides import overridden
 from _results_factory import make_cells, write_experiment
-from kmdr.config.schema import DatasetConfig, Execution, Experiment, Output
+from kmdr.config.schema import DaskConfig, DatasetConfig, Execution, Experiment, Output, RayConfig
 
 pytestmark = pytest.mark.slow
 
@@ -82,6 +82,22 @@ def _experiment() -> Experiment:
                 gets="kmdr.ConfigError, one line (once a traceback)",
             ),
             id="verbosity",
+        ),
+        pytest.param(
+            lambda: Execution(dask=DaskConfig(scheduler="tcp://10.0.0.5:8786")),
+            "dask.scheduler=tcp://10.0.0.5:8786 is read by backend=dask only, and this run's "
+            "backend is loky; add backend=dask, or drop dask.scheduler",
+            marks=pytest.mark.fault(
+                "a dask scheduler's address (or a Ray cluster's) given to a run of another "
+                "backend (dask.scheduler=... without backend=dask)",
+                gets=BEFORE_ANY_WORK + " (once the run went on with loky, unsaid)",
+            ),
+            id="scheduler",
+        ),
+        pytest.param(
+            lambda: Execution(backend="dask", ray=RayConfig(address="auto")),
+            "ray.address=auto is read by backend=ray only, and this run's backend is dask",
+            id="ray-address",
         ),
         pytest.param(
             lambda: Execution(backend="lokyy"),

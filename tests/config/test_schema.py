@@ -281,7 +281,6 @@ def test_new_keys_reach_the_spec_as_plain_values():
     overrides = [
         "backend=dask",
         "dask.scheduler=tcp://10.0.0.1:8786",
-        "ray.address=auto",
         "dry_run=true",
         "kmeans.init=first_of_class",
         "+backend_params.inner_max_num_threads=2",
@@ -290,10 +289,10 @@ def test_new_keys_reach_the_spec_as_plain_values():
         cfg = compose("config", overrides=overrides)
     spec = from_config(cfg)
     assert spec.execution.backend == "dask" and type(spec.execution.backend) is str
-    assert (
-        spec.execution.dask.scheduler == "tcp://10.0.0.1:8786"
-        and spec.execution.ray.address == "auto"
-    )
+    assert spec.execution.dask.scheduler == "tcp://10.0.0.1:8786"
+    with configs.initialized():
+        ray = from_config(compose("config", overrides=["backend=ray", "ray.address=auto"]))
+    assert ray.execution.ray.address == "auto"
     assert spec.output.dry_run is True and spec.experiment.kmeans.init == "first_of_class"
     assert spec.execution.backend_params == {"inner_max_num_threads": 2}
     # An ad-hoc run gets the default preset block, titled by its name (null).

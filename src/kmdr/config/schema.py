@@ -368,6 +368,13 @@ class Execution(_Checked):
         self.backend_params = checks.backend_params(self.backend_params)
         self.dask = _part(self.dask, DaskConfig, "dask")
         self.ray = _part(self.ray, RayConfig, "ray")
+        for backend, given in (("dask", self.dask.scheduler), ("ray", self.ray.address)):
+            if given and self.backend != backend:  # the other backends never read it
+                setting = "dask.scheduler" if backend == "dask" else "ray.address"
+                raise ConfigError(
+                    f"{setting}={given} is read by backend={backend} only, and this run's "
+                    f"backend is {self.backend}; add backend={backend}, or drop {setting}"
+                )
         checks.boolean(self.warmup, "warmup")
         if self.block_rows is not None and checks.integer(self.block_rows, "block_rows") < 1:
             raise ConfigError(f"block_rows must be >= 1 (rows per block), got {self.block_rows}")
