@@ -17,7 +17,15 @@ from test_silent_cases import files_under, refused
 import kmdr
 from _overrides import overridden
 from _results_factory import make_cells, write_experiment
-from kmdr.config.schema import DaskConfig, DatasetConfig, Execution, Experiment, Output, RayConfig
+from kmdr.config.schema import (
+    DaskConfig,
+    DatasetConfig,
+    Execution,
+    Experiment,
+    KMeansConfig,
+    Output,
+    RayConfig,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -98,6 +106,18 @@ def _experiment() -> Experiment:
             lambda: Execution(backend="dask", ray=RayConfig(address="auto")),
             "ray.address=auto is read by backend=ray only, and this run's backend is dask",
             id="ray-address",
+        ),
+        pytest.param(
+            lambda: dataclasses.replace(
+                _experiment(), kmeans=KMeansConfig(init="first_of_class", n_init=5)
+            ),
+            "kmeans.init=first_of_class is one start (each class's first point), so "
+            "kmeans.n_init=5 restarts would repeat the same run; give kmeans.n_init=1",
+            marks=pytest.mark.fault(
+                "restarts asked of the deterministic first_of_class start (kmeans.n_init=5)",
+                gets=BEFORE_ANY_WORK + " (once k-means ran it once, unsaid)",
+            ),
+            id="first_of_class",
         ),
         pytest.param(
             lambda: Execution(backend="lokyy"),

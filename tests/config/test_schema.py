@@ -283,6 +283,7 @@ def test_new_keys_reach_the_spec_as_plain_values():
         "dask.scheduler=tcp://10.0.0.1:8786",
         "dry_run=true",
         "kmeans.init=first_of_class",
+        "kmeans.n_init=1",
         "+backend_params.inner_max_num_threads=2",
     ]
     with configs.initialized():

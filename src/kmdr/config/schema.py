@@ -208,6 +208,12 @@ class KMeansConfig(_Checked):
         if isinstance(self.tol, bool) or not isinstance(self.tol, int | float) or self.tol < 0:
             raise ConfigError(f"kmeans.tol must be a number >= 0, got {self.tol!r}")
         self.n_init = checks.at_least(self.n_init, "kmeans.n_init", 1)
+        if init == FIRST_OF_CLASS and self.n_init != 1:  # k-means would run it once anyway
+            raise ConfigError(
+                f"kmeans.init={FIRST_OF_CLASS} is one start (each class's first point), so "
+                f"kmeans.n_init={self.n_init} restarts would repeat the same run; give "
+                "kmeans.n_init=1"
+            )
         self.max_iter = checks.at_least(self.max_iter, "kmeans.max_iter", 1)
         # 'sample' (MATLAB's old name) is random; first_of_class is the runner's to resolve.
         self.init = str(INITS.get(init, init))
