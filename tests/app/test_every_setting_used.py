@@ -267,6 +267,18 @@ def test_a_setting_the_kind_does_not_read_is_refused(args, says, tmp_path):
     assert files_under(tmp_path) == []
 
 
+@pytest.mark.fault(
+    "MATLAB's online phase asked of a reducer that clusters with its own k-means "
+    "(kmeans.online_phase=true with sparsified)",
+    gets="exit 2 before any work, one line (once each cell failed in its worker)",
+)
+def test_the_online_phase_of_a_reducers_own_kmeans_is_refused(tmp_path):
+    args = ["dataset=synth", "reducer=sparsified", "r_grid=[2]", "repeats=1"]
+    line = refused(run_kmdr([*args, "kmeans.online_phase=true"], tmp_path), "online_phase")
+    assert "reducer 'sparsified' clusters with its own k-means" in line
+    assert files_under(tmp_path) == []
+
+
 @pytest.mark.parametrize(
     "sweep",
     [

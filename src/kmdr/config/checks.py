@@ -210,16 +210,25 @@ def check_results_dir(results_dir: str) -> str:
 def check_reducer_params(spec) -> None:
     """Every reducer of ``spec`` accepts its params, of the right type and in range: the
     reducer's own parameter constraints, checked with a valid r and k, so a typo fails before any
-    work rather than in a worker. Imports the reducer classes."""
+    work rather than in a worker; and none that clusters with its own k-means (sparsified
+    k-means) is asked for MATLAB's online phase, which that k-means does not have. Imports the
+    reducer classes."""
     from kmdr.reducers import make_reducer
 
     for red in spec.reducers:
         try:
             params = dict(red.params)
             k = params.pop("n_clusters", 2)
-            make_reducer(red.name, 1, n_clusters=k, **params)._validate_params()
+            reducer = make_reducer(red.name, 1, n_clusters=k, **params)
+            reducer._validate_params()
         except (TypeError, ValueError) as err:
             raise ConfigError(f"reducer {red.id!r}: {config_line(err)}") from None
+        if spec.kmeans.online_phase and getattr(reducer, "cluster", None) is not None:
+            raise ConfigError(
+                f"kmeans.online_phase=true: reducer {red.id!r} clusters with its own k-means "
+                f"({type(reducer).__name__}), which has no online phase; drop the option or "
+                "the reducer"
+            )
 
 
 #: The one line refusing MATLAB's online phase on row blocks (k-means runs there as Lloyd's
