@@ -293,8 +293,8 @@ class Experiment(_Checked):
 
     Built from the command line's config by :func:`from_config`, in Python directly, or from a
     preset by :func:`kmdr.compose`; either way checked when constructed (see the module
-    docstring): the r-grid kept sorted without repeats, each reducer's id and label resolved (the
-    registry's), the dataset's parameters as its cells record them, MATLAB's
+    docstring): the r-grid kept sorted (an r given twice is refused), each reducer's id and
+    label resolved (the registry's), the dataset's parameters as its cells record them, MATLAB's
     ``kmeans.init=sample`` read as ``random``."""
 
     # The experiment's name: the folder results_dir/<name>/. "custom" for ad-hoc runs.
