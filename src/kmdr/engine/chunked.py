@@ -105,9 +105,9 @@ def _block(blocks, i: int):
 
 def _nnz_counts_task(blocks, i: int) -> np.ndarray:
     """How many of block ``i``'s rows hold each number of nonzeros."""
-    X = _block(blocks, i)
-    row_nnz = np.diff(X.indptr) if hasattr(X, "indptr") else np.full(X.shape[0], X.shape[1])
-    return np.bincount(row_nnz)
+    from kmdr.reducers import nnz_counts
+
+    return nnz_counts(_block(blocks, i))
 
 
 def _reduce_task(blocks, i: int, reducer, threads: int):

@@ -48,6 +48,7 @@ _LAZY = {
     "BaseReducer": "_base",
     "SharedWork": "_base",
     "timed_shared": "_base",
+    "nnz_counts": "_base",
     "SVD_METHODS": "_svd",
     "SVDResult": "_svd",
     "exact_svd": "_svd",

@@ -65,6 +65,17 @@ def timed_shared(key: tuple, compute: Callable[[], Any]) -> SharedWork:
     return SharedWork(key=key, value=value, seconds=time.perf_counter() - start)
 
 
+def nnz_counts(X) -> np.ndarray:
+    """How many rows of ``X`` hold each number of nonzeros (entry L: the rows with L stored
+    entries; a dense row counts its d): the ``nnz_counts`` :meth:`BaseReducer.fit_rows` takes.
+    Row blocks' counts add up to the whole matrix's (padded with zeros to the longest)."""
+    import scipy.sparse as sp
+
+    if not sp.issparse(X):
+        return np.bincount(np.full(X.shape[0], X.shape[1]))
+    return np.bincount(np.diff(X.indptr) if X.format == "csr" else X.getnnz(axis=1))
+
+
 class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base class of kmdr reducers (see the module docstring for the shared-work contract).
 
@@ -300,8 +311,8 @@ class BaseReducer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         would (the same numbers: the operator depends on the shape alone); a ``"sketch"`` reducer
         is fitted on ``sketch``, the :class:`~kmdr.reducers.SVDResult` of
         :meth:`sketch_request` computed over the blocks. ``nnz_counts``: how many rows hold
-        each number of nonzeros (entry L: the rows with L nonzeros, ``np.bincount`` of every
-        row's count; the blocks' counts add up), when :meth:`needs_nnz_counts` says so.
+        each number of nonzeros (:func:`nnz_counts` of the matrix; the blocks' counts add up),
+        when :meth:`needs_nnz_counts` says so.
         ``starts``: the first row of each block to
         come, for a reducer whose draws follow the rows (PD draws each row's kept positions in
         turn from one generator: it records the generator's state at each start). A reducer that

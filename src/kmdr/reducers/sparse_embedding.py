@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._base import BaseReducer, nnz_counts
 from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._plans import DataFacts
 from kmdr.reducers._validation import same_sparse_kind
@@ -94,8 +94,7 @@ class SparseEmbedding(BaseReducer):
     def _wants_dense(self, X) -> bool:
         if self.dense_output != "auto":
             return bool(self.dense_output)
-        row_nnz = np.diff(X.indptr) if X.format == "csr" else X.getnnz(axis=1)
-        return self._dense_for(np.bincount(row_nnz))
+        return self._dense_for(nnz_counts(X))
 
     def _dense_for(self, nnz_counts) -> bool:
         """``dense_output="auto"``'s choice for a matrix where ``nnz_counts[L]`` rows hold L
