@@ -32,6 +32,7 @@ when they run (:meth:`kmdr.engine.session.Session.run`).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
 from enum import Enum
@@ -498,7 +499,7 @@ def _r_grid(kind: str, grid) -> tuple[int, ...]:
     if bad:
         invalid = checks.choices(bad)
         raise ConfigError(f"r_grid must hold positive integers only; invalid: {invalid}")
-    twice = sorted({int(g) for g in grid if list(grid).count(g) > 1})
+    twice = sorted(r for r, times in Counter(int(g) for g in grid).items() if times > 1)
     if twice:
         raise ConfigError(
             f"r_grid lists {checks.choices(twice)} more than once ({list(grid)}): a cell is "
