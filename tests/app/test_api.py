@@ -85,6 +85,12 @@ def test_an_output_object_keeps_the_default_results_dir_rule(tmp_path):
     named = Output(results_dir=str(tmp_path / "mine"), progress=False, figures=False)
     assert len(kmdr.run(*tiny, output=named)) == 4
     assert (tmp_path / "mine" / "custom" / "cells.csv").is_file()
+    # results_dir named as the keyword beside the object: that folder, even the default's
+    experiment = kmdr.compose(*tiny, "name=told")
+    assert len(kmdr.run(experiment, output=quiet, results_dir="results")) == 4
+    assert (tmp_path / "results" / "told" / "cells.csv").is_file()
+    with pytest.raises(kmdr.ConfigError, match="results_dir is empty"):
+        kmdr.run(experiment, results_dir="")  # refused, as with overrides and on the CLI
 
 
 @pytest.mark.slow

@@ -60,6 +60,15 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
                 f"and results_dir={text!r}); give it once"
             )
         output = replace(output, results_dir=text) if output is not None else None
+
+    def in_run_folder(output, default: str):
+        """``output`` in the folder given (``results_dir=``, or the Output's own), else, left at
+        the default, in ``default``: the command line's rule, so that a run outside the paper
+        presets never writes into the committed ``results/`` unless told to."""
+        if results_dir is not None or output.results_dir != Output.results_dir:
+            return output
+        return replace(output, results_dir=default)
+
     if isinstance(experiment, Experiment):
         if more:
             raise ConfigError(
@@ -69,10 +78,8 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
         check_preset_name(experiment)
         execution = execution if execution is not None else Execution()
         if output is None:
-            where = text if results_dir is not None else None
-            output = Output(results_dir=where or default_results_dir(experiment.preset.reproduce))
-        elif output.results_dir == Output.results_dir:  # left at its default, as on the CLI
-            output = replace(output, results_dir=default_results_dir(experiment.preset.reproduce))
+            output = Output() if results_dir is None else Output(results_dir=text)
+        output = in_run_folder(output, default_results_dir(experiment.preset.reproduce))
         return Composed(
             experiment, execution, output, record=spec_of(experiment, execution, output)
         )
@@ -101,10 +108,8 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     composed = compose_job(overrides, "kmdr.run")
     if execution is not None:
         composed = replace(composed, execution=execution)
-    if output is not None:
-        if output.results_dir == Output.results_dir:  # left at its default: the run's folder
-            output = replace(output, results_dir=composed.output.results_dir)
-        composed = replace(composed, output=output)
+    if output is not None:  # (no results_dir= override beside it: the run's folder is its default)
+        composed = replace(composed, output=in_run_folder(output, composed.output.results_dir))
     return composed
 
 
