@@ -127,6 +127,8 @@ def _cluster(args):
         workers = None
         try:
             while not address.exists():
+                if scheduler.poll() is not None:  # it will never write the file: say so
+                    raise SystemExit(f"bench: `{dask} scheduler` exited ({scheduler.returncode})")
                 time.sleep(0.1)
             workers = subprocess.Popen(
                 [
