@@ -81,16 +81,20 @@ def composed(results: str = "results", quick: bool = False, extra=()) -> dict:
 
 
 def _composed_one(name: str, fixed: list[str], extra) -> object:
-    """Preset ``name`` composed with ``fixed``, leaving out (with a line) an extra override its
-    kind does not read: ``--override repeats=1`` is every sweep's, not bmd09_fig1's, whose
-    leverage scores have no repetitions."""
+    """Preset ``name`` composed with ``fixed``, leaving out (with a line) what applies to the
+    other presets only: an extra override its kind does not read (``--override repeats=1`` is
+    every sweep's, not bmd09_fig1's, whose leverage scores have no repetitions), and ``--quick``
+    for a preset without a reduced grid (its full protocol runs)."""
     from kmdr.app.compose import compose_job
-    from kmdr.config.schema import UnreadSetting
+    from kmdr.config.schema import NoQuickGrid, UnreadSetting
 
     overrides = [f"experiment={name}", *fixed]
     while True:
         try:
             return compose_job(overrides)
+        except NoQuickGrid:
+            print(f"[reproduce] {name}: no reduced grid; its full protocol runs", flush=True)
+            overrides.remove("quick=true")
         except UnreadSetting as err:
             if err.override not in extra:
                 raise

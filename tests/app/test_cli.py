@@ -191,7 +191,7 @@ def test_every_preset_composes_and_states_its_protocol():
 
     from hydra import compose
 
-    from kmdr.config.schema import from_config
+    from kmdr.config.schema import NoQuickGrid, from_config
     from kmdr.plugins import papers
     from kmdr.reducers import reducer_label
 
@@ -211,8 +211,14 @@ def test_every_preset_composes_and_states_its_protocol():
         for name in names:
             cfg = compose("config", overrides=[f"experiment={name}"])
             spec = from_config(cfg)
-            # The reduced grid of --quick is a valid config too.
-            assert from_config(compose("config", [f"experiment={name}", "quick=true"]))
+            # The reduced grid of --quick is a valid config too; a preset without one refuses
+            # quick=true (make reproduce-quick runs its full protocol).
+            quick = compose("config", [f"experiment={name}", "quick=true"])
+            if cfg.quick_grid:
+                assert from_config(quick)
+            else:
+                with pytest.raises(NoQuickGrid, match=f"and {name} has none"):
+                    from_config(quick)
             assert spec.experiment.name == name
             # in kmdr's own configs, or in the package of the paper that holds it
             folders = [conf, *(configs_of(p) for p in papers() if p.configs)]

@@ -120,6 +120,23 @@ def _experiment() -> Experiment:
             id="first_of_class",
         ),
         pytest.param(
+            lambda: Output(progress=False, progress_every=5),
+            "progress_every=5 spaces the progress lines of a run whose progress is null "
+            "(written where stderr is no terminal), and progress=false shows no progress, so it "
+            "would not be read; drop progress_every, or progress",
+            marks=pytest.mark.fault(
+                "progress_every given with progress=true or false (its lines are written only "
+                "when progress is null)",
+                gets=BEFORE_ANY_WORK + " (once no line came, unsaid)",
+            ),
+            id="progress_every",
+        ),
+        pytest.param(
+            lambda: Output(progress=True, progress_every=5),
+            "and progress=true forces the bar, so it would not be read",
+            id="progress_every-bar",
+        ),
+        pytest.param(
             lambda: Execution(backend="lokyy"),
             "unknown backend 'lokyy'; valid: loky, threading",
             id="backend",
@@ -265,6 +282,45 @@ def test_a_setting_the_kind_does_not_read_is_refused(args, says, tmp_path):
     line = refused(run_kmdr(args, tmp_path), says)
     assert line.endswith("drop the override")
     assert files_under(tmp_path) == []
+
+
+@pytest.mark.fault(
+    "quick=true for an experiment without a reduced grid (no quick_grid: an ad-hoc run, "
+    "bmd09_fig1)",
+    gets="exit 2 before any work, one line (once the full protocol ran, unsaid); `make "
+    "reproduce-quick` runs such a preset's full protocol, with a line",
+)
+def test_quick_without_a_reduced_grid_is_refused(tmp_path):
+    line = refused(run_kmdr([*TINY, "quick=true"], tmp_path), "and custom has none")
+    assert line.endswith("drop quick=true, or give the experiment a quick_grid")
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("override", "says"),
+    [
+        pytest.param(
+            "r_grid=[5]",
+            "r_grid=[5] sets r_grid, which quick=true replaces with the experiment's reduced "
+            "grid (r_grid=[5, 20, 50, 100]); drop the override, or quick=true",
+            marks=pytest.mark.fault(
+                "an override of a key the quick grid sets, with quick=true "
+                "(experiment=bzmd14_orl quick=true r_grid=[5])",
+                gets="exit 2 before any work, one line naming both values (once the reduced "
+                "grid's value won, unsaid)",
+            ),
+            id="r_grid",
+        ),
+        pytest.param("kmeans.n_init=5", "(kmeans.n_init=2)", id="nested"),
+    ],
+)
+def test_an_override_the_quick_grid_replaces_is_refused(override, says, tmp_path):
+    args = ["experiment=bzmd14_orl", "quick=true", override, "dry_run=true"]
+    refused(run_kmdr(args, tmp_path), says)
+    assert files_under(tmp_path) == []
+    # a key the quick grid leaves alone is applied as given
+    kept = run_kmdr([*args[:2], "kmeans.max_iter=5", "dry_run=true"], tmp_path)
+    assert kept.returncode == 0, kept.stderr
 
 
 @pytest.mark.fault(

@@ -35,6 +35,7 @@ ONCE = [
     ("kmdr/config/checks.py", "check_reducer_params"),
     ("kmdr/config/checks.py", "check_against_data"),
     ("kmdr/config/schema.py", "check_kind_reads"),
+    ("kmdr/config/schema.py", "check_quick_overrides"),
     ("kmdr/app/compose.py", "check_user_configs"),
     ("kmdr/app/compose.py", "check_search_path"),
     ("kmdr/config/overrides.py", "check_repeated_keys"),

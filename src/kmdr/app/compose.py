@@ -368,7 +368,7 @@ def checked(cfg, hc) -> Composed:
     run's objects, once (see the module docstring). Raises a one-line ConfigError."""
     from kmdr.config.checks import check_overrides_change_cells
     from kmdr.config.kinds import get_kind
-    from kmdr.config.schema import check_kind_reads
+    from kmdr.config.schema import check_kind_reads, check_quick_overrides
 
     check_search_path(hc)
     choices = dict(hc.runtime.choices)
@@ -388,6 +388,7 @@ def checked(cfg, hc) -> Composed:
     objects = from_config(cfg, only_reducer=only)
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
     check_kind_reads(hc.overrides.task, kind, getattr(get_kind(kind), "reads", None))
+    check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)
     record = to_container(cfg)
     record["choices"] = {k: v for k, v in choices.items() if "/" not in k}
     record["overrides"] = list(hc.overrides.task)

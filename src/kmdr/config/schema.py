@@ -59,6 +59,7 @@ __all__ = [
     "KMeansConfig",
     "LeverageConfig",
     "LeverageReducer",
+    "NoQuickGrid",
     "Output",
     "PresetConfig",
     "RayConfig",
@@ -68,6 +69,7 @@ __all__ = [
     "UnreadSetting",
     "Verbosity",
     "check_kind_reads",
+    "check_quick_overrides",
     "check_together",
     "default_results_dir",
     "from_config",
@@ -77,6 +79,8 @@ __all__ = [
 
 #: Where a run outside the paper presets goes when ``results_dir`` is not given (git ignores it).
 OWN_RESULTS_DIR = "my_results"
+#: Seconds between two progress lines of a run that writes lines (``progress_every``'s default).
+PROGRESS_EVERY = 30.0
 #: kmeans.init choices: kmdr.cluster's names, and the label-informed start (the runner passes the
 #: first point of each class as the initial centers).
 FIRST_OF_CLASS = "first_of_class"
@@ -409,9 +413,10 @@ class Output(_Checked):
     figures: bool = True
     # The progress bar: null shows it only when stderr is a terminal or in a notebook, and writes
     # a start line and a progress line every progress_every seconds anywhere else (a log file);
-    # never when quiet. true forces the bar, false shows neither.
+    # never when quiet. true forces the bar, false shows neither (progress_every is read only
+    # when progress is null, and refused beside true or false).
     progress: bool | None = None
-    progress_every: float = 30.0
+    progress_every: float = PROGRESS_EVERY
     # quiet | normal | verbose: what the run says besides errors (kmdr._log).
     verbosity: Verbosity = Verbosity.normal
     # Print the cells the command would compute and reuse (and a time estimate), run nothing.
@@ -423,6 +428,15 @@ class Output(_Checked):
         if self.progress is not None:
             checks.boolean(self.progress, "progress")
         self.progress_every = checks.positive_seconds(self.progress_every, "progress_every")
+        if self.progress is not None and self.progress_every != PROGRESS_EVERY:
+            # the lines it spaces are written only when progress is left to the terminal (null)
+            shown = "forces the bar" if self.progress else "shows no progress"
+            raise ConfigError(
+                f"progress_every={self.progress_every:g} spaces the progress lines of a run "
+                f"whose progress is null (written where stderr is no terminal), and "
+                f"progress={str(self.progress).lower()} {shown}, so it would not be read; drop "
+                "progress_every, or progress"
+            )
         self.verbosity = checks.one_of(self.verbosity, "verbosity", _values(Verbosity))
         checks.boolean(self.dry_run, "dry_run")
         self._seal()
@@ -433,7 +447,8 @@ class RunConfig(Output, Execution, Experiment):
     """One run of ``kmdr`` (the primary config's schema): the fields of :class:`Experiment`,
     :class:`Execution` and :class:`Output` as one flat config, and the reduced grid of ``make
     reproduce-quick`` (``quick_grid``: keys of this config, merged over it when ``quick`` is
-    true, checked against this schema either way). Not a run's object itself: :func:`from_config`
+    true, checked against this schema either way; ``quick`` without a ``quick_grid``, or with an
+    override of a key the grid sets, is refused). Not a run's object itself: :func:`from_config`
     turns it into the three."""
 
     quick: bool = False
@@ -624,6 +639,18 @@ _ALWAYS_READ = ("name", "kind", "preset")
 _SETTING_OF_KEY = {"reducer": "reducers"}
 
 
+class NoQuickGrid(ConfigError):
+    """``quick=true`` for an experiment without a ``quick_grid``: it would change nothing."""
+
+    def __init__(self, name: str):
+        super().__init__(
+            f"quick=true runs an experiment's reduced grid (its quick_grid), and {name} has "
+            "none, so its full protocol would run; drop quick=true, or give the experiment a "
+            "quick_grid"
+        )
+        self.name = name
+
+
 class UnreadSetting(ConfigError):
     """An override of a setting the run's kind does not read (:func:`check_kind_reads`):
     ``override`` as given, the ``setting`` it sets, the ``kind``."""
@@ -653,6 +680,31 @@ def check_kind_reads(overrides, kind: str, reads: Sequence[str] | None) -> None:
         setting = _SETTING_OF_KEY.get(top, top)
         if setting in settings and setting not in reads:
             raise UnreadSetting(override.input_line, setting, kind, sorted(set(reads) & settings))
+
+
+def check_quick_overrides(overrides, quick_grid: Mapping | None) -> None:
+    """An override of a key that ``quick=true`` replaces with the experiment's ``quick_grid``
+    (``experiment=bzmd14_orl quick=true r_grid=[5]``: the reduced grid's r_grid wins) would be
+    accepted and change nothing: a one-line :class:`ConfigError` naming both values.
+    ``quick_grid``: the grid merged in this run (None when quick is false)."""
+    if not quick_grid:
+        return
+    from omegaconf import OmegaConf
+
+    from kmdr.config.overrides import key, parse
+
+    grid = OmegaConf.create(dict(quick_grid))
+    for override in parse(overrides):
+        path = key(override).split("@")[0].split(".")
+        path[0] = _SETTING_OF_KEY.get(path[0], path[0])
+        given = ".".join(path)
+        replaced = OmegaConf.select(grid, given, default=None)
+        if replaced is not None:
+            shown = OmegaConf.to_container(replaced) if OmegaConf.is_config(replaced) else replaced
+            raise ConfigError(
+                f"{override.input_line} sets {given}, which quick=true replaces with the "
+                f"experiment's reduced grid ({given}={shown}); drop the override, or quick=true"
+            )
 
 
 class Configured(NamedTuple):
@@ -705,6 +757,8 @@ def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
             raise _no_dataset()
         # A typo in a preset's reduced grid fails whether or not quick is asked for.
         with_quick = OmegaConf.merge(merged, merged.quick_grid)
+        if merged.quick and not merged.quick_grid:
+            raise NoQuickGrid(merged.name)
         run = OmegaConf.to_object(with_quick if merged.quick else merged)
     except OmegaConfBaseException as err:
         raise ConfigError(config_line(err)) from None

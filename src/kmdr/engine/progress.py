@@ -108,7 +108,7 @@ class LogProgress:
             self._closed = True
 
 
-def progress_bar(enabled: bool | None, every: float = 30.0) -> Callable:
+def progress_bar(enabled: bool | None, every: float) -> Callable:
     """A factory ``make(total, initial, desc, unit, start=None)`` of the run's progress display
     (see the module docstring): a tqdm bar when :func:`kmdr._log.show_progress` says so, else
     :class:`LogProgress` lines (the ``kmdr`` logger's) every ``every`` seconds unless the run is
