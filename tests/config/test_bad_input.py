@@ -112,6 +112,27 @@ def test_bad_command_line_is_one_line_before_any_work(args, expected, tmp_path, 
     assert not (tmp_path / "results").exists() and not Path("résultats").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        (["kind=sampling_lemma", "r_grid=[2]"], "the sampling lemma"),
+        (["kind=leverage_scores"], "leverage scores"),
+    ],
+)
+@pytest.mark.fault(
+    "more clusters than the data's rank for a kind that takes its top k singular vectors "
+    "(the sampling lemma, bmd09 Figure 1's leverage scores)",
+    gets="exit 2 once the data's shape is known, before anything is written; one line naming "
+    "k, n and d",
+)
+@pytest.mark.slow
+def test_a_kind_checks_the_data_it_runs_on(args, what, tmp_path, capsys):
+    data = ["dataset=synth", "+dataset.params={n_samples:60,n_features:4,n_clusters:5}"]
+    line = fails_with([*overridden(data, *args), f"results_dir={tmp_path / 'r'}"], capsys)
+    assert line.endswith(f"k=5 is too large for {what} on synth (n=60, d=4, k=5)"), line
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.fault(
     "-cd pointing at a file instead of a config folder",
     gets="exit 2 before any work, one line naming it and the fix",

@@ -27,6 +27,7 @@ __all__ = [
     "check_block_rows",
     "check_overrides_change_cells",
     "check_preset",
+    "check_rank",
     "check_reducer_params",
     "check_results_dir",
     "choices",
@@ -275,21 +276,26 @@ def check_block_rows(spec, execution) -> None:
             raise ConfigError(message)
 
 
+def check_rank(spec, n_samples: int, n_features: int, n_clusters: int, what: str) -> None:
+    """``what`` (e.g. leverage scores) takes the data's top k singular vectors: k at most
+    min(n, d), else a one-line :class:`ConfigError` (a kind's ``check_against_data``)."""
+    if n_clusters > min(n_samples, n_features):
+        shape = f"n={n_samples}, d={n_features}, k={n_clusters}"
+        raise ConfigError(
+            f"k={n_clusters} is too large for {what} on {spec.dataset.name} ({shape})"
+        )
+
+
 def check_against_data(
     spec, n_samples: int, n_features: int, n_clusters: int, *, sparse: bool = False
 ) -> None:
     """Check every (reducer, r) of ``spec`` can run on n_samples x n_features data (``sparse``
     or dense) with k clusters; raise a one-line :class:`ConfigError` naming the valid range
-    otherwise."""
+    otherwise. A sweep of cells is checked so; a kind that computes something else checks the
+    data with its own ``check_against_data`` (:mod:`kmdr.config.kinds`)."""
     from kmdr.reducers import is_baseline_reducer, max_components
 
     shape = f"n={n_samples}, d={n_features}, k={n_clusters}"
-    if spec.kind in ("leverage_scores", "sampling_lemma"):
-        if n_clusters > min(n_samples, n_features):
-            raise ConfigError(
-                f"k={n_clusters} is too large for leverage scores on {spec.dataset.name} ({shape})"
-            )
-        return
     for red in spec.reducers:
         if is_baseline_reducer(red.name):  # the baseline ignores r
             continue

@@ -4,7 +4,10 @@ A kind is a small object with a ``name`` and ``run(ctx)`` (``ctx`` is the runner
 :class:`~kmdr.engine.runner.RunContext`); ``writes_cells`` says whether it produces cells
 (and so takes part in ``dry_run`` planning through ``plan(ctx)``), and ``reads`` (optional)
 names the :class:`~kmdr.config.schema.Experiment` settings it reads, so that an override of
-another is refused rather than ignored (:func:`kmdr.config.schema.check_kind_reads`). Kinds are
+another is refused rather than ignored (:func:`kmdr.config.schema.check_kind_reads`), and
+``check_against_data(spec, n, d, k, sparse=False)`` (optional; default
+:func:`kmdr.config.checks.check_against_data`, the reducers' ranges) refuses data the kind
+cannot run on, in one line before the run writes anything. Kinds are
 looked up by the config's ``kind`` key in :data:`KINDS`, a :class:`kmdr.plugins.Registry`: the
 sweep of cells is declared here; a paper declares its own kinds in its
 :class:`kmdr.plugins.Paper` (bmd09's leverage scores, bzmd14's sampling lemma), and so can a

@@ -221,7 +221,9 @@ def execute(
     X, y, sparse, fingerprint = data_facts(services.data_path, experiment, execution, dataset)
     n, d = X.shape
     k = int(dataset.n_clusters)
-    check_against_data(experiment, n, d, k, sparse=sparse)  # a ConfigError before any write
+    # a ConfigError before any write; a kind that computes no cells checks the data itself
+    check = getattr(kind, "check_against_data", check_against_data)
+    check(experiment, n, d, k, sparse=sparse)
     check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
     store = CellStore(exp_dir, heartbeat=services.heartbeat)
     # A dry run writes no record: it needs only the data's part of one (not the library

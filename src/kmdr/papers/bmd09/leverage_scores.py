@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr._io import atomic_write_text
+from kmdr.config.checks import check_rank
 from kmdr.config.seeds import cell_seed, stream_seeds
 
 __all__ = ["LEVERAGE_SCORES", "LeverageScoresKind", "leverage_scores_table"]
@@ -55,6 +56,10 @@ class LeverageScoresKind:
     #: One leverage-score sample of ``leverage.r`` columns drawn with ``leverage.reducer``: no
     #: reducers, grid, repetitions or k-means.
     reads = ("dataset", "seed", "leverage", "blas_threads")
+
+    def check_against_data(self, spec, n_samples, n_features, n_clusters, *, sparse=False):
+        """The data's top k singular vectors are taken: k at most min(n, d)."""
+        check_rank(spec, n_samples, n_features, n_clusters, "leverage scores")
 
     def run(self, ctx) -> None:
         spec = ctx.experiment

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr._io import atomic_write_text
+from kmdr.config.checks import check_rank
 
 __all__ = [
     "LEMMA6_DELTA",
@@ -321,6 +322,10 @@ class SamplingLemmaKind:
     #: Every r of the grid with ``repeats`` draws, seeded 0 to repeats - 1 (not by ``seed``):
     #: no reducers or k-means.
     reads = ("dataset", "r_grid", "repeats", "blas_threads")
+
+    def check_against_data(self, spec, n_samples, n_features, n_clusters, *, sparse=False):
+        """The data's top k singular vectors are taken: k at most min(n, d)."""
+        check_rank(spec, n_samples, n_features, n_clusters, "the sampling lemma")
 
     def run(self, ctx) -> None:
         spec = ctx.experiment
