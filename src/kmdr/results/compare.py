@@ -184,8 +184,10 @@ def compare_rows(old: dict[Key, dict], new: dict[Key, dict]) -> Comparison:
     return result
 
 
-def is_experiment(folder: Path) -> bool:
-    """Whether ``folder`` holds an experiment's cells (cells.csv, or the cell files of a run)."""
+def holds_cells(folder: Path) -> bool:
+    """Whether ``folder`` holds cells to compare (cells.csv, or the cell files of a run): an
+    experiment folder (:func:`kmdr.results.reading.is_experiment`) that a skipped run left with
+    its run records only has none."""
     return (folder / "cells.csv").is_file() or (folder / "cells").is_dir()
 
 
@@ -277,7 +279,7 @@ def replaced_line(name: str, outcome, before: dict[Key, dict]) -> str:
 
 def _experiments(folder: Path) -> dict[str, Path]:
     """The experiment folders under a results folder, by name."""
-    return {p.name: p for p in sorted(folder.iterdir()) if p.is_dir() and is_experiment(p)}
+    return {p.name: p for p in sorted(folder.iterdir()) if p.is_dir() and holds_cells(p)}
 
 
 def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
@@ -286,7 +288,7 @@ def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
     for side in (old, new):
         if not side.is_dir():
             raise CompareError(f"{side}: no such folder; give two results folders")
-    kinds = [is_experiment(side) for side in (old, new)]
+    kinds = [holds_cells(side) for side in (old, new)]
     if all(kinds):
         name = old.name if old.name == new.name else f"{old.name} -> {new.name}"
         pairs = {name: (old, new)}

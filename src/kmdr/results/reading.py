@@ -100,6 +100,7 @@ __all__ = [
     "experiment_config",
     "experiment_dirs",
     "is_baseline",
+    "is_experiment",
     "load_expected",
     "load_runs",
     "preset_of",
@@ -536,26 +537,24 @@ def aggregation_of(experiment_dir: str | Path, runs: list[dict] | None = None) -
     return "mean"
 
 
+#: The files and folders that make a folder an experiment folder (a run writes ``runs/`` before
+#: anything else, whatever its kind computes).
+_MARKERS = ("cells.csv", "cells", "runs")
+
+
+def is_experiment(folder: str | Path) -> bool:
+    """Whether ``folder`` is an experiment folder (it holds cells.csv, cells/ or runs/)."""
+    return any((Path(folder) / marker).exists() for marker in _MARKERS)
+
+
 def experiment_dirs(results_dir: str | Path, names: Iterable[str] | None = None) -> list[Path]:
-    """Experiment folders under ``results_dir`` (holding cells.csv, cells/, runs/ or leverage
-    scores)."""
+    """The experiment folders under ``results_dir`` (:func:`is_experiment`), by name; only
+    those of ``names`` when given."""
     root = Path(results_dir)
     if not root.is_dir():
         return []
-    candidates = (
-        [root / n for n in names] if names else sorted(p for p in root.iterdir() if p.is_dir())
-    )
-    return [
-        p
-        for p in candidates
-        if p.is_dir()
-        and (
-            (p / "cells.csv").is_file()
-            or (p / "cells").is_dir()
-            or (p / "runs").is_dir()
-            or (p / "leverage_scores.csv").exists()
-        )
-    ]
+    candidates = [root / n for n in names] if names else sorted(root.iterdir())
+    return [p for p in candidates if p.is_dir() and is_experiment(p)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -564,9 +563,6 @@ def experiment_dirs(results_dir: str | Path, names: Iterable[str] | None = None)
 
 #: The column saying why a row is not current (``<NA>`` when it is).
 EXCLUDED = "excluded"
-
-#: The files and folders that make a folder an experiment folder.
-_MARKERS = ("cells.csv", "cells", "runs")
 
 _REPAIR = "run the experiment again (it sets such rows and files aside) or restore the file"
 
@@ -580,10 +576,6 @@ def empty_columns() -> list[str]:
     return table_header({*EXTRA_COLUMNS, CHECKSUM})
 
 
-def _is_experiment(folder: Path) -> bool:
-    return any((folder / marker).exists() for marker in _MARKERS)
-
-
 def _experiment_folders(folder: str | Path) -> list[Path]:
     """The experiment folders of ``folder``: itself when it is one, else its subfolders that are
     (sorted by name). Raises :class:`ResultsError` when there is none."""
@@ -593,9 +585,9 @@ def _experiment_folders(folder: str | Path) -> list[Path]:
         raise ResultsError(
             f"results folder {root} {what}; give a results folder or one of its experiment folders"
         )
-    if _is_experiment(root):
+    if is_experiment(root):
         return [root]
-    found = sorted(p for p in root.iterdir() if p.is_dir() and _is_experiment(p))
+    found = experiment_dirs(root)
     if not found:
         raise ResultsError(
             f"{root} holds no experiment folder (none has cells.csv, cells/ or runs/); give a "
