@@ -120,10 +120,27 @@ def compose(*overrides: str):
     your own), composed by Hydra's Compose API and checked as the command line checks it (a
     :class:`~kmdr.config.errors.ConfigError` of one line otherwise). A preset whose protocol the
     overrides change gets the name of its own the command line gives it, so that a run of it
-    never writes into the preset's folder."""
-    from kmdr.app.compose import compose_job
+    never writes into the preset's folder. It returns the Experiment alone, so an override of
+    an :class:`~kmdr.config.schema.Execution` or :class:`~kmdr.config.schema.Output` setting
+    (``n_jobs=2``) is refused: give those to :func:`run` as objects."""
+    from dataclasses import fields
 
-    return compose_job(list(overrides), "kmdr.compose").experiment
+    from kmdr.app.compose import compose_job
+    from kmdr.config.errors import ConfigError
+    from kmdr.config.overrides import key, parse
+    from kmdr.config.schema import Execution, Output
+
+    composed = compose_job(list(overrides), "kmdr.compose")  # overrides checked as one job's
+    for cls in (Execution, Output):
+        names = {f.name for f in fields(cls)}
+        for override in parse(overrides):
+            if key(override).split(".")[0] in names:
+                raise ConfigError(
+                    f"{override.input_line} sets the run's {cls.__name__}, and kmdr.compose "
+                    f"returns the Experiment alone; give it to kmdr.run as "
+                    f"{cls.__name__.lower()}=kmdr.{cls.__name__}(...)"
+                )
+    return composed.experiment
 
 
 def check_preset_name(experiment) -> None:
