@@ -137,6 +137,28 @@ def _experiment() -> Experiment:
             id="progress_every-bar",
         ),
         pytest.param(
+            lambda: Execution(backend_params={"require": "sharedmem"}),
+            "backend_params.require: joblib swaps the named backend for its threading one, and "
+            "kmdr always names it (backend=loky)",
+            marks=pytest.mark.fault(
+                "a joblib keyword that changes or is ignored beside the named backend "
+                "(backend_params.require=sharedmem or prefer=threads)",
+                gets=BEFORE_ANY_WORK + " (once require ran the cells on threads while the "
+                "record said loky, unsaid)",
+            ),
+            id="require",
+        ),
+        pytest.param(
+            lambda: Execution(backend="threading", backend_params={"inner_max_num_threads": 2}),
+            "backend_params.inner_max_num_threads is read by backend=loky only",
+            marks=pytest.mark.fault(
+                "a joblib keyword the chosen backend does not read (inner_max_num_threads with "
+                "backend=threading, a memory-map setting with backend=dask)",
+                gets=BEFORE_ANY_WORK + " (once the run failed as it started, with a record)",
+            ),
+            id="inner_max_num_threads",
+        ),
+        pytest.param(
             lambda: Execution(backend="lokyy"),
             "unknown backend 'lokyy'; valid: loky, threading",
             id="backend",

@@ -284,7 +284,7 @@ def test_new_keys_reach_the_spec_as_plain_values():
         "dry_run=true",
         "kmeans.init=first_of_class",
         "kmeans.n_init=1",
-        "+backend_params.inner_max_num_threads=2",
+        "+backend_params.verbose=1",
     ]
     with configs.initialized():
         cfg = compose("config", overrides=overrides)
@@ -295,7 +295,7 @@ def test_new_keys_reach_the_spec_as_plain_values():
         ray = from_config(compose("config", overrides=["backend=ray", "ray.address=auto"]))
     assert ray.execution.ray.address == "auto"
     assert spec.output.dry_run is True and spec.experiment.kmeans.init == "first_of_class"
-    assert spec.execution.backend_params == {"inner_max_num_threads": 2}
+    assert spec.execution.backend_params == {"verbose": 1}
     # An ad-hoc run gets the default preset block, titled by its name (null).
     assert asdict(spec.experiment.preset) == {
         "paper": None,

@@ -143,8 +143,24 @@ def check_preset(preset) -> None:
             raise ConfigError(f"preset.{key}: {problem}")
 
 
-def backend_params(params: dict) -> dict:
-    """``backend_params`` are keyword arguments of :func:`joblib.parallel_config`."""
+#: The keywords of :func:`joblib.parallel_config` that joblib reads with some backends only, or
+#: never once the backend is named (kmdr always names it): keyword -> (the backends that read
+#: it, what joblib does otherwise), as joblib documents them.
+_READ_BY = {
+    "prefer": ((), "ignores this hint once the backend is named"),
+    "require": ((), "swaps the named backend for its threading one"),
+    "inner_max_num_threads": (("loky",), "another backend fails on it when it starts"),
+    **{
+        memmapping: (("loky", "multiprocessing", "ray"), "another backend never memory-maps")
+        for memmapping in ("temp_folder", "max_nbytes", "mmap_mode")
+    },
+}
+
+
+def backend_params(params: dict, backend: str) -> dict:
+    """``backend_params`` are keyword arguments of :func:`joblib.parallel_config` that
+    ``backend`` reads (one the backend would ignore or refuse later is a one-line
+    :class:`ConfigError`: :data:`_READ_BY`)."""
     from collections.abc import Mapping
 
     if not isinstance(params, Mapping):
@@ -169,6 +185,19 @@ def backend_params(params: dict) -> dict:
                 f"unknown backend_params key {key!r}; valid keys (joblib.parallel_config): "
                 f"{choices(accepted)}"
             )
+    for key in params:
+        readers, otherwise = _READ_BY.get(key, ((backend,), ""))
+        if backend in readers:
+            continue
+        if readers:
+            raise ConfigError(
+                f"backend_params.{key} is read by backend={'/'.join(readers)} only ({otherwise}),"
+                f" and this run's backend is {backend}; drop it, or use backend={readers[0]}"
+            )
+        raise ConfigError(
+            f"backend_params.{key}: joblib {otherwise}, and kmdr always names it (backend="
+            f"{backend}); drop it, and choose the backend with backend=<name>"
+        )
     return dict(params)
 
 

@@ -348,7 +348,8 @@ class Execution(_Checked):
     # each), -2 one less.
     n_jobs: int = -1
     backend: Backend = Backend.loky
-    # Keyword arguments of joblib.parallel_config (checked against its signature up front).
+    # Keyword arguments of joblib.parallel_config (checked against its signature up front, and
+    # against the backend: one joblib would ignore or refuse with it is refused).
     backend_params: dict[str, Any] = field(default_factory=dict)
     dask: DaskConfig = field(default_factory=DaskConfig)
     ray: RayConfig = field(default_factory=RayConfig)
@@ -376,7 +377,7 @@ class Execution(_Checked):
                 "n_jobs must be a positive number of workers or negative (-1: all cores), got 0"
             )
         self.backend = checks.one_of(self.backend, "backend", _values(Backend))
-        self.backend_params = checks.backend_params(self.backend_params)
+        self.backend_params = checks.backend_params(self.backend_params, self.backend)
         self.dask = _part(self.dask, DaskConfig, "dask")
         self.ray = _part(self.ray, RayConfig, "ray")
         for backend, given in (("dask", self.dask.scheduler), ("ray", self.ray.address)):
