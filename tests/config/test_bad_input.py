@@ -410,6 +410,23 @@ def test_figures_names_a_damaged_folder_and_draws_the_others(damaged_results, ca
     assert not (damaged_results / "second" / "figures").exists()
 
 
+@pytest.mark.fault(
+    "kmdr-figures given an experiment name its results folder does not hold (a typo)",
+    gets="exit 2, one line naming it and the experiments there, nothing drawn (once every "
+    "experiment was drawn instead)",
+)
+@pytest.mark.slow
+def test_figures_refuses_an_experiment_it_does_not_hold(damaged_results, capsys):
+    for drawn in damaged_results.glob("*/figures"):
+        shutil.rmtree(drawn)
+    assert figures.main([str(damaged_results), "first", "thrid"]) == 2
+    out = capsys.readouterr()
+    assert out.err.count("\n") == 1 and "Traceback" not in out.err
+    assert f"no experiment folder {damaged_results / 'thrid'}; the experiments under" in out.err
+    assert "first, second, third" in out.err
+    assert not list(damaged_results.glob("*/figures"))
+
+
 @pytest.mark.parametrize(
     ("tool", "where"),
     [

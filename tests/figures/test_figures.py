@@ -162,7 +162,7 @@ def test_main_redraws_and_reports_incomplete(tmp_path, capsys):
     assert "INCOMPLETE" in out and "custom" in out and "lst17_rcv1" not in out
     assert (tmp_path / "custom" / "summary.csv").exists()
     assert (tmp_path / "custom" / "figures" / "custom.png").exists()
-    assert figures.main([str(tmp_path), "nope"]) == 1
+    assert figures.main([str(tmp_path), "nope"]) == 2  # a name it does not hold: nothing drawn
 
 
 def test_method_styles_come_from_the_reducer_declarations():

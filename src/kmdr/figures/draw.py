@@ -131,18 +131,17 @@ def main(argv: list[str] | None = None) -> int:
         _error(f"{root} {what}; give the results folder (one folder per experiment, e.g. results)")
         return 2
     status = 0
-    for name in args.experiments:
-        if not (root / name).is_dir():
-            _error(f"no experiment folder {root / name}; the experiments under {root} are drawn "
-                   "without it")  # fmt: skip
-            status = 1
-    dirs = experiment_dirs(root, [n for n in args.experiments if (root / n).is_dir()] or None)
-    if not dirs:
-        if status:
-            return status
-        _error(f"no experiment folders under {root} (none holds cells*.csv, runs/ or "
-               "leverage_scores.csv); give the results folder")  # fmt: skip
+    present = experiment_dirs(root)
+    if not present:
+        _error(f"no experiment folders under {root} (none holds cells.csv, cells/ or runs/); "
+               "give the results folder")  # fmt: skip
         return 2
+    unknown = [name for name in args.experiments if root / name not in present]
+    if unknown:  # before anything is drawn: a typo draws nothing rather than something else
+        names = ", ".join(p.name for p in present)
+        _error(f"no experiment folder {root / unknown[0]}; the experiments under {root}: {names}")
+        return 2
+    dirs = experiment_dirs(root, args.experiments or None)
     incomplete, failed = [], []
     for exp_dir in dirs:
         try:
