@@ -244,12 +244,8 @@ _PRUNE_OPTION = MappingProxyType(
 
 
 def _params_text(value) -> str:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return value
-    return json.dumps(value if value is not None else {}, sort_keys=True)
+    """A parameters value's canonical text, none given read as no parameters (``{}``)."""
+    return "{}" if _missing(value) else _canonical_json(value)
 
 
 def current_fingerprints(runs: list[dict], cells: pd.DataFrame) -> dict[tuple[str, str], str]:
