@@ -367,7 +367,6 @@ def checked(cfg, hc) -> Composed:
     """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
     run's objects, once (see the module docstring). Raises a one-line ConfigError."""
     from kmdr.config.checks import check_overrides_change_cells
-    from kmdr.config.kinds import get_kind
     from kmdr.config.schema import check_kind_reads, check_quick_overrides
 
     check_search_path(hc)
@@ -387,7 +386,7 @@ def checked(cfg, hc) -> Composed:
     _own_results_dir(cfg, hc.overrides.task)
     objects = from_config(cfg, only_reducer=only)
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
-    check_kind_reads(hc.overrides.task, kind, getattr(get_kind(kind), "reads", None))
+    check_kind_reads(hc.overrides.task, kind)
     check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)
     record = to_container(cfg)
     record["choices"] = {k: v for k, v in choices.items() if "/" not in k}

@@ -11,15 +11,17 @@ cannot run on, in one line before the run writes anything. Kinds are
 looked up by the config's ``kind`` key in :data:`KINDS`, a :class:`kmdr.plugins.Registry`: the
 sweep of cells is declared here; a paper declares its own kinds in its
 :class:`kmdr.plugins.Paper` (bmd09's leverage scores, bzmd14's sampling lemma), and so can a
-plug-in's paper. A kind is imported only when a job of it is checked (for its ``reads``) or
-run, never by the schema; no module of a kind imports the runner.
+plug-in's paper. A kind is imported when an experiment of it is built (what it reads decides
+which settings the experiment checks and keeps: :func:`kind_reads`) or run; no module of a kind
+imports the runner.
 """
 
 from __future__ import annotations
 
-from kmdr.plugins import Registry
+from kmdr.config.errors import ConfigError
+from kmdr.plugins import Registry, RegistryError
 
-__all__ = ["KINDS", "get_kind"]
+__all__ = ["KINDS", "get_kind", "kind_reads"]
 
 
 def _check(obj, name: str):
@@ -37,3 +39,14 @@ def get_kind(name: str):
     """The kind object declared as ``name`` (:class:`kmdr.plugins.RegistryError`, one line, for
     a name no declaration holds)."""
     return KINDS.get(name)
+
+
+def kind_reads(name: str) -> frozenset[str] | None:
+    """The :class:`~kmdr.config.schema.Experiment` settings kind ``name`` reads (its ``reads``),
+    or None when it names none (it reads every one). A kind that cannot be loaded is a one-line
+    :class:`ConfigError`."""
+    try:
+        reads = getattr(get_kind(name), "reads", None)
+    except RegistryError as err:
+        raise ConfigError(str(err)) from None
+    return None if reads is None else frozenset(reads)

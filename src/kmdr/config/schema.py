@@ -42,7 +42,7 @@ from omegaconf import MISSING
 
 from kmdr.config import checks
 from kmdr.config.errors import ConfigError
-from kmdr.config.kinds import KINDS
+from kmdr.config.kinds import KINDS, kind_reads
 from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
 
 __all__ = [
@@ -328,8 +328,11 @@ class Experiment(_Checked):
         checks.folder_name(self.name)
         checks.one_of(self.kind, "kind", KINDS, "kinds")
         self.dataset = _dataset(self.dataset)
-        self.r_grid = _r_grid(self.kind, self.r_grid)
-        self.reducers = _reducers(self.kind, self.reducers, self.r_grid)
+        # a kind that sweeps no r (reads no reducers) has none: what it reads is checked
+        reads = kind_reads(self.kind)
+        self.r_grid = _r_grid(self.r_grid) if reads is None or "r_grid" in reads else ()
+        read_reducers = reads is None or "reducers" in reads
+        self.reducers = _reducers(self.reducers, self.r_grid) if read_reducers else ()
         checks.at_least(self.repeats, "repeats", 1)
         checks.seed(self.seed)
         self.kmeans = _part(self.kmeans, KMeansConfig, "kmeans")
@@ -506,9 +509,7 @@ def _no_dataset() -> ConfigError:
     )
 
 
-def _r_grid(kind: str, grid) -> tuple[int, ...]:
-    if kind not in ("cells", "sampling_lemma"):  # the kinds that sweep r
-        return ()
+def _r_grid(grid) -> tuple[int, ...]:
     if isinstance(grid, str) or not grid:
         raise ConfigError(f"r_grid must be a non-empty list of positive integers, got {grid!r}")
     bad = [g for g in grid if isinstance(g, bool) or not isinstance(g, int) or g < 1]
@@ -524,14 +525,12 @@ def _r_grid(kind: str, grid) -> tuple[int, ...]:
     return tuple(sorted(int(g) for g in grid))
 
 
-def _reducers(kind: str, reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
-    """The reducers of an experiment of ``kind``, each with its registry name (an alias read as
-    the name it stands for), its id and label resolved from the registry's facts (no class
-    imported), checked: known names, unique ids, a ``max_r`` that keeps some r of the grid."""
+def _reducers(reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
+    """The reducers of an experiment, each with its registry name (an alias read as the name it
+    stands for), its id and label resolved from the registry's facts (no class imported),
+    checked: known names, unique ids, a ``max_r`` that keeps some r of the grid."""
     from kmdr.reducers import available_reducers, canonical_reducer, reducer_label, unusable_plugin
 
-    if kind != "cells":
-        return ()
     names = available_reducers()
     if isinstance(reducers, str | Mapping) or not reducers:
         raise ConfigError(
@@ -664,13 +663,13 @@ class UnreadSetting(ConfigError):
         self.override, self.setting, self.kind = override, setting, kind
 
 
-def check_kind_reads(overrides, kind: str, reads: Sequence[str] | None) -> None:
+def check_kind_reads(overrides, kind: str) -> None:
     """An override of an experiment setting that the run's kind does not read
     (``experiment=bmd09_fig1 reducer=sign``: the leverage scores are drawn with
     ``leverage.reducer``; ``leverage.r=50`` for a sweep of cells) would be accepted and change
     nothing: a one-line :class:`UnreadSetting` (a :class:`ConfigError`) naming it and what the
-    kind reads. ``reads``: the settings the kind declares it reads (its ``reads``; None: every
-    one)."""
+    kind reads (:func:`kmdr.config.kinds.kind_reads`)."""
+    reads = kind_reads(kind)
     if reads is None:
         return
     from kmdr.config.overrides import key, parse
