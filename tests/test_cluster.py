@@ -160,7 +160,7 @@ def test_start_from_given_centers_is_one_deterministic_run(separated):
         (np.zeros((4, 2)), r"shape \(4, 2\).*\(4, 3\)"),
         (np.zeros(12), r"shape \(12,\)"),
         (np.full((4, 3), np.nan), "finite"),
-        (object(), "init must be one of"),
+        (object(), "The 'init' parameter of kmeans must be a str among"),
     ],
 )
 def test_bad_initial_centers(separated, init, message):

@@ -206,7 +206,9 @@ def test_off_is_scikit_learns_lloyd_bit_for_bit(overlapping):
 
 @pytest.mark.parametrize("value", ["yes", 1, None])
 def test_online_phase_must_be_a_bool(overlapping, value):
-    with pytest.raises(ValueError, match="online_phase must be true or false"):
+    with pytest.raises(
+        ValueError, match=r"The .online_phase. parameter of kmeans must be an instance of .bool."
+    ):
         kmeans(overlapping, 3, online_phase=value)
 
 

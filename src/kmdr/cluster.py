@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # scipy.sparse loads where sparse data is handled
 # scikit-learn is imported by the functions that cluster: reading INITS (a config check) does not
 # need it.
 
-__all__ = ["INITS", "KMeansResult", "kmeans"]
+__all__ = ["INITS", "KMeansResult", "check_kmeans_params", "kmeans"]
 
 #: Accepted ``init`` names and the scikit-learn name each maps to.
 INITS = {"k-means++": "k-means++", "random": "random", "sample": "random"}
@@ -71,13 +71,29 @@ class KMeansResult:
     converged: bool
 
 
-def _check_int(value, name: str, low: int, high: int | None = None) -> int:
-    rng = f"[{low}, {high}]" if high is not None else f">= {low}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
-    if value < low or (high is not None and value > high):
-        raise ValueError(f"{name} must be in {rng}, got {value}")
-    return int(value)
+def check_kmeans_params(caller: str, n_samples: int, **params) -> None:
+    """Check k-means parameters given by name (``n_clusters``, ``n_init``, ``max_iter``,
+    ``tol``, ``init``, ``online_phase``) for data of ``n_samples`` rows, with scikit-learn's
+    parameter validation, as its estimators check theirs: an ``InvalidParameterError`` (a
+    ValueError) naming ``caller``, the parameter and what it may be. :func:`kmeans` and
+    :func:`kmdr.sparsified_kmeans.sparsified_kmeans` check theirs here."""
+    from sklearn.utils._param_validation import (
+        Interval,
+        StrOptions,
+        validate_parameter_constraints,
+    )
+
+    constraints = {
+        "n_clusters": [Interval(numbers.Integral, 1, n_samples, closed="both")],
+        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "init": [StrOptions(set(INITS)), "array-like", "sparse matrix"],
+        "online_phase": ["boolean"],
+    }
+    validate_parameter_constraints(
+        {name: constraints[name] for name in params}, params, caller_name=caller
+    )
 
 
 def _int32_indices(X: sp.csr_matrix) -> sp.csr_matrix:
@@ -325,15 +341,17 @@ default="k-means++"
     same, to the last bit, as with scikit-learn's own copy, which costs a second n x d array.
     """
     X = _check_data(X)
-    n_samples = X.shape[0]
-    n_clusters = _check_int(n_clusters, "n_clusters", 1, n_samples)
-    n_init = _check_int(n_init, "n_init", 1)
-    max_iter = _check_int(max_iter, "max_iter", 1)
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
-        raise ValueError(f"tol must be a real number >= 0, got {tol!r}")
+    check_kmeans_params(
+        "kmeans",
+        X.shape[0],
+        n_clusters=n_clusters,
+        n_init=n_init,
+        max_iter=max_iter,
+        tol=tol,
+        init=init,
+        online_phase=online_phase,
+    )
     if isinstance(init, str):
-        if init not in INITS:
-            raise ValueError(f"init must be one of {sorted(INITS)} or an array, got {init!r}")
         start = INITS[init]
     else:
         start = _check_centers(init, n_clusters, X.shape[1])
@@ -351,8 +369,6 @@ default="k-means++"
         random_state=random_state,
         copy_x=True,
     )
-    if not isinstance(online_phase, bool | np.bool_):
-        raise ValueError(f"online_phase must be true or false, got {online_phase!r}")
     if online_phase:
         return _with_online_phase(est, X, n_init, max_iter, random_state)
     if copy_x:

@@ -39,13 +39,11 @@ over the one-pass labels instead, a difference that changes the centers, not the
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from kmdr.cluster import INITS, KMeansResult, _check_int
+from kmdr.cluster import INITS, KMeansResult, check_kmeans_params
 from kmdr.metrics import cluster_sums
 
 __all__ = ["check_sparsified", "second_pass", "sparsified_centers", "sparsified_kmeans"]
@@ -282,21 +280,23 @@ def sparsified_kmeans(
     """
     W, m = check_sparsified(W)
     n = W.shape[0]
-    n_clusters = _check_int(n_clusters, "n_clusters", 1, n)
-    n_init = _check_int(n_init, "n_init", 1)
-    max_iter = _check_int(max_iter, "max_iter", 1)
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
-        raise ValueError(f"tol must be a real number >= 0, got {tol!r}")
+    check_kmeans_params(
+        "sparsified_kmeans",
+        n,
+        n_clusters=n_clusters,
+        n_init=n_init,
+        max_iter=max_iter,
+        tol=tol,
+        init=init,
+    )
     given = None
-    if isinstance(init, np.ndarray):
-        given = np.asarray(init, dtype=np.float64)
+    if not isinstance(init, str):
+        given = np.asarray(init.toarray() if sp.issparse(init) else init, dtype=np.float64)
         if given.shape != (n_clusters, W.shape[1]) or not np.isfinite(given).all():
             raise ValueError(
                 f"init as an array must be finite with shape ({n_clusters}, {W.shape[1]}) "
                 f"(n_clusters, n_features), got shape {given.shape}"
             )
-    elif not isinstance(init, str) or init not in INITS:
-        raise ValueError(f"init must be one of {sorted(INITS)} or an array, got {init!r}")
     rng = check_random_state(random_state)
     problem = _Problem(W, m)
     tol_abs = float(tol) * problem.mean_variance

@@ -306,7 +306,10 @@ def test_bad_input_fails_in_one_line():
         (lambda: red.cluster(X, 3), "scipy.sparse"),
         (lambda: sparsified_kmeans(sp.csr_matrix(X[:, :5] * (X[:, :5] > 0)), 2), "same number"),
         (lambda: sparsified_kmeans(W, 31), "n_clusters"),
-        (lambda: sparsified_kmeans(W, 3, init="bogus"), "init must be"),
+        (
+            lambda: sparsified_kmeans(W, 3, init="bogus"),
+            "The .init. parameter of sparsified_kmeans must be a str among",
+        ),
         (lambda: sparsified_kmeans(W, 3, init=np.zeros((2, 20))), r"shape \(3, 20\)"),
         (lambda: sparsified_kmeans(W, 3, tol=-1), "tol"),
     ]
