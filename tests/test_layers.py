@@ -1,6 +1,6 @@
-"""The architecture, checked from the source: imports only go down the layers, no module is over
-:data:`MAX_LINES` lines, and no docstring or comment tells the code's history instead of
-explaining it.
+"""The architecture, checked from the source: imports only go down the layers, no module imports
+another module's private names, no module is over :data:`MAX_LINES` lines, and no docstring or
+comment tells the code's history instead of explaining it.
 
 Every module under src/kmdr is parsed with :mod:`ast` (not imported): ``import`` and ``from ...
 import`` statements anywhere in it count, at module level and inside functions alike (a lazy
@@ -358,4 +358,24 @@ def test_only_the_command_lines_layer_touches_hydras_global_state():
                 if names:
                     where = path.relative_to(SRC)
                     problems.append(f"{where}:{node.lineno}: imports {', '.join(sorted(names))}")
+    assert not problems, "\n".join(problems)
+
+
+def test_no_module_imports_another_modules_private_names():
+    """A name with a leading underscore is its module's own: another module imports it only as
+    a private module of the package (``from kmdr import _log``), never a private function or
+    constant out of a module (``from kmdr.cluster import _check_int``)."""
+    problems = []
+    for path in MODULES.values():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kmdr")):
+                continue
+            for alias in node.names:
+                if not alias.name.startswith("_") or alias.name.startswith("__"):
+                    continue
+                target = SRC.joinpath(*node.module.split("."), alias.name)
+                if not (target.with_suffix(".py").is_file() or target.is_dir()):
+                    where = path.relative_to(SRC)
+                    problems.append(f"{where}:{node.lineno}: {node.module}.{alias.name}")
     assert not problems, "\n".join(problems)
