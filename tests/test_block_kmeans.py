@@ -173,3 +173,15 @@ def test_a_long_blocked_kmeans_shows_its_progress_and_stops_on_ctrl_c(tmp_path):
     assert one_line(proc.stderr).startswith("kmdr: interrupted;"), proc.stderr
     assert statuses(tmp_path / "custom") == ["interrupted"]
     assert not list((tmp_path / "custom" / "cells").glob("*.json"))
+
+
+@pytest.mark.parametrize(
+    ("settings", "param"),
+    [({"n_init": 0}, "n_init"), ({"tol": -1.0}, "tol"), ({"init": "kmeans++"}, "init")],
+)
+def test_bad_settings_are_refused_before_the_cluster_is_used(settings, param):
+    # kmeans's own rules and messages; n_clusters is checked against the blocks' rows
+    with pytest.raises(ValueError, match=f"The '{param}' parameter of kmeans_on_blocks"):
+        kmeans_on_blocks(None, [], [5, 5], 2, sparse=False, **settings)
+    with pytest.raises(ValueError, match=r"'n_clusters' parameter .* range \[1, 10\]"):
+        kmeans_on_blocks(None, [], [5, 5], 11, sparse=False)

@@ -507,16 +507,23 @@ def kmeans_on_blocks(
     never centered."""
     from sklearn.utils import check_random_state
 
-    from kmdr.cluster import INITS
+    from kmdr.cluster import INITS, check_kmeans_params
 
+    check_kmeans_params(
+        "kmeans_on_blocks",
+        sum(sizes),
+        n_clusters=n_clusters,
+        n_init=n_init,
+        max_iter=max_iter,
+        tol=tol,
+        init=init,
+    )
     state = check_random_state(random_state)
     if sparse:
         parts = [client.submit(_as_float, part, pure=False) for part in parts]
     elif mean is None:
         parts, mean = center_blocks(client, parts)
     blocks = _Blocks(client, list(parts), list(sizes), sparse)
-    if not 1 <= n_clusters <= blocks.n:
-        raise ValueError(f"n_clusters must be in [1, {blocks.n}], got {n_clusters}")
     norms = blocks.map(_squared_norms)
     tol = _tolerance(blocks, blocks.parts, float(tol))
     if isinstance(init, str):
