@@ -374,6 +374,24 @@ def test_prune_on_a_missing_folder(mixed, tmp_path):
 
 @pytest.mark.slow
 @fault(
+    "kmdr-prune given a filter value no row holds (--reducer sgin, a typo)",
+    gets="exit 0, nothing removed; its line names the value and the values the rows hold",
+)
+def test_prune_names_what_a_mistyped_filter_could_have_been(mixed):
+    before = lines_of(mixed)
+    proc = command("kmdr-prune", mixed, "--reducer", "sgin", "--remove")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        f"{mixed.name}: removed 0 row(s)" in proc.stdout
+        and "no row has reducer 'sgin'" in proc.stdout
+    )
+    listed = command("kmdr-prune", mixed, "--reducer", "sgin")
+    assert "no row selected: no row has reducer 'sgin' (here: none, sign)" in listed.stdout
+    assert lines_of(mixed) == before
+
+
+@pytest.mark.slow
+@fault(
     "kmdr-prune --older-code is run without --remove",
     gets="the rows it would remove are listed, one per line, and nothing changes",
 )

@@ -72,6 +72,18 @@ def select(frame: pd.DataFrame, runs: list[dict], experiment: str, args) -> pd.S
     return why
 
 
+def _absent(frame: pd.DataFrame, args) -> str:
+    """When a field filter names a value no row holds (a typo), what the rows hold instead: the
+    end of the "no row selected" line; "" otherwise."""
+    for opt, col in _FIELDS.items():
+        column = frame.get(col, pd.Series(dtype="string")).dropna().astype(str)
+        missing = [value for value in getattr(args, opt) if value not in set(column)]
+        if missing:
+            here = ", ".join(sorted(set(column))) or "none"
+            return f": no row has {col} {missing[0]!r} (here: {here})"
+    return ""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=_PROG,
@@ -111,7 +123,7 @@ def _prune(exp_dir: Path, args) -> int:
             if n:
                 print(f"{exp_dir.name}: {n} row(s) would be removed; add --remove to remove them")
             else:
-                print(f"{exp_dir.name}: no row selected")
+                print(f"{exp_dir.name}: no row selected{_absent(frame, args)}")
             return n
         kept = [row for row, drop in zip(rows, chosen, strict=True) if not drop]
         if n:  # the record first: a cell file left by a failure is only a cache
@@ -122,7 +134,8 @@ def _prune(exp_dir: Path, args) -> int:
             if drop and cell_id and store.cell_path(cell_id).exists():
                 store.cell_path(cell_id).unlink()
                 files += 1
-        print(f"{exp_dir.name}: removed {n} row(s) from cells.csv and {files} cell file(s)")
+        absent = "" if n else _absent(frame, args)
+        print(f"{exp_dir.name}: removed {n} row(s) from cells.csv and {files} cell file(s){absent}")
         return n
     finally:
         if lock is not None:
