@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # scipy.sparse loads where sparse data is handled
 # scikit-learn is imported by the functions that cluster: reading INITS (a config check) does not
 # need it.
 
-__all__ = ["INITS", "KMeansResult", "check_kmeans_params", "kmeans"]
+__all__ = ["INITS", "KMeansResult", "check_centers", "check_kmeans_params", "kmeans"]
 
 #: Accepted ``init`` names and the scikit-learn name each maps to.
 INITS = {"k-means++": "k-means++", "random": "random", "sample": "random"}
@@ -75,8 +75,9 @@ def check_kmeans_params(caller: str, n_samples: int, **params) -> None:
     """Check k-means parameters given by name (``n_clusters``, ``n_init``, ``max_iter``,
     ``tol``, ``init``, ``online_phase``) for data of ``n_samples`` rows, with scikit-learn's
     parameter validation, as its estimators check theirs: an ``InvalidParameterError`` (a
-    ValueError) naming ``caller``, the parameter and what it may be. :func:`kmeans` and
-    :func:`kmdr.sparsified_kmeans.sparsified_kmeans` check theirs here."""
+    ValueError) naming ``caller``, the parameter and what it may be. :func:`kmeans`,
+    :func:`kmdr.sparsified_kmeans.sparsified_kmeans` and
+    :func:`kmdr.block_kmeans.kmeans_on_blocks` check theirs here."""
     from sklearn.utils._param_validation import (
         Interval,
         StrOptions,
@@ -131,8 +132,10 @@ def _check_data(X):
     return _int32_indices(sp.csr_matrix(X)) if sp.issparse(X) else X
 
 
-def _check_centers(init, n_clusters: int, n_features: int) -> np.ndarray:
-    """``init`` as a finite float array of shape (n_clusters, n_features), or a one-line error."""
+def check_centers(init, n_clusters: int, n_features: int) -> np.ndarray:
+    """``init`` given as an array (dense or sparse) as a finite float array of shape
+    (n_clusters, n_features), or a one-line ValueError. :func:`kmeans` and
+    :func:`kmdr.sparsified_kmeans.sparsified_kmeans` read their initial centers here."""
     import scipy.sparse as sp
 
     if sp.issparse(init):
@@ -146,8 +149,8 @@ def _check_centers(init, n_clusters: int, n_features: int) -> np.ndarray:
         ) from None
     if centers.shape != (n_clusters, n_features):
         raise ValueError(
-            f"init has shape {centers.shape}: initial centers must have shape (n_clusters, "
-            f"n_features) = ({n_clusters}, {n_features}), one row per cluster"
+            f"init has shape {centers.shape}: initial centers must have shape ({n_clusters}, "
+            f"{n_features}) (n_clusters, n_features), one row per cluster"
         )
     if not np.isfinite(centers).all():
         raise ValueError("init must be finite (the initial centers contain NaN or inf)")
@@ -354,7 +357,7 @@ default="k-means++"
     if isinstance(init, str):
         start = INITS[init]
     else:
-        start = _check_centers(init, n_clusters, X.shape[1])
+        start = check_centers(init, n_clusters, X.shape[1])
         n_init = 1  # one run: restarts from the same centers would all be the same run
 
     from sklearn.cluster import KMeans

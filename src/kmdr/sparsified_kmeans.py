@@ -43,7 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from kmdr.cluster import INITS, KMeansResult, check_kmeans_params
+from kmdr.cluster import INITS, KMeansResult, check_centers, check_kmeans_params
 from kmdr.metrics import cluster_sums
 
 __all__ = ["check_sparsified", "second_pass", "sparsified_centers", "sparsified_kmeans"]
@@ -289,14 +289,7 @@ def sparsified_kmeans(
         tol=tol,
         init=init,
     )
-    given = None
-    if not isinstance(init, str):
-        given = np.asarray(init.toarray() if sp.issparse(init) else init, dtype=np.float64)
-        if given.shape != (n_clusters, W.shape[1]) or not np.isfinite(given).all():
-            raise ValueError(
-                f"init as an array must be finite with shape ({n_clusters}, {W.shape[1]}) "
-                f"(n_clusters, n_features), got shape {given.shape}"
-            )
+    given = None if isinstance(init, str) else check_centers(init, n_clusters, W.shape[1])
     rng = check_random_state(random_state)
     problem = _Problem(W, m)
     tol_abs = float(tol) * problem.mean_variance
