@@ -131,15 +131,14 @@ def compose(*overrides: str):
     from kmdr.config.schema import Execution, Output
 
     composed = compose_job(list(overrides), "kmdr.compose")  # overrides checked as one job's
-    for cls in (Execution, Output):
-        names = {f.name for f in fields(cls)}
-        for override in parse(overrides):
-            if key(override).split(".")[0] in names:
-                raise ConfigError(
-                    f"{override.input_line} sets the run's {cls.__name__}, and kmdr.compose "
-                    f"returns the Experiment alone; give it to kmdr.run as "
-                    f"{cls.__name__.lower()}=kmdr.{cls.__name__}(...)"
-                )
+    owner = {f.name: cls.__name__ for cls in (Execution, Output) for f in fields(cls)}
+    for override in parse(overrides):
+        name = owner.get(key(override).split(".")[0])
+        if name is not None:
+            raise ConfigError(
+                f"{override.input_line} sets the run's {name}, and kmdr.compose returns the "
+                f"Experiment alone; give it to kmdr.run as {name.lower()}=kmdr.{name}(...)"
+            )
     return composed.experiment
 
 

@@ -676,7 +676,7 @@ def check_kind_reads(overrides, kind: str) -> None:
 
     settings = {f.name for f in fields(Experiment)} - {*_ALWAYS_READ}
     for override in parse(overrides):
-        top = key(override).lstrip("+~").split(".")[0]
+        top = key(override).split(".")[0]
         setting = _SETTING_OF_KEY.get(top, top)
         if setting in settings and setting not in reads:
             raise UnreadSetting(override.input_line, setting, kind, sorted(set(reads) & settings))

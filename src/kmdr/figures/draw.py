@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         names = ", ".join(p.name for p in present)
         _error(f"no experiment folder {root / unknown[0]}; the experiments under {root}: {names}")
         return 2
-    dirs = experiment_dirs(root, args.experiments or None)
+    dirs = [root / name for name in args.experiments] or present
     incomplete, failed = [], []
     for exp_dir in dirs:
         try:

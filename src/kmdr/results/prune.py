@@ -76,10 +76,10 @@ def _absent(frame: pd.DataFrame, args) -> str:
     """When a field filter names a value no row holds (a typo), what the rows hold instead: the
     end of the "no row selected" line; "" otherwise."""
     for opt, col in _FIELDS.items():
-        column = frame.get(col, pd.Series(dtype="string")).dropna().astype(str)
-        missing = [value for value in getattr(args, opt) if value not in set(column)]
+        held = set(frame.get(col, pd.Series(dtype="string")).dropna().astype(str))
+        missing = [value for value in getattr(args, opt) if value not in held]
         if missing:
-            here = ", ".join(sorted(set(column))) or "none"
+            here = ", ".join(sorted(held)) or "none"
             return f": no row has {col} {missing[0]!r} (here: {here})"
     return ""
 
