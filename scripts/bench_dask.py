@@ -6,7 +6,7 @@
                                                     # dask with 1 worker, then with 2
 
 Each measurement runs in a fresh process, so that no backend finds workers another one warmed:
-the wall time of :func:`kmdr.engine.runner.run_experiment` there, pool or cluster start included,
+the wall time of :func:`kmdr.engine.session.run_experiment` there, pool or cluster start included,
 into an empty results folder. The configurations alternate (a, b, a, b, ...) so that load drifts
 of a shared machine hit both; each figure is the median of ``--rounds`` measurements. Each line
 also says the machine's load average (1 minute) when the measurement ended: other work on the

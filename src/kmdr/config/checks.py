@@ -8,7 +8,7 @@ it (:func:`check_against_data`).
 Reducers are checked in two steps. Their names and labels come from the registry's facts, which
 need no reducer class (so a dry run imports none); their constructor parameters need the class,
 and are checked by :func:`check_reducer_params` when a run is about to compute
-(:func:`kmdr.engine.runner.run_experiment`, before it writes anything).
+(:meth:`kmdr.engine.session.Session.run`, before it writes anything).
 """
 
 from __future__ import annotations

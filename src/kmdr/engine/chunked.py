@@ -1,5 +1,5 @@
-"""One cell whose data are row blocks (:class:`~kmdr.datasets.RowBlocks`), reduced and scored on a
-dask.distributed cluster without the matrix A ever being whole in one process.
+"""One cell whose data are row blocks (:class:`~kmdr.datasets.blocks.RowBlocks`), reduced and scored
+on a dask.distributed cluster without the matrix A ever being whole in one process.
 
 :func:`compute_chunked_cell` computes the same :class:`~kmdr.results.cells.Cell` as the in-memory
 path (:func:`kmdr.engine.work.compute_cell`) and returns the same metric and timing columns:
@@ -349,8 +349,9 @@ def _objective(client, sources, labels, counts, squared_norm: float, mean) -> fl
 
 
 def prepare_on_a_worker(client, blocks) -> None:
-    """Do once, on one worker, what every block needs (:meth:`~kmdr.datasets.RowBlocks.prepare`:
-    sparse_text's document frequencies, a pass over every token whose memory grows with n),
+    """Do once, on one worker, what every block needs
+    (:meth:`~kmdr.datasets.blocks.RowBlocks.prepare`: sparse_text's document frequencies, a pass
+    over every token whose memory grows with n),
     before the cells hand out blocks: the workers that share its data cache folder read the
     result, and the driver never makes the data."""
     client.submit(_prepare_task, blocks, pure=False).result()
@@ -449,7 +450,7 @@ def compute_chunked_cell(
     progress=None,
 ) -> dict:
     """Reduce, cluster and evaluate one cell whose data are ``blocks`` (a
-    :class:`~kmdr.datasets.RowBlocks`) on the dask ``client``; the same metric and timing
+    :class:`~kmdr.datasets.blocks.RowBlocks`) on the dask ``client``; the same metric and timing
     columns as :func:`kmdr.engine.work.compute_cell` (see the module docstring for how they
     relate). ``n_clusters``: k (default: the blocks' ``n_clusters``); ``sketches``: the run's
     shared sketch SVDs (:func:`fitted_reducer`); ``steps``: called as ``steps(name)`` when each

@@ -102,7 +102,7 @@ class RunServices:
 
 @dataclass
 class RunOutcome:
-    """What a run did (returned by :func:`run_experiment`)."""
+    """What a run did (returned by :meth:`kmdr.engine.session.Session.run`)."""
 
     experiment: str
     experiment_dir: Path

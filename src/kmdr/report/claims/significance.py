@@ -34,7 +34,7 @@ POWER = 0.8
 #: p-values below this are printed as ``p < 1e-300`` (they are at the edge of double precision).
 P_FLOOR = 1e-300
 #: How the claims and their evidence name the no-reduction baseline; its rows are found by the
-#: reducer declared ``baseline=True`` (:func:`kmdr.results.summary.is_baseline`), whatever the
+#: reducer declared ``baseline=True`` (:func:`kmdr.results.reading.is_baseline`), whatever the
 #: label.
 BASELINE = "kMeans"
 #: What a replicate is, as the report's legend says it.
