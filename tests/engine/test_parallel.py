@@ -4,12 +4,13 @@ not apply, off when asked. No timing assertions (timings belong in scripts/bench
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 from joblib import Parallel, delayed
 
 from kmdr.config.schema import Execution, Output
-from kmdr.engine.parallel import resolve_parallelism
+from kmdr.engine.parallel import resolve_parallelism, results_as_completed
 from kmdr.engine.session import Session
 
 
@@ -88,3 +89,45 @@ def test_workers_start_from_the_checked_objects():
     for bad in (0, "many"):  # the checks report it, before any worker starts
         with pytest.raises(ConfigError, match="n_jobs"):
             from_config({**base, "n_jobs": bad})
+
+
+#: A lock of this module, held by a thread of the test's process while the pool starts.
+_HELD = threading.Lock()
+
+
+def _takes_the_lock():
+    """In a worker: whether this module's lock can be taken (a forked child copies it as held,
+    and nobody there ever releases it), and the worker's parent."""
+    got = _HELD.acquire(timeout=5)
+    if got:
+        _HELD.release()
+    return got, os.getppid()
+
+
+@pytest.mark.fault(
+    "backend=multiprocessing while another thread of the run's process holds a lock (the "
+    "session's heartbeat, a progress ticker, a library's pool)",
+    gets="the workers are spawned, not forked: none starts with a copy of the held lock, "
+    "which would stop it for good; their parent is the run's process",
+)
+def test_multiprocessing_workers_start_without_the_locks_this_process_holds():
+    taken, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with _HELD:
+            taken.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    taken.wait(10)
+    try:
+        with Session(Execution(n_jobs=2, backend="multiprocessing")) as session:
+            par = session.prepare(_Exp(), Output())
+            with session.backend(_Exp(), par):
+                jobs = (delayed(_takes_the_lock)() for _ in range(4))
+                answers = list(results_as_completed(jobs, par.n_jobs, "multiprocessing"))
+    finally:
+        release.set()
+        holder.join()
+    assert answers == [(True, os.getpid())] * 4

@@ -361,14 +361,24 @@ def wants_warmup(execution, par: Parallelism) -> bool:
 _CANCELLED = r".*(tasks which were still being processed|have been successfully executed)"
 
 
-def results_as_completed(jobs: Iterable, n_jobs: int) -> Iterator:
-    """The results of ``jobs`` (joblib ``delayed`` calls) with the active backend, each as soon
-    as it is available.
+def results_as_completed(jobs: Iterable, n_jobs: int, backend: str) -> Iterator:
+    """The results of ``jobs`` (joblib ``delayed`` calls) with the active backend (named
+    ``backend``), each as soon as it is available.
 
     Backends that stream results get ``return_as="generator_unordered"``; those that cannot
     (joblib's multiprocessing backend, Ray's) get the jobs in batches of a few per worker on one
     pool, so results still come back while the run goes on. ``jobs`` is consumed lazily.
+
+    joblib's multiprocessing backend forks this process by default on Linux, and this process
+    has threads (the session's lock heartbeat, a progress ticker, a library's own pool): a child
+    forked while one of them holds a lock waits for it forever, and the run with it. Its workers
+    are spawned instead, a fresh interpreter each as loky's are, whose parent is still this
+    process (the workers' watch on it holds). joblib takes the start method as a
+    ``multiprocessing`` context given as ``Parallel``'s backend; the worker count and the
+    memory-map settings stay the active ``parallel_config``'s.
     """
+    import multiprocessing
+
     from joblib import Parallel
 
     try:
@@ -391,7 +401,8 @@ def results_as_completed(jobs: Iterable, n_jobs: int) -> Iterator:
                 outputs.close()
         return
     batch_size = max(1, 2 * n_jobs)
-    with Parallel(return_as="list") as pool:
+    start = multiprocessing.get_context("spawn") if backend == "multiprocessing" else None
+    with Parallel(return_as="list", backend=start) as pool:
         batch = []
         for job in jobs:
             batch.append(job)

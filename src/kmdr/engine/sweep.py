@@ -478,7 +478,9 @@ def _compute(ctx, pending, claimer, job, persist, shared_log: dict, bar, limits)
         try:
             # closed as soon as the loop ends, by an error or a signal: the jobs still running
             # are cancelled here, not whenever the generator is collected
-            with contextlib.closing(results_as_completed(jobs, ctx.parallelism.n_jobs)) as results:
+            with contextlib.closing(
+                results_as_completed(jobs, ctx.parallelism.n_jobs, ctx.execution.backend)
+            ) as results:
                 for result in results:
                     if isinstance(result, JobTimedOut):
                         limits.stopped(result.claims)
