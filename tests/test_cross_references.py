@@ -26,8 +26,8 @@ def _files() -> list[Path]:
 
 def _resolves(target: str) -> bool:
     """Whether ``target`` (``kmdr.module.name.attr``) is a module, or an attribute reached from
-    the longest importable module prefix; an instance attribute counts when the class's
-    ``__init__`` sets it (``self.name = ...``). A module that needs an optional dependency not
+    the longest importable module prefix; an instance attribute counts when the class's code
+    sets it (``self.name = ...``). A module that needs an optional dependency not
     installed here cannot be looked into: it counts as resolved."""
     parts = target.split(".")
     for cut in range(len(parts), 0, -1):

@@ -120,8 +120,8 @@ def test_multiprocessing_workers_start_without_the_locks_this_process_holds():
 
     holder = threading.Thread(target=hold)
     holder.start()
-    taken.wait(10)
     try:
+        assert taken.wait(10), "the holding thread never took the lock"
         with Session(Execution(n_jobs=2, backend="multiprocessing")) as session:
             par = session.prepare(_Exp(), Output())
             with session.backend(_Exp(), par):
