@@ -406,6 +406,43 @@ def test_a_report_that_cannot_be_written_is_one_line(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        pytest.param(
+            ["--cfg", "job", "dataset=synth", "repeats=0"],
+            "repeats must be >= 1, got 0",
+            marks=pytest.mark.fault(
+                "kmdr --cfg job with a value a run refuses (repeats=0)",
+                gets="exit 2, one line, nothing printed (once it printed the config, exit 0)",
+            ),
+            id="job",
+        ),
+        pytest.param(
+            ["--cfg", "all", "--resolve", "-p", "kmeans", "kmeans.n_init=0"],
+            "kmeans.n_init must be >= 1, got 0",
+            id="package",
+        ),
+        pytest.param(
+            ["-c", "hydra", "dataset=synth", "r_grid=[0]"],
+            "r_grid must hold positive integers",
+            id="hydra",
+        ),
+    ],
+)
+def test_cfg_refuses_the_job_a_run_refuses(args, says, tmp_path):
+    """``--cfg`` runs no task: the job it would print is checked as a run checks it."""
+    proc = run_kmdr(args, tmp_path)
+    refused(proc, says)
+    assert proc.stdout == ""
+    assert files_under(tmp_path) == []
+    # the same job at a value a run takes is printed as before
+    fixed = [a.replace("=0", "=1").replace("[0]", "[2]") for a in args]
+    proc = run_kmdr(fixed, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip(), proc.stderr
+
+
+@pytest.mark.parametrize(
     ("rel", "text", "says"),
     [
         pytest.param(

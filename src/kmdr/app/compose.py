@@ -57,7 +57,6 @@ __all__ = [
     "Composed",
     "check_search_path",
     "check_user_configs",
-    "check_user_folder",
     "checked",
     "compose_job",
     "composed_presets",
@@ -147,14 +146,14 @@ def group_options(group: str) -> list[str]:
     return sorted(GlobalHydra.instance().config_loader().get_group_options(group))
 
 
-def compose_primary(overrides: list[str]):
-    """The primary config composed with ``overrides``, its Hydra config included (call it
-    inside :func:`initialized`); an error Hydra or OmegaConf raises while composing is a one-line
-    ConfigError (:func:`composition_problem`)."""
+def compose_primary(overrides: list[str], config_name: str = PRIMARY_CONFIG):
+    """The primary config (``config_name``) composed with ``overrides``, its Hydra config
+    included (call it inside :func:`initialized`); an error Hydra or OmegaConf raises while
+    composing is a one-line ConfigError (:func:`composition_problem`)."""
     from hydra import compose
 
     try:
-        return compose(PRIMARY_CONFIG, overrides=overrides, return_hydra_config=True)
+        return compose(config_name, overrides=overrides, return_hydra_config=True)
     except Exception as err:
         problem = composition_problem(err)
         if problem is None:
@@ -198,18 +197,6 @@ def _check_folder(flag: str, path: str) -> None:
             f"{flag} {path}: the config folder {what}; give the folder that holds your "
             "dataset/, reducer/ and experiment/ configs"
         )
-
-
-def check_user_folder(folder: str) -> None:
-    """A config folder given with ``-cd`` holds no config that a built-in of the same name would
-    hide (:func:`check_user_configs`), checked before Hydra starts for what runs no task
-    (``--cfg``): the folder is put on the search path of a composition of the primary config, as
-    Hydra would put it. A one-line ConfigError otherwise."""
-    _check_folder("-cd", folder)
-    where = Path(folder).expanduser().resolve()
-    with initialized():
-        cfg = compose_primary([f"hydra.searchpath=[file://{where}]"])
-        check_user_configs(cfg.hydra)
 
 
 #: The search path entries that are Hydra's or kmdr's own, not a folder the user added.
@@ -398,11 +385,14 @@ def compose_job(overrides, caller: str = "this") -> Composed:
     """Compose ``overrides`` (a str or a list of str in the command line's grammar: one job's,
     :func:`kmdr.config.overrides.one_job`) as the command line composes one job, and check it
     (:func:`checked`). ``caller`` names the function in a message about the overrides."""
+    return _composed_and_checked(one_job(overrides, caller))
+
+
+def _composed_and_checked(items: list[str], config_name: str = PRIMARY_CONFIG) -> Composed:
     from omegaconf import open_dict, read_write
 
-    items = one_job(overrides, caller)
     with initialized():
-        cfg = compose_primary(items)
+        cfg = compose_primary(items, config_name)
         # The job's Hydra config, read from the composed config itself: Hydra's global
         # HydraConfig is the app's (hydra.main sets it), never set here.
         hc = cfg.hydra
@@ -411,13 +401,47 @@ def compose_job(overrides, caller: str = "this") -> Composed:
         return checked(cfg, hc)
 
 
-def check_command_line(args: Sequence[str], config_dir: str | None, prints_config: bool) -> None:
+def check_command_line(
+    args: Sequence[str],
+    config_dir: str | None,
+    prints_config: bool,
+    config_name: str | None = None,
+) -> None:
     """What the command line alone tells, before Hydra starts: each key given once (Hydra's
-    sweeper and ``--cfg`` would keep the last value without a word), and, for ``--cfg`` (which
-    runs no task), a ``-cd`` folder's configs that a built-in of the same name hides."""
+    sweeper and ``--cfg`` would keep the last value without a word), and, for ``--cfg``, the
+    job it prints checked as a run checks it (:func:`check_printed_job`)."""
     check_repeated_keys(args)
-    if config_dir is not None and prints_config:
-        check_user_folder(config_dir)
+    if prints_config:
+        check_printed_job(args, config_dir, config_name)
+
+
+def check_printed_job(
+    args: Sequence[str], config_dir: str | None, config_name: str | None = None
+) -> None:
+    """``--cfg`` runs no task, so Hydra would print, with exit status 0, the config of a job a
+    run refuses (``repeats=0``, a user's config that a built-in of the same name hides). The job
+    is composed here as the task would receive it (the overrides of ``args``, a ``-cd`` folder
+    ``config_dir`` on the search path) and checked (:func:`checked`): a one-line ConfigError
+    before anything is printed. With a primary config of the user's (``config_name``), only
+    the folder's configs are checked against kmdr's."""
+    if config_dir is not None:
+        _check_folder("-cd", config_dir)
+    folders = [f"file://{Path(config_dir).expanduser().resolve()}"] if config_dir else []
+    items = []
+    for override in parse(args):  # the flags and their values are not overrides
+        if key(override) == "hydra.searchpath":
+            folders += [str(v) for v in override.value()]
+        else:
+            items.append(str(override.input_line))
+    searchpath = [f"hydra.searchpath=[{','.join(folders)}]"] if folders else []
+    if config_name in (None, PRIMARY_CONFIG):
+        _composed_and_checked([*items, *searchpath])
+        return
+    # A primary config of the user's (-cn): Hydra finds it in the -cd folder, which the Compose
+    # API cannot add where Hydra looks for a primary config; what can be checked is that no
+    # config of the folder loses to a built-in of the same name.
+    with initialized():
+        check_user_configs(compose_primary(searchpath).hydra)
 
 
 # -- every preset ---------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ Errors are one line, ``kmdr: error: <what and how to fix it>``, exit status 2, b
 * What the command line alone tells is checked before Hydra starts
   (:func:`kmdr.app.compose.check_command_line`): a key given twice, which Hydra's sweeper and
   ``--cfg`` would keep the last value of without a word, and, for ``--cfg`` (which runs no task),
-  a ``-cd`` folder whose configs a built-in of the same name hides, and ``--cfg`` given with ``-m``.
+  the job it prints, composed and checked as a run checks it (a value out of range, a ``-cd``
+  folder whose configs a built-in of the same name hides), and ``--cfg`` given with ``-m``.
 
 Output read by a program that stops early (``kmdr --help | head -3``) ends the command quietly,
 as a Unix filter's does: no error line, exit status 141 (128 + SIGPIPE).
@@ -37,6 +38,7 @@ package ``kmdr.conf`` (``pkg://kmdr.conf``), or ``$KMDR_CONF_DIR`` (:mod:`kmdr.c
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import os
 import sys
@@ -99,21 +101,42 @@ def _raised_by_hydra() -> Iterator[bool]:
             os.environ[_FULL_ERROR] = user
 
 
-def _given(args: list[str]) -> tuple[str | None, bool, bool]:
-    """The ``-cd``/``--config-dir`` folder, and whether ``--cfg``/``-c`` and ``-m``/``--multirun``
-    are given, as argparse reads them (exact spellings only: an abbreviation, or a mistake, is
-    left to Hydra's own parser, which answers it)."""
+@dataclasses.dataclass(frozen=True)
+class _Flags:
+    """The few of Hydra's flags kmdr looks at before Hydra starts, as argparse reads them."""
+
+    config_dir: str | None = None  # -cd/--config-dir
+    config_name: str | None = None  # -cn/--config-name
+    config_path: str | None = None  # -cp/--config-path
+    prints_config: bool = False  # --cfg/-c
+    multirun: bool = False  # -m/--multirun
+    help: bool = False  # --help/-h/--hydra-help
+
+
+def _given(args: list[str]) -> _Flags:
+    """The flags of :class:`_Flags` in ``args``, as argparse reads them (exact spellings only: an
+    abbreviation, or a mistake, is left to Hydra's own parser, which answers it)."""
     import argparse
 
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
     parser.add_argument("--config-dir", "-cd")
+    parser.add_argument("--config-name", "-cn")
+    parser.add_argument("--config-path", "-cp")
     parser.add_argument("--cfg", "-c", nargs="?", const="job")
     parser.add_argument("--multirun", "-m", action="store_true")
+    parser.add_argument("--help", "-h", "--hydra-help", action="store_true")
     try:
         known, _ = parser.parse_known_args(args)
     except (argparse.ArgumentError, SystemExit):
-        return None, False, False
-    return known.config_dir, known.cfg is not None, known.multirun
+        return _Flags()
+    return _Flags(
+        known.config_dir,
+        known.config_name,
+        known.config_path,
+        known.cfg is not None,
+        known.multirun,
+        known.help,
+    )
 
 
 def main() -> None:
@@ -153,15 +176,18 @@ def _main(args: list[str]) -> None:
     from kmdr.app.compose import GENERATED_OPTION_NOTICE, check_command_line
     from kmdr.config.errors import ConfigError
 
-    config_dir, prints_config, multirun = _given(args)
-    if prints_config and multirun:
+    flags = _given(args)
+    if flags.prints_config and flags.multirun:
         exit_error(
             PROGRAM,
             "--cfg prints the config of one job, so it does not go with -m/--multirun; leave "
             "out -m and give each swept key one of its values (e.g. dataset=orl)",
         )
     try:
-        check_command_line(args, config_dir, prints_config)
+        # --cfg prints the job a run would get: checked as a run checks it, unless Hydra
+        # shows its help instead or another primary config folder (-cp) is composed
+        prints_job = flags.prints_config and not flags.help and flags.config_path is None
+        check_command_line(args, flags.config_dir, prints_job, flags.config_name)
     except ConfigError as err:
         exit_error(PROGRAM, err)
     # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.engine.signals).
