@@ -431,3 +431,29 @@ def test_a_pdf_redrawn_from_the_same_cells_is_the_same_file(tmp_path):
     assert b"CreationDate" not in first
     figures.draw_experiment(exp)
     assert (exp / "figures" / "mine.pdf").read_bytes() == first
+
+
+def test_a_drawing_reads_the_folder_once_and_writes_what_it_read(tmp_path, monkeypatch):
+    """``draw`` reads the store once for summary.csv, the tables and the figure: they rest on
+    the same cells even when a run adds some in between (here: a third repetition written after
+    the read), and the store, the slow part of drawing, is not read again for each of them."""
+    from kmdr.app.drawing import draw
+    from kmdr.results.store import CellStore
+    from kmdr.results.summary import ExperimentRead, write_summaries
+
+    exp = write_experiment(tmp_path, "bzmd14_orl", make_cells("bzmd14_orl", GRID, reps=2))
+    read = ExperimentRead.of(exp)
+    write_experiment(tmp_path, "bzmd14_orl", make_cells("bzmd14_orl", GRID, reps=3))
+    write_summaries(read)
+    fig = figures.make_figure(read)
+    plt.close(fig)
+    summary = pd.read_csv(exp / "summary.csv")
+    assert set(summary["n_cells"]) == {2}, summary["n_cells"]
+
+    reads = []
+    frame = CellStore.frame
+    monkeypatch.setattr(CellStore, "frame", lambda self: reads.append(1) or frame(self))
+    assert draw(exp) == []
+    assert len(reads) == 1
+    assert set(pd.read_csv(exp / "summary.csv")["n_cells"]) == {3}
+    _assert_files(sorted((exp / "figures").iterdir()), exp)

@@ -38,12 +38,18 @@ def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list
     # that out of the run's output even when a caller (Hydra's multirun) configured INFO logging.
     logging.getLogger("fontTools").setLevel(logging.WARNING)
     messages = []
+    from kmdr.results.summary import read_experiment
+
+    try:  # read once, so that the summaries and the figure rest on the same cells
+        read = read_experiment(experiment_dir)
+    except Exception:  # a folder that cannot be read: each step below says so
+        read = experiment_dir
     for module, func in (
         ("kmdr.results.summary", "write_summaries"),
         ("kmdr.figures.draw", "draw_experiment"),
     ):
         try:
-            getattr(importlib.import_module(module), func)(experiment_dir)
+            getattr(importlib.import_module(module), func)(read)
         except Exception as err:  # the CSV is safe: say what failed, go on
             msg = (
                 f"[kmdr] warning: {module}.{func} failed ({one_line(err, with_type=True)}); the "

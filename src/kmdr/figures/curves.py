@@ -29,7 +29,7 @@ from matplotlib.transforms import blended_transform_factory
 from kmdr.figures import appearance
 from kmdr.figures.style import FigureStyle
 from kmdr.results.reading import is_baseline
-from kmdr.results.summary import cells_view, summarize
+from kmdr.results.summary import ExperimentRead, read_experiment
 
 __all__ = ["draw_curves"]
 
@@ -37,16 +37,18 @@ __all__ = ["draw_curves"]
 _VARIANT_LINESTYLES = (":", "-.", (0, (5, 1, 1, 1, 1, 1)))
 
 
-def draw_curves(exp_dir: Path, style: FigureStyle, preset: dict):
-    """The curves figure of an experiment (None without cells). The caller closes it."""
-    summary = summarize(exp_dir)
+def draw_curves(experiment: Path | ExperimentRead, style: FigureStyle, preset: dict):
+    """The curves figure of an experiment (its folder, or the folder already read; None without
+    cells). The caller closes it."""
+    read = read_experiment(experiment)
+    summary = read.summary
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return None
-    fig, drawn = _draw_curves(exp_dir, summary, style, preset["title"])
+    fig, drawn = _draw_curves(read.dir, summary, style, preset["title"])
     notes = [
         preset.get("note") or "",  # the current configuration's word on what is left out
         _undrawn_note(preset.get("reducers"), drawn, dict(style.names), style),
-        cells_view(exp_dir).note,  # rows of older code or other data: how many and why
+        read.view.note,  # rows of older code or other data: how many and why
     ]
     _add_notes(fig, [n for n in notes if n])
     return fig

@@ -35,14 +35,8 @@ from kmdr._io import atomic_write_bytes
 from kmdr.figures import appearance
 from kmdr.figures.curves import draw_curves
 from kmdr.figures.style import figure_style as style_named
-from kmdr.results.reading import (
-    aggregation_of,
-    experiment_dirs,
-    load_runs,
-    preset_of,
-    skip_reasons,
-)
-from kmdr.results.summary import cells_view, completeness, load_cells, summarize, write_summaries
+from kmdr.results.reading import aggregation_of, experiment_dirs, preset_of, skip_reasons
+from kmdr.results.summary import ExperimentRead, read_experiment, write_summaries
 
 __all__ = ["draw_experiment", "figure_style", "main", "make_figure"]
 
@@ -57,34 +51,37 @@ def figure_style(experiment_dir: str | Path) -> str:
     return preset_of(experiment_dir)["figure"]
 
 
-def make_figure(experiment_dir: str | Path):
+def make_figure(experiment: str | Path | ExperimentRead):
     """The experiment's figure as a matplotlib Figure (not saved), or None if there is nothing
-    to draw (no cells, or nothing the style draws). The caller closes it.
+    to draw (no cells, or nothing the style draws). The caller closes it. ``experiment``: its
+    folder, or the folder already read (:class:`~kmdr.results.summary.ExperimentRead`).
 
     What it says besides the cells (its title, its note, the reducers it names when they have no
     cell) is what the experiment's last run recorded (:func:`~kmdr.results.reading.preset_of`
     and the reducers of the last record that lists some): a figure is drawn from its folder's
     files alone."""
-    exp_dir = Path(experiment_dir)
-    preset = dict(preset_of(exp_dir))
-    configs = [r.get("config") for r in load_runs(exp_dir)]
+    read = read_experiment(experiment)
+    preset = dict(preset_of(read.dir, read.runs))
+    configs = [r.get("config") for r in read.runs]
     given = [c["reducers"] for c in configs if isinstance(c, dict) and c.get("reducers")]
     preset["reducers"] = given[-1] if given else None
     style = style_named(preset["figure"])
     with plt.rc_context(appearance.RC):
         if style.draw is not None:
-            return style.draw(exp_dir, preset)
-        return draw_curves(exp_dir, style, preset)
+            return style.draw(read.dir, preset)
+        return draw_curves(read, style, preset)
 
 
-def draw_experiment(experiment_dir: str | Path) -> list[Path]:
-    """Draw the figure of one experiment from its CSVs; returns the files written ([] if none).
+def draw_experiment(experiment: str | Path | ExperimentRead) -> list[Path]:
+    """Draw the figure of one experiment from its CSVs (``experiment``: its folder, or the
+    folder already read); returns the files written ([] if none).
 
     Writes ``figures/<experiment>.png`` and ``.pdf``. Nothing is drawn for a folder with no cells
     (or nothing its style draws, e.g. no leverage_scores.csv for bmd09 Figure 1).
     """
-    exp_dir = Path(experiment_dir)
-    fig = make_figure(exp_dir)
+    read = read_experiment(experiment)
+    exp_dir = read.dir
+    fig = make_figure(read)
     if fig is None:
         return []
     paths = []
@@ -159,37 +156,38 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _draw_one(exp_dir: Path) -> list[str]:
-    """Summarize and draw one experiment folder, print what was written; its name in a list if
-    it is incomplete."""
-    has_cells = len(load_cells(exp_dir)) > 0
+    """Summarize and draw one experiment folder, read once, print what was written; its name
+    in a list if it is incomplete."""
+    read = ExperimentRead.of(exp_dir)
+    has_cells = len(read.view.cells) > 0
     if not has_cells and not (exp_dir / "leverage_scores.csv").exists():
-        comp = completeness(exp_dir)
+        comp = read.completeness
         n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
         if n_expected:  # a first run killed before its first cell: incomplete, not skipped
             print(f"{exp_dir.name}: INCOMPLETE: 0 of {n_expected} cells, nothing to draw yet")
             return [exp_dir.name]
         # the latest run's reason: an older run's may be worded differently, not a second reason
-        reasons = skip_reasons(exp_dir, [r for r in load_runs(exp_dir) if r.get("skipped")][-1:])
+        reasons = skip_reasons(exp_dir, [r for r in read.runs if r.get("skipped")][-1:])
         why = f" ({reasons[0]})" if reasons else ""
         print(f"skip {exp_dir.name}: no cells{why}")
         return []
-    written = write_summaries(exp_dir) + draw_experiment(exp_dir)
-    print(f"{exp_dir.name} [{figure_style(exp_dir)}, {aggregation_of(exp_dir)}]:")
+    written = write_summaries(read) + draw_experiment(read)
+    style = preset_of(exp_dir, read.runs)["figure"]
+    print(f"{exp_dir.name} [{style}, {aggregation_of(exp_dir, read.runs)}]:")
     for path in written:
         print(f"  wrote {path}")
-    excluded = cells_view(exp_dir).note
-    if excluded:
-        print(f"  note: {excluded}")
+    if read.view.note:
+        print(f"  note: {read.view.note}")
     incomplete = []
     if has_cells:
-        summary = summarize(exp_dir)
+        summary = read.summary
         note = appearance.incomplete_note(summary)
         if note:
             bad = summary[~summary["complete"].astype(bool)]
             incomplete.append(exp_dir.name)
             print(f"  {note.upper()}: {len(bad)} of {len(summary)} points rest on fewer "
                   "cells than expected")  # fmt: skip
-    for run in load_runs(exp_dir):
+    for run in read.runs:
         if run.get("skipped"):
             print(f"  note: a run was skipped: {run.get('skipped')}")
             break

@@ -30,7 +30,9 @@ what the run records say and :mod:`kmdr.results.reading` for the key columns):
 - :func:`cells_view` - the current cells, the rows left out and the note saying so;
 - :func:`load_cells` - the current cells;
 - :func:`summarize` / :func:`load_summary` - one row per point;
-- :func:`completeness` - per point, how many cells it rests on and which repetitions are missing.
+- :func:`completeness` - per point, how many cells it rests on and which repetitions are missing;
+- :class:`ExperimentRead` - a folder read once, for a caller that writes and draws several of
+  these from it (``summary.csv`` and the figure rest on the same rows).
 
 :func:`write_summaries` writes ``summary.csv``, and the tables the preset's figure style writes
 beside it (its ``write_tables``, e.g. bmd09 Table 1); the runner calls it at the end of a run.
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -74,10 +77,12 @@ from kmdr.results.store import CellStore
 __all__ = [
     "METRICS",
     "CellsView",
+    "ExperimentRead",
     "cells_view",
     "completeness",
     "load_cells",
     "load_summary",
+    "read_experiment",
     "summarize",
     "write_summaries",
 ]
@@ -105,6 +110,54 @@ class CellsView:
     cells: pd.DataFrame
     excluded: pd.DataFrame
     note: str
+
+
+@dataclass(frozen=True)
+class ExperimentRead:
+    """An experiment folder read once: its run sidecars (``runs``) and its store as readers see
+    it (``view``, :func:`cells_view`), with its :attr:`completeness` and :attr:`summary` computed
+    from them on first use.
+
+    What a caller writes and draws from one read (``summary.csv``, the tables beside it, the
+    figure and its notes) rests on the same rows, even while a run adds cells to the folder, and
+    the folder is read once rather than once per table (the store, merged with its cell files, is
+    the slow part of drawing). Build it with :meth:`of`."""
+
+    dir: Path
+    runs: list[dict]
+    view: CellsView
+
+    @classmethod
+    def of(cls, experiment_dir: str | Path, say: Callable[[str], None] | None = None):
+        """Read ``experiment_dir``; ``say``: where its one-line reports go (once each)."""
+        exp_dir = Path(experiment_dir)
+        say = say or Once()
+        runs = load_runs(exp_dir, say)
+        return cls(exp_dir, runs, cells_view(exp_dir, runs, say))
+
+    @cached_property
+    def completeness(self) -> pd.DataFrame:
+        """Per point, the cells it rests on (:func:`completeness`)."""
+        cells, runs = self.view.cells, self.runs
+        return _completeness(cells, _expected(self.dir, runs), unreadable_runs(runs))
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """The summary table (:func:`summarize`), aggregated as the sidecars say."""
+        return self.summarized(aggregation_of(self.dir, self.runs))
+
+    def summarized(self, aggregation: str) -> pd.DataFrame:
+        """The summary table aggregated by ``aggregation`` (``mean`` or ``best``)."""
+        return _summarize(self.dir.name, self.view.cells, self.completeness, aggregation)
+
+
+def read_experiment(
+    experiment: str | Path | ExperimentRead, say: Callable[[str], None] | None = None
+) -> ExperimentRead:
+    """``experiment`` as an :class:`ExperimentRead`: itself, or its folder read now."""
+    if isinstance(experiment, ExperimentRead):
+        return experiment
+    return ExperimentRead.of(experiment, say)
 
 
 def cells_view(
@@ -269,13 +322,8 @@ def summarize(
     aggregation ``best``, ``best_repetition`` and ``best_<m>``: the trial with the lowest objective
     (ties: lowest repetition).
     """
-    exp_dir = Path(experiment_dir)
-    say = say or Once()
-    runs = load_runs(exp_dir, say)
-    cells = load_cells(exp_dir, runs, say)
-    aggregation = aggregation or aggregation_of(exp_dir, runs)
-    comp = _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
-    return _summarize(exp_dir.name, cells, comp, aggregation)
+    read = ExperimentRead.of(experiment_dir, say)
+    return read.summarized(aggregation) if aggregation else read.summary
 
 
 def _summarize(
@@ -347,17 +395,17 @@ def load_summary(
 
 
 def write_summaries(
-    experiment_dir: str | Path, say: Callable[[str], None] | None = None
+    experiment: str | Path | ExperimentRead, say: Callable[[str], None] | None = None
 ) -> list[Path]:
     """Write ``summary.csv`` from the CSVs, and the tables the preset's figure style writes
     beside it (its ``write_tables``: bmd09 Table 1 writes ``table1.csv`` and ``table1.md``).
+    ``experiment``: its folder, or the folder already read.
 
     Returns the paths written; nothing is written (and [] returned) for a folder with no cells.
     """
-    exp_dir = Path(experiment_dir)
     say = say or Once()
-    runs = load_runs(exp_dir, say)
-    summary = summarize(exp_dir, say=say)
+    read = read_experiment(experiment, say)
+    exp_dir, runs, summary = read.dir, read.runs, read.summary
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return []
     # An identity column cells hold only away from its default is left out of summary.csv too
