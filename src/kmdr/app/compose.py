@@ -440,8 +440,9 @@ def check_printed_job(
     # A primary config of the user's (-cn): Hydra finds it in the -cd folder, which the Compose
     # API cannot add where Hydra looks for a primary config; what can be checked is that no
     # config of the folder loses to a built-in of the same name.
-    with initialized():
-        check_user_configs(compose_primary(searchpath).hydra)
+    if searchpath:
+        with initialized():
+            check_user_configs(compose_primary(searchpath).hydra)
 
 
 # -- every preset ---------------------------------------------------------------------------------

@@ -45,10 +45,10 @@ __all__ = ["draw_experiment", "figure_style", "main", "make_figure"]
 _METADATA = {"png": {}, "pdf": {"CreationDate": None}}
 
 
-def figure_style(experiment_dir: str | Path) -> str:
+def figure_style(experiment_dir: str | Path, runs: list[dict] | None = None) -> str:
     """The figure style of an experiment: its preset's ``figure`` (the default for an ad-hoc
-    run)."""
-    return preset_of(experiment_dir)["figure"]
+    run). ``runs``: its sidecars, when the caller has read them."""
+    return preset_of(experiment_dir, runs)["figure"]
 
 
 def make_figure(experiment: str | Path | ExperimentRead):
@@ -172,8 +172,8 @@ def _draw_one(exp_dir: Path) -> list[str]:
         print(f"skip {exp_dir.name}: no cells{why}")
         return []
     written = write_summaries(read) + draw_experiment(read)
-    style = preset_of(exp_dir, read.runs)["figure"]
-    print(f"{exp_dir.name} [{style}, {aggregation_of(exp_dir, read.runs)}]:")
+    print(f"{exp_dir.name} [{figure_style(exp_dir, read.runs)}, "
+          f"{aggregation_of(exp_dir, read.runs)}]:")  # fmt: skip
     for path in written:
         print(f"  wrote {path}")
     if read.view.note:

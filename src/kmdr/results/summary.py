@@ -138,8 +138,7 @@ class ExperimentRead:
     @cached_property
     def completeness(self) -> pd.DataFrame:
         """Per point, the cells it rests on (:func:`completeness`)."""
-        cells, runs = self.view.cells, self.runs
-        return _completeness(cells, _expected(self.dir, runs), unreadable_runs(runs))
+        return completeness(self.dir, self.view.cells, self.runs)
 
     @cached_property
     def summary(self) -> pd.DataFrame:
