@@ -18,7 +18,10 @@ is written into either checkout), with the data mirror of ``KMDR_DATA_MIRROR``:
     ``kmdr.run`` on 4 cells already computed, the second call in one Python process (the first
     call's wall recorded beside it);
 ``dry_run``
-    ``kmdr experiment=bzmd14_orl dry_run=true``: a preset's dry run (budget: 1.5 s).
+    ``kmdr experiment=bzmd14_orl dry_run=true``: a preset's dry run (budget: 1.5 s);
+``reused``
+    ``kmdr experiment=bzmd14_orl reducer=sign repeats=2`` (the README's second run) once its 40
+    cells are computed: the wall of the run that reuses them all (and, beside it, the first).
 
 Baseline and current take turns within each repetition (baseline, current, baseline, ...), so a
 load that changes on a shared machine hits both alike. Written to ``results/bench/overheads.csv``
@@ -52,6 +55,7 @@ DRY_RUN_BUDGET = 1.5
 ORL = ["experiment=bzmd14_orl", "repeats=1", "kmeans.init=k-means++"]
 MULTI = ["-m", "dataset=orl,coil20", "reducer=leverage,sign,svd"]
 DRY = ["experiment=bzmd14_orl", "dry_run=true"]
+REUSED = ["experiment=bzmd14_orl", "reducer=sign", "repeats=2"]
 API = """
 import json, sys, time
 import kmdr
@@ -65,7 +69,7 @@ for _ in range(2):
 print(json.dumps(walls))
 """
 REPORTED = re.compile(r"\) in ([0-9.]+) s -> ")
-MEASURES = ("orl", "multirun", "api", "dry_run")
+MEASURES = ("orl", "multirun", "api", "dry_run", "reused")
 
 
 #: The environment of every measured command: Python's bytecode cache allowed, as on a user's
@@ -119,12 +123,21 @@ def dry_run(python: str) -> tuple[float, float]:
     return wall, float("nan")
 
 
+def reused(python: str) -> tuple[float, float]:
+    """The wall of the run reusing every cell, and of the first that computed them."""
+    with tempfile.TemporaryDirectory(prefix="kmdr-bench-") as tmp:
+        first, _, _ = _run([*_kmdr(python), *REUSED, f"results_dir={tmp}/r"], tmp)
+        second, _, _ = _run([*_kmdr(python), *REUSED, f"results_dir={tmp}/r"], tmp)
+    return second, first
+
+
 #: What each measure's second number is.
 BESIDE = {
     "orl": "reported_s",
     "multirun": "reported_s",
     "api": "first_call_s",
     "dry_run": "",
+    "reused": "first_run_s",
 }
 
 
@@ -173,7 +186,7 @@ def main(argv=None) -> int:
     before = args.before or baseline_python(args.baseline_commit, args.baseline_dir)
     sides = {"baseline": before, "current": args.after}
     wanted = args.only or list(MEASURES)
-    funcs = {"orl": orl, "multirun": multirun, "api": api, "dry_run": dry_run}
+    funcs = {"orl": orl, "multirun": multirun, "api": api, "dry_run": dry_run, "reused": reused}
     load_start = load_average()
     got: dict = {(w, side): [] for w in wanted for side in sides}
     for rep in range(args.repeats):

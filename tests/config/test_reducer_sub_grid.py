@@ -13,7 +13,7 @@ from _run_configs import synth_run
 from kmdr.config.errors import ConfigError
 from kmdr.config.schema import from_config
 from kmdr.reducers import DataFacts
-from kmdr.results.cells import plan_cells
+from kmdr.results.cells import plan_cells, planned_count
 
 
 def _config(tmp_path, svd_max_r=None):
@@ -41,6 +41,14 @@ def test_max_r_cuts_only_that_reducers_grid(tmp_path):
     assert {c.cell_id for c in cut} < {c.cell_id for c in full}
     dropped = {(c.reducer_id, c.r) for c in full} - {(c.reducer_id, c.r) for c in cut}
     assert dropped == {("svd", 10)}
+
+
+@pytest.mark.parametrize("svd_max_r", [None, 5])
+def test_the_count_known_before_the_data_is_the_plans(tmp_path, svd_max_r):
+    """planned_count (what the session's guess reads before the data loads) counts the cells
+    plan_cells plans: each reducer's grid cut at its max_r, the baseline's one r."""
+    spec = from_config(_config(tmp_path, svd_max_r)).experiment
+    assert planned_count(spec) == len(_cells(tmp_path, svd_max_r)) == (12 if svd_max_r else 14)
 
 
 def test_max_r_above_the_grid_changes_nothing(tmp_path):

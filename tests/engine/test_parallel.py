@@ -18,10 +18,16 @@ def _pid(_):
     return os.getpid()
 
 
-class _Exp:
-    """What Session.prepare reads of an Experiment."""
+def _experiment(**keys):
+    """A sweep of 2 reducers x 2 r x 2 repetitions on synth: 8 cells, jobs for 2 workers."""
+    from kmdr.config.schema import Experiment
 
-    blas_threads = 1
+    base = {"dataset": {"name": "synth"}, "reducers": [{"name": "sign"}, {"name": "svd"}]}
+    return Experiment(**{**base, "r_grid": (2, 3), "repeats": 2, **keys})
+
+
+def _Exp():
+    return _experiment()
 
 
 def test_warm_workers_are_the_ones_the_run_uses():
@@ -58,6 +64,34 @@ def test_no_warmup_where_it_does_not_apply_or_is_off(execution, dry_run):
     with Session(execution) as session:
         session.prepare(_Exp(), Output(dry_run=dry_run))
         assert session.wait_for_workers() == []
+
+
+def test_a_pool_is_warmed_only_for_a_run_with_jobs_for_it(tmp_path):
+    """Before the data loads, the session guesses from the config and the results folder whether
+    the run has jobs for more than one worker, and warms the pool only then: a fresh sweep gets
+    it; a one-cell run, a run whose folder already holds every cell, and a kind that computes no
+    cells (bmd09's leverage scores) do not (their workers would only be waited for)."""
+    from kmdr import run
+
+    def warmed(experiment) -> bool:
+        with Session(Execution(n_jobs=2)) as session:
+            session.prepare(experiment, Output(results_dir=str(tmp_path)))
+            return bool(session.wait_for_workers())
+
+    assert warmed(_experiment())
+    assert not warmed(_experiment(r_grid=(2,), repeats=1, reducers=[{"name": "sign"}]))
+    assert not warmed(_experiment(kind="leverage_scores"))
+    # the same sweep once its cells are done (computed here in one process)
+    done = _experiment(name="done")
+    run(done, execution=Execution(n_jobs=1), output=Output(results_dir=str(tmp_path)))
+    assert not warmed(done)
+    # a cell of it gone (its file deleted, cells.csv written without it): warmed again
+    store = tmp_path / "done"
+    cells = sorted((store / "cells").glob("*.json"))
+    lines = (store / "cells.csv").read_text().splitlines(keepends=True)
+    cells[0].unlink()
+    (store / "cells.csv").write_text("".join(lines[:-1]))
+    assert warmed(done)
 
 
 def test_n_jobs_is_resolved_once_per_session():

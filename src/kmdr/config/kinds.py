@@ -7,7 +7,10 @@ names the :class:`~kmdr.config.schema.Experiment` settings it reads, so that an 
 another is refused rather than ignored (:func:`kmdr.config.schema.check_kind_reads`), and
 ``check_against_data(spec, n, d, k, sparse=False)`` (optional; default
 :func:`kmdr.config.checks.check_against_data`, the reducers' ranges) refuses data the kind
-cannot run on, in one line before the run writes anything. Kinds are
+cannot run on, in one line before the run writes anything, and
+``looks_parallel(spec, experiment_dir)`` (optional) guesses, before the data loads, whether a run
+has jobs for more than one worker, so that the session warms its pool only then (without it, a
+kind that writes cells has the pool warmed, one that does not has not). Kinds are
 looked up by the config's ``kind`` key in :data:`KINDS`, a :class:`kmdr.plugins.Registry`: the
 sweep of cells is declared here; a paper declares its own kinds in its
 :class:`kmdr.plugins.Paper` (bmd09's leverage scores, bzmd14's sampling lemma), and so can a

@@ -258,10 +258,11 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
     moved = None
     if os.getpid() != parent_pid:
         info: dict = {"worker": os.getpid()}
+        # A worker nobody warmed (a pool the run started itself, one replacing a worker) imports
+        # what cells need first: neither a cell's timings nor its limit hold the scientific
+        # stack's import. Once imported, this is a look-up.
+        import_modules(WORKER_MODULES)
         if budget is not None:
-            # A worker started to replace one (no warm-up) imports what cells need first: the
-            # limit is the cells' own time, not the scientific stack's import.
-            import_modules(WORKER_MODULES)
             info.update(deadline=time.time() + budget, dask_worker=_dask_worker())
             moved = functools.partial(_move_deadline, tuple(claims))
         for path in claims:

@@ -49,8 +49,10 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from kmdr.config.checks import check_reducer_params
+from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
 from kmdr.engine.clusters import ClusterStart, LibraryLogs, wants_local_cluster
@@ -287,12 +289,16 @@ class Session:
     def prepare(self, experiment: Experiment, output: Output) -> Parallelism:
         """The run's parallelism, and its workers started in the background (a loky pool warmed,
         or a dask LocalCluster), unless this is a dry run or warm-up is off; returns at once.
-        Never raises for the workers: a pool that cannot start is reported by the run itself."""
+        A loky pool is warmed only for a run that looks to have jobs for it
+        (:func:`_looks_parallel`): one that computes a single job, or reuses every cell, would
+        wait for workers (and pay their imports) it never uses. Never raises for the workers: a
+        pool that cannot start is reported by the run itself."""
         par = self.parallelism(experiment.blas_threads)
         if output.dry_run or not self.execution.warmup:
             return par
         if wants_warmup(self.execution, par):
-            self._start_warmup(par, experiment.blas_threads)
+            if _looks_parallel(experiment, output):
+                self._start_warmup(par, experiment.blas_threads)
         elif wants_local_cluster(self.execution):
             self._start_cluster(par)
         return par
@@ -453,6 +459,17 @@ class Session:
                 return execute(services, experiment, self.execution, output, data, config=config)
         finally:
             self.release_unused_cluster()
+
+
+def _looks_parallel(experiment: Experiment, output: Output) -> bool:
+    """Whether a run of ``experiment`` looks, before its data loads, to have jobs for more than
+    one worker: its kind's guess (``looks_parallel(experiment, experiment_dir)``), or, for a
+    kind that makes none, whether it writes cells at all."""
+    kind = get_kind(experiment.kind)
+    guess = getattr(kind, "looks_parallel", None)
+    if guess is None:
+        return bool(getattr(kind, "writes_cells", False))
+    return bool(guess(experiment, Path(output.results_dir) / experiment.name))
 
 
 def ticking(progress, watch: Callable[[], None] | None = None) -> contextlib.AbstractContextManager:

@@ -60,9 +60,10 @@ from kmdr.engine.parallel import (
 )
 from kmdr.engine.work import group_job, key_text
 from kmdr.results import locks as _locks
-from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
+from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells, planned_count
 from kmdr.results.locks import CellLock
 from kmdr.results.provenance import now
+from kmdr.results.store import CellStore
 
 __all__ = ["CELLS", "CellsKind", "CellsTimedOut", "compute_from_blocks", "compute_in_memory"]
 
@@ -94,6 +95,15 @@ class CellsKind:
 
     def plan(self, ctx) -> list[Cell]:
         return plan_cells(ctx.experiment, ctx.X, ctx.n_clusters, ctx.data_fingerprint)
+
+    def looks_parallel(self, experiment, experiment_dir) -> bool:
+        """Whether a run of ``experiment`` into ``experiment_dir`` looks, before its data loads,
+        to have jobs for more than one worker: its plan has more than one cell, and the folder
+        holds fewer done cells than that (:meth:`~kmdr.results.store.CellStore.done_estimate`).
+        The session warms its pool ahead only then; a wrong guess costs time, never a result
+        (the run's first parallel call starts the pool itself)."""
+        size = planned_count(experiment)
+        return size > 1 and CellStore(experiment_dir, read_only=True).done_estimate() < size
 
     def run(self, ctx) -> None:
         cells = self.plan(ctx)

@@ -33,6 +33,7 @@ __all__ = [
     "identity_dicts",
     "make_cell",
     "plan_cells",
+    "planned_count",
     "reducer_kwargs",
 ]
 
@@ -218,11 +219,8 @@ def plan_cells(spec: Experiment, X, n_clusters: int, data_fingerprint: str) -> l
     planned = []  # (red, r, shared key, deterministic)
     random_keys = set()
     for red in spec.reducers:
-        grid = (
-            (n_features,) if is_baseline_reducer(red.name) else reducer_grid(spec.r_grid, red.max_r)
-        )
         params, k = reducer_kwargs(red.params, n_clusters)
-        for r in grid:
+        for r in _r_values(spec, red, n_features):
             key, deterministic, shared_det = planning_facts(red.name, r, X, n_clusters=k, **params)
             if key is not None and not shared_det:
                 random_keys.add(key)
@@ -247,6 +245,21 @@ def plan_cells(spec: Experiment, X, n_clusters: int, data_fingerprint: str) -> l
     # order never changes a cell's numbers.
     cells.sort(key=lambda c: (not is_baseline_reducer(c.reducer_name), -c.r, c.repetition))
     return cells
+
+
+def _r_values(spec: Experiment, red: ReducerConfig, n_features: int) -> tuple[int, ...]:
+    """The r of ``red``'s cells: the run's grid up to its ``max_r``; the baseline's one r = d."""
+    from kmdr.reducers import is_baseline_reducer
+
+    if is_baseline_reducer(red.name):
+        return (n_features,)
+    return reducer_grid(spec.r_grid, red.max_r)
+
+
+def planned_count(spec: Experiment) -> int:
+    """How many cells :func:`plan_cells` plans for ``spec``, known before its data: one per
+    repetition and r of each reducer's grid (the baseline's one r)."""
+    return spec.repeats * sum(len(_r_values(spec, red, 0)) for red in spec.reducers)
 
 
 def identity_dicts(cells: Iterable[Cell]) -> list[dict]:

@@ -71,7 +71,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from kmdr._io import atomic_write_text, exact_floats, read_text, remove_stale_temporaries
+from kmdr._io import (
+    atomic_write_text,
+    exact_floats,
+    read_bytes,
+    read_text,
+    remove_stale_temporaries,
+)
 from kmdr._log import warn
 from kmdr.results import locks
 from kmdr.results.locks import CellLock, Heartbeat
@@ -261,6 +267,20 @@ class CellStore:
         """Ids of the done cells: valid cell files and valid cells.csv rows of this experiment
         (damaged files are reported and moved aside)."""
         return set(self._scan()) | set(self.csv_record().valid)
+
+    def done_estimate(self) -> int:
+        """About how many cells are done, counted without reading one: the larger of the number
+        of cell files and of cells.csv's lines (cells.csv is rebuilt from the cell files, and a
+        committed folder keeps cells.csv alone). For a guess made before the data load (whether
+        a run looks to have anything to compute), never for an answer: :meth:`done_ids` is that.
+        A folder, FIFO or device where a file should be counts nothing here (it is not opened);
+        the run's own reading reports it."""
+        files = sum(1 for _ in self.cells_dir.glob("*.json")) if self.cells_dir.is_dir() else 0
+        try:
+            lines = read_bytes(self.csv_path).count(b"\n")
+        except OSError:
+            lines = 0
+        return max(files, lines - 1)
 
     def is_done(self, cell_id: str) -> bool:
         """Whether the cell has a valid cell file or cells.csv row."""
