@@ -273,8 +273,8 @@ class CellStore:
         of cell files and of cells.csv's lines (cells.csv is rebuilt from the cell files, and a
         committed folder keeps cells.csv alone). For a guess made before the data load (whether
         a run looks to have anything to compute), never for an answer: :meth:`done_ids` is that.
-        A folder, FIFO or device where a file should be counts nothing here (it is not opened);
-        the run's own reading reports it."""
+        A folder, FIFO or device where cells.csv should be counts nothing here (refused at once,
+        never waited on); the run's own reading reports it."""
         files = sum(1 for _ in self.cells_dir.glob("*.json")) if self.cells_dir.is_dir() else 0
         try:
             lines = read_bytes(self.csv_path).count(b"\n")
