@@ -45,10 +45,12 @@ def test_max_r_cuts_only_that_reducers_grid(tmp_path):
 
 @pytest.mark.parametrize("svd_max_r", [None, 5])
 def test_the_count_known_before_the_data_is_the_plans(tmp_path, svd_max_r):
-    """planned_count (what the session's guess reads before the data loads) counts the cells
-    plan_cells plans: each reducer's grid cut at its max_r, the baseline's one r."""
+    """planned_count (what the session's guess and kmdr-list read before any data) counts the
+    cells plan_cells plans: each reducer's grid cut at its max_r, the baseline's one r."""
     spec = from_config(_config(tmp_path, svd_max_r)).experiment
-    assert planned_count(spec) == len(_cells(tmp_path, svd_max_r)) == (12 if svd_max_r else 14)
+    reducers = [(red.name, red.max_r) for red in spec.reducers]
+    count = planned_count(reducers, spec.r_grid, spec.repeats)
+    assert count == len(_cells(tmp_path, svd_max_r)) == (12 if svd_max_r else 14)
 
 
 def test_max_r_above_the_grid_changes_nothing(tmp_path):

@@ -120,9 +120,8 @@ class PresetInfo:
 
 
 def _preset(name: str, cfg) -> PresetInfo:
-    from kmdr.config.checks import reducer_grid
     from kmdr.config.schema import to_container
-    from kmdr.reducers import is_baseline_reducer
+    from kmdr.results.cells import planned_count
 
     c = to_container(cfg)
     meta = c["preset"]
@@ -130,12 +129,8 @@ def _preset(name: str, cfg) -> PresetInfo:
     names = tuple(str(r["name"]) for r in reducers)
     cells = None
     if c["kind"] == "cells":
-        # the baseline ignores r: one cell per repetition; a reducer with max_r runs a sub-grid
-        cells = sum(
-            1 if is_baseline_reducer(r["name"]) else len(reducer_grid(c["r_grid"], r.get("max_r")))
-            for r in reducers
-        )
-        cells *= c["repeats"]
+        pairs = ((r["name"], r.get("max_r")) for r in reducers)
+        cells = planned_count(pairs, c["r_grid"], c["repeats"])
     return PresetInfo(
         name=name,
         experiment=c["name"],

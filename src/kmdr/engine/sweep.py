@@ -102,7 +102,8 @@ class CellsKind:
         holds fewer done cells than that (:meth:`~kmdr.results.store.CellStore.done_estimate`).
         The session warms its pool ahead only then; a wrong guess costs time, never a result
         (the run's first parallel call starts the pool itself)."""
-        size = planned_count(experiment)
+        reducers = ((red.name, red.max_r) for red in experiment.reducers)
+        size = planned_count(reducers, experiment.r_grid, experiment.repeats)
         return size > 1 and CellStore(experiment_dir, read_only=True).done_estimate() < size
 
     def run(self, ctx) -> None:

@@ -220,7 +220,7 @@ def plan_cells(spec: Experiment, X, n_clusters: int, data_fingerprint: str) -> l
     random_keys = set()
     for red in spec.reducers:
         params, k = reducer_kwargs(red.params, n_clusters)
-        for r in _r_values(spec, red, n_features):
+        for r in _r_values(red.name, red.max_r, spec.r_grid, n_features):
             key, deterministic, shared_det = planning_facts(red.name, r, X, n_clusters=k, **params)
             if key is not None and not shared_det:
                 random_keys.add(key)
@@ -247,19 +247,21 @@ def plan_cells(spec: Experiment, X, n_clusters: int, data_fingerprint: str) -> l
     return cells
 
 
-def _r_values(spec: Experiment, red: ReducerConfig, n_features: int) -> tuple[int, ...]:
-    """The r of ``red``'s cells: the run's grid up to its ``max_r``; the baseline's one r = d."""
+def _r_values(name: str, max_r: int | None, r_grid, n_features: int) -> tuple[int, ...]:
+    """The r of the cells of reducer ``name``: ``r_grid`` up to its ``max_r``; the baseline's
+    one r = d (``n_features``)."""
     from kmdr.reducers import is_baseline_reducer
 
-    if is_baseline_reducer(red.name):
+    if is_baseline_reducer(name):
         return (n_features,)
-    return reducer_grid(spec.r_grid, red.max_r)
+    return reducer_grid(r_grid, max_r)
 
 
-def planned_count(spec: Experiment) -> int:
-    """How many cells :func:`plan_cells` plans for ``spec``, known before its data: one per
-    repetition and r of each reducer's grid (the baseline's one r)."""
-    return spec.repeats * sum(len(_r_values(spec, red, 0)) for red in spec.reducers)
+def planned_count(reducers: Iterable[tuple[str, int | None]], r_grid, repeats: int) -> int:
+    """How many cells :func:`plan_cells` plans, known before the data: one per repetition and r
+    of each reducer's grid (the baseline's one r). ``reducers``: each one's registry name and
+    ``max_r``; a name the registry does not hold counts as a reducer with a grid."""
+    return repeats * sum(len(_r_values(name, max_r, r_grid, 0)) for name, max_r in reducers)
 
 
 def identity_dicts(cells: Iterable[Cell]) -> list[dict]:
