@@ -5,9 +5,11 @@ the CSV's.
     python scripts/bench_tables.py --check    # exit 1 if a table differs from its CSV
 
 A table of a guide lies between ``<!-- bench-table: NAME -->`` and ``<!-- end bench-table -->``;
-:data:`TABLES` makes each NAME from its CSV. A guide's prose quotes these tables, not the CSVs:
-tests/test_bench_tables.py checks the few numbers the prose repeats. ``make bench``,
-``make bench-scale`` and ``make bench-distributed`` rewrite the CSVs; run this after them.
+:func:`tables` makes each NAME from its CSV: this script's own benches' tables, and those each
+paper declares beside its benches (:class:`kmdr.plugins.Paper`'s ``bench_tables``). A guide's
+prose quotes these tables, not the CSVs: tests/test_bench_tables.py checks the few numbers the
+prose repeats. ``make bench-scale``, ``make bench-distributed`` and ``make bench-papers``
+rewrite the CSVs, then run this.
 """
 
 from __future__ import annotations
@@ -20,16 +22,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from kmdr.plugins import import_target, papers
+from kmdr.report._text import md_table
+
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "results" / "bench"
 GUIDES = (ROOT / "docs" / "guide" / "scaling.md", ROOT / "docs" / "guide" / "benchmarks.md")
 _BLOCK = re.compile(r"(<!-- bench-table: (\w+) -->\n)(.*?)(<!-- end bench-table -->)", re.S)
-
-
-def _md(header: list[str], rows: list[list[str]], align: str) -> str:
-    sep = ["---:" if a == "r" else "---" for a in align]
-    lines = [header, sep, *rows]
-    return "".join("| " + " | ".join(line) + " |\n" for line in lines)
 
 
 def _mib(x: float) -> str:
@@ -82,7 +81,7 @@ def distributed() -> str:
         "k-means iterations",
         "peak memory",
     ]
-    return _md(header, rows, "lrrrrrrl")
+    return md_table(header, rows, "lrrrrrrl")
 
 
 def scale() -> str:
@@ -118,38 +117,28 @@ def scale() -> str:
     header = ["n", "generate", "SE reduce / cluster / score", "RP reduce / cluster / score",
               "`kmdr ... n_jobs=1`, SE", "same, RP"]  # fmt: skip
     rows = [[f"{n:,}", *cells(n)] for n in sizes] + [["ratio", *ratios]]
-    return _md(header, rows, "lrrrrr")
+    return md_table(header, rows, "lrrrrr")
 
 
-def pb17_large_n() -> str:
-    """pb17's large-N bench: per n and method, the mean over repetitions."""
-    df = pd.read_csv(BENCH / "pb17_large_n.csv")
-    cols = ["seconds_per_iter", "n_iter", "cluster_seconds", "total_seconds", "peak_mb"]
-    mean = df.groupby(["n", "method"], sort=True)[cols].mean()
-    reps = df.groupby(["n", "method"], sort=True).size()
-    names = {"sparsified": "sparsified k-means (sketch)", "kmeans": "k-means (whole matrix)"}
-    rows = []
-    for (n, method), row in mean.iterrows():
-        rows.append([f"{n:,}", names[method], str(reps[(n, method)]),
-                     f"{row.seconds_per_iter:.3g} s", f"{row.n_iter:.3g}",
-                     f"{row.cluster_seconds:.3g} s", f"{row.total_seconds:.3g} s",
-                     _gib(row.peak_mb) if row.peak_mb >= 1024 else _mib(row.peak_mb)])  # fmt: skip
-    header = ["n", "method", "runs", "per iteration", "iterations", "clustering", "whole run",
-              "peak memory"]  # fmt: skip
-    return _md(header, rows, "llrrrrrr")
+#: The tables of this script's own benches, by the name a guide's marker gives.
+OWN_TABLES: dict[str, Callable[[], str]] = {"distributed": distributed, "scale": scale}
 
 
-#: Each table a guide may hold, by the name its marker gives.
-TABLES: dict[str, Callable[[], str]] = {
-    "distributed": distributed,
-    "scale": scale,
-    "pb17_large_n": pb17_large_n,
-}
+def tables() -> dict[str, Callable[[], str]]:
+    """Each table a guide may hold, by the name its marker gives: this script's own, then the
+    papers' (each made from ``results/bench``)."""
+    found = dict(OWN_TABLES)
+    for paper in papers():
+        for name, target in paper.bench_tables.items():
+            make = import_target(target) if isinstance(target, str) else target
+            found[name] = lambda make=make: make(BENCH)
+    return found
 
 
 def rewritten(text: str) -> str:
     """``text`` with every marked table made again from its CSV."""
-    return _BLOCK.sub(lambda m: m.group(1) + TABLES[m.group(2)]() + m.group(4), text)
+    made = tables()
+    return _BLOCK.sub(lambda m: m.group(1) + made[m.group(2)]() + "\n" + m.group(4), text)
 
 
 def main(argv: list[str] | None = None) -> int:

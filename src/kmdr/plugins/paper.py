@@ -90,6 +90,11 @@ class Paper:
     benches : tuple of str
         Modules of its benchmarks, each run as ``python -m MODULE`` by ``make bench-papers``
         (they write under ``results/bench/``).
+    bench_tables : Mapping
+        The guides' tables of its benches' results, by the name a guide's
+        ``<!-- bench-table: NAME -->`` marker gives: each a callable (or ``"module:attr"``)
+        taking the ``results/bench`` folder and returning the table's Markdown, made from the
+        CSV its bench wrote (``scripts/bench_tables.py`` writes them into the guides).
     """
 
     key: str
@@ -108,10 +113,11 @@ class Paper:
     configs: str | None = None
     reproduce_steps: tuple[str, ...] = ()
     benches: tuple[str, ...] = ()
+    bench_tables: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         fields = ("figure_styles", "report_sections", "kinds", "no_data", "notes", "reducers")
-        for name in (*fields, "datasets"):
+        for name in (*fields, "datasets", "bench_tables"):
             object.__setattr__(self, name, _frozen(getattr(self, name), name, self.key))
         deviations = tuple(self.deviations)
         wrong = [type(d).__name__ for d in deviations if not isinstance(d, Deviation)]

@@ -42,17 +42,24 @@ def number(x, nd: int = 3) -> str:
     return "—" if math.isnan(x) else f"{x:.{nd}f}"
 
 
-def md_table(header: list[str], rows: Iterable[list]) -> str:
+def md_table(header: list[str], rows: Iterable[list], align: str | None = None) -> str:
     """A GitHub Markdown table (tabulate's ``github`` format) of cells written as they are given
     (no number parsing: the report formats its numbers itself); a ``|`` in a cell is escaped and a
-    line break becomes a space, so every row stays one table row."""
+    line break becomes a space, so every row stays one table row. ``align``: one letter per
+    column, ``l`` or ``r`` (numbers set flush right), marked in the rule under the header
+    (tabulate's ``pipe`` format); None leaves every column to the renderer's default."""
 
     def cell(value) -> str:
         return str(value).replace("|", "\\|").replace("\n", " ")
 
     body = [[cell(c) for c in row] for row in rows]
+    sides = None if align is None else [{"l": "left", "r": "right"}[a] for a in align]
     return tabulate(
-        body, headers=[cell(h) for h in header], tablefmt="github", disable_numparse=True
+        body,
+        headers=[cell(h) for h in header],
+        tablefmt="github" if sides is None else "pipe",
+        disable_numparse=True,
+        colalign=sides,
     )
 
 
