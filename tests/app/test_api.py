@@ -7,6 +7,7 @@ import importlib.metadata
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -66,6 +67,44 @@ def test_the_default_results_dir_is_the_commands(tmp_path):
     assert not (tmp_path / "results").exists()
     cells = kmdr.run(["experiment=bzmd14_orl", "reducer=sign", "r_grid=[5]", "repeats=1"])
     assert len(cells) == 1 and (tmp_path / "results" / "bzmd14_orl" / "cells.csv").is_file()
+
+
+#: One cell of the bzmd14_orl paper preset: a part of its protocol (r = 5 is on its grid).
+ORL_PART = ["experiment=bzmd14_orl", "reducer=sign", "r_grid=[5]", "repeats=1", "figures=false"]
+
+
+@pytest.mark.slow
+@pytest.mark.fault(
+    "a paper preset run (command or Experiment) whose settings compute cells outside its "
+    "protocol: an r off its grid, more repeats, another seed, kmeans.* or blas_threads",
+    gets="its cells go to my_results/<preset>/, said in one line; results/ gets a part of the "
+    "protocol only (results_dir=results takes the others)",
+)
+def test_a_paper_presets_cells_outside_its_protocol_never_enter_the_committed_results(tmp_path):
+    own, committed = tmp_path / "my_results" / "bzmd14_orl", tmp_path / "results" / "bzmd14_orl"
+    proc = run_kmdr([*ORL_PART[:2], "r_grid=[7]", *ORL_PART[3:], "kmeans.n_init=2"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if "outside the preset's protocol" in line]
+    assert len(said) == 1 and "with r_grid=[7] kmeans.n_init=2 computes" in said[0], proc.stderr
+    assert "go to my_results/bzmd14_orl/" in said[0]
+    assert pd.read_csv(own / "cells.csv")["r"].tolist() == [7] and not committed.exists()
+    for change in ("repeats=6", "seed=1", "blas_threads=2", "kmeans.max_iter=50"):
+        given = change.split("=")[0]
+        cells = kmdr.run(*(o for o in ORL_PART if o.split("=")[0] != given), change)
+        assert len(cells) >= 1 and not committed.exists(), change
+    assert len(pd.read_csv(own / "cells.csv")) == 1 + 6 + 1 + 1 + 1
+    # a part of the protocol is the preset's: the committed folder, reusing what it holds
+    assert len(kmdr.run(*ORL_PART)) == 1 and len(pd.read_csv(committed / "cells.csv")) == 1
+    # an Experiment object under the preset's name, the same rule
+    part = kmdr.compose(*[o for o in ORL_PART if not o.startswith("figures")])
+    quiet = kmdr.Output(figures=False, progress=False)
+    assert len(kmdr.run(replace(part, seed=2), output=quiet)) == 1
+    assert len(pd.read_csv(own / "cells.csv")) == 11
+    assert len(kmdr.run(part, output=quiet)) == 1
+    assert len(pd.read_csv(committed / "cells.csv")) == 1
+    # named on purpose: the committed record takes it
+    kmdr.run(*ORL_PART, "seed=1", results_dir="results")
+    assert len(pd.read_csv(committed / "cells.csv")) == 2
 
 
 @pytest.mark.slow

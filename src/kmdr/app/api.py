@@ -44,7 +44,15 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     from kmdr.app.compose import Composed, compose_job
     from kmdr.config.errors import ConfigError
     from kmdr.config.overrides import key, parse
-    from kmdr.config.schema import Execution, Experiment, Output, default_results_dir, spec_of
+    from kmdr.config.presets import protocol_line
+    from kmdr.config.schema import (
+        OWN_RESULTS_DIR,
+        Execution,
+        Experiment,
+        Output,
+        default_results_dir,
+        spec_of,
+    )
 
     for value, kind, word in ((execution, Execution, "execution"), (output, Output, "output")):
         if value is not None and not isinstance(value, kind):
@@ -75,13 +83,21 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
                 "kmdr.run takes an Experiment or override strings, not both; apply overrides "
                 "with kmdr.compose(*overrides)"
             )
-        check_preset_name(experiment)
+        extension = check_preset_name(experiment)
         execution = execution if execution is not None else Execution()
         if output is None:
             output = Output() if results_dir is None else Output(results_dir=text)
-        output = in_run_folder(output, default_results_dir(experiment.preset.reproduce))
+        default = OWN_RESULTS_DIR if extension else default_results_dir(experiment.preset.reproduce)
+        folder = in_run_folder(output, default)
+        moved = None
+        if extension and folder.results_dir != output.results_dir:
+            moved = protocol_line(experiment.name, extension, OWN_RESULTS_DIR)
         return Composed(
-            experiment, execution, output, record=spec_of(experiment, execution, output)
+            experiment,
+            execution,
+            folder,
+            record=spec_of(experiment, execution, folder),
+            moved=moved,
         )
     first = [experiment] if isinstance(experiment, str) else experiment
     if not isinstance(first, list | tuple):
@@ -142,19 +158,23 @@ def compose(*overrides: str):
     return composed.experiment
 
 
-def check_preset_name(experiment) -> None:
+def check_preset_name(experiment) -> list[str]:
     """An Experiment built in Python under the name of a preset is that preset's experiment
     (another r-grid, other repetitions, seed or k-means settings, or some of its reducers), never
     another dataset's or protocol's: a preset's folder holds only the preset's cells. One
     ConfigError line otherwise, naming what differs and the fix. (The command line and
-    :func:`compose` give such a run a folder of its own.)"""
+    :func:`compose` give such a run a folder of its own.) Returns where a run of a committed
+    preset computes cells outside its protocol
+    (:func:`~kmdr.config.presets.protocol_extension`; [] for none, or for an Experiment that
+    has no preset's name, or whose preset is not committed)."""
     from kmdr.app.compose import group_options, initialized
     from kmdr.config.errors import ConfigError
-    from kmdr.config.presets import PRESET_FIXES
+    from kmdr.config.presets import PRESET_FIXES, protocol_extension
+    from kmdr.config.schema import Reproduce
 
     with initialized():
         if experiment.name not in group_options("experiment"):
-            return
+            return []
     reference = compose(f"experiment={experiment.name}")
     # what the preset fixes; a subset of its reducers is still the preset's experiment
     # (reducer=<one of them> on the command line)
@@ -172,6 +192,9 @@ def check_preset_name(experiment) -> None:
             f"a name of its own (dataclasses.replace(experiment, name=...)) or build it with "
             f"kmdr.compose('experiment={experiment.name}', ...), which names its folder"
         )
+    if experiment.preset.reproduce == Reproduce.none.value:
+        return []
+    return protocol_extension(experiment, reference)
 
 
 def run(

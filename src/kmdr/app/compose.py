@@ -13,7 +13,9 @@
   folder hidden by a built-in of the same name, a config folder that does not exist); a run of a
   preset that changes what the preset fixes gets a folder of its own
   (:func:`kmdr.config.presets.own_folder`); a run outside the paper presets that names no
-  results folder goes to :data:`~kmdr.config.schema.OWN_RESULTS_DIR`. The command line's task,
+  results folder goes to :data:`~kmdr.config.schema.OWN_RESULTS_DIR`, and so does a run of a
+  paper preset that computes cells outside its protocol
+  (:func:`kmdr.config.presets.protocol_extension`). The command line's task,
   ``kmdr.run`` and ``make reproduce`` all check a job here.
 * :func:`compose_job`: the same job composed from override strings with Hydra's Compose API
   (``kmdr.run``, :func:`kmdr.compose`, ``make reproduce``), inside :func:`initialized`, which
@@ -37,13 +39,19 @@ from kmdr.config.overrides import check_repeated_keys, key, keys, one_job, parse
 from kmdr.config.presets import (
     CONF_PACKAGE,
     PRESET_FIXES,
+    PROTOCOL,
     check_package,
     env_conf_dir,
+    own_folder,
+    protocol_extension,
+    protocol_line,
     yaml_problem,
 )
 from kmdr.config.schema import (
+    OWN_RESULTS_DIR,
     Configured,
     PresetConfig,
+    Reproduce,
     RunConfig,
     default_results_dir,
     from_config,
@@ -298,26 +306,28 @@ def only_reducer(choices) -> str | None:
     return None
 
 
-def _own_folder(
-    cfg, choices, config_name: str, overrides: list[str], task: list[str]
-) -> str | None:
-    """A run of a preset that changes what the preset fixes gets a folder of its own
-    (:func:`kmdr.config.presets.own_folder`; ``cfg`` is changed in place). The preset is
-    composed alone, with the command's config search path (``overrides``: Hydra's), to compare,
-    unless no override of the job (``task``) touches a key the preset fixes; returns the line
-    that announces the change, or None."""
+def _preset_alone(choices, config_name: str, overrides: list[str], task: list[str]):
+    """The job's preset composed alone, with the command's config search path (``overrides``:
+    Hydra's), to compare the job with; None when the job names no preset, or when no override
+    of the job (``task``) touches a key the preset fixes (:data:`PRESET_FIXES`, a ``reducer``
+    option) or its cells' settings (:data:`PROTOCOL`)."""
     from hydra import compose
-
-    from kmdr.config.presets import own_folder
 
     preset = choices.get("experiment")
     if not preset:
         return None
     touched = {k.split(".")[0].strip("/") for k in keys(task) if k is not None}
-    if not touched & {*PRESET_FIXES, "reducer"}:
+    if not touched & {*PRESET_FIXES, "reducer", *PROTOCOL}:
         return None
     search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == "hydra.searchpath"]
-    return own_folder(cfg, compose(config_name, [f"experiment={preset}", *search]))
+    return compose(config_name, [f"experiment={preset}", *search])
+
+
+def _results_dir_given(cfg, overrides) -> bool:
+    """Whether the job names its results folder (an override, or a config that sets one)."""
+    if cfg.results_dir != RunConfig.results_dir:
+        return True
+    return any(key(o) == "results_dir" for o in parse(overrides))
 
 
 def _own_results_dir(cfg, overrides) -> None:
@@ -326,12 +336,34 @@ def _own_results_dir(cfg, overrides) -> None:
     runs never write into the committed ``results/`` (``results_dir=...`` chooses)."""
     from omegaconf import open_dict
 
-    if cfg.results_dir != RunConfig.results_dir:
-        return
-    if any(key(o) == "results_dir" for o in parse(overrides)):
+    if _results_dir_given(cfg, overrides):
         return
     with open_dict(cfg):
         cfg.results_dir = default_results_dir(cfg.preset.reproduce)
+
+
+def _outside_protocol(cfg, overrides, objects: Configured, alone) -> tuple[Configured, str | None]:
+    """A run of a committed preset (a paper's, a diagnostic) that computes cells outside its
+    protocol (:func:`~kmdr.config.presets.protocol_extension`, against the preset composed
+    alone, ``alone``) and names no results folder goes to
+    :data:`~kmdr.config.schema.OWN_RESULTS_DIR`, under the preset's name: the committed
+    ``results/`` holds the papers' protocols only. Returns the objects (``cfg`` changed in
+    place) and the line that says so, or None."""
+    from dataclasses import replace
+
+    from omegaconf import open_dict
+
+    if alone is None or _results_dir_given(cfg, overrides):
+        return objects, None
+    if cfg.preset.reproduce in (Reproduce.none, Reproduce.none.value):
+        return objects, None
+    extension = protocol_extension(objects.experiment, from_config(alone).experiment)
+    if not extension:
+        return objects, None
+    with open_dict(cfg):
+        cfg.results_dir = OWN_RESULTS_DIR
+    output = replace(objects.output, results_dir=OWN_RESULTS_DIR)
+    return objects._replace(output=output), protocol_line(cfg.name, extension, OWN_RESULTS_DIR)
 
 
 @dataclass(frozen=True)
@@ -365,13 +397,15 @@ def checked(cfg, hc) -> Composed:
     check_overrides_change_cells(hc.overrides.task, cfg.get("reducers"), only)
     check_user_configs(hc)
     metadata = to_container(cfg.preset)  # before a changed preset drops it for an ad-hoc run's
-    moved = _own_folder(
-        cfg, choices, hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
-    )
+    task = [*hc.overrides.task]
+    alone = _preset_alone(choices, hc.job.config_name, [*hc.overrides.hydra], task)
+    moved = own_folder(cfg, alone) if alone is not None else None
     if moved:  # the preset's own metadata is checked all the same
         PresetConfig(**metadata)
-    _own_results_dir(cfg, hc.overrides.task)
+    _own_results_dir(cfg, task)
     objects = from_config(cfg, only_reducer=only)
+    if not moved:
+        objects, moved = _outside_protocol(cfg, task, objects, alone)
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
     check_kind_reads(hc.overrides.task, kind)
     check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)

@@ -7,7 +7,11 @@ checkout's configs while the installed package is another one's). Composing them
 line's (:mod:`kmdr.app.compose`): this module reads nothing of Hydra's global state.
 
 A preset's folder holds that preset's experiment only: :func:`own_folder` gives a run of a preset
-whose command line changes what the preset fixes (:data:`PRESET_FIXES`) a folder of its own.
+whose command line changes what the preset fixes (:data:`PRESET_FIXES`) a folder of its own. And
+the committed record holds a paper's protocol only: a run of a paper preset that computes cells
+outside it (:func:`protocol_extension`: an r outside its grid, more repetitions, another seed,
+k-means setting or number of threads) keeps the preset's folder name but goes under the user's
+own results folder unless ``results_dir`` says otherwise.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ __all__ = [
     "config_path",
     "own_folder",
     "preset_changes",
+    "protocol_extension",
+    "protocol_line",
     "yaml_problem",
 ]
 
@@ -86,6 +92,11 @@ def yaml_problem(err: BaseException) -> str | None:
 #: preset's grid (``r_grid``, ``repeats``, ``reducer=<one of its reducers>``), or how and where the
 #: run goes (``n_jobs``, ``backend``, ``results_dir``, ...).
 PRESET_FIXES = ("kind", "dataset", "reducers", "aggregation", "leverage", "preset")
+#: What a run of a preset may change among its cells' settings, a folder holding several of them
+#: (a part of the preset's grid; another seed or k-means setting: a row of panels each). A change
+#: beyond a part of the grid computes cells outside the preset's protocol
+#: (:func:`protocol_extension`).
+PROTOCOL = ("r_grid", "repeats", "seed", "kmeans", "blas_threads")
 
 _PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.+-]{1,40}$")
 #: Longest folder name a changed preset gets before its changes are named by a digest.
@@ -140,6 +151,38 @@ def preset_changes(cfg, preset_cfg) -> list[str]:
                 text = stable_digest(value)[:8]
             parts.append(("dataset" if key == "dataset.name" else key) + f"={text}")
     return parts
+
+
+def protocol_extension(experiment, reference) -> list[str]:
+    """``key=value`` for each setting in which ``experiment`` (a run of a preset, an
+    :class:`~kmdr.config.schema.Experiment`) computes cells outside the protocol of the preset
+    it is named after (``reference``: the preset's Experiment composed alone): an r outside its
+    grid, more repetitions than it runs, another seed, k-means setting or number of BLAS
+    threads; [] when it runs the protocol or a part of it (some of its r, repetitions or
+    reducers: cells the preset's folder holds anyway)."""
+    from dataclasses import asdict
+
+    out = []
+    if not set(experiment.r_grid) <= set(reference.r_grid):
+        out.append("r_grid=[" + ",".join(map(str, experiment.r_grid)) + "]")
+    if experiment.repeats > reference.repeats:
+        out.append(f"repeats={experiment.repeats}")
+    for name in ("seed", "blas_threads"):
+        if getattr(experiment, name) != getattr(reference, name):
+            out.append(f"{name}={getattr(experiment, name)}")
+    mine, theirs = asdict(experiment.kmeans), asdict(reference.kmeans)
+    out += [f"{k}={mine[k.split('.', 1)[1]]}" for k in _differing(mine, theirs, "kmeans")]
+    return out
+
+
+def protocol_line(name: str, extension: list[str], results_dir: str) -> str:
+    """The one line saying that a run of the paper preset ``name`` with ``extension`` (see
+    :func:`protocol_extension`) goes to ``results_dir``, not to the committed record."""
+    return (
+        f"[kmdr] {name} with {' '.join(extension)} computes cells outside the preset's "
+        f"protocol: they go to {results_dir}/{name}/, and the committed results/ keeps the "
+        "paper's (results_dir=results adds them there)"
+    )
 
 
 def own_folder(cfg, preset_cfg) -> str | None:
