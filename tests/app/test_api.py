@@ -75,18 +75,18 @@ ORL_PART = ["experiment=bzmd14_orl", "reducer=sign", "r_grid=[5]", "repeats=1", 
 
 @pytest.mark.slow
 @pytest.mark.fault(
-    "a paper preset run (command or Experiment) whose settings compute cells outside its "
+    "a paper preset run (command or Experiment) under another name=, or with cells outside its "
     "protocol: an r off its grid, more repeats, another seed, kmeans.* or blas_threads",
-    gets="its cells go to my_results/<preset>/, said in one line; results/ gets a part of the "
-    "protocol only (results_dir=results takes the others)",
+    gets="it goes to my_results/<name>/, said in one line; results/ gets the preset's folder "
+    "and a part of its protocol only (results_dir=results takes the others)",
 )
 def test_a_paper_presets_cells_outside_its_protocol_never_enter_the_committed_results(tmp_path):
     own, committed = tmp_path / "my_results" / "bzmd14_orl", tmp_path / "results" / "bzmd14_orl"
     proc = run_kmdr([*ORL_PART[:2], "r_grid=[7]", *ORL_PART[3:], "kmeans.n_init=2"], tmp_path)
     assert proc.returncode == 0, proc.stderr
-    said = [line for line in proc.stderr.splitlines() if "outside the preset's protocol" in line]
-    assert len(said) == 1 and "with r_grid=[7] kmeans.n_init=2 computes" in said[0], proc.stderr
-    assert "go to my_results/bzmd14_orl/" in said[0]
+    said = [line for line in proc.stderr.splitlines() if "outside the preset's committed" in line]
+    assert len(said) == 1 and "with r_grid=[7] kmeans.n_init=2 is" in said[0], proc.stderr
+    assert "goes to my_results/bzmd14_orl/" in said[0]
     assert pd.read_csv(own / "cells.csv")["r"].tolist() == [7] and not committed.exists()
     for change in ("repeats=6", "seed=1", "blas_threads=2", "kmeans.max_iter=50"):
         given = change.split("=")[0]
@@ -102,6 +102,12 @@ def test_a_paper_presets_cells_outside_its_protocol_never_enter_the_committed_re
     assert len(pd.read_csv(own / "cells.csv")) == 11
     assert len(kmdr.run(part, output=quiet)) == 1
     assert len(pd.read_csv(committed / "cells.csv")) == 1
+    # the preset's protocol under another name is not the preset's folder either
+    assert len(kmdr.run(*ORL_PART, "name=again")) == 1
+    assert len(kmdr.run(kmdr.compose(*ORL_PART[:-1], "name=again2"), output=quiet)) == 1
+    assert (tmp_path / "my_results" / "again").is_dir()
+    assert (tmp_path / "my_results" / "again2").is_dir()
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["bzmd14_orl"]
     # named on purpose: the committed record takes it
     kmdr.run(*ORL_PART, "seed=1", results_dir="results")
     assert len(pd.read_csv(committed / "cells.csv")) == 2

@@ -44,7 +44,7 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     from kmdr.app.compose import Composed, compose_job
     from kmdr.config.errors import ConfigError
     from kmdr.config.overrides import key, parse
-    from kmdr.config.presets import protocol_line
+    from kmdr.config.presets import record_line
     from kmdr.config.schema import (
         OWN_RESULTS_DIR,
         Execution,
@@ -83,15 +83,15 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
                 "kmdr.run takes an Experiment or override strings, not both; apply overrides "
                 "with kmdr.compose(*overrides)"
             )
-        extension = check_preset_name(experiment)
+        preset, changes = check_preset_name(experiment)
         execution = execution if execution is not None else Execution()
         if output is None:
             output = Output() if results_dir is None else Output(results_dir=text)
-        default = OWN_RESULTS_DIR if extension else default_results_dir(experiment.preset.reproduce)
+        default = OWN_RESULTS_DIR if changes else default_results_dir(experiment.preset.reproduce)
         folder = in_run_folder(output, default)
         moved = None
-        if extension and folder.results_dir != output.results_dir:
-            moved = protocol_line(experiment.name, extension, OWN_RESULTS_DIR)
+        if changes and folder.results_dir != output.results_dir:
+            moved = record_line(preset, changes, f"{OWN_RESULTS_DIR}/{experiment.name}")
         return Composed(
             experiment,
             execution,
@@ -158,23 +158,27 @@ def compose(*overrides: str):
     return composed.experiment
 
 
-def check_preset_name(experiment) -> list[str]:
+def check_preset_name(experiment) -> tuple[str | None, list[str]]:
     """An Experiment built in Python under the name of a preset is that preset's experiment
     (another r-grid, other repetitions, seed or k-means settings, or some of its reducers), never
     another dataset's or protocol's: a preset's folder holds only the preset's cells. One
     ConfigError line otherwise, naming what differs and the fix. (The command line and
-    :func:`compose` give such a run a folder of its own.) Returns where a run of a committed
-    preset computes cells outside its protocol
-    (:func:`~kmdr.config.presets.protocol_extension`; [] for none, or for an Experiment that
-    has no preset's name, or whose preset is not committed)."""
+    :func:`compose` give such a run a folder of its own.)
+
+    Returns ``(preset, changes)``: for an Experiment of a committed preset (a paper's, a
+    diagnostic), what takes it out of the committed record
+    (:func:`~kmdr.config.presets.outside_record`: cells outside the preset's protocol), or, for
+    one that carries such a preset's metadata under a name no preset has, ``(None,
+    ["name=<its name>"])``; ``changes`` is [] otherwise."""
     from kmdr.app.compose import group_options, initialized
     from kmdr.config.errors import ConfigError
-    from kmdr.config.presets import PRESET_FIXES, protocol_extension
+    from kmdr.config.presets import PRESET_FIXES, outside_record
     from kmdr.config.schema import Reproduce
 
+    committed = experiment.preset.reproduce != Reproduce.none.value
     with initialized():
         if experiment.name not in group_options("experiment"):
-            return []
+            return None, [f"name={experiment.name}"] if committed else []
     reference = compose(f"experiment={experiment.name}")
     # what the preset fixes; a subset of its reducers is still the preset's experiment
     # (reducer=<one of them> on the command line)
@@ -192,9 +196,7 @@ def check_preset_name(experiment) -> list[str]:
             f"a name of its own (dataclasses.replace(experiment, name=...)) or build it with "
             f"kmdr.compose('experiment={experiment.name}', ...), which names its folder"
         )
-    if experiment.preset.reproduce == Reproduce.none.value:
-        return []
-    return protocol_extension(experiment, reference)
+    return experiment.name, outside_record(experiment, reference) if committed else []
 
 
 def run(

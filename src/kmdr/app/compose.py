@@ -14,8 +14,8 @@
   preset that changes what the preset fixes gets a folder of its own
   (:func:`kmdr.config.presets.own_folder`); a run outside the paper presets that names no
   results folder goes to :data:`~kmdr.config.schema.OWN_RESULTS_DIR`, and so does a run of a
-  paper preset that computes cells outside its protocol
-  (:func:`kmdr.config.presets.protocol_extension`). The command line's task,
+  paper preset under another name or computing cells outside its protocol
+  (:func:`kmdr.config.presets.outside_record`). The command line's task,
   ``kmdr.run`` and ``make reproduce`` all check a job here.
 * :func:`compose_job`: the same job composed from override strings with Hydra's Compose API
   (``kmdr.run``, :func:`kmdr.compose`, ``make reproduce``), inside :func:`initialized`, which
@@ -42,9 +42,9 @@ from kmdr.config.presets import (
     PROTOCOL,
     check_package,
     env_conf_dir,
+    outside_record,
     own_folder,
-    protocol_extension,
-    protocol_line,
+    record_line,
     yaml_problem,
 )
 from kmdr.config.schema import (
@@ -310,14 +310,14 @@ def _preset_alone(choices, config_name: str, overrides: list[str], task: list[st
     """The job's preset composed alone, with the command's config search path (``overrides``:
     Hydra's), to compare the job with; None when the job names no preset, or when no override
     of the job (``task``) touches a key the preset fixes (:data:`PRESET_FIXES`, a ``reducer``
-    option) or its cells' settings (:data:`PROTOCOL`)."""
+    option), its name or its cells' settings (:data:`PROTOCOL`)."""
     from hydra import compose
 
     preset = choices.get("experiment")
     if not preset:
         return None
     touched = {k.split(".")[0].strip("/") for k in keys(task) if k is not None}
-    if not touched & {*PRESET_FIXES, "reducer", *PROTOCOL}:
+    if not touched & {*PRESET_FIXES, "reducer", "name", *PROTOCOL}:
         return None
     search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == "hydra.searchpath"]
     return compose(config_name, [f"experiment={preset}", *search])
@@ -342,13 +342,13 @@ def _own_results_dir(cfg, overrides) -> None:
         cfg.results_dir = default_results_dir(cfg.preset.reproduce)
 
 
-def _outside_protocol(cfg, overrides, objects: Configured, alone) -> tuple[Configured, str | None]:
-    """A run of a committed preset (a paper's, a diagnostic) that computes cells outside its
-    protocol (:func:`~kmdr.config.presets.protocol_extension`, against the preset composed
-    alone, ``alone``) and names no results folder goes to
-    :data:`~kmdr.config.schema.OWN_RESULTS_DIR`, under the preset's name: the committed
-    ``results/`` holds the papers' protocols only. Returns the objects (``cfg`` changed in
-    place) and the line that says so, or None."""
+def _outside_record(cfg, overrides, objects: Configured, alone) -> tuple[Configured, str | None]:
+    """A run of a committed preset (a paper's, a diagnostic) under another name or computing
+    cells outside its protocol (:func:`~kmdr.config.presets.outside_record`, against the preset
+    composed alone, ``alone``) that names no results folder goes to
+    :data:`~kmdr.config.schema.OWN_RESULTS_DIR`: the committed ``results/`` holds the presets'
+    own folders and protocols only. Returns the objects (``cfg`` changed in place) and the line
+    that says so, or None."""
     from dataclasses import replace
 
     from omegaconf import open_dict
@@ -357,13 +357,14 @@ def _outside_protocol(cfg, overrides, objects: Configured, alone) -> tuple[Confi
         return objects, None
     if cfg.preset.reproduce in (Reproduce.none, Reproduce.none.value):
         return objects, None
-    extension = protocol_extension(objects.experiment, from_config(alone).experiment)
-    if not extension:
+    changes = outside_record(objects.experiment, from_config(alone).experiment)
+    if not changes:
         return objects, None
     with open_dict(cfg):
         cfg.results_dir = OWN_RESULTS_DIR
     output = replace(objects.output, results_dir=OWN_RESULTS_DIR)
-    return objects._replace(output=output), protocol_line(cfg.name, extension, OWN_RESULTS_DIR)
+    line = record_line(str(alone.name), changes, f"{OWN_RESULTS_DIR}/{cfg.name}")
+    return objects._replace(output=output), line
 
 
 @dataclass(frozen=True)
@@ -405,7 +406,7 @@ def checked(cfg, hc) -> Composed:
     _own_results_dir(cfg, task)
     objects = from_config(cfg, only_reducer=only)
     if not moved:
-        objects, moved = _outside_protocol(cfg, task, objects, alone)
+        objects, moved = _outside_record(cfg, task, objects, alone)
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
     check_kind_reads(hc.overrides.task, kind)
     check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)

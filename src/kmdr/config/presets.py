@@ -8,10 +8,11 @@ line's (:mod:`kmdr.app.compose`): this module reads nothing of Hydra's global st
 
 A preset's folder holds that preset's experiment only: :func:`own_folder` gives a run of a preset
 whose command line changes what the preset fixes (:data:`PRESET_FIXES`) a folder of its own. And
-the committed record holds a paper's protocol only: a run of a paper preset that computes cells
-outside it (:func:`protocol_extension`: an r outside its grid, more repetitions, another seed,
-k-means setting or number of threads) keeps the preset's folder name but goes under the user's
-own results folder unless ``results_dir`` says otherwise.
+the committed record holds the presets' own folders, each with its protocol only: a run of a
+committed preset under another name, or one that computes cells outside its protocol
+(:func:`outside_record`: an r outside its grid, more repetitions, another seed, k-means setting or
+number of threads), goes under the user's own results folder unless ``results_dir`` says
+otherwise.
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ __all__ = [
     "CONF_ENV",
     "CONF_PACKAGE",
     "PRESET_FIXES",
+    "PROTOCOL",
     "check_package",
     "conf_dir",
     "config_path",
+    "outside_record",
     "own_folder",
     "preset_changes",
-    "protocol_extension",
-    "protocol_line",
+    "record_line",
     "yaml_problem",
 ]
 
@@ -95,7 +97,7 @@ PRESET_FIXES = ("kind", "dataset", "reducers", "aggregation", "leverage", "prese
 #: What a run of a preset may change among its cells' settings, a folder holding several of them
 #: (a part of the preset's grid; another seed or k-means setting: a row of panels each). A change
 #: beyond a part of the grid computes cells outside the preset's protocol
-#: (:func:`protocol_extension`).
+#: (:func:`outside_record`).
 PROTOCOL = ("r_grid", "repeats", "seed", "kmeans", "blas_threads")
 
 _PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.+-]{1,40}$")
@@ -153,16 +155,16 @@ def preset_changes(cfg, preset_cfg) -> list[str]:
     return parts
 
 
-def protocol_extension(experiment, reference) -> list[str]:
-    """``key=value`` for each setting in which ``experiment`` (a run of a preset, an
-    :class:`~kmdr.config.schema.Experiment`) computes cells outside the protocol of the preset
-    it is named after (``reference``: the preset's Experiment composed alone): an r outside its
-    grid, more repetitions than it runs, another seed, k-means setting or number of BLAS
-    threads; [] when it runs the protocol or a part of it (some of its r, repetitions or
-    reducers: cells the preset's folder holds anyway)."""
+def outside_record(experiment, reference) -> list[str]:
+    """``key=value`` for each setting that takes ``experiment`` (a run of a preset, an
+    :class:`~kmdr.config.schema.Experiment`) out of the committed record of the preset it was
+    composed from (``reference``: the preset's Experiment composed alone): another name (another
+    folder), or cells outside its protocol (an r outside its grid, more repetitions than it runs,
+    another seed, k-means setting or number of BLAS threads); [] when it runs the protocol or a
+    part of it (some of its r, repetitions or reducers: cells the preset's folder holds anyway)."""
     from dataclasses import asdict
 
-    out = []
+    out = [f"name={experiment.name}"] if experiment.name != reference.name else []
     if not set(experiment.r_grid) <= set(reference.r_grid):
         out.append("r_grid=[" + ",".join(map(str, experiment.r_grid)) + "]")
     if experiment.repeats > reference.repeats:
@@ -175,13 +177,19 @@ def protocol_extension(experiment, reference) -> list[str]:
     return out
 
 
-def protocol_line(name: str, extension: list[str], results_dir: str) -> str:
-    """The one line saying that a run of the paper preset ``name`` with ``extension`` (see
-    :func:`protocol_extension`) goes to ``results_dir``, not to the committed record."""
+def record_line(preset: str | None, changes: list[str], folder: str) -> str:
+    """The one line saying that a run of the committed preset ``preset`` with ``changes`` (see
+    :func:`outside_record`) goes to ``folder``, not into the committed record; ``preset`` None:
+    an experiment carrying a committed preset's metadata under a name no preset has."""
+    where = "results_dir=results writes it there"
+    if preset is None:
+        return (
+            f"[kmdr] {' '.join(changes)} carries a committed preset's metadata under a name no "
+            f"preset has, so it is not in the committed record: it goes to {folder}/ ({where})"
+        )
     return (
-        f"[kmdr] {name} with {' '.join(extension)} computes cells outside the preset's "
-        f"protocol: they go to {results_dir}/{name}/, and the committed results/ keeps the "
-        "paper's (results_dir=results adds them there)"
+        f"[kmdr] {preset} with {' '.join(changes)} is outside the preset's committed record "
+        f"(its protocol, in results/{preset}/): it goes to {folder}/ ({where})"
     )
 
 

@@ -412,8 +412,8 @@ class Output(_Checked):
     # Where results go: results_dir/<name>/. A run outside the paper presets (preset.reproduce
     # none: an ad-hoc run, a preset of your own, a paper preset with its protocol changed) that
     # leaves results_dir at this default writes into OWN_RESULTS_DIR instead, so that it never
-    # changes the committed results/ (default_results_dir); so does a paper preset's run whose
-    # settings compute cells outside its protocol (kmdr.config.presets.protocol_extension).
+    # changes the committed results/ (default_results_dir); so does a paper preset's run under
+    # another name or computing cells outside its protocol (kmdr.config.presets.outside_record).
     results_dir: str = "results"
     # Draw summaries and figures at the end of a run (a failure to draw never loses the CSV).
     figures: bool = True
