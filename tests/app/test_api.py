@@ -82,7 +82,13 @@ ORL_PART = ["experiment=bzmd14_orl", "reducer=sign", "r_grid=[5]", "repeats=1", 
 )
 def test_a_paper_presets_cells_outside_its_protocol_never_enter_the_committed_results(tmp_path):
     own, committed = tmp_path / "my_results" / "bzmd14_orl", tmp_path / "results" / "bzmd14_orl"
-    proc = run_kmdr([*ORL_PART[:2], "r_grid=[7]", *ORL_PART[3:], "kmeans.n_init=2"], tmp_path)
+    extended = [*ORL_PART[:2], "r_grid=[7]", *ORL_PART[3:], "kmeans.n_init=2"]
+    # a dry run says where the run would go
+    proc = run_kmdr([*extended, "dry_run=true"], tmp_path)
+    assert "dry run of bzmd14_orl (cells) on orl (400, 4096) -> my_results/bzmd14_orl:" in (
+        proc.stderr
+    ), proc.stderr
+    proc = run_kmdr(extended, tmp_path)
     assert proc.returncode == 0, proc.stderr
     said = [line for line in proc.stderr.splitlines() if "outside the preset's committed" in line]
     assert len(said) == 1 and "with r_grid=[7] kmeans.n_init=2 is" in said[0], proc.stderr

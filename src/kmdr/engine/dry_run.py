@@ -103,7 +103,10 @@ def earlier_start(results_dir: str | Path, backend: str) -> float | None:
 def describe(ctx, kind) -> str:
     """The dry-run report of one run (a few lines)."""
     spec = ctx.experiment
-    head = f"[kmdr] dry run of {spec.name} ({spec.kind}) on {spec.dataset.name} {ctx.shape[:2]}:"
+    head = (
+        f"[kmdr] dry run of {spec.name} ({spec.kind}) on {spec.dataset.name} {ctx.shape[:2]} -> "
+        f"{ctx.store.root}:"
+    )
     if not getattr(kind, "writes_cells", False):
         return f"{head} one {spec.kind} computation, nothing reusable to count"
     cells = kind.plan(ctx)
