@@ -51,7 +51,6 @@ from kmdr.config.schema import (
     OWN_RESULTS_DIR,
     Configured,
     PresetConfig,
-    Reproduce,
     RunConfig,
     default_results_dir,
     from_config,
@@ -323,48 +322,30 @@ def _preset_alone(choices, config_name: str, overrides: list[str], task: list[st
     return compose(config_name, [f"experiment={preset}", *search])
 
 
-def _results_dir_given(cfg, overrides) -> bool:
-    """Whether the job names its results folder (an override, or a config that sets one)."""
-    if cfg.results_dir != RunConfig.results_dir:
-        return True
-    return any(key(o) == "results_dir" for o in parse(overrides))
-
-
-def _own_results_dir(cfg, overrides) -> None:
-    """Send a run outside the paper presets (``preset.reproduce: none``) that leaves
-    ``results_dir`` at its default to :data:`~kmdr.config.schema.OWN_RESULTS_DIR`: a user's own
-    runs never write into the committed ``results/`` (``results_dir=...`` chooses)."""
-    from omegaconf import open_dict
-
-    if _results_dir_given(cfg, overrides):
-        return
-    with open_dict(cfg):
-        cfg.results_dir = default_results_dir(cfg.preset.reproduce)
-
-
-def _outside_record(cfg, overrides, objects: Configured, alone) -> tuple[Configured, str | None]:
-    """A run of a committed preset (a paper's, a diagnostic) under another name or computing
-    cells outside its protocol (:func:`~kmdr.config.presets.outside_record`, against the preset
-    composed alone, ``alone``) that names no results folder goes to
-    :data:`~kmdr.config.schema.OWN_RESULTS_DIR`: the committed ``results/`` holds the presets'
-    own folders and protocols only. Returns the objects (``cfg`` changed in place) and the line
-    that says so, or None."""
+def _results_folder(cfg, overrides, objects: Configured, alone) -> tuple[Configured, str | None]:
+    """The run's results folder when the job names none (``results_dir`` left at its default,
+    by the overrides and the configs): :data:`~kmdr.config.schema.OWN_RESULTS_DIR` for a run
+    outside the committed presets (``preset.reproduce: none``) and for a run of one that leaves
+    its committed record (:func:`~kmdr.config.presets.outside_record`, against the preset
+    composed alone, ``alone``), so that the committed ``results/`` holds the presets' own
+    folders and protocols only. Returns the objects (``cfg`` changed in place, as its record is
+    written from it) and, for the second case, the line that says so (None otherwise)."""
     from dataclasses import replace
 
     from omegaconf import open_dict
 
-    if alone is None or _results_dir_given(cfg, overrides):
+    if cfg.results_dir != RunConfig.results_dir or "results_dir" in keys(overrides):
         return objects, None
-    if cfg.preset.reproduce in (Reproduce.none, Reproduce.none.value):
-        return objects, None
-    changes = outside_record(objects.experiment, from_config(alone).experiment)
-    if not changes:
-        return objects, None
+    changes, line = [], None
+    if default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir:
+        if alone is not None:
+            changes = outside_record(objects.experiment, from_config(alone).experiment)
+        if not changes:
+            return objects, None
+        line = record_line(str(alone.name), changes, f"{OWN_RESULTS_DIR}/{cfg.name}")
     with open_dict(cfg):
         cfg.results_dir = OWN_RESULTS_DIR
-    output = replace(objects.output, results_dir=OWN_RESULTS_DIR)
-    line = record_line(str(alone.name), changes, f"{OWN_RESULTS_DIR}/{cfg.name}")
-    return objects._replace(output=output), line
+    return objects._replace(output=replace(objects.output, results_dir=OWN_RESULTS_DIR)), line
 
 
 @dataclass(frozen=True)
@@ -403,10 +384,9 @@ def checked(cfg, hc) -> Composed:
     moved = own_folder(cfg, alone) if alone is not None else None
     if moved:  # the preset's own metadata is checked all the same
         PresetConfig(**metadata)
-    _own_results_dir(cfg, task)
     objects = from_config(cfg, only_reducer=only)
-    if not moved:
-        objects, moved = _outside_record(cfg, task, objects, alone)
+    objects, outside = _results_folder(cfg, task, objects, alone)
+    moved = moved or outside
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
     check_kind_reads(hc.overrides.task, kind)
     check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)
