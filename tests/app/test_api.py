@@ -162,6 +162,7 @@ def test_a_dry_run_returns_no_cells_and_writes_nothing(tmp_path):
         pytest.param(["repeats=0"], id="out of range"),
         pytest.param(["kmeans.n_init=x"], id="wrong type"),
         pytest.param(["r_grid=[1"], id="unparsable"),
+        pytest.param(["seed=1 kmeans.n_init=2"], id="two overrides in one string"),
         pytest.param(["verbosity=loud"], id="bad verbosity"),
     ],
 )

@@ -63,6 +63,7 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["r_grid=[1,2"], "cannot parse the override 'r_grid=[1,2'", "an override with an unclosed bracket"),
         case(["kmeans.n_init"], "cannot parse the override 'kmeans.n_init': missing EQUAL", "an override without = and a value"),
         case(["seed=a==b"], "cannot parse the override 'seed=a==b'", "an override with a doubled ="),
+        case(["seed=1 repeats=2"], "it holds 2 overrides; give each as an argument (a string) of its own: 'seed=1', 'repeats=2'", "several overrides in one argument ('seed=1 repeats=2'), or in one string given to kmdr.run", gets="exit 2 (kmdr.ConfigError), one line listing them to give one by one"),
         case(["seed=9223372036854775808"], "seed must be an integer from 0 to 2**63-1", "a seed too large for the cells' 64-bit column"),
         case(["r_grid=[2.5]"], "r_grid[0]: Value '2.5' of type 'float'", "a fractional r in the r-grid"),
         case(["-m", "r_grid=10,20"], "to sweep over lists with -m, give each as a list: 'r_grid=[10],[20]'", "a sweep of numbers where each job's r-grid is a list (-m r_grid=10,20)"),

@@ -45,6 +45,13 @@ def _unparsable(err) -> str:
         )
     lines = [ln for ln in str(err).splitlines() if ln.strip() and not ln.startswith("See https")]
     reason = _flat(lines[-1]) if lines else type(err).__name__
+    words = text.split()
+    if len(words) > 1 and all("=" in w for w in words):  # a command line given as one string
+        listed = ", ".join(repr(w) for w in words)
+        return (
+            f"cannot parse the override {text!r}: it holds {len(words)} overrides; give each as "
+            f"an argument (a string) of its own: {listed}"
+        )
     return (
         f"cannot parse the override {text!r}: {reason}; write overrides as key=value (quote "
         "values with spaces or special characters; see --help)"
