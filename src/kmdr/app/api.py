@@ -170,6 +170,8 @@ def check_preset_name(experiment) -> tuple[str | None, list[str]]:
     (:func:`~kmdr.config.presets.outside_record`: cells outside the preset's protocol), or, for
     one that carries such a preset's metadata under a name no preset has, ``(None,
     ["name=<its name>"])``; ``changes`` is [] otherwise."""
+    from dataclasses import asdict
+
     from kmdr.app.compose import group_options, initialized
     from kmdr.config.errors import ConfigError
     from kmdr.config.presets import PRESET_FIXES, outside_record
@@ -196,7 +198,7 @@ def check_preset_name(experiment) -> tuple[str | None, list[str]]:
             f"a name of its own (dataclasses.replace(experiment, name=...)) or build it with "
             f"kmdr.compose('experiment={experiment.name}', ...), which names its folder"
         )
-    return experiment.name, outside_record(experiment, reference) if committed else []
+    return experiment.name, outside_record(experiment, asdict(reference)) if committed else []
 
 
 def run(

@@ -305,21 +305,30 @@ def only_reducer(choices) -> str | None:
     return None
 
 
-def _preset_alone(choices, config_name: str, overrides: list[str], task: list[str]):
+def _preset_alone(cfg, choices, config_name: str, overrides: list[str], task: list[str]):
     """The job's preset composed alone, with the command's config search path (``overrides``:
-    Hydra's), to compare the job with; None when the job names no preset, or when no override
-    of the job (``task``) touches a key the preset fixes (:data:`PRESET_FIXES`, a ``reducer``
-    option), its name or its cells' settings (:data:`PROTOCOL`)."""
+    Hydra's), to compare the job ``cfg`` with; None when nothing needs it: the job names no
+    preset, or no override of the job (``task``) touches a key the preset fixes
+    (:data:`PRESET_FIXES`, a ``reducer`` option), nor, for a committed preset's job that names
+    no results folder (:func:`_results_folder`), its name or its cells' settings
+    (:data:`PROTOCOL`)."""
     from hydra import compose
 
     preset = choices.get("experiment")
     if not preset:
         return None
     touched = {k.split(".")[0].strip("/") for k in keys(task) if k is not None}
-    if not touched & {*PRESET_FIXES, "reducer", "name", *PROTOCOL}:
-        return None
+    if not touched & {*PRESET_FIXES, "reducer"}:
+        committed = default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir
+        if not (touched & {"name", *PROTOCOL} and committed) or _names_folder(cfg, task):
+            return None
     search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == "hydra.searchpath"]
     return compose(config_name, [f"experiment={preset}", *search])
+
+
+def _names_folder(cfg, overrides) -> bool:
+    """Whether the job names its results folder (an override, or a config that sets one)."""
+    return cfg.results_dir != RunConfig.results_dir or "results_dir" in keys(overrides)
 
 
 def _results_folder(cfg, overrides, objects: Configured, alone) -> tuple[Configured, str | None]:
@@ -334,12 +343,12 @@ def _results_folder(cfg, overrides, objects: Configured, alone) -> tuple[Configu
 
     from omegaconf import open_dict
 
-    if cfg.results_dir != RunConfig.results_dir or "results_dir" in keys(overrides):
+    if _names_folder(cfg, overrides):
         return objects, None
     changes, line = [], None
     if default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir:
         if alone is not None:
-            changes = outside_record(objects.experiment, from_config(alone).experiment)
+            changes = outside_record(objects.experiment, to_container(alone))
         if not changes:
             return objects, None
         line = record_line(str(alone.name), changes, f"{OWN_RESULTS_DIR}/{cfg.name}")
@@ -380,7 +389,7 @@ def checked(cfg, hc) -> Composed:
     check_user_configs(hc)
     metadata = to_container(cfg.preset)  # before a changed preset drops it for an ad-hoc run's
     task = [*hc.overrides.task]
-    alone = _preset_alone(choices, hc.job.config_name, [*hc.overrides.hydra], task)
+    alone = _preset_alone(cfg, choices, hc.job.config_name, [*hc.overrides.hydra], task)
     moved = own_folder(cfg, alone) if alone is not None else None
     if moved:  # the preset's own metadata is checked all the same
         PresetConfig(**metadata)

@@ -155,24 +155,29 @@ def preset_changes(cfg, preset_cfg) -> list[str]:
     return parts
 
 
-def outside_record(experiment, reference) -> list[str]:
+def outside_record(experiment, preset: dict) -> list[str]:
     """``key=value`` for each setting that takes ``experiment`` (a run of a preset, an
     :class:`~kmdr.config.schema.Experiment`) out of the committed record of the preset it was
-    composed from (``reference``: the preset's Experiment composed alone): another name (another
-    folder), or cells outside its protocol (an r outside its grid, more repetitions than it runs,
-    another seed, k-means setting or number of BLAS threads); [] when it runs the protocol or a
-    part of it (some of its r, repetitions or reducers: cells the preset's folder holds anyway)."""
+    composed from (``preset``: the preset's settings composed alone, as plain values: its
+    ``name``, ``r_grid``, ``repeats``, ``seed``, ``blas_threads`` and ``kmeans`` block): another
+    name (another folder), or cells outside its protocol (an r outside its grid, more
+    repetitions than it runs, another seed, k-means setting or number of BLAS threads); [] when
+    it runs the protocol or a part of it (some of its r, repetitions or reducers: cells the
+    preset's folder holds anyway)."""
     from dataclasses import asdict
 
-    out = [f"name={experiment.name}"] if experiment.name != reference.name else []
-    if not set(experiment.r_grid) <= set(reference.r_grid):
+    from kmdr.config.schema import KMeansConfig
+
+    out = [f"name={experiment.name}"] if experiment.name != preset["name"] else []
+    if not set(experiment.r_grid) <= set(preset["r_grid"]):
         out.append("r_grid=[" + ",".join(map(str, experiment.r_grid)) + "]")
-    if experiment.repeats > reference.repeats:
+    if experiment.repeats > preset["repeats"]:
         out.append(f"repeats={experiment.repeats}")
     for name in ("seed", "blas_threads"):
-        if getattr(experiment, name) != getattr(reference, name):
+        if getattr(experiment, name) != preset[name]:
             out.append(f"{name}={getattr(experiment, name)}")
-    mine, theirs = asdict(experiment.kmeans), asdict(reference.kmeans)
+    # the preset's k-means block read as the run's is (MATLAB's 'sample' is 'random')
+    mine, theirs = asdict(experiment.kmeans), asdict(KMeansConfig(**dict(preset["kmeans"])))
     out += [f"{k}={mine[k.split('.', 1)[1]]}" for k in _differing(mine, theirs, "kmeans")]
     return out
 
