@@ -442,6 +442,29 @@ def test_cfg_refuses_the_job_a_run_refuses(args, says, tmp_path):
     assert proc.stdout.strip(), proc.stderr
 
 
+@pytest.mark.fault(
+    "kmdr --cfg job for a job kmdr sends to my_results/ (Hydra prints results_dir: results, the "
+    "value before kmdr's rule): an ad-hoc run, a preset run that leaves its committed record",
+    gets="the config on stdout as Hydra prints it, and one line on stderr naming the folder the "
+    "run writes into; nothing on stderr for a job that goes where the config says",
+)
+def test_cfg_says_where_a_job_the_rule_moves_writes(tmp_path):
+    proc = run_kmdr(["--cfg", "job", "dataset=synth", "reducer=sign"], tmp_path)
+    assert proc.returncode == 0 and "results_dir: results" in proc.stdout, proc.stderr
+    assert (
+        proc.stderr == "[kmdr] this job writes into my_results/custom/ (results_dir=... chooses)\n"
+    )
+    proc = run_kmdr(["--cfg", "job", "experiment=bzmd14_orl", "kmeans.n_init=1"], tmp_path)
+    assert proc.returncode == 0 and "kmeans:" in proc.stdout, proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert "with kmeans.n_init=1 is outside the preset's committed record" in line
+    assert "it goes to my_results/bzmd14_orl/" in line
+    for named in (["experiment=bzmd14_orl"], ["dataset=synth", "reducer=sign", "results_dir=x"]):
+        proc = run_kmdr(["--cfg", "job", *named], tmp_path)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert files_under(tmp_path) == []
+
+
 @pytest.mark.parametrize(
     ("rel", "text", "says"),
     [

@@ -430,24 +430,29 @@ def check_command_line(
     config_dir: str | None,
     prints_config: bool,
     config_name: str | None = None,
-) -> None:
+) -> list[str]:
     """What the command line alone tells, before Hydra starts: each key given once (Hydra's
     sweeper and ``--cfg`` would keep the last value without a word), and, for ``--cfg``, the
-    job it prints checked as a run checks it (:func:`check_printed_job`)."""
+    job it prints checked as a run checks it (:func:`check_printed_job`, whose lines it
+    returns: [] otherwise)."""
     check_repeated_keys(args)
-    if prints_config:
-        check_printed_job(args, config_dir, config_name)
+    return check_printed_job(args, config_dir, config_name) if prints_config else []
 
 
 def check_printed_job(
     args: Sequence[str], config_dir: str | None, config_name: str | None = None
-) -> None:
+) -> list[str]:
     """``--cfg`` runs no task, so Hydra would print, with exit status 0, the config of a job a
     run refuses (``repeats=0``, a user's config that a built-in of the same name hides). The job
     is composed here as the task would receive it (the overrides of ``args``, a ``-cd`` folder
     ``config_dir`` on the search path) and checked (:func:`checked`): a one-line ConfigError
     before anything is printed. With a primary config of the user's (``config_name``), only
-    the folder's configs are checked against kmdr's."""
+    the folder's configs are checked against kmdr's.
+
+    Hydra prints ``results_dir`` as composed, before kmdr's rule for a job that names no results
+    folder (:func:`_results_folder`): returns the lines that say where the rule sends the job
+    ([] when it goes where the config says), for the command to print on stderr once Hydra has
+    printed the config."""
     if config_dir is not None:
         _check_folder("-cd", config_dir)
     folders = [f"file://{Path(config_dir).expanduser().resolve()}"] if config_dir else []
@@ -459,14 +464,22 @@ def check_printed_job(
             items.append(str(override.input_line))
     searchpath = [f"hydra.searchpath=[{','.join(folders)}]"] if folders else []
     if config_name in (None, PRIMARY_CONFIG):
-        _composed_and_checked([*items, *searchpath])
-        return
+        composed = _composed_and_checked([*items, *searchpath])
+        folder = composed.output.results_dir
+        if folder == OWN_RESULTS_DIR and "results_dir" not in keys(items):
+            where = f"{folder}/{composed.experiment.name}/"
+            said = [composed.moved] if composed.moved else []
+            if where not in (composed.moved or ""):
+                said.append(f"[kmdr] this job writes into {where} (results_dir=... chooses)")
+            return said
+        return []
     # A primary config of the user's (-cn): Hydra finds it in the -cd folder, which the Compose
     # API cannot add where Hydra looks for a primary config; what can be checked is that no
     # config of the folder loses to a built-in of the same name.
     if searchpath:
         with initialized():
             check_user_configs(compose_primary(searchpath).hydra)
+    return []
 
 
 # -- every preset ---------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ Errors are one line, ``kmdr: error: <what and how to fix it>``, exit status 2, b
   ``--cfg`` would keep the last value of without a word, and, for ``--cfg`` (which runs no task),
   the job it prints, composed and checked as a run checks it (a value out of range, a ``-cd``
   folder whose configs a built-in of the same name hides), and ``--cfg`` given with ``-m``.
+  Hydra prints that job's ``results_dir`` as composed: when kmdr's rule sends the job to
+  ``my_results/`` instead, one line on stderr says so once the config is printed.
 
 Output read by a program that stops early (``kmdr --help | head -3``) ends the command quietly,
 as a Unix filter's does: no error line, exit status 141 (128 + SIGPIPE).
@@ -187,7 +189,7 @@ def _main(args: list[str]) -> None:
         # --cfg prints the job a run would get: checked as a run checks it, unless Hydra
         # shows its help instead or another primary config folder (-cp) is composed
         prints_job = flags.prints_config and not flags.help and flags.config_path is None
-        check_command_line(args, flags.config_dir, prints_job, flags.config_name)
+        where = check_command_line(args, flags.config_dir, prints_job, flags.config_name)
     except ConfigError as err:
         exit_error(PROGRAM, err)
     # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.engine.signals).
@@ -205,6 +207,9 @@ def _main(args: list[str]) -> None:
                 )
                 warnings.filterwarnings("ignore", GENERATED_OPTION_NOTICE, UserWarning)
                 _app()()
+            sys.stdout.flush()  # the config first, then where the job would write
+            for line in where:
+                tell(line)
         except KeyboardInterrupt as err:  # before a run started (e.g. composing the config)
             _interrupted_before_any_cell(err)
         except BrokenPipeError:
