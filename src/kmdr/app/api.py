@@ -91,7 +91,7 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
         folder = in_run_folder(output, default)
         moved = None
         if changes and folder.results_dir != output.results_dir:
-            moved = record_line(preset, changes, f"{OWN_RESULTS_DIR}/{experiment.name}")
+            moved = record_line(preset, changes, experiment.name)
         return Composed(
             experiment,
             execution,

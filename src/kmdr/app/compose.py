@@ -305,13 +305,15 @@ def only_reducer(choices) -> str | None:
     return None
 
 
-def _preset_alone(cfg, choices, config_name: str, overrides: list[str], task: list[str]):
+def _preset_alone(
+    cfg, choices, config_name: str, overrides: list[str], task: list[str], named: bool
+):
     """The job's preset composed alone, with the command's config search path (``overrides``:
     Hydra's), to compare the job ``cfg`` with; None when nothing needs it: the job names no
     preset, or no override of the job (``task``) touches a key the preset fixes
     (:data:`PRESET_FIXES`, a ``reducer`` option), nor, for a committed preset's job that names
-    no results folder (:func:`_results_folder`), its name or its cells' settings
-    (:data:`PROTOCOL`)."""
+    no results folder (``named`` False; :func:`_results_folder`), its name or its cells'
+    settings (:data:`PROTOCOL`)."""
     from hydra import compose
 
     preset = choices.get("experiment")
@@ -320,7 +322,7 @@ def _preset_alone(cfg, choices, config_name: str, overrides: list[str], task: li
     touched = {k.split(".")[0].strip("/") for k in keys(task) if k is not None}
     if not touched & {*PRESET_FIXES, "reducer"}:
         committed = default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir
-        if not (touched & {"name", *PROTOCOL} and committed) or _names_folder(cfg, task):
+        if not (touched & {"name", *PROTOCOL} and committed) or named:
             return None
     search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == "hydra.searchpath"]
     return compose(config_name, [f"experiment={preset}", *search])
@@ -331,19 +333,20 @@ def _names_folder(cfg, overrides) -> bool:
     return cfg.results_dir != RunConfig.results_dir or "results_dir" in keys(overrides)
 
 
-def _results_folder(cfg, overrides, objects: Configured, alone) -> tuple[Configured, str | None]:
-    """The run's results folder when the job names none (``results_dir`` left at its default,
-    by the overrides and the configs): :data:`~kmdr.config.schema.OWN_RESULTS_DIR` for a run
-    outside the committed presets (``preset.reproduce: none``) and for a run of one that leaves
-    its committed record (:func:`~kmdr.config.presets.outside_record`, against the preset
-    composed alone, ``alone``), so that the committed ``results/`` holds the presets' own
-    folders and protocols only. Returns the objects (``cfg`` changed in place, as its record is
+def _results_folder(cfg, named: bool, objects: Configured, alone) -> tuple[Configured, str | None]:
+    """The run's results folder when the job names none (``named`` False: ``results_dir`` left
+    at its default, by the overrides and the configs, :func:`_names_folder`):
+    :data:`~kmdr.config.schema.OWN_RESULTS_DIR` for a run outside the committed presets
+    (``preset.reproduce: none``) and for a run of one that leaves its committed record
+    (:func:`~kmdr.config.presets.outside_record`, against the preset composed alone,
+    ``alone``), so that the committed ``results/`` holds the presets' own folders and protocols
+    only. Returns the objects (``cfg`` changed in place, as its record is
     written from it) and, for the second case, the line that says so (None otherwise)."""
     from dataclasses import replace
 
     from omegaconf import open_dict
 
-    if _names_folder(cfg, overrides):
+    if named:
         return objects, None
     changes, line = [], None
     if default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir:
@@ -351,7 +354,7 @@ def _results_folder(cfg, overrides, objects: Configured, alone) -> tuple[Configu
             changes = outside_record(objects.experiment, to_container(alone))
         if not changes:
             return objects, None
-        line = record_line(str(alone.name), changes, f"{OWN_RESULTS_DIR}/{cfg.name}")
+        line = record_line(str(alone.name), changes, str(cfg.name))
     with open_dict(cfg):
         cfg.results_dir = OWN_RESULTS_DIR
     return objects._replace(output=replace(objects.output, results_dir=OWN_RESULTS_DIR)), line
@@ -389,12 +392,13 @@ def checked(cfg, hc) -> Composed:
     check_user_configs(hc)
     metadata = to_container(cfg.preset)  # before a changed preset drops it for an ad-hoc run's
     task = [*hc.overrides.task]
-    alone = _preset_alone(cfg, choices, hc.job.config_name, [*hc.overrides.hydra], task)
+    named = _names_folder(cfg, task)
+    alone = _preset_alone(cfg, choices, hc.job.config_name, [*hc.overrides.hydra], task, named)
     moved = own_folder(cfg, alone) if alone is not None else None
     if moved:  # the preset's own metadata is checked all the same
         PresetConfig(**metadata)
     objects = from_config(cfg, only_reducer=only)
-    objects, outside = _results_folder(cfg, task, objects, alone)
+    objects, outside = _results_folder(cfg, named, objects, alone)
     moved = moved or outside
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
     check_kind_reads(hc.overrides.task, kind)
@@ -457,16 +461,18 @@ def check_printed_job(
         _check_folder("-cd", config_dir)
     folders = [f"file://{Path(config_dir).expanduser().resolve()}"] if config_dir else []
     items = []
+    named = False  # a results_dir override: kmdr's rule does not move the job
     for override in parse(args):  # the flags and their values are not overrides
         if key(override) == "hydra.searchpath":
             folders += [str(v) for v in override.value()]
         else:
             items.append(str(override.input_line))
+            named = named or key(override) == "results_dir"
     searchpath = [f"hydra.searchpath=[{','.join(folders)}]"] if folders else []
     if config_name in (None, PRIMARY_CONFIG):
         composed = _composed_and_checked([*items, *searchpath])
         folder = composed.output.results_dir
-        if folder == OWN_RESULTS_DIR and "results_dir" not in keys(items):
+        if folder == OWN_RESULTS_DIR and not named:
             where = f"{folder}/{composed.experiment.name}/"
             said = [composed.moved] if composed.moved else []
             if where not in (composed.moved or ""):

@@ -43,8 +43,6 @@ def _unparsable(err) -> str:
             f"cannot parse the override {text!r}: Hydra takes characters outside ASCII only "
             f"inside quotes; write it as '{key}=\"{value}\"'"
         )
-    lines = [ln for ln in str(err).splitlines() if ln.strip() and not ln.startswith("See https")]
-    reason = _flat(lines[-1]) if lines else type(err).__name__
     words = text.split()
     if len(words) > 1 and all("=" in w for w in words):  # a command line given as one string
         listed = ", ".join(repr(w) for w in words)
@@ -52,6 +50,8 @@ def _unparsable(err) -> str:
             f"cannot parse the override {text!r}: it holds {len(words)} overrides; give each as "
             f"an argument (a string) of its own: {listed}"
         )
+    lines = [ln for ln in str(err).splitlines() if ln.strip() and not ln.startswith("See https")]
+    reason = _flat(lines[-1]) if lines else type(err).__name__
     return (
         f"cannot parse the override {text!r}: {reason}; write overrides as key=value (quote "
         "values with spaces or special characters; see --help)"

@@ -182,10 +182,14 @@ def outside_record(experiment, preset: dict) -> list[str]:
     return out
 
 
-def record_line(preset: str | None, changes: list[str], folder: str) -> str:
+def record_line(preset: str | None, changes: list[str], name: str) -> str:
     """The one line saying that a run of the committed preset ``preset`` with ``changes`` (see
-    :func:`outside_record`) goes to ``folder``, not into the committed record; ``preset`` None:
-    an experiment carrying a committed preset's metadata under a name no preset has."""
+    :func:`outside_record`), experiment ``name``, goes under the user's own results folder
+    (:data:`~kmdr.config.schema.OWN_RESULTS_DIR`), not into the committed record; ``preset``
+    None: an experiment carrying a committed preset's metadata under a name no preset has."""
+    from kmdr.config.schema import OWN_RESULTS_DIR
+
+    folder = f"{OWN_RESULTS_DIR}/{name}"
     where = "results_dir=results writes it there"
     if preset is None:
         return (
