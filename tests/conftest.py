@@ -42,11 +42,24 @@ def _outside_the_checkout(tmp_path_factory):
     """Every test runs from a folder of its own, not the checkout: what a command writes
     relative to where it runs (a multirun's ``multirun/`` records, a run without
     ``results_dir``'s ``results/``) lands there, and ``make test`` leaves the checkout as it
-    was. Tests reach the checkout's files through their own paths, never the working folder."""
-    here = os.getcwd()
+    was. Tests reach the checkout's files through their own paths, never the working folder.
+
+    The temporary folder of the tests and of every process they start (``TMPDIR``) is one of
+    pytest's own too: what a run leaves there on purpose (a dask cluster's worker log, which its
+    error line names) goes with pytest's old folders, instead of piling up in the system's."""
+    import tempfile
+
+    here, temp = os.getcwd(), os.environ.get("TMPDIR")
     os.chdir(tmp_path_factory.mktemp("cwd"))
+    os.environ["TMPDIR"] = str(tmp_path_factory.mktemp("tmp"))
+    tempfile.tempdir = None  # read TMPDIR again
     yield
     os.chdir(here)
+    if temp is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = temp
+    tempfile.tempdir = None
 
 
 @pytest.fixture(scope="module")
