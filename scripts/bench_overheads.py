@@ -11,7 +11,11 @@ is written into either checkout), with the data mirror of ``KMDR_DATA_MIRROR``:
 
 ``orl``
     ``kmdr experiment=bzmd14_orl repeats=1 kmeans.init=k-means++``: the wall of the command
-    (and, recorded beside it, the run's own ``in X s``);
+    (and, recorded beside it, the run's own ``in X s``), and where the rest of the wall goes:
+    ``orl_before_first_cell``, from the command's start to the start of its first cell, and
+    ``orl_after_last_cell``, from the end of its last cell to the command's exit (the drawing,
+    mostly). Both are read from the cells the run wrote: a cell starts ``total_seconds`` before
+    its ``finished_at``;
 ``multirun``
     ``kmdr -m dataset=orl,coil20 reducer=leverage,sign,svd``: six jobs, the wall of the command;
 ``api``
@@ -93,11 +97,27 @@ def _kmdr(python: str) -> list[str]:
     return [str(Path(python).with_name("kmdr"))]
 
 
-def orl(python: str) -> tuple[float, float]:
+def orl(python: str) -> tuple[float, float, dict[str, float]]:
     with tempfile.TemporaryDirectory(prefix="kmdr-bench-") as tmp:
+        started = time.time()
         wall, out, err = _run([*_kmdr(python), *ORL, f"results_dir={tmp}/r"], tmp)
+        ended = time.time()
+        first, last = _cells_span(Path(tmp) / "r" / "bzmd14_orl" / "cells.csv")
     reported = [float(m) for m in REPORTED.findall(out + err)]
-    return wall, reported[-1] if reported else float("nan")
+    parts = {"orl_before_first_cell": first - started, "orl_after_last_cell": ended - last}
+    return wall, reported[-1] if reported else float("nan"), parts
+
+
+def _cells_span(path: Path) -> tuple[float, float]:
+    """When the first of a run's cells started and the last one finished (Unix seconds): each
+    row's ``finished_at`` less its ``total_seconds``, and its ``finished_at``."""
+    from datetime import datetime
+
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    ends = [datetime.fromisoformat(row["finished_at"]).timestamp() for row in rows]
+    starts = [end - float(row["total_seconds"]) for end, row in zip(ends, rows, strict=True)]
+    return min(starts), max(ends)
 
 
 def multirun(python: str) -> tuple[float, float]:
@@ -134,6 +154,8 @@ def reused(python: str) -> tuple[float, float]:
 #: What each measure's second number is.
 BESIDE = {
     "orl": "reported_s",
+    "orl_before_first_cell": "",
+    "orl_after_last_cell": "",
     "multirun": "reported_s",
     "api": "first_call_s",
     "dry_run": "",
@@ -193,11 +215,15 @@ def main(argv=None) -> int:
         for what in wanted:
             for side, python in sides.items():
                 value = funcs[what](python)
-                got[(what, side)].append(value)
+                got[(what, side)].append(value[:2])
+                for part, seconds in (value[2] if len(value) > 2 else {}).items():
+                    got.setdefault((part, side), []).append((seconds, float("nan")))
                 print(f"[{rep + 1}/{args.repeats}] {what} {side}: {value[0]:.2f} s", flush=True)
     load_end = load_average()
     rows = []
-    for what in wanted:
+    parts = [what for what in BESIDE if what not in MEASURES]
+    order = [x for w in wanted for x in (w, *(p for p in parts if p.startswith(f"{w}_")))]
+    for what in [w for w in order if (w, "current") in got]:
         med = {side: statistics.median(v[0] for v in got[(what, side)]) for side in sides}
         beside = {side: statistics.median(v[1] for v in got[(what, side)]) for side in sides}
         rows.append(
@@ -223,7 +249,7 @@ def main(argv=None) -> int:
     print(f"\nmedians of {args.repeats} interleaved runs (load {load_start} -> {load_end}):")
     for row in rows:
         print(
-            f"{row['measure']:>9}: baseline {row['baseline_s']} s, current {row['current_s']} s, "
+            f"{row['measure']:>21}: baseline {row['baseline_s']} s, current {row['current_s']} s, "
             f"ratio {row['ratio']}"
         )
     if "dry_run" in wanted:
