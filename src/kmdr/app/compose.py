@@ -362,14 +362,17 @@ def _results_folder(cfg, named: bool, objects: Configured, alone) -> tuple[Confi
 
 @dataclass(frozen=True)
 class Composed:
-    """One job's checked objects, the resolved config its run records, and the line announcing
-    that it runs in a folder of its own (None when it does not)."""
+    """One job's checked objects, the resolved config its run records, the line announcing
+    that it runs in a folder of its own (None when it does not), and whether kmdr's rule chose
+    its results folder (the job names none and goes to
+    :data:`~kmdr.config.schema.OWN_RESULTS_DIR`, :func:`_results_folder`)."""
 
     experiment: object
     execution: object
     output: object
     record: dict
     moved: str | None = None
+    folder_by_rule: bool = False
 
     @property
     def objects(self) -> Configured:
@@ -406,7 +409,8 @@ def checked(cfg, hc) -> Composed:
     record = to_container(cfg)
     record["choices"] = {k: v for k, v in choices.items() if "/" not in k}
     record["overrides"] = list(hc.overrides.task)
-    return Composed(*objects, record=record, moved=moved)
+    by_rule = not named and objects.output.results_dir == OWN_RESULTS_DIR
+    return Composed(*objects, record=record, moved=moved, folder_by_rule=by_rule)
 
 
 def compose_job(overrides, caller: str = "this") -> Composed:
@@ -461,24 +465,21 @@ def check_printed_job(
         _check_folder("-cd", config_dir)
     folders = [f"file://{Path(config_dir).expanduser().resolve()}"] if config_dir else []
     items = []
-    named = False  # a results_dir override: kmdr's rule does not move the job
     for override in parse(args):  # the flags and their values are not overrides
         if key(override) == "hydra.searchpath":
             folders += [str(v) for v in override.value()]
         else:
             items.append(str(override.input_line))
-            named = named or key(override) == "results_dir"
     searchpath = [f"hydra.searchpath=[{','.join(folders)}]"] if folders else []
     if config_name in (None, PRIMARY_CONFIG):
         composed = _composed_and_checked([*items, *searchpath])
-        folder = composed.output.results_dir
-        if folder == OWN_RESULTS_DIR and not named:
-            where = f"{folder}/{composed.experiment.name}/"
-            said = [composed.moved] if composed.moved else []
-            if where not in (composed.moved or ""):
-                said.append(f"[kmdr] this job writes into {where} (results_dir=... chooses)")
-            return said
-        return []
+        if not composed.folder_by_rule:
+            return []
+        where = f"{OWN_RESULTS_DIR}/{composed.experiment.name}/"
+        said = [composed.moved] if composed.moved else []
+        if where not in (composed.moved or ""):
+            said.append(f"[kmdr] this job writes into {where} (results_dir=... chooses)")
+        return said
     # A primary config of the user's (-cn): Hydra finds it in the -cd folder, which the Compose
     # API cannot add where Hydra looks for a primary config; what can be checked is that no
     # config of the folder loses to a built-in of the same name.
