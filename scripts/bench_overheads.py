@@ -210,20 +210,18 @@ def main(argv=None) -> int:
     wanted = args.only or list(MEASURES)
     funcs = {"orl": orl, "multirun": multirun, "api": api, "dry_run": dry_run, "reused": reused}
     load_start = load_average()
-    got: dict = {(w, side): [] for w in wanted for side in sides}
+    got: dict = {}  # (row, side) -> [(seconds, beside)], rows in the order first measured
     for rep in range(args.repeats):
         for what in wanted:
             for side, python in sides.items():
-                value = funcs[what](python)
-                got[(what, side)].append(value[:2])
-                for part, seconds in (value[2] if len(value) > 2 else {}).items():
+                wall, beside, *parts = funcs[what](python)  # parts: rows split from the wall
+                got.setdefault((what, side), []).append((wall, beside))
+                for part, seconds in (parts[0] if parts else {}).items():
                     got.setdefault((part, side), []).append((seconds, float("nan")))
-                print(f"[{rep + 1}/{args.repeats}] {what} {side}: {value[0]:.2f} s", flush=True)
+                print(f"[{rep + 1}/{args.repeats}] {what} {side}: {wall:.2f} s", flush=True)
     load_end = load_average()
     rows = []
-    parts = [what for what in BESIDE if what not in MEASURES]
-    order = [x for w in wanted for x in (w, *(p for p in parts if p.startswith(f"{w}_")))]
-    for what in [w for w in order if (w, "current") in got]:
+    for what in dict.fromkeys(row for row, _ in got):
         med = {side: statistics.median(v[0] for v in got[(what, side)]) for side in sides}
         beside = {side: statistics.median(v[1] for v in got[(what, side)]) for side in sides}
         rows.append(
