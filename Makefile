@@ -71,11 +71,14 @@ test-floors:
 
 # The documentation site (docs/: the user guide, the API reference from the docstrings, and the
 # gallery of examples/, each run at build time) into docs/_build/html, offline, every warning an
-# error. tests/docs/test_docs_site.py opens the built site in headless chromium.
+# error. tests/docs/test_docs_site.py opens the built site in headless chromium. The examples
+# write their runs into temporary folders, which a reader running one by hand keeps to look at;
+# the build gives them a temporary folder of its own and removes it after.
 DOCS_OUT ?= docs/_build/html
 docs: install
 	rm -rf $(DOCS_OUT) docs/generated docs/auto_examples
-	$(PY) -m sphinx -b html -W --keep-going -q docs $(DOCS_OUT)
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	  TMPDIR="$$tmp" $(PY) -m sphinx -b html -W --keep-going -q docs $(DOCS_OUT)
 
 lint: install
 	$(VENV)/bin/ruff check src tests scripts examples docs/conf.py
