@@ -13,13 +13,14 @@ status. Installs nothing (the Makefile's targets do).
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 
+from kmdr._errors import CommandParser
+
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = CommandParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results folder (default: results)")
     parser.add_argument("--quick", action="store_true", help="the reduced grids")
     parser.add_argument("--benches", action="store_true", help="run the papers' benches instead")

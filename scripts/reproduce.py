@@ -39,7 +39,6 @@ recorded per experiment is that of its cells, without the drawing.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import os
@@ -48,6 +47,7 @@ import sys
 import time
 from pathlib import Path
 
+from kmdr._errors import CommandParser
 from kmdr.engine.signals import STOP_SIGNALS  # standard library only: no numpy yet
 
 #: The stop signals, blocked in the main thread from here until the drawing process has started
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from kmdr.config.errors import ConfigError, config_line
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = CommandParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results folder (default: results)")
     parser.add_argument("--quick", action="store_true", help="the reduced grids (quick_grid)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these experiments")

@@ -3,19 +3,21 @@
 ``one_line`` flattens any message to a single line; ``tell`` prints a command's closing line
 (``kmdr: interrupted; ...``) on stderr, and ``say_error`` a problem as
 ``<program>: error: <message>``; ``exit_error`` does that and exits (status 2, the convention for
-a usage error, unless told otherwise). A command's closing line is its output, not a log record:
-it is shown whatever the logging configuration (the run's own lines are :mod:`kmdr._log`'s).
-``error_chain`` walks what an error was raised from,
-where the real problem often is.
+a usage error, unless told otherwise). :class:`CommandParser` is the argument parser of every
+command but ``kmdr`` (whose flags are Hydra's): a mistake in the arguments gets that line too.
+A command's closing line is its output, not a log record: it is shown whatever the logging
+configuration (the run's own lines are :mod:`kmdr._log`'s). ``error_chain`` walks what an error
+was raised from, where the real problem often is.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterator
 from typing import NoReturn
 
-__all__ = ["error_chain", "exit_error", "one_line", "say_error", "tell"]
+__all__ = ["CommandParser", "error_chain", "exit_error", "one_line", "say_error", "tell"]
 
 
 def error_chain(err: BaseException) -> Iterator[BaseException]:
@@ -53,3 +55,13 @@ def exit_error(program: str, message: object, status: int = 2) -> NoReturn:
     """:func:`say_error`, then exit with ``status``."""
     say_error(program, message)
     sys.exit(status)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse's parser, whose answer to a mistake in the arguments (an option it does not know,
+    a missing value, a check of the command's own through :meth:`error`) is the command's one
+    error line with the way to its help, exit status 2, rather than a usage screen above it.
+    (:meth:`error` is argparse's documented place for this.)"""
+
+    def error(self, message: str) -> NoReturn:
+        exit_error(self.prog, f"{message}; see {self.prog} --help")

@@ -1,6 +1,6 @@
-"""The installed ``kmdr`` command, run for real in a subprocess: a mistake in its options is one
-line and exit status 2 (not argparse's usage screen), and output read by a program that stops
-early ends it quietly, as a Unix filter."""
+"""The installed ``kmdr`` command (and the other console commands), run for real in a
+subprocess: a mistake in its options is one line and exit status 2 (not argparse's usage screen),
+and output read by a program that stops early ends it quietly, as a Unix filter."""
 
 from __future__ import annotations
 
@@ -78,6 +78,41 @@ def test_a_bad_option_is_one_line_not_a_usage_screen(args, expected, tmp_path):
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith("kmdr: error: " + expected), proc.stderr
     assert "see kmdr --help" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.fault(
+    "an option another kmdr command does not have, or a value it lacks (kmdr-figures --bogus, "
+    "kmdr-prune --run-id)",
+    gets="exit 2 before any work, one line naming it and the way to the command's help",
+)
+@pytest.mark.parametrize(
+    ("command", "args", "expected"),
+    [
+        ("kmdr-list", ["--bogus"], "unrecognized arguments: --bogus"),
+        ("kmdr-list", ["models"], "unknown section(s) ['models']; choose from"),
+        ("kmdr-data", ["--mirror"], "argument --mirror: expected one argument"),
+        ("kmdr-figures", ["results", "--bogus"], "unrecognized arguments: --bogus"),
+        ("kmdr-report", ["--bogus"], "unrecognized arguments: --bogus"),
+        ("kmdr-compare", ["results"], "the following arguments are required"),
+        ("kmdr-prune", ["results/x", "--run-id"], "argument --run-id: expected one argument"),
+    ],
+)
+def test_the_other_commands_answer_a_bad_argument_in_one_line(command, args, expected, tmp_path):
+    """Every console command's argument mistakes, its own checks of them included, are its one
+    error line with the way to its help, as ``kmdr``'s are: no usage screen above it."""
+    proc = subprocess.run(
+        [str(KMDR.with_name(command)), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith(f"{command}: error: {expected}"), proc.stderr
+    assert proc.stderr.rstrip().endswith(f"; see {command} --help"), proc.stderr
     assert list(tmp_path.iterdir()) == []
 
 

@@ -12,13 +12,14 @@ number of cells each would compute.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from kmdr._errors import CommandParser
 
 __all__ = [
     "SECTIONS",
@@ -216,7 +217,7 @@ def _jsonable(value):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kmdr-list", description=__doc__.splitlines()[0])
+    parser = CommandParser(prog="kmdr-list", description=__doc__.splitlines()[0])
     parser.add_argument(
         "sections", nargs="*", metavar="section", help=f"{' | '.join(SECTIONS)} (default: all)"
     )

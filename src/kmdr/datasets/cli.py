@@ -9,12 +9,13 @@ missing data (``make reproduce`` skips the experiments that need it) but not for
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 
 import pooch
 from tabulate import tabulate
+
+from kmdr._errors import CommandParser
 
 from . import (
     DatasetError,
@@ -48,7 +49,7 @@ def _row(st: DatasetStatus) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     names = available_datasets()
-    parser = argparse.ArgumentParser(prog="kmdr-data", description=__doc__.splitlines()[0])
+    parser = CommandParser(prog="kmdr-data", description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="datasets (default: all)")
     parser.add_argument("--data-dir", default=None, help="cache folder (default: KMDR_DATA_DIR)")
     parser.add_argument("--mirror", default=None, help=f"mirror folder (default: {MIRROR_ENV})")

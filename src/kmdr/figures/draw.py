@@ -19,7 +19,6 @@ the README's gallery embeds).
 
 from __future__ import annotations
 
-import argparse
 import io
 import sys
 from pathlib import Path
@@ -30,7 +29,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-from kmdr._errors import say_error
+from kmdr._errors import CommandParser, say_error
 from kmdr._io import atomic_write_bytes
 from kmdr.figures import appearance
 from kmdr.figures.curves import draw_curves
@@ -114,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     others are still drawn; the exit status is then 1. A RESULTS_DIR that is not a folder, or
     holds no experiment folder, is one line and exit status 2, with nothing written.
     """
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="kmdr-figures",
         description="Re-aggregate every experiment under RESULTS_DIR from its cells.csv, cells/ "
         "and runs/*.json and redraw its figures (summary.csv, figures/*.png|pdf, table1.*).",

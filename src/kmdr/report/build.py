@@ -20,14 +20,13 @@ other mention links to that list.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 from pathlib import Path
 
 import pandas as pd
 
-from kmdr._errors import say_error
+from kmdr._errors import CommandParser, say_error
 from kmdr._io import atomic_write_text
 from kmdr.config.presentation import SECTIONS
 from kmdr.report import claims as C
@@ -158,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     read is named in one line and left out, the report is written with the others and its last
     section lists what was left out; the exit status is then 1.
     """
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="kmdr-report", description="Write RESULTS/REPORT.md from the CSVs under RESULTS/."
     )
     parser.add_argument("results", nargs="?", default="results", type=Path)

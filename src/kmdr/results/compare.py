@@ -33,12 +33,12 @@ silently left out.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kmdr._errors import CommandParser
 from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS
 
 __all__ = [
@@ -333,7 +333,7 @@ def report_lines(comparisons: dict[str, Comparison], named: int = NAMED) -> list
 def main(argv: list[str] | None = None) -> int:
     from kmdr._errors import exit_error
 
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog=_PROG,
         description="Compare the results of two results folders (or two experiment folders) "
         "cell by cell: exit 0 when every cell's result columns are identical, 1 when any cell "

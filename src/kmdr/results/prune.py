@@ -27,7 +27,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from kmdr._errors import exit_error
+from kmdr._errors import CommandParser, exit_error
 from kmdr._io import atomic_write_text
 from kmdr.results import locks
 from kmdr.results.reading import OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT, load_runs, split_current
@@ -85,7 +85,7 @@ def _absent(frame: pd.DataFrame, args) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog=_PROG,
         description="List (and with --remove, remove) rows of experiment stores: cells.csv rows "
         "and their cell files. Nothing is removed without --remove.",

@@ -18,7 +18,6 @@ else the reference sampler of bzmd14 Definition 5 (:func:`leverage_sample`).
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kmdr._errors import CommandParser
 from kmdr._io import atomic_write_text
 from kmdr.config.checks import check_rank
 
@@ -301,7 +301,7 @@ def _run_sampling_lemma(results: Path, quick: bool, datasets, loader) -> pd.Data
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="python -m kmdr.papers.bzmd14.sampling_lemma",
         description="Compute the sampling lemma's singular values into RESULTS/theory/.",
     )

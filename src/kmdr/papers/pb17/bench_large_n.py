@@ -50,6 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kmdr._errors import CommandParser
+
 #: Rows per generation chunk: the unit of the seeded streams (not the block size).
 CHUNK = 4096
 SIZES = (100_000, 1_000_000, 10_000_000)
@@ -210,7 +212,9 @@ def table(bench: Path) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(
+        prog="python -m kmdr.papers.pb17.bench_large_n", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--p", type=int, default=784)
     parser.add_argument("--k", type=int, default=3)

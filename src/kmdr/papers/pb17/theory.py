@@ -26,13 +26,13 @@ exact statement could not be read (see the report's deviations).
 
 from __future__ import annotations
 
-import argparse
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from kmdr._errors import CommandParser
 from kmdr.report.theory import TheoryPart
 
 __all__ = ["DELTA", "PART", "bound_t", "mean_bound_table", "section_mean_bound"]
@@ -143,7 +143,9 @@ PART = TheoryPart(sections=(section_mean_bound,))
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(
+        prog="python -m kmdr.papers.pb17.theory", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--quick", action="store_true", help="20 draws per row, not 200")
     args = parser.parse_args(argv)
