@@ -44,15 +44,8 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     from kmdr.app.compose import Composed, compose_job
     from kmdr.config.errors import ConfigError
     from kmdr.config.overrides import key, parse
-    from kmdr.config.presets import record_line
-    from kmdr.config.schema import (
-        OWN_RESULTS_DIR,
-        Execution,
-        Experiment,
-        Output,
-        default_results_dir,
-        spec_of,
-    )
+    from kmdr.config.presets import default_folder
+    from kmdr.config.schema import Execution, Experiment, Output, spec_of
 
     for value, kind, word in ((execution, Execution, "execution"), (output, Output, "output")):
         if value is not None and not isinstance(value, kind):
@@ -87,11 +80,11 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
         execution = execution if execution is not None else Execution()
         if output is None:
             output = Output() if results_dir is None else Output(results_dir=text)
-        default = OWN_RESULTS_DIR if changes else default_results_dir(experiment.preset.reproduce)
+        default, line = default_folder(
+            experiment.preset.reproduce, changes, preset, experiment.name
+        )
         folder = in_run_folder(output, default)
-        moved = None
-        if changes and folder.results_dir != output.results_dir:
-            moved = record_line(preset, changes, experiment.name)
+        moved = line if folder.results_dir != output.results_dir else None
         return Composed(
             experiment,
             execution,

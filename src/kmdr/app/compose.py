@@ -41,10 +41,10 @@ from kmdr.config.presets import (
     PRESET_FIXES,
     PROTOCOL,
     check_package,
+    default_folder,
     env_conf_dir,
     outside_record,
     own_folder,
-    record_line,
     yaml_problem,
 )
 from kmdr.config.schema import (
@@ -340,7 +340,8 @@ def _results_folder(cfg, named: bool, objects: Configured, alone) -> tuple[Confi
     (``preset.reproduce: none``) and for a run of one that leaves its committed record
     (:func:`~kmdr.config.presets.outside_record`, against the preset composed alone,
     ``alone``), so that the committed ``results/`` holds the presets' own folders and protocols
-    only. Returns the objects (``cfg`` changed in place, as its record is
+    only (the rule is :func:`~kmdr.config.presets.default_folder`, which ``kmdr.run`` applies to
+    an Experiment too). Returns the objects (``cfg`` changed in place, as its record is
     written from it) and, for the second case, the line that says so (None otherwise)."""
     from dataclasses import replace
 
@@ -348,16 +349,16 @@ def _results_folder(cfg, named: bool, objects: Configured, alone) -> tuple[Confi
 
     if named:
         return objects, None
-    changes, line = [], None
-    if default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir:
-        if alone is not None:
-            changes = outside_record(objects.experiment, to_container(alone))
-        if not changes:
-            return objects, None
-        line = record_line(str(alone.name), changes, str(cfg.name))
+    changes = []
+    if alone is not None and default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir:
+        changes = outside_record(objects.experiment, to_container(alone))
+    preset = str(alone.name) if alone is not None else None
+    folder, line = default_folder(cfg.preset.reproduce, changes, preset, str(cfg.name))
+    if folder == cfg.results_dir:
+        return objects, None
     with open_dict(cfg):
-        cfg.results_dir = OWN_RESULTS_DIR
-    return objects._replace(output=replace(objects.output, results_dir=OWN_RESULTS_DIR)), line
+        cfg.results_dir = folder
+    return objects._replace(output=replace(objects.output, results_dir=folder)), line
 
 
 @dataclass(frozen=True)

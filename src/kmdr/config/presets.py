@@ -32,6 +32,7 @@ __all__ = [
     "check_package",
     "conf_dir",
     "config_path",
+    "default_folder",
     "outside_record",
     "own_folder",
     "preset_changes",
@@ -200,6 +201,20 @@ def record_line(preset: str | None, changes: list[str], name: str) -> str:
         f"[kmdr] {preset} with {' '.join(changes)} is outside the preset's committed record "
         f"(its protocol, in results/{preset}/): it goes to {folder}/ ({where})"
     )
+
+
+def default_folder(reproduce, changes: list[str], preset: str | None, name: str):
+    """``(results_dir, line)`` for a run that names no results folder, on either route (the
+    command line's overrides, an Experiment given to ``kmdr.run``): a run of a committed preset
+    with ``changes`` (:func:`outside_record`; ``preset`` its name, ``name`` the run's) goes to
+    :data:`~kmdr.config.schema.OWN_RESULTS_DIR`, with the :func:`record_line` saying so; any other
+    run to the folder its preset's ``reproduce`` gives it
+    (:func:`~kmdr.config.schema.default_results_dir`), with no line."""
+    from kmdr.config.schema import OWN_RESULTS_DIR, default_results_dir
+
+    if changes:
+        return OWN_RESULTS_DIR, record_line(preset, changes, name)
+    return default_results_dir(reproduce), None
 
 
 def own_folder(cfg, preset_cfg) -> str | None:
