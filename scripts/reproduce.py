@@ -47,7 +47,7 @@ import sys
 import time
 from pathlib import Path
 
-from kmdr._errors import CommandParser
+from kmdr._errors import CommandParser, exit_error
 from kmdr.engine.signals import STOP_SIGNALS  # standard library only: no numpy yet
 
 #: The stop signals, blocked in the main thread from here until the drawing process has started
@@ -259,8 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         configs = composed(args.results, args.quick, args.override)
         all_names = in_order(configs)
     except (ConfigError, HydraException, OmegaConfBaseException) as err:
-        print(f"[reproduce] configuration error: {config_line(err)}", file=sys.stderr)
-        return 2
+        exit_error(parser.prog, config_line(err))
     unknown = [name for name in args.only or () if name not in all_names]
     if unknown:
         parser.error(

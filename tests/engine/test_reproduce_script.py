@@ -69,15 +69,15 @@ def test_no_figures_when_the_override_says_so(tmp_path):
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["--override", "kmeans.nope=1"], "configuration error: unknown config key 'kmeans.nope'"),
+        (["--override", "kmeans.nope=1"], "unknown config key 'kmeans.nope'"),
         (["--only", "bzmd14_orl", "nope"], "--only nope: not an experiment make reproduce runs"),
     ],
 )
 def test_a_bad_argument_stops_before_any_work(args, expected, tmp_path):
     results = tmp_path / "results"
     done = reproduce("--results", str(results), *args)
-    assert done.returncode == 2
-    assert expected in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"reproduce.py: error: {expected}"), done.stderr
     assert not results.exists()
 
 
