@@ -203,7 +203,9 @@ def record_line(preset: str | None, changes: list[str], name: str) -> str:
     )
 
 
-def default_folder(reproduce, changes: list[str], preset: str | None, name: str):
+def default_folder(
+    reproduce, changes: list[str], preset: str | None, name: str
+) -> tuple[str, str | None]:
     """``(results_dir, line)`` for a run that names no results folder, on either route (the
     command line's overrides, an Experiment given to ``kmdr.run``): a run of a committed preset
     with ``changes`` (:func:`outside_record`; ``preset`` its name, ``name`` the run's) goes to
