@@ -93,6 +93,8 @@ def test_a_bad_option_is_one_line_not_a_usage_screen(args, expected, tmp_path):
         ("kmdr-list", ["models"], "unknown section(s) ['models']; choose from"),
         ("kmdr-data", ["--mirror"], "argument --mirror: expected one argument"),
         ("kmdr-figures", ["results", "--bogus"], "unrecognized arguments: --bogus"),
+        # the experiments to draw are optional, and not named as required
+        ("kmdr-figures", [], "the following arguments are required: results_dir; see"),
         ("kmdr-report", ["--bogus"], "unrecognized arguments: --bogus"),
         ("kmdr-compare", ["results"], "the following arguments are required"),
         ("kmdr-prune", ["results/x", "--run-id"], "argument --run-id: expected one argument"),

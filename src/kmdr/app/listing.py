@@ -219,7 +219,11 @@ def _jsonable(value):
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog="kmdr-list", description=__doc__.splitlines()[0])
     parser.add_argument(
-        "sections", nargs="*", metavar="section", help=f"{' | '.join(SECTIONS)} (default: all)"
+        "sections",
+        nargs="*",
+        default=[],
+        metavar="section",
+        help=f"{' | '.join(SECTIONS)} (default: all)",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--data-dir", default=None, help="data cache (default: KMDR_DATA_DIR)")

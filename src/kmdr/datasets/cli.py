@@ -50,7 +50,7 @@ def _row(st: DatasetStatus) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     names = available_datasets()
     parser = CommandParser(prog="kmdr-data", description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help="datasets (default: all)")
+    parser.add_argument("names", nargs="*", default=[], help="datasets (default: all)")
     parser.add_argument("--data-dir", default=None, help="cache folder (default: KMDR_DATA_DIR)")
     parser.add_argument("--mirror", default=None, help=f"mirror folder (default: {MIRROR_ENV})")
     parser.add_argument(

@@ -119,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         "and runs/*.json and redraw its figures (summary.csv, figures/*.png|pdf, table1.*).",
     )
     parser.add_argument("results_dir", type=Path, help="folder holding one folder per experiment")
-    parser.add_argument("experiments", nargs="*", help="only these experiments (default: all)")
+    parser.add_argument(
+        "experiments", nargs="*", default=[], help="only these experiments (default: all)"
+    )
     args = parser.parse_args(argv)
     root: Path = args.results_dir
     if not root.is_dir():
