@@ -113,8 +113,9 @@ def _cells_span(path: Path) -> tuple[float, float]:
     row's ``finished_at`` less its ``total_seconds``, and its ``finished_at``."""
     from datetime import datetime
 
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+    from kmdr.results.records import read_table
+
+    rows = [fields for _, fields in read_table(path).rows]
     ends = [datetime.fromisoformat(row["finished_at"]).timestamp() for row in rows]
     starts = [end - float(row["total_seconds"]) for end, row in zip(ends, rows, strict=True)]
     return min(starts), max(ends)
