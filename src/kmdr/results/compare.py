@@ -38,7 +38,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kmdr._errors import CommandParser
+from kmdr._errors import CommandParser, exit_error
 from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS
 
 __all__ = [
@@ -331,8 +331,6 @@ def report_lines(comparisons: dict[str, Comparison], named: int = NAMED) -> list
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kmdr._errors import exit_error
-
     parser = CommandParser(
         prog=_PROG,
         description="Compare the results of two results folders (or two experiment folders) "
