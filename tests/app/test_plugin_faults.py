@@ -92,7 +92,8 @@ class NotReproducible(Bad):
 
 class HashDependent(Bad):
     def _transform(self, X):  # hash() of a str differs between processes (PYTHONHASHSEED)
-        return self._first(X) + 1e-9 * (hash("kmdr") % 1000)
+        # the whole 64-bit hash: two hash seeds giving the same shift is not a 1 in 1000 event
+        return self._first(X) + 1e-6 * (hash("kmdr") / 2**63)
 
 
 class FalselyDeterministic(Bad):
