@@ -18,6 +18,7 @@ from kmdr.reducers import (
     available_reducers,
     baseline_names,
     canonical_reducer,
+    declared_defaults,
     make_reducer,
     max_components,
     planning_facts,
@@ -118,6 +119,34 @@ def test_every_builtin_entry_declares_the_plan_its_class_reads():
         entry = reducer_entry(name)
         assert entry.plan is not None and entry.plan is reducer_class(name).plan, name
         assert reducer_class(name).compat_version == entry.plan.compat_version
+
+
+def test_a_declared_default_is_its_classs_default():
+    """A plan's defaults are the constructor's (a dry run takes a parameter equal to one as valid
+    without importing the class): the same value of the same type."""
+    for name in NAMES:
+        entry = reducer_entry(name)
+        built = reducer_class(name)().get_params(deep=False)
+        for key, value in entry.plan.defaults.items():
+            assert type(built[key]) is type(value) and built[key] == value, (name, key)
+        pinned = set(entry.fixed) & set(entry.plan.defaults)
+        assert declared_defaults(name, dict(entry.plan.defaults)) == (not pinned), name
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "declared"),
+    [
+        ("svd_approx", {}, True),
+        ("svd_approx", {"eps": 1 / 3}, True),
+        ("svd_approx", {"eps": 0.5}, False),  # another value: its class checks it
+        ("svd_approx", {"eps": "abc"}, False),
+        ("svd_approx", {"svd": "exact"}, False),  # a parameter the entry pins
+        ("laplacian", {"n_neighbors": 5.0}, False),  # the default's value, not its type
+        ("sign", {"nosuch": 1}, False),
+    ],
+)
+def test_declared_defaults_are_only_the_declared_values(name, params, declared):
+    assert declared_defaults(name, params) is declared
 
 
 @pytest.mark.parametrize("sparse", [False, True])

@@ -54,7 +54,7 @@ _LEVERAGE = ReducerPlan(
 
 #: SVD features: an exact SVD reads no random_state (ARPACK starts at rng=0).
 _SVD_FEATURES = ReducerPlan(
-    defaults={"svd": "exact"},
+    defaults={"svd": "exact", "eps": 1 / 3},
     deterministic=lambda p, data: p["svd"] == "exact",
     max_components=lambda p, n, d: min(n, d),
     row_blocks=lambda p: SKETCH if p["svd"] == "approximate" else None,

@@ -39,6 +39,7 @@ __all__ = [
     "available_reducers",
     "baseline_names",
     "canonical_reducer",
+    "declared_defaults",
     "is_baseline_reducer",
     "is_own_reducer",
     "make_reducer",
@@ -217,6 +218,22 @@ def make_reducer(name: str, n_components, *, n_clusters=None, random_state=None,
     if "random_state" in accepted:
         kwargs["random_state"] = random_state
     return cls(**kwargs)
+
+
+def declared_defaults(name: str, params: Mapping) -> bool:
+    """Whether ``params`` are all defaults reducer ``name``'s plan declares: each one a key of
+    its plan's ``defaults`` that its entry does not pin, with that very value and type. Such
+    params are the ones its class would take if they were not given (the class reads its
+    defaults from the plan), so they are valid without importing the class to check them."""
+    entry = reducer_entry(name)
+    declared = entry.plan.defaults if entry.plan is not None else {}
+    return all(
+        key in declared
+        and key not in entry.fixed
+        and type(value) is type(declared[key])
+        and value == declared[key]
+        for key, value in params.items()
+    )
 
 
 def max_components(

@@ -65,7 +65,7 @@ class SVDFeatures(BaseReducer):
         n_components=2,
         *,
         svd=plan.defaults["svd"],
-        eps=1 / 3,
+        eps=plan.defaults["eps"],
         random_state=None,
     ):
         self.n_components = n_components
