@@ -358,6 +358,26 @@ def test_the_online_phase_of_a_reducers_own_kmeans_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["reducer=sign", "+reducers.0.params.nosuch=1"], "params ['nosuch'] are invalid"),
+        (["reducer=svd_approx", "+reducers.0.params.eps=abc"], "'eps' parameter of SVDFeatures"),
+        (["reducer=sparsified", "kmeans.online_phase=true"], "clusters with its own k-means"),
+    ],
+    ids=["unknown", "type", "online_phase"],
+)
+@pytest.mark.fault(
+    "a dry run of a run that would be refused for a reducer's parameter (an unknown one, a wrong "
+    "type, the online phase of a reducer's own k-means)",
+    gets="exit 2, the run's own line (once it planned the cells as if the run would go)",
+)
+def test_a_dry_run_refuses_the_reducer_parameters_the_run_refuses(args, says, tmp_path):
+    base = ["dataset=synth", "r_grid=[2]", "repeats=1", "dry_run=true"]
+    refused(run_kmdr([*base, *args], tmp_path), says)
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.parametrize(
     "sweep",
     [
         pytest.param(

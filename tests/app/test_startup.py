@@ -1,6 +1,8 @@
-"""What ``kmdr`` imports before it needs it: printing a config or planning a dry run never loads
-the plotting, statistics or table libraries (a property of the imports, not a timing; the
-timing is ``scripts/bench_startup.py``)."""
+"""What ``kmdr`` imports before it needs it: printing a config, or planning a dry run whose
+reducers take the parameters their declarations state (every preset kmdr ships), never loads the
+plotting, statistics or table libraries (a property of the imports, not a timing; the timing is
+``scripts/bench_startup.py``). A dry run given other reducer parameters imports their classes to
+check them (``tests/app/test_every_setting_used.py``)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ it (:func:`check_against_data`).
 Reducers are checked in two steps. Their names and labels come from the registry's facts, which
 need no reducer class (so a dry run imports none); their constructor parameters need the class,
 and are checked by :func:`check_reducer_params` when a run is about to compute
-(:meth:`kmdr.engine.session.Session.run`, before it writes anything).
+(:meth:`kmdr.engine.session.Session.run`, before it writes anything), and by a dry run whose
+reducers are given parameters other than their declared defaults (:func:`declared_valid`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "check_results_dir",
     "choices",
     "chunked_refusal",
+    "declared_valid",
     "folder_name",
     "integer",
     "one_of",
@@ -259,6 +261,20 @@ def check_reducer_params(spec) -> None:
                 f"({type(reducer).__name__}), which has no online phase; drop the option or "
                 "the reducer"
             )
+
+
+def declared_valid(spec) -> bool:
+    """Whether :func:`check_reducer_params` could only pass for ``spec`` without importing a
+    reducer class: no online phase asked (a reducer with its own k-means lacks it), and each
+    reducer given only defaults its declaration states
+    (:func:`kmdr.reducers.declared_defaults`). A dry run, which imports no reducer class (nor
+    scikit-learn) to plan, checks the reducers' params otherwise, so that it never plans a run
+    the run refuses."""
+    from kmdr.reducers import declared_defaults
+
+    if spec.kmeans.online_phase:
+        return False
+    return all(declared_defaults(red.name, red.params) for red in spec.reducers)
 
 
 #: The one line refusing MATLAB's online phase on row blocks (k-means runs there as Lloyd's

@@ -51,7 +51,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from kmdr.config.checks import check_reducer_params
+from kmdr.config.checks import check_reducer_params, declared_valid
 from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
@@ -446,8 +446,8 @@ class Session:
         output = output if output is not None else Output()
         check_together(experiment, self.execution)
         par = self.prepare(experiment, output)  # the workers start while this process goes on
-        if not output.dry_run:
-            check_reducer_params(experiment)  # imports the reducer classes: not for a dry run
+        if not output.dry_run or not declared_valid(experiment):
+            check_reducer_params(experiment)  # imports the reducer classes (and scikit-learn)
         # The stop signals are the session's while it runs (a no-op when the command's own
         # handling is on, or outside the main thread), not between runs: a notebook's Ctrl-C
         # between two kmdr.run calls stays the notebook's.
