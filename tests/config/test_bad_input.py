@@ -77,6 +77,8 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["reducer=svd_approx", "+reducers.0.params.eps=abc"], "The 'eps' parameter of SVDFeatures must be a float", "a reducer parameter of the wrong type (eps=abc)"),
         case(["reducer=lle", "+reducers.0.params.n_neighbors=0"], "'n_neighbors' parameter of LocallyLinearReducer must be an int in the range [1, inf)", "a reducer parameter out of its range (n_neighbors=0)"),
         case(["reducer=sign", "+reducers.0.params.nosuch=1"], "params ['nosuch'] are invalid for reducer 'sign'", "a parameter the reducer does not take"),
+        case(["reducer=sign", "reducer.params.eps=1"], "unknown config key 'reducer': reducer=<name> chooses the run's reducer; set one of its parameters with +reducers.0.params.<parameter>=<value>", "a reducer's parameter set under the reducer= option (reducer.params.eps=1), as a dataset's is", gets="exit 2 before any work, one line saying how a reducer's parameter is set"),
+        case(["experiment=bzmd14_synth", "experiment.repeats=5"], "give one without the prefix (repeats=5, not experiment.repeats=5)", "a preset's key set under the experiment= option (experiment.repeats=5)", gets="exit 2 before any work, one line saying to give it without the prefix"),
         case(["experiment=bmd09_table1", "reducer=gaussian"], "reducer=gaussian is not part of this experiment", "a reducer that is not part of the chosen preset"),
         case(["-m", "seed=interval(0,1)"], "interval sweeps need a sweeper plugin", "an interval sweep without a sweeper plugin"),
         case(["--cfg", "job", "r_grid=[1"], "cannot parse the override 'r_grid=[1'", "--cfg job with an override that does not parse"),

@@ -102,6 +102,16 @@ def _hydra_message(text: str) -> str | None:
     return None
 
 
+#: The config groups a run chooses an option of (``reducer=sign``) that are no key of its config,
+#: and how to set what a dotted key under them (``reducer.params.eps=0.5``) meant to set.
+_OPTION_GROUPS = {
+    "reducer": "reducer=<name> chooses the run's reducer; set one of its parameters with "
+    "+reducers.0.params.<parameter>=<value> (0: its place in the run's reducers)",
+    "experiment": "experiment=<name> chooses a preset, whose keys are the run's own; give one "
+    "without the prefix (repeats=5, not experiment.repeats=5)",
+}
+
+
 def config_line(err: BaseException) -> str:
     """One line for a Hydra or OmegaConf error: the key, what is wrong, the valid choices.
 
@@ -135,6 +145,8 @@ def config_line(err: BaseException) -> str:
     msg = str(getattr(inner, "msg", None) or inner).split("\n", 1)[0].strip()
     if isinstance(inner, ConfigKeyError | ConfigAttributeError) and key:
         valid = _field_names(object_type)
+        if valid and key in _OPTION_GROUPS:  # reducer.params.eps=...: a group, not a key
+            return f"unknown config key '{key}'{where}: {_OPTION_GROUPS[key]}"
         if valid:
             parent = key.rpartition(".")[0]
             scope = f" of {parent}" if parent else ""
