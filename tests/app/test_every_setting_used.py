@@ -7,6 +7,7 @@ the objects in this process; each asserts the one line and that nothing was writ
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import subprocess
 import sys
 
@@ -354,6 +355,21 @@ def test_the_online_phase_of_a_reducers_own_kmeans_is_refused(tmp_path):
     args = ["dataset=synth", "reducer=sparsified", "r_grid=[2]", "repeats=1"]
     line = refused(run_kmdr([*args, "kmeans.online_phase=true"], tmp_path), "online_phase")
     assert "reducer 'sparsified' clusters with its own k-means" in line
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="ray is installed here")
+@pytest.mark.fault(
+    "backend=ray where ray is not installed",
+    gets="exit 2 before any work, one line naming the extra to install (once a failed run "
+    "record, and a line saying finished cells were kept)",
+)
+def test_a_backend_whose_package_is_missing_is_refused_before_any_work(tmp_path):
+    args = ["dataset=synth", "reducer=sign", "r_grid=[2]", "repeats=1", "backend=ray"]
+    refused(run_kmdr(args, tmp_path), "backend=ray needs ray, which is not installed")
+    assert files_under(tmp_path) == []
+    with pytest.raises(kmdr.ConfigError, match=r"pip install 'kmdr\[ray\]'"):
+        kmdr.run(*args[:-1], execution=Execution(backend="ray"), results_dir=str(tmp_path))
     assert files_under(tmp_path) == []
 
 

@@ -14,6 +14,7 @@ reducers are given parameters other than their declared defaults (:func:`declare
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 from kmdr.config.errors import ConfigError, config_line
@@ -22,6 +23,7 @@ __all__ = [
     "MAX_SEED",
     "ONLINE_PHASE_ON_BLOCKS",
     "at_least",
+    "backend_installed",
     "backend_params",
     "boolean",
     "check_against_data",
@@ -157,6 +159,21 @@ _READ_BY = {
         for memmapping in ("temp_folder", "max_nbytes", "mmap_mode")
     },
 }
+
+
+#: The package each cluster backend imports, by backend; its extra of kmdr has the same name.
+_BACKEND_PACKAGES = {"dask": "distributed", "ray": "ray"}
+
+
+def backend_installed(backend: str) -> None:
+    """A one-line ConfigError when ``backend`` needs a package that is not installed: found
+    from the config alone, before a record is written or a worker started."""
+    package = _BACKEND_PACKAGES.get(backend)
+    if package is not None and importlib.util.find_spec(package) is None:
+        raise ConfigError(
+            f"backend={backend} needs {package}, which is not installed: "
+            f"pip install 'kmdr[{backend}]'"
+        )
 
 
 def backend_params(params: dict, backend: str) -> dict:

@@ -615,7 +615,8 @@ def _time_limit_backend(execution: Execution) -> None:
 
 
 def check_together(experiment: Experiment, execution: Execution) -> None:
-    """What one object alone cannot tell: ``blas_threads`` against the backend, and
+    """What one object alone cannot tell: whether the backend's package is installed here (an
+    Execution may describe a run for another machine), ``blas_threads`` against the backend, and
     ``block_rows`` against the experiment's kind and reducers
     (:func:`~kmdr.config.checks.check_block_rows`). A one-line :class:`ConfigError`.
 
@@ -623,6 +624,7 @@ def check_together(experiment: Experiment, execution: Execution) -> None:
     count (scikit-learn's k-means sets it to one while it runs): with more than one thread per
     worker, a cell's numbers would depend on what the other threads are computing at that
     moment."""
+    checks.backend_installed(execution.backend)
     threads = experiment.blas_threads
     if threads > 1 and execution.backend == "threading" and execution.n_jobs != 1:
         raise ConfigError(
