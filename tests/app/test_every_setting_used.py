@@ -479,6 +479,20 @@ def test_cfg_refuses_the_job_a_run_refuses(args, says, tmp_path):
 
 
 @pytest.mark.fault(
+    "kmdr --cfg job for a job whose settings a run refuses together (blas_threads=2 with "
+    "backend=threading and n_jobs=2)",
+    gets="exit 2, the run's one line, nothing printed (once it printed the config, exit 0)",
+)
+def test_cfg_refuses_settings_a_run_refuses_together(tmp_path):
+    args = ["--cfg", "job", "backend=threading", "n_jobs=2", "blas_threads=2"]
+    proc = run_kmdr(args, tmp_path)
+    refused(proc, "blas_threads=2 with backend=threading and n_jobs=2")
+    assert proc.stdout == "" and files_under(tmp_path) == []
+    proc = run_kmdr([*args[:-1], "blas_threads=1"], tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip(), proc.stderr
+
+
+@pytest.mark.fault(
     "kmdr --cfg job for a job kmdr sends to my_results/ (Hydra prints results_dir: results, the "
     "value before kmdr's rule): an ad-hoc run, a preset run that leaves its committed record",
     gets="the config on stdout as Hydra prints it, and one line on stderr naming the folder the "

@@ -52,6 +52,7 @@ from kmdr.config.schema import (
     Configured,
     PresetConfig,
     RunConfig,
+    check_together,
     default_results_dir,
     from_config,
     to_container,
@@ -474,6 +475,7 @@ def check_printed_job(
     searchpath = [f"hydra.searchpath=[{','.join(folders)}]"] if folders else []
     if config_name in (None, PRIMARY_CONFIG):
         composed = _composed_and_checked([*items, *searchpath])
+        check_together(composed.experiment, composed.execution)  # the run's, in Session.run
         if not composed.folder_by_rule:
             return []
         where = f"{OWN_RESULTS_DIR}/{composed.experiment.name}/"
