@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import re
 import subprocess
 import sys
 
@@ -356,6 +357,23 @@ def test_the_online_phase_of_a_reducers_own_kmeans_is_refused(tmp_path):
     line = refused(run_kmdr([*args, "kmeans.online_phase=true"], tmp_path), "online_phase")
     assert "reducer 'sparsified' clusters with its own k-means" in line
     assert files_under(tmp_path) == []
+
+
+@pytest.mark.parametrize("override", ["hydra/launcher=joblib", "hydra.job.chdir=true"])
+@pytest.mark.fault(
+    "a setting of Hydra's own run given to kmdr.run or kmdr.compose (hydra/launcher=joblib, "
+    "hydra.job.chdir=true), which start no Hydra run",
+    gets="kmdr.ConfigError, one line naming it, before any work (once ignored, unsaid); "
+    "hydra.searchpath, which adds config folders, is read",
+)
+def test_kmdr_run_refuses_a_setting_of_hydras_own_run(override, tmp_path):
+    args = ("dataset=synth", "reducer=sign", "r_grid=[2]", "repeats=1", override)
+    with pytest.raises(kmdr.ConfigError, match=f"'{re.escape(override)}' sets Hydra's own run"):
+        kmdr.run(*args, results_dir=str(tmp_path))
+    with pytest.raises(kmdr.ConfigError, match=r"kmdr\.compose composes the run's config only"):
+        kmdr.compose(*args)
+    assert files_under(tmp_path) == []
+    assert kmdr.compose(*args[:-1], f"hydra.searchpath=[file://{tmp_path}]").r_grid == (2,)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="ray is installed here")

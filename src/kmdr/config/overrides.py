@@ -14,7 +14,10 @@ from collections.abc import Iterable
 
 from kmdr.config.errors import ConfigError, config_line
 
-__all__ = ["check_repeated_keys", "key", "keys", "one_job", "parse", "swept_keys"]
+__all__ = ["SEARCH_PATH", "check_repeated_keys", "key", "keys", "one_job", "parse", "swept_keys"]
+
+#: The one key of Hydra's own config a composed job reads: the config folders searched.
+SEARCH_PATH = "hydra.searchpath"
 
 
 def parse(texts: Iterable[str], *, strict: bool = False) -> list:
@@ -106,6 +109,14 @@ def one_job(overrides, caller: str = "this") -> list[str]:
             raise ConfigError(
                 f"{caller} runs one job, and {override.input_line!r} is a sweep; call it once "
                 "per value (or write a list as key=[a,b])"
+            )
+        name = key(override)
+        if name.split(".")[0].split("/")[0] == "hydra" and name != SEARCH_PATH:
+            raise ConfigError(
+                f"{caller} composes the run's config only, and {override.input_line!r} sets "
+                "Hydra's own run of the command line (its launcher, logging or folders), which "
+                f"it does not start; drop it (only {SEARCH_PATH}, which adds config folders, "
+                "is read)"
             )
     check_repeated_keys(items)
     return items
