@@ -13,11 +13,13 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-#: A small run: 60 x 12 generated points, one reducer, four cells.
+#: A small run: 60 x 12 generated points, one reducer, four cells; the reducer is given a
+#: parameter other than its declared default, so that its parameters are checked.
 TINY = [
     "dataset=synth",
     "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
-    "reducer=sign",
+    "reducer=svd_approx",
+    "+reducers.0.params.eps=0.5",
     "r_grid=[2,4]",
     "repeats=2",
     "kmeans.n_init=1",
@@ -32,6 +34,7 @@ ONCE = [
     ("kmdr/config/schema.py", "check_together"),
     ("kmdr/config/checks.py", "check_block_rows"),
     ("kmdr/config/checks.py", "check_results_dir"),
+    ("kmdr/config/checks.py", "declared_valid"),
     ("kmdr/config/checks.py", "check_reducer_params"),
     ("kmdr/config/checks.py", "check_against_data"),
     ("kmdr/config/schema.py", "check_kind_reads"),

@@ -8,8 +8,8 @@ it (:func:`check_against_data`).
 Reducers are checked in two steps. Their names and labels come from the registry's facts, which
 need no reducer class (so a dry run imports none); their constructor parameters need the class,
 and are checked by :func:`check_reducer_params` when a run is about to compute
-(:meth:`kmdr.engine.session.Session.run`, before it writes anything), and by a dry run whose
-reducers are given parameters other than their declared defaults (:func:`declared_valid`).
+(:meth:`kmdr.engine.session.Session.run`, before it writes anything, dry run or not), unless
+each reducer is given only the defaults its declaration states (:func:`declared_valid`).
 """
 
 from __future__ import annotations
@@ -281,12 +281,12 @@ def check_reducer_params(spec) -> None:
 
 
 def declared_valid(spec) -> bool:
-    """Whether :func:`check_reducer_params` could only pass for ``spec`` without importing a
+    """Whether :func:`check_reducer_params` can only pass for ``spec``, known without importing a
     reducer class: no online phase asked (a reducer with its own k-means lacks it), and each
-    reducer given only defaults its declaration states
-    (:func:`kmdr.reducers.declared_defaults`). A dry run, which imports no reducer class (nor
-    scikit-learn) to plan, checks the reducers' params otherwise, so that it never plans a run
-    the run refuses."""
+    reducer one of kmdr's own given only defaults its declaration states
+    (:func:`kmdr.reducers.declared_defaults`). A run, or a dry run, checks the reducers' params
+    otherwise: a dry run never plans a run the run refuses, and neither imports the reducers'
+    classes (and scikit-learn) into the run's own process to check what cannot fail."""
     from kmdr.reducers import declared_defaults
 
     if spec.kmeans.online_phase:

@@ -446,7 +446,7 @@ class Session:
         output = output if output is not None else Output()
         check_together(experiment, self.execution)
         par = self.prepare(experiment, output)  # the workers start while this process goes on
-        if not output.dry_run or not declared_valid(experiment):
+        if not declared_valid(experiment):
             check_reducer_params(experiment)  # imports the reducer classes (and scikit-learn)
         # The stop signals are the session's while it runs (a no-op when the command's own
         # handling is on, or outside the main thread), not between runs: a notebook's Ctrl-C

@@ -221,10 +221,13 @@ def make_reducer(name: str, n_components, *, n_clusters=None, random_state=None,
 
 
 def declared_defaults(name: str, params: Mapping) -> bool:
-    """Whether ``params`` are all defaults reducer ``name``'s plan declares: each one a key of
-    its plan's ``defaults`` that its entry does not pin, with that very value and type. Such
-    params are the ones its class would take if they were not given (the class reads its
-    defaults from the plan), so they are valid without importing the class to check them."""
+    """Whether ``params`` are all defaults kmdr's own reducer ``name`` declares in its plan: each
+    one a key of its plan's ``defaults`` that its entry does not pin, with that very value and
+    type. Such params are the ones its class takes when none are given (the class reads its
+    defaults from the plan, and a test holds each to it), so they are valid without importing
+    the class to check them. Always False for a plug-in's reducer, whose class is its own."""
+    if not is_own_reducer(name):
+        return False
     entry = reducer_entry(name)
     declared = entry.plan.defaults if entry.plan is not None else {}
     return all(
