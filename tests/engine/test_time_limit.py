@@ -44,6 +44,7 @@ def check_two_timed_out(proc, code: int, results) -> None:
     assert "Traceback" not in proc.stderr, proc.stderr
     assert lines[-1].startswith("kmdr: error: faulty: 2 of 20 cells went past cell_time_limit=5 s")
     assert "with a larger cell_time_limit" in lines[-1]
+    assert "its traceback" not in lines[-1]  # kmdr's own raise: no traceback says more
     done = rows(results)
     assert len(done) == 18
     assert not ((done["reducer"] == "misbehave") & (done["r"] == 4)).any()

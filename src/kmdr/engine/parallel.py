@@ -73,7 +73,10 @@ WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.met
 
 class RunFailed(RuntimeError):
     """A run failed in a way its one-line message says whole (shown as it is, not as a cell's
-    error with its type)."""
+    error with its type). ``traced``: whether its traceback, which the run's log keeps and the
+    line points to, says more than the line (False when kmdr raised it to report an outcome)."""
+
+    traced = True
 
 
 class BackendError(RunFailed):

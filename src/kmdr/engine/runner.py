@@ -313,9 +313,12 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
             raise stop from None
         outcome.error = str(err) if isinstance(err, RunFailed) else one_line(err, with_type=True)
         setattr(err, _STARTED, True)
-        logging.getLogger(_FAILURES).error(f"run {outcome.run_id} failed", exc_info=err)
+        traced = getattr(err, "traced", True)  # a traceback that says more than its line
+        logging.getLogger(_FAILURES).error(
+            f"run {outcome.run_id} failed", exc_info=err if traced else None
+        )
         log_path = ctx.store.run_log(outcome.run_id)
-        if log_path.is_file():  # its traceback, and what the backends logged
+        if traced and log_path.is_file():  # its traceback, and what the backends logged
             setattr(err, RUN_LOG, str(log_path))
         log_file = (ctx.record.get("backend_info") or {}).get("worker_log")
         if log_file and Path(log_file).is_file():  # a worker logged what failed, traceback too

@@ -82,6 +82,8 @@ class CellsTimedOut(RunFailed):
     """Cells of the run went past ``cell_time_limit`` and were stopped (one line counting them;
     the run record names each)."""
 
+    traced = False  # raised by kmdr to report the outcome: no traceback says more
+
 
 class CellsKind:
     """The ``cells`` experiment kind (see the module docstring)."""
