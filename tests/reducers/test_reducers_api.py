@@ -26,6 +26,7 @@ from kmdr.reducers import (
     reducer_entry,
     reducer_label,
     reducer_paper,
+    unread_params,
     unusable_plugin,
 )
 
@@ -131,6 +132,19 @@ def test_a_declared_default_is_its_classs_default():
             assert type(built[key]) is type(value) and built[key] == value, (name, key)
         pinned = set(entry.fixed) & set(entry.plan.defaults)
         assert declared_defaults(name, dict(entry.plan.defaults)) == (not pinned), name
+
+
+def test_a_parameter_left_unread_is_named_with_when_it_is_read():
+    assert unread_params("leverage", {"eps": 0.5, "scores": "sqrt"}) == {
+        "eps": "with svd=approximate only (reducer=leverage_approx)"
+    }
+    assert unread_params("leverage_approx", {"eps": 0.5}) == {}
+    assert unread_params("ridge_leverage_approx", {"eps": 0.5}) == {}
+    assert set(unread_params("ridge_leverage", {"eps": 0.5})) == {"eps"}
+    for name in NAMES:  # a rule names constructor parameters only
+        plan = reducer_entry(name).plan
+        unread = plan.unread({**plan.defaults, **reducer_entry(name).fixed})
+        assert set(unread) <= set(reducer_class(name)().get_params(deep=False)), name
 
 
 @pytest.mark.parametrize(

@@ -40,6 +40,7 @@ from kmdr.reducers._registry import (
     reload_plugins,
     row_blocks_mode,
     row_blocks_reducers,
+    unread_params,
     unusable_plugin,
 )
 
@@ -100,6 +101,7 @@ __all__ = [
     "reload_plugins",
     "row_blocks_mode",
     "row_blocks_reducers",
+    "unread_params",
     "unusable_plugin",
     *_LAZY,
 ]

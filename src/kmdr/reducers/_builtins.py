@@ -35,6 +35,18 @@ __all__ = ["BUILTIN_ENTRIES", "builtin_classes", "declared_plan"]
 # its compat_version). The rules read the constructor parameters over the plan's defaults.
 
 
+def _eps_unread(switch: str, approximate: str, alternative: str):
+    """The ``unread`` rule of a reducer whose ``eps`` is read by its approximate mode only (its
+    ``switch`` parameter at ``approximate``); ``alternative``: the entry that runs that mode."""
+
+    def unread(p: Mapping) -> Mapping[str, str]:
+        if p[switch] == approximate:
+            return {}
+        return {"eps": f"with {switch}={approximate} only ({alternative})"}
+
+    return unread
+
+
 def _leverage_key(p: Mapping, data: DataFacts) -> tuple:
     if p["svd"] == "approximate":
         return ("fast_frobenius_svd", p["n_clusters"], p["eps"])
@@ -50,6 +62,7 @@ _LEVERAGE = ReducerPlan(
     max_components=lambda p, n, d: d if p["scores"] == "top" else None,  # no repeats: r <= d
     # approximate scores from a two-pass randomized SVD over the row blocks; exact ones need A
     row_blocks=lambda p: SKETCH if p["svd"] == "approximate" else None,
+    unread=_eps_unread("svd", "approximate", "reducer=leverage_approx"),
 )
 
 #: SVD features: an exact SVD reads no random_state (ARPACK starts at rng=0).
@@ -58,6 +71,7 @@ _SVD_FEATURES = ReducerPlan(
     deterministic=lambda p, data: p["svd"] == "exact",
     max_components=lambda p, n, d: min(n, d),
     row_blocks=lambda p: SKETCH if p["svd"] == "approximate" else None,
+    unread=_eps_unread("svd", "approximate", "reducer=svd_approx"),
 )
 
 #: Laplacian scores: a deterministic k-NN graph and scores, shared across r.
@@ -101,6 +115,7 @@ _RIDGE_LEVERAGE = ReducerPlan(
     defaults={"scores": "exact", "eps": 1 / 3},
     shared_key=_ridge_key,
     shared_deterministic=lambda p, data: p["scores"] == "exact",
+    unread=_eps_unread("scores", "approximate", "reducer=ridge_leverage_approx"),
 )
 
 #: The baseline: k-means on all of A, nothing drawn.

@@ -142,6 +142,10 @@ class ReducerPlan:
         the shape alone, applied to each block; the reduced matrix is the in-memory one),
         :data:`SKETCH` (a two-pass randomized SVD over the blocks) or None (it needs the whole
         matrix: refused).
+    unread : callable
+        ``(params)``: the parameters these params leave unread, each with when it is read
+        (``{"eps": "with svd=approximate only (...)"}``: an exact SVD draws no sketch whose
+        accuracy eps sets); a run refuses one given.
     """
 
     defaults: Mapping = field(default_factory=dict)
@@ -151,6 +155,7 @@ class ReducerPlan:
     shared_deterministic: Callable[[Mapping, DataFacts], bool] = _never
     max_components: Callable[[Mapping, int, int], int | None] | None = _no_bound
     row_blocks: Callable[[Mapping], str | None] = _not_on_blocks
+    unread: Callable[[Mapping], Mapping[str, str]] = lambda params: {}
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "defaults", MappingProxyType(dict(self.defaults)))

@@ -53,6 +53,7 @@ __all__ = [
     "reload_plugins",
     "row_blocks_mode",
     "row_blocks_reducers",
+    "unread_params",
     "unusable_plugin",
 ]
 
@@ -237,6 +238,16 @@ def declared_defaults(name: str, params: Mapping) -> bool:
         and value == declared[key]
         for key, value in params.items()
     )
+
+
+def unread_params(name: str, params: Mapping) -> dict[str, str]:
+    """The ``params`` given to reducer ``name`` that the others leave unread (its plan's
+    ``unread`` rule), each with when it is read; {} for a reducer without a plan."""
+    entry = reducer_entry(name)
+    if entry.plan is None:
+        return {}
+    unread = entry.plan.unread({**entry.plan.defaults, **entry.fixed, **params})
+    return {key: unread[key] for key in params if key in unread}
 
 
 def max_components(
