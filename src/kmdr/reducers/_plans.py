@@ -104,6 +104,10 @@ def _not_on_blocks(params: Mapping) -> None:
     return None
 
 
+def _all_read(params: Mapping) -> Mapping[str, str]:
+    return {}
+
+
 def always(params: Mapping, data: DataFacts) -> bool:
     """A rule that holds for every parameter and data (e.g. a deterministic reduction)."""
     return True
@@ -155,7 +159,7 @@ class ReducerPlan:
     shared_deterministic: Callable[[Mapping, DataFacts], bool] = _never
     max_components: Callable[[Mapping, int, int], int | None] | None = _no_bound
     row_blocks: Callable[[Mapping], str | None] = _not_on_blocks
-    unread: Callable[[Mapping], Mapping[str, str]] = lambda params: {}
+    unread: Callable[[Mapping], Mapping[str, str]] = _all_read
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "defaults", MappingProxyType(dict(self.defaults)))
