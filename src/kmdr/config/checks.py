@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Mapping
 
 from kmdr.config.errors import ConfigError, config_line
 
@@ -42,6 +43,7 @@ __all__ = [
     "optional_text",
     "positive_seconds",
     "reducer_id",
+    "reducer_params_given",
     "seed",
 ]
 
@@ -254,6 +256,34 @@ def check_results_dir(results_dir: str) -> str:
             "give a folder you can write to"
         )
     return text
+
+
+#: The reducer parameters kmdr sets for each cell, and what it sets them from: a reducer's
+#: ``params`` cannot give them (its ``n_clusters``, the k it asks for, it may).
+_SET_PER_CELL = {
+    "n_components": "the r of r_grid (up to the reducer's max_r)",
+    "random_state": "the cell's seed, derived from seed= (each repetition its own)",
+}
+
+
+def reducer_params_given(rid: str, name: str, params) -> None:
+    """What the params of reducer ``rid`` (registry name ``name``) say without its class: a
+    mapping, none that kmdr sets for each cell, none the reducer would leave unread beside the
+    others (its plan's rule, :func:`kmdr.reducers.unread_params`). A one-line ConfigError."""
+    from kmdr.reducers import unread_params
+
+    if not isinstance(params, Mapping):
+        raise ConfigError(f"reducers.{rid}.params must be a mapping, got {params!r}")
+    for param, source in _SET_PER_CELL.items():
+        if param in params:
+            raise ConfigError(
+                f"reducers.{rid}.params.{param}: kmdr sets it for each cell from {source}; drop it"
+            )
+    for param, reader in unread_params(name, params).items():
+        raise ConfigError(
+            f"reducers.{rid}.params.{param}={params[param]} would not be read: reducer {name!r} "
+            f"reads {param} {reader}; drop it"
+        )
 
 
 def check_reducer_params(spec) -> None:

@@ -527,25 +527,11 @@ def _r_grid(grid) -> tuple[int, ...]:
     return tuple(sorted(int(g) for g in grid))
 
 
-#: The reducer parameters kmdr sets for each cell, and what it sets them from: a reducer's
-#: ``params`` cannot give them (its ``n_clusters``, the k it asks for, it may).
-_SET_PER_CELL = {
-    "n_components": "the r of r_grid (up to the reducer's max_r)",
-    "random_state": "the cell's seed, derived from seed= (each repetition its own)",
-}
-
-
 def _reducers(reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
     """The reducers of an experiment, each with its registry name (an alias read as the name it
     stands for), its id and label resolved from the registry's facts (no class imported),
     checked: known names, unique ids, a ``max_r`` that keeps some r of the grid."""
-    from kmdr.reducers import (
-        available_reducers,
-        canonical_reducer,
-        reducer_label,
-        unread_params,
-        unusable_plugin,
-    )
+    from kmdr.reducers import available_reducers, canonical_reducer, reducer_label, unusable_plugin
 
     names = available_reducers()
     if isinstance(reducers, str | Mapping) or not reducers:
@@ -567,19 +553,7 @@ def _reducers(reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
         max_r = red.max_r
         if max_r is not None:
             max_r = checks.at_least(max_r, f"reducers.{rid}.max_r", 1)
-        if not isinstance(red.params, Mapping):
-            raise ConfigError(f"reducers.{rid}.params must be a mapping, got {red.params!r}")
-        for param, source in _SET_PER_CELL.items():
-            if param in red.params:
-                raise ConfigError(
-                    f"reducers.{rid}.params.{param}: kmdr sets it for each cell from {source}; "
-                    f"drop it"
-                )
-        for param, reader in unread_params(name, red.params).items():
-            raise ConfigError(
-                f"reducers.{rid}.params.{param}={red.params[param]} would not be read: "
-                f"reducer {name!r} reads {param} {reader}; drop it"
-            )
+        checks.reducer_params_given(rid, name, red.params)
         seed_from = checks.optional_text(red.seed_from, f"reducers.{rid}.seed_from")
         specs.append(ReducerConfig(name, rid, label, dict(red.params), max_r, seed_from))
     ids = [s.id for s in specs]
