@@ -315,8 +315,8 @@ def declared_valid(spec) -> bool:
     reducer class: no online phase asked (a reducer with its own k-means lacks it), and each
     reducer one of kmdr's own given only defaults its declaration states
     (:func:`kmdr.reducers.declared_defaults`). A run, or a dry run, checks the reducers' params
-    otherwise: a dry run never plans a run the run refuses, and neither imports the reducers'
-    classes (and scikit-learn) into the run's own process to check what cannot fail."""
+    otherwise: a dry run never plans a run the run refuses, and neither builds the reducers in
+    the run's own process (importing their classes) to check what cannot fail."""
     from kmdr.reducers import declared_defaults
 
     if spec.kmeans.online_phase:
