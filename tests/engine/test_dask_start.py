@@ -102,6 +102,24 @@ def test_a_cluster_started_early_is_closed_when_the_run_ends_before_using_it(
 
 
 @needs_dask
+@pytest.mark.fault(
+    "a backend=dask run whose cells are all computed already (a sweep run again)",
+    gets="every cell reused and no cluster started, in the background or at the run's start "
+    "(once a LocalCluster was started and closed for nothing)",
+)
+def test_a_run_that_reuses_every_cell_starts_no_cluster(tmp_path, monkeypatch):
+    first = run_experiment(*from_config(config(tmp_path, backend="sequential", n_jobs=1)))
+    assert first.n_computed == first.n_expected == 4
+
+    def fail(*args):
+        raise AssertionError("a LocalCluster was started")
+
+    monkeypatch.setattr(clusters, "local_cluster", fail)
+    again = run_experiment(*from_config(config(tmp_path)))
+    assert again.status == "complete" and again.n_reused == again.n_expected == 4
+
+
+@needs_dask
 @pytest.mark.slow
 def test_local_cluster_workers_are_warm_ignore_ctrl_c_and_lack_malloc_trim(monkeypatch):
     import os

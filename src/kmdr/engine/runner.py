@@ -143,6 +143,8 @@ class RunContext:
     started: float = 0.0
     #: The dask client of a run on ``backend=dask`` once its backend started (else None).
     client: object = None
+    #: What the run enters while it runs (its backend, once :meth:`start_workers` is called).
+    entered: contextlib.ExitStack | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -165,6 +167,15 @@ class RunContext:
 
     def save_record(self) -> None:
         self.store.write_sidecar(self.outcome.run_id, self.record)
+
+    def start_workers(self) -> None:
+        """Start the run's backend (its pool or cluster, and joblib's config for it), once, for
+        the rest of the run; a kind calls it before computing on workers, so a run that computes
+        nothing there (every cell reused; a kind that computes in this process) starts none.
+        The record gets its description, the context its dask client."""
+        if "backend_info" not in self.record:
+            backend, self.client = self.entered.enter_context(self.services.backend)
+            self.record["backend_info"] = backend
 
 
 def execute(
@@ -295,10 +306,8 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     try:
         with (
             run_threads(ctx.services.state.pools, ctx.experiment.blas_threads),
-            ctx.services.backend as (backend, client),
+            contextlib.ExitStack() as ctx.entered,
         ):
-            ctx.record["backend_info"] = backend
-            ctx.client = client
             kind.run(ctx)
         status = "complete"
     except KeyboardInterrupt as err:

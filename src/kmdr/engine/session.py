@@ -289,16 +289,15 @@ class Session:
     def prepare(self, experiment: Experiment, output: Output) -> Parallelism:
         """The run's parallelism, and its workers started in the background (a loky pool warmed,
         or a dask LocalCluster), unless this is a dry run or warm-up is off; returns at once.
-        A loky pool is warmed only for a run that looks to have jobs for it
-        (:func:`_looks_parallel`): one that computes a single job, or reuses every cell, would
-        wait for workers (and pay their imports) it never uses. Never raises for the workers: a
-        pool that cannot start is reported by the run itself."""
+        Only for a run that looks to have jobs for them (:func:`_looks_parallel`): one that
+        computes a single job, or reuses every cell, would wait for workers (and pay their
+        imports) it never uses; the run starts its backend only for cells it computes. Never
+        raises for the workers: a pool that cannot start is reported by the run itself."""
         par = self.parallelism(experiment.blas_threads)
-        if output.dry_run or not self.execution.warmup:
+        if output.dry_run or not self.execution.warmup or not _looks_parallel(experiment, output):
             return par
         if wants_warmup(self.execution, par):
-            if _looks_parallel(experiment, output):
-                self._start_warmup(par, experiment.blas_threads)
+            self._start_warmup(par, experiment.blas_threads)
         elif wants_local_cluster(self.execution):
             self._start_cluster(par)
         return par

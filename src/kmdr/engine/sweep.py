@@ -128,6 +128,8 @@ class CellsKind:
         ctx.save_record()
         shared_log: dict = {}
         ctx.record["timed_out"] = []
+        if pending:  # a run that reuses every cell starts no pool or cluster
+            ctx.start_workers()
         try:
             ctx.data_path.compute(ctx, pending, len(cells), shared_log)
         finally:
@@ -367,9 +369,9 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
     from kmdr.engine.chunked import compute_chunked_cell, prepare_on_a_worker
 
     client = ctx.client
-    if client is None:
-        raise RuntimeError("block_rows: the run has no dask client (backend=dask starts one)")
     if pending:
+        if client is None:
+            raise RuntimeError("block_rows: the run has no dask client (backend=dask starts one)")
         prepare_on_a_worker(client, blocks)
     sketches: dict = {}  # the run's shared sketch SVDs (approximate leverage scores)
     with _claiming(ctx, total) as (claimer, bar, _):
