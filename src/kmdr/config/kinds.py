@@ -1,7 +1,9 @@
 """Experiment kinds: what a run computes once its data is loaded and checked.
 
 A kind is a small object with a ``name`` and ``run(ctx)`` (``ctx`` is the runner's
-:class:`~kmdr.engine.runner.RunContext`); ``writes_cells`` says whether it produces cells
+:class:`~kmdr.engine.runner.RunContext`; a kind that computes on the run's workers calls
+``ctx.start_workers()`` first, which starts the backend once, so that a run computing nothing
+there starts none); ``writes_cells`` says whether it produces cells
 (and so takes part in ``dry_run`` planning through ``plan(ctx)``), and ``reads`` (optional)
 names the :class:`~kmdr.config.schema.Experiment` settings it reads, so that an override of
 another is refused rather than ignored (:func:`kmdr.config.schema.check_kind_reads`), and
