@@ -294,11 +294,13 @@ class Session:
         imports) it never uses; the run starts its backend only for cells it computes. Never
         raises for the workers: a pool that cannot start is reported by the run itself."""
         par = self.parallelism(experiment.blas_threads)
-        if output.dry_run or not self.execution.warmup or not _looks_parallel(experiment, output):
+        if output.dry_run or not self.execution.warmup:
             return par
+        # the guess reads the results folder: asked only when there is something to start
         if wants_warmup(self.execution, par):
-            self._start_warmup(par, experiment.blas_threads)
-        elif wants_local_cluster(self.execution):
+            if _looks_parallel(experiment, output):
+                self._start_warmup(par, experiment.blas_threads)
+        elif wants_local_cluster(self.execution) and _looks_parallel(experiment, output):
             self._start_cluster(par)
         return par
 
