@@ -35,7 +35,7 @@ from pathlib import Path
 
 from kmdr._errors import error_chain
 from kmdr.config.errors import ConfigError, config_line
-from kmdr.config.overrides import check_repeated_keys, key, keys, one_job, parse
+from kmdr.config.overrides import SEARCH_PATH, check_repeated_keys, key, keys, one_job, parse
 from kmdr.config.presets import (
     CONF_PACKAGE,
     PRESET_FIXES,
@@ -192,7 +192,7 @@ def check_search_path(hc) -> None:
     for source in hc.runtime.config_sources:
         if source.schema != "file" or source.provider in ("main", "hydra", "schema"):
             continue
-        flag = "-cd" if source.provider == "command-line" else "hydra.searchpath"
+        flag = "-cd" if source.provider == "command-line" else SEARCH_PATH
         _check_folder(flag, source.path)
 
 
@@ -273,9 +273,7 @@ def _searchpath_folders(hc) -> list[Path]:
     return [
         Path(s.path)
         for s in hc.runtime.config_sources
-        if s.schema == "file"
-        and str(s.provider).startswith("hydra.searchpath")
-        and Path(s.path).is_dir()
+        if s.schema == "file" and str(s.provider).startswith(SEARCH_PATH) and Path(s.path).is_dir()
     ]
 
 
@@ -325,7 +323,7 @@ def _preset_alone(
         committed = default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir
         if not (touched & {"name", *PROTOCOL} and committed) or named:
             return None
-    search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == "hydra.searchpath"]
+    search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
     return compose(config_name, [f"experiment={preset}", *search])
 
 
@@ -468,11 +466,11 @@ def check_printed_job(
     folders = [f"file://{Path(config_dir).expanduser().resolve()}"] if config_dir else []
     items = []
     for override in parse(args):  # the flags and their values are not overrides
-        if key(override) == "hydra.searchpath":
+        if key(override) == SEARCH_PATH:
             folders += [str(v) for v in override.value()]
         else:
             items.append(str(override.input_line))
-    searchpath = [f"hydra.searchpath=[{','.join(folders)}]"] if folders else []
+    searchpath = [f"{SEARCH_PATH}=[{','.join(folders)}]"] if folders else []
     if config_name in (None, PRIMARY_CONFIG):
         composed = _composed_and_checked([*items, *searchpath])
         check_together(composed.experiment, composed.execution)  # the run's, in Session.run
