@@ -279,7 +279,9 @@ def reducer_params_given(rid: str, name: str, params) -> None:
             raise ConfigError(
                 f"reducers.{rid}.params.{param}: kmdr sets it for each cell from {source}; drop it"
             )
-    for param, reader in unread_params(name, params).items():
+    unread = unread_params(name, params)
+    if unread:
+        param, reader = next(iter(unread.items()))  # the first given
         raise ConfigError(
             f"reducers.{rid}.params.{param}={params[param]} would not be read: reducer {name!r} "
             f"reads {param} {reader}; drop it"
