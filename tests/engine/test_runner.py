@@ -172,3 +172,28 @@ def test_quick_grid_is_merged(tmp_path):
     spec = from_config(cfg)
     assert spec.experiment.r_grid == (3,) and spec.experiment.repeats == 1
     assert spec.experiment.kmeans.n_init == 1 and spec.experiment.kmeans.max_iter == 50
+
+
+def test_recorded_versions_are_the_installed_ones_and_import_nothing():
+    """A run record's package versions: the installed distributions', whether the process has
+    imported a package (its module says its version) or not (its metadata, read without
+    importing it: scikit-learn and matplotlib take seconds to import)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "from importlib.metadata import version\n"
+        "from kmdr.results.provenance import _PACKAGES, versions\n"
+        "before = versions()\n"
+        "unimported = [n for n in ('sklearn', 'matplotlib') if n in sys.modules]\n"
+        "import sklearn, matplotlib\n"
+        "after = versions()\n"
+        "installed = {n: version(d) for n, d in _PACKAGES.items()}\n"
+        "print(json.dumps([before, after, installed, unimported]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, after, installed, imported_by_recording = json.loads(out.stdout)
+    assert imported_by_recording == []
+    for name, value in installed.items():
+        assert before[name] == after[name] == value, name

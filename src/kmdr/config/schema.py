@@ -758,8 +758,8 @@ def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
         merged = OmegaConf.merge(OmegaConf.structured(RunConfig), cfg)
         if OmegaConf.is_missing(merged.dataset, "name"):  # (a deleted ~dataset)
             raise _no_dataset()
-        # A typo in a preset's reduced grid fails whether or not quick is asked for.
-        with_quick = OmegaConf.merge(merged, merged.quick_grid)
+        # A typo in a preset's reduced grid fails with or without quick (an empty one: no merge).
+        with_quick = OmegaConf.merge(merged, merged.quick_grid) if merged.quick_grid else merged
         if merged.quick and not merged.quick_grid:
             raise NoQuickGrid(merged.name)
         run = OmegaConf.to_object(with_quick if merged.quick else merged)
