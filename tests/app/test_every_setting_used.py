@@ -455,7 +455,9 @@ def test_a_report_that_cannot_be_written_is_one_line(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("kmdr-report: error: cannot write ")
-    assert "REPORT.md" in proc.stderr
+    # the file in the way, not the temporary file written beside it (and removed)
+    assert f"cannot write {tmp_path / 'REPORT.md'} (" in proc.stderr
+    assert ".tmp" not in proc.stderr
     assert (tmp_path / "custom" / "cells.csv").read_bytes() == before
 
 
