@@ -612,7 +612,10 @@ def read_experiment(experiment_dir: str | Path) -> pd.DataFrame:
     if not len(frame):  # no cell yet: the columns a cells.csv would have
         return pd.DataFrame(columns=[*empty_columns(), EXCLUDED])
     current, excluded = split_current(frame, load_runs(exp_dir), store.experiment)
-    whole = pd.concat([current.assign(**{EXCLUDED: pd.NA}), excluded]).sort_index()
+    current = current.assign(**{EXCLUDED: pd.Series(pd.NA, current.index, dtype="string")})
+    # An empty part is left out of the concatenation: whether its columns count in the result's
+    # dtypes changed between pandas 2 and 3, and the frame must be the same under both.
+    whole = pd.concat([part for part in (current, excluded) if len(part)]).sort_index()
     whole[EXCLUDED] = whole[EXCLUDED].astype("string")
     return whole.drop(columns=["record"]).reset_index(drop=True)
 

@@ -244,7 +244,9 @@ def _keys(cells: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFrame, bo
         expected = _infer_expected(cells)
     done = cells[[*KEY, "method"]].assign(done=True)
     # the cells' own labels first: a label changed since the sidecar was written is the new one
-    keys = pd.concat([done, expected.assign(done=False)], ignore_index=True)
+    # (an empty part left out: pandas 2 and 3 count its columns' dtypes differently)
+    parts = [part for part in (done, expected.assign(done=False)) if len(part)] or [done]
+    keys = pd.concat(parts, ignore_index=True)
     keys = keys.sort_values("done", ascending=False, kind="stable").drop_duplicates(KEY)
     return keys.reset_index(drop=True), from_sidecars
 

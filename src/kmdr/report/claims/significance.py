@@ -108,7 +108,7 @@ def table(df: pd.DataFrame, method: str, metric: str) -> pd.DataFrame:
     if rows.empty:
         return empty
     flag = f"{metric}_copied"
-    copied = bool(rows[flag].fillna(False).astype(bool).any()) if flag in rows else False
+    copied = bool(rows[flag].eq(True).any()) if flag in rows else False  # NaN: not copied
     wide = rows.groupby(["repetition", "r"])[metric].mean().astype(float).unstack("r")
     wide = wide.sort_index().sort_index(axis=1)
     if "seed" in rows:
