@@ -98,7 +98,7 @@ def flag_copied_timings(summary: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFr
     # a point without reduction (kMeans on all features: 0 s every time) copies nothing
     repeats = ((g.nunique() < g.count()) & (g.max() > 0)).rename("_copied").reset_index()
     out = summary.merge(repeats, on=point, how="left")
-    copied = out.pop("_copied").fillna(False).astype(bool).to_numpy()
+    copied = out.pop("_copied").eq(True).to_numpy()  # a point the merge did not find: False
     return out.assign(**{f"{m}_copied": copied for m in REDUCTION_TIMES})
 
 
