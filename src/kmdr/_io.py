@@ -107,7 +107,10 @@ def atomic_writer(
             # The data must be on disk before the rename publishes it; the folder itself is not
             # fsynced: after a power loss the old file may come back, never a partial new one.
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as err:  # named by the file being written, not the temporary one removed
+            raise type(err)(err.errno, err.strerror, str(path)) from err
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -178,8 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         path = write_report(root, unread)
     except OSError as err:  # each file is written whole or not at all: none is left half-written
-        # a rename's error names the temporary file first (removed): the path in the way second
-        where = err.filename2 or err.filename or root
+        where = err.filename or root
         _error(f"cannot write {where} ({err.strerror or err}); free that path or give a "
                "results folder you can write to")  # fmt: skip
         return 2

@@ -160,8 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             _prune(exp_dir, args)
         except OSError as err:
-            path = err.filename2 or err.filename  # a rename's: the path in the way, not the temp
-            where = f" ({path})" if path else ""
+            where = f" ({err.filename})" if err.filename else ""
             exit_error(_PROG, f"{exp_dir}: {err.strerror or err}{where}; stopped there")
     return 0
 
