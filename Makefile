@@ -54,7 +54,8 @@ test-fast: install
 
 # The declared floors, tested: a separate environment with every direct dependency (and those of
 # the extras above) at its pyproject.toml floor, scripts/floors.py writing the `name==floor`
-# constraints, then the fast tests. Packages nobody names float to what the floors allow.
+# constraints, then the fast tests and the slow ones marked `floors` (each checks a library's
+# behaviour a floor was chosen for). Packages nobody names float to what the floors allow.
 FLOORS_VENV ?= .venv-floors
 # The docs extra is left out: its floors (Sphinx 7.3 with MyST 3.0, numpydoc 1.7, the theme 0.15)
 # do not resolve together, and the site is built with the lock's versions only (make docs).
@@ -67,7 +68,7 @@ test-floors:
 	$(FLOORS_VENV)/bin/python -m pip install --quiet -c $(FLOORS_VENV)/floors.txt -e '.[$(FLOORS_EXTRAS)]'
 	$(FLOORS_VENV)/bin/python -m pip freeze --exclude kmdr > $(FLOORS_VENV)/installed.txt
 	$(call COMPILE,$(FLOORS_VENV)/bin/python)
-	$(FLOORS_VENV)/bin/python $(PYTEST) -m "not slow" -p no:cacheprovider
+	$(FLOORS_VENV)/bin/python $(PYTEST) -m "not slow or floors" -p no:cacheprovider
 
 # The documentation site (docs/: the user guide, the API reference from the docstrings, and the
 # gallery of examples/, each run at build time) into docs/_build/html, offline, every warning an

@@ -121,6 +121,8 @@ def _kept(exp, n: int | None = 5) -> None:
         ),
     ],
 )
+# A run's finished cells come back as they complete from joblib 1.4 on (kept by a stop)
+@pytest.mark.floors
 def test_a_stop_signal_ends_the_run_like_ctrl_c(
     project, tmp_path, signum, group, status, words, n_jobs
 ):
@@ -511,6 +513,8 @@ def test_an_interrupt_that_a_library_turns_into_an_error_is_still_an_interrupt(
         ),
     ),
 )
+# joblib 1.6: its loky keeps the workers' SIGINT blocked while they start
+@pytest.mark.floors
 def test_ctrl_c_while_the_workers_start(project, tmp_path, backend):
     starting = tmp_path / "starting"
     starting.mkdir()

@@ -75,6 +75,8 @@ def run(folder, results, *extra):
     return proc, proc.wait()
 
 
+# distributed 2024.8: a worker logs a failed task with its traceback, as an error
+@pytest.mark.floors
 @pytest.mark.fault(
     "a task fails inside a dask worker (a shard changed after it was written)",
     gets="one line naming the cause and the workers' log file; the worker's traceback in that "
