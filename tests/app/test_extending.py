@@ -58,6 +58,8 @@ def test_the_readme_shows_one_module_per_reducer_and_dataset_and_no_config_for_t
 
 
 @pytest.mark.slow
+# packaging 24.2: setuptools 77 builds the wheel with it
+@pytest.mark.floors
 def test_the_guides_project_builds_as_written(tmp_path):
     """The guide's pyproject.toml, its package and its config folder, laid out as the guide says,
     build a wheel that holds the package and its entry points (a flat layout with two top-level
