@@ -53,8 +53,12 @@ def collect() -> list[tuple[str, str, str]]:
     )
     if code not in (0, 5):
         raise SystemExit(f"collecting the tests failed (pytest exit {code})")
+    # Test files in the order of their paths, each folder's entries by name (as pytest 8 collects
+    # them; pytest 7, the floor, collects a folder's files before its subfolders), and each
+    # file's cases in the order it declares them: the same table under either.
+    ordered = sorted(collector.rows, key=lambda row: Path(row[2].split("::")[0]).parts)
     seen, rows = set(), []
-    for row in collector.rows:
+    for row in ordered:
         if row[0] not in seen:  # one case, however many tests check it
             seen.add(row[0])
             rows.append(row)
