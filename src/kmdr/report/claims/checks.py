@@ -84,11 +84,10 @@ def change(wide: pd.DataFrame) -> tuple[Sample | None, float, float]:
 # --------------------------------------------------------------------------------------------
 
 
-def _converged(df, c: pd.Series, metric: str) -> tuple[bool, str]:
-    """Whether the curve ``c`` sits at kMeans' level from its smallest r to its last quarter
-    (F within :data:`CONVERGE_TOL` relative, P within :data:`NEAR_ACCURACY`), so that no trend
-    can be asked of it."""
-    base = sample(table(df, BASELINE, metric))
+def _converged(base: Sample | None, c: pd.Series, metric: str) -> tuple[bool, str]:
+    """Whether the curve ``c`` sits at kMeans' level (``base``: its sample) from its smallest r
+    to its last quarter (F within :data:`CONVERGE_TOL` relative, P within
+    :data:`NEAR_ACCURACY`), so that no trend can be asked of it."""
     if base is None or metric not in ("objective", "accuracy") or c.empty:
         return False, ""
     n = max(1, math.ceil(len(c) / 4))
@@ -111,6 +110,7 @@ def check_trend(df: pd.DataFrame, methods: Sequence[str], metric: str, direction
     asks it to move away from that floor's side."""
     comps, missing = [], []
     better = -1 if metric == "objective" else +1  # the direction in which kMeans is the floor
+    base = sample(table(df, BASELINE, metric)) if direction == better else None
     for m in methods:
         wide = table(df, m, metric)
         if wide.shape[1] < 2:
@@ -120,7 +120,7 @@ def check_trend(df: pd.DataFrame, methods: Sequence[str], metric: str, direction
         if delta is None:
             missing.append(m)
             continue
-        c = curve(df, m, metric)
+        c = curve(wide)
         rho = spearman(c)
         rel = (q4 - q1) / abs(q1) if q1 != 0 else math.inf
         t = test(delta, None)
@@ -133,7 +133,7 @@ def check_trend(df: pd.DataFrame, methods: Sequence[str], metric: str, direction
         text = f"Q1 {q1:.4g} → Q4 {q4:.4g} ({rel:+.1%}, {effect_text(t, '.3g')}), ρ = {rho:+.2f}"
         conv, why = (False, "")
         if direction == better:
-            conv, why = _converged(df, c, metric)
+            conv, why = _converged(base, c, metric)
         if conv:
             text = f"converged: {why}; {text}"
         comps.append(Comparison(m, text, t.p, favours, ", ".join(short), not conv, t))
@@ -152,7 +152,7 @@ def check_grows(
         return Part(no_data=f"{method} was not run")
     t = test(delta, None)
     ratio = q4 / q1 if q1 > 0 else math.inf
-    rho = spearman(curve(df, method, metric))
+    rho = spearman(curve(wide))
     short = []
     if ratio < factor:
         short.append(f"×{ratio:.2f} below ×{factor:g}")
@@ -218,7 +218,7 @@ def check_converges(df: pd.DataFrame, methods: Sequence[str], tol: float = CONVE
             missing.append(m)
             continue
         inside, t = margin_test(last, base, -margin, margin)
-        gap_first = (curve(df, m, "objective").iloc[0] - base.mean) / base.mean
+        gap_first = (curve(wide).iloc[0] - base.mean) / base.mean
         gap_last = (last.mean - base.mean) / base.mean
         text = (
             f"F − F_kMeans {gap_first:+.1%} at r = {wide.columns[0]} → {gap_last:+.1%} at "

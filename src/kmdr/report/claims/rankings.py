@@ -33,18 +33,24 @@ __all__ = [
 ]
 
 
-def _over_r(df, method: str, metric: str, grid=None) -> Sample | None:
-    """``method``'s per-repetition mean of ``metric`` over ``grid`` (its whole r grid when None;
-    kMeans: its single value, whatever the grid)."""
-    return sample(table(df, method, metric), None if method == BASELINE else grid)
+def _tables(df, methods: Sequence[str], metric: str) -> dict[str, pd.DataFrame]:
+    """Each method's :func:`~.significance.table` of ``metric``, built once for a check."""
+    return {m: table(df, m, metric) for m in dict.fromkeys(methods)}
 
 
-def _common_grid(df, methods: Sequence[str], metric: str) -> pd.Index:
+def _over_r(tables: dict, method: str, grid=None) -> Sample | None:
+    """``method``'s per-repetition mean over ``grid`` of its table in ``tables`` (its whole r
+    grid when None; kMeans: its single value, whatever the grid)."""
+    return sample(tables[method], None if method == BASELINE else grid)
+
+
+def _common_grid(tables: dict, methods: Sequence[str]) -> pd.Index:
+    """The r the tables of ``methods`` all hold (kMeans, which has no r grid, left out)."""
     grid = None
     for m in methods:
         if m == BASELINE:
             continue
-        idx = pd.Index(table(df, m, metric).columns)
+        idx = pd.Index(tables[m].columns)
         grid = idx if grid is None else grid.intersection(idx)
     return grid if grid is not None else pd.Index([])
 
@@ -66,11 +72,14 @@ def time_ratio(a: Sample, b: Sample) -> tuple[Test, str]:
 def check_beats_lapscores(df: pd.DataFrame, methods: Sequence[str]) -> Part:
     """Each method against LapScores over their common r grid, on mean P (higher is for the
     claim) and on mean F (lower is for it): two comparisons per method."""
-    if table(df, LAPSCORES, "accuracy").empty:
+    tables = {
+        metric: _tables(df, (LAPSCORES, *methods), metric) for metric in ("accuracy", "objective")
+    }
+    if tables["accuracy"][LAPSCORES].empty:
         return Part(no_data="LapScores was not run")
     comps, missing = [], []
     for m in methods:
-        grid = _common_grid(df, (m, LAPSCORES), "accuracy")
+        grid = _common_grid(tables["accuracy"], (m, LAPSCORES))
         if len(grid) == 0:
             missing.append(m)
             continue
@@ -78,7 +87,7 @@ def check_beats_lapscores(df: pd.DataFrame, methods: Sequence[str]) -> Part:
             ("accuracy", +1, ".3f", "P"),
             ("objective", -1, ".4g", "F"),
         ):
-            a, b = _over_r(df, m, metric, grid), _over_r(df, LAPSCORES, metric, grid)
+            a, b = _over_r(tables[metric], m, grid), _over_r(tables[metric], LAPSCORES, grid)
             if a is None or b is None:
                 missing.append(f"{m} ({label})")
                 continue
@@ -91,16 +100,17 @@ def check_beats_lapscores(df: pd.DataFrame, methods: Sequence[str]) -> Part:
 def _rank(df, subject: str, others: Sequence[str], metric: str, direction: int, unit="") -> Part:
     """``subject``'s per-repetition mean ``metric`` over r against each other method's on their
     common r grid: for the claim when significantly above (``direction`` +1) or below (-1)."""
-    if table(df, subject, metric).empty:
+    tables = _tables(df, (subject, *others), metric)
+    if tables[subject].empty:
         return Part(no_data=f"{subject} was not run")
     comps, missing = [], []
     fmt = ".3g" if unit else ".3f"
     for m in others:
-        if table(df, m, metric).empty:
+        if tables[m].empty:
             missing.append(m)
             continue
-        grid = _common_grid(df, (subject, m), metric)
-        a, b = _over_r(df, subject, metric, grid), _over_r(df, m, metric, grid)
+        grid = _common_grid(tables, (subject, m))
+        a, b = _over_r(tables, subject, grid), _over_r(tables, m, grid)
         if a is None or b is None:
             missing.append(m)
             continue
@@ -164,18 +174,19 @@ def check_lowest(df: pd.DataFrame, low: str, others: Sequence[str], metric: str)
     """``low``'s ``metric`` time against each other method's, one comparison per rival: the
     per-repetition means over their common r grid, as a ratio; for the claim when significantly
     lower, short when at some r of that grid ``low``'s mean is not below the rival's."""
-    if table(df, low, metric).empty:
+    tables = _tables(df, (low, *others), metric)
+    if tables[low].empty:
         return Part(no_data=f"{low} was not run")
     comps, missing = [], []
     for m in others:
-        grid = _common_grid(df, (low, m), metric)
-        a, b = _over_r(df, low, metric, grid), _over_r(df, m, metric, grid)
-        if a is None or b is None or table(df, m, metric).empty:
+        grid = _common_grid(tables, (low, m))
+        a, b = _over_r(tables, low, grid), _over_r(tables, m, grid)
+        if a is None or b is None or tables[m].empty:
             missing.append(m)
             continue
         t, effect = time_ratio(a, b)
-        mine = table(df, low, metric)[list(grid)].mean(axis=0)
-        theirs = table(df, m, metric)[list(grid)].mean(axis=0)
+        mine = tables[low][list(grid)].mean(axis=0)
+        theirs = tables[m][list(grid)].mean(axis=0)
         text = f"{a.mean:.3g}s vs {b.mean:.3g}s over {len(grid)} r ({effect})"
         short = _not_below(mine, theirs)
         comps.append(Comparison(f"vs {m}", text, t.p, t.diff < 0, short, test=t))

@@ -148,9 +148,9 @@ def sample(wide: pd.DataFrame, grid=None) -> Sample | None:
     return as_sample(part.mean(axis=1), part.index, bool(wide.attrs.get("copied")))
 
 
-def curve(df: pd.DataFrame, method: str, metric: str) -> pd.Series:
-    """Mean of ``metric`` vs r for ``method`` over its repetitions (index r ascending)."""
-    return table(df, method, metric).mean(axis=0).dropna().astype(float)
+def curve(wide: pd.DataFrame) -> pd.Series:
+    """A :func:`table`'s mean over its repetitions at each r (index r ascending)."""
+    return wide.mean(axis=0).dropna().astype(float)
 
 
 def baseline_value(df: pd.DataFrame, metric: str) -> float | None:
