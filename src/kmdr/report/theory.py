@@ -247,28 +247,48 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
         gamma = estimated_gamma(group)
         defined = _gamma_defined(group)
         names = group.get("reducer_name", pd.Series("", index=group.index))
-        baseline = names.map(is_baseline_reducer).astype(bool)
-        for (method, r), g in group.groupby(["method", "r"], sort=True):
-            ratio = g["objective"].astype(float) / f_best
-            if not ratio.notna().any():
-                continue
-            k = int(g["n_clusters"].iloc[0]) if "n_clusters" in g else -1
+        each = pd.DataFrame(
+            {
+                "ratio": f_all / f_best,
+                "gamma": gamma,
+                "defined": defined,
+                "baseline": names.map(is_baseline_reducer).astype(bool),
+                "k": group.get("n_clusters", -1),
+            }
+        )
+        # one row per (method, r) with a ratio, all its statistics computed in one grouping
+        by = each.groupby([group["method"], group["r"]], sort=True)
+        per = by.agg(
+            n=("ratio", "count"),
+            ratio_max=("ratio", "max"),
+            ratio_median=("ratio", "median"),
+            ratio_min=("ratio", "min"),
+            gamma_max=("gamma", "max"),
+            defined=("defined", "all"),
+            baseline=("baseline", "all"),
+            k=("k", "first"),
+        )
+        per = per[per["n"] > 0]
+        # γ̂ of the repetition with the worst ratio (the first such row, as idxmax takes)
+        rated = each[each["ratio"].notna()]
+        worst = rated.groupby([group["method"], group["r"]], sort=True)["ratio"].idxmax()
+        for (method, r), row in per.iterrows():
             rows.append(
                 {
                     "experiment": exp,
                     "setting": setting,
                     "dataset": ds,
                     "method": method,
-                    "baseline": bool(baseline.loc[g.index].all()),
+                    "baseline": bool(row["baseline"]),
                     "r": int(r),
-                    "k": k,
-                    "n_repetitions": int(ratio.notna().sum()),
-                    "ratio_max": float(ratio.max()),
-                    "ratio_median": float(ratio.median()),
-                    "ratio_min": float(ratio.min()),
-                    "gamma_defined": bool(defined.loc[g.index].all()),
-                    "gamma_at_worst": float(gamma.loc[ratio.idxmax()]),
-                    "gamma_max": float(gamma.loc[g.index].max()),
+                    "k": int(row["k"]),
+                    "n_repetitions": int(row["n"]),
+                    "ratio_max": float(row["ratio_max"]),
+                    "ratio_median": float(row["ratio_median"]),
+                    "ratio_min": float(row["ratio_min"]),
+                    "gamma_defined": bool(row["defined"]),
+                    "gamma_at_worst": float(gamma.loc[worst.loc[(method, r)]]),
+                    "gamma_max": float(row["gamma_max"]),
                     "f_best": f_best,
                     "f_best_method": best_method,
                 }
