@@ -257,8 +257,8 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
             }
         )
         # one row per (method, r) with a ratio, all its statistics computed in one grouping
-        by = each.groupby([group["method"], group["r"]], sort=True)
-        per = by.agg(
+        keys = [group["method"], group["r"]]
+        per = each.groupby(keys, sort=True).agg(
             n=("ratio", "count"),
             ratio_max=("ratio", "max"),
             ratio_median=("ratio", "median"),
@@ -271,7 +271,7 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
         per = per[per["n"] > 0]
         # γ̂ of the repetition with the worst ratio (the first such row, as idxmax takes)
         rated = each[each["ratio"].notna()]
-        worst = rated.groupby([group["method"], group["r"]], sort=True)["ratio"].idxmax()
+        worst = rated.groupby(keys, sort=True)["ratio"].idxmax()
         for (method, r), row in per.iterrows():
             rows.append(
                 {
