@@ -197,3 +197,21 @@ def test_recorded_versions_are_the_installed_ones_and_import_nothing():
     assert imported_by_recording == []
     for name, value in installed.items():
         assert before[name] == after[name] == value, name
+
+
+def test_the_start_line_gives_each_reducer_the_r_its_cells_have(tmp_path, capsys):
+    import kmdr
+
+    # the baseline keeps all d features whatever r_grid says, and a max_r cuts one reducer's grid
+    kmdr.run(
+        "dataset=synth",
+        "+dataset.params={n_samples:90,n_features:24,n_clusters:3}",
+        "reducers=[{name:sign},{name:svd,max_r:2},{name:leverage},{name:none}]",
+        "r_grid=[2,4]",
+        "repeats=1",
+        "n_jobs=1",
+        "figures=false",
+        results_dir=tmp_path,
+    )
+    [start] = [line for line in capsys.readouterr().err.splitlines() if "cells: start" in line]
+    assert "synth (90 x 24), sign, leverage at r = 2, 4; svd at r = 2; none at r = 24, 1 repetition, 1 job -> " in start

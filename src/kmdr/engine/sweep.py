@@ -529,11 +529,22 @@ def _start_text(ctx) -> str:
     grid, where the results go."""
     experiment = ctx.experiment
     n, d, _ = ctx.shape
-    labels = ", ".join(dict.fromkeys(entry.id or entry.name for entry in experiment.reducers))
-    grid = ", ".join(str(r) for r in experiment.r_grid)
+    # each method at the r its cells have (the baseline at d, a reducer's max_r cuts the grid),
+    # methods with the same r named together, in the experiment's order
+    grids: dict[str, set[int]] = {entry.id or entry.name: set() for entry in experiment.reducers}
+    for cell in ctx.record["expected_cells"]:
+        grids[cell["reducer"]].add(int(cell["r"]))
+    together: dict[tuple[int, ...], list[str]] = {}
+    for reducer, rs in grids.items():
+        if rs:
+            together.setdefault(tuple(sorted(rs)), []).append(reducer)
+    methods = "; ".join(
+        f"{', '.join(labels)} at r = {', '.join(map(str, rs))}" for rs, labels in together.items()
+    )
     return (
-        f"{experiment.dataset.name} ({n} x {d}), {labels} at r = {grid}, {experiment.repeats} "
-        f"repetitions, {ctx.parallelism.n_jobs} job{'s' if ctx.parallelism.n_jobs > 1 else ''} -> "
+        f"{experiment.dataset.name} ({n} x {d}), {methods}, {experiment.repeats} repetition"
+        f"{'s' if experiment.repeats > 1 else ''}, {ctx.parallelism.n_jobs} job"
+        f"{'s' if ctx.parallelism.n_jobs > 1 else ''} -> "
         f"{ctx.store.root}"
     )
 
