@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -177,6 +178,10 @@ def test_a_typed_object_keeps_the_command_lines_normal_form():
     exp = dataclasses.replace(_experiment(), r_grid=[10, 5])
     assert exp.r_grid == (5, 10)
     assert Execution(data_dir="").data_dir is None
+    # a relative data_dir is the folder it names where the run was set up, wherever the data
+    # is read from later (a worker started in another folder, a notebook that changed folder)
+    assert Execution(data_dir="cache").data_dir == os.path.join(os.getcwd(), "cache")
+    assert Execution(data_dir="~/cache").data_dir == os.path.expanduser("~/cache")
 
 
 @pytest.mark.parametrize(

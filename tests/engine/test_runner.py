@@ -214,4 +214,5 @@ def test_the_start_line_gives_each_reducer_the_r_its_cells_have(tmp_path, capsys
         results_dir=tmp_path,
     )
     [start] = [line for line in capsys.readouterr().err.splitlines() if "cells: start" in line]
-    assert "synth (90 x 24), sign, leverage at r = 2, 4; svd at r = 2; none at r = 24, 1 repetition, 1 job -> " in start
+    methods = "sign, leverage at r = 2, 4; svd at r = 2; none at r = 24"
+    assert f"synth (90 x 24), {methods}, 1 repetition, 1 job -> " in start

@@ -32,6 +32,7 @@ when they run (:meth:`kmdr.engine.session.Session.run`).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
@@ -368,7 +369,8 @@ class Execution(_Checked):
     # Seconds a run waits for a cell another process has claimed while that process shows no
     # sign of life (stopped or frozen), before it gives up with one line naming the holder.
     claim_timeout: float = 300.0
-    # Where data files are cached (null: the default).
+    # Where data files are cached (null: the default); a relative path is taken from the folder
+    # the run is started in.
     data_dir: str | None = None
     # Seconds one cell may take (reduction and clustering; a cell of a job that shares work also
     # its share of it): a cell past it is stopped, recorded as timed out in the run record, and
@@ -398,6 +400,9 @@ class Execution(_Checked):
         checks.optional_text(self.data_dir, "data_dir")
         if self.data_dir == "":
             self.data_dir = None
+        elif self.data_dir is not None:  # the folder it names now, also for a worker started
+            # elsewhere, the next run of a notebook that changed folder, the session's data cache
+            self.data_dir = os.path.abspath(os.path.expanduser(self.data_dir))
         if self.cell_time_limit is not None:
             limit = checks.positive_seconds(self.cell_time_limit, "cell_time_limit")
             self.cell_time_limit = limit
