@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from _data import real_dataset
+from _lock import at_the_lock
 from kmdr import _kernels
 from kmdr._io import read_csv
 from kmdr.results.records import RESULT_COLUMNS
@@ -90,6 +91,7 @@ def _committed(name: str) -> pd.DataFrame:
 
 
 @needs_avx2
+@at_the_lock("numpy", "scipy", "scikit-learn")
 @pytest.mark.parametrize(
     ("preset", "dataset", "overrides"),
     # LLE's eigenvectors: with AVX-512 kernels their k-means partitions differ from the record.
