@@ -100,15 +100,17 @@ def test_every_library_runs_the_cells_threads_in_the_runs_process(
     assert after == before  # given back after the run
 
 
-def _fresh_process(context: str) -> tuple[dict, dict]:
+def _fresh_process(context: str, first: str = "pass") -> tuple[dict, dict]:
     """In a fresh process where only numpy is loaded (and no thread variable is set): every
-    library's thread count inside ``context`` once scipy.linalg and sklearn.cluster are imported
-    in it, and after it."""
+    library's thread count inside ``context`` once ``first`` ran and scipy.linalg and
+    sklearn.cluster are imported in it, and after it."""
     code = (
         "import contextlib, json, numpy\n"
         "from threadpoolctl import threadpool_info\n"
-        "from kmdr.engine.threads import ThreadPools, run_threads\n"
+        "from kmdr.engine.threads import ThreadPools, pin_threads, run_threads\n"
+        "pools = ThreadPools()\n"
         f"with {context}:\n"
+        f"    {first}\n"
         "    import scipy.linalg, sklearn.cluster\n"
         "    inside = {i['filepath']: i['num_threads'] for i in threadpool_info()}\n"
         "after = {i['filepath']: i['num_threads'] for i in threadpool_info()}\n"
@@ -124,13 +126,44 @@ def _fresh_process(context: str) -> tuple[dict, dict]:
 
 
 def test_libraries_loaded_after_the_limit_still_get_it():
-    # threadpoolctl limits only what is loaded: the run's limit must still reach scipy's OpenBLAS
-    # and scikit-learn's OpenMP, which a reducer loads later, and give each its count back after.
+    # threadpoolctl limits only what is loaded: a job's pin, made when only numpy is, must still
+    # reach scipy's OpenBLAS and scikit-learn's OpenMP, which a reducer loads later, and the run
+    # gives each its count back after.
     defaults, _ = _fresh_process("contextlib.nullcontext()")
-    inside, after = _fresh_process("run_threads(ThreadPools(), 1)")
+    inside, after = _fresh_process("run_threads(pools)", first="pin_threads(pools, 1)")
     assert len(inside) >= 3, inside  # numpy's and scipy's OpenBLAS, scikit-learn's OpenMP
     assert set(inside.values()) == {1}, inside
     assert after == defaults
+
+
+def test_a_run_that_computes_nothing_here_loads_no_thread_pool_here():
+    # cells computed in worker processes: the run's process imports no module for its threads
+    code = (
+        "import sys\n"
+        "from kmdr.engine.threads import THREAD_POOL_MODULES, ThreadPools, run_threads\n"
+        "with run_threads(ThreadPools()):\n"
+        "    pass\n"
+        "print(sorted(set(THREAD_POOL_MODULES[1:]) & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["[]"], done.stdout
+
+
+@pytest.mark.slow
+def test_a_run_on_a_dask_cluster_loads_no_thread_pool_in_its_process(tmp_path):
+    # its cells compute on the cluster's workers, its objective there too: the run's process
+    # imports neither scipy.linalg nor scikit-learn for them
+    pytest.importorskip("distributed")
+    code = (
+        "import sys, kmdr\n"
+        "kmdr.run('dataset=synth', '+dataset.params={n_samples:60,n_features:12,n_clusters:3}',"
+        " 'reducer=sign', 'r_grid=[5]', 'repeats=2', 'backend=dask', 'n_jobs=2',"
+        f" 'figures=false', 'progress=false', results_dir={str(tmp_path)!r})\n"
+        "print(sorted({'scipy.linalg', 'sklearn'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout
 
 
 @pytest.mark.parametrize(

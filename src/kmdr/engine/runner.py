@@ -40,6 +40,7 @@ from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output
 from kmdr.engine import signals
 from kmdr.engine.data_path import data_facts
+from kmdr.engine.job_data import CLUSTER_BACKENDS
 from kmdr.engine.parallel import Parallelism, RunFailed
 from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
@@ -303,9 +304,14 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     from kmdr.engine.threads import run_threads
 
     status, outcome = "failed", ctx.outcome
+    # A joblib backend may compute in this process (one worker, a run's single job, its threading
+    # backend, whose threads' OpenBLAS count only this thread can set): its threads are pinned
+    # here first. A cluster's jobs never run here: nothing is loaded for them (a chunked cell's
+    # driver pins its own), a second of CPU less while the cluster starts.
+    here = ctx.execution.backend not in CLUSTER_BACKENDS
     try:
         with (
-            run_threads(ctx.services.state.pools, ctx.experiment.blas_threads),
+            run_threads(ctx.services.state.pools, ctx.experiment.blas_threads if here else None),
             contextlib.ExitStack() as ctx.entered,
         ):
             kind.run(ctx)

@@ -58,6 +58,7 @@ from kmdr.engine.parallel import (
     cell_failed,
     results_as_completed,
 )
+from kmdr.engine.threads import pin_threads
 from kmdr.engine.work import group_job, key_text
 from kmdr.results import locks as _locks
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells, planned_count
@@ -380,6 +381,8 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
         while todo:
             for [cell] in claimer.claimed([[c] for c in todo]):
                 signals.raise_if_received()
+                # this process drives the cell (a small k-means, a sketch's SVD run here)
+                pin_threads(ctx.services.state.pools, cell.blas_threads)
                 try:
                     metrics = compute_chunked_cell(
                         cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str

@@ -8,16 +8,18 @@ large r, sparse k-means). ``blas_threads`` is therefore part of a cell's identit
 pins it (:func:`pin_threads`) in whatever computes it:
 
 * a worker process (loky, multiprocessing, dask, Ray): its libraries, for good;
-* the run's own process (``n_jobs=1``, the threading backend): for the run, restored after it
-  (:func:`run_threads`, which the runner holds around the run).
+* the run's own process (``n_jobs=1``, the threading backend, a run's single job, the driver of
+  a chunked cell, a kind that computes there): for the run, restored after it (:func:`run_threads`,
+  which the runner holds around the run).
 
-Two traps make a once-per-process ``threadpool_limits`` call not enough. threadpoolctl limits only
+Three traps make a once-per-process ``threadpool_limits`` call not enough. threadpoolctl limits only
 the libraries already loaded: a library loaded later (scipy's OpenBLAS, scikit-learn's OpenMP
 runtime, imported lazily by the first cell that needs them) starts with its own default, all the
 cores; so the modules that load them (:data:`THREAD_POOL_MODULES`) are imported first, and the
 libraries are scanned again whenever an import may have loaded another. And OpenMP's thread count
 is a per-thread setting: the threading backend's worker threads do not see the one made in the
-run's main thread, so every job sets it in its own thread.
+run's main thread, so every job sets it in its own thread; while OpenBLAS's, the process's, keeps
+what the main thread set, so for that backend the run's thread pins it first (:func:`run_threads`).
 """
 
 from __future__ import annotations
@@ -76,17 +78,28 @@ def pin_threads(pools: ThreadPools, threads: int) -> None:
 
 
 @contextlib.contextmanager
-def run_threads(pools: ThreadPools, threads: int) -> Iterator[None]:
-    """Hold this process's BLAS/OpenMP libraries at ``threads`` threads for a run computed (in
-    part) in this process, and give every library its thread count back after, also one that was
-    first loaded during the run (``pools``: the process's :class:`ThreadPools`)."""
+def run_threads(pools: ThreadPools, threads: int | None = None) -> Iterator[None]:
+    """Give this process's BLAS/OpenMP libraries their thread counts back after a run: every
+    limit :func:`pin_threads` sets inside the block (a job the run computes in this process, a
+    kind that computes here) is undone at its end, also on a library first loaded during the run
+    (``pools``: the process's :class:`ThreadPools`).
+
+    With ``threads``, the block starts by pinning them from the calling thread: for a run that
+    may compute in this process, which a joblib backend's run may (one worker, a single job, the
+    threading backend: OpenBLAS keeps the count its main thread set and ignores one set from
+    another thread after that, measured with OpenBLAS 0.3.30 and 0.3.31). Without, the block
+    limits nothing itself: a run on a cluster, whose jobs never run here, loads no module of
+    :data:`THREAD_POOL_MODULES` for them (scipy.linalg and scikit-learn: a second of CPU while
+    the cluster starts); what such a run computes here (a chunked cell's driver) pins itself.
+    """
     with pools.lock:
-        pools.modules = -1  # scan now: these are the libraries to give back
+        pools.modules = -1  # the next pin scans: its libraries are those to give back
         pools.seen.clear()
         previous, pools.undo = pools.undo, []
         undo = pools.undo
-        pools.scan(threads)
     try:
+        if threads is not None:
+            pin_threads(pools, threads)
         yield
     finally:
         with pools.lock:

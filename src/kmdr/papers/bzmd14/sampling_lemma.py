@@ -328,9 +328,12 @@ class SamplingLemmaKind:
         check_rank(spec, n_samples, n_features, n_clusters, "the sampling lemma")
 
     def run(self, ctx) -> None:
+        from kmdr.engine.threads import pin_threads
+
         spec = ctx.experiment
-        # computed in the run's process, with its blas_threads (the runner holds them: the
-        # singular values' last bits depend on the thread count)
+        # computed in the run's process, with its blas_threads (the singular values' last bits
+        # depend on the thread count; the runner gives the process its own back after the run)
+        pin_threads(ctx.services.state.pools, spec.blas_threads)
         table = sampling_lemma_table(
             ctx.X, ctx.n_clusters, spec.r_grid, range(spec.repeats), dataset=spec.dataset.name
         )
