@@ -40,6 +40,7 @@ __all__ = [
     "folder_name",
     "integer",
     "one_of",
+    "optional_folder",
     "optional_text",
     "positive_seconds",
     "reducer_id",
@@ -103,6 +104,17 @@ def optional_text(value, name: str) -> str | None:
             f"{name} must be a string or null, got {value!r} ({type(value).__name__})"
         )
     return value
+
+
+def optional_folder(value, name: str) -> str | None:
+    """A folder's path as an absolute path (``~`` expanded), None for null or empty: a relative
+    path names the folder it names where the config is built, also for what reads it later (a
+    worker started elsewhere, a notebook's next run after changing folder)."""
+    import os
+
+    if not optional_text(value, name):
+        return None
+    return os.path.abspath(os.path.expanduser(value))
 
 
 def seed(value: int) -> int:

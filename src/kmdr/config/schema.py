@@ -32,7 +32,6 @@ when they run (:meth:`kmdr.engine.session.Session.run`).
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
@@ -397,12 +396,7 @@ class Execution(_Checked):
         if self.block_rows is not None and checks.integer(self.block_rows, "block_rows") < 1:
             raise ConfigError(f"block_rows must be >= 1 (rows per block), got {self.block_rows}")
         self.claim_timeout = checks.positive_seconds(self.claim_timeout, "claim_timeout")
-        checks.optional_text(self.data_dir, "data_dir")
-        if self.data_dir == "":
-            self.data_dir = None
-        elif self.data_dir is not None:  # the folder it names now, also for a worker started
-            # elsewhere, the next run of a notebook that changed folder, the session's data cache
-            self.data_dir = os.path.abspath(os.path.expanduser(self.data_dir))
+        self.data_dir = checks.optional_folder(self.data_dir, "data_dir")
         if self.cell_time_limit is not None:
             limit = checks.positive_seconds(self.cell_time_limit, "cell_time_limit")
             self.cell_time_limit = limit
