@@ -20,12 +20,16 @@ LOCK = Path(__file__).resolve().parents[1] / "requirements" / "lock.txt"
 
 
 def pins() -> dict[str, str]:
-    """Each package the lock pins and its version (names in canonical form)."""
+    """Each package the lock pins and its version (names in canonical form); every line that is
+    not a comment must be an exact pin."""
     found = {}
     for line in LOCK.read_text().splitlines():
-        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?==([^\s;#]+).*", line.strip())
-        if match:
-            found[canonicalize_name(match.group(1))] = match.group(2)
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        match = re.fullmatch(r"([A-Za-z0-9_.\-\[\]]+)==([^\s;]+)", line)
+        assert match, f"lock line is not an exact pin: {line!r}"
+        found[canonicalize_name(match.group(1).split("[")[0])] = match.group(2)
     return found
 
 
@@ -38,8 +42,9 @@ def off_lock(*packages: str) -> list[str]:
             installed = version(name)
         except PackageNotFoundError:
             installed = "not installed"
-        if installed != locked[canonicalize_name(name)]:
-            differ.append(f"{name} {installed} (lock: {locked[canonicalize_name(name)]})")
+        pinned = locked[canonicalize_name(name)]
+        if installed != pinned:
+            differ.append(f"{name} {installed} (lock: {pinned})")
     return differ
 
 

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+
+from _lock import pins
 
 tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
 
@@ -19,15 +20,7 @@ LOCKED_EXTRAS = ("dev", "dask", "joblib-launcher", "slurm", "optuna", "site", "d
 
 
 def _pins() -> dict[str, Version]:
-    pins = {}
-    for line in (ROOT / "requirements" / "lock.txt").read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        match = re.fullmatch(r"([A-Za-z0-9_.\-\[\]]+)==([^\s;]+)", line)
-        assert match, f"lock line is not an exact pin: {line!r}"
-        pins[canonicalize_name(match.group(1).split("[")[0])] = Version(match.group(2))
-    return pins
+    return {name: Version(pinned) for name, pinned in pins().items()}
 
 
 def _requirements() -> list[Requirement]:
