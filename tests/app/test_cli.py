@@ -171,7 +171,7 @@ def test_run_and_multirun_write_one_experiment_folder(tmp_path):
 def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
     from hydra import compose
 
-    from kmdr.app.compose import only_reducer
+    from kmdr.app.compose import only_reducers
     from kmdr.config.schema import from_config
 
     with configs.initialized():
@@ -180,8 +180,10 @@ def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
         )
         full = compose("config", overrides=["experiment=bzmd14_orl"])
     choices = dict(cfg.hydra.runtime.choices)
-    spec = from_config(full, only_reducer=only_reducer(choices))
+    spec = from_config(full, only_reducers=only_reducers(choices, {}))
     assert [r.id for r in spec.experiment.reducers] == ["sign"] and spec.experiment.repeats == 5
+    several = from_config(full, only_reducers=only_reducers(choices, {"reducer": ["svd", "sign"]}))
+    assert [r.id for r in several.experiment.reducers] == ["sign", "svd"]  # the preset's order
     assert len(from_config(full).experiment.reducers) == 8
 
 

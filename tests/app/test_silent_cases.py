@@ -254,3 +254,72 @@ def test_a_searchpath_config_named_like_a_builtin_is_never_ignored(tmp_path):
         "choose it with dataset=my_synth",
     )
     assert files_under(tmp_path) == before
+
+
+@pytest.mark.fault(
+    "several reducer options chosen as a list (reducer=[sign,none]; with a preset, "
+    "experiment=bzmd14_synth reducer=[sign,svd])",
+    gets="the run computes each listed reducer's cells (with a preset, its entries of them); "
+    "`--cfg job` says which (once only the last one's, or every reducer of the preset, ran)",
+)
+def test_several_reducer_options_run_each_one(tmp_path):
+    results = tmp_path / "r"
+    proc = run_kmdr([*TINY, "reducer=[sign,none]", f"results_dir={results}"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    import pandas as pd
+
+    cells = pd.read_csv(results / "custom" / "cells.csv")
+    assert sorted(set(cells.reducer)) == ["none", "sign"] and len(cells) == 4 + 2
+    printed = run_kmdr(["--cfg", "job", *TINY, "reducer=[sign,none]"], tmp_path)
+    assert printed.returncode == 0, printed.stderr
+    assert "reducer=[sign,none]: this job runs the reducers sign, none" in printed.stderr
+    preset = ["experiment=bzmd14_synth", "reducer=[svd,sign]", "repeats=1", "dry_run=true"]
+    proc = run_kmdr(preset, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    planned = [line.split()[0] for line in proc.stderr.splitlines() if "to compute" in line]
+    assert planned[:-1] == ["sign", "svd"], proc.stderr  # the preset's entries, in its order
+    refused(
+        run_kmdr([*preset[:1], "reducer=[sign,lle]", *preset[2:]], tmp_path),
+        "reducer=lle is not part of this experiment",
+    )
+
+
+@pytest.mark.fault(
+    "an override of an entry beside a list of reducer options (reducer=[sign,svd] "
+    "+reducers.0.params.eps=0.5)",
+    gets="exit 2 before any work, one line saying it would set the last one's entry alone and "
+    "how to give the entries whole; nothing written",
+)
+def test_an_entry_override_beside_a_list_of_reducers_is_refused(tmp_path):
+    proc = run_kmdr([*TINY, "reducer=[sign,svd]", "+reducers.0.params.eps=0.5"], tmp_path)
+    refused(proc, "reducer=[sign,svd] runs each reducer's own entry", "reducers=[{name: sign}")
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(
+            ["experiment=[bzmd14_synth]", "kmeans.n_init=1", "r_grid=[2]", "repeats=1"],
+            "experiment=[bzmd14_synth]: a run takes one experiment",
+            marks=pytest.mark.fault(
+                "a preset chosen as a list (experiment=[bzmd14_synth] kmeans.n_init=1)",
+                gets="exit 2 before any work, one line saying a run takes one preset (once it "
+                "wrote cells outside the preset's protocol into its committed folder); nothing "
+                "written",
+            ),
+        ),
+        pytest.param(
+            [*TINY[1:], "dataset=[synth,orl]", "reducer=sign"],
+            "dataset=[synth,orl]: a run takes one dataset",
+            marks=pytest.mark.fault(
+                "several datasets chosen as a list (dataset=[coil20,orl])",
+                gets="exit 2 before any work, one line saying a run takes one dataset and how to "
+                "sweep them (once it ran the last alone); nothing written",
+            ),
+        ),
+    ],
+)
+def test_a_list_of_presets_or_datasets_is_refused(args, expected, tmp_path):
+    refused(run_kmdr(args, tmp_path), expected)
+    assert files_under(tmp_path) == []

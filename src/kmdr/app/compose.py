@@ -34,8 +34,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kmdr._errors import error_chain
-from kmdr.config.errors import ConfigError, config_line
-from kmdr.config.overrides import SEARCH_PATH, check_repeated_keys, key, keys, one_job, parse
+from kmdr.config.errors import GROUPS, ConfigError, config_line
+from kmdr.config.overrides import (
+    SEARCH_PATH,
+    check_repeated_keys,
+    key,
+    keys,
+    listed_options,
+    one_job,
+    parse,
+)
 from kmdr.config.presets import (
     CONF_PACKAGE,
     PRESET_FIXES,
@@ -63,6 +71,7 @@ __all__ = [
     "PRIMARY_CONFIG",
     "SCHEMA_NAME",
     "Composed",
+    "check_one_option",
     "check_search_path",
     "check_user_configs",
     "checked",
@@ -72,7 +81,7 @@ __all__ = [
     "dataset_params_schema",
     "group_options",
     "initialized",
-    "only_reducer",
+    "only_reducers",
     "presets",
 ]
 
@@ -297,11 +306,59 @@ def _refuse(mine_file: str, first, path: str):
 # -- a job, checked -------------------------------------------------------------------------------
 
 
-def only_reducer(choices) -> str | None:
-    """With both an experiment preset and a reducer option, run only that reducer's entries."""
-    if choices.get("experiment") and choices.get("reducer"):
-        return str(choices["reducer"])
-    return None
+def only_reducers(choices, listed: dict[str, list[str]]) -> tuple[str, ...] | None:
+    """With an experiment preset, the reducers whose entries the run keeps: its reducer option
+    (``experiment=X reducer=sign``) or options (``reducer=[sign,svd]``; ``listed``: the groups
+    the job chooses several options of, :func:`~kmdr.config.overrides.listed_options`). None:
+    every entry."""
+    if not choices.get("experiment"):
+        return None
+    if "reducer" in listed:
+        return tuple(listed["reducer"])
+    return (str(choices["reducer"]),) if choices.get("reducer") else None
+
+
+def check_one_option(listed: dict[str, list[str]]) -> None:
+    """A run is one preset on one dataset. Hydra merges a list of options of a group
+    (``dataset=[coil20,orl]``) into one config, the last option's with the keys only the others
+    set, and leaves the group out of the job's choices, so kmdr's checks of a preset would not
+    see it: a list of presets or datasets is one ConfigError line."""
+    for group in ("experiment", "dataset"):
+        options = listed.get(group)
+        if not options:
+            continue
+        fix = (
+            f"write {group}={options[0]}"
+            if len(options) == 1
+            else f"give one, or run one job each with -m {group}={','.join(options)}"
+        )
+        raise ConfigError(
+            f"{group}=[{','.join(options)}]: a run takes one {group} (Hydra would merge a list "
+            f"of them into one config, the last with what only the others set); {fix}"
+        )
+
+
+def _listed_reducers(names: list[str], config_name: str, overrides: list[str], task: list[str]):
+    """The reducer entries of a job without a preset that chooses several reducer options
+    (``reducer=[sign,svd]``): each option's own entries, composed alone with the command's
+    search path (``overrides``: Hydra's), in order. Hydra merges a list of options in order and
+    a list value replaces the one before it, so the job as composed holds the last option's
+    entries only. An override of an entry (``task``: ``+reducers.0.params.eps=0.5``) would have
+    set that one alone: one ConfigError line."""
+    from hydra import compose
+
+    given = f"reducer=[{','.join(names)}]"
+    for override in parse(task):
+        if key(override).split(".")[0] == "reducers":
+            entries = ",".join(f"{{name: {name}}}" for name in names)
+            raise ConfigError(
+                f"{given} runs each reducer's own entry, and {override.input_line} would set the "
+                f"last one's alone; give the entries whole instead, their parameters in each "
+                f"entry's params: 'reducers=[{entries}]'"
+            )
+    search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
+    alone = (compose(config_name, [f"reducer={name}", *search]) for name in names)
+    return [entry for cfg in alone for entry in cfg.reducers]
 
 
 def _preset_alone(
@@ -382,12 +439,22 @@ class Composed:
 def checked(cfg, hc) -> Composed:
     """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
     run's objects, once (see the module docstring). Raises a one-line ConfigError."""
+    from omegaconf import open_dict
+
     from kmdr.config.checks import check_overrides_change_cells
     from kmdr.config.schema import check_kind_reads, check_quick_overrides
 
     check_search_path(hc)
     choices = dict(hc.runtime.choices)
-    only = only_reducer(choices)
+    listed = listed_options(hc.overrides.task, GROUPS)
+    check_one_option(listed)
+    only = only_reducers(choices, listed)
+    if "reducer" in listed and only is None:  # several reducers, no preset: each one's entries
+        reducers = _listed_reducers(
+            listed["reducer"], hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
+        )
+        with open_dict(cfg):
+            cfg.reducers = reducers
     # Every setting given is used, or refused: an override of a reducer entry the run filters
     # out, a user config hidden by a built-in of the same name. (A key given twice is refused
     # where the overrides are read, before Hydra composes: Hydra's sweeper keeps only the last.)
@@ -400,14 +467,14 @@ def checked(cfg, hc) -> Composed:
     moved = own_folder(cfg, alone) if alone is not None else None
     if moved:  # the preset's own metadata is checked all the same
         PresetConfig(**metadata)
-    objects = from_config(cfg, only_reducer=only)
+    objects = from_config(cfg, only_reducers=only)
     objects, outside = _results_folder(cfg, named, objects, alone)
     moved = moved or outside
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
     check_kind_reads(hc.overrides.task, kind)
     check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)
     record = to_container(cfg)
-    record["choices"] = {k: v for k, v in choices.items() if "/" not in k}
+    record["choices"] = {**{k: v for k, v in choices.items() if "/" not in k}, **listed}
     record["overrides"] = list(hc.overrides.task)
     by_rule = not named and objects.output.results_dir == OWN_RESULTS_DIR
     return Composed(*objects, record=record, moved=moved, folder_by_rule=by_rule)
@@ -474,10 +541,16 @@ def check_printed_job(
     if config_name in (None, PRIMARY_CONFIG):
         composed = _composed_and_checked([*items, *searchpath])
         check_together(composed.experiment, composed.execution)  # the run's, in Session.run
+        listed = composed.record["choices"].get("reducer")
+        said = []
+        if isinstance(listed, list) and not composed.record["choices"].get("experiment"):
+            ids = ", ".join(red.id for red in composed.experiment.reducers)
+            said.append(f"[kmdr] reducer=[{','.join(listed)}]: this job runs the reducers {ids} "
+                        "(Hydra prints the last option's entries)")  # fmt: skip
         if not composed.folder_by_rule:
-            return []
+            return said
         where = f"{OWN_RESULTS_DIR}/{composed.experiment.name}/"
-        said = [composed.moved] if composed.moved else []
+        said += [composed.moved] if composed.moved else []
         if where not in (composed.moved or ""):
             said.append(f"[kmdr] this job writes into {where} (results_dir=... chooses)")
         return said

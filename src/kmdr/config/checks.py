@@ -428,17 +428,18 @@ def check_against_data(
 _ENTRY = re.compile(r"^reducers\.(\d+)(?:\.|$)")
 
 
-def check_overrides_change_cells(overrides, reducers, only: str | None) -> None:
+def check_overrides_change_cells(overrides, reducers, only: tuple[str, ...] | None) -> None:
     """An override of a reducer entry that ``reducer=<only>`` filters out of the run
     (``experiment=bzmd14_orl reducer=sign reducers.1.params.eps=0.5``) changes no cell, yet
     would give the run a folder of its own: a one-line :class:`ConfigError` naming it.
 
     ``reducers``: the composed config's reducer entries (before the filter); an entry is kept
-    when ``only`` is its registry name or its id, as :func:`kmdr.config.schema.from_config`
-    keeps it.
+    when its registry name or its id is one of ``only``, as
+    :func:`kmdr.config.schema.from_config` keeps it.
     """
     if only is None:
         return
+    given = f"reducer={only[0]}" if len(only) == 1 else f"reducer=[{','.join(only)}]"
     from kmdr.config.overrides import key, parse
     from kmdr.reducers import canonical_reducer
 
@@ -451,9 +452,9 @@ def check_overrides_change_cells(overrides, reducers, only: str | None) -> None:
         entry = entries[index]
         name = canonical_reducer(str(entry["name"]))
         rid = str(entry.get("id") or name)
-        if only not in (name, rid):
+        if not {name, rid} & set(only):
             raise ConfigError(
                 f"an override that changes no cell is refused: {override.input_line} sets "
                 f"reducers.{index} (reducer {rid!r}), which is not among the reducers run "
-                f"(reducer={only} keeps only its own entries); drop the override or reducer={only}"
+                f"({given} keeps only its own entries); drop the override or {given}"
             )

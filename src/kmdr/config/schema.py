@@ -717,34 +717,30 @@ class Configured(NamedTuple):
     output: Output
 
 
-def _only(reducers, only: str | None):
-    """The reducer entries of registry name or id ``only`` (``kmdr experiment=X reducer=sign``:
-    the preset's entries of that reducer); all of them when ``only`` is None."""
+def _only(reducers, only: tuple[str, ...] | None):
+    """The reducer entries whose registry name or id is one of ``only`` (``kmdr experiment=X
+    reducer=sign``: the preset's entries of that reducer); all of them when ``only`` is None."""
     from kmdr.reducers import canonical_reducer
 
     if only is None or not reducers:
         return reducers
-    kept = [
-        red
-        for red in reducers
-        if only in (canonical_reducer(red.name), red.id or canonical_reducer(red.name))
-    ]
-    if not kept:
-        names = sorted({canonical_reducer(red.name) for red in reducers})
+    names = [(canonical_reducer(r.name), r.id or canonical_reducer(r.name)) for r in reducers]
+    missing = [name for name in only if not any(name in pair for pair in names)]
+    if missing:
         raise ConfigError(
-            f"reducer={only} is not part of this experiment; its reducers are: "
-            f"{checks.choices(names)}"
+            f"reducer={missing[0]} is not part of this experiment; its reducers are: "
+            f"{checks.choices(sorted({name for name, _ in names}))}"
         )
-    return kept
+    return [red for red, pair in zip(reducers, names, strict=True) if set(pair) & set(only)]
 
 
-def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
+def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configured:
     """The run's :class:`Experiment`, :class:`Execution` and :class:`Output` from ``cfg``: a
     config Hydra composed against :class:`RunConfig`, or any mapping with its keys (merged into
     the schema first, so an unknown key, a wrong type or a value outside an enumeration is one
     ConfigError line). With ``quick: true`` the ``quick_grid`` mapping is merged over it first
-    (the reduced grids of ``make reproduce-quick``). ``only_reducer``: keep only the reducers of
-    that registry name or id (``kmdr experiment=X reducer=sign``)."""
+    (the reduced grids of ``make reproduce-quick``). ``only_reducers``: keep only the reducers of
+    those registry names or ids (``kmdr experiment=X reducer=sign``)."""
     from omegaconf import DictConfig, OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
@@ -765,7 +761,7 @@ def from_config(cfg, *, only_reducer: str | None = None) -> Configured:
     except OmegaConfBaseException as err:
         raise ConfigError(config_line(err)) from None
     values = {f.name: getattr(run, f.name) for f in fields(RunConfig)}
-    values["reducers"] = _only(values["reducers"], only_reducer)
+    values["reducers"] = _only(values["reducers"], only_reducers)
     return Configured(
         *(
             cls(**{f.name: values[f.name] for f in fields(cls)})
