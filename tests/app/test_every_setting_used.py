@@ -250,6 +250,43 @@ def test_an_experiment_under_a_presets_name_holds_only_the_presets_experiment(
 
 
 @pytest.mark.parametrize(
+    ("args", "differ"),
+    [
+        pytest.param(
+            ["name=bzmd14_synth", "dataset=orl", "reducer=sign"],
+            "dataset, preset.*",
+            marks=pytest.mark.fault(
+                "a run named like a preset it does not run (name=bzmd14_orl dataset=synth "
+                "results_dir=results)",
+                gets="exit 2 before any work, one line naming what differs and the fix (once its "
+                "rows and title went into the preset's folder and figure)",
+            ),
+        ),
+        pytest.param(
+            ["experiment=bzmd14_orl", "name=bzmd14_synth"],
+            "dataset, preset.*",
+            marks=pytest.mark.fault(
+                "a preset run under another preset's name (experiment=bzmd14_orl "
+                "name=bzmd14_synth)",
+                gets="exit 2 before any work, one line naming what differs and the fix (once its "
+                "rows went into the other preset's folder)",
+            ),
+        ),
+    ],
+)
+def test_a_job_under_a_presets_name_holds_only_the_presets_experiment(args, differ, tmp_path):
+    results = tmp_path / "r"
+    proc = run_kmdr([*args, "r_grid=[5]", "repeats=1", f"results_dir={results}"], tmp_path)
+    line = refused(proc, "name bzmd14_synth is the name of a preset", "give it a name of its own")
+    assert f"this job has another {differ}" in line
+    assert files_under(tmp_path) == []
+    # the preset itself under its own name, or a part of it, is still the preset's experiment
+    proc = run_kmdr(["experiment=bzmd14_synth", "name=bzmd14_synth", "reducer=sign",
+                     "r_grid=[5]", "repeats=1", "dry_run=true"], tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
     "args",
     [
         pytest.param(

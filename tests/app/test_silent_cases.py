@@ -154,6 +154,10 @@ def test_a_users_config_named_like_a_builtin_is_never_ignored(rel, text, args, t
     flags = ["--config-name", f"my_{name}"] if not group else []
     overrides = [a for a in args if not a.startswith(f"{group}=")] if group else args
     overrides = [*overrides, chosen] if group else overrides
+    if group == "experiment":  # the file keeps the preset's name: the job is told to take its own
+        named = run_kmdr(["-cd", str(conf), "--cfg", "job", *overrides], tmp_path)
+        refused(named, "the job's name bzmd14_synth is the name of a preset", "name=...")
+        overrides.append(f"name=my_{name}")
     proc = run_kmdr(["-cd", str(conf), "--cfg", "job", *flags, *overrides], tmp_path)
     assert proc.returncode == 0, proc.stderr
     wanted = {"dataset": "n_samples: 90", "experiment": "repeats: 7", "": "repeats: 9"}[group]

@@ -167,7 +167,7 @@ def check_preset_name(experiment) -> tuple[str | None, list[str]]:
 
     from kmdr.app.compose import group_options, initialized
     from kmdr.config.errors import ConfigError
-    from kmdr.config.presets import PRESET_FIXES, outside_record
+    from kmdr.config.presets import not_the_preset, outside_record
     from kmdr.config.schema import Reproduce
 
     committed = experiment.preset.reproduce != Reproduce.none.value
@@ -175,15 +175,7 @@ def check_preset_name(experiment) -> tuple[str | None, list[str]]:
         if experiment.name not in group_options("experiment"):
             return None, [f"name={experiment.name}"] if committed else []
     reference = compose(f"experiment={experiment.name}")
-    # what the preset fixes; a subset of its reducers is still the preset's experiment
-    # (reducer=<one of them> on the command line)
-    differ = [
-        name
-        for name in PRESET_FIXES
-        if name != "reducers" and getattr(experiment, name) != getattr(reference, name)
-    ]
-    if any(reducer not in reference.reducers for reducer in experiment.reducers):
-        differ.append("reducers")
+    differ = not_the_preset(experiment, reference)
     if differ:
         raise ConfigError(
             f"this Experiment has the name of the preset {experiment.name} but another "

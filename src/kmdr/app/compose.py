@@ -51,6 +51,7 @@ from kmdr.config.presets import (
     check_package,
     default_folder,
     env_conf_dir,
+    not_the_preset,
     outside_record,
     own_folder,
     yaml_problem,
@@ -417,6 +418,28 @@ def _results_folder(cfg, named: bool, objects: Configured, alone) -> tuple[Confi
     return objects._replace(output=replace(objects.output, results_dir=folder)), line
 
 
+def _check_preset_name(experiment, choices, hc) -> None:
+    """A job named like a preset it does not run (``name=bzmd14_orl dataset=synth``,
+    ``experiment=bzmd14_orl name=bzmd14_synth``) is that preset's experiment or is refused in one
+    line, as an Experiment given to ``kmdr.run`` is (:func:`kmdr.app.api.check_preset_name`): a
+    preset's folder holds only its own experiment, and its figure is titled from its runs."""
+    from hydra import compose
+
+    name = experiment.name
+    if name == choices.get("experiment") or name not in group_options("experiment"):
+        return
+    overrides = [*hc.overrides.hydra]
+    search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
+    reference = compose(hc.job.config_name, [f"experiment={name}", *search])
+    differ = not_the_preset(experiment, from_config(reference).experiment)
+    if differ:
+        raise ConfigError(
+            f"the job's name {name} is the name of a preset, and a preset's folder holds only "
+            f"its own experiment, but this job has another {', '.join(differ)}; give it a name "
+            f"of its own (name=...), or run the preset (experiment={name})"
+        )
+
+
 @dataclass(frozen=True)
 class Composed:
     """One job's checked objects, the resolved config its run records, the line announcing
@@ -468,6 +491,7 @@ def checked(cfg, hc) -> Composed:
     if moved:  # the preset's own metadata is checked all the same
         PresetConfig(**metadata)
     objects = from_config(cfg, only_reducers=only)
+    _check_preset_name(objects.experiment, choices, hc)
     objects, outside = _results_folder(cfg, named, objects, alone)
     moved = moved or outside
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next

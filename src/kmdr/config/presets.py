@@ -33,6 +33,7 @@ __all__ = [
     "conf_dir",
     "config_path",
     "default_folder",
+    "not_the_preset",
     "outside_record",
     "own_folder",
     "preset_changes",
@@ -125,6 +126,23 @@ def _differing(mine, theirs, prefix: str) -> list[str]:
             for k in _differing(a, b, f"{prefix}.{i}")
         ]
     return [] if mine == theirs else [prefix]
+
+
+def not_the_preset(experiment, reference) -> list[str]:
+    """What makes ``experiment``, under the name of a preset, another experiment than the
+    preset's own (``reference``, composed alone): the settings the preset fixes
+    (:data:`PRESET_FIXES`) that differ, and ``reducers`` when one of its reducers is not the
+    preset's (some of them are still its experiment: ``reducer=<one of them>``); its metadata
+    are named ``preset.*``. [] when it is the preset's experiment, whatever its grid,
+    repetitions, seed or k-means settings."""
+    differ = [
+        "preset.*" if name == "preset" else name
+        for name in PRESET_FIXES
+        if name != "reducers" and getattr(experiment, name) != getattr(reference, name)
+    ]
+    if any(reducer not in reference.reducers for reducer in experiment.reducers):
+        differ.append("reducers")
+    return differ
 
 
 def preset_changes(cfg, preset_cfg) -> list[str]:
