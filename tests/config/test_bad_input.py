@@ -100,6 +100,7 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["~dataset"], "no dataset is set; choose one with dataset=<name>", "the dataset deleted from the config (~dataset)"),
         case(["leverage.reducer=svd"], "leverage.reducer: Invalid value 'svd', expected one of [leverage, leverage_approx]", "a sampler the leverage-score figure does not have"),
         case(["+preset.foo=1"], "unknown config key 'preset.foo'; valid keys of preset:", "an unknown preset metadata key added with +"),
+        case(["experiment=bzmd14_synth", "+preset.foo=1"], "unknown config key 'preset.foo'; valid keys of preset:", "an unknown preset metadata key added to a preset's (once a TypeError under Hydra's own error line)"),
         case(["preset.order=1.5"], "preset.order: Value '1.5' of type 'float'", "a fractional preset order"),
         case(["-m", "dataset=orl,nosuch"], "unknown dataset 'nosuch'", "an unknown dataset among the values of a sweep (dataset=orl,nosuch)", gets="exit 2 before any job runs (Hydra's sweeper composes every job first), one line"),
         case(["dataset=orl,nosuch"], "To sweep over it, add --multirun", "a sweep without -m (dataset=orl,nosuch)", gets="exit 2 before any work, one line saying how to write a list, a string or a sweep"),

@@ -59,7 +59,6 @@ from kmdr.config.presets import (
 from kmdr.config.schema import (
     OWN_RESULTS_DIR,
     Configured,
-    PresetConfig,
     RunConfig,
     check_together,
     default_results_dir,
@@ -418,6 +417,20 @@ def _results_folder(cfg, named: bool, objects: Configured, alone) -> tuple[Confi
     return objects._replace(output=replace(objects.output, results_dir=folder)), line
 
 
+def _check_preset_metadata(metadata: dict) -> None:
+    """The ``preset`` block of a job's preset (``metadata``, which a job that changes the preset
+    replaces by an ad-hoc run's) checked against the schema: one ConfigError line for an unknown
+    key (``+preset.x=1``) or a wrong type, as for a job without a preset."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        merged = OmegaConf.merge(OmegaConf.structured(RunConfig), {"preset": metadata})
+        OmegaConf.to_object(merged.preset)  # its own checks (PresetConfig.__post_init__)
+    except OmegaConfBaseException as err:
+        raise ConfigError(config_line(err)) from None
+
+
 def _check_preset_name(experiment, choices, hc) -> None:
     """A job named like a preset it does not run (``name=bzmd14_orl dataset=synth``,
     ``experiment=bzmd14_orl name=bzmd14_synth``) is that preset's experiment or is refused in one
@@ -488,8 +501,8 @@ def checked(cfg, hc) -> Composed:
     named = _names_folder(cfg, task)
     alone = _preset_alone(cfg, choices, hc.job.config_name, [*hc.overrides.hydra], task, named)
     moved = own_folder(cfg, alone) if alone is not None else None
-    if moved:  # the preset's own metadata is checked all the same
-        PresetConfig(**metadata)
+    if moved:  # the preset's own metadata is checked all the same, as the schema checks a key
+        _check_preset_metadata(metadata)
     objects = from_config(cfg, only_reducers=only)
     _check_preset_name(objects.experiment, choices, hc)
     objects, outside = _results_folder(cfg, named, objects, alone)
