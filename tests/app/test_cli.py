@@ -168,6 +168,10 @@ def test_run_and_multirun_write_one_experiment_folder(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.fault(
+    "a preset's reducer chosen by an alias (experiment=bzmd14_orl reducer=rp)",
+    gets="the preset's entries of that reducer run (once refused as not part of the preset)",
+)
 def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
     from hydra import compose
 
@@ -184,6 +188,8 @@ def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
     assert [r.id for r in spec.experiment.reducers] == ["sign"] and spec.experiment.repeats == 5
     several = from_config(full, only_reducers=only_reducers(choices, {"reducer": ["svd", "sign"]}))
     assert [r.id for r in several.experiment.reducers] == ["sign", "svd"]  # the preset's order
+    alias = from_config(full, only_reducers=only_reducers(choices, {"reducer": ["rp"]}))
+    assert [r.id for r in alias.experiment.reducers] == ["sign"]  # rp: an alias of sign
     assert len(from_config(full).experiment.reducers) == 8
 
 

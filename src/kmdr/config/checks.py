@@ -452,7 +452,7 @@ def check_overrides_change_cells(overrides, reducers, only: tuple[str, ...] | No
         entry = entries[index]
         name = canonical_reducer(str(entry["name"]))
         rid = str(entry.get("id") or name)
-        if not {name, rid} & set(only):
+        if not {name, rid} & {*only, *map(canonical_reducer, only)}:  # an alias: its reducer
             raise ConfigError(
                 f"an override that changes no cell is refused: {override.input_line} sets "
                 f"reducers.{index} (reducer {rid!r}), which is not among the reducers run "

@@ -724,14 +724,16 @@ def _only(reducers, only: tuple[str, ...] | None):
 
     if only is None or not reducers:
         return reducers
-    names = [(canonical_reducer(r.name), r.id or canonical_reducer(r.name)) for r in reducers]
-    missing = [name for name in only if not any(name in pair for pair in names)]
+    names = [{canonical_reducer(r.name), r.id or canonical_reducer(r.name)} for r in reducers]
+    asked = {name: {name, canonical_reducer(name)} for name in only}  # an alias names its reducer
+    missing = [name for name, said in asked.items() if not any(said & pair for pair in names)]
     if missing:
         raise ConfigError(
             f"reducer={missing[0]} is not part of this experiment; its reducers are: "
-            f"{checks.choices(sorted({name for name, _ in names}))}"
+            f"{checks.choices(sorted({canonical_reducer(r.name) for r in reducers}))}"
         )
-    return [red for red, pair in zip(reducers, names, strict=True) if set(pair) & set(only)]
+    wanted = set().union(*asked.values())
+    return [red for red, pair in zip(reducers, names, strict=True) if pair & wanted]
 
 
 def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configured:
