@@ -277,8 +277,8 @@ def test_an_experiment_under_a_presets_name_holds_only_the_presets_experiment(
 def test_a_job_under_a_presets_name_holds_only_the_presets_experiment(args, differ, tmp_path):
     results = tmp_path / "r"
     proc = run_kmdr([*args, "r_grid=[5]", "repeats=1", f"results_dir={results}"], tmp_path)
-    line = refused(proc, "name bzmd14_synth is the name of a preset", "give it a name of its own")
-    assert f"this job has another {differ}" in line
+    line = refused(proc, "this job has the name of the preset bzmd14_synth but another", "name=...")
+    assert f"but another {differ}, and a preset's folder holds only" in line
     assert files_under(tmp_path) == []
     # the preset itself under its own name, or a part of it, is still the preset's experiment
     proc = run_kmdr(["experiment=bzmd14_synth", "name=bzmd14_synth", "reducer=sign",

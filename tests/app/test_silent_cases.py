@@ -156,7 +156,7 @@ def test_a_users_config_named_like_a_builtin_is_never_ignored(rel, text, args, t
     overrides = [*overrides, chosen] if group else overrides
     if group == "experiment":  # the file keeps the preset's name: the job is told to take its own
         named = run_kmdr(["-cd", str(conf), "--cfg", "job", *overrides], tmp_path)
-        refused(named, "the job's name bzmd14_synth is the name of a preset", "name=...")
+        refused(named, "this job has the name of the preset bzmd14_synth", "name=...")
         overrides.append(f"name=my_{name}")
     proc = run_kmdr(["-cd", str(conf), "--cfg", "job", *flags, *overrides], tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -155,8 +155,8 @@ def check_preset_name(experiment) -> tuple[str | None, list[str]]:
     """An Experiment built in Python under the name of a preset is that preset's experiment
     (another r-grid, other repetitions, seed or k-means settings, or some of its reducers), never
     another dataset's or protocol's: a preset's folder holds only the preset's cells. One
-    ConfigError line otherwise, naming what differs and the fix. (The command line and
-    :func:`compose` give such a run a folder of its own.)
+    ConfigError line otherwise, naming what differs and the fix, as for a job of the command
+    line or :func:`compose` (:func:`kmdr.app.compose.preset_named`).
 
     Returns ``(preset, changes)``: for an Experiment of a committed preset (a paper's, a
     diagnostic), what takes it out of the committed record
@@ -165,25 +165,21 @@ def check_preset_name(experiment) -> tuple[str | None, list[str]]:
     ["name=<its name>"])``; ``changes`` is [] otherwise."""
     from dataclasses import asdict
 
-    from kmdr.app.compose import group_options, initialized
-    from kmdr.config.errors import ConfigError
-    from kmdr.config.presets import not_the_preset, outside_record
+    from kmdr.app.compose import initialized, preset_named
+    from kmdr.config.presets import outside_record
     from kmdr.config.schema import Reproduce
 
     committed = experiment.preset.reproduce != Reproduce.none.value
+    name = experiment.name
+    fix = (
+        "give it a name of its own (dataclasses.replace(experiment, name=...)) or build it with "
+        f"kmdr.compose('experiment={name}', ...), which names its folder"
+    )
     with initialized():
-        if experiment.name not in group_options("experiment"):
-            return None, [f"name={experiment.name}"] if committed else []
-    reference = compose(f"experiment={experiment.name}")
-    differ = not_the_preset(experiment, reference)
-    if differ:
-        raise ConfigError(
-            f"this Experiment has the name of the preset {experiment.name} but another "
-            f"{', '.join(differ)}, and a preset's folder holds only its own experiment; give it "
-            f"a name of its own (dataclasses.replace(experiment, name=...)) or build it with "
-            f"kmdr.compose('experiment={experiment.name}', ...), which names its folder"
-        )
-    return experiment.name, outside_record(experiment, asdict(reference)) if committed else []
+        reference = preset_named(experiment, "this Experiment", fix)
+    if reference is None:
+        return None, [f"name={name}"] if committed else []
+    return name, outside_record(experiment, asdict(reference)) if committed else []
 
 
 def run(

@@ -82,6 +82,7 @@ __all__ = [
     "group_options",
     "initialized",
     "only_reducers",
+    "preset_named",
     "presets",
 ]
 
@@ -431,26 +432,27 @@ def _check_preset_metadata(metadata: dict) -> None:
         raise ConfigError(config_line(err)) from None
 
 
-def _check_preset_name(experiment, choices, hc) -> None:
-    """A job named like a preset it does not run (``name=bzmd14_orl dataset=synth``,
-    ``experiment=bzmd14_orl name=bzmd14_synth``) is that preset's experiment or is refused in one
-    line, as an Experiment given to ``kmdr.run`` is (:func:`kmdr.app.api.check_preset_name`): a
-    preset's folder holds only its own experiment, and its figure is titled from its runs."""
+def preset_named(experiment, subject: str, fix: str, search=(), config_name=PRIMARY_CONFIG):
+    """The experiment of the preset ``experiment`` is named after, composed alone (``search``:
+    the job's ``hydra.searchpath`` overrides), or None when its name is no preset's. A preset's
+    folder holds only its own experiment, and its figure is titled from its runs: when
+    ``experiment`` is another (:func:`~kmdr.config.presets.not_the_preset`), one ConfigError line
+    naming ``subject`` and what differs, ending with ``fix``. Call it inside a Hydra app or
+    :func:`initialized`; the command line, :func:`compose_job` and ``kmdr.run`` (an Experiment
+    built in Python) apply it."""
     from hydra import compose
 
     name = experiment.name
-    if name == choices.get("experiment") or name not in group_options("experiment"):
-        return
-    overrides = [*hc.overrides.hydra]
-    search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
-    reference = compose(hc.job.config_name, [f"experiment={name}", *search])
-    differ = not_the_preset(experiment, from_config(reference).experiment)
+    if name not in group_options("experiment"):
+        return None
+    reference = from_config(compose(config_name, [f"experiment={name}", *search])).experiment
+    differ = not_the_preset(experiment, reference)
     if differ:
         raise ConfigError(
-            f"the job's name {name} is the name of a preset, and a preset's folder holds only "
-            f"its own experiment, but this job has another {', '.join(differ)}; give it a name "
-            f"of its own (name=...), or run the preset (experiment={name})"
+            f"{subject} has the name of the preset {name} but another {', '.join(differ)}, and "
+            f"a preset's folder holds only its own experiment; {fix}"
         )
+    return reference
 
 
 @dataclass(frozen=True)
@@ -504,7 +506,12 @@ def checked(cfg, hc) -> Composed:
     if moved:  # the preset's own metadata is checked all the same, as the schema checks a key
         _check_preset_metadata(metadata)
     objects = from_config(cfg, only_reducers=only)
-    _check_preset_name(objects.experiment, choices, hc)
+    if objects.experiment.name != choices.get("experiment"):  # named like another preset?
+        overrides = [*hc.overrides.hydra]
+        search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
+        name = objects.experiment.name
+        fix = f"give it a name of its own (name=...), or run the preset (experiment={name})"
+        preset_named(objects.experiment, "this job", fix, search, hc.job.config_name)
     objects, outside = _results_folder(cfg, named, objects, alone)
     moved = moved or outside
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
