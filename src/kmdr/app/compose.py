@@ -506,7 +506,8 @@ def checked(cfg, hc) -> Composed:
     if moved:  # the preset's own metadata is checked all the same, as the schema checks a key
         _check_preset_metadata(metadata)
     objects = from_config(cfg, only_reducers=only)
-    if objects.experiment.name != choices.get("experiment"):  # named like another preset?
+    # named like a preset it does not run? (an ad-hoc run's default name is no preset's)
+    if objects.experiment.name not in (choices.get("experiment"), RunConfig.name):
         overrides = [*hc.overrides.hydra]
         search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
         name = objects.experiment.name
