@@ -99,6 +99,8 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["dataset="], "unknown dataset ''; valid datasets:", "an empty dataset choice (dataset=)"),
         case(["~dataset"], "no dataset is set; choose one with dataset=<name>", "the dataset deleted from the config (~dataset)"),
         case(["leverage.reducer=svd"], "leverage.reducer: Invalid value 'svd', expected one of [leverage, leverage_approx]", "a sampler the leverage-score figure does not have"),
+        case(["reducer=lle", "+reducers.0.params.n_neighbors=500"], "n_neighbors=500 is invalid for X with n_samples=60", "more neighbours than the data has rows for lle (n_neighbors=500 on 60 rows)", gets="exit 2 before any work, one line naming it and the range (once the run's first cell failed)"),
+        case(["reducer=laplacian", "+reducers.0.params.n_neighbors=60"], "n_neighbors=60 is invalid for X with n_samples=60", "more neighbours than the data has rows for laplacian (n_neighbors=60 on 60 rows)", gets="exit 2 before any work, one line naming it and the range (once the run's first cell failed)"),
         case(["+preset.foo=1"], "unknown config key 'preset.foo'; valid keys of preset:", "an unknown preset metadata key added with +"),
         case(["experiment=bzmd14_synth", "+preset.foo=1"], "unknown config key 'preset.foo'; valid keys of preset:", "an unknown preset metadata key added to a preset's (once a TypeError under Hydra's own error line)"),
         case(["preset.order=1.5"], "preset.order: Value '1.5' of type 'float'", "a fractional preset order"),

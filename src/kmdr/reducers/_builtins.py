@@ -74,13 +74,24 @@ _SVD_FEATURES = ReducerPlan(
     unread=_eps_unread("svd", "approximate", "reducer=svd_approx"),
 )
 
+
+def _neighbours_then_d(p: Mapping, n: int, d: int) -> int:
+    """d (a selection without repeats), once the k-NN graph can be built on n rows: at most
+    n - 1 neighbours a row, as the class checks in ``fit``; asked when a run is planned, so that
+    a run that cannot fit refuses before any work."""
+    from kmdr.reducers._validation import check_count
+
+    check_count(p["n_neighbors"], "n_neighbors", 1, n - 1, (n, d))
+    return d
+
+
 #: Laplacian scores: a deterministic k-NN graph and scores, shared across r.
 _LAPLACIAN = ReducerPlan(
     defaults={"n_neighbors": 5, "t": "auto"},
     shared_key=lambda p, data: ("laplacian_scores", p["n_neighbors"], p["t"]),
     deterministic=always,
     shared_deterministic=always,
-    max_components=lambda p, n, d: d,  # a selection without repeats
+    max_components=_neighbours_then_d,
 )
 
 

@@ -12,7 +12,6 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 #: Sparse formats accepted without conversion; any other scipy.sparse format (coo, lil, dok, ...)
 #: is converted to CSR by scikit-learn's ``validate_data``.
@@ -75,6 +74,8 @@ def independent_random_state(random_state, stream: int):
     instance is returned as is (its stream advances between the two uses); None gives the global
     generator, as in scikit-learn.
     """
+    from sklearn.utils import check_random_state  # here: a plan's shape rule imports this module
+
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         seed = np.random.SeedSequence([int(random_state), stream]).generate_state(4)
         return np.random.RandomState(seed)

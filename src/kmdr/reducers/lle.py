@@ -195,18 +195,21 @@ class LocallyLinearReducer(BaseReducer):
 
     def max_components(self, n_samples, n_features, *, sparse=None):
         """min(n_features, n_samples - 1) (sparse data: also the largest r within
-        max_memory_mb); a ValueError when LLE is infeasible on this shape.
+        max_memory_mb); a ValueError when LLE is infeasible on this shape (too many rows, too
+        much memory, or n_neighbors >= n_samples), asked when a run is planned.
 
         ``sparse``: whether the data are sparse (None: the input being fitted, else dense).
         """
         if sparse is None:
             sparse = getattr(self, "_fitting_sparse", False)
-        self.check_feasible(n_samples, n_features, sparse=sparse)
+        self._check_data_params((n_samples, n_features), sparse=sparse)
         top = max(min(n_features, n_samples - 1), 1)
         return min(top, self._sparse_max_r(n_samples)) if sparse else top
 
-    def _check_data_params(self, shape):
-        self.check_feasible(*shape, sparse=getattr(self, "_fitting_sparse", False))
+    def _check_data_params(self, shape, sparse=None):
+        if sparse is None:
+            sparse = getattr(self, "_fitting_sparse", False)
+        self.check_feasible(*shape, sparse=sparse)
         check_count(self.n_neighbors, "n_neighbors", 1, shape[0] - 1, shape)
 
     def _fit_validated(self, X, shared):
