@@ -339,13 +339,13 @@ def check_one_option(listed: dict[str, list[str]]) -> None:
         )
 
 
-def _listed_reducers(names: list[str], config_name: str, overrides: list[str], task: list[str]):
+def _listed_reducers(names: list[str], config_name: str, search: list[str], task: list[str]):
     """The reducer entries of a job without a preset that chooses several reducer options
     (``reducer=[sign,svd]``): each option's own entries, composed alone with the command's
-    search path (``overrides``: Hydra's), in order. Hydra merges a list of options in order and
-    a list value replaces the one before it, so the job as composed holds the last option's
-    entries only. An override of an entry (``task``: ``+reducers.0.params.eps=0.5``) would have
-    set that one alone: one ConfigError line."""
+    search path (``search``: :func:`_search_path`), in order. Hydra merges a list of options
+    in order and a list value replaces the one before it, so the job as composed holds the last
+    option's entries only. An override of an entry (``task``: ``+reducers.0.params.eps=0.5``)
+    would have set that one alone: one ConfigError line."""
     from hydra import compose
 
     given = f"reducer=[{','.join(names)}]"
@@ -357,17 +357,21 @@ def _listed_reducers(names: list[str], config_name: str, overrides: list[str], t
                 f"last one's alone; give the entries whole instead, their parameters in each "
                 f"entry's params: 'reducers=[{entries}]'"
             )
-    search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
     alone = (compose(config_name, [f"reducer={name}", *search]) for name in names)
     return [entry for cfg in alone for entry in cfg.reducers]
 
 
-def _preset_alone(
-    cfg, choices, config_name: str, overrides: list[str], task: list[str], named: bool
-):
-    """The job's preset composed alone, with the command's config search path (``overrides``:
-    Hydra's), to compare the job ``cfg`` with; None when nothing needs it: the job names no
-    preset, or no override of the job (``task``) touches a key the preset fixes
+def _search_path(hc) -> list[str]:
+    """The job's ``hydra.searchpath`` overrides (from Hydra's own, ``hc.overrides.hydra``): what a
+    config composed alone beside the job needs to find the same configs."""
+    overrides = [*hc.overrides.hydra]
+    return [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
+
+
+def _preset_alone(cfg, choices, config_name: str, search: list[str], task: list[str], named: bool):
+    """The job's preset composed alone, with the command's config search path (``search``:
+    :func:`_search_path`), to compare the job ``cfg`` with; None when nothing needs it: the job
+    names no preset, or no override of the job (``task``) touches a key the preset fixes
     (:data:`PRESET_FIXES`, a ``reducer`` option), nor, for a committed preset's job that names
     no results folder (``named`` False; :func:`_results_folder`), its name or its cells'
     settings (:data:`PROTOCOL`)."""
@@ -381,7 +385,6 @@ def _preset_alone(
         committed = default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir
         if not (touched & {"name", *PROTOCOL} and committed) or named:
             return None
-    search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
     return compose(config_name, [f"experiment={preset}", *search])
 
 
@@ -489,7 +492,7 @@ def checked(cfg, hc) -> Composed:
     only = only_reducers(choices, listed)
     if "reducer" in listed and only is None:  # several reducers, no preset: each one's entries
         reducers = _listed_reducers(
-            listed["reducer"], hc.job.config_name, [*hc.overrides.hydra], [*hc.overrides.task]
+            listed["reducer"], hc.job.config_name, _search_path(hc), [*hc.overrides.task]
         )
         with open_dict(cfg):
             cfg.reducers = reducers
@@ -501,18 +504,16 @@ def checked(cfg, hc) -> Composed:
     metadata = to_container(cfg.preset)  # before a changed preset drops it for an ad-hoc run's
     task = [*hc.overrides.task]
     named = _names_folder(cfg, task)
-    alone = _preset_alone(cfg, choices, hc.job.config_name, [*hc.overrides.hydra], task, named)
+    alone = _preset_alone(cfg, choices, hc.job.config_name, _search_path(hc), task, named)
     moved = own_folder(cfg, alone) if alone is not None else None
     if moved:  # the preset's own metadata is checked all the same, as the schema checks a key
         _check_preset_metadata(metadata)
     objects = from_config(cfg, only_reducers=only)
     # named like a preset it does not run? (an ad-hoc run's default name is no preset's)
     if objects.experiment.name not in (choices.get("experiment"), RunConfig.name):
-        overrides = [*hc.overrides.hydra]
-        search = [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
         name = objects.experiment.name
         fix = f"give it a name of its own (name=...), or run the preset (experiment={name})"
-        preset_named(objects.experiment, "this job", fix, search, hc.job.config_name)
+        preset_named(objects.experiment, "this job", fix, _search_path(hc), hc.job.config_name)
     objects, outside = _results_folder(cfg, named, objects, alone)
     moved = moved or outside
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
