@@ -486,13 +486,14 @@ def checked(cfg, hc) -> Composed:
     from kmdr.config.schema import check_kind_reads, check_quick_overrides
 
     check_search_path(hc)
+    search = _search_path(hc)  # what a config composed alone beside the job needs
     choices = dict(hc.runtime.choices)
     listed = listed_options(hc.overrides.task, GROUPS)
     check_one_option(listed)
     only = only_reducers(choices, listed)
     if "reducer" in listed and only is None:  # several reducers, no preset: each one's entries
         reducers = _listed_reducers(
-            listed["reducer"], hc.job.config_name, _search_path(hc), [*hc.overrides.task]
+            listed["reducer"], hc.job.config_name, search, [*hc.overrides.task]
         )
         with open_dict(cfg):
             cfg.reducers = reducers
@@ -504,7 +505,7 @@ def checked(cfg, hc) -> Composed:
     metadata = to_container(cfg.preset)  # before a changed preset drops it for an ad-hoc run's
     task = [*hc.overrides.task]
     named = _names_folder(cfg, task)
-    alone = _preset_alone(cfg, choices, hc.job.config_name, _search_path(hc), task, named)
+    alone = _preset_alone(cfg, choices, hc.job.config_name, search, task, named)
     moved = own_folder(cfg, alone) if alone is not None else None
     if moved:  # the preset's own metadata is checked all the same, as the schema checks a key
         _check_preset_metadata(metadata)
@@ -513,7 +514,7 @@ def checked(cfg, hc) -> Composed:
     if objects.experiment.name not in (choices.get("experiment"), RunConfig.name):
         name = objects.experiment.name
         fix = f"give it a name of its own (name=...), or run the preset (experiment={name})"
-        preset_named(objects.experiment, "this job", fix, _search_path(hc), hc.job.config_name)
+        preset_named(objects.experiment, "this job", fix, search, hc.job.config_name)
     objects, outside = _results_folder(cfg, named, objects, alone)
     moved = moved or outside
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next

@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from kmdr.reducers._base import BaseReducer
 from kmdr.reducers._builtins import declared_plan
-from kmdr.reducers._validation import check_count, column_subset
+from kmdr.reducers._validation import column_subset
 
 #: Rows used to estimate the default heat-kernel scale (as in Deng Cai's ``constructW``).
 _T_SAMPLE = 3000
@@ -132,7 +132,8 @@ class LaplacianScoreSelector(BaseReducer):
         self.t = t
 
     def _check_data_params(self, shape):
-        check_count(self.n_neighbors, "n_neighbors", 1, shape[0] - 1, shape)
+        # at most n - 1 neighbours a row: the plan's rule says so, also when a run is planned
+        self.max_components(*shape)
 
     def _compute_shared_value(self, X, random_state):
         t = heat_kernel_scale(X) if self.t == "auto" else float(self.t)
