@@ -289,6 +289,27 @@ def test_several_reducer_options_run_each_one(tmp_path):
 
 
 @pytest.mark.fault(
+    "a list of reducer options in a config's defaults list (a -cd folder's config with "
+    "`- override reducer: [sign, none]`), or a list of datasets there",
+    gets="the run computes each listed reducer's cells, as for the command line's list (once "
+    "only the last one's ran); a list of datasets is the command line's one line",
+)
+def test_a_list_of_options_in_a_users_defaults_is_used_or_refused(tmp_path):
+    head = "defaults:\n  - config\n  - _self_\n  - override reducer: [sign, none]\n"
+    conf = _user_folder(tmp_path, "mine.yaml", head)
+    results = tmp_path / "r"
+    args = ["-cd", str(conf), "-cn", "mine", *TINY[1:], f"results_dir={results}"]
+    proc = run_kmdr(args, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    import pandas as pd
+
+    cells = pd.read_csv(results / "custom" / "cells.csv")
+    assert sorted(set(cells.reducer)) == ["none", "sign"] and len(cells) == 4 + 2
+    (conf / "mine.yaml").write_text(head.replace("reducer: [sign, none]", "dataset: [synth, orl]"))
+    refused(run_kmdr([*args, "dry_run=true"], tmp_path), "dataset=[synth,orl]: a run takes one")
+
+
+@pytest.mark.fault(
     "an override of an entry beside a list of reducer options (reducer=[sign,svd] "
     "+reducers.0.params.eps=0.5)",
     gets="exit 2 before any work, one line saying it would set the last one's entry alone and "

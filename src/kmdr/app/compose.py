@@ -40,7 +40,6 @@ from kmdr.config.overrides import (
     check_repeated_keys,
     key,
     keys,
-    listed_options,
     one_job,
     parse,
 )
@@ -310,13 +309,37 @@ def _refuse(mine_file: str, first, path: str):
 def only_reducers(choices, listed: dict[str, list[str]]) -> tuple[str, ...] | None:
     """With an experiment preset, the reducers whose entries the run keeps: its reducer option
     (``experiment=X reducer=sign``) or options (``reducer=[sign,svd]``; ``listed``: the groups
-    the job chooses several options of, :func:`~kmdr.config.overrides.listed_options`). None:
-    every entry."""
+    the job chooses a list of options of, :func:`listed_options`). None: every entry."""
     if not choices.get("experiment"):
         return None
     if "reducer" in listed:
         return tuple(listed["reducer"])
     return (str(choices["reducer"]),) if choices.get("reducer") else None
+
+
+def listed_options(hc, search: list[str]) -> dict[str, list[str]]:
+    """The groups of :data:`~kmdr.config.errors.GROUPS` the job chooses a list of options of,
+    each with its options in order: on the command line (``reducer=[sign,svd]``) or in a config's
+    defaults list (``- override reducer: [sign, svd]`` in a ``-cd`` folder's config). Hydra
+    merges them into one config and leaves the group out of the job's choices
+    (``hc.runtime.choices``); the job's defaults list, computed by Hydra's config loader with
+    the job's overrides (``search``: :func:`_search_path`), names every option chosen."""
+    missing = [group for group in GROUPS if group not in hc.runtime.choices]
+    if not missing:  # the usual job: one option of each group, or none (`experiment: null`)
+        return {}
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import RunMode
+
+    loader = GlobalHydra.instance().config_loader()
+    overrides = [*search, *hc.overrides.task]
+    chosen: dict[str, list[str]] = {}
+    for default in loader.compute_defaults_list(
+        hc.job.config_name, overrides, RunMode.RUN
+    ).defaults:
+        group, _, option = (default.config_path or "").rpartition("/")
+        if group in missing:
+            chosen.setdefault(group, []).append(option)
+    return chosen
 
 
 def check_one_option(listed: dict[str, list[str]]) -> None:
@@ -488,7 +511,7 @@ def checked(cfg, hc) -> Composed:
     check_search_path(hc)
     search = _search_path(hc)  # what a config composed alone beside the job needs
     choices = dict(hc.runtime.choices)
-    listed = listed_options(hc.overrides.task, GROUPS)
+    listed = listed_options(hc, search)
     check_one_option(listed)
     only = only_reducers(choices, listed)
     if "reducer" in listed and only is None:  # several reducers, no preset: each one's entries

@@ -19,7 +19,6 @@ __all__ = [
     "check_repeated_keys",
     "key",
     "keys",
-    "listed_options",
     "one_job",
     "parse",
     "swept_keys",
@@ -77,18 +76,6 @@ def swept_keys(texts: Iterable[str]) -> set[str]:
     """The keys of the sweep overrides among ``texts`` (``a,b``, ``glob(...)``,
     ``range(...)``, ``interval(...)``)."""
     return {key(o) for o in parse(texts) if o.is_sweep_override()}
-
-
-def listed_options(texts: Iterable[str], groups: Iterable[str]) -> dict[str, list[str]]:
-    """The config groups among ``groups`` that ``texts`` choose a list of options of
-    (``reducer=[sign,svd]``, Hydra's selection of several configs of one group): group -> the
-    options, in order."""
-    wanted = set(groups)
-    return {
-        key(o): [str(v) for v in o.value()]
-        for o in parse(texts)
-        if key(o) in wanted and not o.is_sweep_override() and isinstance(o.value(), list)
-    }
 
 
 def check_repeated_keys(texts: Iterable[str]) -> None:
