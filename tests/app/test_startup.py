@@ -15,7 +15,8 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-HEAVY = ("sklearn", "scipy.stats", "pandas", "matplotlib")
+#: scipy too: a plan's shape rules (laplacian's n_neighbors) are checked without it.
+HEAVY = ("sklearn", "scipy", "pandas", "matplotlib")
 
 
 def imported_after(args: list[str], cwd) -> dict[str, bool]:

@@ -4,14 +4,19 @@ Parameter types and ranges are declared per class in ``_parameter_constraints`` 
 scikit-learn's ``_validate_params`` (its messages name the parameter and the allowed range). The
 checks here are the ones that depend on the data: ``n_components`` and ``n_clusters`` against the
 shape of ``X``.
+
+A plan's shape rule (:mod:`kmdr.reducers._builtins`) calls :func:`check_count` when a run is
+planned, before anything loads the data: numpy, scipy and scikit-learn are imported by the
+functions that use them, so a dry run imports none of them for it.
 """
 
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
-import numpy as np
-import scipy.sparse as sp
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Sparse formats accepted without conversion; any other scipy.sparse format (coo, lil, dok, ...)
 #: is converted to CSR by scikit-learn's ``validate_data``.
@@ -43,6 +48,8 @@ def same_sparse_kind(like, matrix):
     scipy has two sparse APIs (``*_matrix`` and ``*_array``, which differ in ``*`` semantics); the
     output keeps the one the caller used.
     """
+    import scipy.sparse as sp
+
     if isinstance(like, sp.sparray):
         return sp.csr_array(matrix)
     return sp.csr_matrix(matrix)
@@ -53,6 +60,8 @@ def column_subset(X, columns: np.ndarray, scales: np.ndarray | None = None):
 
     Sparse input gives a sparse CSR result of the same kind (matrix or array); nothing is densified.
     """
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         C = sp.csc_array(X)[:, columns]
         if scales is not None:
@@ -74,7 +83,8 @@ def independent_random_state(random_state, stream: int):
     instance is returned as is (its stream advances between the two uses); None gives the global
     generator, as in scikit-learn.
     """
-    from sklearn.utils import check_random_state  # here: a plan's shape rule imports this module
+    import numpy as np
+    from sklearn.utils import check_random_state
 
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         seed = np.random.SeedSequence([int(random_state), stream]).generate_state(4)
