@@ -541,6 +541,32 @@ def test_cfg_refuses_the_job_a_run_refuses(args, says, tmp_path):
 
 
 @pytest.mark.fault(
+    "kmdr -cd DIR -cn NAME --cfg job: a primary config of the user's, with a value a run "
+    "refuses (repeats=0)",
+    gets="exit 2, one line, nothing printed (once it printed the config, exit 0); at a value a "
+    "run takes, the config is printed with the line naming the reducers it runs",
+)
+def test_cfg_checks_the_job_of_a_users_primary_config(tmp_path):
+    conf = tmp_path / "my_conf"
+    conf.mkdir()
+    (conf / "mine.yaml").write_text(
+        "defaults:\n  - config\n  - _self_\n  - override reducer: [sign, none]\nrepeats: 0\n"
+    )
+    args = ["-cd", str(conf), "-cn", "mine", "--cfg", "job"]
+    proc = run_kmdr(args, tmp_path)
+    refused(proc, "repeats must be >= 1, got 0")
+    assert proc.stdout == ""
+    proc = run_kmdr([*args, "repeats=2"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "repeats: 2" in proc.stdout
+    assert "this job runs the reducers sign, none" in proc.stderr
+    # a preset of kmdr's or of a paper's package is on the folder's job's search path
+    proc = run_kmdr([*args, "experiment=pb17_digits", "reducer=none", "repeats=1"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert files_under(tmp_path) == ["my_conf", "my_conf/mine.yaml"]
+
+
+@pytest.mark.fault(
     "kmdr --cfg job for a job whose settings a run refuses together (blas_threads=2 with "
     "backend=threading and n_jobs=2)",
     gets="exit 2, the run's one line, nothing printed (once it printed the config, exit 0)",

@@ -557,10 +557,14 @@ def compose_job(overrides, caller: str = "this") -> Composed:
     return _composed_and_checked(one_job(overrides, caller))
 
 
-def _composed_and_checked(items: list[str], config_name: str = PRIMARY_CONFIG) -> Composed:
+def _composed_and_checked(
+    items: list[str], config_name: str = PRIMARY_CONFIG, init=None
+) -> Composed:
+    """``items`` composed on ``config_name`` and checked (:func:`checked`), Hydra initialized by
+    ``init`` (default :func:`initialized`)."""
     from omegaconf import open_dict, read_write
 
-    with initialized():
+    with init if init is not None else initialized():
         cfg = compose_primary(items, config_name)
         # The job's Hydra config, read from the composed config itself: Hydra's global
         # HydraConfig is the app's (hydra.main sets it), never set here.
@@ -590,9 +594,9 @@ def check_printed_job(
     """``--cfg`` runs no task, so Hydra would print, with exit status 0, the config of a job a
     run refuses (``repeats=0``, a user's config that a built-in of the same name hides). The job
     is composed here as the task would receive it (the overrides of ``args``, a ``-cd`` folder
-    ``config_dir`` on the search path) and checked (:func:`checked`): a one-line ConfigError
-    before anything is printed. With a primary config of the user's (``config_name``), only
-    the folder's configs are checked against kmdr's.
+    ``config_dir`` on the search path; a primary config of the user's, ``config_name`` in that
+    folder: :func:`_users_primary`) and checked (:func:`checked`): a one-line ConfigError
+    before anything is printed.
 
     Hydra prints ``results_dir`` as composed, before kmdr's rule for a job that names no results
     folder (:func:`_results_folder`): returns the lines that say where the rule sends the job
@@ -608,29 +612,49 @@ def check_printed_job(
         else:
             items.append(str(override.input_line))
     searchpath = [f"{SEARCH_PATH}=[{','.join(folders)}]"] if folders else []
-    if config_name in (None, PRIMARY_CONFIG):
-        composed = _composed_and_checked([*items, *searchpath])
-        check_together(composed.experiment, composed.execution)  # the run's, in Session.run
-        listed = composed.record["choices"].get("reducer")
-        said = []
-        if isinstance(listed, list) and not composed.record["choices"].get("experiment"):
-            ids = ", ".join(red.id for red in composed.experiment.reducers)
-            said.append(f"[kmdr] reducer=[{','.join(listed)}]: this job runs the reducers {ids} "
-                        "(Hydra prints the last option's entries)")  # fmt: skip
-        if not composed.folder_by_rule:
-            return said
-        where = f"{OWN_RESULTS_DIR}/{composed.experiment.name}/"
-        said += [composed.moved] if composed.moved else []
-        if where not in (composed.moved or ""):
-            said.append(f"[kmdr] this job writes into {where} (results_dir=... chooses)")
+    if config_name in (None, PRIMARY_CONFIG) or config_dir is None:
+        composed = _composed_and_checked([*items, *searchpath], config_name or PRIMARY_CONFIG)
+    else:
+        composed = _users_primary(items, config_dir, config_name, folders[1:])
+    check_together(composed.experiment, composed.execution)  # the run's, in Session.run
+    listed = composed.record["choices"].get("reducer")
+    said = []
+    if isinstance(listed, list) and not composed.record["choices"].get("experiment"):
+        ids = ", ".join(red.id for red in composed.experiment.reducers)
+        said.append(f"[kmdr] reducer=[{','.join(listed)}]: this job runs the reducers {ids} "
+                    "(Hydra prints the last option's entries)")  # fmt: skip
+    if not composed.folder_by_rule:
         return said
-    # A primary config of the user's (-cn): Hydra finds it in the -cd folder, which the Compose
-    # API cannot add where Hydra looks for a primary config; what can be checked is that no
-    # config of the folder loses to a built-in of the same name.
-    if searchpath:
-        with initialized():
-            check_user_configs(compose_primary(searchpath).hydra)
-    return []
+    where = f"{OWN_RESULTS_DIR}/{composed.experiment.name}/"
+    said += [composed.moved] if composed.moved else []
+    if where not in (composed.moved or ""):
+        said.append(f"[kmdr] this job writes into {where} (results_dir=... chooses)")
+    return said
+
+
+def _users_primary(items, config_dir: str, config_name: str, added: list[str]) -> Composed:
+    """The job of a primary config of the user's (``-cd DIR -cn NAME``), composed and checked.
+
+    Hydra's command line finds it in the ``-cd`` folder, which it puts after kmdr's configs and
+    the papers'. The Compose API looks for a primary config in the folder it is initialized on
+    only, so the job is composed from that folder with kmdr's configs and the papers' (and the
+    folders of the job's ``hydra.searchpath``, ``added``) on its search path after it: the
+    same configs, in another order. The order only matters for a config of the folder with the
+    name of a built-in, refused first (:func:`check_user_configs`, on the command line's
+    order)."""
+    from hydra import initialize_config_dir
+
+    from kmdr.config.presets import config_path
+    from kmdr.plugins import papers
+
+    folder = Path(config_dir).expanduser().resolve()
+    with initialized():
+        check_user_configs(compose_primary([f"{SEARCH_PATH}=[file://{folder}]"]).hydra)
+    own = config_path()
+    own = own if own.startswith("pkg://") else f"file://{own}"
+    path = [own, *(f"pkg://{p.configs}" for p in papers() if p.configs is not None), *added]
+    init = initialize_config_dir(config_dir=str(folder), version_base=None, job_name="kmdr")
+    return _composed_and_checked([*items, f"{SEARCH_PATH}=[{','.join(path)}]"], config_name, init)
 
 
 # -- every preset ---------------------------------------------------------------------------------
