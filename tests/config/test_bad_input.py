@@ -97,6 +97,8 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["-cn", "nosuch"], "Cannot find primary config 'nosuch'", "a primary config name that does not exist (-cn nosuch)"),
         case(["hydra/launcher=nosuch"], "Could not find 'hydra/launcher/nosuch'", "an unknown Hydra launcher", gets="exit 2 before any work, one line listing the available launchers"),
         case(["dataset="], "unknown dataset ''; valid datasets:", "an empty dataset choice (dataset=)"),
+        case(["experiment=null"], "experiment=null: a config group takes one of its options by name", "a config group set to null on the command line (experiment=null, as the primary config's defaults list writes no preset)", gets="exit 2 before any work, one line naming how to choose an option or none (once Hydra's ValueError with exit status 1)"),
+        case(["-m", "reducer=null,sign"], "reducer=null,sign: a config group takes one of its options by name", "a config group's sweep with a null among its values (-m reducer=null,sign)"),
         case(["~dataset"], "no dataset is set; choose one with dataset=<name>", "the dataset deleted from the config (~dataset)"),
         case(["leverage.reducer=svd"], "leverage.reducer: Invalid value 'svd', expected one of [leverage, leverage_approx]", "a sampler the leverage-score figure does not have"),
         case(["reducer=lle", "+reducers.0.params.n_neighbors=500"], "n_neighbors=500 is invalid for X with n_samples=60", "more neighbours than the data has rows for lle (n_neighbors=500 on 60 rows)", gets="exit 2 before any work, one line naming it and the range (once the run's first cell failed)"),

@@ -37,6 +37,7 @@ from kmdr._errors import error_chain
 from kmdr.config.errors import GROUPS, ConfigError, config_line
 from kmdr.config.overrides import (
     SEARCH_PATH,
+    check_group_choices,
     check_repeated_keys,
     key,
     keys,
@@ -585,6 +586,7 @@ def check_command_line(
     job it prints checked as a run checks it (:func:`check_printed_job`, whose lines it
     returns: [] otherwise)."""
     check_repeated_keys(args)
+    check_group_choices(args)
     return check_printed_job(args, config_dir, config_name) if prints_config else []
 
 

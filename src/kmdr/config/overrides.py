@@ -4,8 +4,9 @@ Every part of kmdr that looks at overrides (the command line before Hydra starts
 and ``kmdr.compose``, the checks of a composed job, the
 name of a job in a multirun) reads them here, with Hydra's own parser
 (:class:`hydra.core.override_parser.overrides_parser.OverridesParser`): what a key is, whether
-an override is a sweep, and the two rules every route applies, each key set once
-(:func:`check_repeated_keys`) and one job per call (:func:`one_job`).
+an override is a sweep, and the rules every route applies: each key set once
+(:func:`check_repeated_keys`), a config group given an option (:func:`check_group_choices`) and
+one job per call (:func:`one_job`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from kmdr.config.errors import ConfigError, config_line
 
 __all__ = [
     "SEARCH_PATH",
+    "check_group_choices",
     "check_repeated_keys",
     "key",
     "keys",
@@ -78,6 +80,25 @@ def swept_keys(texts: Iterable[str]) -> set[str]:
     return {key(o) for o in parse(texts) if o.is_sweep_override()}
 
 
+def check_group_choices(texts: Iterable[str]) -> None:
+    """A config group of kmdr's (dataset, reducer, experiment) is given an option's name:
+    ``experiment=null`` (as the primary config's defaults list writes "no preset") is refused
+    by Hydra with a ValueError naming no fix; it is one :class:`ConfigError` line here."""
+    listed = {"dataset": "datasets", "reducer": "reducers", "experiment": "presets"}
+    for override in parse(texts):
+        group = key(override)
+        if group not in listed or override.is_delete():
+            continue
+        value = override.value()  # a sweep's choices (reducer=null,sign) are each one job's
+        values = getattr(value, "list", ()) if override.is_sweep_override() else [value]
+        if any(v is None for v in values):
+            raise ConfigError(
+                f"{override.input_line}: a config group takes one of its options by name "
+                f"({group}=<name>; `kmdr-list {listed[group]}` lists them), or ~{group} for none"
+                + (" (no preset is the default: leave it out)" if group == "experiment" else "")
+            )
+
+
 def check_repeated_keys(texts: Iterable[str]) -> None:
     """Each key is set once: Hydra applies overrides in order, so a key given twice
     (``repeats=1 repeats=2``, ``reducer=sign reducer=svd``, ``experiment=A experiment=B``, or
@@ -127,4 +148,5 @@ def one_job(overrides, caller: str = "this") -> list[str]:
                 "is read)"
             )
     check_repeated_keys(items)
+    check_group_choices(items)
     return items
