@@ -58,6 +58,21 @@ def _experiment() -> Experiment:
             id="r0",
         ),
         pytest.param(
+            lambda: dataclasses.replace(_experiment(), r_grid=5),
+            "r_grid must be a non-empty list of positive integers, got 5",
+            marks=pytest.mark.fault(
+                "an Experiment given one r, or one reducer, not in a list (r_grid=5, "
+                "reducers=ReducerConfig(...) or 5)",
+                gets=BEFORE_ANY_WORK + " (once a TypeError: 'int' object is not iterable)",
+            ),
+            id="r-not-a-list",
+        ),
+        pytest.param(
+            lambda: dataclasses.replace(_experiment(), reducers=5),
+            "reducers must be a non-empty list",
+            id="reducers-not-a-list",
+        ),
+        pytest.param(
             lambda: dataclasses.replace(_experiment(), r_grid=(5, 10, 5)),
             "r_grid lists 5 more than once ([5, 10, 5]): a cell is computed once per r",
             marks=pytest.mark.fault(
@@ -172,6 +187,33 @@ def test_a_typed_object_checks_itself_when_built(build, says):
     with pytest.raises(kmdr.ConfigError) as err:
         build()
     assert says in str(err.value) and "\n" not in str(err.value)
+
+
+#: Values of every kind a field may be given by mistake from Python.
+_WRONG = (5, -1, 0, 2.5, "x", "", None, True, [], [1], {}, {"a": 1}, object())
+
+
+@pytest.mark.fault(
+    "any field of a typed object (Experiment and its parts, Execution, Output) given a value "
+    "of another kind from Python (dataclasses.replace)",
+    gets="kmdr.ConfigError (a ValueError), one line, or the value taken; never another "
+    "exception (once a TypeError for r_grid=5 or reducers=5)",
+)
+def test_every_field_of_a_typed_object_is_checked_in_one_line():
+    experiment, execution = _experiment(), Execution()
+    objects = [experiment, experiment.kmeans, execution, execution.dask, execution.ray, Output()]
+    objects += [experiment.leverage, experiment.preset]
+    entries = [
+        {"name": "sign", name: v} for name in ("id", "label", "max_r", "params") for v in _WRONG
+    ]
+    cases = [(obj, {f.name: v}) for obj in objects for f in dataclasses.fields(obj) for v in _WRONG]
+    cases += [(experiment, {"reducers": [entry]}) for entry in entries]
+    cases += [(experiment, {"dataset": {"name": "synth", "params": v}}) for v in _WRONG]
+    for obj, change in cases:
+        try:
+            dataclasses.replace(obj, **change)
+        except kmdr.ConfigError as err:
+            assert "\n" not in str(err), (type(obj).__name__, change, str(err))
 
 
 def test_a_typed_object_keeps_the_command_lines_normal_form():

@@ -33,7 +33,7 @@ when they run (:meth:`kmdr.engine.session.Session.run`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, NamedTuple
@@ -511,7 +511,7 @@ def _no_dataset() -> ConfigError:
 
 
 def _r_grid(grid) -> tuple[int, ...]:
-    if isinstance(grid, str) or not grid:
+    if isinstance(grid, str | Mapping) or not isinstance(grid, Iterable) or not grid:
         raise ConfigError(f"r_grid must be a non-empty list of positive integers, got {grid!r}")
     bad = [g for g in grid if isinstance(g, bool) or not isinstance(g, int) or g < 1]
     if bad:
@@ -533,7 +533,7 @@ def _reducers(reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
     from kmdr.reducers import available_reducers, canonical_reducer, reducer_label, unusable_plugin
 
     names = available_reducers()
-    if isinstance(reducers, str | Mapping) or not reducers:
+    if isinstance(reducers, str | Mapping) or not isinstance(reducers, Iterable) or not reducers:
         raise ConfigError(
             f"reducers must be a non-empty list; pick one with reducer=<name>, one of: "
             f"{checks.choices(names)}"
