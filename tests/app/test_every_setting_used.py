@@ -216,6 +216,36 @@ def test_every_field_of_a_typed_object_is_checked_in_one_line():
             assert "\n" not in str(err), (type(obj).__name__, change, str(err))
 
 
+@pytest.mark.fault(
+    "any key of the schema given a value of another kind as an override (null, a list, a "
+    "mapping, a word, a negative, a fraction, an empty string, 0, true, 1e400), through "
+    "kmdr.compose",
+    gets="kmdr.ConfigError, one line, or the value taken; never another exception (once "
+    "Hydra's ValueError or a TypeError for dataset=1 or dataset=[1])",
+)
+def test_every_key_given_a_value_of_another_kind_is_one_line():
+    from omegaconf import OmegaConf
+
+    from kmdr.config.schema import RunConfig
+
+    def leaves(node, prefix=""):
+        for name in node:
+            value = node._get_node(name)
+            if OmegaConf.is_dict(value) and name != "dataset":
+                yield from leaves(value, f"{prefix}{name}.")
+            else:
+                yield f"{prefix}{name}"
+
+    texts = ("null", "[1]", "{a:1}", "abc", "-1", "1.5", "''", "0", "true", "1e400")
+    keys = [*leaves(OmegaConf.structured(RunConfig)), "reducer", "experiment"]
+    for key in keys:
+        for text in texts:
+            try:
+                kmdr.compose(f"{key}={text}")
+            except kmdr.ConfigError as err:
+                assert "\n" not in str(err), (key, text, str(err))
+
+
 def test_a_typed_object_keeps_the_command_lines_normal_form():
     exp = dataclasses.replace(_experiment(), r_grid=[10, 5])
     assert exp.r_grid == (5, 10)

@@ -98,6 +98,7 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["hydra/launcher=nosuch"], "Could not find 'hydra/launcher/nosuch'", "an unknown Hydra launcher", gets="exit 2 before any work, one line listing the available launchers"),
         case(["dataset="], "unknown dataset ''; valid datasets:", "an empty dataset choice (dataset=)"),
         case(["experiment=null"], "experiment=null: a config group takes one of its options by name", "a config group set to null on the command line (experiment=null, as the primary config's defaults list writes no preset)", gets="exit 2 before any work, one line naming how to choose an option or none (once Hydra's ValueError with exit status 1)"),
+        case(["dataset=1"], "dataset=1: a config group takes one of its options by name", "a config group given a number (dataset=1)", gets="exit 2 before any work, one line naming how to choose an option (once Hydra's ValueError with exit status 1)"),
         case(["-m", "reducer=null,sign"], "reducer=null,sign: a config group takes one of its options by name", "a config group's sweep with a null among its values (-m reducer=null,sign)"),
         case(["~dataset"], "no dataset is set; choose one with dataset=<name>", "the dataset deleted from the config (~dataset)"),
         case(["leverage.reducer=svd"], "leverage.reducer: Invalid value 'svd', expected one of [leverage, leverage_approx]", "a sampler the leverage-score figure does not have"),

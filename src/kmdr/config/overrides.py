@@ -81,9 +81,10 @@ def swept_keys(texts: Iterable[str]) -> set[str]:
 
 
 def check_group_choices(texts: Iterable[str]) -> None:
-    """A config group of kmdr's (dataset, reducer, experiment) is given an option's name:
-    ``experiment=null`` (as the primary config's defaults list writes "no preset") is refused
-    by Hydra with a ValueError naming no fix; it is one :class:`ConfigError` line here."""
+    """A config group of kmdr's (dataset, reducer, experiment) is given an option's name (or a
+    list of names): ``experiment=null`` (as the primary config's defaults list writes "no
+    preset") or ``dataset=1`` is refused by Hydra with a ValueError naming no fix; it is one
+    :class:`ConfigError` line here."""
     listed = {"dataset": "datasets", "reducer": "reducers", "experiment": "presets"}
     for override in parse(texts):
         group = key(override)
@@ -91,7 +92,8 @@ def check_group_choices(texts: Iterable[str]) -> None:
             continue
         value = override.value()  # a sweep's choices (reducer=null,sign) are each one job's
         values = getattr(value, "list", ()) if override.is_sweep_override() else [value]
-        if any(v is None for v in values):
+        values = [x for v in values for x in (v if isinstance(v, list) else [v])]
+        if not all(isinstance(v, str) for v in values):
             raise ConfigError(
                 f"{override.input_line}: a config group takes one of its options by name "
                 f"({group}=<name>; `kmdr-list {listed[group]}` lists them), or ~{group} for none"
