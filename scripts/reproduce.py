@@ -255,6 +255,13 @@ def main(argv: list[str] | None = None) -> int:
         "results folder held before the run)",
     )
     args = parser.parse_args(argv)
+    if args.compare_with is not None and not args.compare_with.is_dir():
+        what = "is a file" if args.compare_with.exists() else "does not exist"
+        # before any work: each computed cell would be "new" against nothing, without a word
+        parser.error(
+            f"--compare-with {args.compare_with} {what}; give the results folder to compare "
+            "the computed cells with (e.g. results)"
+        )
     try:
         configs = composed(args.results, args.quick, args.override)
         all_names = in_order(configs)

@@ -71,6 +71,15 @@ def test_no_figures_when_the_override_says_so(tmp_path):
     [
         (["--override", "kmeans.nope=1"], "unknown config key 'kmeans.nope'"),
         (["--only", "bzmd14_orl", "nope"], "--only nope: not an experiment make reproduce runs"),
+        pytest.param(
+            ["--only", "bzmd14_orl", "--compare-with", "/nonexistent/results"],
+            "--compare-with /nonexistent/results does not exist; give the results folder",
+            marks=pytest.mark.fault(
+                "make reproduce's --compare-with naming a folder that does not exist",
+                gets="exit 2 before any work, one line (once every computed cell was reported "
+                "'new' against nothing, exit 0)",
+            ),
+        ),
     ],
 )
 def test_a_bad_argument_stops_before_any_work(args, expected, tmp_path):
