@@ -310,6 +310,28 @@ def test_a_list_of_options_in_a_users_defaults_is_used_or_refused(tmp_path):
 
 
 @pytest.mark.fault(
+    "a config's hydra.sweeper.params (a -cd folder's sweep config) run without -m",
+    gets="exit 2 before any work, one line saying to add -m or set hydra.sweeper.params=null "
+    "(once one job ran with the config's own values, the sweep left out); with -m each job runs",
+)
+def test_a_configs_sweep_run_without_multirun_is_refused(tmp_path):
+    text = (
+        "defaults:\n  - config\n  - _self_\nhydra:\n  sweeper:\n    params:\n"
+        "      reducer: sign,none\n"
+    )
+    conf = _user_folder(tmp_path, "sweep.yaml", text)
+    args = ["-cd", str(conf), "-cn", "sweep", *TINY[1:], "dry_run=true"]
+    before = files_under(tmp_path)
+    refused(run_kmdr(args, tmp_path), "hydra.sweeper.params (reducer=sign,none) are swept by a")
+    assert files_under(tmp_path) == before
+    proc = run_kmdr(["-m", *args], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 jobs planned (dry run)" in proc.stderr
+    proc = run_kmdr([*args, "hydra.sweeper.params=null"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.fault(
     "an override of an entry beside a list of reducer options (reducer=[sign,svd] "
     "+reducers.0.params.eps=0.5)",
     gets="exit 2 before any work, one line saying it would set the last one's entry alone and "

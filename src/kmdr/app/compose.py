@@ -73,6 +73,7 @@ __all__ = [
     "Composed",
     "check_one_option",
     "check_search_path",
+    "check_sweep_params",
     "check_user_configs",
     "checked",
     "compose_job",
@@ -204,6 +205,22 @@ def check_search_path(hc) -> None:
             continue
         flag = "-cd" if source.provider == "command-line" else SEARCH_PATH
         _check_folder(flag, source.path)
+
+
+def check_sweep_params(hc) -> None:
+    """A job run alone (not ``-m``) whose config sets ``hydra.sweeper.params`` (a ``-cd`` folder's
+    sweep config): Hydra's sweeper reads them in a multirun only, so the job would run once with
+    the config's own values, the sweep left out without a word. One ConfigError line saying how
+    to sweep, or how to run the one job. (``--cfg`` prints such a config as it is.)"""
+    from hydra.types import RunMode
+
+    params = hc.sweeper.get("params") if hc.get("sweeper") is not None else None
+    if hc.mode == RunMode.RUN and params:
+        raise ConfigError(
+            f"hydra.sweeper.params ({', '.join(f'{k}={v}' for k, v in params.items())}) are "
+            "swept by a multirun only, and this command runs one job with the config's own "
+            "values; add -m to sweep them, or hydra.sweeper.params=null to run that one job"
+        )
 
 
 def _check_folder(flag: str, path: str) -> None:
