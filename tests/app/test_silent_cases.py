@@ -310,6 +310,22 @@ def test_a_list_of_options_in_a_users_defaults_is_used_or_refused(tmp_path):
 
 
 @pytest.mark.fault(
+    "hydra.job.chdir=true, which runs each job of a multirun in its own Hydra folder",
+    gets="results_dir and data_dir name the folders they name without it (relative to where the "
+    "command started): one store, drawn at the multirun's end (once each job wrote a store of "
+    "its own in its Hydra folder, none drawn, and the closing line named a folder not there)",
+)
+def test_a_job_run_in_its_own_folder_writes_where_the_command_started(tmp_path):
+    tiny = [a for a in TINY if a != "figures=false"]
+    args = ["-m", *tiny, "reducer=sign,none", "hydra.job.chdir=true", "results_dir=r"]
+    proc = run_kmdr(args, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    stores = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("cells.csv"))
+    assert [str(p) for p in stores] == ["r/custom/cells.csv"], stores
+    assert (tmp_path / "r" / "custom" / "figures" / "custom.png").is_file()
+
+
+@pytest.mark.fault(
     "a config's hydra.sweeper.params (a -cd folder's sweep config) run without -m",
     gets="exit 2 before any work, one line saying to add -m or set hydra.sweeper.params=null "
     "(once one job ran with the config's own values, the sweep left out); with -m each job runs",

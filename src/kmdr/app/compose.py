@@ -561,11 +561,37 @@ def checked(cfg, hc) -> Composed:
     kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
     check_kind_reads(hc.overrides.task, kind)
     check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)
+    by_rule = not named and objects.output.results_dir == OWN_RESULTS_DIR
+    objects = _from_start_folder(cfg, hc, objects)
     record = to_container(cfg)
     record["choices"] = {**{k: v for k, v in choices.items() if "/" not in k}, **listed}
     record["overrides"] = list(hc.overrides.task)
-    by_rule = not named and objects.output.results_dir == OWN_RESULTS_DIR
     return Composed(*objects, record=record, moved=moved, folder_by_rule=by_rule)
+
+
+def _from_start_folder(cfg, hc, objects: Configured) -> Configured:
+    """The job's objects with ``results_dir`` and ``data_dir`` naming folders relative to the
+    folder the command started in (``hc.runtime.cwd``), as they do without
+    ``hydra.job.chdir=true``: with it, Hydra runs each job in a folder of its own, where a
+    relative path would give every job of a multirun a store of its own, which the multirun's
+    end would not find to draw. ``cfg`` is changed in place (its record is written from it)."""
+    from dataclasses import replace
+
+    from omegaconf import open_dict
+
+    start = hc.runtime.cwd
+    if not start or os.path.realpath(start) == os.path.realpath(os.getcwd()):
+        return objects
+    results = objects.output.results_dir
+    data = cfg.get("data_dir")  # as given: the Execution made it absolute in the job's folder
+    with open_dict(cfg):
+        if not os.path.isabs(results):
+            cfg.results_dir = results = os.path.join(start, results)
+        if data and not os.path.isabs(os.path.expanduser(data)):
+            cfg.data_dir = data = os.path.join(start, data)
+    output = replace(objects.output, results_dir=results)
+    execution = replace(objects.execution, data_dir=data or None)
+    return objects._replace(output=output, execution=execution)
 
 
 def compose_job(overrides, caller: str = "this") -> Composed:
