@@ -330,7 +330,12 @@ def test_a_job_run_in_its_own_folder_writes_where_the_command_started(tmp_path):
     gets="exit 2 before any work, one line saying to add -m or set hydra.sweeper.params=null "
     "(once one job ran with the config's own values, the sweep left out); with -m each job runs",
 )
-def test_a_configs_sweep_run_without_multirun_is_refused(tmp_path):
+@pytest.mark.fault(
+    "a launcher or sweeper chosen on the command line without -m (hydra/launcher=submitit_slurm)",
+    gets="exit 2 before any work, one line saying to add -m (once the job ran here, not where "
+    "the launcher sends jobs)",
+)
+def test_what_only_a_multirun_reads_is_refused_without_it(tmp_path):
     text = (
         "defaults:\n  - config\n  - _self_\nhydra:\n  sweeper:\n    params:\n"
         "      reducer: sign,none\n"
@@ -344,6 +349,10 @@ def test_a_configs_sweep_run_without_multirun_is_refused(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "2 jobs planned (dry run)" in proc.stderr
     proc = run_kmdr([*args, "hydra.sweeper.params=null"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    launcher = [*TINY, "hydra/launcher=basic", "dry_run=true"]
+    refused(run_kmdr(launcher, tmp_path), "hydra/launcher=basic: Hydra's launcher and sweeper")
+    proc = run_kmdr(["-m", *launcher], tmp_path)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -71,9 +71,9 @@ __all__ = [
     "PRIMARY_CONFIG",
     "SCHEMA_NAME",
     "Composed",
+    "check_multirun_settings",
     "check_one_option",
     "check_search_path",
-    "check_sweep_params",
     "check_user_configs",
     "checked",
     "compose_job",
@@ -207,15 +207,29 @@ def check_search_path(hc) -> None:
         _check_folder(flag, source.path)
 
 
-def check_sweep_params(hc) -> None:
-    """A job run alone (not ``-m``) whose config sets ``hydra.sweeper.params`` (a ``-cd`` folder's
-    sweep config): Hydra's sweeper reads them in a multirun only, so the job would run once with
-    the config's own values, the sweep left out without a word. One ConfigError line saying how
-    to sweep, or how to run the one job. (``--cfg`` prints such a config as it is.)"""
+def check_multirun_settings(hc) -> None:
+    """A job run alone (not ``-m``) given what only a multirun reads, which Hydra would leave out
+    without a word: a sweep written in its config (``hydra.sweeper.params``, a ``-cd`` folder's
+    sweep config: one job would run with the config's own values), or a launcher or sweeper
+    chosen on the command line (``hydra/launcher=submitit_slurm``: the job would run here, not
+    where the launcher sends jobs). One ConfigError line saying how to sweep, or how to run the
+    one job. (``--cfg`` prints such a config as it is.)"""
     from hydra.types import RunMode
 
+    if hc.mode != RunMode.RUN:
+        return
+    for override in hc.overrides.hydra:
+        group = str(override).split("=")[0].lstrip("+~").replace("/", ".")
+        if group == "hydra.sweeper.params":  # =null runs the one job; its values: below
+            continue
+        if group.startswith(("hydra.launcher", "hydra.sweeper")):
+            raise ConfigError(
+                f"{override}: Hydra's launcher and sweeper run the jobs of a multirun, and this "
+                "command runs one job here; add -m to run it through them (a multirun of one "
+                "job), or leave it out"
+            )
     params = hc.sweeper.get("params") if hc.get("sweeper") is not None else None
-    if hc.mode == RunMode.RUN and params:
+    if params:
         raise ConfigError(
             f"hydra.sweeper.params ({', '.join(f'{k}={v}' for k, v in params.items())}) are "
             "swept by a multirun only, and this command runs one job with the config's own "

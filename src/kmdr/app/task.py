@@ -201,7 +201,7 @@ def run(cfg) -> JobResult | None:
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
-    from kmdr.app.compose import check_sweep_params, checked
+    from kmdr.app.compose import check_multirun_settings, checked
     from kmdr.app.drawing import draw_before_stop
 
     hc = HydraConfig.get()
@@ -211,7 +211,7 @@ def run(cfg) -> JobResult | None:
         try:
             try:
                 try:
-                    check_sweep_params(hc)
+                    check_multirun_settings(hc)
                     composed = checked(cfg, hc)
                 except ConfigError as err:
                     raise UsageError(str(err)) from None
