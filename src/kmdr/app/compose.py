@@ -218,11 +218,12 @@ def check_multirun_settings(hc) -> None:
 
     if hc.mode != RunMode.RUN:
         return
-    for override in hc.overrides.hydra:
-        group = str(override).split("=")[0].lstrip("+~").replace("/", ".")
-        if group == "hydra.sweeper.params":  # =null runs the one job; its values: below
+    given = [*hc.overrides.hydra]
+    for override, name in zip(given, keys(given), strict=True):
+        name = (name or "").replace("/", ".")
+        if name == "hydra.sweeper.params":  # =null runs the one job; its values: below
             continue
-        if group.startswith(("hydra.launcher", "hydra.sweeper")):
+        if name.startswith(("hydra.launcher", "hydra.sweeper")):
             raise ConfigError(
                 f"{override}: Hydra's launcher and sweeper run the jobs of a multirun, and this "
                 "command runs one job here; add -m to run it through them (a multirun of one "

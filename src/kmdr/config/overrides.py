@@ -85,10 +85,11 @@ def check_group_choices(texts: Iterable[str]) -> None:
     list of names): ``experiment=null`` (as the primary config's defaults list writes "no
     preset") or ``dataset=1`` is refused by Hydra with a ValueError naming no fix; it is one
     :class:`ConfigError` line here."""
-    listed = {"dataset": "datasets", "reducer": "reducers", "experiment": "presets"}
+    # the sections of kmdr-list that list each group's options
+    sections = {"dataset": "datasets", "reducer": "reducers", "experiment": "presets"}
     for override in parse(texts):
         group = key(override)
-        if group not in listed or override.is_delete():
+        if group not in sections or override.is_delete():
             continue
         value = override.value()  # a sweep's choices (reducer=null,sign) are each one job's
         values = getattr(value, "list", ()) if override.is_sweep_override() else [value]
@@ -96,7 +97,7 @@ def check_group_choices(texts: Iterable[str]) -> None:
         if not all(isinstance(v, str) for v in values):
             raise ConfigError(
                 f"{override.input_line}: a config group takes one of its options by name "
-                f"({group}=<name>; `kmdr-list {listed[group]}` lists them), or ~{group} for none"
+                f"({group}=<name>; `kmdr-list {sections[group]}` lists them), or ~{group} for none"
                 + (" (no preset is the default: leave it out)" if group == "experiment" else "")
             )
 
