@@ -302,8 +302,9 @@ def test_a_plugin_named_sign_breaks_nothing(site, tmp_path):
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
+        pytest.param(["reducers=[{name:fine}]"], "reducer 'fine' is declared by 2 plug-ins"),
         pytest.param(
-            ["reducers=[{name:fine}]"],
+            ["reducer=fine"],
             "reducer 'fine' is declared by 2 plug-ins",
             marks=pytest.mark.fault(
                 "two installed packages declare a reducer of the same name, and a run uses it",
@@ -311,7 +312,7 @@ def test_a_plugin_named_sign_breaks_nothing(site, tmp_path):
             ),
         ),
         pytest.param(
-            ["dataset=synth", "dataset.name=twin"],
+            ["dataset=twin"],
             "dataset 'twin' is declared by 2 plug-ins",
             marks=pytest.mark.fault(
                 "two installed packages declare a dataset of the same name, and a run uses it",

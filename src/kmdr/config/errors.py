@@ -58,6 +58,20 @@ def _unparsable(err) -> str:
     )
 
 
+def _unusable_plugin(group: str, option: str) -> str | None:
+    """Why the plug-in dataset or reducer ``option`` has no option in its group (two plug-ins
+    declare its name, or it fails to load), in one line; None if no plug-in of that name is."""
+    if group == "dataset":
+        from kmdr.datasets import plugin_clash
+
+        return plugin_clash(option)
+    if group == "reducer":
+        from kmdr.reducers import unusable_plugin
+
+        return unusable_plugin(option)
+    return None
+
+
 def _missing_config(err, text: str, where: str) -> str:
     """A config group option or primary config that does not exist."""
     missing = str(getattr(err, "missing_cfg_file", "") or "")
@@ -65,6 +79,9 @@ def _missing_config(err, text: str, where: str) -> str:
     # Chosen on the command line (Hydra names the primary config), not by a preset's file.
     chosen_here = "/" not in where
     if group in GROUPS and "/" not in option and err.options is not None and chosen_here:
+        unusable = _unusable_plugin(group, option)
+        if unusable is not None:  # two plug-ins declare it, or it fails to load: no option
+            return unusable
         options = err.options
         if group == "reducer":  # name the reducers, not every alias that also selects one
             from kmdr.reducers import canonical_reducer
