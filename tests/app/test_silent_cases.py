@@ -357,6 +357,26 @@ def test_what_only_a_multirun_reads_is_refused_without_it(tmp_path):
 
 
 @pytest.mark.fault(
+    "a config that sets dataset.name itself beside the dataset option chosen (dataset: {name: "
+    "orl} in a -cd folder's config, with the default option synth)",
+    gets="exit 2 before any work, one line naming the option to choose (once a line blaming "
+    "params the user never gave, or a run reading them as the other dataset's); an option of the "
+    "folder whose own name differs from its file's (dataset/tiny.yaml with name: synth) runs",
+)
+def test_a_dataset_named_beside_its_option_is_refused(tmp_path):
+    text = "defaults:\n  - config\n  - _self_\ndataset:\n  name: orl\n"
+    conf = _user_folder(tmp_path, "mine.yaml", text)
+    args = ["-cd", str(conf), "-cn", "mine", "dry_run=true"]
+    refused(run_kmdr(args, tmp_path), "dataset.name is 'orl' but the dataset option chosen is")
+    (conf / "dataset").mkdir()
+    (conf / "dataset" / "tiny.yaml").write_text(
+        "name: synth\nparams: {n_samples: 90, n_features: 7, n_clusters: 3}\n"
+    )
+    proc = run_kmdr(["-cd", str(conf), "dataset=tiny", "r_grid=[2]", "dry_run=true"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.fault(
     "an override of an entry beside a list of reducer options (reducer=[sign,svd] "
     "+reducers.0.params.eps=0.5)",
     gets="exit 2 before any work, one line saying it would set the last one's entry alone and "

@@ -375,6 +375,26 @@ def listed_options(hc, search: list[str]) -> dict[str, list[str]]:
     return chosen
 
 
+def _check_dataset_named(cfg, option: str | None, search: list[str]) -> None:
+    """The job's dataset is the one its ``dataset`` option names: a config that sets
+    ``dataset.name`` itself (``dataset: {name: coil20}`` beside the default option ``synth``,
+    as ``dataset.name=coil20`` on the command line, which the override reader refuses) renames
+    the option chosen and keeps its params, which would be read as the other dataset's. An
+    option's own name may differ from the option's (a ``-cd`` folder's ``dataset/tiny.yaml``
+    with ``name: synth``): the option is composed alone to tell, only when they differ."""
+    name = cfg.dataset.get("name") if cfg.get("dataset") is not None else None
+    if not option or not isinstance(name, str) or name == option:
+        return
+    from hydra import compose
+
+    if compose(PRIMARY_CONFIG, [f"dataset={option}", *search]).dataset.name != name:
+        raise ConfigError(
+            f"dataset.name is {name!r} but the dataset option chosen is {option!r}, whose params "
+            f"it keeps; choose the dataset with dataset={name} (in a config's defaults list: "
+            f"- override dataset: {name})"
+        )
+
+
 def check_one_option(listed: dict[str, list[str]]) -> None:
     """A run is one preset on one dataset. Hydra merges a list of options of a group
     (``dataset=[coil20,orl]``) into one config, the last option's with the keys only the others
@@ -546,6 +566,7 @@ def checked(cfg, hc) -> Composed:
     choices = dict(hc.runtime.choices)
     listed = listed_options(hc, search)
     check_one_option(listed)
+    _check_dataset_named(cfg, choices.get("dataset"), search)
     only = only_reducers(choices, listed)
     if "reducer" in listed and only is None:  # several reducers, no preset: each one's entries
         reducers = _listed_reducers(
