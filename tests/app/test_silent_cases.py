@@ -374,6 +374,13 @@ def test_a_dataset_named_beside_its_option_is_refused(tmp_path):
     )
     proc = run_kmdr(["-cd", str(conf), "dataset=tiny", "r_grid=[2]", "dry_run=true"], tmp_path)
     assert proc.returncode == 0, proc.stderr
+    # the same option of a primary config of the folder's own, its job printed by --cfg
+    (conf / "mine.yaml").write_text(
+        "defaults:\n  - config\n  - _self_\n  - override dataset: tiny\n"
+    )
+    proc = run_kmdr(["-cd", str(conf), "-cn", "mine", "--cfg", "job"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "name: synth" in proc.stdout
 
 
 @pytest.mark.fault(

@@ -378,16 +378,17 @@ def listed_options(hc, search: list[str]) -> dict[str, list[str]]:
 def _check_dataset_named(cfg, option: str | None, search: list[str]) -> None:
     """The job's dataset is the one its ``dataset`` option names: a config that sets
     ``dataset.name`` itself (``dataset: {name: coil20}`` beside the default option ``synth``,
-    as ``dataset.name=coil20`` on the command line, which the override reader refuses) renames
+    or ``dataset.name=coil20`` on the command line or in ``kmdr.run``) renames
     the option chosen and keeps its params, which would be read as the other dataset's. An
     option's own name may differ from the option's (a ``-cd`` folder's ``dataset/tiny.yaml``
-    with ``name: synth``): the option is composed alone to tell, only when they differ."""
+    with ``name: synth``): the option is composed alone (no primary config, which a job of the
+    user's own primary config could not compose here) to tell, only when they differ."""
     name = cfg.dataset.get("name") if cfg.get("dataset") is not None else None
     if not option or not isinstance(name, str) or name == option:
         return
     from hydra import compose
 
-    if compose(PRIMARY_CONFIG, [f"dataset={option}", *search]).dataset.name != name:
+    if compose(None, [f"+dataset={option}", *search]).dataset.name != name:
         raise ConfigError(
             f"dataset.name is {name!r} but the dataset option chosen is {option!r}, whose params "
             f"it keeps; choose the dataset with dataset={name} (in a config's defaults list: "

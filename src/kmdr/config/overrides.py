@@ -84,19 +84,11 @@ def check_group_choices(texts: Iterable[str]) -> None:
     """A config group of kmdr's (dataset, reducer, experiment) is given an option's name (or a
     list of names): ``experiment=null`` (as the primary config's defaults list writes "no
     preset") or ``dataset=1`` is refused by Hydra with a ValueError naming no fix; it is one
-    :class:`ConfigError` line here. So is ``dataset.name=orl``, which renamed the option
-    chosen (its params kept, read as the other dataset's) instead of choosing one."""
+    :class:`ConfigError` line here."""
     # the sections of kmdr-list that list each group's options
     sections = {"dataset": "datasets", "reducer": "reducers", "experiment": "presets"}
     for override in parse(texts):
         group = key(override)
-        if group == "dataset.name" and not override.is_delete():
-            # the option chosen keeps its params: another dataset's would be read as this one's
-            raise ConfigError(
-                f"{override.input_line} renames the dataset of the option chosen and keeps its "
-                f"params; choose the dataset with dataset={override.value()} (in a config's "
-                "defaults list: - override dataset: <name>)"
-            )
         if group not in sections or override.is_delete():
             continue
         value = override.value()  # a sweep's choices (reducer=null,sign) are each one job's
