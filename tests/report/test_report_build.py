@@ -165,6 +165,27 @@ def test_report_builds_from_an_empty_folder(tmp_path):
     assert "no data" in text and "Deviations" in text
 
 
+def test_a_folder_of_ones_own_experiments_is_not_buried_under_the_papers_no_data(tmp_path):
+    """``kmdr-report my_results``: the papers' sections and their claims about experiments the
+    folder does not hold are left out (each would say *no data*), and one line says why."""
+    grid = {"sign": [10, 20], "svd": [10, 20], "none": [64]}
+    mine = preset("custom", figure="bzmd14", section="custom", order=1000, paper=None)
+    write_experiment(tmp_path, "custom", make_cells("custom", grid, 2), config={"preset": mine})
+    text = unpadded(build.build_report(tmp_path))
+    assert "**Claims checked: 0** (none of the papers' " in text
+    assert "`kmdr-report results` checks them" in text
+    for gone in ("## bmd09 Table 1", "## bmd09 Figure 1", "## Curve-only", "not in this results"):
+        assert gone not in text, gone
+    assert "## Your experiments" in text and "`custom` (your own experiment" in text
+    assert "## Theory" in text and "## Deviations" in text
+    # beside a paper's experiment, the papers' sections are all there, as in results/
+    paper = preset("bzmd14 Figure 1 (a, c, e)", order=10)
+    write_experiment(tmp_path, "bzmd14_orl", make_cells("bzmd14_orl", grid, 2),
+                     config={"preset": paper})  # fmt: skip
+    text = unpadded(build.build_report(tmp_path))
+    assert "## bmd09 Table 1" in text and "not in this results folder" in text
+
+
 @pytest.mark.slow
 def test_report_builds_from_committed_results():
     root = REPO / "results"

@@ -106,20 +106,28 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None, say=Non
     by_exp: dict[str, list] = {}
     for claim, verdict in results:
         by_exp.setdefault(claim.experiment, []).append((claim, verdict))
+    # A folder of one's own experiments only (``kmdr-report my_results``): the papers' sections
+    # and claims would each say *no data*, pages of them above the user's own; one line instead.
+    own_only = bool(exps) and not any(e.preset["paper"] for e in exps.values())
     orphans = [pair for name, pairs in by_exp.items() if name not in exps for pair in pairs]
-    context = ReportContext(by_exp, orphans)
+    context = ReportContext(by_exp, [] if own_only else orphans)
+    if own_only:
+        tally = (
+            f"none of the papers' {len(results)} is about an experiment in this folder; "
+            "`kmdr-report results` checks them on the committed results"
+        )
     sections = []
     for name in SECTIONS:
         section = SECTIONS.get(name)
         members = in_section(exps, name)
-        if not members and not getattr(section, "always_shown", False):
+        if not members and (own_only or not getattr(section, "always_shown", False)):
             continue
         order = min((e.preset["order"] for e in members), default=section.default_order)
         text = section.render(root, members, context)
         sections.append((order, section.default_order, name, text))
     parts = [
         section_header(root, exps),
-        f"\n**Claims checked: {len(results)}** ({tally}).",
+        f"\n**Claims checked: {0 if own_only else len(results)}** ({tally}).",
         *(text for *_place, text in sorted(sections)),
         section_theory(root, exps),
         section_deviations(exps),
