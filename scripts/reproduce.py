@@ -86,7 +86,8 @@ def _composed_one(name: str, fixed: list[str], extra) -> object:
     every sweep's, not bmd09_fig1's, whose leverage scores have no repetitions), and ``--quick``
     for a preset without a reduced grid (its full protocol runs)."""
     from kmdr.app.compose import compose_job
-    from kmdr.config.schema import NoQuickGrid, UnreadSetting
+    from kmdr.config.overrides import UnreadSetting
+    from kmdr.config.schema import NoQuickGrid
 
     overrides = [f"experiment={name}", *fixed]
     while True:

@@ -423,6 +423,32 @@ def test_a_setting_the_kind_does_not_read_is_refused(args, says, tmp_path):
 
 
 @pytest.mark.fault(
+    "an Experiment built in Python whose kind does not read a setting it changes "
+    "(dataclasses.replace(bmd09_fig1, repeats=9), kmeans, r_grid, reducers)",
+    gets=BEFORE_ANY_WORK + " (once the value was kept, or the list emptied, unsaid)",
+)
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"repeats": 9}, "repeats=9 is not read by kind=leverage_scores"),
+        ({"kmeans": {"n_init": 7}}, "kmeans is not read by kind=leverage_scores"),
+        ({"r_grid": [5]}, "r_grid=(5,) is not read by kind=leverage_scores"),
+        ({"reducers": [{"name": "sign"}]}, "reducers=({'name': 'sign'},) is not read by kind"),
+        ({"aggregation": "best_f"}, "aggregation='best_f' is not read by kind=leverage_scores"),
+    ],
+)
+def test_a_setting_the_kind_does_not_read_is_refused_in_python(change, says, tmp_path):
+    fig1 = kmdr.compose("experiment=bmd09_fig1", "dataset=synth")
+    with pytest.raises(kmdr.ConfigError, match=re.escape(says)) as err:
+        kmdr.run(dataclasses.replace(fig1, **change), results_dir=str(tmp_path))
+    assert str(err.value).endswith("(it reads blas_threads, dataset, leverage, seed): leave "
+                                   f"{next(iter(change))} at its default")  # fmt: skip
+    assert files_under(tmp_path) == []
+    # what it reads is taken, and so is a setting it does not read given at its default
+    assert dataclasses.replace(fig1, seed=4, repeats=3, kmeans={"n_init": 5}).seed == 4
+
+
+@pytest.mark.fault(
     "quick=true for an experiment without a reduced grid (no quick_grid: an ad-hoc run, "
     "bmd09_fig1)",
     gets="exit 2 before any work, one line (once the full protocol ran, unsaid); `make "

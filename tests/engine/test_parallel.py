@@ -9,7 +9,7 @@ import threading
 import pytest
 from joblib import Parallel, delayed
 
-from kmdr.config.schema import Execution, Output
+from kmdr.config.schema import Execution, Experiment, Output
 from kmdr.engine.parallel import resolve_parallelism, results_as_completed
 from kmdr.engine.session import Session
 
@@ -20,8 +20,6 @@ def _pid(_):
 
 def _experiment(**keys):
     """A sweep of 2 reducers x 2 r x 2 repetitions on synth: 8 cells, jobs for 2 workers."""
-    from kmdr.config.schema import Experiment
-
     base = {"dataset": {"name": "synth"}, "reducers": [{"name": "sign"}, {"name": "svd"}]}
     return Experiment(**{**base, "r_grid": (2, 3), "repeats": 2, **keys})
 
@@ -80,7 +78,7 @@ def test_a_pool_is_warmed_only_for_a_run_with_jobs_for_it(tmp_path):
 
     assert warmed(_experiment())
     assert not warmed(_experiment(r_grid=(2,), repeats=1, reducers=[{"name": "sign"}]))
-    assert not warmed(_experiment(kind="leverage_scores"))
+    assert not warmed(Experiment(dataset={"name": "synth"}, kind="leverage_scores"))
     # the same sweep once its cells are done (computed here in one process)
     done = _experiment(name="done")
     run(done, execution=Execution(n_jobs=1), output=Output(results_dir=str(tmp_path)))

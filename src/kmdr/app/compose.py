@@ -560,7 +560,7 @@ def checked(cfg, hc) -> Composed:
     from omegaconf import open_dict
 
     from kmdr.config.checks import check_overrides_change_cells
-    from kmdr.config.schema import check_kind_reads, check_quick_overrides
+    from kmdr.config.overrides import check_kind_reads, check_quick_overrides
 
     check_search_path(hc)
     search = _search_path(hc)  # what a config composed alone beside the job needs

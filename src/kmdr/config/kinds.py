@@ -8,7 +8,7 @@ there starts none; one that computes in the run's process pins the experiment's
 the process its thread counts back after the run); ``writes_cells`` says whether it produces cells
 (and so takes part in ``dry_run`` planning through ``plan(ctx)``), and ``reads`` (optional)
 names the :class:`~kmdr.config.schema.Experiment` settings it reads, so that an override of
-another is refused rather than ignored (:func:`kmdr.config.schema.check_kind_reads`), and
+another is refused rather than ignored (:func:`kmdr.config.overrides.check_kind_reads`), and
 ``check_against_data(spec, n, d, k, sparse=False)`` (optional; default
 :func:`kmdr.config.checks.check_against_data`, the reducers' ranges) refuses data the kind
 cannot run on, in one line before the run writes anything, and

@@ -5,19 +5,23 @@ and ``kmdr.compose``, the checks of a composed job, the
 name of a job in a multirun) reads them here, with Hydra's own parser
 (:class:`hydra.core.override_parser.overrides_parser.OverridesParser`): what a key is, whether
 an override is a sweep, and the rules every route applies: each key set once
-(:func:`check_repeated_keys`), a config group given an option (:func:`check_group_choices`) and
-one job per call (:func:`one_job`).
+(:func:`check_repeated_keys`), a config group given an option (:func:`check_group_choices`),
+one job per call (:func:`one_job`), and no override of a setting the experiment's kind does not
+read (:func:`check_kind_reads`) or that ``quick=true`` replaces (:func:`check_quick_overrides`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from kmdr.config.errors import ConfigError, config_line
 
 __all__ = [
     "SEARCH_PATH",
+    "UnreadSetting",
     "check_group_choices",
+    "check_kind_reads",
+    "check_quick_overrides",
     "check_repeated_keys",
     "key",
     "keys",
@@ -28,6 +32,9 @@ __all__ = [
 
 #: The one key of Hydra's own config a composed job reads: the config folders searched.
 SEARCH_PATH = "hydra.searchpath"
+#: The override key that sets an experiment setting when it is not the setting's own (the
+#: ``reducer=`` group fills ``reducers``).
+_SETTING_OF_KEY = {"reducer": "reducers"}
 
 
 def parse(texts: Iterable[str], *, strict: bool = False) -> list:
@@ -153,3 +160,60 @@ def one_job(overrides, caller: str = "this") -> list[str]:
     check_repeated_keys(items)
     check_group_choices(items)
     return items
+
+
+class UnreadSetting(ConfigError):
+    """An override of a setting the run's kind does not read (:func:`check_kind_reads`):
+    ``override`` as given, the ``setting`` it sets, the ``kind``."""
+
+    def __init__(self, override: str, setting: str, kind: str, reads: Iterable[str]):
+        super().__init__(
+            f"{override} sets {setting}, which kind={kind} does not read (it reads "
+            f"{', '.join(reads)}): drop the override"
+        )
+        self.override, self.setting, self.kind = override, setting, kind
+
+
+def check_kind_reads(overrides, kind: str) -> None:
+    """An override of an experiment setting that the run's kind does not read
+    (``experiment=bmd09_fig1 reducer=sign``: the leverage scores are drawn with
+    ``leverage.reducer``; ``leverage.r=50`` for a sweep of cells) would be accepted and change
+    nothing: a one-line :class:`UnreadSetting` (a :class:`ConfigError`) naming it and what the
+    kind reads (:func:`kmdr.config.kinds.kind_reads`)."""
+    from dataclasses import fields
+
+    from kmdr.config.kinds import kind_reads
+    from kmdr.config.schema import ALWAYS_READ, Experiment
+
+    reads = kind_reads(kind)
+    if reads is None:
+        return
+    settings = {f.name for f in fields(Experiment)} - {*ALWAYS_READ}
+    for override in parse(overrides):
+        top = key(override).split(".")[0]
+        setting = _SETTING_OF_KEY.get(top, top)
+        if setting in settings and setting not in reads:
+            raise UnreadSetting(override.input_line, setting, kind, sorted(set(reads) & settings))
+
+
+def check_quick_overrides(overrides, quick_grid: Mapping | None) -> None:
+    """An override of a key that ``quick=true`` replaces with the experiment's ``quick_grid``
+    (``experiment=bzmd14_orl quick=true r_grid=[5]``: the reduced grid's r_grid wins) would be
+    accepted and change nothing: a one-line :class:`ConfigError` naming both values.
+    ``quick_grid``: the grid merged in this run (None when quick is false)."""
+    if not quick_grid:
+        return
+    from omegaconf import OmegaConf
+
+    grid = OmegaConf.create(dict(quick_grid))
+    for override in parse(overrides):
+        path = key(override).split("@")[0].split(".")
+        path[0] = _SETTING_OF_KEY.get(path[0], path[0])
+        given = ".".join(path)
+        replaced = OmegaConf.select(grid, given, default=None)
+        if replaced is not None:
+            shown = OmegaConf.to_container(replaced) if OmegaConf.is_config(replaced) else replaced
+            raise ConfigError(
+                f"{override.input_line} sets {given}, which quick=true replaces with the "
+                f"experiment's reduced grid ({given}={shown}); drop the override, or quick=true"
+            )

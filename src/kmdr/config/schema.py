@@ -33,7 +33,8 @@ when they run (:meth:`kmdr.engine.session.Session.run`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from dataclasses import MISSING as MISSING_FIELD
 from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, NamedTuple
@@ -46,6 +47,7 @@ from kmdr.config.kinds import KINDS, kind_reads
 from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
 
 __all__ = [
+    "ALWAYS_READ",
     "FIRST_OF_CLASS",
     "KMEANS_INITS",
     "OWN_RESULTS_DIR",
@@ -66,10 +68,7 @@ __all__ = [
     "ReducerConfig",
     "Reproduce",
     "RunConfig",
-    "UnreadSetting",
     "Verbosity",
-    "check_kind_reads",
-    "check_quick_overrides",
     "check_together",
     "default_results_dir",
     "from_config",
@@ -328,8 +327,11 @@ class Experiment(_Checked):
         checks.folder_name(self.name)
         checks.one_of(self.kind, "kind", KINDS, "kinds")
         self.dataset = _dataset(self.dataset)
-        # a kind that sweeps no r (reads no reducers) has none: what it reads is checked
+        # a kind that sweeps no r (reads no reducers) has none: what it reads is checked, and
+        # a setting it does not read, given in Python, is refused as an override of it is
         reads = kind_reads(self.kind)
+        if reads is not None:
+            _check_unread(self, reads)
         self.r_grid = _r_grid(self.r_grid) if reads is None or "r_grid" in reads else ()
         read_reducers = reads is None or "reducers" in reads
         self.reducers = _reducers(self.reducers, self.r_grid) if read_reducers else ()
@@ -461,6 +463,39 @@ class RunConfig(Output, Execution, Experiment):
 
     def __post_init__(self) -> None:
         """Nothing to check here: :func:`from_config` checks each of the three objects."""
+
+
+def _unread_default(name: str):
+    """What the :class:`Experiment` setting ``name`` is when nobody gave it: its default."""
+    spec = next(f for f in fields(Experiment) if f.name == name)
+    default = spec.default_factory() if spec.default_factory is not MISSING_FIELD else spec.default
+    return getattr(default, "value", default)
+
+
+def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
+    """A setting the experiment's kind does not read, given another value than its default
+    (``dataclasses.replace(fig1, repeats=9)`` for bmd09's leverage scores), would change nothing:
+    a one-line :class:`ConfigError`, as :func:`kmdr.config.overrides.check_kind_reads` gives for
+    an override of it (:func:`from_config` leaves a composed config's unread settings at their
+    defaults). The empty ``r_grid`` and ``reducers`` such an experiment keeps are not given."""
+    for spec in fields(Experiment):
+        name = spec.name
+        if name in reads or name in (*ALWAYS_READ, "dataset"):
+            continue
+        given, default = getattr(experiment, name), _unread_default(name)
+        given = getattr(given, "value", given)
+        if isinstance(given, list | tuple):
+            given = tuple(given)
+            if name in ("r_grid", "reducers") and not given:
+                continue
+        elif isinstance(given, Mapping) and isinstance(default, KMeansConfig | LeverageConfig):
+            given = _part(given, type(default), name)
+        if given != default:
+            shown = name if isinstance(default, _Checked) else f"{name}={given!r}"
+            raise ConfigError(
+                f"{shown} is not read by kind={experiment.kind} (it reads "
+                f"{', '.join(sorted(reads))}): leave {name} at its default"
+            )
 
 
 def _part(value, cls, key: str):
@@ -635,10 +670,8 @@ def check_together(experiment: Experiment, execution: Execution) -> None:
 
 
 #: The experiment settings a kind may leave unread (``name``, ``kind`` and ``preset`` say what
-#: the experiment is, whatever it computes), and the override key that sets each when it is not
-#: the setting's own (the ``reducer=`` group fills ``reducers``).
-_ALWAYS_READ = ("name", "kind", "preset")
-_SETTING_OF_KEY = {"reducer": "reducers"}
+#: the experiment is, whatever it computes).
+ALWAYS_READ = ("name", "kind", "preset")
 
 
 class NoQuickGrid(ConfigError):
@@ -651,62 +684,6 @@ class NoQuickGrid(ConfigError):
             "quick_grid"
         )
         self.name = name
-
-
-class UnreadSetting(ConfigError):
-    """An override of a setting the run's kind does not read (:func:`check_kind_reads`):
-    ``override`` as given, the ``setting`` it sets, the ``kind``."""
-
-    def __init__(self, override: str, setting: str, kind: str, reads: Sequence[str]):
-        super().__init__(
-            f"{override} sets {setting}, which kind={kind} does not read (it reads "
-            f"{', '.join(reads)}): drop the override"
-        )
-        self.override, self.setting, self.kind = override, setting, kind
-
-
-def check_kind_reads(overrides, kind: str) -> None:
-    """An override of an experiment setting that the run's kind does not read
-    (``experiment=bmd09_fig1 reducer=sign``: the leverage scores are drawn with
-    ``leverage.reducer``; ``leverage.r=50`` for a sweep of cells) would be accepted and change
-    nothing: a one-line :class:`UnreadSetting` (a :class:`ConfigError`) naming it and what the
-    kind reads (:func:`kmdr.config.kinds.kind_reads`)."""
-    reads = kind_reads(kind)
-    if reads is None:
-        return
-    from kmdr.config.overrides import key, parse
-
-    settings = {f.name for f in fields(Experiment)} - {*_ALWAYS_READ}
-    for override in parse(overrides):
-        top = key(override).split(".")[0]
-        setting = _SETTING_OF_KEY.get(top, top)
-        if setting in settings and setting not in reads:
-            raise UnreadSetting(override.input_line, setting, kind, sorted(set(reads) & settings))
-
-
-def check_quick_overrides(overrides, quick_grid: Mapping | None) -> None:
-    """An override of a key that ``quick=true`` replaces with the experiment's ``quick_grid``
-    (``experiment=bzmd14_orl quick=true r_grid=[5]``: the reduced grid's r_grid wins) would be
-    accepted and change nothing: a one-line :class:`ConfigError` naming both values.
-    ``quick_grid``: the grid merged in this run (None when quick is false)."""
-    if not quick_grid:
-        return
-    from omegaconf import OmegaConf
-
-    from kmdr.config.overrides import key, parse
-
-    grid = OmegaConf.create(dict(quick_grid))
-    for override in parse(overrides):
-        path = key(override).split("@")[0].split(".")
-        path[0] = _SETTING_OF_KEY.get(path[0], path[0])
-        given = ".".join(path)
-        replaced = OmegaConf.select(grid, given, default=None)
-        if replaced is not None:
-            shown = OmegaConf.to_container(replaced) if OmegaConf.is_config(replaced) else replaced
-            raise ConfigError(
-                f"{override.input_line} sets {given}, which quick=true replaces with the "
-                f"experiment's reduced grid ({given}={shown}); drop the override, or quick=true"
-            )
 
 
 class Configured(NamedTuple):
@@ -764,6 +741,13 @@ def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configu
         raise ConfigError(config_line(err)) from None
     values = {f.name: getattr(run, f.name) for f in fields(RunConfig)}
     values["reducers"] = _only(values["reducers"], only_reducers)
+    # A setting the kind does not read is left at its default: the primary config's (a `-cd`
+    # folder's kmeans block, say) says nothing about this experiment; an override of one is
+    # refused by check_kind_reads, a value given in Python by the Experiment itself.
+    reads = kind_reads(values["kind"]) if values["kind"] in KINDS else None
+    for spec in fields(Experiment) if reads is not None else ():
+        if spec.name not in reads and spec.name not in (*ALWAYS_READ, "dataset"):
+            values[spec.name] = _unread_default(spec.name)
     return Configured(
         *(
             cls(**{f.name: values[f.name] for f in fields(cls)})
