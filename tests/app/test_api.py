@@ -182,6 +182,19 @@ def test_bad_input_is_the_commands_line_as_a_config_error(args, tmp_path):
     assert not (tmp_path / "r").exists() and not (tmp_path / "results").exists()
 
 
+@pytest.mark.fault(
+    "kmdr.run or kmdr.compose given a hydra.searchpath folder that does not exist",
+    gets="kmdr.ConfigError, the command's one line, with no warning of Hydra's before it (once "
+    "a two-line UserWarning came first)",
+)
+def test_a_config_folder_that_does_not_exist_is_one_line_and_no_warning(recwarn):
+    missing = "hydra.searchpath=[file:///nonexistent/kmdr_conf]"
+    for call in (kmdr.compose, kmdr.run):
+        with pytest.raises(kmdr.ConfigError, match="/nonexistent/kmdr_conf: the config folder"):
+            call(*TINY, missing)
+    assert [str(w.message) for w in recwarn if "is not available" in str(w.message)] == []
+
+
 @pytest.mark.parametrize("bad", [("-m", "dataset=synth"), ("dataset=synth,orl",), (3,)])
 def test_flags_sweeps_and_non_strings_are_one_line_config_errors(bad, tmp_path):
     with pytest.raises(kmdr.ConfigError) as err:

@@ -68,6 +68,7 @@ from kmdr.config.schema import (
 
 __all__ = [
     "GENERATED_OPTION_NOTICE",
+    "MISSING_FOLDER_NOTICE",
     "PRIMARY_CONFIG",
     "SCHEMA_NAME",
     "Composed",
@@ -95,8 +96,22 @@ SCHEMA_NAME = "kmdr_schema"
 #: Hydra's notice, while it composes, that a config file of a plug-in reducer or dataset (a
 #: ``-cd`` folder's ``reducer/<name>.yaml``) is merged over the option kmdr generates for it: the
 #: file's values win, as a user expects, and the notice (of a behaviour Hydra deprecates) says
-#: nothing to act on. Ignored where kmdr composes.
+#: nothing to act on. Ignored where kmdr composes (:func:`hydra_notices_left_out`).
 GENERATED_OPTION_NOTICE = r"\s*'(reducer|dataset)/[^']+' is validated against ConfigStore schema"
+#: Hydra's warning that a config folder of ``hydra.searchpath`` does not exist: the job is then
+#: refused in one line (:func:`check_search_path`), which the warning would only precede.
+MISSING_FOLDER_NOTICE = r"provider=.* is not available\."
+
+
+@contextmanager
+def hydra_notices_left_out() -> Iterator[None]:
+    """Leave out, while the block composes, the warnings of Hydra's that kmdr says in its own
+    words or that say nothing to act on (:data:`GENERATED_OPTION_NOTICE`,
+    :data:`MISSING_FOLDER_NOTICE`): on the command line and in ``kmdr.run``/``kmdr.compose``."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", MISSING_FOLDER_NOTICE, UserWarning)
+        warnings.filterwarnings("ignore", GENERATED_OPTION_NOTICE, UserWarning)
+        yield
 
 
 def dataset_params_schema(dataset: str) -> str:
@@ -152,8 +167,7 @@ def initialized(job_name: str = "kmdr") -> Iterator[None]:
     else:
         check_package()
         init = initialize_config_module(CONF_PACKAGE, version_base=None, job_name=job_name)
-    with init, warnings.catch_warnings():
-        warnings.filterwarnings("ignore", GENERATED_OPTION_NOTICE, UserWarning)
+    with init, hydra_notices_left_out():
         yield
 
 

@@ -44,7 +44,6 @@ import dataclasses
 import gc
 import os
 import sys
-import warnings
 from collections.abc import Iterator
 from typing import NoReturn
 
@@ -175,7 +174,7 @@ def _main(args: list[str]) -> None:
 
         print(f"kmdr {kmdr.__version__}", flush=True)
         return
-    from kmdr.app.compose import GENERATED_OPTION_NOTICE, check_command_line
+    from kmdr.app.compose import check_command_line, hydra_notices_left_out
     from kmdr.config.errors import ConfigError
 
     flags = _given(args)
@@ -199,13 +198,7 @@ def _main(args: list[str]) -> None:
         _raised_by_hydra() as full_error,
     ):
         try:
-            with warnings.catch_warnings():
-                # A config folder of hydra.searchpath that does not exist: the task refuses it
-                # in one line, so Hydra's warning about it would only say it twice.
-                warnings.filterwarnings(
-                    "ignore", message=r"provider=.* is not available\.", category=UserWarning
-                )
-                warnings.filterwarnings("ignore", GENERATED_OPTION_NOTICE, UserWarning)
+            with hydra_notices_left_out():
                 _app()()
             sys.stdout.flush()  # the config first, then where the job would write
             for line in where:
