@@ -292,7 +292,7 @@ def test_several_reducer_options_run_each_one(tmp_path):
     "a list of reducer options in a config's defaults list (a -cd folder's config with "
     "`- override reducer: [sign, none]`), or a list of datasets there",
     gets="the run computes each listed reducer's cells, as for the command line's list (once "
-    "only the last one's ran); a list of datasets is the command line's one line",
+    "only the last one's ran); a list of datasets is one line naming the config's list",
 )
 def test_a_list_of_options_in_a_users_defaults_is_used_or_refused(tmp_path):
     head = "defaults:\n  - config\n  - _self_\n  - override reducer: [sign, none]\n"
@@ -306,7 +306,11 @@ def test_a_list_of_options_in_a_users_defaults_is_used_or_refused(tmp_path):
     cells = pd.read_csv(results / "custom" / "cells.csv")
     assert sorted(set(cells.reducer)) == ["none", "sign"] and len(cells) == 4 + 2
     (conf / "mine.yaml").write_text(head.replace("reducer: [sign, none]", "dataset: [synth, orl]"))
-    refused(run_kmdr([*args, "dry_run=true"], tmp_path), "dataset=[synth,orl]: a run takes one")
+    line = refused(
+        run_kmdr([*args, "dry_run=true"], tmp_path),
+        "the config's defaults list chooses dataset: [synth, orl]: a run takes one dataset",
+    )  # named where it is written, with how to choose one there
+    assert "choose one there (or override it: dataset=synth)" in line
 
 
 @pytest.mark.fault(

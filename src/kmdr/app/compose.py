@@ -410,23 +410,27 @@ def _check_dataset_named(cfg, option: str | None, search: list[str]) -> None:
         )
 
 
-def check_one_option(listed: dict[str, list[str]]) -> None:
+def check_one_option(listed: dict[str, list[str]], task=()) -> None:
     """A run is one preset on one dataset. Hydra merges a list of options of a group
     (``dataset=[coil20,orl]``) into one config, the last option's with the keys only the others
     set, and leaves the group out of the job's choices, so kmdr's checks of a preset would not
-    see it: a list of presets or datasets is one ConfigError line."""
+    see it: a list of presets or datasets is one ConfigError line, which names the list as the
+    command line gave it (``task``: its overrides) or as a config's defaults list did."""
     for group in ("experiment", "dataset"):
         options = listed.get(group)
         if not options:
             continue
-        fix = (
-            f"write {group}={options[0]}"
-            if len(options) == 1
-            else f"give one, or run one job each with -m {group}={','.join(options)}"
-        )
+        sweep = f"run one job each with -m {group}={','.join(options)}"
+        if group in keys(task):
+            given = f"{group}=[{','.join(options)}]"
+            fix = f"write {group}={options[0]}" if len(options) == 1 else f"give one, or {sweep}"
+        else:
+            given = f"the config's defaults list chooses {group}: [{', '.join(options)}]"
+            fix = f"choose one there (or override it: {group}={options[0]})"
+            fix += f", or {sweep}" if len(options) > 1 else ""
         raise ConfigError(
-            f"{group}=[{','.join(options)}]: a run takes one {group} (Hydra would merge a list "
-            f"of them into one config, the last with what only the others set); {fix}"
+            f"{given}: a run takes one {group} (Hydra would merge a list of them into one "
+            f"config, the last with what only the others set); {fix}"
         )
 
 
@@ -580,7 +584,7 @@ def checked(cfg, hc) -> Composed:
     search = _search_path(hc)  # what a config composed alone beside the job needs
     choices = dict(hc.runtime.choices)
     listed = listed_options(hc, search)
-    check_one_option(listed)
+    check_one_option(listed, hc.overrides.task)
     _check_dataset_named(cfg, choices.get("dataset"), search)
     only = only_reducers(choices, listed)
     if "reducer" in listed and only is None:  # several reducers, no preset: each one's entries
