@@ -613,8 +613,7 @@ def checked(cfg, hc) -> Composed:
         preset_named(objects.experiment, "this job", fix, search, hc.job.config_name)
     objects, outside = _results_folder(cfg, named, objects, alone)
     moved = moved or outside
-    kind = objects.experiment.kind  # a known kind, its values checked: what it reads next
-    check_kind_reads(hc.overrides.task, kind)
+    check_kind_reads(hc.overrides.task, objects.experiment)  # a known kind, its values checked
     check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)
     by_rule = not named and objects.output.results_dir == OWN_RESULTS_DIR
     objects = _from_start_folder(cfg, hc, objects)

@@ -28,7 +28,11 @@ from __future__ import annotations
 from kmdr.config.errors import ConfigError
 from kmdr.plugins import Registry, RegistryError
 
-__all__ = ["KINDS", "get_kind", "kind_reads"]
+__all__ = ["ALWAYS_READ", "KINDS", "get_kind", "kind_reads"]
+
+#: The :class:`~kmdr.config.schema.Experiment` settings every kind reads, whatever its ``reads``
+#: says (``name``, ``kind`` and ``preset`` say what the experiment is, whatever it computes).
+ALWAYS_READ = ("name", "kind", "preset")
 
 
 def _check(obj, name: str):

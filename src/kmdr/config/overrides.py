@@ -174,21 +174,22 @@ class UnreadSetting(ConfigError):
         self.override, self.setting, self.kind = override, setting, kind
 
 
-def check_kind_reads(overrides, kind: str) -> None:
+def check_kind_reads(overrides, experiment) -> None:
     """An override of an experiment setting that the run's kind does not read
     (``experiment=bmd09_fig1 reducer=sign``: the leverage scores are drawn with
     ``leverage.reducer``; ``leverage.r=50`` for a sweep of cells) would be accepted and change
     nothing: a one-line :class:`UnreadSetting` (a :class:`ConfigError`) naming it and what the
-    kind reads (:func:`kmdr.config.kinds.kind_reads`)."""
+    kind reads (:func:`kmdr.config.kinds.kind_reads`). ``experiment``: the run's
+    :class:`~kmdr.config.schema.Experiment`, whose fields are the settings."""
     from dataclasses import fields
 
-    from kmdr.config.kinds import kind_reads
-    from kmdr.config.schema import ALWAYS_READ, Experiment
+    from kmdr.config.kinds import ALWAYS_READ, kind_reads
 
+    kind = experiment.kind
     reads = kind_reads(kind)
     if reads is None:
         return
-    settings = {f.name for f in fields(Experiment)} - {*ALWAYS_READ}
+    settings = {f.name for f in fields(experiment)} - {*ALWAYS_READ}
     for override in parse(overrides):
         top = key(override).split(".")[0]
         setting = _SETTING_OF_KEY.get(top, top)

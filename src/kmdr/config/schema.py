@@ -43,11 +43,10 @@ from omegaconf import MISSING
 
 from kmdr.config import checks
 from kmdr.config.errors import ConfigError
-from kmdr.config.kinds import KINDS, kind_reads
+from kmdr.config.kinds import ALWAYS_READ, KINDS, kind_reads
 from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
 
 __all__ = [
-    "ALWAYS_READ",
     "FIRST_OF_CLASS",
     "KMEANS_INITS",
     "OWN_RESULTS_DIR",
@@ -667,11 +666,6 @@ def check_together(experiment: Experiment, execution: Execution) -> None:
             "backend=loky"
         )
     checks.check_block_rows(experiment, execution)
-
-
-#: The experiment settings a kind may leave unread (``name``, ``kind`` and ``preset`` say what
-#: the experiment is, whatever it computes).
-ALWAYS_READ = ("name", "kind", "preset")
 
 
 class NoQuickGrid(ConfigError):
