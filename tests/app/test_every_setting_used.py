@@ -448,6 +448,14 @@ def test_a_setting_the_kind_does_not_read_is_refused_in_python(change, says, tmp
     assert dataclasses.replace(fig1, seed=4, repeats=3, kmeans={"n_init": 5}).seed == 4
 
 
+def test_a_sweep_of_cells_refuses_the_leverage_setting_in_python():
+    """A sweep of cells reads every setting but ``leverage`` (bmd09 Figure 1's sample)."""
+    cells = _experiment()
+    with pytest.raises(kmdr.ConfigError, match=r"^leverage is not read by kind=cells \(it reads"):
+        dataclasses.replace(cells, leverage={"r": 50})
+    assert dataclasses.replace(cells, leverage={"r": 30}).leverage.r == 30  # its default
+
+
 @pytest.mark.fault(
     "quick=true for an experiment without a reduced grid (no quick_grid: an ad-hoc run, "
     "bmd09_fig1)",
