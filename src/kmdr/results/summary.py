@@ -287,15 +287,19 @@ def _completeness(
     cols = [*POINT, "method", "n_cells", "n_expected", "complete", "missing_repetitions"]
     if not len(keys):
         return typed(pd.DataFrame(columns=[*cols, "expected_from"]), POINT)
-    rows = []
-    for point, group in keys.groupby(POINT, dropna=False, sort=True):
-        missing = sorted(int(x) for x in group.loc[~group["done"], "repetition"])
-        n_cells, n_expected = int(group["done"].sum()), len(group)
-        labels = group.loc[group["method"].notna(), "method"]
-        method = str(labels.iloc[0]) if len(labels) else str(point[POINT.index("reducer")])
-        missing_text = " ".join(map(str, missing))
-        rows.append([*point, method, n_cells, n_expected, n_cells >= n_expected, missing_text])
-    out = typed(pd.DataFrame(rows, columns=cols), POINT)
+    # per point, as whole columns (a loop over the points was most of a small run's summary)
+    grouped = keys.groupby(POINT, dropna=False, sort=True)
+    out = grouped.size().rename("n_expected").to_frame()
+    out["n_cells"] = grouped["done"].sum().astype(int)
+    out["method"] = grouped["method"].first()  # the first label given (none: the reducer's)
+    todo = keys[~keys["done"]].groupby(POINT, dropna=False, sort=True)["repetition"]
+    out["missing_repetitions"] = todo.agg(lambda r: " ".join(map(str, sorted(int(x) for x in r))))
+    out = out.reset_index()
+    out["method"] = out["method"].fillna(out["reducer"]).astype(str)
+    out["missing_repetitions"] = out["missing_repetitions"].astype(object).fillna("").astype(str)
+    out["n_expected"] = out["n_expected"].astype(int)
+    out["complete"] = out["n_cells"] >= out["n_expected"]
+    out = typed(out[cols], POINT)
     out["expected_from"] = "sidecars" if from_sidecars else "inferred"
     if unreadable:  # what those runs expected is unknown: never call a point complete
         out["complete"] = False
