@@ -650,7 +650,8 @@ def test_cfg_refuses_the_job_a_run_refuses(args, says, tmp_path):
     "kmdr -cd DIR -cn NAME --cfg job: a primary config of the user's, with a value a run "
     "refuses (repeats=0)",
     gets="exit 2, one line, nothing printed (once it printed the config, exit 0); at a value a "
-    "run takes, the config is printed with the line naming the reducers it runs",
+    "run takes, the config is printed with the line naming the reducers it runs; a search path "
+    "folder that does not exist is the one line, without Hydra's warning before it",
 )
 def test_cfg_checks_the_job_of_a_users_primary_config(tmp_path):
     conf = tmp_path / "my_conf"
@@ -669,6 +670,9 @@ def test_cfg_checks_the_job_of_a_users_primary_config(tmp_path):
     # a preset of kmdr's or of a paper's package is on the folder's job's search path
     proc = run_kmdr([*args, "experiment=pb17_digits", "reducer=none", "repeats=1"], tmp_path)
     assert proc.returncode == 0, proc.stderr
+    # a search path folder that does not exist: the one line, without Hydra's warning first
+    missing = "hydra.searchpath=[file:///nonexistent/kmdr_conf]"
+    refused(run_kmdr([*args, "repeats=2", missing], tmp_path), "the config folder does not exist")
     assert files_under(tmp_path) == ["my_conf", "my_conf/mine.yaml"]
 
 

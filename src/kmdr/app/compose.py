@@ -659,10 +659,10 @@ def _composed_and_checked(
     items: list[str], config_name: str = PRIMARY_CONFIG, init=None
 ) -> Composed:
     """``items`` composed on ``config_name`` and checked (:func:`checked`), Hydra initialized by
-    ``init`` (default :func:`initialized`)."""
+    ``init`` (default :func:`initialized`), Hydra's notices left out whichever it is."""
     from omegaconf import open_dict, read_write
 
-    with init if init is not None else initialized():
+    with init if init is not None else initialized(), hydra_notices_left_out():
         cfg = compose_primary(items, config_name)
         # The job's Hydra config, read from the composed config itself: Hydra's global
         # HydraConfig is the app's (hydra.main sets it), never set here.
