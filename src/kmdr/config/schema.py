@@ -464,11 +464,17 @@ class RunConfig(Output, Execution, Experiment):
         """Nothing to check here: :func:`from_config` checks each of the three objects."""
 
 
-def _unread_default(name: str):
-    """What the :class:`Experiment` setting ``name`` is when nobody gave it: its default."""
-    spec = next(f for f in fields(Experiment) if f.name == name)
+def _unread_default(spec):
+    """What the :class:`Experiment` setting of field ``spec`` is when nobody gave it: its
+    default."""
     default = spec.default_factory() if spec.default_factory is not MISSING_FIELD else spec.default
     return getattr(default, "value", default)
+
+
+def _unread(reads: frozenset[str]) -> list:
+    """The fields of :class:`Experiment` a kind that reads ``reads`` leaves unread (every kind
+    reads :data:`~kmdr.config.kinds.ALWAYS_READ` and its dataset)."""
+    return [f for f in fields(Experiment) if f.name not in {*reads, *ALWAYS_READ, "dataset"}]
 
 
 def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
@@ -477,11 +483,9 @@ def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
     a one-line :class:`ConfigError`, as :func:`kmdr.config.overrides.check_kind_reads` gives for
     an override of it (:func:`from_config` leaves a composed config's unread settings at their
     defaults). The empty ``r_grid`` and ``reducers`` such an experiment keeps are not given."""
-    for spec in fields(Experiment):
+    for spec in _unread(reads):
         name = spec.name
-        if name in reads or name in (*ALWAYS_READ, "dataset"):
-            continue
-        given, default = getattr(experiment, name), _unread_default(name)
+        given, default = getattr(experiment, name), _unread_default(spec)
         given = getattr(given, "value", given)
         if isinstance(given, list | tuple):
             given = tuple(given)
@@ -739,9 +743,8 @@ def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configu
     # folder's kmeans block, say) says nothing about this experiment; an override of one is
     # refused by check_kind_reads, a value given in Python by the Experiment itself.
     reads = kind_reads(values["kind"]) if values["kind"] in KINDS else None
-    for spec in fields(Experiment) if reads is not None else ():
-        if spec.name not in reads and spec.name not in (*ALWAYS_READ, "dataset"):
-            values[spec.name] = _unread_default(spec.name)
+    for spec in _unread(reads) if reads is not None else ():
+        values[spec.name] = _unread_default(spec)
     return Configured(
         *(
             cls(**{f.name: values[f.name] for f in fields(cls)})
