@@ -21,8 +21,8 @@ def code_revision() -> dict:
     """``{"revision": full hash, "dirty": bool}`` of this package's checkout (None when not one)."""
     here = Path(__file__).resolve().parent
     try:
-        rev = _git("rev-parse", "HEAD", cwd=here)
-        top = Path(_git("rev-parse", "--show-toplevel", cwd=here))
+        top, rev = _git("rev-parse", "--show-toplevel", "HEAD", cwd=here).splitlines()
+        top = Path(top)
         dirty = _git("status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS, cwd=top)
         return {"revision": rev, "dirty": bool(dirty)}
     except (OSError, subprocess.SubprocessError):

@@ -57,22 +57,27 @@ def pin() -> str | None:
     return os.environ.get(ENV)
 
 
-def loaded() -> list[str]:
-    """The kernels of every OpenBLAS this process has loaded (threadpoolctl's "architecture")."""
-    from threadpoolctl import threadpool_info
+def loaded(libraries: list[dict] | None = None) -> list[str]:
+    """The kernels of every OpenBLAS this process has loaded (threadpoolctl's "architecture").
+    ``libraries``: threadpoolctl's ``threadpool_info()`` when the caller has read it already
+    (reading it scans the process's loaded libraries: milliseconds)."""
+    if libraries is None:
+        from threadpoolctl import threadpool_info
 
+        libraries = threadpool_info()
     return sorted(
-        {str(i.get("architecture")) for i in threadpool_info() if i["internal_api"] == "openblas"}
+        {str(i.get("architecture")) for i in libraries if i.get("internal_api") == "openblas"}
     )
 
 
-def mismatch() -> str | None:
+def mismatch(libraries: list[dict] | None = None) -> str | None:
     """One line when this process's OpenBLAS runs other kernels than the ones asked for (it was
-    loaded before ``import kmdr`` set the variable), else None."""
+    loaded before ``import kmdr`` set the variable), else None. ``libraries``: as for
+    :func:`loaded`."""
     wanted = os.environ.get(ENV)
     if wanted is None:
         return None
-    other = [arch for arch in loaded() if arch.lower() != wanted.lower()]
+    other = [arch for arch in loaded(libraries) if arch.lower() != wanted.lower()]
     if not other:
         return None
     return (

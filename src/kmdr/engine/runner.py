@@ -204,14 +204,19 @@ def execute(
     from kmdr.datasets import DatasetUnavailable
 
     dry_run = output.dry_run
-    if not dry_run:
-        kernels = _kernels.mismatch()
-        if kernels:
-            warn(kernels)
     exp_dir = Path(output.results_dir) / experiment.name
     outcome = RunOutcome(experiment.name, exp_dir, new_run_id())
     started = time.perf_counter()
     par = services.parallelism
+    # A dry run writes no record: it needs only the data's part of one (not the library
+    # versions, whose lookup imports every library the run records).
+    record = (
+        {} if dry_run else run_record(experiment, execution, output, outcome.run_id, config, par)
+    )
+    if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
+        kernels = _kernels.mismatch(record["versions"].get("blas"))
+        if kernels:
+            warn(kernels)
     if par.requested is not None:
         warn(par.cap_message(execution.backend))
     oversubscribed = par.oversubscription_message(experiment.blas_threads)
@@ -224,7 +229,6 @@ def execute(
         outcome.status = "skipped"
         if not dry_run:
             store = CellStore(exp_dir, heartbeat=services.heartbeat)
-            record = run_record(experiment, execution, output, outcome.run_id, config, par)
             record.update(status="skipped", skipped=outcome.skipped, finished_at=now())
             record.update(expected_cells=[], cells_done=[])
             store.write_sidecar(outcome.run_id, record)
@@ -238,11 +242,6 @@ def execute(
     check(experiment, n, d, k, sparse=sparse)
     check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
     store = CellStore(exp_dir, heartbeat=services.heartbeat)
-    # A dry run writes no record: it needs only the data's part of one (not the library
-    # versions, whose lookup imports every library the run records).
-    record = (
-        {} if dry_run else run_record(experiment, execution, output, outcome.run_id, config, par)
-    )
     record["dataset"] = {
         "name": experiment.dataset.name,
         "params": experiment.dataset.params,
