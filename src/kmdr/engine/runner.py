@@ -210,11 +210,11 @@ def execute(
     par = services.parallelism
     # A dry run writes no record: it needs only the data's part of one (not the library
     # versions, whose lookup imports every library the run records).
-    record = (
-        {} if dry_run else run_record(experiment, execution, output, outcome.run_id, config, par)
-    )
+    record = {}
     if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
-        kernels = _kernels.mismatch(record["versions"].get("blas"))
+        blas = services.state.pools.info()
+        record = run_record(experiment, execution, output, outcome.run_id, config, par, blas)
+        kernels = _kernels.mismatch(blas)
         if kernels:
             warn(kernels)
     if par.requested is not None:

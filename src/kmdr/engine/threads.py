@@ -52,19 +52,30 @@ class ThreadPools:
     def scan(self, threads: int):
         """The controller of every pool loaded now (caller holds ``lock``). Pools first seen
         inside :func:`run_threads` are limited here and restored at its end."""
-        from threadpoolctl import ThreadpoolController
+        if len(sys.modules) != self.modules:  # an import may have loaded another library
+            from threadpoolctl import ThreadpoolController
 
-        if len(sys.modules) == self.modules:
-            return self.controller
-        for name in THREAD_POOL_MODULES:
-            importlib.import_module(name)
-        controller = ThreadpoolController()
+            for name in THREAD_POOL_MODULES:
+                importlib.import_module(name)
+            self.controller = ThreadpoolController()
+            self.modules = len(sys.modules)
+        controller = self.controller
         new = [lib.filepath for lib in controller.lib_controllers if lib.filepath not in self.seen]
         if new and self.undo is not None:
             self.undo.append(controller.select(filepath=new).limit(limits=threads))
         self.seen.update(new)
-        self.modules, self.controller = len(sys.modules), controller
         return controller
+
+    def info(self) -> list[dict]:
+        """threadpoolctl's description of the pools loaded now (library, version, kernels,
+        threads: what a run records), read from the last scan when nothing was imported since
+        (a new look at the process's libraries takes milliseconds; it imports nothing)."""
+        with self.lock:
+            if self.controller is not None and len(sys.modules) == self.modules:
+                return self.controller.info()
+        from threadpoolctl import threadpool_info
+
+        return threadpool_info()
 
 
 def pin_threads(pools: ThreadPools, threads: int) -> None:
@@ -93,8 +104,7 @@ def run_threads(pools: ThreadPools, threads: int | None = None) -> Iterator[None
     the cluster starts); what such a run computes here (a chunked cell's driver) pins itself.
     """
     with pools.lock:
-        pools.modules = -1  # the next pin scans: its libraries are those to give back
-        pools.seen.clear()
+        pools.seen.clear()  # every library the next pin limits is one to give back
         previous, pools.undo = pools.undo, []
         undo = pools.undo
     try:

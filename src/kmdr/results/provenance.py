@@ -46,8 +46,9 @@ def new_run_id() -> str:
     return f"{stamp}-{uuid.uuid4().hex[:6]}"
 
 
-def versions() -> dict:
-    """Python, platform, the versions of :data:`_PACKAGES` and the BLAS libraries loaded."""
+def versions(blas: list[dict] | None = None) -> dict:
+    """Python, platform, the versions of :data:`_PACKAGES` and the BLAS libraries loaded
+    (``blas``: threadpoolctl's ``threadpool_info()`` when the caller has it)."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version(), "platform": platform.platform()}
@@ -60,11 +61,13 @@ def versions() -> dict:
         except PackageNotFoundError:  # a missing optional package is just not recorded
             out[name] = None
     try:
-        from threadpoolctl import threadpool_info
+        if blas is None:
+            from threadpoolctl import threadpool_info
 
+            blas = threadpool_info()
         out["blas"] = [
             {k: i.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
-            for i in threadpool_info()
+            for i in blas
         ]
     except Exception:
         pass
@@ -72,11 +75,11 @@ def versions() -> dict:
 
 
 def run_record(
-    experiment, execution, output, run_id: str, config: dict | None, parallelism
+    experiment, execution, output, run_id: str, config: dict | None, parallelism, blas=None
 ) -> dict:
     """The run record as it stands when a run starts (status ``running``): ``experiment``,
     ``execution`` and ``output`` are the run's objects (:mod:`kmdr.config.schema`), kept under
-    ``spec``."""
+    ``spec``; ``blas``: as for :func:`versions`."""
     from kmdr.config.schema import spec_of
 
     spec = spec_of(experiment, execution, output)
@@ -89,7 +92,7 @@ def run_record(
         "finished_at": None,
         "config": config if config is not None else spec,
         "spec": spec,
-        "versions": versions(),
+        "versions": versions(blas),
         "cpu_count": parallelism.cores,
         "os_cpu_count": os.cpu_count(),
         "n_jobs": parallelism.n_jobs,
