@@ -208,8 +208,8 @@ def execute(
     outcome = RunOutcome(experiment.name, exp_dir, new_run_id())
     started = time.perf_counter()
     par = services.parallelism
-    # A dry run writes no record: it needs only the data's part of one (not the library
-    # versions, whose lookup imports every library the run records).
+    # A dry run writes no record: it needs only the data's part of one (not the versions, the
+    # BLAS libraries and the git revision, a look at the process and two git calls).
     record = {}
     if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
         blas = services.state.pools.info()
