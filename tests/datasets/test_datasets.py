@@ -6,6 +6,7 @@ tests of the fetch logic itself run offline (their downloads fail at once).
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import sys
 import textwrap
@@ -198,15 +199,25 @@ def test_availability_cached_mirror_download(tmp_path, monkeypatch):
     assert status == "mirror" and str(mirror) in reason
     kd.load_dataset("coil20", data_dir=cache, mirror=mirror)
     assert kd.availability("coil20", data_dir=cache) == ("cached", "")
-    # nips' count matrix has no pinned hash: unavailable, whatever the cache holds
+    # a file the registry pins no hash for is unavailable, whatever the cache holds
     (cache / "nips").mkdir()
     (cache / "nips" / "nips_1-17.mat").write_bytes(b"")
+    status, reason = kd.availability("nips", data_dir=cache)
+    assert status == "download" and "raw.githubusercontent.com" in reason  # pinned: fetchable
+    _unpin(monkeypatch, "nips/nips_1-17.mat")
     status, reason = kd.availability("nips", data_dir=cache)
     assert status == "unavailable" and "no pinned hash" in reason
     assert kd.availability("synth") == ("synthetic", "")
 
 
 # --- registry and fetch --------------------------------------------------------------------
+
+
+def _unpin(monkeypatch, rel: str) -> None:
+    """Take the registered file ``rel``'s hash away for this test, as a registry line with '-'
+    (every file kmdr ships is pinned; a plug-in's may not be)."""
+    entry = _registry.registry()[rel]
+    monkeypatch.setitem(_registry.registry(), rel, dataclasses.replace(entry, known_hash=None))
 
 
 def test_registry_lists_every_file():
@@ -216,12 +227,19 @@ def test_registry_lists_every_file():
             assert path in reg
     pgms = [p for p in reg if p.startswith("orl/orl_faces/") and p.endswith(".pgm")]
     assert len(pgms) == 400
-    unknown = sorted(p for p, e in reg.items() if e.known_hash is None)
-    assert unknown == ["nips/nips_1-17.mat", "rcv1/rcv1_train.multiclass.bz2"]  # both refused
+    assert not [p for p, e in reg.items() if e.known_hash is None]  # a checksum for every file
+    assert not [p for p, e in reg.items() if not e.downloadable]  # every source serves its file
     for e in reg.values():
         assert e.url.startswith(("https://", "http://"))
-        sha256 = e.known_hash is None or len(e.known_hash) == 64
-        assert sha256 or (e.path.startswith("mnist/") and len(e.known_hash) == len("md5:") + 32)
+        sha256 = len(e.known_hash) == 64
+        md5 = e.path.startswith("mnist/") and len(e.known_hash) == len("md5:") + 32
+        assert sha256 or md5 or e.path == "nips/nips_1-17.mat"
+    # NIPS's count matrix: the public copy at a pinned commit, by its git blob id
+    nips = reg["nips/nips_1-17.mat"]
+    assert nips.known_hash == "gitblob:fdd8e86fcd2ab7a42a523449a203f981ff77dfd7"
+    assert "/d41858040a69cd22198d8de80b0bf0e27c8998f0/" in nips.url
+    rcv1 = reg["rcv1/rcv1_train.multiclass.bz2"]
+    assert rcv1.known_hash == "79691e3f974aa6a08d5e3116c61aff822fbdb2725e99ed27fde4351af51076a8"
     # MNIST's files as published, pinned by the md5 sums common loaders publish for them
     mnist = {p: e.known_hash for p, e in reg.items() if p.startswith("mnist/")}
     assert mnist == {
@@ -233,13 +251,14 @@ def test_registry_lists_every_file():
 
 
 @pytest.mark.fault(
-    "a registered data file with no pinned hash (NIPS's count matrix) in the cache or mirror",
+    "a registered data file with no pinned hash (a plug-in's '-' line) in the cache or mirror",
     gets="refused in one line before it is read: no pinned hash, how to pin a checked copy",
 )
 def test_a_file_without_a_pinned_hash_is_refused_not_trusted(tmp_path, monkeypatch):
     tried = []
     monkeypatch.setattr(_registry, "_download", lambda entry, cache_dir: tried.append(entry))
     rel = "rcv1/rcv1_train.multiclass.bz2"
+    _unpin(monkeypatch, rel)
     for where in ("cache", "mirror"):
         (tmp_path / where / "rcv1").mkdir(parents=True)
         (tmp_path / where / rel).write_bytes(b"anything at all")
@@ -359,16 +378,17 @@ def test_pooch_download_failure_becomes_unavailable(tmp_path, monkeypatch):
 
 
 def test_an_unserved_file_is_never_downloaded_and_listed_as_unavailable(tmp_path, monkeypatch):
-    """NIPS's count matrix: its registered URL does not serve it, so kmdr-list must not promise a
-    download, and fetching it asks for the file instead of trying one (pinned here to an empty
-    file's hash: unpinned, it is refused before that)."""
+    """A file whose registered URL no longer serves it (NIPS's count matrix, before its public
+    copy was pinned): kmdr-list must not promise a download, and fetching it asks for the file
+    instead of trying one (pinned here to an empty file's hash)."""
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
     (tmp_path / "empty").write_bytes(b"")
     pin(monkeypatch, "nips/nips_1-17.mat", tmp_path / "empty")
+    entry = _registry.registry()["nips/nips_1-17.mat"]
+    unserved = dataclasses.replace(entry, downloadable=False)
+    monkeypatch.setitem(_registry.registry(), "nips/nips_1-17.mat", unserved)
     tried = []
     monkeypatch.setattr(_registry, "_download", lambda entry, cache_dir: tried.append(entry))
-    unserved = sorted(p for p, e in _registry.registry().items() if not e.downloadable)
-    assert unserved == ["nips/nips_1-17.mat"]
     cache = tmp_path / "cache"
     status, reason = kd.availability("nips", data_dir=cache)
     assert status == "unavailable" and "\n" not in reason
@@ -428,7 +448,7 @@ def test_cli_exit_one_with_missing_after_the_table(tmp_path, monkeypatch, capsys
     assert _registry.registry()["orl/ORL_64x64.mat"].known_hash in out
     assert "MISSING" in out and "generated (SYNTHETIC)" in out
     missing = [line for line in err.splitlines() if line.startswith("MISSING")]
-    assert len(missing) == 1 and "nips_1-17.mat" in missing[0] and "no pinned hash" in missing[0]
+    assert len(missing) == 1 and "nips_1-17.mat" in missing[0] and "download of" in missing[0]
     # present data only: 0; missing data allowed: 0, still listed
     assert main(["orl", "synth"]) == 0
     capsys.readouterr()

@@ -366,7 +366,7 @@ def test_a_cache_that_cannot_hold_the_file_is_one_line(tmp_path, monkeypatch):
 
 
 @fault(
-    "a garbage NIPS .mat in the mirror (no published hash to catch it)",
+    "a garbage NIPS .mat in the mirror (its hash pinned by the user)",
     gets="one line naming the cached copy and its mirror source: delete both, fetch again",
 )
 def test_a_garbage_nips_file_from_the_mirror_names_both_copies(tmp_path, monkeypatch):

@@ -96,7 +96,7 @@ def test_nips_real_code_path_with_real_document_names(tmp_path, monkeypatch):
     n_docs = len(real_docnames())
     words = [f"w{i}" for i in range(300)]
     mirror = write_nips_mirror(tmp_path / "mirror", random_counts(300, n_docs, seed=0), words)
-    pin(monkeypatch, NIPS_MAT, mirror / NIPS_MAT)  # unpinned, kmdr refuses the file
+    pin(monkeypatch, NIPS_MAT, mirror / NIPS_MAT)  # the real file's pin refuses this one
 
     with pytest.warns(UserWarning, match="bmd09 reports 6314"):
         ds = kd.load_dataset("nips", data_dir=tmp_path / "cache", mirror=mirror)
@@ -105,7 +105,7 @@ def test_nips_real_code_path_with_real_document_names(tmp_path, monkeypatch):
     assert isinstance(ds.X, sp.csr_matrix) and ds.is_sparse
     assert ds.feature_names.size == ds.n_features
     assert np.all(np.diff(ds.X.tocsc().indptr) > 0)  # every kept term occurs
-    assert "no published hash" in ds.description
+    assert "pinned by its git blob id" in ds.description
     entry = kd.dataset_info("nips")  # the catalog's facts (d depends on the file: not fixed)
     assert (entry.n_samples, entry.n_clusters, entry.sparse) == (184, 3, True)
     assert entry.n_features is None
@@ -122,7 +122,7 @@ def test_nips_real_code_path_with_real_document_names(tmp_path, monkeypatch):
 
 def test_nips_missing_is_unavailable(tmp_path, monkeypatch):
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
-    with pytest.raises(kd.DatasetUnavailable, match=r"no pinned hash.*ai\.stanford\.edu"):
+    with pytest.raises(kd.DatasetUnavailable, match=r"download of .*S-AGM/d41858040a69.*failed"):
         kd.load_dataset("nips", data_dir=tmp_path)
 
 
@@ -146,7 +146,7 @@ def test_rcv1_reader_keeps_sparse_and_remaps_labels(tmp_path, monkeypatch):
     X = sp.random(40, 30, density=0.1, random_state=rng, format="csr")
     labels = rng.choice([3, 7, 11, 53], size=40)
     path = _write_svmlight_bz2(tmp_path / "small.multiclass.bz2", X, labels)
-    Xr, y = kd.read_rcv1(path, n_features=30, expected_n_samples=40, expected_n_classes=4)
+    Xr, y = kd.read_rcv1(path, n_features=30, expected_n_samples=40, expected_n_classes=53)
     assert isinstance(Xr, sp.csr_matrix) and Xr.dtype == np.float64 and Xr.shape == (40, 30)
     assert np.allclose(Xr.toarray(), X.toarray())
     assert y.dtype == np.int64 and set(y) == {0, 1, 2, 3}

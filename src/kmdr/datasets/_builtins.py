@@ -33,7 +33,6 @@ from ._text import (
     NIPS_FILE,
     NIPS_METADATA_FILES,
     RCV1_FILE,
-    RCV1_N_CLASSES,
     RCV1_SHAPE,
     load_nips,
     load_rcv1,
@@ -83,7 +82,8 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
     ),
     DatasetEntry(
         "rcv1", load_rcv1, "file", "RCV1", (RCV1_FILE,),
-        n_samples=RCV1_SHAPE[0], n_features=RCV1_SHAPE[1], n_clusters=RCV1_N_CLASSES, sparse=True,
+        n_samples=RCV1_SHAPE[0], n_features=RCV1_SHAPE[1], n_clusters=None, sparse=True,  # k:
+        # the classes present in the file (LIBSVM's training split holds 51 of its 53 labels)
         description="RCV1 multiclass training split (LIBSVM), tf-idf",
     ),
     DatasetEntry(

@@ -3,10 +3,15 @@
 Every file the loaders read is listed in ``registry.txt`` (pooch's registry-file pattern, with the
 URL on each line): its path inside the cache, its hash in pooch's form (a sha256, or ``md5:<hex>``
 where the public record is an md5 sum, as for MNIST's files; ``-`` when none is known) and a public
-URL, pinned to a commit where the file comes from GitHub. A file without a pinned hash is refused:
-its content could not be checked, so nothing computed from it could be reproduced. A fourth word
-``unserved`` marks a file whose URL names where it came from but no longer serves it: it is never
-downloaded, only taken from the cache or the mirror (:func:`fetch`, and ``kmdr-list`` says so).
+URL, pinned to a commit where the file comes from GitHub. Where the only public record of a file's
+content is its git blob id (a file committed to a repository, NIPS's count matrix), the hash is
+``gitblob:<hex>``: pooch cannot check that form, so such a file is downloaded into a temporary
+folder, checked by git's rule (:func:`git_blob_id`) and only then moved into the cache; its sha256
+is logged once it is verified, for whoever wants to pin it by that. A file without a pinned hash
+is refused: its content could not be checked, so nothing computed from it could be reproduced. A
+fourth word ``unserved`` marks a file whose URL names where it came from but no longer serves it:
+it is never downloaded, only taken from the cache or the mirror (:func:`fetch`, and
+``kmdr-list`` says so).
 
 :func:`fetch` obtains a file in this order:
 
@@ -23,14 +28,17 @@ data)."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from kmdr._io import atomic_writer
+from kmdr._log import say
 
 from ._progress import download_progressbar
 
@@ -39,6 +47,9 @@ DATA_DIR_ENV = "KMDR_DATA_DIR"
 _REGISTRY_FILE = Path(__file__).with_name("registry.txt")
 #: The registry word that marks a file its URL no longer serves.
 UNSERVED = "unserved"
+#: The hash form of a file pinned by its git blob id (pooch knows no such algorithm).
+GIT_BLOB = "gitblob"
+_ALGORITHMS = ("md5", "sha1", GIT_BLOB)
 
 
 class DatasetUnavailable(RuntimeError):
@@ -107,7 +118,7 @@ def registry() -> dict[str, FileEntry]:
             )
         path, digest, url = parts[:3]
         digest = None if digest == "-" else digest.lower()
-        if digest is not None and ":" in digest and digest.partition(":")[0] not in ("md5", "sha1"):
+        if digest is not None and ":" in digest and digest.partition(":")[0] not in _ALGORITHMS:
             raise ValueError(f"{_REGISTRY_FILE}:{lineno}: unknown hash algorithm in {raw!r}")
         entries[path] = FileEntry(path, digest, url, downloadable=len(parts) == 3)
     return entries
@@ -156,10 +167,24 @@ def sha256(path: str | os.PathLike) -> str:
     return pooch.file_hash(str(path), alg="sha256")
 
 
+def git_blob_id(path: str | os.PathLike) -> str:
+    """The file's git blob id, what ``git hash-object FILE`` prints: the SHA-1 of
+    ``b"blob <size>\\0"`` followed by the file's bytes."""
+    path = Path(path)
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def file_hash(path: str | os.PathLike, entry: FileEntry) -> str:
-    """``path``'s hash in the form of ``entry``'s pinned one (``md5:<hex>`` for an md5 pin)."""
+    """``path``'s hash in the form of ``entry``'s pinned one (``md5:<hex>`` for an md5 pin,
+    ``gitblob:<hex>`` for a git blob id)."""
     import pooch
 
+    if entry.algorithm == GIT_BLOB:
+        return f"{GIT_BLOB}:{git_blob_id(path)}"
     digest = pooch.file_hash(str(path), alg=entry.algorithm)
     return digest if entry.algorithm == "sha256" else f"{entry.algorithm}:{digest}"
 
@@ -173,6 +198,13 @@ def _check(path: Path, entry: FileEntry, source: str, fix: str) -> None:
         )
 
 
+def _report_sha256(path: Path, entry: FileEntry) -> None:
+    """Log the sha256 of a file just verified by its git blob id: the digest a user can pin
+    and check with the common tools (``sha256sum``)."""
+    if entry.algorithm == GIT_BLOB:
+        say(f"{entry.path} matches its git blob id; its sha256 is {sha256(path)}")
+
+
 def _download(entry: FileEntry, cache_dir: Path) -> Path:
     """Download one file into the cache with pooch (which verifies the hash when known).
 
@@ -182,6 +214,8 @@ def _download(entry: FileEntry, cache_dir: Path) -> Path:
     import pooch
 
     pooch.get_logger().setLevel(logging.WARNING)
+    if entry.algorithm == GIT_BLOB:
+        return _download_git_blob(entry, cache_dir)
     pup = pooch.create(
         path=cache_dir,
         base_url="",
@@ -190,6 +224,30 @@ def _download(entry: FileEntry, cache_dir: Path) -> Path:
         retry_if_failed=0,
     )
     return Path(pup.fetch(entry.path, progressbar=download_progressbar()))
+
+
+def _download_git_blob(entry: FileEntry, cache_dir: Path) -> Path:
+    """Download a file pinned by its git blob id into a temporary folder beside the cache, check
+    it there and move it into place: a file that fails the check is never kept."""
+    import pooch
+
+    target = cache_dir / entry.path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as partial:
+        got = Path(
+            pooch.retrieve(
+                entry.url,
+                known_hash=None,
+                fname=target.name,
+                path=partial,
+                progressbar=download_progressbar(),
+            )
+        )
+        fix = f"the server sent another file: put the registered file in {MIRROR_ENV} instead"
+        _check(got, entry, f"downloaded {entry.url}", fix)
+        os.replace(got, target)
+    _report_sha256(target, entry)
+    return target
 
 
 def fetch(
@@ -249,6 +307,7 @@ def fetch(
                 f"({type(err).__name__}: {err.strerror or err}); make {cache_dir} a writable "
                 f"folder with room for it, or point {DATA_DIR_ENV} elsewhere"
             ) from err
+        _report_sha256(target, entry)
         return target
 
     # 3. Download (pooch verifies the hash when one is known), where the source still serves it.
@@ -261,6 +320,8 @@ def fetch(
         )
     try:
         return _download(entry, cache_dir)
+    except DataIntegrityError:  # a downloaded file pinned by its git blob id: one line already
+        raise
     except Exception as err:
         import requests
 
