@@ -1,12 +1,12 @@
 """Stand-in ``nips_1-17.mat`` files for tests: the real file's variables and layout, written here.
 
-The real NIPS count matrix has no published hash and may not be obtainable, but its metadata can
-(``nips_metadata/`` of the data registry: the 2484 document names, their section labels and the
+The real NIPS count matrix (pinned by its git blob id) needs the network, but its metadata can be
+had (``nips_metadata/`` of the data registry: the 2484 document names, their section labels and the
 14036-term vocabulary, all hashed; found as kmdr finds data, see ``_data.py``). A file written by
 :func:`write_nips_mirror` with the real document names therefore passes the loader's content
 validation (184 documents = CN 50, LT 68, NS 66, the same selection as ``nips17.labels``), so
-``kmdr.datasets.load_dataset("nips")`` runs its real code path on it: mirror copy, parse, select,
-validate, term filter. Only the counts are made up.
+``kmdr.datasets.load_dataset("nips")`` runs its real code path on it (the test pins the written
+file): mirror copy, parse, select, validate, term filter. Only the counts are made up.
 """
 
 from __future__ import annotations
