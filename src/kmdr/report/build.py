@@ -37,6 +37,7 @@ from kmdr.report.header import section_header
 from kmdr.report.sections import ReportContext
 from kmdr.report.site import write_site
 from kmdr.report.theory_sections import section_theory
+from kmdr.report.what_to_use import section_what_to_use
 from kmdr.results.reading import Once, experiment_dirs
 
 __all__ = ["build_report", "evaluate_claims", "main", "table_of_contents", "write_report"]
@@ -129,6 +130,7 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None, say=Non
         section_header(root, exps),
         f"\n**Claims checked: {0 if own_only else len(results)}** ({tally}).",
         *(text for *_place, text in sorted(sections)),
+        *([section_what_to_use(root, exps)] if any(e.has_cells for e in exps.values()) else []),
         section_theory(root, exps),
         section_deviations(exps),
         *([section_unread(unread)] if unread else []),

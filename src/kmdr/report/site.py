@@ -28,6 +28,7 @@ from kmdr._io import atomic_write_text
 from kmdr.report import interactive
 from kmdr.report._text import VERDICT_MARK
 from kmdr.report.anchors import heading_anchor
+from kmdr.report.what_to_use import HEADING as WHAT_TO_USE
 from kmdr.results.reading import experiment_dirs, load_runs, skip_reasons
 from kmdr.results.records import read_table
 
@@ -461,8 +462,10 @@ def render_page(root: str | Path, report_text: str, site: Site) -> str:
         "to max and n over the repetitions.</p>"
     )
     reports = [p for p in (root / "REPORT.md",) if p.exists()]
+    what_to_use = f"\n## {WHAT_TO_USE}\n" in report_text
     nav = " · ".join(
         [
+            *([f'<a href="#{heading_anchor(WHAT_TO_USE, {})}">{WHAT_TO_USE}</a>'] * what_to_use),
             f'<a href="#{files_id}">{html.escape(FILES_HEADING)} and interactive plots</a>',
             *(_link(root, p, "the report as Markdown") for p in reports),
         ]

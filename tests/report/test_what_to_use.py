@@ -1,0 +1,129 @@
+"""The report's "What to use" section: each experiment's points (method, r) with their intervals
+over the repetitions, their Pareto fronts against time, the short table, the figure and CSV."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kmdr.report import what_to_use as W
+from kmdr.report.build import build_report
+from kmdr.report.site import Site, render_page
+
+
+def _cells(spec: dict[tuple[str, int], tuple[list, list, list]], base=None) -> pd.DataFrame:
+    """Cells from {(method, r): (accuracies, objectives, times)}, one cell per repetition."""
+    rows = []
+    for (method, r), (acc, obj, sec) in spec.items():
+        for rep, (a, o, t) in enumerate(zip(acc, obj, sec, strict=True)):
+            name = "none" if method == base else method.lower()
+            rows.append({"method": method, "reducer_name": name, "r": r, "repetition": rep,
+                         "seed": 100 * rep + r, "accuracy": a, "objective": o,
+                         "total_seconds": t, "dataset": "d"})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# (points as {(method, r): (mean accuracy, mean F, mean time)}, the accuracy front, the F front)
+FRONTS = [
+    pytest.param(
+        {("A", 5): (0.5, 0.3, 1.0), ("A", 10): (0.7, 0.2, 2.0), ("B", 5): (0.6, 0.25, 3.0)},
+        {("A", 5), ("A", 10)},
+        {("A", 5), ("A", 10)},
+        id="a slower, less accurate point is off both fronts",
+    ),
+    pytest.param(
+        {("A", 5): (0.5, 0.3, 1.0), ("B", 5): (0.9, 0.1, 5.0), ("C", 5): (0.6, 0.35, 2.0)},
+        {("A", 5), ("B", 5), ("C", 5)},
+        {("A", 5), ("B", 5)},
+        id="more accurate but a worse F: on one front only",
+    ),
+    pytest.param(
+        {("A", 5): (0.5, 0.3, 1.0), ("B", 5): (0.5, 0.3, 1.0)},
+        {("A", 5)},
+        {("A", 5)},
+        id="an exact tie keeps one point",
+    ),
+]
+
+
+@pytest.mark.parametrize(("means", "acc_front", "f_front"), FRONTS)
+def test_the_fronts(means, acc_front, f_front):
+    spec = {key: ([a, a], [f, f], [t, t]) for key, (a, f, t) in means.items()}
+    pts = W.fronts(W.points(_cells(spec)))
+    on = {name: set(zip(pts.loc[pts[f"front_{name}"], "method"], pts.loc[pts[f"front_{name}"], "r"],
+                       strict=True)) for name in ("accuracy", "F")}  # fmt: skip
+    assert on == {"accuracy": acc_front, "F": f_front}
+
+
+def test_a_point_is_the_means_with_t_intervals_over_the_repetitions():
+    acc = [0.5, 0.6, 0.7, 0.6]
+    pts = W.points(_cells({("A", 5): (acc, [0.2] * 4, [1.0, 2.0, 3.0, 2.0])}))
+    (row,) = pts.to_dict("records")
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, 3) * np.std(acc, ddof=1) / 2
+    assert row["n"] == 4 and row["accuracy"] == pytest.approx(0.6)
+    assert (row["accuracy_low"], row["accuracy_high"]) == pytest.approx((0.6 - half, 0.6 + half))
+    assert row["objective_low"] == row["objective_high"] == pytest.approx(0.2)  # no spread
+    assert row["total_seconds"] == pytest.approx(2.0)
+
+
+def test_the_table_fastest_within_the_margin_and_within_budgets():
+    rng = np.random.default_rng(0)
+    n = 8
+    spec = {
+        ("Full", 100): (0.812 + rng.normal(0, 0.002, n), [0.1] * n, [4.0] * n),
+        ("Slow", 50): (0.82 + rng.normal(0, 0.002, n), [0.1] * n, [8.0] * n),
+        ("Quick", 10): (0.805 + rng.normal(0, 0.002, n), [0.12] * n, [0.5] * n),
+        ("Poor", 5): (0.60 + rng.normal(0, 0.002, n), [0.3] * n, [0.1] * n),
+    }
+    cells = _cells(spec, base="Full")
+    rows = W.choices(cells, W.points(cells))
+    table = {row[0].split(" (")[0]: row for row in rows}
+    assert table["most accurate"][1] == "Slow at r = 50"
+    fast = table[f"fastest within {W.MARGIN:g} of the most accurate"]
+    assert fast[1] == "Quick at r = 10" and "16× faster; within 0.02 of it (p = " in fast[4]
+    assert table["most accurate within 0.25× the time of k-means on all features"][1] == (
+        "Quick at r = 10"
+    )
+    assert table["most accurate within 1× the time of k-means on all features"][1] == "Full"
+
+
+@pytest.mark.slow
+def test_the_committed_results_have_a_figure_and_csv_per_experiment():
+    """Every committed experiment with cells has its figure and CSV, and the CSV is what
+    :func:`kmdr.report.what_to_use.fronts` gives on its cells (the files are not stale)."""
+    from pathlib import Path
+
+    from kmdr.report.experiments import load_all
+
+    root = Path(__file__).resolve().parents[2] / "results"
+    exps = {n: e for n, e in load_all(root).items() if e.has_cells}
+    assert exps
+    for name, exp in exps.items():
+        assert (root / W.FOLDER / f"{name}.png").is_file()
+        csv = pd.read_csv(root / W.FOLDER / f"{name}_front.csv")
+        fresh = W.fronts(W.points(exp.cells))
+        assert list(csv.columns) == list(fresh.columns)
+        assert csv[["method", "r", "front_accuracy", "front_F"]].equals(
+            fresh[["method", "r", "front_accuracy", "front_F"]].reset_index(drop=True)
+        ), name
+        assert np.allclose(csv["accuracy"], fresh["accuracy"], rtol=1e-5, equal_nan=True)
+
+
+@pytest.mark.slow
+def test_the_report_and_its_page_link_the_section(tmp_path):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "results"
+    text = build_report(root)
+    assert f"\n## {W.HEADING}\n" in text
+    assert "- [What to use](#what-to-use)" in text  # in the contents
+    for name in ("bzmd14_orl", "lst17_coil20", "pb17_digits"):
+        assert f"![What to use: {name}](what_to_use/{name}.png)" in text
+        assert f"[what_to_use/{name}_front.csv](what_to_use/{name}_front.csv)" in text
+    page = render_page(root, text, Site(tmp_path / "index.html", no_plots="test"))
+    nav = page[page.index('<nav class="page"') : page.index("</nav>")]
+    assert '<a href="#what-to-use">What to use</a>' in nav
+    assert 'id="what-to-use"' in page
