@@ -32,6 +32,7 @@ from kmdr.config.presentation import SECTIONS
 from kmdr.report import claims as C
 from kmdr.report.anchors import heading_anchor as _anchor
 from kmdr.report.deviations import section_deviations
+from kmdr.report.distortion import section_distortion
 from kmdr.report.experiments import in_section, load_all, public_text
 from kmdr.report.header import section_header
 from kmdr.report.sections import ReportContext
@@ -132,6 +133,7 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None, say=Non
         *(text for *_place, text in sorted(sections)),
         *([section_what_to_use(root, exps)] if any(e.has_cells for e in exps.values()) else []),
         section_theory(root, exps),
+        *filter(None, [section_distortion(root)]),  # a subsection of the theory
         section_deviations(exps),
         *([section_unread(unread)] if unread else []),
     ]
