@@ -12,8 +12,9 @@ accuracy is within :data:`MARGIN` of it (with the one-sided test that it is not 
 :func:`kmdr.report.claims.significance.margin_test`), and the most accurate point within each
 time budget of :data:`BUDGETS` (fractions of the no-reduction k-means's time per cell).
 
-``python -m kmdr.report.what_to_use RESULTS`` writes ``RESULTS/what_to_use/<experiment>.png``
-(the two fronts) and ``<experiment>_front.csv`` (every point, flagged where it is on a front);
+``python -m kmdr.report.what_to_use RESULTS`` writes, in ``RESULTS/what_to_use/<experiment>/``,
+``<experiment>.png`` (the two fronts) and ``<experiment>_front.csv`` (every point, flagged where
+it is on a front);
 :func:`section_what_to_use` writes the section from the cells and links those files.
 """
 
@@ -221,7 +222,7 @@ def draw(pts: pd.DataFrame, title: str):
 
 
 def write_what_to_use(root: str | Path, exps: dict[str, Experiment] | None = None) -> list[Path]:
-    """Write ``<root>/what_to_use/<experiment>.png`` and ``<experiment>_front.csv`` for every
+    """Write ``<root>/what_to_use/<experiment>/<experiment>.png`` and ``_front.csv`` for every
     experiment with cells; returns the files written."""
     import matplotlib.pyplot as plt
 
@@ -234,7 +235,7 @@ def write_what_to_use(root: str | Path, exps: dict[str, Experiment] | None = Non
         if not exp.has_cells:
             continue
         pts = fronts(points(exp.cells))
-        folder = root / FOLDER
+        folder = root / FOLDER / name  # one folder each: the page lists its files under it
         csv = folder / f"{name}_front.csv"
         atomic_write_text(csv, pts.to_csv(index=False, float_format="%.6g"))
         fig = draw(pts, exp.preset.get("title") or name)
@@ -275,16 +276,17 @@ def section_what_to_use(root: Path, exps: dict[str, Experiment]) -> str:
         pts = fronts(points(exp.cells))
         title = exp.preset.get("title") or exp.name
         out += ["", f"### What to use: {exp.name}", "", f"{title}."]
-        png, csv = (root / FOLDER / f"{exp.name}{s}" for s in (".png", "_front.csv"))
+        where = f"{FOLDER}/{exp.name}"
+        png, csv = (root / where / f"{exp.name}{s}" for s in (".png", "_front.csv"))
         if png.exists():
-            out += ["", f"![What to use: {exp.name}]({FOLDER}/{png.name})"]
+            out += ["", f"![What to use: {exp.name}]({where}/{png.name})"]
         else:
             out += [
                 "",
                 f"(No figure yet: `python -m kmdr.report.what_to_use {root.name}` draws it.)",
             ]
         if csv.exists():
-            out += ["", f"The front as a CSV: [{FOLDER}/{csv.name}]({FOLDER}/{csv.name})."]
+            out += ["", f"The front as a CSV: [{where}/{csv.name}]({where}/{csv.name})."]
         rows = choices(exp.cells, pts)
         if rows:
             out += ["", md_table(["question", "point", "accuracy [95%]", "time per cell", "note"],
