@@ -102,8 +102,8 @@ def test_the_committed_results_have_a_figure_and_csv_per_experiment():
     exps = {n: e for n, e in load_all(root).items() if e.has_cells}
     assert exps
     for name, exp in exps.items():
-        assert (root / W.FOLDER / name / f"{name}.png").is_file()
-        csv = pd.read_csv(root / W.FOLDER / name / f"{name}_front.csv")
+        assert (root / W.FOLDER / f"{name}_pareto" / f"{name}.png").is_file()
+        csv = pd.read_csv(root / W.FOLDER / f"{name}_pareto" / f"{name}_front.csv")
         fresh = W.fronts(W.points(exp.cells))
         assert list(csv.columns) == list(fresh.columns)
         assert csv[["method", "r", "front_accuracy", "front_F"]].equals(
@@ -121,7 +121,7 @@ def test_the_report_and_its_page_link_the_section(tmp_path):
     assert f"\n## {W.HEADING}\n" in text
     assert "- [What to use](#what-to-use)" in text  # in the contents
     for name in ("bzmd14_orl", "lst17_coil20", "pb17_digits"):
-        where = f"what_to_use/{name}"
+        where = f"what_to_use/{name}_pareto"
         assert f"![What to use: {name}]({where}/{name}.png)" in text
         assert f"[{where}/{name}_front.csv]({where}/{name}_front.csv)" in text
     page = render_page(root, text, Site(tmp_path / "index.html", no_plots="test"))

@@ -12,9 +12,9 @@ accuracy is within :data:`MARGIN` of it (with the one-sided test that it is not 
 :func:`kmdr.report.claims.significance.margin_test`), and the most accurate point within each
 time budget of :data:`BUDGETS` (fractions of the no-reduction k-means's time per cell).
 
-``python -m kmdr.report.what_to_use RESULTS`` writes, in ``RESULTS/what_to_use/<experiment>/``,
-``<experiment>.png`` (the two fronts) and ``<experiment>_front.csv`` (every point, flagged where
-it is on a front);
+``python -m kmdr.report.what_to_use RESULTS`` writes, in
+``RESULTS/what_to_use/<experiment>_pareto/``, ``<experiment>.png`` (the two fronts) and
+``<experiment>_front.csv`` (every point, flagged where it is on a front);
 :func:`section_what_to_use` writes the section from the cells and links those files.
 """
 
@@ -221,9 +221,16 @@ def draw(pts: pd.DataFrame, title: str):
     return fig
 
 
+def _own_folder(experiment: str) -> str:
+    """The folder of one experiment's figure and CSV, in :data:`FOLDER`: one each, so the page
+    lists its two files under its figure; never named as the experiment, whose name the page
+    gives to the experiment's own folder."""
+    return f"{experiment}_pareto"
+
+
 def write_what_to_use(root: str | Path, exps: dict[str, Experiment] | None = None) -> list[Path]:
-    """Write ``<root>/what_to_use/<experiment>/<experiment>.png`` and ``_front.csv`` for every
-    experiment with cells; returns the files written."""
+    """Write ``<root>/what_to_use/<experiment>_pareto/<experiment>.png`` and ``_front.csv``
+    for every experiment with cells; returns the files written."""
     import matplotlib.pyplot as plt
 
     from kmdr._io import atomic_write_bytes, atomic_write_text
@@ -235,7 +242,7 @@ def write_what_to_use(root: str | Path, exps: dict[str, Experiment] | None = Non
         if not exp.has_cells:
             continue
         pts = fronts(points(exp.cells))
-        folder = root / FOLDER / name  # one folder each: the page lists its files under it
+        folder = root / FOLDER / _own_folder(name)
         csv = folder / f"{name}_front.csv"
         atomic_write_text(csv, pts.to_csv(index=False, float_format="%.6g"))
         fig = draw(pts, exp.preset.get("title") or name)
@@ -276,7 +283,7 @@ def section_what_to_use(root: Path, exps: dict[str, Experiment]) -> str:
         pts = fronts(points(exp.cells))
         title = exp.preset.get("title") or exp.name
         out += ["", f"### What to use: {exp.name}", "", f"{title}."]
-        where = f"{FOLDER}/{exp.name}"
+        where = f"{FOLDER}/{_own_folder(exp.name)}"
         png, csv = (root / where / f"{exp.name}{s}" for s in (".png", "_front.csv"))
         if png.exists():
             out += ["", f"![What to use: {exp.name}]({where}/{png.name})"]
