@@ -128,3 +128,28 @@ def test_the_report_and_its_page_link_the_section(tmp_path):
     nav = page[page.index('<nav class="page"') : page.index("</nav>")]
     assert '<a href="#what-to-use">What to use</a>' in nav
     assert 'id="what-to-use"' in page
+
+
+@pytest.mark.slow
+def test_the_command_writes_one_folder_per_experiment(tmp_path, capsys):
+    """``python -m kmdr.report.what_to_use RESULTS`` on a results folder holding one committed
+    experiment: its figure and CSV in ``what_to_use/<experiment>_pareto/``, the CSV its fronts."""
+    import shutil
+    from pathlib import Path
+
+    from kmdr.report.experiments import load_all
+
+    source = Path(__file__).resolve().parents[2] / "results" / "bzmd14_synth"
+    shutil.copytree(source, tmp_path / "bzmd14_synth")
+    assert W.main([str(tmp_path)]) == 0
+    assert "wrote 2 files" in capsys.readouterr().out
+    folder = tmp_path / W.FOLDER / "bzmd14_synth_pareto"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "bzmd14_synth.png",
+        "bzmd14_synth_front.csv",
+    ]
+    assert (folder / "bzmd14_synth.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    csv = pd.read_csv(folder / "bzmd14_synth_front.csv")
+    fresh = W.fronts(W.points(load_all(tmp_path)["bzmd14_synth"].cells))
+    assert csv["front_accuracy"].tolist() == fresh["front_accuracy"].tolist()
+    assert csv["front_F"].any() and csv["front_accuracy"].any()
