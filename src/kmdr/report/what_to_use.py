@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr.report._text import md_table, number
-from kmdr.report.claims.significance import ALPHA, Sample, margin_test, p_text
+from kmdr.report.claims.significance import ALPHA, Sample, margin_test, p_text, replicates
 from kmdr.report.experiments import Experiment, load_all
 
 __all__ = [
@@ -59,7 +59,7 @@ _LEVEL = 0.95
 
 
 def _interval(values: pd.Series) -> tuple[float, float, float]:
-    """Mean and 95% t-interval over the repetitions (the mean twice when one repetition)."""
+    """Mean and 95% t-interval over the repetitions (the mean alone when they do not vary)."""
     from scipy import stats
 
     v = values.dropna().to_numpy(dtype=float)
@@ -74,8 +74,6 @@ def points(cells: pd.DataFrame) -> pd.DataFrame:
     """One row per (method, r) of one experiment's cells: ``n`` repetitions, and for accuracy,
     objective and time their mean with ``_low`` / ``_high`` 95% bounds; ``baseline`` marks the
     no-reduction k-means."""
-    from kmdr.report.claims.significance import replicates
-
     df = replicates(cells)
     rows = []
     for (method, r), part in df.groupby(["method", "r"], sort=True):
@@ -103,8 +101,7 @@ def fronts(pts: pd.DataFrame) -> pd.DataFrame:
 
 
 def _per_rep(cells: pd.DataFrame, method: str, r: int, column: str) -> Sample:
-    from kmdr.report.claims.significance import replicates
-
+    """``column`` of one point's cells, one value per repetition (its seeds for pairing)."""
     df = replicates(cells)
     part = df[(df["method"] == method) & (df["r"] == r)]
     by_rep = part.groupby("repetition")
