@@ -19,7 +19,7 @@ import pandas as pd
 
 from kmdr.report.claims.checks import check_near_accuracy, check_trend
 from kmdr.report.claims.rankings import check_faster_than_full, check_leads_accuracy, time_ratio
-from kmdr.report.claims.significance import log_of, sample, table
+from kmdr.report.claims.significance import log_of, ratio_text, sample, table
 from kmdr.report.claims.verdicts import (
     NEAR_ACCURACY,
     NO_DATA,
@@ -250,7 +250,7 @@ def check_large_n_memory(df: pd.DataFrame, path: Path | str) -> Part | Verdict:
     mean = cells.groupby("method")["peak_mb"].mean()
     text = (
         f"{mean[PD] / 1024:.3g} GiB against {mean['kMeans'] / 1024:.3g} GiB "
-        f"(×{mean[PD] / mean['kMeans']:.3g}, g = {t.g:+.2f} on log memory)"
+        f"(×{mean[PD] / mean['kMeans']:.3g}, {ratio_text(t)})"
     )
     return Part((Comparison(f"peak memory: {PD}", text, t.p, t.diff < 0, test=t),), (), head)
 
