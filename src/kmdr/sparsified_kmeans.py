@@ -58,6 +58,7 @@ __all__ = [
     "second_pass",
     "sparsified_centers",
     "sparsified_kmeans",
+    "sparsified_start",
 ]
 
 #: The second pass reads the original rows in blocks of about this many entries (8 bytes each).
@@ -324,6 +325,16 @@ def sparsified_kmeans(
         cluster_centers=centers,
         converged=bool(converged),
     )
+
+
+def sparsified_start(W, n_clusters: int, *, init="k-means++", random_state=None) -> np.ndarray:
+    """The first centers :func:`sparsified_kmeans` starts from (one start; module docstring):
+    passed back as ``init``, the run is that of ``init="k-means++"`` apart from the random
+    draws, so a caller can time the start apart from Lloyd's iterations."""
+    W, m = check_sparsified(W)
+    problem = _Problem(W, m)
+    labels = _seed(problem, n_clusters, INITS[init], check_random_state(random_state))
+    return problem.centers(labels, n_clusters, np.tile(problem.global_mean, (n_clusters, 1)))
 
 
 def second_pass(X, centers, first: KMeansResult | None = None) -> KMeansResult:

@@ -144,6 +144,24 @@ def test_large_n_claim_judges_the_papers_size_not_only_the_direction(tmp_path):
     assert "×40.1" in speedup.statement and "overall" not in speedup.statement
 
 
+def test_large_n_claim_times_lloyds_iterations_apart_from_the_start(tmp_path):
+    """A bench file with the start timed apart: the claim tests the Lloyd iterations alone (the
+    paper's assignment-plus-update time); without it, it says the start is included. Both
+    methods' accuracy is in the evidence either way."""
+    old = C.decide(check_large_n(pd.DataFrame(), _bench(tmp_path / "o.csv", 5.0, 0.1)))
+    assert "per iteration, start included" in old.evidence and "predates" in old.evidence
+    frame = pd.read_csv(_bench(tmp_path / "s.csv", 5.0, 0.1))
+    frame["start_seconds"] = np.where(frame["method"] == "kmeans", 1.0, 0.05)
+    frame["lloyd_seconds_per_iter"] = frame["seconds_per_iter"] / 2
+    frame.loc[frame["method"] == "sparsified", "accuracy"] = 0.947
+    path = tmp_path / "start.csv"
+    frame.to_csv(path, index=False)
+    apart = C.decide(check_large_n(pd.DataFrame(), path))
+    assert "per Lloyd iteration: PD" in apart.evidence and "start included" not in apart.evidence
+    assert "(the start: PD ×0.05 of kMeans')" in apart.evidence
+    assert "accuracy PD 0.947, kMeans 1.000" in apart.evidence
+
+
 def test_large_n_memory_claim(tmp_path):
     bench = _bench(tmp_path / "m.csv", peaks=(12000.0, 1300.0))
     less = C.decide(check_large_n_memory(pd.DataFrame(), bench))
