@@ -30,6 +30,12 @@ Distances between two sparsified points are estimated without bias from their ke
 exact when m = p). Every point joins its nearest seed and the first centers are the
 :func:`sparsified_centers` of that partition; Lloyd's iterations follow.
 
+The authors' rules. :func:`authors_sparsified_kmeans` follows the authors' code instead
+(SparsifiedKMeans 2.1 with its defaults; see its docstring): kept zeros not stored, sparse first
+centers with a distance over the coordinates a point and a center both store, their k-means++,
+update, empty-cluster action and stop. pb17's presets run it; the functions above are kmdr's own
+variant, which lst17's PD runs.
+
 Two passes. The paper's two-pass algorithm (:func:`second_pass`) reads the original data once
 more after sparsified k-means: each point goes to the nearest of the (unpreconditioned) centers
 by its exact distance, and each center becomes the exact mean of its points. The authors' code
@@ -46,7 +52,14 @@ from sklearn.utils import check_random_state
 from kmdr.cluster import INITS, KMeansResult, check_centers, check_kmeans_params
 from kmdr.metrics import cluster_sums
 
-__all__ = ["check_sparsified", "second_pass", "sparsified_centers", "sparsified_kmeans"]
+__all__ = [
+    "authors_sparsified_kmeans",
+    "check_sparsified",
+    "second_pass",
+    "sparsified_centers",
+    "sparsified_kmeans",
+    "sparsified_start",
+]
 
 #: The second pass reads the original rows in blocks of about this many entries (8 bytes each).
 _PASS_ENTRIES = 1 << 22
@@ -314,6 +327,16 @@ def sparsified_kmeans(
     )
 
 
+def sparsified_start(W, n_clusters: int, *, init="k-means++", random_state=None) -> np.ndarray:
+    """The first centers :func:`sparsified_kmeans` starts from (one start; module docstring):
+    passed back as ``init``, the run is that of ``init="k-means++"`` apart from the random
+    draws, so a caller can time the start apart from Lloyd's iterations."""
+    W, m = check_sparsified(W)
+    problem = _Problem(W, m)
+    labels = _seed(problem, n_clusters, INITS[init], check_random_state(random_state))
+    return problem.centers(labels, n_clusters, np.tile(problem.global_mean, (n_clusters, 1)))
+
+
 def second_pass(X, centers, first: KMeansResult | None = None) -> KMeansResult:
     """The second pass of the two-pass algorithm over the original data ``X``.
 
@@ -374,4 +397,209 @@ def second_pass(X, centers, first: KMeansResult | None = None) -> KMeansResult:
         n_iter=int(first.n_iter) if first is not None else 0,
         cluster_centers=means,
         converged=bool(first.converged) if first is not None else True,
+    )
+
+
+# -- the authors' rules ---------------------------------------------------------------------------
+#
+# SparsifiedKMeans 2.1 (``kmeans_sparsified.m`` and its ``private/`` helpers), with its defaults
+# (unbiasedDistance, unbiasedInitialization, MLcorrection on; denseCenters off; EmptyAction
+# 'singleton'). Their code holds the sketch as a MATLAB sparse matrix of the kept values scaled
+# by p2/m (p2 the padded dimension), so a kept value that is exactly 0 is not stored, and reads
+# its own sampling rate as gamma = m/d (d the original dimension). The names below follow theirs:
+# S the scaled sketch (one row per point here, one column there), C the k centers.
+
+#: A center matrix turns dense once more than this fraction of its entries is nonzero.
+_AUTHORS_DENSE_FRACTION = 0.99
+#: Their k-means++ redraws a seed already chosen at most this many times, then gives up.
+_AUTHORS_REDRAWS = 400
+
+
+class _AuthorsProblem:
+    """The authors' sketch and the distances their code computes on it.
+
+    Distances are summed entry by entry in the order of the stored entries, from the
+    differences themselves, as their mex file (SparseMatrixMinusCluster.c) sums them: on data
+    with small integer values many points lie at exactly equal distances from two centers, and
+    only the same arithmetic gives the same first-nearest center.
+    """
+
+    def __init__(self, W: sp.csr_matrix, m: int, n_features: int):
+        self.n, self.p2 = W.shape
+        self.gamma = m / n_features  # their SparsityLevel after the sampling: small_p / p
+        self.S = W.copy()
+        self.S.data = self.S.data / (m / self.p2)  # their X: kept values over small_p / p2
+        self.S.eliminate_zeros()  # MATLAB's sparse storage keeps no zero
+        self.S.sort_indices()
+        self.M = _mask(self.S)
+        self.row_of = np.repeat(np.arange(self.n), np.diff(self.S.indptr))
+
+    def _sums(self, rows, values) -> np.ndarray:
+        return np.bincount(rows, weights=values * values, minlength=self.n)
+
+    def distances(self, C: np.ndarray, dense: bool) -> np.ndarray:
+        """n x k distances to the centers C. Held dense: ``sum_{l stored} (x_l - c_l/gamma)^2``
+        over the point's stored coordinates. Held sparse (only their nonzeros stored): over the
+        coordinates both store, ``(x_l / gamma_c - c_l / gamma)^2``, gamma_c the fraction of its
+        coordinates the center stores; a center storing nothing is at distance 0 from every
+        point (their loop over its empty support)."""
+        out = np.zeros((self.n, len(C)))
+        idx, x = self.S.indices, self.S.data
+        for k, c in enumerate(C):
+            scaled = c / self.gamma
+            if dense:
+                out[:, k] = self._sums(self.row_of, x - scaled[idx])
+                continue
+            support = c != 0
+            gamma_c = support.sum() / self.p2
+            if gamma_c == 0:
+                continue
+            both = support[idx]
+            out[:, k] = self._sums(self.row_of[both], x[both] / gamma_c - scaled[idx[both]])
+        return np.sqrt(out)
+
+    def assign(self, C: np.ndarray, dense: bool):
+        """Their findClusterAssignments: the nearest center (first on ties) and its distance."""
+        dist = self.distances(C, dense)
+        labels = np.argmin(dist, axis=1)
+        return labels, dist[np.arange(self.n), labels]
+
+    def row(self, i: int) -> np.ndarray:
+        return self.S[i].toarray().ravel()
+
+
+def _authors_seeds(problem: _AuthorsProblem, n_clusters: int, init: str, rng) -> np.ndarray:
+    """Their starts: 'sample' (k distinct points) or Arthur_initialization (k-means++ on the
+    sketch, every distance to a seed held dense, a redrawn seed rejected up to 400 times)."""
+    n = problem.n
+    if init == "random":
+        chosen = rng.choice(n, n_clusters, replace=False)
+        return np.vstack([problem.row(i) for i in chosen])
+    chosen = [int(rng.randint(n))]
+    for _ in range(n_clusters - 1):
+        C = np.vstack([problem.row(i) for i in chosen])
+        _, dist = problem.assign(C, dense=True)
+        weights = dist**2
+        probs = weights / weights.sum() if weights.sum() > 0 else None  # None: uniform
+        i = int(rng.choice(n, p=probs))
+        for _ in range(_AUTHORS_REDRAWS - 1):
+            if i not in chosen:
+                break
+            i = int(rng.choice(n, p=probs))
+        if i in chosen:
+            raise ValueError("k-means++ on the sketch drew only seeds already chosen (400 draws)")
+        chosen.append(i)
+    return np.vstack([problem.row(i) for i in chosen])
+
+
+def _authors_lloyd(problem: _AuthorsProblem, C, dense, n_clusters, max_iter, tol):
+    """Their iterations: assign, update each center as gamma times the sum of the scaled values
+    over how many points stored each coordinate, give an empty cluster the point farthest from
+    its center (the same point for every empty cluster), turn the centers dense past 99%
+    nonzero, stop when the centers move by less than ``tol`` (Frobenius norm)."""
+    counts_of = problem.M
+    shift, n_iter = np.inf, 0
+    for _ in range(max_iter):
+        n_iter += 1
+        labels, dist = problem.assign(C, dense)
+        old = C
+        sums, counts = _sums_and_counts(problem.S, counts_of, labels, n_clusters)
+        C = problem.gamma * sums / (counts + 1e-16)
+        members = np.bincount(labels, minlength=n_clusters)
+        far = int(np.argmax(dist))
+        for c in np.flatnonzero(members == 0):
+            C[c] = problem.row(far)
+        if not dense and np.count_nonzero(C) / C.size > _AUTHORS_DENSE_FRACTION:
+            dense = True
+        shift = float(np.linalg.norm(old - C))
+        if shift < tol:
+            break
+        if np.isnan(C).any():
+            raise ValueError("the sparsified k-means centers became NaN")
+    # their labels and objective are those of the last assignment, before the last update
+    return labels, float((dist**2).sum()), n_iter, C, bool(shift < tol)
+
+
+def authors_sparsified_kmeans(
+    W,
+    n_clusters: int,
+    *,
+    n_kept: int,
+    n_features: int,
+    n_init: int = 1,
+    max_iter: int = 100,
+    init="k-means++",
+    tol: float = 1e-6,
+    random_state=None,
+) -> KMeansResult:
+    """Sparsified k-means by its authors' rules (SparsifiedKMeans 2.1 with its defaults).
+
+    Where :func:`sparsified_kmeans` keeps every sampled entry and holds its centers dense, the
+    authors' code
+
+    * stores only the sampled entries that are not exactly 0 (a point may store fewer than m,
+      or none: it is then at distance 0 from every sparse center);
+    * starts from k seed points held as *sparse* centers, and measures a point's distance to such
+      a center over the coordinates both store, until more than 99% of the centers' entries are
+      nonzero; from then on over the point's stored coordinates;
+    * seeds by k-means++ on the sketch (the distance to a seed over the point's stored
+      coordinates, the seed held dense with zeros where it stores nothing);
+    * updates a center coordinate as the mean of the values stored there by its points (0 where
+      none stored one); an empty cluster takes the point farthest from its center;
+    * stops when the centers move by less than ``tol`` (Frobenius norm, absolute; their default
+      1e-6) or after ``max_iter`` iterations (their default 100), and returns the labels of the
+      last assignment.
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n_samples, p2)
+        The kept (unscaled) values of the preconditioned points, at most ``n_kept`` per row.
+    n_clusters : int
+    n_kept : int
+        m, the entries sampled per row.
+    n_features : int
+        d, the dimension before padding (their sampling rate is m / d).
+    n_init, max_iter, init, tol, random_state
+        As :func:`sparsified_kmeans` (``init`` "random" is their 'sample' start); the run with
+        the lowest objective is kept, as their Replicates.
+
+    Returns
+    -------
+    KMeansResult
+        ``cluster_centers`` in the preconditioned space (a center set to an empty cluster's
+        point holds that point's scaled values, as theirs does); ``inertia`` their objective, the
+        sum of the squared distances of the last assignment.
+    """
+    W = sp.csr_matrix(W, dtype=np.float64)
+    per_row = np.diff(W.indptr)
+    if per_row.size and per_row.max() > n_kept:
+        raise ValueError(f"X stores up to {per_row.max()} entries per row, more than m = {n_kept}")
+    check_kmeans_params(
+        "authors_sparsified_kmeans",
+        W.shape[0],
+        n_clusters=n_clusters,
+        n_init=n_init,
+        max_iter=max_iter,
+        tol=tol,
+        init=init,
+    )
+    given = None if isinstance(init, str) else check_centers(init, n_clusters, W.shape[1])
+    rng = check_random_state(random_state)
+    problem = _AuthorsProblem(W, n_kept, n_features)
+    best = None
+    for _ in range(n_init):
+        if given is not None:
+            run = _authors_lloyd(problem, given.copy(), True, n_clusters, max_iter, tol)
+        else:
+            seeds = _authors_seeds(problem, n_clusters, INITS[init], rng)
+            run = _authors_lloyd(problem, seeds, False, n_clusters, max_iter, tol)
+        if best is None or run[1] < best[1]:
+            best = run
+    labels, inertia, n_iter, centers, converged = best
+    return KMeansResult(
+        labels=np.asarray(labels, dtype=np.intp),
+        inertia=inertia,
+        n_iter=int(n_iter),
+        cluster_centers=centers,
+        converged=converged,
     )

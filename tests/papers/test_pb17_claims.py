@@ -98,8 +98,9 @@ def test_no_difference_is_a_tie_that_states_what_it_could_detect():
 
 
 def _bench(path, kmeans_per_iter=2.0, sparse_per_iter=0.1, sizes=(20_000, 100_000), only=None,
-           peaks=(100.0, 100.0)):  # fmt: skip
+           peaks=(100.0, 100.0), peak_noise=0.01):  # fmt: skip
     rng = np.random.default_rng(0)
+    peak_rng = np.random.default_rng(1)  # a peak varies by a few MB between repetitions
     rows = []
     for n in sizes:
         for method, t in (("kmeans", kmeans_per_iter), ("sparsified", sparse_per_iter)):
@@ -112,7 +113,8 @@ def _bench(path, kmeans_per_iter=2.0, sparse_per_iter=0.1, sizes=(20_000, 100_00
                              "repetition": rep, "block_rows": 16384, "pass_seconds": 1.0,
                              "cluster_seconds": 3 * per_iter, "n_iter": 3,
                              "seconds_per_iter": per_iter, "total_seconds": 1 + 3 * per_iter,
-                             "peak_mb": peaks[method == "sparsified"],
+                             "peak_mb": peaks[method == "sparsified"]
+                             * np.exp(peak_noise * peak_rng.standard_normal()),
                              "accuracy": 1.0})  # fmt: skip
     frame = pd.DataFrame(rows, columns=list(BENCH_COLUMNS))
     frame.to_csv(path, index=False)
@@ -142,12 +144,37 @@ def test_large_n_claim_judges_the_papers_size_not_only_the_direction(tmp_path):
     assert "×40.1" in speedup.statement and "overall" not in speedup.statement
 
 
+def test_large_n_claim_times_lloyds_iterations_apart_from_the_start(tmp_path):
+    """A bench file with the start timed apart: the claim tests the Lloyd iterations alone (the
+    paper's assignment-plus-update time); without it, it says the start is included. Both
+    methods' accuracy is in the evidence either way."""
+    old = C.decide(check_large_n(pd.DataFrame(), _bench(tmp_path / "o.csv", 5.0, 0.1)))
+    assert "per iteration, start included" in old.evidence and "predates" in old.evidence
+    frame = pd.read_csv(_bench(tmp_path / "s.csv", 5.0, 0.1))
+    frame["start_seconds"] = np.where(frame["method"] == "kmeans", 1.0, 0.05)
+    frame["lloyd_seconds_per_iter"] = frame["seconds_per_iter"] / 2
+    frame.loc[frame["method"] == "sparsified", "accuracy"] = 0.947
+    path = tmp_path / "start.csv"
+    frame.to_csv(path, index=False)
+    apart = C.decide(check_large_n(pd.DataFrame(), path))
+    assert "per Lloyd iteration: PD" in apart.evidence and "start included" not in apart.evidence
+    assert "(the start: PD ×0.05 of kMeans')" in apart.evidence
+    assert "accuracy PD 0.947, kMeans 1.000" in apart.evidence
+
+
 def test_large_n_memory_claim(tmp_path):
     bench = _bench(tmp_path / "m.csv", peaks=(12000.0, 1300.0))
     less = C.decide(check_large_n_memory(pd.DataFrame(), bench))
     assert less.verdict == C.HOLDS and "×0.108" in less.evidence
     path = _bench(tmp_path / "n.csv", peaks=(1000.0, 1000.0))
     assert C.decide(check_large_n_memory(pd.DataFrame(), path)).verdict != C.HOLDS
+    # the ratio with its interval, not Hedges' g (which only says how small the noise is)
+    assert "95% CI ×" in less.evidence and "g = " not in less.evidence
+    # the same peak in each of 4 repetitions: the sign test, whose p accounts for n, cannot
+    # reach α with 4 (its smallest p, two-sided, is 0.125)
+    same = _bench(tmp_path / "s.csv", peaks=(12000.0, 1300.0), peak_noise=0.0)
+    tie = C.decide(check_large_n_memory(pd.DataFrame(), same))
+    assert tie.verdict == C.TIE and "exact sign test on 4 repetitions, p = 0.12" in tie.evidence
 
 
 def test_the_bench_claims_read_the_results_folder_they_are_given(tmp_path, monkeypatch):

@@ -9,6 +9,22 @@ from kmdr.app.compose import presets
 #: γ as read off the paper's figure (accuracy vs γ on MNIST).
 GAMMAS = (0.005, 0.008, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3)
 METHODS = ("sparsified", "sparsified_raw", "sparsified_two_pass", "none")
+#: The preset's reducer ids: the paper's methods by its authors' rules, and (digits) kmdr's rules
+#: on the same sketches, under labels of their own.
+IDS = {
+    "pb17_digits": (
+        "sparsified", "sparsified_raw", "sparsified_two_pass", "sparsified_kmdr",
+        "sparsified_raw_kmdr", "sparsified_two_pass_kmdr", "none",
+    ),
+    "pb17_mnist": METHODS,
+}  # fmt: skip
+#: Whose seeds a reducer of the preset takes (the same sketch and start as that one).
+SEED_FROM = {
+    "sparsified_two_pass": "sparsified",
+    "sparsified_kmdr": "sparsified",
+    "sparsified_raw_kmdr": "sparsified_raw",
+    "sparsified_two_pass_kmdr": "sparsified",
+}
 
 
 def _m(gamma: float, p: int) -> int:
@@ -25,7 +41,13 @@ def _m(gamma: float, p: int) -> int:
 def test_preset_composes_with_the_papers_design(name, dataset, p, params, trials):
     exp = kmdr.compose(f"experiment={name}")
     assert exp.name == name and exp.dataset.name == dataset and exp.dataset.params == params
-    assert tuple(r.name for r in exp.reducers) == METHODS
+    assert tuple(r.id for r in exp.reducers) == IDS[name]
+    assert {r.name for r in exp.reducers} == set(METHODS)
+    for r in exp.reducers:
+        if r.name != "none":  # the paper's names by its authors' rules, kmdr's labelled apart
+            kmdr_rules = r.id.endswith("_kmdr")
+            assert r.params["rules"] == ("kmdr" if kmdr_rules else "authors"), r.id
+            assert (r.label is not None and "kmdr's variant" in r.label) == kmdr_rules, r.id
     assert exp.r_grid == tuple(sorted({_m(g, p) for g in GAMMAS}))
     assert exp.repeats == trials
     assert exp.kmeans.init == "k-means++" and exp.kmeans.max_iter == 100
@@ -40,10 +62,11 @@ def test_two_pass_takes_pds_seeds_so_the_two_pair(name):
 
     exp = kmdr.compose(f"experiment={name}")
     by_id = {r.id: r for r in exp.reducers}
-    assert by_id["sparsified_two_pass"].seed_from == "sparsified"
-    assert all(r.seed_from is None for i, r in by_id.items() if i != "sparsified_two_pass")
-    pd_, two = (make_cell(exp, by_id[i], 6, 3, data_fingerprint="x") for i in by_id if "ified" in i
-                and i != "sparsified_raw")  # fmt: skip
+    assert {i: r.seed_from for i, r in by_id.items() if r.seed_from} == {
+        i: s for i, s in SEED_FROM.items() if i in by_id
+    }
+    pd_, two = (make_cell(exp, by_id[i], 6, 3, data_fingerprint="x")
+                for i in ("sparsified", "sparsified_two_pass"))  # fmt: skip
     assert pd_.seed == two.seed and pd_.cell_id != two.cell_id
     assert two.identity()["seed_from"] == "sparsified" and "seed_from" not in pd_.identity()
 

@@ -154,7 +154,7 @@ def _sparsified_rows(params: Mapping) -> str | None:
 
 
 _SPARSIFIED = ReducerPlan(
-    defaults={"preconditioner": "dct", "second_pass": False},
+    defaults={"preconditioner": "dct", "second_pass": False, "rules": "kmdr"},
     max_components=lambda p, n, d: padded_dimension(d, p["preconditioner"]),
     row_blocks=_sparsified_rows,
 )

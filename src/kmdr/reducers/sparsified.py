@@ -19,7 +19,12 @@ from kmdr.reducers._builtins import declared_plan
 from kmdr.reducers._plans import padded_dimension
 from kmdr.reducers._validation import same_sparse_kind
 from kmdr.reducers.srht import fwht_rows
-from kmdr.sparsified_kmeans import check_sparsified, second_pass, sparsified_kmeans
+from kmdr.sparsified_kmeans import (
+    authors_sparsified_kmeans,
+    check_sparsified,
+    second_pass,
+    sparsified_kmeans,
+)
 
 #: Rows are preconditioned in blocks of about this many entries (8 bytes each), so sparse input
 #: is densified one block at a time and memory stays O(block + n r), never O(n d).
@@ -151,7 +156,8 @@ class PreconditionedSparsification(BaseReducer):
     out of p**, drawn uniformly without replacement, independently per row: unlike the other
     reducers, **r is the number of entries kept per row, not the output dimension**. The output is
     a CSR matrix of shape (n, p) with exactly r stored entries per row (stored zeros included: a
-    kept entry that happens to be 0 still counts as kept); its values are not rescaled.
+    kept entry that happens to be 0 still counts as kept; with ``rules="authors"`` it is not
+    stored, as in the authors' code); its values are not rescaled.
 
     The output is meant for :meth:`cluster` (the paper's sparsified k-means, which knows which
     entries were kept), not for plain Lloyd: zeros off the kept positions are unknown values, not
@@ -185,6 +191,14 @@ class PreconditionedSparsification(BaseReducer):
         The orthogonal transform H ("none": no preconditioning).
     second_pass : bool, default=False
         Whether :meth:`cluster` ends with the second pass over the original data.
+    rules : {"kmdr", "authors"}, default="kmdr"
+        Whose rules the sketch and :meth:`cluster` follow. ``"kmdr"``: every kept entry is stored
+        (zeros included) and :func:`~kmdr.sparsified_kmeans.sparsified_kmeans` clusters (dense
+        first centers from the seeds' partition). ``"authors"``: the authors' code
+        (SparsifiedKMeans 2.1 with its defaults): a kept entry that is exactly 0 is not stored,
+        and :func:`~kmdr.sparsified_kmeans.authors_sparsified_kmeans` clusters (sparse first
+        centers, their start, update, empty-cluster action and stop; ``tol`` is then their
+        absolute tolerance on the centers' move).
     random_state : None, int or RandomState, default=None
         Draws the signs and the kept positions.
 
@@ -206,6 +220,7 @@ class PreconditionedSparsification(BaseReducer):
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "preconditioner": [StrOptions({"dct", "hadamard", "none"})],
         "second_pass": ["boolean"],
+        "rules": [StrOptions({"kmdr", "authors"})],
         "random_state": ["random_state"],
     }
 
@@ -230,11 +245,13 @@ class PreconditionedSparsification(BaseReducer):
         *,
         preconditioner=plan.defaults["preconditioner"],
         second_pass=plan.defaults["second_pass"],
+        rules=plan.defaults["rules"],
         random_state=None,
     ):
         self.n_components = n_components
         self.preconditioner = preconditioner
         self.second_pass = second_pass
+        self.rules = rules
         self.random_state = random_state
 
     def _fit(self, X, shared_value):
@@ -291,6 +308,8 @@ class PreconditionedSparsification(BaseReducer):
         index_dtype = np.int32 if max(p, n * r) < np.iinfo(np.int32).max else np.int64
         indptr = np.arange(0, n * r + 1, r, dtype=index_dtype)
         W = sp.csr_matrix((data.ravel(), positions.ravel().astype(index_dtype), indptr), (n, p))
+        if self.rules == "authors":
+            W.eliminate_zeros()  # their sparse matrix stores no sampled entry that is exactly 0
         return same_sparse_kind(X, W) if sp.issparse(X) else W
 
     # -- row blocks ------------------------------------------------------------------------------
@@ -369,7 +388,10 @@ class PreconditionedSparsification(BaseReducer):
             those of the sparsified k-means.
         """
         check_is_fitted(self)
-        W, m = check_sparsified(C)
+        if self.rules == "authors":
+            W, m = sp.csr_matrix(C, dtype=np.float64), self.n_components_
+        else:
+            W, m = check_sparsified(C)
         if W.shape[1] != self.n_features_out_ or m != self.n_components_:
             raise ValueError(
                 f"C has shape {W.shape} with {m} entries per row, but this reducer outputs "
@@ -385,10 +407,15 @@ class PreconditionedSparsification(BaseReducer):
                     f"({self.n_features_in_} features) again, got {got}: transform that data "
                     "first or pass X"
                 )
-        result = sparsified_kmeans(
-            W, n_clusters, n_init=n_init, max_iter=max_iter, init=init, tol=tol,
-            random_state=random_state,
-        )  # fmt: skip
+        params = dict(
+            n_init=n_init, max_iter=max_iter, init=init, tol=tol, random_state=random_state
+        )
+        if self.rules == "authors":
+            result = authors_sparsified_kmeans(
+                W, n_clusters, n_kept=m, n_features=self.n_features_in_, **params
+            )
+        else:
+            result = sparsified_kmeans(W, n_clusters, **params)
         if not self.second_pass:
             return result
         return second_pass(X, self.inverse_precondition(result.cluster_centers), result)

@@ -79,8 +79,7 @@ def _claims(exp: str, ds: str, fig: str) -> list[Claim]:
             statement=(
                 f"On {name}, clustering accuracy of each of {mlist} increases with the number "
                 f"of dimensions: last-quarter mean P {_SIG} and at least {TREND_MARGIN:.0%} above "
-                "the first quarter and Spearman ρ(r, P) > 0 (a method at kMeans' P from the "
-                "smallest r is converged and not counted)."
+                "the first quarter and Spearman ρ(r, P) > 0."
             ),
             check=partial(trend, metric="accuracy"),
             **common,

@@ -3,7 +3,10 @@
 PD itself (``sparsified``: preconditioning, then sparsified k-means) is a kmdr built-in, since
 lst17 draws it as a baseline; the variants only pb17's experiments run are declared here, as the
 same class with one parameter fixed, and share PD's plan (so its compat version): PD without the
-preconditioning, and PD followed by the paper's second pass over the original data.
+preconditioning, and PD followed by the paper's second pass over the original data. pb17's presets
+run all three by the authors' rules (``rules="authors"``: their stored entries, sparse first
+centers, start, update, empty-cluster action and stop) and draw kmdr's own rules beside them under
+labels of their own.
 """
 
 from __future__ import annotations

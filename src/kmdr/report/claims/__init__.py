@@ -23,6 +23,7 @@ from kmdr.plugins import Registry
 from kmdr.report.claims.verdicts import (
     ALPHA,
     BASELINE,
+    CONVERGE_FLOOR,
     CONVERGE_TOL,
     FAILS,
     FLAT_SHARE,
@@ -57,6 +58,7 @@ __all__ = [
     "ALPHA",
     "BASELINE",
     "CLAIM_SETS",
+    "CONVERGE_FLOOR",
     "CONVERGE_TOL",
     "FAILS",
     "FLAT_SHARE",

@@ -18,6 +18,7 @@ from kmdr.report.claims.significance import (
     difference,
     effect_text,
     log_of,
+    ratio_text,
     sample,
     table,
 )
@@ -57,7 +58,9 @@ def _common_grid(tables: dict, methods: Sequence[str]) -> pd.Index:
 
 def time_ratio(a: Sample, b: Sample) -> tuple[Test, str]:
     """The test of time ``a`` against time ``b`` as a ratio (Welch's or paired t on the log of
-    each repetition's time) and its text: the ratio of the means, Δ in seconds, g on log time."""
+    each repetition's time) and its text: the ratio of the means, Δ in seconds, and the ratio of
+    the geometric means with its 95% interval (the tested ratio; g says nothing of a measure
+    this close to deterministic)."""
     la, lb = log_of(a), log_of(b)
     if la is None or lb is None:
         t = Test(math.nan, a.mean - b.mean, math.nan, False, a.n, b.n, math.nan,
@@ -65,8 +68,8 @@ def time_ratio(a: Sample, b: Sample) -> tuple[Test, str]:
     else:
         t = replace(difference(la, lb, -1)[0], log=True)
     ratio = a.mean / b.mean if b.mean > 0 else math.inf
-    g = "n/a" if math.isnan(t.g) else f"{t.g:+.2f}"
-    return t, f"×{ratio:.3g}, Δ = {a.mean - b.mean:+.3g}s, g = {g} on log time"
+    tested = f", {ratio_text(t)}" if t.log else ""
+    return t, f"×{ratio:.3g}, Δ = {a.mean - b.mean:+.3g}s{tested}"
 
 
 def check_beats_lapscores(df: pd.DataFrame, methods: Sequence[str]) -> Part:

@@ -1,6 +1,8 @@
 """The statistics the claims rest on: each method's per-repetition values read from the cells,
-the tests on them (Welch's or the paired t-test, two-sided or against a tolerance), Hedges' g,
-the smallest effect a test could have detected, Holm's correction and how a p-value is printed.
+the tests on them (Welch's or the paired t-test, two-sided or against a tolerance; the sign test
+where no repetition differs from another), Hedges' g or, for times and memory, the ratio with its
+95% interval, the smallest effect a test could have detected, Holm's correction and how a p-value
+is printed.
 
 **The unit of replication is the repetition.** A method's repetition is one draw of everything
 random in its cells (their seeds, the reduction shared by its r points, the machine's load
@@ -172,9 +174,11 @@ class Test:
     scale), ``g`` Hedges' g (``diff`` over the pooled sd, or over the sd of the paired
     differences, small-sample corrected), ``paired``, ``n_a`` and ``n_b`` (``n_b`` 0 against a
     fixed value), ``sd`` the sd that turns a standardized effect into one on the tested scale,
-    ``exact`` when neither side varies (the difference is known, not estimated) and
+    ``exact`` when neither side varies (every per-repetition difference is the same: ``p`` is
+    then the exact sign test's on them, which accounts for n as any test does),
     ``alternative`` the side tested (``two-sided``, ``larger`` or ``smaller``), ``why`` why there
-    is no p, ``log`` when the values tested are logs (times compared as ratios).
+    is no p (or which test gave it), ``log`` when the values tested are logs (times compared as
+    ratios), ``ci`` the two-sided 95% interval of ``diff`` (on the tested scale).
     """
 
     p: float
@@ -188,12 +192,15 @@ class Test:
     alternative: str = "two-sided"
     why: str = ""
     log: bool = False
+    ci: tuple = (math.nan, math.nan)
 
     def detectable(self, alpha: float, power: float = POWER) -> tuple[float, float]:
         """The smallest |g| (and |Δ| on the tested scale) this design detects with ``power`` at
         level ``alpha`` (Student t power, :mod:`statsmodels.stats.power`); NaN when it cannot
         (fewer than two repetitions, or no sd)."""
         alt = self.alternative
+        if self.exact:  # a sign test: its smallest p is fixed by n, no effect size in it
+            return math.nan, math.nan
         try:
             if self.paired or self.n_b == 0:
                 if self.n_a < 2:
@@ -232,8 +239,8 @@ def _paired(a: Sample, b: Sample | None) -> bool:
 def test(a: Sample, b: Sample | None, shift: float = 0.0, alternative: str = "two-sided") -> Test:
     """Test of ``mean(a) - mean(b) - shift`` (``b`` None: of ``mean(a) - shift``): paired when
     ``a`` and ``b`` share seeds, Welch's t otherwise; ``alternative`` as in scipy
-    (``two-sided``, ``greater``, ``less``). No test (p NaN) on a copied time, on a side with one
-    repetition, or when neither side varies (then ``exact``: the difference is known)."""
+    (``two-sided``, ``greater``, ``less``). No test (p NaN) on a copied time or on a side with
+    one repetition; where neither side varies, the exact sign test (``exact``)."""
     alt_power = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}[alternative]
     bvals = b.values if b is not None else np.array([])
     paired = _paired(a, b)
@@ -264,18 +271,42 @@ def test(a: Sample, b: Sample | None, shift: float = 0.0, alternative: str = "tw
     else:
         spread = max(np.ptp(a.values), np.ptp(bvals) if len(bvals) else 0.0)
     if spread == 0:
-        return Test(math.nan, **base, exact=True, why="every repetition equal")
+        return _sign_test(a, bvals if b is not None else None, shift, alternative, base)
     with warnings.catch_warnings():
         # values equal to many digits (F at the optimum) warn of precision loss; the test is
         # still the right one, and an exactly constant side never gets here
         warnings.simplefilter("ignore", RuntimeWarning)
         if paired:
-            res = stats.ttest_1samp(a.values - bvals - shift, 0.0, alternative=alternative)
+            d = a.values - bvals
+            res = stats.ttest_1samp(d - shift, 0.0, alternative=alternative)
+            ci = stats.ttest_1samp(d - shift, 0.0).confidence_interval(0.95)
         elif b is None:
             res = stats.ttest_1samp(a.values - shift, 0.0, alternative=alternative)
+            ci = stats.ttest_1samp(a.values - shift, 0.0).confidence_interval(0.95)
         else:
             res = stats.ttest_ind(a.values - shift, bvals, equal_var=False, alternative=alternative)
-    return Test(float(res.pvalue), **base)
+            two = stats.ttest_ind(a.values - shift, bvals, equal_var=False)
+            ci = two.confidence_interval(0.95)
+    return Test(float(res.pvalue), **base, ci=(float(ci.low), float(ci.high)))
+
+
+def _sign_test(a: Sample, b: np.ndarray | None, shift: float, alternative: str, base) -> Test:
+    """Neither side varies: every repetition's difference is the same number, so the t-test has
+    no sd; the exact sign test on the per-repetition differences (``scipy.stats.binomtest``)
+    still weighs n: five repetitions that all agree give p = 0.031 one-sided, 0.062 two-sided.
+    A difference of exactly 0 is no evidence either way (p = 1). Unpaired sides are taken
+    repetition by repetition (each side is one value repeated, so any pairing gives the same
+    differences)."""
+    n = a.n if b is None else min(a.n, len(b))
+    d = a.values[:n] - (b[:n] if b is not None else 0.0) - shift
+    nonzero = d[d != 0]
+    if nonzero.size == 0:
+        p = 1.0
+    else:
+        p = stats.binomtest(int((nonzero > 0).sum()), nonzero.size, 0.5, alternative).pvalue
+    diff = base["diff"]
+    why = f"no spread: exact sign test on {n} repetitions"
+    return Test(float(p), **base, exact=True, why=why, ci=(diff, diff))
 
 
 def difference(a: Sample, b: Sample, direction: int) -> tuple[Test, bool]:
@@ -288,7 +319,7 @@ def margin_test(a: Sample, b: Sample | None, low: float, high: float) -> tuple[b
     """Whether ``mean(a) - mean(b)`` lies in ``[low, high]`` (either bound may be infinite), and
     the one-sided test on that side: inside, the larger p of the two one-sided tests that it is
     above ``low`` and below ``high`` (TOST); outside, the test that it is beyond the bound it
-    crossed. Where neither side varies the difference is known: its test is ``exact``."""
+    crossed. Where neither side varies, each test is the exact sign test (``exact``)."""
     diff = a.mean - (b.mean if b is not None else 0.0)
     inside = low <= diff <= high
     tests = []
@@ -308,7 +339,7 @@ def margin_test(a: Sample, b: Sample | None, low: float, high: float) -> tuple[b
         chosen = min(tests, key=lambda t: math.inf if math.isnan(t.p) else t.p)
     # the effect shown is that of a against b, not against the bound
     plain = test(a, b)
-    return inside, replace(chosen, diff=plain.diff, g=plain.g)  # fmt: skip
+    return inside, replace(chosen, diff=plain.diff, g=plain.g, ci=plain.ci)  # fmt: skip
 
 
 def log_of(s: Sample | None) -> Sample | None:
@@ -319,9 +350,21 @@ def log_of(s: Sample | None) -> Sample | None:
 
 
 def effect_text(t: Test, fmt: str = ".3g", unit: str = "") -> str:
-    """``Δ = …, g = …``: the difference of the per-repetition means and Hedges' g."""
+    """``Δ = …, g = …``: the difference of the per-repetition means and Hedges' g; on a log
+    scale (times, memory: near-deterministic measures, where g only says how small the noise
+    is) the ratio and its 95% interval instead (:func:`ratio_text`)."""
+    if t.log:
+        return ratio_text(t)
     gtxt = "n/a" if math.isnan(t.g) else f"{t.g:+.2f}"
     return f"Δ = {t.diff:+{fmt}}{unit}, g = {gtxt}"
+
+
+def ratio_text(t: Test) -> str:
+    """A test on log values as the ratio of the geometric means and its 95% interval."""
+    low, high = t.ci
+    if math.isnan(low):
+        return f"ratio ×{math.exp(t.diff):.3g}"
+    return f"ratio ×{math.exp(t.diff):.3g} (95% CI ×{math.exp(low):.3g}–×{math.exp(high):.3g})"
 
 
 def p_text(p: float, name: str = "p", why: str = "no sd from independent repetitions") -> str:

@@ -35,9 +35,19 @@ on the tested scale (log for time ratios).
 from one repetition to the others (runs recorded deterministic reductions before each repetition
 was timed; the ``<metric>_copied`` flag the report sets from the cells), has no test: its
 comparison is shown as ``p n/a`` and is not significant. Where neither side varies at all (every
-repetition gives the same value), the difference is known, not estimated: the comparison is
-decided by it without a test (``exact``), so exact equality is a result (a closeness claim that
-holds exactly holds), not missing evidence.
+repetition gives the same value), the t-test has no sd, but the comparison is still a test whose
+p accounts for n: the exact sign test on the per-repetition differences (``exact``; 5 of 5
+repetitions agreeing is p = 0.031 one-sided, and a tie at 0 is p = 1). It enters Holm's
+correction like any other: five repetitions that agree do not make a claim hold by themselves.
+
+**Windows and tolerances.** A comparison is set aside (shown, not counted) only by a window the
+paper states for that claim, and never when its own test is significant after Holm's correction;
+no fixed window of kmdr's sets a comparison aside. A tolerance stated relative to a value near 0
+(F of k-means at the optimum) is stated on the absolute scale the paper plots.
+
+**Effect sizes.** Beside each p: the difference Δ of the per-repetition means and Hedges' g;
+for times and memory, near-deterministic measures where g only says how small the noise is, the
+ratio of the (geometric) means with its 95% interval instead.
 
 **The verdict rule** (:data:`VERDICT_RULE`, printed in the report's legend). The p-values of a
 claim's comparisons are adjusted together by Holm's step-down method (:func:`holm`), so that the
@@ -117,16 +127,30 @@ VERDICT_RULE = (
     "it (or short) and none against; **tie**: none significant (neither confirmed nor refuted; "
     f"each such comparison states the smallest effect it could have detected at its n, at α "
     f"over the number of comparisons and power {POWER:g}); **not testable**: the data ran but "
-    "left no comparison to count (each one converged, say); **no data**: nothing to compare (not "
-    "run or skipped). A side with one repetition, or a time copied between repetitions, is *p "
-    "n/a* and not significant; where neither side varies at all, the difference is known and "
-    "decides the comparison without a test (*exact*: exact equality is a result). Each "
-    "verdict's evidence gives the counts, then each comparison with the difference Δ of the "
-    "per-repetition means, Hedges' g (both on the tested scale), p and the Holm-adjusted p; ✓ "
-    "for, ✗ against, ~ short, = not significant, ≈ converged (at kMeans' level, not counted)."
+    "left no comparison to count; **no data**: nothing to compare (not run or skipped). A side "
+    "with one repetition, or a time copied between repetitions, is *p n/a* and not "
+    "significant. Four rules more: (1) **no spread is still a test**: where neither side "
+    "varies, the comparison is the exact sign test on the per-repetition differences "
+    "(scipy.stats.binomtest), whose p accounts for n (5 repetitions that all agree: p = 0.031 "
+    "one-sided, 0.062 two-sided; a difference of exactly 0: p = 1), and it enters Holm's "
+    "correction like any other; (2) **no fixed window**: a comparison is set aside as "
+    "converged only by a tolerance the paper states for that claim, and never when its own "
+    "test is significant after Holm's correction; (3) **near-zero references on the absolute "
+    "scale**: a tolerance relative to a value near 0 (kMeans' F at the optimum) is stated on "
+    "the absolute scale the paper plots (F as a share of ||A||_F^2), and the repetitions "
+    "beyond it are shown; (4) **ratios for near-deterministic measures**: times and memory "
+    "report the ratio with its 95% interval instead of Hedges' g. Each verdict's evidence "
+    "gives the counts, then each comparison with the difference Δ of the per-repetition means "
+    "and Hedges' g (or the ratio and its interval), p and the Holm-adjusted p; ✓ for, ✗ "
+    "against, ~ short, = not significant, ≈ converged (within the paper's tolerance, not "
+    "significant, not counted)."
 )
 TREND_MARGIN = 0.01
 CONVERGE_TOL = 0.05
+#: kMeans' F (a share of ||A||_F^2) below this is near 0 (at the optimum), where CONVERGE_TOL of
+#: it is no distance: the tolerance is then this, on the absolute scale the paper plots F on
+#: (half a percent of the data's energy).
+CONVERGE_FLOOR = 0.005
 NEAR_ACCURACY = 0.05
 SIGNIFICANT_GROWTH = 1.5
 #: A time under this many seconds is timer noise: a growth that ends below it is short.
@@ -211,20 +235,13 @@ class Claim:
 # --------------------------------------------------------------------------------------------
 
 
-def _exact(c: Comparison) -> bool:
-    return c.test is not None and c.test.exact
-
-
 def outcome_of(c: Comparison, adjusted: float) -> str:
-    """A comparison's outcome given its Holm-adjusted p; an exact one by its known difference
-    (for or against it, not significant when exactly equal in a claim of a difference)."""
-    if not c.counted:
+    """A comparison's outcome given its Holm-adjusted p. A comparison set aside by the paper's
+    tolerance counts after all when its own test is significant."""
+    significant = adjusted < ALPHA
+    if not c.counted and not significant:
         return CONVERGED
-    if _exact(c):
-        if c.favours:
-            return SHORT if c.short else FOR
-        return NOT_SIGNIFICANT if c.test.diff == 0 else AGAINST
-    if not adjusted < ALPHA:
+    if not significant:
         return NOT_SIGNIFICANT
     if not c.favours:
         return AGAINST
@@ -262,9 +279,15 @@ def _counts(outcomes: Sequence[str]) -> str:
 
 def _detectable(c: Comparison, alpha: float) -> str:
     """The smallest effect ``c``'s test could have detected with power :data:`POWER` at
-    ``alpha``, as text ("" when it cannot be computed)."""
-    if c.test is None or c.test.exact:
+    ``alpha``, as text ("" when it cannot be computed); for a sign test, the smallest p its n
+    allows."""
+    if c.test is None:
         return ""
+    if c.test.exact:
+        n = c.test.n_a if c.test.n_b == 0 else min(c.test.n_a, c.test.n_b)
+        best = 0.5**n * (2 if c.test.alternative == "two-sided" else 1)
+        reach = "cannot reach" if best >= alpha else "reaches"
+        return f"; a sign test on {n} repetitions {reach} α = {alpha:.2g} (smallest p {best:.2g})"
     g, delta = c.test.detectable(alpha)
     if math.isnan(g):
         return ""
@@ -279,12 +302,8 @@ def _detectable(c: Comparison, alpha: float) -> str:
 
 def _listed(c: Comparison, p_adj: float, outcome: str, alpha: float) -> str:
     why = f"; short: {c.short}" if outcome == SHORT else ""
-    if _exact(c):
-        shown = "exact: every repetition equal, no test needed"
-        adj = ", not counted" if outcome == CONVERGED else ""
-        return f"{c.label}: {c.text} ({shown}{adj}{why}) {MARK[outcome]}"
     if outcome == CONVERGED:
-        adj = ", not counted"
+        adj = ", " + p_text(p_adj, "p_Holm") + ", within the paper's tolerance, not counted"
     elif math.isnan(c.p):
         adj = ""  # untested: no adjusted p either
     else:
@@ -295,6 +314,8 @@ def _listed(c: Comparison, p_adj: float, outcome: str, alpha: float) -> str:
         c.test.why if c.test is not None and c.test.why else "no sd from independent repetitions"
     )
     kind = "paired, " if c.test is not None and c.test.paired else ""
+    if c.test is not None and c.test.exact:
+        kind += f"{reason}, "
     return f"{c.label}: {c.text} ({kind}{p_text(c.p, why=reason)}{adj}{why}) {MARK[outcome]}"
 
 
@@ -304,9 +325,9 @@ def decide(part: Part) -> Verdict:
     missing = f"; not run: {', '.join(part.missing)}" if part.missing else ""
     if not comps:
         return Verdict(NO_DATA, (part.no_data or "none of the methods was run") + missing)
-    family = [i for i, c in enumerate(comps) if c.counted and not _exact(c)]
-    adjusted = np.full(len(comps), np.nan)
-    adjusted[family] = holm([comps[i].p for i in family])
+    # every comparison is in the family, those a paper's tolerance sets aside too: their own
+    # test decides whether they may stay aside
+    adjusted = holm([c.p for c in comps])
     outcomes = [outcome_of(c, a) for c, a in zip(comps, adjusted, strict=True)]
     verdict = verdict_of(outcomes)
     # the smallest effect a comparison could show is that of Holm's strictest step, α / m
