@@ -16,7 +16,7 @@ EXTRAS := dev,dask,joblib-launcher,slurm,optuna,site,docs
 KMDR_DATA_MIRROR ?= $(if $(wildcard ../shared/datasets/SOURCES.md),$(abspath ../shared/datasets),)
 export KMDR_DATA_MIRROR
 
-.PHONY: install lock test test-fast test-longhaul test-floors lint docs bench bench-scale bench-distributed bench-papers data reproduce reproduce-quick figures report clean
+.PHONY: install lock test test-fast test-longhaul test-floors lint docs bench bench-scale bench-distributed bench-papers data reproduce reproduce-quick derived figures report clean
 
 install: $(STAMP)
 
@@ -144,13 +144,23 @@ CELL_TIME_LIMIT ?= 3600
 reproduce: install data
 	$(PY) scripts/reproduce.py --results $(RESULTS) $(if $(filter-out results,$(RESULTS)),--compare-with results) --override cell_time_limit=$(CELL_TIME_LIMIT)
 	$(PY) scripts/paper_steps.py --results $(RESULTS)
+	$(MAKE) derived RESULTS=$(RESULTS)
 	$(MAKE) report RESULTS=$(RESULTS)
 
 # A reduced grid of the same experiments, in a few minutes, into results-quick/ (not committed).
 reproduce-quick: install
 	$(PY) scripts/reproduce.py --quick --results results-quick
 	$(PY) scripts/paper_steps.py --quick --results results-quick
+	$(MAKE) derived RESULTS=results-quick
 	$(MAKE) report RESULTS=results-quick
+
+# The report's files derived from the cells, which the report reads and does not compute: the
+# distortion of every oblivious-map cell's partition, with C made again from its seed, into
+# theory/distortion.csv and .png (about 6 minutes on the committed results), and each experiment's
+# 'What to use' fronts, figure and CSV, under what_to_use/ (about 20 s).
+derived: install
+	$(PY) scripts/distortion.py --results $(RESULTS)
+	$(PY) -m kmdr.report.what_to_use $(RESULTS)
 
 figures: install
 	$(VENV)/bin/kmdr-figures $(RESULTS)
