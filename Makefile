@@ -16,7 +16,7 @@ EXTRAS := dev,dask,joblib-launcher,slurm,optuna,site,docs
 KMDR_DATA_MIRROR ?= $(if $(wildcard ../shared/datasets/SOURCES.md),$(abspath ../shared/datasets),)
 export KMDR_DATA_MIRROR
 
-.PHONY: install lock test test-fast test-floors lint docs bench bench-scale bench-distributed bench-papers data reproduce reproduce-quick figures report clean
+.PHONY: install lock test test-fast test-longhaul test-floors lint docs bench bench-scale bench-distributed bench-papers data reproduce reproduce-quick derived figures report clean
 
 install: $(STAMP)
 
@@ -35,10 +35,12 @@ lock:
 	mv $(LOCK).new $(LOCK)
 	rm -rf .lock-venv
 
-# Every test; `make test-fast` leaves out the slow ones (marked `slow`: they start a subprocess or
-# send a signal), for the edit-and-check loop. The test files are spread over the cores
-# (pytest-xdist, a file's tests in one worker so its module fixtures are built once): most slow
-# tests wait on the processes they start, and a file's tests share nothing with another's.
+# Every test but the long-haul ones (marked `longhaul`: millions of rows, many processes, or
+# minutes each), which `make test-longhaul` runs alone; `make test-fast` also leaves out the slow
+# ones (marked `slow`: they start a subprocess or send a signal), for the edit-and-check loop. The
+# test files are spread over the cores (pytest-xdist, a file's tests in one worker so its module
+# fixtures are built once): most slow tests wait on the processes they start, and a file's tests
+# share nothing with another's.
 PYTEST := -m pytest -q -n auto --dist loadfile
 # kmdr's own modules compiled to bytecode once, before the tests: an editable install leaves them
 # uncompiled, and where PYTHONDONTWRITEBYTECODE is set (some containers and CI images) each of the
@@ -46,11 +48,17 @@ PYTEST := -m pytest -q -n auto --dist loadfile
 COMPILE = $(1) -m compileall -q src >/dev/null
 test: install
 	$(call COMPILE,$(PY))
-	$(PY) $(PYTEST)
+	$(PY) $(PYTEST) -m "not longhaul"
 
 test-fast: install
 	$(call COMPILE,$(PY))
-	$(PY) $(PYTEST) -m "not slow"
+	$(PY) $(PYTEST) -m "not slow and not longhaul"
+
+# pytest's exit status 5 says that no test was collected: a marker nothing carries (yet) is not a
+# failure of the suite.
+test-longhaul: install
+	$(call COMPILE,$(PY))
+	$(PY) $(PYTEST) -m longhaul || test $$? -eq 5
 
 # The declared floors, tested: a separate environment with every direct dependency (and those of
 # the extras above) at its pyproject.toml floor, scripts/floors.py writing the `name==floor`
@@ -68,7 +76,7 @@ test-floors:
 	$(FLOORS_VENV)/bin/python -m pip install --quiet -c $(FLOORS_VENV)/floors.txt -e '.[$(FLOORS_EXTRAS)]'
 	$(FLOORS_VENV)/bin/python -m pip freeze --exclude kmdr > $(FLOORS_VENV)/installed.txt
 	$(call COMPILE,$(FLOORS_VENV)/bin/python)
-	$(FLOORS_VENV)/bin/python $(PYTEST) -m "not slow or floors" -p no:cacheprovider
+	$(FLOORS_VENV)/bin/python $(PYTEST) -m "(not slow or floors) and not longhaul" -p no:cacheprovider
 
 # The documentation site (docs/: the user guide, the API reference from the docstrings, and the
 # gallery of examples/, each run at build time) into docs/_build/html, offline, every warning an
@@ -136,13 +144,23 @@ CELL_TIME_LIMIT ?= 3600
 reproduce: install data
 	$(PY) scripts/reproduce.py --results $(RESULTS) $(if $(filter-out results,$(RESULTS)),--compare-with results) --override cell_time_limit=$(CELL_TIME_LIMIT)
 	$(PY) scripts/paper_steps.py --results $(RESULTS)
+	$(MAKE) derived RESULTS=$(RESULTS)
 	$(MAKE) report RESULTS=$(RESULTS)
 
 # A reduced grid of the same experiments, in a few minutes, into results-quick/ (not committed).
 reproduce-quick: install
 	$(PY) scripts/reproduce.py --quick --results results-quick
 	$(PY) scripts/paper_steps.py --quick --results results-quick
+	$(MAKE) derived RESULTS=results-quick
 	$(MAKE) report RESULTS=results-quick
+
+# The report's files derived from the cells, which the report reads and does not compute: the
+# distortion of every oblivious-map cell's partition, with C made again from its seed, into
+# theory/distortion.csv and .png (about 6 minutes on the committed results), and each experiment's
+# 'What to use' fronts, figure and CSV, under what_to_use/ (about 20 s).
+derived: install
+	$(PY) scripts/distortion.py --results $(RESULTS)
+	$(PY) -m kmdr.report.what_to_use $(RESULTS)
 
 figures: install
 	$(VENV)/bin/kmdr-figures $(RESULTS)

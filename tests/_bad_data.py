@@ -1,7 +1,9 @@
-"""What the dataset fault tests share: the one-line checks and a file writer."""
+"""What the dataset tests share: the one-line checks, a file writer and ``make reproduce``'s
+script run in the test's own process."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,15 @@ def kmdr_fails(argv, capsys, results: Path) -> str:
     assert "Traceback" not in out + err
     assert not results.exists()  # refused before any cell is computed
     return err
+
+
+def reproduce(argv: list[str]) -> int:
+    """``scripts/reproduce.py argv`` in this process (its ``main``), its exit status returned."""
+    script = Path(__file__).resolve().parents[1] / "scripts" / "reproduce.py"
+    spec = importlib.util.spec_from_file_location("reproduce_script", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main(argv)
 
 
 def put(folder: Path, rel: str, data: bytes) -> Path:

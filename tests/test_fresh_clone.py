@@ -17,7 +17,9 @@ import pytest
 
 from _lock import at_the_lock
 
-pytestmark = pytest.mark.slow
+# Minutes: the clone runs every step of make reproduce over the committed results, the
+# recomputation of every oblivious-map cell's C for the distortion among them.
+pytestmark = [pytest.mark.slow, pytest.mark.longhaul]
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -36,20 +38,22 @@ def readme_commands() -> list[list[str]]:
     return commands
 
 
-def reproduce_steps() -> list[list[str]]:
-    """``make reproduce``'s recipe after its install and data steps, with this environment's
-    Python and commands; the Makefile's lines are read, so the test follows them."""
+def reproduce_steps(target: str = "reproduce") -> list[list[str]]:
+    """``make TARGET``'s recipe (reproduce's after its install and data steps) with this
+    environment's Python and commands, a ``$(MAKE) OTHER`` line replaced by OTHER's own steps;
+    the Makefile's lines are read, so the test follows them."""
     makefile = (ROOT / "Makefile").read_text()
-    recipe = makefile.split("\nreproduce: ", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    recipe = makefile.split(f"\n{target}: ", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
     steps = []
     for line in recipe:
         line = line.strip()
         line = _without_if(line)  # RESULTS is results: no comparison folder
         line = line.replace("$(RESULTS)", "results").replace("$(CELL_TIME_LIMIT)", "3600")
-        if line.startswith("$(MAKE) report"):
-            steps.append([str(BIN / "kmdr-report"), "results"])
+        line = line.replace("$(PY)", sys.executable).replace("$(VENV)/bin/", f"{BIN}/")
+        if line.startswith("$(MAKE) "):
+            steps += reproduce_steps(line.split()[1])
             continue
-        words = shlex.split(line.replace("$(PY)", sys.executable))
+        words = shlex.split(line)
         assert "$(" not in " ".join(words), f"a Makefile variable the test does not know: {line}"
         steps.append(words)
     return steps

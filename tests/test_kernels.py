@@ -150,6 +150,7 @@ def _wide_simd_targets() -> list[str]:
 @pytest.mark.skipif(
     not _kernels._cpu_has(frozenset({"avx512f"})), reason="this CPU has no AVX-512 loops"
 )
+@pytest.mark.longhaul  # every committed summary and the report rebuilt twice: a minute and more
 def test_summaries_and_report_do_not_depend_on_numpys_simd_loops(tmp_path):
     wide = _wide_simd_targets()
     if not wide:

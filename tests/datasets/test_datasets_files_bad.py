@@ -9,9 +9,6 @@ data, found as kmdr finds it); the commands are the real entry points.
 from __future__ import annotations
 
 import bz2
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +19,7 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
 import kmdr.datasets as kd
-from _bad_data import kmdr_fails, one_line, put
+from _bad_data import kmdr_fails, one_line, put, reproduce
 from _data import mirror_of, pin, real_file
 from _nips_fixture import random_counts, real_docnames, write_nips_mat
 from kmdr.app import listing
@@ -326,21 +323,20 @@ def test_an_unregistered_file_is_unavailable_in_one_line(tmp_path):
     "make reproduce with a damaged data file in the cache and no mirror",
     gets="[reproduce] one line naming the experiment, the file and the fix; exit 2",
 )
-@pytest.mark.slow
-def test_reproduce_stops_in_one_line_on_a_damaged_data_file(tmp_path):
-    script = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
+def test_reproduce_stops_in_one_line_on_a_damaged_data_file(tmp_path, monkeypatch, capsys):
+    # the script's main in this process (its process is tested in tests/engine); the download
+    # is refused at once (the ``offline`` fixture)
     cache = tmp_path / "cache"
     put(cache, "orl/ORL_64x64.mat", b"MATLAB 5.0 MAT-file, cut short")
-    env = {**os.environ, kd.DATA_DIR_ENV: str(cache), "KMDR_DOWNLOAD_PROGRESS": "0"}
-    env.pop(kd.MIRROR_ENV, None)
-    env["HTTPS_PROXY"] = env["https_proxy"] = "http://127.0.0.1:9"  # no download: refused at once
+    monkeypatch.setenv(kd.DATA_DIR_ENV, str(cache))
+    monkeypatch.setenv("KMDR_DOWNLOAD_PROGRESS", "0")
+    monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
     args = ["--results", str(tmp_path / "r"), "--only", "bzmd14_orl", "--override", "n_jobs=1"]
-    run = subprocess.run(
-        [sys.executable, str(script), *args], env=env, capture_output=True, text=True, timeout=300
-    )
-    assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr, run.stderr
-    lines = run.stderr.splitlines()
-    assert len(lines) == 1, run.stderr
+    code = reproduce(args)
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in out + err, err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
     (line,) = lines
     # the command line's line (kmdr experiment=bzmd14_orl), named by the experiment
     cached = cache / "orl/ORL_64x64.mat"

@@ -19,7 +19,6 @@ import dataclasses
 import functools
 import hashlib
 import http.server
-import importlib.util
 import logging
 import subprocess
 import threading
@@ -33,13 +32,13 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
 import kmdr.datasets as kd
+from _bad_data import reproduce
 from _nips_fixture import sectioned_counts, write_nips_mirror
 from kmdr._log import LOGGER
 from kmdr.datasets import _registry
 
 NIPS = "nips/nips_1-17.mat"
 RCV1 = "rcv1/rcv1_train.multiclass.bz2"
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
 
 
 def _no_download(entry, cache_dir):
@@ -225,13 +224,6 @@ def test_a_download_one_byte_off_its_pin_is_refused_and_not_kept(
     assert [p.name for p in (cache / rel).parent.iterdir()] == []  # nothing kept
 
 
-def _reproduce_script():
-    spec = importlib.util.spec_from_file_location("reproduce_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow
 def test_make_reproduce_runs_nips_and_rcv1_from_a_mirror(tmp_path, monkeypatch, capsys):
     """``scripts/reproduce.py --only bmd09_table1 bmd09_fig1 lst17_rcv1`` (quick grids) with the
@@ -250,7 +242,7 @@ def test_make_reproduce_runs_nips_and_rcv1_from_a_mirror(tmp_path, monkeypatch, 
     names = ["bmd09_table1", "bmd09_fig1", "lst17_rcv1"]
     args = ["--results", str(results), "--quick", "--only", *names]
     with pytest.warns(UserWarning, match="300 terms occur in the 184 documents"):
-        code = _reproduce_script().main([*args, "--override", "n_jobs=1", "progress=false"])
+        code = reproduce([*args, "--override", "n_jobs=1", "progress=false"])
     out = capsys.readouterr()
     assert code == 0, out.err
     assert "skipped" not in out.out.lower() or "0 skipped" in out.out.lower(), out.out

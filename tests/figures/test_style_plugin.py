@@ -6,8 +6,6 @@ placed by the report, with the paper's note and deviation, without kmdr knowing 
 from __future__ import annotations
 
 import importlib
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -114,45 +112,31 @@ def test_a_plugin_figure_style_draws_and_the_report_places_it(plugged, tmp_path)
 
 
 @pytest.mark.slow
-def test_a_run_with_a_plugin_figure_style_draws_it(site, tmp_path):
-    """``kmdr ... preset.figure=toystyle`` runs, draws with the plug-in's style, and
-    ``kmdr-report`` places the experiment."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
-    env["OMP_NUM_THREADS"] = "1"
-    run = [
-        "dataset=synth",
-        "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
-        "reducer=sign",
-        "r_grid=[3]",
-        "repeats=1",
-        "kmeans.n_init=1",
-        "n_jobs=1",
-        "backend=sequential",
-        "progress=false",
-        "name=toyrun",
-        f"results_dir={tmp_path}",
-        "preset.figure=toystyle",
-        "preset.title=Toy run",
-    ]
-    code = "import sys; from kmdr.app import main; sys.exit(main())"
-    done = subprocess.run(
-        [sys.executable, "-c", code, *run],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+def test_a_run_with_a_plugin_figure_style_draws_it(plugged, tmp_path):
+    """``kmdr.run(... preset.figure=toystyle)`` runs, draws with the plug-in's style, and
+    ``kmdr-report``'s main places the experiment (in this process: the plug-in's discovery in a
+    fresh process is tested with the datasets' plug-ins)."""
+    import kmdr
+    from kmdr.report.build import main as report_main
+
+    kmdr.run(
+        [
+            "dataset=synth",
+            "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
+            "reducer=sign",
+            "r_grid=[3]",
+            "repeats=1",
+            "kmeans.n_init=1",
+            "n_jobs=1",
+            "backend=sequential",
+            "progress=false",
+            "name=toyrun",
+            f"results_dir={tmp_path}",
+            "preset.figure=toystyle",
+            "preset.title=Toy run",
+        ]
     )
-    assert done.returncode == 0, done.stderr
     assert (tmp_path / "toyrun" / "figures" / "toyrun.png").exists()
-    code = "import sys; from kmdr.report.build import main; sys.exit(main())"
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+    assert report_main([str(tmp_path)]) == 0
     report = (tmp_path / "REPORT.md").read_text()
     assert "figure style toystyle" in report.split("### Toy run", 1)[1]

@@ -120,7 +120,9 @@ def test_holm_corrects_within_the_claim():
     assert V.decide(V.Part(comps[:1])).verdict == C.HOLDS
 
 
+# 2,000 simulated claims (a minute and more on 2 cores): fewer would not tell α from 2α
 @pytest.mark.slow
+@pytest.mark.longhaul
 def test_pure_noise_claims_hold_and_show_anything_no_more_often_than_alpha():
     """Claims whose methods are equal in truth: one-comparison claims may hold at most α of the
     time, and five-comparison claims show any significant comparison (hold, partly or fail) at

@@ -112,15 +112,27 @@ def test_the_committed_results_have_a_figure_and_csv_per_experiment():
         assert np.allclose(csv["accuracy"], fresh["accuracy"], rtol=1e-5, equal_nan=True)
 
 
+#: Committed experiments of three papers: the report of a folder holding them links their section.
+LINKED = ("bzmd14_orl", "lst17_coil20", "pb17_digits")
+
+
 @pytest.mark.slow
 def test_the_report_and_its_page_link_the_section(tmp_path):
+    """The report and page of a copy of three committed experiments with their 'What to use'
+    files (the whole committed folder's report is built in test_report_build)."""
+    import shutil
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2] / "results"
+    source = Path(__file__).resolve().parents[2] / "results"
+    root = tmp_path / "results"
+    for name in LINKED:
+        shutil.copytree(source / name, root / name)
+        where = f"{W.FOLDER}/{name}_pareto"
+        shutil.copytree(source / where, root / where)
     text = build_report(root)
     assert f"\n## {W.HEADING}\n" in text
     assert "- [What to use](#what-to-use)" in text  # in the contents
-    for name in ("bzmd14_orl", "lst17_coil20", "pb17_digits"):
+    for name in LINKED:
         where = f"what_to_use/{name}_pareto"
         assert f"![What to use: {name}]({where}/{name}.png)" in text
         assert f"[{where}/{name}_front.csv]({where}/{name}_front.csv)" in text
