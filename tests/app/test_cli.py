@@ -77,10 +77,10 @@ def run_kmdr(args, cwd):
         ),
         pytest.param(
             ["r_grid=[0,3]"],
-            "r_grid must hold positive integers only; invalid: 0",
+            "The 'r_grid[0]' parameter of Experiment must be an int in the range [1, inf). Got 0",
             marks=fault("r = 0 in the r-grid"),
         ),
-        pytest.param(["r_grid=[-2]"], "invalid: -2", marks=fault("a negative r in the r-grid")),
+        pytest.param(["r_grid=[-2]"], "Got -2 instead", marks=fault("a negative r in the r-grid")),
         pytest.param(
             ["reducer=svd", "r_grid=[5,100]"],
             "r = 100 is too large for reducer 'svd' on synth",
@@ -91,7 +91,7 @@ def run_kmdr(args, cwd):
             "valid r for it: 1..12",
             marks=fault("an r larger than d for a feature selection (laplacian, r = 13 > d = 12)"),
         ),
-        (["kmeans.init=plus"], "unknown kmeans.init 'plus'; valid: k-means++, random, sample"),
+        (["kmeans.init=plus"], "The 'init' parameter of kmeans must be a str among"),
         pytest.param(
             ["nosuchkey=1"],
             "unknown config key 'nosuchkey'; valid keys: name, kind, dataset",

@@ -44,7 +44,7 @@ def _experiment() -> Experiment:
     [
         pytest.param(
             lambda: dataclasses.replace(_experiment(), repeats=0),
-            "repeats must be >= 1, got 0",
+            "The 'repeats' parameter of Experiment must be an int in the range [1, inf). Got 0",
             marks=pytest.mark.fault(
                 "an Experiment changed in Python to repeats=0 (dataclasses.replace)",
                 gets=BEFORE_ANY_WORK,
@@ -53,13 +53,13 @@ def _experiment() -> Experiment:
         ),
         pytest.param(
             lambda: dataclasses.replace(_experiment(), r_grid=(0, 5)),
-            "r_grid must hold positive integers only; invalid: 0",
+            "The 'r_grid[0]' parameter of Experiment must be an int in the range [1, inf). Got 0",
             marks=pytest.mark.fault("an Experiment given an r of 0", gets=BEFORE_ANY_WORK),
             id="r0",
         ),
         pytest.param(
             lambda: dataclasses.replace(_experiment(), r_grid=5),
-            "r_grid must be a non-empty list of positive integers, got 5",
+            "The 'r_grid' parameter of Experiment must be an instance of 'list' or an",
             marks=pytest.mark.fault(
                 "an Experiment given one r, or one reducer, not in a list (r_grid=5, "
                 "reducers=ReducerConfig(...) or 5)",
@@ -69,7 +69,7 @@ def _experiment() -> Experiment:
         ),
         pytest.param(
             lambda: dataclasses.replace(_experiment(), reducers=5),
-            "reducers must be a non-empty list",
+            "The 'reducers' parameter of Experiment must be an instance of 'list' or an instance",
             id="reducers-not-a-list",
         ),
         pytest.param(
@@ -82,7 +82,7 @@ def _experiment() -> Experiment:
         ),
         pytest.param(
             lambda: dataclasses.replace(_experiment(), seed="7"),
-            "seed must be an integer, got '7' (str)",
+            "The 'seed' parameter of Experiment must be an int in the range [0, 92",
             id="seed-str",
         ),
         pytest.param(
@@ -93,7 +93,7 @@ def _experiment() -> Experiment:
         ),
         pytest.param(
             lambda: Execution(n_jobs="4"),
-            "n_jobs must be an integer, got '4' (str)",
+            "'n_jobs' parameter of Execution must be an int in the range [1, inf) or an int",
             marks=pytest.mark.fault(
                 'an Execution whose n_jobs is a string (Execution(n_jobs="4"))',
                 gets="kmdr.ConfigError, one line (once a traceback)",
@@ -102,7 +102,7 @@ def _experiment() -> Experiment:
         ),
         pytest.param(
             lambda: Output(verbosity="loud"),
-            "unknown verbosity 'loud'; valid: quiet, normal, verbose",
+            "The 'verbosity' parameter of Output must be a str among",
             marks=pytest.mark.fault(
                 'an Output with an unknown verbosity (Output(verbosity="loud"))',
                 gets="kmdr.ConfigError, one line (once a traceback)",
@@ -126,16 +126,39 @@ def _experiment() -> Experiment:
             id="ray-address",
         ),
         pytest.param(
-            lambda: dataclasses.replace(
-                _experiment(), kmeans=KMeansConfig(init="first_of_class", n_init=5)
-            ),
-            "kmeans.init=first_of_class is one start (each class's first point), so "
-            "kmeans.n_init=5 restarts would repeat the same run; give kmeans.n_init=1",
+            lambda: Execution(cell_time_limit=float("inf")),
+            "The 'cell_time_limit' parameter of Execution must be a float in the range (0.0, "
+            "inf) or None. Got inf instead.",
             marks=pytest.mark.fault(
-                "restarts asked of the deterministic first_of_class start (kmeans.n_init=5)",
-                gets=BEFORE_ANY_WORK + " (once k-means ran it once, unsaid)",
+                "an infinite cell_time_limit (no limit is null)",
+                gets=BEFORE_ANY_WORK + " (once a reducer's failure in the first cell)",
             ),
-            id="first_of_class",
+            id="time-limit-inf",
+        ),
+        pytest.param(
+            lambda: KMeansConfig(tol=float("nan")),
+            "The 'tol' parameter of kmeans must be a float in the range [0.0, inf). Got nan",
+            marks=pytest.mark.fault(
+                "a NaN or infinite kmeans.tol",
+                gets=BEFORE_ANY_WORK + " (once k-means failed in every cell)",
+            ),
+            id="tol-nan",
+        ),
+        pytest.param(
+            lambda: KMeansConfig(tol=float("inf")),
+            "The 'tol' parameter of kmeans must be a float in the range [0.0, inf). Got inf",
+            id="tol-inf",
+        ),
+        pytest.param(
+            lambda: dataclasses.replace(
+                _experiment(), reducers=({"name": "sign", "params": {"random_state": 3}},)
+            ),
+            "reducers.sign.params.random_state: kmdr sets it for each cell from the cell's seed",
+            marks=pytest.mark.fault(
+                "a stray random_state in a reducer's params of an Experiment built in Python",
+                gets=BEFORE_ANY_WORK + " (once a reducer's failure in every cell)",
+            ),
+            id="random_state",
         ),
         pytest.param(
             lambda: Output(progress=False, progress_every=5),
@@ -178,7 +201,7 @@ def _experiment() -> Experiment:
         ),
         pytest.param(
             lambda: Execution(backend="lokyy"),
-            "unknown backend 'lokyy'; valid: loky, threading",
+            "The 'backend' parameter of Execution must be a str among",
             id="backend",
         ),
     ],
@@ -199,6 +222,36 @@ _WRONG = (5, -1, 0, 2.5, "x", "", None, True, [], [1], {}, {"a": 1}, object())
     gets="kmdr.ConfigError (a ValueError), one line, or the value taken; never another "
     "exception (once a TypeError for r_grid=5 or reducers=5)",
 )
+@pytest.mark.fault(
+    "a restart count asked of the deterministic first_of_class start (kmeans.n_init=5)",
+    gets="a RuntimeWarning, and one start is run, as scikit-learn does for an explicit init "
+    "(once refused)",
+)
+def test_a_harmless_combination_warns():
+    with pytest.warns(RuntimeWarning, match="performing one init instead of kmeans.n_init=5"):
+        kmeans = KMeansConfig(init="first_of_class", n_init=5)
+    assert kmeans == KMeansConfig(init="first_of_class", n_init=1)
+
+
+@pytest.mark.fault(
+    "a checked object changed after its check (an attribute assigned, a params mapping "
+    "changed in place)",
+    gets="refused where it is changed; the object stays as checked (once the cells ran in "
+    "threads while the record said loky)",
+)
+def test_a_checked_object_cannot_change():
+    experiment, execution = _experiment(), Execution(backend="loky")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        execution.backend = "threading"
+    with pytest.raises(TypeError, match="cannot be changed"):
+        execution.backend_params["prefer"] = "threads"
+    with pytest.raises(TypeError, match="cannot be changed"):
+        experiment.reducers[0].params.update(random_state=3)
+    with pytest.raises(TypeError, match="cannot be changed"):
+        experiment.dataset.params["n_samples"] = 5
+    assert not execution.backend_params and not experiment.reducers[0].params
+
+
 def test_every_field_of_a_typed_object_is_checked_in_one_line():
     experiment, execution = _experiment(), Execution()
     objects = [experiment, experiment.kmeans, execution, execution.dask, execution.ray, Output()]
@@ -434,7 +487,7 @@ def test_a_setting_the_kind_does_not_read_is_refused(args, says, tmp_path):
         ({"kmeans": {"n_init": 7}}, "kmeans is not read by kind=leverage_scores"),
         ({"r_grid": [5]}, "r_grid=(5,) is not read by kind=leverage_scores"),
         ({"reducers": [{"name": "sign"}]}, "reducers=({'name': 'sign'},) is not read by kind"),
-        ({"aggregation": "best_f"}, "aggregation='best_f' is not read by kind=leverage_scores"),
+        ({"aggregation": "best"}, "aggregation='best' is not read by kind=leverage_scores"),
     ],
 )
 def test_a_setting_the_kind_does_not_read_is_refused_in_python(change, says, tmp_path):
@@ -614,7 +667,7 @@ def test_a_report_that_cannot_be_written_is_one_line(tmp_path):
     [
         pytest.param(
             ["--cfg", "job", "dataset=synth", "repeats=0"],
-            "repeats must be >= 1, got 0",
+            "The 'repeats' parameter of Experiment must be an int in the range [1, inf). Got 0",
             marks=pytest.mark.fault(
                 "kmdr --cfg job with a value a run refuses (repeats=0)",
                 gets="exit 2, one line, nothing printed (once it printed the config, exit 0)",
@@ -623,12 +676,12 @@ def test_a_report_that_cannot_be_written_is_one_line(tmp_path):
         ),
         pytest.param(
             ["--cfg", "all", "--resolve", "-p", "kmeans", "kmeans.n_init=0"],
-            "kmeans.n_init must be >= 1, got 0",
+            "The 'n_init' parameter of kmeans must be an int in the range [1, inf). Got 0",
             id="package",
         ),
         pytest.param(
             ["-c", "hydra", "dataset=synth", "r_grid=[0]"],
-            "r_grid must hold positive integers",
+            "The 'r_grid[0]' parameter of Experiment must be an int",
             id="hydra",
         ),
     ],
@@ -661,7 +714,7 @@ def test_cfg_checks_the_job_of_a_users_primary_config(tmp_path):
     )
     args = ["-cd", str(conf), "-cn", "mine", "--cfg", "job"]
     proc = run_kmdr(args, tmp_path)
-    refused(proc, "repeats must be >= 1, got 0")
+    refused(proc, "The 'repeats' parameter of Experiment must be an int in the range [1, inf)")
     assert proc.stdout == ""
     proc = run_kmdr([*args, "repeats=2"], tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -126,35 +126,43 @@ def fails_with(argv, capsys) -> str:
         ),
         bad(
             ["kmeans.init=plus"],
-            "valid: k-means++, random, sample, first_of_class",
+            "The 'init' parameter of kmeans must be a str among",
             "an unknown k-means start (kmeans.init=plus)",
         ),
         # out of range
         bad(
             ["kmeans.n_init=0"],
-            "kmeans.n_init must be >= 1, got 0",
+            "The 'n_init' parameter of kmeans must be an int in the range [1, inf). Got 0",
             "zero k-means restarts (kmeans.n_init=0)",
         ),
         bad(
             ["kmeans.max_iter=-5"],
-            "kmeans.max_iter must be >= 1, got -5",
+            "The 'max_iter' parameter of kmeans must be an int in the range [1, inf). Got -5",
             "a negative iteration cap (kmeans.max_iter=-5)",
         ),
         bad(
             ["kmeans.tol=-1"],
-            "kmeans.tol must be a number >= 0, got -1.0",
+            "The 'tol' parameter of kmeans must be a float in the range [0.0, inf). Got -1.0",
             "a negative k-means tolerance (kmeans.tol=-1)",
         ),
-        bad(["repeats=0"], "repeats must be >= 1, got 0", "zero repetitions (repeats=0)"),
-        bad(["seed=-1"], "seed must be an integer from 0 to 2**63-1", "a negative seed (seed=-1)"),
+        bad(
+            ["repeats=0"],
+            "'repeats' parameter of Experiment must be an int in the range [1, inf)",
+            "zero repetitions (repeats=0)",
+        ),
+        bad(
+            ["seed=-1"],
+            "'seed' parameter of Experiment must be an int in the range [0, 92",
+            "a negative seed (seed=-1)",
+        ),
         bad(
             ["n_jobs=0"],
-            "n_jobs must be a positive number of workers or negative",
+            "'n_jobs' parameter of Execution must be an int in the range [1, inf) or an int",
             "zero workers (n_jobs=0)",
         ),
         bad(
             ["blas_threads=0"],
-            "blas_threads must be >= 1, got 0",
+            "'blas_threads' parameter of Experiment must be an int in the range [1, inf)",
             "zero BLAS threads (blas_threads=0)",
         ),
         # joblib.parallel_config's keywords, checked up front
@@ -196,7 +204,7 @@ def test_multirun_names_the_bad_job(tmp_path, capsys):
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
     assert "Traceback" not in err
-    assert last.startswith("kmdr: error: [job 2: kmeans.n_init=0 seed=0] kmeans.n_init must be")
+    assert last.startswith("kmdr: error: [job 2: kmeans.n_init=0 seed=0] The 'n_init' parameter")
     # Hydra's sweeper runs the jobs in order: the two valid ones ran, the bad one wrote nothing.
     cells = (tmp_path / "results" / "custom" / "cells.csv").read_text()
     assert "kmeans_n_init" in cells and len(cells.strip().splitlines()) == 1 + 2 * 2
@@ -253,7 +261,7 @@ def preset(conf, name, body):
         ),
         bad(
             "quick_grid: {kmeans: {n_init: 0}}\nquick: true\n",
-            "kmeans.n_init must be >= 1",
+            "The 'n_init' parameter of kmeans must be",
             "an out-of-range value in a preset's quick grid",
         ),
     ],

@@ -30,8 +30,9 @@ class ConfigError(ValueError):
 
 
 def _field_names(object_type) -> list[str]:
-    fields = getattr(object_type, "__dataclass_fields__", None)
-    return list(fields) if fields else []
+    from dataclasses import fields, is_dataclass
+
+    return [f.name for f in fields(object_type)] if is_dataclass(object_type) else []
 
 
 def _unparsable(err) -> str:
