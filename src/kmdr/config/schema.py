@@ -802,12 +802,15 @@ class Configured(NamedTuple):
 
 def _only(reducers, only: tuple[str, ...] | None):
     """The reducer entries whose registry name or id is one of ``only`` (``kmdr experiment=X
-    reducer=sign``: the preset's entries of that reducer); all of them when ``only`` is None."""
+    reducer=sign``: the preset's entries of that reducer), with the entries they take their seeds
+    from (``seed_from``: run as well, and said); all of them when ``only`` is None."""
+    from kmdr._log import say
     from kmdr.reducers import canonical_reducer
 
     if only is None or not reducers:
         return reducers
-    names = [{canonical_reducer(r.name), r.id or canonical_reducer(r.name)} for r in reducers]
+    ids = [r.id or canonical_reducer(r.name) for r in reducers]
+    names = [{canonical_reducer(r.name), rid} for r, rid in zip(reducers, ids, strict=True)]
     asked = {name: {name, canonical_reducer(name)} for name in only}  # an alias names its reducer
     missing = [name for name, said in asked.items() if not any(said & pair for pair in names)]
     if missing:
@@ -816,7 +819,16 @@ def _only(reducers, only: tuple[str, ...] | None):
             f"{checks.choices(sorted({canonical_reducer(r.name) for r in reducers}))}"
         )
     wanted = set().union(*asked.values())
-    return [red for red, pair in zip(reducers, names, strict=True) if pair & wanted]
+    kept = {rid for rid, pair in zip(ids, names, strict=True) if pair & wanted}
+    sources = {r.seed_from for r, rid in zip(reducers, ids, strict=True) if rid in kept} - kept
+    for source in sorted(s for s in sources if s in ids):
+        takers = [
+            rid
+            for r, rid in zip(reducers, ids, strict=True)
+            if rid in kept and r.seed_from == source
+        ]
+        say(f"[kmdr] {', '.join(takers)} takes its seeds from {source}: {source} runs as well")
+    return [red for red, rid in zip(reducers, ids, strict=True) if rid in kept | sources]
 
 
 def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configured:
