@@ -84,6 +84,8 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["repeats=-1"], "The 'repeats' parameter of Experiment must be an int in the range [1, inf). Got -1", "a negative number of repetitions"),
         case(["kmeans.max_iter=0"], "The 'max_iter' parameter of kmeans must be an int in the range [1, inf). Got 0", "zero k-means iterations (kmeans.max_iter=0)"),
         case(["leverage.r=0"], "The 'r' parameter of leverage must be an int in the range [1, inf). Got 0", "zero columns for the leverage-score figure (leverage.r=0)"),
+        case(["dataset.params.n_samples=1.5"], "Value '1.5' of type 'float' could not be converted to Integer full_key: dataset.params.n_samples", "a fraction for a generator's typed parameter (synth n_samples=1.5)", gets="Hydra's error naming the key, exit 1, before any work"),
+        case(["dataset.params.n_samples=many"], "Value 'many' of type 'str' could not be converted to Integer full_key: dataset.params.n_samples", "a word for a generator's typed parameter (synth n_samples=many)", gets="Hydra's error naming the key, exit 1, before any work"),
         case(["kmeans.tol=abc"], "Value 'abc' of type 'str' could not be converted to Float full_key: kmeans.tol", "a word for the k-means tolerance"),
         case(["name="], "got ''", "an empty experiment name (name=)"),
         case(["experiment=bzmd14_orl", "reducer=nosuch"], "Could not find 'reducer/nosuch' Available options in 'reducer':", "an unknown reducer chosen inside a preset"),
