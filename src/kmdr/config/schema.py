@@ -162,12 +162,14 @@ class FrozenMapping(dict):
         return (type(self), (dict(self),))
 
 
-def _frozen(value):
-    """``value`` with its mappings and lists made read-only (a :class:`FrozenMapping`, a tuple)."""
+def _frozen(value, field: bool = True):
+    """``value`` with its mappings made read-only (a :class:`FrozenMapping`), and a field's list a
+    tuple. A list inside a mapping stays a list: a parameter's value is recorded and compared
+    (with a run record's, read back from JSON) as given."""
     if isinstance(value, Mapping):
-        return FrozenMapping({k: _frozen(v) for k, v in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(_frozen(v) for v in value)
+        return FrozenMapping({k: _frozen(v, field=False) for k, v in value.items()})
+    if field and isinstance(value, list):
+        return tuple(value)
     return value
 
 
