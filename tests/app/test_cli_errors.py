@@ -1,6 +1,6 @@
 """The installed ``kmdr`` command (and the other console commands), run for real in a
-subprocess: a mistake in its options is one line and exit status 2 (not argparse's usage screen),
-and output read by a program that stops early ends it quietly, as a Unix filter."""
+subprocess: a mistake in its options is argparse's answer, as in any Hydra app, and output read
+by a program that stops early ends it quietly, as a Unix filter."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _run(args, cwd) -> subprocess.CompletedProcess:
 
 
 def _fault(case: str):
-    return pytest.mark.fault(case, gets="exit 2 before any work, one line naming it and the fix")
+    return pytest.mark.fault(case, gets="exit 2 before any work, argparse's usage and error line")
 
 
 @pytest.mark.parametrize(
@@ -39,11 +39,11 @@ def _fault(case: str):
     [
         pytest.param(
             ["--bogus", "dataset=orl"],
-            "unrecognized arguments: --bogus; see kmdr --help",
+            "unrecognized arguments: --bogus",
             marks=_fault("an option kmdr does not have (kmdr --bogus)"),
             id="unknown",
         ),
-        pytest.param(["-x"], "unrecognized arguments: -x; see kmdr --help", id="unknown-short"),
+        pytest.param(["-x"], "unrecognized arguments: -x", id="unknown-short"),
         pytest.param(
             ["--cfg", "jobs"],
             "argument --cfg/-c: invalid choice: 'jobs' (choose from 'job', 'hydra', 'all')",
@@ -69,15 +69,14 @@ def _fault(case: str):
         ),
     ],
 )
-def test_a_bad_option_is_one_line_not_a_usage_screen(args, expected, tmp_path):
-    """Hydra's own argparse answers a mistake in its options: its line alone (no usage screen),
-    with the way to the help."""
+def test_a_bad_option_is_argparses_answer(args, expected, tmp_path):
+    """Hydra's own argparse answers a mistake in its options, as in any Hydra app: its usage
+    screen, then its error line, exit status 2 (the one test of the installed console script)."""
     proc = _run(args, tmp_path)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stdout == "" and "usage:" not in proc.stderr and "Traceback" not in proc.stderr
-    assert proc.stderr.count("\n") == 1, proc.stderr
-    assert proc.stderr.startswith("kmdr: error: " + expected), proc.stderr
-    assert "see kmdr --help" in proc.stderr
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("usage: kmdr "), proc.stderr
+    assert proc.stderr.rstrip().splitlines()[-1] == "kmdr: error: " + expected, proc.stderr
     assert list(tmp_path.iterdir()) == []
 
 
@@ -121,11 +120,10 @@ def test_the_other_commands_answer_a_bad_argument_in_one_line(command, args, exp
 @pytest.mark.parametrize("args", [["-cjob"], ["--cf=job"], ["--multi", "--cfg", "job"]])
 def test_what_argparse_accepts_is_hydras(args, tmp_path):
     """An attached value (``-cjob``), the start of a long option (``--cf``): argparse reads them
-    for Hydra; ``--cfg`` with ``-m``, however spelt, is Hydra's refusal."""
+    for Hydra; ``--cfg`` with ``-m``, however spelt, is Hydra's refusal, as Hydra prints it."""
     if "--multi" in args:
         proc = _run(args, tmp_path)
-        assert proc.returncode != 0 and "Traceback" not in proc.stderr
-        assert proc.stderr.count("\n") == 1 and "--cfg" in proc.stderr, proc.stderr
+        assert "Only one of --run, --multirun, --cfg, --info" in proc.stderr, proc.stderr
         return
     proc = _run([*args, "dataset=orl"], tmp_path)
     assert proc.returncode == 0, proc.stderr

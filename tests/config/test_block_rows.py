@@ -50,7 +50,7 @@ def case(args, expected, what):
         ),
         case(
             ["block_rows=0", "backend=dask", "reducer=sign"],
-            "block_rows must be >= 1 (rows per block), got 0",
+            "The 'block_rows' parameter of Execution must be an int in the range [1, inf)",
             "block_rows=0",
         ),
     ],

@@ -11,7 +11,8 @@ import pytest
 from hydra import compose
 
 import _command as command
-from _overrides import overridden
+import kmdr
+from _overrides import overridden, refusal
 from kmdr.app import compose as configs
 from kmdr.config import presets
 from kmdr.config.schema import Backend, ConfigError, RunConfig, from_config, to_container
@@ -34,18 +35,20 @@ def bad(args, expected, case):
     return pytest.param(
         args,
         expected,
-        marks=pytest.mark.fault(case, gets=f"exit 2 before any work, one line: {expected}"),
+        marks=pytest.mark.fault(
+            case,
+            gets=f"refused before any work (kmdr's check: exit 2, one line; Hydra's: exit 1, as "
+            f"Hydra prints it): {expected}",
+        ),
     )
 
 
 def fails_with(argv, capsys) -> str:
-    """Run ``kmdr argv`` in this process; assert exit 2 and one line; return the line."""
+    """``kmdr argv`` in this process, refused before any work: its message on one line."""
     with pytest.raises(SystemExit) as exc:
         command.kmdr(argv)
-    assert exc.value.code == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("kmdr: error: "), err
-    return err.strip()
+    out = capsys.readouterr()
+    return refusal(exc.value.code, out.err, out.out)
 
 
 @pytest.mark.parametrize(
@@ -54,59 +57,59 @@ def fails_with(argv, capsys) -> str:
         # unknown or misspelt keys, with the valid keys of their node
         bad(
             ["kmeans.n_inti=3"],
-            "unknown config key 'kmeans.n_inti'; valid keys of kmeans: n_init,",
+            "Could not override 'kmeans.n_inti'. To append to your config use +kmeans.n_inti=3",
             "a misspelt key of a config group on the command line (kmeans.n_inti=3)",
         ),
         bad(
             ["+repaets=7"],
-            "unknown config key 'repaets'; valid keys: name, kind, dataset,",
+            "Key 'repaets' not in 'RunConfig' full_key: repaets",
             "an unknown top-level key added with + (+repaets=7)",
         ),
         bad(
             ["+kmeans.restarts=2"],
-            "unknown config key 'kmeans.restarts'; valid keys of kmeans",
+            "Key 'restarts' not in 'KMeansConfig' full_key: kmeans.restarts",
             "an unknown key added to a group with + (+kmeans.restarts=2)",
         ),
         bad(
             ["preset.titel=x"],
-            "unknown config key 'preset.titel'; valid keys of preset: paper,",
+            "Key 'titel' not in 'PresetConfig' full_key: preset.titel",
             "a misspelt preset metadata key (preset.titel=x)",
         ),
         bad(
             ["dask.adress=x"],
-            "unknown config key 'dask.adress'; valid keys of dask: scheduler",
+            "Key 'adress' not in 'DaskConfig' full_key: dask.adress",
             "a misspelt backend option key (dask.adress=x)",
         ),
         # wrong types
         bad(
             ["kmeans.n_init=abc"],
-            "kmeans.n_init: Value 'abc' of type 'str' could not be converted",
+            "Value 'abc' of type 'str' could not be converted to Integer full_key: kmeans.n_init",
             "a word where an integer is expected (kmeans.n_init=abc)",
         ),
         bad(
             ["repeats=2.5"],
-            "repeats: Value '2.5' of type 'float' could not be converted to Integer",
+            "Value '2.5' of type 'float' could not be converted to Integer full_key: repeats",
             "a float where an integer is expected (repeats=2.5)",
         ),
         bad(
             ["figures=maybe"],
-            "figures: Value 'maybe' is not a valid bool",
+            "Value 'maybe' is not a valid bool (type str) full_key: figures",
             "a word where a boolean is expected (figures=maybe)",
         ),
         bad(
             ["r_grid=5"],
-            "r_grid takes a list, got one value: write r_grid=[10,20]",
+            "Invalid value assigned: int is not a ListConfig, list or tuple. full_key: r_grid",
             "a number where the r-grid list is expected (r_grid=5)",
         ),
         bad(
             ["r_grid=[5,x]"],
-            "r_grid[1]: Value 'x' of type 'str' could not be converted to Integer",
+            "Value 'x' of type 'str' could not be converted to Integer full_key: r_grid[1]",
             "a word inside the r-grid (r_grid=[5,x])",
         ),
         # values outside an enumeration, with the choices
         bad(
             ["backend=spark"],
-            "backend: Invalid value 'spark', expected one of [loky, threading,",
+            "Invalid value 'spark', expected one of [loky, threading,",
             "an unknown parallel backend (backend=spark)",
         ),
         bad(
@@ -116,7 +119,7 @@ def fails_with(argv, capsys) -> str:
         ),
         bad(
             ["preset.reproduce=always"],
-            "preset.reproduce: Invalid value 'always', expected one of",
+            "Invalid value 'always', expected one of [paper, diagnostic, none]",
             "a preset metadata value outside its choices (preset.reproduce=always)",
         ),
         bad(
@@ -126,35 +129,43 @@ def fails_with(argv, capsys) -> str:
         ),
         bad(
             ["kmeans.init=plus"],
-            "valid: k-means++, random, sample, first_of_class",
+            "The 'init' parameter of kmeans must be a str among",
             "an unknown k-means start (kmeans.init=plus)",
         ),
         # out of range
         bad(
             ["kmeans.n_init=0"],
-            "kmeans.n_init must be >= 1, got 0",
+            "The 'n_init' parameter of kmeans must be an int in the range [1, inf). Got 0",
             "zero k-means restarts (kmeans.n_init=0)",
         ),
         bad(
             ["kmeans.max_iter=-5"],
-            "kmeans.max_iter must be >= 1, got -5",
+            "The 'max_iter' parameter of kmeans must be an int in the range [1, inf). Got -5",
             "a negative iteration cap (kmeans.max_iter=-5)",
         ),
         bad(
             ["kmeans.tol=-1"],
-            "kmeans.tol must be a number >= 0, got -1.0",
+            "The 'tol' parameter of kmeans must be a float in the range [0.0, inf). Got -1.0",
             "a negative k-means tolerance (kmeans.tol=-1)",
         ),
-        bad(["repeats=0"], "repeats must be >= 1, got 0", "zero repetitions (repeats=0)"),
-        bad(["seed=-1"], "seed must be an integer from 0 to 2**63-1", "a negative seed (seed=-1)"),
+        bad(
+            ["repeats=0"],
+            "'repeats' parameter of Experiment must be an int in the range [1, inf)",
+            "zero repetitions (repeats=0)",
+        ),
+        bad(
+            ["seed=-1"],
+            "'seed' parameter of Experiment must be an int in the range [0, 92",
+            "a negative seed (seed=-1)",
+        ),
         bad(
             ["n_jobs=0"],
-            "n_jobs must be a positive number of workers or negative",
+            "'n_jobs' parameter of Execution must be an int in the range [1, inf) or an int",
             "zero workers (n_jobs=0)",
         ),
         bad(
             ["blas_threads=0"],
-            "blas_threads must be >= 1, got 0",
+            "'blas_threads' parameter of Experiment must be an int in the range [1, inf)",
             "zero BLAS threads (blas_threads=0)",
         ),
         # joblib.parallel_config's keywords, checked up front
@@ -196,7 +207,7 @@ def test_multirun_names_the_bad_job(tmp_path, capsys):
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
     assert "Traceback" not in err
-    assert last.startswith("kmdr: error: [job 2: kmeans.n_init=0 seed=0] kmeans.n_init must be")
+    assert last.startswith("kmdr: error: [job 2: kmeans.n_init=0 seed=0] The 'n_init' parameter")
     # Hydra's sweeper runs the jobs in order: the two valid ones ran, the bad one wrote nothing.
     cells = (tmp_path / "results" / "custom" / "cells.csv").read_text()
     assert "kmeans_n_init" in cells and len(cells.strip().splitlines()) == 1 + 2 * 2
@@ -221,18 +232,17 @@ def preset(conf, name, body):
     [
         bad(
             "repaets: 7\n",
-            "unknown config key 'repaets' (in experiment/typo.yaml); valid keys:",
+            "In 'experiment/typo': ConfigKeyError raised while composing config: Key 'repaets'",
             "a misspelt key in a preset file (repaets: 7)",
         ),
         bad(
             "kmeans: {n_init: five}\n",
-            "kmeans.n_init: Value 'five' of type 'str' could not",
+            "Value 'five' of type 'str' could not be converted to Integer full_key: kmeans.n_init",
             "a word for a number in a preset file (n_init: five)",
         ),
         bad(
             "reducers:\n  - {name: sign, lable: RP}\n",
-            "unknown config key 'reducers[].lable' (in experiment/typo.yaml); valid keys of "
-            "reducers[]: name, id, label, params",
+            "In 'experiment/typo': ConfigKeyError raised while composing config: Key 'lable'",
             "a misspelt key in a reducer entry of a preset (lable: RP)",
         ),
         bad(
@@ -242,18 +252,18 @@ def preset(conf, name, body):
         ),
         bad(
             "preset: {order: first}\n",
-            "preset.order: Value 'first' of type 'str' could not",
+            "Value 'first' of type 'str' could not be converted to Integer full_key: preset.order",
             "a word for the preset's order (order: first)",
         ),
         # the reduced grid of --quick is checked even when --quick is not asked for
         bad(
             "quick_grid: {repaets: 2}\n",
-            "unknown config key 'repaets'; valid keys: name, kind",
+            "Key 'repaets' not in 'RunConfig' full_key: repaets",
             "a misspelt key in a preset's quick grid",
         ),
         bad(
             "quick_grid: {kmeans: {n_init: 0}}\nquick: true\n",
-            "kmeans.n_init must be >= 1",
+            "The 'n_init' parameter of kmeans must be",
             "an out-of-range value in a preset's quick grid",
         ),
     ],
@@ -274,7 +284,7 @@ def test_preset_choosing_a_missing_dataset_lists_the_datasets(conf_copy, tmp_pat
     text = "# @package _global_\ndefaults:\n  - override /dataset: nosuch\nname: typo\n"
     (conf_copy / "experiment" / "typo.yaml").write_text(text)
     line = fails_with(["experiment=typo", f"results_dir={tmp_path}"], capsys)
-    assert "unknown dataset 'nosuch'; valid datasets: coil20, digits, mnist, nips, orl" in line
+    assert "Could not find 'dataset/nosuch' Available options in 'dataset': coil20 digits" in line
 
 
 def test_new_keys_reach_the_spec_as_plain_values():
@@ -321,13 +331,16 @@ def test_every_backend_choice_is_accepted():
 def test_a_plain_mapping_gets_the_same_checks_as_a_composed_config():
     base = {"dataset": {"name": "synth"}, "reducers": [{"name": "sign"}]}
     assert from_config(base).experiment.repeats == RunConfig().repeats
-    with pytest.raises(ConfigError, match=r"unknown config key 'repaets'; valid keys: name"):
+    with pytest.raises(ConfigError, match=r"Key 'repaets' not in 'RunConfig'"):
         from_config({**base, "repaets": 3})
-    with pytest.raises(ConfigError, match=r"kmeans.n_init: Value 'x' of type 'str'"):
+    with pytest.raises(
+        ConfigError,
+        match=r"Value 'x' of type 'str' could not be converted to Integer full_key: kmeans.n_init",
+    ):
         from_config({**base, "kmeans": {"n_init": "x"}})
-    with pytest.raises(ConfigError, match=r"unknown config key 'reducers\[\].lable'"):
+    with pytest.raises(ConfigError, match=r"Key 'lable' not in 'ReducerConfig'"):
         from_config({**base, "reducers": [{"name": "sign", "lable": "RP"}]})
-    with pytest.raises(ConfigError, match=r"backend: Invalid value 'spark'"):
+    with pytest.raises(ConfigError, match=r"Invalid value 'spark'"):
         from_config({**base, "backend": "spark"})
 
 
@@ -366,3 +379,17 @@ def test_reproduce_takes_its_experiments_from_the_presets(conf_copy):
     assert names[first_diag + 1 :] == [n for n in shipped if n not in names[:first_diag]]
     assert "bzmd14_synth_kmeanspp" in names[first_diag + 1 :]
     assert "mine_adhoc" not in names and len(names) == len(shipped) + 2
+
+
+@pytest.mark.fault(
+    "a preset's reducer that takes another's seeds run alone (experiment=pb17_digits "
+    "reducer=sparsified_two_pass)",
+    gets="its seed source runs as well, and a line says so (once refused, listing no reducer)",
+)
+def test_a_reducer_run_alone_brings_its_seed_source():
+    with command.said() as lines:
+        experiment = kmdr.compose("experiment=pb17_digits", "reducer=sparsified_two_pass")
+    ids = [red.id for red in experiment.reducers]
+    assert ids == ["sparsified", "sparsified_two_pass"]
+    assert experiment.reducers[1].seed_from == "sparsified"
+    assert any("takes its seeds from sparsified: sparsified runs as well" in ln for ln in lines)

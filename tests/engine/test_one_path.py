@@ -41,7 +41,6 @@ ONCE = [
     ("kmdr/config/overrides.py", "check_quick_overrides"),
     ("kmdr/app/compose.py", "check_user_configs"),
     ("kmdr/app/compose.py", "check_search_path"),
-    ("kmdr/config/overrides.py", "check_repeated_keys"),
     ("kmdr/engine/resume_check.py", "check_resume"),
     ("kmdr/engine/session.py", "run"),
     ("kmdr/engine/session.py", "prepare"),

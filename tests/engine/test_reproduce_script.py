@@ -69,7 +69,7 @@ def test_no_figures_when_the_override_says_so(tmp_path):
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["--override", "kmeans.nope=1"], "unknown config key 'kmeans.nope'"),
+        (["--override", "kmeans.nope=1"], "Could not override 'kmeans.nope'"),
         (["--only", "bzmd14_orl", "nope"], "--only nope: not an experiment make reproduce runs"),
         pytest.param(
             ["--only", "bzmd14_orl", "--compare-with", "/nonexistent/results"],

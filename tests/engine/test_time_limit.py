@@ -99,7 +99,7 @@ def test_a_cell_no_signal_reaches_has_its_worker_replaced(project, tmp_path, bac
     [
         pytest.param(
             ("cell_time_limit=0",),
-            "cell_time_limit must be a number of seconds > 0, got 0",
+            "'cell_time_limit' parameter of Execution must be a float in the range (0.0, inf)",
             marks=fault(
                 "cell_time_limit=0 or negative",
                 gets="one line before any work: a number of seconds > 0",

@@ -33,17 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from kmdr._errors import error_chain
-from kmdr.config.errors import GROUPS, ConfigError, config_line
-from kmdr.config.overrides import (
-    SEARCH_PATH,
-    check_group_choices,
-    check_repeated_keys,
-    key,
-    keys,
-    one_job,
-    parse,
-)
+from kmdr.config.errors import ConfigError
+from kmdr.config.overrides import SEARCH_PATH, key, keys, parse
 from kmdr.config.presets import (
     CONF_PACKAGE,
     PRESET_FIXES,
@@ -54,13 +45,11 @@ from kmdr.config.presets import (
     not_the_preset,
     outside_record,
     own_folder,
-    yaml_problem,
 )
 from kmdr.config.schema import (
     OWN_RESULTS_DIR,
     Configured,
     RunConfig,
-    check_together,
     default_results_dir,
     from_config,
     to_container,
@@ -79,7 +68,6 @@ __all__ = [
     "checked",
     "compose_job",
     "composed_presets",
-    "composition_problem",
     "dataset_params_schema",
     "group_options",
     "initialized",
@@ -88,6 +76,8 @@ __all__ = [
     "presets",
 ]
 
+#: kmdr's config groups and the plural their listings use.
+GROUPS = {"dataset": "datasets", "reducer": "reducers", "experiment": "experiments"}
 #: The primary config's name (``conf/config.yaml``).
 PRIMARY_CONFIG = "config"
 #: The ConfigStore name of :class:`~kmdr.config.schema.RunConfig`, first in ``conf/config.yaml``'s
@@ -181,31 +171,10 @@ def group_options(group: str) -> list[str]:
 
 def compose_primary(overrides: list[str], config_name: str = PRIMARY_CONFIG):
     """The primary config (``config_name``) composed with ``overrides``, its Hydra config
-    included (call it inside :func:`initialized`); an error Hydra or OmegaConf raises while
-    composing is a one-line ConfigError (:func:`composition_problem`)."""
+    included (call it inside :func:`initialized`); Hydra's and OmegaConf's errors are theirs."""
     from hydra import compose
 
-    try:
-        return compose(config_name, overrides=overrides, return_hydra_config=True)
-    except Exception as err:
-        problem = composition_problem(err)
-        if problem is None:
-            raise
-        raise ConfigError(problem) from None
-
-
-def composition_problem(err: BaseException) -> str | None:
-    """One line for an error met while composing a config, or None if ``err`` is not one."""
-    from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
-
-    for cause in error_chain(err):  # a YAML syntax error anywhere in the chain names its file
-        problem = yaml_problem(cause)
-        if problem is not None:
-            return problem
-    if isinstance(err, HydraException | OmegaConfBaseException | ConfigError):
-        return config_line(err)
-    return None
+    return compose(config_name, overrides=overrides, return_hydra_config=True)
 
 
 # -- the folders of the search path --------------------------------------------------------------
@@ -523,6 +492,8 @@ def _check_preset_metadata(metadata: dict) -> None:
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
+    from kmdr.config.errors import config_line
+
     try:
         merged = OmegaConf.merge(OmegaConf.structured(RunConfig), {"preset": metadata})
         OmegaConf.to_object(merged.preset)  # its own checks (PresetConfig.__post_init__)
@@ -649,10 +620,21 @@ def _from_start_folder(cfg, hc, objects: Configured) -> Configured:
 
 
 def compose_job(overrides, caller: str = "this") -> Composed:
-    """Compose ``overrides`` (a str or a list of str in the command line's grammar: one job's,
-    :func:`kmdr.config.overrides.one_job`) as the command line composes one job, and check it
-    (:func:`checked`). ``caller`` names the function in a message about the overrides."""
-    return _composed_and_checked(one_job(overrides, caller))
+    """Compose ``overrides`` (a str or a list of str in the command line's grammar: one job's)
+    as the command line composes one job, and check it (:func:`checked`); what Hydra's grammar
+    refuses, Hydra reports. A setting of Hydra's own run (``hydra/launcher=joblib``) would be
+    composed and never read, as no Hydra run starts: one line naming ``caller`` and it."""
+    items = [overrides] if isinstance(overrides, str) else [*overrides]
+    for override in parse(items):
+        name = key(override)
+        if name.split(".")[0].split("/")[0] == "hydra" and name != SEARCH_PATH:
+            raise ConfigError(
+                f"{caller} composes the run's config only, and {override.input_line!r} sets "
+                "Hydra's own run of the command line (its launcher, logging or folders), which "
+                f"it does not start; drop it (only {SEARCH_PATH}, which adds config folders, "
+                "is read)"
+            )
+    return _composed_and_checked(items)
 
 
 def _composed_and_checked(
@@ -670,90 +652,6 @@ def _composed_and_checked(
         with read_write(cfg), open_dict(cfg):  # the job's config, as under hydra.main
             del cfg["hydra"]
         return checked(cfg, hc)
-
-
-def check_command_line(
-    args: Sequence[str],
-    config_dir: str | None,
-    prints_config: bool,
-    config_name: str | None = None,
-) -> list[str]:
-    """What the command line alone tells, before Hydra starts: each key given once (Hydra's
-    sweeper and ``--cfg`` would keep the last value without a word), and, for ``--cfg``, the
-    job it prints checked as a run checks it (:func:`check_printed_job`, whose lines it
-    returns: [] otherwise)."""
-    check_repeated_keys(args)
-    check_group_choices(args)
-    return check_printed_job(args, config_dir, config_name) if prints_config else []
-
-
-def check_printed_job(
-    args: Sequence[str], config_dir: str | None, config_name: str | None = None
-) -> list[str]:
-    """``--cfg`` runs no task, so Hydra would print, with exit status 0, the config of a job a
-    run refuses (``repeats=0``, a user's config that a built-in of the same name hides). The job
-    is composed here as the task would receive it (the overrides of ``args``, a ``-cd`` folder
-    ``config_dir`` on the search path; a primary config of the user's, ``config_name`` in that
-    folder: :func:`_users_primary`) and checked (:func:`checked`): a one-line ConfigError
-    before anything is printed.
-
-    Hydra prints ``results_dir`` as composed, before kmdr's rule for a job that names no results
-    folder (:func:`_results_folder`): returns the lines that say where the rule sends the job
-    ([] when it goes where the config says), for the command to print on stderr once Hydra has
-    printed the config."""
-    if config_dir is not None:
-        _check_folder("-cd", config_dir)
-    folders = [f"file://{Path(config_dir).expanduser().resolve()}"] if config_dir else []
-    items = []
-    for override in parse(args):  # the flags and their values are not overrides
-        if key(override) == SEARCH_PATH:
-            folders += [str(v) for v in override.value()]
-        else:
-            items.append(str(override.input_line))
-    searchpath = [f"{SEARCH_PATH}=[{','.join(folders)}]"] if folders else []
-    if config_name in (None, PRIMARY_CONFIG) or config_dir is None:
-        composed = _composed_and_checked([*items, *searchpath], config_name or PRIMARY_CONFIG)
-    else:
-        composed = _users_primary(items, config_dir, config_name, folders[1:])
-    check_together(composed.experiment, composed.execution)  # the run's, in Session.run
-    listed = composed.record["choices"].get("reducer")
-    said = []
-    if isinstance(listed, list) and not composed.record["choices"].get("experiment"):
-        ids = ", ".join(red.id for red in composed.experiment.reducers)
-        said.append(f"[kmdr] reducer=[{','.join(listed)}]: this job runs the reducers {ids} "
-                    "(Hydra prints the last option's entries)")  # fmt: skip
-    if not composed.folder_by_rule:
-        return said
-    where = f"{OWN_RESULTS_DIR}/{composed.experiment.name}/"
-    said += [composed.moved] if composed.moved else []
-    if where not in (composed.moved or ""):
-        said.append(f"[kmdr] this job writes into {where} (results_dir=... chooses)")
-    return said
-
-
-def _users_primary(items, config_dir: str, config_name: str, added: list[str]) -> Composed:
-    """The job of a primary config of the user's (``-cd DIR -cn NAME``), composed and checked.
-
-    Hydra's command line finds it in the ``-cd`` folder, which it puts after kmdr's configs and
-    the papers'. The Compose API looks for a primary config in the folder it is initialized on
-    only, so the job is composed from that folder with kmdr's configs and the papers' (and the
-    folders of the job's ``hydra.searchpath``, ``added``) on its search path after it: the
-    same configs, in another order. The order only matters for a config of the folder with the
-    name of a built-in, refused first (:func:`check_user_configs`, on the command line's
-    order)."""
-    from hydra import initialize_config_dir
-
-    from kmdr.config.presets import config_path
-    from kmdr.plugins import papers
-
-    folder = Path(config_dir).expanduser().resolve()
-    with initialized():
-        check_user_configs(compose_primary([f"{SEARCH_PATH}=[file://{folder}]"]).hydra)
-    own = config_path()
-    own = own if own.startswith("pkg://") else f"file://{own}"
-    path = [own, *(f"pkg://{p.configs}" for p in papers() if p.configs is not None), *added]
-    init = initialize_config_dir(config_dir=str(folder), version_base=None, job_name="kmdr")
-    return _composed_and_checked([*items, f"{SEARCH_PATH}=[{','.join(path)}]"], config_name, init)
 
 
 # -- every preset ---------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
-"""The checks a type cannot express, each raising a one-line :class:`ConfigError`.
+"""The checks a constraint table cannot express, each raising a one-line :class:`ConfigError`.
 
-Keys, types and enumerations are the schema's job (:mod:`kmdr.config.schema`, whose objects call
-these checks on their fields). Here: ranges, names, the results folder, ``backend_params``
-against :func:`joblib.parallel_config`, and, once the data's shape is known, the r-grid against
-it (:func:`check_against_data`).
+Types, ranges and enumerations are declared beside the schema's fields
+(:mod:`kmdr.config.schema`, whose objects call these checks on their fields). Here: names, the
+results folder, ``backend_params`` against :func:`joblib.parallel_config`, and, once the data's
+shape is known, the r-grid against it (:func:`check_against_data`).
 
 Reducers are checked in two steps. Their names and labels come from the registry's facts, which
 need no reducer class (so a dry run imports none); their constructor parameters need the class,
@@ -21,12 +21,9 @@ from collections.abc import Mapping
 from kmdr.config.errors import ConfigError, config_line
 
 __all__ = [
-    "MAX_SEED",
     "ONLINE_PHASE_ON_BLOCKS",
-    "at_least",
     "backend_installed",
     "backend_params",
-    "boolean",
     "check_against_data",
     "check_block_rows",
     "check_overrides_change_cells",
@@ -38,18 +35,10 @@ __all__ = [
     "chunked_refusal",
     "declared_valid",
     "folder_name",
-    "integer",
-    "one_of",
-    "optional_folder",
-    "optional_text",
-    "positive_seconds",
     "reducer_id",
     "reducer_params_given",
-    "seed",
 ]
 
-#: The largest base seed: cells.csv keeps it in a signed 64-bit column.
-MAX_SEED = 2**63 - 1
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: An experiment's name is a folder under results_dir: one path component, no separator, never
 #: ``.`` or ``..``. ``+`` and ``=`` are allowed for the names of presets run with a changed
@@ -64,69 +53,6 @@ def choices(values) -> str:
 def reducer_grid(r_grid, max_r: int | None) -> tuple[int, ...]:
     """The r a reducer runs: the run's ``r_grid`` up to the reducer's ``max_r`` (None: all)."""
     return tuple(r for r in r_grid if max_r is None or r <= max_r)
-
-
-def integer(value, name: str) -> int:
-    """``value`` if it is an integer (a bool is not one), else a one-line ConfigError: a typed
-    object built in Python gets the line the schema gives the command line."""
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ConfigError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    return int(value)
-
-
-def at_least(value: int, name: str, low: int) -> int:
-    if integer(value, name) < low:
-        raise ConfigError(f"{name} must be >= {low}, got {value}")
-    return int(value)
-
-
-def boolean(value, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be true or false, got {value!r} ({type(value).__name__})")
-    return value
-
-
-def one_of(value, name: str, valid, plural: str = "") -> str:
-    """``value`` (a str, or a str Enum member) as the str of one of ``valid`` (``plural``: what
-    the message calls them, e.g. "kinds")."""
-    text = getattr(value, "value", value)
-    if not isinstance(text, str) or text not in valid:
-        what = f"valid {plural}" if plural else "valid"
-        raise ConfigError(f"unknown {name} {text!r}; {what}: {choices(valid)}")
-    return text
-
-
-def optional_text(value, name: str) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(
-            f"{name} must be a string or null, got {value!r} ({type(value).__name__})"
-        )
-    return value
-
-
-def optional_folder(value, name: str) -> str | None:
-    """A folder's path as an absolute path (``~`` expanded), None for null or empty: a relative
-    path names the folder it names where the config is built, also for what reads it later (a
-    worker started elsewhere, a notebook's next run after changing folder)."""
-    import os
-
-    if not optional_text(value, name):
-        return None
-    return os.path.abspath(os.path.expanduser(value))
-
-
-def seed(value: int) -> int:
-    if not 0 <= integer(value, "seed") <= MAX_SEED:
-        raise ConfigError(f"seed must be an integer from 0 to 2**63-1 ({MAX_SEED}), got {value}")
-    return int(value)
-
-
-def positive_seconds(value, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ConfigError(f"{key} must be a number of seconds > 0, got {value!r}")
-    return float(value)
 
 
 def folder_name(name: str) -> str:

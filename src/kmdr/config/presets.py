@@ -38,7 +38,6 @@ __all__ = [
     "own_folder",
     "preset_changes",
     "record_line",
-    "yaml_problem",
 ]
 
 
@@ -71,21 +70,6 @@ def conf_dir() -> Path:
     import kmdr.conf
 
     return Path(kmdr.conf.__file__).resolve().parent
-
-
-def yaml_problem(err: BaseException) -> str | None:
-    """One line for a YAML syntax error met while composing (None if ``err`` is not one): the
-    file, line and column, what the parser expected, and the fix."""
-    import yaml
-
-    if not isinstance(err, yaml.YAMLError):
-        return None
-    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-    where = f"{mark.name}, line {mark.line + 1}, column {mark.column + 1}" if mark else "a config"
-    problem = getattr(err, "problem", None) or str(err)
-    context = getattr(err, "context", None)
-    what = f"{context}: {problem}" if context else problem
-    return f"YAML syntax error in {where}: {' '.join(str(what).split())}; fix that file"
 
 
 #: The keys whose value a preset's folder, figure and report section stand for: the kind of

@@ -32,14 +32,18 @@ when they run (:meth:`kmdr.engine.session.Session.run`).
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import MISSING as MISSING_FIELD
 from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
 from enum import Enum
-from typing import Any, NamedTuple
+from numbers import Integral, Real
+from typing import Any, ClassVar, NamedTuple
 
 from omegaconf import MISSING
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from kmdr.config import checks
 from kmdr.config.errors import ConfigError
@@ -132,11 +136,53 @@ def _values(enum) -> tuple[str, ...]:
     return tuple(member.value for member in enum)
 
 
+def _int(low: int | None = 1, high: int | None = None):
+    """The integers from ``low`` to ``high`` (None: unbounded), both included."""
+    closed = {(True, True): "both", (True, False): "left", (False, True): "right"}
+    return Interval(Integral, low, high, closed=closed[low is not None, high is not None])
+
+
+#: A positive number of seconds, finite: an infinite limit is no limit (null says that).
+_SECONDS = Interval(Real, 0, None, closed="neither")
+
+
+class FrozenMapping(dict):
+    """A checked object's mapping (a reducer's or a dataset's params, ``backend_params``): read as
+    a dict (JSON, ``**params``, pickling), never changed in place after its object's check."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError(
+            "a checked kmdr config's mapping cannot be changed: use dataclasses.replace"
+        )
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
+    __ior__ = _refuse
+
+    def __reduce__(self):
+        return (type(self), (dict(self),))
+
+
+def _frozen(value, field: bool = True):
+    """``value`` with its mappings made read-only (a :class:`FrozenMapping`), and a field's list a
+    tuple. A list inside a mapping stays a list: a parameter's value is recorded and compared
+    (with a run record's, read back from JSON) as given."""
+    if isinstance(value, Mapping):
+        return FrozenMapping({k: _frozen(v, field=False) for k, v in value.items()})
+    if field and isinstance(value, list):
+        return tuple(value)
+    return value
+
+
 class _Checked:
-    """A dataclass whose fields are checked when it is constructed (its ``__post_init__``, which
-    ends with :meth:`_seal`) and never changed in place after: ``dataclasses.replace`` makes a
-    checked copy. (Not a frozen dataclass: Hydra composes a config by assigning into the schema's
-    nodes, which a frozen dataclass's config refuses.)"""
+    """A dataclass whose fields are checked when it is constructed, against its constraint table
+    (``_constraints``: scikit-learn's :func:`validate_parameter_constraints`, which words the
+    message) and its :meth:`validate` for what one field alone cannot say, then sealed: no field
+    is assigned after, and its mappings are read-only (``dataclasses.replace`` makes a checked
+    copy). Not a frozen dataclass: Hydra composes a config by assigning into the schema's nodes,
+    which a frozen dataclass's config refuses."""
+
+    _constraints: ClassVar[dict] = {}
+    _prefix: ClassVar[str] = ""
 
     def __setattr__(self, name: str, value) -> None:
         if self.__dict__.get("_sealed"):
@@ -146,8 +192,34 @@ class _Checked:
             )
         object.__setattr__(self, name, value)
 
-    def _seal(self) -> None:
+    def __post_init__(self) -> None:
+        _check_constraints(self._constraints, vars(self), self._caller())
+        for name, value in list(vars(self).items()):  # enums as their values
+            object.__setattr__(self, name, _frozen(getattr(value, "value", value)))
+        self.validate()
         object.__setattr__(self, "_sealed", True)
+
+    def _caller(self) -> str:
+        """Where the object sits in a run's config, for the messages."""
+        return self._prefix or type(self).__name__
+
+    def validate(self) -> None:
+        """What the constraint table cannot say (a field against another); normalizes values."""
+
+
+def _check_constraints(constraints: dict, values: dict, caller: str) -> None:
+    """``values`` against ``constraints`` (scikit-learn's tables), a one-line ConfigError."""
+    from sklearn.utils._param_validation import (
+        InvalidParameterError,
+        validate_parameter_constraints,
+    )
+
+    try:
+        validate_parameter_constraints(
+            constraints, {k: values[k] for k in constraints}, caller_name=caller
+        )
+    except InvalidParameterError as err:
+        raise ConfigError(str(err)) from None
 
 
 @dataclass
@@ -162,8 +234,8 @@ class DatasetConfig(_Checked):
     name: str = MISSING
     params: dict[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        self._seal()
+    _prefix: ClassVar[str] = "dataset"
+    _constraints: ClassVar[dict] = {"name": [str], "params": [Mapping]}
 
 
 @dataclass
@@ -185,44 +257,58 @@ class ReducerConfig(_Checked):
     max_r: int | None = None
     seed_from: str | None = None
 
-    def __post_init__(self) -> None:
-        self._seal()
+    def _caller(self) -> str:
+        return f"reducers.{self.id or self.name}"
+
+    _constraints: ClassVar[dict] = {
+        "name": [str],
+        "id": [str, None],
+        "label": [str, None],
+        "params": [Mapping],
+        "max_r": [_int(), None],
+        "seed_from": [str, None],
+    }
 
 
 @dataclass
 class KMeansConfig(_Checked):
     """Lloyd's k-means on the reduced data (MATLAB's names in brackets)."""
 
-    n_init: int = 5  # restarts ('Replicates'), >= 1
-    max_iter: int = 500  # Lloyd iterations per restart ('MaxIter'), >= 1
+    n_init: int = 5  # restarts ('Replicates')
+    max_iter: int = 500  # Lloyd iterations per restart ('MaxIter')
     # k-means++ | random | sample (MATLAB's old default: k random points, same as random) |
     # first_of_class (the first point of each class: the course report's start, label-informed).
     # A string, not an Enum: "k-means++" is not a Python name. 'sample' is kept as 'random'.
     init: str = "k-means++"
-    tol: float = 0.0  # 0: stop when no label changes (MATLAB's batch rule), >= 0
+    tol: float = 0.0  # 0: stop when no label changes (MATLAB's batch rule)
     # MATLAB's online phase ('OnlinePhase','on', its old default) after each restart's batch phase:
     # single-point moves while one lowers the objective (kmdr.online_phase).
     online_phase: bool = False
 
-    def __post_init__(self) -> None:
+    _prefix: ClassVar[str] = "kmeans"
+    _constraints: ClassVar[dict] = {
+        "n_init": [_int()],
+        "max_iter": [_int()],
+        "init": [StrOptions(set(KMEANS_INITS))],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "online_phase": ["boolean"],
+    }
+
+    def validate(self) -> None:
         from kmdr.cluster import INITS
 
-        init = checks.one_of(self.init, "kmeans.init", KMEANS_INITS)
-        if isinstance(self.tol, bool) or not isinstance(self.tol, int | float) or self.tol < 0:
-            raise ConfigError(f"kmeans.tol must be a number >= 0, got {self.tol!r}")
-        self.n_init = checks.at_least(self.n_init, "kmeans.n_init", 1)
-        if init == FIRST_OF_CLASS and self.n_init != 1:  # k-means would run it once anyway
-            raise ConfigError(
-                f"kmeans.init={FIRST_OF_CLASS} is one start (each class's first point), so "
-                f"kmeans.n_init={self.n_init} restarts would repeat the same run; give "
-                "kmeans.n_init=1"
+        if self.init == FIRST_OF_CLASS and self.n_init != 1:
+            # one start: restarts would repeat the same run (scikit-learn's explicit init)
+            warnings.warn(
+                f"kmeans.init={FIRST_OF_CLASS} is one start (each class's first point): "
+                f"performing one init instead of kmeans.n_init={self.n_init}",
+                RuntimeWarning,
+                stacklevel=2,
             )
-        self.max_iter = checks.at_least(self.max_iter, "kmeans.max_iter", 1)
+            object.__setattr__(self, "n_init", 1)
         # 'sample' (MATLAB's old name) is random; first_of_class is the runner's to resolve.
-        self.init = str(INITS.get(init, init))
-        self.tol = float(self.tol)
-        self.online_phase = checks.boolean(self.online_phase, "kmeans.online_phase")
-        self._seal()
+        object.__setattr__(self, "init", str(INITS.get(self.init, self.init)))
+        object.__setattr__(self, "tol", float(self.tol))
 
 
 @dataclass
@@ -232,10 +318,11 @@ class LeverageConfig(_Checked):
     reducer: LeverageReducer = LeverageReducer.leverage
     r: int = 30
 
-    def __post_init__(self) -> None:
-        self.reducer = checks.one_of(self.reducer, "leverage.reducer", _values(LeverageReducer))
-        self.r = checks.at_least(self.r, "leverage.r", 1)
-        self._seal()
+    _prefix: ClassVar[str] = "leverage"
+    _constraints: ClassVar[dict] = {
+        "reducer": [StrOptions(set(_values(LeverageReducer)))],
+        "r": [_int()],
+    }
 
 
 @dataclass
@@ -262,10 +349,19 @@ class PresetConfig(_Checked):
     # paper draws that cannot run on this data).
     note: str = ""
 
-    def __post_init__(self) -> None:
-        self.reproduce = checks.one_of(self.reproduce, "preset.reproduce", _values(Reproduce))
+    _prefix: ClassVar[str] = "preset"
+    _constraints: ClassVar[dict] = {
+        "paper": [str, None],
+        "title": [str, None],
+        "figure": [str],
+        "section": [str],
+        "order": [Integral],
+        "reproduce": [StrOptions(set(_values(Reproduce)))],
+        "note": [str],
+    }
+
+    def validate(self) -> None:
         checks.check_preset(self)
-        self._seal()
 
 
 @dataclass
@@ -274,9 +370,8 @@ class DaskConfig(_Checked):
 
     scheduler: str | None = None
 
-    def __post_init__(self) -> None:
-        checks.optional_text(self.scheduler, "dask.scheduler")
-        self._seal()
+    _prefix: ClassVar[str] = "dask"
+    _constraints: ClassVar[dict] = {"scheduler": [str, None]}
 
 
 @dataclass
@@ -285,9 +380,8 @@ class RayConfig(_Checked):
 
     address: str | None = None
 
-    def __post_init__(self) -> None:
-        checks.optional_text(self.address, "ray.address")
-        self._seal()
+    _prefix: ClassVar[str] = "ray"
+    _constraints: ClassVar[dict] = {"address": [str, None]}
 
 
 @dataclass
@@ -311,7 +405,8 @@ class Experiment(_Checked):
     r_grid: tuple[int, ...] = (5, 10, 20, 40)
     # Independent repetitions of every (reducer, r) cell, each with its own seed.
     repeats: int = 3
-    # The one base seed; every cell's seed derives from it (kmdr.config.seeds).
+    # The one base seed; every cell's seed derives from it (kmdr.config.seeds); cells.csv keeps
+    # it in a signed 64-bit column.
     seed: int = 0
     kmeans: KMeansConfig = field(default_factory=KMeansConfig)
     aggregation: Aggregation = Aggregation.mean
@@ -322,26 +417,41 @@ class Experiment(_Checked):
     blas_threads: int = 1
     preset: PresetConfig = field(default_factory=PresetConfig)
 
-    def __post_init__(self) -> None:
+    _prefix: ClassVar[str] = "Experiment"
+    _constraints: ClassVar[dict] = {
+        "name": [str],
+        "kind": [str],
+        "dataset": [DatasetConfig, Mapping],
+        "reducers": [list, tuple],
+        "r_grid": [list, tuple],
+        "repeats": [_int()],
+        "seed": [_int(0, 2**63 - 1)],
+        "kmeans": [KMeansConfig, Mapping],
+        "aggregation": [StrOptions(set(_values(Aggregation)))],
+        "leverage": [LeverageConfig, Mapping],
+        "blas_threads": [_int()],
+        "preset": [PresetConfig, Mapping],
+    }
+
+    def validate(self) -> None:
         checks.folder_name(self.name)
-        checks.one_of(self.kind, "kind", KINDS, "kinds")
-        self.dataset = _dataset(self.dataset)
+        if self.kind not in KINDS:
+            raise ConfigError(f"unknown kind {self.kind!r}; valid kinds: {checks.choices(KINDS)}")
+        for name, cls in (("kmeans", KMeansConfig), ("leverage", LeverageConfig)):
+            object.__setattr__(self, name, _part(getattr(self, name), cls))
+        object.__setattr__(self, "preset", _part(self.preset, PresetConfig))
+        object.__setattr__(self, "dataset", _dataset(self.dataset))
         # a kind that sweeps no r (reads no reducers) has none: what it reads is checked, and
         # a setting it does not read, given in Python, is refused as an override of it is
         reads = kind_reads(self.kind)
         if reads is not None:
             _check_unread(self, reads)
-        self.r_grid = _r_grid(self.r_grid) if reads is None or "r_grid" in reads else ()
+        grid = _r_grid(self.r_grid) if reads is None or "r_grid" in reads else ()
+        object.__setattr__(self, "r_grid", grid)
         read_reducers = reads is None or "reducers" in reads
-        self.reducers = _reducers(self.reducers, self.r_grid) if read_reducers else ()
-        checks.at_least(self.repeats, "repeats", 1)
-        checks.seed(self.seed)
-        self.kmeans = _part(self.kmeans, KMeansConfig, "kmeans")
-        self.aggregation = checks.one_of(self.aggregation, "aggregation", _values(Aggregation))
-        self.leverage = _part(self.leverage, LeverageConfig, "leverage")
-        checks.at_least(self.blas_threads, "blas_threads", 1)
-        self.preset = _part(self.preset, PresetConfig, "preset")
-        self._seal()
+        object.__setattr__(
+            self, "reducers", _reducers(self.reducers, grid) if read_reducers else ()
+        )
 
 
 @dataclass
@@ -349,7 +459,7 @@ class Execution(_Checked):
     """How a run is executed. Nothing here changes a cell's numbers."""
 
     # Parallelism: joblib over cells; n_jobs -1 = as many workers as the cores hold (blas_threads
-    # each), -2 one less.
+    # each), -2 one less; never 0.
     n_jobs: int = -1
     backend: Backend = Backend.loky
     # Keyword arguments of joblib.parallel_config (checked against its signature up front, and
@@ -377,15 +487,25 @@ class Execution(_Checked):
     # computed again by the next run; the others go on. null: no limit.
     cell_time_limit: float | None = None
 
-    def __post_init__(self) -> None:
-        if checks.integer(self.n_jobs, "n_jobs") == 0:
-            raise ConfigError(
-                "n_jobs must be a positive number of workers or negative (-1: all cores), got 0"
-            )
-        self.backend = checks.one_of(self.backend, "backend", _values(Backend))
-        self.backend_params = checks.backend_params(self.backend_params, self.backend)
-        self.dask = _part(self.dask, DaskConfig, "dask")
-        self.ray = _part(self.ray, RayConfig, "ray")
+    _prefix: ClassVar[str] = "Execution"
+    _constraints: ClassVar[dict] = {
+        "n_jobs": [_int(1), _int(None, -1)],
+        "backend": [StrOptions(set(_values(Backend)))],
+        "backend_params": [Mapping],
+        "dask": [DaskConfig, Mapping],
+        "ray": [RayConfig, Mapping],
+        "warmup": ["boolean"],
+        "block_rows": [_int(), None],
+        "claim_timeout": [_SECONDS],
+        "data_dir": [str, None],
+        "cell_time_limit": [_SECONDS, None],
+    }
+
+    def validate(self) -> None:
+        object.__setattr__(self, "dask", _part(self.dask, DaskConfig))
+        object.__setattr__(self, "ray", _part(self.ray, RayConfig))
+        params = checks.backend_params(self.backend_params, self.backend)
+        object.__setattr__(self, "backend_params", FrozenMapping(params))
         for backend, given in (("dask", self.dask.scheduler), ("ray", self.ray.address)):
             if given and self.backend != backend:  # the other backends never read it
                 setting = "dask.scheduler" if backend == "dask" else "ray.address"
@@ -393,16 +513,15 @@ class Execution(_Checked):
                     f"{setting}={given} is read by backend={backend} only, and this run's "
                     f"backend is {self.backend}; add backend={backend}, or drop {setting}"
                 )
-        checks.boolean(self.warmup, "warmup")
-        if self.block_rows is not None and checks.integer(self.block_rows, "block_rows") < 1:
-            raise ConfigError(f"block_rows must be >= 1 (rows per block), got {self.block_rows}")
-        self.claim_timeout = checks.positive_seconds(self.claim_timeout, "claim_timeout")
-        self.data_dir = checks.optional_folder(self.data_dir, "data_dir")
+        if self.data_dir:  # absolute: what reads it later may start elsewhere
+            object.__setattr__(self, "data_dir", os.path.abspath(os.path.expanduser(self.data_dir)))
+        else:
+            object.__setattr__(self, "data_dir", None)
+        for name in ("claim_timeout", "cell_time_limit"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, None if value is None else float(value))
         if self.cell_time_limit is not None:
-            limit = checks.positive_seconds(self.cell_time_limit, "cell_time_limit")
-            self.cell_time_limit = limit
             _time_limit_backend(self)
-        self._seal()
 
 
 @dataclass
@@ -410,10 +529,10 @@ class Output(_Checked):
     """What a run writes and says."""
 
     # Where results go: results_dir/<name>/. A run outside the paper presets (preset.reproduce
-    # none: an ad-hoc run, a preset of your own, a paper preset with its protocol changed) that
-    # leaves results_dir at this default writes into OWN_RESULTS_DIR instead, so that it never
-    # changes the committed results/ (default_results_dir); so does a paper preset's run under
-    # another name or computing cells outside its protocol (kmdr.config.presets.outside_record).
+    # none: an ad-hoc run, a preset of your own) that leaves results_dir at this default writes
+    # into OWN_RESULTS_DIR instead, so that it never changes the committed results/
+    # (default_results_dir); a run whose protocol differs from the one its folder records goes
+    # to a folder of its own (kmdr.config.presets.folder_for).
     results_dir: str = "results"
     # Draw summaries and figures at the end of a run (a failure to draw never loses the CSV).
     figures: bool = True
@@ -428,12 +547,19 @@ class Output(_Checked):
     # Print the cells the command would compute and reuse (and a time estimate), run nothing.
     dry_run: bool = False
 
-    def __post_init__(self) -> None:
-        self.results_dir = checks.check_results_dir(self.results_dir)
-        checks.boolean(self.figures, "figures")
-        if self.progress is not None:
-            checks.boolean(self.progress, "progress")
-        self.progress_every = checks.positive_seconds(self.progress_every, "progress_every")
+    _prefix: ClassVar[str] = "Output"
+    _constraints: ClassVar[dict] = {
+        "results_dir": [str, os.PathLike],
+        "figures": ["boolean"],
+        "progress": ["boolean", None],
+        "progress_every": [_SECONDS],
+        "verbosity": [StrOptions(set(_values(Verbosity)))],
+        "dry_run": ["boolean"],
+    }
+
+    def validate(self) -> None:
+        object.__setattr__(self, "results_dir", checks.check_results_dir(self.results_dir))
+        object.__setattr__(self, "progress_every", float(self.progress_every))
         if self.progress is not None and self.progress_every != PROGRESS_EVERY:
             # the lines it spaces are written only when progress is left to the terminal (null)
             shown = "forces the bar" if self.progress else "shows no progress"
@@ -443,9 +569,6 @@ class Output(_Checked):
                 f"progress={str(self.progress).lower()} {shown}, so it would not be read; drop "
                 "progress_every, or progress"
             )
-        self.verbosity = checks.one_of(self.verbosity, "verbosity", _values(Verbosity))
-        checks.boolean(self.dry_run, "dry_run")
-        self._seal()
 
 
 @dataclass
@@ -453,9 +576,8 @@ class RunConfig(Output, Execution, Experiment):
     """One run of ``kmdr`` (the primary config's schema): the fields of :class:`Experiment`,
     :class:`Execution` and :class:`Output` as one flat config, and the reduced grid of ``make
     reproduce-quick`` (``quick_grid``: keys of this config, merged over it when ``quick`` is
-    true, checked against this schema either way; ``quick`` without a ``quick_grid``, or with an
-    override of a key the grid sets, is refused). Not a run's object itself: :func:`from_config`
-    turns it into the three."""
+    true, checked against this schema either way; ``quick`` without a ``quick_grid`` is
+    refused). Not a run's object itself: :func:`from_config` turns it into the three."""
 
     quick: bool = False
     quick_grid: dict[str, Any] = field(default_factory=dict)
@@ -492,7 +614,7 @@ def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
             if name in ("r_grid", "reducers") and not given:
                 continue
         elif isinstance(given, Mapping) and isinstance(default, KMeansConfig | LeverageConfig):
-            given = _part(given, type(default), name)
+            given = _part(given, type(default))
         if given != default:
             shown = name if isinstance(default, _Checked) else f"{name}={given!r}"
             raise ConfigError(
@@ -501,20 +623,15 @@ def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
             )
 
 
-def _part(value, cls, key: str):
-    """``value`` as a checked ``cls`` (a dataclass the config nests at ``key``): a ``cls`` as it
-    is, a mapping of its fields converted and checked."""
+def _part(value, cls):
+    """``value`` as a checked ``cls`` (a dataclass the config nests): a ``cls`` as it is, a
+    mapping of its fields converted and checked."""
     if isinstance(value, cls):
         return value
-    if isinstance(value, Mapping):
-        try:
-            return cls(**value)
-        except TypeError as err:
-            valid = ", ".join(f.name for f in fields(cls))
-            raise ConfigError(f"{key}: {err}; valid keys of {key}: {valid}") from None
-    raise ConfigError(
-        f"{key} must be a kmdr {cls.__name__} (or a mapping of its keys), got {value!r}"
-    )
+    try:
+        return cls(**value)
+    except TypeError as err:  # an unknown key
+        raise ConfigError(f"{cls._prefix}: {err}") from None
 
 
 def _dataset(value) -> DatasetConfig:
@@ -522,20 +639,17 @@ def _dataset(value) -> DatasetConfig:
     (a generator's declared parameters: :func:`kmdr.datasets.recorded_params`)."""
     from kmdr.datasets import DATASETS, DatasetError, plugin_clash, recorded_params
 
-    value = _part(value, DatasetConfig, "dataset")
-    name = value.name
-    if name == MISSING:  # OmegaConf's mark of a value never set (a deleted ~dataset)
+    value = _part(value, DatasetConfig)
+    if value.name == MISSING:  # OmegaConf's mark of a value never set (a deleted ~dataset)
         raise _no_dataset()
-    if not isinstance(name, str) or name not in DATASETS.names():
+    if value.name not in DATASETS.names():
         # A name two plug-ins declare is no dataset: say which packages clash.
-        clash = plugin_clash(name) if isinstance(name, str) else None
         raise ConfigError(
-            clash or f"unknown dataset {name!r}; valid datasets: {checks.choices(DATASETS)}"
+            plugin_clash(value.name)
+            or f"unknown dataset {value.name!r}; valid datasets: {checks.choices(DATASETS)}"
         )
-    if not isinstance(value.params, Mapping):
-        raise ConfigError(f"dataset.params must be a mapping, got {value.params!r}")
     try:
-        return DatasetConfig(name, recorded_params(name, value.params))
+        return DatasetConfig(value.name, recorded_params(value.name, value.params))
     except DatasetError as err:
         raise ConfigError(str(err)) from None
 
@@ -549,50 +663,46 @@ def _no_dataset() -> ConfigError:
 
 
 def _r_grid(grid) -> tuple[int, ...]:
-    if isinstance(grid, str | Mapping) or not isinstance(grid, Iterable) or not grid:
-        raise ConfigError(f"r_grid must be a non-empty list of positive integers, got {grid!r}")
-    bad = [g for g in grid if isinstance(g, bool) or not isinstance(g, int) or g < 1]
-    if bad:
-        invalid = checks.choices(bad)
-        raise ConfigError(f"r_grid must hold positive integers only; invalid: {invalid}")
-    twice = sorted(r for r, times in Counter(int(g) for g in grid).items() if times > 1)
+    """The grid sorted, each r a positive integer given once (a cell is computed once per r)."""
+    if not grid:
+        raise ConfigError("r_grid must be a non-empty list of positive integers, got []")
+    for i, r in enumerate(grid):
+        _check_constraints({f"r_grid[{i}]": [_int()]}, {f"r_grid[{i}]": r}, "Experiment")
+    twice = sorted(r for r, times in Counter(grid).items() if times > 1)
     if twice:
         raise ConfigError(
             f"r_grid lists {checks.choices(twice)} more than once ({list(grid)}): a cell is "
             "computed once per r; give each r once (a typo for another r?)"
         )
-    return tuple(sorted(int(g) for g in grid))
+    return tuple(sorted(int(r) for r in grid))
 
 
 def _reducers(reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
     """The reducers of an experiment, each with its registry name (an alias read as the name it
     stands for), its id and label resolved from the registry's facts (no class imported),
-    checked: known names, unique ids, a ``max_r`` that keeps some r of the grid."""
+    checked: known names, unique ids, a ``max_r`` that keeps some r of the grid, a ``seed_from``
+    naming another of them."""
     from kmdr.reducers import available_reducers, canonical_reducer, reducer_label, unusable_plugin
 
     names = available_reducers()
-    if isinstance(reducers, str | Mapping) or not isinstance(reducers, Iterable) or not reducers:
+    if not reducers:
         raise ConfigError(
             f"reducers must be a non-empty list; pick one with reducer=<name>, one of: "
             f"{checks.choices(names)}"
         )
     specs = []
     for red in reducers:
-        red = _part(red, ReducerConfig, "reducers[]")
-        name = canonical_reducer(red.name) if isinstance(red.name, str) else red.name
+        red = _part(red, ReducerConfig)
+        name = canonical_reducer(red.name)
         if name not in names or unusable_plugin(name):
             raise ConfigError(
                 unusable_plugin(name)
                 or f"unknown reducer {red.name!r}; valid reducers: {checks.choices(names)}"
             )
-        rid = checks.reducer_id(str(red.id or name))
-        label = str(red.label or reducer_label(name))
-        max_r = red.max_r
-        if max_r is not None:
-            max_r = checks.at_least(max_r, f"reducers.{rid}.max_r", 1)
+        rid = checks.reducer_id(red.id or name)
         checks.reducer_params_given(rid, name, red.params)
-        seed_from = checks.optional_text(red.seed_from, f"reducers.{rid}.seed_from")
-        specs.append(ReducerConfig(name, rid, label, dict(red.params), max_r, seed_from))
+        label = red.label or reducer_label(name)
+        specs.append(ReducerConfig(name, rid, label, red.params, red.max_r, red.seed_from))
     ids = [s.id for s in specs]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
@@ -694,12 +804,15 @@ class Configured(NamedTuple):
 
 def _only(reducers, only: tuple[str, ...] | None):
     """The reducer entries whose registry name or id is one of ``only`` (``kmdr experiment=X
-    reducer=sign``: the preset's entries of that reducer); all of them when ``only`` is None."""
+    reducer=sign``: the preset's entries of that reducer), with the entries they take their seeds
+    from (``seed_from``: run as well, and said); all of them when ``only`` is None."""
+    from kmdr._log import say
     from kmdr.reducers import canonical_reducer
 
     if only is None or not reducers:
         return reducers
-    names = [{canonical_reducer(r.name), r.id or canonical_reducer(r.name)} for r in reducers]
+    ids = [r.id or canonical_reducer(r.name) for r in reducers]
+    names = [{canonical_reducer(r.name), rid} for r, rid in zip(reducers, ids, strict=True)]
     asked = {name: {name, canonical_reducer(name)} for name in only}  # an alias names its reducer
     missing = [name for name, said in asked.items() if not any(said & pair for pair in names)]
     if missing:
@@ -708,7 +821,16 @@ def _only(reducers, only: tuple[str, ...] | None):
             f"{checks.choices(sorted({canonical_reducer(r.name) for r in reducers}))}"
         )
     wanted = set().union(*asked.values())
-    return [red for red, pair in zip(reducers, names, strict=True) if pair & wanted]
+    kept = {rid for rid, pair in zip(ids, names, strict=True) if pair & wanted}
+    sources = {r.seed_from for r, rid in zip(reducers, ids, strict=True) if rid in kept} - kept
+    for source in sorted(s for s in sources if s in ids):
+        takers = [
+            rid
+            for r, rid in zip(reducers, ids, strict=True)
+            if rid in kept and r.seed_from == source
+        ]
+        say(f"[kmdr] {', '.join(takers)} takes its seeds from {source}: {source} runs as well")
+    return [red for red, rid in zip(reducers, ids, strict=True) if rid in kept | sources]
 
 
 def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configured:
