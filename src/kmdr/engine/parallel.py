@@ -34,13 +34,10 @@ process (``scripts/reproduce.py``) share one pool of already-warm workers.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import json
 import os
-import sys
 import threading
-import time
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -229,52 +226,35 @@ class CellAborted(RuntimeError):
 
 @dataclass(frozen=True)
 class JobTimedOut:
-    """What a job returns instead of its result when it ran past its time limit: the lock files
-    of its cells (``claims``)."""
+    """What a job returns instead of its result when it ran past its time limit: the ids of its
+    cells."""
 
-    claims: tuple[str, ...]
+    cell_ids: tuple[str, ...]
 
 
-def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *args):
-    """Run ``func(*args)``, a job of the run of process ``parent_pid``, in a worker (or that
-    process): the worker (which watches its parent: :class:`kmdr.engine.session.ProcessState`)
-    writes its pid into the
-    lock files ``claims`` of the job's cells (so the run can name the cell of a worker that dies),
-    and a ``sys.exit`` or any other non-error BaseException in the job becomes a
-    :class:`CellAborted` naming ``what`` (the reducer and cells), which the run reports in one
-    line, instead of ending the run silently or taking the worker down. A real Ctrl-C of the
-    run's own process stays an interrupt.
+def guarded_job(what: str, parent_pid: int, cell_ids: tuple, limit, func, *args):
+    """Run ``func(*args)``, a job of the run of process ``parent_pid`` computing the cells
+    ``cell_ids``, in a worker (or that process): a ``sys.exit`` or any other non-error
+    BaseException in the job becomes a :class:`CellAborted` naming ``what`` (the reducer and
+    cells), which the run reports in one line, instead of ending the run silently or taking the
+    worker down. A real Ctrl-C of the run's own process stays an interrupt.
 
     ``limit``: the seconds each cell may take (``cell_time_limit``), or None. The job may take
-    ``limit`` per cell; past that it stops (:func:`kmdr.engine.signals.time_limit`) and returns a
-    :class:`JobTimedOut`. In a thread that cannot be stopped (a dask worker's), its deadline and
-    worker are written into the lock files, where the run finds them and replaces the worker
-    (:mod:`kmdr.engine.sweep`); a job whose cells the run already gave up on (run again after its
-    worker was replaced) returns a :class:`JobTimedOut` at once."""
+    ``limit`` per cell; past that it stops (:func:`kmdr.engine.signals.time_limit`, in a process's
+    main thread) and returns a :class:`JobTimedOut`."""
     from kmdr.engine import signals
-    from kmdr.results import locks as _locks
 
-    budget = None if limit is None else float(limit) * len(claims)
-    if limit is not None and any((_locks.holder(p) or {}).get("timed_out") for p in claims):
-        return JobTimedOut(tuple(claims))
-    # in a worker, the deadline the run watches in the lock files (None: no limit, or in-process)
-    moved = None
+    budget = None if limit is None else float(limit) * len(cell_ids)
     if os.getpid() != parent_pid:
-        info: dict = {"worker": os.getpid()}
-        # A worker nobody warmed (a pool the run started itself, one replacing a worker) imports
-        # what cells need first: neither a cell's timings nor its limit hold the scientific
-        # stack's import. Once imported, this is a look-up.
+        # A worker nobody warmed (a pool the run started itself) imports what cells need
+        # first: neither a cell's timings nor its limit hold the scientific stack's import.
+        # Once imported, this is a look-up.
         import_modules(WORKER_MODULES)
-        if budget is not None:
-            info.update(deadline=time.time() + budget, dask_worker=_dask_worker())
-            moved = functools.partial(_move_deadline, tuple(claims))
-        for path in claims:
-            _locks.add_to_holder(path, **info)
     try:
-        with signals.time_limit(budget, moved):
-            result = func(*args)
+        with signals.time_limit(budget):
+            return func(*args)
     except signals.CellTimedOut:
-        return JobTimedOut(tuple(claims))
+        return JobTimedOut(tuple(cell_ids))
     except Exception as err:
         raise cell_failed(what, err) from err
     except BaseException as err:
@@ -286,30 +266,6 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
             f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
             "a process, not a cell; a reducer must raise an exception"
         ) from None
-    if moved is not None:
-        moved(None)  # done, though its result may wait for the other jobs of its batch
-    return result
-
-
-def _move_deadline(claims: tuple, remaining: float | None) -> None:
-    """Write the job's deadline, ``remaining`` seconds from now, into its cells' lock files, where
-    the run looks (None: no deadline while kmdr's own work in the job goes on)."""
-    from kmdr.results import locks as _locks
-
-    deadline = None if remaining is None else time.time() + remaining
-    for path in claims:
-        _locks.add_to_holder(path, deadline=deadline)
-
-
-def _dask_worker() -> str | None:
-    """The address of the dask worker running this job, or None outside one."""
-    distributed = sys.modules.get("distributed")
-    if distributed is None:
-        return None
-    try:
-        return distributed.get_worker().address
-    except ValueError:  # not in a dask worker
-        return None
 
 
 def import_modules(modules: tuple[str, ...]) -> int:

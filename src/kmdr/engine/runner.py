@@ -44,6 +44,7 @@ from kmdr.engine.job_data import CLUSTER_BACKENDS
 from kmdr.engine.parallel import Parallelism, RunFailed
 from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
+from kmdr.results.locks import folder_lock
 from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 
@@ -85,8 +86,6 @@ class RunServices:
     #: This process's :class:`~kmdr.engine.session.ProcessState` (thread pools, the memo of
     #: shared reductions, the data a worker obtained, the plug-ins checked for reproducibility).
     state: object
-    #: The session's lock heartbeat, given to the run's store (its claims' sign of life).
-    heartbeat: object
     #: The run's joblib backend, not yet entered: entering it starts it and yields its
     #: description for the record and its dask client (None off dask).
     backend: contextlib.AbstractContextManager
@@ -94,8 +93,8 @@ class RunServices:
     #: runs to drop a run's data after it.
     worker_job: Callable
     forget_worker_data: Callable
-    #: ``ticking(progress, watch=None)``: a context that ticks a logged progress bar (and calls
-    #: ``watch``) every second from the session's thread.
+    #: ``ticking(progress)``: a context that ticks a logged progress bar every second from the
+    #: session's thread.
     ticking: Callable
     #: Where the run's data live (:mod:`kmdr.engine.data_path`), chosen once by the session.
     data_path: object
@@ -228,7 +227,7 @@ def execute(
         outcome.skipped = " ".join(str(dataset).split())
         outcome.status = "skipped"
         if not dry_run:
-            store = CellStore(exp_dir, heartbeat=services.heartbeat)
+            store = CellStore(exp_dir)
             record.update(status="skipped", skipped=outcome.skipped, finished_at=now())
             record.update(expected_cells=[], cells_done=[])
             store.write_sidecar(outcome.run_id, record)
@@ -241,7 +240,7 @@ def execute(
     check = getattr(kind, "check_against_data", check_against_data)
     check(experiment, n, d, k, sparse=sparse)
     check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
-    store = CellStore(exp_dir, heartbeat=services.heartbeat)
+    store = CellStore(exp_dir)
     record["dataset"] = {
         "name": experiment.dataset.name,
         "params": experiment.dataset.params,
@@ -275,17 +274,18 @@ def execute(
         say(outcome.messages[-1])
         return outcome
 
-    store.root.mkdir(parents=True, exist_ok=True)
-    store.clean_temporaries()
-    store.write_sidecar(outcome.run_id, record)
-    with _logged(store.run_log(outcome.run_id)):
-        _run_kind(ctx, kind, started)
-    outcome.mean_accuracy = _mean_accuracy(ctx)
-    outcome.cell_ids = tuple(c["cell_id"] for c in ctx.record.get("expected_cells") or ())
-    if kind.writes_cells and outcome.n_computed == 0:
-        # A run that changed nothing leaves no file behind: its record would only say so, and
-        # a committed results folder must stay as it was (nothing for git to show).
-        store.remove_sidecar(outcome.run_id)
+    # One writer per folder: a second run waits here, then reuses what the first one wrote.
+    with folder_lock(exp_dir, say):
+        store.clean_temporaries()
+        store.write_sidecar(outcome.run_id, record)
+        with _logged(store.run_log(outcome.run_id)):
+            _run_kind(ctx, kind, started)
+        outcome.mean_accuracy = _mean_accuracy(ctx)
+        outcome.cell_ids = tuple(c["cell_id"] for c in ctx.record.get("expected_cells") or ())
+        if kind.writes_cells and outcome.n_computed == 0:
+            # A run that changed nothing leaves no file behind: its record would only say so,
+            # and a committed results folder must stay as it was (nothing for git to show).
+            store.remove_sidecar(outcome.run_id)
     return outcome
 
 

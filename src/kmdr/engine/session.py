@@ -17,11 +17,6 @@ A Session holds, from its start to its end:
 * the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +
   signal, finished cells kept (:func:`kmdr.engine.signals.stop_on_signals`, entered and left
   around each run of the session);
-* the lock heartbeat (:class:`~kmdr.results.locks.Heartbeat`, :attr:`Session.heartbeat`): the
-  claims its runs' stores hold (the runner gives it to each
-  :class:`~kmdr.results.store.CellStore`), and one thread from the session's start to its end
-  touching their files (:func:`beating`), so claims taken one after another, and the runs of a
-  multirun, share it;
 * the datasets it loaded (:meth:`Session.load`), so the runs of a multirun or of ``make
   reproduce`` load each once, and the libraries' log levels
   (:class:`~kmdr.engine.clusters.LibraryLogs`).
@@ -71,14 +66,12 @@ from kmdr.engine.reducer_checks import Reproduced
 from kmdr.engine.runner import RunOutcome, RunServices, execute
 from kmdr.engine.threads import ThreadPools
 from kmdr.engine.work import SharedWorkMemo
-from kmdr.results.locks import Heartbeat
 
 __all__ = [
     "TICK",
     "WATCH_EVERY",
     "ProcessState",
     "Session",
-    "beating",
     "close_default_session",
     "default_session",
     "forget_worker_data",
@@ -198,7 +191,7 @@ def process_state() -> ProcessState:
     return _PROCESS
 
 
-def worker_job(what: str, parent_pid: int, log: str | None, claims, limit, func, *args):
+def worker_job(what: str, parent_pid: int, log: str | None, cell_ids, limit, func, *args):
     """The entry of every job of a run, in whatever process computes it: watch the run's process
     (and, in a worker it started, write stderr into the run's ``log`` file:
     :meth:`ProcessState.stderr_to`) and call ``func(state, *args)`` with this process's
@@ -206,7 +199,7 @@ def worker_job(what: str, parent_pid: int, log: str | None, claims, limit, func,
     :func:`~kmdr.engine.parallel.guarded_job` says."""
     _PROCESS.watch_parent(parent_pid)
     _PROCESS.stderr_to(parent_pid, log)
-    return guarded_job(what, parent_pid, claims, limit, func, _PROCESS, *args)
+    return guarded_job(what, parent_pid, cell_ids, limit, func, _PROCESS, *args)
 
 
 def warmup_job(modules: tuple[str, ...], parent_pid: int) -> int:
@@ -242,17 +235,11 @@ class Session:
         self._warmup: Warmup | None = None
         self._cluster: ClusterStart | None = None
         self._lock = threading.Lock()
-        #: The claims its runs hold, touched by the session's thread from its start to its end
-        #: (see the module docstring).
-        self.heartbeat = Heartbeat()
-        self._beating: contextlib.AbstractContextManager | None = None
         self.open = False
 
     def __enter__(self) -> Session:
         if self.open:
             raise RuntimeError("this Session is already open; a Session is entered once")
-        self._beating = beating(self.heartbeat)
-        self._beating.__enter__()
         self.open = True
         return self
 
@@ -260,9 +247,8 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """End the session: wait for a warm-up, close a LocalCluster no run took, stop the lock
-        heartbeat (a claim still held from now on shows no sign of life) and drop the loaded
-        data. Idempotent."""
+        """End the session: wait for a warm-up, close a LocalCluster no run took and drop the
+        loaded data. Idempotent."""
         with self._lock:
             warmup, self._warmup = self._warmup, None
             cluster, self._cluster = self._cluster, None
@@ -271,9 +257,6 @@ class Session:
         if cluster is not None:
             cluster.close()
         self._data.clear()
-        beat, self._beating = self._beating, None
-        if beat is not None:
-            beat.__exit__(None, None, None)
         self.open = False
 
     def parallelism(self, blas_threads: int) -> Parallelism:
@@ -386,7 +369,6 @@ class Session:
         return RunServices(
             parallelism=par,
             state=self.state,
-            heartbeat=self.heartbeat,
             backend=self.backend(experiment, par),
             worker_job=worker_job,
             forget_worker_data=forget_worker_data,
@@ -473,30 +455,12 @@ def _looks_parallel(experiment: Experiment, output: Output) -> bool:
     return bool(guess(experiment, Path(output.results_dir) / experiment.name))
 
 
-def ticking(progress, watch: Callable[[], None] | None = None) -> contextlib.AbstractContextManager:
+def ticking(progress) -> contextlib.AbstractContextManager:
     """Call ``progress.tick()`` every :data:`TICK` seconds from a thread while the block runs,
     when ``progress`` has a ``tick`` (a :class:`~kmdr.engine.progress.LogProgress`: its lines
-    then come while no cell finishes; a tqdm bar redraws itself), and ``watch()`` (the run's
-    look at its cells' deadlines, :mod:`kmdr.engine.sweep`) when given."""
-    calls = [c for c in (getattr(progress, "tick", None), watch) if c is not None]
-    if not calls:
-        return contextlib.nullcontext()
-
-    def tick() -> None:
-        for call in calls:
-            call()
-
-    return _every(TICK, tick, "kmdr-progress")
-
-
-@contextlib.contextmanager
-def beating(heartbeat: Heartbeat) -> Iterator[None]:
-    """Touch ``heartbeat``'s held lock files every ``heartbeat.period`` seconds from a thread
-    (``kmdr-lock-heartbeat``) while the block runs: the claims' sign of life
-    (:mod:`kmdr.results.locks`). A Session runs one for its whole life; the results layer, which
-    cannot import this module, starts none."""
-    with _every(heartbeat.period, heartbeat.touch, "kmdr-lock-heartbeat"):
-        yield
+    then come while no cell finishes; a tqdm bar redraws itself)."""
+    tick = getattr(progress, "tick", None)
+    return contextlib.nullcontext() if tick is None else _every(TICK, tick, "kmdr-progress")
 
 
 @contextlib.contextmanager
