@@ -26,12 +26,11 @@ a notebook's ``kmdr.run`` calls, which share :func:`default_session`) reuse its 
 
 What a process keeps across jobs lives in one :class:`ProcessState` per process (this module's
 :data:`_PROCESS`, the only mutable module state of the run path): its BLAS/OpenMP thread pools,
-the memo of shared reductions, the data a worker obtained, the plug-ins already checked for
-reproducibility, the watch on the parent process, and the session that successive runs of the
-process share (:func:`default_session`). Every job enters through
-:func:`worker_job`, which hands that state down, so a worker's caches outlive a job (the data are
-shipped once per worker, not once per cell) and the run's process holds the same kind of state
-for the jobs it computes itself.
+the memo of shared reductions, the data a worker obtained, the watch on the parent process, and
+the session that successive runs of the process share (:func:`default_session`). Every job enters
+through :func:`worker_job`, which hands that state down, so a worker's caches outlive a job (the
+data are shipped once per worker, not once per cell) and the run's process holds the same kind of
+state for the jobs it computes itself.
 """
 
 from __future__ import annotations
@@ -62,7 +61,6 @@ from kmdr.engine.parallel import (
     resolve_parallelism,
     wants_warmup,
 )
-from kmdr.engine.reducer_checks import Reproduced
 from kmdr.engine.runner import RunOutcome, RunServices, execute
 from kmdr.engine.threads import ThreadPools
 from kmdr.engine.work import SharedWorkMemo
@@ -124,7 +122,6 @@ class ProcessState:
         self.pools = ThreadPools()
         self.memo = SharedWorkMemo()
         self.data = DataCache()
-        self.reproduced = Reproduced()
         #: The session successive ``kmdr.run`` calls and a multirun's jobs share
         #: (:func:`default_session`).
         self.default = _Default()
