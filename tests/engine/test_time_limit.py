@@ -109,34 +109,3 @@ def test_a_limit_that_cannot_hold_is_one_line_before_any_work(project, tmp_path,
     assert code == 2, proc.stderr
     assert says in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "faulty").exists()
-
-
-@fault(
-    "cell_time_limit with a plug-in reducer, whose first cell in each worker kmdr checks by "
-    "fitting it again in a fresh interpreter (seconds to start on a loaded machine)",
-    gets="the check's time is not charged to the cell: its deadline stops while the check "
-    "runs, in the worker's alarm and in the lock files the run watches",
-)
-def test_kmdrs_own_work_in_a_cell_is_not_charged_to_its_limit():
-    """Inside a limited block, a ``not_timed`` block (a plug-in's check in a fresh interpreter)
-    stops the deadline: 1.5 s there and 0.4 s outside fit a 1 s limit; whoever watches the
-    deadline is told it stopped (None) and how much is left when it starts again."""
-    import time
-
-    from kmdr.engine import signals
-
-    moves = []
-    with signals.time_limit(1.0, moves.append):
-        time.sleep(0.2)
-        with signals.not_timed() as left:
-            time.sleep(1.5)
-        time.sleep(0.4)
-    assert 0.5 < left <= 0.8
-    assert moves[0] is None and 0.5 < moves[1] <= 0.8
-    # what is outside not_timed still counts
-    with pytest.raises(signals.CellTimedOut), signals.time_limit(0.5):
-        with signals.not_timed():
-            time.sleep(0.1)
-        time.sleep(2.0)
-    with signals.not_timed() as left:  # no limit: nothing to stop
-        assert left is None
