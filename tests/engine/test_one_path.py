@@ -44,7 +44,6 @@ ONCE = [
     ("kmdr/config/overrides.py", "check_repeated_keys"),
     ("kmdr/engine/resume_check.py", "check_resume"),
     ("kmdr/engine/session.py", "run"),
-    ("kmdr/engine/session.py", "prepare"),
     ("kmdr/engine/session.py", "load"),
     ("kmdr/engine/data_path.py", "data_path"),
     ("kmdr/engine/data_path.py", "load_data"),

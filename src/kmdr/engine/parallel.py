@@ -4,9 +4,7 @@ Backends (``backend=`` in the config):
 
 * ``loky`` (default), ``threading``, ``multiprocessing``, ``sequential``: joblib's own;
 * ``dask`` and ``ray``: a cluster given by address, or one started for the run
-  (:mod:`kmdr.engine.clusters`).
-
-No register function is needed for any of them.
+  (:mod:`kmdr.engine.backends`).
 
 Workers on this machine are at most one per core (:func:`resolve_parallelism` caps ``n_jobs``
 and says so). Every job runs through :func:`guarded_job`: a worker watches the process that runs
@@ -20,30 +18,17 @@ default 1; another number of threads adds sums in another order), whatever proce
 computes it (:mod:`kmdr.engine.threads`). :func:`results_as_completed` works with
 backends that cannot stream results (multiprocessing, ray) by dispatching in small batches, so
 finished cells are still persisted while the run goes on.
-
-Worker start-up: a loky worker pool costs seconds to start (each worker imports numpy,
-scipy, scikit-learn and kmdr). The run's :class:`~kmdr.engine.session.Session` starts it in the
-background (:class:`Warmup`), as soon as a run
-knows its parallelism, with one trivial job per worker that imports the modules cells need
-(:data:`WORKER_MODULES`), so that start-up overlaps the main process's data loading and the
-imports its cells need; the run waits for it just before its first job.
-joblib keeps one reusable loky pool per process and reuses it while the pool's arguments (worker
-count, the environment joblib gives workers, ``backend_params``) are unchanged, so the runs of one
-process (``scripts/reproduce.py``) share one pool of already-warm workers.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import os
-import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kmdr._errors import one_line
-from kmdr.engine.signals import sigint_blocked
 
 __all__ = [
     "BackendError",
@@ -52,19 +37,15 @@ __all__ = [
     "JobTimedOut",
     "Parallelism",
     "RunFailed",
-    "Warmup",
     "cell_failed",
     "guarded_job",
     "import_modules",
-    "joblib_config",
-    "pool_key",
     "resolve_parallelism",
     "results_as_completed",
-    "wants_warmup",
 ]
 
-#: The modules a worker imports for its first cell (kmdr.engine.work and what it imports
-#: lazily); the warm-up (:class:`Warmup`) has them imported while the main process prepares.
+#: The modules a worker imports before its first cell (kmdr.engine.work and what it imports
+#: lazily), so that no cell's timings or limit hold the scientific stack's import.
 WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
 
 
@@ -188,23 +169,6 @@ def _runs_here(execution) -> bool:
     return True
 
 
-def joblib_config(execution, par: Parallelism, blas_threads: int):
-    """The ``joblib.parallel_config`` of a run whose cells compute with ``blas_threads`` threads
-    (the experiment's): the same one for its warm-up and its jobs, so joblib reuses the warmed
-    pool."""
-    import joblib
-
-    params = dict(execution.backend_params)
-    if execution.backend == "loky":  # the threads a library loaded late in a worker starts with
-        params.setdefault("inner_max_num_threads", blas_threads)
-    try:
-        return joblib.parallel_config(backend=execution.backend, n_jobs=par.n_jobs, **params)
-    except (ValueError, TypeError) as err:
-        raise BackendError(
-            f"joblib backend {execution.backend!r}: {one_line(err, with_type=True)}"
-        ) from None
-
-
 class CellFailed(RunFailed):
     """A cell's own code (its reducer, its k-means, its data's block) raised an error; the
     message is one line naming the reducer, the cell and the error, whose traceback is in the
@@ -275,48 +239,6 @@ def import_modules(modules: tuple[str, ...]) -> int:
     return os.getpid()
 
 
-class Warmup(threading.Thread):
-    """Starts the pool and has every worker run ``entry`` (a warm-up job importing
-    :data:`WORKER_MODULES`), in the background. Started and joined by its owner,
-    :class:`kmdr.engine.session.Session`, never here."""
-
-    def __init__(self, execution, par: Parallelism, blas_threads: int, entry):
-        super().__init__(name="kmdr-start-workers", daemon=True)
-        self.execution, self.par, self.entry = execution, par, entry
-        self.blas_threads = blas_threads
-        self.key = pool_key(execution, par, blas_threads)
-        self.pids: list[int] = []
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        from joblib import Parallel, delayed
-
-        try:
-            config = joblib_config(self.execution, self.par, self.blas_threads)
-            with sigint_blocked(), config:  # (joblib's config is per thread: set in this one)
-                jobs = (
-                    delayed(self.entry)(WORKER_MODULES, os.getpid()) for _ in range(self.par.n_jobs)
-                )
-                self.pids = list(Parallel()(jobs))
-        except BaseException as err:  # the run itself reports any real problem
-            self.error = err
-
-
-def pool_key(execution, par: Parallelism, blas_threads: int) -> str:
-    """What makes joblib reuse its loky pool: the backend, the workers, their threads
-    (``blas_threads``, the experiment's) and the backend's parameters."""
-    return json.dumps(
-        [execution.backend, par.n_jobs, blas_threads, execution.backend_params],
-        sort_keys=True,
-        default=str,
-    )
-
-
-def wants_warmup(execution, par: Parallelism) -> bool:
-    """Whether a run of ``execution`` with ``par`` has a loky pool worth warming."""
-    return execution.backend == "loky" and par.n_jobs > 1
-
-
 #: joblib's warning when a generator of results is closed early (joblib.parallel).
 _CANCELLED = r".*(tasks which were still being processed|have been successfully executed)"
 
@@ -330,7 +252,7 @@ def results_as_completed(jobs: Iterable, n_jobs: int, backend: str) -> Iterator:
     pool, so results still come back while the run goes on. ``jobs`` is consumed lazily.
 
     joblib's multiprocessing backend forks this process by default on Linux, and this process
-    has threads (the session's lock heartbeat, a progress ticker, a library's own pool): a child
+    has threads (a progress ticker, a library's own pool): a child
     forked while one of them holds a lock waits for it forever, and the run with it. Its workers
     are spawned instead, a fresh interpreter each as loky's are, whose parent is still this
     process (the workers' watch on it holds). joblib takes the start method as a

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -60,7 +58,8 @@ __all__ = [
 
 #: The attribute a stop or an error carries once the run it ended may have written cells.
 _STARTED = "kmdr_run_started"
-#: The attribute an error carries when the run's workers logged it (the file's path).
+#: The attribute an error carries when the run's workers logged it (the file's path): none does
+#: since the workers log where their backend sends them; kept for the callers that read it.
 WORKER_LOG = "kmdr_worker_log"
 #: The attribute an error carries when the run's log file holds its traceback (the file's path).
 RUN_LOG = "kmdr_run_log"
@@ -337,9 +336,6 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
         log_path = ctx.store.run_log(outcome.run_id)
         if traced and log_path.is_file():  # its traceback, and what the backends logged
             setattr(err, RUN_LOG, str(log_path))
-        log_file = (ctx.record.get("backend_info") or {}).get("worker_log")
-        if log_file and Path(log_file).is_file():  # a worker logged what failed, traceback too
-            setattr(err, WORKER_LOG, log_file)
         raise
     finally:
         outcome.status = status
@@ -358,9 +354,8 @@ _FAILURES = f"{LOGGER}.failure"
 @contextlib.contextmanager
 def _logged(path: Path):
     """The run's log file at ``path`` while the block runs: the ``kmdr`` logger's lines (what
-    the run says), the backends' own logs and what is written to file descriptor 2 (kept off
-    the terminal unless the run is verbose: :func:`_descriptor_2_to`) and the traceback of a
-    failure (:data:`_FAILURES`)."""
+    the run says), the backends' own logs (kept off the terminal unless the run is verbose) and
+    the traceback of a failure (:data:`_FAILURES`)."""
     handler = logging.FileHandler(path, delay=True, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     shown = verbose()
@@ -374,51 +369,10 @@ def _logged(path: Path):
     if not shown:
         failures.addHandler(handler)
     try:
-        if shown:
-            yield
-        else:
-            with _descriptor_2_to(path):
-                yield
+        yield
     finally:
         for lg in (*loggers, failures):
             lg.removeHandler(handler)
         for lg, propagate in before:
             lg.propagate = propagate
         handler.close()
-
-
-@contextlib.contextmanager
-def _descriptor_2_to(path: Path):
-    """The process's file descriptor 2 on the run's log at ``path`` while the block runs, and
-    ``sys.stderr`` on a copy of the terminal's: the run's own lines (the console handler, the
-    progress bar) are written where they were, what is written to the descriptor (a C
-    library's message) goes into the log, and so does what a process started meanwhile prints,
-    since a child inherits the descriptor. loky relaunches its resource tracker so when the
-    tracker died during the run, and the new tracker prints a traceback for every resource it
-    is told to release and never saw; joblib has no public way to give it another stderr.
-    Python's warnings are left to ``warnings.showwarning`` (on the terminal, or recorded by a
-    caller's ``catch_warnings``), loky's one-line "relaunching" among them. Left alone where
-    ``sys.stderr`` is not descriptor 2 (a notebook, a capturing test)."""
-    before = sys.stderr
-    try:
-        on_descriptor_2 = before.fileno() == 2
-    except (AttributeError, OSError, ValueError):
-        on_descriptor_2 = False
-    if not on_descriptor_2:
-        yield
-        return
-    before.flush()
-    terminal = os.dup(2)
-    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
-    os.dup2(log, 2)
-    os.close(log)
-    encoding = getattr(before, "encoding", None) or "utf-8"
-    # closefd=False: the descriptor is closed here, never by the stream's collection
-    sys.stderr = open(terminal, "w", buffering=1, encoding=encoding, closefd=False)  # noqa: SIM115
-    try:
-        yield
-    finally:
-        sys.stderr.flush()
-        sys.stderr = before
-        os.dup2(terminal, 2)
-        os.close(terminal)

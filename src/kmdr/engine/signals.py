@@ -17,7 +17,7 @@ arrives inside :func:`deferred` (the last write of a run's sidecar and ``cells.c
 when that block ends, so a run's record is never left saying ``running`` by a signal.
 
 The run's workers leave the stop to the run's process, which closes them: they are spawned with
-SIGINT blocked (:func:`sigint_blocked`) and ignore it once started (:func:`ignore_sigint`).
+SIGINT blocked (:func:`sigint_blocked`) and ignore it once they take a job (:func:`ignore_sigint`).
 
 A cell's time limit (``cell_time_limit``) is an alarm in the thread that computes it when that is
 a process's main thread (:func:`time_limit`): the cell stops at its next Python instruction with
@@ -44,7 +44,6 @@ __all__ = [
     "raise_if_received",
     "received",
     "sigint_blocked",
-    "start_resource_tracker",
     "stop_on_signals",
     "time_limit",
 ]
@@ -256,32 +255,22 @@ def deferred() -> Iterator[None]:
 
 @contextlib.contextmanager
 def sigint_blocked() -> Iterator[None]:
-    """SIGINT blocked in the calling thread for the block, and so in the threads started in it
-    and in the worker processes they spawn, which inherit the mask. The terminal sends Ctrl-C to
-    the whole process group: a worker hit while it imports (its first seconds) prints pages of
-    tracebacks, or dies and leaves its pool or cluster half started. A worker so spawned holds
-    the signal until it ignores it for good (:func:`ignore_sigint`); the run's process handles
-    Ctrl-C in its main thread, which is never inside this block for long."""
+    """SIGINT blocked in the calling thread for the block, and so in the worker processes
+    spawned in it, which inherit the mask: the terminal sends Ctrl-C to the whole process group,
+    and a worker hit while it imports prints pages of tracebacks. Such a worker holds the signal
+    until it ignores it for good (:func:`ignore_sigint`); the run's process gets a Ctrl-C that
+    came meanwhile when the block ends."""
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no process group gets the signal
         yield
         return
-    start_resource_tracker()  # a no-op once started (see there)
+    # Python's resource tracker (which loky and distributed use) unblocks SIGINT in the thread
+    # that first starts it: started first, outside the block.
+    resource_tracker.ensure_running()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def start_resource_tracker() -> None:
-    """Start Python's resource tracker (which loky and distributed both use) in the calling
-    thread, if it is not running: call it in the main thread before a background thread spawns
-    workers under :func:`sigint_blocked`. Its first start unblocks SIGINT in the thread that
-    starts it, and loads C modules: loaded first in a background thread while the main thread
-    walks the loaded libraries (threadpoolctl, for the run record), the two threads deadlock on
-    the dynamic loader's lock and the GIL."""
-    if hasattr(signal, "pthread_sigmask"):
-        resource_tracker.ensure_running()
 
 
 def ignore_sigint() -> None:

@@ -43,7 +43,7 @@ import os
 import time
 from concurrent.futures import BrokenExecutor
 
-from kmdr._log import say, verbose, warn
+from kmdr._log import say, warn
 from kmdr.engine import job_data, signals
 from kmdr.engine.parallel import (
     CellAborted,
@@ -54,9 +54,8 @@ from kmdr.engine.parallel import (
 )
 from kmdr.engine.threads import pin_threads
 from kmdr.engine.work import group_job, key_text
-from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells, planned_count
+from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
-from kmdr.results.store import CellStore
 
 __all__ = ["CELLS", "CellsKind", "CellsTimedOut", "compute_from_blocks", "compute_in_memory"]
 
@@ -83,16 +82,6 @@ class CellsKind:
 
     def plan(self, ctx) -> list[Cell]:
         return plan_cells(ctx.experiment, ctx.X, ctx.n_clusters, ctx.data_fingerprint)
-
-    def looks_parallel(self, experiment, experiment_dir) -> bool:
-        """Whether a run of ``experiment`` into ``experiment_dir`` looks, before its data loads,
-        to have jobs for more than one worker: its plan has more than one cell, and the folder
-        holds fewer done cells than that (:meth:`~kmdr.results.store.CellStore.done_estimate`).
-        The session warms its pool ahead only then; a wrong guess costs time, never a result
-        (the run's first parallel call starts the pool itself)."""
-        reducers = ((red.name, red.max_r) for red in experiment.reducers)
-        size = planned_count(reducers, experiment.r_grid, experiment.repeats)
-        return size > 1 and CellStore(experiment_dir, read_only=True).done_estimate() < size
 
     def run(self, ctx) -> None:
         cells = self.plan(ctx)
@@ -304,10 +293,6 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     from joblib import delayed
 
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
-    # what the workers print goes to the run's log file, unless the run is verbose; the paths a
-    # worker gets are absolute: its working folder is the one its pool started in, which a
-    # notebook's os.chdir since then does not change
-    log = None if verbose() else os.path.abspath(ctx.store.run_log(token))
     limit = ctx.execution.cell_time_limit
     if limit is not None and ctx.execution.backend in job_data.CLUSTER_BACKENDS:
         warn(
@@ -322,7 +307,6 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
         return delayed(ctx.services.worker_job)(
             describe_cells(cells),
             os.getpid(),
-            log,
             tuple(c.cell_id for c in cells),
             limit,
             group_job,
