@@ -10,7 +10,8 @@ import pytest
 from joblib import Parallel, delayed
 
 from kmdr.config.schema import Execution, Experiment
-from kmdr.engine.parallel import resolve_parallelism, results_as_completed
+from kmdr.engine.backends import resolve_parallelism
+from kmdr.engine.parallel import results_as_completed
 from kmdr.engine.session import Session
 
 

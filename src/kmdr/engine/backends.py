@@ -1,5 +1,8 @@
-"""The joblib backend a run's cells are computed on: each backend hands its settings to
-``joblib.parallel_config``.
+"""The workers a run uses (``n_jobs`` resolved once: :func:`resolve_parallelism`) and the joblib
+backend its cells are computed on (:func:`backend`): each backend hands its settings to
+``joblib.parallel_config``. ``n_jobs`` goes from the run's Execution through these two functions,
+called by the run's session, to ``parallel_config``. Workers on this machine are at most one per
+core (:func:`resolve_parallelism` caps ``n_jobs`` and says so).
 
 * ``loky`` (default), ``threading``, ``multiprocessing``, ``sequential``: joblib's own, with
   ``n_jobs`` workers and ``backend_params``;
@@ -24,13 +27,122 @@ import contextlib
 import importlib
 import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from kmdr._errors import one_line
 from kmdr._log import verbose
 from kmdr.engine.parallel import BackendError
 from kmdr.engine.signals import sigint_blocked
 
-__all__ = ["backend"]
+__all__ = ["Parallelism", "backend", "resolve_parallelism"]
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """What a run uses: ``n_jobs`` workers on a machine with ``cores`` cores shared by
+    ``launcher_jobs`` runs at once (a Hydra joblib launcher).
+
+    The BLAS/OpenMP threads of each worker are not copied here: they belong to the cells'
+    identity, held by the :class:`~kmdr.config.schema.Experiment` alone (its
+    ``blas_threads``), which the functions below that need them are given."""
+
+    n_jobs: int
+    launcher_jobs: int
+    cores: int
+    #: The workers the config asked for, when more than the backend can run (then capped).
+    requested: int | None = None
+    #: Whether the workers run on this machine (not on a cluster given by address).
+    runs_here: bool = True
+
+    def cap_message(self, backend: str) -> str | None:
+        """The one line saying ``n_jobs`` was capped, or None."""
+        if self.requested is None:
+            return None
+        if backend == "sequential":
+            return (
+                f"[kmdr] n_jobs={self.requested} capped to 1: backend=sequential computes one "
+                "cell at a time in this process; use backend=loky for workers"
+            )
+        return (
+            f"[kmdr] n_jobs={self.requested} capped to {self.n_jobs}: backend={backend} runs "
+            f"at most one worker per core here ({self.cores} cores); more would only contend "
+            "for them"
+        )
+
+    def oversubscription_message(self, blas_threads: int) -> str | None:
+        """The one line saying the workers' threads (``blas_threads`` each, the experiment's)
+        outnumber this run's cores, or None.
+
+        ``blas_threads`` is never lowered to fit (it is part of every cell's identity): the
+        cells' numbers stay those of their identity, only their timings suffer."""
+        share = _share(self.cores, self.launcher_jobs)
+        threads = self.n_jobs * blas_threads
+        if not self.runs_here or blas_threads == 1 or threads <= share:
+            return None
+        fix = (
+            f"use n_jobs={share // blas_threads} (or -1)"
+            if blas_threads <= share
+            else f"blas_threads above {share} cannot have a core per thread here"
+        )
+        return (
+            f"[kmdr] n_jobs={self.n_jobs} x blas_threads={blas_threads} = {threads} "
+            f"threads on this run's {share} core(s) contend for them (same numbers, slower "
+            f"cells, timings that measure the contention); {fix}"
+        )
+
+
+def resolve_parallelism(execution, blas_threads: int, launcher_n_jobs: int = 1) -> Parallelism:
+    """Workers and BLAS threads for ``execution`` (a :class:`~kmdr.config.schema.Execution`)
+    whose cells compute with ``blas_threads`` threads each, when a Hydra launcher runs
+    ``launcher_n_jobs`` jobs at once on this machine (its own ``n_jobs``: -1 all cores, -2 one
+    less, ...; 1 for one job at a time): the one place ``n_jobs`` is resolved.
+
+    ``n_jobs = -1`` means as many workers as this run's share of the cores (cores //
+    launcher_jobs) holds with ``blas_threads`` threads each, ``-2`` one less, and so on. BLAS
+    threads are ``blas_threads`` (the experiment's, default 1), never worked out from the cores:
+    they are part of every cell's identity, so a cell's numbers never depend on the machine or on
+    ``n_jobs``.
+    Workers and threads that an explicit ``n_jobs`` makes outnumber the cores are run as asked,
+    with one line saying so (:meth:`Parallelism.oversubscription_message`).
+
+    A backend that runs its workers on this machine (every one but a dask scheduler or a Ray
+    cluster given by address) gets at most one worker per core: more only contend for the cores,
+    and thousands of loky workers exhaust the system's semaphores and hang. ``backend=sequential``
+    (joblib's) runs one job at a time whatever ``n_jobs`` says: its parallelism is one job. The
+    result says when an ``n_jobs`` given was capped (``requested``;
+    :meth:`Parallelism.cap_message`).
+    """
+    import joblib
+
+    cores = int(joblib.cpu_count())
+    launcher_n_jobs = int(launcher_n_jobs)
+    launcher_jobs = launcher_n_jobs if launcher_n_jobs > 0 else cores + 1 + launcher_n_jobs
+    launcher_jobs = max(1, launcher_jobs)
+    blas_threads = int(blas_threads)
+    fit = max(1, _share(cores, launcher_jobs) // max(1, blas_threads))
+    asked = execution.n_jobs
+    n_jobs = asked if asked > 0 else max(1, fit + 1 + asked)
+    requested = None
+    runs_here = _runs_here(execution)
+    if execution.backend == "sequential" and n_jobs > 1:  # joblib's runs one job at a time
+        requested, n_jobs = (asked if asked > 1 else None), 1
+    elif runs_here and n_jobs > cores:
+        requested, n_jobs = n_jobs, cores
+    return Parallelism(n_jobs, launcher_jobs, cores, requested, runs_here)
+
+
+def _share(cores: int, launcher_jobs: int) -> int:
+    """The cores one of ``launcher_jobs`` runs sharing the machine may use (at least one)."""
+    return max(1, cores // max(1, launcher_jobs))
+
+
+def _runs_here(execution) -> bool:
+    """Whether the backend's workers run on this machine (not on a cluster given by address)."""
+    if execution.backend == "dask":
+        return not execution.dask.scheduler
+    if execution.backend == "ray":
+        return not execution.ray.address
+    return True
 
 
 def _need(module: str, extra: str):
@@ -166,9 +278,10 @@ def backend(execution, n_jobs: int, blas_threads: int) -> Iterator[tuple[dict, o
                 f"joblib backend {execution.backend!r}: {one_line(err, with_type=True)}"
             ) from None
         with config:
-            if execution.backend == "loky" and n_jobs > 1:
-                # the pool's workers spawned with Ctrl-C blocked (see sigint_blocked); joblib
-                # keeps the pool for the run's jobs
+            if execution.backend == "loky" and n_jobs > 1 and execution.warmup:
+                # the pool started now, its workers spawned with Ctrl-C blocked (see
+                # sigint_blocked); joblib keeps the pool for the run's jobs (warmup=false: the
+                # first job starts it)
                 with sigint_blocked():
                     joblib.Parallel()(joblib.delayed(int)(i) for i in range(n_jobs))
             yield info, client

@@ -37,9 +37,10 @@ from kmdr.config.checks import check_against_data
 from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output
 from kmdr.engine import signals
+from kmdr.engine.backends import Parallelism
 from kmdr.engine.data_path import data_facts
 from kmdr.engine.job_data import CLUSTER_BACKENDS
-from kmdr.engine.parallel import Parallelism, RunFailed
+from kmdr.engine.parallel import RunFailed
 from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
 from kmdr.results.locks import folder_lock

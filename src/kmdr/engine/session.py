@@ -6,7 +6,7 @@
 A Session holds, from its start to its end:
 
 * the workers: ``n_jobs`` resolved once per ``blas_threads``
-  (:func:`~kmdr.engine.parallel.resolve_parallelism`), and the joblib backend each run starts
+  (:func:`~kmdr.engine.backends.resolve_parallelism`), and the joblib backend each run starts
   (:func:`kmdr.engine.backends.backend`; joblib keeps its loky pool for the next run); while a run
   on ``backend=dask`` lasts, its client, to which the chunked path (``block_rows``,
   :mod:`kmdr.engine.chunked`) sends the tasks of a cell's row blocks;
@@ -42,9 +42,10 @@ from collections.abc import Callable, Iterator
 from kmdr.config.checks import check_reducer_params, declared_valid
 from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
+from kmdr.engine.backends import Parallelism, resolve_parallelism
 from kmdr.engine.data_path import data_path, load_data
 from kmdr.engine.job_data import DataCache
-from kmdr.engine.parallel import Parallelism, guarded_job, resolve_parallelism
+from kmdr.engine.parallel import guarded_job
 from kmdr.engine.runner import RunOutcome, RunServices, execute
 from kmdr.engine.threads import ThreadPools
 from kmdr.engine.work import SharedWorkMemo
@@ -198,7 +199,7 @@ class Session:
 
     def parallelism(self, blas_threads: int) -> Parallelism:
         """The workers of this session's runs computing with ``blas_threads`` threads each,
-        resolved once (:func:`~kmdr.engine.parallel.resolve_parallelism`)."""
+        resolved once (:func:`~kmdr.engine.backends.resolve_parallelism`)."""
         with self._lock:
             par = self._parallelism.get(blas_threads)
             if par is None:
