@@ -92,11 +92,6 @@ def guarded_job(what: str, parent_pid: int, cell_ids: tuple, limit, func, *args)
     from kmdr.engine import signals
 
     budget = None if limit is None else float(limit) * len(cell_ids)
-    if os.getpid() != parent_pid:
-        # A worker nobody warmed (a pool the run started itself) imports what cells need
-        # first: neither a cell's timings nor its limit hold the scientific stack's import.
-        # Once imported, this is a look-up.
-        import_modules(WORKER_MODULES)
     try:
         with signals.time_limit(budget):
             return func(*args)
@@ -115,11 +110,10 @@ def guarded_job(what: str, parent_pid: int, cell_ids: tuple, limit, func, *args)
         ) from None
 
 
-def import_modules(modules: tuple[str, ...]) -> int:
-    """A warm-up job: import ``modules`` in the worker; its process id."""
+def import_modules(modules: tuple[str, ...]) -> None:
+    """Import ``modules`` (a worker's first job, before its cell)."""
     for module in modules:
         importlib.import_module(module)
-    return os.getpid()
 
 
 #: joblib's warning when a generator of results is closed early (joblib.parallel).

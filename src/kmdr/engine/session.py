@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import json
 import os
 import threading
@@ -45,7 +46,7 @@ from kmdr.engine import signals
 from kmdr.engine.backends import Parallelism, resolve_parallelism
 from kmdr.engine.data_path import data_path, load_data
 from kmdr.engine.job_data import DataCache
-from kmdr.engine.parallel import guarded_job
+from kmdr.engine.parallel import WORKER_MODULES, guarded_job, import_modules
 from kmdr.engine.runner import RunOutcome, RunServices, execute
 from kmdr.engine.threads import ThreadPools
 from kmdr.engine.work import SharedWorkMemo
@@ -110,6 +111,7 @@ class ProcessState:
         #: (:func:`default_session`).
         self.default = _Default()
         self._watched: set[int] = set()
+        self._warm = False
         self._lock = threading.Lock()
 
     def watch_parent(self, parent_pid: int) -> None:
@@ -136,6 +138,18 @@ class ProcessState:
             target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
         ).start()
 
+    def warm(self, parent_pid: int) -> None:
+        """In a worker process (not ``parent_pid``'s own): import what cells need, once, before
+        the first cell, so that neither a cell's timings nor its limit hold the scientific
+        stack's import; then freeze the libraries' objects, which stay for the worker's life, so
+        that the collector no longer walks them in each full collection of a cell."""
+        with self._lock:
+            if self._warm or os.getpid() == parent_pid:
+                return
+            self._warm = True
+        import_modules(WORKER_MODULES)
+        gc.freeze()
+
 
 def _watch(parent_pid: int) -> None:
     import time
@@ -159,6 +173,7 @@ def worker_job(what: str, parent_pid: int, cell_ids, limit, func, *args):
     and call ``func(state, *args)`` with this process's :class:`ProcessState`, guarded (and
     limited to ``limit`` seconds per cell) as :func:`~kmdr.engine.parallel.guarded_job` says."""
     _PROCESS.watch_parent(parent_pid)
+    _PROCESS.warm(parent_pid)
     return guarded_job(what, parent_pid, cell_ids, limit, func, _PROCESS, *args)
 
 
