@@ -106,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     from threadpoolctl import threadpool_limits
 
     from kmdr.datasets import load_dataset
+    from kmdr.engine.backends import resolve_parallelism
     from kmdr.engine.job_data import prepare_data
-    from kmdr.engine.parallel import resolve_parallelism
     from kmdr.engine.session import run_experiment
 
     command = "python scripts/bench_runner.py " + " ".join(

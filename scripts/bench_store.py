@@ -1,4 +1,4 @@
-"""What the cell store costs a run: per-cell claim + write + release, and rebuilding cells.csv.
+"""What the cell store costs a run: per-cell write, and rebuilding cells.csv.
 
     python scripts/bench_store.py              # 2400 cells (bzmd14's 8 methods x 10 r x 30 reps)
     python scripts/bench_store.py --cells 300
@@ -7,7 +7,6 @@ Times, in one temporary folder on the file system of ``--dir`` (default: the sys
 folder; point it at the results disk to measure that one):
 
 - write: :meth:`CellStore.write_cell` alone (validation, JSON, temporary file, fsync, rename);
-- claim + write + release: what the runner does per cell;
 - done_ids cold / warm: a fresh store (every file read and validated) / the same store again
   (unchanged files are not re-read);
 - rebuild cold / warm: :meth:`CellStore.rebuild_csv` likewise.
@@ -56,17 +55,8 @@ def main() -> None:
     n = args.cells
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         rows = [row(i) for i in range(n)]
-        plain = CellStore(Path(tmp) / "plain", experiment="x")
-        t_write = timed(lambda: [plain.write_cell(r["cell_id"], r) for r in rows])
-
-        store = CellStore(Path(tmp) / "claimed", experiment="x")
-
-        def claimed():
-            for r in rows:
-                with store.try_claim(r["cell_id"]):
-                    store.write_cell(r["cell_id"], r)
-
-        t_claimed = timed(claimed)
+        store = CellStore(Path(tmp) / "plain", experiment="x")
+        t_write = timed(lambda: [store.write_cell(r["cell_id"], r) for r in rows])
         fresh = CellStore(store.root, experiment="x")
         t_done_cold = timed(fresh.done_ids)
         t_done_warm = timed(fresh.done_ids)
@@ -74,7 +64,6 @@ def main() -> None:
         t_rebuild_warm = timed(fresh.rebuild_csv)
     print(f"{n} cells in {args.dir or tempfile.gettempdir()}")
     print(f"  write                   {1e3 * t_write / n:8.3f} ms/cell")
-    print(f"  claim + write + release {1e3 * t_claimed / n:8.3f} ms/cell")
     print(f"  done_ids  cold / warm   {t_done_cold:8.3f} s / {t_done_warm:.3f} s")
     print(f"  rebuild   cold / warm   {t_rebuild_cold:8.3f} s / {t_rebuild_warm:.3f} s")
 

@@ -62,10 +62,10 @@ def _outside_the_checkout(tmp_path_factory):
     tempfile.tempdir = None
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def client():
-    """A client of a real dask LocalCluster of two worker processes, one per test module that
-    asks for it (the row-block tests)."""
+    """A client of a real dask LocalCluster of two worker processes, built once for the whole
+    session (per xdist worker) by the first test that asks for it (the row-block tests)."""
     from dask.distributed import Client, LocalCluster
 
     with (

@@ -62,6 +62,8 @@ LAYERS: dict[str, float] = {
     # neither needs the other.
     "kmdr.engine": 4,
     "kmdr.figures": 4,
+    # A plug-in author's checks of a reducer, with the engine's checks of a reducer's output.
+    "kmdr.testing": 4.5,
     # 5: the report reads results and figures, never the run engine's internals.
     "kmdr.report": 5,
     # 6: the command line ties the layers below together.

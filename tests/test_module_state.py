@@ -82,8 +82,7 @@ ALLOWED_NAMES = {
 }
 
 #: The classes allowed to start a thread outside the session module, (module, class) each with
-#: its reason: anywhere else in the module, a thread is flagged. None today: the lock heartbeat
-#: is a passive registry that the Session's thread touches (kmdr.engine.session.beating).
+#: its reason: anywhere else in the module, a thread is flagged. None today.
 ALLOWED_THREADS: dict[tuple[str, str], str] = {}
 
 #: What starts a thread, by the full name of the callable.
@@ -354,26 +353,10 @@ def test_a_planted_violation_is_found(planted, what):
     "rel", ["kmdr/results/store.py", "kmdr/engine/parallel.py", "kmdr/results/locks.py"]
 )
 def test_a_thread_started_outside_the_session_module_is_found(rel):
-    """A ``threading.Thread(...).start()`` anywhere but the session module fails, in the lock
-    heartbeat's module too."""
+    """A ``threading.Thread(...).start()`` anywhere but the session module fails."""
     planted = "import threading\n\n\ndef f():\n    threading.Thread(target=f).start()\n"
     assert problems(planted, rel) == [f"{rel}:5: starts a thread (threading.Thread)"]
     assert OWNER not in rel
-
-
-def test_the_heartbeat_starts_no_thread_of_its_own():
-    """The lock heartbeat is a passive registry: a thread started inside its class is flagged
-    like any other (the Session's ``beating`` touches it)."""
-    source = (SRC / "kmdr/results/locks.py").read_text(encoding="utf-8")
-    assert problems(source, "kmdr/results/locks.py") == []
-    planted = source.replace(
-        "    def touch(self) -> None:",
-        "    def start(self) -> None:\n        threading.Thread(target=self.touch).start()\n\n"
-        "    def touch(self) -> None:",
-        1,
-    )
-    found = problems(planted, "kmdr/results/locks.py")
-    assert len(found) == 1 and "starts a thread (threading.Thread)" in found[0], found
 
 
 @pytest.mark.parametrize(

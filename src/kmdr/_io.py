@@ -99,7 +99,10 @@ def atomic_writer(
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_path(path)
     # Mode "x" is O_CREAT | O_EXCL with 0o666: the umask applies, as for any new file.
-    fh = open(tmp, "xb") if binary else open(tmp, "x", encoding=encoding, newline="")  # noqa: SIM115
+    try:
+        fh = open(tmp, "xb") if binary else open(tmp, "x", encoding=encoding, newline="")  # noqa: SIM115
+    except OSError as err:  # named by the folder the user can fix, not a temporary file
+        raise type(err)(err.errno, err.strerror, str(path.parent)) from None
     try:
         with fh:
             yield fh

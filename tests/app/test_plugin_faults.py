@@ -231,9 +231,6 @@ def plugged(site, monkeypatch):
         output_case("nanout", "holds 1 NaN or infinite values", "a plug-in reducer returning NaN"),
         output_case("listout", "transform returned a list", "a plug-in reducer returning a Python list"),
         output_case("globalrng", "changed numpy's global random state", "a plug-in reducer drawing from numpy's global random state"),
-        output_case("unrepro", "two fits with the same random_state gave different outputs", "a plug-in reducer whose output changes under the same seed"),
-        output_case("hashdep", "a fresh process fitting it with the same random_state gave another output", "a plug-in reducer whose output depends on the process (Python's hash seed)"),
-        output_case("falsedet", "it declares its reduction independent of random_state (its plan's deterministic), but two seeds gave different outputs", "a plug-in reducer declared deterministic that draws at random"),
     ],
 )  # fmt: skip
 def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugged):

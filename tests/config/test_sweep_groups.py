@@ -105,12 +105,6 @@ def test_reducers(monkeypatch):
     for name, entry in {**registry.BUILTIN_REDUCERS, **TEST_REDUCERS}.items():
         reducers.declare(name, entry)
     monkeypatch.setattr(registry, "REDUCERS", reducers)
-    # These tests count the runner's own reductions. The output check fits a plug-in reducer a
-    # second time, once per process, to compare (tests/app/test_plugin_faults.py): taken as done.
-    from kmdr.engine.session import process_state
-
-    done = {(name, "{}") for name in TEST_REDUCERS}
-    monkeypatch.setattr(process_state().reproduced, "seen", done)
     CALLS.clear()
     yield CALLS
 

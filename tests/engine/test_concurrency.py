@@ -1,12 +1,12 @@
-"""Two runs sweeping into one results folder at once: both finish, each cell is computed once,
-no row is lost or duplicated. Real OS processes, not mocks."""
+"""Two runs sweeping into one results folder at once: the second waits for the first's folder
+lock, both finish, each cell is computed once, no row is lost or duplicated. Real OS processes,
+not mocks."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -17,9 +17,7 @@ import pytest
 
 import _command as command
 from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, statuses, wait_for
-from kmdr.results import locks
 from kmdr.results.records import IDENTITY_COLUMNS
-from kmdr.results.store import CellStore
 
 RUN = textwrap.dedent(
     """
@@ -68,7 +66,8 @@ def _finish(proc: subprocess.Popen) -> tuple[int, int, int]:
 @pytest.mark.slow
 @pytest.mark.fault(
     "two runs of the same sweep started at once into one folder",
-    gets="both finish, each cell computed once, no row lost or duplicated",
+    gets="the second waits for the first (one line), then reuses its cells: each cell computed "
+    "once, no row lost or duplicated",
 )
 def test_two_identical_sweeps_at_once_compute_each_cell_once(tmp_path):
     first, second = _start(tmp_path, 4), _start(tmp_path, 4)
@@ -82,12 +81,11 @@ def test_two_identical_sweeps_at_once_compute_each_cell_once(tmp_path):
     assert len(cells) == grid
     assert not cells.duplicated([c for c in IDENTITY_COLUMNS if c in cells]).any()
     assert cells["cell_id"].is_unique
-    # Both records are complete, and their computed cells do not overlap.
+    # One run computed every cell; the other, which waited, reused them and left no record.
+    assert sorted([a[0], b[0]]) == [0, grid]
     records = [json.loads(p.read_text()) for p in (tmp_path / "shared" / "runs").glob("*.json")]
-    assert sorted(r["status"] for r in records) == ["complete", "complete"]
-    assert sorted(r["n_cells_computed"] for r in records) == sorted([a[0], b[0]])
-    run_ids = set(cells["run_id"])
-    assert run_ids == {r["run_id"] for r in records if r["n_cells_computed"]}
+    assert [(r["status"], r["n_cells_computed"]) for r in records] == [("complete", grid)]
+    assert set(cells["run_id"]) == {records[0]["run_id"]}
 
 
 @pytest.mark.slow
@@ -104,7 +102,7 @@ def test_overlapping_sweeps_share_the_common_cells(tmp_path):
 @pytest.mark.slow
 @pytest.mark.fault(
     "one of two runs sharing a folder is killed (kill -9) mid-sweep",
-    gets="the other takes over its claimed cells and completes the sweep",
+    gets="the other, waiting for the folder, starts at once and completes the sweep",
 )
 def test_a_run_killed_mid_sweep_leaves_its_cells_to_the_other(tmp_path):
     doomed = _start(tmp_path, 6)
@@ -114,7 +112,7 @@ def test_a_run_killed_mid_sweep_leaves_its_cells_to_the_other(tmp_path):
         time.sleep(0.05)
     survivor = _start(tmp_path, 6)
     time.sleep(0.5)
-    doomed.send_signal(signal.SIGKILL)  # its claims die with it
+    doomed.send_signal(signal.SIGKILL)  # its folder lock dies with it
     doomed.wait(timeout=30)
     computed, reused, expected = _finish(survivor)
     assert expected == 3 * 6 * 6 and computed + reused == expected
@@ -122,87 +120,13 @@ def test_a_run_killed_mid_sweep_leaves_its_cells_to_the_other(tmp_path):
     assert len(cells) == expected and cells["cell_id"].is_unique
 
 
-# -- waiting for another process's claim: who holds it, and a bounded wait --------------------
-
-
-def test_a_claim_names_its_holder(tmp_path):
-    store = CellStore(tmp_path / "exp")
-    claim = store.try_claim("abc")
-    try:
-        who = store.claim_holder("abc")
-        assert who["pid"] == os.getpid() and who["host"] == socket.gethostname()
-        assert time.strftime("%Y-%m-%d", time.gmtime()) in who["since"]
-    finally:
-        claim.release()
-    assert store.claim_holder("abc") is None  # released: the file is gone
+# -- waiting for another run's folder ----------------------------------------------------------
 
 
 @pytest.mark.slow
 @pytest.mark.fault(
-    "a run waits for a cell claimed by another run that is stopped (SIGSTOP, a suspended job)",
-    gets="gives up after claim_timeout without a sign of life, one line naming the holder's "
-    "pid, host and start; sidecar failed; its own cells kept",
-)
-def test_a_wait_on_a_stopped_holder_gives_up_naming_it(faulty, tmp_path):
-    holder, exp = _stuck(faulty, tmp_path)
-    try:
-        os.killpg(holder.pid, signal.SIGSTOP)  # the holder, its workers and its heartbeat
-        waiter = _faulty_run(faulty, tmp_path, "none:0", "claim_timeout=4")
-        try:
-            assert waiter.wait() == 1, waiter.stderr
-        finally:
-            waiter.kill()
-    finally:
-        holder.kill()
-    line = one_line(waiter.stderr)
-    assert line.startswith("kmdr: error: faulty failed (ClaimTimeout: cell "), line
-    assert f"claimed by process {holder.pid} on host {socket.gethostname()} since 20" in line
-    assert "no sign of life for 4 s" in line and "raise claim_timeout" in line
-    (waiting,) = [ln for ln in waiter.stderr.splitlines() if "waiting for 1 cells" in ln]
-    assert f"(process {holder.pid} on host" in waiting and "claim_timeout" in waiting
-    assert sorted(statuses(exp)) == ["failed", "running"]  # the holder never got to write
-
-
-@pytest.mark.slow
-@pytest.mark.fault(
-    "a run waits for a cell another live run computes for longer than claim_timeout",
-    gets="keeps waiting while the holder's heartbeat goes on, then reuses its cell",
-)
-def test_a_live_holder_is_waited_for_past_the_timeout(faulty, tmp_path):
-    go = tmp_path / "go"
-    holder, exp = _stuck(faulty, tmp_path, "hold:2", release=go)  # holds its last cell
-    try:
-        waiter = _faulty_run(faulty, tmp_path, "none:0", "claim_timeout=6")
-        try:
-            wait_for(lambda: "waiting for" in waiter.stderr, "the waiting line", waiter)
-            # The holder's heartbeat (every 2 s) moves its claim's mtime: see it move four
-            # times, i.e. for longer than the waiter's claim_timeout, with the waiter waiting.
-            (claim,) = _claims(exp)
-            seen = [claim.stat().st_mtime_ns]
-
-            def beats():
-                mtime = claim.stat().st_mtime_ns
-                if mtime != seen[-1]:
-                    seen.append(mtime)
-                return len(seen) > 4
-
-            wait_for(beats, "four heartbeats of the holder", waiter)
-            go.touch()
-            assert waiter.wait() == 0, waiter.stderr
-            assert holder.wait() == 0, holder.stderr
-        finally:
-            waiter.kill()
-    finally:
-        holder.kill()
-    assert "(0 computed, 6 reused)" in waiter.stderr
-    # the waiter computed nothing, so it left no run record: the holder's alone
-    assert statuses(exp) == ["complete"]
-
-
-@pytest.mark.slow
-@pytest.mark.fault(
-    "SIGTERM to a run while it waits for a cell another run computes",
-    gets="stops at once: one line, exit 143, its sidecar interrupted; the other run goes on",
+    "SIGTERM to a run while it waits for the folder another run writes",
+    gets="stops at once: one line, exit 143, nothing written; the other run goes on",
 )
 def test_sigterm_while_waiting_for_another_run(faulty, tmp_path):
     holder, exp = _stuck(faulty, tmp_path)
@@ -218,7 +142,7 @@ def test_sigterm_while_waiting_for_another_run(faulty, tmp_path):
     finally:
         holder.kill()
     assert one_line(waiter.stderr).startswith("kmdr: interrupted (SIGTERM)")
-    assert sorted(statuses(exp)) == ["interrupted", "running"]
+    assert statuses(exp) == ["running"]  # the holder's record alone
 
 
 @pytest.fixture(scope="module")
@@ -232,26 +156,11 @@ def _faulty_run(project, results, action: str, *extra: str, release=None):
     return kmdr(*args, "n_jobs=1", *extra, env=env, cwd=results)
 
 
-def _claims(exp):
-    """The lock files of claimed cells (not cells.csv's)."""
-    return [p for p in (exp / ".locks").glob("*.lock") if p.name != "cells.csv.lock"]
-
-
 def _stuck(project, results, action: str = "sleep:2", release=None):
-    """A run holding the claim of its last cell (which sleeps), the five others on disk.
-
-    Returns once the claim's file names its holder: the file exists from the instant the holder
-    opens it, before it locks it and writes itself in, and a test that stops the holder in
-    between (a loaded machine makes that window long) would leave a claim nobody holds, or one
-    naming nobody."""
+    """A run computing its last cell (which sleeps), the five others on disk."""
     proc = _faulty_run(project, results, action, release=release)
     exp = results / "faulty"
     wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
-
-    def held():
-        return any((locks.holder(p) or {}).get("pid") == proc.pid for p in _claims(exp))
-
-    wait_for(held, "the last cell's claim, naming its holder", proc)
     return proc, exp
 
 

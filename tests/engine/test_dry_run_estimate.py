@@ -51,3 +51,22 @@ def test_the_runs_start_is_the_median_of_the_earlier_runs_of_its_backend(tmp_pat
     (runs / "old.json").write_text(json.dumps({"run_id": "old", "backend": "loky"}))
     assert earlier_start(tmp_path, "loky") == pytest.approx(0.6)
     assert earlier_start(tmp_path, "dask") == pytest.approx(9.0)
+
+
+@pytest.mark.fault(
+    "a dry run over earlier rows with impossible times (negative, infinite)",
+    gets="those times count as 0: no estimate is ever negative",
+)
+def test_impossible_times_never_make_an_estimate_negative(tmp_path):
+    _cells(tmp_path / "edited", [["orl", "sign", -5.0, "-inf", -1.0, "random", 5, ""]] * 2)
+    assert earlier_times(tmp_path, "orl", ("random", False))["sign"] == (0.0, 0.0, 0.0)
+    import json
+
+    from kmdr.engine.dry_run import earlier_start
+
+    runs = tmp_path / "edited" / "runs"
+    runs.mkdir()
+    (runs / "r.json").write_text(
+        json.dumps({"run_id": "r", "backend": "loky", "start_seconds": -3})
+    )
+    assert earlier_start(tmp_path, "loky") is None

@@ -43,7 +43,6 @@ ONCE = [
     ("kmdr/app/compose.py", "check_search_path"),
     ("kmdr/engine/resume_check.py", "check_resume"),
     ("kmdr/engine/session.py", "run"),
-    ("kmdr/engine/session.py", "prepare"),
     ("kmdr/engine/session.py", "load"),
     ("kmdr/engine/data_path.py", "data_path"),
     ("kmdr/engine/data_path.py", "load_data"),

@@ -16,7 +16,7 @@ import pytest
 
 from _overrides import overridden
 from _procs import Proc, cell_files, children, statuses, wait_for
-from kmdr.results import locks as _locks
+from kmdr.results.locks import folder_lock
 
 pytestmark = pytest.mark.slow  # every test here starts the command in a subprocess
 
@@ -138,21 +138,20 @@ def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
 ):
     # A real signal: Ctrl-C's SIGINT goes to the whole process group (the script, its workers
     # and its drawing process), SIGTERM to the script alone. The script must surely be
-    # mid-experiment when it arrives, whatever the machine's speed: the test holds the second
-    # experiment's cells.csv lock, so that experiment's first finished cell (which rebuilds
-    # cells.csv at once) waits for it, and the signal goes once that cell file is on disk.
+    # mid-experiment when it arrives, whatever the machine's speed: the script is stopped
+    # (SIGSTOP) once the second experiment's first cell file is on disk, signalled, and
+    # continued.
     args = ["--results", str(tmp_path), "--override", *SMALL]
     args += ["--only", "bzmd14_orl", "bzmd14_usps"]
     usps = tmp_path / "bzmd14_usps"
-    csv_lock = _locks.acquire(usps / ".locks" / "cells.csv.lock")
     proc = _start(*args)
     try:
         wait_for(lambda: cell_files(usps), "a first bzmd14_usps cell on disk", proc)
+        proc.signal(signal.SIGSTOP)
         proc.signal(signum, group=group)
-        csv_lock.release()
+        proc.signal(signal.SIGCONT)
         assert proc.wait() == status, proc.stderr
     finally:
-        csv_lock.release()
         proc.kill()
     err = proc.stderr
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
@@ -210,17 +209,18 @@ def test_ctrl_c_while_the_last_figures_are_drawn(tmp_path):
     gets="the Ctrl-C is held, not lost: one line, exit 130; the drawing process prints nothing",
 )
 def test_ctrl_c_as_the_drawing_process_starts(tmp_path):
-    # The test holds the experiment's cells.csv lock, so the script cannot finish the (small)
+    # The test holds the experiment's folder lock, so the script cannot finish the (small)
     # experiment before the signal arrives, however fast or loaded the machine is.
-    csv_lock = _locks.acquire(tmp_path / "bzmd14_orl" / ".locks" / "cells.csv.lock")
+    held = contextlib.ExitStack()
+    held.enter_context(folder_lock(tmp_path / "bzmd14_orl", print))
     proc = _start("--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL)
     try:
         wait_for(lambda: _drawer(proc.pid), "the drawing process", proc)
         proc.signal(signal.SIGINT, group=True)
-        csv_lock.release()
+        held.close()
         assert proc.wait() == 130, proc.stderr
     finally:
-        csv_lock.release()
+        held.close()
         proc.kill()
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("[reproduce] interrupted;")

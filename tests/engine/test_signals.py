@@ -14,6 +14,7 @@ import importlib.util
 import os
 import signal
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -31,7 +32,6 @@ from _procs import (
     statuses,
     wait_for,
 )
-from kmdr.results import locks as _locks
 
 # Every test here starts a process or sends a signal.
 pytestmark = pytest.mark.slow
@@ -162,44 +162,19 @@ def test_sigterm_with_one_worker(project, tmp_path):
 )
 def test_more_signals_while_stopping_do_not_cut_the_stop_short(project, tmp_path):
     proc, exp = stuck(project, tmp_path, 2)
-    # Hold cells.csv's lock: the run's last rebuild waits for it, so the later signals surely
-    # arrive while the run is stopping.
-    csv_lock = _locks.acquire(exp / ".locks" / "cells.csv.lock")
+    # The run is stopped while the signals arrive, so it handles them one after another as it
+    # goes on: the later ones while it is stopping.
+    proc.signal(signal.SIGSTOP)
     try:
         proc.signal(signal.SIGINT, group=True)
-        proc.signal(signal.SIGINT, group=True)
         proc.signal(signal.SIGTERM)
-        csv_lock.release()
+        proc.signal(signal.SIGCONT)
         assert proc.wait() == 130, proc.stderr
     finally:
-        csv_lock.release()
         proc.kill()
     assert one_line(proc.stderr).startswith("kmdr: interrupted;")
     assert statuses(exp) == ["interrupted"]
     _kept(exp)
-
-
-@fault(
-    "SIGTERM while kmdr rebuilds cells.csv (it waits for another process's rebuild)",
-    gets="cells.csv still lists every cell file, whole; one line, exit 143",
-)
-def test_sigterm_during_the_cells_csv_rebuild(project, tmp_path):
-    exp = tmp_path / "faulty"
-    csv_lock = _locks.acquire(exp / ".locks" / "cells.csv.lock")  # the first rebuild waits
-    proc = start(project, tmp_path, "none:0", "n_jobs=1")
-    try:
-        wait_for(lambda: cell_files(exp), "a first cell on disk", proc)
-        proc.signal(signal.SIGTERM)
-        csv_lock.release()
-        assert proc.wait() == 143, proc.stderr
-    finally:
-        csv_lock.release()
-        proc.kill()
-    assert one_line(proc.stderr).startswith("kmdr: interrupted (SIGTERM)")
-    assert statuses(exp) == ["interrupted"]
-    files = cell_files(exp)
-    cells = pd.read_csv(exp / "cells.csv")
-    assert sorted(cells["cell_id"]) == sorted(p.stem for p in files) and len(files) >= 1
 
 
 _NO_DASK = importlib.util.find_spec("distributed") is None
@@ -248,6 +223,16 @@ def test_workers_exit_soon_after_the_main_process_is_killed(project, tmp_path, b
         for pid in workers:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def _workers(pid: int) -> list[int]:
+    """The loky workers of the run ``pid`` (none yet: [])."""
+    found = []
+    for kid in children(pid):
+        with contextlib.suppress(OSError):
+            if b"popen_loky" in Path(f"/proc/{kid}/cmdline").read_bytes():
+                found.append(kid)
+    return found
 
 
 def _failed_one_line(proc, exp, *words):
@@ -328,34 +313,28 @@ def test_a_reducer_ending_the_process_is_one_line_naming_the_cell(
 
 @fault(
     "a reducer calls os._exit in a worker (the worker process dies mid-cell)",
-    gets="one line naming the cell whose worker died; sidecar failed; cells kept",
+    gets="one line saying a worker died; sidecar failed; cells kept",
 )
-def test_a_worker_that_dies_is_named_by_its_cell(project, tmp_path):
+def test_a_worker_that_dies_is_one_line(project, tmp_path):
     proc = start(project, tmp_path, "os_exit:2", "n_jobs=2")
     try:
-        _failed_one_line(proc, tmp_path / "faulty", "worker process died", "r=2")
+        _failed_one_line(proc, tmp_path / "faulty", "worker process died")
     finally:
         proc.kill()
 
 
 @fault(
     "a worker is killed (kill -9, the OOM killer) while it computes a cell",
-    gets="one line naming that cell; sidecar failed; other cells kept",
+    gets="one line saying a worker died; sidecar failed; other cells kept",
 )
 def test_a_worker_killed_mid_cell(project, tmp_path):
     proc, exp = stuck(project, tmp_path, 2)
-
-    def sleeping_worker():  # the lock file of the cell being computed names its worker
-        for path in (exp / ".locks").glob("*.lock"):
-            worker = (_locks.holder(path) or {}).get("worker")
-            if worker:
-                return worker
-        return None
-
     try:
-        worker = wait_for(sleeping_worker, "the worker computing the last cell", proc)
-        os.kill(worker, signal.SIGKILL)
-        _failed_one_line(proc, exp, "worker process died", "reducer 'misbehave'", "r=2")
+        # every worker of the pool: the one computing the last cell among them
+        workers = wait_for(lambda: _workers(proc.pid), "the run's workers", proc)
+        for worker in workers:
+            os.kill(worker, signal.SIGKILL)
+        _failed_one_line(proc, exp, "worker process died")
     finally:
         proc.kill()
 

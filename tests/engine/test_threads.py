@@ -185,7 +185,7 @@ def test_workers_and_threads_fit_the_cores_or_a_line_says_so(
 ):
     import joblib
 
-    from kmdr.engine.parallel import resolve_parallelism
+    from kmdr.engine.backends import resolve_parallelism
 
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
     spec = from_config(config(tmp_path, **over))

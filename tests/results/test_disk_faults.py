@@ -87,7 +87,8 @@ def test_a_full_disk_mid_run(project, disk, tmp_path):
 
 @pytest.mark.fault(
     "the results disk turns read-only mid-run",
-    gets="one line naming the error, exit 1; the finished cells kept",
+    gets="one line naming the error and the read-only folder (not a temporary file), exit 1; "
+    "the finished cells kept",
 )
 def test_a_read_only_disk_mid_run(project, disk, tmp_path):
     proc, exp, go = _held_run(project, disk, tmp_path)
@@ -100,4 +101,5 @@ def test_a_read_only_disk_mid_run(project, disk, tmp_path):
         subprocess.run(["mount", "-o", "remount,rw", str(disk)], capture_output=True)
     line = one_line(proc.stderr)
     assert line.startswith("kmdr: error: faulty failed (OSError: [Errno 30] Read-only file system")
+    assert f"'{exp / 'cells'}'" in line and ".tmp" not in line, line
     _no_partial_file(exp)

@@ -7,6 +7,7 @@ import inspect
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -22,10 +23,9 @@ from kmdr._io import (
     atomic_writer,
     read_csv,
     remove_stale_temporaries,
-    temporary_path,
 )
 from kmdr.datasets import _registry
-from kmdr.results.locks import CellLock
+from kmdr.results.locks import folder_lock
 from kmdr.results.records import CSV_COLUMNS, EXTRA_COLUMNS, IDENTITY_COLUMNS
 from kmdr.results.store import CellStore
 
@@ -88,38 +88,32 @@ def dead_pid() -> int:
 SWEEP = """
 import json, sys, time
 from pathlib import Path
+from kmdr.results.locks import folder_lock
 from kmdr.results.store import CellStore
 folder, ids_file, go, out = map(Path, sys.argv[1:5])
 ids = json.loads(ids_file.read_text())
 store = CellStore(folder, experiment="t")
 print("ready", flush=True)
-while not go.exists():  # start together, so that both race for every cell
+while not go.exists():  # start together, so that both race for the folder
     time.sleep(0.001)
-wrote, waited = [], []
-for i, cid in enumerate(ids):
-    claim = store.try_claim(cid)
-    if claim is None:
-        waited.append(cid)
-        continue
-    with claim:
+wrote = []
+with folder_lock(folder, lambda line: print(line, file=sys.stderr)):
+    done = store.done_ids()
+    for i, cid in enumerate(ids):
+        if cid in done:
+            continue
         time.sleep(0.002)  # the computation
         store.write_cell(cid, make_row(repetition=i, writer=sys.argv[5]))
         wrote.append(cid)
-    if i % 25 == 0:
-        store.rebuild_csv()
-for cid in waited:  # what the other process claimed: wait for it, take over if it died
-    claim = store.try_claim(cid, block=True)
-    if claim is not None:
-        with claim:
-            store.write_cell(cid, make_row(repetition=ids.index(cid), writer=sys.argv[5]))
-            wrote.append(cid)
-store.rebuild_csv()
+        if i % 25 == 0:
+            store.rebuild_csv()
+    store.rebuild_csv()
 out.write_text(json.dumps(wrote))
 """
 
 
 @pytest.mark.slow
-def test_two_processes_write_each_of_200_cells_exactly_once(tmp_path):
+def test_two_processes_on_one_folder_write_each_of_200_cells_exactly_once(tmp_path):
     ids = [rid(repetition=i) for i in range(200)]
     (tmp_path / "ids.json").write_text(json.dumps(ids))
     folder, go = tmp_path / "exp", tmp_path / "go"
@@ -132,94 +126,72 @@ def test_two_processes_write_each_of_200_cells_exactly_once(tmp_path):
     for proc in procs:
         assert proc.wait(timeout=120) == 0
     wrote = {w: json.loads((tmp_path / f"out{w}.json").read_text()) for w in "AB"}
-    # Every id computed by exactly one process, and both did part of the work.
+    # One process wrote every cell; the other waited for it and reused them all.
     assert sorted(wrote["A"] + wrote["B"]) == sorted(ids)
-    assert wrote["A"] and wrote["B"]
-    store = CellStore(folder, experiment="t")
-    for w, cells in wrote.items():
-        assert all(store.read_cell(cid)["writer"] == w for cid in cells)
-    # No row lost: the last rebuild (serialized after every write) holds all 200.
+    assert not (wrote["A"] and wrote["B"])
     df = pd.read_csv(folder / "cells.csv")
     assert sorted(df.cell_id) == sorted(ids)
-    # Nothing left behind: no temporary file, no claim (only the rebuild lock stays).
     assert not list(folder.rglob("*.tmp"))
-    assert [p.name for p in (folder / ".locks").iterdir()] == ["cells.csv.lock"]
 
 
 HOLD = """
-import sys, time
-from kmdr.results.store import CellStore
-store = CellStore(sys.argv[1], experiment="t")
-reps = [int(a) for a in sys.argv[2:]]
-claims = [store.try_claim(make_row(repetition=rep)["cell_id"]) for rep in reps]
-print("held" if all(claims) else "missed", flush=True)
-sys.stdin.readline()
-for rep in reps:
-    store.write_cell(make_row(repetition=rep)["cell_id"], make_row(repetition=rep))
-for claim in claims:
-    claim.release()
+import sys
+from kmdr.results.locks import folder_lock
+with folder_lock(sys.argv[1], print):
+    print("held", flush=True)
+    sys.stdin.readline()
+    store = CellStore(sys.argv[1], experiment="t")
+    store.write_cell(make_row()["cell_id"], make_row())
 """
+HOLD = "from kmdr.results.store import CellStore\n" + HOLD
+
+
+def _waiter(folder, said: list, got: dict) -> threading.Thread:
+    """A thread taking ``folder``'s lock (what it says goes to ``said``), then noting whether the
+    cell of make_row() is done."""
+
+    def wait() -> None:
+        with folder_lock(folder, said.append):
+            got["done"] = Store(folder).is_done(rid())
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    return thread
 
 
 @pytest.mark.slow
-def test_claims_of_a_process_killed_with_sigkill_are_free_at_once(tmp_path):
-    ids = [rid(repetition=i) for i in range(5)]
-    proc = spawn(HOLD, tmp_path, *range(5))
+def test_a_second_writer_waits_in_one_line_and_goes_on_when_the_first_is_killed(tmp_path):
+    proc = spawn(HOLD, tmp_path)
+    said, got = [], {}
     try:
         assert proc.stdout.readline().strip() == "held"
-        store = Store(tmp_path)
-        assert all(store.is_claimed(cid) for cid in ids)
-        assert all(store.try_claim(cid) is None for cid in ids)
-        # A blocking claim waits for the holder, and gets the cell once the holder is gone.
-        got = {}
-        waiter = threading.Thread(target=lambda: got.update(c=store.try_claim(ids[0], block=True)))
-        waiter.start()
-        waiter.join(0.3)
+        waiter = _waiter(tmp_path, said, got)
+        waiter.join(0.5)
         assert waiter.is_alive()
+        holder = f"process {proc.pid} on {socket.gethostname()}"
+        line = f"[kmdr] {tmp_path}: waiting for {holder}, which is writing this folder, to end"
+        assert said == [line]
+        assert said == [
+            f"[kmdr] {tmp_path}: waiting for {holder}, which is writing this folder, to end"
+        ]
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     waiter.join(30)
-    assert isinstance(got["c"], CellLock) and got["c"].held
-    claims = [store.try_claim(cid) for cid in ids[1:]]  # non-blocking: free right away
-    assert all(isinstance(c, CellLock) for c in claims)
-    for claim in [got["c"], *claims]:
-        claim.release()
-    assert not any(store.is_claimed(cid) for cid in ids)
+    assert got == {"done": False}  # the lock died with its holder
 
 
 @pytest.mark.slow
-def test_a_blocking_claim_gets_none_once_the_holder_wrote_the_cell(tmp_path):
-    proc = spawn(HOLD, tmp_path, 0)
+def test_a_second_writer_sees_what_the_first_wrote(tmp_path):
+    proc = spawn(HOLD, tmp_path)
     assert proc.stdout.readline().strip() == "held"
-    store = Store(tmp_path)
-    got = {}
-    c0 = rid(repetition=0)
-    waiter = threading.Thread(target=lambda: got.update(c=store.try_claim(c0, block=True)))
-    waiter.start()
+    said, got = [], {}
+    waiter = _waiter(tmp_path, said, got)
     proc.stdin.write("go\n")
     proc.stdin.flush()
     assert proc.wait(timeout=60) == 0
     waiter.join(30)
-    assert got == {"c": None} and store.is_done(c0)
-
-
-def test_claims_within_one_process(tmp_path):
-    store = Store(tmp_path)
-    a = rid()
-    claim = store.try_claim(a)
-    assert isinstance(claim, CellLock) and store.is_claimed(a)
-    assert store.try_claim(a) is None  # flock locks belong to the open file, not the process
-    assert Store(tmp_path).try_claim(a) is None
-    claim.release()
-    claim.release()  # idempotent
-    assert not store.is_claimed(a) and not (tmp_path / ".locks" / f"{a}.lock").exists()
-    with store.try_claim(a) as again:
-        assert again.held
-        store.write_cell(a, make_row())
-    assert not again.held
-    assert store.try_claim(a) is None  # done
-    assert store.done_ids() == {a}
+    assert got == {"done": True}
 
 
 # -- damage ------------------------------------------------------------------------------------
@@ -273,9 +245,8 @@ def test_damaged_cell_files_are_reported_once_moved_aside_and_not_done(tmp_path)
 
     # The runner recomputes it; damaged again, the earlier copy is kept too.
     empty = rid(repetition=11)
-    with store.try_claim(empty):
-        store.cell_path(empty).write_text("{")
-    store.try_claim(empty).release()
+    store.cell_path(empty).write_text("{")
+    assert not store.is_done(empty)
     assert (tmp_path / "cells" / f"{empty}.json.damaged.2").read_text() == "{"
     assert (tmp_path / "cells" / f"{empty}.json.damaged").read_text() == ""
 
@@ -364,9 +335,10 @@ def umask():
 def test_written_files_honour_the_umask(tmp_path, umask, mask, mode):
     umask(mask)
     store = Store(tmp_path / "exp")
-    store.write_cell(rid(), make_row())
-    store.rebuild_csv()
-    store.write_sidecar("run", {"status": "complete"})
+    with folder_lock(store.root, print):
+        store.write_cell(rid(), make_row())
+        store.rebuild_csv()
+        store.write_sidecar("run", {"status": "complete"})
     atomic_write_text(tmp_path / "t.txt", "x")
     atomic_write_bytes(tmp_path / "b.bin", b"x")
     shared = Path(os.environ.get("KMDR_DATA_MIRROR", "/nonexistent"))
@@ -375,7 +347,7 @@ def test_written_files_honour_the_umask(tmp_path, umask, mask, mode):
         store.cell_path(rid()),
         store.csv_path,
         tmp_path / "exp" / "runs" / "run.json",
-        tmp_path / "exp" / ".locks" / "cells.csv.lock",
+        tmp_path / "exp" / ".locks" / "folder.lock",
         tmp_path / "t.txt",
         tmp_path / "b.bin",
     ]
@@ -422,22 +394,6 @@ def test_cleanup_removes_a_dead_writers_temporary_and_keeps_a_live_ones(tmp_path
     assert not live_tmp.exists() and not (tmp_path / "killed.txt").exists()
 
 
-@pytest.mark.slow
-def test_clean_temporaries_removes_the_claim_of_a_cell_written_before_a_kill(tmp_path):
-    w, u = rid(repetition=0), rid(repetition=1)
-    proc = spawn(HOLD, tmp_path, 0, 1)
-    assert proc.stdout.readline().strip() == "held"
-    store = Store(tmp_path)
-    store.write_cell(w, make_row(repetition=0))  # as if the holder wrote it before being killed
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    stale = tmp_path / "cells" / temporary_path(f"{w}.json", pid=dead_pid()).name
-    stale.write_text("{")
-    assert store.clean_temporaries() == 2  # the stale temporary and the finished cell's claim
-    assert not stale.exists() and not (tmp_path / ".locks" / f"{w}.lock").exists()
-    assert (tmp_path / ".locks" / f"{u}.lock").exists()  # not done: its claim file is left alone
-
-
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     target = tmp_path / "f.txt"
     atomic_write_text(target, "old")
@@ -459,35 +415,3 @@ def test_read_csv_of_an_empty_file_is_an_empty_frame(tmp_path):
     assert frame.to_dict("list") == {"a": [1], "b": ["x"]}
     with pytest.raises(FileNotFoundError):
         read_csv(tmp_path / "missing.csv")
-
-
-MUTEX = """
-import os, sys
-from kmdr.results.store import CellStore
-store, inside = CellStore(sys.argv[1], experiment="t"), os.path.join(sys.argv[1], "inside")
-print("ready", flush=True)
-sys.stdin.readline()
-overlaps = 0
-for _ in range(300):
-    with store.try_claim("x", block=True):  # never written: the lock file comes and goes
-        try:
-            os.close(os.open(inside, os.O_CREAT | os.O_EXCL))
-        except FileExistsError:
-            overlaps += 1
-            continue
-        os.unlink(inside)
-print(overlaps, flush=True)
-"""
-
-
-@pytest.mark.slow
-def test_a_claim_excludes_others_while_its_lock_file_is_unlinked_and_recreated(tmp_path):
-    procs = [spawn(MUTEX, tmp_path) for _ in range(3)]
-    for proc in procs:
-        assert proc.stdout.readline().strip() == "ready"
-    for proc in procs:
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-    assert [int(proc.stdout.readline()) for proc in procs] == [0, 0, 0]
-    for proc in procs:
-        assert proc.wait(timeout=60) == 0

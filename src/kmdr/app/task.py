@@ -76,7 +76,7 @@ class JobResult(float):
 
 def launcher_n_jobs(hc) -> int:
     """The ``n_jobs`` of the Hydra launcher running this job (jobs it runs at once share the
-    cores: :func:`kmdr.engine.parallel.resolve_parallelism` resolves it); 1 unless it is the
+    cores: :func:`kmdr.engine.backends.resolve_parallelism` resolves it); 1 unless it is the
     joblib launcher of a multirun."""
     from hydra.types import RunMode
 

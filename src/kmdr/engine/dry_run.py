@@ -30,12 +30,13 @@ _TIME_COLUMNS = ("dataset", "reducer_name", "reduce_seconds", "cluster_seconds",
 
 
 def _number(text: str) -> float:
-    """A time column's value; an empty field (no shared work) is 0."""
+    """A time column's value; an empty field (no shared work) is 0, and so is a time no run can
+    take (negative, NaN, infinite: a hand-edited row), so that no estimate is ever negative."""
     try:
         value = float(text)
     except (TypeError, ValueError):
         return 0.0
-    return 0.0 if math.isnan(value) else value
+    return value if math.isfinite(value) and value > 0 else 0.0
 
 
 def _mean(values: list[float]) -> float:
@@ -95,7 +96,10 @@ def earlier_start(results_dir: str | Path, backend: str) -> float | None:
         float(run["start_seconds"])
         for folder in experiment_dirs(results_dir)
         for run in load_runs(folder, say=lambda _: None)
-        if run.get("backend") == backend and isinstance(run.get("start_seconds"), int | float)
+        if run.get("backend") == backend
+        and isinstance(run.get("start_seconds"), int | float)
+        and math.isfinite(run["start_seconds"])
+        and run["start_seconds"] >= 0
     ]
     return statistics.median(starts) if starts else None
 

@@ -228,7 +228,7 @@ def _sent(experiment, execution, X, y, fingerprint: str, forget) -> Iterator[tup
     if execution.backend == "dask":
         from distributed import get_client
 
-        client = get_client()  # the session's client (kmdr.engine.clusters), as joblib's
+        client = get_client()  # the run's client (kmdr.engine.backends), as joblib's
         [future] = client.scatter([(X, y)], broadcast=True, hash=False)
         try:
             with _forgotten_after(execution, fingerprint, forget):

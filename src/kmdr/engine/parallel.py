@@ -1,18 +1,9 @@
-"""How a run uses the machine or a cluster: workers, BLAS threads, and the joblib backend.
+"""How a run's jobs run on its workers (the workers and the backend:
+:mod:`kmdr.engine.backends`), and the errors a run reports in one line.
 
-Backends (``backend=`` in the config):
-
-* ``loky`` (default), ``threading``, ``multiprocessing``, ``sequential``: joblib's own;
-* ``dask`` and ``ray``: a cluster given by address, or one started for the run
-  (:mod:`kmdr.engine.clusters`).
-
-No register function is needed for any of them.
-
-Workers on this machine are at most one per core (:func:`resolve_parallelism` caps ``n_jobs``
-and says so). Every job runs through :func:`guarded_job`: a worker watches the process that runs
-the run and exits within a second of its death (:class:`kmdr.engine.session.ProcessState`), and a
-job that ends with ``sys.exit`` or another non-error BaseException is a one-line
-:class:`CellAborted`.
+Every job runs through :func:`guarded_job`: a worker watches the process that runs the run and
+exits within a second of its death (:class:`kmdr.engine.session.ProcessState`), and a job that
+ends with ``sys.exit`` or another non-error BaseException is a one-line :class:`CellAborted`.
 
 Results never depend on the backend, on ``n_jobs`` or on the machine's cores: every cell carries
 its own seed, and is computed with the BLAS/OpenMP threads of its identity (``blas_threads``,
@@ -20,54 +11,32 @@ default 1; another number of threads adds sums in another order), whatever proce
 computes it (:mod:`kmdr.engine.threads`). :func:`results_as_completed` works with
 backends that cannot stream results (multiprocessing, ray) by dispatching in small batches, so
 finished cells are still persisted while the run goes on.
-
-Worker start-up: a loky worker pool costs seconds to start (each worker imports numpy,
-scipy, scikit-learn and kmdr). The run's :class:`~kmdr.engine.session.Session` starts it in the
-background (:class:`Warmup`), as soon as a run
-knows its parallelism, with one trivial job per worker that imports the modules cells need
-(:data:`WORKER_MODULES`), so that start-up overlaps the main process's data loading and the
-imports its cells need; the run waits for it just before its first job.
-joblib keeps one reusable loky pool per process and reuses it while the pool's arguments (worker
-count, the environment joblib gives workers, ``backend_params``) are unchanged, so the runs of one
-process (``scripts/reproduce.py``) share one pool of already-warm workers.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
-import json
 import os
-import sys
-import threading
-import time
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kmdr._errors import one_line
-from kmdr.engine.signals import sigint_blocked
 
 __all__ = [
     "BackendError",
     "CellAborted",
     "CellFailed",
     "JobTimedOut",
-    "Parallelism",
     "RunFailed",
-    "Warmup",
     "cell_failed",
     "guarded_job",
     "import_modules",
-    "joblib_config",
-    "pool_key",
-    "resolve_parallelism",
     "results_as_completed",
-    "wants_warmup",
 ]
 
-#: The modules a worker imports for its first cell (kmdr.engine.work and what it imports
-#: lazily); the warm-up (:class:`Warmup`) has them imported while the main process prepares.
+#: The modules a worker imports before its first cell (kmdr.engine.work and what it imports
+#: lazily), so that no cell's timings or limit hold the scientific stack's import.
 WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
 
 
@@ -81,131 +50,6 @@ class RunFailed(RuntimeError):
 
 class BackendError(RunFailed):
     """The parallel backend could not be started or failed; the message is one line."""
-
-
-@dataclass(frozen=True)
-class Parallelism:
-    """What a run uses: ``n_jobs`` workers on a machine with ``cores`` cores shared by
-    ``launcher_jobs`` runs at once (a Hydra joblib launcher).
-
-    The BLAS/OpenMP threads of each worker are not copied here: they belong to the cells'
-    identity, held by the :class:`~kmdr.config.schema.Experiment` alone (its
-    ``blas_threads``), which the functions below that need them are given."""
-
-    n_jobs: int
-    launcher_jobs: int
-    cores: int
-    #: The workers the config asked for, when more than the backend can run (then capped).
-    requested: int | None = None
-    #: Whether the workers run on this machine (not on a cluster given by address).
-    runs_here: bool = True
-
-    def cap_message(self, backend: str) -> str | None:
-        """The one line saying ``n_jobs`` was capped, or None."""
-        if self.requested is None:
-            return None
-        if backend == "sequential":
-            return (
-                f"[kmdr] n_jobs={self.requested} capped to 1: backend=sequential computes one "
-                "cell at a time in this process; use backend=loky for workers"
-            )
-        return (
-            f"[kmdr] n_jobs={self.requested} capped to {self.n_jobs}: backend={backend} runs "
-            f"at most one worker per core here ({self.cores} cores); more would only contend "
-            "for them"
-        )
-
-    def oversubscription_message(self, blas_threads: int) -> str | None:
-        """The one line saying the workers' threads (``blas_threads`` each, the experiment's)
-        outnumber this run's cores, or None.
-
-        ``blas_threads`` is never lowered to fit (it is part of every cell's identity): the
-        cells' numbers stay those of their identity, only their timings suffer."""
-        share = _share(self.cores, self.launcher_jobs)
-        threads = self.n_jobs * blas_threads
-        if not self.runs_here or blas_threads == 1 or threads <= share:
-            return None
-        fix = (
-            f"use n_jobs={share // blas_threads} (or -1)"
-            if blas_threads <= share
-            else f"blas_threads above {share} cannot have a core per thread here"
-        )
-        return (
-            f"[kmdr] n_jobs={self.n_jobs} x blas_threads={blas_threads} = {threads} "
-            f"threads on this run's {share} core(s) contend for them (same numbers, slower "
-            f"cells, timings that measure the contention); {fix}"
-        )
-
-
-def resolve_parallelism(execution, blas_threads: int, launcher_n_jobs: int = 1) -> Parallelism:
-    """Workers and BLAS threads for ``execution`` (a :class:`~kmdr.config.schema.Execution`)
-    whose cells compute with ``blas_threads`` threads each, when a Hydra launcher runs
-    ``launcher_n_jobs`` jobs at once on this machine (its own ``n_jobs``: -1 all cores, -2 one
-    less, ...; 1 for one job at a time): the one place ``n_jobs`` is resolved.
-
-    ``n_jobs = -1`` means as many workers as this run's share of the cores (cores //
-    launcher_jobs) holds with ``blas_threads`` threads each, ``-2`` one less, and so on. BLAS
-    threads are ``blas_threads`` (the experiment's, default 1), never worked out from the cores:
-    they are part of every cell's identity, so a cell's numbers never depend on the machine or on
-    ``n_jobs``.
-    Workers and threads that an explicit ``n_jobs`` makes outnumber the cores are run as asked,
-    with one line saying so (:meth:`Parallelism.oversubscription_message`).
-
-    A backend that runs its workers on this machine (every one but a dask scheduler or a Ray
-    cluster given by address) gets at most one worker per core: more only contend for the cores,
-    and thousands of loky workers exhaust the system's semaphores and hang. ``backend=sequential``
-    (joblib's) runs one job at a time whatever ``n_jobs`` says: its parallelism is one job. The
-    result says when an ``n_jobs`` given was capped (``requested``;
-    :meth:`Parallelism.cap_message`).
-    """
-    import joblib
-
-    cores = int(joblib.cpu_count())
-    launcher_n_jobs = int(launcher_n_jobs)
-    launcher_jobs = launcher_n_jobs if launcher_n_jobs > 0 else cores + 1 + launcher_n_jobs
-    launcher_jobs = max(1, launcher_jobs)
-    blas_threads = int(blas_threads)
-    fit = max(1, _share(cores, launcher_jobs) // max(1, blas_threads))
-    asked = execution.n_jobs
-    n_jobs = asked if asked > 0 else max(1, fit + 1 + asked)
-    requested = None
-    runs_here = _runs_here(execution)
-    if execution.backend == "sequential" and n_jobs > 1:  # joblib's runs one job at a time
-        requested, n_jobs = (asked if asked > 1 else None), 1
-    elif runs_here and n_jobs > cores:
-        requested, n_jobs = n_jobs, cores
-    return Parallelism(n_jobs, launcher_jobs, cores, requested, runs_here)
-
-
-def _share(cores: int, launcher_jobs: int) -> int:
-    """The cores one of ``launcher_jobs`` runs sharing the machine may use (at least one)."""
-    return max(1, cores // max(1, launcher_jobs))
-
-
-def _runs_here(execution) -> bool:
-    """Whether the backend's workers run on this machine (not on a cluster given by address)."""
-    if execution.backend == "dask":
-        return not execution.dask.scheduler
-    if execution.backend == "ray":
-        return not execution.ray.address
-    return True
-
-
-def joblib_config(execution, par: Parallelism, blas_threads: int):
-    """The ``joblib.parallel_config`` of a run whose cells compute with ``blas_threads`` threads
-    (the experiment's): the same one for its warm-up and its jobs, so joblib reuses the warmed
-    pool."""
-    import joblib
-
-    params = dict(execution.backend_params)
-    if execution.backend == "loky":  # the threads a library loaded late in a worker starts with
-        params.setdefault("inner_max_num_threads", blas_threads)
-    try:
-        return joblib.parallel_config(backend=execution.backend, n_jobs=par.n_jobs, **params)
-    except (ValueError, TypeError) as err:
-        raise BackendError(
-            f"joblib backend {execution.backend!r}: {one_line(err, with_type=True)}"
-        ) from None
 
 
 class CellFailed(RunFailed):
@@ -229,52 +73,30 @@ class CellAborted(RuntimeError):
 
 @dataclass(frozen=True)
 class JobTimedOut:
-    """What a job returns instead of its result when it ran past its time limit: the lock files
-    of its cells (``claims``)."""
+    """What a job returns instead of its result when it ran past its time limit: the ids of its
+    cells."""
 
-    claims: tuple[str, ...]
+    cell_ids: tuple[str, ...]
 
 
-def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *args):
-    """Run ``func(*args)``, a job of the run of process ``parent_pid``, in a worker (or that
-    process): the worker (which watches its parent: :class:`kmdr.engine.session.ProcessState`)
-    writes its pid into the
-    lock files ``claims`` of the job's cells (so the run can name the cell of a worker that dies),
-    and a ``sys.exit`` or any other non-error BaseException in the job becomes a
-    :class:`CellAborted` naming ``what`` (the reducer and cells), which the run reports in one
-    line, instead of ending the run silently or taking the worker down. A real Ctrl-C of the
-    run's own process stays an interrupt.
+def guarded_job(what: str, parent_pid: int, cell_ids: tuple, limit, func, *args):
+    """Run ``func(*args)``, a job of the run of process ``parent_pid`` computing the cells
+    ``cell_ids``, in a worker (or that process): a ``sys.exit`` or any other non-error
+    BaseException in the job becomes a :class:`CellAborted` naming ``what`` (the reducer and
+    cells), which the run reports in one line, instead of ending the run silently or taking the
+    worker down. A real Ctrl-C of the run's own process stays an interrupt.
 
     ``limit``: the seconds each cell may take (``cell_time_limit``), or None. The job may take
-    ``limit`` per cell; past that it stops (:func:`kmdr.engine.signals.time_limit`) and returns a
-    :class:`JobTimedOut`. In a thread that cannot be stopped (a dask worker's), its deadline and
-    worker are written into the lock files, where the run finds them and replaces the worker
-    (:mod:`kmdr.engine.sweep`); a job whose cells the run already gave up on (run again after its
-    worker was replaced) returns a :class:`JobTimedOut` at once."""
+    ``limit`` per cell; past that it stops (:func:`kmdr.engine.signals.time_limit`, in a process's
+    main thread) and returns a :class:`JobTimedOut`."""
     from kmdr.engine import signals
-    from kmdr.results import locks as _locks
 
-    budget = None if limit is None else float(limit) * len(claims)
-    if limit is not None and any((_locks.holder(p) or {}).get("timed_out") for p in claims):
-        return JobTimedOut(tuple(claims))
-    # in a worker, the deadline the run watches in the lock files (None: no limit, or in-process)
-    moved = None
-    if os.getpid() != parent_pid:
-        info: dict = {"worker": os.getpid()}
-        # A worker nobody warmed (a pool the run started itself, one replacing a worker) imports
-        # what cells need first: neither a cell's timings nor its limit hold the scientific
-        # stack's import. Once imported, this is a look-up.
-        import_modules(WORKER_MODULES)
-        if budget is not None:
-            info.update(deadline=time.time() + budget, dask_worker=_dask_worker())
-            moved = functools.partial(_move_deadline, tuple(claims))
-        for path in claims:
-            _locks.add_to_holder(path, **info)
+    budget = None if limit is None else float(limit) * len(cell_ids)
     try:
-        with signals.time_limit(budget, moved):
-            result = func(*args)
+        with signals.time_limit(budget):
+            return func(*args)
     except signals.CellTimedOut:
-        return JobTimedOut(tuple(claims))
+        return JobTimedOut(tuple(cell_ids))
     except Exception as err:
         raise cell_failed(what, err) from err
     except BaseException as err:
@@ -286,79 +108,12 @@ def guarded_job(what: str, parent_pid: int, claims: list[str], limit, func, *arg
             f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
             "a process, not a cell; a reducer must raise an exception"
         ) from None
-    if moved is not None:
-        moved(None)  # done, though its result may wait for the other jobs of its batch
-    return result
 
 
-def _move_deadline(claims: tuple, remaining: float | None) -> None:
-    """Write the job's deadline, ``remaining`` seconds from now, into its cells' lock files, where
-    the run looks (None: no deadline while kmdr's own work in the job goes on)."""
-    from kmdr.results import locks as _locks
-
-    deadline = None if remaining is None else time.time() + remaining
-    for path in claims:
-        _locks.add_to_holder(path, deadline=deadline)
-
-
-def _dask_worker() -> str | None:
-    """The address of the dask worker running this job, or None outside one."""
-    distributed = sys.modules.get("distributed")
-    if distributed is None:
-        return None
-    try:
-        return distributed.get_worker().address
-    except ValueError:  # not in a dask worker
-        return None
-
-
-def import_modules(modules: tuple[str, ...]) -> int:
-    """A warm-up job: import ``modules`` in the worker; its process id."""
+def import_modules(modules: tuple[str, ...]) -> None:
+    """Import ``modules`` (a worker's first job, before its cell)."""
     for module in modules:
         importlib.import_module(module)
-    return os.getpid()
-
-
-class Warmup(threading.Thread):
-    """Starts the pool and has every worker run ``entry`` (a warm-up job importing
-    :data:`WORKER_MODULES`), in the background. Started and joined by its owner,
-    :class:`kmdr.engine.session.Session`, never here."""
-
-    def __init__(self, execution, par: Parallelism, blas_threads: int, entry):
-        super().__init__(name="kmdr-start-workers", daemon=True)
-        self.execution, self.par, self.entry = execution, par, entry
-        self.blas_threads = blas_threads
-        self.key = pool_key(execution, par, blas_threads)
-        self.pids: list[int] = []
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        from joblib import Parallel, delayed
-
-        try:
-            config = joblib_config(self.execution, self.par, self.blas_threads)
-            with sigint_blocked(), config:  # (joblib's config is per thread: set in this one)
-                jobs = (
-                    delayed(self.entry)(WORKER_MODULES, os.getpid()) for _ in range(self.par.n_jobs)
-                )
-                self.pids = list(Parallel()(jobs))
-        except BaseException as err:  # the run itself reports any real problem
-            self.error = err
-
-
-def pool_key(execution, par: Parallelism, blas_threads: int) -> str:
-    """What makes joblib reuse its loky pool: the backend, the workers, their threads
-    (``blas_threads``, the experiment's) and the backend's parameters."""
-    return json.dumps(
-        [execution.backend, par.n_jobs, blas_threads, execution.backend_params],
-        sort_keys=True,
-        default=str,
-    )
-
-
-def wants_warmup(execution, par: Parallelism) -> bool:
-    """Whether a run of ``execution`` with ``par`` has a loky pool worth warming."""
-    return execution.backend == "loky" and par.n_jobs > 1
 
 
 #: joblib's warning when a generator of results is closed early (joblib.parallel).
@@ -374,7 +129,7 @@ def results_as_completed(jobs: Iterable, n_jobs: int, backend: str) -> Iterator:
     pool, so results still come back while the run goes on. ``jobs`` is consumed lazily.
 
     joblib's multiprocessing backend forks this process by default on Linux, and this process
-    has threads (the session's lock heartbeat, a progress ticker, a library's own pool): a child
+    has threads (a progress ticker, a library's own pool): a child
     forked while one of them holds a lock waits for it forever, and the run with it. Its workers
     are spawned instead, a fresh interpreter each as loky's are, whose parent is still this
     process (the workers' watch on it holds). joblib takes the start method as a

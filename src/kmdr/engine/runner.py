@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,11 +37,13 @@ from kmdr.config.checks import check_against_data
 from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output
 from kmdr.engine import signals
+from kmdr.engine.backends import Parallelism
 from kmdr.engine.data_path import data_facts
 from kmdr.engine.job_data import CLUSTER_BACKENDS
-from kmdr.engine.parallel import Parallelism, RunFailed
+from kmdr.engine.parallel import RunFailed
 from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
+from kmdr.results.locks import folder_lock
 from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 
@@ -59,7 +59,8 @@ __all__ = [
 
 #: The attribute a stop or an error carries once the run it ended may have written cells.
 _STARTED = "kmdr_run_started"
-#: The attribute an error carries when the run's workers logged it (the file's path).
+#: The attribute an error carries when the run's workers logged it (the file's path): none does
+#: since the workers log where their backend sends them; kept for the callers that read it.
 WORKER_LOG = "kmdr_worker_log"
 #: The attribute an error carries when the run's log file holds its traceback (the file's path).
 RUN_LOG = "kmdr_run_log"
@@ -85,8 +86,6 @@ class RunServices:
     #: This process's :class:`~kmdr.engine.session.ProcessState` (thread pools, the memo of
     #: shared reductions, the data a worker obtained, the plug-ins checked for reproducibility).
     state: object
-    #: The session's lock heartbeat, given to the run's store (its claims' sign of life).
-    heartbeat: object
     #: The run's joblib backend, not yet entered: entering it starts it and yields its
     #: description for the record and its dask client (None off dask).
     backend: contextlib.AbstractContextManager
@@ -94,8 +93,8 @@ class RunServices:
     #: runs to drop a run's data after it.
     worker_job: Callable
     forget_worker_data: Callable
-    #: ``ticking(progress, watch=None)``: a context that ticks a logged progress bar (and calls
-    #: ``watch``) every second from the session's thread.
+    #: ``ticking(progress)``: a context that ticks a logged progress bar every second from the
+    #: session's thread.
     ticking: Callable
     #: Where the run's data live (:mod:`kmdr.engine.data_path`), chosen once by the session.
     data_path: object
@@ -228,7 +227,7 @@ def execute(
         outcome.skipped = " ".join(str(dataset).split())
         outcome.status = "skipped"
         if not dry_run:
-            store = CellStore(exp_dir, heartbeat=services.heartbeat)
+            store = CellStore(exp_dir)
             record.update(status="skipped", skipped=outcome.skipped, finished_at=now())
             record.update(expected_cells=[], cells_done=[])
             store.write_sidecar(outcome.run_id, record)
@@ -241,7 +240,7 @@ def execute(
     check = getattr(kind, "check_against_data", check_against_data)
     check(experiment, n, d, k, sparse=sparse)
     check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
-    store = CellStore(exp_dir, heartbeat=services.heartbeat)
+    store = CellStore(exp_dir)
     record["dataset"] = {
         "name": experiment.dataset.name,
         "params": experiment.dataset.params,
@@ -275,17 +274,18 @@ def execute(
         say(outcome.messages[-1])
         return outcome
 
-    store.root.mkdir(parents=True, exist_ok=True)
-    store.clean_temporaries()
-    store.write_sidecar(outcome.run_id, record)
-    with _logged(store.run_log(outcome.run_id)):
-        _run_kind(ctx, kind, started)
-    outcome.mean_accuracy = _mean_accuracy(ctx)
-    outcome.cell_ids = tuple(c["cell_id"] for c in ctx.record.get("expected_cells") or ())
-    if kind.writes_cells and outcome.n_computed == 0:
-        # A run that changed nothing leaves no file behind: its record would only say so, and
-        # a committed results folder must stay as it was (nothing for git to show).
-        store.remove_sidecar(outcome.run_id)
+    # One writer per folder: a second run waits here, then reuses what the first one wrote.
+    with folder_lock(exp_dir, say):
+        store.clean_temporaries()
+        store.write_sidecar(outcome.run_id, record)
+        with _logged(store.run_log(outcome.run_id)):
+            _run_kind(ctx, kind, started)
+        outcome.mean_accuracy = _mean_accuracy(ctx)
+        outcome.cell_ids = tuple(c["cell_id"] for c in ctx.record.get("expected_cells") or ())
+        if kind.writes_cells and outcome.n_computed == 0:
+            # A run that changed nothing leaves no file behind: its record would only say so,
+            # and a committed results folder must stay as it was (nothing for git to show).
+            store.remove_sidecar(outcome.run_id)
     return outcome
 
 
@@ -337,9 +337,6 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
         log_path = ctx.store.run_log(outcome.run_id)
         if traced and log_path.is_file():  # its traceback, and what the backends logged
             setattr(err, RUN_LOG, str(log_path))
-        log_file = (ctx.record.get("backend_info") or {}).get("worker_log")
-        if log_file and Path(log_file).is_file():  # a worker logged what failed, traceback too
-            setattr(err, WORKER_LOG, log_file)
         raise
     finally:
         outcome.status = status
@@ -358,9 +355,8 @@ _FAILURES = f"{LOGGER}.failure"
 @contextlib.contextmanager
 def _logged(path: Path):
     """The run's log file at ``path`` while the block runs: the ``kmdr`` logger's lines (what
-    the run says), the backends' own logs and what is written to file descriptor 2 (kept off
-    the terminal unless the run is verbose: :func:`_descriptor_2_to`) and the traceback of a
-    failure (:data:`_FAILURES`)."""
+    the run says), the backends' own logs (kept off the terminal unless the run is verbose) and
+    the traceback of a failure (:data:`_FAILURES`)."""
     handler = logging.FileHandler(path, delay=True, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     shown = verbose()
@@ -374,51 +370,10 @@ def _logged(path: Path):
     if not shown:
         failures.addHandler(handler)
     try:
-        if shown:
-            yield
-        else:
-            with _descriptor_2_to(path):
-                yield
+        yield
     finally:
         for lg in (*loggers, failures):
             lg.removeHandler(handler)
         for lg, propagate in before:
             lg.propagate = propagate
         handler.close()
-
-
-@contextlib.contextmanager
-def _descriptor_2_to(path: Path):
-    """The process's file descriptor 2 on the run's log at ``path`` while the block runs, and
-    ``sys.stderr`` on a copy of the terminal's: the run's own lines (the console handler, the
-    progress bar) are written where they were, what is written to the descriptor (a C
-    library's message) goes into the log, and so does what a process started meanwhile prints,
-    since a child inherits the descriptor. loky relaunches its resource tracker so when the
-    tracker died during the run, and the new tracker prints a traceback for every resource it
-    is told to release and never saw; joblib has no public way to give it another stderr.
-    Python's warnings are left to ``warnings.showwarning`` (on the terminal, or recorded by a
-    caller's ``catch_warnings``), loky's one-line "relaunching" among them. Left alone where
-    ``sys.stderr`` is not descriptor 2 (a notebook, a capturing test)."""
-    before = sys.stderr
-    try:
-        on_descriptor_2 = before.fileno() == 2
-    except (AttributeError, OSError, ValueError):
-        on_descriptor_2 = False
-    if not on_descriptor_2:
-        yield
-        return
-    before.flush()
-    terminal = os.dup(2)
-    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
-    os.dup2(log, 2)
-    os.close(log)
-    encoding = getattr(before, "encoding", None) or "utf-8"
-    # closefd=False: the descriptor is closed here, never by the stream's collection
-    sys.stderr = open(terminal, "w", buffering=1, encoding=encoding, closefd=False)  # noqa: SIM115
-    try:
-        yield
-    finally:
-        sys.stderr.flush()
-        sys.stderr = before
-        os.dup2(terminal, 2)
-        os.close(terminal)

@@ -6,37 +6,28 @@
 A Session holds, from its start to its end:
 
 * the workers: ``n_jobs`` resolved once per ``blas_threads``
-  (:func:`~kmdr.engine.parallel.resolve_parallelism`), the loky pool warmed in the background while
-  the data loads (:class:`~kmdr.engine.parallel.Warmup`; ``Execution.warmup=False`` turns it off)
-  or the dask LocalCluster started ahead of the run (:class:`~kmdr.engine.clusters.ClusterStart`),
-  closed when the session ends if no run took it; while a run on ``backend=dask`` lasts, its
-  client, to which the chunked path (``block_rows``, :mod:`kmdr.engine.chunked`) sends the tasks
-  of a cell's row blocks;
+  (:func:`~kmdr.engine.backends.resolve_parallelism`), and the joblib backend each run starts
+  (:func:`kmdr.engine.backends.backend`; joblib keeps its loky pool for the next run); while a run
+  on ``backend=dask`` lasts, its client, to which the chunked path (``block_rows``,
+  :mod:`kmdr.engine.chunked`) sends the tasks of a cell's row blocks;
 * the thread that writes a logged run's progress lines at a steady interval
   (:func:`ticking`, :mod:`kmdr.engine.progress`);
 * the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +
   signal, finished cells kept (:func:`kmdr.engine.signals.stop_on_signals`, entered and left
   around each run of the session);
-* the lock heartbeat (:class:`~kmdr.results.locks.Heartbeat`, :attr:`Session.heartbeat`): the
-  claims its runs' stores hold (the runner gives it to each
-  :class:`~kmdr.results.store.CellStore`), and one thread from the session's start to its end
-  touching their files (:func:`beating`), so claims taken one after another, and the runs of a
-  multirun, share it;
 * the datasets it loaded (:meth:`Session.load`), so the runs of a multirun or of ``make
-  reproduce`` load each once, and the libraries' log levels
-  (:class:`~kmdr.engine.clusters.LibraryLogs`).
+  reproduce`` load each once.
 
 Successive runs in one session (a multirun through its Hydra callback, ``scripts/reproduce.py``,
 a notebook's ``kmdr.run`` calls, which share :func:`default_session`) reuse its warm workers.
 
 What a process keeps across jobs lives in one :class:`ProcessState` per process (this module's
 :data:`_PROCESS`, the only mutable module state of the run path): its BLAS/OpenMP thread pools,
-the memo of shared reductions, the data a worker obtained, the plug-ins already checked for
-reproducibility, the watch on the parent process, and the session that successive runs of the
-process share (:func:`default_session`). Every job enters through
-:func:`worker_job`, which hands that state down, so a worker's caches outlive a job (the data are
-shipped once per worker, not once per cell) and the run's process holds the same kind of state
-for the jobs it computes itself.
+the memo of shared reductions, the data a worker obtained, the watch on the parent process, and
+the session that successive runs of the process share (:func:`default_session`). Every job enters
+through :func:`worker_job`, which hands that state down, so a worker's caches outlive a job (the
+data are shipped once per worker, not once per cell) and the run's process holds the same kind of
+state for the jobs it computes itself.
 """
 
 from __future__ import annotations
@@ -46,46 +37,31 @@ import contextlib
 import gc
 import json
 import os
-import sys
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from kmdr.config.checks import check_reducer_params, declared_valid
-from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
-from kmdr.engine.clusters import ClusterStart, LibraryLogs, wants_local_cluster
+from kmdr.engine.backends import Parallelism, resolve_parallelism
 from kmdr.engine.data_path import data_path, load_data
 from kmdr.engine.job_data import DataCache
-from kmdr.engine.parallel import (
-    Parallelism,
-    Warmup,
-    guarded_job,
-    import_modules,
-    pool_key,
-    resolve_parallelism,
-    wants_warmup,
-)
-from kmdr.engine.reducer_checks import Reproduced
+from kmdr.engine.parallel import WORKER_MODULES, guarded_job, import_modules
 from kmdr.engine.runner import RunOutcome, RunServices, execute
 from kmdr.engine.threads import ThreadPools
 from kmdr.engine.work import SharedWorkMemo
-from kmdr.results.locks import Heartbeat
 
 __all__ = [
     "TICK",
     "WATCH_EVERY",
     "ProcessState",
     "Session",
-    "beating",
     "close_default_session",
     "default_session",
     "forget_worker_data",
     "process_state",
     "run_experiment",
     "ticking",
-    "warmup_job",
     "worker_job",
 ]
 
@@ -131,12 +107,11 @@ class ProcessState:
         self.pools = ThreadPools()
         self.memo = SharedWorkMemo()
         self.data = DataCache()
-        self.reproduced = Reproduced()
         #: The session successive ``kmdr.run`` calls and a multirun's jobs share
         #: (:func:`default_session`).
         self.default = _Default()
         self._watched: set[int] = set()
-        self._stderr: str | None = None
+        self._warm = False
         self._lock = threading.Lock()
 
     def watch_parent(self, parent_pid: int) -> None:
@@ -163,22 +138,17 @@ class ProcessState:
             target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
         ).start()
 
-    def stderr_to(self, parent_pid: int, path: str | None) -> None:
-        """In a worker process started by ``parent_pid``: write this process's stderr into
-        ``path`` (the run's log file, appended to) from now on, so what the worker and the
-        processes it starts print there (a library's warning, a traceback, loky's resource
-        tracker relaunched after it died) is in the run's log instead of on the terminal,
-        where the run says what went wrong in one line. None (a verbose run) leaves it."""
-        if path is None or os.getpid() == parent_pid or os.getppid() != parent_pid:
-            return
+    def warm(self, parent_pid: int) -> None:
+        """In a worker process (not ``parent_pid``'s own): import what cells need, once, before
+        the first cell, so that neither a cell's timings nor its limit hold the scientific
+        stack's import; then freeze the libraries' objects, which stay for the worker's life, so
+        that the collector no longer walks them in each full collection of a cell."""
         with self._lock:
-            if self._stderr == path:
+            if self._warm or os.getpid() == parent_pid:
                 return
-            self._stderr = path
-            sys.stderr.flush()
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
-            os.dup2(fd, 2)
-            os.close(fd)
+            self._warm = True
+        import_modules(WORKER_MODULES)
+        gc.freeze()
 
 
 def _watch(parent_pid: int) -> None:
@@ -198,26 +168,13 @@ def process_state() -> ProcessState:
     return _PROCESS
 
 
-def worker_job(what: str, parent_pid: int, log: str | None, claims, limit, func, *args):
+def worker_job(what: str, parent_pid: int, cell_ids, limit, func, *args):
     """The entry of every job of a run, in whatever process computes it: watch the run's process
-    (and, in a worker it started, write stderr into the run's ``log`` file:
-    :meth:`ProcessState.stderr_to`) and call ``func(state, *args)`` with this process's
-    :class:`ProcessState`, guarded (and limited to ``limit`` seconds per cell) as
-    :func:`~kmdr.engine.parallel.guarded_job` says."""
+    and call ``func(state, *args)`` with this process's :class:`ProcessState`, guarded (and
+    limited to ``limit`` seconds per cell) as :func:`~kmdr.engine.parallel.guarded_job` says."""
     _PROCESS.watch_parent(parent_pid)
-    _PROCESS.stderr_to(parent_pid, log)
-    return guarded_job(what, parent_pid, claims, limit, func, _PROCESS, *args)
-
-
-def warmup_job(modules: tuple[str, ...], parent_pid: int) -> int:
-    """A warm-up job: watch the run's process and import ``modules``; the worker's pid."""
-    _PROCESS.watch_parent(parent_pid)
-    pid = import_modules(modules)
-    # The libraries' own objects stay for the worker's life: frozen, the collector no longer
-    # walks them in each full collection of a run, nor in the worker's exit, which the run's
-    # process waits for at its own.
-    gc.freeze()
-    return pid
+    _PROCESS.warm(parent_pid)
+    return guarded_job(what, parent_pid, cell_ids, limit, func, _PROCESS, *args)
 
 
 def forget_worker_data(fingerprint: str) -> None:
@@ -236,23 +193,14 @@ class Session:
         self.execution = execution if execution is not None else Execution()
         self.launcher_n_jobs = int(launcher_n_jobs)
         self.state = _PROCESS
-        self.logs = LibraryLogs()
         self._parallelism: dict[int, Parallelism] = {}
         self._data: dict[str, object] = {}
-        self._warmup: Warmup | None = None
-        self._cluster: ClusterStart | None = None
         self._lock = threading.Lock()
-        #: The claims its runs hold, touched by the session's thread from its start to its end
-        #: (see the module docstring).
-        self.heartbeat = Heartbeat()
-        self._beating: contextlib.AbstractContextManager | None = None
         self.open = False
 
     def __enter__(self) -> Session:
         if self.open:
             raise RuntimeError("this Session is already open; a Session is entered once")
-        self._beating = beating(self.heartbeat)
-        self._beating.__enter__()
         self.open = True
         return self
 
@@ -260,25 +208,13 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """End the session: wait for a warm-up, close a LocalCluster no run took, stop the lock
-        heartbeat (a claim still held from now on shows no sign of life) and drop the loaded
-        data. Idempotent."""
-        with self._lock:
-            warmup, self._warmup = self._warmup, None
-            cluster, self._cluster = self._cluster, None
-        if warmup is not None:
-            warmup.join()
-        if cluster is not None:
-            cluster.close()
+        """End the session: drop the loaded data. Idempotent."""
         self._data.clear()
-        beat, self._beating = self._beating, None
-        if beat is not None:
-            beat.__exit__(None, None, None)
         self.open = False
 
     def parallelism(self, blas_threads: int) -> Parallelism:
         """The workers of this session's runs computing with ``blas_threads`` threads each,
-        resolved once (:func:`~kmdr.engine.parallel.resolve_parallelism`)."""
+        resolved once (:func:`~kmdr.engine.backends.resolve_parallelism`)."""
         with self._lock:
             par = self._parallelism.get(blas_threads)
             if par is None:
@@ -286,120 +222,21 @@ class Session:
                 self._parallelism[blas_threads] = par
         return par
 
-    def prepare(self, experiment: Experiment, output: Output) -> Parallelism:
-        """The run's parallelism, and its workers started in the background (a loky pool warmed,
-        or a dask LocalCluster), unless this is a dry run or warm-up is off; returns at once.
-        Only for a run that looks to have jobs for them (:func:`_looks_parallel`): one that
-        computes a single job, or reuses every cell, would wait for workers (and pay their
-        imports) it never uses; the run starts its backend only for cells it computes. Never
-        raises for the workers: a pool that cannot start is reported by the run itself."""
-        par = self.parallelism(experiment.blas_threads)
-        if output.dry_run or not self.execution.warmup:
-            return par
-        # the guess reads the results folder: asked only when there is something to start
-        if wants_warmup(self.execution, par):
-            if _looks_parallel(experiment, output):
-                self._start_warmup(par, experiment.blas_threads)
-        elif wants_local_cluster(self.execution) and _looks_parallel(experiment, output):
-            self._start_cluster(par)
-        return par
-
-    def _start_warmup(self, par: Parallelism, blas_threads: int) -> None:
-        import joblib  # noqa: F401  (imported here, not first in the thread, with the main one)
-
-        with self._lock:
-            previous = self._warmup
-            if previous is not None and previous.key == pool_key(self.execution, par, blas_threads):
-                return
-            if previous is not None:  # one Parallel call at a time on joblib's one pool
-                previous.join()
-            signals.start_resource_tracker()  # so is the tracker the pool uses (C modules)
-            self._warmup = Warmup(self.execution, par, blas_threads, warmup_job)
-            self._warmup.start()
-
-    def _start_cluster(self, par: Parallelism) -> None:
-        with self._lock:
-            started = self._cluster
-            if started is not None and started.n_workers == par.n_jobs:
-                return
-            self._cluster = None
-        if started is not None:
-            started.close()
-        try:
-            import distributed  # noqa: F401  (imported here, not first in the thread)
-        except ImportError:
-            return  # the run's session says what to install
-        signals.start_resource_tracker()  # so is the tracker the cluster's spawns use
-        start = ClusterStart(par.n_jobs, self.logs)
-        start.start()
-        with self._lock:
-            self._cluster = start
-
-    def wait_for_workers(self) -> list[int]:
-        """Wait for the warm-up, if any; the worker pids it saw ([] if none)."""
-        with self._lock:
-            warmup = self._warmup
-        if warmup is None:
-            return []
-        warmup.join()
-        return sorted(set(warmup.pids))
-
-    def _take_cluster(self, par: Parallelism) -> ClusterStart | None:
-        """The LocalCluster started ahead for ``par``'s workers (the run takes it over), or
-        None; one started for another number of workers is closed."""
-        with self._lock:
-            start, self._cluster = self._cluster, None
-        if start is not None and start.n_workers != par.n_jobs:
-            start.close()
-            return None
-        return start
-
-    @contextlib.contextmanager
-    def backend(self, experiment: Experiment, par: Parallelism) -> Iterator[tuple[dict, object]]:
-        """The joblib backend of a run of ``experiment`` (whose ``blas_threads`` its workers
-        start with) with ``par``, started, active, and closed after; yields its description
-        for the run record and, on ``backend=dask``, its client (None otherwise: what the chunked
-        path sends a cell's block tasks to). Raises
-        :class:`~kmdr.engine.parallel.BackendError` (one line) when it cannot start."""
-        from kmdr.engine import clusters
-        from kmdr.engine.parallel import joblib_config
-
-        self.wait_for_workers()  # one Parallel call at a time: the warm-up's, then the run's
-        execution = self.execution
-        clients: list = []
-        if execution.backend == "dask":
-            started = self._take_cluster(par) if wants_local_cluster(execution) else None
-            session = clusters.dask_session(
-                execution, par, self.logs, started, on_client=clients.append
-            )
-        elif execution.backend == "ray":
-            session = clusters.ray_session(execution, par, self.logs)
-        else:
-            session = contextlib.nullcontext({"backend": execution.backend})
-        with session as info, joblib_config(execution, par, experiment.blas_threads):
-            yield info, (clients[0] if clients else None)
-
     def services(self, experiment: Experiment, par: Parallelism, path) -> RunServices:
         """What a run of ``experiment`` with ``par`` uses of this session, as the one typed
         value the engine receives (:class:`~kmdr.engine.runner.RunServices`): the engine never
         holds the session itself."""
+        from kmdr.engine.backends import backend
+
         return RunServices(
             parallelism=par,
             state=self.state,
-            heartbeat=self.heartbeat,
-            backend=self.backend(experiment, par),
+            backend=backend(self.execution, par.n_jobs, experiment.blas_threads),
             worker_job=worker_job,
             forget_worker_data=forget_worker_data,
             ticking=ticking,
             data_path=path,
         )
-
-    def release_unused_cluster(self) -> None:
-        """Close a LocalCluster started for a run that ended before using it."""
-        with self._lock:
-            start, self._cluster = self._cluster, None
-        if start is not None:
-            start.close()
 
     def load(self, experiment: Experiment, output: Output, path=None):
         """The experiment's data on ``path`` (:mod:`kmdr.engine.data_path`; default: the one the
@@ -433,9 +270,9 @@ class Session:
         :class:`~kmdr.engine.runner.RunOutcome`.
 
         The one way a run goes: what the objects alone cannot tell is checked (the experiment
-        against the execution, the reducers' parameters against their classes), the workers
-        start (:meth:`prepare`) while the data loads (:meth:`load`, once per session), and the
-        engine runs it (:func:`kmdr.engine.runner.execute`). ``dataset``: an already loaded
+        against the execution, the reducers' parameters against their classes), the data load
+        (:meth:`load`, once per session), and the engine runs it
+        (:func:`kmdr.engine.runner.execute`). ``dataset``: an already loaded
         :class:`kmdr.datasets.Dataset` to run on instead; ``config``: the full resolved config
         to record.
         Raises :class:`~kmdr.config.errors.ConfigError` before any work for a config that cannot
@@ -446,57 +283,25 @@ class Session:
             raise RuntimeError("Session.run needs an open session: use `with Session(...) as s`")
         output = output if output is not None else Output()
         check_together(experiment, self.execution)
-        par = self.prepare(experiment, output)  # the workers start while this process goes on
+        par = self.parallelism(experiment.blas_threads)
         if not declared_valid(experiment):
             check_reducer_params(experiment)  # imports the reducer classes (and scikit-learn)
         # The stop signals are the session's while it runs (a no-op when the command's own
         # handling is on, or outside the main thread), not between runs: a notebook's Ctrl-C
         # between two kmdr.run calls stays the notebook's.
-        try:
-            with signals.stop_on_signals():
-                path = data_path(self.execution)  # in memory or row blocks: decided here, once
-                data = self.load(experiment, output, path) if dataset is None else dataset
-                services = self.services(experiment, par, path)
-                return execute(services, experiment, self.execution, output, data, config=config)
-        finally:
-            self.release_unused_cluster()
+        with signals.stop_on_signals():
+            path = data_path(self.execution)  # in memory or row blocks: decided here, once
+            data = self.load(experiment, output, path) if dataset is None else dataset
+            services = self.services(experiment, par, path)
+            return execute(services, experiment, self.execution, output, data, config=config)
 
 
-def _looks_parallel(experiment: Experiment, output: Output) -> bool:
-    """Whether a run of ``experiment`` looks, before its data loads, to have jobs for more than
-    one worker: its kind's guess (``looks_parallel(experiment, experiment_dir)``), or, for a
-    kind that makes none, whether it writes cells at all."""
-    kind = get_kind(experiment.kind)
-    guess = getattr(kind, "looks_parallel", None)
-    if guess is None:
-        return bool(getattr(kind, "writes_cells", False))
-    return bool(guess(experiment, Path(output.results_dir) / experiment.name))
-
-
-def ticking(progress, watch: Callable[[], None] | None = None) -> contextlib.AbstractContextManager:
+def ticking(progress) -> contextlib.AbstractContextManager:
     """Call ``progress.tick()`` every :data:`TICK` seconds from a thread while the block runs,
     when ``progress`` has a ``tick`` (a :class:`~kmdr.engine.progress.LogProgress`: its lines
-    then come while no cell finishes; a tqdm bar redraws itself), and ``watch()`` (the run's
-    look at its cells' deadlines, :mod:`kmdr.engine.sweep`) when given."""
-    calls = [c for c in (getattr(progress, "tick", None), watch) if c is not None]
-    if not calls:
-        return contextlib.nullcontext()
-
-    def tick() -> None:
-        for call in calls:
-            call()
-
-    return _every(TICK, tick, "kmdr-progress")
-
-
-@contextlib.contextmanager
-def beating(heartbeat: Heartbeat) -> Iterator[None]:
-    """Touch ``heartbeat``'s held lock files every ``heartbeat.period`` seconds from a thread
-    (``kmdr-lock-heartbeat``) while the block runs: the claims' sign of life
-    (:mod:`kmdr.results.locks`). A Session runs one for its whole life; the results layer, which
-    cannot import this module, starts none."""
-    with _every(heartbeat.period, heartbeat.touch, "kmdr-lock-heartbeat"):
-        yield
+    then come while no cell finishes; a tqdm bar redraws itself)."""
+    tick = getattr(progress, "tick", None)
+    return contextlib.nullcontext() if tick is None else _every(TICK, tick, "kmdr-progress")
 
 
 @contextlib.contextmanager

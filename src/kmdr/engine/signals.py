@@ -17,24 +17,21 @@ arrives inside :func:`deferred` (the last write of a run's sidecar and ``cells.c
 when that block ends, so a run's record is never left saying ``running`` by a signal.
 
 The run's workers leave the stop to the run's process, which closes them: they are spawned with
-SIGINT blocked (:func:`sigint_blocked`) and ignore it once started (:func:`ignore_sigint`).
+SIGINT blocked (:func:`sigint_blocked`) and ignore it once they take a job (:func:`ignore_sigint`).
 
 A cell's time limit (``cell_time_limit``) is an alarm in the thread that computes it when that is
 a process's main thread (:func:`time_limit`): the cell stops at its next Python instruction with
-:class:`CellTimedOut`. A thread that is not a main thread cannot be stopped: there the run
-replaces the worker's process instead (:mod:`kmdr.engine.sweep`). kmdr's own work inside a cell
-(:func:`not_timed`: a plug-in's check in a fresh interpreter) is not counted against the limit.
+:class:`CellTimedOut`. A thread that is not a main thread (a dask worker's) cannot be stopped.
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from multiprocessing import resource_tracker
 
 __all__ = [
@@ -44,11 +41,9 @@ __all__ = [
     "deferred",
     "exit_status",
     "ignore_sigint",
-    "not_timed",
     "raise_if_received",
     "received",
     "sigint_blocked",
-    "start_resource_tracker",
     "stop_on_signals",
     "time_limit",
 ]
@@ -114,47 +109,22 @@ def can_time_limit() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
-class _Budget:
-    """The time a :func:`time_limit` block has left: its deadline (``time.monotonic``), whether
-    an alarm enforces it (a main thread) and whom to tell when it moves (``moved``)."""
-
-    def __init__(self, seconds: float, alarm: bool, moved: Callable | None) -> None:
-        self.deadline = time.monotonic() + seconds
-        self.alarm = alarm
-        self.moved = moved
-
-
-#: The innermost :func:`time_limit` block of the running thread, if any: a context variable, so
-#: each thread (a dask worker's several) sees its own; set and reset by the block itself.
-_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("budget", default=None)
-
-
 @contextlib.contextmanager
-def time_limit(seconds: float | None, moved: Callable | None = None) -> Iterator[None]:
+def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise :class:`CellTimedOut` in the block once it has run ``seconds`` (wall clock), at the
-    next Python instruction (a C call that never returns is not cut short), the time spent in
-    :func:`not_timed` blocks left out. None leaves the block unlimited; a thread that cannot be
-    stopped (:func:`can_time_limit`) is not stopped, but :func:`not_timed` still moves its
-    deadline. ``moved(remaining)`` is told when the deadline stops (None) and starts again
-    (the seconds left), so that whoever watches the block from outside sees the same deadline.
+    next Python instruction (a C call that never returns is not cut short). None leaves the block
+    unlimited, and so does a thread that cannot be stopped (:func:`can_time_limit`).
 
     The alarm is SIGALRM, which :func:`stop_on_signals` also uses to deliver a lost stop again:
     an alarm before the deadline is handed to the handler that was installed before."""
-    if not seconds:
+    if not seconds or not can_time_limit():
         yield
         return
-    budget = _Budget(seconds, can_time_limit(), moved)
-    token = _BUDGET.set(budget)
-    if not budget.alarm:
-        try:
-            yield
-        finally:
-            _BUDGET.reset(token)
-        return
+    deadline = time.monotonic() + seconds
     previous = signal.getsignal(signal.SIGALRM)
 
     def handle(signum, frame) -> None:
-        if time.monotonic() >= budget.deadline - 1e-3:
+        if time.monotonic() >= deadline - 1e-3:
             signal.setitimer(signal.ITIMER_REAL, 0)
             raise CellTimedOut(seconds)
         if callable(previous):
@@ -167,34 +137,6 @@ def time_limit(seconds: float | None, moved: Callable | None = None) -> Iterator
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
-        _BUDGET.reset(token)
-
-
-@contextlib.contextmanager
-def not_timed() -> Iterator[float | None]:
-    """A block whose time the active :func:`time_limit` does not count (kmdr's own work inside a
-    cell: checking a plug-in reducer in a fresh interpreter): the deadline stops while it runs
-    and moves on by its duration. Gives the seconds the limited block had left (None: no
-    limit), for a block that must itself end in bounded time."""
-    budget = _BUDGET.get()
-    if budget is None:
-        yield None
-        return
-    left = max(budget.deadline - time.monotonic(), 0.0)
-    if budget.alarm:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-    if budget.moved is not None:
-        budget.moved(None)
-    start = time.monotonic()
-    try:
-        yield left
-    finally:
-        budget.deadline += time.monotonic() - start
-        remaining = max(budget.deadline - time.monotonic(), 1e-3)
-        if budget.moved is not None:
-            budget.moved(remaining)
-        if budget.alarm:
-            signal.setitimer(signal.ITIMER_REAL, remaining)
 
 
 def _active() -> _Stop | None:
@@ -313,32 +255,22 @@ def deferred() -> Iterator[None]:
 
 @contextlib.contextmanager
 def sigint_blocked() -> Iterator[None]:
-    """SIGINT blocked in the calling thread for the block, and so in the threads started in it
-    and in the worker processes they spawn, which inherit the mask. The terminal sends Ctrl-C to
-    the whole process group: a worker hit while it imports (its first seconds) prints pages of
-    tracebacks, or dies and leaves its pool or cluster half started. A worker so spawned holds
-    the signal until it ignores it for good (:func:`ignore_sigint`); the run's process handles
-    Ctrl-C in its main thread, which is never inside this block for long."""
+    """SIGINT blocked in the calling thread for the block, and so in the worker processes
+    spawned in it, which inherit the mask: the terminal sends Ctrl-C to the whole process group,
+    and a worker hit while it imports prints pages of tracebacks. Such a worker holds the signal
+    until it ignores it for good (:func:`ignore_sigint`); the run's process gets a Ctrl-C that
+    came meanwhile when the block ends."""
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no process group gets the signal
         yield
         return
-    start_resource_tracker()  # a no-op once started (see there)
+    # Python's resource tracker (which loky and distributed use) unblocks SIGINT in the thread
+    # that first starts it: started first, outside the block.
+    resource_tracker.ensure_running()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def start_resource_tracker() -> None:
-    """Start Python's resource tracker (which loky and distributed both use) in the calling
-    thread, if it is not running: call it in the main thread before a background thread spawns
-    workers under :func:`sigint_blocked`. Its first start unblocks SIGINT in the thread that
-    starts it, and loads C modules: loaded first in a background thread while the main thread
-    walks the loaded libraries (threadpoolctl, for the run record), the two threads deadlock on
-    the dynamic loader's lock and the GIL."""
-    if hasattr(signal, "pthread_sigmask"):
-        resource_tracker.ensure_running()
 
 
 def ignore_sigint() -> None:

@@ -186,19 +186,16 @@ def cell_metrics(
     }
 
 
-def compute_cell(
-    cell: Cell, X, y, n_clusters: int, shared=None, objective=None, reproduced=None
-) -> dict:
+def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None) -> dict:
     """Reduce, cluster and evaluate one cell; return its metric and timing columns.
 
     ``shared`` is the cell's :class:`~kmdr.reducers.SharedWork` (None: the reducer computes its
     r-independent work itself, and that time is part of the measured fit). The partition is
     evaluated on the ORIGINAL ``X`` (``objective``) and on C (``objective_reduced``);
     ``objective`` is a :class:`~kmdr.metrics.ObjectiveEvaluator` of X made once for all cells
-    (None: one is made here). ``reproduced``: the process's
-    :class:`~kmdr.engine.reducer_checks.Reproduced` (None: a plug-in is fitted twice).
+    (None: one is made here).
     """
-    reducer, C, own = checked_reduction(_reduce, cell, X, n_clusters, shared, reproduced)
+    reducer, C, own = checked_reduction(_reduce, cell, X, n_clusters, shared)
     return _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective)
 
 
@@ -210,7 +207,6 @@ def compute_group(
     shared=None,
     objective=None,
     shared_seconds=None,
-    reproduced=None,
 ) -> list:
     """Cells of one deterministic reduction (equal ``group_key``): reduce once, then cluster and
     evaluate each cell with its own k-means seed; ``[(cell, metrics), ...]``.
@@ -231,12 +227,12 @@ def compute_group(
 
     if len(cells) == 1:
         cell = cells[0]
-        metrics = compute_cell(cell, X, y, n_clusters, shared_of(cell), objective, reproduced)
+        metrics = compute_cell(cell, X, y, n_clusters, shared_of(cell), objective)
         return [(cell, metrics)]
     keys = {c.group_key for c in cells}
     if len(keys) != 1 or keys.pop()[0] != "reduce-once":
         raise ValueError("compute_group: the cells differ in more than their repetition")
-    reducer, C, own = checked_reduction(_reduce, cells[0], X, n_clusters, shared, reproduced)
+    reducer, C, own = checked_reduction(_reduce, cells[0], X, n_clusters, shared)
     out = []
     for i, cell in enumerate(cells):
         if i > 0:
@@ -357,7 +353,5 @@ def group_job(state, cells, data, payload, n_clusters, shared_seed, token):
                 )
                 for c in cells
             }
-    pairs = compute_group(
-        cells, X, y, n_clusters, shared, objective, seconds, reproduced=state.reproduced
-    )
+    pairs = compute_group(cells, X, y, n_clusters, shared, objective, seconds)
     return pairs, report

@@ -6,8 +6,7 @@ The layer every reader (figures, report, papers) goes through; its layout is des
 - :mod:`~kmdr.results.cells`: what a cell is (its identity, seed and row) and an experiment's plan;
 - :mod:`~kmdr.results.records`: a row's record (its columns, its text in cells.csv and in a cell
   file, its checks);
-- :mod:`~kmdr.results.locks`: lock files, the :class:`~kmdr.results.locks.Heartbeat` that shows
-  their holder alive, and a cell's claim;
+- :mod:`~kmdr.results.locks`: the one lock of an experiment folder, held by the run writing it;
 - :mod:`~kmdr.results.store`: :class:`~kmdr.results.store.CellStore`, the files of one
   experiment folder shared by several processes;
 - :mod:`~kmdr.results.reading`: what a reader sees (keys, current rows, run sidecars, one
@@ -17,7 +16,6 @@ The layer every reader (figures, report, papers) goes through; its layout is des
   ``kmdr-prune`` commands;
 - :mod:`~kmdr.results.provenance`: where a run's numbers came from.
 
-Nothing here keeps process-wide state or starts a thread: a ``Heartbeat`` is the set of held
-locks that the run's Session touches from its own thread, and a reader that wants each report
-said once holds a :class:`~kmdr.results.reading.Once`.
+Nothing here keeps process-wide state or starts a thread: a reader that wants each report said
+once holds a :class:`~kmdr.results.reading.Once`.
 """

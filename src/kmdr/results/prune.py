@@ -21,6 +21,7 @@ legacy row without one), ``--other-data`` (a data fingerprint other than the cur
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from types import MappingProxyType
@@ -29,7 +30,7 @@ import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
 from kmdr._io import atomic_write_text
-from kmdr.results import locks
+from kmdr.results.locks import folder_lock
 from kmdr.results.reading import OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT, load_runs, split_current
 from kmdr.results.records import table_text
 from kmdr.results.store import CellStore
@@ -106,10 +107,8 @@ def _parser() -> argparse.ArgumentParser:
 def _prune(exp_dir: Path, args) -> int:
     """List or remove the selected rows of one folder; the number of rows selected."""
     store = CellStore(exp_dir, read_only=not args.remove)
-    lock = None
-    if args.remove:
-        lock = locks.acquire(store.csv_lock_path, block=True, heartbeat=store.heartbeat)
-    try:
+    held = folder_lock(exp_dir, print) if args.remove else contextlib.nullcontext()
+    with held:
         header, rows, _ = store.table()
         frame = store.frame()
         why = select(frame, load_runs(exp_dir), exp_dir.name, args)
@@ -137,9 +136,6 @@ def _prune(exp_dir: Path, args) -> int:
         absent = "" if n else _absent(frame, args)
         print(f"{exp_dir.name}: removed {n} row(s) from cells.csv and {files} cell file(s){absent}")
         return n
-    finally:
-        if lock is not None:
-            lock.release()
 
 
 def main(argv: list[str] | None = None) -> int:

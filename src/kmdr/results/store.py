@@ -10,27 +10,20 @@ Layout (the contract is ``docs/results-layout.md``)::
         cells/<cell_id>.json.foreign    a cell file of another experiment, moved aside
         runs/<run_id>.json              one sidecar per invocation
         runs/<run_id>.log               its log: its lines, the backends' logs, a traceback
-        .locks/<cell_id>.lock           a cell's claim while a process computes it
-        .locks/cells.csv.lock           serializes the rewrites of cells.csv
+        .locks/folder.lock              held by the run writing the folder (:mod:`.locks`)
 
 Every file is written with :func:`kmdr._io.atomic_write_text` (temporary file + ``os.replace``,
 mode 0o666 minus the umask): a reader, or a run killed with ``kill -9``, sees a whole file or
 none. A cell file exists only once its cell has finished.
 
-How the runner uses it::
+A run writes the folder under its lock (:func:`~.locks.folder_lock`): one writer at a time, so
+nothing here claims cells or serializes rewrites itself::
 
     store = CellStore(exp_dir, log=log)
     store.clean_temporaries()                  # leftovers of dead writers only
     done = store.done_ids()                    # valid rows of cells.csv + valid cell files
-    for cell in cells not in done, a few ahead of the free workers:
-        claim = store.try_claim(cell.cell_id)  # None: done, or another live process has it
-        if claim is None: remember it, go on
-        else: compute in a worker; on the result: store.write_cell(id, row); claim.release()
+    for each cell not in done, as it comes back from a worker: store.write_cell(id, row)
     every few seconds, and at the end: store.rebuild_csv()
-    at the end, for each remembered cell still not done:
-        store.try_claim(id, block=True)        # waits for the other process: None once it wrote
-                                               # the cell, a CellLock if it died (compute it then),
-                                               # LockTimeout if its heartbeat stops (.locks)
 
 cells.csv is the record: a row it holds is never removed or rewritten by a run (only
 ``kmdr-prune`` removes rows), and a valid row makes its cell done, so a fresh clone without the
@@ -49,17 +42,6 @@ is reported in one line through ``log``, moved to ``<cell_id>.json.damaged`` (``
 another experiment's; ``.2``, ... if taken; never deleted) and is not done, so the runner
 computes the cell again (unless cells.csv holds it).
 
-Claims are ``flock`` locks on one file per cell (:mod:`.locks` says why). While a claim is
-held, a :class:`~.locks.Heartbeat` touches its file (the holder's sign of life). In a run it is
-the session's (:attr:`kmdr.engine.session.Session.heartbeat`, given as ``heartbeat``), beaten by the
-session's one thread for its whole life; every store of its runs registers its locks with it. A
-store used on its own (a script, a test, ``kmdr-prune``) has no heartbeat: its claims are held but
-show no sign of life, so another process waiting for one gives up after its ``claim_timeout``.
-Compute cells in a Session (or give the store a session's heartbeat) when a claim may be held
-for long.
-:meth:`CellStore.is_claimed` is a probe that takes a shared lock for an instant: a non-blocking
-claim racing with it may get ``None`` spuriously, which is why the runner's final pass claims the
-cells it did not compute with ``block=True``.
 """
 
 from __future__ import annotations
@@ -79,8 +61,6 @@ from kmdr._io import (
     remove_stale_temporaries,
 )
 from kmdr._log import warn
-from kmdr.results import locks
-from kmdr.results.locks import CellLock, Heartbeat
 from kmdr.results.records import (
     REJECTED,
     CsvRecord,
@@ -97,9 +77,6 @@ from kmdr.results.records import (
 
 __all__ = ["CellStore"]
 
-_LOCKS = ".locks"
-_CSV_LOCK = "cells.csv.lock"
-
 
 def _filled(fields: dict) -> dict:
     """The non-empty fields (a CSV row has every column of its header, a cell file its own)."""
@@ -114,9 +91,6 @@ class CellStore:
     ``experiment``: the experiment whose cells the folder holds (default: the folder's name);
     rows of another experiment are never used. ``read_only``: a reader's store (figures, report):
     it never writes, moves or locks anything; what the runner would set aside is only reported.
-    ``heartbeat``: the :class:`~.locks.Heartbeat` with which this store registers the locks it
-    holds (a session's, beaten for the session's life); default None: its locks show no sign of
-    life (see the module docstring).
     """
 
     def __init__(
@@ -126,20 +100,15 @@ class CellStore:
         log: Callable[[str], None] | None = None,
         experiment: str | None = None,
         read_only: bool = False,
-        heartbeat: Heartbeat | None = None,
     ):
         self.root = Path(experiment_dir)
         self.experiment = experiment or self.root.name
         self.read_only = read_only
         self.cells_dir = self.root / "cells"
         self.runs_dir = self.root / "runs"
-        self.locks_dir = self.root / _LOCKS
         self.csv_path = self.root / "cells.csv"
-        # serializes the rewrites of cells.csv (a rebuild, kmdr-prune)
-        self.csv_lock_path = self.locks_dir / _CSV_LOCK
         self.rejected_path = self.root / REJECTED
         self.log = log or warn
-        self.heartbeat = heartbeat
         # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
         # an unchanged stat means an unchanged, already validated row.
         self._cache: dict[str, tuple[tuple, dict]] = {}
@@ -158,9 +127,6 @@ class CellStore:
     def cell_path(self, cell_id: str) -> Path:
         return self.cells_dir / f"{cell_id}.json"
 
-    def _lock_path(self, cell_id: str) -> Path:
-        return self.locks_dir / f"{cell_id}.lock"
-
     def _check_file(self, text: str, cell_id: str) -> tuple[dict | None, str | None, str]:
         """(fields, None, "") of a valid cell file of this experiment, else (None, the problem,
         the suffix it is moved aside with)."""
@@ -175,9 +141,9 @@ class CellStore:
             )
         return fields, None, ""
 
-    def _valid_row(self, cell_id: str, *, locked: bool = False) -> dict | None:
+    def _valid_row(self, cell_id: str) -> dict | None:
         """The cell file's fields if it is valid; a damaged or foreign file is moved aside (see
-        :meth:`_quarantine`). ``locked``: the caller holds the cell's lock."""
+        :meth:`_quarantine`)."""
         path = self.cell_path(cell_id)
         try:
             st = path.stat()
@@ -191,7 +157,7 @@ class CellStore:
         except OSError as err:  # unreadable (permissions, a folder of that name...)
             self._say(f"[kmdr] cell file {path} cannot be read ({err.strerror}); not used")
             return None
-        fields, problem, _ = self._check_file(text, cell_id)
+        fields, problem, suffix = self._check_file(text, cell_id)
         if fields is not None:
             self._cache[path.name] = (key, fields)
             return fields
@@ -201,37 +167,18 @@ class CellStore:
                 "and computes the cell again)"
             )
         else:
-            self._quarantine(cell_id, locked=locked)
+            self._quarantine(path, problem, suffix)
         return None
 
-    def _quarantine(self, cell_id: str, *, locked: bool) -> None:
-        """Move a damaged (or another experiment's) cell file aside and say so, under the cell's
-        lock: its content is checked again there, so a file another process has just rewritten
-        is never moved, and two processes never both report one file. A cell claimed by another
-        process is left to that process (its claim already checked the file)."""
-        lock = None
-        if not locked:
-            lock = locks.acquire(self._lock_path(cell_id))
-            if lock is None:
-                return
-        try:
-            path = self.cell_path(cell_id)
-            try:
-                text = read_text(path, errors="replace")
-            except FileNotFoundError:
-                return
-            _, problem, suffix = self._check_file(text, cell_id)
-            if problem is None:
-                return
-            dest = self._move_aside(path, suffix)
-            self._cache.pop(path.name, None)
-            self.log(
-                f"[kmdr] {suffix[1:]} cell file {path}: {problem}; moved to {dest.name}, "
-                "the cell will be computed again"
-            )
-        finally:
-            if lock is not None:
-                lock.release(unlink=True)
+    def _quarantine(self, path: Path, problem: str, suffix: str) -> None:
+        """Move a damaged (or another experiment's) cell file aside and say so; the writing run
+        holds the folder's lock, so no other process rewrites it meanwhile."""
+        dest = self._move_aside(path, suffix)
+        self._cache.pop(path.name, None)
+        self.log(
+            f"[kmdr] {suffix[1:]} cell file {path}: {problem}; moved to {dest.name}, "
+            "the cell will be computed again"
+        )
 
     def _scan(self) -> dict[str, dict]:
         if not self.cells_dir.is_dir():
@@ -324,8 +271,7 @@ class CellStore:
         return frame
 
     def write_cell(self, cell_id: str, row: dict) -> None:
-        """Persist one finished cell atomically, sealed with its checksum; call it while holding
-        the cell's claim.
+        """Persist one finished cell atomically, sealed with its checksum.
 
         Raises ValueError (before writing) when ``row`` is not a valid cell row: such a file
         would be moved aside as damaged by the next reader.
@@ -339,59 +285,14 @@ class CellStore:
     def read_cell(self, cell_id: str) -> dict:
         return json.loads(read_text(self.cell_path(cell_id)))
 
-    # -- claims --------------------------------------------------------------------------------
-    def try_claim(
-        self, cell_id: str, *, block: bool = False, timeout: float | None = None
-    ) -> CellLock | None:
-        """Claim a cell before computing it: a :class:`~.locks.CellLock`, or None when the
-        cell is done or another live process holds it (``block``: wait for that process to
-        release it or end, then None if it wrote the cell, else a CellLock;
-        :class:`.locks.LockTimeout` after ``timeout`` seconds without a sign of life from it).
-        A damaged file is moved aside here."""
-        if cell_id in self.csv_record().valid:
-            return None
-        lock = locks.acquire(
-            self._lock_path(cell_id), block=block, timeout=timeout, heartbeat=self.heartbeat
-        )
-        if lock is None:
-            return None
-        try:
-            done = self._valid_row(cell_id, locked=True) is not None
-        except BaseException:
-            lock.release(unlink=True)
-            raise
-        if done:  # finished by another process between our check and our lock
-            lock.release(unlink=True)
-            return None
-        return CellLock(cell_id, lock)
-
-    def claim_holder(self, cell_id: str) -> dict | None:
-        """Who holds the cell's claim (pid, host, since), as its lock file says, or None."""
-        return locks.holder(self._lock_path(cell_id))
-
-    def is_claimed(self, cell_id: str) -> bool:
-        """Whether a live process holds the cell's claim now (a probe; see the module docstring)."""
-        return locks.is_locked(self._lock_path(cell_id))
-
     # -- maintenance ---------------------------------------------------------------------------
     def clean_temporaries(self) -> int:
         """Remove what dead processes left: their temporary files (those of live writers and of
-        other hosts stay) and the lock files of finished cells. Return how many files."""
-        count = sum(
+        other hosts stay). Return how many files."""
+        return sum(
             len(remove_stale_temporaries(folder))
             for folder in (self.cells_dir, self.runs_dir, self.root)
         )
-        if self.locks_dir.is_dir():
-            for path in self.locks_dir.glob("*.lock"):
-                # Only cells already done: a claim attempt on them gives None anyway, so taking
-                # their lock for an instant cannot make another process skip work.
-                if path.name == _CSV_LOCK or not self.is_done(path.stem):
-                    continue
-                lock = locks.acquire(path)
-                if lock is not None:
-                    lock.release(unlink=True)
-                    count += 1
-        return count
 
     def rebuild_csv(self) -> int:
         """Rewrite ``cells.csv`` as the merged store; return its number of rows.
@@ -399,27 +300,23 @@ class CellStore:
         Every row it held is kept as it was (a valid row, a legacy row without checksum, a row of
         another experiment), the valid cell files not in it are added; rows that fail a check are
         moved to ``cells.rejected.csv`` with their reason (an unreadable file as a whole to
-        ``cells.csv.damaged``). Serialized across processes by a lock, and the files are read
-        under it, so a rebuild never replaces a newer one's content with an older snapshot.
-        Rows are sorted by the identity columns; columns are CSV_COLUMNS, then EXTRA_COLUMNS,
-        then any others (sorted).
+        ``cells.csv.damaged``). The caller holds the folder's lock (:func:`~.locks.folder_lock`),
+        so a rebuild never replaces a newer one's content with an older snapshot. Rows are
+        sorted by the identity columns; columns are CSV_COLUMNS, then EXTRA_COLUMNS, then any
+        others (sorted).
         """
-        lock = locks.acquire(self.csv_lock_path, block=True, heartbeat=self.heartbeat)
-        try:
+        self._csv_cache = None
+        record = self.csv_record()
+        if record.problem and self.csv_path.exists():
+            self._move_aside(self.csv_path, ".damaged")
             self._csv_cache = None
-            record = self.csv_record()
-            if record.problem and self.csv_path.exists():
-                self._move_aside(self.csv_path, ".damaged")
-                self._csv_cache = None
-            header, rows, _ = self.table()
-            if not rows and not self.csv_path.exists():
-                return 0
-            if record.rejected:
-                set_aside(record, self.rejected_path)
-            atomic_write_text(self.csv_path, table_text(header, rows))
-            return len(rows)
-        finally:
-            lock.release()
+        header, rows, _ = self.table()
+        if not rows and not self.csv_path.exists():
+            return 0
+        if record.rejected:
+            set_aside(record, self.rejected_path)
+        atomic_write_text(self.csv_path, table_text(header, rows))
+        return len(rows)
 
     def _move_aside(self, path: Path, suffix: str) -> Path:
         dest = path.with_name(path.name + suffix)

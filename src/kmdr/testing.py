@@ -1,0 +1,115 @@
+"""Checks a reducer's author runs in their own tests, as scikit-learn's ``check_estimator``.
+
+A run trusts a reducer's ``random_state`` to determine its output: cells are computed once, on any
+worker, and reused. :func:`check_reducer` checks that contract on small dense and sparse data::
+
+    from kmdr.testing import check_reducer
+
+    def test_my_reducer():
+        check_reducer(MyReducer(n_components=3, random_state=0))
+
+Each failed check raises :class:`~kmdr.engine.reducer_checks.ReducerOutputError`, one line naming
+the reducer, the problem and the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import secrets
+import subprocess
+import sys
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from kmdr.engine.reducer_checks import (
+    GLOBAL_STATE_FIX,
+    ReducerOutputError,
+    check_output,
+    global_state,
+    same_state,
+)
+
+__all__ = ["check_reducer"]
+
+
+def _equal(A, B) -> bool:
+    """Equal to the last bit: both dense or both sparse, of one shape, dtype and values."""
+    if sp.issparse(A) != sp.issparse(B) or A.shape != B.shape or A.dtype != B.dtype:
+        return False
+    if sp.issparse(A):
+        return (sp.csr_matrix(A) != sp.csr_matrix(B)).nnz == 0
+    return bool(np.array_equal(A, B))
+
+
+def _data(n_samples: int, n_features: int) -> dict:
+    """The dense and the sparse (CSR, about 30 % non-zeros) matrices the checks fit on."""
+    rng = np.random.default_rng(0)
+    dense = rng.normal(size=(n_samples, n_features))
+    dense[rng.random(dense.shape) > 0.3] = 0.0
+    return {"dense": dense, "sparse": sp.csr_matrix(dense)}
+
+
+def _fit_in_a_fresh_process(estimator, X):
+    """``clone(estimator).fit_transform(X)`` in a new interpreter with another hash seed."""
+    code = (
+        "import pickle, sys; from sklearn.base import clone; "
+        "est, X = pickle.load(sys.stdin.buffer); "
+        "pickle.dump(clone(est).fit_transform(X), sys.stdout.buffer)"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+           "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 1) + 1)}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps((estimator, X)), capture_output=True,
+        env=env, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        why = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+        raise ReducerOutputError(
+            f"{type(estimator).__name__}: a fresh process could not fit it ({why}); make it "
+            "importable and picklable (a module-level class of an installed package)"
+        )
+    return pickle.loads(done.stdout)
+
+
+def check_reducer(estimator, *, n_samples: int = 40, n_features: int = 12) -> None:
+    """Check that ``estimator`` (a :class:`kmdr.reducers.BaseReducer` with its
+    ``n_components`` and ``random_state`` set) is a reducer a run can trust, on dense and sparse
+    data of ``n_samples`` x ``n_features``:
+
+    - its output is a finite real n x r matrix and it declares r (``n_components_``);
+    - it leaves numpy's global random state alone;
+    - two fits with the same ``random_state`` give the same output to the last bit, in this
+      process (no state kept between fits) and in a fresh one with another hash seed (nothing
+      of the process: ``hash`` of strings, the order of a set, module state);
+    - a reducer that declares its reduction independent of ``random_state``
+      (``is_deterministic``) gives the same output with another seed.
+    """
+    name = type(estimator).__name__
+    r = estimator.get_params()["n_components"]
+    for kind, X in _data(n_samples, n_features).items():
+        what = f"{name} on {kind} data at r={r}"
+        before = global_state()
+        fitted = clone(estimator)
+        C = fitted.fit_transform(X)
+        if not same_state(before, global_state()):
+            raise ReducerOutputError(
+                f"{what}: it changed numpy's global random state; {GLOBAL_STATE_FIX}"
+            )
+        check_output(what, r, fitted, C, n_samples)
+        again = {"a second fit": fitted.fit_transform(X)}
+        again["a fresh process"] = _fit_in_a_fresh_process(estimator, X)
+        seed = estimator.get_params().get("random_state", "none")
+        if seed != "none" and fitted.is_deterministic(X):  # a reducer without one draws nothing
+            other = seed + 1 if isinstance(seed, int) else 1
+            again["another seed"] = clone(estimator).set_params(random_state=other).fit_transform(X)
+        for how, C2 in again.items():
+            if not _equal(C, C2):
+                raise ReducerOutputError(
+                    f"{what}: {how} gave another output; draw every random number from "
+                    "random_state (nothing from the time, the process, hash() or a set's "
+                    "order), keep no state between fits, and declare the reduction "
+                    "deterministic only where it draws nothing"
+                )

@@ -1,0 +1,84 @@
+"""``kmdr.testing.check_reducer`` on every built-in reducer, and on reducers that break each part
+of the contract it checks (a plug-in author's test, run here as theirs would be)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kmdr.engine.reducer_checks import ReducerOutputError
+from kmdr.reducers import available_reducers, make_reducer
+from kmdr.reducers.projections import GaussianProjection
+from kmdr.testing import check_reducer
+
+#: LLE's default 12 neighbours need more rows than the checks' data give each neighbourhood.
+PARAMS = {"lle": {"n_neighbors": 5}}
+#: The no-reduction baseline's r is d (the checks' data have 12 columns).
+R = {"none": 12}
+
+
+@pytest.mark.parametrize("name", available_reducers())
+def test_every_builtin_reducer_passes(name):
+    check_reducer(
+        make_reducer(name, R.get(name, 3), n_clusters=3, random_state=0, **PARAMS.get(name, {}))
+    )
+
+
+class Unseeded(GaussianProjection):
+    """Draws from a generator of its own, not from random_state."""
+
+    def _transform(self, X):
+        return super()._transform(X) + np.random.default_rng().normal()
+
+
+class GlobalDraw(GaussianProjection):
+    """Draws from numpy's global random state."""
+
+    def _transform(self, X):
+        return super()._transform(X) + np.random.normal()  # noqa: NPY002
+
+
+class HashDependent(GaussianProjection):
+    """Depends on Python's hash seed (a fresh process has another)."""
+
+    def _transform(self, X):
+        return super()._transform(X) + hash("kmdr") % 1_000_003
+
+
+class FalselyDeterministic(GaussianProjection):
+    """Says its output does not depend on random_state, and draws from it."""
+
+    def is_deterministic(self, X):
+        return True
+
+
+class Stateful(GaussianProjection):
+    """Keeps a counter between fits."""
+
+    def _transform(self, X):
+        self.calls_ = getattr(self, "calls_", 0) + 1
+        return super()._transform(X) * self.calls_
+
+
+@pytest.mark.fault(
+    "a plug-in reducer that breaks the determinism contract (an unseeded draw, numpy's global "
+    "state, the hash seed, a false deterministic, state kept between fits)",
+    gets="kmdr.testing.check_reducer, in the author's own tests, fails in one line naming the "
+    "reducer, the problem and the fix",
+)
+@pytest.mark.parametrize(
+    ("cls", "says"),
+    [
+        (Unseeded, "a second fit gave another output"),
+        (GlobalDraw, "changed numpy's global random state"),
+        (HashDependent, "a fresh process gave another output"),
+        (FalselyDeterministic, "another seed gave another output"),
+        (Stateful, "a second fit gave another output"),
+    ],
+)
+def test_a_broken_contract_is_one_line(cls, says):
+    with pytest.raises(ReducerOutputError) as err:
+        check_reducer(cls(n_components=3, random_state=0))
+    line = str(err.value)
+    assert "\n" not in line and line.startswith(f"{cls.__name__} on dense data at r=3: ")
+    assert says in line
