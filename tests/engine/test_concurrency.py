@@ -15,7 +15,6 @@ import time
 import pandas as pd
 import pytest
 
-import _command as command
 from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, statuses, wait_for
 from kmdr.results.records import IDENTITY_COLUMNS
 
@@ -162,27 +161,3 @@ def _stuck(project, results, action: str = "sleep:2", release=None):
     exp = results / "faulty"
     wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
     return proc, exp
-
-
-@pytest.mark.parametrize(
-    "value",
-    [
-        pytest.param(
-            "0",
-            marks=pytest.mark.fault(
-                "claim_timeout=0 (a wait that would give up on every live run)",
-                gets="one line before any work: claim_timeout must be a float in (0, inf)",
-            ),
-        ),
-        "-5",
-    ],
-)
-def test_a_bad_claim_timeout_is_one_line_before_any_work(value, tmp_path, capsys):
-
-    argv = ["reducer=sign", "r_grid=[2]", "repeats=1", f"results_dir={tmp_path / 'results'}"]
-    with pytest.raises(SystemExit) as exc:
-        command.kmdr([*argv, f"claim_timeout={value}"])
-    assert exc.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith("kmdr: error: The 'claim_timeout' parameter of Execution must be a float")
-    assert not (tmp_path / "results").exists()

@@ -476,9 +476,6 @@ class Execution(_Checked):
     # reducers that run on row blocks are accepted. null: every cell holds the whole matrix (the
     # usual path). Not part of a cell's identity: a chunked cell is the in-memory cell.
     block_rows: int | None = None
-    # Seconds a run waits for a cell another process has claimed while that process shows no
-    # sign of life (stopped or frozen), before it gives up with one line naming the holder.
-    claim_timeout: float = 300.0
     # Where data files are cached (null: the default); a relative path is taken from the folder
     # the run is started in.
     data_dir: str | None = None
@@ -496,7 +493,6 @@ class Execution(_Checked):
         "ray": [RayConfig, Mapping],
         "warmup": ["boolean"],
         "block_rows": [_int(), None],
-        "claim_timeout": [_SECONDS],
         "data_dir": [str, None],
         "cell_time_limit": [_SECONDS, None],
     }
@@ -517,10 +513,8 @@ class Execution(_Checked):
             object.__setattr__(self, "data_dir", os.path.abspath(os.path.expanduser(self.data_dir)))
         else:
             object.__setattr__(self, "data_dir", None)
-        for name in ("claim_timeout", "cell_time_limit"):
-            value = getattr(self, name)
-            object.__setattr__(self, name, None if value is None else float(value))
         if self.cell_time_limit is not None:
+            object.__setattr__(self, "cell_time_limit", float(self.cell_time_limit))
             _time_limit_backend(self)
 
 
