@@ -144,3 +144,22 @@ def test_a_multirun_stopped_by_a_failed_job_draws_what_ran_before_it(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("kmdr: error: [job 1: reducer=svd]")
     assert "custom.png" in _figures(results) and _methods(results) == {"RP"}
+
+
+def test_a_multirun_goes_on_past_a_job_that_hit_its_time_limit_and_names_it(tmp_path):
+    # The first job's cells all go past their limit: its line says so, the second job still
+    # runs, and the closing line names the job that did not finish, with exit status 1.
+    results = tmp_path / "r"
+    args = ["-m", *RUN, f"results_dir={results}", "figures=false"]
+    proc = run_kmdr([*args, "reducer=sign", "cell_time_limit=0.000001,null"], tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert any(
+        line.startswith("kmdr: [job 0: cell_time_limit=1e-06] custom: 4 of 4 cells went past")
+        for line in lines
+    ), proc.stderr
+    assert lines[-2] == f"[kmdr] multirun: 2 jobs: 1 ran, 1 failed; results in {results / 'custom'}"
+    assert lines[-1].startswith(
+        "kmdr: error: 1 of 2 jobs did not finish: [job 0: cell_time_limit=1e-06]"
+    )
+    assert len(pd.read_csv(results / "custom" / "cells.csv")) == 4  # the second job's cells

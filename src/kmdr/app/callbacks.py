@@ -98,8 +98,12 @@ def _outcome(config, job_return) -> dict:
             "experiment_dir": str(result.experiment_dir),
             "figures": bool(result.figures),
         }
+    from kmdr.app.task import JobFailed
+
     if job_return is not None and job_return.status == JobStatus.FAILED:
-        return {"status": "failed"}
+        return {"status": "failed", "job": f"[job {config.hydra.job.num}]"}
+    if job_return is not None and isinstance(job_return.return_value, JobFailed):
+        return {"status": "failed", "job": str(job_return.return_value)}
     return {"status": "planned" if config.get("dry_run") else "skipped"}
 
 
@@ -157,6 +161,16 @@ class MultirunSummary(Callback):
         # (this process ran no job when a launcher ran them elsewhere: its lines are set here)
         with console(), logging_for(config.get("verbosity", "normal")):
             say(line)
+        failed = [o.get("job", "?") for o in outcomes if o["status"] == "failed"]
+        if failed:  # the sweep went on past them; the command still fails
+            from kmdr._errors import exit_error
+
+            exit_error(
+                "kmdr",
+                f"{len(failed)} of {len(outcomes)} jobs did not finish: {', '.join(failed)} "
+                "(each one's line above says why; run the same command to resume them)",
+                status=1,
+            )
 
 
 def _no_job(config, sweep_dir: Path) -> None:

@@ -133,6 +133,12 @@ class Skipped(RunError):
         self.outcome = outcome
 
 
+class JobFailed(str):
+    """What a multirun's job returns when its run failed or a cell hit its time limit: the job's
+    name (``[job N: overrides]``). The sweep goes on with the other jobs, and its closing line
+    names every job that returned one (:class:`kmdr.app.callbacks.MultirunSummary`)."""
+
+
 def kept_line(experiment, output) -> str:
     """Where a run's finished cells are kept (said when it stops or fails part-way)."""
     return f"finished cells are kept under {Path(output.results_dir) / experiment.name}"
@@ -233,6 +239,9 @@ def run(cfg) -> JobResult | None:
             return None
         except RunError as err:
             draw_before_stop(hc)
+            if hc.mode == RunMode.MULTIRUN:  # the sweep goes on; its last line names this job
+                tell(f"kmdr: {job}{err}")
+                return JobFailed(job.strip() or f"[job {hc.job.num}]")
             exit_error(PROGRAM, err, status=1)
         except KeyboardInterrupt as err:
             from kmdr.engine.runner import run_started

@@ -467,9 +467,9 @@ class Execution(_Checked):
     backend_params: dict[str, Any] = field(default_factory=dict)
     dask: DaskConfig = field(default_factory=DaskConfig)
     ray: RayConfig = field(default_factory=RayConfig)
-    # Start the worker pool (or dask LocalCluster) in the background while the data loads (a
-    # loky pool only when the run looks to have jobs for it); false starts it when the first job
-    # needs it.
+    # Start a loky pool of more than one worker before the run's jobs, with Ctrl-C blocked in
+    # its workers (a stop then reaches the run, which writes what it has); false: the first job
+    # starts it.
     warmup: bool = True
     # Rows per block of one cell's data (backend=dask only): each cell's data are read as row
     # blocks, reduced and clustered on the dask workers and never held whole in one process; only
