@@ -72,6 +72,10 @@ def _kmeans_settings(exp_dir: Path, row) -> dict:
 
 def measure(exp_dir: Path) -> pd.DataFrame:
     """The rows of one experiment folder (empty when it has no oblivious-map cell)."""
+    import scipy.linalg  # noqa: F401  (the pools threadpool_limits is to see are loaded first)
+    import sklearn.cluster  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
     from kmdr.config.seeds import stream_seeds
     from kmdr.datasets import load_dataset
     from kmdr.engine.job_data import prepare_data
@@ -96,15 +100,20 @@ def measure(exp_dir: Path) -> pd.DataFrame:
             reducer = make_reducer(
                 row.reducer_name, int(row.r), n_clusters=k, random_state=red_seed, **kwargs
             )
-            C = reducer.fit_transform(X, shared=None)
-            norm_C2 = _squared_norm(C)
-            reproduced = np.nan
-            if row.method not in checked:  # the first cell of each method: computed again whole
-                checked.add(row.method)
-                settings = _kmeans_settings(exp_dir, row)
-                result = cluster_reduced(reducer, C, X, int(row.n_clusters), settings, y, km_seed)
-                again = kmeans_objective(C, result.labels)
-                reproduced = bool(np.isclose(again, row.objective_reduced, rtol=1e-9, atol=0))
+            # with the cell's own BLAS threads (part of its identity): another count adds C's
+            # sums in another order, and its last digits would follow the machine's cores
+            with threadpool_limits(limits=int(row.blas_threads)):
+                C = reducer.fit_transform(X, shared=None)
+                norm_C2 = _squared_norm(C)
+                reproduced = np.nan
+                if row.method not in checked:  # each method's first cell: computed again whole
+                    checked.add(row.method)
+                    settings = _kmeans_settings(exp_dir, row)
+                    result = cluster_reduced(
+                        reducer, C, X, int(row.n_clusters), settings, y, km_seed
+                    )
+                    again = kmeans_objective(C, result.labels)
+                    reproduced = bool(np.isclose(again, row.objective_reduced, rtol=1e-9, atol=0))
             cost_A, cost_C = row.objective * norm_A2, row.objective_reduced * norm_C2
             rows.append(
                 {
