@@ -40,3 +40,18 @@ def chromium(tmp_path_factory):
     driver.set_page_load_timeout(120)
     yield driver
     driver.quit()
+
+
+def when_ready(driver, script: str, timeout: float = 30.0):
+    """The value of ``script`` once it is truthy, or its value after ``timeout`` seconds: a page's
+    own scripts (plotly drawing its figure) may still run after the load event ``get`` waits
+    for, and on a loaded machine the first look can come before them."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.1).until(
+            lambda d: d.execute_script(script)
+        )
+    except TimeoutException:
+        return driver.execute_script(script)

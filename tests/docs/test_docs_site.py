@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from _browser import chromium, needs_chromium
+from _browser import chromium, needs_chromium, when_ready
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -142,7 +142,8 @@ def test_every_page_loads_and_shows_its_images(built_site, browser):
     for page in _doc_pages(built_site):
         browser.get_log("browser")  # reading the log empties it: what follows is this page's
         browser.get(page.as_uri())
-        if not browser.find_elements("css selector", "main, article, body"):
+        shown = "return document.querySelectorAll('main, article, body').length"
+        if not when_ready(browser, shown):
             problems.append(f"{page.name}: no content")
         broken = browser.execute_script(
             "return Array.from(document.images)"

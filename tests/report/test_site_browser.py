@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from _browser import chromium, needs_chromium
+from _browser import chromium, needs_chromium, when_ready
 from kmdr.report import build, interactive, site
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,9 +93,10 @@ def test_each_interactive_plot_renders_and_hovers_mean_and_sd(committed_site, br
     assert pages, "no interactive plot was written"
     for page in pages:
         _open(browser, page)
-        n_traces = browser.execute_script(
+        n_traces = when_ready(
+            browser,
             "const gd = document.querySelector('.plotly-graph-div');"
-            "return gd && gd._fullData ? gd._fullData.length : 0;"
+            "return gd && gd._fullData ? gd._fullData.length : 0;",
         )
         assert n_traces > 0, f"{page.name}: no plotly div with traces"
         hover = browser.execute_script(

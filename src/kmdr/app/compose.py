@@ -334,7 +334,7 @@ def only_reducers(choices, listed: dict[str, list[str]]) -> tuple[str, ...] | No
 
 
 def listed_options(hc, search: list[str]) -> dict[str, list[str]]:
-    """The groups of :data:`~kmdr.config.errors.GROUPS` the job chooses a list of options of,
+    """The groups of :data:`GROUPS` the job chooses a list of options of,
     each with its options in order: on the command line (``reducer=[sign,svd]``) or in a config's
     defaults list (``- override reducer: [sign, svd]`` in a ``-cd`` folder's config). Hydra
     merges them into one config and leaves the group out of the job's choices

@@ -37,8 +37,7 @@ import warnings
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import MISSING as MISSING_FIELD
-from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields
-from enum import Enum
+from dataclasses import asdict, dataclass, field, fields
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
@@ -46,6 +45,15 @@ from omegaconf import MISSING
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kmdr.config import checks
+from kmdr.config.checked import Checked, FrozenMapping, check_constraints, integers, seconds
+from kmdr.config.choices import (
+    Aggregation,
+    Backend,
+    LeverageReducer,
+    Reproduce,
+    Verbosity,
+    values_of,
+)
 from kmdr.config.errors import ConfigError
 from kmdr.config.kinds import ALWAYS_READ, KINDS, kind_reads
 from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
@@ -89,141 +97,8 @@ FIRST_OF_CLASS = "first_of_class"
 KMEANS_INITS = ("k-means++", "random", "sample", FIRST_OF_CLASS)
 
 
-# str mixins: a value compares equal to its name ("loky" == Backend.loky) and json-dumps as it.
-class Backend(str, Enum):
-    """joblib backends the runner supports; ``sequential`` runs in the main process."""
-
-    loky = "loky"
-    threading = "threading"
-    multiprocessing = "multiprocessing"
-    dask = "dask"
-    ray = "ray"
-    sequential = "sequential"
-
-
-class Aggregation(str, Enum):
-    """How a summary combines repetitions: the mean (bzmd14, lst17) or the best F (bmd09)."""
-
-    mean = "mean"
-    best = "best"
-
-
-class LeverageReducer(str, Enum):
-    """The sampler behind ``kind: leverage_scores`` (bmd09 Figure 1)."""
-
-    leverage = "leverage"
-    leverage_approx = "leverage_approx"
-
-
-class Verbosity(str, Enum):
-    """How much a run says (:mod:`kmdr._log`): quiet (warnings and errors only), normal, or
-    verbose (every library warning and the backends' logs too)."""
-
-    quiet = "quiet"
-    normal = "normal"
-    verbose = "verbose"
-
-
-class Reproduce(str, Enum):
-    """What ``make reproduce`` (``scripts/reproduce.py``) does with a preset."""
-
-    paper = "paper"
-    diagnostic = "diagnostic"
-    none = "none"
-
-
-def _values(enum) -> tuple[str, ...]:
-    return tuple(member.value for member in enum)
-
-
-def _int(low: int | None = 1, high: int | None = None):
-    """The integers from ``low`` to ``high`` (None: unbounded), both included."""
-    closed = {(True, True): "both", (True, False): "left", (False, True): "right"}
-    return Interval(Integral, low, high, closed=closed[low is not None, high is not None])
-
-
-#: A positive number of seconds, finite: an infinite limit is no limit (null says that).
-_SECONDS = Interval(Real, 0, None, closed="neither")
-
-
-class FrozenMapping(dict):
-    """A checked object's mapping (a reducer's or a dataset's params, ``backend_params``): read as
-    a dict (JSON, ``**params``, pickling), never changed in place after its object's check."""
-
-    def _refuse(self, *args, **kwargs):
-        raise TypeError(
-            "a checked kmdr config's mapping cannot be changed: use dataclasses.replace"
-        )
-
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
-    __ior__ = _refuse
-
-    def __reduce__(self):
-        return (type(self), (dict(self),))
-
-
-def _frozen(value, field: bool = True):
-    """``value`` with its mappings made read-only (a :class:`FrozenMapping`), and a field's list a
-    tuple. A list inside a mapping stays a list: a parameter's value is recorded and compared
-    (with a run record's, read back from JSON) as given."""
-    if isinstance(value, Mapping):
-        return FrozenMapping({k: _frozen(v, field=False) for k, v in value.items()})
-    if field and isinstance(value, list):
-        return tuple(value)
-    return value
-
-
-class _Checked:
-    """A dataclass whose fields are checked when it is constructed, against its constraint table
-    (``_constraints``: scikit-learn's :func:`validate_parameter_constraints`, which words the
-    message) and its :meth:`validate` for what one field alone cannot say, then sealed: no field
-    is assigned after, and its mappings are read-only (``dataclasses.replace`` makes a checked
-    copy). Not a frozen dataclass: Hydra composes a config by assigning into the schema's nodes,
-    which a frozen dataclass's config refuses."""
-
-    _constraints: ClassVar[dict] = {}
-    _prefix: ClassVar[str] = ""
-
-    def __setattr__(self, name: str, value) -> None:
-        if self.__dict__.get("_sealed"):
-            raise FrozenInstanceError(
-                f"cannot assign to field {name!r} of a checked {type(self).__name__}; use "
-                "dataclasses.replace, which checks the copy"
-            )
-        object.__setattr__(self, name, value)
-
-    def __post_init__(self) -> None:
-        _check_constraints(self._constraints, vars(self), self._caller())
-        for name, value in list(vars(self).items()):  # enums as their values
-            object.__setattr__(self, name, _frozen(getattr(value, "value", value)))
-        self.validate()
-        object.__setattr__(self, "_sealed", True)
-
-    def _caller(self) -> str:
-        """Where the object sits in a run's config, for the messages."""
-        return self._prefix or type(self).__name__
-
-    def validate(self) -> None:
-        """What the constraint table cannot say (a field against another); normalizes values."""
-
-
-def _check_constraints(constraints: dict, values: dict, caller: str) -> None:
-    """``values`` against ``constraints`` (scikit-learn's tables), a one-line ConfigError."""
-    from sklearn.utils._param_validation import (
-        InvalidParameterError,
-        validate_parameter_constraints,
-    )
-
-    try:
-        validate_parameter_constraints(
-            constraints, {k: values[k] for k in constraints}, caller_name=caller
-        )
-    except InvalidParameterError as err:
-        raise ConfigError(str(err)) from None
-
-
 @dataclass
-class DatasetConfig(_Checked):
+class DatasetConfig(Checked):
     """``conf/dataset/<name>.yaml``: a dataset of ``kmdr.datasets`` and its loader's params.
 
     A generated dataset's params are typed: its yaml lists the dataclass of its parameters
@@ -239,7 +114,7 @@ class DatasetConfig(_Checked):
 
 
 @dataclass
-class ReducerConfig(_Checked):
+class ReducerConfig(Checked):
     """One reducer of a run. ``id``: unique in the run, the CSV's ``reducer`` (default: name);
     ``name``: a registry name; ``label``: the display name, only where a preset deliberately
     differs from the registry's label; ``params``: constructor parameters; ``max_r``: the
@@ -265,13 +140,13 @@ class ReducerConfig(_Checked):
         "id": [str, None],
         "label": [str, None],
         "params": [Mapping],
-        "max_r": [_int(), None],
+        "max_r": [integers(), None],
         "seed_from": [str, None],
     }
 
 
 @dataclass
-class KMeansConfig(_Checked):
+class KMeansConfig(Checked):
     """Lloyd's k-means on the reduced data (MATLAB's names in brackets)."""
 
     n_init: int = 5  # restarts ('Replicates')
@@ -287,8 +162,8 @@ class KMeansConfig(_Checked):
 
     _prefix: ClassVar[str] = "kmeans"
     _constraints: ClassVar[dict] = {
-        "n_init": [_int()],
-        "max_iter": [_int()],
+        "n_init": [integers()],
+        "max_iter": [integers()],
         "init": [StrOptions(set(KMEANS_INITS))],
         "tol": [Interval(Real, 0, None, closed="left")],
         "online_phase": ["boolean"],
@@ -312,7 +187,7 @@ class KMeansConfig(_Checked):
 
 
 @dataclass
-class LeverageConfig(_Checked):
+class LeverageConfig(Checked):
     """``kind: leverage_scores`` (bmd09 Figure 1): the sampler and its number of columns r."""
 
     reducer: LeverageReducer = LeverageReducer.leverage
@@ -320,13 +195,13 @@ class LeverageConfig(_Checked):
 
     _prefix: ClassVar[str] = "leverage"
     _constraints: ClassVar[dict] = {
-        "reducer": [StrOptions(set(_values(LeverageReducer)))],
-        "r": [_int()],
+        "reducer": [StrOptions(set(values_of(LeverageReducer)))],
+        "r": [integers()],
     }
 
 
 @dataclass
-class PresetConfig(_Checked):
+class PresetConfig(Checked):
     """What a preset reproduces and where its figure and report section go.
 
     The defaults describe an ad-hoc run: no paper, titled by its name, drawn as bzmd14 curves,
@@ -356,7 +231,7 @@ class PresetConfig(_Checked):
         "figure": [str],
         "section": [str],
         "order": [Integral],
-        "reproduce": [StrOptions(set(_values(Reproduce)))],
+        "reproduce": [StrOptions(set(values_of(Reproduce)))],
         "note": [str],
     }
 
@@ -365,7 +240,7 @@ class PresetConfig(_Checked):
 
 
 @dataclass
-class DaskConfig(_Checked):
+class DaskConfig(Checked):
     """``backend: dask``: the address of a running scheduler; null starts a LocalCluster."""
 
     scheduler: str | None = None
@@ -375,7 +250,7 @@ class DaskConfig(_Checked):
 
 
 @dataclass
-class RayConfig(_Checked):
+class RayConfig(Checked):
     """``backend: ray``: the address of a running Ray cluster; null starts a local one."""
 
     address: str | None = None
@@ -385,7 +260,7 @@ class RayConfig(_Checked):
 
 
 @dataclass
-class Experiment(_Checked):
+class Experiment(Checked):
     """What a run computes: everything in its cells' identity, and what the experiment is.
 
     Built from the command line's config by :func:`from_config`, in Python directly, or from a
@@ -424,12 +299,12 @@ class Experiment(_Checked):
         "dataset": [DatasetConfig, Mapping],
         "reducers": [list, tuple],
         "r_grid": [list, tuple],
-        "repeats": [_int()],
-        "seed": [_int(0, 2**63 - 1)],
+        "repeats": [integers()],
+        "seed": [integers(0, 2**63 - 1)],
         "kmeans": [KMeansConfig, Mapping],
-        "aggregation": [StrOptions(set(_values(Aggregation)))],
+        "aggregation": [StrOptions(set(values_of(Aggregation)))],
         "leverage": [LeverageConfig, Mapping],
-        "blas_threads": [_int()],
+        "blas_threads": [integers()],
         "preset": [PresetConfig, Mapping],
     }
 
@@ -455,7 +330,7 @@ class Experiment(_Checked):
 
 
 @dataclass
-class Execution(_Checked):
+class Execution(Checked):
     """How a run is executed. Nothing here changes a cell's numbers."""
 
     # Parallelism: joblib over cells; n_jobs -1 = as many workers as the cores hold (blas_threads
@@ -486,15 +361,15 @@ class Execution(_Checked):
 
     _prefix: ClassVar[str] = "Execution"
     _constraints: ClassVar[dict] = {
-        "n_jobs": [_int(1), _int(None, -1)],
-        "backend": [StrOptions(set(_values(Backend)))],
+        "n_jobs": [integers(1), integers(None, -1)],
+        "backend": [StrOptions(set(values_of(Backend)))],
         "backend_params": [Mapping],
         "dask": [DaskConfig, Mapping],
         "ray": [RayConfig, Mapping],
         "warmup": ["boolean"],
-        "block_rows": [_int(), None],
+        "block_rows": [integers(), None],
         "data_dir": [str, None],
-        "cell_time_limit": [_SECONDS, None],
+        "cell_time_limit": [seconds(), None],
     }
 
     def validate(self) -> None:
@@ -519,7 +394,7 @@ class Execution(_Checked):
 
 
 @dataclass
-class Output(_Checked):
+class Output(Checked):
     """What a run writes and says."""
 
     # Where results go: results_dir/<name>/. A run outside the paper presets (preset.reproduce
@@ -546,8 +421,8 @@ class Output(_Checked):
         "results_dir": [str, os.PathLike],
         "figures": ["boolean"],
         "progress": ["boolean", None],
-        "progress_every": [_SECONDS],
-        "verbosity": [StrOptions(set(_values(Verbosity)))],
+        "progress_every": [seconds()],
+        "verbosity": [StrOptions(set(values_of(Verbosity)))],
         "dry_run": ["boolean"],
     }
 
@@ -610,7 +485,7 @@ def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
         elif isinstance(given, Mapping) and isinstance(default, KMeansConfig | LeverageConfig):
             given = _part(given, type(default))
         if given != default:
-            shown = name if isinstance(default, _Checked) else f"{name}={given!r}"
+            shown = name if isinstance(default, Checked) else f"{name}={given!r}"
             raise ConfigError(
                 f"{shown} is not read by kind={experiment.kind} (it reads "
                 f"{', '.join(sorted(reads))}): leave {name} at its default"
@@ -661,7 +536,7 @@ def _r_grid(grid) -> tuple[int, ...]:
     if not grid:
         raise ConfigError("r_grid must be a non-empty list of positive integers, got []")
     for i, r in enumerate(grid):
-        _check_constraints({f"r_grid[{i}]": [_int()]}, {f"r_grid[{i}]": r}, "Experiment")
+        check_constraints({f"r_grid[{i}]": [integers()]}, {f"r_grid[{i}]": r}, "Experiment")
     twice = sorted(r for r, times in Counter(grid).items() if times > 1)
     if twice:
         raise ConfigError(
