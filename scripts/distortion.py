@@ -71,10 +71,18 @@ def _kmeans_settings(exp_dir: Path, row) -> dict:
 
 
 def measure(exp_dir: Path) -> pd.DataFrame:
-    """The rows of one experiment folder (empty when it has no oblivious-map cell)."""
+    """The rows of one experiment folder (empty when it has no oblivious-map cell), computed with
+    one BLAS thread outside a cell's own count too (||A||², the costs): a sum's order, and so its
+    last digits, would otherwise follow the machine's cores."""
     import scipy.linalg  # noqa: F401  (the pools threadpool_limits is to see are loaded first)
     import sklearn.cluster  # noqa: F401
     from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return _measure(exp_dir, threadpool_limits)
+
+
+def _measure(exp_dir: Path, threadpool_limits) -> pd.DataFrame:
 
     from kmdr.config.seeds import stream_seeds
     from kmdr.datasets import load_dataset
