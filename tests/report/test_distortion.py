@@ -133,5 +133,6 @@ def test_the_script_recomputes_the_committed_rows():
     committed = committed[committed["experiment"] == "bzmd14_synth"].reset_index(drop=True)
     assert list(fresh["cell_id"]) == list(committed["cell_id"])
     assert np.allclose(fresh["norm_C2"], committed["norm_C2"], rtol=1e-8)
-    assert np.allclose(fresh["distortion"], committed["distortion"], rtol=1e-6)
+    # the CSV keeps the distortion to 6 significant digits (the script says why)
+    assert np.allclose(fresh["distortion"], committed["distortion"], rtol=1e-5)
     assert fresh["reproduced"].dropna().astype(bool).tolist() == [True]
