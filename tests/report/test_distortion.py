@@ -108,7 +108,8 @@ def test_the_committed_csv_is_the_cells_and_the_section_shows_it():
     }
     assert table["reproduced"].dropna().astype(bool).all()
     cost_ratio = table["cost_C"] / table["cost_A"]
-    assert np.allclose(table["distortion"], (cost_ratio - 1).abs())
+    # the CSV keeps its measured columns to 6 significant digits (the script says why)
+    assert np.allclose(table["distortion"], (cost_ratio - 1).abs(), rtol=1e-5, atol=1e-5)
     # the CSV's F columns are the committed cells' (same cell ids, same values)
     for exp, part in table.groupby("experiment"):
         cells = pd.read_csv(ROOT / "results" / exp / "cells.csv").set_index("cell_id")
@@ -132,7 +133,7 @@ def test_the_script_recomputes_the_committed_rows():
     committed = pd.read_csv(ROOT / "results" / D.CSV)
     committed = committed[committed["experiment"] == "bzmd14_synth"].reset_index(drop=True)
     assert list(fresh["cell_id"]) == list(committed["cell_id"])
-    assert np.allclose(fresh["norm_C2"], committed["norm_C2"], rtol=1e-8)
+    assert np.allclose(fresh["norm_C2"], committed["norm_C2"], rtol=1e-5)
     # the CSV keeps the distortion to 6 significant digits (the script says why)
     assert np.allclose(fresh["distortion"], committed["distortion"], rtol=1e-5)
     assert fresh["reproduced"].dropna().astype(bool).tolist() == [True]
