@@ -188,30 +188,28 @@ def _c_pairs(table: pd.DataFrame) -> list[tuple[str, tuple, tuple]]:
     """The (label, (experiment, method), (experiment, method)) of the c checks: the same ORL
     faces at two d (k = 40), and the smallest against the largest k of the sign projection."""
     sign = table[table["reducer_name"] == "sign"]
-    pairs = []
-    orl = sign[sign["n_clusters"] == 40].drop_duplicates("experiment")
-    by_d = orl.sort_values(["n_features", "experiment"])
-    if by_d["n_features"].nunique() > 1:
-        lo, hi = by_d.iloc[0], by_d.iloc[-1]
-        pairs.append(
-            (
-                f"d: {lo['n_features']} vs {hi['n_features']} at k = 40 (RP)",
-                (lo["experiment"], lo["method"]),
-                (hi["experiment"], hi["method"]),
-            )
-        )
-    bz = sign[sign["experiment"].str.startswith("bzmd14_")].drop_duplicates("experiment")
-    by_k = bz.sort_values(["n_clusters", "experiment"])
-    if by_k["n_clusters"].nunique() > 1:
-        lo, hi = by_k.iloc[0], by_k.iloc[-1]
-        pairs.append(
-            (
-                f"k: {lo['n_clusters']} vs {hi['n_clusters']} (RP, other data)",
-                (lo["experiment"], lo["method"]),
-                (hi["experiment"], hi["method"]),
-            )
-        )
-    return pairs
+    orl = sign[sign["n_clusters"] == 40]
+    bz = sign[sign["experiment"].str.startswith("bzmd14_")]
+    pairs = [
+        _extremes(orl, "n_features", "d: {lo} vs {hi} at k = 40 (RP)"),
+        _extremes(bz, "n_clusters", "k: {lo} vs {hi} (RP, other data)"),
+    ]
+    return [pair for pair in pairs if pair is not None]
+
+
+def _extremes(cells: pd.DataFrame, column: str, label: str) -> tuple[str, tuple, tuple] | None:
+    """The experiments of ``cells`` with the smallest and the largest ``column`` (ties by name),
+    as a c check's (label, (experiment, method), (experiment, method)); None when it has one
+    value."""
+    ordered = cells.drop_duplicates("experiment").sort_values([column, "experiment"])
+    if ordered[column].nunique() < 2:
+        return None
+    lo, hi = ordered.iloc[0], ordered.iloc[-1]
+    return (
+        label.format(lo=lo[column], hi=hi[column]),
+        (lo["experiment"], lo["method"]),
+        (hi["experiment"], hi["method"]),
+    )
 
 
 # --------------------------------------------------------------------------------------------
