@@ -44,9 +44,13 @@ def draw_curves(experiment: Path | ExperimentRead, style: FigureStyle, preset: d
     summary = read.summary
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return None
-    fig, drawn = _draw_curves(read.dir, summary, style, preset["title"])
+    apart = pd.Series(False, index=summary.index) if style.apart is None else style.apart(summary)
+    fig, drawn = _draw_curves(read.dir, summary[~apart], style, preset["title"])
+    elsewhere = dict.fromkeys(summary.loc[apart, "method"].astype(str))
+    drawn |= set(summary.loc[apart, "reducer"].astype(str))  # drawn, though not here
     notes = [
         preset.get("note") or "",  # the current configuration's word on what is left out
+        f"drawn in a figure of their own: {', '.join(elsewhere)}" if elsewhere else "",
         _undrawn_note(preset.get("reducers"), drawn, dict(style.names), style),
         read.view.note,  # rows of older code or other data: how many and why
     ]

@@ -57,6 +57,10 @@ class FigureStyle:
     write_tables : callable, optional
         ``write_tables(exp_dir, summary) -> list[Path]``: files the style writes beside
         ``summary.csv`` (bmd09 Table 1), called by :func:`kmdr.results.summary.write_summaries`.
+    apart : callable, optional
+        ``apart(summary) -> bool Series``: the rows the curves leave out, drawn in a figure of
+        the style's own (its ``write_tables``): a paper's figure then draws the paper's methods
+        alone (pb17 draws kmdr's variant of each method beside it, apart).
     """
 
     panels: tuple[Panel, ...] = ()
@@ -67,6 +71,7 @@ class FigureStyle:
     baseline_note: str = ""
     draw: Callable[[Path, dict], object] | None = None
     write_tables: Callable[[Path, object], list[Path]] | None = None
+    apart: Callable[[object], object] | None = None
 
     def display(self, label: str, reducer_name: str | None = None) -> str:
         """The label the figure shows for a line: the style's legend note for the reducer, else

@@ -33,7 +33,9 @@ _DIGITS_NOTE = (
     "the original pixels: each point to the nearest one-pass center; so PD and PD 2-pass are "
     "paired trial by trial). Beside them, on the same sketches and starts, **kmdr's variant** of "
     "each (every sampled entry kept, zeros included; dense first centers from the seeds' "
-    "partition), labelled as such: the diagnostic of what the authors' rules change. 50 trials, "
+    "partition), labelled as such: the diagnostic of what the authors' rules change, drawn in a "
+    "figure of its own below the paper's (each method beside its variant), so that the paper's "
+    "figure draws the paper's methods alone. 50 trials, "
     "one k-means++ start each, at most 100 iterations. The whole preset took 95 s on 2 shared "
     "cores."
 )
