@@ -23,7 +23,8 @@ STYLE = FigureStyle(
     xlabel="# of dimensions",
     reference="lst17 Figs. 1-3",
     names={"none": "k-means", "laplacian": "LS"},
-    # PD's r is the number of entries it keeps per row, not a number of dimensions
-    legend_notes={"sparsified": "PD (r = entries kept per row)"},
+    # PD's r is the number of entries it keeps per row, not a number of dimensions; its rules
+    # are kmdr's, not its authors' (their code's defaults are pb17's PD)
+    legend_notes={"sparsified": "PD, kmdr's variant (r = entries kept per row)"},
     baseline_note="; its reduction time is 0 s, not drawn",
 )
