@@ -124,7 +124,7 @@ def test_a_reordering_sized_difference_is_within_noise_and_still_fails(tmp_path,
     old, new, _ = _changed(tmp_path, "objective", lambda v: repr(float(v) * (1 + 4e-16)))
     (result,) = [c for n, c in compare_folders(old, new).items() if n == "exp_a"]
     assert (result.identical, result.noise, result.changed) == (9, 1, 0)
-    assert 0 < result.differences[0].size <= NOISE_RTOL
+    assert 0 < result.differences["size"].iloc[0] <= NOISE_RTOL
     status, out, _ = _run(old, new, capsys)
     assert status == 1 and "exp_a: 10 cells: 9 identical, 1 within noise" in out
 

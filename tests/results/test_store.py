@@ -236,7 +236,7 @@ def test_damaged_cell_files_are_reported_once_moved_aside_and_not_done(tmp_path)
         assert (tmp_path / "cells" / f"{cid}.json.damaged").read_text() == content
     assert any("kmeans_tol" in m for m in logged) and any("accuracy" in m for m in logged)
     assert any("checksum does not match" in m for m in logged)
-    assert any("no checksum" in m for m in logged)
+    assert any("missing column(s) checksum" in m for m in logged)
 
     # Moved aside: a second reader (another process's store) has nothing to report.
     assert Store(tmp_path, log=logged.append).rebuild_csv() == 2

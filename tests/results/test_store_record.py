@@ -466,24 +466,15 @@ def test_an_empty_or_garbage_csv(made, tmp_path, content):
     pd.testing.assert_frame_equal(metrics_by_id(rows(exp)), metrics_by_id(rows(made)))
 
 
-@fault(
-    "cells.csv holds rows of an older kmdr (no checksum, no data fingerprint, no code tag)",
-    gets="every legacy line kept as it was; not drawn or counted (a note says how many and "
-    "how to prune them); the cells computed again",
-)
-def test_legacy_rows_are_kept_verbatim_and_recomputed(made, tmp_path):
+def test_rows_without_a_checksum_are_set_aside_and_computed_again(made, tmp_path):
     exp = clone(made, tmp_path)
-    legacy = rows(exp).drop(columns=["checksum", "data_fingerprint", "code_tag"])
-    legacy.to_csv(exp / "cells.csv", index=False)
-    old = set(lines(exp / "cells.csv")[1:])
-    outcome = run(tmp_path)
+    rows(exp).drop(columns=["checksum"]).to_csv(exp / "cells.csv", index=False)
+    messages = []
+    outcome = run(tmp_path, messages)
     assert outcome.n_computed == N_CELLS
-    new = rows(exp)
-    assert len(new) == 2 * N_CELLS and new["checksum"].isna().sum() == N_CELLS
-    kept = new[new["checksum"].isna()].drop(columns=["checksum", "data_fingerprint", "code_tag"])
-    assert set(kept.to_csv(index=False).splitlines()[1:]) == old  # not one byte changed
-    view = aggregate.cells_view(exp)
-    assert len(view.cells) == N_CELLS and view.note.startswith(f"{N_CELLS} rows of older code")
+    one_line(messages, f"{N_CELLS} row(s) not trusted (missing column(s) checksum)")
+    assert len(read_csv(exp / "cells.rejected.csv")) == N_CELLS
+    assert rows(exp)["checksum"].notna().all()
 
 
 # -- cell files --------------------------------------------------------------------------------

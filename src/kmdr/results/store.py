@@ -28,8 +28,8 @@ nothing here claims cells or serializes rewrites itself::
 cells.csv is the record: a row it holds is never removed or rewritten by a run (only
 ``kmdr-prune`` removes rows), and a valid row makes its cell done, so a fresh clone without the
 cell cache sees the same store as the machine that computed it. :meth:`CellStore.rebuild_csv`
-writes the merged store: every row of cells.csv as it was (valid rows, legacy rows without a
-checksum, rows of another experiment) plus the valid cell files it lacks; rows that fail a check
+writes the merged store: every row of cells.csv as it was (valid rows, rows of another
+experiment) plus the valid cell files it lacks; rows that fail a check
 (:func:`kmdr.results.records.row_problem`, a cut row) are named in one line and moved to
 ``cells.rejected.csv``. Readers use the same merge without writing anything (``read_only``).
 
@@ -247,11 +247,10 @@ class CellStore:
         return [dict(f) for f in merged.values()]
 
     def table(self) -> tuple[list[str], list[dict], list[str]]:
-        """Everything cells.csv keeps: ``(header, rows, kinds)``, each row's kind ``valid``,
-        ``legacy`` or ``foreign`` (see :class:`CsvRecord`), sorted by the identity columns."""
+        """Everything cells.csv keeps: ``(header, rows, kinds)``, each row's kind ``valid`` or
+        ``foreign`` (see :class:`CsvRecord`), sorted by the identity columns."""
         record = self.csv_record()
         tagged = [(f, "valid") for f in self.rows()]
-        tagged += [(f, "legacy") for f in record.legacy]
         tagged += [(f, "foreign") for f in record.foreign]
         tagged.sort(key=lambda t: sort_key(t[0]))
         header = table_header(set(record.header).union(*(f.keys() for f, _ in tagged)))
@@ -297,8 +296,8 @@ class CellStore:
     def rebuild_csv(self) -> int:
         """Rewrite ``cells.csv`` as the merged store; return its number of rows.
 
-        Every row it held is kept as it was (a valid row, a legacy row without checksum, a row of
-        another experiment), the valid cell files not in it are added; rows that fail a check are
+        Every row it held is kept as it was (a valid row, a row of another experiment), the
+        valid cell files not in it are added; rows that fail a check are
         moved to ``cells.rejected.csv`` with their reason (an unreadable file as a whole to
         ``cells.csv.damaged``). The caller holds the folder's lock (:func:`~.locks.folder_lock`),
         so a rebuild never replaces a newer one's content with an older snapshot. Rows are
