@@ -79,10 +79,6 @@ def test_without_sidecar_the_grid_is_inferred(tmp_path):
     assert (comp["expected_from"] == "inferred").all()
 
 
-@pytest.mark.fault(
-    "a stray cells_backup.csv (or a second machine's cells_*.csv) lies beside cells.csv",
-    gets="ignored: readers read exactly cells.csv and the cell files; summary unchanged",
-)
 def test_other_cells_files_beside_cells_csv_are_never_read(tmp_path):
     cells = make_cells("custom", GRID, reps=2)
     exp = write_experiment(tmp_path, "custom", cells)

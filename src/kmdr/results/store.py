@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -56,7 +55,6 @@ from pathlib import Path
 from kmdr._io import (
     atomic_write_text,
     exact_floats,
-    read_bytes,
     read_text,
     remove_stale_temporaries,
 )
@@ -215,24 +213,6 @@ class CellStore:
         (damaged files are reported and moved aside)."""
         return set(self._scan()) | set(self.csv_record().valid)
 
-    def done_estimate(self) -> int:
-        """About how many cells are done, counted without reading one: the larger of the number
-        of cell files and of cells.csv's lines (cells.csv is rebuilt from the cell files, and a
-        committed folder keeps cells.csv alone). For a guess made before the data load (whether
-        a run looks to have anything to compute), never for an answer: :meth:`done_ids` is that.
-        A folder, FIFO or device where cells.csv should be counts nothing here (refused at once,
-        never waited on); the run's own reading reports it."""
-        files = sum(1 for _ in self.cells_dir.glob("*.json")) if self.cells_dir.is_dir() else 0
-        try:
-            lines = read_bytes(self.csv_path).count(b"\n")
-        except OSError:
-            lines = 0
-        return max(files, lines - 1)
-
-    def is_done(self, cell_id: str) -> bool:
-        """Whether the cell has a valid cell file or cells.csv row."""
-        return cell_id in self.csv_record().valid or self._valid_row(cell_id) is not None
-
     def rows(self) -> list[dict]:
         """One row (its fields as cells.csv texts) per done cell: the cells.csv row where there
         is one (the record), else the cell file's."""
@@ -280,9 +260,6 @@ class CellStore:
         if problem:
             raise ValueError(f"cell {cell_id}: {problem}; the runner must write every column")
         atomic_write_text(self.cell_path(cell_id), text)
-
-    def read_cell(self, cell_id: str) -> dict:
-        return json.loads(read_text(self.cell_path(cell_id)))
 
     # -- maintenance ---------------------------------------------------------------------------
     def clean_temporaries(self) -> int:
