@@ -136,27 +136,17 @@ def compare_rows(old: pd.DataFrame, new: pd.DataFrame) -> Comparison:
         merged[col] = merged[col].fillna(merged[f"{col}_old"])
     merged["where"] = _where(merged)
     both = merged[merged["_merge"] == "both"]
-    parts = []
-    for col in RESULT_COLUMNS:
-        differ = both[both[f"{col}_old"] != both[col]]
-        a, b = _float(differ[f"{col}_old"]), _float(differ[col])
-        scale = np.maximum(a.abs(), b.abs())
-        size = ((a - b).abs() / scale.where(scale > 0)).fillna(0.0)
-        size[~(np.isfinite(a) & np.isfinite(b))] = np.inf
-        old, new, where = differ[f"{col}_old"], differ[col], differ["where"]
-        parts.append(
-            pd.DataFrame(
-                {
-                    "cell": differ.index,
-                    "column": col,
-                    "old": old,
-                    "new": new,
-                    "size": size,
-                    "where": where,
-                }
-            )
-        )
-    diffs = pd.concat(parts).sort_values(["cell", "column"], key=_column_order, kind="stable")
+    sides = ["old", "new", "where"]
+    pairs = {
+        col: both[[f"{col}_old", col, "where"]].set_axis(sides, axis=1) for col in RESULT_COLUMNS
+    }
+    long = pd.concat(pairs, names=["column", "cell"]).reset_index()
+    # as the cells come, each cell's columns in RESULT_COLUMNS's order
+    diffs = long[long["old"] != long["new"]].sort_values("cell", kind="stable")
+    a, b = _float(diffs["old"]), _float(diffs["new"])
+    scale = np.maximum(a.abs(), b.abs())
+    size = ((a - b).abs() / scale.where(scale > 0)).fillna(0.0)
+    diffs = diffs.assign(size=size.where(np.isfinite(a) & np.isfinite(b), np.inf))
     worst = diffs.groupby("cell")["size"].max()
     return Comparison(
         identical=len(both) - len(worst),
@@ -168,11 +158,6 @@ def compare_rows(old: pd.DataFrame, new: pd.DataFrame) -> Comparison:
             drop=True
         ),
     )
-
-
-def _column_order(values: pd.Series) -> pd.Series:
-    """Differences listed as the cells come, each cell's columns in RESULT_COLUMNS's order."""
-    return values.map(RESULT_COLUMNS.index) if values.name == "column" else values
 
 
 def holds_cells(folder: Path) -> bool:
