@@ -79,7 +79,7 @@ from kmdr.results.records import (
     POINT_COLUMNS,
     table_header,
 )
-from kmdr.results.store import CellStore
+from kmdr.results.store import CellStore, Once
 
 __all__ = [
     "EXCLUDED",
@@ -322,22 +322,6 @@ PRESET_DEFAULTS: Mapping = MappingProxyType(
     }
     | {"title": None}
 )
-
-
-class Once:
-    """A reader's log that says each message once (figures and the report read a folder's run
-    records and cells many times): call it with a message; ``log`` receives each new one
-    (default: :func:`kmdr._log.warn`). Whoever reads a folder repeatedly (a session, a report
-    build) holds one and passes it as ``say``."""
-
-    def __init__(self, log: Callable[[str], None] | None = None) -> None:
-        self.log = log or _say
-        self.said: set[str] = set()
-
-    def __call__(self, msg: str) -> None:
-        if msg not in self.said:
-            self.said.add(msg)
-            self.log(msg)
 
 
 def load_runs(experiment_dir: str | Path, say: Callable[[str], None] | None = None) -> list[dict]:

@@ -73,12 +73,28 @@ from kmdr.results.records import (
     table_text,
 )
 
-__all__ = ["CellStore"]
+__all__ = ["CellStore", "Once"]
 
 
 def _filled(fields: dict) -> dict:
     """The non-empty fields (a CSV row has every column of its header, a cell file its own)."""
     return {k: v for k, v in fields.items() if v != ""}
+
+
+class Once:
+    """A reader's log that says each message once (figures and the report read a folder's run
+    records and cells many times): call it with a message; ``log`` receives each new one
+    (default: :func:`kmdr._log.warn`). Whoever reads a folder repeatedly (a session, a report
+    build) holds one and passes it as ``say``."""
+
+    def __init__(self, log: Callable[[str], None] | None = None) -> None:
+        self.log = log or warn
+        self.said: set[str] = set()
+
+    def __call__(self, msg: str) -> None:
+        if msg not in self.said:
+            self.said.add(msg)
+            self.log(msg)
 
 
 class CellStore:
@@ -107,19 +123,13 @@ class CellStore:
         self.csv_path = self.root / "cells.csv"
         self.rejected_path = self.root / REJECTED
         self.log = log or warn
+        self._say = Once(self.log)  # each message once per store
         # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
         # an unchanged stat means an unchanged, already validated row.
         self._cache: dict[str, tuple[tuple, dict]] = {}
         self._csv_cache: tuple[tuple, CsvRecord] | None = None
-        self._said: set[str] = set()
         # (header, raw fields) -> row_problem: a row read again is not hashed again
         self._verified: dict[tuple, str | None] = {}
-
-    def _say(self, msg: str) -> None:
-        """Log ``msg`` once per store."""
-        if msg not in self._said:
-            self._said.add(msg)
-            self.log(msg)
 
     # -- cells ---------------------------------------------------------------------------------
     def cell_path(self, cell_id: str) -> Path:
