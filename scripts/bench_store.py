@@ -36,6 +36,7 @@ def row(i: int) -> dict:
         code_tag="3/1",
         r=i % 10,
         repetition=i // 10,
+        blas_threads=1,
     )
     out["cell_id"] = identity_id(row_fields(out))
     return out

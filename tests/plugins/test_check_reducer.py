@@ -60,12 +60,6 @@ class Stateful(GaussianProjection):
         return super()._transform(X) * self.calls_
 
 
-@pytest.mark.fault(
-    "a plug-in reducer that breaks the determinism contract (an unseeded draw, numpy's global "
-    "state, the hash seed, a false deterministic, state kept between fits)",
-    gets="kmdr.testing.check_reducer, in the author's own tests, fails in one line naming the "
-    "reducer, the problem and the fix",
-)
 @pytest.mark.parametrize(
     ("cls", "says"),
     [

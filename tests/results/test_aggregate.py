@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
@@ -81,10 +79,6 @@ def test_without_sidecar_the_grid_is_inferred(tmp_path):
     assert (comp["expected_from"] == "inferred").all()
 
 
-@pytest.mark.fault(
-    "a stray cells_backup.csv (or a second machine's cells_*.csv) lies beside cells.csv",
-    gets="ignored: readers read exactly cells.csv and the cell files; summary unchanged",
-)
 def test_other_cells_files_beside_cells_csv_are_never_read(tmp_path):
     cells = make_cells("custom", GRID, reps=2)
     exp = write_experiment(tmp_path, "custom", cells)
@@ -223,25 +217,6 @@ def test_seeds_and_reducer_params_are_separate(tmp_path):
     summary = agg.summarize(write_experiment(tmp_path, "p", pd.concat([dense, sparse])))
     assert len(summary) == 2 and "setting" not in summary.columns  # two points, one setting
     assert (summary["n_cells"] == 2).all()
-
-
-def test_legacy_rows_are_kept_and_left_out_with_a_note(tmp_path, capfd):
-    # rows written before rows carried a checksum, a data fingerprint and a code tag
-    cells = make_cells("old", GRID, 2).drop(columns=["checksum", "data_fingerprint", "code_tag"])
-    exp = tmp_path / "old"
-    (exp / "runs").mkdir(parents=True)
-    cells.to_csv(exp / "cells.csv", index=False)
-    # a legacy sidecar names each expected cell by (dataset, reducer, r, repetition) only
-    legacy = cells[["dataset", "reducer", "r", "repetition"]].to_dict("records")
-    (exp / "runs" / "r.json").write_text(json.dumps({"expected_cells": legacy}, default=int))
-    view = agg.cells_view(exp)
-    assert len(view.cells) == 0 and len(view.excluded) == len(cells)
-    assert view.note.startswith(f"{len(cells)} rows of older code not shown; `kmdr-prune ")
-    assert "--older-code --remove" in view.note
-    summary = agg.summarize(exp)
-    assert len(summary) == 5 and not summary["complete"].any()
-    assert (summary["n_expected"] == 2).all() and (summary["n_cells"] == 0).all()
-    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_a_killed_first_run_is_incomplete_not_empty(tmp_path):

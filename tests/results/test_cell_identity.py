@@ -108,9 +108,8 @@ def test_one_thread_is_left_out_of_the_cell_id():
 
 
 def test_rows_of_another_thread_count_under_a_one_thread_id_are_set_aside(tmp_path):
-    # A kmdr before the thread count joined the identity recorded it only: a row computed with 2
-    # threads has the id of the one-thread cell. It is never reused as that cell; it is named, set
-    # aside (kept in cells.rejected.csv), and the one-thread cell computed.
+    # A row computed with 2 threads under the id of the one-thread cell is never reused as that
+    # cell; it is named, set aside (kept in cells.rejected.csv), and the one-thread cell computed.
     exp = run(tmp_path).experiment_dir
     rows = list(csv.DictReader(io.StringIO((exp / "cells.csv").read_text())))
     older = [seal({**row, "blas_threads": "2"}) for row in rows]  # cell_id kept
@@ -120,7 +119,7 @@ def test_rows_of_another_thread_count_under_a_one_thread_id_are_set_aside(tmp_pa
     with said(messages):
         again = run_experiment(*from_config(config(tmp_path)))
     assert (again.n_computed, again.n_reused) == (6, 0)
-    reason = "computed with blas_threads=2 before the thread count was part of a cell's identity"
+    reason = "its cell_id is not the hash of its identity columns"
     assert any(reason in m and "6 row(s) not trusted" in m for m in messages), messages
     assert len(read_csv(exp / "cells.rejected.csv")) == 6
     assert set(read_csv(exp / "cells.csv")["blas_threads"]) == {1}

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _cases import case
 from _results_factory import make_cells, write_experiment
 from kmdr.results.compare import NOISE_RTOL, compare_folders, main
 from kmdr.results.records import (
@@ -124,7 +125,7 @@ def test_a_reordering_sized_difference_is_within_noise_and_still_fails(tmp_path,
     old, new, _ = _changed(tmp_path, "objective", lambda v: repr(float(v) * (1 + 4e-16)))
     (result,) = [c for n, c in compare_folders(old, new).items() if n == "exp_a"]
     assert (result.identical, result.noise, result.changed) == (9, 1, 0)
-    assert 0 < result.differences[0].size <= NOISE_RTOL
+    assert 0 < result.differences["size"].iloc[0] <= NOISE_RTOL
     status, out, _ = _run(old, new, capsys)
     assert status == 1 and "exp_a: 10 cells: 9 identical, 1 within noise" in out
 
@@ -167,73 +168,84 @@ def test_two_experiment_folders(tmp_path, capsys):
     assert status == 0
 
 
-def _one_line_error(status: int, out: str, err: str, *words: str) -> None:
-    assert status == 2 and not out
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert err.startswith("kmdr-compare: error: ")
-    for word in words:
-        assert word in err
-
-
-@pytest.mark.fault(
-    "kmdr-compare on a cells.csv cut short (a row with fewer fields)",
-    gets="exit 2, one line naming the file, the line and the fix; no row silently left out",
-)
-def test_a_truncated_file_is_a_one_line_error(tmp_path, capsys):
+def _truncated(tmp_path: Path) -> tuple[Path, Path]:
     old = _results(tmp_path / "old")
     new = tmp_path / "new"
     shutil.copytree(old, new)
     path = new / "exp_a" / "cells.csv"
     text = path.read_text()
     path.write_text(text[: len(text) - 200])  # the last row cut in the middle
-    status, out, err = _run(old, new, capsys)
-    _one_line_error(status, out, err, str(path), "line 11", "cut short", "git checkout --")
+    return old, new
 
 
-@pytest.mark.fault(
-    "kmdr-compare on a cells.csv whose numbers were edited by hand (checksum no longer matches)",
-    gets="exit 2, one line naming the file and the row; the edit is never compared as a result",
-)
-def test_an_edited_row_is_a_one_line_error(tmp_path, capsys):
+def _edited(tmp_path: Path) -> tuple[Path, Path]:
     old = _results(tmp_path / "old")
     path = old / "exp_b" / "cells.csv"
     lines = path.read_text().splitlines()
-    header = lines[0].split(",")
-    fields = lines[4].split(",")
+    header, fields = lines[0].split(","), lines[4].split(",")
     fields[header.index("accuracy")] = "0.99"
     lines[4] = ",".join(fields)
     path.write_text("\n".join(lines) + "\n")
     assert len(read_table(path).rows) == 10  # a whole row, only its checksum tells
-    status, out, err = _run(_results(tmp_path / "other"), old, capsys)
-    _one_line_error(status, out, err, str(path), "line 5", "checksum")
+    return _results(tmp_path / "other"), old
 
 
-@pytest.mark.fault(
-    "kmdr-compare given a damaged cell file (the cell cache) of a cell cells.csv lacks",
-    gets="exit 2, one line naming the file; its cell is never silently left out",
-)
-def test_a_damaged_cell_file_is_a_one_line_error(tmp_path, capsys):
+def _damaged_cell_file(tmp_path: Path) -> tuple[Path, Path]:
     old = _results(tmp_path / "old")
-    cells = old / "exp_a" / "cells"
-    cells.mkdir()
-    (cells / "0123456789abcdef01234567.json").write_text('{"cut": ')
-    status, out, err = _run(old, old, capsys)
-    _one_line_error(status, out, err, "0123456789abcdef01234567.json", "damaged cell file")
+    (old / "exp_a" / "cells").mkdir()
+    (old / "exp_a" / "cells" / "0123456789abcdef01234567.json").write_text('{"cut": ')
+    return old, old
 
 
-@pytest.mark.fault(
-    "kmdr-compare given a missing folder, or a folder that holds no experiment",
-    gets="exit 2, one line naming the folder",
-)
-def test_a_missing_or_empty_folder_is_a_one_line_error(tmp_path, capsys):
-    results = _results(tmp_path / "results")
-    status, out, err = _run(results, tmp_path / "nope", capsys)
-    _one_line_error(status, out, err, "nope: no such folder")
+def _missing(tmp_path: Path) -> tuple[Path, Path]:
+    return _results(tmp_path / "results"), tmp_path / "nope"
+
+
+def _empty(tmp_path: Path) -> tuple[Path, Path]:
     (tmp_path / "empty").mkdir()
-    status, out, err = _run(tmp_path / "empty", results, capsys)
-    _one_line_error(status, out, err, "empty: not a results folder")
-    status, out, err = _run(results / "exp_a", results, capsys)
-    _one_line_error(status, out, err, "one is an experiment folder")
+    return tmp_path / "empty", _results(tmp_path / "results")
+
+
+def _mixed(tmp_path: Path) -> tuple[Path, Path]:
+    results = _results(tmp_path / "results")
+    return results / "exp_a", results
+
+
+@pytest.mark.parametrize(
+    ("sides", "says"),
+    [
+        case(_truncated, says="line 11 cannot be trusted (it has", doing="read",
+             cause="a cells.csv was cut short in the middle of a row; kmdr-compare never leaves "
+             "a row out silently",
+             fix="restore it (git checkout -- results/<experiment>/cells.csv) or run the "
+             "experiment again, which sets the row aside"),
+        case(_edited, says="line 5 cannot be trusted (its checksum does not match", doing="read",
+             cause="a number in cells.csv was edited by hand, so its row is not a computed result",
+             fix="restore it (git checkout -- results/<experiment>/cells.csv) or run the "
+             "experiment again, which sets the row aside"),
+        case(_damaged_cell_file, says="a damaged cell file (1 in", doing="read",
+             cause="a cell file under cells/ is cut short or not a cell kmdr wrote, and cells.csv "
+             "does not hold its cell",
+             fix="run the experiment again: it moves the file aside and computes the cell"),
+        case(_missing, says="nope: no such folder; give two results folders", doing="read",
+             cause="a folder given to kmdr-compare does not exist",
+             fix="check the path: kmdr-compare OLD_RESULTS NEW_RESULTS"),
+        case(_empty, says="empty: not a results folder", doing="read",
+             cause="a folder given to kmdr-compare holds no <experiment>/cells.csv",
+             fix="give two results folders (kmdr-compare results /tmp/check) or two experiment "
+             "folders"),
+        case(_mixed, says="one is an experiment folder (with cells.csv), the other not",
+             doing="read",
+             cause="kmdr-compare was given an experiment folder and a results folder",
+             fix="give two of the same kind: kmdr-compare results/x /tmp/check/x, or "
+             "kmdr-compare results /tmp/check"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, sides, says):
+    status, out, err = _run(*sides(tmp_path), capsys)
+    assert status == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith("kmdr-compare: error: ") and says in err
 
 
 @pytest.mark.slow  # starts the installed command; reads every committed cell

@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from _cases import case
 from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, wait_for
 
 # Every test here runs kmdr as a process on a small disk it mounts, fills or makes read-only.
@@ -66,40 +67,44 @@ def _no_partial_file(exp) -> None:
     assert len(cell_files(exp)) == 5
 
 
-@pytest.mark.fault(
-    "the results disk fills up (ENOSPC) while kmdr writes a cell",
-    gets="one line naming the error and the folder, exit 1; no partial cell file; the finished "
-    "cells kept",
-)
-def test_a_full_disk_mid_run(project, disk, tmp_path):
-    proc, exp, go = _held_run(project, disk, tmp_path)
-    try:
-        _fill(disk)
-        go.touch()
-        assert proc.wait() == 1, proc.stderr
-    finally:
-        proc.kill()
-    line = one_line(proc.stderr)
-    assert line.startswith("kmdr: error: faulty failed (OSError: [Errno 28] No space left")
-    assert "finished cells are kept under" in line
-    _no_partial_file(exp)
+def _full(disk) -> None:
+    _fill(disk)
 
 
-@pytest.mark.fault(
-    "the results disk turns read-only mid-run",
-    gets="one line naming the error and the read-only folder (not a temporary file), exit 1; "
-    "the finished cells kept",
-)
-def test_a_read_only_disk_mid_run(project, disk, tmp_path):
+def _read_only(disk) -> None:
+    subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+
+
+@pytest.mark.parametrize(
+    ("fail", "says"),
+    [
+        case(_full, says="failed (OSError: [Errno 28] No space left on device", doing="run",
+             cause="the disk of the results folder filled up while a cell was written; the "
+             "finished cells are kept and no cell file is left half written",
+             fix="free space on that disk (or give results_dir=<a folder on another disk>) and "
+             "run the same command again: it reuses the finished cells"),
+        case(_read_only, says="failed (OSError: [Errno 30] Read-only file system", doing="run",
+             cause="the disk of the results folder became read-only during the run (the line "
+             "names the folder); the finished cells are kept",
+             fix="make that folder writable again (remount the disk) or give "
+             "results_dir=<a writable folder>, then run the same command again"),
+    ],
+    ids=["full", "read-only"],
+)  # fmt: skip
+def test_a_failing_disk_mid_run(project, disk, tmp_path, fail, says):
     proc, exp, go = _held_run(project, disk, tmp_path)
     try:
-        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        fail(disk)
         go.touch()
         assert proc.wait() == 1, proc.stderr
     finally:
         proc.kill()
         subprocess.run(["mount", "-o", "remount,rw", str(disk)], capture_output=True)
     line = one_line(proc.stderr)
-    assert line.startswith("kmdr: error: faulty failed (OSError: [Errno 30] Read-only file system")
-    assert f"'{exp / 'cells'}'" in line and ".tmp" not in line, line
+    assert line.startswith(f"kmdr: error: faulty {says}"), line
+    if fail is _read_only:  # the folder to fix, not a temporary file in it
+        assert f"'{exp / 'cells'}'" in line, line
+    else:
+        assert "finished cells are kept under" in line, line
+    assert ".tmp" not in line
     _no_partial_file(exp)

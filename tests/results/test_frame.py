@@ -3,18 +3,17 @@ store the runner would repair, never dropping or mixing rows silently."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
+from _cases import case
 from _results_factory import make_cells, write_experiment
 from kmdr._io import read_csv
 from kmdr.results.reading import ResultsError, read_results
 
 GRID = {"sign": [2, 4], "svd": [2]}
-
-
-def fault(case):
-    return pytest.mark.fault(case, gets="ResultsError, one line naming the file; nothing changed")
 
 
 @pytest.fixture
@@ -62,48 +61,73 @@ def test_rows_of_older_code_are_kept_and_marked(results):
     assert path.exists()
 
 
-@fault("kmdr.read_results on a cells.csv cut short in the middle of a row")
-def test_a_truncated_cells_csv_is_refused(results):
-    path = results / "exp_a" / "cells.csv"
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) - 400])  # mid-row, fields lost
-    with pytest.raises(ResultsError) as err:
-        read_results(results)
-    message = str(err.value)
-    assert "\n" not in message and f"{path}, line " in message
+def _cut(root: Path) -> Path:
+    path = root / "exp_a" / "cells.csv"
+    *whole, last = path.read_text().splitlines()
+    cut = ",".join(last.split(",")[:10])  # the last row cut short: its later fields lost
+    path.write_text("\n".join([*whole, cut]))
+    return root
 
 
-@fault("kmdr.read_results on a cells.csv whose metric was edited by hand")
-def test_an_edited_row_is_refused(results):
-    path = results / "exp_b" / "cells.csv"
-    frame = read_csv(path)
-    text = path.read_text()
-    old = repr(float(frame.loc[1, "accuracy"]))
-    assert text.count(old) == 1
-    path.write_text(text.replace(old, "0.99"))
-    with pytest.raises(ResultsError, match=r"line 3: its checksum does not match"):
-        read_results(results)
+def _edited(root: Path) -> Path:
+    path = root / "exp_b" / "cells.csv"
+    old = repr(float(read_csv(path).loc[1, "accuracy"]))  # the row on line 3
+    assert path.read_text().count(old) == 1
+    path.write_text(path.read_text().replace(old, "0.99"))
+    return root
 
 
-@fault("kmdr.read_results on a damaged cell file (cells/<id>.json)")
-def test_a_damaged_cell_file_is_refused(results):
-    cells = results / "exp_a" / "cells"
-    cells.mkdir()
-    (cells / "abc.json").write_text('{"experiment": "exp_a"')
+def _damaged_cell_file(root: Path) -> Path:
+    (root / "exp_a" / "cells").mkdir()
+    (root / "exp_a" / "cells" / "abc.json").write_text('{"experiment": "exp_a"')
+    return root
+
+
+def _missing(root: Path) -> Path:
+    return root / "nowhere"
+
+
+def _empty(root: Path) -> Path:
+    (root / "empty").mkdir()
+    return root / "empty"
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        case(_cut, says="fields where the header has", doing="read",
+             cause="a cells.csv was cut short in the middle of a row (a copy or a disk that "
+             "stopped mid-write); kmdr.read_results never reads a store with rows it cannot trust",
+             fix="restore the file (git checkout -- results/<experiment>/cells.csv) or run the "
+             "experiment again: the run sets the row aside and computes its cells"),
+        case(_edited, says="line 3: its checksum does not match its content (edited or damaged)",
+             doing="read",
+             cause="a number in cells.csv was edited by hand: its row's checksum no longer "
+             "matches, so the row is not a result kmdr computed",
+             fix="restore the file (git checkout -- results/<experiment>/cells.csv) or run the "
+             "experiment again, which sets the row aside and computes the cell"),
+        case(_damaged_cell_file, says="not used (the next run sets it aside", doing="read",
+             cause="a cell file under cells/ is cut short or not a cell kmdr wrote",
+             fix="run the experiment again: it moves the file aside (<id>.json.damaged) and "
+             "computes the cell"),
+        case(_missing, says="does not exist; give a results folder", doing="read",
+             cause="the folder given to kmdr.read_results does not exist",
+             fix="give a results folder (results) or one experiment folder "
+             "(results/<experiment>)"),
+        case(_empty, says="holds no experiment folder", doing="read",
+             cause="the folder given to kmdr.read_results holds no experiment folder (none has "
+             "cells.csv, cells/ or runs/)",
+             fix="give a results folder (results) or one experiment folder "
+             "(results/<experiment>)"),
+    ],
+)  # fmt: skip
+def test_a_folder_it_cannot_trust_is_refused_in_one_line(results, damage, says):
+    folder = damage(results)
     before = _files(results)
-    with pytest.raises(ResultsError, match=r"cell file .*abc\.json"):
-        read_results(results)
-    assert _files(results) == before
-
-
-@pytest.mark.parametrize("where", ["nowhere", "empty"])
-def test_a_folder_without_results_is_one_line(tmp_path, where):
-    folder = tmp_path / where
-    if where == "empty":
-        folder.mkdir()
     with pytest.raises(ResultsError) as err:
         read_results(folder)
-    assert "\n" not in str(err.value) and str(folder) in str(err.value)
+    assert says in str(err.value) and "\n" not in str(err.value)
+    assert _files(results) == before  # nothing written, moved or locked
 
 
 def test_an_experiment_without_cells_has_the_columns_of_cells_csv(tmp_path):

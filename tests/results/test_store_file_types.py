@@ -51,23 +51,10 @@ def _fifo(path: Path) -> None:
 @pytest.mark.parametrize(
     "where",
     [
-        pytest.param("cells.csv", marks=pytest.mark.fault(
-            "a FIFO where an experiment's cells.csv should be",
-            gets="no wait: kmdr sets it aside as damaged and rebuilds cells.csv from the cell "
-            "files (one line, nothing lost); the readers say it in one line and read the cells",
-        )),
-        pytest.param("cell", marks=pytest.mark.fault(
-            "a FIFO where a cell file should be",
-            gets="no wait: one line naming it; the run computes that cell again",
-        )),
-        pytest.param("run", marks=pytest.mark.fault(
-            "a FIFO where a run record (runs/*.json) should be",
-            gets="no wait: the record is not read; every command ends",
-        )),
-        pytest.param("summary.csv", marks=pytest.mark.fault(
-            "a FIFO where summary.csv should be",
-            gets="no wait: summary.csv is made again from the cells",
-        )),
+        pytest.param("cells.csv"),
+        pytest.param("cell"),
+        pytest.param("run"),
+        pytest.param("summary.csv"),
     ],
 )  # fmt: skip
 def test_a_fifo_in_a_results_folder_makes_no_command_wait(where, results, tmp_path):
@@ -98,10 +85,6 @@ def test_a_fifo_in_a_results_folder_makes_no_command_wait(where, results, tmp_pa
     assert len(cells) == 4 and (exp / "cells.csv").is_file()
 
 
-@pytest.mark.fault(
-    "cells.csv is a symbolic link to a file elsewhere",
-    gets="the link is followed: its target is updated atomically, the link stays a link",
-)
 def test_a_linked_cells_csv_is_followed_and_its_target_updated(results, tmp_path):
     exp = results / "custom"
     elsewhere = tmp_path / "elsewhere"

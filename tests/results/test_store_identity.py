@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _cases import case
 from _run_configs import synth_run
 from kmdr.config.schema import from_config
 from kmdr.datasets import Dataset
@@ -29,9 +30,9 @@ from kmdr.engine.session import run_experiment
 from kmdr.reducers._builtins import BUILTIN_ENTRIES
 from kmdr.results import cells
 from kmdr.results import summary as aggregate
+from kmdr.results.prune import main as prune_main
 from kmdr.results.records import identity_id, seal
 
-fault = pytest.mark.fault
 BIN = Path(sys.executable).parent
 N_CELLS = 2 * 2 + 2
 
@@ -100,11 +101,6 @@ def blobs(shift: float = 0.0) -> Dataset:
     return Dataset("synth", X, y.astype(np.int64), 3, None, "a user's data")
 
 
-@fault(
-    "a user's own data changes between two runs of the same configuration",
-    gets="its cells computed again (the data fingerprint is part of the identity); the old "
-    "rows kept but never drawn or counted with the new",
-)
 @pytest.mark.slow
 def test_changed_user_data_is_never_mixed(tmp_path):
     first = run(tmp_path, dataset=blobs())
@@ -136,11 +132,6 @@ def load_mine(seed=0):
 
 
 @pytest.mark.slow
-@fault(
-    "a plug-in dataset's content changes under the same name",
-    gets="the next run computes every cell again instead of reusing rows of the old data; "
-    "kmdr-figures draws only the current data and says how many rows it left out",
-)
 def test_a_plugin_dataset_whose_content_changed(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
@@ -181,11 +172,6 @@ def bump_sign(monkeypatch) -> None:
     monkeypatch.setitem(BUILTIN_ENTRIES, "sign", dataclasses.replace(entry, plan=plan))
 
 
-@fault(
-    "one reducer's code changes its numbers (its compat_version is bumped)",
-    gets="only that reducer's cells computed again; its older rows kept, left out of figures "
-    "and report with a note naming kmdr-prune",
-)
 def test_a_bumped_reducer_recomputes_only_its_cells(tmp_path, monkeypatch):
     first = run(tmp_path)
     bump_sign(monkeypatch)
@@ -197,20 +183,12 @@ def test_a_bumped_reducer_recomputes_only_its_cells(tmp_path, monkeypatch):
     assert "4 rows of older code not shown; `kmdr-prune " in view.note
 
 
-@fault(
-    "the global cell format changes (CELL_FORMAT bumped)",
-    gets="every cell computed again; no old row reused",
-)
 def test_a_new_cell_format_recomputes_every_cell(tmp_path, monkeypatch):
     run(tmp_path)
     monkeypatch.setattr(cells, "CELL_FORMAT", cells.CELL_FORMAT + 1)
     assert run(tmp_path).n_computed == N_CELLS
 
 
-@fault(
-    "rows of an older kmdr finished later than the current ones are merged into cells.csv",
-    gets="never used: the current rows are drawn whatever the finish times",
-)
 def test_older_code_never_wins_by_finish_time(tmp_path):
     exp = run(tmp_path).experiment_dir
     current = aggregate.load_cells(exp).set_index("cell_id")["objective"].sort_index()
@@ -221,11 +199,6 @@ def test_older_code_never_wins_by_finish_time(tmp_path):
     assert run(tmp_path).n_computed == 0
 
 
-@fault(
-    "cells.csv holds rows of other data (another fingerprint of the same dataset)",
-    gets="not counted as this experiment's cells: completeness and summaries use the current "
-    "data only",
-)
 def test_rows_of_other_data_are_not_counted(tmp_path):
     exp = run(tmp_path).experiment_dir
     other = older_rows(exp, tag=cells.code_tag("sign"), data_fingerprint="content:other")
@@ -240,27 +213,9 @@ def test_rows_of_other_data_are_not_counted(tmp_path):
 @pytest.mark.parametrize(
     "damage",
     [
-        pytest.param(
-            lambda text: text[: len(text) // 2],
-            marks=fault(
-                "the run record of a killed run is cut short (runs/<id>.json)",
-                gets="named in one line; the experiment is never shown as complete",
-            ),
-        ),
-        pytest.param(
-            lambda text: "",
-            marks=fault(
-                "a run record is emptied (0 bytes)",
-                gets="named in one line; the experiment is never shown as complete",
-            ),
-        ),
-        pytest.param(
-            lambda text: "[1, 2, 3]",
-            marks=fault(
-                "a run record holds JSON that is not an object",
-                gets="named in one line; the experiment is never shown as complete",
-            ),
-        ),
+        lambda text: text[: len(text) // 2],  # cut short by a kill
+        lambda text: "",  # emptied
+        lambda text: "[1, 2, 3]",  # JSON that is not an object
     ],
 )
 def test_an_unreadable_run_record_never_makes_a_killed_run_complete(tmp_path, capfd, damage):
@@ -288,31 +243,21 @@ def test_an_unreadable_run_record_never_makes_a_killed_run_complete(tmp_path, ca
 
 
 @pytest.mark.slow
-@fault(
-    "kmdr-report meets an experiment holding rows of older code",
-    gets="the report's status line counts only current cells and says how many rows were left "
-    "out and how to prune them",
-)
 def test_the_report_says_what_it_left_out(tmp_path, monkeypatch):
     from kmdr.app.drawing import draw
+    from kmdr.report.build import main as report
 
     exp = run(tmp_path / "results", figures=True).experiment_dir
     draw(exp)
     append_rows(exp, older_rows(exp))
-    proc = command("kmdr-report", tmp_path / "results")
-    assert proc.returncode == 0, proc.stderr
+    assert report([str(tmp_path / "results")]) == 0
     text = (tmp_path / "results" / "REPORT.md").read_text()
     assert f"complete ({N_CELLS} cells) ({N_CELLS} rows of older code not shown" in text
     assert "--older-code --remove` removes them" in text
 
 
 @pytest.mark.slow
-@fault(
-    "kmdr-figures meets an experiment holding rows of older code",
-    gets="the figure draws the current rows only; its legend and the command's output carry "
-    "the note",
-)
-def test_the_figure_says_what_it_left_out(tmp_path):
+def test_the_figure_says_what_it_left_out(tmp_path, capsys):
     from kmdr.figures import draw as figures
 
     exp = run(tmp_path).experiment_dir
@@ -320,8 +265,8 @@ def test_the_figure_says_what_it_left_out(tmp_path):
     fig = figures.make_figure(exp)
     texts = " ".join(t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text")))
     assert f"{N_CELLS} rows of older code not shown" in texts
-    proc = command("kmdr-figures", tmp_path)
-    assert f"note: {N_CELLS} rows of older code not shown" in proc.stdout
+    figures.main([str(tmp_path)])
+    assert f"note: {N_CELLS} rows of older code not shown" in capsys.readouterr().out
 
 
 # -- kmdr-prune --------------------------------------------------------------------------------
@@ -346,117 +291,84 @@ def lines_of(exp: Path) -> list[str]:
     return (exp / "cells.csv").read_text().splitlines()
 
 
-@pytest.mark.slow
-@fault(
-    "kmdr-prune is run without saying what to remove",
-    gets="one line naming the filters, exit 2; nothing removed",
-)
-def test_prune_needs_a_filter(mixed):
+def prune(capsys, *args) -> tuple[int, str, str]:
+    """kmdr-prune in this process: (exit status, stdout, stderr)."""
+    try:
+        status = prune_main([str(a) for a in args])
+    except SystemExit as stop:
+        status = stop.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_the_prune_command_needs_a_filter(mixed):
+    # the installed console script, once: its entry point, exit status and one error line
     before = lines_of(mixed)
     one_error_line(command("kmdr-prune", mixed), "kmdr-prune: error: name what to remove")
     assert lines_of(mixed) == before
 
 
-@pytest.mark.slow
-@fault(
-    "kmdr-prune is given a folder that does not exist or holds no cells",
-    gets="one line naming the folder, exit 2; nothing removed anywhere",
-)
-def test_prune_on_a_missing_folder(mixed, tmp_path):
-    before = lines_of(mixed)
-    one_error_line(
-        command("kmdr-prune", mixed, tmp_path / "nope", "--older-code", "--remove"), "nope"
-    )
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        case(["FOLDER"], says="kmdr-prune: error: name what to remove", doing="read",
+             cause="kmdr-prune removes only the rows its filters select, and none was given",
+             fix="name what to remove, e.g. kmdr-prune results/mine --older-code (add --remove "
+             "to remove them)"),
+        case(["FOLDER", "MISSING", "--older-code", "--remove"],
+             says="is not an experiment folder (no such folder)", doing="read",
+             cause="a folder given to kmdr-prune does not exist; nothing is removed anywhere",
+             fix="check the path: an experiment folder is results/<experiment>"),
+        case(["EMPTY", "--older-code"],
+             says="is not an experiment folder (no cells.csv, no cells/)", doing="read",
+             cause="the folder given to kmdr-prune holds no cells",
+             fix="give an experiment folder, results/<experiment>, not the results folder"),
+    ],
+)  # fmt: skip
+def test_prune_refuses_in_one_line(mixed, tmp_path, capsys, args, says):
     (tmp_path / "empty").mkdir()
-    one_error_line(command("kmdr-prune", tmp_path / "empty", "--older-code"), "no cells.csv")
-    assert lines_of(mixed) == before
-
-
-@pytest.mark.slow
-@fault(
-    "kmdr-prune given a filter value no row holds (--reducer sgin, a typo)",
-    gets="exit 0, nothing removed; its line names the value and the values the rows hold",
-)
-def test_prune_names_what_a_mistyped_filter_could_have_been(mixed):
+    where = {"FOLDER": mixed, "MISSING": tmp_path / "nope", "EMPTY": tmp_path / "empty"}
     before = lines_of(mixed)
-    proc = command("kmdr-prune", mixed, "--reducer", "sgin", "--remove")
-    assert proc.returncode == 0, proc.stderr
-    assert (
-        f"{mixed.name}: removed 0 row(s)" in proc.stdout
-        and "no row has reducer 'sgin'" in proc.stdout
-    )
-    listed = command("kmdr-prune", mixed, "--reducer", "sgin")
-    assert "no row selected: no row has reducer 'sgin' (here: none, sign)" in listed.stdout
+    status, out, err = prune(capsys, *(where.get(a, a) for a in args))
+    assert status == 2 and not out and len(err.strip().splitlines()) == 1
+    assert says in err and "Traceback" not in err
     assert lines_of(mixed) == before
 
 
-@pytest.mark.slow
-@fault(
-    "kmdr-prune --older-code is run without --remove",
-    gets="the rows it would remove are listed, one per line, and nothing changes",
-)
-def test_prune_lists_before_it_removes(mixed):
+def test_prune_names_what_a_mistyped_filter_could_have_been(mixed, capsys):
+    before = lines_of(mixed)
+    status, out, _ = prune(capsys, mixed, "--reducer", "sgin", "--remove")
+    assert status == 0
+    assert f"{mixed.name}: removed 0 row(s)" in out and "no row has reducer 'sgin'" in out
+    _, listed, _ = prune(capsys, mixed, "--reducer", "sgin")
+    assert "no row selected: no row has reducer 'sgin' (here: none, sign)" in listed
+    assert lines_of(mixed) == before
+
+
+def test_prune_lists_before_it_removes(mixed, capsys):
     before = {p: p.read_bytes() for p in mixed.rglob("*") if p.is_file()}
-    proc = command("kmdr-prune", mixed, "--older-code")
-    assert proc.returncode == 0
-    listed = [line for line in proc.stdout.splitlines() if line.endswith("[older code]")]
-    assert len(listed) == 4 and "4 row(s) would be removed; add --remove" in proc.stdout
+    status, out, _ = prune(capsys, mixed, "--older-code")
+    assert status == 0
+    listed = [line for line in out.splitlines() if line.endswith("[older code]")]
+    assert len(listed) == 4 and "4 row(s) would be removed; add --remove" in out
     assert {p: p.read_bytes() for p in mixed.rglob("*") if p.is_file()} == before
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "gone"),
     [
-        pytest.param(
-            ["--older-code"],
-            4,
-            marks=fault(
-                "kmdr-prune --older-code --remove on rows of an older code tag",
-                gets="those rows and their cell files removed; the next run does not bring them "
-                "back; current rows untouched",
-            ),
-        ),
-        pytest.param(
-            ["--other-data"],
-            1,
-            marks=fault(
-                "kmdr-prune --other-data --remove on rows of another data fingerprint",
-                gets="only those rows removed; current rows untouched",
-            ),
-        ),
-        pytest.param(
-            ["--foreign"],
-            1,
-            marks=fault(
-                "kmdr-prune --foreign --remove on rows of another experiment",
-                gets="only those rows removed; current rows untouched",
-            ),
-        ),
-        pytest.param(
-            ["--older-code", "--other-data", "--foreign"],
-            6,
-            marks=fault(
-                "kmdr-prune with the options the figure's note names",
-                gets="every row left out of the figure removed, the note gone",
-            ),
-        ),
-        pytest.param(
-            ["--reducer", "none", "--older-code", "--other-data"],
-            1,
-            marks=fault(
-                "kmdr-prune narrowed to one reducer",
-                gets="only that reducer's selected rows removed",
-            ),
-        ),
+        (["--older-code"], 4),
+        (["--other-data"], 1),
+        (["--foreign"], 1),
+        (["--older-code", "--other-data", "--foreign"], 6),  # what the figure's note names
+        (["--reducer", "none", "--older-code", "--other-data"], 1),
     ],
 )
-def test_prune_removes_what_it_selects(mixed, tmp_path, options, gone):
+def test_prune_removes_what_it_selects(mixed, tmp_path, capsys, options, gone):
     before = pd.read_csv(mixed / "cells.csv")
     current = aggregate.load_cells(mixed)
-    proc = command("kmdr-prune", mixed, *options, "--remove")
-    assert proc.returncode == 0, proc.stderr
-    assert f"removed {gone} row(s)" in proc.stdout
+    status, out, _ = prune(capsys, mixed, *options, "--remove")
+    assert status == 0 and f"removed {gone} row(s)" in out
     run(tmp_path)  # a rebuild must not bring them back from the cell cache
     after = pd.read_csv(mixed / "cells.csv")
     assert len(after) == len(before) - gone
@@ -465,33 +377,23 @@ def test_prune_removes_what_it_selects(mixed, tmp_path, options, gone):
         assert aggregate.cells_view(mixed).note == ""
 
 
-@pytest.mark.slow
-@fault(
-    "kmdr-prune --run-id names one run's rows",
-    gets="exactly that run's rows removed (and computed again by the next run if planned)",
-)
-def test_prune_by_run_id(tmp_path):
+def test_prune_by_run_id(tmp_path, capsys):
     exp = run(tmp_path).experiment_dir
     run_id = pd.read_csv(exp / "cells.csv")["run_id"].iloc[0]
-    proc = command("kmdr-prune", exp, "--run-id", run_id, "--remove")
-    assert proc.returncode == 0 and f"removed {N_CELLS} row(s)" in proc.stdout
+    status, out, _ = prune(capsys, exp, "--run-id", run_id, "--remove")
+    assert status == 0 and f"removed {N_CELLS} row(s)" in out
     assert not (exp / "cells.csv").read_text().strip().splitlines()[1:]
     assert not list((exp / "cells").glob("*.json"))
     assert run(tmp_path).n_computed == N_CELLS
 
 
-@pytest.mark.slow
-@fault(
-    "kmdr-prune --blas-threads names the cells of one thread count",
-    gets="exactly those rows removed; the one-thread cells kept and still reused",
-)
-def test_prune_by_blas_threads(tmp_path):
+def test_prune_by_blas_threads(tmp_path, capsys):
     exp = run(tmp_path).experiment_dir
     assert run(tmp_path, blas_threads=2).n_computed == N_CELLS  # another identity
-    listed = command("kmdr-prune", exp, "--blas-threads", "2")
-    assert listed.returncode == 0 and f"{N_CELLS} row(s) would be removed" in listed.stdout
-    proc = command("kmdr-prune", exp, "--blas-threads", "2", "--remove")
-    assert proc.returncode == 0 and f"removed {N_CELLS} row(s)" in proc.stdout
+    status, out, _ = prune(capsys, exp, "--blas-threads", "2")
+    assert status == 0 and f"{N_CELLS} row(s) would be removed" in out
+    status, out, _ = prune(capsys, exp, "--blas-threads", "2", "--remove")
+    assert status == 0 and f"removed {N_CELLS} row(s)" in out
     kept = pd.read_csv(exp / "cells.csv")
     assert len(kept) == N_CELLS and (kept["blas_threads"] == 1).all()
     assert len(list((exp / "cells").glob("*.json"))) == N_CELLS

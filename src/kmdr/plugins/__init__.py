@@ -153,13 +153,6 @@ class Registry(Mapping[str, T], Generic[T]):
             self._loaded.pop(name, None)
             self._found = None
 
-    def alias(self, alias: str, name: str) -> None:
-        """Let ``alias`` mean the declared ``name`` (a plug-in's display name, say)."""
-        with self._lock:
-            if alias in self._declared or alias in self._aliases:
-                raise ValueError(f"{self.what} {alias!r} is declared twice")
-            self._aliases[alias] = name
-
     # ---- plug-ins ----------------------------------------------------------------------------
 
     def _plugins(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str]]:

@@ -4,9 +4,9 @@ process), and the record of one declaration's source that :class:`kmdr.plugins.R
 from __future__ import annotations
 
 import functools
-import importlib
 import importlib.metadata
 import os
+import pkgutil
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -68,13 +68,8 @@ def is_own(ep: importlib.metadata.EntryPoint) -> bool:
     return dist is not None and dist.name == OWN_DISTRIBUTION
 
 
-def import_target(target: str):
-    """The object a ``"module:attribute"`` string names (``"module"`` alone: the module)."""
-    module, _, attr = target.partition(":")
-    obj = importlib.import_module(module)
-    for part in filter(None, attr.split(".")):
-        obj = getattr(obj, part)
-    return obj
+#: The object a ``"module:attribute"`` string names (``"module"`` alone: the module).
+import_target = pkgutil.resolve_name
 
 
 class Source(NamedTuple):

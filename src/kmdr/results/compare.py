@@ -3,9 +3,9 @@
     kmdr-compare OLD NEW
 
 Each side's cells are read through :class:`kmdr.results.store.CellStore` (``cells.csv`` merged
-with the cell files, every row cells.csv keeps: valid, legacy and another experiment's rows) and
-matched by experiment and ``cell_id`` (the hash of everything that changes a cell's numbers:
-settings, data fingerprint, code tag). Each matched cell's result columns
+with the cell files, every row cells.csv keeps: valid and another experiment's rows) as texts,
+and the two frames are merged on experiment and ``cell_id`` (the hash of everything that changes
+a cell's numbers: settings, data fingerprint, code tag). Each matched cell's result columns
 (:data:`~kmdr.results.records.RESULT_COLUMNS`: objective, objective_reduced, accuracy, nmi, ari,
 n_iter, seed) are compared as the texts cells.csv holds (floats at full precision, so equal texts
 are equal bits). A cell is
@@ -33,19 +33,20 @@ silently left out.
 
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from kmdr._errors import CommandParser, exit_error
-from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS
+from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS, read_table
 
 __all__ = [
     "NOISE_RTOL",
     "CompareError",
     "Comparison",
-    "Difference",
     "compare_folders",
     "compare_rows",
     "experiment_rows",
@@ -62,33 +63,13 @@ _PROG = "kmdr-compare"
 NOISE_RTOL = 1e-12
 #: How many differences and one-side cells a report names per experiment, by default.
 NAMED = 3
-
-#: A cell's key on both sides: (its row's experiment, its cell id).
-Key = tuple[str, str]
+#: A cell's key on both sides: its row's experiment and its cell id.
+KEY = ["experiment", "cell_id"]
+_WHERE = ["dataset", "reducer", "r", "repetition"]
 
 
 class CompareError(Exception):
     """Bad input: a folder that cannot be compared (the message is one line with the fix)."""
-
-
-@dataclass(frozen=True)
-class Difference:
-    """One result column of one matched cell that is not identical."""
-
-    key: Key
-    column: str
-    old: str
-    new: str
-    #: ``|old - new| / max(|old|, |new|)`` for two finite floats, else infinity.
-    size: float
-    where: str
-
-    @property
-    def noise(self) -> bool:
-        return self.size <= NOISE_RTOL
-
-    def describe(self) -> str:
-        return f"{self.column} {self.old} -> {self.new} at {self.where}"
 
 
 @dataclass
@@ -101,8 +82,10 @@ class Comparison:
     #: Where each cell on one side only is (dataset / reducer / r / repetition (cell id)).
     only_old: list[str] = field(default_factory=list)
     only_new: list[str] = field(default_factory=list)
-    #: Every non-identical column of every matched cell, the largest first.
-    differences: list[Difference] = field(default_factory=list)
+    #: Every non-identical result column of every matched cell (``column``, ``old``, ``new``,
+    #: ``size``: ``|old - new| / max(|old|, |new|)`` for two finite floats, else infinity, and
+    #: ``where``), the largest first.
+    differences: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def cells(self) -> int:
@@ -121,67 +104,60 @@ class Comparison:
             (len(self.only_old), only_old),
             (len(self.only_new), only_new),
         ]
-        shown = [f"{n} {what}" for n, what in parts if n] or ["nothing to compare"]
-        return ", ".join(shown)
+        return ", ".join(f"{n} {what}" for n, what in parts if n) or "nothing to compare"
 
     def largest(self, named: int = NAMED) -> str:
         """The largest differences, e.g. ``accuracy 0.6125 -> 0.6 at orl / ... (cell ...)``."""
-        out = [d.describe() for d in self.differences[:named]]
+        shown = self.differences.head(named)
+        out = [f"{d.column} {d.old} -> {d.new} at {d.where}" for d in shown.itertuples()]
         more = len(self.differences) - named
         return "; ".join(out) + (f"; and {more} more" if more > 0 else "")
 
 
-def _number(text: str) -> float | None:
-    """``text`` as a float when it is a float's text (not an integer's, not a word)."""
-    try:
-        int(text)
-        return None  # an integer: only equal texts are the same
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _size(old: str, new: str) -> float:
-    a, b = _number(old), _number(new)
-    if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
-        return math.inf
-    scale = max(abs(a), abs(b))
-    return abs(a - b) / scale if scale else 0.0
-
-
-def where(row: dict) -> str:
-    """A cell as a reader finds it: ``orl / sampling / r=10 / repetition 3 (cell <id>)``."""
+def _where(rows: pd.DataFrame) -> pd.Series:
+    """Each cell as a reader finds it: ``orl / sampling / r=10 / repetition 3 (cell <id>)``."""
     return (
-        f"{row.get('dataset', '?')} / {row.get('reducer', '?')} / r={row.get('r', '?')} / "
-        f"repetition {row.get('repetition', '?')} (cell {row.get('cell_id', '?')})"
+        rows["dataset"] + " / " + rows["reducer"] + " / r=" + rows["r"] + " / repetition "
+        + rows["repetition"] + " (cell " + rows["cell_id"] + ")"
+    )  # fmt: skip
+
+
+def _float(texts: pd.Series) -> pd.Series:
+    """A float's text as the float; an integer's text or a word as NaN (never noise)."""
+    values = pd.to_numeric(texts, errors="coerce").astype(float)
+    return values.where(~texts.str.fullmatch(r"\s*[+-]?\d+\s*"))
+
+
+def compare_rows(old: pd.DataFrame, new: pd.DataFrame) -> Comparison:
+    """Compare two sides' rows (fields as cells.csv texts, see :func:`experiment_rows`)."""
+    merged = old.merge(new, on=KEY, how="outer", suffixes=("_old", ""), indicator=True)
+    merged = merged.sort_values(KEY, kind="stable").reset_index(drop=True)
+    for col in _WHERE:  # a cell on the old side only is named by its old row
+        merged[col] = merged[col].fillna(merged[f"{col}_old"])
+    merged["where"] = _where(merged)
+    both = merged[merged["_merge"] == "both"]
+    sides = ["old", "new", "where"]
+    pairs = {
+        col: both[[f"{col}_old", col, "where"]].set_axis(sides, axis=1) for col in RESULT_COLUMNS
+    }
+    long = pd.concat(pairs, names=["column", "cell"]).reset_index()
+    # as the cells come, each cell's columns in RESULT_COLUMNS's order
+    diffs = long[long["old"] != long["new"]].sort_values("cell", kind="stable")
+    a, b = _float(diffs["old"]), _float(diffs["new"])
+    scale = np.maximum(a.abs(), b.abs())
+    size = ((a - b).abs() / scale.where(scale > 0)).fillna(0.0)
+    diffs = diffs.assign(size=size.where(np.isfinite(a) & np.isfinite(b), np.inf))
+    worst = diffs.groupby("cell")["size"].max()
+    return Comparison(
+        identical=len(both) - len(worst),
+        noise=int((worst <= NOISE_RTOL).sum()),
+        changed=int((worst > NOISE_RTOL).sum()),
+        only_old=list(merged.loc[merged["_merge"] == "left_only", "where"]),
+        only_new=list(merged.loc[merged["_merge"] == "right_only", "where"]),
+        differences=diffs.sort_values("size", ascending=False, kind="stable").reset_index(
+            drop=True
+        ),
     )
-
-
-def compare_rows(old: dict[Key, dict], new: dict[Key, dict]) -> Comparison:
-    """Compare two sides' rows (fields as cells.csv texts) keyed alike."""
-    result = Comparison()
-    for key in sorted(old.keys() | new.keys()):
-        if key not in new:
-            result.only_old.append(where(old[key]))
-            continue
-        if key not in old:
-            result.only_new.append(where(new[key]))
-            continue
-        a, b = old[key], new[key]
-        pairs = [(col, a.get(col, ""), b.get(col, "")) for col in RESULT_COLUMNS]
-        diffs = [Difference(key, col, x, y, _size(x, y), where(b)) for col, x, y in pairs if x != y]
-        if not diffs:
-            result.identical += 1
-        elif all(d.noise for d in diffs):
-            result.noise += 1
-        else:
-            result.changed += 1
-        result.differences += diffs
-    result.differences.sort(key=lambda d: -d.size)
-    return result
 
 
 def holds_cells(folder: Path) -> bool:
@@ -191,9 +167,15 @@ def holds_cells(folder: Path) -> bool:
     return (folder / "cells.csv").is_file() or (folder / "cells").is_dir()
 
 
-def experiment_rows(exp_dir: Path) -> dict[Key, dict]:
-    """Every row the store of ``exp_dir`` keeps, by (experiment, cell id); CompareError when a
-    row cannot be trusted (the store would leave it out)."""
+def _texts(rows: list[dict]) -> pd.DataFrame:
+    """The rows' compared columns as texts (an absent field: "")."""
+    columns = [*KEY, *_WHERE, *RESULT_COLUMNS]
+    return pd.DataFrame(rows, columns=columns, dtype=object).fillna("").astype(str)
+
+
+def experiment_rows(exp_dir: Path) -> pd.DataFrame:
+    """Every row the store of ``exp_dir`` keeps, as texts; CompareError when a row cannot be
+    trusted (the store would leave it out)."""
     from kmdr.results.store import CellStore
 
     store = CellStore(exp_dir, log=lambda msg: None, read_only=True)
@@ -216,53 +198,39 @@ def experiment_rows(exp_dir: Path) -> dict[Key, dict]:
             f"{damaged[0]}: a damaged cell file ({len(damaged)} in {store.cells_dir}); run the "
             "experiment again, which sets it aside and computes its cell"
         )
-    _, rows, _ = store.table()
-    out: dict[Key, dict] = {}
-    for row in rows:
-        key = _key(row)
-        if not key[1]:
-            raise CompareError(f"{path}: a row without a cell_id; {fix}")
-        if key in out and out[key] != row:
-            raise CompareError(
-                f"{path}: two different rows of cell {key[1]}; keep one (kmdr-prune)"
-            )
-        out[key] = row
-    return out
+    rows = _texts(store.table()[1]).drop_duplicates()
+    twice = rows[rows.duplicated(KEY)]
+    if len(twice):
+        raise CompareError(
+            f"{path}: two different rows of cell {twice['cell_id'].iloc[0]}; keep one (kmdr-prune)"
+        )
+    return rows
 
 
-def _key(row: dict) -> Key:
-    return (row.get("experiment", ""), row.get("cell_id", ""))
-
-
-def snapshot(exp_dir: Path) -> dict[Key, dict]:
-    """Every row ``exp_dir/cells.csv`` holds now, as it is, by key (the first of a key): valid,
-    legacy and another experiment's rows, and a row that fails a check but has every field (an
-    edited row, which a run sets aside and computes again). Empty when there is no readable
-    cells.csv. What :func:`recomputed` compares a run's cells with."""
-    from kmdr.results.records import read_table
-
+def snapshot(exp_dir: Path) -> pd.DataFrame:
+    """Every row ``exp_dir/cells.csv`` holds now, as it is (the first of a key): valid rows,
+    another experiment's, and a row that fails a check but has every field (an edited row, which
+    a run sets aside and computes again). Empty when there is no readable cells.csv. What
+    :func:`recomputed` compares a run's cells with."""
     try:
-        table = read_table(exp_dir / "cells.csv")
+        rows = [fields for _, fields in read_table(exp_dir / "cells.csv").rows]
     except OSError:
-        return {}
-    out: dict[Key, dict] = {}
-    for _, fields in table.rows:
-        out.setdefault(_key(fields), fields)
-    return out
+        rows = []
+    return _texts(rows).drop_duplicates(KEY)
 
 
-def recomputed(before: dict[Key, dict], exp_dir: Path, run_id: str) -> Comparison:
+def recomputed(before: pd.DataFrame, exp_dir: Path, run_id: str) -> Comparison:
     """The cells run ``run_id`` computed into ``exp_dir``, each compared with the row of the same
     key in ``before`` (a :func:`snapshot` taken before the run); a cell without one is *only in
     new*. Cells the run reused are not in it."""
     from kmdr.results.store import CellStore
 
     _, rows, _ = CellStore(exp_dir, log=lambda msg: None, read_only=True).table()
-    new = {_key(row): row for row in rows if row.get("run_id") == run_id}
-    return compare_rows({k: before[k] for k in new if k in before}, new)
+    new = _texts([row for row in rows if row.get("run_id") == run_id])
+    return compare_rows(before.merge(new[KEY], on=KEY), new)
 
 
-def replaced_line(name: str, outcome, before: dict[Key, dict]) -> str:
+def replaced_line(name: str, outcome, before: pd.DataFrame) -> str:
     """One line on a run of experiment ``name`` (a :class:`kmdr.engine.runner.RunOutcome`): its
     cells reused, and those it computed against the rows of ``before`` they replace, e.g.
     ``bzmd14_orl: 705 cells: 5 reused, 700 computed: 700 identical``."""
@@ -274,7 +242,7 @@ def replaced_line(name: str, outcome, before: dict[Key, dict]) -> str:
     done = recomputed(before, outcome.experiment_dir, outcome.run_id)
     reused = f"{outcome.n_reused} reused, " if outcome.n_reused else ""
     line = f"{head}{reused}{done.cells} computed: {done.counts(only_new='new')}"
-    return line + (f" (largest: {done.largest(1)})" if done.differences else "")
+    return line + (f" (largest: {done.largest(1)})" if len(done.differences) else "")
 
 
 def _experiments(folder: Path) -> dict[str, Path]:
@@ -308,10 +276,7 @@ def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
         names = sorted(sides[0].keys() | sides[1].keys())
         pairs = {n: (sides[0].get(n), sides[1].get(n)) for n in names}
     return {
-        name: compare_rows(
-            experiment_rows(a) if a is not None else {},
-            experiment_rows(b) if b is not None else {},
-        )
+        name: compare_rows(*(_texts([]) if p is None else experiment_rows(p) for p in (a, b)))
         for name, (a, b) in pairs.items()
     }
 
@@ -321,7 +286,7 @@ def report_lines(comparisons: dict[str, Comparison], named: int = NAMED) -> list
     lines = []
     for name, c in comparisons.items():
         lines.append(f"{name}: {c.cells} cells: {c.counts()}")
-        if c.differences:
+        if len(c.differences):
             lines.append(f"  largest differences: {c.largest(named)}")
         for label, cells in (("only in old", c.only_old), ("only in new", c.only_new)):
             if cells:

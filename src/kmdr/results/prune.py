@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import sys
 from pathlib import Path
 from types import MappingProxyType
@@ -112,7 +113,7 @@ def _prune(exp_dir: Path, args) -> int:
         header, rows, _ = store.table()
         frame = store.frame()
         why = select(frame, load_runs(exp_dir), exp_dir.name, args)
-        chosen = why.notna().to_numpy()
+        chosen = why.notna()
         listed = frame[chosen].assign(why=why[chosen])
         for row in listed.itertuples(index=False):
             values = [str(getattr(row, c, "")) for c in _SHOWN]
@@ -124,17 +125,16 @@ def _prune(exp_dir: Path, args) -> int:
             else:
                 print(f"{exp_dir.name}: no row selected{_absent(frame, args)}")
             return n
-        kept = [row for row, drop in zip(rows, chosen, strict=True) if not drop]
         if n:  # the record first: a cell file left by a failure is only a cache
-            atomic_write_text(store.csv_path, table_text(header, kept))
-        files = 0
-        for row, drop in zip(rows, chosen, strict=True):
-            cell_id = row.get("cell_id", "")
-            if drop and cell_id and store.cell_path(cell_id).exists():
-                store.cell_path(cell_id).unlink()
-                files += 1
+            kept = itertools.compress(rows, ~chosen.to_numpy())
+            atomic_write_text(store.csv_path, table_text(header, list(kept)))
+        cached = [store.cell_path(c) for c in listed.get("cell_id", ())]
+        files = [path for path in cached if path.exists()]
+        for path in files:
+            path.unlink()
         absent = "" if n else _absent(frame, args)
-        print(f"{exp_dir.name}: removed {n} row(s) from cells.csv and {files} cell file(s){absent}")
+        removed = f"removed {n} row(s) from cells.csv and {len(files)} cell file(s)"
+        print(f"{exp_dir.name}: {removed}{absent}")
         return n
 
 

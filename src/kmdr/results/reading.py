@@ -5,9 +5,9 @@ Keys
     A cell is keyed by its identity, :data:`kmdr.results.records.IDENTITY_COLUMNS` (every
     setting that changes its numbers); a point of a figure by the same without the repetition
     (``POINT_COLUMNS``). CSV and JSON disagree on types (``"5"`` vs ``5``, ``"{}"`` vs ``{}``),
-    so :func:`typed` gives every identity column one type wherever it was read, an absent column
-    (a legacy file) becoming unknown (<NA>), or the value every file written before it had for a
-    column that joined the identity later (``IDENTITY_DEFAULTS``: one BLAS thread). The
+    so :func:`typed` gives every identity column one type wherever it was read, an absent or
+    empty value reading as its default (``IDENTITY_DEFAULTS``: a column written only away from
+    it, or left out of an expected cell's record at it) or <NA>. The
     *setting* of a row is its dataset, dataset parameters, base seed, k-means settings and BLAS
     threads (:data:`SETTING_COLUMNS`): :func:`setting_labels` names the settings of an experiment
     that holds several. The no-reduction baseline is a row whose ``reducer_name`` is declared
@@ -19,7 +19,7 @@ Current rows
 
     - *older code*: a row whose ``code_tag`` is not the one this installation gives its reducer
       (:func:`kmdr.results.cells.code_tag`: the cell format and the reducer's
-      ``compat_version``), and every legacy row written before rows carried a checksum and a tag.
+      ``compat_version``).
       The runner computes such a cell again when it is planned; the old row stays in cells.csv
       until pruned.
     - *other data*: a row whose ``data_fingerprint`` is not the current one of its dataset and
@@ -79,10 +79,9 @@ from kmdr.results.records import (
     POINT_COLUMNS,
     table_header,
 )
-from kmdr.results.store import CellStore
+from kmdr.results.store import CellStore, Once
 
 __all__ = [
-    "CORE_COLUMNS",
     "EXCLUDED",
     "KEY",
     "OLDER_CODE",
@@ -137,8 +136,6 @@ SETTING_COLUMNS: tuple[str, ...] = (
 _INT_COLUMNS = ("r", "repetition", "base_seed", "kmeans_n_init", "kmeans_max_iter", "blas_threads")
 _FLOAT_COLUMNS = ("kmeans_tol",)
 _JSON_COLUMNS = ("dataset_params", "reducer_params")
-#: The columns even a legacy row or sidecar has: the others may be unknown.
-CORE_COLUMNS: tuple[str, ...] = ("dataset", "reducer", "r", "repetition")
 
 
 def _missing(value) -> bool:
@@ -171,8 +168,10 @@ def typed(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
     so that rows from cells.csv, summary.csv and sidecar JSON compare equal."""
     out = frame.copy()
     for col in columns:
-        absent = IDENTITY_DEFAULTS.get(col, pd.NA)  # a file written before the column was kept
-        values = out[col] if col in out.columns else pd.Series(absent, index=out.index)
+        # a column written only away from its default reads, absent or empty, as the default
+        default = IDENTITY_DEFAULTS.get(col, pd.NA)
+        values = out[col] if col in out.columns else pd.Series(default, index=out.index)
+        values = values.where(~values.map(_missing), default)
         if col in _INT_COLUMNS:
             out[col] = pd.to_numeric(values, errors="coerce").astype("Int64")
         elif col in _FLOAT_COLUMNS:
@@ -207,7 +206,7 @@ def setting_labels(frame: pd.DataFrame) -> pd.Series | None:
 
     Only the setting columns (besides ``dataset``, which always has its own column) that take
     several values within one dataset are named, e.g. ``kmeans_n_init=3`` or
-    ``base_seed=1, kmeans_n_init=3``; unknown values (a legacy row) read ``?``.
+    ``base_seed=1, kmeans_n_init=3``; unknown values read ``?``.
     """
     if not len(frame):
         return None
@@ -256,44 +255,37 @@ def current_fingerprints(runs: list[dict], cells: pd.DataFrame) -> dict[tuple[st
         if isinstance(data, dict) and data.get("fingerprint") and data.get("name"):
             key = (str(data["name"]), _params_text(data.get("params")))
             from_sidecars[key] = str(data["fingerprint"])
-    from_rows: dict[tuple[str, str], str] = {}
-    if len(cells) and {"data_fingerprint", "run_id"} <= set(cells.columns):
-        ordered = cells.dropna(subset=["data_fingerprint"]).sort_values("run_id", kind="stable")
-        for dataset, params, fingerprint in ordered[
-            ["dataset", "dataset_params", "data_fingerprint"]
-        ].itertuples(index=False):
-            from_rows[(str(dataset), _params_text(params))] = str(fingerprint)
+    ordered = cells.sort_values("run_id", kind="stable") if len(cells) else cells
+    columns = ["dataset", "dataset_params", "data_fingerprint"]
+    from_rows = {(str(d), _params_text(p)): str(f) for d, p, f in ordered[columns].to_numpy()}
     return {**from_rows, **from_sidecars}
 
 
 def split_current(
-    frame: pd.DataFrame, runs: list[dict], experiment: str
+    frame: pd.DataFrame, runs: list[dict], experiment: str | None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(current, excluded)``: the rows of a store's frame (:meth:`CellStore.frame`, with its
     ``record`` column) that are current, and the others with an ``excluded`` column saying why
-    (:data:`OLDER_CODE`, :data:`OTHER_DATA`, :data:`OTHER_EXPERIMENT`)."""
+    (:data:`OLDER_CODE`, :data:`OTHER_DATA`, :data:`OTHER_EXPERIMENT`). ``experiment`` None:
+    rows that name no experiment (a sidecar's expected cells)."""
     from kmdr.results.cells import code_tag
 
     if not len(frame):
         return frame, frame.assign(excluded=pd.Series(dtype="string"))
     why = pd.Series(pd.NA, index=frame.index, dtype="string")
-    record = frame["record"] if "record" in frame.columns else pd.Series("valid", frame.index)
-    experiments = frame.get("experiment", pd.Series(experiment, index=frame.index))
-    why[(record == "foreign") | (experiments.astype(str) != experiment)] = OTHER_EXPERIMENT
-    tags = frame.get("code_tag", pd.Series(pd.NA, index=frame.index))
-    names = frame.get("reducer_name", frame.get("reducer", pd.Series("", index=frame.index)))
-    wanted = {name: code_tag(str(name)) for name in names.dropna().unique()}
-    current_tag = names.map(wanted)
-    older = (record == "legacy") | tags.isna()
-    older |= current_tag.notna() & (tags.astype("string") != current_tag.astype("string"))
-    why[why.isna() & older.fillna(True).astype(bool)] = OLDER_CODE
+    if experiment is not None:
+        why[frame["experiment"].astype(str) != experiment] = OTHER_EXPERIMENT
+    wanted = frame["reducer_name"].map(lambda n: code_tag(str(n)) if pd.notna(n) else None)
+    older = wanted.notna() & (frame["code_tag"].astype(str) != wanted.astype(str))
+    why[why.isna() & older] = OLDER_CODE
     ok = why.isna()
-    fingerprints = current_fingerprints(runs, frame[ok])
+    rows = frame[ok] if experiment is not None else frame.iloc[0:0]
+    fingerprints = current_fingerprints(runs, rows)
     if fingerprints:
-        params = frame.get("dataset_params", pd.Series("{}", index=frame.index))
-        keys = [(str(d), _params_text(p)) for d, p in zip(frame["dataset"], params, strict=True)]
-        current_fp = pd.Series([fingerprints.get(k) for k in keys], index=frame.index)
-        other = current_fp.notna() & (frame["data_fingerprint"].astype(str) != current_fp)
+        keys = zip(frame["dataset"], frame["dataset_params"], strict=True)
+        current = pd.Series([fingerprints.get((str(d), _params_text(p))) for d, p in keys])
+        current.index = frame.index
+        other = current.notna() & (frame["data_fingerprint"].astype(str) != current)
         why[ok & other] = OTHER_DATA
     excluded = frame[why.notna()].assign(excluded=why[why.notna()])
     return frame[why.isna()], excluded
@@ -312,33 +304,8 @@ def exclusion_note(excluded: pd.DataFrame, experiment_dir: str | Path) -> str:
 
 
 def current_expected(expected: pd.DataFrame, runs: list[dict]) -> pd.DataFrame:
-    """The expected cells (sidecars) without those of older code or other data. A column a
-    legacy sidecar does not give (unknown, <NA>) is not held against it: completeness matches it
-    to the cells present."""
-    from kmdr.results.cells import code_tag
-
-    if not len(expected):
-        return expected
-    keep = pd.Series(True, index=expected.index)
-    if "code_tag" in expected.columns:
-        tags = expected["code_tag"]
-        wanted = expected["reducer_name"].map(lambda n: code_tag(str(n)) if pd.notna(n) else None)
-        known = tags.notna() & wanted.notna()
-        keep &= ~(known & (tags.astype("string") != wanted.astype("string"))).fillna(False)
-    fingerprints = current_fingerprints(runs, expected.iloc[0:0])
-    if fingerprints and "data_fingerprint" in expected.columns:
-        params = expected.get("dataset_params", pd.Series("{}", index=expected.index))
-        current = pd.Series(
-            [
-                fingerprints.get((str(d), _params_text(p)))
-                for d, p in zip(expected["dataset"], params, strict=True)
-            ],
-            index=expected.index,
-        )
-        fp = expected["data_fingerprint"]
-        known = fp.notna() & current.notna()
-        keep &= ~(known & (fp.astype("string") != current.astype("string"))).fillna(False)
-    return expected[keep.astype(bool)]
+    """The expected cells (sidecars) without those of older code or other data."""
+    return split_current(expected, runs, None)[0]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -355,24 +322,6 @@ PRESET_DEFAULTS: Mapping = MappingProxyType(
     }
     | {"title": None}
 )
-# Sidecar keys that may hold the expected cells (the layout names them "the expected cells").
-_EXPECTED_KEYS = ("expected_cells", "expected", "cells_expected")
-
-
-class Once:
-    """A reader's log that says each message once (figures and the report read a folder's run
-    records and cells many times): call it with a message; ``log`` receives each new one
-    (default: :func:`kmdr._log.warn`). Whoever reads a folder repeatedly (a session, a report
-    build) holds one and passes it as ``say``."""
-
-    def __init__(self, log: Callable[[str], None] | None = None) -> None:
-        self.log = log or _say
-        self.said: set[str] = set()
-
-    def __call__(self, msg: str) -> None:
-        if msg not in self.said:
-            self.said.add(msg)
-            self.log(msg)
 
 
 def load_runs(experiment_dir: str | Path, say: Callable[[str], None] | None = None) -> list[dict]:
@@ -411,49 +360,21 @@ def unreadable_runs(runs: list[dict]) -> list[str]:
     return [run["_path"] for run in runs if run.get("_unreadable")]
 
 
-def _expected_list(run: dict) -> list:
-    for key in _EXPECTED_KEYS:
-        value = run.get(key)
-        if isinstance(value, list):
-            return value
-    return []
-
-
 def load_expected(experiment_dir: str | Path, runs: list[dict] | None = None) -> pd.DataFrame:
-    """Union over all sidecars of their expected cells: :data:`KEY` and ``method``.
-
-    Identity columns a legacy sidecar does not give are unknown (<NA>); :func:`completeness`
-    matches them to the cells present.
-    """
+    """Union over all sidecars of their expected cells (``expected_cells``): :data:`KEY` and
+    ``method``."""
     runs = load_runs(experiment_dir) if runs is None else runs
-    rows = [c for run in runs for c in _expected_list(run) if isinstance(c, dict)]
-    exp = pd.DataFrame(rows)
-    if not len(exp) or any(c not in exp.columns for c in CORE_COLUMNS):
-        return typed(pd.DataFrame(columns=[*KEY, "method"]), [*KEY, "method"])
-    exp = typed(exp, [*KEY, "method"])[[*KEY, "method"]]
-    exp = exp.dropna(subset=list(CORE_COLUMNS))
-    return exp.drop_duplicates(KEY, keep="last").reset_index(drop=True)
+    rows = [c for run in runs for c in run.get("expected_cells") or ()]
+    exp = typed(pd.DataFrame(rows, columns=None if rows else [*KEY, "method"]), [*KEY, "method"])
+    return exp[[*KEY, "method"]].drop_duplicates(KEY, keep="last").reset_index(drop=True)
 
 
 def skip_reasons(experiment_dir: str | Path, runs: list[dict] | None = None) -> list[str]:
     """The reasons the sidecars give for a skipped experiment (``skipped``), deduplicated."""
     runs = load_runs(experiment_dir) if runs is None else runs
-    reasons: list[str] = []
-    for run in runs:
-        skipped = run.get("skipped")
-        if not skipped:
-            continue
-        if isinstance(skipped, dict):
-            text = str(skipped.get("reason") or skipped)
-        elif isinstance(skipped, list):
-            text = "; ".join(
-                str(s.get("reason", s)) if isinstance(s, dict) else str(s) for s in skipped
-            )
-        else:
-            text = str(skipped) if skipped is not True else "skipped"
-        if text and text not in reasons:
-            reasons.append(text)
-    return reasons
+    reasons = [run.get("skipped") for run in runs if run.get("skipped")]
+    reasons = [str(r.get("reason", r)) if isinstance(r, dict) else str(r) for r in reasons]
+    return list(dict.fromkeys(reasons))
 
 
 def _find_key(obj, key: str):

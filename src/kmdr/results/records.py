@@ -21,7 +21,7 @@ sealed with its checksum; it is valid when it has every column, the right types,
 checksum and id. Run sidecars are written as the same JSON, with non-finite numbers as ``null``
 (:func:`run_record_text`).
 
-``cells.csv`` is checked row by row (:func:`read_record`): which rows are valid, legacy, another
+``cells.csv`` is checked row by row (:func:`read_record`): which rows are valid, another
 experiment's or rejected, the one-line reports on them (:func:`record_messages`), and where
 rejected rows are set aside (:data:`REJECTED`, :func:`set_aside`). The store that merges it with
 the cell files is :class:`kmdr.results.store.CellStore`.
@@ -34,7 +34,6 @@ import functools
 import hashlib
 import io
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,11 +280,6 @@ def identity_id(fields: dict[str, str]) -> str:
     )[:ID_DIGITS]
 
 
-def _id_before_defaults(fields: dict[str, str]) -> str:
-    """The id a kmdr gave a row before the columns of IDENTITY_DEFAULTS joined the identity."""
-    return identity_id({**fields, **IDENTITY_DEFAULTS})
-
-
 def seal(row: dict) -> dict:
     """``row`` with its ``checksum`` (computed on :func:`field_text` of every other value)."""
     row = {k: v for k, v in row.items() if k != CHECKSUM}
@@ -295,20 +289,14 @@ def seal(row: dict) -> dict:
 
 def row_problem(fields: dict[str, str]) -> str | None:
     """Why a sealed row (as texts) cannot be trusted, or None."""
-    missing = [c for c in (*REQUIRED_COLUMNS, CHECKSUM) if c not in fields]
+    missing = [c for c in REQUIRED_COLUMNS if c not in fields]
+    missing += [CHECKSUM] if not fields.get(CHECKSUM) else []
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         return f"missing column(s) {', '.join(missing[:3])}{more}"
     if fields[CHECKSUM] != checksum(fields):
         return "its checksum does not match its content (edited or damaged)"
     if fields["cell_id"] != identity_id(fields):
-        if fields["cell_id"] == _id_before_defaults(fields):
-            # Its id is that of the one-thread cell: used as that cell, it would mix numbers of
-            # another thread count with one-thread ones.
-            return (
-                f"computed with blas_threads={fields['blas_threads']} before the thread count "
-                "was part of a cell's identity"
-            )
         return "its cell_id is not the hash of its identity columns"
     return None
 
@@ -405,7 +393,8 @@ def cell_text(row: dict) -> str:
 
 def run_record_text(payload: dict) -> str:
     """Strict JSON of a run record (NaN and infinities as ``null``)."""
-    return _dumps(_finite(payload))
+    # NaN and infinities (JSON has none) read back as None, then written as null
+    return _dumps(json.loads(_dumps(payload), parse_constant=lambda _: None))
 
 
 def parse_cell_text(text: str, cell_id: str) -> tuple[dict | None, str | None]:
@@ -423,8 +412,6 @@ def parse_cell_text(text: str, cell_id: str) -> tuple[dict | None, str | None]:
     problem = cell_problem(row, cell_id)
     if problem:
         return None, problem
-    if CHECKSUM not in row:
-        return None, "no checksum (written by an older kmdr, or by hand)"
     fields = row_fields(row)
     problem = row_problem(fields)
     return (None, problem) if problem else (fields, None)
@@ -438,17 +425,6 @@ def _json_default(obj):
     if hasattr(obj, "item"):  # numpy scalars
         return obj.item()
     raise TypeError(f"{type(obj).__name__} is not JSON serializable")
-
-
-def _finite(obj):
-    """Replace NaN/inf floats by None so sidecars are strict JSON."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_finite(v) for v in obj]
-    return obj
 
 
 # ----------------------------------------------------------------------------------------------
@@ -472,16 +448,14 @@ class CsvRecord:
     """What cells.csv holds, checked row by row (see :meth:`CellStore.csv_record`).
 
     ``valid``: cell id -> fields of the rows that pass every check and belong to this
-    experiment (the first of several rows of one cell); ``legacy``: rows without a checksum
-    (written before rows carried one: kept, never used as current cells); ``foreign``: sealed rows
-    of another experiment (kept, never used here); ``rejected``: (reason, line number, raw fields)
+    experiment (the first of several rows of one cell); ``foreign``: sealed rows of another
+    experiment (kept, never used here); ``rejected``: (reason, line number, raw fields)
     of rows that failed a check; ``duplicates``: exact copies of a valid row (counted once);
     ``problem``: why the whole file is unusable, else None.
     """
 
     header: list[str] = field(default_factory=list)
     valid: dict[str, dict] = field(default_factory=dict)
-    legacy: list[dict] = field(default_factory=list)
     foreign: list[dict] = field(default_factory=list)
     rejected: list[tuple[str, int, list[str]]] = field(default_factory=list)
     duplicates: int = 0
@@ -503,9 +477,6 @@ def read_record(path: Path, experiment: str, verified: dict) -> CsvRecord:
     record.header = table.header
     width = len(table.header)
     for line, fields in table.rows:
-        if not fields.get(CHECKSUM, ""):
-            record.legacy.append(fields)
-            continue
         raw = [fields[c] for c in table.header]
         memo = (tuple(table.header), tuple(raw))
         if memo not in verified:

@@ -28,8 +28,8 @@ nothing here claims cells or serializes rewrites itself::
 cells.csv is the record: a row it holds is never removed or rewritten by a run (only
 ``kmdr-prune`` removes rows), and a valid row makes its cell done, so a fresh clone without the
 cell cache sees the same store as the machine that computed it. :meth:`CellStore.rebuild_csv`
-writes the merged store: every row of cells.csv as it was (valid rows, legacy rows without a
-checksum, rows of another experiment) plus the valid cell files it lacks; rows that fail a check
+writes the merged store: every row of cells.csv as it was (valid rows, rows of another
+experiment) plus the valid cell files it lacks; rows that fail a check
 (:func:`kmdr.results.records.row_problem`, a cut row) are named in one line and moved to
 ``cells.rejected.csv``. Readers use the same merge without writing anything (``read_only``).
 
@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -56,7 +55,6 @@ from pathlib import Path
 from kmdr._io import (
     atomic_write_text,
     exact_floats,
-    read_bytes,
     read_text,
     remove_stale_temporaries,
 )
@@ -75,12 +73,28 @@ from kmdr.results.records import (
     table_text,
 )
 
-__all__ = ["CellStore"]
+__all__ = ["CellStore", "Once"]
 
 
 def _filled(fields: dict) -> dict:
     """The non-empty fields (a CSV row has every column of its header, a cell file its own)."""
     return {k: v for k, v in fields.items() if v != ""}
+
+
+class Once:
+    """A reader's log that says each message once (figures and the report read a folder's run
+    records and cells many times): call it with a message; ``log`` receives each new one
+    (default: :func:`kmdr._log.warn`). Whoever reads a folder repeatedly (a session, a report
+    build) holds one and passes it as ``say``."""
+
+    def __init__(self, log: Callable[[str], None] | None = None) -> None:
+        self.log = log or warn
+        self.said: set[str] = set()
+
+    def __call__(self, msg: str) -> None:
+        if msg not in self.said:
+            self.said.add(msg)
+            self.log(msg)
 
 
 class CellStore:
@@ -109,19 +123,13 @@ class CellStore:
         self.csv_path = self.root / "cells.csv"
         self.rejected_path = self.root / REJECTED
         self.log = log or warn
+        self._say = Once(self.log)  # each message once per store
         # file name -> ((inode, mtime, size), fields): a cell file is never modified in place, so
         # an unchanged stat means an unchanged, already validated row.
         self._cache: dict[str, tuple[tuple, dict]] = {}
         self._csv_cache: tuple[tuple, CsvRecord] | None = None
-        self._said: set[str] = set()
         # (header, raw fields) -> row_problem: a row read again is not hashed again
         self._verified: dict[tuple, str | None] = {}
-
-    def _say(self, msg: str) -> None:
-        """Log ``msg`` once per store."""
-        if msg not in self._said:
-            self._said.add(msg)
-            self.log(msg)
 
     # -- cells ---------------------------------------------------------------------------------
     def cell_path(self, cell_id: str) -> Path:
@@ -215,24 +223,6 @@ class CellStore:
         (damaged files are reported and moved aside)."""
         return set(self._scan()) | set(self.csv_record().valid)
 
-    def done_estimate(self) -> int:
-        """About how many cells are done, counted without reading one: the larger of the number
-        of cell files and of cells.csv's lines (cells.csv is rebuilt from the cell files, and a
-        committed folder keeps cells.csv alone). For a guess made before the data load (whether
-        a run looks to have anything to compute), never for an answer: :meth:`done_ids` is that.
-        A folder, FIFO or device where cells.csv should be counts nothing here (refused at once,
-        never waited on); the run's own reading reports it."""
-        files = sum(1 for _ in self.cells_dir.glob("*.json")) if self.cells_dir.is_dir() else 0
-        try:
-            lines = read_bytes(self.csv_path).count(b"\n")
-        except OSError:
-            lines = 0
-        return max(files, lines - 1)
-
-    def is_done(self, cell_id: str) -> bool:
-        """Whether the cell has a valid cell file or cells.csv row."""
-        return cell_id in self.csv_record().valid or self._valid_row(cell_id) is not None
-
     def rows(self) -> list[dict]:
         """One row (its fields as cells.csv texts) per done cell: the cells.csv row where there
         is one (the record), else the cell file's."""
@@ -247,11 +237,10 @@ class CellStore:
         return [dict(f) for f in merged.values()]
 
     def table(self) -> tuple[list[str], list[dict], list[str]]:
-        """Everything cells.csv keeps: ``(header, rows, kinds)``, each row's kind ``valid``,
-        ``legacy`` or ``foreign`` (see :class:`CsvRecord`), sorted by the identity columns."""
+        """Everything cells.csv keeps: ``(header, rows, kinds)``, each row's kind ``valid`` or
+        ``foreign`` (see :class:`CsvRecord`), sorted by the identity columns."""
         record = self.csv_record()
         tagged = [(f, "valid") for f in self.rows()]
-        tagged += [(f, "legacy") for f in record.legacy]
         tagged += [(f, "foreign") for f in record.foreign]
         tagged.sort(key=lambda t: sort_key(t[0]))
         header = table_header(set(record.header).union(*(f.keys() for f, _ in tagged)))
@@ -282,9 +271,6 @@ class CellStore:
             raise ValueError(f"cell {cell_id}: {problem}; the runner must write every column")
         atomic_write_text(self.cell_path(cell_id), text)
 
-    def read_cell(self, cell_id: str) -> dict:
-        return json.loads(read_text(self.cell_path(cell_id)))
-
     # -- maintenance ---------------------------------------------------------------------------
     def clean_temporaries(self) -> int:
         """Remove what dead processes left: their temporary files (those of live writers and of
@@ -297,8 +283,8 @@ class CellStore:
     def rebuild_csv(self) -> int:
         """Rewrite ``cells.csv`` as the merged store; return its number of rows.
 
-        Every row it held is kept as it was (a valid row, a legacy row without checksum, a row of
-        another experiment), the valid cell files not in it are added; rows that fail a check are
+        Every row it held is kept as it was (a valid row, a row of another experiment), the
+        valid cell files not in it are added; rows that fail a check are
         moved to ``cells.rejected.csv`` with their reason (an unreadable file as a whole to
         ``cells.csv.damaged``). The caller holds the folder's lock (:func:`~.locks.folder_lock`),
         so a rebuild never replaces a newer one's content with an older snapshot. Rows are

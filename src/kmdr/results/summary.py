@@ -15,9 +15,8 @@ of another experiment (:mod:`kmdr.results.reading`) are left out and counted in 
 seed and k-means settings (:data:`SETTING_COLUMNS`); when an experiment holds several settings for
 one dataset (a multirun over ``seed`` or ``kmeans.n_init`` into one name), ``summary.csv`` gets a
 ``setting`` column naming only the columns that vary (e.g. ``kmeans_n_init=3``) and the figures
-draw one row of panels per setting. A legacy sidecar that lacks some identity columns is read
-with them unknown (``<NA>``), never dropped; a sidecar that cannot be read is named in one line
-and makes every point incomplete (what it expected is unknown).
+draw one row of panels per setting. A sidecar that cannot be read is named in one line and makes
+every point incomplete (what it expected is unknown).
 
 Each public reader takes ``say``, where its one-line reports go (a damaged file or row, an
 unreadable sidecar): by default each call says a message once on stderr; a caller that reads a
@@ -55,7 +54,6 @@ from kmdr._io import atomic_write_text, read_csv
 from kmdr.config.presentation import FIGURE_STYLES
 from kmdr.plugins import RegistryError
 from kmdr.results.reading import (
-    CORE_COLUMNS,
     KEY,
     POINT,
     SETTING_COLUMNS,
@@ -202,28 +200,6 @@ def _typed_cells(cells: pd.DataFrame, exp_dir: Path) -> pd.DataFrame:
 # completeness
 
 
-def _resolve_unknown(expected: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
-    """Fill the identity columns a legacy sidecar left unknown from the cells of the same point.
-
-    A legacy expected cell names only (dataset, reducer, r, repetition); it stands for the cells
-    present at that (dataset, reducer, r) whatever their other settings (one row per setting
-    found). With no matching cell its unknown columns stay <NA>.
-    """
-    optional = [c for c in KEY if c not in CORE_COLUMNS]
-    unknown = expected[optional].isna()
-    if not unknown.to_numpy().any() or not len(cells):
-        return expected
-    parts = [expected[~unknown.any(axis=1)]]
-    for pattern, group in expected[unknown.any(axis=1)].groupby(
-        [unknown[c] for c in optional], sort=False
-    ):
-        fill = [c for c, is_na in zip(optional, pattern, strict=True) if is_na]
-        on = [c for c in POINT if c not in fill]
-        candidates = cells[on + fill].drop_duplicates()
-        parts.append(group.drop(columns=fill).merge(candidates, on=on, how="left")[group.columns])
-    return pd.concat(parts, ignore_index=True).drop_duplicates(KEY)
-
-
 def _infer_expected(cells: pd.DataFrame) -> pd.DataFrame:
     """Without any sidecar: per setting, every point seen times every repetition seen."""
     parts = []
@@ -238,9 +214,7 @@ def _keys(cells: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFrame, bo
     """Every cell counted: the sidecars' expected cells united with the cells present, with a
     ``done`` flag; and whether the expected grid came from sidecars."""
     from_sidecars = len(expected) > 0
-    if from_sidecars:
-        expected = _resolve_unknown(expected, cells)
-    elif len(cells):
+    if not from_sidecars and len(cells):
         expected = _infer_expected(cells)
     done = cells[[*KEY, "method"]].assign(done=True)
     # the cells' own labels first: a label changed since the sidecar was written is the new one
@@ -382,13 +356,9 @@ def load_summary(
 ) -> pd.DataFrame:
     """``summary.csv`` of an experiment; recomputed from the cells if absent or ``recompute``."""
     path = Path(experiment_dir) / "summary.csv"
-    summary = read_csv(path) if path.exists() and not recompute else pd.DataFrame()
-    # an identity column the writer leaves out at its default is no missing column: typed()
-    # fills it in with that default
-    needed = [c for c in POINT if c in CSV_COLUMNS or c not in IDENTITY_DEFAULTS]
-    if not len(summary) or any(c not in summary.columns for c in needed):
-        # absent, or written before points had every column
+    if recompute or not path.exists():
         return summarize(experiment_dir, say=say)
+    summary = read_csv(path)
     summary = typed(summary, POINT)
     if "complete" in summary.columns:
         summary["complete"] = summary["complete"].astype(str).str.lower().eq("true")
