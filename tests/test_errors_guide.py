@@ -16,6 +16,7 @@ def entries():
     return errors_guide.collect()
 
 
+@pytest.mark.slow  # collects the whole suite: seconds
 def test_the_guide_is_what_the_case_tables_give(entries):
     written = errors_guide.GUIDE.read_text(encoding="utf-8")
     assert written == errors_guide.render(entries), (
