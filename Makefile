@@ -40,11 +40,8 @@ lock:
 # ones (marked `slow`: they start a subprocess or send a signal), for the edit-and-check loop. The
 # test files are spread over the cores (pytest-xdist, a file's tests in one worker so its module
 # fixtures are built once): most slow tests wait on the processes they start, and a file's tests
-# share nothing with another's. `make test DIST=worksteal` spreads single tests instead and lets an
-# idle worker take half of the other's queue, so no core waits at the end on one long file (a
-# file's module fixtures are then built once per worker that runs its tests).
-DIST ?= loadfile
-PYTEST := -m pytest -q -n auto --dist $(DIST)
+# share nothing with another's.
+PYTEST := -m pytest -q -n auto --dist loadfile
 # kmdr's own modules compiled to bytecode once, before the tests: an editable install leaves them
 # uncompiled, and where PYTHONDONTWRITEBYTECODE is set (some containers and CI images) each of the
 # suite's hundreds of processes would compile them again (a tenth of a subset's time, measured).
