@@ -42,3 +42,23 @@ def case(*values, says: str, doing: str, cause: str, fix: str, warning: bool = F
             raise ValueError(f"a case needs a {field}")
     mark = pytest.mark.error(says=says, doing=doing, cause=cause, fix=fix, warning=warning)
     return pytest.param(*values, says, id=id, marks=mark)
+
+
+# Messages every plug-in registry gives (datasets, reducers, papers and their parts), checked by
+# the tests of each: one entry in the guide, whichever test meets it (``case(..., **SHADOWED)``).
+SHADOWED = dict(
+    says="is ignored: the built-in",
+    doing="plugin",
+    cause="an installed plug-in declares a name a built-in of kmdr already has (a dataset, "
+    "reducer, paper or figure style); the built-in keeps the name and the plug-in's is not used",
+    fix="rename the plug-in's entry point (or its paper's declaration) and reinstall it",
+    warning=True,
+)
+DOES_NOT_IMPORT = dict(
+    says="failed to import (ModuleNotFoundError",
+    doing="plugin",
+    cause="an installed plug-in's module (the one its entry point names) needs a module that is "
+    "not installed; that plug-in is unavailable, the others load",
+    fix="install what the message names, or reinstall the plug-in, or uninstall it "
+    "(`python -c 'import MODULE'` shows the whole error)",
+)

@@ -80,3 +80,12 @@ def client():
         Client(cluster) as c,
     ):
         yield c
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    """One headless chromium (tests/_browser.py) for every test that opens a page, started by
+    the first that asks (the results page's and the documentation site's tests)."""
+    from _browser import chromium
+
+    yield from chromium(tmp_path_factory)

@@ -5,15 +5,10 @@ read, and every other plug-in still is."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
-from kmdr.plugins._entry_points import IGNORED_ENV
+import pytest
 
-LISTED = (
-    "from kmdr.plugins._entry_points import all_entry_points\n"
-    "print(sorted(ep.name for ep in all_entry_points().select(group='kmdr.reducers')))\n"
-)
+from kmdr.plugins._entry_points import IGNORED_ENV, all_entry_points
 
 
 def _site(tmp_path, name: str, entry: str):
@@ -26,12 +21,18 @@ def _site(tmp_path, name: str, entry: str):
 
 
 def _listed(tmp_path, ignored: str) -> str:
+    """The reducer entry points kmdr reads with both plug-ins on the path and ``ignored`` set:
+    its one scan of the installed packages, made again here and forgotten after."""
     sites = [str(_site(tmp_path, n, e)) for n, e in (("users-plugin", "mine"), ("other", "theirs"))]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sites), IGNORED_ENV: ignored}
-    proc = subprocess.run(
-        [sys.executable, "-c", LISTED], env=env, capture_output=True, text=True, check=True
-    )
-    return proc.stdout
+    with pytest.MonkeyPatch.context() as mp:
+        for site in sites:
+            mp.syspath_prepend(site)
+        mp.setenv(IGNORED_ENV, ignored)
+        all_entry_points.cache_clear()
+        try:
+            return str(sorted(ep.name for ep in all_entry_points().select(group="kmdr.reducers")))
+        finally:
+            all_entry_points.cache_clear()
 
 
 def test_an_ignored_distribution_is_not_read_and_the_others_are(tmp_path):

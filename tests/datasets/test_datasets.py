@@ -7,6 +7,7 @@ tests of the fetch logic itself run offline (their downloads fail at once).
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import sys
 import textwrap
@@ -19,6 +20,8 @@ import scipy.io as sio
 
 import _data
 import kmdr.datasets as kd
+from _bad_data import DAMAGED_CACHE, DAMAGED_MIRROR, UNREGISTERED
+from _cases import DOES_NOT_IMPORT, case
 from _data import mirror_of, pin, real_dataset, real_file
 from kmdr.datasets import _registry
 
@@ -250,11 +253,20 @@ def test_registry_lists_every_file():
     }
 
 
-@pytest.mark.fault(
-    "a registered data file with no pinned hash (a plug-in's '-' line) in the cache or mirror",
-    gets="refused in one line before it is read: no pinned hash, how to pin a checked copy",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="has no pinned hash in kmdr's data registry",
+            doing="data",
+            cause="the data registry lists this file with '-' where its hash goes, so no copy of "
+            "it (in the cache, the mirror or a download) can be checked, and none is used",
+            fix="check a copy against the source the message names, then put its sha256 "
+            "(`sha256sum FILE`) on the file's line of src/kmdr/datasets/registry.txt",
+        )
+    ],
 )
-def test_a_file_without_a_pinned_hash_is_refused_not_trusted(tmp_path, monkeypatch):
+def test_a_file_without_a_pinned_hash_is_refused_not_trusted(says, tmp_path, monkeypatch):
     tried = []
     monkeypatch.setattr(_registry, "_download", lambda entry, cache_dir: tried.append(entry))
     rel = "rcv1/rcv1_train.multiclass.bz2"
@@ -267,18 +279,27 @@ def test_a_file_without_a_pinned_hash_is_refused_not_trusted(tmp_path, monkeypat
             rel, dataset="rcv1", data_dir=tmp_path / "cache", mirror=tmp_path / "mirror"
         )
     message = str(err.value)
-    assert "\n" not in message and "has no pinned hash" in message and "pin its sha256" in message
+    assert "\n" not in message and says in message and "pin its sha256" in message
     assert not tried  # nothing downloaded either
     status, reason = kd.availability("rcv1", data_dir=tmp_path / "cache")
     assert status == "unavailable" and "no pinned hash" in reason
 
 
-@pytest.mark.fault(
-    "load_dataset with an unknown dataset name",
-    gets="ValueError naming the valid names",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="unknown dataset 'imagenet'; valid names:",
+            doing="data",
+            cause="kmdr.datasets.load_dataset was given a name no built-in dataset or installed "
+            "plug-in declares",
+            fix="use one of the names the message lists (`kmdr-data` lists them with their "
+            "status); a plug-in's dataset appears once its package is installed",
+        )
+    ],
 )
-def test_unknown_name_lists_valid_names():
-    with pytest.raises(ValueError, match="unknown dataset 'imagenet'") as err:
+def test_unknown_name_lists_valid_names(says):
+    with pytest.raises(ValueError, match=re.escape(says)) as err:
         kd.load_dataset("imagenet")
     for name in kd.DATASETS:
         assert name in str(err.value)
@@ -286,12 +307,21 @@ def test_unknown_name_lists_valid_names():
     assert {"orl", "coil20", "usps", "pie", "synth", "nips", "rcv1"} <= set(kd.DATASETS)
 
 
-@pytest.mark.fault(
-    "parameters given to a file dataset",
-    gets="one line: the dataset takes no parameters; remove them",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="dataset 'orl' takes no parameters",
+            doing="data",
+            cause="a dataset read from files (orl, coil20, usps, pie, nips, rcv1) was given "
+            "parameters; only generated data (synth, sparse_text) takes any",
+            fix="remove the parameters (dataset.params on the command line, the keyword "
+            "arguments of load_dataset)",
+        )
+    ],
 )
-def test_file_datasets_take_no_params():
-    with pytest.raises(ValueError, match="no parameters"):
+def test_file_datasets_take_no_params(says):
+    with pytest.raises(ValueError, match=re.escape(says)):
         kd.load_dataset("orl", seed=1)
 
 
@@ -302,11 +332,8 @@ def _corrupt_mirror(tmp_path: Path, rel: str) -> Path:
     return mirror
 
 
-@pytest.mark.fault(
-    "a mirror file that is not the registered file",
-    gets="one line naming the file and both sha256; nothing lands in the cache",
-)
-def test_corrupted_mirror_file_names_file_and_hashes(tmp_path):
+@pytest.mark.parametrize("says", [case(**DAMAGED_MIRROR)])
+def test_corrupted_mirror_file_names_file_and_hashes(says, tmp_path):
     rel = "usps/USPS_11000x256_uint8.mat"
     mirror = _corrupt_mirror(tmp_path, rel)
     expected = _registry.registry()[rel].known_hash
@@ -315,14 +342,10 @@ def test_corrupted_mirror_file_names_file_and_hashes(tmp_path):
         kd.load_dataset("usps", data_dir=tmp_path / "cache", mirror=mirror)
     assert isinstance(err.value, kd.DataIntegrityError)
     msg = str(err.value)
-    assert rel in msg and expected in msg and actual in msg
+    assert f"{says} {rel}" in msg and expected in msg and actual in msg
     assert not (tmp_path / "cache" / rel).exists()  # nothing bad lands in the cache
 
 
-@pytest.mark.fault(
-    "a damaged cached file while the mirror holds the right one",
-    gets="replaced from the mirror and verified: the correct file",
-)
 def test_corrupted_cache_is_replaced_from_mirror(tmp_path):
     rel = "orl/orl_faces/README"
     mirror = mirror_of(tmp_path / "mirror", rel, dataset="orl_raw")
@@ -333,7 +356,8 @@ def test_corrupted_cache_is_replaced_from_mirror(tmp_path):
     assert _registry.sha256(path) == _registry.registry()[rel].known_hash
 
 
-def test_corrupted_cache_without_source_names_hashes(tmp_path, monkeypatch):
+@pytest.mark.parametrize("says", [case(**DAMAGED_CACHE)])
+def test_corrupted_cache_without_source_names_hashes(says, tmp_path, monkeypatch):
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
     rel = "orl/orl_faces/README"
     cache = tmp_path / "cache"
@@ -342,21 +366,31 @@ def test_corrupted_cache_without_source_names_hashes(tmp_path, monkeypatch):
     with pytest.raises(kd.DataIntegrityError) as err:
         _registry.fetch(rel, dataset="orl_raw", data_dir=cache)
     msg = str(err.value)
-    assert rel in msg and _registry.registry()[rel].known_hash in msg
+    assert msg.startswith("cached file") and f"{says} {rel}" in msg
+    assert _registry.registry()[rel].known_hash in msg
     assert _registry.sha256(cache / rel) in msg
 
 
-@pytest.mark.fault(
-    "a data file not cached, no mirror, no network",
-    gets="DatasetUnavailable in one line naming the URL and KMDR_DATA_MIRROR",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="coil20: cannot obtain coil20/COIL20.mat: download of",
+            doing="data",
+            cause="the file is not in the data cache, no mirror folder holds it, and its "
+            "download failed (offline, or the server is down)",
+            fix="connect and run `kmdr-data NAME` again, or set KMDR_DATA_MIRROR to a folder "
+            "holding the file, or put the file at the cache path the message names",
+        )
+    ],
 )
-def test_missing_file_offline_names_url_and_mirror_variable(tmp_path, monkeypatch):
+def test_missing_file_offline_names_url_and_mirror_variable(says, tmp_path, monkeypatch):
     monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
     monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path / "cache"))
     with pytest.raises(kd.DatasetUnavailable) as err:
         kd.load_dataset("coil20")
     msg = str(err.value)
-    assert "coil20" in msg and kd.MIRROR_ENV in msg and "\n" not in msg
+    assert says in msg and kd.MIRROR_ENV in msg and "\n" not in msg
     assert _registry.registry()["coil20/COIL20.mat"].url in msg
     st = kd.dataset_status("coil20")
     assert not st.present and kd.MIRROR_ENV in st.reason
@@ -469,22 +503,25 @@ def test_cli_no_names_checks_every_file_dataset(tmp_path, monkeypatch, capsys):
     assert out.count("generated (SYNTHETIC)") == 2  # synth and sparse_text are there
 
 
-@pytest.mark.fault(
-    "kmdr-data with an unknown dataset name",
-    gets="usage error, exit 2",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="unknown datasets ['imagenet']; valid names:",
+            doing="data",
+            cause="kmdr-data was given a name no built-in dataset or installed plug-in declares",
+            fix="use the names the message lists; `kmdr-data` alone checks every dataset",
+        )
+    ],
 )
-def test_cli_unknown_name_is_a_usage_error(capsys):
+def test_cli_unknown_name_is_a_usage_error(says, capsys):
     from kmdr.datasets.cli import main
 
     with pytest.raises(SystemExit) as exc:
         main(["imagenet"])
-    assert exc.value.code == 2 and "unknown datasets ['imagenet']" in capsys.readouterr().err
+    assert exc.value.code == 2 and says in capsys.readouterr().err
 
 
-@pytest.mark.fault(
-    "kmdr-data --allow-missing on a corrupted file",
-    gets="exit 1: corrupted is not missing",
-)
 def test_cli_exit_one_on_corrupted_file(tmp_path, capsys):
     from kmdr.datasets.cli import main
 
@@ -635,22 +672,23 @@ def test_plugin_dataset_through_an_entry_point(toy_plugin):
 @pytest.mark.parametrize(
     ("name", "words"),
     [
-        ("broken", "failed to import (ModuleNotFoundError"),
-        pytest.param(
+        case("broken", **DOES_NOT_IMPORT),
+        case(
             "misnamed",
-            "declares name 'other'",
-            marks=pytest.mark.fault(
-                "a plug-in DatasetEntry whose name differs from its entry point's",
-                gets="unavailable in one line: make the two names the same",
-            ),
+            says="declares name 'other'; make the entry point's name and DatasetEntry.name",
+            doing="plugin",
+            cause="a plug-in's DatasetEntry is registered under an entry-point name that differs "
+            "from its own name",
+            fix="give the entry point (in the plug-in's pyproject.toml) and DatasetEntry.name "
+            "the same name, then reinstall the plug-in",
         ),
-        pytest.param(
+        case(
             "number",
-            "is a int; it must be a kmdr.datasets.DatasetEntry or a loader function",
-            marks=pytest.mark.fault(
-                "a plug-in's entry point is neither a DatasetEntry nor a loader",
-                gets="unavailable in one line: it must be a DatasetEntry or a loader function",
-            ),
+            says="it must be a kmdr.datasets.DatasetEntry or a loader function",
+            doing="plugin",
+            cause="a plug-in's `kmdr.datasets` entry point names something that is neither a "
+            "DatasetEntry nor a function returning a Dataset",
+            fix="point the entry point at a DatasetEntry or a loader function",
         ),
     ],
 )
@@ -663,19 +701,12 @@ def test_broken_plugin_is_one_line_and_not_fatal(toy_plugin, name, words):
     assert kd.load_dataset("toy").n_samples == 10  # the others still work
 
 
-@pytest.mark.fault(
-    "kmdr-list availability of a plug-in file outside the data registry",
-    gets="unavailable, with the reason",
-)
-def test_plugin_file_outside_the_registry_is_unavailable(toy_plugin):
+@pytest.mark.parametrize("says", [case(**UNREGISTERED)])
+def test_plugin_file_outside_the_registry_is_unavailable(says, toy_plugin):
     status, reason = kd.availability("far")
-    assert status == "unavailable" and "far/data.mat is not in the data registry" in reason
+    assert status == "unavailable" and f"far/data.mat {says}" in reason
 
 
-@pytest.mark.fault(
-    "kmdr-data on a good and a broken plug-in together",
-    gets="the good one listed; one MISSING line for the broken one; exit 1",
-)
 def test_cli_lists_plugins_and_a_broken_one_fails_alone(toy_plugin, capsys):
     from kmdr.datasets.cli import main
 

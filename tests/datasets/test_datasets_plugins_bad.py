@@ -20,9 +20,7 @@ import scipy.sparse as sp
 import _command as command
 import kmdr.datasets as kd
 from _bad_data import kmdr_fails, one_line
-
-fault = pytest.mark.fault
-
+from _cases import case
 
 PLUGIN = '''
 """A user's package of datasets, each wrong in one way."""
@@ -188,68 +186,74 @@ CATALOG_LIES = DatasetEntry(
 
 BROKEN_MODULE = 'raise ImportError("badplugin_broken needs libfoo, which is not installed")\n'
 
-# (entry point, words the one-line error must hold, what goes wrong as a user would say it)
+# (entry point, words the one-line error must hold, what the plug-in's loader did, the fix). The
+# guide lists each under "Writing or installing a plug-in".
 INVALID = [
-    ("rows_mismatch", "X has 6 rows but y has 5 labels", "a plug-in's X has more rows than y"),
-    ("y_2d", "y is 2-D", "a plug-in's y is a column (2-D) instead of 1-D"),
-    ("x_1d", "X is 1-D", "a plug-in's X is 1-D"),
-    ("x_3d", "X is 3-D", "a plug-in's X is 3-D"),
-    ("x_empty", "X is empty (shape (0, 2))", "a plug-in's X has no rows"),
-    ("no_features", "X is empty (shape (6, 0))", "a plug-in's X has no features (n_features 0)"),
-    ("x_list", "X is a builtins.list", "a plug-in's X is a Python list"),
-    ("complex_x", "X is complex", "a plug-in's X is complex (silently cast to real today)"),
-    ("object_x", "X has dtype object", "a plug-in's X has dtype object"),
-    ("str_x", "X has dtype str", "a plug-in's X holds strings"),
-    ("nan_x", "1 non-finite values (1 NaN, 0 inf)", "a plug-in's X holds NaN"),
-    ("inf_x", "1 non-finite values (0 NaN, 1 inf)", "a plug-in's X holds inf"),
-    ("sparse_nan", "1 non-finite values (1 NaN", "a plug-in's sparse X holds NaN"),
-    ("sparse_complex", "X is complex", "a plug-in's sparse X is complex"),
-    ("coo_x", "X is a scipy.sparse COO matrix; give it as CSR", "a plug-in's X is sparse COO"),
-    ("csc_x", "X is a scipy.sparse CSC matrix", "a plug-in's X is sparse CSC, not CSR"),
-    (
-        "more_k_than_classes",
-        "y has 2 classes but n_clusters is 3",
-        "a plug-in's n_clusters is larger than its number of classes",
-    ),
-    (
-        "fewer_k_than_classes",
-        "y has 3 classes but n_clusters is 2",
-        "a plug-in's n_clusters is smaller than its number of classes",
-    ),
-    ("labels_from_one", "not consecutive from 0 (they are 1, 2)", "a plug-in's labels start at 1"),
-    ("negative_labels", "negative labels (from -1)", "a plug-in's labels are negative (-1/1)"),
-    ("labels_with_a_gap", "they are 0, 2", "a plug-in's labels skip a value (0 and 2)"),
-    ("float_labels", "y has dtype float64", "a plug-in's labels are floats"),
-    ("labels_list", "y is a list", "a plug-in's labels are a Python list"),
-    ("one_class", "n_clusters is 1", "a plug-in's dataset has one class"),
-    (
-        "fewer_samples_than_k",
-        "2 samples for k=3 clusters",
-        "a plug-in's dataset has fewer samples than k",
-    ),
-    ("float_k", "n_clusters is 2.0", "a plug-in's n_clusters is a float"),
-    (
-        "feature_names_wrong",
-        "feature_names has 3 names for 2 features",
-        "a plug-in's feature_names do not match its columns",
-    ),
-    (
-        "image_shape_wrong",
-        "image_shape (3, 3) does not hold the 2 features",
-        "a plug-in's image_shape does not match its columns",
-    ),
-    (
-        "catalog_lies",
-        "the loader returned n_clusters=2 but its DatasetEntry declares n_clusters=3",
-        "a plug-in's DatasetEntry declares another k than its loader returns",
-    ),
-    (
-        "a_tuple",
-        "returned a builtins.tuple, not a kmdr.datasets.Dataset",
-        "a plug-in returns (X, y)",
-    ),
-    ("nothing", "returned a builtins.NoneType", "a plug-in's loader returns None"),
-]
+    ("rows_mismatch", "X has 6 rows but y has 5 labels", "X has more rows than y has labels",
+     "return one label per row of X"),
+    ("y_2d", "y is 2-D", "y is a column (2-D) instead of a 1-D array",
+     "return y as a 1-D array (y.ravel())"),
+    ("x_1d", "X is 1-D", "X is a 1-D array", "return X as a 2-D array, one row per sample"),
+    ("x_3d", "X is 3-D", "X has three dimensions (images not flattened)",
+     "flatten each sample into a row (X.reshape(len(X), -1)) and give image_shape"),
+    ("x_empty", "X is empty (shape (0, 2))", "X has no rows", "return the data's rows"),
+    ("no_features", "X is empty (shape (6, 0))", "X has no columns",
+     "return the data's features"),
+    ("x_list", "X is a builtins.list", "X is a Python list",
+     "return X as a numpy array or a scipy.sparse CSR matrix"),
+    ("complex_x", "X is complex", "X holds complex numbers, which k-means cannot cluster",
+     "return real values (the modulus, or the real and imaginary parts as columns)"),
+    ("object_x", "X has dtype object", "X is an array of Python objects",
+     "convert X to float (np.asarray(X, dtype=float))"),
+    ("str_x", "X has dtype str", "X holds strings", "convert X to numbers"),
+    ("nan_x", "1 non-finite values (1 NaN, 0 inf)", "X holds NaN values",
+     "fill or drop the missing values before returning X"),
+    ("inf_x", "1 non-finite values (0 NaN, 1 inf)", "X holds infinite values",
+     "replace or drop the infinite values before returning X"),
+    ("sparse_nan", "1 non-finite values (1 NaN", "a sparse X stores NaN values",
+     "fill or drop the missing values before returning X"),
+    ("sparse_complex", "X is complex", "a sparse X holds complex numbers",
+     "return real values (the modulus, or the real and imaginary parts as columns)"),
+    ("coo_x", "X is a scipy.sparse COO matrix; give it as CSR", "X is a sparse COO matrix",
+     "return X.tocsr()"),
+    ("csc_x", "X is a scipy.sparse CSC matrix", "X is a sparse CSC matrix",
+     "return X.tocsr()"),
+    ("more_k_than_classes", "y has 2 classes but n_clusters is 3",
+     "n_clusters is larger than the number of classes in y",
+     "set n_clusters to the number of classes y holds"),
+    ("fewer_k_than_classes", "y has 3 classes but n_clusters is 2",
+     "n_clusters is smaller than the number of classes in y",
+     "set n_clusters to the number of classes y holds"),
+    ("labels_from_one", "not consecutive from 0 (they are 1, 2)", "the labels start at 1",
+     "number the classes 0, 1, ..., k-1 (y - 1, or np.unique(y, return_inverse=True)[1])"),
+    ("negative_labels", "negative labels (from -1)", "the labels are negative (-1 and 1)",
+     "number the classes 0, 1, ..., k-1 (np.unique(y, return_inverse=True)[1])"),
+    ("labels_with_a_gap", "they are 0, 2", "the labels skip a value (0 and 2)",
+     "number the classes 0, 1, ..., k-1 (np.unique(y, return_inverse=True)[1])"),
+    ("float_labels", "y has dtype float64", "the labels are floats",
+     "return y as integers (y.astype(np.int64))"),
+    ("labels_list", "y is a list", "the labels are a Python list",
+     "return y as a numpy integer array"),
+    ("one_class", "n_clusters is 1", "the dataset has one class: nothing to cluster",
+     "give data with at least two classes"),
+    ("fewer_samples_than_k", "2 samples for k=3 clusters",
+     "the dataset has fewer rows than clusters", "give at least k rows"),
+    ("float_k", "n_clusters is 2.0", "n_clusters is a float", "give n_clusters as an int"),
+    ("feature_names_wrong", "feature_names has 3 names for 2 features",
+     "feature_names does not give one name per column of X",
+     "give one name per column, or feature_names=None"),
+    ("image_shape_wrong", "image_shape (3, 3) does not hold the 2 features",
+     "image_shape does not match the number of columns of X",
+     "give the shape whose product is the number of columns, or image_shape=None"),
+    ("catalog_lies", "the loader returned n_clusters=2 but its DatasetEntry declares n_clusters=3",
+     "the plug-in's DatasetEntry declares another k than its loader returns",
+     "make the DatasetEntry's n_clusters (and n_samples, n_features) what the loader returns"),
+    ("a_tuple", "returned a builtins.tuple, not a kmdr.datasets.Dataset",
+     "the loader returns (X, y) instead of a Dataset",
+     "return kmdr.datasets.Dataset(name, X, y, n_clusters, ...)"),
+    ("nothing", "returned a builtins.NoneType", "the loader returns nothing (None)",
+     "return a kmdr.datasets.Dataset"),
+]  # fmt: skip
 
 # Plug-ins that cannot give a dataset at all: kmdr skips them with their reason (DatasetUnavailable)
 # or refuses them (DatasetError), in one line.
@@ -258,27 +262,32 @@ BROKEN = [
         "raises",
         kd.DatasetError,
         "RuntimeError: the lab's data server refused the connection (loader badplugin:raises)",
-        "a plug-in's loader raises",
+        "the plug-in's loader raised an exception (here, its data server refused it)",
+        "fix what the exception names (the message gives its type, its text and the loader)",
     ),
     (
         "exits",
         kd.DatasetError,
         "SystemExit: 3 (loader badplugin:exits)",
-        "a plug-in's loader calls sys.exit",
+        "the plug-in's loader called sys.exit",
+        "raise an exception from the loader instead of exiting",
     ),
     (
         "noimport",
         kd.DatasetUnavailable,
         "failed to import (ModuleNotFoundError: No module named 'badplugin_nowhere'); fix or "
         "reinstall the package",
-        "a plug-in's entry point names a module that does not exist",
+        "an installed plug-in's entry point names a module that does not exist",
+        "reinstall the plug-in, or uninstall it (`pip uninstall NAME`)",
     ),
     (
         "importerror",
         kd.DatasetUnavailable,
         "failed to import (ImportError: badplugin_broken needs libfoo, which is not installed); "
         "fix or reinstall the package that declares it, or uninstall it",
-        "a plug-in's module raises when imported",
+        "an installed plug-in's module raises when imported, here because a library it needs is "
+        "missing",
+        "install what the message says is missing, or reinstall or uninstall the plug-in",
     ),
 ]
 
@@ -312,15 +321,15 @@ def badplugin(tmp_path_factory):
     kd.reload_plugins()
 
 
-def _invalid_params():
-    return [
-        pytest.param(name, words, id=name, marks=fault(case, gets=f"one line: {words} ..."))
-        for name, words, case in INVALID
-    ]
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "words"), _invalid_params())
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        case(name, says=words, doing="plugin", cause=f"a plug-in dataset's loader: {cause}",
+             fix=fix, id=name)
+        for name, words, cause, fix in INVALID
+    ],
+)  # fmt: skip
 def test_an_invalid_plugin_dataset_is_one_line_everywhere(badplugin, name, words, capsys, tmp_path):
     # The library: a DatasetError naming the dataset, the problem and the loader.
     with pytest.raises(kd.DatasetError) as err:
@@ -336,8 +345,8 @@ def test_an_invalid_plugin_dataset_is_one_line_everywhere(badplugin, name, words
 @pytest.mark.parametrize(
     ("name", "error", "words"),
     [
-        pytest.param(name, error, words, id=name, marks=fault(case, gets=f"one line: {words}"))
-        for name, error, words, case in BROKEN
+        case(name, error, says=words, doing="plugin", cause=cause, fix=fix, id=name)
+        for name, error, words, cause, fix in BROKEN
     ],
 )
 def test_a_broken_plugin_is_one_line_and_the_others_still_load(badplugin, name, error, words):
@@ -347,11 +356,19 @@ def test_a_broken_plugin_is_one_line_and_the_others_still_load(badplugin, name, 
     assert kd.load_dataset("synth", n_samples=20, n_features=3, n_clusters=2).n_samples == 20
 
 
-@fault(
-    "kmdr run on a plug-in whose module fails to import",
-    gets="one skip line naming the plug-in, the import error and the fix; exit 1, no cell",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="kmdr: custom skipped: dataset plug-in entry point",
+            doing="plugin",
+            cause="the run's dataset comes from an installed plug-in whose module does not import "
+            "(the line gives the import error); nothing is computed",
+            fix="install what the import error names, or reinstall or uninstall the plug-in",
+        )
+    ],
 )
-def test_kmdr_on_a_plugin_that_does_not_import_skips_in_one_line(badplugin, capsys, tmp_path):
+def test_kmdr_on_a_plugin_that_does_not_import_skips_in_one_line(says, badplugin, capsys, tmp_path):
     results = tmp_path / "r"
     argv = ["-cd", str(badplugin / "conf"), "dataset=importerror", f"results_dir={results}"]
     with pytest.raises(SystemExit) as exc:
@@ -359,15 +376,11 @@ def test_kmdr_on_a_plugin_that_does_not_import_skips_in_one_line(badplugin, caps
     out, err = capsys.readouterr()
     assert exc.value.code == 1 and "Traceback" not in out + err
     (line,) = err.splitlines()
-    assert line.startswith("kmdr: custom skipped: dataset plug-in entry point importerror = ")
+    assert line.startswith(f"{says} importerror = ")
     assert "needs libfoo" in line and "reinstall" in line
     assert not list(results.rglob("cells.csv"))
 
 
-@fault(
-    "kmdr-data on a plug-in that returns wrong shapes, beside a good dataset",
-    gets="the good one is listed; one ERROR line for the bad one; exit 1",
-)
 def test_kmdr_data_lists_a_bad_plugin_in_one_line(badplugin, capsys):
     from kmdr.datasets.cli import main
 

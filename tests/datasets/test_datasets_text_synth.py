@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import re
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import dump_svmlight_file
 
 import kmdr.datasets as kd
+from _cases import case
 from _data import pin
 from _nips_fixture import (
     random_counts,
@@ -86,11 +88,19 @@ def test_nips_validation(tmp_path):
         kd.build_nips(bad, expected_sizes=None)
 
 
-@pytest.mark.fault(
-    "a NIPS file whose document names differ from the hashed metadata's",
-    gets="one line naming the file: the selection differs; delete it and fetch it again",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="differ from those labelled",
+            doing="data",
+            cause="the NIPS counts file is not the published one: its document names are not "
+            "those of the hashed label file, so the labelled documents cannot be selected",
+            fix="delete the file the message names and fetch it again (`kmdr-data nips`)",
+        )
+    ],
 )
-def test_nips_real_code_path_with_real_document_names(tmp_path, monkeypatch):
+def test_nips_real_code_path_with_real_document_names(says, tmp_path, monkeypatch):
     """load_dataset("nips") on a stand-in nips_1-17.mat with the real 2484 document names (from
     the hashed metadata) and random counts: mirror fetch, label cross-check, 184 = 50/68/66."""
     n_docs = len(real_docnames())
@@ -117,7 +127,7 @@ def test_nips_real_code_path_with_real_document_names(tmp_path, monkeypatch):
     pin(monkeypatch, NIPS_MAT, mirror / NIPS_MAT)
     with pytest.raises(kd.DatasetError, match="nips_1-17") as err:
         kd.load_dataset("nips", data_dir=tmp_path / "cache2", mirror=mirror)
-    assert "\n" not in str(err.value) and "differ from those labelled" in str(err.value)
+    assert "\n" not in str(err.value) and says in str(err.value)
 
 
 def test_nips_missing_is_unavailable(tmp_path, monkeypatch):
@@ -137,11 +147,19 @@ def _write_svmlight_bz2(path: Path, X, labels) -> Path:
     return path
 
 
-@pytest.mark.fault(
-    "an RCV1 file in the mirror of the right format but another size",
-    gets="one line: the sample count expected and found, and to fetch it again",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="expected 15564",
+            doing="data",
+            cause="the RCV1 file reads as LIBSVM data but has another number of rows than the "
+            "published training split: another file or another version",
+            fix="delete the file the message names and fetch it again (`kmdr-data rcv1`)",
+        )
+    ],
 )
-def test_rcv1_reader_keeps_sparse_and_remaps_labels(tmp_path, monkeypatch):
+def test_rcv1_reader_keeps_sparse_and_remaps_labels(says, tmp_path, monkeypatch):
     rng = np.random.default_rng(1)
     X = sp.random(40, 30, density=0.1, random_state=rng, format="csr")
     labels = rng.choice([3, 7, 11, 53], size=40)
@@ -157,7 +175,7 @@ def test_rcv1_reader_keeps_sparse_and_remaps_labels(tmp_path, monkeypatch):
     (mirror / "rcv1").mkdir(parents=True)
     shutil.copyfile(path, mirror / "rcv1" / "rcv1_train.multiclass.bz2")
     pin(monkeypatch, "rcv1/rcv1_train.multiclass.bz2", path)
-    with pytest.raises(kd.DatasetError, match="expected 15564") as err:
+    with pytest.raises(kd.DatasetError, match=re.escape(says)) as err:
         kd.load_dataset("rcv1", data_dir=tmp_path / "cache", mirror=mirror)
     assert "\n" not in str(err.value) and "(kmdr-data rcv1)" in str(err.value)
 

@@ -32,7 +32,8 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
 import kmdr.datasets as kd
-from _bad_data import reproduce
+from _bad_data import DAMAGED_MIRROR, DOWNLOAD_MISMATCH, reproduce
+from _cases import case
 from _nips_fixture import sectioned_counts, write_nips_mirror
 from kmdr._log import LOGGER
 from kmdr.datasets import _registry
@@ -97,28 +98,14 @@ def test_the_git_blob_id_is_git_hash_object(written):
 
 
 @pytest.mark.parametrize(
-    ("rel", "algorithm"),
+    ("rel", "algorithm", "says"),
     [
-        pytest.param(
-            NIPS,
-            "gitblob",
-            marks=pytest.mark.fault(
-                "NIPS's nips_1-17.mat in the mirror with one byte changed (pinned by git blob id)",
-                gets="one line naming the file, the expected and the found git blob id",
-            ),
-        ),
-        pytest.param(
-            RCV1,
-            "sha256",
-            marks=pytest.mark.fault(
-                "RCV1's LIBSVM file in the mirror with one byte changed (pinned by sha256)",
-                gets="one line naming the file, the expected and the found sha256",
-            ),
-        ),
+        case(NIPS, "gitblob", **{**DAMAGED_MIRROR, "says": "gitblob mismatch for"}),
+        case(RCV1, "sha256", **DAMAGED_MIRROR),
     ],
 )
 def test_a_file_one_byte_off_its_pin_is_refused_from_the_mirror(
-    rel, algorithm, written, tmp_path, monkeypatch
+    rel, algorithm, says, written, tmp_path, monkeypatch
 ):
     monkeypatch.setattr(_registry, "_download", _no_download)
     mirror, cache = written[rel].parents[1], tmp_path / "cache"
@@ -136,7 +123,7 @@ def test_a_file_one_byte_off_its_pin_is_refused_from_the_mirror(
         _registry.fetch(rel, dataset="x", data_dir=cache, mirror=mirror)
     message = str(err.value)
     assert "\n" not in message and str(written[rel]) in message
-    assert f"{algorithm} mismatch for {rel}: expected {pin}, got {found}" in message
+    assert f"{says} {rel}: expected {pin}, got {found}" in message
     assert not (cache / rel).exists()  # nothing kept
 
 
@@ -175,26 +162,11 @@ def _said(lines: list[str]):
 
 
 @pytest.mark.parametrize(
-    "rel",
-    [
-        pytest.param(
-            NIPS,
-            marks=pytest.mark.fault(
-                "a download of NIPS's nips_1-17.mat with one byte changed (pinned by git blob id)",
-                gets="one line naming the URL, the file, both git blob ids; nothing kept",
-            ),
-        ),
-        pytest.param(
-            RCV1,
-            marks=pytest.mark.fault(
-                "a download of RCV1's LIBSVM file with one byte changed (pinned by sha256)",
-                gets="one line naming the URL, the file, both sha256s; nothing kept",
-            ),
-        ),
-    ],
+    ("rel", "says"),
+    [case(NIPS, **DOWNLOAD_MISMATCH), case(RCV1, **DOWNLOAD_MISMATCH)],
 )
 def test_a_download_one_byte_off_its_pin_is_refused_and_not_kept(
-    rel, written, source, tmp_path, monkeypatch
+    rel, says, written, source, tmp_path, monkeypatch
 ):
     monkeypatch.setenv("KMDR_DOWNLOAD_PROGRESS", "0")
     entry = _registry.registry()[rel]
@@ -220,7 +192,7 @@ def test_a_download_one_byte_off_its_pin_is_refused_and_not_kept(
         _registry.fetch(rel, dataset="x", data_dir=cache)
     message = " ".join(str(err.value).split())
     assert "\n" not in str(err.value) and f"{source}/{rel}" in message and rel in message
-    assert pin in message and found.partition(":")[2] in message
+    assert pin in message and found.partition(":")[2] in message and says in message
     assert [p.name for p in (cache / rel).parent.iterdir()] == []  # nothing kept
 
 

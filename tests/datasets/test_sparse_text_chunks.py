@@ -10,6 +10,8 @@ import pytest
 import scipy.sparse as sp
 
 import kmdr.datasets as kd
+from _bad_data import PARAM_CLUSTERS_ROWS, PARAM_RANGE, PARAM_UNKNOWN
+from _cases import case
 from kmdr.datasets import _sparse_text
 from kmdr.datasets._sparse_text import _tokens_for_unique, _zipf
 from kmdr.datasets._synthetic import SparseTextParams, SynthParams
@@ -159,22 +161,31 @@ def test_recorded_params_keep_the_cell_identity():
     assert kd.recorded_params("orl", {}) == {}
 
 
-@pytest.mark.fault(case="dataset.params value out of range", gets="one-line DatasetError")
 @pytest.mark.parametrize(
     ("params", "words"),
     [
-        ({"n_samples": 0}, "'n_samples' must be an integer >= 1, got 0"),
-        ({"n_clusters": 60, "n_samples": 50}, "'n_clusters' (60) must be <= 'n_samples' (50)"),
-        ({"topic_terms": 50000}, "'topic_terms' (50000) must be <= 'n_features' (47236)"),
-        ({"topic_weight": -0.5}, "'topic_weight' must be a number >= 0.0 and <= 1.0"),
-        ({"nnz_per_row": 30000.0}, "'nnz_per_row' must be a number > 0.0 and <= 23618.0"),
-        ({"n_samples": 2.5}, "'n_samples' must be an integer >= 1, got 2.5"),
-        ({"n_sampels": 5}, "unknown parameters ['n_sampels']"),
+        case({"n_samples": 0}, says="parameter 'n_samples' must be an integer >= 1",
+             **PARAM_RANGE),
+        case({"n_clusters": 60, "n_samples": 50}, **PARAM_CLUSTERS_ROWS),
+        case({"topic_terms": 50000}, says="must be <= 'n_features'", doing="configure",
+             cause="sparse_text was asked for more topic terms (dataset.params.topic_terms) "
+             "than it has features (dataset.params.n_features)",
+             fix="lower dataset.params.topic_terms or raise dataset.params.n_features"),
+        case({"topic_weight": -0.5},
+             says="parameter 'topic_weight' must be a number >= 0.0 and <= 1.0", **PARAM_RANGE),
+        case({"nnz_per_row": 30000.0}, says="parameter 'nnz_per_row' must be a number > 0.0",
+             **PARAM_RANGE),
+        case({"n_samples": 2.5}, says="parameter 'n_samples' must be an integer >= 1",
+             **PARAM_RANGE),
+        case({"n_sampels": 5}, **PARAM_UNKNOWN),
     ],
-)
+)  # fmt: skip
 def test_bad_params_are_one_line_before_any_work(params, words):
     with pytest.raises(kd.DatasetError) as err:
         kd.recorded_params("sparse_text", params)
     message = str(err.value)
     assert words in message and "\n" not in message
+    for key, value in params.items():  # the parameter named, with the value given
+        assert f"'{key}'" in message
+        assert f"({value})" in message or f"got {value}" in message or "unknown" in message
     assert message.startswith("dataset 'sparse_text': ") and "defaults: n_samples=15564" in message

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from _browser import chromium, needs_chromium, when_ready
+from _browser import needs_chromium, when_ready
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -130,11 +130,6 @@ def test_every_gallery_example_ran_and_drew(built_site):
         text = page.read_text(encoding="utf-8")
         # sphinx-gallery embeds what an example drew as sphx_glr_<name>_NNN.png images.
         assert re.search(r"sphx_glr_plot_\w+_\d+\.png", text), f"{page.name} drew no figure"
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory)
 
 
 def test_every_page_loads_and_shows_its_images(built_site, browser):

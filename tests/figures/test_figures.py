@@ -377,10 +377,6 @@ def test_a_configured_reducer_without_cells_is_named_not_drawn(tmp_path):
     plt.close(fig)
 
 
-@pytest.mark.fault(
-    "reducers listed without an id, by an alias, with a label of their own",
-    gets="every drawn reducer in the legend, none named 'not drawn'",
-)
 @pytest.mark.parametrize(
     "reducers",
     [

@@ -15,6 +15,7 @@ import warnings
 
 import pytest
 
+from _cases import SHADOWED, case
 from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
 from kmdr.plugins import PAPERS, RegistryError, papers
 
@@ -83,14 +84,24 @@ def plugged(tmp_path, monkeypatch):
         sys.modules.pop(module, None)
 
 
-@pytest.mark.fault(
-    "a plug-in paper's package fails to import, its key differs from its entry point's name, or "
-    "it takes a built-in paper's key",
-    gets="one warning line each naming the entry point, its package and the fix; every other "
-    "paper's parts still load",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="its Paper's key is 'other': name the entry point 'other' or set key=",
+            doing="plugin",
+            cause="a paper plug-in's Paper has another key than the name of the entry point that "
+            "declares it; the paper is not used",
+            fix="make the entry point's name (in the plug-in's pyproject.toml) and Paper.key the "
+            "same, then reinstall the plug-in",
+            warning=True,
+        ),
+        case(**SHADOWED),
+    ],
 )
-def test_a_paper_that_cannot_be_used_is_one_line_and_the_others_load(plugged):
+def test_a_paper_that_cannot_be_used_is_one_line_and_the_others_load(plugged, says):
     said = "\n".join(plugged)
+    assert says in said
     assert all("\n" not in w for w in plugged)
     assert "toy_broken needs the library toylib" in said and "toy-broken 0.1" in said
     assert (
@@ -109,25 +120,31 @@ def test_a_paper_that_cannot_be_used_is_one_line_and_the_others_load(plugged):
         assert "\n" not in str(err.value) and f"entry point {key}" in str(err.value)
 
 
-@pytest.mark.fault(
-    "a style a broken plug-in paper would have declared is asked for (preset.figure)",
-    gets="one line: unknown, the valid styles, and why each broken plug-in paper failed to load",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="a paper that may declare it failed to load",
+            doing="plugin",
+            cause="a preset asks for a figure style or report section that no loaded paper "
+            "declares, and a paper plug-in that might declare it failed to load (the message "
+            "gives why)",
+            fix="fix the paper plug-in as the reason says (often: install what it needs), or use "
+            "one of the valid names the message lists",
+        )
+    ],
 )
-def test_asking_for_a_part_of_a_broken_paper_names_its_failure(plugged):
+def test_asking_for_a_part_of_a_broken_paper_names_its_failure(plugged, says):
     problem = FIGURE_STYLES.problem("toystyle")
     assert "\n" not in problem
     assert problem.startswith("figure style 'toystyle' is unknown; valid figure styles: ")
-    assert "a paper that may declare it failed to load" in problem and "toylib" in problem
+    assert says in problem and "toylib" in problem
 
 
-@pytest.mark.fault(
-    "a plug-in paper declares a built-in figure style's name, or a style that fails to import",
-    gets="the built-in is used and one warning line names the plug-in; asking for the broken "
-    "style is one line naming it, its paper and the import error",
-)
-def test_a_part_named_like_a_builtin_or_broken_is_one_line(plugged):
+@pytest.mark.parametrize("says", [case(**SHADOWED)])
+def test_a_part_named_like_a_builtin_or_broken_is_one_line(plugged, says):
     ignored = [w for w in plugged if "'bzmd14' of paper toyclash" in w]
-    assert len(ignored) == 1 and "is ignored: the built-in figure style 'bzmd14'" in ignored[0]
+    assert len(ignored) == 1 and f"{says} figure style 'bzmd14'" in ignored[0]
     assert FIGURE_STYLES.get("bzmd14").reference.startswith("bzmd14")  # kmdr's
     assert FIGURE_STYLES.is_own("bzmd14") and not FIGURE_STYLES.is_own("nostyle_here")
     with warnings.catch_warnings(record=True):
@@ -140,14 +157,22 @@ def test_a_part_named_like_a_builtin_or_broken_is_one_line(plugged):
     assert FIGURE_STYLES.problem("nostyle_here") == message  # the same line, every time after
 
 
-@pytest.mark.fault(
-    "two plug-in papers declare one report section name",
-    gets="neither is used: one warning line, and asking for it is one line naming both papers",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="is declared by 2 plug-ins",
+            doing="plugin",
+            cause="two installed plug-ins declare the same name (here a report section); neither "
+            "is used",
+            fix="uninstall one of the plug-ins the message names, or rename its declaration",
+        )
+    ],
 )
-def test_two_papers_declaring_one_name_are_refused_when_it_is_used(plugged):
+def test_two_papers_declaring_one_name_are_refused_when_it_is_used(plugged, says):
     problem = SECTIONS.problem("dupsection")
     assert problem is not None and "\n" not in problem
-    assert "declared by 2 plug-ins" in problem
+    assert says in problem
     assert "of paper toyclash" in problem and "of paper toydup" in problem
     assert sum("'dupsection'" in w for w in plugged) == 1
     assert SECTIONS.problem("curves") is None

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from _cases import DOES_NOT_IMPORT, SHADOWED, case
 from _reducer_helpers import sparse_pair, to_dense
 from kmdr.reducers import (
     BUILTIN_REDUCERS,
@@ -471,12 +472,20 @@ def test_a_plugin_entry_is_loaded_once_and_works_everywhere(install_plugin):
     assert not reducer_entry("toy").baseline and reducer_entry("toy").style is None
 
 
-@pytest.mark.fault(
-    "a reducer plug-in that fails to import or is not a reducer",
-    gets="listing names still works; one warning line per broken plug-in when it is first used; "
-    "the others work; asking for it is a one-line error",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(**DOES_NOT_IMPORT),
+        case(
+            says="not a ReducerEntry or a kmdr BaseReducer subclass",
+            doing="plugin",
+            cause="a plug-in's `kmdr.reducers` entry point names something that is neither a "
+            "ReducerEntry nor a reducer class",
+            fix="point the entry point at a kmdr.reducers.ReducerEntry or a BaseReducer subclass",
+        ),
+    ],
 )
-def test_a_broken_plugin_warns_in_one_line_and_spares_the_builtins(install_plugin):
+def test_a_broken_plugin_warns_in_one_line_and_spares_the_builtins(install_plugin, says):
     install_plugin(
         "toy = toyplugin_mod:TOY",
         "missing = no_such_module_xyz:Thing",
@@ -495,6 +504,7 @@ def test_a_broken_plugin_warns_in_one_line_and_spares_the_builtins(install_plugi
     assert len(messages) == 2 and all("\n" not in m for m in messages)
     assert "missing = no_such_module_xyz:Thing" in messages[0] and "toyplugin 0.1" in messages[0]
     assert "No module named 'no_such_module_xyz'" in messages[0]
+    assert sum(says in m for m in messages) == 1
     assert unusable_plugin("missing") == messages[0]  # the same line, asked again: no new warning
     assert unusable_plugin("toy") is None and unusable_plugin("sign") is None
     assert unusable_plugin("nosuchname") is None
@@ -515,18 +525,14 @@ def test_a_plugin_entry_may_name_its_class_as_a_string(install_plugin, tmp_path)
     sys.modules.pop("toyplugin_lazy", None)
 
 
-@pytest.mark.fault(
-    "a reducer plug-in named like a built-in (svd)",
-    gets="the plug-in is ignored with one warning line naming it and its package; the built-in "
-    "keeps the name and every command works",
-)
-def test_a_plugin_named_like_a_builtin_is_ignored_with_one_warning(install_plugin):
+@pytest.mark.parametrize("says", [case(**SHADOWED)])
+def test_a_plugin_named_like_a_builtin_is_ignored_with_one_warning(install_plugin, says):
     install_plugin("svd = toyplugin_mod:TOY", "toy = toyplugin_mod:TOY")
     with pytest.warns(UserWarning) as record:
         names = available_reducers()
     (message,) = [str(w.message) for w in record]
     assert "\n" not in message and "svd = toyplugin_mod:TOY" in message
-    assert "toyplugin 0.1" in message and "is ignored" in message
+    assert "toyplugin 0.1" in message and f"{says} reducer 'svd'" in message
     assert names.count("svd") == 1 and "toy" in names
     assert reducer_label("svd") == "SVD"  # the built-in's
     assert type(make_reducer("svd", 2)).__name__ == "SVDFeatures"

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from _cases import case
 from kmdr.reducers import (
     SVDResult,
     fast_frobenius_svd,
@@ -146,18 +147,30 @@ def test_the_plans_say_which_reducers_run_on_blocks():
     assert not offered & {*refused, "none"}
 
 
-@pytest.mark.fault(
-    "fit_rows on a reducer that needs the whole matrix (exact svd, leverage, laplacian, lle, "
-    "ridge leverage, none)",
-    gets="one-line ValueError naming the reducer, before any work",
+_WHOLE_MATRIX = dict(
+    says="cannot run on row blocks: it needs the whole matrix",
+    doing="run",
+    cause="data read in row blocks (a dataset too large for memory, a Dask run) was given to a "
+    "reducer that needs the whole matrix at once: exact SVD, leverage scores, Laplacian scores, "
+    "LLE, ridge leverage, or no reduction",
+    fix="use a reducer that runs on row blocks (a random projection, the sparse embedding, the "
+    "approximate SVD), or load the data whole",
 )
-@pytest.mark.parametrize("name", ["svd", "leverage", "laplacian", "lle", "ridge_leverage", "none"])
-def test_a_reducer_that_needs_the_whole_matrix_refuses_in_one_line(name):
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        case(name, **_WHOLE_MATRIX, id=name)
+        for name in ["svd", "leverage", "laplacian", "lle", "ridge_leverage", "none"]
+    ],
+)
+def test_a_reducer_that_needs_the_whole_matrix_refuses_in_one_line(name, says):
     reducer = make_reducer(name, 3, n_clusters=2, random_state=0)
     with pytest.raises(ValueError) as err:
         reducer.fit_rows(50, 20)
     assert "\n" not in str(err.value)
-    assert "cannot run on row blocks" in str(err.value)
+    assert says in str(err.value)
     assert type(reducer).__name__ in str(err.value)
 
 

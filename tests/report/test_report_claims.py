@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from _cases import case
 from kmdr.papers.bzmd14.claims import BZMD14_METHODS
 from kmdr.papers.lst17.claims import LST17_METHODS
 from kmdr.papers.pb17.claims import SPARSIFIED as PB17_METHODS
@@ -96,10 +97,6 @@ def test_flat_noise_is_a_tie_not_a_decrease_nor_a_failure():
     )
 
 
-@pytest.mark.fault(
-    "a claim about an experiment that was not run, or whose method did not run",
-    gets="the claim is no data, with the reason",
-)
 def test_claim_without_data_is_no_data():
     v = C.evaluate(_claim("lst17-rp-time-grows-rcv1"), {})
     assert v.verdict == C.NO_DATA
@@ -108,14 +105,24 @@ def test_claim_without_data_is_no_data():
     assert C.evaluate(_claim("lst17-rp-time-grows-rcv1"), {"lst17_rcv1": df}).verdict == C.NO_DATA
 
 
-@pytest.mark.fault(
-    "an experiment's results hold another dataset than the one a claim is about",
-    gets="the claim is no data naming the missing dataset, never judged on the other one",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="no results for dataset coil20",
+            doing="read",
+            cause="a paper's claim is about one dataset, and the experiment folder it reads holds "
+            "results of another (the experiment was run with dataset=...); the claim is not "
+            "judged on other data",
+            fix="run the experiment's preset as it is (`kmdr experiment=NAME`), or send runs on "
+            "other data to a results folder of their own (results_dir=...)",
+        )
+    ],
 )
-def test_a_claim_is_never_judged_on_another_dataset():
+def test_a_claim_is_never_judged_on_another_dataset(says):
     df = _summary({"RP": {"reduce_seconds": [0.001 * r for r in RS]}}, rel_sd=0.01)
     v = C.evaluate(_claim("lst17-rp-time-grows-coil20"), {"lst17_coil20": df.assign(dataset="orl")})
-    assert v.verdict == C.NO_DATA and "no results for dataset coil20" in v.evidence
+    assert v.verdict == C.NO_DATA and says in v.evidence
     assert _run("lst17-rp-time-grows-coil20", df).verdict == C.HOLDS  # the same rows, right name
 
 
@@ -234,10 +241,6 @@ def test_faster_than_full_kmeans():
     assert v.verdict == C.FAILS and "0 of 6 comparisons for the claim, 6 against" in v.evidence
 
 
-@pytest.mark.fault(
-    "a results folder holding none of the claims' experiments",
-    gets="every claim is no data; nothing raises",
-)
 def test_every_claim_is_well_formed():
     ids = [c.id for c in C.all_claims()]
     assert len(ids) == len(set(ids))
@@ -246,10 +249,6 @@ def test_every_claim_is_well_formed():
         assert C.evaluate(c, {}).verdict == C.NO_DATA
 
 
-@pytest.mark.fault(
-    "a row labelled kMeans whose reducer is not the no-reduction baseline",
-    gets="it is not taken for the baseline: the claim says kMeans was not run",
-)
 def test_the_baseline_is_found_by_registry_name_not_label():
     near = {m: {"objective": DECREASING} for m in BZMD14_METHODS}
     near[C.BASELINE] = {"objective": 0.505}
@@ -291,10 +290,6 @@ def _correlated(
     return pd.DataFrame(rows)
 
 
-@pytest.mark.fault(
-    "r points of one repetition perfectly correlated (one draw shared by all its r)",
-    gets="the p-value of the test on per-repetition means, never the pooled one's smaller p",
-)
 def test_correlated_r_points_count_once_per_repetition():
     rng = np.random.default_rng(5)
     shifts = {"RP": rng.normal(0, 0.03, 5), "SE": rng.normal(0, 0.03, 5)}
@@ -327,10 +322,6 @@ def test_repetitions_sharing_seeds_are_paired():
     assert not unpaired.paired and unpaired.p > 100 * t.p
 
 
-@pytest.mark.fault(
-    "every method's F equals kMeans' exactly in every repetition (Synth, k-means++ starts)",
-    gets="the sign test on the 5 repetitions, whose p accounts for n, in Holm's family: a tie",
-)
 def test_exact_equality_is_a_sign_test_whose_p_accounts_for_n():
     same = {m: {"objective": [7.5e-7] * len(RS)} for m in BZMD14_METHODS}
     same[C.BASELINE] = {"objective": 7.5e-7}
@@ -377,10 +368,6 @@ def test_a_six_fold_speed_up_with_five_repetitions_is_decided():
     assert "×0.167" in v.evidence and "95% CI ×" in v.evidence
 
 
-@pytest.mark.fault(
-    "every repetition of every method gives the same value (no noise to test)",
-    gets="a tie with p n/a, never p = 0 nor a significant difference",
-)
 def test_all_methods_at_the_optimum_is_a_tie_not_a_failure():
     # Synth with k-means++ starts: every method and LapScores at P = 1, F at the optimum, no sd
     n = len(RS)
@@ -406,10 +393,6 @@ def test_a_lead_is_holds_only_when_significant():
     assert _run("bzmd14-lapscores-lead-pie", _summary(curves, sd=0.005)).verdict == C.FAILS
 
 
-@pytest.mark.fault(
-    "a lead claim on curves with one repetition per point",
-    gets="a tie: a point without sd is never significant",
-)
 def test_a_point_without_sd_cannot_be_significant():
     n = len(RS)
     curves = {m: {"accuracy": [0.5] * n} for m in BZMD14_METHODS}
@@ -494,10 +477,6 @@ def test_every_verdict_names_its_test():
         assert "Δ = " in v.evidence and ("g = " in v.evidence or "95% CI" in v.evidence), claim.id
 
 
-@pytest.mark.fault(
-    "a tolerance claim whose methods and kMeans repeat one value in every repetition",
-    gets="the sign test on the repetitions (p 0.062 after Bonferroni over two r): a tie",
-)
 def test_an_exact_tolerance_is_a_sign_test_too():
     same = {m: {"accuracy": [1.0] * len(RS)} for m in BZMD14_METHODS}
     same[C.BASELINE] = {"accuracy": 1.0}

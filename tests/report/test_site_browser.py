@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from _browser import chromium, needs_chromium, when_ready
+from _browser import needs_chromium, when_ready
 from kmdr.report import build, interactive, site
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,11 +37,6 @@ def committed_site(tmp_path_factory) -> Path:
     shutil.copytree(source, root, ignore=shutil.ignore_patterns(site.INDEX, interactive.FOLDER))
     build.write_report(root)
     return root
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory)
 
 
 def _console_errors(driver) -> list[str]:

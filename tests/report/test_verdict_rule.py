@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from _cases import case
 from kmdr.report import claims as C
 from kmdr.report.claims import rankings
 from kmdr.report.claims import verdicts as V
@@ -148,10 +149,6 @@ def test_pure_noise_claims_hold_and_show_anything_no_more_often_than_alpha():
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.fault(
-    "a difference so large that its p-value underflows to 0",
-    gets="the report prints p < 1e-300, never p = 0",
-)
 def test_an_underflowing_p_is_printed_as_a_bound_never_zero():
     wide = np.linspace(-1, 1, 60)  # 60 repetitions a side: t ≈ 9000 on 118 dof
     p = V.test(_est(1000 + wide), _est(wide)).p
@@ -222,10 +219,6 @@ def _slowest(df):
     return V.decide(rankings.check_slowest(C.replicates(df), "A", ("B",), "reduce_seconds"))
 
 
-@pytest.mark.fault(
-    "a reduction time copied to every repetition (all repetitions show one value)",
-    gets="no test uses it: the comparison is p n/a and not significant",
-)
 def test_a_time_without_spread_is_a_copy_and_never_tested():
     assert _slowest(_time_summary(0.05)).verdict == C.HOLDS
     v = _slowest(_time_summary(0.0))
@@ -235,10 +228,6 @@ def test_a_time_without_spread_is_a_copy_and_never_tested():
     assert v.verdict == C.TIE and "p n/a" in v.evidence
 
 
-@pytest.mark.fault(
-    "cells written before timings were per repetition, one time charged to every repetition",
-    gets="the report flags those points' reduction and total times as copies and tests none",
-)
 def test_legacy_cells_with_repeated_times_are_flagged_as_copies():
     base = {"dataset": "d", "dataset_params": "{}", "reducer_params": "{}", "base_seed": 0,
             "kmeans_init": "random", "kmeans_n_init": 1, "kmeans_max_iter": 100,
@@ -264,43 +253,66 @@ def test_legacy_cells_with_repeated_times_are_flagged_as_copies():
     assert not flag_copied_timings(summary, timed)["reduce_seconds_copied"].any()
 
 
-@pytest.mark.fault(
-    "a claim's methods ran with a single repetition each (no sd)",
-    gets="every comparison is p n/a: a tie, never holds or fails",
-)
 def test_one_repetition_gives_no_test():
     v = _slowest(_time_summary(math.nan, n=1))
     assert v.verdict == C.TIE and "p n/a (no sd from independent repetitions)" in v.evidence
 
 
-@pytest.mark.fault(
-    "a summary with NaN times for one method",
-    gets="that method counts as not run and is listed so; no crash",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="not run: B",
+            doing="read",
+            cause="a claim compares methods of which one (here B) has no value in the results: "
+            "it was not in the run, or its cells failed or timed out",
+            fix="run the experiment's preset with every method the claim names (`make reproduce` "
+            "runs them all); a timed-out cell is named in the run's log",
+        )
+    ],
 )
-def test_nan_times_are_not_run_not_a_crash():
+def test_nan_times_are_not_run_not_a_crash(says):
     df = _time_summary(0.05)
     df.loc[df["method"] == "B", "reduce_seconds"] = math.nan
     v = _slowest(df)
-    assert v.verdict == C.NO_DATA and "not run: B" in v.evidence
+    assert v.verdict == C.NO_DATA and says in v.evidence
 
 
-@pytest.mark.fault(
-    "a summary (one row per point, no repetition column) given where the cells are read",
-    gets="the claim is no data saying it needs the cells, no crash and no pooled test",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="no repetition column",
+            doing="read",
+            cause="the claims were given a summary (one row per point) where they read the cells: "
+            "they test repetitions, which a summary no longer holds",
+            fix="give the experiment's cells (cells.csv, `kmdr.read_results(folder)`), not "
+            "summary.csv",
+        )
+    ],
 )
-def test_a_summary_instead_of_cells_is_no_data():
+def test_a_summary_instead_of_cells_is_no_data(says):
     claim = next(c for c in C.all_claims() if c.id == "lst17-svd-lle-slowest-coil20")
     df = _time_summary(0.05).drop(columns=["repetition"]).assign(dataset="coil20")
     v = C.evaluate(claim, {claim.experiment: df})
-    assert v.verdict == C.NO_DATA and "no repetition column" in v.evidence
+    assert v.verdict == C.NO_DATA and says in v.evidence
 
 
-@pytest.mark.fault(
-    "cells lacking the column a claim reads (no method column)",
-    gets="that claim is no data with the reason; the report goes on",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="check could not run",
+            doing="read",
+            cause="the results a claim reads lack a column it needs (the reason names it): a "
+            "cells.csv edited by hand or written by an older or foreign tool",
+            fix="regenerate the experiment's files from its cells (`kmdr-figures FOLDER`), or run "
+            "it again into a fresh folder",
+        )
+    ],
 )
-def test_a_malformed_summary_is_no_data_with_its_reason():
+def test_a_malformed_summary_is_no_data_with_its_reason(says):
     claim = next(c for c in C.all_claims() if c.id == "lst17-svd-lle-slowest-coil20")
     df = _time_summary(0.05).drop(columns=["method"]).assign(dataset="coil20")
     v = C.evaluate(claim, {claim.experiment: df})
-    assert v.verdict == C.NO_DATA and "check could not run" in v.evidence
+    assert v.verdict == C.NO_DATA and says in v.evidence
