@@ -22,7 +22,6 @@ from _overrides import overridden
 from _results_factory import make_cells, write_experiment
 from kmdr.config.schema import (
     DaskConfig,
-    DatasetConfig,
     Execution,
     Experiment,
     KMeansConfig,
@@ -356,63 +355,6 @@ def test_a_setting_given_two_ways_is_refused(args, kwargs, says, tmp_path, monke
     with pytest.raises(kmdr.ConfigError, match="results_dir is given twice"):
         kmdr.run(_experiment(), **{"output": Output(results_dir="a"), "results_dir": "b"})
     assert files_under(tmp_path) == []
-
-
-@pytest.mark.fault(
-    "an Experiment that keeps a preset's name but takes another dataset "
-    '(dataclasses.replace(kmdr.compose("experiment=bzmd14_synth"), dataset=DatasetConfig("orl")))',
-    gets=BEFORE_ANY_WORK + " (once its rows went into the preset's folder)",
-)
-def test_an_experiment_under_a_presets_name_holds_only_the_presets_experiment(
-    tmp_path, monkeypatch
-):
-    monkeypatch.chdir(tmp_path)
-    preset = kmdr.compose("experiment=bzmd14_synth", "r_grid=[5]", "repeats=1")
-    other = dataclasses.replace(preset, dataset=DatasetConfig("orl"))
-    with pytest.raises(kmdr.ConfigError) as err:
-        kmdr.run(other, output=Output(results_dir="r", dry_run=True))
-    assert "has the name of the preset bzmd14_synth but another dataset" in str(err.value)
-    assert files_under(tmp_path) == []
-    # what the preset fixes left alone (its grid, its repetitions): still the preset's experiment
-    cells = kmdr.run(preset, output=Output(results_dir="r", dry_run=True))
-    assert cells.empty
-
-
-@pytest.mark.parametrize(
-    ("args", "differ"),
-    [
-        pytest.param(
-            ["name=bzmd14_synth", "dataset=orl", "reducer=sign"],
-            "dataset, preset.*",
-            marks=pytest.mark.fault(
-                "a run named like a preset it does not run (name=bzmd14_orl dataset=synth "
-                "results_dir=results)",
-                gets="exit 2 before any work, one line naming what differs and the fix (once its "
-                "rows and title went into the preset's folder and figure)",
-            ),
-        ),
-        pytest.param(
-            ["experiment=bzmd14_orl", "name=bzmd14_synth"],
-            "dataset, preset.*",
-            marks=pytest.mark.fault(
-                "a preset run under another preset's name (experiment=bzmd14_orl "
-                "name=bzmd14_synth)",
-                gets="exit 2 before any work, one line naming what differs and the fix (once its "
-                "rows went into the other preset's folder)",
-            ),
-        ),
-    ],
-)
-def test_a_job_under_a_presets_name_holds_only_the_presets_experiment(args, differ, tmp_path):
-    results = tmp_path / "r"
-    proc = run_kmdr([*args, "r_grid=[5]", "repeats=1", f"results_dir={results}"], tmp_path)
-    line = refused(proc, "this job has the name of the preset bzmd14_synth but another", "name=...")
-    assert f"but another {differ}, and a preset's folder holds only" in line
-    assert files_under(tmp_path) == []
-    # the preset itself under its own name, or a part of it, is still the preset's experiment
-    proc = run_kmdr(["experiment=bzmd14_synth", "name=bzmd14_synth", "reducer=sign",
-                     "r_grid=[5]", "repeats=1", "dry_run=true"], tmp_path)  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
 
 
 @pytest.mark.parametrize(

@@ -93,10 +93,6 @@ def _user_folder(tmp_path, rel: str, text: str):
             "dataset/synth.yaml",
             "name: synth\nparams: {n_samples: 90, n_features: 7, n_clusters: 3}\n",
             ["dataset=synth", "reducer=sign", "r_grid=[2]", "dry_run=true"],
-            marks=pytest.mark.fault(
-                "a -cd folder whose dataset/<name>.yaml has a built-in dataset's name",
-                gets="exit 2 before any work, one line naming both files and the rename to make",
-            ),
             id="dataset",
         ),
         pytest.param(
@@ -104,10 +100,6 @@ def _user_folder(tmp_path, rel: str, text: str):
             "# @package _global_\ndefaults:\n  - override /dataset: synth\n"
             "name: bzmd14_synth\nreducers: [{name: sign}]\nr_grid: [2]\nrepeats: 7\n",
             ["experiment=bzmd14_synth", "dry_run=true"],
-            marks=pytest.mark.fault(
-                "a -cd folder whose experiment/<name>.yaml has a built-in preset's name",
-                gets="exit 2 before any work, one line naming both files and the rename to make",
-            ),
             id="experiment",
         ),
         pytest.param(
@@ -115,35 +107,19 @@ def _user_folder(tmp_path, rel: str, text: str):
             "defaults:\n  - kmdr_schema\n  - _self_\n  - dataset: synth\n  - reducer: sign\n"
             "repeats: 9\n",
             ["dry_run=true"],
-            marks=pytest.mark.fault(
-                "a -cd folder holding its own config.yaml (the name of kmdr's primary config)",
-                gets="exit 2 before any work, one line naming both files and --config-name",
-            ),
             id="config",
         ),
     ],
 )
-def test_a_users_config_named_like_a_builtin_is_never_ignored(rel, text, args, tmp_path):
-    conf = _user_folder(tmp_path, rel, text)
-    before = files_under(tmp_path)
+def test_a_users_own_config_is_the_one_composed(rel, text, args, tmp_path):
+    """Hydra takes a config from the first folder of its search path that holds it, kmdr's own
+    first: a user's ``-cd`` folder names its configs apart (``my_<name>``) and chooses them."""
     group, _, name = rel.removesuffix(".yaml").rpartition("/")
+    conf = _user_folder(tmp_path, rel.replace(name, f"my_{name}"), text)
     chosen = f"{group}=my_{name}" if group else f"--config-name my_{name}"
-    line = refused(
-        run_kmdr(["-cd", str(conf), *args], tmp_path),
-        f"{conf / rel} has the name of kmdr's built-in {rel} (pkg://kmdr.conf)",
-        f"choose it with {chosen}",
-    )
-    assert "yours would be ignored" in line
-    assert files_under(tmp_path) == before
-    # the fix the line gives works: the user's file, renamed, is the one composed
-    (conf / rel).rename(conf / rel.replace(name, f"my_{name}"))
     flags = ["--config-name", f"my_{name}"] if not group else []
     overrides = [a for a in args if not a.startswith(f"{group}=")] if group else args
     overrides = [*overrides, chosen] if group else overrides
-    if group == "experiment":  # the file keeps the preset's name: the job is told to take its own
-        named = run_kmdr(["-cd", str(conf), *overrides], tmp_path)  # a dry run
-        refused(named, "this job has the name of the preset bzmd14_synth", "name=...")
-        overrides.append(f"name=my_{name}")
     proc = run_kmdr(["-cd", str(conf), "--cfg", "job", *flags, *overrides], tmp_path)
     assert proc.returncode == 0, proc.stderr
     wanted = {"dataset": "n_samples: 90", "experiment": "repeats: 7", "": "repeats: 9"}[group]
@@ -230,23 +206,6 @@ def test_a_resume_with_another_reducer_under_the_id_is_refused(tmp_path, monkeyp
 
 
 @pytest.mark.fault(
-    "a hydra.searchpath folder whose dataset/<name>.yaml has a built-in dataset's name",
-    gets="exit 2 before any work, one line naming both files and the rename to make",
-)
-def test_a_searchpath_config_named_like_a_builtin_is_never_ignored(tmp_path):
-    text = "name: synth\nparams: {n_samples: 90, n_features: 7, n_clusters: 3}\n"
-    conf = _user_folder(tmp_path, "dataset/synth.yaml", text)
-    before = files_under(tmp_path)
-    args = [f"hydra.searchpath=[file://{conf}]", *TINY, "dry_run=true"]
-    refused(
-        run_kmdr(args, tmp_path),
-        f"{conf / 'dataset' / 'synth.yaml'} has the name of kmdr's built-in dataset/synth.yaml",
-        "choose it with dataset=my_synth",
-    )
-    assert files_under(tmp_path) == before
-
-
-@pytest.mark.fault(
     "several reducer options chosen as a list (reducer=[sign,none]; with a preset, "
     "experiment=bzmd14_synth reducer=[sign,svd])",
     gets="the run computes each listed reducer's cells (with a preset, its entries of them); "
@@ -314,33 +273,25 @@ def test_a_job_run_in_its_own_folder_writes_where_the_command_started(tmp_path):
     assert (tmp_path / "r" / "custom" / "figures" / "custom.png").is_file()
 
 
-@pytest.mark.fault(
-    "a config's hydra.sweeper.params (a -cd folder's sweep config) run without -m",
-    gets="exit 2 before any work, one line saying to add -m or set hydra.sweeper.params=null "
-    "(once one job ran with the config's own values, the sweep left out); with -m each job runs",
-)
-@pytest.mark.fault(
-    "a launcher or sweeper chosen on the command line without -m (hydra/launcher=submitit_slurm)",
-    gets="exit 2 before any work, one line saying to add -m (once the job ran here, not where "
-    "the launcher sends jobs)",
-)
-def test_what_only_a_multirun_reads_is_refused_without_it(tmp_path):
+def test_what_only_a_multirun_reads_is_warned_without_it(tmp_path):
+    """A sweep config, a launcher or a sweeper given to a job run alone changes nothing: one
+    warning, and the job runs with the config's own values; with -m each job runs."""
     text = (
         "defaults:\n  - config\n  - _self_\nhydra:\n  sweeper:\n    params:\n"
         "      reducer: sign,none\n"
     )
     conf = _user_folder(tmp_path, "sweep.yaml", text)
     args = ["-cd", str(conf), "-cn", "sweep", *TINY[1:], "dry_run=true"]
-    before = files_under(tmp_path)
-    refused(run_kmdr(args, tmp_path), "hydra.sweeper.params (reducer=sign,none) are swept by a")
-    assert files_under(tmp_path) == before
+    proc = run_kmdr(args, tmp_path)
+    assert proc.returncode == 0 and "hydra.sweeper.params: read by a multirun only" in proc.stderr
     proc = run_kmdr(["-m", *args], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "2 jobs planned (dry run)" in proc.stderr
     proc = run_kmdr([*args, "hydra.sweeper.params=null"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     launcher = [*TINY, "hydra/launcher=basic", "dry_run=true"]
-    refused(run_kmdr(launcher, tmp_path), "hydra/launcher=basic: Hydra's launcher and sweeper")
+    proc = run_kmdr(launcher, tmp_path)
+    assert proc.returncode == 0 and "hydra/launcher=basic: read by a multirun only" in proc.stderr
     proc = run_kmdr(["-m", *launcher], tmp_path)
     assert proc.returncode == 0, proc.stderr
 

@@ -7,7 +7,6 @@ never lands in the preset's folder."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -18,7 +17,6 @@ import pytest
 
 import _command as command
 from _overrides import overridden, refusal
-from kmdr.app import compose as configs
 from kmdr.config import presets
 from kmdr.figures import draw as figures
 from kmdr.report import build
@@ -109,7 +107,6 @@ def case(args, expected, what, gets="exit 2 before any work, one line naming it 
         case(["-m", "dataset=orl,nosuch"], "Could not find 'dataset/nosuch'", "an unknown dataset among the values of a sweep (dataset=orl,nosuch)", gets="exit 2 before any job runs (Hydra's sweeper composes every job first), one line"),
         case(["dataset=orl,nosuch"], "To sweep over it, add --multirun", "a sweep without -m (dataset=orl,nosuch)", gets="exit 2 before any work, one line saying how to write a list, a string or a sweep"),
         case(["-cd", "/nonexistent/kmdr_conf"], "Additional config directory '/nonexistent/kmdr_conf' not found", "-cd to a folder that does not exist"),
-        case(["hydra.searchpath=[file:///nonexistent/kmdr_conf]"], "hydra.searchpath /nonexistent/kmdr_conf: the config folder does not exist", "a config search path that does not exist"),
     ],
 )  # fmt: skip
 @pytest.mark.slow
@@ -273,90 +270,12 @@ def test_non_ascii_results_dir_quoted_runs(tmp_path, monkeypatch, capsys):
     assert (exp / "summary.csv").exists() and list((exp / "figures").glob("*.png"))
 
 
-# ---------------------------------------------------------------------------------------------
-# A folder holds one experiment
-
-
-def _preset_run(tmp_path, *args):
-    return [
-        "experiment=bzmd14_orl",
-        "reducer=sign",
-        "r_grid=[2]",
-        "repeats=1",
-        "kmeans.n_init=1",
-        "n_jobs=1",
-        "progress=false",
-        "figures=false",
-        f"results_dir={tmp_path / 'r'}",
-        *args,
-    ]
-
-
 def _run_in_process(argv, capsys):
     try:
         command.kmdr(argv)
     except SystemExit as exc:
         assert exc.code in (None, 0), capsys.readouterr().err
     return capsys.readouterr().err
-
-
-SYNTH = ["dataset=synth", "+dataset.params={n_samples:60,n_features:12,n_clusters:3}"]
-
-
-@pytest.mark.fault(
-    "a preset run with its dataset overridden (experiment=bzmd14_orl dataset=synth)",
-    gets="runs as bzmd14_orl+dataset=synth, announced in one line, with ad-hoc metadata; the "
-    "preset's folder is never written",
-)
-@pytest.mark.slow
-def test_a_preset_with_another_dataset_runs_in_its_own_folder(tmp_path, capsys):
-    err = _run_in_process(_preset_run(tmp_path, *SYNTH), capsys)
-    assert "runs as bzmd14_orl+dataset=synth" in err and "Traceback" not in err
-    root = tmp_path / "r"
-    assert sorted(p.name for p in root.iterdir()) == ["bzmd14_orl+dataset=synth"]
-    cells = pd.read_csv(root / "bzmd14_orl+dataset=synth" / "cells.csv")
-    assert set(cells["dataset"]) == {"synth"} and set(cells["experiment"]) == {
-        "bzmd14_orl+dataset=synth"
-    }
-    (record,) = [json.loads(p.read_text()) for p in (root / cells.experiment[0] / "runs").glob("*")]
-    preset = record["config"]["preset"]
-    assert preset["paper"] is None and preset["reproduce"] == "none"
-    assert preset["section"] == "custom" and preset["title"] is None  # titled by its name
-
-
-@pytest.mark.fault(
-    "a preset run with a changed protocol and name= the user chose",
-    gets="runs in that folder with ad-hoc metadata (never presented as the paper's figure)",
-)
-@pytest.mark.slow
-def test_a_changed_preset_under_a_chosen_name(tmp_path, capsys):
-    err = _run_in_process(_preset_run(tmp_path, *SYNTH, "aggregation=best", "name=mine"), capsys)
-    assert "runs as mine" in err
-    (record,) = [json.loads(p.read_text()) for p in (tmp_path / "r" / "mine" / "runs").glob("*")]
-    assert record["config"]["preset"]["paper"] is None
-    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["mine"]
-
-
-@pytest.mark.slow
-def test_what_a_preset_fixes_and_what_it_does_not():
-    from hydra import compose
-
-    with configs.initialized():
-        base = compose("config", overrides=["experiment=bzmd14_orl"])
-
-        def changes(*ov):
-            cfg = compose("config", overrides=["experiment=bzmd14_orl", *ov])
-            return presets.own_folder(cfg, base), str(cfg.name)
-
-        # settings a folder holds several of, and parts of the grid: the preset's folder
-        for ov in (["seed=3"], ["kmeans.n_init=1"], ["r_grid=[5]", "repeats=1"], ["n_jobs=2"]):
-            assert changes(*ov) == (None, "bzmd14_orl"), ov
-        # what the preset fixes: a folder of its own, named by the change
-        assert changes("reducers.1.params.eps=0.5")[1] == ("bzmd14_orl+reducers.1.params.eps=0.5")
-        assert changes("aggregation=best")[1] == "bzmd14_orl+aggregation=best"
-        assert changes("kind=sampling_lemma")[1] == "bzmd14_orl+kind=sampling_lemma"
-        title = changes("preset.title=Something else")[1]
-        assert title.startswith("bzmd14_orl+preset.title=") and " " not in title
 
 
 # ---------------------------------------------------------------------------------------------

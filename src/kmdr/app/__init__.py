@@ -10,7 +10,8 @@ The only layer that uses Hydra's global state. :mod:`kmdr.app.entry` is the comm
 Hydra's ``@hydra.main`` on the task, every error one line. :mod:`kmdr.app.compose` registers the
 schema in Hydra's ConfigStore, composes and checks a job. :mod:`kmdr.app.task` is the task Hydra
 runs for each job, and :func:`~kmdr.app.task.execute` the one function that runs a checked job,
-for the command line, ``kmdr.run`` and ``make reproduce``; it returns a ``JobResult`` (the run's
+for the command line, ``kmdr.run`` and ``make reproduce``, after :mod:`kmdr.app.protocol` has
+checked that the run's protocol is its folder's; it returns a ``JobResult`` (the run's
 mean accuracy, for an optimising sweeper). :mod:`kmdr.app.callbacks` are the Hydra callbacks that
 follow a job (its summaries and figures, drawn by :mod:`kmdr.app.drawing`) and a multirun (its
 closing line, the shared session closed). :mod:`kmdr.app.api` is the same from Python

@@ -44,8 +44,7 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
     from kmdr.app.compose import Composed, compose_job
     from kmdr.config.errors import ConfigError
     from kmdr.config.overrides import key, parse
-    from kmdr.config.presets import default_folder
-    from kmdr.config.schema import Execution, Experiment, Output, spec_of
+    from kmdr.config.schema import Execution, Experiment, Output, default_results_dir, spec_of
 
     for value, kind, word in ((execution, Execution, "execution"), (output, Output, "output")):
         if value is not None and not isinstance(value, kind):
@@ -76,21 +75,12 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
                 "kmdr.run takes an Experiment or override strings, not both; apply overrides "
                 "with kmdr.compose(*overrides)"
             )
-        preset, changes = check_preset_name(experiment)
         execution = execution if execution is not None else Execution()
         if output is None:
             output = Output() if results_dir is None else Output(results_dir=text)
-        default, line = default_folder(
-            experiment.preset.reproduce, changes, preset, experiment.name
-        )
-        folder = in_run_folder(output, default)
-        moved = line if folder.results_dir != output.results_dir else None
+        folder = in_run_folder(output, default_results_dir(experiment.preset.reproduce))
         return Composed(
-            experiment,
-            execution,
-            folder,
-            record=spec_of(experiment, execution, folder),
-            moved=moved,
+            experiment, execution, folder, record=spec_of(experiment, execution, folder)
         )
     first = [experiment] if isinstance(experiment, str) else experiment
     if not isinstance(first, list | tuple):
@@ -127,11 +117,10 @@ def compose(*overrides: str):
     ``overrides`` (``kmdr.compose("experiment=bzmd14_orl", "repeats=1")``: a preset with some
     of its settings changed; ``kmdr.compose("dataset=orl", "reducer=sign")``: an experiment of
     your own), composed by Hydra's Compose API and checked as the command line checks it (a
-    :class:`~kmdr.config.errors.ConfigError` of one line otherwise). A preset whose protocol the
-    overrides change gets the name of its own the command line gives it, so that a run of it
-    never writes into the preset's folder. It returns the Experiment alone, so an override of
-    an :class:`~kmdr.config.schema.Execution` or :class:`~kmdr.config.schema.Output` setting
-    (``n_jobs=2``) is refused: give those to :func:`run` as objects."""
+    :class:`~kmdr.config.errors.ConfigError` of one line otherwise). It returns the Experiment
+    alone, so an override of an :class:`~kmdr.config.schema.Execution` or
+    :class:`~kmdr.config.schema.Output` setting (``n_jobs=2``) is refused: give those to
+    :func:`run` as objects."""
     from dataclasses import fields
 
     from kmdr.app.compose import compose_job
@@ -149,37 +138,6 @@ def compose(*overrides: str):
                 f"Experiment alone; give it to kmdr.run as {name.lower()}=kmdr.{name}(...)"
             )
     return composed.experiment
-
-
-def check_preset_name(experiment) -> tuple[str | None, list[str]]:
-    """An Experiment built in Python under the name of a preset is that preset's experiment
-    (another r-grid, other repetitions, seed or k-means settings, or some of its reducers), never
-    another dataset's or protocol's: a preset's folder holds only the preset's cells. One
-    ConfigError line otherwise, naming what differs and the fix, as for a job of the command
-    line or :func:`compose` (:func:`kmdr.app.compose.preset_named`).
-
-    Returns ``(preset, changes)``: for an Experiment of a committed preset (a paper's, a
-    diagnostic), what takes it out of the committed record
-    (:func:`~kmdr.config.presets.outside_record`: cells outside the preset's protocol), or, for
-    one that carries such a preset's metadata under a name no preset has, ``(None,
-    ["name=<its name>"])``; ``changes`` is [] otherwise."""
-    from dataclasses import asdict
-
-    from kmdr.app.compose import initialized, preset_named
-    from kmdr.config.presets import outside_record
-    from kmdr.config.schema import Reproduce
-
-    committed = experiment.preset.reproduce != Reproduce.none.value
-    name = experiment.name
-    fix = (
-        "give it a name of its own (dataclasses.replace(experiment, name=...)) or build it with "
-        f"kmdr.compose('experiment={name}', ...), which names its folder"
-    )
-    with initialized():
-        reference = preset_named(experiment, "this Experiment", fix)
-    if reference is None:
-        return None, [f"name={name}"] if committed else []
-    return name, outside_record(experiment, asdict(reference)) if committed else []
 
 
 def run(

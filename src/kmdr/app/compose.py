@@ -9,13 +9,9 @@
   (:class:`kmdr.config.search_path.PapersSearchPath`).
 * :func:`checked`: a job Hydra composed (its config and its Hydra config), checked and turned into
   the run's objects once (:class:`Composed`): every setting given is used or refused in one line
-  (a key given twice, an override of a reducer entry the run filters out, a config of the user's
-  folder hidden by a built-in of the same name, a config folder that does not exist); a run of a
-  preset that changes what the preset fixes gets a folder of its own
-  (:func:`kmdr.config.presets.own_folder`); a run outside the paper presets that names no
-  results folder goes to :data:`~kmdr.config.schema.OWN_RESULTS_DIR`, and so does a run of a
-  paper preset under another name or computing cells outside its protocol
-  (:func:`kmdr.config.presets.outside_record`). The command line's task,
+  (an override of a reducer entry the run filters out, a list of datasets or presets); a run
+  outside the paper presets that names no results folder goes to
+  :data:`~kmdr.config.schema.OWN_RESULTS_DIR`. The command line's task,
   ``kmdr.run`` and ``make reproduce`` all check a job here.
 * :func:`compose_job`: the same job composed from override strings with Hydra's Compose API
   (``kmdr.run``, :func:`kmdr.compose`, ``make reproduce``), inside :func:`initialized`, which
@@ -35,19 +31,8 @@ from pathlib import Path
 
 from kmdr.config.errors import ConfigError
 from kmdr.config.overrides import SEARCH_PATH, key, keys, parse
-from kmdr.config.presets import (
-    CONF_PACKAGE,
-    PRESET_FIXES,
-    PROTOCOL,
-    check_package,
-    default_folder,
-    env_conf_dir,
-    not_the_preset,
-    outside_record,
-    own_folder,
-)
+from kmdr.config.presets import CONF_PACKAGE, check_package, env_conf_dir
 from kmdr.config.schema import (
-    OWN_RESULTS_DIR,
     Configured,
     RunConfig,
     default_results_dir,
@@ -57,14 +42,10 @@ from kmdr.config.schema import (
 
 __all__ = [
     "GENERATED_OPTION_NOTICE",
-    "MISSING_FOLDER_NOTICE",
     "PRIMARY_CONFIG",
     "SCHEMA_NAME",
     "Composed",
-    "check_multirun_settings",
     "check_one_option",
-    "check_search_path",
-    "check_user_configs",
     "checked",
     "compose_job",
     "composed_presets",
@@ -72,7 +53,6 @@ __all__ = [
     "group_options",
     "initialized",
     "only_reducers",
-    "preset_named",
     "presets",
 ]
 
@@ -88,18 +68,13 @@ SCHEMA_NAME = "kmdr_schema"
 #: file's values win, as a user expects, and the notice (of a behaviour Hydra deprecates) says
 #: nothing to act on. Ignored where kmdr composes (:func:`hydra_notices_left_out`).
 GENERATED_OPTION_NOTICE = r"\s*'(reducer|dataset)/[^']+' is validated against ConfigStore schema"
-#: Hydra's warning that a config folder of ``hydra.searchpath`` does not exist: the job is then
-#: refused in one line (:func:`check_search_path`), which the warning would only precede.
-MISSING_FOLDER_NOTICE = r"provider=.* is not available\."
 
 
 @contextmanager
 def hydra_notices_left_out() -> Iterator[None]:
-    """Leave out, while the block composes, the warnings of Hydra's that kmdr says in its own
-    words or that say nothing to act on (:data:`GENERATED_OPTION_NOTICE`,
-    :data:`MISSING_FOLDER_NOTICE`): on the command line and in ``kmdr.run``/``kmdr.compose``."""
+    """Leave out, while the block composes, Hydra's :data:`GENERATED_OPTION_NOTICE`, which says
+    nothing to act on: on the command line and in ``kmdr.run``/``kmdr.compose``."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", MISSING_FOLDER_NOTICE, UserWarning)
         warnings.filterwarnings("ignore", GENERATED_OPTION_NOTICE, UserWarning)
         yield
 
@@ -175,148 +150,6 @@ def compose_primary(overrides: list[str], config_name: str = PRIMARY_CONFIG):
     from hydra import compose
 
     return compose(config_name, overrides=overrides, return_hydra_config=True)
-
-
-# -- the folders of the search path --------------------------------------------------------------
-
-
-def check_search_path(hc) -> None:
-    """Every config folder the command added (``-cd DIR``, ``hydra.searchpath``) exists: Hydra
-    would warn and compose without it."""
-    for source in hc.runtime.config_sources:
-        if source.schema != "file" or source.provider in ("main", "hydra", "schema"):
-            continue
-        flag = "-cd" if source.provider == "command-line" else SEARCH_PATH
-        _check_folder(flag, source.path)
-
-
-def check_multirun_settings(hc) -> None:
-    """A job run alone (not ``-m``) given what only a multirun reads, which Hydra would leave out
-    without a word: a sweep written in its config (``hydra.sweeper.params``, a ``-cd`` folder's
-    sweep config: one job would run with the config's own values), or a launcher or sweeper
-    chosen on the command line (``hydra/launcher=submitit_slurm``: the job would run here, not
-    where the launcher sends jobs). One ConfigError line saying how to sweep, or how to run the
-    one job. (``--cfg`` prints such a config as it is.)"""
-    from hydra.types import RunMode
-
-    if hc.mode != RunMode.RUN:
-        return
-    given = [*hc.overrides.hydra]
-    for override, name in zip(given, keys(given), strict=True):
-        name = (name or "").replace("/", ".")
-        if name == "hydra.sweeper.params":  # =null runs the one job; its values: below
-            continue
-        if name.startswith(("hydra.launcher", "hydra.sweeper")):
-            raise ConfigError(
-                f"{override}: Hydra's launcher and sweeper run the jobs of a multirun, and this "
-                "command runs one job here; add -m to run it through them (a multirun of one "
-                "job), or leave it out"
-            )
-    params = hc.sweeper.get("params") if hc.get("sweeper") is not None else None
-    if params:
-        raise ConfigError(
-            f"hydra.sweeper.params ({', '.join(f'{k}={v}' for k, v in params.items())}) are "
-            "swept by a multirun only, and this command runs one job with the config's own "
-            "values; add -m to sweep them, or hydra.sweeper.params=null to run that one job"
-        )
-
-
-def _check_folder(flag: str, path: str) -> None:
-    """A config folder given with ``flag`` is a folder: a one-line ConfigError otherwise."""
-    folder = Path(path)
-    if not folder.is_dir():
-        what = "is a file, not a folder" if folder.exists() else "does not exist"
-        raise ConfigError(
-            f"{flag} {path}: the config folder {what}; give the folder that holds your "
-            "dataset/, reducer/ and experiment/ configs"
-        )
-
-
-#: The search path entries that are Hydra's or kmdr's own, not a folder the user added.
-_OWN_SOURCES = ("hydra", "main", "schema")
-
-
-def _config_paths(source, group: str = "") -> Iterator[str]:
-    """Every config of a Hydra config source, as ``group/name`` (``name`` at the top)."""
-    from hydra.core.object_type import ObjectType
-
-    for name in source.list(group, ObjectType.CONFIG):
-        yield f"{group}/{name}" if group else name
-    for sub in source.list(group, ObjectType.GROUP):
-        yield from _config_paths(source, f"{group}/{sub}" if group else sub)
-
-
-def _same_config(one, other, path: str) -> bool:
-    from omegaconf import OmegaConf
-
-    a, b = one.load_config(path), other.load_config(path)
-    return a.header == b.header and OmegaConf.to_container(a.config) == OmegaConf.to_container(
-        b.config
-    )
-
-
-def _where(source, path: str) -> str:
-    if source.provider == "main":
-        return f"kmdr's built-in {path}.yaml ({source.scheme()}://{source.path})"
-    return f"{source.path.removeprefix('file://')}/{path}.yaml"
-
-
-def check_user_configs(hc) -> None:
-    """A config in a folder the user added to Hydra's search path (``-cd DIR``) never loses
-    silently to a built-in of the same name.
-
-    Hydra takes a config from the first entry of its search path that holds it, and the folder
-    ``-cd`` adds comes after kmdr's own configs: a user's ``config.yaml``,
-    ``dataset/orl.yaml`` or ``experiment/bzmd14_orl.yaml`` would be ignored and the built-in run
-    in its place. Such a file is refused in one line (:class:`ConfigError`) naming both files
-    and the fix, unless it is the built-in's copy. Call it with Hydra initialized (inside the
-    task, or :func:`initialized`); ``hc``: the job's Hydra config (the folders its
-    ``hydra.searchpath`` added).
-    """
-    from hydra.core.global_hydra import GlobalHydra
-
-    sources = [s for s in GlobalHydra.instance().config_loader().get_sources() if s.available()]
-    for index, source in enumerate(sources):
-        if source.provider in _OWN_SOURCES or source.scheme() == "structured":
-            continue
-        for path in _config_paths(source):
-            first = next((s for s in sources[:index] if s.is_config(path)), None)
-            if first is not None and not _same_config(source, first, path):
-                _refuse(_where(source, path), first, path)
-    # hydra.searchpath's folders join the search path per composition, after all of the above
-    for folder in _searchpath_folders(hc):
-        for file in sorted(folder.rglob("*.yaml")):
-            path = file.relative_to(folder).with_suffix("").as_posix()
-            first = next((s for s in sources if s.is_config(path)), None)
-            if first is not None and not _same_text(file, first, path):
-                _refuse(str(file), first, path)
-
-
-def _searchpath_folders(hc) -> list[Path]:
-    """The folders ``hydra.searchpath`` added to the job's search path (Hydra's runtime record
-    in the job's Hydra config ``hc``)."""
-    return [
-        Path(s.path)
-        for s in hc.runtime.config_sources
-        if s.schema == "file" and str(s.provider).startswith(SEARCH_PATH) and Path(s.path).is_dir()
-    ]
-
-
-def _same_text(file: Path, source, path: str) -> bool:
-    from omegaconf import OmegaConf
-
-    theirs = source.load_config(path).config
-    return OmegaConf.to_container(OmegaConf.load(file)) == OmegaConf.to_container(theirs)
-
-
-def _refuse(mine_file: str, first, path: str):
-    group, _, name = path.rpartition("/")
-    mine = f"{group}/my_{name}.yaml" if group else f"my_{name}.yaml"
-    how = f"{group}=my_{name}" if group else f"--config-name my_{name}"
-    raise ConfigError(
-        f"{mine_file} has the name of {_where(first, path)}, which Hydra reads first, so yours "
-        f"would be ignored; rename yours (e.g. {mine}) and choose it with {how}"
-    )
 
 
 # -- a job, checked -------------------------------------------------------------------------------
@@ -432,111 +265,39 @@ def _search_path(hc) -> list[str]:
     return [o for o, k in zip(overrides, keys(overrides), strict=True) if k == SEARCH_PATH]
 
 
-def _preset_alone(cfg, choices, config_name: str, search: list[str], task: list[str], named: bool):
-    """The job's preset composed alone, with the command's config search path (``search``:
-    :func:`_search_path`), to compare the job ``cfg`` with; None when nothing needs it: the job
-    names no preset, or no override of the job (``task``) touches a key the preset fixes
-    (:data:`PRESET_FIXES`, a ``reducer`` option), nor, for a committed preset's job that names
-    no results folder (``named`` False; :func:`_results_folder`), its name or its cells'
-    settings (:data:`PROTOCOL`)."""
-    from hydra import compose
+def warn_multirun_settings(hc) -> None:
+    """A job run alone (not ``-m``) given a launcher, a sweeper or a sweep (``hydra.launcher``,
+    ``hydra/sweeper=...``, ``hydra.sweeper.params``), which only a multirun reads: one warning,
+    as the job runs here with the config's own values."""
+    from hydra.types import RunMode
 
-    preset = choices.get("experiment")
-    if not preset:
-        return None
-    touched = {k.split(".")[0].strip("/") for k in keys(task) if k is not None}
-    if not touched & {*PRESET_FIXES, "reducer"}:
-        committed = default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir
-        if not (touched & {"name", *PROTOCOL} and committed) or named:
-            return None
-    return compose(config_name, [f"experiment={preset}", *search])
-
-
-def _names_folder(cfg, overrides) -> bool:
-    """Whether the job names its results folder (an override, or a config that sets one)."""
-    return cfg.results_dir != RunConfig.results_dir or "results_dir" in keys(overrides)
-
-
-def _results_folder(cfg, named: bool, objects: Configured, alone) -> tuple[Configured, str | None]:
-    """The run's results folder when the job names none (``named`` False: ``results_dir`` left
-    at its default, by the overrides and the configs, :func:`_names_folder`):
-    :data:`~kmdr.config.schema.OWN_RESULTS_DIR` for a run outside the committed presets
-    (``preset.reproduce: none``) and for a run of one that leaves its committed record
-    (:func:`~kmdr.config.presets.outside_record`, against the preset composed alone,
-    ``alone``), so that the committed ``results/`` holds the presets' own folders and protocols
-    only (the rule is :func:`~kmdr.config.presets.default_folder`, which ``kmdr.run`` applies to
-    an Experiment too). Returns the objects (``cfg`` changed in place, as its record is
-    written from it) and, for the second case, the line that says so (None otherwise)."""
-    from dataclasses import replace
-
-    from omegaconf import open_dict
-
-    if named:
-        return objects, None
-    changes = []
-    if alone is not None and default_results_dir(cfg.preset.reproduce) == RunConfig.results_dir:
-        changes = outside_record(objects.experiment, to_container(alone))
-    preset = str(alone.name) if alone is not None else None
-    folder, line = default_folder(cfg.preset.reproduce, changes, preset, str(cfg.name))
-    if folder == cfg.results_dir:
-        return objects, None
-    with open_dict(cfg):
-        cfg.results_dir = folder
-    return objects._replace(output=replace(objects.output, results_dir=folder)), line
-
-
-def _check_preset_metadata(metadata: dict) -> None:
-    """The ``preset`` block of a job's preset (``metadata``, which a job that changes the preset
-    replaces by an ad-hoc run's) checked against the schema: one ConfigError line for an unknown
-    key (``+preset.x=1``) or a wrong type, as for a job without a preset."""
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
-
-    from kmdr.config.errors import config_line
-
-    try:
-        merged = OmegaConf.merge(OmegaConf.structured(RunConfig), {"preset": metadata})
-        OmegaConf.to_object(merged.preset)  # its own checks (PresetConfig.__post_init__)
-    except OmegaConfBaseException as err:
-        raise ConfigError(config_line(err)) from None
-
-
-def preset_named(experiment, subject: str, fix: str, search=(), config_name=PRIMARY_CONFIG):
-    """The experiment of the preset ``experiment`` is named after, composed alone (``search``:
-    the job's ``hydra.searchpath`` overrides), or None when its name is no preset's. A preset's
-    folder holds only its own experiment, and its figure is titled from its runs: when
-    ``experiment`` is another (:func:`~kmdr.config.presets.not_the_preset`), one ConfigError line
-    naming ``subject`` and what differs, ending with ``fix``. Call it inside a Hydra app or
-    :func:`initialized`; the command line, :func:`compose_job` and ``kmdr.run`` (an Experiment
-    built in Python) apply it."""
-    from hydra import compose
-
-    name = experiment.name
-    if name not in group_options("experiment"):
-        return None
-    reference = from_config(compose(config_name, [f"experiment={name}", *search])).experiment
-    differ = not_the_preset(experiment, reference)
-    if differ:
-        raise ConfigError(
-            f"{subject} has the name of the preset {name} but another {', '.join(differ)}, and "
-            f"a preset's folder holds only its own experiment; {fix}"
-        )
-    return reference
+    if hc.mode != RunMode.RUN:
+        return
+    given = [*hc.overrides.hydra]
+    unread = [
+        o
+        for o, k in zip(given, keys(given), strict=True)
+        if (k or "").replace("/", ".").startswith(("hydra.launcher", "hydra.sweeper"))
+        and k != "hydra.sweeper.params"
+    ]
+    if hc.get("sweeper") is not None and hc.sweeper.get("params"):
+        unread.append("hydra.sweeper.params")
+    if unread:
+        message = (
+            f"{', '.join(unread)}: read by a multirun only, and this command runs one job here; "
+            "add -m to run it through them"
+        )  # one line: attributed to no source file, so no source line is printed under it
+        warnings.warn_explicit(message, UserWarning, filename="kmdr", lineno=0)
 
 
 @dataclass(frozen=True)
 class Composed:
-    """One job's checked objects, the resolved config its run records, the line announcing
-    that it runs in a folder of its own (None when it does not), and whether kmdr's rule chose
-    its results folder (the job names none and goes to
-    :data:`~kmdr.config.schema.OWN_RESULTS_DIR`, :func:`_results_folder`)."""
+    """One job's checked objects and the resolved config its run records."""
 
     experiment: object
     execution: object
     output: object
     record: dict
-    moved: str | None = None
-    folder_by_rule: bool = False
 
     @property
     def objects(self) -> Configured:
@@ -546,12 +307,13 @@ class Composed:
 def checked(cfg, hc) -> Composed:
     """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
     run's objects, once (see the module docstring). Raises a one-line ConfigError."""
+    from dataclasses import replace
+
     from omegaconf import open_dict
 
     from kmdr.config.checks import check_overrides_change_cells
     from kmdr.config.overrides import check_kind_reads, check_quick_overrides
 
-    check_search_path(hc)
     search = _search_path(hc)  # what a config composed alone beside the job needs
     choices = dict(hc.runtime.choices)
     listed = listed_options(hc, search)
@@ -564,34 +326,22 @@ def checked(cfg, hc) -> Composed:
         )
         with open_dict(cfg):
             cfg.reducers = reducers
-    # Every setting given is used, or refused: an override of a reducer entry the run filters
-    # out, a user config hidden by a built-in of the same name. (A key given twice is refused
-    # where the overrides are read, before Hydra composes: Hydra's sweeper keeps only the last.)
+    # Every setting given is used, or refused: an override of a reducer entry the run filters out.
     check_overrides_change_cells(hc.overrides.task, cfg.get("reducers"), only)
-    check_user_configs(hc)
-    metadata = to_container(cfg.preset)  # before a changed preset drops it for an ad-hoc run's
     task = [*hc.overrides.task]
-    named = _names_folder(cfg, task)
-    alone = _preset_alone(cfg, choices, hc.job.config_name, search, task, named)
-    moved = own_folder(cfg, alone) if alone is not None else None
-    if moved:  # the preset's own metadata is checked all the same, as the schema checks a key
-        _check_preset_metadata(metadata)
     objects = from_config(cfg, only_reducers=only)
-    # named like a preset it does not run? (an ad-hoc run's default name is no preset's)
-    if objects.experiment.name not in (choices.get("experiment"), RunConfig.name):
-        name = objects.experiment.name
-        fix = f"give it a name of its own (name=...), or run the preset (experiment={name})"
-        preset_named(objects.experiment, "this job", fix, search, hc.job.config_name)
-    objects, outside = _results_folder(cfg, named, objects, alone)
-    moved = moved or outside
+    if cfg.results_dir == RunConfig.results_dir and "results_dir" not in keys(task):
+        folder = default_results_dir(cfg.preset.reproduce)  # never results/ outside the presets
+        with open_dict(cfg):
+            cfg.results_dir = folder
+        objects = objects._replace(output=replace(objects.output, results_dir=folder))
     check_kind_reads(hc.overrides.task, objects.experiment)  # a known kind, its values checked
     check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)
-    by_rule = not named and objects.output.results_dir == OWN_RESULTS_DIR
     objects = _from_start_folder(cfg, hc, objects)
     record = to_container(cfg)
     record["choices"] = {**{k: v for k, v in choices.items() if "/" not in k}, **listed}
     record["overrides"] = list(hc.overrides.task)
-    return Composed(*objects, record=record, moved=moved, folder_by_rule=by_rule)
+    return Composed(*objects, record=record)
 
 
 def _from_start_folder(cfg, hc, objects: Configured) -> Configured:

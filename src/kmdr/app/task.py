@@ -1,8 +1,8 @@
 """The task Hydra runs for each job of ``kmdr``: check the composed config once, run it, report.
 
 :func:`run` receives the config Hydra composed against the typed schema. It turns the config
-into the run's three objects once (:func:`kmdr.app.compose.checked`: the folders of the config
-search path, a run of a preset that changes what the preset fixes in its own folder, the checks),
+into the run's three objects once (:func:`kmdr.app.compose.checked`), refuses a run whose
+protocol is not its folder's (:func:`kmdr.app.protocol.check_folder`),
 and runs the experiment with :func:`execute`, the one function the command line, ``kmdr.run``
 and ``make reproduce`` all run an experiment with, in this process's
 session (:func:`kmdr.engine.session.default_session`: a multirun's jobs share its warm workers
@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 
 from kmdr._errors import exit_error, tell
-from kmdr._log import say
 from kmdr.config.errors import ConfigError
 from kmdr.engine import signals
 
@@ -153,15 +152,15 @@ def execute(composed, launcher_jobs: int = 1):
     for a problem with the config, :class:`RunError` for a run that fails or is skipped, and
     KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether cells
     may have been computed)."""
+    from kmdr.app.protocol import check_folder
     from kmdr.engine.parallel import RunFailed
     from kmdr.engine.runner import RUN_LOG, WORKER_LOG, run_started
     from kmdr.engine.session import default_session
 
     experiment, output = composed.experiment, composed.output
     session = default_session(composed.execution, launcher_jobs)
-    if composed.moved:
-        say(composed.moved)
     try:
+        check_folder(experiment, output)
         outcome = session.run(experiment, output, config=composed.record)
     except ConfigError as err:
         raise UsageError(str(err)) from None
@@ -207,7 +206,7 @@ def run(cfg) -> JobResult | None:
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
-    from kmdr.app.compose import check_multirun_settings, checked
+    from kmdr.app.compose import checked, warn_multirun_settings
     from kmdr.app.drawing import draw_before_stop
 
     hc = HydraConfig.get()
@@ -217,7 +216,7 @@ def run(cfg) -> JobResult | None:
         try:
             try:
                 try:
-                    check_multirun_settings(hc)
+                    warn_multirun_settings(hc)
                     composed = checked(cfg, hc)
                 except ConfigError as err:
                     raise UsageError(str(err)) from None

@@ -41,8 +41,8 @@ __all__ = [
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: An experiment's name is a folder under results_dir: one path component, no separator, never
-#: ``.`` or ``..``. ``+`` and ``=`` are allowed for the names of presets run with a changed
-#: protocol (``bzmd14_orl+dataset=coil20``, :func:`kmdr.config.presets.own_folder`).
+#: ``.`` or ``..``. ``+`` and ``=`` are allowed, so that a name can say what a run changed
+#: (``name=bzmd14_orl+dataset=coil20``).
 _FOLDER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+=-]*$")
 
 

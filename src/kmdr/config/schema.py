@@ -400,8 +400,8 @@ class Output(Checked):
     # Where results go: results_dir/<name>/. A run outside the paper presets (preset.reproduce
     # none: an ad-hoc run, a preset of your own) that leaves results_dir at this default writes
     # into OWN_RESULTS_DIR instead, so that it never changes the committed results/
-    # (default_results_dir); a run whose protocol differs from the one its folder records goes
-    # to a folder of its own (kmdr.config.presets.folder_for).
+    # (default_results_dir); a run whose protocol differs from the one its folder records is
+    # refused (kmdr.app.protocol).
     results_dir: str = "results"
     # Draw summaries and figures at the end of a run (a failure to draw never loses the CSV).
     figures: bool = True
