@@ -149,24 +149,6 @@ def test_a_run_that_computes_nothing_here_loads_no_thread_pool_here():
     assert done.stdout.split() == ["[]"], done.stdout
 
 
-@pytest.mark.slow
-def test_a_run_on_a_dask_cluster_loads_no_thread_pool_in_its_process(tmp_path):
-    # its cells compute on the cluster's workers, its objective there too: the run's process
-    # never imports scikit-learn's k-means (its OpenMP pool) for them. (scikit-learn itself, and
-    # scipy with its BLAS, are loaded by the settings' check, scikit-learn's constraints.)
-    pytest.importorskip("distributed")
-    code = (
-        "import sys, kmdr\n"
-        "kmdr.run('dataset=synth', '+dataset.params={n_samples:60,n_features:12,n_clusters:3}',"
-        " 'reducer=sign', 'r_grid=[5]', 'repeats=2', 'backend=dask', 'n_jobs=2',"
-        f" 'figures=false', 'progress=false', results_dir={str(tmp_path)!r})\n"
-        "print(sorted({'sklearn.cluster'} & set(sys.modules)))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.splitlines()[-1] == "[]", done.stdout
-
-
 @pytest.mark.parametrize(
     ("cores", "launcher_jobs", "over", "n_jobs", "says"),
     [

@@ -23,11 +23,10 @@ a notebook's ``kmdr.run`` calls, which share :func:`default_session`) reuse its 
 
 What a process keeps across jobs lives in one :class:`ProcessState` per process (this module's
 :data:`_PROCESS`, the only mutable module state of the run path): its BLAS/OpenMP thread pools,
-the memo of shared reductions, the data a worker obtained, the watch on the parent process, and
+the memo of shared reductions, the watch on the parent process, and
 the session that successive runs of the process share (:func:`default_session`). Every job enters
-through :func:`worker_job`, which hands that state down, so a worker's caches outlive a job (the
-data are shipped once per worker, not once per cell) and the run's process holds the same kind of
-state for the jobs it computes itself.
+through :func:`worker_job`, which hands that state down, so a worker's memo outlives a job and
+the run's process holds the same kind of state for the jobs it computes itself.
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
 from kmdr.engine.backends import Parallelism, resolve_parallelism
 from kmdr.engine.data_path import data_path, load_data
-from kmdr.engine.job_data import DataCache
 from kmdr.engine.parallel import WORKER_MODULES, guarded_job, import_modules
 from kmdr.engine.runner import RunOutcome, RunServices, execute
 from kmdr.engine.threads import ThreadPools
@@ -58,7 +56,6 @@ __all__ = [
     "Session",
     "close_default_session",
     "default_session",
-    "forget_worker_data",
     "process_state",
     "run_experiment",
     "ticking",
@@ -106,7 +103,6 @@ class ProcessState:
     def __init__(self) -> None:
         self.pools = ThreadPools()
         self.memo = SharedWorkMemo()
-        self.data = DataCache()
         #: The session successive ``kmdr.run`` calls and a multirun's jobs share
         #: (:func:`default_session`).
         self.default = _Default()
@@ -177,12 +173,6 @@ def worker_job(what: str, parent_pid: int, cell_ids, limit, func, *args):
     return guarded_job(what, parent_pid, cell_ids, limit, func, _PROCESS, *args)
 
 
-def forget_worker_data(fingerprint: str) -> None:
-    """Drop the data ``fingerprint`` from this worker's cache (run on every dask worker after
-    the run that used it)."""
-    _PROCESS.data.forget(fingerprint)
-
-
 class Session:
     """The owner of a run's processes, threads, signal handlers and caches (see the module
     docstring). ``execution``: how runs in it execute (default: :class:`Execution`'s
@@ -233,7 +223,6 @@ class Session:
             state=self.state,
             backend=backend(self.execution, par.n_jobs, experiment.blas_threads),
             worker_job=worker_job,
-            forget_worker_data=forget_worker_data,
             ticking=ticking,
             data_path=path,
         )
