@@ -199,14 +199,14 @@ def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) ->
 
 
 def _scattered(ctx, data: tuple):
-    """On dask, joblib's backend with ``data`` scattered to every worker before the first job."""
+    """On dask, joblib's backend with ``data`` scattered to every worker before the first job
+    (its other settings, ``n_jobs`` among them, those the run's backend set)."""
     if ctx.execution.backend != "dask" or not data:
         return contextlib.nullcontext()
     from joblib import parallel_config
 
     params = dict(ctx.execution.backend_params)
-    n_jobs = ctx.parallelism.n_jobs
-    return parallel_config(backend="dask", n_jobs=n_jobs, scatter=list(data), **params)
+    return parallel_config(backend="dask", scatter=list(data), **params)
 
 
 def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
