@@ -68,35 +68,6 @@ TICK = 1.0
 WATCH_EVERY = 0.5
 
 
-class _Default:
-    """The session of successive ``kmdr.run`` calls in one process (:func:`default_session`)."""
-
-    def __init__(self) -> None:
-        self.session: Session | None = None
-        self.lock = threading.Lock()
-        atexit.register(self.close)
-
-    def get(self, execution: Execution, launcher_n_jobs: int) -> Session:
-        with self.lock:
-            current = self.session
-            same = current is not None and current.open and current.execution == execution
-            if same and current.launcher_n_jobs == launcher_n_jobs:
-                return current
-            self.session = None
-        if current is not None:
-            current.close()
-        session = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
-        with self.lock:
-            self.session = session
-        return session
-
-    def close(self) -> None:
-        with self.lock:
-            session, self.session = self.session, None
-        if session is not None:
-            session.close()
-
-
 class ProcessState:
     """What one process keeps across the jobs it computes (see the module docstring)."""
 
@@ -105,7 +76,7 @@ class ProcessState:
         self.memo = SharedWorkMemo()
         #: The session successive ``kmdr.run`` calls and a multirun's jobs share
         #: (:func:`default_session`).
-        self.default = _Default()
+        self.default: Session | None = None
         self._watched: set[int] = set()
         self._warm = False
         self._lock = threading.Lock()
@@ -333,9 +304,21 @@ def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:
     calls with the same execution (a call with another closes it and opens a new one); closed
     by :func:`close_default_session` or when the process exits. What ``kmdr.run`` and the jobs of
     a multirun use, so a notebook or a sweep pays start-up once."""
-    return _PROCESS.default.get(execution, launcher_n_jobs)
+    with _PROCESS._lock:
+        current = _PROCESS.default
+        wanted = (execution, int(launcher_n_jobs))
+        if current is not None and current.open:
+            if (current.execution, current.launcher_n_jobs) == wanted:
+                return current
+            current.close()
+        _PROCESS.default = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
+        return _PROCESS.default
 
 
+@atexit.register
 def close_default_session() -> None:
     """Close the session :func:`default_session` keeps, if any (the end of a multirun)."""
-    _PROCESS.default.close()
+    with _PROCESS._lock:
+        session, _PROCESS.default = _PROCESS.default, None
+    if session is not None:
+        session.close()
