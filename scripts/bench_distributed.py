@@ -281,7 +281,7 @@ def in_memory(args) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
     from kmdr.datasets import load_dataset
-    from kmdr.engine.job_data import prepare_data
+    from kmdr.engine.data_path import prepare_data
     from kmdr.engine.work import compute_cell
     from kmdr.metrics import ObjectiveEvaluator
 

@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from kmdr.datasets import load_dataset
     from kmdr.engine.backends import resolve_parallelism
-    from kmdr.engine.job_data import prepare_data
+    from kmdr.engine.data_path import prepare_data
     from kmdr.engine.session import run_experiment
 
     command = "python scripts/bench_runner.py " + " ".join(

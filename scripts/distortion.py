@@ -90,7 +90,7 @@ def _measure(exp_dir: Path, threadpool_limits) -> pd.DataFrame:
 
     from kmdr.config.seeds import stream_seeds
     from kmdr.datasets import load_dataset
-    from kmdr.engine.job_data import prepare_data
+    from kmdr.engine.data_path import prepare_data
     from kmdr.engine.work import cluster_reduced
     from kmdr.metrics import kmeans_objective
     from kmdr.reducers import make_reducer

@@ -133,11 +133,6 @@ def test_given_centers_start_one_run_and_progress_is_reported(client):
 
 @pytest.mark.slow
 @needs_dask
-@pytest.mark.fault(
-    "Ctrl-C while a cell on row blocks (block_rows) runs its k-means on the Dask workers",
-    gets="the progress line shows k-means' start, iteration and inertia; one line, exit 130, "
-    "run record interrupted, no row written",
-)
 def test_a_long_blocked_kmeans_shows_its_progress_and_stops_on_ctrl_c(tmp_path):
     import signal
 

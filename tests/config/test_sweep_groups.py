@@ -20,7 +20,7 @@ from _run_configs import synth_run
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
 from kmdr.config.seeds import shared_seed
-from kmdr.engine.job_data import prepare_data
+from kmdr.engine.data_path import prepare_data
 from kmdr.engine.session import run_experiment
 from kmdr.engine.sweep import group_cells
 from kmdr.engine.work import compute_cell, compute_shared_work

@@ -10,6 +10,7 @@ import json
 import pandas as pd
 import pytest
 
+from _cases import case
 from _run_configs import synth_run
 from kmdr.config.schema import from_config
 from kmdr.engine.backends import resolve_parallelism
@@ -93,12 +94,21 @@ def test_ray_gives_loky_rows(tmp_path, loky_rows):
     pd.testing.assert_frame_equal(rows(tmp_path, "ray"), loky_rows, check_exact=True)
 
 
-@pytest.mark.fault(
-    "backend=dask with a scheduler address nothing listens on",
-    gets="one line naming the address; the run record says failed with the reason",
-)
 @pytest.mark.slow
-def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="within 3 s (Dask's distributed.comm.timeouts.connect)",
+            doing="run",
+            cause="nothing answers at the dask.scheduler address (no scheduler there, or a "
+            "firewall)",
+            fix="start the scheduler (dask scheduler) or correct dask.scheduler=...; a slow "
+            "network: DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=60s",
+        )
+    ],
+)
+def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path, says):
     dask = pytest.importorskip("dask")
     pytest.importorskip("distributed")
     spec = from_config(config(tmp_path, "dask", dask={"scheduler": "tcp://127.0.0.1:9"}))
@@ -108,7 +118,7 @@ def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path):
         pytest.raises(BackendError) as info,
     ):
         run_experiment(*spec)
-    assert "within 3 s (Dask's distributed.comm.timeouts.connect)" in str(info.value)
+    assert says in str(info.value)
     assert "\n" not in str(info.value) and "127.0.0.1:9" in str(info.value)
     (record,) = (tmp_path / "b_dask" / "runs").glob("*.json")
     record = json.loads(record.read_text())
@@ -142,11 +152,19 @@ def test_blas_threads_defaults_to_one(tmp_path):
     assert from_config(cfg).experiment.blas_threads == 1
 
 
-@pytest.mark.fault(
-    "n_jobs above 1 with backend=sequential (joblib's, one job at a time)",
-    gets="one job, and the run says in one line that n_jobs was capped to 1",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="[kmdr] n_jobs=2 capped to 1: backend=sequential computes one cell at a time",
+            doing="run",
+            cause="joblib's sequential backend runs one job at a time, whatever n_jobs says",
+            fix="use backend=loky for workers, or n_jobs=1",
+            warning=True,
+        )
+    ],
 )
-def test_the_sequential_backend_is_one_job(monkeypatch):
+def test_the_sequential_backend_is_one_job(monkeypatch, says):
     import joblib
 
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 4)
@@ -158,29 +176,29 @@ def test_the_sequential_backend_is_one_job(monkeypatch):
         assert (message is None) == (requested is None)
     assert message is None
     par = resolve_parallelism(from_config(config("unused", "sequential", n_jobs=2)).execution, 1)
-    assert par.cap_message("sequential").startswith("[kmdr] n_jobs=2 capped to 1: backend=")
+    assert par.cap_message("sequential").startswith(says)
 
 
 @pytest.mark.parametrize(
-    ("backend", "over", "expect"),
+    ("backend", "over", "expect", "says"),
     [
-        pytest.param(
-            "loky",
-            {},
-            (2, 8),
-            marks=pytest.mark.fault(
-                "n_jobs larger than the machine's cores (loky)",
-                gets="capped to the cores, and the run says so in one line",
-            ),
+        case(
+            "loky", {}, (2, 8),
+            says="[kmdr] n_jobs=8 capped to 2: backend=loky runs at most one worker per core here",
+            doing="run",
+            cause="n_jobs asks for more workers than the machine has cores: more would only "
+            "contend for them",
+            fix="n_jobs=-1 (one worker per core), or a smaller n_jobs",
+            warning=True,
         ),
-        ("threading", {}, (2, 8)),
-        ("dask", {}, (2, 8)),  # a LocalCluster runs here
-        ("dask", {"dask": {"scheduler": "tcp://10.0.0.5:8786"}}, (8, None)),  # a cluster: as asked
-        ("ray", {"ray": {"address": "auto"}}, (8, None)),
+        ("threading", {}, (2, 8), "[kmdr] n_jobs=8 capped to 2: backend=threading"),
+        ("dask", {}, (2, 8), "[kmdr] n_jobs=8 capped to 2: backend=dask"),  # a LocalCluster
+        ("dask", {"dask": {"scheduler": "tcp://10.0.0.5:8786"}}, (8, None), None),  # as asked
+        ("ray", {"ray": {"address": "auto"}}, (8, None), None),
     ],
-)
+)  # fmt: skip
 def test_n_jobs_is_capped_to_the_cores_where_the_workers_run_here(
-    monkeypatch, backend, over, expect
+    monkeypatch, backend, over, expect, says
 ):
     import joblib
 
@@ -189,6 +207,4 @@ def test_n_jobs_is_capped_to_the_cores_where_the_workers_run_here(
     par = resolve_parallelism(spec.execution, spec.experiment.blas_threads)
     assert (par.n_jobs, par.requested) == expect
     message = par.cap_message(backend)
-    assert (message is None) == (expect[1] is None)
-    if message:
-        assert message.startswith(f"[kmdr] n_jobs=8 capped to 2: backend={backend}")
+    assert message is None if says is None else message.startswith(says)

@@ -13,6 +13,7 @@ import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from _cases import case
 from _dask_graphs import graph_sizes
 from kmdr.config.schema import from_config
 from kmdr.datasets import Dataset
@@ -204,12 +205,23 @@ def test_no_graph_carries_data(client, reducer):
     assert max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes):,} bytes"
 
 
-@pytest.mark.fault(
-    "a chunked cell (row blocks on dask) of a reducer that needs the whole matrix (exact svd)",
-    gets="one-line ValueError naming the reducer and those that run on row blocks, no task sent",
+@pytest.mark.parametrize(
+    ("reducer", "says"),
+    [
+        case(
+            reducer,
+            says=f"block_rows: reducer {reducer!r} needs the whole matrix in one process and "
+            "cannot run on row blocks",
+            doing="run",
+            cause="block_rows computes a cell from row blocks, and this reducer reads the whole "
+            "matrix at once",
+            fix="drop block_rows for it, or use a reducer the line lists (sign, svd_approx, ...)",
+            id=reducer,
+        )
+        for reducer in ("svd", "leverage", "laplacian", "none")
+    ],
 )
-@pytest.mark.parametrize("reducer", ["svd", "leverage", "laplacian", "none"])
-def test_a_reducer_that_needs_the_whole_matrix_is_refused_before_any_work(client, reducer):
+def test_a_reducer_that_needs_the_whole_matrix_is_refused_before_any_work(client, reducer, says):
     dataset = _dense()
     cell = _cell(dataset, reducer, r=4)
     blocks = SplitBlocks(dataset, SPLITS["three blocks"](dataset.X.shape[0]))
@@ -217,7 +229,7 @@ def test_a_reducer_that_needs_the_whole_matrix_is_refused_before_any_work(client
         compute_chunked_cell(cell, blocks, client)
     message = str(err.value)
     assert "\n" not in message
-    assert f"reducer {reducer!r} needs the whole matrix" in message
+    assert says in message
     assert "sign" in message and "svd_approx" in message and "'svd'" not in message.split(";")[1]
     assert sizes == []
 
@@ -322,10 +334,6 @@ def test_a_chunked_pd_cell_is_its_in_memory_cell(client, reducer, kind, split):
     _assert_same_cell(compute_chunked_cell(cell, blocks, client), _in_memory(cell, dataset), 1e-12)
 
 
-@pytest.mark.fault(
-    "a cell of the two-pass sparsified k-means (sparsified_two_pass) on row blocks",
-    gets="one line before any task: its second pass needs every original row",
-)
 def test_the_two_pass_variant_is_refused_before_any_task(client):
     dataset = _dense()
     cell = _cell(dataset, "sparsified_two_pass", r=4)

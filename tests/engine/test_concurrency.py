@@ -63,11 +63,6 @@ def _finish(proc: subprocess.Popen) -> tuple[int, int, int]:
 
 
 @pytest.mark.slow
-@pytest.mark.fault(
-    "two runs of the same sweep started at once into one folder",
-    gets="the second waits for the first (one line), then reuses its cells: each cell computed "
-    "once, no row lost or duplicated",
-)
 def test_two_identical_sweeps_at_once_compute_each_cell_once(tmp_path):
     first, second = _start(tmp_path, 4), _start(tmp_path, 4)
     a, b = _finish(first), _finish(second)
@@ -99,10 +94,6 @@ def test_overlapping_sweeps_share_the_common_cells(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.fault(
-    "one of two runs sharing a folder is killed (kill -9) mid-sweep",
-    gets="the other, waiting for the folder, starts at once and completes the sweep",
-)
 def test_a_run_killed_mid_sweep_leaves_its_cells_to_the_other(tmp_path):
     doomed = _start(tmp_path, 6)
     cells_dir = tmp_path / "shared" / "cells"
@@ -123,10 +114,6 @@ def test_a_run_killed_mid_sweep_leaves_its_cells_to_the_other(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.fault(
-    "SIGTERM to a run while it waits for the folder another run writes",
-    gets="stops at once: one line, exit 143, nothing written; the other run goes on",
-)
 def test_sigterm_while_waiting_for_another_run(faulty, tmp_path):
     holder, exp = _stuck(faulty, tmp_path)
     try:

@@ -53,10 +53,6 @@ def test_the_runs_start_is_the_median_of_the_earlier_runs_of_its_backend(tmp_pat
     assert earlier_start(tmp_path, "dask") == pytest.approx(9.0)
 
 
-@pytest.mark.fault(
-    "a dry run over earlier rows with impossible times (negative, infinite)",
-    gets="those times count as 0: no estimate is ever negative",
-)
 def test_impossible_times_never_make_an_estimate_negative(tmp_path):
     _cells(tmp_path / "edited", [["orl", "sign", -5.0, "-inf", -1.0, "random", 5, ""]] * 2)
     assert earlier_times(tmp_path, "orl", ("random", False))["sign"] == (0.0, 0.0, 0.0)

@@ -84,12 +84,6 @@ def _takes_the_lock():
     return got, os.getppid()
 
 
-@pytest.mark.fault(
-    "backend=multiprocessing while another thread of the run's process holds a lock (a "
-    "progress ticker, a library's pool)",
-    gets="the workers are spawned, not forked: none starts with a copy of the held lock, "
-    "which would stop it for good; their parent is the run's process",
-)
 def test_multiprocessing_workers_start_without_the_locks_this_process_holds():
     taken, release = threading.Event(), threading.Event()
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _cases import case
 from _overrides import overridden
 from _procs import Proc, cell_files, children, statuses, wait_for
 from kmdr.results.locks import folder_lock
@@ -67,26 +68,36 @@ def test_no_figures_when_the_override_says_so(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("args", "expected"),
+    ("args", "says"),
     [
-        (["--override", "kmeans.nope=1"], "Could not override 'kmeans.nope'"),
-        (["--only", "bzmd14_orl", "nope"], "--only nope: not an experiment make reproduce runs"),
-        pytest.param(
+        case(
+            ["--override", "kmeans.nope=1"],
+            says="Could not override 'kmeans.nope'",
+            doing="run",
+            cause="make reproduce's --override names a setting the experiments do not have",
+            fix="override a setting kmdr --cfg job lists (e.g. --override kmeans.n_init=1)",
+        ),
+        case(
+            ["--only", "bzmd14_orl", "nope"],
+            says="--only nope: not an experiment make reproduce runs",
+            doing="run",
+            cause="--only names an experiment that make reproduce does not run",
+            fix="give names kmdr-list prints (e.g. --only bzmd14_orl)",
+        ),
+        case(
             ["--only", "bzmd14_orl", "--compare-with", "/nonexistent/results"],
-            "--compare-with /nonexistent/results does not exist; give the results folder",
-            marks=pytest.mark.fault(
-                "make reproduce's --compare-with naming a folder that does not exist",
-                gets="exit 2 before any work, one line (once every computed cell was reported "
-                "'new' against nothing, exit 0)",
-            ),
+            says="--compare-with /nonexistent/results does not exist; give the results folder",
+            doing="run",
+            cause="--compare-with names a folder that does not exist",
+            fix="give the results folder to compare with (--compare-with results)",
         ),
     ],
 )
-def test_a_bad_argument_stops_before_any_work(args, expected, tmp_path):
+def test_a_bad_argument_stops_before_any_work(args, says, tmp_path):
     results = tmp_path / "results"
     done = reproduce("--results", str(results), *args)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith(f"reproduce.py: error: {expected}"), done.stderr
+    assert done.stderr.startswith(f"reproduce.py: error: {says}"), done.stderr
     assert not results.exists()
 
 
@@ -107,34 +118,28 @@ def _drawer(pid: int) -> int | None:
 
 
 @pytest.mark.parametrize(
-    ("signum", "group", "status", "words"),
+    ("signum", "group", "status", "says"),
     [
-        pytest.param(
-            signal.SIGINT,
-            True,
-            130,
-            "interrupted;",
-            marks=pytest.mark.fault(
-                "Ctrl-C during make reproduce, mid-experiment",
-                gets="one line, exit 130, finished cells kept; the same command resumes",
-            ),
+        case(
+            signal.SIGINT, True, 130,
+            says="[reproduce] interrupted; finished cells are kept under",
+            doing="run",
+            cause="Ctrl-C was pressed while make reproduce computed",
+            fix="run the same command again: it resumes from the kept cells",
             id="ctrl-c",
         ),
-        pytest.param(
-            signal.SIGTERM,
-            False,
-            143,
-            "interrupted (SIGTERM);",
-            marks=pytest.mark.fault(
-                "make reproduce is sent SIGTERM mid-experiment",
-                gets="like Ctrl-C: one line, exit 143, the experiment's sidecar interrupted",
-            ),
+        case(
+            signal.SIGTERM, False, 143,
+            says="[reproduce] interrupted (SIGTERM); finished cells are kept under",
+            doing="run",
+            cause="make reproduce was sent SIGTERM (kill, a batch system's cancel)",
+            fix="run the same command again: it resumes from the kept cells",
             id="sigterm",
         ),
     ],
-)
+)  # fmt: skip
 def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
-    tmp_path, signum, group, status, words
+    tmp_path, signum, group, status, says
 ):
     # A real signal: Ctrl-C's SIGINT goes to the whole process group (the script, its workers
     # and its drawing process), SIGTERM to the script alone. The script must surely be
@@ -156,7 +161,7 @@ def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
     err = proc.stderr
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     last = err.strip().splitlines()[-1]
-    assert last.startswith(f"[reproduce] {words} finished cells are kept under")
+    assert last.startswith(says)
     assert statuses(usps) == ["interrupted"]
     assert sorted(pd.read_csv(usps / "cells.csv")["cell_id"]) == sorted(
         p.stem for p in cell_files(usps)
@@ -176,10 +181,6 @@ def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
         assert (tmp_path / name / "figures" / f"{name}.png").is_file()
 
 
-@pytest.mark.fault(
-    "Ctrl-C while make reproduce draws the last figures",
-    gets="one line, exit 130 (not a silent 0); every cell kept",
-)
 def test_ctrl_c_while_the_last_figures_are_drawn(tmp_path):
     proc = _start("--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL)
     orl = tmp_path / "bzmd14_orl"
@@ -204,10 +205,6 @@ def test_ctrl_c_while_the_last_figures_are_drawn(tmp_path):
     assert len(pd.read_csv(orl / "cells.csv")) == len(cell_files(orl)) > 0
 
 
-@pytest.mark.fault(
-    "Ctrl-C just as make reproduce starts its drawing process",
-    gets="the Ctrl-C is held, not lost: one line, exit 130; the drawing process prints nothing",
-)
 def test_ctrl_c_as_the_drawing_process_starts(tmp_path):
     # The test holds the experiment's folder lock, so the script cannot finish the (small)
     # experiment before the signal arrives, however fast or loaded the machine is.

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import kmdr.engine.work as work
+from _cases import case
 from _command import said
 from _run_configs import synth_run
 from kmdr._io import temporary_path
@@ -178,11 +179,20 @@ def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
     assert outcome.n_computed == 1 and list(cells.glob(".*.tmp")) == [foreign]
 
 
-@pytest.mark.fault(
-    "a cell file is cut short (full disk, copy cut short) before cells.csv got its row",
-    gets="named in one line, moved aside, computed again; the others reused",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="[kmdr] damaged cell file ",
+            doing="run",
+            cause="a cell file was cut short (a full disk, a copy cut short) before cells.csv got "
+            "its row; it is moved aside as <file>.damaged",
+            fix="nothing to do: the run computes that cell again and reuses the others",
+            warning=True,
+        )
+    ],
 )
-def test_a_damaged_cell_file_is_reported_and_recomputed(tmp_path, capfd):
+def test_a_damaged_cell_file_is_reported_and_recomputed(tmp_path, capfd, says):
     cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2, 4], repeats=2)
     first = run_experiment(*from_config(cfg))
     cells = first.experiment_dir / "cells"
@@ -196,7 +206,7 @@ def test_a_damaged_cell_file_is_reported_and_recomputed(tmp_path, capfd):
     assert again.n_computed == 1 and again.n_reused == 3
     # Reported once, in one line, through the run's log or on stderr.
     reports = [m for m in messages + capfd.readouterr().err.splitlines() if victim.name in m]
-    assert len(reports) == 1 and "damaged" in reports[0]
+    assert len(reports) == 1 and says in reports[0]
     assert (cells / (victim.name + ".damaged")).read_bytes() == truncated  # kept, not deleted
     assert json.loads(victim.read_text())["cell_id"] == victim.stem  # computed again
     df = pd.read_csv(first.experiment_dir / "cells.csv")

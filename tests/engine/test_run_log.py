@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from _cases import case
 from _procs import make_plugin, plugin_env
 
 pytestmark = pytest.mark.slow
@@ -41,19 +42,29 @@ def _run(tmp_path, *args: str, action: str = "raise:4") -> subprocess.CompletedP
     )
 
 
-@pytest.mark.fault(
-    "a reducer that raises inside a cell (a plain error deep in its code)",
-    gets="exit 1, one line naming the cell, the cause and the run's log file, which holds the "
-    "traceback; the finished cells kept",
+@pytest.mark.parametrize(
+    ("n_jobs", "says"),
+    [
+        case(
+            n,
+            says="kmdr: error: reducer 'misbehave' in cell r=4 repetition 0 (",
+            doing="plugin",
+            cause="a reducer raised an error inside a cell; the line names the cell, the error "
+            "and the run's log, which holds the traceback",
+            fix="fix the reducer's code (the traceback in the log shows where), then run the "
+            "same command: the finished cells are kept",
+            id=f"n_jobs={n}",
+        )
+        for n in ("1", "2")
+    ],
 )
-@pytest.mark.parametrize("n_jobs", ["1", "2"])
-def test_a_failure_is_one_line_and_its_traceback_is_in_the_runs_log(tmp_path, n_jobs):
+def test_a_failure_is_one_line_and_its_traceback_is_in_the_runs_log(tmp_path, n_jobs, says):
     proc = _run(tmp_path, f"n_jobs={n_jobs}")
     assert proc.returncode == 1, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("kmdr: error:")]
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "ZeroDivisionError" in lines[0] and "the reducer divided by zero" in lines[0]
-    assert lines[0].startswith("kmdr: error: reducer 'misbehave' in cell r=4 repetition 0 (")
+    assert lines[0].startswith(says)
     (log,) = (tmp_path / "r" / "custom" / "runs").glob("*.log")
     assert f"its traceback: {log}" in lines[0]
     text = log.read_text()

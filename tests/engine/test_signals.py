@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _cases import case
 from _procs import (
     Proc,
     alive,
@@ -36,7 +37,14 @@ from _procs import (
 # Every test here starts a process or sends a signal.
 pytestmark = pytest.mark.slow
 
-fault = pytest.mark.fault
+#: What a user does after a stop: the fix of every stop row below.
+RESUME = "run the same command again: the finished cells are kept and reused"
+#: The end of the line of a reducer that ended a process, and its fix.
+ENDS = "which ends a process, not a cell; a reducer must raise an exception"
+FIX_RAISE = (
+    "make the reducer raise an exception (ValueError, RuntimeError) instead; the finished cells "
+    "are kept"
+)
 
 
 @pytest.fixture(scope="module")
@@ -67,64 +75,55 @@ def _kept(exp, n: int | None = 5) -> None:
 
 
 @pytest.mark.parametrize(
-    ("signum", "group", "status", "words", "n_jobs"),
+    ("signum", "group", "status", "n_jobs", "says"),
     [
-        pytest.param(
-            signal.SIGTERM,
-            False,
-            143,
-            "interrupted (SIGTERM)",
-            2,
-            marks=fault(
-                "kmdr is sent SIGTERM mid-run (kill, a batch system's cancel)",
-                gets="like Ctrl-C: one line, exit 143, sidecar interrupted, workers stopped, "
-                "finished cells kept",
-            ),
+        case(
+            signal.SIGTERM, False, 143, 2,
+            says="kmdr: interrupted (SIGTERM); ",
+            doing="run",
+            cause="kmdr was sent SIGTERM (kill, a batch system's cancel) while it computed",
+            fix=RESUME,
             id="sigterm",
         ),
-        pytest.param(
-            signal.SIGTERM,
-            True,
-            143,
-            "interrupted (SIGTERM)",
-            2,
-            marks=fault(
-                "SIGTERM to kmdr's whole process group, workers included (timeout(1), a "
-                "service manager)",
-                gets="one line, exit 143, sidecar interrupted (not failed), cells kept",
-            ),
+        case(
+            signal.SIGTERM, False, 143, 1,
+            says="kmdr: interrupted (SIGTERM); ",
+            doing="run",
+            cause="kmdr was sent SIGTERM while it computed a cell in its own process (n_jobs=1)",
+            fix=RESUME,
+            id="sigterm-one-worker",
+        ),
+        case(
+            signal.SIGTERM, True, 143, 2,
+            says="kmdr: interrupted (SIGTERM); ",
+            doing="run",
+            cause="SIGTERM reached kmdr's whole process group, its workers included (timeout, a "
+            "service manager)",
+            fix=RESUME,
             id="sigterm-group",
         ),
-        pytest.param(
-            signal.SIGINT,
-            True,
-            130,
-            "interrupted;",
-            2,
-            marks=fault(
-                "Ctrl-C (SIGINT to the whole process group) mid-run with parallel workers",
-                gets="one line, exit 130, sidecar interrupted, workers stopped, cells kept",
-            ),
+        case(
+            signal.SIGINT, True, 130, 2,
+            says="kmdr: interrupted; ",
+            doing="run",
+            cause="Ctrl-C was pressed while kmdr computed",
+            fix=RESUME,
             id="ctrl-c",
         ),
-        pytest.param(
-            signal.SIGHUP,
-            False,
-            129,
-            "interrupted (SIGHUP)",
-            1,
-            marks=fault(
-                "the terminal running kmdr is closed (SIGHUP) mid-run",
-                gets="like Ctrl-C: one line, exit 129, sidecar interrupted, cells kept",
-            ),
+        case(
+            signal.SIGHUP, False, 129, 1,
+            says="kmdr: interrupted (SIGHUP); ",
+            doing="run",
+            cause="the terminal running kmdr was closed while it computed",
+            fix=RESUME + "; start long runs with nohup to keep them going",
             id="sighup",
         ),
     ],
-)
+)  # fmt: skip
 # A run's finished cells come back as they complete from joblib 1.4 on (kept by a stop)
 @pytest.mark.floors
 def test_a_stop_signal_ends_the_run_like_ctrl_c(
-    project, tmp_path, signum, group, status, words, n_jobs
+    project, tmp_path, signum, group, status, n_jobs, says
 ):
     proc, exp = stuck(project, tmp_path, n_jobs)
     workers = children(proc.pid)
@@ -134,32 +133,12 @@ def test_a_stop_signal_ends_the_run_like_ctrl_c(
     finally:
         proc.kill()
     line = one_line(proc.stderr)
-    assert line.startswith(f"kmdr: {words}") and "run the same command to resume" in line
+    assert line.startswith(says) and "run the same command to resume" in line
     assert statuses(exp) == ["interrupted"]
     _kept(exp)
     wait_for(lambda: not [pid for pid in workers if alive(pid)], "the workers to exit", timeout=60)
 
 
-@fault(
-    "SIGTERM while the cell runs in kmdr's own process (n_jobs=1)",
-    gets="one line, exit 143, sidecar interrupted, cells kept",
-)
-def test_sigterm_with_one_worker(project, tmp_path):
-    proc, exp = stuck(project, tmp_path, 1)
-    try:
-        proc.signal(signal.SIGTERM)
-        assert proc.wait() == 143, proc.stderr
-    finally:
-        proc.kill()
-    assert one_line(proc.stderr).startswith("kmdr: interrupted (SIGTERM)")
-    assert statuses(exp) == ["interrupted"]
-    _kept(exp)
-
-
-@fault(
-    "Ctrl-C pressed again, then SIGTERM, while kmdr is stopping (writing cells.csv)",
-    gets="the stop completes: one line, exit 130, sidecar interrupted, cells.csv whole",
-)
 def test_more_signals_while_stopping_do_not_cut_the_stop_short(project, tmp_path):
     proc, exp = stuck(project, tmp_path, 2)
     # The run is stopped while the signals arrive, so it handles them one after another as it
@@ -180,35 +159,16 @@ def test_more_signals_while_stopping_do_not_cut_the_stop_short(project, tmp_path
 _NO_DASK = importlib.util.find_spec("distributed") is None
 
 
-def _backends(loky: tuple[str, str], dask: tuple[str, str]) -> list:
-    """The ``backend`` parameters of a test run on loky and on a dask LocalCluster: each with
-    its fault case and outcome; dask's skipped where distributed is not installed."""
-    return [
-        pytest.param("loky", marks=fault(loky[0], gets=loky[1])),
-        pytest.param(
-            "dask",
-            marks=[
-                fault(dask[0], gets=dask[1]),
-                pytest.mark.skipif(_NO_DASK, reason="needs dask.distributed (kmdr[dask])"),
-            ],
-        ),
-    ]
-
-
-@pytest.mark.parametrize(
-    "backend",
-    _backends(
-        (
-            "the kmdr process is killed with kill -9 while its workers compute a long cell",
-            "each worker notices and exits within seconds instead of computing on",
-        ),
-        (
-            "the kmdr process is killed with kill -9 while its dask LocalCluster computes a "
-            "long cell",
-            "the cluster's worker processes exit within seconds",
-        ),
+#: The backends a test runs on: loky, and a dask LocalCluster where distributed is installed.
+BACKENDS = [
+    "loky",
+    pytest.param(
+        "dask", marks=pytest.mark.skipif(_NO_DASK, reason="needs dask.distributed (kmdr[dask])")
     ),
-)
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_workers_exit_soon_after_the_main_process_is_killed(project, tmp_path, backend):
     proc, _ = stuck(project, tmp_path, 2, f"backend={backend}")
     workers = [pid for pid in children(proc.pid) if alive(pid)]
@@ -247,117 +207,97 @@ def _failed_one_line(proc, exp, *words):
 
 
 @pytest.mark.parametrize(
-    ("action", "n_jobs", "raised"),
+    ("action", "n_jobs", "says"),
     [
-        pytest.param(
-            "exit",
-            2,
-            "SystemExit(0)",
-            marks=fault(
-                "a reducer calls sys.exit(0) in a worker",
-                gets="one line naming the reducer and the cell; sidecar failed; cells kept",
-            ),
+        case(
+            "exit", 2,
+            says="raised SystemExit(0), " + ENDS,
+            doing="plugin",
+            cause="a reducer called sys.exit() inside a cell, in a worker",
+            fix=FIX_RAISE,
             id="sys.exit-worker",
         ),
-        pytest.param(
-            "exit",
-            1,
-            "SystemExit(0)",
-            marks=fault(
-                "a reducer calls sys.exit(0) in kmdr's own process (n_jobs=1)",
-                gets="one line naming the reducer and the cell; exit 1, not a silent 0",
-            ),
+        case(
+            "exit", 1,
+            says="raised SystemExit(0), " + ENDS,
+            doing="plugin",
+            cause="a reducer called sys.exit() inside a cell, in kmdr's own process (n_jobs=1)",
+            fix=FIX_RAISE,
             id="sys.exit-main",
         ),
-        pytest.param(
-            "keyboard",
-            2,
-            "KeyboardInterrupt",
-            marks=fault(
-                "a reducer raises KeyboardInterrupt itself (no key was pressed)",
-                gets="one line naming the reducer and the cell; sidecar failed, not interrupted",
-            ),
+        case(
+            "keyboard", 2,
+            says="raised KeyboardInterrupt, " + ENDS,
+            doing="plugin",
+            cause="a reducer raised KeyboardInterrupt itself (no key was pressed)",
+            fix=FIX_RAISE,
             id="keyboard-worker",
         ),
-        pytest.param(
-            "keyboard",
-            1,
-            "KeyboardInterrupt",
-            marks=fault(
-                "a reducer raises KeyboardInterrupt in kmdr's own process (n_jobs=1)",
-                gets="one line naming the reducer and the cell; sidecar failed",
-            ),
+        case(
+            "keyboard", 1,
+            says="raised KeyboardInterrupt, " + ENDS,
+            doing="plugin",
+            cause="a reducer raised KeyboardInterrupt itself in kmdr's own process (n_jobs=1)",
+            fix=FIX_RAISE,
             id="keyboard-main",
         ),
-        pytest.param(
-            "base",
-            2,
-            "Abort(the reducer gave up)",
-            marks=fault(
-                "a reducer raises its own BaseException subclass",
-                gets="one line naming the reducer, the cell and the exception; cells kept",
-            ),
+        case(
+            "base", 2,
+            says="raised Abort(the reducer gave up), " + ENDS,
+            doing="plugin",
+            cause="a reducer raised its own BaseException subclass, which is not an error",
+            fix="derive the reducer's exception from Exception; the finished cells are kept",
             id="base-exception",
         ),
     ],
-)
+)  # fmt: skip
 def test_a_reducer_ending_the_process_is_one_line_naming_the_cell(
-    project, tmp_path, action, n_jobs, raised
+    project, tmp_path, action, n_jobs, says
 ):
     proc = start(project, tmp_path, f"{action}:2", f"n_jobs={n_jobs}")
     try:
-        _failed_one_line(proc, tmp_path / "faulty", "reducer 'misbehave'", "r=2", raised)
+        _failed_one_line(proc, tmp_path / "faulty", "reducer 'misbehave'", "r=2", says)
     finally:
         proc.kill()
 
 
-@fault(
-    "a reducer calls os._exit in a worker (the worker process dies mid-cell)",
-    gets="one line saying a worker died; sidecar failed; cells kept",
+@pytest.mark.parametrize(
+    ("how", "says"),
+    [
+        case(
+            "os_exit",
+            says="a worker process died while computing one of the cells",
+            doing="run",
+            cause="a reducer called os._exit, so the worker process computing its cell died",
+            fix="make the reducer raise an exception; run the same command to compute the others",
+            id="os._exit",
+        ),
+        case(
+            "kill",
+            says="a worker process died while computing one of the cells",
+            doing="run",
+            cause="a worker was killed while it computed a cell (kill -9, the out-of-memory "
+            "killer)",
+            fix="give the run more memory or fewer workers (n_jobs), then run the same command: "
+            "the finished cells are kept",
+            id="kill-9",
+        ),
+    ],
 )
-def test_a_worker_that_dies_is_one_line(project, tmp_path):
-    proc = start(project, tmp_path, "os_exit:2", "n_jobs=2")
+def test_a_worker_that_dies_is_one_line(project, tmp_path, how, says):
+    if how == "os_exit":
+        proc, exp = start(project, tmp_path, "os_exit:2", "n_jobs=2"), tmp_path / "faulty"
+    else:
+        proc, exp = stuck(project, tmp_path, 2)
     try:
-        _failed_one_line(proc, tmp_path / "faulty", "worker process died")
+        if how == "kill":  # every worker of the pool: the one computing the last cell among them
+            for worker in wait_for(lambda: _workers(proc.pid), "the run's workers", proc):
+                os.kill(worker, signal.SIGKILL)
+        _failed_one_line(proc, exp, says)
     finally:
         proc.kill()
 
 
-@fault(
-    "a worker is killed (kill -9, the OOM killer) while it computes a cell",
-    gets="one line saying a worker died; sidecar failed; other cells kept",
-)
-def test_a_worker_killed_mid_cell(project, tmp_path):
-    proc, exp = stuck(project, tmp_path, 2)
-    try:
-        # every worker of the pool: the one computing the last cell among them
-        workers = wait_for(lambda: _workers(proc.pid), "the run's workers", proc)
-        for worker in workers:
-            os.kill(worker, signal.SIGKILL)
-        _failed_one_line(proc, exp, "worker process died")
-    finally:
-        proc.kill()
-
-
-@fault(
-    "n_jobs=1000 on a machine with a few cores",
-    gets="capped to the cores with one line saying so; the run completes",
-)
-def test_n_jobs_beyond_the_cores_is_capped(project, tmp_path):
-    proc = start(project, tmp_path, "none:0", "n_jobs=1000")
-    try:
-        assert proc.wait() == 0, proc.stderr
-    finally:
-        proc.kill()
-    assert "[kmdr] n_jobs=1000 capped to" in proc.stderr
-    assert statuses(tmp_path / "faulty") == ["complete"]
-    _kept(tmp_path / "faulty", 6)
-
-
-@fault(
-    "SIGTERM to a multirun (-m) while its first job computes",
-    gets="one line, exit 143, that job's sidecar interrupted, no later job started",
-)
 def test_sigterm_to_a_multirun(project, tmp_path):
     proc = start(project, tmp_path, "sleep:2", "n_jobs=1", "seed=0,1", flags=["-m"])
     exp = tmp_path / "faulty"
@@ -373,33 +313,28 @@ def test_sigterm_to_a_multirun(project, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("signum", "group", "status", "words"),
+    ("signum", "group", "status", "says"),
     [
-        pytest.param(
-            signal.SIGINT,
-            True,
-            130,
-            "interrupted",
-            marks=fault(
-                "Ctrl-C while kmdr is still loading the data, before any cell",
-                gets="one line, exit 130, no sidecar left saying running",
-            ),
+        case(
+            signal.SIGINT, True, 130,
+            says="kmdr: interrupted before any cell was computed",
+            doing="run",
+            cause="Ctrl-C was pressed while kmdr still loaded the data; nothing was written",
+            fix="run the same command again",
             id="ctrl-c",
         ),
-        pytest.param(
-            signal.SIGTERM,
-            False,
-            143,
-            "interrupted (SIGTERM)",
-            marks=fault(
-                "SIGTERM while kmdr is still loading the data (a stuck download)",
-                gets="one line, exit 143, nothing written",
-            ),
+        case(
+            signal.SIGTERM, False, 143,
+            says="kmdr: interrupted (SIGTERM) before any cell was computed",
+            doing="run",
+            cause="kmdr was sent SIGTERM while it still loaded the data (a stuck download); "
+            "nothing was written",
+            fix="run the same command again (kmdr-data fetches a dataset ahead of a run)",
             id="sigterm",
         ),
     ],
-)
-def test_a_stop_signal_while_loading_the_data(project, tmp_path, signum, group, status, words):
+)  # fmt: skip
+def test_a_stop_signal_while_loading_the_data(project, tmp_path, signum, group, status, says):
     loading = tmp_path / "loading"
     args = ["-cd", str(project / "conf"), "dataset=blocking", "reducer=sign"]
     env = {**plugin_env(project), "KMDR_TEST_LOADING": str(loading)}
@@ -410,14 +345,10 @@ def test_a_stop_signal_while_loading_the_data(project, tmp_path, signum, group, 
         assert proc.wait() == status, proc.stderr
     finally:
         proc.kill()
-    assert one_line(proc.stderr) == f"kmdr: {words} before any cell was computed"
+    assert one_line(proc.stderr) == says
     assert not (tmp_path / "results").exists()
 
 
-@fault(
-    "the terminal of a kmdr started with nohup is closed (SIGHUP)",
-    gets="the run goes on to the end, as nohup asks",
-)
 def test_nohup_keeps_a_run_going_when_the_terminal_closes(project, tmp_path):
     go = tmp_path / "go"
     args = ["-cd", str(project / "conf"), "experiment=faulty", f"results_dir={tmp_path}"]
@@ -442,24 +373,8 @@ def test_nohup_keeps_a_run_going_when_the_terminal_closes(project, tmp_path):
 @pytest.mark.parametrize(
     "action",
     [
-        pytest.param(
-            "import_sigint:0",
-            marks=fault(
-                "Ctrl-C arrives while a plug-in is imported, and its code turns the "
-                "KeyboardInterrupt into an ImportError",
-                gets="one line saying interrupted, exit 130; the plug-in is not marked broken",
-            ),
-            id="error-while-handling-it",
-        ),
-        pytest.param(
-            "import_sigint_lost:0",
-            marks=fault(
-                "Ctrl-C arrives while a plug-in is imported, and its code raises an ImportError "
-                "that keeps no trace of the KeyboardInterrupt",
-                gets="exit 130, the last line saying interrupted: never a config error",
-            ),
-            id="error-without-a-trace",
-        ),
+        pytest.param("import_sigint:0", id="error-while-handling-it"),
+        pytest.param("import_sigint_lost:0", id="error-without-a-trace"),
     ],
 )
 def test_an_interrupt_that_a_library_turns_into_an_error_is_still_an_interrupt(
@@ -477,21 +392,7 @@ def test_an_interrupt_that_a_library_turns_into_an_error_is_still_an_interrupt(
     assert "kmdr: error" not in proc.stderr and "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize(
-    "backend",
-    _backends(
-        (
-            "Ctrl-C to the terminal's process group while the run's loky workers are still "
-            "starting (importing numpy and scikit-learn)",
-            "one line, exit 130: no worker prints a traceback",
-        ),
-        (
-            "Ctrl-C to the terminal's process group while the run's dask LocalCluster workers "
-            "are still starting",
-            "one line, exit 130: no worker prints a traceback, the cluster is closed",
-        ),
-    ),
-)
+@pytest.mark.parametrize("backend", BACKENDS)
 # joblib 1.6: its loky keeps the workers' SIGINT blocked while they start
 @pytest.mark.floors
 def test_ctrl_c_while_the_workers_start(project, tmp_path, backend):
@@ -511,11 +412,6 @@ def test_ctrl_c_while_the_workers_start(project, tmp_path, backend):
         proc.kill()
 
 
-@fault(
-    "Ctrl-C arrives while the run's process is inside a garbage-collector callback (where Python "
-    "can only print an exception)",
-    gets="no 'Exception ignored' traceback: the signal is delivered again, one line, exit 130",
-)
 def test_ctrl_c_inside_a_gc_callback_still_stops_the_run(project, tmp_path):
     held = tmp_path / "held"
     args = ["-cd", str(project / "conf"), "experiment=faulty", f"results_dir={tmp_path}"]

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
+from _cases import case
 from _run_configs import synth_run
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
@@ -149,24 +150,6 @@ def test_a_run_that_computes_nothing_here_loads_no_thread_pool_here():
     assert done.stdout.split() == ["[]"], done.stdout
 
 
-@pytest.mark.slow
-def test_a_run_on_a_dask_cluster_loads_no_thread_pool_in_its_process(tmp_path):
-    # its cells compute on the cluster's workers, its objective there too: the run's process
-    # never imports scikit-learn's k-means (its OpenMP pool) for them. (scikit-learn itself, and
-    # scipy with its BLAS, are loaded by the settings' check, scikit-learn's constraints.)
-    pytest.importorskip("distributed")
-    code = (
-        "import sys, kmdr\n"
-        "kmdr.run('dataset=synth', '+dataset.params={n_samples:60,n_features:12,n_clusters:3}',"
-        " 'reducer=sign', 'r_grid=[5]', 'repeats=2', 'backend=dask', 'n_jobs=2',"
-        f" 'figures=false', 'progress=false', results_dir={str(tmp_path)!r})\n"
-        "print(sorted({'sklearn.cluster'} & set(sys.modules)))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.splitlines()[-1] == "[]", done.stdout
-
-
 @pytest.mark.parametrize(
     ("cores", "launcher_jobs", "over", "n_jobs", "says"),
     [
@@ -198,12 +181,20 @@ def test_workers_and_threads_fit_the_cores_or_a_line_says_so(
         assert message.startswith("[kmdr] ") and "\n" not in message and says in message
 
 
-@pytest.mark.fault(
-    "n_jobs x blas_threads more threads than the machine's cores",
-    gets="run as asked (the cells' numbers are those of their identity), one line saying the "
-    "threads contend and which n_jobs fits",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="n_jobs=1 x blas_threads=2 = 2 threads on this run's 1 core(s) contend for them",
+            doing="run",
+            cause="the workers' BLAS threads (n_jobs x blas_threads) outnumber the cores: the "
+            "cells' numbers are those of their identity, only slower",
+            fix="use the n_jobs the line names (or -1), or a smaller blas_threads",
+            warning=True,
+        )
+    ],
 )
-def test_a_run_whose_threads_outnumber_the_cores_says_so_once(monkeypatch, tmp_path, capsys):
+def test_a_run_whose_threads_outnumber_the_cores_says_so_once(monkeypatch, tmp_path, capsys, says):
     import joblib
 
     from kmdr._log import console
@@ -215,4 +206,4 @@ def test_a_run_whose_threads_outnumber_the_cores_says_so_once(monkeypatch, tmp_p
     assert outcome.status == "complete" and outcome.n_computed == 2
     lines = capsys.readouterr().err.splitlines()
     said = [line for line in lines if "contend" in line]
-    assert len(said) == 1 and "n_jobs=1 x blas_threads=2 = 2 threads" in said[0], lines
+    assert len(said) == 1 and says in said[0], lines

@@ -1,17 +1,19 @@
 """``cell_time_limit``: a sweep whose cells hang ends by itself, on the local backends. Real
 processes: the ``kmdr`` command with a plug-in reducer that sleeps forever (stopped by the alarm
 in a process's main thread) in the cells of one r; the other cells are kept, the hung ones named
-in the run record, and a second run with a larger limit computes them."""
+in the run record, and a second run with a larger limit computes them. A limit that cannot hold
+is refused before any work, in this process."""
 
 from __future__ import annotations
+
+import re
 
 import pandas as pd
 import pytest
 
+import kmdr as api
+from _cases import case
 from _procs import kmdr, make_plugin, plugin_env, sidecars
-
-pytestmark = pytest.mark.slow
-fault = pytest.mark.fault
 
 #: 5 r values x 2 reducers x 2 repetitions = 20 cells; the plug-in's 2 at r=4 hang.
 GRID = ("r_grid=[2,3,4,5,6]", "repeats=2")
@@ -58,11 +60,7 @@ BACKENDS = [
 ]
 
 
-@fault(
-    "a reducer never returns in 2 of a sweep's 20 cells, with cell_time_limit (n_jobs=1, loky)",
-    gets="the 2 cells stopped and listed as timed out in the run record; 18 rows; one line "
-    "counting them, exit 1; a run with a larger limit computes them",
-)
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_hung_cells_are_stopped_and_a_resume_computes_them(project, tmp_path, backend):
     proc, code = run(project, tmp_path, "sleep:4", *backend, "cell_time_limit=5")
@@ -78,34 +76,31 @@ def test_hung_cells_are_stopped_and_a_resume_computes_them(project, tmp_path, ba
 @pytest.mark.parametrize(
     ("extra", "says"),
     [
-        pytest.param(
+        case(
             ("cell_time_limit=0",),
-            "'cell_time_limit' parameter of Execution must be a float in the range (0.0, inf)",
-            marks=fault(
-                "cell_time_limit=0 or negative",
-                gets="one line before any work: a number of seconds > 0",
-            ),
+            says="'cell_time_limit' parameter of Execution must be a float in the range (0.0, inf)",
+            doing="configure",
+            cause="cell_time_limit is the seconds a cell may take: 0 or a negative number allows "
+            "none",
+            fix="give a number of seconds above 0 (cell_time_limit=600), or null for no limit",
         ),
-        pytest.param(
+        case(
             ("cell_time_limit=5", "backend=threading", "n_jobs=2"),
-            "a cell running in a thread cannot be stopped; use backend=loky",
-            marks=fault(
-                "cell_time_limit with backend=threading and n_jobs > 1",
-                gets="one line before any work: a thread cannot be stopped; use loky",
-            ),
+            says="a cell running in a thread cannot be stopped; use backend=loky",
+            doing="configure",
+            cause="the threading backend computes cells in threads, which no alarm can stop",
+            fix="use backend=loky (or n_jobs=1) with cell_time_limit",
         ),
-        pytest.param(
+        case(
             ("cell_time_limit=5", "backend=ray"),
-            "cannot stop a cell on a Ray worker",
-            marks=fault(
-                "cell_time_limit with backend=ray",
-                gets="one line before any work: use loky or dask",
-            ),
+            says="cannot stop a cell on a Ray worker",
+            doing="configure",
+            cause="a Ray worker's cell cannot be stopped from the run's process",
+            fix="use backend=loky (or dask, where the limit is not applied) with cell_time_limit",
         ),
     ],
 )
-def test_a_limit_that_cannot_hold_is_one_line_before_any_work(project, tmp_path, extra, says):
-    proc, code = run(project, tmp_path, "none:0", *extra)
-    assert code == 2, proc.stderr
-    assert says in proc.stderr and "Traceback" not in proc.stderr
-    assert not (tmp_path / "faulty").exists()
+def test_a_limit_that_cannot_hold_is_refused_before_any_work(tmp_path, extra, says):
+    with pytest.raises(api.ConfigError, match=re.escape(says)):
+        api.run("dataset=synth", *extra, f"results_dir={tmp_path}")
+    assert not any(tmp_path.iterdir())

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _cases import case
 from _procs import kmdr
 
 pytestmark = [
@@ -77,19 +78,26 @@ def run(folder, results, *extra):
 
 # distributed 2024.8: a worker logs a failed task with its traceback, as an error
 @pytest.mark.floors
-@pytest.mark.fault(
-    "a task fails inside a dask worker (a shard changed after it was written)",
-    gets="one line naming the cause and the run's log file; the traceback in that file, not on "
-    "the terminal; verbosity=verbose shows the worker's own log",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="DataIntegrityError: shard folder",
+            doing="data",
+            cause="a shard of the data's folder changed after it was written (an edit, a copy cut "
+            "short); the line names the run's log, which holds the worker's traceback",
+            fix="write the shard folder again, then run the same command",
+        )
+    ],
 )
 def test_a_failure_in_a_worker_is_one_line_and_its_traceback_goes_to_the_log(
-    changed_shards, tmp_path
+    changed_shards, tmp_path, says
 ):
     proc, code = run(changed_shards, tmp_path)
     assert code == 1, proc.stderr
     assert "Traceback" not in proc.stderr and "Compute Failed" not in proc.stderr, proc.stderr
     line = proc.stderr.strip().splitlines()[-1]
-    assert "DataIntegrityError: shard folder" in line and "shard-00002.npz" in line
+    assert says in line and "shard-00002.npz" in line
     log = Path(re.search(r"its traceback: (\S+)$", line).group(1))
     text = log.read_text()
     assert "Traceback" in text and "shard-00002.npz" in text
@@ -99,15 +107,21 @@ def test_a_failure_in_a_worker_is_one_line_and_its_traceback_goes_to_the_log(
     assert "Compute Failed" in proc.stderr and "Traceback" in proc.stderr
 
 
-@pytest.mark.fault(
-    "a shard folder written with a NaN in one shard, read on a dask LocalCluster (block_rows)",
-    gets="one line naming the reducer, the cell, the row block and its rows, and the NaN; no "
-    "traceback on the terminal; exit 1",
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(
+            says="row block 2 (rows 200 to 300): X holds 1 non-finite values (1 NaN, 0 inf)",
+            doing="data",
+            cause="a row block of the data holds NaN or infinite values",
+            fix="clean the rows the line names (drop or impute them), then run again",
+        )
+    ],
 )
-def test_a_nan_in_a_block_is_one_line_naming_the_cell_and_the_block(nan_shards, tmp_path):
+def test_a_nan_in_a_block_is_one_line_naming_the_cell_and_the_block(nan_shards, tmp_path, says):
     proc, code = run(nan_shards, tmp_path)
     assert code == 1, proc.stderr
     assert "Traceback" not in proc.stderr and "Compute Failed" not in proc.stderr, proc.stderr
     line = proc.stderr.strip().splitlines()[-1]
     assert line.startswith("kmdr: error: reducer 'sign' in cell r=5 repetition 0 ("), line
-    assert "row block 2 (rows 200 to 300): X holds 1 non-finite values (1 NaN, 0 inf)" in line
+    assert says in line

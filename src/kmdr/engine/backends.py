@@ -34,7 +34,11 @@ from kmdr._log import verbose
 from kmdr.engine.parallel import BackendError
 from kmdr.engine.signals import sigint_blocked
 
-__all__ = ["Parallelism", "backend", "resolve_parallelism"]
+__all__ = ["CLUSTER_BACKENDS", "Parallelism", "backend", "resolve_parallelism"]
+
+#: The backends whose workers may run on other machines: a cell's time limit cannot stop their
+#: threads, and the run's process computes none of their jobs.
+CLUSTER_BACKENDS = ("dask", "ray")
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,6 @@ from kmdr.config.schema import Execution, Experiment, Output
 from kmdr.engine import signals
 from kmdr.engine.backends import Parallelism
 from kmdr.engine.data_path import data_facts
-from kmdr.engine.job_data import CLUSTER_BACKENDS
 from kmdr.engine.parallel import RunFailed
 from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
@@ -84,15 +83,13 @@ class RunServices:
     #: The run's workers, resolved once by the session.
     parallelism: Parallelism
     #: This process's :class:`~kmdr.engine.session.ProcessState` (thread pools, the memo of
-    #: shared reductions, the data a worker obtained, the plug-ins checked for reproducibility).
+    #: shared reductions).
     state: object
     #: The run's joblib backend, not yet entered: entering it starts it and yields its
     #: description for the record and its dask client (None off dask).
     backend: contextlib.AbstractContextManager
-    #: The entry function of every job (picklable by reference), and the function a dask worker
-    #: runs to drop a run's data after it.
+    #: The entry function of every job (picklable by reference).
     worker_job: Callable
-    forget_worker_data: Callable
     #: ``ticking(progress)``: a context that ticks a logged progress bar every second from the
     #: session's thread.
     ticking: Callable
@@ -303,17 +300,15 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     from kmdr.engine.threads import run_threads
 
     status, outcome = "failed", ctx.outcome
-    # A joblib backend may compute in this process (one worker, a run's single job, its threading
-    # backend, whose threads' OpenBLAS count only this thread can set): its threads are pinned
-    # here first. Even when loky's workers compute every cell, pinning here (and so loading
-    # scipy's and scikit-learn's pools first) is faster: the ORL grid ran 0.4-0.7 s slower
-    # without it, likely this process's unpinned OpenBLAS threads spinning against the workers.
-    # A cluster's jobs never run here: nothing is loaded for them (a chunked cell's driver pins
-    # its own), a second of CPU less while the cluster starts.
-    here = ctx.execution.backend not in CLUSTER_BACKENDS
+    # The run's process computes with the cells' threads too: the jobs a joblib backend runs here
+    # (one worker, a single job, the threading backend, whose threads' OpenBLAS count only this
+    # thread can set), and the objective evaluator every worker scores with (made here, its
+    # ||A||^2 a BLAS sum whose rounding follows the thread count). Even when loky's workers
+    # compute every cell this is faster: the ORL grid ran 0.4-0.7 s slower without it, likely
+    # this process's unpinned OpenBLAS threads spinning against the workers.
     try:
         with (
-            run_threads(ctx.services.state.pools, ctx.experiment.blas_threads if here else None),
+            run_threads(ctx.services.state.pools, ctx.experiment.blas_threads),
             contextlib.ExitStack() as ctx.entered,
         ):
             kind.run(ctx)

@@ -23,11 +23,10 @@ a notebook's ``kmdr.run`` calls, which share :func:`default_session`) reuse its 
 
 What a process keeps across jobs lives in one :class:`ProcessState` per process (this module's
 :data:`_PROCESS`, the only mutable module state of the run path): its BLAS/OpenMP thread pools,
-the memo of shared reductions, the data a worker obtained, the watch on the parent process, and
+the memo of shared reductions, the watch on the parent process, and
 the session that successive runs of the process share (:func:`default_session`). Every job enters
-through :func:`worker_job`, which hands that state down, so a worker's caches outlive a job (the
-data are shipped once per worker, not once per cell) and the run's process holds the same kind of
-state for the jobs it computes itself.
+through :func:`worker_job`, which hands that state down, so a worker's memo outlives a job and
+the run's process holds the same kind of state for the jobs it computes itself.
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
 from kmdr.engine.backends import Parallelism, resolve_parallelism
 from kmdr.engine.data_path import data_path, load_data
-from kmdr.engine.job_data import DataCache
 from kmdr.engine.parallel import WORKER_MODULES, guarded_job, import_modules
 from kmdr.engine.runner import RunOutcome, RunServices, execute
 from kmdr.engine.threads import ThreadPools
@@ -58,7 +56,6 @@ __all__ = [
     "Session",
     "close_default_session",
     "default_session",
-    "forget_worker_data",
     "process_state",
     "run_experiment",
     "ticking",
@@ -71,45 +68,15 @@ TICK = 1.0
 WATCH_EVERY = 0.5
 
 
-class _Default:
-    """The session of successive ``kmdr.run`` calls in one process (:func:`default_session`)."""
-
-    def __init__(self) -> None:
-        self.session: Session | None = None
-        self.lock = threading.Lock()
-        atexit.register(self.close)
-
-    def get(self, execution: Execution, launcher_n_jobs: int) -> Session:
-        with self.lock:
-            current = self.session
-            same = current is not None and current.open and current.execution == execution
-            if same and current.launcher_n_jobs == launcher_n_jobs:
-                return current
-            self.session = None
-        if current is not None:
-            current.close()
-        session = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
-        with self.lock:
-            self.session = session
-        return session
-
-    def close(self) -> None:
-        with self.lock:
-            session, self.session = self.session, None
-        if session is not None:
-            session.close()
-
-
 class ProcessState:
     """What one process keeps across the jobs it computes (see the module docstring)."""
 
     def __init__(self) -> None:
         self.pools = ThreadPools()
         self.memo = SharedWorkMemo()
-        self.data = DataCache()
         #: The session successive ``kmdr.run`` calls and a multirun's jobs share
         #: (:func:`default_session`).
-        self.default = _Default()
+        self.default: Session | None = None
         self._watched: set[int] = set()
         self._warm = False
         self._lock = threading.Lock()
@@ -177,12 +144,6 @@ def worker_job(what: str, parent_pid: int, cell_ids, limit, func, *args):
     return guarded_job(what, parent_pid, cell_ids, limit, func, _PROCESS, *args)
 
 
-def forget_worker_data(fingerprint: str) -> None:
-    """Drop the data ``fingerprint`` from this worker's cache (run on every dask worker after
-    the run that used it)."""
-    _PROCESS.data.forget(fingerprint)
-
-
 class Session:
     """The owner of a run's processes, threads, signal handlers and caches (see the module
     docstring). ``execution``: how runs in it execute (default: :class:`Execution`'s
@@ -233,7 +194,6 @@ class Session:
             state=self.state,
             backend=backend(self.execution, par.n_jobs, experiment.blas_threads),
             worker_job=worker_job,
-            forget_worker_data=forget_worker_data,
             ticking=ticking,
             data_path=path,
         )
@@ -344,9 +304,21 @@ def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:
     calls with the same execution (a call with another closes it and opens a new one); closed
     by :func:`close_default_session` or when the process exits. What ``kmdr.run`` and the jobs of
     a multirun use, so a notebook or a sweep pays start-up once."""
-    return _PROCESS.default.get(execution, launcher_n_jobs)
+    with _PROCESS._lock:
+        current = _PROCESS.default
+        wanted = (execution, int(launcher_n_jobs))
+        if current is not None and current.open:
+            if (current.execution, current.launcher_n_jobs) == wanted:
+                return current
+            current.close()
+        _PROCESS.default = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
+        return _PROCESS.default
 
 
+@atexit.register
 def close_default_session() -> None:
     """Close the session :func:`default_session` keeps, if any (the end of a multirun)."""
-    _PROCESS.default.close()
+    with _PROCESS._lock:
+        session, _PROCESS.default = _PROCESS.default, None
+    if session is not None:
+        session.close()

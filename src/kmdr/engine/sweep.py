@@ -13,8 +13,8 @@
    (:meth:`~kmdr.reducers.BaseReducer.shared_is_deterministic`), else once per (shared key,
    repetition) with the same seed as ever; reducers with equal keys share it. Jobs that need no
    shared work never wait for any. Each cell is charged the measured seconds of the shared work
-   and of the reduction it used. The data reaches the workers as :mod:`kmdr.engine.job_data` says
-   (in every job on this machine; once per worker on a cluster, never inside a job).
+   and of the reduction it used. The data reach the workers as :func:`compute_in_memory` says
+   (in every job on this machine; once per worker on dask, never inside a job).
 
 The run holds its folder's lock (:func:`kmdr.results.locks.folder_lock`), so it alone writes
 the folder: each finished cell is written atomically as soon as its job is back, and
@@ -44,7 +44,8 @@ import time
 from concurrent.futures import BrokenExecutor
 
 from kmdr._log import say, warn
-from kmdr.engine import job_data, signals
+from kmdr.engine import signals
+from kmdr.engine.backends import CLUSTER_BACKENDS
 from kmdr.engine.parallel import (
     CellAborted,
     JobTimedOut,
@@ -183,24 +184,29 @@ def _shared_record(log: dict) -> list[dict]:
 def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
     """Run the pending cells as jobs on the workers, each holding the whole matrix; persist each
     as it comes back (``outcome.n_computed`` counts). ``shared_log`` collects, per shared work
-    (key, repetition or None), the seconds of each computation the workers reported."""
-    # The data's way to the workers (kmdr.engine.job_data): in every job, or obtained by each
-    # worker once; either way with ||A||^2 and the centered A made once (F is scored on A).
-    shipping = (
-        job_data.shipped(
-            ctx.experiment,
-            ctx.execution,
-            ctx.X,
-            ctx.y,
-            ctx.data_fingerprint,
-            ctx.services.state.data,
-            ctx.services.forget_worker_data,
-        )
-        if pending
-        else contextlib.nullcontext((None, None))
-    )
-    with shipping as data, _in_process_if_one_job(ctx.execution, pending):
+    (key, repetition or None), the seconds of each computation the workers reported.
+
+    Every job carries X, y and the run's objective evaluator (``||A||^2`` and the centered A, made
+    once: F is scored on A). loky memory-maps the arrays above 1 MB, so each worker maps one file;
+    on dask joblib scatters the three to every worker once (its ``scatter``), so no task carries
+    them; Ray's pool pickles them with the jobs. Whichever way, a worker computes on the same X
+    bit for bit, so a cell's numbers do not depend on the backend."""
+    from kmdr.metrics import ObjectiveEvaluator
+
+    data = (ctx.X, ctx.y, ObjectiveEvaluator(ctx.X)) if pending else ()
+    with _scattered(ctx, data), _in_process_if_one_job(ctx.execution, pending):
         _run_jobs(ctx, pending, total, shared_log, data)
+
+
+def _scattered(ctx, data: tuple):
+    """On dask, joblib's backend with ``data`` scattered to every worker before the first job
+    (its other settings, ``n_jobs`` among them, those the run's backend set)."""
+    if ctx.execution.backend != "dask" or not data:
+        return contextlib.nullcontext()
+    from joblib import parallel_config
+
+    params = dict(ctx.execution.backend_params)
+    return parallel_config(backend="dask", scatter=list(data), **params)
 
 
 def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
@@ -280,7 +286,7 @@ def _in_process_if_one_job(execution, pending: list[Cell]):
     the same numbers in the run's process (the same seed and BLAS threads). A cluster backend keeps
     its workers: there the data live on the workers, not here.
     """
-    if execution.backend in job_data.CLUSTER_BACKENDS or len(group_cells(pending)) != 1:
+    if execution.backend in CLUSTER_BACKENDS or len(group_cells(pending)) != 1:
         return contextlib.nullcontext()
     from joblib import parallel_config
 
@@ -294,7 +300,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
 
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
     limit = ctx.execution.cell_time_limit
-    if limit is not None and ctx.execution.backend in job_data.CLUSTER_BACKENDS:
+    if limit is not None and ctx.execution.backend in CLUSTER_BACKENDS:
         warn(
             f"[kmdr] cell_time_limit={limit:g} is not applied on backend="
             f"{ctx.execution.backend}: a worker's thread cannot be stopped; use backend=loky"

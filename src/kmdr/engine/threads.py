@@ -96,12 +96,9 @@ def run_threads(pools: ThreadPools, threads: int | None = None) -> Iterator[None
     (``pools``: the process's :class:`ThreadPools`).
 
     With ``threads``, the block starts by pinning them from the calling thread: for a run that
-    may compute in this process, which a joblib backend's run may (one worker, a single job, the
-    threading backend: OpenBLAS keeps the count its main thread set and ignores one set from
-    another thread after that, measured with OpenBLAS 0.3.30 and 0.3.31). Without, the block
-    limits nothing itself: a run on a cluster, whose jobs never run here, loads no module of
-    :data:`THREAD_POOL_MODULES` for them (scipy.linalg and scikit-learn: a second of CPU while
-    the cluster starts); what such a run computes here (a chunked cell's driver) pins itself.
+    computes in this process (one worker, a single job, the threading backend: OpenBLAS keeps the
+    count its main thread set and ignores one set from another thread after that, measured with
+    OpenBLAS 0.3.30 and 0.3.31; the objective evaluator its workers score with).
     """
     with pools.lock:
         pools.seen.clear()  # every library the next pin limits is one to give back

@@ -317,22 +317,21 @@ def key_text(key: tuple | None) -> str:
     return "" if key is None else "/".join(str(part) for part in key)
 
 
-def group_job(state, cells, data, payload, n_clusters, shared_seed, token):
+def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
     """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
     need (seeded ``shared_seed``) from this process's memo, timed once per repetition, computed
     with the BLAS/OpenMP threads of the cells' identity (:func:`~kmdr.engine.threads.pin_threads`).
 
-    ``data`` and ``payload`` give the run's X, y and objective evaluator, carried or obtained as
-    :mod:`kmdr.engine.job_data` says (``data.resolve(payload)``).
+    ``X``, ``y`` and ``objective`` (the run's objective evaluator) reach the job as
+    :func:`kmdr.engine.sweep.compute_in_memory` says.
 
-    ``state`` is the process's :class:`kmdr.engine.session.ProcessState` (its thread pools,
-    shared-work memo, data cache), handed in by the worker's entry function.
+    ``state`` is the process's :class:`kmdr.engine.session.ProcessState` (its thread pools and
+    shared-work memo), handed in by the worker's entry function.
 
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record.
     """
     pin_threads(state.pools, cells[0].blas_threads)  # a job's cells differ only in repetition
-    X, y, objective = data.resolve(payload, state.data)
     first = cells[0]
     shared, report, seconds = None, None, None
     if first.shared_key is not None:
