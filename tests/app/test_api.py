@@ -59,11 +59,6 @@ def test_run_computes_what_the_command_computes(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.fault(
-    "a run outside the paper presets with results_dir left at its default",
-    gets="writes my_results/<name>/ (git ignores it), never the committed results/; a paper "
-    "preset's run writes results/<name>/; the command and kmdr.run alike",
-)
 def test_the_default_results_dir_is_the_commands(tmp_path):
     cells = kmdr.run(*TINY)
     assert len(cells) == 4 and (tmp_path / "my_results" / "custom" / "cells.csv").is_file()
@@ -76,12 +71,6 @@ def test_the_default_results_dir_is_the_commands(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.fault(
-    "kmdr.run given an Output object that leaves results_dir at its default, for a run outside "
-    "the paper presets",
-    gets="writes my_results/<name>/ as without the object (it wrote into the committed "
-    "results/); a results_dir the object names is used",
-)
 def test_an_output_object_keeps_the_default_results_dir_rule(tmp_path):
     from kmdr import Output
 
@@ -124,12 +113,6 @@ def test_a_dry_run_returns_no_cells_and_writes_nothing(tmp_path):
         (["dataset=synth,orl"], ConfigCompositionException, "To sweep over it, add --multirun"),
     ],
 )
-@pytest.mark.fault(
-    "kmdr.run given a bad override (an unknown key or option, a wrong type, an override Hydra's "
-    "grammar cannot parse, a flag, a sweep, a value out of range)",
-    gets="Hydra's own exception for what Hydra checks, kmdr.ConfigError (a ValueError) with the "
-    "command's one line for kmdr's checks; no SystemExit, no folder",
-)
 def test_bad_input_raises_hydras_error_or_a_config_error(args, error, says, tmp_path):
     with pytest.raises(error, match=re.escape(says)):
         kmdr.run(*overridden(TINY, *args), results_dir=tmp_path / "r")
@@ -164,10 +147,6 @@ def test_the_facade_names_the_public_api():
         _ = kmdr.nosuch
 
 
-@pytest.mark.fault(
-    "kmdr.run given results_dir='' (or results_dir both as an override and as an argument)",
-    gets="kmdr.ConfigError, one line, before any work; nothing written in the current folder",
-)
 @pytest.mark.parametrize(
     ("args", "kwargs", "says"),
     [
@@ -205,11 +184,6 @@ def test_a_preset_is_an_experiment_for_a_notebook():
         kmdr.compose("experiment=bzmd14_orl", "repaets=1")
 
 
-@pytest.mark.fault(
-    "kmdr.compose given a setting of the Execution or the Output (kmdr.compose(..., "
-    '"n_jobs=2")), which returns the Experiment alone',
-    gets="kmdr.ConfigError, one line naming the object to give kmdr.run (once dropped, unsaid)",
-)
 @pytest.mark.parametrize(
     ("override", "says"),
     [("n_jobs=2", "execution=kmdr.Execution(...)"), ("figures=false", "output=kmdr.Output(...)")],
@@ -221,12 +195,6 @@ def test_compose_refuses_a_setting_it_does_not_return(override, says):
 
 
 @pytest.mark.slow
-@pytest.mark.fault(
-    "a notebook changes its working folder between two parallel runs with the default "
-    "(relative) results_dir",
-    gets="the second run writes its cells, log and claims under the new folder: the worker "
-    "processes, started in the first folder, are given absolute paths",
-)
 def test_a_run_after_chdir_reuses_the_workers_with_absolute_paths(tmp_path):
     parallel = [a for a in TINY if not a.startswith("n_jobs=")] + ["n_jobs=2"]
     script = f"""

@@ -121,10 +121,6 @@ def _run_to_file(tmp_path, *args, base=DRAWN) -> bytes:
     return data
 
 
-@pytest.mark.fault(
-    "a run whose stderr is a log file, not a terminal",
-    gets="no progress bar: the log holds no carriage return, only the run's lines",
-)
 def test_a_log_file_gets_no_progress_bar(tmp_path):
     data = _run_to_file(tmp_path)
     assert b"\r" not in data
@@ -135,11 +131,6 @@ def test_a_log_file_gets_no_progress_bar(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.fault(
-    "a run logged to a file (stderr not a terminal) whose cell takes longer than progress_every",
-    gets="a start line (data, methods, grid, cells to compute and reused, results folder), a "
-    "progress line every progress_every seconds while the cell runs, then the closing line",
-)
 def test_a_logged_run_writes_a_start_line_and_progress_lines(tmp_path):
     # The plug-in reducer holds its r=4 cell until the test releases it: progress lines must
     # come while no cell finishes (the session's thread writes them), then the run ends.
@@ -186,10 +177,6 @@ def test_a_quiet_run_says_nothing_but_keeps_its_results(tmp_path):
     assert (tmp_path / "r" / "custom" / "cells.csv").is_file()
 
 
-@pytest.mark.fault(
-    "a verbosity that is not quiet, normal or verbose (verbosity=loud)",
-    gets="exit 2 before any work, one line naming the key and the valid values",
-)
 def test_a_bad_verbosity_is_hydras_error(tmp_path):
     with pytest.raises(ConfigCompositionException, match="Error merging override verbosity=loud"):
         kmdr.compose("dataset=synth", "verbosity=loud")

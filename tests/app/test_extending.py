@@ -209,10 +209,6 @@ def test_a_users_preset_runs_and_is_reported_as_theirs(user_project):
 
 
 @pytest.mark.slow
-@pytest.mark.fault(
-    "a misspelt key in a preset of the user's own config folder (-cd)",
-    gets="Hydra's error naming the key and the file, exit 1 (installed command)",
-)
 def test_a_typo_in_the_users_preset_is_hydras_error(user_project):
     conf = user_project / "conf" / "experiment" / "toy_study.yaml"
     conf.write_text(conf.read_text().replace("repeats: 2", "repaets: 2"))
@@ -229,11 +225,6 @@ def test_a_typo_in_the_users_preset_is_hydras_error(user_project):
 
 
 @pytest.mark.slow
-@pytest.mark.fault(
-    "a user's reducer module that fails to import, asked for by a run",
-    gets="exit 2 before any work: one warning line and one error line naming the entry point, "
-    "its package, the import error and the fix",
-)
 def test_a_users_reducer_that_does_not_import_is_one_line(user_project):
     module = user_project / "site" / "my_package" / "topvar.py"
     module.write_text("import my_missing_dependency\n" + module.read_text())

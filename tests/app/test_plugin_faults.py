@@ -198,11 +198,6 @@ def output_case(name, problem, what):
     return pytest.param(
         name,
         problem,
-        marks=pytest.mark.fault(
-            what,
-            gets="the run stops with one line naming the reducer, r, the problem and the fix "
-            "(exit 1); the cells already finished are kept",
-        ),
     )
 
 
@@ -262,11 +257,6 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
     assert problem in line and "; " in line.split(problem, 1)[1]  # the fix follows
 
 
-@pytest.mark.fault(
-    "a plug-in reducer returning more than r columns, in a real run",
-    gets="the run stops with one line naming the reducer, r, the shape and the fix (exit 1); "
-    "the cells already finished are kept",
-)
 @pytest.mark.slow
 def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(site, tmp_path):
     results = tmp_path / "r"
@@ -281,11 +271,6 @@ def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(site
     assert set(cells["reducer"]) == {"none"} and len(cells) == 1
 
 
-@pytest.mark.fault(
-    "a reducer plug-in named like a built-in (sign), installed beside good plug-ins",
-    gets="every command works; the plug-in is ignored with one warning line naming it and its "
-    "package; sign means the built-in",
-)
 @pytest.mark.slow
 def test_a_plugin_named_sign_breaks_nothing(site, tmp_path):
     run = kmdr(site, tmp_path, *RUN, "reducer=sign", f"results_dir={tmp_path / 'r'}")
@@ -303,20 +288,10 @@ def test_a_plugin_named_sign_breaks_nothing(site, tmp_path):
         pytest.param(
             ["reducer=fine"],
             "reducer 'fine' is declared by 2 plug-ins",
-            marks=pytest.mark.fault(
-                "two installed packages declare a reducer of the same name, and a run uses it",
-                gets="refused before any work: the warning naming both packages, then kmdr's "
-                "line (exit 2) or, for a group option, Hydra's (exit 1: no such option)",
-            ),
         ),
         pytest.param(
             ["dataset=twin"],
             "dataset 'twin' is declared by 2 plug-ins",
-            marks=pytest.mark.fault(
-                "two installed packages declare a dataset of the same name, and a run uses it",
-                gets="refused before any work: the warning naming both packages, then Hydra's "
-                "error (exit 1: no such option)",
-            ),
         ),
     ],
 )
@@ -334,10 +309,6 @@ def test_two_plugins_of_one_name_are_refused_when_used(args, expected, site, tmp
     assert not (tmp_path / "r").exists()
 
 
-@pytest.mark.fault(
-    "a dataset plug-in named like a built-in dataset (orl)",
-    gets="ignored with one warning line naming it and its package; the built-in is used",
-)
 @pytest.mark.slow
 def test_a_dataset_plugin_named_like_a_builtin_is_ignored(site, tmp_path):
     code = (

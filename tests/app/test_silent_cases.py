@@ -40,22 +40,12 @@ def files_under(folder) -> list[str]:
         (["experiment=bzmd14_synth", "experiment=bzmd14_orl"], "name", "bzmd14_orl"),
     ],
 )
-@pytest.mark.fault(
-    "the same key given twice (repeats=1 repeats=3, reducer=sign reducer=svd, experiment=A "
-    "experiment=B)",
-    gets="the last value, as in any Hydra app (once refused by a pre-parse of kmdr's)",
-)
 def test_a_key_given_twice_keeps_the_last_value(args, setting, value):
     experiment = kmdr.compose(*args)
     got = getattr(experiment, setting)
     assert (tuple(r.name for r in got) if setting == "reducers" else got) == value
 
 
-@pytest.mark.fault(
-    "kmdr.run given results_dir both as an override and as the keyword "
-    '(kmdr.run("results_dir=a", results_dir="b"))',
-    gets="kmdr.ConfigError naming results_dir and both values, no folder",
-)
 def test_results_dir_as_override_and_keyword_is_refused(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(kmdr.ConfigError) as err:
@@ -66,10 +56,6 @@ def test_results_dir_as_override_and_keyword_is_refused(tmp_path, monkeypatch):
     assert files_under(tmp_path) == []
 
 
-@pytest.mark.fault(
-    'kmdr.run(..., results_dir="") (Path("") would have been the current folder)',
-    gets="kmdr.ConfigError with the command's one line (results_dir is empty), nothing written",
-)
 def test_an_empty_results_dir_keyword_is_the_commands_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     line = refused(run_kmdr([*TINY, "results_dir="], tmp_path), "results_dir is empty")
@@ -136,12 +122,6 @@ def test_a_copy_of_a_builtin_config_in_the_users_folder_is_accepted(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.fault(
-    "an override of a preset's reducer that reducer= filters out "
-    "(experiment=bzmd14_synth reducer=sign reducers.1.params.eps=0.5)",
-    gets="exit 2 before any work: one line saying an override that changes no cell is refused, "
-    "naming it and why; nothing written",
-)
 def test_an_override_that_changes_no_cell_is_refused(tmp_path):
     args = ["experiment=bzmd14_synth", "reducer=sign", "r_grid=[2]", "repeats=1"]
     refused(
@@ -164,11 +144,6 @@ def _first_run(tmp_path):
     return folder, files_under(folder), (folder / "cells.csv").read_bytes()
 
 
-@pytest.mark.fault(
-    "a resume whose reducer label changed (reducers.0.label=Gauss after a run labelled RP)",
-    gets="exit 2 before any work, one line naming the id, what the folder holds and what the run "
-    "asks; the folder unchanged",
-)
 def test_a_resume_with_another_label_is_refused(tmp_path):
     folder, files, csv = _first_run(tmp_path)
     proc = run_kmdr(
@@ -184,11 +159,6 @@ def test_a_resume_with_another_label_is_refused(tmp_path):
     assert files_under(folder) == files and (folder / "cells.csv").read_bytes() == csv
 
 
-@pytest.mark.fault(
-    "a resume with another reducer under the same id "
-    "(reducers=[{name: gaussian, id: sign}] after a run of sign)",
-    gets="kmdr.ConfigError before any work naming both reducers and labels; the folder unchanged",
-)
 def test_a_resume_with_another_reducer_under_the_id_is_refused(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     folder, files, csv = _first_run(tmp_path)
@@ -205,12 +175,6 @@ def test_a_resume_with_another_reducer_under_the_id_is_refused(tmp_path, monkeyp
     assert set(cells["reducer"]) == {"gauss"} and len(cells) == 4
 
 
-@pytest.mark.fault(
-    "several reducer options chosen as a list (reducer=[sign,none]; with a preset, "
-    "experiment=bzmd14_synth reducer=[sign,svd])",
-    gets="the run computes each listed reducer's cells (with a preset, its entries of them); "
-    "`--cfg job` says which (once only the last one's, or every reducer of the preset, ran)",
-)
 def test_several_reducer_options_run_each_one(tmp_path):
     results = tmp_path / "r"
     proc = run_kmdr([*TINY, "reducer=[sign,none]", f"results_dir={results}"], tmp_path)
@@ -232,12 +196,6 @@ def test_several_reducer_options_run_each_one(tmp_path):
     )
 
 
-@pytest.mark.fault(
-    "a list of reducer options in a config's defaults list (a -cd folder's config with "
-    "`- override reducer: [sign, none]`), or a list of datasets there",
-    gets="the run computes each listed reducer's cells, as for the command line's list (once "
-    "only the last one's ran); a list of datasets is one line naming the config's list",
-)
 def test_a_list_of_options_in_a_users_defaults_is_used_or_refused(tmp_path):
     head = "defaults:\n  - config\n  - _self_\n  - override reducer: [sign, none]\n"
     conf = _user_folder(tmp_path, "mine.yaml", head)
@@ -257,12 +215,6 @@ def test_a_list_of_options_in_a_users_defaults_is_used_or_refused(tmp_path):
     assert "choose one there (or override it: dataset=synth)" in line
 
 
-@pytest.mark.fault(
-    "hydra.job.chdir=true, which runs each job of a multirun in its own Hydra folder",
-    gets="results_dir and data_dir name the folders they name without it (relative to where the "
-    "command started): one store, drawn at the multirun's end (once each job wrote a store of "
-    "its own in its Hydra folder, none drawn, and the closing line named a folder not there)",
-)
 def test_a_job_run_in_its_own_folder_writes_where_the_command_started(tmp_path):
     tiny = [a for a in TINY if a != "figures=false"]
     args = ["-m", *tiny, "reducer=sign,none", "hydra.job.chdir=true", "results_dir=r"]
@@ -296,13 +248,6 @@ def test_what_only_a_multirun_reads_is_warned_without_it(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.fault(
-    "a config that sets dataset.name itself beside the dataset option chosen (dataset: {name: "
-    "orl} in a -cd folder's config, with the default option synth)",
-    gets="exit 2 before any work, one line naming the option to choose (once a line blaming "
-    "params the user never gave, or a run reading them as the other dataset's); an option of the "
-    "folder whose own name differs from its file's (dataset/tiny.yaml with name: synth) runs",
-)
 def test_a_dataset_named_beside_its_option_is_refused(tmp_path):
     text = "defaults:\n  - config\n  - _self_\ndataset:\n  name: orl\n"
     conf = _user_folder(tmp_path, "mine.yaml", text)
@@ -323,12 +268,6 @@ def test_a_dataset_named_beside_its_option_is_refused(tmp_path):
     assert "name: synth" in proc.stdout
 
 
-@pytest.mark.fault(
-    "an override of an entry beside a list of reducer options (reducer=[sign,svd] "
-    "+reducers.0.params.eps=0.5)",
-    gets="exit 2 before any work, one line saying it would set the last one's entry alone and "
-    "how to give the entries whole; nothing written",
-)
 def test_an_entry_override_beside_a_list_of_reducers_is_refused(tmp_path):
     proc = run_kmdr([*TINY, "reducer=[sign,svd]", "+reducers.0.params.eps=0.5"], tmp_path)
     refused(proc, "reducer=[sign,svd] runs each reducer's own entry", "reducers=[{name: sign}")
@@ -341,21 +280,10 @@ def test_an_entry_override_beside_a_list_of_reducers_is_refused(tmp_path):
         pytest.param(
             ["experiment=[bzmd14_synth]", "kmeans.n_init=1", "r_grid=[2]", "repeats=1"],
             "experiment=[bzmd14_synth]: a run takes one experiment",
-            marks=pytest.mark.fault(
-                "a preset chosen as a list (experiment=[bzmd14_synth] kmeans.n_init=1)",
-                gets="exit 2 before any work, one line saying a run takes one preset (once it "
-                "wrote cells outside the preset's protocol into its committed folder); nothing "
-                "written",
-            ),
         ),
         pytest.param(
             [*TINY[1:], "dataset=[synth,orl]", "reducer=sign"],
             "dataset=[synth,orl]: a run takes one dataset",
-            marks=pytest.mark.fault(
-                "several datasets chosen as a list (dataset=[coil20,orl])",
-                gets="exit 2 before any work, one line saying a run takes one dataset and how to "
-                "sweep them (once it ran the last alone); nothing written",
-            ),
         ),
     ],
 )

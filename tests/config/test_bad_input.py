@@ -43,7 +43,8 @@ def fails_with(argv, capsys) -> str:
 
 
 def case(args, expected, what, gets="exit 2 before any work, one line naming it and the fix"):
-    return pytest.param(args, expected, marks=pytest.mark.fault(what, gets=gets))
+    """One row: the overrides, the text asserted, and the case and its outcome as the test's id."""
+    return pytest.param(args, expected, id=f"{what}: {gets}")
 
 
 @pytest.mark.parametrize(
@@ -127,12 +128,6 @@ def test_bad_command_line_is_one_line_before_any_work(args, expected, tmp_path, 
         (["kind=leverage_scores"], "leverage scores"),
     ],
 )
-@pytest.mark.fault(
-    "more clusters than the data's rank for a kind that takes its top k singular vectors "
-    "(the sampling lemma, bmd09 Figure 1's leverage scores)",
-    gets="exit 2 once the data's shape is known, before anything is written; one line naming "
-    "k, n and d",
-)
 @pytest.mark.slow
 def test_a_kind_checks_the_data_it_runs_on(args, what, tmp_path, capsys):
     data = ["dataset=synth", "+dataset.params={n_samples:60,n_features:4,n_clusters:5}"]
@@ -141,10 +136,6 @@ def test_a_kind_checks_the_data_it_runs_on(args, what, tmp_path, capsys):
     assert not (tmp_path / "r").exists()
 
 
-@pytest.mark.fault(
-    "-cd pointing at a file instead of a config folder",
-    gets="exit 2 before any work, one line naming it and the fix",
-)
 def test_cd_to_a_file(tmp_path, capsys):
     (tmp_path / "conf.yaml").write_text("x: 1\n")
     line = fails_with(["-cd", str(tmp_path / "conf.yaml"), *TINY], capsys)
@@ -156,16 +147,9 @@ def test_cd_to_a_file(tmp_path, capsys):
     [
         pytest.param(
             "file",
-            marks=pytest.mark.fault(
-                "results_dir naming a file", gets="exit 2 before any work, one line, file intact"
-            ),
         ),
         pytest.param(
             "under_file",
-            marks=pytest.mark.fault(
-                "results_dir inside a path whose parent is a file",
-                gets="exit 2 before any work, one line naming the file",
-            ),
         ),
     ],
 )
@@ -179,10 +163,6 @@ def test_results_dir_that_cannot_be_a_folder(where, tmp_path, capsys):
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write into any folder")
-@pytest.mark.fault(
-    "results_dir in a folder the user cannot write to",
-    gets="exit 2 before any work, one line saying it is not writable",
-)
 def test_results_dir_not_writable(tmp_path, capsys):
     locked = tmp_path / "locked"
     locked.mkdir()
@@ -209,28 +189,16 @@ def conf_copy(tmp_path, monkeypatch):
             "experiment/broken.yaml",
             "# @package _global_\nname: broken\nr_grid: [5, 10\n",
             4,
-            marks=pytest.mark.fault(
-                "a YAML syntax error in a preset (unclosed bracket)",
-                gets="exit 1, YAML's error with the file, line and column, as Hydra prints it",
-            ),
         ),
         pytest.param(
             "dataset/synth.yaml",
             "name: synth\nparams: {seed: 0\n",
             3,
-            marks=pytest.mark.fault(
-                "a YAML syntax error in a dataset config of KMDR_CONF_DIR",
-                gets="exit 1, YAML's error with the file, line and column, as Hydra prints it",
-            ),
         ),
         pytest.param(
             "experiment/broken.yaml",
             "# @package _global_\nname: broken\nrepeats: 2\n  kind: cells\n",
             4,
-            marks=pytest.mark.fault(
-                "a YAML indentation error in a preset",
-                gets="exit 1, YAML's error with the file, line and column, as Hydra prints it",
-            ),
         ),
     ],
 )
@@ -242,10 +210,6 @@ def test_yaml_syntax_error_is_one_line(file, text, line_no, conf_copy, tmp_path,
     assert not (tmp_path / "r").exists()
 
 
-@pytest.mark.fault(
-    "a YAML syntax error in a preset of the user's -cd folder",
-    gets="exit 1, YAML's error with the file, line and column as Hydra prints it; nothing written",
-)
 def test_yaml_error_in_users_folder(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my_conf" / "experiment").mkdir(parents=True)
@@ -255,10 +219,6 @@ def test_yaml_error_in_users_folder(tmp_path, capsys, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["my_conf"]
 
 
-@pytest.mark.fault(
-    "a results_dir with characters outside ASCII, quoted",
-    gets="a correct run: cells, summary and figure written under that folder",
-)
 @pytest.mark.slow
 def test_non_ascii_results_dir_quoted_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -300,11 +260,6 @@ def damaged_results(tmp_path, capsys):
     return root
 
 
-@pytest.mark.fault(
-    "kmdr-report with one damaged experiment folder among good ones",
-    gets="the report is written with every folder; one line names the damaged cells.csv, whose "
-    "rows are not used; exit 0",
-)
 @pytest.mark.slow
 def test_report_names_a_damaged_folder_and_reports_the_others(damaged_results, capsys):
     assert build.main([str(damaged_results)]) == 0
@@ -317,10 +272,6 @@ def test_report_names_a_damaged_folder_and_reports_the_others(damaged_results, c
         assert f"`{name}`" in text, name
 
 
-@pytest.mark.fault(
-    "kmdr-figures with one damaged experiment folder among good ones",
-    gets="the others are drawn; one line names the damaged cells.csv; exit 0",
-)
 @pytest.mark.slow
 def test_figures_names_a_damaged_folder_and_draws_the_others(damaged_results, capsys):
     assert figures.main([str(damaged_results)]) == 0
@@ -332,11 +283,6 @@ def test_figures_names_a_damaged_folder_and_draws_the_others(damaged_results, ca
     assert not (damaged_results / "second" / "figures").exists()
 
 
-@pytest.mark.fault(
-    "kmdr-figures given an experiment name its results folder does not hold (a typo)",
-    gets="exit 2, one line naming it and the experiments there, nothing drawn (once every "
-    "experiment was drawn instead)",
-)
 @pytest.mark.slow
 def test_figures_refuses_an_experiment_it_does_not_hold(damaged_results, capsys):
     for drawn in damaged_results.glob("*/figures"):
@@ -355,40 +301,22 @@ def test_figures_refuses_an_experiment_it_does_not_hold(damaged_results, capsys)
         pytest.param(
             build.main,
             "missing",
-            marks=pytest.mark.fault(
-                "kmdr-report on a mistyped results folder",
-                gets="exit 2, one line, nothing written (no empty report)",
-            ),
         ),
         pytest.param(
             build.main,
             "empty",
-            marks=pytest.mark.fault(
-                "kmdr-report on a folder that holds no experiment",
-                gets="exit 2, one line, nothing written",
-            ),
         ),
         pytest.param(
             build.main,
             "file",
-            marks=pytest.mark.fault(
-                "kmdr-report given a file", gets="exit 2, one line, the file untouched"
-            ),
         ),
         pytest.param(
             figures.main,
             "missing",
-            marks=pytest.mark.fault(
-                "kmdr-figures on a mistyped results folder", gets="exit 2, one line"
-            ),
         ),
         pytest.param(
             figures.main,
             "empty",
-            marks=pytest.mark.fault(
-                "kmdr-figures on a folder that holds no experiment",
-                gets="exit 2, one line, nothing written",
-            ),
         ),
     ],
 )

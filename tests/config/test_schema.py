@@ -35,11 +35,6 @@ def bad(args, expected, case):
     return pytest.param(
         args,
         expected,
-        marks=pytest.mark.fault(
-            case,
-            gets=f"refused before any work (kmdr's check: exit 2, one line; Hydra's: exit 1, as "
-            f"Hydra prints it): {expected}",
-        ),
     )
 
 
@@ -193,10 +188,6 @@ def test_backend_params_lists_parallel_config_keywords(capsys, tmp_path):
     assert "inner_max_num_threads" in line and "temp_folder" in line
 
 
-@pytest.mark.fault(
-    "a multirun sweep with one bad value (kmeans.n_init=1,0)",
-    gets="exit 2 before that job's work, its one line naming the job; earlier jobs are kept",
-)
 @pytest.mark.slow
 def test_multirun_names_the_bad_job(tmp_path, capsys):
     argv = ["-m", *overridden(TINY, "kmeans.n_init=1,0", "seed=0,1")]
@@ -276,10 +267,6 @@ def test_bad_preset_exits_2_with_one_line(body, expected, conf_copy, tmp_path, c
     assert not (tmp_path / "r").exists()
 
 
-@pytest.mark.fault(
-    "a preset whose defaults choose a dataset config that does not exist",
-    gets="exit 2, one line naming the missing config and the available ones",
-)
 def test_preset_choosing_a_missing_dataset_lists_the_datasets(conf_copy, tmp_path, capsys):
     text = "# @package _global_\ndefaults:\n  - override /dataset: nosuch\nname: typo\n"
     (conf_copy / "experiment" / "typo.yaml").write_text(text)
@@ -381,11 +368,6 @@ def test_reproduce_takes_its_experiments_from_the_presets(conf_copy):
     assert "mine_adhoc" not in names and len(names) == len(shipped) + 2
 
 
-@pytest.mark.fault(
-    "a preset's reducer that takes another's seeds run alone (experiment=pb17_digits "
-    "reducer=sparsified_two_pass)",
-    gets="its seed source runs as well, and a line says so (once refused, listing no reducer)",
-)
 def test_a_reducer_run_alone_brings_its_seed_source():
     with command.said() as lines:
         experiment = kmdr.compose("experiment=pb17_digits", "reducer=sparsified_two_pass")

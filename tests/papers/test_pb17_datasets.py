@@ -84,10 +84,6 @@ def test_mnist_idx_loader_reads_written_files(tmp_path, monkeypatch):
     assert sub.n_clusters == 3 and sub.image_shape == (28, 28)
 
 
-@pytest.mark.fault(
-    "an MNIST file that is well formed but not the published one (four pixel bytes changed)",
-    gets="refused in one line before it is read: the md5 pinned, the md5 found, the fix",
-)
 def test_an_edited_mnist_file_is_refused_in_one_line(tmp_path, monkeypatch):
     from kmdr.datasets import _registry
 
