@@ -100,8 +100,11 @@ def _code(text: str) -> str:
 
 
 def _sentence(text: str) -> str:
-    """``text`` as a sentence: a capital first letter and a closing full stop."""
-    text = text[:1].upper() + text[1:]
+    """``text`` as a sentence: a capital first letter (unless it opens with a setting's name, as
+    ``cell_time_limit`` or ``n_jobs=2``, which keeps its case) and a closing full stop."""
+    first = text.split(" ", 1)[0]
+    if not re.search(r"[_=.(\[]", first):
+        text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
