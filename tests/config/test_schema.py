@@ -375,3 +375,17 @@ def test_a_reducer_run_alone_brings_its_seed_source():
     assert ids == ["sparsified", "sparsified_two_pass"]
     assert experiment.reducers[1].seed_from == "sparsified"
     assert any("takes its seeds from sparsified: sparsified runs as well" in ln for ln in lines)
+
+
+@pytest.mark.parametrize(
+    ("preset", "reducer", "ids"),
+    [
+        # an entry's id names that entry alone: PD without kmdr's variants of it
+        ("pb17_digits", "sparsified", ["sparsified"]),
+        ("pb17_digits", "sparsified_raw", ["sparsified_raw"]),
+        ("report_orl_projections", "leverage", ["leverage"]),
+    ],
+)
+def test_a_reducer_option_keeps_the_entry_of_that_id_alone(preset, reducer, ids):
+    experiment = kmdr.compose(f"experiment={preset}", f"reducer={reducer}")
+    assert [red.id for red in experiment.reducers] == ids

@@ -672,9 +672,11 @@ class Configured(NamedTuple):
 
 
 def _only(reducers, only: tuple[str, ...] | None):
-    """The reducer entries whose registry name or id is one of ``only`` (``kmdr experiment=X
-    reducer=sign``: the preset's entries of that reducer), with the entries they take their seeds
-    from (``seed_from``: run as well, and said); all of them when ``only`` is None."""
+    """The reducer entries ``only`` names (``kmdr experiment=X reducer=sign``), with the entries
+    they take their seeds from (``seed_from``: run as well, and said); all of them when ``only``
+    is None. A name that is an entry's id keeps that entry alone (``reducer=sparsified`` in
+    pb17_digits runs PD, not kmdr's variants of it, whose ids differ); any other name keeps the
+    entries of that registry name."""
     from kmdr._log import say
     from kmdr.reducers import canonical_reducer
 
@@ -689,8 +691,10 @@ def _only(reducers, only: tuple[str, ...] | None):
             f"reducer={missing[0]} is not part of this experiment; its reducers are: "
             f"{checks.choices(sorted({canonical_reducer(r.name) for r in reducers}))}"
         )
-    wanted = set().union(*asked.values())
-    kept = {rid for rid, pair in zip(ids, names, strict=True) if pair & wanted}
+    kept = set()
+    for said in asked.values():
+        by_id = said & set(ids)
+        kept |= by_id or {rid for rid, pair in zip(ids, names, strict=True) if pair & said}
     sources = {r.seed_from for r, rid in zip(reducers, ids, strict=True) if rid in kept} - kept
     for source in sorted(s for s in sources if s in ids):
         takers = [
