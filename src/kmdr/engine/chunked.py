@@ -93,7 +93,7 @@ def _block(blocks, i: int):
     a :class:`~kmdr.datasets.DatasetError` naming the block and its rows otherwise (a NaN in a
     shard, say), as no whole-matrix check ran before the blocks were handed out."""
     from kmdr.datasets.blocks import DatasetError, matrix_problem
-    from kmdr.engine.data_path import prepare_data
+    from kmdr.engine.work import prepare_data
 
     X = prepare_data(blocks.block(i))
     problem = matrix_problem(X)

@@ -20,24 +20,9 @@ reason to skip, and a loader's bad-argument error is one line naming the dataset
 from __future__ import annotations
 
 from kmdr.engine import sweep
+from kmdr.engine.work import prepare_data
 
 __all__ = ["InMemory", "RowBlocks", "data_facts", "data_path", "load_data", "prepare_data"]
-
-
-def prepare_data(X):
-    """X as float64 (CSR when sparse), once, so workers do not each convert it.
-
-    The memory order of dense data is kept: BLAS products on a re-ordered copy can round
-    differently, and a cell's numbers must not depend on the runner.
-    """
-    import numpy as np
-    import scipy.sparse as sp
-
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        return X if X.dtype == np.float64 else X.astype(np.float64)
-    X = np.asarray(X)
-    return X if X.dtype == np.float64 else X.astype(np.float64)
 
 
 class InMemory:

@@ -49,6 +49,7 @@ __all__ = [
     "compute_shared_work",
     "first_of_class_indices",
     "group_job",
+    "prepare_data",
 ]
 
 #: ``reduce_timing`` of a cell whose whole reduction was run and timed for that cell alone.
@@ -354,3 +355,19 @@ def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
             }
     pairs = compute_group(cells, X, y, n_clusters, shared, objective, seconds)
     return pairs, report
+
+
+def prepare_data(X):
+    """X as float64 (CSR when sparse), once, so workers do not each convert it.
+
+    The memory order of dense data is kept: BLAS products on a re-ordered copy can round
+    differently, and a cell's numbers must not depend on the runner.
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        return X if X.dtype == np.float64 else X.astype(np.float64)
+    X = np.asarray(X)
+    return X if X.dtype == np.float64 else X.astype(np.float64)
