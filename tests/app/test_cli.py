@@ -47,40 +47,49 @@ def run_kmdr(args, cwd):
         pytest.param(
             ["dataset=nosuch"],
             "Could not find 'dataset/nosuch' Available options in 'dataset': coil20 digits",
+            id="an unknown dataset on the command line (dataset=nosuch)",
         ),
         pytest.param(
             ["reducer=nosuch"],
             "Could not find 'reducer/nosuch' Available options in 'reducer': achlioptas",
+            id="an unknown reducer on the command line (reducer=nosuch)",
         ),
         pytest.param(
             ["experiment=nosuch"],
             "Could not find 'experiment/nosuch' Available options in 'experiment': bmd09_fig1",
+            id="an unknown experiment preset (experiment=nosuch)",
         ),
         pytest.param(
             ["dataset=orl,nosuch"],
             "Ambiguous value for argument 'dataset=orl,nosuch'",
+            id="a sweep without -m (dataset=orl,nosuch): Hydra's one line on how to write it",
         ),
         pytest.param(
             ["r_grid=[]"],
             "r_grid must be a non-empty list of positive integers",
+            id="an empty r-grid (r_grid=[])",
         ),
         pytest.param(
             ["r_grid=[0,3]"],
             "The 'r_grid[0]' parameter of Experiment must be an int in the range [1, inf). Got 0",
+            id="r = 0 in the r-grid",
         ),
-        pytest.param(["r_grid=[-2]"], "Got -2 instead"),
+        pytest.param(["r_grid=[-2]"], "Got -2 instead", id="a negative r in the r-grid"),
         pytest.param(
             ["reducer=svd", "r_grid=[5,100]"],
             "r = 100 is too large for reducer 'svd' on synth",
+            id="an r larger than the data allows for SVD (r > min(n, d))",
         ),
         pytest.param(
             ["reducer=laplacian", "r_grid=[13]"],
             "valid r for it: 1..12",
+            id="an r larger than d for a feature selection (laplacian, r = 13 > d = 12)",
         ),
         (["kmeans.init=plus"], "The 'init' parameter of kmeans must be a str among"),
         pytest.param(
             ["nosuchkey=1"],
             "Could not override 'nosuchkey'. To append to your config use +nosuchkey=1",
+            id="an unknown top-level key without + (nosuchkey=1)",
         ),
     ],
 )
