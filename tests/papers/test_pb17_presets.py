@@ -71,6 +71,31 @@ def test_two_pass_takes_pds_seeds_so_the_two_pair(name):
     assert two.identity()["seed_from"] == "sparsified" and "seed_from" not in pd_.identity()
 
 
+@pytest.mark.parametrize(
+    ("name", "reducer"), [(name, rid) for name, ids in IDS.items() for rid in ids]
+)
+def test_each_method_runs_alone_from_its_preset(name, reducer):
+    """``kmdr experiment=<preset> reducer=<id>`` keeps that entry alone, with the entry whose
+    seeds it takes (so its cells are the preset's, reused), each as the preset defines it."""
+    whole = {r.id: r for r in kmdr.compose(f"experiment={name}").reducers}
+    alone = kmdr.compose(f"experiment={name}", f"reducer={reducer}").reducers
+    expected = [rid for rid in IDS[name] if rid in {reducer, SEED_FROM.get(reducer)}]
+    assert [r.id for r in alone] == expected
+    assert all(r == whole[r.id] for r in alone)
+
+
+@pytest.mark.parametrize("variant", [rid for rid in IDS["pb17_digits"] if rid.endswith("_kmdr")])
+def test_kmdrs_variant_as_an_option_is_the_presets_entry(variant):
+    """Without a preset, ``reducer=<variant>`` runs kmdr's variant as pb17_digits defines it, with
+    seeds of its own: the option's entry and the preset's differ in nothing else."""
+    from dataclasses import replace
+
+    (own,) = kmdr.compose("dataset=digits", f"reducer={variant}").reducers
+    preset = {r.id: r for r in kmdr.compose("experiment=pb17_digits").reducers}[variant]
+    assert own.seed_from is None
+    assert own == replace(preset, seed_from=None)
+
+
 def test_stand_in_says_so_in_its_title_and_note():
     exp = kmdr.compose("experiment=pb17_digits")
     assert "stand-in" in exp.preset.title
