@@ -438,6 +438,29 @@ def test_lst17_speed_claim_reads_clustering_time():
     assert _run("bzmd14-faster-coil20", _summary(bz)).verdict == C.FAILS
 
 
+def test_a_time_trend_is_a_ratio_tested_on_its_log():
+    """A time's change over r is tested on each repetition's log ratio (Q4 over Q1) and shown as
+    the ratio with its 95% interval; Hedges' g on a near-deterministic time would only say how
+    small the noise is. The test is scipy's one-sample t-test on those logs."""
+    from kmdr.report.claims.checks import change, check_grows, check_trend
+    from kmdr.report.claims.significance import table
+
+    df = _summary({"RP": {"reduce_seconds": [0.001 * r for r in RS],
+                          "accuracy": INCREASING}}, n=6)  # fmt: skip
+    (comp,) = check_grows(df, "RP", "reduce_seconds").comparisons
+    (trend,) = check_trend(df, ["RP"], "reduce_seconds", +1).comparisons
+    logs, _, _ = change(table(df, "RP", "reduce_seconds"), log=True)
+    expected = stats.ttest_1samp(logs.values, 0.0).pvalue
+    for c in (comp, trend):
+        assert c.test.log and c.p == pytest.approx(expected, rel=1e-12)
+        assert "ratio ×" in c.text and "95% CI" in c.text and "g = " not in c.text
+    # the last quarter over the first: ×18.5 (95 ms / 5 ms, the quarters' means of 5..100)
+    assert np.exp(logs.values.mean()) == pytest.approx(np.mean(RS[-5:]) / np.mean(RS[:5]), 0.05)
+    # accuracy is no time: its trend keeps Δ and g
+    (acc,) = check_trend(df, ["RP"], "accuracy", +1).comparisons
+    assert not acc.test.log and "g = " in acc.text
+
+
 def test_flatness_is_a_growth_shown_below_a_share_of_the_neighbours():
     n = len(RS)
     base = {"SVD": [1.0] * n, "LLE": [2.0] * n, C.LAPSCORES: [0.5] * n, "PD": [0.2] * n}
@@ -472,9 +495,10 @@ def test_every_verdict_names_its_test():
         v = C.evaluate(claim, {claim.experiment: df.assign(dataset=claim.dataset)})
         assert v.verdict in C.VERDICTS and v.verdict != C.NO_DATA, claim.id
         assert C.TEST in v.evidence, claim.id
-        # every claim prints its effect sizes
-        # (times: the ratio and its interval instead of g)
-        assert "Δ = " in v.evidence and ("g = " in v.evidence or "95% CI" in v.evidence), claim.id
+        # every claim prints its effect sizes: Δ and g, or for times the ratio (or, for a
+        # growth against a margin in seconds, Δ) with its 95% interval instead of g
+        effects = ("Δ = " in v.evidence and "g = " in v.evidence) or "95% CI" in v.evidence
+        assert effects, claim.id
 
 
 def test_an_exact_tolerance_is_a_sign_test_too():

@@ -21,9 +21,12 @@ from scipy import stats
 from kmdr.report.claims.significance import (
     BASELINE,
     Sample,
+    Test,
     as_sample,
     curve,
     effect_text,
+    interval_text,
+    is_time,
     margin_test,
     sample,
     table,
@@ -67,17 +70,28 @@ def quarters(wide: pd.DataFrame) -> tuple[list, list]:
     return rs[:n], rs[-n:]
 
 
-def change(wide: pd.DataFrame) -> tuple[Sample | None, float, float]:
+def change(wide: pd.DataFrame, log: bool = False) -> tuple[Sample | None, float, float]:
     """Each repetition's own change from the first to the last quarter of the r grid (its
-    last-quarter mean minus its first-quarter mean), and the two quarters' means over the
-    repetitions."""
+    last-quarter mean minus its first-quarter mean; with ``log``, the log of their ratio, as
+    times are compared), and the two quarters' means over the repetitions."""
     first, last = quarters(wide)
     q1, q4 = sample(wide, first), sample(wide, last)
     both = wide[list(dict.fromkeys([*first, *last]))].dropna()
     if both.empty or q1 is None or q4 is None:
         return None, math.nan, math.nan
-    values = (both[last].mean(axis=1) - both[first].mean(axis=1)).to_numpy(dtype=float)
+    q1s, q4s = (both[q].mean(axis=1).to_numpy(dtype=float) for q in (first, last))
+    values = np.log(q4s / q1s) if log else q4s - q1s
     return as_sample(values, both.index, bool(wide.attrs.get("copied"))), q1.mean, q4.mean
+
+
+def change_test(delta: Sample, log: bool) -> Test:
+    """The test of a :func:`change` against none: on the log of each repetition's ratio for a
+    time (shown as the ratio with its 95% interval; a near-deterministic measure's g says only
+    how small its noise is), on the difference otherwise."""
+    if log and not np.isfinite(delta.values).all():
+        return Test(math.nan, math.nan, math.nan, False, delta.n, 0, math.nan,
+                    why="a time of 0 s has no ratio", log=True)  # fmt: skip
+    return replace(test(delta, None), log=log)
 
 
 # --------------------------------------------------------------------------------------------
@@ -97,14 +111,14 @@ def check_trend(df: pd.DataFrame, methods: Sequence[str], metric: str, direction
         if wide.shape[1] < 2:
             missing.append(m)
             continue
-        delta, q1, q4 = change(wide)
+        delta, q1, q4 = change(wide, log=is_time(metric))
         if delta is None:
             missing.append(m)
             continue
         c = curve(wide)
         rho = spearman(c)
         rel = (q4 - q1) / abs(q1) if q1 != 0 else math.inf
-        t = test(delta, None)
+        t = change_test(delta, log=is_time(metric))
         favours = direction * t.diff > 0
         short = []
         if not direction * rel >= TREND_MARGIN:
@@ -123,10 +137,10 @@ def check_grows(
     repetition's own growth: for the claim when it grows significantly; short unless by
     ×``factor`` with Spearman ρ ≥ 0.5 and a last quarter above the timer floor."""
     wide = table(df, method, metric)
-    delta, q1, q4 = change(wide) if wide.shape[1] >= 2 else (None, math.nan, math.nan)
+    delta, q1, q4 = change(wide, log=True) if wide.shape[1] >= 2 else (None, math.nan, math.nan)
     if delta is None:
         return Part(no_data=f"{method} was not run")
-    t = test(delta, None)
+    t = change_test(delta, log=True)
     ratio = q4 / q1 if q1 > 0 else math.inf
     rho = spearman(curve(wide))
     short = []
@@ -136,9 +150,7 @@ def check_grows(
         short.append("ρ < 0.5")
     if q4 < TIMER_FLOOR:
         short.append(f"under the {TIMER_FLOOR * 1e3:g} ms timer floor")
-    text = (
-        f"Q1 {q1:.3g}s → Q4 {q4:.3g}s (×{ratio:.2f}, {effect_text(t, '.3g', 's')}), ρ = {rho:+.2f}"
-    )
+    text = f"Q1 {q1:.3g}s → Q4 {q4:.3g}s (×{ratio:.2f}, {effect_text(t)}), ρ = {rho:+.2f}"
     return Part((Comparison(method, text, t.p, t.diff > 0, ", ".join(short), test=t),))
 
 
@@ -167,7 +179,7 @@ def check_flat(df: pd.DataFrame, method: str, metric: str, neighbour: str | None
     inside, t = margin_test(grow, scaled, -math.inf, TIMER_FLOOR)
     text = (
         f"Q1 {q1:.3g}s → Q4 {q4:.3g}s, growth {grow.mean * 1e3:.3g} ms vs the margin "
-        f"{margin_ms:.3g} ms ({margin_txt}; {effect_text(t, '.3g', 's')})"
+        f"{margin_ms:.3g} ms ({margin_txt}; {interval_text(t, 1e3, 'ms')})"
     )
     missing = (neighbour,) if neighbour is not None and ngrow is None else ()
     return Part((Comparison(method, text, t.p, inside, test=t),), missing)

@@ -349,6 +349,22 @@ def log_of(s: Sample | None) -> Sample | None:
     return s.map(np.log)
 
 
+def is_time(metric: str) -> bool:
+    """Whether ``metric`` is a time (seconds): compared as a ratio, on its log."""
+    return metric.endswith("_seconds")
+
+
+def interval_text(t: Test, scale: float = 1.0, unit: str = "") -> str:
+    """``Δ = … (95% CI … to …)``: a difference of near-deterministic measures tested on their
+    own scale (a time's growth against a margin in seconds), where g would only say how small
+    the noise is; ``scale`` converts to ``unit``."""
+    low, high = (scale * v for v in t.ci)
+    shown = f"Δ = {scale * t.diff:+.3g} {unit}"
+    if math.isnan(low) or t.exact:
+        return shown
+    return f"{shown} (95% CI {low:+.3g} to {high:+.3g} {unit})"
+
+
 def effect_text(t: Test, fmt: str = ".3g", unit: str = "") -> str:
     """``Δ = …, g = …``: the difference of the per-repetition means and Hedges' g; on a log
     scale (times, memory: near-deterministic measures, where g only says how small the noise
