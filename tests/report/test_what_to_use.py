@@ -90,6 +90,24 @@ def test_the_table_fastest_within_the_margin_and_within_budgets():
     assert table["most accurate within 1× the time of k-means on all features"][1] == "Full"
 
 
+@pytest.mark.parametrize(
+    ("n", "said"),
+    [
+        # every repetition equal on both sides: the exact sign test, whose p weighs n
+        (5, "within 0.02 of it (p = 0.031, one-sided, n = 5, no spread: exact sign test)"),
+        (2, "not shown within 0.02 of it (p = 0.25, one-sided, n = 2, no spread: exact sign"),
+    ],
+)
+def test_no_spread_is_still_a_test_whose_p_weighs_n(n, said):
+    spec = {
+        ("Best", 50): ([1.0] * n, [0.1] * n, [8.0] * n),
+        ("Quick", 10): ([0.99] * n, [0.1] * n, [1.0] * n),
+    }
+    cells = _cells(spec)
+    fast = W.choices(cells, W.points(cells))[1]
+    assert fast[1] == "Quick at r = 10" and said in fast[4]
+
+
 @pytest.mark.slow
 def test_the_committed_results_have_a_figure_and_csv_per_experiment():
     """Every committed experiment with cells has its figure and CSV, and the CSV is what

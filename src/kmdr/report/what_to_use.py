@@ -142,16 +142,13 @@ def choices(cells: pd.DataFrame, pts: pd.DataFrame) -> list[list[str]]:
         a = _per_rep(cells, fast["method"], fast["r"], "accuracy")
         b = _per_rep(cells, best["method"], best["r"], "accuracy")
         inside, t = margin_test(a, b, -MARGIN, math.inf)
-        if t.exact:  # neither side varies: the difference is known, not estimated
-            within = "within" if inside else "not within"
-            evidence = "every repetition equal: the difference is exact"
-        else:
-            within = "within" if inside and t.p < ALPHA else "not shown within"
-            evidence = f"{p_text(t.p, why=t.why or 'no test')}, one-sided"
-        paired = "paired" if t.paired else "Welch"
+        # neither side varying is still a test whose p accounts for n (the exact sign test)
+        within = "within" if inside and t.p < ALPHA else "not shown within"
+        evidence = f"{p_text(t.p, why=t.why or 'no test')}, one-sided"
+        name = "no spread: exact sign test" if t.exact else "paired" if t.paired else "Welch"
         note = (
             f"{best[TIME] / fast[TIME]:.3g}× faster; {within} {MARGIN:g} of it "
-            f"({evidence}, n = {t.n_a}, {paired})"
+            f"({evidence}, n = {t.n_a}, {name})"
         )
     rows.append([f"fastest within {MARGIN:g} of the most accurate", _point_text(fast),
                  _acc(fast), _time(fast), note])  # fmt: skip
@@ -269,7 +266,8 @@ def section_what_to_use(root: Path, exps: dict[str, Experiment]) -> str:
         "no other point is at least as fast and better. Rules: times are compared only within "
         "one experiment (other runs saw another machine load); the fronts come from the "
         f'committed cells alone; "as accurate" means a mean accuracy within {MARGIN:g} of the '
-        "most accurate point, with the one-sided test (TOST side) that it is not worse by more; "
+        "most accurate point, with the one-sided test (TOST side) that it is not worse by more "
+        "(the exact sign test where neither point's accuracy varies, whose p weighs n); "
         "the time budgets are fractions of k-means on all features' mean time per cell. The "
         "CSV beside each figure lists every point, flagged where it is on a front.",
     ]
