@@ -44,6 +44,16 @@ def _equal(A, B) -> bool:
     return bool(np.array_equal(A, B))
 
 
+def _same(what: str, how: str, C, C2) -> None:
+    if not _equal(C, C2):
+        raise ReducerOutputError(
+            f"{what}: {how} gave another output; draw every random number from "
+            "random_state (nothing from the time, the process, hash() or a set's "
+            "order), keep no state between fits, and declare the reduction "
+            "deterministic only where it draws nothing"
+        )
+
+
 def _data(n_samples: int, n_features: int) -> dict:
     """The dense and the sparse (CSR, about 30 % non-zeros) matrices the checks fit on."""
     rng = np.random.default_rng(0)
@@ -52,17 +62,18 @@ def _data(n_samples: int, n_features: int) -> dict:
     return {"dense": dense, "sparse": sp.csr_matrix(dense)}
 
 
-def _fit_in_a_fresh_process(estimator, X):
-    """``clone(estimator).fit_transform(X)`` in a new interpreter with another hash seed."""
+def _fit_in_a_fresh_process(estimator, data: dict) -> dict:
+    """``clone(estimator).fit_transform(X)`` of each matrix of ``data``, in one new interpreter
+    with another hash seed (its start, not the fits, is what a check costs)."""
     code = (
         "import pickle, sys; from sklearn.base import clone; "
-        "est, X = pickle.load(sys.stdin.buffer); "
-        "pickle.dump(clone(est).fit_transform(X), sys.stdout.buffer)"
+        "est, data = pickle.load(sys.stdin.buffer); "
+        "pickle.dump({k: clone(est).fit_transform(X) for k, X in data.items()}, sys.stdout.buffer)"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
            "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 1) + 1)}  # fmt: skip
     done = subprocess.run(
-        [sys.executable, "-c", code], input=pickle.dumps((estimator, X)), capture_output=True,
+        [sys.executable, "-c", code], input=pickle.dumps((estimator, data)), capture_output=True,
         env=env, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -89,27 +100,24 @@ def check_reducer(estimator, *, n_samples: int = 40, n_features: int = 12) -> No
     """
     name = type(estimator).__name__
     r = estimator.get_params()["n_components"]
-    for kind, X in _data(n_samples, n_features).items():
+    data = _data(n_samples, n_features)
+    outputs = {}
+    for kind, X in data.items():
         what = f"{name} on {kind} data at r={r}"
         before = global_state()
         fitted = clone(estimator)
-        C = fitted.fit_transform(X)
+        C = outputs[kind] = fitted.fit_transform(X)
         if not same_state(before, global_state()):
             raise ReducerOutputError(
                 f"{what}: it changed numpy's global random state; {GLOBAL_STATE_FIX}"
             )
         check_output(what, r, fitted, C, n_samples)
-        again = {"a second fit": fitted.fit_transform(X)}
-        again["a fresh process"] = _fit_in_a_fresh_process(estimator, X)
+        _same(what, "a second fit", C, fitted.fit_transform(X))
         seed = estimator.get_params().get("random_state", "none")
         if seed != "none" and fitted.is_deterministic(X):  # a reducer without one draws nothing
             other = seed + 1 if isinstance(seed, int) else 1
-            again["another seed"] = clone(estimator).set_params(random_state=other).fit_transform(X)
-        for how, C2 in again.items():
-            if not _equal(C, C2):
-                raise ReducerOutputError(
-                    f"{what}: {how} gave another output; draw every random number from "
-                    "random_state (nothing from the time, the process, hash() or a set's "
-                    "order), keep no state between fits, and declare the reduction "
-                    "deterministic only where it draws nothing"
-                )
+            again = clone(estimator).set_params(random_state=other).fit_transform(X)
+            _same(what, "another seed", C, again)
+    # the checks above run in this process first: the fresh one is started once, for both fits
+    for kind, C2 in _fit_in_a_fresh_process(estimator, data).items():
+        _same(f"{name} on {kind} data at r={r}", "a fresh process", outputs[kind], C2)

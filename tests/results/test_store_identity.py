@@ -11,7 +11,6 @@ import csv
 import dataclasses
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -131,8 +130,10 @@ def load_mine(seed=0):
 '''
 
 
-@pytest.mark.slow
-def test_a_plugin_dataset_whose_content_changed(tmp_path):
+def test_a_plugin_dataset_whose_content_changed(tmp_path, monkeypatch, capsys):
+    from kmdr.datasets import _catalog
+    from kmdr.figures import draw as figures
+
     site = tmp_path / "site"
     site.mkdir()
     (site / "mine_data.py").write_text(textwrap.dedent(PLUGIN))
@@ -140,26 +141,25 @@ def test_a_plugin_dataset_whose_content_changed(tmp_path):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mine-data\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[kmdr.datasets]\nmine = mine_data:load_mine\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
-    env["OMP_NUM_THREADS"] = "1"
-    results = tmp_path / "results"
-    conf = tmp_path / "conf" / "dataset"
-    conf.mkdir(parents=True)
-    (conf / "mine.yaml").write_text("name: mine\nparams: {}\n")  # the plug-in's config file
-    args = [f"hydra.searchpath=[file://{tmp_path / 'conf'}]", "dataset=mine", "reducer=sign",
-            "r_grid=[2]", "repeats=2", "kmeans.n_init=1", f"results_dir={results}", "n_jobs=1",
-            "progress=false", "name=mine"]  # fmt: skip
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, "mine_data", raising=False)
+    _catalog.reload_plugins()
+    mine = config(tmp_path, "mine", dataset={"name": "mine", "params": {}},
+                  reducers=[{"name": "sign"}], r_grid=[2])  # fmt: skip
     rng = np.random.default_rng(1)
     np.save(site / "points.npy", rng.normal(size=(60, 8)))
-    assert command("kmdr", *args, env=env).returncode == 0
-    again = command("kmdr", *args, env=env)
-    assert "(0 computed, 2 reused)" in again.stderr
-    np.save(site / "points.npy", rng.normal(size=(60, 8)))  # the user's file changes
-    changed = command("kmdr", *args, env=env)
-    assert changed.returncode == 0 and "(2 computed, 0 reused)" in changed.stderr
-    figures = command("kmdr-figures", results, env=env)
-    assert "note: 2 rows of other data not shown" in figures.stdout
-    assert "Traceback" not in figures.stderr
+    try:
+        assert run_experiment(*from_config(mine)).n_computed == 2
+        again = run_experiment(*from_config(mine))
+        assert (again.n_computed, again.n_reused) == (0, 2)
+        np.save(site / "points.npy", rng.normal(size=(60, 8)))  # the user's file changes
+        changed = run_experiment(*from_config(mine))
+        assert (changed.n_computed, changed.n_reused) == (2, 0)
+        figures.main([str(tmp_path)])
+        assert "note: 2 rows of other data not shown" in capsys.readouterr().out
+    finally:
+        monkeypatch.undo()
+        _catalog.reload_plugins()
 
 
 # -- the code's compatibility tag --------------------------------------------------------------
@@ -272,19 +272,27 @@ def test_the_figure_says_what_it_left_out(tmp_path, capsys):
 # -- kmdr-prune --------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def mixed(tmp_path, monkeypatch) -> Path:
+@pytest.fixture(scope="module")
+def mixed_once(tmp_path_factory) -> Path:
     """A folder holding current rows, rows of older code (sign's), of other data and of another
-    experiment."""
-    exp = run(tmp_path).experiment_dir
-    bump_sign(monkeypatch)
-    run(tmp_path)
-    monkeypatch.undo()
+    experiment, computed once for the module."""
+    where = tmp_path_factory.mktemp("mixed")
+    exp = run(where).experiment_dir
+    with pytest.MonkeyPatch.context() as patch:
+        bump_sign(patch)
+        run(where)
     other = older_rows(exp, tag=cells.code_tag("none"), data_fingerprint="content:other")
     foreign = older_rows(exp, tag=cells.code_tag("none"), experiment="elsewhere")
     append_rows(exp, [r for r in other if r["reducer"] == "none"][:1])
     append_rows(exp, [r for r in foreign if r["reducer"] == "none"][:1])
     return exp
+
+
+@pytest.fixture
+def mixed(mixed_once, tmp_path) -> Path:
+    """A copy of :func:`mixed_once` in ``tmp_path``, where :func:`run` writes, for the test to
+    prune."""
+    return Path(shutil.copytree(mixed_once, tmp_path / mixed_once.name))
 
 
 def lines_of(exp: Path) -> list[str]:
