@@ -27,12 +27,6 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
 SMALL = ["r_grid=[5,10]", "repeats=1", "kmeans.n_init=1", "kmeans.max_iter=20", "n_jobs=2"]
 
 
-def run_script(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600
-    )
-
-
 def test_no_figures_when_the_override_says_so(tmp_path, reproduce):
     args = ["--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL]
     code, out, err = reproduce(*overridden(args, "figures=false", "r_grid=[5]"))
@@ -119,7 +113,7 @@ def _drawer(pid: int) -> int | None:
     ],
 )  # fmt: skip
 def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
-    tmp_path, signum, group, status, says
+    tmp_path, reproduce, signum, group, status, says
 ):
     # A real signal: Ctrl-C's SIGINT goes to the whole process group (the script, its workers
     # and its drawing process), SIGTERM to the script alone. The script must surely be
@@ -149,11 +143,11 @@ def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
     if signum != signal.SIGINT:
         return
 
-    # The same command again, to its end: it resumes, and every figure is drawn (the first
-    # experiment's while the second computes) before it returns.
-    done = run_script(*args)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "warning" not in done.stderr
+    # The same command again (its main, here), to its end: it resumes, and every figure is
+    # drawn (the first experiment's while the second computes) before it returns.
+    code, _, err = reproduce(*args)
+    assert code == 0, err[-2000:]
+    assert "warning" not in err
     times = pd.read_csv(tmp_path / "reproduce_times.csv").set_index("experiment")
     assert sorted(times.index) == ["bzmd14_orl", "bzmd14_usps"]
     assert set(times["status"]) == {"done"}
