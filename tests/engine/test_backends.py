@@ -77,13 +77,9 @@ def test_dask_local_cluster_gives_loky_rows(tmp_path, loky_rows):
     reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
 )
 @pytest.mark.slow
-def test_dask_connects_to_a_running_scheduler(tmp_path, loky_rows):
-    from dask.distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=50
-    ) as cluster:
-        got = rows(tmp_path, "dask", dask={"scheduler": cluster.scheduler_address})
+def test_dask_connects_to_a_running_scheduler(tmp_path, loky_rows, scheduler):
+    # the session's LocalCluster, at its address: the run connects, as to a remote scheduler
+    got = rows(tmp_path, "dask", dask={"scheduler": scheduler})
     pd.testing.assert_frame_equal(got, loky_rows, check_exact=True)
 
 

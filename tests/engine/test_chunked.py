@@ -61,6 +61,16 @@ SPLITS = {
 }
 
 
+def _grid(reducers, splits=tuple(SPLITS)):
+    """(reducer, kind, split): every reducer on both kinds of data in the uneven split (blocks of
+    one row beside a large one), and the first reducer also in the other ``splits``: how rows
+    are split is the chunked path's concern, the same for every reducer."""
+    other = [s for s in splits if s != "uneven"]
+    return [(r, kind, "uneven") for r in reducers for kind in DATA] + [
+        (reducers[0], kind, split) for kind in DATA for split in other
+    ]
+
+
 def _cell(dataset: Dataset, reducer: str, r: int = 6, repetition: int = 0, kmeans=None, **params):
     spec, _, _ = from_config(
         {
@@ -69,7 +79,8 @@ def _cell(dataset: Dataset, reducer: str, r: int = 6, repetition: int = 0, kmean
             "reducers": [{"name": reducer, "params": params}],
             "r_grid": [r],
             "repeats": repetition + 1,
-            "kmeans": {"n_init": 2, "max_iter": 50, **(kmeans or {})},
+            # one start: restarts on blocks are the k-means settings' test
+            "kmeans": {"n_init": 1, "max_iter": 50, **(kmeans or {})},
             "figures": False,
         }
     )
@@ -100,9 +111,7 @@ def _assert_same_cell(got: dict, want: dict, rtol: float) -> None:
     assert got["total_seconds"] == got["reduce_seconds"] + got["cluster_seconds"]
 
 
-@pytest.mark.parametrize("split", SPLITS)
-@pytest.mark.parametrize("kind", DATA)
-@pytest.mark.parametrize("reducer", ROWWISE)
+@pytest.mark.parametrize(("reducer", "kind", "split"), _grid(ROWWISE))
 def test_a_chunked_rowwise_cell_is_its_in_memory_cell(client, reducer, kind, split):
     dataset = DATA[kind]()
     cell = _cell(dataset, reducer)
@@ -121,16 +130,17 @@ def test_sparse_embedding_forms_on_blocks(client, dense_output):
 
 
 @pytest.mark.parametrize(
-    "kmeans",
+    ("kmeans", "kind"),
     [
-        {},
-        {"init": "first_of_class", "n_init": 1},
-        {"init": "random", "n_init": 4},
-        {"init": "k-means++", "n_init": 3, "tol": 1e-4},
-        {"init": "random", "n_init": 1, "max_iter": 2},  # stopped by max_iter: not converged
+        ({"n_init": 2}, "dense"),
+        ({"n_init": 2}, "sparse"),
+        # k-means runs on C's blocks, dense whatever the data: its protocols on one kind
+        ({"init": "first_of_class", "n_init": 1}, "dense"),
+        ({"init": "random", "n_init": 4}, "dense"),
+        ({"init": "k-means++", "n_init": 3, "tol": 1e-4}, "dense"),
+        ({"init": "random", "n_init": 1, "max_iter": 2}, "dense"),  # max_iter: not converged
     ],
 )
-@pytest.mark.parametrize("kind", DATA)
 def test_a_later_repetition_and_other_kmeans_settings(client, kmeans, kind):
     """Every k-means protocol (k-means++, random rows, the first point of each class, a relative
     tol, max_iter reached) with restarts, on C's blocks: the in-memory cell's partition."""
@@ -234,9 +244,9 @@ def test_a_reducer_that_needs_the_whole_matrix_is_refused_before_any_work(client
     assert sizes == []
 
 
-@pytest.mark.parametrize("split", ["one block", "uneven"])
-@pytest.mark.parametrize("kind", DATA)
-@pytest.mark.parametrize("reducer", ["svd_approx", "leverage_approx"])
+@pytest.mark.parametrize(
+    ("reducer", "kind", "split"), _grid(["svd_approx", "leverage_approx"], ["one block", "uneven"])
+)
 def test_a_chunked_sketch_cell_is_its_in_memory_cell_up_to_rounding(client, reducer, kind, split):
     """The same sketch R, Q from dask's TSQR (the in-memory Householder Q up to column signs,
     which leave B's right singular vectors unchanged): the same partition, F within 1e-9."""
@@ -301,12 +311,15 @@ SPARSE_TEXT = {
 
 
 @pytest.mark.parametrize("dataset", [SYNTH, SPARSE_TEXT], ids=["synth", "sparse_text"])
-def test_a_chunked_run_writes_the_in_memory_cells_and_resumes(tmp_path, dataset):
-    """backend=dask block_rows=70: the same cell ids as the in-memory run, their partitions and
-    F (within the stated rounding); run again, every cell is reused; an in-memory run into the
-    same folder reuses them too (block_rows is not part of a cell's identity)."""
+def test_a_chunked_run_writes_the_in_memory_cells_and_resumes(tmp_path, dataset, scheduler):
+    """backend=dask block_rows=70 (on the session's cluster): the same cell ids as the in-memory
+    run, their partitions and F (within the stated rounding); run again, every cell is reused; an
+    in-memory run into the same folder reuses them too (block_rows is not part of a cell's
+    identity)."""
     _, memory = _rows(_run_config(tmp_path / "memory", "loky", dataset))
-    config = _run_config(tmp_path / "chunked", "dask", dataset, block_rows=70)
+    config = _run_config(
+        tmp_path / "chunked", "dask", dataset, block_rows=70, dask={"scheduler": scheduler}
+    )
     with graph_sizes() as sizes:
         outcome, chunked = _rows(config)
     assert sizes and max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes, default=0):,} bytes"
@@ -317,13 +330,11 @@ def test_a_chunked_run_writes_the_in_memory_cells_and_resumes(tmp_path, dataset)
     np.testing.assert_allclose(chunked["objective"], memory["objective"], rtol=1e-9, atol=0)
     again, _ = _rows(config)
     assert again.n_computed == 0 and again.n_reused == 12
-    in_memory, _ = _rows({**config, "backend": "loky", "block_rows": None})
+    in_memory, _ = _rows({**config, "backend": "loky", "block_rows": None, "dask": {}})
     assert in_memory.n_computed == 0 and in_memory.n_reused == 12
 
 
-@pytest.mark.parametrize("split", SPLITS)
-@pytest.mark.parametrize("kind", DATA)
-@pytest.mark.parametrize("reducer", ["sparsified", "sparsified_raw"])
+@pytest.mark.parametrize(("reducer", "kind", "split"), _grid(["sparsified", "sparsified_raw"]))
 def test_a_chunked_pd_cell_is_its_in_memory_cell(client, reducer, kind, split):
     """PD's kept positions are drawn row after row from one generator: the driver records its
     state at each block start, so every block, in whatever worker and order, keeps the in-memory

@@ -63,34 +63,28 @@ def _finish(proc: subprocess.Popen) -> tuple[int, int, int]:
 
 
 @pytest.mark.slow
-def test_two_identical_sweeps_at_once_compute_each_cell_once(tmp_path):
-    first, second = _start(tmp_path, 4), _start(tmp_path, 4)
-    a, b = _finish(first), _finish(second)
+def test_identical_and_overlapping_sweeps_at_once_compute_each_cell_once(tmp_path):
+    # Two identical sweeps and a smaller one whose grid the others hold, all at once.
+    runs = [_start(tmp_path, 4), _start(tmp_path, 4), _start(tmp_path, 2)]
+    done = [_finish(run) for run in runs]
     grid = 3 * 6 * 4
-    assert a[2] == b[2] == grid
-    # Between them every cell was computed exactly once; each run accounts for all of them.
-    assert a[0] + b[0] == grid
-    assert a[0] + a[1] == grid and b[0] + b[1] == grid
+    assert [d[2] for d in done] == [grid, grid, 3 * 6 * 2]
+    # Between them every cell of the union was computed exactly once; each run accounts for all
+    # of its own.
+    assert sum(d[0] for d in done) == grid
+    assert all(d[0] + d[1] == d[2] for d in done)
     cells = pd.read_csv(tmp_path / "shared" / "cells.csv")
     assert len(cells) == grid
     assert not cells.duplicated([c for c in IDENTITY_COLUMNS if c in cells]).any()
     assert cells["cell_id"].is_unique
-    # One run computed every cell; the other, which waited, reused them and left no record.
-    assert sorted([a[0], b[0]]) == [0, grid]
+    # One of the identical sweeps waited for the other and reused every cell.
+    assert 0 in (done[0][0], done[1][0])
+    # A run that computed nothing left no record; the others' records say what they computed.
     records = [json.loads(p.read_text()) for p in (tmp_path / "shared" / "runs").glob("*.json")]
-    assert [(r["status"], r["n_cells_computed"]) for r in records] == [("complete", grid)]
-    assert set(cells["run_id"]) == {records[0]["run_id"]}
-
-
-@pytest.mark.slow
-def test_overlapping_sweeps_share_the_common_cells(tmp_path):
-    small, large = _start(tmp_path, 2), _start(tmp_path, 4)
-    s, big = _finish(small), _finish(large)
-    assert s[2] == 3 * 6 * 2 and big[2] == 3 * 6 * 4
-    # The union is computed once: the large sweep's grid holds the small one's.
-    assert s[0] + big[0] == 3 * 6 * 4
-    cells = pd.read_csv(tmp_path / "shared" / "cells.csv")
-    assert len(cells) == 3 * 6 * 4 and cells["cell_id"].is_unique
+    computed = sorted(d[0] for d in done if d[0])
+    assert sorted(r["n_cells_computed"] for r in records) == computed
+    assert {r["status"] for r in records} == {"complete"}
+    assert set(cells["run_id"]) == {r["run_id"] for r in records}
 
 
 @pytest.mark.slow

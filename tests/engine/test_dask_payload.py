@@ -60,43 +60,40 @@ ORL = {"name": "orl", "params": {}}
 ORL_REDUCERS = [{"name": n} for n in ("leverage", "sign", "svd", "laplacian", "none")]
 
 
-def test_orl_on_dask_sends_small_graphs_and_gives_loky_rows(tmp_path):
-    """ORL (400 x 4096, 12.5 MiB, from files: scattered) on 2 dask workers."""
+def test_orl_on_dask_sends_small_graphs_and_gives_loky_rows(tmp_path, scheduler):
+    """ORL (400 x 4096, 12.5 MiB, from files: scattered) on 2 dask workers (the session's
+    cluster)."""
     data = real_dataset("orl")
     keys = {"dataset": ORL, "reducers": ORL_REDUCERS, "r_grid": [5, 20]}
     loky = run_rows(run_config(tmp_path / "loky", "loky", **keys), data)
     with graph_sizes() as sizes:
-        got = run_rows(run_config(tmp_path / "dask", "dask", **keys), data)
+        on_cluster = run_config(tmp_path / "dask", "dask", dask={"scheduler": scheduler}, **keys)
+        got = run_rows(on_cluster, data)
     pd.testing.assert_frame_equal(got, loky, check_exact=True)
     assert sizes, "dask measured no graph: the measurement is broken"
     assert max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes):,} bytes"
 
 
-def test_one_dask_worker_gives_loky_rows(tmp_path):
+def test_one_dask_worker_gives_loky_rows(tmp_path, scheduler):
     """With one worker joblib runs the jobs in the run's own process, on the run's data."""
     data = real_dataset("orl")
     keys = {"dataset": ORL, "reducers": [{"name": "sign"}], "r_grid": [5], "n_jobs": 1}
     loky = run_rows(run_config(tmp_path / "loky", "loky", **keys), data)
-    got = run_rows(run_config(tmp_path / "dask", "dask", **keys), data)
+    on_cluster = run_config(tmp_path / "dask", "dask", dask={"scheduler": scheduler}, **keys)
+    got = run_rows(on_cluster, data)
     pd.testing.assert_frame_equal(got, loky, check_exact=True)
 
 
-def test_the_measurement_sees_a_task_that_carries_orl(tmp_path):
+def test_the_measurement_sees_a_task_that_carries_orl(tmp_path, client):
     """The same measurement reports a job that carries the data itself (what a job did before
     the data went to the workers once): the limit would catch it."""
-    from dask.distributed import Client, LocalCluster
     from joblib import Parallel, delayed, parallel_config
 
-    from kmdr.engine.data_path import prepare_data
+    from kmdr.engine.work import prepare_data
     from kmdr.metrics import ObjectiveEvaluator
 
     objective = ObjectiveEvaluator(prepare_data(real_dataset("orl").X))
-    with (
-        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster,
-        Client(cluster),
-        parallel_config(backend="dask", n_jobs=2),
-        graph_sizes() as sizes,
-    ):
+    with parallel_config(backend="dask", n_jobs=2, client=client), graph_sizes() as sizes:
         Parallel()(delayed(type)(objective) for _ in range(2))
     assert max(sizes) > 12 * 2**20
 
@@ -105,20 +102,22 @@ def sparse_text(n_samples: int) -> dict:
     return {"name": "sparse_text", "params": {"seed": 0, "n_samples": n_samples}}
 
 
-def test_sparse_text_on_dask_sends_small_graphs_and_gives_loky_rows(tmp_path):
+def test_sparse_text_on_dask_sends_small_graphs_and_gives_loky_rows(tmp_path, scheduler):
     keys = {
         "dataset": sparse_text(3000),
         "reducers": [{"name": "sparse_embedding"}, {"name": "sign"}],
     }
+    on_cluster = {"dask": {"scheduler": scheduler}, **keys}
     loky = run_rows(run_config(tmp_path / "loky", "loky", **keys))
     with graph_sizes() as sizes:
-        got = run_rows(run_config(tmp_path / "dask", "dask", **keys))
+        got = run_rows(run_config(tmp_path / "dask", "dask", **on_cluster))
     pd.testing.assert_frame_equal(got, loky, check_exact=True)
     assert sizes and max(sizes) <= PAYLOAD_LIMIT, f"a graph of {max(sizes, default=0):,} bytes"
 
 
-def test_sparse_text_of_100000_rows_sends_small_graphs(tmp_path):
+def test_sparse_text_of_100000_rows_sends_small_graphs(tmp_path, scheduler):
     keys = {
+        "dask": {"scheduler": scheduler},
         "dataset": sparse_text(100_000),
         "reducers": [{"name": "sparse_embedding"}],
         "r_grid": [10],
@@ -192,6 +191,9 @@ def _address(log, proc: subprocess.Popen) -> str:
     raise AssertionError(f"dask scheduler never said its address:\n{log.read_text()[-2000:]}")
 
 
+# A scheduler and a nanny with two workers started as real commands, beside the session's own
+# cluster: many processes, for what the README's commands start.
+@pytest.mark.longhaul
 def test_runs_on_a_scheduler_and_workers_started_as_the_readme_says(tmp_path):
     """``dask scheduler`` and ``dask worker <address> --nworkers 2 --nthreads 1`` as real
     processes (README, "Scaling out with Dask"; docs/guide/scaling.md, "One cell larger than

@@ -3,37 +3,34 @@ rows of the same cell id the results folder held before the run (or --compare-wi
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from kmdr.results.records import read_table, table_text
 
-pytestmark = pytest.mark.slow  # every test here runs the script in a subprocess, on real data
+pytestmark = pytest.mark.slow  # every test here runs the script (in this process) on real data
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
 TINY = ["r_grid=[5]", "repeats=1", "kmeans.n_init=1", "kmeans.max_iter=20", "n_jobs=1"]
 NAME = "bzmd14_orl"
 
 
-def reproduce(results: Path, *args: str) -> list[str]:
-    """Run the tiny preset into ``results``; the comparison lines it ends with."""
-    command = [sys.executable, str(SCRIPT), "--results", str(results), "--only", NAME, *args]
-    done = subprocess.run(
-        [*command, "--override", *TINY, "figures=false"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    out = done.stdout.splitlines()
-    (head,) = [i for i, line in enumerate(out) if "the cells computed now against" in line]
-    return out[head:]
+@pytest.fixture
+def compared(reproduce):
+    def run(results: Path, *args: str) -> list[str]:
+        """Run the tiny preset into ``results``; the comparison lines it ends with."""
+        argv = ["--results", str(results), "--only", NAME, *args]
+        code, out, err = reproduce(*argv, "--override", *TINY, "figures=false")
+        assert code == 0, err[-2000:]
+        out = out.splitlines()
+        (head,) = [i for i, line in enumerate(out) if "the cells computed now against" in line]
+        return out[head:]
+
+    return run
 
 
-def test_each_computed_cell_is_compared_with_the_row_it_replaces(tmp_path):
+def test_each_computed_cell_is_compared_with_the_row_it_replaces(tmp_path, compared):
+    reproduce = compared
     first = tmp_path / "first"
     lines = reproduce(first)
     assert f"{first}/ before the run" in lines[0]

@@ -1,4 +1,6 @@
-"""scripts/reproduce.py end to end, as `make reproduce` runs it (a subprocess, real data)."""
+"""scripts/reproduce.py end to end, as `make reproduce` runs it, on real data: its refusals,
+skips and figure settings through its ``main`` in this process; its stop signals and their resume
+through the command, in a subprocess."""
 
 from __future__ import annotations
 
@@ -19,51 +21,23 @@ from _overrides import overridden
 from _procs import Proc, cell_files, children, statuses, wait_for
 from kmdr.results.locks import folder_lock
 
-pytestmark = pytest.mark.slow  # every test here starts the command in a subprocess
+pytestmark = pytest.mark.slow  # every test here runs experiments on real data
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
 SMALL = ["r_grid=[5,10]", "repeats=1", "kmeans.n_init=1", "kmeans.max_iter=20", "n_jobs=2"]
 
 
-def reproduce(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600
-    )
-
-
-def test_every_figure_is_drawn_before_the_script_returns(tmp_path):
-    # Two experiments: the first one's figures are drawn while the second one computes.
-    names = ["bzmd14_coil20", "bzmd14_orl"]
-    done = reproduce("--results", str(tmp_path), "--only", *names, "--override", *SMALL)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "warning" not in done.stderr
-    times = pd.read_csv(tmp_path / "reproduce_times.csv")
-    assert list(times["experiment"]) == names and set(times["status"]) == {"done"}
-    for name in names:
-        exp = tmp_path / name
-        cells = pd.read_csv(exp / "cells.csv")
-        summary = pd.read_csv(exp / "summary.csv")
-        assert len(cells) == int(times.set_index("experiment").loc[name, "cells"])
-        assert summary["n_cells"].sum() == len(cells)  # summarized after the last cell
-        for ext in ("png", "pdf"):
-            assert (exp / "figures" / f"{name}.{ext}").stat().st_size > 1000
-        # the run record keeps the config as given: figures on, even though another process
-        # drew them
-        (record,) = (exp / "runs").glob("*.json")
-        assert json.loads(record.read_text())["config"]["figures"] is True
-
-
-def test_no_figures_when_the_override_says_so(tmp_path):
+def test_no_figures_when_the_override_says_so(tmp_path, reproduce):
     args = ["--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL]
-    done = reproduce(*overridden(args, "figures=false", "r_grid=[5]"))
-    assert done.returncode == 0, done.stderr[-2000:]
+    code, out, err = reproduce(*overridden(args, "figures=false", "r_grid=[5]"))
+    assert code == 0, err[-2000:]
     assert (tmp_path / "bzmd14_orl" / "cells.csv").is_file()
     assert not (tmp_path / "bzmd14_orl" / "figures").exists()
     # an override every sweep of cells reads, which bmd09 Figure 1's kind does not: left out
     # there, with a line, not refused for every preset
     assert (
         "[reproduce] bmd09_fig1: --override repeats=1 left out (kind=leverage_scores does not "
-        "read repeats)" in done.stdout
+        "read repeats)" in out
     )
 
 
@@ -93,11 +67,11 @@ def test_no_figures_when_the_override_says_so(tmp_path):
         ),
     ],
 )
-def test_a_bad_argument_stops_before_any_work(args, says, tmp_path):
+def test_a_bad_argument_stops_before_any_work(args, says, tmp_path, reproduce):
     results = tmp_path / "results"
-    done = reproduce("--results", str(results), *args)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith(f"reproduce.py: error: {says}"), done.stderr
+    code, _, err = reproduce("--results", str(results), *args)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"reproduce.py: error: {says}"), err
     assert not results.exists()
 
 
@@ -139,7 +113,7 @@ def _drawer(pid: int) -> int | None:
     ],
 )  # fmt: skip
 def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
-    tmp_path, signum, group, status, says
+    tmp_path, reproduce, signum, group, status, says
 ):
     # A real signal: Ctrl-C's SIGINT goes to the whole process group (the script, its workers
     # and its drawing process), SIGTERM to the script alone. The script must surely be
@@ -169,16 +143,29 @@ def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
     if signum != signal.SIGINT:
         return
 
-    done = reproduce(*args)
-    assert done.returncode == 0, done.stderr[-2000:]
+    # The same command again (its main, here), to its end: it resumes, and every figure is
+    # drawn (the first experiment's while the second computes) before it returns.
+    code, _, err = reproduce(*args)
+    assert code == 0, err[-2000:]
+    assert "warning" not in err
     times = pd.read_csv(tmp_path / "reproduce_times.csv").set_index("experiment")
+    assert sorted(times.index) == ["bzmd14_orl", "bzmd14_usps"]
+    assert set(times["status"]) == {"done"}
     assert times.loc["bzmd14_orl", "computed"] == 0  # all of it was kept
     assert times.loc["bzmd14_orl", "reused"] == times.loc["bzmd14_orl", "cells"]
     assert times.loc["bzmd14_usps", "computed"] < times.loc["bzmd14_usps", "cells"]
     for name in ("bzmd14_orl", "bzmd14_usps"):
-        cells = pd.read_csv(tmp_path / name / "cells.csv")
+        exp = tmp_path / name
+        cells = pd.read_csv(exp / "cells.csv")
         assert len(cells) == times.loc[name, "cells"] and cells["cell_id"].is_unique
-        assert (tmp_path / name / "figures" / f"{name}.png").is_file()
+        summary = pd.read_csv(exp / "summary.csv")
+        assert summary["n_cells"].sum() == len(cells)  # summarized after the last cell
+        for ext in ("png", "pdf"):
+            assert (exp / "figures" / f"{name}.{ext}").stat().st_size > 1000
+        # the run records keep the config as given: figures on, even though another process
+        # drew them
+        records = [json.loads(p.read_text()) for p in (exp / "runs").glob("*.json")]
+        assert records and all(r["config"]["figures"] is True for r in records)
 
 
 def test_ctrl_c_while_the_last_figures_are_drawn(tmp_path):
@@ -244,32 +231,26 @@ def _files(results: Path) -> set[Path]:
     return {p for p in results.rglob("*") if p.is_file() and not ignored & set(p.parts)}
 
 
-def test_a_skipped_experiment_changes_nothing_the_second_time(tmp_path):
+def test_a_skipped_experiment_changes_nothing_the_second_time(tmp_path, reproduce):
     """The committed results copied, then `make reproduce`'s steps on the copy for an experiment
     whose data is missing, skipped twice: the second skip changes nothing (its time is kept, its
     reason given once) and no written file names a path of this machine. (That a reproduction
     reusing every committed cell, with its figures and report, changes no tracked file is
-    tests/test_fresh_clone.py's check, on every preset of a fresh clone.)"""
+    tests/test_fresh_clone.py's check, on every preset of a fresh clone: the report reads the
+    results folder alone, which the second skip leaves as it was.)"""
     tracked = _tracked_results()
     if "SKIPPED.md" not in tracked:
         pytest.skip("no committed results to reuse")
-    copy = tmp_path / "results"  # the same folder name: the report names it
+    copy = tmp_path / "results"
     shutil.copytree(ROOT / "results", copy, ignore=shutil.ignore_patterns("cells", ".locks"))
-    bin_dir = Path(sys.executable).parent
-
-    def report() -> None:
-        run = subprocess.run([str(bin_dir / "kmdr-report"), str(copy)], capture_output=True,
-                             text=True)  # fmt: skip
-        assert run.returncode == 0, run.stderr[-2000:]
 
     # bmd09_table1's data is not on this machine: the first skip may reword the recorded
     # reason (the loader's words change with the code), the second changes nothing
     for _ in range(2):
         before = _bytes(copy, tracked)
         files = _files(copy)
-        done = reproduce("--results", str(copy), "--only", "bmd09_table1")
-        assert done.returncode == 0 and "bmd09_table1: SKIPPED" in done.stdout, done.stdout
-        report()
+        code, out, _ = reproduce("--results", str(copy), "--only", "bmd09_table1")
+        assert code == 0 and "bmd09_table1: SKIPPED" in out, out
     assert _bytes(copy, tracked) == before
     assert _files(copy) - files == set()  # no record of a no-op
     skipped = (copy / "SKIPPED.md").read_text()

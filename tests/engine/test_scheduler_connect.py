@@ -1,45 +1,31 @@
 """Connecting to a dask scheduler is bounded: an address that accepts a connection and never
-answers, or that nothing listens at, is one line within Dask's connect timeout; a real
-scheduler (a LocalCluster's, started by the test) is used as before. Real sockets, real
-processes."""
+answers is one line within Dask's connect timeout, and the run record says ``failed``. (Nothing
+listening at the address: tests/engine/test_backends.py; a real scheduler answering:
+``test_dask_connects_to_a_running_scheduler`` there.) A real socket, in this process."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import json
+import socket
 import time
-from pathlib import Path
 
 import pytest
 
 from _cases import case
-
-pytestmark = pytest.mark.slow
-
-BIN = Path(sys.executable).parent
-TINY = ["dataset=synth", "dataset.params.n_samples=200", "dataset.params.n_features=50",
-        "reducer=sign", "r_grid=[3]", "repeats=1", "kmeans.n_init=1", "figures=false",
-        "progress=false", "backend=dask"]  # fmt: skip
-SILENT = """
-import socket, sys
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
-print(s.getsockname()[1], flush=True)
-held = []
-while True:
-    held.append(s.accept()[0])  # accepted, never answered
-"""
+from _run_configs import synth_run
+from kmdr.config.schema import from_config
+from kmdr.engine.parallel import BackendError
+from kmdr.engine.session import run_experiment
 
 
-def _kmdr(address: str, tmp_path: Path, timeout_s: str = "3s"):
-    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": timeout_s}
-    start = time.monotonic()
-    done = subprocess.run(
-        [str(BIN / "kmdr"), *TINY, f"dask.scheduler={address}",
-         f"results_dir={tmp_path / 'results'}"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
-    )  # fmt: skip
-    return done, time.monotonic() - start
+@pytest.fixture
+def silent_address():
+    """An address whose socket accepts connections (the system completes them from its backlog)
+    and never answers."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        yield f"tcp://127.0.0.1:{sock.getsockname()[1]}"
 
 
 @pytest.mark.parametrize(
@@ -55,24 +41,20 @@ def _kmdr(address: str, tmp_path: Path, timeout_s: str = "3s"):
         )
     ],
 )
-def test_a_silent_scheduler_is_one_line_within_the_connect_timeout(tmp_path, says):
-    peer = subprocess.Popen([sys.executable, "-c", SILENT], stdout=subprocess.PIPE, text=True)
-    try:
-        port = int(peer.stdout.readline())
-        done, seconds = _kmdr(f"tcp://127.0.0.1:{port}", tmp_path)
-    finally:
-        peer.kill()
-        peer.wait()
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == 1 and len(lines) == 1, done.stderr
-    assert says in lines[0] and "Traceback" not in done.stderr
-    assert seconds < 60
-
-
-def test_a_real_scheduler_answers_and_runs_the_cells(tmp_path):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:  # fmt: skip
-        done, _ = _kmdr(cluster.scheduler_address, tmp_path, timeout_s="30s")
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "results" / "custom" / "cells.csv").is_file()
+def test_a_silent_scheduler_is_one_line_within_the_connect_timeout(tmp_path, silent_address, says):
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    config = synth_run(
+        tmp_path, "silent", (200, 50, 3), reducers=[{"name": "sign"}], r_grid=[3], repeats=1,
+        backend="dask", dask={"scheduler": silent_address},
+    )  # fmt: skip
+    start = time.monotonic()
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "3s"}),
+        pytest.raises(BackendError) as info,
+    ):
+        run_experiment(*from_config(config))
+    assert time.monotonic() - start < 60
+    assert says in str(info.value) and "\n" not in str(info.value)
+    (record,) = (tmp_path / "silent" / "runs").glob("*.json")
+    assert json.loads(record.read_text())["status"] == "failed"

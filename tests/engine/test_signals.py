@@ -57,9 +57,9 @@ def start(project, results, action="none:0", *extra, flags=()):
     return kmdr(*args, *extra, env=plugin_env(project, action), cwd=results)
 
 
-def stuck(project, results, n_jobs: int, *extra):
+def stuck(project, results, n_jobs: int, *extra, flags=()):
     """A run whose last cell sleeps for an hour, once the other five cells are on disk."""
-    proc = start(project, results, "sleep:2", f"n_jobs={n_jobs}", *extra)
+    proc = start(project, results, "sleep:2", f"n_jobs={n_jobs}", *extra, flags=flags)
     exp = results / "faulty"
     wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
     wait_for(lambda: statuses(exp) == ["running"], "the sidecar saying running", proc)
@@ -74,11 +74,18 @@ def _kept(exp, n: int | None = 5) -> None:
     assert sorted(pd.read_csv(exp / "cells.csv")["cell_id"]) == files
 
 
+#: How a row's run is started and signalled: ``multirun`` is a Hydra multirun of two jobs (the
+#: signal stops the first, and the second never starts); ``while stopping`` sends the signal to
+#: the stopped run, then SIGTERM too, then lets it go on: it handles them one after another, the
+#: later ones while it is stopping, and they must not cut the stop short.
+PLAIN, MULTIRUN, WHILE_STOPPING = "plain", "multirun", "while stopping"
+
+
 @pytest.mark.parametrize(
-    ("signum", "group", "status", "n_jobs", "says"),
+    ("signum", "group", "status", "n_jobs", "how", "says"),
     [
         case(
-            signal.SIGTERM, False, 143, 2,
+            signal.SIGTERM, False, 143, 2, PLAIN,
             says="kmdr: interrupted (SIGTERM); ",
             doing="run",
             cause="kmdr was sent SIGTERM (kill, a batch system's cancel) while it computed",
@@ -86,7 +93,7 @@ def _kept(exp, n: int | None = 5) -> None:
             id="sigterm",
         ),
         case(
-            signal.SIGTERM, False, 143, 1,
+            signal.SIGTERM, False, 143, 1, MULTIRUN,
             says="kmdr: interrupted (SIGTERM); ",
             doing="run",
             cause="kmdr was sent SIGTERM while it computed a cell in its own process (n_jobs=1)",
@@ -94,7 +101,7 @@ def _kept(exp, n: int | None = 5) -> None:
             id="sigterm-one-worker",
         ),
         case(
-            signal.SIGTERM, True, 143, 2,
+            signal.SIGTERM, True, 143, 2, PLAIN,
             says="kmdr: interrupted (SIGTERM); ",
             doing="run",
             cause="SIGTERM reached kmdr's whole process group, its workers included (timeout, a "
@@ -103,7 +110,7 @@ def _kept(exp, n: int | None = 5) -> None:
             id="sigterm-group",
         ),
         case(
-            signal.SIGINT, True, 130, 2,
+            signal.SIGINT, True, 130, 2, WHILE_STOPPING,
             says="kmdr: interrupted; ",
             doing="run",
             cause="Ctrl-C was pressed while kmdr computed",
@@ -111,7 +118,7 @@ def _kept(exp, n: int | None = 5) -> None:
             id="ctrl-c",
         ),
         case(
-            signal.SIGHUP, False, 129, 1,
+            signal.SIGHUP, False, 129, 1, PLAIN,
             says="kmdr: interrupted (SIGHUP); ",
             doing="run",
             cause="the terminal running kmdr was closed while it computed",
@@ -123,12 +130,20 @@ def _kept(exp, n: int | None = 5) -> None:
 # A run's finished cells come back as they complete from joblib 1.4 on (kept by a stop)
 @pytest.mark.floors
 def test_a_stop_signal_ends_the_run_like_ctrl_c(
-    project, tmp_path, signum, group, status, n_jobs, says
+    project, tmp_path, signum, group, status, n_jobs, how, says
 ):
-    proc, exp = stuck(project, tmp_path, n_jobs)
+    extra, flags = ("seed=0,1",), ["-m"]
+    if how != MULTIRUN:
+        extra, flags = (), ()
+    proc, exp = stuck(project, tmp_path, n_jobs, *extra, flags=flags)
     workers = children(proc.pid)
     try:
+        if how == WHILE_STOPPING:
+            proc.signal(signal.SIGSTOP)
         proc.signal(signum, group=group)
+        if how == WHILE_STOPPING:
+            proc.signal(signal.SIGTERM)
+            proc.signal(signal.SIGCONT)
         assert proc.wait() == status, proc.stderr
     finally:
         proc.kill()
@@ -137,23 +152,6 @@ def test_a_stop_signal_ends_the_run_like_ctrl_c(
     assert statuses(exp) == ["interrupted"]
     _kept(exp)
     wait_for(lambda: not [pid for pid in workers if alive(pid)], "the workers to exit", timeout=60)
-
-
-def test_more_signals_while_stopping_do_not_cut_the_stop_short(project, tmp_path):
-    proc, exp = stuck(project, tmp_path, 2)
-    # The run is stopped while the signals arrive, so it handles them one after another as it
-    # goes on: the later ones while it is stopping.
-    proc.signal(signal.SIGSTOP)
-    try:
-        proc.signal(signal.SIGINT, group=True)
-        proc.signal(signal.SIGTERM)
-        proc.signal(signal.SIGCONT)
-        assert proc.wait() == 130, proc.stderr
-    finally:
-        proc.kill()
-    assert one_line(proc.stderr).startswith("kmdr: interrupted;")
-    assert statuses(exp) == ["interrupted"]
-    _kept(exp)
 
 
 _NO_DASK = importlib.util.find_spec("distributed") is None
@@ -296,20 +294,6 @@ def test_a_worker_that_dies_is_one_line(project, tmp_path, how, says):
         _failed_one_line(proc, exp, says)
     finally:
         proc.kill()
-
-
-def test_sigterm_to_a_multirun(project, tmp_path):
-    proc = start(project, tmp_path, "sleep:2", "n_jobs=1", "seed=0,1", flags=["-m"])
-    exp = tmp_path / "faulty"
-    try:
-        wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
-        proc.signal(signal.SIGTERM)
-        assert proc.wait() == 143, proc.stderr
-    finally:
-        proc.kill()
-    assert "kmdr: interrupted (SIGTERM)" in proc.stderr and "Traceback" not in proc.stderr
-    assert statuses(exp) == ["interrupted"]
-    _kept(exp)
 
 
 @pytest.mark.parametrize(
