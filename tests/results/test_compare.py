@@ -4,8 +4,6 @@ committed results."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -249,17 +247,13 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, sides, says):
 
 
 @pytest.mark.slow  # starts the installed command; reads every committed cell
-def test_the_committed_results_compared_with_themselves(capsys):
-    done = subprocess.run(
-        [Path(sys.executable).with_name("kmdr-compare"), "results", "results"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+def test_the_committed_results_compared_with_themselves(capsys, monkeypatch):
+    # in-process: the console script runs as a process in the command-line and FIFO tests
+    monkeypatch.chdir(ROOT)
+    status, out, err = _run(Path("results"), Path("results"), capsys)
+    assert status == 0, out + err
     committed = sorted(p.parent.name for p in (ROOT / "results").glob("*/cells.csv"))
-    lines = done.stdout.splitlines()
+    lines = out.splitlines()
     assert [line.split(":")[0] for line in lines[:-1]] == committed
     for name, line in zip(committed, lines, strict=False):
         n = len(pd.read_csv(ROOT / "results" / name / "cells.csv"))
