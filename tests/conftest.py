@@ -1,6 +1,16 @@
 """Session-wide test settings shared by every test module."""
 
 # isort: off
+import os
+
+# One OpenMP and BLAS thread in every process of the suite (this one, its xdist workers and the
+# processes tests start), unless the caller set another count: the xdist workers already fill
+# the cores, and a second thread per library only spins while it waits for the other's
+# (scikit-learn's k-means on a few hundred rows took 4 times the CPU with two threads on two
+# busy cores, measured). Set before numpy, scipy and scikit-learn load their thread pools. A
+# cell's own count is its blas_threads, which kmdr pins wherever the cell is computed.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 # kmdr first: it picks OpenBLAS's kernels (kmdr._kernels), which works only before numpy loads
 # OpenBLAS, so that what a test computes in this process matches what kmdr's commands compute.
 import kmdr  # noqa: F401
@@ -8,7 +18,6 @@ import matplotlib
 
 # isort: on
 import importlib.metadata
-import os
 
 
 def _installed_plugins() -> list[str]:

@@ -83,11 +83,26 @@ def _assert_same(got, want):
     np.testing.assert_allclose(got.cluster_centers, want.cluster_centers, rtol=1e-9, atol=1e-12)
 
 
+KINDS = ("dense", "sparse")
+
+
+def _combinations() -> list:
+    """Every kind of C with every split and protocol. Those ``make test`` runs meet every split
+    with every protocol, and each of them with both kinds (the kind alternating over the split
+    and protocol grid: every pair of values is met); the other half run as long-haul tests."""
+    rows = []
+    for i, split in enumerate(SPLITS):
+        for j, protocol in enumerate(PROTOCOLS):
+            for kind in KINDS:
+                marks = () if kind == KINDS[(i + j) % 2] else pytest.mark.longhaul
+                rows.append(pytest.param(kind, split, protocol, marks=marks,
+                                         id=f"{kind}-{split}-{protocol}"))  # fmt: skip
+    return rows
+
+
 @pytest.mark.slow
 @needs_dask
-@pytest.mark.parametrize("protocol", PROTOCOLS)
-@pytest.mark.parametrize("split", SPLITS)
-@pytest.mark.parametrize("kind", ["dense", "sparse"])
+@pytest.mark.parametrize(("kind", "split", "protocol"), _combinations())
 def test_blocks_give_the_in_memory_partition(client, kind, split, protocol):
     X = _data(kind)
     settings = {"max_iter": 100, **PROTOCOLS[protocol], "random_state": 7}

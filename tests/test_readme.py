@@ -4,25 +4,29 @@ The commands are read from the README and the user guide's Markdown pages themse
 section, so one added later is covered without touching this file); a trailing ``\\`` continues
 a line, ``#`` starts a comment. What is done with each command, by its first word:
 
-- ``kmdr`` and ``python -m kmdr`` (any path to them, e.g. ``.venv/bin/kmdr``; run as this test
-  environment's ``kmdr`` script, or its interpreter's ``-m kmdr``):
-    * run verbatim when running is cheap: ``--help``/``-h``/``--version``, ``--cfg ...``,
-      ``-sc ...``, or already a dry run (``dry_run=true``);
+- ``kmdr`` and ``python -m kmdr`` (any path to them, e.g. ``.venv/bin/kmdr``):
+    * run verbatim as a process (this test environment's ``kmdr`` script, or its interpreter's
+      ``-m kmdr``) when it only asks the command about itself (``--help``/``-h``/``--version``,
+      ``-sc ...``): the console script starts as a user's does;
+    * run verbatim in this process through the function the ``kmdr`` script calls
+      (``kmdr.app.main``, with ``sys.argv`` the command line) when it prints a config
+      (``--cfg ...``) or is already a dry run (``dry_run=true``);
     * composed only, through Hydra's compose API against kmdr's configs (every key, group and
       value checked, the schema's types too; a sweep's first value stands for the sweep), when the
       command needs what a test machine has not: an external launcher or sweeper
       (``hydra/launcher=``, ``hydra/sweeper=``), a running cluster (``dask.scheduler=``,
       ``ray.address=``) or Ray (``backend=ray``);
-    * otherwise run as a dry run (``dry_run=true`` appended): Hydra composes every job, kmdr
-      validates it and plans its cells, nothing is computed.
+    * otherwise run in this process as a dry run (``dry_run=true`` appended): Hydra composes
+      every job, kmdr validates it and plans its cells, nothing is computed.
 - ``kmdr-*`` tools: run verbatim when they only read (``kmdr-list``, ``--help``); otherwise their
   ``--help`` is run (the tool exists and starts).
 - ``make TARGET ...``: ``make -n`` (the target exists and its recipe expands), never run.
 - ``python scripts/X.py ...`` (any interpreter path): the script exists and ``--help`` exits 0.
 - anything else (``pip``, ``cd``, ``git``, ...) is not a kmdr command and is left alone.
 
-Runs happen in a fresh folder (so no results or multirun folders land in the checkout), with the
-data mirror of the test environment (``KMDR_DATA_MIRROR``).
+A command the documents show more than once is checked once. Runs happen in a fresh folder (so no
+results or multirun folders land in the checkout), with the data mirror of the test environment
+(``KMDR_DATA_MIRROR``).
 """
 
 from __future__ import annotations
@@ -47,7 +51,10 @@ BIN = Path(sys.executable).parent
 _BLOCK = re.compile(r"^```(?:bash|sh|shell)\n(.*?)^```", re.M | re.S)
 #: Keys and groups that need something a test machine does not have: composed, never run.
 _EXTERNAL = ("hydra/launcher=", "hydra/sweeper=", "dask.scheduler=", "ray.address=", "backend=ray")
-_CHEAP_FLAGS = ("--help", "-h", "--version", "--cfg", "-c", "-sc", "--shell-completion")
+#: Flags that ask the command about itself: run as a process, as a user first types them.
+_ABOUT_FLAGS = ("--help", "-h", "--version", "-sc", "--shell-completion")
+#: Flags that print the composed config: nothing runs, so the command runs in this process.
+_PRINT_FLAGS = ("--cfg", "-c")
 #: kmdr-* tools whose plain run only reads.
 _READ_ONLY_TOOLS = ("kmdr-list",)
 
@@ -76,12 +83,14 @@ def _program(words: list[str]) -> tuple[str, list[str]] | None:
 
 
 def kmdr_commands() -> list[tuple[str, list[str]]]:
+    """The documents' kmdr, kmdr-*, make and script commands, each once, in reading order."""
     found = [
         _program(words)
         for document in DOCUMENTS
         for words in readme_commands(document.read_text(encoding="utf-8"))
     ]
-    return [c for c in found if c is not None]
+    once = dict.fromkeys((tool, tuple(args)) for tool, args in filter(None, found))
+    return [(tool, list(args)) for tool, args in once]
 
 
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -116,6 +125,20 @@ def _compose(args: list[str]) -> None:
         compose("config", overrides=single, return_hydra_config=True)
 
 
+def _in_process(args: list[str], cwd: Path, monkeypatch, capfd) -> tuple[int, str]:
+    """``kmdr args`` run here from ``cwd``, as the console script runs it: its exit status and
+    what it wrote on stderr."""
+    import _command
+
+    monkeypatch.chdir(cwd)
+    try:
+        _command.kmdr(args)
+        status = 0
+    except SystemExit as exit:
+        status = exit.code or 0
+    return status, capfd.readouterr().err
+
+
 def _launcher(tool: str) -> list[str]:
     """How the test starts ``tool``: this interpreter's ``-m kmdr`` or its environment's script."""
     return [sys.executable, "-m", "kmdr"] if tool == "python -m kmdr" else [str(BIN / tool)]
@@ -139,7 +162,7 @@ def test_the_readme_has_commands_to_check():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("tool", "args"), kmdr_commands(), ids=_ids())
-def test_a_readme_command_works_as_written(tool, args, tmp_path):
+def test_a_readme_command_works_as_written(tool, args, tmp_path, monkeypatch, capfd):
     if tool == "make":
         proc = _run(["make", "-n", "-C", str(ROOT), *args], tmp_path)
     elif tool == "script":
@@ -149,13 +172,18 @@ def test_a_readme_command_works_as_written(tool, args, tmp_path):
     elif tool not in ("kmdr", "python -m kmdr"):
         read_only = tool in _READ_ONLY_TOOLS or any(a in ("--help", "-h") for a in args)
         proc = _run([str(BIN / tool), *(args if read_only else ["--help"])], tmp_path)
-    elif any(a.split("=", 1)[0] in _CHEAP_FLAGS for a in args) or "dry_run=true" in args:
+    elif tool == "python -m kmdr" or any(a.split("=", 1)[0] in _ABOUT_FLAGS for a in args):
         proc = _run([*_launcher(tool), *args], tmp_path)
     elif any(a.startswith(_EXTERNAL) for a in args):
         _compose(args)
         return
     else:
-        proc = _run([*_launcher(tool), *args, "dry_run=true"], tmp_path)
+        printed = any(a.split("=", 1)[0] in _PRINT_FLAGS for a in args) or "dry_run=true" in args
+        status, err = _in_process(args if printed else [*args, "dry_run=true"], tmp_path,
+                                  monkeypatch, capfd)  # fmt: skip
+        assert status == 0, f"{tool} {' '.join(args)}:\n{err}"
+        assert "Traceback" not in err, err
+        return
     assert proc.returncode == 0, f"{tool} {' '.join(args)}:\n{proc.stdout[-2000:]}{proc.stderr}"
     assert "Traceback" not in proc.stderr, proc.stderr
 

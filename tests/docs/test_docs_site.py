@@ -4,8 +4,10 @@ shows, and every local link resolves to a file of the site (and to an element, f
 anchor).
 
 The site is read from ``$KMDR_DOCS_SITE`` when that names a built site (``.ci/run`` builds it
-once with ``make docs`` and points the test at it), else built here into a temporary folder. It
-skips only where chromium or its driver is not installed.
+once with ``make docs`` and points the test at it), else built here into a temporary folder: a
+build runs every gallery example (minutes on two cores), so without a built site the tests are
+long-haul ones (``make test-longhaul``), and ``make test`` leaves them out. They skip only where
+chromium or its driver is not installed.
 """
 
 from __future__ import annotations
@@ -24,18 +26,21 @@ from _browser import needs_chromium, when_ready
 
 REPO = Path(__file__).resolve().parents[2]
 
+#: A site named by the environment, else None: the tests build their own.
+GIVEN = os.environ.get("KMDR_DOCS_SITE")
+
 pytestmark = [
     pytest.mark.slow,
     needs_chromium,
+    *([] if GIVEN else [pytest.mark.longhaul]),
 ]
 
 
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory) -> Path:
-    given = os.environ.get("KMDR_DOCS_SITE")
-    if given:
-        site = Path(given)
-        assert (site / "index.html").is_file(), f"KMDR_DOCS_SITE={given} holds no built site"
+    if GIVEN:
+        site = Path(GIVEN)
+        assert (site / "index.html").is_file(), f"KMDR_DOCS_SITE={GIVEN} holds no built site"
         return site
     pytest.importorskip("sphinx")
     out = tmp_path_factory.mktemp("docs") / "html"

@@ -14,7 +14,6 @@ from _results_factory import cells_text, make_cells, preset, write_experiment
 from kmdr.figures import draw as figures
 from kmdr.report import build
 
-REPO = Path(__file__).resolve().parents[2]
 METHODS = {
     "leverage": "Sampl/SVD",
     "leverage_approx": "Sampl/ApproxSVD",
@@ -100,9 +99,9 @@ def _write(root: Path, name: str, cells: pd.DataFrame | None, skipped: str = "",
     )
 
 
-@pytest.fixture
-def results(tmp_path) -> Path:
-    root = tmp_path / "results"
+def _results(root: Path) -> Path:
+    """Hand-made results in ``root``: a complete sweep, a partial one, two skipped experiments
+    and the sampling lemma's theory file."""
     _write(root, "bzmd14_synth", _cells("bzmd14_synth", "synth", 5, range(5, 105, 5), 2))
     partial = _cells("bzmd14_orl", "orl", 40, range(5, 105, 5), 2)
     _write(root, "bzmd14_orl", partial)
@@ -134,10 +133,22 @@ def results(tmp_path) -> Path:
     return root
 
 
+@pytest.fixture
+def results(tmp_path) -> Path:
+    """The hand-made results, for a test that changes them."""
+    return _results(tmp_path / "results")
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> str:
+    """The report ``write_report`` writes of the hand-made results, unchanged, written once for
+    the tests that only read it."""
+    return build.write_report(_results(tmp_path_factory.mktemp("written") / "results")).read_text()
+
+
 @pytest.mark.slow
-def test_report_builds_from_hand_made_results(results):
-    path = build.write_report(results)
-    text = path.read_text()
+def test_report_builds_from_hand_made_results(written):
+    text = written
     # header: what ran, what was skipped and why, the partial sweep flagged
     assert "bzmd14_synth" in text and "complete (" in text
     assert "**incomplete (121 of 242 cells)**" in text and "bzmd14_orl" in text
@@ -184,15 +195,6 @@ def test_a_folder_of_ones_own_experiments_is_not_buried_under_the_papers_no_data
                      config={"preset": paper})  # fmt: skip
     text = unpadded(build.build_report(tmp_path))
     assert "## bmd09 Table 1" in text and "not in this results folder" in text
-
-
-@pytest.mark.slow
-def test_report_builds_from_committed_results():
-    root = REPO / "results"
-    if not any(root.glob("*/cells*.csv")):
-        pytest.skip("results/ holds no cells yet (the lead commits real results later)")
-    text = unpadded(build.build_report(root))
-    assert "## Theory" in text and "bmd09 Table 1" in text
 
 
 @pytest.mark.slow
@@ -265,8 +267,8 @@ def test_a_killed_run_is_incomplete_not_not_run(results):
 
 
 @pytest.mark.slow
-def test_a_claim_whose_experiment_is_absent_is_still_listed(results):
-    text = unpadded(build.build_report(results))
+def test_a_claim_whose_experiment_is_absent_is_still_listed(written):
+    text = unpadded(written)
     line = next(ln for ln in text.splitlines() if "`bzmd14-F-decreases-usps`" in ln)
     assert "no data" in line
     absent = next(ln for ln in text.splitlines() if ln.startswith("No folder for "))
@@ -341,8 +343,8 @@ def test_anchors_follow_github_and_number_repeats():
 
 
 @pytest.mark.slow
-def test_report_states_what_each_method_time_includes(results):
-    text = unpadded(build.build_report(results))
+def test_report_states_what_each_method_time_includes(written):
+    text = unpadded(written)
     block = text[text.index("### What each method's time includes") :].split("\n#", 1)[0]
     assert "charged *in full* to every cell" in block
     # one row per reducer present in the results, with its own rule

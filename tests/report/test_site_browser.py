@@ -1,9 +1,10 @@
-"""The results page of the committed results, opened in a real headless browser (Debian's
-chromium, driven by selenium): every image loads, every link to a local file resolves, the console
-holds no error, and each interactive plot renders its traces and shows mean ± sd on hover.
+"""The report and results page of the committed results, written once into a copy of them: the
+report holds its sections, and the page, opened in a real headless browser (Debian's chromium,
+driven by selenium), loads every image, resolves every link to a local file, holds no error in
+its console, and each interactive plot renders its traces and shows mean ± sd on hover.
 
-It skips only where chromium or its driver is not installed (``apt-get install chromium
-chromium-driver``; ``.ci/run`` installs both).
+The browser's tests skip only where chromium or its driver is not installed (``apt-get install
+chromium chromium-driver``; ``.ci/run`` installs both).
 """
 
 from __future__ import annotations
@@ -15,16 +16,14 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from _browser import needs_chromium, when_ready
+from _markdown import unpadded
 from kmdr.report import build, interactive, site
 
 REPO = Path(__file__).resolve().parents[2]
 #: The figure files a results folder commits, each of which the page must link.
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 
-pytestmark = [
-    pytest.mark.slow,
-    needs_chromium,
-]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +38,11 @@ def committed_site(tmp_path_factory) -> Path:
     return root
 
 
+def test_report_builds_from_committed_results(committed_site):
+    text = unpadded((committed_site / "REPORT.md").read_text(encoding="utf-8"))
+    assert "## Theory" in text and "bmd09 Table 1" in text
+
+
 def _console_errors(driver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
@@ -48,6 +52,7 @@ def _open(driver, path: Path) -> None:
     driver.get(path.as_uri())
 
 
+@needs_chromium
 def test_every_image_loads_and_every_local_link_resolves(committed_site, browser):
     _open(browser, committed_site / site.INDEX)
     images = browser.execute_script(
@@ -82,6 +87,7 @@ def test_every_image_loads_and_every_local_link_resolves(committed_site, browser
     assert _console_errors(browser) == []
 
 
+@needs_chromium
 def test_each_interactive_plot_renders_and_hovers_mean_and_sd(committed_site, browser):
     pytest.importorskip("plotly", reason="the interactive plots need the site extra")
     pages = sorted((committed_site / interactive.FOLDER).glob("*.html"))
@@ -133,6 +139,7 @@ def test_each_interactive_plot_renders_and_hovers_mean_and_sd(committed_site, br
         assert any(f"{name}/figures/" in src for src in images), (name, anchor)
 
 
+@needs_chromium
 def test_verdicts_are_text_badges_and_evidence_is_folded(committed_site, browser):
     """The verdicts read the same without an emoji font: text badges, no emoji in the page;
     each claims table is short (claim, verdict, evidence's first sentence) with the statement

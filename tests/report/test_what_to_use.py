@@ -137,7 +137,7 @@ LINKED = ("bzmd14_orl", "lst17_coil20", "pb17_digits")
 @pytest.mark.slow
 def test_the_report_and_its_page_link_the_section(tmp_path):
     """The report and page of a copy of three committed experiments with their 'What to use'
-    files (the whole committed folder's report is built in test_report_build)."""
+    files (the whole committed folder's report is built in test_site_browser)."""
     import shutil
     from pathlib import Path
 
