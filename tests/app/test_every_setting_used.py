@@ -1,8 +1,9 @@
 """Every setting given is used or refused, on every route: the cases a typed object, a setting
 given two ways, an Experiment under a preset's name, ``--cfg``, a multirun, an empty sweep and a
 results folder that cannot be written once let through (ignored, misapplied, or a traceback).
-Each is run for real: ``kmdr`` and ``kmdr-report`` in a process of their own, ``kmdr.run`` and
-the objects in this process; each asserts the one line and that nothing was written."""
+Each is run for real: ``kmdr-report`` in a process of its own, ``kmdr`` (its ``sys.argv``, exit
+status and output), ``kmdr.run`` and the objects in this process; each asserts the one line and
+that nothing was written."""
 
 from __future__ import annotations
 
