@@ -45,6 +45,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from kmdr._errors import CommandParser, exit_error
@@ -92,7 +93,9 @@ def _composed_one(name: str, fixed: list[str], extra) -> object:
     overrides = [f"experiment={name}", *fixed]
     while True:
         try:
-            return compose_job(overrides)
+            with warnings.catch_warnings():  # an override it does not read: left out here
+                warnings.simplefilter("error", UnreadSetting)
+                return compose_job(overrides)
         except NoQuickGrid:
             print(f"[reproduce] {name}: no reduced grid; its full protocol runs", flush=True)
             overrides.remove("quick=true")

@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_cli import TINY, run_kmdr
+from test_cli import TINY, run_kmdr, run_process
 
 from _overrides import overridden
 from kmdr.app.task import JobResult
-
-pytestmark = pytest.mark.slow  # the command runs in a subprocess
 
 #: TINY, drawing left to the test.
 RUN = [a for a in TINY if not a.startswith("figures=")]
@@ -99,12 +97,12 @@ def test_kmdr_run_returns_what_the_callbacks_read(tmp_path, monkeypatch):
     """The task's return value under Hydra: the mean of the accuracy column of the run's cells."""
     from kmdr.app import callbacks
 
-    seen = []
-    monkeypatch.setattr(callbacks, "conclude", seen.append)
     results = tmp_path / "r"
     # a finished run to reuse, not drawn
     proc = run_kmdr([*RUN, f"results_dir={results}", "figures=false"], tmp_path)
     assert proc.returncode == 0, proc.stderr
+    seen = []
+    monkeypatch.setattr(callbacks, "conclude", seen.append)
 
     import kmdr
 
@@ -146,12 +144,14 @@ def test_a_multirun_stopped_by_a_failed_job_draws_what_ran_before_it(tmp_path):
     assert "custom.png" in _figures(results) and _methods(results) == {"RP"}
 
 
+@pytest.mark.slow
 def test_a_multirun_goes_on_past_a_job_that_hit_its_time_limit_and_names_it(tmp_path):
     # The first job's cells all go past their limit: its line says so, the second job still
     # runs, and the closing line names the job that did not finish, with exit status 1.
     results = tmp_path / "r"
     args = ["-m", *RUN, f"results_dir={results}", "figures=false"]
-    proc = run_kmdr([*args, "reducer=sign", "cell_time_limit=0.000001,null"], tmp_path)
+    # a process of its own: a cell's time limit stops it with a signal (SIGALRM)
+    proc = run_process([*args, "reducer=sign", "cell_time_limit=0.000001,null"], tmp_path)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert any(

@@ -3,15 +3,19 @@ flags. (Schema errors: test_schema.py; the installed wheel: test_install.py.)"""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
+import warnings
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import _command as command
+from _cases import case
 from _overrides import overridden, refusal
 from kmdr.app import compose as configs
 from kmdr.config import presets
@@ -35,71 +39,141 @@ def _env():
     return env
 
 
-def run_kmdr(args, cwd):
+def run_process(args, cwd):
+    """``kmdr args`` in a process of its own, in folder ``cwd``: where a process is the point (a
+    launcher's workers, a cell's time limit, which stops it with a signal)."""
     return subprocess.run(
         KMDR + args, cwd=cwd, capture_output=True, text=True, env=_env(), timeout=120
     )
 
 
+def _show(message, category, filename, lineno, file=None, line=None):
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+def run_kmdr(args, cwd):
+    """``kmdr args`` run in this process, in folder ``cwd``, as the console script runs it
+    (``sys.argv``, Hydra's own error printing, its exit status): its exit status and what it
+    printed, as a finished process's. Warnings are printed as a plain process prints them."""
+    out, err, code, before = io.StringIO(), io.StringIO(), 0, os.getcwd()
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err), warnings.catch_warnings():
+            warnings.resetwarnings()
+            warnings.simplefilter("default")
+            warnings.showwarning = _show
+            try:
+                command.kmdr([str(a) for a in args])
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
 @pytest.mark.parametrize(
-    ("args", "expected"),
+    ("args", "says"),
     [
-        pytest.param(
+        case(
             ["dataset=nosuch"],
-            "Could not find 'dataset/nosuch' Available options in 'dataset': coil20 digits",
+            says="Could not find 'dataset/nosuch' Available options in 'dataset': coil20 digits",
+            doing="configure",
+            cause="dataset= names no dataset option here (Hydra's message lists the options)",
+            fix="choose one the message lists; kmdr-list datasets describes them",
             id="an unknown dataset on the command line (dataset=nosuch)",
         ),
-        pytest.param(
+        case(
             ["reducer=nosuch"],
-            "Could not find 'reducer/nosuch' Available options in 'reducer': achlioptas",
+            says="Could not find 'reducer/nosuch' Available options in 'reducer': achlioptas",
+            doing="configure",
+            cause="reducer= names no declared reducer or alias (Hydra's message lists them)",
+            fix="choose one the message lists; kmdr-list reducers describes them",
             id="an unknown reducer on the command line (reducer=nosuch)",
         ),
-        pytest.param(
+        case(
             ["experiment=nosuch"],
-            "Could not find 'experiment/nosuch' Available options in 'experiment': bmd09_fig1",
+            says="Could not find 'experiment/nosuch' Available options in 'experiment': bmd09_fig1",
+            doing="configure",
+            cause="experiment= names no preset of conf/experiment/ (or of a -cd folder)",
+            fix="choose one the message lists; kmdr-list experiments describes them",
             id="an unknown experiment preset (experiment=nosuch)",
         ),
-        pytest.param(
+        case(
             ["dataset=orl,nosuch"],
-            "Ambiguous value for argument 'dataset=orl,nosuch'",
+            says="Ambiguous value for argument 'dataset=orl,nosuch'",
+            doing="configure",
+            cause="a comma-separated value is a sweep, which only a multirun runs",
+            fix="add -m to run one job per value, or give one value",
             id="a sweep without -m (dataset=orl,nosuch): Hydra's one line on how to write it",
         ),
-        pytest.param(
+        case(
             ["r_grid=[]"],
-            "r_grid must be a non-empty list of positive integers",
+            says="r_grid must be a non-empty list of positive integers",
+            doing="configure",
+            cause="an empty r-grid leaves no cell to run",
+            fix="give at least one r: 'r_grid=[10]'",
             id="an empty r-grid (r_grid=[])",
         ),
-        pytest.param(
+        case(
             ["r_grid=[0,3]"],
-            "The 'r_grid[0]' parameter of Experiment must be an int in the range [1, inf). Got 0",
+            says="The 'r_grid[0]' parameter of Experiment must be an int in the range [1, inf). "
+            "Got 0",
+            doing="configure",
+            cause="each r of r_grid is a number of features, at least 1",
+            fix="give positive whole numbers: 'r_grid=[1,3]'",
             id="r = 0 in the r-grid",
         ),
-        pytest.param(["r_grid=[-2]"], "Got -2 instead", id="a negative r in the r-grid"),
-        pytest.param(
+        case(
+            ["r_grid=[-2]"],
+            says="Got -2 instead",
+            doing="configure",
+            cause="each r of r_grid is a number of features, at least 1",
+            fix="give positive whole numbers: 'r_grid=[2]'",
+            id="a negative r in the r-grid",
+        ),
+        case(
             ["reducer=svd", "r_grid=[5,100]"],
-            "r = 100 is too large for reducer 'svd' on synth",
+            says="r = 100 is too large for reducer 'svd' on synth",
+            doing="configure",
+            cause="the reducer builds at most as many features as the data allows (for an SVD, "
+            "min(n, d)); the data's shape is known once it loads, before any cell runs",
+            fix="keep r within the range the message gives, or give the reducer a max_r",
             id="an r larger than the data allows for SVD (r > min(n, d))",
         ),
-        pytest.param(
+        case(
             ["reducer=laplacian", "r_grid=[13]"],
-            "valid r for it: 1..12",
+            says="valid r for it: 1..12",
+            doing="configure",
+            cause="a feature selection keeps at most the data's d features",
+            fix="keep r within the range the message gives",
             id="an r larger than d for a feature selection (laplacian, r = 13 > d = 12)",
         ),
-        (["kmeans.init=plus"], "The 'init' parameter of kmeans must be a str among"),
-        pytest.param(
+        case(
+            ["kmeans.init=plus"],
+            says="The 'init' parameter of kmeans must be a str among",
+            doing="configure",
+            cause="kmeans.init is one of k-means++, random, sample or first_of_class",
+            fix="give one of those: kmeans.init=k-means++",
+            id="an unknown k-means start (kmeans.init=plus)",
+        ),
+        case(
             ["nosuchkey=1"],
-            "Could not override 'nosuchkey'. To append to your config use +nosuchkey=1",
+            says="Could not override 'nosuchkey'. To append to your config use +nosuchkey=1",
+            doing="configure",
+            cause="the key is not in kmdr's schema (a typo?); Hydra refuses a key it does not know",
+            fix="check the key's spelling with kmdr --cfg job; + adds a key only where the "
+            "schema has room for one (a reducer's params)",
             id="an unknown top-level key without + (nosuchkey=1)",
         ),
     ],
 )
 @pytest.mark.slow
-def test_bad_override_fails_at_once_with_one_line(args, expected, tmp_path, capsys):
+def test_bad_override_fails_at_once_with_one_line(args, says, tmp_path, capsys):
     argv = overridden([*TINY, f"results_dir={tmp_path / 'results'}"], *args)
     with pytest.raises(SystemExit) as exc:
         command.kmdr(argv)
     out = capsys.readouterr()
-    assert expected in refusal(exc.value.code, out.err, out.out)
+    assert says in refusal(exc.value.code, out.err, out.out)
     assert not (tmp_path / "results").exists()
 
 

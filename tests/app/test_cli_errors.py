@@ -1,18 +1,21 @@
-"""The installed ``kmdr`` command (and the other console commands), run for real in a
-subprocess: a mistake in its options is argparse's answer, as in any Hydra app, and output read
-by a program that stops early ends it quietly, as a Unix filter."""
+"""The ``kmdr`` command (and the other console commands): a mistake in its options is argparse's
+answer, as in any Hydra app, and output read by a program that stops early ends it quietly, as a
+Unix filter. The installed console script runs in a process of its own once, and where a pipe is
+the point; the other cases run the commands' entry points in this process."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import io
 import os
 import signal
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-
-pytestmark = pytest.mark.slow  # the command runs in a subprocess
+from test_cli import run_kmdr
 
 #: The console script the installed distribution puts beside this interpreter.
 KMDR = Path(sys.executable).with_name("kmdr")
@@ -28,6 +31,35 @@ def _run(args, cwd) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(KMDR), *args], cwd=cwd, capture_output=True, text=True, env=_env(), timeout=120
     )
+
+
+def _command(command: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """Console command ``command`` (an entry point of the installed distribution) run in this
+    process on ``args``, in folder ``cwd``: its exit status and what it printed."""
+    (entry,) = importlib.metadata.entry_points(group="console_scripts", name=command)
+    out, err, code, saved, before = io.StringIO(), io.StringIO(), 0, sys.argv, os.getcwd()
+    sys.argv = [command, *args]
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            entry.load()()
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    finally:
+        sys.argv = saved
+        os.chdir(before)
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+@pytest.mark.slow
+def test_the_installed_console_script_answers_a_bad_option(tmp_path):
+    """The one run of the installed ``kmdr`` console script with a mistake: argparse's usage
+    screen, its error line, exit status 2, no traceback."""
+    proc = _run(["--bogus", "dataset=orl"], tmp_path)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.startswith("usage: kmdr ") and "Traceback" not in proc.stderr
+    assert proc.stderr.rstrip().splitlines()[-1] == "kmdr: error: unrecognized arguments: --bogus"
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(
@@ -63,8 +95,8 @@ def _run(args, cwd) -> subprocess.CompletedProcess:
 )
 def test_a_bad_option_is_argparses_answer(args, expected, tmp_path):
     """Hydra's own argparse answers a mistake in its options, as in any Hydra app: its usage
-    screen, then its error line, exit status 2 (the one test of the installed console script)."""
-    proc = _run(args, tmp_path)
+    screen, then its error line, exit status 2."""
+    proc = run_kmdr(args, tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == "" and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("usage: kmdr "), proc.stderr
@@ -89,14 +121,7 @@ def test_a_bad_option_is_argparses_answer(args, expected, tmp_path):
 def test_the_other_commands_answer_a_bad_argument_in_one_line(command, args, expected, tmp_path):
     """Every console command's argument mistakes, its own checks of them included, are its one
     error line with the way to its help, as ``kmdr``'s are: no usage screen above it."""
-    proc = subprocess.run(
-        [str(KMDR.with_name(command)), *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=_env(),
-        timeout=120,
-    )
+    proc = _command(command, args, tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith(f"{command}: error: {expected}"), proc.stderr
@@ -108,15 +133,16 @@ def test_the_other_commands_answer_a_bad_argument_in_one_line(command, args, exp
 def test_what_argparse_accepts_is_hydras(args, tmp_path):
     """An attached value (``-cjob``), the start of a long option (``--cf``): argparse reads them
     for Hydra; ``--cfg`` with ``-m``, however spelt, is Hydra's refusal, as Hydra prints it."""
-    if "--multi" in args:
+    if "--multi" in args:  # Hydra raises it out of its main: as Python prints it, in a process
         proc = _run(args, tmp_path)
         assert "Only one of --run, --multirun, --cfg, --info" in proc.stderr, proc.stderr
         return
-    proc = _run([*args, "dataset=orl"], tmp_path)
+    proc = run_kmdr([*args, "dataset=orl"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "name: orl" in proc.stdout or "dataset:" in proc.stdout
 
 
+@pytest.mark.slow  # a closed pipe: the point is the process
 @pytest.mark.parametrize("args", [["--help"], ["--version"]])
 def test_a_reader_that_stops_early_ends_it_quietly(args, tmp_path):
     proc = subprocess.Popen(
@@ -132,6 +158,7 @@ def test_a_reader_that_stops_early_ends_it_quietly(args, tmp_path):
     assert err == ""
 
 
+@pytest.mark.slow
 def test_kmdr_help_into_head_prints_no_error(tmp_path):
     """``kmdr --help | head -3``: whether head has gone before kmdr's last write (exit 141) or
     not (exit 0) is the pipe's timing, as for any filter; either way nothing on stderr."""

@@ -9,17 +9,16 @@ import logging
 import os
 import subprocess
 import sys
+import tempfile
 import warnings
 
 import pytest
 from hydra.errors import ConfigCompositionException
-from test_cli import KMDR, TINY
+from test_cli import TINY, run_kmdr
 
 import kmdr
 from _overrides import overridden
 from kmdr import _log
-
-pytestmark = pytest.mark.slow
 
 #: A run whose progress bar would be drawn: TINY without ``progress=false``.
 DRAWN = [a for a in TINY if not a.startswith("progress=")]
@@ -29,45 +28,35 @@ def _version() -> str:
     return f"kmdr {importlib.metadata.version('kmdr')}\n"
 
 
-@pytest.mark.parametrize(
-    "command",
-    [KMDR, [sys.executable, "-m", "kmdr"]],
-    ids=["kmdr", "python -m kmdr"],
-)
-def test_version_is_kmdrs(command, tmp_path):
-    proc = subprocess.run(
-        [*command, "--version"], cwd=tmp_path, capture_output=True, text=True, check=False
-    )
+def test_version_is_kmdrs(tmp_path):
+    proc = run_kmdr(["--version"], tmp_path)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, _version(), "")
 
 
+@pytest.mark.slow
 def test_python_m_kmdr_is_kmdr(tmp_path):
+    """``python -m kmdr`` is the command, in a process of its own (the point: its ``__main__``)."""
     args = [*TINY, f"results_dir={tmp_path / 'r'}"]
     proc = subprocess.run(
         [sys.executable, "-m", "kmdr", *args], cwd=tmp_path, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "r" / "custom" / "cells.csv").is_file()
-    bad = subprocess.run(
-        [sys.executable, "-m", "kmdr", "repaets=3"], cwd=tmp_path, capture_output=True, text=True
+    version = subprocess.run(
+        [sys.executable, "-m", "kmdr", "--version"], cwd=tmp_path, capture_output=True, text=True
     )
+    assert (version.returncode, version.stdout, version.stderr) == (0, _version(), "")
+    bad = run_kmdr(["repaets=3"], tmp_path)
     assert bad.returncode == 1 and "Could not override 'repaets'" in bad.stderr
 
 
 @pytest.mark.parametrize("what", ["job", "all"])
-def test_cfg_prints_the_config_and_resolve_resolves_it(what, tmp_path):
+def test_cfg_prints_the_config_and_resolve_resolves_it(what, tmp_path, monkeypatch):
     """``--cfg`` is Hydra's: the config as composed; Hydra's ``--resolve`` gives the values."""
-    env = {**os.environ, "KMDR_DATA_DIR": str(tmp_path / "data")}
+    monkeypatch.setenv("KMDR_DATA_DIR", str(tmp_path / "data"))
 
     def printed(*flags: str) -> str:
-        proc = subprocess.run(
-            [*KMDR, "--cfg", what, *flags, "experiment=bzmd14_orl"],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
+        proc = run_kmdr(["--cfg", what, *flags, "experiment=bzmd14_orl"], tmp_path)
         assert proc.returncode == 0, proc.stderr
         assert "title: 'bzmd14 Figure 3 (b, d, f): ORL'" in proc.stdout
         return proc.stdout
@@ -78,26 +67,15 @@ def test_cfg_prints_the_config_and_resolve_resolves_it(what, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_dry_run_multirun_writes_no_folder(tmp_path):
+def test_a_dry_run_multirun_writes_no_folder(tmp_path, monkeypatch):
     temp = tmp_path / "temp"
     temp.mkdir()
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
-    proc = subprocess.run(
-        [
-            *KMDR,
-            "-m",
-            *overridden(TINY, "r_grid=[2],[4]"),
-            "dry_run=true",
-            f"results_dir={tmp_path / 'r'}",
-        ],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**env, "TMPDIR": str(temp)},
-        check=False,
-    )
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    args = ["-m", *overridden(TINY, "r_grid=[2],[4]"), "dry_run=true"]
+    proc = run_kmdr([*args, f"results_dir={tmp_path / 'r'}"], cwd)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("dry run of custom") == 2  # both jobs planned
     assert list(cwd.iterdir()) == [] and list(temp.iterdir()) == []
@@ -105,18 +83,9 @@ def test_a_dry_run_multirun_writes_no_folder(tmp_path):
 
 
 def _run_to_file(tmp_path, *args, base=DRAWN) -> bytes:
-    """Run kmdr with stderr (and stdout) written to a file, as a batch job's log is."""
-    log = tmp_path / "run.log"
-    with log.open("wb") as out:
-        proc = subprocess.run(
-            [*KMDR, *base, f"results_dir={tmp_path / 'r'}", *args],
-            cwd=tmp_path,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"},
-            check=False,
-        )
-    data = log.read_bytes()
+    """Run kmdr with stderr (and stdout) written to no terminal, as a batch job's log is."""
+    proc = run_kmdr([*base, f"results_dir={tmp_path / 'r'}", *args], tmp_path)
+    data = (proc.stdout + proc.stderr).encode()
     assert proc.returncode == 0, data.decode()
     return data
 

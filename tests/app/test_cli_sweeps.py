@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-pytestmark = pytest.mark.slow  # every test here starts the command in a subprocess
+from test_cli import run_kmdr
 
 TINY = [
     "dataset=synth",
@@ -29,7 +28,9 @@ TINY = [
 ]
 
 
-def kmdr(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def process(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``kmdr args`` in a process of its own: where a process is the point (a backend's cluster,
+    a launcher's worker processes)."""
     code = "import sys; from kmdr.app import main; sys.exit(main())"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     return subprocess.run(
@@ -41,6 +42,11 @@ def kmdr(*args: str, cwd: Path) -> subprocess.CompletedProcess:
         timeout=600,
         check=False,
     )
+
+
+def kmdr(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``kmdr args`` in this process (Hydra's basic launcher runs the jobs one after another)."""
+    return run_kmdr(list(args), cwd)
 
 
 def records(exp: Path) -> list[dict]:
@@ -72,8 +78,9 @@ def test_a_multirun_over_a_key_keeps_every_jobs_rows(tmp_path, sweep, column, va
     importlib.util.find_spec("distributed") is None,
     reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
 )
+@pytest.mark.slow
 def test_backend_dask_starts_a_local_cluster(tmp_path):
-    run = kmdr(*TINY, "backend=dask", "n_jobs=2", f"results_dir={tmp_path / 'r'}", cwd=tmp_path)
+    run = process(*TINY, "backend=dask", "n_jobs=2", f"results_dir={tmp_path / 'r'}", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     # dask's own start-up and shutdown logging stays out of the output.
     assert "distributed." not in run.stderr
@@ -85,8 +92,9 @@ def test_backend_dask_starts_a_local_cluster(tmp_path):
     importlib.util.find_spec("hydra_plugins.hydra_joblib_launcher") is None,
     reason="hydra-joblib-launcher is not installed (pip install 'kmdr[joblib-launcher]')",
 )
+@pytest.mark.slow
 def test_joblib_launcher_jobs_share_the_cores(tmp_path):
-    run = kmdr(
+    run = process(
         "-m",
         "hydra/launcher=joblib",
         "hydra.launcher.n_jobs=2",

@@ -1,8 +1,9 @@
 """Every setting given is used or refused, on every route: the cases a typed object, a setting
 given two ways, an Experiment under a preset's name, ``--cfg``, a multirun, an empty sweep and a
 results folder that cannot be written once let through (ignored, misapplied, or a traceback).
-Each is run for real: ``kmdr`` and ``kmdr-report`` in a process of their own, ``kmdr.run`` and
-the objects in this process; each asserts the one line and that nothing was written."""
+Each is run for real: ``kmdr-report`` in a process of its own, ``kmdr`` (its ``sys.argv``, exit
+status and output), ``kmdr.run`` and the objects in this process; each asserts the one line and
+that nothing was written."""
 
 from __future__ import annotations
 
@@ -18,13 +19,18 @@ from test_cli import TINY, run_kmdr
 from test_silent_cases import files_under, refused
 
 import kmdr
+from _cases import case
 from _overrides import overridden
 from _results_factory import make_cells, write_experiment
+from kmdr.app.compose import compose_job
+from kmdr.config.overrides import UnreadSetting
 from kmdr.config.schema import (
     DaskConfig,
     Execution,
     Experiment,
     KMeansConfig,
+    LeverageConfig,
+    NoQuickGrid,
     Output,
     RayConfig,
 )
@@ -196,10 +202,9 @@ def test_every_field_of_a_typed_object_is_checked_in_one_line():
             assert "\n" not in str(err), (type(obj).__name__, change, str(err))
 
 
-def test_every_key_given_a_value_of_another_kind_is_one_line():
-    from hydra.errors import HydraException
+def _keys() -> list[str]:
+    """Every key of the schema (a nested block's leaves), and the config groups."""
     from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
 
     from kmdr.config.schema import RunConfig
 
@@ -211,16 +216,22 @@ def test_every_key_given_a_value_of_another_kind_is_one_line():
             else:
                 yield f"{prefix}{name}"
 
+    return [*leaves(OmegaConf.structured(RunConfig)), "reducer", "experiment"]
+
+
+@pytest.mark.parametrize("key", _keys())  # one test a key: each composes ten times
+def test_every_key_given_a_value_of_another_kind_is_one_line(key):
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
     texts = ("null", "[1]", "{a:1}", "abc", "-1", "1.5", "''", "0", "true", "1e400")
-    keys = [*leaves(OmegaConf.structured(RunConfig)), "reducer", "experiment"]
-    for key in keys:
-        for text in texts:
-            try:
-                kmdr.compose(f"{key}={text}")
-            except kmdr.ConfigError as err:
-                assert "\n" not in str(err), (key, text, str(err))
-            except (HydraException, OmegaConfBaseException, ValueError, TypeError):  # Hydra's
-                pass
+    for text in texts:
+        try:
+            kmdr.compose(f"{key}={text}")
+        except kmdr.ConfigError as err:
+            assert "\n" not in str(err), (key, text, str(err))
+        except (HydraException, OmegaConfBaseException, ValueError, TypeError):  # Hydra's
+            pass
 
 
 def test_a_typed_object_keeps_the_command_lines_normal_form():
@@ -267,30 +278,50 @@ def test_a_setting_given_two_ways_is_refused(args, kwargs, says, tmp_path, monke
 
 
 @pytest.mark.parametrize(
-    ("args", "says"),
+    ("args", "default", "says"),
     [
-        pytest.param(
+        case(
             ["experiment=bmd09_fig1", "dataset=synth", "reducer=sign"],
-            "reducer=sign sets reducers, which kind=leverage_scores does not read (it reads "
-            "blas_threads, dataset, leverage, seed)",
+            ("reducers", ()),
+            says="reducer=sign sets reducers, which kind=leverage_scores does not read (it reads "
+            "blas_threads, dataset, leverage, seed), so it changes nothing; drop the override",
+            doing="configure",
+            cause="the experiment's kind (here bmd09's leverage scores) computes something other "
+            "than a sweep of cells and never reads this setting; the run goes on without it",
+            fix="leave the override out; change one of the settings the message says it reads",
+            warning=True,
             id="leverage_scores",
         ),
-        pytest.param(
+        case(
             [*TINY, "leverage.r=50"],
-            "leverage.r=50 sets leverage, which kind=cells does not read",
+            ("leverage", LeverageConfig()),
+            says="leverage.r=50 sets leverage, which kind=cells does not read",
+            doing="configure",
+            cause="leverage.* sets bmd09 Figure 1's sample (kind=leverage_scores); a sweep of "
+            "cells never reads it",
+            fix="leave leverage.* out, or run experiment=bmd09_fig1",
+            warning=True,
             id="cells",
         ),
-        pytest.param(
+        case(
             ["kind=sampling_lemma", "dataset=synth", "r_grid=[2]", "seed=3"],
-            "seed=3 sets seed, which kind=sampling_lemma does not read",
+            ("seed", 0),
+            says="seed=3 sets seed, which kind=sampling_lemma does not read",
+            doing="configure",
+            cause="bzmd14's sampling lemma draws no random numbers from seed=",
+            fix="leave seed= out for this kind",
+            warning=True,
             id="sampling_lemma",
         ),
     ],
 )
-def test_a_setting_the_kind_does_not_read_is_refused(args, says, tmp_path):
-    line = refused(run_kmdr(args, tmp_path), says)
-    assert line.endswith("drop the override")
-    assert files_under(tmp_path) == []
+def test_a_setting_the_kind_does_not_read_warns(args, default, says):
+    with pytest.warns(UnreadSetting, match=re.escape(says)):
+        composed = compose_job(args)
+    setting, value = default
+    assert getattr(composed.experiment, setting) == value  # the run is the one without it
+    # the run's record is the one without the override too: the folder's protocol is the same
+    assert composed.record[setting] == compose_job(args[:-1]).record[setting]
 
 
 @pytest.mark.parametrize(
@@ -322,31 +353,59 @@ def test_a_sweep_of_cells_refuses_the_leverage_setting_in_python():
     assert dataclasses.replace(cells, leverage={"r": 30}).leverage.r == 30  # its default
 
 
-def test_quick_without_a_reduced_grid_is_refused(tmp_path):
-    line = refused(run_kmdr([*TINY, "quick=true"], tmp_path), "and custom has none")
-    assert line.endswith("drop quick=true, or give the experiment a quick_grid")
-    assert files_under(tmp_path) == []
-
-
 @pytest.mark.parametrize(
     ("override", "says"),
     [
-        pytest.param(
+        case(
             "r_grid=[5]",
-            "r_grid=[5] sets r_grid, which quick=true replaces with the experiment's reduced "
-            "grid (r_grid=[5, 20, 50, 100]); drop the override, or quick=true",
+            says="r_grid=[5] sets r_grid, which quick=true replaces with the experiment's reduced "
+            "grid (r_grid=[5, 20, 50, 100]), so it changes nothing; drop the override, or "
+            "quick=true",
+            doing="configure",
+            cause="quick=true runs the preset's reduced grid (its quick_grid), which sets this "
+            "key itself; the run goes on with the reduced grid's value",
+            fix="drop the override to run the reduced grid, or drop quick=true to run yours",
+            warning=True,
             id="r_grid",
         ),
-        pytest.param("kmeans.n_init=5", "(kmeans.n_init=2)", id="nested"),
+        case(
+            "kmeans.n_init=5",
+            says="(kmeans.n_init=2)",
+            doing="configure",
+            cause="quick=true runs the preset's reduced grid, which sets kmeans.n_init itself",
+            fix="drop the override, or quick=true",
+            warning=True,
+            id="nested",
+        ),
     ],
 )
-def test_an_override_the_quick_grid_replaces_is_refused(override, says, tmp_path):
-    args = ["experiment=bzmd14_orl", "quick=true", override, "dry_run=true"]
-    refused(run_kmdr(args, tmp_path), says)
-    assert files_under(tmp_path) == []
+def test_an_override_the_quick_grid_replaces_warns(override, says):
+    args = ["experiment=bzmd14_orl", "quick=true"]
+    with pytest.warns(UserWarning, match=re.escape(says)):
+        warned = kmdr.compose(*args, override)
+    assert warned == kmdr.compose(*args)  # the run is the reduced grid's
     # a key the quick grid leaves alone is applied as given
-    kept = run_kmdr([*args[:2], "kmeans.max_iter=5", "dry_run=true"], tmp_path)
-    assert kept.returncode == 0, kept.stderr
+    assert kmdr.compose(*args, "kmeans.max_iter=5").kmeans.max_iter == 5
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        case(
+            [*TINY, "quick=true"],
+            says="quick=true runs an experiment's reduced grid (its quick_grid), and custom has "
+            "none",
+            doing="configure",
+            cause="quick=true asks for the experiment's reduced grid, and this experiment (not a "
+            "preset, or a preset without one) has none: its full protocol would run",
+            fix="drop quick=true, or give the experiment a quick_grid",
+        ),
+    ],
+)
+def test_quick_without_a_reduced_grid_is_refused(args, says, tmp_path):
+    with pytest.raises(NoQuickGrid, match=re.escape(says)):
+        kmdr.run(*args, results_dir=str(tmp_path))
+    assert files_under(tmp_path) == []
 
 
 def test_the_online_phase_of_a_reducers_own_kmeans_is_refused(tmp_path):

@@ -14,7 +14,7 @@ from test_cli import TINY, run_kmdr
 import _command as command
 from _overrides import refusal
 
-pytestmark = pytest.mark.slow  # the command runs in a subprocess
+pytestmark = pytest.mark.slow
 
 
 def _commands() -> list[str]:

@@ -1,9 +1,9 @@
 """Every setting given is used, or refused in one line: the settings kmdr once accepted and then
 ignored with exit 0 (a key given twice, a user's config named like a built-in, an override of a
 reducer the run filters out, a resume that changes what a reducer id holds, an empty
-``results_dir`` given to ``kmdr.run``). Each is run for real: the ``kmdr`` command in a process of
-its own where the case is the command line's, ``kmdr.run`` in this process where it is the
-API's; each asserts the one line and that nothing was written."""
+``results_dir`` given to ``kmdr.run``). Each is run for real, in this process: the ``kmdr``
+command (its ``sys.argv``, exit status and output) where the case is the command line's,
+``kmdr.run`` where it is the API's; each asserts the one line and that nothing was written."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from kmdr.config.errors import ConfigError
+from kmdr.config.errors import ConfigError, warn_unused
 from kmdr.config.overrides import SEARCH_PATH, key, keys, parse
 from kmdr.config.presets import CONF_PACKAGE, check_package, env_conf_dir
 from kmdr.config.schema import (
@@ -37,6 +37,7 @@ from kmdr.config.schema import (
     RunConfig,
     default_results_dir,
     from_config,
+    spec_of,
     to_container,
 )
 
@@ -283,11 +284,10 @@ def warn_multirun_settings(hc) -> None:
     if hc.get("sweeper") is not None and hc.sweeper.get("params"):
         unread.append("hydra.sweeper.params")
     if unread:
-        message = (
+        warn_unused(
             f"{', '.join(unread)}: read by a multirun only, and this command runs one job here; "
             "add -m to run it through them"
-        )  # one line: attributed to no source file, so no source line is printed under it
-        warnings.warn_explicit(message, UserWarning, filename="kmdr", lineno=0)
+        )
 
 
 @dataclass(frozen=True)
@@ -309,7 +309,7 @@ def checked(cfg, hc) -> Composed:
     run's objects, once (see the module docstring). Raises a one-line ConfigError."""
     from dataclasses import replace
 
-    from omegaconf import open_dict
+    from omegaconf import OmegaConf, open_dict
 
     from kmdr.config.checks import check_overrides_change_cells
     from kmdr.config.overrides import check_kind_reads, check_quick_overrides
@@ -335,10 +335,14 @@ def checked(cfg, hc) -> Composed:
         with open_dict(cfg):
             cfg.results_dir = folder
         objects = objects._replace(output=replace(objects.output, results_dir=folder))
-    check_kind_reads(hc.overrides.task, objects.experiment)  # a known kind, its values checked
+    # an override the run does not read warns, and its setting keeps its default in the record
+    # too (a folder's record is its protocol: kmdr.app.protocol)
+    unread = check_kind_reads(hc.overrides.task, objects.experiment)
     check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)
     objects = _from_start_folder(cfg, hc, objects)
     record = to_container(cfg)
+    spec = spec_of(objects.experiment)
+    record.update(to_container(OmegaConf.create({name: spec[name] for name in unread})))
     record["choices"] = {**{k: v for k, v in choices.items() if "/" not in k}, **listed}
     record["overrides"] = list(hc.overrides.task)
     return Composed(*objects, record=record)

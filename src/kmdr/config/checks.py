@@ -356,8 +356,10 @@ _ENTRY = re.compile(r"^reducers\.(\d+)(?:\.|$)")
 
 def check_overrides_change_cells(overrides, reducers, only: tuple[str, ...] | None) -> None:
     """An override of a reducer entry that ``reducer=<only>`` filters out of the run
-    (``experiment=bzmd14_orl reducer=sign reducers.1.params.eps=0.5``) changes no cell, yet
-    would give the run a folder of its own: a one-line :class:`ConfigError` naming it.
+    (``experiment=bzmd14_orl reducer=sign reducers.1.params.eps=0.5``) changes no cell, yet it
+    is written into the run's record, whose entries are the folder's protocol
+    (:mod:`kmdr.app.protocol`): a later run of that entry in the folder would be refused. Not a
+    warning, then: a one-line :class:`ConfigError` naming it.
 
     ``reducers``: the composed config's reducer entries (before the filter); an entry is kept
     when its registry name or its id is one of ``only``, as

@@ -1,9 +1,9 @@
 """Hydra's override grammar, read in one place, with Hydra's own parser
 (:class:`hydra.core.override_parser.overrides_parser.OverridesParser`): what key an override
-sets, whether it is a sweep, and the two rules a composed job's overrides follow: no override of a
-setting the experiment's kind does not read (:func:`check_kind_reads`) or that ``quick=true``
-replaces (:func:`check_quick_overrides`). A key given twice keeps the last value, as in any Hydra
-app; what Hydra's grammar refuses, Hydra reports.
+sets, whether it is a sweep, and the two warnings a composed job's overrides may give: an override
+of a setting the experiment's kind does not read (:func:`check_kind_reads`) or that ``quick=true``
+replaces (:func:`check_quick_overrides`) changes nothing. A key given twice keeps the last value,
+as in any Hydra app; what Hydra's grammar refuses, Hydra reports.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Mapping
 
-from kmdr.config.errors import ConfigError
+from kmdr.config.errors import warn_unused
 
 __all__ = [
     "SEARCH_PATH",
@@ -76,25 +76,26 @@ def swept_keys(texts: Iterable[str]) -> set[str]:
     return {key(o) for o in parse(texts) if o.is_sweep_override()}
 
 
-class UnreadSetting(ConfigError):
+class UnreadSetting(UserWarning):
     """An override of a setting the run's kind does not read (:func:`check_kind_reads`):
     ``override`` as given, the ``setting`` it sets, the ``kind``."""
 
     def __init__(self, override: str, setting: str, kind: str, reads: Iterable[str]):
         super().__init__(
             f"{override} sets {setting}, which kind={kind} does not read (it reads "
-            f"{', '.join(reads)}): drop the override"
+            f"{', '.join(reads)}), so it changes nothing; drop the override"
         )
         self.override, self.setting, self.kind = override, setting, kind
 
 
-def check_kind_reads(overrides, experiment) -> None:
+def check_kind_reads(overrides, experiment) -> set[str]:
     """An override of an experiment setting that the run's kind does not read
     (``experiment=bmd09_fig1 reducer=sign``: the leverage scores are drawn with
-    ``leverage.reducer``; ``leverage.r=50`` for a sweep of cells) would be accepted and change
-    nothing: a one-line :class:`UnreadSetting` (a :class:`ConfigError`) naming it and what the
-    kind reads (:func:`kmdr.config.kinds.kind_reads`). ``experiment``: the run's
-    :class:`~kmdr.config.schema.Experiment`, whose fields are the settings."""
+    ``leverage.reducer``; ``leverage.r=50`` for a sweep of cells) changes nothing (the run's
+    objects keep the setting's default): one :class:`UnreadSetting` warning naming it and what
+    the kind reads (:func:`kmdr.config.kinds.kind_reads`). ``experiment``: the run's
+    :class:`~kmdr.config.schema.Experiment`, whose fields are the settings. Returns the settings
+    warned about, which the run's record keeps at their defaults too."""
     from dataclasses import fields
 
     from kmdr.config.kinds import ALWAYS_READ, kind_reads
@@ -102,20 +103,24 @@ def check_kind_reads(overrides, experiment) -> None:
     kind = experiment.kind
     reads = kind_reads(kind)
     if reads is None:
-        return
+        return set()
     settings = {f.name for f in fields(experiment)} - {*ALWAYS_READ}
+    unread = set()
     for override in parse(overrides):
         top = key(override).split(".")[0]
         setting = _SETTING_OF_KEY.get(top, top)
         if setting in settings and setting not in reads:
-            raise UnreadSetting(override.input_line, setting, kind, sorted(set(reads) & settings))
+            read = sorted(set(reads) & settings)
+            warn_unused(UnreadSetting(override.input_line, setting, kind, read))
+            unread.add(setting)
+    return unread
 
 
 def check_quick_overrides(overrides, quick_grid: Mapping | None) -> None:
     """An override of a key that ``quick=true`` replaces with the experiment's ``quick_grid``
-    (``experiment=bzmd14_orl quick=true r_grid=[5]``: the reduced grid's r_grid wins) would be
-    accepted and change nothing: a one-line :class:`ConfigError` naming both values.
-    ``quick_grid``: the grid merged in this run (None when quick is false)."""
+    (``experiment=bzmd14_orl quick=true r_grid=[5]``: the reduced grid's r_grid wins) changes
+    nothing: one warning naming both values. ``quick_grid``: the grid merged in this run (None
+    when quick is false)."""
     if not quick_grid:
         return
     from omegaconf import OmegaConf
@@ -128,7 +133,8 @@ def check_quick_overrides(overrides, quick_grid: Mapping | None) -> None:
         replaced = OmegaConf.select(grid, given, default=None)
         if replaced is not None:
             shown = OmegaConf.to_container(replaced) if OmegaConf.is_config(replaced) else replaced
-            raise ConfigError(
+            warn_unused(
                 f"{override.input_line} sets {given}, which quick=true replaces with the "
-                f"experiment's reduced grid ({given}={shown}); drop the override, or quick=true"
+                f"experiment's reduced grid ({given}={shown}), so it changes nothing; drop the "
+                "override, or quick=true"
             )
