@@ -334,22 +334,27 @@ def test_a_setting_the_kind_does_not_read_warns(args, default, says):
         ({"aggregation": "best"}, "aggregation='best' is not read by kind=leverage_scores"),
     ],
 )
-def test_a_setting_the_kind_does_not_read_is_refused_in_python(change, says, tmp_path):
+def test_a_setting_the_kind_does_not_read_warns_in_python(change, says):
+    """An Experiment built in Python passes the command line's check: a setting its kind does not
+    read warns that it changes nothing, and the object keeps the default, as the command line's
+    run does."""
     fig1 = kmdr.compose("experiment=bmd09_fig1", "dataset=synth")
-    with pytest.raises(kmdr.ConfigError, match=re.escape(says)) as err:
-        kmdr.run(dataclasses.replace(fig1, **change), results_dir=str(tmp_path))
-    assert str(err.value).endswith("(it reads blas_threads, dataset, leverage, seed): leave "
-                                   f"{next(iter(change))} at its default")  # fmt: skip
-    assert files_under(tmp_path) == []
+    with pytest.warns(UserWarning, match=re.escape(says)) as caught:
+        changed = dataclasses.replace(fig1, **change)
+    assert str(caught[0].message).endswith("(it reads blas_threads, dataset, leverage, seed), "
+                                           f"so it changes nothing; leave {next(iter(change))} "
+                                           "at its default")  # fmt: skip
+    assert changed == fig1  # the run is the one without it
     # what it reads is taken, and so is a setting it does not read given at its default
     assert dataclasses.replace(fig1, seed=4, repeats=3, kmeans={"n_init": 5}).seed == 4
 
 
-def test_a_sweep_of_cells_refuses_the_leverage_setting_in_python():
+def test_a_sweep_of_cells_warns_for_the_leverage_setting_in_python():
     """A sweep of cells reads every setting but ``leverage`` (bmd09 Figure 1's sample)."""
     cells = _experiment()
-    with pytest.raises(kmdr.ConfigError, match=r"^leverage is not read by kind=cells \(it reads"):
-        dataclasses.replace(cells, leverage={"r": 50})
+    with pytest.warns(UserWarning, match=r"^leverage is not read by kind=cells \(it reads"):
+        changed = dataclasses.replace(cells, leverage={"r": 50})
+    assert changed.leverage == cells.leverage  # its default
     assert dataclasses.replace(cells, leverage={"r": 30}).leverage.r == 30  # its default
 
 

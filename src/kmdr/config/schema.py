@@ -54,7 +54,7 @@ from kmdr.config.choices import (
     Verbosity,
     values_of,
 )
-from kmdr.config.errors import ConfigError
+from kmdr.config.errors import ConfigError, warn_unused
 from kmdr.config.kinds import ALWAYS_READ, KINDS, kind_reads
 from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
 
@@ -455,11 +455,11 @@ class RunConfig(Output, Execution, Experiment):
         """Nothing to check here: :func:`from_config` checks each of the three objects."""
 
 
-def _unread_default(spec):
+def _unread_default(spec, raw: bool = False):
     """What the :class:`Experiment` setting of field ``spec`` is when nobody gave it: its
-    default."""
+    default (an enum member's value unless ``raw``)."""
     default = spec.default_factory() if spec.default_factory is not MISSING_FIELD else spec.default
-    return getattr(default, "value", default)
+    return default if raw else getattr(default, "value", default)
 
 
 def _unread(reads: frozenset[str]) -> list:
@@ -470,10 +470,11 @@ def _unread(reads: frozenset[str]) -> list:
 
 def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
     """A setting the experiment's kind does not read, given another value than its default
-    (``dataclasses.replace(fig1, repeats=9)`` for bmd09's leverage scores), would change nothing:
-    a one-line :class:`ConfigError`, as :func:`kmdr.config.overrides.check_kind_reads` gives for
-    an override of it (:func:`from_config` leaves a composed config's unread settings at their
-    defaults). The empty ``r_grid`` and ``reducers`` such an experiment keeps are not given."""
+    (``dataclasses.replace(fig1, repeats=9)`` for bmd09's leverage scores), changes nothing: one
+    warning line, as :func:`kmdr.config.overrides.check_kind_reads` gives for an override of it,
+    and the experiment keeps the setting's default, as a composed config's unread settings do
+    (so its record and its folder's protocol are those of the run without it). The empty
+    ``r_grid`` and ``reducers`` such an experiment keeps are not given."""
     for spec in _unread(reads):
         name = spec.name
         given, default = getattr(experiment, name), _unread_default(spec)
@@ -486,10 +487,11 @@ def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
             given = _part(given, type(default))
         if given != default:
             shown = name if isinstance(default, Checked) else f"{name}={given!r}"
-            raise ConfigError(
+            warn_unused(
                 f"{shown} is not read by kind={experiment.kind} (it reads "
-                f"{', '.join(sorted(reads))}): leave {name} at its default"
+                f"{', '.join(sorted(reads))}), so it changes nothing; leave {name} at its default"
             )
+            object.__setattr__(experiment, name, _unread_default(spec, raw=True))
 
 
 def _part(value, cls):
