@@ -110,3 +110,13 @@ def test_pb17_runs_after_lst17_and_before_the_course_report():
     assert names.index("lst17_sparse_text") < names.index("pb17_mnist")
     assert names.index("pb17_mnist") < names.index("pb17_digits")
     assert names.index("pb17_digits") < names.index("report_orl_projections")
+
+
+def test_the_dry_run_keeps_long_ids_in_one_column(tmp_path, capfd):
+    """pb17_digits' ids run past 20 characters (``sparsified_two_pass_kmdr``): the dry run's
+    counts still start in one column."""
+    kmdr.run("experiment=pb17_digits", "dry_run=true", f"results_dir={tmp_path}")
+    out = capfd.readouterr()
+    rows = [ln for ln in (out.out + out.err).splitlines() if " to compute, " in ln]
+    assert len(rows) == len(IDS["pb17_digits"])
+    assert len({ln.index(" to compute, ") for ln in rows}) == 1

@@ -134,6 +134,7 @@ def describe(ctx, kind) -> str:
             shared_works[c.reducer_id].add(c.shared_ident)
     estimate, unknown = 0.0, 0
     lines = [head]
+    width = max(20, *(len(red.id) for red in spec.reducers))  # the ids in one column
     for red in spec.reducers:
         n_todo = per_reducer.get(red.id, 0)
         n_all = sum(1 for c in cells if c.reducer_id == red.id)
@@ -149,9 +150,8 @@ def describe(ctx, kind) -> str:
             seconds = n_reductions * reduce + n_todo * cluster + n_shared * shared
             estimate += seconds
             note = f"~{duration_text(seconds)} of work" if n_todo else ""
-        lines.append(
-            f"  {red.id:<20} {n_todo:>5} to compute, {n_all - n_todo:>5} reused  {note}".rstrip()
-        )
+        counts = f"{n_todo:>5} to compute, {n_all - n_todo:>5} reused"
+        lines.append(f"  {red.id:<{width}} {counts}  {note}".rstrip())
     total = f"{len(todo)} of {len(cells)} cells to compute ({len(cells) - len(todo)} reused)"
     if estimate:
         wall = estimate / max(1, ctx.parallelism.n_jobs)
