@@ -81,6 +81,22 @@ def _kept(exp, n: int | None = 5) -> None:
 PLAIN, MULTIRUN, WHILE_STOPPING = "plain", "multirun", "while stopping"
 
 
+def _sigint_unblocked(pid: int, timeout: float = 60) -> None:
+    """Wait until the run's main thread no longer blocks SIGINT. It blocks it while it starts
+    workers (kmdr.engine.signals.sigint_blocked), and a Ctrl-C held there comes after a SIGTERM
+    sent later: the SIGTERM would be the first signal the run handles."""
+    import time
+
+    status = Path(f"/proc/{pid}/status")
+    deadline = time.monotonic() + timeout
+    while status.exists() and time.monotonic() < deadline:
+        lines = status.read_text().splitlines()
+        blocked = int(next(ln for ln in lines if ln.startswith("SigBlk:")).split()[1], 16)
+        if not blocked & (1 << (signal.SIGINT - 1)):
+            return
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize(
     ("signum", "group", "status", "n_jobs", "how", "says"),
     [
@@ -139,6 +155,7 @@ def test_a_stop_signal_ends_the_run_like_ctrl_c(
     workers = children(proc.pid)
     try:
         if how == WHILE_STOPPING:
+            _sigint_unblocked(proc.pid)
             proc.signal(signal.SIGSTOP)
         proc.signal(signum, group=group)
         if how == WHILE_STOPPING:
