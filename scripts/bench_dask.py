@@ -59,7 +59,7 @@ def child(overrides: list[str]) -> dict:
     from kmdr.app.compose import compose_job
     from kmdr.engine.session import run_experiment
 
-    spec = compose_job(overrides).objects
+    spec = compose_job(overrides)
     with (
         dask.config.set({"distributed.admin.large-graph-warning-threshold": "0B"}),
         warnings.catch_warnings(record=True) as caught,

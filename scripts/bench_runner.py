@@ -49,7 +49,7 @@ def bzmd14_orl_spec(results_dir: str, n_jobs: int):
         "figures=false",
         "progress=false",
     ]
-    return compose_job(overrides).objects
+    return compose_job(overrides)
 
 
 def grid_points(spec, d: int) -> list[tuple]:

@@ -71,7 +71,7 @@ REPRODUCE = ("paper", "diagnostic")
 def composed(results: str = "results", quick: bool = False, extra=()) -> dict:
     """Every preset of ``conf/experiment``, composed and checked as ``kmdr experiment=<name>``
     would be (:func:`kmdr.app.compose.compose_job`, with ``results_dir``, ``quick`` and the
-    extra overrides): its :class:`~kmdr.app.compose.Composed`, by name. All are composed before
+    extra overrides): its :class:`~kmdr.config.schema.Configured`, by name. All are composed before
     any runs, so a bad override stops the script before any work."""
     from kmdr.app.compose import group_options, initialized
 

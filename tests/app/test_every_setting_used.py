@@ -33,6 +33,7 @@ from kmdr.config.schema import (
     NoQuickGrid,
     Output,
     RayConfig,
+    spec_of,
 )
 
 pytestmark = pytest.mark.slow
@@ -320,8 +321,9 @@ def test_a_setting_the_kind_does_not_read_warns(args, default, says):
         composed = compose_job(args)
     setting, value = default
     assert getattr(composed.experiment, setting) == value  # the run is the one without it
-    # the run's record is the one without the override too: the folder's protocol is the same
-    assert composed.record[setting] == compose_job(args[:-1]).record[setting]
+    # the run's record (its objects) is the one without the override too: the same protocol
+    without = compose_job(args[:-1]).experiment
+    assert spec_of(composed.experiment)[setting] == spec_of(without)[setting]
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ before any work, and a run it accepts goes on to its dry run.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import shutil
 from pathlib import Path
@@ -64,6 +65,18 @@ def _refused(results, overrides, says):
 )  # fmt: skip
 def test_a_run_of_another_protocol_is_refused(recorded, overrides, says):
     _refused(recorded, overrides, says)
+
+
+def test_a_reducer_the_last_run_did_not_run_keeps_the_presets_definition(recorded):
+    """A record holds the reducers its run ran (``reducer=sign``'s: that entry alone, as the
+    run's objects hold it); the preset still defines the others in its folder."""
+    for path in (recorded / "bzmd14_orl" / "runs").glob("*.json"):
+        record = json.loads(path.read_text())
+        config = record["config"]
+        config["reducers"] = [r for r in config["reducers"] if r["name"] == "sign"]
+        path.write_text(json.dumps(record))
+    _refused(recorded, ["reducers.1.params.eps=0.5"], "eps=0.3333333333333333 there, 0.5 here")
+    assert kmdr.run([*ORL, "reducer=svd"], results_dir=recorded).empty  # its dry run
 
 
 def test_a_preset_folder_not_written_yet_has_the_presets_protocol(tmp_path):

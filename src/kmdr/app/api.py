@@ -35,16 +35,16 @@ from pathlib import Path
 __all__ = ["compose", "run"]
 
 
-def _composed(experiment, more: tuple, execution, output, results_dir):
-    """The run's :class:`~kmdr.app.compose.Composed`, from an Experiment or overrides. Every
+def _objects(experiment, more: tuple, execution, output, results_dir):
+    """The run's :class:`~kmdr.config.schema.Configured`, from an Experiment or overrides. Every
     setting given is used or refused: one given both ways (an override and the ``execution=``
     or ``output=`` object, or ``results_dir`` beside ``output=``) is one ConfigError line."""
     from dataclasses import fields, replace
 
-    from kmdr.app.compose import Composed, compose_job
+    from kmdr.app.compose import compose_job
     from kmdr.config.errors import ConfigError
     from kmdr.config.overrides import key, parse
-    from kmdr.config.schema import Execution, Experiment, Output, default_results_dir, spec_of
+    from kmdr.config.schema import Configured, Execution, Experiment, Output, default_results_dir
 
     for value, kind, word in ((execution, Execution, "execution"), (output, Output, "output")):
         if value is not None and not isinstance(value, kind):
@@ -79,9 +79,7 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
         if output is None:
             output = Output() if results_dir is None else Output(results_dir=text)
         folder = in_run_folder(output, default_results_dir(experiment.preset.reproduce))
-        return Composed(
-            experiment, execution, folder, record=spec_of(experiment, execution, folder)
-        )
+        return Configured(experiment, execution, folder)
     first = [experiment] if isinstance(experiment, str) else experiment
     if not isinstance(first, list | tuple):
         first = [first]
@@ -104,12 +102,12 @@ def _composed(experiment, more: tuple, execution, output, results_dir):
                 f"results_dir is given twice ({named[0]!r} and results_dir={text!r}); give it once"
             )
         overrides.append(f"results_dir={_quoted(text)}")
-    composed = compose_job(overrides, "kmdr.run")
+    objects = compose_job(overrides, "kmdr.run")
     if execution is not None:
-        composed = replace(composed, execution=execution)
+        objects = objects._replace(execution=execution)
     if output is not None:  # (no results_dir= override beside it: the run's folder is its default)
-        composed = replace(composed, output=in_run_folder(output, composed.output.results_dir))
-    return composed
+        objects = objects._replace(output=in_run_folder(output, objects.output.results_dir))
+    return objects
 
 
 def compose(*overrides: str):
@@ -128,7 +126,7 @@ def compose(*overrides: str):
     from kmdr.config.overrides import key, parse
     from kmdr.config.schema import Execution, Output
 
-    composed = compose_job(list(overrides), "kmdr.compose")  # overrides checked as one job's
+    objects = compose_job(list(overrides), "kmdr.compose")  # overrides checked as one job's
     owner = {f.name: cls.__name__ for cls in (Execution, Output) for f in fields(cls)}
     for override in parse(overrides):
         name = owner.get(key(override).split(".")[0])
@@ -137,7 +135,7 @@ def compose(*overrides: str):
                 f"{override.input_line} sets the run's {name}, and kmdr.compose returns the "
                 f"Experiment alone; give it to kmdr.run as {name.lower()}=kmdr.{name}(...)"
             )
-    return composed.experiment
+    return objects.experiment
 
 
 def run(
@@ -166,9 +164,9 @@ def run(
     from kmdr.app.callbacks import conclude
     from kmdr.app.task import execute, finish
 
-    composed = _composed(experiment, overrides, execution, output, results_dir)
-    with console(), logging_for(composed.output.verbosity):
-        outcome, experiment, output = execute(composed)
+    objects = _objects(experiment, overrides, execution, output, results_dir)
+    with console(), logging_for(objects.output.verbosity):
+        outcome, experiment, output = execute(objects)
         if outcome.status == "dry_run":
             return _cells_of(None)
         conclude(finish(outcome, experiment, output))  # figures, as the command's callback draws

@@ -8,8 +8,9 @@
   (:func:`dataset_params_schema`), and the search-path plug-in that adds the papers' own configs
   (:class:`kmdr.config.search_path.PapersSearchPath`).
 * :func:`checked`: a job Hydra composed (its config and its Hydra config), checked and turned into
-  the run's objects once (:class:`Composed`): every setting given is used or refused in one line
-  (an override of a reducer entry the run filters out, a list of datasets or presets); a run
+  the run's objects once (:class:`~kmdr.config.schema.Configured`), which its record keeps:
+  every setting given is used, refused in one line (a list of datasets or presets) or warned
+  about when it changes nothing (an override of a reducer entry the run filters out); a run
   outside the paper presets that names no results folder goes to
   :data:`~kmdr.config.schema.OWN_RESULTS_DIR`. The command line's task,
   ``kmdr.run`` and ``make reproduce`` all check a job here.
@@ -26,7 +27,6 @@ import os
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from kmdr.config.errors import ConfigError, warn_unused
@@ -34,10 +34,10 @@ from kmdr.config.overrides import SEARCH_PATH, key, keys, parse
 from kmdr.config.presets import CONF_PACKAGE, check_package, env_conf_dir
 from kmdr.config.schema import (
     Configured,
+    Output,
     RunConfig,
     default_results_dir,
     from_config,
-    spec_of,
     to_container,
 )
 
@@ -45,7 +45,6 @@ __all__ = [
     "GENERATED_OPTION_NOTICE",
     "PRIMARY_CONFIG",
     "SCHEMA_NAME",
-    "Composed",
     "check_one_option",
     "checked",
     "compose_job",
@@ -290,90 +289,65 @@ def warn_multirun_settings(hc) -> None:
         )
 
 
-@dataclass(frozen=True)
-class Composed:
-    """One job's checked objects and the resolved config its run records."""
-
-    experiment: object
-    execution: object
-    output: object
-    record: dict
-
-    @property
-    def objects(self) -> Configured:
-        return Configured(self.experiment, self.execution, self.output)
-
-
-def checked(cfg, hc) -> Composed:
+def checked(cfg, hc) -> Configured:
     """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
-    run's objects, once (see the module docstring). Raises a one-line ConfigError."""
-    from dataclasses import replace
-
-    from omegaconf import OmegaConf, open_dict
-
-    from kmdr.config.checks import check_overrides_change_cells
-    from kmdr.config.overrides import check_kind_reads, check_quick_overrides
-
-    search = _search_path(hc)  # what a config composed alone beside the job needs
-    choices = dict(hc.runtime.choices)
-    listed = listed_options(hc, search)
-    check_one_option(listed, hc.overrides.task)
-    _check_dataset_named(cfg, choices.get("dataset"), search)
-    only = only_reducers(choices, listed)
-    if "reducer" in listed and only is None:  # several reducers, no preset: each one's entries
-        reducers = _listed_reducers(
-            listed["reducer"], hc.job.config_name, search, [*hc.overrides.task]
-        )
-        with open_dict(cfg):
-            cfg.reducers = reducers
-    # Every setting given is used, or refused: an override of a reducer entry the run filters out.
-    check_overrides_change_cells(hc.overrides.task, cfg.get("reducers"), only)
-    task = [*hc.overrides.task]
-    objects = from_config(cfg, only_reducers=only)
-    if cfg.results_dir == RunConfig.results_dir and "results_dir" not in keys(task):
-        folder = default_results_dir(cfg.preset.reproduce)  # never results/ outside the presets
-        with open_dict(cfg):
-            cfg.results_dir = folder
-        objects = objects._replace(output=replace(objects.output, results_dir=folder))
-    # an override the run does not read warns, and its setting keeps its default in the record
-    # too (a folder's record is its protocol: kmdr.app.protocol)
-    unread = check_kind_reads(hc.overrides.task, objects.experiment)
-    check_quick_overrides(hc.overrides.task, cfg.quick_grid if cfg.quick else None)
-    objects = _from_start_folder(cfg, hc, objects)
-    record = to_container(cfg)
-    spec = spec_of(objects.experiment)
-    record.update(to_container(OmegaConf.create({name: spec[name] for name in unread})))
-    record["choices"] = {**{k: v for k, v in choices.items() if "/" not in k}, **listed}
-    record["overrides"] = list(hc.overrides.task)
-    return Composed(*objects, record=record)
-
-
-def _from_start_folder(cfg, hc, objects: Configured) -> Configured:
-    """The job's objects with ``results_dir`` and ``data_dir`` naming folders relative to the
-    folder the command started in (``hc.runtime.cwd``), as they do without
-    ``hydra.job.chdir=true``: with it, Hydra runs each job in a folder of its own, where a
-    relative path would give every job of a multirun a store of its own, which the multirun's
-    end would not find to draw. ``cfg`` is changed in place (its record is written from it)."""
+    run's objects, once (see the module docstring); they are what the run records. Raises a
+    one-line ConfigError."""
     from dataclasses import replace
 
     from omegaconf import open_dict
+
+    from kmdr.config.overrides import (
+        check_filtered_entries,
+        check_kind_reads,
+        check_quick_overrides,
+    )
+
+    task = [*hc.overrides.task]
+    search = _search_path(hc)  # what a config composed alone beside the job needs
+    choices = dict(hc.runtime.choices)
+    listed = listed_options(hc, search)
+    check_one_option(listed, task)
+    _check_dataset_named(cfg, choices.get("dataset"), search)
+    only = only_reducers(choices, listed)
+    if "reducer" in listed and only is None:  # several reducers, no preset: each one's entries
+        reducers = _listed_reducers(listed["reducer"], hc.job.config_name, search, task)
+        with open_dict(cfg):
+            cfg.reducers = reducers
+    check_filtered_entries(task, cfg.get("reducers"), only)
+    objects = from_config(cfg, only_reducers=only)
+    output = objects.output
+    if output.results_dir == Output.results_dir and "results_dir" not in keys(task):
+        folder = default_results_dir(cfg.preset.reproduce)  # never results/ outside the presets
+        output = replace(output, results_dir=folder)
+    # an override the run does not read warns; the objects keep the setting's default
+    check_kind_reads(task, objects.experiment)
+    check_quick_overrides(task, cfg.quick_grid if cfg.quick else None)
+    return _from_start_folder(cfg.get("data_dir"), hc, objects._replace(output=output))
+
+
+def _from_start_folder(data: str | None, hc, objects: Configured) -> Configured:
+    """The job's objects with ``results_dir`` and ``data_dir`` (``data``: as given, before the
+    Execution made it absolute in the job's folder) naming folders relative to the folder the
+    command started in (``hc.runtime.cwd``), as they do without ``hydra.job.chdir=true``: with
+    it, Hydra runs each job in a folder of its own, where a relative path would give every job
+    of a multirun a store of its own, which the multirun's end would not find to draw."""
+    from dataclasses import replace
 
     start = hc.runtime.cwd
     if not start or os.path.realpath(start) == os.path.realpath(os.getcwd()):
         return objects
     results = objects.output.results_dir
-    data = cfg.get("data_dir")  # as given: the Execution made it absolute in the job's folder
-    with open_dict(cfg):
-        if not os.path.isabs(results):
-            cfg.results_dir = results = os.path.join(start, results)
-        if data and not os.path.isabs(os.path.expanduser(data)):
-            cfg.data_dir = data = os.path.join(start, data)
+    if not os.path.isabs(results):
+        results = os.path.join(start, results)
+    if data and not os.path.isabs(os.path.expanduser(data)):
+        data = os.path.join(start, data)
     output = replace(objects.output, results_dir=results)
     execution = replace(objects.execution, data_dir=data or None)
     return objects._replace(output=output, execution=execution)
 
 
-def compose_job(overrides, caller: str = "this") -> Composed:
+def compose_job(overrides, caller: str = "this") -> Configured:
     """Compose ``overrides`` (a str or a list of str in the command line's grammar: one job's)
     as the command line composes one job, and check it (:func:`checked`); what Hydra's grammar
     refuses, Hydra reports. A setting of Hydra's own run (``hydra/launcher=joblib``) would be
@@ -393,7 +367,7 @@ def compose_job(overrides, caller: str = "this") -> Composed:
 
 def _composed_and_checked(
     items: list[str], config_name: str = PRIMARY_CONFIG, init=None
-) -> Composed:
+) -> Configured:
     """``items`` composed on ``config_name`` and checked (:func:`checked`), Hydra initialized by
     ``init`` (default :func:`initialized`), Hydra's notices left out whichever it is."""
     from omegaconf import open_dict, read_write

@@ -15,8 +15,9 @@ preset's run with another dataset never writes into the preset's folder, committ
 A run whose protocol differs from its folder's is refused in one line before any work, naming
 what differs; it belongs in another folder (``name=...`` or ``results_dir=...``). The folder's
 protocol is the one its last run recorded, else, for a folder not written yet that bears a
-preset's name, the preset's. Only what the record states is compared: a setting an older record
-lacks (a reducer parameter left at its default then) is not held against the run.
+preset's name, the preset's; a record holds the reducers its run ran, and in a preset's folder
+the others keep the preset's definitions. Only what the record states is compared: a setting an
+older record lacks (a reducer parameter left at its default then) is not held against the run.
 """
 
 from __future__ import annotations
@@ -88,11 +89,18 @@ def check_folder(experiment, output) -> None:
     folder = Path(output.results_dir) / experiment.name
     with nullcontext() if GlobalHydra.instance().is_initialized() else initialized():
         preset = experiment.name in group_options("experiment")
-        theirs = _recorded(folder) or (_preset(experiment.name) if preset else None)
-    if theirs is None:
+        names = PRESET_PROTOCOL if preset else PROTOCOL
+        theirs = _recorded(folder)
+        recorded = protocol(theirs, names) if theirs is not None else {}
+        # a record holds the reducers its run ran; in a preset's folder the preset defines others
+        ran = {r.id for r in theirs.reducers} if theirs is not None else set()
+        if preset and (theirs is None or {r.id for r in experiment.reducers} - ran):
+            others = tuple(f"reducers.{r.id}." for r in experiment.reducers if r.id not in ran)
+            defined = protocol(_preset(experiment.name), names).items()
+            recorded |= {k: v for k, v in defined if theirs is None or k.startswith(others)}
+    if not recorded:
         return
-    names = PRESET_PROTOCOL if preset else PROTOCOL
-    mine, recorded = protocol(experiment, names), protocol(theirs, names)
+    mine = protocol(experiment, names)
     runs = tuple(f"reducers.{r.id}." for r in experiment.reducers)
     differ = [
         key

@@ -143,8 +143,8 @@ def kept_line(experiment, output) -> str:
     return f"finished cells are kept under {Path(output.results_dir) / experiment.name}"
 
 
-def execute(composed, launcher_jobs: int = 1):
-    """Run the checked job ``composed`` (a :class:`kmdr.app.compose.Composed`) in this
+def execute(objects, launcher_jobs: int = 1):
+    """Run the checked job ``objects`` (a :class:`kmdr.config.schema.Configured`) in this
     process's session (:meth:`kmdr.engine.session.Session.run`: the one way every route runs an
     experiment); ``(outcome, experiment, output)``.
 
@@ -157,11 +157,11 @@ def execute(composed, launcher_jobs: int = 1):
     from kmdr.engine.runner import RUN_LOG, WORKER_LOG, run_started
     from kmdr.engine.session import default_session
 
-    experiment, output = composed.experiment, composed.output
-    session = default_session(composed.execution, launcher_jobs)
+    experiment, execution, output = objects
+    session = default_session(execution, launcher_jobs)
     try:
         check_folder(experiment, output)
-        outcome = session.run(experiment, output, config=composed.record)
+        outcome = session.run(experiment, output)
     except ConfigError as err:
         raise UsageError(str(err)) from None
     except KeyboardInterrupt:
@@ -211,16 +211,16 @@ def run(cfg) -> JobResult | None:
 
     hc = HydraConfig.get()
     job = _job_name(hc)
-    composed = None
+    objects = None
     with logging_for(cfg.verbosity):
         try:
             try:
                 try:
                     warn_multirun_settings(hc)
-                    composed = checked(cfg, hc)
+                    objects = checked(cfg, hc)
                 except ConfigError as err:
                     raise UsageError(str(err)) from None
-                outcome, experiment, output = execute(composed, launcher_n_jobs(hc))
+                outcome, experiment, output = execute(objects, launcher_n_jobs(hc))
             except (UsageError, Skipped, RunError):
                 # An error raised after a stop signal is the signal's: library code between the
                 # signal and its handling can turn the KeyboardInterrupt into another error (an
@@ -245,8 +245,8 @@ def run(cfg) -> JobResult | None:
         except KeyboardInterrupt as err:
             from kmdr.engine.runner import run_started
 
-            if composed is not None and run_started(err):
-                kept = kept_line(composed.experiment, composed.output)
+            if objects is not None and run_started(err):
+                kept = kept_line(objects.experiment, objects.output)
                 what = f"{signals.describe(err)}; {kept}: run the same command to resume"
             else:
                 what = f"{signals.describe(err)} before any cell was computed"

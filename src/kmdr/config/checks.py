@@ -26,7 +26,6 @@ __all__ = [
     "backend_params",
     "check_against_data",
     "check_block_rows",
-    "check_overrides_change_cells",
     "check_preset",
     "check_rank",
     "check_reducer_params",
@@ -348,41 +347,4 @@ def check_against_data(
         if red.name.startswith("leverage") and n_clusters > min(n_samples, n_features):
             raise ConfigError(
                 f"reducer {red.id!r} needs k <= min(n, d) on {spec.dataset.name} ({shape})"
-            )
-
-
-_ENTRY = re.compile(r"^reducers\.(\d+)(?:\.|$)")
-
-
-def check_overrides_change_cells(overrides, reducers, only: tuple[str, ...] | None) -> None:
-    """An override of a reducer entry that ``reducer=<only>`` filters out of the run
-    (``experiment=bzmd14_orl reducer=sign reducers.1.params.eps=0.5``) changes no cell, yet it
-    is written into the run's record, whose entries are the folder's protocol
-    (:mod:`kmdr.app.protocol`): a later run of that entry in the folder would be refused. Not a
-    warning, then: a one-line :class:`ConfigError` naming it.
-
-    ``reducers``: the composed config's reducer entries (before the filter); an entry is kept
-    when its registry name or its id is one of ``only``, as
-    :func:`kmdr.config.schema.from_config` keeps it.
-    """
-    if only is None:
-        return
-    given = f"reducer={only[0]}" if len(only) == 1 else f"reducer=[{','.join(only)}]"
-    from kmdr.config.overrides import key, parse
-    from kmdr.reducers import canonical_reducer
-
-    entries = list(reducers or ())
-    for override in parse(overrides):
-        match = _ENTRY.match(key(override))
-        if match is None or int(match.group(1)) >= len(entries):
-            continue
-        index = int(match.group(1))
-        entry = entries[index]
-        name = canonical_reducer(str(entry["name"]))
-        rid = str(entry.get("id") or name)
-        if not {name, rid} & {*only, *map(canonical_reducer, only)}:  # an alias: its reducer
-            raise ConfigError(
-                f"an override that changes no cell is refused: {override.input_line} sets "
-                f"reducers.{index} (reducer {rid!r}), which is not among the reducers run "
-                f"({given} keeps only its own entries); drop the override or {given}"
             )

@@ -1,14 +1,16 @@
 """Hydra's override grammar, read in one place, with Hydra's own parser
 (:class:`hydra.core.override_parser.overrides_parser.OverridesParser`): what key an override
-sets, whether it is a sweep, and the two warnings a composed job's overrides may give: an override
-of a setting the experiment's kind does not read (:func:`check_kind_reads`) or that ``quick=true``
-replaces (:func:`check_quick_overrides`) changes nothing. A key given twice keeps the last value,
+sets, whether it is a sweep, and the warnings a composed job's overrides may give: an override
+of a setting the experiment's kind does not read (:func:`check_kind_reads`), that ``quick=true``
+replaces (:func:`check_quick_overrides`) or of a reducer entry the run filters out
+(:func:`check_filtered_entries`) changes nothing. A key given twice keeps the last value,
 as in any Hydra app; what Hydra's grammar refuses, Hydra reports.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable, Mapping
 
 from kmdr.config.errors import warn_unused
@@ -16,6 +18,7 @@ from kmdr.config.errors import warn_unused
 __all__ = [
     "SEARCH_PATH",
     "UnreadSetting",
+    "check_filtered_entries",
     "check_kind_reads",
     "check_quick_overrides",
     "key",
@@ -137,4 +140,35 @@ def check_quick_overrides(overrides, quick_grid: Mapping | None) -> None:
                 f"{override.input_line} sets {given}, which quick=true replaces with the "
                 f"experiment's reduced grid ({given}={shown}), so it changes nothing; drop the "
                 "override, or quick=true"
+            )
+
+
+_ENTRY = re.compile(r"^reducers\.(\d+)(?:\.|$)")
+
+
+def check_filtered_entries(overrides, reducers, only: tuple[str, ...] | None) -> None:
+    """An override of a reducer entry that ``reducer=<only>`` filters out of the run
+    (``experiment=bzmd14_orl reducer=sign reducers.1.params.eps=0.5``) changes nothing: one
+    warning naming it (the run's objects, and so its record, hold the entries run only).
+    ``reducers``: the composed config's entries (before the filter); an entry is kept when its
+    registry name or its id is one of ``only``, as :func:`kmdr.config.schema.from_config` keeps
+    it."""
+    if only is None:
+        return
+    from kmdr.reducers import canonical_reducer
+
+    given = f"reducer={only[0]}" if len(only) == 1 else f"reducer=[{','.join(only)}]"
+    entries = list(reducers or ())
+    for override in parse(overrides):
+        match = _ENTRY.match(key(override))
+        if match is None or int(match.group(1)) >= len(entries):
+            continue
+        index = int(match.group(1))
+        name = canonical_reducer(str(entries[index]["name"]))
+        rid = str(entries[index].get("id") or name)
+        if not {name, rid} & {*only, *map(canonical_reducer, only)}:  # an alias: its reducer
+            warn_unused(
+                f"{override.input_line} sets reducers.{index} (reducer {rid!r}), which is not "
+                f"among the reducers run ({given} keeps only its own entries), so it changes "
+                f"nothing; drop the override or {given}"
             )
