@@ -144,14 +144,6 @@ def group_options(group: str) -> list[str]:
     return sorted(GlobalHydra.instance().config_loader().get_group_options(group))
 
 
-def compose_primary(overrides: list[str], config_name: str = PRIMARY_CONFIG):
-    """The primary config (``config_name``) composed with ``overrides``, its Hydra config
-    included (call it inside :func:`initialized`); Hydra's and OmegaConf's errors are theirs."""
-    from hydra import compose
-
-    return compose(config_name, overrides=overrides, return_hydra_config=True)
-
-
 # -- a job, checked -------------------------------------------------------------------------------
 
 
@@ -362,18 +354,11 @@ def compose_job(overrides, caller: str = "this") -> Configured:
                 f"it does not start; drop it (only {SEARCH_PATH}, which adds config folders, "
                 "is read)"
             )
-    return _composed_and_checked(items)
-
-
-def _composed_and_checked(
-    items: list[str], config_name: str = PRIMARY_CONFIG, init=None
-) -> Configured:
-    """``items`` composed on ``config_name`` and checked (:func:`checked`), Hydra initialized by
-    ``init`` (default :func:`initialized`), Hydra's notices left out whichever it is."""
+    from hydra import compose
     from omegaconf import open_dict, read_write
 
-    with init if init is not None else initialized(), hydra_notices_left_out():
-        cfg = compose_primary(items, config_name)
+    with initialized():  # Hydra's and OmegaConf's errors are theirs
+        cfg = compose(PRIMARY_CONFIG, overrides=items, return_hydra_config=True)
         # The job's Hydra config, read from the composed config itself: Hydra's global
         # HydraConfig is the app's (hydra.main sets it), never set here.
         hc = cfg.hydra
