@@ -57,13 +57,19 @@ def make_figure(experiment: str | Path | ExperimentRead):
 
     What it says besides the cells (its title, its note, the reducers it names when they have no
     cell) is what the experiment's last run recorded (:func:`~kmdr.results.reading.preset_of`
-    and the reducers of the last record that lists some): a figure is drawn from its folder's
+    and the reducers its records list): a figure is drawn from its folder's
     files alone."""
     read = read_experiment(experiment)
     preset = dict(preset_of(read.dir, read.runs))
-    configs = [r.get("config") for r in read.runs]
-    given = [c["reducers"] for c in configs if isinstance(c, dict) and c.get("reducers")]
-    preset["reducers"] = given[-1] if given else None
+    # Every reducer the folder's runs listed, by id, the latest definition winning: a run that
+    # `reducer=` filtered records only its own, and the others are still the folder's.
+    listed = {}
+    for run in read.runs:
+        config = run.get("config")
+        entries = config.get("reducers") if isinstance(config, dict) else None
+        for entry in entries or ():
+            listed[entry.get("id") or entry.get("name")] = entry
+    preset["reducers"] = list(listed.values()) or None
     style = style_named(preset["figure"])
     with plt.rc_context(appearance.RC):
         if style.draw is not None:
