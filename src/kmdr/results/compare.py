@@ -167,10 +167,10 @@ def holds_cells(folder: Path) -> bool:
     return (folder / "cells.csv").is_file() or (folder / "cells").is_dir()
 
 
-def _texts(rows: list[dict]) -> pd.DataFrame:
-    """The rows' compared columns as texts (an absent field: "")."""
+def _texts(table: pd.DataFrame) -> pd.DataFrame:
+    """A table's compared columns as texts (an absent field: "")."""
     columns = [*KEY, *_WHERE, *RESULT_COLUMNS]
-    return pd.DataFrame(rows, columns=columns, dtype=object).fillna("").astype(str)
+    return table.reindex(columns=columns).astype(object).fillna("").astype(str)
 
 
 def experiment_rows(exp_dir: Path) -> pd.DataFrame:
@@ -198,7 +198,7 @@ def experiment_rows(exp_dir: Path) -> pd.DataFrame:
             f"{damaged[0]}: a damaged cell file ({len(damaged)} in {store.cells_dir}); run the "
             "experiment again, which sets it aside and computes its cell"
         )
-    rows = _texts(store.table()[1]).drop_duplicates()
+    rows = _texts(store.table()).drop_duplicates()
     twice = rows[rows.duplicated(KEY)]
     if len(twice):
         raise CompareError(
@@ -213,10 +213,10 @@ def snapshot(exp_dir: Path) -> pd.DataFrame:
     a run sets aside and computes again). Empty when there is no readable cells.csv. What
     :func:`recomputed` compares a run's cells with."""
     try:
-        rows = [fields for _, fields in read_table(exp_dir / "cells.csv").rows]
-    except OSError:
-        rows = []
-    return _texts(rows).drop_duplicates(KEY)
+        table = read_table(exp_dir / "cells.csv")
+    except (OSError, ValueError):
+        table = pd.DataFrame()
+    return _texts(table).drop_duplicates(KEY)
 
 
 def recomputed(before: pd.DataFrame, exp_dir: Path, run_id: str) -> Comparison:
@@ -225,8 +225,8 @@ def recomputed(before: pd.DataFrame, exp_dir: Path, run_id: str) -> Comparison:
     new*. Cells the run reused are not in it."""
     from kmdr.results.store import CellStore
 
-    _, rows, _ = CellStore(exp_dir, log=lambda msg: None, read_only=True).table()
-    new = _texts([row for row in rows if row.get("run_id") == run_id])
+    table = CellStore(exp_dir, log=lambda msg: None, read_only=True).table()
+    new = _texts(table[table.reindex(columns=["run_id"])["run_id"] == run_id])
     return compare_rows(before.merge(new[KEY], on=KEY), new)
 
 
@@ -275,8 +275,9 @@ def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
                 )
         names = sorted(sides[0].keys() | sides[1].keys())
         pairs = {n: (sides[0].get(n), sides[1].get(n)) for n in names}
+    none = _texts(pd.DataFrame())
     return {
-        name: compare_rows(*(_texts([]) if p is None else experiment_rows(p) for p in (a, b)))
+        name: compare_rows(*(none if p is None else experiment_rows(p) for p in (a, b)))
         for name, (a, b) in pairs.items()
     }
 
