@@ -211,12 +211,12 @@ def _mixed(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.parametrize(
     ("sides", "says"),
     [
-        case(_truncated, says="line 11 cannot be trusted (it has", doing="read",
+        case(_truncated, says="cells.csv, line 11: it has", doing="read",
              cause="a cells.csv was cut short in the middle of a row; kmdr-compare never leaves "
              "a row out silently",
              fix="restore it (git checkout -- results/<experiment>/cells.csv) or run the "
              "experiment again, which sets the row aside"),
-        case(_edited, says="line 5 cannot be trusted (its checksum does not match", doing="read",
+        case(_edited, says="cells.csv, line 5: its checksum does not match", doing="read",
              cause="a number in cells.csv was edited by hand, so its row is not a computed result",
              fix="restore it (git checkout -- results/<experiment>/cells.csv) or run the "
              "experiment again, which sets the row aside"),

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
+from kmdr.results.reading import experiment_dirs, holds_cells
 from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS, read_table
 
 __all__ = [
@@ -160,13 +161,6 @@ def compare_rows(old: pd.DataFrame, new: pd.DataFrame) -> Comparison:
     )
 
 
-def holds_cells(folder: Path) -> bool:
-    """Whether ``folder`` holds cells to compare (cells.csv, or the cell files of a run): an
-    experiment folder (:func:`kmdr.results.reading.is_experiment`) that a skipped run left with
-    its run records only has none."""
-    return (folder / "cells.csv").is_file() or (folder / "cells").is_dir()
-
-
 def _texts(table: pd.DataFrame) -> pd.DataFrame:
     """A table's compared columns as texts (an absent field: "")."""
     columns = [*KEY, *_WHERE, *RESULT_COLUMNS]
@@ -179,18 +173,12 @@ def experiment_rows(exp_dir: Path) -> pd.DataFrame:
     from kmdr.results.store import CellStore
 
     store = CellStore(exp_dir, log=lambda msg: None, read_only=True)
-    record = store.csv_record()
     path = store.csv_path
-    fix = (
-        f"restore it (e.g. `git checkout -- {path}`) or run the experiment again, which sets "
-        "what it cannot trust aside"
-    )
-    if record.problem:
-        raise CompareError(f"{path}: {record.problem}; {fix}")
-    if record.rejected:
-        reason, line, _ = record.rejected[0]
-        more = f" (and {len(record.rejected) - 1} more rows)" if len(record.rejected) > 1 else ""
-        raise CompareError(f"{path}: line {line} cannot be trusted ({reason}){more}; {fix}")
+    if problem := store.untrusted():
+        raise CompareError(
+            f"{problem}; restore it (e.g. `git checkout -- {path}`) or run the experiment again, "
+            "which sets what it cannot trust aside"
+        )
     done = store.done_ids()
     damaged = sorted(p for p in store.cells_dir.glob("*.json") if p.stem not in done)
     if damaged:
@@ -245,11 +233,6 @@ def replaced_line(name: str, outcome, before: pd.DataFrame) -> str:
     return line + (f" (largest: {done.largest(1)})" if len(done.differences) else "")
 
 
-def _experiments(folder: Path) -> dict[str, Path]:
-    """The experiment folders under a results folder, by name."""
-    return {p.name: p for p in sorted(folder.iterdir()) if p.is_dir() and holds_cells(p)}
-
-
 def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
     """One Comparison per experiment, by name (two results folders, or two experiment folders:
     then one entry named after them). CompareError for bad input."""
@@ -266,7 +249,9 @@ def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
             "give two results folders or two experiment folders"
         )
     else:
-        sides = [_experiments(side) for side in (old, new)]
+        sides = [
+            {p.name: p for p in experiment_dirs(side) if holds_cells(p)} for side in (old, new)
+        ]
         for side, found in zip((old, new), sides, strict=True):
             if not found:
                 raise CompareError(

@@ -30,7 +30,14 @@ import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
 from kmdr.results.locks import folder_lock
-from kmdr.results.reading import OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT, load_runs, split_current
+from kmdr.results.reading import (
+    OLDER_CODE,
+    OTHER_DATA,
+    OTHER_EXPERIMENT,
+    holds_cells,
+    load_runs,
+    split_current,
+)
 from kmdr.results.store import CellStore
 
 __all__ = ["main", "select"]
@@ -146,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     for exp_dir in args.experiments:
         if not exp_dir.is_dir():
             exit_error(_PROG, f"{exp_dir} is not an experiment folder (no such folder)")
-        if not (exp_dir / "cells.csv").is_file() and not (exp_dir / "cells").is_dir():
+        if not holds_cells(exp_dir):
             exit_error(_PROG, f"{exp_dir} is not an experiment folder (no cells.csv, no cells/)")
     for exp_dir in args.experiments:
         try:

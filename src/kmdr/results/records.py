@@ -203,14 +203,20 @@ def _short(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _missing_columns(row: dict, also: tuple[str, ...] = ()) -> str | None:
+    """The columns of REQUIRED_COLUMNS that ``row`` lacks, and those of ``also`` it lacks or
+    leaves empty, as a phrase, or None."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in row] + [c for c in also if not row.get(c)]
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    return f"missing column(s) {', '.join(missing[:3])}{more}" if missing else None
+
+
 def cell_problem(row, cell_id: str) -> str | None:
     """Why ``row`` is not a valid cell row for ``cell_id`` (one short phrase), or None if it is."""
     if not isinstance(row, dict):
         return f"not a JSON object but {type(row).__name__}"
-    missing = [c for c in REQUIRED_COLUMNS if c not in row]
-    if missing:
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        return f"missing column(s) {', '.join(missing[:3])}{more}"
+    if missing := _missing_columns(row):
+        return missing
     if row["cell_id"] != cell_id:
         return f"cell_id {_short(row['cell_id'])} is not the file's name"
     for col in ("r", "repetition", "blas_threads"):
@@ -288,11 +294,8 @@ def seal(row: dict) -> dict:
 
 def row_problem(fields: dict[str, str]) -> str | None:
     """Why a sealed row (as texts) cannot be trusted, or None."""
-    missing = [c for c in REQUIRED_COLUMNS if c not in fields]
-    missing += [CHECKSUM] if not fields.get(CHECKSUM) else []
-    if missing:
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        return f"missing column(s) {', '.join(missing[:3])}{more}"
+    if missing := _missing_columns(fields, (CHECKSUM,)):
+        return missing
     if fields[CHECKSUM] != checksum(fields):
         return "its checksum does not match its content (edited or damaged)"
     if fields["cell_id"] != identity_id(fields):

@@ -218,6 +218,18 @@ class CellStore:
             self._say(msg)
         return record
 
+    def untrusted(self) -> str | None:
+        """Why some rows of cells.csv cannot be trusted, in one line naming the file and the
+        first line holding such a row (cut short, edited), or the whole file; None if none."""
+        record = self.csv_record()
+        if record.problem:
+            return f"{self.csv_path}: {record.problem}"
+        if not record.rejected:
+            return None
+        reason, line, _ = min(record.rejected, key=lambda r: r[1])
+        more = f" (and {len(record.rejected) - 1} more row(s))" if len(record.rejected) > 1 else ""
+        return f"{self.csv_path}, line {line}: {reason}{more}"
+
     # -- the merged store ----------------------------------------------------------------------
     def done_ids(self) -> set[str]:
         """Ids of the done cells: valid cell files and valid cells.csv rows of this experiment
