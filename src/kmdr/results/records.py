@@ -340,11 +340,14 @@ def sort_rows(table: pd.DataFrame) -> pd.DataFrame:
     column numbers come before texts, each in their natural order (r = 2 before r = 10)."""
     keys = {}
     for col in (*IDENTITY_COLUMNS, "cell_id"):
-        texts = table[col] if col in table else pd.Series("", index=table.index)
-        keys[f"{col}.n"] = pd.to_numeric(texts, errors="coerce")
-        keys[f"{col}.t"] = texts.where(keys[f"{col}.n"].isna(), "")
-    order = pd.DataFrame(keys).sort_values(list(keys), kind="stable", na_position="last").index
-    return table.loc[order].reset_index(drop=True)
+        codes, uniques = pd.factorize(table[col] if col in table else pd.Series("", table.index))
+        texts = pd.Series(uniques, dtype=object)
+        numbers = pd.to_numeric(texts, errors="coerce")  # each distinct text parsed once
+        keys[f"{col}.n"] = numbers.to_numpy()[codes]
+        keys[f"{col}.t"] = texts.where(numbers.isna(), "").to_numpy()[codes]
+    keys = pd.DataFrame(keys).reset_index(drop=True)
+    order = keys.sort_values(list(keys), kind="stable", na_position="last").index
+    return table.iloc[order].reset_index(drop=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -443,22 +446,24 @@ def read_record(path: Path, experiment: str, verified: dict) -> CsvRecord:
     record.header = header = list(table.columns)
     if not header:  # an empty file
         return record
-    raws = list(table.itertuples(index=False, name=None))
-    for raw in raws:  # keyed by the texts: a row read again is not hashed again
+    raws = list(map(tuple, table.to_numpy()))
+    rows = {
+        i: dict(zip(header, raw, strict=True)) for i, raw in zip(table.index, raws, strict=True)
+    }
+    for raw, fields in zip(raws, rows.values(), strict=True):  # a row read again: not hashed
         if (tuple(header), raw) not in verified:
-            verified[tuple(header), raw] = row_problem(dict(zip(header, raw, strict=True)))
+            verified[tuple(header), raw] = row_problem(fields)
     why = pd.Series([verified[tuple(header), raw] for raw in raws], table.index, dtype=object)
     ok, experiments = why.isna(), table.reindex(columns=["experiment"])["experiment"]
     mine = table[ok & (experiments == experiment)]
-    later = mine[mine.duplicated("cell_id")]
-    first = mine.drop_duplicates("cell_id").set_index("cell_id", drop=False)
-    copies = (later.to_numpy() == first.loc[later["cell_id"]].to_numpy()).all(axis=1)
-    why[later.index[~copies]] = "another valid row of its cell comes first in cells.csv"
-    record.valid = dict(zip(first.index, first.to_dict("records"), strict=True))
+    record.valid = {rows[i]["cell_id"]: rows[i] for i in mine.drop_duplicates("cell_id").index}
+    later = mine.index[mine.duplicated("cell_id")]
+    copies = pd.Series([rows[i] == record.valid[rows[i]["cell_id"]] for i in later], later, bool)
+    why[copies.index[~copies]] = "another valid row of its cell comes first in cells.csv"
     record.duplicates = int(copies.sum())
-    record.foreign = table[ok & (experiments != experiment)].to_dict("records")
+    record.foreign = [rows[i] for i in table.index[ok & (experiments != experiment)]]
     cut = "it has {} fields where the header has {} (cut short or edited)"
-    record.rejected = [(r, i, list(table.loc[i])) for i, r in why.dropna().items()]
+    record.rejected = [(r, i, list(rows[i].values())) for i, r in why.dropna().items()]
     record.rejected += [(cut.format(len(r), len(header)), i, r) for i, r in table.attrs["cut"]]
     return record
 
