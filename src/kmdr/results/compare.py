@@ -41,8 +41,8 @@ import numpy as np
 import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
-from kmdr.results.reading import experiment_dirs, holds_cells
 from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS, read_table
+from kmdr.results.store import holds_cells
 
 __all__ = [
     "NOISE_RTOL",
@@ -250,7 +250,7 @@ def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
         )
     else:
         sides = [
-            {p.name: p for p in experiment_dirs(side) if holds_cells(p)} for side in (old, new)
+            {p.name: p for p in sorted(side.iterdir()) if holds_cells(p)} for side in (old, new)
         ]
         for side, found in zip((old, new), sides, strict=True):
             if not found:

@@ -34,11 +34,10 @@ from kmdr.results.reading import (
     OLDER_CODE,
     OTHER_DATA,
     OTHER_EXPERIMENT,
-    holds_cells,
     load_runs,
     split_current,
 )
-from kmdr.results.store import CellStore
+from kmdr.results.store import CellStore, holds_cells
 
 __all__ = ["main", "select"]
 

@@ -97,7 +97,6 @@ __all__ = [
     "exclusion_note",
     "experiment_config",
     "experiment_dirs",
-    "holds_cells",
     "is_baseline",
     "is_experiment",
     "load_expected",
@@ -459,12 +458,6 @@ _MARKERS = ("cells.csv", "cells", "runs")
 def is_experiment(folder: str | Path) -> bool:
     """Whether ``folder`` is an experiment folder (it holds cells.csv, cells/ or runs/)."""
     return any((Path(folder) / marker).exists() for marker in _MARKERS)
-
-
-def holds_cells(folder: Path) -> bool:
-    """Whether ``folder`` holds cells (cells.csv, or the cell files of a run): an experiment
-    folder that a skipped run left with its run records only has none."""
-    return (folder / "cells.csv").is_file() or (folder / "cells").is_dir()
 
 
 def experiment_dirs(results_dir: str | Path, names: Iterable[str] | None = None) -> list[Path]:

@@ -74,7 +74,13 @@ from kmdr.results.records import (
     table_header,
 )
 
-__all__ = ["CellStore", "Once"]
+__all__ = ["CellStore", "Once", "holds_cells"]
+
+
+def holds_cells(folder: Path) -> bool:
+    """Whether ``folder`` holds cells (cells.csv, or the cell files of a run): an experiment
+    folder that a skipped run left with its run records only has none."""
+    return (folder / "cells.csv").is_file() or (folder / "cells").is_dir()
 
 
 def _filled(fields: dict) -> dict:
