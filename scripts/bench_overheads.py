@@ -123,7 +123,7 @@ def _cells_span(path: Path) -> tuple[float, float]:
 
     from kmdr.results.records import read_table
 
-    rows = [fields for _, fields in read_table(path).rows]
+    rows = read_table(path).to_dict("records")
     ends = [datetime.fromisoformat(row["finished_at"]).timestamp() for row in rows]
     starts = [end - float(row["total_seconds"]) for end, row in zip(ends, rows, strict=True)]
     return min(starts), max(ends)

@@ -18,7 +18,6 @@ from kmdr.results.records import (
     identity_id,
     row_fields,
     seal,
-    table_text,
 )
 
 LABELS = {"leverage": "Sampl/SVD", "sign": "RP", "svd": "SVD", "none": "kMeans"}
@@ -152,7 +151,7 @@ def cells_text(cells: pd.DataFrame) -> str:
         row["cell_id"] = cell_id(row)
         rows.append(row_fields(seal(row)))
     header = list(dict.fromkeys([*cells.columns, "cell_id", "checksum"]))
-    return table_text(header, rows)
+    return pd.DataFrame(rows, columns=header).to_csv(index=False)
 
 
 def write_experiment(

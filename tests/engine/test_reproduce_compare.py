@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from kmdr.results.records import read_table, table_text
+from kmdr.results.records import read_table
 
 pytestmark = pytest.mark.slow  # every test here runs the script (in this process) on real data
 
@@ -34,7 +35,7 @@ def test_each_computed_cell_is_compared_with_the_row_it_replaces(tmp_path, compa
     first = tmp_path / "first"
     lines = reproduce(first)
     assert f"{first}/ before the run" in lines[0]
-    n = len(read_table(first / NAME / "cells.csv").rows)
+    n = len(read_table(first / NAME / "cells.csv"))
     assert n > 1
     assert lines[1:] == [f"{NAME}: {n} cells: {n} computed: {n} new"]
 
@@ -51,11 +52,11 @@ def test_each_computed_cell_is_compared_with_the_row_it_replaces(tmp_path, compa
     # computes its cell again, and the line compares it with the row as it was before the run.
     exp = first / NAME
     table = read_table(exp / "cells.csv")
-    rows = [fields for _, fields in table.rows]
+    rows = table.to_dict("records")
     edited = rows[0]
     true_accuracy = edited["accuracy"]
     edited["accuracy"] = "0.125"
-    (exp / "cells.csv").write_text(table_text(table.header, rows))
+    (exp / "cells.csv").write_text(pd.DataFrame(rows).to_csv(index=False))
     (exp / "cells" / f"{edited['cell_id']}.json").unlink()
     (line,) = reproduce(first)[1:]
     assert line == (

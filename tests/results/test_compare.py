@@ -18,7 +18,6 @@ from kmdr.results.records import (
     TIMING_COLUMNS,
     checksum,
     read_table,
-    table_text,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,14 +34,14 @@ def _results(root: Path) -> Path:
 def _rows(exp_dir: Path) -> tuple[list[str], list[dict]]:
     """cells.csv's header and rows, as texts."""
     table = read_table(exp_dir / "cells.csv")
-    return table.header, [fields for _, fields in table.rows]
+    return list(table.columns), table.to_dict("records")
 
 
 def _rewrite(exp_dir: Path, header: list[str], rows: list[dict]) -> None:
     """cells.csv holding ``rows`` as a run would have written them: each row sealed again (a
     result a run computed differently, not an edit)."""
     sealed = [{**row, CHECKSUM: checksum(row)} for row in rows]
-    (exp_dir / "cells.csv").write_text(table_text(header, sealed))
+    (exp_dir / "cells.csv").write_text(pd.DataFrame(sealed, columns=header).to_csv(index=False))
 
 
 def _run(old: Path, new: Path, capsys) -> tuple[int, str, str]:
@@ -184,7 +183,7 @@ def _edited(tmp_path: Path) -> tuple[Path, Path]:
     fields[header.index("accuracy")] = "0.99"
     lines[4] = ",".join(fields)
     path.write_text("\n".join(lines) + "\n")
-    assert len(read_table(path).rows) == 10  # a whole row, only its checksum tells
+    assert len(read_table(path)) == 10  # a whole row, only its checksum tells
     return _results(tmp_path / "other"), old
 
 
@@ -212,12 +211,12 @@ def _mixed(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.parametrize(
     ("sides", "says"),
     [
-        case(_truncated, says="line 11 cannot be trusted (it has", doing="read",
+        case(_truncated, says="cells.csv, line 11: it has", doing="read",
              cause="a cells.csv was cut short in the middle of a row; kmdr-compare never leaves "
              "a row out silently",
              fix="restore it (git checkout -- results/<experiment>/cells.csv) or run the "
              "experiment again, which sets the row aside"),
-        case(_edited, says="line 5 cannot be trusted (its checksum does not match", doing="read",
+        case(_edited, says="cells.csv, line 5: its checksum does not match", doing="read",
              cause="a number in cells.csv was edited by hand, so its row is not a computed result",
              fix="restore it (git checkout -- results/<experiment>/cells.csv) or run the "
              "experiment again, which sets the row aside"),

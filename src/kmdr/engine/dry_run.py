@@ -62,11 +62,11 @@ def earlier_times(
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
             table = read_table(path)  # a FIFO in its place is an OSError, not a wait
-        except OSError:
+        except (OSError, ValueError):  # ValueError: not a cells.csv
             continue
-        if table.problem or not set(_TIME_COLUMNS) <= set(table.header):
+        if not set(_TIME_COLUMNS) <= set(table.columns):
             continue  # not a cells.csv of this version: no estimate from it
-        rows = [fields for _, fields in table.rows if fields["dataset"] == dataset]
+        rows = table[table["dataset"] == dataset].to_dict("records")
         for row in rows:
             name, seconds = row["reducer_name"], _number(row["shared_seconds"])
             own[name].append(max(0.0, _number(row["reduce_seconds"]) - seconds))

@@ -171,9 +171,9 @@ def _run_records(folder: Path) -> list[Path]:
     if cells.is_file():
         try:
             table = read_table(cells)  # the store's own parser of cells.csv
-        except OSError:  # unreadable: list them all
+        except (OSError, ValueError):  # unreadable, or not a cells.csv: list them all
             return records
-        ids = {fields.get("run_id") for _, fields in table.rows}
+        ids = set(table.get("run_id", ()))
         return [p for p in records if p.stem in ids] or records
     runs = [r for r in load_runs(folder) if r.get("skipped") and r.get("run_id")]
     if runs:

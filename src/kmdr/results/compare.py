@@ -42,6 +42,7 @@ import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
 from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS, read_table
+from kmdr.results.store import holds_cells
 
 __all__ = [
     "NOISE_RTOL",
@@ -160,17 +161,10 @@ def compare_rows(old: pd.DataFrame, new: pd.DataFrame) -> Comparison:
     )
 
 
-def holds_cells(folder: Path) -> bool:
-    """Whether ``folder`` holds cells to compare (cells.csv, or the cell files of a run): an
-    experiment folder (:func:`kmdr.results.reading.is_experiment`) that a skipped run left with
-    its run records only has none."""
-    return (folder / "cells.csv").is_file() or (folder / "cells").is_dir()
-
-
-def _texts(rows: list[dict]) -> pd.DataFrame:
-    """The rows' compared columns as texts (an absent field: "")."""
+def _texts(table: pd.DataFrame) -> pd.DataFrame:
+    """A table's compared columns as texts (an absent field: "")."""
     columns = [*KEY, *_WHERE, *RESULT_COLUMNS]
-    return pd.DataFrame(rows, columns=columns, dtype=object).fillna("").astype(str)
+    return table.reindex(columns=columns).astype(object).fillna("").astype(str)
 
 
 def experiment_rows(exp_dir: Path) -> pd.DataFrame:
@@ -179,18 +173,12 @@ def experiment_rows(exp_dir: Path) -> pd.DataFrame:
     from kmdr.results.store import CellStore
 
     store = CellStore(exp_dir, log=lambda msg: None, read_only=True)
-    record = store.csv_record()
     path = store.csv_path
-    fix = (
-        f"restore it (e.g. `git checkout -- {path}`) or run the experiment again, which sets "
-        "what it cannot trust aside"
-    )
-    if record.problem:
-        raise CompareError(f"{path}: {record.problem}; {fix}")
-    if record.rejected:
-        reason, line, _ = record.rejected[0]
-        more = f" (and {len(record.rejected) - 1} more rows)" if len(record.rejected) > 1 else ""
-        raise CompareError(f"{path}: line {line} cannot be trusted ({reason}){more}; {fix}")
+    if problem := store.untrusted():
+        raise CompareError(
+            f"{problem}; restore it (e.g. `git checkout -- {path}`) or run the experiment again, "
+            "which sets what it cannot trust aside"
+        )
     done = store.done_ids()
     damaged = sorted(p for p in store.cells_dir.glob("*.json") if p.stem not in done)
     if damaged:
@@ -198,7 +186,7 @@ def experiment_rows(exp_dir: Path) -> pd.DataFrame:
             f"{damaged[0]}: a damaged cell file ({len(damaged)} in {store.cells_dir}); run the "
             "experiment again, which sets it aside and computes its cell"
         )
-    rows = _texts(store.table()[1]).drop_duplicates()
+    rows = _texts(store.table()).drop_duplicates()
     twice = rows[rows.duplicated(KEY)]
     if len(twice):
         raise CompareError(
@@ -213,10 +201,10 @@ def snapshot(exp_dir: Path) -> pd.DataFrame:
     a run sets aside and computes again). Empty when there is no readable cells.csv. What
     :func:`recomputed` compares a run's cells with."""
     try:
-        rows = [fields for _, fields in read_table(exp_dir / "cells.csv").rows]
-    except OSError:
-        rows = []
-    return _texts(rows).drop_duplicates(KEY)
+        table = read_table(exp_dir / "cells.csv")
+    except (OSError, ValueError):
+        table = pd.DataFrame()
+    return _texts(table).drop_duplicates(KEY)
 
 
 def recomputed(before: pd.DataFrame, exp_dir: Path, run_id: str) -> Comparison:
@@ -225,8 +213,8 @@ def recomputed(before: pd.DataFrame, exp_dir: Path, run_id: str) -> Comparison:
     new*. Cells the run reused are not in it."""
     from kmdr.results.store import CellStore
 
-    _, rows, _ = CellStore(exp_dir, log=lambda msg: None, read_only=True).table()
-    new = _texts([row for row in rows if row.get("run_id") == run_id])
+    table = CellStore(exp_dir, log=lambda msg: None, read_only=True).table()
+    new = _texts(table[table.reindex(columns=["run_id"])["run_id"] == run_id])
     return compare_rows(before.merge(new[KEY], on=KEY), new)
 
 
@@ -245,11 +233,6 @@ def replaced_line(name: str, outcome, before: pd.DataFrame) -> str:
     return line + (f" (largest: {done.largest(1)})" if len(done.differences) else "")
 
 
-def _experiments(folder: Path) -> dict[str, Path]:
-    """The experiment folders under a results folder, by name."""
-    return {p.name: p for p in sorted(folder.iterdir()) if p.is_dir() and holds_cells(p)}
-
-
 def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
     """One Comparison per experiment, by name (two results folders, or two experiment folders:
     then one entry named after them). CompareError for bad input."""
@@ -266,7 +249,9 @@ def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
             "give two results folders or two experiment folders"
         )
     else:
-        sides = [_experiments(side) for side in (old, new)]
+        sides = [
+            {p.name: p for p in sorted(side.iterdir()) if holds_cells(p)} for side in (old, new)
+        ]
         for side, found in zip((old, new), sides, strict=True):
             if not found:
                 raise CompareError(
@@ -275,8 +260,9 @@ def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
                 )
         names = sorted(sides[0].keys() | sides[1].keys())
         pairs = {n: (sides[0].get(n), sides[1].get(n)) for n in names}
+    none = _texts(pd.DataFrame())
     return {
-        name: compare_rows(*(_texts([]) if p is None else experiment_rows(p) for p in (a, b)))
+        name: compare_rows(*(none if p is None else experiment_rows(p) for p in (a, b)))
         for name, (a, b) in pairs.items()
     }
 

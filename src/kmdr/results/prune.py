@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import sys
 from pathlib import Path
 from types import MappingProxyType
@@ -30,11 +29,15 @@ from types import MappingProxyType
 import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
-from kmdr._io import atomic_write_text
 from kmdr.results.locks import folder_lock
-from kmdr.results.reading import OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT, load_runs, split_current
-from kmdr.results.records import table_text
-from kmdr.results.store import CellStore
+from kmdr.results.reading import (
+    OLDER_CODE,
+    OTHER_DATA,
+    OTHER_EXPERIMENT,
+    load_runs,
+    split_current,
+)
+from kmdr.results.store import CellStore, holds_cells
 
 __all__ = ["main", "select"]
 
@@ -110,7 +113,7 @@ def _prune(exp_dir: Path, args) -> int:
     store = CellStore(exp_dir, read_only=not args.remove)
     held = folder_lock(exp_dir, print) if args.remove else contextlib.nullcontext()
     with held:
-        header, rows, _ = store.table()
+        table = store.table()
         frame = store.frame()
         why = select(frame, load_runs(exp_dir), exp_dir.name, args)
         chosen = why.notna()
@@ -126,8 +129,7 @@ def _prune(exp_dir: Path, args) -> int:
                 print(f"{exp_dir.name}: no row selected{_absent(frame, args)}")
             return n
         if n:  # the record first: a cell file left by a failure is only a cache
-            kept = itertools.compress(rows, ~chosen.to_numpy())
-            atomic_write_text(store.csv_path, table_text(header, list(kept)))
+            store.write_table(table[~chosen.to_numpy()])
         cached = [store.cell_path(c) for c in listed.get("cell_id", ())]
         files = [path for path in cached if path.exists()]
         for path in files:
@@ -150,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     for exp_dir in args.experiments:
         if not exp_dir.is_dir():
             exit_error(_PROG, f"{exp_dir} is not an experiment folder (no such folder)")
-        if not (exp_dir / "cells.csv").is_file() and not (exp_dir / "cells").is_dir():
+        if not holds_cells(exp_dir):
             exit_error(_PROG, f"{exp_dir} is not an experiment folder (no cells.csv, no cells/)")
     for exp_dir in args.experiments:
         try:

@@ -93,7 +93,6 @@ __all__ = [
     "Once",
     "ResultsError",
     "aggregation_of",
-    "current_expected",
     "empty_columns",
     "exclusion_note",
     "experiment_config",
@@ -303,11 +302,6 @@ def exclusion_note(excluded: pd.DataFrame, experiment_dir: str | Path) -> str:
     return f"{what} not shown; `kmdr-prune {experiment_dir} {options} --remove` removes them"
 
 
-def current_expected(expected: pd.DataFrame, runs: list[dict]) -> pd.DataFrame:
-    """The expected cells (sidecars) without those of older code or other data."""
-    return split_current(expected, runs, None)[0]
-
-
 # ----------------------------------------------------------------------------------------------
 # What the run sidecars say.
 # ----------------------------------------------------------------------------------------------
@@ -361,12 +355,14 @@ def unreadable_runs(runs: list[dict]) -> list[str]:
 
 
 def load_expected(experiment_dir: str | Path, runs: list[dict] | None = None) -> pd.DataFrame:
-    """Union over all sidecars of their expected cells (``expected_cells``): :data:`KEY` and
-    ``method``."""
+    """Union over all sidecars of their expected cells (``expected_cells``) that are current
+    (those of older code or other data are not the experiment's cells any more): :data:`KEY`
+    and ``method``."""
     runs = load_runs(experiment_dir) if runs is None else runs
     rows = [c for run in runs for c in run.get("expected_cells") or ()]
     exp = typed(pd.DataFrame(rows, columns=None if rows else [*KEY, "method"]), [*KEY, "method"])
-    return exp[[*KEY, "method"]].drop_duplicates(KEY, keep="last").reset_index(drop=True)
+    exp = exp[[*KEY, "method"]].drop_duplicates(KEY, keep="last").reset_index(drop=True)
+    return split_current(exp, runs, None)[0]
 
 
 def skip_reasons(experiment_dir: str | Path, runs: list[dict] | None = None) -> list[str]:
@@ -519,13 +515,8 @@ def read_experiment(experiment_dir: str | Path) -> pd.DataFrame:
     exp_dir = Path(experiment_dir)
     said: list[str] = []
     store = CellStore(exp_dir, log=said.append, read_only=True)
-    record = store.csv_record()
-    if record.problem:
-        raise ResultsError(f"{store.csv_path}: {record.problem}; {_REPAIR}")
-    if record.rejected:
-        reason, line, _ = min(record.rejected, key=lambda r: r[1])
-        more = f" (and {len(record.rejected) - 1} more row(s))" if len(record.rejected) > 1 else ""
-        raise ResultsError(f"{store.csv_path}, line {line}: {reason}{more}; {_REPAIR}")
+    if problem := store.untrusted():
+        raise ResultsError(f"{problem}; {_REPAIR}")
     said.clear()  # what remains to say is about the cell files
     frame = store.frame()
     if said:

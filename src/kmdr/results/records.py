@@ -30,7 +30,6 @@ the cell files is :class:`kmdr.results.store.CellStore`.
 from __future__ import annotations
 
 import csv
-import functools
 import hashlib
 import io
 import json
@@ -38,6 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+
+import pandas as pd
 
 from kmdr._io import atomic_write_text, read_bytes, read_text
 
@@ -55,7 +56,6 @@ __all__ = [
     "RESULT_COLUMNS",
     "TIMING_COLUMNS",
     "CsvRecord",
-    "Table",
     "cell_problem",
     "cell_text",
     "checksum",
@@ -70,9 +70,8 @@ __all__ = [
     "run_record_text",
     "seal",
     "set_aside",
-    "sort_key",
+    "sort_rows",
     "table_header",
-    "table_text",
 ]
 
 
@@ -204,14 +203,20 @@ def _short(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _missing_columns(row: dict, also: tuple[str, ...] = ()) -> str | None:
+    """The columns of REQUIRED_COLUMNS that ``row`` lacks, and those of ``also`` it lacks or
+    leaves empty, as a phrase, or None."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in row] + [c for c in also if not row.get(c)]
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    return f"missing column(s) {', '.join(missing[:3])}{more}" if missing else None
+
+
 def cell_problem(row, cell_id: str) -> str | None:
     """Why ``row`` is not a valid cell row for ``cell_id`` (one short phrase), or None if it is."""
     if not isinstance(row, dict):
         return f"not a JSON object but {type(row).__name__}"
-    missing = [c for c in REQUIRED_COLUMNS if c not in row]
-    if missing:
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        return f"missing column(s) {', '.join(missing[:3])}{more}"
+    if missing := _missing_columns(row):
+        return missing
     if row["cell_id"] != cell_id:
         return f"cell_id {_short(row['cell_id'])} is not the file's name"
     for col in ("r", "repetition", "blas_threads"):
@@ -289,11 +294,8 @@ def seal(row: dict) -> dict:
 
 def row_problem(fields: dict[str, str]) -> str | None:
     """Why a sealed row (as texts) cannot be trusted, or None."""
-    missing = [c for c in REQUIRED_COLUMNS if c not in fields]
-    missing += [CHECKSUM] if not fields.get(CHECKSUM) else []
-    if missing:
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        return f"missing column(s) {', '.join(missing[:3])}{more}"
+    if missing := _missing_columns(fields, (CHECKSUM,)):
+        return missing
     if fields[CHECKSUM] != checksum(fields):
         return "its checksum does not match its content (edited or damaged)"
     if fields["cell_id"] != identity_id(fields):
@@ -301,64 +303,29 @@ def row_problem(fields: dict[str, str]) -> str | None:
     return None
 
 
-@dataclass
-class Table:
-    """What :func:`read_table` found in a cells.csv.
+def read_table(path: Path) -> pd.DataFrame:
+    """A cells.csv's records as texts, indexed by line number, with its header's columns (the csv
+    module parses them: quoted fields, CRLF or LF, a BOM); blank lines are left out.
 
-    ``rows``: (line number, fields) of every record with as many fields as the header;
-    ``cut``: (line number, raw fields) of records with another number of fields (a file cut
-    short, a field deleted by hand); ``problem``: why the whole file is unusable (no header with
-    ``cell_id``), else None.
-    """
-
-    header: list[str] = field(default_factory=list)
-    rows: list[tuple[int, dict[str, str]]] = field(default_factory=list)
-    cut: list[tuple[int, list[str]]] = field(default_factory=list)
-    problem: str | None = None
-
-
-def read_table(path: Path) -> Table:
-    """Parse a cells.csv as raw texts (the csv module: quoted fields, CRLF or LF, a BOM).
-
-    Raises OSError when the file cannot be read; a file that is not a cells table gives a
-    Table with ``problem`` set.
+    A record with another number of fields than the header (a file cut short, a field deleted
+    by hand) is not a row: ``attrs["cut"]`` lists them as (line number, raw fields). Raises
+    OSError when the file cannot be read, ValueError (the reason) when it is not a cells table.
     """
     text = read_bytes(path).decode("utf-8-sig", errors="replace")
-    table = Table()
     try:
         records = list(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as err:
-        table.problem = f"not a CSV file ({err})"
-        return table
-    numbered = [(i + 1, rec) for i, rec in enumerate(records) if any(f.strip() for f in rec)]
-    if not numbered:
-        return table
-    _, header = numbered[0]
-    if "cell_id" not in header:
-        table.problem = "its first line is not a cells.csv header (no cell_id column)"
-        return table
-    table.header = header
-    for line, rec in numbered[1:]:
-        if len(rec) != len(header):
-            table.cut.append((line, rec))
-        else:
-            table.rows.append((line, dict(zip(header, rec, strict=True))))
+        raise ValueError(f"not a CSV file ({err})") from None
+    lines = [(i, rec) for i, rec in enumerate(records, 1) if any(f.strip() for f in rec)]
+    header = lines[0][1] if lines else []
+    if lines and "cell_id" not in header:
+        raise ValueError("its first line is not a cells.csv header (no cell_id column)")
+    rows = [(i, rec) for i, rec in lines[1:] if len(rec) == len(header)]
+    table = pd.DataFrame(
+        [rec for _, rec in rows], index=[i for i, _ in rows], columns=header, dtype=object
+    )
+    table.attrs["cut"] = [(i, rec) for i, rec in lines[1:] if len(rec) != len(header)]
     return table
-
-
-def table_text(header: list[str], rows: list[dict[str, str]]) -> str:
-    """cells.csv's text: ``header``, then each row's fields (absent: empty), LF line endings."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow([row.get(c, "") for c in header])
-    return out.getvalue()
-
-
-def sort_key(fields: dict[str, str]) -> list:
-    """Where a row goes in cells.csv: ordered by its identity columns, then its cell id."""
-    return [_sort_value(fields.get(c, "")) for c in (*IDENTITY_COLUMNS, "cell_id")]
 
 
 def table_header(names: set[str]) -> list[str]:
@@ -368,17 +335,19 @@ def table_header(names: set[str]) -> list[str]:
     return known + sorted(names - set(known))
 
 
-@functools.lru_cache(maxsize=65536)
-def _sort_value(text: str):
-    """Numbers before texts, each in their natural order (so r = 2 comes before r = 10)."""
-    for kind in (int, float):
-        try:
-            value = kind(text)
-        except (TypeError, ValueError):
-            continue
-        if value == value:  # not NaN
-            return (0, float(value), "")
-    return (1, 0.0, str(text))
+def sort_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (texts) in cells.csv's order: by its identity columns, then its cell id; in each
+    column numbers come before texts, each in their natural order (r = 2 before r = 10)."""
+    keys = {}
+    for col in (*IDENTITY_COLUMNS, "cell_id"):
+        codes, uniques = pd.factorize(table[col] if col in table else pd.Series("", table.index))
+        texts = pd.Series(uniques, dtype=object)
+        numbers = pd.to_numeric(texts, errors="coerce")  # each distinct text parsed once
+        keys[f"{col}.n"] = numbers.to_numpy()[codes]
+        keys[f"{col}.t"] = texts.where(numbers.isna(), "").to_numpy()[codes]
+    keys = pd.DataFrame(keys).reset_index(drop=True)
+    order = keys.sort_values(list(keys), kind="stable", na_position="last").index
+    return table.iloc[order].reset_index(drop=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -471,32 +440,31 @@ def read_record(path: Path, experiment: str, verified: dict) -> CsvRecord:
     except OSError as err:
         record.problem = f"it cannot be read ({err.strerror or err})"
         return record
-    if table.problem:
-        record.problem = table.problem
+    except ValueError as err:
+        record.problem = str(err)
         return record
-    record.header = table.header
-    width = len(table.header)
-    for line, fields in table.rows:
-        raw = [fields[c] for c in table.header]
-        memo = (tuple(table.header), tuple(raw))
-        if memo not in verified:
-            verified[memo] = row_problem(fields)
-        problem = verified[memo]
-        if problem:
-            record.rejected.append((problem, line, raw))
-        elif fields["experiment"] != experiment:
-            record.foreign.append(fields)
-        elif fields["cell_id"] in record.valid:
-            if record.valid[fields["cell_id"]] == fields:
-                record.duplicates += 1
-            else:
-                reason = "another valid row of its cell comes first in cells.csv"
-                record.rejected.append((reason, line, raw))
-        else:
-            record.valid[fields["cell_id"]] = fields
-    for line, raw in table.cut:
-        reason = f"it has {len(raw)} fields where the header has {width} (cut short or edited)"
-        record.rejected.append((reason, line, raw))
+    record.header = header = list(table.columns)
+    if not header:  # an empty file
+        return record
+    raws = list(map(tuple, table.to_numpy()))
+    rows = {
+        i: dict(zip(header, raw, strict=True)) for i, raw in zip(table.index, raws, strict=True)
+    }
+    for raw, fields in zip(raws, rows.values(), strict=True):  # a row read again: not hashed
+        if (tuple(header), raw) not in verified:
+            verified[tuple(header), raw] = row_problem(fields)
+    why = pd.Series([verified[tuple(header), raw] for raw in raws], table.index, dtype=object)
+    ok, experiments = why.isna(), table.reindex(columns=["experiment"])["experiment"]
+    mine = table[ok & (experiments == experiment)]
+    record.valid = {rows[i]["cell_id"]: rows[i] for i in mine.drop_duplicates("cell_id").index}
+    later = mine.index[mine.duplicated("cell_id")]
+    copies = pd.Series([rows[i] == record.valid[rows[i]["cell_id"]] for i in later], later, bool)
+    why[copies.index[~copies]] = "another valid row of its cell comes first in cells.csv"
+    record.duplicates = int(copies.sum())
+    record.foreign = [rows[i] for i in table.index[ok & (experiments != experiment)]]
+    cut = "it has {} fields where the header has {} (cut short or edited)"
+    record.rejected = [(r, i, list(rows[i].values())) for i, r in why.dropna().items()]
+    record.rejected += [(cut.format(len(r), len(header)), i, r) for i, r in table.attrs["cut"]]
     return record
 
 
@@ -536,19 +504,16 @@ def record_messages(
     return out
 
 
+def _csv_line(fields: list[str]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow(fields)
+    return out.getvalue()
+
+
 def set_aside(record: CsvRecord, path: Path) -> None:
     """Append the rejected rows to cells.rejected.csv: reason, line, the row as it was."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    old = ""
-    if path.exists():
-        old = read_text(path, errors="replace")
-    else:
-        writer.writerow(["reason", "line", "header", "row"])
-    head = io.StringIO()
-    csv.writer(head, lineterminator="").writerow(record.header)
-    for reason, line, raw in record.rejected:
-        text = io.StringIO()
-        csv.writer(text, lineterminator="").writerow(raw)
-        writer.writerow([reason, line, head.getvalue(), text.getvalue()])
-    atomic_write_text(path, old + out.getvalue())
+    old = read_text(path, errors="replace") if path.exists() else ""
+    head = _csv_line(record.header)
+    rows = [(reason, line, head, _csv_line(raw)) for reason, line, raw in record.rejected]
+    table = pd.DataFrame(rows, columns=["reason", "line", "header", "row"])
+    atomic_write_text(path, old + table.to_csv(index=False, header=not path.exists()))

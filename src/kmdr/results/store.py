@@ -52,6 +52,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
+
 from kmdr._io import (
     atomic_write_text,
     exact_floats,
@@ -68,12 +70,17 @@ from kmdr.results.records import (
     record_messages,
     run_record_text,
     set_aside,
-    sort_key,
+    sort_rows,
     table_header,
-    table_text,
 )
 
-__all__ = ["CellStore", "Once"]
+__all__ = ["CellStore", "Once", "holds_cells"]
+
+
+def holds_cells(folder: Path) -> bool:
+    """Whether ``folder`` holds cells (cells.csv, or the cell files of a run): an experiment
+    folder that a skipped run left with its run records only has none."""
+    return (folder / "cells.csv").is_file() or (folder / "cells").is_dir()
 
 
 def _filled(fields: dict) -> dict:
@@ -217,6 +224,18 @@ class CellStore:
             self._say(msg)
         return record
 
+    def untrusted(self) -> str | None:
+        """Why some rows of cells.csv cannot be trusted, in one line naming the file and the
+        first line holding such a row (cut short, edited), or the whole file; None if none."""
+        record = self.csv_record()
+        if record.problem:
+            return f"{self.csv_path}: {record.problem}"
+        if not record.rejected:
+            return None
+        reason, line, _ = min(record.rejected, key=lambda r: r[1])
+        more = f" (and {len(record.rejected) - 1} more row(s))" if len(record.rejected) > 1 else ""
+        return f"{self.csv_path}, line {line}: {reason}{more}"
+
     # -- the merged store ----------------------------------------------------------------------
     def done_ids(self) -> set[str]:
         """Ids of the done cells: valid cell files and valid cells.csv rows of this experiment
@@ -236,28 +255,32 @@ class CellStore:
                 )
         return [dict(f) for f in merged.values()]
 
-    def table(self) -> tuple[list[str], list[dict], list[str]]:
-        """Everything cells.csv keeps: ``(header, rows, kinds)``, each row's kind ``valid`` or
-        ``foreign`` (see :class:`CsvRecord`), sorted by the identity columns."""
+    def table(self) -> pd.DataFrame:
+        """Everything cells.csv keeps, as texts (absent: empty) in cells.csv's columns and order
+        (:func:`~.records.sort_rows`), with a ``record`` column holding each row's kind:
+        ``valid`` or ``foreign`` (see :class:`CsvRecord`)."""
         record = self.csv_record()
-        tagged = [(f, "valid") for f in self.rows()]
-        tagged += [(f, "foreign") for f in record.foreign]
-        tagged.sort(key=lambda t: sort_key(t[0]))
-        header = table_header(set(record.header).union(*(f.keys() for f, _ in tagged)))
-        return header, [f for f, _ in tagged], [k for _, k in tagged]
+        rows = self.rows()
+        table = pd.DataFrame([*rows, *record.foreign], dtype=object)
+        header = table_header(set(record.header) | set(table.columns))
+        table = table.reindex(columns=header).fillna("")
+        table["record"] = ["valid"] * len(rows) + ["foreign"] * len(record.foreign)
+        return sort_rows(table)
 
-    def frame(self):  # a pandas DataFrame: pandas is imported here, where one is built
-        """:meth:`table` as pandas reads cells.csv, with a ``record`` column holding each row's
-        kind: what readers (aggregates, figures, report) see, never behind the cell files."""
-        import pandas as pd
-
-        header, rows, kinds = self.table()
-        if not rows:
-            return pd.DataFrame(columns=[*header, "record"])
-        text = io.StringIO(table_text(header, rows))
+    def frame(self) -> pd.DataFrame:
+        """:meth:`table` as pandas reads cells.csv, with its ``record`` column: what readers
+        (aggregates, figures, report) see, never behind the cell files."""
+        table = self.table()
+        if not len(table):
+            return pd.DataFrame(columns=table.columns)
+        text = io.StringIO(table.drop(columns="record").to_csv(index=False))
         frame = pd.read_csv(text, low_memory=False, **exact_floats())
-        frame["record"] = kinds
-        return frame
+        return frame.assign(record=table["record"])
+
+    def write_table(self, table: pd.DataFrame) -> None:
+        """Write ``table`` (:meth:`table`'s rows, or some of them) as cells.csv."""
+        text = table.drop(columns="record").to_csv(index=False, lineterminator="\n")
+        atomic_write_text(self.csv_path, text)
 
     def write_cell(self, cell_id: str, row: dict) -> None:
         """Persist one finished cell atomically, sealed with its checksum.
@@ -296,13 +319,13 @@ class CellStore:
         if record.problem and self.csv_path.exists():
             self._move_aside(self.csv_path, ".damaged")
             self._csv_cache = None
-        header, rows, _ = self.table()
-        if not rows and not self.csv_path.exists():
+        table = self.table()
+        if not len(table) and not self.csv_path.exists():
             return 0
         if record.rejected:
             set_aside(record, self.rejected_path)
-        atomic_write_text(self.csv_path, table_text(header, rows))
-        return len(rows)
+        self.write_table(table)
+        return len(table)
 
     def _move_aside(self, path: Path, suffix: str) -> Path:
         dest = path.with_name(path.name + suffix)

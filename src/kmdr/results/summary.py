@@ -59,7 +59,6 @@ from kmdr.results.reading import (
     SETTING_COLUMNS,
     Once,
     aggregation_of,
-    current_expected,
     exclusion_note,
     load_expected,
     load_runs,
@@ -245,13 +244,7 @@ def completeness(
     say = say or Once()
     runs = load_runs(exp_dir, say) if runs is None else runs
     cells = load_cells(exp_dir, runs, say) if cells is None else cells
-    return _completeness(cells, _expected(exp_dir, runs), unreadable_runs(runs))
-
-
-def _expected(exp_dir: Path, runs: list[dict]) -> pd.DataFrame:
-    """The sidecars' expected cells that are current (those of older code or other data are
-    not this experiment's cells any more)."""
-    return current_expected(load_expected(exp_dir, runs), runs)
+    return _completeness(cells, load_expected(exp_dir, runs), unreadable_runs(runs))
 
 
 def _completeness(
