@@ -153,9 +153,8 @@ def execute(composed, launcher_jobs: int = 1):
     KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether cells
     may have been computed)."""
     from kmdr.app.protocol import check_folder
-    from kmdr.engine.parallel import RunFailed
-    from kmdr.engine.runner import RUN_LOG, WORKER_LOG, run_started
-    from kmdr.engine.session import default_session
+    from kmdr.engine.backends import RunFailed
+    from kmdr.engine.session import RUN_LOG, WORKER_LOG, default_session, run_started
 
     experiment, output = composed.experiment, composed.output
     session = default_session(composed.execution, launcher_jobs)
@@ -243,7 +242,7 @@ def run(cfg) -> JobResult | None:
                 return JobFailed(job.strip() or f"[job {hc.job.num}]")
             exit_error(PROGRAM, err, status=1)
         except KeyboardInterrupt as err:
-            from kmdr.engine.runner import run_started
+            from kmdr.engine.session import run_started
 
             if composed is not None and run_started(err):
                 kept = kept_line(composed.experiment, composed.output)
