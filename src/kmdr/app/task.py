@@ -125,7 +125,7 @@ class RunError(RuntimeError):
 
 class Skipped(RunError):
     """A run whose dataset cannot be obtained (its record says why); one line. ``outcome``: the
-    run's :class:`~kmdr.engine.runner.RunOutcome`."""
+    run's :class:`~kmdr.engine.session.RunOutcome`."""
 
     def __init__(self, message: str, outcome=None):
         super().__init__(message)
@@ -150,7 +150,7 @@ def execute(composed, launcher_jobs: int = 1):
 
     Raises :class:`UsageError` (a :class:`~kmdr.config.errors.ConfigError`) before any work
     for a problem with the config, :class:`RunError` for a run that fails or is skipped, and
-    KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether cells
+    KeyboardInterrupt when stopped (:func:`kmdr.engine.session.run_started` tells whether cells
     may have been computed)."""
     from kmdr.app.protocol import check_folder
     from kmdr.engine.backends import RunFailed
