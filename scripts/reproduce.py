@@ -428,7 +428,7 @@ def _forget_if_unchanged(outcome, prior_skip: list[str]) -> None:
     """Remove the run record of a skip for the reason the folder's latest record already gives.
     The record would only say that nothing happened, and a reproduction that changes nothing must
     leave the results folder as it was (no new file for git to show); a run that only reused
-    cells removes its own record (:func:`kmdr.engine.runner.execute`)."""
+    cells removes its own record (:meth:`kmdr.engine.session.Session.run`)."""
     from kmdr.results.reading import load_runs, skip_reasons
 
     record = outcome.experiment_dir / "runs" / f"{outcome.run_id}.json"

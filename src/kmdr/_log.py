@@ -13,7 +13,7 @@ business, so a user sends them to a file, raises or silences them as with any li
   logger while they run, unless the user gave that logger a handler of their own
   (``logging.getLogger("kmdr").addHandler(...)``);
 * a run's own log file, beside its record (``runs/<run_id>.log``): what the run said, the
-  backends' own logs and the traceback of a failure (:mod:`kmdr.engine.runner`).
+  backends' own logs and the traceback of a failure (:mod:`kmdr.engine.session`).
 
 The run's ``verbosity`` is the ``kmdr`` logger's level while it runs (:func:`logging_for`):
 

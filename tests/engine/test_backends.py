@@ -13,8 +13,7 @@ import pytest
 from _cases import case
 from _run_configs import synth_run
 from kmdr.config.schema import from_config
-from kmdr.engine.backends import resolve_parallelism
-from kmdr.engine.parallel import BackendError
+from kmdr.engine.backends import BackendError, resolve_parallelism
 from kmdr.engine.session import run_experiment
 
 #: The columns a cell's computation produces that must not depend on the backend.

@@ -46,7 +46,7 @@ ONCE = [
     ("kmdr/engine/data_path.py", "data_path"),
     ("kmdr/engine/data_path.py", "load_data"),
     ("kmdr/engine/data_path.py", "data_facts"),
-    ("kmdr/engine/runner.py", "execute"),
+    ("kmdr/engine/session.py", "_execute"),
 ]
 
 PROFILED = """

@@ -10,9 +10,9 @@ import pytest
 from joblib import Parallel, delayed
 
 from kmdr.config.schema import Execution, Experiment
-from kmdr.engine.backends import resolve_parallelism
-from kmdr.engine.parallel import results_as_completed
+from kmdr.engine.backends import backend, resolve_parallelism
 from kmdr.engine.session import Session
+from kmdr.engine.sweep import _as_completed
 
 
 def _pid(_):
@@ -25,10 +25,6 @@ def _experiment(**keys):
     return Experiment(**{**base, "r_grid": (2, 3), "repeats": 2, **keys})
 
 
-def _Exp():
-    return _experiment()
-
-
 def test_a_second_run_reuses_the_pool_of_the_first():
     # joblib does not promise which worker takes which job, so the test checks what matters:
     # the pool of 2 is never restarted, i.e. no process other than those 2 ever answers.
@@ -36,7 +32,7 @@ def test_a_second_run_reuses_the_pool_of_the_first():
     with Session(Execution(n_jobs=2)) as session:
         for _ in range(2):
             par = session.parallelism(1)
-            with session.services(_Exp(), par, None).backend:
+            with backend(session.execution, par.n_jobs, 1):
                 used |= set(Parallel()(delayed(_pid)(i) for i in range(8)))
     assert len(used) <= 2 and os.getpid() not in used
 
@@ -98,9 +94,9 @@ def test_multiprocessing_workers_start_without_the_locks_this_process_holds():
         assert taken.wait(10), "the holding thread never took the lock"
         with Session(Execution(n_jobs=2, backend="multiprocessing")) as session:
             par = session.parallelism(1)
-            with session.services(_Exp(), par, None).backend:
+            with backend(session.execution, par.n_jobs, 1):
                 jobs = (delayed(_takes_the_lock)() for _ in range(4))
-                answers = list(results_as_completed(jobs, par.n_jobs, "multiprocessing"))
+                answers = list(_as_completed(jobs, par.n_jobs, "multiprocessing"))
     finally:
         release.set()
         holder.join()

@@ -14,7 +14,7 @@ import pytest
 from _cases import case
 from _run_configs import synth_run
 from kmdr.config.schema import from_config
-from kmdr.engine.parallel import BackendError
+from kmdr.engine.backends import BackendError
 from kmdr.engine.session import run_experiment
 
 

@@ -101,15 +101,14 @@ def test_every_library_runs_the_cells_threads_in_the_runs_process(
     assert after == before  # given back after the run
 
 
-def _fresh_process(context: str, first: str = "pass") -> tuple[dict, dict]:
-    """In a fresh process where only numpy is loaded (and no thread variable is set): every
-    library's thread count inside ``context`` once ``first`` ran and scipy.linalg and
-    sklearn.cluster are imported in it, and after it."""
+def _fresh_process(context: str, first: str = "pass", setup: str = "") -> tuple[dict, dict]:
+    """In a fresh process where only numpy is loaded (and no thread variable is set) before
+    ``setup`` runs: every library's thread count inside ``context`` once ``first`` ran and
+    scipy.linalg and sklearn.cluster are imported in it, and after it."""
     code = (
         "import contextlib, json, numpy\n"
         "from threadpoolctl import threadpool_info\n"
-        "from kmdr.engine.threads import ThreadPools, pin_threads, run_threads\n"
-        "pools = ThreadPools()\n"
+        f"{setup}\n"
         f"with {context}:\n"
         f"    {first}\n"
         "    import scipy.linalg, sklearn.cluster\n"
@@ -131,23 +130,11 @@ def test_libraries_loaded_after_the_limit_still_get_it():
     # reach scipy's OpenBLAS and scikit-learn's OpenMP, which a reducer loads later, and the run
     # gives each its count back after.
     defaults, _ = _fresh_process("contextlib.nullcontext()")
-    inside, after = _fresh_process("run_threads(pools)", first="pin_threads(pools, 1)")
+    setup = "from kmdr.engine.session import ProcessState; pools = ProcessState()"
+    inside, after = _fresh_process("pools.run_threads()", first="pools.pin(1)", setup=setup)
     assert len(inside) >= 3, inside  # numpy's and scipy's OpenBLAS, scikit-learn's OpenMP
     assert set(inside.values()) == {1}, inside
     assert after == defaults
-
-
-def test_a_run_that_computes_nothing_here_loads_no_thread_pool_here():
-    # cells computed in worker processes: the run's process imports no module for its threads
-    code = (
-        "import sys\n"
-        "from kmdr.engine.threads import THREAD_POOL_MODULES, ThreadPools, run_threads\n"
-        "with run_threads(ThreadPools()):\n"
-        "    pass\n"
-        "print(sorted(set(THREAD_POOL_MODULES[1:]) & set(sys.modules)))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["[]"], done.stdout
 
 
 @pytest.mark.parametrize(

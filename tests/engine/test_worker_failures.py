@@ -124,7 +124,7 @@ def test_a_nan_in_a_block_is_one_line_naming_the_cell_and_the_block(
 ):
     # kmdr.run's route in this process, on the session's cluster: the line is the error's
     from kmdr.config.schema import from_config
-    from kmdr.engine.parallel import RunFailed
+    from kmdr.engine.backends import RunFailed
     from kmdr.engine.session import run_experiment
 
     config = {

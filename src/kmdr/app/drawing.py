@@ -62,7 +62,7 @@ def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list
 
 
 def drawn_already(outcome, kind: str) -> bool:
-    """Whether the run ``outcome`` (a :class:`~kmdr.engine.runner.RunOutcome` of an experiment
+    """Whether the run ``outcome`` (a :class:`~kmdr.engine.session.RunOutcome` of an experiment
     of ``kind``) leaves its summaries and figure as they are: a sweep of cells that computed none
     finds them drawn from the same cells (and the same run records: such a run keeps none), and
     drawing them again would write the same files, byte for byte, seconds later. A folder

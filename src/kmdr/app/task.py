@@ -125,7 +125,7 @@ class RunError(RuntimeError):
 
 class Skipped(RunError):
     """A run whose dataset cannot be obtained (its record says why); one line. ``outcome``: the
-    run's :class:`~kmdr.engine.runner.RunOutcome`."""
+    run's :class:`~kmdr.engine.session.RunOutcome`."""
 
     def __init__(self, message: str, outcome=None):
         super().__init__(message)
@@ -150,12 +150,11 @@ def execute(objects, launcher_jobs: int = 1):
 
     Raises :class:`UsageError` (a :class:`~kmdr.config.errors.ConfigError`) before any work
     for a problem with the config, :class:`RunError` for a run that fails or is skipped, and
-    KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether cells
+    KeyboardInterrupt when stopped (:func:`kmdr.engine.session.run_started` tells whether cells
     may have been computed)."""
     from kmdr.app.protocol import check_folder
-    from kmdr.engine.parallel import RunFailed
-    from kmdr.engine.runner import RUN_LOG, WORKER_LOG, run_started
-    from kmdr.engine.session import default_session
+    from kmdr.engine.backends import RunFailed
+    from kmdr.engine.session import RUN_LOG, WORKER_LOG, default_session, run_started
 
     experiment, execution, output = objects
     session = default_session(execution, launcher_jobs)
@@ -243,7 +242,7 @@ def run(cfg) -> JobResult | None:
                 return JobFailed(job.strip() or f"[job {hc.job.num}]")
             exit_error(PROGRAM, err, status=1)
         except KeyboardInterrupt as err:
-            from kmdr.engine.runner import run_started
+            from kmdr.engine.session import run_started
 
             if objects is not None and run_started(err):
                 kept = kept_line(objects.experiment, objects.output)

@@ -1,12 +1,12 @@
 """Experiment kinds: what a run computes once its data is loaded and checked.
 
 A kind is a small object with a ``name`` and ``run(ctx)`` (``ctx`` is the runner's
-:class:`~kmdr.engine.runner.RunContext`; a kind that computes on the run's workers calls
+:class:`~kmdr.engine.session.RunContext`; a kind that computes on the run's workers calls
 ``ctx.start_workers()`` first, which starts the backend once, so that a run computing nothing
-there starts none; one that computes in the run's process pins the experiment's
-``blas_threads`` there first, with :func:`kmdr.engine.threads.pin_threads`, and the runner gives
-the process its thread counts back after the run); ``writes_cells`` says whether it produces cells
-(and so takes part in ``dry_run`` planning through ``plan(ctx)``), and ``reads`` (optional)
+there starts none; one that computes in the run's process does so with the experiment's
+``blas_threads``, which the runner pins before the kind runs and gives back after it,
+:meth:`kmdr.engine.session.ProcessState.run_threads`); ``writes_cells`` says whether it produces
+cells (and so takes part in ``dry_run`` planning through ``plan(ctx)``), and ``reads`` (optional)
 names the :class:`~kmdr.config.schema.Experiment` settings it reads, so that an override of
 another is refused rather than ignored (:func:`kmdr.config.overrides.check_kind_reads`), and
 ``check_against_data(spec, n, d, k, sparse=False)`` (optional; default

@@ -16,7 +16,7 @@ core (:func:`resolve_parallelism` caps ``n_jobs`` and says so).
 
 :func:`backend` yields a description of the backend for the run record and, on dask, the client
 (what the row-block path sends a cell's block tasks to), and raises
-:class:`~kmdr.engine.parallel.BackendError` (one line) when it cannot start. While it is active the
+:class:`BackendError` (one line) when it cannot start. While it is active the
 libraries' own loggers show errors only, unless the run is verbose: their INFO and WARNING lines
 are start-up and shutdown chatter, and what goes wrong reaches the run as an exception.
 """
@@ -31,10 +31,51 @@ from dataclasses import dataclass
 
 from kmdr._errors import one_line
 from kmdr._log import verbose
-from kmdr.engine.parallel import BackendError
 from kmdr.engine.signals import sigint_blocked
 
-__all__ = ["CLUSTER_BACKENDS", "Parallelism", "backend", "resolve_parallelism"]
+__all__ = [
+    "CLUSTER_BACKENDS",
+    "BackendError",
+    "CellAborted",
+    "CellFailed",
+    "Parallelism",
+    "RunFailed",
+    "backend",
+    "cell_failed",
+    "resolve_parallelism",
+]
+
+
+class RunFailed(RuntimeError):
+    """A run failed in a way its one-line message says whole (shown as it is, not as a cell's
+    error with its type). ``traced``: whether its traceback, which the run's log keeps and the
+    line points to, says more than the line (False when kmdr raised it to report an outcome)."""
+
+    traced = True
+
+
+class BackendError(RunFailed):
+    """The parallel backend could not be started or failed; the message is one line."""
+
+
+class CellFailed(RunFailed):
+    """A cell's own code (its reducer, its k-means, its data's block) raised an error; the
+    message is one line naming the reducer, the cell and the error, whose traceback is in the
+    run's log."""
+
+
+def cell_failed(what: str, err: Exception) -> CellFailed:
+    """The :class:`CellFailed` for ``err`` in the cells ``what`` names
+    (:func:`kmdr.engine.work.describe_cells`); raise it from ``err``, so that the run's log keeps
+    the cell's own traceback."""
+    return CellFailed(f"{what} failed ({one_line(err, with_type=True)})")
+
+
+class CellAborted(RuntimeError):
+    """A cell's code ended the job with a BaseException that is not an error (``sys.exit``, a
+    KeyboardInterrupt of its own, ...), or the worker computing it died; the message is one line
+    naming the reducer and the cell."""
+
 
 #: The backends whose workers may run on other machines: a cell's time limit cannot stop their
 #: threads, and the run's process computes none of their jobs.

@@ -19,7 +19,6 @@ reason to skip, and a loader's bad-argument error is one line naming the dataset
 
 from __future__ import annotations
 
-from kmdr.engine import sweep
 from kmdr.engine.work import prepare_data
 
 __all__ = ["InMemory", "RowBlocks", "data_facts", "data_path", "load_data", "prepare_data"]
@@ -50,9 +49,6 @@ class InMemory:
         )
         X = prepare_data(dataset.X)
         return X, np.asarray(dataset.y), bool(sp.issparse(X)), fingerprint
-
-    def compute(self, ctx, pending, total: int, shared_log: dict) -> None:
-        sweep.compute_in_memory(ctx, pending, total, shared_log)
 
 
 class RowBlocks:
@@ -92,9 +88,6 @@ class RowBlocks:
         blocks = self.blocks_of(dataset)
         X = DataFacts(blocks.n_samples, blocks.n_features, blocks.is_sparse)
         return X, None, blocks.is_sparse, blocks.fingerprint
-
-    def compute(self, ctx, pending, total: int, shared_log: dict) -> None:
-        sweep.compute_from_blocks(ctx, self.blocks_of(ctx.dataset), pending, total)
 
 
 def data_path(execution) -> InMemory | RowBlocks:

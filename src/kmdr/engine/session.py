@@ -1,32 +1,39 @@
-"""The one owner of everything process-wide a run uses: :class:`Session`.
+"""The run path, and the one owner of everything process-wide a run uses.
 
     with Session(execution) as session:
         outcome = session.run(experiment, output)
 
-A Session holds, from its start to its end:
+:meth:`Session.run` is the one way every route runs an experiment, in benchopt's shape:
+
+1. plan: check what the objects alone cannot tell (the experiment against the execution, the
+   reducers' parameters against their classes), choose where the data live (in memory or row
+   blocks, :mod:`kmdr.engine.data_path`), load them once per session, check the config against
+   their shape (nothing is written before this), and, for a dry run, say what would be computed
+   (:mod:`kmdr.engine.dry_run`) and stop;
+2. execute: under the folder's lock, write the run record (``runs/<run_id>.json``, status
+   ``running``; removed again at the end of a complete run that computed nothing), and hand the
+   run to its experiment kind (:mod:`~kmdr.config.kinds`: ``cells`` runs its jobs through
+   ``joblib.Parallel(return_as="generator_unordered")`` under the run's ``parallel_config``,
+   :mod:`kmdr.engine.sweep`, writing each cell as it comes), its lines kept in the run's log
+   file beside its record (``runs/<run_id>.log``) with the backends' own logs and the
+   traceback of a failure;
+3. close the record with the status (complete, interrupted, failed with its one-line reason).
+
+Process-wide things each have one owner here:
 
 * the workers: ``n_jobs`` resolved once per ``blas_threads``
   (:func:`~kmdr.engine.backends.resolve_parallelism`), and the joblib backend each run starts
-  (:func:`kmdr.engine.backends.backend`; joblib keeps its loky pool for the next run); while a run
-  on ``backend=dask`` lasts, its client, to which the chunked path (``block_rows``,
-  :mod:`kmdr.engine.chunked`) sends the tasks of a cell's row blocks;
-* the thread that writes a logged run's progress lines at a steady interval
-  (:func:`ticking`, :mod:`kmdr.engine.progress`);
-* the stop signals: Ctrl-C, SIGTERM and SIGHUP stop a run in one line, exit status 128 +
-  signal, finished cells kept (:func:`kmdr.engine.signals.stop_on_signals`, entered and left
-  around each run of the session);
-* the datasets it loaded (:meth:`Session.load`), so the runs of a multirun or of ``make
-  reproduce`` load each once.
+  (:func:`kmdr.engine.backends.backend`; joblib keeps its loky pool for the next run);
+* the stop signals, entered around each run (:func:`kmdr.engine.signals.stop_on_signals`);
+* the datasets a session loaded (:meth:`Session.load`);
+* what one process keeps across the jobs it computes, :class:`ProcessState` (this module's
+  :data:`_PROCESS`, the only mutable module state of the run path): its BLAS/OpenMP thread counts
+  (:meth:`ProcessState.pin`, :meth:`ProcessState.run_threads`), the memo of shared reductions,
+  the watch on the parent process, and the session successive ``kmdr.run`` calls and a
+  multirun's jobs share (:func:`default_session`). Every job enters through :func:`run_job`;
+* the thread that writes a logged run's progress lines at a steady interval (:func:`ticking`).
 
-Successive runs in one session (a multirun through its Hydra callback, ``scripts/reproduce.py``,
-a notebook's ``kmdr.run`` calls, which share :func:`default_session`) reuse its warm workers.
-
-What a process keeps across jobs lives in one :class:`ProcessState` per process (this module's
-:data:`_PROCESS`, the only mutable module state of the run path): its BLAS/OpenMP thread pools,
-the memo of shared reductions, the watch on the parent process, and
-the session that successive runs of the process share (:func:`default_session`). Every job enters
-through :func:`worker_job`, which hands that state down, so a worker's memo outlives a job and
-the run's process holds the same kind of state for the jobs it computes itself.
+The summaries and figures are the caller's to draw (:func:`kmdr.app.drawing.draw`).
 """
 
 from __future__ import annotations
@@ -34,93 +41,185 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
+import importlib
 import json
+import logging
 import os
+import sys
 import threading
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from kmdr.config.checks import check_reducer_params, declared_valid
+import numpy as np
+
+from kmdr import _kernels
+from kmdr._errors import one_line
+from kmdr._log import LOGGER, say, verbose, warn
+from kmdr.config.checks import check_against_data, check_reducer_params, declared_valid
+from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
-from kmdr.engine.backends import Parallelism, resolve_parallelism
-from kmdr.engine.data_path import data_path, load_data
-from kmdr.engine.parallel import WORKER_MODULES, guarded_job, import_modules
-from kmdr.engine.runner import RunOutcome, RunServices, execute
-from kmdr.engine.threads import ThreadPools
-from kmdr.engine.work import SharedWorkMemo
+from kmdr.engine.backends import (
+    CellAborted,
+    Parallelism,
+    RunFailed,
+    backend,
+    cell_failed,
+    resolve_parallelism,
+)
+from kmdr.engine.data_path import data_facts, data_path, load_data
+from kmdr.engine.progress import progress_bar
+from kmdr.engine.resume_check import check_resume
+from kmdr.engine.work import SharedWorkMemo, describe_cells, group_job
+from kmdr.results.locks import folder_lock
+from kmdr.results.provenance import new_run_id, now, run_record
+from kmdr.results.store import CellStore
 
 __all__ = [
-    "TICK",
-    "WATCH_EVERY",
+    "RUN_LOG",
+    "WORKER_LOG",
+    "JobTimedOut",
     "ProcessState",
+    "RunContext",
+    "RunOutcome",
     "Session",
     "close_default_session",
     "default_session",
     "process_state",
     "run_experiment",
+    "run_job",
+    "run_started",
     "ticking",
-    "worker_job",
 ]
 
 #: Seconds between two looks of a logged run's progress at the clock (:func:`ticking`).
 TICK = 1.0
 #: Seconds between two looks of a worker at its parent (see :meth:`ProcessState.watch_parent`).
 WATCH_EVERY = 0.5
+#: The modules that load the native thread pools cells compute with: numpy's and scipy's
+#: OpenBLAS and scikit-learn's OpenMP runtime.
+THREAD_POOL_MODULES = ("numpy", "scipy.linalg", "sklearn.cluster")
+#: The modules a worker imports before its first cell, so that no cell's timings or limit hold
+#: the scientific stack's import.
+WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
+#: The attribute a stop or an error carries once the run it ended may have written cells.
+_STARTED = "kmdr_run_started"
+#: The attribute an error carries when the run's workers logged it (the file's path): none does
+#: since the workers log where their backend sends them; kept for the callers that read it.
+WORKER_LOG = "kmdr_worker_log"
+#: The attribute an error carries when the run's log file holds its traceback (the file's path).
+RUN_LOG = "kmdr_run_log"
+#: The loggers of the backends a run uses, whose records go to the run's log file while it runs
+#: (and to the terminal only when the run is verbose).
+BACKEND_LOGGERS = ("distributed", "dask", "ray")
+#: The logger of a failed run's traceback: the run's log file, the terminal only when verbose.
+_FAILURES = f"{LOGGER}.failure"
 
 
 class ProcessState:
     """What one process keeps across the jobs it computes (see the module docstring)."""
 
     def __init__(self) -> None:
-        self.pools = ThreadPools()
         self.memo = SharedWorkMemo()
-        #: The session successive ``kmdr.run`` calls and a multirun's jobs share
-        #: (:func:`default_session`).
+        #: The session successive ``kmdr.run`` calls and a multirun's jobs share.
         self.default: Session | None = None
         self._watched: set[int] = set()
         self._warm = False
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        # the thread pools: threadpoolctl's controller, scanned again only when the modules
+        # loaded changed; inside run_threads, the limiters that give them back after it
+        self._modules = -1
+        self._pools = None
+        self._seen: set[str] = set()
+        self._undo: list | None = None
+
+    def pin(self, threads: int) -> None:
+        """Compute with ``threads`` BLAS/OpenMP threads from now on in the calling thread: every
+        job calls it before its cells, as ``blas_threads`` is part of a cell's identity (the
+        libraries add their sums in an order that depends on their thread count). BLAS's count
+        is the process's, OpenMP's the thread's (so a threading-backend job sets it in its own
+        thread). threadpoolctl limits only the libraries loaded: the modules that load them
+        (:data:`THREAD_POOL_MODULES`) are imported first, and the libraries are scanned again
+        whenever an import may have loaded another. Pools first seen inside
+        :meth:`run_threads` are given back at its end."""
+        with self._lock:
+            if len(sys.modules) != self._modules:
+                from threadpoolctl import ThreadpoolController
+
+                for name in THREAD_POOL_MODULES:
+                    importlib.import_module(name)
+                self._pools = ThreadpoolController()
+                self._modules = len(sys.modules)
+            pools = self._pools
+            new = [lib.filepath for lib in pools.lib_controllers if lib.filepath not in self._seen]
+            if new and self._undo is not None:
+                self._undo.append(pools.select(filepath=new).limit(limits=threads))
+            self._seen.update(new)
+        pools.limit(limits=threads)
+
+    @contextlib.contextmanager
+    def run_threads(self, threads: int | None = None) -> Iterator[None]:
+        """Give this process's BLAS/OpenMP libraries their thread counts back after the block:
+        every limit :meth:`pin` sets inside it is undone at its end, also on a library first
+        loaded during it. With ``threads``, the block starts by pinning them from the calling
+        thread: OpenBLAS keeps the count its main thread set and ignores one set from another
+        thread after that (OpenBLAS 0.3.30 and 0.3.31), which a run computing here (one worker,
+        a single job, the threading backend, a kind computing in this process) needs."""
+        with self._lock:
+            self._seen.clear()  # every library the next pin limits is one to give back
+            previous, self._undo = self._undo, []
+            undo = self._undo
+        try:
+            if threads is not None:
+                self.pin(threads)
+            yield
+        finally:
+            with self._lock:
+                self._undo = previous
+            for limiter in reversed(undo):
+                limiter.restore_original_limits()
+
+    def thread_pools(self) -> list[dict]:
+        """threadpoolctl's description of the pools loaded now (what a run records), from the
+        last scan when nothing was imported since."""
+        with self._lock:
+            if self._pools is not None and len(sys.modules) == self._modules:
+                return self._pools.info()
+        from threadpoolctl import threadpool_info
+
+        return threadpool_info()
 
     def watch_parent(self, parent_pid: int) -> None:
         """In a worker process started by ``parent_pid`` (the process running the run): make
         this worker exit within :data:`WATCH_EVERY` seconds of that process's death, whatever it
-        is computing. A worker killed with its parent (``kill -9``, the OOM killer) would
-        otherwise finish its cell, minutes of CPU nobody will read, and a process that is not the
-        parent's child (the run's own process, a dask or Ray worker of a remote cluster) watches
-        nothing. Idempotent.
+        is computing (a worker killed with its parent would otherwise finish its cell, minutes
+        of CPU nobody will read). In any worker (a dask or Ray worker too), import what cells
+        need and freeze the libraries' objects first, so that neither a cell's timings nor its
+        limit hold the import, and the collector no longer walks them. Idempotent.
 
         Such a worker also ignores Ctrl-C from then on: the terminal sends SIGINT to the whole
-        process group, and the run's process, which receives it too, stops the workers itself (a
-        worker hit by a second Ctrl-C while handing back a result would print its own
-        traceback)."""
-        if os.getpid() == parent_pid or os.getppid() != parent_pid:
+        process group, and the run's process, which receives it too, stops the workers itself."""
+        if os.getpid() == parent_pid:
             return
         with self._lock:
-            if parent_pid in self._watched:
-                return
+            warm, self._warm = self._warm, True
+            watch = os.getppid() == parent_pid and parent_pid not in self._watched
             self._watched.add(parent_pid)
-        if threading.current_thread() is threading.main_thread():  # loky runs jobs there
-            signals.ignore_sigint()
-        threading.Thread(
-            target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
-        ).start()
-
-    def warm(self, parent_pid: int) -> None:
-        """In a worker process (not ``parent_pid``'s own): import what cells need, once, before
-        the first cell, so that neither a cell's timings nor its limit hold the scientific
-        stack's import; then freeze the libraries' objects, which stay for the worker's life, so
-        that the collector no longer walks them in each full collection of a cell."""
-        with self._lock:
-            if self._warm or os.getpid() == parent_pid:
-                return
-            self._warm = True
-        import_modules(WORKER_MODULES)
-        gc.freeze()
+        if watch:
+            if threading.current_thread() is threading.main_thread():  # loky runs jobs there
+                signals.ignore_sigint()
+            threading.Thread(
+                target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
+            ).start()
+        if not warm:
+            for module in WORKER_MODULES:
+                importlib.import_module(module)
+            gc.freeze()
 
 
 def _watch(parent_pid: int) -> None:
-    import time
-
     while os.getppid() == parent_pid:  # re-parented (to init or a subreaper) once it dies
         time.sleep(WATCH_EVERY)
     os._exit(1)
@@ -135,13 +234,142 @@ def process_state() -> ProcessState:
     return _PROCESS
 
 
-def worker_job(what: str, parent_pid: int, cell_ids, limit, func, *args):
-    """The entry of every job of a run, in whatever process computes it: watch the run's process
-    and call ``func(state, *args)`` with this process's :class:`ProcessState`, guarded (and
-    limited to ``limit`` seconds per cell) as :func:`~kmdr.engine.parallel.guarded_job` says."""
+@dataclass(frozen=True)
+class JobTimedOut:
+    """What a job returns instead of its result when it ran past its time limit: the ids of its
+    cells."""
+
+    cell_ids: tuple[str, ...]
+
+
+def run_job(parent_pid: int, limit, cells, *args):
+    """The entry of every job of a run, in whatever process computes it: watch the run's
+    process, then compute the group of ``cells`` (:func:`kmdr.engine.work.group_job`) with this
+    process's state. A ``sys.exit`` or any other non-error BaseException in the job becomes a
+    one-line :class:`~kmdr.engine.backends.CellAborted` naming the reducer and cells, instead of
+    ending the run silently or taking the worker down; a real Ctrl-C of the run's own process
+    stays an interrupt. ``limit``: the seconds each cell may take (``cell_time_limit``), or
+    None; past ``limit`` per cell the job stops (:func:`kmdr.engine.signals.time_limit`, in a
+    process's main thread) and returns a :class:`JobTimedOut`."""
     _PROCESS.watch_parent(parent_pid)
-    _PROCESS.warm(parent_pid)
-    return guarded_job(what, parent_pid, cell_ids, limit, func, _PROCESS, *args)
+    what = describe_cells(cells)
+    budget = None if limit is None else float(limit) * len(cells)
+    try:
+        with signals.time_limit(budget):
+            return group_job(_PROCESS, cells, *args)
+    except signals.CellTimedOut:
+        return JobTimedOut(tuple(c.cell_id for c in cells))
+    except Exception as err:
+        raise cell_failed(what, err) from err
+    except BaseException as err:
+        own_signal = isinstance(err, signals.Interrupted) or not signals.handling()
+        if os.getpid() == parent_pid and isinstance(err, KeyboardInterrupt) and own_signal:
+            raise  # a signal to this process, not the cell's doing
+        detail = " ".join(str(err).split())
+        raise CellAborted(
+            f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
+            "a process, not a cell; a reducer must raise an exception"
+        ) from None
+
+
+@contextlib.contextmanager
+def ticking(progress) -> Iterator[None]:
+    """Call ``progress.tick()`` every :data:`TICK` seconds from a thread while the block runs,
+    when ``progress`` has a ``tick`` (a :class:`~kmdr.engine.progress.LogProgress`: its lines
+    then come while no cell finishes; a tqdm bar redraws itself)."""
+    tick = getattr(progress, "tick", None)
+    if tick is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def repeat() -> None:
+        while not stop.wait(TICK):
+            tick()
+
+    thread = threading.Thread(target=repeat, name="kmdr-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def run_started(err: BaseException) -> bool:
+    """Whether the run that ``err`` ended had started computing (its record written, cells
+    perhaps finished and kept), rather than stopping while it was checked or loaded."""
+    return bool(getattr(err, _STARTED, False))
+
+
+@dataclass
+class RunOutcome:
+    """What a run did (returned by :meth:`Session.run`)."""
+
+    experiment: str
+    experiment_dir: Path
+    run_id: str
+    skipped: str | None = None
+    status: str = "running"
+    error: str | None = None
+    n_expected: int = 0
+    n_computed: int = 0
+    n_reused: int = 0
+    wall_seconds: float = 0.0
+    messages: list[str] = field(default_factory=list)
+    #: The mean ``accuracy`` over the run's cells (computed or reused) of a complete run of a
+    #: kind with cells; None otherwise.
+    mean_accuracy: float | None = None
+    #: The ids of the cells the run asked for (computed or reused), in plan order.
+    cell_ids: tuple[str, ...] = ()
+
+
+@dataclass
+class RunContext:
+    """Everything an experiment kind needs to run."""
+
+    experiment: Experiment
+    execution: Execution
+    output: Output
+    #: The run's workers, resolved once by the session.
+    parallelism: Parallelism
+    #: Where the run's data live, and how its cells are computed on them.
+    data_path: object
+    dataset: object
+    X: object
+    y: object
+    n_clusters: int
+    store: CellStore
+    record: dict
+    outcome: RunOutcome
+    progress: object
+    #: When the run started (``time.perf_counter``).
+    started: float = 0.0
+    #: The dask client of a run on ``backend=dask`` once its backend started (else None).
+    client: object = None
+    #: What the run enters while it runs (its backend, once :meth:`start_workers` is called).
+    entered: contextlib.ExitStack | None = None
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (int(self.X.shape[0]), int(self.X.shape[1]), int(self.n_clusters))
+
+    @property
+    def data_fingerprint(self) -> str:
+        """The fingerprint of the data the cells run on (part of each cell's identity)."""
+        return self.record["dataset"]["fingerprint"]
+
+    def save_record(self) -> None:
+        self.store.write_sidecar(self.outcome.run_id, self.record)
+
+    def start_workers(self) -> None:
+        """Start the run's backend (its pool or cluster, and joblib's config for it), once, for
+        the rest of the run; a kind calls it before computing on workers, so a run that computes
+        nothing there starts none. The record gets its description, the context its client."""
+        if "backend_info" not in self.record:
+            threads = self.experiment.blas_threads
+            started = backend(self.execution, self.parallelism.n_jobs, threads)
+            self.record["backend_info"], self.client = self.entered.enter_context(started)
 
 
 class Session:
@@ -153,7 +381,6 @@ class Session:
     def __init__(self, execution: Execution | None = None, *, launcher_n_jobs: int = 1):
         self.execution = execution if execution is not None else Execution()
         self.launcher_n_jobs = int(launcher_n_jobs)
-        self.state = _PROCESS
         self._parallelism: dict[int, Parallelism] = {}
         self._data: dict[str, object] = {}
         self._lock = threading.Lock()
@@ -183,21 +410,6 @@ class Session:
                 self._parallelism[blas_threads] = par
         return par
 
-    def services(self, experiment: Experiment, par: Parallelism, path) -> RunServices:
-        """What a run of ``experiment`` with ``par`` uses of this session, as the one typed
-        value the engine receives (:class:`~kmdr.engine.runner.RunServices`): the engine never
-        holds the session itself."""
-        from kmdr.engine.backends import backend
-
-        return RunServices(
-            parallelism=par,
-            state=self.state,
-            backend=backend(self.execution, par.n_jobs, experiment.blas_threads),
-            worker_job=worker_job,
-            ticking=ticking,
-            data_path=path,
-        )
-
     def load(self, experiment: Experiment, output: Output, path=None):
         """The experiment's data on ``path`` (:mod:`kmdr.engine.data_path`; default: the one the
         execution asks for), loaded once per session when the path keeps its data; a dry run's
@@ -225,20 +437,18 @@ class Session:
         *,
         dataset=None,
         config: dict | None = None,
-    ):
-        """Run (or resume) ``experiment`` in this session; its
-        :class:`~kmdr.engine.runner.RunOutcome`.
+    ) -> RunOutcome:
+        """Run (or resume) ``experiment`` in this session (see the module docstring); its
+        :class:`RunOutcome`. ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` to
+        run on instead; ``config``: the full resolved config to record (default: the three
+        objects). Its lines go to the ``kmdr`` logger (:mod:`kmdr._log`).
 
-        The one way a run goes: what the objects alone cannot tell is checked (the experiment
-        against the execution, the reducers' parameters against their classes), the data load
-        (:meth:`load`, once per session), and the engine runs it
-        (:func:`kmdr.engine.runner.execute`). ``dataset``: an already loaded
-        :class:`kmdr.datasets.Dataset` to run on instead; ``config``: the full resolved config
-        to record.
         Raises :class:`~kmdr.config.errors.ConfigError` before any work for a config that cannot
-        run, :class:`~kmdr.engine.parallel.BackendError` for a backend that fails, and
-        KeyboardInterrupt when stopped (:func:`kmdr.engine.runner.run_started` tells whether
-        cells may have been computed)."""
+        run or does not fit the data, :class:`~kmdr.engine.backends.BackendError` for a backend
+        that fails (after the record says ``failed``), and KeyboardInterrupt when stopped
+        (:func:`run_started` tells whether cells may have been computed). A dataset that cannot
+        be obtained is not an error: the outcome's ``skipped`` holds the reason and the record
+        says so."""
         if not self.open:
             raise RuntimeError("Session.run needs an open session: use `with Session(...) as s`")
         output = output if output is not None else Output()
@@ -252,35 +462,159 @@ class Session:
         with signals.stop_on_signals():
             path = data_path(self.execution)  # in memory or row blocks: decided here, once
             data = self.load(experiment, output, path) if dataset is None else dataset
-            services = self.services(experiment, par, path)
-            return execute(services, experiment, self.execution, output, data, config=config)
+            return _execute(par, path, experiment, self.execution, output, data, config)
 
 
-def ticking(progress) -> contextlib.AbstractContextManager:
-    """Call ``progress.tick()`` every :data:`TICK` seconds from a thread while the block runs,
-    when ``progress`` has a ``tick`` (a :class:`~kmdr.engine.progress.LogProgress`: its lines
-    then come while no cell finishes; a tqdm bar redraws itself)."""
-    tick = getattr(progress, "tick", None)
-    return contextlib.nullcontext() if tick is None else _every(TICK, tick, "kmdr-progress")
+def _execute(par, path, experiment, execution, output, dataset, config) -> RunOutcome:
+    """:meth:`Session.run` once the data are loaded (``dataset``: the loaded data, the
+    DatasetUnavailable its loading raised, or a dry run's DeclaredData)."""
+    from kmdr.datasets import DatasetUnavailable
+
+    dry_run = output.dry_run
+    exp_dir = Path(output.results_dir) / experiment.name
+    outcome = RunOutcome(experiment.name, exp_dir, new_run_id())
+    started = time.perf_counter()
+    # A dry run writes no record: it needs only the data's part of one (not the versions, the
+    # BLAS libraries and the git revision, a look at the process and two git calls).
+    record = {}
+    if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
+        blas = _PROCESS.thread_pools()
+        record = run_record(experiment, execution, output, outcome.run_id, config, par, blas)
+        kernels = _kernels.mismatch(blas)
+        if kernels:
+            warn(kernels)
+    for line in (par.cap_message(execution.backend),
+                 par.oversubscription_message(experiment.blas_threads)):  # fmt: skip
+        if line:
+            warn(line)
+    kind = get_kind(experiment.kind)
+
+    if isinstance(dataset, DatasetUnavailable):
+        outcome.skipped = " ".join(str(dataset).split())
+        outcome.status = "skipped"
+        if not dry_run:
+            record.update(status="skipped", skipped=outcome.skipped, finished_at=now())
+            record.update(expected_cells=[], cells_done=[])
+            CellStore(exp_dir).write_sidecar(outcome.run_id, record)
+        return outcome
+
+    X, y, sparse, fingerprint = data_facts(path, experiment, execution, dataset)
+    n, d = X.shape
+    k = int(dataset.n_clusters)
+    # a ConfigError before any write; a kind that computes no cells checks the data itself
+    check = getattr(kind, "check_against_data", check_against_data)
+    check(experiment, n, d, k, sparse=sparse)
+    check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
+    store = CellStore(exp_dir)
+    record["dataset"] = {
+        "name": experiment.dataset.name,
+        "params": experiment.dataset.params,
+        "n_samples": n,
+        "n_features": d,
+        "n_clusters": k,
+        "sparse": sparse,
+        "description": getattr(dataset, "description", ""),
+        "fingerprint": fingerprint,
+    }
+    progress = progress_bar(output.progress, output.progress_every)
+    ctx = RunContext(experiment, execution, output, par, path, dataset, X, y, k, store, record,
+                     outcome, progress, started)  # fmt: skip
+    if dry_run:
+        from kmdr.engine.dry_run import describe
+
+        outcome.status = "dry_run"
+        outcome.messages.append(describe(ctx, kind))
+        say(outcome.messages[-1])
+        return outcome
+
+    # One writer per folder: a second run waits here, then reuses what the first one wrote.
+    with folder_lock(exp_dir, say):
+        store.clean_temporaries()
+        store.write_sidecar(outcome.run_id, record)
+        with _logged(store.run_log(outcome.run_id)):
+            _run_kind(ctx, kind, started)
+        expected = [c["cell_id"] for c in ctx.record.get("expected_cells") or ()]
+        outcome.cell_ids = tuple(expected)
+        values = [float(f["accuracy"]) for f in store.rows() if f.get("cell_id") in expected]
+        if values and len(values) == len(set(expected)):
+            outcome.mean_accuracy = float(np.mean(values))
+        if kind.writes_cells and outcome.n_computed == 0:
+            # A run that changed nothing leaves no file behind: its record would only say so,
+            # and a committed results folder must stay as it was (nothing for git to show).
+            store.remove_sidecar(outcome.run_id)
+    return outcome
+
+
+def _run_kind(ctx: RunContext, kind, started: float) -> None:
+    """Run ``kind`` under the backend; the record always ends with the run's status."""
+    status, outcome = "failed", ctx.outcome
+    # The run's process computes with the cells' threads too: the jobs a joblib backend runs here
+    # (one worker, a single job, the threading backend), a kind computing here, and the objective
+    # evaluator every worker scores with (its ||A||^2 a BLAS sum whose rounding follows the
+    # thread count). Even when loky's workers compute every cell this is faster: the ORL grid
+    # ran 0.4-0.7 s slower without it, likely this process's OpenBLAS threads spinning.
+    try:
+        with (
+            _PROCESS.run_threads(ctx.experiment.blas_threads),
+            contextlib.ExitStack() as ctx.entered,
+        ):
+            kind.run(ctx)
+        status = "complete"
+    except KeyboardInterrupt as err:
+        status = "interrupted"
+        setattr(err, _STARTED, True)
+        raise
+    except Exception as err:
+        if signals.received() is not None:  # e.g. a worker the same SIGTERM ended first
+            status = "interrupted"
+            stop = signals.Interrupted(signals.received())
+            setattr(stop, _STARTED, True)
+            raise stop from None
+        outcome.error = str(err) if isinstance(err, RunFailed) else one_line(err, with_type=True)
+        setattr(err, _STARTED, True)
+        traced = getattr(err, "traced", True)  # a traceback that says more than its line
+        logging.getLogger(_FAILURES).error(
+            f"run {outcome.run_id} failed", exc_info=err if traced else None
+        )
+        log_path = ctx.store.run_log(outcome.run_id)
+        if traced and log_path.is_file():  # its traceback, and what the backends logged
+            setattr(err, RUN_LOG, str(log_path))
+        raise
+    finally:
+        outcome.status = status
+        outcome.wall_seconds = time.perf_counter() - started
+        if outcome.error:
+            ctx.record["error"] = outcome.error
+        ctx.record.update(status=status, finished_at=now(), wall_seconds=outcome.wall_seconds)
+        with signals.deferred():  # a signal now must not leave the record saying "running"
+            ctx.save_record()
 
 
 @contextlib.contextmanager
-def _every(seconds: float, call: Callable[[], None], name: str) -> Iterator[None]:
-    """Call ``call()`` every ``seconds`` from a thread named ``name`` while the block runs; the
-    thread has ended when the block is left (at most one call away)."""
-    stop = threading.Event()
-    thread = threading.Thread(target=_repeat, args=(seconds, call, stop), name=name, daemon=True)
-    thread.start()
+def _logged(path: Path):
+    """The run's log file at ``path`` while the block runs: the ``kmdr`` logger's lines (what
+    the run says), the backends' own logs (kept off the terminal unless the run is verbose) and
+    the traceback of a failure (:data:`_FAILURES`)."""
+    handler = logging.FileHandler(path, delay=True, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    shown = verbose()
+    loggers = [logging.getLogger(name) for name in (LOGGER, *BACKEND_LOGGERS)]
+    failures = logging.getLogger(_FAILURES)
+    before = [(lg, lg.propagate) for lg in (*loggers[1:], failures)]
+    for lg in loggers:
+        lg.addHandler(handler)
+    for lg, _ in before:  # in the file; on the terminal only when verbose
+        lg.propagate = shown
+    if not shown:
+        failures.addHandler(handler)
     try:
         yield
     finally:
-        stop.set()
-        thread.join()
-
-
-def _repeat(seconds: float, call: Callable[[], None], stop: threading.Event) -> None:
-    while not stop.wait(seconds):
-        call()
+        for lg in (*loggers, failures):
+            lg.removeHandler(handler)
+        for lg, propagate in before:
+            lg.propagate = propagate
+        handler.close()
 
 
 def run_experiment(
@@ -294,7 +628,7 @@ def run_experiment(
 ) -> RunOutcome:
     """Run (or resume) ``experiment`` in a :class:`Session` of its own (``with
     Session(execution) as s: s.run(experiment, output)``); the arguments and what it raises:
-    :func:`kmdr.engine.runner.execute`."""
+    :meth:`Session.run`."""
     with Session(execution, launcher_n_jobs=launcher_n_jobs) as session:
         return session.run(experiment, output, dataset=dataset, config=config)
 

@@ -39,22 +39,19 @@ above, with the same identities as in-memory cells.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import time
+import warnings
+from collections.abc import Iterable, Iterator
 from concurrent.futures import BrokenExecutor
 
 from kmdr._log import say, warn
 from kmdr.engine import signals
-from kmdr.engine.backends import CLUSTER_BACKENDS
-from kmdr.engine.parallel import (
-    CellAborted,
-    JobTimedOut,
-    RunFailed,
-    cell_failed,
-    results_as_completed,
-)
-from kmdr.engine.threads import pin_threads
-from kmdr.engine.work import group_job, key_text
+from kmdr.engine.backends import CLUSTER_BACKENDS, CellAborted, RunFailed, cell_failed
+from kmdr.engine.data_path import RowBlocks
+from kmdr.engine.session import JobTimedOut, process_state, run_job, ticking
+from kmdr.engine.work import describe_cells, key_text
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
 
@@ -107,11 +104,15 @@ class CellsKind:
         if pending:  # a run that reuses every cell starts no pool or cluster
             ctx.start_workers()
         try:
-            ctx.data_path.compute(ctx, pending, len(cells), shared_log)
+            if isinstance(ctx.data_path, RowBlocks):
+                blocks = ctx.data_path.blocks_of(ctx.dataset)
+                compute_from_blocks(ctx, blocks, pending, len(cells))
+            else:
+                compute_in_memory(ctx, pending, len(cells), shared_log)
         finally:
             # Interrupted or not, cells.csv ends up holding every cell file: a signal now waits.
             with signals.deferred():
-                ctx.services.state.memo.forget(ctx.outcome.run_id)
+                process_state().memo.forget(ctx.outcome.run_id)
                 ctx.record["shared_work"] = _shared_record(shared_log)
                 done_now = store.done_ids()
                 ctx.record["cells_done"] = identity_dicts(c for c in cells if c.cell_id in done_now)
@@ -227,7 +228,7 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
         for cell in pending:
             signals.raise_if_received()
             # this process drives the cell (a small k-means, a sketch's SVD run here)
-            pin_threads(ctx.services.state.pools, cell.blas_threads)
+            process_state().pin(cell.blas_threads)
             try:
                 metrics = compute_chunked_cell(
                     cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str
@@ -248,7 +249,7 @@ def _progress(ctx, total: int):
         total, ctx.outcome.n_reused, f"{ctx.experiment.name}: cells", "cell", _start_text(ctx)
     )
     try:
-        with ctx.services.ticking(bar):
+        with ticking(bar):
             yield bar
     finally:
         bar.close()
@@ -295,7 +296,7 @@ def _in_process_if_one_job(execution, pending: list[Cell]):
 
 def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tuple) -> None:
     """:func:`compute_in_memory` with the jobs' ``data`` arguments ready: the jobs through
-    :func:`~kmdr.engine.parallel.results_as_completed`, each cell persisted as it comes."""
+    :func:`_as_completed`, each cell persisted as it comes."""
     from joblib import delayed
 
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
@@ -310,18 +311,8 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
 
     def job(cells: list[Cell]):
         signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
-        return delayed(ctx.services.worker_job)(
-            describe_cells(cells),
-            os.getpid(),
-            tuple(c.cell_id for c in cells),
-            limit,
-            group_job,
-            cells,
-            *data,
-            ctx.n_clusters,
-            cells[0].shared_seed,
-            token,
-        )
+        args = (*data, ctx.n_clusters, cells[0].shared_seed, token)
+        return delayed(run_job)(os.getpid(), limit, cells, *args)
 
     with _progress(ctx, total) as bar:
         persist = _persister(ctx, bar)
@@ -330,7 +321,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
             # closed as soon as the loop ends, by an error or a signal: the jobs still running
             # are cancelled here, not whenever the generator is collected
             with contextlib.closing(
-                results_as_completed(jobs, ctx.parallelism.n_jobs, ctx.execution.backend)
+                _as_completed(jobs, ctx.parallelism.n_jobs, ctx.execution.backend)
             ) as results:
                 for result in results:
                     if isinstance(result, JobTimedOut):
@@ -395,7 +386,55 @@ def _start_text(ctx) -> str:
     )
 
 
-def describe_cells(cells: list[Cell]) -> str:
-    """``reducer 'sign' in cell r=5 repetition 0 (<cell id>)``, naming every cell of a job."""
-    where = ", ".join(f"r={c.r} repetition {c.repetition} ({c.cell_id})" for c in cells)
-    return f"reducer {cells[0].reducer_name!r} in cell{'s' if len(cells) > 1 else ''} {where}"
+#: joblib's warning when a generator of results is closed early (joblib.parallel).
+_CANCELLED = r".*(tasks which were still being processed|have been successfully executed)"
+
+
+def _as_completed(jobs: Iterable, n_jobs: int, backend: str) -> Iterator:
+    """The results of ``jobs`` (joblib ``delayed`` calls) with the active backend (named
+    ``backend``), each as soon as it is available.
+
+    Backends that stream results get ``return_as="generator_unordered"``; those that cannot
+    (joblib's multiprocessing backend, Ray's) get the jobs in batches of a few per worker on one
+    pool, so results still come back while the run goes on. ``jobs`` is consumed lazily.
+
+    joblib's multiprocessing backend forks this process by default on Linux, and this process
+    has threads (a progress ticker, a library's own pool): a child
+    forked while one of them holds a lock waits for it forever, and the run with it. Its workers
+    are spawned instead, a fresh interpreter each as loky's are, whose parent is still this
+    process (the workers' watch on it holds). joblib takes the start method as a
+    ``multiprocessing`` context given as ``Parallel``'s backend; the worker count and the
+    memory-map settings stay the active ``parallel_config``'s.
+    """
+    from joblib import Parallel
+
+    try:
+        parallel = Parallel(return_as="generator_unordered")
+    except ValueError as err:
+        if "return_as" not in str(err):
+            raise
+        parallel = None
+    if parallel is not None:
+        outputs = parallel(jobs)
+        try:
+            # not `yield from`, which would close outputs itself, outside the filter below
+            for output in outputs:  # noqa: UP028
+                yield output
+        finally:
+            # Closed before the end (a stop signal, a failed cell): joblib cancels the jobs still
+            # running and warns that they were cancelled, which the run's own line already says.
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", _CANCELLED, UserWarning)
+                outputs.close()
+        return
+    batch_size = max(1, 2 * n_jobs)
+    start = multiprocessing.get_context("spawn") if backend == "multiprocessing" else None
+    with Parallel(return_as="list", backend=start) as pool:
+        batch = []
+        for job in jobs:
+            batch.append(job)
+            if len(batch) >= batch_size:
+                yield from pool(batch)
+                batch = []
+        if batch:
+            yield from pool(batch)

@@ -37,7 +37,6 @@ import numpy as np
 from kmdr.config.schema import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 from kmdr.config.seeds import shared_random_state, stream_seeds
 from kmdr.engine.reducer_checks import checked_reduction
-from kmdr.engine.threads import pin_threads
 from kmdr.results.cells import Cell, reducer_kwargs
 
 __all__ = [
@@ -47,6 +46,7 @@ __all__ = [
     "compute_cell",
     "compute_group",
     "compute_shared_work",
+    "describe_cells",
     "first_of_class_indices",
     "group_job",
     "prepare_data",
@@ -321,18 +321,20 @@ def key_text(key: tuple | None) -> str:
 def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
     """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
     need (seeded ``shared_seed``) from this process's memo, timed once per repetition, computed
-    with the BLAS/OpenMP threads of the cells' identity (:func:`~kmdr.engine.threads.pin_threads`).
+    with the BLAS/OpenMP threads of the cells' identity
+    (:meth:`kmdr.engine.session.ProcessState.pin`).
 
     ``X``, ``y`` and ``objective`` (the run's objective evaluator) reach the job as
     :func:`kmdr.engine.sweep.compute_in_memory` says.
 
     ``state`` is the process's :class:`kmdr.engine.session.ProcessState` (its thread pools and
-    shared-work memo), handed in by the worker's entry function.
+    shared-work memo), handed in by the worker's entry function
+    (:func:`kmdr.engine.session.run_job`).
 
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record.
     """
-    pin_threads(state.pools, cells[0].blas_threads)  # a job's cells differ only in repetition
+    state.pin(cells[0].blas_threads)  # a job's cells differ only in repetition
     first = cells[0]
     shared, report, seconds = None, None, None
     if first.shared_key is not None:
@@ -355,6 +357,12 @@ def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
             }
     pairs = compute_group(cells, X, y, n_clusters, shared, objective, seconds)
     return pairs, report
+
+
+def describe_cells(cells) -> str:
+    """``reducer 'sign' in cell r=5 repetition 0 (<cell id>)``, naming every cell of a job."""
+    where = ", ".join(f"r={c.r} repetition {c.repetition} ({c.cell_id})" for c in cells)
+    return f"reducer {cells[0].reducer_name!r} in cell{'s' if len(cells) > 1 else ''} {where}"
 
 
 def prepare_data(X):

@@ -219,7 +219,7 @@ def recomputed(before: pd.DataFrame, exp_dir: Path, run_id: str) -> Comparison:
 
 
 def replaced_line(name: str, outcome, before: pd.DataFrame) -> str:
-    """One line on a run of experiment ``name`` (a :class:`kmdr.engine.runner.RunOutcome`): its
+    """One line on a run of experiment ``name`` (a :class:`kmdr.engine.session.RunOutcome`): its
     cells reused, and those it computed against the rows of ``before`` they replace, e.g.
     ``bzmd14_orl: 705 cells: 5 reused, 700 computed: 700 identical``."""
     if outcome.skipped:

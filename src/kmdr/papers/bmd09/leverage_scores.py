@@ -62,13 +62,10 @@ class LeverageScoresKind:
         check_rank(spec, n_samples, n_features, n_clusters, "leverage scores")
 
     def run(self, ctx) -> None:
-        from kmdr.engine.threads import pin_threads
-
         spec = ctx.experiment
         seed = cell_seed(spec.seed, spec.dataset.name, spec.leverage.reducer, spec.leverage.r, 0)
-        # computed in the run's process, with its blas_threads (the scores' last bits depend on
-        # the thread count; the runner gives the process its own back after the run)
-        pin_threads(ctx.services.state.pools, spec.blas_threads)
+        # computed in the run's process with the experiment's blas_threads, which the runner
+        # pins before a kind runs and gives back after (the last bits depend on the count)
         table, seconds = leverage_scores_table(
             ctx.X,
             ctx.n_clusters,

@@ -269,9 +269,9 @@ def run_sampling_lemma(
 ) -> pd.DataFrame:
     """Compute the lemma table on every dataset that loads, write CSVs and the figure; with one
     BLAS/OpenMP thread, as cells are (the singular values' last bits depend on the count)."""
-    from kmdr.engine.threads import ThreadPools, run_threads
+    from kmdr.engine.session import process_state
 
-    with run_threads(ThreadPools(), 1):
+    with process_state().run_threads(1):
         return _run_sampling_lemma(results, quick, datasets, loader)
 
 
@@ -328,12 +328,9 @@ class SamplingLemmaKind:
         check_rank(spec, n_samples, n_features, n_clusters, "the sampling lemma")
 
     def run(self, ctx) -> None:
-        from kmdr.engine.threads import pin_threads
-
         spec = ctx.experiment
-        # computed in the run's process, with its blas_threads (the singular values' last bits
-        # depend on the thread count; the runner gives the process its own back after the run)
-        pin_threads(ctx.services.state.pools, spec.blas_threads)
+        # computed in the run's process with the experiment's blas_threads, which the runner
+        # pins before a kind runs and gives back after (the last bits depend on the count)
         table = sampling_lemma_table(
             ctx.X, ctx.n_clusters, spec.r_grid, range(spec.repeats), dataset=spec.dataset.name
         )
