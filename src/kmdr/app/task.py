@@ -154,7 +154,7 @@ def execute(objects, launcher_jobs: int = 1):
     may have been computed)."""
     from kmdr.app.protocol import check_folder
     from kmdr.engine.backends import RunFailed
-    from kmdr.engine.session import RUN_LOG, WORKER_LOG, default_session, run_started
+    from kmdr.engine.session import RUN_LOG, default_session, run_started
 
     experiment, execution, output = objects
     session = default_session(execution, launcher_jobs)
@@ -169,8 +169,6 @@ def execute(objects, launcher_jobs: int = 1):
         kept = f"; {kept_line(experiment, output)}" if run_started(err) else ""
         if getattr(err, RUN_LOG, None):
             kept += f"; its traceback: {getattr(err, RUN_LOG)}"
-        if getattr(err, WORKER_LOG, None):
-            kept += f"; the workers' log: {getattr(err, WORKER_LOG)}"
         if isinstance(err, RunFailed):  # its message says it whole
             raise RunError(f"{err}{kept}") from err
         raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}){kept}") from err

@@ -79,7 +79,6 @@ from kmdr.results.store import CellStore
 
 __all__ = [
     "RUN_LOG",
-    "WORKER_LOG",
     "JobTimedOut",
     "ProcessState",
     "RunContext",
@@ -106,9 +105,6 @@ THREAD_POOL_MODULES = ("numpy", "scipy.linalg", "sklearn.cluster")
 WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
 #: The attribute a stop or an error carries once the run it ended may have written cells.
 _STARTED = "kmdr_run_started"
-#: The attribute an error carries when the run's workers logged it (the file's path): none does
-#: since the workers log where their backend sends them; kept for the callers that read it.
-WORKER_LOG = "kmdr_worker_log"
 #: The attribute an error carries when the run's log file holds its traceback (the file's path).
 RUN_LOG = "kmdr_run_log"
 #: The loggers of the backends a run uses, whose records go to the run's log file while it runs
