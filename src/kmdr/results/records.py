@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+import numpy as np
 import pandas as pd
 
 from kmdr._io import atomic_write_text, read_bytes, read_text
@@ -338,16 +339,19 @@ def table_header(names: set[str]) -> list[str]:
 def sort_rows(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` (texts) in cells.csv's order: by its identity columns, then its cell id; in each
     column numbers come before texts, each in their natural order (r = 2 before r = 10)."""
-    keys = {}
+    keys = []
     for col in (*IDENTITY_COLUMNS, "cell_id"):
         codes, uniques = pd.factorize(table[col] if col in table else pd.Series("", table.index))
-        texts = pd.Series(uniques, dtype=object)
-        numbers = pd.to_numeric(texts, errors="coerce")  # each distinct text parsed once
-        keys[f"{col}.n"] = numbers.to_numpy()[codes]
-        keys[f"{col}.t"] = texts.where(numbers.isna(), "").to_numpy()[codes]
-    keys = pd.DataFrame(keys).reset_index(drop=True)
-    order = keys.sort_values(list(keys), kind="stable", na_position="last").index
-    return table.iloc[order].reset_index(drop=True)
+        # each distinct text parsed once and ranked once: numbers first, then texts
+        numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce").to_numpy()
+        each = [
+            (True, 0.0, t) if np.isnan(n) else (False, n, "")
+            for n, t in zip(numbers, uniques, strict=True)
+        ]
+        rank = {key: i for i, key in enumerate(sorted(set(each)))}
+        keys.append(np.array([rank[key] for key in each], dtype=np.int64)[codes])
+    # np.lexsort is stable and takes its primary key last
+    return table.iloc[np.lexsort(keys[::-1])].reset_index(drop=True) if keys else table
 
 
 # ----------------------------------------------------------------------------------------------
