@@ -47,8 +47,6 @@ def _compose(name: str, overrides: list[str]):
 
 
 def _run(name: str, overrides: list[str]):
-    from omegaconf import OmegaConf
-
     from kmdr.config.schema import from_config
     from kmdr.engine.session import run_experiment
 
@@ -58,7 +56,7 @@ def _run(name: str, overrides: list[str]):
     with pytest.warns(
         UserWarning, match="300 terms occur in the 184 documents; bmd09 reports 6314"
     ):
-        outcome = run_experiment(*spec, config=OmegaConf.to_container(cfg, resolve=True))
+        outcome = run_experiment(*spec)
     assert outcome.skipped is None
     from kmdr.app.drawing import draw
 

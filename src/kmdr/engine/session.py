@@ -432,12 +432,10 @@ class Session:
         output: Output | None = None,
         *,
         dataset=None,
-        config: dict | None = None,
     ) -> RunOutcome:
         """Run (or resume) ``experiment`` in this session (see the module docstring); its
         :class:`RunOutcome`. ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` to
-        run on instead; ``config``: the full resolved config to record (default: the three
-        objects). Its lines go to the ``kmdr`` logger (:mod:`kmdr._log`).
+        run on instead. Its lines go to the ``kmdr`` logger (:mod:`kmdr._log`).
 
         Raises :class:`~kmdr.config.errors.ConfigError` before any work for a config that cannot
         run or does not fit the data, :class:`~kmdr.engine.backends.BackendError` for a backend
@@ -458,10 +456,10 @@ class Session:
         with signals.stop_on_signals():
             path = data_path(self.execution)  # in memory or row blocks: decided here, once
             data = self.load(experiment, output, path) if dataset is None else dataset
-            return _execute(par, path, experiment, self.execution, output, data, config)
+            return _execute(par, path, experiment, self.execution, output, data)
 
 
-def _execute(par, path, experiment, execution, output, dataset, config) -> RunOutcome:
+def _execute(par, path, experiment, execution, output, dataset) -> RunOutcome:
     """:meth:`Session.run` once the data are loaded (``dataset``: the loaded data, the
     DatasetUnavailable its loading raised, or a dry run's DeclaredData)."""
     from kmdr.datasets import DatasetUnavailable
@@ -475,7 +473,7 @@ def _execute(par, path, experiment, execution, output, dataset, config) -> RunOu
     record = {}
     if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
         blas = _PROCESS.thread_pools()
-        record = run_record(experiment, execution, output, outcome.run_id, config, par, blas)
+        record = run_record(experiment, execution, output, outcome.run_id, par, blas)
         kernels = _kernels.mismatch(blas)
         if kernels:
             warn(kernels)
@@ -619,14 +617,13 @@ def run_experiment(
     output: Output | None = None,
     *,
     dataset=None,
-    config: dict | None = None,
     launcher_n_jobs: int = 1,
 ) -> RunOutcome:
     """Run (or resume) ``experiment`` in a :class:`Session` of its own (``with
     Session(execution) as s: s.run(experiment, output)``); the arguments and what it raises:
     :meth:`Session.run`."""
     with Session(execution, launcher_n_jobs=launcher_n_jobs) as session:
-        return session.run(experiment, output, dataset=dataset, config=config)
+        return session.run(experiment, output, dataset=dataset)
 
 
 def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:

@@ -74,12 +74,11 @@ def versions(blas: list[dict] | None = None) -> dict:
     return out
 
 
-def run_record(
-    experiment, execution, output, run_id: str, config: dict | None, parallelism, blas=None
-) -> dict:
+def run_record(experiment, execution, output, run_id: str, parallelism, blas=None) -> dict:
     """The run record as it stands when a run starts (status ``running``): ``experiment``,
     ``execution`` and ``output`` are the run's objects (:mod:`kmdr.config.schema`), kept under
-    ``spec``; ``blas``: as for :func:`versions`."""
+    ``spec`` and, for the readers of older records (which kept the composed Hydra config there),
+    under ``config`` too; ``blas``: as for :func:`versions`."""
     from kmdr.config.schema import spec_of
 
     spec = spec_of(experiment, execution, output)
@@ -90,7 +89,7 @@ def run_record(
         "status": "running",
         "started_at": now(),
         "finished_at": None,
-        "config": config if config is not None else spec,
+        "config": spec,
         "spec": spec,
         "versions": versions(blas),
         "cpu_count": parallelism.cores,
