@@ -8,12 +8,16 @@ worker, and reused. :func:`check_reducer` checks that contract on small dense an
     def test_my_reducer():
         check_reducer(MyReducer(n_components=3, random_state=0))
 
+:func:`check_reducers` checks several in one go: the fresh interpreter the last check needs
+(another hash seed, another import order) is started once for all of them, not once each.
+
 Each failed check raises :class:`~kmdr.engine.reducer_checks.ReducerOutputError`, one line naming
 the reducer, the problem and the fix.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import secrets
@@ -32,7 +36,7 @@ from kmdr.engine.reducer_checks import (
     same_state,
 )
 
-__all__ = ["check_reducer"]
+__all__ = ["check_reducer", "check_reducers"]
 
 
 def _equal(A, B) -> bool:
@@ -62,27 +66,36 @@ def _data(n_samples: int, n_features: int) -> dict:
     return {"dense": dense, "sparse": sp.csr_matrix(dense)}
 
 
-def _fit_in_a_fresh_process(estimator, data: dict) -> dict:
-    """``clone(estimator).fit_transform(X)`` of each matrix of ``data``, in one new interpreter
-    with another hash seed (its start, not the fits, is what a check costs)."""
+def _fit_in_a_fresh_process(estimators: list, data: dict) -> list[dict]:
+    """``clone(estimator).fit_transform(X)`` of each matrix of ``data``, for each estimator, in
+    one new interpreter with another hash seed (its start, not the fits, is what a check
+    costs). An estimator the fresh interpreter cannot fit is named in one line."""
     code = (
-        "import pickle, sys; from sklearn.base import clone; "
-        "est, data = pickle.load(sys.stdin.buffer); "
-        "pickle.dump({k: clone(est).fit_transform(X) for k, X in data.items()}, sys.stdout.buffer)"
+        "import pickle, sys; from sklearn.base import clone\n"
+        "estimators, data = pickle.load(sys.stdin.buffer)\n"
+        "for est in estimators:\n"
+        "    print(type(est).__name__, file=sys.stderr, flush=True)\n"
+        "    out = {k: clone(est).fit_transform(X) for k, X in data.items()}\n"
+        "    pickle.dump(out, sys.stdout.buffer)\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
            "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 1) + 1)}  # fmt: skip
     done = subprocess.run(
-        [sys.executable, "-c", code], input=pickle.dumps((estimator, data)), capture_output=True,
+        [sys.executable, "-c", code], input=pickle.dumps((estimators, data)), capture_output=True,
         env=env, check=False,
     )  # fmt: skip
     if done.returncode != 0:
-        why = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+        said = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
+        # the estimator being fitted when it stopped is the last name printed before the error
+        names = [type(e).__name__ for e in estimators]
+        started = [line for line in said if line in names]
+        name = started[-1] if started else names[0]
         raise ReducerOutputError(
-            f"{type(estimator).__name__}: a fresh process could not fit it ({why}); make it "
+            f"{name}: a fresh process could not fit it ({said[-1]}); make it "
             "importable and picklable (a module-level class of an installed package)"
         )
-    return pickle.loads(done.stdout)
+    stream = io.BytesIO(done.stdout)
+    return [pickle.load(stream) for _ in estimators]
 
 
 def check_reducer(estimator, *, n_samples: int = 40, n_features: int = 12) -> None:
@@ -98,9 +111,27 @@ def check_reducer(estimator, *, n_samples: int = 40, n_features: int = 12) -> No
     - a reducer that declares its reduction independent of ``random_state``
       (``is_deterministic``) gives the same output with another seed.
     """
+    check_reducers([estimator], n_samples=n_samples, n_features=n_features)
+
+
+def check_reducers(estimators, *, n_samples: int = 40, n_features: int = 12) -> None:
+    """:func:`check_reducer` of each of ``estimators``, the fresh-process fits of all of them in
+    one fresh interpreter (started after every in-process check has passed). The first failed
+    check raises, naming its reducer."""
+    estimators = list(estimators)
+    data = _data(n_samples, n_features)
+    outputs = [_check_in_this_process(estimator, data, n_samples) for estimator in estimators]
+    fresh = _fit_in_a_fresh_process(estimators, data)
+    for estimator, here, there in zip(estimators, outputs, fresh, strict=True):
+        name, r = type(estimator).__name__, estimator.get_params()["n_components"]
+        for kind, C2 in there.items():
+            _same(f"{name} on {kind} data at r={r}", "a fresh process", here[kind], C2)
+
+
+def _check_in_this_process(estimator, data: dict, n_samples: int) -> dict:
+    """The checks of :func:`check_reducer` that need no fresh process; the outputs by kind."""
     name = type(estimator).__name__
     r = estimator.get_params()["n_components"]
-    data = _data(n_samples, n_features)
     outputs = {}
     for kind, X in data.items():
         what = f"{name} on {kind} data at r={r}"
@@ -118,6 +149,4 @@ def check_reducer(estimator, *, n_samples: int = 40, n_features: int = 12) -> No
             other = seed + 1 if isinstance(seed, int) else 1
             again = clone(estimator).set_params(random_state=other).fit_transform(X)
             _same(what, "another seed", C, again)
-    # the checks above run in this process first: the fresh one is started once, for both fits
-    for kind, C2 in _fit_in_a_fresh_process(estimator, data).items():
-        _same(f"{name} on {kind} data at r={r}", "a fresh process", outputs[kind], C2)
+    return outputs

@@ -1,7 +1,10 @@
-"""``kmdr.testing.check_reducer`` on every built-in reducer, and on reducers that break each part
-of the contract it checks (a plug-in author's test, run here as theirs would be)."""
+"""``kmdr.testing.check_reducers`` on every built-in reducer (one fresh interpreter for all of
+them), and ``kmdr.testing.check_reducer`` on reducers that break each part of the contract it
+checks (a plug-in author's test, run here as theirs would be)."""
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 import pytest
@@ -9,7 +12,7 @@ import pytest
 from kmdr.engine.reducer_checks import ReducerOutputError
 from kmdr.reducers import available_reducers, make_reducer
 from kmdr.reducers.projections import GaussianProjection
-from kmdr.testing import check_reducer
+from kmdr.testing import check_reducer, check_reducers
 
 #: LLE's default 12 neighbours need more rows than the checks' data give each neighbourhood.
 PARAMS = {"lle": {"n_neighbors": 5}}
@@ -17,10 +20,12 @@ PARAMS = {"lle": {"n_neighbors": 5}}
 R = {"none": 12}
 
 
-@pytest.mark.parametrize("name", available_reducers())
-def test_every_builtin_reducer_passes(name):
-    check_reducer(
+def test_every_builtin_reducer_passes():
+    names = available_reducers()
+    assert {"none", "svd", "gaussian", "leverage", "lle", "sparse_embedding"} <= set(names)
+    check_reducers(
         make_reducer(name, R.get(name, 3), n_clusters=3, random_state=0, **PARAMS.get(name, {}))
+        for name in names
     )
 
 
@@ -43,6 +48,15 @@ class HashDependent(GaussianProjection):
 
     def _transform(self, X):
         return super()._transform(X) + hash("kmdr") % 1_000_003
+
+
+class FailsAfresh(GaussianProjection):
+    """Fits here and not in a fresh interpreter (one started with ``python -c``)."""
+
+    def _transform(self, X):
+        if sys.argv[0] == "-c":
+            raise RuntimeError("not in a fresh process")
+        return super()._transform(X)
 
 
 class FalselyDeterministic(GaussianProjection):
@@ -76,3 +90,13 @@ def test_a_broken_contract_is_one_line(cls, says):
     line = str(err.value)
     assert "\n" not in line and line.startswith(f"{cls.__name__} on dense data at r=3: ")
     assert says in line
+
+
+def test_of_several_reducers_the_one_a_fresh_process_cannot_fit_is_named():
+    with pytest.raises(ReducerOutputError) as err:
+        check_reducers(
+            [GaussianProjection(n_components=3, random_state=0), FailsAfresh(3, random_state=0)]
+        )
+    line = str(err.value)
+    assert "\n" not in line and line.startswith("FailsAfresh: a fresh process could not fit it")
+    assert "not in a fresh process" in line
