@@ -2,7 +2,11 @@
 ONE module and a dataset as ONE module of their own package (plugged in through entry points),
 with no config file (kmdr generates their options), swept through the ``kmdr`` command and found
 in the sweep's cells, in the legend of the figure the run draws and in REPORT.md; and a preset of
-theirs in their own config folder. Nothing in kmdr is edited."""
+theirs in their own config folder. Nothing in kmdr is edited.
+
+The commands run in this process (their ``main``, the package installed here as a command that
+starts finds it); a plug-in that does not import is the one run in a process of its own: what a
+command prints as it starts with it installed is the point."""
 
 from __future__ import annotations
 
@@ -112,22 +116,53 @@ def user_project(tmp_path) -> Path:
 
 @pytest.fixture
 def plugged_in(user_project, monkeypatch):
-    """The user's package importable in this process too (to draw the figure here)."""
+    """The user's package installed in this process: importable, its entry points found and
+    the options kmdr generates for them in Hydra's ConfigStore, as a ``kmdr`` command that
+    starts with it installed has them. The ConfigStore is left as it was after."""
     import importlib
+
+    from hydra.core.config_store import ConfigStore
 
     import kmdr.datasets as kd
     import kmdr.reducers as kr
+    from kmdr.app import compose
 
+    repo = ConfigStore.instance().repo
+    before = {group: set(repo.get(group, {})) for group in ("reducer", "dataset")}
     monkeypatch.syspath_prepend(str(user_project / "site"))
     importlib.invalidate_caches()
     kr.reload_plugins()
     kd.reload_plugins()
+    compose._register()
     yield user_project
     monkeypatch.undo()
+    for group, names in before.items():
+        for name in set(repo.get(group, {})) - names:
+            del repo[group][name]
     kr.reload_plugins()
     kd.reload_plugins()
     for module in ("my_package", "my_package.topvar", "my_package.toyblobs"):
         sys.modules.pop(module, None)
+
+
+def _here(main, argv: list[str], project: Path, monkeypatch, capsys) -> tuple[int, str, str]:
+    """``main`` of a console script run in this process from ``project``, as the script runs
+    it: its exit status, stdout and stderr."""
+    import _command
+
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
+    try:
+        if main is None:  # kmdr itself: sys.argv is its command line
+            _command.kmdr(argv)
+            status = 0
+        else:
+            status = main(argv) or 0
+    except SystemExit as exit:
+        status = exit.code or 0
+    out, err = capsys.readouterr()
+    return status, out, err
 
 
 def _kmdr(tool: str, *args: str, project: Path) -> subprocess.CompletedProcess:
@@ -147,14 +182,17 @@ def _kmdr(tool: str, *args: str, project: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in):
+def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in, monkeypatch, capsys):
+    from kmdr.app.listing import main as kmdr_list
+    from kmdr.report.build import main as kmdr_report
+
     project = plugged_in
     results = project / "results"
     # The guide's command as written (no config folder), plus what only this test environment
     # needs: one worker, no bar, a results folder of its own.
     sweep = [*guide_sweep()[1:], "n_jobs=1", "progress=false", f"results_dir={results}"]
-    run = _kmdr("kmdr.app", *sweep, project=project)
-    assert run.returncode == 0, run.stderr
+    status, _, err = _here(None, sweep, project, monkeypatch, capsys)
+    assert status == 0, err
     (cells_csv,) = results.glob("*/cells.csv")
     cells = pd.read_csv(cells_csv)
     assert set(cells["reducer"]) == {"top_variance", "none"}
@@ -178,50 +216,45 @@ def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in):
         plt.close(fig)
     assert "TopVar" in labels
 
-    report = _kmdr("kmdr.report.build", str(results), project=project)
-    assert report.returncode == 0, report.stderr
+    status, _, err = _here(kmdr_report, [str(results)], project, monkeypatch, capsys)
+    assert status == 0, err
     text = (results / "REPORT.md").read_text()
     assert "TopVar" in text
     # The timing table reads what the declaration says its time includes.
     assert re.search(r"`top_variance` \| the variance of every feature and a sort of them", text)
 
-    listed = _kmdr("kmdr.app.listing", "reducers", "datasets", project=project)
-    assert listed.returncode == 0, listed.stderr
-    assert "top_variance" in listed.stdout and "toyblobs" in listed.stdout
+    status, out, err = _here(kmdr_list, ["reducers", "datasets"], project, monkeypatch, capsys)
+    assert status == 0, err
+    assert "top_variance" in out and "toyblobs" in out
 
 
 @pytest.mark.slow
-def test_a_users_preset_runs_and_is_reported_as_theirs(user_project):
-    results = user_project / "results"
-    run = _kmdr(
-        "kmdr.app",
-        *("-cd", str(user_project / "conf"), "experiment=toy_study", f"results_dir={results}"),
-        *("n_jobs=1", "progress=false", "figures=false"),
-        project=user_project,
-    )
-    assert run.returncode == 0, run.stderr
+def test_a_users_preset_runs_and_is_reported_as_theirs(plugged_in, monkeypatch, capsys):
+    from kmdr.report.build import main as kmdr_report
+
+    project = plugged_in
+    results = project / "results"
+    run = [*("-cd", str(project / "conf"), "experiment=toy_study", f"results_dir={results}"),
+           *("n_jobs=1", "progress=false", "figures=false")]  # fmt: skip
+    status, _, err = _here(None, run, project, monkeypatch, capsys)
+    assert status == 0, err
     cells = pd.read_csv(results / "toy_study" / "cells.csv")
     assert len(cells) == 2 * 3 * 2 + 2 and set(cells["method"]) == {"TopVar", "RP", "kMeans"}
-    report = _kmdr("kmdr.report.build", str(results), project=user_project)
-    assert report.returncode == 0, report.stderr
+    status, _, err = _here(kmdr_report, [str(results)], project, monkeypatch, capsys)
+    assert status == 0, err
     text = (results / "REPORT.md").read_text()
     assert "Toy study: top-variance features against RP" in text
 
 
 @pytest.mark.slow
-def test_a_typo_in_the_users_preset_is_hydras_error(user_project):
-    conf = user_project / "conf" / "experiment" / "toy_study.yaml"
+def test_a_typo_in_the_users_preset_is_hydras_error(plugged_in, monkeypatch, capsys):
+    conf = plugged_in / "conf" / "experiment" / "toy_study.yaml"
     conf.write_text(conf.read_text().replace("repeats: 2", "repaets: 2"))
-    run = _kmdr(
-        "kmdr.app",
-        "-cd",
-        str(user_project / "conf"),
-        "experiment=toy_study",
-        f"results_dir={user_project / 'results'}",
-        project=user_project,
-    )
-    assert run.returncode == 1, run.stderr  # Hydra's error, as Hydra prints it
-    assert "Key 'repaets' not in 'RunConfig'" in run.stderr and "toy_study" in run.stderr
+    run = ["-cd", str(plugged_in / "conf"), "experiment=toy_study",
+           f"results_dir={plugged_in / 'results'}"]  # fmt: skip
+    status, _, err = _here(None, run, plugged_in, monkeypatch, capsys)
+    assert status == 1, err  # Hydra's error, as Hydra prints it
+    assert "Key 'repaets' not in 'RunConfig'" in err and "toy_study" in err
 
 
 @pytest.mark.slow
