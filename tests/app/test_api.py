@@ -195,19 +195,21 @@ def test_compose_refuses_a_setting_it_does_not_return(override, says):
 
 
 @pytest.mark.slow
-def test_a_run_after_chdir_reuses_the_workers_with_absolute_paths(tmp_path):
+def test_a_run_after_chdir_reuses_the_workers_with_absolute_paths(tmp_path, monkeypatch):
+    from kmdr.engine import session
+
     parallel = [a for a in TINY if not a.startswith("n_jobs=")] + ["n_jobs=2"]
-    script = f"""
-import os, kmdr
-os.chdir({str(tmp_path / "a")!r})
-kmdr.run({parallel!r})
-os.chdir({str(tmp_path / "b")!r})
-print(len(kmdr.run({parallel!r} + ["name=second"])))
-"""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split()[-1] == "4"
+    session.close_default_session()  # this test's first run opens the session
+    try:
+        monkeypatch.chdir(tmp_path / "a")
+        kmdr.run(parallel)
+        first = session._PROCESS.default
+        monkeypatch.chdir(tmp_path / "b")
+        assert len(kmdr.run([*parallel, "name=second"])) == 4
+        assert session._PROCESS.default is first and first.open  # its workers, reused
+    finally:
+        session.close_default_session()
     assert (tmp_path / "b" / "my_results" / "second" / "cells.csv").is_file()
     assert not (tmp_path / "a" / "my_results" / "second").exists()

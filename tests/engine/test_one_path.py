@@ -1,15 +1,19 @@
 """One way through a run: the command line and ``kmdr.run`` each check the config, start the
 workers, choose where the data live (in memory or row blocks), load them and execute once.
-Counted for real: the run is profiled (cProfile counts every call of every function) in a process
-of its own, and each step's function must have been called exactly once."""
+Counted for real: the run is profiled (cProfile counts every call of every function) in this
+process, with no session left open by an earlier run (the workers start in the run profiled), and
+each step's function must have been called exactly once."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+import cProfile
+import pstats
 
 import pytest
+
+import _command
+import kmdr
+from kmdr.engine.session import close_default_session
 
 pytestmark = pytest.mark.slow
 
@@ -49,41 +53,30 @@ ONCE = [
     ("kmdr/engine/session.py", "_execute"),
 ]
 
-PROFILED = """
-import cProfile, json, pstats, sys
-route, results = sys.argv[1], sys.argv[2]
-args = json.loads(sys.argv[3])
-profile = cProfile.Profile()
-if route == "cli":
-    from kmdr.app.entry import main
-    sys.argv = ["kmdr", *args, f"results_dir={results}"]
+
+def _profiled(route: str, args: list[str], results) -> dict[str, int]:
+    """The calls of each function (``<last 3 path parts>:<name>``) in one run by ``route``:
+    ``kmdr``'s main (the console script's) or ``kmdr.run``."""
+    close_default_session()  # the run starts its own workers, as in a fresh process
+    profile = cProfile.Profile()
     try:
-        profile.runcall(main)
-    except SystemExit as stop:
-        assert not stop.code, stop.code
-else:
-    import kmdr
-    profile.runcall(kmdr.run, *args, results_dir=results)
-calls = {}
-for (path, _line, name), (_cc, nc, *_rest) in pstats.Stats(profile).stats.items():
-    key = "/".join(path.split("/")[-3:]) + ":" + name
-    calls[key] = calls.get(key, 0) + nc
-print(json.dumps(calls))
-"""
+        if route == "cli":
+            profile.runcall(_command.kmdr, [*args, f"results_dir={results}"])
+        else:
+            profile.runcall(kmdr.run, *args, results_dir=results)
+    finally:
+        close_default_session()
+    calls = {}
+    for (path, _line, name), (_cc, nc, *_rest) in pstats.Stats(profile).stats.items():
+        key = "/".join(path.split("/")[-3:]) + ":" + name
+        calls[key] = calls.get(key, 0) + nc
+    return calls
 
 
 @pytest.mark.parametrize("route", ["cli", "api"])
-def test_each_step_of_a_run_happens_once(route, tmp_path):
-    args = [*TINY, "n_jobs=2"]
-    proc = subprocess.run(
-        [sys.executable, "-c", PROFILED, route, str(tmp_path / "r"), json.dumps(args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    calls = json.loads(proc.stdout.strip().splitlines()[-1])
+def test_each_step_of_a_run_happens_once(route, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    calls = _profiled(route, [*TINY, "n_jobs=2"], tmp_path / "r")
     counted = {f"{path}:{name}": calls.get(f"{path}:{name}", 0) for path, name in ONCE}
     assert counted == {key: 1 for key in counted}
     assert (tmp_path / "r" / "custom" / "cells.csv").is_file()
