@@ -2,12 +2,11 @@
 """Plug-ins that misbehave, installed as a real package on a temporary path: reducers whose output
 cannot be scored (checked before scoring, one line naming the reducer, r, the problem and the fix;
 finished cells kept) and name clashes (built-ins win; two plug-ins of one name are refused when
-that name is used)."""
+that name is used). The commands run in this process (``kmdr``'s main, as its console script
+calls it), the package put on the path and the plug-ins found again."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -160,19 +159,29 @@ def site(tmp_path_factory) -> Path:
     return site
 
 
-def kmdr(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
-    env["OMP_NUM_THREADS"] = "1"
-    env.pop("HYDRA_FULL_ERROR", None)
-    code = "import sys; from kmdr.app import main; sys.exit(main())"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+def kmdr(plugged: Path, cwd: Path, *args: str):
+    """``kmdr args`` in this process, with the plug-in package of ``plugged`` found afresh as a
+    command finds it as it starts (its options registered, its warnings printed first on its
+    stderr): its exit status and output, as a finished process's."""
+    import subprocess
+    import warnings
+
+    from test_cli import run_kmdr
+
+    from kmdr.app import compose
+    from kmdr.datasets import reload_plugins as reload_datasets
+    from kmdr.reducers import reload_plugins as reload_reducers
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        reload_reducers()
+        reload_datasets()
+        compose._register()
+    warned = "".join(
+        warnings.formatwarning(w.message, w.category, w.filename, w.lineno) for w in caught
     )
+    run = run_kmdr(list(args), cwd)
+    return subprocess.CompletedProcess(run.args, run.returncode, run.stdout, warned + run.stderr)
 
 
 RUN = [
@@ -203,17 +212,30 @@ def output_case(name, problem, what):
 
 @pytest.fixture
 def plugged(site, monkeypatch):
-    """The plug-in package importable in this process, the registry reloaded (and again after)."""
+    """The plug-in package importable in this process, the registries reloaded (and again
+    after); the site's folder."""
     import importlib
 
+    from hydra.core.config_store import ConfigStore
+
+    from kmdr.datasets import reload_plugins as reload_datasets
     from kmdr.reducers import _registry
 
+    repo = ConfigStore.instance().repo
+    before = {group: set(repo.get(group, {})) for group in ("reducer", "dataset")}
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
     monkeypatch.syspath_prepend(str(site))
     importlib.invalidate_caches()
     _registry.reload_plugins()
-    yield
+    reload_datasets()
+    yield site
     monkeypatch.undo()
+    for group, names in before.items():  # the options :func:`kmdr` registered for the site
+        for name in set(repo.get(group, {})) - names:
+            del repo[group][name]
     _registry.reload_plugins()
+    reload_datasets()
     sys.modules.pop("kmdr_badplug", None)
 
 
@@ -258,10 +280,12 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
 
 
 @pytest.mark.slow
-def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(site, tmp_path):
+def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(plugged, tmp_path):
     results = tmp_path / "r"
     # The baseline's cells run first (longest first) and are kept when the bad reducer stops.
-    run = kmdr(site, tmp_path, *RUN, "reducers=[{name:none},{name:wide}]", f"results_dir={results}")
+    run = kmdr(
+        plugged, tmp_path, *RUN, "reducers=[{name:none},{name:wide}]", f"results_dir={results}"
+    )
     assert run.returncode == 1, run.stderr
     (line,) = _errors(run.stderr)
     assert "Traceback" not in run.stderr and line.startswith("kmdr: error: ")
@@ -272,8 +296,8 @@ def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(site
 
 
 @pytest.mark.slow
-def test_a_plugin_named_sign_breaks_nothing(site, tmp_path):
-    run = kmdr(site, tmp_path, *RUN, "reducer=sign", f"results_dir={tmp_path / 'r'}")
+def test_a_plugin_named_sign_breaks_nothing(plugged, tmp_path):
+    run = kmdr(plugged, tmp_path, *RUN, "reducer=sign", f"results_dir={tmp_path / 'r'}")
     assert run.returncode == 0, run.stderr
     clash = [ln for ln in run.stderr.splitlines() if "'sign'" in ln and "ignored" in ln]
     assert len(clash) == 1 and "kmdr-badplug 0.1" in clash[0]
@@ -296,8 +320,8 @@ def test_a_plugin_named_sign_breaks_nothing(site, tmp_path):
     ],
 )
 @pytest.mark.slow
-def test_two_plugins_of_one_name_are_refused_when_used(args, expected, site, tmp_path):
-    run = kmdr(site, tmp_path, *RUN[1:], *args, f"results_dir={tmp_path / 'r'}")
+def test_two_plugins_of_one_name_are_refused_when_used(args, expected, plugged, tmp_path):
+    run = kmdr(plugged, tmp_path, *RUN[1:], *args, f"results_dir={tmp_path / 'r'}")
     assert expected in run.stderr and "kmdr-badplug" in run.stderr, run.stderr
     assert "kmdr-otherplug" in run.stderr
     if "=" in args[0] and not args[0].startswith("reducers="):  # a group option: Hydra's
@@ -310,16 +334,14 @@ def test_two_plugins_of_one_name_are_refused_when_used(args, expected, site, tmp
 
 
 @pytest.mark.slow
-def test_a_dataset_plugin_named_like_a_builtin_is_ignored(site, tmp_path):
-    code = (
-        "import warnings; warnings.simplefilter('default'); "
-        "from kmdr.datasets import dataset_info, dataset_names; names = dataset_names(); print(dataset_info('orl').loader.__module__, names.count('orl'))"
-    )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
-    probe = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
-    )
-    assert probe.returncode == 0, probe.stderr
-    assert "kmdr.datasets" in probe.stdout  # the built-in loader, not kmdr_badplug's
-    (line,) = [ln for ln in probe.stderr.splitlines() if "'orl'" in ln]
+def test_a_dataset_plugin_named_like_a_builtin_is_ignored(plugged, recwarn):
+    import warnings
+
+    from kmdr.datasets import dataset_info, dataset_names
+
+    warnings.simplefilter("default")
+    names = dataset_names()
+    assert dataset_info("orl").loader.__module__.startswith("kmdr.datasets")  # not kmdr_badplug's
+    assert names.count("orl") == 1
+    (line,) = [str(w.message) for w in recwarn if "'orl'" in str(w.message)]
     assert "is ignored" in line and "kmdr-badplug 0.1" in line
