@@ -5,12 +5,11 @@ section, so one added later is covered without touching this file); a trailing `
 a line, ``#`` starts a comment. What is done with each command, by its first word:
 
 - ``kmdr`` and ``python -m kmdr`` (any path to them, e.g. ``.venv/bin/kmdr``):
-    * run verbatim as a process (this test environment's ``kmdr`` script, or its interpreter's
-      ``-m kmdr``) when it only asks the command about itself (``--help``/``-h``/``--version``,
-      ``-sc ...``): the console script starts as a user's does;
-    * run verbatim in this process through the function the ``kmdr`` script calls
-      (``kmdr.app.main``, with ``sys.argv`` the command line) when it prints a config
-      (``--cfg ...``) or is already a dry run (``dry_run=true``);
+    * run verbatim in this process through the function the ``kmdr`` script and ``python -m
+      kmdr`` call (``kmdr.app.main``, with ``sys.argv`` the command line) when it only asks the
+      command about itself (``--help``/``-h``/``--version``, ``-sc ...``), prints a config
+      (``--cfg ...``) or is already a dry run (``dry_run=true``) (the console script's own start
+      is checked in a process where a pipe is the point, ``tests/app/test_cli_errors.py``);
     * composed only, through Hydra's compose API against kmdr's configs (every key, group and
       value checked, the schema's types too; a sweep's first value stands for the sweep), when the
       command needs what a test machine has not: an external launcher or sweeper
@@ -18,8 +17,9 @@ a line, ``#`` starts a comment. What is done with each command, by its first wor
       ``ray.address=``) or Ray (``backend=ray``);
     * otherwise run in this process as a dry run (``dry_run=true`` appended): Hydra composes
       every job, kmdr validates it and plans its cells, nothing is computed.
-- ``kmdr-*`` tools: run verbatim when they only read (``kmdr-list``, ``--help``); otherwise their
-  ``--help`` is run (the tool exists and starts).
+- ``kmdr-*`` tools: run verbatim in this process, through the function the console script calls
+  (its entry point), when they only read (``kmdr-list``, ``--help``); otherwise their ``--help``
+  is run so (the tool exists and parses its options).
 - ``make TARGET ...``: ``make -n`` (the target exists and its recipe expands), never run.
 - ``python scripts/X.py ...`` (any interpreter path): the script exists and ``--help`` exits 0.
 - anything else (``pip``, ``cd``, ``git``, ...) is not a kmdr command and is left alone.
@@ -47,11 +47,10 @@ DOCUMENTS = (
     README,
     *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts),
 )
-BIN = Path(sys.executable).parent
 _BLOCK = re.compile(r"^```(?:bash|sh|shell)\n(.*?)^```", re.M | re.S)
 #: Keys and groups that need something a test machine does not have: composed, never run.
 _EXTERNAL = ("hydra/launcher=", "hydra/sweeper=", "dask.scheduler=", "ray.address=", "backend=ray")
-#: Flags that ask the command about itself: run as a process, as a user first types them.
+#: Flags that ask the command about itself: nothing runs, so the command runs in this process.
 _ABOUT_FLAGS = ("--help", "-h", "--version", "-sc", "--shell-completion")
 #: Flags that print the composed config: nothing runs, so the command runs in this process.
 _PRINT_FLAGS = ("--cfg", "-c")
@@ -139,9 +138,19 @@ def _in_process(args: list[str], cwd: Path, monkeypatch, capfd) -> tuple[int, st
     return status, capfd.readouterr().err
 
 
-def _launcher(tool: str) -> list[str]:
-    """How the test starts ``tool``: this interpreter's ``-m kmdr`` or its environment's script."""
-    return [sys.executable, "-m", "kmdr"] if tool == "python -m kmdr" else [str(BIN / tool)]
+def _tool_in_process(tool: str, args: list[str], cwd: Path, monkeypatch, capfd) -> tuple[int, str]:
+    """Console command ``tool`` run here on ``args`` from ``cwd``, through its entry point (the
+    function its script calls, with ``sys.argv`` the command line): its exit status and stderr."""
+    import importlib.metadata
+
+    (entry,) = importlib.metadata.entry_points(group="console_scripts", name=tool)
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr(sys, "argv", [tool, *args])
+    try:
+        status = entry.load()() or 0
+    except SystemExit as exit:
+        status = exit.code or 0
+    return status, capfd.readouterr().err
 
 
 def _ids() -> list[str]:
@@ -171,14 +180,17 @@ def test_a_readme_command_works_as_written(tool, args, tmp_path, monkeypatch, ca
         proc = _run([sys.executable, str(script), "--help"], tmp_path)
     elif tool not in ("kmdr", "python -m kmdr"):
         read_only = tool in _READ_ONLY_TOOLS or any(a in ("--help", "-h") for a in args)
-        proc = _run([str(BIN / tool), *(args if read_only else ["--help"])], tmp_path)
-    elif tool == "python -m kmdr" or any(a.split("=", 1)[0] in _ABOUT_FLAGS for a in args):
-        proc = _run([*_launcher(tool), *args], tmp_path)
+        status, err = _tool_in_process(tool, args if read_only else ["--help"], tmp_path,
+                                       monkeypatch, capfd)  # fmt: skip
+        assert status == 0, f"{tool} {' '.join(args)}:\n{err}"
+        assert "Traceback" not in err, err
+        return
     elif any(a.startswith(_EXTERNAL) for a in args):
         _compose(args)
         return
     else:
-        printed = any(a.split("=", 1)[0] in _PRINT_FLAGS for a in args) or "dry_run=true" in args
+        asks = any(a.split("=", 1)[0] in (*_PRINT_FLAGS, *_ABOUT_FLAGS) for a in args)
+        printed = asks or "dry_run=true" in args
         status, err = _in_process(args if printed else [*args, "dry_run=true"], tmp_path,
                                   monkeypatch, capfd)  # fmt: skip
         assert status == 0, f"{tool} {' '.join(args)}:\n{err}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -226,9 +227,10 @@ def test_a_closed_pipe_is_not_an_error(tmp_path):
     import subprocess
     import sys
 
-    # `kmdr-list | head -1`: the reader closes the pipe early; no traceback, exit 0.
+    # `kmdr-list | head -1`: the reader closes the pipe early; no traceback, exit 0. The
+    # installed console script, the one run of it in a process of its own.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kmdr.app.listing"],
+        [str(Path(sys.executable).with_name("kmdr-list"))],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
