@@ -1,6 +1,6 @@
 """Two runs sweeping into one results folder at once: the second waits for the first's folder
 lock, both finish, each cell is computed once, no row is lost or duplicated. Real OS processes,
-not mocks."""
+not mocks: the other runs are processes, one of the runs is the test's own process."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pandas as pd
@@ -18,36 +19,52 @@ import pytest
 from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, statuses, wait_for
 from kmdr.results.records import IDENTITY_COLUMNS
 
-RUN = textwrap.dedent(
-    """
-    import sys
-    from kmdr.engine.session import run_experiment
-    from kmdr.config.schema import from_config
 
-    cfg = {
+def config(results_dir, repeats: int) -> dict:
+    """The sweep every run of these tests makes, into ``results_dir``."""
+    return {
         "name": "shared",
-        "dataset": {"name": "synth",
-                    "params": {"n_samples": 200, "n_features": 40, "n_clusters": 4}},
+        "dataset": {
+            "name": "synth",
+            "params": {"n_samples": 200, "n_features": 40, "n_clusters": 4},
+        },
         "reducers": [{"name": "sign"}, {"name": "gaussian"}, {"name": "leverage"}],
         "r_grid": [2, 4, 6, 8, 10, 12],
-        "repeats": int(sys.argv[2]),
+        "repeats": repeats,
         "kmeans": {"n_init": 3, "max_iter": 100},
         "n_jobs": 1,
         "blas_threads": 1,
-        "results_dir": sys.argv[1],
+        "results_dir": str(results_dir),
         "figures": False,
         "progress": False,
     }
-    outcome = run_experiment(*from_config(cfg))
+
+
+RUN = textwrap.dedent(
+    """
+    import json, sys
+    from kmdr.engine.session import run_experiment
+    from kmdr.config.schema import from_config
+
+    outcome = run_experiment(*from_config(json.loads(sys.argv[1])))
     print(outcome.n_computed, outcome.n_reused, outcome.n_expected)
     """
 )
 
 
+def _run_here(results_dir, repeats: int) -> tuple[int, int, int]:
+    """The sweep run in this process: (computed, reused, expected)."""
+    from kmdr.config.schema import from_config
+    from kmdr.engine.session import run_experiment
+
+    outcome = run_experiment(*from_config(config(results_dir, repeats)))
+    return outcome.n_computed, outcome.n_reused, outcome.n_expected
+
+
 def _start(results_dir, repeats: int) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     return subprocess.Popen(
-        [sys.executable, "-c", RUN, str(results_dir), str(repeats)],
+        [sys.executable, "-c", RUN, json.dumps(config(results_dir, repeats))],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -64,9 +81,11 @@ def _finish(proc: subprocess.Popen) -> tuple[int, int, int]:
 
 @pytest.mark.slow
 def test_identical_and_overlapping_sweeps_at_once_compute_each_cell_once(tmp_path):
-    # Two identical sweeps and a smaller one whose grid the others hold, all at once.
-    runs = [_start(tmp_path, 4), _start(tmp_path, 4), _start(tmp_path, 2)]
-    done = [_finish(run) for run in runs]
+    # Two identical sweeps and a smaller one whose grid the others hold, all at once: the two
+    # identical ones are processes, the smaller one runs here meanwhile.
+    runs = [_start(tmp_path, 4), _start(tmp_path, 4)]
+    smaller = _run_here(tmp_path, 2)
+    done = [*(_finish(run) for run in runs), smaller]
     grid = 3 * 6 * 4
     assert [d[2] for d in done] == [grid, grid, 3 * 6 * 2]
     # Between them every cell of the union was computed exactly once; each run accounts for all
@@ -94,11 +113,15 @@ def test_a_run_killed_mid_sweep_leaves_its_cells_to_the_other(tmp_path):
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list(cells_dir.glob("*.json"))) < 5:
         time.sleep(0.05)
-    survivor = _start(tmp_path, 6)
-    time.sleep(0.5)
-    doomed.send_signal(signal.SIGKILL)  # its folder lock dies with it
-    doomed.wait(timeout=30)
-    computed, reused, expected = _finish(survivor)
+    # the survivor runs here, waiting for the doomed run's folder lock when it is killed
+    killer = threading.Timer(0.5, doomed.send_signal, (signal.SIGKILL,))  # its lock dies with it
+    killer.start()
+    try:
+        computed, reused, expected = _run_here(tmp_path, 6)
+    finally:
+        killer.cancel()
+        doomed.kill()
+        doomed.wait(timeout=30)
     assert expected == 3 * 6 * 6 and computed + reused == expected
     cells = pd.read_csv(tmp_path / "shared" / "cells.csv")
     assert len(cells) == expected and cells["cell_id"].is_unique
