@@ -5,11 +5,14 @@ section, so one added later is covered without touching this file); a trailing `
 a line, ``#`` starts a comment. What is done with each command, by its first word:
 
 - ``kmdr`` and ``python -m kmdr`` (any path to them, e.g. ``.venv/bin/kmdr``):
+    * run verbatim as a process (this test environment's ``kmdr`` script) when it is the
+      documents' first ``kmdr`` command that only asks the command about itself
+      (``--help``/``-h``/``--version``, ``-sc ...``): the console script starts as a user's
+      does, once;
     * run verbatim in this process through the function the ``kmdr`` script and ``python -m
-      kmdr`` call (``kmdr.app.main``, with ``sys.argv`` the command line) when it only asks the
-      command about itself (``--help``/``-h``/``--version``, ``-sc ...``), prints a config
-      (``--cfg ...``) or is already a dry run (``dry_run=true``) (the console script's own start
-      is checked in a process where a pipe is the point, ``tests/app/test_cli_errors.py``);
+      kmdr`` call (``kmdr.app.main``, with ``sys.argv`` the command line) when it asks about
+      itself otherwise (``python -m kmdr`` starts in a process in ``tests/app/test_cli_flags.py``),
+      prints a config (``--cfg ...``) or is already a dry run (``dry_run=true``);
     * composed only, through Hydra's compose API against kmdr's configs (every key, group and
       value checked, the schema's types too; a sweep's first value stands for the sweep), when the
       command needs what a test machine has not: an external launcher or sweeper
@@ -17,9 +20,10 @@ a line, ``#`` starts a comment. What is done with each command, by its first wor
       ``ray.address=``) or Ray (``backend=ray``);
     * otherwise run in this process as a dry run (``dry_run=true`` appended): Hydra composes
       every job, kmdr validates it and plans its cells, nothing is computed.
-- ``kmdr-*`` tools: run verbatim in this process, through the function the console script calls
-  (its entry point), when they only read (``kmdr-list``, ``--help``); otherwise their ``--help``
-  is run so (the tool exists and parses its options).
+- ``kmdr-*`` tools: run verbatim when they only read (``kmdr-list``, ``--help``); otherwise their
+  ``--help`` is run (the tool exists and starts). A tool's first command in the documents runs as
+  a process (its console script starts as a user's does, once); its others run in this process,
+  through the function the console script calls (its entry point).
 - ``make TARGET ...``: ``make -n`` (the target exists and its recipe expands), never run.
 - ``python scripts/X.py ...`` (any interpreter path): the script exists and ``--help`` exits 0.
 - anything else (``pip``, ``cd``, ``git``, ...) is not a kmdr command and is left alone.
@@ -41,6 +45,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
 README = ROOT / "README.md"
 #: The Markdown the commands are read from: the README and the docs site's pages (not its build).
 DOCUMENTS = (
@@ -50,7 +55,8 @@ DOCUMENTS = (
 _BLOCK = re.compile(r"^```(?:bash|sh|shell)\n(.*?)^```", re.M | re.S)
 #: Keys and groups that need something a test machine does not have: composed, never run.
 _EXTERNAL = ("hydra/launcher=", "hydra/sweeper=", "dask.scheduler=", "ray.address=", "backend=ray")
-#: Flags that ask the command about itself: nothing runs, so the command runs in this process.
+#: Flags that ask the command about itself: the first such command runs as a process, as a user
+#: first types it; nothing runs, so the others run in this process.
 _ABOUT_FLAGS = ("--help", "-h", "--version", "-sc", "--shell-completion")
 #: Flags that print the composed config: nothing runs, so the command runs in this process.
 _PRINT_FLAGS = ("--cfg", "-c")
@@ -138,6 +144,23 @@ def _in_process(args: list[str], cwd: Path, monkeypatch, capfd) -> tuple[int, st
     return status, capfd.readouterr().err
 
 
+def _asks_about_itself(args: list[str]) -> bool:
+    return any(a.split("=", 1)[0] in _ABOUT_FLAGS for a in args)
+
+
+def _started() -> list[tuple[str, list[str]]]:
+    """The commands run as processes: each console script's first in the documents (``kmdr``'s
+    first that only asks about itself; every ``kmdr-*`` tool's first)."""
+    first = {}
+    for tool, args in kmdr_commands():
+        if tool in ("make", "script", "python -m kmdr"):
+            continue
+        if tool == "kmdr" and not _asks_about_itself(args):
+            continue
+        first.setdefault(tool, (tool, args))
+    return list(first.values())
+
+
 def _tool_in_process(tool: str, args: list[str], cwd: Path, monkeypatch, capfd) -> tuple[int, str]:
     """Console command ``tool`` run here on ``args`` from ``cwd``, through its entry point (the
     function its script calls, with ``sys.argv`` the command line): its exit status and stderr."""
@@ -178,6 +201,9 @@ def test_a_readme_command_works_as_written(tool, args, tmp_path, monkeypatch, ca
         script = ROOT / args[0]
         assert script.is_file(), f"{args[0]} does not exist"
         proc = _run([sys.executable, str(script), "--help"], tmp_path)
+    elif tool not in ("kmdr", "python -m kmdr") and (tool, args) in _started():
+        read_only = tool in _READ_ONLY_TOOLS or any(a in ("--help", "-h") for a in args)
+        proc = _run([str(BIN / tool), *(args if read_only else ["--help"])], tmp_path)
     elif tool not in ("kmdr", "python -m kmdr"):
         read_only = tool in _READ_ONLY_TOOLS or any(a in ("--help", "-h") for a in args)
         status, err = _tool_in_process(tool, args if read_only else ["--help"], tmp_path,
@@ -185,6 +211,8 @@ def test_a_readme_command_works_as_written(tool, args, tmp_path, monkeypatch, ca
         assert status == 0, f"{tool} {' '.join(args)}:\n{err}"
         assert "Traceback" not in err, err
         return
+    elif (tool, args) in _started():
+        proc = _run([str(BIN / tool), *args], tmp_path)
     elif any(a.startswith(_EXTERNAL) for a in args):
         _compose(args)
         return
