@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_cli import TINY, run_kmdr
@@ -481,8 +482,8 @@ def test_a_report_that_cannot_be_written_is_one_line(tmp_path):
     write_experiment(tmp_path, "custom", make_cells("custom", {"sign": [5, 10]}, 2))
     (tmp_path / "REPORT.md").mkdir()
     before = (tmp_path / "custom" / "cells.csv").read_bytes()
-    proc = subprocess.run(
-        [sys.executable, "-m", "kmdr.report.build", str(tmp_path)],
+    proc = subprocess.run(  # the installed console script: its one run in a process
+        [str(Path(sys.executable).with_name("kmdr-report")), str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,

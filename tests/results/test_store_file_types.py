@@ -11,6 +11,8 @@ import contextlib
 import os
 import shutil
 import stat
+import subprocess
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -20,7 +22,6 @@ import pytest
 
 import _command
 import kmdr
-from kmdr.figures.draw import main as kmdr_figures
 from kmdr.report.build import main as kmdr_report
 from kmdr.results.compare import main as kmdr_compare
 from kmdr.results.summary import write_summaries
@@ -68,7 +69,12 @@ def watchdog(fifos: list[Path], waited: list[str], label: str):
 
 def _command_here(main, argv: list[str], capfd) -> tuple[int, str]:
     """``main(argv)`` (``None``: ``kmdr`` itself) in this process: its exit status and what it
-    said, on stderr, in kmdr's log and as warnings, one line each."""
+    said, on stderr, in kmdr's log and as warnings, one line each; ``main`` the name of a console
+    script: the script run as a process (its stderr; a wait is its timeout)."""
+    if isinstance(main, str):  # an installed console script, run as a process
+        script = Path(sys.executable).with_name(main)
+        done = subprocess.run([script, *argv], capture_output=True, text=True, timeout=PATIENCE)
+        return done.returncode, done.stderr
     with warnings.catch_warnings(record=True) as warned, _command.said() as logged:
         warnings.simplefilter("always")
         try:
@@ -118,7 +124,7 @@ def test_a_fifo_in_a_results_folder_makes_no_command_wait(results, tmp_path, mon
         # a dry run with cells to do reads every cells.csv for its estimate
         (None, [*more, f"name={FIFO_IN['cells.csv']}", f"results_dir={results}", "dry_run=true"]),
         (kmdr_report, [str(results)]),
-        (kmdr_figures, [str(results)]),
+        ("kmdr-figures", [str(results)]),  # the console script: its one run in a process
         (kmdr_compare, [str(results), str(results)]),  # stops at fifo_csv's
         (kmdr_compare, [str(exps["cell"]), str(exps["cell"])]),  # reads cell files
         (None, ["-m", *TINY, f"name={names}", f"results_dir={results}", "figures=false"]),
@@ -126,7 +132,8 @@ def test_a_fifo_in_a_results_folder_makes_no_command_wait(results, tmp_path, mon
     waited = []
     monkeypatch.chdir(tmp_path)
     for main, argv in commands:
-        label = f"{getattr(main, '__module__', 'kmdr')} {' '.join(argv)}"
+        name = main if isinstance(main, str) else getattr(main, "__module__", "kmdr")
+        label = f"{name} {' '.join(argv)}"
         with watchdog(fifos, waited, label):
             _, said_all = _command_here(main, argv, capfd)
         assert "Traceback" not in said_all, said_all
