@@ -70,24 +70,27 @@ def _fit_in_a_fresh_process(estimators: list, data: dict) -> list[dict]:
     """``clone(estimator).fit_transform(X)`` of each matrix of ``data``, for each estimator, in
     one new interpreter with another hash seed (its start, not the fits, is what a check
     costs). An estimator the fresh interpreter cannot fit is named in one line."""
+    # each estimator is pickled apart and named before it is unpickled: the name printed last
+    # before an error is the estimator the fresh interpreter could not import or fit
     code = (
         "import pickle, sys; from sklearn.base import clone\n"
-        "estimators, data = pickle.load(sys.stdin.buffer)\n"
-        "for est in estimators:\n"
-        "    print(type(est).__name__, file=sys.stderr, flush=True)\n"
+        "pickled, data = pickle.load(sys.stdin.buffer)\n"
+        "for name, one in pickled:\n"
+        "    print(name, file=sys.stderr, flush=True)\n"
+        "    est = pickle.loads(one)\n"
         "    out = {k: clone(est).fit_transform(X) for k, X in data.items()}\n"
         "    pickle.dump(out, sys.stdout.buffer)\n"
     )
+    names = [type(e).__name__ for e in estimators]
+    pickled = [(name, pickle.dumps(e)) for name, e in zip(names, estimators, strict=True)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
            "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 1) + 1)}  # fmt: skip
     done = subprocess.run(
-        [sys.executable, "-c", code], input=pickle.dumps((estimators, data)), capture_output=True,
+        [sys.executable, "-c", code], input=pickle.dumps((pickled, data)), capture_output=True,
         env=env, check=False,
     )  # fmt: skip
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
-        # the estimator being fitted when it stopped is the last name printed before the error
-        names = [type(e).__name__ for e in estimators]
         started = [line for line in said if line in names]
         name = started[-1] if started else names[0]
         raise ReducerOutputError(
