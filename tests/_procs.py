@@ -307,3 +307,28 @@ def one_line(stderr: str) -> str:
     assert len(lines) == 1, stderr
     assert "Traceback" not in stderr, stderr
     return lines[0]
+
+
+#: The ``faulty`` preset as overrides of ``kmdr.run`` in the test's process.
+FAULTY = [
+    "dataset=synth",
+    "dataset.params={n_samples: 150, n_features: 30, n_clusters: 3}",
+    "reducers=[{id: sign, name: sign, params: {}}, {id: misbehave, name: misbehave, params: {}}]",
+    "name=faulty",
+    "r_grid=[2,4,6]",
+    "repeats=1",
+    "kmeans={n_init: 1, max_iter: 50, init: k-means++, tol: 0.0}",
+    "figures=false",
+    "progress=false",
+    "blas_threads=1",
+]
+
+
+def plugin_here(root: Path, monkeypatch, action: str) -> None:
+    """Make the plugin under ``root`` a reducer of this process, misbehaving as ``action`` says
+    (undone by ``monkeypatch``, after which the registry forgets it: see the caller's teardown)."""
+    from kmdr.reducers import REDUCERS
+
+    monkeypatch.syspath_prepend(str(root / "site"))
+    monkeypatch.setenv("KMDR_TEST_MISBEHAVE", action)
+    REDUCERS.reload()

@@ -6,36 +6,49 @@ at RCV1-v2's size is 0.7 GiB of the run's peak; with two jobs or more the worker
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from _procs import kmdr, make_plugin, plugin_env
+import kmdr as api
+from _procs import FAULTY, kmdr, make_plugin, plugin_env, plugin_here
+from kmdr.reducers import REDUCERS
 
 pytestmark = pytest.mark.slow
 
+#: The plugin reducer alone, which writes the pid of the process computing its cell (``pid:0``).
+ALONE = "reducers=[{id: misbehave, name: misbehave, params: {}}]"
 
-def _computing_pids(tmp_path, r_grid: str) -> tuple[int, list[int]]:
+
+def test_a_single_job_is_computed_by_the_run_itself(tmp_path, monkeypatch):
+    # kmdr.run in this process: the run's process is this one
+    root = make_plugin(tmp_path / "plugin")
+    pids = tmp_path / "pids.txt"
+    faulty = [o for o in FAULTY if not o.startswith(("reducers=", "r_grid="))]
+    try:
+        plugin_here(root, monkeypatch, "pid:0")
+        monkeypatch.setenv("KMDR_TEST_RELEASE", str(pids))
+        api.run(faulty, ALONE, "r_grid=[2]", "backend=loky", "n_jobs=2", results_dir=tmp_path)
+    finally:
+        monkeypatch.undo()
+        REDUCERS.reload()
+    assert [int(line) for line in pids.read_text().split()] == [os.getpid()]
+
+
+def test_several_jobs_go_to_the_workers(tmp_path):
     root = make_plugin(tmp_path / "plugin")
     pids = tmp_path / "pids.txt"
     proc = kmdr(
         "-cd",
         str(root / "conf"),
         "experiment=faulty",
-        "reducers=[{id: misbehave, name: misbehave, params: {}}]",
-        f"r_grid={r_grid}",
+        ALONE,
+        "r_grid=[2,4,6]",
         "backend=loky",
         "n_jobs=2",
         f"results_dir={tmp_path / 'results'}",
         env=plugin_env(root, action="pid:0", release=pids),
     )
     assert proc.wait() == 0, proc.stderr
-    return proc.pid, [int(line) for line in pids.read_text().split()]
-
-
-def test_a_single_job_is_computed_by_the_run_itself(tmp_path):
-    run_pid, pids = _computing_pids(tmp_path, "[2]")
-    assert pids and set(pids) == {run_pid}
-
-
-def test_several_jobs_go_to_the_workers(tmp_path):
-    run_pid, pids = _computing_pids(tmp_path, "[2,4,6]")
-    assert len(set(pids)) >= 1 and run_pid not in pids
+    computed_by = {int(line) for line in pids.read_text().split()}
+    assert computed_by and proc.pid not in computed_by

@@ -24,12 +24,22 @@ from kmdr.results.locks import folder_lock
 pytestmark = pytest.mark.slow  # every test here runs experiments on real data
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
-SMALL = ["r_grid=[5,10]", "repeats=1", "kmeans.n_init=1", "kmeans.max_iter=20", "n_jobs=2"]
+#: Three of the presets' reducers (their slowest left out), two r, one repetition, one k-means
+#: start: 5 cells an experiment, more than the two workers take at once.
+SMALL = [
+    "reducers=[{id: sign, name: sign, params: {}}, {id: svd, name: svd, params: {}}, "
+    "{id: none, name: none, params: {}}]",
+    "r_grid=[5,10]",
+    "repeats=1",
+    "kmeans.n_init=1",
+    "kmeans.max_iter=20",
+    "n_jobs=2",
+]
 
 
 def test_no_figures_when_the_override_says_so(tmp_path, reproduce):
     args = ["--results", str(tmp_path), "--only", "bzmd14_orl", "--override", *SMALL]
-    code, out, err = reproduce(*overridden(args, "figures=false", "r_grid=[5]"))
+    code, out, err = reproduce(*overridden(args, "figures=false"))
     assert code == 0, err[-2000:]
     assert (tmp_path / "bzmd14_orl" / "cells.csv").is_file()
     assert not (tmp_path / "bzmd14_orl" / "figures").exists()
@@ -118,14 +128,15 @@ def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
     # A real signal: Ctrl-C's SIGINT goes to the whole process group (the script, its workers
     # and its drawing process), SIGTERM to the script alone. The script must surely be
     # mid-experiment when it arrives, whatever the machine's speed: the script is stopped
-    # (SIGSTOP) once the second experiment's first cell file is on disk, signalled, and
-    # continued.
-    args = ["--results", str(tmp_path), "--override", *SMALL]
-    args += ["--only", "bzmd14_orl", "bzmd14_usps"]
-    usps = tmp_path / "bzmd14_usps"
+    # (SIGSTOP) once the watched experiment's first cell file is on disk, signalled, and
+    # continued. Ctrl-C comes in the second of two experiments (the resume below needs one
+    # finished before it), SIGTERM in the first and only one.
+    only = ["bzmd14_orl", "bzmd14_usps"] if signum == signal.SIGINT else ["bzmd14_orl"]
+    args = ["--results", str(tmp_path), "--override", *SMALL, "--only", *only]
+    watched = tmp_path / only[-1]
     proc = _start(*args)
     try:
-        wait_for(lambda: cell_files(usps), "a first bzmd14_usps cell on disk", proc)
+        wait_for(lambda: cell_files(watched), f"a first {only[-1]} cell on disk", proc)
         proc.signal(signal.SIGSTOP)
         proc.signal(signum, group=group)
         proc.signal(signal.SIGCONT)
@@ -136,9 +147,9 @@ def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     last = err.strip().splitlines()[-1]
     assert last.startswith(says)
-    assert statuses(usps) == ["interrupted"]
-    assert sorted(pd.read_csv(usps / "cells.csv")["cell_id"]) == sorted(
-        p.stem for p in cell_files(usps)
+    assert statuses(watched) == ["interrupted"]
+    assert sorted(pd.read_csv(watched / "cells.csv")["cell_id"]) == sorted(
+        p.stem for p in cell_files(watched)
     )
     if signum != signal.SIGINT:
         return

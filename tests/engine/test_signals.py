@@ -1,6 +1,7 @@
 """A run stopped by a signal, or whose worker or reducer ends a process: real ``kmdr`` processes,
 real signals (``os.kill``/``os.killpg``), each test waiting for a STATE (cell files on disk, the
-sidecar saying running, a line on stderr), never for a time.
+sidecar saying running, a line on stderr), never for a time. A reducer ending the run's own
+process (n_jobs=1) needs no process of its own: kmdr.run here, where the plugin is loaded too.
 
 The ``faulty`` preset (tests/_procs.py) runs ``sign`` and a plugin reducer ``misbehave`` at r = 6,
 4, 2 (jobs run largest r first); ``misbehave`` sleeps, exits or dies in its r = 2 cell on demand,
@@ -21,6 +22,7 @@ import pytest
 
 from _cases import case
 from _procs import (
+    FAULTY,
     Proc,
     alive,
     cell_files,
@@ -29,6 +31,7 @@ from _procs import (
     make_plugin,
     one_line,
     plugin_env,
+    plugin_here,
     sidecars,
     statuses,
     wait_for,
@@ -175,10 +178,16 @@ _NO_DASK = importlib.util.find_spec("distributed") is None
 
 
 #: The backends a test runs on: loky, and a dask LocalCluster where distributed is installed.
+#: A user sees the same on both (what the tests check); the dask run, a scheduler and two nanny
+#: processes each with its worker, is a longhaul test.
 BACKENDS = [
     "loky",
     pytest.param(
-        "dask", marks=pytest.mark.skipif(_NO_DASK, reason="needs dask.distributed (kmdr[dask])")
+        "dask",
+        marks=[
+            pytest.mark.longhaul,
+            pytest.mark.skipif(_NO_DASK, reason="needs dask.distributed (kmdr[dask])"),
+        ],
     ),
 ]
 
@@ -267,13 +276,33 @@ def _failed_one_line(proc, exp, *words):
     ],
 )  # fmt: skip
 def test_a_reducer_ending_the_process_is_one_line_naming_the_cell(
-    project, tmp_path, action, n_jobs, says
+    project, tmp_path, monkeypatch, action, n_jobs, says
 ):
-    proc = start(project, tmp_path, f"{action}:2", f"n_jobs={n_jobs}")
+    words = ("reducer 'misbehave'", "r=2", says)
+    if n_jobs > 1:  # a worker process of the command: the line it prints
+        proc = start(project, tmp_path, f"{action}:2", f"n_jobs={n_jobs}")
+        try:
+            _failed_one_line(proc, tmp_path / "faulty", *words)
+        finally:
+            proc.kill()
+        return
+    # the run's own process: this one, through kmdr.run (the command's line is its message)
+    import kmdr as api
+    from kmdr.reducers import REDUCERS
+
     try:
-        _failed_one_line(proc, tmp_path / "faulty", "reducer 'misbehave'", "r=2", says)
+        plugin_here(project, monkeypatch, f"{action}:2")
+        with pytest.raises(api.RunError) as info:
+            api.run(FAULTY, f"n_jobs={n_jobs}", results_dir=tmp_path)
     finally:
-        proc.kill()
+        monkeypatch.undo()
+        REDUCERS.reload()
+    line = str(info.value)
+    assert "\n" not in line and line.startswith("faulty failed (CellAborted: "), line
+    assert all(word in line for word in words), line
+    (record,) = sidecars(tmp_path / "faulty")
+    assert record["status"] == "failed" and "CellAborted" in record["error"]
+    _kept(tmp_path / "faulty", None)
 
 
 @pytest.mark.parametrize(
