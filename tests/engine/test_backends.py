@@ -1,6 +1,6 @@
 """Every joblib backend gives the same rows: loky, threading, multiprocessing, sequential, a real
-dask LocalCluster and Ray (when installed). A backend that cannot start is one line, and the run
-record says ``failed`` with the reason."""
+dask cluster (the session's, at its address) and Ray (when installed). A backend that cannot
+start is one line, and the run record says ``failed`` with the reason."""
 
 from __future__ import annotations
 
@@ -67,17 +67,10 @@ def test_local_backends_give_loky_rows(tmp_path, loky_rows, backend):
     reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
 )
 @pytest.mark.slow
-def test_dask_local_cluster_gives_loky_rows(tmp_path, loky_rows):
-    pd.testing.assert_frame_equal(rows(tmp_path, "dask"), loky_rows, check_exact=True)
-
-
-@pytest.mark.skipif(
-    importlib.util.find_spec("distributed") is None,
-    reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
-)
-@pytest.mark.slow
 def test_dask_connects_to_a_running_scheduler(tmp_path, loky_rows, scheduler):
-    # the session's LocalCluster, at its address: the run connects, as to a remote scheduler
+    """The session's LocalCluster, at its address: the run connects, as to a remote scheduler,
+    and its workers give loky's rows. (A run that starts a LocalCluster of its own, in a process
+    of its own: tests/app/test_cli_sweeps.py's ``test_backend_dask_starts_a_local_cluster``.)"""
     got = rows(tmp_path, "dask", dask={"scheduler": scheduler})
     pd.testing.assert_frame_equal(got, loky_rows, check_exact=True)
 
