@@ -35,7 +35,7 @@ def config(results_dir, backend: str, **over):
             {"name": "svd"},
             {"name": "laplacian"},
         ],
-        r_grid=[3, 6, 9],
+        r_grid=[3, 6],
         repeats=2,
         kmeans={"n_init": 2, "max_iter": 100},
         n_jobs=2,
@@ -46,7 +46,7 @@ def config(results_dir, backend: str, **over):
 
 def rows(results_dir, backend: str, **over) -> pd.DataFrame:
     outcome = run_experiment(*from_config(config(results_dir, backend, **over)))
-    assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 32
+    assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 22
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv")
     return cells.set_index("cell_id").sort_index()[VALUES]
 
