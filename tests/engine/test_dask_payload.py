@@ -64,7 +64,7 @@ def test_orl_on_dask_sends_small_graphs_and_gives_loky_rows(tmp_path, scheduler)
     """ORL (400 x 4096, 12.5 MiB, from files: scattered) on 2 dask workers (the session's
     cluster)."""
     data = real_dataset("orl")
-    keys = {"dataset": ORL, "reducers": ORL_REDUCERS, "r_grid": [5, 20]}
+    keys = {"dataset": ORL, "reducers": ORL_REDUCERS, "r_grid": [5, 20], "repeats": 1}
     loky = run_rows(run_config(tmp_path / "loky", "loky", **keys), data)
     with graph_sizes() as sizes:
         on_cluster = run_config(tmp_path / "dask", "dask", dask={"scheduler": scheduler}, **keys)
