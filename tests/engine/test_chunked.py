@@ -133,17 +133,16 @@ def test_sparse_embedding_forms_on_blocks(client, dense_output):
     ("kmeans", "kind"),
     [
         ({"n_init": 2}, "dense"),
-        ({"n_init": 2}, "sparse"),
-        # k-means runs on C's blocks, dense whatever the data: its protocols on one kind
+        # k-means runs on C's blocks, dense whatever the data: its protocols on one kind (each
+        # protocol's restarts on dense and sparse blocks: tests/test_block_kmeans.py)
         ({"init": "first_of_class", "n_init": 1}, "dense"),
-        ({"init": "random", "n_init": 4}, "dense"),
         ({"init": "k-means++", "n_init": 3, "tol": 1e-4}, "dense"),
         ({"init": "random", "n_init": 1, "max_iter": 2}, "dense"),  # max_iter: not converged
     ],
 )
 def test_a_later_repetition_and_other_kmeans_settings(client, kmeans, kind):
-    """Every k-means protocol (k-means++, random rows, the first point of each class, a relative
-    tol, max_iter reached) with restarts, on C's blocks: the in-memory cell's partition."""
+    """Every k-means setting a cell passes to the blocks (k-means++, random rows, the first point
+    of each class, a relative tol, max_iter reached, restarts): the in-memory cell's partition."""
     dataset = DATA[kind]()
     cell = _cell(dataset, "gaussian", repetition=2, kmeans=kmeans)
     assert cell.repetition == 2 and all(cell.kmeans[key] == v for key, v in kmeans.items())
