@@ -113,9 +113,11 @@ def _assert_same_cell(got: dict, want: dict, rtol: float) -> None:
 
 @pytest.mark.parametrize(("reducer", "kind", "split"), _grid(ROWWISE))
 def test_a_chunked_rowwise_cell_is_its_in_memory_cell(client, reducer, kind, split):
+    """The in-memory cell, its scores counted by the workers: the driver never reads the whole
+    label vector (:class:`_LabelsOnlyOnWorkers`)."""
     dataset = DATA[kind]()
     cell = _cell(dataset, reducer)
-    blocks = SplitBlocks(dataset, SPLITS[split](dataset.X.shape[0]))
+    blocks = _LabelsOnlyOnWorkers(dataset, SPLITS[split](dataset.X.shape[0]))
     got = compute_chunked_cell(cell, blocks, client)
     _assert_same_cell(got, _in_memory(cell, dataset), rtol=1e-12)
 
@@ -164,13 +166,13 @@ class _LabelsOnlyOnWorkers(SplitBlocks):
         return super().labels()
 
 
-@pytest.mark.parametrize("kmeans", [{}, {"init": "first_of_class", "n_init": 1}])
 @pytest.mark.parametrize("kind", DATA)
-def test_the_driver_never_holds_the_labels(client, kind, kmeans):
+def test_the_driver_never_holds_the_labels(client, kind):
     """Accuracy, NMI, ARI and the first point of each class come from the workers' per-block
-    counts: the driver holds no vector of n labels, and the cell is the in-memory one."""
+    counts: the driver holds no vector of n labels, and the cell is the in-memory one. (Without
+    first_of_class: every row-wise and sketch cell above, on these blocks.)"""
     dataset = DATA[kind]()
-    cell = _cell(dataset, "sign", kmeans=kmeans)
+    cell = _cell(dataset, "sign", kmeans={"init": "first_of_class", "n_init": 1})
     blocks = _LabelsOnlyOnWorkers(dataset, SPLITS["uneven"](dataset.X.shape[0]))
     with pytest.raises(AssertionError, match="the driver read"):
         blocks.labels()
@@ -248,10 +250,11 @@ def test_a_reducer_that_needs_the_whole_matrix_is_refused_before_any_work(client
 )
 def test_a_chunked_sketch_cell_is_its_in_memory_cell_up_to_rounding(client, reducer, kind, split):
     """The same sketch R, Q from dask's TSQR (the in-memory Householder Q up to column signs,
-    which leave B's right singular vectors unchanged): the same partition, F within 1e-9."""
+    which leave B's right singular vectors unchanged): the same partition, F within 1e-9; the
+    driver never reads the whole label vector."""
     dataset = DATA[kind]()
     cell = _cell(dataset, reducer, r=6)
-    blocks = SplitBlocks(dataset, SPLITS[split](dataset.X.shape[0]))
+    blocks = _LabelsOnlyOnWorkers(dataset, SPLITS[split](dataset.X.shape[0]))
     got = compute_chunked_cell(cell, blocks, client)
     _assert_same_cell(got, _in_memory(cell, dataset), rtol=1e-9)
 
