@@ -161,7 +161,7 @@ def test_a_long_blocked_kmeans_shows_its_progress_and_stops_on_ctrl_c(tmp_path):
         "repeats=1",
         "kmeans.n_init=100000",  # a cell that would run for hours
         "backend=dask",
-        "n_jobs=2",
+        "n_jobs=1",  # a LocalCluster of one worker process: the blocks' tasks queue on it
         "block_rows=1000",
         "figures=false",
         "progress_every=1",
