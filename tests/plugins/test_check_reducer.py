@@ -4,8 +4,6 @@ checks (a plug-in author's test, run here as theirs would be)."""
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
 
@@ -51,10 +49,14 @@ class HashDependent(GaussianProjection):
 
 
 class FailsAfresh(GaussianProjection):
-    """Fits here and not in a fresh interpreter (one started with ``python -c``)."""
+    """Fits here and not in a fresh interpreter: the test sets ``here`` on the class, and the
+    fresh interpreter imports this module anew, without it (a pytest-xdist worker is itself a
+    ``python -c`` process, so the command line cannot tell the two apart)."""
+
+    here = False
 
     def _transform(self, X):
-        if sys.argv[0] == "-c":
+        if not type(self).here:
             raise RuntimeError("not in a fresh process")
         return super()._transform(X)
 
@@ -92,7 +94,8 @@ def test_a_broken_contract_is_one_line(cls, says):
     assert says in line
 
 
-def test_of_several_reducers_the_one_a_fresh_process_cannot_fit_is_named():
+def test_of_several_reducers_the_one_a_fresh_process_cannot_fit_is_named(monkeypatch):
+    monkeypatch.setattr(FailsAfresh, "here", True)
     with pytest.raises(ReducerOutputError) as err:
         check_reducers(
             [GaussianProjection(n_components=3, random_state=0), FailsAfresh(3, random_state=0)]
