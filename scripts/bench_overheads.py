@@ -1,11 +1,12 @@
 """What a user waits for beyond the computing, before and after: two checkouts in one run.
 
-    python scripts/bench_overheads.py --repeats 3          # baseline e4d5ce8 vs this checkout
+    python scripts/bench_overheads.py --repeats 3          # baseline d52fa02 vs this checkout
     python scripts/bench_overheads.py --repeats 1 --only dry_run
 
 The baseline is commit :data:`BASELINE` (``--baseline-commit``) checked out as a git worktree of
-this repository with a virtualenv of its own (made with ``uv`` on first use, from that commit's
-``requirements/lock.txt``, and kept in ``--baseline-dir`` for the next run); the current side is
+this repository with a virtualenv of its own (made on first use by that commit's own ``make
+install``, from its ``requirements/lock.txt``, and kept in ``--baseline-dir`` for the next run), or
+the interpreter ``--before`` names (the commit its checkout holds is recorded); the current side is
 this checkout's interpreter. Measured, each time in a fresh temporary results folder (nothing
 is written into either checkout), with the data mirror of ``KMDR_DATA_MIRROR``:
 
@@ -42,7 +43,6 @@ import csv
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -53,8 +53,9 @@ from pathlib import Path
 from _timing import load_average  # scripts/_timing.py (run as python scripts/...)
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The commit the current checkout is measured against.
-BASELINE = "e4d5ce8"
+#: The commit the current checkout is measured against: main before the engine moved onto
+#: joblib's backends and cells.csv onto pandas.
+BASELINE = "d52fa02"
 DRY_RUN_BUDGET = 1.5
 #: The ORL grid's wall outside its reported run: the target.
 OUTSIDE_TARGET = 1.5
@@ -175,7 +176,7 @@ BESIDE = {
 
 def baseline_python(commit: str, folder: Path) -> str:
     """The interpreter of a worktree of ``commit`` in ``folder`` with its own virtualenv,
-    made on first use (``git worktree add --detach``; ``uv``, from that commit's lock)."""
+    made on first use (``git worktree add --detach``, then that commit's ``make install``)."""
     python = folder / ".venv" / "bin" / "python"
     if (folder / ".venv" / ".installed").exists():
         return str(python)
@@ -184,18 +185,17 @@ def baseline_python(commit: str, folder: Path) -> str:
             ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(folder), commit],
             check=True,
         )
-    uv = shutil.which("uv")
-    if uv is None:
-        raise SystemExit("the baseline's virtualenv is made with uv: install uv, or give --before")
-    subprocess.run([uv, "venv", "-q", ".venv"], cwd=folder, check=True)
-    subprocess.run(
-        [uv, "pip", "install", "-q", "-p", ".venv/bin/python", "-c", "requirements/lock.txt",
-         "-e", "."],
-        cwd=folder,
-        check=True,
-    )  # fmt: skip
-    (folder / ".venv" / ".installed").touch()
+    subprocess.run(["make", "-C", str(folder), "install"], check=True)
     return str(python)
+
+
+def checkout_commit(python: str) -> str:
+    """The commit of the checkout whose ``.venv/bin/python`` is ``python`` (``?`` if none)."""
+    folder = Path(python).absolute().parents[2]
+    found = subprocess.run(
+        ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return found.stdout.strip() or "?"
 
 
 def main(argv=None) -> int:
@@ -216,6 +216,7 @@ def main(argv=None) -> int:
     if not os.environ.get("KMDR_DATA_MIRROR"):
         print("note: KMDR_DATA_MIRROR is not set; ORL and COIL20 must be in the cache")
     before = args.before or baseline_python(args.baseline_commit, args.baseline_dir)
+    baseline_commit = checkout_commit(before) if args.before else args.baseline_commit
     sides = {"baseline": before, "current": args.after}
     wanted = args.only or list(MEASURES)
     funcs = {"orl": orl, "multirun": multirun, "api": api, "dry_run": dry_run, "reused": reused}
@@ -244,7 +245,7 @@ def main(argv=None) -> int:
                 "baseline_beside": "" if not BESIDE[what] else f"{beside['baseline']:.3f}",
                 "current_beside": "" if not BESIDE[what] else f"{beside['current']:.3f}",
                 "repeats": args.repeats,
-                "baseline_commit": args.baseline_commit,
+                "baseline_commit": baseline_commit,
                 "load_start": load_start,
                 "load_end": load_end,
             }
