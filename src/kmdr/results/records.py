@@ -72,7 +72,6 @@ __all__ = [
     "run_record_text",
     "seal",
     "set_aside",
-    "sort_rows",
     "table_header",
 ]
 
@@ -366,16 +365,6 @@ def row_order(columns: list[list[str]]) -> np.ndarray:
         keys.append(np.array([rank[key] for key in each], dtype=np.int64)[at])
     # np.lexsort is stable and takes its primary key last
     return np.lexsort(keys[::-1]) if keys else np.arange(len(columns[0]) if columns else 0)
-
-
-def sort_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` (texts) in cells.csv's order (:func:`row_order`): by its identity columns, then
-    its cell id."""
-    blank = [""] * len(table)
-    order = row_order(
-        [table[c].tolist() if c in table else blank for c in (*IDENTITY_COLUMNS, "cell_id")]
-    )
-    return table.iloc[order].reset_index(drop=True)
 
 
 # ----------------------------------------------------------------------------------------------
