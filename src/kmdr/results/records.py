@@ -67,11 +67,11 @@ __all__ = [
     "read_table",
     "record_messages",
     "row_fields",
+    "row_order",
     "row_problem",
     "run_record_text",
     "seal",
     "set_aside",
-    "sort_rows",
     "table_header",
 ]
 
@@ -304,14 +304,9 @@ def row_problem(fields: dict[str, str]) -> str | None:
     return None
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    """A cells.csv's records as texts, indexed by line number, with its header's columns (the csv
-    module parses them: quoted fields, CRLF or LF, a BOM); blank lines are left out.
-
-    A record with another number of fields than the header (a file cut short, a field deleted
-    by hand) is not a row: ``attrs["cut"]`` lists them as (line number, raw fields). Raises
-    OSError when the file cannot be read, ValueError (the reason) when it is not a cells table.
-    """
+def _records(path: Path) -> tuple[list[str], list[tuple[int, list[str]]], list]:
+    """(header, rows, cut) of a cells.csv: rows and cut records as (line number, fields), blank
+    lines left out (see :func:`read_table`)."""
     text = read_bytes(path).decode("utf-8-sig", errors="replace")
     try:
         records = list(csv.reader(io.StringIO(text, newline="")))
@@ -322,10 +317,22 @@ def read_table(path: Path) -> pd.DataFrame:
     if lines and "cell_id" not in header:
         raise ValueError("its first line is not a cells.csv header (no cell_id column)")
     rows = [(i, rec) for i, rec in lines[1:] if len(rec) == len(header)]
+    return header, rows, [(i, rec) for i, rec in lines[1:] if len(rec) != len(header)]
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """A cells.csv's records as texts, indexed by line number, with its header's columns (the csv
+    module parses them: quoted fields, CRLF or LF, a BOM); blank lines are left out.
+
+    A record with another number of fields than the header (a file cut short, a field deleted
+    by hand) is not a row: ``attrs["cut"]`` lists them as (line number, raw fields). Raises
+    OSError when the file cannot be read, ValueError (the reason) when it is not a cells table.
+    """
+    header, rows, cut = _records(path)
     table = pd.DataFrame(
         [rec for _, rec in rows], index=[i for i, _ in rows], columns=header, dtype=object
     )
-    table.attrs["cut"] = [(i, rec) for i, rec in lines[1:] if len(rec) != len(header)]
+    table.attrs["cut"] = cut
     return table
 
 
@@ -336,22 +343,28 @@ def table_header(names: set[str]) -> list[str]:
     return known + sorted(names - set(known))
 
 
-def sort_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` (texts) in cells.csv's order: by its identity columns, then its cell id; in each
-    column numbers come before texts, each in their natural order (r = 2 before r = 10)."""
+def row_order(columns: list[list[str]]) -> np.ndarray:
+    """The positions of the rows whose identity columns (then cell id) hold ``columns`` (one
+    list of texts per column, ``""`` where absent), in cells.csv's order: in each column
+    numbers come before texts, each in their natural order (r = 2 before r = 10)."""
     keys = []
-    for col in (*IDENTITY_COLUMNS, "cell_id"):
-        codes, uniques = pd.factorize(table[col] if col in table else pd.Series("", table.index))
-        # each distinct text parsed once and ranked once: numbers first, then texts
-        numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce").to_numpy()
+    for values in columns:
+        codes: dict[str, int] = {}
+        at = [codes.setdefault(v, len(codes)) for v in values]
+        if len(codes) < 2:  # one text (a small table's dataset, reducer...): no order to give
+            continue
+        uniques = list(codes)
+        # each distinct text parsed once and ranked once: numbers first, then texts (an
+        # array, not a Series: the same parse without a Series' cost on a small table)
+        numbers = pd.to_numeric(np.array(uniques, dtype=object), errors="coerce")
         each = [
             (True, 0.0, t) if np.isnan(n) else (False, n, "")
             for n, t in zip(numbers, uniques, strict=True)
         ]
         rank = {key: i for i, key in enumerate(sorted(set(each)))}
-        keys.append(np.array([rank[key] for key in each], dtype=np.int64)[codes])
+        keys.append(np.array([rank[key] for key in each], dtype=np.int64)[at])
     # np.lexsort is stable and takes its primary key last
-    return table.iloc[np.lexsort(keys[::-1])].reset_index(drop=True) if keys else table
+    return np.lexsort(keys[::-1]) if keys else np.arange(len(columns[0]) if columns else 0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -440,35 +453,37 @@ def read_record(path: Path, experiment: str, verified: dict) -> CsvRecord:
     ``verified`` memoizes row checks across calls."""
     record = CsvRecord()
     try:
-        table = read_table(path)
+        header, lines, cut = _records(path)
     except OSError as err:
         record.problem = f"it cannot be read ({err.strerror or err})"
         return record
     except ValueError as err:
         record.problem = str(err)
         return record
-    record.header = header = list(table.columns)
+    record.header = header
     if not header:  # an empty file
         return record
-    raws = list(map(tuple, table.to_numpy()))
-    rows = {
-        i: dict(zip(header, raw, strict=True)) for i, raw in zip(table.index, raws, strict=True)
-    }
-    for raw, fields in zip(raws, rows.values(), strict=True):  # a row read again: not hashed
-        if (tuple(header), raw) not in verified:
-            verified[tuple(header), raw] = row_problem(fields)
-    why = pd.Series([verified[tuple(header), raw] for raw in raws], table.index, dtype=object)
-    ok, experiments = why.isna(), table.reindex(columns=["experiment"])["experiment"]
-    mine = table[ok & (experiments == experiment)]
-    record.valid = {rows[i]["cell_id"]: rows[i] for i in mine.drop_duplicates("cell_id").index}
-    later = mine.index[mine.duplicated("cell_id")]
-    copies = pd.Series([rows[i] == record.valid[rows[i]["cell_id"]] for i in later], later, bool)
-    why[copies.index[~copies]] = "another valid row of its cell comes first in cells.csv"
-    record.duplicates = int(copies.sum())
-    record.foreign = [rows[i] for i in table.index[ok & (experiments != experiment)]]
-    cut = "it has {} fields where the header has {} (cut short or edited)"
-    record.rejected = [(r, i, list(rows[i].values())) for i, r in why.dropna().items()]
-    record.rejected += [(cut.format(len(r), len(header)), i, r) for i, r in table.attrs["cut"]]
+    # one pass over the parsed records, in line order (a run reads its store several times:
+    # a frame per check costs more than the check on a table of a few rows)
+    names = tuple(header)
+    for line, raw in lines:
+        fields = dict(zip(header, raw, strict=True))
+        seen = (names, tuple(raw))
+        if seen not in verified:  # a row read again: not hashed again
+            verified[seen] = row_problem(fields)
+        why = verified[seen]
+        if why is None and fields.get("experiment") != experiment:
+            record.foreign.append(fields)
+        elif why is None:
+            first = record.valid.setdefault(fields["cell_id"], fields)
+            if first is not fields and first == fields:
+                record.duplicates += 1
+            elif first is not fields:
+                why = "another valid row of its cell comes first in cells.csv"
+        if why is not None:
+            record.rejected.append((why, line, raw))
+    cut_short = "it has {} fields where the header has {} (cut short or edited)"
+    record.rejected += [(cut_short.format(len(r), len(header)), i, r) for i, r in cut]
     return record
 
 

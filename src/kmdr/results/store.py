@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import operator
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -62,15 +63,16 @@ from kmdr._io import (
 )
 from kmdr._log import warn
 from kmdr.results.records import (
+    IDENTITY_COLUMNS,
     REJECTED,
     CsvRecord,
     cell_text,
     parse_cell_text,
     read_record,
     record_messages,
+    row_order,
     run_record_text,
     set_aside,
-    sort_rows,
     table_header,
 )
 
@@ -257,15 +259,26 @@ class CellStore:
 
     def table(self) -> pd.DataFrame:
         """Everything cells.csv keeps, as texts (absent: empty) in cells.csv's columns and order
-        (:func:`~.records.sort_rows`), with a ``record`` column holding each row's kind:
+        (:func:`~.records.row_order`), with a ``record`` column holding each row's kind:
         ``valid`` or ``foreign`` (see :class:`CsvRecord`)."""
         record = self.csv_record()
-        rows = self.rows()
-        table = pd.DataFrame([*rows, *record.foreign], dtype=object)
-        header = table_header(set(record.header) | set(table.columns))
-        table = table.reindex(columns=header).fillna("")
-        table["record"] = ["valid"] * len(rows) + ["foreign"] * len(record.foreign)
-        return sort_rows(table)
+        rows = [*self.rows(), *record.foreign]
+        kinds = ["valid"] * (len(rows) - len(record.foreign)) + ["foreign"] * len(record.foreign)
+        header = table_header(set(record.header).union(*rows))
+        # a row holding every column (each of cells.csv's) is read in one call
+        every = operator.itemgetter(*header)
+        texts = [
+            every(f) if len(f) == len(header) else [f.get(c, "") for c in header] for f in rows
+        ]
+        columns = dict(zip(header, zip(*texts, strict=True), strict=True)) if rows else {}
+        blank = [""] * len(rows)
+        # ordered before the frame is built: one frame per table, not one per sort key
+        order = row_order([columns.get(c, blank) for c in (*IDENTITY_COLUMNS, "cell_id")])
+        texts = [texts[i] for i in order]
+        # no row: the columns of an empty frame reindexed (float64), as readers have seen them
+        table = pd.DataFrame(texts, columns=header, dtype=object if rows else float)
+        table["record"] = [kinds[i] for i in order]
+        return table
 
     def frame(self) -> pd.DataFrame:
         """:meth:`table` as pandas reads cells.csv, with its ``record`` column: what readers
