@@ -322,13 +322,3 @@ FAULTY = [
     "progress=false",
     "blas_threads=1",
 ]
-
-
-def plugin_here(root: Path, monkeypatch, action: str) -> None:
-    """Make the plugin under ``root`` a reducer of this process, misbehaving as ``action`` says
-    (undone by ``monkeypatch``, after which the registry forgets it: see the caller's teardown)."""
-    from kmdr.reducers import REDUCERS
-
-    monkeypatch.syspath_prepend(str(root / "site"))
-    monkeypatch.setenv("KMDR_TEST_MISBEHAVE", action)
-    REDUCERS.reload()

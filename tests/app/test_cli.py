@@ -3,12 +3,9 @@ flags. (Schema errors: test_schema.py; the installed wheel: test_install.py.)"""
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
 import sys
-import warnings
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +13,7 @@ import pytest
 
 import _command as command
 from _cases import case
+from _command import run_kmdr
 from _overrides import overridden, refusal
 from kmdr.app import compose as configs
 from kmdr.config import presets
@@ -45,30 +43,6 @@ def run_process(args, cwd):
     return subprocess.run(
         KMDR + args, cwd=cwd, capture_output=True, text=True, env=_env(), timeout=120
     )
-
-
-def _show(message, category, filename, lineno, file=None, line=None):
-    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
-
-
-def run_kmdr(args, cwd):
-    """``kmdr args`` run in this process, in folder ``cwd``, as the console script runs it
-    (``sys.argv``, Hydra's own error printing, its exit status): its exit status and what it
-    printed, as a finished process's. Warnings are printed as a plain process prints them."""
-    out, err, code, before = io.StringIO(), io.StringIO(), 0, os.getcwd()
-    os.chdir(cwd)
-    try:
-        with redirect_stdout(out), redirect_stderr(err), warnings.catch_warnings():
-            warnings.resetwarnings()
-            warnings.simplefilter("default")
-            warnings.showwarning = _show
-            try:
-                command.kmdr([str(a) for a in args])
-            except SystemExit as stop:
-                code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
-    finally:
-        os.chdir(before)
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _command import installed, run_kmdr
+
 tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
 
 GUIDE = Path(__file__).parents[2] / "docs" / "guide" / "extending.md"
@@ -116,49 +118,21 @@ def user_project(tmp_path) -> Path:
 
 @pytest.fixture
 def plugged_in(user_project, monkeypatch):
-    """The user's package installed in this process: importable, its entry points found and
-    the options kmdr generates for them in Hydra's ConfigStore, as a ``kmdr`` command that
-    starts with it installed has them. The ConfigStore is left as it was after."""
-    import importlib
-
-    from hydra.core.config_store import ConfigStore
-
-    import kmdr.datasets as kd
-    import kmdr.reducers as kr
-    from kmdr.app import compose
-
-    repo = ConfigStore.instance().repo
-    before = {group: set(repo.get(group, {})) for group in ("reducer", "dataset")}
-    monkeypatch.syspath_prepend(str(user_project / "site"))
-    importlib.invalidate_caches()
-    kr.reload_plugins()
-    kd.reload_plugins()
-    compose._register()
-    yield user_project
-    monkeypatch.undo()
-    for group, names in before.items():
-        for name in set(repo.get(group, {})) - names:
-            del repo[group][name]
-    kr.reload_plugins()
-    kd.reload_plugins()
-    for module in ("my_package", "my_package.topvar", "my_package.toyblobs"):
-        sys.modules.pop(module, None)
-
-
-def _here(main, argv: list[str], project: Path, monkeypatch, capsys) -> tuple[int, str, str]:
-    """``main`` of a console script run in this process from ``project``, as the script runs
-    it: its exit status, stdout and stderr."""
-    import _command
-
-    monkeypatch.chdir(project)
+    """The user's package installed in this process (:func:`_command.installed`), and the
+    environment a command of theirs starts in: their project's folder, one BLAS thread,
+    Hydra's own error printing."""
+    monkeypatch.chdir(user_project)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
+    with installed(user_project / "site"):
+        yield user_project
+
+
+def _here(main, argv: list[str], capsys) -> tuple[int, str, str]:
+    """``main`` of a console script run in this process, as the script runs it: its exit
+    status, stdout and stderr."""
     try:
-        if main is None:  # kmdr itself: sys.argv is its command line
-            _command.kmdr(argv)
-            status = 0
-        else:
-            status = main(argv) or 0
+        status = main(argv) or 0
     except SystemExit as exit:
         status = exit.code or 0
     out, err = capsys.readouterr()
@@ -182,7 +156,7 @@ def _kmdr(tool: str, *args: str, project: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in, monkeypatch, capsys):
+def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in, capsys):
     from kmdr.app.listing import main as kmdr_list
     from kmdr.report.build import main as kmdr_report
 
@@ -191,8 +165,8 @@ def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in, mo
     # The guide's command as written (no config folder), plus what only this test environment
     # needs: one worker, no bar, a results folder of its own.
     sweep = [*guide_sweep()[1:], "n_jobs=1", "progress=false", f"results_dir={results}"]
-    status, _, err = _here(None, sweep, project, monkeypatch, capsys)
-    assert status == 0, err
+    run = run_kmdr(sweep, project)
+    assert run.returncode == 0, run.stderr
     (cells_csv,) = results.glob("*/cells.csv")
     cells = pd.read_csv(cells_csv)
     assert set(cells["reducer"]) == {"top_variance", "none"}
@@ -216,45 +190,45 @@ def test_a_users_reducer_and_dataset_are_swept_drawn_and_reported(plugged_in, mo
         plt.close(fig)
     assert "TopVar" in labels
 
-    status, _, err = _here(kmdr_report, [str(results)], project, monkeypatch, capsys)
+    status, _, err = _here(kmdr_report, [str(results)], capsys)
     assert status == 0, err
     text = (results / "REPORT.md").read_text()
     assert "TopVar" in text
     # The timing table reads what the declaration says its time includes.
     assert re.search(r"`top_variance` \| the variance of every feature and a sort of them", text)
 
-    status, out, err = _here(kmdr_list, ["reducers", "datasets"], project, monkeypatch, capsys)
+    status, out, err = _here(kmdr_list, ["reducers", "datasets"], capsys)
     assert status == 0, err
     assert "top_variance" in out and "toyblobs" in out
 
 
 @pytest.mark.slow
-def test_a_users_preset_runs_and_is_reported_as_theirs(plugged_in, monkeypatch, capsys):
+def test_a_users_preset_runs_and_is_reported_as_theirs(plugged_in, capsys):
     from kmdr.report.build import main as kmdr_report
 
     project = plugged_in
     results = project / "results"
     run = [*("-cd", str(project / "conf"), "experiment=toy_study", f"results_dir={results}"),
            *("n_jobs=1", "progress=false", "figures=false")]  # fmt: skip
-    status, _, err = _here(None, run, project, monkeypatch, capsys)
-    assert status == 0, err
+    proc = run_kmdr(run, project)
+    assert proc.returncode == 0, proc.stderr
     cells = pd.read_csv(results / "toy_study" / "cells.csv")
     assert len(cells) == 2 * 3 * 2 + 2 and set(cells["method"]) == {"TopVar", "RP", "kMeans"}
-    status, _, err = _here(kmdr_report, [str(results)], project, monkeypatch, capsys)
+    status, _, err = _here(kmdr_report, [str(results)], capsys)
     assert status == 0, err
     text = (results / "REPORT.md").read_text()
     assert "Toy study: top-variance features against RP" in text
 
 
 @pytest.mark.slow
-def test_a_typo_in_the_users_preset_is_hydras_error(plugged_in, monkeypatch, capsys):
+def test_a_typo_in_the_users_preset_is_hydras_error(plugged_in):
     conf = plugged_in / "conf" / "experiment" / "toy_study.yaml"
     conf.write_text(conf.read_text().replace("repeats: 2", "repaets: 2"))
     run = ["-cd", str(plugged_in / "conf"), "experiment=toy_study",
            f"results_dir={plugged_in / 'results'}"]  # fmt: skip
-    status, _, err = _here(None, run, plugged_in, monkeypatch, capsys)
-    assert status == 1, err  # Hydra's error, as Hydra prints it
-    assert "Key 'repaets' not in 'RunConfig'" in err and "toy_study" in err
+    proc = run_kmdr(run, plugged_in)
+    assert proc.returncode == 1, proc.stderr  # Hydra's error, as Hydra prints it
+    assert "Key 'repaets' not in 'RunConfig'" in proc.stderr and "toy_study" in proc.stderr
 
 
 @pytest.mark.slow

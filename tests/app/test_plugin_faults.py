@@ -7,13 +7,15 @@ calls it), the package put on the path and the plug-ins found again."""
 
 from __future__ import annotations
 
-import sys
+import subprocess
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from _command import installed, run_kmdr
 
 PACKAGE = '''
 import numpy as np
@@ -163,10 +165,7 @@ def kmdr(plugged: Path, cwd: Path, *args: str):
     """``kmdr args`` in this process, with the plug-in package of ``plugged`` found afresh as a
     command finds it as it starts (its options registered, its warnings printed first on its
     stderr): its exit status and output, as a finished process's."""
-    import subprocess
     import warnings
-
-    from test_cli import run_kmdr
 
     from kmdr.app import compose
     from kmdr.datasets import reload_plugins as reload_datasets
@@ -212,31 +211,13 @@ def output_case(name, problem, what):
 
 @pytest.fixture
 def plugged(site, monkeypatch):
-    """The plug-in package importable in this process, the registries reloaded (and again
-    after); the site's folder."""
-    import importlib
-
-    from hydra.core.config_store import ConfigStore
-
-    from kmdr.datasets import reload_plugins as reload_datasets
-    from kmdr.reducers import _registry
-
-    repo = ConfigStore.instance().repo
-    before = {group: set(repo.get(group, {})) for group in ("reducer", "dataset")}
+    """The plug-in package installed in this process (:func:`_command.installed`), and the
+    environment a command starts in (one BLAS thread, Hydra's own error printing); the site's
+    folder."""
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
-    monkeypatch.syspath_prepend(str(site))
-    importlib.invalidate_caches()
-    _registry.reload_plugins()
-    reload_datasets()
-    yield site
-    monkeypatch.undo()
-    for group, names in before.items():  # the options :func:`kmdr` registered for the site
-        for name in set(repo.get(group, {})) - names:
-            del repo[group][name]
-    _registry.reload_plugins()
-    reload_datasets()
-    sys.modules.pop("kmdr_badplug", None)
+    with installed(site):
+        yield site
 
 
 @pytest.mark.parametrize(
@@ -337,9 +318,10 @@ def test_two_plugins_of_one_name_are_refused_when_used(args, expected, plugged, 
 def test_a_dataset_plugin_named_like_a_builtin_is_ignored(plugged, recwarn):
     import warnings
 
-    from kmdr.datasets import dataset_info, dataset_names
+    from kmdr.datasets import dataset_info, dataset_names, reload_plugins
 
     warnings.simplefilter("default")
+    reload_plugins()  # found afresh, as a command that starts finds them
     names = dataset_names()
     assert dataset_info("orl").loader.__module__.startswith("kmdr.datasets")  # not kmdr_badplug's
     assert names.count("orl") == 1

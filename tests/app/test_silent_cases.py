@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_cli import TINY, run_kmdr
+from test_cli import TINY
 
 import kmdr
 from _cases import case
+from _command import run_kmdr
 
 pytestmark = pytest.mark.slow
 

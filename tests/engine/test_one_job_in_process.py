@@ -11,8 +11,8 @@ import os
 import pytest
 
 import kmdr as api
-from _procs import FAULTY, kmdr, make_plugin, plugin_env, plugin_here
-from kmdr.reducers import REDUCERS
+from _command import installed
+from _procs import FAULTY, kmdr, make_plugin, plugin_env
 
 pytestmark = pytest.mark.slow
 
@@ -25,13 +25,10 @@ def test_a_single_job_is_computed_by_the_run_itself(tmp_path, monkeypatch):
     root = make_plugin(tmp_path / "plugin")
     pids = tmp_path / "pids.txt"
     faulty = [o for o in FAULTY if not o.startswith(("reducers=", "r_grid="))]
-    try:
-        plugin_here(root, monkeypatch, "pid:0")
-        monkeypatch.setenv("KMDR_TEST_RELEASE", str(pids))
+    monkeypatch.setenv("KMDR_TEST_MISBEHAVE", "pid:0")
+    monkeypatch.setenv("KMDR_TEST_RELEASE", str(pids))
+    with installed(root / "site"):
         api.run(faulty, ALONE, "r_grid=[2]", "backend=loky", "n_jobs=2", results_dir=tmp_path)
-    finally:
-        monkeypatch.undo()
-        REDUCERS.reload()
     assert [int(line) for line in pids.read_text().split()] == [os.getpid()]
 
 

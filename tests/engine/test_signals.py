@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 
 from _cases import case
+from _command import installed
 from _procs import (
     FAULTY,
     Proc,
@@ -31,7 +32,6 @@ from _procs import (
     make_plugin,
     one_line,
     plugin_env,
-    plugin_here,
     sidecars,
     statuses,
     wait_for,
@@ -288,15 +288,10 @@ def test_a_reducer_ending_the_process_is_one_line_naming_the_cell(
         return
     # the run's own process: this one, through kmdr.run (the command's line is its message)
     import kmdr as api
-    from kmdr.reducers import REDUCERS
 
-    try:
-        plugin_here(project, monkeypatch, f"{action}:2")
-        with pytest.raises(api.RunError) as info:
-            api.run(FAULTY, f"n_jobs={n_jobs}", results_dir=tmp_path)
-    finally:
-        monkeypatch.undo()
-        REDUCERS.reload()
+    monkeypatch.setenv("KMDR_TEST_MISBEHAVE", f"{action}:2")
+    with installed(project / "site"), pytest.raises(api.RunError) as info:
+        api.run(FAULTY, f"n_jobs={n_jobs}", results_dir=tmp_path)
     line = str(info.value)
     assert "\n" not in line and line.startswith("faulty failed (CellAborted: "), line
     assert all(word in line for word in words), line
