@@ -476,10 +476,11 @@ def read_record(path: Path, experiment: str, verified: dict) -> CsvRecord:
             record.foreign.append(fields)
         elif why is None:
             first = record.valid.setdefault(fields["cell_id"], fields)
-            if first is not fields and first == fields:
-                record.duplicates += 1
-            elif first is not fields:
-                why = "another valid row of its cell comes first in cells.csv"
+            if first is not fields:  # a later row of a cell already read: a copy, or a rival
+                if first == fields:
+                    record.duplicates += 1
+                else:
+                    why = "another valid row of its cell comes first in cells.csv"
         if why is not None:
             record.rejected.append((why, line, raw))
     cut_short = "it has {} fields where the header has {} (cut short or edited)"
