@@ -213,10 +213,17 @@ def output_case(name, problem, what):
 def plugged(site, monkeypatch):
     """The plug-in package installed in this process (:func:`_command.installed`), and the
     environment a command starts in (one BLAS thread, Hydra's own error printing); the site's
-    folder."""
+    folder. The clashes the package declares on purpose warn as it is installed: each test
+    reads its own warnings (:func:`kmdr` finds the plug-ins afresh), not these."""
+    import contextlib
+    import warnings
+
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
-    with installed(site):
+    with contextlib.ExitStack() as stack:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            stack.enter_context(installed(site))
         yield site
 
 
