@@ -104,7 +104,7 @@ def test_a_dry_run_returns_no_cells_and_writes_nothing(tmp_path):
     [
         (["repaets=3"], ConfigCompositionException, "Could not override 'repaets'"),
         (["dataset=nosuch"], MissingConfigException, "Could not find 'dataset/nosuch'"),
-        (["repeats=0"], kmdr.ConfigError, "The 'repeats' parameter of Experiment must be"),
+        (["repeats=0"], kmdr.ConfigError, "'repeats' must be >= 1: 0"),
         (["kmeans.n_init=x"], ConfigCompositionException, "Error merging override kmeans"),
         (["r_grid=[1"], OverrideParseException, "no viable alternative at input '[1'"),
         (["seed=1 kmeans.n_init=2"], OverrideParseException, "mismatched input '='"),

@@ -90,8 +90,7 @@ def run_process(args, cwd):
         ),
         case(
             ["r_grid=[0,3]"],
-            says="The 'r_grid[0]' parameter of Experiment must be an int in the range [1, inf). "
-            "Got 0",
+            says="'r_grid' must be >= 1: 0",
             doing="configure",
             cause="each r of r_grid is a number of features, at least 1",
             fix="give positive whole numbers: 'r_grid=[1,3]'",
@@ -99,7 +98,7 @@ def run_process(args, cwd):
         ),
         case(
             ["r_grid=[-2]"],
-            says="Got -2 instead",
+            says="'r_grid' must be >= 1: -2",
             doing="configure",
             cause="each r of r_grid is a number of features, at least 1",
             fix="give positive whole numbers: 'r_grid=[2]'",
@@ -124,7 +123,7 @@ def run_process(args, cwd):
         ),
         case(
             ["kmeans.init=plus"],
-            says="The 'init' parameter of kmeans must be a str among",
+            says="'kmeans.init' must be in ('k-means++', 'random', 'sample', 'first_of_class')",
             doing="configure",
             cause="kmeans.init is one of k-means++, random, sample or first_of_class",
             fix="give one of those: kmeans.init=k-means++",

@@ -50,7 +50,7 @@ def case(args, expected, what):
         ),
         case(
             ["block_rows=0", "backend=dask", "reducer=sign"],
-            "The 'block_rows' parameter of Execution must be an int in the range [1, inf)",
+            "'block_rows' must be >= 1: 0",
             "block_rows=0",
         ),
     ],

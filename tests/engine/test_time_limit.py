@@ -85,7 +85,7 @@ def test_hung_cells_are_stopped_and_a_resume_computes_them(project, tmp_path, ba
     [
         case(
             ("cell_time_limit=0",),
-            says="'cell_time_limit' parameter of Execution must be a float in the range (0.0, inf)",
+            says="'cell_time_limit' must be > 0",
             doing="configure",
             cause="cell_time_limit is the seconds a cell may take: 0 or a negative number allows "
             "none",

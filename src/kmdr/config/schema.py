@@ -38,14 +38,22 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import MISSING as MISSING_FIELD
 from dataclasses import asdict, dataclass, field, fields
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any, ClassVar, NamedTuple
 
+from attrs import validators
+from attrs.validators import in_, instance_of
 from omegaconf import MISSING
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from kmdr.config import checks
-from kmdr.config.checked import Checked, FrozenMapping, check_constraints, integers, seconds
+from kmdr.config.checked import (
+    Checked,
+    FrozenMapping,
+    integers,
+    optional,
+    reals,
+    seconds,
+)
 from kmdr.config.choices import (
     Aggregation,
     Backend,
@@ -110,7 +118,10 @@ class DatasetConfig(Checked):
     params: dict[str, Any] = field(default_factory=dict)
 
     _prefix: ClassVar[str] = "dataset"
-    _constraints: ClassVar[dict] = {"name": [str], "params": [Mapping]}
+    _constraints: ClassVar[dict] = {
+        "name": instance_of(str),
+        "params": instance_of(Mapping),
+    }
 
 
 @dataclass
@@ -132,16 +143,16 @@ class ReducerConfig(Checked):
     max_r: int | None = None
     seed_from: str | None = None
 
-    def _caller(self) -> str:
+    def _path(self) -> str:
         return f"reducers.{self.id or self.name}"
 
     _constraints: ClassVar[dict] = {
-        "name": [str],
-        "id": [str, None],
-        "label": [str, None],
-        "params": [Mapping],
-        "max_r": [integers(), None],
-        "seed_from": [str, None],
+        "name": instance_of(str),
+        "id": optional(str),
+        "label": optional(str),
+        "params": instance_of(Mapping),
+        "max_r": validators.optional(integers()),
+        "seed_from": optional(str),
     }
 
 
@@ -162,11 +173,11 @@ class KMeansConfig(Checked):
 
     _prefix: ClassVar[str] = "kmeans"
     _constraints: ClassVar[dict] = {
-        "n_init": [integers()],
-        "max_iter": [integers()],
-        "init": [StrOptions(set(KMEANS_INITS))],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "online_phase": ["boolean"],
+        "n_init": integers(),
+        "max_iter": integers(),
+        "init": in_(KMEANS_INITS),
+        "tol": reals(0),
+        "online_phase": instance_of(bool),
     }
 
     def validate(self) -> None:
@@ -195,8 +206,8 @@ class LeverageConfig(Checked):
 
     _prefix: ClassVar[str] = "leverage"
     _constraints: ClassVar[dict] = {
-        "reducer": [StrOptions(set(values_of(LeverageReducer)))],
-        "r": [integers()],
+        "reducer": in_(values_of(LeverageReducer)),
+        "r": integers(),
     }
 
 
@@ -226,13 +237,13 @@ class PresetConfig(Checked):
 
     _prefix: ClassVar[str] = "preset"
     _constraints: ClassVar[dict] = {
-        "paper": [str, None],
-        "title": [str, None],
-        "figure": [str],
-        "section": [str],
-        "order": [Integral],
-        "reproduce": [StrOptions(set(values_of(Reproduce)))],
-        "note": [str],
+        "paper": optional(str),
+        "title": optional(str),
+        "figure": instance_of(str),
+        "section": instance_of(str),
+        "order": instance_of(Integral),
+        "reproduce": in_(values_of(Reproduce)),
+        "note": instance_of(str),
     }
 
     def validate(self) -> None:
@@ -246,7 +257,7 @@ class DaskConfig(Checked):
     scheduler: str | None = None
 
     _prefix: ClassVar[str] = "dask"
-    _constraints: ClassVar[dict] = {"scheduler": [str, None]}
+    _constraints: ClassVar[dict] = {"scheduler": optional(str)}
 
 
 @dataclass
@@ -256,7 +267,7 @@ class RayConfig(Checked):
     address: str | None = None
 
     _prefix: ClassVar[str] = "ray"
-    _constraints: ClassVar[dict] = {"address": [str, None]}
+    _constraints: ClassVar[dict] = {"address": optional(str)}
 
 
 @dataclass
@@ -292,20 +303,19 @@ class Experiment(Checked):
     blas_threads: int = 1
     preset: PresetConfig = field(default_factory=PresetConfig)
 
-    _prefix: ClassVar[str] = "Experiment"
     _constraints: ClassVar[dict] = {
-        "name": [str],
-        "kind": [str],
-        "dataset": [DatasetConfig, Mapping],
-        "reducers": [list, tuple],
-        "r_grid": [list, tuple],
-        "repeats": [integers()],
-        "seed": [integers(0, 2**63 - 1)],
-        "kmeans": [KMeansConfig, Mapping],
-        "aggregation": [StrOptions(set(values_of(Aggregation)))],
-        "leverage": [LeverageConfig, Mapping],
-        "blas_threads": [integers()],
-        "preset": [PresetConfig, Mapping],
+        "name": instance_of(str),
+        "kind": instance_of(str),
+        "dataset": instance_of((DatasetConfig, Mapping)),
+        "reducers": instance_of((list, tuple)),
+        "r_grid": validators.deep_iterable(integers(), instance_of((list, tuple))),
+        "repeats": integers(),
+        "seed": integers(0, 2**63 - 1),
+        "kmeans": instance_of((KMeansConfig, Mapping)),
+        "aggregation": in_(values_of(Aggregation)),
+        "leverage": instance_of((LeverageConfig, Mapping)),
+        "blas_threads": integers(),
+        "preset": instance_of((PresetConfig, Mapping)),
     }
 
     def validate(self) -> None:
@@ -359,17 +369,20 @@ class Execution(Checked):
     # computed again by the next run; the others go on. null: no limit.
     cell_time_limit: float | None = None
 
-    _prefix: ClassVar[str] = "Execution"
     _constraints: ClassVar[dict] = {
-        "n_jobs": [integers(1), integers(None, -1)],
-        "backend": [StrOptions(set(values_of(Backend)))],
-        "backend_params": [Mapping],
-        "dask": [DaskConfig, Mapping],
-        "ray": [RayConfig, Mapping],
-        "warmup": ["boolean"],
-        "block_rows": [integers(), None],
-        "data_dir": [str, None],
-        "cell_time_limit": [seconds(), None],
+        # any whole number but 0, as joblib's (attrs' or_ would list its validators' reprs)
+        "n_jobs": validators.and_(
+            instance_of(Integral),
+            validators.not_(in_((0,)), msg="'n_jobs' must not be 0 (-1: every core)"),
+        ),
+        "backend": in_(values_of(Backend)),
+        "backend_params": instance_of(Mapping),
+        "dask": instance_of((DaskConfig, Mapping)),
+        "ray": instance_of((RayConfig, Mapping)),
+        "warmup": instance_of(bool),
+        "block_rows": validators.optional(integers()),
+        "data_dir": optional(str),
+        "cell_time_limit": validators.optional(seconds()),
     }
 
     def validate(self) -> None:
@@ -416,14 +429,13 @@ class Output(Checked):
     # Print the cells the command would compute and reuse (and a time estimate), run nothing.
     dry_run: bool = False
 
-    _prefix: ClassVar[str] = "Output"
     _constraints: ClassVar[dict] = {
-        "results_dir": [str, os.PathLike],
-        "figures": ["boolean"],
-        "progress": ["boolean", None],
-        "progress_every": [seconds()],
-        "verbosity": [StrOptions(set(values_of(Verbosity)))],
-        "dry_run": ["boolean"],
+        "results_dir": instance_of((str, os.PathLike)),
+        "figures": instance_of(bool),
+        "progress": optional(bool),
+        "progress_every": seconds(),
+        "verbosity": in_(values_of(Verbosity)),
+        "dry_run": instance_of(bool),
     }
 
     def validate(self) -> None:
@@ -537,8 +549,6 @@ def _r_grid(grid) -> tuple[int, ...]:
     """The grid sorted, each r a positive integer given once (a cell is computed once per r)."""
     if not grid:
         raise ConfigError("r_grid must be a non-empty list of positive integers, got []")
-    for i, r in enumerate(grid):
-        check_constraints({f"r_grid[{i}]": [integers()]}, {f"r_grid[{i}]": r}, "Experiment")
     twice = sorted(r for r, times in Counter(grid).items() if times > 1)
     if twice:
         raise ConfigError(
