@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from kmdr._io import atomic_write_text
     from kmdr.report.distortion import CSV, draw_distortion
-    from kmdr.results.reading import experiment_dirs
+    from kmdr.results.runs import experiment_dirs
 
     frames = []
     for exp_dir in experiment_dirs(args.results):

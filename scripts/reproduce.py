@@ -336,7 +336,7 @@ def _reproduce(
     from kmdr.engine.session import close_default_session
     from kmdr.engine.signals import raise_if_received
     from kmdr.results.compare import replaced_line, snapshot
-    from kmdr.results.reading import load_runs, skip_reasons
+    from kmdr.results.runs import load_runs, skip_reasons
 
     rows, compared = [], []
     start_all = time.perf_counter()
@@ -429,7 +429,7 @@ def _forget_if_unchanged(outcome, prior_skip: list[str]) -> None:
     The record would only say that nothing happened, and a reproduction that changes nothing must
     leave the results folder as it was (no new file for git to show); a run that only reused
     cells removes its own record (:meth:`kmdr.engine.session.Session.run`)."""
-    from kmdr.results.reading import load_runs, skip_reasons
+    from kmdr.results.runs import load_runs, skip_reasons
 
     record = outcome.experiment_dir / "runs" / f"{outcome.run_id}.json"
     if not record.is_file() or not outcome.skipped:

@@ -8,9 +8,10 @@ import pytest
 from _results_factory import make_cells, preset, write_experiment
 from kmdr.papers.bmd09.table1 import table1
 from kmdr.papers.published import BMD09_FIG1_TERMS, BMD09_TABLE1
-from kmdr.results import reading
+from kmdr.results import runs
 from kmdr.results import summary as agg
-from kmdr.results.reading import PRESET_DEFAULTS, is_baseline
+from kmdr.results.reading import is_baseline
+from kmdr.results.runs import PRESET_DEFAULTS
 
 METRICS = agg.METRICS
 
@@ -109,9 +110,9 @@ def test_best_of_trials_picks_lowest_objective(tmp_path):
 
 def test_aggregation_comes_from_the_config_never_the_name(tmp_path):
     cells = make_cells("bmd09_x", {"leverage": [15]}, 2, "nips")
-    assert reading.aggregation_of(write_experiment(tmp_path, "bmd09_x", cells)) == "mean"
+    assert runs.aggregation_of(write_experiment(tmp_path, "bmd09_x", cells)) == "mean"
     best = write_experiment(tmp_path, "mine", cells, config={"aggregation": "best"})
-    assert reading.aggregation_of(best) == "best"
+    assert runs.aggregation_of(best) == "best"
 
 
 def test_table1_beside_published(tmp_path):
@@ -153,7 +154,7 @@ def test_empty_folder_writes_nothing(tmp_path):
     exp = write_experiment(tmp_path, "lst17_rcv1", None, skipped="rcv1 not available")
     assert agg.load_cells(exp).empty
     assert agg.write_summaries(exp) == []
-    assert reading.skip_reasons(exp) == ["rcv1 not available"]
+    assert runs.skip_reasons(exp) == ["rcv1 not available"]
     assert not (exp / "summary.csv").exists()
 
 
@@ -244,9 +245,9 @@ def test_baseline_is_the_registry_name_never_the_label(tmp_path):
 def test_preset_defaults_and_last_run_wins(tmp_path):
     cells = make_cells("zz", GRID, 1)
     exp = write_experiment(tmp_path, "zz", cells)
-    assert reading.preset_of(exp) == {**PRESET_DEFAULTS, "title": "zz", "order": 1000.0}
+    assert runs.preset_of(exp) == {**PRESET_DEFAULTS, "title": "zz", "order": 1000.0}
     write_experiment(tmp_path, "zz", cells, run_id="run1", config={"preset": TABLE1_PRESET})
-    got = reading.preset_of(exp)
+    got = runs.preset_of(exp)
     assert (got["figure"], got["section"], got["title"]) == (
         "bmd09_table1",
         "table1",

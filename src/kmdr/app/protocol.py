@@ -59,7 +59,7 @@ def _recorded(folder: Path):
     """The Experiment the folder's last run recorded, built as any Experiment is (a key an older
     record lacks takes its default); None when no run recorded one."""
     from kmdr.config.schema import Experiment
-    from kmdr.results.reading import load_runs
+    from kmdr.results.runs import load_runs
 
     names = {f.name for f in fields(Experiment)}
     for run in reversed(load_runs(folder)):

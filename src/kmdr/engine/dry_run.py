@@ -90,7 +90,7 @@ def earlier_times(
 def earlier_start(results_dir: str | Path, backend: str) -> float | None:
     """The median of ``start_seconds`` over the run records of ``backend`` in every experiment
     folder of ``results_dir`` (None when none recorded it)."""
-    from kmdr.results.reading import experiment_dirs, load_runs
+    from kmdr.results.runs import experiment_dirs, load_runs
 
     starts = [
         float(run["start_seconds"])

@@ -151,7 +151,7 @@ def _timed_out_line(ctx, total: int) -> str:
 def _stopped_before(exp_dir, run_id: str) -> str | None:
     """How the experiment's last run before ``run_id`` ended when it did not finish ("the run
     20261124T... interrupted"), else None: only then is this run a resumption."""
-    from kmdr.results.reading import load_runs
+    from kmdr.results.runs import load_runs
 
     runs = [r for r in load_runs(exp_dir, say=lambda _: None) if r.get("status") != "skipped"]
     # by start time (ms): two runs of one second have ids in no particular order

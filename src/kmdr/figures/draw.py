@@ -34,7 +34,7 @@ from kmdr._io import atomic_write_bytes
 from kmdr.figures import appearance
 from kmdr.figures.curves import draw_curves
 from kmdr.figures.style import figure_style as style_named
-from kmdr.results.reading import aggregation_of, experiment_dirs, preset_of, skip_reasons
+from kmdr.results.runs import aggregation_of, experiment_dirs, preset_of, skip_reasons
 from kmdr.results.summary import ExperimentRead, read_experiment, write_summaries
 
 __all__ = ["draw_experiment", "figure_style", "main", "make_figure"]
@@ -56,7 +56,7 @@ def make_figure(experiment: str | Path | ExperimentRead):
     folder, or the folder already read (:class:`~kmdr.results.summary.ExperimentRead`).
 
     What it says besides the cells (its title, its note, the reducers it names when they have no
-    cell) is what the experiment's last run recorded (:func:`~kmdr.results.reading.preset_of`
+    cell) is what the experiment's last run recorded (:func:`~kmdr.results.runs.preset_of`
     and the reducers its records list): a figure is drawn from its folder's
     files alone."""
     read = read_experiment(experiment)

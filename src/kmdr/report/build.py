@@ -39,7 +39,8 @@ from kmdr.report.sections import ReportContext
 from kmdr.report.site import write_site
 from kmdr.report.theory_sections import section_theory
 from kmdr.report.what_to_use import section_what_to_use
-from kmdr.results.reading import Once, experiment_dirs
+from kmdr.results.reading import Once
+from kmdr.results.runs import experiment_dirs
 
 __all__ = ["build_report", "evaluate_claims", "main", "table_of_contents", "write_report"]
 

@@ -12,9 +12,10 @@ import pandas as pd
 from kmdr.figures.appearance import declared_label
 from kmdr.figures.style import figure_style
 from kmdr.plugins import RegistryError
-from kmdr.results import reading as sidecars
+from kmdr.results import runs as sidecars
 from kmdr.results import summary as aggregate
 from kmdr.results.reading import POINT
+from kmdr.results.store import Once
 
 __all__ = ["SKIPPED_ANCHOR", "Experiment", "in_section", "load_all", "public_text", "run_field"]
 
@@ -122,7 +123,7 @@ class Experiment:
             return
         # The folder is read several times below: each damaged file is named once (``say``: the
         # whole report's, which reads it again for its page).
-        say = say or sidecars.Once()
+        say = say or Once()
         self.runs = sidecars.load_runs(self.dir, say)
         self.preset = sidecars.preset_of(self.dir, self.runs)
         self.skipped = [public_text(t) for t in sidecars.skip_reasons(self.dir, self.runs)]

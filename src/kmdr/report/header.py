@@ -14,7 +14,7 @@ from kmdr.reducers import reducer_entry
 from kmdr.report._text import VERDICT_LEGEND, md_table
 from kmdr.report.experiments import Experiment, public_text, run_field
 from kmdr.report.notes import NO_DATA_WHY, TIME_INTRO
-from kmdr.results import reading as sidecars
+from kmdr.results import runs as sidecars
 from kmdr.results.reading import is_baseline
 
 __all__ = [

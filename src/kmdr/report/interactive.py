@@ -24,7 +24,8 @@ from matplotlib.colors import to_hex
 from kmdr._io import atomic_write_text
 from kmdr.figures import appearance
 from kmdr.figures.style import FigureStyle, figure_style
-from kmdr.results.reading import is_baseline, load_runs, preset_of
+from kmdr.results.reading import is_baseline
+from kmdr.results.runs import load_runs, preset_of
 from kmdr.results.summary import load_summary
 
 __all__ = ["BAND", "FOLDER", "PLOTLY_JS", "available", "caption", "experiment_figure",

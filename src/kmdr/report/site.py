@@ -29,8 +29,8 @@ from kmdr.report import interactive
 from kmdr.report._text import VERDICT_MARK
 from kmdr.report.anchors import heading_anchor
 from kmdr.report.what_to_use import HEADING as WHAT_TO_USE
-from kmdr.results.reading import experiment_dirs, load_runs, skip_reasons
 from kmdr.results.records import read_table
+from kmdr.results.runs import experiment_dirs, load_runs, skip_reasons
 
 __all__ = [
     "FILES_HEADING",
@@ -395,7 +395,7 @@ def _sections(report_text: str, root: Path) -> dict[str, _Section]:
 def _glance(report_text: str, root: Path) -> str:
     """The page's first block: per paper, each section's figure as a thumbnail linked to the
     section, with the verdicts of the claims checked there; "" when no section has a figure."""
-    from kmdr.results.reading import preset_of
+    from kmdr.results.runs import preset_of
 
     papers: dict[str, list[str]] = {}
     for anchor, section in _sections(report_text, root).items():

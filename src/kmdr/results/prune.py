@@ -34,9 +34,9 @@ from kmdr.results.reading import (
     OLDER_CODE,
     OTHER_DATA,
     OTHER_EXPERIMENT,
-    load_runs,
     split_current,
 )
+from kmdr.results.runs import load_runs
 from kmdr.results.store import CellStore, holds_cells
 
 __all__ = ["main", "select"]

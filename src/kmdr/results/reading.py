@@ -30,12 +30,9 @@ Current rows
     Such rows are never drawn, averaged or counted with the current ones; figures and the report
     say how many were left out and how to remove them (:func:`exclusion_note`).
 
-Run sidecars
-    What an experiment's ``runs/*.json`` say: the runs themselves (:func:`load_runs`), the cells
-    they expect, why a run was skipped, and the experiment's preset metadata and aggregation (the
-    last sidecar's ``config.preset`` and ``config.aggregation``; never the experiment's name).
-    A reader's one-line reports go to its ``say`` (:func:`kmdr._log.warn` by default);
-    :class:`Once` says each message once, for a caller that reads a folder many times.
+Expected cells
+    :func:`load_expected`: the cells the run sidecars expected (read by
+    :mod:`kmdr.results.runs`), typed and split as the rows are.
 
 One DataFrame
     :func:`read_results` (what :func:`kmdr.read_results` returns) reads a folder that is either
@@ -57,19 +54,12 @@ from __future__ import annotations
 import functools
 import json
 import math
-import warnings
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import fields
-from enum import Enum
+from collections.abc import Iterable
 from pathlib import Path
 from types import MappingProxyType
 
 import pandas as pd
 
-from kmdr._io import read_text
-from kmdr._log import warn as _say
-from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
-from kmdr.config.schema import PresetConfig
 from kmdr.reducers import is_baseline_reducer
 from kmdr.results.records import (
     CHECKSUM,
@@ -79,6 +69,7 @@ from kmdr.results.records import (
     POINT_COLUMNS,
     table_header,
 )
+from kmdr.results.runs import experiment_dirs, is_experiment, load_runs
 from kmdr.results.store import CellStore, Once
 
 __all__ = [
@@ -88,27 +79,18 @@ __all__ = [
     "OTHER_DATA",
     "OTHER_EXPERIMENT",
     "POINT",
-    "PRESET_DEFAULTS",
     "SETTING_COLUMNS",
     "Once",
     "ResultsError",
-    "aggregation_of",
     "empty_columns",
     "exclusion_note",
-    "experiment_config",
-    "experiment_dirs",
     "is_baseline",
-    "is_experiment",
     "load_expected",
-    "load_runs",
-    "preset_of",
     "read_experiment",
     "read_results",
     "setting_labels",
-    "skip_reasons",
     "split_current",
     "typed",
-    "unreadable_runs",
 ]
 
 
@@ -303,55 +285,8 @@ def exclusion_note(excluded: pd.DataFrame, experiment_dir: str | Path) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# What the run sidecars say.
+# The cells the run sidecars expect.
 # ----------------------------------------------------------------------------------------------
-
-#: The preset metadata of an experiment whose sidecars carry none (an ad-hoc run), read from the
-#: typed schema. ``title`` defaults to the experiment's (folder's) name. The figure styles and
-#: report sections a preset may name are those registered in :mod:`kmdr.config.presentation`.
-PRESET_DEFAULTS: Mapping = MappingProxyType(
-    {
-        f.name: f.default.value if isinstance(f.default, Enum) else f.default
-        for f in fields(PresetConfig)
-    }
-    | {"title": None}
-)
-
-
-def load_runs(experiment_dir: str | Path, say: Callable[[str], None] | None = None) -> list[dict]:
-    """The sidecars ``runs/*.json``, in file-name order (the run ids start with their start
-    time, so this is also the order they ran in).
-
-    A sidecar that cannot be read (cut short, not JSON, not an object) is named in one line to
-    ``say`` (default: :func:`kmdr._log.warn`; a :class:`Once` says it once however often it is
-    read) and stands in the list as ``{"_path": ..., "_unreadable": why}``: what it expected is
-    unknown, so :func:`unreadable_runs` lets readers refuse to call the experiment complete.
-    """
-    runs = []
-    for path in sorted((Path(experiment_dir) / "runs").glob("*.json")):
-        try:
-            data = json.loads(read_text(path))
-            problem = None if isinstance(data, dict) else f"a JSON {type(data).__name__}"
-        except OSError as err:
-            problem = f"cannot be read ({err.strerror or err})"
-        except ValueError as err:
-            problem = f"not JSON ({getattr(err, 'msg', err)})"
-        if problem:
-            (say or _say)(
-                f"[kmdr] run record {path}: {problem}; what that run expected is unknown, so "
-                "the experiment is not shown as complete (re-run its command, then remove this "
-                "file)"
-            )
-            runs.append({"_path": str(path), "_unreadable": problem})
-            continue
-        data.setdefault("_path", str(path))
-        runs.append(data)
-    return runs
-
-
-def unreadable_runs(runs: list[dict]) -> list[str]:
-    """The paths of the sidecars :func:`load_runs` could not read."""
-    return [run["_path"] for run in runs if run.get("_unreadable")]
 
 
 def load_expected(experiment_dir: str | Path, runs: list[dict] | None = None) -> pd.DataFrame:
@@ -363,111 +298,6 @@ def load_expected(experiment_dir: str | Path, runs: list[dict] | None = None) ->
     exp = typed(pd.DataFrame(rows, columns=None if rows else [*KEY, "method"]), [*KEY, "method"])
     exp = exp[[*KEY, "method"]].drop_duplicates(KEY, keep="last").reset_index(drop=True)
     return split_current(exp, runs, None)[0]
-
-
-def skip_reasons(experiment_dir: str | Path, runs: list[dict] | None = None) -> list[str]:
-    """The reasons the sidecars give for a skipped experiment (``skipped``), deduplicated."""
-    runs = load_runs(experiment_dir) if runs is None else runs
-    reasons = [run.get("skipped") for run in runs if run.get("skipped")]
-    reasons = [str(r.get("reason", r)) if isinstance(r, dict) else str(r) for r in reasons]
-    return list(dict.fromkeys(reasons))
-
-
-def _find_key(obj, key: str):
-    """First value of ``key`` anywhere in a nested dict/list (depth-first), or None."""
-    if isinstance(obj, dict):
-        if key in obj and not isinstance(obj[key], dict | list):
-            return obj[key]
-        for value in obj.values():
-            found = _find_key(value, key)
-            if found is not None:
-                return found
-    elif isinstance(obj, list):
-        for value in obj:
-            found = _find_key(value, key)
-            if found is not None:
-                return found
-    return None
-
-
-def experiment_config(experiment_dir: str | Path, key: str, runs: list[dict] | None = None):
-    """A scalar setting found anywhere in the sidecars (config, spec, then the sidecar itself,
-    e.g. the dataset's ``n_clusters``); the last run that has it wins."""
-    runs = load_runs(experiment_dir) if runs is None else runs
-    for run in reversed(runs):
-        for where in (run.get("config"), run.get("spec"), run):
-            value = _find_key(where, key)
-            if value is not None:
-                return value
-    return None
-
-
-def _last_config(runs: list[dict], key: str):
-    """``config[key]`` of the last sidecar whose config has it, else None."""
-    for run in reversed(runs):
-        config = run.get("config")
-        if isinstance(config, dict) and config.get(key) is not None:
-            return config[key]
-    return None
-
-
-def preset_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> dict:
-    """The experiment's preset metadata: ``config.preset`` of the last sidecar that has one,
-    completed with :data:`PRESET_DEFAULTS` (``title`` defaults to the folder's name).
-
-    Keys: paper, title, figure, section, order, reproduce, note. A figure style or section this
-    version does not know falls back to the default with a warning (the figure and report still
-    draw).
-    """
-    name = Path(experiment_dir).name
-    runs = load_runs(experiment_dir) if runs is None else runs
-    given = _last_config(runs, "preset")
-    preset = {**PRESET_DEFAULTS, "title": name}
-    if isinstance(given, dict):
-        preset.update({k: v for k, v in given.items() if v is not None})
-    for key, valid in (("figure", FIGURE_STYLES), ("section", SECTIONS)):
-        problem = valid.problem(preset[key])  # names only: nothing is imported
-        if problem is not None:
-            warnings.warn(
-                f"{name}: preset.{key}: {problem}; using {PRESET_DEFAULTS[key]!r}", stacklevel=2
-            )
-            preset[key] = PRESET_DEFAULTS[key]
-    try:
-        preset["order"] = float(preset["order"])
-    except (TypeError, ValueError):
-        preset["order"] = float(PRESET_DEFAULTS["order"])
-    preset["title"] = str(preset["title"])
-    return preset
-
-
-def aggregation_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> str:
-    """``best`` (lowest-F trial, bmd09) or ``mean``: the last sidecar config's ``aggregation``,
-    ``mean`` when no sidecar says."""
-    runs = load_runs(experiment_dir) if runs is None else runs
-    value = _last_config(runs, "aggregation")
-    if isinstance(value, str) and value.lower() in ("best", "mean"):
-        return value.lower()
-    return "mean"
-
-
-#: The files and folders that make a folder an experiment folder (a run writes ``runs/`` before
-#: anything else, whatever its kind computes).
-_MARKERS = ("cells.csv", "cells", "runs")
-
-
-def is_experiment(folder: str | Path) -> bool:
-    """Whether ``folder`` is an experiment folder (it holds cells.csv, cells/ or runs/)."""
-    return any((Path(folder) / marker).exists() for marker in _MARKERS)
-
-
-def experiment_dirs(results_dir: str | Path, names: Iterable[str] | None = None) -> list[Path]:
-    """The experiment folders under ``results_dir`` (:func:`is_experiment`), by name; only
-    those of ``names`` when given."""
-    root = Path(results_dir)
-    if not root.is_dir():
-        return []
-    candidates = [root / n for n in names] if names else sorted(root.iterdir())
-    return [p for p in candidates if p.is_dir() and is_experiment(p)]
 
 
 # ----------------------------------------------------------------------------------------------

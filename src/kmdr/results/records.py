@@ -37,9 +37,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from kmdr._io import atomic_write_text, read_bytes, read_text
 
@@ -328,6 +331,8 @@ def read_table(path: Path) -> pd.DataFrame:
     by hand) is not a row: ``attrs["cut"]`` lists them as (line number, raw fields). Raises
     OSError when the file cannot be read, ValueError (the reason) when it is not a cells table.
     """
+    import pandas as pd
+
     header, rows, cut = _records(path)
     table = pd.DataFrame(
         [rec for _, rec in rows], index=[i for i, _ in rows], columns=header, dtype=object
@@ -347,6 +352,8 @@ def row_order(columns: list[list[str]]) -> np.ndarray:
     """The positions of the rows whose identity columns (then cell id) hold ``columns`` (one
     list of texts per column, ``""`` where absent), in cells.csv's order: in each column
     numbers come before texts, each in their natural order (r = 2 before r = 10)."""
+    import pandas as pd
+
     keys = []
     for values in columns:
         codes: dict[str, int] = {}
@@ -532,6 +539,8 @@ def _csv_line(fields: list[str]) -> str:
 
 def set_aside(record: CsvRecord, path: Path) -> None:
     """Append the rejected rows to cells.rejected.csv: reason, line, the row as it was."""
+    import pandas as pd
+
     old = read_text(path, errors="replace") if path.exists() else ""
     head = _csv_line(record.header)
     rows = [(reason, line, head, _csv_line(raw)) for reason, line, raw in record.rejected]

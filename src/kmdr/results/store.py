@@ -52,8 +52,10 @@ import operator
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from kmdr._io import (
     atomic_write_text,
@@ -261,6 +263,8 @@ class CellStore:
         """Everything cells.csv keeps, as texts (absent: empty) in cells.csv's columns and order
         (:func:`~.records.row_order`), with a ``record`` column holding each row's kind:
         ``valid`` or ``foreign`` (see :class:`CsvRecord`)."""
+        import pandas as pd
+
         record = self.csv_record()
         rows = [*self.rows(), *record.foreign]
         kinds = ["valid"] * (len(rows) - len(record.foreign)) + ["foreign"] * len(record.foreign)
@@ -283,6 +287,8 @@ class CellStore:
     def frame(self) -> pd.DataFrame:
         """:meth:`table` as pandas reads cells.csv, with its ``record`` column: what readers
         (aggregates, figures, report) see, never behind the cell files."""
+        import pandas as pd
+
         table = self.table()
         if not len(table):
             return pd.DataFrame(columns=table.columns)

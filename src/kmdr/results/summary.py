@@ -58,17 +58,14 @@ from kmdr.results.reading import (
     POINT,
     SETTING_COLUMNS,
     Once,
-    aggregation_of,
     exclusion_note,
     load_expected,
-    load_runs,
-    preset_of,
     setting_labels,
     split_current,
     typed,
-    unreadable_runs,
 )
 from kmdr.results.records import CSV_COLUMNS, IDENTITY_DEFAULTS
+from kmdr.results.runs import aggregation_of, load_runs, preset_of, unreadable_runs
 from kmdr.results.store import CellStore
 
 __all__ = [

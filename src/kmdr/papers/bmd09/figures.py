@@ -24,7 +24,8 @@ from kmdr.papers.published import (
     BMD09_TABLE1_COLUMNS,
     BMD09_TABLE1_NAMES,
 )
-from kmdr.results.reading import experiment_config, is_baseline
+from kmdr.results.reading import is_baseline
+from kmdr.results.runs import experiment_config
 
 __all__ = ["draw_fig1", "draw_table1"]
 
