@@ -1,8 +1,8 @@
-"""What ``kmdr`` imports before it needs it: printing a config, or planning a dry run whose
-reducers take the parameters their declarations state (every preset kmdr ships), never loads the
-plotting library (a property of the imports, not a timing; the timing is
-``scripts/bench_startup.py``). A dry run given other reducer parameters imports their classes to
-check them (``tests/app/test_every_setting_used.py``)."""
+"""What ``kmdr`` imports before it needs it: printing a config, planning a dry run whose reducers
+take the parameters their declarations state (every preset kmdr ships), or refusing a setting
+never loads scikit-learn, scipy, pandas or the plotting library (a property of the imports, not a
+timing; the timing is ``scripts/bench_startup.py``). A dry run given other reducer parameters
+imports their classes to check them (``tests/app/test_every_setting_used.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,19 +45,31 @@ def imported_after(args: list[str], cwd) -> dict[str, bool]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def test_printing_a_config_imports_no_plotting_library(tmp_path):
+def test_printing_a_config_imports_none_of_them(tmp_path):
     loaded = imported_after(["--cfg", "job", "experiment=bzmd14_orl"], tmp_path)
-    assert not loaded["matplotlib"], loaded
+    assert not any(loaded.values()), loaded
 
 
-def test_a_dry_run_imports_no_plotting_library(tmp_path):
-    args = ["experiment=bzmd14_synth", "dry_run=true", f"results_dir={tmp_path}"]
-    assert imported_after(args, tmp_path)["matplotlib"] is False
+def test_a_dry_run_imports_none_of_them(tmp_path):
+    """The settings' constraints (attrs validators), the plan (the reducers' declared facts) and
+    the committed store read as texts: a dry run that reuses every cell imports nothing of
+    :data:`HEAVY`."""
+    results = Path(__file__).resolve().parents[2] / "results"
+    args = ["experiment=bzmd14_synth", "dry_run=true", f"results_dir={results}"]
+    assert not any(imported_after(args, tmp_path).values())
 
 
-def test_a_dry_run_imports_no_plotting_or_statistics_library(tmp_path):
-    """The settings' constraints are scikit-learn's (which imports scipy, and pandas when it is
-    installed): a dry run checks them, and imports nothing else of :data:`HEAVY`."""
-    args = ["experiment=bzmd14_synth", "dry_run=true", f"results_dir={tmp_path}"]
-    loaded = imported_after(args, tmp_path)
-    assert not loaded["matplotlib"] and loaded["sklearn"], loaded
+def test_a_refused_setting_imports_none_of_them(tmp_path):
+    code = (
+        "import json, sys\n"
+        "import kmdr\n"
+        "try:\n"
+        "    kmdr.compose('experiment=bzmd14_synth', 'kmeans.n_init=0')\n"
+        "except kmdr.ConfigError:\n"
+        f"    print(json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0 and proc.stdout, proc.stderr
+    assert not any(json.loads(proc.stdout).values())
