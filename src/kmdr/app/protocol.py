@@ -84,11 +84,11 @@ def check_folder(experiment, output) -> None:
     module docstring)."""
     from hydra.core.global_hydra import GlobalHydra
 
-    from kmdr.app.compose import group_options, initialized
+    from kmdr.app.compose import initialized, is_option
 
     folder = Path(output.results_dir) / experiment.name
     with nullcontext() if GlobalHydra.instance().is_initialized() else initialized():
-        preset = experiment.name in group_options("experiment")
+        preset = is_option("experiment", experiment.name)
         names = PRESET_PROTOCOL if preset else PROTOCOL
         theirs = _recorded(folder)
         recorded = protocol(theirs, names) if theirs is not None else {}
