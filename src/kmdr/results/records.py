@@ -76,6 +76,7 @@ __all__ = [
     "seal",
     "set_aside",
     "table_header",
+    "table_text",
 ]
 
 
@@ -534,6 +535,14 @@ def record_messages(
 def _csv_line(fields: list[str]) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="").writerow(fields)
+    return out.getvalue()
+
+
+def table_text(rows) -> str:
+    """``rows`` (a header, then each row's texts) as a CSV file's text: minimal quoting, LF line
+    ends (what pandas' ``to_csv(index=False, lineterminator="\\n")`` writes of the same texts)."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
     return out.getvalue()
 
 

@@ -76,6 +76,7 @@ from kmdr.results.records import (
     run_record_text,
     set_aside,
     table_header,
+    table_text,
 )
 
 __all__ = ["CellStore", "Once", "holds_cells"]
@@ -265,6 +266,14 @@ class CellStore:
         ``valid`` or ``foreign`` (see :class:`CsvRecord`)."""
         import pandas as pd
 
+        header, texts, kinds = self._ordered()
+        # no row: the columns of an empty frame reindexed (float64), as readers have seen them
+        table = pd.DataFrame(texts, columns=header, dtype=object if texts else float)
+        table["record"] = kinds
+        return table
+
+    def _ordered(self) -> tuple[list[str], list, list[str]]:
+        """:meth:`table`'s columns, and its rows' texts and kinds in cells.csv's order."""
         record = self.csv_record()
         rows = [*self.rows(), *record.foreign]
         kinds = ["valid"] * (len(rows) - len(record.foreign)) + ["foreign"] * len(record.foreign)
@@ -278,11 +287,7 @@ class CellStore:
         blank = [""] * len(rows)
         # ordered before the frame is built: one frame per table, not one per sort key
         order = row_order([columns.get(c, blank) for c in (*IDENTITY_COLUMNS, "cell_id")])
-        texts = [texts[i] for i in order]
-        # no row: the columns of an empty frame reindexed (float64), as readers have seen them
-        table = pd.DataFrame(texts, columns=header, dtype=object if rows else float)
-        table["record"] = [kinds[i] for i in order]
-        return table
+        return header, [texts[i] for i in order], [kinds[i] for i in order]
 
     def frame(self) -> pd.DataFrame:
         """:meth:`table` as pandas reads cells.csv, with its ``record`` column: what readers
@@ -298,8 +303,9 @@ class CellStore:
 
     def write_table(self, table: pd.DataFrame) -> None:
         """Write ``table`` (:meth:`table`'s rows, or some of them) as cells.csv."""
-        text = table.drop(columns="record").to_csv(index=False, lineterminator="\n")
-        atomic_write_text(self.csv_path, text)
+        body = table.drop(columns="record")
+        rows = body.itertuples(index=False, name=None)
+        atomic_write_text(self.csv_path, table_text([list(body.columns), *rows]))
 
     def write_cell(self, cell_id: str, row: dict) -> None:
         """Persist one finished cell atomically, sealed with its checksum.
@@ -338,13 +344,15 @@ class CellStore:
         if record.problem and self.csv_path.exists():
             self._move_aside(self.csv_path, ".damaged")
             self._csv_cache = None
-        table = self.table()
-        if not len(table) and not self.csv_path.exists():
+        # the texts written as they are read: the csv module writes them as pandas' to_csv
+        # would, without a frame (two rebuilds a run)
+        header, texts, _ = self._ordered()
+        if not texts and not self.csv_path.exists():
             return 0
         if record.rejected:
             set_aside(record, self.rejected_path)
-        self.write_table(table)
-        return len(table)
+        atomic_write_text(self.csv_path, table_text([header, *texts]))
+        return len(texts)
 
     def _move_aside(self, path: Path, suffix: str) -> Path:
         dest = path.with_name(path.name + suffix)
