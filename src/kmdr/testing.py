@@ -70,35 +70,41 @@ def _fit_in_a_fresh_process(estimators: list, data: dict) -> list[dict]:
     """``clone(estimator).fit_transform(X)`` of each matrix of ``data``, for each estimator, in
     one new interpreter with another hash seed (its start, not the fits, is what a check
     costs). An estimator the fresh interpreter cannot fit is named in one line."""
-    # each estimator is pickled apart and named before it is unpickled: the name printed last
-    # before an error is the estimator the fresh interpreter could not import or fit
+    # each estimator is pickled apart, and its outputs come back one by one: the estimator
+    # after the last one that came back is the one the fresh interpreter could not import or
+    # fit (an exception's line comes back too; a crash leaves only the exit status)
     code = (
         "import pickle, sys; from sklearn.base import clone\n"
         "pickled, data = pickle.load(sys.stdin.buffer)\n"
-        "for name, one in pickled:\n"
-        "    print(name, file=sys.stderr, flush=True)\n"
-        "    est = pickle.loads(one)\n"
-        "    out = {k: clone(est).fit_transform(X) for k, X in data.items()}\n"
+        "for one in pickled:\n"
+        "    try:\n"
+        "        est = pickle.loads(one)\n"
+        "        out = {k: clone(est).fit_transform(X) for k, X in data.items()}\n"
+        "    except Exception as err:\n"
+        "        pickle.dump(f'{type(err).__name__}: {err}', sys.stdout.buffer)\n"
+        "        break\n"
         "    pickle.dump(out, sys.stdout.buffer)\n"
     )
-    names = [type(e).__name__ for e in estimators]
-    pickled = [(name, pickle.dumps(e)) for name, e in zip(names, estimators, strict=True)]
+    pickled = [pickle.dumps(e) for e in estimators]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
            "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 1) + 1)}  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-c", code], input=pickle.dumps((pickled, data)), capture_output=True,
         env=env, check=False,
     )  # fmt: skip
-    if done.returncode != 0:
-        said = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
-        started = [line for line in said if line in names]
-        name = started[-1] if started else names[0]
-        raise ReducerOutputError(
-            f"{name}: a fresh process could not fit it ({said[-1]}); make it "
-            "importable and picklable (a module-level class of an installed package)"
-        )
-    stream = io.BytesIO(done.stdout)
-    return [pickle.load(stream) for _ in estimators]
+    stream, fitted = io.BytesIO(done.stdout), []
+    while len(fitted) < len(estimators) and stream.tell() < len(done.stdout):
+        fitted.append(pickle.load(stream))
+    if len(fitted) == len(estimators) and all(isinstance(f, dict) for f in fitted):
+        return fitted
+    failed = fitted.pop() if fitted and isinstance(fitted[-1], str) else None
+    if failed is None:
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
+        failed = lines[-1] if lines else f"exit status {done.returncode}"
+    raise ReducerOutputError(
+        f"{type(estimators[len(fitted)]).__name__}: a fresh process could not fit it ({failed}); "
+        "make it importable and picklable (a module-level class of an installed package)"
+    )
 
 
 def check_reducer(estimator, *, n_samples: int = 40, n_features: int = 12) -> None:

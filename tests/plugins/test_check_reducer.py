@@ -4,6 +4,8 @@ checks (a plug-in author's test, run here as theirs would be)."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -61,6 +63,15 @@ class FailsAfresh(GaussianProjection):
         return super()._transform(X)
 
 
+class EndsAfresh(FailsAfresh):
+    """Ends the fresh interpreter outright, without a Python error (a crash)."""
+
+    def _transform(self, X):
+        if not type(self).here:
+            os._exit(3)
+        return super()._transform(X)
+
+
 class FalselyDeterministic(GaussianProjection):
     """Says its output does not depend on random_state, and draws from it."""
 
@@ -94,12 +105,13 @@ def test_a_broken_contract_is_one_line(cls, says):
     assert says in line
 
 
-def test_of_several_reducers_the_one_a_fresh_process_cannot_fit_is_named(monkeypatch):
-    monkeypatch.setattr(FailsAfresh, "here", True)
+@pytest.mark.parametrize(
+    ("cls", "says"), [(FailsAfresh, "not in a fresh process"), (EndsAfresh, "exit status 3")]
+)
+def test_of_several_reducers_the_one_a_fresh_process_cannot_fit_is_named(cls, says, monkeypatch):
+    monkeypatch.setattr(cls, "here", True)
     with pytest.raises(ReducerOutputError) as err:
-        check_reducers(
-            [GaussianProjection(n_components=3, random_state=0), FailsAfresh(3, random_state=0)]
-        )
+        check_reducers([GaussianProjection(n_components=3, random_state=0), cls(3, random_state=0)])
     line = str(err.value)
-    assert "\n" not in line and line.startswith("FailsAfresh: a fresh process could not fit it")
-    assert "not in a fresh process" in line
+    assert "\n" not in line and line.startswith(f"{cls.__name__}: a fresh process could not fit")
+    assert says in line
