@@ -168,7 +168,6 @@ def conf(tmp_path):
     for rel, text in {
         "config.yaml": CONFIG,
         "dataset/toy.yaml": "name: toy\nparams: {}\n",
-        "reducer/sign.yaml": "# @package _global_\nreducers:\n  - {id: s, name: sign}\n",
         "experiment/mine.yaml": PRESET,
         "experiment/bare.yaml": "# @package _global_\nname: bare_run\n",
     }.items():
