@@ -32,7 +32,8 @@ def test_a_second_run_reuses_the_pool_of_the_first():
     with Session(Execution(n_jobs=2)) as session:
         for _ in range(2):
             par = session.parallelism(1)
-            with backend(session.execution, par.n_jobs, 1):
+            with backend(session.execution, par.n_jobs, 1) as (_, _, workers_ready):
+                workers_ready()
                 used |= set(Parallel()(delayed(_pid)(i) for i in range(8)))
     assert len(used) <= 2 and os.getpid() not in used
 

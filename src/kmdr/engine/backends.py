@@ -24,8 +24,10 @@ are start-up and shutdown chatter, and what goes wrong reaches the run as an exc
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import logging
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -35,6 +37,7 @@ from kmdr.engine.signals import sigint_blocked
 
 __all__ = [
     "CLUSTER_BACKENDS",
+    "WORKER_MODULES",
     "BackendError",
     "CellAborted",
     "CellFailed",
@@ -44,6 +47,10 @@ __all__ = [
     "cell_failed",
     "resolve_parallelism",
 ]
+
+#: The modules a worker imports before its first cell, so that no cell's timings or limit hold
+#: the scientific stack's import.
+WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
 
 
 class RunFailed(RuntimeError):
@@ -324,11 +331,24 @@ def _ray(execution, n_jobs: int) -> Iterator[tuple[dict, object]]:
                 ray.shutdown()
 
 
+def _import_all(names) -> None:
+    for name in names:
+        importlib.import_module(name)
+
+
+def _wait(warm) -> None:
+    """Wait for the warm-up's imports, before the run's jobs: joblib's calls on one backend
+    share its state, and one ends by resetting it, so they never overlap."""
+    for _ in warm or ():
+        pass
+
+
 @contextlib.contextmanager
 def backend(execution, n_jobs: int, blas_threads: int) -> Iterator[tuple[dict, object]]:
     """The run's joblib backend for ``execution`` with ``n_jobs`` workers whose cells compute
     with ``blas_threads`` threads, started and active while the block runs; yields its
-    description for the run record and, on dask, its client (else None)."""
+    description for the run record, on dask its client (else None), and the function to call
+    before the run's first joblib call (it waits for a loky pool's warm-up)."""
     import joblib
 
     params = dict(execution.backend_params)
@@ -348,10 +368,21 @@ def backend(execution, n_jobs: int, blas_threads: int) -> Iterator[tuple[dict, o
                 f"joblib backend {execution.backend!r}: {one_line(err, with_type=True)}"
             ) from None
         with config:
+            warm = None
             if execution.backend == "loky" and n_jobs > 1 and execution.warmup:
                 # the pool started now, its workers spawned with Ctrl-C blocked (see
-                # sigint_blocked); joblib keeps the pool for the run's jobs (warmup=false: the
-                # first job starts it)
+                # sigint_blocked) and importing what cells need while the run's process goes
+                # on; joblib keeps the pool for the run's jobs (warmup=false: the first job
+                # starts it)
                 with sigint_blocked():
-                    joblib.Parallel()(joblib.delayed(int)(i) for i in range(n_jobs))
-            yield info, client
+                    warm = joblib.Parallel(return_as="generator_unordered")(
+                        joblib.delayed(_import_all)(WORKER_MODULES) for _ in range(n_jobs)
+                    )
+            try:
+                yield info, client, functools.partial(_wait, warm)
+            finally:
+                if warm is not None:  # never waited for (the run ended before its jobs):
+                    with warnings.catch_warnings():  # joblib aborts the warm-up and its pool,
+                        # saying it cancelled the tasks: ours, of no use once the run has ended
+                        warnings.filterwarnings("ignore", "[0-9]+ tasks which were still being")
+                        warm.close()

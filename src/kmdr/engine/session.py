@@ -48,7 +48,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +62,7 @@ from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
 from kmdr.engine.backends import (
+    WORKER_MODULES,
     CellAborted,
     Parallelism,
     RunFailed,
@@ -100,9 +101,6 @@ WATCH_EVERY = 0.5
 #: The modules that load the native thread pools cells compute with: numpy's and scipy's
 #: OpenBLAS and scikit-learn's OpenMP runtime.
 THREAD_POOL_MODULES = ("numpy", "scipy.linalg", "sklearn.cluster")
-#: The modules a worker imports before its first cell, so that no cell's timings or limit hold
-#: the scientific stack's import.
-WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
 #: The attribute a stop or an error carries once the run it ended may have written cells.
 _STARTED = "kmdr_run_started"
 #: The attribute an error carries when the run's log file holds its traceback (the file's path).
@@ -131,21 +129,21 @@ class ProcessState:
         self._seen: set[str] = set()
         self._undo: list | None = None
 
-    def pin(self, threads: int) -> None:
+    def pin(self, threads: int, load: bool = True) -> None:
         """Compute with ``threads`` BLAS/OpenMP threads from now on in the calling thread: every
         job calls it before its cells, as ``blas_threads`` is part of a cell's identity (the
         libraries add their sums in an order that depends on their thread count). BLAS's count
         is the process's, OpenMP's the thread's (so a threading-backend job sets it in its own
         thread). threadpoolctl limits only the libraries loaded: the modules that load them
-        (:data:`THREAD_POOL_MODULES`) are imported first, and the libraries are scanned again
-        whenever an import may have loaded another. Pools first seen inside
-        :meth:`run_threads` are given back at its end."""
+        (:data:`THREAD_POOL_MODULES`) are imported first (``load`` false: the libraries loaded
+        now only), and the libraries are scanned again whenever an import may have loaded
+        another. Pools first seen inside :meth:`run_threads` are given back at its end."""
         with self._lock:
+            for name in THREAD_POOL_MODULES if load else ():
+                importlib.import_module(name)
             if len(sys.modules) != self._modules:
                 from threadpoolctl import ThreadpoolController
 
-                for name in THREAD_POOL_MODULES:
-                    importlib.import_module(name)
                 self._pools = ThreadpoolController()
                 self._modules = len(sys.modules)
             pools = self._pools
@@ -156,20 +154,21 @@ class ProcessState:
         pools.limit(limits=threads)
 
     @contextlib.contextmanager
-    def run_threads(self, threads: int | None = None) -> Iterator[None]:
+    def run_threads(self, threads: int | None = None, load: bool = True) -> Iterator[None]:
         """Give this process's BLAS/OpenMP libraries their thread counts back after the block:
         every limit :meth:`pin` sets inside it is undone at its end, also on a library first
         loaded during it. With ``threads``, the block starts by pinning them from the calling
         thread: OpenBLAS keeps the count its main thread set and ignores one set from another
         thread after that (OpenBLAS 0.3.30 and 0.3.31), which a run computing here (one worker,
-        a single job, the threading backend, a kind computing in this process) needs."""
+        a single job, the threading backend, a kind computing in this process) needs; ``load``
+        as :meth:`pin`'s."""
         with self._lock:
             self._seen.clear()  # every library the next pin limits is one to give back
             previous, self._undo = self._undo, []
             undo = self._undo
         try:
             if threads is not None:
-                self.pin(threads)
+                self.pin(threads, load)
             yield
         finally:
             with self._lock:
@@ -345,6 +344,8 @@ class RunContext:
     client: object = None
     #: What the run enters while it runs (its backend, once :meth:`start_workers` is called).
     entered: contextlib.ExitStack | None = None
+    #: Called before the run's first joblib call: waits for its workers' warm-up.
+    workers_ready: Callable[[], None] = lambda: None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -365,7 +366,8 @@ class RunContext:
         if "backend_info" not in self.record:
             threads = self.experiment.blas_threads
             started = backend(self.execution, self.parallelism.n_jobs, threads)
-            self.record["backend_info"], self.client = self.entered.enter_context(started)
+            info, self.client, self.workers_ready = self.entered.enter_context(started)
+            self.record["backend_info"] = info
 
 
 class Session:
@@ -547,9 +549,17 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     # evaluator every worker scores with (its ||A||^2 a BLAS sum whose rounding follows the
     # thread count). Even when loky's workers compute every cell this is faster: the ORL grid
     # ran 0.4-0.7 s slower without it, likely this process's OpenBLAS threads spinning.
+    # Where the pool's workers compute every cell, this process computes with numpy alone (the
+    # evaluator): scikit-learn and scipy.linalg are not imported for their pools before the
+    # workers start (0.8 s); a job run here pins them itself, from this thread.
+    here = (
+        not kind.writes_cells
+        or ctx.execution.backend in ("threading", "sequential")
+        or ctx.parallelism.n_jobs == 1
+    )
     try:
         with (
-            _PROCESS.run_threads(ctx.experiment.blas_threads),
+            _PROCESS.run_threads(ctx.experiment.blas_threads, load=here),
             contextlib.ExitStack() as ctx.entered,
         ):
             kind.run(ctx)

@@ -195,6 +195,7 @@ def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) ->
     from kmdr.metrics import ObjectiveEvaluator
 
     data = (ctx.X, ctx.y, ObjectiveEvaluator(ctx.X)) if pending else ()
+    ctx.workers_ready()  # the evaluator built while they started
     with _scattered(ctx, data), _in_process_if_one_job(ctx.execution, pending):
         _run_jobs(ctx, pending, total, shared_log, data)
 
