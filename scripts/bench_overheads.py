@@ -32,8 +32,10 @@ is written into either checkout), with the data mirror of ``KMDR_DATA_MIRROR``:
 Baseline and current take turns within each repetition (baseline, current, baseline, ...), so a
 load that changes on a shared machine hits both alike. Written to ``results/bench/overheads.csv``
 (``--out``): one row per measure, with both medians, their ratio (current / baseline: below 1 is
-faster), the repetitions, and the machine's load average at the start and at the end of the run
-(the numbers of a loaded machine are not final).
+faster), and the repetitions read as pairs: in how many the current side was slower, the ratios'
+geometric mean with its 95% interval, and the p of a paired t-test on their logarithms (the sign
+test's where they do not vary); then the repetitions, and the machine's load average at the start
+and at the end of the run (the numbers of a loaded machine are not final).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import re
 import statistics
@@ -198,6 +201,30 @@ def checkout_commit(python: str) -> str:
     return found.stdout.strip() or "?"
 
 
+def paired(baseline: list[float], current: list[float]) -> dict[str, str]:
+    """The repetitions as pairs (each repetition measures both sides in turn): in how many the
+    current side was slower, the geometric mean of the ratios with its 95% interval, and the
+    two-sided p of a paired t-test on the log ratios (none below 2 pairs; with no spread, the
+    sign test's exact p, which accounts for n)."""
+    from scipy import stats
+
+    logs = [math.log(c / b) for b, c in zip(baseline, current, strict=True)]
+    n, slower = len(logs), sum(c > b for b, c in zip(baseline, current, strict=True))
+    out = {"slower_in": f"{slower}/{n}", "ratio_gmean": "", "ratio_ci95": "", "p": ""}
+    if n < 2:
+        return out
+    mean = statistics.fmean(logs)
+    spread = statistics.stdev(logs)
+    out["ratio_gmean"] = f"{math.exp(mean):.3f}"
+    if spread == 0:
+        out["p"] = f"{stats.binomtest(slower, n).pvalue:.3g}"
+        return out
+    half = stats.t.ppf(0.975, n - 1) * spread / math.sqrt(n)
+    out["ratio_ci95"] = f"{math.exp(mean - half):.3f}-{math.exp(mean + half):.3f}"
+    out["p"] = f"{stats.ttest_1samp(logs, 0.0).pvalue:.3g}"
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline-commit", default=BASELINE)
@@ -235,12 +262,14 @@ def main(argv=None) -> int:
     for what in dict.fromkeys(row for row, _ in got):
         med = {side: statistics.median(v[0] for v in got[(what, side)]) for side in sides}
         beside = {side: statistics.median(v[1] for v in got[(what, side)]) for side in sides}
+        pairs = list(zip(*(got[(what, side)] for side in sides), strict=True))
         rows.append(
             {
                 "measure": what,
                 "baseline_s": f"{med['baseline']:.3f}",
                 "current_s": f"{med['current']:.3f}",
                 "ratio": f"{med['current'] / med['baseline']:.3f}",
+                **paired([b[0] for b, _ in pairs], [c[0] for _, c in pairs]),
                 "beside": BESIDE[what],
                 "baseline_beside": "" if not BESIDE[what] else f"{beside['baseline']:.3f}",
                 "current_beside": "" if not BESIDE[what] else f"{beside['current']:.3f}",
@@ -259,7 +288,8 @@ def main(argv=None) -> int:
     for row in rows:
         print(
             f"{row['measure']:>21}: baseline {row['baseline_s']} s, current {row['current_s']} s, "
-            f"ratio {row['ratio']}"
+            f"ratio {row['ratio']} (slower in {row['slower_in']}, ratios' geometric mean "
+            f"{row['ratio_gmean']} [{row['ratio_ci95']}], p {row['p']})"
         )
     if "dry_run" in wanted:
         current = float(next(r for r in rows if r["measure"] == "dry_run")["current_s"])
