@@ -20,6 +20,16 @@ import pytest
 from kmdr.app import main as _main
 
 
+def exit_status(main, *args) -> int:
+    """``main(*args)`` run as a console script's process ends: the status it returns, or its
+    ``SystemExit``'s (None: 0; a message: 1)."""
+    try:
+        code = main(*args)
+    except SystemExit as stop:
+        code = stop.code
+    return code if isinstance(code, int) else int(code is not None)
+
+
 def kmdr(argv: list[str]) -> None:
     """Run ``kmdr argv`` here: ``sys.argv`` is the command line, as the console script's. The
     logging Hydra configures for the command (its handlers on the root and ``kmdr`` loggers) is
@@ -67,17 +77,14 @@ def run_kmdr(args, cwd):
     """``kmdr args`` run in this process, in folder ``cwd``, as the console script runs it
     (``sys.argv``, Hydra's own error printing, its exit status): its exit status and what it
     printed, as a finished process's. Warnings are printed as a plain process prints them."""
-    out, err, code, before = io.StringIO(), io.StringIO(), 0, os.getcwd()
+    out, err, before = io.StringIO(), io.StringIO(), os.getcwd()
     os.chdir(cwd)
     try:
         with redirect_stdout(out), redirect_stderr(err), warnings.catch_warnings():
             warnings.resetwarnings()
             warnings.simplefilter("default")
             warnings.showwarning = _show
-            try:
-                kmdr([str(a) for a in args])
-            except SystemExit as stop:
-                code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+            code = exit_status(kmdr, [str(a) for a in args])
     finally:
         os.chdir(before)
     return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())

@@ -44,6 +44,8 @@ from pathlib import Path
 
 import pytest
 
+import _command
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 README = ROOT / "README.md"
@@ -135,15 +137,8 @@ def _compose(args: list[str]) -> None:
 def _in_process(args: list[str], cwd: Path, monkeypatch, capfd) -> tuple[int, str]:
     """``kmdr args`` run here from ``cwd``, as the console script runs it: its exit status and
     what it wrote on stderr."""
-    import _command
-
     monkeypatch.chdir(cwd)
-    try:
-        _command.kmdr(args)
-        status = 0
-    except SystemExit as exit:
-        status = exit.code or 0
-    return status, capfd.readouterr().err
+    return _command.exit_status(_command.kmdr, args), capfd.readouterr().err
 
 
 def _started() -> list[tuple[str, list[str]]]:
@@ -164,11 +159,7 @@ def _tool_in_process(tool: str, args: list[str], cwd: Path, monkeypatch, capfd) 
     (entry,) = importlib.metadata.entry_points(group="console_scripts", name=tool)
     monkeypatch.chdir(cwd)
     monkeypatch.setattr(sys, "argv", [tool, *args])
-    try:
-        status = entry.load()() or 0
-    except SystemExit as exit:
-        status = exit.code or 0
-    return status, capfd.readouterr().err
+    return _command.exit_status(entry.load()), capfd.readouterr().err
 
 
 def _ids() -> list[str]:

@@ -15,7 +15,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from test_cli import run_kmdr
+
+from _command import exit_status, run_kmdr
 
 #: The console script the installed distribution puts beside this interpreter.
 KMDR = Path(sys.executable).with_name("kmdr")
@@ -31,14 +32,12 @@ def _command(command: str, args: list[str], cwd: Path) -> subprocess.CompletedPr
     """Console command ``command`` (an entry point of the installed distribution) run in this
     process on ``args``, in folder ``cwd``: its exit status and what it printed."""
     (entry,) = importlib.metadata.entry_points(group="console_scripts", name=command)
-    out, err, code, saved, before = io.StringIO(), io.StringIO(), 0, sys.argv, os.getcwd()
+    out, err, saved, before = io.StringIO(), io.StringIO(), sys.argv, os.getcwd()
     sys.argv = [command, *args]
     os.chdir(cwd)
     try:
         with redirect_stdout(out), redirect_stderr(err):
-            entry.load()()
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+            code = exit_status(entry.load())
     finally:
         sys.argv = saved
         os.chdir(before)

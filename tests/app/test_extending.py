@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from _command import installed, run_kmdr
+from _command import exit_status, installed, run_kmdr
 
 tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
 
@@ -131,10 +131,7 @@ def plugged_in(user_project, monkeypatch):
 def _here(main, argv: list[str], capsys) -> tuple[int, str, str]:
     """``main`` of a console script run in this process, as the script runs it: its exit
     status, stdout and stderr."""
-    try:
-        status = main(argv) or 0
-    except SystemExit as exit:
-        status = exit.code or 0
+    status = exit_status(main, argv)
     out, err = capsys.readouterr()
     return status, out, err
 

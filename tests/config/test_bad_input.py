@@ -227,11 +227,10 @@ def test_non_ascii_results_dir_quoted_runs(tmp_path, monkeypatch, capsys):
 
 
 def _run_in_process(argv, capsys):
-    try:
-        command.kmdr(argv)
-    except SystemExit as exc:
-        assert exc.code in (None, 0), capsys.readouterr().err
-    return capsys.readouterr().err
+    status = command.exit_status(command.kmdr, argv)
+    err = capsys.readouterr().err
+    assert status == 0, err
+    return err
 
 
 # ---------------------------------------------------------------------------------------------

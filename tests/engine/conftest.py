@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from _command import exit_status
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
 
 
@@ -35,9 +37,7 @@ def reproduce(reproduce_script, capsys):
         capsys.readouterr()
         saved, sys.argv = sys.argv, [str(SCRIPT), *argv]  # the command's name in its lines
         try:
-            code = reproduce_script.main(list(argv))
-        except SystemExit as stop:
-            code = stop.code
+            code = exit_status(reproduce_script.main, list(argv))
         finally:
             sys.argv = saved
             for lg, handlers, propagate, level in before:

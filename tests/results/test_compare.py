@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from _cases import case
+from _command import exit_status
 from _results_factory import make_cells, write_experiment
 from kmdr.results.compare import NOISE_RTOL, compare_folders, main
 from kmdr.results.records import (
@@ -45,10 +46,7 @@ def _rewrite(exp_dir: Path, header: list[str], rows: list[dict]) -> None:
 
 
 def _run(old: Path, new: Path, capsys) -> tuple[int, str, str]:
-    try:
-        status = main([str(old), str(new)])
-    except SystemExit as stop:
-        status = stop.code
+    status = exit_status(main, [str(old), str(new)])
     out, err = capsys.readouterr()
     return status, out, err
 

@@ -77,10 +77,7 @@ def _command_here(main, argv: list[str], capfd) -> tuple[int, str]:
         return done.returncode, done.stderr
     with warnings.catch_warnings(record=True) as warned, _command.said() as logged:
         warnings.simplefilter("always")
-        try:
-            status = _command.kmdr(argv) if main is None else main(argv)
-        except SystemExit as exit:
-            status = exit.code
+        status = _command.exit_status(_command.kmdr if main is None else main, argv)
     err = capfd.readouterr().err
     lines = [*err.splitlines(), *logged, *(str(w.message) for w in warned)]
     return status or 0, "\n".join(lines)

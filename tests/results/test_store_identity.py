@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 
 from _cases import case
+from _command import exit_status
 from _run_configs import synth_run
 from kmdr.config.schema import from_config
 from kmdr.datasets import Dataset
@@ -301,10 +302,7 @@ def lines_of(exp: Path) -> list[str]:
 
 def prune(capsys, *args) -> tuple[int, str, str]:
     """kmdr-prune in this process: (exit status, stdout, stderr)."""
-    try:
-        status = prune_main([str(a) for a in args])
-    except SystemExit as stop:
-        status = stop.code
+    status = exit_status(prune_main, [str(a) for a in args])
     out, err = capsys.readouterr()
     return status, out, err
 
