@@ -548,10 +548,8 @@ def table_text(rows) -> str:
 
 def set_aside(record: CsvRecord, path: Path) -> None:
     """Append the rejected rows to cells.rejected.csv: reason, line, the row as it was."""
-    import pandas as pd
-
     old = read_text(path, errors="replace") if path.exists() else ""
     head = _csv_line(record.header)
     rows = [(reason, line, head, _csv_line(raw)) for reason, line, raw in record.rejected]
-    table = pd.DataFrame(rows, columns=["reason", "line", "header", "row"])
-    atomic_write_text(path, old + table.to_csv(index=False, header=not path.exists()))
+    header = [] if path.exists() else [("reason", "line", "header", "row")]
+    atomic_write_text(path, old + table_text([*header, *rows]))
