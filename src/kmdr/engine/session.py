@@ -551,11 +551,10 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     # ran 0.4-0.7 s slower without it, likely this process's OpenBLAS threads spinning.
     # Where the pool's workers compute every cell, this process computes with numpy alone (the
     # evaluator): scikit-learn and scipy.linalg are not imported for their pools before the
-    # workers start (0.8 s); a job run here pins them itself, from this thread.
+    # workers start (0.8 s); a job run here pins them itself, from this thread. (The sequential
+    # backend's n_jobs is always 1.)
     here = (
-        not kind.writes_cells
-        or ctx.execution.backend in ("threading", "sequential")
-        or ctx.parallelism.n_jobs == 1
+        not kind.writes_cells or ctx.execution.backend == "threading" or ctx.parallelism.n_jobs == 1
     )
     try:
         with (
