@@ -155,8 +155,9 @@ reproduce-quick: install
 	$(MAKE) report RESULTS=results-quick
 
 # The report's files derived from the cells, which the report reads and does not compute: the
-# distortion of every oblivious-map cell's partition, with C made again from its seed, into
-# theory/distortion.csv and .png (about 6 minutes on the committed results), and each experiment's
+# distortion of every oblivious-map cell's partition and of partitions fixed before its map is
+# drawn, with C made again from its seed, into theory/distortion.csv, distortion_fixed.csv and
+# .png (11 minutes on the committed results, 2 cores at a load of 15), and each experiment's
 # 'What to use' fronts, figure and CSV, under what_to_use/ (about 20 s).
 derived: install
 	$(PY) scripts/distortion.py --results $(RESULTS)
