@@ -11,6 +11,10 @@ if TYPE_CHECKING:  # scipy.sparse loads where sparse data is handled
     import scipy.sparse as sp
 
 
+#: The label of every row of unlabeled data (:attr:`Dataset.labeled` is False).
+UNLABELED = -1
+
+
 @dataclass(frozen=True, eq=False)  # arrays: compare fields explicitly, not with ==
 class Dataset:
     """A loaded dataset.
@@ -20,7 +24,8 @@ class Dataset:
     name : the registry name (``"orl"``, ``"nips"``, ...).
     X : ``n_samples x n_features``; a float64 :class:`numpy.ndarray`, or a float64
         :class:`scipy.sparse.csr_matrix` when the data is sparse (text). Never densified here.
-    y : int64 labels, **0-based and consecutive** (``0 .. n_clusters - 1``). For USPS the label is
+    y : int64 labels, **0-based and consecutive** (``0 .. n_clusters - 1``); for data without
+        labels (a user's file), :data:`UNLABELED` in every row: only F is scored then. For USPS the label is
         the digit itself; for the face and object sets it is the subject/object number minus one.
     n_clusters : the number of classes, ``k``.
     feature_names : terms (a numpy array of ``str``) for text with a vocabulary; None for pixels
@@ -60,6 +65,11 @@ class Dataset:
         return sp.issparse(self.X)
 
     @property
+    def labeled(self) -> bool:
+        """Whether ``y`` holds classes (else every row is :data:`UNLABELED`)."""
+        return not is_unlabeled(self.y)
+
+    @property
     def density(self) -> float:
         """The fraction of nonzero entries of ``X``."""
         nnz = self.X.nnz if self.is_sparse else np.count_nonzero(self.X)
@@ -83,3 +93,9 @@ def consecutive_labels(labels: np.ndarray) -> np.ndarray:
     """Map arbitrary labels to int64 ``0 .. k-1`` in sorted order of the original values."""
     _, y = np.unique(np.asarray(labels).ravel(), return_inverse=True)
     return y.astype(np.int64)
+
+
+def is_unlabeled(y) -> bool:
+    """Whether the labels ``y`` say that the data has none (every row :data:`UNLABELED`)."""
+    y = np.asarray(y)
+    return y.size > 0 and bool((y == UNLABELED).all())

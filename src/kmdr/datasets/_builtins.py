@@ -29,6 +29,7 @@ from ._synthetic import (
     SynthParams,
     make_synth,
 )
+from ._user_file import FILE_PARAMS, load_file
 from ._text import (
     NIPS_FILE,
     NIPS_METADATA_FILES,
@@ -98,6 +99,11 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         "shards", load_shards, "folder", "shards",
         params=MappingProxyType({"path": None}), blocks=shard_blocks,
         description="a folder of row shards (npz, with a manifest of sha256), one block a shard",
+    ),
+    DatasetEntry(
+        "file", load_file, "folder", "file",
+        params=FILE_PARAMS,
+        description="your data file: .npy, .npz, .csv, .parquet, .mat or svmlight (path=...)",
     ),
 )  # fmt: skip
 #: Dataset name -> declaration, in listing order.

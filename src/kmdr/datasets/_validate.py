@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from ._base import Dataset
+from ._base import Dataset, is_unlabeled
 from ._registry import DatasetError
 
 # numpy dtype kinds k-means can take as they are (cast to float64 by the runner):
@@ -103,6 +103,8 @@ def _y_problem(y, n_samples: int, k) -> str | None:
         )
     if n_samples < k:
         return f"{n_samples} samples for k={k} clusters; k-means needs at least k samples"
+    if is_unlabeled(y):  # unlabeled data: k is the user's, only F is scored
+        return None
     classes = np.unique(y)
     if classes[0] < 0:
         return (
