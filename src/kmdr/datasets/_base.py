@@ -25,8 +25,9 @@ class Dataset:
     X : ``n_samples x n_features``; a float64 :class:`numpy.ndarray`, or a float64
         :class:`scipy.sparse.csr_matrix` when the data is sparse (text). Never densified here.
     y : int64 labels, **0-based and consecutive** (``0 .. n_clusters - 1``); for data without
-        labels (a user's file), :data:`UNLABELED` in every row: only F is scored then. For USPS the label is
-        the digit itself; for the face and object sets it is the subject/object number minus one.
+        labels (a user's file), :data:`UNLABELED` in every row: only F is scored then. For USPS
+        the label is the digit itself; for the face and object sets it is the subject/object
+        number minus one.
     n_clusters : the number of classes, ``k``.
     feature_names : terms (a numpy array of ``str``) for text with a vocabulary; None for pixels
         and for data without a vocabulary (the LIBSVM RCV1 file, synthetic data).

@@ -29,7 +29,6 @@ from ._synthetic import (
     SynthParams,
     make_synth,
 )
-from ._user_file import FILE_PARAMS, load_file
 from ._text import (
     NIPS_FILE,
     NIPS_METADATA_FILES,
@@ -38,6 +37,7 @@ from ._text import (
     load_nips,
     load_rcv1,
 )
+from ._user_file import FILE_PARAMS, load_file
 
 __all__ = ["BUILTIN", "PARAM_SCHEMAS", "recorded_params"]
 

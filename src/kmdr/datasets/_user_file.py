@@ -112,7 +112,7 @@ def _read_mat(path, data, label):
         import h5py
 
         with h5py.File(path, "r") as f:
-            names = {n for n in f.keys() if not n.startswith("#")}
+            names = {n for n in f if not n.startswith("#")}
             return _arrays_of(path, names, data, label, lambda n: np.asarray(f[n]).T)
     names = {n for n in contents if not n.startswith("__")}
     return _arrays_of(path, names, data, label, contents.__getitem__)
@@ -224,7 +224,7 @@ def load_file(path=None, label=None, data="X", n_clusters=None) -> Dataset:
     except Exception as err:
         what = " ".join(f"{type(err).__name__}: {err}".split())[:200]
         raise _fail(path, f"cannot be read as {suffix} ({what})",
-                    f"check that it is a valid {suffix} file")  # fmt: skip
+                    f"check that it is a valid {suffix} file") from None  # fmt: skip
     X = _matrix(path, X)
     y, k = _labels(path, y, X.shape[0], n_clusters)
     if X.shape[0] < k:
