@@ -36,6 +36,8 @@ class Dataset:
     image_shape : ``(height, width)`` for pixel data, else None.
     image_order : how a row reshapes to an upright image: ``"C"`` (row-major) or ``"F"``
         (column-major, the MATLAB layout); see :meth:`image`.
+    k_chosen : whether ``n_clusters`` was chosen by the user rather than counted from ``y`` (a
+        user's file with ``n_clusters`` given): then ``y`` may hold another number of classes.
     fingerprint : a short text that changes whenever the data can (:mod:`._fingerprint`), filled
         in by :func:`~kmdr.datasets.load_dataset`; None for a Dataset built by hand (the runner
         then fingerprints its content). Part of every cell's identity.
@@ -50,6 +52,7 @@ class Dataset:
     image_shape: tuple[int, int] | None = None
     image_order: str = "C"
     fingerprint: str | None = None
+    k_chosen: bool = False
 
     @property
     def n_samples(self) -> int:

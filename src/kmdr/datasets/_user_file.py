@@ -186,7 +186,7 @@ def _labels(path, y, n_rows: int, n_clusters):
     codes = consecutive_labels(y.astype(str) if y.dtype == object else y)
     n_classes = int(codes.max()) + 1
     if n_classes < 2:
-        raise _fail(path, f"every row has the one label {y[0]!r}",
+        raise _fail(path, f"every row has the one label {str(y[0])!r}",
                     "give labels of at least two classes, or leave dataset.params.label out "
                     "and set dataset.params.n_clusters")  # fmt: skip
     return codes, n_classes if n_clusters is None else int(n_clusters)
@@ -240,4 +240,5 @@ def load_file(path=None, label=None, data="X", n_clusters=None) -> Dataset:
         None,
         f"file {path} (sha256 {digest}), {labeled}",
         fingerprint=f"file:{_digest([digest, chosen])}",
+        k_chosen=n_clusters is not None,
     )
