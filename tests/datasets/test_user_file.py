@@ -78,8 +78,7 @@ FORMATS = [
     pytest.param(write_npy, "data.npy", None, [], id="npy"),
     pytest.param(write_npz, "data.npz", Y, [], id="npz"),
     pytest.param(write_csv, "data.csv", NAMES, ["dataset.params.label=kind"], id="csv"),
-    pytest.param(write_parquet, "data.parquet", NAMES, ["dataset.params.label=kind"],
-                 id="parquet"),  # fmt: skip
+    pytest.param(write_parquet, "data.parquet", NAMES, ["dataset.params.label=kind"], id="pqt"),
     pytest.param(write_mat, "data.mat", Y + 1, [], id="mat"),
     pytest.param(write_mat73, "data73.mat", Y + 1, [], id="mat-v7.3"),
     pytest.param(write_svmlight, "data.svm", Y, [], id="svmlight"),
