@@ -20,6 +20,7 @@ from ._images import (
     load_usps,
     orl_faces_manifest_sha256,
 )
+from ._openml import OPENML_PARAMS, load_openml
 from ._shards import load_shards, shard_blocks
 from ._sparse_text import make_sparse_text
 from ._synthetic import (
@@ -104,6 +105,11 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         "file", load_file, "folder", "file",
         params=FILE_PARAMS,
         description="your data file: .npy, .npz, .csv, .parquet, .mat or svmlight (path=...)",
+    ),
+    DatasetEntry(
+        "openml", load_openml, "fetched", "OpenML",
+        params=OPENML_PARAMS,
+        description="a dataset of OpenML by its id, fetched by scikit-learn (data_id=...)",
     ),
 )  # fmt: skip
 #: Dataset name -> declaration, in listing order.
