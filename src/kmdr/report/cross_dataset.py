@@ -14,9 +14,10 @@ shortest time; ties share their mean rank). A dataset without labels (a user's f
 accuracy and is left out of that ranking only.
 
 Per measure: the Friedman test over the datasets (the blocks) that the reducers' ranks differ
-(:func:`scipy.stats.friedmanchisquare`); Conover's post-hoc comparisons of every pair, their p
-corrected by Holm's method (:func:`scikit_posthocs.posthoc_conover_friedman`); the table of each
-reducer's mean rank with its 95% t-interval over the datasets; and the critical-difference diagram
+(:func:`scipy.stats.friedmanchisquare`; for two reducers the exact sign test); Conover's
+post-hoc comparisons of every pair, their p corrected by Holm's method
+(:func:`scikit_posthocs.posthoc_conover_friedman`); the table of each reducer's mean rank with
+its 95% t-interval over the datasets; and the critical-difference diagram
 (:func:`scikit_posthocs.critical_difference_diagram`: reducers joined by a bar do not differ at
 the 5% level), written to ``cross_dataset/ranks.png``. The per-dataset ranks are written to
 ``cross_dataset/ranks.csv``.
@@ -122,13 +123,26 @@ def _mean_ranks(wide: pd.DataFrame) -> pd.DataFrame:
 
 
 def _tests(wide: pd.DataFrame):
-    """The Friedman test's statistic and p, and the Holm-corrected Conover p of each pair."""
+    """The test over the datasets, as text, and the Holm-corrected p of each pair: the Friedman
+    test and Conover's comparisons for three reducers or more; for two, the exact sign test over
+    the datasets they do not tie on (the Friedman test of two reducers, whose chi² is not exact
+    at so few datasets)."""
     import scikit_posthocs as sph
-    from scipy.stats import friedmanchisquare
+    from scipy.stats import binomtest, friedmanchisquare
 
+    if wide.shape[1] == 2:
+        a, b = wide.columns
+        wins = int((wide[a] < wide[b]).sum())
+        n = int((wide[a] != wide[b]).sum())
+        p = float(binomtest(wins, n).pvalue) if n else 1.0
+        pairs = pd.DataFrame([[1.0, p], [p, 1.0]], index=wide.columns, columns=wide.columns)
+        return (
+            f"two reducers: exact sign test, `{a}` ranked first on {wins} of {n}, p = {p:.3g}",
+            pairs,
+        )
     stat, p = friedmanchisquare(*(wide[c].to_numpy() for c in wide.columns))
-    pairs = sph.posthoc_conover_friedman(wide, p_adjust="holm")
-    return float(stat), float(p), pairs
+    pairs = sph.posthoc_conover_friedman(wide, p_adjust="holm").fillna(1.0)
+    return f"Friedman chi² = {stat:.2f}, p = {p:.3g}", pairs
 
 
 def _draw(path: Path, panels: list) -> None:
@@ -194,12 +208,11 @@ def section_cross_dataset(root: Path, exps: dict[str, Experiment]) -> str | None
             out.append(f"Not ranked: {name} is scored on fewer than two datasets (no labels: "
                        f"{', '.join(missing) or 'none'}).")  # fmt: skip
             continue
-        stat, p, pairs = _tests(wide)
+        test, pairs = _tests(wide)
         mean = _mean_ranks(wide)
         unscored = sorted(set(table["dataset"]) - set(wide.index))
         note = f" ({', '.join(unscored)}: no labels, left out)" if unscored else ""
-        out.append(f"{len(wide)} datasets{note}, {wide.shape[1]} reducers: Friedman chi² = "
-                   f"{stat:.2f}, p = {p:.3g}.")  # fmt: skip
+        out.append(f"{len(wide)} datasets{note}, {wide.shape[1]} reducers: {test}.")
         rows = []
         for reducer, row in mean.iterrows():
             others = pairs.loc[reducer].drop(reducer)
