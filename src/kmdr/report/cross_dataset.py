@@ -54,6 +54,23 @@ def budget_r(grid, d: int) -> int:
     return min(rs, key=lambda r: (abs(r - target), r))
 
 
+def dataset_label(cells: pd.DataFrame) -> str:
+    """The dataset an experiment's cells ran on: its name, and for a user's file or an OpenML id
+    (``dataset=file``, ``dataset=openml``) the file's name or the id, which tell them apart."""
+    import json
+
+    name = str(cells["dataset"].iloc[0])
+    try:
+        params = json.loads(str(cells["dataset_params"].iloc[0]))
+    except (KeyError, ValueError):
+        params = {}
+    if isinstance(params, dict) and params.get("path"):
+        return f"{name}:{Path(str(params['path'])).name}"
+    if isinstance(params, dict) and params.get("data_id") is not None:
+        return f"{name}:{params['data_id']}"
+    return name
+
+
 def _reducers(exp: Experiment) -> frozenset[str]:
     return frozenset(str(r) for r in exp.cells["reducer"].unique()) - {BASELINE}
 
@@ -63,13 +80,19 @@ def chosen(exps: dict[str, Experiment]) -> list[Experiment]:
     module docstring); empty when no group covers two datasets."""
     groups: dict[frozenset, dict[str, Experiment]] = {}
     ordered = sorted(
-        (e for e in exps.values() if e.has_cells and e.cells["dataset"].nunique() == 1),
+        (
+            e
+            for e in exps.values()
+            if e.has_cells
+            and e.cells["dataset"].nunique() == 1
+            and e.cells["dataset_params"].nunique() <= 1
+        ),
         key=lambda e: (e.preset["order"], e.name),
     )
     for exp in ordered:
         reducers = _reducers(exp)
         if len(reducers) >= 2:
-            groups.setdefault(reducers, {}).setdefault(str(exp.cells["dataset"].iloc[0]), exp)
+            groups.setdefault(reducers, {}).setdefault(dataset_label(exp.cells), exp)
     if not groups:
         return []
     best = max(groups, key=lambda g: (len(groups[g]), len(g), sorted(g)))
@@ -91,7 +114,7 @@ def ranks(exps: list[Experiment]) -> pd.DataFrame:
         per_rep = at.groupby(["reducer", "repetition"])[[m for m, *_ in MEASURES]].mean()
         means = per_rep.groupby("reducer").mean()
         frame = means.reset_index().assign(
-            dataset=str(exp.cells["dataset"].iloc[0]), experiment=exp.name, d=d, r=r
+            dataset=dataset_label(exp.cells), experiment=exp.name, d=d, r=r
         )
         for measure, _name, sign in MEASURES:
             values = frame[measure].to_numpy(dtype=float)
@@ -141,7 +164,17 @@ def _tests(wide: pd.DataFrame):
             pairs,
         )
     stat, p = friedmanchisquare(*(wide[c].to_numpy() for c in wide.columns))
-    pairs = sph.posthoc_conover_friedman(wide, p_adjust="holm").fillna(1.0)
+    if not p < ALPHA:  # the post-hoc comparisons are read only where Friedman's test rejects
+        ones = np.ones((wide.shape[1], wide.shape[1]))
+        pairs = pd.DataFrame(ones, index=wide.columns, columns=wide.columns)
+        return (
+            f"Friedman chi² = {stat:.2f}, p = {p:.3g} (no post-hoc comparison: p >= {ALPHA:g})",
+            pairs,
+        )
+    # Ranks equal on every dataset give Conover's statistic 0/0: no evidence of a difference
+    # (p 1), not a warning of kmdr's.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairs = sph.posthoc_conover_friedman(wide, p_adjust="holm").fillna(1.0)
     return f"Friedman chi² = {stat:.2f}, p = {p:.3g}", pairs
 
 
@@ -192,8 +225,9 @@ def section_cross_dataset(root: Path, exps: dict[str, Experiment]) -> str | None
         f"dataset's r nearest {BUDGET:.0%} of its dimension d in its grid: {budgets}. Within a "
         "dataset the reducers are ranked on the means over the repetitions (1 the best: the "
         "highest accuracy, the lowest F, the shortest time per cell; ties share their mean "
-        "rank). The Friedman test asks whether the ranks differ over the datasets; Conover's "
-        "post-hoc comparisons of every pair are Holm-corrected; the interval of a mean rank is "
+        "rank). The Friedman test asks whether the ranks differ over the datasets; where it "
+        f"rejects (p < {ALPHA:g}), Conover's post-hoc comparisons of every pair, Holm-corrected, "
+        "say which; the interval of a mean rank is "
         "its 95% t-interval over the datasets, clipped to the ranks' range. With few datasets "
         "the tests have little power: a bar in the diagram is a failure to tell apart, not "
         "evidence of a tie. Per-dataset "
