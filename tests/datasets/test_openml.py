@@ -14,6 +14,7 @@ import sklearn.datasets._openml as sk_openml
 
 import kmdr.datasets as kd
 from _bad_data import kmdr_fails, one_line
+from _cases import case
 from _command import run_kmdr
 
 STORED = Path(__file__).parent / "data" / "openml"
@@ -69,7 +70,18 @@ def test_fetched_into_the_cache_with_version_and_checksum(monkeypatch, tmp_path)
     assert len(asked) == n_asked and again.fingerprint == ds.fingerprint
 
 
-def test_a_later_fetch_that_differs_is_refused(monkeypatch, tmp_path):
+@pytest.mark.parametrize(
+    "says",
+    [
+        case(says="this fetch differs from the first (version 1 -> 2", doing="data",
+             cause="dataset=openml pins an id's version and file checksum at its first fetch; "
+             "a later fetch (after the data cache was emptied, or on another machine sharing the "
+             "cache's pins) gave another upload of the dataset",
+             fix="restore the data cache, or delete the pin the message names to use the new "
+             "data (its cells are new ones: the fingerprint changes)"),
+    ],
+)  # fmt: skip
+def test_a_later_fetch_that_differs_is_refused(says, monkeypatch, tmp_path):
     import shutil
 
     serve(monkeypatch, 1)
@@ -79,7 +91,7 @@ def test_a_later_fetch_that_differs_is_refused(monkeypatch, tmp_path):
     with pytest.raises(kd.DatasetError) as err:
         kd.load_dataset("openml", data_id=DATA_ID, data_dir=tmp_path)
     message = one_line(str(err.value))
-    assert "this fetch differs from the first (version 1 -> 2" in message
+    assert says in message
     assert f"openml-pins/{DATA_ID}.json to use the new data" in message
 
 
