@@ -28,9 +28,10 @@ class _Response(io.BytesIO):
         return {"Content-Encoding": "gzip"}
 
 
-def serve(monkeypatch, version: int) -> list[str]:
-    """Serve upload ``version``'s stored responses; the URLs asked for are returned."""
-    folder = STORED / f"v{version}"
+def serve(monkeypatch, version: int | Path) -> list[str]:
+    """Serve upload ``version``'s stored responses (or those of a folder laid out as
+    scikit-learn's tests lay theirs); the URLs asked for are returned."""
+    folder = version if isinstance(version, Path) else STORED / f"v{version}"
     asked: list[str] = []
 
     def urlopen(request, *args, **kwargs):
