@@ -372,7 +372,10 @@ def contingency_scores(table, *, average_method: str = "arithmetic") -> dict[str
 
 
 def label_scores(y_true, labels) -> dict[str, float]:
-    """``accuracy``, ``nmi`` and ``ari`` of a partition against the true labels."""
+    """``accuracy``, ``nmi`` and ``ari`` of a partition against the true labels; NaN for the three
+    when there are none (``y_true`` None, or every label -1: a user's unlabeled file)."""
+    if y_true is None or (np.size(y_true) and (np.asarray(y_true) == -1).all()):
+        return {"accuracy": np.nan, "nmi": np.nan, "ari": np.nan}
     return {
         "accuracy": clustering_accuracy(y_true, labels),
         "nmi": nmi(y_true, labels),
@@ -387,9 +390,4 @@ def evaluate(A, y_true, labels) -> dict[str, float]:
 
     ``y_true=None`` (no ground truth) gives NaN for the three label-based measures.
     """
-    out = {"objective": kmeans_objective(A, labels)}
-    if y_true is None:
-        out.update(accuracy=np.nan, nmi=np.nan, ari=np.nan)
-    else:
-        out.update(label_scores(y_true, labels))
-    return out
+    return {"objective": kmeans_objective(A, labels), **label_scores(y_true, labels)}

@@ -170,3 +170,24 @@ def test_verdicts_are_text_badges_and_evidence_is_folded(committed_site, browser
     # folded, a row shows only the first sentence; the details hold the rest
     assert all(shown < whole for _, _, shown, whole in rows if whole > 400)
     assert _console_errors(browser) == []
+
+
+@needs_chromium
+def test_the_across_datasets_section_is_on_the_page_beside_what_to_use(committed_site, browser):
+    from kmdr.report.anchors import heading_anchor
+    from kmdr.report.cross_dataset import HEADING
+
+    _open(browser, committed_site / site.INDEX)
+    anchor = heading_anchor(HEADING, {})
+    headings = browser.execute_script(
+        "return Array.from(document.querySelectorAll('h2')).map(h => [h.id, h.textContent]);"
+    )
+    ids = [h[0] for h in headings]
+    assert [anchor, HEADING] in headings
+    assert ids.index(anchor) == ids.index(heading_anchor("What to use", {})) + 1
+    assert browser.find_elements("css selector", f'a[href="#{anchor}"]')  # in the navigation
+    widths = browser.execute_script(
+        "return Array.from(document.images).filter(i => i.src.endsWith('cross_dataset/ranks.png'))"
+        ".map(i => i.complete ? i.naturalWidth : 0);"
+    )
+    assert widths and widths[0] > 0

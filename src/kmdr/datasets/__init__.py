@@ -154,7 +154,9 @@ def dataset_status(
     try:
         entry = dataset_info(name)
         if entry.kind == "folder":  # the user's folder: nothing to fetch, no default to load
-            return DatasetStatus(name, True, "read from a folder (path=...)")
+            return DatasetStatus(name, True, "read from a folder or file (path=...)")
+        if entry.kind == "fetched":  # the user's id: nothing to fetch before one is given
+            return DatasetStatus(name, True, "fetched by id (data_id=...)")
         ds = load_dataset(name, data_dir=data_dir, mirror=mirror)
     except DatasetUnavailable as err:
         return DatasetStatus(name, False, str(err))

@@ -11,6 +11,10 @@ if TYPE_CHECKING:  # scipy.sparse loads where sparse data is handled
     import scipy.sparse as sp
 
 
+#: The label of every row of unlabeled data (:attr:`Dataset.labeled` is False).
+UNLABELED = -1
+
+
 @dataclass(frozen=True, eq=False)  # arrays: compare fields explicitly, not with ==
 class Dataset:
     """A loaded dataset.
@@ -20,8 +24,10 @@ class Dataset:
     name : the registry name (``"orl"``, ``"nips"``, ...).
     X : ``n_samples x n_features``; a float64 :class:`numpy.ndarray`, or a float64
         :class:`scipy.sparse.csr_matrix` when the data is sparse (text). Never densified here.
-    y : int64 labels, **0-based and consecutive** (``0 .. n_clusters - 1``). For USPS the label is
-        the digit itself; for the face and object sets it is the subject/object number minus one.
+    y : int64 labels, **0-based and consecutive** (``0 .. n_clusters - 1``); for data without
+        labels (a user's file), :data:`UNLABELED` in every row: only F is scored then. For USPS
+        the label is the digit itself; for the face and object sets it is the subject/object
+        number minus one.
     n_clusters : the number of classes, ``k``.
     feature_names : terms (a numpy array of ``str``) for text with a vocabulary; None for pixels
         and for data without a vocabulary (the LIBSVM RCV1 file, synthetic data).
@@ -30,6 +36,8 @@ class Dataset:
     image_shape : ``(height, width)`` for pixel data, else None.
     image_order : how a row reshapes to an upright image: ``"C"`` (row-major) or ``"F"``
         (column-major, the MATLAB layout); see :meth:`image`.
+    k_chosen : whether ``n_clusters`` was chosen by the user rather than counted from ``y`` (a
+        user's file with ``n_clusters`` given): then ``y`` may hold another number of classes.
     fingerprint : a short text that changes whenever the data can (:mod:`._fingerprint`), filled
         in by :func:`~kmdr.datasets.load_dataset`; None for a Dataset built by hand (the runner
         then fingerprints its content). Part of every cell's identity.
@@ -44,6 +52,7 @@ class Dataset:
     image_shape: tuple[int, int] | None = None
     image_order: str = "C"
     fingerprint: str | None = None
+    k_chosen: bool = False
 
     @property
     def n_samples(self) -> int:
@@ -58,6 +67,11 @@ class Dataset:
         import scipy.sparse as sp
 
         return sp.issparse(self.X)
+
+    @property
+    def labeled(self) -> bool:
+        """Whether ``y`` holds classes (else every row is :data:`UNLABELED`)."""
+        return not is_unlabeled(self.y)
 
     @property
     def density(self) -> float:
@@ -83,3 +97,9 @@ def consecutive_labels(labels: np.ndarray) -> np.ndarray:
     """Map arbitrary labels to int64 ``0 .. k-1`` in sorted order of the original values."""
     _, y = np.unique(np.asarray(labels).ravel(), return_inverse=True)
     return y.astype(np.int64)
+
+
+def is_unlabeled(y) -> bool:
+    """Whether the labels ``y`` say that the data has none (every row :data:`UNLABELED`)."""
+    y = np.asarray(y)
+    return y.size > 0 and bool((y == UNLABELED).all())

@@ -20,6 +20,7 @@ from ._images import (
     load_usps,
     orl_faces_manifest_sha256,
 )
+from ._openml import OPENML_PARAMS, load_openml
 from ._shards import load_shards, shard_blocks
 from ._sparse_text import make_sparse_text
 from ._synthetic import (
@@ -37,6 +38,7 @@ from ._text import (
     load_nips,
     load_rcv1,
 )
+from ._user_file import FILE_PARAMS, load_file
 
 __all__ = ["BUILTIN", "PARAM_SCHEMAS", "recorded_params"]
 
@@ -98,6 +100,16 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         "shards", load_shards, "folder", "shards",
         params=MappingProxyType({"path": None}), blocks=shard_blocks,
         description="a folder of row shards (npz, with a manifest of sha256), one block a shard",
+    ),
+    DatasetEntry(
+        "file", load_file, "folder", "file",
+        params=FILE_PARAMS,
+        description="your data file: .npy, .npz, .csv, .parquet, .mat or svmlight (path=...)",
+    ),
+    DatasetEntry(
+        "openml", load_openml, "fetched", "OpenML",
+        params=OPENML_PARAMS,
+        description="a dataset of OpenML by its id, fetched by scikit-learn (data_id=...)",
     ),
 )  # fmt: skip
 #: Dataset name -> declaration, in listing order.

@@ -47,7 +47,9 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "kmdr.datasets"
 #: What :func:`availability` can answer, from best to worst.
-STATUSES = ("cached", "mirror", "download", "bundled", "synthetic", "folder", "unavailable")
+STATUSES = (
+    "cached", "mirror", "download", "bundled", "synthetic", "folder", "fetched", "unavailable"
+)  # fmt: skip
 
 
 def _as_entry(obj: object, name: str) -> DatasetEntry:
@@ -131,7 +133,8 @@ def availability(
     ``status`` is one of :data:`STATUSES`: ``cached`` (every file is in the cache; hashes are
     verified when loaded), ``mirror`` (the missing ones are in the mirror), ``download`` (the
     missing ones would be downloaded from their registry URLs), ``bundled``, ``synthetic``,
-    ``folder`` (read from the folder given as ``path``), or
+    ``folder`` (read from the folder or file given as ``path``), ``fetched`` (fetched into the
+    cache from the id given, e.g. OpenML's ``data_id``), or
     ``unavailable`` (a file is not in the data registry, or has no pinned hash there, or its URL
     does not serve it (``unserved`` in the registry) and it is in neither the cache nor the
     mirror, or a plug-in cannot be imported); the reason then says how to get it.

@@ -20,8 +20,9 @@ from ._validate import check_dataset
 __all__ = ["DATASET_KINDS", "DatasetEntry"]
 
 #: Where a dataset's data comes from (:attr:`DatasetEntry.kind`): files of the data registry,
-#: data shipped with the code that declares it, generated, or a folder the user names.
-DATASET_KINDS = ("file", "bundled", "synthetic", "folder")
+#: data shipped with the code that declares it, generated, a folder or file the user names, or
+#: fetched by a library into the data cache from an id the user gives (OpenML).
+DATASET_KINDS = ("file", "bundled", "synthetic", "folder", "fetched")
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,9 @@ class DatasetEntry:
     kind : {"file", "bundled", "synthetic"}
         ``file``: read from files of the data registry (``registry.txt``), fetched and verified;
         ``bundled``: the data ships with the code that declares it; ``synthetic``: generated;
-        ``folder``: read from a folder given as a parameter (``path``), e.g. row shards.
+        ``folder``: read from a folder or file given as a parameter (``path``), e.g. row shards;
+        ``fetched``: fetched into the data cache from an id given as a parameter (OpenML),
+        called as a ``file`` loader is.
     display_name : str
         The name figures and the report show (panel titles, headings), as the papers print it.
     files : tuple of str
@@ -123,7 +126,7 @@ class DatasetEntry:
                 "reads only registered files (ship the data with the package as 'bundled')"
             )
         try:
-            if self.kind == "file":
+            if self.kind in ("file", "fetched"):
                 ds = self.loader(data_dir=data_dir, mirror=mirror, **params)
             else:
                 ds = self.loader(**params)

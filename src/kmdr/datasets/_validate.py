@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from ._base import Dataset
+from ._base import Dataset, is_unlabeled
 from ._registry import DatasetError
 
 # numpy dtype kinds k-means can take as they are (cast to float64 by the runner):
@@ -80,7 +80,7 @@ def matrix_problem(X) -> str | None:
     return None
 
 
-def _y_problem(y, n_samples: int, k) -> str | None:
+def _y_problem(y, n_samples: int, k, k_chosen: bool = False) -> str | None:
     """Why ``y`` is not the int labels 0..k-1 of the ``n_samples`` rows (None when it is)."""
     if not isinstance(y, np.ndarray):
         return f"y is a {type(y).__name__}; give a 1-D numpy array of integer labels"
@@ -103,6 +103,8 @@ def _y_problem(y, n_samples: int, k) -> str | None:
         )
     if n_samples < k:
         return f"{n_samples} samples for k={k} clusters; k-means needs at least k samples"
+    if is_unlabeled(y):  # unlabeled data: k is the user's, only F is scored
+        return None
     classes = np.unique(y)
     if classes[0] < 0:
         return (
@@ -115,7 +117,7 @@ def _y_problem(y, n_samples: int, k) -> str | None:
             f"y's labels are not consecutive from 0 (they are {shown}); labels are 0..k-1: map "
             "them with np.unique(y, return_inverse=True)[1]"
         )
-    if classes.size != k:
+    if classes.size != k and not k_chosen:
         return (
             f"y has {classes.size} classes but n_clusters is {k}; set n_clusters to the number "
             "of classes, or fix the labels"
@@ -153,7 +155,7 @@ def check_dataset(ds, name: str, source: str) -> Dataset:
     else:
         problem = matrix_problem(ds.X)
         if problem is None:
-            problem = _y_problem(ds.y, ds.X.shape[0], ds.n_clusters)
+            problem = _y_problem(ds.y, ds.X.shape[0], ds.n_clusters, ds.k_chosen)
         if problem is None:
             problem = _extras_problem(ds)
     if problem is not None:

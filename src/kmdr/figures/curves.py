@@ -307,7 +307,13 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title
                         _baseline_label(b, style, names),
                         Line2D([], [], color=base_style.color, ls=base_style.linestyle),
                     )
-            if panel.log:
+            center = f"{metric}_mean" if f"{metric}_mean" in ds else metric
+            if center in ds and len(ds) and ds[center].isna().all():
+                # a user's unlabeled data: F is scored, the label measures are left empty
+                ax.text(0.5, 0.5, f"no labels: {panel.title.lower()} not scored\n(unlabeled "
+                        "data: F only)", transform=ax.transAxes, ha="center", va="center",
+                        fontsize=10, color="0.35")  # fmt: skip
+            elif panel.log:
                 ax.set_yscale("log")
             ax.set_xlabel(xlabel)
             ax.set_ylabel(panel.ylabel)

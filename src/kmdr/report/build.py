@@ -31,6 +31,7 @@ from kmdr._io import atomic_write_text
 from kmdr.config.presentation import SECTIONS
 from kmdr.report import claims as C
 from kmdr.report.anchors import heading_anchor as _anchor
+from kmdr.report.cross_dataset import section_cross_dataset
 from kmdr.report.deviations import section_deviations
 from kmdr.report.distortion import section_distortion
 from kmdr.report.experiments import in_section, load_all, public_text
@@ -133,6 +134,7 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None, say=Non
         f"\n**Claims checked: {0 if own_only else len(results)}** ({tally}).",
         *(text for *_place, text in sorted(sections)),
         *([section_what_to_use(root, exps)] if any(e.has_cells for e in exps.values()) else []),
+        *filter(None, [section_cross_dataset(root, exps)]),  # beside "What to use"
         section_theory(root, exps),
         *filter(None, [section_distortion(root)]),  # a subsection of the theory
         section_deviations(exps),

@@ -28,6 +28,7 @@ from kmdr._io import atomic_write_text
 from kmdr.report import interactive
 from kmdr.report._text import VERDICT_MARK
 from kmdr.report.anchors import heading_anchor
+from kmdr.report.cross_dataset import HEADING as ACROSS_DATASETS
 from kmdr.report.what_to_use import HEADING as WHAT_TO_USE
 from kmdr.results.records import read_table
 from kmdr.results.runs import experiment_dirs, load_runs, skip_reasons
@@ -466,6 +467,10 @@ def render_page(root: str | Path, report_text: str, site: Site) -> str:
     nav = " · ".join(
         [
             *([f'<a href="#{heading_anchor(WHAT_TO_USE, {})}">{WHAT_TO_USE}</a>'] * what_to_use),
+            *(
+                [f'<a href="#{heading_anchor(ACROSS_DATASETS, {})}">{ACROSS_DATASETS}</a>']
+                * (f"\n## {ACROSS_DATASETS}\n" in report_text)
+            ),
             f'<a href="#{files_id}">{html.escape(FILES_HEADING)} and interactive plots</a>',
             *(_link(root, p, "the report as Markdown") for p in reports),
         ]
