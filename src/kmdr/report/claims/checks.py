@@ -81,7 +81,8 @@ def change(wide: pd.DataFrame, log: bool = False) -> tuple[Sample | None, float,
         return None, math.nan, math.nan
     q1s, q4s = (both[q].mean(axis=1).to_numpy(dtype=float) for q in (first, last))
     values = np.log(q4s / q1s) if log else q4s - q1s
-    return as_sample(values, both.index, bool(wide.attrs.get("copied"))), q1.mean, q4.mean
+    single = bool(wide.attrs.get("single"))
+    return as_sample(values, both.index, bool(wide.attrs.get("copied")), single), q1.mean, q4.mean
 
 
 def change_test(delta: Sample, log: bool) -> Test:

@@ -133,7 +133,10 @@ VERDICT_RULE = (
     "varies, the comparison is the exact sign test on the per-repetition differences "
     "(scipy.stats.binomtest), whose p accounts for n (5 repetitions that all agree: p = 0.031 "
     "one-sided, 0.062 two-sided; a difference of exactly 0: p = 1), and it enters Holm's "
-    "correction like any other; (2) **no fixed window**: a comparison is set aside as "
+    "correction like any other; a claim whose every comparison is such a test, where even "
+    "the smallest p its n allows times the number of comparisons is not below α, is "
+    '**not testable** ("untestable at n = 5"), never a tie; (2) **no fixed window**: a '
+    "comparison is set aside as "
     "converged only by a tolerance the paper states for that claim, and never when its own "
     "test is significant after Holm's correction; (3) **near-zero references on the absolute "
     "scale**: a tolerance relative to a value near 0 (kMeans' F at the optimum) is stated on "
@@ -321,6 +324,30 @@ def _listed(c: Comparison, p_adj: float, outcome: str, alpha: float) -> str:
     return f"{c.label}: {c.text} ({kind}{p_text(c.p, why=reason)}{adj}{why}) {MARK[outcome]}"
 
 
+def _untestable(comps: Sequence[Comparison], outcomes: Sequence[str]) -> str:
+    """Why a claim is untestable at its n ("" when it is not): every counted comparison is a
+    sign test on repetitions that do not vary (:attr:`~.significance.Test.exact`), and the
+    smallest p such a test can give at its n, times the m comparisons Holm's first step
+    multiplies by, is not below α: no outcome of these repetitions could make any comparison
+    significant, so "tie" would claim a test that could not decide."""
+    counted = [c for c, o in zip(comps, outcomes, strict=True) if o != CONVERGED]
+    if not counted or not all(c.test is not None and c.test.exact for c in counted):
+        return ""
+    m = len(counted)
+    smallest = []
+    for c in counted:
+        n = c.test.n_a if c.test.n_b == 0 else min(c.test.n_a, c.test.n_b)
+        smallest.append((n, 0.5**n * (2 if c.test.alternative == "two-sided" else 1)))
+    n, best = min(smallest, key=lambda x: x[1])
+    if m * best < ALPHA:
+        return ""
+    return (
+        f"untestable at n = {n}: every comparison is a sign test on repetitions that do not "
+        f"vary, whose smallest possible p ({best:.2g}) times the {m} comparisons of Holm's "
+        f"correction ({m * best:.2g}) cannot go below α = {ALPHA:g}, whatever the data"
+    )
+
+
 def decide(part: Part) -> Verdict:
     """The claim's verdict from its comparisons, by the one rule (:data:`VERDICT_RULE`)."""
     comps = part.comparisons
@@ -336,6 +363,9 @@ def decide(part: Part) -> Verdict:
     m = max(1, int(np.sum(~np.isnan(adjusted))))
     body = [_listed(c, a, o, ALPHA / m) for c, a, o in zip(comps, adjusted, outcomes, strict=True)]
     head = f"{part.head}; " if part.head else ""
+    untestable = _untestable(comps, outcomes) if verdict == TIE else ""
+    if untestable:
+        verdict, head = NOT_TESTABLE, f"{untestable}; {head}"
     text = f"[{TEST}] {_counts(outcomes)}. {head}" + "; ".join(body) + missing
     table_ = tuple((c.label, o, c.p, a) for c, o, a in zip(comps, outcomes, adjusted, strict=True))
     return Verdict(verdict, text, table_)
