@@ -172,10 +172,14 @@ def test_large_n_memory_claim(tmp_path):
     # the ratio with its interval, not Hedges' g (which only says how small the noise is)
     assert "95% CI ×" in less.evidence and "g = " not in less.evidence
     # the same peak in each of 4 repetitions: the sign test, whose p accounts for n, cannot
-    # reach α with 4 (its smallest p, two-sided, is 0.125)
+    # reach α with 4 (its smallest p, two-sided, is 0.125): untestable at n = 4, not a tie
     same = _bench(tmp_path / "s.csv", peaks=(12000.0, 1300.0), peak_noise=0.0)
     tie = C.decide(check_large_n_memory(pd.DataFrame(), same))
-    assert tie.verdict == C.TIE and "exact sign test on 4 repetitions, p = 0.12" in tie.evidence
+    assert (
+        tie.verdict == C.NOT_TESTABLE
+        and "exact sign test on 4 repetitions, p = 0.12" in tie.evidence
+    )
+    assert "untestable at n = 4" in tie.evidence
 
 
 def test_the_bench_claims_read_the_results_folder_they_are_given(tmp_path, monkeypatch):

@@ -21,6 +21,7 @@ from kmdr.report.claims.checks import check_near_accuracy, check_trend
 from kmdr.report.claims.rankings import check_faster_than_full, check_leads_accuracy, time_ratio
 from kmdr.report.claims.significance import log_of, ratio_text, sample, table
 from kmdr.report.claims.verdicts import (
+    KMDRS,
     NEAR_ACCURACY,
     NO_DATA,
     SIGNIFICANTLY,
@@ -97,7 +98,7 @@ def _claims(exp: str, ds: str, name: str, m_top: int, note: str) -> list[Claim]:
             statement=(
                 f"On {name}, the assignment accuracy of sparsified k-means "
                 f"({', '.join(SPARSIFIED)}) increases with γ = m/p: last-quarter mean P "
-                f"{_SIG} and at least {TREND_MARGIN:.0%} above the first quarter, with "
+                f"{_SIG} and at least {TREND_MARGIN:.0%} ({KMDRS}) above the first quarter, with "
                 "Spearman ρ(m, P) > 0."
             ),
             check=partial(check_trend, methods=SPARSIFIED, metric="accuracy", direction=+1),

@@ -52,6 +52,7 @@ __all__ = [
     "check_near_accuracy",
     "check_trend",
     "titled",
+    "tolerance_of",
 ]
 
 
@@ -191,20 +192,29 @@ def check_flat(df: pd.DataFrame, method: str, metric: str, neighbour: str | None
 # --------------------------------------------------------------------------------------------
 
 
-def check_converges(df: pd.DataFrame, methods: Sequence[str], tol: float = CONVERGE_TOL) -> Part:
-    """Each method's F at the largest r within ``tol`` (relative) of kMeans' F: for the claim
-    when significantly within it (two one-sided tests), against when significantly outside.
-    Where kMeans' F is near 0 (below :data:`CONVERGE_FLOOR`: at the optimum), ``tol`` of it is
-    no distance at all: the tolerance is then :data:`CONVERGE_FLOOR` on the absolute scale of F
-    (a share of ||A||_F^2, as the paper plots it). The repetitions beyond the tolerance are
-    listed."""
+def tolerance_of(reference: float, relative: float, absolute: float) -> float:
+    """The one tolerance rule, continuous in ``reference``: ``max(relative · |reference|,
+    absolute)`` (a relative tolerance of a value near 0 is no distance on its scale, so the
+    absolute floor takes over where ``relative · |reference|`` falls below it, without a
+    jump)."""
+    return max(relative * abs(reference), absolute)
+
+
+def check_converges(
+    df: pd.DataFrame,
+    methods: Sequence[str],
+    tol: float = CONVERGE_TOL,
+    floor: float = CONVERGE_FLOOR,
+) -> Part:
+    """Each method's F at the largest r within kMeans' F ± ``max(tol · F_kMeans, floor)``
+    (:func:`tolerance_of`; F a share of ||A||_F^2, as the paper plots it): for the claim when
+    significantly within it (two one-sided tests), against when significantly outside. The
+    repetitions beyond the tolerance are listed."""
     base = sample(table(df, BASELINE, "objective"))
     if base is None:
         return Part(no_data="kMeans was not run")
     comps, missing = [], []
-    relative = tol * base.mean
-    near_zero = base.mean < CONVERGE_FLOOR
-    margin = CONVERGE_FLOOR if near_zero else relative
+    margin = tolerance_of(base.mean, tol, floor)
     for m in methods:
         wide = table(df, m, "objective")
         last = sample(wide, wide.columns[-1:]) if wide.shape[1] >= 2 else None
@@ -223,13 +233,10 @@ def check_converges(df: pd.DataFrame, methods: Sequence[str], tol: float = CONVE
             values = ", ".join(f"{last.values[i]:.3g}" for i in beyond)
             text += f", {beyond.size} of {last.n} repetitions beyond the tolerance (F = {values})"
         comps.append(Comparison(m, text, t.p, inside, test=t))
-    if not near_zero:
-        head = f"F_kMeans = {base.mean:.4g}, tolerance ±{margin:.3g} ({tol:.0%} of it)"
-    else:
-        head = (
-            f"F_kMeans = {base.mean:.4g}: {tol:.0%} of it ({relative:.2g}) is no distance on F's "
-            f"scale, so the tolerance is ±{margin:g} of ||A||_F^2 (absolute)"
-        )
+    head = (
+        f"F_kMeans = {base.mean:.4g}, tolerance ±{margin:.3g} = max({tol:.3g} × F_kMeans, "
+        f"{floor:.3g}) (kmdr's: {tol:.1%} relative, {floor:g} of ||A||_F^2 absolute)"
+    )
     return Part(tuple(comps), tuple(missing), head=head)
 
 

@@ -42,8 +42,10 @@ correction like any other: five repetitions that agree do not make a claim hold 
 
 **Windows and tolerances.** A comparison is set aside (shown, not counted) only by a window the
 paper states for that claim, and never when its own test is significant after Holm's correction;
-no fixed window of kmdr's sets a comparison aside. A tolerance stated relative to a value near 0
-(F of k-means at the optimum) is stated on the absolute scale the paper plots.
+no fixed window of kmdr's sets a comparison aside. A tolerance around a reference is one
+continuous rule, max(relative × reference, absolute) (:func:`.checks.tolerance_of`), both numbers
+stated; a tolerance of kmdr's (not the paper's) is marked so, and its claim is judged again at
+half and twice it (:attr:`Claim.sensitivity`).
 
 **Effect sizes.** Beside each p: the difference Δ of the per-repetition means and Hedges' g;
 for times and memory, near-deterministic measures where g only says how small the noise is, the
@@ -138,10 +140,13 @@ VERDICT_RULE = (
     '**not testable** ("untestable at n = 5"), never a tie; (2) **no fixed window**: a '
     "comparison is set aside as "
     "converged only by a tolerance the paper states for that claim, and never when its own "
-    "test is significant after Holm's correction; (3) **near-zero references on the absolute "
-    "scale**: a tolerance relative to a value near 0 (kMeans' F at the optimum) is stated on "
-    "the absolute scale the paper plots (F as a share of ||A||_F^2), and the repetitions "
-    "beyond it are shown; (4) **ratios for near-deterministic measures**: times and memory "
+    "test is significant after Holm's correction; (3) **one continuous tolerance rule**: a "
+    "tolerance around a reference value is max(relative × reference, absolute), both numbers "
+    "stated (F as a share of ||A||_F^2, the scale the paper plots), so it never jumps where the "
+    "reference nears 0; each tolerance is marked as the paper's or kmdr's, and a claim judged "
+    "against a tolerance of kmdr's ends with its verdicts at half and twice that tolerance; "
+    "the repetitions beyond it are shown; (4) **ratios for near-deterministic measures**: "
+    "times and memory "
     "are tested on their log and report the ratio with its 95% interval instead of Hedges' g "
     "(a time's growth tested against a margin in seconds reports the difference with its 95% "
     "interval). Each verdict's evidence "
@@ -150,13 +155,16 @@ VERDICT_RULE = (
     "against, ~ short, = not significant, ≈ converged (within the paper's tolerance, not "
     "significant, not counted)."
 )
+#: kmdr's margin of a trend (relative change from the first to the last quarter of the r grid).
 TREND_MARGIN = 0.01
+#: kmdr's tolerance of "F approaches kMeans' F" (the paper states none), relative to kMeans' F...
 CONVERGE_TOL = 0.05
-#: kMeans' F (a share of ||A||_F^2) below this is near 0 (at the optimum), where CONVERGE_TOL of
-#: it is no distance: the tolerance is then this, on the absolute scale the paper plots F on
-#: (half a percent of the data's energy).
+#: ...and its absolute floor, on the scale the paper plots F on (a share of ||A||_F^2: half a
+#: percent of the data's energy): the tolerance is max(CONVERGE_TOL × F_kMeans, CONVERGE_FLOOR).
 CONVERGE_FLOOR = 0.005
+#: kmdr's tolerance of "near-kMeans accuracy" (the paper states none), in accuracy.
 NEAR_ACCURACY = 0.05
+#: kmdr's threshold of "grows" (a time's last-quarter mean over its first-quarter mean).
 SIGNIFICANT_GROWTH = 1.5
 #: A time under this many seconds is timer noise: a growth that ends below it is short.
 TIMER_FLOOR = 0.005
@@ -165,6 +173,11 @@ TIMER_FLOOR = 0.005
 FLAT_SHARE = 0.25
 
 LAPSCORES = "LapScores"
+#: The factors by which a claim with a tolerance of kmdr's is judged again (its sensitivity
+#: line), with their names.
+SENSITIVITY = ((0.5, "half"), (2.0, "twice"))
+#: How a statement marks a tolerance that is kmdr's choice, not the paper's.
+KMDRS = "kmdr's tolerance, not the paper's"
 
 #: Outcomes of a comparison after the correction.
 FOR, SHORT, NOT_SIGNIFICANT, AGAINST, CONVERGED = "for", "short", "n.s.", "against", "converged"
@@ -233,6 +246,9 @@ class Claim:
     check: Callable[[pd.DataFrame], Part | Verdict]
     note: str = field(default="")
     reads: str = ""
+    #: For a claim with a tolerance of kmdr's (not the paper's): the check with that tolerance
+    #: scaled by a factor; the evidence then ends with the verdicts at half and twice it.
+    sensitivity: Callable[[float], Callable[[pd.DataFrame], Part | Verdict]] | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -390,8 +406,17 @@ def evaluate(claim: Claim, cells: dict[str, pd.DataFrame], root: Path | None = N
     if claim.reads and root is None:
         return Verdict(NO_DATA, f"no data: no results folder given to read {claim.reads} from")
     extra = {"path": Path(root) / claim.reads} if claim.reads else {}
+    cells = replicates(df)
     try:
-        found = claim.check(replicates(df), **extra)
-        return decide(found) if isinstance(found, Part) else found
+        found = claim.check(cells, **extra)
+        verdict = decide(found) if isinstance(found, Part) else found
     except Exception as exc:  # a malformed table must not stop the report
         return Verdict(NO_DATA, f"check could not run: {type(exc).__name__}: {exc}")
+    if claim.sensitivity is None or verdict.verdict == NO_DATA:
+        return verdict
+    at = []
+    for factor, name in SENSITIVITY:
+        found = claim.sensitivity(factor)(cells, **extra)
+        at.append(f"at {name} it: {(decide(found) if isinstance(found, Part) else found).verdict}")
+    line = f" Sensitivity to kmdr's tolerance: {'; '.join(at)} (here: {verdict.verdict})."
+    return Verdict(verdict.verdict, verdict.evidence + line, verdict.outcomes)
