@@ -383,3 +383,22 @@ def _exact(n, m, agree=True):
 def test_a_claim_only_zero_spread_tests_could_decide_is_untestable_never_a_tie(n, m, verdict, said):
     got = V.decide(_exact(n, m))
     assert got.verdict == verdict and said in got.evidence
+
+
+def test_holm_over_the_whole_report_names_the_verdicts_it_would_change():
+    """A claim holding on one comparison at p = 0.01 holds within itself; among 20 comparisons
+    of the report, Holm's 0.01 × 20 = 0.2 would make it a tie; a p of 1e-6 keeps its verdict."""
+
+    def claim(i):
+        return C.Claim(f"c{i}", "p", "f", "s", "statement", "e", None, check=lambda df: None)
+
+    weak = V.decide(V.Part((_comparison(_sample(1.5), _sample(0.0), "w"),)))
+    strong = V.decide(V.Part((_comparison(_sample(50.0, 5), _sample(0.0, 5), "s"),)))
+    nulls = [V.decide(V.Part((_comparison(_sample(0.0), _sample(0.0), "n"),))) for _ in range(18)]
+    assert weak.verdict == strong.verdict == V.HOLDS and 0.001 < weak.outcomes[0][2] < 0.05
+    results = [(claim(0), weak), (claim(1), strong)] + [(claim(i + 2), v) for i, v in
+                                                         enumerate(nulls)]  # fmt: skip
+    said = C.report_wide(results)
+    assert "Error is controlled per claim" in said and "over all 20 tested comparisons" in said
+    assert "`c0` holds → tie" in said and "`c1`" not in said
+    assert C.report_wide(results[:2]).endswith("no verdict.")
