@@ -402,3 +402,27 @@ def test_holm_over_the_whole_report_names_the_verdicts_it_would_change():
     assert "Error is controlled per claim" in said and "over all 20 tested comparisons" in said
     assert "`c0` holds → tie" in said and "`c1`" not in said
     assert C.report_wide(results[:2]).endswith("no verdict.")
+
+
+@pytest.mark.parametrize(
+    ("slow_at_top", "short"),
+    [
+        pytest.param(0.3, "", id="below at every r: each r's ratio test passes"),
+        pytest.param(1.05, "not shown below at r = 40 (×", id="a mean above at one r: listed"),
+    ],
+)
+def test_every_r_is_a_ratio_test_at_each_r(slow_at_top, short):
+    rng = np.random.default_rng(4)
+    rows = []
+    for rep in range(5):
+        rows.append({"method": "kMeans", "r": 10, "repetition": rep, "is_baseline": True,
+                     "total_seconds": 1.0 * np.exp(rng.normal(0, 0.1))})  # fmt: skip
+        for r, level in ((10, 0.2), (20, 0.25), (40, slow_at_top)):
+            rows.append({"method": "RP", "r": r, "repetition": rep, "is_baseline": False,
+                         "total_seconds": level * np.exp(rng.normal(0, 0.1))})  # fmt: skip
+    part = rankings.check_faster_than_full(pd.DataFrame(rows), ("RP",), "total_seconds")
+    (c,) = part.comparisons
+    assert c.favours and c.p < 0.05  # faster over r, by the one comparison
+    assert (short in c.short) if short else c.short == ""
+    if short:
+        assert "95% CI" in c.short and "one-sided p = " in c.short

@@ -19,6 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from kmdr.report.claims.significance import (
+    ALPHA,
     BASELINE,
     Sample,
     Test,
@@ -28,6 +29,7 @@ from kmdr.report.claims.significance import (
     interval_text,
     is_time,
     margin_test,
+    p_text,
     sample,
     table,
     test,
@@ -61,6 +63,17 @@ def spearman(s: pd.Series) -> float:
     if len(s) < 2 or s.nunique() < 2:
         return 0.0
     return float(stats.spearmanr(np.asarray(s.index, dtype=float), s.to_numpy()).statistic)
+
+
+def rho_sample(wide: pd.DataFrame) -> Sample | None:
+    """Each repetition's own Spearman ρ of its curve with r (the repetitions with every r of
+    the grid), as a :class:`Sample`; None when fewer than two r or no repetition remain."""
+    part = wide.dropna()
+    if part.empty or part.shape[1] < 2:
+        return None
+    values = [spearman(pd.Series(row.to_numpy(), index=part.columns)) for _, row in part.iterrows()]
+    single = bool(wide.attrs.get("single"))
+    return as_sample(values, part.index, bool(wide.attrs.get("copied")), single)
 
 
 def quarters(wide: pd.DataFrame) -> tuple[list, list]:
@@ -122,11 +135,25 @@ def check_trend(df: pd.DataFrame, methods: Sequence[str], metric: str, direction
         rel = (q4 - q1) / abs(q1) if q1 != 0 else math.inf
         t = change_test(delta, log=is_time(metric))
         favours = direction * t.diff > 0
+        side = "greater" if direction > 0 else "less"
         short = []
-        if not direction * rel >= TREND_MARGIN:
-            short.append(f"change below the {TREND_MARGIN:.0%} margin")
-        if not direction * rho > 0:
-            short.append("ρ of the other sign")
+        # the margin and ρ's sign are tests too, one-sided in the claimed direction, each on one
+        # number per repetition: its own change against the margin, its own curve's ρ against 0
+        if is_time(metric):
+            shift = direction * math.log1p(TREND_MARGIN)
+        else:
+            shift = direction * TREND_MARGIN * abs(q1)
+        margin = test(delta, None, shift, side)
+        if not margin.p < ALPHA:
+            short.append(
+                f"change not shown beyond the {TREND_MARGIN:.0%} margin ("
+                f"{p_text(margin.p, why=margin.why or 'no test')}, one-sided)"
+            )
+        rhos = rho_sample(wide)
+        sign = test(rhos, None, 0.0, side) if rhos is not None else None
+        if sign is None or not sign.p < ALPHA:
+            got = "no test" if sign is None else p_text(sign.p, why=sign.why or "no test")
+            short.append(f"ρ's sign not shown ({got}, one-sided, per-repetition ρ)")
         text = f"Q1 {q1:.4g} → Q4 {q4:.4g} ({rel:+.1%}, {effect_text(t, '.3g')}), ρ = {rho:+.2f}"
         comps.append(Comparison(m, text, t.p, favours, ", ".join(short), test=t))
     return Part(tuple(comps), tuple(missing))

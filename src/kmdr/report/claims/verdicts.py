@@ -21,9 +21,12 @@ their per-repetition means over the common r grid: paired where the repetitions 
 Welch's t otherwise, two-sided. Times are compared as ratios (on the log of the per-repetition
 time), as a claim "faster" means. A claim about a whole curve ("faster than full k-means at
 every r") is tested with one comparison per method (its per-repetition mean time over r against
-kMeans'), and the "every r" is a threshold on that comparison: significant but with some r whose
-mean is not below is *short*. A trend (between the first and the last quarter of the r grid)
-tests each repetition's own change (last-quarter mean minus first-quarter mean) against 0. A
+kMeans'), and the "every r" is a test of its own on that comparison: an intersection-union test,
+the one-sided ratio test at each r at α; significant overall but with some r not shown below is
+*short*, and the r are listed with their ratio, its interval and p. A trend (between the first
+and the last quarter of the r grid) tests each repetition's own change (last-quarter mean minus
+first-quarter mean) against 0; its margin and the sign of Spearman's ρ are tests too (the change
+against the margin, each repetition's own ρ against 0, one-sided). A
 comparison against a tolerance the claim states ("within 5% of kMeans' F", "at most 25% of RP's
 growth") is tested against that tolerance, one-sided at α on the side where the estimate lies
 (for "within": two one-sided tests, :func:`margin_test`), so that a tolerance is never met by a
@@ -125,8 +128,10 @@ VERDICT_RULE = (
     "the verdicts that Holm over every comparison of the report would change). *holds* means "
     "significant; a comparison that is not significant is *not rejected*, never confirmed. A "
     "claim about a whole curve is one comparison per method (e.g. its mean time over r "
-    "against kMeans'), its "
-    "'every r' a threshold on it. A comparison is then *for* the claim (significant in the "
+    "against kMeans'); its thresholds are tests, each with its p: 'every r' is the one-sided "
+    "ratio test at each r (all at α, an intersection-union test), a trend's margin the "
+    "per-repetition change tested against it, ρ's sign each repetition's own Spearman ρ tested "
+    "against 0. A comparison is then *for* the claim (significant in the "
     "claimed direction), *against* it (significant the other way), *short* (significant in the "
     "claimed direction but short of a threshold the claim adds) or not significant. **fails**: "
     "any comparison against the claim; **holds**: every comparison for it; **partly**: some for "
