@@ -187,7 +187,7 @@ def test_the_bench_claims_read_the_results_folder_they_are_given(tmp_path, monke
     (root / "bench").mkdir(parents=True)
     _bench(root / BENCH_CSV, 5.0, 0.1, peaks=(12000.0, 1300.0))
     cells = {"pb17_digits": _frame({"PD": lambda r: 0.5}, seed=1)}
-    for claim in (c for c in pb17_claims() if c.reads):
+    for claim in (c for c in pb17_claims() if c.reads == BENCH_CSV):
         here = C.evaluate(claim, cells, root)
         assert here.verdict == C.HOLDS, here.evidence
         # the same folder from another working folder: the same verdict
@@ -214,3 +214,27 @@ def test_bench_file_without_a_column_is_no_data(tmp_path, column):
     pd.read_csv(path).drop(columns=[column]).to_csv(path, index=False)
     verdict = check_large_n(pd.DataFrame(), path)
     assert verdict.verdict == C.NO_DATA and column in verdict.evidence
+
+
+@pytest.mark.parametrize(
+    ("shift", "outcome"),
+    [
+        pytest.param(0.0, "✓", id="the same accuracy: shown within the margin"),
+        pytest.param(0.2, "=", id="0.2 apart: not shown within it"),
+    ],
+)
+def test_the_authors_code_is_a_tost_on_the_presets_own_cells(tmp_path, shift, outcome):
+    from kmdr.papers.pb17.claims import check_matches_authors_code
+
+    rng = np.random.default_rng(0)
+    rows = [{"method": "PD", "r": 6, "repetition": i, "accuracy": 0.6 + rng.normal(0, 0.02),
+             "is_baseline": False} for i in range(20)]  # fmt: skip
+    bench = tmp_path / "octave.csv"
+    bench.write_text(
+        "implementation,preconditioner,m,passes,trials,accuracy_mean,accuracy_sd\n"
+        f"authors' code (Octave),hadamard,6,1,30,{0.6 + shift},0.02\n"
+        "authors' code (Octave),none,6,2,30,0.5,0.02\n"
+    )
+    got = C.decide(check_matches_authors_code(pd.DataFrame(rows), bench))
+    assert "TOST at ±0.05" in got.evidence and got.evidence.count(outcome) >= 1
+    assert "none, m = 6, 2 pass(es) (not in the preset)" in got.evidence
