@@ -172,10 +172,14 @@ def test_large_n_memory_claim(tmp_path):
     # the ratio with its interval, not Hedges' g (which only says how small the noise is)
     assert "95% CI ×" in less.evidence and "g = " not in less.evidence
     # the same peak in each of 4 repetitions: the sign test, whose p accounts for n, cannot
-    # reach α with 4 (its smallest p, two-sided, is 0.125)
+    # reach α with 4 (its smallest p, two-sided, is 0.125): untestable at n = 4, not a tie
     same = _bench(tmp_path / "s.csv", peaks=(12000.0, 1300.0), peak_noise=0.0)
     tie = C.decide(check_large_n_memory(pd.DataFrame(), same))
-    assert tie.verdict == C.TIE and "exact sign test on 4 repetitions, p = 0.12" in tie.evidence
+    assert (
+        tie.verdict == C.NOT_TESTABLE
+        and "exact sign test on 4 repetitions, p = 0.12" in tie.evidence
+    )
+    assert "untestable at n = 4" in tie.evidence
 
 
 def test_the_bench_claims_read_the_results_folder_they_are_given(tmp_path, monkeypatch):
@@ -183,7 +187,7 @@ def test_the_bench_claims_read_the_results_folder_they_are_given(tmp_path, monke
     (root / "bench").mkdir(parents=True)
     _bench(root / BENCH_CSV, 5.0, 0.1, peaks=(12000.0, 1300.0))
     cells = {"pb17_digits": _frame({"PD": lambda r: 0.5}, seed=1)}
-    for claim in (c for c in pb17_claims() if c.reads):
+    for claim in (c for c in pb17_claims() if c.reads == BENCH_CSV):
         here = C.evaluate(claim, cells, root)
         assert here.verdict == C.HOLDS, here.evidence
         # the same folder from another working folder: the same verdict
@@ -210,3 +214,27 @@ def test_bench_file_without_a_column_is_no_data(tmp_path, column):
     pd.read_csv(path).drop(columns=[column]).to_csv(path, index=False)
     verdict = check_large_n(pd.DataFrame(), path)
     assert verdict.verdict == C.NO_DATA and column in verdict.evidence
+
+
+@pytest.mark.parametrize(
+    ("shift", "outcome"),
+    [
+        pytest.param(0.0, "✓", id="the same accuracy: shown within the margin"),
+        pytest.param(0.2, "=", id="0.2 apart: not shown within it"),
+    ],
+)
+def test_the_authors_code_is_a_tost_on_the_presets_own_cells(tmp_path, shift, outcome):
+    from kmdr.papers.pb17.claims import check_matches_authors_code
+
+    rng = np.random.default_rng(0)
+    rows = [{"method": "PD", "r": 6, "repetition": i, "accuracy": 0.6 + rng.normal(0, 0.02),
+             "is_baseline": False} for i in range(20)]  # fmt: skip
+    bench = tmp_path / "octave.csv"
+    bench.write_text(
+        "implementation,preconditioner,m,passes,trials,accuracy_mean,accuracy_sd\n"
+        f"authors' code (Octave),hadamard,6,1,30,{0.6 + shift},0.02\n"
+        "authors' code (Octave),none,6,2,30,0.5,0.02\n"
+    )
+    got = C.decide(check_matches_authors_code(pd.DataFrame(rows), bench))
+    assert "TOST at ±0.05" in got.evidence and got.evidence.count(outcome) >= 1
+    assert "none, m = 6, 2 pass(es) (not in the preset)" in got.evidence

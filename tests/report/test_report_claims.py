@@ -326,8 +326,10 @@ def test_exact_equality_is_a_sign_test_whose_p_accounts_for_n():
     same = {m: {"objective": [7.5e-7] * len(RS)} for m in BZMD14_METHODS}
     same[C.BASELINE] = {"objective": 7.5e-7}
     v = _run("bzmd14-F-approaches-kmeans-synth_kmeanspp", _summary(same, sd=0.0))
-    # 5 of 5 within the tolerance: p = 0.031 one-sided each, 0.16 after Holm over 5
-    assert v.verdict == C.TIE and "0 of 5 comparisons for the claim" in v.evidence
+    # 5 of 5 within the tolerance: p = 0.031 one-sided each, 0.16 after Holm over 5: no outcome
+    # of five repetitions could decide, so the claim is untestable at n = 5, never a tie
+    assert v.verdict == C.NOT_TESTABLE and "0 of 5 comparisons for the claim" in v.evidence
+    assert "untestable at n = 5" in v.evidence
     assert "no spread: exact sign test on 5 repetitions, p = 0.031" in v.evidence
     assert "no test needed" not in v.evidence and "Δ = +0" in v.evidence
     # with 10 repetitions that agree the sign test can decide: p = 0.00098, Holm 0.0049
@@ -368,13 +370,15 @@ def test_a_six_fold_speed_up_with_five_repetitions_is_decided():
     assert "×0.167" in v.evidence and "95% CI ×" in v.evidence
 
 
-def test_all_methods_at_the_optimum_is_a_tie_not_a_failure():
-    # Synth with k-means++ starts: every method and LapScores at P = 1, F at the optimum, no sd
+def test_all_methods_at_the_optimum_is_untestable_not_a_failure():
+    # Synth with k-means++ starts: every method and LapScores at P = 1, F at the optimum, no sd:
+    # ten zero-spread sign tests at n = 5 could never pass Holm's correction
     n = len(RS)
     same = {"accuracy": [1.0] * n, "objective": [7.5e-7] * n}
     df = _summary({m: same for m in (*BZMD14_METHODS, C.LAPSCORES)}, sd=0.0)
     v = _run("bzmd14-beat-lapscores-synth_kmeanspp", df)
-    assert v.verdict == C.TIE and C.TEST in v.evidence
+    assert v.verdict == C.NOT_TESTABLE and C.TEST in v.evidence
+    assert "untestable at n = 5" in v.evidence
 
 
 @pytest.mark.slow
@@ -505,19 +509,45 @@ def test_an_exact_tolerance_is_a_sign_test_too():
     same = {m: {"accuracy": [1.0] * len(RS)} for m in BZMD14_METHODS}
     same[C.BASELINE] = {"accuracy": 1.0}
     v = _run("bzmd14-synth-accurate-r20", _summary(same, sd=0.0))
-    assert v.verdict == C.TIE and "exact sign test on 5 repetitions, p = 0.062" in v.evidence
+    assert (
+        v.verdict == C.NOT_TESTABLE and "exact sign test on 5 repetitions, p = 0.062" in v.evidence
+    )
     assert "cannot reach" in v.evidence  # 5 repetitions never can, after the correction
+    assert "untestable at n = 5" in v.evidence
+
+
+@pytest.mark.parametrize(
+    ("reference", "expected"),
+    [
+        pytest.param(7.5e-7, 0.005, id="near 0: the floor"),
+        pytest.param(0.1, 0.005, id="at the crossing: both"),
+        pytest.param(0.099, 0.005, id="just below the crossing: the floor, no jump"),
+        pytest.param(0.101, 0.00505, id="just above: 5% of it"),
+        pytest.param(0.6, 0.03, id="far above: 5% of it"),
+    ],
+)
+def test_the_tolerance_is_one_continuous_rule(reference, expected):
+    from kmdr.report.claims.checks import tolerance_of
+
+    assert tolerance_of(reference, C.CONVERGE_TOL, C.CONVERGE_FLOOR) == pytest.approx(expected)
+    # continuous: no jump where one term takes over from the other
+    crossing = C.CONVERGE_FLOOR / C.CONVERGE_TOL
+    below = tolerance_of(crossing * (1 - 1e-9), C.CONVERGE_TOL, C.CONVERGE_FLOOR)
+    above = tolerance_of(crossing * (1 + 1e-9), C.CONVERGE_TOL, C.CONVERGE_FLOOR)
+    assert above == pytest.approx(below, rel=1e-6)
 
 
 def test_a_tolerance_relative_to_a_value_near_zero_is_absolute():
     """kMeans' F at the optimum (7.5e-7 on Synth): 5% of it is no distance, so the tolerance is
-    stated on F's absolute scale, and the repetitions stuck far from it are listed."""
+    its absolute floor, by the one continuous rule max(5% × F, 0.005), both numbers stated, and
+    the repetitions stuck far from it are listed."""
     rng = np.random.default_rng(3)
     curves = {m: {"objective": list(1e-6 + rng.uniform(0, 1e-4, len(RS)))} for m in BZMD14_METHODS}
     curves["RP"] = {"objective": [0.02] * (len(RS) - 1) + [0.01]}
     curves[C.BASELINE] = {"objective": 7.5e-7}
     v = _run("bzmd14-F-approaches-kmeans-synth", _summary(curves, rel_sd=0.02))
-    assert "the tolerance is ±0.005 of ||A||_F^2 (absolute)" in v.evidence
+    assert "tolerance ±0.005 = max(0.05 × F_kMeans, 0.005) (kmdr's: 5.0% relative" in v.evidence
+    assert "Sensitivity to kmdr's tolerance: at half it: " in v.evidence
     assert "RP: F 0.02 at r = 5 → 0.01 at r = 100" in v.evidence
     assert "5 of 5 repetitions beyond the tolerance" in v.evidence  # RP's, at F ≈ 0.01
     assert v.verdict == C.FAILS  # RP significantly outside; the others within

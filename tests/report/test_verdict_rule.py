@@ -316,3 +316,113 @@ def test_a_malformed_summary_is_no_data_with_its_reason(says):
     df = _time_summary(0.05).drop(columns=["method"]).assign(dataset="coil20")
     v = C.evaluate(claim, {claim.experiment: df})
     assert v.verdict == C.NO_DATA and says in v.evidence
+
+
+# --------------------------------------------------------------------------------------------
+# Copies of one computation; claims that only zero-spread tests could decide
+# --------------------------------------------------------------------------------------------
+
+
+def _single(value, n=10) -> V.Sample:
+    return V.Sample(np.full(n, float(value)), tuple(range(n)), single=True)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "p_is_nan", "n_a"),
+    [
+        pytest.param(_single(0.79), _single(0.78), True, 1, id="two single computations: no test"),
+        pytest.param(_single(0.79), None, True, 1, id="a single computation alone: no test"),
+        # against a side that varies, the single value is a constant: the one-sample test of
+        # that side's repetitions, n of them
+        pytest.param(_single(0.79), _est(_sample(0.5)), False, 5, id="against a varying side"),
+        pytest.param(_est(_sample(0.5)), _single(0.79), False, 5, id="a varying side against it"),
+    ],
+)
+def test_copies_of_one_computation_are_one_observation(a, b, p_is_nan, n_a):
+    t = V.test(a, b)
+    assert math.isnan(t.p) == p_is_nan and t.n_a == n_a
+    if p_is_nan:
+        assert t.why == "one computation, no test"
+        assert "one computation, no test" in V.p_text(t.p, why=t.why)
+
+
+def test_cells_repeating_a_deterministic_computation_are_flagged_single():
+    rows = []
+    for init, method, obj in (("first_of_class", "SVD", [0.2] * 3),
+                              ("first_of_class", "RP", [0.2, 0.21, 0.22]),
+                              ("k-means++", "SVD", [0.2] * 3)):  # fmt: skip
+        for rep, o in enumerate(obj):
+            rows.append({"method": method, "r": 5, "repetition": rep, "kmeans_init": init,
+                         "objective": o, "objective_reduced": o, "reducer_name": "x",
+                         "dataset": init})  # fmt: skip
+    got = C.replicates(pd.DataFrame(rows)).groupby(["dataset", "method"])["single"].all()
+    # a start that draws nothing and the same F on A and on C every time: one computation;
+    # a random reduction, or a random start that happens to agree, are repetitions
+    assert got.to_dict() == {("first_of_class", "RP"): False, ("first_of_class", "SVD"): True,
+                             ("k-means++", "SVD"): False}  # fmt: skip
+
+
+def _exact(n, m, agree=True):
+    comps = []
+    for i in range(m):
+        a, b = np.full(n, 1.0 if agree else 0.5), np.full(n, 0.5)
+        t = V.test(_est(a), _est(b), alternative="greater")
+        comps.append(V.Comparison(f"m{i}", "", t.p, True, test=t))
+    return V.Part(tuple(comps))
+
+
+@pytest.mark.parametrize(
+    ("n", "m", "verdict", "said"),
+    [
+        # 0.031 × 5 = 0.16: no outcome could pass Holm's correction
+        pytest.param(5, 5, V.NOT_TESTABLE, "untestable at n = 5", id="n=5, 5 comparisons"),
+        pytest.param(5, 1, V.HOLDS, "", id="n=5, 1 comparison"),  # 0.031 < 0.05: it can decide
+        pytest.param(10, 5, V.HOLDS, "", id="n=10, 5 comparisons"),  # 0.00098 × 5 < 0.05
+    ],
+)
+def test_a_claim_only_zero_spread_tests_could_decide_is_untestable_never_a_tie(n, m, verdict, said):
+    got = V.decide(_exact(n, m))
+    assert got.verdict == verdict and said in got.evidence
+
+
+def test_holm_over_the_whole_report_names_the_verdicts_it_would_change():
+    """A claim holding on one comparison at p = 0.01 holds within itself; among 20 comparisons
+    of the report, Holm's 0.01 × 20 = 0.2 would make it a tie; a p of 1e-6 keeps its verdict."""
+
+    def claim(i):
+        return C.Claim(f"c{i}", "p", "f", "s", "statement", "e", None, check=lambda df: None)
+
+    weak = V.decide(V.Part((_comparison(_sample(1.5), _sample(0.0), "w"),)))
+    strong = V.decide(V.Part((_comparison(_sample(50.0, 5), _sample(0.0, 5), "s"),)))
+    nulls = [V.decide(V.Part((_comparison(_sample(0.0), _sample(0.0), "n"),))) for _ in range(18)]
+    assert weak.verdict == strong.verdict == V.HOLDS and 0.001 < weak.outcomes[0][2] < 0.05
+    results = [(claim(0), weak), (claim(1), strong)] + [(claim(i + 2), v) for i, v in
+                                                         enumerate(nulls)]  # fmt: skip
+    said = C.report_wide(results)
+    assert "Error is controlled per claim" in said and "over all 20 tested comparisons" in said
+    assert "`c0` holds → tie" in said and "`c1`" not in said
+    assert C.report_wide(results[:2]).endswith("no verdict.")
+
+
+@pytest.mark.parametrize(
+    ("slow_at_top", "short"),
+    [
+        pytest.param(0.3, "", id="below at every r: each r's ratio test passes"),
+        pytest.param(1.05, "not shown below at r = 40 (×", id="a mean above at one r: listed"),
+    ],
+)
+def test_every_r_is_a_ratio_test_at_each_r(slow_at_top, short):
+    rng = np.random.default_rng(4)
+    rows = []
+    for rep in range(5):
+        rows.append({"method": "kMeans", "r": 10, "repetition": rep, "is_baseline": True,
+                     "total_seconds": 1.0 * np.exp(rng.normal(0, 0.1))})  # fmt: skip
+        for r, level in ((10, 0.2), (20, 0.25), (40, slow_at_top)):
+            rows.append({"method": "RP", "r": r, "repetition": rep, "is_baseline": False,
+                         "total_seconds": level * np.exp(rng.normal(0, 0.1))})  # fmt: skip
+    part = rankings.check_faster_than_full(pd.DataFrame(rows), ("RP",), "total_seconds")
+    (c,) = part.comparisons
+    assert c.favours and c.p < 0.05  # faster over r, by the one comparison
+    assert (short in c.short) if short else c.short == ""
+    if short:
+        assert "95% CI" in c.short and "one-sided p = " in c.short

@@ -132,6 +132,7 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None, say=Non
     parts = [
         section_header(root, exps),
         f"\n**Claims checked: {0 if own_only else len(results)}** ({tally}).",
+        *([] if own_only or not results else [C.report_wide(results)]),
         *(text for *_place, text in sorted(sections)),
         *([section_what_to_use(root, exps)] if any(e.has_cells for e in exps.values()) else []),
         *filter(None, [section_cross_dataset(root, exps)]),  # beside "What to use"

@@ -4,6 +4,7 @@ declarations)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,6 +13,7 @@ from kmdr._io import read_text
 from kmdr.plugins import papers
 from kmdr.reducers import reducer_entry
 from kmdr.report._text import VERDICT_LEGEND, md_table
+from kmdr.report.claims.labels import shown_names
 from kmdr.report.experiments import Experiment, public_text, run_field
 from kmdr.report.notes import NO_DATA_WHY, TIME_INTRO
 from kmdr.results import runs as sidecars
@@ -102,7 +104,7 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
     rows = []
     for e in exps.values():
         ds = ", ".join(sorted(e.datasets)) or "—"
-        methods = ", ".join(sorted(e.cells["method"].unique())) if e.has_cells else "—"
+        methods = "; ".join(sorted(set(_algorithms(e)))) if e.has_cells else "—"
         if e.has_cells:
             rr = e.cells.loc[~is_baseline(e.cells), "r"]
             rng = f"{rr.min()}–{rr.max()}" if len(rr) else "—"
@@ -120,7 +122,53 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
             + ", ".join(f"`{n}`" for n in incomplete)
             + "."
         )
+    out += ["", section_methods(exps)]
     out += ["", section_skipped(root, exps), "", section_time_includes(exps)]
+    return "\n".join(out)
+
+
+def _algorithms(exp: Experiment) -> dict[str, str]:
+    """{the name the report gives each algorithm of ``exp``: its reducer}: one name per
+    algorithm (kmdr's variant of PD says so where its cells say "PD")."""
+    if not exp.has_cells or "reducer_name" not in exp.cells:
+        return {}
+    names = shown_names(exp.cells)
+    pairs = exp.cells[["method", "reducer_name"]].drop_duplicates().itertuples(index=False)
+    return {names.get(str(m), str(m)): str(r) for m, r in pairs}
+
+
+def _described_as(exp: Experiment) -> dict[str, str]:
+    """{algorithm: the reducer whose declaration describes its time}: its own, except for a
+    sparsified k-means whose parameters make it the two-pass or unpreconditioned one (kmdr's
+    variants run the one estimator under its parameters)."""
+    out = dict(_algorithms(exp))
+    if "reducer_params" not in exp.cells:
+        return out
+    names = shown_names(exp.cells)
+    rows = exp.cells[["method", "reducer_name", "reducer_params"]].drop_duplicates()
+    for m, r, params in rows.itertuples(index=False):
+        if str(r) != "sparsified":
+            continue
+        try:
+            value = json.loads(params) if isinstance(params, str) and params else {}
+        except ValueError:
+            continue
+        if value.get("second_pass"):
+            out[names.get(str(m), str(m))] = "sparsified_two_pass"
+        elif value.get("preconditioner") == "none":
+            out[names.get(str(m), str(m))] = "sparsified_raw"
+    return out
+
+
+def section_methods(exps: dict[str, Experiment]) -> str:
+    """The methods run, one row per algorithm: its name, its reducer, the experiments."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for e in exps.values():
+        for method, reducer in _algorithms(e).items():
+            where.setdefault((method, reducer), []).append(f"`{e.name}`")
+    rows = [[m, f"`{r}`", ", ".join(x)] for (m, r), x in sorted(where.items())]
+    out = ["### Methods run", "", "One row per algorithm, under the one name the report gives it."]
+    out += ["", md_table(["method", "reducer", "experiments"], rows) if rows else "—"]
     return "\n".join(out)
 
 
@@ -192,16 +240,10 @@ def section_skipped(root: Path, exps: dict[str, Experiment]) -> str:
 
 def section_time_includes(exps: dict[str, Experiment]) -> str:
     """What each method's time includes, for the reducers present in the results."""
-    labels: dict[str, set[str]] = {}
+    pairs: set[tuple[str, str]] = set()
     for e in exps.values():
-        if e.has_cells and "reducer_name" in e.cells:
-            for name, method in e.cells[["reducer_name", "method"]].drop_duplicates().values:
-                labels.setdefault(str(name), set()).add(str(method))
-    out = ["### What each method's time includes", "", TIME_INTRO, ""]
-    rows = [
-        [", ".join(sorted(labels[name])), f"`{name}`",
-         _time_includes(name)]
-        for name in sorted(labels)
-    ]  # fmt: skip
+        pairs |= {(r, m) for m, r in _described_as(e).items()}
+    out = ["### What each method's time includes", "", TIME_INTRO, "", "One row per algorithm.", ""]
+    rows = [[method, f"`{name}`", _time_includes(name)] for name, method in sorted(pairs)]
     out.append(md_table(["method", "reducer", "reduction time includes"], rows) if rows else "—")
     return "\n".join(out)

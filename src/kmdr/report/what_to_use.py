@@ -23,13 +23,28 @@ from __future__ import annotations
 import io
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from kmdr.report._text import md_table, number
-from kmdr.report.claims.significance import ALPHA, Sample, margin_test, p_text, replicates
+from kmdr.report.claims.labels import shown_names
+from kmdr.report.claims.significance import (
+    ALPHA,
+    ONE_COMPUTATION,
+    POWER,
+    RANDOM_STARTS,
+    Sample,
+    holm,
+    log_of,
+    margin_test,
+    p_text,
+    ratio_text,
+    replicates,
+    test,
+)
 from kmdr.report.experiments import Experiment, load_all
 
 __all__ = [
@@ -37,10 +52,14 @@ __all__ = [
     "FOLDER",
     "HEADING",
     "MARGIN",
+    "annotated",
+    "choices",
     "fronts",
     "main",
+    "named",
     "points",
     "section_what_to_use",
+    "stability",
     "write_what_to_use",
 ]
 
@@ -56,6 +75,11 @@ BUDGETS = (0.25, 1.0)
 MEASURES = (("accuracy", "accuracy", 1), ("objective", "F", -1))
 TIME = "total_seconds"
 _LEVEL = 0.95
+#: Resamples of the bootstrap over repetitions that gives each pick's stability, and its seed.
+BOOTSTRAP = 200
+BOOTSTRAP_SEED = 0
+#: A front point kept on its front in at least this share of the resamples is marked stable.
+STABLE = 0.8
 
 
 def _interval(values: pd.Series) -> tuple[float, float, float]:
@@ -70,6 +94,17 @@ def _interval(values: pd.Series) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def named(cells: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` as the section reads them (:func:`replicates`), each method under the one name
+    the report gives its algorithm (kmdr's variant of PD says so where its cells say "PD":
+    :func:`kmdr.report.claims.labels.shown_names`)."""
+    out = replicates(cells)
+    names = shown_names(out)
+    if names:
+        out = out.assign(method=out["method"].replace(names))
+    return out
+
+
 def points(cells: pd.DataFrame) -> pd.DataFrame:
     """One row per (method, r) of one experiment's cells: ``n`` repetitions, and for accuracy,
     objective and time their mean with ``_low`` / ``_high`` 95% bounds; ``baseline`` marks the
@@ -81,6 +116,7 @@ def points(cells: pd.DataFrame) -> pd.DataFrame:
         row = {"method": method, "reducer_name": str(part["reducer_name"].iloc[0]), "r": int(r)}
         row["n"] = len(per_rep)
         row["baseline"] = bool(part["is_baseline"].all())
+        row["single"] = bool(part["single"].all()) if "single" in part else False
         for column in (*(m for m, *_ in MEASURES), TIME):
             row[column], row[f"{column}_low"], row[f"{column}_high"] = _interval(per_rep[column])
         rows.append(row)
@@ -101,16 +137,19 @@ def fronts(pts: pd.DataFrame) -> pd.DataFrame:
 
 
 def _per_rep(cells: pd.DataFrame, method: str, r: int, column: str) -> Sample:
-    """``column`` of one point's cells, one value per repetition (its seeds for pairing)."""
+    """``column`` of one point's cells, one value per repetition (its seeds for pairing; flagged
+    ``single`` where its repetitions repeat one deterministic computation)."""
     df = replicates(cells)
     part = df[(df["method"] == method) & (df["r"] == r)]
     by_rep = part.groupby("repetition")
     values = by_rep[column].mean()
     seeds = by_rep["seed"].agg(lambda x: " ".join(sorted(map(str, x)))) if "seed" in part else None
+    single = bool(part["single"].all()) if "single" in part else False
     return Sample(
         values.to_numpy(dtype=float),
         tuple(values.index),
         None if seeds is None else tuple(seeds.reindex(values.index)),
+        single=single,
     )
 
 
@@ -119,6 +158,8 @@ def _point_text(row) -> str:
 
 
 def _acc(row) -> str:
+    if row.get("single", False):
+        return f"{number(row['accuracy'])} (one computation)"
     return (
         f"{number(row['accuracy'])} [{number(row['accuracy_low'])}, {number(row['accuracy_high'])}]"
     )
@@ -128,43 +169,366 @@ def _time(row) -> str:
     return f"{row[TIME]:.3g} s"
 
 
-def choices(cells: pd.DataFrame, pts: pd.DataFrame) -> list[list[str]]:
-    """The short table's rows: (question, point, accuracy [95% interval], time per cell, note)."""
-    pts = pts[pts["accuracy"].notna()]
+def _key(row) -> tuple[str, int]:
+    return str(row["method"]), int(row["r"])
+
+
+# --------------------------------------------------------------------------------------------
+# The rules on the means (the picks before their tests; the bootstrap replays them)
+# --------------------------------------------------------------------------------------------
+
+
+def _by_accuracy(pts: pd.DataFrame) -> pd.DataFrame:
+    """The points most accurate first, ties broken toward the cheaper (lower mean time)."""
+    return pts.sort_values(["accuracy", TIME], ascending=[False, True], kind="stable")
+
+
+def _reference_time(pts: pd.DataFrame) -> tuple[float, str]:
+    base = pts[pts["baseline"]]
+    if len(base):
+        return float(base[TIME].iloc[0]), "k-means on all features"
+    return float(pts[TIME].median()), "the median point"
+
+
+def _candidates(pts: pd.DataFrame, best) -> pd.DataFrame:
+    """The points of the accuracy front faster than ``best`` and within :data:`MARGIN` of its
+    mean accuracy, fastest first (a point off the front is slower than one at least as
+    accurate, so it is never the answer)."""
+    near = pts[pts["front_accuracy"] & (pts["accuracy"] >= best["accuracy"] - MARGIN)
+               & (pts[TIME] < best[TIME])]  # fmt: skip
+    return near.sort_values(TIME, kind="stable")
+
+
+# --------------------------------------------------------------------------------------------
+# Stability: a bootstrap over the repetitions
+# --------------------------------------------------------------------------------------------
+
+
+def _per_rep_wide(cells: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """The points (method, r, baseline) and, per measure, their per-repetition means as a
+    (point x repetition) array (NaN where a point lacks a repetition)."""
+    df = replicates(cells)
+    keys = ["method", "r"]
+    info = df.groupby(keys, sort=True).agg(baseline=("is_baseline", "all"))
+    reps = sorted(df["repetition"].unique())
+    wide = {
+        column: df.groupby([*keys, "repetition"])[column].mean().unstack("repetition")
+        .reindex(index=info.index, columns=reps).to_numpy(dtype=float)
+        for column in (TIME, *(m for m, *_ in MEASURES))
+    }  # fmt: skip
+    return info, wide
+
+
+def _front_mask(time: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """:func:`fronts`'s rule on arrays: no other point at least as fast with a higher score."""
+    score = np.where(np.isnan(score), -np.inf, score)
+    order = np.lexsort((-score, time))
+    s = score[order]
+    before = np.maximum.accumulate(np.concatenate([[-np.inf], s[:-1]]))
+    on = np.zeros(len(time), dtype=bool)
+    on[order] = (s > before) & np.isfinite(s)
+    return on
+
+
+def _picks_of(acc, time, front, baseline) -> dict[str, int | None]:
+    """Each question's pick by the means alone (indices of the points): the most accurate (ties
+    toward the cheaper), the fastest point of the accuracy front within :data:`MARGIN` of it,
+    and the most accurate point of the front within each budget (ties toward the cheaper). The
+    table names these only where their own test passes (:func:`choices`); the bootstrap
+    replays this rule on each resample."""
+    ok = ~np.isnan(acc)
+    if not ok.any():
+        return {}
+    idx = np.flatnonzero(ok)
+    ranked = idx[np.lexsort((time[idx], -acc[idx]))]
+    best = int(ranked[0])
+    near = np.flatnonzero(front & ok & (acc >= acc[best] - MARGIN) & (time < time[best]))
+    out: dict[str, int | None] = {"best": best}
+    out["fast"] = int(near[np.argmin(time[near])]) if near.size else best
+    reference = float(time[baseline][0]) if baseline.any() else float(np.nanmedian(time[idx]))
+    for share in BUDGETS:
+        within = [int(i) for i in ranked if front[i] and time[i] <= share * reference]
+        out[f"budget {share:g}"] = within[0] if within else None
+    return out
+
+
+def stability(cells: pd.DataFrame, n: int = BOOTSTRAP, seed: int = BOOTSTRAP_SEED):
+    """A bootstrap over the repetitions (``n`` resamples drawn with replacement, the same draw
+    for every point: a repetition is one draw of everything random, shared by the points of
+    one experiment), seeded: for each point the share of resamples that keep it on each front
+    (``stable_accuracy``, ``stable_F``), and for each question of :func:`_picks_of` the share
+    of resamples whose rule picks the same point (a dict question -> {(method, r): share})."""
+    info, wide = _per_rep_wide(cells)
+    keys = [(str(m), int(r)) for m, r in info.index]
+    baseline = info["baseline"].to_numpy(dtype=bool)
+    n_reps = wide[TIME].shape[1]
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(n_reps, np.full(n_reps, 1 / n_reps), size=n)  # (n, reps)
+    means = {}
+    for column, values in wide.items():
+        present = ~np.isnan(values)
+        total = np.where(present, values, 0.0) @ counts.T  # (points, n)
+        weight = present.astype(float) @ counts.T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means[column] = total / weight
+    on = {name: np.zeros(len(keys)) for _, name, _ in MEASURES}
+    picks: dict[str, dict] = {}
+    for b in range(n):
+        time = means[TIME][:, b]
+        fronts_b = {name: _front_mask(time, sense * means[column][:, b])
+                    for column, name, sense in MEASURES}  # fmt: skip
+        for name, mask in fronts_b.items():
+            on[name] += mask
+        chosen = _picks_of(means["accuracy"][:, b], time, fronts_b["accuracy"], baseline)
+        for question, i in chosen.items():
+            tally = picks.setdefault(question, {})
+            key = None if i is None else keys[i]
+            tally[key] = tally.get(key, 0) + 1
+    shares = pd.DataFrame({f"stable_{name}": on[name] / n for _, name, _ in MEASURES},
+                          index=info.index).reset_index()  # fmt: skip
+    return shares, {q: {k: c / n for k, c in tally.items()} for q, tally in picks.items()}
+
+
+def annotated(cells: pd.DataFrame) -> pd.DataFrame:
+    """The points with their fronts and their stability (the CSV's columns)."""
+    pts = fronts(points(cells))
+    shares, _ = stability(cells)
+    return pts.merge(shares, on=["method", "r"], how="left")
+
+
+# --------------------------------------------------------------------------------------------
+# The table
+# --------------------------------------------------------------------------------------------
+
+
+def _kind(t) -> str:
+    if t.why == ONE_COMPUTATION:
+        return ONE_COMPUTATION
+    if t.exact:
+        return "no spread: exact sign test"
+    return "paired" if t.paired else "one-sample against one computation" if t.n_b == 0 else "Welch"
+
+
+def _time_ratio(cells: pd.DataFrame, a, b) -> tuple[str, object]:
+    """a's time over b's as a ratio of geometric means with its 95% interval (the test on the
+    per-repetition log times), and that test."""
+    ta = log_of(_per_rep(cells, a["method"], a["r"], TIME))
+    tb = log_of(_per_rep(cells, b["method"], b["r"], TIME))
+    if ta is None or tb is None:
+        return f"×{a[TIME] / b[TIME]:.3g} (a time of 0 s: no interval)", None
+    t = replace(test(ta, tb), log=True)
+    if t.why == ONE_COMPUTATION:
+        return f"×{a[TIME] / b[TIME]:.3g} ({ONE_COMPUTATION})", t
+    return ratio_text(t).removeprefix("ratio "), t
+
+
+def _runs_of(cells: pd.DataFrame, *rows) -> set[str]:
+    if "run_id" not in cells:
+        return set()
+    keys = {(str(r["method"]), int(r["r"])) for r in rows}
+    mask = [(m, int(r)) in keys for m, r in zip(cells["method"], cells["r"], strict=True)]
+    return set(cells.loc[mask, "run_id"].astype(str))
+
+
+def _across(cells: pd.DataFrame, *rows) -> str:
+    runs = _runs_of(cells, *rows)
+    return f"; times from {len(runs)} runs (their loads above)" if len(runs) > 1 else ""
+
+
+def _stable(shares: dict[str, dict], question: str, key) -> str:
+    share = shares.get(question, {}).get(key, 0.0)
+    return f"picked in {share:.0%} of {BOOTSTRAP} bootstrap resamples"
+
+
+def choices(cells: pd.DataFrame, pts: pd.DataFrame, shares: dict | None = None) -> list[list[str]]:
+    """The short table's rows: (question, point, accuracy [95% interval], time per cell, note).
+
+    Each pick is the rule's on the means (:func:`_picks_of`: ties toward the cheaper point),
+    named only where its own test passes: "within :data:`MARGIN`" the one-sided test that it is
+    not worse by more (Holm over the front's candidates, the fastest passing one named), "within
+    a budget" the one-sided test that its time ratio to the reference is below the budget (Holm
+    over the points within it by their means, the most accurate passing one named). Where none
+    passes, the row says what no point could show at this n. A point that repeats one
+    deterministic computation has no test: it is named with "one computation, no test". Each
+    note gives the time ratio with its 95% interval and the pick's share of bootstrap
+    resamples (:func:`stability`)."""
+    pts = fronts(pts[pts["accuracy"].notna()].reset_index(drop=True))
     if pts.empty:
         return []
-    best = pts.loc[pts["accuracy"].idxmax()]
-    rows = [["most accurate", _point_text(best), _acc(best), _time(best), ""]]
-    near = pts[pts["accuracy"] >= best["accuracy"] - MARGIN]
-    fast = near.loc[near[TIME].idxmin()]
-    note = "the most accurate itself"
-    if fast["method"] != best["method"] or fast["r"] != best["r"]:
-        a = _per_rep(cells, fast["method"], fast["r"], "accuracy")
-        b = _per_rep(cells, best["method"], best["r"], "accuracy")
-        inside, t = margin_test(a, b, -MARGIN, math.inf)
-        # neither side varying is still a test whose p accounts for n (the exact sign test)
-        within = "within" if inside and t.p < ALPHA else "not shown within"
-        evidence = f"{p_text(t.p, why=t.why or 'no test')}, one-sided"
-        name = "no spread: exact sign test" if t.exact else "paired" if t.paired else "Welch"
-        note = (
-            f"{best[TIME] / fast[TIME]:.3g}× faster; {within} {MARGIN:g} of it "
-            f"({evidence}, n = {t.n_a}, {name})"
-        )
-    rows.append([f"fastest within {MARGIN:g} of the most accurate", _point_text(fast),
-                 _acc(fast), _time(fast), note])  # fmt: skip
+    cells = replicates(cells)
+    shares = stability(cells)[1] if shares is None else shares
+    n = int(pts["n"].max())
+    ranked = _by_accuracy(pts)
+    best = ranked.iloc[0]
+    rows = [["most accurate", _point_text(best), _acc(best), _time(best),
+             _stable(shares, "best", _key(best))]]  # fmt: skip
+    rows.append(_fastest_within(cells, pts, best, n, shares))
+    reference, what = _reference_time(pts)
     base = pts[pts["baseline"]]
-    reference = float(base[TIME].iloc[0]) if len(base) else float(pts[TIME].median())
-    what = "k-means on all features" if len(base) else "the median point"
     for share in BUDGETS:
-        budget = share * reference
-        within = pts[pts[TIME] <= budget]
-        label = f"most accurate within {share:g}× the time of {what} ({budget:.3g} s)"
-        if within.empty:
-            rows.append([label, "none", "—", "—", "no point is that fast"])
-            continue
-        pick = within.loc[within["accuracy"].idxmax()]
-        rows.append([label, _point_text(pick), _acc(pick), _time(pick), ""])
+        rows.append(_within_budget(cells, ranked, base, share, reference, what, n, shares))
     return rows
+
+
+def _fastest_within(cells, pts, best, n, shares) -> list[str]:
+    question = f"fastest within {MARGIN:g} of the most accurate"
+    near = _candidates(pts, best)
+    if near.empty:
+        return [question, _point_text(best), _acc(best), _time(best),
+                "the most accurate itself: no faster point of the front is within "
+                f"{MARGIN:g} of it"]  # fmt: skip
+    b = _per_rep(cells, best["method"], best["r"], "accuracy")
+    tests = []
+    for _, row in near.iterrows():
+        a = _per_rep(cells, row["method"], row["r"], "accuracy")
+        inside, t = margin_test(a, b, -MARGIN, math.inf)
+        tests.append((row, inside, t))
+    adjusted = holm([t.p if inside else math.nan for _, inside, t in tests])
+    family = f"Holm over the {len(tests)} faster front point(s) within {MARGIN:g} by their means"
+    for (row, inside, t), p_adj in zip(tests, adjusted, strict=True):
+        exact = t.why == ONE_COMPUTATION
+        if not (exact or (inside and p_adj < ALPHA)):
+            continue
+        ratio, _ = _time_ratio(cells, best, row)
+        if exact:
+            shown = f"{best['accuracy'] - row['accuracy']:.3g} below it ({ONE_COMPUTATION})"
+        else:
+            shown = (f"within {MARGIN:g} of it ({p_text(t.p)}, {p_text(p_adj, 'p_Holm')}, "
+                     f"one-sided, n = {t.n_a}, {_kind(t)}; {family})")  # fmt: skip
+        note = (f"{ratio} faster; {shown}{_across(cells, best, row)}; "
+                f"{_stable(shares, 'fast', _key(row))}")  # fmt: skip
+        return [question, _point_text(row), _acc(row), _time(row), note]
+    closest = min(tests, key=lambda x: math.inf if math.isnan(x[2].p) else x[2].p)
+    row, _, t = closest
+    return [question, "none shown", "—", "—",
+            f"no faster point is shown within {MARGIN:g} of the most accurate at n = {n} "
+            f"(closest: {_point_text(row)}, {p_text(t.p, why=t.why or 'no test')}, one-sided, "
+            f"{_kind(t)}{_reach(t, ALPHA / len(tests), f'above the −{MARGIN:g} bound')}; "
+            f"{family}); the means pick {_point_text(near.iloc[0])} in "
+            f"{shares.get('fast', {}).get(_key(near.iloc[0]), 0.0):.0%} of {BOOTSTRAP} "
+            "resamples"]  # fmt: skip
+
+
+def _reach(t, alpha: float, where: str) -> str:
+    """What a test of this design could show at ``alpha`` (power :data:`POWER`)."""
+    if t.exact:
+        smallest = 0.5**t.n_a
+        return f"; a sign test on {t.n_a} repetitions has smallest p {smallest:.2g}"
+    _g, delta = t.detectable(alpha)
+    if math.isnan(delta):
+        return ""
+    if t.log:
+        return (f"; it would show a true ratio ×{math.exp(-delta):.3g} {where} with power "
+                f"{POWER:g}")  # fmt: skip
+    return f"; it would show a true mean {delta:.3g} {where} with power {POWER:g}"
+
+
+def _within_budget(cells, ranked, base, share, reference, what, n, shares) -> list[str]:
+    budget = share * reference
+    question = f"most accurate within {share:g}× the time of {what} ({budget:.3g} s)"
+    within = ranked[ranked["front_accuracy"] & (ranked[TIME] <= budget)]
+    if within.empty:
+        return [question, "none", "—", "—", "no point is that fast on the means"]
+    if base.empty:  # no reference measured per repetition: the means decide, said so
+        pick = within.iloc[0]
+        return [question, _point_text(pick), _acc(pick), _time(pick),
+                f"by the means (no k-means on all features to test against); "
+                f"{_stable(shares, f'budget {share:g}', _key(pick))}"]  # fmt: skip
+    ref = base.iloc[0]
+    tr = log_of(_per_rep(cells, ref["method"], ref["r"], TIME))
+    tests = []
+    for _, row in within.iterrows():
+        if row["baseline"]:
+            tests.append((row, None))
+            continue
+        ta = log_of(_per_rep(cells, row["method"], row["r"], TIME))
+        t = None
+        if ta is not None and tr is not None:
+            _, t = margin_test(ta, tr, -math.inf, math.log(share))
+            t = replace(t, log=True)
+        tests.append((row, t))
+    ps = [math.nan if t is None or t.why == ONE_COMPUTATION else t.p for _, t in tests]
+    adjusted = holm(ps)
+    family = (f"Holm over the {int(np.sum(~np.isnan(adjusted)))} front point(s) within it by "
+              "their means")  # fmt: skip
+    for (row, t), p_adj in zip(tests, adjusted, strict=True):
+        key = _key(row)
+        stable = _stable(shares, f"budget {share:g}", key)
+        if row["baseline"]:  # k-means on all features within its own time: no test needed
+            return [question, _point_text(row), _acc(row), _time(row),
+                    f"k-means on all features itself; {stable}"]  # fmt: skip
+        if t is None:
+            continue
+        ratio = ratio_text(t).removeprefix("ratio ")
+        if t.why == ONE_COMPUTATION:
+            ratio = f"×{row[TIME] / ref[TIME]:.3g}"
+            return [question, _point_text(row), _acc(row), _time(row),
+                    f"{ratio} the time of {what} ({ONE_COMPUTATION}); {stable}"]  # fmt: skip
+        if p_adj < ALPHA and t.diff < math.log(share):
+            return [question, _point_text(row), _acc(row), _time(row),
+                    f"{ratio} the time of {what}, below ×{share:g} ({p_text(t.p)}, "
+                    f"{p_text(p_adj, 'p_Holm')}, one-sided, {_kind(t)}; {family})"
+                    f"{_across(cells, row, ref)}; {stable}"]  # fmt: skip
+    row, t = next(((r, t) for r, t in tests if t is not None), (within.iloc[0], None))
+    why = (
+        ""
+        if t is None
+        else (
+            f" (the most accurate by the means, {_point_text(row)}: "
+            f"{ratio_text(t).removeprefix('ratio ')}, {p_text(t.p, why=t.why or 'no test')}"
+            f"{_reach(t, ALPHA, f'below ×{share:g}')})"
+        )
+    )
+    return [
+        question,
+        "none shown",
+        "—",
+        "—",
+        f"no point is shown below ×{share:g} the time of {what} at n = {n}{why}; {family}",
+    ]
+
+
+def _loads(exp: Experiment) -> str:
+    """The runs an experiment's cells come from and the load each ran under, where there are
+    several (times are then compared across runs)."""
+    cells = exp.cells
+    if "run_id" not in cells or cells["run_id"].nunique() < 2:
+        return ""
+    cpus = {
+        str(run.get("run_id")): run.get("cpu_count") for run in exp.runs if isinstance(run, dict)
+    }
+    parts = []
+    for run_id, part in cells.groupby("run_id", sort=True):
+        day = str(part["finished_at"].min())[:10] if "finished_at" in part else "?"
+        jobs = ", ".join(map(str, sorted(part["n_jobs"].unique()))) if "n_jobs" in part else "?"
+        blas = (", ".join(map(str, sorted(part["blas_threads"].unique())))
+                if "blas_threads" in part else "?")  # fmt: skip
+        cores = cpus.get(str(run_id))
+        on = f" on {cores} cores" if cores else ""
+        methods = ", ".join(sorted(set(part["method"])))
+        parts.append(f"`{run_id}` ({day}; {methods}; {jobs} worker(s){on}, {blas} BLAS "
+                     "thread(s) each)")  # fmt: skip
+    return (
+        f"Its cells come from {len(parts)} runs, so some times below are compared across runs; "
+        "each run's load: " + "; ".join(parts) + ". A note says where a comparison crosses runs."
+    )
+
+
+def _starts(exp: Experiment) -> str:
+    """The protocol's label-informed start, where the cells use it."""
+    cells = exp.cells
+    if "kmeans_init" not in cells:
+        return ""
+    inits = set(cells["kmeans_init"].astype(str))
+    fixed = sorted(inits - set(RANDOM_STARTS))
+    if not fixed:
+        return ""
+    return (
+        f"Its protocol starts k-means from the labels ({', '.join(fixed)}: the first point of "
+        "each class as the initial centers), so its accuracies are not those of an unsupervised "
+        "start, and a reduction that draws nothing gives one deterministic computation repeated "
+        f"in every repetition: such a point is one observation ({ONE_COMPUTATION})."
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -203,6 +567,12 @@ def draw(pts: pd.DataFrame, title: str):
             front = pts[pts[f"front_{name}"]].sort_values(TIME)
             ax.step(front[TIME], front[column], where="post", color="black", lw=1.2, alpha=0.6,
                     label="Pareto front")  # fmt: skip
+            if f"stable_{name}" in front:
+                kept = front[front[f"stable_{name}"] >= STABLE]
+                ax.scatter(
+                    kept[TIME], kept[column], s=90, facecolors="none", edgecolors="black", lw=1.0,
+                    label=f"on the front in ≥ {STABLE:.0%} of resamples",
+                )  # fmt: skip
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel("mean time per cell (s, reduction + k-means)")
@@ -235,7 +605,7 @@ def write_what_to_use(root: str | Path, exps: dict[str, Experiment] | None = Non
     for name, exp in exps.items():
         if not exp.has_cells:
             continue
-        pts = fronts(points(exp.cells))
+        pts = annotated(named(exp.cells))
         folder = root / FOLDER / _own_folder(name)
         csv = folder / f"{name}_front.csv"
         atomic_write_text(csv, pts.to_csv(index=False, float_format="%.6g"))
@@ -261,23 +631,37 @@ def section_what_to_use(root: Path, exps: dict[str, Experiment]) -> str:
         "",
         "Which reducer, at which r, for data like these? No paper answers it; every experiment "
         "below holds every method's accuracy, F and time on the same data, under the same "
-        "protocol, in the same run. Each point is one method at one r: the means over its "
-        f"repetitions, with 95% t-intervals over them. The black step line is the Pareto front: "
-        "no other point is at least as fast and better. Rules: times are compared only within "
-        "one experiment (other runs saw another machine load); the fronts come from the "
-        f'committed cells alone; "as accurate" means a mean accuracy within {MARGIN:g} of the '
-        "most accurate point, with the one-sided test (TOST side) that it is not worse by more "
-        "(the exact sign test where neither point's accuracy varies, whose p weighs n); "
-        "the time budgets are fractions of k-means on all features' mean time per cell. The "
-        "CSV beside each figure lists every point, flagged where it is on a front.",
+        "protocol. Each point is one method at one r: the means over its repetitions, with 95% "
+        "t-intervals over them. The black step line is the Pareto front: no other point is at "
+        "least as fast and better. Rules: (1) each pick is the rule's on the means, ties broken "
+        "toward the cheaper point, so no pick is dominated; (2) a pick is named only where its "
+        f'own test passes: "within {MARGIN:g}" is the one-sided test (TOST side) that its mean '
+        f"accuracy is not more than {MARGIN:g} below the most accurate point's (the exact sign "
+        "test where neither varies), Holm-corrected over the front's faster points within it by "
+        "their means, the fastest that passes named; a budget is the one-sided test that the "
+        "point's time ratio to k-means on all features is below it (on the log times, "
+        "Holm-corrected over the points within it by their means); where none passes, the row "
+        "says what no point could show at this n; (3) a point that repeats one deterministic "
+        f"computation is one observation ({ONE_COMPUTATION}); (4) every time ratio is the ratio "
+        "of the geometric means with its 95% interval; (5) times are compared within one run, "
+        "or across runs with each run's load stated; (6) each pick's stability is the share of "
+        f"{BOOTSTRAP} bootstrap resamples of the repetitions (seed {BOOTSTRAP_SEED}, the same draw "
+        "for every point) whose rule picks the same point, and the front's points kept on it in "
+        f"at least {STABLE:.0%} of them are circled in the figure, listed under it and flagged "
+        "in the CSV (`stable_accuracy`, `stable_F`: their shares). The fronts come from the "
+        "committed cells alone; the CSV beside each figure lists every point.",
     ]
     with_cells = sorted(
         (e for e in exps.values() if e.has_cells), key=lambda e: (e.preset["order"], e.name)
     )
     for exp in with_cells:
-        pts = fronts(points(exp.cells))
+        cells = named(exp.cells)
+        pts = fronts(points(cells))
         title = exp.preset.get("title") or exp.name
         out += ["", f"### What to use: {exp.name}", "", f"{title}."]
+        said = " ".join(x for x in (_starts(exp), _loads(exp)) if x)
+        if said:
+            out += ["", said]
         where = f"{FOLDER}/{_own_folder(exp.name)}"
         png, csv = (root / where / f"{exp.name}{s}" for s in (".png", "_front.csv"))
         if png.exists():
@@ -289,7 +673,14 @@ def section_what_to_use(root: Path, exps: dict[str, Experiment]) -> str:
             ]
         if csv.exists():
             out += ["", f"The front as a CSV: [{where}/{csv.name}]({where}/{csv.name})."]
-        rows = choices(exp.cells, pts)
+        shares, picks = stability(cells)
+        kept = pts.merge(shares, on=["method", "r"])
+        kept = kept[kept["front_accuracy"] & (kept["stable_accuracy"] >= STABLE)]
+        listed = ", ".join(f"{_point_text(r)} ({r['stable_accuracy']:.0%})"
+                           for _, r in kept.sort_values(TIME).iterrows())  # fmt: skip
+        out += ["", f"On the accuracy front in at least {STABLE:.0%} of the resamples: "
+                f"{listed or 'no point'}."]  # fmt: skip
+        rows = choices(cells, pts, picks)
         if rows:
             out += ["", md_table(["question", "point", "accuracy [95%]", "time per cell", "note"],
                                  rows)]  # fmt: skip

@@ -71,8 +71,12 @@ PAPER = Paper(
             "k-means (every sampled entry kept, zeros included; dense centers), where pb17's "
             "presets follow the authors' code. PD's numbers are therefore those of kmdr's "
             "variant of the authors' method, and the figures and the claims' statements say so "
-            '("PD, kmdr\'s variant"); the cells keep the label PD, since a new label would '
-            "rename the method of every lst17 cell already computed.",
+            '("PD, kmdr\'s variant"), as do the evidence lines, the What-to-use tables, figures '
+            "and CSVs; the cells keep the label PD, since a new label would rename the method of "
+            "every lst17 cell already computed. The authors' PD is not drawn beside it in lst17's "
+            "panels: their protocol allows it (the same estimator with `rules: authors`), but it "
+            "needs cells of its own, which the committed results do not hold; pb17_digits runs "
+            "the authors' PD and kmdr's variant side by side on the same sketches and starts.",
         ),
     ),
     no_data={"lst17_rcv1": "RCV1 could not be obtained here (see Deviations)"},

@@ -88,6 +88,7 @@ __all__ = [
     "holm",
     "p_text",
     "replicates",
+    "report_wide",
     "test",
 ]
 
@@ -111,6 +112,40 @@ CLAIM_SETS: Registry = Registry(
 def all_claims() -> tuple[Claim, ...]:
     """Every claim the report checks, in report order (claim set by claim set)."""
     return tuple(claim for name in CLAIM_SETS for claim in CLAIM_SETS.get(name))
+
+
+def report_wide(results: Sequence[tuple[Claim, Verdict]]) -> str:
+    """The verdicts that Holm's correction over every comparison of the report (not claim by
+    claim) would change, as one sentence.
+
+    A comparison's Holm-adjusted p over the whole report is never below its adjusted p within
+    its claim (its multiplier, the number of p-values at least as large, only grows), so the
+    wider family can only make a significant comparison not significant; each claim's verdict
+    is then the one rule's (:func:`~.verdicts.verdict_of`) on its outcomes so demoted."""
+    from kmdr.report.claims.verdicts import CONVERGED, NOT_SIGNIFICANT, verdict_of
+
+    rows = [(i, j, o) for i, (_, v) in enumerate(results) for j, o in enumerate(v.outcomes)]
+    p = [float(o[2]) for _, _, o in rows]
+    adjusted = holm(p)
+    outcomes = {i: [o[1] for o in v.outcomes] for i, (_, v) in enumerate(results)}
+    for (i, j, o), a in zip(rows, adjusted, strict=True):
+        if o[1] not in (NOT_SIGNIFICANT, CONVERGED) and not a < ALPHA:
+            outcomes[i][j] = NOT_SIGNIFICANT
+    changed = []
+    for i, (claim, v) in enumerate(results):
+        if not v.outcomes or v.verdict in (NO_DATA, NOT_TESTABLE):
+            continue
+        wide = verdict_of(outcomes[i])
+        if wide != v.verdict:
+            changed.append(f"`{claim.id}` {v.verdict} → {wide}")
+    m = int(sum(1 for x in p if x == x))
+    head = (
+        f"Error is controlled per claim (Holm within each claim, α = {ALPHA:g}). Holm's "
+        f"correction over all {m} tested comparisons of the report would change "
+    )
+    if not changed:
+        return head + "no verdict."
+    return head + f"{len(changed)} verdict(s): " + "; ".join(changed) + "."
 
 
 def evaluate_all(

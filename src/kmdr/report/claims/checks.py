@@ -19,6 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from kmdr.report.claims.significance import (
+    ALPHA,
     BASELINE,
     Sample,
     Test,
@@ -28,6 +29,7 @@ from kmdr.report.claims.significance import (
     interval_text,
     is_time,
     margin_test,
+    p_text,
     sample,
     table,
     test,
@@ -52,6 +54,7 @@ __all__ = [
     "check_near_accuracy",
     "check_trend",
     "titled",
+    "tolerance_of",
 ]
 
 
@@ -60,6 +63,17 @@ def spearman(s: pd.Series) -> float:
     if len(s) < 2 or s.nunique() < 2:
         return 0.0
     return float(stats.spearmanr(np.asarray(s.index, dtype=float), s.to_numpy()).statistic)
+
+
+def rho_sample(wide: pd.DataFrame) -> Sample | None:
+    """Each repetition's own Spearman ρ of its curve with r (the repetitions with every r of
+    the grid), as a :class:`Sample`; None when fewer than two r or no repetition remain."""
+    part = wide.dropna()
+    if part.empty or part.shape[1] < 2:
+        return None
+    values = [spearman(pd.Series(row.to_numpy(), index=part.columns)) for _, row in part.iterrows()]
+    single = bool(wide.attrs.get("single"))
+    return as_sample(values, part.index, bool(wide.attrs.get("copied")), single)
 
 
 def quarters(wide: pd.DataFrame) -> tuple[list, list]:
@@ -81,7 +95,8 @@ def change(wide: pd.DataFrame, log: bool = False) -> tuple[Sample | None, float,
         return None, math.nan, math.nan
     q1s, q4s = (both[q].mean(axis=1).to_numpy(dtype=float) for q in (first, last))
     values = np.log(q4s / q1s) if log else q4s - q1s
-    return as_sample(values, both.index, bool(wide.attrs.get("copied"))), q1.mean, q4.mean
+    single = bool(wide.attrs.get("single"))
+    return as_sample(values, both.index, bool(wide.attrs.get("copied")), single), q1.mean, q4.mean
 
 
 def change_test(delta: Sample, log: bool) -> Test:
@@ -120,11 +135,25 @@ def check_trend(df: pd.DataFrame, methods: Sequence[str], metric: str, direction
         rel = (q4 - q1) / abs(q1) if q1 != 0 else math.inf
         t = change_test(delta, log=is_time(metric))
         favours = direction * t.diff > 0
+        side = "greater" if direction > 0 else "less"
         short = []
-        if not direction * rel >= TREND_MARGIN:
-            short.append(f"change below the {TREND_MARGIN:.0%} margin")
-        if not direction * rho > 0:
-            short.append("ρ of the other sign")
+        # the margin and ρ's sign are tests too, one-sided in the claimed direction, each on one
+        # number per repetition: its own change against the margin, its own curve's ρ against 0
+        if is_time(metric):
+            shift = direction * math.log1p(TREND_MARGIN)
+        else:
+            shift = direction * TREND_MARGIN * abs(q1)
+        margin = test(delta, None, shift, side)
+        if not margin.p < ALPHA:
+            short.append(
+                f"change not shown beyond the {TREND_MARGIN:.0%} margin ("
+                f"{p_text(margin.p, why=margin.why or 'no test')}, one-sided)"
+            )
+        rhos = rho_sample(wide)
+        sign = test(rhos, None, 0.0, side) if rhos is not None else None
+        if sign is None or not sign.p < ALPHA:
+            got = "no test" if sign is None else p_text(sign.p, why=sign.why or "no test")
+            short.append(f"ρ's sign not shown ({got}, one-sided, per-repetition ρ)")
         text = f"Q1 {q1:.4g} → Q4 {q4:.4g} ({rel:+.1%}, {effect_text(t, '.3g')}), ρ = {rho:+.2f}"
         comps.append(Comparison(m, text, t.p, favours, ", ".join(short), test=t))
     return Part(tuple(comps), tuple(missing))
@@ -190,20 +219,29 @@ def check_flat(df: pd.DataFrame, method: str, metric: str, neighbour: str | None
 # --------------------------------------------------------------------------------------------
 
 
-def check_converges(df: pd.DataFrame, methods: Sequence[str], tol: float = CONVERGE_TOL) -> Part:
-    """Each method's F at the largest r within ``tol`` (relative) of kMeans' F: for the claim
-    when significantly within it (two one-sided tests), against when significantly outside.
-    Where kMeans' F is near 0 (below :data:`CONVERGE_FLOOR`: at the optimum), ``tol`` of it is
-    no distance at all: the tolerance is then :data:`CONVERGE_FLOOR` on the absolute scale of F
-    (a share of ||A||_F^2, as the paper plots it). The repetitions beyond the tolerance are
-    listed."""
+def tolerance_of(reference: float, relative: float, absolute: float) -> float:
+    """The one tolerance rule, continuous in ``reference``: ``max(relative · |reference|,
+    absolute)`` (a relative tolerance of a value near 0 is no distance on its scale, so the
+    absolute floor takes over where ``relative · |reference|`` falls below it, without a
+    jump)."""
+    return max(relative * abs(reference), absolute)
+
+
+def check_converges(
+    df: pd.DataFrame,
+    methods: Sequence[str],
+    tol: float = CONVERGE_TOL,
+    floor: float = CONVERGE_FLOOR,
+) -> Part:
+    """Each method's F at the largest r within kMeans' F ± ``max(tol · F_kMeans, floor)``
+    (:func:`tolerance_of`; F a share of ||A||_F^2, as the paper plots it): for the claim when
+    significantly within it (two one-sided tests), against when significantly outside. The
+    repetitions beyond the tolerance are listed."""
     base = sample(table(df, BASELINE, "objective"))
     if base is None:
         return Part(no_data="kMeans was not run")
     comps, missing = [], []
-    relative = tol * base.mean
-    near_zero = base.mean < CONVERGE_FLOOR
-    margin = CONVERGE_FLOOR if near_zero else relative
+    margin = tolerance_of(base.mean, tol, floor)
     for m in methods:
         wide = table(df, m, "objective")
         last = sample(wide, wide.columns[-1:]) if wide.shape[1] >= 2 else None
@@ -222,13 +260,10 @@ def check_converges(df: pd.DataFrame, methods: Sequence[str], tol: float = CONVE
             values = ", ".join(f"{last.values[i]:.3g}" for i in beyond)
             text += f", {beyond.size} of {last.n} repetitions beyond the tolerance (F = {values})"
         comps.append(Comparison(m, text, t.p, inside, test=t))
-    if not near_zero:
-        head = f"F_kMeans = {base.mean:.4g}, tolerance ±{margin:.3g} ({tol:.0%} of it)"
-    else:
-        head = (
-            f"F_kMeans = {base.mean:.4g}: {tol:.0%} of it ({relative:.2g}) is no distance on F's "
-            f"scale, so the tolerance is ±{margin:g} of ||A||_F^2 (absolute)"
-        )
+    head = (
+        f"F_kMeans = {base.mean:.4g}, tolerance ±{margin:.3g} = max({tol:.3g} × F_kMeans, "
+        f"{floor:.3g}) (kmdr's: {tol:.1%} relative, {floor:g} of ||A||_F^2 absolute)"
+    )
     return Part(tuple(comps), tuple(missing), head=head)
 
 

@@ -12,6 +12,14 @@ difference of two such means) and tests those numbers, one per repetition. Two m
 paired when their repetitions share seeds (repetition i of both has the same seeds); otherwise
 their per-repetition numbers are independent samples (Welch's t). See :mod:`.verdicts` for how a
 claim's comparisons are judged with them.
+
+**Copies of one computation are one observation.** A point whose every repetition runs the same
+deterministic computation (a start that draws nothing, such as the label-informed first point of
+each class, after a reduction that draws nothing: its cells give the same partition, bit for bit,
+in every repetition) is measured once, whatever its number of rows: its accuracy, F and time are
+one observation (:attr:`Sample.single`). Against a side that varies, it is a fixed value (the
+one-sample test of the other side's repetitions); two such points have no test at all ("one
+computation, no test").
 """
 
 from __future__ import annotations
@@ -44,20 +52,32 @@ REPLICATE = (
     "The unit of every test is the repetition: each method's repetition (its own seeds, the "
     "reduction its r points share, the load of the machine while they ran) gives one number, "
     "its mean over the r points the comparison covers (or the difference of two such means), "
-    "so r points of one repetition never count as independent samples."
+    "so r points of one repetition never count as independent samples. A point whose "
+    "repetitions repeat one deterministic computation (the same label-informed start after a "
+    "reduction that draws nothing) is one observation for its accuracy, F and time alike: "
+    "against a side that varies it is a fixed value, and between two such points there is no "
+    "test (one computation, no test)."
 )
+#: The k-means starts that draw from the seed: any other start (the label-informed first point of
+#: each class) makes Lloyd deterministic.
+RANDOM_STARTS = ("k-means++", "random", "sample")
+#: Why a comparison of two single computations has no p.
+ONE_COMPUTATION = "one computation, no test"
 
 
 @dataclass(frozen=True)
 class Sample:
     """One number per repetition of a method: ``values`` (in ``reps`` order), ``seeds`` the
     seeds of each repetition's cells (pairing: two samples with equal ``seeds`` are paired), and
-    ``copied`` when a value rests on a time copied between repetitions (never tested)."""
+    ``copied`` when a value rests on a time copied between repetitions (never tested),
+    ``single`` when every repetition repeats one deterministic computation (one observation,
+    however many rows)."""
 
     values: np.ndarray
     reps: tuple = ()
     seeds: tuple | None = None
     copied: bool = False
+    single: bool = False
 
     @property
     def n(self) -> int:
@@ -73,7 +93,7 @@ class Sample:
 
     def map(self, f) -> Sample:
         """The same repetitions with ``f`` applied to each value."""
-        return Sample(f(self.values), self.reps, self.seeds, self.copied)
+        return Sample(f(self.values), self.reps, self.seeds, self.copied, self.single)
 
 
 def replicates(cells: pd.DataFrame) -> pd.DataFrame:
@@ -91,7 +111,28 @@ def replicates(cells: pd.DataFrame) -> pd.DataFrame:
     labels = setting_labels(out) if "dataset" in out else None
     if labels is not None and "setting" not in out:
         out.insert(0, "setting", labels.to_numpy())
+    if "single" not in out:
+        out["single"] = one_computation(out).to_numpy()
     return out
+
+
+def one_computation(cells: pd.DataFrame) -> pd.Series:
+    """Per cell: whether its point (setting, method, r) repeats one deterministic computation
+    in every repetition: a start that draws nothing (``kmeans_init`` not among
+    :data:`RANDOM_STARTS`) and the same partition's F, on A and on C, in all of at least two
+    repetitions (a reduction that draws something never gives C's F twice to the bit)."""
+    no = pd.Series(False, index=cells.index)
+    if "kmeans_init" not in cells or "objective" not in cells or "repetition" not in cells:
+        return no
+    fixed = ~cells["kmeans_init"].astype(str).isin(RANDOM_STARTS)
+    if not fixed.any():
+        return no
+    keys = [c for c in ("setting", "dataset", "method", "r") if c in cells]
+    values = [c for c in ("objective", "objective_reduced") if c in cells]
+    g = cells.groupby(keys, dropna=False)
+    same = g[values].transform("nunique").le(1).all(axis=1)
+    many = g["repetition"].transform("nunique").ge(2)
+    return fixed & same & many
 
 
 def table(df: pd.DataFrame, method: str, metric: str) -> pd.DataFrame:
@@ -111,6 +152,7 @@ def table(df: pd.DataFrame, method: str, metric: str) -> pd.DataFrame:
         return empty
     flag = f"{metric}_copied"
     copied = bool(rows[flag].eq(True).any()) if flag in rows else False  # NaN: not copied
+    single = bool(rows["single"].all()) if "single" in rows else False
     wide = rows.groupby(["repetition", "r"])[metric].mean().astype(float).unstack("r")
     wide = wide.sort_index().sort_index(axis=1)
     if "seed" in rows:
@@ -121,10 +163,11 @@ def table(df: pd.DataFrame, method: str, metric: str) -> pd.DataFrame:
         [wide.index, seeds.reindex(wide.index).to_numpy()], names=["repetition", "seeds"]
     )
     wide.attrs["copied"] = copied
+    wide.attrs["single"] = single
     return wide
 
 
-def as_sample(values, index: pd.Index, copied: bool) -> Sample:
+def as_sample(values, index: pd.Index, copied: bool, single: bool = False) -> Sample:
     """A :class:`Sample` of ``values`` for the repetitions of a :func:`table`'s ``index``."""
     seeds = tuple(index.get_level_values("seeds"))
     return Sample(
@@ -132,6 +175,7 @@ def as_sample(values, index: pd.Index, copied: bool) -> Sample:
         tuple(index.get_level_values("repetition")),
         seeds if all(seeds) else None,
         copied,
+        single,
     )
 
 
@@ -147,7 +191,8 @@ def sample(wide: pd.DataFrame, grid=None) -> Sample | None:
     part = wide[cols].dropna()
     if part.empty:
         return None
-    return as_sample(part.mean(axis=1), part.index, bool(wide.attrs.get("copied")))
+    single = bool(wide.attrs.get("single"))
+    return as_sample(part.mean(axis=1), part.index, bool(wide.attrs.get("copied")), single)
 
 
 def curve(wide: pd.DataFrame) -> pd.Series:
@@ -240,7 +285,11 @@ def test(a: Sample, b: Sample | None, shift: float = 0.0, alternative: str = "tw
     """Test of ``mean(a) - mean(b) - shift`` (``b`` None: of ``mean(a) - shift``): paired when
     ``a`` and ``b`` share seeds, Welch's t otherwise; ``alternative`` as in scipy
     (``two-sided``, ``greater``, ``less``). No test (p NaN) on a copied time or on a side with
-    one repetition; where neither side varies, the exact sign test (``exact``)."""
+    one repetition; where neither side varies, the exact sign test (``exact``). A side that is
+    one computation (:attr:`Sample.single`) is a fixed value: the other side's repetitions are
+    tested against it; two such sides have no test (:data:`ONE_COMPUTATION`)."""
+    if a.single or (b is not None and b.single):
+        return _against_fixed(a, b, shift, alternative)
     alt_power = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}[alternative]
     bvals = b.values if b is not None else np.array([])
     paired = _paired(a, b)
@@ -288,6 +337,24 @@ def test(a: Sample, b: Sample | None, shift: float = 0.0, alternative: str = "tw
             two = stats.ttest_ind(a.values - shift, bvals, equal_var=False)
             ci = two.confidence_interval(0.95)
     return Test(float(res.pvalue), **base, ci=(float(ci.low), float(ci.high)))
+
+
+def _against_fixed(a: Sample, b: Sample | None, shift: float, alternative: str) -> Test:
+    """:func:`test` where a side is one computation: its value is a constant, so the test is the
+    one-sample test of the other side's repetitions against it (Hedges' g over their sd); no
+    test when both sides (or the only one) are one computation."""
+    one = a.single and (b is None or b.single)
+    if one:
+        diff = a.mean - (b.mean if b is not None else 0.0) - shift
+        alt = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}[alternative]
+        return Test(math.nan, diff, math.nan, False, 1, 0 if b is None else 1, math.nan,
+                    alternative=alt, why=ONE_COMPUTATION)  # fmt: skip
+    if a.single:  # a - b = a's value - b: the other side's repetitions, negated
+        assert b is not None
+        varying = Sample(a.values[0] - b.values, b.reps, b.seeds, b.copied)
+    else:
+        varying = Sample(a.values - b.values[0], a.reps, a.seeds, a.copied)
+    return test(varying, None, shift, alternative)
 
 
 def _sign_test(a: Sample, b: np.ndarray | None, shift: float, alternative: str, base) -> Test:

@@ -21,9 +21,12 @@ their per-repetition means over the common r grid: paired where the repetitions 
 Welch's t otherwise, two-sided. Times are compared as ratios (on the log of the per-repetition
 time), as a claim "faster" means. A claim about a whole curve ("faster than full k-means at
 every r") is tested with one comparison per method (its per-repetition mean time over r against
-kMeans'), and the "every r" is a threshold on that comparison: significant but with some r whose
-mean is not below is *short*. A trend (between the first and the last quarter of the r grid)
-tests each repetition's own change (last-quarter mean minus first-quarter mean) against 0. A
+kMeans'), and the "every r" is a test of its own on that comparison: an intersection-union test,
+the one-sided ratio test at each r at α; significant overall but with some r not shown below is
+*short*, and the r are listed with their ratio, its interval and p. A trend (between the first
+and the last quarter of the r grid) tests each repetition's own change (last-quarter mean minus
+first-quarter mean) against 0; its margin and the sign of Spearman's ρ are tests too (the change
+against the margin, each repetition's own ρ against 0, one-sided). A
 comparison against a tolerance the claim states ("within 5% of kMeans' F", "at most 25% of RP's
 growth") is tested against that tolerance, one-sided at α on the side where the estimate lies
 (for "within": two one-sided tests, :func:`margin_test`), so that a tolerance is never met by a
@@ -42,8 +45,10 @@ correction like any other: five repetitions that agree do not make a claim hold 
 
 **Windows and tolerances.** A comparison is set aside (shown, not counted) only by a window the
 paper states for that claim, and never when its own test is significant after Holm's correction;
-no fixed window of kmdr's sets a comparison aside. A tolerance stated relative to a value near 0
-(F of k-means at the optimum) is stated on the absolute scale the paper plots.
+no fixed window of kmdr's sets a comparison aside. A tolerance around a reference is one
+continuous rule, max(relative × reference, absolute) (:func:`.checks.tolerance_of`), both numbers
+stated; a tolerance of kmdr's (not the paper's) is marked so, and its claim is judged again at
+half and twice it (:attr:`Claim.sensitivity`).
 
 **Effect sizes.** Beside each p: the difference Δ of the per-repetition means and Hedges' g;
 for times and memory, near-deterministic measures where g only says how small the noise is, the
@@ -118,9 +123,15 @@ VERDICT_RULE = (
     "a difference within each repetition (a trend over r) or against a fixed value; two-sided; "
     "times compared as ratios, on their log; one-sided at α against a tolerance the claim "
     "states. The p-values of one "
-    f"claim's comparisons are Holm-corrected together (α = {ALPHA:g}). A claim about a whole "
-    "curve is one comparison per method (e.g. its mean time over r against kMeans'), its "
-    "'every r' a threshold on it. A comparison is then *for* the claim (significant in the "
+    f"claim's comparisons are Holm-corrected together (α = {ALPHA:g}): **error is controlled "
+    "per claim**, not over the whole report (the line under the count of claims checked names "
+    "the verdicts that Holm over every comparison of the report would change). *holds* means "
+    "significant; a comparison that is not significant is *not rejected*, never confirmed. A "
+    "claim about a whole curve is one comparison per method (e.g. its mean time over r "
+    "against kMeans'); its thresholds are tests, each with its p: 'every r' is the one-sided "
+    "ratio test at each r (all at α, an intersection-union test), a trend's margin the "
+    "per-repetition change tested against it, ρ's sign each repetition's own Spearman ρ tested "
+    "against 0. A comparison is then *for* the claim (significant in the "
     "claimed direction), *against* it (significant the other way), *short* (significant in the "
     "claimed direction but short of a threshold the claim adds) or not significant. **fails**: "
     "any comparison against the claim; **holds**: every comparison for it; **partly**: some for "
@@ -133,12 +144,18 @@ VERDICT_RULE = (
     "varies, the comparison is the exact sign test on the per-repetition differences "
     "(scipy.stats.binomtest), whose p accounts for n (5 repetitions that all agree: p = 0.031 "
     "one-sided, 0.062 two-sided; a difference of exactly 0: p = 1), and it enters Holm's "
-    "correction like any other; (2) **no fixed window**: a comparison is set aside as "
+    "correction like any other; a claim whose every comparison is such a test, where even "
+    "the smallest p its n allows times the number of comparisons is not below α, is "
+    '**not testable** ("untestable at n = 5"), never a tie; (2) **no fixed window**: a '
+    "comparison is set aside as "
     "converged only by a tolerance the paper states for that claim, and never when its own "
-    "test is significant after Holm's correction; (3) **near-zero references on the absolute "
-    "scale**: a tolerance relative to a value near 0 (kMeans' F at the optimum) is stated on "
-    "the absolute scale the paper plots (F as a share of ||A||_F^2), and the repetitions "
-    "beyond it are shown; (4) **ratios for near-deterministic measures**: times and memory "
+    "test is significant after Holm's correction; (3) **one continuous tolerance rule**: a "
+    "tolerance around a reference value is max(relative × reference, absolute), both numbers "
+    "stated (F as a share of ||A||_F^2, the scale the paper plots), so it never jumps where the "
+    "reference nears 0; each tolerance is marked as the paper's or kmdr's, and a claim judged "
+    "against a tolerance of kmdr's ends with its verdicts at half and twice that tolerance; "
+    "the repetitions beyond it are shown; (4) **ratios for near-deterministic measures**: "
+    "times and memory "
     "are tested on their log and report the ratio with its 95% interval instead of Hedges' g "
     "(a time's growth tested against a margin in seconds reports the difference with its 95% "
     "interval). Each verdict's evidence "
@@ -147,13 +164,16 @@ VERDICT_RULE = (
     "against, ~ short, = not significant, ≈ converged (within the paper's tolerance, not "
     "significant, not counted)."
 )
+#: kmdr's margin of a trend (relative change from the first to the last quarter of the r grid).
 TREND_MARGIN = 0.01
+#: kmdr's tolerance of "F approaches kMeans' F" (the paper states none), relative to kMeans' F...
 CONVERGE_TOL = 0.05
-#: kMeans' F (a share of ||A||_F^2) below this is near 0 (at the optimum), where CONVERGE_TOL of
-#: it is no distance: the tolerance is then this, on the absolute scale the paper plots F on
-#: (half a percent of the data's energy).
+#: ...and its absolute floor, on the scale the paper plots F on (a share of ||A||_F^2: half a
+#: percent of the data's energy): the tolerance is max(CONVERGE_TOL × F_kMeans, CONVERGE_FLOOR).
 CONVERGE_FLOOR = 0.005
+#: kmdr's tolerance of "near-kMeans accuracy" (the paper states none), in accuracy.
 NEAR_ACCURACY = 0.05
+#: kmdr's threshold of "grows" (a time's last-quarter mean over its first-quarter mean).
 SIGNIFICANT_GROWTH = 1.5
 #: A time under this many seconds is timer noise: a growth that ends below it is short.
 TIMER_FLOOR = 0.005
@@ -162,6 +182,11 @@ TIMER_FLOOR = 0.005
 FLAT_SHARE = 0.25
 
 LAPSCORES = "LapScores"
+#: The factors by which a claim with a tolerance of kmdr's is judged again (its sensitivity
+#: line), with their names.
+SENSITIVITY = ((0.5, "half"), (2.0, "twice"))
+#: How a statement marks a tolerance that is kmdr's choice, not the paper's.
+KMDRS = "kmdr's tolerance, not the paper's"
 
 #: Outcomes of a comparison after the correction.
 FOR, SHORT, NOT_SIGNIFICANT, AGAINST, CONVERGED = "for", "short", "n.s.", "against", "converged"
@@ -230,6 +255,9 @@ class Claim:
     check: Callable[[pd.DataFrame], Part | Verdict]
     note: str = field(default="")
     reads: str = ""
+    #: For a claim with a tolerance of kmdr's (not the paper's): the check with that tolerance
+    #: scaled by a factor; the evidence then ends with the verdicts at half and twice it.
+    sensitivity: Callable[[float], Callable[[pd.DataFrame], Part | Verdict]] | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -321,6 +349,30 @@ def _listed(c: Comparison, p_adj: float, outcome: str, alpha: float) -> str:
     return f"{c.label}: {c.text} ({kind}{p_text(c.p, why=reason)}{adj}{why}) {MARK[outcome]}"
 
 
+def _untestable(comps: Sequence[Comparison], outcomes: Sequence[str]) -> str:
+    """Why a claim is untestable at its n ("" when it is not): every counted comparison is a
+    sign test on repetitions that do not vary (:attr:`~.significance.Test.exact`), and the
+    smallest p such a test can give at its n, times the m comparisons Holm's first step
+    multiplies by, is not below α: no outcome of these repetitions could make any comparison
+    significant, so "tie" would claim a test that could not decide."""
+    counted = [c for c, o in zip(comps, outcomes, strict=True) if o != CONVERGED]
+    if not counted or not all(c.test is not None and c.test.exact for c in counted):
+        return ""
+    m = len(counted)
+    smallest = []
+    for c in counted:
+        n = c.test.n_a if c.test.n_b == 0 else min(c.test.n_a, c.test.n_b)
+        smallest.append((n, 0.5**n * (2 if c.test.alternative == "two-sided" else 1)))
+    n, best = min(smallest, key=lambda x: x[1])
+    if m * best < ALPHA:
+        return ""
+    return (
+        f"untestable at n = {n}: every comparison is a sign test on repetitions that do not "
+        f"vary, whose smallest possible p ({best:.2g}) times the {m} comparisons of Holm's "
+        f"correction ({m * best:.2g}) cannot go below α = {ALPHA:g}, whatever the data"
+    )
+
+
 def decide(part: Part) -> Verdict:
     """The claim's verdict from its comparisons, by the one rule (:data:`VERDICT_RULE`)."""
     comps = part.comparisons
@@ -336,6 +388,9 @@ def decide(part: Part) -> Verdict:
     m = max(1, int(np.sum(~np.isnan(adjusted))))
     body = [_listed(c, a, o, ALPHA / m) for c, a, o in zip(comps, adjusted, outcomes, strict=True)]
     head = f"{part.head}; " if part.head else ""
+    untestable = _untestable(comps, outcomes) if verdict == TIE else ""
+    if untestable:
+        verdict, head = NOT_TESTABLE, f"{untestable}; {head}"
     text = f"[{TEST}] {_counts(outcomes)}. {head}" + "; ".join(body) + missing
     table_ = tuple((c.label, o, c.p, a) for c, o, a in zip(comps, outcomes, adjusted, strict=True))
     return Verdict(verdict, text, table_)
@@ -360,8 +415,17 @@ def evaluate(claim: Claim, cells: dict[str, pd.DataFrame], root: Path | None = N
     if claim.reads and root is None:
         return Verdict(NO_DATA, f"no data: no results folder given to read {claim.reads} from")
     extra = {"path": Path(root) / claim.reads} if claim.reads else {}
+    cells = replicates(df)
     try:
-        found = claim.check(replicates(df), **extra)
-        return decide(found) if isinstance(found, Part) else found
+        found = claim.check(cells, **extra)
+        verdict = decide(found) if isinstance(found, Part) else found
     except Exception as exc:  # a malformed table must not stop the report
         return Verdict(NO_DATA, f"check could not run: {type(exc).__name__}: {exc}")
+    if claim.sensitivity is None or verdict.verdict == NO_DATA:
+        return verdict
+    at = []
+    for factor, name in SENSITIVITY:
+        found = claim.sensitivity(factor)(cells, **extra)
+        at.append(f"at {name} it: {(decide(found) if isinstance(found, Part) else found).verdict}")
+    line = f" Sensitivity to kmdr's tolerance: {'; '.join(at)} (here: {verdict.verdict})."
+    return Verdict(verdict.verdict, verdict.evidence + line, verdict.outcomes)
