@@ -43,7 +43,14 @@ from pathlib import Path
 
 from kmdr.config.errors import ConfigError
 
-__all__ = ["check_folder", "default_folder", "outside_protocol", "planned_cells", "protocol"]
+__all__ = [
+    "check_folder",
+    "default_folder",
+    "own_configs_alone",
+    "outside_protocol",
+    "planned_cells",
+    "protocol",
+]
 
 #: The Experiment fields that make any folder's protocol, and those a preset's folder adds.
 PROTOCOL = ("kind", "aggregation", "leverage")
@@ -94,7 +101,7 @@ def _preset(name: str):
 
 
 @contextmanager
-def kmdr_configs_alone() -> Iterator[None]:
+def own_configs_alone() -> Iterator[None]:
     """Hydra initialized on kmdr's own configs (and its papers') while the block runs, without
     the folders a job added (``-cd``, ``hydra.searchpath``): what a preset of kmdr is, whatever
     a user's folder names like it. Inside a running job (the command line's task), the job's
@@ -179,7 +186,7 @@ def default_folder(experiment) -> str:
     """The results folder of a run that names none: :data:`~kmdr.config.schema.OWN_RESULTS_DIR`
     for a run outside the paper presets (:func:`~kmdr.config.schema.default_results_dir`), and
     for a run of one whose cells are not all the preset's own (:func:`outside_protocol`, against
-    kmdr's own preset of the run's name, :func:`kmdr_configs_alone`), said in one line; the
+    kmdr's own preset of the run's name, :func:`own_configs_alone`), said in one line; the
     committed ``results`` for the preset's protocol or a part of it."""
     from kmdr._log import warn
     from kmdr.app.compose import is_option
@@ -188,7 +195,7 @@ def default_folder(experiment) -> str:
     folder = default_results_dir(experiment.preset.reproduce)
     if folder == OWN_RESULTS_DIR:
         return folder
-    with kmdr_configs_alone():
+    with own_configs_alone():
         preset = _preset(experiment.name) if is_option("experiment", experiment.name) else None
     if preset is None:
         changes = [f"name={experiment.name}, which no preset of kmdr has"]
