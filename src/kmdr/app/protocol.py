@@ -46,8 +46,8 @@ from kmdr.config.errors import ConfigError
 __all__ = [
     "check_folder",
     "default_folder",
-    "own_configs_alone",
     "outside_protocol",
+    "own_configs_alone",
     "planned_cells",
     "protocol",
 ]
