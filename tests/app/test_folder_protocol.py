@@ -222,3 +222,49 @@ def test_the_issues_command_goes_to_my_results(committed):
     # an Experiment built in Python takes the same route
     experiment = dataclasses.replace(kmdr.compose(*run), seed=7)
     assert _objects(experiment, (), None, None, None).output.results_dir == "my_results"
+
+
+# -- a user's -cd folder comes first ----------------------------------------------------------
+
+
+def _users_folder(root: Path, experiment: bool, dataset: bool) -> Path:
+    """A config folder of one's own: an edited copy of bzmd14_synth (two cells of sign) and a
+    synth of 200 points, as a user makes them by copying kmdr's."""
+    my = root / "my"
+    if experiment:
+        text = (ROOT / "conf" / "experiment" / "bzmd14_synth.yaml").read_text()
+        text = re.sub(r"(?m)^r_grid: .*$", "r_grid: [5, 10]", text)
+        text = re.sub(r"(?m)^repeats: .*$", "repeats: 1", text)
+        (my / "experiment").mkdir(parents=True)
+        (my / "experiment" / "bzmd14_synth.yaml").write_text(text)
+    if dataset:
+        text = (ROOT / "conf" / "dataset" / "synth.yaml").read_text()
+        text += "params:\n  n_samples: 200\n"
+        (my / "dataset").mkdir(parents=True)
+        (my / "dataset" / "synth.yaml").write_text(text)
+    return my
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("experiment", "dataset", "says"),
+    [
+        pytest.param(True, True, "the preset run is your own", id="an-edited-preset"),
+        pytest.param(False, True, 'dataset_params={"n_samples": 200', id="a-dataset-option"),
+    ],
+)
+def test_a_users_folder_comes_first_and_writes_to_my_results(committed, experiment, dataset, says):
+    """``kmdr -cd my experiment=bzmd14_synth`` runs the copy in my/ (its grid, its data), not
+    kmdr's preset of that name, and writes to my_results/, never into the committed record."""
+    from _command import run_kmdr
+
+    _users_folder(committed, experiment, dataset)
+    before = _files(committed / "results")
+    grid = [] if experiment else ["r_grid=[5,10]", "repeats=1"]
+    run = run_kmdr(["-cd", "my", "experiment=bzmd14_synth", "reducer=sign", *grid, "n_jobs=1",
+                    "figures=false", "progress=false"], committed)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert says in run.stderr and "goes to my_results/bzmd14_synth/" in run.stderr, run.stderr
+    cells = kmdr.read_results(committed / "my_results")
+    assert sorted(cells["r"]) == [5, 10] and set(cells["n_samples"]) == {200}
+    assert _files(committed / "results") == before

@@ -50,6 +50,7 @@ __all__ = [
     "own_configs_alone",
     "planned_cells",
     "protocol",
+    "users_option",
 ]
 
 #: The Experiment fields that make any folder's protocol, and those a preset's folder adds.
@@ -109,16 +110,35 @@ def own_configs_alone() -> Iterator[None]:
     from hydra.core.global_hydra import GlobalHydra
 
     from kmdr.app.compose import initialized
+    from kmdr.config.search_path import kmdr_configs_only
 
     job = GlobalHydra.instance().hydra if GlobalHydra.instance().is_initialized() else None
     GlobalHydra.instance().clear()
     try:
-        with initialized():
+        with kmdr_configs_only(), initialized():
             yield
     finally:
         GlobalHydra.instance().clear()  # (initialize's own exit restored a cleared copy)
         if job is not None:
             GlobalHydra.instance().initialize(job)
+
+
+def users_option(group: str, name: str) -> str | None:
+    """The file of option ``group/name`` when a folder the job added (``-cd``,
+    ``hydra.searchpath``) holds the one the job's search path finds first, else None (kmdr's
+    own, or no job running)."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from kmdr.config.search_path import USER_PROVIDER
+
+    if not GlobalHydra.instance().is_initialized():
+        return None
+    for source in GlobalHydra.instance().config_loader().get_sources():
+        if source.is_config(f"{group}/{name}"):
+            if source.provider == USER_PROVIDER or source.provider.startswith("hydra.searchpath"):
+                return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
+            return None
+    return None
 
 
 def planned_cells(experiment) -> dict[str, dict]:
@@ -195,6 +215,14 @@ def default_folder(experiment) -> str:
     folder = default_results_dir(experiment.preset.reproduce)
     if folder == OWN_RESULTS_DIR:
         return folder
+    yours = users_option("experiment", experiment.name)
+    if yours is not None:  # a copy of a preset, edited or not, is the user's experiment
+        warn(
+            f"[kmdr] {experiment.name}: the preset run is your own ({yours}), not kmdr's: this "
+            f"run goes to {OWN_RESULTS_DIR}/{experiment.name}/ (results_dir={folder} writes it "
+            "there)"
+        )
+        return OWN_RESULTS_DIR
     with own_configs_alone():
         preset = _preset(experiment.name) if is_option("experiment", experiment.name) else None
     if preset is None:
