@@ -268,3 +268,20 @@ def test_a_users_folder_comes_first_and_writes_to_my_results(committed, experime
     cells = kmdr.read_results(committed / "my_results")
     assert sorted(cells["r"]) == [5, 10] and set(cells["n_samples"]) == {200}
     assert _files(committed / "results") == before
+
+
+def test_kmdr_list_marks_the_users_options(tmp_path, capsys):
+    """``kmdr-list -cd my`` lists the copy's grid (15 cells, not the preset's 705) and marks it
+    and the dataset option as the user's, by file in --json."""
+    from kmdr.app.listing import main
+
+    my = _users_folder(tmp_path, experiment=True, dataset=True)
+    assert main(["-cd", str(my), "presets", "datasets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (preset,) = [ln for ln in lines if ln.split()[:1] == ["bzmd14_synth"]]
+    assert "(yours)" in preset and " 15 " in preset
+    assert any(ln.split()[:2] == ["synth", "(yours)"] for ln in lines)
+    assert main(["-cd", str(my), "presets", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["presets"]}
+    assert rows["bzmd14_synth"]["yours"] == str(my / "experiment" / "bzmd14_synth.yaml")
+    assert rows["bzmd14_orl"]["yours"] is None
