@@ -213,14 +213,16 @@ def _text(section: str, rows: list[dict]) -> list[str]:
 
 
 def _yours(rows: list[dict], args) -> list[dict]:
-    """``rows`` (datasets or presets) with ``yours``: the file of the ``--config-dir`` folder
-    that holds the option of that name (the one a run with ``-cd`` uses), else None."""
+    """``rows`` (datasets or presets), given ``--config-dir``, with ``yours``: the file of that
+    folder that holds the option of that name (the one a run with ``-cd`` uses), else None."""
+    if not args.config_dir:  # the rows as ever: without a folder of one's own, nothing is
+        return rows
     group = "experiment" if rows and "experiment" in rows[0] else "dataset"
-    folder = Path(args.config_dir).expanduser() if args.config_dir else None
+    folder = Path(args.config_dir).expanduser()
     out = []
     for row in rows:
-        file = folder / group / f"{row['name']}.yaml" if folder is not None else None
-        out.append({**row, "yours": str(file) if file is not None and file.is_file() else None})
+        file = folder / group / f"{row['name']}.yaml"
+        out.append({**row, "yours": str(file) if file.is_file() else None})
     return out
 
 
