@@ -8,6 +8,7 @@ installed with ``pip install --target``; the dependencies come from the running 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,21 +38,23 @@ def _pip(*args, cwd=None):
 def _build_isolation_flag() -> list[str]:
     """Build with this environment's setuptools when it meets pyproject's build requirement
     (no download); otherwise let pip fetch it into an isolated build environment."""
+    return ["--no-build-isolation"] if _setuptools_meets_the_build_requirement() else []
+
+
+def _setuptools_meets_the_build_requirement() -> bool:
     try:
         import setuptools
         from packaging.version import Version
-
-        if Version(setuptools.__version__) >= Version("77"):
-            return ["--no-build-isolation"]
     except ImportError:
-        pass
-    return []
+        return False
+    return Version(setuptools.__version__) >= Version("77")
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("wheel")
-    source = tmp / "source"
+def source(tmp_path_factory) -> Path:
+    """A copy of what a build reads (an sdist's files), so that a build writes nothing into the
+    checkout."""
+    source = tmp_path_factory.mktemp("wheel") / "source"
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
     for name in BUILD_FILES:
         src = ROOT / name
@@ -60,13 +63,60 @@ def wheel(tmp_path_factory) -> Path:
         else:
             source.mkdir(exist_ok=True)
             shutil.copy2(src, source / name)
-    out = tmp / "dist"
+    return source
+
+
+@pytest.fixture(scope="module")
+def built(source) -> tuple[Path, str]:
+    """The wheel pip builds from the sources (``pip wheel``, as ``pip install .`` does), and
+    what pip printed while building it."""
+    out = source.parent / "dist"
     proc = _pip("wheel", "--no-deps", *_build_isolation_flag(), "-w", str(out), str(source))
     if proc.returncode != 0 and "Could not find a version that satisfies" in proc.stderr:
         pytest.skip(f"cannot fetch the build backend: {proc.stderr.strip().splitlines()[-1]}")
     assert proc.returncode == 0, proc.stderr
     (whl,) = out.glob("kmdr-*.whl")
-    return whl
+    return whl, proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(built) -> Path:
+    return built[0]
+
+
+#: What a setuptools warning prints, whichever way it reaches the terminal: its class
+#: (``BuildBackendWarning``, ``SetuptoolsDeprecationWarning``, ``InformationOnly``, pip's
+#: relay of them) and the banner of ``!!`` lines around its text. pip's own notices are
+#: ``WARNING:`` lines (the index locations of this machine's pip config), not the build's.
+SETUPTOOLS_WARNING = re.compile(r"[A-Za-z_]*Warning\b|InformationOnly|^\s*!!\s*$", re.MULTILINE)
+
+
+@pytest.mark.parametrize("hook", ["build_wheel", "build_editable"])
+def test_the_build_prints_no_setuptools_warning(source, hook, tmp_path):
+    """``pip install .`` builds a wheel and ``make install`` an editable one, each with
+    setuptools' backend: neither prints a warning (the config folders are package data, not
+    packages found without being listed). The backend is called as pip calls it, in a process
+    of its own, on a copy of the sources with nothing built yet."""
+    if not _setuptools_meets_the_build_requirement():
+        pytest.skip("the build backend pyproject.toml requires is not installed here")
+    fresh = tmp_path / "source"
+    shutil.copytree(source, fresh, ignore=shutil.ignore_patterns("*.egg-info", "build"))
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import sys, setuptools.build_meta as b; b.{hook}(sys.argv[1])",
+         str(tmp_path / "dist")],
+        capture_output=True, text=True, cwd=fresh, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert [*(tmp_path / "dist").glob("kmdr-*.whl")]
+    said = SETUPTOOLS_WARNING.findall(proc.stdout + proc.stderr)
+    assert not said, proc.stderr
+
+
+def test_pip_relays_no_build_warning(built):
+    """pip, which relays the backend's warnings (``BuildBackendWarning: ...``), has none to
+    relay while it builds the wheel."""
+    _, printed = built
+    assert not SETUPTOOLS_WARNING.findall(printed), printed
 
 
 @pytest.fixture(scope="module")

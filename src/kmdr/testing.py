@@ -58,6 +58,26 @@ def _same(what: str, how: str, C, C2) -> None:
         )
 
 
+def _untouched(what: str, X, before) -> None:
+    """``X`` still equals ``before`` (its copy taken before a fit): the run hands every cell the
+    one matrix its data loaded into, so a reducer that writes into it changes the data of every
+    cell computed after it in that worker."""
+    if not _equal(X, before):
+        raise ReducerOutputError(
+            f"{what}: it changed its input X in place; compute on a copy (X.copy(), or "
+            "validate_data(..., copy=True) where it writes) and leave the caller's matrix as "
+            "it was"
+        )
+
+
+def _fit(estimator, X, what: str, given):
+    """``estimator.fit_transform(X)``, refused when it changed ``X`` (``given``: its copy),
+    before a later check reads the changed matrix and blames another part of the contract."""
+    out = estimator.fit_transform(X)
+    _untouched(what, X, given)
+    return out
+
+
 def _data(n_samples: int, n_features: int) -> dict:
     """The dense and the sparse (CSR, about 30 % non-zeros) matrices the checks fit on."""
     rng = np.random.default_rng(0)
@@ -113,6 +133,7 @@ def check_reducer(estimator, *, n_samples: int = 40, n_features: int = 12) -> No
     data of ``n_samples`` x ``n_features``:
 
     - its output is a finite real n x r matrix and it declares r (``n_components_``);
+    - it leaves its input matrix as it was (values, dtype and shape);
     - it leaves numpy's global random state alone;
     - two fits with the same ``random_state`` give the same output to the last bit, in this
       process (no state kept between fits) and in a fresh one with another hash seed (nothing
@@ -144,18 +165,18 @@ def _check_in_this_process(estimator, data: dict, n_samples: int) -> dict:
     outputs = {}
     for kind, X in data.items():
         what = f"{name} on {kind} data at r={r}"
-        before = global_state()
+        before, given = global_state(), X.copy()
         fitted = clone(estimator)
-        C = outputs[kind] = fitted.fit_transform(X)
+        C = outputs[kind] = _fit(fitted, X, what, given)
         if not same_state(before, global_state()):
             raise ReducerOutputError(
                 f"{what}: it changed numpy's global random state; {GLOBAL_STATE_FIX}"
             )
         check_output(what, r, fitted, C, n_samples)
-        _same(what, "a second fit", C, fitted.fit_transform(X))
+        _same(what, "a second fit", C, _fit(fitted, X, what, given))
         seed = estimator.get_params().get("random_state", "none")
         if seed != "none" and fitted.is_deterministic(X):  # a reducer without one draws nothing
             other = seed + 1 if isinstance(seed, int) else 1
-            again = clone(estimator).set_params(random_state=other).fit_transform(X)
-            _same(what, "another seed", C, again)
+            again = clone(estimator).set_params(random_state=other)
+            _same(what, "another seed", C, _fit(again, X, what, given))
     return outputs

@@ -111,3 +111,177 @@ def test_a_subset_of_a_presets_reducers_reuses_its_committed_cells(capsys):
     kmdr.run("experiment=pb17_digits", "reducer=sparsified_two_pass", "dry_run=true",
              results_dir=results)  # fmt: skip
     assert "total: 0 of 600 cells to compute (600 reused)" in capsys.readouterr().err
+
+
+# -- the committed record holds the presets' own cells only (default_folder) ----------------------
+
+#: A part of bzmd14_synth's protocol (one of its cells), cheap to compute, run in this process.
+SYNTH = ["experiment=bzmd14_synth", "r_grid=[5]", "repeats=1", "n_jobs=1", "figures=false",
+         "progress=false"]  # fmt: skip
+SIGN = "reducer=sign"
+
+#: Each column of a cell's identity (and its label) with a setting that changes it, run against
+#: the committed preset: (identity column, the settings, whether the folder protocol then refuses
+#: the run, which a preset's dataset or reducer definitions make another experiment).
+IDENTITY_SETTINGS = [
+    ("base_seed", [SIGN, "seed=7"], False),
+    ("r", [SIGN, "r_grid=[6]"], False),
+    ("repetition", [SIGN, "repeats=6"], False),
+    ("kmeans_init", [SIGN, "kmeans.init=k-means++"], False),
+    ("kmeans_n_init", [SIGN, "kmeans.n_init=1"], False),
+    ("kmeans_max_iter", [SIGN, "kmeans.max_iter=7"], False),
+    ("kmeans_tol", [SIGN, "kmeans.tol=0.001"], False),
+    ("kmeans_online_phase", [SIGN, "kmeans.online_phase=true"], False),
+    ("blas_threads", [SIGN, "blas_threads=2"], False),
+    ("method", [SIGN, "reducers.3.label=Mine"], False),
+    ("seed_from", ["reducer=[sign,svd]", "reducers.4.seed_from=sign"], False),
+    ("reducer", ["reducers=[{id:mine,name:sign}]"], False),
+    ("reducer_name", ["reducers=[{id:sign,name:gaussian}]"], True),
+    ("reducer_params", ["reducer=leverage_approx", "reducers.1.params.eps=0.5"], True),
+    ("dataset", [SIGN, "dataset=orl"], True),
+    ("dataset_params", [SIGN, "dataset.params.n_samples=500"], False),
+]
+#: Identity columns no setting changes on its own: the data's fingerprint follows from the
+#: dataset and its parameters, and the code's tag from the code that runs.
+NOT_SETTINGS = {"data_fingerprint", "code_tag"}
+
+
+def test_the_table_covers_every_column_of_a_cells_identity():
+    """A column that joins the identity later needs its row here (the routing itself reads the
+    identity, whatever its columns)."""
+    from kmdr.results.records import IDENTITY_COLUMNS
+
+    covered = {column for column, _, _ in IDENTITY_SETTINGS}
+    assert covered | NOT_SETTINGS == {*IDENTITY_COLUMNS, "method"}
+
+
+def _files(results: Path) -> dict:
+    """What ``git status`` would see of the files under a copy of ``results/``: each file's
+    bytes, by path, those git ignores (the claims' locks, cell files, run logs) left out, as the
+    checkout's own .gitignore says."""
+    import subprocess
+
+    files = {f"results/{p.relative_to(results).as_posix()}": p for p in results.rglob("*")}
+    files = {name: p for name, p in files.items() if p.is_file()}
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"], input="\n".join(files), cwd=ROOT,
+        capture_output=True, text=True, check=False,
+    ).stdout.split()  # fmt: skip
+    return {name: p.read_bytes() for name, p in files.items() if name not in ignored}
+
+
+@pytest.fixture
+def committed(tmp_path, monkeypatch):
+    """A start folder whose results/ holds a copy of bzmd14_synth's committed record (its cells
+    and run records), the folder a run that names none resolves ``results`` from."""
+    folder = tmp_path / "results" / "bzmd14_synth"
+    shutil.copytree(ROOT / "results" / "bzmd14_synth" / "runs", folder / "runs")
+    shutil.copy2(ROOT / "results" / "bzmd14_synth" / "cells.csv", folder / "cells.csv")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("column", "settings", "refused"), [pytest.param(*row, id=row[0]) for row in IDENTITY_SETTINGS]
+)
+def test_a_setting_of_the_cells_identity_never_writes_into_the_committed_record(
+    committed, column, settings, refused, capsys
+):
+    """The run names no results folder, as ``kmdr experiment=bzmd14_synth seed=7`` does: the
+    committed record is left byte for byte as it was, and the run's cells go to my_results/
+    (said in one line naming the column), or the folder's protocol refuses it there."""
+    before = _files(committed / "results")
+    if refused:
+        with pytest.raises(kmdr.ConfigError, match="a folder holds one experiment's protocol"):
+            kmdr.run([*SYNTH, *settings])
+    else:
+        cells = kmdr.run([*SYNTH, *settings])
+        assert len(cells) and (committed / "my_results" / "bzmd14_synth" / "cells.csv").is_file()
+        said = capsys.readouterr().err
+        assert f"{column}=" in said and "this run goes to my_results/bzmd14_synth/" in said, said
+    assert _files(committed / "results") == before
+
+
+@pytest.mark.slow
+def test_a_part_of_the_protocol_reuses_the_committed_cells_and_changes_nothing(committed):
+    before = _files(committed / "results")
+    cells = kmdr.run([*SYNTH, "reducer=[sign,svd]"])  # the committed record holds both
+    assert set(cells["reducer"]) == {"sign", "svd"} and not (committed / "my_results").exists()
+    assert _files(committed / "results") == before
+
+
+def test_the_issues_command_goes_to_my_results(committed):
+    """``kmdr experiment=bzmd14_orl reducer=sign 'r_grid=[5]' repeats=1 seed=7``, planned: its
+    folder is my_results, and without the seed the committed one."""
+    from kmdr.app.api import _objects
+
+    run = ["experiment=bzmd14_orl", "reducer=sign", "r_grid=[5]", "repeats=1"]
+    assert _objects([*run, "seed=7"], (), None, None, None).output.results_dir == "my_results"
+    assert _objects(run, (), None, None, None).output.results_dir == "results"
+    # an Experiment built in Python takes the same route
+    experiment = dataclasses.replace(kmdr.compose(*run), seed=7)
+    assert _objects(experiment, (), None, None, None).output.results_dir == "my_results"
+
+
+# -- a user's -cd folder comes first ----------------------------------------------------------
+
+
+def _users_folder(root: Path, experiment: bool, dataset: bool) -> Path:
+    """A config folder of one's own: an edited copy of bzmd14_synth (two cells of sign) and a
+    synth of 200 points, as a user makes them by copying kmdr's."""
+    my = root / "my"
+    if experiment:
+        text = (ROOT / "conf" / "experiment" / "bzmd14_synth.yaml").read_text()
+        text = re.sub(r"(?m)^r_grid: .*$", "r_grid: [5, 10]", text)
+        text = re.sub(r"(?m)^repeats: .*$", "repeats: 1", text)
+        (my / "experiment").mkdir(parents=True)
+        (my / "experiment" / "bzmd14_synth.yaml").write_text(text)
+    if dataset:
+        text = (ROOT / "conf" / "dataset" / "synth.yaml").read_text()
+        text += "params:\n  n_samples: 200\n"
+        (my / "dataset").mkdir(parents=True)
+        (my / "dataset" / "synth.yaml").write_text(text)
+    return my
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("experiment", "dataset", "says"),
+    [
+        pytest.param(True, True, "the preset run is your own", id="an-edited-preset"),
+        pytest.param(False, True, 'dataset_params={"n_samples": 200', id="a-dataset-option"),
+    ],
+)
+def test_a_users_folder_comes_first_and_writes_to_my_results(committed, experiment, dataset, says):
+    """``kmdr -cd my experiment=bzmd14_synth`` runs the copy in my/ (its grid, its data), not
+    kmdr's preset of that name, and writes to my_results/, never into the committed record."""
+    from _command import run_kmdr
+
+    _users_folder(committed, experiment, dataset)
+    before = _files(committed / "results")
+    grid = [] if experiment else ["r_grid=[5,10]", "repeats=1"]
+    run = run_kmdr(["-cd", "my", "experiment=bzmd14_synth", "reducer=sign", *grid, "n_jobs=1",
+                    "figures=false", "progress=false"], committed)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert says in run.stderr and "goes to my_results/bzmd14_synth/" in run.stderr, run.stderr
+    cells = kmdr.read_results(committed / "my_results")
+    assert sorted(cells["r"]) == [5, 10] and set(cells["n_samples"]) == {200}
+    assert _files(committed / "results") == before
+
+
+def test_kmdr_list_marks_the_users_options(tmp_path, capsys):
+    """``kmdr-list -cd my`` lists the copy's grid (15 cells, not the preset's 705) and marks it
+    and the dataset option as the user's, by file in --json."""
+    from kmdr.app.listing import main
+
+    my = _users_folder(tmp_path, experiment=True, dataset=True)
+    assert main(["-cd", str(my), "presets", "datasets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (preset,) = [ln for ln in lines if ln.split()[:1] == ["bzmd14_synth"]]
+    assert "(yours)" in preset and " 15 " in preset
+    assert any(ln.split()[:2] == ["synth", "(yours)"] for ln in lines)
+    assert main(["-cd", str(my), "presets", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["presets"]}
+    assert rows["bzmd14_synth"]["yours"] == str(my / "experiment" / "bzmd14_synth.yaml")
+    assert rows["bzmd14_orl"]["yours"] is None

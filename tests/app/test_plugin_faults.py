@@ -7,6 +7,7 @@ calls it), the package put on the path and the plug-ins found again."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import textwrap
 from pathlib import Path
@@ -16,6 +17,7 @@ import pandas as pd
 import pytest
 
 from _command import installed, run_kmdr
+from kmdr.results.records import NUMERIC_METRIC_COLUMNS
 
 PACKAGE = '''
 import numpy as np
@@ -111,6 +113,13 @@ class Fine(Bad):
     pass
 
 
+class Overflowing(Bad):
+    """Finite output at 1e300 times the data's scale: k-means' squared distances overflow."""
+
+    def _transform(self, X):
+        return self._first(X) * 1e300
+
+
 def load_orl():
     """A plug-in dataset named like a built-in."""
     raise RuntimeError("never loaded: the built-in orl wins")
@@ -133,6 +142,7 @@ REDUCERS = {
     "hashdep": "HashDependent",
     "falsedet": "FalselyDeterministic",
     "fine": "Fine",
+    "overflowing": "Overflowing",
     "sign": "Fine",  # named like a built-in
 }
 
@@ -281,6 +291,32 @@ def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(plug
     assert "finished cells are kept" in line
     cells = pd.read_csv(results / "custom" / "cells.csv")
     assert set(cells["reducer"]) == {"none"} and len(cells) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("default::RuntimeWarning")  # numpy's overflow, as a user sees it
+def test_work_that_is_not_finite_is_never_a_row(plugged, tmp_path):
+    """A reducer whose finite output (1e300 times the data) makes k-means overflow: each of its
+    cells fails in one line naming it, none is written, the baseline's cells are, and the run
+    ends with one line counting them, exit 1."""
+    results = tmp_path / "r"
+    grid = ["r_grid=[2,3]", "repeats=2"]
+    run = kmdr(plugged, tmp_path, *RUN, *grid, "reducers=[{name:none},{name:overflowing}]",
+               f"results_dir={results}")  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    lines = [ln for ln in _errors(run.stderr) if "RuntimeWarning" not in ln and "  " not in ln]
+    failed = [ln for ln in lines if "is not written" in ln]
+    assert len(failed) == 4, run.stderr  # r 2 and 3, two repetitions each
+    for line in failed:
+        assert "reducer 'overflowing' (overflowing) at r=" in line and "not finite" in line
+    (last,) = [ln for ln in lines if ln.startswith("kmdr: error: ")]
+    assert "4 of 6 cells were not finite and were not written" in last
+    assert "Traceback" not in run.stderr
+    cells = pd.read_csv(results / "custom" / "cells.csv")
+    assert set(cells["reducer"]) == {"none"} and len(cells) == 2
+    assert np.isfinite(cells[list(NUMERIC_METRIC_COLUMNS)].to_numpy(dtype=float)).all()
+    (record,) = (results / "custom" / "runs").glob("*.json")
+    assert len(json.loads(record.read_text())["not_finite"]) == 4
 
 
 @pytest.mark.slow

@@ -87,9 +87,53 @@ class Stateful(GaussianProjection):
         return super()._transform(X) * self.calls_
 
 
+class WritesIntoX(GaussianProjection):
+    """Scales its input in place (validate_data hands it the caller's float64 matrix, dense or
+    sparse, uncopied) before projecting it."""
+
+    def _transform(self, X):
+        if hasattr(X, "data") and not isinstance(X, np.ndarray):
+            X.data *= 2.0
+        else:
+            X *= 2.0
+        return super()._transform(X)
+
+
+class WritesIntoXLater(GaussianProjection):
+    """Leaves X alone on its first fit and zeroes its first row on the next ones, so the data
+    the checks' later fits read is not the data they were given."""
+
+    def _transform(self, X):
+        self.fits_ = getattr(self, "fits_", 0) + 1
+        if self.fits_ > 1:
+            X[0] = 0.0
+        return super()._transform(X)
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_a_reducer_that_writes_into_its_input_is_refused(kind):
+    """On dense data (the first the checks fit) and on sparse data alone (a reducer that
+    copies dense input and writes into a sparse one's values)."""
+    cls = WritesIntoX
+    if kind == "sparse":
+        cls = type("WritesIntoSparseX", (WritesIntoX,), {"_transform": _sparse_only})
+    with pytest.raises(ReducerOutputError) as err:
+        check_reducer(cls(n_components=3, random_state=0))
+    line = str(err.value)
+    assert "\n" not in line and line.startswith(f"{cls.__name__} on {kind} data at r=3: ")
+    assert "it changed its input X in place" in line
+
+
+def _sparse_only(self, X):
+    if isinstance(X, np.ndarray):
+        return GaussianProjection._transform(self, X)
+    return WritesIntoX._transform(self, X)
+
+
 @pytest.mark.parametrize(
     ("cls", "says"),
     [
+        (WritesIntoXLater, "it changed its input X in place"),
         (Unseeded, "a second fit gave another output"),
         (GlobalDraw, "changed numpy's global random state"),
         (HashDependent, "a fresh process gave another output"),

@@ -42,9 +42,10 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
     from dataclasses import fields, replace
 
     from kmdr.app.compose import compose_job
+    from kmdr.app.protocol import default_folder
     from kmdr.config.errors import ConfigError
     from kmdr.config.overrides import key, parse
-    from kmdr.config.schema import Configured, Execution, Experiment, Output, default_results_dir
+    from kmdr.config.schema import Configured, Execution, Experiment, Output
 
     for value, kind, word in ((execution, Execution, "execution"), (output, Output, "output")):
         if value is not None and not isinstance(value, kind):
@@ -78,7 +79,7 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
         execution = execution if execution is not None else Execution()
         if output is None:
             output = Output() if results_dir is None else Output(results_dir=text)
-        folder = in_run_folder(output, default_results_dir(experiment.preset.reproduce))
+        folder = in_run_folder(output, default_folder(experiment))
         return Configured(experiment, execution, folder)
     first = [experiment] if isinstance(experiment, str) else experiment
     if not isinstance(first, list | tuple):

@@ -36,7 +36,6 @@ from kmdr.config.schema import (
     Configured,
     Output,
     RunConfig,
-    default_results_dir,
     from_config,
     to_container,
 )
@@ -300,6 +299,7 @@ def checked(cfg, hc) -> Configured:
 
     from omegaconf import open_dict
 
+    from kmdr.app.protocol import default_folder
     from kmdr.config.overrides import (
         check_filtered_entries,
         check_kind_reads,
@@ -321,7 +321,7 @@ def checked(cfg, hc) -> Configured:
     objects = from_config(cfg, only_reducers=only)
     output = objects.output
     if output.results_dir == Output.results_dir and "results_dir" not in keys(task):
-        folder = default_results_dir(cfg.preset.reproduce)  # never results/ outside the presets
+        folder = default_folder(objects.experiment)  # results/ holds the presets' cells only
         output = replace(output, results_dir=folder)
     # an override the run does not read warns; the objects keep the setting's default
     check_kind_reads(task, objects.experiment)

@@ -77,16 +77,28 @@ def _main(args: list[str]) -> None:
     from kmdr.app.compose import hydra_notices_left_out
     from kmdr.config.errors import ConfigError
     from kmdr.config.presets import config_path
+    from kmdr.config.search_path import user_folder_first
 
     try:
         path = config_path()
     except ConfigError as err:  # no configs to compose
         exit_error("kmdr", err)
     app = hydra.main(config_path=path, config_name="config", version_base=None)
-    # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.engine.signals).
-    with signals.stop_on_signals(), hydra_notices_left_out():
+    # SIGTERM and SIGHUP stop a run as Ctrl-C does (kmdr.engine.signals); a -cd folder's options
+    # come before kmdr's own (kmdr.config.search_path).
+    with signals.stop_on_signals(), hydra_notices_left_out(), user_folder_first(_config_dir(args)):
         try:
             app(task.run)()
         except KeyboardInterrupt as err:  # before a run started (e.g. composing the config)
             tell(f"kmdr: {signals.describe(err)} before any cell was computed")
             sys.exit(signals.exit_status(err))
+
+
+def _config_dir(args: list[str]) -> str | None:
+    """The folder of the command's ``-cd``/``--config-dir`` flag (Hydra's: it checks it and
+    reports a folder that does not exist), or None."""
+    import argparse
+
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--config-dir", "-cd")
+    return parser.parse_known_args(args)[0].config_dir

@@ -185,6 +185,7 @@ def _table(header: list[str], rows: list[list]) -> list[str]:
 
 
 def _text(section: str, rows: list[dict]) -> list[str]:
+    rows = [{**r, "name": f"{r['name']} (yours)" if r.get("yours") else r["name"]} for r in rows]
     if section == "datasets":
         header = ["name", "display name", "status", "n", "d", "k", "sparse"]
         keys = ["name", "display_name", "status", "n_samples", "n_features", "n_clusters", "sparse"]
@@ -211,6 +212,20 @@ def _text(section: str, rows: list[dict]) -> list[str]:
     return _table(header, [[r[k] for k in keys] for r in rows])
 
 
+def _yours(rows: list[dict], args) -> list[dict]:
+    """``rows`` (datasets or presets), given ``--config-dir``, with ``yours``: the file of that
+    folder that holds the option of that name (the one a run with ``-cd`` uses), else None."""
+    if not args.config_dir:  # the rows as ever: without a folder of one's own, nothing is
+        return rows
+    group = "experiment" if rows and "experiment" in rows[0] else "dataset"
+    folder = Path(args.config_dir).expanduser()
+    out = []
+    for row in rows:
+        file = folder / group / f"{row['name']}.yaml"
+        out.append({**row, "yours": str(file) if file.is_file() else None})
+    return out
+
+
 def _jsonable(value):
     # numpy scalars and other parameter defaults json cannot write
     return value.item() if hasattr(value, "item") else repr(value)
@@ -226,6 +241,13 @@ def main(argv: list[str] | None = None) -> int:
         help=f"{' | '.join(SECTIONS)} (default: all)",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--config-dir",
+        "-cd",
+        default=None,
+        help="a config folder of your own, as kmdr -cd reads it: its options come first and are "
+        "marked (yours)",
+    )
     parser.add_argument("--data-dir", default=None, help="data cache (default: KMDR_DATA_DIR)")
     parser.add_argument("--mirror", default=None, help="data mirror (default: KMDR_DATA_MIRROR)")
     args = parser.parse_args(argv)
@@ -234,15 +256,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown section(s) {bad}; choose from {', '.join(SECTIONS)}")
     sections = [s for s in SECTIONS if s in args.sections] or list(SECTIONS)
 
+    from kmdr.config.search_path import user_folder_first
+
     out: dict[str, list[dict]] = {}
     for section in sections:
         if section == "datasets":
-            out[section] = list_datasets(data_dir=args.data_dir, mirror=args.mirror)
+            out[section] = _yours(list_datasets(data_dir=args.data_dir, mirror=args.mirror), args)
         elif section == "reducers":
             out[section] = list_reducers()
         else:
             try:
-                out[section] = [asdict(p) for p in list_presets()]
+                with user_folder_first(args.config_dir):
+                    out[section] = _yours([asdict(p) for p in list_presets()], args)
             except Exception as err:  # no config folder, or a YAML error: one line
                 message = " ".join(str(err).split())
                 print(f"kmdr-list: error: presets: {message}", file=sys.stderr)

@@ -18,18 +18,40 @@ protocol is the one its last run recorded, else, for a folder not written yet th
 preset's name, the preset's; a record holds the reducers its run ran, and in a preset's folder
 the others keep the preset's definitions. Only what the record states is compared: a setting an
 older record lacks (a reducer parameter left at its default then) is not held against the run.
+
+**The committed record holds the paper presets' own cells only** (:func:`default_folder`). A run
+of a paper preset that names no results folder goes into the committed ``results/`` only when
+every cell it computes is a cell of the preset's own protocol with the same identity: the cells
+are compared as the store keys them (:func:`planned_cells`: each cell's identity, as
+:func:`kmdr.results.cells.make_cell` builds it and its id hashes it, and its label), so a
+setting that enters a cell's identity, today's or one added later, takes a run off the record
+without being listed here. A part of the protocol (fewer reducers, some of its r, fewer
+repetitions) is its cells, and stays. Any other run goes to ``my_results/`` and says so in one
+line; ``results_dir=results`` writes it into the record on purpose. The preset compared with is
+kmdr's own (composed from kmdr's and its papers' configs alone): a user's config folder that
+holds an option of the same name (``-cd my`` with ``my/experiment/bzmd14_orl.yaml``) is the
+user's experiment, whose cells are compared like any other run's. A kind without cells compares
+the settings it reads (its ``reads``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, fields
 from pathlib import Path
 
 from kmdr.config.errors import ConfigError
 
-__all__ = ["check_folder", "protocol"]
+__all__ = [
+    "check_folder",
+    "default_folder",
+    "outside_protocol",
+    "own_configs_alone",
+    "planned_cells",
+    "protocol",
+    "users_option",
+]
 
 #: The Experiment fields that make any folder's protocol, and those a preset's folder adds.
 PROTOCOL = ("kind", "aggregation", "leverage")
@@ -77,6 +99,145 @@ def _preset(name: str):
     from kmdr.config.schema import from_config
 
     return from_config(compose(PRIMARY_CONFIG, [f"experiment={name}"])).experiment
+
+
+@contextmanager
+def own_configs_alone() -> Iterator[None]:
+    """Hydra initialized on kmdr's own configs (and its papers') while the block runs, without
+    the folders a job added (``-cd``, ``hydra.searchpath``): what a preset of kmdr is, whatever
+    a user's folder names like it. Inside a running job (the command line's task), the job's
+    Hydra is set aside through GlobalHydra's public clear/initialize and given back after."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from kmdr.app.compose import initialized
+    from kmdr.config.search_path import kmdr_configs_only
+
+    job = GlobalHydra.instance().hydra if GlobalHydra.instance().is_initialized() else None
+    GlobalHydra.instance().clear()
+    try:
+        with kmdr_configs_only(), initialized():
+            yield
+    finally:
+        GlobalHydra.instance().clear()  # (initialize's own exit restored a cleared copy)
+        if job is not None:
+            GlobalHydra.instance().initialize(job)
+
+
+def users_option(group: str, name: str) -> str | None:
+    """The file of option ``group/name`` when a folder the job added (``-cd``,
+    ``hydra.searchpath``) holds the one the job's search path finds first, else None (kmdr's
+    own, or no job running)."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from kmdr.config.search_path import USER_PROVIDER
+
+    if not GlobalHydra.instance().is_initialized():
+        return None
+    for source in GlobalHydra.instance().config_loader().get_sources():
+        if source.is_config(f"{group}/{name}"):
+            if source.provider == USER_PROVIDER or source.provider.startswith("hydra.searchpath"):
+                return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
+            return None
+    return None
+
+
+def planned_cells(experiment) -> dict[str, dict]:
+    """Every cell ``experiment`` computes, by cell id: its identity (as
+    :func:`kmdr.results.cells.make_cell` builds it and the cell id hashes it) and its label
+    (``method``), from the settings alone: the data's fingerprint and width are left out (the
+    same for any two runs on one dataset with the same parameters, which the identity holds).
+    Empty for a kind without cells."""
+    from kmdr.results.cells import _r_values, make_cell
+
+    cells = (
+        make_cell(experiment, red, r, rep, data_fingerprint="")
+        for red in experiment.reducers
+        for r in _r_values(red.name, red.max_r, experiment.r_grid, 0)
+        for rep in range(experiment.repeats)
+    )
+    return {c.cell_id: {**c.identity(), "method": c.label} for c in cells}
+
+
+def _shown(values) -> str:
+    values = sorted(values, key=str)
+    more = f",... ({len(values)} values)" if len(values) > 4 else ""
+    return ",".join(str(v) for v in values[:4]) + more
+
+
+def outside_protocol(experiment, preset) -> list[str]:
+    """What takes ``experiment`` outside ``preset``'s protocol, as ``column=value`` texts: for
+    a sweep of cells, the identity columns (and the label) whose values in the cells the preset
+    does not compute no cell of the preset holds (``base_seed=7``, ``r=6``,
+    ``kmeans_n_init=1``), else the first such cell; for a kind without cells, each setting it
+    reads that differs. [] when every cell is one of the preset's, with the same identity (a
+    part of its grid)."""
+    from kmdr.config.kinds import kind_reads
+
+    if experiment.kind != preset.kind:
+        return [f"kind={experiment.kind}"]
+    mine, theirs = planned_cells(experiment), planned_cells(preset)
+    if not mine and not theirs:  # a kind without cells: what it reads is what it computes
+        reads = sorted(kind_reads(experiment.kind) or {f.name for f in fields(experiment)})
+        names = [n for n in reads if n not in ("name", "preset")]
+        a, b = protocol(experiment, names), protocol(preset, names)
+        return [f"{k}={a.get(k)}" for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+    extra = [cell for cid, cell in mine.items() if theirs.get(cid) != cell]
+    if not extra:
+        return []
+    held: dict[str, set] = {}
+    for cell in theirs.values():
+        for column, value in cell.items():
+            held.setdefault(column, set()).add(value)
+    named = []
+    for column in extra[0]:
+        new = {cell.get(column) for cell in extra} - held.get(column, set())
+        if new:
+            named.append(f"{column}={_shown(new)}")
+    if named:
+        return named
+    first = extra[0]
+    return [
+        f"{len(extra)} cells the preset does not compute (first: reducer {first['reducer']}, "
+        f"r={first['r']}, repetition {first['repetition']})"
+    ]
+
+
+def default_folder(experiment) -> str:
+    """The results folder of a run that names none: :data:`~kmdr.config.schema.OWN_RESULTS_DIR`
+    for a run outside the paper presets (:func:`~kmdr.config.schema.default_results_dir`), and
+    for a run of one whose cells are not all the preset's own (:func:`outside_protocol`, against
+    kmdr's own preset of the run's name, :func:`own_configs_alone`), said in one line; the
+    committed ``results`` for the preset's protocol or a part of it."""
+    from kmdr._log import warn
+    from kmdr.app.compose import is_option
+    from kmdr.config.schema import OWN_RESULTS_DIR, default_results_dir
+
+    folder = default_results_dir(experiment.preset.reproduce)
+    if folder == OWN_RESULTS_DIR:
+        return folder
+    yours = users_option("experiment", experiment.name)
+    if yours is not None:  # a copy of a preset, edited or not, is the user's experiment
+        warn(
+            f"[kmdr] {experiment.name}: the preset run is your own ({yours}), not kmdr's: this "
+            f"run goes to {OWN_RESULTS_DIR}/{experiment.name}/ (results_dir={folder} writes it "
+            "there)"
+        )
+        return OWN_RESULTS_DIR
+    with own_configs_alone():
+        preset = _preset(experiment.name) if is_option("experiment", experiment.name) else None
+    if preset is None:
+        changes = [f"name={experiment.name}, which no preset of kmdr has"]
+    else:
+        changes = outside_protocol(experiment, preset)
+    if not changes:
+        return folder
+    # a warning: said before a quiet run's level is set, and where the results are matters then
+    warn(
+        f"[kmdr] {experiment.name}: {'; '.join(changes)} outside the committed preset's protocol "
+        f"(its cells in {folder}/{experiment.name}/): this run goes to "
+        f"{OWN_RESULTS_DIR}/{experiment.name}/ (results_dir={folder} writes it there)"
+    )
+    return OWN_RESULTS_DIR
 
 
 def check_folder(experiment, output) -> None:

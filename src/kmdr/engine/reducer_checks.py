@@ -28,15 +28,21 @@ import numpy as np
 
 from kmdr._errors import one_line
 
-__all__ = ["ReducerOutputError", "check_output", "checked_reduction"]
+__all__ = ["NonFiniteWork", "ReducerOutputError", "check_output", "checked_reduction"]
 
 
 class ReducerOutputError(ValueError):
     """A reducer's output cannot be scored (the message is one line: reducer, r, problem, fix)."""
 
 
-def _fail(what: str, problem: str, fix: str):
-    raise ReducerOutputError(one_line(f"{what}: {problem}; {fix}"))
+class NonFiniteWork(ReducerOutputError):
+    """A cell's reduced data, k-means centers or metrics hold NaN or infinite values: that cell
+    fails and is not written, and the sweep goes on with the others
+    (:func:`kmdr.engine.work.finite_cell`)."""
+
+
+def _fail(what: str, problem: str, fix: str, error=ReducerOutputError):
+    raise error(one_line(f"{what}: {problem}; {fix}"))
 
 
 def _width(reducer, default: int) -> int:
@@ -87,7 +93,12 @@ def check_output(what: str, r: int, reducer, C, n_samples: int) -> None:
     values = C.data if sp.issparse(C) else C
     if not np.isfinite(values).all():
         bad = int(np.size(values) - np.count_nonzero(np.isfinite(values)))
-        _fail(what, f"its output holds {bad} NaN or infinite values", "return finite values only")
+        _fail(
+            what,
+            f"its output holds {bad} NaN or infinite values",
+            "return finite values only",
+            NonFiniteWork,
+        )
 
 
 def same_state(a, b) -> bool:

@@ -50,6 +50,7 @@ from kmdr._log import say, warn
 from kmdr.engine import signals
 from kmdr.engine.backends import CLUSTER_BACKENDS, CellAborted, RunFailed, cell_failed
 from kmdr.engine.data_path import RowBlocks
+from kmdr.engine.reducer_checks import NonFiniteWork
 from kmdr.engine.session import JobTimedOut, process_state, run_job, ticking
 from kmdr.engine.work import describe_cells, key_text
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
@@ -66,6 +67,14 @@ class CellsTimedOut(RunFailed):
     the run record names each)."""
 
     traced = False  # raised by kmdr to report the outcome: no traceback says more
+
+
+class CellsNotFinite(RunFailed):
+    """Cells of the run had reduced data, centers or metrics that are not finite and were not
+    written (one line counting them; each was named as it failed, and the run record lists it
+    under ``not_finite``)."""
+
+    traced = False
 
 
 class CellsKind:
@@ -101,6 +110,7 @@ class CellsKind:
         ctx.save_record()
         shared_log: dict = {}
         ctx.record["timed_out"] = []
+        ctx.record["not_finite"] = []
         if pending:  # a run that reuses every cell starts no pool or cluster
             ctx.start_workers()
         try:
@@ -121,6 +131,14 @@ class CellsKind:
                 store.rebuild_csv()
         if ctx.record["timed_out"]:
             raise CellsTimedOut(_timed_out_line(ctx, len(cells)))
+        if ctx.record["not_finite"]:
+            first, n = ctx.record["not_finite"][0], len(ctx.record["not_finite"])
+            raise CellsNotFinite(
+                f"{ctx.experiment.name}: {n} of {len(cells)} cells were not finite and were not "
+                f"written (first: reducer {first['reducer']!r}, r={first['r']}, repetition "
+                f"{first['repetition']}; each is listed under not_finite in the run record); "
+                "keep the reducer's output at the data's scale and run the same command"
+            )
 
 
 CELLS = CellsKind()
@@ -263,6 +281,15 @@ def _persister(ctx, bar):
 
     def persist(cell: Cell, metrics: dict) -> None:
         signals.raise_if_received()
+        if isinstance(metrics, NonFiniteWork):  # never a row: said, recorded, the sweep goes on
+            ctx.record["not_finite"].append(
+                {"cell_id": cell.cell_id, "reducer": cell.reducer_id, "r": cell.r,
+                 "repetition": cell.repetition, "error": str(metrics)}
+            )  # fmt: skip
+            warn(f"[kmdr] {ctx.experiment.name}: cell {cell.cell_id} (repetition "
+                 f"{cell.repetition}) is not written: {metrics}")  # fmt: skip
+            bar.update(1)
+            return
         run = {
             "n_jobs": ctx.parallelism.n_jobs,
             "run_id": ctx.outcome.run_id,

@@ -36,7 +36,7 @@ import numpy as np
 
 from kmdr.config.schema import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 from kmdr.config.seeds import shared_random_state, stream_seeds
-from kmdr.engine.reducer_checks import checked_reduction
+from kmdr.engine.reducer_checks import NonFiniteWork, checked_reduction, describe
 from kmdr.results.cells import Cell, reducer_kwargs
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "compute_group",
     "compute_shared_work",
     "describe_cells",
+    "finite_cell",
     "first_of_class_indices",
     "group_job",
     "prepare_data",
@@ -139,7 +140,7 @@ def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, obje
     result = cluster_reduced(reducer, C, X, n_clusters, cell.kmeans, y, km_seed)
     cluster_seconds = time.perf_counter() - start
     labels = result.labels
-    return cell_metrics(
+    metrics = cell_metrics(
         label_scores(y, labels),
         result,
         objective=objective(labels) if objective is not None else kmeans_objective(X, labels),
@@ -150,6 +151,27 @@ def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, obje
         cluster_seconds=cluster_seconds,
         shared_per_repetition=shared is not None,
     )
+    return finite_cell(cell, result, metrics)
+
+
+def finite_cell(cell: Cell, result, metrics: dict) -> dict:
+    """``metrics``, unless the cell's k-means centers (``result``) or a metric is NaN or
+    infinite: then a one-line :class:`~kmdr.engine.reducer_checks.NonFiniteWork` naming the
+    reducer and the cell, which the sweep records without writing the cell (its reduced data
+    were checked when reduced). Reduced values near the float range (1e300) are finite, and
+    k-means' squared distances and sums of them overflow."""
+    centers = getattr(result, "cluster_centers", None)
+    bad = [] if centers is None or np.isfinite(centers).all() else ["its k-means centers"]
+    bad += [
+        k for k, v in metrics.items() if isinstance(v, float | np.floating) and not np.isfinite(v)
+    ]
+    if bad:
+        raise NonFiniteWork(
+            f"{describe(cell)}: {', '.join(bad)} not finite (NaN or infinite: "
+            "k-means on the reduced data overflowed or divided by zero); keep the reducer's "
+            "output at the data's scale"
+        )
+    return metrics
 
 
 def cell_metrics(
@@ -238,7 +260,10 @@ def compute_group(
     for i, cell in enumerate(cells):
         if i > 0:
             own = _reduce(cell, X, n_clusters, shared)[2]  # re-timed; C of the first is used
-        metrics = _evaluate(cell, reducer, C, own, X, y, n_clusters, shared_of(cell), objective)
+        try:
+            metrics = _evaluate(cell, reducer, C, own, X, y, n_clusters, shared_of(cell), objective)
+        except NonFiniteWork as err:  # this repetition's k-means alone: the others are kept
+            metrics = err
         out.append((cell, metrics))
     return out
 
@@ -332,7 +357,8 @@ def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
     (:func:`kmdr.engine.session.run_job`).
 
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
-    job computed the shared work (else None), for the run record.
+    job computed the shared work (else None), for the run record. A cell whose work is not
+    finite has its :class:`~kmdr.engine.reducer_checks.NonFiniteWork` in place of its metrics.
     """
     state.pin(cells[0].blas_threads)  # a job's cells differ only in repetition
     first = cells[0]
@@ -355,7 +381,10 @@ def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
                 )
                 for c in cells
             }
-    pairs = compute_group(cells, X, y, n_clusters, shared, objective, seconds)
+    try:
+        pairs = compute_group(cells, X, y, n_clusters, shared, objective, seconds)
+    except NonFiniteWork as err:  # their one reduction: every cell of the job fails with it
+        pairs = [(cell, err) for cell in cells]
     return pairs, report
 
 
