@@ -38,7 +38,6 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import MISSING as MISSING_FIELD
 from dataclasses import asdict, dataclass, field, fields
-from numbers import Integral
 from typing import Any, ClassVar, NamedTuple
 
 from attrs import validators
@@ -241,7 +240,7 @@ class PresetConfig(Checked):
         "title": optional(str),
         "figure": instance_of(str),
         "section": instance_of(str),
-        "order": instance_of(Integral),
+        "order": integers(None),
         "reproduce": in_(values_of(Reproduce)),
         "note": instance_of(str),
     }
@@ -371,9 +370,8 @@ class Execution(Checked):
 
     _constraints: ClassVar[dict] = {
         # any whole number but 0, as joblib's (attrs' or_ would list its validators' reprs)
-        "n_jobs": validators.and_(
-            instance_of(Integral),
-            validators.not_(in_((0,)), msg="'n_jobs' must not be 0 (-1: every core)"),
+        "n_jobs": integers(
+            None, None, validators.not_(in_((0,)), msg="'n_jobs' must not be 0 (-1: every core)")
         ),
         "backend": in_(values_of(Backend)),
         "backend_params": instance_of(Mapping),
