@@ -367,8 +367,7 @@ def test_a_sweep_of_cells_warns_for_the_leverage_setting_in_python():
         case(
             "r_grid=[5]",
             says="r_grid=[5] sets r_grid, which quick=true replaces with the experiment's reduced "
-            "grid (r_grid=[5, 20, 50, 100]), so it changes nothing; drop the override, or "
-            "quick=true",
+            "grid (r_grid=[5, 20, 50, 100]), so it changes nothing; drop the override",
             doing="configure",
             cause="quick=true runs the preset's reduced grid (its quick_grid), which sets this "
             "key itself; the run goes on with the reduced grid's value",

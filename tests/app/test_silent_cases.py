@@ -136,8 +136,7 @@ FILTERED = ["experiment=bzmd14_synth", "reducer=sign", "r_grid=[2]", "repeats=1"
         case(
             "reducers.1.params.eps=0.5",
             says="reducers.1.params.eps=0.5 sets reducers.1 (reducer 'leverage_approx'), which is "
-            "not among the reducers run (reducer=sign keeps only its own entries), so it changes "
-            "nothing",
+            "not among the reducers run (sign), so it changes nothing; drop the override",
             doing="configure",
             cause="reducer=<name> with a preset runs that reducer's entries only, and the "
             "override changes another entry of the preset, which does not run",

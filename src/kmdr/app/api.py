@@ -32,8 +32,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["compose", "run"]
-
 
 def _objects(experiment, more: tuple, execution, output, results_dir):
     """The run's :class:`~kmdr.config.schema.Configured`, from an Experiment or overrides. Every

@@ -18,17 +18,6 @@ from attrs import validators
 
 from kmdr.config.errors import ConfigError
 
-__all__ = [
-    "Checked",
-    "FrozenMapping",
-    "check_constraints",
-    "frozen",
-    "integers",
-    "optional",
-    "reals",
-    "seconds",
-]
-
 
 def _not_bool(_, attribute, value) -> None:
     """A bool is an Integral to Python, never a count to kmdr (``repeats=True`` is a slip, which

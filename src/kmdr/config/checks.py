@@ -20,24 +20,6 @@ from collections.abc import Mapping
 
 from kmdr.config.errors import ConfigError, config_line
 
-__all__ = [
-    "ONLINE_PHASE_ON_BLOCKS",
-    "backend_installed",
-    "backend_params",
-    "check_against_data",
-    "check_block_rows",
-    "check_preset",
-    "check_rank",
-    "check_reducer_params",
-    "check_results_dir",
-    "choices",
-    "chunked_refusal",
-    "declared_valid",
-    "folder_name",
-    "reducer_id",
-    "reducer_params_given",
-]
-
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: An experiment's name is a folder under results_dir: one path component, no separator, never
 #: ``.`` or ``..``. ``+`` and ``=`` are allowed, so that a name can say what a run changed

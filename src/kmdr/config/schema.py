@@ -481,7 +481,7 @@ def _unread(reads: frozenset[str]) -> list:
 def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
     """A setting the experiment's kind does not read, given another value than its default
     (``dataclasses.replace(fig1, repeats=9)`` for bmd09's leverage scores), changes nothing: one
-    warning line, as :func:`kmdr.config.overrides.check_kind_reads` gives for an override of it,
+    warning line, as :func:`kmdr.config.overrides.check_unread` gives for an override of it,
     and the experiment keeps the setting's default, as a composed config's unread settings do
     (so its record and its folder's protocol are those of the run without it). The empty
     ``r_grid`` and ``reducers`` such an experiment keeps are not given."""
@@ -746,7 +746,7 @@ def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configu
     values["reducers"] = _only(values["reducers"], only_reducers)
     # A setting the kind does not read is left at its default: the primary config's (a `-cd`
     # folder's kmeans block, say) says nothing about this experiment; an override of one is
-    # refused by check_kind_reads, a value given in Python by the Experiment itself.
+    # warned about by check_unread, a value given in Python by the Experiment itself.
     reads = kind_reads(values["kind"]) if values["kind"] in KINDS else None
     for spec in _unread(reads) if reads is not None else ():
         values[spec.name] = _unread_default(spec)

@@ -17,9 +17,7 @@ import hashlib
 
 import numpy as np
 
-from kmdr._hashing import canonical_json, stable_digest
-
-__all__ = ["cell_seed", "shared_seed", "stable_digest", "stable_words", "stream_seeds"]
+from kmdr._hashing import canonical_json
 
 
 def stable_words(*parts) -> tuple[int, ...]:
