@@ -51,13 +51,13 @@ def test_a_key_given_twice_keeps_the_last_value(args, setting, value):
     assert (tuple(r.name for r in got) if setting == "reducers" else got) == value
 
 
-def test_results_dir_as_override_and_keyword_is_refused(tmp_path, monkeypatch):
+def test_results_dir_as_override_and_keyword_warns_and_the_keyword_wins(tmp_path, monkeypatch):
+    from kmdr.app.api import _objects
+
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(kmdr.ConfigError) as err:
-        kmdr.run(*TINY, "results_dir=a", results_dir="b")
-    message = str(err.value)
-    assert "\n" not in message
-    assert "results_dir is given twice ('results_dir=a' and results_dir='b')" in message
+    with pytest.warns(UserWarning, match=re.escape("results_dir=a changes nothing")):
+        objects = _objects([*TINY, "results_dir=a"], (), None, None, "b")
+    assert objects.output.results_dir == "b"
     assert files_under(tmp_path) == []
 
 
