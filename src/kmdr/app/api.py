@@ -3,7 +3,7 @@
     import kmdr
     cells = kmdr.run(["experiment=bzmd14_orl", "r_grid=[5,10]", "repeats=2"])
     exp = kmdr.compose("experiment=bzmd14_orl", "repeats=1")
-    cells = kmdr.run(exp, execution=kmdr.Execution(n_jobs=2), output=kmdr.Output(results_dir="r"))
+    cells = kmdr.run(exp, execution=kmdr.Execution(backend="loky"), results_dir="r")
 
 ``experiment`` is an :class:`~kmdr.config.schema.Experiment` or the command line's overrides
 (a str or a list of str), composed by Hydra's Compose API against the same primary config and
@@ -93,7 +93,7 @@ def compose(*overrides: str):
     your own), composed by Hydra's Compose API and checked as the command line checks it (a
     :class:`~kmdr.config.errors.ConfigError` of one line otherwise). It returns the Experiment
     alone, so an override of an :class:`~kmdr.config.schema.Execution` or
-    :class:`~kmdr.config.schema.Output` setting (``n_jobs=2``) is refused: give those to
+    :class:`~kmdr.config.schema.Output` setting (``backend=loky``) is refused: give those to
     :func:`run` as objects."""
     from dataclasses import fields
 

@@ -386,7 +386,7 @@ class Execution(Checked):
     def validate(self) -> None:
         object.__setattr__(self, "dask", _part(self.dask, DaskConfig))
         object.__setattr__(self, "ray", _part(self.ray, RayConfig))
-        params = checks.backend_params(self.backend_params, self.backend)
+        params = checks.backend_params(self.backend_params, self.backend, ("backend", "n_jobs"))
         object.__setattr__(self, "backend_params", FrozenMapping(params))
         for backend, given in (("dask", self.dask.scheduler), ("ray", self.ray.address)):
             if given and self.backend != backend:  # the other backends never read it

@@ -2,7 +2,7 @@
 
 Every cell's seed comes from the experiment's one base seed and a *stable* hash (sha256 of a
 canonical JSON, not Python's salted ``hash``) of the cell's identity, through numpy's
-:class:`~numpy.random.SeedSequence`. So a cell's numbers are the same with ``n_jobs=1`` or 32, in
+:class:`~numpy.random.SeedSequence`. So a cell's numbers are the same on one worker or 32, in
 any order, and a sweep can be extended (more r, more repetitions) without changing the cells it
 already has.
 
