@@ -103,8 +103,7 @@ def _composed_one(name: str, fixed: list[str], extra) -> object:
             if err.override not in extra:
                 raise
             print(
-                f"[reproduce] {name}: --override {err.override} left out (kind={err.kind} does "
-                f"not read {err.setting})",
+                f"[reproduce] {name}: --override {err.override} left out ({err.setting} {err.why})",
                 flush=True,
             )
             overrides.remove(err.override)
@@ -332,7 +331,8 @@ def _reproduce(
 
     from kmdr._io import atomic_write_text
     from kmdr.app.drawing import drawn_already
-    from kmdr.app.task import Skipped, UsageError, execute
+    from kmdr.app.task import Skipped, execute
+    from kmdr.config.errors import ConfigError
     from kmdr.engine.session import close_default_session
     from kmdr.engine.signals import raise_if_received
     from kmdr.results.compare import replaced_line, snapshot
@@ -357,7 +357,7 @@ def _reproduce(
                 outcome, _, output = execute(job)
             except Skipped as err:
                 outcome, output = err.outcome, job.output
-            except UsageError as err:
+            except ConfigError as err:
                 raise_if_received()  # an interrupt a parser or reader turned into an error
                 print(f"[reproduce] {name}: {err}", file=sys.stderr)
                 return 2

@@ -151,7 +151,6 @@ def test_the_facade_names_the_public_api():
     ("args", "kwargs", "says"),
     [
         ((), {"results_dir": ""}, "results_dir"),
-        (("results_dir=a",), {"results_dir": "b"}, "results_dir is given twice"),
     ],
 )
 def test_a_results_dir_that_cannot_be_used_is_refused(tmp_path, args, kwargs, says):

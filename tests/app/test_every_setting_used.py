@@ -246,36 +246,56 @@ def test_a_typed_object_keeps_the_command_lines_normal_form():
     assert Execution(data_dir="~/cache").data_dir == os.path.expanduser("~/cache")
 
 
+OBJECTS = ("execution", "output", "results_dir")
+
+
 @pytest.mark.parametrize(
-    ("args", "kwargs", "says"),
+    ("args", "kwargs", "used", "says"),
     [
-        pytest.param(
+        case(
             ("n_jobs=2",),
             {"execution": Execution(n_jobs=1)},
-            "n_jobs is given both as an override and in kmdr.run's execution= (Execution)",
+            ("execution", "n_jobs", 1),
+            says="n_jobs=2 changes nothing: kmdr.run's execution= gives the run's Execution, "
+            "which wins; drop the override",
+            doing="configure",
+            cause="kmdr.run was given a setting both as an override and in the object it takes "
+            "(execution=, output=): the object is the run's",
+            fix="give each setting once: in the object, or as an override without the object",
+            warning=True,
             id="execution",
         ),
         pytest.param(
             ("figures=false",),
-            {"output": Output(results_dir="x")},
-            "figures, progress are given both as overrides and in kmdr.run's output= (Output)",
+            {"output": Output(results_dir="x", dry_run=True)},
+            ("output", "figures", True),
+            "figures=false changes nothing: kmdr.run's output=/results_dir= gives the run's Output",
             id="output",
         ),
-        pytest.param(
+        case(
             (),
-            {"output": Output(results_dir="a"), "results_dir": "b"},
-            "results_dir is given twice (output=Output(results_dir='a') and results_dir='b')",
+            {"output": Output(results_dir="a", dry_run=True), "results_dir": "b"},
+            ("output", "results_dir", "b"),
+            says="output=Output(results_dir='a') changes nothing: kmdr.run's results_dir='b' "
+            "wins; give it once",
+            doing="configure",
+            cause="kmdr.run was given results_dir= beside an output= that names another folder",
+            fix="give the folder once: results_dir=, or the Output's",
+            warning=True,
             id="results_dir",
         ),
     ],
 )
-def test_a_setting_given_two_ways_is_refused(args, kwargs, says, tmp_path, monkeypatch):
+def test_a_setting_given_two_ways_warns_and_the_object_wins(
+    args, kwargs, used, says, tmp_path, monkeypatch
+):
+    from kmdr.app.api import _objects
+
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(kmdr.ConfigError) as err:
-        kmdr.run(*overridden(TINY, *args), **kwargs)
-    assert says in str(err.value) and "\n" not in str(err.value)
-    with pytest.raises(kmdr.ConfigError, match="results_dir is given twice"):
-        kmdr.run(_experiment(), **{"output": Output(results_dir="a"), "results_dir": "b"})
+    with pytest.warns(UserWarning, match=re.escape(says)):
+        objects = _objects(list(overridden(TINY, *args)), (), *map(kwargs.get, OBJECTS))
+    part, name, value = used
+    assert getattr(getattr(objects, part), name) == value
     assert files_under(tmp_path) == []
 
 
@@ -367,8 +387,7 @@ def test_a_sweep_of_cells_warns_for_the_leverage_setting_in_python():
         case(
             "r_grid=[5]",
             says="r_grid=[5] sets r_grid, which quick=true replaces with the experiment's reduced "
-            "grid (r_grid=[5, 20, 50, 100]), so it changes nothing; drop the override, or "
-            "quick=true",
+            "grid (r_grid=[5, 20, 50, 100]), so it changes nothing; drop the override",
             doing="configure",
             cause="quick=true runs the preset's reduced grid (its quick_grid), which sets this "
             "key itself; the run goes on with the reduced grid's value",

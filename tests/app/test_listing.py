@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -118,9 +119,11 @@ def _compose(name: str):
 def test_presets_read_as_hydra_composes_them():
     """What the listing reads with OmegaConf alone is what Hydra composes for each preset."""
     presets = listing.list_presets()
-    assert {"bzmd14_orl", "lst17_coil20", "bmd09_table1"} <= {p.name for p in presets}
-    assert [(p.order, p.name) for p in presets] == sorted((p.order, p.name) for p in presets)
-    for p in presets:
+    assert {"bzmd14_orl", "lst17_coil20", "bmd09_table1"} <= {p["name"] for p in presets}
+    assert [(p["order"], p["name"]) for p in presets] == sorted(
+        (p["order"], p["name"]) for p in presets
+    )
+    for p in (SimpleNamespace(**p) for p in presets):
         cfg = _compose(p.name)
         names = tuple(r.name for r in cfg.reducers)
         assert (p.dataset, p.reducers, p.kind) == (cfg.dataset.name, names, cfg.kind), p.name
@@ -177,7 +180,8 @@ def conf(tmp_path):
 
 
 def test_preset_block_and_cell_count(conf):
-    mine, bare = listing.list_presets(conf)  # order 5 before the default 1000
+    # order 5 before the default 1000
+    mine, bare = (SimpleNamespace(**p) for p in listing.list_presets(conf))
     assert (mine.name, mine.paper, mine.title, mine.figure, mine.order) == (
         "mine", "lst17", "A test preset", "lst17", 5,
     )  # fmt: skip

@@ -51,13 +51,13 @@ def test_a_key_given_twice_keeps_the_last_value(args, setting, value):
     assert (tuple(r.name for r in got) if setting == "reducers" else got) == value
 
 
-def test_results_dir_as_override_and_keyword_is_refused(tmp_path, monkeypatch):
+def test_results_dir_as_override_and_keyword_warns_and_the_keyword_wins(tmp_path, monkeypatch):
+    from kmdr.app.api import _objects
+
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(kmdr.ConfigError) as err:
-        kmdr.run(*TINY, "results_dir=a", results_dir="b")
-    message = str(err.value)
-    assert "\n" not in message
-    assert "results_dir is given twice ('results_dir=a' and results_dir='b')" in message
+    with pytest.warns(UserWarning, match=re.escape("results_dir=a changes nothing")):
+        objects = _objects([*TINY, "results_dir=a"], (), None, None, "b")
+    assert objects.output.results_dir == "b"
     assert files_under(tmp_path) == []
 
 
@@ -136,8 +136,7 @@ FILTERED = ["experiment=bzmd14_synth", "reducer=sign", "r_grid=[2]", "repeats=1"
         case(
             "reducers.1.params.eps=0.5",
             says="reducers.1.params.eps=0.5 sets reducers.1 (reducer 'leverage_approx'), which is "
-            "not among the reducers run (reducer=sign keeps only its own entries), so it changes "
-            "nothing",
+            "not among the reducers run (sign), so it changes nothing; drop the override",
             doing="configure",
             cause="reducer=<name> with a preset runs that reducer's entries only, and the "
             "override changes another entry of the preset, which does not run",

@@ -12,6 +12,7 @@ from hydra import compose
 
 import _command as command
 import kmdr
+from _cases import case
 from _overrides import overridden, refusal
 from kmdr.app import compose as configs
 from kmdr.config import presets
@@ -389,3 +390,45 @@ def test_a_reducer_run_alone_brings_its_seed_source():
 def test_a_reducer_option_keeps_the_entry_of_that_id_alone(preset, reducer, ids):
     experiment = kmdr.compose(f"experiment={preset}", f"reducer={reducer}")
     assert [red.id for red in experiment.reducers] == ids
+
+
+def _replaced(**values):
+    from dataclasses import replace
+
+    return lambda: replace(kmdr.compose("dataset=synth", "reducer=sign"), **values)
+
+
+@pytest.mark.parametrize(
+    ("build", "says"),
+    [
+        case(
+            lambda: kmdr.Execution(n_jobs=True),
+            says="'n_jobs' must be an integer, not a bool (got True)",
+            doing="configure",
+            cause="a count built in Python was given a bool (True is 1 to Python, never a count "
+            "to kmdr), as the command line's typed config refuses n_jobs=true",
+            fix="give the number: kmdr.Execution(n_jobs=1)",
+        ),
+        case(
+            _replaced(repeats=True),
+            says="'repeats' must be an integer, not a bool (got True)",
+            doing="configure",
+            cause="dataclasses.replace on an Experiment gave a count a bool",
+            fix="give the number: replace(experiment, repeats=1)",
+        ),
+        pytest.param(
+            _replaced(blas_threads=False), "'blas_threads' must be an integer, not a bool"
+        ),
+        pytest.param(_replaced(seed=False), "'seed' must be an integer, not a bool"),
+        pytest.param(_replaced(r_grid=(True, 5)), "must be an integer, not a bool"),
+    ],
+)
+def test_a_bool_is_not_a_count(build, says):
+    with pytest.raises(ConfigError) as err:
+        build()
+    assert says in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("n_jobs", [1, -1, 2])
+def test_a_count_is_still_a_count(n_jobs):
+    assert kmdr.Execution(n_jobs=n_jobs).n_jobs == n_jobs

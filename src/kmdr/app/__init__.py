@@ -18,7 +18,16 @@ closing line, the shared session closed). :mod:`kmdr.app.api` is the same from P
 (``kmdr.run``, ``kmdr.compose``), and :mod:`kmdr.app.listing` the ``kmdr-list`` command.
 """
 
-from kmdr.app.entry import main
-from kmdr.config.presets import CONF_ENV, conf_dir
 
-__all__ = ["CONF_ENV", "conf_dir", "main"]
+def __getattr__(name: str):
+    """``main`` (the console script) and ``conf_dir``, imported on first use: composing a config
+    (:func:`kmdr.compose`) loads the app's modules it needs, not the command's run path."""
+    if name == "main":
+        from kmdr.app.entry import main
+
+        return main
+    if name == "conf_dir":
+        from kmdr.config.presets import conf_dir
+
+        return conf_dir
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

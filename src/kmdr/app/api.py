@@ -3,7 +3,7 @@
     import kmdr
     cells = kmdr.run(["experiment=bzmd14_orl", "r_grid=[5,10]", "repeats=2"])
     exp = kmdr.compose("experiment=bzmd14_orl", "repeats=1")
-    cells = kmdr.run(exp, execution=kmdr.Execution(n_jobs=2), output=kmdr.Output(results_dir="r"))
+    cells = kmdr.run(exp, execution=kmdr.Execution(backend="loky"), results_dir="r")
 
 ``experiment`` is an :class:`~kmdr.config.schema.Experiment` or the command line's overrides
 (a str or a list of str), composed by Hydra's Compose API against the same primary config and
@@ -32,18 +32,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["compose", "run"]
-
 
 def _objects(experiment, more: tuple, execution, output, results_dir):
-    """The run's :class:`~kmdr.config.schema.Configured`, from an Experiment or overrides. Every
-    setting given is used or refused: one given both ways (an override and the ``execution=``
-    or ``output=`` object, or ``results_dir`` beside ``output=``) is one ConfigError line."""
+    """The run's :class:`~kmdr.config.schema.Configured`, from an Experiment or overrides. The
+    objects given win (``execution=``, ``output=``, and ``results_dir=`` over both): an override
+    they replace changes nothing, and warns in one line. A run left in the default folder goes
+    where the command line's would (:func:`~kmdr.config.schema.default_results_dir`)."""
     from dataclasses import fields, replace
 
     from kmdr.app.compose import compose_job
     from kmdr.app.protocol import default_folder
-    from kmdr.config.errors import ConfigError
+    from kmdr.config.errors import ConfigError, warn_unused
     from kmdr.config.overrides import key, parse
     from kmdr.config.schema import Configured, Execution, Experiment, Output
 
@@ -53,62 +52,39 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
                 f"kmdr.run's {word}= takes a kmdr.{kind.__name__}, not {value!r} "
                 f"({type(value).__name__})"
             )
-    if results_dir is not None:
-        text = os.fspath(results_dir)  # "" stays "" (Path("") would be "."), refused as such
-        if output is not None and output.results_dir != text:
-            raise ConfigError(
-                f"results_dir is given twice (output=Output(results_dir={output.results_dir!r}) "
-                f"and results_dir={text!r}); give it once"
-            )
-        output = replace(output, results_dir=text) if output is not None else None
-
-    def in_run_folder(output, default: str):
-        """``output`` in the folder given (``results_dir=``, or the Output's own), else, left at
-        the default, in ``default``: the command line's rule, so that a run outside the paper
-        presets never writes into the committed ``results/`` unless told to."""
-        if results_dir is not None or output.results_dir != Output.results_dir:
-            return output
-        return replace(output, results_dir=default)
-
     if isinstance(experiment, Experiment):
         if more:
             raise ConfigError(
                 "kmdr.run takes an Experiment or override strings, not both; apply overrides "
                 "with kmdr.compose(*overrides)"
             )
-        execution = execution if execution is not None else Execution()
-        if output is None:
-            output = Output() if results_dir is None else Output(results_dir=text)
-        folder = in_run_folder(output, default_folder(experiment))
-        return Configured(experiment, execution, folder)
-    first = [experiment] if isinstance(experiment, str) else experiment
-    if not isinstance(first, list | tuple):
-        first = [first]
-    overrides = [*first, *more]  # read as one job's by compose_job (one_job): here, its keys
-    given = {key(o).split(".")[0] for o in parse(o for o in overrides if isinstance(o, str))}
-    for value, word in ((execution, "execution"), (output, "output")):
-        both = sorted(given & ({f.name for f in fields(value)} if value is not None else set()))
-        if both:
-            said = (
-                "is given both as an override" if len(both) == 1 else "are given both as overrides"
+        folder = default_folder(experiment)
+        objects, given = Configured(experiment, Execution(), Output(results_dir=folder)), []
+    else:
+        first = [experiment] if isinstance(experiment, str) else experiment
+        overrides = [*(first if isinstance(first, list | tuple) else [first]), *more]
+        objects = compose_job(overrides, "kmdr.run")
+        given = parse(o for o in overrides if isinstance(o, str))
+    if results_dir is not None:
+        text = os.fspath(results_dir)  # "" stays "" (Path("") would be "."), refused as such
+        if output is not None and output.results_dir not in (Output.results_dir, text):
+            warn_unused(
+                f"output=Output(results_dir={output.results_dir!r}) changes nothing: kmdr.run's "
+                f"results_dir={text!r} wins; give it once"
             )
-            raise ConfigError(
-                f"{', '.join(both)} {said} and in kmdr.run's {word}= ({type(value).__name__}); "
-                "give each once"
+        output = replace(output or objects.output, results_dir=text)
+    elif output is not None and output.results_dir == Output.results_dir:
+        output = replace(output, results_dir=objects.output.results_dir)
+    for value, word in ((execution, "execution="), (output, "output=/results_dir=")):
+        names = {f.name for f in fields(value)} if value is not None else set()
+        for override in (o for o in given if key(o).split(".")[0] in names):
+            warn_unused(
+                f"{override.input_line} changes nothing: kmdr.run's {word} gives the run's "
+                f"{type(value).__name__}, which wins; drop the override"
             )
-    if results_dir is not None and output is None:
-        named = [o for o in overrides if isinstance(o, str) and o.startswith("results_dir=")]
-        if named:
-            raise ConfigError(
-                f"results_dir is given twice ({named[0]!r} and results_dir={text!r}); give it once"
-            )
-        overrides.append(f"results_dir={_quoted(text)}")
-    objects = compose_job(overrides, "kmdr.run")
-    if execution is not None:
-        objects = objects._replace(execution=execution)
-    if output is not None:  # (no results_dir= override beside it: the run's folder is its default)
-        objects = objects._replace(output=in_run_folder(output, objects.output.results_dir))
-    return objects
+    return objects._replace(
+        execution=execution or objects.execution, output=output or objects.output
+    )
 
 
 def compose(*overrides: str):
@@ -118,7 +94,7 @@ def compose(*overrides: str):
     your own), composed by Hydra's Compose API and checked as the command line checks it (a
     :class:`~kmdr.config.errors.ConfigError` of one line otherwise). It returns the Experiment
     alone, so an override of an :class:`~kmdr.config.schema.Execution` or
-    :class:`~kmdr.config.schema.Output` setting (``n_jobs=2``) is refused: give those to
+    :class:`~kmdr.config.schema.Output` setting (``backend=loky``) is refused: give those to
     :func:`run` as objects."""
     from dataclasses import fields
 
@@ -172,12 +148,6 @@ def run(
             return _cells_of(None)
         conclude(finish(outcome, experiment, output))  # figures, as the command's callback draws
     return _cells_of(outcome.experiment_dir, outcome.cell_ids)
-
-
-def _quoted(path: str | os.PathLike) -> str:
-    """A path as an override's value, quoted so that Hydra's grammar reads it as it is."""
-    text = os.fspath(path)  # "" stays "" (Path("") would be "."), and is refused as such
-    return "'" + text.replace("'", "\\'") + "'"
 
 
 def _cells_of(experiment_dir: Path | None, cell_ids=()):

@@ -34,8 +34,6 @@ from hydra.experimental.callback import Callback
 from kmdr._log import console, logging_for, say
 from kmdr.app import drawing
 
-__all__ = ["DrawCallback", "MultirunSummary", "conclude"]
-
 _SWEEP_DIR = "hydra.sweep.dir"
 
 

@@ -40,22 +40,6 @@ from kmdr.config.schema import (
     to_container,
 )
 
-__all__ = [
-    "GENERATED_OPTION_NOTICE",
-    "PRIMARY_CONFIG",
-    "SCHEMA_NAME",
-    "check_one_option",
-    "checked",
-    "compose_job",
-    "composed_presets",
-    "dataset_params_schema",
-    "group_options",
-    "initialized",
-    "is_option",
-    "only_reducers",
-    "presets",
-]
-
 #: kmdr's config groups and the plural their listings use.
 GROUPS = {"dataset": "datasets", "reducer": "reducers", "experiment": "experiments"}
 #: The primary config's name (``conf/config.yaml``).
@@ -300,11 +284,7 @@ def checked(cfg, hc) -> Configured:
     from omegaconf import open_dict
 
     from kmdr.app.protocol import default_folder
-    from kmdr.config.overrides import (
-        check_filtered_entries,
-        check_kind_reads,
-        check_quick_overrides,
-    )
+    from kmdr.config.overrides import check_unread
 
     task = [*hc.overrides.task]
     search = _search_path(hc)  # what a config composed alone beside the job needs
@@ -317,15 +297,15 @@ def checked(cfg, hc) -> Configured:
         reducers = _listed_reducers(listed["reducer"], hc.job.config_name, search, task)
         with open_dict(cfg):
             cfg.reducers = reducers
-    check_filtered_entries(task, cfg.get("reducers"), only)
+    entries = cfg.get("reducers")
     objects = from_config(cfg, only_reducers=only)
     output = objects.output
     if output.results_dir == Output.results_dir and "results_dir" not in keys(task):
         folder = default_folder(objects.experiment)  # results/ holds the presets' cells only
         output = replace(output, results_dir=folder)
     # an override the run does not read warns; the objects keep the setting's default
-    check_kind_reads(task, objects.experiment)
-    check_quick_overrides(task, cfg.quick_grid if cfg.quick else None)
+    quick = cfg.quick_grid if cfg.quick else None
+    check_unread(task, objects.experiment, quick_grid=quick, entries=entries)
     return _from_start_folder(cfg.get("data_dir"), hc, objects._replace(output=output))
 
 

@@ -13,17 +13,6 @@ from pathlib import Path
 
 from kmdr._errors import one_line
 
-__all__ = [
-    "OUTCOME_FILE",
-    "draw",
-    "draw_before_stop",
-    "draw_folders",
-    "drawn_already",
-    "outcome_files",
-    "outcomes",
-    "ran_to_draw",
-]
-
 #: The file a job of a multirun leaves in its Hydra job folder: what it did, for the drawing at
 #: the multirun's end and its closing line (:mod:`kmdr.app.callbacks`).
 OUTCOME_FILE = "kmdr_job.json"

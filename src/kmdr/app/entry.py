@@ -34,8 +34,6 @@ from typing import NoReturn
 from kmdr._errors import exit_error, tell
 from kmdr.engine import signals
 
-__all__ = ["main"]
-
 
 def main() -> None:
     """Entry point of ``kmdr``: the command line is ``sys.argv``."""

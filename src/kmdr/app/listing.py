@@ -15,20 +15,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from kmdr._errors import CommandParser
-
-__all__ = [
-    "SECTIONS",
-    "PresetInfo",
-    "list_datasets",
-    "list_presets",
-    "list_reducers",
-    "main",
-]
 
 SECTIONS = ("datasets", "reducers", "presets")
 #: Constructor parameters the runner sets itself (from r, k and the cell's seed): not settable
@@ -96,61 +86,35 @@ def list_reducers() -> list[dict[str, Any]]:
 # --- presets -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PresetInfo:
-    """What a preset (``conf/experiment/<name>.yaml``) runs and reproduces.
-
-    ``cells`` is reducers x r-grid x repeats, the ``none`` reducer counting one cell per
-    repetition (it ignores r); None for kinds other than ``cells``.
-    """
-
-    name: str
-    experiment: str
-    paper: str | None
-    title: str
-    figure: str
-    section: str
-    order: int
-    reproduce: str
-    kind: str
-    dataset: str | None
-    reducers: tuple[str, ...]
-    r_grid: int | None
-    repeats: int | None
-    cells: int | None
-
-
-def _preset(name: str, cfg) -> PresetInfo:
+def _preset(name: str, cfg) -> dict[str, Any]:
+    """What preset ``name`` (``conf/experiment/<name>.yaml``, composed as ``cfg``) runs and
+    reproduces: its option name, its experiment's, its preset block, kind, dataset, reducers,
+    the size of its r-grid, its repeats, and its ``cells`` (reducers x r-grid x repeats, the
+    ``none`` reducer one cell per repetition; None for kinds other than ``cells``)."""
     from kmdr.config.schema import to_container
     from kmdr.results.cells import planned_count
 
     c = to_container(cfg)
-    meta = c["preset"]
     reducers = c.get("reducers") or []
-    names = tuple(str(r["name"]) for r in reducers)
     cells = None
     if c["kind"] == "cells":
         pairs = ((r["name"], r.get("max_r")) for r in reducers)
         cells = planned_count(pairs, c["r_grid"], c["repeats"])
-    return PresetInfo(
-        name=name,
-        experiment=c["name"],
-        paper=meta["paper"],
-        title=str(meta["title"] or c["name"]),
-        figure=str(meta["figure"]),
-        section=str(meta["section"]),
-        order=int(meta["order"]),
-        reproduce=str(meta["reproduce"]),
-        kind=c["kind"],
-        dataset=c["dataset"]["name"],
-        reducers=names,
-        r_grid=len(c["r_grid"]),
-        repeats=c["repeats"],
-        cells=cells,
-    )
+    return {
+        "name": name,
+        "experiment": c["name"],
+        **c["preset"],
+        "title": str(c["preset"]["title"] or c["name"]),
+        "kind": c["kind"],
+        "dataset": c["dataset"]["name"],
+        "reducers": tuple(str(r["name"]) for r in reducers),
+        "r_grid": len(c["r_grid"]),
+        "repeats": c["repeats"],
+        "cells": cells,
+    }
 
 
-def list_presets(folder: str | Path | None = None) -> list[PresetInfo]:
+def list_presets(folder: str | Path | None = None) -> list[dict[str, Any]]:
     """The presets of ``folder`` (default: kmdr's configs), by report order then name, composed
     by Hydra as a run would compose them (the schema's defaults included)."""
     from kmdr.app.compose import composed_presets
@@ -158,7 +122,7 @@ def list_presets(folder: str | Path | None = None) -> list[PresetInfo]:
     if folder is not None and not (Path(folder) / "config.yaml").is_file():
         raise FileNotFoundError(f"no config.yaml in {folder}")
     presets = [_preset(name, cfg) for name, cfg in composed_presets(folder)]
-    return sorted(presets, key=lambda p: (p.order, p.name))
+    return sorted(presets, key=lambda p: (p["order"], p["name"]))
 
 
 # --- output --------------------------------------------------------------------------------
@@ -267,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             try:
                 with user_folder_first(args.config_dir):
-                    out[section] = _yours([asdict(p) for p in list_presets()], args)
+                    out[section] = _yours(list_presets(), args)
             except Exception as err:  # no config folder, or a YAML error: one line
                 message = " ".join(str(err).split())
                 print(f"kmdr-list: error: presets: {message}", file=sys.stderr)

@@ -14,8 +14,6 @@ from typing import Any
 
 from hydra.experimental.callback import Callback
 
-__all__ = ["SessionCallback"]
-
 
 class SessionCallback(Callback):
     """Close the shared session at the end of a run or a multirun."""

@@ -25,23 +25,7 @@ from kmdr._errors import exit_error, tell
 from kmdr.config.errors import ConfigError
 from kmdr.engine import signals
 
-__all__ = [
-    "JobResult",
-    "RunError",
-    "Skipped",
-    "UsageError",
-    "execute",
-    "finish",
-    "kept_line",
-    "launcher_n_jobs",
-    "run",
-]
-
 PROGRAM = "kmdr"
-
-
-class UsageError(ConfigError):
-    """A one-line error for the user (exit status 2) about the config or its data."""
 
 
 class JobResult(float):
@@ -148,10 +132,13 @@ def execute(objects, launcher_jobs: int = 1):
     process's session (:meth:`kmdr.engine.session.Session.run`: the one way every route runs an
     experiment); ``(outcome, experiment, output)``.
 
-    Raises :class:`UsageError` (a :class:`~kmdr.config.errors.ConfigError`) before any work
-    for a problem with the config, :class:`RunError` for a run that fails or is skipped, and
-    KeyboardInterrupt when stopped (:func:`kmdr.engine.session.run_started` tells whether cells
-    may have been computed)."""
+    Raises :class:`~kmdr.config.errors.ConfigError` before any work for a problem with the
+    config, :class:`RunError` for a run that fails or is skipped, and KeyboardInterrupt when
+    stopped (:func:`kmdr.engine.session.run_started` tells whether cells may have been computed).
+    An error raised after a stop signal is the signal's: library code between the signal and its
+    handling can turn the KeyboardInterrupt into another error (an import cut short fails as an
+    ImportError, a half-built config node as a config error), which must not be reported as the
+    user's mistake."""
     from kmdr.app.protocol import check_folder
     from kmdr.engine.backends import RunFailed
     from kmdr.engine.session import RUN_LOG, default_session, run_started
@@ -161,11 +148,12 @@ def execute(objects, launcher_jobs: int = 1):
     try:
         check_folder(experiment, output)
         outcome = session.run(experiment, output)
-    except ConfigError as err:
-        raise UsageError(str(err)) from None
     except KeyboardInterrupt:
         raise
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
+        signals.raise_if_received()
+        if isinstance(err, ConfigError):
+            raise
         kept = f"; {kept_line(experiment, output)}" if run_started(err) else ""
         if getattr(err, RUN_LOG, None):
             kept += f"; its traceback: {getattr(err, RUN_LOG)}"
@@ -203,7 +191,6 @@ def run(cfg) -> JobResult | None:
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
-    from kmdr.app.compose import checked, warn_multirun_settings
     from kmdr.app.drawing import draw_before_stop
 
     hc = HydraConfig.get()
@@ -211,21 +198,9 @@ def run(cfg) -> JobResult | None:
     objects = None
     with logging_for(cfg.verbosity):
         try:
-            try:
-                try:
-                    warn_multirun_settings(hc)
-                    objects = checked(cfg, hc)
-                except ConfigError as err:
-                    raise UsageError(str(err)) from None
-                outcome, experiment, output = execute(objects, launcher_n_jobs(hc))
-            except (UsageError, Skipped, RunError):
-                # An error raised after a stop signal is the signal's: library code between the
-                # signal and its handling can turn the KeyboardInterrupt into another error (an
-                # import cut short fails as an ImportError, a half-built config node as a
-                # config error), which must not be reported as the user's mistake.
-                signals.raise_if_received()
-                raise
-        except UsageError as err:
+            objects = _checked(cfg, hc)
+            outcome, experiment, output = execute(objects, launcher_n_jobs(hc))
+        except ConfigError as err:
             draw_before_stop(hc)
             exit_error(PROGRAM, f"{job}{err}")
         except Skipped as err:  # not an error of the command: a multirun goes on
@@ -252,3 +227,16 @@ def run(cfg) -> JobResult | None:
         if outcome.status == "dry_run":
             return None
         return finish(outcome, experiment, output)
+
+
+def _checked(cfg, hc):
+    """The job's objects (:func:`kmdr.app.compose.checked`); a config error raised after a stop
+    signal is the signal's (see :func:`execute`)."""
+    from kmdr.app.compose import checked, warn_multirun_settings
+
+    try:
+        warn_multirun_settings(hc)
+        return checked(cfg, hc)
+    except ConfigError:
+        signals.raise_if_received()
+        raise

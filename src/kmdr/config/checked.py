@@ -18,24 +18,21 @@ from attrs import validators
 
 from kmdr.config.errors import ConfigError
 
-__all__ = [
-    "Checked",
-    "FrozenMapping",
-    "check_constraints",
-    "frozen",
-    "integers",
-    "optional",
-    "reals",
-    "seconds",
-]
+
+def _not_bool(_, attribute, value) -> None:
+    """A bool is an Integral to Python, never a count to kmdr (``repeats=True`` is a slip, which
+    the command line's typed config refuses as well)."""
+    if isinstance(value, bool):
+        raise TypeError(f"'{attribute.name}' must be an integer, not a bool (got {value!r})")
 
 
-def integers(low: int | None = 1, high: int | None = None):
-    """The integers from ``low`` to ``high`` (None: unbounded), both included."""
+def integers(low: int | None = 1, high: int | None = None, *more):
+    """The integers from ``low`` to ``high`` (None: unbounded), both included, a bool none of
+    them; ``more``: further validators."""
     bounds = ([validators.ge(low)] if low is not None else []) + (
         [validators.le(high)] if high is not None else []
     )
-    return validators.and_(validators.instance_of(Integral), *bounds)
+    return validators.and_(validators.instance_of(Integral), _not_bool, *bounds, *more)
 
 
 def reals(low: float = 0, *, closed: bool = True):

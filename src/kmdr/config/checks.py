@@ -20,24 +20,6 @@ from collections.abc import Mapping
 
 from kmdr.config.errors import ConfigError, config_line
 
-__all__ = [
-    "ONLINE_PHASE_ON_BLOCKS",
-    "backend_installed",
-    "backend_params",
-    "check_against_data",
-    "check_block_rows",
-    "check_preset",
-    "check_rank",
-    "check_reducer_params",
-    "check_results_dir",
-    "choices",
-    "chunked_refusal",
-    "declared_valid",
-    "folder_name",
-    "reducer_id",
-    "reducer_params_given",
-]
-
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: An experiment's name is a folder under results_dir: one path component, no separator, never
 #: ``.`` or ``..``. ``+`` and ``=`` are allowed, so that a name can say what a run changed
@@ -115,11 +97,10 @@ def backend_installed(backend: str) -> None:
         )
 
 
-def backend_params(params: dict, backend: str) -> dict:
+def backend_params(params: dict, backend: str, own: tuple[str, ...]) -> dict:
     """``backend_params`` are keyword arguments of :func:`joblib.parallel_config` that
     ``backend`` reads (one the backend would ignore or refuse later is a one-line
-    :class:`ConfigError`: :data:`_READ_BY`)."""
-    from collections.abc import Mapping
+    :class:`ConfigError`: :data:`_READ_BY`); none of ``own``, the Execution's settings."""
 
     if not isinstance(params, Mapping):
         raise ConfigError(f"backend_params must be a mapping, got {params!r}")
@@ -129,7 +110,6 @@ def backend_params(params: dict, backend: str) -> dict:
 
     import joblib
 
-    own = {"backend": "backend=", "n_jobs": "n_jobs="}
     accepted = [
         p.name
         for p in inspect.signature(joblib.parallel_config).parameters.values()
@@ -137,7 +117,7 @@ def backend_params(params: dict, backend: str) -> dict:
     ]
     for key in params:
         if key in own:
-            raise ConfigError(f"backend_params.{key}: set it with {own[key]}<value> instead")
+            raise ConfigError(f"backend_params.{key}: set it with {key}=<value> instead")
         if key not in accepted:
             raise ConfigError(
                 f"unknown backend_params key {key!r}; valid keys (joblib.parallel_config): "

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["Aggregation", "Backend", "LeverageReducer", "Reproduce", "Verbosity"]
-
 
 # str mixins: a value compares equal to its name ("loky" == Backend.loky) and json-dumps as it.
 class Backend(str, Enum):

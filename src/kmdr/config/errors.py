@@ -8,8 +8,6 @@ import warnings
 
 from kmdr._errors import one_line
 
-__all__ = ["ConfigError", "config_line", "warn_unused"]
-
 
 class ConfigError(ValueError):
     """A configuration that cannot run; the message is one line with the valid choices."""

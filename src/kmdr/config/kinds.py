@@ -8,7 +8,8 @@ there starts none; one that computes in the run's process does so with the exper
 :meth:`kmdr.engine.session.ProcessState.run_threads`); ``writes_cells`` says whether it produces
 cells (and so takes part in ``dry_run`` planning through ``plan(ctx)``), and ``reads`` (optional)
 names the :class:`~kmdr.config.schema.Experiment` settings it reads, so that an override of
-another is refused rather than ignored (:func:`kmdr.config.overrides.check_kind_reads`), and
+another warns that it changes nothing (:func:`kmdr.config.overrides.check_unread`;
+the sweep of cells' is :data:`CELLS_READ`), and
 ``check_against_data(spec, n, d, k, sparse=False)`` (optional; default
 :func:`kmdr.config.checks.check_against_data`, the reducers' ranges) refuses data the kind
 cannot run on, in one line before the run writes anything, and
@@ -27,8 +28,6 @@ from __future__ import annotations
 
 from kmdr.config.errors import ConfigError
 from kmdr.plugins import Registry, RegistryError
-
-__all__ = ["ALWAYS_READ", "KINDS", "get_kind", "kind_reads"]
 
 #: The :class:`~kmdr.config.schema.Experiment` settings every kind reads, whatever its ``reads``
 #: says (``name``, ``kind`` and ``preset`` say what the experiment is, whatever it computes).
@@ -52,10 +51,18 @@ def get_kind(name: str):
     return KINDS.get(name)
 
 
+#: What kmdr's own sweep of cells reads, declared here, so that building an experiment of it
+#: loads no kind (the sweep is the engine's).
+CELLS_READ = ("dataset", "reducers", "r_grid", "repeats", "seed", "kmeans", "aggregation",
+              "blas_threads")  # fmt: skip
+
+
 def kind_reads(name: str) -> frozenset[str] | None:
-    """The :class:`~kmdr.config.schema.Experiment` settings kind ``name`` reads (its ``reads``),
-    or None when it names none (it reads every one). A kind that cannot be loaded is a one-line
-    :class:`ConfigError`."""
+    """The :class:`~kmdr.config.schema.Experiment` settings kind ``name`` reads: for the sweep of
+    cells :data:`CELLS_READ`, for a paper's kind its ``reads``, or None when it names none (it
+    reads every one). A kind that cannot be loaded is a one-line :class:`ConfigError`."""
+    if name == "cells":
+        return frozenset(CELLS_READ)
     try:
         reads = getattr(get_kind(name), "reads", None)
     except RegistryError as err:

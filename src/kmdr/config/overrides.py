@@ -1,31 +1,16 @@
 """Hydra's override grammar, read in one place, with Hydra's own parser
 (:class:`hydra.core.override_parser.overrides_parser.OverridesParser`): what key an override
-sets, whether it is a sweep, and the warnings a composed job's overrides may give: an override
-of a setting the experiment's kind does not read (:func:`check_kind_reads`), that ``quick=true``
-replaces (:func:`check_quick_overrides`) or of a reducer entry the run filters out
-(:func:`check_filtered_entries`) changes nothing. A key given twice keeps the last value,
-as in any Hydra app; what Hydra's grammar refuses, Hydra reports.
+sets, whether it is a sweep, and the one warning a composed job's overrides may give: an
+override the run does not read changes nothing (:func:`check_unread`). A key given twice keeps
+the last value, as in any Hydra app; what Hydra's grammar refuses, Hydra reports.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterable, Mapping
 
 from kmdr.config.errors import warn_unused
-
-__all__ = [
-    "SEARCH_PATH",
-    "UnreadSetting",
-    "check_filtered_entries",
-    "check_kind_reads",
-    "check_quick_overrides",
-    "key",
-    "keys",
-    "parse",
-    "swept_keys",
-]
 
 #: The one key of Hydra's own config a composed job reads: the config folders searched.
 SEARCH_PATH = "hydra.searchpath"
@@ -80,95 +65,61 @@ def swept_keys(texts: Iterable[str]) -> set[str]:
 
 
 class UnreadSetting(UserWarning):
-    """An override of a setting the run's kind does not read (:func:`check_kind_reads`):
-    ``override`` as given, the ``setting`` it sets, the ``kind``."""
+    """An override the run does not read (:func:`check_unread`): ``override`` as given, the
+    ``setting`` it sets, the run's ``kind``, and ``why`` it is not read."""
 
-    def __init__(self, override: str, setting: str, kind: str, reads: Iterable[str]):
+    def __init__(self, override: str, setting: str, kind: str, why: str):
         super().__init__(
-            f"{override} sets {setting}, which kind={kind} does not read (it reads "
-            f"{', '.join(reads)}), so it changes nothing; drop the override"
+            f"{override} sets {setting}, which {why}, so it changes nothing; drop the override"
         )
-        self.override, self.setting, self.kind = override, setting, kind
+        self.override, self.setting, self.kind, self.why = override, setting, kind, why
 
 
-def check_kind_reads(overrides, experiment) -> set[str]:
-    """An override of an experiment setting that the run's kind does not read
-    (``experiment=bmd09_fig1 reducer=sign``: the leverage scores are drawn with
-    ``leverage.reducer``; ``leverage.r=50`` for a sweep of cells) changes nothing (the run's
-    objects keep the setting's default): one :class:`UnreadSetting` warning naming it and what
-    the kind reads (:func:`kmdr.config.kinds.kind_reads`). ``experiment``: the run's
-    :class:`~kmdr.config.schema.Experiment`, whose fields are the settings. Returns the settings
-    warned about, which the run's record keeps at their defaults too."""
+def check_unread(overrides, experiment, *, quick_grid: Mapping | None = None, entries=()) -> None:
+    """Every override of ``overrides`` the run of ``experiment`` does not read changes nothing:
+    one :class:`UnreadSetting` line each, saying why. A setting is read when the run's kind reads
+    it (its declaration, :func:`kmdr.config.kinds.kind_reads`; ``experiment=bmd09_fig1
+    reducer=sign`` draws with ``leverage.reducer``), ``quick=true`` does not replace it with the
+    experiment's reduced grid (``quick_grid``: merged in this run, or None), and the reducer
+    entry it sets is run (``entries``: the composed config's entries, before ``reducer=<name>``
+    filtered them). The run's objects keep the setting's default, as its record does."""
     from dataclasses import fields
+
+    from omegaconf import OmegaConf
 
     from kmdr.config.kinds import ALWAYS_READ, kind_reads
 
-    kind = experiment.kind
-    reads = kind_reads(kind)
-    if reads is None:
-        return set()
+    kind, reads = experiment.kind, kind_reads(experiment.kind)
     settings = {f.name for f in fields(experiment)} - {*ALWAYS_READ}
-    unread = set()
-    for override in parse(overrides):
-        top = key(override).split(".")[0]
-        setting = _SETTING_OF_KEY.get(top, top)
-        if setting in settings and setting not in reads:
-            read = sorted(set(reads) & settings)
-            warn_unused(UnreadSetting(override.input_line, setting, kind, read))
-            unread.add(setting)
-    return unread
-
-
-def check_quick_overrides(overrides, quick_grid: Mapping | None) -> None:
-    """An override of a key that ``quick=true`` replaces with the experiment's ``quick_grid``
-    (``experiment=bzmd14_orl quick=true r_grid=[5]``: the reduced grid's r_grid wins) changes
-    nothing: one warning naming both values. ``quick_grid``: the grid merged in this run (None
-    when quick is false)."""
-    if not quick_grid:
-        return
-    from omegaconf import OmegaConf
-
-    grid = OmegaConf.create(dict(quick_grid))
+    run = {red.id for red in experiment.reducers}
+    grid = OmegaConf.create(dict(quick_grid or {}))
     for override in parse(overrides):
         path = key(override).split("@")[0].split(".")
         path[0] = _SETTING_OF_KEY.get(path[0], path[0])
-        given = ".".join(path)
+        setting, given = path[0], ".".join(path)
         replaced = OmegaConf.select(grid, given, default=None)
-        if replaced is not None:
+        if reads is not None and setting in settings - reads:
+            why = f"kind={kind} does not read (it reads {', '.join(sorted(reads & settings))})"
+        elif replaced is not None:
             shown = OmegaConf.to_container(replaced) if OmegaConf.is_config(replaced) else replaced
-            warn_unused(
-                f"{override.input_line} sets {given}, which quick=true replaces with the "
-                f"experiment's reduced grid ({given}={shown}), so it changes nothing; drop the "
-                "override, or quick=true"
-            )
+            why = f"quick=true replaces with the experiment's reduced grid ({given}={shown})"
+        elif (rid := _entry_id(entries, path)) is not None and rid not in run:
+            setting = f"reducers.{path[1]} (reducer {rid!r})"
+            why = f"is not among the reducers run ({', '.join(sorted(run))})"
+        else:
+            continue
+        warn_unused(UnreadSetting(override.input_line, setting, kind, why))
 
 
-_ENTRY = re.compile(r"^reducers\.(\d+)(?:\.|$)")
-
-
-def check_filtered_entries(overrides, reducers, only: tuple[str, ...] | None) -> None:
-    """An override of a reducer entry that ``reducer=<only>`` filters out of the run
-    (``experiment=bzmd14_orl reducer=sign reducers.1.params.eps=0.5``) changes nothing: one
-    warning naming it (the run's objects, and so its record, hold the entries run only).
-    ``reducers``: the composed config's entries (before the filter); an entry is kept when its
-    registry name or its id is one of ``only``, as :func:`kmdr.config.schema.from_config` keeps
-    it."""
-    if only is None:
-        return
+def _entry_id(entries, path: list[str]) -> str | None:
+    """The id of the composed reducer entry an override's ``path`` sets (``reducers.1...``);
+    None for another setting or an entry not composed (one appended)."""
     from kmdr.reducers import canonical_reducer
 
-    given = f"reducer={only[0]}" if len(only) == 1 else f"reducer=[{','.join(only)}]"
-    entries = list(reducers or ())
-    for override in parse(overrides):
-        match = _ENTRY.match(key(override))
-        if match is None or int(match.group(1)) >= len(entries):
-            continue
-        index = int(match.group(1))
-        name = canonical_reducer(str(entries[index]["name"]))
-        rid = str(entries[index].get("id") or name)
-        if not {name, rid} & {*only, *map(canonical_reducer, only)}:  # an alias: its reducer
-            warn_unused(
-                f"{override.input_line} sets reducers.{index} (reducer {rid!r}), which is not "
-                f"among the reducers run ({given} keeps only its own entries), so it changes "
-                f"nothing; drop the override or {given}"
-            )
+    entries = list(entries or ())
+    if path[0] != "reducers" or len(path) < 2 or not path[1].isdigit():
+        return None
+    if int(path[1]) >= len(entries):
+        return None
+    entry = entries[int(path[1])]
+    return str(entry.get("id") or canonical_reducer(str(entry["name"])))

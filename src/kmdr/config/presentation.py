@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from kmdr.plugins import Registry
 
-__all__ = ["DEFAULT_FIGURE_STYLE", "DEFAULT_SECTION", "FIGURE_STYLES", "SECTIONS"]
-
 #: The style and section of an experiment whose preset names none (an ad-hoc run).
 DEFAULT_FIGURE_STYLE = "bzmd14"
 DEFAULT_SECTION = "custom"

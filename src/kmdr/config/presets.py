@@ -15,14 +15,6 @@ from pathlib import Path
 from kmdr.config.errors import ConfigError
 from kmdr.config.search_path import CONF_ENV, CONF_PACKAGE, env_conf_dir
 
-__all__ = [
-    "CONF_ENV",
-    "CONF_PACKAGE",
-    "check_package",
-    "conf_dir",
-    "config_path",
-]
-
 
 def check_package() -> None:
     """A one-line ConfigError when the configs package is not installed."""

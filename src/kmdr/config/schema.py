@@ -38,7 +38,6 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import MISSING as MISSING_FIELD
 from dataclasses import asdict, dataclass, field, fields
-from numbers import Integral
 from typing import Any, ClassVar, NamedTuple
 
 from attrs import validators
@@ -241,7 +240,7 @@ class PresetConfig(Checked):
         "title": optional(str),
         "figure": instance_of(str),
         "section": instance_of(str),
-        "order": instance_of(Integral),
+        "order": integers(None),
         "reproduce": in_(values_of(Reproduce)),
         "note": instance_of(str),
     }
@@ -371,9 +370,8 @@ class Execution(Checked):
 
     _constraints: ClassVar[dict] = {
         # any whole number but 0, as joblib's (attrs' or_ would list its validators' reprs)
-        "n_jobs": validators.and_(
-            instance_of(Integral),
-            validators.not_(in_((0,)), msg="'n_jobs' must not be 0 (-1: every core)"),
+        "n_jobs": integers(
+            None, None, validators.not_(in_((0,)), msg="'n_jobs' must not be 0 (-1: every core)")
         ),
         "backend": in_(values_of(Backend)),
         "backend_params": instance_of(Mapping),
@@ -388,7 +386,7 @@ class Execution(Checked):
     def validate(self) -> None:
         object.__setattr__(self, "dask", _part(self.dask, DaskConfig))
         object.__setattr__(self, "ray", _part(self.ray, RayConfig))
-        params = checks.backend_params(self.backend_params, self.backend)
+        params = checks.backend_params(self.backend_params, self.backend, ("backend", "n_jobs"))
         object.__setattr__(self, "backend_params", FrozenMapping(params))
         for backend, given in (("dask", self.dask.scheduler), ("ray", self.ray.address)):
             if given and self.backend != backend:  # the other backends never read it
@@ -483,7 +481,7 @@ def _unread(reads: frozenset[str]) -> list:
 def _check_unread(experiment: Experiment, reads: frozenset[str]) -> None:
     """A setting the experiment's kind does not read, given another value than its default
     (``dataclasses.replace(fig1, repeats=9)`` for bmd09's leverage scores), changes nothing: one
-    warning line, as :func:`kmdr.config.overrides.check_kind_reads` gives for an override of it,
+    warning line, as :func:`kmdr.config.overrides.check_unread` gives for an override of it,
     and the experiment keeps the setting's default, as a composed config's unread settings do
     (so its record and its folder's protocol are those of the run without it). The empty
     ``r_grid`` and ``reducers`` such an experiment keeps are not given."""
@@ -748,7 +746,7 @@ def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configu
     values["reducers"] = _only(values["reducers"], only_reducers)
     # A setting the kind does not read is left at its default: the primary config's (a `-cd`
     # folder's kmeans block, say) says nothing about this experiment; an override of one is
-    # refused by check_kind_reads, a value given in Python by the Experiment itself.
+    # warned about by check_unread, a value given in Python by the Experiment itself.
     reads = kind_reads(values["kind"]) if values["kind"] in KINDS else None
     for spec in _unread(reads) if reads is not None else ():
         values[spec.name] = _unread_default(spec)

@@ -2,7 +2,7 @@
 
 Every cell's seed comes from the experiment's one base seed and a *stable* hash (sha256 of a
 canonical JSON, not Python's salted ``hash``) of the cell's identity, through numpy's
-:class:`~numpy.random.SeedSequence`. So a cell's numbers are the same with ``n_jobs=1`` or 32, in
+:class:`~numpy.random.SeedSequence`. So a cell's numbers are the same on one worker or 32, in
 any order, and a sweep can be extended (more r, more repetitions) without changing the cells it
 already has.
 
@@ -17,9 +17,7 @@ import hashlib
 
 import numpy as np
 
-from kmdr._hashing import canonical_json, stable_digest
-
-__all__ = ["cell_seed", "shared_seed", "stable_digest", "stable_words", "stream_seeds"]
+from kmdr._hashing import canonical_json
 
 
 def stable_words(*parts) -> tuple[int, ...]:
