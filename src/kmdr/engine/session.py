@@ -71,6 +71,7 @@ from kmdr.engine.backends import (
     resolve_parallelism,
 )
 from kmdr.engine.data_path import data_facts, data_path, load_data
+from kmdr.engine.deadlines import watched
 from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
 from kmdr.engine.work import SharedWorkMemo, describe_cells, group_job
@@ -80,7 +81,6 @@ from kmdr.results.store import CellStore
 
 __all__ = [
     "RUN_LOG",
-    "JobTimedOut",
     "ProcessState",
     "RunContext",
     "RunOutcome",
@@ -229,31 +229,21 @@ def process_state() -> ProcessState:
     return _PROCESS
 
 
-@dataclass(frozen=True)
-class JobTimedOut:
-    """What a job returns instead of its result when it ran past its time limit: the ids of its
-    cells."""
-
-    cell_ids: tuple[str, ...]
-
-
-def run_job(parent_pid: int, limit, cells, *args):
+def run_job(parent_pid: int, watch, cells, *args):
     """The entry of every job of a run, in whatever process computes it: watch the run's
     process, then compute the group of ``cells`` (:func:`kmdr.engine.work.group_job`) with this
     process's state. A ``sys.exit`` or any other non-error BaseException in the job becomes a
     one-line :class:`~kmdr.engine.backends.CellAborted` naming the reducer and cells, instead of
     ending the run silently or taking the worker down; a real Ctrl-C of the run's own process
-    stays an interrupt. ``limit``: the seconds each cell may take (``cell_time_limit``), or
-    None; past ``limit`` per cell the job stops (:func:`kmdr.engine.signals.time_limit`, in a
-    process's main thread) and returns a :class:`JobTimedOut`."""
+    stays an interrupt. ``watch``: what the job says when it starts and ends, so that the run's
+    process can end it past its time limit (:func:`kmdr.engine.deadlines.watched`), or None."""
     _PROCESS.watch_parent(parent_pid)
     what = describe_cells(cells)
-    budget = None if limit is None else float(limit) * len(cells)
+    if watch is not None:  # the thread pools' libraries loaded and scanned: not the job's time
+        _PROCESS.pin(cells[0].blas_threads)
     try:
-        with signals.time_limit(budget):
+        with watched(watch):
             return group_job(_PROCESS, cells, *args)
-    except signals.CellTimedOut:
-        return JobTimedOut(tuple(c.cell_id for c in cells))
     except Exception as err:
         raise cell_failed(what, err) from err
     except BaseException as err:

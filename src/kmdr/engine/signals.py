@@ -19,9 +19,8 @@ when that block ends, so a run's record is never left saying ``running`` by a si
 The run's workers leave the stop to the run's process, which closes them: they are spawned with
 SIGINT blocked (:func:`sigint_blocked`) and ignore it once they take a job (:func:`ignore_sigint`).
 
-A cell's time limit (``cell_time_limit``) is an alarm in the thread that computes it when that is
-a process's main thread (:func:`time_limit`): the cell stops at its next Python instruction with
-:class:`CellTimedOut`. A thread that is not a main thread (a dask worker's) cannot be stopped.
+A cell's time limit is not a signal: the run's process ends the worker computing it
+(:mod:`kmdr.engine.deadlines`).
 """
 
 from __future__ import annotations
@@ -30,13 +29,11 @@ import contextlib
 import signal
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from multiprocessing import resource_tracker
 
 __all__ = [
     "STOP_SIGNALS",
-    "CellTimedOut",
     "Interrupted",
     "deferred",
     "exit_status",
@@ -45,7 +42,6 @@ __all__ = [
     "received",
     "sigint_blocked",
     "stop_on_signals",
-    "time_limit",
 ]
 
 #: The signals that stop a run like Ctrl-C.
@@ -92,51 +88,6 @@ class _Stop:
             self.lost = False
             self.raised = True
             raise Interrupted(self.received)
-
-
-class CellTimedOut(BaseException):
-    """A job ran past its time limit (:func:`time_limit`). A BaseException, as KeyboardInterrupt
-    is, so that a reducer's own ``except Exception`` does not swallow it."""
-
-    def __init__(self, seconds: float):
-        super().__init__(f"{seconds:g} s")
-        self.seconds = seconds
-
-
-def can_time_limit() -> bool:
-    """Whether :func:`time_limit` can stop a job in the calling thread (a main thread, on a
-    platform with interval timers)."""
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`CellTimedOut` in the block once it has run ``seconds`` (wall clock), at the
-    next Python instruction (a C call that never returns is not cut short). None leaves the block
-    unlimited, and so does a thread that cannot be stopped (:func:`can_time_limit`).
-
-    The alarm is SIGALRM, which :func:`stop_on_signals` also uses to deliver a lost stop again:
-    an alarm before the deadline is handed to the handler that was installed before."""
-    if not seconds or not can_time_limit():
-        yield
-        return
-    deadline = time.monotonic() + seconds
-    previous = signal.getsignal(signal.SIGALRM)
-
-    def handle(signum, frame) -> None:
-        if time.monotonic() >= deadline - 1e-3:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            raise CellTimedOut(seconds)
-        if callable(previous):
-            previous(signum, frame)
-
-    signal.signal(signal.SIGALRM, handle)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
 
 
 def _active() -> _Stop | None:
