@@ -1,12 +1,12 @@
 """``cell_time_limit``: the run's process ends a job that runs past its deadline, from outside.
 
 A job says in its worker when it starts and ends (:func:`watched`, entered by
-:func:`kmdr.engine.session.run_job`); the run's process watches the jobs it started
+:func:`kmdr.engine.worker.run_job`); the run's process watches the jobs it started
 (:class:`Deadlines`, a thread looking every :data:`POLL` seconds) and ends one that has run past
 its budget (the limit times its cells), whatever it computes, Python or one C call that never
 returns (an exact SVD in LAPACK):
 
-* on this machine (a worker process: ``n_jobs=1`` with a limit computes in one, loky,
+* on this machine (a worker process: a run of one worker computes in one under a limit, loky,
   multiprocessing), the worker gets SIGKILL. Its pool breaks, which ends the round of jobs; the
   cells that were running beside it were never written and are computed again in the next round;
 * on dask, the job's task is cancelled (the run gets its result no more), then its worker is

@@ -12,7 +12,8 @@ Only the first signal counts: a second Ctrl-C (or a SIGTERM) while the command i
 ignored, so the stop itself (the sidecar, ``cells.csv``) is never cut short. A signal whose
 :class:`Interrupted` Python could not raise (the main thread was inside a garbage-collector
 callback or a finalizer, where an exception is only printed as "Exception ignored") is not
-printed but delivered again a moment later, so it stops the command as any other. A signal that
+printed: the run's next checkpoint (:func:`raise_if_received`, before each job and each cell
+written) raises it again. A signal that
 arrives inside :func:`deferred` (the last write of a run's sidecar and ``cells.csv``) takes effect
 when that block ends, so a run's record is never left saying ``running`` by a signal.
 
@@ -31,18 +32,6 @@ import sys
 import threading
 from collections.abc import Iterator
 from multiprocessing import resource_tracker
-
-__all__ = [
-    "STOP_SIGNALS",
-    "Interrupted",
-    "deferred",
-    "exit_status",
-    "ignore_sigint",
-    "raise_if_received",
-    "received",
-    "sigint_blocked",
-    "stop_on_signals",
-]
 
 #: The signals that stop a run like Ctrl-C.
 STOP_SIGNALS = tuple(
@@ -71,7 +60,6 @@ class _Stop:
         self.received: int | None = None  # the first stop signal
         self.raised = False  # Interrupted has been raised for it
         self.deferring = 0  # depth of deferred() blocks
-        self.lost = False  # Interrupted was raised where Python could only print it
 
     def handle(self, signum, frame) -> None:
         if self.received is not None:  # already stopping: let the stop finish its writes
@@ -81,13 +69,6 @@ class _Stop:
             return
         self.raised = True
         raise Interrupted(signum)
-
-    def again(self, signum, frame) -> None:
-        """SIGALRM's handler: the stop signal lost in a callback, delivered again."""
-        if self.lost and self.received is not None:
-            self.lost = False
-            self.raised = True
-            raise Interrupted(self.received)
 
 
 def _active() -> _Stop | None:
@@ -140,18 +121,14 @@ def describe(err: BaseException) -> str:
 
 
 def _unraisable_hook(previous, stop: _Stop):
-    """A :data:`sys.unraisablehook` that takes an :class:`Interrupted` Python could not raise
-    (inside a garbage-collector callback or a finalizer) as lost: not printed, but the signal
-    delivered again a moment later (a SIGALRM, whose handler raises it), once the callback has
-    returned."""
+    """A :data:`sys.unraisablehook` that does not print an :class:`Interrupted` Python could not
+    raise (inside a garbage-collector callback or a finalizer): the next checkpoint raises it."""
 
     def hook(unraisable) -> None:
-        err = unraisable.exc_value
-        if not (isinstance(err, Interrupted) and stop.raised and hasattr(signal, "setitimer")):
-            previous(unraisable)
+        if isinstance(unraisable.exc_value, Interrupted) and stop.received is not None:
+            stop.raised = False
             return
-        stop.lost, stop.raised = True, False
-        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        previous(unraisable)
 
     return hook
 
@@ -172,15 +149,11 @@ def stop_on_signals() -> Iterator[None]:
         for sig in STOP_SIGNALS
         if signal.getsignal(sig) is not signal.SIG_IGN
     }
-    if hasattr(signal, "SIGALRM"):
-        previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, stop.again)
     unraisable = sys.unraisablehook
     sys.unraisablehook = _unraisable_hook(unraisable, stop)
     try:
         yield
     finally:
-        if hasattr(signal, "setitimer"):
-            signal.setitimer(signal.ITIMER_REAL, 0)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         sys.unraisablehook = unraisable

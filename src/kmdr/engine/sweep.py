@@ -26,7 +26,7 @@ threading's: the run's process ends it past its deadline, even inside one C call
 (:mod:`kmdr.engine.deadlines`; with ``n_jobs=1`` the jobs then compute in one worker process,
 never in the run's). A timed-out cell is never written: the run record lists it with its limit
 and the seconds it ran (``timed_out``), the sweep goes on with the other cells, and the run then
-fails with one line counting them (:class:`CellsTimedOut`); the next run computes them again.
+fails with one line counting them; the next run computes them again.
 
 With ``block_rows`` (``backend=dask``) step 3 differs (the run's data path,
 :mod:`kmdr.engine.data_path`): the run's data are row blocks, and the cells are computed one
@@ -50,22 +50,14 @@ from kmdr.engine import signals
 from kmdr.engine.backends import CLUSTER_BACKENDS, CellAborted, RunFailed, cell_failed
 from kmdr.engine.data_path import RowBlocks
 from kmdr.engine.deadlines import Deadlines
-from kmdr.engine.session import process_state, run_job, ticking
+from kmdr.engine.progress import Ticking
 from kmdr.engine.work import describe_cells, key_text
+from kmdr.engine.worker import process_state, run_job
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
 
-__all__ = ["CELLS", "CellsKind", "CellsTimedOut", "compute_from_blocks", "compute_in_memory"]
-
 #: Seconds between two rebuilds of cells.csv while a run goes on.
 CSV_EVERY = 5.0
-
-
-class CellsTimedOut(RunFailed):
-    """Cells of the run went past ``cell_time_limit`` and were stopped (one line counting them;
-    the run record names each)."""
-
-    traced = False  # raised by kmdr to report the outcome: no traceback says more
 
 
 class CellsKind:
@@ -120,7 +112,7 @@ class CellsKind:
                 ctx.record["n_cells_reused"] = outcome.n_reused
                 store.rebuild_csv()
         if ctx.record["timed_out"]:
-            raise CellsTimedOut(_timed_out_line(ctx, len(cells)))
+            raise RunFailed(_timed_out_line(ctx, len(cells)), traced=False)
 
 
 CELLS = CellsKind()
@@ -250,7 +242,7 @@ def _progress(ctx, total: int):
         total, ctx.outcome.n_reused, f"{ctx.experiment.name}: cells", "cell", _start_text(ctx)
     )
     try:
-        with ticking(bar):
+        with Ticking(bar):
             yield bar
     finally:
         bar.close()
