@@ -327,11 +327,14 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
                 with contextlib.closing(
                     _as_completed(round_jobs, ctx.parallelism.n_jobs, backend, deadlines)
                 ) as results:
-                    for pairs, report in results:
+                    for pairs, report, took in results:
                         index = index_of[pairs[0][0].cell_id]
-                        del jobs[index]
+                        cells = jobs.pop(index)
                         if deadlines is not None:
                             deadlines.returned(index)
+                            if took > deadlines.budgets[index]:  # back before it was ended
+                                _timed_out(ctx, cells, limit, round(took, 3))
+                                continue
                         if report is not None:
                             ident, seconds = report
                             shared_log.setdefault(ident, []).append(seconds)

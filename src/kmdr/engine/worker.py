@@ -156,14 +156,17 @@ def run_job(parent_pid: int, watch, cells, *args):
     one-line :class:`~kmdr.engine.backends.CellAborted` naming the reducer and cells, instead of
     ending the run silently or taking the worker down; a real Ctrl-C of the run's own process
     stays an interrupt. ``watch``: what the job says when it starts and ends, so that the run's
-    process can end it past its time limit (:func:`kmdr.engine.deadlines.watched`), or None."""
+    process can end it past its time limit (:func:`kmdr.engine.deadlines.watched`), or None.
+    Returns :func:`~kmdr.engine.work.group_job`'s ``(pairs, report)`` and the job's seconds."""
     _PROCESS.watch_parent(parent_pid)
     what = describe_cells(cells)
     if watch is not None:  # the thread pools' libraries loaded and scanned: not the job's time
         _PROCESS.pin(cells[0].blas_threads)
     try:
+        start = time.perf_counter()
         with watched(watch):
-            return group_job(_PROCESS, cells, *args)
+            pairs, report = group_job(_PROCESS, cells, *args)
+        return pairs, report, time.perf_counter() - start
     except Exception as err:
         raise cell_failed(what, err) from err
     except BaseException as err:
