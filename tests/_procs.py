@@ -72,6 +72,12 @@ class Misbehave(BaseReducer):
         if int(r) in (0, self.n_components_):
             if action == "sleep":
                 time.sleep(3600)
+            if action.startswith("svd"):  # one LAPACK call: an exact SVD of an n x n matrix
+                n = int(action[3:])
+                if os.environ.get("KMDR_TEST_RELEASE"):  # the process computing it: its pid
+                    with open(os.environ["KMDR_TEST_RELEASE"], "a") as out:
+                        out.write(f"{os.getpid()}\\n")
+                np.linalg.svd(np.random.default_rng(0).standard_normal((n, n)))
             if action == "stuck":  # as a C call that never returns: no signal gets through
                 import signal
 

@@ -245,7 +245,6 @@ def plugged(site, monkeypatch):
         output_case("intout", "dtype int64, not a real floating type", "a plug-in reducer returning integers"),
         output_case("nanout", "holds 1 NaN or infinite values", "a plug-in reducer returning NaN"),
         output_case("listout", "transform returned a list", "a plug-in reducer returning a Python list"),
-        output_case("globalrng", "changed numpy's global random state", "a plug-in reducer drawing from numpy's global random state"),
     ],
 )  # fmt: skip
 def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugged):

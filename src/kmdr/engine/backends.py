@@ -35,19 +35,6 @@ from kmdr._errors import one_line
 from kmdr._log import verbose
 from kmdr.engine.signals import sigint_blocked
 
-__all__ = [
-    "CLUSTER_BACKENDS",
-    "WORKER_MODULES",
-    "BackendError",
-    "CellAborted",
-    "CellFailed",
-    "Parallelism",
-    "RunFailed",
-    "backend",
-    "cell_failed",
-    "resolve_parallelism",
-]
-
 #: The modules a worker imports before its first cell, so that no cell's timings or limit hold
 #: the scientific stack's import.
 WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
@@ -55,27 +42,25 @@ WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.met
 
 class RunFailed(RuntimeError):
     """A run failed in a way its one-line message says whole (shown as it is, not as a cell's
-    error with its type). ``traced``: whether its traceback, which the run's log keeps and the
-    line points to, says more than the line (False when kmdr raised it to report an outcome)."""
+    error with its type): a cell's own error (:func:`cell_failed`), cells past their time limit.
+    ``traced``: whether its traceback, which the run's log keeps and the line points to, says
+    more than the line (False when kmdr raised it to report an outcome)."""
 
-    traced = True
+    def __init__(self, message: str, traced: bool = True):
+        super().__init__(message)
+        self.traced = traced
 
 
 class BackendError(RunFailed):
     """The parallel backend could not be started or failed; the message is one line."""
 
 
-class CellFailed(RunFailed):
-    """A cell's own code (its reducer, its k-means, its data's block) raised an error; the
-    message is one line naming the reducer, the cell and the error, whose traceback is in the
-    run's log."""
-
-
-def cell_failed(what: str, err: Exception) -> CellFailed:
-    """The :class:`CellFailed` for ``err`` in the cells ``what`` names
-    (:func:`kmdr.engine.work.describe_cells`); raise it from ``err``, so that the run's log keeps
-    the cell's own traceback."""
-    return CellFailed(f"{what} failed ({one_line(err, with_type=True)})")
+def cell_failed(what: str, err: Exception) -> RunFailed:
+    """The :class:`RunFailed` for ``err``, raised by a cell's own code (its reducer, its k-means,
+    its data's block) in the cells ``what`` names (:func:`kmdr.engine.work.describe_cells`):
+    one line naming the reducer, the cell and the error. Raise it from ``err``, so that the
+    run's log keeps the cell's own traceback."""
+    return RunFailed(f"{what} failed ({one_line(err, with_type=True)})")
 
 
 class CellAborted(RuntimeError):

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from kmdr.engine.work import prepare_data
 
-__all__ = ["InMemory", "RowBlocks", "data_facts", "data_path", "load_data", "prepare_data"]
-
 
 class InMemory:
     """Each cell holds the whole matrix in one process (see the module docstring)."""

@@ -24,8 +24,6 @@ from pathlib import Path
 from kmdr.engine.progress import duration_text
 from kmdr.results.records import read_table
 
-__all__ = ["describe", "earlier_times"]
-
 _TIME_COLUMNS = ("dataset", "reducer_name", "reduce_seconds", "cluster_seconds", "shared_seconds")
 
 

@@ -13,7 +13,7 @@ neither unless ``progress=true`` (:func:`kmdr._log.show_progress`).
 
 The lines come at a steady interval even while no cell finishes (a 6-minute cell): the run's
 :class:`~kmdr.engine.session.Session` asks :meth:`LogProgress.tick` every second from its own
-thread (:func:`kmdr.engine.session.ticking`), and a line is written when ``progress_every``
+thread (:class:`Ticking`), and a line is written when ``progress_every``
 seconds have passed.
 """
 
@@ -25,8 +25,6 @@ import time
 from collections.abc import Callable
 
 from kmdr._log import say
-
-__all__ = ["LogProgress", "duration_text", "progress_bar"]
 
 
 def duration_text(seconds: float) -> str:
@@ -146,3 +144,34 @@ def progress_bar(enabled: bool | None, every: float) -> Callable:
         )
 
     return make
+
+
+#: Seconds between two looks of a logged run's progress at the clock (:class:`Ticking`).
+TICK = 1.0
+
+
+class Ticking:
+    """``with Ticking(progress):`` calls ``progress.tick()`` every :data:`TICK` seconds from a
+    thread while the block runs, when ``progress`` has a ``tick`` (a :class:`LogProgress`: its
+    lines then come while no cell finishes; a tqdm bar redraws itself); the thread is joined
+    when the block ends."""
+
+    def __init__(self, progress) -> None:
+        self.tick = getattr(progress, "tick", None)
+        self.stop = threading.Event()
+        self.thread = None
+
+    def __enter__(self) -> Ticking:
+        if self.tick is not None:
+            self.thread = threading.Thread(target=self._repeat, name="kmdr-progress", daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
+
+    def _repeat(self) -> None:
+        while not self.stop.wait(TICK):
+            self.tick()

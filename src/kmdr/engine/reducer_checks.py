@@ -8,15 +8,12 @@ every reduction a worker computes passes :func:`checked_reduction` before k-mean
   row of a p-column matrix), and the reducer declares the cell's r (``n_components_``): a reducer
   that returns more or fewer columns than r would be recorded under an r it did not produce;
 - its dtype is a real floating type (not complex, not object, not integer);
-- its values are finite;
-- numpy's global random state is the same after the reduction as before: a reducer that draws
-  from ``np.random.*`` instead of its ``random_state`` cannot be reproduced from the cell's seed.
-  (Under the threading backend another thread's draw would be seen too; kmdr's own code never
-  draws from the global state, so a change always points at third-party code.)
+- its values are finite.
 
 Whether a reducer's output is determined by its ``random_state`` alone (two fits, a fresh
-process, another seed for a reducer declared deterministic) is its author's to check, once, in
-their own tests: :func:`kmdr.testing.check_reducer`, as scikit-learn's ``check_estimator``.
+process, another seed for a reducer declared deterministic, numpy's global random state left
+alone) is its author's to check, once, in their own tests: :func:`kmdr.testing.check_reducer`,
+as scikit-learn's ``check_estimator``; :func:`same_state` and :func:`global_state` are its.
 
 A failed check raises :class:`ReducerOutputError`, one line naming the reducer, r, the problem
 and the fix; the run stops like any failing cell, and the cells already finished are kept.
@@ -27,8 +24,6 @@ from __future__ import annotations
 import numpy as np
 
 from kmdr._errors import one_line
-
-__all__ = ["NonFiniteWork", "ReducerOutputError", "check_output", "checked_reduction"]
 
 
 class ReducerOutputError(ValueError):
@@ -119,16 +114,8 @@ GLOBAL_STATE_FIX = "draw from sklearn.utils.check_random_state(self.random_state
 
 
 def checked_reduction(reduce, cell, X, n_clusters: int, shared):
-    """``reduce(cell, X, n_clusters, shared)`` -> ``(reducer, C, seconds)``, with numpy's
-    global random state watched and the output checked (see the module docstring)."""
-    before = global_state()
+    """``reduce(cell, X, n_clusters, shared)`` -> ``(reducer, C, seconds)``, with the output
+    checked (see the module docstring)."""
     out = reduce(cell, X, n_clusters, shared)
-    if not same_state(before, global_state()):
-        _fail(
-            describe(cell),
-            "it changed numpy's global random state (it drew from or seeded np.random.*, which "
-            "the cell's seed does not set), so the cell cannot be reproduced",
-            GLOBAL_STATE_FIX,
-        )
     check_output(describe(cell), cell.r, out[0], out[1], X.shape[0])
     return out

@@ -26,12 +26,8 @@ Process-wide things each have one owner here:
   (:func:`kmdr.engine.backends.backend`; joblib keeps its loky pool for the next run);
 * the stop signals, entered around each run (:func:`kmdr.engine.signals.stop_on_signals`);
 * the datasets a session loaded (:meth:`Session.load`);
-* what one process keeps across the jobs it computes, :class:`ProcessState` (this module's
-  :data:`_PROCESS`, the only mutable module state of the run path): its BLAS/OpenMP thread counts
-  (:meth:`ProcessState.pin`, :meth:`ProcessState.run_threads`), the memo of shared reductions,
-  the watch on the parent process, and the session successive ``kmdr.run`` calls and a
-  multirun's jobs share (:func:`default_session`). Every job enters through :func:`run_job`;
-* the thread that writes a logged run's progress lines at a steady interval (:func:`ticking`).
+* what one process keeps across the jobs it computes (:mod:`kmdr.engine.worker`), and the
+  session successive ``kmdr.run`` calls and a multirun's jobs share (:func:`default_session`).
 
 The summaries and figures are the caller's to draw (:func:`kmdr.app.drawing.draw`).
 """
@@ -40,15 +36,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import gc
-import importlib
 import json
 import logging
-import os
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,45 +54,21 @@ from kmdr.config.kinds import get_kind
 from kmdr.config.schema import Execution, Experiment, Output, check_together
 from kmdr.engine import signals
 from kmdr.engine.backends import (
-    WORKER_MODULES,
-    CellAborted,
     Parallelism,
     RunFailed,
     backend,
-    cell_failed,
     resolve_parallelism,
 )
 from kmdr.engine.data_path import data_facts, data_path, load_data
 from kmdr.engine.progress import progress_bar
 from kmdr.engine.resume_check import check_resume
-from kmdr.engine.work import SharedWorkMemo, describe_cells, group_job
+from kmdr.engine.worker import process_state
 from kmdr.results.locks import folder_lock
 from kmdr.results.provenance import new_run_id, now, run_record
 from kmdr.results.store import CellStore
 
-__all__ = [
-    "RUN_LOG",
-    "JobTimedOut",
-    "ProcessState",
-    "RunContext",
-    "RunOutcome",
-    "Session",
-    "close_default_session",
-    "default_session",
-    "process_state",
-    "run_experiment",
-    "run_job",
-    "run_started",
-    "ticking",
-]
+__all__ = ["Session"]
 
-#: Seconds between two looks of a logged run's progress at the clock (:func:`ticking`).
-TICK = 1.0
-#: Seconds between two looks of a worker at its parent (see :meth:`ProcessState.watch_parent`).
-WATCH_EVERY = 0.5
-#: The modules that load the native thread pools cells compute with: numpy's and scipy's
-#: OpenBLAS and scikit-learn's OpenMP runtime.
-THREAD_POOL_MODULES = ("numpy", "scipy.linalg", "sklearn.cluster")
 #: The attribute a stop or an error carries once the run it ended may have written cells.
 _STARTED = "kmdr_run_started"
 #: The attribute an error carries when the run's log file holds its traceback (the file's path).
@@ -110,185 +78,6 @@ RUN_LOG = "kmdr_run_log"
 BACKEND_LOGGERS = ("distributed", "dask", "ray")
 #: The logger of a failed run's traceback: the run's log file, the terminal only when verbose.
 _FAILURES = f"{LOGGER}.failure"
-
-
-class ProcessState:
-    """What one process keeps across the jobs it computes (see the module docstring)."""
-
-    def __init__(self) -> None:
-        self.memo = SharedWorkMemo()
-        #: The session successive ``kmdr.run`` calls and a multirun's jobs share.
-        self.default: Session | None = None
-        self._watched: set[int] = set()
-        self._warm = False
-        self._lock = threading.RLock()
-        # the thread pools: threadpoolctl's controller, scanned again only when the modules
-        # loaded changed; inside run_threads, the limiters that give them back after it
-        self._modules = -1
-        self._pools = None
-        self._seen: set[str] = set()
-        self._undo: list | None = None
-
-    def pin(self, threads: int, load: bool = True) -> None:
-        """Compute with ``threads`` BLAS/OpenMP threads from now on in the calling thread: every
-        job calls it before its cells, as ``blas_threads`` is part of a cell's identity (the
-        libraries add their sums in an order that depends on their thread count). BLAS's count
-        is the process's, OpenMP's the thread's (so a threading-backend job sets it in its own
-        thread). threadpoolctl limits only the libraries loaded: the modules that load them
-        (:data:`THREAD_POOL_MODULES`) are imported first (``load`` false: the libraries loaded
-        now only), and the libraries are scanned again whenever an import may have loaded
-        another. Pools first seen inside :meth:`run_threads` are given back at its end."""
-        with self._lock:
-            for name in THREAD_POOL_MODULES if load else ():
-                importlib.import_module(name)
-            if len(sys.modules) != self._modules:
-                from threadpoolctl import ThreadpoolController
-
-                self._pools = ThreadpoolController()
-                self._modules = len(sys.modules)
-            pools = self._pools
-            new = [lib.filepath for lib in pools.lib_controllers if lib.filepath not in self._seen]
-            if new and self._undo is not None:
-                self._undo.append(pools.select(filepath=new).limit(limits=threads))
-            self._seen.update(new)
-        pools.limit(limits=threads)
-
-    @contextlib.contextmanager
-    def run_threads(self, threads: int | None = None, load: bool = True) -> Iterator[None]:
-        """Give this process's BLAS/OpenMP libraries their thread counts back after the block:
-        every limit :meth:`pin` sets inside it is undone at its end, also on a library first
-        loaded during it. With ``threads``, the block starts by pinning them from the calling
-        thread: OpenBLAS keeps the count its main thread set and ignores one set from another
-        thread after that (OpenBLAS 0.3.30 and 0.3.31), which a run computing here (one worker,
-        a single job, the threading backend, a kind computing in this process) needs; ``load``
-        as :meth:`pin`'s."""
-        with self._lock:
-            self._seen.clear()  # every library the next pin limits is one to give back
-            previous, self._undo = self._undo, []
-            undo = self._undo
-        try:
-            if threads is not None:
-                self.pin(threads, load)
-            yield
-        finally:
-            with self._lock:
-                self._undo = previous
-            for limiter in reversed(undo):
-                limiter.restore_original_limits()
-
-    def thread_pools(self) -> list[dict]:
-        """threadpoolctl's description of the pools loaded now (what a run records), from the
-        last scan when nothing was imported since."""
-        with self._lock:
-            if self._pools is not None and len(sys.modules) == self._modules:
-                return self._pools.info()
-        from threadpoolctl import threadpool_info
-
-        return threadpool_info()
-
-    def watch_parent(self, parent_pid: int) -> None:
-        """In a worker process started by ``parent_pid`` (the process running the run): make
-        this worker exit within :data:`WATCH_EVERY` seconds of that process's death, whatever it
-        is computing (a worker killed with its parent would otherwise finish its cell, minutes
-        of CPU nobody will read). In any worker (a dask or Ray worker too), import what cells
-        need and freeze the libraries' objects first, so that neither a cell's timings nor its
-        limit hold the import, and the collector no longer walks them. Idempotent.
-
-        Such a worker also ignores Ctrl-C from then on: the terminal sends SIGINT to the whole
-        process group, and the run's process, which receives it too, stops the workers itself."""
-        if os.getpid() == parent_pid:
-            return
-        with self._lock:
-            warm, self._warm = self._warm, True
-            watch = os.getppid() == parent_pid and parent_pid not in self._watched
-            self._watched.add(parent_pid)
-        if watch:
-            if threading.current_thread() is threading.main_thread():  # loky runs jobs there
-                signals.ignore_sigint()
-            threading.Thread(
-                target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
-            ).start()
-        if not warm:
-            for module in WORKER_MODULES:
-                importlib.import_module(module)
-            gc.freeze()
-
-
-def _watch(parent_pid: int) -> None:
-    while os.getppid() == parent_pid:  # re-parented (to init or a subreaper) once it dies
-        time.sleep(WATCH_EVERY)
-    os._exit(1)
-
-
-#: This process's state: a worker's caches, and the run's process's own for the jobs it runs.
-_PROCESS = ProcessState()
-
-
-def process_state() -> ProcessState:
-    """This process's :class:`ProcessState`."""
-    return _PROCESS
-
-
-@dataclass(frozen=True)
-class JobTimedOut:
-    """What a job returns instead of its result when it ran past its time limit: the ids of its
-    cells."""
-
-    cell_ids: tuple[str, ...]
-
-
-def run_job(parent_pid: int, limit, cells, *args):
-    """The entry of every job of a run, in whatever process computes it: watch the run's
-    process, then compute the group of ``cells`` (:func:`kmdr.engine.work.group_job`) with this
-    process's state. A ``sys.exit`` or any other non-error BaseException in the job becomes a
-    one-line :class:`~kmdr.engine.backends.CellAborted` naming the reducer and cells, instead of
-    ending the run silently or taking the worker down; a real Ctrl-C of the run's own process
-    stays an interrupt. ``limit``: the seconds each cell may take (``cell_time_limit``), or
-    None; past ``limit`` per cell the job stops (:func:`kmdr.engine.signals.time_limit`, in a
-    process's main thread) and returns a :class:`JobTimedOut`."""
-    _PROCESS.watch_parent(parent_pid)
-    what = describe_cells(cells)
-    budget = None if limit is None else float(limit) * len(cells)
-    try:
-        with signals.time_limit(budget):
-            return group_job(_PROCESS, cells, *args)
-    except signals.CellTimedOut:
-        return JobTimedOut(tuple(c.cell_id for c in cells))
-    except Exception as err:
-        raise cell_failed(what, err) from err
-    except BaseException as err:
-        own_signal = isinstance(err, signals.Interrupted) or not signals.handling()
-        if os.getpid() == parent_pid and isinstance(err, KeyboardInterrupt) and own_signal:
-            raise  # a signal to this process, not the cell's doing
-        detail = " ".join(str(err).split())
-        raise CellAborted(
-            f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
-            "a process, not a cell; a reducer must raise an exception"
-        ) from None
-
-
-@contextlib.contextmanager
-def ticking(progress) -> Iterator[None]:
-    """Call ``progress.tick()`` every :data:`TICK` seconds from a thread while the block runs,
-    when ``progress`` has a ``tick`` (a :class:`~kmdr.engine.progress.LogProgress`: its lines
-    then come while no cell finishes; a tqdm bar redraws itself)."""
-    tick = getattr(progress, "tick", None)
-    if tick is None:
-        yield
-        return
-    stop = threading.Event()
-
-    def repeat() -> None:
-        while not stop.wait(TICK):
-            tick()
-
-    thread = threading.Thread(target=repeat, name="kmdr-progress", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
 
 
 def run_started(err: BaseException) -> bool:
@@ -474,7 +263,7 @@ def _execute(par, path, experiment, execution, output, dataset) -> RunOutcome:
     # BLAS libraries and the git revision, a look at the process and two git calls).
     record = {}
     if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
-        blas = _PROCESS.thread_pools()
+        blas = process_state().thread_pools()
         record = run_record(experiment, execution, output, outcome.run_id, par, blas)
         kernels = _kernels.mismatch(blas)
         if kernels:
@@ -558,7 +347,7 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     )
     try:
         with (
-            _PROCESS.run_threads(ctx.experiment.blas_threads, load=here),
+            process_state().run_threads(ctx.experiment.blas_threads, load=here),
             contextlib.ExitStack() as ctx.entered,
         ):
             kind.run(ctx)
@@ -640,21 +429,21 @@ def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:
     calls with the same execution (a call with another closes it and opens a new one); closed
     by :func:`close_default_session` or when the process exits. What ``kmdr.run`` and the jobs of
     a multirun use, so a notebook or a sweep pays start-up once."""
-    with _PROCESS._lock:
-        current = _PROCESS.default
+    with process_state().lock:
+        current = process_state().default
         wanted = (execution, int(launcher_n_jobs))
         if current is not None and current.open:
             if (current.execution, current.launcher_n_jobs) == wanted:
                 return current
             current.close()
-        _PROCESS.default = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
-        return _PROCESS.default
+        process_state().default = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
+        return process_state().default
 
 
 @atexit.register
 def close_default_session() -> None:
     """Close the session :func:`default_session` keeps, if any (the end of a multirun)."""
-    with _PROCESS._lock:
-        session, _PROCESS.default = _PROCESS.default, None
+    with process_state().lock:
+        session, process_state().default = process_state().default, None
     if session is not None:
         session.close()

@@ -12,16 +12,16 @@ Only the first signal counts: a second Ctrl-C (or a SIGTERM) while the command i
 ignored, so the stop itself (the sidecar, ``cells.csv``) is never cut short. A signal whose
 :class:`Interrupted` Python could not raise (the main thread was inside a garbage-collector
 callback or a finalizer, where an exception is only printed as "Exception ignored") is not
-printed but delivered again a moment later, so it stops the command as any other. A signal that
+printed: the run's next checkpoint (:func:`raise_if_received`, before each job and each cell
+written) raises it again. A signal that
 arrives inside :func:`deferred` (the last write of a run's sidecar and ``cells.csv``) takes effect
 when that block ends, so a run's record is never left saying ``running`` by a signal.
 
 The run's workers leave the stop to the run's process, which closes them: they are spawned with
 SIGINT blocked (:func:`sigint_blocked`) and ignore it once they take a job (:func:`ignore_sigint`).
 
-A cell's time limit (``cell_time_limit``) is an alarm in the thread that computes it when that is
-a process's main thread (:func:`time_limit`): the cell stops at its next Python instruction with
-:class:`CellTimedOut`. A thread that is not a main thread (a dask worker's) cannot be stopped.
+A cell's time limit is not a signal: the run's process ends the worker computing it
+(:mod:`kmdr.engine.deadlines`).
 """
 
 from __future__ import annotations
@@ -30,23 +30,8 @@ import contextlib
 import signal
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from multiprocessing import resource_tracker
-
-__all__ = [
-    "STOP_SIGNALS",
-    "CellTimedOut",
-    "Interrupted",
-    "deferred",
-    "exit_status",
-    "ignore_sigint",
-    "raise_if_received",
-    "received",
-    "sigint_blocked",
-    "stop_on_signals",
-    "time_limit",
-]
 
 #: The signals that stop a run like Ctrl-C.
 STOP_SIGNALS = tuple(
@@ -75,7 +60,6 @@ class _Stop:
         self.received: int | None = None  # the first stop signal
         self.raised = False  # Interrupted has been raised for it
         self.deferring = 0  # depth of deferred() blocks
-        self.lost = False  # Interrupted was raised where Python could only print it
 
     def handle(self, signum, frame) -> None:
         if self.received is not None:  # already stopping: let the stop finish its writes
@@ -85,58 +69,6 @@ class _Stop:
             return
         self.raised = True
         raise Interrupted(signum)
-
-    def again(self, signum, frame) -> None:
-        """SIGALRM's handler: the stop signal lost in a callback, delivered again."""
-        if self.lost and self.received is not None:
-            self.lost = False
-            self.raised = True
-            raise Interrupted(self.received)
-
-
-class CellTimedOut(BaseException):
-    """A job ran past its time limit (:func:`time_limit`). A BaseException, as KeyboardInterrupt
-    is, so that a reducer's own ``except Exception`` does not swallow it."""
-
-    def __init__(self, seconds: float):
-        super().__init__(f"{seconds:g} s")
-        self.seconds = seconds
-
-
-def can_time_limit() -> bool:
-    """Whether :func:`time_limit` can stop a job in the calling thread (a main thread, on a
-    platform with interval timers)."""
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`CellTimedOut` in the block once it has run ``seconds`` (wall clock), at the
-    next Python instruction (a C call that never returns is not cut short). None leaves the block
-    unlimited, and so does a thread that cannot be stopped (:func:`can_time_limit`).
-
-    The alarm is SIGALRM, which :func:`stop_on_signals` also uses to deliver a lost stop again:
-    an alarm before the deadline is handed to the handler that was installed before."""
-    if not seconds or not can_time_limit():
-        yield
-        return
-    deadline = time.monotonic() + seconds
-    previous = signal.getsignal(signal.SIGALRM)
-
-    def handle(signum, frame) -> None:
-        if time.monotonic() >= deadline - 1e-3:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            raise CellTimedOut(seconds)
-        if callable(previous):
-            previous(signum, frame)
-
-    signal.signal(signal.SIGALRM, handle)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
 
 
 def _active() -> _Stop | None:
@@ -189,18 +121,14 @@ def describe(err: BaseException) -> str:
 
 
 def _unraisable_hook(previous, stop: _Stop):
-    """A :data:`sys.unraisablehook` that takes an :class:`Interrupted` Python could not raise
-    (inside a garbage-collector callback or a finalizer) as lost: not printed, but the signal
-    delivered again a moment later (a SIGALRM, whose handler raises it), once the callback has
-    returned."""
+    """A :data:`sys.unraisablehook` that does not print an :class:`Interrupted` Python could not
+    raise (inside a garbage-collector callback or a finalizer): the next checkpoint raises it."""
 
     def hook(unraisable) -> None:
-        err = unraisable.exc_value
-        if not (isinstance(err, Interrupted) and stop.raised and hasattr(signal, "setitimer")):
-            previous(unraisable)
+        if isinstance(unraisable.exc_value, Interrupted) and stop.received is not None:
+            stop.raised = False
             return
-        stop.lost, stop.raised = True, False
-        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        previous(unraisable)
 
     return hook
 
@@ -221,15 +149,11 @@ def stop_on_signals() -> Iterator[None]:
         for sig in STOP_SIGNALS
         if signal.getsignal(sig) is not signal.SIG_IGN
     }
-    if hasattr(signal, "SIGALRM"):
-        previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, stop.again)
     unraisable = sys.unraisablehook
     sys.unraisablehook = _unraisable_hook(unraisable, stop)
     try:
         yield
     finally:
-        if hasattr(signal, "setitimer"):
-            signal.setitimer(signal.ITIMER_REAL, 0)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         sys.unraisablehook = unraisable

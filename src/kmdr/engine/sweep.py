@@ -21,13 +21,12 @@ the folder: each finished cell is written atomically as soon as its job is back,
 ``cells.csv`` is rebuilt every few seconds, so a killed run shows as incomplete, with what it
 finished, and the next run reuses it.
 
-With ``cell_time_limit``, a job may take that many seconds per cell on a local backend: it runs
-in a process's main thread (n_jobs=1, loky, multiprocessing), where it stops itself at its
-deadline (:func:`kmdr.engine.signals.time_limit`). A timed-out cell is never written: the run
-record lists it with its limit (``timed_out``), the sweep goes on with the other cells, and the
-run then fails with one line counting them (:class:`CellsTimedOut`); the next run computes them
-again. On dask the limit is not applied (a worker's thread cannot be stopped), and the run says
-so.
+With ``cell_time_limit``, a job may take that many seconds per cell on every backend but
+threading's: the run's process ends it past its deadline, even inside one C call
+(:mod:`kmdr.engine.deadlines`; with ``n_jobs=1`` the jobs then compute in one worker process,
+never in the run's). A timed-out cell is never written: the run record lists it with its limit
+and the seconds it ran (``timed_out``), the sweep goes on with the other cells, and the run then
+fails with one line counting them; the next run computes them again.
 
 With ``block_rows`` (``backend=dask``) step 3 differs (the run's data path,
 :mod:`kmdr.engine.data_path`): the run's data are row blocks, and the cells are computed one
@@ -50,31 +49,16 @@ from kmdr._log import say, warn
 from kmdr.engine import signals
 from kmdr.engine.backends import CLUSTER_BACKENDS, CellAborted, RunFailed, cell_failed
 from kmdr.engine.data_path import RowBlocks
+from kmdr.engine.deadlines import Deadlines
+from kmdr.engine.progress import Ticking
 from kmdr.engine.reducer_checks import NonFiniteWork
-from kmdr.engine.session import JobTimedOut, process_state, run_job, ticking
 from kmdr.engine.work import describe_cells, key_text
+from kmdr.engine.worker import process_state, run_job
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
 
-__all__ = ["CELLS", "CellsKind", "CellsTimedOut", "compute_from_blocks", "compute_in_memory"]
-
 #: Seconds between two rebuilds of cells.csv while a run goes on.
 CSV_EVERY = 5.0
-
-
-class CellsTimedOut(RunFailed):
-    """Cells of the run went past ``cell_time_limit`` and were stopped (one line counting them;
-    the run record names each)."""
-
-    traced = False  # raised by kmdr to report the outcome: no traceback says more
-
-
-class CellsNotFinite(RunFailed):
-    """Cells of the run had reduced data, centers or metrics that are not finite and were not
-    written (one line counting them; each was named as it failed, and the run record lists it
-    under ``not_finite``)."""
-
-    traced = False
 
 
 class CellsKind:
@@ -130,14 +114,15 @@ class CellsKind:
                 ctx.record["n_cells_reused"] = outcome.n_reused
                 store.rebuild_csv()
         if ctx.record["timed_out"]:
-            raise CellsTimedOut(_timed_out_line(ctx, len(cells)))
+            raise RunFailed(_timed_out_line(ctx, len(cells)), traced=False)
         if ctx.record["not_finite"]:
             first, n = ctx.record["not_finite"][0], len(ctx.record["not_finite"])
-            raise CellsNotFinite(
+            raise RunFailed(
                 f"{ctx.experiment.name}: {n} of {len(cells)} cells were not finite and were not "
                 f"written (first: reducer {first['reducer']!r}, r={first['r']}, repetition "
                 f"{first['repetition']}; each is listed under not_finite in the run record); "
-                "keep the reducer's output at the data's scale and run the same command"
+                "keep the reducer's output at the data's scale and run the same command",
+                traced=False,
             )
 
 
@@ -268,7 +253,7 @@ def _progress(ctx, total: int):
         total, ctx.outcome.n_reused, f"{ctx.experiment.name}: cells", "cell", _start_text(ctx)
     )
     try:
-        with ticking(bar):
+        with Ticking(bar):
             yield bar
     finally:
         bar.close()
@@ -315,7 +300,8 @@ def _in_process_if_one_job(execution, pending: list[Cell]):
     the same numbers in the run's process (the same seed and BLAS threads). A cluster backend keeps
     its workers: there the data live on the workers, not here.
     """
-    if execution.backend in CLUSTER_BACKENDS or len(group_cells(pending)) != 1:
+    limited = execution.cell_time_limit is not None  # the run's process must never be stuck
+    if limited or execution.backend in CLUSTER_BACKENDS or len(group_cells(pending)) != 1:
         return contextlib.nullcontext()
     from joblib import parallel_config
 
@@ -324,55 +310,78 @@ def _in_process_if_one_job(execution, pending: list[Cell]):
 
 def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tuple) -> None:
     """:func:`compute_in_memory` with the jobs' ``data`` arguments ready: the jobs through
-    :func:`_as_completed`, each cell persisted as it comes."""
+    :func:`_as_completed`, each cell persisted as it comes.
+
+    With ``cell_time_limit`` the run's process ends a job past its deadline
+    (:class:`~kmdr.engine.deadlines.Deadlines`), which ends the round of jobs it was part of (its
+    pool breaks, or its dask task is cancelled): the stopped job's cells go to the record's
+    ``timed_out``, and the jobs of the round that did not come back run again in the next one.
+    A cell is written only from a job that came back, so none is lost or written twice."""
     from joblib import delayed
 
     token = ctx.outcome.run_id  # names this run's shared works in the workers' memos
     limit = ctx.execution.cell_time_limit
-    if limit is not None and ctx.execution.backend in CLUSTER_BACKENDS:
-        warn(
-            f"[kmdr] cell_time_limit={limit:g} is not applied on backend="
-            f"{ctx.execution.backend}: a worker's thread cannot be stopped; use backend=loky"
-        )
-        limit = None
-    by_id = {c.cell_id: c for c in pending}
+    jobs = dict(enumerate(group_cells(pending)))
+    backend = ctx.execution.backend
+    deadlines = None
+    if limit is not None:
+        budgets = {index: limit * len(cells) for index, cells in jobs.items()}
+        deadlines = Deadlines(budgets, ctx.client if backend == "dask" else None)
 
-    def job(cells: list[Cell]):
+    def job(index: int, cells: list[Cell]):
         signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
         args = (*data, ctx.n_clusters, cells[0].shared_seed, token)
-        return delayed(run_job)(os.getpid(), limit, cells, *args)
+        watch = None if deadlines is None else deadlines.watch(index)
+        return delayed(run_job)(os.getpid(), watch, cells, *args)
 
-    with _progress(ctx, total) as bar:
+    with _progress(ctx, total) as bar, deadlines or contextlib.nullcontext():
         persist = _persister(ctx, bar)
-        jobs = (job(group) for group in group_cells(pending))
-        try:
-            # closed as soon as the loop ends, by an error or a signal: the jobs still running
-            # are cancelled here, not whenever the generator is collected
-            with contextlib.closing(
-                _as_completed(jobs, ctx.parallelism.n_jobs, ctx.execution.backend)
-            ) as results:
-                for result in results:
-                    if isinstance(result, JobTimedOut):
-                        _timed_out(ctx, [by_id[i] for i in result.cell_ids], limit)
-                        continue
-                    pairs, report = result
-                    if report is not None:
-                        ident, seconds = report
-                        shared_log.setdefault(ident, []).append(seconds)
-                    for cell, metrics in pairs:
-                        persist(cell, metrics)
-        except BrokenExecutor as err:  # a worker died: say so in one line
-            if signals.received() is not None:
-                raise  # the signal that stops this run ended it too
-            raise CellAborted(
-                "a worker process died while computing one of the cells (killed, e.g. by the "
-                f"out-of-memory killer, or it called os._exit: {type(err).__name__}); finished "
-                "cells are kept, run the same command to compute the others"
-            ) from None
+        while jobs:
+            index_of = {cells[0].cell_id: index for index, cells in jobs.items()}
+            if deadlines is not None:
+                deadlines.new_round()
+            round_jobs = (job(index, cells) for index, cells in list(jobs.items()))
+            try:
+                # closed as soon as the loop ends, by an error or a signal: the jobs still
+                # running are cancelled here, not whenever the generator is collected
+                with contextlib.closing(
+                    _as_completed(round_jobs, ctx.parallelism.n_jobs, backend, deadlines)
+                ) as results:
+                    for pairs, report, took in results:
+                        index = index_of[pairs[0][0].cell_id]
+                        cells = jobs.pop(index)
+                        if deadlines is not None:
+                            deadlines.returned(index)
+                            if took > deadlines.budgets[index]:  # back before it was ended
+                                _timed_out(ctx, cells, limit, round(took, 3))
+                                continue
+                        if report is not None:
+                            ident, seconds = report
+                            shared_log.setdefault(ident, []).append(seconds)
+                        for cell, metrics in pairs:
+                            persist(cell, metrics)
+            except Exception as err:
+                if deadlines is None or not deadlines.stopped.keys() & jobs.keys():
+                    _raise_round_error(err)
+            if deadlines is not None:
+                for index in sorted(deadlines.stopped.keys() & jobs.keys()):
+                    _timed_out(ctx, jobs.pop(index), limit, deadlines.stopped[index])
 
 
-def _timed_out(ctx, cells: list[Cell], limit: float) -> None:
-    """Record ``cells``, stopped at their time limit, in the run record, and say so."""
+def _raise_round_error(err: Exception) -> None:
+    """Raise what ended a round of jobs that no deadline ended: a worker's death in one line."""
+    if not isinstance(err, BrokenExecutor) or signals.received() is not None:
+        raise err  # a cell's error, or the signal that stops this run ended a worker too
+    raise CellAborted(
+        "a worker process died while computing one of the cells (killed, e.g. by the "
+        f"out-of-memory killer, or it called os._exit: {type(err).__name__}); finished "
+        "cells are kept, run the same command to compute the others"
+    ) from None
+
+
+def _timed_out(ctx, cells: list[Cell], limit: float, seconds: float) -> None:
+    """Record ``cells``, stopped at their time limit after ``seconds``, in the run record, and
+    say so."""
     for cell in cells:
         ctx.record["timed_out"].append(
             {
@@ -381,11 +390,12 @@ def _timed_out(ctx, cells: list[Cell], limit: float) -> None:
                 "r": cell.r,
                 "repetition": cell.repetition,
                 "limit_seconds": limit,
+                "seconds": seconds,
             }
         )
         warn(
             f"[kmdr] {ctx.experiment.name}: cell {cell.cell_id} went past "
-            f"cell_time_limit={limit:g} s: stopped"
+            f"cell_time_limit={limit:g} s: stopped after {seconds:.1f} s"
         )
 
 
@@ -418,9 +428,13 @@ def _start_text(ctx) -> str:
 _CANCELLED = r".*(tasks which were still being processed|have been successfully executed)"
 
 
-def _as_completed(jobs: Iterable, n_jobs: int, backend: str) -> Iterator:
+def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> Iterator:
     """The results of ``jobs`` (joblib ``delayed`` calls) with the active backend (named
     ``backend``), each as soon as it is available.
+
+    Under a time limit (``deadlines``), one worker (``n_jobs=1``: the run's own process must not
+    be the one stuck) and the multiprocessing backend compute in
+    :func:`_in_killable_workers` instead.
 
     Backends that stream results get ``return_as="generator_unordered"``; those that cannot
     (joblib's multiprocessing backend, Ray's) get the jobs in batches of a few per worker on one
@@ -436,6 +450,10 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str) -> Iterator:
     """
     from joblib import Parallel
 
+    killable = backend not in CLUSTER_BACKENDS and (n_jobs == 1 or backend == "multiprocessing")
+    if deadlines is not None and killable:
+        yield from _in_killable_workers(jobs, n_jobs, deadlines)
+        return
     try:
         parallel = Parallel(return_as="generator_unordered")
     except ValueError as err:
@@ -466,3 +484,24 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str) -> Iterator:
                 batch = []
         if batch:
             yield from pool(batch)
+
+
+def _in_killable_workers(jobs: Iterable, n_jobs: int, deadlines) -> Iterator:
+    """The results of ``jobs`` from a loky process pool of ``n_jobs`` workers started for the
+    run, whose workers the run's process may kill (:class:`~kmdr.engine.deadlines.Deadlines`):
+    the pool then breaks and says so (``BrokenProcessPool``). Python's multiprocessing pool
+    would instead start a new worker and wait forever for the killed one's job. The workers are
+    spawned with Ctrl-C blocked, as the loky backend's are; a job still running when the
+    results are closed (a stop, an error) has its worker killed with the pool."""
+    from concurrent.futures import as_completed
+
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=n_jobs)
+    try:
+        with signals.sigint_blocked():
+            futures = [pool.submit(func, *args, **kwargs) for func, args, kwargs in jobs]
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, kill_workers=True)

@@ -39,20 +39,6 @@ from kmdr.config.seeds import shared_random_state, stream_seeds
 from kmdr.engine.reducer_checks import NonFiniteWork, checked_reduction, describe
 from kmdr.results.cells import Cell, reducer_kwargs
 
-__all__ = [
-    "TIMING_PER_CELL",
-    "TIMING_SHARED_PER_REPETITION",
-    "SharedWorkMemo",
-    "compute_cell",
-    "compute_group",
-    "compute_shared_work",
-    "describe_cells",
-    "finite_cell",
-    "first_of_class_indices",
-    "group_job",
-    "prepare_data",
-]
-
 #: ``reduce_timing`` of a cell whose whole reduction was run and timed for that cell alone.
 TIMING_PER_CELL = "per cell"
 #: ``reduce_timing`` of a cell whose reduction includes shared work (``shared_key``): its own
@@ -276,7 +262,7 @@ class SharedWorkMemo:
     """Shared works computed in one process: run token -> {(ident, seed): SharedWork}, the most
     recent runs last. A worker process may serve several runs (loky reuses its workers; a dask or
     Ray worker outlives a run), so only the last :data:`MEMO_RUNS` runs are kept. A process's own
-    (:class:`kmdr.engine.session.ProcessState` holds it)."""
+    (:class:`kmdr.engine.worker.ProcessState` holds it)."""
 
     def __init__(self) -> None:
         self._runs: OrderedDict[str, dict] = OrderedDict()
@@ -347,14 +333,14 @@ def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
     """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
     need (seeded ``shared_seed``) from this process's memo, timed once per repetition, computed
     with the BLAS/OpenMP threads of the cells' identity
-    (:meth:`kmdr.engine.session.ProcessState.pin`).
+    (:meth:`kmdr.engine.worker.ProcessState.pin`).
 
     ``X``, ``y`` and ``objective`` (the run's objective evaluator) reach the job as
     :func:`kmdr.engine.sweep.compute_in_memory` says.
 
-    ``state`` is the process's :class:`kmdr.engine.session.ProcessState` (its thread pools and
+    ``state`` is the process's :class:`kmdr.engine.worker.ProcessState` (its thread pools and
     shared-work memo), handed in by the worker's entry function
-    (:func:`kmdr.engine.session.run_job`).
+    (:func:`kmdr.engine.worker.run_job`).
 
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record. A cell whose work is not

@@ -269,7 +269,7 @@ def run_sampling_lemma(
 ) -> pd.DataFrame:
     """Compute the lemma table on every dataset that loads, write CSVs and the figure; with one
     BLAS/OpenMP thread, as cells are (the singular values' last bits depend on the count)."""
-    from kmdr.engine.session import process_state
+    from kmdr.engine.worker import process_state
 
     with process_state().run_threads(1):
         return _run_sampling_lemma(results, quick, datasets, loader)

@@ -1,0 +1,208 @@
+"""``cell_time_limit``: the run's process ends a job that runs past its deadline, from outside.
+
+A job says in its worker when it starts and ends (:func:`watched`, entered by
+:func:`kmdr.engine.worker.run_job`); the run's process watches the jobs it started
+(:class:`Deadlines`, a thread looking every :data:`POLL` seconds) and ends one that has run past
+its budget (the limit times its cells), whatever it computes, Python or one C call that never
+returns (an exact SVD in LAPACK):
+
+* on this machine (a worker process: a run of one worker computes in one under a limit, loky,
+  multiprocessing), the worker gets SIGKILL. Its pool breaks, which ends the round of jobs; the
+  cells that were running beside it were never written and are computed again in the next round;
+* on dask, the job's task is cancelled (the run gets its result no more), then its worker is
+  restarted through its nanny, which kills a worker whose thread does not stop; the run's next
+  round gets the cells that were running beside it.
+
+The job is ended within :data:`POLL` seconds of its deadline; the run states a grace of
+:func:`grace` (twice the limit for a limit below :data:`GRACE` seconds, the limit plus
+:data:`GRACE` above), which covers a loaded machine's late look. Ending jobs from the run's
+process rather than in the worker (an alarm, faulthandler's watchdog exiting it): the run then
+knows which job it ended and for how long that job had run (the record keeps it), an alarm
+never reaches a C call, and a worker exiting by itself on dask is restarted and given the same
+task again by the scheduler. Each job's clock starts when it starts on its worker, not when it
+is queued, and its own messages (the start and end) carry no clock of the worker's: a dask
+worker's clock need not agree with this one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+#: Seconds between two looks of the run's process at its jobs' deadlines.
+POLL = 0.1
+#: The most seconds a job may run past its budget before it is ended (a limit below this gets
+#: twice itself).
+GRACE = 5.0
+#: The prefix of a channel that is a dask event topic (else it is a folder on this machine).
+_DASK = "kmdr-job-"
+
+
+def grace(limit: float) -> float:
+    """The seconds past ``limit`` within which a job is ended (see the module docstring)."""
+    return min(float(limit), GRACE)
+
+
+@contextlib.contextmanager
+def watched(watch: tuple[str, int, int] | None) -> Iterator[None]:
+    """In a worker: the job ``watch`` names (its run's channel, its round and its index) starts,
+    runs the block, then ends; None: the run has no limit."""
+    if watch is None:
+        yield
+        return
+    channel, round_, index = watch
+    if channel.startswith(_DASK):
+        from distributed import get_worker
+
+        worker = get_worker()
+        worker.log_event(channel, (round_, index, worker.get_current_task(), worker.address))
+        try:
+            yield
+        finally:
+            worker.log_event(channel, (round_, index, None, None))
+        return
+    path = Path(channel) / f"{round_}-{index}"
+    part = path.with_suffix(".part")
+    part.write_text(str(os.getpid()))
+    os.replace(part, path)  # the run's process reads a whole pid or nothing
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+
+
+class Deadlines:
+    """The run's process's watch on its jobs' deadlines while the block runs (see the module
+    docstring): ``budgets`` maps a job's index to its seconds; ``client``: the run's dask client
+    (its jobs report through its events), else None (a folder of this machine).
+    :attr:`stopped` maps each job it ended to the seconds that job had run, :meth:`returned`
+    takes back a job whose result came in anyway. Jobs run in rounds (:meth:`new_round`): a job
+    run again after a round ended is a new one, whatever the old one left behind."""
+
+    def __init__(self, budgets: dict[int, float], client=None):
+        self.budgets = budgets
+        self.client = client
+        self.stopped: dict[int, float] = {}
+        self._running: dict[int, tuple[object, float]] = {}  # index -> (where, since)
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._returned: set[int] = set()  # a dask job's start may come after its result
+        self._restarts: list[threading.Thread] = []
+        self.channel = ""
+        self.round = 0
+
+    def __enter__(self) -> Deadlines:
+        if self.client is not None:
+            self.channel = f"{_DASK}{os.getpid()}-{id(self)}"
+            self.client.subscribe_topic(self.channel, self._event)
+        else:
+            self.channel = tempfile.mkdtemp(prefix="kmdr-jobs-")
+        self._thread = threading.Thread(target=self._watch, name="kmdr-deadlines", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+        self._thread.join()
+        for thread in self._restarts:  # a dask worker restarting: back before the cluster ends
+            thread.join()
+        if self.client is not None:
+            self.client.unsubscribe_topic(self.channel)
+        else:
+            shutil.rmtree(self.channel, ignore_errors=True)
+
+    def new_round(self) -> None:
+        """Forget the jobs of the last round: from now on only this round's are watched."""
+        with self._lock:
+            self.round += 1
+            self._running.clear()
+
+    def watch(self, index: int) -> tuple[str, int, int]:
+        """What the job ``index`` is given to say when it starts and ends (:func:`watched`)."""
+        return (self.channel, self.round, index)
+
+    def returned(self, index: int) -> None:
+        """The job ``index`` came back with its result: it is not one that was stopped."""
+        with self._lock:
+            self.stopped.pop(index, None)
+            self._running.pop(index, None)
+            self._returned.add(index)
+
+    def running_pids(self) -> list[int]:
+        """The worker processes of this machine computing a job now."""
+        with self._lock:
+            return [w for w, _ in self._running.values() if isinstance(w, int)]
+
+    def _event(self, event) -> None:
+        """A dask job's start or end (``(round, index, task key, worker address)``; key None:
+        the end), from the client's event loop."""
+        round_, index, key, worker = event[1]
+        with self._lock:
+            if round_ != self.round:
+                return
+            if key is None:
+                self._running.pop(index, None)
+            elif index not in self.stopped and index not in self._returned:
+                self._running[index] = ((key, worker), time.monotonic())
+
+    def _look_at_folder(self) -> None:
+        """The jobs started and ended since the last look, from the channel folder."""
+        names = os.listdir(self.channel)
+        now = time.monotonic()
+        with self._lock:
+            prefix = f"{self.round}-"  # a ".part" file is a start being written
+            started = {
+                int(n[len(prefix) :]): n
+                for n in names
+                if n.startswith(prefix) and n[len(prefix) :].isdigit()
+            }
+            for index in [i for i in self._running if i not in started]:
+                del self._running[index]
+            for index, name in started.items():
+                if index in self._running or index in self.stopped:
+                    continue
+                try:
+                    pid = int((Path(self.channel) / name).read_text())
+                except (OSError, ValueError):  # ended since the listing
+                    continue
+                self._running[index] = (pid, now)
+
+    def _watch(self) -> None:
+        while not self._done.wait(POLL):
+            if self.client is None:
+                self._look_at_folder()
+            now = time.monotonic()
+            with self._lock:
+                late = [
+                    (index, where, now - since)
+                    for index, (where, since) in self._running.items()
+                    if now - since > self.budgets[index]
+                ]
+                for index, _, seconds in late:
+                    self.stopped[index] = round(seconds, 3)
+                    del self._running[index]
+            for _, where, _ in late:
+                self._stop(where)
+
+    def _stop(self, where) -> None:
+        if isinstance(where, int):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(where, signal.SIGKILL)
+            return
+        from distributed import Future
+
+        key, worker = where
+        self.client.cancel([Future(key, self.client)], force=True)
+        restart = threading.Thread(
+            target=self.client.restart_workers, args=([worker],), kwargs={"raise_for_error": False},
+            name="kmdr-restart-worker", daemon=True,
+        )  # fmt: skip
+        restart.start()
+        self._restarts.append(restart)

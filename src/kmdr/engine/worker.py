@@ -1,0 +1,180 @@
+"""What a worker process keeps across the jobs it computes, and the entry of every job.
+
+Every job of a run enters through :func:`run_job`, in whatever process computes it (a loky or
+multiprocessing worker, a dask or Ray worker, or the run's own process for a job computed here).
+:class:`ProcessState` (this module's :data:`_PROCESS`, the only mutable module state of the run
+path) holds what one process keeps across those jobs: its BLAS/OpenMP thread counts
+(:meth:`ProcessState.pin`, :meth:`ProcessState.run_threads`), the memo of shared reductions, the
+watch on the parent process, and the session successive ``kmdr.run`` calls and a multirun's jobs
+share (:func:`kmdr.engine.session.default_session`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+from kmdr.engine import signals
+from kmdr.engine.backends import WORKER_MODULES, CellAborted, cell_failed
+from kmdr.engine.deadlines import watched
+from kmdr.engine.work import SharedWorkMemo, describe_cells, group_job
+
+#: Seconds between two looks of a worker at its parent (see :meth:`ProcessState.watch_parent`).
+WATCH_EVERY = 0.5
+#: The modules that load the native thread pools cells compute with: numpy's and scipy's
+#: OpenBLAS and scikit-learn's OpenMP runtime.
+THREAD_POOL_MODULES = ("numpy", "scipy.linalg", "sklearn.cluster")
+
+
+class ProcessState:
+    """What one process keeps across the jobs it computes (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.memo = SharedWorkMemo()
+        #: The session successive ``kmdr.run`` calls and a multirun's jobs share.
+        self.default = None  # a kmdr.engine.session.Session
+        self._watched: set[int] = set()
+        self._warm = False
+        self.lock = threading.RLock()
+        # the thread pools: threadpoolctl's controller, scanned again only when the modules
+        # loaded changed; inside run_threads, the limiters that give them back after it
+        self._modules = -1
+        self._pools = None
+        self._seen: set[str] = set()
+        self._undo: list | None = None
+
+    def pin(self, threads: int, load: bool = True) -> None:
+        """Compute with ``threads`` BLAS/OpenMP threads from now on in the calling thread: every
+        job calls it before its cells, as ``blas_threads`` is part of a cell's identity (the
+        libraries add their sums in an order that depends on their thread count). BLAS's count
+        is the process's, OpenMP's the thread's (so a threading-backend job sets it in its own
+        thread). threadpoolctl limits only the libraries loaded: the modules that load them
+        (:data:`THREAD_POOL_MODULES`) are imported first (``load`` false: the libraries loaded
+        now only), and the libraries are scanned again whenever an import may have loaded
+        another. Pools first seen inside :meth:`run_threads` are given back at its end."""
+        with self.lock:
+            for name in THREAD_POOL_MODULES if load else ():
+                importlib.import_module(name)
+            if len(sys.modules) != self._modules:
+                from threadpoolctl import ThreadpoolController
+
+                self._pools = ThreadpoolController()
+                self._modules = len(sys.modules)
+            pools = self._pools
+            new = [lib.filepath for lib in pools.lib_controllers if lib.filepath not in self._seen]
+            if new and self._undo is not None:
+                self._undo.append(pools.select(filepath=new).limit(limits=threads))
+            self._seen.update(new)
+        pools.limit(limits=threads)
+
+    @contextlib.contextmanager
+    def run_threads(self, threads: int | None = None, load: bool = True) -> Iterator[None]:
+        """Give this process's BLAS/OpenMP libraries their thread counts back after the block:
+        every limit :meth:`pin` sets inside it is undone at its end, also on a library first
+        loaded during it. With ``threads``, the block starts by pinning them from the calling
+        thread: OpenBLAS keeps the count its main thread set and ignores one set from another
+        thread after that (OpenBLAS 0.3.30 and 0.3.31), which a run computing here (one worker,
+        a single job, the threading backend, a kind computing in this process) needs; ``load``
+        as :meth:`pin`'s."""
+        with self.lock:
+            self._seen.clear()  # every library the next pin limits is one to give back
+            previous, self._undo = self._undo, []
+            undo = self._undo
+        try:
+            if threads is not None:
+                self.pin(threads, load)
+            yield
+        finally:
+            with self.lock:
+                self._undo = previous
+            for limiter in reversed(undo):
+                limiter.restore_original_limits()
+
+    def thread_pools(self) -> list[dict]:
+        """threadpoolctl's description of the pools loaded now (what a run records), from the
+        last scan when nothing was imported since."""
+        with self.lock:
+            if self._pools is not None and len(sys.modules) == self._modules:
+                return self._pools.info()
+        from threadpoolctl import threadpool_info
+
+        return threadpool_info()
+
+    def watch_parent(self, parent_pid: int) -> None:
+        """In a worker process started by ``parent_pid`` (the process running the run): make
+        this worker exit within :data:`WATCH_EVERY` seconds of that process's death, whatever it
+        is computing (a worker killed with its parent would otherwise finish its cell, minutes
+        of CPU nobody will read). In any worker (a dask or Ray worker too), import what cells
+        need and freeze the libraries' objects first, so that neither a cell's timings nor its
+        limit hold the import, and the collector no longer walks them. Idempotent.
+
+        Such a worker also ignores Ctrl-C from then on: the terminal sends SIGINT to the whole
+        process group, and the run's process, which receives it too, stops the workers itself."""
+        if os.getpid() == parent_pid:
+            return
+        with self.lock:
+            warm, self._warm = self._warm, True
+            watch = os.getppid() == parent_pid and parent_pid not in self._watched
+            self._watched.add(parent_pid)
+        if watch:
+            if threading.current_thread() is threading.main_thread():  # loky runs jobs there
+                signals.ignore_sigint()
+            threading.Thread(
+                target=_watch, args=(parent_pid,), name="kmdr-watch-parent", daemon=True
+            ).start()
+        if not warm:
+            for module in WORKER_MODULES:
+                importlib.import_module(module)
+            gc.freeze()
+
+
+def _watch(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:  # re-parented (to init or a subreaper) once it dies
+        time.sleep(WATCH_EVERY)
+    os._exit(1)
+
+
+#: This process's state: a worker's caches, and the run's process's own for the jobs it runs.
+_PROCESS = ProcessState()
+
+
+def process_state() -> ProcessState:
+    """This process's :class:`ProcessState`."""
+    return _PROCESS
+
+
+def run_job(parent_pid: int, watch, cells, *args):
+    """The entry of every job of a run, in whatever process computes it: watch the run's
+    process, then compute the group of ``cells`` (:func:`kmdr.engine.work.group_job`) with this
+    process's state. A ``sys.exit`` or any other non-error BaseException in the job becomes a
+    one-line :class:`~kmdr.engine.backends.CellAborted` naming the reducer and cells, instead of
+    ending the run silently or taking the worker down; a real Ctrl-C of the run's own process
+    stays an interrupt. ``watch``: what the job says when it starts and ends, so that the run's
+    process can end it past its time limit (:func:`kmdr.engine.deadlines.watched`), or None.
+    Returns :func:`~kmdr.engine.work.group_job`'s ``(pairs, report)`` and the job's seconds."""
+    _PROCESS.watch_parent(parent_pid)
+    what = describe_cells(cells)
+    if watch is not None:  # the thread pools' libraries loaded and scanned: not the job's time
+        _PROCESS.pin(cells[0].blas_threads)
+    try:
+        start = time.perf_counter()
+        with watched(watch):
+            pairs, report = group_job(_PROCESS, cells, *args)
+        return pairs, report, time.perf_counter() - start
+    except Exception as err:
+        raise cell_failed(what, err) from err
+    except BaseException as err:
+        own_signal = isinstance(err, signals.Interrupted) or not signals.handling()
+        if os.getpid() == parent_pid and isinstance(err, KeyboardInterrupt) and own_signal:
+            raise  # a signal to this process, not the cell's doing
+        detail = " ".join(str(err).split())
+        raise CellAborted(
+            f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
+            "a process, not a cell; a reducer must raise an exception"
+        ) from None
