@@ -63,8 +63,10 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
     else:
         first = [experiment] if isinstance(experiment, str) else experiment
         overrides = [*(first if isinstance(first, list | tuple) else [first]), *more]
-        objects = compose_job(overrides, "kmdr.run")
         given = parse(o for o in overrides if isinstance(o, str))
+        if results_dir is not None and output is None:  # composed once, as the last override
+            overrides.append("results_dir='" + os.fspath(results_dir).replace("'", "\\'") + "'")
+        objects = compose_job(overrides, "kmdr.run")
     if results_dir is not None:
         text = os.fspath(results_dir)  # "" stays "" (Path("") would be "."), refused as such
         if output is not None and output.results_dir not in (Output.results_dir, text):
@@ -72,15 +74,20 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
                 f"output=Output(results_dir={output.results_dir!r}) changes nothing: kmdr.run's "
                 f"results_dir={text!r} wins; give it once"
             )
-        output = replace(output or objects.output, results_dir=text)
+        if output is not None or objects.output.results_dir != text:
+            output = replace(output or objects.output, results_dir=text)
     elif output is not None and output.results_dir == Output.results_dir:
         output = replace(output, results_dir=objects.output.results_dir)
-    for value, word in ((execution, "execution="), (output, "output=/results_dir=")):
-        names = {f.name for f in fields(value)} if value is not None else set()
+    kwarg = {"results_dir"} if results_dir is not None else set()
+    for value, cls, word in (
+        (execution, Execution, "execution="),
+        (output, Output, "output=/results_dir="),
+    ):
+        names = {f.name for f in fields(value)} if value is not None else kwarg
         for override in (o for o in given if key(o).split(".")[0] in names):
             warn_unused(
                 f"{override.input_line} changes nothing: kmdr.run's {word} gives the run's "
-                f"{type(value).__name__}, which wins; drop the override"
+                f"{cls.__name__}, which wins; drop the override"
             )
     return objects._replace(
         execution=execution or objects.execution, output=output or objects.output
