@@ -204,21 +204,23 @@ def test_no_row_names_a_dominated_point_or_one_that_fails_its_rule():
 
 
 @pytest.mark.parametrize(
-    ("n", "said"),
+    ("n", "named", "said"),
     [
         # every repetition equal on both sides: the exact sign test, whose p weighs n
-        (5, "within 0.02 of it (p = 0.031, one-sided, n = 5, no spread: exact sign test)"),
-        (2, "not shown within 0.02 of it (p = 0.25, one-sided, n = 2, no spread: exact sign"),
+        (5, "Quick at r = 10", "within 0.02 of it (p = 0.031, p_Holm = 0.031, one-sided, n = 5, "
+         "no spread: exact sign test"),
+        (2, "none shown", "(closest: Quick at r = 10, p = 0.25, one-sided, no spread: exact "
+         "sign test; a sign test on 2 repetitions has smallest p 0.25"),
     ],
-)
-def test_no_spread_is_still_a_test_whose_p_weighs_n(n, said):
+)  # fmt: skip
+def test_no_spread_is_still_a_test_whose_p_weighs_n(n, named, said):
     spec = {
         ("Best", 50): ([1.0] * n, [0.1] * n, [8.0] * n),
         ("Quick", 10): ([0.99] * n, [0.1] * n, [1.0] * n),
     }
     cells = _cells(spec)
     fast = W.choices(cells, W.points(cells))[1]
-    assert fast[1] == "Quick at r = 10" and said in fast[4]
+    assert fast[1] == named and said in fast[4]
 
 
 @pytest.mark.slow
