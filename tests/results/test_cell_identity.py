@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import shutil
 
 import pandas as pd
 import pytest
@@ -114,7 +113,6 @@ def test_rows_of_another_thread_count_under_a_one_thread_id_are_set_aside(tmp_pa
     rows = list(csv.DictReader(io.StringIO((exp / "cells.csv").read_text())))
     older = [seal({**row, "blas_threads": "2"}) for row in rows]  # cell_id kept
     (exp / "cells.csv").write_text(pd.DataFrame(older, columns=list(rows[0])).to_csv(index=False))
-    shutil.rmtree(exp / "cells")  # the cache of the rows above
     messages = []
     with said(messages):
         again = run_experiment(*from_config(config(tmp_path)))

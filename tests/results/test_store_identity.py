@@ -227,7 +227,6 @@ def test_an_unreadable_run_record_never_makes_a_killed_run_complete(tmp_path, ca
     record["status"] = "running"
     frame = pd.read_csv(exp / "cells.csv")
     kept = frame[frame["reducer"] == "none"]
-    shutil.rmtree(exp / "cells")
     kept.to_csv(exp / "cells.csv", index=False)
     side.write_text(damage(json.dumps(record)))
     summary = aggregate.summarize(exp)
@@ -326,7 +325,7 @@ def test_the_prune_command_needs_a_filter(mixed):
              cause="a folder given to kmdr-prune does not exist; nothing is removed anywhere",
              fix="check the path: an experiment folder is results/<experiment>"),
         case(["EMPTY", "--older-code"],
-             says="is not an experiment folder (no cells.csv, no cells/)", doing="read",
+             says="is not an experiment folder (no cells.csv)", doing="read",
              cause="the folder given to kmdr-prune holds no cells",
              fix="give an experiment folder, results/<experiment>, not the results folder"),
     ],
@@ -375,7 +374,7 @@ def test_prune_removes_what_it_selects(mixed, tmp_path, capsys, options, gone):
     current = aggregate.load_cells(mixed)
     status, out, _ = prune(capsys, mixed, *options, "--remove")
     assert status == 0 and f"removed {gone} row(s)" in out
-    run(tmp_path)  # a rebuild must not bring them back from the cell cache
+    run(tmp_path)  # a run keeps the record as it is
     after = pd.read_csv(mixed / "cells.csv")
     assert len(after) == len(before) - gone
     pd.testing.assert_frame_equal(aggregate.load_cells(mixed), current)
@@ -389,7 +388,6 @@ def test_prune_by_run_id(tmp_path, capsys):
     status, out, _ = prune(capsys, exp, "--run-id", run_id, "--remove")
     assert status == 0 and f"removed {N_CELLS} row(s)" in out
     assert not (exp / "cells.csv").read_text().strip().splitlines()[1:]
-    assert not list((exp / "cells").glob("*.json"))
     assert run(tmp_path).n_computed == N_CELLS
 
 
@@ -402,6 +400,5 @@ def test_prune_by_blas_threads(tmp_path, capsys):
     assert status == 0 and f"removed {N_CELLS} row(s)" in out
     kept = pd.read_csv(exp / "cells.csv")
     assert len(kept) == N_CELLS and (kept["blas_threads"] == 1).all()
-    assert len(list((exp / "cells").glob("*.json"))) == N_CELLS
     assert run(tmp_path).n_computed == 0
     assert run(tmp_path, blas_threads=2).n_computed == N_CELLS

@@ -2,8 +2,8 @@
 
     kmdr-compare OLD NEW
 
-Each side's cells are read through :class:`kmdr.results.store.CellStore` (``cells.csv`` merged
-with the cell files, every row cells.csv keeps: valid and another experiment's rows) as texts,
+Each side's cells are read through :class:`kmdr.results.store.CellStore` (every row cells.csv
+keeps: valid and another experiment's rows) as texts,
 and the two frames are merged on experiment and ``cell_id`` (the hash of everything that changes
 a cell's numbers: settings, data fingerprint, code tag). Each matched cell's result columns
 (:data:`~kmdr.results.records.RESULT_COLUMNS`: objective, objective_reduced, accuracy, nmi, ari,
@@ -27,8 +27,7 @@ are ignored, as are the provenance columns (run id, finish time, workers, checks
 
 Exit status: 0 when every cell is identical and none is on one side only; 1 otherwise; 2, with
 one line, for bad input: a folder that is missing or holds no cells, or a store whose rows
-cannot all be trusted (a cells.csv cut short or edited, a damaged cell file): its rows are never
-silently left out.
+cannot all be trusted (a cells.csv cut short or edited): its rows are never silently left out.
 """
 
 from __future__ import annotations
@@ -178,13 +177,6 @@ def experiment_rows(exp_dir: Path) -> pd.DataFrame:
         raise CompareError(
             f"{problem}; restore it (e.g. `git checkout -- {path}`) or run the experiment again, "
             "which sets what it cannot trust aside"
-        )
-    done = store.done_ids()
-    damaged = sorted(p for p in store.cells_dir.glob("*.json") if p.stem not in done)
-    if damaged:
-        raise CompareError(
-            f"{damaged[0]}: a damaged cell file ({len(damaged)} in {store.cells_dir}); run the "
-            "experiment again, which sets it aside and computes its cell"
         )
     rows = _texts(store.table()).drop_duplicates()
     twice = rows[rows.duplicated(KEY)]
