@@ -43,20 +43,6 @@ from kmdr._errors import CommandParser, exit_error
 from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS, read_table
 from kmdr.results.store import holds_cells
 
-__all__ = [
-    "NOISE_RTOL",
-    "CompareError",
-    "Comparison",
-    "compare_folders",
-    "compare_rows",
-    "experiment_rows",
-    "main",
-    "recomputed",
-    "replaced_line",
-    "report_lines",
-    "snapshot",
-]
-
 _PROG = "kmdr-compare"
 #: The relative difference of two floats that a reordering of floating-point sums can explain
 #: (see the module docstring); a larger one is a change.

@@ -38,8 +38,6 @@ from kmdr.results.reading import (
 from kmdr.results.runs import load_runs
 from kmdr.results.store import CellStore, holds_cells
 
-__all__ = ["main", "select"]
-
 _ROW_KINDS = MappingProxyType(
     {"older_code": OLDER_CODE, "other_data": OTHER_DATA, "foreign": OTHER_EXPERIMENT}
 )

@@ -70,29 +70,8 @@ from kmdr.results.records import (
     table_header,
 )
 from kmdr.results.runs import experiment_dirs, is_experiment, load_runs
-from kmdr.results.store import CellStore, Once
-
-__all__ = [
-    "EXCLUDED",
-    "KEY",
-    "OLDER_CODE",
-    "OTHER_DATA",
-    "OTHER_EXPERIMENT",
-    "POINT",
-    "SETTING_COLUMNS",
-    "Once",
-    "ResultsError",
-    "empty_columns",
-    "exclusion_note",
-    "is_baseline",
-    "load_expected",
-    "read_experiment",
-    "read_results",
-    "setting_labels",
-    "split_current",
-    "typed",
-]
-
+from kmdr.results.store import CellStore
+from kmdr.results.store import Once as Once  # readers take it from here
 
 # ----------------------------------------------------------------------------------------------
 # How rows are keyed, typed and compared; settings; the baseline.

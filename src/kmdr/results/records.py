@@ -43,38 +43,6 @@ if TYPE_CHECKING:
 
 from kmdr._io import atomic_write_text, read_bytes, read_text
 
-__all__ = [
-    "CHECKSUM",
-    "CSV_COLUMNS",
-    "EXTRA_COLUMNS",
-    "IDENTITY_COLUMNS",
-    "IDENTITY_DEFAULTS",
-    "METRIC_COLUMNS",
-    "NUMERIC_METRIC_COLUMNS",
-    "POINT_COLUMNS",
-    "REJECTED",
-    "REQUIRED_COLUMNS",
-    "RESULT_COLUMNS",
-    "TIMING_COLUMNS",
-    "CsvRecord",
-    "cell_problem",
-    "checksum",
-    "field_text",
-    "identity_id",
-    "read_record",
-    "read_table",
-    "record_messages",
-    "row_fields",
-    "row_order",
-    "row_problem",
-    "run_record_text",
-    "seal",
-    "set_aside",
-    "table_header",
-    "table_text",
-]
-
-
 # ----------------------------------------------------------------------------------------------
 # The column schema of a cell row, and its check.
 # ----------------------------------------------------------------------------------------------

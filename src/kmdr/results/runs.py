@@ -27,18 +27,6 @@ from kmdr._log import warn as _say
 from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
 from kmdr.config.schema import PresetConfig
 
-__all__ = [
-    "PRESET_DEFAULTS",
-    "aggregation_of",
-    "experiment_config",
-    "experiment_dirs",
-    "is_experiment",
-    "load_runs",
-    "preset_of",
-    "skip_reasons",
-    "unreadable_runs",
-]
-
 #: The preset metadata of an experiment whose sidecars carry none (an ad-hoc run), read from the
 #: typed schema. ``title`` defaults to the experiment's (folder's) name. The figure styles and
 #: report sections a preset may name are those registered in :mod:`kmdr.config.presentation`.

@@ -68,19 +68,6 @@ from kmdr.results.records import CSV_COLUMNS, IDENTITY_DEFAULTS
 from kmdr.results.runs import aggregation_of, load_runs, preset_of, unreadable_runs
 from kmdr.results.store import CellStore
 
-__all__ = [
-    "METRICS",
-    "CellsView",
-    "ExperimentRead",
-    "cells_view",
-    "completeness",
-    "load_cells",
-    "load_summary",
-    "read_experiment",
-    "summarize",
-    "write_summaries",
-]
-
 #: The metrics summary.csv aggregates over repetitions.
 METRICS: list[str] = [
     "objective",
