@@ -90,7 +90,7 @@ def test_another_thread_count_computes_its_own_cells_and_never_mixes(tmp_path):
     assert (run(tmp_path).n_reused, run(tmp_path, blas_threads=2).n_reused) == (6, 6)
     cells = read_csv(tmp_path / "mine" / "cells.csv")
     assert sorted(cells["blas_threads"].value_counts().items()) == [(1, 6), (2, 6)]
-    summary = aggregate.summarize(tmp_path / "mine")
+    summary = aggregate.read_experiment(tmp_path / "mine").summary
     assert len(summary) == 2 * 3 and (summary["n_cells"] == 2).all()
     assert set(summary["setting"]) == {"blas_threads=1", "blas_threads=2"}
 

@@ -11,7 +11,8 @@ import pytest
 from _cases import case
 from _results_factory import make_cells, write_experiment
 from kmdr._io import read_csv
-from kmdr.results.reading import ResultsError, read_results
+from kmdr.results.reading import ResultsError
+from kmdr.results.summary import read_results
 
 GRID = {"sign": [2, 4], "svd": [2]}
 

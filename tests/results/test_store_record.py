@@ -152,8 +152,8 @@ def test_readers_see_every_row_a_killed_run_wrote(tmp_path):
         proc.wait(timeout=30)
     done = CellStore(tmp_path / NAME, read_only=True).done_ids()
     assert len(done) >= 4
-    assert set(aggregate.load_cells(tmp_path / NAME)["cell_id"]) == done
-    summary = aggregate.summarize(tmp_path / NAME)
+    assert set(aggregate.read_experiment(tmp_path / NAME).cells["cell_id"]) == done
+    summary = aggregate.read_experiment(tmp_path / NAME).summary
     assert summary["n_cells"].sum() == len(done) and not summary["complete"].all()
 
 
@@ -179,7 +179,7 @@ def test_an_edited_row_is_named_and_recomputed(made, tmp_path, capfd, column, va
     exp = clone(made, tmp_path)
     edited_id = rows(exp)["cell_id"][0]
     edit_csv(exp, _set(column, value))
-    assert edited_id not in set(aggregate.load_cells(exp)["cell_id"])
+    assert edited_id not in set(aggregate.read_experiment(exp).cells["cell_id"])
     err = capfd.readouterr().err
     assert len([m for m in err.splitlines() if "checksum does not match" in m]) == 1
     messages = []
@@ -235,7 +235,7 @@ def test_a_duplicated_row_counts_once(made, tmp_path, capfd):
     exp = clone(made, tmp_path)
     text = lines(exp / "cells.csv")
     (exp / "cells.csv").write_text("\n".join([*text, text[1]]) + "\n")
-    summary = aggregate.summarize(exp)
+    summary = aggregate.read_experiment(exp).summary
     assert summary["n_cells"].sum() == N_CELLS and summary["complete"].all()
     assert "repeat another row exactly" in capfd.readouterr().err
     assert run(tmp_path).n_computed == 0
@@ -262,7 +262,7 @@ def test_another_experiments_cells_csv_copied_in(made, tmp_path):
     one_line(messages, "experiment(s) 'elsewhere'", "--foreign")
     assert outcome.n_computed == N_CELLS
     assert set(lines(other / "cells.csv")[1:]) <= set(lines(exp / "cells.csv"))
-    assert set(aggregate.load_cells(exp)["experiment"]) == {NAME}
+    assert set(aggregate.read_experiment(exp).cells["experiment"]) == {NAME}
 
 
 def test_rows_of_another_experiment_appended(made, tmp_path, capfd):
@@ -270,7 +270,7 @@ def test_rows_of_another_experiment_appended(made, tmp_path, capfd):
     exp = clone(made, tmp_path)
     with (exp / "cells.csv").open("a") as fh:
         fh.write("\n".join(lines(other / "cells.csv")[1:]) + "\n")
-    summary = aggregate.summarize(exp)
+    summary = aggregate.read_experiment(exp).summary
     assert summary["n_cells"].sum() == N_CELLS
     assert "experiment(s) 'elsewhere'" in capfd.readouterr().err
     assert run(tmp_path).n_computed == 0
@@ -287,7 +287,9 @@ def test_rows_of_another_experiment_appended(made, tmp_path, capfd):
 def test_harmless_edits_keep_every_row(made, tmp_path, change):
     exp = clone(made, tmp_path)
     (exp / "cells.csv").write_bytes(change((exp / "cells.csv").read_text()).encode("utf-8"))
-    pd.testing.assert_frame_equal(aggregate.load_cells(exp), aggregate.load_cells(made))
+    pd.testing.assert_frame_equal(
+        aggregate.read_experiment(exp).cells, aggregate.read_experiment(made).cells
+    )
     assert run(tmp_path).n_computed == 0
 
 
@@ -337,8 +339,8 @@ def test_readers_never_write(made, tmp_path, capfd):
     edit_csv(exp, _set("accuracy", "0.5"))
     before = {p: p.read_bytes() for p in exp.rglob("*") if p.is_file()}
     say = Once()  # what a reader holds to name each problem once across its calls
-    view = aggregate.cells_view(exp, say=say)
-    aggregate.summarize(exp, say=say)
+    view = aggregate.read_experiment(exp, say)
+    assert len(aggregate.read_experiment(exp, say).summary)
     assert len(view.cells) == N_CELLS - 1
     assert {p: p.read_bytes() for p in exp.rglob("*") if p.is_file()} == before
     err = capfd.readouterr().err.splitlines()

@@ -162,11 +162,11 @@ def aggregation_of(experiment_dir: str | Path, runs: list[dict] | None = None) -
 
 #: The files and folders that make a folder an experiment folder (a run writes ``runs/`` before
 #: anything else, whatever its kind computes).
-_MARKERS = ("cells.csv", "cells", "runs")
+_MARKERS = ("cells.csv", "runs")
 
 
 def is_experiment(folder: str | Path) -> bool:
-    """Whether ``folder`` is an experiment folder (it holds cells.csv, cells/ or runs/)."""
+    """Whether ``folder`` is an experiment folder (it holds cells.csv or runs/)."""
     return any((Path(folder) / marker).exists() for marker in _MARKERS)
 
 
