@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
+from kmdr.results.reading import ResultsError
 from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS, read_table
 from kmdr.results.store import holds_cells
 
@@ -52,10 +53,6 @@ NAMED = 3
 #: A cell's key on both sides: its row's experiment and its cell id.
 KEY = ["experiment", "cell_id"]
 _WHERE = ["dataset", "reducer", "r", "repetition"]
-
-
-class CompareError(Exception):
-    """Bad input: a folder that cannot be compared (the message is one line with the fix)."""
 
 
 @dataclass
@@ -153,21 +150,21 @@ def _texts(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def experiment_rows(exp_dir: Path) -> pd.DataFrame:
-    """Every row the store of ``exp_dir`` keeps, as texts; CompareError when a row cannot be
+    """Every row the store of ``exp_dir`` keeps, as texts; ResultsError when a row cannot be
     trusted (the store would leave it out)."""
     from kmdr.results.store import CellStore
 
     store = CellStore(exp_dir, log=lambda msg: None, read_only=True)
     path = store.csv_path
     if problem := store.untrusted():
-        raise CompareError(
+        raise ResultsError(
             f"{problem}; restore it (e.g. `git checkout -- {path}`) or run the experiment again, "
             "which sets what it cannot trust aside"
         )
     rows = _texts(store.table()).drop_duplicates()
     twice = rows[rows.duplicated(KEY)]
     if len(twice):
-        raise CompareError(
+        raise ResultsError(
             f"{path}: two different rows of cell {twice['cell_id'].iloc[0]}; keep one (kmdr-prune)"
         )
     return rows
@@ -213,16 +210,16 @@ def replaced_line(name: str, outcome, before: pd.DataFrame) -> str:
 
 def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
     """One Comparison per experiment, by name (two results folders, or two experiment folders:
-    then one entry named after them). CompareError for bad input."""
+    then one entry named after them). ResultsError for bad input."""
     for side in (old, new):
         if not side.is_dir():
-            raise CompareError(f"{side}: no such folder; give two results folders")
+            raise ResultsError(f"{side}: no such folder; give two results folders")
     kinds = [holds_cells(side) for side in (old, new)]
     if all(kinds):
         name = old.name if old.name == new.name else f"{old.name} -> {new.name}"
         pairs = {name: (old, new)}
     elif any(kinds):
-        raise CompareError(
+        raise ResultsError(
             f"{old} and {new}: one is an experiment folder (with cells.csv), the other not; "
             "give two results folders or two experiment folders"
         )
@@ -232,7 +229,7 @@ def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
         ]
         for side, found in zip((old, new), sides, strict=True):
             if not found:
-                raise CompareError(
+                raise ResultsError(
                     f"{side}: not a results folder (no <experiment>/cells.csv under it) nor an "
                     "experiment folder; give two results folders"
                 )
@@ -278,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         comparisons = compare_folders(args.old, args.new)
-    except (CompareError, OSError) as err:
+    except (ResultsError, OSError) as err:
         exit_error(_PROG, err)
     for line in report_lines(comparisons, args.named):
         print(line)
