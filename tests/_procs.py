@@ -265,8 +265,11 @@ def wait_for(state: Callable[[], object], what: str, proc: Proc | None = None, t
         time.sleep(0.05)
 
 
-def cell_files(exp_dir: Path) -> list[Path]:
-    return sorted((exp_dir / "cells").glob("*.json"))
+def cells_done(exp_dir: Path) -> list[str]:
+    """The ids of the cells whose rows cells.csv holds whole (what the next run reuses)."""
+    from kmdr.results.store import CellStore
+
+    return sorted(CellStore(exp_dir, log=lambda _: None, read_only=True).done_ids())
 
 
 def sidecars(exp_dir: Path) -> list[dict]:

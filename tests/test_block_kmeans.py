@@ -182,7 +182,7 @@ def test_a_long_blocked_kmeans_shows_its_progress_and_stops_on_ctrl_c(tmp_path):
         proc.kill()
     assert one_line(proc.stderr).startswith("kmdr: interrupted;"), proc.stderr
     assert statuses(tmp_path / "custom") == ["interrupted"]
-    assert not list((tmp_path / "custom" / "cells").glob("*.json"))
+    assert not (tmp_path / "custom" / "cells.csv").exists()
 
 
 @pytest.mark.parametrize(

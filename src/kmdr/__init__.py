@@ -13,7 +13,7 @@ The Python API, for scripts and notebooks::
   run with some overrides (a paper's preset with settings of your own, say).
 - :class:`Experiment`, :class:`Execution`, :class:`Output` (:mod:`kmdr.config.schema`): what a
   run computes, how it executes, what it writes.
-- :func:`read_results` (:func:`kmdr.results.reading.read_results`): every cell of a results folder
+- :func:`read_results` (:func:`kmdr.results.summary.read_results`): every cell of a results folder
   or of one experiment folder.
 - :class:`ConfigError` (a ValueError): bad input, one line, raised before any work;
   :class:`RunError` (a RuntimeError): a run that started and failed; :class:`ResultsError` (a
@@ -65,7 +65,7 @@ def __getattr__(name: str):
 
         return getattr(schema, name)
     if name == "read_results":
-        from kmdr.results.reading import read_results
+        from kmdr.results.summary import read_results
 
         return read_results
     if name == "ConfigError":

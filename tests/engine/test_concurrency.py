@@ -16,7 +16,7 @@ import time
 import pandas as pd
 import pytest
 
-from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, statuses, wait_for
+from _procs import cells_done, kmdr, make_plugin, one_line, plugin_env, statuses, wait_for
 from kmdr.results.records import IDENTITY_COLUMNS
 
 
@@ -109,9 +109,11 @@ def test_identical_and_overlapping_sweeps_at_once_compute_each_cell_once(tmp_pat
 @pytest.mark.slow
 def test_a_run_killed_mid_sweep_leaves_its_cells_to_the_other(tmp_path):
     doomed = _start(tmp_path, 6)
-    cells_dir = tmp_path / "shared" / "cells"
+    path = tmp_path / "shared" / "cells.csv"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(cells_dir.glob("*.json"))) < 5:
+    while time.monotonic() < deadline and (
+        not path.exists() or len(path.read_bytes().splitlines()) < 6
+    ):
         time.sleep(0.05)
     # the survivor runs here, waiting for the doomed run's folder lock when it is killed
     killer = threading.Timer(0.5, doomed.send_signal, (signal.SIGKILL,))  # its lock dies with it
@@ -163,5 +165,5 @@ def _stuck(project, results, action: str = "sleep:2", release=None):
     """A run computing its last cell (which sleeps), the five others on disk."""
     proc = _faulty_run(project, results, action, release=release)
     exp = results / "faulty"
-    wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
+    wait_for(lambda: len(cells_done(exp)) >= 5, "five cells on disk", proc)
     return proc, exp

@@ -18,7 +18,7 @@ import pytest
 
 from _cases import case
 from _overrides import overridden
-from _procs import Proc, cell_files, children, statuses, wait_for
+from _procs import Proc, cells_done, children, statuses, wait_for
 from kmdr.results.locks import folder_lock
 
 pytestmark = pytest.mark.slow  # every test here runs experiments on real data
@@ -136,7 +136,7 @@ def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
     watched = tmp_path / only[-1]
     proc = _start(*args)
     try:
-        wait_for(lambda: cell_files(watched), f"a first {only[-1]} cell on disk", proc)
+        wait_for(lambda: cells_done(watched), f"a first {only[-1]} cell on disk", proc)
         proc.signal(signal.SIGSTOP)
         proc.signal(signum, group=group)
         proc.signal(signal.SIGCONT)
@@ -148,9 +148,7 @@ def test_a_stop_signal_is_one_line_and_the_same_command_resumes(
     last = err.strip().splitlines()[-1]
     assert last.startswith(says)
     assert statuses(watched) == ["interrupted"]
-    assert sorted(pd.read_csv(watched / "cells.csv")["cell_id"]) == sorted(
-        p.stem for p in cell_files(watched)
-    )
+    assert sorted(pd.read_csv(watched / "cells.csv")["cell_id"]) == sorted(cells_done(watched))
     if signum != signal.SIGINT:
         return
 
@@ -200,7 +198,7 @@ def test_ctrl_c_while_the_last_figures_are_drawn(tmp_path):
     assert "Traceback" not in proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("[reproduce] interrupted; finished cells are kept under")
-    assert len(pd.read_csv(orl / "cells.csv")) == len(cell_files(orl)) > 0
+    assert len(pd.read_csv(orl / "cells.csv")) == len(cells_done(orl)) > 0
 
 
 def test_ctrl_c_as_the_drawing_process_starts(tmp_path):

@@ -3,6 +3,7 @@ partial row, and a re-run computes only the missing cells."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -14,7 +15,6 @@ import pandas as pd
 import pytest
 
 import kmdr.engine.work as work
-from _cases import case
 from _command import said
 from _run_configs import synth_run
 from kmdr._io import temporary_path
@@ -41,15 +41,19 @@ def config(results_dir, **over):
 N_CELLS = 2 * 10 * 4
 
 
-def snapshot(cells_dir):
-    return {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in cells_dir.glob("*.json")}
+def snapshot(exp_dir):
+    """cell id -> its cells.csv row's fields, for the rows of whole lines (a line cut short by
+    a kill is not a row)."""
+    with open(exp_dir / "cells.csv", newline="") as fh:
+        header, *rows = csv.reader(fh)
+    return {r[header.index("cell_id")]: r for r in rows if len(r) == len(header)}
 
 
 def check_complete(outcome, before):
     df = pd.read_csv(outcome.experiment_dir / "cells.csv")
     assert len(df) == N_CELLS and not df.duplicated(KEY).any()
-    # The cells finished before the interruption were not recomputed: same files, same bytes.
-    after = snapshot(outcome.experiment_dir / "cells")
+    # The cells finished before the interruption were not recomputed: the same rows, kept.
+    after = snapshot(outcome.experiment_dir)
     assert len(after) == N_CELLS
     assert {name: after[name] for name in before} == before
     assert outcome.n_reused == len(before) and outcome.n_computed == N_CELLS - len(before)
@@ -70,10 +74,10 @@ def test_kill_9_part_way_then_resume(tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    cells_dir = tmp_path / "resume" / "cells"
+    exp = tmp_path / "resume"
     deadline = time.monotonic() + 90
     try:
-        while len(list(cells_dir.glob("*.json"))) < 5:
+        while not (exp / "cells.csv").exists() or len(snapshot(exp)) < 5:
             assert proc.poll() is None, "the run ended before it could be killed"
             assert time.monotonic() < deadline
             time.sleep(0.002)
@@ -81,14 +85,32 @@ def test_kill_9_part_way_then_resume(tmp_path):
     finally:
         proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
-    before = snapshot(cells_dir)
+    before = snapshot(exp)
     assert 5 <= len(before) < N_CELLS
-    for name, (_, data) in before.items():  # every file on disk is a whole cell
-        assert json.loads(data)["cell_id"] == name[: -len(".json")]
+    assert CellStore(exp).done_ids() == set(before)  # every whole line a valid row
+    assert not (exp / "cells").exists()  # no per-cell cache
 
     outcome = run_experiment(*from_config(cfg))
     check_complete(outcome, before)
-    assert not list(cells_dir.glob(".*.tmp"))
+    assert not list(exp.glob(".*.tmp"))
+
+
+@pytest.mark.slow
+def test_a_row_cut_short_by_a_kill_is_set_aside_and_its_cell_computed_again(tmp_path):
+    cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2, 4], repeats=2)
+    first = run_experiment(*from_config(cfg))
+    path = first.experiment_dir / "cells.csv"
+    text = path.read_bytes()
+    cut = text[: len(text) - len(text.splitlines()[-1]) // 2 - 1]  # the last row half written
+    path.write_bytes(cut)
+    lines: list[str] = []
+    with said(lines):
+        again = run_experiment(*from_config(cfg))
+    assert again.n_computed == 1 and again.n_reused == 3
+    assert "1 row(s) not trusted (it has" in "".join(lines)
+    rejected = pd.read_csv(first.experiment_dir / "cells.rejected.csv")
+    assert len(rejected) == 1 and rejected["line"].tolist() == [5]
+    assert len(pd.read_csv(path)) == 4 and CellStore(first.experiment_dir).untrusted() is None
 
 
 @pytest.fixture
@@ -124,7 +146,7 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch, ctrl_c_handled):
     side = json.loads(side.read_text())
     assert side["status"] == "interrupted" and len(side["cells_done"]) == 7
     assert side["n_cells_computed"] == 7
-    before = snapshot(exp / "cells")
+    before = snapshot(exp)
     assert len(before) == 7
 
     monkeypatch.setattr(work, "compute_cell", real)
@@ -151,7 +173,7 @@ def test_a_changed_setting_is_a_different_cell(tmp_path):
     changed = dict(small, kmeans={"n_init": 3, "max_iter": 100})
     outcome = run_experiment(*from_config(changed))
     assert outcome.n_computed == 1 and outcome.n_reused == 0
-    # Both cells stay, in the cell files and in cells.csv: they share (dataset, reducer, r,
+    # Both cells stay in cells.csv: they share (dataset, reducer, r,
     # repetition) but not their settings, so neither replaces the other.
     store = CellStore(outcome.experiment_dir)
     assert len(store.done_ids()) == 2
@@ -162,52 +184,18 @@ def test_a_changed_setting_is_a_different_cell(tmp_path):
 
 @pytest.mark.slow
 def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
-    cells = tmp_path / "resume" / "cells"
-    cells.mkdir(parents=True)
+    exp = tmp_path / "resume"
+    exp.mkdir(parents=True)
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
         check=True,
         capture_output=True,
         text=True,
     )
-    leftover = temporary_path(cells / "abc.json", pid=int(dead.stdout))  # a dead writer's
-    leftover.write_text('{"half": ')
-    foreign = cells / ".abc.json.tmp"  # not named by kmdr._io: whose it is is unknown, kept
-    foreign.write_text('{"half": ')
+    leftover = temporary_path(exp / "cells.csv", pid=int(dead.stdout))  # a dead writer's
+    leftover.write_text("experiment,")
+    foreign = exp / ".cells.csv.tmp"  # not named by kmdr._io: whose it is is unknown, kept
+    foreign.write_text("experiment,")
     cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
     outcome = run_experiment(*from_config(cfg))
-    assert outcome.n_computed == 1 and list(cells.glob(".*.tmp")) == [foreign]
-
-
-@pytest.mark.parametrize(
-    "says",
-    [
-        case(
-            says="[kmdr] damaged cell file ",
-            doing="run",
-            cause="a cell file was cut short (a full disk, a copy cut short) before cells.csv got "
-            "its row; it is moved aside as <file>.damaged",
-            fix="nothing to do: the run computes that cell again and reuses the others",
-            warning=True,
-        )
-    ],
-)
-def test_a_damaged_cell_file_is_reported_and_recomputed(tmp_path, capfd, says):
-    cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2, 4], repeats=2)
-    first = run_experiment(*from_config(cfg))
-    cells = first.experiment_dir / "cells"
-    victim = sorted(cells.glob("*.json"))[0]
-    truncated = victim.read_bytes()[:40]  # e.g. by a full disk or a copy cut short
-    victim.write_bytes(truncated)
-    (first.experiment_dir / "cells.csv").unlink()  # killed before its first rebuild
-    messages = []
-    with said(messages):
-        again = run_experiment(*from_config(cfg))
-    assert again.n_computed == 1 and again.n_reused == 3
-    # Reported once, in one line, through the run's log or on stderr.
-    reports = [m for m in messages + capfd.readouterr().err.splitlines() if victim.name in m]
-    assert len(reports) == 1 and says in reports[0]
-    assert (cells / (victim.name + ".damaged")).read_bytes() == truncated  # kept, not deleted
-    assert json.loads(victim.read_text())["cell_id"] == victim.stem  # computed again
-    df = pd.read_csv(first.experiment_dir / "cells.csv")
-    assert len(df) == 4 and victim.stem in set(df.cell_id)
+    assert outcome.n_computed == 1 and list(exp.glob(".*.tmp")) == [foreign]

@@ -26,7 +26,7 @@ from _procs import (
     FAULTY,
     Proc,
     alive,
-    cell_files,
+    cells_done,
     children,
     kmdr,
     make_plugin,
@@ -64,7 +64,7 @@ def stuck(project, results, n_jobs: int, *extra, flags=()):
     """A run whose last cell sleeps for an hour, once the other five cells are on disk."""
     proc = start(project, results, "sleep:2", f"n_jobs={n_jobs}", *extra, flags=flags)
     exp = results / "faulty"
-    wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
+    wait_for(lambda: len(cells_done(exp)) >= 5, "five cells on disk", proc)
     wait_for(lambda: statuses(exp) == ["running"], "the sidecar saying running", proc)
     return proc, exp
 
@@ -72,7 +72,7 @@ def stuck(project, results, n_jobs: int, *extra, flags=()):
 def _kept(exp, n: int | None = 5) -> None:
     """The n finished cells (None: some) are on disk and cells.csv lists exactly them (never a
     lagging or partial file)."""
-    files = sorted(path.stem for path in cell_files(exp))
+    files = cells_done(exp)
     assert len(files) == n if n is not None else files
     assert sorted(pd.read_csv(exp / "cells.csv")["cell_id"]) == files
 
@@ -385,7 +385,7 @@ def test_nohup_keeps_a_run_going_when_the_terminal_closes(project, tmp_path):
     )
     exp = tmp_path / "faulty"
     try:
-        wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
+        wait_for(lambda: len(cells_done(exp)) >= 5, "five cells on disk", proc)
         proc.signal(signal.SIGHUP)
         go.touch()
         assert proc.wait() == 0, proc.stderr

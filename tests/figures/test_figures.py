@@ -435,10 +435,10 @@ def test_a_drawing_reads_the_folder_once_and_writes_what_it_read(tmp_path, monke
     the read), and the store, the slow part of drawing, is not read again for each of them."""
     from kmdr.app.drawing import draw
     from kmdr.results.store import CellStore
-    from kmdr.results.summary import ExperimentRead, write_summaries
+    from kmdr.results.summary import read_experiment, write_summaries
 
     exp = write_experiment(tmp_path, "bzmd14_orl", make_cells("bzmd14_orl", GRID, reps=2))
-    read = ExperimentRead.of(exp)
+    read = read_experiment(exp)
     write_experiment(tmp_path, "bzmd14_orl", make_cells("bzmd14_orl", GRID, reps=3))
     write_summaries(read)
     fig = figures.make_figure(read)

@@ -15,7 +15,7 @@ from PIL import Image
 
 from _results_factory import make_cells, preset, write_experiment
 from kmdr.report import build, interactive, site
-from kmdr.results.summary import summarize
+from kmdr.results.summary import read_experiment
 
 #: A title a browser would run as code if the page did not escape it.
 HOSTILE = "<script>alert(1)</script> & <b>co</b>"
@@ -58,7 +58,7 @@ def _results(root: Path) -> Path:
     write_experiment(root, "orl_run", cells, config=config)
     _figure(root / "orl_run" / "figures" / "orl_run.png")
     (root / "orl_run" / "figures" / "orl_run.pdf").write_bytes(b"%PDF-1.4\n")
-    summarize(root / "orl_run").to_csv(root / "orl_run" / "summary.csv", index=False)
+    read_experiment(root / "orl_run").summary.to_csv(root / "orl_run" / "summary.csv", index=False)
     other = make_cells("second run", {"sign": [5, 10]}, 2)
     write_experiment(root, "second run", other, config={"preset": preset("Second", order=20)})
     _figure(root / "theory" / "sampling_lemma.png")
@@ -145,7 +145,7 @@ def test_the_interactive_plot_draws_the_summary_with_the_figures_band(built):
     """The lines are the means; the band is the static figure's, min to max (a band from the
     mean ± sd would fail); the hover gives mean ± sd, min to max and n."""
     pytest.importorskip("plotly", reason="the interactive plots need the site extra")
-    summary = summarize(built / "orl_run")
+    summary = read_experiment(built / "orl_run").summary
     fig = interactive.experiment_figure(built / "orl_run")
     lines = [t for t in fig.data if t.fill != "toself" and "no reduction" not in t.name]
     accuracy = [t for t in lines if "accuracy" in t.hovertemplate.lower()]

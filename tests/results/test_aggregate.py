@@ -54,7 +54,7 @@ def test_missing_cell_is_flagged_incomplete(tmp_path):
         & ~((full["reducer"] == "leverage") & (full["r"] == 10))
     ]
     exp = write_experiment(tmp_path, "bzmd14_orl", cut, expected=full)
-    comp = agg.completeness(exp).set_index(["reducer", "r"])
+    comp = agg.read_experiment(exp).completeness.set_index(["reducer", "r"])
     assert comp.loc[("sign", 10), "n_cells"] == 2
     assert comp.loc[("sign", 10), "n_expected"] == 3
     assert not comp.loc[("sign", 10), "complete"]
@@ -63,7 +63,7 @@ def test_missing_cell_is_flagged_incomplete(tmp_path):
     assert comp.loc[("leverage", 10), "n_cells"] == 0
     assert not comp.loc[("leverage", 10), "complete"]
     assert comp.loc[("sign", 5), "complete"]
-    summary = agg.summarize(exp)
+    summary = agg.read_experiment(exp).summary
     assert not summary["complete"].all()
     assert summary["n_cells"].sum() == len(cut)
     assert summary["n_expected"].sum() == len(full)
@@ -75,7 +75,7 @@ def test_without_sidecar_the_grid_is_inferred(tmp_path):
     exp = tmp_path / "custom"
     exp.mkdir()
     cells.to_csv(exp / "cells.csv", index=False)
-    comp = agg.completeness(exp).set_index(["reducer", "r"])
+    comp = agg.read_experiment(exp).completeness.set_index(["reducer", "r"])
     assert not comp.loc[("leverage", 5), "complete"]
     assert (comp["expected_from"] == "inferred").all()
 
@@ -83,21 +83,21 @@ def test_without_sidecar_the_grid_is_inferred(tmp_path):
 def test_other_cells_files_beside_cells_csv_are_never_read(tmp_path):
     cells = make_cells("custom", GRID, reps=2)
     exp = write_experiment(tmp_path, "custom", cells)
-    before = agg.summarize(exp)
+    before = agg.read_experiment(exp).summary
     again = cells[(cells["reducer"] == "sign") & (cells["r"] == 5) & (cells["repetition"] == 0)]
     extra = again.assign(repetition=2, objective=0.5)
     pd.concat([again.assign(objective=0.123), extra]).to_csv(exp / "cells_backup.csv", index=False)
-    loaded = agg.load_cells(exp)
+    loaded = agg.read_experiment(exp).cells
     assert len(loaded) == len(cells)
     hit = loaded[(loaded["reducer"] == "sign") & (loaded["r"] == 5) & (loaded["repetition"] == 0)]
     assert hit["objective"].item() == pytest.approx(again["objective"].item())
-    pd.testing.assert_frame_equal(agg.summarize(exp), before)
+    pd.testing.assert_frame_equal(agg.read_experiment(exp).summary, before)
 
 
 def test_best_of_trials_picks_lowest_objective(tmp_path):
     cells = make_cells("bmd09_table1", {"leverage": [15, 30, 60], "none": [200]}, 4, "nips")
     exp = write_experiment(tmp_path, "bmd09_table1", cells, config={"aggregation": "best"})
-    summary = agg.summarize(exp)
+    summary = agg.read_experiment(exp).summary
     assert (summary["aggregation"] == "best").all()
     for _, row in summary.iterrows():
         group = cells[(cells["reducer"] == row["reducer"]) & (cells["r"] == row["r"])]
@@ -152,7 +152,7 @@ def test_published_numbers_are_the_papers():
 
 def test_empty_folder_writes_nothing(tmp_path):
     exp = write_experiment(tmp_path, "lst17_rcv1", None, skipped="rcv1 not available")
-    assert agg.load_cells(exp).empty
+    assert agg.read_experiment(exp).cells.empty
     assert agg.write_summaries(exp) == []
     assert runs.skip_reasons(exp) == ["rcv1 not available"]
     assert not (exp / "summary.csv").exists()
@@ -170,9 +170,9 @@ def test_two_kmeans_settings_are_kept_and_summarized_apart(tmp_path):
     cells = _two_settings()
     cut = cells.drop(index=cells.index[-1])  # n_init=3: one baseline repetition missing
     exp = write_experiment(tmp_path, "mine", cut, expected=cells)
-    loaded = agg.load_cells(exp)
+    loaded = agg.read_experiment(exp).cells
     assert len(loaded) == len(cut)  # nothing deduplicated across settings
-    summary = agg.summarize(exp)
+    summary = agg.read_experiment(exp).summary
     assert len(summary) == 2 * 5  # every point once per setting
     assert set(summary["setting"]) == {"kmeans_n_init=1", "kmeans_n_init=3"}
     assert (summary.groupby(["reducer", "r"]).size() == 2).all()
@@ -200,22 +200,24 @@ def test_two_kmeans_settings_are_kept_and_summarized_apart(tmp_path):
 
 def test_one_setting_has_no_setting_column(tmp_path):
     exp = write_experiment(tmp_path, "mine", make_cells("mine", GRID, 2))
-    assert "setting" not in agg.summarize(exp).columns
+    assert "setting" not in agg.read_experiment(exp).summary.columns
     # two datasets are two settings, but the dataset has its own column already
     both = pd.concat([make_cells("mine", GRID, 2), make_cells("mine", GRID, 2, dataset="usps")])
     exp = write_experiment(tmp_path, "both", both)
-    assert "setting" not in agg.summarize(exp).columns
+    assert "setting" not in agg.read_experiment(exp).summary.columns
 
 
 def test_seeds_and_reducer_params_are_separate(tmp_path):
     seeds = pd.concat(
         [make_cells("s", GRID, 2, base_seed=0), make_cells("s", GRID, 2, base_seed=1)]
     )
-    summary = agg.summarize(write_experiment(tmp_path, "s", seeds))
+    summary = agg.read_experiment(write_experiment(tmp_path, "s", seeds)).summary
     assert set(summary["setting"]) == {"base_seed=0", "base_seed=1"}
     dense = make_cells("p", {"sign": [5]}, 2, reducer_params='{"density": 1.0}')
     sparse = make_cells("p", {"sign": [5]}, 2, reducer_params='{"density": 0.1}')
-    summary = agg.summarize(write_experiment(tmp_path, "p", pd.concat([dense, sparse])))
+    summary = agg.read_experiment(
+        write_experiment(tmp_path, "p", pd.concat([dense, sparse]))
+    ).summary
     assert len(summary) == 2 and "setting" not in summary.columns  # two points, one setting
     assert (summary["n_cells"] == 2).all()
 
@@ -223,7 +225,7 @@ def test_seeds_and_reducer_params_are_separate(tmp_path):
 def test_a_killed_first_run_is_incomplete_not_empty(tmp_path):
     expected = make_cells("killed", GRID, 3)
     exp = write_experiment(tmp_path, "killed", None, expected=expected, status="running")
-    comp = agg.completeness(exp)
+    comp = agg.read_experiment(exp).completeness
     assert len(comp) == 5 and not comp["complete"].any()
     assert comp["n_cells"].sum() == 0 and comp["n_expected"].sum() == len(expected)
     assert set(comp["method"]) == {"Sampl/SVD", "RP", "kMeans"}  # labels from the sidecar
@@ -237,7 +239,7 @@ def test_baseline_is_the_registry_name_never_the_label(tmp_path):
     assert list(is_baseline(cells).groupby(cells["reducer"]).all()) == [False, True]
     config = {"aggregation": "best", "preset": TABLE1_PRESET}
     exp = write_experiment(tmp_path, "b", cells, config=config)
-    table = table1(agg.summarize(exp))
+    table = table1(agg.read_experiment(exp).summary)
     assert list(table["column"]) == ["5k", "10k", "20k", "All"]
     assert table.loc[table["column"] == "All", "reducer"].item() == "none"
 

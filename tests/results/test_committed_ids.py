@@ -11,10 +11,12 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import kmdr
 from kmdr.config.presets import conf_dir
+from kmdr.results.store import CellStore
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 COMMITTED = sorted(
@@ -36,3 +38,16 @@ def test_every_presets_dry_run_reuses_all_its_committed_cells(tmp_path, capfd):
         assert total, err
         assert total[1] == "0" and total[2] == total[3], f"{name}: {total[0]}"
         assert "not trusted" not in err, err
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in RESULTS.glob("*/cells.csv")))
+def test_committed_rows_appended_in_any_order_sort_back_to_the_same_bytes(tmp_path, name):
+    # a run appends rows as its cells finish and sorts them once at its end
+    committed = (RESULTS / name / "cells.csv").read_bytes()
+    header, *rows = committed.splitlines(keepends=True)
+    shuffled = [rows[i] for i in np.random.default_rng(0).permutation(len(rows))]
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "cells.csv").write_bytes(header + b"".join(shuffled))
+    store = CellStore(tmp_path / name, log=pytest.fail)
+    assert store.rebuild_csv() == len(rows)
+    assert (tmp_path / name / "cells.csv").read_bytes() == committed

@@ -185,13 +185,6 @@ def _edited(tmp_path: Path) -> tuple[Path, Path]:
     return _results(tmp_path / "other"), old
 
 
-def _damaged_cell_file(tmp_path: Path) -> tuple[Path, Path]:
-    old = _results(tmp_path / "old")
-    (old / "exp_a" / "cells").mkdir()
-    (old / "exp_a" / "cells" / "0123456789abcdef01234567.json").write_text('{"cut": ')
-    return old, old
-
-
 def _missing(tmp_path: Path) -> tuple[Path, Path]:
     return _results(tmp_path / "results"), tmp_path / "nope"
 
@@ -218,10 +211,6 @@ def _mixed(tmp_path: Path) -> tuple[Path, Path]:
              cause="a number in cells.csv was edited by hand, so its row is not a computed result",
              fix="restore it (git checkout -- results/<experiment>/cells.csv) or run the "
              "experiment again, which sets the row aside"),
-        case(_damaged_cell_file, says="a damaged cell file (1 in", doing="read",
-             cause="a cell file under cells/ is cut short or not a cell kmdr wrote, and cells.csv "
-             "does not hold its cell",
-             fix="run the experiment again: it moves the file aside and computes the cell"),
         case(_missing, says="nope: no such folder; give two results folders", doing="read",
              cause="a folder given to kmdr-compare does not exist",
              fix="check the path: kmdr-compare OLD_RESULTS NEW_RESULTS"),

@@ -4,14 +4,14 @@ a real run that holds its last cell until the disk has failed."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 
 import pytest
 
 from _cases import case
-from _procs import cell_files, kmdr, make_plugin, one_line, plugin_env, wait_for
+from _procs import cells_done, kmdr, make_plugin, one_line, plugin_env, wait_for
+from kmdr.results.store import CellStore
 
 # Every test here runs kmdr as a process on a small disk it mounts, fills or makes read-only.
 pytestmark = pytest.mark.slow
@@ -24,9 +24,9 @@ def project(tmp_path_factory):
 
 @pytest.fixture
 def disk(tmp_path):
-    """A 4 MB tmpfs mounted on the cell files' folder of the run (skipped where the test cannot
-    mount one); nothing there stays open, so it can be remounted read-only under the run."""
-    mount = tmp_path / "results" / "faulty" / "cells"
+    """A 4 MB tmpfs mounted on the experiment folder of the run (skipped where the test cannot
+    mount one), its ``runs/`` on another."""
+    mount = tmp_path / "results" / "faulty"
     mount.mkdir(parents=True)
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
@@ -35,8 +35,12 @@ def disk(tmp_path):
     )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    # the run records and logs on a disk of their own: what fails is the cells' disk
+    (mount / "runs").mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(mount / "runs")], check=True)
     yield mount
-    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+    subprocess.run(["umount", "-l", "-R", str(mount)], capture_output=True)  # a bind mount
+    subprocess.run(["umount", "-l", "-R", str(mount)], capture_output=True)
 
 
 def _fill(folder) -> None:
@@ -56,15 +60,15 @@ def _held_run(project, disk, tmp_path):
     args = ["-cd", str(project / "conf"), "experiment=faulty", f"results_dir={results}"]
     proc = kmdr(*args, "n_jobs=1", env=plugin_env(project, "hold:2", release=go), cwd=tmp_path)
     exp = results / "faulty"
-    wait_for(lambda: len(cell_files(exp)) >= 5, "five cells on disk", proc)
+    wait_for(lambda: len(cells_done(exp)) >= 5, "five cells on disk", proc)
     return proc, exp, go
 
 
 def _no_partial_file(exp) -> None:
-    assert not [p for p in (exp / "cells").glob(".*") if p.name != ".filler"]
-    for path in cell_files(exp):
-        json.loads(path.read_text())  # every cell file is whole
-    assert len(cell_files(exp)) == 5
+    assert not list(exp.glob(".*.tmp"))
+    # every finished cell's row kept (the last one too where its line still fits on the disk)
+    assert len(cells_done(exp)) in (5, 6)
+    assert CellStore(exp, read_only=True).untrusted() is None  # no row cut short
 
 
 def _full(disk) -> None:
@@ -72,7 +76,10 @@ def _full(disk) -> None:
 
 
 def _read_only(disk) -> None:
-    subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+    # a read-only bind mount over the folder: the run's open lock file would keep the tmpfs
+    # itself from being remounted read-only, while every file opened from now on is refused
+    subprocess.run(["mount", "--rbind", str(disk), str(disk)], check=True)
+    subprocess.run(["mount", "-o", "remount,bind,ro", str(disk)], check=True)
 
 
 @pytest.mark.parametrize(
@@ -80,7 +87,7 @@ def _read_only(disk) -> None:
     [
         case(_full, says="failed (OSError: [Errno 28] No space left on device", doing="run",
              cause="the disk of the results folder filled up while a cell was written; the "
-             "finished cells are kept and no cell file is left half written",
+             "finished cells are kept (a row left half written is set aside by the next run)",
              fix="free space on that disk (or give results_dir=<a folder on another disk>) and "
              "run the same command again: it reuses the finished cells"),
         case(_read_only, says="failed (OSError: [Errno 30] Read-only file system", doing="run",
@@ -103,7 +110,7 @@ def test_a_failing_disk_mid_run(project, disk, tmp_path, fail, says):
     line = one_line(proc.stderr)
     assert line.startswith(f"kmdr: error: faulty {says}"), line
     if fail is _read_only:  # the folder to fix, not a temporary file in it
-        assert f"'{exp / 'cells'}'" in line, line
+        assert f"'{exp}" in line, line
     else:
         assert "finished cells are kept under" in line, line
     assert ".tmp" not in line

@@ -11,7 +11,8 @@ import pytest
 from _cases import case
 from _results_factory import make_cells, write_experiment
 from kmdr._io import read_csv
-from kmdr.results.reading import ResultsError, read_results
+from kmdr.results.reading import ResultsError
+from kmdr.results.summary import read_results
 
 GRID = {"sign": [2, 4], "svd": [2]}
 
@@ -77,12 +78,6 @@ def _edited(root: Path) -> Path:
     return root
 
 
-def _damaged_cell_file(root: Path) -> Path:
-    (root / "exp_a" / "cells").mkdir()
-    (root / "exp_a" / "cells" / "abc.json").write_text('{"experiment": "exp_a"')
-    return root
-
-
 def _missing(root: Path) -> Path:
     return root / "nowhere"
 
@@ -106,10 +101,6 @@ def _empty(root: Path) -> Path:
              "matches, so the row is not a result kmdr computed",
              fix="restore the file (git checkout -- results/<experiment>/cells.csv) or run the "
              "experiment again, which sets the row aside and computes the cell"),
-        case(_damaged_cell_file, says="not used (the next run sets it aside", doing="read",
-             cause="a cell file under cells/ is cut short or not a cell kmdr wrote",
-             fix="run the experiment again: it moves the file aside (<id>.json.damaged) and "
-             "computes the cell"),
         case(_missing, says="does not exist; give a results folder", doing="read",
              cause="the folder given to kmdr.read_results does not exist",
              fix="give a results folder (results) or one experiment folder "

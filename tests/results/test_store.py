@@ -197,54 +197,45 @@ def test_a_second_writer_sees_what_the_first_wrote(tmp_path):
 # -- damage ------------------------------------------------------------------------------------
 
 
-DAMAGE = {
-    "trunc": lambda row: json.dumps(row)[: len(json.dumps(row)) // 2],
-    "empty": lambda row: "",
-    "brace": lambda row: "{}",
-    "words": lambda row: json.dumps({**row, "accuracy": "high"}),
-    "nulls": lambda row: json.dumps({**row, "objective": None}),
-    "alist": lambda row: "[1, 2]",
-    "short": lambda row: json.dumps({k: v for k, v in row.items() if k != "kmeans_tol"}),
-    "edited": lambda row: json.dumps({**row, "accuracy": 0.99}),
-    "unsealed": lambda row: json.dumps({k: v for k, v in row.items() if k != "checksum"}),
-}
+def test_rows_are_appended_as_cells_finish_and_sorted_at_the_end(tmp_path):
+    store = Store(tmp_path)
+    rows = [make_row(r=r) for r in (8, 2, 4)]
+    for row in rows:
+        store.write_cell(row["cell_id"], row)
+    appended = store.csv_path.read_bytes()
+    assert [line.split(b",")[5] for line in appended.splitlines()[1:]] == [b"8", b"2", b"4"]
+    assert store.done_ids() == {row["cell_id"] for row in rows}
+    assert not (tmp_path / "cells").exists()  # no per-cell cache
+    assert store.rebuild_csv() == 3
+    assert list(pd.read_csv(store.csv_path).r) == [2, 4, 8]
+    sorted_bytes = store.csv_path.read_bytes()
+    assert store.rebuild_csv() == 3 and store.csv_path.read_bytes() == sorted_bytes
+    assert sorted(appended.splitlines()) == sorted(sorted_bytes.splitlines())
 
 
-def test_damaged_cell_files_are_reported_once_moved_aside_and_not_done(tmp_path):
+def test_a_row_cut_short_is_never_joined_to_the_next_one(tmp_path):
     logged = []
     store = Store(tmp_path, log=logged.append)
-    good = [rid(r=1), rid(r=2)]
-    store.write_cell(good[0], make_row(r=1))
-    store.write_cell(good[1], make_row(r=2))
-    damaged = {}
-    for i, damage in enumerate(DAMAGE.values()):
-        cid = rid(repetition=10 + i)
-        store.write_cell(cid, make_row(repetition=10 + i))
-        damaged[cid] = damage(json.loads(store.cell_path(cid).read_text()))
-        store.cell_path(cid).write_text(damaged[cid])
+    first, second, third = (make_row(r=r) for r in (2, 4, 8))
+    store.write_cell(first["cell_id"], first)
+    store.write_cell(second["cell_id"], second)
+    text = store.csv_path.read_text()
+    whole = text[: text.rindex("\n", 0, len(text) - 1) + 1]  # the header and the first row
+    store.csv_path.write_text(whole + text[len(whole) :][: (len(text) - len(whole)) // 2])
+    assert store.done_ids() == {first["cell_id"]}
+    store.write_cell(third["cell_id"], third)  # killed mid-row: the next run's first cell
+    assert store.done_ids() == {first["cell_id"], third["cell_id"]}
+    assert store.untrusted() is None
+    (rejected,) = pd.read_csv(tmp_path / "cells.rejected.csv").itertuples()
+    assert rejected.line == 3 and "cut short" in rejected.reason
+    assert len(logged) == 1 and "set aside in cells.rejected.csv" in logged[0]
 
-    assert store.done_ids() == set(good)
-    assert len(logged) == len(damaged)
-    for cid, content in damaged.items():
-        (line,) = [m for m in logged if f"{cid}.json:" in m]
-        assert "\n" not in line and "damaged" in line
-        assert not store.cell_path(cid).exists()
-        assert (tmp_path / "cells" / f"{cid}.json.damaged").read_text() == content
-    assert any("kmeans_tol" in m for m in logged) and any("accuracy" in m for m in logged)
-    assert any("checksum does not match" in m for m in logged)
-    assert any("missing column(s) checksum" in m for m in logged)
 
-    # Moved aside: a second reader (another process's store) has nothing to report.
-    assert Store(tmp_path, log=logged.append).rebuild_csv() == 2
-    assert len(logged) == len(damaged)
-    assert sorted(pd.read_csv(tmp_path / "cells.csv").cell_id) == sorted(good)
-
-    # The runner recomputes it; damaged again, the earlier copy is kept too.
-    empty = rid(repetition=11)
-    store.cell_path(empty).write_text("{")
-    assert empty not in store.done_ids()
-    assert (tmp_path / "cells" / f"{empty}.json.damaged.2").read_text() == "{"
-    assert (tmp_path / "cells" / f"{empty}.json.damaged").read_text() == ""
+def test_an_old_cell_file_cache_is_not_read(tmp_path):
+    (tmp_path / "cells").mkdir()
+    row = make_row()
+    (tmp_path / "cells" / f"{row['cell_id']}.json").write_text(json.dumps(row))
+    assert Store(tmp_path).done_ids() == set()
 
 
 def test_write_cell_refuses_an_invalid_row(tmp_path):
@@ -256,7 +247,7 @@ def test_write_cell_refuses_an_invalid_row(tmp_path):
         store.write_cell(x, make_row(r=3))
     with pytest.raises(ValueError, match="identity"):  # an id that is not its identity's hash
         store.write_cell(x, make_row(r=3, cell_id=x))
-    assert not store.cell_path(x).exists()
+    assert not store.csv_path.exists()
 
 
 # -- rows and cells.csv ------------------------------------------------------------------------
@@ -303,14 +294,11 @@ def test_cells_csv_sorted_by_identity_with_the_documented_column_order(tmp_path)
     assert set(IDENTITY_COLUMNS) - {"kmeans_online_phase", "seed_from"} <= set(df.columns)
 
 
-def test_rebuild_with_no_cells_writes_nothing_and_keeps_the_record_of_a_damaged_file(tmp_path):
+def test_rebuild_with_no_cells_writes_nothing(tmp_path):
     store = Store(tmp_path)
     assert store.rebuild_csv() == 0 and not store.csv_path.exists()
     a = rid()
     store.write_cell(a, make_row())
-    store.rebuild_csv()
-    # the cell file damaged after its row reached cells.csv: the row (the record) stays
-    store.cell_path(a).write_text("")
     again = Store(tmp_path)
     assert again.rebuild_csv() == 1 and again.done_ids() == {a}
     assert list(read_csv(store.csv_path).columns[: len(CSV_COLUMNS)]) == list(CSV_COLUMNS)
@@ -340,7 +328,6 @@ def test_written_files_honour_the_umask(tmp_path, umask, mask, mode):
     shared = Path(os.environ.get("KMDR_DATA_MIRROR", "/nonexistent"))
     rel = "orl/orl_faces/README"
     files = [
-        store.cell_path(rid()),
         store.csv_path,
         tmp_path / "exp" / "runs" / "run.json",
         tmp_path / "exp" / ".locks" / "folder.lock",

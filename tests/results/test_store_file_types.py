@@ -32,8 +32,7 @@ TINY = ["dataset=synth", "dataset.params.n_samples=200", "dataset.params.n_featu
         "reducer=sign", "r_grid=[3,5]", "repeats=2", "kmeans.n_init=1", "n_jobs=1",
         "progress=false"]  # fmt: skip
 #: The experiment holding each kind of FIFO.
-FIFO_IN = {"cells.csv": "fifo_csv", "cell": "fifo_cell", "run": "fifo_run",
-           "summary.csv": "fifo_summary"}  # fmt: skip
+FIFO_IN = {"cells.csv": "fifo_csv", "run": "fifo_run", "summary.csv": "fifo_summary"}
 #: Seconds a command may run before the watchdog takes it for one waiting on a FIFO (the
 #: commands here take a few seconds).
 PATIENCE = 60
@@ -109,7 +108,6 @@ def test_a_fifo_in_a_results_folder_makes_no_command_wait(results, tmp_path, mon
     exps = {where: results / name for where, name in FIFO_IN.items()}
     fifos = [
         exps["cells.csv"] / "cells.csv",
-        sorted((exps["cell"] / "cells").glob("*.json"))[0],
         sorted((exps["run"] / "runs").glob("*.json"))[0],
         exps["summary.csv"] / "summary.csv",
     ]
@@ -123,7 +121,6 @@ def test_a_fifo_in_a_results_folder_makes_no_command_wait(results, tmp_path, mon
         (kmdr_report, [str(results)]),
         ("kmdr-figures", [str(results)]),  # the console script: its one run in a process
         (kmdr_compare, [str(results), str(results)]),  # stops at fifo_csv's
-        (kmdr_compare, [str(exps["cell"]), str(exps["cell"])]),  # reads cell files
         (None, ["-m", *TINY, f"name={names}", f"results_dir={results}", "figures=false"]),
     ]
     waited = []

@@ -110,10 +110,10 @@ def test_changed_user_data_is_never_mixed(tmp_path):
     assert changed.n_computed == N_CELLS
     exp = first.experiment_dir
     assert len(pd.read_csv(exp / "cells.csv")) == 2 * N_CELLS
-    view = aggregate.cells_view(exp)
+    view = aggregate.read_experiment(exp)
     assert len(view.cells) == N_CELLS and view.cells["data_fingerprint"].nunique() == 1
     assert view.note.startswith(f"{N_CELLS} rows of other data not shown")
-    summary = aggregate.summarize(exp)
+    summary = aggregate.read_experiment(exp).summary
     assert summary["n_cells"].sum() == N_CELLS and summary["complete"].all()
 
 
@@ -178,7 +178,7 @@ def test_a_bumped_reducer_recomputes_only_its_cells(tmp_path, monkeypatch):
     bump_sign(monkeypatch)
     again = run(tmp_path)
     assert (again.n_computed, again.n_reused) == (4, 2)  # sign's, not the baseline's
-    view = aggregate.cells_view(first.experiment_dir)
+    view = aggregate.read_experiment(first.experiment_dir)
     assert len(view.cells) == N_CELLS and set(view.excluded["reducer"]) == {"sign"}
     assert set(view.cells.loc[view.cells["reducer"] == "sign", "code_tag"]) == {"3/2"}
     assert "4 rows of older code not shown; `kmdr-prune " in view.note
@@ -192,9 +192,9 @@ def test_a_new_cell_format_recomputes_every_cell(tmp_path, monkeypatch):
 
 def test_older_code_never_wins_by_finish_time(tmp_path):
     exp = run(tmp_path).experiment_dir
-    current = aggregate.load_cells(exp).set_index("cell_id")["objective"].sort_index()
+    current = aggregate.read_experiment(exp).cells.set_index("cell_id")["objective"].sort_index()
     append_rows(exp, older_rows(exp, objective="123.0"))
-    view = aggregate.cells_view(exp)
+    view = aggregate.read_experiment(exp)
     assert (view.cells.set_index("cell_id")["objective"].sort_index() == current).all()
     assert len(view.excluded) == N_CELLS and (view.excluded["excluded"] == "older code").all()
     assert run(tmp_path).n_computed == 0
@@ -204,7 +204,7 @@ def test_rows_of_other_data_are_not_counted(tmp_path):
     exp = run(tmp_path).experiment_dir
     other = older_rows(exp, tag=cells.code_tag("sign"), data_fingerprint="content:other")
     append_rows(exp, [r for r in other if r["reducer"] == "sign"])
-    summary = aggregate.summarize(exp)
+    summary = aggregate.read_experiment(exp).summary
     assert summary["n_cells"].sum() == N_CELLS and (summary["n_expected"] == 2).all()
 
 
@@ -227,10 +227,9 @@ def test_an_unreadable_run_record_never_makes_a_killed_run_complete(tmp_path, ca
     record["status"] = "running"
     frame = pd.read_csv(exp / "cells.csv")
     kept = frame[frame["reducer"] == "none"]
-    shutil.rmtree(exp / "cells")
     kept.to_csv(exp / "cells.csv", index=False)
     side.write_text(damage(json.dumps(record)))
-    summary = aggregate.summarize(exp)
+    summary = aggregate.read_experiment(exp).summary
     assert not summary["complete"].any()
     err = [m for m in capfd.readouterr().err.splitlines() if side.name in m]
     assert len(err) == 1 and "not shown as complete" in err[0]
@@ -326,7 +325,7 @@ def test_the_prune_command_needs_a_filter(mixed):
              cause="a folder given to kmdr-prune does not exist; nothing is removed anywhere",
              fix="check the path: an experiment folder is results/<experiment>"),
         case(["EMPTY", "--older-code"],
-             says="is not an experiment folder (no cells.csv, no cells/)", doing="read",
+             says="is not an experiment folder (no cells.csv)", doing="read",
              cause="the folder given to kmdr-prune holds no cells",
              fix="give an experiment folder, results/<experiment>, not the results folder"),
     ],
@@ -372,15 +371,15 @@ def test_prune_lists_before_it_removes(mixed, capsys):
 )
 def test_prune_removes_what_it_selects(mixed, tmp_path, capsys, options, gone):
     before = pd.read_csv(mixed / "cells.csv")
-    current = aggregate.load_cells(mixed)
+    current = aggregate.read_experiment(mixed).cells
     status, out, _ = prune(capsys, mixed, *options, "--remove")
     assert status == 0 and f"removed {gone} row(s)" in out
-    run(tmp_path)  # a rebuild must not bring them back from the cell cache
+    run(tmp_path)  # a run keeps the record as it is
     after = pd.read_csv(mixed / "cells.csv")
     assert len(after) == len(before) - gone
-    pd.testing.assert_frame_equal(aggregate.load_cells(mixed), current)
+    pd.testing.assert_frame_equal(aggregate.read_experiment(mixed).cells, current)
     if gone == 6:
-        assert aggregate.cells_view(mixed).note == ""
+        assert aggregate.read_experiment(mixed).note == ""
 
 
 def test_prune_by_run_id(tmp_path, capsys):
@@ -389,7 +388,6 @@ def test_prune_by_run_id(tmp_path, capsys):
     status, out, _ = prune(capsys, exp, "--run-id", run_id, "--remove")
     assert status == 0 and f"removed {N_CELLS} row(s)" in out
     assert not (exp / "cells.csv").read_text().strip().splitlines()[1:]
-    assert not list((exp / "cells").glob("*.json"))
     assert run(tmp_path).n_computed == N_CELLS
 
 
@@ -402,6 +400,5 @@ def test_prune_by_blas_threads(tmp_path, capsys):
     assert status == 0 and f"removed {N_CELLS} row(s)" in out
     kept = pd.read_csv(exp / "cells.csv")
     assert len(kept) == N_CELLS and (kept["blas_threads"] == 1).all()
-    assert len(list((exp / "cells").glob("*.json"))) == N_CELLS
     assert run(tmp_path).n_computed == 0
     assert run(tmp_path, blas_threads=2).n_computed == N_CELLS

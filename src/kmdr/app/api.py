@@ -162,9 +162,10 @@ def _cells_of(experiment_dir: Path | None, cell_ids=()):
     ``excluded`` column left out: they are all current), in cells.csv's order."""
     import pandas as pd
 
-    from kmdr.results.reading import EXCLUDED, empty_columns, read_experiment
+    from kmdr.results.reading import EXCLUDED, empty_columns
+    from kmdr.results.summary import read_results
 
     if experiment_dir is None:
         return pd.DataFrame(columns=empty_columns())
-    cells = read_experiment(experiment_dir).drop(columns=EXCLUDED)
+    cells = read_results(experiment_dir).drop(columns=EXCLUDED)
     return cells[cells["cell_id"].isin(list(cell_ids))].reset_index(drop=True)

@@ -1,7 +1,7 @@
 """``kind: cells``: the resumable, concurrency-safe sweep over (reducer, r, repetition) cells.
 
 1. plan the cells (:func:`~kmdr.results.cells.plan_cells`) and skip those already done: a
-   valid row of ``cells.csv`` (the record: reused, never recomputed) or a valid cell file;
+   valid row of ``cells.csv`` (the record: reused, never recomputed);
 2. group them into jobs: the cells of a reducer that declares its reduction deterministic
    (:meth:`~kmdr.reducers.BaseReducer.is_deterministic`) and that differ only in repetition are
    one job, which reduces once and runs k-means once per repetition with each cell's own seed;
@@ -17,9 +17,9 @@
    (in every job on this machine; once per worker on dask, never inside a job).
 
 The run holds its folder's lock (:func:`kmdr.results.locks.folder_lock`), so it alone writes
-the folder: each finished cell is written atomically as soon as its job is back, and
-``cells.csv`` is rebuilt every few seconds, so a killed run shows as incomplete, with what it
-finished, and the next run reuses it.
+the folder: each finished cell's row is appended to ``cells.csv`` as soon as its job is back
+(sorted at the run's end), so a killed run shows as incomplete, with what it finished, and the
+next run reuses it.
 
 With ``cell_time_limit``, a job may take that many seconds per cell on every backend but
 threading's: the run's process ends it past its deadline, even inside one C call
@@ -57,8 +57,6 @@ from kmdr.engine.worker import process_state, run_job
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
 
-#: Seconds between two rebuilds of cells.csv while a run goes on.
-CSV_EVERY = 5.0
 
 
 class CellsKind:
@@ -89,7 +87,7 @@ class CellsKind:
             what = f"resuming {stopped}" if stopped else "reusing the cells already computed"
             say(
                 f"[kmdr] {ctx.experiment.name}: {what}: {outcome.n_reused} of {len(cells)} cells "
-                f"done ({store.cells_dir})"
+                f"done ({store.csv_path})"
             )
         ctx.save_record()
         shared_log: dict = {}
@@ -104,7 +102,7 @@ class CellsKind:
             else:
                 compute_in_memory(ctx, pending, len(cells), shared_log)
         finally:
-            # Interrupted or not, cells.csv ends up holding every cell file: a signal now waits.
+            # Interrupted or not, cells.csv ends up sorted: a signal now waits.
             with signals.deferred():
                 process_state().memo.forget(ctx.outcome.run_id)
                 ctx.record["shared_work"] = _shared_record(shared_log)
@@ -260,9 +258,7 @@ def _progress(ctx, total: int):
 
 
 def _persister(ctx, bar):
-    """``persist(cell, metrics)``: write a finished cell's row, count it, and rebuild cells.csv
-    at the first cell and then every :data:`CSV_EVERY` seconds."""
-    last_csv = [float("-inf")]  # the first finished cell makes cells.csv at once
+    """``persist(cell, metrics)``: append a finished cell's row to cells.csv and count it."""
 
     def persist(cell: Cell, metrics: dict) -> None:
         signals.raise_if_received()
@@ -284,9 +280,6 @@ def _persister(ctx, bar):
         ctx.store.write_cell(cell.cell_id, row)
         ctx.outcome.n_computed += 1
         bar.update(1)
-        if time.monotonic() - last_csv[0] >= CSV_EVERY:
-            ctx.store.rebuild_csv()
-            last_csv[0] = time.monotonic()
 
     return persist
 

@@ -52,7 +52,7 @@ def draw_curves(experiment: Path | ExperimentRead, style: FigureStyle, preset: d
         preset.get("note") or "",  # the current configuration's word on what is left out
         f"drawn in a figure of their own: {', '.join(elsewhere)}" if elsewhere else "",
         _undrawn_note(preset.get("reducers"), drawn, dict(style.names), style),
-        read.view.note,  # rows of older code or other data: how many and why
+        read.note,  # rows of older code or other data: how many and why
     ]
     _add_notes(fig, [n for n in notes if n])
     return fig

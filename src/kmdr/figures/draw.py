@@ -165,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
 def _draw_one(exp_dir: Path) -> list[str]:
     """Summarize and draw one experiment folder, read once, print what was written; its name
     in a list if it is incomplete."""
-    read = ExperimentRead.of(exp_dir)
-    has_cells = len(read.view.cells) > 0
+    read = read_experiment(exp_dir)
+    has_cells = len(read.cells) > 0
     if not has_cells and not (exp_dir / "leverage_scores.csv").exists():
         comp = read.completeness
         n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
@@ -183,8 +183,8 @@ def _draw_one(exp_dir: Path) -> list[str]:
           f"{aggregation_of(exp_dir, read.runs)}]:")  # fmt: skip
     for path in written:
         print(f"  wrote {path}")
-    if read.view.note:
-        print(f"  note: {read.view.note}")
+    if read.note:
+        print(f"  note: {read.note}")
     incomplete = []
     if has_cells:
         summary = read.summary

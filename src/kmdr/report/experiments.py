@@ -124,22 +124,22 @@ class Experiment:
         # The folder is read several times below: each damaged file is named once (``say``: the
         # whole report's, which reads it again for its page).
         say = say or Once()
-        self.runs = sidecars.load_runs(self.dir, say)
+        read = aggregate.read_experiment(self.dir, say)
+        self.runs = read.runs
         self.preset = sidecars.preset_of(self.dir, self.runs)
         self.skipped = [public_text(t) for t in sidecars.skip_reasons(self.dir, self.runs)]
         # Method labels differ between papers (lst17 writes "LS" and "k-means" where bzmd14 writes
         # "LapScores" and "kMeans"); the claims and tables speak of one name per method.
         names = _style_names(self.preset["figure"])
-        view = aggregate.cells_view(self.dir, self.runs, say=say)
-        cells = view.cells
-        self.excluded_note = public_text(view.note)
+        cells = read.cells
+        self.excluded_note = public_text(read.note)
         self.unreadable_runs = sidecars.unreadable_runs(self.runs)
         self.cells = _declared_methods(cells, names)
         if len(self.cells):
             summary = _declared_methods(aggregate.load_summary(self.dir, say=say), names)
             self.summary = flag_copied_timings(summary, self.cells)
         # counted even without a cell: a first run killed before writing one is incomplete
-        comp = aggregate.completeness(self.dir, cells, self.runs, say=say)
+        comp = read.completeness
         self.n_cells = int(comp["n_cells"].sum()) if len(comp) else 0
         self.n_expected = int(comp["n_expected"].sum()) if len(comp) else 0
 

@@ -25,18 +25,6 @@ from kmdr.config.schema import Experiment, ReducerConfig
 from kmdr.config.seeds import cell_seed, shared_seed
 from kmdr.results.records import METRIC_COLUMNS, identity_id, row_fields
 
-__all__ = [
-    "CELL_FORMAT",
-    "Cell",
-    "cell_row",
-    "code_tag",
-    "identity_dicts",
-    "make_cell",
-    "plan_cells",
-    "planned_count",
-    "reducer_kwargs",
-]
-
 #: Bump when a change to the code changes the numbers cells of every reducer produce (a change to
 #: one reducer bumps that reducer's ``compat_version`` instead): part of every cell's code tag.
 #: 2: RP and Achlioptas draw their matrices directly (other draws), exact SVDs compute only the

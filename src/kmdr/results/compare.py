@@ -2,8 +2,8 @@
 
     kmdr-compare OLD NEW
 
-Each side's cells are read through :class:`kmdr.results.store.CellStore` (``cells.csv`` merged
-with the cell files, every row cells.csv keeps: valid and another experiment's rows) as texts,
+Each side's cells are read through :class:`kmdr.results.store.CellStore` (every row cells.csv
+keeps: valid and another experiment's rows) as texts,
 and the two frames are merged on experiment and ``cell_id`` (the hash of everything that changes
 a cell's numbers: settings, data fingerprint, code tag). Each matched cell's result columns
 (:data:`~kmdr.results.records.RESULT_COLUMNS`: objective, objective_reduced, accuracy, nmi, ari,
@@ -27,8 +27,7 @@ are ignored, as are the provenance columns (run id, finish time, workers, checks
 
 Exit status: 0 when every cell is identical and none is on one side only; 1 otherwise; 2, with
 one line, for bad input: a folder that is missing or holds no cells, or a store whose rows
-cannot all be trusted (a cells.csv cut short or edited, a damaged cell file): its rows are never
-silently left out.
+cannot all be trusted (a cells.csv cut short or edited): its rows are never silently left out.
 """
 
 from __future__ import annotations
@@ -41,22 +40,9 @@ import numpy as np
 import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
+from kmdr.results.reading import ResultsError
 from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS, read_table
 from kmdr.results.store import holds_cells
-
-__all__ = [
-    "NOISE_RTOL",
-    "CompareError",
-    "Comparison",
-    "compare_folders",
-    "compare_rows",
-    "experiment_rows",
-    "main",
-    "recomputed",
-    "replaced_line",
-    "report_lines",
-    "snapshot",
-]
 
 _PROG = "kmdr-compare"
 #: The relative difference of two floats that a reordering of floating-point sums can explain
@@ -67,10 +53,6 @@ NAMED = 3
 #: A cell's key on both sides: its row's experiment and its cell id.
 KEY = ["experiment", "cell_id"]
 _WHERE = ["dataset", "reducer", "r", "repetition"]
-
-
-class CompareError(Exception):
-    """Bad input: a folder that cannot be compared (the message is one line with the fix)."""
 
 
 @dataclass
@@ -168,28 +150,21 @@ def _texts(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def experiment_rows(exp_dir: Path) -> pd.DataFrame:
-    """Every row the store of ``exp_dir`` keeps, as texts; CompareError when a row cannot be
+    """Every row the store of ``exp_dir`` keeps, as texts; ResultsError when a row cannot be
     trusted (the store would leave it out)."""
     from kmdr.results.store import CellStore
 
     store = CellStore(exp_dir, log=lambda msg: None, read_only=True)
     path = store.csv_path
     if problem := store.untrusted():
-        raise CompareError(
+        raise ResultsError(
             f"{problem}; restore it (e.g. `git checkout -- {path}`) or run the experiment again, "
             "which sets what it cannot trust aside"
-        )
-    done = store.done_ids()
-    damaged = sorted(p for p in store.cells_dir.glob("*.json") if p.stem not in done)
-    if damaged:
-        raise CompareError(
-            f"{damaged[0]}: a damaged cell file ({len(damaged)} in {store.cells_dir}); run the "
-            "experiment again, which sets it aside and computes its cell"
         )
     rows = _texts(store.table()).drop_duplicates()
     twice = rows[rows.duplicated(KEY)]
     if len(twice):
-        raise CompareError(
+        raise ResultsError(
             f"{path}: two different rows of cell {twice['cell_id'].iloc[0]}; keep one (kmdr-prune)"
         )
     return rows
@@ -235,16 +210,16 @@ def replaced_line(name: str, outcome, before: pd.DataFrame) -> str:
 
 def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
     """One Comparison per experiment, by name (two results folders, or two experiment folders:
-    then one entry named after them). CompareError for bad input."""
+    then one entry named after them). ResultsError for bad input."""
     for side in (old, new):
         if not side.is_dir():
-            raise CompareError(f"{side}: no such folder; give two results folders")
+            raise ResultsError(f"{side}: no such folder; give two results folders")
     kinds = [holds_cells(side) for side in (old, new)]
     if all(kinds):
         name = old.name if old.name == new.name else f"{old.name} -> {new.name}"
         pairs = {name: (old, new)}
     elif any(kinds):
-        raise CompareError(
+        raise ResultsError(
             f"{old} and {new}: one is an experiment folder (with cells.csv), the other not; "
             "give two results folders or two experiment folders"
         )
@@ -254,7 +229,7 @@ def compare_folders(old: Path, new: Path) -> dict[str, Comparison]:
         ]
         for side, found in zip((old, new), sides, strict=True):
             if not found:
-                raise CompareError(
+                raise ResultsError(
                     f"{side}: not a results folder (no <experiment>/cells.csv under it) nor an "
                     "experiment folder; give two results folders"
                 )
@@ -300,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         comparisons = compare_folders(args.old, args.new)
-    except (CompareError, OSError) as err:
+    except (ResultsError, OSError) as err:
         exit_error(_PROG, err)
     for line in report_lines(comparisons, args.named):
         print(line)

@@ -18,8 +18,6 @@ from pathlib import Path
 
 import portalocker
 
-__all__ = ["LOCK_FILE", "folder_lock"]
-
 #: A lock taken at once or not at all.
 _NOW = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
 #: The lock file, relative to the experiment folder (git ignores ``.locks/``).

@@ -14,8 +14,6 @@ import uuid
 
 from kmdr._git import code_revision
 
-__all__ = ["new_run_id", "now", "run_record", "versions"]
-
 #: Packages whose versions can change a run's numbers or outputs: the name a record gives each
 #: (its import name) and the distribution that installs it. A package the process has not
 #: imported is read from its installed distribution's metadata, so that recording the versions

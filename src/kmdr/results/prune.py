@@ -2,8 +2,7 @@
 
 No run ever removes a row it did not compute (cells.csv is the record); removing rows is this
 explicit command. It lists the rows its filters select and, only with ``--remove``, removes them
-from ``cells.csv`` together with their cell files (``cells/<cell_id>.json``, which would
-otherwise bring them back at the next rebuild).
+from ``cells.csv``.
 
 Filters (at least one): the kinds of rows readers leave out (:mod:`kmdr.results.reading`),
 any of which selects a row: ``--older-code`` (a code tag other than this installation's, or a
@@ -38,8 +37,6 @@ from kmdr.results.reading import (
 )
 from kmdr.results.runs import load_runs
 from kmdr.results.store import CellStore, holds_cells
-
-__all__ = ["main", "select"]
 
 _ROW_KINDS = MappingProxyType(
     {"older_code": OLDER_CODE, "other_data": OTHER_DATA, "foreign": OTHER_EXPERIMENT}
@@ -92,8 +89,8 @@ def _absent(frame: pd.DataFrame, args) -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = CommandParser(
         prog=_PROG,
-        description="List (and with --remove, remove) rows of experiment stores: cells.csv rows "
-        "and their cell files. Nothing is removed without --remove.",
+        description="List (and with --remove, remove) rows of experiment stores: cells.csv rows. "
+        "Nothing is removed without --remove.",
     )
     parser.add_argument("experiments", nargs="+", type=Path, help="experiment folders")
     parser.add_argument("--older-code", action="store_true", help="rows of an older code tag")
@@ -128,15 +125,10 @@ def _prune(exp_dir: Path, args) -> int:
             else:
                 print(f"{exp_dir.name}: no row selected{_absent(frame, args)}")
             return n
-        if n:  # the record first: a cell file left by a failure is only a cache
+        if n:
             store.write_table(table[~chosen.to_numpy()])
-        cached = [store.cell_path(c) for c in listed.get("cell_id", ())]
-        files = [path for path in cached if path.exists()]
-        for path in files:
-            path.unlink()
         absent = "" if n else _absent(frame, args)
-        removed = f"removed {n} row(s) from cells.csv and {len(files)} cell file(s)"
-        print(f"{exp_dir.name}: {removed}{absent}")
+        print(f"{exp_dir.name}: removed {n} row(s) from cells.csv{absent}")
         return n
 
 
@@ -153,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         if not exp_dir.is_dir():
             exit_error(_PROG, f"{exp_dir} is not an experiment folder (no such folder)")
         if not holds_cells(exp_dir):
-            exit_error(_PROG, f"{exp_dir} is not an experiment folder (no cells.csv, no cells/)")
+            exit_error(_PROG, f"{exp_dir} is not an experiment folder (no cells.csv)")
     for exp_dir in args.experiments:
         try:
             _prune(exp_dir, args)

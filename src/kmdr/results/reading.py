@@ -34,19 +34,11 @@ Expected cells
     :func:`load_expected`: the cells the run sidecars expected (read by
     :mod:`kmdr.results.runs`), typed and split as the rows are.
 
-One DataFrame
-    :func:`read_results` (what :func:`kmdr.read_results` returns) reads a folder that is either
-    one experiment folder (it holds ``cells.csv``, ``cells/`` or ``runs/``) or a results folder
-    whose subfolders are experiment folders. Each experiment is read through its store
-    (:class:`kmdr.results.store.CellStore`, read-only: nothing is written, moved or locked), so
-    the frame holds exactly the cells the runner would count as done: the valid rows of
-    ``cells.csv`` merged with the valid cell files it lacks, with the columns of ``cells.csv``.
-    Nothing is dropped or mixed silently. A folder whose store finds a problem a run would set
-    aside (a ``cells.csv`` cut short or edited by hand, a row whose checksum or cell id does not
-    match its content, a damaged cell file, a cell file that disagrees with its ``cells.csv``
-    row) is refused with :class:`ResultsError`, one line naming the file and how to repair it.
-    Rows that are valid but not current are kept, and the ``excluded`` column says why (``<NA>``
-    for the current rows, the ones figures and summaries use).
+A results folder
+    :func:`experiment_folders`: the folder itself when it is an experiment folder (it holds
+    ``cells.csv`` or ``runs/``), else its subfolders that are; :class:`ResultsError` when there
+    is none, or when :func:`kmdr.results.summary.read_results` meets a ``cells.csv`` with rows
+    it cannot trust (cut short or edited by hand), one line naming the file and how to repair it.
 """
 
 from __future__ import annotations
@@ -70,29 +62,7 @@ from kmdr.results.records import (
     table_header,
 )
 from kmdr.results.runs import experiment_dirs, is_experiment, load_runs
-from kmdr.results.store import CellStore, Once
-
-__all__ = [
-    "EXCLUDED",
-    "KEY",
-    "OLDER_CODE",
-    "OTHER_DATA",
-    "OTHER_EXPERIMENT",
-    "POINT",
-    "SETTING_COLUMNS",
-    "Once",
-    "ResultsError",
-    "empty_columns",
-    "exclusion_note",
-    "is_baseline",
-    "load_expected",
-    "read_experiment",
-    "read_results",
-    "setting_labels",
-    "split_current",
-    "typed",
-]
-
+from kmdr.results.store import Once as Once  # readers take it from here
 
 # ----------------------------------------------------------------------------------------------
 # How rows are keyed, typed and compared; settings; the baseline.
@@ -301,13 +271,11 @@ def load_expected(experiment_dir: str | Path, runs: list[dict] | None = None) ->
 
 
 # ----------------------------------------------------------------------------------------------
-# Every cell of a results folder as one DataFrame (kmdr.read_results).
+# The experiment folders of a results folder (kmdr.read_results).
 # ----------------------------------------------------------------------------------------------
 
 #: The column saying why a row is not current (``<NA>`` when it is).
 EXCLUDED = "excluded"
-
-_REPAIR = "run the experiment again (it sets such rows and files aside) or restore the file"
 
 
 class ResultsError(ValueError):
@@ -319,7 +287,7 @@ def empty_columns() -> list[str]:
     return table_header({*EXTRA_COLUMNS, CHECKSUM})
 
 
-def _experiment_folders(folder: str | Path) -> list[Path]:
+def experiment_folders(folder: str | Path) -> list[Path]:
     """The experiment folders of ``folder``: itself when it is one, else its subfolders that are
     (sorted by name). Raises :class:`ResultsError` when there is none."""
     root = Path(folder)
@@ -333,44 +301,7 @@ def _experiment_folders(folder: str | Path) -> list[Path]:
     found = experiment_dirs(root)
     if not found:
         raise ResultsError(
-            f"{root} holds no experiment folder (none has cells.csv, cells/ or runs/); give a "
+            f"{root} holds no experiment folder (none has cells.csv or runs/); give a "
             "results folder or one of its experiment folders"
         )
     return found
-
-
-def read_experiment(experiment_dir: str | Path) -> pd.DataFrame:
-    """Every cell of one experiment folder, with the ``excluded`` column (see the module
-    docstring); raises :class:`ResultsError` on a problem the store detects."""
-    exp_dir = Path(experiment_dir)
-    said: list[str] = []
-    store = CellStore(exp_dir, log=said.append, read_only=True)
-    if problem := store.untrusted():
-        raise ResultsError(f"{problem}; {_REPAIR}")
-    said.clear()  # what remains to say is about the cell files
-    frame = store.frame()
-    if said:
-        raise ResultsError(said[0].removeprefix("[kmdr] "))
-    if not len(frame):  # no cell yet: the columns a cells.csv would have
-        return pd.DataFrame(columns=[*empty_columns(), EXCLUDED])
-    current, excluded = split_current(frame, load_runs(exp_dir), store.experiment)
-    current = current.assign(**{EXCLUDED: pd.Series(pd.NA, current.index, dtype="string")})
-    # An empty part is left out of the concatenation: whether its columns count in the result's
-    # dtypes changed between pandas 2 and 3, and the frame must be the same under both.
-    whole = pd.concat([part for part in (current, excluded) if len(part)]).sort_index()
-    whole[EXCLUDED] = whole[EXCLUDED].astype("string")
-    return whole.drop(columns=["record"]).reset_index(drop=True)
-
-
-def read_results(folder: str | Path) -> pd.DataFrame:
-    """Every cell of a results folder (all its experiment folders) or of one experiment folder,
-    one row per cell, with the columns of ``cells.csv`` (``experiment`` among them) and
-    ``excluded``; rows in the order of each experiment's ``cells.csv``, experiments by name.
-
-    Raises :class:`ResultsError` (a ValueError) with one line when a folder holds no experiment
-    or a store's file is damaged (see the module docstring)."""
-    frames = [read_experiment(exp) for exp in _experiment_folders(folder)]
-    frames = [f for f in frames if len(f)] or frames[:1]
-    if len(frames) == 1:
-        return frames[0]
-    return pd.concat(frames, ignore_index=True, sort=False)

@@ -1,4 +1,4 @@
-"""A cell row's record: its columns, its text in ``cells.csv`` and in a cell file, and its checks.
+"""A cell row's record: its columns, its text in ``cells.csv`` and its checks.
 
 The contract is ``docs/results-layout.md``. The one column schema of a row
 (:data:`CSV_COLUMNS`, :data:`IDENTITY_COLUMNS`, ...) and :func:`cell_problem`, the check of a
@@ -7,24 +7,21 @@ row's columns and types, come first.
 One formatting function, :func:`field_text`, turns every value into the text ``cells.csv`` holds
 (floats at full precision, ``repr``, so they round-trip exactly). The checksum of a row
 (:func:`checksum`) and its cell id (:func:`identity_id`) are computed on those texts, so a row
-read back from ``cells.csv`` (its raw fields) and the same row in a cell file (JSON values) give
-the same checksum and the same id, whatever the line endings, the column order or a byte-order
-mark an editor added. Empty fields are left out of both: an absent column and an empty one read
-the same in a CSV.
+read back from ``cells.csv`` (its raw fields) and the row the runner computed (Python values)
+give the same checksum and the same id, whatever the line endings, the column order or a
+byte-order mark an editor added. Empty fields are left out of both: an absent column and an empty
+one read the same in a CSV.
 
 A *sealed* row carries ``checksum`` (:func:`seal`); :func:`row_problem` says why a sealed row
 cannot be trusted: a column missing, a checksum that does not match its content (edited or
 damaged), or a ``cell_id`` that is not the hash of its identity columns.
 
-A cell file (:func:`cell_text`, :func:`parse_cell_text`) is a finished cell written as JSON,
-sealed with its checksum; it is valid when it has every column, the right types, a matching
-checksum and id. Run sidecars are written as the same JSON, with non-finite numbers as ``null``
-(:func:`run_record_text`).
+Run sidecars are written as JSON, with non-finite numbers as ``null`` (:func:`run_record_text`).
 
 ``cells.csv`` is checked row by row (:func:`read_record`): which rows are valid, another
 experiment's or rejected, the one-line reports on them (:func:`record_messages`), and where
-rejected rows are set aside (:data:`REJECTED`, :func:`set_aside`). The store that merges it with
-the cell files is :class:`kmdr.results.store.CellStore`.
+rejected rows are set aside (:data:`REJECTED`, :func:`set_aside`). The store that writes it is
+:class:`kmdr.results.store.CellStore`.
 """
 
 from __future__ import annotations
@@ -45,40 +42,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from kmdr._io import atomic_write_text, read_bytes, read_text
-
-__all__ = [
-    "CHECKSUM",
-    "CSV_COLUMNS",
-    "EXTRA_COLUMNS",
-    "IDENTITY_COLUMNS",
-    "IDENTITY_DEFAULTS",
-    "METRIC_COLUMNS",
-    "NUMERIC_METRIC_COLUMNS",
-    "POINT_COLUMNS",
-    "REJECTED",
-    "REQUIRED_COLUMNS",
-    "RESULT_COLUMNS",
-    "TIMING_COLUMNS",
-    "CsvRecord",
-    "cell_problem",
-    "cell_text",
-    "checksum",
-    "field_text",
-    "identity_id",
-    "parse_cell_text",
-    "read_record",
-    "read_table",
-    "record_messages",
-    "row_fields",
-    "row_order",
-    "row_problem",
-    "run_record_text",
-    "seal",
-    "set_aside",
-    "table_header",
-    "table_text",
-]
-
 
 # ----------------------------------------------------------------------------------------------
 # The column schema of a cell row, and its check.
@@ -187,7 +150,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     *(c for c in NUMERIC_METRIC_COLUMNS if c not in TIMING_COLUMNS),
     "seed",
 )
-#: Every key a valid cell file has.
+#: Every column a cell's row has.
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(
     dict.fromkeys(
         (
@@ -218,12 +181,10 @@ def _missing_columns(row: dict, also: tuple[str, ...] = ()) -> str | None:
 
 def cell_problem(row, cell_id: str) -> str | None:
     """Why ``row`` is not a valid cell row for ``cell_id`` (one short phrase), or None if it is."""
-    if not isinstance(row, dict):
-        return f"not a JSON object but {type(row).__name__}"
     if missing := _missing_columns(row):
         return missing
     if row["cell_id"] != cell_id:
-        return f"cell_id {_short(row['cell_id'])} is not the file's name"
+        return f"cell_id {_short(row['cell_id'])} is not {cell_id}"
     for col in ("r", "repetition", "blas_threads"):
         if not isinstance(row[col], int) or isinstance(row[col], bool):
             return f"{col} is {_short(row[col])}, not an integer"
@@ -376,39 +337,14 @@ def row_order(columns: list[list[str]]) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------
-# A cell file's text: a row as sealed JSON, and when such a text is a valid cell.
+# A run record's text.
 # ----------------------------------------------------------------------------------------------
-
-
-def cell_text(row: dict) -> str:
-    """The text of the cell file of ``row``, sealed with its checksum."""
-    return _dumps(seal(row))
 
 
 def run_record_text(payload: dict) -> str:
     """Strict JSON of a run record (NaN and infinities as ``null``)."""
     # NaN and infinities (JSON has none) read back as None, then written as null
     return _dumps(json.loads(_dumps(payload), parse_constant=lambda _: None))
-
-
-def parse_cell_text(text: str, cell_id: str) -> tuple[dict | None, str | None]:
-    """(the row's fields as cells.csv texts, None) for a valid cell file's text, else (None, the
-    problem)."""
-    if not text.strip():
-        return None, "empty file"
-    try:
-        row = json.loads(text)
-    except ValueError as err:
-        return (
-            None,
-            f"not JSON ({getattr(err, 'msg', err)} at character {getattr(err, 'pos', '?')})",
-        )
-    problem = cell_problem(row, cell_id)
-    if problem:
-        return None, problem
-    fields = row_fields(row)
-    problem = row_problem(fields)
-    return (None, problem) if problem else (fields, None)
 
 
 def _dumps(obj) -> str:

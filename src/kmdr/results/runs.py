@@ -27,18 +27,6 @@ from kmdr._log import warn as _say
 from kmdr.config.presentation import FIGURE_STYLES, SECTIONS
 from kmdr.config.schema import PresetConfig
 
-__all__ = [
-    "PRESET_DEFAULTS",
-    "aggregation_of",
-    "experiment_config",
-    "experiment_dirs",
-    "is_experiment",
-    "load_runs",
-    "preset_of",
-    "skip_reasons",
-    "unreadable_runs",
-]
-
 #: The preset metadata of an experiment whose sidecars carry none (an ad-hoc run), read from the
 #: typed schema. ``title`` defaults to the experiment's (folder's) name. The figure styles and
 #: report sections a preset may name are those registered in :mod:`kmdr.config.presentation`.
@@ -174,11 +162,11 @@ def aggregation_of(experiment_dir: str | Path, runs: list[dict] | None = None) -
 
 #: The files and folders that make a folder an experiment folder (a run writes ``runs/`` before
 #: anything else, whatever its kind computes).
-_MARKERS = ("cells.csv", "cells", "runs")
+_MARKERS = ("cells.csv", "runs")
 
 
 def is_experiment(folder: str | Path) -> bool:
-    """Whether ``folder`` is an experiment folder (it holds cells.csv, cells/ or runs/)."""
+    """Whether ``folder`` is an experiment folder (it holds cells.csv or runs/)."""
     return any((Path(folder) / marker).exists() for marker in _MARKERS)
 
 

@@ -1,17 +1,15 @@
 """Aggregate an experiment's cells into the tables docs/results-layout.md describes.
 
-Everything here reads only what docs/results-layout.md names: the store of
-``results/<experiment>/`` (``cells.csv`` merged with the valid cell files ``cells/*.json``, read
-through :class:`kmdr.results.store.CellStore` without writing anything, so a reader never
-lags the cell files a killed run left) and ``runs/*.json``. No other file is read: a stray
-``cells_backup.csv`` changes nothing.
+Everything here reads only what docs/results-layout.md names: ``results/<experiment>/cells.csv``
+(through :class:`kmdr.results.store.CellStore`, without writing anything) and ``runs/*.json``.
+No other file is read: a stray ``cells_backup.csv`` changes nothing.
 
 A cell is keyed by its identity, :data:`kmdr.results.records.IDENTITY_COLUMNS` (every setting
 that changes its numbers): rows that differ in any of them are different cells, never merged or
 averaged together. A point of a figure (a row of ``summary.csv``) is a cell's identity without its
 repetition (``POINT_COLUMNS``). Only current rows are used: rows of older code, of other data or
 of another experiment (:mod:`kmdr.results.reading`) are left out and counted in a note
-(:func:`cells_view`). The *setting* of a row is its dataset, dataset parameters, base
+(:attr:`ExperimentRead.note`). The *setting* of a row is its dataset, dataset parameters, base
 seed and k-means settings (:data:`SETTING_COLUMNS`); when an experiment holds several settings for
 one dataset (a multirun over ``seed`` or ``kmeans.n_init`` into one name), ``summary.csv`` gets a
 ``setting`` column naming only the columns that vary (e.g. ``kmeans_n_init=3``) and the figures
@@ -23,15 +21,11 @@ unreadable sidecar): by default each call says a message once on stderr; a calle
 folder many times (figures, the report, a session) holds one :class:`~kmdr.results.reading.Once`
 and passes it to every call, so each problem is named once in all.
 
-Public readers (used by the figures and the report, beside :mod:`kmdr.results.reading` for
-what the run records say and :mod:`kmdr.results.reading` for the key columns):
-
-- :func:`cells_view` - the current cells, the rows left out and the note saying so;
-- :func:`load_cells` - the current cells;
-- :func:`summarize` / :func:`load_summary` - one row per point;
-- :func:`completeness` - per point, how many cells it rests on and which repetitions are missing;
-- :class:`ExperimentRead` - a folder read once, for a caller that writes and draws several of
-  these from it (``summary.csv`` and the figure rest on the same rows).
+One reader: :func:`read_experiment` reads a folder once, as an :class:`ExperimentRead`: every
+row cells.csv keeps (typed, with why a row is not current), the current cells, the note on the
+rows left out, the completeness per point and the summary (``summary.csv`` and the figure rest on
+the same rows). :func:`read_results` (``kmdr.read_results``) is its rows, over the experiment
+folders of a results folder. :func:`load_summary` reads a ``summary.csv`` written before.
 
 :func:`write_summaries` writes ``summary.csv``, and the tables the preset's figure style writes
 beside it (its ``write_tables``, e.g. bmd09 Table 1); the runner calls it at the end of a run.
@@ -54,11 +48,15 @@ from kmdr._io import atomic_write_text, read_csv
 from kmdr.config.presentation import FIGURE_STYLES
 from kmdr.plugins import RegistryError
 from kmdr.results.reading import (
+    EXCLUDED,
     KEY,
     POINT,
     SETTING_COLUMNS,
     Once,
+    ResultsError,
+    empty_columns,
     exclusion_note,
+    experiment_folders,
     load_expected,
     setting_labels,
     split_current,
@@ -67,19 +65,6 @@ from kmdr.results.reading import (
 from kmdr.results.records import CSV_COLUMNS, IDENTITY_DEFAULTS
 from kmdr.results.runs import aggregation_of, load_runs, preset_of, unreadable_runs
 from kmdr.results.store import CellStore
-
-__all__ = [
-    "METRICS",
-    "CellsView",
-    "ExperimentRead",
-    "cells_view",
-    "completeness",
-    "load_cells",
-    "load_summary",
-    "read_experiment",
-    "summarize",
-    "write_summaries",
-]
 
 #: The metrics summary.csv aggregates over repetitions.
 METRICS: list[str] = [
@@ -95,93 +80,103 @@ METRICS: list[str] = [
 _STATS = ("mean", "std", "min", "max")
 
 
-@dataclass
-class CellsView:
-    """What readers see of an experiment's store: ``cells`` (the current rows, typed),
-    ``excluded`` (the rows left out, with an ``excluded`` column saying why) and ``note`` (one
-    line saying so and how to remove them; "" when nothing was left out)."""
-
-    cells: pd.DataFrame
-    excluded: pd.DataFrame
-    note: str
-
-
 @dataclass(frozen=True)
 class ExperimentRead:
-    """An experiment folder read once: its run sidecars (``runs``) and its store as readers see
-    it (``view``, :func:`cells_view`), with its :attr:`completeness` and :attr:`summary` computed
-    from them on first use.
-
-    What a caller writes and draws from one read (``summary.csv``, the tables beside it, the
-    figure and its notes) rests on the same rows, even while a run adds cells to the folder, and
-    the folder is read once rather than once per table (the store, merged with its cell files, is
-    the slow part of drawing). Build it with :meth:`of`."""
+    """An experiment folder read once (:func:`read_experiment`): its run sidecars (``runs``),
+    every row its cells.csv keeps (``rows``: valid rows and another experiment's, as pandas reads
+    cells.csv, with the ``excluded`` column saying why a row is not current, ``<NA>`` when it
+    is), and ``untrusted``: why some rows of cells.csv cannot be trusted (one line), else None.
+    What a caller writes and draws from one read rests on the same rows, even while a run adds
+    cells to the folder."""
 
     dir: Path
     runs: list[dict]
-    view: CellsView
+    rows: pd.DataFrame
+    untrusted: str | None = None
 
-    @classmethod
-    def of(cls, experiment_dir: str | Path, say: Callable[[str], None] | None = None):
-        """Read ``experiment_dir``; ``say``: where its one-line reports go (once each)."""
-        exp_dir = Path(experiment_dir)
-        say = say or Once()
-        runs = load_runs(exp_dir, say)
-        return cls(exp_dir, runs, cells_view(exp_dir, runs, say))
+    @cached_property
+    def cells(self) -> pd.DataFrame:
+        """The current cells, typed, one row per cell, sorted by :data:`KEY` (an empty frame with
+        the key columns when there are none)."""
+        current = self.rows[self.rows[EXCLUDED].isna()] if len(self.rows) else self.rows
+        return _typed_cells(current.drop(columns=[EXCLUDED], errors="ignore"))
+
+    @cached_property
+    def excluded(self) -> pd.DataFrame:
+        """The rows left out, with the ``excluded`` column saying why."""
+        return self.rows[self.rows[EXCLUDED].notna()] if len(self.rows) else self.rows
+
+    @property
+    def note(self) -> str:
+        """One line saying which rows were left out and how to remove them ("" if none)."""
+        return exclusion_note(self.excluded, self.dir)
 
     @cached_property
     def completeness(self) -> pd.DataFrame:
-        """Per point, the cells it rests on (:func:`completeness`)."""
-        return completeness(self.dir, self.view.cells, self.runs)
+        """Per point, the cells it rests on (see :func:`_completeness`)."""
+        expected = load_expected(self.dir, self.runs)
+        return _completeness(self.cells, expected, unreadable_runs(self.runs))
 
     @cached_property
     def summary(self) -> pd.DataFrame:
-        """The summary table (:func:`summarize`), aggregated as the sidecars say."""
+        """The summary table (as written to summary.csv), aggregated as the sidecars say."""
         return self.summarized(aggregation_of(self.dir, self.runs))
 
     def summarized(self, aggregation: str) -> pd.DataFrame:
-        """The summary table aggregated by ``aggregation`` (``mean`` or ``best``)."""
-        return _summarize(self.dir.name, self.view.cells, self.completeness, aggregation)
+        """The summary table aggregated by ``aggregation`` (``mean`` or ``best``), see
+        :func:`_summarize`."""
+        return _summarize(self.dir.name, self.cells, self.completeness, aggregation)
 
 
 def read_experiment(
     experiment: str | Path | ExperimentRead, say: Callable[[str], None] | None = None
 ) -> ExperimentRead:
-    """``experiment`` as an :class:`ExperimentRead`: itself, or its folder read now."""
+    """``experiment`` read once (see :class:`ExperimentRead`), or itself when it is read already.
+    ``say``: where the one-line reports on damaged rows and run records go (once each)."""
     if isinstance(experiment, ExperimentRead):
         return experiment
-    return ExperimentRead.of(experiment, say)
-
-
-def cells_view(
-    experiment_dir: str | Path,
-    runs: list[dict] | None = None,
-    say: Callable[[str], None] | None = None,
-) -> CellsView:
-    """The experiment's store as readers see it (see :class:`CellsView`): ``cells.csv`` merged
-    with the valid cell files, split into current and left-out rows
-    (:func:`kmdr.results.reading.split_current`). Reads only; damaged files and rows are
-    reported in one line each to ``say`` and not used."""
-    exp_dir = Path(experiment_dir)
+    exp_dir = Path(experiment)
     say = say or Once()
-    runs = load_runs(exp_dir, say) if runs is None else runs
-    frame = CellStore(exp_dir, log=say, read_only=True).frame()
-    current, excluded = split_current(frame, runs, exp_dir.name)
-    return CellsView(_typed_cells(current, exp_dir), excluded, exclusion_note(excluded, exp_dir))
+    runs = load_runs(exp_dir, say)
+    store = CellStore(exp_dir, log=say, read_only=True)
+    untrusted = store.untrusted()
+    frame = store.frame()
+    if not len(frame):  # no cell yet: the columns a cells.csv would have
+        return ExperimentRead(exp_dir, runs, pd.DataFrame(columns=[*empty_columns(), EXCLUDED]))
+    current, excluded = split_current(frame, runs, store.experiment)
+    current = current.assign(**{EXCLUDED: pd.Series(pd.NA, current.index, dtype="string")})
+    # An empty part is left out of the concatenation: whether its columns count in the result's
+    # dtypes changed between pandas 2 and 3, and the frame must be the same under both.
+    rows = pd.concat([part for part in (current, excluded) if len(part)]).sort_index()
+    rows[EXCLUDED] = rows[EXCLUDED].astype("string")
+    rows = rows.drop(columns=["record"]).reset_index(drop=True)
+    return ExperimentRead(exp_dir, runs, rows, untrusted)
 
 
-def load_cells(
-    experiment_dir: str | Path,
-    runs: list[dict] | None = None,
-    say: Callable[[str], None] | None = None,
-) -> pd.DataFrame:
-    """The current cells of an experiment (:func:`cells_view`), one row per cell, sorted by
-    :data:`KEY`. Returns an empty frame with the key columns when there are none."""
-    return cells_view(experiment_dir, runs, say).cells
+_REPAIR = "run the experiment again (it sets such rows aside) or restore the file"
 
 
-def _typed_cells(cells: pd.DataFrame, exp_dir: Path) -> pd.DataFrame:
-    cells = cells.drop(columns=["record"], errors="ignore")
+def read_results(folder: str | Path) -> pd.DataFrame:
+    """Every cell of a results folder (all its experiment folders) or of one experiment folder,
+    one row per cell, with the columns of ``cells.csv`` (``experiment`` among them) and
+    ``excluded`` (:attr:`ExperimentRead.rows`); rows in the order of each experiment's
+    ``cells.csv``, experiments by name.
+
+    Raises :class:`~kmdr.results.reading.ResultsError` (a ValueError) with one line when a
+    folder holds no experiment or a cells.csv has rows that cannot be trusted."""
+    frames = []
+    for exp in experiment_folders(folder):
+        read = read_experiment(exp, say=lambda _: None)
+        if read.untrusted:
+            raise ResultsError(f"{read.untrusted}; {_REPAIR}")
+        frames.append(read.rows)
+    frames = [f for f in frames if len(f)] or frames[:1]
+    if len(frames) == 1:
+        return frames[0]
+    return pd.concat(frames, ignore_index=True, sort=False)
+
+
+def _typed_cells(cells: pd.DataFrame) -> pd.DataFrame:
     if not len(cells):
         return typed(pd.DataFrame(columns=["experiment", *KEY, "method"]), KEY)
     cells = typed(cells, KEY)
@@ -221,11 +216,8 @@ def _keys(cells: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFrame, bo
     return keys.reset_index(drop=True), from_sidecars
 
 
-def completeness(
-    experiment_dir: str | Path,
-    cells: pd.DataFrame | None = None,
-    runs: list[dict] | None = None,
-    say: Callable[[str], None] | None = None,
+def _completeness(
+    cells: pd.DataFrame, expected: pd.DataFrame, unreadable: list[str] = ()
 ) -> pd.DataFrame:
     """Per point (:data:`POINT` and its ``method``): n_cells, n_expected, complete, missing
     repetitions, and ``setting`` when several settings are present.
@@ -233,20 +225,7 @@ def completeness(
     ``n_expected`` counts the union of the sidecars' expected cells (and any cell present); an
     interrupted sweep therefore shows ``complete == False`` on the points it did not finish,
     including points with no cell at all (n_cells = 0). ``expected_from`` says whether the expected
-    grid came from the sidecars or was inferred from the cells (no sidecar found). ``cells`` and
-    ``runs``: what :func:`load_cells` and :func:`load_runs` return for the folder, when the caller
-    has them already.
-    """
-    exp_dir = Path(experiment_dir)
-    say = say or Once()
-    runs = load_runs(exp_dir, say) if runs is None else runs
-    cells = load_cells(exp_dir, runs, say) if cells is None else cells
-    return _completeness(cells, load_expected(exp_dir, runs), unreadable_runs(runs))
-
-
-def _completeness(
-    cells: pd.DataFrame, expected: pd.DataFrame, unreadable: list[str] = ()
-) -> pd.DataFrame:
+    grid came from the sidecars or was inferred from the cells (no sidecar found)."""
     keys, from_sidecars = _keys(cells, expected)
     cols = [*POINT, "method", "n_cells", "n_expected", "complete", "missing_repetitions"]
     if not len(keys):
@@ -278,26 +257,14 @@ def _completeness(
 # summary
 
 
-def summarize(
-    experiment_dir: str | Path,
-    aggregation: str | None = None,
-    say: Callable[[str], None] | None = None,
-) -> pd.DataFrame:
-    """The summary table (as written to summary.csv), computed from the cells and sidecars.
-
-    One row per point (:data:`POINT`): ``setting`` (only when several settings are present),
-    ``method``, ``aggregation``, ``n_cells``, ``n_expected``, ``complete``, ``<m>_mean|std|min|max``
-    for each metric (std: sample std over repetitions, ddof = 1, NaN for a single cell) and, with
-    aggregation ``best``, ``best_repetition`` and ``best_<m>``: the trial with the lowest objective
-    (ties: lowest repetition).
-    """
-    read = ExperimentRead.of(experiment_dir, say)
-    return read.summarized(aggregation) if aggregation else read.summary
-
-
 def _summarize(
     experiment: str, cells: pd.DataFrame, comp: pd.DataFrame, aggregation: str
 ) -> pd.DataFrame:
+    """One row per point (:data:`POINT`): ``setting`` (only when several settings are present),
+    ``method``, ``aggregation``, ``n_cells``, ``n_expected``, ``complete``, ``<m>_mean|std|min|max``
+    for each metric (std: sample std over repetitions, ddof = 1, NaN for a single cell) and, with
+    aggregation ``best``, ``best_repetition`` and ``best_<m>``: the trial with the lowest objective
+    (ties: lowest repetition)."""
     metrics = [m for m in METRICS if m in cells.columns]
     stat_cols = [f"{m}_{s}" for m in metrics for s in _STATS]
     best_cols = (
@@ -347,7 +314,7 @@ def load_summary(
     """``summary.csv`` of an experiment; recomputed from the cells if absent or ``recompute``."""
     path = Path(experiment_dir) / "summary.csv"
     if recompute or not path.exists():
-        return summarize(experiment_dir, say=say)
+        return read_experiment(experiment_dir, say).summary
     summary = read_csv(path)
     summary = typed(summary, POINT)
     if "complete" in summary.columns:

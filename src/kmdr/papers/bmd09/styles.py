@@ -23,9 +23,9 @@ def _draw_fig1(exp_dir: Path, preset: dict):
 
 def _draw_table1(exp_dir: Path, preset: dict):
     from kmdr.papers.bmd09.figures import draw_table1
-    from kmdr.results.summary import summarize
+    from kmdr.results.summary import read_experiment
 
-    summary = summarize(exp_dir)
+    summary = read_experiment(exp_dir).summary
     if not len(summary) or int(summary["n_cells"].sum()) == 0:
         return None
     return draw_table1(exp_dir, summary, preset["title"])

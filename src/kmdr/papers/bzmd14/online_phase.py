@@ -110,11 +110,11 @@ def stuck_count(off_cells: pd.DataFrame, on_cells: pd.DataFrame) -> StuckCount:
 def online_phase_note(results_dir: str | Path, experiment: str) -> str | None:
     """The diagnostic's text for ``experiment`` (a key of :data:`PAIRS`), computed from the
     current cells of it and of the preset it repeats; None when either has no cells."""
-    from kmdr.results.summary import load_cells
+    from kmdr.results.summary import read_experiment
 
     paper = PAIRS[experiment]
-    on = load_cells(Path(results_dir) / experiment)
-    off = load_cells(Path(results_dir) / paper)
+    on = read_experiment(Path(results_dir) / experiment).cells
+    off = read_experiment(Path(results_dir) / paper).cells
     return online_phase_finding(experiment, on, off)
 
 
