@@ -58,7 +58,6 @@ from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
 
 
-
 class CellsKind:
     """The ``cells`` experiment kind (see the module docstring)."""
 
