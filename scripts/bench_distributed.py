@@ -489,6 +489,10 @@ def vs_dask_ml(args) -> list[dict]:
 
 def _vs_main(args) -> None:
     """Each --rows value in a fresh process (its driver's memory its own), then the table."""
+    import importlib.util
+
+    if "dask-ml" in args.systems and importlib.util.find_spec("dask_ml") is None:
+        sys.exit("bench_distributed: dask-ml is not installed: pip install 'kmdr[bench]'")
     rows = []
     for n in args.rows:
         argv = [sys.executable, __file__, *sys.argv[1:], "--side", "vs", "--rows", str(n)]

@@ -6,6 +6,7 @@ one, three and uneven blocks, and clusters left empty."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 
 import numpy as np
 import pytest
@@ -195,3 +196,49 @@ def test_bad_settings_are_refused_before_the_cluster_is_used(settings, param):
         kmeans_on_blocks(None, [], [5, 5], 2, sparse=False, **settings)
     with pytest.raises(ValueError, match=r"'n_clusters' parameter .* range \[1, 10\]"):
         kmeans_on_blocks(None, [], [5, 5], 11, sparse=False)
+
+
+@pytest.mark.slow
+@needs_dask
+@pytest.mark.parametrize(("n_blocks", "max_iter"), [(2, 3), (7, 4)])
+def test_an_iteration_is_one_task_per_worker(client, n_blocks, max_iter):
+    """Whatever the number of blocks, each Lloyd iteration runs one task on each worker (the
+    centers in it, each block's sums out of it), and the restart's end one more."""
+    from distributed import get_task_stream
+
+    X = _data("dense", n=700, seed=5)
+    bounds = np.linspace(0, X.shape[0], n_blocks + 1).astype(int)
+    with get_task_stream(client) as stream:
+        got = _on_blocks(
+            client, X, list(itertools.pairwise(bounds)), 5,
+            init=X[:5], max_iter=max_iter, tol=0.0,
+        )  # fmt: skip
+    names = [str(task["key"]).split("-")[0] for task in stream.data]
+    workers = min(n_blocks, len(client.scheduler_info(n_workers=-1)["workers"]))
+    assert got.n_iter == max_iter  # it ran every iteration: none stopped early
+    assert names.count("_step") == max_iter * workers
+    assert names.count("_finish") == workers
+    _assert_same(got, kmeans(X, 5, init=X[:5], max_iter=max_iter, tol=0.0))
+
+
+@pytest.mark.slow
+@needs_dask
+def test_a_worker_that_leaves_ends_the_clustering_in_one_line():
+    """A worker retired in the middle of k-means takes its blocks' labels with it: the next
+    iteration's wait ends with the worker named, instead of waiting for it forever."""
+    from dask.distributed import Client, LocalCluster
+
+    X = _data("dense", n=400, seed=1)
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=None,
+                     dashboard_address=":0") as cluster,
+        Client(cluster) as own,
+    ):  # fmt: skip
+
+        def retire_one(restart, iteration, inertia):
+            if iteration == 2:
+                own.retire_workers([sorted(own.scheduler_info()["workers"])[0]])
+
+        with pytest.raises(RuntimeError, match=r"^k-means on row blocks: worker tcp://.* left"):
+            _on_blocks(own, X, SPLITS["three blocks"](400), 5, init=X[:5], max_iter=50,
+                       tol=0.0, report=retire_one)  # fmt: skip

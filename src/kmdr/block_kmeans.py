@@ -15,10 +15,13 @@ so that on data that also fit in memory a blocked cell has the in-memory cell's 
   candidate rows it holds. The uniform draws of the first center and of the random rows are
   NumPy's ``RandomState.choice`` with scikit-learn's weights, reproduced in the driver a chunk
   of the cumulative sum at a time (the same sums, in the same order: the same index);
-* each iteration: every block assigns its rows to the nearest center (the first of equal ones)
-  and returns its per-cluster sums, counts, the number of labels that changed and its share of
-  the inertia; the driver relocates an empty cluster to the row farthest from its center (each
-  block offers its farthest rows), averages, and measures the centers' shift;
+* each iteration is one task on each worker, the centers in it: the worker runs scikit-learn's
+  own Lloyd kernel (``lloyd_iter_chunked_dense``/``_sparse``, with the threads the worker was
+  given) on its blocks one after another, read from its own store (Dask spills and reads them
+  back as any data), keeps their new labels, and returns each block's per-cluster sums and
+  counts and how many labels changed; the driver adds them in block order, forms the inertia
+  from them, relocates an empty cluster to the row farthest from its center (each block offers
+  its farthest rows), averages, and measures the centers' shift (:class:`_OnWorkers`);
 * it stops when no label changes, when the squared shift is at most ``tol`` times the mean
   per-feature variance of C (scikit-learn's relative ``tol``), or after ``max_iter``
   iterations, after which the labels are assigned once more to the final centers; the restart
@@ -40,7 +43,8 @@ module.
 
 The driver holds the centers and per-block summaries (O(k x r) per block), the candidate rows of
 k-means++, and a chunk of the start's cumulative sum; C, its row norms and the labels stay on the
-workers, where the cell's scores read them (:mod:`kmdr.engine.chunked`);
+workers (each block where it was made, unless the centering pass moves a few to even out the
+workers' shares), where the cell's scores read them (:mod:`kmdr.engine.chunked`);
 :attr:`BlockedKMeans.labels` gathers them for a caller that wants them whole.
 """
 
@@ -453,10 +457,11 @@ def gather_rows(client, parts: list, sizes: list[int], positions) -> np.ndarray:
     return out
 
 
-def _placement(client, parts: list, sizes: list[int]) -> list[str]:
-    """A worker for each block: one that holds it, unless that would leave the rows far from
-    even (more than half a block past an even share), then the one with the fewest rows so
-    far. Blocks are taken largest first; a block moves only where balance needs it."""
+def _placement(client, parts: list, sizes: list[int], move: bool = True) -> list[str]:
+    """A worker for each block: the one of its holders with the fewest rows so far, unless
+    ``move`` and that would leave the rows far from even (more than half a block past an even
+    share), then the worker with the fewest rows. Blocks are taken largest first; a block moves
+    only where balance needs it."""
     from distributed import wait
 
     wait(parts)
@@ -468,7 +473,7 @@ def _placement(client, parts: list, sizes: list[int]) -> list[str]:
     for i in sorted(range(len(parts)), key=lambda j: (-sizes[j], j)):
         held = [w for w in holders.get(parts[i].key, ()) if w in load]
         here = min(held, key=load.__getitem__) if held else None
-        if here is None or load[here] + sizes[i] > fair:
+        if here is None or (move and load[here] + sizes[i] > fair):
             here = min(workers, key=load.__getitem__)
         out[i] = here
         load[here] += sizes[i]
@@ -519,7 +524,7 @@ class _OnWorkers:
 
         self.client, self.parts, self.sizes = client, parts, sizes
         self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        where = _placement(client, parts, sizes)
+        where = _placement(client, parts, sizes, move=False)  # where they are
         self.workers = sorted(set(where))
         self.blocks = {w: [i for i, x in enumerate(where) if x == w] for w in self.workers}
         self.token = f"kmeans-on-blocks-{uuid.uuid4().hex}"
