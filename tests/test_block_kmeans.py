@@ -200,25 +200,27 @@ def test_bad_settings_are_refused_before_the_cluster_is_used(settings, param):
 
 @pytest.mark.slow
 @needs_dask
-@pytest.mark.parametrize(("n_blocks", "max_iter"), [(2, 3), (7, 4)])
-def test_an_iteration_is_one_task_per_worker(client, n_blocks, max_iter):
-    """Whatever the number of blocks, each Lloyd iteration runs one task on each worker (the
-    centers in it, each block's sums out of it), and the restart's end one more."""
+@pytest.mark.parametrize("n_blocks", [2, 7])
+def test_iterations_send_no_task_through_the_scheduler(client, n_blocks):
+    """Whatever the number of blocks, the scheduler sees the same tasks for 2 iterations as for
+    3: the iterations are calls to one actor on each worker (the centers in, each block's sums
+    out), and the restart's end is one task per worker."""
+    import collections
+
     from distributed import get_task_stream
 
     X = _data("dense", n=700, seed=5)
-    bounds = np.linspace(0, X.shape[0], n_blocks + 1).astype(int)
-    with get_task_stream(client) as stream:
-        got = _on_blocks(
-            client, X, list(itertools.pairwise(bounds)), 5,
-            init=X[:5], max_iter=max_iter, tol=0.0,
-        )  # fmt: skip
-    names = [str(task["key"]).split("-")[0] for task in stream.data]
+    bounds = list(itertools.pairwise(np.linspace(0, X.shape[0], n_blocks + 1).astype(int)))
     workers = min(n_blocks, len(client.scheduler_info(n_workers=-1)["workers"]))
-    assert got.n_iter == max_iter  # it ran every iteration: none stopped early
-    assert names.count("_step") == max_iter * workers
-    assert names.count("_finish") == workers
-    _assert_same(got, kmeans(X, 5, init=X[:5], max_iter=max_iter, tol=0.0))
+    seen = []
+    for max_iter in (2, 3):
+        with get_task_stream(client) as stream:
+            got = _on_blocks(client, X, bounds, 5, init=X[:5], max_iter=max_iter, tol=0.0)
+        assert got.n_iter == max_iter  # it ran every iteration: none stopped early
+        _assert_same(got, kmeans(X, 5, init=X[:5], max_iter=max_iter, tol=0.0))
+        seen.append(collections.Counter(str(t["key"]).split("-")[0] for t in stream.data))
+    assert seen[0] == seen[1]
+    assert seen[0]["_Stepper"] == seen[0]["_finish"] == workers
 
 
 @pytest.mark.slow
