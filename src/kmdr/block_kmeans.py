@@ -556,7 +556,14 @@ class _OnWorkers:
             )
         )
         self.norm = sum(totals)
-        self.steppers = self._each(lambda w: (_Stepper, self.token), actor=True)
+        self.actors = [
+            self.client.submit(
+                _Stepper, self.token, workers=[w], allow_other_workers=False, pure=False,
+                actor=True,
+            )
+            for w in self.workers
+        ]  # fmt: skip
+        self.steppers = [actor.result() for actor in self.actors]
         return self
 
     def __exit__(self, *exc):
@@ -585,7 +592,7 @@ class _OnWorkers:
         return self.client.gather(futures)
 
     def _check_workers(self) -> None:
-        gone = set(self.workers) - set(self.client.scheduler_info(n_workers=-1)["workers"])
+        gone = set(self.workers) - set(self.client.has_what())  # asked now, not cached
         if gone:
             raise RuntimeError(
                 f"k-means on row blocks: worker {sorted(gone)[0]} left the cluster; the blocks "
@@ -605,11 +612,17 @@ class _OnWorkers:
         once per worker: ``(sums, counts, changed)``, added in block order (sums None unless
         ``update``)."""
         centers = np.ascontiguousarray(centers, dtype=np.float64)
-        calls = [stepper.step(centers, update, fresh) for stepper in self.steppers]
         try:
+            calls = [stepper.step(centers, update, fresh) for stepper in self.steppers]
             answers = [call.result() for call in calls]
-        except Exception:
-            self._check_workers()  # a worker that left says so; any other error is the task's
+        except Exception:  # a worker lost says so; any other error is the call's own
+            for worker, actor in zip(self.workers, self.actors, strict=True):
+                if actor.status != "finished":
+                    raise RuntimeError(
+                        f"k-means on row blocks: worker {worker} left the cluster or was "
+                        "restarted; the blocks it held are lost"
+                    ) from None
+            self._check_workers()
             raise
         blocks = self._per_block([a[0] for a in answers])
         counts = functools.reduce(operator.add, (b[1] for b in blocks))
