@@ -120,6 +120,14 @@ class Overflowing(Bad):
         return self._first(X) * 1e300
 
 
+class Collapsed(Bad):
+    """Finite output with two distinct points: k-means warns that it finds fewer clusters."""
+
+    def _transform(self, X):
+        first = self._first(X)
+        return np.zeros_like(first) + (np.arange(len(first)) % 2)[:, None]
+
+
 def load_orl():
     """A plug-in dataset named like a built-in."""
     raise RuntimeError("never loaded: the built-in orl wins")
@@ -143,6 +151,7 @@ REDUCERS = {
     "falsedet": "FalselyDeterministic",
     "fine": "Fine",
     "overflowing": "Overflowing",
+    "collapsed": "Collapsed",
     "sign": "Fine",  # named like a built-in
 }
 
@@ -296,14 +305,17 @@ def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(plug
 @pytest.mark.filterwarnings("default::RuntimeWarning")  # numpy's overflow, as a user sees it
 def test_work_that_is_not_finite_is_never_a_row(plugged, tmp_path):
     """A reducer whose finite output (1e300 times the data) makes k-means overflow: each of its
-    cells fails in one line naming it, none is written, the baseline's cells are, and the run
-    ends with one line counting them, exit 1."""
+    cells fails in one line naming it (with no numpy or scikit-learn overflow warning above it),
+    none is written, the baseline's cells are, and the run ends with one line counting them,
+    exit 1."""
     results = tmp_path / "r"
     grid = ["r_grid=[2,3]", "repeats=2"]
     run = kmdr(plugged, tmp_path, *RUN, *grid, "reducers=[{name:none},{name:overflowing}]",
                f"results_dir={results}")  # fmt: skip
     assert run.returncode == 1, run.stderr
-    lines = [ln for ln in _errors(run.stderr) if "RuntimeWarning" not in ln and "  " not in ln]
+    lines = _errors(run.stderr)
+    # the one line is all a cell that is not finite shows: no overflow warning above it
+    assert not [ln for ln in lines if "Warning" in ln or ln.startswith("  ")], run.stderr
     failed = [ln for ln in lines if "is not written" in ln]
     assert len(failed) == 4, run.stderr  # r 2 and 3, two repetitions each
     for line in failed:
@@ -316,6 +328,17 @@ def test_work_that_is_not_finite_is_never_a_row(plugged, tmp_path):
     assert np.isfinite(cells[list(NUMERIC_METRIC_COLUMNS)].to_numpy(dtype=float)).all()
     (record,) = (results / "custom" / "runs").glob("*.json")
     assert len(json.loads(record.read_text())["not_finite"]) == 4
+
+
+@pytest.mark.slow
+def test_a_finite_cells_warnings_reach_the_user(plugged, tmp_path):
+    """The warnings held back while a cell's numbers are judged are a finite cell's to show:
+    k-means on two distinct points for 3 clusters says it found fewer, and the cell is written."""
+    run = kmdr(plugged, tmp_path, *RUN, "reducers=[{name:collapsed}]",
+               f"results_dir={tmp_path / 'r'}")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "ConvergenceWarning: Number of distinct clusters (2)" in run.stderr, run.stderr
+    assert len(pd.read_csv(tmp_path / "r" / "custom" / "cells.csv")) == 1
 
 
 @pytest.mark.slow

@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -122,22 +125,46 @@ def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, obje
 
     _, km_seed = stream_seeds(cell.seed)
     shared_seconds = float(shared.seconds) if shared is not None else 0.0
-    start = time.perf_counter()
-    result = cluster_reduced(reducer, C, X, n_clusters, cell.kmeans, y, km_seed)
-    cluster_seconds = time.perf_counter() - start
-    labels = result.labels
-    metrics = cell_metrics(
-        label_scores(y, labels),
-        result,
-        objective=objective(labels) if objective is not None else kmeans_objective(X, labels),
-        objective_reduced=kmeans_objective(C, labels),
-        shared_seconds=shared_seconds,
-        shared_key=shared.key if shared is not None else None,
-        reduce_seconds=shared_seconds + own,
-        cluster_seconds=cluster_seconds,
-        shared_per_repetition=shared is not None,
-    )
-    return finite_cell(cell, result, metrics)
+    # finite_cell judges the cell's numbers below: numpy's overflow warnings (and scikit-learn's
+    # about the clusters an overflow leaves) would only stand above its one line
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"), _held_warnings() as held:
+        start = time.perf_counter()
+        result = cluster_reduced(reducer, C, X, n_clusters, cell.kmeans, y, km_seed)
+        cluster_seconds = time.perf_counter() - start
+        labels = result.labels
+        metrics = cell_metrics(
+            label_scores(y, labels),
+            result,
+            objective=objective(labels) if objective is not None else kmeans_objective(X, labels),
+            objective_reduced=kmeans_objective(C, labels),
+            shared_seconds=shared_seconds,
+            shared_key=shared.key if shared is not None else None,
+            reduce_seconds=shared_seconds + own,
+            cluster_seconds=cluster_seconds,
+            shared_per_repetition=shared is not None,
+        )
+    metrics = finite_cell(cell, result, metrics)  # a cell not finite: its one line alone
+    for w in held:  # a finite cell's warnings are the user's, as they were raised
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, registry=_SHOWN)
+    return metrics
+
+
+#: The warnings a finite cell gave back (:func:`_held_warnings`) and the filters showed, for
+#: the filters' "default" action (once per message and place), as a module's registry is.
+_SHOWN: dict = {}
+
+
+@contextmanager
+def _held_warnings() -> Iterator[list]:
+    """The warnings raised in the block, held back in the list it gives, in the main thread; in
+    another, shown as they come (the warnings module's state is the process's, and catching
+    them there would take other threads' warnings)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield []
+        return
+    with warnings.catch_warnings(record=True) as held:
+        warnings.simplefilter("always")  # the filters apply when they are given back
+        yield held
 
 
 def finite_cell(cell: Cell, result, metrics: dict) -> dict:
