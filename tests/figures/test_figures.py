@@ -95,6 +95,39 @@ def test_lst17_style(tmp_path):
     _assert_files(figures.draw_experiment(exp), exp)
 
 
+_NOTE = " (r = entries kept per row)"
+
+
+@pytest.mark.parametrize(
+    ("style", "method", "reducer_name", "params", "shown"),
+    [
+        # lst17's PD runs kmdr's rules (the default, or said): named as kmdr's variant, though
+        # its cells keep the label PD
+        ("lst17", "PD", "sparsified", "{}", "PD, kmdr's variant" + _NOTE),
+        ("lst17", "PD", "sparsified", '{"rules": "kmdr"}', "PD, kmdr's variant" + _NOTE),
+        # the authors' rules are the authors' PD
+        ("lst17", "PD", "sparsified", '{"rules": "authors"}', "PD" + _NOTE),
+        # a PD line a preset labels itself is still kmdr's variant, and says so
+        ("lst17", "PD-m", "sparsified", "{}", "PD-m, kmdr's variant"),
+        ("lst17", "SVD", "svd", "{}", "SVD"),
+        ("lst17", "kMeans", "none", "{}", "k-means"),
+        # bzmd14 draws the lines as labelled, with the note on PD's r
+        ("bzmd14", "PD", "sparsified", "{}", "PD" + _NOTE),
+    ],
+)
+def test_a_styles_legend_names_kmdrs_variant_as_the_report_does(
+    style, method, reducer_name, params, shown
+):
+    from kmdr.figures.style import figure_style
+    from kmdr.report.claims.labels import shown_names
+
+    row = pd.Series({"method": method, "reducer_name": reducer_name, "reducer_params": params})
+    assert figure_style(style).line_label(row) == shown
+    # where the report renames the method, lst17's legend gives the report's own name
+    report = shown_names(row.to_frame().T).get(method)
+    assert report is None or (style == "lst17") == shown.startswith(report)
+
+
 def _assert_lst17(fig) -> None:
     acc, red, clu = fig.get_axes()
     assert "%" in acc.get_ylabel()

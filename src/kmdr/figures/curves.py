@@ -201,16 +201,8 @@ def _lines(points: pd.DataFrame, names: dict) -> pd.DataFrame:
     return lines.sort_values("_order", kind="stable").drop(columns="_order")
 
 
-def _display(row, style: FigureStyle, names: dict) -> str:
-    """A line's legend label: the style's name for a declared method, else its own label."""
-    declared = appearance.declared_label(row["reducer_name"], row["method"], names)
-    if declared is None:
-        return style.display(row["method"])
-    return style.display(declared, str(row["reducer_name"]))
-
-
 def _baseline_label(row, style: FigureStyle, names: dict) -> str:
-    return _display(row, style, names) + " (no reduction, all d features)" + style.baseline_note
+    return style.line_label(row) + " (no reduction, all d features)" + style.baseline_note
 
 
 def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title: str):
@@ -258,7 +250,7 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title
                     st = appearance.LineStyle(
                         st.color, st.marker, _VARIANT_LINESTYLES[m["variant"] % 3]
                     )
-                label = _display(m, style, names) + m["suffix"]
+                label = style.line_label(m) + m["suffix"]
                 y = _center(pts, metric, aggregation).astype(float) * scale
                 lo, hi, interval = _band(pts, metric, aggregation)
                 x = pts["r"].to_numpy(dtype=float)
@@ -298,7 +290,7 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title
                     if not b["complete"]:
                         any_incomplete = True
                         ax.annotate(
-                            f"{_display(b, style, names)}: {int(b['n_cells'])}/"
+                            f"{style.line_label(b)}: {int(b['n_cells'])}/"
                             f"{int(b['n_expected'])} cells",
                             xy=(1, yb), xycoords=("axes fraction", "data"), ha="right",
                             va="bottom", fontsize=8, color=appearance.INCOMPLETE_COLOR,

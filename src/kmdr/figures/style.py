@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from kmdr.config.presentation import FIGURE_STYLES
 
 __all__ = ["FigureStyle", "Panel", "figure_style"]
@@ -48,8 +50,12 @@ class FigureStyle:
         The paper's own display name of a method, by reducer registry name (lst17 calls the
         ``none`` baseline "k-means"); methods not listed keep their label.
     legend_notes : Mapping
-        The legend entry of a method, by reducer registry name, when its name alone would mislead
-        ("PD (r = entries kept per row)").
+        What a method's legend entry adds in parentheses after its name, by reducer registry
+        name, when its name alone would mislead ("r = entries kept per row").
+    shown_names : callable, optional
+        ``shown_names(rows) -> {label: name}``: the name a line shows for a method whose cells
+        keep an older label, read from its rows (lst17's PD is kmdr's variant:
+        :func:`kmdr.report.claims.labels.shown_names`, the report's own naming).
     baseline_note : str
         Added to the baseline's legend entry (what a panel leaves out of it).
     draw : callable, optional
@@ -68,21 +74,41 @@ class FigureStyle:
     reference: str = ""
     names: Mapping[str, str] = field(default_factory=dict)
     legend_notes: Mapping[str, str] = field(default_factory=dict)
+    shown_names: Callable[[object], Mapping[str, str]] | None = None
     baseline_note: str = ""
     draw: Callable[[Path, dict], object] | None = None
     write_tables: Callable[[Path, object], list[Path]] | None = None
     apart: Callable[[object], object] | None = None
 
     def display(self, label: str, reducer_name: str | None = None) -> str:
-        """The label the figure shows for a line: the style's legend note for the reducer, else
-        the paper's name for it, else ``label``. ``reducer_name`` is None for a line that is not
-        its reducer's declaration (a variant a preset labels itself)."""
-        if reducer_name is not None:
-            if reducer_name in self.legend_notes:
-                return self.legend_notes[reducer_name]
-            if reducer_name in self.names:
-                return self.names[reducer_name]
-        return str(label)
+        """The label the figure shows for a method: the paper's name for the reducer, else
+        ``label``, followed by the style's legend note for the reducer in parentheses.
+        ``reducer_name`` is None for a line that is not its reducer's declaration (a variant a
+        preset labels itself)."""
+        if reducer_name is None:
+            return str(label)
+        name = self.names.get(reducer_name, str(label))
+        note = self.legend_notes.get(reducer_name)
+        return f"{name} ({note})" if note else name
+
+    def line_label(self, row) -> str:
+        """A line's legend label from its summary row (``method``, ``reducer_name``,
+        ``reducer_params``): the name :attr:`shown_names` gives its method, else the paper's
+        name for a declared method, else its own label; a declared method's legend note
+        after it."""
+        from kmdr.figures import appearance
+
+        method, reducer_name = str(row["method"]), row["reducer_name"]
+        declared = appearance.declared_label(reducer_name, method, dict(self.names))
+        shown = None
+        if self.shown_names is not None:
+            shown = self.shown_names(pd.DataFrame([dict(row)])).get(method)
+        if declared is None:
+            return shown or method
+        if shown is None:
+            return self.display(declared, str(reducer_name))
+        note = self.legend_notes.get(str(reducer_name))
+        return f"{shown} ({note})" if note else shown
 
 
 def figure_style(name: str) -> FigureStyle:

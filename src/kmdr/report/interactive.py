@@ -23,7 +23,7 @@ from matplotlib.colors import to_hex
 
 from kmdr._io import atomic_write_text
 from kmdr.figures import appearance
-from kmdr.figures.style import FigureStyle, figure_style
+from kmdr.figures.style import figure_style
 from kmdr.results.reading import is_baseline
 from kmdr.results.runs import load_runs, preset_of
 from kmdr.results.summary import load_summary
@@ -40,15 +40,6 @@ PLOTLY_JS = "plotly.min.js"
 def available() -> bool:
     """plotly is installed (the ``site`` extra)."""
     return importlib.util.find_spec("plotly") is not None
-
-
-def _label(row, style: FigureStyle, names: dict) -> str:
-    """A line's name as the figure's legend gives it: the style's name for a declared method,
-    else the row's own label."""
-    declared = appearance.declared_label(row["reducer_name"], row["method"], names)
-    if declared is None:
-        return style.display(row["method"])
-    return style.display(declared, str(row["reducer_name"]))
 
 
 def _axis_label(panel) -> str:
@@ -157,7 +148,7 @@ def experiment_figure(exp_dir: str | Path, say=None):
                 continue
             for line in lines:
                 first = line.iloc[0]
-                label = _label(first, style, names)
+                label = style.line_label(first)
                 if variants[first["reducer"]] > 1:  # one reducer, several parameter sets
                     label += f" ({first['reducer_params']})"
                 color = to_hex(colors[(str(first["reducer_name"]), str(first["method"]))].color)
@@ -180,7 +171,7 @@ def experiment_figure(exp_dir: str | Path, say=None):
             if len(base) and panel.baseline and len(points):
                 r_span = [points["r"].min(), points["r"].max()]
                 for _, b in base.iterrows():
-                    label = _label(b, style, names) + " (no reduction, all d features)"
+                    label = style.line_label(b) + " (no reduction, all d features)"
                     mean = pd.Series([b[mean_col] * panel.scale] * 2)
                     sd = pd.Series([b.get(sd_col, np.nan) * panel.scale] * 2)
                     lo, hi = (pd.Series([b.get(f"{panel.metric}_{e}", np.nan) * panel.scale] * 2)

@@ -497,6 +497,7 @@ def _loads(exp: Experiment) -> str:
     cpus = {
         str(run.get("run_id")): run.get("cpu_count") for run in exp.runs if isinstance(run, dict)
     }
+    names = shown_names(cells)
     parts = []
     for run_id, part in cells.groupby("run_id", sort=True):
         day = str(part["finished_at"].min())[:10] if "finished_at" in part else "?"
@@ -505,7 +506,7 @@ def _loads(exp: Experiment) -> str:
                 if "blas_threads" in part else "?")  # fmt: skip
         cores = cpus.get(str(run_id))
         on = f" on {cores} cores" if cores else ""
-        methods = ", ".join(sorted(set(part["method"])))
+        methods = ", ".join(sorted({names.get(m, m) for m in part["method"]}))
         parts.append(f"`{run_id}` ({day}; {methods}; {jobs} worker(s){on}, {blas} BLAS "
                      "thread(s) each)")  # fmt: skip
     return (

@@ -17,5 +17,5 @@ STYLE = FigureStyle(
     xlabel="r (number of dimensions)",
     reference="bzmd14 Figs. 1-3",
     # PD's r is not a number of dimensions (lst17's method, drawn in this style by ad-hoc runs)
-    legend_notes={"sparsified": "PD (r = entries kept per row)"},
+    legend_notes={"sparsified": "r = entries kept per row"},
 )
