@@ -42,7 +42,6 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from kmdr.config.errors import ConfigError
-from kmdr.config.search_path import users_option
 
 __all__ = [
     "check_folder",
@@ -122,6 +121,24 @@ def own_configs_alone() -> Iterator[None]:
         GlobalHydra.instance().clear()  # (initialize's own exit restored a cleared copy)
         if job is not None:
             GlobalHydra.instance().initialize(job)
+
+
+def users_option(group: str, name: str) -> str | None:
+    """The file of option ``group/name`` when a folder the job added (``-cd``,
+    ``hydra.searchpath``) holds the one the job's search path finds first, else None (kmdr's
+    own, or no job running)."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from kmdr.config.search_path import USER_PROVIDER
+
+    if not GlobalHydra.instance().is_initialized():
+        return None
+    for source in GlobalHydra.instance().config_loader().get_sources():
+        if source.is_config(f"{group}/{name}"):
+            if source.provider == USER_PROVIDER or source.provider.startswith("hydra.searchpath"):
+                return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
+            return None
+    return None
 
 
 def planned_cells(experiment) -> dict[str, dict]:

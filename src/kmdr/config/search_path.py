@@ -46,8 +46,6 @@ __all__ = [
     "is_kmdr_search_path",
     "kmdr_configs_only",
     "user_folder_first",
-    "users_option",
-    "users_options",
 ]
 
 CONF_PACKAGE = "kmdr.conf"
@@ -83,32 +81,6 @@ def kmdr_configs_only() -> Iterator[None]:
         yield
     finally:
         _FIRST[:] = saved
-
-
-def users_option(group: str, name: str) -> str | None:
-    """The file of option ``group/name`` when a folder the job added (``-cd``,
-    ``hydra.searchpath``) holds the one the job's search path finds first, else None (kmdr's
-    own, or no job running)."""
-    from hydra.core.global_hydra import GlobalHydra
-
-    if not GlobalHydra.instance().is_initialized():
-        return None
-    for source in GlobalHydra.instance().config_loader().get_sources():
-        if source.is_config(f"{group}/{name}"):
-            if source.provider == USER_PROVIDER or source.provider.startswith("hydra.searchpath"):
-                return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
-            return None
-    return None
-
-
-def users_options(experiment) -> dict[str, str]:
-    """The files of ``experiment``'s options (its ``experiment`` and its ``dataset``) that a
-    user's folder supplied (:func:`users_option`), by config group; {} when kmdr's own."""
-    found = {
-        "experiment": users_option("experiment", experiment.name),
-        "dataset": users_option("dataset", experiment.dataset.name) if experiment.dataset else None,
-    }
-    return {group: file for group, file in found.items() if file is not None}
 
 
 def env_conf_dir() -> Path | None:

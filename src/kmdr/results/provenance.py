@@ -76,10 +76,8 @@ def run_record(experiment, execution, output, run_id: str, parallelism, blas=Non
     """The run record as it stands when a run starts (status ``running``): ``experiment``,
     ``execution`` and ``output`` are the run's objects (:mod:`kmdr.config.schema`), kept under
     ``spec`` and, for the readers of older records (which kept the composed Hydra config there),
-    under ``config`` too, and ``config_files``: the file of each option a user's config folder
-    supplied (:func:`kmdr.config.search_path.users_options`); ``blas``: as for :func:`versions`."""
+    under ``config`` too; ``blas``: as for :func:`versions`."""
     from kmdr.config.schema import spec_of
-    from kmdr.config.search_path import users_options
 
     spec = spec_of(experiment, execution, output)
     return {
@@ -91,8 +89,6 @@ def run_record(experiment, execution, output, run_id: str, parallelism, blas=Non
         "finished_at": None,
         "config": spec,
         "spec": spec,
-        # the options a user's config folder (-cd) supplied in place of kmdr's, by file
-        "config_files": users_options(experiment),
         "versions": versions(blas),
         "cpu_count": parallelism.cores,
         "os_cpu_count": os.cpu_count(),
