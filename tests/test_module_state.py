@@ -81,6 +81,8 @@ ALLOWED_NAMES = {
     # Read-only views that look the papers' declarations up when asked: they hold no state.
     ("kmdr/report/notes.py", "NO_DATA_WHY"): "a read-only view of every paper's no_data",
     ("kmdr/report/notes.py", "FIGURE_NOTES"): "a read-only view of every paper's notes",
+    # The kmdr command's -cd folder, pushed and popped by user_folder_first around its Hydra app.
+    ("kmdr/config/search_path.py", "_FIRST"): "the -cd folder while the kmdr command runs",
 }
 
 #: The classes allowed to start a thread outside the session module, (module, class) each with

@@ -195,7 +195,7 @@ def test_compose_refuses_a_setting_it_does_not_return(override, says):
 
 @pytest.mark.slow
 def test_a_run_after_chdir_reuses_the_workers_with_absolute_paths(tmp_path, monkeypatch):
-    from kmdr.engine import session
+    from kmdr.engine import session, worker
 
     parallel = [a for a in TINY if not a.startswith("n_jobs=")] + ["n_jobs=2"]
     (tmp_path / "a").mkdir()
@@ -204,10 +204,10 @@ def test_a_run_after_chdir_reuses_the_workers_with_absolute_paths(tmp_path, monk
     try:
         monkeypatch.chdir(tmp_path / "a")
         kmdr.run(parallel)
-        first = session._PROCESS.default
+        first = worker._PROCESS.default
         monkeypatch.chdir(tmp_path / "b")
         assert len(kmdr.run([*parallel, "name=second"])) == 4
-        assert session._PROCESS.default is first and first.open  # its workers, reused
+        assert worker._PROCESS.default is first and first.open  # its workers, reused
     finally:
         session.close_default_session()
     assert (tmp_path / "b" / "my_results" / "second" / "cells.csv").is_file()

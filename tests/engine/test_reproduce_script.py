@@ -46,8 +46,8 @@ def test_no_figures_when_the_override_says_so(tmp_path, reproduce):
     # an override every sweep of cells reads, which bmd09 Figure 1's kind does not: left out
     # there, with a line, not refused for every preset
     assert (
-        "[reproduce] bmd09_fig1: --override repeats=1 left out (kind=leverage_scores does not "
-        "read repeats)" in out
+        "[reproduce] bmd09_fig1: --override repeats=1 left out (repeats kind=leverage_scores does "
+        "not read" in out
     )
 
 

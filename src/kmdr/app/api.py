@@ -67,6 +67,9 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
         if results_dir is not None and output is None:  # composed once, as the last override
             overrides.append("results_dir='" + os.fspath(results_dir).replace("'", "\\'") + "'")
         objects = compose_job(overrides, "kmdr.run")
+        if results_dir is None and not any(key(o) == "results_dir" for o in given):
+            folder = default_folder(objects.experiment)  # results/ holds the presets' cells only
+            objects = objects._replace(output=replace(objects.output, results_dir=folder))
     if results_dir is not None:
         text = os.fspath(results_dir)  # "" stays "" (Path("") would be "."), refused as such
         if output is not None and output.results_dir not in (Output.results_dir, text):

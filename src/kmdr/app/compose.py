@@ -36,6 +36,7 @@ from kmdr.config.schema import (
     Configured,
     Output,
     RunConfig,
+    default_results_dir,
     from_config,
     to_container,
 )
@@ -283,7 +284,6 @@ def checked(cfg, hc) -> Configured:
 
     from omegaconf import open_dict
 
-    from kmdr.app.protocol import default_folder
     from kmdr.config.overrides import check_unread
 
     task = [*hc.overrides.task]
@@ -301,7 +301,9 @@ def checked(cfg, hc) -> Configured:
     objects = from_config(cfg, only_reducers=only)
     output = objects.output
     if output.results_dir == Output.results_dir and "results_dir" not in keys(task):
-        folder = default_folder(objects.experiment)  # results/ holds the presets' cells only
+        # results/ holds the presets' cells only: the run's caller (the command line's task,
+        # kmdr.run) narrows a preset's to its protocol (kmdr.app.protocol.default_folder)
+        folder = default_results_dir(cfg.preset.reproduce)
         output = replace(output, results_dir=folder)
     # an override the run does not read warns; the objects keep the setting's default
     quick = cfg.quick_grid if cfg.quick else None

@@ -147,12 +147,12 @@ def planned_cells(experiment) -> dict[str, dict]:
     (``method``), from the settings alone: the data's fingerprint and width are left out (the
     same for any two runs on one dataset with the same parameters, which the identity holds).
     Empty for a kind without cells."""
-    from kmdr.results.cells import _r_values, make_cell
+    from kmdr.results.cells import r_values, make_cell
 
     cells = (
         make_cell(experiment, red, r, rep, data_fingerprint="")
         for red in experiment.reducers
-        for r in _r_values(red.name, red.max_r, experiment.r_grid, 0)
+        for r in r_values(red.name, red.max_r, experiment.r_grid, 0)
         for rep in range(experiment.repeats)
     )
     return {c.cell_id: {**c.identity(), "method": c.label} for c in cells}

@@ -232,11 +232,19 @@ def run(cfg) -> JobResult | None:
 def _checked(cfg, hc):
     """The job's objects (:func:`kmdr.app.compose.checked`); a config error raised after a stop
     signal is the signal's (see :func:`execute`)."""
+    from dataclasses import replace
+
     from kmdr.app.compose import checked, warn_multirun_settings
+    from kmdr.app.protocol import default_folder
+    from kmdr.config.overrides import keys
 
     try:
         warn_multirun_settings(hc)
-        return checked(cfg, hc)
+        objects = checked(cfg, hc)
+        if "results_dir" in keys([*hc.overrides.task]):
+            return objects
+        folder = default_folder(objects.experiment)  # results/ holds the presets' cells only
+        return objects._replace(output=replace(objects.output, results_dir=folder))
     except ConfigError:
         signals.raise_if_received()
         raise

@@ -64,7 +64,7 @@ class CellsKind:
     name = "cells"
     writes_cells = True
     #: The experiment settings a sweep of cells reads (an override of another is refused:
-    #: :func:`kmdr.config.overrides.check_kind_reads`).
+    #: :func:`kmdr.config.overrides.check_unread`).
     reads = ("dataset", "reducers", "r_grid", "repeats", "seed", "kmeans", "aggregation",
              "blas_threads")  # fmt: skip
 

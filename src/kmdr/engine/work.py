@@ -175,8 +175,14 @@ def finite_cell(cell: Cell, result, metrics: dict) -> dict:
     k-means' squared distances and sums of them overflow."""
     centers = getattr(result, "cluster_centers", None)
     bad = [] if centers is None or np.isfinite(centers).all() else ["its k-means centers"]
+    # accuracy, NMI and ARI compare integer labels, finite whatever k-means computed; they are
+    # NaN by design where the data have no labels (a user's unlabeled file), so not checked.
     bad += [
-        k for k, v in metrics.items() if isinstance(v, float | np.floating) and not np.isfinite(v)
+        k
+        for k, v in metrics.items()
+        if k not in ("accuracy", "nmi", "ari")
+        and isinstance(v, float | np.floating)
+        and not np.isfinite(v)
     ]
     if bad:
         raise NonFiniteWork(

@@ -208,7 +208,7 @@ def plan_cells(spec: Experiment, X, n_clusters: int, data_fingerprint: str) -> l
     random_keys = set()
     for red in spec.reducers:
         params, k = reducer_kwargs(red.params, n_clusters)
-        for r in _r_values(red.name, red.max_r, spec.r_grid, n_features):
+        for r in r_values(red.name, red.max_r, spec.r_grid, n_features):
             key, deterministic, shared_det = planning_facts(red.name, r, X, n_clusters=k, **params)
             if key is not None and not shared_det:
                 random_keys.add(key)
@@ -235,7 +235,7 @@ def plan_cells(spec: Experiment, X, n_clusters: int, data_fingerprint: str) -> l
     return cells
 
 
-def _r_values(name: str, max_r: int | None, r_grid, n_features: int) -> tuple[int, ...]:
+def r_values(name: str, max_r: int | None, r_grid, n_features: int) -> tuple[int, ...]:
     """The r of the cells of reducer ``name``: ``r_grid`` up to its ``max_r``; the baseline's
     one r = d (``n_features``)."""
     from kmdr.reducers import is_baseline_reducer
@@ -249,7 +249,7 @@ def planned_count(reducers: Iterable[tuple[str, int | None]], r_grid, repeats: i
     """How many cells :func:`plan_cells` plans, known before the data: one per repetition and r
     of each reducer's grid (the baseline's one r). ``reducers``: each one's registry name and
     ``max_r``; a name the registry does not hold counts as a reducer with a grid."""
-    return repeats * sum(len(_r_values(name, max_r, r_grid, 0)) for name, max_r in reducers)
+    return repeats * sum(len(r_values(name, max_r, r_grid, 0)) for name, max_r in reducers)
 
 
 def identity_dicts(cells: Iterable[Cell]) -> list[dict]:
