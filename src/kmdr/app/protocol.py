@@ -147,7 +147,7 @@ def planned_cells(experiment) -> dict[str, dict]:
     (``method``), from the settings alone: the data's fingerprint and width are left out (the
     same for any two runs on one dataset with the same parameters, which the identity holds).
     Empty for a kind without cells."""
-    from kmdr.results.cells import r_values, make_cell
+    from kmdr.results.cells import make_cell, r_values
 
     cells = (
         make_cell(experiment, red, r, rep, data_fingerprint="")
