@@ -56,6 +56,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kmdr.block_dispatch import (  # the dispatch; choice_with_weights, results_in_order: API
+    choice_with_weights,
+    in_order,
+    placement,
+    results_in_order,
+    spread,
+)
+
 __all__ = [
     "BlockedKMeans",
     "center_blocks",
@@ -64,9 +72,6 @@ __all__ = [
     "kmeans_on_blocks",
     "results_in_order",
 ]
-
-#: Entries of the start's cumulative sum the driver holds at once (8 MiB of float64).
-CHUNK = 1 << 20
 
 
 # -- in the workers ----------------------------------------------------------------------------
@@ -374,66 +379,6 @@ def _mapping(labels: np.ndarray, other: np.ndarray, k: int):
 # -- in the driver -----------------------------------------------------------------------------
 
 
-def choice_with_weights(
-    random_state, n: int, size: int | None = None, chunk: int = CHUNK
-) -> np.ndarray | int:
-    """``random_state.choice(n, size, replace=False, p=ones(n)/n)`` (``size=None``: one index,
-    with replacement), as NumPy computes it, holding ``chunk`` entries of its cumulative sum at a
-    time instead of n: scikit-learn draws its uniform starts so."""
-    p_value = 1.0 / n  # ones(n) / ones(n).sum(): every weight the same double
-
-    def cdf_chunks(zeroed: np.ndarray):
-        carry = 0.0
-        for lo in range(0, n, chunk):
-            p = np.full(min(chunk, n - lo), p_value)
-            inside = zeroed[(zeroed >= lo) & (zeroed < lo + p.shape[0])]
-            p[inside - lo] = 0.0
-            cdf = np.cumsum(np.concatenate([[carry], p]))[1:]
-            carry = cdf[-1]
-            yield cdf
-
-    def search(values: np.ndarray, zeroed: np.ndarray) -> np.ndarray:
-        last = 0.0
-        for cdf in cdf_chunks(zeroed):
-            last = cdf[-1]
-        found = np.zeros(values.shape[0], dtype=np.int64)
-        for cdf in cdf_chunks(zeroed):
-            found += np.searchsorted(cdf / last, values, side="right")
-        return found
-
-    if size is None:
-        return int(search(np.atleast_1d(random_state.random_sample()), np.empty(0, np.int64))[0])
-    taken: list[int] = []
-    while len(taken) < size:
-        values = random_state.rand(size - len(taken))
-        new = search(values, np.asarray(taken, dtype=np.int64))
-        _, first = np.unique(new, return_index=True)
-        taken.extend(int(i) for i in new[np.sort(first)])
-    return np.asarray(taken, dtype=np.int64)
-
-
-def results_in_order(futures):
-    """The futures' results one at a time, in order (each released once read), so the driver
-    adds them in a fixed order whatever order they finish in; if one fails (or the reader
-    stops), those not read yet are cancelled."""
-    futures = list(futures)
-    read = 0
-    try:
-        for future in futures:
-            value = future.result()
-            future.release()
-            read += 1
-            yield value
-    finally:
-        left = futures[read:]
-        if left:
-            left[0].client.cancel(left)
-
-
-def _in_order(futures) -> list:
-    return list(results_in_order(futures))
-
-
 @dataclass
 class BlockedKMeans:
     """The best of ``n_init`` Lloyd runs on row blocks (:class:`kmdr.cluster.KMeansResult`'s
@@ -468,52 +413,19 @@ def gather_rows(client, parts: list, sizes: list[int], positions) -> np.ndarray:
     return out
 
 
-def _placement(client, parts: list, sizes: list[int], move: bool = True) -> list[str]:
-    """A worker for each block: the one of its holders with the fewest rows so far, unless
-    ``move`` and that would leave the rows far from even (more than half a block past an even
-    share), then the worker with the fewest rows. Blocks are taken largest first; a block moves
-    only where balance needs it."""
-    from distributed import wait
-
-    wait(parts)
-    holders = client.who_has(parts)
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
-    load = dict.fromkeys(workers, 0)
-    fair = sum(sizes) / len(workers) + max(sizes) / 2
-    out = [None] * len(parts)
-    for i in sorted(range(len(parts)), key=lambda j: (-sizes[j], j)):
-        held = [w for w in holders.get(parts[i].key, ()) if w in load]
-        here = min(held, key=load.__getitem__) if held else None
-        if here is None or (move and load[here] + sizes[i] > fair):
-            here = min(workers, key=load.__getitem__)
-        out[i] = here
-        load[here] += sizes[i]
-    return out
-
-
-def _spread(client, fn, parts: list, sizes: list[int], *args) -> list:
-    """``fn(part, *args)`` of every block, each on its :func:`_placement` worker (new futures;
-    a block that moves is sent once, here)."""
-    where = _placement(client, parts, sizes)
-    return [
-        client.submit(fn, part, *args, workers=[w], allow_other_workers=True, pure=False)
-        for part, w in zip(parts, where, strict=True)
-    ]
-
-
 def center_blocks(client, parts: list) -> tuple[list, np.ndarray]:
     """Dense C's blocks centered by its column mean, as scikit-learn centers a dense X before
     k-means: ``(centered blocks, mean)``. The column sums are taken in row order, block after
     block, as NumPy sums the whole matrix, so the mean is the in-memory mean to the last bit. The
-    centered blocks are new, spread evenly over the workers (:func:`_placement`); the caller
-    lets the originals go."""
+    centered blocks are new, spread evenly over the workers
+    (:func:`kmdr.block_dispatch.placement`); the caller lets the originals go."""
     width = client.submit(operator.attrgetter("shape"), parts[0], pure=False).result()[1]
     total = np.zeros(width)
     for part in parts:
         total = client.submit(_sum_after, part, total, pure=False)
     sizes = [s[0] for s in client.gather([client.submit(np.shape, p, pure=False) for p in parts])]
     mean = total.result() / sum(sizes)
-    return _spread(client, _centered, parts, sizes, mean), mean
+    return spread(client, _centered, parts, sizes, mean), mean
 
 
 class _OnWorkers:
@@ -540,7 +452,7 @@ class _OnWorkers:
 
         self.client, self.parts, self.sizes = client, parts, sizes
         self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        where = _placement(client, parts, sizes, move=False)  # where they are
+        where = placement(client, parts, sizes, move=False)  # where they are
         self.workers = sorted(set(where))
         self.blocks = {w: [i for i, x in enumerate(where) if x == w] for w in self.workers}
         self.token = f"kmeans-on-blocks-{uuid.uuid4().hex}"
@@ -689,12 +601,12 @@ def _plusplus(blocks: _Blocks, norms: list, k: int, random_state) -> np.ndarray:
     closest = blocks.map(_first_distances, norms, tail=(center,))
     potential = None
     for c in range(1, k):
-        totals = _in_order([blocks.client.submit(_total, c, pure=False) for c in closest])
+        totals = in_order([blocks.client.submit(_total, c, pure=False) for c in closest])
         if potential is None:
             potential = sum(t[0] for t in totals)
         offsets = np.concatenate([[0.0], np.cumsum([t[1] for t in totals])[:-1]])
         values = random_state.uniform(size=trials) * potential
-        found = _in_order(blocks.map(_candidates, closest, offsets, tail=(values,)))
+        found = in_order(blocks.map(_candidates, closest, offsets, tail=(values,)))
         ids = np.full(trials, blocks.n - 1, dtype=np.int64)  # past the end: the last row
         rows, taken = [None] * trials, np.zeros(trials, dtype=bool)
         for b, (positions, hit, block_rows) in enumerate(found):
@@ -712,7 +624,7 @@ def _plusplus(blocks: _Blocks, norms: list, k: int, random_state) -> np.ndarray:
                 rows[t] = last[j : j + 1]
         candidates = np.vstack(rows)
         tried = blocks.map(_trials, norms, closest, tail=(candidates,))
-        pots = sum(_in_order([blocks.client.submit(operator.itemgetter(1), t) for t in tried]))
+        pots = sum(in_order([blocks.client.submit(operator.itemgetter(1), t) for t in tried]))
         best = int(np.argmin(pots))
         potential = pots[best]
         closest = [blocks.client.submit(_pick, t, best, pure=False) for t in tried]
@@ -778,7 +690,7 @@ def _lloyd(held: _OnWorkers, centers, max_iter: int, tol: float, report):
 def _same_clustering(client, labels, best, k: int) -> bool:
     """scikit-learn's ``_is_same_clustering`` of two label sets held as blocks."""
     merged = np.full(k, -1, dtype=np.int64)
-    for mapping, consistent in _in_order(
+    for mapping, consistent in in_order(
         [client.submit(_mapping, a, b, k, pure=False) for a, b in zip(labels, best, strict=True)]
     ):
         if not consistent:
@@ -795,9 +707,9 @@ def _tolerance(blocks: _Blocks, parts, tol: float) -> float:
     """scikit-learn's tolerance: ``tol`` times the mean per-feature variance of C."""
     if tol == 0:
         return 0.0
-    mean = sum(_in_order(blocks.client.map(_column_sums, parts, pure=False))) / blocks.n
+    mean = sum(in_order(blocks.client.map(_column_sums, parts, pure=False))) / blocks.n
     spread = sum(
-        _in_order([blocks.client.submit(_variance_parts, p, mean, pure=False) for p in parts])
+        in_order([blocks.client.submit(_variance_parts, p, mean, pure=False) for p in parts])
     )
     return float(np.mean(spread / blocks.n) * tol)
 
@@ -844,7 +756,7 @@ def kmeans_on_blocks(
     )
     state = check_random_state(random_state)
     if sparse:
-        parts = _spread(client, _as_float, parts, sizes)
+        parts = spread(client, _as_float, parts, sizes)
     elif mean is None:
         parts, mean = center_blocks(client, parts)
     blocks = _Blocks(client, list(parts), list(sizes), sparse)
