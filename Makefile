@@ -93,7 +93,13 @@ lint: install
 	$(VENV)/bin/ruff check src tests scripts examples docs/conf.py
 	$(VENV)/bin/ruff format --check src tests scripts examples docs/conf.py
 
-bench: install
+# The benches' comparison systems (the bench extra: dask-ml), installed beside the project's.
+BENCH_STAMP := $(VENV)/.installed-bench
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -c $(LOCK) -e '.[$(EXTRAS),bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(PY) scripts/bench_core.py
 	$(PY) scripts/bench_runner.py
 	$(PY) scripts/bench_store.py
@@ -119,8 +125,9 @@ bench-scale: install
 # r = 100, beside the same cells at 500,000 rows in one process: wall and peak memory per step and
 # per process into results/bench/distributed.csv (about half an hour on 2 cores;
 # `.venv/bin/python scripts/bench_distributed.py --quick` for a minute).
-bench-distributed: install
+bench-distributed: $(BENCH_STAMP)
 	$(PY) scripts/bench_distributed.py
+	$(PY) scripts/bench_distributed.py --vs-dask-ml
 	$(PY) scripts/bench_tables.py
 
 # The benches the papers declare (kmdr.plugins.Paper's benches), e.g. pb17's large-N experiment

@@ -3,6 +3,7 @@ process.
 
     python scripts/bench_distributed.py            # the demonstration (`make bench-distributed`)
     python scripts/bench_distributed.py --quick    # small sizes: a check that the bench works
+    python scripts/bench_distributed.py --vs-dask-ml   # k-means alone, beside dask-ml's
 
 The chunked side computes each cell of ``sparse_text`` at each of ``--rows`` rows (default
 4,000,000, about five times RCV1-v2, and 16,000,000) from row blocks of ``--block-rows``
@@ -32,6 +33,32 @@ For each side, reducer and step, one row of ``results/bench/distributed.csv`` (`
 The run's n, block size, F, accuracy and k-means iterations, and the machine's load average,
 are in every row. Each side (and each n of the chunked side) runs in a fresh process of its own,
 so their peaks do not mix.
+
+``--vs-dask-ml`` times k-means alone, three ways on the same dense C (``--rows`` x
+``--features``, uniform random numbers made on the workers by dask, in blocks of
+``--block-rows``,
+each worker holding an even share), from the same ``--clusters`` centers (rows of C drawn with a
+fixed seed), for the same ``--iterations`` (``tol=0``: none of them stops early, which the bench
+checks), on the same cluster as above (``--workers`` single-threaded ``dask worker`` processes
+of ``--memory-limit`` beside a ``dask scheduler`` process):
+
+* ``scikit-learn``: ``KMeans(algorithm="lloyd")`` in this process, one thread, on C gathered;
+* ``kmdr row blocks``: :func:`kmdr.block_kmeans.kmeans_on_blocks` on C's blocks where they are;
+* ``dask-ml``: ``dask_ml.cluster.KMeans`` (``pip install 'kmdr[bench]'``) on C as a persisted
+  dask array of the same blocks, given the centers as ``init``;
+
+each a whole fit (from the start to the final labels) divided by its iterations, the median of
+``--runs`` runs (the systems taking turns, after one warm-up fit of each: dask-ml compiles its
+kernel with numba there). ``ideal`` is scikit-learn's time over the workers, and every row's
+``ratio_to_ideal`` is its time over that. ``load`` is the 1-minute load average over the
+system's runs; ``driver_mib`` is how far this process's resident memory rose above where it
+was during the fit (its median: kmdr keeps C, its labels and norms on the workers, so this stays
+flat in n), and ``worker_restarts`` how many workers the nanny replaced during the runs. Each
+``--rows`` value runs in a fresh process and cluster; rows are written to
+``results/bench/blocks_vs_dask_ml.csv`` (``--out``). With ``--systems "kmdr row blocks"`` alone
+(the driver's memory at a C larger than the workers' memory, e.g. ``--rows 4000000``), C is
+centered once on the workers before the runs and the original blocks let go, as a chunked cell
+does, so the workers hold C once; its fits then start from the centered blocks.
 """
 
 from __future__ import annotations
@@ -40,6 +67,7 @@ import argparse
 import contextlib
 import csv
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -345,6 +373,157 @@ def in_memory(args) -> list[dict]:
     return rows
 
 
+VS_OUT = ROOT / "results" / "bench" / "blocks_vs_dask_ml.csv"
+VS_COLUMNS = (
+    "system",
+    "rows",
+    "workers",
+    "seconds_per_iteration",
+    "ratio_to_ideal",
+    "load",
+    "driver_mib",
+    "worker_restarts",
+)
+SYSTEMS = ("scikit-learn", "kmdr row blocks", "dask-ml")
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status (Linux only)")
+
+
+def _fits(client, args):
+    """The three fits on one C, as functions of the number of iterations returning the
+    iterations run; the C and start they share."""
+    import dask.array as da
+    import numpy as np
+    from distributed import futures_of, wait
+
+    from kmdr.block_kmeans import center_blocks, gather_rows, kmeans_on_blocks
+
+    n, d, k = args.rows, args.features, args.clusters
+    sizes = [min(args.block_rows, n - lo) for lo in range(0, n, args.block_rows)]
+    X = da.random.default_rng(0).random((n, d), chunks=(args.block_rows, d)).persist()
+    wait(X)
+    held = {w: len(keys) for w, keys in client.has_what().items()}
+    if max(held.values()) - min(held.values()) > 1:  # the same share on every worker
+        client.rebalance(futures_of(X))
+    parts = sorted(futures_of(X), key=lambda f: f.key[1])
+    centers = gather_rows(
+        client, parts, sizes, np.random.default_rng(1).choice(n, k, replace=False)
+    )
+    local = {}
+    if list(args.systems) == ["kmdr row blocks"]:  # C once on the workers: centered, as a run
+        local["centered"] = center_blocks(client, parts)  # holds it (the originals let go)
+        del X, parts
+
+    def scikit_learn(iterations):
+        from sklearn.cluster import KMeans
+        from threadpoolctl import threadpool_limits
+
+        if "C" not in local:
+            local["C"] = np.concatenate(client.gather(parts))
+        with threadpool_limits(limits=1):
+            est = KMeans(k, init=centers, n_init=1, max_iter=iterations, tol=0.0)
+            return est.fit(local["C"]).n_iter_
+
+    def kmdr(iterations):
+        kw = {"init": centers, "n_init": 1, "max_iter": iterations, "tol": 0.0}
+        if "centered" in local:
+            blocks, mean = local["centered"]
+            return kmeans_on_blocks(client, blocks, sizes, k, sparse=False, mean=mean, **kw).n_iter
+        return kmeans_on_blocks(client, parts, sizes, k, sparse=False, **kw).n_iter
+
+    def dask_ml(iterations):
+        from dask_ml.cluster import KMeans
+
+        return KMeans(k, init=centers, n_init=1, max_iter=iterations, tol=0.0).fit(X).n_iter_
+
+    return {"scikit-learn": scikit_learn, "kmdr row blocks": kmdr, "dask-ml": dask_ml}
+
+
+def vs_dask_ml(args) -> list[dict]:
+    """This process's rows of the k-means comparison at ``args.rows`` (see the docstring)."""
+    import statistics
+
+    with _cluster(args) as client:
+        before = set(client.scheduler_info(n_workers=-1)["workers"])
+        fits = _fits(client, args)
+        systems = [s for s in SYSTEMS if s in args.systems]
+        for system in systems:  # warm-up: imports, numba's compilation, page faults
+            fits[system](2)
+        seen = {s: {"seconds": [], "load": [], "driver": []} for s in systems}
+        for _ in range(args.runs):
+            for system in systems:
+                _reset_peak()
+                rss = _rss_mib()
+                start = time.perf_counter()
+                done = fits[system](args.iterations)
+                seconds = time.perf_counter() - start
+                if done != args.iterations:
+                    sys.exit(
+                        f"bench_distributed: {system} stopped after {done} of "
+                        f"{args.iterations} iterations: give C more rows"
+                    )
+                seen[system]["seconds"].append(seconds / done)
+                seen[system]["driver"].append(_peak_mib() - rss)
+                seen[system]["load"].append(os.getloadavg()[0])
+        restarts = len(before - set(client.scheduler_info(n_workers=-1)["workers"]))
+    per = {s: statistics.median(v["seconds"]) for s, v in seen.items()}
+    ideal = per["scikit-learn"] / args.workers if "scikit-learn" in per else None
+    rows = []
+    for system in systems:
+        load = seen[system]["load"]
+        rows.append(
+            {
+                "system": system,
+                "rows": args.rows,
+                "workers": 1 if system == "scikit-learn" else args.workers,
+                "seconds_per_iteration": per[system],
+                "ratio_to_ideal": None if ideal is None else per[system] / ideal,
+                "load": f"{min(load):.2f}-{max(load):.2f} / {os.cpu_count()} cores",
+                "driver_mib": statistics.median(seen[system]["driver"]),
+                "worker_restarts": restarts,
+            }
+        )
+    if ideal is not None:
+        rows.insert(1, {**rows[0], "system": "ideal", "workers": args.workers,
+                        "seconds_per_iteration": ideal, "ratio_to_ideal": 1.0,
+                        "driver_mib": None})  # fmt: skip
+    return rows
+
+
+def _vs_main(args) -> None:
+    """Each --rows value in a fresh process (its driver's memory its own), then the table."""
+    import importlib.util
+
+    if "dask-ml" in args.systems and importlib.util.find_spec("dask_ml") is None:
+        sys.exit("bench_distributed: dask-ml is not installed: pip install 'kmdr[bench]'")
+    rows = []
+    for n in args.rows:
+        argv = [sys.executable, __file__, *sys.argv[1:], "--side", "vs", "--rows", str(n)]
+        done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=False)
+        if done.returncode != 0:
+            sys.exit(f"bench_distributed: the comparison at {n} rows failed")
+        rows += json.loads(done.stdout.strip().splitlines()[-1])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, VS_COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({c: _text(row.get(c)) for c in VS_COLUMNS})
+    for row in rows:
+        ratio = "" if row["ratio_to_ideal"] is None else f" = {row['ratio_to_ideal']:.2f} x ideal"
+        print(
+            f"{row['system']:16} n={row['rows']:>9} {row['seconds_per_iteration']:.3f} s/iter"
+            f"{ratio}  (load {row['load']})"
+        )
+    print(f"-> {args.out}")
+
+
 def _side(side: str, args, rows: int | None = None) -> list[dict]:
     """Run one side (the chunked side at ``rows`` rows) in a fresh process of its own; its
     rows."""
@@ -359,17 +538,61 @@ def _side(side: str, args, rows: int | None = None) -> list[dict]:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=[4_000_000, 16_000_000])
-    parser.add_argument("--block-rows", type=int, default=200_000)
+    parser.add_argument(
+        "--rows",
+        type=int,
+        nargs="+",
+        default=None,
+        help="default: 4,000,000 and 16,000,000; 1,000,000 with --vs-dask-ml",
+    )
+    parser.add_argument(
+        "--block-rows", type=int, default=None, help="default: 200,000; 125,000 with --vs-dask-ml"
+    )
     parser.add_argument("--in-memory-rows", type=int, default=500_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--memory-limit", default="2GiB")
     parser.add_argument("--reducers", nargs="+", default=["sparse_embedding", "sign"])
     parser.add_argument("--r", type=int, default=100)
     parser.add_argument("--quick", action="store_true", help="40,000 and 20,000 rows")
-    parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--side", choices=("chunked", "in_memory"), help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"default: {OUT.relative_to(ROOT)}, {VS_OUT.relative_to(ROOT)}",
+    )
+    vs = parser.add_argument_group("--vs-dask-ml")
+    vs.add_argument(
+        "--vs-dask-ml",
+        action="store_true",
+        help="k-means alone: scikit-learn, kmdr's row blocks and dask-ml",
+    )
+    vs.add_argument("--features", type=int, default=100)
+    vs.add_argument("--clusters", type=int, default=53)
+    vs.add_argument("--iterations", type=int, default=20)
+    vs.add_argument("--runs", type=int, default=3)
+    vs.add_argument(
+        "--systems",
+        nargs="+",
+        choices=SYSTEMS,
+        default=list(SYSTEMS),
+        metavar="SYSTEM",
+        help=f"any of {', '.join(map(repr, SYSTEMS))}",
+    )
+    parser.add_argument("--side", choices=("chunked", "in_memory", "vs"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)  # fmt: skip
+    if args.vs_dask_ml:
+        args.rows = args.rows or [1_000_000]
+        args.block_rows = args.block_rows or 125_000
+        args.out = args.out or VS_OUT
+        if args.side == "vs":
+            args.rows = args.rows[-1]
+            print(json.dumps(vs_dask_ml(args)))
+        else:
+            _vs_main(args)
+        return
+    args.rows = args.rows or [4_000_000, 16_000_000]
+    args.block_rows = args.block_rows or 200_000
+    args.out = args.out or OUT
     if args.quick:
         args.rows, args.block_rows, args.in_memory_rows = [40_000], 10_000, 20_000
     if args.side is not None:

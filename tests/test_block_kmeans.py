@@ -6,6 +6,7 @@ one, three and uneven blocks, and clusters left empty."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 
 import numpy as np
 import pytest
@@ -195,3 +196,54 @@ def test_bad_settings_are_refused_before_the_cluster_is_used(settings, param):
         kmeans_on_blocks(None, [], [5, 5], 2, sparse=False, **settings)
     with pytest.raises(ValueError, match=r"'n_clusters' parameter .* range \[1, 10\]"):
         kmeans_on_blocks(None, [], [5, 5], 11, sparse=False)
+
+
+@pytest.mark.slow
+@needs_dask
+@pytest.mark.parametrize("n_blocks", [2, 7])
+def test_iterations_send_no_task_through_the_scheduler(client, n_blocks):
+    """Whatever the number of blocks, the scheduler sees the same tasks for 2 iterations as for
+    3: the iterations are calls to one actor on each worker (the centers in, each block's sums
+    out), and the restart's end is one task per worker."""
+    import collections
+
+    from distributed import get_task_stream
+
+    X = _data("dense", n=700, seed=5)
+    bounds = list(itertools.pairwise(np.linspace(0, X.shape[0], n_blocks + 1).astype(int)))
+    workers = min(n_blocks, len(client.scheduler_info(n_workers=-1)["workers"]))
+    seen = []
+    for max_iter in (2, 3):
+        with get_task_stream(client) as stream:
+            got = _on_blocks(client, X, bounds, 5, init=X[:5], max_iter=max_iter, tol=0.0)
+        assert got.n_iter == max_iter  # it ran every iteration: none stopped early
+        _assert_same(got, kmeans(X, 5, init=X[:5], max_iter=max_iter, tol=0.0))
+        seen.append(collections.Counter(str(t["key"]).split("-")[0] for t in stream.data))
+    assert seen[0] == seen[1]
+    assert seen[0]["_Stepper"] == seen[0]["_finish"] == workers
+
+
+@pytest.mark.slow
+@needs_dask
+def test_a_worker_that_leaves_ends_the_clustering_in_one_line():
+    """A worker whose process ends in the middle of k-means takes its blocks' labels with it:
+    the next iteration ends with the worker named, instead of waiting for it forever."""
+    from dask.distributed import Client, LocalCluster
+
+    X = _data("dense", n=400, seed=1)
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=None,
+                     dashboard_address=":0") as cluster,
+        Client(cluster) as own,
+    ):  # fmt: skip
+
+        def retire_one(restart, iteration, inertia):
+            if iteration == 2:  # its nanny kills the process and starts a new one
+                own.restart_workers(sorted(own.scheduler_info()["workers"])[:1])
+
+        with pytest.raises(
+            RuntimeError,
+            match=r"^k-means on row blocks: worker tcp://.* left the cluster or was restarted",
+        ):
+            _on_blocks(own, X, SPLITS["three blocks"](400), 5, init=X[:5], max_iter=50,
+                       tol=0.0, report=retire_one)  # fmt: skip

@@ -48,6 +48,8 @@ LAYERS: dict[str, float] = {
     # Lloyd's k-means on row blocks held by a Dask cluster, with cluster's rules: an algorithm
     # beside cluster's, which it follows.
     "kmdr.block_kmeans": 0.5,
+    # Below it: where its blocks go on the cluster, and its results read back in order.
+    "kmdr.block_dispatch": 0.4,
     # 1: what an experiment is made of; usable alone, as a library, without any harness.
     "kmdr.reducers": 1,
     "kmdr.datasets": 1,

@@ -14,8 +14,9 @@ path (:func:`kmdr.engine.work.compute_cell`) and returns the same metric and tim
    worker; only the block's column sums and sums of squares (of A and of C) come back;
 3. k-means runs where C is, with the cell's k-means seed and settings
    (:func:`~kmdr.block_kmeans.kmeans_on_blocks`: scikit-learn's Lloyd, as in memory,
-   each iteration a pass over C's blocks returning per-cluster sums); a dense C's blocks are
-   replaced by centered ones first, as k-means centers a dense C. The labels stay on the
+   each iteration one call per worker over its blocks of C returning their per-cluster sums);
+   a dense C's blocks are replaced by centered ones first (spread evenly over the workers), as
+   k-means centers a dense C. The labels stay on the
    workers too. A reducer with its own clustering (PD's sparsified k-means) gathers its sketch
    (m of d entries per row) and clusters it in the driver instead;
 4. the objective F on the ORIGINAL data takes one more pass over the blocks: each worker reads
