@@ -105,3 +105,31 @@ def test_kmdr_report_ranks_a_users_runs_over_datasets(tmp_path):
     assert (root / "cross_dataset" / "ranks.png").is_file()
     assert "Across datasets" in (root / "index.html").read_text(encoding="utf-8")
     check_against_cells(root)
+
+
+# A process is the point: string hashing, and so a set's order, is drawn per process.
+_DRAW = """
+import sys
+from pathlib import Path
+import pandas as pd
+from kmdr.report.cross_dataset import _draw
+names = ["sign", "svd", "svd_approx", "leverage", "laplacian"]
+mean = pd.Series([1.5, 2.0, 2.5, 4.0, 5.0], index=names)
+pairs = pd.DataFrame(0.9, index=names, columns=names)
+pairs.loc["laplacian", ["sign", "svd"]] = pairs.loc[["sign", "svd"], "laplacian"] = 0.01
+_draw(Path(sys.argv[1]), [("accuracy", mean, pairs)])
+"""
+
+
+def test_the_diagram_has_the_same_bytes_under_any_string_hashing(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    drawn = []
+    for seed in ("1", "2"):
+        path = tmp_path / f"ranks_{seed}.png"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-c", _DRAW, str(path)], env=env, check=True)
+        drawn.append(path.read_bytes())
+    assert drawn[0] == drawn[1]

@@ -188,7 +188,12 @@ def _draw(path: Path, panels: list) -> None:
 
     fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.3 * len(panels)), squeeze=False)
     for ax, (name, mean, pairs) in zip(axes[:, 0], panels, strict=True):
-        sph.critical_difference_diagram(mean, pairs, ax=ax, alpha=ALPHA)
+        drawn = sph.critical_difference_diagram(mean, pairs, ax=ax, alpha=ALPHA)
+        # scikit-posthocs draws a bar through its reducers in a set's order, which follows the
+        # process's string hashing: sorted, the bar's pixels are the same in every run
+        for bar in drawn["crossbars"]:
+            for line in bar:
+                line.set_xdata(sorted(line.get_xdata()))
         ax.set_title(f"{name}: mean rank (1 = best); a bar joins reducers that do not differ "
                      f"(Conover, Holm, {ALPHA:g})", fontsize=9)  # fmt: skip
     fig.tight_layout()
