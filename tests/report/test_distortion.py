@@ -256,3 +256,27 @@ def test_the_script_recomputes_the_committed_rows():
     old = pd.read_csv(ROOT / "results" / D.FIXED_CSV)
     old = old[old["dataset"] == "synth"].set_index(["r", "seed"]).loc[new.index]
     assert np.allclose(new[list(script.PARTITIONS)], old[list(script.PARTITIONS)], rtol=1e-5)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_partitions_cost_keeps_its_digits_where_the_partition_fits(sparse):
+    """Planted clusters far apart, as Synth's: the cost is the squared distances to the cluster
+    means summed exactly (math.fsum), to 1e-12, where ||M||² less the means' part loses six
+    digits of its sixteen."""
+    import math
+
+    import scipy.sparse as sp
+
+    spec = importlib.util.spec_from_file_location("distortion", ROOT / "scripts" / "distortion.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(4), 50)
+    M = 1e3 * rng.standard_normal((4, 30))[labels] + rng.standard_normal((200, 30))
+    shuffled = rng.permutation(labels)
+    exact = []
+    for part in (labels, shuffled):
+        means = np.vstack([M[part == j].mean(axis=0) for j in range(4)])
+        exact.append(math.fsum(((M - means[part]) ** 2).ravel()))
+    got = script.partition_costs(sp.csr_matrix(M) if sparse else M, np.vstack([labels, shuffled]))
+    assert got == pytest.approx(exact, rel=1e-12)
