@@ -37,8 +37,8 @@ def serve(monkeypatch, version: int | Path) -> list[str]:
     def urlopen(request, *args, **kwargs):
         url = getattr(request, "full_url", request)
         asked.append(url)
-        prefix = "https://www.openml.org/"
-        path = url.removeprefix(prefix)
+        # scikit-learn asks www.openml.org since 1.7, api.openml.org before
+        path = url.removeprefix("https://www.openml.org/").removeprefix("https://api.openml.org/")
         if path.startswith("api/v1/json/data/features/"):
             name = f"api-v1-jdf-{path.rsplit('/', 1)[1]}.json.gz"
         elif path.startswith("api/v1/json/data/qualities/"):

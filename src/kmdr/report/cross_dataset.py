@@ -117,7 +117,9 @@ def ranks(exps: list[Experiment]) -> pd.DataFrame:
             dataset=dataset_label(exp.cells), experiment=exp.name, d=d, r=r
         )
         for measure, _name, sign in MEASURES:
-            values = frame[measure].to_numpy(dtype=float)
+            # means equal to 12 digits tie: their last bits follow the order of their sums
+            # (and the CSV parser's rounding), which no rank should
+            values = np.array([float(f"{v:.12g}") for v in frame[measure].to_numpy(dtype=float)])
             if np.isnan(values).any():
                 frame[f"{measure}_rank"] = np.nan
             else:
@@ -229,8 +231,8 @@ def section_cross_dataset(root: Path, exps: dict[str, Experiment]) -> str | None
         "features has no r and is left out) on different datasets. Matched budget: each "
         f"dataset's r nearest {BUDGET:.0%} of its dimension d in its grid: {budgets}. Within a "
         "dataset the reducers are ranked on the means over the repetitions (1 the best: the "
-        "highest accuracy, the lowest F, the shortest time per cell; ties share their mean "
-        "rank). The Friedman test asks whether the ranks differ over the datasets; where it "
+        "highest accuracy, the lowest F, the shortest time per cell; means equal to 12 "
+        "significant digits tie and share their mean rank). The Friedman test asks whether the ranks differ over the datasets; where it "
         f"rejects (p < {ALPHA:g}), Conover's post-hoc comparisons of every pair, Holm-corrected, "
         "say which; the interval of a mean rank is "
         "its 95% t-interval over the datasets, clipped to the ranks' range. With few datasets "
