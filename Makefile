@@ -164,7 +164,7 @@ reproduce-quick: install
 # The report's files derived from the cells, which the report reads and does not compute: the
 # distortion of every oblivious-map cell's partition and of partitions fixed before its map is
 # drawn, with C made again from its seed, into theory/distortion.csv, distortion_fixed.csv and
-# .png (about 9 minutes on the committed results, 2 cores at a load of 6), and each experiment's
+# .png (about 5 minutes on the committed results, 2 cores at a load of 6), and each experiment's
 # 'What to use' fronts, figure and CSV, under what_to_use/ (about 20 s).
 derived: install
 	$(PY) scripts/distortion.py --results $(RESULTS)

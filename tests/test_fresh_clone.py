@@ -18,8 +18,9 @@ import pytest
 from _lock import at_the_lock
 
 # Minutes: the clone runs every step of make reproduce over the committed results, the
-# recomputation of every oblivious-map cell's C for the distortion among them.
-pytestmark = [pytest.mark.slow, pytest.mark.longhaul]
+# recomputation of every oblivious-map cell's C for the distortion among them (past the suite's
+# 600 s per test on a loaded machine).
+pytestmark = [pytest.mark.slow, pytest.mark.longhaul, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
