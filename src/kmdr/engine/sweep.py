@@ -203,7 +203,8 @@ def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) ->
 def _scattered(ctx, data: tuple):
     """On dask, joblib's backend with ``data`` scattered to every worker before the first job
     (its other settings, ``n_jobs`` among them, those the run's backend set)."""
-    if ctx.execution.backend != "dask" or not data:
+    limited = ctx.execution.cell_time_limit is not None  # the jobs scatter it themselves
+    if ctx.execution.backend != "dask" or not data or limited:
         return contextlib.nullcontext()
     from joblib import parallel_config
 
@@ -318,7 +319,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     deadlines = None
     if limit is not None:
         budgets = {index: limit * len(cells) for index, cells in jobs.items()}
-        deadlines = Deadlines(budgets, ctx.client if backend == "dask" else None)
+        deadlines = Deadlines(budgets, ctx.client if backend == "dask" else None, data)
 
     def job(index: int, cells: list[Cell]):
         signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
@@ -443,6 +444,9 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> 
     from joblib import Parallel
 
     killable = backend not in CLUSTER_BACKENDS and (n_jobs == 1 or backend == "multiprocessing")
+    if deadlines is not None and deadlines.client is not None:
+        yield from deadlines.on_dask(jobs)
+        return
     if deadlines is not None and killable:
         yield from _in_killable_workers(jobs, n_jobs, deadlines)
         return
