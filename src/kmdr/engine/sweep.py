@@ -235,6 +235,8 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
                 metrics = compute_chunked_cell(
                     cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str
                 )
+            except NonFiniteWork as err:  # never a row, as in memory: the sweep goes on
+                metrics = err
             except Exception as err:
                 raise cell_failed(f"{describe_cells([cell])} on row blocks", err) from err
             bar.set_postfix_str("")  # the next line says what the next cell does
