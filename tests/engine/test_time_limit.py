@@ -72,14 +72,10 @@ def check_two_timed_out(proc, code: int, results, limit: float) -> None:
         wait_for(lambda pid=pid: not alive(pid), f"the end of process {pid}", timeout=10)
 
 
-#: On dask the round of jobs run again after a worker's restart fails at times (its batch found
-#: cancelled, or computed where no worker is): a known fault of the rerun, not of the stop.
-DASK_RERUN = pytest.mark.xfail(reason="dask: the round after a worker's restart", strict=False)
-
 BACKENDS = [
     pytest.param(("n_jobs=1",), SVD, id="one-worker-svd"),
     pytest.param(("n_jobs=2", "backend=loky"), SVD, id="loky-svd"),
-    pytest.param(("n_jobs=2", "backend=dask"), SVD, id="dask-svd", marks=DASK_RERUN),
+    pytest.param(("n_jobs=2", "backend=dask"), SVD, id="dask-svd"),
     # a sleep that never ends, in Python: as stopped (a minute each on 2 loaded cores)
     pytest.param(
         ("n_jobs=2", "backend=multiprocessing"),
@@ -91,7 +87,7 @@ BACKENDS = [
         ("n_jobs=2", "backend=dask"),
         "sleep:4",
         id="dask-sleep",
-        marks=[pytest.mark.longhaul, DASK_RERUN],
+        marks=pytest.mark.longhaul,
     ),
 ]
 
@@ -119,7 +115,7 @@ def test_cells_past_the_limit_are_stopped_and_a_resume_computes_them(
     [
         ("n_jobs=1",),
         ("n_jobs=2", "backend=loky"),
-        pytest.param(("n_jobs=2", "backend=dask"), marks=DASK_RERUN),
+        ("n_jobs=2", "backend=dask"),
     ],
 )
 def test_an_svd_of_35_seconds_is_stopped_at_a_limit_of_3(project, tmp_path, backend):

@@ -468,7 +468,7 @@ def compute_chunked_cell(
     for a sketch reducer with a shared key (its SVD's time charged to every cell of the
     repetition, as in memory), else "per cell".
     """
-    from kmdr.engine.work import cell_metrics
+    from kmdr.engine.work import cell_metrics, finite_cell
 
     if cell.kmeans.get("online_phase"):
         raise ValueError(ONLINE_PHASE_ON_BLOCKS)
@@ -489,6 +489,8 @@ def compute_chunked_cell(
     squared_norm = sum(i[0] for i in info)
     column_sums = None if info[0][1] is None else sum(i[1] for i in info)
     c_norm = sum(i[2] for i in info)
+    # k-means on C's blocks needs its squared norms (scikit-learn refuses infinite ones)
+    finite_cell(cell, None, {"the squared norm of its reduced data": float(c_norm)})
     c_mean = None if info[0][-1] else sum(i[3] for i in info) / blocks.n_samples
     sketch = float(getattr(reducer, "sketch_seconds_", 0.0))
     reduce_seconds = (
@@ -536,7 +538,7 @@ def compute_chunked_cell(
             shared_per_repetition=cell.shared_key is not None and sketch > 0,
         )
     step("score")
-    return metrics
+    return finite_cell(cell, result, metrics)
 
 
 def _scatter_labels(client, labels, info, k: int):

@@ -10,8 +10,13 @@ returns (an exact SVD in LAPACK):
   multiprocessing), the worker gets SIGKILL. Its pool breaks, which ends the round of jobs; the
   cells that were running beside it were never written and are computed again in the next round;
 * on dask, the job's task is cancelled (the run gets its result no more), then its worker is
-  restarted through its nanny, which kills a worker whose thread does not stop; the run's next
-  round gets the cells that were running beside it.
+  restarted through its nanny, which kills a worker whose thread does not stop. The jobs go to
+  the cluster as futures of their own (:meth:`Deadlines.on_dask`), not through joblib's dask
+  backend: a cancelled future ends only its own job, and dask gives the jobs the restarted
+  worker held to the workers it has, so the round goes on. Joblib instead ends the whole call
+  at the first cancelled batch, and a call run again while a worker restarts sizes itself on
+  the cores the cluster shows then (one: joblib then computes the jobs in the run's own
+  process) while the jobs of the ended call still hold the other worker's thread.
 
 The job is ended within :data:`POLL` seconds of its deadline; the run states a grace of
 :func:`grace` (twice the limit for a limit below :data:`GRACE` seconds, the limit plus
@@ -33,7 +38,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 #: Seconds between two looks of the run's process at its jobs' deadlines.
@@ -81,14 +86,16 @@ def watched(watch: tuple[str, int, int] | None) -> Iterator[None]:
 class Deadlines:
     """The run's process's watch on its jobs' deadlines while the block runs (see the module
     docstring): ``budgets`` maps a job's index to its seconds; ``client``: the run's dask client
-    (its jobs report through its events), else None (a folder of this machine).
+    (its jobs report through its events and run through :meth:`on_dask`, given ``shared``, the
+    objects every job gets), else None (a folder of this machine).
     :attr:`stopped` maps each job it ended to the seconds that job had run, :meth:`returned`
     takes back a job whose result came in anyway. Jobs run in rounds (:meth:`new_round`): a job
     run again after a round ended is a new one, whatever the old one left behind."""
 
-    def __init__(self, budgets: dict[int, float], client=None):
+    def __init__(self, budgets: dict[int, float], client=None, shared: tuple = ()):
         self.budgets = budgets
         self.client = client
+        self.shared = shared  # on dask: the objects every job gets, scattered once
         self.stopped: dict[int, float] = {}
         self._running: dict[int, tuple[object, float]] = {}  # index -> (where, since)
         self._lock = threading.Lock()
@@ -127,6 +134,56 @@ class Deadlines:
     def watch(self, index: int) -> tuple[str, int, int]:
         """What the job ``index`` is given to say when it starts and ends (:func:`watched`)."""
         return (self.channel, self.round, index)
+
+    def on_dask(self, jobs: Iterable) -> Iterator:
+        """The results of ``jobs`` (joblib ``delayed`` calls, each given :meth:`watch`) computed
+        on the run's dask cluster, each as it comes; a job this watch stopped gives none.
+
+        The shared objects go to every worker once, as futures the jobs take in their place.
+        Scattered data has no lineage: when every worker holding it was restarted (two jobs
+        stopped at once), dask forgets it and cancels the jobs waiting on it. Those jobs were
+        ended by a restart, not by their cells: once the workers are back, the data is
+        scattered again and they are submitted again, each at most once per restart. A job
+        cancelled otherwise raises dask's error."""
+        from distributed import as_completed
+
+        client = self.client
+        # index -> (func, args, kwargs); a job's args are run_job's: the watch second
+        calls = {call[1][1][2]: call for call in jobs}
+        held: list = []  # the shared objects' futures
+        running: dict[str, tuple] = {}  # key -> (future, job index)
+        again = dict.fromkeys(calls, 0)  # the times each job was submitted again
+
+        def submit(index: int):
+            if not held or _lost(client, held):
+                held[:] = client.scatter(list(self.shared), broadcast=True, hash=False)
+            instead = {id(obj): f for obj, f in zip(self.shared, held, strict=True)}
+            func, args, kwargs = calls[index]
+            future = client.submit(
+                func, *(instead.get(id(arg), arg) for arg in args), pure=False, **kwargs
+            )
+            running[future.key] = (future, index)
+            return future
+
+        pending = as_completed([submit(index) for index in calls])
+        try:
+            for future in pending:
+                _, index = running.pop(future.key)
+                if future.status != "cancelled":
+                    yield future.result()
+                    continue
+                with self._lock:
+                    if index in self.stopped:
+                        continue
+                    restarts = list(self._restarts)
+                if again[index] >= len(restarts):  # not a restart's doing
+                    future.result()  # raises what dask says
+                again[index] += 1
+                for restart in restarts:  # the restarted workers back before the scatter
+                    restart.join()
+                pending.add(submit(index))
+        finally:  # a job left when the run stops or a job failed: not computed for nothing
+            client.cancel([future for future, _ in running.values()], force=True)
 
     def returned(self, index: int) -> None:
         """The job ``index`` came back with its result: it is not one that was stopped."""
@@ -204,5 +261,18 @@ class Deadlines:
             target=self.client.restart_workers, args=([worker],), kwargs={"raise_for_error": False},
             name="kmdr-restart-worker", daemon=True,
         )  # fmt: skip
-        restart.start()
-        self._restarts.append(restart)
+        with self._lock:  # known before its worker goes: on_dask reads why its jobs ended
+            restart.start()
+            self._restarts.append(restart)
+
+
+def _lost(client, futures) -> bool:
+    """Whether some of ``futures`` (scattered data) is held by no worker any more."""
+    from distributed.client import FuturesCancelledError
+
+    if any(f.status != "finished" for f in futures):
+        return True
+    try:
+        return not all(client.who_has(futures).values())
+    except FuturesCancelledError:  # dask said so since
+        return True

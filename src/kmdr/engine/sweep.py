@@ -203,7 +203,8 @@ def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) ->
 def _scattered(ctx, data: tuple):
     """On dask, joblib's backend with ``data`` scattered to every worker before the first job
     (its other settings, ``n_jobs`` among them, those the run's backend set)."""
-    if ctx.execution.backend != "dask" or not data:
+    limited = ctx.execution.cell_time_limit is not None  # the jobs scatter it themselves
+    if ctx.execution.backend != "dask" or not data or limited:
         return contextlib.nullcontext()
     from joblib import parallel_config
 
@@ -234,6 +235,8 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
                 metrics = compute_chunked_cell(
                     cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str
                 )
+            except NonFiniteWork as err:  # never a row, as in memory: the sweep goes on
+                metrics = err
             except Exception as err:
                 raise cell_failed(f"{describe_cells([cell])} on row blocks", err) from err
             bar.set_postfix_str("")  # the next line says what the next cell does
@@ -318,7 +321,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     deadlines = None
     if limit is not None:
         budgets = {index: limit * len(cells) for index, cells in jobs.items()}
-        deadlines = Deadlines(budgets, ctx.client if backend == "dask" else None)
+        deadlines = Deadlines(budgets, ctx.client if backend == "dask" else None, data)
 
     def job(index: int, cells: list[Cell]):
         signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
@@ -443,6 +446,9 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> 
     from joblib import Parallel
 
     killable = backend not in CLUSTER_BACKENDS and (n_jobs == 1 or backend == "multiprocessing")
+    if deadlines is not None and deadlines.client is not None:
+        yield from deadlines.on_dask(jobs)
+        return
     if deadlines is not None and killable:
         yield from _in_killable_workers(jobs, n_jobs, deadlines)
         return

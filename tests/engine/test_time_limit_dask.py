@@ -1,0 +1,73 @@
+"""``cell_time_limit`` on dask, the jobs' side (:meth:`kmdr.engine.deadlines.Deadlines.on_dask`),
+on a real LocalCluster of two worker processes: jobs stopped at their limit end only
+themselves, and the jobs queued behind them are computed even when every worker was restarted
+at once (the data scattered to them lost with them). The ``kmdr`` command's own runs on dask are
+in test_time_limit.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+import numpy as np
+import pytest
+from joblib import delayed
+
+from kmdr.engine.deadlines import Deadlines, grace, watched
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("distributed") is None,
+        reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
+    ),
+]
+
+LIMIT = 1.0
+
+
+def job(_pid, watch, X, hang: bool) -> tuple[int, float]:
+    """A job as :func:`kmdr.engine.worker.run_job` is one: it says when it starts and ends; it
+    hangs, or sums the shared ``X``."""
+    with watched(watch):
+        if hang:
+            time.sleep(3600)
+        return watch[2], float(X.sum())
+
+
+@pytest.fixture
+def fresh_client():
+    """A LocalCluster of its own (its workers get restarted), not the session's."""
+    from distributed import Client
+
+    with Client(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as client:
+        client.wait_for_workers(2)
+        yield client
+
+
+@pytest.mark.parametrize(
+    ("hanging", "n_jobs"),
+    [
+        ({0}, 4),  # one worker restarted: the other goes on, the restarted one comes back
+        ({0, 1}, 6),  # both at once: the scattered X is lost with them and scattered again
+    ],
+)
+def test_stopped_jobs_end_alone_and_the_others_are_computed(fresh_client, hanging, n_jobs):
+    client = fresh_client
+    X = np.arange(12.0).reshape(3, 4)
+    workers = set(client.scheduler_info()["workers"])
+    with Deadlines(dict.fromkeys(range(n_jobs), LIMIT), client, (X,)) as deadlines:
+        deadlines.new_round()
+        results = dict(
+            deadlines.on_dask(
+                delayed(job)(0, deadlines.watch(i), X, i in hanging) for i in range(n_jobs)
+            )
+        )
+    assert results == {i: X.sum() for i in range(n_jobs) if i not in hanging}
+    assert deadlines.stopped.keys() == hanging
+    assert all(LIMIT < s <= LIMIT + grace(LIMIT) for s in deadlines.stopped.values())
+    # the stopped jobs' workers were restarted (new addresses), and are back
+    now = set(client.scheduler_info()["workers"])
+    assert len(now) == 2 and len(now - workers) == len(hanging)
