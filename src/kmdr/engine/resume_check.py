@@ -36,7 +36,8 @@ def held_reducers(experiment_dir: str | Path) -> dict[str, tuple[str, str]]:
     if not folder.is_dir():
         return {}
     held: dict[str, tuple[str, str]] = {}
-    for row in CellStore(folder, log=lambda _msg: None, read_only=True).rows():
+    store = CellStore(folder, log=lambda _msg: None, read_only=True)
+    for row in store.csv_record().valid.values():
         if row.get("reducer") and row.get("reducer_name"):
             held.setdefault(row["reducer"], (row["reducer_name"], str(row.get("method"))))
     return held

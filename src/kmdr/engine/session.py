@@ -320,7 +320,8 @@ def _execute(par, path, experiment, execution, output, dataset) -> RunOutcome:
             _run_kind(ctx, kind, started)
         expected = [c["cell_id"] for c in ctx.record.get("expected_cells") or ()]
         outcome.cell_ids = tuple(expected)
-        values = [float(f["accuracy"]) for f in store.rows() if f.get("cell_id") in expected]
+        valid = store.csv_record().valid
+        values = [float(valid[c]["accuracy"]) for c in set(expected) & valid.keys()]
         if values and len(values) == len(set(expected)):
             outcome.mean_accuracy = float(np.mean(values))
         if kind.writes_cells and outcome.n_computed == 0:
