@@ -27,7 +27,7 @@ def _cells(folder, rows):
             "objective": 1.5, "objective_reduced": 1.0, "accuracy": 0.9, "nmi": 0.8, "ari": 0.7,
             "n_iter": 3, "shared_key": "", "total_seconds": 0.3, "n_jobs": 1, "blas_threads": 1,
             "converged": True, "reduce_timing": "per cell", "run_id": "run", "finished_at": "1",
-            **{c: v for c, v in zip(COLUMNS, values, strict=True) if v != "" or c == "shared_seconds"},
+            **{c: v for c, v in zip(COLUMNS, values, strict=True) if v != ""},
         }  # fmt: skip
         row["cell_id"] = identity_id(row_fields(row))
         store.write_cell(row["cell_id"], row)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from kmdr.engine.progress import duration_text
 
+
 def _number(text) -> float:
     """A time column's value; an empty field (no shared work) is 0, and so is a time no run can
     take (negative, NaN, infinite: a hand-edited row), so that no estimate is ever negative."""

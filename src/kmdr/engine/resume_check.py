@@ -20,8 +20,6 @@ from pathlib import Path
 
 from kmdr.config.errors import ConfigError
 
-__all__ = ["check_resume", "held_reducers"]
-
 
 def held_reducers(experiment_dir: str | Path) -> dict[str, tuple[str, str]]:
     """What an experiment folder's cells hold under each reducer id: ``{id: (registry name,

@@ -47,8 +47,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 from kmdr._errors import error_chain
+from kmdr.plugins._entry_points import OWN_DISTRIBUTION as OWN_DISTRIBUTION
 from kmdr.plugins._entry_points import (
-    OWN_DISTRIBUTION,
     Source,
     all_entry_points,
     entry_points_of,
@@ -56,20 +56,8 @@ from kmdr.plugins._entry_points import (
     is_own,
     origin,
 )
-from kmdr.plugins.paper import Deviation, Paper, check_paper
-
-__all__ = [
-    "OWN_DISTRIBUTION",
-    "PAPERS",
-    "PAPERS_GROUP",
-    "Deviation",
-    "Paper",
-    "Registry",
-    "RegistryError",
-    "entry_points_of",
-    "import_target",
-    "papers",
-]
+from kmdr.plugins.paper import Deviation as Deviation
+from kmdr.plugins.paper import Paper, check_paper
 
 T = TypeVar("T")
 

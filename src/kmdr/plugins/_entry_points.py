@@ -10,18 +10,6 @@ import pkgutil
 from collections.abc import Callable
 from typing import NamedTuple
 
-__all__ = [
-    "IGNORED_ENV",
-    "OWN_DISTRIBUTION",
-    "Source",
-    "all_entry_points",
-    "entry_points_of",
-    "import_target",
-    "is_own",
-    "origin",
-]
-
-
 #: The distribution whose entry points are built-ins, not plug-ins.
 OWN_DISTRIBUTION = "kmdr"
 

@@ -3,8 +3,9 @@
     kmdr-compare OLD NEW
 
 Each side's cells are read through :func:`kmdr.results.summary.read_experiment` (every row
-cells.csv keeps: valid and another experiment's rows) as texts, and the two frames are merged on experiment and ``cell_id`` (the hash of everything that changes
-a cell's numbers: settings, data fingerprint, code tag). Each matched cell's result columns
+cells.csv keeps: valid and another experiment's rows) as texts, and the two frames are merged
+on experiment and ``cell_id`` (the hash of everything that changes a cell's numbers: settings,
+data fingerprint, code tag). Each matched cell's result columns
 (:data:`~kmdr.results.records.RESULT_COLUMNS`: objective, objective_reduced, accuracy, nmi, ari,
 n_iter, seed) are compared as the texts cells.csv holds (floats at full precision, so equal texts
 are equal bits). A cell is
