@@ -13,7 +13,7 @@ import pytest
 from _cases import case
 from _run_configs import synth_run
 from kmdr.config.schema import from_config
-from kmdr.engine.backends import BackendError, resolve_parallelism
+from kmdr.engine.backends import RunFailed, resolve_parallelism
 from kmdr.engine.session import run_experiment
 
 #: The columns a cell's computation produces that must not depend on the backend.
@@ -103,7 +103,7 @@ def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path, sa
     # dask's own setting of the wait for a scheduler (30 s by default), as a user would set it
     with (
         dask.config.set({"distributed.comm.timeouts.connect": "3s"}),
-        pytest.raises(BackendError) as info,
+        pytest.raises(RunFailed) as info,
     ):
         run_experiment(*spec)
     assert says in str(info.value)

@@ -16,7 +16,7 @@ core (:func:`resolve_parallelism` caps ``n_jobs`` and says so).
 
 :func:`backend` yields a description of the backend for the run record and, on dask, the client
 (what the row-block path sends a cell's block tasks to), and raises
-:class:`BackendError` (one line) when it cannot start. While it is active the
+:class:`RunFailed` (one line) when it cannot start. While it is active the
 libraries' own loggers show errors only, unless the run is verbose: their INFO and WARNING lines
 are start-up and shutdown chatter, and what goes wrong reaches the run as an exception.
 """
@@ -42,7 +42,9 @@ WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.met
 
 class RunFailed(RuntimeError):
     """A run failed in a way its one-line message says whole (shown as it is, not as a cell's
-    error with its type): a cell's own error (:func:`cell_failed`), cells past their time limit.
+    error with its type): a cell's own error (:func:`cell_failed`), a cell's code that ended its
+    process (``sys.exit``, a KeyboardInterrupt of its own, a worker that died), cells past their
+    time limit, a parallel backend that could not start or failed.
     ``traced``: whether its traceback, which the run's log keeps and the line points to, says
     more than the line (False when kmdr raised it to report an outcome)."""
 
@@ -51,22 +53,12 @@ class RunFailed(RuntimeError):
         self.traced = traced
 
 
-class BackendError(RunFailed):
-    """The parallel backend could not be started or failed; the message is one line."""
-
-
 def cell_failed(what: str, err: Exception) -> RunFailed:
     """The :class:`RunFailed` for ``err``, raised by a cell's own code (its reducer, its k-means,
     its data's block) in the cells ``what`` names (:func:`kmdr.engine.work.describe_cells`):
     one line naming the reducer, the cell and the error. Raise it from ``err``, so that the
     run's log keeps the cell's own traceback."""
     return RunFailed(f"{what} failed ({one_line(err, with_type=True)})")
-
-
-class CellAborted(RuntimeError):
-    """A cell's code ended the job with a BaseException that is not an error (``sys.exit``, a
-    KeyboardInterrupt of its own, ...), or the worker computing it died; the message is one line
-    naming the reducer and the cell."""
 
 
 #: The backends whose workers may run on other machines: a cell's time limit cannot stop their
@@ -186,7 +178,7 @@ def _need(module: str, extra: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise BackendError(
+        raise RunFailed(
             f"backend={extra} needs {module.split('.')[0]}, which is not installed: "
             f"pip install 'kmdr[{extra}]'"
         ) from None
@@ -208,18 +200,18 @@ def _quiet(*names: str) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _started(where: str) -> Iterator[None]:
-    """A backend's start: anything it raises is one :class:`BackendError` naming ``where``."""
+    """A backend's start: anything it raises is one :class:`RunFailed` naming ``where``."""
     try:
         yield
-    except BackendError:
+    except RunFailed:
         raise
     except Exception as err:
-        raise BackendError(f"could not start {where} ({one_line(err, with_type=True)})") from None
+        raise RunFailed(f"could not start {where} ({one_line(err, with_type=True)})") from None
 
 
 def _answers_within(distributed, address: str) -> float:
     """Dask's connect timeout, in seconds, once the scheduler at ``address`` has answered a
-    request within it (else :class:`BackendError`, one line)."""
+    request within it (else :class:`RunFailed`, one line)."""
     import asyncio
 
     import dask
@@ -235,7 +227,7 @@ def _answers_within(distributed, address: str) -> float:
         asyncio.run(identity())
     except (OSError, TimeoutError, asyncio.TimeoutError) as err:
         what = "answered nothing" if isinstance(err, TimeoutError) else "could not be reached"
-        raise BackendError(
+        raise RunFailed(
             f"the dask scheduler at {address} {what} within {seconds:g} s (Dask's "
             "distributed.comm.timeouts.connect): check that a dask scheduler listens at that "
             "address and is running, or raise the timeout (e.g. "
@@ -349,7 +341,7 @@ def backend(execution, n_jobs: int, blas_threads: int) -> Iterator[tuple[dict, o
         try:
             config = joblib.parallel_config(backend=execution.backend, n_jobs=n_jobs, **params)
         except (ValueError, TypeError) as err:
-            raise BackendError(
+            raise RunFailed(
                 f"joblib backend {execution.backend!r}: {one_line(err, with_type=True)}"
             ) from None
         with config:

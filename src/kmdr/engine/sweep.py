@@ -47,11 +47,10 @@ from concurrent.futures import BrokenExecutor
 
 from kmdr._log import say, warn
 from kmdr.engine import signals
-from kmdr.engine.backends import CLUSTER_BACKENDS, CellAborted, RunFailed, cell_failed
+from kmdr.engine.backends import CLUSTER_BACKENDS, RunFailed, cell_failed
 from kmdr.engine.data_path import RowBlocks
 from kmdr.engine.deadlines import Deadlines
 from kmdr.engine.progress import Ticking
-from kmdr.engine.reducer_checks import NonFiniteWork
 from kmdr.engine.work import describe_cells, key_text
 from kmdr.engine.worker import process_state, run_job
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
@@ -261,7 +260,7 @@ def _persister(ctx, bar):
 
     def persist(cell: Cell, metrics: dict) -> None:
         signals.raise_if_received()
-        if isinstance(metrics, NonFiniteWork):  # never a row: said, recorded, the sweep goes on
+        if isinstance(metrics, str):  # not finite: never a row; said, recorded, the sweep goes on
             ctx.record["not_finite"].append(
                 {"cell_id": cell.cell_id, "reducer": cell.reducer_id, "r": cell.r,
                  "repetition": cell.repetition, "error": str(metrics)}
@@ -364,7 +363,7 @@ def _raise_round_error(err: Exception) -> None:
     """Raise what ended a round of jobs that no deadline ended: a worker's death in one line."""
     if not isinstance(err, BrokenExecutor) or signals.received() is not None:
         raise err  # a cell's error, or the signal that stops this run ended a worker too
-    raise CellAborted(
+    raise RunFailed(
         "a worker process died while computing one of the cells (killed, e.g. by the "
         f"out-of-memory killer, or it called os._exit: {type(err).__name__}); finished "
         "cells are kept, run the same command to compute the others"
