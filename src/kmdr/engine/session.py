@@ -362,7 +362,7 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     except Exception as err:
         if signals.received() is not None:  # e.g. a worker the same SIGTERM ended first
             status = "interrupted"
-            raise signals.Interrupted(signals.received()) from None
+            raise signals.interrupt(signals.received()) from None
         outcome.error = str(err) if isinstance(err, RunFailed) else one_line(err, with_type=True)
         traced = getattr(err, "traced", True)  # a traceback that says more than its line
         logging.getLogger(_FAILURES).error(

@@ -170,7 +170,7 @@ def run_job(parent_pid: int, watch, cells, *args):
     except Exception as err:
         raise cell_failed(what, err) from err
     except BaseException as err:
-        own_signal = isinstance(err, signals.Interrupted) or not signals.handling()
+        own_signal = signals.signal_of(err) is not None or not signals.handling()
         if os.getpid() == parent_pid and isinstance(err, KeyboardInterrupt) and own_signal:
             raise  # a signal to this process, not the cell's doing
         detail = " ".join(str(err).split())
