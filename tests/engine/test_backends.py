@@ -131,7 +131,7 @@ def test_workers_share_the_cores_and_threads_are_the_configs(
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
     spec = from_config(config("unused", "loky", n_jobs=n_jobs, blas_threads=blas))
     par = resolve_parallelism(spec.execution, spec.experiment.blas_threads, launcher)
-    assert (par.n_jobs, spec.experiment.blas_threads) == expect
+    assert (par.workers, spec.experiment.blas_threads) == expect
 
 
 def test_blas_threads_defaults_to_one(tmp_path):
@@ -159,7 +159,7 @@ def test_the_sequential_backend_is_one_job(monkeypatch, says):
     for n_jobs, requested in ((2, 2), (-1, None), (1, None)):
         spec = from_config(config("unused", "sequential", n_jobs=n_jobs))
         par = resolve_parallelism(spec.execution, spec.experiment.blas_threads)
-        assert (par.n_jobs, par.requested) == (1, requested)
+        assert (par.workers, par.requested) == (1, requested)
         message = par.cap_message("sequential")
         assert (message is None) == (requested is None)
     assert message is None
@@ -193,6 +193,6 @@ def test_n_jobs_is_capped_to_the_cores_where_the_workers_run_here(
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 2)
     spec = from_config(config("unused", backend, n_jobs=8, **over))
     par = resolve_parallelism(spec.execution, spec.experiment.blas_threads)
-    assert (par.n_jobs, par.requested) == expect
+    assert (par.workers, par.requested) == expect
     message = par.cap_message(backend)
     assert message is None if says is None else message.startswith(says)

@@ -68,20 +68,25 @@ CLUSTER_BACKENDS = ("dask", "ray")
 
 @dataclass(frozen=True)
 class Parallelism:
-    """What a run uses: ``n_jobs`` workers on a machine with ``cores`` cores shared by
-    ``launcher_jobs`` runs at once (a Hydra joblib launcher).
+    """What a run uses: ``workers`` (its ``n_jobs`` resolved) on a machine with ``cores`` cores
+    shared by ``launcher_jobs`` runs at once (a Hydra joblib launcher).
 
     The BLAS/OpenMP threads of each worker are not copied here: they belong to the cells'
     identity, held by the :class:`~kmdr.config.schema.Experiment` alone (its
     ``blas_threads``), which the functions below that need them are given."""
 
-    n_jobs: int
+    workers: int
     launcher_jobs: int
     cores: int
     #: The workers the config asked for, when more than the backend can run (then capped).
     requested: int | None = None
     #: Whether the workers run on this machine (not on a cluster given by address).
     runs_here: bool = True
+
+    @property
+    def record(self) -> dict:
+        """What a run's record and each of its cells' rows say of it."""
+        return {"n_jobs": self.workers}
 
     def cap_message(self, backend: str) -> str | None:
         """The one line saying ``n_jobs`` was capped, or None."""
@@ -93,7 +98,7 @@ class Parallelism:
                 "cell at a time in this process; use backend=loky for workers"
             )
         return (
-            f"[kmdr] n_jobs={self.requested} capped to {self.n_jobs}: backend={backend} runs "
+            f"[kmdr] n_jobs={self.requested} capped to {self.workers}: backend={backend} runs "
             f"at most one worker per core here ({self.cores} cores); more would only contend "
             "for them"
         )
@@ -105,7 +110,7 @@ class Parallelism:
         ``blas_threads`` is never lowered to fit (it is part of every cell's identity): the
         cells' numbers stay those of their identity, only their timings suffer."""
         share = _share(self.cores, self.launcher_jobs)
-        threads = self.n_jobs * blas_threads
+        threads = self.workers * blas_threads
         if not self.runs_here or blas_threads == 1 or threads <= share:
             return None
         fix = (
@@ -114,7 +119,7 @@ class Parallelism:
             else f"blas_threads above {share} cannot have a core per thread here"
         )
         return (
-            f"[kmdr] n_jobs={self.n_jobs} x blas_threads={blas_threads} = {threads} "
+            f"[kmdr] n_jobs={self.workers} x blas_threads={blas_threads} = {threads} "
             f"threads on this run's {share} core(s) contend for them (same numbers, slower "
             f"cells, timings that measure the contention); {fix}"
         )

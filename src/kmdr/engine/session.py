@@ -21,7 +21,7 @@
 
 Process-wide things each have one owner here:
 
-* the workers: ``n_jobs`` resolved once per ``blas_threads``
+* the workers: resolved once per ``blas_threads``
   (:func:`~kmdr.engine.backends.resolve_parallelism`), and the joblib backend each run starts
   (:func:`kmdr.engine.backends.backend`; joblib keeps its loky pool for the next run);
 * the stop signals, entered around each run (:func:`kmdr.engine.signals.stop_on_signals`);
@@ -152,7 +152,7 @@ class RunContext:
         nothing there starts none. The record gets its description, the context its client."""
         if "backend_info" not in self.record:
             threads = self.experiment.blas_threads
-            started = backend(self.execution, self.parallelism.n_jobs, threads)
+            started = backend(self.execution, self.parallelism.workers, threads)
             info, self.client, self.workers_ready = self.entered.enter_context(started)
             self.record["backend_info"] = info
 
@@ -161,7 +161,7 @@ class Session:
     """The owner of a run's processes, threads, signal handlers and caches (see the module
     docstring). ``execution``: how runs in it execute (default: :class:`Execution`'s
     defaults); ``launcher_n_jobs``: how many jobs a Hydra launcher runs at once on this machine
-    (its own ``n_jobs``: they share the cores)."""
+    (they share the cores)."""
 
     def __init__(self, execution: Execution | None = None, *, launcher_n_jobs: int = 1):
         self.execution = execution if execution is not None else Execution()
@@ -345,10 +345,9 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     # Where the pool's workers compute every cell, this process computes with numpy alone (the
     # evaluator): scikit-learn and scipy.linalg are not imported for their pools before the
     # workers start (0.8 s); a job run here pins them itself, from this thread. (The sequential
-    # backend's n_jobs is always 1.)
-    here = (
-        not kind.writes_cells or ctx.execution.backend == "threading" or ctx.parallelism.n_jobs == 1
-    )
+    # backend has always one worker.)
+    one = ctx.parallelism.workers == 1
+    here = not kind.writes_cells or ctx.execution.backend == "threading" or one
     try:
         with (
             process_state().run_threads(ctx.experiment.blas_threads, load=here),

@@ -23,7 +23,7 @@ next run reuses it.
 
 With ``cell_time_limit``, a job may take that many seconds per cell on every backend but
 threading's: the run's process ends it past its deadline, even inside one C call
-(:mod:`kmdr.engine.deadlines`; with ``n_jobs=1`` the jobs then compute in one worker process,
+(:mod:`kmdr.engine.deadlines`; with one worker the jobs then compute in one worker process,
 never in the run's). A timed-out cell is never written: the run record lists it with its limit
 and the seconds it ran (``timed_out``), the sweep goes on with the other cells, and the run then
 fails with one line counting them; the next run computes them again.
@@ -201,7 +201,7 @@ def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) ->
 
 def _scattered(ctx, data: tuple):
     """On dask, joblib's backend with ``data`` scattered to every worker before the first job
-    (its other settings, ``n_jobs`` among them, those the run's backend set)."""
+    (its other settings, the number of workers among them, those the run's backend set)."""
     if ctx.execution.backend != "dask" or not data:
         return contextlib.nullcontext()
     from joblib import parallel_config
@@ -269,11 +269,7 @@ def _persister(ctx, bar):
                  f"{cell.repetition}) is not written: {metrics}")  # fmt: skip
             bar.update(1)
             return
-        run = {
-            "n_jobs": ctx.parallelism.n_jobs,
-            "run_id": ctx.outcome.run_id,
-            "finished_at": now(),
-        }
+        run = {**ctx.parallelism.record, "run_id": ctx.outcome.run_id, "finished_at": now()}
         row = cell_row(cell, metrics, experiment=ctx.experiment.name, shape=ctx.shape, run=run)
         ctx.store.write_cell(cell.cell_id, row)
         ctx.outcome.n_computed += 1
@@ -336,7 +332,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
                 # closed as soon as the loop ends, by an error or a signal: the jobs still
                 # running are cancelled here, not whenever the generator is collected
                 with contextlib.closing(
-                    _as_completed(round_jobs, ctx.parallelism.n_jobs, backend, deadlines)
+                    _as_completed(round_jobs, ctx.parallelism.workers, backend, deadlines)
                 ) as results:
                     for pairs, report, took in results:
                         index = index_of[pairs[0][0].cell_id]
@@ -409,8 +405,8 @@ def _start_text(ctx) -> str:
     )
     return (
         f"{experiment.dataset.name} ({n} x {d}), {methods}, {experiment.repeats} repetition"
-        f"{'s' if experiment.repeats > 1 else ''}, {ctx.parallelism.n_jobs} job"
-        f"{'s' if ctx.parallelism.n_jobs > 1 else ''} -> "
+        f"{'s' if experiment.repeats > 1 else ''}, {ctx.parallelism.workers} job"
+        f"{'s' if ctx.parallelism.workers > 1 else ''} -> "
         f"{ctx.store.root}"
     )
 
@@ -419,11 +415,11 @@ def _start_text(ctx) -> str:
 _CANCELLED = r".*(tasks which were still being processed|have been successfully executed)"
 
 
-def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> Iterator:
+def _as_completed(jobs: Iterable, workers: int, backend: str, deadlines=None) -> Iterator:
     """The results of ``jobs`` (joblib ``delayed`` calls) with the active backend (named
     ``backend``), each as soon as it is available.
 
-    Under a time limit (``deadlines``), one worker (``n_jobs=1``: the run's own process must not
+    Under a time limit (``deadlines``), one worker (``workers=1``: the run's own process must not
     be the one stuck) and the multiprocessing backend compute in
     :func:`_in_killable_workers` instead.
 
@@ -441,9 +437,9 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> 
     """
     from joblib import Parallel
 
-    killable = backend not in CLUSTER_BACKENDS and (n_jobs == 1 or backend == "multiprocessing")
+    killable = backend not in CLUSTER_BACKENDS and (workers == 1 or backend == "multiprocessing")
     if deadlines is not None and killable:
-        yield from _in_killable_workers(jobs, n_jobs, deadlines)
+        yield from _in_killable_workers(jobs, workers, deadlines)
         return
     try:
         parallel = Parallel(return_as="generator_unordered")
@@ -464,7 +460,7 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> 
                 warnings.filterwarnings("ignore", _CANCELLED, UserWarning)
                 outputs.close()
         return
-    batch_size = max(1, 2 * n_jobs)
+    batch_size = max(1, 2 * workers)
     start = multiprocessing.get_context("spawn") if backend == "multiprocessing" else None
     with Parallel(return_as="list", backend=start) as pool:
         batch = []
@@ -477,8 +473,8 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> 
             yield from pool(batch)
 
 
-def _in_killable_workers(jobs: Iterable, n_jobs: int, deadlines) -> Iterator:
-    """The results of ``jobs`` from a loky process pool of ``n_jobs`` workers started for the
+def _in_killable_workers(jobs: Iterable, workers: int, deadlines) -> Iterator:
+    """The results of ``jobs`` from a loky process pool of ``workers`` workers started for the
     run, whose workers the run's process may kill (:class:`~kmdr.engine.deadlines.Deadlines`):
     the pool then breaks and says so (``BrokenProcessPool``). Python's multiprocessing pool
     would instead start a new worker and wait forever for the killed one's job. The workers are
@@ -488,7 +484,7 @@ def _in_killable_workers(jobs: Iterable, n_jobs: int, deadlines) -> Iterator:
 
     from joblib.externals.loky import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=n_jobs)
+    pool = ProcessPoolExecutor(max_workers=workers)
     try:
         with signals.sigint_blocked():
             futures = [pool.submit(func, *args, **kwargs) for func, args, kwargs in jobs]
