@@ -62,10 +62,8 @@ class CellsKind:
 
     name = "cells"
     writes_cells = True
-    #: The experiment settings a sweep of cells reads (an override of another is refused:
-    #: :func:`kmdr.config.overrides.check_unread`).
-    reads = ("dataset", "reducers", "r_grid", "repeats", "seed", "kmeans", "aggregation",
-             "blas_threads")  # fmt: skip
+    # what it reads is declared beside the config (kmdr.config.kinds.CELLS_READ), so that building
+    # an experiment of it loads no engine
 
     def plan(self, ctx) -> list[Cell]:
         return plan_cells(ctx.experiment, ctx.X, ctx.n_clusters, ctx.data_fingerprint)

@@ -50,12 +50,6 @@ def origin(ep: importlib.metadata.EntryPoint) -> str:
     return f"entry point {ep.name} = {ep.value} (group {ep.group}{where})"
 
 
-def is_own(ep: importlib.metadata.EntryPoint) -> bool:
-    """Whether kmdr's own distribution declares ``ep`` (a built-in, not a plug-in)."""
-    dist = getattr(ep, "dist", None)
-    return dist is not None and dist.name == OWN_DISTRIBUTION
-
-
 #: The object a ``"module:attribute"`` string names (``"module"`` alone: the module).
 import_target = pkgutil.resolve_name
 
