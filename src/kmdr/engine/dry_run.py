@@ -22,9 +22,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from kmdr.engine.progress import duration_text
+from kmdr.results.records import read_table
+
+_TIME_COLUMNS = ("dataset", "reducer_name", "reduce_seconds", "cluster_seconds", "shared_seconds")
 
 
-def _number(text) -> float:
+def _number(text: str) -> float:
     """A time column's value; an empty field (no shared work) is 0, and so is a time no run can
     take (negative, NaN, infinite: a hand-edited row), so that no estimate is ever negative."""
     try:
@@ -40,8 +43,8 @@ def _mean(values: list[float]) -> float:
 
 def _protocol(row: dict) -> tuple[str, bool]:
     """A cell's k-means start and whether the online phase ran (absent: it did not)."""
-    online = str(row.get("kmeans_online_phase")).lower() == "true"
-    return str(row.get("kmeans_init")), online
+    online = str(row.get("kmeans_online_phase") or "False").lower() == "true"
+    return str(row.get("kmeans_init") or ""), online
 
 
 def earlier_times(
@@ -49,22 +52,24 @@ def earlier_times(
 ) -> dict[str, tuple[float, float, float]]:
     """``reducer_name -> (mean reduction seconds per cell without shared work, mean clustering
     seconds per k-means start, mean shared seconds)`` over the cells of ``dataset`` in every
-    experiment folder of ``results_dir`` (every row its cells.csv keeps); the
+    ``<results_dir>/*/cells.csv`` (read as the store parses it, texts without pandas); the
     clustering times from the cells of k-means ``protocol`` (its start, the online phase) when
     there are some for that reducer."""
-    from kmdr.results.runs import experiment_dirs
-    from kmdr.results.summary import read_experiment
-
     own, shared = defaultdict(list), defaultdict(list)
     per_start, same = defaultdict(list), defaultdict(list)
-    for folder in experiment_dirs(results_dir):
-        table = read_experiment(folder, say=lambda _: None).rows
+    for path in sorted(Path(results_dir).glob("*/cells.csv")):
+        try:
+            table = read_table(path)  # a FIFO in its place is an OSError, not a wait
+        except (OSError, ValueError):  # ValueError: not a cells.csv
+            continue
+        if not set(_TIME_COLUMNS) <= set(table.columns):
+            continue  # not a cells.csv of this version: no estimate from it
         rows = table[table["dataset"] == dataset].to_dict("records")
         for row in rows:
-            name, seconds = row["reducer_name"], _number(row.get("shared_seconds"))
-            own[name].append(max(0.0, _number(row.get("reduce_seconds")) - seconds))
+            name, seconds = row["reducer_name"], _number(row["shared_seconds"])
+            own[name].append(max(0.0, _number(row["reduce_seconds"]) - seconds))
             starts = max(1.0, _number(row.get("kmeans_n_init")))
-            clustering = _number(row.get("cluster_seconds")) / starts
+            clustering = _number(row["cluster_seconds"]) / starts
             per_start[name].append(clustering)
             if protocol is not None and _protocol(row) == protocol:
                 same[name].append(clustering)
