@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         exp = spec.experiment
         points = grid_points(spec, X.shape[1])
         par = resolve_parallelism(spec.execution, spec.experiment.blas_threads)
-        n_jobs, threads = par.n_jobs, exp.blas_threads
+        n_jobs, threads = par.workers, exp.blas_threads
         print(
             f"[bench] ORL {X.shape[0]} x {X.shape[1]}, k = {k}; {len(exp.reducers)} methods x "
             f"{len(exp.r_grid)} r x {exp.repeats} repetitions = {len(points)} grid points; "

@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{', '.join(all_names)}"
         )
 
-    from kmdr.engine.signals import Interrupted, received, stop_on_signals
+    from kmdr.engine.signals import interrupt, received, stop_on_signals
 
     results = Path(args.results)
     names = args.only or all_names
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             return _interrupted(err, results)
         except Exception as err:  # a run that failed (a cell, the backend, a claim): one line
             if received() is not None:  # an interrupt library code turned into this error
-                return _interrupted(Interrupted(received()), results)
+                return _interrupted(interrupt(received()), results)
             from kmdr.app.task import RunError
 
             what = str(err) if isinstance(err, RunError) else f"{type(err).__name__}: {err}"

@@ -278,9 +278,12 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
             }
         )
         (cell,) = plan_cells(spec.experiment, X, 3, "content:test")
-        with pytest.raises(ReducerOutputError) as err:
-            compute_cell(cell, X, y, 3)
-    line = str(err.value)
+        if name == "nanout":  # the cell's line in place of its metrics: the sweep goes on
+            line = compute_cell(cell, X, y, 3)
+        else:
+            with pytest.raises(ReducerOutputError) as err:
+                compute_cell(cell, X, y, 3)
+            line = str(err.value)
     assert "\n" not in line and line.startswith(f"reducer '{name}' ({name}) at r=3: ")
     assert problem in line and "; " in line.split(problem, 1)[1]  # the fix follows
 

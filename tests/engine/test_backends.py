@@ -13,7 +13,7 @@ import pytest
 from _cases import case
 from _run_configs import synth_run
 from kmdr.config.schema import from_config
-from kmdr.engine.backends import BackendError, resolve_parallelism
+from kmdr.engine.backends import RunFailed, resolve_parallelism
 from kmdr.engine.session import run_experiment
 
 #: The columns a cell's computation produces that must not depend on the backend.
@@ -103,7 +103,7 @@ def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path, sa
     # dask's own setting of the wait for a scheduler (30 s by default), as a user would set it
     with (
         dask.config.set({"distributed.comm.timeouts.connect": "3s"}),
-        pytest.raises(BackendError) as info,
+        pytest.raises(RunFailed) as info,
     ):
         run_experiment(*spec)
     assert says in str(info.value)
@@ -131,7 +131,7 @@ def test_workers_share_the_cores_and_threads_are_the_configs(
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
     spec = from_config(config("unused", "loky", n_jobs=n_jobs, blas_threads=blas))
     par = resolve_parallelism(spec.execution, spec.experiment.blas_threads, launcher)
-    assert (par.n_jobs, spec.experiment.blas_threads) == expect
+    assert (par.workers, spec.experiment.blas_threads) == expect
 
 
 def test_blas_threads_defaults_to_one(tmp_path):
@@ -159,7 +159,7 @@ def test_the_sequential_backend_is_one_job(monkeypatch, says):
     for n_jobs, requested in ((2, 2), (-1, None), (1, None)):
         spec = from_config(config("unused", "sequential", n_jobs=n_jobs))
         par = resolve_parallelism(spec.execution, spec.experiment.blas_threads)
-        assert (par.n_jobs, par.requested) == (1, requested)
+        assert (par.workers, par.requested) == (1, requested)
         message = par.cap_message("sequential")
         assert (message is None) == (requested is None)
     assert message is None
@@ -193,6 +193,6 @@ def test_n_jobs_is_capped_to_the_cores_where_the_workers_run_here(
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 2)
     spec = from_config(config("unused", backend, n_jobs=8, **over))
     par = resolve_parallelism(spec.execution, spec.experiment.blas_threads)
-    assert (par.n_jobs, par.requested) == expect
+    assert (par.workers, par.requested) == expect
     message = par.cap_message(backend)
     assert message is None if says is None else message.startswith(says)

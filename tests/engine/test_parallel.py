@@ -32,7 +32,7 @@ def test_a_second_run_reuses_the_pool_of_the_first():
     with Session(Execution(n_jobs=2)) as session:
         for _ in range(2):
             par = session.parallelism(1)
-            with backend(session.execution, par.n_jobs, 1) as (_, _, workers_ready):
+            with backend(session.execution, par.workers, 1) as (_, _, workers_ready):
                 workers_ready()
                 used |= set(Parallel()(delayed(_pid)(i) for i in range(8)))
     assert len(used) <= 2 and os.getpid() not in used
@@ -45,9 +45,9 @@ def test_n_jobs_is_resolved_once_per_session():
         first = session.parallelism(1)
         assert session.parallelism(1) is first
     cores = first.cores
-    assert first.n_jobs == cores
+    assert first.workers == cores
     # two launcher jobs at once share the cores; -1 means all of the launcher's too
-    assert resolve_parallelism(Execution(n_jobs=-1), 1, 2).n_jobs == max(1, cores // 2)
+    assert resolve_parallelism(Execution(n_jobs=-1), 1, 2).workers == max(1, cores // 2)
     assert resolve_parallelism(Execution(n_jobs=-1), 1, -1).launcher_jobs == cores
 
 
@@ -60,9 +60,9 @@ def test_workers_start_from_the_checked_objects():
     base = {"dataset": {"name": "synth"}, "reducers": [{"name": "sign"}]}
     spec = from_config({**base, "n_jobs": 1, "backend": "threading", "backend_params": {}})
     assert spec.execution.backend == "threading"
-    assert resolve_parallelism(spec.execution, 1).n_jobs == 1
+    assert resolve_parallelism(spec.execution, 1).workers == 1
     quick = {"quick": True, "n_jobs": 1, "quick_grid": {"n_jobs": 2}, "backend": "loky"}
-    assert resolve_parallelism(from_config({**base, **quick}).execution, 1).n_jobs == 2
+    assert resolve_parallelism(from_config({**base, **quick}).execution, 1).workers == 2
     for bad in (0, "many"):  # the checks report it, before any worker starts
         with pytest.raises(ConfigError, match="n_jobs"):
             from_config({**base, "n_jobs": bad})
@@ -95,9 +95,9 @@ def test_multiprocessing_workers_start_without_the_locks_this_process_holds():
         assert taken.wait(10), "the holding thread never took the lock"
         with Session(Execution(n_jobs=2, backend="multiprocessing")) as session:
             par = session.parallelism(1)
-            with backend(session.execution, par.n_jobs, 1):
+            with backend(session.execution, par.workers, 1):
                 jobs = (delayed(_takes_the_lock)() for _ in range(4))
-                answers = list(_as_completed(jobs, par.n_jobs, "multiprocessing"))
+                answers = list(_as_completed(jobs, par.workers, "multiprocessing"))
     finally:
         release.set()
         holder.join()

@@ -14,7 +14,7 @@ import pytest
 from _cases import case
 from _run_configs import synth_run
 from kmdr.config.schema import from_config
-from kmdr.engine.backends import BackendError
+from kmdr.engine.backends import RunFailed
 from kmdr.engine.session import run_experiment
 
 
@@ -51,7 +51,7 @@ def test_a_silent_scheduler_is_one_line_within_the_connect_timeout(tmp_path, sil
     start = time.monotonic()
     with (
         dask.config.set({"distributed.comm.timeouts.connect": "3s"}),
-        pytest.raises(BackendError) as info,
+        pytest.raises(RunFailed) as info,
     ):
         run_experiment(*from_config(config))
     assert time.monotonic() - start < 60

@@ -222,11 +222,11 @@ def _workers(pid: int) -> list[int]:
 def _failed_one_line(proc, exp, *words):
     assert proc.wait() == 1, proc.stderr
     line = one_line(proc.stderr)
-    assert line.startswith("kmdr: error: faulty failed (CellAborted: "), line
+    assert line.startswith("kmdr: error: "), line
     for word in words:
         assert word in line, line
     (record,) = sidecars(exp)
-    assert record["status"] == "failed" and "CellAborted" in record["error"]
+    assert record["status"] == "failed" and record["error"] in line
     _kept(exp, None)  # the cells in flight beside the failing one may not have finished
 
 
@@ -293,10 +293,9 @@ def test_a_reducer_ending_the_process_is_one_line_naming_the_cell(
     with installed(project / "site"), pytest.raises(api.RunError) as info:
         api.run(FAULTY, f"n_jobs={n_jobs}", results_dir=tmp_path)
     line = str(info.value)
-    assert "\n" not in line and line.startswith("faulty failed (CellAborted: "), line
-    assert all(word in line for word in words), line
+    assert "\n" not in line and all(word in line for word in words), line
     (record,) = sidecars(tmp_path / "faulty")
-    assert record["status"] == "failed" and "CellAborted" in record["error"]
+    assert record["status"] == "failed" and line.startswith(record["error"])
     _kept(tmp_path / "faulty", None)
 
 

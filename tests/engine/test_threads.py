@@ -161,7 +161,7 @@ def test_workers_and_threads_fit_the_cores_or_a_line_says_so(
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: cores)
     spec = from_config(config(tmp_path, **over))
     par = resolve_parallelism(spec.execution, spec.experiment.blas_threads, launcher_jobs)
-    assert par.n_jobs == n_jobs
+    assert par.workers == n_jobs
     message = par.oversubscription_message(spec.experiment.blas_threads)
     assert (message is None) == (says is None), message
     if says:

@@ -480,8 +480,8 @@ def test_a_drawing_reads_the_folder_once_and_writes_what_it_read(tmp_path, monke
     assert set(summary["n_cells"]) == {2}, summary["n_cells"]
 
     reads = []
-    frame = CellStore.frame
-    monkeypatch.setattr(CellStore, "frame", lambda self: reads.append(1) or frame(self))
+    table = CellStore.table
+    monkeypatch.setattr(CellStore, "table", lambda self: reads.append(1) or table(self))
     assert draw(exp) == []
     assert len(reads) == 1
     assert set(pd.read_csv(exp / "summary.csv")["n_cells"]) == {3}

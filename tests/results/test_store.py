@@ -275,7 +275,7 @@ def test_one_cell_has_one_id_whatever_wrote_it(tmp_path):
     store = Store(tmp_path)
     store.write_cell(row["cell_id"], row)
     store.rebuild_csv()
-    (only,) = store.rows()
+    (only,) = store.csv_record().valid.values()
     assert only["cell_id"] == row["cell_id"] and float(only["objective"]) == 1.5
 
 

@@ -134,14 +134,14 @@ def execute(objects, launcher_jobs: int = 1):
 
     Raises :class:`~kmdr.config.errors.ConfigError` before any work for a problem with the
     config, :class:`RunError` for a run that fails or is skipped, and KeyboardInterrupt when
-    stopped (:func:`kmdr.engine.session.run_started` tells whether cells may have been computed).
+    stopped (the session's ``last`` run tells whether cells may have been computed).
     An error raised after a stop signal is the signal's: library code between the signal and its
     handling can turn the KeyboardInterrupt into another error (an import cut short fails as an
     ImportError, a half-built config node as a config error), which must not be reported as the
     user's mistake."""
     from kmdr.app.protocol import check_folder
     from kmdr.engine.backends import RunFailed
-    from kmdr.engine.session import RUN_LOG, default_session, run_started
+    from kmdr.engine.session import default_session
 
     experiment, execution, output = objects
     session = default_session(execution, launcher_jobs)
@@ -154,9 +154,10 @@ def execute(objects, launcher_jobs: int = 1):
         signals.raise_if_received()
         if isinstance(err, ConfigError):
             raise
-        kept = f"; {kept_line(experiment, output)}" if run_started(err) else ""
-        if getattr(err, RUN_LOG, None):
-            kept += f"; its traceback: {getattr(err, RUN_LOG)}"
+        last = session.last
+        kept = f"; {kept_line(experiment, output)}" if last and last.started else ""
+        if last and last.log:
+            kept += f"; its traceback: {last.log}"
         if isinstance(err, RunFailed):  # its message says it whole
             raise RunError(f"{err}{kept}") from err
         raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}){kept}") from err
@@ -215,9 +216,9 @@ def run(cfg) -> JobResult | None:
                 return JobFailed(job.strip() or f"[job {hc.job.num}]")
             exit_error(PROGRAM, err, status=1)
         except KeyboardInterrupt as err:
-            from kmdr.engine.session import run_started
+            from kmdr.engine.session import last_run
 
-            if objects is not None and run_started(err):
+            if objects is not None and (last := last_run()) is not None and last.started:
                 kept = kept_line(objects.experiment, objects.output)
                 what = f"{signals.describe(err)}; {kept}: run the same command to resume"
             else:

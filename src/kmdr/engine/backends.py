@@ -16,7 +16,7 @@ core (:func:`resolve_parallelism` caps ``n_jobs`` and says so).
 
 :func:`backend` yields a description of the backend for the run record and, on dask, the client
 (what the row-block path sends a cell's block tasks to), and raises
-:class:`BackendError` (one line) when it cannot start. While it is active the
+:class:`RunFailed` (one line) when it cannot start. While it is active the
 libraries' own loggers show errors only, unless the run is verbose: their INFO and WARNING lines
 are start-up and shutdown chatter, and what goes wrong reaches the run as an exception.
 """
@@ -42,17 +42,15 @@ WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.met
 
 class RunFailed(RuntimeError):
     """A run failed in a way its one-line message says whole (shown as it is, not as a cell's
-    error with its type): a cell's own error (:func:`cell_failed`), cells past their time limit.
+    error with its type): a cell's own error (:func:`cell_failed`), a cell's code that ended its
+    process (``sys.exit``, a KeyboardInterrupt of its own, a worker that died), cells past their
+    time limit, a parallel backend that could not start or failed.
     ``traced``: whether its traceback, which the run's log keeps and the line points to, says
     more than the line (False when kmdr raised it to report an outcome)."""
 
     def __init__(self, message: str, traced: bool = True):
         super().__init__(message)
         self.traced = traced
-
-
-class BackendError(RunFailed):
-    """The parallel backend could not be started or failed; the message is one line."""
 
 
 def cell_failed(what: str, err: Exception) -> RunFailed:
@@ -63,12 +61,6 @@ def cell_failed(what: str, err: Exception) -> RunFailed:
     return RunFailed(f"{what} failed ({one_line(err, with_type=True)})")
 
 
-class CellAborted(RuntimeError):
-    """A cell's code ended the job with a BaseException that is not an error (``sys.exit``, a
-    KeyboardInterrupt of its own, ...), or the worker computing it died; the message is one line
-    naming the reducer and the cell."""
-
-
 #: The backends whose workers may run on other machines: a cell's time limit cannot stop their
 #: threads, and the run's process computes none of their jobs.
 CLUSTER_BACKENDS = ("dask", "ray")
@@ -76,20 +68,25 @@ CLUSTER_BACKENDS = ("dask", "ray")
 
 @dataclass(frozen=True)
 class Parallelism:
-    """What a run uses: ``n_jobs`` workers on a machine with ``cores`` cores shared by
-    ``launcher_jobs`` runs at once (a Hydra joblib launcher).
+    """What a run uses: ``workers`` (its ``n_jobs`` resolved) on a machine with ``cores`` cores
+    shared by ``launcher_jobs`` runs at once (a Hydra joblib launcher).
 
     The BLAS/OpenMP threads of each worker are not copied here: they belong to the cells'
     identity, held by the :class:`~kmdr.config.schema.Experiment` alone (its
     ``blas_threads``), which the functions below that need them are given."""
 
-    n_jobs: int
+    workers: int
     launcher_jobs: int
     cores: int
     #: The workers the config asked for, when more than the backend can run (then capped).
     requested: int | None = None
     #: Whether the workers run on this machine (not on a cluster given by address).
     runs_here: bool = True
+
+    @property
+    def record(self) -> dict:
+        """What a run's record and each of its cells' rows say of it."""
+        return {"n_jobs": self.workers}
 
     def cap_message(self, backend: str) -> str | None:
         """The one line saying ``n_jobs`` was capped, or None."""
@@ -101,7 +98,7 @@ class Parallelism:
                 "cell at a time in this process; use backend=loky for workers"
             )
         return (
-            f"[kmdr] n_jobs={self.requested} capped to {self.n_jobs}: backend={backend} runs "
+            f"[kmdr] n_jobs={self.requested} capped to {self.workers}: backend={backend} runs "
             f"at most one worker per core here ({self.cores} cores); more would only contend "
             "for them"
         )
@@ -113,7 +110,7 @@ class Parallelism:
         ``blas_threads`` is never lowered to fit (it is part of every cell's identity): the
         cells' numbers stay those of their identity, only their timings suffer."""
         share = _share(self.cores, self.launcher_jobs)
-        threads = self.n_jobs * blas_threads
+        threads = self.workers * blas_threads
         if not self.runs_here or blas_threads == 1 or threads <= share:
             return None
         fix = (
@@ -122,7 +119,7 @@ class Parallelism:
             else f"blas_threads above {share} cannot have a core per thread here"
         )
         return (
-            f"[kmdr] n_jobs={self.n_jobs} x blas_threads={blas_threads} = {threads} "
+            f"[kmdr] n_jobs={self.workers} x blas_threads={blas_threads} = {threads} "
             f"threads on this run's {share} core(s) contend for them (same numbers, slower "
             f"cells, timings that measure the contention); {fix}"
         )
@@ -186,7 +183,7 @@ def _need(module: str, extra: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise BackendError(
+        raise RunFailed(
             f"backend={extra} needs {module.split('.')[0]}, which is not installed: "
             f"pip install 'kmdr[{extra}]'"
         ) from None
@@ -208,18 +205,18 @@ def _quiet(*names: str) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _started(where: str) -> Iterator[None]:
-    """A backend's start: anything it raises is one :class:`BackendError` naming ``where``."""
+    """A backend's start: anything it raises is one :class:`RunFailed` naming ``where``."""
     try:
         yield
-    except BackendError:
+    except RunFailed:
         raise
     except Exception as err:
-        raise BackendError(f"could not start {where} ({one_line(err, with_type=True)})") from None
+        raise RunFailed(f"could not start {where} ({one_line(err, with_type=True)})") from None
 
 
 def _answers_within(distributed, address: str) -> float:
     """Dask's connect timeout, in seconds, once the scheduler at ``address`` has answered a
-    request within it (else :class:`BackendError`, one line)."""
+    request within it (else :class:`RunFailed`, one line)."""
     import asyncio
 
     import dask
@@ -235,7 +232,7 @@ def _answers_within(distributed, address: str) -> float:
         asyncio.run(identity())
     except (OSError, TimeoutError, asyncio.TimeoutError) as err:
         what = "answered nothing" if isinstance(err, TimeoutError) else "could not be reached"
-        raise BackendError(
+        raise RunFailed(
             f"the dask scheduler at {address} {what} within {seconds:g} s (Dask's "
             "distributed.comm.timeouts.connect): check that a dask scheduler listens at that "
             "address and is running, or raise the timeout (e.g. "
@@ -349,7 +346,7 @@ def backend(execution, n_jobs: int, blas_threads: int) -> Iterator[tuple[dict, o
         try:
             config = joblib.parallel_config(backend=execution.backend, n_jobs=n_jobs, **params)
         except (ValueError, TypeError) as err:
-            raise BackendError(
+            raise RunFailed(
                 f"joblib backend {execution.backend!r}: {one_line(err, with_type=True)}"
             ) from None
         with config:

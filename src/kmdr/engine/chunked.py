@@ -449,7 +449,7 @@ def compute_chunked_cell(
     sketches=None,
     steps=None,
     progress=None,
-) -> dict:
+) -> dict | str:
     """Reduce, cluster and evaluate one cell whose data are ``blocks`` (a
     :class:`~kmdr.datasets.blocks.RowBlocks`) on the dask ``client``; the same metric and timing
     columns as :func:`kmdr.engine.work.compute_cell` (see the module docstring for how they
@@ -459,7 +459,8 @@ def compute_chunked_cell(
     ``"cluster"`` (k-means on C's blocks) and ``"score"`` (the passes for F, and the metrics),
     so a benchmark can read each step's wall and peak memory (``scripts/bench_distributed.py``);
     ``progress``: called with a short text (k-means' restart, iteration and inertia) while the
-    cell clusters.
+    cell clusters. A cell whose numbers are not finite gives its one line instead
+    (:func:`kmdr.engine.work.finite_cell`), as in memory.
 
     ``reduce_seconds`` is the driver's fit (with a sketch reducer's SVD over the blocks, also
     given as ``shared_seconds``: computed for this cell, never shared) plus the wall time of the
@@ -490,7 +491,9 @@ def compute_chunked_cell(
     column_sums = None if info[0][1] is None else sum(i[1] for i in info)
     c_norm = sum(i[2] for i in info)
     # k-means on C's blocks needs its squared norms (scikit-learn refuses infinite ones)
-    finite_cell(cell, None, {"the squared norm of its reduced data": float(c_norm)})
+    problem = finite_cell(cell, None, {"the squared norm of its reduced data": float(c_norm)})
+    if isinstance(problem, str):  # its one line, in place of the cell's metrics
+        return problem
     c_mean = None if info[0][-1] else sum(i[3] for i in info) / blocks.n_samples
     sketch = float(getattr(reducer, "sketch_seconds_", 0.0))
     reduce_seconds = (

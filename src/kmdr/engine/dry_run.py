@@ -152,12 +152,12 @@ def describe(ctx, kind) -> str:
         lines.append(f"  {red.id:<{width}} {counts}  {note}".rstrip())
     total = f"{len(todo)} of {len(cells)} cells to compute ({len(cells) - len(todo)} reused)"
     if estimate:
-        wall = estimate / max(1, ctx.parallelism.n_jobs)
+        wall = estimate / max(1, ctx.parallelism.workers)
         start = earlier_start(ctx.output.results_dir, ctx.execution.backend)
         wall += start or 0.0
         # a short run in tenths of a second: "about 0 s" would say nothing
         said = f"{wall:.1f} s" if wall < 10 else duration_text(wall)
-        total += f"; about {said} with {ctx.parallelism.n_jobs} workers"
+        total += f"; about {said} with {ctx.parallelism.workers} workers"
         if start is None:
             total += " (and the run's start, which no earlier run here recorded)"
         if unknown:

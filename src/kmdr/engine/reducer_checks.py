@@ -30,14 +30,8 @@ class ReducerOutputError(ValueError):
     """A reducer's output cannot be scored (the message is one line: reducer, r, problem, fix)."""
 
 
-class NonFiniteWork(ReducerOutputError):
-    """A cell's reduced data, k-means centers or metrics hold NaN or infinite values: that cell
-    fails and is not written, and the sweep goes on with the others
-    (:func:`kmdr.engine.work.finite_cell`)."""
-
-
-def _fail(what: str, problem: str, fix: str, error=ReducerOutputError):
-    raise error(one_line(f"{what}: {problem}; {fix}"))
+def _fail(what: str, problem: str, fix: str):
+    raise ReducerOutputError(one_line(f"{what}: {problem}; {fix}"))
 
 
 def _width(reducer, default: int) -> int:
@@ -54,9 +48,9 @@ def describe(cell) -> str:
     return f"reducer {cell.reducer_id!r} ({cell.reducer_name}) at r={cell.r}"
 
 
-def check_output(what: str, r: int, reducer, C, n_samples: int) -> None:
-    """Raise :class:`ReducerOutputError` naming ``what`` unless C is a finite real n x w matrix
-    for ``r`` (see the module docstring)."""
+def check_output(what: str, r: int, reducer, C, n_samples: int, finite: bool = True) -> None:
+    """Raise :class:`ReducerOutputError` naming ``what`` unless C is a real n x w matrix for
+    ``r``, finite unless ``finite`` is false (see the module docstring)."""
     import scipy.sparse as sp
 
     if not (isinstance(C, np.ndarray) or sp.issparse(C)):
@@ -85,15 +79,21 @@ def check_output(what: str, r: int, reducer, C, n_samples: int) -> None:
             f"its output has dtype {C.dtype}, not a real floating type",
             "return float64 (or float32) values",
         )
+    if finite and (problem := not_finite(what, C)):
+        raise ReducerOutputError(problem)
+
+
+def not_finite(what: str, C) -> str | None:
+    """The one line naming ``what`` when C holds NaN or infinite values, else None: in a run,
+    the cells of that reduction are not written and the sweep goes on with the others."""
+    import scipy.sparse as sp
+
     values = C.data if sp.issparse(C) else C
-    if not np.isfinite(values).all():
-        bad = int(np.size(values) - np.count_nonzero(np.isfinite(values)))
-        _fail(
-            what,
-            f"its output holds {bad} NaN or infinite values",
-            "return finite values only",
-            NonFiniteWork,
-        )
+    if np.isfinite(values).all():
+        return None
+    bad = int(np.size(values) - np.count_nonzero(np.isfinite(values)))
+    return one_line(f"{what}: its output holds {bad} NaN or infinite values; return finite "
+                    "values only")  # fmt: skip
 
 
 def same_state(a, b) -> bool:
@@ -115,7 +115,7 @@ GLOBAL_STATE_FIX = "draw from sklearn.utils.check_random_state(self.random_state
 
 def checked_reduction(reduce, cell, X, n_clusters: int, shared):
     """``reduce(cell, X, n_clusters, shared)`` -> ``(reducer, C, seconds)``, with the output
-    checked (see the module docstring)."""
+    checked (see the module docstring) but for its finiteness (:func:`not_finite`)."""
     out = reduce(cell, X, n_clusters, shared)
-    check_output(describe(cell), cell.r, out[0], out[1], X.shape[0])
+    check_output(describe(cell), cell.r, out[0], out[1], X.shape[0], finite=False)
     return out

@@ -20,8 +20,6 @@ from pathlib import Path
 
 from kmdr.config.errors import ConfigError
 
-__all__ = ["check_resume", "held_reducers"]
-
 
 def held_reducers(experiment_dir: str | Path) -> dict[str, tuple[str, str]]:
     """What an experiment folder's cells hold under each reducer id: ``{id: (registry name,
@@ -36,7 +34,8 @@ def held_reducers(experiment_dir: str | Path) -> dict[str, tuple[str, str]]:
     if not folder.is_dir():
         return {}
     held: dict[str, tuple[str, str]] = {}
-    for row in CellStore(folder, log=lambda _msg: None, read_only=True).rows():
+    store = CellStore(folder, log=lambda _msg: None, read_only=True)
+    for row in store.csv_record().valid.values():
         if row.get("reducer") and row.get("reducer_name"):
             held.setdefault(row["reducer"], (row["reducer_name"], str(row.get("method"))))
     return held

@@ -21,7 +21,7 @@
 
 Process-wide things each have one owner here:
 
-* the workers: ``n_jobs`` resolved once per ``blas_threads``
+* the workers: resolved once per ``blas_threads``
   (:func:`~kmdr.engine.backends.resolve_parallelism`), and the joblib backend each run starts
   (:func:`kmdr.engine.backends.backend`; joblib keeps its loky pool for the next run);
 * the stop signals, entered around each run (:func:`kmdr.engine.signals.stop_on_signals`);
@@ -69,21 +69,11 @@ from kmdr.results.store import CellStore
 
 __all__ = ["Session"]
 
-#: The attribute a stop or an error carries once the run it ended may have written cells.
-_STARTED = "kmdr_run_started"
-#: The attribute an error carries when the run's log file holds its traceback (the file's path).
-RUN_LOG = "kmdr_run_log"
 #: The loggers of the backends a run uses, whose records go to the run's log file while it runs
 #: (and to the terminal only when the run is verbose).
 BACKEND_LOGGERS = ("distributed", "dask", "ray")
 #: The logger of a failed run's traceback: the run's log file, the terminal only when verbose.
 _FAILURES = f"{LOGGER}.failure"
-
-
-def run_started(err: BaseException) -> bool:
-    """Whether the run that ``err`` ended had started computing (its record written, cells
-    perhaps finished and kept), rather than stopping while it was checked or loaded."""
-    return bool(getattr(err, _STARTED, False))
 
 
 @dataclass
@@ -106,6 +96,14 @@ class RunOutcome:
     mean_accuracy: float | None = None
     #: The ids of the cells the run asked for (computed or reused), in plan order.
     cell_ids: tuple[str, ...] = ()
+    #: The run's log file when it failed and the file holds its traceback.
+    log: str | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the run had started computing when it stopped or failed (its record written,
+        cells perhaps finished and kept), rather than while it was checked or loaded."""
+        return self.status in ("failed", "interrupted")
 
 
 @dataclass
@@ -154,7 +152,7 @@ class RunContext:
         nothing there starts none. The record gets its description, the context its client."""
         if "backend_info" not in self.record:
             threads = self.experiment.blas_threads
-            started = backend(self.execution, self.parallelism.n_jobs, threads)
+            started = backend(self.execution, self.parallelism.workers, threads)
             info, self.client, self.workers_ready = self.entered.enter_context(started)
             self.record["backend_info"] = info
 
@@ -163,7 +161,7 @@ class Session:
     """The owner of a run's processes, threads, signal handlers and caches (see the module
     docstring). ``execution``: how runs in it execute (default: :class:`Execution`'s
     defaults); ``launcher_n_jobs``: how many jobs a Hydra launcher runs at once on this machine
-    (its own ``n_jobs``: they share the cores)."""
+    (they share the cores)."""
 
     def __init__(self, execution: Execution | None = None, *, launcher_n_jobs: int = 1):
         self.execution = execution if execution is not None else Execution()
@@ -172,6 +170,9 @@ class Session:
         self._data: dict[str, object] = {}
         self._lock = threading.Lock()
         self.open = False
+        #: The :class:`RunOutcome` of the run in progress or the last one (None before a run
+        #: gets its record): what a caller reads when :meth:`run` raised.
+        self.last: RunOutcome | None = None
 
     def __enter__(self) -> Session:
         if self.open:
@@ -229,14 +230,15 @@ class Session:
         run on instead. Its lines go to the ``kmdr`` logger (:mod:`kmdr._log`).
 
         Raises :class:`~kmdr.config.errors.ConfigError` before any work for a config that cannot
-        run or does not fit the data, :class:`~kmdr.engine.backends.BackendError` for a backend
+        run or does not fit the data, :class:`~kmdr.engine.backends.RunFailed` for a backend
         that fails (after the record says ``failed``), and KeyboardInterrupt when stopped
-        (:func:`run_started` tells whether cells may have been computed). A dataset that cannot
+        (:attr:`last` tells whether cells may have been computed). A dataset that cannot
         be obtained is not an error: the outcome's ``skipped`` holds the reason and the record
         says so."""
         if not self.open:
             raise RuntimeError("Session.run needs an open session: use `with Session(...) as s`")
         output = output if output is not None else Output()
+        self.last = None
         check_together(experiment, self.execution)
         par = self.parallelism(experiment.blas_threads)
         if not declared_valid(experiment):
@@ -247,17 +249,18 @@ class Session:
         with signals.stop_on_signals():
             path = data_path(self.execution)  # in memory or row blocks: decided here, once
             data = self.load(experiment, output, path) if dataset is None else dataset
-            return _execute(par, path, experiment, self.execution, output, data)
+            return _execute(self, par, path, experiment, output, data)
 
 
-def _execute(par, path, experiment, execution, output, dataset) -> RunOutcome:
+def _execute(session, par, path, experiment, output, dataset) -> RunOutcome:
     """:meth:`Session.run` once the data are loaded (``dataset``: the loaded data, the
     DatasetUnavailable its loading raised, or a dry run's DeclaredData)."""
     from kmdr.datasets import DatasetUnavailable
 
     dry_run = output.dry_run
     exp_dir = Path(output.results_dir) / experiment.name
-    outcome = RunOutcome(experiment.name, exp_dir, new_run_id())
+    execution = session.execution
+    outcome = session.last = RunOutcome(experiment.name, exp_dir, new_run_id())
     started = time.perf_counter()
     # A dry run writes no record: it needs only the data's part of one (not the versions, the
     # BLAS libraries and the git revision, a look at the process and two git calls).
@@ -320,7 +323,8 @@ def _execute(par, path, experiment, execution, output, dataset) -> RunOutcome:
             _run_kind(ctx, kind, started)
         expected = [c["cell_id"] for c in ctx.record.get("expected_cells") or ()]
         outcome.cell_ids = tuple(expected)
-        values = [float(f["accuracy"]) for f in store.rows() if f.get("cell_id") in expected]
+        valid = store.csv_record().valid
+        values = [float(valid[c]["accuracy"]) for c in set(expected) & valid.keys()]
         if values and len(values) == len(set(expected)):
             outcome.mean_accuracy = float(np.mean(values))
         if kind.writes_cells and outcome.n_computed == 0:
@@ -341,10 +345,9 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     # Where the pool's workers compute every cell, this process computes with numpy alone (the
     # evaluator): scikit-learn and scipy.linalg are not imported for their pools before the
     # workers start (0.8 s); a job run here pins them itself, from this thread. (The sequential
-    # backend's n_jobs is always 1.)
-    here = (
-        not kind.writes_cells or ctx.execution.backend == "threading" or ctx.parallelism.n_jobs == 1
-    )
+    # backend has always one worker.)
+    one = ctx.parallelism.workers == 1
+    here = not kind.writes_cells or ctx.execution.backend == "threading" or one
     try:
         with (
             process_state().run_threads(ctx.experiment.blas_threads, load=here),
@@ -352,25 +355,21 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
         ):
             kind.run(ctx)
         status = "complete"
-    except KeyboardInterrupt as err:
+    except KeyboardInterrupt:
         status = "interrupted"
-        setattr(err, _STARTED, True)
         raise
     except Exception as err:
         if signals.received() is not None:  # e.g. a worker the same SIGTERM ended first
             status = "interrupted"
-            stop = signals.Interrupted(signals.received())
-            setattr(stop, _STARTED, True)
-            raise stop from None
+            raise signals.interrupt(signals.received()) from None
         outcome.error = str(err) if isinstance(err, RunFailed) else one_line(err, with_type=True)
-        setattr(err, _STARTED, True)
         traced = getattr(err, "traced", True)  # a traceback that says more than its line
         logging.getLogger(_FAILURES).error(
             f"run {outcome.run_id} failed", exc_info=err if traced else None
         )
         log_path = ctx.store.run_log(outcome.run_id)
         if traced and log_path.is_file():  # its traceback, and what the backends logged
-            setattr(err, RUN_LOG, str(log_path))
+            outcome.log = str(log_path)
         raise
     finally:
         outcome.status = status
@@ -434,10 +433,18 @@ def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:
         wanted = (execution, int(launcher_n_jobs))
         if current is not None and current.open:
             if (current.execution, current.launcher_n_jobs) == wanted:
+                current.last = None  # a new job: no earlier run is its
                 return current
             current.close()
         process_state().default = Session(execution, launcher_n_jobs=launcher_n_jobs).__enter__()
         return process_state().default
+
+
+def last_run() -> RunOutcome | None:
+    """The run in progress or the last one of this process's session (:func:`default_session`),
+    None before any: what a caller reads when its run raised."""
+    session = process_state().default
+    return None if session is None else session.last
 
 
 @atexit.register

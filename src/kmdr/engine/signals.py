@@ -2,15 +2,15 @@
 
 ``kmdr`` and ``scripts/reproduce.py`` run inside :func:`stop_on_signals`. While it is active,
 SIGINT (Ctrl-C), SIGTERM (``kill``, a batch system's cancel) and SIGHUP (the terminal closed)
-raise :class:`Interrupted`, a :class:`KeyboardInterrupt`, in the main thread, so every path that
-handles Ctrl-C handles all three: joblib stops the workers, finished cells stay on disk, the run's
-sidecar says ``interrupted``, the command prints one line and exits with the shell's convention
-for a process ended by that signal, 128 + its number (130 for SIGINT, 143 for SIGTERM, 129 for
-SIGHUP), so a script or a scheduler still sees which signal ended it.
+raise :func:`interrupt`, a :class:`KeyboardInterrupt` naming the signal, in the main thread, so
+every path that handles Ctrl-C handles all three: joblib stops the workers, finished cells stay
+on disk, the run's sidecar says ``interrupted``, the command prints one line and exits with the
+shell's convention for a process ended by that signal, 128 + its number (130 for SIGINT, 143 for
+SIGTERM, 129 for SIGHUP), so a script or a scheduler still sees which signal ended it.
 
 Only the first signal counts: a second Ctrl-C (or a SIGTERM) while the command is stopping is
 ignored, so the stop itself (the sidecar, ``cells.csv``) is never cut short. A signal whose
-:class:`Interrupted` Python could not raise (the main thread was inside a garbage-collector
+:func:`interrupt` Python could not raise (the main thread was inside a garbage-collector
 callback or a finalizer, where an exception is only printed as "Exception ignored") is not
 printed: the run's next checkpoint (:func:`raise_if_received`, before each job and each cell
 written) raises it again. A signal that
@@ -39,16 +39,15 @@ STOP_SIGNALS = tuple(
 )
 
 
-class Interrupted(KeyboardInterrupt):
-    """A stop signal arrived; ``signum`` says which."""
+def interrupt(signum: int) -> KeyboardInterrupt:
+    """What a stop signal raises: a KeyboardInterrupt whose one argument is the signal's name."""
+    return KeyboardInterrupt(signal.Signals(signum).name)
 
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
-    @property
-    def name(self) -> str:
-        return signal.Signals(self.signum).name
+def signal_of(err: BaseException) -> int | None:
+    """The stop signal ``err`` was raised for (:func:`interrupt`), else None."""
+    name = err.args[0] if isinstance(err, KeyboardInterrupt) and len(err.args) == 1 else None
+    return next((sig for sig in STOP_SIGNALS if sig.name == name), None)
 
 
 class _Stop:
@@ -58,7 +57,7 @@ class _Stop:
 
     def __init__(self) -> None:
         self.received: int | None = None  # the first stop signal
-        self.raised = False  # Interrupted has been raised for it
+        self.raised = False  # interrupt() has been raised for it
         self.deferring = 0  # depth of deferred() blocks
 
     def handle(self, signum, frame) -> None:
@@ -68,7 +67,7 @@ class _Stop:
         if self.deferring:  # raised when the deferred block ends
             return
         self.raised = True
-        raise Interrupted(signum)
+        raise interrupt(signum)
 
 
 def _active() -> _Stop | None:
@@ -88,7 +87,7 @@ def received() -> int | None:
 
 
 def raise_if_received() -> None:
-    """Raise :class:`Interrupted` again if a stop signal has arrived: a checkpoint on the paths a
+    """Raise :func:`interrupt` again if a stop signal has arrived: a checkpoint on the paths a
     stopping command must not go on along (the next cell, the next experiment). Library code
     between the signal and its handling can lose the exception: OmegaConf, interrupted while
     building a node, turns the half-built node's AttributeError into a config error, which a
@@ -97,35 +96,32 @@ def raise_if_received() -> None:
     stop = _active()
     if stop is not None and stop.received is not None and not stop.deferring:
         stop.raised = True
-        raise Interrupted(stop.received)
+        raise interrupt(stop.received)
 
 
 def handling() -> bool:
     """Whether :func:`stop_on_signals` is active (every real Ctrl-C is then an
-    :class:`Interrupted`, so a bare KeyboardInterrupt was raised by code, not by a user)."""
+    :func:`interrupt`, so a bare KeyboardInterrupt was raised by code, not by a user)."""
     return _active() is not None
 
 
 def exit_status(err: BaseException) -> int:
     """The exit status for a command ended by ``err`` (a KeyboardInterrupt): 128 + signal."""
-    signum = getattr(err, "signum", signal.SIGINT)
-    return 128 + int(signum)
+    return 128 + int(signal_of(err) or signal.SIGINT)
 
 
 def describe(err: BaseException) -> str:
     """``"interrupted"``, or ``"interrupted (SIGTERM)"`` for a signal other than Ctrl-C's."""
-    signum = getattr(err, "signum", signal.SIGINT)
-    return (
-        "interrupted" if signum == signal.SIGINT else f"interrupted ({signal.Signals(signum).name})"
-    )
+    signum = signal_of(err) or signal.SIGINT
+    return "interrupted" if signum == signal.SIGINT else f"interrupted ({signum.name})"
 
 
 def _unraisable_hook(previous, stop: _Stop):
-    """A :data:`sys.unraisablehook` that does not print an :class:`Interrupted` Python could not
+    """A :data:`sys.unraisablehook` that does not print an :func:`interrupt` Python could not
     raise (inside a garbage-collector callback or a finalizer): the next checkpoint raises it."""
 
     def hook(unraisable) -> None:
-        if isinstance(unraisable.exc_value, Interrupted) and stop.received is not None:
+        if signal_of(unraisable.exc_value) is not None and stop.received is not None:
             stop.raised = False
             return
         previous(unraisable)
@@ -162,7 +158,7 @@ def stop_on_signals() -> Iterator[None]:
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
     """A block a stop signal does not cut short: a signal that arrives inside it raises
-    :class:`Interrupted` when the block ends (unless the block is already ending with one)."""
+    :func:`interrupt` when the block ends (unless the block is already ending with one)."""
     stop = _active()
     if stop is None:
         yield
@@ -174,7 +170,7 @@ def deferred() -> Iterator[None]:
         stop.deferring -= 1
     if stop.deferring == 0 and stop.received is not None and not stop.raised:
         stop.raised = True
-        raise Interrupted(stop.received)
+        raise interrupt(stop.received)
 
 
 @contextlib.contextmanager

@@ -23,7 +23,7 @@ next run reuses it.
 
 With ``cell_time_limit``, a job may take that many seconds per cell on every backend but
 threading's: the run's process ends it past its deadline, even inside one C call
-(:mod:`kmdr.engine.deadlines`; with ``n_jobs=1`` the jobs then compute in one worker process,
+(:mod:`kmdr.engine.deadlines`; with one worker the jobs then compute in one worker process,
 never in the run's). A timed-out cell is never written: the run record lists it with its limit
 and the seconds it ran (``timed_out``), the sweep goes on with the other cells, and the run then
 fails with one line counting them; the next run computes them again.
@@ -47,11 +47,10 @@ from concurrent.futures import BrokenExecutor
 
 from kmdr._log import say, warn
 from kmdr.engine import signals
-from kmdr.engine.backends import CLUSTER_BACKENDS, CellAborted, RunFailed, cell_failed
+from kmdr.engine.backends import CLUSTER_BACKENDS, RunFailed, cell_failed
 from kmdr.engine.data_path import RowBlocks
 from kmdr.engine.deadlines import Deadlines
 from kmdr.engine.progress import Ticking
-from kmdr.engine.reducer_checks import NonFiniteWork
 from kmdr.engine.work import describe_cells, key_text
 from kmdr.engine.worker import process_state, run_job
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
@@ -63,10 +62,8 @@ class CellsKind:
 
     name = "cells"
     writes_cells = True
-    #: The experiment settings a sweep of cells reads (an override of another is refused:
-    #: :func:`kmdr.config.overrides.check_unread`).
-    reads = ("dataset", "reducers", "r_grid", "repeats", "seed", "kmeans", "aggregation",
-             "blas_threads")  # fmt: skip
+    # what it reads is declared beside the config (kmdr.config.kinds.CELLS_READ), so that building
+    # an experiment of it loads no engine
 
     def plan(self, ctx) -> list[Cell]:
         return plan_cells(ctx.experiment, ctx.X, ctx.n_clusters, ctx.data_fingerprint)
@@ -202,7 +199,7 @@ def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) ->
 
 def _scattered(ctx, data: tuple):
     """On dask, joblib's backend with ``data`` scattered to every worker before the first job
-    (its other settings, ``n_jobs`` among them, those the run's backend set)."""
+    (its other settings, the number of workers among them, those the run's backend set)."""
     limited = ctx.execution.cell_time_limit is not None  # the jobs scatter it themselves
     if ctx.execution.backend != "dask" or not data or limited:
         return contextlib.nullcontext()
@@ -235,8 +232,6 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
                 metrics = compute_chunked_cell(
                     cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str
                 )
-            except NonFiniteWork as err:  # never a row, as in memory: the sweep goes on
-                metrics = err
             except Exception as err:
                 raise cell_failed(f"{describe_cells([cell])} on row blocks", err) from err
             bar.set_postfix_str("")  # the next line says what the next cell does
@@ -264,7 +259,7 @@ def _persister(ctx, bar):
 
     def persist(cell: Cell, metrics: dict) -> None:
         signals.raise_if_received()
-        if isinstance(metrics, NonFiniteWork):  # never a row: said, recorded, the sweep goes on
+        if isinstance(metrics, str):  # not finite: never a row; said, recorded, the sweep goes on
             ctx.record["not_finite"].append(
                 {"cell_id": cell.cell_id, "reducer": cell.reducer_id, "r": cell.r,
                  "repetition": cell.repetition, "error": str(metrics)}
@@ -273,11 +268,7 @@ def _persister(ctx, bar):
                  f"{cell.repetition}) is not written: {metrics}")  # fmt: skip
             bar.update(1)
             return
-        run = {
-            "n_jobs": ctx.parallelism.n_jobs,
-            "run_id": ctx.outcome.run_id,
-            "finished_at": now(),
-        }
+        run = {**ctx.parallelism.record, "run_id": ctx.outcome.run_id, "finished_at": now()}
         row = cell_row(cell, metrics, experiment=ctx.experiment.name, shape=ctx.shape, run=run)
         ctx.store.write_cell(cell.cell_id, row)
         ctx.outcome.n_computed += 1
@@ -340,7 +331,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
                 # closed as soon as the loop ends, by an error or a signal: the jobs still
                 # running are cancelled here, not whenever the generator is collected
                 with contextlib.closing(
-                    _as_completed(round_jobs, ctx.parallelism.n_jobs, backend, deadlines)
+                    _as_completed(round_jobs, ctx.parallelism.workers, backend, deadlines)
                 ) as results:
                     for pairs, report, took in results:
                         index = index_of[pairs[0][0].cell_id]
@@ -367,7 +358,7 @@ def _raise_round_error(err: Exception) -> None:
     """Raise what ended a round of jobs that no deadline ended: a worker's death in one line."""
     if not isinstance(err, BrokenExecutor) or signals.received() is not None:
         raise err  # a cell's error, or the signal that stops this run ended a worker too
-    raise CellAborted(
+    raise RunFailed(
         "a worker process died while computing one of the cells (killed, e.g. by the "
         f"out-of-memory killer, or it called os._exit: {type(err).__name__}); finished "
         "cells are kept, run the same command to compute the others"
@@ -413,8 +404,8 @@ def _start_text(ctx) -> str:
     )
     return (
         f"{experiment.dataset.name} ({n} x {d}), {methods}, {experiment.repeats} repetition"
-        f"{'s' if experiment.repeats > 1 else ''}, {ctx.parallelism.n_jobs} job"
-        f"{'s' if ctx.parallelism.n_jobs > 1 else ''} -> "
+        f"{'s' if experiment.repeats > 1 else ''}, {ctx.parallelism.workers} job"
+        f"{'s' if ctx.parallelism.workers > 1 else ''} -> "
         f"{ctx.store.root}"
     )
 
@@ -423,11 +414,11 @@ def _start_text(ctx) -> str:
 _CANCELLED = r".*(tasks which were still being processed|have been successfully executed)"
 
 
-def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> Iterator:
+def _as_completed(jobs: Iterable, workers: int, backend: str, deadlines=None) -> Iterator:
     """The results of ``jobs`` (joblib ``delayed`` calls) with the active backend (named
     ``backend``), each as soon as it is available.
 
-    Under a time limit (``deadlines``), one worker (``n_jobs=1``: the run's own process must not
+    Under a time limit (``deadlines``), one worker (``workers=1``: the run's own process must not
     be the one stuck) and the multiprocessing backend compute in
     :func:`_in_killable_workers` instead.
 
@@ -445,12 +436,12 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> 
     """
     from joblib import Parallel
 
-    killable = backend not in CLUSTER_BACKENDS and (n_jobs == 1 or backend == "multiprocessing")
+    killable = backend not in CLUSTER_BACKENDS and (workers == 1 or backend == "multiprocessing")
     if deadlines is not None and deadlines.client is not None:
         yield from deadlines.on_dask(jobs)
         return
     if deadlines is not None and killable:
-        yield from _in_killable_workers(jobs, n_jobs, deadlines)
+        yield from _in_killable_workers(jobs, workers, deadlines)
         return
     try:
         parallel = Parallel(return_as="generator_unordered")
@@ -471,7 +462,7 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> 
                 warnings.filterwarnings("ignore", _CANCELLED, UserWarning)
                 outputs.close()
         return
-    batch_size = max(1, 2 * n_jobs)
+    batch_size = max(1, 2 * workers)
     start = multiprocessing.get_context("spawn") if backend == "multiprocessing" else None
     with Parallel(return_as="list", backend=start) as pool:
         batch = []
@@ -484,8 +475,8 @@ def _as_completed(jobs: Iterable, n_jobs: int, backend: str, deadlines=None) -> 
             yield from pool(batch)
 
 
-def _in_killable_workers(jobs: Iterable, n_jobs: int, deadlines) -> Iterator:
-    """The results of ``jobs`` from a loky process pool of ``n_jobs`` workers started for the
+def _in_killable_workers(jobs: Iterable, workers: int, deadlines) -> Iterator:
+    """The results of ``jobs`` from a loky process pool of ``workers`` workers started for the
     run, whose workers the run's process may kill (:class:`~kmdr.engine.deadlines.Deadlines`):
     the pool then breaks and says so (``BrokenProcessPool``). Python's multiprocessing pool
     would instead start a new worker and wait forever for the killed one's job. The workers are
@@ -495,7 +486,7 @@ def _in_killable_workers(jobs: Iterable, n_jobs: int, deadlines) -> Iterator:
 
     from joblib.externals.loky import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=n_jobs)
+    pool = ProcessPoolExecutor(max_workers=workers)
     try:
         with signals.sigint_blocked():
             futures = [pool.submit(func, *args, **kwargs) for func, args, kwargs in jobs]

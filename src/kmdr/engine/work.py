@@ -39,7 +39,7 @@ import numpy as np
 
 from kmdr.config.schema import FIRST_OF_CLASS  # the label-informed start (interfaces §5)
 from kmdr.config.seeds import shared_random_state, stream_seeds
-from kmdr.engine.reducer_checks import NonFiniteWork, checked_reduction, describe
+from kmdr.engine.reducer_checks import checked_reduction, describe, not_finite
 from kmdr.results.cells import Cell, reducer_kwargs
 
 #: ``reduce_timing`` of a cell whose whole reduction was run and timed for that cell alone.
@@ -119,8 +119,9 @@ def _reduce(cell: Cell, X, n_clusters: int, shared):
     return reducer, C, time.perf_counter() - start
 
 
-def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, objective) -> dict:
-    """Cluster C with the cell's k-means seed and score it; the cell's metric and timing columns."""
+def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, objective):
+    """Cluster C with the cell's k-means seed and score it; the cell's metric and timing columns
+    (:func:`finite_cell`'s line instead when they are not finite)."""
     from kmdr.metrics import kmeans_objective, label_scores
 
     _, km_seed = stream_seeds(cell.seed)
@@ -144,6 +145,8 @@ def _evaluate(cell: Cell, reducer, C, own: float, X, y, n_clusters, shared, obje
             shared_per_repetition=shared is not None,
         )
     metrics = finite_cell(cell, result, metrics)  # a cell not finite: its one line alone
+    if isinstance(metrics, str):
+        return metrics
     for w in held:  # a finite cell's warnings are the user's, as they were raised
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, registry=_SHOWN)
     return metrics
@@ -167,12 +170,11 @@ def _held_warnings() -> Iterator[list]:
         yield held
 
 
-def finite_cell(cell: Cell, result, metrics: dict) -> dict:
+def finite_cell(cell: Cell, result, metrics: dict) -> dict | str:
     """``metrics``, unless the cell's k-means centers (``result``) or a metric is NaN or
-    infinite: then a one-line :class:`~kmdr.engine.reducer_checks.NonFiniteWork` naming the
-    reducer and the cell, which the sweep records without writing the cell (its reduced data
-    were checked when reduced). Reduced values near the float range (1e300) are finite, and
-    k-means' squared distances and sums of them overflow."""
+    infinite: then one line naming the reducer and the cell, which the sweep records without
+    writing the cell (its reduced data were checked when reduced). Reduced values near the float
+    range (1e300) are finite, and k-means' squared distances and sums of them overflow."""
     centers = getattr(result, "cluster_centers", None)
     bad = [] if centers is None or np.isfinite(centers).all() else ["its k-means centers"]
     # accuracy, NMI and ARI compare integer labels, finite whatever k-means computed; they are
@@ -185,7 +187,7 @@ def finite_cell(cell: Cell, result, metrics: dict) -> dict:
         and not np.isfinite(v)
     ]
     if bad:
-        raise NonFiniteWork(
+        return (
             f"{describe(cell)}: {', '.join(bad)} not finite (NaN or infinite: "
             "k-means on the reduced data overflowed or divided by zero); keep the reducer's "
             "output at the data's scale"
@@ -238,7 +240,8 @@ def compute_cell(cell: Cell, X, y, n_clusters: int, shared=None, objective=None)
     (None: one is made here).
     """
     reducer, C, own = checked_reduction(_reduce, cell, X, n_clusters, shared)
-    return _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective)
+    problem = not_finite(describe(cell), C)
+    return problem or _evaluate(cell, reducer, C, own, X, y, n_clusters, shared, objective)
 
 
 def compute_group(
@@ -275,14 +278,14 @@ def compute_group(
     if len(keys) != 1 or keys.pop()[0] != "reduce-once":
         raise ValueError("compute_group: the cells differ in more than their repetition")
     reducer, C, own = checked_reduction(_reduce, cells[0], X, n_clusters, shared)
+    if problem := not_finite(describe(cells[0]), C):  # every cell of the job fails with it
+        return [(cell, problem) for cell in cells]
     out = []
     for i, cell in enumerate(cells):
         if i > 0:
             own = _reduce(cell, X, n_clusters, shared)[2]  # re-timed; C of the first is used
-        try:
-            metrics = _evaluate(cell, reducer, C, own, X, y, n_clusters, shared_of(cell), objective)
-        except NonFiniteWork as err:  # this repetition's k-means alone: the others are kept
-            metrics = err
+        # a repetition's k-means not finite: that cell alone
+        metrics = _evaluate(cell, reducer, C, own, X, y, n_clusters, shared_of(cell), objective)
         out.append((cell, metrics))
     return out
 
@@ -377,7 +380,7 @@ def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
 
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record. A cell whose work is not
-    finite has its :class:`~kmdr.engine.reducer_checks.NonFiniteWork` in place of its metrics.
+    finite has the line saying so in place of its metrics.
     """
     state.pin(cells[0].blas_threads)  # a job's cells differ only in repetition
     first = cells[0]
@@ -400,11 +403,7 @@ def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
                 )
                 for c in cells
             }
-    try:
-        pairs = compute_group(cells, X, y, n_clusters, shared, objective, seconds)
-    except NonFiniteWork as err:  # their one reduction: every cell of the job fails with it
-        pairs = [(cell, err) for cell in cells]
-    return pairs, report
+    return compute_group(cells, X, y, n_clusters, shared, objective, seconds), report
 
 
 def describe_cells(cells) -> str:

@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 
 from kmdr.engine import signals
-from kmdr.engine.backends import WORKER_MODULES, CellAborted, cell_failed
+from kmdr.engine.backends import WORKER_MODULES, RunFailed, cell_failed
 from kmdr.engine.deadlines import watched
 from kmdr.engine.work import SharedWorkMemo, describe_cells, group_job
 
@@ -153,7 +153,7 @@ def run_job(parent_pid: int, watch, cells, *args):
     """The entry of every job of a run, in whatever process computes it: watch the run's
     process, then compute the group of ``cells`` (:func:`kmdr.engine.work.group_job`) with this
     process's state. A ``sys.exit`` or any other non-error BaseException in the job becomes a
-    one-line :class:`~kmdr.engine.backends.CellAborted` naming the reducer and cells, instead of
+    one-line :class:`~kmdr.engine.backends.RunFailed` naming the reducer and cells, instead of
     ending the run silently or taking the worker down; a real Ctrl-C of the run's own process
     stays an interrupt. ``watch``: what the job says when it starts and ends, so that the run's
     process can end it past its time limit (:func:`kmdr.engine.deadlines.watched`), or None.
@@ -170,11 +170,11 @@ def run_job(parent_pid: int, watch, cells, *args):
     except Exception as err:
         raise cell_failed(what, err) from err
     except BaseException as err:
-        own_signal = isinstance(err, signals.Interrupted) or not signals.handling()
+        own_signal = signals.signal_of(err) is not None or not signals.handling()
         if os.getpid() == parent_pid and isinstance(err, KeyboardInterrupt) and own_signal:
             raise  # a signal to this process, not the cell's doing
         detail = " ".join(str(err).split())
-        raise CellAborted(
+        raise RunFailed(
             f"{what} raised {type(err).__name__}{f'({detail})' if detail else ''}, which ends "
             "a process, not a cell; a reducer must raise an exception"
         ) from None

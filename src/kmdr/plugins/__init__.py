@@ -47,29 +47,16 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 from kmdr._errors import error_chain
+from kmdr.plugins._entry_points import OWN_DISTRIBUTION as OWN_DISTRIBUTION
 from kmdr.plugins._entry_points import (
-    OWN_DISTRIBUTION,
     Source,
     all_entry_points,
     entry_points_of,
     import_target,
-    is_own,
     origin,
 )
-from kmdr.plugins.paper import Deviation, Paper, check_paper
-
-__all__ = [
-    "OWN_DISTRIBUTION",
-    "PAPERS",
-    "PAPERS_GROUP",
-    "Deviation",
-    "Paper",
-    "Registry",
-    "RegistryError",
-    "entry_points_of",
-    "import_target",
-    "papers",
-]
+from kmdr.plugins.paper import Deviation as Deviation
+from kmdr.plugins.paper import Paper, check_paper
 
 T = TypeVar("T")
 
@@ -81,13 +68,6 @@ class RegistryError(ValueError):
 
 def _in_paper(name: str, key: str) -> str:
     return f"{name!r} of paper {key} ({PAPERS.origin(key)})"
-
-
-def _interrupt_behind(err: BaseException) -> BaseException | None:
-    """The Ctrl-C an import failed from, if any: code that catches the KeyboardInterrupt met
-    while it imports (a module's own fallbacks, a library's error wrapping) can raise another
-    error in its place, which must not mark the plug-in as broken."""
-    return next((e for e in error_chain(err) if isinstance(e, KeyboardInterrupt)), None)
 
 
 def _warn(message: str, group: str) -> None:
@@ -118,125 +98,93 @@ class Registry(Mapping[str, T], Generic[T]):
     :meth:`get` raises :class:`RegistryError` with the one-line reason instead.
     """
 
-    def __init__(
-        self,
-        what: str,
-        group: str,
-        convert: Callable[[object, str], T] | None = None,
-        *,
-        paper_field: str | None = None,
-    ) -> None:
-        self.what = what
-        self.group = group
-        self.paper_field = paper_field
-        self._convert = convert
-        self._declared: dict[str, object] = {}  # built-ins: object or "module:attr"
-        self._aliases: dict[str, str] = {}
+    def __init__(self, what: str, group: str, convert: Callable[[object, str], T] | None = None,
+                 *, paper_field: str | None = None) -> None:  # fmt: skip
+        self.what, self.group, self.paper_field = what, group, paper_field
+        self._convert = convert or (lambda obj, name: obj)
+        self._declared: dict[str, Source] = {}  # in code: the object or "module:attr"
+        self._declared_aliases: dict[str, str] = {}
         self._loaded: dict[str, T] = {}
         self._lock = threading.RLock()
-        # plug-ins found on first use: (sources by name, reasons a name cannot be used, aliases)
-        self._found: tuple[dict, dict, dict] | None = None
-        self._found_with: object = None  # the papers self._found was read from
-
-    # ---- declaring -------------------------------------------------------------------------
+        # (usable sources by name, why a name cannot be used, aliases), and the papers it read
+        self._table: tuple[dict[str, Source], dict[str, str], dict[str, str]] | None = None
+        self._table_of: object = None
 
     def declare(self, name: str, target: T | str, *, aliases: tuple[str, ...] = ()) -> None:
         """Declare the built-in ``name``: ``target`` is the declaration or a ``"module:attr"``
         string imported on first use; ``aliases`` are other names that mean it."""
         with self._lock:
             for key in (name, *aliases):
-                if key in self._declared or key in self._aliases:
+                if key in self._declared or key in self._declared_aliases:
                     raise ValueError(f"{self.what} {key!r} is declared twice")
-            self._declared[name] = target
-            for alias in aliases:
-                self._aliases[alias] = name
+            said = f"{self.what} {name!r}"
+            self._declared[name] = Source(name, target, True, lambda: said)
+            self._declared_aliases.update(dict.fromkeys(aliases, name))
             self._loaded.pop(name, None)
-            self._found = None
-
-    # ---- plug-ins ----------------------------------------------------------------------------
-
-    def _plugins(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str]]:
-        """(plug-in sources by name, reasons a plug-in name cannot be used, the aliases the
-        usable ones bring), with the clash policy applied and its warnings given once (the result
-        is kept until :meth:`reload`, or until the papers are found again)."""
-        with self._lock:
-            papers = None if self.paper_field is None else PAPERS._plugins()
-            if self._found is None or self._found_with is not papers:
-                self._found = self._find_plugins()
-                self._found_with = papers
-            return self._found
+            self._table = None
 
     def _sources(self) -> list[Source]:
         """Every declaration of this registry's entry-point group, then of its field of the
         papers (a registry whose group is the papers' own reads the papers only)."""
         sources = []
         if self.paper_field is None or self.group != PAPERS_GROUP:
-            owners: dict[int, bool] = {}  # by distribution: its name is read once
-
-            def own(ep) -> bool:
-                dist = getattr(ep, "dist", None)
-                if id(dist) not in owners:
-                    owners[id(dist)] = is_own(ep)
-                return owners[id(dist)]
-
+            # by distribution: its name is read once (from its metadata file)
+            own = functools.cache(lambda dist: dist is not None and dist.name == OWN_DISTRIBUTION)
             sources += [
-                Source(ep.name, ep.value, own(ep), functools.partial(origin, ep))
+                Source(ep.name, ep.value, own(ep.dist), functools.partial(origin, ep))
                 for ep in entry_points_of(self.group)
             ]
-        if self.paper_field is None:
-            return sources
-        for paper in papers():
-            key, own = paper.key, PAPERS.is_own(paper.key)
+        for paper in papers() if self.paper_field is not None else ():
             part = getattr(paper, self.paper_field)
-            if isinstance(part, Mapping):
-                items = list(part.items())
-            else:  # one declaration, named after its paper
-                items = [] if part is None else [(key, part)]
-            for name, target in items:
-                sources.append(Source(name, target, own, functools.partial(_in_paper, name, key)))
+            one = [(paper.key, part)] if part is not None else []  # named after its paper
+            items = part.items() if isinstance(part, Mapping) else one
+            own = PAPERS.is_own(paper.key)
+            sources += [
+                Source(n, t, own, functools.partial(_in_paper, n, paper.key)) for n, t in items
+            ]
         return sources
 
-    def _find_plugins(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str]]:
-        by_name: dict[str, list[Source]] = {}
-        own: dict[str, Source] = {}
+    def _found(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str]]:
+        """The clash policy applied to every declaration, its warnings given once (kept until
+        :meth:`reload`, or until the papers are found again)."""
+        with self._lock:
+            papers_table = None if self.paper_field is None else PAPERS._found()
+            if self._table is None or self._table_of is not papers_table:
+                self._table, self._table_of = self._resolve(), papers_table
+            return self._table
+
+    def _resolve(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str]]:
+        usable, aliases = dict(self._declared), dict(self._declared_aliases)
+        plugins: dict[str, list[Source]] = {}
         for src in self._sources():
             if src.own:
-                own.setdefault(src.name, src)
+                usable.setdefault(src.name, src)
             else:
-                by_name.setdefault(src.name, []).append(src)
-        usable: dict[str, Source] = dict(own)
+                plugins.setdefault(src.name, []).append(src)
+        decl = "entry point" if self.paper_field is None else "declaration"
         broken: dict[str, str] = {}
-        for name, points in by_name.items():
-            if name in self._declared or name in self._aliases or name in own:
+        for name, points in plugins.items():
+            if name in usable or name in aliases:
                 for src in points:
-                    _warn(
-                        f"{self.what} plug-in {src.origin} is ignored: the built-in "
-                        f"{self.what} {name!r} has that name and built-ins win; rename the "
-                        f"{'entry point' if self.paper_field is None else 'declaration'} to use "
-                        "the plug-in",
-                        self.group,
-                    )
-                continue
-            if len(points) > 1:
+                    _warn(f"{self.what} plug-in {src.origin} is ignored: the built-in {self.what} "
+                          f"{name!r} has that name and built-ins win; rename the {decl} to use "
+                          "the plug-in", self.group)  # fmt: skip
+            elif len(points) > 1:
                 broken[name] = (
                     f"{self.what} {name!r} is declared by {len(points)} plug-ins "
                     f"({'; '.join(src.origin for src in points)}): none is used; uninstall one "
-                    f"or rename its {'entry point' if self.paper_field is None else 'declaration'}"
+                    f"or rename its {decl}"
                 )
                 _warn(broken[name], self.group)
-                continue
-            usable[name] = points[0]
-        aliases = {}
-        for name, src in usable.items():
-            for alias in getattr(src.target, "aliases", ()):
-                if alias in self._declared or alias in self._aliases or alias in usable:
-                    _warn(
-                        f"the alias {alias!r} of {self.what} {src.origin} is ignored: another "
-                        f"{self.what} has that name; rename the alias",
-                        self.group,
-                    )
-                    continue
-                aliases[alias] = name
+            else:
+                usable[name] = points[0]
+        for name, src in list(usable.items()):
+            for alias in () if name in self._declared else getattr(src.target, "aliases", ()):
+                if alias in usable or alias in aliases:
+                    _warn(f"the alias {alias!r} of {self.what} {src.origin} is ignored: another "
+                          f"{self.what} has that name; rename the alias", self.group)  # fmt: skip
+                else:
+                    aliases[alias] = name
         return usable, broken, aliases
 
     def reload(self) -> None:
@@ -246,76 +194,57 @@ class Registry(Mapping[str, T], Generic[T]):
             all_entry_points.cache_clear()
             if self.paper_field is not None:
                 PAPERS.reload()
-            self._found = None
+            self._table = None
             self._loaded = {k: v for k, v in self._loaded.items() if k in self._declared}
+
+    def _source(self, name: str) -> Source | None:
+        return self._found()[0].get(self.canonical(name))
 
     def is_own(self, name: str) -> bool:
         """Whether ``name`` is a built-in (declared in code or by kmdr's own distribution)."""
-        name = self.canonical(name)
-        if name in self._declared:
-            return True
-        src = self._plugins()[0].get(name)
+        src = self._source(name)
         return src is not None and src.own
 
     def origin(self, name: str) -> str:
         """Where the declaration ``name`` comes from, for messages."""
-        name = self.canonical(name)
-        src = None if name in self._declared else self._plugins()[0].get(name)
-        return src.origin if src is not None else f"{self.what} {name!r}"
-
-    def _said(self, name: str) -> str:
-        if name in self._declared:
-            return f"built-in {self.what} {name!r}"
-        return f"{self.what} plug-in {self.origin(name)}"
-
-    # ---- looking up --------------------------------------------------------------------------
-
-    def names(self) -> tuple[str, ...]:
-        """Every usable name, built-ins first, without importing any declaration."""
-        points = self._plugins()[0]
-        return (*self._declared, *(n for n in points if n not in self._declared))
-
-    def declarations_of(self, name: str) -> int:
-        """How many installed entry points of this registry's group declare ``name`` (metadata
-        only: nothing is imported); more than one is a clash."""
-        if self.paper_field is not None:
-            return sum(src.name == name for src in self._sources())
-        return sum(ep.name == name for ep in entry_points_of(self.group))
-
-    def canonical(self, name: str) -> str:
-        """The name ``name`` stands for (itself unless it is an alias)."""
-        if name in self._aliases or not isinstance(name, str):
-            return self._aliases.get(name, name)
-        return self._plugins()[2].get(name, name)
-
-    def aliases(self) -> dict[str, str]:
-        """Every alias and the name it stands for, the built-ins' and the plug-ins'."""
-        return {**self._aliases, **self._plugins()[2]}
+        src = self._source(name)
+        return src.origin if src is not None else f"{self.what} {self.canonical(name)!r}"
 
     def declaration(self, name: str):
         """What ``name`` (or its alias) is declared as, not imported: the object, or its
         ``"module:attr"`` string; None for a name nothing declares."""
-        name = self.canonical(name)
-        if name in self._declared:
-            return self._declared[name]
-        src = self._plugins()[0].get(name)
+        src = self._source(name)
         return None if src is None else src.target
+
+    def declarations_of(self, name: str) -> int:
+        """How many installed declarations of this registry name ``name`` (nothing is imported);
+        more than one is a clash."""
+        return sum(src.name == name for src in self._sources())
+
+    def canonical(self, name: str) -> str:
+        """The name ``name`` stands for (itself unless it is an alias)."""
+        return self._found()[2].get(name, name) if isinstance(name, str) else name
+
+    def aliases(self) -> dict[str, str]:
+        """Every alias and the name it stands for, the built-ins' and the plug-ins'."""
+        return dict(self._found()[2])
+
+    def names(self) -> tuple[str, ...]:
+        """Every usable name, built-ins first, without importing any declaration."""
+        return tuple(self._found()[0])
 
     def problem(self, name: str) -> str | None:
         """Why ``name`` cannot be used, in one line; None if it can (nothing is imported)."""
         if not isinstance(name, str):
             return f"{self.what} name {name!r} is invalid: it must be a string"
+        usable, broken, _ = self._found()
         name = self.canonical(name)
-        points, broken, _ = self._plugins()
-        if name in broken:
-            return broken[name]
-        if name in self._declared or name in points:
-            return None
-        unknown = f"{self.what} {name!r} is unknown; valid {self.what}s: {', '.join(self.names())}"
-        if self.paper_field is not None:
+        if name in broken or name in usable:
+            return broken.get(name)
+        unknown = f"{self.what} {name!r} is unknown; valid {self.what}s: {', '.join(usable)}"
+        for reason in PAPERS._found()[1].values() if self.paper_field is not None else ():
             # a paper that failed to load may be the one that declares it: say why it failed
-            for reason in PAPERS._plugins()[1].values():
-                unknown += f"; a paper that may declare it failed to load: {reason}"
+            unknown += f"; a paper that may declare it failed to load: {reason}"
         return unknown
 
     def get(self, name: str) -> T:
@@ -324,8 +253,7 @@ class Registry(Mapping[str, T], Generic[T]):
         Raises :class:`RegistryError` (one line) for an unknown name, a clash, or a plug-in that
         fails to load.
         """
-        reason = self.problem(name)
-        if reason is not None:
+        if (reason := self.problem(name)) is not None:
             raise RegistryError(reason)
         name = self.canonical(name)
         with self._lock:
@@ -335,30 +263,31 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def _load(self, name: str) -> T:
         built_in = name in self._declared
-        target = self._declared[name] if built_in else self._plugins()[0][name].target
+        said = f"built-in {self.what} {name!r}" if built_in else f"{self.what} plug-in "
+        target = self._found()[0][name].target
+        said += "" if built_in else self.origin(name)
         try:
             obj = import_target(target) if isinstance(target, str) else target
         except Exception as err:  # third-party code may fail in any way: one line, named
-            interrupt = _interrupt_behind(err)
-            if interrupt is not None:  # not broken: stopped (and tried again next time)
-                raise interrupt from None
+            # code catching the Ctrl-C it met while importing may raise another error in its
+            # place: not a broken plug-in, a stop (tried again next time)
+            stop = next((e for e in error_chain(err) if isinstance(e, KeyboardInterrupt)), None)
+            if stop is not None:
+                raise stop from None
             message = (
-                f"{self._said(name)} failed to import ({type(err).__name__}: "
-                f"{' '.join(str(err).split())}); fix or reinstall the package that declares it, "
-                "or uninstall it"
+                f"{said} failed to import ({type(err).__name__}: {' '.join(str(err).split())}); "
+                "fix or reinstall the package that declares it, or uninstall it"
             )
         else:
             try:
-                return self._convert(obj, name) if self._convert is not None else obj
+                return self._convert(obj, name)
             except Exception as err:
                 why = " ".join(str(err).split()) or type(err).__name__
-                message = f"{self._said(name)} cannot be used: {why}"
+                message = f"{said} cannot be used: {why}"
         if not built_in:
-            self._plugins()[1][name] = message
+            self._found()[1][name] = message
             _warn(message, self.group)
         raise RegistryError(message)
-
-    # ---- Mapping -----------------------------------------------------------------------------
 
     def __getitem__(self, name: str) -> T:
         try:

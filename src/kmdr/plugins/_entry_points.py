@@ -10,18 +10,6 @@ import pkgutil
 from collections.abc import Callable
 from typing import NamedTuple
 
-__all__ = [
-    "IGNORED_ENV",
-    "OWN_DISTRIBUTION",
-    "Source",
-    "all_entry_points",
-    "entry_points_of",
-    "import_target",
-    "is_own",
-    "origin",
-]
-
-
 #: The distribution whose entry points are built-ins, not plug-ins.
 OWN_DISTRIBUTION = "kmdr"
 
@@ -60,12 +48,6 @@ def origin(ep: importlib.metadata.EntryPoint) -> str:
     dist = getattr(ep, "dist", None)
     where = f" from {dist.name} {dist.version}" if dist is not None else ""
     return f"entry point {ep.name} = {ep.value} (group {ep.group}{where})"
-
-
-def is_own(ep: importlib.metadata.EntryPoint) -> bool:
-    """Whether kmdr's own distribution declares ``ep`` (a built-in, not a plug-in)."""
-    dist = getattr(ep, "dist", None)
-    return dist is not None and dist.name == OWN_DISTRIBUTION
 
 
 #: The object a ``"module:attribute"`` string names (``"module"`` alone: the module).

@@ -11,8 +11,6 @@ import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["Deviation", "Paper", "check_paper"]
-
 
 @dataclass(frozen=True)
 class Deviation:

@@ -260,18 +260,15 @@ def identity_dicts(cells: Iterable[Cell]) -> list[dict]:
 def cell_row(cell: Cell, metrics: dict, *, experiment: str, shape, run: dict) -> dict:
     """The cells.csv row of a computed cell: identity, shape, metrics, provenance.
 
-    ``shape`` is (n, d, k); ``run`` holds ``n_jobs``, ``run_id`` and ``finished_at``.
+    ``shape`` is (n, d, k); ``run``: its columns from the run (its workers, ``run_id`` and
+    ``finished_at``).
     """
     n, d, k = shape
     row = {"experiment": experiment, **cell.identity(), "method": cell.label, "seed": cell.seed}
     row.update(n_samples=n, n_features=d, n_clusters=k)
     row.update({key: metrics[key] for key in METRIC_COLUMNS})
     row.update(
-        n_jobs=run["n_jobs"],
-        converged=metrics["converged"],
-        reduce_timing=metrics["reduce_timing"],
-        cell_id=cell.cell_id,
-        run_id=run["run_id"],
-        finished_at=run["finished_at"],
+        converged=metrics["converged"], reduce_timing=metrics["reduce_timing"], cell_id=cell.cell_id
     )
+    row.update(run)
     return row

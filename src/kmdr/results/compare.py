@@ -2,10 +2,10 @@
 
     kmdr-compare OLD NEW
 
-Each side's cells are read through :class:`kmdr.results.store.CellStore` (every row cells.csv
-keeps: valid and another experiment's rows) as texts,
-and the two frames are merged on experiment and ``cell_id`` (the hash of everything that changes
-a cell's numbers: settings, data fingerprint, code tag). Each matched cell's result columns
+Each side's cells are read through :func:`kmdr.results.summary.read_experiment` (every row
+cells.csv keeps: valid and another experiment's rows) as texts, and the two frames are merged
+on experiment and ``cell_id`` (the hash of everything that changes a cell's numbers: settings,
+data fingerprint, code tag). Each matched cell's result columns
 (:data:`~kmdr.results.records.RESULT_COLUMNS`: objective, objective_reduced, accuracy, nmi, ari,
 n_iter, seed) are compared as the texts cells.csv holds (floats at full precision, so equal texts
 are equal bits). A cell is
@@ -43,6 +43,7 @@ from kmdr._errors import CommandParser, exit_error
 from kmdr.results.reading import ResultsError
 from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS, read_table
 from kmdr.results.store import holds_cells
+from kmdr.results.summary import read_experiment
 
 _PROG = "kmdr-compare"
 #: The relative difference of two floats that a reordering of floating-point sums can explain
@@ -150,22 +151,20 @@ def _texts(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def experiment_rows(exp_dir: Path) -> pd.DataFrame:
-    """Every row the store of ``exp_dir`` keeps, as texts; ResultsError when a row cannot be
-    trusted (the store would leave it out)."""
-    from kmdr.results.store import CellStore
-
-    store = CellStore(exp_dir, log=lambda msg: None, read_only=True)
-    path = store.csv_path
-    if problem := store.untrusted():
+    """Every row ``exp_dir``'s cells.csv keeps, as texts (:func:`read_experiment`); ResultsError
+    when a row cannot be trusted (readers would leave it out)."""
+    read = read_experiment(exp_dir, say=lambda _: None)
+    if read.untrusted:
         raise ResultsError(
-            f"{problem}; restore it (e.g. `git checkout -- {path}`) or run the experiment again, "
-            "which sets what it cannot trust aside"
+            f"{read.untrusted}; restore it (e.g. `git checkout -- {exp_dir / 'cells.csv'}`) or "
+            "run the experiment again, which sets what it cannot trust aside"
         )
-    rows = _texts(store.table()).drop_duplicates()
+    rows = _texts(read.texts).drop_duplicates()
     twice = rows[rows.duplicated(KEY)]
     if len(twice):
         raise ResultsError(
-            f"{path}: two different rows of cell {twice['cell_id'].iloc[0]}; keep one (kmdr-prune)"
+            f"{exp_dir / 'cells.csv'}: two different rows of cell {twice['cell_id'].iloc[0]}; "
+            "keep one (kmdr-prune)"
         )
     return rows
 
@@ -186,9 +185,7 @@ def recomputed(before: pd.DataFrame, exp_dir: Path, run_id: str) -> Comparison:
     """The cells run ``run_id`` computed into ``exp_dir``, each compared with the row of the same
     key in ``before`` (a :func:`snapshot` taken before the run); a cell without one is *only in
     new*. Cells the run reused are not in it."""
-    from kmdr.results.store import CellStore
-
-    table = CellStore(exp_dir, log=lambda msg: None, read_only=True).table()
+    table = read_experiment(exp_dir, say=lambda _: None).texts
     new = _texts(table[table.reindex(columns=["run_id"])["run_id"] == run_id])
     return compare_rows(before.merge(new[KEY], on=KEY), new)
 

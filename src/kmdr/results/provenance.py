@@ -92,7 +92,7 @@ def run_record(experiment, execution, output, run_id: str, parallelism, blas=Non
         "versions": versions(blas),
         "cpu_count": parallelism.cores,
         "os_cpu_count": os.cpu_count(),
-        "n_jobs": parallelism.n_jobs,
+        **parallelism.record,
         "blas_threads": experiment.blas_threads,
         "launcher_jobs": parallelism.launcher_jobs,
         "backend": execution.backend,

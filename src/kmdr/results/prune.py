@@ -29,14 +29,9 @@ import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
 from kmdr.results.locks import folder_lock
-from kmdr.results.reading import (
-    OLDER_CODE,
-    OTHER_DATA,
-    OTHER_EXPERIMENT,
-    split_current,
-)
-from kmdr.results.runs import load_runs
+from kmdr.results.reading import EXCLUDED, OLDER_CODE, OTHER_DATA, OTHER_EXPERIMENT
 from kmdr.results.store import CellStore, holds_cells
+from kmdr.results.summary import read_experiment
 
 _ROW_KINDS = MappingProxyType(
     {"older_code": OLDER_CODE, "other_data": OTHER_DATA, "foreign": OTHER_EXPERIMENT}
@@ -55,15 +50,14 @@ _PROG = "kmdr-prune"
 _SHOWN = ("cell_id", "dataset", "reducer", "r", "repetition", "code_tag", "data_fingerprint")
 
 
-def select(frame: pd.DataFrame, runs: list[dict], experiment: str, args) -> pd.Series:
-    """Which rows of a store's frame (:meth:`CellStore.frame`) the filters in ``args`` select;
+def select(frame: pd.DataFrame, args) -> pd.Series:
+    """Which rows of a folder (:attr:`ExperimentRead.rows`) the filters in ``args`` select;
     the reason each is selected (kind of row, or "selected") where it is, else <NA>."""
-    _, excluded = split_current(frame, runs, experiment)
     why = pd.Series(pd.NA, index=frame.index, dtype="string")
     kinds = [kind for opt, kind in _ROW_KINDS.items() if getattr(args, opt)]
     if kinds:
-        hit = excluded[excluded["excluded"].isin(kinds)]
-        why[hit.index] = hit["excluded"]
+        hit = frame[frame[EXCLUDED].isin(kinds).fillna(False).astype(bool)]
+        why[hit.index] = hit[EXCLUDED]
     else:
         why[:] = "selected"
     for opt, col in _FIELDS.items():
@@ -110,9 +104,12 @@ def _prune(exp_dir: Path, args) -> int:
     store = CellStore(exp_dir, read_only=not args.remove)
     held = folder_lock(exp_dir, print) if args.remove else contextlib.nullcontext()
     with held:
-        table = store.table()
-        frame = store.frame()
-        why = select(frame, load_runs(exp_dir), exp_dir.name, args)
+        read = read_experiment(exp_dir)
+        if args.remove and read.untrusted:  # such rows set aside first, as a run does
+            store.rebuild_csv()
+            read = read_experiment(exp_dir)
+        frame, table = read.rows, read.texts
+        why = select(frame, args)
         chosen = why.notna()
         listed = frame[chosen].assign(why=why[chosen])
         for row in listed.itertuples(index=False):

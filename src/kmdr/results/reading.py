@@ -215,8 +215,9 @@ def current_fingerprints(runs: list[dict], cells: pd.DataFrame) -> dict[tuple[st
 def split_current(
     frame: pd.DataFrame, runs: list[dict], experiment: str | None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(current, excluded)``: the rows of a store's frame (:meth:`CellStore.frame`, with its
-    ``record`` column) that are current, and the others with an ``excluded`` column saying why
+    """``(current, excluded)``: the rows of a store's frame (as
+    :func:`kmdr.results.summary.read_experiment` reads it, with its ``record`` column) that are
+    current, and the others with an ``excluded`` column saying why
     (:data:`OLDER_CODE`, :data:`OTHER_DATA`, :data:`OTHER_EXPERIMENT`). ``experiment`` None:
     rows that name no experiment (a sidecar's expected cells)."""
     from kmdr.results.cells import code_tag

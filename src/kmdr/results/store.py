@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import io
 import operator
 import os
 from collections.abc import Callable
@@ -49,7 +48,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-from kmdr._io import atomic_write_text, exact_floats, remove_stale_temporaries
+from kmdr._io import atomic_write_text, remove_stale_temporaries
 from kmdr._log import warn
 from kmdr.results.records import (
     IDENTITY_COLUMNS,
@@ -148,10 +147,6 @@ class CellStore:
         """Ids of the done cells: the valid cells.csv rows of this experiment."""
         return set(self.csv_record().valid)
 
-    def rows(self) -> list[dict]:
-        """One row (its fields as cells.csv texts) per done cell."""
-        return [dict(f) for f in self.csv_record().valid.values()]
-
     def table(self) -> pd.DataFrame:
         """Everything cells.csv keeps, as texts (absent: empty) in cells.csv's columns and order
         (:func:`~.records.row_order`), with a ``record`` column holding each row's kind:
@@ -183,20 +178,10 @@ class CellStore:
         order = row_order([columns.get(c, blank) for c in (*IDENTITY_COLUMNS, "cell_id")])
         return header, [texts[i] for i in order], [kinds[i] for i in order]
 
-    def frame(self) -> pd.DataFrame:
-        """:meth:`table` as pandas reads cells.csv, with its ``record`` column."""
-        import pandas as pd
-
-        table = self.table()
-        if not len(table):
-            return pd.DataFrame(columns=table.columns)
-        text = io.StringIO(table.drop(columns="record").to_csv(index=False))
-        frame = pd.read_csv(text, low_memory=False, **exact_floats())
-        return frame.assign(record=table["record"])
-
     def write_table(self, table: pd.DataFrame) -> None:
-        """Write ``table`` (:meth:`table`'s rows, or some of them) as cells.csv."""
-        body = table.drop(columns="record")
+        """Write ``table`` (:meth:`table`'s rows, or some of them, without ``record``) as
+        cells.csv."""
+        body = table.drop(columns="record", errors="ignore")
         rows = body.itertuples(index=False, name=None)
         atomic_write_text(self.csv_path, table_text([list(body.columns), *rows]))
 

@@ -36,6 +36,7 @@ Files are written with :mod:`kmdr._io` (atomic, umask-honouring) and CSVs read w
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -44,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kmdr._io import atomic_write_text, read_csv
+from kmdr._io import atomic_write_text, exact_floats, read_csv
 from kmdr.config.presentation import FIGURE_STYLES
 from kmdr.plugins import RegistryError
 from kmdr.results.reading import (
@@ -85,13 +86,15 @@ class ExperimentRead:
     """An experiment folder read once (:func:`read_experiment`): its run sidecars (``runs``),
     every row its cells.csv keeps (``rows``: valid rows and another experiment's, as pandas reads
     cells.csv, with the ``excluded`` column saying why a row is not current, ``<NA>`` when it
-    is), and ``untrusted``: why some rows of cells.csv cannot be trusted (one line), else None.
-    What a caller writes and draws from one read rests on the same rows, even while a run adds
-    cells to the folder."""
+    is), the same rows as the texts cells.csv holds (``texts``: what ``kmdr-compare`` compares
+    bit for bit and ``kmdr-prune`` writes back), and ``untrusted``: why some rows of cells.csv
+    cannot be trusted (one line), else None. What a caller writes and draws from one read rests
+    on the same rows, even while a run adds cells to the folder."""
 
     dir: Path
     runs: list[dict]
     rows: pd.DataFrame
+    texts: pd.DataFrame
     untrusted: str | None = None
 
     @cached_property
@@ -140,9 +143,12 @@ def read_experiment(
     runs = load_runs(exp_dir, say)
     store = CellStore(exp_dir, log=say, read_only=True)
     untrusted = store.untrusted()
-    frame = store.frame()
-    if not len(frame):  # no cell yet: the columns a cells.csv would have
-        return ExperimentRead(exp_dir, runs, pd.DataFrame(columns=[*empty_columns(), EXCLUDED]))
+    texts = store.table()
+    if not len(texts):  # no cell yet: the columns a cells.csv would have
+        empty = pd.DataFrame(columns=[*empty_columns(), EXCLUDED])
+        return ExperimentRead(exp_dir, runs, empty, texts.drop(columns="record"), untrusted)
+    csv = io.StringIO(texts.drop(columns="record").to_csv(index=False))
+    frame = pd.read_csv(csv, low_memory=False, **exact_floats()).assign(record=texts["record"])
     current, excluded = split_current(frame, runs, store.experiment)
     current = current.assign(**{EXCLUDED: pd.Series(pd.NA, current.index, dtype="string")})
     # An empty part is left out of the concatenation: whether its columns count in the result's
@@ -150,7 +156,7 @@ def read_experiment(
     rows = pd.concat([part for part in (current, excluded) if len(part)]).sort_index()
     rows[EXCLUDED] = rows[EXCLUDED].astype("string")
     rows = rows.drop(columns=["record"]).reset_index(drop=True)
-    return ExperimentRead(exp_dir, runs, rows, untrusted)
+    return ExperimentRead(exp_dir, runs, rows, texts.drop(columns="record"), untrusted)
 
 
 _REPAIR = "run the experiment again (it sets such rows aside) or restore the file"
