@@ -247,7 +247,7 @@ def test_every_preset_composes_and_states_its_protocol():
             assert "\npreset:\n" in text and cfg.preset.paper is not None
             assert cfg.preset.title != name and cfg.preset.reproduce in ("paper", "diagnostic")
             # A label is written only where the preset deliberately differs from the registry.
-            for entry in cfg.reducers:
+            for entry in cfg.reducers.values():
                 assert entry.label is None or entry.label != reducer_label(entry.name), (
                     name,
                     entry,

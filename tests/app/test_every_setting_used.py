@@ -66,8 +66,9 @@ def _experiment() -> Experiment:
         ),
         pytest.param(
             lambda: dataclasses.replace(_experiment(), reducers=5),
-            "'reducers' must be (<class 'list'>, <class 'tuple'>) (got 5 that is a <class 'int'>).",
-            id="reducers-not-a-list",
+            "'reducers' must be (<class 'collections.abc.Mapping'>, <class 'list'>, <class "
+            "'tuple'>) (got 5 that is a <class 'int'>).",
+            id="reducers-not-a-mapping",
         ),
         pytest.param(
             lambda: dataclasses.replace(_experiment(), r_grid=(5, 10, 5)),
@@ -466,8 +467,11 @@ def test_a_backend_whose_package_is_missing_is_refused_before_any_work(tmp_path)
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["reducer=sign", "+reducers.0.params.nosuch=1"], "params ['nosuch'] are invalid"),
-        (["reducer=svd_approx", "+reducers.0.params.eps=abc"], "'eps' parameter of SVDFeatures"),
+        (["reducer=sign", "+reducers.sign.params.nosuch=1"], "params ['nosuch'] are invalid"),
+        (
+            ["reducer=svd_approx", "+reducers.svd_approx.params.eps=abc"],
+            "'eps' parameter of SVDFeatures",
+        ),
         (["reducer=sparsified", "kmeans.online_phase=true"], "clusters with its own k-means"),
     ],
     ids=["unknown", "type", "online_phase"],

@@ -58,7 +58,7 @@ def _refused(results, overrides, says):
              cause=CAUSE, fix=FIX, id="aggregation"),
         case(["name=mine", "aggregation=best"], says="(aggregation=mean there, best here)",
              doing="run", cause=CAUSE, fix=FIX, id="own-folder-aggregation"),
-        case(["reducers.1.params.eps=0.5"],
+        case(["reducers.leverage_approx.params.eps=0.5"],
              says="reducers.leverage_approx.params.eps=0.3333333333333333 there, 0.5 here",
              doing="run", cause=CAUSE, fix=FIX, id="reducer-params"),
     ],
@@ -75,7 +75,11 @@ def test_a_reducer_the_last_run_did_not_run_keeps_the_presets_definition(recorde
         config = record["config"]
         config["reducers"] = [r for r in config["reducers"] if r["name"] == "sign"]
         path.write_text(json.dumps(record))
-    _refused(recorded, ["reducers.1.params.eps=0.5"], "eps=0.3333333333333333 there, 0.5 here")
+    _refused(
+        recorded,
+        ["reducers.leverage_approx.params.eps=0.5"],
+        "eps=0.3333333333333333 there, 0.5 here",
+    )
     assert kmdr.run([*ORL, "reducer=svd"], results_dir=recorded).empty  # its dry run
 
 
@@ -133,11 +137,15 @@ IDENTITY_SETTINGS = [
     ("kmeans_tol", [SIGN, "kmeans.tol=0.001"], False),
     ("kmeans_online_phase", [SIGN, "kmeans.online_phase=true"], False),
     ("blas_threads", [SIGN, "blas_threads=2"], False),
-    ("method", [SIGN, "reducers.3.label=Mine"], False),
-    ("seed_from", ["reducer=[sign,svd]", "reducers.4.seed_from=sign"], False),
-    ("reducer", ["reducers=[{id:mine,name:sign}]"], False),
-    ("reducer_name", ["reducers=[{id:sign,name:gaussian}]"], True),
-    ("reducer_params", ["reducer=leverage_approx", "reducers.1.params.eps=0.5"], True),
+    ("method", [SIGN, "reducers.sign.label=Mine"], False),
+    ("seed_from", ["reducer=[sign,svd]", "reducers.svd.seed_from=sign"], False),
+    ("reducer", ["~reducers", "+reducers={mine:{name:sign}}"], False),
+    ("reducer_name", [SIGN, "reducers.sign.name=gaussian"], True),
+    (
+        "reducer_params",
+        ["reducer=leverage_approx", "reducers.leverage_approx.params.eps=0.5"],
+        True,
+    ),
     ("dataset", [SIGN, "dataset=orl"], True),
     ("dataset_params", [SIGN, "dataset.params.n_samples=500"], False),
 ]
