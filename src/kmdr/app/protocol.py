@@ -43,16 +43,6 @@ from pathlib import Path
 
 from kmdr.config.errors import ConfigError
 
-__all__ = [
-    "check_folder",
-    "default_folder",
-    "outside_protocol",
-    "own_configs_alone",
-    "planned_cells",
-    "protocol",
-    "users_option",
-]
-
 #: The Experiment fields that make any folder's protocol, and those a preset's folder adds.
 PROTOCOL = ("kind", "aggregation", "leverage")
 PRESET_PROTOCOL = (*PROTOCOL, "dataset", "reducers")
