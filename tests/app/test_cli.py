@@ -364,3 +364,4 @@ def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, cap
     assert calls == ["synth"]  # tried once, not again by the runner
     (side,) = (tmp_path / "custom" / "runs").glob("*.json")
     assert '"status": "skipped"' in side.read_text()
+    assert '"config_files": {}' in side.read_text()  # no option of a folder of one's own

@@ -255,15 +255,22 @@ def _users_folder(root: Path, experiment: bool, dataset: bool) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("experiment", "dataset", "says"),
+    ("experiment", "dataset", "says", "files"),
     [
-        pytest.param(True, True, "the preset run is your own", id="an-edited-preset"),
-        pytest.param(False, True, 'dataset_params={"n_samples": 200', id="a-dataset-option"),
+        pytest.param(True, True, "the preset run is your own",
+                     {"experiment": "experiment/bzmd14_synth.yaml",
+                      "dataset": "dataset/synth.yaml"},
+                     id="an-edited-preset"),
+        pytest.param(False, True, 'dataset_params={"n_samples": 200',
+                     {"dataset": "dataset/synth.yaml"}, id="a-dataset-option"),
     ],
-)
-def test_a_users_folder_comes_first_and_writes_to_my_results(committed, experiment, dataset, says):
+)  # fmt: skip
+def test_a_users_folder_comes_first_and_writes_to_my_results(
+    committed, experiment, dataset, says, files
+):
     """``kmdr -cd my experiment=bzmd14_synth`` runs the copy in my/ (its grid, its data), not
-    kmdr's preset of that name, and writes to my_results/, never into the committed record."""
+    kmdr's preset of that name, and writes to my_results/, never into the committed record;
+    the run record names each file of my/ the run took an option from."""
     from _command import run_kmdr
 
     _users_folder(committed, experiment, dataset)
@@ -275,6 +282,11 @@ def test_a_users_folder_comes_first_and_writes_to_my_results(committed, experime
     assert says in run.stderr and "goes to my_results/bzmd14_synth/" in run.stderr, run.stderr
     cells = kmdr.read_results(committed / "my_results")
     assert sorted(cells["r"]) == [5, 10] and set(cells["n_samples"]) == {200}
+    (record,) = (committed / "my_results" / "bzmd14_synth" / "runs").glob("*.json")
+    named = json.loads(record.read_text())["config_files"]
+    assert {k: Path(v).resolve() for k, v in named.items()} == {
+        k: (committed / "my" / v).resolve() for k, v in files.items()
+    }
     assert _files(committed / "results") == before
 
 

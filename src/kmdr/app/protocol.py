@@ -131,6 +131,15 @@ def users_option(group: str, name: str) -> str | None:
     return None
 
 
+def users_files(choices) -> dict[str, str]:
+    """The file of each option of the job's ``choices`` (``hc.runtime.choices``: experiment,
+    dataset, reducer) that a folder the job added supplied in place of kmdr's
+    (:func:`users_option`), by group: what the run record names as its ``config_files``."""
+    groups = ("experiment", "dataset", "reducer")
+    files = {g: users_option(g, str(choices[g])) for g in groups if choices.get(g)}
+    return {group: file for group, file in files.items() if file is not None}
+
+
 def planned_cells(experiment) -> dict[str, dict]:
     """Every cell ``experiment`` computes, by cell id: its identity (as
     :func:`kmdr.results.cells.make_cell` builds it and the cell id hashes it) and its label

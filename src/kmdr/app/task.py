@@ -127,10 +127,11 @@ def kept_line(experiment, output) -> str:
     return f"finished cells are kept under {Path(output.results_dir) / experiment.name}"
 
 
-def execute(objects, launcher_jobs: int = 1):
+def execute(objects, launcher_jobs: int = 1, config_files=None):
     """Run the checked job ``objects`` (a :class:`kmdr.config.schema.Configured`) in this
     process's session (:meth:`kmdr.engine.session.Session.run`: the one way every route runs an
-    experiment); ``(outcome, experiment, output)``.
+    experiment); ``(outcome, experiment, output)``. ``config_files``: the options a user's
+    config folder supplied, by file, for the run record (:func:`kmdr.app.protocol.users_files`).
 
     Raises :class:`~kmdr.config.errors.ConfigError` before any work for a problem with the
     config, :class:`RunError` for a run that fails or is skipped, and KeyboardInterrupt when
@@ -147,7 +148,7 @@ def execute(objects, launcher_jobs: int = 1):
     session = default_session(execution, launcher_jobs)
     try:
         check_folder(experiment, output)
-        outcome = session.run(experiment, output)
+        outcome = session.run(experiment, output, config_files=config_files)
     except KeyboardInterrupt:
         raise
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
@@ -192,6 +193,7 @@ def run(cfg) -> JobResult | None:
 
     from kmdr._log import logging_for
     from kmdr.app.drawing import draw_before_stop
+    from kmdr.app.protocol import users_files
 
     hc = HydraConfig.get()
     job = _job_name(hc)
@@ -199,7 +201,8 @@ def run(cfg) -> JobResult | None:
     with logging_for(cfg.verbosity):
         try:
             objects = _checked(cfg, hc)
-            outcome, experiment, output = execute(objects, launcher_n_jobs(hc))
+            files = users_files(hc.runtime.choices)
+            outcome, experiment, output = execute(objects, launcher_n_jobs(hc), files)
         except ConfigError as err:
             draw_before_stop(hc)
             exit_error(PROGRAM, f"{job}{err}")
