@@ -331,7 +331,7 @@ def _reproduce(
 
     from kmdr._io import atomic_write_text
     from kmdr.app.drawing import drawn_already
-    from kmdr.app.task import Skipped, execute
+    from kmdr.app.task import execute
     from kmdr.config.errors import ConfigError
     from kmdr.engine.session import close_default_session
     from kmdr.engine.signals import raise_if_received
@@ -354,9 +354,7 @@ def _reproduce(
                 # The one way a run goes (kmdr.app.task.execute, as the command line and
                 # kmdr.run), in the process's one session: later experiments reuse its warm
                 # workers. It draws nothing: the drawer draws it while the next one runs.
-                outcome, _, output = execute(job)
-            except Skipped as err:
-                outcome, output = err.outcome, job.output
+                outcome, _, output = execute(job)  # a skipped one's outcome says why
             except ConfigError as err:
                 raise_if_received()  # an interrupt a parser or reader turned into an error
                 print(f"[reproduce] {name}: {err}", file=sys.stderr)

@@ -140,11 +140,13 @@ def run(
     docstring)."""
     from kmdr._log import console, logging_for
     from kmdr.app.callbacks import conclude
-    from kmdr.app.task import execute, finish
+    from kmdr.app.task import RunError, execute, finish, skipped_line
 
     objects = _objects(experiment, overrides, execution, output, results_dir)
     with console(), logging_for(objects.output.verbosity):
         outcome, experiment, output = execute(objects)
+        if skipped_line(outcome, experiment):
+            raise RunError(skipped_line(outcome, experiment))
         if outcome.status == "dry_run":
             return _cells_of(None)
         conclude(finish(outcome, experiment, output))  # figures, as the command's callback draws

@@ -107,15 +107,6 @@ class RunError(RuntimeError):
     dataset cannot be obtained; one line. The cells it finished are kept."""
 
 
-class Skipped(RunError):
-    """A run whose dataset cannot be obtained (its record says why); one line. ``outcome``: the
-    run's :class:`~kmdr.engine.session.RunOutcome`."""
-
-    def __init__(self, message: str, outcome=None):
-        super().__init__(message)
-        self.outcome = outcome
-
-
 class JobFailed(str):
     """What a multirun's job returns when its run failed or a cell hit its time limit: the job's
     name (``[job N: overrides]``). The sweep goes on with the other jobs, and its closing line
@@ -134,8 +125,9 @@ def execute(objects, launcher_jobs: int = 1, config_files=None):
     config folder supplied, by file, for the run record (:func:`kmdr.app.protocol.users_files`).
 
     Raises :class:`~kmdr.config.errors.ConfigError` before any work for a problem with the
-    config, :class:`RunError` for a run that fails or is skipped, and KeyboardInterrupt when
-    stopped (:func:`kmdr.engine.session.run_started` tells whether cells may have been computed).
+    config, :class:`RunError` for a run that fails, and KeyboardInterrupt when
+    stopped (:func:`kmdr.engine.session.run_started` tells whether cells may have been computed);
+    a run whose dataset cannot be obtained returns, its outcome saying why (:func:`skipped_line`).
     An error raised after a stop signal is the signal's: library code between the signal and its
     handling can turn the KeyboardInterrupt into another error (an import cut short fails as an
     ImportError, a half-built config node as a config error), which must not be reported as the
@@ -161,9 +153,13 @@ def execute(objects, launcher_jobs: int = 1, config_files=None):
         if isinstance(err, RunFailed):  # its message says it whole
             raise RunError(f"{err}{kept}") from err
         raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}){kept}") from err
-    if outcome.skipped:
-        raise Skipped(f"{experiment.name} skipped: {outcome.skipped}", outcome)
     return outcome, experiment, output
+
+
+def skipped_line(outcome, experiment) -> str | None:
+    """The line saying a run was skipped (its dataset cannot be obtained: ``outcome.skipped``
+    says why, as its record does), or None for a run that was not."""
+    return f"{experiment.name} skipped: {outcome.skipped}" if outcome.skipped else None
 
 
 def finish(outcome, experiment, output) -> JobResult:
@@ -206,11 +202,6 @@ def run(cfg) -> JobResult | None:
         except ConfigError as err:
             draw_before_stop(hc)
             exit_error(PROGRAM, f"{job}{err}")
-        except Skipped as err:  # not an error of the command: a multirun goes on
-            tell(f"kmdr: {err}")
-            if hc.mode != RunMode.MULTIRUN:
-                sys.exit(1)
-            return None
         except RunError as err:
             draw_before_stop(hc)
             if hc.mode == RunMode.MULTIRUN:  # the sweep goes on; its last line names this job
@@ -227,6 +218,11 @@ def run(cfg) -> JobResult | None:
                 what = f"{signals.describe(err)} before any cell was computed"
             tell(f"kmdr: {what}")
             sys.exit(signals.exit_status(err))
+        if skipped_line(outcome, experiment):  # not an error of the command: a multirun goes on
+            tell(f"kmdr: {skipped_line(outcome, experiment)}")
+            if hc.mode != RunMode.MULTIRUN:
+                sys.exit(1)
+            return None
         if outcome.status == "dry_run":
             return None
         return finish(outcome, experiment, output)
