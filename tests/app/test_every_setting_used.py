@@ -31,7 +31,6 @@ from kmdr.config.schema import (
     Experiment,
     KMeansConfig,
     LeverageConfig,
-    NoQuickGrid,
     Output,
     RayConfig,
     spec_of,
@@ -431,7 +430,7 @@ def test_an_override_the_quick_grid_replaces_warns(override, says):
     ],
 )
 def test_quick_without_a_reduced_grid_is_refused(args, says, tmp_path):
-    with pytest.raises(NoQuickGrid, match=re.escape(says)):
+    with pytest.raises(kmdr.ConfigError, match=re.escape(says)):
         kmdr.run(*args, results_dir=str(tmp_path))
     assert files_under(tmp_path) == []
 

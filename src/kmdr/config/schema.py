@@ -79,7 +79,6 @@ __all__ = [
     "KMeansConfig",
     "LeverageConfig",
     "LeverageReducer",
-    "NoQuickGrid",
     "Output",
     "PresetConfig",
     "RayConfig",
@@ -692,18 +691,6 @@ def check_together(experiment: Experiment, execution: Execution) -> None:
     checks.check_block_rows(experiment, execution)
 
 
-class NoQuickGrid(ConfigError):
-    """``quick=true`` for an experiment without a ``quick_grid``: it would change nothing."""
-
-    def __init__(self, name: str):
-        super().__init__(
-            f"quick=true runs an experiment's reduced grid (its quick_grid), and {name} has "
-            "none, so its full protocol would run; drop quick=true, or give the experiment a "
-            "quick_grid"
-        )
-        self.name = name
-
-
 class Configured(NamedTuple):
     """The three objects of one run, as :func:`from_config` builds them."""
 
@@ -772,7 +759,11 @@ def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configu
         # A typo in a preset's reduced grid fails with or without quick (an empty one: no merge).
         with_quick = OmegaConf.merge(merged, merged.quick_grid) if merged.quick_grid else merged
         if merged.quick and not merged.quick_grid:
-            raise NoQuickGrid(merged.name)
+            raise ConfigError(
+                f"quick=true runs an experiment's reduced grid (its quick_grid), and "
+                f"{merged.name} has none, so its full protocol would run; drop quick=true, or "
+                "give the experiment a quick_grid"
+            )
         run = OmegaConf.to_object(with_quick if merged.quick else merged)
     except OmegaConfBaseException as err:
         raise ConfigError(config_line(err)) from None
