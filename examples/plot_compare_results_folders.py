@@ -19,7 +19,7 @@ import kmdr
 
 SWEEP = (
     "dataset=orl",
-    "reducers=[{name: sign}, {name: svd}]",
+    "reducer=[sign,svd]",
     "r_grid=[5,10,20]",
     "repeats=2",
     "progress=false",

@@ -82,7 +82,8 @@ print(make_reducer("top_variance", 5).fit_transform(X).shape)
 results = tempfile.mkdtemp(prefix="kmdr-plugin-results-")
 cells = kmdr.run(
     "dataset=orl",
-    "reducers=[{name: top_variance}, {name: sign}]",
+    "~reducer",  # the run's reducers are these two entries, keyed by id
+    "+reducers={top_variance: {name: top_variance}, sign: {name: sign}}",
     "r_grid=[5,10,20,40]",
     "repeats=2",
     "n_jobs=1",

@@ -40,7 +40,7 @@ ORL_QUICK = [*ORL, "r_grid=[5,20,50,100]", "repeats=2", "kmeans.n_init=2"]
 SPARSE = [
     "experiment=lst17_sparse_text",
     "++dataset.params.n_samples=100000",
-    "reducers=[{id: sparse_embedding, name: sparse_embedding},{id: sign, name: sign}]",
+    "reducer=[sparse_embedding,sign]",
     "r_grid=[100]",
     "repeats=4",
     "kmeans.max_iter=30",

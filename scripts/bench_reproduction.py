@@ -33,13 +33,7 @@ HERE = Path(__file__).resolve().parent
 N_R = 20
 METHODS = 7
 # The preset's reducers minus ridge_leverage (not one of bzmd14's methods).
-REDUCERS = (
-    "reducers=[{id:leverage,name:leverage,params:{}},"
-    "{id:leverage_approx,name:leverage_approx,params:{eps:0.3333333333333333}},"
-    "{id:sign,name:sign,params:{}},{id:svd,name:svd,params:{}},"
-    "{id:svd_approx,name:svd_approx,params:{eps:0.3333333333333333}},"
-    "{id:laplacian,name:laplacian,params:{}},{id:none,name:none,params:{}}]"
-)
+REDUCERS = "reducer=[leverage,leverage_approx,sign,svd,svd_approx,laplacian,none]"
 
 
 def timed(cmd: list[str]) -> float:

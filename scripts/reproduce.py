@@ -87,17 +87,23 @@ def _composed_one(name: str, fixed: list[str], extra) -> object:
     every sweep's, not bmd09_fig1's, whose leverage scores have no repetitions), and ``--quick``
     for a preset without a reduced grid (its full protocol runs)."""
     from kmdr.app.compose import compose_job
+    from kmdr.config.errors import ConfigError
     from kmdr.config.overrides import UnreadSetting
-    from kmdr.config.schema import NoQuickGrid
 
     overrides = [f"experiment={name}", *fixed]
     while True:
         try:
             with warnings.catch_warnings():  # an override it does not read: left out here
                 warnings.simplefilter("error", UnreadSetting)
-                return compose_job(overrides)
-        except NoQuickGrid:
-            print(f"[reproduce] {name}: no reduced grid; its full protocol runs", flush=True)
+                job = compose_job(overrides)
+            if "quick=true" in fixed and "quick=true" not in overrides:
+                print(f"[reproduce] {name}: no reduced grid; its full protocol runs", flush=True)
+            return job
+        except ConfigError:
+            # quick=true is refused for a preset without a reduced grid (a typo in one fails
+            # without quick too): composed again without it, or its other error raised
+            if "quick=true" not in overrides:
+                raise
             overrides.remove("quick=true")
         except UnreadSetting as err:
             if err.override not in extra:
@@ -331,7 +337,7 @@ def _reproduce(
 
     from kmdr._io import atomic_write_text
     from kmdr.app.drawing import drawn_already
-    from kmdr.app.task import Skipped, execute
+    from kmdr.app.task import execute
     from kmdr.config.errors import ConfigError
     from kmdr.engine.session import close_default_session
     from kmdr.engine.signals import raise_if_received
@@ -354,9 +360,7 @@ def _reproduce(
                 # The one way a run goes (kmdr.app.task.execute, as the command line and
                 # kmdr.run), in the process's one session: later experiments reuse its warm
                 # workers. It draws nothing: the drawer draws it while the next one runs.
-                outcome, _, output = execute(job)
-            except Skipped as err:
-                outcome, output = err.outcome, job.output
+                outcome, _, output = execute(job)  # a skipped one's outcome says why
             except ConfigError as err:
                 raise_if_received()  # an interrupt a parser or reader turned into an error
                 print(f"[reproduce] {name}: {err}", file=sys.stderr)

@@ -130,8 +130,8 @@ dataset:
   name: synth
   params: {n_samples: 150, n_features: 30, n_clusters: 3}
 reducers:
-  - {id: sign, name: sign, params: {}}
-  - {id: misbehave, name: misbehave, params: {}}
+  sign: {name: sign, params: {}}
+  misbehave: {name: misbehave, params: {}}
 r_grid: [2, 4, 6]
 repeats: 1
 kmeans: {n_init: 1, max_iter: 50, init: k-means++, tol: 0.0}

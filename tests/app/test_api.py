@@ -212,3 +212,18 @@ def test_a_run_after_chdir_reuses_the_workers_with_absolute_paths(tmp_path, monk
         session.close_default_session()
     assert (tmp_path / "b" / "my_results" / "second" / "cells.csv").is_file()
     assert not (tmp_path / "a" / "my_results" / "second").exists()
+
+
+def test_unavailable_data_is_a_run_error_of_one_line(tmp_path, monkeypatch):
+    """kmdr.run raises what the command says in its skip line: the run's outcome says why."""
+    import kmdr.datasets as datasets
+    from kmdr.engine.session import close_default_session
+
+    def unavailable(name, **kwargs):
+        raise datasets.DatasetUnavailable(f"{name}: cannot obtain the file (test)")
+
+    close_default_session()  # an earlier test's session holds the data it loaded
+    monkeypatch.setattr(datasets, "load_dataset", unavailable)
+    with pytest.raises(kmdr.RunError, match=r"^custom skipped: synth: cannot obtain the file"):
+        kmdr.run([*TINY, "reducer=sign"], results_dir=tmp_path)
+    close_default_session()

@@ -208,7 +208,8 @@ def test_every_preset_composes_and_states_its_protocol():
 
     from hydra import compose
 
-    from kmdr.config.schema import NoQuickGrid, from_config
+    from kmdr.config.errors import ConfigError
+    from kmdr.config.schema import from_config
     from kmdr.plugins import papers
     from kmdr.reducers import reducer_label
 
@@ -234,7 +235,7 @@ def test_every_preset_composes_and_states_its_protocol():
             if cfg.quick_grid:
                 assert from_config(quick)
             else:
-                with pytest.raises(NoQuickGrid, match=f"and {name} has none"):
+                with pytest.raises(ConfigError, match=f"and {name} has none"):
                     from_config(quick)
             assert spec.experiment.name == name
             # in kmdr's own configs, or in the package of the paper that holds it
@@ -247,7 +248,7 @@ def test_every_preset_composes_and_states_its_protocol():
             assert "\npreset:\n" in text and cfg.preset.paper is not None
             assert cfg.preset.title != name and cfg.preset.reproduce in ("paper", "diagnostic")
             # A label is written only where the preset deliberately differs from the registry.
-            for entry in cfg.reducers:
+            for entry in cfg.reducers.values():
                 assert entry.label is None or entry.label != reducer_label(entry.name), (
                     name,
                     entry,
@@ -364,3 +365,4 @@ def test_unavailable_data_is_one_skip_line_and_exit_1(tmp_path, monkeypatch, cap
     assert calls == ["synth"]  # tried once, not again by the runner
     (side,) = (tmp_path / "custom" / "runs").glob("*.json")
     assert '"status": "skipped"' in side.read_text()
+    assert '"config_files": {}' in side.read_text()  # no option of a folder of one's own

@@ -107,7 +107,7 @@ def test_a_logged_run_writes_a_start_line_and_progress_lines(tmp_path):
     root = make_plugin(tmp_path / "plugin")
     release = tmp_path / "release"
     args = [
-        *overridden(DRAWN, "reducers=[{name:misbehave}]"),
+        *overridden(DRAWN, "reducer=misbehave"),
         f"results_dir={tmp_path / 'r'}",
         "progress_every=0.3",
         "name=logged",

@@ -31,7 +31,6 @@ from kmdr.config.schema import (
     Experiment,
     KMeansConfig,
     LeverageConfig,
-    NoQuickGrid,
     Output,
     RayConfig,
     spec_of,
@@ -66,8 +65,9 @@ def _experiment() -> Experiment:
         ),
         pytest.param(
             lambda: dataclasses.replace(_experiment(), reducers=5),
-            "'reducers' must be (<class 'list'>, <class 'tuple'>) (got 5 that is a <class 'int'>).",
-            id="reducers-not-a-list",
+            "'reducers' must be (<class 'collections.abc.Mapping'>, <class 'list'>, <class "
+            "'tuple'>) (got 5 that is a <class 'int'>).",
+            id="reducers-not-a-mapping",
         ),
         pytest.param(
             lambda: dataclasses.replace(_experiment(), r_grid=(5, 10, 5)),
@@ -430,7 +430,7 @@ def test_an_override_the_quick_grid_replaces_warns(override, says):
     ],
 )
 def test_quick_without_a_reduced_grid_is_refused(args, says, tmp_path):
-    with pytest.raises(NoQuickGrid, match=re.escape(says)):
+    with pytest.raises(kmdr.ConfigError, match=re.escape(says)):
         kmdr.run(*args, results_dir=str(tmp_path))
     assert files_under(tmp_path) == []
 
@@ -466,8 +466,11 @@ def test_a_backend_whose_package_is_missing_is_refused_before_any_work(tmp_path)
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["reducer=sign", "+reducers.0.params.nosuch=1"], "params ['nosuch'] are invalid"),
-        (["reducer=svd_approx", "+reducers.0.params.eps=abc"], "'eps' parameter of SVDFeatures"),
+        (["reducer=sign", "+reducers.sign.params.nosuch=1"], "params ['nosuch'] are invalid"),
+        (
+            ["reducer=svd_approx", "+reducers.svd_approx.params.eps=abc"],
+            "'eps' parameter of SVDFeatures",
+        ),
         (["reducer=sparsified", "kmeans.online_phase=true"], "clusters with its own k-means"),
     ],
     ids=["unknown", "type", "online_phase"],

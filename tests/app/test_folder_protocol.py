@@ -58,7 +58,7 @@ def _refused(results, overrides, says):
              cause=CAUSE, fix=FIX, id="aggregation"),
         case(["name=mine", "aggregation=best"], says="(aggregation=mean there, best here)",
              doing="run", cause=CAUSE, fix=FIX, id="own-folder-aggregation"),
-        case(["reducers.1.params.eps=0.5"],
+        case(["reducers.leverage_approx.params.eps=0.5"],
              says="reducers.leverage_approx.params.eps=0.3333333333333333 there, 0.5 here",
              doing="run", cause=CAUSE, fix=FIX, id="reducer-params"),
     ],
@@ -75,7 +75,11 @@ def test_a_reducer_the_last_run_did_not_run_keeps_the_presets_definition(recorde
         config = record["config"]
         config["reducers"] = [r for r in config["reducers"] if r["name"] == "sign"]
         path.write_text(json.dumps(record))
-    _refused(recorded, ["reducers.1.params.eps=0.5"], "eps=0.3333333333333333 there, 0.5 here")
+    _refused(
+        recorded,
+        ["reducers.leverage_approx.params.eps=0.5"],
+        "eps=0.3333333333333333 there, 0.5 here",
+    )
     assert kmdr.run([*ORL, "reducer=svd"], results_dir=recorded).empty  # its dry run
 
 
@@ -133,11 +137,15 @@ IDENTITY_SETTINGS = [
     ("kmeans_tol", [SIGN, "kmeans.tol=0.001"], False),
     ("kmeans_online_phase", [SIGN, "kmeans.online_phase=true"], False),
     ("blas_threads", [SIGN, "blas_threads=2"], False),
-    ("method", [SIGN, "reducers.3.label=Mine"], False),
-    ("seed_from", ["reducer=[sign,svd]", "reducers.4.seed_from=sign"], False),
-    ("reducer", ["reducers=[{id:mine,name:sign}]"], False),
-    ("reducer_name", ["reducers=[{id:sign,name:gaussian}]"], True),
-    ("reducer_params", ["reducer=leverage_approx", "reducers.1.params.eps=0.5"], True),
+    ("method", [SIGN, "reducers.sign.label=Mine"], False),
+    ("seed_from", ["reducer=[sign,svd]", "reducers.svd.seed_from=sign"], False),
+    ("reducer", ["~reducers", "+reducers={mine:{name:sign}}"], False),
+    ("reducer_name", [SIGN, "reducers.sign.name=gaussian"], True),
+    (
+        "reducer_params",
+        ["reducer=leverage_approx", "reducers.leverage_approx.params.eps=0.5"],
+        True,
+    ),
     ("dataset", [SIGN, "dataset=orl"], True),
     ("dataset_params", [SIGN, "dataset.params.n_samples=500"], False),
 ]
@@ -247,15 +255,22 @@ def _users_folder(root: Path, experiment: bool, dataset: bool) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("experiment", "dataset", "says"),
+    ("experiment", "dataset", "says", "files"),
     [
-        pytest.param(True, True, "the preset run is your own", id="an-edited-preset"),
-        pytest.param(False, True, 'dataset_params={"n_samples": 200', id="a-dataset-option"),
+        pytest.param(True, True, "the preset run is your own",
+                     {"experiment": "experiment/bzmd14_synth.yaml",
+                      "dataset": "dataset/synth.yaml"},
+                     id="an-edited-preset"),
+        pytest.param(False, True, 'dataset_params={"n_samples": 200',
+                     {"dataset": "dataset/synth.yaml"}, id="a-dataset-option"),
     ],
-)
-def test_a_users_folder_comes_first_and_writes_to_my_results(committed, experiment, dataset, says):
+)  # fmt: skip
+def test_a_users_folder_comes_first_and_writes_to_my_results(
+    committed, experiment, dataset, says, files
+):
     """``kmdr -cd my experiment=bzmd14_synth`` runs the copy in my/ (its grid, its data), not
-    kmdr's preset of that name, and writes to my_results/, never into the committed record."""
+    kmdr's preset of that name, and writes to my_results/, never into the committed record;
+    the run record names each file of my/ the run took an option from."""
     from _command import run_kmdr
 
     _users_folder(committed, experiment, dataset)
@@ -267,6 +282,11 @@ def test_a_users_folder_comes_first_and_writes_to_my_results(committed, experime
     assert says in run.stderr and "goes to my_results/bzmd14_synth/" in run.stderr, run.stderr
     cells = kmdr.read_results(committed / "my_results")
     assert sorted(cells["r"]) == [5, 10] and set(cells["n_samples"]) == {200}
+    (record,) = (committed / "my_results" / "bzmd14_synth" / "runs").glob("*.json")
+    named = json.loads(record.read_text())["config_files"]
+    assert {k: Path(v).resolve() for k, v in named.items()} == {
+        k: (committed / "my" / v).resolve() for k, v in files.items()
+    }
     assert _files(committed / "results") == before
 
 

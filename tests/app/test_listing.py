@@ -125,14 +125,14 @@ def test_presets_read_as_hydra_composes_them():
     )
     for p in (SimpleNamespace(**p) for p in presets):
         cfg = _compose(p.name)
-        names = tuple(r.name for r in cfg.reducers)
+        names = tuple(r.name for r in cfg.reducers.values())
         assert (p.dataset, p.reducers, p.kind) == (cfg.dataset.name, names, cfg.kind), p.name
         assert (p.r_grid, p.repeats) == (len(cfg.r_grid), cfg.repeats), p.name
         if p.kind == "cells":
             # a reducer with max_r runs the grid up to that r
             per_rep = sum(
                 1 if r.name == "none" else len(reducer_grid(cfg.r_grid, r.get("max_r")))
-                for r in cfg.reducers
+                for r in cfg.reducers.values()
             )
             assert p.cells == per_rep * cfg.repeats
         preset = cfg.get("preset") or {}
@@ -157,9 +157,9 @@ defaults:
   - override /reducer: null
 name: mine
 reducers:
-  - {id: a, name: sign, label: A, params: {}}
-  - {id: b, name: gaussian, label: B, params: {}}
-  - {id: c, name: none, label: C, params: {}}
+  a: {name: sign, label: A, params: {}}
+  b: {name: gaussian, label: B, params: {}}
+  c: {name: none, label: C, params: {}}
 r_grid: [5, 10, 20, 40]
 repeats: 3
 preset: {paper: lst17, title: "A test preset", figure: lst17, order: 5}

@@ -33,7 +33,7 @@ def test_optuna_tunes_a_reducer_parameter_on_the_mean_accuracy(tmp_path):
         "dataset=synth",
         "+dataset.params={n_samples:90,n_features:20,n_clusters:3,std:4.0}",
         "reducer=svd_approx",
-        "+reducers.0.params.eps=interval(0.1,0.9)",
+        "+reducers.svd_approx.params.eps=interval(0.1,0.9)",
         "r_grid=[2,4]",
         "repeats=2",
         "kmeans.n_init=1",
@@ -56,7 +56,7 @@ def test_optuna_tunes_a_reducer_parameter_on_the_mean_accuracy(tmp_path):
     assert proc.returncode == 0, proc.stderr
     (found,) = tmp_path.glob("multirun/*/optimization_results.yaml")
     best = yaml.safe_load(found.read_text())
-    eps = best["best_params"]["+reducers.0.params.eps"]
+    eps = best["best_params"]["+reducers.svd_approx.params.eps"]
     cells = pd.read_csv(results / "custom" / "cells.csv")
     cells["eps"] = [json.loads(p)["eps"] for p in cells["reducer_params"]]
     per_trial = cells.groupby("eps")["accuracy"].mean()

@@ -292,9 +292,7 @@ def test_a_reducer_output_that_cannot_be_scored_is_refused(name, problem, plugge
 def test_a_reducer_returning_too_many_columns_stops_the_run_and_keeps_cells(plugged, tmp_path):
     results = tmp_path / "r"
     # The baseline's cells run first (longest first) and are kept when the bad reducer stops.
-    run = kmdr(
-        plugged, tmp_path, *RUN, "reducers=[{name:none},{name:wide}]", f"results_dir={results}"
-    )
+    run = kmdr(plugged, tmp_path, *RUN, "reducer=[none,wide]", f"results_dir={results}")
     assert run.returncode == 1, run.stderr
     (line,) = _errors(run.stderr)
     assert "Traceback" not in run.stderr and line.startswith("kmdr: error: ")
@@ -313,7 +311,7 @@ def test_work_that_is_not_finite_is_never_a_row(plugged, tmp_path):
     exit 1."""
     results = tmp_path / "r"
     grid = ["r_grid=[2,3]", "repeats=2"]
-    run = kmdr(plugged, tmp_path, *RUN, *grid, "reducers=[{name:none},{name:overflowing}]",
+    run = kmdr(plugged, tmp_path, *RUN, *grid, "reducer=[none,overflowing]",
                f"results_dir={results}")  # fmt: skip
     assert run.returncode == 1, run.stderr
     lines = _errors(run.stderr)
@@ -337,7 +335,7 @@ def test_work_that_is_not_finite_is_never_a_row(plugged, tmp_path):
 def test_a_finite_cells_warnings_reach_the_user(plugged, tmp_path):
     """The warnings held back while a cell's numbers are judged are a finite cell's to show:
     k-means on two distinct points for 3 clusters says it found fewer, and the cell is written."""
-    run = kmdr(plugged, tmp_path, *RUN, "reducers=[{name:collapsed}]",
+    run = kmdr(plugged, tmp_path, *RUN, "reducer=collapsed",
                f"results_dir={tmp_path / 'r'}")  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert "ConvergenceWarning: Number of distinct clusters (2)" in run.stderr, run.stderr
@@ -357,7 +355,10 @@ def test_a_plugin_named_sign_breaks_nothing(plugged, tmp_path):
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        pytest.param(["reducers=[{name:fine}]"], "reducer 'fine' is declared by 2 plug-ins"),
+        pytest.param(
+            ["~reducer", "+reducers={fine: {name: fine}}"],
+            "reducer 'fine' is declared by 2 plug-ins",
+        ),
         pytest.param(
             ["reducer=fine"],
             "reducer 'fine' is declared by 2 plug-ins",

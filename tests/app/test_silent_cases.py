@@ -89,7 +89,7 @@ def _user_folder(tmp_path, rel: str, text: str):
         pytest.param(
             "experiment/bzmd14_synth.yaml",
             "# @package _global_\ndefaults:\n  - override /dataset: synth\n"
-            "name: bzmd14_synth\nreducers: [{name: sign}]\nr_grid: [2]\nrepeats: 7\n",
+            "name: bzmd14_synth\nreducers: {sign: {name: sign}}\nr_grid: [2]\nrepeats: 7\n",
             ["experiment=bzmd14_synth", "dry_run=true"],
             id="experiment",
         ),
@@ -134,8 +134,8 @@ FILTERED = ["experiment=bzmd14_synth", "reducer=sign", "r_grid=[2]", "repeats=1"
     ("override", "says"),
     [
         case(
-            "reducers.1.params.eps=0.5",
-            says="reducers.1.params.eps=0.5 sets reducers.1 (reducer 'leverage_approx'), which is "
+            "reducers.leverage_approx.params.eps=0.5",
+            says="reducers.leverage_approx.params.eps=0.5 sets reducers.leverage_approx, which is "
             "not among the reducers run (sign), so it changes nothing; drop the override",
             doing="configure",
             cause="reducer=<name> with a preset runs that reducer's entries only, and the "
@@ -151,8 +151,8 @@ def test_an_override_that_changes_no_cell_warns(override, says):
     # the run (and its record) is the one without it: the filtered entry is not there
     assert experiment == kmdr.compose(*FILTERED)
     assert [r.id for r in experiment.reducers] == ["sign"]
-    # the entry the filter keeps (sign is reducers.3) may be changed: that changes its cells
-    assert kmdr.compose(*FILTERED, "reducers.3.max_r=2").reducers[0].max_r == 2
+    # the entry the filter keeps may be changed: that changes its cells
+    assert kmdr.compose(*FILTERED, "reducers.sign.max_r=2").reducers[0].max_r == 2
 
 
 def _first_run(tmp_path):
@@ -166,7 +166,7 @@ def _first_run(tmp_path):
 def test_a_resume_with_another_label_is_refused(tmp_path):
     folder, files, csv = _first_run(tmp_path)
     proc = run_kmdr(
-        [*TINY, "reducer=sign", "reducers.0.label=Gauss", f"results_dir={folder.parent}"],
+        [*TINY, "reducer=sign", "reducers.sign.label=Gauss", f"results_dir={folder.parent}"],
         tmp_path,
     )
     refused(
@@ -182,7 +182,7 @@ def test_a_resume_with_another_reducer_under_the_id_is_refused(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     folder, files, csv = _first_run(tmp_path)
     with pytest.raises(kmdr.ConfigError) as err:
-        kmdr.run(*TINY, "reducers=[{name: gaussian, id: sign}]", results_dir=folder.parent)
+        kmdr.run(*TINY, "reducers.sign.name=gaussian", results_dir=folder.parent)
     assert "\n" not in str(err.value)
     assert (
         f"reducer id 'sign' in {folder} holds reducer 'sign' (label 'RP'), this run asks "
@@ -190,7 +190,9 @@ def test_a_resume_with_another_reducer_under_the_id_is_refused(tmp_path, monkeyp
     ) in str(err.value)
     assert files_under(folder) == files and (folder / "cells.csv").read_bytes() == csv
     # under an id of its own it runs, beside the first reducer's cells
-    cells = kmdr.run(*TINY, "reducers=[{name: gaussian, id: gauss}]", results_dir=folder.parent)
+    cells = kmdr.run(
+        *TINY, "~reducer", "+reducers={gauss: {name: gaussian}}", results_dir=folder.parent
+    )
     assert set(cells["reducer"]) == {"gauss"} and len(cells) == 4
 
 
@@ -287,10 +289,12 @@ def test_a_dataset_named_beside_its_option_is_refused(tmp_path):
     assert "name: synth" in proc.stdout
 
 
-def test_an_entry_override_beside_a_list_of_reducers_is_refused(tmp_path):
-    proc = run_kmdr([*TINY, "reducer=[sign,svd]", "+reducers.0.params.eps=0.5"], tmp_path)
-    refused(proc, "reducer=[sign,svd] runs each reducer's own entry", "reducers=[{name: sign}")
-    assert files_under(tmp_path) == []
+def test_an_entry_override_beside_a_list_of_reducers_sets_that_entry():
+    experiment = kmdr.compose("reducer=[sign,svd_approx]", "+reducers.svd_approx.params.eps=0.5")
+    assert [(r.id, dict(r.params)) for r in experiment.reducers] == [
+        ("sign", {}),
+        ("svd_approx", {"eps": 0.5}),
+    ]
 
 
 @pytest.mark.parametrize(

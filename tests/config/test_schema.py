@@ -233,7 +233,7 @@ def preset(conf, name, body):
             "a word for a number in a preset file (n_init: five)",
         ),
         bad(
-            "reducers:\n  - {name: sign, lable: RP}\n",
+            "reducers:\n  sign: {name: sign, lable: RP}\n",
             "In 'experiment/typo': ConfigKeyError raised while composing config: Key 'lable'",
             "a misspelt key in a reducer entry of a preset (lable: RP)",
         ),

@@ -17,7 +17,7 @@ from _procs import FAULTY, kmdr, make_plugin, plugin_env
 pytestmark = pytest.mark.slow
 
 #: The plugin reducer alone, which writes the pid of the process computing its cell (``pid:0``).
-ALONE = "reducers=[{id: misbehave, name: misbehave, params: {}}]"
+ALONE = "reducer=misbehave"
 
 
 def test_a_single_job_is_computed_by_the_run_itself(tmp_path, monkeypatch):

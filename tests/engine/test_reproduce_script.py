@@ -27,8 +27,8 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "reproduce.py"
 #: Three of the presets' reducers (their slowest left out), two r, one repetition, one k-means
 #: start: 5 cells an experiment, more than the two workers take at once.
 SMALL = [
-    "reducers=[{id: sign, name: sign, params: {}}, {id: svd, name: svd, params: {}}, "
-    "{id: none, name: none, params: {}}]",
+    "~reducers",
+    "+reducers={sign: {name: sign}, svd: {name: svd}, none: {name: none}}",
     "r_grid=[5,10]",
     "repeats=1",
     "kmeans.n_init=1",

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 TINY = [
     "dataset=synth",
     "+dataset.params={n_samples:60,n_features:12,n_clusters:3}",
-    "reducers=[{name:misbehave}]",
+    "reducer=misbehave",
     "r_grid=[2,4]",
     "repeats=1",
     "kmeans.n_init=1",
@@ -85,7 +85,7 @@ def test_a_run_that_computes_nothing_leaves_no_log(tmp_path):
     # the command in this process, on a built-in reducer: no process or plug-in is the point
     args = [*TINY, f"results_dir={tmp_path / 'r'}", "n_jobs=1"]
     for _ in range(2):  # the second run reuses every cell: no record, no log of its own
-        kmdr_here(overridden(args, "reducers=[{name:sign}]"))
+        kmdr_here(overridden(args, "reducer=sign"))
     runs = tmp_path / "r" / "custom" / "runs"
     records = {p.stem for p in runs.glob("*.json")}
     assert len(records) == 1 and {p.stem for p in runs.glob("*.log")} <= records

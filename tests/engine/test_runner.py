@@ -206,7 +206,8 @@ def test_the_start_line_gives_each_reducer_the_r_its_cells_have(tmp_path, capsys
     kmdr.run(
         "dataset=synth",
         "+dataset.params={n_samples:90,n_features:24,n_clusters:3}",
-        "reducers=[{name:sign},{name:svd,max_r:2},{name:leverage},{name:none}]",
+        "reducer=[sign,svd,leverage,none]",
+        "reducers.svd.max_r=2",
         "r_grid=[2,4]",
         "repeats=1",
         "n_jobs=1",

@@ -378,6 +378,8 @@ def test_no_preset_names_as_not_drawn_a_method_it_draws(tmp_path):
     checked = []
     for name, cfg in composed_presets():
         config = to_container(cfg)
+        # a run record's shape: the reducer entries as a list, each with its id
+        config["reducers"] = [{**red, "id": rid} for rid, red in config["reducers"].items()]
         if config.get("kind") != "cells" or figure_style(config["preset"]["figure"]).draw:
             continue
         exp = _preset_folder(tmp_path, name, config)
@@ -413,22 +415,21 @@ def test_a_configured_reducer_without_cells_is_named_not_drawn(tmp_path):
 @pytest.mark.parametrize(
     "reducers",
     [
-        [{"id": "sign", "name": "sign"}, {"id": "svd", "name": "svd"}],  # ids given
-        [{"name": "sign"}, {"name": "svd"}],  # no id: the name's
-        [{"name": "pd"}, {"name": "sign", "label": "My RP"}],  # an alias; a label of its own
-        [{"id": "fast", "name": "svd_approx"}, {"name": "sign"}],  # an id of its own
+        {"sign": {"name": "sign"}, "svd": {"name": "svd"}},  # ids: the names
+        {"pd": {"name": "pd"}, "sign": {"name": "sign", "label": "My RP"}},  # an alias; a label
+        {"fast": {"name": "svd_approx"}, "sign": {"name": "sign"}},  # an id of its own
     ],
 )
 def test_every_way_of_listing_reducers_draws_a_true_legend(reducers, tmp_path):
     """A real run of each listing, drawn: what the legend leaves out is what has no line."""
     from kmdr import run
 
-    listing = "[" + ",".join(
-        "{" + ",".join(f"{k}:{v!r}".replace("'", '"') for k, v in r.items()) + "}"
-        for r in reducers
-    ) + "]"  # fmt: skip
+    listing = "{" + ",".join(
+        rid + ":{" + ",".join(f"{k}:{v!r}".replace("'", '"') for k, v in r.items()) + "}"
+        for rid, r in reducers.items()
+    ) + "}"  # fmt: skip
     run(
-        [f"reducers={listing}", "dataset=synth", "dataset.params.n_samples=120",
+        ["~reducer", f"+reducers={listing}", "dataset=synth", "dataset.params.n_samples=120",
          "dataset.params.n_features=40", "r_grid=[3,5]", "repeats=1", "kmeans.n_init=1",
          "n_jobs=1", "figures=false", "progress=false", f"results_dir={tmp_path}"],
     )  # fmt: skip

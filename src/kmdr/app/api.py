@@ -36,8 +36,8 @@ from pathlib import Path
 def _objects(experiment, more: tuple, execution, output, results_dir):
     """The run's :class:`~kmdr.config.schema.Configured`, from an Experiment or overrides. The
     objects given win (``execution=``, ``output=``, and ``results_dir=`` over both): an override
-    they replace changes nothing, and warns in one line. A run left in the default folder goes
-    where the command line's would (:func:`~kmdr.config.schema.default_results_dir`)."""
+    or a folder they replace changes nothing, and warns in one line. A run left in the default
+    folder goes where the command line's would (:func:`kmdr.app.protocol.default_folder`)."""
     from dataclasses import fields, replace
 
     from kmdr.app.compose import compose_job
@@ -46,55 +46,46 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
     from kmdr.config.overrides import key, parse
     from kmdr.config.schema import Configured, Execution, Experiment, Output
 
-    for value, kind, word in ((execution, Execution, "execution"), (output, Output, "output")):
+    for value, kind in ((execution, Execution), (output, Output)):
         if value is not None and not isinstance(value, kind):
             raise ConfigError(
-                f"kmdr.run's {word}= takes a kmdr.{kind.__name__}, not {value!r} "
-                f"({type(value).__name__})"
+                f"kmdr.run's {kind.__name__.lower()}= takes a kmdr.{kind.__name__}, not "
+                f"{value!r} ({type(value).__name__})"
             )
+    if isinstance(experiment, Experiment) and more:
+        raise ConfigError(
+            "kmdr.run takes an Experiment or override strings, not both; apply overrides with "
+            "kmdr.compose(*overrides)"
+        )
     if isinstance(experiment, Experiment):
-        if more:
-            raise ConfigError(
-                "kmdr.run takes an Experiment or override strings, not both; apply overrides "
-                "with kmdr.compose(*overrides)"
-            )
-        folder = default_folder(experiment)
-        objects, given = Configured(experiment, Execution(), Output(results_dir=folder)), []
+        objects, given = Configured(experiment, Execution(), Output()), []
     else:
-        first = [experiment] if isinstance(experiment, str) else experiment
-        overrides = [*(first if isinstance(first, list | tuple) else [first]), *more]
-        given = parse(o for o in overrides if isinstance(o, str))
-        if results_dir is not None and output is None:  # composed once, as the last override
-            overrides.append("results_dir='" + os.fspath(results_dir).replace("'", "\\'") + "'")
-        objects = compose_job(overrides, "kmdr.run")
-        if results_dir is None and not any(key(o) == "results_dir" for o in given):
-            folder = default_folder(objects.experiment)  # results/ holds the presets' cells only
-            objects = objects._replace(output=replace(objects.output, results_dir=folder))
-    if results_dir is not None:
-        text = os.fspath(results_dir)  # "" stays "" (Path("") would be "."), refused as such
-        if output is not None and output.results_dir not in (Output.results_dir, text):
-            warn_unused(
-                f"output=Output(results_dir={output.results_dir!r}) changes nothing: kmdr.run's "
-                f"results_dir={text!r} wins; give it once"
-            )
-        if output is not None or objects.output.results_dir != text:
-            output = replace(output or objects.output, results_dir=text)
-    elif output is not None and output.results_dir == Output.results_dir:
-        output = replace(output, results_dir=objects.output.results_dir)
-    kwarg = {"results_dir"} if results_dir is not None else set()
-    for value, cls, word in (
-        (execution, Execution, "execution="),
-        (output, Output, "output=/results_dir="),
-    ):
-        names = {f.name for f in fields(value)} if value is not None else kwarg
+        overrides = [*([experiment] if isinstance(experiment, str) else experiment), *more]
+        objects, given = compose_job(overrides, "kmdr.run"), parse(overrides)
+    text = None if results_dir is None else os.fspath(results_dir)  # "" is refused as such
+    mine = Output.results_dir if output is None else output.results_dir
+    if text is not None and mine not in (Output.results_dir, text):
+        warn_unused(
+            f"output=Output(results_dir={output.results_dir!r}) changes nothing: kmdr.run's "
+            f"results_dir={text!r} wins; give it once"
+        )
+    wins = {Execution: execution, Output: output}
+    for cls, value in wins.items():
+        names = {f.name for f in fields(cls)} if value is not None else set()
+        names |= {"results_dir"} if cls is Output and text is not None else set()
+        word = "execution=" if cls is Execution else "output=/results_dir="
         for override in (o for o in given if key(o).split(".")[0] in names):
             warn_unused(
                 f"{override.input_line} changes nothing: kmdr.run's {word} gives the run's "
                 f"{cls.__name__}, which wins; drop the override"
             )
-    return objects._replace(
-        execution=execution or objects.execution, output=output or objects.output
-    )
+    if text is None and mine != Output.results_dir:
+        text = mine
+    elif text is None:  # the overrides' folder, else results/ for the presets' cells only
+        given_dir = "results_dir" in map(key, given)
+        text = objects.output.results_dir if given_dir else default_folder(objects.experiment)
+    output = replace(output or objects.output, results_dir=text)
+    return Configured(objects.experiment, execution or objects.execution, output)
 
 
 def compose(*overrides: str):
@@ -149,11 +140,13 @@ def run(
     docstring)."""
     from kmdr._log import console, logging_for
     from kmdr.app.callbacks import conclude
-    from kmdr.app.task import execute, finish
+    from kmdr.app.task import RunError, execute, finish, skipped_line
 
     objects = _objects(experiment, overrides, execution, output, results_dir)
     with console(), logging_for(objects.output.verbosity):
         outcome, experiment, output = execute(objects)
+        if skipped_line(outcome, experiment):
+            raise RunError(skipped_line(outcome, experiment))
         if outcome.status == "dry_run":
             return _cells_of(None)
         conclude(finish(outcome, experiment, output))  # figures, as the command's callback draws

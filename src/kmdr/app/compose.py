@@ -95,7 +95,7 @@ def _register() -> None:
     names = REDUCERS.names()
     aliases = [(alias, name) for alias, name in REDUCERS.aliases().items() if name in names]
     for option, name in [*((name, name) for name in names), *aliases]:
-        node = {"reducers": [{"id": name, "name": name, "params": {}}]}
+        node = {"reducers": {name: {"name": name, "params": {}}}}
         store.store(group="reducer", name=option, node=node, package="_global_")
     for name in DATASETS.names():
         if not DATASETS.is_own(name):  # kmdr's and its papers' datasets have their files
@@ -223,26 +223,19 @@ def check_one_option(listed: dict[str, list[str]], task=()) -> None:
         )
 
 
-def _listed_reducers(names: list[str], config_name: str, search: list[str], task: list[str]):
-    """The reducer entries of a job without a preset that chooses several reducer options
-    (``reducer=[sign,svd]``): each option's own entries, composed alone with the command's
-    search path (``search``: :func:`_search_path`), in order. Hydra merges a list of options
-    in order and a list value replaces the one before it, so the job as composed holds the last
-    option's entries only. An override of an entry (``task``: ``+reducers.0.params.eps=0.5``)
-    would have set that one alone: one ConfigError line."""
+def _preset_entries(cfg, hc, search: list[str]) -> None:
+    """With a preset and a reducer option (``experiment=X reducer=sign``), the job's entries are
+    the preset's, with the job's overrides of them: Hydra merged the option's entry beside them,
+    which a preset without an entry of that name (``reducer=foo``) would run; the job composed
+    without the option tells."""
     from hydra import compose
+    from omegaconf import open_dict
 
-    given = f"reducer=[{','.join(names)}]"
-    for override in parse(task):
-        if key(override).split(".")[0] == "reducers":
-            entries = ",".join(f"{{name: {name}}}" for name in names)
-            raise ConfigError(
-                f"{given} runs each reducer's own entry, and {override.input_line} would set the "
-                f"last one's alone; give the entries whole instead, their parameters in each "
-                f"entry's params: 'reducers=[{entries}]'"
-            )
-    alone = (compose(config_name, [f"reducer={name}", *search]) for name in names)
-    return [entry for cfg in alone for entry in cfg.reducers]
+    task = [*hc.overrides.task]
+    kept = [o for o, k in zip(task, keys(task), strict=True) if k != "reducer"]
+    alone = compose(hc.job.config_name, [*search, *kept])
+    with open_dict(cfg):
+        cfg.reducers = alone.reducers
 
 
 def _search_path(hc) -> list[str]:
@@ -282,8 +275,6 @@ def checked(cfg, hc) -> Configured:
     one-line ConfigError."""
     from dataclasses import replace
 
-    from omegaconf import open_dict
-
     from kmdr.config.overrides import check_unread
 
     task = [*hc.overrides.task]
@@ -293,11 +284,9 @@ def checked(cfg, hc) -> Configured:
     check_one_option(listed, task)
     _check_dataset_named(cfg, choices.get("dataset"), search)
     only = only_reducers(choices, listed)
-    if "reducer" in listed and only is None:  # several reducers, no preset: each one's entries
-        reducers = _listed_reducers(listed["reducer"], hc.job.config_name, search, task)
-        with open_dict(cfg):
-            cfg.reducers = reducers
-    entries = cfg.get("reducers")
+    if only is not None:
+        _preset_entries(cfg, hc, search)
+    entries = list(cfg.get("reducers") or ())
     objects = from_config(cfg, only_reducers=only)
     output = objects.output
     if output.results_dir == Output.results_dir and "results_dir" not in keys(task):

@@ -95,7 +95,7 @@ def _preset(name: str, cfg) -> dict[str, Any]:
     from kmdr.results.cells import planned_count
 
     c = to_container(cfg)
-    reducers = c.get("reducers") or []
+    reducers = list((c.get("reducers") or {}).values())
     cells = None
     if c["kind"] == "cells":
         pairs = ((r["name"], r.get("max_r")) for r in reducers)

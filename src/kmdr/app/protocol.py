@@ -43,16 +43,6 @@ from pathlib import Path
 
 from kmdr.config.errors import ConfigError
 
-__all__ = [
-    "check_folder",
-    "default_folder",
-    "outside_protocol",
-    "own_configs_alone",
-    "planned_cells",
-    "protocol",
-    "users_option",
-]
-
 #: The Experiment fields that make any folder's protocol, and those a preset's folder adds.
 PROTOCOL = ("kind", "aggregation", "leverage")
 PRESET_PROTOCOL = (*PROTOCOL, "dataset", "reducers")
@@ -139,6 +129,15 @@ def users_option(group: str, name: str) -> str | None:
                 return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
             return None
     return None
+
+
+def users_files(choices) -> dict[str, str]:
+    """The file of each option of the job's ``choices`` (``hc.runtime.choices``: experiment,
+    dataset, reducer) that a folder the job added supplied in place of kmdr's
+    (:func:`users_option`), by group: what the run record names as its ``config_files``."""
+    groups = ("experiment", "dataset", "reducer")
+    files = {g: users_option(g, str(choices[g])) for g in groups if choices.get(g)}
+    return {group: file for group, file in files.items() if file is not None}
 
 
 def planned_cells(experiment) -> dict[str, dict]:

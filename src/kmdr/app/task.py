@@ -107,15 +107,6 @@ class RunError(RuntimeError):
     dataset cannot be obtained; one line. The cells it finished are kept."""
 
 
-class Skipped(RunError):
-    """A run whose dataset cannot be obtained (its record says why); one line. ``outcome``: the
-    run's :class:`~kmdr.engine.session.RunOutcome`."""
-
-    def __init__(self, message: str, outcome=None):
-        super().__init__(message)
-        self.outcome = outcome
-
-
 class JobFailed(str):
     """What a multirun's job returns when its run failed or a cell hit its time limit: the job's
     name (``[job N: overrides]``). The sweep goes on with the other jobs, and its closing line
@@ -127,14 +118,16 @@ def kept_line(experiment, output) -> str:
     return f"finished cells are kept under {Path(output.results_dir) / experiment.name}"
 
 
-def execute(objects, launcher_jobs: int = 1):
+def execute(objects, launcher_jobs: int = 1, config_files=None):
     """Run the checked job ``objects`` (a :class:`kmdr.config.schema.Configured`) in this
     process's session (:meth:`kmdr.engine.session.Session.run`: the one way every route runs an
-    experiment); ``(outcome, experiment, output)``.
+    experiment); ``(outcome, experiment, output)``. ``config_files``: the options a user's
+    config folder supplied, by file, for the run record (:func:`kmdr.app.protocol.users_files`).
 
     Raises :class:`~kmdr.config.errors.ConfigError` before any work for a problem with the
-    config, :class:`RunError` for a run that fails or is skipped, and KeyboardInterrupt when
-    stopped (the session's ``last`` run tells whether cells may have been computed).
+    config, :class:`RunError` for a run that fails, and KeyboardInterrupt when stopped (the
+    session's ``last`` run tells whether cells may have been computed); a run whose dataset
+    cannot be obtained returns, its outcome saying why (:func:`skipped_line`).
     An error raised after a stop signal is the signal's: library code between the signal and its
     handling can turn the KeyboardInterrupt into another error (an import cut short fails as an
     ImportError, a half-built config node as a config error), which must not be reported as the
@@ -147,7 +140,7 @@ def execute(objects, launcher_jobs: int = 1):
     session = default_session(execution, launcher_jobs)
     try:
         check_folder(experiment, output)
-        outcome = session.run(experiment, output)
+        outcome = session.run(experiment, output, config_files=config_files)
     except KeyboardInterrupt:
         raise
     except Exception as err:  # a failure inside a cell: one line, the run record has it too
@@ -161,9 +154,13 @@ def execute(objects, launcher_jobs: int = 1):
         if isinstance(err, RunFailed):  # its message says it whole
             raise RunError(f"{err}{kept}") from err
         raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}){kept}") from err
-    if outcome.skipped:
-        raise Skipped(f"{experiment.name} skipped: {outcome.skipped}", outcome)
     return outcome, experiment, output
+
+
+def skipped_line(outcome, experiment) -> str | None:
+    """The line saying a run was skipped (its dataset cannot be obtained: ``outcome.skipped``
+    says why, as its record does), or None for a run that was not."""
+    return f"{experiment.name} skipped: {outcome.skipped}" if outcome.skipped else None
 
 
 def finish(outcome, experiment, output) -> JobResult:
@@ -193,6 +190,7 @@ def run(cfg) -> JobResult | None:
 
     from kmdr._log import logging_for
     from kmdr.app.drawing import draw_before_stop
+    from kmdr.app.protocol import users_files
 
     hc = HydraConfig.get()
     job = _job_name(hc)
@@ -200,15 +198,11 @@ def run(cfg) -> JobResult | None:
     with logging_for(cfg.verbosity):
         try:
             objects = _checked(cfg, hc)
-            outcome, experiment, output = execute(objects, launcher_n_jobs(hc))
+            files = users_files(hc.runtime.choices)
+            outcome, experiment, output = execute(objects, launcher_n_jobs(hc), files)
         except ConfigError as err:
             draw_before_stop(hc)
             exit_error(PROGRAM, f"{job}{err}")
-        except Skipped as err:  # not an error of the command: a multirun goes on
-            tell(f"kmdr: {err}")
-            if hc.mode != RunMode.MULTIRUN:
-                sys.exit(1)
-            return None
         except RunError as err:
             draw_before_stop(hc)
             if hc.mode == RunMode.MULTIRUN:  # the sweep goes on; its last line names this job
@@ -225,6 +219,11 @@ def run(cfg) -> JobResult | None:
                 what = f"{signals.describe(err)} before any cell was computed"
             tell(f"kmdr: {what}")
             sys.exit(signals.exit_status(err))
+        if skipped_line(outcome, experiment):  # not an error of the command: a multirun goes on
+            tell(f"kmdr: {skipped_line(outcome, experiment)}")
+            if hc.mode != RunMode.MULTIRUN:
+                sys.exit(1)
+            return None
         if outcome.status == "dry_run":
             return None
         return finish(outcome, experiment, output)

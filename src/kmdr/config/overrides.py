@@ -103,23 +103,9 @@ def check_unread(overrides, experiment, *, quick_grid: Mapping | None = None, en
         elif replaced is not None:
             shown = OmegaConf.to_container(replaced) if OmegaConf.is_config(replaced) else replaced
             why = f"quick=true replaces with the experiment's reduced grid ({given}={shown})"
-        elif (rid := _entry_id(entries, path)) is not None and rid not in run:
-            setting = f"reducers.{path[1]} (reducer {rid!r})"
+        elif path[0] == "reducers" and len(path) > 1 and path[1] in entries and path[1] not in run:
+            setting = f"reducers.{path[1]}"
             why = f"is not among the reducers run ({', '.join(sorted(run))})"
         else:
             continue
         warn_unused(UnreadSetting(override.input_line, setting, kind, why))
-
-
-def _entry_id(entries, path: list[str]) -> str | None:
-    """The id of the composed reducer entry an override's ``path`` sets (``reducers.1...``);
-    None for another setting or an entry not composed (one appended)."""
-    from kmdr.reducers import canonical_reducer
-
-    entries = list(entries or ())
-    if path[0] != "reducers" or len(path) < 2 or not path[1].isdigit():
-        return None
-    if int(path[1]) >= len(entries):
-        return None
-    entry = entries[int(path[1])]
-    return str(entry.get("id") or canonical_reducer(str(entry["name"])))

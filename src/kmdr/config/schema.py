@@ -37,7 +37,7 @@ import warnings
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import MISSING as MISSING_FIELD
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, ClassVar, NamedTuple
 
 from attrs import validators
@@ -65,33 +65,18 @@ from kmdr.config.errors import ConfigError, warn_unused
 from kmdr.config.kinds import ALWAYS_READ, KINDS, kind_reads
 from kmdr.config.presentation import DEFAULT_FIGURE_STYLE, DEFAULT_SECTION
 
-__all__ = [
-    "FIRST_OF_CLASS",
-    "KMEANS_INITS",
-    "OWN_RESULTS_DIR",
-    "Aggregation",
-    "Backend",
-    "Configured",
+__all__ = [  # what the API reference documents
     "DaskConfig",
     "DatasetConfig",
     "Execution",
     "Experiment",
     "KMeansConfig",
     "LeverageConfig",
-    "LeverageReducer",
-    "NoQuickGrid",
     "Output",
     "PresetConfig",
     "RayConfig",
     "ReducerConfig",
-    "Reproduce",
     "RunConfig",
-    "Verbosity",
-    "check_together",
-    "default_results_dir",
-    "from_config",
-    "spec_of",
-    "to_container",
 ]
 
 #: Where a run outside the paper presets goes when ``results_dir`` is not given (git ignores it).
@@ -125,9 +110,10 @@ class DatasetConfig(Checked):
 
 @dataclass
 class ReducerConfig(Checked):
-    """One reducer of a run. ``id``: unique in the run, the CSV's ``reducer`` (default: name);
-    ``name``: a registry name; ``label``: the display name, only where a preset deliberately
-    differs from the registry's label; ``params``: constructor parameters; ``max_r``: the
+    """One reducer of a run, an entry of the experiment's ``reducers`` mapping under its id
+    (unique in the run, the CSV's ``reducer``; ``id``, when given, is that key); ``name``: a
+    registry name; ``label``: the display name, only where a preset deliberately differs from
+    the registry's label; ``params``: constructor parameters; ``max_r``: the
     largest r of the run's ``r_grid`` this reducer runs (None: all of it), for a method too slow
     for the whole grid (its sub-grid is the grid's r <= max_r); ``seed_from``: the id of another
     reducer of the run whose cells' seeds this one's cells take (None: its own), so that
@@ -285,7 +271,9 @@ class Experiment(Checked):
     # bmd09 Figure 1, sampling_lemma: bzmd14's lemma) compute other things.
     kind: str = "cells"
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
-    reducers: tuple[ReducerConfig, ...] = ()
+    # id -> entry (``reducers.<id>.params.eps=0.5``); the Experiment holds them as a tuple, in
+    # order, each with its id. A list of entries (a run record's shape) is read as well.
+    reducers: dict[str, ReducerConfig] = field(default_factory=dict)
     # The numbers of features r built or selected (the `none` reducer ignores it: r = d).
     r_grid: tuple[int, ...] = (5, 10, 20, 40)
     # Independent repetitions of every (reducer, r) cell, each with its own seed.
@@ -306,7 +294,7 @@ class Experiment(Checked):
         "name": instance_of(str),
         "kind": instance_of(str),
         "dataset": instance_of((DatasetConfig, Mapping)),
-        "reducers": instance_of((list, tuple)),
+        "reducers": instance_of((Mapping, list, tuple)),
         "r_grid": validators.deep_iterable(integers(), instance_of((list, tuple))),
         "repeats": integers(),
         "seed": integers(0, 2**63 - 1),
@@ -566,12 +554,11 @@ def _reducers(reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
     names = available_reducers()
     if not reducers:
         raise ConfigError(
-            f"reducers must be a non-empty list; pick one with reducer=<name>, one of: "
+            f"reducers must not be empty; pick one with reducer=<name>, one of: "
             f"{checks.choices(names)}"
         )
     specs = []
-    for red in reducers:
-        red = _part(red, ReducerConfig)
+    for red in _entries(reducers):
         name = canonical_reducer(red.name)
         if name not in names or unusable_plugin(name):
             raise ConfigError(
@@ -582,12 +569,6 @@ def _reducers(reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
         checks.reducer_params_given(rid, name, red.params)
         label = red.label or reducer_label(name)
         specs.append(ReducerConfig(name, rid, label, red.params, red.max_r, red.seed_from))
-    ids = [s.id for s in specs]
-    dup = sorted({i for i in ids if ids.count(i) > 1})
-    if dup:
-        raise ConfigError(
-            f"reducer ids must be unique in an experiment; repeated: {checks.choices(dup)}"
-        )
     _check_seed_from(specs)
     empty = [red.id for red in specs if not checks.reducer_grid(r_grid, red.max_r)]
     if empty:
@@ -596,6 +577,41 @@ def _reducers(reducers, r_grid: tuple[int, ...]) -> tuple[ReducerConfig, ...]:
             f"{list(r_grid)}: raise max_r or add a smaller r to r_grid"
         )
     return tuple(specs)
+
+
+def _keyed(entries) -> dict:
+    """A list of reducer entries (a run record's shape) as the mapping id -> entry, an entry's
+    id its own or its registry name's."""
+    from kmdr.reducers import canonical_reducer
+
+    keyed: dict = {}
+    for entry in entries:
+        entry = asdict(entry) if isinstance(entry, ReducerConfig) else entry
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"a reducer entry is a mapping of its settings, got {entry!r}")
+        rid = entry.get("id")  # one of another type: the entry's check says so
+        rid = rid if isinstance(rid, str) and rid else canonical_reducer(str(entry.get("name")))
+        if rid in keyed:
+            raise ConfigError(f"reducer ids must be unique in an experiment; repeated: {rid}")
+        keyed[rid] = entry
+    return keyed
+
+
+def _entries(reducers) -> list[ReducerConfig]:
+    """The reducer entries of a mapping id -> entry (the config's shape) or of a list of
+    entries (a run record's), in order, each with its id."""
+    if not isinstance(reducers, Mapping):
+        reducers = _keyed(reducers)
+    entries = []
+    for rid, red in reducers.items():
+        red = _part(red, ReducerConfig)
+        if red.id not in (None, rid):
+            raise ConfigError(
+                f"reducers.{rid}.id={red.id!r}: an entry's id is its key in reducers; drop id, "
+                f"or key the entry by {red.id!r}"
+            )
+        entries.append(replace(red, id=rid))
+    return entries
 
 
 def _check_seed_from(specs: list[ReducerConfig]) -> None:
@@ -661,18 +677,6 @@ def check_together(experiment: Experiment, execution: Execution) -> None:
     checks.check_block_rows(experiment, execution)
 
 
-class NoQuickGrid(ConfigError):
-    """``quick=true`` for an experiment without a ``quick_grid``: it would change nothing."""
-
-    def __init__(self, name: str):
-        super().__init__(
-            f"quick=true runs an experiment's reduced grid (its quick_grid), and {name} has "
-            "none, so its full protocol would run; drop quick=true, or give the experiment a "
-            "quick_grid"
-        )
-        self.name = name
-
-
 class Configured(NamedTuple):
     """The three objects of one run, as :func:`from_config` builds them."""
 
@@ -692,6 +696,7 @@ def _only(reducers, only: tuple[str, ...] | None):
 
     if only is None or not reducers:
         return reducers
+    reducers = _entries(reducers)
     ids = [r.id or canonical_reducer(r.name) for r in reducers]
     names = [{canonical_reducer(r.name), rid} for r, rid in zip(reducers, ids, strict=True)]
     asked = {name: {name, canonical_reducer(name)} for name in only}  # an alias names its reducer
@@ -731,6 +736,8 @@ def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configu
     if isinstance(cfg, DictConfig):
         cfg = OmegaConf.to_container(cfg, resolve=False, enum_to_str=True)
     cfg = {k: v for k, v in dict(cfg).items() if k != "hydra"}
+    if isinstance(cfg.get("reducers"), list | tuple):  # a run record's shape
+        cfg["reducers"] = _keyed(cfg["reducers"])
     try:
         merged = OmegaConf.merge(OmegaConf.structured(RunConfig), cfg)
         if OmegaConf.is_missing(merged.dataset, "name"):  # (a deleted ~dataset)
@@ -738,7 +745,11 @@ def from_config(cfg, *, only_reducers: tuple[str, ...] | None = None) -> Configu
         # A typo in a preset's reduced grid fails with or without quick (an empty one: no merge).
         with_quick = OmegaConf.merge(merged, merged.quick_grid) if merged.quick_grid else merged
         if merged.quick and not merged.quick_grid:
-            raise NoQuickGrid(merged.name)
+            raise ConfigError(
+                f"quick=true runs an experiment's reduced grid (its quick_grid), and "
+                f"{merged.name} has none, so its full protocol would run; drop quick=true, or "
+                "give the experiment a quick_grid"
+            )
         run = OmegaConf.to_object(with_quick if merged.quick else merged)
     except OmegaConfBaseException as err:
         raise ConfigError(config_line(err)) from None

@@ -37,17 +37,6 @@ from hydra.plugins.search_path_plugin import SearchPathPlugin
 
 from kmdr.config.errors import ConfigError
 
-__all__ = [
-    "CONF_ENV",
-    "CONF_PACKAGE",
-    "USER_PROVIDER",
-    "PapersSearchPath",
-    "env_conf_dir",
-    "is_kmdr_search_path",
-    "kmdr_configs_only",
-    "user_folder_first",
-]
-
 CONF_PACKAGE = "kmdr.conf"
 CONF_ENV = "KMDR_CONF_DIR"
 #: The provider Hydra names the ``-cd`` folder by; the plug-in's copy of it before kmdr's configs

@@ -3,8 +3,8 @@ one reducer id.
 
 A cell is keyed by its reducer id (the ``reducer`` column) and drawn under its label (the
 ``method`` column): figures and summaries draw one line per id. A run that asks, under an id the
-folder already holds, for another registry reducer (``reducers=[{name: gaussian, id: sign}]``
-after a run of ``sign``) or another label (``reducers.0.label=Gauss``) would add its cells beside
+folder already holds, for another registry reducer (``reducers.sign.name=gaussian`` after a
+run of ``sign``) or another label (``reducers.sign.label=Gauss``) would add its cells beside
 the old ones, and the figure would draw one line through both under the first label.
 
 Such a run is refused in one line before any work (:func:`check_resume`), naming what the folder

@@ -224,10 +224,12 @@ class Session:
         output: Output | None = None,
         *,
         dataset=None,
+        config_files=None,
     ) -> RunOutcome:
         """Run (or resume) ``experiment`` in this session (see the module docstring); its
         :class:`RunOutcome`. ``dataset``: an already loaded :class:`kmdr.datasets.Dataset` to
-        run on instead. Its lines go to the ``kmdr`` logger (:mod:`kmdr._log`).
+        run on instead; ``config_files``: what its record names under that key. Its lines go
+        to the ``kmdr`` logger (:mod:`kmdr._log`).
 
         Raises :class:`~kmdr.config.errors.ConfigError` before any work for a config that cannot
         run or does not fit the data, :class:`~kmdr.engine.backends.RunFailed` for a backend
@@ -249,10 +251,10 @@ class Session:
         with signals.stop_on_signals():
             path = data_path(self.execution)  # in memory or row blocks: decided here, once
             data = self.load(experiment, output, path) if dataset is None else dataset
-            return _execute(self, par, path, experiment, output, data)
+            return _execute(self, par, path, experiment, output, data, config_files)
 
 
-def _execute(session, par, path, experiment, output, dataset) -> RunOutcome:
+def _execute(session, par, path, experiment, output, dataset, config_files) -> RunOutcome:
     """:meth:`Session.run` once the data are loaded (``dataset``: the loaded data, the
     DatasetUnavailable its loading raised, or a dry run's DeclaredData)."""
     from kmdr.datasets import DatasetUnavailable
@@ -267,7 +269,7 @@ def _execute(session, par, path, experiment, output, dataset) -> RunOutcome:
     record = {}
     if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
         blas = process_state().thread_pools()
-        record = run_record(experiment, execution, output, outcome.run_id, par, blas)
+        record = run_record(experiment, execution, output, outcome.run_id, par, blas, config_files)
         kernels = _kernels.mismatch(blas)
         if kernels:
             warn(kernels)

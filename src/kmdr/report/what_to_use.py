@@ -115,7 +115,7 @@ def points(cells: pd.DataFrame) -> pd.DataFrame:
     # one groupby for every point's per-repetition means (a groupby per point took most of the
     # report's time on the committed results)
     per_rep = df.groupby(["method", "r", "repetition"], sort=True)[columns].mean()
-    flags = df.assign(single=df["single"] if "single" in df else False)
+    flags = df.assign(single=df.get("single", False))
     meta = flags.groupby(["method", "r"], sort=True).agg(
         reducer_name=("reducer_name", "first"), baseline=("is_baseline", "all"),
         single=("single", "all"),

@@ -72,11 +72,15 @@ def versions(blas: list[dict] | None = None) -> dict:
     return out
 
 
-def run_record(experiment, execution, output, run_id: str, parallelism, blas=None) -> dict:
+def run_record(
+    experiment, execution, output, run_id: str, parallelism, blas=None, config_files=None
+) -> dict:
     """The run record as it stands when a run starts (status ``running``): ``experiment``,
     ``execution`` and ``output`` are the run's objects (:mod:`kmdr.config.schema`), kept under
     ``spec`` and, for the readers of older records (which kept the composed Hydra config there),
-    under ``config`` too; ``blas``: as for :func:`versions`."""
+    under ``config`` too; ``blas``: as for :func:`versions`; ``config_files``: the file of each
+    option a config folder of the user's own (``-cd``) supplied in place of kmdr's, by group
+    (the command line's task tells, :func:`kmdr.app.protocol.users_files`)."""
     from kmdr.config.schema import spec_of
 
     spec = spec_of(experiment, execution, output)
@@ -89,6 +93,7 @@ def run_record(experiment, execution, output, run_id: str, parallelism, blas=Non
         "finished_at": None,
         "config": spec,
         "spec": spec,
+        "config_files": dict(config_files or {}),
         "versions": versions(blas),
         "cpu_count": parallelism.cores,
         "os_cpu_count": os.cpu_count(),
