@@ -322,7 +322,7 @@ def one_line(stderr: str) -> str:
 FAULTY = [
     "dataset=synth",
     "dataset.params={n_samples: 150, n_features: 30, n_clusters: 3}",
-    "reducers=[{id: sign, name: sign, params: {}}, {id: misbehave, name: misbehave, params: {}}]",
+    "+reducers={sign: {name: sign, params: {}}, misbehave: {name: misbehave, params: {}}}",
     "name=faulty",
     "r_grid=[2,4,6]",
     "repeats=1",

@@ -24,7 +24,7 @@ def test_a_single_job_is_computed_by_the_run_itself(tmp_path, monkeypatch):
     # kmdr.run in this process: the run's process is this one
     root = make_plugin(tmp_path / "plugin")
     pids = tmp_path / "pids.txt"
-    faulty = [o for o in FAULTY if not o.startswith(("reducers=", "r_grid="))]
+    faulty = [o for o in FAULTY if not o.startswith(("+reducers=", "r_grid="))]
     monkeypatch.setenv("KMDR_TEST_MISBEHAVE", "pid:0")
     monkeypatch.setenv("KMDR_TEST_RELEASE", str(pids))
     with installed(root / "site"):

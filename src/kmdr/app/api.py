@@ -57,12 +57,15 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
             "kmdr.run takes an Experiment or override strings, not both; apply overrides with "
             "kmdr.compose(*overrides)"
         )
+    text = None if results_dir is None else os.fspath(results_dir)  # "" is refused as such
     if isinstance(experiment, Experiment):
         objects, given = Configured(experiment, Execution(), Output()), []
     else:
         overrides = [*([experiment] if isinstance(experiment, str) else experiment), *more]
-        objects, given = compose_job(overrides, "kmdr.run"), parse(overrides)
-    text = None if results_dir is None else os.fspath(results_dir)  # "" is refused as such
+        given = parse(overrides)
+        if text is not None and output is None:  # composed once, as the last override
+            overrides.append("results_dir='" + text.replace("'", "\\'") + "'")
+        objects = compose_job(overrides, "kmdr.run")
     mine = Output.results_dir if output is None else output.results_dir
     if text is not None and mine not in (Output.results_dir, text):
         warn_unused(
@@ -84,8 +87,9 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
     elif text is None:  # the overrides' folder, else results/ for the presets' cells only
         given_dir = "results_dir" in map(key, given)
         text = objects.output.results_dir if given_dir else default_folder(objects.experiment)
-    output = replace(output or objects.output, results_dir=text)
-    return Configured(objects.experiment, execution or objects.execution, output)
+    if output is not None or objects.output.results_dir != text:
+        output = replace(output or objects.output, results_dir=text)
+    return Configured(objects.experiment, execution or objects.execution, output or objects.output)
 
 
 def compose(*overrides: str):
