@@ -142,7 +142,17 @@ FILTERED = ["experiment=bzmd14_synth", "reducer=sign", "r_grid=[2]", "repeats=1"
             "override changes another entry of the preset, which does not run",
             fix="drop the override, or drop reducer=<name> to run every entry of the preset",
             warning=True,
-        )
+        ),
+        case(
+            "+reducers={mine: {name: svd}}",
+            says="+reducers={mine: {name: svd}} sets reducers.mine, which is not among the "
+            "reducers run (sign), so it changes nothing; drop the override",
+            doing="configure",
+            cause="reducer=<name> with a preset runs that reducer's entries only, and the "
+            "override adds an entry of another id, which does not run",
+            fix="drop the override, or drop reducer=<name> to run the entry beside the preset's",
+            warning=True,
+        ),
     ],
 )
 def test_an_override_that_changes_no_cell_warns(override, says):

@@ -64,6 +64,15 @@ def swept_keys(texts: Iterable[str]) -> set[str]:
     return {key(o) for o in parse(texts) if o.is_sweep_override()}
 
 
+def _entry_ids(override) -> set[str]:
+    """The ids of the reducer entries a whole-mapping override (``+reducers={mine: {...}}``)
+    gives; none for a deletion (``~reducers``) or a sweep."""
+    if override.is_delete() or override.is_sweep_override():
+        return set()
+    value = override.value()
+    return {str(i) for i in value} if isinstance(value, Mapping) else set()
+
+
 class UnreadSetting(UserWarning):
     """An override the run does not read (:func:`check_unread`): ``override`` as given, the
     ``setting`` it sets, the run's ``kind``, and ``why`` it is not read."""
@@ -106,6 +115,10 @@ def check_unread(overrides, experiment, *, quick_grid: Mapping | None = None, en
         elif path[0] == "reducers" and len(path) > 1 and path[1] in entries and path[1] not in run:
             setting = f"reducers.{path[1]}"
             why = f"is not among the reducers run ({', '.join(sorted(run))})"
+        elif path == ["reducers"] and (dropped := sorted(_entry_ids(override) - run)):
+            setting = ", ".join(f"reducers.{i}" for i in dropped)  # entries added, then filtered
+            why = f"{'is' if len(dropped) == 1 else 'are'} not among the reducers run "
+            why += f"({', '.join(sorted(run))})"
         else:
             continue
         warn_unused(UnreadSetting(override.input_line, setting, kind, why))
