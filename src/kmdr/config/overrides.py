@@ -64,11 +64,15 @@ def swept_keys(texts: Iterable[str]) -> set[str]:
     return {key(o) for o in parse(texts) if o.is_sweep_override()}
 
 
-def _entry_ids(override) -> set[str]:
-    """The ids of the reducer entries a whole-mapping override (``+reducers={mine: {...}}``)
-    gives; none for a deletion (``~reducers``) or a sweep."""
-    if override.is_delete() or override.is_sweep_override():
+def _entry_ids(override, path: list[str], entries) -> set[str]:
+    """The ids of the reducer entries an override sets: the one it names
+    (``reducers.leverage.params.eps=0.5``, an entry of ``entries``, the composed ones) or those
+    a whole mapping gives (``+reducers={mine: {...}}``); none for another setting, a deletion
+    (``~reducers``) or a sweep."""
+    if path[0] != "reducers" or override.is_delete() or override.is_sweep_override():
         return set()
+    if len(path) > 1:
+        return {path[1]} if path[1] in entries else set()
     value = override.value()
     return {str(i) for i in value} if isinstance(value, Mapping) else set()
 
@@ -112,11 +116,8 @@ def check_unread(overrides, experiment, *, quick_grid: Mapping | None = None, en
         elif replaced is not None:
             shown = OmegaConf.to_container(replaced) if OmegaConf.is_config(replaced) else replaced
             why = f"quick=true replaces with the experiment's reduced grid ({given}={shown})"
-        elif path[0] == "reducers" and len(path) > 1 and path[1] in entries and path[1] not in run:
-            setting = f"reducers.{path[1]}"
-            why = f"is not among the reducers run ({', '.join(sorted(run))})"
-        elif path == ["reducers"] and (dropped := sorted(_entry_ids(override) - run)):
-            setting = ", ".join(f"reducers.{i}" for i in dropped)  # entries added, then filtered
+        elif dropped := sorted(_entry_ids(override, path, entries) - run):
+            setting = ", ".join(f"reducers.{i}" for i in dropped)
             why = f"{'is' if len(dropped) == 1 else 'are'} not among the reducers run "
             why += f"({', '.join(sorted(run))})"
         else:
