@@ -146,6 +146,7 @@ def partition_costs(M, partitions: np.ndarray) -> np.ndarray:
 
     n = M.shape[0]
     step = max(1, (1 << 22) // max(1, M.shape[1]))  # rows per block: about 32 MiB of float64
+    M = sp.csr_matrix(M) if sp.issparse(M) else M
     costs = []
     for labels in partitions:
         k = int(labels.max()) + 1
@@ -154,7 +155,7 @@ def partition_costs(M, partitions: np.ndarray) -> np.ndarray:
         sums = sums.toarray() if hasattr(sums, "toarray") else np.asarray(sums)
         means = sums / np.maximum(np.bincount(labels, minlength=k), 1)[:, None]
         if sp.issparse(M):
-            costs.append(_sparse_residuals(sp.csr_matrix(M), labels, means))
+            costs.append(_sparse_residuals(M, labels, means))
             continue
         cost = 0.0
         for start in range(0, n, step):
