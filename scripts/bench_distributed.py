@@ -417,7 +417,7 @@ def _fits(client, args):
     )
     local = {}
     if list(args.systems) == ["kmdr row blocks"]:  # C once on the workers: centered, as a run
-        local["centered"] = center_blocks(client, parts)  # holds it (the originals let go)
+        local["centered"] = center_blocks(client, parts, sizes)  # holds it (the originals let go)
         del X, parts
 
     def scikit_learn(iterations):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kmdr.block_kmeans import choice_with_weights, kmeans_on_blocks
+from kmdr.block_kmeans import center_blocks, choice_with_weights, kmeans_on_blocks
 from kmdr.cluster import kmeans
 from kmdr.engine.progress import LogProgress
 
@@ -221,6 +221,32 @@ def test_iterations_send_no_task_through_the_scheduler(client, n_blocks):
         seen.append(collections.Counter(str(t["key"]).split("-")[0] for t in stream.data))
     assert seen[0] == seen[1]
     assert seen[0]["_Stepper"] == seen[0]["_finish"] == workers
+
+
+@pytest.mark.slow
+@needs_dask
+@pytest.mark.parametrize("n_blocks", [1, 2, 7])
+def test_the_mean_is_numpys_to_the_bit_with_no_task_per_block(client, n_blocks):
+    """The centering's column sums run block after block, as NumPy sums the matrix, carried
+    from worker to worker by calls to one actor on each: the scheduler sees one task per worker
+    for the sums (the actor's start) and one per block for the centered copies, whatever the
+    blocks' order over the workers."""
+    import collections
+
+    from distributed import get_task_stream
+
+    X = _data("dense", n=9000, seed=3) * 1e3 + 1e-3  # sums that round differently by order
+    bounds = list(itertools.pairwise(np.linspace(0, X.shape[0], n_blocks + 1).astype(int)))
+    parts = [client.scatter(X[lo:hi], hash=False) for lo, hi in bounds]
+    holders = client.who_has(parts)
+    with get_task_stream(client) as stream:
+        centered, mean = center_blocks(client, parts, [hi - lo for lo, hi in bounds])
+        got = np.concatenate(client.gather(centered))
+    assert mean.tobytes() == X.mean(axis=0).tobytes()
+    assert got.tobytes() == (X - X.mean(axis=0)).tobytes()
+    tasks = collections.Counter(str(t["key"]).split("-")[0] for t in stream.data)
+    workers = len({min(holders[p.key]) for p in parts})
+    assert tasks == {"_ColumnSums": workers, "_centered": n_blocks}
 
 
 @pytest.mark.slow

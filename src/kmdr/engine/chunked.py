@@ -423,7 +423,7 @@ def _cluster_blocks(reducer, parts, info, k: int, settings: dict, blocks, seed, 
     sparse = bool(info[0][-1])
     shift = None
     if not sparse:
-        parts, shift = center_blocks(client, parts)
+        parts, shift = center_blocks(client, parts, sizes)
     result = kmeans_on_blocks(
         client,
         parts,
