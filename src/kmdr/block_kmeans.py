@@ -430,6 +430,16 @@ def gather_rows(client, parts: list, sizes: list[int], positions) -> np.ndarray:
     return out
 
 
+def _check_workers(client, workers) -> None:
+    """One line naming a worker of ``workers`` that left the cluster, if one did."""
+    gone = set(workers) - set(client.has_what())  # asked now, not cached
+    if gone:
+        raise RuntimeError(
+            f"k-means on row blocks: worker {sorted(gone)[0]} left the cluster; the blocks it "
+            "held are lost"
+        )
+
+
 def center_blocks(client, parts: list, sizes: list[int]) -> tuple[list, np.ndarray]:
     """Dense C's blocks (``sizes`` rows each) centered by its column mean, as scikit-learn
     centers a dense X before k-means: ``(centered blocks, mean)``. The column sums are taken in
@@ -457,9 +467,13 @@ def center_blocks(client, parts: list, sizes: list[int]) -> tuple[list, np.ndarr
         for worker in dict.fromkeys(owner)
     }
     total = None
-    for worker, run in itertools.groupby(range(len(parts)), key=owner.__getitem__):
-        keys = [parts[i].key for i in run]
-        total = summers[worker].result().after(keys, total).result()
+    try:
+        for worker, run in itertools.groupby(range(len(parts)), key=owner.__getitem__):
+            keys = [parts[i].key for i in run]
+            total = summers[worker].result().after(keys, total).result()
+    except Exception:  # a worker lost says so; any other error is the call's own
+        _check_workers(client, summers)
+        raise
     del summers  # the actors go with their futures
     mean = total / sum(sizes)
     return spread(client, _centered, parts, sizes, mean), mean
@@ -541,12 +555,7 @@ class _OnWorkers:
         return self.client.gather(futures)
 
     def _check_workers(self) -> None:
-        gone = set(self.workers) - set(self.client.has_what())  # asked now, not cached
-        if gone:
-            raise RuntimeError(
-                f"k-means on row blocks: worker {sorted(gone)[0]} left the cluster; the blocks "
-                "it held are lost"
-            )
+        _check_workers(self.client, self.workers)
 
     def _per_block(self, answers: list) -> list:
         """Each worker's list of per-block answers, as one list in block order."""
