@@ -147,6 +147,12 @@ def execute(objects, launcher_jobs: int = 1, config_files=None):
         signals.raise_if_received()
         if isinstance(err, ConfigError):
             raise
+        if isinstance(err, OSError) and _under(err.filename, output.results_dir):
+            # the first write into results_dir that fails: before any cell, one line
+            raise ConfigError(
+                f"results_dir={output.results_dir} cannot be written ({err.strerror}: "
+                f"{err.filename}); give a folder you can write to"
+            ) from None
         last = session.last
         kept = f"; {kept_line(experiment, output)}" if last and last.started else ""
         if last and last.log:
@@ -155,6 +161,15 @@ def execute(objects, launcher_jobs: int = 1, config_files=None):
             raise RunError(f"{err}{kept}") from err
         raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}){kept}") from err
     return outcome, experiment, output
+
+
+def _under(path, folder) -> bool:
+    """Whether ``path`` (an OSError's file, or None) is ``folder`` or lies under it."""
+    import os
+
+    if not isinstance(path, str | os.PathLike):
+        return False
+    return Path(os.path.abspath(path)).is_relative_to(os.path.abspath(folder))
 
 
 def skipped_line(outcome, experiment) -> str | None:
