@@ -61,6 +61,17 @@ def test_results_dir_as_override_and_keyword_warns_and_the_keyword_wins(tmp_path
     assert files_under(tmp_path) == []
 
 
+def test_an_output_given_wins_over_every_output_override(tmp_path, monkeypatch):
+    from kmdr.app.api import _objects
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match=re.escape("results_dir=a changes nothing: kmdr.run's "
+                                                   "output= wins; drop it")):  # fmt: skip
+        objects = _objects([*TINY, "results_dir=a"], (), None, kmdr.Output(dry_run=True), None)
+    assert objects.output.results_dir == "my_results" and objects.output.dry_run
+    assert files_under(tmp_path) == []
+
+
 def test_an_empty_results_dir_keyword_is_the_commands_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     line = refused(run_kmdr([*TINY, "results_dir="], tmp_path), "results_dir is empty")
