@@ -158,7 +158,9 @@ def test_multirun_names_the_job_the_data_cannot_run(tmp_path, capsys):
         command.kmdr(argv)
     assert exc.value.code == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert last.startswith("kmdr: error: [job 1: reducer=svd] r = 20 is too large for reducer")
+    # the job named by its overrides (Hydra's override_dirname)
+    assert last.startswith("kmdr: error: [job 1: ") and " reducer=svd " in last
+    assert "] r = 20 is too large for reducer" in last
     cells = pd.read_csv(tmp_path / "results" / "custom" / "cells.csv")
     assert set(cells.reducer) == {"sign"}  # the job before it ran; the bad one wrote nothing
 
