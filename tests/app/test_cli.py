@@ -16,6 +16,7 @@ from _cases import case
 from _command import run_kmdr
 from _overrides import overridden, refusal
 from kmdr.app import compose as configs
+from kmdr.app.listing import list_presets
 from kmdr.config import presets
 
 KMDR = [sys.executable, "-c", "from kmdr.app import main; main()"]
@@ -277,7 +278,7 @@ def test_every_preset_composes_and_states_its_protocol():
 
 @pytest.mark.slow
 def test_presets_order_make_reproduce_in_the_papers_order():
-    listed = configs.presets()
+    listed = list_presets()
     orders = [p["order"] for p in listed]
     assert len(set(orders)) == len(orders)  # no two presets share a place
     papers = [p["name"] for p in listed if p["reproduce"] == "paper"]

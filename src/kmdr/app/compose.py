@@ -31,14 +31,13 @@ from pathlib import Path
 
 from kmdr.config.errors import ConfigError, warn_unused
 from kmdr.config.overrides import SEARCH_PATH, key, keys, parse
-from kmdr.config.presets import CONF_PACKAGE, check_package, env_conf_dir
+from kmdr.config.presets import config_path
 from kmdr.config.schema import (
     Configured,
     Output,
     RunConfig,
     default_results_dir,
     from_config,
-    to_container,
 )
 
 #: kmdr's config groups and the plural their listings use.
@@ -106,17 +105,14 @@ _register()
 
 
 @contextmanager
-def initialized(job_name: str = "kmdr") -> Iterator[None]:
-    """Hydra initialized on kmdr's configs for the Compose API while the block runs; Hydra's
-    global state is as it was after it."""
-    from hydra import initialize_config_dir, initialize_config_module
+def initialized(folder: str | os.PathLike | None = None) -> Iterator[None]:
+    """Hydra initialized for the Compose API on kmdr's configs (``folder``: another conf/
+    folder) while the block runs; Hydra's global state is as it was after it."""
+    from hydra import initialize, initialize_config_dir
 
-    env = env_conf_dir()
-    if env is not None:
-        init = initialize_config_dir(config_dir=str(env), version_base=None, job_name=job_name)
-    else:
-        check_package()
-        init = initialize_config_module(CONF_PACKAGE, version_base=None, job_name=job_name)
+    path = config_path() if folder is None else str(Path(folder).resolve())
+    start = initialize if path.startswith("pkg://") else initialize_config_dir  # (an absolute one)
+    init = start(path, version_base=None, job_name="kmdr")
     with init, hydra_notices_left_out():
         yield
 
@@ -358,25 +354,10 @@ def composed_presets(
     """Every preset of ``experiment/``, composed by Hydra with the schema (so defaults apply):
     ``(option name, DictConfig)``, by option name. ``folder``: another conf/ folder;
     ``overrides``: Hydra overrides applied to every preset."""
-    from hydra import compose, initialize_config_dir
+    from hydra import compose
 
-    if folder is None:
-        init = initialized()
-    else:
-        init = initialize_config_dir(
-            config_dir=str(Path(folder).resolve()), version_base=None, job_name="kmdr"
-        )
-    with init:
+    with initialized(folder):
         return [
             (name, compose(PRIMARY_CONFIG, overrides=[f"experiment={name}", *overrides]))
             for name in group_options("experiment")
         ]
-
-
-def presets(composed=None) -> list[dict]:
-    """Every ``conf/experiment`` preset: ``{"name": ..., **preset block}`` (enums as strings),
-    in the presets' ``order`` (then by name). ``composed``: pairs :func:`composed_presets`
-    returned (default: composed now)."""
-    pairs = composed_presets() if composed is None else composed
-    out = [{"name": name, **to_container(cfg.preset)} for name, cfg in pairs]
-    return sorted(out, key=lambda p: (p["order"], p["name"]))
