@@ -64,7 +64,10 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
         objects, given = Configured(experiment, Execution(), Output()), []
     else:
         overrides = [*([experiment] if isinstance(experiment, str) else experiment), *more]
-        objects, given = compose_job(overrides, "kmdr.run"), parse(overrides)
+        given = parse(overrides)
+        if results_dir is not None and output is None:  # composed once, as the last override
+            overrides.append("results_dir='" + os.fspath(results_dir).replace("'", "\\'") + "'")
+        objects = compose_job(overrides, "kmdr.run")
     wins = {f.name: "execution=" for f in fields(Execution) if execution is not None}
     wins |= {f.name: "output=" for f in fields(Output) if output is not None}
     folder = None if results_dir is None else os.fspath(results_dir)
