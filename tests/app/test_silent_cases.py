@@ -192,8 +192,8 @@ def test_a_resume_with_another_label_is_refused(tmp_path):
     )
     refused(
         proc,
-        f"reducer id 'sign' in {folder} holds reducer 'sign' (label 'RP'), this run asks "
-        "'sign' (label 'Gauss'): one label per id",
+        f"{folder} holds another protocol than this run's (reducers.sign.label=RP there, Gauss "
+        "here)",
         "name=...",
     )
     assert files_under(folder) == files and (folder / "cells.csv").read_bytes() == csv
@@ -206,8 +206,8 @@ def test_a_resume_with_another_reducer_under_the_id_is_refused(tmp_path, monkeyp
         kmdr.run(*TINY, "reducers.sign.name=gaussian", results_dir=folder.parent)
     assert "\n" not in str(err.value)
     assert (
-        f"reducer id 'sign' in {folder} holds reducer 'sign' (label 'RP'), this run asks "
-        "'gaussian' (label 'Gaussian RP'): one reducer per id"
+        f"{folder} holds another protocol than this run's (reducers.sign.name=sign there, "
+        "gaussian here, reducers.sign.label=RP there, Gaussian RP here)"
     ) in str(err.value)
     assert files_under(folder) == files and (folder / "cells.csv").read_bytes() == csv
     # under an id of its own it runs, beside the first reducer's cells
