@@ -292,7 +292,7 @@ def test_a_setting_given_two_ways_warns_and_the_object_wins(
 
     monkeypatch.chdir(tmp_path)
     with pytest.warns(UserWarning, match=re.escape(says)):
-        objects = _objects(list(overridden(TINY, *args)), (), *map(kwargs.get, OBJECTS))
+        objects, _ = _objects(list(overridden(TINY, *args)), (), *map(kwargs.get, OBJECTS))
     part, name, value = used
     assert getattr(getattr(objects, part), name) == value
     assert files_under(tmp_path) == []

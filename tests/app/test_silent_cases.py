@@ -56,7 +56,7 @@ def test_results_dir_as_override_and_keyword_warns_and_the_keyword_wins(tmp_path
 
     monkeypatch.chdir(tmp_path)
     with pytest.warns(UserWarning, match=re.escape("results_dir=a changes nothing")):
-        objects = _objects([*TINY, "results_dir=a"], (), None, None, "b")
+        objects = _objects([*TINY, "results_dir=a"], (), None, None, "b")[0]
     assert objects.output.results_dir == "b"
     assert files_under(tmp_path) == []
 
@@ -67,7 +67,7 @@ def test_an_output_given_wins_over_every_output_override(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.warns(UserWarning, match=re.escape("results_dir=a changes nothing: kmdr.run's "
                                                    "output= wins; drop it")):  # fmt: skip
-        objects = _objects([*TINY, "results_dir=a"], (), None, kmdr.Output(dry_run=True), None)
+        objects, _ = _objects([*TINY, "results_dir=a"], (), None, kmdr.Output(dry_run=True), None)
     assert objects.output.results_dir == "my_results" and objects.output.dry_run
     assert files_under(tmp_path) == []
 

@@ -34,7 +34,8 @@ from pathlib import Path
 
 
 def _objects(experiment, more: tuple, execution, output, results_dir):
-    """The run's :class:`~kmdr.config.schema.Configured`, from an Experiment or overrides.
+    """The run's :class:`~kmdr.config.schema.Configured`, from an Experiment or overrides, and
+    the files a config folder the overrides add supplied (:func:`kmdr.app.compose.composed_job`).
 
     The objects given win: ``execution=`` gives every Execution setting, ``output=`` every
     Output setting, and ``results_dir=`` the folder, over the Output's and an override's. A
@@ -43,7 +44,7 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
     line's would (:func:`kmdr.app.protocol.default_folder`)."""
     from dataclasses import fields, replace
 
-    from kmdr.app.compose import compose_job
+    from kmdr.app.compose import composed_job
     from kmdr.app.protocol import default_folder
     from kmdr.config.errors import ConfigError, warn_unused
     from kmdr.config.overrides import key, parse
@@ -61,13 +62,13 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
                 "kmdr.run takes an Experiment or override strings, not both; apply overrides "
                 "with kmdr.compose(*overrides)"
             )
-        objects, given = Configured(experiment, Execution(), Output()), []
+        objects, given, files = Configured(experiment, Execution(), Output()), [], {}
     else:
         overrides = [*([experiment] if isinstance(experiment, str) else experiment), *more]
         given = parse(overrides)
         if results_dir is not None and output is None:  # composed once, as the last override
             overrides.append("results_dir='" + os.fspath(results_dir).replace("'", "\\'") + "'")
-        objects = compose_job(overrides, "kmdr.run")
+        objects, files = composed_job(overrides, "kmdr.run")
     wins = {f.name: "execution=" for f in fields(Execution) if execution is not None}
     wins |= {f.name: "output=" for f in fields(Output) if output is not None}
     folder = None if results_dir is None else os.fspath(results_dir)
@@ -88,7 +89,7 @@ def _objects(experiment, more: tuple, execution, output, results_dir):
     output = output or objects.output
     if output.results_dir != folder:
         output = replace(output, results_dir=folder)
-    return Configured(objects.experiment, execution or objects.execution, output)
+    return Configured(objects.experiment, execution or objects.execution, output), files
 
 
 def compose(*overrides: str):
@@ -145,9 +146,9 @@ def run(
     from kmdr.app.callbacks import conclude
     from kmdr.app.task import RunError, execute, finish, skipped_line
 
-    objects = _objects(experiment, overrides, execution, output, results_dir)
+    objects, files = _objects(experiment, overrides, execution, output, results_dir)
     with console(), logging_for(objects.output.verbosity):
-        outcome, experiment, output = execute(objects)
+        outcome, experiment, output = execute(objects, config_files=files)
         if skipped_line(outcome, experiment):
             raise RunError(skipped_line(outcome, experiment))
         if outcome.status == "dry_run":

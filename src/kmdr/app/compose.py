@@ -318,10 +318,17 @@ def _from_start_folder(data: str | None, hc, objects: Configured) -> Configured:
 
 
 def compose_job(overrides, caller: str = "this") -> Configured:
+    """:func:`composed_job`'s checked objects alone."""
+    return composed_job(overrides, caller)[0]
+
+
+def composed_job(overrides, caller: str = "this") -> tuple[Configured, dict[str, str]]:
     """Compose ``overrides`` (a str or a list of str in the command line's grammar: one job's)
     as the command line composes one job, and check it (:func:`checked`); what Hydra's grammar
     refuses, Hydra reports. A setting of Hydra's own run (``hydra/launcher=joblib``) would be
-    composed and never read, as no Hydra run starts: one line naming ``caller`` and it."""
+    composed and never read, as no Hydra run starts: one line naming ``caller`` and it. With
+    the objects, the file of each option a folder the overrides add (``hydra.searchpath``)
+    supplied, as the command line's record names them (:func:`kmdr.app.protocol.users_files`)."""
     items = [overrides] if isinstance(overrides, str) else [*overrides]
     for override in parse(items):
         name = key(override)
@@ -342,7 +349,9 @@ def compose_job(overrides, caller: str = "this") -> Configured:
         hc = cfg.hydra
         with read_write(cfg), open_dict(cfg):  # the job's config, as under hydra.main
             del cfg["hydra"]
-        return checked(cfg, hc)
+        from kmdr.app.protocol import users_files
+
+        return checked(cfg, hc), users_files(hc.runtime.choices, hc.searchpath)
 
 
 # -- every preset ---------------------------------------------------------------------------------

@@ -127,10 +127,11 @@ def own_configs_alone() -> Iterator[None]:
             GlobalHydra.instance().initialize(job)
 
 
-def users_option(group: str, name: str) -> str | None:
+def users_option(group: str, name: str, added=()) -> str | None:
     """The file of option ``group/name`` when a folder the job added (``-cd``,
     ``hydra.searchpath``) holds the one the job's search path finds first, else None (kmdr's
-    own, or no job running)."""
+    own, or no job running). ``added``: the job's ``hydra.searchpath`` folders, searched after
+    the search path's sources (where Hydra puts them), which the Compose API does not keep."""
     from hydra.core.global_hydra import GlobalHydra
 
     from kmdr.config.search_path import USER_PROVIDER
@@ -142,15 +143,20 @@ def users_option(group: str, name: str) -> str | None:
             if source.provider == USER_PROVIDER or source.provider.startswith("hydra.searchpath"):
                 return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
             return None
+    for folder in (str(f) for f in added if "://" not in str(f) or str(f).startswith("file://")):
+        file = Path(folder.removeprefix("file://")).expanduser() / group / f"{name}.yaml"
+        if file.is_file():
+            return str(file)
     return None
 
 
-def users_files(choices) -> dict[str, str]:
+def users_files(choices, added=()) -> dict[str, str]:
     """The file of each option of the job's ``choices`` (``hc.runtime.choices``: experiment,
     dataset, reducer) that a folder the job added supplied in place of kmdr's
-    (:func:`users_option`), by group: what the run record names as its ``config_files``."""
+    (:func:`users_option`; ``added``: its ``hydra.searchpath``), by group: what the run record
+    names as its ``config_files``."""
     groups = ("experiment", "dataset", "reducer")
-    files = {g: users_option(g, str(choices[g])) for g in groups if choices.get(g)}
+    files = {g: users_option(g, str(choices[g]), added) for g in groups if choices.get(g)}
     return {group: file for group, file in files.items() if file is not None}
 
 
