@@ -10,10 +10,9 @@
 * :func:`checked`: a job Hydra composed (its config and its Hydra config), checked and turned into
   the run's objects once (:class:`~kmdr.config.schema.Configured`), which its record keeps:
   every setting given is used, refused in one line (a list of datasets or presets) or warned
-  about when it changes nothing (an override of a reducer entry the run filters out); a run
-  outside the paper presets that names no results folder goes to
-  :data:`~kmdr.config.schema.OWN_RESULTS_DIR`. The command line's task,
-  ``kmdr.run`` and ``make reproduce`` all check a job here.
+  about when it changes nothing (an override of a reducer entry the run filters out). The
+  command line's task, ``kmdr.run`` and ``make reproduce`` all check a job here; a run that
+  names no results folder goes where :func:`kmdr.app.protocol.default_folder` says.
 * :func:`compose_job`: the same job composed from override strings with Hydra's Compose API
   (``kmdr.run``, :func:`kmdr.compose`, ``make reproduce``), inside :func:`initialized`, which
   leaves Hydra's global state as it found it.
@@ -34,9 +33,7 @@ from kmdr.config.overrides import SEARCH_PATH, key, keys, parse
 from kmdr.config.presets import config_path
 from kmdr.config.schema import (
     Configured,
-    Output,
     RunConfig,
-    default_results_dir,
     from_config,
 )
 
@@ -269,8 +266,6 @@ def checked(cfg, hc) -> Configured:
     """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
     run's objects, once (see the module docstring); they are what the run records. Raises a
     one-line ConfigError."""
-    from dataclasses import replace
-
     from kmdr.config.overrides import check_unread
 
     task = [*hc.overrides.task]
@@ -283,17 +278,13 @@ def checked(cfg, hc) -> Configured:
     if only is not None:
         _preset_entries(cfg, hc, search)
     entries = list(cfg.get("reducers") or ())
+    # results/ holds the presets' cells only: a run's caller (the command line's task,
+    # kmdr.run) that names no folder chooses it (kmdr.app.protocol.default_folder)
     objects = from_config(cfg, only_reducers=only)
-    output = objects.output
-    if output.results_dir == Output.results_dir and "results_dir" not in keys(task):
-        # results/ holds the presets' cells only: the run's caller (the command line's task,
-        # kmdr.run) narrows a preset's to its protocol (kmdr.app.protocol.default_folder)
-        folder = default_results_dir(cfg.preset.reproduce)
-        output = replace(output, results_dir=folder)
     # an override the run does not read warns; the objects keep the setting's default
     quick = cfg.quick_grid if cfg.quick else None
     check_unread(task, objects.experiment, quick_grid=quick, entries=entries)
-    return _from_start_folder(cfg.get("data_dir"), hc, objects._replace(output=output))
+    return _from_start_folder(cfg.get("data_dir"), hc, objects)
 
 
 def _from_start_folder(data: str | None, hc, objects: Configured) -> Configured:
