@@ -132,6 +132,39 @@ def is_option(group: str, name: str) -> bool:
     return any(source.is_config(f"{group}/{name}") for source in sources)
 
 
+def users_option(group: str, name: str, added=()) -> str | None:
+    """The file of option ``group/name`` when a folder the job added (``-cd``,
+    ``hydra.searchpath``) holds the one the job's search path finds first, else None (kmdr's
+    own, or no job running). ``added``: the job's ``hydra.searchpath`` folders, searched after
+    the search path's sources (where Hydra puts them), which the Compose API does not keep."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from kmdr.config.search_path import USER_PROVIDER
+
+    if not GlobalHydra.instance().is_initialized():
+        return None
+    for source in GlobalHydra.instance().config_loader().get_sources():
+        if source.is_config(f"{group}/{name}"):
+            if source.provider == USER_PROVIDER or source.provider.startswith("hydra.searchpath"):
+                return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
+            return None
+    for folder in (str(f) for f in added if "://" not in str(f) or str(f).startswith("file://")):
+        file = Path(folder.removeprefix("file://")).expanduser() / group / f"{name}.yaml"
+        if file.is_file():
+            return str(file)
+    return None
+
+
+def users_files(choices, added=()) -> dict[str, str]:
+    """The file of each option of the job's ``choices`` (``hc.runtime.choices``: experiment,
+    dataset, reducer) that a folder the job added supplied in place of kmdr's
+    (:func:`users_option`; ``added``: its ``hydra.searchpath``), by group: what the run record
+    names as its ``config_files``."""
+    groups = ("experiment", "dataset", "reducer")
+    files = {g: users_option(g, str(choices[g]), added) for g in groups if choices.get(g)}
+    return {group: file for group, file in files.items() if file is not None}
+
+
 # -- a job, checked -------------------------------------------------------------------------------
 
 
@@ -319,7 +352,7 @@ def composed_job(overrides, caller: str = "this") -> tuple[Configured, dict[str,
     refuses, Hydra reports. A setting of Hydra's own run (``hydra/launcher=joblib``) would be
     composed and never read, as no Hydra run starts: one line naming ``caller`` and it. With
     the objects, the file of each option a folder the overrides add (``hydra.searchpath``)
-    supplied, as the command line's record names them (:func:`kmdr.app.protocol.users_files`)."""
+    supplied, as the command line's record names them (:func:`users_files`)."""
     items = [overrides] if isinstance(overrides, str) else [*overrides]
     for override in parse(items):
         name = key(override)
@@ -340,8 +373,6 @@ def composed_job(overrides, caller: str = "this") -> tuple[Configured, dict[str,
         hc = cfg.hydra
         with read_write(cfg), open_dict(cfg):  # the job's config, as under hydra.main
             del cfg["hydra"]
-        from kmdr.app.protocol import users_files
-
         return checked(cfg, hc), users_files(hc.runtime.choices, hc.searchpath)
 
 

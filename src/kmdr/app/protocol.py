@@ -127,39 +127,6 @@ def own_configs_alone() -> Iterator[None]:
             GlobalHydra.instance().initialize(job)
 
 
-def users_option(group: str, name: str, added=()) -> str | None:
-    """The file of option ``group/name`` when a folder the job added (``-cd``,
-    ``hydra.searchpath``) holds the one the job's search path finds first, else None (kmdr's
-    own, or no job running). ``added``: the job's ``hydra.searchpath`` folders, searched after
-    the search path's sources (where Hydra puts them), which the Compose API does not keep."""
-    from hydra.core.global_hydra import GlobalHydra
-
-    from kmdr.config.search_path import USER_PROVIDER
-
-    if not GlobalHydra.instance().is_initialized():
-        return None
-    for source in GlobalHydra.instance().config_loader().get_sources():
-        if source.is_config(f"{group}/{name}"):
-            if source.provider == USER_PROVIDER or source.provider.startswith("hydra.searchpath"):
-                return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
-            return None
-    for folder in (str(f) for f in added if "://" not in str(f) or str(f).startswith("file://")):
-        file = Path(folder.removeprefix("file://")).expanduser() / group / f"{name}.yaml"
-        if file.is_file():
-            return str(file)
-    return None
-
-
-def users_files(choices, added=()) -> dict[str, str]:
-    """The file of each option of the job's ``choices`` (``hc.runtime.choices``: experiment,
-    dataset, reducer) that a folder the job added supplied in place of kmdr's
-    (:func:`users_option`; ``added``: its ``hydra.searchpath``), by group: what the run record
-    names as its ``config_files``."""
-    groups = ("experiment", "dataset", "reducer")
-    files = {g: users_option(g, str(choices[g]), added) for g in groups if choices.get(g)}
-    return {group: file for group, file in files.items() if file is not None}
-
-
 def planned_cells(experiment) -> dict[str, dict]:
     """Every cell ``experiment`` computes, by cell id: its identity (as
     :func:`kmdr.results.cells.make_cell` builds it and the cell id hashes it) and its label
@@ -228,7 +195,7 @@ def default_folder(experiment) -> str:
     kmdr's own preset of the run's name, :func:`own_configs_alone`), said in one line; the
     committed ``results`` for the preset's protocol or a part of it."""
     from kmdr._log import warn
-    from kmdr.app.compose import is_option
+    from kmdr.app.compose import is_option, users_option
     from kmdr.config.schema import OWN_RESULTS_DIR, default_results_dir
 
     folder = default_results_dir(experiment.preset.reproduce)

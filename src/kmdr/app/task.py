@@ -89,7 +89,7 @@ def execute(objects, launcher_jobs: int = 1, config_files=None):
     """Run the checked job ``objects`` (a :class:`kmdr.config.schema.Configured`) in this
     process's session (:meth:`kmdr.engine.session.Session.run`: the one way every route runs an
     experiment); ``(outcome, experiment, output)``. ``config_files``: the options a user's
-    config folder supplied, by file, for the run record (:func:`kmdr.app.protocol.users_files`).
+    config folder supplied, by file, for the run record (:func:`kmdr.app.compose.users_files`).
 
     Raises :class:`~kmdr.config.errors.ConfigError` before any work for a problem with the
     config, :class:`RunError` for a run that fails, and KeyboardInterrupt when stopped (the
@@ -175,9 +175,9 @@ def run(cfg) -> JobResult | None:
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
-    from kmdr.app.compose import checked, warn_multirun_settings
+    from kmdr.app.compose import checked, users_files, warn_multirun_settings
     from kmdr.app.drawing import draw_before_stop
-    from kmdr.app.protocol import default_folder, users_files
+    from kmdr.app.protocol import default_folder
     from kmdr.config.overrides import keys
 
     hc = HydraConfig.get()
