@@ -16,6 +16,7 @@ from _cases import case
 from _command import run_kmdr
 from _overrides import overridden, refusal
 from kmdr.app import compose as configs
+from kmdr.app.listing import list_presets
 from kmdr.config import presets
 
 KMDR = [sys.executable, "-c", "from kmdr.app import main; main()"]
@@ -158,7 +159,9 @@ def test_multirun_names_the_job_the_data_cannot_run(tmp_path, capsys):
         command.kmdr(argv)
     assert exc.value.code == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert last.startswith("kmdr: error: [job 1: reducer=svd] r = 20 is too large for reducer")
+    # the job named by its overrides (Hydra's override_dirname)
+    assert last.startswith("kmdr: error: [job 1: ") and " reducer=svd " in last
+    assert "] r = 20 is too large for reducer" in last
     cells = pd.read_csv(tmp_path / "results" / "custom" / "cells.csv")
     assert set(cells.reducer) == {"sign"}  # the job before it ran; the bad one wrote nothing
 
@@ -275,7 +278,7 @@ def test_every_preset_composes_and_states_its_protocol():
 
 @pytest.mark.slow
 def test_presets_order_make_reproduce_in_the_papers_order():
-    listed = configs.presets()
+    listed = list_presets()
     orders = [p["order"] for p in listed]
     assert len(set(orders)) == len(orders)  # no two presets share a place
     papers = [p["name"] for p in listed if p["reproduce"] == "paper"]

@@ -256,8 +256,7 @@ OBJECTS = ("execution", "output", "results_dir")
             ("n_jobs=2",),
             {"execution": Execution(n_jobs=1)},
             ("execution", "n_jobs", 1),
-            says="n_jobs=2 changes nothing: kmdr.run's execution= gives the run's Execution, "
-            "which wins; drop the override",
+            says="n_jobs=2 changes nothing: kmdr.run's execution= wins; drop it",
             doing="configure",
             cause="kmdr.run was given a setting both as an override and in the object it takes "
             "(execution=, output=): the object is the run's",
@@ -269,7 +268,7 @@ OBJECTS = ("execution", "output", "results_dir")
             ("figures=false",),
             {"output": Output(results_dir="x", dry_run=True)},
             ("output", "figures", True),
-            "figures=false changes nothing: kmdr.run's output=/results_dir= gives the run's Output",
+            "figures=false changes nothing: kmdr.run's output= wins; drop it",
             id="output",
         ),
         case(
@@ -277,7 +276,7 @@ OBJECTS = ("execution", "output", "results_dir")
             {"output": Output(results_dir="a", dry_run=True), "results_dir": "b"},
             ("output", "results_dir", "b"),
             says="output=Output(results_dir='a') changes nothing: kmdr.run's results_dir='b' "
-            "wins; give it once",
+            "wins; drop it",
             doing="configure",
             cause="kmdr.run was given results_dir= beside an output= that names another folder",
             fix="give the folder once: results_dir=, or the Output's",
@@ -293,7 +292,7 @@ def test_a_setting_given_two_ways_warns_and_the_object_wins(
 
     monkeypatch.chdir(tmp_path)
     with pytest.warns(UserWarning, match=re.escape(says)):
-        objects = _objects(list(overridden(TINY, *args)), (), *map(kwargs.get, OBJECTS))
+        objects, _ = _objects(list(overridden(TINY, *args)), (), *map(kwargs.get, OBJECTS))
     part, name, value = used
     assert getattr(getattr(objects, part), name) == value
     assert files_under(tmp_path) == []

@@ -225,11 +225,11 @@ def test_the_issues_command_goes_to_my_results(committed):
     from kmdr.app.api import _objects
 
     run = ["experiment=bzmd14_orl", "reducer=sign", "r_grid=[5]", "repeats=1"]
-    assert _objects([*run, "seed=7"], (), None, None, None).output.results_dir == "my_results"
-    assert _objects(run, (), None, None, None).output.results_dir == "results"
+    assert _objects([*run, "seed=7"], (), None, None, None)[0].output.results_dir == "my_results"
+    assert _objects(run, (), None, None, None)[0].output.results_dir == "results"
     # an Experiment built in Python takes the same route
     experiment = dataclasses.replace(kmdr.compose(*run), seed=7)
-    assert _objects(experiment, (), None, None, None).output.results_dir == "my_results"
+    assert _objects(experiment, (), None, None, None)[0].output.results_dir == "my_results"
 
 
 # -- a user's -cd folder comes first ----------------------------------------------------------
@@ -288,6 +288,22 @@ def test_a_users_folder_comes_first_and_writes_to_my_results(
         k: (committed / "my" / v).resolve() for k, v in files.items()
     }
     assert _files(committed / "results") == before
+
+
+def test_kmdr_run_names_the_file_of_an_option_a_folder_of_its_own_supplied(tmp_path):
+    """``kmdr.run`` takes a config folder as ``hydra.searchpath`` (the Compose API's -cd): its
+    record names the file of each option it supplied, as the command line's does."""
+    mine = tmp_path / "my" / "experiment" / "mine.yaml"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("# @package _global_\nname: mine\nr_grid: [2]\nrepeats: 1\n")
+    args = ["+dataset.params={n_samples:60,n_features:12,n_clusters:3}", "kmeans.n_init=1"]
+    kmdr.run(f"hydra.searchpath=[file://{tmp_path / 'my'}]", "experiment=mine", *args,
+             output=kmdr.Output(results_dir=str(tmp_path / "r"), figures=False, progress=False))
+    (record,) = (tmp_path / "r" / "mine" / "runs").glob("*.json")
+    assert json.loads(record.read_text())["config_files"] == {"experiment": str(mine)}
+    kmdr.run(*args, "r_grid=[2]", "repeats=1", results_dir=tmp_path / "r")  # kmdr's options only
+    assert all(json.loads(r.read_text())["config_files"] == {}
+               for r in (tmp_path / "r" / "custom" / "runs").glob("*.json"))
 
 
 def test_kmdr_list_marks_the_users_options(tmp_path, capsys):

@@ -56,8 +56,19 @@ def test_results_dir_as_override_and_keyword_warns_and_the_keyword_wins(tmp_path
 
     monkeypatch.chdir(tmp_path)
     with pytest.warns(UserWarning, match=re.escape("results_dir=a changes nothing")):
-        objects = _objects([*TINY, "results_dir=a"], (), None, None, "b")
+        objects = _objects([*TINY, "results_dir=a"], (), None, None, "b")[0]
     assert objects.output.results_dir == "b"
+    assert files_under(tmp_path) == []
+
+
+def test_an_output_given_wins_over_every_output_override(tmp_path, monkeypatch):
+    from kmdr.app.api import _objects
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match=re.escape("results_dir=a changes nothing: kmdr.run's "
+                                                   "output= wins; drop it")):  # fmt: skip
+        objects, _ = _objects([*TINY, "results_dir=a"], (), None, kmdr.Output(dry_run=True), None)
+    assert objects.output.results_dir == "my_results" and objects.output.dry_run
     assert files_under(tmp_path) == []
 
 
@@ -181,8 +192,8 @@ def test_a_resume_with_another_label_is_refused(tmp_path):
     )
     refused(
         proc,
-        f"reducer id 'sign' in {folder} holds reducer 'sign' (label 'RP'), this run asks "
-        "'sign' (label 'Gauss'): one label per id",
+        f"{folder} holds another protocol than this run's (reducers.sign.label=RP there, Gauss "
+        "here)",
         "name=...",
     )
     assert files_under(folder) == files and (folder / "cells.csv").read_bytes() == csv
@@ -195,8 +206,8 @@ def test_a_resume_with_another_reducer_under_the_id_is_refused(tmp_path, monkeyp
         kmdr.run(*TINY, "reducers.sign.name=gaussian", results_dir=folder.parent)
     assert "\n" not in str(err.value)
     assert (
-        f"reducer id 'sign' in {folder} holds reducer 'sign' (label 'RP'), this run asks "
-        "'gaussian' (label 'Gaussian RP'): one reducer per id"
+        f"{folder} holds another protocol than this run's (reducers.sign.name=sign there, "
+        "gaussian here, reducers.sign.label=RP there, Gaussian RP here)"
     ) in str(err.value)
     assert files_under(folder) == files and (folder / "cells.csv").read_bytes() == csv
     # under an id of its own it runs, beside the first reducer's cells

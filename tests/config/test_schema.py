@@ -199,7 +199,9 @@ def test_multirun_names_the_bad_job(tmp_path, capsys):
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
     assert "Traceback" not in err
-    assert last.startswith("kmdr: error: [job 2: kmeans.n_init=0 seed=0] 'kmeans.n_init' must be")
+    # the job named by its overrides (Hydra's override_dirname: sorted by key)
+    assert last.startswith("kmdr: error: [job 2: ") and " kmeans.n_init=0 " in last
+    assert " seed=0] 'kmeans.n_init' must be" in last
     # Hydra's sweeper runs the jobs in order: the two valid ones ran, the bad one wrote nothing.
     cells = (tmp_path / "results" / "custom" / "cells.csv").read_text()
     assert "kmeans_n_init" in cells and len(cells.strip().splitlines()) == 1 + 2 * 2

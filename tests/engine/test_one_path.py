@@ -43,7 +43,6 @@ ONCE = [
     ("kmdr/config/checks.py", "check_against_data"),
     ("kmdr/config/overrides.py", "check_unread"),
     ("kmdr/app/protocol.py", "check_folder"),
-    ("kmdr/engine/resume_check.py", "check_resume"),
     ("kmdr/engine/session.py", "run"),
     ("kmdr/engine/session.py", "load"),
     ("kmdr/engine/data_path.py", "data_path"),

@@ -4,7 +4,7 @@ trials, and its γ grid turned into m = max(1, round(γ p)) entries kept per row
 import pytest
 
 import kmdr
-from kmdr.app.compose import presets
+from kmdr.app.listing import list_presets as presets
 
 #: γ as read off the paper's figure (accuracy vs γ on MNIST).
 GAMMAS = (0.005, 0.008, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3)

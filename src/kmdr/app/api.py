@@ -34,62 +34,62 @@ from pathlib import Path
 
 
 def _objects(experiment, more: tuple, execution, output, results_dir):
-    """The run's :class:`~kmdr.config.schema.Configured`, from an Experiment or overrides. The
-    objects given win (``execution=``, ``output=``, and ``results_dir=`` over both): an override
-    or a folder they replace changes nothing, and warns in one line. A run left in the default
-    folder goes where the command line's would (:func:`kmdr.app.protocol.default_folder`)."""
+    """The run's :class:`~kmdr.config.schema.Configured`, from an Experiment or overrides, and
+    the files a config folder the overrides add supplied (:func:`kmdr.app.compose.composed_job`).
+
+    The objects given win: ``execution=`` gives every Execution setting, ``output=`` every
+    Output setting, and ``results_dir=`` the folder, over the Output's and an override's. A
+    setting they replace (an override, or the Output's own folder beside ``results_dir=``)
+    changes nothing, and warns in one line. A run that names no folder goes where the command
+    line's would (:func:`kmdr.app.protocol.default_folder`)."""
     from dataclasses import fields, replace
 
-    from kmdr.app.compose import compose_job
+    from kmdr.app.compose import composed_job
     from kmdr.app.protocol import default_folder
     from kmdr.config.errors import ConfigError, warn_unused
     from kmdr.config.overrides import key, parse
     from kmdr.config.schema import Configured, Execution, Experiment, Output
 
-    for value, kind in ((execution, Execution), (output, Output)):
-        if value is not None and not isinstance(value, kind):
+    for value, cls in ((execution, Execution), (output, Output)):
+        if value is not None and not isinstance(value, cls):
             raise ConfigError(
-                f"kmdr.run's {kind.__name__.lower()}= takes a kmdr.{kind.__name__}, not "
+                f"kmdr.run's {cls.__name__.lower()}= takes a kmdr.{cls.__name__}, not "
                 f"{value!r} ({type(value).__name__})"
             )
-    if isinstance(experiment, Experiment) and more:
-        raise ConfigError(
-            "kmdr.run takes an Experiment or override strings, not both; apply overrides with "
-            "kmdr.compose(*overrides)"
-        )
-    text = None if results_dir is None else os.fspath(results_dir)  # "" is refused as such
     if isinstance(experiment, Experiment):
-        objects, given = Configured(experiment, Execution(), Output()), []
+        if more:
+            raise ConfigError(
+                "kmdr.run takes an Experiment or override strings, not both; apply overrides "
+                "with kmdr.compose(*overrides)"
+            )
+        objects, given, files = Configured(experiment, Execution(), Output()), [], {}
     else:
         overrides = [*([experiment] if isinstance(experiment, str) else experiment), *more]
         given = parse(overrides)
-        if text is not None and output is None:  # composed once, as the last override
-            overrides.append("results_dir='" + text.replace("'", "\\'") + "'")
-        objects = compose_job(overrides, "kmdr.run")
+        if results_dir is not None and output is None:  # composed once, as the last override
+            overrides.append("results_dir='" + os.fspath(results_dir).replace("'", "\\'") + "'")
+        objects, files = composed_job(overrides, "kmdr.run")
+    wins = {f.name: "execution=" for f in fields(Execution) if execution is not None}
+    wins |= {f.name: "output=" for f in fields(Output) if output is not None}
+    folder = None if results_dir is None else os.fspath(results_dir)
+    if folder is not None:
+        wins["results_dir"] = f"results_dir={folder!r}"
     mine = Output.results_dir if output is None else output.results_dir
-    if text is not None and mine not in (Output.results_dir, text):
-        warn_unused(
-            f"output=Output(results_dir={output.results_dir!r}) changes nothing: kmdr.run's "
-            f"results_dir={text!r} wins; give it once"
-        )
-    wins = {Execution: execution, Output: output}
-    for cls, value in wins.items():
-        names = {f.name for f in fields(cls)} if value is not None else set()
-        names |= {"results_dir"} if cls is Output and text is not None else set()
-        word = "execution=" if cls is Execution else "output=/results_dir="
-        for override in (o for o in given if key(o).split(".")[0] in names):
-            warn_unused(
-                f"{override.input_line} changes nothing: kmdr.run's {word} gives the run's "
-                f"{cls.__name__}, which wins; drop the override"
-            )
-    if text is None and mine != Output.results_dir:
-        text = mine
-    elif text is None:  # the overrides' folder, else results/ for the presets' cells only
-        given_dir = "results_dir" in map(key, given)
-        text = objects.output.results_dir if given_dir else default_folder(objects.experiment)
-    if output is not None or objects.output.results_dir != text:
-        output = replace(output or objects.output, results_dir=text)
-    return Configured(objects.experiment, execution or objects.execution, output or objects.output)
+    replaced = [(o.input_line, wins[k]) for o in given if (k := key(o).split(".")[0]) in wins]
+    if folder is not None and mine not in (Output.results_dir, folder):
+        replaced.append((f"output=Output(results_dir={mine!r})", wins["results_dir"]))
+    for line, what in replaced:
+        warn_unused(f"{line} changes nothing: kmdr.run's {what} wins; drop it")
+    if folder is None and mine != Output.results_dir:
+        folder = mine
+    elif folder is None and output is None and "results_dir" in map(key, given):
+        folder = objects.output.results_dir
+    elif folder is None:  # results/ holds the presets' cells only
+        folder = default_folder(objects.experiment)
+    output = output or objects.output
+    if output.results_dir != folder:
+        output = replace(output, results_dir=folder)
+    return Configured(objects.experiment, execution or objects.execution, output), files
 
 
 def compose(*overrides: str):
@@ -146,9 +146,9 @@ def run(
     from kmdr.app.callbacks import conclude
     from kmdr.app.task import RunError, execute, finish, skipped_line
 
-    objects = _objects(experiment, overrides, execution, output, results_dir)
+    objects, files = _objects(experiment, overrides, execution, output, results_dir)
     with console(), logging_for(objects.output.verbosity):
-        outcome, experiment, output = execute(objects)
+        outcome, experiment, output = execute(objects, config_files=files)
         if skipped_line(outcome, experiment):
             raise RunError(skipped_line(outcome, experiment))
         if outcome.status == "dry_run":

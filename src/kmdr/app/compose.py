@@ -10,10 +10,9 @@
 * :func:`checked`: a job Hydra composed (its config and its Hydra config), checked and turned into
   the run's objects once (:class:`~kmdr.config.schema.Configured`), which its record keeps:
   every setting given is used, refused in one line (a list of datasets or presets) or warned
-  about when it changes nothing (an override of a reducer entry the run filters out); a run
-  outside the paper presets that names no results folder goes to
-  :data:`~kmdr.config.schema.OWN_RESULTS_DIR`. The command line's task,
-  ``kmdr.run`` and ``make reproduce`` all check a job here.
+  about when it changes nothing (an override of a reducer entry the run filters out). The
+  command line's task, ``kmdr.run`` and ``make reproduce`` all check a job here; a run that
+  names no results folder goes where :func:`kmdr.app.protocol.default_folder` says.
 * :func:`compose_job`: the same job composed from override strings with Hydra's Compose API
   (``kmdr.run``, :func:`kmdr.compose`, ``make reproduce``), inside :func:`initialized`, which
   leaves Hydra's global state as it found it.
@@ -31,14 +30,11 @@ from pathlib import Path
 
 from kmdr.config.errors import ConfigError, warn_unused
 from kmdr.config.overrides import SEARCH_PATH, key, keys, parse
-from kmdr.config.presets import CONF_PACKAGE, check_package, env_conf_dir
+from kmdr.config.presets import config_path
 from kmdr.config.schema import (
     Configured,
-    Output,
     RunConfig,
-    default_results_dir,
     from_config,
-    to_container,
 )
 
 #: kmdr's config groups and the plural their listings use.
@@ -106,17 +102,14 @@ _register()
 
 
 @contextmanager
-def initialized(job_name: str = "kmdr") -> Iterator[None]:
-    """Hydra initialized on kmdr's configs for the Compose API while the block runs; Hydra's
-    global state is as it was after it."""
-    from hydra import initialize_config_dir, initialize_config_module
+def initialized(folder: str | os.PathLike | None = None) -> Iterator[None]:
+    """Hydra initialized for the Compose API on kmdr's configs (``folder``: another conf/
+    folder) while the block runs; Hydra's global state is as it was after it."""
+    from hydra import initialize, initialize_config_dir
 
-    env = env_conf_dir()
-    if env is not None:
-        init = initialize_config_dir(config_dir=str(env), version_base=None, job_name=job_name)
-    else:
-        check_package()
-        init = initialize_config_module(CONF_PACKAGE, version_base=None, job_name=job_name)
+    path = config_path() if folder is None else str(Path(folder).resolve())
+    start = initialize if path.startswith("pkg://") else initialize_config_dir  # (an absolute one)
+    init = start(path, version_base=None, job_name="kmdr")
     with init, hydra_notices_left_out():
         yield
 
@@ -137,6 +130,39 @@ def is_option(group: str, name: str) -> bool:
 
     sources = GlobalHydra.instance().config_loader().get_sources()
     return any(source.is_config(f"{group}/{name}") for source in sources)
+
+
+def users_option(group: str, name: str, added=()) -> str | None:
+    """The file of option ``group/name`` when a folder the job added (``-cd``,
+    ``hydra.searchpath``) holds the one the job's search path finds first, else None (kmdr's
+    own, or no job running). ``added``: the job's ``hydra.searchpath`` folders, searched after
+    the search path's sources (where Hydra puts them), which the Compose API does not keep."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from kmdr.config.search_path import USER_PROVIDER
+
+    if not GlobalHydra.instance().is_initialized():
+        return None
+    for source in GlobalHydra.instance().config_loader().get_sources():
+        if source.is_config(f"{group}/{name}"):
+            if source.provider == USER_PROVIDER or source.provider.startswith("hydra.searchpath"):
+                return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
+            return None
+    for folder in (str(f) for f in added if "://" not in str(f) or str(f).startswith("file://")):
+        file = Path(folder.removeprefix("file://")).expanduser() / group / f"{name}.yaml"
+        if file.is_file():
+            return str(file)
+    return None
+
+
+def users_files(choices, added=()) -> dict[str, str]:
+    """The file of each option of the job's ``choices`` (``hc.runtime.choices``: experiment,
+    dataset, reducer) that a folder the job added supplied in place of kmdr's
+    (:func:`users_option`; ``added``: its ``hydra.searchpath``), by group: what the run record
+    names as its ``config_files``."""
+    groups = ("experiment", "dataset", "reducer")
+    files = {g: users_option(g, str(choices[g]), added) for g in groups if choices.get(g)}
+    return {group: file for group, file in files.items() if file is not None}
 
 
 # -- a job, checked -------------------------------------------------------------------------------
@@ -273,8 +299,6 @@ def checked(cfg, hc) -> Configured:
     """The job ``cfg`` (composed by Hydra; ``hc``: its Hydra config) checked and turned into the
     run's objects, once (see the module docstring); they are what the run records. Raises a
     one-line ConfigError."""
-    from dataclasses import replace
-
     from kmdr.config.overrides import check_unread
 
     task = [*hc.overrides.task]
@@ -287,17 +311,13 @@ def checked(cfg, hc) -> Configured:
     if only is not None:
         _preset_entries(cfg, hc, search)
     entries = list(cfg.get("reducers") or ())
+    # results/ holds the presets' cells only: a run's caller (the command line's task,
+    # kmdr.run) that names no folder chooses it (kmdr.app.protocol.default_folder)
     objects = from_config(cfg, only_reducers=only)
-    output = objects.output
-    if output.results_dir == Output.results_dir and "results_dir" not in keys(task):
-        # results/ holds the presets' cells only: the run's caller (the command line's task,
-        # kmdr.run) narrows a preset's to its protocol (kmdr.app.protocol.default_folder)
-        folder = default_results_dir(cfg.preset.reproduce)
-        output = replace(output, results_dir=folder)
     # an override the run does not read warns; the objects keep the setting's default
     quick = cfg.quick_grid if cfg.quick else None
     check_unread(task, objects.experiment, quick_grid=quick, entries=entries)
-    return _from_start_folder(cfg.get("data_dir"), hc, objects._replace(output=output))
+    return _from_start_folder(cfg.get("data_dir"), hc, objects)
 
 
 def _from_start_folder(data: str | None, hc, objects: Configured) -> Configured:
@@ -322,10 +342,17 @@ def _from_start_folder(data: str | None, hc, objects: Configured) -> Configured:
 
 
 def compose_job(overrides, caller: str = "this") -> Configured:
+    """:func:`composed_job`'s checked objects alone."""
+    return composed_job(overrides, caller)[0]
+
+
+def composed_job(overrides, caller: str = "this") -> tuple[Configured, dict[str, str]]:
     """Compose ``overrides`` (a str or a list of str in the command line's grammar: one job's)
     as the command line composes one job, and check it (:func:`checked`); what Hydra's grammar
     refuses, Hydra reports. A setting of Hydra's own run (``hydra/launcher=joblib``) would be
-    composed and never read, as no Hydra run starts: one line naming ``caller`` and it."""
+    composed and never read, as no Hydra run starts: one line naming ``caller`` and it. With
+    the objects, the file of each option a folder the overrides add (``hydra.searchpath``)
+    supplied, as the command line's record names them (:func:`users_files`)."""
     items = [overrides] if isinstance(overrides, str) else [*overrides]
     for override in parse(items):
         name = key(override)
@@ -346,7 +373,7 @@ def compose_job(overrides, caller: str = "this") -> Configured:
         hc = cfg.hydra
         with read_write(cfg), open_dict(cfg):  # the job's config, as under hydra.main
             del cfg["hydra"]
-        return checked(cfg, hc)
+        return checked(cfg, hc), users_files(hc.runtime.choices, hc.searchpath)
 
 
 # -- every preset ---------------------------------------------------------------------------------
@@ -358,25 +385,10 @@ def composed_presets(
     """Every preset of ``experiment/``, composed by Hydra with the schema (so defaults apply):
     ``(option name, DictConfig)``, by option name. ``folder``: another conf/ folder;
     ``overrides``: Hydra overrides applied to every preset."""
-    from hydra import compose, initialize_config_dir
+    from hydra import compose
 
-    if folder is None:
-        init = initialized()
-    else:
-        init = initialize_config_dir(
-            config_dir=str(Path(folder).resolve()), version_base=None, job_name="kmdr"
-        )
-    with init:
+    with initialized(folder):
         return [
             (name, compose(PRIMARY_CONFIG, overrides=[f"experiment={name}", *overrides]))
             for name in group_options("experiment")
         ]
-
-
-def presets(composed=None) -> list[dict]:
-    """Every ``conf/experiment`` preset: ``{"name": ..., **preset block}`` (enums as strings),
-    in the presets' ``order`` (then by name). ``composed``: pairs :func:`composed_presets`
-    returned (default: composed now)."""
-    pairs = composed_presets() if composed is None else composed
-    out = [{"name": name, **to_container(cfg.preset)} for name, cfg in pairs]
-    return sorted(out, key=lambda p: (p["order"], p["name"]))

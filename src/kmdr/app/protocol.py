@@ -12,6 +12,12 @@ So a run may ask for any part of a preset's grid or add to it
 (``experiment=pb17_digits reducer=sparsified_two_pass`` reuses the preset's cells), and a
 preset's run with another dataset never writes into the preset's folder, committed or not.
 
+Under each reducer id the folder's runs ran, the folder holds one reducer and one label, those
+the first of them recorded: figures and summaries draw one line per id, under its first label,
+and a cell's label is part of its sealed row, so a run asking another under that id
+(``reducers.sign.name=gaussian`` or ``reducers.sign.label=Gauss`` after a run of ``sign``) would
+be drawn as one line with the old cells.
+
 A run whose protocol differs from its folder's is refused in one line before any work, naming
 what differs; it belongs in another folder (``name=...`` or ``results_dir=...``). The folder's
 protocol is the one its last run recorded, else, for a folder not written yet that bears a
@@ -67,18 +73,26 @@ def protocol(experiment, names=PRESET_PROTOCOL) -> dict[str, object]:
     return {key: value for name, v in values.items() for key, value in _leaves(v, name)}
 
 
-def _recorded(folder: Path):
+def _recorded(folder: Path) -> tuple[object, dict[str, object]]:
     """The Experiment the folder's last run recorded, built as any Experiment is (a key an older
-    record lacks takes its default); None when no run recorded one."""
+    record lacks takes its default; None when no run recorded one), and what every run recorded
+    under each reducer id, the first to run it: ``reducers.<id>.name`` and ``.label``."""
     from kmdr.config.schema import Experiment
     from kmdr.results.runs import load_runs
 
+    configs = [run["config"] for run in load_runs(folder) if isinstance(run.get("config"), dict)]
+    held: dict[str, object] = {}
+    for config in configs:
+        entries = config.get("reducers") or ()
+        for red in entries.values() if isinstance(entries, Mapping) else entries:
+            for key in ("name", "label") if isinstance(red, Mapping) else ():
+                if red.get(key) is not None:
+                    held.setdefault(f"reducers.{red.get('id')}.{key}", red[key])
+    if not configs:
+        return None, held
     names = {f.name for f in fields(Experiment)}
-    for run in reversed(load_runs(folder)):
-        config = run.get("config")
-        if isinstance(config, dict):
-            return Experiment(**{k: v for k, v in config.items() if k in names and v is not None})
-    return None
+    given = {k: v for k, v in configs[-1].items() if k in names and v is not None}
+    return Experiment(**given), held
 
 
 def _preset(name: str):
@@ -111,33 +125,6 @@ def own_configs_alone() -> Iterator[None]:
         GlobalHydra.instance().clear()  # (initialize's own exit restored a cleared copy)
         if job is not None:
             GlobalHydra.instance().initialize(job)
-
-
-def users_option(group: str, name: str) -> str | None:
-    """The file of option ``group/name`` when a folder the job added (``-cd``,
-    ``hydra.searchpath``) holds the one the job's search path finds first, else None (kmdr's
-    own, or no job running)."""
-    from hydra.core.global_hydra import GlobalHydra
-
-    from kmdr.config.search_path import USER_PROVIDER
-
-    if not GlobalHydra.instance().is_initialized():
-        return None
-    for source in GlobalHydra.instance().config_loader().get_sources():
-        if source.is_config(f"{group}/{name}"):
-            if source.provider == USER_PROVIDER or source.provider.startswith("hydra.searchpath"):
-                return f"{source.path.removeprefix('file://')}/{group}/{name}.yaml"
-            return None
-    return None
-
-
-def users_files(choices) -> dict[str, str]:
-    """The file of each option of the job's ``choices`` (``hc.runtime.choices``: experiment,
-    dataset, reducer) that a folder the job added supplied in place of kmdr's
-    (:func:`users_option`), by group: what the run record names as its ``config_files``."""
-    groups = ("experiment", "dataset", "reducer")
-    files = {g: users_option(g, str(choices[g])) for g in groups if choices.get(g)}
-    return {group: file for group, file in files.items() if file is not None}
 
 
 def planned_cells(experiment) -> dict[str, dict]:
@@ -208,7 +195,7 @@ def default_folder(experiment) -> str:
     kmdr's own preset of the run's name, :func:`own_configs_alone`), said in one line; the
     committed ``results`` for the preset's protocol or a part of it."""
     from kmdr._log import warn
-    from kmdr.app.compose import is_option
+    from kmdr.app.compose import is_option, users_option
     from kmdr.config.schema import OWN_RESULTS_DIR, default_results_dir
 
     folder = default_results_dir(experiment.preset.reproduce)
@@ -241,16 +228,19 @@ def default_folder(experiment) -> str:
 
 def check_folder(experiment, output) -> None:
     """Refuse, in one ConfigError line, a run whose protocol differs from its folder's (see the
-    module docstring)."""
+    module docstring), or that asks, under a reducer id its folder's runs ran, for another
+    reducer or label than the first of them recorded: figures and summaries draw one line per
+    id, and would draw both as one, under the first label (a cell's label is part of its sealed
+    row, so the old ones are never relabelled)."""
     from hydra.core.global_hydra import GlobalHydra
 
     from kmdr.app.compose import initialized, is_option
 
     folder = Path(output.results_dir) / experiment.name
+    theirs, held = _recorded(folder)
     with nullcontext() if GlobalHydra.instance().is_initialized() else initialized():
         preset = is_option("experiment", experiment.name)
         names = PRESET_PROTOCOL if preset else PROTOCOL
-        theirs = _recorded(folder)
         recorded = protocol(theirs, names) if theirs is not None else {}
         # a record holds the reducers its run ran; in a preset's folder the preset defines others
         ran = {r.id for r in theirs.reducers} if theirs is not None else set()
@@ -258,9 +248,9 @@ def check_folder(experiment, output) -> None:
             others = tuple(f"reducers.{r.id}." for r in experiment.reducers if r.id not in ran)
             defined = protocol(_preset(experiment.name), names).items()
             recorded |= {k: v for k, v in defined if theirs is None or k.startswith(others)}
-    if not recorded:
-        return
-    mine = protocol(experiment, names)
+    recorded = held | recorded
+    mine = protocol(experiment, (*names, "reducers"))
+    mine |= {f"reducers.{r.id}.label": r.label for r in experiment.reducers}
     runs = tuple(f"reducers.{r.id}." for r in experiment.reducers)
     differ = [
         key

@@ -69,39 +69,6 @@ def launcher_n_jobs(hc) -> int:
     return int(launcher.get("n_jobs") or -1)
 
 
-def _swept_keys(hc) -> set[str]:
-    """The keys a sweeper chooses: the sweeper's ``params``, and the sweep overrides of the
-    multirun's own config (``multirun.yaml``, which Hydra's basic sweeper saves in the sweep
-    folder before any job starts, whatever launcher runs the jobs)."""
-    from omegaconf import OmegaConf
-
-    from kmdr.config.overrides import swept_keys
-
-    keys = {str(k) for k in (hc.sweeper.get("params") or {})}
-    # The job's own folder is resolved once by Hydra; the sweep folder it lies in holds the file.
-    folders = [*Path(hc.runtime.output_dir).parents][:3]
-    saved = next((f / "multirun.yaml" for f in folders if (f / "multirun.yaml").is_file()), None)
-    if saved is not None:
-        multirun = OmegaConf.load(saved)
-        keys |= swept_keys(OmegaConf.select(multirun, "hydra.overrides.task") or [])
-    return keys
-
-
-def _job_name(hc) -> str:
-    """``[job N: overrides]`` for a job of a multirun, naming the values its sweeper chose (all
-    its overrides when this process cannot tell them), else ''."""
-    from hydra.types import RunMode
-
-    if hc.mode != RunMode.MULTIRUN:
-        return ""
-    task = [str(o) for o in hc.overrides.task]
-    keys = _swept_keys(hc)
-    from kmdr.config.overrides import keys as keys_of
-
-    chosen = [o for o, k in zip(task, keys_of(task), strict=True) if k in keys] or task
-    return f"[job {hc.job.num}: {' '.join(chosen)}] "
-
-
 class RunError(RuntimeError):
     """A run that started and could not finish (a cell failed, the backend failed), or whose
     dataset cannot be obtained; one line. The cells it finished are kept."""
@@ -122,7 +89,7 @@ def execute(objects, launcher_jobs: int = 1, config_files=None):
     """Run the checked job ``objects`` (a :class:`kmdr.config.schema.Configured`) in this
     process's session (:meth:`kmdr.engine.session.Session.run`: the one way every route runs an
     experiment); ``(outcome, experiment, output)``. ``config_files``: the options a user's
-    config folder supplied, by file, for the run record (:func:`kmdr.app.protocol.users_files`).
+    config folder supplied, by file, for the run record (:func:`kmdr.app.compose.users_files`).
 
     Raises :class:`~kmdr.config.errors.ConfigError` before any work for a problem with the
     config, :class:`RunError` for a run that fails, and KeyboardInterrupt when stopped (the
@@ -147,6 +114,12 @@ def execute(objects, launcher_jobs: int = 1, config_files=None):
         signals.raise_if_received()
         if isinstance(err, ConfigError):
             raise
+        if isinstance(err, OSError) and _under(err.filename, output.results_dir):
+            # the first write into results_dir that fails: before any cell, one line
+            raise ConfigError(
+                f"results_dir={output.results_dir} cannot be written ({err.strerror}: "
+                f"{err.filename}); give a folder you can write to"
+            ) from None
         last = session.last
         kept = f"; {kept_line(experiment, output)}" if last and last.started else ""
         if last and last.log:
@@ -155,6 +128,15 @@ def execute(objects, launcher_jobs: int = 1, config_files=None):
             raise RunError(f"{err}{kept}") from err
         raise RunError(f"{experiment.name} failed ({type(err).__name__}: {err}){kept}") from err
     return outcome, experiment, output
+
+
+def _under(path, folder) -> bool:
+    """Whether ``path`` (an OSError's file, or None) is ``folder`` or lies under it."""
+    import os
+
+    if not isinstance(path, str | os.PathLike):
+        return False
+    return Path(os.path.abspath(path)).is_relative_to(os.path.abspath(folder))
 
 
 def skipped_line(outcome, experiment) -> str | None:
@@ -184,30 +166,42 @@ def finish(outcome, experiment, output) -> JobResult:
 
 
 def run(cfg) -> JobResult | None:
-    """The Hydra task: one run of the composed ``cfg`` (see the module docstring)."""
+    """The Hydra task: one run of the composed ``cfg`` (see the module docstring). A job of a
+    multirun is named by its overrides (``hc.job.override_dirname``). A config error raised
+    after a stop signal is the signal's (see :func:`execute`)."""
+    from dataclasses import replace
+
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
     from kmdr._log import logging_for
+    from kmdr.app.compose import checked, users_files, warn_multirun_settings
     from kmdr.app.drawing import draw_before_stop
-    from kmdr.app.protocol import users_files
+    from kmdr.app.protocol import default_folder
+    from kmdr.config.overrides import keys
 
     hc = HydraConfig.get()
-    job = _job_name(hc)
+    multirun = hc.mode == RunMode.MULTIRUN
+    job = f"[job {hc.job.num}: {hc.job.override_dirname}] " if multirun else ""
     objects = None
     with logging_for(cfg.verbosity):
         try:
-            objects = _checked(cfg, hc)
+            warn_multirun_settings(hc)
+            objects = checked(cfg, hc)
+            if "results_dir" not in keys([*hc.overrides.task]):  # results/: presets' cells only
+                folder = default_folder(objects.experiment)
+                objects = objects._replace(output=replace(objects.output, results_dir=folder))
             files = users_files(hc.runtime.choices)
             outcome, experiment, output = execute(objects, launcher_n_jobs(hc), files)
         except ConfigError as err:
+            signals.raise_if_received()
             draw_before_stop(hc)
             exit_error(PROGRAM, f"{job}{err}")
         except RunError as err:
             draw_before_stop(hc)
-            if hc.mode == RunMode.MULTIRUN:  # the sweep goes on; its last line names this job
+            if multirun:  # the sweep goes on; its last line names this job
                 tell(f"kmdr: {job}{err}")
-                return JobFailed(job.strip() or f"[job {hc.job.num}]")
+                return JobFailed(job.strip())
             exit_error(PROGRAM, err, status=1)
         except KeyboardInterrupt as err:
             from kmdr.engine.session import last_run
@@ -221,30 +215,9 @@ def run(cfg) -> JobResult | None:
             sys.exit(signals.exit_status(err))
         if skipped_line(outcome, experiment):  # not an error of the command: a multirun goes on
             tell(f"kmdr: {skipped_line(outcome, experiment)}")
-            if hc.mode != RunMode.MULTIRUN:
+            if not multirun:
                 sys.exit(1)
             return None
         if outcome.status == "dry_run":
             return None
         return finish(outcome, experiment, output)
-
-
-def _checked(cfg, hc):
-    """The job's objects (:func:`kmdr.app.compose.checked`); a config error raised after a stop
-    signal is the signal's (see :func:`execute`)."""
-    from dataclasses import replace
-
-    from kmdr.app.compose import checked, warn_multirun_settings
-    from kmdr.app.protocol import default_folder
-    from kmdr.config.overrides import keys
-
-    try:
-        warn_multirun_settings(hc)
-        objects = checked(cfg, hc)
-        if "results_dir" in keys([*hc.overrides.task]):
-            return objects
-        folder = default_folder(objects.experiment)  # results/ holds the presets' cells only
-        return objects._replace(output=replace(objects.output, results_dir=folder))
-    except ConfigError:
-        signals.raise_if_received()
-        raise

@@ -140,37 +140,17 @@ def backend_params(params: dict, backend: str, own: tuple[str, ...]) -> dict:
 
 
 def check_results_dir(results_dir: str) -> str:
-    """``results_dir`` if results can be written under it, else a one-line :class:`ConfigError`.
-
-    An empty value is refused rather than read as the default (``results``, the committed
-    record): a forgotten value never writes there. The folder may not exist yet; then its
-    nearest existing parent must be a writable folder.
-    """
+    """``results_dir`` as given, or a one-line :class:`ConfigError` for an empty value, which is
+    refused rather than read as the default (``results``, the committed record): a forgotten
+    value never writes there. A folder that cannot be written is said by the first write that
+    fails (:func:`kmdr.app.task.execute`)."""
     import os
-    from pathlib import Path
 
-    if not isinstance(results_dir, str | os.PathLike):
-        raise ConfigError(f"results_dir must be a folder's path, got {results_dir!r}")
     text = os.fspath(results_dir)
     if not text.strip():
         raise ConfigError(
             "results_dir is empty; give the folder the results go to, e.g. "
             "results_dir=my_results (results_dir=results is the committed record)"
-        )
-    path = Path(text).expanduser()
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"results_dir={text} is a file, not a folder; give a folder")
-    existing = path.absolute()
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise ConfigError(
-            f"results_dir={text} cannot be created: {existing} is a file; give a folder"
-        )
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(
-            f"results_dir={text} is not writable ({existing} does not let you create files); "
-            "give a folder you can write to"
         )
     return text
 

@@ -58,12 +58,6 @@ def keys(texts: Iterable[str]) -> list[str | None]:
     return out
 
 
-def swept_keys(texts: Iterable[str]) -> set[str]:
-    """The keys of the sweep overrides among ``texts`` (``a,b``, ``glob(...)``,
-    ``range(...)``, ``interval(...)``)."""
-    return {key(o) for o in parse(texts) if o.is_sweep_override()}
-
-
 def _entry_ids(override, path: list[str], entries) -> set[str]:
     """The ids of the reducer entries an override sets: the one it names
     (``reducers.leverage.params.eps=0.5``, an entry of ``entries``, the composed ones) or those

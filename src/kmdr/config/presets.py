@@ -1,47 +1,53 @@
-"""Where kmdr's Hydra configs live.
+"""Where kmdr's Hydra configs live: the one place that says it, for the command line
+(:func:`hydra.main`), the Compose API (:func:`kmdr.app.compose.initialized`) and the search-path
+plug-in (:mod:`kmdr.config.search_path`).
 
 The configs ship in the package ``kmdr.conf`` (the repository's ``conf/`` folder, mapped in
 ``pyproject.toml``) and are searched as ``pkg://kmdr.conf``, so any install, editable or not,
 finds them from any folder. ``$KMDR_CONF_DIR`` points at another ``conf/`` folder instead (a
-checkout's configs while the installed package is another one's). Composing them is the command
-line's (:mod:`kmdr.app.compose`): this module reads nothing of Hydra's global state.
+checkout's configs while the installed package is another one's). This module reads nothing of
+Hydra's global state.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 from kmdr.config.errors import ConfigError
-from kmdr.config.search_path import CONF_ENV, CONF_PACKAGE, env_conf_dir
+
+CONF_PACKAGE = "kmdr.conf"
+CONF_ENV = "KMDR_CONF_DIR"
 
 
-def check_package() -> None:
-    """A one-line ConfigError when the configs package is not installed."""
+def config_path() -> str:
+    """Hydra's ``config_path`` of kmdr's configs: the folder ``$KMDR_CONF_DIR`` names, else
+    ``pkg://kmdr.conf``; a one-line ConfigError when that folder holds no ``config.yaml`` or the
+    package is not installed."""
+    env = os.environ.get(CONF_ENV)
+    if env:
+        path = Path(env).expanduser().resolve()
+        if not (path / "config.yaml").is_file():
+            raise ConfigError(
+                f"{CONF_ENV}={env} holds no config.yaml: point it at a kmdr conf/ folder or "
+                "unset it"
+            )
+        return str(path)
     if importlib.util.find_spec(CONF_PACKAGE) is None:
         raise ConfigError(
             f"the configs package {CONF_PACKAGE} is not installed: reinstall kmdr from its "
             f"checkout (`pip install .`, or `pip install -e .` as `make install` does) or set "
             f"{CONF_ENV} to a conf/ folder"
         )
-
-
-def config_path() -> str:
-    """The ``config_path`` for :func:`hydra.main`: ``$KMDR_CONF_DIR`` or ``pkg://kmdr.conf``."""
-    env = env_conf_dir()
-    if env is not None:
-        return str(env)
-    check_package()
     return f"pkg://{CONF_PACKAGE}"
 
 
 def conf_dir() -> Path:
-    """The config folder on disk (``$KMDR_CONF_DIR`` or the installed ``kmdr.conf``), for
-    :func:`hydra.initialize_config_dir` and for reading the yaml files themselves."""
-    env = env_conf_dir()
-    if env is not None:
-        return env
-    check_package()
+    """The folder on disk of :func:`config_path`, for reading the yaml files themselves."""
+    path = config_path()
+    if not path.startswith("pkg://"):
+        return Path(path)
     import kmdr.conf
 
     return Path(kmdr.conf.__file__).resolve().parent

@@ -1,8 +1,8 @@
 """Where kmdr's configs are found: its own, and every paper's beside them.
 
-kmdr's own configs are the package ``kmdr.conf`` (:data:`CONF_PACKAGE`), or the folder
-``$KMDR_CONF_DIR`` names (:func:`env_conf_dir`). A paper's package may hold its presets and dataset
-options (:class:`kmdr.plugins.Paper`'s ``configs``, e.g. ``kmdr.papers.pb17.conf`` with
+kmdr's own configs are where :func:`kmdr.config.presets.config_path` says. A paper's package
+may hold its presets and dataset options
+(:class:`kmdr.plugins.Paper`'s ``configs``, e.g. ``kmdr.papers.pb17.conf`` with
 ``experiment/pb17_digits.yaml``). Hydra calls :class:`PapersSearchPath` whenever it builds a search
 path, for the command line and the Compose API alike (``kmdr.run``, ``make reproduce``): it appends
 each paper's config package after kmdr's own configs, so that ``experiment=pb17_digits`` is found as
@@ -27,7 +27,6 @@ namespace: Hydra cannot scan that namespace in an editable install.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -37,8 +36,6 @@ from hydra.plugins.search_path_plugin import SearchPathPlugin
 
 from kmdr.config.errors import ConfigError
 
-CONF_PACKAGE = "kmdr.conf"
-CONF_ENV = "KMDR_CONF_DIR"
 #: The provider Hydra names the ``-cd`` folder by; the plug-in's copy of it before kmdr's configs
 #: is named the same.
 USER_PROVIDER = "command-line"
@@ -72,34 +69,19 @@ def kmdr_configs_only() -> Iterator[None]:
         _FIRST[:] = saved
 
 
-def env_conf_dir() -> Path | None:
-    """The folder ``$KMDR_CONF_DIR`` names (None when unset); a one-line ConfigError when it
-    holds no ``config.yaml``."""
-    env = os.environ.get(CONF_ENV)
-    if not env:
-        return None
-    path = Path(env).expanduser().resolve()
-    if not (path / "config.yaml").is_file():
-        raise ConfigError(
-            f"{CONF_ENV}={env} holds no config.yaml: point it at a kmdr conf/ folder or unset it"
-        )
-    return path
-
-
 def is_kmdr_search_path(paths: Sequence[str]) -> bool:
-    """Whether a Hydra search path (its elements' paths) holds kmdr's primary configs:
-    ``pkg://kmdr.conf``, its folder, or the ``$KMDR_CONF_DIR`` folder."""
+    """Whether a Hydra search path (its elements' paths) holds kmdr's primary configs
+    (:func:`kmdr.config.presets.config_path`, or its folder)."""
+    from kmdr.config.presets import CONF_PACKAGE, conf_dir
+
     if f"pkg://{CONF_PACKAGE}" in paths:
         return True
     try:
-        env = env_conf_dir()
+        own = conf_dir()
     except ConfigError:  # the run refuses it in one line; nothing to add to it here
-        env = None
-    spec = importlib.util.find_spec(CONF_PACKAGE)
-    own = {Path(p).resolve() for p in (spec.submodule_search_locations or ())} if spec else set()
-    own |= {env} if env is not None else set()
+        return False
     return any(
-        Path(path.removeprefix("file://")).expanduser().resolve() in own
+        Path(path.removeprefix("file://")).expanduser().resolve() == own
         for path in paths
         if "://" not in path or path.startswith("file://")
     )

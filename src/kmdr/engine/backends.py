@@ -180,13 +180,10 @@ def _runs_here(execution) -> bool:
 
 
 def _need(module: str, extra: str):
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise RunFailed(
-            f"backend={extra} needs {module.split('.')[0]}, which is not installed: "
-            f"pip install 'kmdr[{extra}]'"
-        ) from None
+    from kmdr.config.checks import backend_installed
+
+    backend_installed(extra)  # the one check, which the run's config passed before any work
+    return importlib.import_module(module)
 
 
 @contextlib.contextmanager

@@ -61,7 +61,6 @@ from kmdr.engine.backends import (
 )
 from kmdr.engine.data_path import data_facts, data_path, load_data
 from kmdr.engine.progress import progress_bar
-from kmdr.engine.resume_check import check_resume
 from kmdr.engine.worker import process_state
 from kmdr.results.locks import folder_lock
 from kmdr.results.provenance import new_run_id, now, run_record
@@ -294,7 +293,6 @@ def _execute(session, par, path, experiment, output, dataset, config_files) -> R
     # a ConfigError before any write; a kind that computes no cells checks the data itself
     check = getattr(kind, "check_against_data", check_against_data)
     check(experiment, n, d, k, sparse=sparse)
-    check_resume(experiment, exp_dir)  # a ConfigError: one reducer and one label per id
     store = CellStore(exp_dir)
     record["dataset"] = {
         "name": experiment.dataset.name,

@@ -84,13 +84,8 @@ def cluster_reduced(reducer, C, X, n_clusters: int, kmeans_settings: dict, y, ra
         tol=settings["tol"],
         random_state=random_state,
     )
-    own = getattr(reducer, "cluster", None)
+    own = getattr(reducer, "cluster", None)  # never with the online phase: the config's check
     if settings.get("online_phase"):
-        if own is not None:
-            raise ValueError(
-                f"kmeans.online_phase=true: reducer {type(reducer).__name__} clusters with its "
-                "own k-means, which has no online phase; drop the option or the reducer"
-            )
         kwargs["online_phase"] = True
     if own is not None:
         return own(C, n_clusters, **kwargs)
