@@ -11,13 +11,23 @@ from kmdr.engine.deadlines import grace
 
 #: 2 r values x 2 reducers x 2 repetitions = 8 cells; the plug-in's 2 at r=4 run past the limit.
 GRID = ("r_grid=[2,4]", "repeats=2")
+#: The limit of `make test`'s runs: a healthy cell here takes milliseconds (a worker imports the
+#: libraries before a job's clock starts), and an exact SVD of 2500 x 2500 (``SVD``) takes 8 s
+#: on one thread of an idle core here, more on a loaded one: a stop within the limit and its
+#: grace (2 s in all) is not the call returning. The same proportions as the issue's size
+#: (``LONG_SVD`` under a limit of ``LONG_LIMIT``: 35 s against 3 + 3), which the `longhaul`
+#: cases run.
+LIMIT = 1
+SVD = "svd2500:4"
+LONG_LIMIT = 3
+LONG_SVD = "svd4000:4"
 
 
-def run(project, results, action: str, *extra: str):
+def run(project, results, action: str, *extra: str, env: dict | None = None):
     """The ``faulty`` sweep of the plug-in ``project`` into ``results``, its reducer doing
-    ``action``: the process and its exit status."""
+    ``action`` (``env``: more of its environment): the process and its exit status."""
     args = ["-cd", str(project / "conf"), "experiment=faulty", f"results_dir={results}"]
-    env = plugin_env(project, action, release=results / "pids")
+    env = {**plugin_env(project, action, release=results / "pids"), **(env or {})}
     proc = kmdr(*args, *GRID, *extra, env=env, cwd=results)
     return proc, proc.wait()
 

@@ -1,5 +1,6 @@
 """``cell_time_limit``: a sweep whose cells run past their limit ends by itself, on every backend
-that can end a process. Real processes: the ``kmdr`` command with a plug-in reducer whose cells
+that can end a process (this machine's; dask and Ray in test_time_limit_dask.py and
+test_time_limit_ray.py). Real processes: the ``kmdr`` command with a plug-in reducer whose cells
 of one r are one LAPACK call (an exact SVD) far longer than the limit, or a sleep that never
 ends; the run's process ends the worker computing them within the limit and its stated grace,
 the other cells are kept, the stopped ones named in the run record with the seconds they ran,
@@ -8,7 +9,6 @@ before any work, in this process."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
 import pytest
@@ -16,14 +16,7 @@ import pytest
 import kmdr as api
 from _cases import case
 from _procs import make_plugin
-from _time_limit import check_resumed, check_two_timed_out, run
-
-#: The limit of `make test`'s runs: a healthy cell here takes milliseconds (a worker imports the
-#: libraries before a job's clock starts; 2 s leave room for a loaded machine), and an exact SVD
-#: of 2500 x 2500 takes 8 s on one thread of an idle core here (more on a loaded one): a stop
-#: within the limit and its grace is not the call returning.
-LIMIT = 2
-SVD = "svd2500:4"
+from _time_limit import LIMIT, LONG_LIMIT, LONG_SVD, SVD, check_resumed, check_two_timed_out, run
 
 
 @pytest.fixture(scope="module")
@@ -34,18 +27,11 @@ def project(tmp_path_factory):
 BACKENDS = [
     pytest.param(("n_jobs=1",), SVD, id="one-worker-svd"),
     pytest.param(("n_jobs=2", "backend=loky"), SVD, id="loky-svd"),
-    pytest.param(("n_jobs=2", "backend=dask"), SVD, id="dask-svd"),
     # a sleep that never ends, in Python: as stopped (a minute each on 2 loaded cores)
     pytest.param(
         ("n_jobs=2", "backend=multiprocessing"),
         "sleep:4",
         id="multiprocessing-sleep",
-        marks=pytest.mark.longhaul,
-    ),
-    pytest.param(
-        ("n_jobs=2", "backend=dask"),
-        "sleep:4",
-        id="dask-sleep",
         marks=pytest.mark.longhaul,
     ),
 ]
@@ -67,25 +53,11 @@ def test_cells_past_the_limit_are_stopped_and_a_resume_computes_them(
 
 
 @pytest.mark.longhaul
-@pytest.mark.parametrize(
-    "backend",
-    [
-        ("n_jobs=1",),
-        ("n_jobs=2", "backend=loky"),
-        ("n_jobs=2", "backend=dask"),
-        pytest.param(
-            ("n_jobs=2", "backend=ray"),
-            marks=pytest.mark.skipif(
-                importlib.util.find_spec("ray") is None,
-                reason="ray is not installed (pip install 'kmdr[ray]')",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("backend", [("n_jobs=1",), ("n_jobs=2", "backend=loky")])
 def test_an_svd_of_35_seconds_is_stopped_at_a_limit_of_3(project, tmp_path, backend):
     """The full size: an exact SVD of 4000 x 4000 (about 35 s on one thread here)."""
-    proc, code = run(project, tmp_path, "svd4000:4", *backend, "cell_time_limit=3")
-    check_two_timed_out(proc, code, tmp_path, 3)
+    proc, code = run(project, tmp_path, LONG_SVD, *backend, f"cell_time_limit={LONG_LIMIT}")
+    check_two_timed_out(proc, code, tmp_path, LONG_LIMIT)
 
 
 @pytest.mark.parametrize(

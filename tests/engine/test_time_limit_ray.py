@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from _procs import make_plugin, wait_for
-from _time_limit import check_resumed, check_two_timed_out, run
+from _time_limit import (
+    LIMIT,
+    LONG_LIMIT,
+    LONG_SVD,
+    SVD,
+    check_resumed,
+    check_two_timed_out,
+    run,
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -23,8 +31,10 @@ pytestmark = [
     ),
 ]
 
-#: As test_time_limit.py's: an exact SVD of 2500 x 2500 takes 8 s on one idle thread here.
-LIMIT = 1
+RAY = ("n_jobs=2", "backend=ray")
+#: Ray's session folder, which holds its sockets: under the suite's own temporary folder (a
+#: worker's TMPDIR) their paths pass the 107 bytes a Unix socket's may have, and Ray fails.
+RAY_TMPDIR = {"RAY_TMPDIR": "/tmp"}
 
 
 def in_session(sid: int) -> list[str]:
@@ -45,10 +55,20 @@ def test_cells_past_the_limit_are_cancelled_and_a_resume_computes_them(tmp_path)
     project = make_plugin(tmp_path / "plugin")
     results = tmp_path / "results"
     results.mkdir()
-    ray = ("n_jobs=2", "backend=ray")
-    proc, code = run(project, results, "svd2500:4", *ray, f"cell_time_limit={LIMIT}")
+    proc, code = run(project, results, SVD, *RAY, f"cell_time_limit={LIMIT}", env=RAY_TMPDIR)
     check_two_timed_out(proc, code, results, LIMIT)
     wait_for(lambda: not in_session(proc.pid), "the end of the local Ray's processes", timeout=10)
-    proc, code = run(project, results, "none:0", *ray, "cell_time_limit=60")
+    proc, code = run(project, results, "none:0", *RAY, "cell_time_limit=60", env=RAY_TMPDIR)
     check_resumed(results, proc, code)
+    wait_for(lambda: not in_session(proc.pid), "the end of the local Ray's processes", timeout=10)
+
+
+@pytest.mark.longhaul
+def test_an_svd_of_35_seconds_is_stopped_at_a_limit_of_3(tmp_path):
+    """The full size: an exact SVD of 4000 x 4000 (about 35 s on one thread here)."""
+    project = make_plugin(tmp_path / "plugin")
+    proc, code = run(
+        project, tmp_path, LONG_SVD, *RAY, f"cell_time_limit={LONG_LIMIT}", env=RAY_TMPDIR
+    )
+    check_two_timed_out(proc, code, tmp_path, LONG_LIMIT)
     wait_for(lambda: not in_session(proc.pid), "the end of the local Ray's processes", timeout=10)
