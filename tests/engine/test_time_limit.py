@@ -1,5 +1,6 @@
 """``cell_time_limit``: a sweep whose cells run past their limit ends by itself, on every backend
-that can end a process. Real processes: the ``kmdr`` command with a plug-in reducer whose cells
+that can end a process (this machine's; dask and Ray in test_time_limit_dask.py and
+test_time_limit_ray.py). Real processes: the ``kmdr`` command with a plug-in reducer whose cells
 of one r are one LAPACK call (an exact SVD) far longer than the limit, or a sleep that never
 ends; the run's process ends the worker computing them within the limit and its stated grace,
 the other cells are kept, the stopped ones named in the run record with the seconds they ran,
@@ -10,22 +11,12 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
 import pytest
 
 import kmdr as api
 from _cases import case
-from _procs import alive, kmdr, make_plugin, plugin_env, sidecars, wait_for
-from kmdr.engine.deadlines import grace
-
-#: 2 r values x 2 reducers x 2 repetitions = 8 cells; the plug-in's 2 at r=4 run past the limit.
-GRID = ("r_grid=[2,4]", "repeats=2")
-#: The limit of `make test`'s runs: a healthy cell here takes milliseconds (a worker imports the
-#: libraries before a job's clock starts; 2 s leave room for a loaded machine), and an exact SVD
-#: of 2500 x 2500 takes 8 s on one thread of an idle core here (more on a loaded one): a stop
-#: within the limit and its grace is not the call returning.
-LIMIT = 2
-SVD = "svd2500:4"
+from _procs import make_plugin
+from _time_limit import LIMIT, LONG_LIMIT, LONG_SVD, SVD, check_resumed, check_two_timed_out, run
 
 
 @pytest.fixture(scope="module")
@@ -33,60 +24,14 @@ def project(tmp_path_factory):
     return make_plugin(tmp_path_factory.mktemp("plugin"))
 
 
-def run(project, results, action: str, *extra: str):
-    args = ["-cd", str(project / "conf"), "experiment=faulty", f"results_dir={results}"]
-    env = plugin_env(project, action, release=results / "pids")
-    proc = kmdr(*args, *GRID, *extra, env=env, cwd=results)
-    return proc, proc.wait()
-
-
-def rows(results) -> pd.DataFrame:
-    return pd.read_csv(results / "faulty" / "cells.csv")
-
-
-def check_two_timed_out(proc, code: int, results, limit: float) -> None:
-    """6 rows, the 2 stopped cells named in the record with the seconds they ran (within the
-    limit and its grace) and counted in one line, exit 1; no process that computed them lives."""
-    assert code == 1, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert lines[-1].startswith(
-        f"kmdr: error: faulty: 2 of 8 cells went past cell_time_limit={limit:g} s"
-    )
-    assert "with a larger cell_time_limit" in lines[-1]
-    assert "its traceback" not in lines[-1]  # kmdr's own raise: no traceback says more
-    done = rows(results)
-    assert len(done) == 6
-    assert not ((done["reducer"] == "misbehave") & (done["r"] == 4)).any()
-    [record] = [s for s in sidecars(results / "faulty") if s.get("timed_out")]
-    assert record["status"] == "failed"
-    stopped = record["timed_out"]
-    assert {(c["reducer"], c["r"], c["repetition"]) for c in stopped} == {
-        ("misbehave", 4, 0),
-        ("misbehave", 4, 1),
-    }
-    assert {c["limit_seconds"] for c in stopped} == {float(limit)}
-    assert all(limit <= c["seconds"] <= limit + grace(limit) for c in stopped), stopped
-    pids = results / "pids"
-    for pid in map(int, pids.read_text().split()) if pids.exists() else ():
-        wait_for(lambda pid=pid: not alive(pid), f"the end of process {pid}", timeout=10)
-
-
 BACKENDS = [
     pytest.param(("n_jobs=1",), SVD, id="one-worker-svd"),
     pytest.param(("n_jobs=2", "backend=loky"), SVD, id="loky-svd"),
-    pytest.param(("n_jobs=2", "backend=dask"), SVD, id="dask-svd"),
     # a sleep that never ends, in Python: as stopped (a minute each on 2 loaded cores)
     pytest.param(
         ("n_jobs=2", "backend=multiprocessing"),
         "sleep:4",
         id="multiprocessing-sleep",
-        marks=pytest.mark.longhaul,
-    ),
-    pytest.param(
-        ("n_jobs=2", "backend=dask"),
-        "sleep:4",
-        id="dask-sleep",
         marks=pytest.mark.longhaul,
     ),
 ]
@@ -104,24 +49,15 @@ def test_cells_past_the_limit_are_stopped_and_a_resume_computes_them(
     # The same sweep with a larger limit (the reducer now returns): only the 2 are computed (in
     # one process: which cells a run computes is the store's answer, whatever the backend).
     proc, code = run(project, tmp_path, "none:0", "n_jobs=1", "cell_time_limit=60")
-    assert code == 0, proc.stderr
-    assert "resuming the run" in proc.stderr and "(2 computed, 6 reused)" in proc.stderr
-    assert len(rows(tmp_path)) == 8
+    check_resumed(tmp_path, proc, code)
 
 
 @pytest.mark.longhaul
-@pytest.mark.parametrize(
-    "backend",
-    [
-        ("n_jobs=1",),
-        ("n_jobs=2", "backend=loky"),
-        ("n_jobs=2", "backend=dask"),
-    ],
-)
+@pytest.mark.parametrize("backend", [("n_jobs=1",), ("n_jobs=2", "backend=loky")])
 def test_an_svd_of_35_seconds_is_stopped_at_a_limit_of_3(project, tmp_path, backend):
     """The full size: an exact SVD of 4000 x 4000 (about 35 s on one thread here)."""
-    proc, code = run(project, tmp_path, "svd4000:4", *backend, "cell_time_limit=3")
-    check_two_timed_out(proc, code, tmp_path, 3)
+    proc, code = run(project, tmp_path, LONG_SVD, *backend, f"cell_time_limit={LONG_LIMIT}")
+    check_two_timed_out(proc, code, tmp_path, LONG_LIMIT)
 
 
 @pytest.mark.parametrize(
@@ -141,13 +77,6 @@ def test_an_svd_of_35_seconds_is_stopped_at_a_limit_of_3(project, tmp_path, back
             doing="configure",
             cause="the threading backend computes cells in threads, which the run cannot end",
             fix="use backend=loky (or n_jobs=1) with cell_time_limit",
-        ),
-        case(
-            ("cell_time_limit=5", "backend=ray"),
-            says="cannot stop a cell on a Ray worker",
-            doing="configure",
-            cause="a Ray worker's cell cannot be stopped from the run's process",
-            fix="use backend=loky or backend=dask with cell_time_limit",
         ),
     ],
 )

@@ -1,8 +1,10 @@
-"""``cell_time_limit`` on dask, the jobs' side (:meth:`kmdr.engine.deadlines.Deadlines.on_dask`),
+"""``cell_time_limit`` on dask. The jobs' side (:meth:`kmdr.engine.deadlines.Deadlines.on_dask`),
 on a real LocalCluster of two worker processes: jobs stopped at their limit end only
 themselves, and the jobs queued behind them are computed even when every worker was restarted
-at once (the data scattered to them lost with them). The ``kmdr`` command's own runs on dask are
-in test_time_limit.py."""
+at once (the data scattered to them lost with them). The ``kmdr`` command on a LocalCluster of
+its own, with the plug-in whose cells of one r are one LAPACK call (an exact SVD) or a sleep
+that never ends: those cells are stopped within the limit and its grace, the others written
+(test_time_limit.py runs the same on this machine's backends)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ import numpy as np
 import pytest
 from joblib import delayed
 
+from _procs import make_plugin
+from _time_limit import LIMIT as RUN_LIMIT
+from _time_limit import LONG_LIMIT, LONG_SVD, SVD, check_two_timed_out, run
 from kmdr.engine.deadlines import Deadlines, grace, watched
 
 pytestmark = [
@@ -71,3 +76,24 @@ def test_stopped_jobs_end_alone_and_the_others_are_computed(fresh_client, hangin
     # the stopped jobs' workers were restarted (new addresses), and are back
     now = set(client.scheduler_info()["workers"])
     assert len(now) == 2 and len(now - workers) == len(hanging)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    return make_plugin(tmp_path_factory.mktemp("plugin"))
+
+
+@pytest.mark.parametrize(
+    ("action", "limit"),
+    [
+        pytest.param(SVD, RUN_LIMIT, id="svd"),
+        # a sleep that never ends, in Python: as stopped (a minute on 2 loaded cores)
+        pytest.param("sleep:4", RUN_LIMIT, id="sleep", marks=pytest.mark.longhaul),
+        # the full size: an exact SVD of 4000 x 4000 (about 35 s on one thread here)
+        pytest.param(LONG_SVD, LONG_LIMIT, id="svd-35-seconds", marks=pytest.mark.longhaul),
+    ],
+)
+def test_the_command_stops_cells_past_the_limit_on_dask(project, tmp_path, action, limit):
+    backend = ("n_jobs=2", "backend=dask")
+    proc, code = run(project, tmp_path, action, *backend, f"cell_time_limit={limit:g}")
+    check_two_timed_out(proc, code, tmp_path, limit)

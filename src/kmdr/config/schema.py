@@ -636,17 +636,12 @@ def _check_seed_from(specs: list[ReducerConfig]) -> None:
 
 def _time_limit_backend(execution: Execution) -> None:
     """``cell_time_limit`` asks for a backend that can stop a cell: its process's main thread
-    (n_jobs=1, loky, multiprocessing) or a worker process the run can replace (dask)."""
+    (n_jobs=1, loky, multiprocessing) or a worker process the run can replace (dask, Ray)."""
     limit = f"cell_time_limit={execution.cell_time_limit:g}"
     if execution.backend == "threading" and execution.n_jobs != 1:
         raise ConfigError(
             f"{limit} with backend=threading: a cell running in a thread cannot be stopped; "
             "use backend=loky (or n_jobs=1)"
-        )
-    if execution.backend == "ray":
-        raise ConfigError(
-            f"{limit} with backend=ray: kmdr cannot stop a cell on a Ray worker; use "
-            "backend=loky or backend=dask"
         )
     if execution.block_rows is not None:
         raise ConfigError(

@@ -12,7 +12,8 @@ core (:func:`resolve_parallelism` caps ``n_jobs`` and says so).
   timeout (``distributed.comm.timeouts.connect``): the client alone, even given that timeout,
   waits forever on an address that accepts a connection and never answers;
 * ``ray``: ``ray.init`` (``ray.address``, or a local Ray of ``n_jobs`` CPUs) and
-  ``ray.util.joblib.register_ray`` (``pip install 'kmdr[ray]'``).
+  ``ray.util.joblib.register_ray`` (``pip install 'kmdr[ray]'``); under ``cell_time_limit`` the
+  jobs go to Ray as tasks of their own instead (:meth:`kmdr.engine.deadlines.Deadlines.on_ray`).
 
 :func:`backend` yields a description of the backend for the run record and, on dask, the client
 (what the row-block path sends a cell's block tasks to), and raises
@@ -61,8 +62,8 @@ def cell_failed(what: str, err: Exception) -> RunFailed:
     return RunFailed(f"{what} failed ({one_line(err, with_type=True)})")
 
 
-#: The backends whose workers may run on other machines: a cell's time limit cannot stop their
-#: threads, and the run's process computes none of their jobs.
+#: The backends whose workers may run on other machines: the run's process computes none of their
+#: jobs, and stops one past its time limit through the cluster (kmdr.engine.deadlines).
 CLUSTER_BACKENDS = ("dask", "ray")
 
 

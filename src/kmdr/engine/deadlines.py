@@ -16,7 +16,12 @@ returns (an exact SVD in LAPACK):
   worker held to the workers it has, so the round goes on. Joblib instead ends the whole call
   at the first cancelled batch, and a call run again while a worker restarts sizes itself on
   the cores the cluster shows then (one: joblib then computes the jobs in the run's own
-  process) while the jobs of the ended call still hold the other worker's thread.
+  process) while the jobs of the ended call still hold the other worker's thread;
+* on Ray, the job's task is cancelled with ``force=True``, which kills the worker process
+  running it; Ray starts another for the jobs queued. The jobs go to the cluster as Ray tasks
+  of their own (:meth:`Deadlines.on_ray`), not through Ray's joblib backend: that one runs them
+  on actors, whose running tasks Ray cannot end. A job says when it starts to a small actor of
+  the run's (:class:`_Starts`, no CPU of its own), which the run's process reads at each look.
 
 The job is ended within :data:`POLL` seconds of its deadline; the run states a grace of
 :func:`grace` (twice the limit for a limit below :data:`GRACE` seconds, the limit plus
@@ -46,7 +51,8 @@ POLL = 0.1
 #: The most seconds a job may run past its budget before it is ended (a limit below this gets
 #: twice itself).
 GRACE = 5.0
-#: The prefix of a channel that is a dask event topic (else it is a folder on this machine).
+#: The prefix of a channel that is a dask event topic (else a folder on this machine, or on Ray
+#: the run's :class:`_Starts` actor).
 _DASK = "kmdr-job-"
 
 
@@ -56,13 +62,17 @@ def grace(limit: float) -> float:
 
 
 @contextlib.contextmanager
-def watched(watch: tuple[str, int, int] | None) -> Iterator[None]:
+def watched(watch: tuple[object, int, int] | None) -> Iterator[None]:
     """In a worker: the job ``watch`` names (its run's channel, its round and its index) starts,
     runs the block, then ends; None: the run has no limit."""
     if watch is None:
         yield
         return
     channel, round_, index = watch
+    if not isinstance(channel, str):  # Ray: its end is its task's result, which the run awaits
+        channel.started.remote(round_, index)
+        yield
+        return
     if channel.startswith(_DASK):
         from distributed import get_worker
 
@@ -87,28 +97,37 @@ class Deadlines:
     """The run's process's watch on its jobs' deadlines while the block runs (see the module
     docstring): ``budgets`` maps a job's index to its seconds; ``client``: the run's dask client
     (its jobs report through its events and run through :meth:`on_dask`, given ``shared``, the
-    objects every job gets), else None (a folder of this machine).
+    objects every job gets), else None: on Ray (``ray``) they run through :meth:`on_ray`,
+    else they report through a folder of this machine.
     :attr:`stopped` maps each job it ended to the seconds that job had run, :meth:`returned`
     takes back a job whose result came in anyway. Jobs run in rounds (:meth:`new_round`): a job
     run again after a round ended is a new one, whatever the old one left behind."""
 
-    def __init__(self, budgets: dict[int, float], client=None, shared: tuple = ()):
+    def __init__(
+        self, budgets: dict[int, float], client=None, shared: tuple = (), ray: bool = False
+    ):
         self.budgets = budgets
         self.client = client
-        self.shared = shared  # on dask: the objects every job gets, scattered once
+        self.ray = ray
+        self.shared = shared  # on dask and Ray: the objects every job gets, sent once
+        self._tasks: dict[int, object] = {}  # on Ray: index -> the job's task (ObjectRef)
         self.stopped: dict[int, float] = {}
         self._running: dict[int, tuple[object, float]] = {}  # index -> (where, since)
         self._lock = threading.Lock()
         self._done = threading.Event()
         self._returned: set[int] = set()  # a dask job's start may come after its result
         self._restarts: list[threading.Thread] = []
-        self.channel = ""
+        self.channel: object = ""
         self.round = 0
 
     def __enter__(self) -> Deadlines:
         if self.client is not None:
             self.channel = f"{_DASK}{os.getpid()}-{id(self)}"
             self.client.subscribe_topic(self.channel, self._event)
+        elif self.ray:
+            import ray
+
+            self.channel = ray.remote(num_cpus=0)(_Starts).remote()
         else:
             self.channel = tempfile.mkdtemp(prefix="kmdr-jobs-")
         self._thread = threading.Thread(target=self._watch, name="kmdr-deadlines", daemon=True)
@@ -122,6 +141,10 @@ class Deadlines:
             thread.join()
         if self.client is not None:
             self.client.unsubscribe_topic(self.channel)
+        elif self.ray:
+            import ray
+
+            ray.kill(self.channel)
         else:
             shutil.rmtree(self.channel, ignore_errors=True)
 
@@ -131,7 +154,7 @@ class Deadlines:
             self.round += 1
             self._running.clear()
 
-    def watch(self, index: int) -> tuple[str, int, int]:
+    def watch(self, index: int) -> tuple[object, int, int]:
         """What the job ``index`` is given to say when it starts and ends (:func:`watched`)."""
         return (self.channel, self.round, index)
 
@@ -185,6 +208,46 @@ class Deadlines:
         finally:  # a job left when the run stops or a job failed: not computed for nothing
             client.cancel([future for future, _ in running.values()], force=True)
 
+    def on_ray(self, jobs: Iterable) -> Iterator:
+        """The results of ``jobs`` (joblib ``delayed`` calls, each given :meth:`watch`) computed
+        as Ray tasks of one CPU each, never retried, each as it comes; a job this watch stopped
+        (its task cancelled with ``force=True``) gives none. The shared objects go to Ray's
+        object store once, and the jobs take them from there. A job's own error is raised as
+        it is (Ray's wrapper of it says no more)."""
+        import ray
+        from ray.exceptions import RayTaskError
+
+        held = [ray.put(obj) for obj in self.shared]
+        instead = {id(obj): ref for obj, ref in zip(self.shared, held, strict=True)}
+        running: dict = {}  # task -> job index
+        for func, args, kwargs in jobs:
+            task = ray.remote(num_cpus=1, max_retries=0)(func).remote(
+                *(instead.get(id(arg), arg) for arg in args), **kwargs
+            )
+            running[task] = args[1][2]  # run_job's args: the watch second
+            with self._lock:
+                self._tasks[running[task]] = task
+        try:
+            while running:
+                ready, _ = ray.wait(list(running), num_returns=1, timeout=POLL)
+                for task in ready:
+                    index = running.pop(task)
+                    try:
+                        result = ray.get(task)
+                    except Exception as err:
+                        with self._lock:
+                            if index in self.stopped:
+                                continue
+                        if isinstance(err, RayTaskError) and err.cause is not None:
+                            raise err.cause from None
+                        raise
+                    yield result
+        finally:  # a job left when the run stops or a job failed: not computed for nothing
+            for task in running:
+                ray.cancel(task, force=True)
+            with self._lock:
+                self._tasks.clear()
+
     def returned(self, index: int) -> None:
         """The job ``index`` came back with its result: it is not one that was stopped."""
         with self._lock:
@@ -208,6 +271,20 @@ class Deadlines:
                 self._running.pop(index, None)
             elif index not in self.stopped and index not in self._returned:
                 self._running[index] = ((key, worker), time.monotonic())
+
+    def _look_at_starts(self) -> None:
+        """The Ray jobs started since the last look, from the run's :class:`_Starts` actor."""
+        import ray
+
+        started = ray.get(self.channel.take.remote())
+        now = time.monotonic()
+        with self._lock:
+            for round_, index in started:
+                task = self._tasks.get(index)
+                if round_ != self.round or task is None:
+                    continue
+                if index not in self.stopped and index not in self._returned:
+                    self._running[index] = (task, now)
 
     def _look_at_folder(self) -> None:
         """The jobs started and ended since the last look, from the channel folder."""
@@ -233,7 +310,9 @@ class Deadlines:
 
     def _watch(self) -> None:
         while not self._done.wait(POLL):
-            if self.client is None:
+            if self.ray:
+                self._look_at_starts()
+            elif self.client is None:
                 self._look_at_folder()
             now = time.monotonic()
             with self._lock:
@@ -253,6 +332,11 @@ class Deadlines:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(where, signal.SIGKILL)
             return
+        if self.ray:
+            import ray
+
+            ray.cancel(where, force=True)
+            return
         from distributed import Future
 
         key, worker = where
@@ -264,6 +348,22 @@ class Deadlines:
         with self._lock:  # known before its worker goes: on_dask reads why its jobs ended
             restart.start()
             self._restarts.append(restart)
+
+
+class _Starts:
+    """On Ray, the run's record of its jobs' starts (a Ray actor: jobs on any node reach it):
+    each job says ``started`` in its worker, the run's process takes those said since its last
+    look."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, int]] = []
+
+    def started(self, round_: int, index: int) -> None:
+        self.seen.append((round_, index))
+
+    def take(self) -> list[tuple[int, int]]:
+        seen, self.seen = self.seen, []
+        return seen
 
 
 def _lost(client, futures) -> bool:

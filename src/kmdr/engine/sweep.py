@@ -299,9 +299,10 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     :func:`_as_completed`, each cell persisted as it comes.
 
     With ``cell_time_limit`` the run's process ends a job past its deadline
-    (:class:`~kmdr.engine.deadlines.Deadlines`), which ends the round of jobs it was part of (its
-    pool breaks, or its dask task is cancelled): the stopped job's cells go to the record's
-    ``timed_out``, and the jobs of the round that did not come back run again in the next one.
+    (:class:`~kmdr.engine.deadlines.Deadlines`). On this machine that ends the round of jobs it
+    was part of (its pool breaks), and the jobs of the round that did not come back run again in
+    the next one; on dask and Ray it ends that job alone. The stopped job's cells go to the
+    record's ``timed_out``.
     A cell is written only from a job that came back, so none is lost or written twice."""
     from joblib import delayed
 
@@ -312,7 +313,8 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     deadlines = None
     if limit is not None:
         budgets = {index: limit * len(cells) for index, cells in jobs.items()}
-        deadlines = Deadlines(budgets, ctx.client if backend == "dask" else None, data)
+        client = ctx.client if backend == "dask" else None
+        deadlines = Deadlines(budgets, client, data, ray=backend == "ray")
 
     def job(index: int, cells: list[Cell]):
         signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
@@ -420,7 +422,9 @@ def _as_completed(jobs: Iterable, workers: int, backend: str, deadlines=None) ->
 
     Under a time limit (``deadlines``), one worker (``workers=1``: the run's own process must not
     be the one stuck) and the multiprocessing backend compute in
-    :func:`_in_killable_workers` instead.
+    :func:`_in_killable_workers` instead, and dask and Ray run each job as a task of its own
+    (:meth:`~kmdr.engine.deadlines.Deadlines.on_dask`,
+    :meth:`~kmdr.engine.deadlines.Deadlines.on_ray`).
 
     Backends that stream results get ``return_as="generator_unordered"``; those that cannot
     (joblib's multiprocessing backend, Ray's) get the jobs in batches of a few per worker on one
@@ -439,6 +443,9 @@ def _as_completed(jobs: Iterable, workers: int, backend: str, deadlines=None) ->
     killable = backend not in CLUSTER_BACKENDS and (workers == 1 or backend == "multiprocessing")
     if deadlines is not None and deadlines.client is not None:
         yield from deadlines.on_dask(jobs)
+        return
+    if deadlines is not None and deadlines.ray:
+        yield from deadlines.on_ray(jobs)
         return
     if deadlines is not None and killable:
         yield from _in_killable_workers(jobs, workers, deadlines)
