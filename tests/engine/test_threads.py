@@ -131,7 +131,7 @@ def test_libraries_loaded_after_the_limit_still_get_it():
     # gives each its count back after.
     defaults, _ = _fresh_process("contextlib.nullcontext()")
     setup = "from kmdr.engine.worker import ProcessState; pools = ProcessState()"
-    inside, after = _fresh_process("pools.run_threads()", first="pools.pin(1)", setup=setup)
+    inside, after = _fresh_process("pools.threads(1)", setup=setup)
     assert len(inside) >= 3, inside  # numpy's and scipy's OpenBLAS, scikit-learn's OpenMP
     assert set(inside.values()) == {1}, inside
     assert after == defaults

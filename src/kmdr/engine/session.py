@@ -268,7 +268,7 @@ def _execute(session, par, path, experiment, output, dataset, config_files) -> R
     # BLAS libraries and the git revision, a look at the process and two git calls).
     record = {}
     if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
-        blas = process_state().thread_pools()
+        blas = process_state().thread_pools().info()
         record = run_record(experiment, execution, output, outcome.run_id, par, blas, config_files)
         kernels = _kernels.mismatch(blas)
         if kernels:
@@ -352,7 +352,7 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     here = not kind.writes_cells or ctx.execution.backend == "threading" or one
     try:
         with (
-            process_state().run_threads(ctx.experiment.blas_threads, load=here),
+            process_state().threads(ctx.experiment.blas_threads, load=here),
             contextlib.ExitStack() as ctx.entered,
         ):
             kind.run(ctx)
