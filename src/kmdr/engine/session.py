@@ -410,21 +410,6 @@ def _logged(path: Path):
         handler.close()
 
 
-def run_experiment(
-    experiment: Experiment,
-    execution: Execution | None = None,
-    output: Output | None = None,
-    *,
-    dataset=None,
-    launcher_n_jobs: int = 1,
-) -> RunOutcome:
-    """Run (or resume) ``experiment`` in a :class:`Session` of its own (``with
-    Session(execution) as s: s.run(experiment, output)``); the arguments and what it raises:
-    :meth:`Session.run`."""
-    with Session(execution, launcher_n_jobs=launcher_n_jobs) as session:
-        return session.run(experiment, output, dataset=dataset)
-
-
 def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:
     """This process's session for ``execution``, opened on first use and kept for the next
     calls with the same execution (a call with another closes it and opens a new one); closed
