@@ -35,8 +35,6 @@ def earlier_times(
     ``<results_dir>/*/cells.csv`` (read as the store parses it, as texts); the clustering times
     from the cells of k-means ``protocol`` (its start, whether the online phase ran) when there
     are some for that reducer."""
-    import pandas as pd
-
     tables = []
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
@@ -45,7 +43,11 @@ def earlier_times(
             continue
         if set(_TIME_COLUMNS) <= set(table.columns):  # else: no estimate from it
             tables.append(table[table["dataset"] == dataset])
-    rows = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=_TIME_COLUMNS)
+    if not tables:  # a folder with no cells yet: pandas is not even imported
+        return {}
+    import pandas as pd
+
+    rows = pd.concat(tables, ignore_index=True)
 
     def number(column: str) -> pd.Series:
         # an empty field (no shared work) is 0, and so is a time no run can take (negative,
