@@ -256,7 +256,6 @@ class Registry(Mapping[str, T], Generic[T]):
             if name in self._loaded:
                 return self._loaded[name]
             src, built_in = self._found()[0][name], name in self._declared
-            said = f"built-in {src.origin}" if built_in else f"{self.what} plug-in {src.origin}"
             try:
                 obj = import_target(src.target) if isinstance(src.target, str) else src.target
             except Exception as err:  # third-party code may fail in any way: one line, named
@@ -265,18 +264,19 @@ class Registry(Mapping[str, T], Generic[T]):
                 stop = next((e for e in error_chain(err) if isinstance(e, KeyboardInterrupt)), None)
                 if stop is not None:
                     raise stop from None
-                message = (
-                    f"{said} failed to import ({type(err).__name__}: "
-                    f"{' '.join(str(err).split())}); fix or reinstall the package that declares "
-                    "it, or uninstall it"
+                failed = (
+                    f"failed to import ({type(err).__name__}: {' '.join(str(err).split())}); "
+                    "fix or reinstall the package that declares it, or uninstall it"
                 )
             else:
                 try:
                     self._loaded[name] = self._convert(obj, name)
                     return self._loaded[name]
                 except Exception as err:
-                    why = " ".join(str(err).split()) or type(err).__name__
-                    message = f"{said} cannot be used: {why}"
+                    failed = f"cannot be used: {' '.join(str(err).split()) or type(err).__name__}"
+            # named only now: an entry point's origin reads its distribution's metadata file
+            said = f"built-in {src.origin}" if built_in else f"{self.what} plug-in {src.origin}"
+            message = f"{said} {failed}"
             if not built_in:
                 self._found()[1][name] = message
                 _warn(message, self.group)
