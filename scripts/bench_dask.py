@@ -6,7 +6,7 @@
                                                     # dask with 1 worker, then with 2
 
 Each measurement runs in a fresh process, so that no backend finds workers another one warmed:
-the wall time of :func:`kmdr.engine.session.run_experiment` there, pool or cluster start included,
+the wall time of :meth:`kmdr.engine.session.Session.run` there, pool or cluster start included,
 into an empty results folder. The configurations alternate (a, b, a, b, ...) so that load drifts
 of a shared machine hit both; each figure is the median of ``--rounds`` measurements. Each line
 also says the machine's load average (1 minute) when the measurement ended: other work on the
@@ -57,7 +57,7 @@ def child(overrides: list[str]) -> dict:
     from dask.utils import parse_bytes
 
     from kmdr.app.compose import compose_job
-    from kmdr.engine.session import run_experiment
+    from kmdr.engine.session import Session
 
     spec = compose_job(overrides)
     with (
@@ -66,7 +66,8 @@ def child(overrides: list[str]) -> dict:
     ):
         warnings.simplefilter("always")
         start = time.perf_counter()
-        outcome = run_experiment(*spec)
+        with Session(spec.execution) as session:
+            outcome = session.run(spec.experiment, spec.output)
         wall = time.perf_counter() - start
     prefix = "Sending large graph of size "
     sizes = [

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     from kmdr.datasets import load_dataset
     from kmdr.engine.backends import resolve_parallelism
     from kmdr.engine.data_path import prepare_data
-    from kmdr.engine.session import run_experiment
+    from kmdr.engine.session import Session
 
     command = "python scripts/bench_runner.py " + " ".join(
         shlex.quote(a) for a in (argv or sys.argv[1:])
@@ -129,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         )
 
         start = time.perf_counter()
-        outcome = run_experiment(*spec, dataset=ds)
+        with Session(spec.execution) as session:
+            outcome = session.run(spec.experiment, spec.output, dataset=ds)
         runner_wall = time.perf_counter() - start
         rows = pd.read_csv(Path(tmp) / spec.experiment.name / "cells.csv")
         print(

@@ -22,3 +22,12 @@ def synth_run(results_dir, name: str, shape: tuple[int, int, int], **keys) -> di
         "progress": False,
         **keys,
     }
+
+
+def run_alone(experiment, execution=None, output=None, *, dataset=None):
+    """Run ``experiment`` in a session of its own, as a script does (``with Session(execution)
+    as session: session.run(experiment, output)``): its RunOutcome."""
+    from kmdr.engine.session import Session
+
+    with Session(execution) as session:
+        return session.run(experiment, output, dataset=dataset)

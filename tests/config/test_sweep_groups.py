@@ -16,12 +16,11 @@ import pytest
 from sklearn.utils import check_random_state
 
 import kmdr.reducers._registry as registry
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
 from kmdr.config.seeds import shared_seed
 from kmdr.engine.data_path import prepare_data
-from kmdr.engine.session import run_experiment
 from kmdr.engine.sweep import group_cells
 from kmdr.engine.work import compute_cell, compute_shared_work
 from kmdr.plugins import Registry
@@ -125,7 +124,7 @@ def config(results_dir, reducers, **over):
 
 def run(results_dir, reducers, **over):
     spec = from_config(config(results_dir, reducers, **over))
-    outcome = run_experiment(*spec)
+    outcome = run_alone(*spec)
     df = read_csv(outcome.experiment_dir / "cells.csv").sort_values(KEY)  # floats exact
     (side,) = (outcome.experiment_dir / "runs").glob(f"{outcome.run_id}.json")
     return outcome, df.reset_index(drop=True), json.loads(side.read_text())

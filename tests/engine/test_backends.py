@@ -11,10 +11,9 @@ import pandas as pd
 import pytest
 
 from _cases import case
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr.config.schema import from_config
 from kmdr.engine.backends import RunFailed, resolve_parallelism
-from kmdr.engine.session import run_experiment
 
 #: The columns a cell's computation produces that must not depend on the backend.
 VALUES = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
@@ -45,7 +44,7 @@ def config(results_dir, backend: str, **over):
 
 
 def rows(results_dir, backend: str, **over) -> pd.DataFrame:
-    outcome = run_experiment(*from_config(config(results_dir, backend, **over)))
+    outcome = run_alone(*from_config(config(results_dir, backend, **over)))
     assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected == 22
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv")
     return cells.set_index("cell_id").sort_index()[VALUES]
@@ -105,7 +104,7 @@ def test_unreachable_dask_scheduler_is_one_line_and_a_failed_record(tmp_path, sa
         dask.config.set({"distributed.comm.timeouts.connect": "3s"}),
         pytest.raises(RunFailed) as info,
     ):
-        run_experiment(*spec)
+        run_alone(*spec)
     assert says in str(info.value)
     assert "\n" not in str(info.value) and "127.0.0.1:9" in str(info.value)
     (record,) = (tmp_path / "b_dask" / "runs").glob("*.json")

@@ -300,9 +300,9 @@ def _run_config(results_dir, backend: str, dataset: dict, **keys) -> dict:
 def _rows(config: dict):
     import pandas as pd
 
-    from kmdr.engine.session import run_experiment
+    from _run_configs import run_alone
 
-    outcome = run_experiment(*from_config(config))
+    outcome = run_alone(*from_config(config))
     assert outcome.status == "complete"
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv").set_index("cell_id").sort_index()
     return outcome, cells

@@ -13,10 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr.config.schema import from_config
 from kmdr.engine.backends import RunFailed
-from kmdr.engine.session import run_experiment
 from kmdr.plugins import Registry
 from kmdr.reducers import _registry as registry
 from kmdr.reducers.projections import SignRandomProjection
@@ -56,7 +55,7 @@ def test_a_cell_that_is_not_finite_is_one_line_and_no_row(tmp_path, scheduler, o
         block_rows=40,
     )  # fmt: skip
     with pytest.raises(RunFailed) as failed:
-        run_experiment(*from_config(config))
+        run_alone(*from_config(config))
     assert "2 of 4 cells were not finite and were not written" in str(failed.value)
     (record,) = (tmp_path / "overflow" / "runs").glob("*.json")
     stopped = json.loads(record.read_text())["not_finite"]

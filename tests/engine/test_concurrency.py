@@ -43,10 +43,12 @@ def config(results_dir, repeats: int) -> dict:
 RUN = textwrap.dedent(
     """
     import json, sys
-    from kmdr.engine.session import run_experiment
+    from kmdr.engine.session import Session
     from kmdr.config.schema import from_config
 
-    outcome = run_experiment(*from_config(json.loads(sys.argv[1])))
+    spec = from_config(json.loads(sys.argv[1]))
+    with Session(spec.execution) as session:
+        outcome = session.run(spec.experiment, spec.output)
     print(outcome.n_computed, outcome.n_reused, outcome.n_expected)
     """
 )
@@ -54,10 +56,10 @@ RUN = textwrap.dedent(
 
 def _run_here(results_dir, repeats: int) -> tuple[int, int, int]:
     """The sweep run in this process: (computed, reused, expected)."""
+    from _run_configs import run_alone
     from kmdr.config.schema import from_config
-    from kmdr.engine.session import run_experiment
 
-    outcome = run_experiment(*from_config(config(results_dir, repeats)))
+    outcome = run_alone(*from_config(config(results_dir, repeats)))
     return outcome.n_computed, outcome.n_reused, outcome.n_expected
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from _dask_graphs import graph_sizes
 from _data import real_dataset
+from _run_configs import run_alone
 from kmdr.config.schema import from_config
-from kmdr.engine.session import run_experiment
 
 pytestmark = [
     pytest.mark.slow,
@@ -50,7 +50,7 @@ def run_config(results_dir, backend: str, dataset: dict, **keys) -> dict:
 
 
 def run_rows(config: dict, dataset=None) -> pd.DataFrame:
-    outcome = run_experiment(*from_config(config), dataset=dataset)
+    outcome = run_alone(*from_config(config), dataset=dataset)
     assert outcome.status == "complete" and outcome.n_computed == outcome.n_expected > 0
     cells = pd.read_csv(outcome.experiment_dir / "cells.csv")
     return cells.set_index("cell_id").sort_index()[VALUES]

@@ -16,10 +16,9 @@ import pytest
 
 import kmdr.engine.work as work
 from _command import said
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr._io import temporary_path
 from kmdr.config.schema import from_config
-from kmdr.engine.session import run_experiment
 from kmdr.results.store import CellStore
 
 KEY = ["dataset", "reducer", "r", "repetition"]
@@ -65,8 +64,10 @@ def test_kill_9_part_way_then_resume(tmp_path):
     code = (
         "import json, sys\n"
         "from kmdr.config.schema import from_config\n"
-        "from kmdr.engine.session import run_experiment\n"
-        "run_experiment(*from_config(json.loads(sys.argv[1])))\n"
+        "from kmdr.engine.session import Session\n"
+        "spec = from_config(json.loads(sys.argv[1]))\n"
+        "with Session(spec.execution) as session:\n"
+        "    session.run(spec.experiment, spec.output)\n"
     )
     cfg = config(tmp_path)
     proc = subprocess.Popen(
@@ -90,7 +91,7 @@ def test_kill_9_part_way_then_resume(tmp_path):
     assert CellStore(exp).done_ids() == set(before)  # every whole line a valid row
     assert not (exp / "cells").exists()  # no per-cell cache
 
-    outcome = run_experiment(*from_config(cfg))
+    outcome = run_alone(*from_config(cfg))
     check_complete(outcome, before)
     assert not list(exp.glob(".*.tmp"))
 
@@ -98,14 +99,14 @@ def test_kill_9_part_way_then_resume(tmp_path):
 @pytest.mark.slow
 def test_a_row_cut_short_by_a_kill_is_set_aside_and_its_cell_computed_again(tmp_path):
     cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2, 4], repeats=2)
-    first = run_experiment(*from_config(cfg))
+    first = run_alone(*from_config(cfg))
     path = first.experiment_dir / "cells.csv"
     text = path.read_bytes()
     cut = text[: len(text) - len(text.splitlines()[-1]) // 2 - 1]  # the last row half written
     path.write_bytes(cut)
     lines: list[str] = []
     with said(lines):
-        again = run_experiment(*from_config(cfg))
+        again = run_alone(*from_config(cfg))
     assert again.n_computed == 1 and again.n_reused == 3
     assert "1 row(s) not trusted (it has" in "".join(lines)
     rejected = pd.read_csv(first.experiment_dir / "cells.rejected.csv")
@@ -138,7 +139,7 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch, ctrl_c_handled):
     monkeypatch.setattr(work, "compute_cell", interrupted_after_7)
     spec = from_config(config(tmp_path))
     with pytest.raises(KeyboardInterrupt):
-        run_experiment(*spec)
+        run_alone(*spec)
     exp = tmp_path / "resume"
     # cells.csv was rebuilt on the way out: exactly the finished cells, no partial row.
     assert len(pd.read_csv(exp / "cells.csv")) == 7
@@ -152,7 +153,7 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch, ctrl_c_handled):
     monkeypatch.setattr(work, "compute_cell", real)
     lines: list[str] = []
     with said(lines):
-        outcome = run_experiment(*spec)
+        outcome = run_alone(*spec)
     check_complete(outcome, before)
     # it says it resumes the run that was interrupted
     assert f"resuming the run {side['run_id']}, interrupted: 7 of {N_CELLS} cells done" in "".join(
@@ -161,7 +162,7 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch, ctrl_c_handled):
     # A third run has nothing left to do, and resumes nothing: it reuses the cells
     lines.clear()
     with said(lines):
-        again = run_experiment(*spec)
+        again = run_alone(*spec)
     assert again.n_computed == 0 and again.n_reused == N_CELLS
     text = "".join(lines)
     assert "resuming" not in text and "reusing the cells already computed" in text
@@ -169,9 +170,9 @@ def test_ctrl_c_part_way_then_resume(tmp_path, monkeypatch, ctrl_c_handled):
 
 def test_a_changed_setting_is_a_different_cell(tmp_path):
     small = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
-    run_experiment(*from_config(small))
+    run_alone(*from_config(small))
     changed = dict(small, kmeans={"n_init": 3, "max_iter": 100})
-    outcome = run_experiment(*from_config(changed))
+    outcome = run_alone(*from_config(changed))
     assert outcome.n_computed == 1 and outcome.n_reused == 0
     # Both cells stay in cells.csv: they share (dataset, reducer, r,
     # repetition) but not their settings, so neither replaces the other.
@@ -197,5 +198,5 @@ def test_leftover_temporary_files_are_ignored_and_removed(tmp_path):
     foreign = exp / ".cells.csv.tmp"  # not named by kmdr._io: whose it is is unknown, kept
     foreign.write_text("experiment,")
     cfg = config(tmp_path, reducers=[{"name": "sign"}], r_grid=[2], repeats=1)
-    outcome = run_experiment(*from_config(cfg))
+    outcome = run_alone(*from_config(cfg))
     assert outcome.n_computed == 1 and list(exp.glob(".*.tmp")) == [foreign]

@@ -8,10 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr.config.schema import ConfigError, from_config
 from kmdr.config.seeds import cell_seed, shared_seed, stream_seeds
-from kmdr.engine.session import run_experiment
 from kmdr.results.records import CSV_COLUMNS
 
 METRICS = ["objective", "objective_reduced", "accuracy", "nmi", "ari", "n_iter", "seed"]
@@ -34,7 +33,7 @@ def tiny_config(results_dir, **over):
 
 def run(results_dir, **over):
     spec = from_config(tiny_config(results_dir, **over))
-    outcome = run_experiment(*spec)
+    outcome = run_alone(*spec)
     return outcome, pd.read_csv(outcome.experiment_dir / "cells.csv")
 
 
@@ -140,7 +139,7 @@ def test_unavailable_dataset_is_skipped_with_its_reason(tmp_path, monkeypatch):
 
     monkeypatch.setattr(datasets, "load_dataset", unavailable)
     spec = from_config(tiny_config(tmp_path))
-    outcome = run_experiment(*spec)
+    outcome = run_alone(*spec)
     assert outcome.skipped == "synth: cannot obtain the file (test)"
     assert not (outcome.experiment_dir / "cells.csv").exists()
     (side,) = (outcome.experiment_dir / "runs").glob("*.json")
@@ -150,7 +149,7 @@ def test_unavailable_dataset_is_skipped_with_its_reason(tmp_path, monkeypatch):
 def test_r_above_what_the_data_allows_fails_before_writing(tmp_path):
     spec = from_config(tiny_config(tmp_path, reducers=[{"name": "svd"}], r_grid=[5, 500]))
     with pytest.raises(ConfigError, match=r"r = 500 is too large for reducer 'svd'.*1\.\.24"):
-        run_experiment(*spec)
+        run_alone(*spec)
     assert not (tmp_path / "tiny").exists()
 
 
@@ -158,7 +157,7 @@ def test_leverage_scores_kind(tmp_path):
     spec = from_config(
         tiny_config(tmp_path, kind="leverage_scores", leverage={"reducer": "leverage", "r": 10})
     )
-    outcome = run_experiment(*spec)
+    outcome = run_alone(*spec)
     table = pd.read_csv(outcome.experiment_dir / "leverage_scores.csv")
     assert list(table.columns[:3]) == ["term", "score", "times_drawn"]
     assert len(table) == 24 and table.times_drawn.sum() == 10

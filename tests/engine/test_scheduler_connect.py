@@ -12,10 +12,9 @@ import time
 import pytest
 
 from _cases import case
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr.config.schema import from_config
 from kmdr.engine.backends import RunFailed
-from kmdr.engine.session import run_experiment
 
 
 @pytest.fixture
@@ -53,7 +52,7 @@ def test_a_silent_scheduler_is_one_line_within_the_connect_timeout(tmp_path, sil
         dask.config.set({"distributed.comm.timeouts.connect": "3s"}),
         pytest.raises(RunFailed) as info,
     ):
-        run_experiment(*from_config(config))
+        run_alone(*from_config(config))
     assert time.monotonic() - start < 60
     assert says in str(info.value) and "\n" not in str(info.value)
     (record,) = (tmp_path / "silent" / "runs").glob("*.json")

@@ -21,11 +21,10 @@ import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from _cases import case
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
 from kmdr.engine import work
-from kmdr.engine.session import run_experiment
 from kmdr.results.records import RESULT_COLUMNS
 
 
@@ -44,7 +43,7 @@ def config(results_dir, **over) -> dict:
 
 
 def run(results_dir, **over) -> pd.DataFrame:
-    outcome = run_experiment(*from_config(config(results_dir, **over)))
+    outcome = run_alone(*from_config(config(results_dir, **over)))
     assert outcome.status == "complete" and outcome.n_computed == 2
     cells = read_csv(outcome.experiment_dir / "cells.csv")  # floats read back exactly
     return cells.set_index("cell_id").sort_index()
@@ -131,7 +130,7 @@ def test_libraries_loaded_after_the_limit_still_get_it():
     # gives each its count back after.
     defaults, _ = _fresh_process("contextlib.nullcontext()")
     setup = "from kmdr.engine.worker import ProcessState; pools = ProcessState()"
-    inside, after = _fresh_process("pools.run_threads()", first="pools.pin(1)", setup=setup)
+    inside, after = _fresh_process("pools.threads(1)", setup=setup)
     assert len(inside) >= 3, inside  # numpy's and scipy's OpenBLAS, scikit-learn's OpenMP
     assert set(inside.values()) == {1}, inside
     assert after == defaults
@@ -189,7 +188,7 @@ def test_a_run_whose_threads_outnumber_the_cores_says_so_once(monkeypatch, tmp_p
     monkeypatch.setattr(joblib, "cpu_count", lambda *a, **k: 1)
     spec = from_config(config(tmp_path, n_jobs=1, blas_threads=2))
     with console():
-        outcome = run_experiment(*spec)
+        outcome = run_alone(*spec)
     assert outcome.status == "complete" and outcome.n_computed == 2
     lines = capsys.readouterr().err.splitlines()
     said = [line for line in lines if "contend" in line]

@@ -123,9 +123,9 @@ def test_a_nan_in_a_block_is_one_line_naming_the_cell_and_the_block(
     nan_shards, tmp_path, scheduler, says
 ):
     # kmdr.run's route in this process, on the session's cluster: the line is the error's
+    from _run_configs import run_alone
     from kmdr.config.schema import from_config
     from kmdr.engine.backends import RunFailed
-    from kmdr.engine.session import run_experiment
 
     config = {
         "name": "nan",
@@ -142,7 +142,7 @@ def test_a_nan_in_a_block_is_one_line_naming_the_cell_and_the_block(
         "progress": False,
     }
     with pytest.raises(RunFailed) as info:
-        run_experiment(*from_config(config))
+        run_alone(*from_config(config))
     line = str(info.value)
     assert "\n" not in line and line.startswith("reducer 'sign' in cell r=5 repetition 0 ("), line
     assert says in line

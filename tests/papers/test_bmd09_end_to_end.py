@@ -4,7 +4,7 @@ The real ``nips_1-17.mat`` cannot be obtained here, so ``make reproduce`` always
 ``bmd09_table1`` and ``bmd09_fig1``. This test writes a file in the real layout with the real 2484
 document names and real NIPS terms (tests/_nips_fixture.py; counts made up, with section
 structure), serves it from a mirror folder, and runs both presets the way ``scripts/reproduce.py``
-does (Hydra compose of ``experiment=<name>``, ``from_config``, ``run_experiment``), shrunk:
+does (Hydra compose of ``experiment=<name>``, ``from_config``, ``Session.run``), shrunk:
 3 trials, 2 k-means restarts, 300 terms. Then it checks every artefact down the path: cells.csv,
 summary.csv (aggregation best), table1.csv / table1.md, leverage_scores.csv, the figures, and the
 two bmd09 sections of the report.
@@ -47,8 +47,8 @@ def _compose(name: str, overrides: list[str]):
 
 
 def _run(name: str, overrides: list[str]):
+    from _run_configs import run_alone
     from kmdr.config.schema import from_config
-    from kmdr.engine.session import run_experiment
 
     cfg = _compose(name, overrides)
     spec = from_config(cfg)
@@ -56,7 +56,7 @@ def _run(name: str, overrides: list[str]):
     with pytest.warns(
         UserWarning, match="300 terms occur in the 184 documents; bmd09 reports 6314"
     ):
-        outcome = run_experiment(*spec)
+        outcome = run_alone(*spec)
     assert outcome.skipped is None
     from kmdr.app.drawing import draw
 

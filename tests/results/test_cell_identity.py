@@ -12,10 +12,9 @@ import pandas as pd
 import pytest
 
 from _command import said
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
-from kmdr.engine.session import run_experiment
 from kmdr.results import summary as aggregate
 from kmdr.results.records import IDENTITY_COLUMNS, identity_id, seal
 
@@ -40,7 +39,7 @@ def config(results_dir, **over):
 
 
 def run(results_dir, **over):
-    return run_experiment(*from_config(config(results_dir, **over)))
+    return run_alone(*from_config(config(results_dir, **over)))
 
 
 CELLS_PER_RUN = 2 * 2 + 2  # LapScores at 2 r x 2 repetitions, kMeans once per repetition
@@ -115,7 +114,7 @@ def test_rows_of_another_thread_count_under_a_one_thread_id_are_set_aside(tmp_pa
     (exp / "cells.csv").write_text(pd.DataFrame(older, columns=list(rows[0])).to_csv(index=False))
     messages = []
     with said(messages):
-        again = run_experiment(*from_config(config(tmp_path)))
+        again = run_alone(*from_config(config(tmp_path)))
     assert (again.n_computed, again.n_reused) == (6, 0)
     reason = "its cell_id is not the hash of its identity columns"
     assert any(reason in m and "6 row(s) not trusted" in m for m in messages), messages
@@ -134,7 +133,7 @@ def test_dry_run_counts_and_estimates_and_writes_nothing(tmp_path):
     messages = []
     spec = from_config(config(tmp_path, dry_run=True))
     with said(messages):
-        outcome = run_experiment(*spec)
+        outcome = run_alone(*spec)
     assert outcome.status == "dry_run" and outcome.n_computed == 0
     assert not (tmp_path / "mine").exists()
     assert "6 of 6 cells to compute (0 reused)" in messages[-1]
@@ -143,14 +142,14 @@ def test_dry_run_counts_and_estimates_and_writes_nothing(tmp_path):
     run(tmp_path)  # now there are earlier cells to estimate from, and all of them are reusable
     more = from_config(config(tmp_path, dry_run=True, r_grid=[4, 8, 12]))
     with said(messages):
-        run_experiment(*more)
+        run_alone(*more)
     assert "2 of 8 cells to compute (6 reused)" in messages[-1]
     assert "about" in messages[-1] and "with 1 workers" in messages[-1]
 
 
 def test_sampling_lemma_is_a_kind_run_like_any_experiment(tmp_path):
     spec = from_config(config(tmp_path, kind="sampling_lemma", r_grid=[5, 50], repeats=3))
-    outcome = run_experiment(*spec)
+    outcome = run_alone(*spec)
     assert outcome.status == "complete"
     table = pd.read_csv(tmp_path / "mine" / "sampling_lemma.csv")
     assert len(table) == 2 * 3 and set(table["r"]) == {5, 50}

@@ -23,10 +23,9 @@ import pytest
 
 from _cases import case
 from _command import exit_status
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr.config.schema import from_config
 from kmdr.datasets import Dataset
-from kmdr.engine.session import run_experiment
 from kmdr.reducers._builtins import BUILTIN_ENTRIES
 from kmdr.results import cells
 from kmdr.results import summary as aggregate
@@ -52,7 +51,7 @@ def config(results_dir, name: str = "ident", **over) -> dict:
 
 def run(results_dir, dataset=None, **over):
     spec = from_config(config(results_dir, **over))
-    return run_experiment(*spec, dataset=dataset)
+    return run_alone(*spec, dataset=dataset)
 
 
 def command(tool: str, *args, env=None) -> subprocess.CompletedProcess:
@@ -150,11 +149,11 @@ def test_a_plugin_dataset_whose_content_changed(tmp_path, monkeypatch, capsys):
     rng = np.random.default_rng(1)
     np.save(site / "points.npy", rng.normal(size=(60, 8)))
     try:
-        assert run_experiment(*from_config(mine)).n_computed == 2
-        again = run_experiment(*from_config(mine))
+        assert run_alone(*from_config(mine)).n_computed == 2
+        again = run_alone(*from_config(mine))
         assert (again.n_computed, again.n_reused) == (0, 2)
         np.save(site / "points.npy", rng.normal(size=(60, 8)))  # the user's file changes
-        changed = run_experiment(*from_config(mine))
+        changed = run_alone(*from_config(mine))
         assert (changed.n_computed, changed.n_reused) == (2, 0)
         figures.main([str(tmp_path)])
         assert "note: 2 rows of other data not shown" in capsys.readouterr().out

@@ -21,10 +21,9 @@ import pandas as pd
 import pytest
 
 from _command import said
-from _run_configs import synth_run
+from _run_configs import run_alone, synth_run
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
-from kmdr.engine.session import run_experiment
 from kmdr.results import summary as aggregate
 from kmdr.results.reading import Once
 from kmdr.results.records import seal
@@ -52,7 +51,7 @@ N_CELLS = 2 * 2 + 2  # sign at 2 r x 2 repetitions, the baseline once per repeti
 
 def run(results_dir, messages: list | None = None, **over):
     with said(messages):
-        return run_experiment(*from_config(config(results_dir, **over)))
+        return run_alone(*from_config(config(results_dir, **over)))
 
 
 @pytest.fixture(scope="module")
@@ -130,10 +129,12 @@ def test_another_setting_adds_rows_beside_the_committed_ones(made, tmp_path):
 
 KILLED = """
 import json, sys
-from kmdr.engine.session import run_experiment
+from kmdr.engine.session import Session
 from kmdr._io import read_csv
 from kmdr.config.schema import from_config
-run_experiment(*from_config(json.loads(sys.argv[1])))
+spec = from_config(json.loads(sys.argv[1]))
+with Session(spec.execution) as session:
+    session.run(spec.experiment, spec.output)
 """
 
 

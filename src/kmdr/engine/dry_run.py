@@ -27,61 +27,52 @@ from kmdr.results.records import read_table
 _TIME_COLUMNS = ("dataset", "reducer_name", "reduce_seconds", "cluster_seconds", "shared_seconds")
 
 
-def _number(text: str) -> float:
-    """A time column's value; an empty field (no shared work) is 0, and so is a time no run can
-    take (negative, NaN, infinite: a hand-edited row), so that no estimate is ever negative."""
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return 0.0
-    return value if math.isfinite(value) and value > 0 else 0.0
-
-
-def _mean(values: list[float]) -> float:
-    return math.fsum(values) / len(values)
-
-
-def _protocol(row: dict) -> tuple[str, bool]:
-    """A cell's k-means start and whether the online phase ran (absent: it did not)."""
-    online = str(row.get("kmeans_online_phase") or "False").lower() == "true"
-    return str(row.get("kmeans_init") or ""), online
-
-
 def earlier_times(
     results_dir: str | Path, dataset: str, protocol: tuple[str, bool] | None = None
 ) -> dict[str, tuple[float, float, float]]:
     """``reducer_name -> (mean reduction seconds per cell without shared work, mean clustering
     seconds per k-means start, mean shared seconds)`` over the cells of ``dataset`` in every
-    ``<results_dir>/*/cells.csv`` (read as the store parses it, texts without pandas); the
-    clustering times from the cells of k-means ``protocol`` (its start, the online phase) when
-    there are some for that reducer."""
-    own, shared = defaultdict(list), defaultdict(list)
-    per_start, same = defaultdict(list), defaultdict(list)
+    ``<results_dir>/*/cells.csv`` (read as the store parses it, as texts); the clustering times
+    from the cells of k-means ``protocol`` (its start, whether the online phase ran) when there
+    are some for that reducer."""
+    tables = []
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
             table = read_table(path)  # a FIFO in its place is an OSError, not a wait
         except (OSError, ValueError):  # ValueError: not a cells.csv
             continue
-        if not set(_TIME_COLUMNS) <= set(table.columns):
-            continue  # not a cells.csv of this version: no estimate from it
-        rows = table[table["dataset"] == dataset].to_dict("records")
-        for row in rows:
-            name, seconds = row["reducer_name"], _number(row["shared_seconds"])
-            own[name].append(max(0.0, _number(row["reduce_seconds"]) - seconds))
-            starts = max(1.0, _number(row.get("kmeans_n_init")))
-            clustering = _number(row["cluster_seconds"]) / starts
-            per_start[name].append(clustering)
-            if protocol is not None and _protocol(row) == protocol:
-                same[name].append(clustering)
-            if seconds > 0:
-                shared[name].append(seconds)
+        if set(_TIME_COLUMNS) <= set(table.columns):  # else: no estimate from it
+            tables.append(table[table["dataset"] == dataset])
+    if not tables:  # a folder with no cells yet: pandas is not even imported
+        return {}
+    import pandas as pd
+
+    rows = pd.concat(tables, ignore_index=True)
+
+    def number(column: str) -> pd.Series:
+        # an empty field (no shared work) is 0, and so is a time no run can take (negative,
+        # NaN, infinite: a hand-edited row), so that no estimate is ever negative
+        values = pd.to_numeric(rows.get(column, pd.Series(index=rows.index)), errors="coerce")
+        return values.where(values.gt(0) & values.lt(math.inf), 0.0)
+
+    shared = number("shared_seconds")
+    times = pd.DataFrame({"own": (number("reduce_seconds") - shared).clip(lower=0.0),
+                          "start": number("cluster_seconds") / number("kmeans_n_init").clip(1),
+                          "shared": shared.where(shared > 0)})  # fmt: skip
+    if protocol is not None:  # the start, and the online phase (absent: it did not run)
+        init = rows.get("kmeans_init", pd.Series("", rows.index)).fillna("")
+        online = rows.get("kmeans_online_phase", pd.Series("", rows.index)).fillna("")
+        same = (init == protocol[0]) & (online.str.lower().eq("true") == protocol[1])
+        times["same"] = times["start"].where(same)
+    columns = ["own", "start", "shared", "same"]
+    means = times.groupby(rows["reducer_name"]).mean().reindex(columns=columns)
     return {
-        name: (
-            _mean(own[name]),
-            _mean(same[name] or per_start[name]),
-            _mean(shared[name]) if shared[name] else 0.0,
+        str(name): (
+            m.own,
+            m.start if pd.isna(m.same) else m.same,
+            0.0 if pd.isna(m.shared) else m.shared,
         )
-        for name in sorted(own)
+        for name, m in means.iterrows()
     }
 
 

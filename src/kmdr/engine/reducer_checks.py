@@ -13,7 +13,7 @@ every reduction a worker computes passes :func:`checked_reduction` before k-mean
 Whether a reducer's output is determined by its ``random_state`` alone (two fits, a fresh
 process, another seed for a reducer declared deterministic, numpy's global random state left
 alone) is its author's to check, once, in their own tests: :func:`kmdr.testing.check_reducer`,
-as scikit-learn's ``check_estimator``; :func:`same_state` and :func:`global_state` are its.
+as scikit-learn's ``check_estimator``.
 
 A failed check raises :class:`ReducerOutputError`, one line naming the reducer, r, the problem
 and the fix; the run stops like any failing cell, and the cells already finished are kept.
@@ -94,23 +94,6 @@ def not_finite(what: str, C) -> str | None:
     bad = int(np.size(values) - np.count_nonzero(np.isfinite(values)))
     return one_line(f"{what}: its output holds {bad} NaN or infinite values; return finite "
                     "values only")  # fmt: skip
-
-
-def same_state(a, b) -> bool:
-    """Equal numpy random states (``np.random.get_state(legacy=False)``: nested dicts, arrays)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return bool(np.array_equal(a, b))
-    return a == b
-
-
-def global_state() -> dict:
-    """numpy's global random state (watched here, never drawn from)."""
-    return np.random.get_state(legacy=False)  # noqa: NPY002
-
-
-GLOBAL_STATE_FIX = "draw from sklearn.utils.check_random_state(self.random_state) instead"
 
 
 def checked_reduction(reduce, cell, X, n_clusters: int, shared):

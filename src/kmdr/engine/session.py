@@ -267,7 +267,7 @@ def _execute(session, par, path, experiment, output, dataset, config_files) -> R
     # BLAS libraries and the git revision, a look at the process and two git calls).
     record = {}
     if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
-        blas = process_state().thread_pools()
+        blas = process_state().thread_pools().info()
         record = run_record(experiment, execution, output, outcome.run_id, par, blas, config_files)
         kernels = _kernels.mismatch(blas)
         if kernels:
@@ -350,7 +350,7 @@ def _run_kind(ctx: RunContext, kind, started: float) -> None:
     here = not kind.writes_cells or ctx.execution.backend == "threading" or one
     try:
         with (
-            process_state().run_threads(ctx.experiment.blas_threads, load=here),
+            process_state().threads(ctx.experiment.blas_threads, load=here),
             contextlib.ExitStack() as ctx.entered,
         ):
             kind.run(ctx)
@@ -406,21 +406,6 @@ def _logged(path: Path):
         for lg, propagate in before:
             lg.propagate = propagate
         handler.close()
-
-
-def run_experiment(
-    experiment: Experiment,
-    execution: Execution | None = None,
-    output: Output | None = None,
-    *,
-    dataset=None,
-    launcher_n_jobs: int = 1,
-) -> RunOutcome:
-    """Run (or resume) ``experiment`` in a :class:`Session` of its own (``with
-    Session(execution) as s: s.run(experiment, output)``); the arguments and what it raises:
-    :meth:`Session.run`."""
-    with Session(execution, launcher_n_jobs=launcher_n_jobs) as session:
-        return session.run(experiment, output, dataset=dataset)
 
 
 def default_session(execution: Execution, launcher_n_jobs: int = 1) -> Session:

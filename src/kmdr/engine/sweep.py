@@ -227,11 +227,12 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
         for cell in pending:
             signals.raise_if_received()
             # this process drives the cell (a small k-means, a sketch's SVD run here)
-            process_state().pin(cell.blas_threads)
             try:
-                metrics = compute_chunked_cell(
-                    cell, blocks, client, ctx.n_clusters, sketches, progress=bar.set_postfix_str
-                )
+                with process_state().threads(cell.blas_threads):
+                    progress = bar.set_postfix_str
+                    metrics = compute_chunked_cell(
+                        cell, blocks, client, ctx.n_clusters, sketches, progress=progress
+                    )
             except Exception as err:
                 raise cell_failed(f"{describe_cells([cell])} on row blocks", err) from err
             bar.set_postfix_str("")  # the next line says what the next cell does

@@ -364,7 +364,7 @@ def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
     """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
     need (seeded ``shared_seed``) from this process's memo, timed once per repetition, computed
     with the BLAS/OpenMP threads of the cells' identity
-    (:meth:`kmdr.engine.worker.ProcessState.pin`).
+    (:meth:`kmdr.engine.worker.ProcessState.threads`, entered by its caller).
 
     ``X``, ``y`` and ``objective`` (the run's objective evaluator) reach the job as
     :func:`kmdr.engine.sweep.compute_in_memory` says.
@@ -377,7 +377,6 @@ def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
     job computed the shared work (else None), for the run record. A cell whose work is not
     finite has the line saying so in place of its metrics.
     """
-    state.pin(cells[0].blas_threads)  # a job's cells differ only in repetition
     first = cells[0]
     shared, report, seconds = None, None, None
     if first.shared_key is not None:

@@ -4,7 +4,7 @@ Every job of a run enters through :func:`run_job`, in whatever process computes 
 multiprocessing worker, a dask or Ray worker, or the run's own process for a job computed here).
 :class:`ProcessState` (this module's :data:`_PROCESS`, the only mutable module state of the run
 path) holds what one process keeps across those jobs: its BLAS/OpenMP thread counts
-(:meth:`ProcessState.pin`, :meth:`ProcessState.run_threads`), the memo of shared reductions, the
+(:meth:`ProcessState.threads`), the memo of shared reductions, the
 watch on the parent process, and the session successive ``kmdr.run`` calls and a multirun's jobs
 share (:func:`kmdr.engine.session.default_session`).
 """
@@ -42,69 +42,40 @@ class ProcessState:
         self._watched: set[int] = set()
         self._warm = False
         self.lock = threading.RLock()
-        # the thread pools: threadpoolctl's controller, scanned again only when the modules
-        # loaded changed; inside run_threads, the limiters that give them back after it
-        self._modules = -1
-        self._pools = None
-        self._seen: set[str] = set()
-        self._undo: list | None = None
+        # threadpoolctl's controller and len(sys.modules) at its scan (see thread_pools)
+        self._pools: tuple[int, object] = (-1, None)
 
-    def pin(self, threads: int, load: bool = True) -> None:
-        """Compute with ``threads`` BLAS/OpenMP threads from now on in the calling thread: every
-        job calls it before its cells, as ``blas_threads`` is part of a cell's identity (the
-        libraries add their sums in an order that depends on their thread count). BLAS's count
-        is the process's, OpenMP's the thread's (so a threading-backend job sets it in its own
-        thread). threadpoolctl limits only the libraries loaded: the modules that load them
-        (:data:`THREAD_POOL_MODULES`) are imported first (``load`` false: the libraries loaded
-        now only), and the libraries are scanned again whenever an import may have loaded
-        another. Pools first seen inside :meth:`run_threads` are given back at its end."""
+    def thread_pools(self):
+        """threadpoolctl's controller of the BLAS/OpenMP pools loaded now (what a run records,
+        and what :meth:`threads` limits), scanned again only when an import may have loaded
+        another: a scan takes about 4.4 ms, a limit through the kept controller 0.04 ms, and
+        every job limits its threads."""
         with self.lock:
-            for name in THREAD_POOL_MODULES if load else ():
-                importlib.import_module(name)
-            if len(sys.modules) != self._modules:
+            if self._pools[0] != len(sys.modules):
                 from threadpoolctl import ThreadpoolController
 
-                self._pools = ThreadpoolController()
-                self._modules = len(sys.modules)
-            pools = self._pools
-            new = [lib.filepath for lib in pools.lib_controllers if lib.filepath not in self._seen]
-            if new and self._undo is not None:
-                self._undo.append(pools.select(filepath=new).limit(limits=threads))
-            self._seen.update(new)
-        pools.limit(limits=threads)
+                self._pools = (len(sys.modules), ThreadpoolController())
+            return self._pools[1]
 
     @contextlib.contextmanager
-    def run_threads(self, threads: int | None = None, load: bool = True) -> Iterator[None]:
-        """Give this process's BLAS/OpenMP libraries their thread counts back after the block:
-        every limit :meth:`pin` sets inside it is undone at its end, also on a library first
-        loaded during it. With ``threads``, the block starts by pinning them from the calling
-        thread: OpenBLAS keeps the count its main thread set and ignores one set from another
-        thread after that (OpenBLAS 0.3.30 and 0.3.31), which a run computing here (one worker,
-        a single job, the threading backend, a kind computing in this process) needs; ``load``
-        as :meth:`pin`'s."""
-        with self.lock:
-            self._seen.clear()  # every library the next pin limits is one to give back
-            previous, self._undo = self._undo, []
-            undo = self._undo
+    def threads(self, threads: int, load: bool = True) -> Iterator[None]:
+        """Compute with ``threads`` BLAS/OpenMP threads in the block, and give every library its
+        count back after it: the one owner of the thread limits, entered by every job (with the
+        run's process's own around the run). ``blas_threads`` is part of a cell's identity (the
+        libraries add their sums in an order that depends on their thread count). BLAS's count
+        is the process's, OpenMP's the thread's (so a threading-backend job sets it in its own
+        thread); OpenBLAS keeps the count its main thread set and ignores one set from another
+        thread after that (OpenBLAS 0.3.30 and 0.3.31), so the run's process enters it from its
+        main thread. threadpoolctl limits only the libraries loaded: the modules that load them
+        (:data:`THREAD_POOL_MODULES`) are imported first (``load`` false: the libraries loaded
+        now only; a job entered inside limits, and gives back, those loaded since)."""
+        for name in THREAD_POOL_MODULES if load else ():
+            importlib.import_module(name)
+        limiter = self.thread_pools().limit(limits=threads)
         try:
-            if threads is not None:
-                self.pin(threads, load)
             yield
         finally:
-            with self.lock:
-                self._undo = previous
-            for limiter in reversed(undo):
-                limiter.restore_original_limits()
-
-    def thread_pools(self) -> list[dict]:
-        """threadpoolctl's description of the pools loaded now (what a run records), from the
-        last scan when nothing was imported since."""
-        with self.lock:
-            if self._pools is not None and len(sys.modules) == self._modules:
-                return self._pools.info()
-        from threadpoolctl import threadpool_info
-
-        return threadpool_info()
+            limiter.restore_original_limits()
 
     def watch_parent(self, parent_pid: int) -> None:
         """In a worker process started by ``parent_pid`` (the process running the run): make
@@ -160,13 +131,13 @@ def run_job(parent_pid: int, watch, cells, *args):
     Returns :func:`~kmdr.engine.work.group_job`'s ``(pairs, report)`` and the job's seconds."""
     _PROCESS.watch_parent(parent_pid)
     what = describe_cells(cells)
-    if watch is not None:  # the thread pools' libraries loaded and scanned: not the job's time
-        _PROCESS.pin(cells[0].blas_threads)
     try:
-        start = time.perf_counter()
-        with watched(watch):
-            pairs, report = group_job(_PROCESS, cells, *args)
-        return pairs, report, time.perf_counter() - start
+        # the thread pools' libraries loaded and scanned before the clock: not the job's time
+        with _PROCESS.threads(cells[0].blas_threads):  # a job's cells differ only in repetition
+            start = time.perf_counter()
+            with watched(watch):
+                pairs, report = group_job(_PROCESS, cells, *args)
+            return pairs, report, time.perf_counter() - start
     except Exception as err:
         raise cell_failed(what, err) from err
     except BaseException as err:

@@ -106,9 +106,8 @@ class Registry(Mapping[str, T], Generic[T]):
         self._declared_aliases: dict[str, str] = {}
         self._loaded: dict[str, T] = {}
         self._lock = threading.RLock()
-        # (usable sources by name, why a name cannot be used, aliases), and the papers it read
-        self._table: tuple[dict[str, Source], dict[str, str], dict[str, str]] | None = None
-        self._table_of: object = None
+        # (usable sources by name, why a name cannot be used, aliases, the papers' table read)
+        self._table: tuple | None = None
 
     def declare(self, name: str, target: T | str, *, aliases: tuple[str, ...] = ()) -> None:
         """Declare the built-in ``name``: ``target`` is the declaration or a ``"module:attr"``
@@ -117,8 +116,7 @@ class Registry(Mapping[str, T], Generic[T]):
             for key in (name, *aliases):
                 if key in self._declared or key in self._declared_aliases:
                     raise ValueError(f"{self.what} {key!r} is declared twice")
-            said = f"{self.what} {name!r}"
-            self._declared[name] = Source(name, target, True, lambda: said)
+            self._declared[name] = Source(name, target, True, f"{self.what} {name!r}".strip)
             self._declared_aliases.update(dict.fromkeys(aliases, name))
             self._loaded.pop(name, None)
             self._table = None
@@ -137,55 +135,53 @@ class Registry(Mapping[str, T], Generic[T]):
         for paper in papers() if self.paper_field is not None else ():
             part = getattr(paper, self.paper_field)
             one = [(paper.key, part)] if part is not None else []  # named after its paper
-            items = part.items() if isinstance(part, Mapping) else one
             own = PAPERS.is_own(paper.key)
             sources += [
-                Source(n, t, own, functools.partial(_in_paper, n, paper.key)) for n, t in items
+                Source(n, t, own, functools.partial(_in_paper, n, paper.key))
+                for n, t in (part.items() if isinstance(part, Mapping) else one)
             ]
         return sources
 
-    def _found(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str]]:
-        """The clash policy applied to every declaration, its warnings given once (kept until
-        :meth:`reload`, or until the papers are found again)."""
+    def _found(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str], object]:
+        """The clash policy applied to every declaration (see the module docstring), its
+        warnings given once: kept until :meth:`reload`, or until the papers are found again."""
         with self._lock:
             papers_table = None if self.paper_field is None else PAPERS._found()
-            if self._table is None or self._table_of is not papers_table:
-                self._table, self._table_of = self._resolve(), papers_table
-            return self._table
-
-    def _resolve(self) -> tuple[dict[str, Source], dict[str, str], dict[str, str]]:
-        usable, aliases = dict(self._declared), dict(self._declared_aliases)
-        plugins: dict[str, list[Source]] = {}
-        for src in self._sources():
-            if src.own:
-                usable.setdefault(src.name, src)
-            else:
-                plugins.setdefault(src.name, []).append(src)
-        decl = "entry point" if self.paper_field is None else "declaration"
-        broken: dict[str, str] = {}
-        for name, points in plugins.items():
-            if name in usable or name in aliases:
-                for src in points:
-                    _warn(f"{self.what} plug-in {src.origin} is ignored: the built-in {self.what} "
-                          f"{name!r} has that name and built-ins win; rename the {decl} to use "
-                          "the plug-in", self.group)  # fmt: skip
-            elif len(points) > 1:
-                broken[name] = (
-                    f"{self.what} {name!r} is declared by {len(points)} plug-ins "
-                    f"({'; '.join(src.origin for src in points)}): none is used; uninstall one "
-                    f"or rename its {decl}"
-                )
-                _warn(broken[name], self.group)
-            else:
-                usable[name] = points[0]
-        for name, src in list(usable.items()):
-            for alias in () if name in self._declared else getattr(src.target, "aliases", ()):
-                if alias in usable or alias in aliases:
-                    _warn(f"the alias {alias!r} of {self.what} {src.origin} is ignored: another "
-                          f"{self.what} has that name; rename the alias", self.group)  # fmt: skip
+            if self._table is not None and self._table[3] is papers_table:
+                return self._table
+            usable, aliases, broken = dict(self._declared), dict(self._declared_aliases), {}
+            plugins: dict[str, list[Source]] = {}
+            for src in self._sources():
+                if src.own:
+                    usable.setdefault(src.name, src)
                 else:
-                    aliases[alias] = name
-        return usable, broken, aliases
+                    plugins.setdefault(src.name, []).append(src)
+            decl = "entry point" if self.paper_field is None else "declaration"
+            for name, points in plugins.items():
+                if name in usable or name in aliases:
+                    for src in points:
+                        _warn(f"{self.what} plug-in {src.origin} is ignored: the built-in "
+                              f"{self.what} {name!r} has that name and built-ins win; rename the "
+                              f"{decl} to use the plug-in", self.group)  # fmt: skip
+                elif len(points) > 1:
+                    broken[name] = (
+                        f"{self.what} {name!r} is declared by {len(points)} plug-ins "
+                        f"({'; '.join(src.origin for src in points)}): none is used; uninstall "
+                        f"one or rename its {decl}"
+                    )
+                    _warn(broken[name], self.group)
+                else:
+                    usable[name] = points[0]
+            for name, src in list(usable.items()):
+                for alias in () if name in self._declared else getattr(src.target, "aliases", ()):
+                    if alias in usable or alias in aliases:
+                        _warn(f"the alias {alias!r} of {self.what} {src.origin} is ignored: "
+                              f"another {self.what} has that name; rename the alias",
+                              self.group)  # fmt: skip
+                    else:
+                        aliases[alias] = name
+            self._table = (usable, broken, aliases, papers_table)
+            return self._table
 
     def reload(self) -> None:
         """Forget the plug-ins found so far (after installing one in this process); a registry
@@ -237,7 +233,7 @@ class Registry(Mapping[str, T], Generic[T]):
         """Why ``name`` cannot be used, in one line; None if it can (nothing is imported)."""
         if not isinstance(name, str):
             return f"{self.what} name {name!r} is invalid: it must be a string"
-        usable, broken, _ = self._found()
+        usable, broken, _, _ = self._found()
         name = self.canonical(name)
         if name in broken or name in usable:
             return broken.get(name)
@@ -251,43 +247,40 @@ class Registry(Mapping[str, T], Generic[T]):
         """The declaration ``name`` (or its alias) means, imported on first use.
 
         Raises :class:`RegistryError` (one line) for an unknown name, a clash, or a plug-in that
-        fails to load.
+        fails to load; a plug-in that fails is then said once, and unusable from then on.
         """
         if (reason := self.problem(name)) is not None:
             raise RegistryError(reason)
         name = self.canonical(name)
         with self._lock:
-            if name not in self._loaded:
-                self._loaded[name] = self._load(name)
-            return self._loaded[name]
-
-    def _load(self, name: str) -> T:
-        built_in = name in self._declared
-        said = f"built-in {self.what} {name!r}" if built_in else f"{self.what} plug-in "
-        target = self._found()[0][name].target
-        said += "" if built_in else self.origin(name)
-        try:
-            obj = import_target(target) if isinstance(target, str) else target
-        except Exception as err:  # third-party code may fail in any way: one line, named
-            # code catching the Ctrl-C it met while importing may raise another error in its
-            # place: not a broken plug-in, a stop (tried again next time)
-            stop = next((e for e in error_chain(err) if isinstance(e, KeyboardInterrupt)), None)
-            if stop is not None:
-                raise stop from None
-            message = (
-                f"{said} failed to import ({type(err).__name__}: {' '.join(str(err).split())}); "
-                "fix or reinstall the package that declares it, or uninstall it"
-            )
-        else:
+            if name in self._loaded:
+                return self._loaded[name]
+            src, built_in = self._found()[0][name], name in self._declared
             try:
-                return self._convert(obj, name)
-            except Exception as err:
-                why = " ".join(str(err).split()) or type(err).__name__
-                message = f"{said} cannot be used: {why}"
-        if not built_in:
-            self._found()[1][name] = message
-            _warn(message, self.group)
-        raise RegistryError(message)
+                obj = import_target(src.target) if isinstance(src.target, str) else src.target
+            except Exception as err:  # third-party code may fail in any way: one line, named
+                # code catching the Ctrl-C it met while importing may raise another error in
+                # its place: not a broken plug-in, a stop (tried again next time)
+                stop = next((e for e in error_chain(err) if isinstance(e, KeyboardInterrupt)), None)
+                if stop is not None:
+                    raise stop from None
+                failed = (
+                    f"failed to import ({type(err).__name__}: {' '.join(str(err).split())}); "
+                    "fix or reinstall the package that declares it, or uninstall it"
+                )
+            else:
+                try:
+                    self._loaded[name] = self._convert(obj, name)
+                    return self._loaded[name]
+                except Exception as err:
+                    failed = f"cannot be used: {' '.join(str(err).split()) or type(err).__name__}"
+            # named only now: an entry point's origin reads its distribution's metadata file
+            said = f"built-in {src.origin}" if built_in else f"{self.what} plug-in {src.origin}"
+            message = f"{said} {failed}"
+            if not built_in:
+                self._found()[1][name] = message
+                _warn(message, self.group)
+            raise RegistryError(message)
 
     def __getitem__(self, name: str) -> T:
         try:

@@ -4,13 +4,13 @@ A *cell* is one (reducer, r, repetition) of an experiment under one setting. Its
 everything that changes its numbers (:meth:`Cell.identity`): the dataset and its parameters, the
 fingerprint of the data's content (:attr:`kmdr.datasets.Dataset.fingerprint`), the reducer's id,
 registry name and parameters, r, the repetition, the base seed, the k-means settings, the
-compatibility tag of the code that computes it (:func:`code_tag`), and the BLAS/OpenMP threads
-that compute it (``blas_threads``: one unless the config asks for more; the worker computes the
-cell with exactly that many, :meth:`kmdr.engine.worker.ProcessState.pin`). The cell id hashes that
-identity (:func:`kmdr.results.records.identity_id`), so two runs that differ in any of them
-write different cells (a multirun over ``kmeans.n_init`` or ``seed`` into one folder keeps every
-job's rows), and re-running an identical configuration on the same data with the same code finds
-and reuses its cells.
+compatibility tag of the code that computes it (:func:`code_tag`), and the BLAS/OpenMP threads that
+compute it (``blas_threads``: one unless the config asks for more; the worker computes the cell
+with exactly that many, :meth:`kmdr.engine.worker.ProcessState.threads`). The cell id hashes that
+identity (:func:`kmdr.results.records.identity_id`), so two runs that differ in any of them write
+different cells (a multirun over ``kmeans.n_init`` or ``seed`` into one folder keeps every job's
+rows), and re-running an identical configuration on the same data with the same code finds and
+reuses its cells.
 """
 
 from __future__ import annotations

@@ -468,12 +468,6 @@ def record_messages(
     return out
 
 
-def _csv_line(fields: list[str]) -> str:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="").writerow(fields)
-    return out.getvalue()
-
-
 def table_text(rows) -> str:
     """``rows`` (a header, then each row's texts) as a CSV file's text: minimal quoting, LF line
     ends (what pandas' ``to_csv(index=False, lineterminator="\\n")`` writes of the same texts)."""
@@ -485,7 +479,7 @@ def table_text(rows) -> str:
 def set_aside(record: CsvRecord, path: Path) -> None:
     """Append the rejected rows to cells.rejected.csv: reason, line, the row as it was."""
     old = read_text(path, errors="replace") if path.exists() else ""
-    head = _csv_line(record.header)
-    rows = [(reason, line, head, _csv_line(raw)) for reason, line, raw in record.rejected]
+    head = table_text([record.header])[:-1]  # the header and each row as one CSV line
+    rows = [(why, line, head, table_text([raw])[:-1]) for why, line, raw in record.rejected]
     header = [] if path.exists() else [("reason", "line", "header", "row")]
     atomic_write_text(path, old + table_text([*header, *rows]))

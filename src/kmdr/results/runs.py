@@ -83,32 +83,14 @@ def skip_reasons(experiment_dir: str | Path, runs: list[dict] | None = None) -> 
     return list(dict.fromkeys(reasons))
 
 
-def _find_key(obj, key: str):
-    """First value of ``key`` anywhere in a nested dict/list (depth-first), or None."""
-    if isinstance(obj, dict):
-        if key in obj and not isinstance(obj[key], dict | list):
-            return obj[key]
-        for value in obj.values():
-            found = _find_key(value, key)
-            if found is not None:
-                return found
-    elif isinstance(obj, list):
-        for value in obj:
-            found = _find_key(value, key)
-            if found is not None:
-                return found
-    return None
-
-
 def experiment_config(experiment_dir: str | Path, key: str, runs: list[dict] | None = None):
-    """A scalar setting found anywhere in the sidecars (config, spec, then the sidecar itself,
-    e.g. the dataset's ``n_clusters``); the last run that has it wins."""
+    """A setting of the last run that recorded ``key``: in its ``spec`` (the run's objects), else
+    in its data's facts (the dataset's ``n_clusters``); None when no run did."""
     runs = load_runs(experiment_dir) if runs is None else runs
     for run in reversed(runs):
-        for where in (run.get("config"), run.get("spec"), run):
-            value = _find_key(where, key)
-            if value is not None:
-                return value
+        for where in (run.get("spec"), run.get("dataset")):
+            if isinstance(where, dict) and where.get(key) is not None:
+                return where[key]
     return None
 
 

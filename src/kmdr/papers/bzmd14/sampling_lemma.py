@@ -271,7 +271,7 @@ def run_sampling_lemma(
     BLAS/OpenMP thread, as cells are (the singular values' last bits depend on the count)."""
     from kmdr.engine.worker import process_state
 
-    with process_state().run_threads(1):
+    with process_state().threads(1):
         return _run_sampling_lemma(results, quick, datasets, loader)
 
 
