@@ -5,7 +5,7 @@ A kind is a small object with a ``name`` and ``run(ctx)`` (``ctx`` is the runner
 ``ctx.start_workers()`` first, which starts the backend once, so that a run computing nothing
 there starts none; one that computes in the run's process does so with the experiment's
 ``blas_threads``, which the runner pins before the kind runs and gives back after it,
-:meth:`kmdr.engine.worker.ProcessState.run_threads`); ``writes_cells`` says whether it produces
+:meth:`kmdr.engine.worker.ProcessState.threads`); ``writes_cells`` says whether it produces
 cells (and so takes part in ``dry_run`` planning through ``plan(ctx)``), and ``reads`` (optional)
 names the :class:`~kmdr.config.schema.Experiment` settings it reads, so that an override of
 another warns that it changes nothing (:func:`kmdr.config.overrides.check_unread`;

@@ -80,7 +80,7 @@ def run_record(
     ``spec`` and, for the readers of older records (which kept the composed Hydra config there),
     under ``config`` too; ``blas``: as for :func:`versions`; ``config_files``: the file of each
     option a config folder of the user's own (``-cd``) supplied in place of kmdr's, by group
-    (the command line's task tells, :func:`kmdr.app.protocol.users_files`)."""
+    (the command line's task tells, :func:`kmdr.app.compose.users_files`)."""
     from kmdr.config.schema import spec_of
 
     spec = spec_of(experiment, execution, output)
