@@ -114,14 +114,16 @@ def execute(objects, launcher_jobs: int = 1, config_files=None):
         signals.raise_if_received()
         if isinstance(err, ConfigError):
             raise
-        if isinstance(err, OSError) and _under(err.filename, output.results_dir):
-            # the first write into results_dir that fails: before any cell, one line
+        last = session.last
+        started = bool(last and last.started)
+        if isinstance(err, OSError) and not started and _under(err.filename, output.results_dir):
+            # the first write into results_dir fails before any cell: a folder to fix, one line
+            # (a disk that fails mid-run is the run's failure, with the cells it kept)
             raise ConfigError(
                 f"results_dir={output.results_dir} cannot be written ({err.strerror}: "
                 f"{err.filename}); give a folder you can write to"
             ) from None
-        last = session.last
-        kept = f"; {kept_line(experiment, output)}" if last and last.started else ""
+        kept = f"; {kept_line(experiment, output)}" if started else ""
         if last and last.log:
             kept += f"; its traceback: {last.log}"
         if isinstance(err, RunFailed):  # its message says it whole
