@@ -402,7 +402,8 @@ def _fits(client, args):
     import numpy as np
     from distributed import futures_of, wait
 
-    from kmdr.block_kmeans import center_blocks, gather_rows, kmeans_on_blocks
+    from kmdr.block_centering import center_blocks
+    from kmdr.block_kmeans import gather_rows, kmeans_on_blocks
 
     n, d, k = args.rows, args.features, args.clusters
     sizes = [min(args.block_rows, n - lo) for lo in range(0, n, args.block_rows)]

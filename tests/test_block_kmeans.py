@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kmdr.block_kmeans import center_blocks, choice_with_weights, kmeans_on_blocks
+from kmdr.block_centering import center_blocks
+from kmdr.block_kmeans import choice_with_weights, kmeans_on_blocks
 from kmdr.cluster import kmeans
 from kmdr.engine.progress import LogProgress
 

@@ -50,6 +50,8 @@ LAYERS: dict[str, float] = {
     "kmdr.block_kmeans": 0.5,
     # Below it: where its blocks go on the cluster, and its results read back in order.
     "kmdr.block_dispatch": 0.4,
+    # Between them: C's blocks centered as k-means centers a dense C, on that dispatch.
+    "kmdr.block_centering": 0.45,
     # 1: what an experiment is made of; usable alone, as a library, without any harness.
     "kmdr.reducers": 1,
     "kmdr.datasets": 1,

@@ -1,7 +1,9 @@
 """How kmdr's k-means on row blocks talks to a Dask cluster from the driver: the worker each
 block goes to (:func:`placement`, :func:`spread`), results read back in a fixed order
 (:func:`results_in_order`), and the uniform draw of a start without holding n weights
-(:func:`choice_with_weights`). :mod:`kmdr.block_kmeans` runs Lloyd's iterations on them."""
+(:func:`choice_with_weights`), a block read in the worker that holds it (:func:`block_data`),
+and the check that the workers holding them are still there (:func:`check_workers`).
+:mod:`kmdr.block_kmeans` runs Lloyd's iterations on them."""
 
 from __future__ import annotations
 
@@ -103,3 +105,27 @@ def spread(client, fn, parts: list, sizes: list[int], *args) -> list:
         client.submit(fn, part, *args, workers=[w], allow_other_workers=True, pure=False)
         for part, w in zip(parts, where, strict=True)
     ]
+
+
+def block_data(key):
+    """Block ``key`` from this worker's store (read back from its spill folder if it was
+    spilled), without making it a dependency: the worker's task reads its blocks one at a time,
+    so it never needs them all in memory at once."""
+    from distributed import get_worker
+
+    try:
+        return get_worker().data[key]
+    except KeyError:
+        raise RuntimeError(
+            f"k-means on row blocks: block {key!r} is not on this worker any more"
+        ) from None
+
+
+def check_workers(client, workers) -> None:
+    """One line naming a worker of ``workers`` that left the cluster, if one did."""
+    gone = set(workers) - set(client.has_what())  # asked now, not cached
+    if gone:
+        raise RuntimeError(
+            f"k-means on row blocks: worker {sorted(gone)[0]} left the cluster; the blocks it "
+            "held are lost"
+        )

@@ -56,7 +56,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kmdr.block_centering import as_float, center_blocks
 from kmdr.block_dispatch import (  # the dispatch; choice_with_weights, results_in_order: API
+    block_data,
+    check_workers,
     choice_with_weights,
     in_order,
     placement,
@@ -66,7 +69,6 @@ from kmdr.block_dispatch import (  # the dispatch; choice_with_weights, results_
 
 __all__ = [
     "BlockedKMeans",
-    "center_blocks",
     "choice_with_weights",
     "gather_rows",
     "kmeans_on_blocks",
@@ -75,47 +77,6 @@ __all__ = [
 
 
 # -- in the workers ----------------------------------------------------------------------------
-
-
-def _as_float(C):
-    """C as float64: dense C-ordered, or CSR."""
-    import scipy.sparse as sp
-
-    if sp.issparse(C):
-        return sp.csr_matrix(C, dtype=np.float64)
-    return np.ascontiguousarray(C, dtype=np.float64)
-
-
-def _sum_after(C, carry: np.ndarray | None) -> np.ndarray:
-    """``carry`` (zeros when None) plus the rows of dense C added one after another, as NumPy's
-    ``sum(axis=0)`` adds a C-ordered matrix's rows: block after block, the column sums of the
-    whole matrix. The rows go through one buffer behind the carry, a chunk at a time (a new
-    array per chunk made this pass 1.5 times slower)."""
-    C = _as_float(C)
-    total = np.zeros(C.shape[1]) if carry is None else carry
-    buffer = np.empty((min(4096, C.shape[0]) + 1, C.shape[1]))
-    for lo in range(0, C.shape[0], 4096):
-        chunk = C[lo : lo + 4096]
-        buffer[0] = total
-        buffer[1 : chunk.shape[0] + 1] = chunk
-        total = np.add.reduce(buffer[: chunk.shape[0] + 1], axis=0)
-    return total
-
-
-class _ColumnSums:
-    """The column sums of C in row order, continued on the worker holding the next blocks, as a
-    Dask actor: :func:`center_blocks` calls it straight from the driver, once per run of
-    consecutive blocks on one worker, where a task per block went through the scheduler."""
-
-    def after(self, keys: list, carry: np.ndarray | None) -> np.ndarray:
-        for key in keys:
-            carry = _sum_after(_block_data(key), carry)
-        return carry
-
-
-def _centered(C, mean):
-    """Dense C, as float64, minus the column mean (a new block)."""
-    return np.subtract(_as_float(C), mean, order="C")
 
 
 def _squared_norms(C) -> np.ndarray:
@@ -217,26 +178,12 @@ def _held(token: str) -> _Held:
         ) from None
 
 
-def _block_data(key):
-    """Block ``key`` from this worker's store (read back from its spill folder if it was
-    spilled), without making it a dependency: the worker's task reads its blocks one at a time,
-    so it never needs them all in memory at once."""
-    from distributed import get_worker
-
-    try:
-        return get_worker().data[key]
-    except KeyError:
-        raise RuntimeError(
-            f"k-means on row blocks: block {key!r} is not on this worker any more"
-        ) from None
-
-
 def _install(token: str, keys: list, starts: list[int]) -> float:
     """Hold the clustering's state on this worker (its blocks' keys and first rows); the sum of
     its rows' squared norms (the inertia's constant part)."""
     total = 0.0
     for key in keys:
-        total += float(_squared_norms(_block_data(key)).sum())
+        total += float(_squared_norms(block_data(key)).sum())
     _HELD[token] = _Held(list(keys), list(starts), [None] * len(keys))
     return total
 
@@ -307,7 +254,7 @@ def _step(token: str, centers: np.ndarray, update: bool, fresh: bool):
     out, changed = [], 0
     with _blas_controller().limit(limits=1, user_api="blas"):
         for i, key in enumerate(held.keys):
-            labels, sums, counts = _lloyd_block(_block_data(key), centers, threads, update)
+            labels, sums, counts = _lloyd_block(block_data(key), centers, threads, update)
             previous = None if fresh else held.labels[i]
             changed += (
                 labels.shape[0] if previous is None else int(np.count_nonzero(labels != previous))
@@ -333,7 +280,7 @@ def _farthest_held(token: str, centers: np.ndarray, n: int):
     (:func:`_farthest`'s four arrays, the blocks' concatenated)."""
     held = _held(token)
     found = [
-        _farthest(_block_data(key), labels, start, centers, n)
+        _farthest(block_data(key), labels, start, centers, n)
         for key, labels, start in zip(held.keys, held.labels, held.starts, strict=True)
     ]
     return tuple(np.concatenate([f[j] for f in found]) for j in range(4))
@@ -352,7 +299,7 @@ def _finish(token: str, centers: np.ndarray, relabel: bool) -> list[tuple]:
     out = []
     with _blas_controller().limit(limits=1, user_api="blas"):
         for i, key in enumerate(held.keys):
-            X = _block_data(key)
+            X = block_data(key)
             if relabel:
                 held.labels[i], _, counts = _lloyd_block(X, centers, threads, False)
             else:
@@ -428,55 +375,6 @@ def gather_rows(client, parts: list, sizes: list[int], positions) -> np.ndarray:
             out = np.empty((positions.shape[0], part.shape[1]))
         out[at] = part
     return out
-
-
-def _check_workers(client, workers) -> None:
-    """One line naming a worker of ``workers`` that left the cluster, if one did."""
-    gone = set(workers) - set(client.has_what())  # asked now, not cached
-    if gone:
-        raise RuntimeError(
-            f"k-means on row blocks: worker {sorted(gone)[0]} left the cluster; the blocks it "
-            "held are lost"
-        )
-
-
-def center_blocks(client, parts: list, sizes: list[int]) -> tuple[list, np.ndarray]:
-    """Dense C's blocks (``sizes`` rows each) centered by its column mean, as scikit-learn
-    centers a dense X before k-means: ``(centered blocks, mean)``. The column sums are taken in
-    row order, block after block, as NumPy sums the whole matrix, so the mean is the in-memory
-    mean to the last bit: the sum is carried from worker to worker through the driver
-    (:class:`_ColumnSums`). The centered blocks are new, spread evenly over the workers
-    (:func:`kmdr.block_dispatch.placement`); the caller lets the originals go.
-
-    Why so: the sum is a chain, one block after another, so its cost is the hops between them.
-    On 1,000,000 x 100 in 8 blocks spread alternately over 2 workers (nothing else running),
-    the whole centering took a median 0.695 s with a task per block, each waiting for the one
-    before through the scheduler, and 0.265 s with a call per run of blocks on one worker,
-    driver to worker and back (8 times each; the chain's arithmetic is 64 ms of it)."""
-    import itertools
-
-    from distributed import wait
-
-    wait(parts)
-    holders = client.who_has(parts)
-    owner = [min(holders[part.key]) for part in parts]
-    summers = {
-        worker: client.submit(
-            _ColumnSums, workers=[worker], allow_other_workers=False, actor=True, pure=False
-        )
-        for worker in dict.fromkeys(owner)
-    }
-    total = None
-    try:
-        for worker, run in itertools.groupby(range(len(parts)), key=owner.__getitem__):
-            keys = [parts[i].key for i in run]
-            total = summers[worker].result().after(keys, total).result()
-    except Exception:  # a worker lost says so; any other error is the call's own
-        _check_workers(client, summers)
-        raise
-    del summers  # the actors go with their futures
-    mean = total / sum(sizes)
-    return spread(client, _centered, parts, sizes, mean), mean
 
 
 class _OnWorkers:
@@ -555,7 +453,7 @@ class _OnWorkers:
         return self.client.gather(futures)
 
     def _check_workers(self) -> None:
-        _check_workers(self.client, self.workers)
+        check_workers(self.client, self.workers)
 
     def _per_block(self, answers: list) -> list:
         """Each worker's list of per-block answers, as one list in block order."""
@@ -784,9 +682,9 @@ def kmeans_on_blocks(
     raises stops the clustering (a caller's stop signal).
 
     A dense C is clustered centered, as scikit-learn clusters it: ``mean=None`` centers copies
-    of the blocks here (:func:`center_blocks`); a caller that centered them already (and let the
-    originals go, so that the workers never hold C twice) passes the mean it took. Sparse C is
-    never centered."""
+    of the blocks here (:func:`~kmdr.block_centering.center_blocks`); a caller that centered them
+    already (and let the originals go, so that the workers never hold C twice) passes the mean
+    it took. Sparse C is never centered."""
     from sklearn.utils import check_random_state
 
     from kmdr.cluster import INITS, check_kmeans_params
@@ -802,7 +700,7 @@ def kmeans_on_blocks(
     )
     state = check_random_state(random_state)
     if sparse:
-        parts = spread(client, _as_float, parts, sizes)
+        parts = spread(client, as_float, parts, sizes)
     elif mean is None:
         parts, mean = center_blocks(client, parts, sizes)
     blocks = _Blocks(client, list(parts), list(sizes), sparse)

@@ -62,12 +62,8 @@ import time
 
 import numpy as np
 
-from kmdr.block_kmeans import (
-    center_blocks,
-    gather_rows,
-    kmeans_on_blocks,
-    results_in_order,
-)
+from kmdr.block_centering import center_blocks
+from kmdr.block_kmeans import gather_rows, kmeans_on_blocks, results_in_order
 from kmdr.config.checks import ONLINE_PHASE_ON_BLOCKS, chunked_refusal
 from kmdr.config.schema import FIRST_OF_CLASS
 from kmdr.config.seeds import shared_random_state, stream_seeds
