@@ -65,12 +65,15 @@ def _outside_the_checkout(tmp_path_factory):
 
     The temporary folder of the tests and of every process they start (``TMPDIR``) is one of
     pytest's own too: what a run leaves there on purpose (a dask cluster's worker log, which its
-    error line names) goes with pytest's old folders, instead of piling up in the system's."""
+    error line names) goes with pytest's old folders, instead of piling up in the system's.
+    Ray's session folder stays in /tmp (``RAY_TMPDIR``): it holds Ray's sockets, whose paths
+    under pytest's folder pass the 107 bytes a Unix socket's path may have."""
     import tempfile
 
     here, temp = os.getcwd(), os.environ.get("TMPDIR")
     os.chdir(tmp_path_factory.mktemp("cwd"))
     os.environ["TMPDIR"] = str(tmp_path_factory.mktemp("tmp"))
+    os.environ.setdefault("RAY_TMPDIR", "/tmp")
     tempfile.tempdir = None  # read TMPDIR again
     yield
     os.chdir(here)

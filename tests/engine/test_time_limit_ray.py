@@ -32,9 +32,6 @@ pytestmark = [
 ]
 
 RAY = ("n_jobs=2", "backend=ray")
-#: Ray's session folder, which holds its sockets: under the suite's own temporary folder (a
-#: worker's TMPDIR) their paths pass the 107 bytes a Unix socket's may have, and Ray fails.
-RAY_TMPDIR = {"RAY_TMPDIR": "/tmp"}
 
 
 def in_session(sid: int) -> list[str]:
@@ -55,10 +52,10 @@ def test_cells_past_the_limit_are_cancelled_and_a_resume_computes_them(tmp_path)
     project = make_plugin(tmp_path / "plugin")
     results = tmp_path / "results"
     results.mkdir()
-    proc, code = run(project, results, SVD, *RAY, f"cell_time_limit={LIMIT}", env=RAY_TMPDIR)
+    proc, code = run(project, results, SVD, *RAY, f"cell_time_limit={LIMIT}")
     check_two_timed_out(proc, code, results, LIMIT)
     wait_for(lambda: not in_session(proc.pid), "the end of the local Ray's processes", timeout=10)
-    proc, code = run(project, results, "none:0", *RAY, "cell_time_limit=60", env=RAY_TMPDIR)
+    proc, code = run(project, results, "none:0", *RAY, "cell_time_limit=60")
     check_resumed(results, proc, code)
     wait_for(lambda: not in_session(proc.pid), "the end of the local Ray's processes", timeout=10)
 
@@ -67,8 +64,6 @@ def test_cells_past_the_limit_are_cancelled_and_a_resume_computes_them(tmp_path)
 def test_an_svd_of_35_seconds_is_stopped_at_a_limit_of_3(tmp_path):
     """The full size: an exact SVD of 4000 x 4000 (about 35 s on one thread here)."""
     project = make_plugin(tmp_path / "plugin")
-    proc, code = run(
-        project, tmp_path, LONG_SVD, *RAY, f"cell_time_limit={LONG_LIMIT}", env=RAY_TMPDIR
-    )
+    proc, code = run(project, tmp_path, LONG_SVD, *RAY, f"cell_time_limit={LONG_LIMIT}")
     check_two_timed_out(proc, code, tmp_path, LONG_LIMIT)
     wait_for(lambda: not in_session(proc.pid), "the end of the local Ray's processes", timeout=10)
