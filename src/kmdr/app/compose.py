@@ -105,11 +105,15 @@ _register()
 def initialized(folder: str | os.PathLike | None = None) -> Iterator[None]:
     """Hydra initialized for the Compose API on kmdr's configs (``folder``: another conf/
     folder) while the block runs; Hydra's global state is as it was after it."""
-    from hydra import initialize, initialize_config_dir
+    from hydra import initialize_config_dir, initialize_config_module
 
     path = config_path() if folder is None else str(Path(folder).resolve())
-    start = initialize if path.startswith("pkg://") else initialize_config_dir  # (an absolute one)
-    init = start(path, version_base=None, job_name="kmdr")
+    if path.startswith("pkg://"):
+        # not hydra.initialize, which reads the caller's file off the stack (inspect.stack: a quarter
+        # of a kmdr.run that reuses every cell) for a config_path that needs no caller
+        init = initialize_config_module(path[len("pkg://") :], version_base=None, job_name="kmdr")
+    else:
+        init = initialize_config_dir(path, version_base=None, job_name="kmdr")
     with init, hydra_notices_left_out():
         yield
 
