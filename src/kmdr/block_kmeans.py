@@ -449,11 +449,8 @@ class _OnWorkers:
                 wait(futures, timeout=self.WATCH)
                 break
             except TimeoutError:
-                self._check_workers()
+                check_workers(self.client, self.workers)
         return self.client.gather(futures)
-
-    def _check_workers(self) -> None:
-        check_workers(self.client, self.workers)
 
     def _per_block(self, answers: list) -> list:
         """Each worker's list of per-block answers, as one list in block order."""
@@ -478,7 +475,7 @@ class _OnWorkers:
                         f"k-means on row blocks: worker {worker} left the cluster or was "
                         "restarted; the blocks it held are lost"
                     ) from None
-            self._check_workers()
+            check_workers(self.client, self.workers)
             raise
         blocks = self._per_block([a[0] for a in answers])
         counts = functools.reduce(operator.add, (b[1] for b in blocks))

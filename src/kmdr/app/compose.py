@@ -109,8 +109,8 @@ def initialized(folder: str | os.PathLike | None = None) -> Iterator[None]:
 
     path = config_path() if folder is None else str(Path(folder).resolve())
     if path.startswith("pkg://"):
-        # not hydra.initialize, which reads the caller's file off the stack (inspect.stack: a quarter
-        # of a kmdr.run that reuses every cell) for a config_path that needs no caller
+        # not hydra.initialize, which reads the caller's file off the stack (inspect.stack: a
+        # quarter of a kmdr.run that reuses every cell) for a config_path that needs no caller
         init = initialize_config_module(path[len("pkg://") :], version_base=None, job_name="kmdr")
     else:
         init = initialize_config_dir(path, version_base=None, job_name="kmdr")
