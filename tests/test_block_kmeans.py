@@ -5,22 +5,17 @@ one, three and uneven blocks, and clusters left empty."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from _backends import needs_dask
 from kmdr.block_centering import center_blocks
 from kmdr.block_kmeans import choice_with_weights, kmeans_on_blocks
 from kmdr.cluster import kmeans
 from kmdr.engine.progress import LogProgress
-
-needs_dask = pytest.mark.skipif(
-    importlib.util.find_spec("distributed") is None,
-    reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
-)
 
 
 @pytest.mark.parametrize("n", [1, 5, 999, 1000, 1001, 4321])

@@ -156,7 +156,8 @@ def test_a_multirun_goes_on_past_a_job_that_hit_its_time_limit_and_names_it(tmp_
     assert proc.returncode == 1, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert any(
-        line.startswith("kmdr: [job 0: ") and "cell_time_limit=1e-06 " in line
+        line.startswith("kmdr: [job 0: ")
+        and "cell_time_limit=1e-06 " in line
         and "] custom: 4 of 4 cells went past" in line
         for line in lines
     ), proc.stderr

@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 from test_cli import run_kmdr
 
+from _backends import needs_dask
+
 TINY = [
     "dataset=synth",
     "dataset.params.n_samples=120",
@@ -74,10 +76,7 @@ def test_a_multirun_over_a_key_keeps_every_jobs_rows(tmp_path, sweep, column, va
     assert sorted(r["status"] for r in records(exp)) == ["complete", "complete"]
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("distributed") is None,
-    reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
-)
+@needs_dask
 @pytest.mark.slow
 def test_backend_dask_starts_a_local_cluster(tmp_path):
     """The suite's one ``kmdr`` process on backend=dask: the run starts a LocalCluster of its own

@@ -297,13 +297,19 @@ def test_kmdr_run_names_the_file_of_an_option_a_folder_of_its_own_supplied(tmp_p
     mine.parent.mkdir(parents=True)
     mine.write_text("# @package _global_\nname: mine\nr_grid: [2]\nrepeats: 1\n")
     args = ["+dataset.params={n_samples:60,n_features:12,n_clusters:3}", "kmeans.n_init=1"]
-    kmdr.run(f"hydra.searchpath=[file://{tmp_path / 'my'}]", "experiment=mine", *args,
-             output=kmdr.Output(results_dir=str(tmp_path / "r"), figures=False, progress=False))
+    kmdr.run(
+        f"hydra.searchpath=[file://{tmp_path / 'my'}]",
+        "experiment=mine",
+        *args,
+        output=kmdr.Output(results_dir=str(tmp_path / "r"), figures=False, progress=False),
+    )
     (record,) = (tmp_path / "r" / "mine" / "runs").glob("*.json")
     assert json.loads(record.read_text())["config_files"] == {"experiment": str(mine)}
     kmdr.run(*args, "r_grid=[2]", "repeats=1", results_dir=tmp_path / "r")  # kmdr's options only
-    assert all(json.loads(r.read_text())["config_files"] == {}
-               for r in (tmp_path / "r" / "custom" / "runs").glob("*.json"))
+    assert all(
+        json.loads(r.read_text())["config_files"] == {}
+        for r in (tmp_path / "r" / "custom" / "runs").glob("*.json")
+    )
 
 
 def test_kmdr_list_marks_the_users_options(tmp_path, capsys):

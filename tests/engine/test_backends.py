@@ -4,12 +4,12 @@ start is one line, and the run record says ``failed`` with the reason."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pandas as pd
 import pytest
 
+from _backends import needs_dask, needs_ray
 from _cases import case
 from _run_configs import run_alone, synth_run
 from kmdr.config.schema import from_config
@@ -61,10 +61,7 @@ def test_local_backends_give_loky_rows(tmp_path, loky_rows, backend):
     pd.testing.assert_frame_equal(rows(tmp_path, backend), loky_rows, check_exact=True)
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("distributed") is None,
-    reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
-)
+@needs_dask
 @pytest.mark.slow
 def test_dask_connects_to_a_running_scheduler(tmp_path, loky_rows, scheduler):
     """The session's LocalCluster, at its address: the run connects, as to a remote scheduler,
@@ -74,9 +71,7 @@ def test_dask_connects_to_a_running_scheduler(tmp_path, loky_rows, scheduler):
     pd.testing.assert_frame_equal(got, loky_rows, check_exact=True)
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("ray") is None, reason="ray is not installed (pip install 'kmdr[ray]')"
-)
+@needs_ray
 def test_ray_gives_loky_rows(tmp_path, loky_rows):
     pd.testing.assert_frame_equal(rows(tmp_path, "ray"), loky_rows, check_exact=True)
 

@@ -5,7 +5,6 @@ carries data; reducers that need the whole matrix are refused in one line before
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import numpy as np
@@ -13,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from _backends import needs_dask
 from _cases import case
 from _dask_graphs import graph_sizes
 from kmdr.config.schema import from_config
@@ -25,10 +25,7 @@ from kmdr.results.cells import plan_cells
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("distributed") is None,
-        reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
-    ),
+    needs_dask,
 ]
 
 ROWWISE = ["sign", "achlioptas", "gaussian", "sparse_embedding", "srht"]

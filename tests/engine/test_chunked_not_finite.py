@@ -6,13 +6,13 @@ with one line counting the failed ones."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from _backends import needs_dask
 from _run_configs import run_alone, synth_run
 from kmdr.config.schema import from_config
 from kmdr.engine.backends import RunFailed
@@ -22,10 +22,7 @@ from kmdr.reducers.projections import SignRandomProjection
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("distributed") is None,
-        reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
-    ),
+    needs_dask,
 ]
 
 

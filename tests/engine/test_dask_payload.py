@@ -5,7 +5,6 @@ bit, and the run prints no backend chatter."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import sys
 import pandas as pd
 import pytest
 
+from _backends import needs_dask, needs_ray
 from _dask_graphs import graph_sizes
 from _data import real_dataset
 from _run_configs import run_alone
@@ -20,10 +20,7 @@ from kmdr.config.schema import from_config
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("distributed") is None,
-        reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
-    ),
+    needs_dask,
 ]
 
 #: The largest graph (all the tasks dask is sent at once, arguments included) a run may send.
@@ -143,10 +140,7 @@ def test_sparse_text_of_100000_rows_sends_small_graphs(tmp_path, scheduler):
     [
         pytest.param(
             "ray",
-            marks=pytest.mark.skipif(
-                importlib.util.find_spec("ray") is None,
-                reason="ray is not installed (pip install 'kmdr[ray]')",
-            ),
+            marks=needs_ray,
         ),
     ],
 )

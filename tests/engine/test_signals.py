@@ -11,7 +11,6 @@ so the five other cells are on disk when it does.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import signal
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _backends import needs_dask
 from _cases import case
 from _command import installed
 from _procs import (
@@ -174,9 +174,6 @@ def test_a_stop_signal_ends_the_run_like_ctrl_c(
     wait_for(lambda: not [pid for pid in workers if alive(pid)], "the workers to exit", timeout=60)
 
 
-_NO_DASK = importlib.util.find_spec("distributed") is None
-
-
 #: The backends a test runs on: loky, and a dask LocalCluster where distributed is installed.
 #: A user sees the same on both (what the tests check); the dask run, a scheduler and two nanny
 #: processes each with its worker, is a longhaul test.
@@ -186,7 +183,7 @@ BACKENDS = [
         "dask",
         marks=[
             pytest.mark.longhaul,
-            pytest.mark.skipif(_NO_DASK, reason="needs dask.distributed (kmdr[dask])"),
+            needs_dask,
         ],
     ),
 ]

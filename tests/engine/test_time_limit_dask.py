@@ -8,13 +8,13 @@ that never ends: those cells are stopped within the limit and its grace, the oth
 
 from __future__ import annotations
 
-import importlib.util
 import time
 
 import numpy as np
 import pytest
 from joblib import delayed
 
+from _backends import needs_dask
 from _procs import make_plugin
 from _time_limit import LIMIT as RUN_LIMIT
 from _time_limit import LONG_LIMIT, LONG_SVD, SVD, check_two_timed_out, run
@@ -22,10 +22,7 @@ from kmdr.engine.deadlines import Deadlines, grace, watched
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("distributed") is None,
-        reason="dask.distributed is not installed (pip install 'kmdr[dask]')",
-    ),
+    needs_dask,
 ]
 
 LIMIT = 1.0

@@ -7,11 +7,11 @@ local Ray outlives a run. One case: a local Ray takes seconds to start."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from _backends import needs_ray
 from _procs import make_plugin, wait_for
 from _time_limit import (
     LIMIT,
@@ -25,10 +25,7 @@ from _time_limit import (
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("ray") is None,
-        reason="ray is not installed (pip install 'kmdr[ray]')",
-    ),
+    needs_ray,
 ]
 
 RAY = ("n_jobs=2", "backend=ray")

@@ -8,7 +8,6 @@ manifest agrees: only the block's own check can tell)."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -16,14 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _backends import needs_dask
 from _cases import case
 from _procs import kmdr
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("distributed") is None, reason="dask.distributed is not installed"
-    ),
+    needs_dask,
 ]
 
 
