@@ -100,41 +100,41 @@ $(BENCH_STAMP): $(STAMP)
 	touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)
-	$(PY) scripts/bench_core.py
-	$(PY) scripts/bench_runner.py
-	$(PY) scripts/bench_store.py
-	$(PY) scripts/bench_srht_ridge.py
-	$(PY) scripts/bench_sparsified.py
-	$(PY) scripts/bench_svd.py
-	$(PY) scripts/bench_memory.py
-	$(PY) scripts/bench_reproduction.py
-	$(PY) scripts/bench_startup.py
-	$(PY) scripts/bench_dask.py
-	$(PY) scripts/bench_overheads.py
-	$(PY) scripts/bench_dry_run.py
+	$(PY) scripts/bench/bench_core.py
+	$(PY) scripts/bench/bench_runner.py
+	$(PY) scripts/bench/bench_store.py
+	$(PY) scripts/bench/bench_srht_ridge.py
+	$(PY) scripts/bench/bench_sparsified.py
+	$(PY) scripts/bench/bench_svd.py
+	$(PY) scripts/bench/bench_memory.py
+	$(PY) scripts/bench/bench_reproduction.py
+	$(PY) scripts/bench/bench_startup.py
+	$(PY) scripts/bench/bench_dask.py
+	$(PY) scripts/bench/bench_overheads.py
+	$(PY) scripts/bench/bench_dry_run.py
 
 # sparse_text from 25,000 to 804,414 rows: wall and peak memory per step (generate, reduce, cluster,
 # score) and of the whole kmdr command, their exponents in n, into results/bench/ (a quarter hour;
-# `.venv/bin/python scripts/bench_scale.py --quick` for a minute or two at smaller n).
+# `.venv/bin/python scripts/bench/bench_scale.py --quick` for a minute or two at smaller n).
 bench-scale: install
-	$(PY) scripts/bench_scale.py
-	$(PY) scripts/bench_tables.py
+	$(PY) scripts/bench/bench_scale.py
+	$(PY) scripts/bench/bench_tables.py
 
 # One sparse_text cell at 4,000,000 rows (about five times RCV1-v2) from row blocks on a
 # LocalCluster of 2 workers limited to 2 GiB each, sparse embedding and sign projection at
 # r = 100, beside the same cells at 500,000 rows in one process: wall and peak memory per step and
 # per process into results/bench/distributed.csv (about half an hour on 2 cores;
-# `.venv/bin/python scripts/bench_distributed.py --quick` for a minute).
+# `.venv/bin/python scripts/bench/bench_distributed.py --quick` for a minute).
 bench-distributed: $(BENCH_STAMP)
-	$(PY) scripts/bench_distributed.py
-	$(PY) scripts/bench_distributed.py --vs-dask-ml
-	$(PY) scripts/bench_tables.py
+	$(PY) scripts/bench/bench_distributed.py
+	$(PY) scripts/bench/bench_distributed.py --vs-dask-ml
+	$(PY) scripts/bench/bench_tables.py
 
 # The benches the papers declare (kmdr.plugins.Paper's benches), e.g. pb17's large-N experiment
 # into results/bench/pb17_large_n.csv (about an hour at its default sizes).
 bench-papers: install
 	$(PY) scripts/paper_steps.py --benches
-	$(PY) scripts/bench_tables.py
+	$(PY) scripts/bench/bench_tables.py
 
 data: install
 	$(VENV)/bin/kmdr-data --allow-missing

@@ -9,7 +9,7 @@ the examples run on the ORL faces, which the build reads from the data cache or 
 downloads once otherwise (1.5 MB, checked against its pinned hash).
 
 ``import kmdr`` comes first: it pins OpenBLAS's kernels before numpy loads it
-(:mod:`kmdr._kernels`), so the examples computed here give the committed results' numbers.
+(:mod:`kmdr._native`), so the examples computed here give the committed results' numbers.
 """
 
 from __future__ import annotations

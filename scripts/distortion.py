@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr._errors import CommandParser
+from kmdr.metrics import partition_cost
 
 #: The oblivious maps: C = A S with S drawn without looking at A (the distortion bound of
 #: Makarychev, Makarychev and Razenshteyn covers them, with their own constants).
@@ -135,45 +136,10 @@ def fixed_partitions(X, k: int) -> np.ndarray:
 
 
 def partition_costs(M, partitions: np.ndarray) -> np.ndarray:
-    """The k-means cost of each partition (a row of labels) on the rows of ``M``: the squared
-    distances of the rows to their cluster's mean (scipy.sparse indicators give the means).
-    Not ||M||² less the means' part: where a partition fits, as k-means' on Synth's planted
-    clusters does, that difference cancels six of the sixteen digits, and the last digits of the
-    sum, which follow where numpy's allocator put the array, would show in the printed
-    distortion. A dense ``M`` is summed over blocks of rows; a sparse one is never made dense
-    (:func:`_sparse_residuals`)."""
-    import scipy.sparse as sp
-
-    n = M.shape[0]
-    step = max(1, (1 << 22) // max(1, M.shape[1]))  # rows per block: about 32 MiB of float64
-    M = sp.csr_matrix(M) if sp.issparse(M) else M
-    costs = []
-    for labels in partitions:
-        k = int(labels.max()) + 1
-        H = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), (k, n))
-        sums = H @ M
-        sums = sums.toarray() if hasattr(sums, "toarray") else np.asarray(sums)
-        means = sums / np.maximum(np.bincount(labels, minlength=k), 1)[:, None]
-        if sp.issparse(M):
-            costs.append(_sparse_residuals(M, labels, means))
-            continue
-        cost = 0.0
-        for start in range(0, n, step):
-            block = np.asarray(M[start : start + step]) - means[labels[start : start + step]]
-            cost += float(np.sum(np.square(block, out=block)))
-        costs.append(cost)
-    return np.asarray(costs)
-
-
-def _sparse_residuals(M, labels: np.ndarray, means: np.ndarray) -> float:
-    """sum_i ||x_i - mu_i||² of a CSR ``M``: over each row's nonzeros (x - mu)², plus the part of
-    mu off the row's support, ||mu||² less mu² on it, both sums of terms >= 0 (a row's support is
-    a small share of mu's when the data is sparse, so that difference keeps its digits)."""
-    rows = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
-    mu = means[labels[rows], M.indices]
-    on_support = np.bincount(rows, weights=mu**2, minlength=M.shape[0])
-    off_support = np.maximum(np.sum(means**2, axis=1)[labels] - on_support, 0.0)
-    return float(np.sum((M.data - mu) ** 2) + np.sum(off_support))
+    """The k-means cost of each partition (a row of labels) on the rows of ``M``
+    (:func:`kmdr.metrics.partition_cost`: explicit residuals, so that the last digits of a cost
+    where a partition fits do not follow where numpy's allocator put the array)."""
+    return np.asarray([partition_cost(M, labels) for labels in partitions])
 
 
 class Fixed:
@@ -231,15 +197,14 @@ def measure(exp_dir: Path, fixed: Fixed | None = None) -> pd.DataFrame:
     one BLAS thread outside a cell's own count too (||A||², the costs): a sum's order, and so its
     last digits, would otherwise follow the machine's cores. With ``fixed``, each cell's C is
     also measured on the fixed partitions (:class:`Fixed`)."""
-    import scipy.linalg  # noqa: F401  (the pools threadpool_limits is to see are loaded first)
-    import sklearn.cluster  # noqa: F401
-    from threadpoolctl import threadpool_limits
+    from kmdr._native import limited_threads  # the thread limits' owner (a private module)
 
-    with threadpool_limits(limits=1):
-        return _measure(exp_dir, threadpool_limits, fixed)
+    with limited_threads(1):
+        return _measure(exp_dir, fixed)
 
 
-def _measure(exp_dir: Path, threadpool_limits, fixed: Fixed | None) -> pd.DataFrame:
+def _measure(exp_dir: Path, fixed: Fixed | None) -> pd.DataFrame:
+    from kmdr._native import limited_threads
     from kmdr.config.seeds import stream_seeds
     from kmdr.datasets import load_dataset
     from kmdr.engine.data_path import prepare_data
@@ -266,7 +231,7 @@ def _measure(exp_dir: Path, threadpool_limits, fixed: Fixed | None) -> pd.DataFr
             )
             # with the cell's own BLAS threads (part of its identity): another count adds C's
             # sums in another order, and its last digits would follow the machine's cores
-            with threadpool_limits(limits=int(row.blas_threads)):
+            with limited_threads(int(row.blas_threads)):
                 C = reducer.fit_transform(X, shared=None)
                 norm_C2 = _squared_norm(C)
                 reproduced = np.nan

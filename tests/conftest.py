@@ -21,7 +21,7 @@ os.environ.setdefault("DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL", "1s")
 os.environ.setdefault("DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED", "False")
 os.environ.setdefault("DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL", "5s")
 
-# kmdr first: it picks OpenBLAS's kernels (kmdr._kernels), which works only before numpy loads
+# kmdr first: it picks OpenBLAS's kernels (kmdr._native), which works only before numpy loads
 # OpenBLAS, so that what a test computes in this process matches what kmdr's commands compute.
 import kmdr  # noqa: F401
 import matplotlib

@@ -1,5 +1,6 @@
 """The guides quote results/bench/ from its CSVs: each marked table is the one
-scripts/bench_tables.py makes from its CSV, and the numbers the prose repeats are the CSVs'."""
+scripts/bench/bench_tables.py makes from its CSV, and the numbers the prose repeats are the
+CSVs'."""
 
 import importlib.util
 from pathlib import Path
@@ -12,7 +13,7 @@ BENCH = ROOT / "results" / "bench"
 
 def _script():
     spec = importlib.util.spec_from_file_location(
-        "bench_tables", ROOT / "scripts" / "bench_tables.py"
+        "bench_tables", ROOT / "scripts" / "bench" / "bench_tables.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -23,7 +24,9 @@ def test_every_marked_table_is_made_from_its_csv():
     tables = _script()
     for guide in tables.GUIDES:
         text = guide.read_text(encoding="utf-8")
-        assert tables.rewritten(text) == text, f"{guide.name}: run python scripts/bench_tables.py"
+        assert tables.rewritten(text) == text, (
+            f"{guide.name}: run python scripts/bench/bench_tables.py"
+        )
     names = {m.group(2) for g in tables.GUIDES for m in tables._BLOCK.finditer(g.read_text())}
     assert names == set(tables.tables())  # each table is in a guide, the papers' too
 

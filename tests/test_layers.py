@@ -24,60 +24,48 @@ PACKAGE = SRC / "kmdr"
 #: The layers, lowest first. A module belongs to the longest entry that is its dotted prefix
 #: (the package ``kmdr`` itself only to ``"kmdr"``). Imports only go down: a module may import
 #: its own unit and units of lower layers, never a unit of its own layer (peers) or a higher one.
-LAYERS: dict[str, float] = {
-    # 0: the base every layer may use; none of it knows about experiments, configs or results.
+LAYERS: dict[str, int] = {
     # Below everything: what must happen before numpy loads (OpenBLAS's kernels), which the
-    # package's __init__ does on import.
-    "kmdr._kernels": -1,
+    # package's __init__ does on import, with the one owner of the thread pools' limits.
+    "kmdr._native": 0,
     # Just below the base, which uses it too: one-line error reporting of every command, and the
     # walk of an error's chain (standard library only).
-    "kmdr._errors": -0.5,
-    "kmdr": 0,  # the package's own __init__ (its version)
-    "kmdr._log": 0,  # how much a run says (its verbosity), read by every layer
-    "kmdr._io": 0,  # atomic writes, temporary files
-    "kmdr._hashing": 0,  # the canonical digest of a JSON-like value
-    "kmdr._git": 0,  # the code tag of a result
-    "kmdr.plugins": 0,  # the generic registry that reducers, datasets, styles register into
-    "kmdr.cluster": 0,  # k-means and its seeding: the algorithms, no harness
-    "kmdr.metrics": 0,  # scores of a partition
-    # Just below k-means, which runs it after each restart: MATLAB's online phase.
-    "kmdr.online_phase": -0.25,
-    # Sparsified k-means is built on cluster's k-means (its seeding, its result type): a step
-    # above it inside the base, so that cluster never imports it back.
-    "kmdr.sparsified_kmeans": 0.5,
-    # Lloyd's k-means on row blocks held by a Dask cluster, with cluster's rules: an algorithm
-    # beside cluster's, which it follows.
-    "kmdr.block_kmeans": 0.5,
-    # Below it: where its blocks go on the cluster, and its results read back in order.
-    "kmdr.block_dispatch": 0.4,
-    # Between them: C's blocks centered as k-means centers a dense C, on that dispatch.
-    "kmdr.block_centering": 0.45,
-    # 1: what an experiment is made of; usable alone, as a library, without any harness.
-    "kmdr.reducers": 1,
-    "kmdr.datasets": 1,
-    # 2: the configuration names reducers and datasets (their registries) and validates a run.
-    "kmdr.config": 2,
-    # The Hydra config files (conf/, shipped as a data package): kmdr.config reads them, so they
-    # sit just below it.
-    "kmdr.conf": 1.5,
-    # 3: the results store keeps what runs produce, keyed by the configuration's identity.
-    "kmdr.results": 3,
-    # 4: the run engine writes results; figures read them. Peers: the app draws after a run, so
+    "kmdr._errors": 1,
+    # 2: the base every layer may use; none of it knows about experiments, configs or results.
+    "kmdr": 2,  # the package's own __init__ (its version)
+    "kmdr._log": 2,  # how much a run says (its verbosity), read by every layer
+    "kmdr._io": 2,  # atomic writes, temporary files
+    "kmdr._hashing": 2,  # the canonical digest of a JSON-like value
+    "kmdr.plugins": 2,  # the generic registry that reducers, datasets, styles register into
+    "kmdr.metrics": 2,  # scores of a partition, and its k-means cost
+    # 3: k-means, its whole family (Lloyd with restarts, the online phase, sparsified k-means,
+    # k-means on row blocks): the algorithms, no harness.
+    "kmdr.kmeans": 3,
+    # 4: what an experiment is made of; usable alone, as a library, without any harness.
+    "kmdr.reducers": 4,
+    "kmdr.datasets": 4,
+    # 5: the Hydra config files (conf/, shipped as a data package): kmdr.config reads them.
+    "kmdr.conf": 5,
+    # 6: the configuration names reducers and datasets (their registries) and validates a run.
+    "kmdr.config": 6,
+    # 7: the results store keeps what runs produce, keyed by the configuration's identity.
+    "kmdr.results": 7,
+    # 8: the run engine writes results; figures read them. Peers: the app draws after a run, so
     # neither needs the other.
-    "kmdr.engine": 4,
-    "kmdr.figures": 4,
-    # A plug-in author's checks of a reducer, with the engine's checks of a reducer's output.
-    "kmdr.testing": 4.5,
-    # 5: the report reads results and figures, never the run engine's internals.
-    "kmdr.report": 5,
-    # 6: the command line ties the layers below together.
-    "kmdr.app": 6,
-    # ``python -m kmdr`` runs the app's command: just above it, and nothing imports it.
-    "kmdr.__main__": 6.5,
-    # 7: each paper registers into the layers below (entry points, "module:attr" strings); nothing
-    # imports a paper. Each paper's package is its own unit: papers do not import each other, but
-    # may share the modules of kmdr.papers itself.
-    "kmdr.papers": 7,
+    "kmdr.engine": 8,
+    "kmdr.figures": 8,
+    # 9: a plug-in author's checks of a reducer, with the engine's checks of a reducer's output.
+    "kmdr.testing": 9,
+    # 10: the report reads results and figures, never the run engine's internals.
+    "kmdr.report": 10,
+    # 11: the command line ties the layers below together.
+    "kmdr.app": 11,
+    # 12: ``python -m kmdr`` runs the app's command: just above it, and nothing imports it.
+    "kmdr.__main__": 12,
+    # 13: each paper registers into the layers below (entry points, "module:attr" strings);
+    # nothing imports a paper. Each paper's package is its own unit: papers do not import each
+    # other, but may share the modules of kmdr.papers itself.
+    "kmdr.papers": 13,
 }
 
 #: A module is one concept, whatever its length: a cap this size only catches a module that has
@@ -133,7 +121,7 @@ def _unit(module: str) -> str | None:
     return "kmdr" if module == "kmdr" else None
 
 
-def _layer(unit: str) -> float:
+def _layer(unit: str) -> int:
     return LAYERS["kmdr.papers"] if unit.startswith("kmdr.papers.") else LAYERS[unit]
 
 
@@ -241,7 +229,7 @@ def test_the_roots_facade_is_the_only_way_up_and_nothing_inside_uses_it():
     tree = ast.parse(MODULES["kmdr"].read_text(encoding="utf-8"))
     facade = _facade_nodes("kmdr", tree)
     assert facade, "the root has no module-level __getattr__"
-    # Outside it, the root imports only what lies below it (kmdr._kernels, on import).
+    # Outside it, the root imports only what lies below it (kmdr._native, on import).
     outside = [
         lineno
         for lineno, name in _imports("kmdr", MODULES["kmdr"])
@@ -370,7 +358,7 @@ def test_only_the_command_lines_layer_touches_hydras_global_state():
 def test_no_module_imports_another_modules_private_names():
     """A name with a leading underscore is its module's own: another module imports it only as
     a private module of the package (``from kmdr import _log``), never a private function or
-    constant out of a module (``from kmdr.cluster import _check_int``)."""
+    constant out of a module (``from kmdr.kmeans.lloyd import _check_int``)."""
     problems = []
     for path in MODULES.values():
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -385,3 +373,19 @@ def test_no_module_imports_another_modules_private_names():
                     where = path.relative_to(SRC)
                     problems.append(f"{where}:{node.lineno}: {node.module}.{alias.name}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_layers_are_whole_steps():
+    # a fractional layer is a module squeezed between two others: it belongs in a package of its
+    # own concept (k-means' family is kmdr.kmeans), whose modules order themselves
+    assert [unit for unit, layer in LAYERS.items() if layer != int(layer)] == []
+
+
+#: The package's root keeps its face (``__init__``, ``__main__``), ``metrics``, ``stats``,
+#: ``testing`` and the private helpers; every family lives in a package of its own.
+MAX_ROOT_MODULES = 10
+
+
+def test_the_root_holds_at_most_ten_modules():
+    root = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, root

@@ -10,7 +10,7 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
 
-from kmdr.cluster import kmeans
+from kmdr.kmeans.lloyd import kmeans
 from kmdr.metrics import (
     ObjectiveEvaluator,
     ari,

@@ -83,7 +83,7 @@ ALLOWED_NAMES = {
     ("kmdr/report/notes.py", "FIGURE_NOTES"): "a read-only view of every paper's notes",
     # A dask worker's own row blocks between the Lloyd iterations of one clustering (keyed by its
     # token, dropped at its end): state of the worker process, which kmdr's run does not own.
-    ("kmdr/block_kmeans.py", "_HELD"): "a dask worker's blocks held across one clustering",
+    ("kmdr/kmeans/blocks.py", "_HELD"): "a dask worker's blocks held across one clustering",
     # The kmdr command's -cd folder, pushed and popped by user_folder_first around its Hydra app.
     ("kmdr/config/search_path.py", "_FIRST"): "the -cd folder while the kmdr command runs",
 }

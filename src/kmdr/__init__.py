@@ -21,22 +21,23 @@ The Python API, for scripts and notebooks::
 - ``__version__``: the installed distribution's version.
 
 The library underneath: :mod:`kmdr.reducers` (the papers' reducers as scikit-learn transformers),
-:mod:`kmdr.cluster` (Lloyd k-means with restarts), :mod:`kmdr.metrics` (the normalized objective F
+:mod:`kmdr.kmeans.lloyd` (Lloyd k-means with restarts), :mod:`kmdr.metrics` (the normalized
+objective F
 on the original data, accuracy P, NMI, ARI), :mod:`kmdr.datasets` (the papers' data, downloaded and
 verified).
 
 The package root is the lowest layer: the names above are imported on first use by the module's
 ``__getattr__`` (PEP 562), so ``import kmdr`` loads nothing else and no module of kmdr depends on
 them through the root. It does one thing first: it asks OpenBLAS for the kernels every x86-64
-machine computes alike (:mod:`kmdr._kernels`), which works only before numpy is imported.
+machine computes alike (:mod:`kmdr._native`), which works only before numpy is imported.
 """
 
 from __future__ import annotations
 
-from kmdr import _kernels
+from kmdr import _native
 
-# Before anything imports numpy: the same OpenBLAS kernels on every x86-64 machine (kmdr._kernels).
-_kernels.pin()
+# Before anything imports numpy: the same OpenBLAS kernels on every x86-64 machine (kmdr._native).
+_native.pin()
 
 __all__ = [
     "ConfigError",

@@ -134,8 +134,8 @@ def test_import_kmdr_loads_nothing_else():
         "('kmdr', 'hydra', 'pandas', 'numpy', 'omegaconf'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    # kmdr._kernels: the standard library only, run before numpy can load OpenBLAS
-    assert json.loads(out.stdout) == ["kmdr", "kmdr._kernels"]
+    # kmdr._native: the standard library only, run before numpy can load OpenBLAS
+    assert json.loads(out.stdout) == ["kmdr", "kmdr._native"]
 
 
 def test_the_facade_names_the_public_api():

@@ -1,7 +1,7 @@
 """What ``kmdr`` imports before it needs it: printing a config, planning a dry run whose reducers
 take the parameters their declarations state (every preset kmdr ships), or refusing a setting
 never loads scikit-learn, scipy, pandas or the plotting library (a property of the imports, not a
-timing; the timing is ``scripts/bench_startup.py``). A dry run given other reducer parameters
+timing; the timing is ``scripts/bench/bench_startup.py``). A dry run given other reducer parameters
 imports their classes to check them (``tests/app/test_every_setting_used.py``)."""
 
 from __future__ import annotations

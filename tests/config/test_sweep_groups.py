@@ -269,18 +269,18 @@ def test_kmeans_copies_only_when_c_is_the_shared_data(monkeypatch):
     # copy it. A reducer's own C may be centered in place (and given back bit for bit).
     import numpy as np
 
-    import kmdr.cluster
+    import kmdr.kmeans.lloyd
     from kmdr.engine import work
     from kmdr.reducers import make_reducer
 
     calls = []
-    real = kmdr.cluster.kmeans
+    real = kmdr.kmeans.lloyd.kmeans
 
     def spy(C, k, **kw):
         calls.append(kw["copy_x"])
         return real(C, k, **kw)
 
-    monkeypatch.setattr(kmdr.cluster, "kmeans", spy)
+    monkeypatch.setattr(kmdr.kmeans.lloyd, "kmeans", spy)
     X = np.random.default_rng(0).standard_normal((60, 8)) + 3.0
     y = np.repeat(np.arange(3), 20)
     settings = {"n_init": 1, "max_iter": 20, "init": "random", "tol": 0.0}

@@ -1,5 +1,5 @@
 """Non-finite work is never a row on the row-block path either (``block_rows``, the cells
-computed on a real dask LocalCluster: :mod:`kmdr.engine.chunked`): a reducer whose output makes
+computed on a real dask LocalCluster: :mod:`kmdr.engine.blocks`): a reducer whose output makes
 k-means overflow fails each of its cells in one line naming the reducer and the cell, as in
 memory (:func:`kmdr.engine.work.finite_cell`); the other cells are written, and the run ends
 with one line counting the failed ones."""

@@ -1,5 +1,5 @@
 """The run's workers: n_jobs resolved once, joblib's pool reused by a second run, workers spawned
-without this process's locks. No timing assertions (timings belong in scripts/bench_*.py)."""
+without this process's locks. No timing assertions (timings belong in scripts/bench/bench_*.py)."""
 
 from __future__ import annotations
 

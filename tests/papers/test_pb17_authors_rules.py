@@ -4,7 +4,7 @@ A literal reading of SparsifiedKMeans 2.1 (``kmeans_sparsified.m`` with its defa
 ``private/`` helpers: randsample_fixedNumberEntries, Arthur_initialization,
 findClusterAssignments), on dense arrays with NaN where their MATLAB sparse matrix stores nothing,
 one center at a time as their fallback loop computes it. It shares no code with
-:func:`kmdr.sparsified_kmeans.authors_sparsified_kmeans`, only the random draws (the same calls on
+:func:`kmdr.kmeans.sparsified.authors_sparsified_kmeans`, only the random draws (the same calls on
 the same generator, so that the two can be compared for one seed). The data have exact zeros
 (scikit-learn's digits: most pixels of the border are 0), which their storage drops.
 """

@@ -6,8 +6,9 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_blobs
 
-from kmdr.cluster import KMeansResult
 from kmdr.datasets.blocks import bounds_of_rows, even_bounds
+from kmdr.kmeans.lloyd import KMeansResult
+from kmdr.kmeans.sparsified import second_pass
 from kmdr.reducers import (
     BUILTIN_REDUCERS,
     REDUCERS,
@@ -16,7 +17,6 @@ from kmdr.reducers import (
     reducer_entry,
     reducer_label,
 )
-from kmdr.sparsified_kmeans import second_pass
 
 
 def _blobs(n=400, d=64, k=4, seed=0):

@@ -8,7 +8,8 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
 from _reducer_helpers import pooled_chisquare
-from kmdr.cluster import KMeansResult
+from kmdr.kmeans.lloyd import KMeansResult
+from kmdr.kmeans.sparsified import _Problem, sparsified_centers, sparsified_kmeans
 from kmdr.metrics import clustering_accuracy
 from kmdr.reducers import PreconditionedSparsification, make_reducer, max_components, reducer_label
 from kmdr.reducers.sparsified import (
@@ -20,7 +21,6 @@ from kmdr.reducers.sparsified import (
     precondition,
     preconditioned_entries,
 )
-from kmdr.sparsified_kmeans import _Problem, sparsified_centers, sparsified_kmeans
 
 
 def _blobs(n=600, d=200, k=5, seed=0):

@@ -224,7 +224,7 @@ def declared_valid(spec) -> bool:
 
 
 #: The one line refusing MATLAB's online phase on row blocks (k-means runs there as Lloyd's
-#: batch iterations, :mod:`kmdr.block_kmeans`).
+#: batch iterations, :mod:`kmdr.kmeans.blocks`).
 ONLINE_PHASE_ON_BLOCKS = (
     "kmeans.online_phase=true with block_rows: MATLAB's online phase moves one row at a time over "
     "the whole matrix and does not run on row blocks; drop one of them"

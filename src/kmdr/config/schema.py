@@ -83,7 +83,8 @@ __all__ = [  # what the API reference documents
 OWN_RESULTS_DIR = "my_results"
 #: Seconds between two progress lines of a run that writes lines (``progress_every``'s default).
 PROGRESS_EVERY = 30.0
-#: kmeans.init choices: kmdr.cluster's names, and the label-informed start (the runner passes the
+#: kmeans.init choices: kmdr.kmeans.lloyd's names, and the label-informed start (the runner passes
+#: the
 #: first point of each class as the initial centers).
 FIRST_OF_CLASS = "first_of_class"
 KMEANS_INITS = ("k-means++", "random", "sample", FIRST_OF_CLASS)
@@ -153,7 +154,7 @@ class KMeansConfig(Checked):
     init: str = "k-means++"
     tol: float = 0.0  # 0: stop when no label changes (MATLAB's batch rule)
     # MATLAB's online phase ('OnlinePhase','on', its old default) after each restart's batch phase:
-    # single-point moves while one lowers the objective (kmdr.online_phase).
+    # single-point moves while one lowers the objective (kmdr.kmeans.online_phase).
     online_phase: bool = False
 
     _prefix: ClassVar[str] = "kmeans"
@@ -166,7 +167,7 @@ class KMeansConfig(Checked):
     }
 
     def validate(self) -> None:
-        from kmdr.cluster import INITS
+        from kmdr.kmeans.lloyd import INITS
 
         if self.init == FIRST_OF_CLASS and self.n_init != 1:
             # one start: restarts would repeat the same run (scikit-learn's explicit init)

@@ -38,7 +38,7 @@ from kmdr.engine.signals import sigint_blocked
 
 #: The modules a worker imports before its first cell, so that no cell's timings or limit hold
 #: the scientific stack's import.
-WORKER_MODULES = ("kmdr.engine.work", "kmdr.cluster", "kmdr.reducers", "kmdr.metrics")
+WORKER_MODULES = ("kmdr.engine.work", "kmdr.kmeans.lloyd", "kmdr.reducers", "kmdr.metrics")
 
 
 class RunFailed(RuntimeError):

@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kmdr import _kernels
+from kmdr import _native
 from kmdr._errors import one_line
 from kmdr._log import LOGGER, say, verbose, warn
 from kmdr.config.checks import check_against_data, check_reducer_params, declared_valid
@@ -269,7 +269,7 @@ def _execute(session, par, path, experiment, output, dataset, config_files) -> R
     if not dry_run:  # the BLAS libraries the record lists are those the kernels' check reads
         blas = process_state().thread_pools().info()
         record = run_record(experiment, execution, output, outcome.run_id, par, blas, config_files)
-        kernels = _kernels.mismatch(blas)
+        kernels = _native.mismatch(blas)
         if kernels:
             warn(kernels)
     for line in (par.cap_message(execution.backend),

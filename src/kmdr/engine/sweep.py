@@ -31,7 +31,7 @@ fails with one line counting them; the next run computes them again.
 With ``block_rows`` (``backend=dask``) step 3 differs (the run's data path,
 :mod:`kmdr.engine.data_path`): the run's data are row blocks, and the cells are computed one
 after another, each spread over the cluster's workers block by block
-(:func:`kmdr.engine.chunked.compute_chunked_cell`); they are written and reused exactly as
+(:func:`kmdr.engine.blocks.compute_chunked_cell`); they are written and reused exactly as
 above, with the same identities as in-memory cells.
 """
 
@@ -212,9 +212,9 @@ def _scattered(ctx, data: tuple):
 def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
     """The pending cells one after another, each from the run's row ``blocks`` (a
     :class:`~kmdr.datasets.blocks.RowBlocks`) on the run's dask client
-    (:func:`kmdr.engine.chunked.compute_chunked_cell`: a cell's blocks spread over the workers),
+    (:func:`kmdr.engine.blocks.compute_chunked_cell`: a cell's blocks spread over the workers),
     persisted in the store as every cell is."""
-    from kmdr.engine.chunked import compute_chunked_cell, prepare_on_a_worker
+    from kmdr.engine.blocks import compute_chunked_cell, prepare_on_a_worker
 
     client = ctx.client
     if pending:

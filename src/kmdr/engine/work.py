@@ -70,7 +70,7 @@ def cluster_reduced(reducer, C, X, n_clusters: int, kmeans_settings: dict, y, ra
     """Lloyd's k-means on C with the cell's k-means settings (or the reducer's own clustering,
     e.g. sparsified k-means); ``X``: the data C came from, or None when no process holds it
     whole (the chunked path)."""
-    from kmdr.cluster import kmeans
+    from kmdr.kmeans.lloyd import kmeans
 
     settings = dict(kmeans_settings)
     if settings["init"] == FIRST_OF_CLASS:
@@ -207,7 +207,7 @@ def cell_metrics(
     on row blocks, :func:`~kmdr.metrics.contingency_scores`, the same values), k-means'
     ``result``, F (on A) and the objective on C, and the seconds each step took: the one place a
     cell's row is made, in memory (:func:`compute_cell`) or from row blocks
-    (:func:`kmdr.engine.chunked.compute_chunked_cell`)."""
+    (:func:`kmdr.engine.blocks.compute_chunked_cell`)."""
     return {
         "objective": objective,
         "objective_reduced": objective_reduced,

@@ -11,15 +11,13 @@ share (:func:`kmdr.engine.session.default_session`).
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import importlib
 import os
-import sys
 import threading
 import time
-from collections.abc import Iterator
 
+from kmdr import _native
 from kmdr.engine import signals
 from kmdr.engine.backends import WORKER_MODULES, RunFailed, cell_failed
 from kmdr.engine.deadlines import watched
@@ -27,9 +25,6 @@ from kmdr.engine.work import SharedWorkMemo, describe_cells, group_job
 
 #: Seconds between two looks of a worker at its parent (see :meth:`ProcessState.watch_parent`).
 WATCH_EVERY = 0.5
-#: The modules that load the native thread pools cells compute with: numpy's and scipy's
-#: OpenBLAS and scikit-learn's OpenMP runtime.
-THREAD_POOL_MODULES = ("numpy", "scipy.linalg", "sklearn.cluster")
 
 
 class ProcessState:
@@ -42,40 +37,16 @@ class ProcessState:
         self._watched: set[int] = set()
         self._warm = False
         self.lock = threading.RLock()
-        # threadpoolctl's controller and len(sys.modules) at its scan (see thread_pools)
-        self._pools: tuple[int, object] = (-1, None)
 
     def thread_pools(self):
-        """threadpoolctl's controller of the BLAS/OpenMP pools loaded now (what a run records,
-        and what :meth:`threads` limits), scanned again only when an import may have loaded
-        another: a scan takes about 4.4 ms, a limit through the kept controller 0.04 ms, and
-        every job limits its threads."""
-        with self.lock:
-            if self._pools[0] != len(sys.modules):
-                from threadpoolctl import ThreadpoolController
+        """threadpoolctl's controller of the pools loaded now (:func:`kmdr._native.thread_pools`,
+        the thread limits' one owner)."""
+        return _native.thread_pools()
 
-                self._pools = (len(sys.modules), ThreadpoolController())
-            return self._pools[1]
-
-    @contextlib.contextmanager
-    def threads(self, threads: int, load: bool = True) -> Iterator[None]:
-        """Compute with ``threads`` BLAS/OpenMP threads in the block, and give every library its
-        count back after it: the one owner of the thread limits, entered by every job (with the
-        run's process's own around the run). ``blas_threads`` is part of a cell's identity (the
-        libraries add their sums in an order that depends on their thread count). BLAS's count
-        is the process's, OpenMP's the thread's (so a threading-backend job sets it in its own
-        thread); OpenBLAS keeps the count its main thread set and ignores one set from another
-        thread after that (OpenBLAS 0.3.30 and 0.3.31), so the run's process enters it from its
-        main thread. threadpoolctl limits only the libraries loaded: the modules that load them
-        (:data:`THREAD_POOL_MODULES`) are imported first (``load`` false: the libraries loaded
-        now only; a job entered inside limits, and gives back, those loaded since)."""
-        for name in THREAD_POOL_MODULES if load else ():
-            importlib.import_module(name)
-        limiter = self.thread_pools().limit(limits=threads)
-        try:
-            yield
-        finally:
-            limiter.restore_original_limits()
+    def threads(self, threads: int, load: bool = True):
+        """Compute with ``threads`` BLAS/OpenMP threads in the block, every job's limit (with the
+        run's process's own around the run): :func:`kmdr._native.limited_threads`."""
+        return _native.limited_threads(threads, load)
 
     def watch_parent(self, parent_pid: int) -> None:
         """In a worker process started by ``parent_pid`` (the process running the run): make

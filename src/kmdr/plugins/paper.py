@@ -92,7 +92,7 @@ class Paper:
         The guides' tables of its benches' results, by the name a guide's
         ``<!-- bench-table: NAME -->`` marker gives: each a callable (or ``"module:attr"``)
         taking the ``results/bench`` folder and returning the table's Markdown, made from the
-        CSV its bench wrote (``scripts/bench_tables.py`` writes them into the guides).
+        CSV its bench wrote (``scripts/bench/bench_tables.py`` writes them into the guides).
     """
 
     key: str

@@ -10,7 +10,7 @@ entry of each row positive) so that results are deterministic.
 the checks below (a resolved gap, an accuracy near LAPACK's gesdd, a small backward error), and
 falls back to the complete thin SVD (:func:`thin_svd`); :func:`fast_frobenius_svd` is the
 approximate one. The reducers take all of them from here; the routes' parts are read
-(``scripts/bench_svd.py``) and tested (``tests/reducers``) through this module too.
+(``scripts/bench/bench_svd.py``) and tested (``tests/reducers``) through this module too.
 """
 
 from __future__ import annotations
@@ -283,7 +283,8 @@ def _next_eigenvalue_bound(A, eigvals: np.ndarray, Vt: np.ndarray) -> float:
 #: The Gram route asks LAPACK's subset driver (``evr``) for the top ``rank + 1`` eigenpairs only
 #: while ``rank + 1 <= GRAM_SUBSET_FRACTION * m``; above it the full divide-and-conquer driver
 #: (``evd``), whose cost does not depend on the rank, is faster. Measured by
-#: ``scripts/bench_svd.py`` (columns gram and gram_full): the full solve wins from rank/m of about
+#: ``scripts/bench/bench_svd.py`` (columns gram and gram_full): the full solve wins from rank/m of
+#: about
 #: 0.2 (USPS), 0.25 (ORL, COIL20), 0.28 (PIE), 0.31 (Synth).
 GRAM_SUBSET_FRACTION = 0.25
 
@@ -485,7 +486,8 @@ SVD_METHODS = ("auto", "gesdd", "gram", "arpack")
 #: vector products) that grows with the rank and does not depend on m = min(n, d), while the Gram
 #: route costs one compute-bound product (n d m / 2 flops) plus an O(m^3) eigensolve, which
 #: dominates when m^3 is comparable with n d m, i.e. its cost relative to one pass is ~ m^2 / max.
-#: Measured by ``scripts/bench_svd.py`` (CPU seconds, one BLAS thread, both routes with their gap
+#: Measured by ``scripts/bench/bench_svd.py`` (CPU seconds, one BLAS thread, both routes with their
+#: gap
 #: checks), the first rank of its grid where the Gram route beats ARPACK: COIL20 (m^2/max = 728)
 #: 30; PIE (367) 10 (a tie; ARPACK wins at 5); ORL (39) and USPS (6) 5, the smallest tried;
 #: Synth (500) 10, where its clustered noise spectrum slows ARPACK (those ranks have no gap and
@@ -511,7 +513,7 @@ def exact_svd(A, rank: int, method: str = "auto") -> SVDResult:
       operator, tolerance 0 = machine precision, seeded start vector), O(n d) per iteration;
     * ``"auto"``: scipy.sparse ``A`` always uses ARPACK (never densified while ``rank < min(n,
       d)``); dense ``A`` uses ARPACK for ``rank < ARPACK_RANK_FACTOR * min(n, d)**2 / max(n, d)``
-      and the Gram route above it (the crossover measured by ``scripts/bench_svd.py``).
+      and the Gram route above it (the crossover measured by ``scripts/bench/bench_svd.py``).
 
     Acceptance (what "exact" means here). The Gram and ARPACK routes square the condition number,
     so their result is checked, in this order:
@@ -567,7 +569,7 @@ def _exact_svd_route(A, rank: int, method: str = "auto") -> tuple[SVDResult, str
     """:func:`exact_svd` (arguments checked) and the route that gave its result: ``"arpack"``,
     ``"gram"``, ``"gram+deflation"``, ``"arpack->gram+deflation"`` (ARPACK's result failed the
     acceptance rule, the Gram route's passed), ``"gesdd"`` (asked for) or ``"<routes>->gesdd"``
-    (every route tried failed it). Read by ``scripts/bench_svd.py``."""
+    (every route tried failed it). Read by ``scripts/bench/bench_svd.py``."""
     n, d = A.shape
     if method == "auto":
         method = _auto_method(A, rank)

@@ -46,7 +46,7 @@ class _EntrywiseProjection(RandomProjectionBase):
     # of X @ block sums over row i of X in the order of its nonzeros whatever the other columns
     # of the block (tested bit for bit). For dense X it can: BLAS picks its kernels by the width
     # (8 vs 40 columns change last bits), so the dense width stays what it was. Measured
-    # (scripts/bench_memory.py, r = 1000 on sparse_text): 32 MiB blocks raise the cell's peak
+    # (scripts/bench/bench_memory.py, r = 1000 on sparse_text): 32 MiB blocks raise the cell's peak
     # during the transform by 65 MiB, 16 MiB blocks by 30 MiB.
     _BLOCK_BYTES = 1 << 25
     _SPARSE_BLOCK_BYTES = 1 << 24

@@ -153,7 +153,8 @@ def approximate_ridge_leverage_scores(A, k: int, eps: float, random_state=None) 
     ridge's statistical dimension, sum tau <= 2k); the m = k + ceil(k / eps) default is the
     O(k / eps) practical choice, so the factor it achieves is measured rather than assumed:
     approximate / exact between 0.97 and 2.8 on scikit-learn's digits (tests) and between 1.2
-    and 1.9 on ORL and COIL20 (``scripts/bench_srht_ridge.py``); mostly overestimates, the safe
+    and 1.9 on ORL and COIL20 (``scripts/bench/bench_srht_ridge.py``); mostly overestimates, the
+    safe
     side for sampling.
     """
     m = sketch_size(k, eps)

@@ -16,7 +16,7 @@ from kmdr.reducers._plans import DataFacts
 from kmdr.reducers._validation import same_sparse_kind
 
 #: ``dense_output="auto"`` returns a dense C when the expected fraction of nonzeros of C is above
-#: this. Measured (scripts/bench_core.py, RCV1-shaped data, k = 53): scikit-learn's Lloyd
+#: this. Measured (scripts/bench/bench_core.py, RCV1-shaped data, k = 53): scikit-learn's Lloyd
 #: iteration on the sparse C is 4x slower than on the dense one at density 0.5-0.7 (r = 50, 100),
 #: 1.5-2x at 0.2-0.3 (r = 200, 300), even at 0.14 (r = 500) and faster below 0.10 (r >= 700).
 DENSE_ABOVE = 0.15

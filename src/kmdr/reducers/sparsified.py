@@ -14,17 +14,17 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from kmdr.reducers._base import BaseReducer
-from kmdr.reducers._builtins import declared_plan
-from kmdr.reducers._plans import padded_dimension
-from kmdr.reducers._validation import same_sparse_kind
-from kmdr.reducers.srht import fwht_rows
-from kmdr.sparsified_kmeans import (
+from kmdr.kmeans.sparsified import (
     authors_sparsified_kmeans,
     check_sparsified,
     second_pass,
     sparsified_kmeans,
 )
+from kmdr.reducers._base import BaseReducer
+from kmdr.reducers._builtins import declared_plan
+from kmdr.reducers._plans import padded_dimension
+from kmdr.reducers._validation import same_sparse_kind
+from kmdr.reducers.srht import fwht_rows
 
 #: Rows are preconditioned in blocks of about this many entries (8 bytes each), so sparse input
 #: is densified one block at a time and memory stays O(block + n r), never O(n d).
@@ -178,7 +178,7 @@ class PreconditionedSparsification(BaseReducer):
       kept by reference, or ``X`` passed to :meth:`cluster`): each point goes to the
       nearest of the sparsified centers mapped back to the d features, and each center becomes
       the exact mean of the original points assigned to it (see
-      :func:`~kmdr.sparsified_kmeans.second_pass`). The sketch is the same as without it.
+      :func:`~kmdr.kmeans.sparsified.second_pass`). The sketch is the same as without it.
 
     Rows can also be sparsified block by block (:meth:`fit_rows`, :meth:`transform_rows`),
     giving exactly the rows :meth:`transform` gives on the whole matrix.
@@ -193,10 +193,10 @@ class PreconditionedSparsification(BaseReducer):
         Whether :meth:`cluster` ends with the second pass over the original data.
     rules : {"kmdr", "authors"}, default="kmdr"
         Whose rules the sketch and :meth:`cluster` follow. ``"kmdr"``: every kept entry is stored
-        (zeros included) and :func:`~kmdr.sparsified_kmeans.sparsified_kmeans` clusters (dense
+        (zeros included) and :func:`~kmdr.kmeans.sparsified.sparsified_kmeans` clusters (dense
         first centers from the seeds' partition). ``"authors"``: the authors' code
         (SparsifiedKMeans 2.1 with its defaults): a kept entry that is exactly 0 is not stored,
-        and :func:`~kmdr.sparsified_kmeans.authors_sparsified_kmeans` clusters (sparse first
+        and :func:`~kmdr.kmeans.sparsified.authors_sparsified_kmeans` clusters (sparse first
         centers, their start, update, empty-cluster action and stop; ``tol`` is then their
         absolute tolerance on the centers' move).
     random_state : None, int or RandomState, default=None
@@ -370,17 +370,17 @@ class PreconditionedSparsification(BaseReducer):
 
     def cluster(self, C, n_clusters, *, n_init=5, max_iter=500, init="k-means++", tol=1e-4,
                 random_state=None, X=None):  # fmt: skip
-        """Sparsified k-means on this reducer's output C (:mod:`kmdr.sparsified_kmeans`).
+        """Sparsified k-means on this reducer's output C (:mod:`kmdr.kmeans.sparsified`).
 
-        The runner calls this instead of :func:`kmdr.cluster.kmeans`: assignments use each
+        The runner calls this instead of :func:`kmdr.kmeans.lloyd.kmeans`: assignments use each
         point's kept entries only, centers are per-coordinate means over the points that kept
-        the coordinate. Parameters as :func:`~kmdr.sparsified_kmeans.sparsified_kmeans`; with
+        the coordinate. Parameters as :func:`~kmdr.kmeans.sparsified.sparsified_kmeans`; with
         ``second_pass``, ``X`` is the original data of C's rows (default: the matrix
         :meth:`fit` was given; the runner fits and transforms the same matrix).
 
         Returns
         -------
-        kmdr.cluster.KMeansResult
+        kmdr.kmeans.lloyd.KMeansResult
             One pass: centers in the preconditioned space (map them back with
             :meth:`inverse_precondition`); inertia on the kept coordinates. With the second
             pass: the second pass's labels, centers in the d original features (the exact means

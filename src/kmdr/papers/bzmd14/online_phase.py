@@ -1,7 +1,8 @@
 """bzmd14's k-means had an online phase; kmdr's has one only on request: the diagnostic's text.
 
 bzmd14 ran MATLAB's ``kmeans``, whose default then followed every restart's batch (Lloyd) phase
-with an online phase of single-point moves (:func:`kmdr.online_phase.online_phase`); kmdr's k-means
+with an online phase of single-point moves (:func:`kmdr.kmeans.online_phase.online_phase`); kmdr's
+k-means
 (scikit-learn's Lloyd) has none unless ``kmeans.online_phase=true``. The diagnostic presets
 ``bzmd14_online_phase_synth`` and ``bzmd14_online_phase_orl`` repeat ``bzmd14_synth`` and
 ``bzmd14_orl`` with it. Their cells have the same seeds as those of the presets they repeat

@@ -83,11 +83,11 @@ PAPER = Paper(
         Deviation(
             52,
             "**pb17's sparsified k-means follows its authors' rules** (`rules: authors`, "
-            "`kmdr.sparsified_kmeans.authors_sparsified_kmeans`, read off SparsifiedKMeans 2.1, "
+            "`kmdr.kmeans.sparsified.authors_sparsified_kmeans`, read off SparsifiedKMeans 2.1, "
             "`kmeans_sparsified.m` and its `private/` helpers, with their defaults) for PD, PD "
             "(no precond.) and PD 2-pass, with the Hadamard transform on the stand-in (p = 64, "
             "their choice for a power of two). Whether they give the accuracy of the authors' "
-            "code run under Octave on the same matrix (`scripts/bench_pb17_authors.py`, "
+            "code run under Octave on the same matrix (`scripts/bench/bench_pb17_authors.py`, "
             "`results/bench/pb17_authors_octave.csv`, 30 trials each, m = 1 / 6 / 13 / 19, with "
             "and without Hadamard, one and two passes) is the claim `pb17-matches-authors-code`: "
             "a TOST at ±0.05 on this preset's own cells, since the bench's Welch p ≥ 0.13 in all "

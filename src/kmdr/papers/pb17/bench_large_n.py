@@ -26,7 +26,8 @@ Per (n, method, repetition), in a fresh process (so that each peak is its own):
   on the whole matrix) and discarded; only the sparse sketch (m = max(1, round(γ p)) entries per
   row) is kept; then sparsified k-means on the sketch;
 - ``kmeans``: the blocks generated and stacked into the whole matrix (only for n at most
-  ``--kmeans-max-n``: it must fit in memory), then Lloyd's k-means (:func:`kmdr.cluster.kmeans`).
+  ``--kmeans-max-n``: it must fit in memory), then Lloyd's k-means
+  (:func:`kmdr.kmeans.lloyd.kmeans`).
 
 Both: k-means++ start, one start, at most ``--max-iter`` iterations, tol 0, BLAS limited to one
 thread. Recorded: ``pass_seconds`` (generate, and sketch), ``cluster_seconds``, ``n_iter``,
@@ -135,18 +136,18 @@ def run_one(args) -> dict:
     """One (n, method, repetition) in this process: its row of the CSV."""
     import scipy.sparse as sp
     from sklearn.cluster import kmeans_plusplus
-    from threadpoolctl import threadpool_limits
 
-    from kmdr.cluster import kmeans
+    from kmdr._native import limited_threads
+    from kmdr.kmeans.lloyd import kmeans
+    from kmdr.kmeans.sparsified import sparsified_start
     from kmdr.metrics import clustering_accuracy
     from kmdr.reducers import PreconditionedSparsification
-    from kmdr.sparsified_kmeans import sparsified_start
 
     data = _streamed_blobs_class()(args.n, args.p, args.k, args.block_rows, seed=args.rep)
     m = max(1, round(args.gamma * args.p))
     seed = 1000 + args.rep
     base = _rss_mb()
-    with threadpool_limits(1):
+    with limited_threads(1):
         start = time.perf_counter()
         if args.method == "sparsified":
             reducer = PreconditionedSparsification(m, random_state=seed)

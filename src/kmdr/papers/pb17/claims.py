@@ -288,7 +288,7 @@ def check_large_n_memory(df: pd.DataFrame, path: Path | str) -> Part | Verdict:
     return Part((Comparison(f"peak memory: {PD}", text, t.p, t.diff < 0, test=t),), (), head)
 
 
-#: The bench file of the authors' code run under Octave (``scripts/bench_pb17_authors.py``).
+#: The bench file of the authors' code run under Octave (``scripts/bench/bench_pb17_authors.py``).
 AUTHORS_CSV = "bench/pb17_authors_octave.csv"
 #: kmdr's equivalence margin in accuracy between kmdr's reading of the authors' rules and their
 #: code (the paper states none).
