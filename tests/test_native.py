@@ -181,3 +181,18 @@ def test_summaries_and_report_do_not_depend_on_numpys_simd_loops(tmp_path):
         return [line for line in path.read_text().splitlines() if "Report written" not in line]
 
     assert body(here / "REPORT.md") == body(avx2 / "REPORT.md")
+
+
+def test_the_thread_limits_have_one_owner():
+    # threadpoolctl's limits and its controller are asked in kmdr._native alone: every job,
+    # row-block task, script and bench goes through limited_threads
+    root = Path(__file__).resolve().parents[1]
+    asked = [
+        f"{path.relative_to(root)}:{n}"
+        for folder in ("src", "scripts")
+        for path in sorted((root / folder).rglob("*.py"))
+        if path.name != "_native.py"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "threadpool_limits" in line or "ThreadpoolController" in line
+    ]
+    assert asked == []

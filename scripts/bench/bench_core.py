@@ -26,6 +26,9 @@ Prints Markdown tables and the command that produced them; exit code 0 whatever 
     ...]
 """
 
+# The kmdr internals this bench needs, beyond the public API (kmdr.run, Session,
+# kmdr.read_results), because it times or builds one step alone: kmdr.reducers.sparse_embedding.
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +47,8 @@ import sklearn
 from _timing import markdown  # scripts/bench/_timing.py (run as python scripts/...)
 from sklearn.preprocessing import normalize
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
-from threadpoolctl import threadpool_limits
 
+from kmdr._native import limited_threads  # the thread limits' owner
 from kmdr.metrics import ObjectiveEvaluator, kmeans_objective
 
 # RCV1 as lst17 used it: LIBSVM's rcv1_train.multiclass, 15564 documents x 47236 terms, 51 of
@@ -451,7 +454,7 @@ def main(argv=None) -> int:
     make_reducer = make_reducer_or_none()
     before = before_loader(args.before)
     X = rcv1_like(seed=0)
-    with threadpool_limits(limits=args.threads):
+    with limited_threads(args.threads):
         if "sparse" in only:
             bench_sparse(args.quick, make_reducer, before, X)
         if "lloyd" in only:

@@ -23,6 +23,9 @@ Every graph a dask run submits is measured by dask itself (its large-graph warni
 its size): the largest is printed. The rows of every run must equal the first run's bit for bit.
 """
 
+# The kmdr internals this bench needs, beyond the public API (kmdr.run, Session,
+# kmdr.read_results), because it times or builds one step alone: kmdr.app.compose.
+
 from __future__ import annotations
 
 import argparse

@@ -62,6 +62,11 @@ centered once on the workers before the runs and the original blocks let go, as 
 does, so the workers hold C once; its fits then start from the centered blocks.
 """
 
+# The kmdr internals this bench needs, beyond the public API (kmdr.run, Session,
+# kmdr.read_results), because it times or builds one step alone: kmdr.config.schema,
+# kmdr.engine.blocks, kmdr.engine.data_path, kmdr.engine.work, kmdr.kmeans._block_centering,
+# kmdr.results.cells.
+
 from __future__ import annotations
 
 import argparse
@@ -307,8 +312,7 @@ def chunked(args) -> list[dict]:
 
 def in_memory(args) -> list[dict]:
     """The in-memory side: the matrix generated, then each cell computed in this process."""
-    from threadpoolctl import threadpool_limits
-
+    from kmdr._native import limited_threads  # the thread limits' owner
     from kmdr.datasets import load_dataset
     from kmdr.engine.data_path import prepare_data
     from kmdr.engine.work import compute_cell
@@ -342,7 +346,7 @@ def in_memory(args) -> list[dict]:
         )
         _reset_peak()
         start = time.perf_counter()
-        with threadpool_limits(limits=cell.blas_threads):
+        with limited_threads(cell.blas_threads):
             metrics = compute_cell(cell, X, y, data.n_clusters, objective=ObjectiveEvaluator(X))
         wall = time.perf_counter() - start
         score = wall - metrics["reduce_seconds"] - metrics["cluster_seconds"]
@@ -424,11 +428,12 @@ def _fits(client, args):
 
     def scikit_learn(iterations):
         from sklearn.cluster import KMeans
-        from threadpoolctl import threadpool_limits
+
+        from kmdr._native import limited_threads  # the thread limits' owner
 
         if "C" not in local:
             local["C"] = np.concatenate(client.gather(parts))
-        with threadpool_limits(limits=1):
+        with limited_threads(1):
             est = KMeans(k, init=centers, n_init=1, max_iter=iterations, tol=0.0)
             return est.fit(local["C"]).n_iter_
 

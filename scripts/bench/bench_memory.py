@@ -19,6 +19,10 @@ the first tree. Prints a Markdown table; exit code 0 whatever the verdicts.
     .venv/bin/python scripts/bench/bench_memory.py [--src DIR ...] [--r R ...] [--reducer NAME ...]
 """
 
+# The kmdr internals this bench needs, beyond the public API (kmdr.run, Session,
+# kmdr.read_results), because it times or builds one step alone: kmdr.app.compose,
+# kmdr.engine.work, kmdr.results.cells.
+
 from __future__ import annotations
 
 import argparse

@@ -38,6 +38,9 @@ test's where they do not vary); then the repetitions, and the machine's load ave
 and at the end of the run (the numbers of a loaded machine are not final).
 """
 
+# The kmdr internals this bench needs, beyond the public API (kmdr.run, Session,
+# kmdr.read_results), because it times or builds one step alone: kmdr.results.records.
+
 from __future__ import annotations
 
 import argparse

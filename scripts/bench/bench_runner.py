@@ -21,6 +21,11 @@ invocation. With ``--subsample N`` the naive loop runs on a fixed random subset 
 (numpy seed 0) and its rate is N / its wall time; the output says so.
 """
 
+# The kmdr internals this bench needs, beyond the public API (kmdr.run, Session,
+# kmdr.read_results), because it times or builds one step alone: kmdr.app.compose,
+# kmdr.config.seeds, kmdr.engine.backends, kmdr.engine.data_path, kmdr.engine.work,
+# kmdr.results.cells.
+
 from __future__ import annotations
 
 import argparse
@@ -102,8 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-jobs", type=int, default=-1, help="runner workers (default: all)")
     args = parser.parse_args(argv)
 
-    from threadpoolctl import threadpool_limits
-
+    from kmdr._native import limited_threads  # the thread limits' owner
     from kmdr.datasets import load_dataset
     from kmdr.engine.backends import resolve_parallelism
     from kmdr.engine.data_path import prepare_data
@@ -148,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         naive_rows = []
         cells_seconds = reference_seconds = 0.0
         # The naive loop runs in this one process with the machine's default BLAS threads.
-        with threadpool_limits(limits=None):
+        with limited_threads(None):
             for red, r, rep in sample:
                 start = time.perf_counter()
                 m = naive_point(spec, red, r, rep, X, y, k)

@@ -34,6 +34,9 @@ n, goal at most 1.05) and ``scale.png`` (both against n, log-log) into ``--out``
 recorded with every n: on a shared machine it says how far the walls can be trusted.
 """
 
+# The kmdr internals this bench needs, beyond the public API (kmdr.run, Session,
+# kmdr.read_results), because it times or builds one step alone: kmdr.config.seeds.
+
 from __future__ import annotations
 
 import argparse

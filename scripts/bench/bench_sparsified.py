@@ -36,8 +36,8 @@ import scipy
 import scipy.sparse as sp
 import sklearn
 from _timing import markdown, median_time  # scripts/bench/_timing.py (run as python scripts/...)
-from threadpoolctl import threadpool_limits
 
+from kmdr._native import limited_threads  # the thread limits' owner
 from kmdr.kmeans.sparsified import _Problem
 from kmdr.reducers import make_reducer
 
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     n = 5000 if args.quick else 20000
     repeats = 2 if args.quick else 3
     k = 10
-    with threadpool_limits(limits=args.threads):
+    with limited_threads(args.threads):
         bench_r(n, k, 4096, [16, 64, 256, 1024], repeats)
         bench_d(n, k, 64, [1024, 4096, 16384, 65536], repeats, dense_up_to=4096)
         bench_reducer(n // 4, 4096, [16, 256, 1024], repeats)

@@ -22,8 +22,8 @@ import sys
 
 import numpy as np
 from _timing import markdown, median_time  # scripts/bench/_timing.py (run as python scripts/...)
-from threadpoolctl import threadpool_limits
 
+from kmdr._native import limited_threads  # the thread limits' owner
 from kmdr.datasets import load_dataset
 from kmdr.reducers import make_reducer
 
@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
     args = parser.parse_args(argv)
-    with threadpool_limits(limits=args.threads):
+    with limited_threads(args.threads):
         bench_srht(args.quick)
         bench_ridge(args.quick)
     print(f"`{' '.join(['scripts/bench/bench_srht_ridge.py', *sys.argv[1:]])}`")

@@ -13,6 +13,10 @@ folder; point it at the results disk to measure that one):
 - rebuild cold / warm: :meth:`CellStore.rebuild_csv` likewise.
 """
 
+# The kmdr internals this bench needs, beyond the public API (kmdr.run, Session,
+# kmdr.read_results), because it times or builds one step alone: kmdr.results.records,
+# kmdr.results.store.
+
 from __future__ import annotations
 
 import argparse

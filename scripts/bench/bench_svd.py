@@ -45,8 +45,8 @@ import numpy as np
 import scipy
 import scipy.linalg
 import scipy.sparse.linalg
-from threadpoolctl import threadpool_limits
 
+from kmdr._native import limited_threads  # the thread limits' owner
 from kmdr.reducers import _svd
 
 SHAPES = {
@@ -198,7 +198,7 @@ def main() -> None:
     print(f"numpy {np.__version__}, scipy {scipy.__version__}, {platform.machine()}.")
     print("sin, lev: max over gram, gram_full and arpack against gesdd.\n")
     crossovers = {}
-    with threadpool_limits(limits=args.threads):
+    with limited_threads(args.threads):
         for name in args.datasets:
             lines, crossovers[name] = bench(name, args)
             print("\n".join(lines), flush=True)

@@ -12,6 +12,9 @@ prose repeats. ``make bench-scale``, ``make bench-distributed`` and ``make bench
 rewrite the CSVs, then run this.
 """
 
+# The kmdr internals this bench needs, beyond the public API (kmdr.run, Session,
+# kmdr.read_results), because it times or builds one step alone: kmdr.report._text.
+
 from __future__ import annotations
 
 import argparse

@@ -119,6 +119,7 @@ def mismatch(libraries: list[dict] | None = None) -> str | None:
 #: OpenBLAS and scikit-learn's OpenMP runtime.
 THREAD_POOL_MODULES = ("numpy", "scipy.linalg", "sklearn.cluster")
 
+
 @functools.lru_cache(maxsize=1)
 def _controller(n_modules: int):
     from threadpoolctl import ThreadpoolController
@@ -134,7 +135,9 @@ def thread_pools():
 
 
 @contextlib.contextmanager
-def limited_threads(threads: int, load: bool = True, user_api: str | None = None) -> Iterator[None]:
+def limited_threads(
+    threads: int | None, load: bool = True, user_api: str | None = None
+) -> Iterator[None]:
     """Compute with ``threads`` BLAS/OpenMP threads in the block (``user_api``: ``"blas"`` or
     ``"openmp"`` alone), and give every library its count back after it.
 
@@ -146,7 +149,8 @@ def limited_threads(threads: int, load: bool = True, user_api: str | None = None
     only; a block entered inside another limits, and gives back, those loaded since)."""
     for name in THREAD_POOL_MODULES if load else ():
         importlib.import_module(name)
-    limiter = thread_pools().limit(limits=int(threads), user_api=user_api)
+    limits = None if threads is None else int(threads)  # None: the libraries' own counts
+    limiter = thread_pools().limit(limits=limits, user_api=user_api)
     try:
         yield
     finally:
