@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "kmdr._hashing": 2,  # the canonical digest of a JSON-like value
     "kmdr.plugins": 2,  # the generic registry that reducers, datasets, styles register into
     "kmdr.metrics": 2,  # scores of a partition, and its k-means cost
+    "kmdr.stats": 2,  # the statistics over repetitions: intervals, tests, Holm
     # 3: k-means, its whole family (Lloyd with restarts, the online phase, sparsified k-means,
     # k-means on row blocks): the algorithms, no harness.
     "kmdr.kmeans": 3,

@@ -25,7 +25,6 @@ the 5% level), written to ``cross_dataset/ranks.png``. The per-dataset ranks are
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -137,11 +136,11 @@ def _wide(table: pd.DataFrame, measure: str) -> pd.DataFrame:
 
 
 def _mean_ranks(wide: pd.DataFrame) -> pd.DataFrame:
-    from scipy import stats
+    from kmdr.stats import t_half_width
 
     n = len(wide)
     mean = wide.mean()
-    half = stats.t.ppf(0.975, n - 1) * wide.std(ddof=1) / math.sqrt(n) if n > 1 else np.nan
+    half = t_half_width(wide.std(ddof=1), n) if n > 1 else np.nan
     k = wide.shape[1]  # a rank lies in [1, k]: the interval is clipped there
     low, high = (mean - half).clip(1, k), (mean + half).clip(1, k)
     return pd.DataFrame({"mean": mean, "low": low, "high": high}).sort_values("mean")

@@ -45,6 +45,7 @@ from kmdr.report import theory as T
 from kmdr.report._text import md_table, read_optional_csv
 from kmdr.report.claims.significance import Sample, effect_text, margin_test
 from kmdr.report.claims.verdicts import ALPHA, Comparison, Part, decide
+from kmdr.stats import t_half_width
 
 __all__ = [
     "CSV",
@@ -219,13 +220,12 @@ CLAIMS = (
 
 
 def _slope_comparison(label: str, slope: Sample, delta: float, extra: str = "") -> Comparison:
-    from scipy import stats
 
     inside, t = margin_test(slope.map(lambda v: v + 0.5), None, -delta, delta)
     low, high = (v - 0.5 for v in t.ci)
     # the narrowest margin two one-sided tests at α would show at this n and spread (the
     # 90% interval's far end from -1/2): what an equivalence test could detect here
-    reach = abs(t.diff) + stats.t.ppf(1 - ALPHA, slope.n - 1) * slope.sd / math.sqrt(slope.n)
+    reach = abs(t.diff) + t_half_width(slope.sd, slope.n, 1 - 2 * ALPHA)
     text = (
         f"slope {slope.mean:+.3f} (95% CI {low:+.2f} to {high:+.2f}; n = {slope.n}{extra}), "
         f"−1/2 ± {delta:.3f} claimed; the narrowest margin these repetitions show: "
@@ -376,12 +376,10 @@ def found_groups(found: pd.DataFrame, order: dict[str, float] | None = None) -> 
 
 def _ci_text(values: np.ndarray) -> str:
     """A mean with its 95% t interval (a description of the repetitions' spread)."""
-    from scipy import stats
-
     values = np.asarray(values, dtype=float)
     if len(values) < 2:
         return f"{values.mean():+.2f}" if len(values) else "—"
-    half = stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
+    half = t_half_width(values.std(ddof=1), len(values))
     return f"{values.mean():+.2f} [{values.mean() - half:+.2f}, {values.mean() + half:+.2f}]"
 
 

@@ -84,14 +84,14 @@ STABLE = 0.8
 
 def _interval(values) -> tuple[float, float, float]:
     """Mean and 95% t-interval over the repetitions (the mean alone when they do not vary)."""
-    from scipy import stats
+    from kmdr.stats import t_half_width
 
     v = np.asarray(values, dtype=float)
     v = v[~np.isnan(v)]
     mean = float(v.mean()) if v.size else math.nan
     if v.size < 2 or np.ptp(v) == 0:
         return mean, mean, mean
-    half = stats.t.ppf(0.5 + _LEVEL / 2, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
+    half = t_half_width(v.std(ddof=1), v.size, _LEVEL)
     return mean, mean - half, mean + half
 
 
