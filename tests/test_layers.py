@@ -40,6 +40,7 @@ LAYERS: dict[str, float] = {
     "kmdr.plugins": 0,  # the generic registry that reducers, datasets, styles register into
     "kmdr.cluster": 0,  # k-means and its seeding: the algorithms, no harness
     "kmdr.metrics": 0,  # scores of a partition
+    "kmdr.stats": 0,  # the statistics over repetitions: tests, intervals, pools
     # Just below k-means, which runs it after each restart: MATLAB's online phase.
     "kmdr.online_phase": -0.25,
     # Sparsified k-means is built on cluster's k-means (its seeding, its result type): a step

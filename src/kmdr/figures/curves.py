@@ -130,14 +130,10 @@ def _band(rows: pd.DataFrame, metric: str, aggregation: str):
     n = rows["n_cells"].to_numpy(dtype=float)
     interval = (n >= MANY_REPETITIONS) & (aggregation == "mean") & (f"{metric}_std" in rows)
     if interval.any():
-        from scipy.stats import t
+        from kmdr.stats import t_half_width
 
         mean = rows[f"{metric}_mean"].astype(float).to_numpy()
-        half = (
-            t.ppf(0.975, np.maximum(n - 1, 1))
-            * rows[f"{metric}_std"].astype(float).to_numpy()
-            / np.sqrt(np.maximum(n, 1))
-        )
+        half = t_half_width(rows[f"{metric}_std"].astype(float).to_numpy(), np.maximum(n, 2))
         lo = np.where(interval, mean - half, lo)
         hi = np.where(interval, mean + half, hi)
     return lo, hi, interval

@@ -43,8 +43,8 @@ import pandas as pd
 
 from kmdr.report import theory as T
 from kmdr.report._text import md_table, read_optional_csv
-from kmdr.report.claims.significance import Sample, effect_text, margin_test
 from kmdr.report.claims.verdicts import ALPHA, Comparison, Part, decide
+from kmdr.stats import Sample, effect_text, margin_test, t_interval
 
 __all__ = [
     "CSV",
@@ -376,13 +376,11 @@ def found_groups(found: pd.DataFrame, order: dict[str, float] | None = None) -> 
 
 def _ci_text(values: np.ndarray) -> str:
     """A mean with its 95% t interval (a description of the repetitions' spread)."""
-    from scipy import stats
-
     values = np.asarray(values, dtype=float)
     if len(values) < 2:
         return f"{values.mean():+.2f}" if len(values) else "—"
-    half = stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
-    return f"{values.mean():+.2f} [{values.mean() - half:+.2f}, {values.mean() + half:+.2f}]"
+    mean, low, high = t_interval(values)
+    return f"{mean:+.2f} [{low:+.2f}, {high:+.2f}]"
 
 
 def _slope_rows(fixed: pd.DataFrame, found: pd.DataFrame) -> list[list[str]]:

@@ -36,12 +36,11 @@ def variant_lines(summary: pd.DataFrame) -> pd.Series:
 
 def _interval(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """The 95 % t interval of each row's mean of ``metric`` over its repetitions."""
-    from scipy.stats import t
+    from kmdr.stats import t_half_width
 
     n = rows["n_cells"].to_numpy(dtype=float)
     mean = rows[f"{metric}_mean"].to_numpy(dtype=float)
-    half = t.ppf(0.975, np.maximum(n - 1, 1)) * rows[f"{metric}_std"].to_numpy(dtype=float)
-    half = half / np.sqrt(np.maximum(n, 1))
+    half = t_half_width(rows[f"{metric}_std"].to_numpy(dtype=float), np.maximum(n, 2))
     return mean - half, mean + half
 
 
