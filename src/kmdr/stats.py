@@ -426,7 +426,9 @@ class Friedman:
 
 
 def friedman(ranks, n_permutations: int = 20_000, seed: int = 0) -> Friedman:
-    """Demšar's omnibus test on a (datasets x methods) array of ranks (1 = best; ties averaged)."""
+    """Demšar's omnibus test on a (datasets x methods) array of ranks (1 = best; ties averaged):
+    chi² as :func:`scipy.stats.friedmanchisquare` (with its tie correction), Iman and
+    Davenport's F = (N - 1) chi² / (N (k - 1) - chi²)."""
     r = np.asarray(ranks, dtype=float)
     n, k = r.shape
 
@@ -434,22 +436,37 @@ def friedman(ranks, n_permutations: int = 20_000, seed: int = 0) -> Friedman:
         rbar = x.mean(axis=-2)
         return 12 * n / (k * (k + 1)) * (((rbar - (k + 1) / 2) ** 2).sum(axis=-1))
 
-    chi2 = float(statistic(r))
+    observed = float(statistic(r))
+    # scipy's chi² corrects for ties within a dataset; the correction is the same for every
+    # permutation of a dataset's ranks, so the permutation p reads the uncorrected statistic
+    # (scipy.stats.friedmanchisquare's correction, written here as it refuses k = 2)
+    ties = sum(float(np.sum(c**3 - c)) for c in (np.unique(row, return_counts=True)[1]
+                                                 for row in r))  # fmt: skip
+    chi2 = observed / (1 - ties / (n * k * (k * k - 1)))
     p_chi2 = float(stats.chi2.sf(chi2, k - 1))
-    denom = n * (k - 1) - chi2
-    f = (n - 1) * chi2 / denom if denom > 0 else math.inf
-    p_f = float(stats.f.sf(f, k - 1, (k - 1) * (n - 1))) if n > 1 else math.nan
+    f, p_f = iman_davenport(chi2, n, k)
     if math.factorial(k) ** n <= n_permutations:
         perms = np.array(list(itertools.permutations(range(k))))
         choice = itertools.product(range(len(perms)), repeat=n)
         stat = np.array([statistic(np.stack([row[perms[j]] for row, j in zip(r, c, strict=True)]))
                          for c in choice])  # fmt: skip
-        p_exact = float(np.mean(stat >= chi2 - 1e-9))
+        p_exact = float(np.mean(stat >= observed - 1e-9))
     else:
         rng = np.random.default_rng(seed)
         shuffled = rng.permuted(np.broadcast_to(r, (n_permutations, n, k)), axis=-1)
-        p_exact = float((1 + np.sum(statistic(shuffled) >= chi2 - 1e-9)) / (1 + n_permutations))
+        beyond = np.sum(statistic(shuffled) >= observed - 1e-9)
+        p_exact = float((1 + beyond) / (1 + n_permutations))
     return Friedman(n, k, chi2, p_chi2, f, p_f, p_exact)
+
+
+def iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
+    """Iman and Davenport's F = (N - 1) chi² / (N (k - 1) - chi²) of Friedman's chi² on ``n``
+    datasets and ``k`` methods, and its p on (k - 1, (k - 1)(N - 1)) degrees of freedom."""
+    if n < 2:
+        return math.nan, math.nan
+    denom = n * (k - 1) - chi2
+    f = (n - 1) * chi2 / denom if denom > 0 else math.inf
+    return f, float(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
 
 
 def nemenyi_cd(k: int, n: int, alpha: float = ALPHA) -> float:

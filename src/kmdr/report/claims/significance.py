@@ -37,8 +37,6 @@ from kmdr.stats import (  # noqa: F401 (re-exported: the claims import their sta
     POWER,
     Sample,
     Test,
-    _against_fixed,
-    _sign_test,
     difference,
     effect_text,
     holm,
