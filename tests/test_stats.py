@@ -101,20 +101,27 @@ def test_t_interval_is_scipys_clipped(values, bounds):
     assert (low, high) == pytest.approx((max(ref[0], bounds[0]), min(ref[1], bounds[1])))
 
 
-def test_random_effects_is_dersimonian_laird():
-    y = np.array([-0.45, -0.55, -0.50, -0.62, -0.41])
-    v = np.array([0.002, 0.003, 0.001, 0.004, 0.002])
+@pytest.mark.parametrize(
+    ("y", "v"),
+    [
+        ([-0.45, -0.55, -0.50, -0.62, -0.41], [0.002, 0.003, 0.001, 0.004, 0.002]),
+        ([-0.47, -0.46, -0.44], [0.05, 0.03, 0.05]),  # Q below its df: τ² truncated at 0
+    ],
+)
+def test_random_effects_is_dersimonian_laird(y, v):
+    y, v = np.array(y), np.array(v)
+    k = len(y)
     w = 1 / v
     fixed = np.sum(w * y) / np.sum(w)
     q = np.sum(w * (y - fixed) ** 2)
-    tau2 = max(0.0, (q - 4) / (np.sum(w) - np.sum(w**2) / np.sum(w)))
+    tau2 = max(0.0, (q - (k - 1)) / (np.sum(w) - np.sum(w**2) / np.sum(w)))
     ws = 1 / (v + tau2)
     mean = np.sum(ws * y) / np.sum(ws)
     se = math.sqrt(1 / np.sum(ws))
     pool = S.random_effects(y, v)
     assert (pool.mean, pool.se, pool.tau2, pool.q) == pytest.approx((mean, se, tau2, q))
-    assert pool.i2 == pytest.approx((q - 4) / q)
-    half = sps.t.ppf(0.975, 3) * math.sqrt(tau2 + se**2)
+    assert pool.i2 == pytest.approx(max(0.0, (q - (k - 1)) / q))
+    half = sps.t.ppf(0.975, k - 2) * math.sqrt(tau2 + se**2)
     assert pool.pi == pytest.approx((mean - half, mean + half))
     assert pool.weights.sum() == pytest.approx(1.0)
 

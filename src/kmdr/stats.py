@@ -531,8 +531,12 @@ def random_effects(estimates, variances) -> Pool:
     v = np.asarray(variances, dtype=float)
     k = len(y)
     res = combine_effects(y, v, method_re="dl")
-    mean, se = float(res.mean_effect_re), float(res.sd_eff_w_re)
     tau2 = float(res.tau2)
+    if tau2 > 0:
+        mean, se = float(res.mean_effect_re), float(res.sd_eff_w_re)
+    else:  # DerSimonian-Laird truncates τ² at 0 (statsmodels 0.15 leaves it negative)
+        tau2 = 0.0
+        mean, se = float(res.mean_effect_fe), float(res.sd_eff_w_fe)
     q = float(res.q)
     i2 = max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0
     z = stats.norm.ppf(0.975)

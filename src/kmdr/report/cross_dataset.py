@@ -321,7 +321,10 @@ def section_cross_dataset(root: Path, exps: dict[str, Experiment]) -> str | None
         pairs = found["conover"]
         mean = _mean_ranks(wide)
         left = sorted(set(table["dataset"]) - set(wide.index))
-        note = f" ({', '.join(left)}: no labels or a missing reducer, left out)" if left else ""
+        short = set(absent["dataset"])
+        why = [f"{d}: a reducer missing, left out" for d in left if d in short]
+        why += [f"{d}: no labels, left out" for d in left if d not in short]
+        note = f" ({'; '.join(why)})" if why else ""
         n = len(wide)
         cd = found["cd"]
         cd_text = f"Nemenyi's CD = {cd:.2f} ranks (k = {wide.shape[1]}, N = {n}); " if (

@@ -593,8 +593,8 @@ def section_distortion(root: Path) -> str:
         "",
         f"{CITATION} prove that r = O(log(k/ε)/ε²) dimensions of a random projection preserve "
         "the k-means cost of every partition within 1 ± ε, with high probability, whatever n and "
-        "d. bzmd14's Theorem 12 asks r = c₂k/ε² with c₂ = 3330·15² instead: at the ε measured here, "
-        "hundreds of millions to tens of trillions of dimensions for our k (the last column "
+        "d. bzmd14's Theorem 12 asks r = c₂k/ε² with c₂ = 3330·15² instead: at the ε measured "
+        "here, hundreds of millions to tens of trillions of dimensions for our k (the last column "
         "below), far beyond every d. What the committed cells show, as the distortion "
         "|cost_C(P)/cost_A(P) − 1| of a partition P on the unnormalised costs, each cell's C "
         "made again from its seed by `scripts/distortion.py` "

@@ -115,8 +115,8 @@ PAPER = Paper(
             "of r ≈ 20 on well-separated data, seen without the noise of the starts. It is not a "
             "confirmation: five repetitions that all agree are five sign-test successes, whose "
             "smallest p (0.062 two-sided) cannot pass Holm's correction over the claim's five "
-            "methods (its first step: 0.062 × 5 = 0.31), so the claims below that only such tests decide are *untestable at "
-            "n = 5*, neither confirmed nor refuted."
+            "methods (its first step: 0.062 × 5 = 0.31), so the claims below that only such "
+            "tests decide are *untestable at n = 5*, neither confirmed nor refuted."
         ),
     },
 )

@@ -23,7 +23,7 @@ STYLE = FigureStyle(
     ),
     xlabel="# of dimensions",
     reference="lst17 Figs. 1-3",
-    names={"none": "k-means", "laplacian": "LapScores"},
+    names={"none": "k-means", "laplacian": "LS"},
     # PD's r is the number of entries it keeps per row, not a number of dimensions
     legend_notes={"sparsified": "r = entries kept per row"},
     # a PD line under kmdr's rules, not its authors' (their code's defaults are pb17's PD), is
