@@ -1,61 +1,146 @@
-"""kmdr.stats: the one t-interval and the tests over repetitions, against textbook values and
-the libraries that compute them."""
+"""kmdr.stats against published numbers and the libraries' own: Demšar's (2006) critical
+differences and Iman-Davenport example, the t-interval, DerSimonian-Laird's pool, and the rule
+that times are measurements (never one computation)."""
+
+from __future__ import annotations
 
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
-from scipy import stats as scipy_stats
-from statsmodels.stats.multitest import multipletests
+from scipy import stats as sps
 
-from kmdr import stats
-from kmdr.stats import Sample, holm, t_half_width
+from kmdr import stats as S
+
+#: Demšar (2006), Table 5(a): q_0.05 of the Nemenyi test (the studentized range over sqrt 2).
+DEMSAR_Q05 = {2: 1.960, 3: 2.343, 4: 2.569, 5: 2.728, 6: 2.850, 7: 2.949, 8: 3.031, 9: 3.102,
+              10: 3.164}  # fmt: skip
+#: Demšar (2006), Table 5(a): q_0.10.
+DEMSAR_Q10 = {2: 1.645, 3: 2.052, 4: 2.291, 5: 2.459, 6: 2.589, 7: 2.693, 8: 2.780, 9: 2.855,
+              10: 2.920}  # fmt: skip
+
+
+@pytest.mark.parametrize(("k", "q"), sorted(DEMSAR_Q05.items()))
+def test_nemenyi_cd_follows_demsars_q_table_at_05(k, q):
+    n = 14
+    assert S.nemenyi_cd(k, n, 0.05) == pytest.approx(q * math.sqrt(k * (k + 1) / (6 * n)), abs=2e-3)
+
+
+@pytest.mark.parametrize(("k", "q"), sorted(DEMSAR_Q10.items()))
+def test_nemenyi_cd_follows_demsars_q_table_at_10(k, q):
+    assert S.nemenyi_cd(k, 10, 0.10) == pytest.approx(q * math.sqrt(k * (k + 1) / 60), abs=2e-3)
 
 
 @pytest.mark.parametrize(
-    ("sd", "n", "level", "expected"),
+    ("k", "n", "cd"),
     [
-        # t_{0.975, 9} = 2.262157 (any t table): 2.262157 * 1 / sqrt(10)
-        (1.0, 10, 0.95, 2.262157163 / math.sqrt(10)),
-        # t_{0.95, 4} = 2.131847: a 90% interval of 5 values of sd 2
-        (2.0, 5, 0.90, 2.131846786 * 2 / math.sqrt(5)),
-        (float("nan"), 1, 0.95, float("nan")),
+        (4, 14, 1.25),  # Demšar's worked example (four C4.5 settings on 14 datasets)
+        (7, 5, 4.03),  # the report's Across datasets (7 reducers, 5 datasets)
     ],
 )
-def test_the_t_interval_is_the_textbooks(sd, n, level, expected):
-    np.testing.assert_allclose(t_half_width(sd, n, level), expected, rtol=1e-8)
+def test_nemenyi_cd_worked_examples(k, n, cd):
+    assert S.nemenyi_cd(k, n) == pytest.approx(cd, abs=5e-3)
 
 
-def test_the_t_interval_is_elementwise_and_keeps_a_series():
-    sd = pd.Series([1.0, 2.0], index=["a", "b"])
-    half = t_half_width(sd, 10)
-    assert list(half.index) == ["a", "b"]
-    assert half["b"] == pytest.approx(2 * half["a"])
-    arr = t_half_width(np.array([1.0, 1.0]), np.array([5, 20]))
-    assert arr[0] > arr[1]
+@pytest.mark.parametrize(
+    ("chi2", "n", "k", "f", "p_below"),
+    [
+        # Demšar (2006) §3.2.2: chi²_F = 9.28 on N = 14, k = 4 gives F_F = 3.69, above the
+        # critical F(3, 39) = 2.85 at 0.05
+        (9.28, 14, 4, 3.69, 0.05),
+    ],
+)
+def test_iman_davenport_worked_example(chi2, n, k, f, p_below):
+    got, p = S.iman_davenport(chi2, n, k)
+    assert got == pytest.approx(f, abs=5e-3)
+    assert p < p_below
+    assert sps.f.ppf(0.95, k - 1, (k - 1) * (n - 1)) == pytest.approx(2.85, abs=0.01)
 
 
-def test_the_t_interval_matches_scipys_interval_of_a_mean():
-    values = np.array([0.3, 0.1, 0.4, 0.15, 0.9, 0.26])
-    low, high = scipy_stats.ttest_1samp(values, 0.0).confidence_interval(0.95)
-    half = t_half_width(values.std(ddof=1), values.size)
-    assert (values.mean() - half, values.mean() + half) == pytest.approx((low, high))
+@pytest.mark.parametrize(
+    "ranks",
+    [
+        [[1, 2, 3], [1, 3, 2], [2, 1, 3], [1, 2, 3]],
+        [[1, 2.5, 2.5], [1, 2, 3], [1.5, 1.5, 3], [1, 3, 2], [2, 1, 3]],  # ties corrected
+    ],
+)
+def test_friedman_chi2_is_scipys(ranks):
+    ranks = np.array(ranks, dtype=float)
+    f = S.friedman(ranks)
+    assert (f.chi2, f.p_chi2) == pytest.approx(sps.friedmanchisquare(*ranks.T))
 
 
-@pytest.mark.parametrize("pvalues", [[0.01, 0.04, 0.03, 0.2], [0.5], [0.001, 0.001, 0.9]])
-def test_holm_is_statsmodels(pvalues):
-    np.testing.assert_allclose(holm(pvalues), multipletests(pvalues, method="holm")[1])
+def test_friedman_exact_p_counts_orderings():
+    # two methods, three datasets, the same order on each: the exact p is 2 of 2^3 orderings
+    f = S.friedman(np.array([[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]]))
+    assert f.p_exact == pytest.approx(2 / 8)
 
 
-def test_paired_where_seeds_are_shared_welch_otherwise():
-    a = Sample(np.array([1.0, 2.0, 3.0, 4.5]), reps=(0, 1, 2, 3), seeds=(1, 2, 3, 4))
-    b = Sample(np.array([1.1, 2.2, 3.1, 4.4]), reps=(0, 1, 2, 3), seeds=(1, 2, 3, 4))
-    paired = stats.test(a, b)
-    assert paired.paired
-    assert paired.p == pytest.approx(scipy_stats.ttest_rel(a.values, b.values).pvalue)
-    welch = stats.test(a, Sample(b.values, reps=b.reps, seeds=(9, 9, 9, 9)))
-    assert not welch.paired
-    assert welch.p == pytest.approx(
-        scipy_stats.ttest_ind(a.values, b.values, equal_var=False).pvalue
-    )
+def test_friedman_permutation_p_is_below_the_asymptotic_at_small_n():
+    rng = np.random.default_rng(0)
+    base = np.array([1, 2, 3, 4, 5, 6, 7], dtype=float)
+    ranks = np.stack([base if i < 4 else rng.permutation(base) for i in range(5)])
+    f = S.friedman(ranks, n_permutations=5000)
+    assert 0 < f.p_exact <= 1 and f.p_f < f.p_chi2
+
+
+@pytest.mark.parametrize(("n", "p"), [(2, 0.5), (5, 0.0625), (10, 2 / 1024)])
+def test_smallest_pairwise_p(n, p):
+    assert S.smallest_pairwise_p(n) == pytest.approx(p)
+    assert sps.binomtest(n, n, 0.5).pvalue == pytest.approx(p)
+
+
+@pytest.mark.parametrize(
+    ("values", "bounds"),
+    [([0.1, 0.4, 0.35, 0.2], (-math.inf, math.inf)), ([0.7, 0.99, 1.0, 0.95], (0.0, 1.0))],
+)
+def test_t_interval_is_scipys_clipped(values, bounds):
+    mean, low, high = S.t_interval(values, bounds=bounds)
+    ref = sps.t.interval(0.95, len(values) - 1, np.mean(values), sps.sem(values))
+    assert mean == pytest.approx(np.mean(values))
+    assert (low, high) == pytest.approx((max(ref[0], bounds[0]), min(ref[1], bounds[1])))
+
+
+@pytest.mark.parametrize(
+    ("y", "v"),
+    [
+        ([-0.45, -0.55, -0.50, -0.62, -0.41], [0.002, 0.003, 0.001, 0.004, 0.002]),
+        ([-0.47, -0.46, -0.44], [0.05, 0.03, 0.05]),  # Q below its df: τ² truncated at 0
+    ],
+)
+def test_random_effects_is_dersimonian_laird(y, v):
+    y, v = np.array(y), np.array(v)
+    k = len(y)
+    w = 1 / v
+    fixed = np.sum(w * y) / np.sum(w)
+    q = np.sum(w * (y - fixed) ** 2)
+    tau2 = max(0.0, (q - (k - 1)) / (np.sum(w) - np.sum(w**2) / np.sum(w)))
+    ws = 1 / (v + tau2)
+    mean = np.sum(ws * y) / np.sum(ws)
+    se = math.sqrt(1 / np.sum(ws))
+    pool = S.random_effects(y, v)
+    assert (pool.mean, pool.se, pool.tau2, pool.q) == pytest.approx((mean, se, tau2, q))
+    assert pool.i2 == pytest.approx(max(0.0, (q - (k - 1)) / q))
+    half = sps.t.ppf(0.975, k - 2) * math.sqrt(tau2 + se**2)
+    assert pool.pi == pytest.approx((mean - half, mean + half))
+    assert pool.weights.sum() == pytest.approx(1.0)
+
+
+def test_times_of_one_computation_are_measurements():
+    """A deterministic score's timings are a sample: the ratio test uses both sets of
+    timings (Welch on the logs), never the first repetition as a constant."""
+    rng = np.random.default_rng(1)
+    a = S.Sample(np.exp(rng.normal(np.log(0.12), 0.1, 10)), single=True)
+    b = S.Sample(np.exp(rng.normal(np.log(0.13), 0.1, 10)), single=True)
+    t = S.ratio_test(a, b, high=1.0)
+    assert t.n_a == 10 and t.n_b == 10 and t.log
+    ref = sps.ttest_ind(np.log(a.values), np.log(b.values), equal_var=False, alternative="less")
+    assert t.p == pytest.approx(ref.pvalue)
+
+
+def test_a_fixed_score_is_its_value_not_its_first_copy():
+    fixed = S.Sample(np.full(5, 0.8), single=True)
+    varying = S.Sample(np.array([0.70, 0.72, 0.69, 0.75, 0.71]))
+    t = S.test(varying, fixed)
+    assert t.n_b == 0
+    assert t.p == pytest.approx(sps.ttest_1samp(varying.values - 0.8, 0.0).pvalue)

@@ -1,25 +1,24 @@
-"""The statistics over repetitions, in one place: a method's per-repetition sample, the Student
-t-interval of a mean, the tests on two samples (Welch's or the paired t-test, the one-sample test
-against a fixed value, the exact sign test where nothing varies, the two one-sided tests against a
-margin), Hedges' g and the smallest effect a test could detect, and Holm's correction.
+"""The statistics over repetitions, at the base of the package (it reads no cell, no config):
+one number per repetition (:class:`Sample`), the 95% t-interval of a mean, the tests on them
+(Welch's or the paired t-test, two-sided or against a tolerance; the sign test where no
+repetition differs from another; the ratio of two sets of timings), Hedges' g, the smallest
+effect a test could have detected, Holm's correction and how a p-value is printed; and, across
+datasets, Demšar's procedure (Friedman with Iman and Davenport's F, Nemenyi's critical
+difference) and the random-effects pool of per-group estimates (DerSimonian and Laird, with I²
+and a prediction interval).
 
-**The unit of replication is the repetition.** A method's repetition is one draw of everything
-random in its cells (their seeds, the reduction shared by its r points, the machine's load while
-they ran): one number per repetition is what is tested. Two samples are paired when their
-repetitions share seeds (repetition i of both has the same seeds); otherwise their numbers are
-independent (Welch's t).
+**The unit of replication is the repetition.** Two samples are paired when their repetitions
+share seeds; otherwise their per-repetition numbers are independent (Welch's t).
 
-**Copies of one computation are one observation.** A sample whose every repetition repeats one
-deterministic computation (:attr:`Sample.single`) is a fixed value against a side that varies
-(the one-sample test of the other side's repetitions); two such samples have no test at all
-(:data:`ONE_COMPUTATION`).
-
-The report's claims, "What to use", the distortion section, the figures' intervals and the
-papers' read these; nothing here knows about cells, results or the report.
+**Copies of one computation are one observation, its timings are not.** A deterministic score
+repeated in every repetition is one value (:attr:`Sample.single`): against a side that varies it
+is a constant. Its times are measurements of the machine, one per repetition, and are never
+single: a time ratio is always a test on both sets of timings (:func:`ratio_test`).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Sequence
@@ -29,34 +28,16 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.power import TTestIndPower, TTestPower
 
-__all__ = [
-    "ALPHA",
-    "ONE_COMPUTATION",
-    "POWER",
-    "Sample",
-    "Test",
-    "difference",
-    "holm",
-    "log_of",
-    "margin_test",
-    "t_half_width",
-    "test",
-]
-
-#: Level of every test, after Holm's correction within a family.
+#: Level of every test, after Holm's correction within the claim.
 ALPHA = 0.05
 #: The power at which a tie states the smallest effect it could have detected.
 POWER = 0.8
+#: p-values below this are printed as ``p < 1e-300`` (they are at the edge of double precision).
+P_FLOOR = 1e-300
 #: Why a comparison of two single computations has no p.
 ONE_COMPUTATION = "one computation, no test"
-
-
-def t_half_width(sd, n, level: float = 0.95):
-    """Half the width of the two-sided Student t-interval of a mean at ``level``:
-    ``t_{(1 + level)/2, n - 1} * sd / sqrt(n)``, the one interval of a mean over repetitions
-    (elementwise for arrays and pandas objects; ``n`` below 2 gives the degrees of freedom of 2
-    rows, so that an ``sd`` that is NaN there, as every sample sd of one value is, stays NaN)."""
-    return stats.t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(np.maximum(n, 1))
+#: The level of every interval the report and figures draw.
+LEVEL = 0.95
 
 
 @dataclass(frozen=True)
@@ -88,6 +69,34 @@ class Sample:
     def map(self, f) -> Sample:
         """The same repetitions with ``f`` applied to each value."""
         return Sample(f(self.values), self.reps, self.seeds, self.copied, self.single)
+
+
+# --------------------------------------------------------------------------------------------
+# The t-interval of a mean
+# --------------------------------------------------------------------------------------------
+
+
+def t_half_width(sd, n, level: float = LEVEL):
+    """Half the width of the ``level`` t-interval of a mean of ``n`` values of sd ``sd``
+    (arrays broadcast; NaN where n < 2)."""
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = stats.t.ppf(0.5 + level / 2, n - 1) * np.asarray(sd, dtype=float) / np.sqrt(n)
+    half = np.where(n >= 2, half, np.nan)
+    return float(half) if half.ndim == 0 else half
+
+
+def t_interval(values, level: float = LEVEL, bounds=(-math.inf, math.inf)):
+    """Mean of ``values`` (NaN left out) and its ``level`` t-interval, clipped to ``bounds``
+    (the range the measure can take: an accuracy's interval never passes 1). The mean alone
+    when they do not vary or there are fewer than two."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    mean = float(v.mean()) if v.size else math.nan
+    if v.size < 2 or np.ptp(v) == 0:
+        return mean, mean, mean
+    half = t_half_width(v.std(ddof=1), v.size, level)
+    return mean, max(mean - half, bounds[0]), min(mean + half, bounds[1])
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,11 +242,13 @@ def _against_fixed(a: Sample, b: Sample | None, shift: float, alternative: str) 
         alt = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}[alternative]
         return Test(math.nan, diff, math.nan, False, 1, 0 if b is None else 1, math.nan,
                     alternative=alt, why=ONE_COMPUTATION)  # fmt: skip
+    # the single side's value is the mean of its copies (all equal for a deterministic score;
+    # a time is never single, see :func:`ratio_test`)
     if a.single:  # a - b = a's value - b: the other side's repetitions, negated
         assert b is not None
-        varying = Sample(a.values[0] - b.values, b.reps, b.seeds, b.copied)
+        varying = Sample(a.mean - b.values, b.reps, b.seeds, b.copied)
     else:
-        varying = Sample(a.values - b.values[0], a.reps, a.seeds, a.copied)
+        varying = Sample(a.values - b.mean, a.reps, a.seeds, a.copied)
     return test(varying, None, shift, alternative)
 
 
@@ -300,6 +311,50 @@ def log_of(s: Sample | None) -> Sample | None:
     return s.map(np.log)
 
 
+def is_time(metric: str) -> bool:
+    """Whether ``metric`` is a time (seconds): compared as a ratio, on its log."""
+    return metric.endswith("_seconds")
+
+
+def interval_text(t: Test, scale: float = 1.0, unit: str = "") -> str:
+    """``Δ = … (95% CI … to …)``: a difference of near-deterministic measures tested on their
+    own scale (a time's growth against a margin in seconds), where g would only say how small
+    the noise is; ``scale`` converts to ``unit``."""
+    low, high = (scale * v for v in t.ci)
+    shown = f"Δ = {scale * t.diff:+.3g} {unit}"
+    if math.isnan(low) or t.exact:
+        return shown
+    return f"{shown} (95% CI {low:+.3g} to {high:+.3g} {unit})"
+
+
+def effect_text(t: Test, fmt: str = ".3g", unit: str = "") -> str:
+    """``Δ = …, g = …``: the difference of the per-repetition means and Hedges' g; on a log
+    scale (times, memory: near-deterministic measures, where g only says how small the noise
+    is) the ratio and its 95% interval instead (:func:`ratio_text`)."""
+    if t.log:
+        return ratio_text(t)
+    gtxt = "n/a" if math.isnan(t.g) else f"{t.g:+.2f}"
+    return f"Δ = {t.diff:+{fmt}}{unit}, g = {gtxt}"
+
+
+def ratio_text(t: Test) -> str:
+    """A test on log values as the ratio of the geometric means and its 95% interval."""
+    low, high = t.ci
+    if math.isnan(low):
+        return f"ratio ×{math.exp(t.diff):.3g}"
+    return f"ratio ×{math.exp(t.diff):.3g} (95% CI ×{math.exp(low):.3g}–×{math.exp(high):.3g})"
+
+
+def p_text(p: float, name: str = "p", why: str = "no sd from independent repetitions") -> str:
+    """A p-value as computed: ``p n/a`` when no test could run, ``p < 1e-300`` where it
+    underflows, never 0."""
+    if p is None or math.isnan(p):
+        return f"{name} n/a ({why})"
+    if p < P_FLOOR:
+        return f"{name} < {P_FLOOR:g}"
+    return f"{name} = {p:.2g}"
+
+
 def holm(pvalues: Sequence[float]) -> np.ndarray:
     """Holm's step-down adjusted p-values (NaN entries stay NaN and are not in the family).
 
@@ -323,3 +378,172 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     res[order] = adjusted
     out[ok] = res
     return out
+
+
+def as_measurements(s: Sample | None) -> Sample | None:
+    """``s`` with ``single`` cleared: timings of a deterministic computation are still one
+    measurement per repetition."""
+    return None if s is None else replace(s, single=False)
+
+
+def ratio_test(
+    a: Sample | None, b: Sample | None, low: float = -math.inf, high: float = math.inf
+) -> Test | None:
+    """The test of a's times over b's as a ratio of geometric means: on the per-repetition log
+    times of both sets (paired where their seeds are shared, Welch's otherwise), whatever the
+    spread of the score they timed. With a bound (``high``: the ratio is below it; ``low``:
+    above it), the one-sided :func:`margin_test`; otherwise two-sided. None where a time is not
+    positive."""
+    la, lb = log_of(as_measurements(a)), log_of(as_measurements(b))
+    if la is None or lb is None:
+        return None
+    if math.isinf(low) and math.isinf(high):
+        return replace(test(la, lb), log=True)
+    lo = math.log(low) if low > 0 else -math.inf
+    hi = math.log(high) if math.isfinite(high) else math.inf
+    return replace(margin_test(la, lb, lo, hi)[1], log=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Across datasets: Demšar (2006), Statistical comparisons of classifiers over multiple data sets
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Friedman:
+    """Friedman's test on ``n`` datasets (rows) of ``k`` ranked methods: ``chi2`` and its
+    asymptotic ``p_chi2``, Iman and Davenport's ``f`` on (k-1, (k-1)(n-1)) degrees of freedom
+    and its ``p_f``, and ``p_exact`` the permutation p of the rank sums' statistic (every
+    dataset's ranks permuted independently; exact enumeration when (k!)^n is small)."""
+
+    n: int
+    k: int
+    chi2: float
+    p_chi2: float
+    f: float
+    p_f: float
+    p_exact: float
+
+
+def friedman(ranks, n_permutations: int = 20_000, seed: int = 0) -> Friedman:
+    """Demšar's omnibus test on a (datasets x methods) array of ranks (1 = best; ties averaged):
+    chi² as :func:`scipy.stats.friedmanchisquare` (with its tie correction), Iman and
+    Davenport's F = (N - 1) chi² / (N (k - 1) - chi²)."""
+    r = np.asarray(ranks, dtype=float)
+    n, k = r.shape
+
+    def statistic(x):
+        rbar = x.mean(axis=-2)
+        return 12 * n / (k * (k + 1)) * (((rbar - (k + 1) / 2) ** 2).sum(axis=-1))
+
+    observed = float(statistic(r))
+    # scipy's chi² corrects for ties within a dataset; the correction is the same for every
+    # permutation of a dataset's ranks, so the permutation p reads the uncorrected statistic
+    # (scipy.stats.friedmanchisquare's correction, written here as it refuses k = 2)
+    ties = sum(float(np.sum(c**3 - c)) for c in (np.unique(row, return_counts=True)[1]
+                                                 for row in r))  # fmt: skip
+    chi2 = observed / (1 - ties / (n * k * (k * k - 1)))
+    p_chi2 = float(stats.chi2.sf(chi2, k - 1))
+    f, p_f = iman_davenport(chi2, n, k)
+    if math.factorial(k) ** n <= n_permutations:
+        perms = np.array(list(itertools.permutations(range(k))))
+        choice = itertools.product(range(len(perms)), repeat=n)
+        stat = np.array([statistic(np.stack([row[perms[j]] for row, j in zip(r, c, strict=True)]))
+                         for c in choice])  # fmt: skip
+        p_exact = float(np.mean(stat >= observed - 1e-9))
+    else:
+        rng = np.random.default_rng(seed)
+        shuffled = rng.permuted(np.broadcast_to(r, (n_permutations, n, k)), axis=-1)
+        beyond = np.sum(statistic(shuffled) >= observed - 1e-9)
+        p_exact = float((1 + beyond) / (1 + n_permutations))
+    return Friedman(n, k, chi2, p_chi2, f, p_f, p_exact)
+
+
+def iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
+    """Iman and Davenport's F = (N - 1) chi² / (N (k - 1) - chi²) of Friedman's chi² on ``n``
+    datasets and ``k`` methods, and its p on (k - 1, (k - 1)(N - 1)) degrees of freedom."""
+    if n < 2:
+        return math.nan, math.nan
+    denom = n * (k - 1) - chi2
+    f = (n - 1) * chi2 / denom if denom > 0 else math.inf
+    return f, float(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
+
+
+def nemenyi_cd(k: int, n: int, alpha: float = ALPHA) -> float:
+    """Nemenyi's critical difference of mean ranks: q_alpha sqrt(k(k+1) / 6n), where q_alpha
+    is the studentized range's quantile for k means and infinite degrees of freedom over
+    sqrt 2 (Demšar 2006, Table 5a: 1.960, 2.343, 2.569, 2.728, 2.850 for k = 2..6 at 0.05)."""
+    q = stats.studentized_range.ppf(1 - alpha, k, np.inf) / math.sqrt(2)
+    return float(q * math.sqrt(k * (k + 1) / (6 * n)))
+
+
+def nemenyi_pairs(mean_ranks: dict, cd: float) -> list[tuple]:
+    """The pairs of methods whose mean ranks differ by at least ``cd``."""
+    names = list(mean_ranks)
+    return [(a, b) for a, b in itertools.combinations(names, 2)
+            if abs(mean_ranks[a] - mean_ranks[b]) >= cd]  # fmt: skip
+
+
+def smallest_pairwise_p(n: int) -> float:
+    """The smallest two-sided p a distribution-free pairwise test (the sign test, or Wilcoxon's
+    signed-rank test) can reach on ``n`` datasets: every dataset on one side, 2 / 2^n."""
+    return min(1.0, 2 * 0.5**n)
+
+
+# --------------------------------------------------------------------------------------------
+# Pooling per-group estimates
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A random-effects pool (DerSimonian and Laird) of ``k`` estimates: ``mean``, its ``se``
+    and 95% ``ci``, ``tau2`` the between-group variance, ``i2`` Higgins' I², ``q`` Cochran's Q,
+    ``pi`` the 95% prediction interval of a new group's effect (Higgins, Thompson and
+    Spiegelhalter 2009: t on k - 2 degrees of freedom), ``weights`` each estimate's share."""
+
+    k: int
+    mean: float
+    se: float
+    ci: tuple
+    tau2: float
+    i2: float
+    q: float
+    pi: tuple
+    weights: np.ndarray
+
+    def p(self, shift: float = 0.0, alternative: str = "two-sided") -> float:
+        """The z-test of ``mean - shift`` (``greater``, ``less`` or two-sided)."""
+        z = (self.mean - shift) / self.se
+        if alternative == "greater":
+            return float(stats.norm.sf(z))
+        if alternative == "less":
+            return float(stats.norm.cdf(z))
+        return float(2 * stats.norm.sf(abs(z)))
+
+
+def random_effects(estimates, variances) -> Pool:
+    """The DerSimonian-Laird pool of ``estimates`` with their sampling ``variances``
+    (:func:`statsmodels.stats.meta_analysis.combine_effects`)."""
+    from statsmodels.stats.meta_analysis import combine_effects
+
+    y = np.asarray(estimates, dtype=float)
+    v = np.asarray(variances, dtype=float)
+    k = len(y)
+    res = combine_effects(y, v, method_re="dl")
+    tau2 = float(res.tau2)
+    if tau2 > 0:
+        mean, se = float(res.mean_effect_re), float(res.sd_eff_w_re)
+    else:  # DerSimonian-Laird truncates τ² at 0 (statsmodels 0.15 leaves it negative)
+        tau2 = 0.0
+        mean, se = float(res.mean_effect_fe), float(res.sd_eff_w_fe)
+    q = float(res.q)
+    i2 = max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0
+    z = stats.norm.ppf(0.975)
+    if k >= 3:
+        half = stats.t.ppf(0.975, k - 2) * math.sqrt(tau2 + se**2)
+        pi = (mean - half, mean + half)
+    else:
+        pi = (math.nan, math.nan)
+    w = 1 / (v + tau2)
+    return Pool(k, mean, se, (mean - z * se, mean + z * se), tau2, i2, q, pi, w / w.sum())

@@ -117,9 +117,8 @@ import pandas as pd
 from kmdr.report.cross_dataset import _draw
 names = ["sign", "svd", "svd_approx", "leverage", "laplacian"]
 mean = pd.Series([1.5, 2.0, 2.5, 4.0, 5.0], index=names)
-pairs = pd.DataFrame(0.9, index=names, columns=names)
-pairs.loc["laplacian", ["sign", "svd"]] = pairs.loc[["sign", "svd"], "laplacian"] = 0.01
-_draw(Path(sys.argv[1]), [("accuracy", mean, pairs)])
+apart = [("sign", "laplacian"), ("svd", "laplacian")]
+_draw(Path(sys.argv[1]), [("accuracy", mean, {"cd": 2.0, "nemenyi": apart})])
 """
 
 

@@ -133,7 +133,7 @@ def _band(rows: pd.DataFrame, metric: str, aggregation: str):
         from kmdr.stats import t_half_width
 
         mean = rows[f"{metric}_mean"].astype(float).to_numpy()
-        half = t_half_width(rows[f"{metric}_std"].astype(float).to_numpy(), n)
+        half = t_half_width(rows[f"{metric}_std"].astype(float).to_numpy(), np.maximum(n, 2))
         lo = np.where(interval, mean - half, lo)
         hi = np.where(interval, mean + half, hi)
     return lo, hi, interval

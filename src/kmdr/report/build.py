@@ -33,7 +33,7 @@ from kmdr.report import claims as C
 from kmdr.report.anchors import heading_anchor as _anchor
 from kmdr.report.cross_dataset import section_cross_dataset
 from kmdr.report.deviations import section_deviations
-from kmdr.report.distortion import section_distortion
+from kmdr.report.distortion import distortion_verdicts, section_distortion
 from kmdr.report.experiments import in_section, load_all, public_text
 from kmdr.report.header import section_header
 from kmdr.report.sections import ReportContext
@@ -105,7 +105,9 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None, say=Non
     results = evaluate_claims(
         {n: C.replicates(e.cells) for n, e in exps.items() if e.has_cells}, root
     )
-    counts = {v: sum(1 for _, r in results if r.verdict == v) for v in C.VERDICTS}
+    extra = distortion_verdicts(root)  # the distortion section's claims count as any other's
+    every = [*results, *extra]
+    counts = {v: sum(1 for _, r in every if r.verdict == v) for v in C.VERDICTS}
     tally = ", ".join(f"{counts[v]} {v}" for v in C.VERDICTS)
     by_exp: dict[str, list] = {}
     for claim, verdict in results:
@@ -131,8 +133,8 @@ def build_report(root: str | Path, unread: dict[str, str] | None = None, say=Non
         sections.append((order, section.default_order, name, text))
     parts = [
         section_header(root, exps),
-        f"\n**Claims checked: {0 if own_only else len(results)}** ({tally}).",
-        *([] if own_only or not results else [C.report_wide(results)]),
+        f"\n**Claims checked: {0 if own_only else len(every)}** ({tally}).",
+        *([] if own_only or not results else [C.report_wide(results, extra)]),
         *(text for *_place, text in sorted(sections)),
         *([section_what_to_use(root, exps)] if any(e.has_cells for e in exps.values()) else []),
         *filter(None, [section_cross_dataset(root, exps)]),  # beside "What to use"

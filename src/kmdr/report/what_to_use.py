@@ -31,21 +31,21 @@ import pandas as pd
 
 from kmdr.report._text import md_table, number
 from kmdr.report.claims.labels import shown_names
-from kmdr.report.claims.significance import (
+from kmdr.report.claims.significance import RANDOM_STARTS, replicates
+from kmdr.report.experiments import Experiment, load_all
+from kmdr.stats import (
     ALPHA,
     ONE_COMPUTATION,
     POWER,
-    RANDOM_STARTS,
     Sample,
     holm,
     log_of,
     margin_test,
     p_text,
     ratio_text,
-    replicates,
+    t_interval,
     test,
 )
-from kmdr.report.experiments import Experiment, load_all
 
 __all__ = [
     "BUDGETS",
@@ -82,17 +82,9 @@ BOOTSTRAP_SEED = 0
 STABLE = 0.8
 
 
-def _interval(values) -> tuple[float, float, float]:
+def _interval(values, bounds=(-math.inf, math.inf)) -> tuple[float, float, float]:
     """Mean and 95% t-interval over the repetitions (the mean alone when they do not vary)."""
-    from kmdr.stats import t_half_width
-
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    mean = float(v.mean()) if v.size else math.nan
-    if v.size < 2 or np.ptp(v) == 0:
-        return mean, mean, mean
-    half = t_half_width(v.std(ddof=1), v.size, _LEVEL)
-    return mean, mean - half, mean + half
+    return t_interval(values, _LEVEL, bounds)
 
 
 def named(cells: pd.DataFrame) -> pd.DataFrame:
@@ -128,7 +120,10 @@ def points(cells: pd.DataFrame) -> pd.DataFrame:
                "single": bool(found["single"])}  # fmt: skip
         values = part.to_numpy(dtype=float)
         for i, column in enumerate(columns):
-            row[column], row[f"{column}_low"], row[f"{column}_high"] = _interval(values[:, i])
+            bounds = (0.0, 1.0) if column == "accuracy" else (0.0, math.inf)
+            row[column], row[f"{column}_low"], row[f"{column}_high"] = _interval(
+                values[:, i], bounds
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -154,7 +149,8 @@ def _per_rep(cells: pd.DataFrame, method: str, r: int, column: str) -> Sample:
     by_rep = part.groupby("repetition")
     values = by_rep[column].mean()
     seeds = by_rep["seed"].agg(lambda x: " ".join(sorted(map(str, x)))) if "seed" in part else None
-    single = bool(part["single"].all()) if "single" in part else False
+    # a deterministic score is one computation; its times are measurements all the same
+    single = bool(part["single"].all()) if "single" in part and column != TIME else False
     return Sample(
         values.to_numpy(dtype=float),
         tuple(values.index),

@@ -61,27 +61,34 @@ def section_lemma(root: Path) -> str:
                 + ("; this is an empty range." if rmin >= d else ".")
             )
         else:
-            within = app["within_bound"].astype(bool)
-            frac = within.mean()
-            # a finite number of draws: the lemma fails only if a one-sided binomial test
-            # rejects "probability >= 1 - δ" (the report's α), not on a fraction below it
-            # "holds" is significant, as everywhere in the report: the share significantly
-            # above 1 - δ (the other one-sided test); neither: not rejected, never "holds"
-            test = stats.binomtest(int(within.sum()), len(within), 1 - LEMMA6_DELTA, "less")
-            above = stats.binomtest(int(within.sum()), len(within), 1 - LEMMA6_DELTA, "greater")
+            # the unit is the seed: a seed's draws at the r values where the lemma applies are
+            # nested (one seed draws all of them), never independent. A seed counts as within
+            # when all its draws are (an event no likelier than any one draw being within: if it
+            # is significantly above 1 - δ, so is each draw's), and as outside when none is (no
+            # likelier than any one draw being outside: if its share is significantly above δ,
+            # so is a draw's failure); the other seeds count on neither side.
+            by_seed = app.groupby("seed")["within_bound"].agg(lambda x: x.astype(bool).tolist())
+            n = len(by_seed)
+            all_in = int(sum(all(v) for v in by_seed))
+            none_in = int(sum(not any(v) for v in by_seed))
+            above = stats.binomtest(all_in, n, 1 - LEMMA6_DELTA, "greater")
+            test = stats.binomtest(n - none_in, n, 1 - LEMMA6_DELTA, "less")
             if above.pvalue < C.ALPHA:
                 word, shown = "holds", above
             elif test.pvalue < C.ALPHA:
                 word, shown = "fails", test
             else:
                 word = "not rejected (neither significantly above nor below the promise)"
-                shown = above if frac >= 1 - LEMMA6_DELTA else test
+                shown = above if all_in / n >= 1 - LEMMA6_DELTA else test
             side = "above" if shown is above else "below"
+            draws = len(app)
             verdicts.append(
                 f"- {ds} (k = {k}, d = {d}): where the lemma applies ({rmin:.0f} < r ≤ {d}), "
-                f"{frac:.0%} of the {len(within)} draws have every σ_i² within 1 ± eps (the lemma "
-                f"promises ≥ {1 - LEMMA6_DELTA:.0%}; one-sided binomial test that the share is "
-                f"{side} it, {C.p_text(shown.pvalue)}): **{word}**."
+                f"{all_in} of {n} seeds have every σ_i² within 1 ± eps at each of their r "
+                f"({app['within_bound'].astype(bool).mean():.0%} of the {draws} draws; the seed "
+                f"is the unit, its draws over r are nested) (the lemma promises ≥ "
+                f"{1 - LEMMA6_DELTA:.0%} per draw; one-sided binomial test on the seeds that the "
+                f"share is {side} it, {C.p_text(shown.pvalue)}): **{word}**."
             )
     out += verdicts
     app = table[table["lemma6_applies"].astype(bool)]

@@ -31,7 +31,11 @@ _SPARSE_TEXT_NOTE = (
     "recomputes the neighbour graph and the weights (about 30 CPU-s) and the eigenproblem, "
     "which grows with r (6 CPU-s at r = 10, 25 s at r = 100): a cell's reduction took "
     "43 s at r = 10, 99 s at r = 50 and 209 s at r = 100 (wall, mean of 5 repetitions on "
-    "the shared machine), so r ≥ 200 would add tens of minutes to `make reproduce`."
+    "the shared machine), so r ≥ 200 would add tens of minutes to `make reproduce`. "
+    "Its cells come from three runs on two days (k-means, RP and SE in the first; SVD, LS "
+    "and PD in the second; LLE in the third; each run's load is in its record under "
+    "`runs/`): a time compared between methods of two runs also compares the machine's load "
+    "on those days, so its time claims between runs are weaker than within one."
 )
 
 PAPER = Paper(

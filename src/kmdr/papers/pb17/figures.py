@@ -40,7 +40,7 @@ def _interval(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
 
     n = rows["n_cells"].to_numpy(dtype=float)
     mean = rows[f"{metric}_mean"].to_numpy(dtype=float)
-    half = t_half_width(rows[f"{metric}_std"].to_numpy(dtype=float), n)
+    half = t_half_width(rows[f"{metric}_std"].to_numpy(dtype=float), np.maximum(n, 2))
     return mean - half, mean + half
 
 

@@ -114,16 +114,19 @@ def all_claims() -> tuple[Claim, ...]:
     return tuple(claim for name in CLAIM_SETS for claim in CLAIM_SETS.get(name))
 
 
-def report_wide(results: Sequence[tuple[Claim, Verdict]]) -> str:
+def report_wide(results: Sequence[tuple[Claim, Verdict]], extra: Sequence = ()) -> str:
     """The verdicts that Holm's correction over every comparison of the report (not claim by
     claim) would change, as one sentence.
 
     A comparison's Holm-adjusted p over the whole report is never below its adjusted p within
     its claim (its multiplier, the number of p-values at least as large, only grows), so the
     wider family can only make a significant comparison not significant; each claim's verdict
-    is then the one rule's (:func:`~.verdicts.verdict_of`) on its outcomes so demoted."""
+    is then the one rule's (:func:`~.verdicts.verdict_of`) on its outcomes so demoted.
+    ``extra``: (name, verdict) of claims the report checks outside the papers' claim sets (the
+    distortion section's), in the same family."""
     from kmdr.report.claims.verdicts import CONVERGED, NOT_SIGNIFICANT, verdict_of
 
+    results = [(c.id, v) for c, v in results] + [(name, v) for name, v in extra]
     rows = [(i, j, o) for i, (_, v) in enumerate(results) for j, o in enumerate(v.outcomes)]
     p = [float(o[2]) for _, _, o in rows]
     adjusted = holm(p)
@@ -137,7 +140,7 @@ def report_wide(results: Sequence[tuple[Claim, Verdict]]) -> str:
             continue
         wide = verdict_of(outcomes[i])
         if wide != v.verdict:
-            changed.append(f"`{claim.id}` {v.verdict} → {wide}")
+            changed.append(f"`{claim}` {v.verdict} → {wide}")
     m = int(sum(1 for x in p if x == x))
     head = (
         f"Error is controlled per claim (Holm within each claim, α = {ALPHA:g}). Holm's "

@@ -188,7 +188,10 @@ def check_faster_than_full(df: pd.DataFrame, methods: Sequence[str], metric: str
             continue
         t, effect = time_ratio(a, base)
         means = wide.mean(axis=0)
-        text = f"mean over r {a.mean:.3g}s, slowest r {means.max():.3g}s ({effect})"
+        if len(means.dropna()) > 1:
+            text = f"mean over r {a.mean:.3g}s, slowest r {means.max():.3g}s ({effect})"
+        else:  # one r (or one n): no mean over r to speak of
+            text = f"mean {a.mean:.3g}s at its one r ({effect})"
         comps.append(Comparison(m, text, t.p, t.diff < 0, _not_below(wide, base), test=t))
     head = f"{metric} of kMeans {base.mean:.3g}s (n = {base.n})"
     return Part(tuple(comps), tuple(missing), head=head)

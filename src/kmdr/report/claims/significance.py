@@ -1,8 +1,8 @@
-"""The claims' samples and how their statistics are printed: each method's per-repetition values
-read from the cells, and the texts of a test's effect and p. The tests themselves (Welch's or the
-paired t-test, two-sided or against a tolerance; the sign test where no repetition differs from
-another; Hedges' g, the smallest effect a test could have detected, Holm's correction) are
-:mod:`kmdr.stats`'s, read through this module by the claims.
+"""The statistics the claims rest on: each method's per-repetition values read from the cells,
+the tests on them (Welch's or the paired t-test, two-sided or against a tolerance; the sign test
+where no repetition differs from another), Hedges' g or, for times and memory, the ratio with its
+95% interval, the smallest effect a test could have detected, Holm's correction and how a p-value
+is printed.
 
 **The unit of replication is the repetition.** A method's repetition is one draw of everything
 random in its cells (their seeds, the reduction shared by its r points, the machine's load
@@ -16,36 +16,41 @@ claim's comparisons are judged with them.
 **Copies of one computation are one observation.** A point whose every repetition runs the same
 deterministic computation (a start that draws nothing, such as the label-informed first point of
 each class, after a reduction that draws nothing: its cells give the same partition, bit for bit,
-in every repetition) is measured once, whatever its number of rows: its accuracy, F and time are
-one observation (:attr:`Sample.single`). Against a side that varies, it is a fixed value (the
-one-sample test of the other side's repetitions); two such points have no test at all ("one
-computation, no test").
+in every repetition) is measured once, whatever its number of rows: its accuracy and F are one
+observation (:attr:`Sample.single`), but its times are measurements, one per repetition (a time
+ratio is always a test on both sets of timings). Against a side that varies, it is a fixed
+value (the one-sample test of the other side's repetitions); two such points have no test at
+all ("one computation, no test").
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 
 from kmdr.report.experiments import flag_copied_timings
 from kmdr.results.reading import is_baseline, setting_labels
-from kmdr.stats import (  # noqa: F401  (the claims' statistics, read through this module too)
+from kmdr.stats import (  # noqa: F401 (re-exported: the claims import their statistics here)
     ALPHA,
     ONE_COMPUTATION,
+    P_FLOOR,
     POWER,
     Sample,
     Test,
     difference,
+    effect_text,
     holm,
+    interval_text,
+    is_time,
     log_of,
     margin_test,
+    p_text,
+    ratio_test,
+    ratio_text,
+    t_interval,
     test,
 )
 
-#: p-values below this are printed as ``p < 1e-300`` (they are at the edge of double precision).
-P_FLOOR = 1e-300
 #: How the claims and their evidence name the no-reduction baseline; its rows are found by the
 #: reducer declared ``baseline=True`` (:func:`kmdr.results.reading.is_baseline`), whatever the
 #: label.
@@ -57,9 +62,10 @@ REPLICATE = (
     "its mean over the r points the comparison covers (or the difference of two such means), "
     "so r points of one repetition never count as independent samples. A point whose "
     "repetitions repeat one deterministic computation (the same label-informed start after a "
-    "reduction that draws nothing) is one observation for its accuracy, F and time alike: "
-    "against a side that varies it is a fixed value, and between two such points there is no "
-    "test (one computation, no test)."
+    "reduction that draws nothing) is one observation for its accuracy and F: against a side "
+    "that varies it is a fixed value, and between two such points there is no test (one "
+    "computation, no test). Its times are measurements all the same: a time ratio is always "
+    "a test on both sets of timings, one per repetition."
 )
 #: The k-means starts that draw from the seed: any other start (the label-informed first point of
 #: each class) makes Lloyd deterministic.
@@ -122,7 +128,8 @@ def table(df: pd.DataFrame, method: str, metric: str) -> pd.DataFrame:
         return empty
     flag = f"{metric}_copied"
     copied = bool(rows[flag].eq(True).any()) if flag in rows else False  # NaN: not copied
-    single = bool(rows["single"].all()) if "single" in rows else False
+    # a deterministic score is one computation; its times are measurements all the same
+    single = bool(rows["single"].all()) if "single" in rows and not is_time(metric) else False
     wide = rows.groupby(["repetition", "r"])[metric].mean().astype(float).unstack("r")
     wide = wide.sort_index().sort_index(axis=1)
     if "seed" in rows:
@@ -174,52 +181,3 @@ def baseline_value(df: pd.DataFrame, metric: str) -> float | None:
     """kMeans' mean ``metric`` (it does not depend on r)."""
     s = sample(table(df, BASELINE, metric))
     return s.mean if s else None
-
-
-# --------------------------------------------------------------------------------------------
-# Tests
-# --------------------------------------------------------------------------------------------
-
-
-def is_time(metric: str) -> bool:
-    """Whether ``metric`` is a time (seconds): compared as a ratio, on its log."""
-    return metric.endswith("_seconds")
-
-
-def interval_text(t: Test, scale: float = 1.0, unit: str = "") -> str:
-    """``Δ = … (95% CI … to …)``: a difference of near-deterministic measures tested on their
-    own scale (a time's growth against a margin in seconds), where g would only say how small
-    the noise is; ``scale`` converts to ``unit``."""
-    low, high = (scale * v for v in t.ci)
-    shown = f"Δ = {scale * t.diff:+.3g} {unit}"
-    if math.isnan(low) or t.exact:
-        return shown
-    return f"{shown} (95% CI {low:+.3g} to {high:+.3g} {unit})"
-
-
-def effect_text(t: Test, fmt: str = ".3g", unit: str = "") -> str:
-    """``Δ = …, g = …``: the difference of the per-repetition means and Hedges' g; on a log
-    scale (times, memory: near-deterministic measures, where g only says how small the noise
-    is) the ratio and its 95% interval instead (:func:`ratio_text`)."""
-    if t.log:
-        return ratio_text(t)
-    gtxt = "n/a" if math.isnan(t.g) else f"{t.g:+.2f}"
-    return f"Δ = {t.diff:+{fmt}}{unit}, g = {gtxt}"
-
-
-def ratio_text(t: Test) -> str:
-    """A test on log values as the ratio of the geometric means and its 95% interval."""
-    low, high = t.ci
-    if math.isnan(low):
-        return f"ratio ×{math.exp(t.diff):.3g}"
-    return f"ratio ×{math.exp(t.diff):.3g} (95% CI ×{math.exp(low):.3g}–×{math.exp(high):.3g})"
-
-
-def p_text(p: float, name: str = "p", why: str = "no sd from independent repetitions") -> str:
-    """A p-value as computed: ``p n/a`` when no test could run, ``p < 1e-300`` where it
-    underflows, never 0."""
-    if p is None or math.isnan(p):
-        return f"{name} n/a ({why})"
-    if p < P_FLOOR:
-        return f"{name} < {P_FLOOR:g}"
-    return f"{name} = {p:.2g}"
