@@ -67,6 +67,7 @@ def test_derive_summarizes_each_cell(values, median, q1, q3):
     assert row["distortion_median"] == pytest.approx(median)
     assert (row["distortion_q1"], row["distortion_q3"]) == pytest.approx((q1, q3))
     assert row["distortion_max"] == max(values) and row["distortion_min"] == min(values)
+    assert row["distortion_log_mean"] == pytest.approx(np.mean(np.log(values)))
     assert table.loc["BICO", "distortion_median"] == 9.0 and table.loc["BICO", "n_runs"] == 2
 
 
