@@ -108,3 +108,26 @@ def test_reducers_before_coresets_without_a_baseline_says_so():
     exp = _Exp("e", cells[cells["reducer"] != "none"])
     text = R.render_reducers(RESULTS, [exp], ReportContext())
     assert "No reduced run beside a run of the same construction without reducer." in text
+
+
+def test_reducers_figure_draws_a_line_per_construction_and_the_band_without_reducer():
+    from kmdr.papers.ss22.figures import reducers_figure
+
+    one = _reducer_cells({5: 1.10, 20: 1.0, 80: 1.0}, {5: 0.5, 20: 0.6, 80: 1.0})
+    two = one.assign(construction="Group Sampling", distortion=one["distortion"] * 1.01)
+    fig = reducers_figure(pd.concat([one, two], ignore_index=True), "a title")
+    try:
+        axes = fig.axes
+        assert len(axes) == 2  # one line (usps, k, m, rp) x (distortion, time)
+        for ax in axes:
+            assert [len(line.get_xdata()) for line in ax.lines if line.get_marker() == "o"] == [
+                3,
+                3,
+            ]
+            assert len(ax.patches) == 2  # each construction's band without reducer
+        assert axes[0].get_xscale() == "log" and axes[1].get_yscale() == "log"
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    assert reducers_figure(one[one["reducer"] == "none"], "t") is None
