@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr._io import atomic_write_text, read_csv
+from kmdr.report._text import md_table
 
 __all__ = [
     "COLUMNS",
@@ -41,6 +42,7 @@ __all__ = [
     "REPOSITORY",
     "TABLE",
     "derive",
+    "guide_table",
     "local_source",
     "main",
     "published",
@@ -176,6 +178,28 @@ def readme(table: pd.DataFrame) -> str:
         "committed (it is the authors' data); the test of this table derives it again where "
         "the raw file can be read.\n"
     )
+
+
+def guide_table(table: pd.DataFrame, dataset: str = "Benchmark", k: int = 20) -> str:
+    """The guide's table of the authors' distortions on ``dataset`` at ``k``: one row per
+    algorithm, one column per coreset size factor m, each cell the median [min–max] of the
+    runs (Markdown; the guide's test makes it again from the committed table)."""
+    rows = table[(table["dataset"] == dataset) & (table["k"] == k)]
+    factors = sorted(rows["coreset_size_factor"].unique())
+    body = []
+    for algorithm, runs in rows.groupby("algorithm", sort=True):
+        by_m = runs.set_index("coreset_size_factor")
+        body.append(
+            [algorithm]
+            + [
+                f"{by_m.at[m, 'distortion_median']:.3f} [{by_m.at[m, 'distortion_min']:.3f}–"
+                f"{by_m.at[m, 'distortion_max']:.3f}]"
+                if m in by_m.index
+                else "not run"
+                for m in factors
+            ]
+        )
+    return md_table(["algorithm", *(f"m = {m}" for m in factors)], body, "l" + "r" * len(factors))
 
 
 def published(root: str | Path) -> pd.DataFrame:
