@@ -418,25 +418,26 @@ def reducer_claims(experiment: str, construction: str) -> tuple[Claim, Claim]:
 
 
 def presets_by_section() -> dict[str, list[str]]:
-    """The ss22 presets (experiment names) of each report section, read from the package's
-    preset files (``conf/experiment/*.yaml``: ``name`` and ``preset.section``) without
-    composing them."""
+    """The presets (experiment names) of the two ss22 report sections, read from the preset
+    files of kmdr's configs and of this package's (``conf/experiment/*.yaml``: ``name`` and
+    ``preset.section``) without composing them."""
     from importlib import resources
 
     from omegaconf import OmegaConf
 
     out: dict[str, list[str]] = {SECTION_AUTHORS: [], SECTION_REDUCERS: []}
-    try:
-        folder = resources.files("kmdr.papers.ss22") / "conf" / "experiment"
-        files = sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=str)
-    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
-        return out
-    for f in files:
-        cfg = OmegaConf.create(f.read_text(encoding="utf-8"))
-        section = OmegaConf.select(cfg, "preset.section", default=None)
-        name = OmegaConf.select(cfg, "name", default=None)
-        if section in out and name:
-            out[section].append(str(name))
+    for package in ("kmdr.conf", "kmdr.papers.ss22.conf"):
+        try:
+            folder = resources.files(package) / "experiment"
+            files = sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=str)
+        except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+            continue
+        for f in files:
+            cfg = OmegaConf.create(f.read_text(encoding="utf-8"))
+            section = OmegaConf.select(cfg, "preset.section", default=None)
+            name = OmegaConf.select(cfg, "name", default=None)
+            if section in out and name and name not in out[section]:
+                out[section].append(str(name))
     return out
 
 
