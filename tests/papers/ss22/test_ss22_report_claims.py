@@ -186,3 +186,32 @@ def test_canonical_reads_aliases_and_sums_the_times():
     assert list(got["m"]) == [50, 50] and list(got["reducer"]) == ["", "rp"]
     assert math.isnan(got["r"].iloc[0]) and got["r"].iloc[1] == 3.0
     assert list(got["total_seconds"]) == [1.25, 1.25]
+
+
+def test_the_claims_follow_the_presets_sections(tmp_path):
+    folder = tmp_path / "experiment"
+    folder.mkdir()
+    presets = {
+        "ss22_benchmark": "ss22_authors",
+        "ss22_usps": "ss22_authors",
+        "ss22_reducers_usps": "ss22_reducers",
+        "bzmd14_orl": "curves",
+    }
+    for name, section in presets.items():
+        (folder / f"{name}.yaml").write_text(
+            f"# @package _global_\nname: {name}\npreset:\n  section: {section}\n"
+        )
+    (folder / "notes.txt").write_text("not a preset")
+    got = S.presets_by_section([folder, tmp_path / "absent"])
+    assert got == {
+        "ss22_authors": ["ss22_benchmark", "ss22_usps"],
+        "ss22_reducers": ["ss22_reducers_usps"],
+    }
+    claims = S.ss22_claims([folder])
+    ids = [c.id for c in claims]
+    assert len(ids) == len(set(ids))
+    assert {c.experiment for c in claims} == {"ss22_benchmark", "ss22_usps", "ss22_reducers_usps"}
+    assert "ss22_usps-ray-maker-as-authors" in ids
+    assert "ss22_reducers_usps-streamkm-reducer-free" in ids
+    assert not any(i.startswith("ss22_reducers_usps-bico") for i in ids)  # not run by kmdr
+    assert all(c.reads for c in claims if c.id.endswith("-as-authors"))

@@ -417,20 +417,31 @@ def reducer_claims(experiment: str, construction: str) -> tuple[Claim, Claim]:
     return equivalent, faster
 
 
-def presets_by_section() -> dict[str, list[str]]:
-    """The presets (experiment names) of the two ss22 report sections, read from the preset
-    files of kmdr's configs and of this package's (``conf/experiment/*.yaml``: ``name`` and
-    ``preset.section``) without composing them."""
+#: The packages whose ``experiment/`` folder may hold ss22 presets: kmdr's configs, the paper's.
+PRESET_PACKAGES = ("kmdr.conf", "kmdr.papers.ss22.conf")
+
+
+def _preset_folders():
     from importlib import resources
 
+    for package in PRESET_PACKAGES:
+        try:
+            yield resources.files(package) / "experiment"
+        except ModuleNotFoundError:
+            continue
+
+
+def presets_by_section(folders=None) -> dict[str, list[str]]:
+    """The presets (experiment names) of the two ss22 report sections, read from the preset
+    files (``*.yaml``: ``name`` and ``preset.section``) of ``folders`` (default: the
+    ``experiment/`` folders of :data:`PRESET_PACKAGES`) without composing them."""
     from omegaconf import OmegaConf
 
     out: dict[str, list[str]] = {SECTION_AUTHORS: [], SECTION_REDUCERS: []}
-    for package in ("kmdr.conf", "kmdr.papers.ss22.conf"):
+    for folder in _preset_folders() if folders is None else folders:
         try:
-            folder = resources.files(package) / "experiment"
             files = sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=str)
-        except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        except (FileNotFoundError, NotADirectoryError):
             continue
         for f in files:
             cfg = OmegaConf.create(f.read_text(encoding="utf-8"))
@@ -441,11 +452,12 @@ def presets_by_section() -> dict[str, list[str]]:
     return out
 
 
-def ss22_claims() -> tuple[Claim, ...]:
-    """The claims about every ss22 preset: beside the authors for the paper's presets (each
-    construction the authors ran), reducers before coresets for the others (each construction
-    kmdr runs: the authors' three and its two baselines)."""
-    sections = presets_by_section()
+def ss22_claims(folders=None) -> tuple[Claim, ...]:
+    """The claims about every ss22 preset (:func:`presets_by_section` of ``folders``): beside
+    the authors for the paper's presets (each construction the authors ran), reducers before
+    coresets for the others (each construction kmdr runs: the authors' three and its two
+    baselines)."""
+    sections = presets_by_section(folders)
     claims = [authors_claim(e, c) for e in sections[SECTION_AUTHORS] for c in AUTHORS_CONSTRUCTIONS]
     ran = [c for c in AUTHORS_CONSTRUCTIONS if c not in NOT_RUN]
     for e in sections[SECTION_REDUCERS]:
