@@ -74,10 +74,10 @@ SECTION_REDUCERS = "ss22_reducers"
 MARGIN = 0.01
 #: Why kmdr runs no cell of a construction the authors ran, by the authors' name of it.
 NOT_RUN = {
-    "BICO": "BICO is a streaming clustering-feature tree (the authors ran Fichtenberger et al.'s "
-    "C++ code, their `bico/`), not a sampling scheme; kmdr has not ported it",
-    "Ray Maker": "Ray Maker is the authors' own C++ construction (`gs/.../ray.cpp`) with no "
-    "published description beyond their code; kmdr has not ported it",
+    "BICO": "kmdr has no port of it; the authors ran Fichtenberger et al.'s C++ code (their "
+    "`bico/`), a streaming tree of clustering features rather than a sampling scheme",
+    "Ray Maker": "kmdr has no port of it; the authors ran their own C++ code "
+    "(`gs/include/coresets/ray.hpp`)",
 }
 #: The authors' constructions, in the order of their tables.
 AUTHORS_CONSTRUCTIONS = (
