@@ -17,6 +17,7 @@ every distortion on the original data.
 from __future__ import annotations
 
 from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,7 +55,7 @@ class BaseCoreset(BaseEstimator):
     n_features_in_ : int
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "coreset_size": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],

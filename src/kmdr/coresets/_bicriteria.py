@@ -9,7 +9,6 @@ is that seeding.
 
 from __future__ import annotations
 
-import numpy as np
 from sklearn.cluster import kmeans_plusplus
 from sklearn.metrics import pairwise_distances_argmin_min
 

@@ -23,6 +23,7 @@ code (sheikhomar/eval-k-means-coresets, ``gs/source/coresets/group_sampling.cpp`
 from __future__ import annotations
 
 from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 from sklearn.utils._param_validation import Interval
@@ -59,7 +60,7 @@ class GroupSampling(BaseCoreset):
         H: the cost ranges a cluster's ring falls in (the last open below).
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         **BaseCoreset._parameter_constraints,
         "beta": [Interval(Integral, 10, None, closed="left")],
         "n_groups": [Interval(Integral, 2, None, closed="left")],
@@ -80,7 +81,8 @@ class GroupSampling(BaseCoreset):
         # one group per (ring, cluster), by ring then cluster, each's rows in order
         in_rings = np.flatnonzero(np.abs(ring) <= highest)
         # a small integer key: numpy sorts it stably by radix, in one pass
-        key = ((ring[in_rings] + highest) * k + labels[in_rings]).astype(np.min_scalar_type(-(2 * highest + 1) * k))
+        key = (ring[in_rings] + highest) * k + labels[in_rings]
+        key = key.astype(np.min_scalar_type(-(2 * highest + 1) * k))
         order = np.argsort(key, kind="stable")
         starts = np.flatnonzero(np.diff(key[order], prepend=-1))
         groups = np.split(in_rings[order], starts[1:])

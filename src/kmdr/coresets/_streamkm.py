@@ -16,6 +16,7 @@ and X may be a memory map read block by block.
 from __future__ import annotations
 
 from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,7 +55,7 @@ class StreamKMPlusPlus(BaseCoreset):
         ``coreset_size``): rows read in blocks of that many, merge-and-reduce.
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         **BaseCoreset._parameter_constraints,
         "block_size": [Interval(Integral, 1, None, closed="left"), None],
     }
