@@ -55,6 +55,8 @@ LAYERS: dict[str, float] = {
     # 1: what an experiment is made of; usable alone, as a library, without any harness.
     "kmdr.reducers": 1,
     "kmdr.datasets": 1,
+    # Coreset constructions reduce the rows as reducers reduce the columns: beside them.
+    "kmdr.coresets": 1,
     # 2: the configuration names reducers and datasets (their registries) and validates a run.
     "kmdr.config": 2,
     # The Hydra config files (conf/, shipped as a data package): kmdr.config reads them, so they
