@@ -72,6 +72,16 @@ def test_beside_the_authors_verdicts(construction, factor, verdict):
         )
 
 
+def test_cells_name_constructions_by_kmdrs_registry_names():
+    cells = _authors_cells("Group Sampling", 1.25).assign(construction="group")
+    got = C.evaluate(_claim("Group Sampling"), {"ss22_benchmark": cells}, ROOT / "results")
+    assert got.verdict == C.FAILS and "ratio of medians ×1.2" in got.evidence
+    assert set(S.canonical(cells)["construction"]) == {"Group Sampling"}
+    from kmdr.coresets import available_coresets
+
+    assert set(S.DISPLAY) <= set(available_coresets())  # every name kmdr runs has its label
+
+
 def test_a_tie_detects_less_with_fewer_repetitions():
     def smallest(reps):
         cells = _authors_cells("Sensitivity Sampling", 1.0, reps=reps, seed=3)
@@ -213,5 +223,6 @@ def test_the_claims_follow_the_presets_sections(tmp_path):
     assert {c.experiment for c in claims} == {"ss22_benchmark", "ss22_usps", "ss22_reducers_usps"}
     assert "ss22_usps-ray-maker-as-authors" in ids
     assert "ss22_reducers_usps-streamkm-reducer-free" in ids
+    assert "ss22_reducers_usps-uniform-sampling-reducer-faster" in ids
     assert not any(i.startswith("ss22_reducers_usps-bico") for i in ids)  # not run by kmdr
     assert all(c.reads for c in claims if c.id.endswith("-as-authors"))

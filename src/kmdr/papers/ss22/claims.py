@@ -88,6 +88,16 @@ AUTHORS_CONSTRUCTIONS = (
     "Ray Maker",
 )
 
+#: The display name of each of kmdr's constructions, by its registry name
+#: (:data:`kmdr.coresets.CORESETS`): the authors' name where they ran it.
+DISPLAY = {
+    "sensitivity": "Sensitivity Sampling",
+    "group": "Group Sampling",
+    "streamkm": "StreamKM++",
+    "uniform": "Uniform Sampling",
+    "lightweight": "Lightweight Coreset",
+}
+
 _ALIASES = {
     "construction": ("construction", "coreset", "algorithm", "method"),
     "k": ("k", "n_clusters"),
@@ -105,7 +115,8 @@ def key(name) -> str:
 
 
 def canonical(cells: pd.DataFrame) -> pd.DataFrame:
-    """The coreset cells with the columns the checks read: ``dataset``, ``construction``, ``k``,
+    """The coreset cells with the columns the checks read: ``dataset``, ``construction`` (its
+    :data:`DISPLAY` name where it has one), ``k``,
     ``m`` (the coreset size over k), ``reducer`` ("" without one), ``r`` (NaN without one),
     ``repetition``, ``seed`` (text, "" when absent), ``distortion`` and ``total_seconds`` (the
     cells' own, else the sum of their reduce, coreset and solve times)."""
@@ -115,6 +126,8 @@ def canonical(cells: pd.DataFrame) -> pd.DataFrame:
         found = next((c for c in candidates if c in cells), None)
         if found is not None:
             out[name] = cells[found]
+    if "construction" in out:
+        out["construction"] = out["construction"].astype(str).map(lambda c: DISPLAY.get(c, c))
     if "m" not in out and "coreset_size" in cells and "k" in out:
         out["m"] = (cells["coreset_size"] / out["k"]).round().astype(int)
     reducer = cells["reducer"] if "reducer" in cells else pd.Series("", index=cells.index)
@@ -455,16 +468,18 @@ def presets_by_section(folders=None) -> dict[str, list[str]]:
 def ss22_claims(folders=None) -> tuple[Claim, ...]:
     """The claims about every ss22 preset (:func:`presets_by_section` of ``folders``): beside
     the authors for the paper's presets (each construction the authors ran), reducers before
-    coresets for the others (each construction kmdr runs: the authors' three and its two
-    baselines)."""
+    coresets for the others (each construction kmdr can run, :func:`constructions`)."""
     sections = presets_by_section(folders)
     claims = [authors_claim(e, c) for e in sections[SECTION_AUTHORS] for c in AUTHORS_CONSTRUCTIONS]
-    ran = [c for c in AUTHORS_CONSTRUCTIONS if c not in NOT_RUN]
     for e in sections[SECTION_REDUCERS]:
-        for c in (*ran, *KMDR_BASELINES):
+        for c in constructions():
             claims += reducer_claims(e, c)
     return tuple(claims)
 
 
-#: The baselines kmdr adds to the authors' constructions (their display names).
-KMDR_BASELINES = ("Uniform Sampling", "Lightweight Coreset")
+def constructions() -> list[str]:
+    """The display names of every construction kmdr can run (:data:`DISPLAY`), plug-ins'
+    included (by their registry name)."""
+    from kmdr.coresets import available_coresets
+
+    return [DISPLAY.get(name, name) for name in available_coresets()]
