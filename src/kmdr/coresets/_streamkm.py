@@ -89,8 +89,9 @@ class StreamKMPlusPlus(BaseCoreset):
         levels: list[tuple | None] = []  # (rows of X, their weights, their values) per level
         for start in range(0, n, self.block_size):
             rows = np.arange(start, min(start + self.block_size, n))
+            # read into memory (a copy, also of a memory map's rows), as a stream would be
             block = check_array(X[start : start + self.block_size], accept_sparse="csr",
-                                dtype=[np.float64, np.float32])  # fmt: skip
+                                dtype=[np.float64, np.float32], copy=True)  # fmt: skip
             block_weight = np.ones(rows.size) if weight is None else weight[rows]
             carry = self._reduced(rows, block_weight, block, m, rng)
             for level, held in enumerate(levels):
