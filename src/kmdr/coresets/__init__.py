@@ -20,6 +20,7 @@ Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-core
 ``sensitivity``         sensitivity sampling on a 2k-seed k-means++ solution, as the authors
 ``group``               group sampling (Cohen-Addad, Saulpic, Schwiegelshohn 2021), as the authors
 ``streamkm``            StreamKM++'s weighted k-means++ seeds, whole or by merge-and-reduce
+``ray_maker``           Ray Maker, the authors' heuristic
 ======================  ===================================================================
 """
 
@@ -55,6 +56,7 @@ for _name, _target in {
     "sensitivity": "kmdr.coresets._sampling:SensitivitySampling",
     "group": "kmdr.coresets._group:GroupSampling",
     "streamkm": "kmdr.coresets._streamkm:StreamKMPlusPlus",
+    "ray_maker": "kmdr.coresets._ray_maker:RayMaker",
 }.items():
     CORESETS.declare(_name, _target)
 
@@ -85,6 +87,7 @@ def __getattr__(name: str):
         "SensitivitySampling": "kmdr.coresets._sampling",
         "GroupSampling": "kmdr.coresets._group",
         "StreamKMPlusPlus": "kmdr.coresets._streamkm",
+        "RayMaker": "kmdr.coresets._ray_maker",
     }
     if name in classes:
         import importlib

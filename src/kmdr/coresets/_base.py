@@ -108,7 +108,8 @@ class BaseCoreset(BaseEstimator):
     def _set_points(self, X, weight, rows, row_weights, labels=None, center_weights=None):
         """Set the fitted attributes from sampled ``rows`` (repeats allowed) with their
         ``row_weights``, and the centers of the clusters ``labels`` with ``center_weights``
-        (a center of weight 0 adds nothing to any cost and is left out)."""
+        (a center of weight 0 adds nothing to any cost and is left out; a row labelled -1 is in
+        no center)."""
         n = X.shape[0]
         unique, inverse = np.unique(np.asarray(rows, dtype=np.intp), return_inverse=True)
         weights = [np.bincount(inverse, weights=row_weights, minlength=unique.size)]
@@ -117,10 +118,11 @@ class BaseCoreset(BaseEstimator):
         indices = [unique]
         if center_weights is not None:
             kept = np.flatnonzero(center_weights > 0)
-            rank = np.full(center_weights.size, -1)
+            rank = np.full(center_weights.size + 1, -1)  # the last: a row in no center (-1)
             rank[kept] = np.arange(kept.size)
             members = np.flatnonzero(rank[labels] >= 0)
-            sizes = np.bincount(labels, weights=weight, minlength=center_weights.size)
+            sizes = np.bincount(labels[members], weights=weight[members],
+                                minlength=center_weights.size)  # fmt: skip
             point_of.append(unique.size + rank[labels[members]])
             columns.append(members)
             coefficients.append(weight[members] / sizes[labels[members]])
