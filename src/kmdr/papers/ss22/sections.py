@@ -242,8 +242,9 @@ def render_authors(root: Path, members: list[Experiment], context: ReportContext
 _REDUCERS_INTRO = (
     "Each construction run on the data first reduced by one of kmdr's reducers to r "
     "dimensions, against the same construction on the original data; the distortion is always "
-    "measured **on the original data** (the k-means++ solution found on the coreset of the "
-    "reduced data, lifted to the original space, against the full data's cost). "
+    "measured **on the original data** (the coreset built on the reduced data is carried back "
+    "to the original rows it stands for, and its solution's cost there is set against the "
+    "full original data's). "
     f"**Distortion**: equivalent when the ratio of the geometric means is shown within "
     f"×(1 ± {S.MARGIN:g}) (kmdr's margin, not the paper's: the paper's tables print "
     "distortions to two decimals; two one-sided tests on the log distortion, paired where the "
