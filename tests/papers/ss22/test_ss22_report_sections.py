@@ -103,6 +103,17 @@ def test_reducers_before_coresets_says_where_it_is_free_costly_and_faster():
     assert "❌ fails" in _row(text, "ss22_reducers_usps-sensitivity-sampling-reducer-free")
 
 
+def test_reducers_before_coresets_says_where_it_lowers_the_distortion_and_is_slower():
+    cells = _reducer_cells({5: 0.9, 20: 1.0, 80: 1.0}, {5: 2.0, 20: 1.0, 80: 1.0})
+    exp = _Exp("e", cells)
+    text = R.render_reducers(
+        RESULTS, [exp], _context(exp, R.S.reducer_claims("e", "Sensitivity Sampling"))
+    )
+    line = _row(text, "| Sensitivity Sampling", "| rp ", "5, 20, 80")
+    assert "free from r = 20; lower distortion at r = 5; slower at r = 5" in line
+    assert "costs accuracy" not in line and "saves time" not in line
+
+
 def test_reducers_before_coresets_without_a_baseline_says_so():
     cells = _reducer_cells({5: 1.0}, {5: 1.0})
     exp = _Exp("e", cells[cells["reducer"] != "none"])

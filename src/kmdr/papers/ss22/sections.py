@@ -267,16 +267,22 @@ _WORDS = {
 def _line_summary(lines: list[dict]) -> str:
     """Where reducing first is free, costs accuracy or saves time, on one line's rows."""
     costly = [r["r"] for r in lines if r["d_out"] == AGAINST and r["d_ratio"] > 1]
+    lower = [r["r"] for r in lines if r["d_out"] == AGAINST and r["d_ratio"] < 1]
     faster = [r["r"] for r in lines if r["t_out"] == FOR]
+    slower = [r["r"] for r in lines if r["t_out"] == AGAINST]
     first = S.first_equivalent_r([r["r"] for r in lines], [r["d_out"] == FOR for r in lines])
     words = []
     if first is not None:
-        slower = [r["r"] for r in lines if r["r"] >= first and r["t_out"] == AGAINST]
-        words.append(f"free from r = {first:g}" + (" (but slower)" if slower else ""))
-    if costly:
-        words.append("costs accuracy at r = " + ", ".join(f"{r:g}" for r in costly))
-    if faster:
-        words.append("saves time at r = " + ", ".join(f"{r:g}" for r in faster))
+        words.append(f"free from r = {first:g}")
+
+    def at(label: str, rs: list) -> None:
+        if rs:
+            words.append(f"{label} at r = " + ", ".join(f"{r:g}" for r in rs))
+
+    at("costs accuracy", costly)
+    at("lower distortion", lower)
+    at("saves time", faster)
+    at("slower", slower)
     return "; ".join(words) or "nothing shown either way"
 
 
