@@ -99,6 +99,9 @@ def test_reducers_before_coresets_says_where_it_is_free_costly_and_faster():
     assert "saves time at r = 5, 20" in line
     assert "beyond the margin ✗" in _row(text, "| rp ", "| 5 ", "| usps ")
     assert "equivalent ✓" in _row(text, "| rp ", "| 80 ", "| usps ")
+    within = _row(text, "| rp ", "| 80 ", "| usps ").split("|")[8].strip()
+    assert within.startswith("±") and float(within[1:-1]) < 1  # inside the ±1% margin
+    assert float(_row(text, "| rp ", "| 5 ", "| usps ").split("|")[8].strip()[1:-1]) > 9
     assert "no difference shown = (could detect ×" in _row(text, "| rp ", "| 80 ", "| usps ")
     assert "❌ fails" in _row(text, "ss22_reducers_usps-sensitivity-sampling-reducer-free")
 
