@@ -21,6 +21,7 @@ def load_benchmark(k: int = 10, alpha: int = 6, beta: float = 1.0) -> Dataset:
         X=X,
         y=y.astype("int64"),
         n_clusters=int(k),
+        feature_names=None,
         description=f"SYNTHETIC: Schwiegelshohn and Sheikh-Omar's Benchmark, k={k}, alpha={alpha}",
     )
 
