@@ -37,7 +37,8 @@ def test_a_run_writes_coreset_cells_and_a_rerun_reuses_them(tmp_path):
         cells["distortion"], ratio.where(ratio >= 1, 1 / ratio), check_names=False
     )
     # a cell is read as any other: F is the real cost over ||A||^2 (81 rows of norm^2 4 * 2/3)
-    assert cells["objective"].tolist() == pytest.approx((cells["real_cost"] / (81 * 8 / 3)).tolist())
+    expected = cells["real_cost"] / (81 * 8 / 3)
+    assert cells["objective"].tolist() == pytest.approx(expected.tolist())
     assert cells["cell_id"].is_unique
     runs = sorted((tmp_path / "ss22_small" / "runs").iterdir())
     again = kmdr.run(list(SMALL), results_dir=tmp_path)
