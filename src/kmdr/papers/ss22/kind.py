@@ -50,6 +50,9 @@ __all__ = ["CANDIDATES", "CORESETS_KIND", "CoresetKind", "measure"]
 
 #: The k-means++ solutions found on each coreset and measured (the authors' five).
 CANDIDATES = 5
+#: How a coreset cell is measured, in every cell's identity (``reducer_params``): a change of
+#: the evaluation is a new cell, never a reused one.
+EVALUATION = f"authors-kmeans++x{CANDIDATES}"
 
 
 def _squared_norm(A) -> float:
@@ -128,7 +131,8 @@ class CoresetKind:
                 id=f"{red.id}+{name}x{factor}",
                 name=red.name,
                 label=f"{red.label} + {name} ({factor}k)",
-                params={**dict(red.params), "coreset": name, "coreset_size_factor": factor},
+                params={**dict(red.params), "coreset": name, "coreset_size_factor": factor,
+                        "evaluation": EVALUATION},  # fmt: skip
                 seed_from=None,
             )
             cell = make_cell(spec, composite, r, rep, data_fingerprint=ctx.data_fingerprint)
