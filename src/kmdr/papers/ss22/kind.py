@@ -131,8 +131,12 @@ class CoresetKind:
                 id=f"{red.id}+{name}x{factor}",
                 name=red.name,
                 label=f"{red.label} + {name} ({factor}k)",
-                params={**dict(red.params), "coreset": name, "coreset_size_factor": factor,
-                        "evaluation": EVALUATION},  # fmt: skip
+                params={
+                    **dict(red.params),
+                    "coreset": name,
+                    "coreset_size_factor": factor,
+                    "evaluation": EVALUATION,
+                },
                 seed_from=None,
             )
             cell = make_cell(spec, composite, r, rep, data_fingerprint=ctx.data_fingerprint)
