@@ -76,8 +76,6 @@ MARGIN = 0.01
 NOT_RUN = {
     "BICO": "kmdr has no port of it; the authors ran Fichtenberger et al.'s C++ code (their "
     "`bico/`), a streaming tree of clustering features rather than a sampling scheme",
-    "Ray Maker": "kmdr has no port of it; the authors ran their own C++ code "
-    "(`gs/include/coresets/ray.hpp`)",
 }
 #: The authors' constructions, in the order of their tables.
 AUTHORS_CONSTRUCTIONS = (
@@ -96,6 +94,7 @@ DISPLAY = {
     "streamkm": "StreamKM++",
     "uniform": "Uniform Sampling",
     "lightweight": "Lightweight Coreset",
+    "ray_maker": "Ray Maker",
 }
 
 _ALIASES = {
