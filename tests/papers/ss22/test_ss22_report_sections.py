@@ -24,7 +24,7 @@ class _Exp:
         self.name, self.cells = name, cells
         self.preset = {"title": title, "paper": "ss22", "figure": "ss22_reducers"}
         self.skipped: list[str] = []
-        self.dir = RESULTS / name
+        self.dir = RESULTS / "no such folder" / name  # its cells are the ones given
 
     @property
     def has_cells(self) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from kmdr._io import read_csv
 from kmdr.papers.ss22 import claims as S
 from kmdr.papers.ss22 import published as P
 from kmdr.report import claims as C
@@ -66,9 +67,34 @@ def _verdict_of(context: ReportContext, claim_id: str) -> C.Verdict | None:
     return None
 
 
-def _status(e: Experiment) -> list[str]:
-    out = [f"### {e.preset['title']}", "", f"`{e.name}`: {e.status()}."]
-    if not e.has_cells:
+#: The file the coreset cells kind writes in an experiment's folder (not cells.csv).
+CELLS_FILE = "coreset_cells.csv"
+
+
+def coreset_cells(e: Experiment) -> pd.DataFrame:
+    """The experiment's coreset cells: its own ``coreset_cells.csv`` (the kind's file), else
+    the cells the report read (an empty frame when it has neither)."""
+    path = e.dir / CELLS_FILE
+    if path.is_file():
+        return read_csv(path)
+    return e.cells if "distortion" in e.cells else pd.DataFrame()
+
+
+def _pairs(root: Path, e: Experiment, cells: pd.DataFrame, context: ReportContext) -> list:
+    """The claims about ``e`` and their verdicts: the report's, or, where the report had no
+    cells to judge them on (the kind's own file), judged here on ``cells``."""
+    pairs = context.by_exp.get(e.name, [])
+    if cells.empty or all(v.verdict != C.NO_DATA or not v.evidence.startswith("no results")
+                          for _c, v in pairs):  # fmt: skip
+        return pairs
+    return [(c, C.evaluate(c, {e.name: cells}, root)) for c, _v in pairs]
+
+
+def _status(e: Experiment, cells: pd.DataFrame | None = None) -> list[str]:
+    has = e.has_cells if cells is None else not cells.empty
+    status = e.status() if cells is None or e.has_cells else f"{len(cells)} coreset cells"
+    out = [f"### {e.preset['title']}", "", f"`{e.name}`: {status}."]
+    if not has:
         why = f"skipped, see {SKIPPED_ANCHOR}" if e.skipped else "not run"
         out += ["", f"**No data**: {why}."]
     return out
@@ -115,11 +141,17 @@ def _mark(outcome: str, t: Test, m: int) -> str:
     return outcome
 
 
-def _authors_block(e: Experiment, table: pd.DataFrame, context: ReportContext) -> list[str]:
-    out = _status(e)
-    if not e.has_cells:
+def _authors_block(
+    root: Path, e: Experiment, table: pd.DataFrame, context: ReportContext
+) -> list[str]:
+    raw = coreset_cells(e)
+    out = _status(e, raw)
+    if raw.empty:
         return out
-    cells = S.canonical(replicates(e.cells))
+    context = ReportContext(
+        {**context.by_exp, e.name: _pairs(root, e, replicates(raw), context)}, context.orphans
+    )
+    cells = S.canonical(replicates(raw))
     alone = cells[cells["reducer"] == ""]
     datasets = sorted(alone["dataset"].unique())
     theirs_sets = {S.key(d): d for d in table["dataset"].unique()}
@@ -240,7 +272,7 @@ def render_authors(root: Path, members: list[Experiment], context: ReportContext
     if not members:
         out += ["", "**No data**: no ss22 preset has run in this results folder."]
     for e in members:
-        out += ["", *_authors_block(e, table, context)]
+        out += ["", *_authors_block(root, e, table, context)]
     return "\n".join(out)
 
 
@@ -298,12 +330,16 @@ def _line_summary(lines: list[dict]) -> str:
 
 
 def _reducers_block(root: Path, e: Experiment, context: ReportContext) -> list[str]:
-    out = _status(e)
+    raw = coreset_cells(e)
+    out = _status(e, raw)
     for fig in e.figures():
         out += ["", f"![{e.name}: {fig.stem}]({fig.relative_to(root).as_posix()})"]
-    if not e.has_cells:
+    if raw.empty:
         return out
-    cells = S.canonical(replicates(e.cells))
+    context = ReportContext(
+        {**context.by_exp, e.name: _pairs(root, e, replicates(raw), context)}, context.orphans
+    )
+    cells = S.canonical(replicates(raw))
     summary, detail = [], []
     for construction in sorted(cells["construction"].unique(), key=str):
         rows = S.reducer_rows(cells, construction)
