@@ -37,13 +37,16 @@ __all__ = ["GroupSampling"]
 def _rings(sq_dist, average, lowest, highest):
     """Each row's ring l (``average 2^l <= sq_dist < average 2^(l+1)``), clipped to one below
     ``lowest`` (shortfall) or one above ``highest`` (overshot)."""
-    with np.errstate(divide="ignore"):
+    # a row at its seed (cost 0) is below every ring: moved to its center, as a shortfall row;
+    # so is every row of a cluster of cost 0, where the authors' code stops with an error
+    with np.errstate(divide="ignore", invalid="ignore"):
         ring = np.floor(np.log2(sq_dist / average))
-    ring = np.clip(np.nan_to_num(ring, neginf=lowest - 1), lowest - 1, highest + 1)
+    ring = np.clip(np.nan_to_num(ring, nan=lowest - 1, neginf=lowest - 1), lowest - 1, highest + 1)
     # the logarithm may round across a boundary: settle it with the products the bounds are
     below = sq_dist < average * np.exp2(ring)
     above = sq_dist >= average * np.exp2(ring + 1)
     ring = np.clip(ring - below + above, lowest - 1, highest + 1)
+    ring[average == 0] = lowest - 1
     return ring.astype(int)
 
 
