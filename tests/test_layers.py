@@ -45,6 +45,8 @@ LAYERS: dict[str, int] = {
     # 4: what an experiment is made of; usable alone, as a library, without any harness.
     "kmdr.reducers": 4,
     "kmdr.datasets": 4,
+    # Coreset constructions reduce the rows as reducers reduce the columns: beside them.
+    "kmdr.coresets": 4,
     # 5: the Hydra config files (conf/, shipped as a data package): kmdr.config reads them.
     "kmdr.conf": 5,
     # 6: the configuration names reducers and datasets (their registries) and validates a run.

@@ -245,7 +245,7 @@ def test_every_claim_is_well_formed():
     ids = [c.id for c in C.all_claims()]
     assert len(ids) == len(set(ids))
     for c in C.all_claims():
-        assert c.paper in ("bzmd14", "lst17", "pb17") and c.statement and c.source
+        assert c.paper in ("bzmd14", "lst17", "pb17", "ss22") and c.statement and c.source
         assert C.evaluate(c, {}).verdict == C.NO_DATA
 
 
@@ -495,7 +495,8 @@ def test_every_verdict_names_its_test():
     curves[C.BASELINE] = {k: 0.5 for k in metrics}
     df = _summary(curves)
     # pb17's large-N claims read their bench file, not the cells (tests/papers/test_pb17_claims.py)
-    for claim in (c for c in C.all_claims() if not c.reads):
+    # ss22's claims read coreset cells, which a summary of reducer curves does not hold
+    for claim in (c for c in C.all_claims() if not c.reads and c.paper != "ss22"):
         v = C.evaluate(claim, {claim.experiment: df.assign(dataset=claim.dataset)})
         assert v.verdict in C.VERDICTS and v.verdict != C.NO_DATA, claim.id
         assert C.TEST in v.evidence, claim.id

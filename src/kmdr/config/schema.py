@@ -290,6 +290,9 @@ class Experiment(Checked):
     # Parallelism comes from n_jobs.
     blas_threads: int = 1
     preset: PresetConfig = field(default_factory=PresetConfig)
+    # The settings of a paper's kind beyond these (its grid of coreset constructions and sizes):
+    # the kind reads and checks them; the sweep of cells reads none.
+    kind_params: dict[str, Any] = field(default_factory=dict)
 
     _constraints: ClassVar[dict] = {
         "name": instance_of(str),
@@ -304,6 +307,7 @@ class Experiment(Checked):
         "leverage": instance_of((LeverageConfig, Mapping)),
         "blas_threads": integers(),
         "preset": instance_of((PresetConfig, Mapping)),
+        "kind_params": instance_of(Mapping),
     }
 
     def validate(self) -> None:

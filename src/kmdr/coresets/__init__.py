@@ -1,0 +1,96 @@
+"""Coreset constructions: reduce the rows of A, where the reducers reduce its columns.
+
+A coreset is a small weighted set of points whose k-means cost stays within 1 +- eps of the
+data's for every set of k centers. The constructions are scikit-learn estimators
+(:class:`BaseCoreset`) named in one registry, :data:`CORESETS`: kmdr's own, then plug-ins found
+through the entry-point group ``kmdr.coresets`` (:data:`ENTRY_POINT_GROUP`), e.g.::
+
+    [project.entry-points."kmdr.coresets"]
+    mine = "mypkg.coreset:MyCoreset"      # a BaseCoreset subclass
+
+Loading, name clashes and broken plug-ins follow the one policy of :mod:`kmdr.plugins`. Reading
+the names imports no construction and no scikit-learn.
+
+kmdr's own, following Schwiegelshohn and Sheikh-Omar, *An Empirical Evaluation of k-Means
+Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-coresets):
+
+======================  ===================================================================
+``uniform``             uniform sampling, the baseline
+``lightweight``         lightweight coresets (Bachem, Lucic, Krause, KDD 2018)
+``sensitivity``         sensitivity sampling on a 2k-seed k-means++ solution, as the authors
+``group``               group sampling (Cohen-Addad, Saulpic, Schwiegelshohn 2021), as the authors
+``streamkm``            StreamKM++'s weighted k-means++ seeds, whole or by merge-and-reduce
+``ray_maker``           Ray Maker, the authors' heuristic
+======================  ===================================================================
+"""
+
+from __future__ import annotations
+
+from kmdr.plugins import Registry
+
+__all__ = [
+    "CORESETS",
+    "ENTRY_POINT_GROUP",
+    "available_coresets",
+    "coreset_class",
+    "make_coreset",
+]
+
+#: The entry-point group third-party constructions register under.
+ENTRY_POINT_GROUP = "kmdr.coresets"
+
+
+def _checked(obj: object, name: str) -> type:
+    from kmdr.coresets._base import BaseCoreset  # a class is wanted now: scikit-learn loads
+
+    if not (isinstance(obj, type) and issubclass(obj, BaseCoreset)):
+        raise TypeError(f"it is {obj!r}, not a kmdr.coresets.BaseCoreset subclass")
+    return obj
+
+
+#: Every coreset construction by the name a config gives it: kmdr's own, then plug-ins.
+CORESETS: Registry[type] = Registry("coreset construction", ENTRY_POINT_GROUP, convert=_checked)
+for _name, _target in {
+    "uniform": "kmdr.coresets._sampling:UniformSampling",
+    "lightweight": "kmdr.coresets._sampling:LightweightCoreset",
+    "sensitivity": "kmdr.coresets._sampling:SensitivitySampling",
+    "group": "kmdr.coresets._group:GroupSampling",
+    "streamkm": "kmdr.coresets._streamkm:StreamKMPlusPlus",
+    "ray_maker": "kmdr.coresets._ray_maker:RayMaker",
+}.items():
+    CORESETS.declare(_name, _target)
+
+
+def available_coresets() -> list[str]:
+    """The names of every usable construction, kmdr's first."""
+    return list(CORESETS)
+
+
+def coreset_class(name: str) -> type:
+    """The class of construction ``name``; a one-line :class:`kmdr.plugins.RegistryError` for a
+    name that means none."""
+    return CORESETS.get(name)
+
+
+def make_coreset(name: str, **params):
+    """A construction by name: ``make_coreset("sensitivity", n_clusters=10, coreset_size=2000,
+    random_state=0)``. Its parameters are validated when it is fitted, as in scikit-learn."""
+    return coreset_class(name)(**params)
+
+
+def __getattr__(name: str):
+    # the classes themselves, imported when first asked for (kmdr.coresets.BaseCoreset)
+    classes = {
+        "BaseCoreset": "kmdr.coresets._base",
+        "UniformSampling": "kmdr.coresets._sampling",
+        "LightweightCoreset": "kmdr.coresets._sampling",
+        "SensitivitySampling": "kmdr.coresets._sampling",
+        "GroupSampling": "kmdr.coresets._group",
+        "StreamKMPlusPlus": "kmdr.coresets._streamkm",
+        "RayMaker": "kmdr.coresets._ray_maker",
+    }
+    if name in classes:
+        import importlib
+
+        return getattr(importlib.import_module(classes[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

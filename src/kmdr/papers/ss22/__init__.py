@@ -1,0 +1,45 @@
+"""Schwiegelshohn and Sheikh-Omar (ESA 2022): an empirical evaluation of k-means coresets, with
+kmdr's reducers in front.
+
+Everything only this paper uses lives in this package and is declared in :data:`PAPER`: its
+hard instance, the Benchmark (:mod:`.benchmark`, the dataset ``ss22_benchmark`` of
+:mod:`.datasets`), the experiment kind of coreset cells (:mod:`.kind`), its presets (``conf/``,
+on the config search path), the authors' numbers (:mod:`.published`), its report sections
+(:mod:`.sections`: beside the authors, and reducers before coresets), claims and figure style.
+The constructions themselves are a family of kmdr's, beside the reducers (:mod:`kmdr.coresets`).
+"""
+
+from __future__ import annotations
+
+from kmdr.papers.ss22.datasets import BENCHMARK
+from kmdr.plugins import Deviation, Paper
+
+__all__ = ["PAPER"]
+
+PAPER = Paper(
+    key="ss22",
+    title="Schwiegelshohn, Sheikh-Omar. An Empirical Evaluation of k-Means Coresets. ESA 2022 "
+    "(LIPIcs 244, paper 84)",
+    citation="Schwiegelshohn, Sheikh-Omar, ESA 2022",
+    kinds={"coresets": "kmdr.papers.ss22.kind:CORESETS_KIND"},
+    datasets={"ss22_benchmark": BENCHMARK},
+    configs="kmdr.papers.ss22.conf",
+    report_sections={
+        "ss22_authors": "kmdr.papers.ss22.sections:AUTHORS",
+        "ss22_reducers": "kmdr.papers.ss22.sections:REDUCERS",
+    },
+    claims="kmdr.papers.ss22.claims:ss22_claims",
+    figure_styles={"ss22_reducers": "kmdr.papers.ss22.figures:REDUCERS"},
+    deviations=(
+        Deviation(
+            40,
+            "**ss22's evaluation**: kmdr solves k-means on each coreset with scikit-learn's "
+            "k-means++ and Lloyd (the experiment's `kmeans` settings) and measures the "
+            "distortion of that solution alone; the authors also evaluate synthetic solutions "
+            "(their `distortion_synthetic` columns), which kmdr does not compute. kmdr does not "
+            "run BICO (no port of the authors' C++ code); StreamKM++ is the authors' step "
+            "(m weighted k-means++ seeds) and is left out of the Benchmark preset, where one "
+            "cell takes about 40 s.",
+        ),
+    ),
+)

@@ -1,0 +1,485 @@
+"""ss22's claims, checked on kmdr's coreset cells: each construction beside its authors' runs, and
+each construction behind kmdr's reducers against itself alone.
+
+**Beside the authors** (one claim per experiment and construction the authors ran): for each
+(dataset, k, m) both ran, kmdr's per-repetition distortions against the authors' 10 runs
+(:mod:`.published`), as a ratio: Welch's t-test on the log distortion (their runs are independent
+of ours; the committed table holds the mean and sd of their logs, so the test is computed from
+those statistics), the ratio of the medians as the effect size beside the ratio of the geometric
+means with its 95% interval, and for a tie the smallest ratio the test could have detected. The
+statement is "the same distortion": a significant difference either way counts against it, so
+the verdict is *fails* (kmdr differs somewhere, by the ratios shown) or *tie* (no difference
+found, and how large one would have been found); a point null cannot *hold*.
+
+**Reducers before coresets** (two claims per experiment and construction): at each reducer, r, k
+and m, the distortion *on the original data* of the construction run on the reduced data against
+the construction alone, and their total times (reduce + coreset + solve). The distortion is
+judged by an equivalence test: the ratio of the geometric means within ×(1 ± :data:`MARGIN`)
+(kmdr's margin, not the paper's: the report also judges it at half and twice), two one-sided
+tests on the log distortion, paired where the two sides' repetitions share their seeds; "for"
+means shown inside the margin, "against" shown beyond it. The times are measurements, compared as
+a ratio on their log (paired where seeds are shared, Welch otherwise); "for" means reducing first
+is significantly faster. :func:`first_equivalent_r` reads, per line, the smallest r from which
+every r of the grid is shown equivalent.
+
+The cells' columns are read through :func:`canonical` (aliases mapped once, here).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from kmdr._io import read_csv
+from kmdr.papers.ss22 import published as P
+from kmdr.report.claims.significance import (
+    Sample,
+    Test,
+    log_of,
+    margin_test,
+    ratio_text,
+    test,
+)
+from kmdr.report.claims.verdicts import NO_DATA, Claim, Comparison, Part, Verdict
+
+__all__ = [
+    "MARGIN",
+    "NOT_RUN",
+    "SECTION_AUTHORS",
+    "SECTION_REDUCERS",
+    "authors_part",
+    "canonical",
+    "first_equivalent_r",
+    "reducer_distortion_part",
+    "reducer_time_part",
+    "ss22_claims",
+    "welch_log",
+]
+
+#: The report sections (``preset.section``) of the paper's presets and of the
+#: reducers-before-coresets presets.
+SECTION_AUTHORS = "ss22_authors"
+SECTION_REDUCERS = "ss22_reducers"
+#: kmdr's equivalence margin of "reducing first changes nothing": the ratio of the distortions'
+#: geometric means within ×(1 ± MARGIN). 1% of the cost: the paper's tables print distortions
+#: (near 1 for the good constructions) to two decimals, so 0.01 is the least difference they show.
+MARGIN = 0.01
+#: Why kmdr runs no cell of a construction the authors ran, by the authors' name of it.
+NOT_RUN = {
+    "BICO": "kmdr has no port of it; the authors ran Fichtenberger et al.'s C++ code (their "
+    "`bico/`), a streaming tree of clustering features rather than a sampling scheme",
+}
+#: The authors' constructions, in the order of their tables.
+AUTHORS_CONSTRUCTIONS = (
+    "Sensitivity Sampling",
+    "Group Sampling",
+    "StreamKM++",
+    "BICO",
+    "Ray Maker",
+)
+
+#: The display name of each of kmdr's constructions, by its registry name
+#: (:data:`kmdr.coresets.CORESETS`): the authors' name where they ran it.
+DISPLAY = {
+    "sensitivity": "Sensitivity Sampling",
+    "group": "Group Sampling",
+    "streamkm": "StreamKM++",
+    "uniform": "Uniform Sampling",
+    "lightweight": "Lightweight Coreset",
+    "ray_maker": "Ray Maker",
+}
+
+_ALIASES = {
+    "construction": ("construction", "coreset", "algorithm", "method"),
+    "k": ("k", "n_clusters"),
+    "m": ("coreset_size_factor", "m"),
+}
+_TIMES = ("reduce_seconds", "coreset_seconds", "solve_seconds")
+_NO_REDUCER = {"", "none", "nan", "identity", "null"}
+
+
+def key(name) -> str:
+    """A name as both sides can match it: lower case, letters and digits only, "+PCA" and
+    "_pca" alike ("StreamKM++" and "streamkm" are one construction, "Covertype+PCA" and
+    "covertype_pca" one dataset)."""
+    text = re.sub(r"[^a-z0-9]", "", str(name).lower())
+    return text.removeprefix("ss22")  # kmdr's dataset ss22_benchmark is their Benchmark
+
+
+def canonical(cells: pd.DataFrame) -> pd.DataFrame:
+    """The coreset cells with the columns the checks read: ``dataset``, ``construction`` (its
+    :data:`DISPLAY` name where it has one), ``k``,
+    ``m`` (the coreset size over k), ``reducer`` ("" without one), ``r`` (NaN without one),
+    ``repetition``, ``seed`` (text, "" when absent), ``distortion`` and ``total_seconds`` (the
+    cells' own, else the sum of their reduce, coreset and solve times)."""
+    out = pd.DataFrame(index=cells.index)
+    out["dataset"] = cells["dataset"].astype(str) if "dataset" in cells else ""
+    for name, candidates in _ALIASES.items():
+        found = next((c for c in candidates if c in cells), None)
+        if found is not None:
+            out[name] = cells[found]
+    if "construction" in out:
+        out["construction"] = out["construction"].astype(str).map(lambda c: DISPLAY.get(c, c))
+    if "m" not in out and "coreset_size" in cells and "k" in out:
+        out["m"] = (cells["coreset_size"] / out["k"]).round().astype(int)
+    reducer = cells["reducer"] if "reducer" in cells else pd.Series("", index=cells.index)
+    reducer = reducer.fillna("").astype(str)
+    out["reducer"] = reducer.where(~reducer.str.lower().isin(_NO_REDUCER), "")
+    out["r"] = cells["r"].astype(float) if "r" in cells else math.nan
+    out.loc[out["reducer"] == "", "r"] = math.nan
+    out["repetition"] = cells.get("repetition", 0)
+    out["seed"] = cells["seed"].astype(str) if "seed" in cells else ""
+    out["distortion"] = cells["distortion"].astype(float) if "distortion" in cells else math.nan
+    if "total_seconds" in cells:
+        out["total_seconds"] = cells["total_seconds"].astype(float)
+    else:
+        parts = [cells[c].astype(float) for c in _TIMES if c in cells]
+        parts += (
+            [cells["cluster_seconds"].astype(float)]
+            if "solve_seconds" not in cells and ("cluster_seconds" in cells)
+            else []
+        )
+        out["total_seconds"] = sum(p.fillna(0.0) for p in parts) if parts else math.nan
+    return out
+
+
+def _sample(rows: pd.DataFrame, metric: str) -> Sample | None:
+    """One number per repetition of ``rows`` (the mean of its cells' ``metric``), with the
+    repetitions' seeds (pairing two samples whose seeds agree)."""
+    rows = rows[rows[metric].notna()]
+    if rows.empty:
+        return None
+    g = rows.groupby("repetition", sort=True)
+    values = g[metric].mean()
+    seeds = g["seed"].agg(lambda s: " ".join(sorted(s)))
+    shared = tuple(seeds) if all(seeds) else None
+    return Sample(values.to_numpy(dtype=float), tuple(values.index), shared)
+
+
+# --------------------------------------------------------------------------------------------
+# Beside the authors
+# --------------------------------------------------------------------------------------------
+
+
+def welch_log(a: Sample, mean_b: float, sd_b: float, n_b: int) -> Test:
+    """Welch's t-test of ``a`` (log values, one per repetition) against a sample known by its
+    mean, sd and size (``scipy.stats.ttest_ind_from_stats``), as a :class:`Test` on the log
+    scale: its ``diff`` the log of the ratio of the geometric means, its interval Welch's, its
+    ``sd`` the pooled one (what :meth:`Test.detectable` turns into the smallest ratio)."""
+    n_a = a.n
+    diff = a.mean - mean_b
+    sd_a = a.sd if n_a > 1 else math.nan
+    pooled = (
+        math.sqrt(((n_a - 1) * sd_a**2 + (n_b - 1) * sd_b**2) / (n_a + n_b - 2))
+        if n_a > 1 and n_b > 1
+        else math.nan
+    )
+    j = 1 - 3 / (4 * (n_a + n_b - 2) - 1) if n_a + n_b > 2 else math.nan
+    g = j * diff / pooled if pooled > 0 else math.nan
+    base = {"diff": diff, "g": g, "paired": False, "n_a": n_a, "n_b": n_b, "sd": pooled,
+            "log": True}  # fmt: skip
+    if n_a < 2 or n_b < 2:
+        return Test(math.nan, **base, why="no sd from independent repetitions")
+    va, vb = sd_a**2 / n_a, sd_b**2 / n_b
+    if va + vb == 0:
+        return Test(math.nan, **base, why="neither side varies")
+    res = stats.ttest_ind_from_stats(a.mean, sd_a, n_a, mean_b, sd_b, n_b, equal_var=False)
+    dof = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
+    half = float(stats.t.ppf(0.975, dof)) * math.sqrt(va + vb)
+    return Test(float(res.pvalue), **base, ci=(diff - half, diff + half))
+
+
+def _spread(values) -> str:
+    return f"{np.median(values):.4g} [{np.min(values):.4g}–{np.max(values):.4g}]"
+
+
+def authors_rows(ours: pd.DataFrame, theirs: pd.DataFrame) -> list[dict]:
+    """One row per (dataset, k, m) that kmdr ran and the authors published, for one
+    construction: ``ours`` its canonical cells without a reducer, ``theirs`` the authors' rows
+    of it (:func:`~.published.published`). Each row holds both medians and ranges, the ratio of
+    medians and the :class:`Test` (:func:`welch_log`)."""
+    by_key = {
+        (key(r.dataset), int(r.k), int(r.coreset_size_factor)): r for r in theirs.itertuples()
+    }
+    rows = []
+    for (dataset, k, m), cells in ours.groupby(["dataset", "k", "m"], sort=True):
+        pub = by_key.get((key(dataset), int(k), int(m)))
+        s = _sample(cells, "distortion")
+        if pub is None or s is None:
+            continue
+        logs = log_of(s)
+        if logs is None:
+            continue
+        t = welch_log(logs, pub.distortion_log_mean, pub.distortion_log_std, int(pub.n_runs))
+        rows.append(
+            {"dataset": dataset, "k": int(k), "m": int(m), "n": s.n, "ours": _spread(s.values),
+             "theirs": f"{pub.distortion_median:.4g} [{pub.distortion_min:.4g}–"
+                       f"{pub.distortion_max:.4g}]",
+             "n_theirs": int(pub.n_runs),
+             "ratio": float(np.median(s.values) / pub.distortion_median), "test": t}
+        )  # fmt: skip
+    return rows
+
+
+def label(row: dict) -> str:
+    """A comparison's label: its dataset, k and m (and reducer and r where it has them)."""
+    text = f"{row['dataset']}, k = {row['k']}, m = {row['m']}"
+    if row.get("reducer"):
+        text += f", {row['reducer']} r = {row['r']:g}"
+    return text
+
+
+def authors_part(ours: pd.DataFrame, theirs: pd.DataFrame) -> Part:
+    """The comparisons of :func:`authors_rows`, each against the claim when significant."""
+    comps = tuple(
+        Comparison(
+            label(row),
+            f"median {row['ours']} (n = {row['n']}) vs the authors' {row['theirs']} "
+            f"(n = {row['n_theirs']}): ratio of medians ×{row['ratio']:.3g}, geometric means "
+            f"{ratio_text(row['test'])}",
+            row["test"].p,
+            favours=False,
+            test=row["test"],
+        )
+        for row in authors_rows(ours, theirs)
+    )
+    return Part(comps, no_data="no (dataset, k, m) both kmdr and the authors ran")
+
+
+def _construction_rows(df: pd.DataFrame, construction: str) -> pd.DataFrame:
+    return df[df["construction"].map(key) == key(construction)]
+
+
+def check_authors(cells: pd.DataFrame, construction: str, path: Path) -> Part | Verdict:
+    """The claim that kmdr's ``construction`` gives the authors' distortion, on ``cells``."""
+    df = canonical(cells)
+    ours = _construction_rows(df[df["reducer"] == ""], construction)
+    if ours.empty:
+        why = NOT_RUN.get(construction, "these cells hold no run of it")
+        return Verdict(NO_DATA, f"not run by kmdr: {why}")
+    table = read_csv(path) if path.is_file() else pd.DataFrame(columns=list(P.COLUMNS))
+    theirs = table[table["algorithm"].map(key) == key(construction)]
+    if theirs.empty:
+        return Verdict(NO_DATA, f"no published table at {P.TABLE} in this results folder")
+    return authors_part(ours, theirs)
+
+
+# --------------------------------------------------------------------------------------------
+# Reducers before coresets
+# --------------------------------------------------------------------------------------------
+
+
+def reducer_rows(df: pd.DataFrame, construction: str, margin: float = MARGIN) -> list[dict]:
+    """One row per (dataset, k, m, reducer, r) of ``construction`` in the canonical cells
+    ``df``: the distortion's equivalence test against the construction alone (margin ×(1 ±
+    ``margin``) on the ratio of geometric means) and the total time's ratio test."""
+    df = _construction_rows(df, construction)
+    rows = []
+    for (dataset, k, m), part in df.groupby(["dataset", "k", "m"], sort=True):
+        alone = part[part["reducer"] == ""]
+        base_d, base_t = _sample(alone, "distortion"), _sample(alone, "total_seconds")
+        base_d = log_of(base_d)
+        if base_d is None:
+            continue
+        reduced = part[part["reducer"] != ""]
+        for (reducer, r), cells in reduced.groupby(["reducer", "r"], sort=True):
+            d = log_of(_sample(cells, "distortion"))
+            if d is None:
+                continue
+            low, high = math.log(1 - margin), math.log(1 + margin)
+            inside, dt = margin_test(d, base_d, low, high)
+            t = _time_test(_sample(cells, "total_seconds"), base_t)
+            rows.append(
+                {"dataset": dataset, "k": int(k), "m": int(m), "reducer": reducer, "r": float(r),
+                 "inside": inside, "distortion": replace(dt, log=True), "time": t,
+                 "d_ratio": math.exp(d.mean - base_d.mean)}
+            )  # fmt: skip
+    return rows
+
+
+def _time_test(a: Sample | None, b: Sample | None) -> Test | None:
+    la, lb = log_of(a), log_of(b)
+    if la is None or lb is None:
+        return None
+    return replace(test(la, lb), log=True)
+
+
+def reducer_distortion_part(df: pd.DataFrame, construction: str, margin: float = MARGIN) -> Part:
+    """Per reducer, r, k and m: whether the distortion stays within ×(1 ± ``margin``) of the
+    construction alone (for: shown inside; against: shown beyond)."""
+    comps = tuple(
+        Comparison(
+            label(row),
+            f"distortion {ratio_text(row['distortion'])} of {construction} alone",
+            row["distortion"].p,
+            favours=row["inside"],
+            test=row["distortion"],
+        )
+        for row in reducer_rows(df, construction, margin)
+    )
+    return Part(comps, no_data=f"no reduced run of {construction} beside one without reducer")
+
+
+def reducer_time_part(df: pd.DataFrame, construction: str) -> Part:
+    """Per reducer, r, k and m: whether reducing first makes the total time shorter."""
+    comps = tuple(
+        Comparison(
+            label(row),
+            f"total time {ratio_text(row['time'])} of {construction} alone",
+            row["time"].p,
+            favours=row["time"].diff < 0,
+            test=row["time"],
+        )
+        for row in reducer_rows(df, construction)
+        if row["time"] is not None
+    )
+    return Part(comps, no_data=f"no timed reduced run of {construction} beside one without")
+
+
+def first_equivalent_r(rs: list[float], shown: list[bool]) -> float | None:
+    """The smallest r of a line from which every larger r of its grid is shown equivalent
+    (``shown[i]`` for ``rs[i]``); None when its largest r is not."""
+    order = np.argsort(rs)
+    first = None
+    for i in order[::-1]:
+        if not shown[i]:
+            break
+        first = rs[i]
+    return first
+
+
+def _check_reducers(cells: pd.DataFrame, construction: str, what: str, margin: float = MARGIN):
+    df = canonical(cells)
+    if _construction_rows(df, construction).empty:
+        why = NOT_RUN.get(construction, "these cells hold no run of it")
+        return Verdict(NO_DATA, f"not run by kmdr: {why}")
+    if what == "distortion":
+        return reducer_distortion_part(df, construction, margin)
+    return reducer_time_part(df, construction)
+
+
+# --------------------------------------------------------------------------------------------
+# The claims
+# --------------------------------------------------------------------------------------------
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-")
+
+
+def authors_claim(experiment: str, construction: str) -> Claim:
+    return Claim(
+        id=f"{experiment}-{_slug(construction)}-as-authors",
+        paper="ss22",
+        figure="distortion tables",
+        source="Tables (distortion, k-means++ solutions), results-raw.csv",
+        statement=f"kmdr's {construction} gives the authors' distortion at every dataset, k and "
+        "m both ran: per cell, Welch's t-test of the log distortion (kmdr's repetitions against "
+        "the authors' 10 runs), the ratio of medians as the effect; a significant difference "
+        "either way is against the claim.",
+        experiment=experiment,
+        dataset=None,
+        check=partial(_check_authors_at, construction=construction),
+        reads=str(P.TABLE),
+    )
+
+
+def _check_authors_at(cells: pd.DataFrame, construction: str, path: Path) -> Part | Verdict:
+    return check_authors(cells, construction, path)
+
+
+def reducer_claims(experiment: str, construction: str) -> tuple[Claim, Claim]:
+    def distortion_at(factor: float) -> Callable:
+        return partial(
+            _check_reducers, construction=construction, what="distortion", margin=MARGIN * factor
+        )
+
+    equivalent = Claim(
+        id=f"{experiment}-{_slug(construction)}-reducer-free",
+        paper="ss22",
+        figure="reducers before coresets",
+        source="kmdr's question (not the paper's)",
+        statement=f"Reducing first leaves {construction}'s distortion on the original data "
+        f"within ×(1 ± {MARGIN:g}) of {construction} alone, at every reducer, r, k and m: two "
+        "one-sided tests on the log distortion (paired where the repetitions share seeds).",
+        experiment=experiment,
+        dataset=None,
+        check=distortion_at(1.0),
+        note="kmdr's margin, not the paper's",
+        sensitivity=distortion_at,
+    )
+    faster = Claim(
+        id=f"{experiment}-{_slug(construction)}-reducer-faster",
+        paper="ss22",
+        figure="reducers before coresets",
+        source="kmdr's question (not the paper's)",
+        statement=f"Reducing first makes {construction}'s total time (reduce + coreset + solve) "
+        "shorter, at every reducer, r, k and m: the ratio test on the log times.",
+        experiment=experiment,
+        dataset=None,
+        check=partial(_check_reducers, construction=construction, what="time"),
+    )
+    return equivalent, faster
+
+
+#: The packages whose ``experiment/`` folder may hold ss22 presets: kmdr's configs, the paper's.
+PRESET_PACKAGES = ("kmdr.conf", "kmdr.papers.ss22.conf")
+
+
+def _preset_folders():
+    from importlib import resources
+
+    for package in PRESET_PACKAGES:
+        try:
+            yield resources.files(package) / "experiment"
+        except ModuleNotFoundError:
+            continue
+
+
+def presets_by_section(folders=None) -> dict[str, list[str]]:
+    """The presets (experiment names) of the two ss22 report sections, read from the preset
+    files (``*.yaml``: ``name`` and ``preset.section``) of ``folders`` (default: the
+    ``experiment/`` folders of :data:`PRESET_PACKAGES`) without composing them."""
+    from omegaconf import OmegaConf
+
+    out: dict[str, list[str]] = {SECTION_AUTHORS: [], SECTION_REDUCERS: []}
+    for folder in _preset_folders() if folders is None else folders:
+        try:
+            files = sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=str)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for f in files:
+            cfg = OmegaConf.create(f.read_text(encoding="utf-8"))
+            section = OmegaConf.select(cfg, "preset.section", default=None)
+            name = OmegaConf.select(cfg, "name", default=None)
+            if section in out and name and name not in out[section]:
+                out[section].append(str(name))
+    return out
+
+
+def ss22_claims(folders=None) -> tuple[Claim, ...]:
+    """The claims about every ss22 preset (:func:`presets_by_section` of ``folders``): beside
+    the authors for the paper's presets (each construction the authors ran), reducers before
+    coresets for the others (each construction kmdr can run, :func:`constructions`)."""
+    sections = presets_by_section(folders)
+    claims = [authors_claim(e, c) for e in sections[SECTION_AUTHORS] for c in AUTHORS_CONSTRUCTIONS]
+    for e in sections[SECTION_REDUCERS]:
+        for c in constructions():
+            claims += reducer_claims(e, c)
+    return tuple(claims)
+
+
+def constructions() -> list[str]:
+    """The display names of every construction kmdr can run (:data:`DISPLAY`), plug-ins'
+    included (by their registry name)."""
+    from kmdr.coresets import available_coresets
+
+    return [DISPLAY.get(name, name) for name in available_coresets()]

@@ -1,0 +1,424 @@
+"""The report's ss22 sections: "Beside the authors" (each of kmdr's coreset cells beside the
+authors' runs, :mod:`.published`) and "Reducers before coresets" (each construction behind
+kmdr's reducers against itself alone). Their statistics and verdicts are the claims'
+(:mod:`.claims`): a section shows, per comparison, the numbers a claim judged and the outcome
+its verdict gave it (after Holm's correction within the claim).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from kmdr._io import read_csv
+from kmdr.papers.ss22 import claims as S
+from kmdr.papers.ss22 import published as P
+from kmdr.report import claims as C
+from kmdr.report._text import VERDICT_MARK, md_table
+from kmdr.report.claims.significance import ALPHA, POWER, Test, p_text, replicates
+from kmdr.report.claims.verdicts import AGAINST, CONVERGED, FOR, NOT_SIGNIFICANT, SHORT, decide
+from kmdr.report.experiments import SKIPPED_ANCHOR, Experiment
+from kmdr.report.sections import ReportContext, ReportSection
+
+__all__ = ["AUTHORS", "REDUCERS", "render_authors", "render_reducers"]
+
+
+def _ci(t: Test) -> str:
+    low, high = t.ci
+    if math.isnan(low):
+        return f"×{math.exp(t.diff):.4g}"
+    return f"×{math.exp(t.diff):.4g} (×{math.exp(low):.4g}–×{math.exp(high):.4g})"
+
+
+def _within(t: Test) -> str:
+    """The smallest margin ×(1 ± x) holding the ratio's 95% interval: the equivalence these
+    repetitions could show (a margin at least this wide would be met)."""
+    low, high = t.ci
+    if math.isnan(low):
+        return "—"
+    return f"±{100 * max(abs(math.expm1(low)), abs(math.expm1(high))):.2g}%"
+
+
+def _detectable(t: Test, m: int) -> str:
+    """The smallest ratio ``t`` could have detected at α / m (Holm's strictest step)."""
+    _g, delta = t.detectable(ALPHA / max(m, 1))
+    if math.isnan(delta):
+        return ""
+    return f"could detect ×{math.exp(-delta):.3g}–×{math.exp(delta):.3g}"
+
+
+def _outcomes(verdict: C.Verdict | None, part: C.Part) -> dict[str, tuple[str, float]]:
+    """Each comparison's (outcome, Holm-adjusted p) by label: the report's verdict's when it
+    has one, else the rule's on ``part`` (a section rendered without the report's claims)."""
+    if verdict is None or not verdict.outcomes:
+        verdict = decide(part) if part.comparisons else None
+    if verdict is None:
+        return {}
+    return {label: (outcome, adj) for label, outcome, _p, adj in verdict.outcomes}
+
+
+def _verdict_of(context: ReportContext, claim_id: str) -> C.Verdict | None:
+    for pairs in context.by_exp.values():
+        for claim, verdict in pairs:
+            if claim.id == claim_id:
+                return verdict
+    return None
+
+
+#: The file the coreset cells kind writes in an experiment's folder (not cells.csv).
+CELLS_FILE = "coreset_cells.csv"
+
+
+def coreset_cells(e: Experiment) -> pd.DataFrame:
+    """The experiment's coreset cells: its own ``coreset_cells.csv`` (the kind's file), else
+    the cells the report read (an empty frame when it has neither)."""
+    path = e.dir / CELLS_FILE
+    if path.is_file():
+        return read_csv(path)
+    return e.cells if "distortion" in e.cells else pd.DataFrame()
+
+
+def _pairs(root: Path, e: Experiment, cells: pd.DataFrame, context: ReportContext) -> list:
+    """The claims about ``e`` and their verdicts: the report's, or, where the report had no
+    cells to judge them on (the kind's own file), judged here on ``cells``."""
+    pairs = context.by_exp.get(e.name, [])
+    if cells.empty or all(v.verdict != C.NO_DATA or not v.evidence.startswith("no results")
+                          for _c, v in pairs):  # fmt: skip
+        return pairs
+    return [(c, C.evaluate(c, {e.name: cells}, root)) for c, _v in pairs]
+
+
+def _status(e: Experiment, cells: pd.DataFrame | None = None) -> list[str]:
+    has = e.has_cells if cells is None else not cells.empty
+    status = e.status() if cells is None or e.has_cells else f"{len(cells)} coreset cells"
+    out = [f"### {e.preset['title']}", "", f"`{e.name}`: {status}."]
+    if not has:
+        why = f"skipped, see {SKIPPED_ANCHOR}" if e.skipped else "not run"
+        out += ["", f"**No data**: {why}."]
+    return out
+
+
+def _claims_table(pairs: list) -> list[str]:
+    if not pairs:
+        return []
+    rows = [
+        [f"`{claim.id}`", claim.statement, VERDICT_MARK[v.verdict], v.evidence]
+        for claim, v in pairs
+    ]
+    return ["", md_table(["claim", "statement", "verdict", "evidence"], rows)]
+
+
+# --------------------------------------------------------------------------------------------
+# Beside the authors
+# --------------------------------------------------------------------------------------------
+
+_AUTHORS_INTRO = (
+    "Each of kmdr's coreset cells (construction, dataset, k, m = coreset size / k; no reducer) "
+    "beside the same cell of C. Schwiegelshohn and O. Sheikh-Omar's runs (ESA 2022), as their "
+    f"repository publishes them (`{P.REPOSITORY}` at `{P.COMMIT[:12]}`, `{P.RAW_PATH}`, "
+    f"summarized in `results/{P.TABLE.as_posix()}`, its README naming the file's sha256). The "
+    "distortion is that of the k-means++ solution computed on the coreset, max(real cost / "
+    "coreset cost, coreset cost / real cost). Per cell: the median and range of kmdr's "
+    "repetitions and of the authors' 10 runs, the ratio of the medians (the effect size), and "
+    "Welch's t-test on the log distortion (kmdr's repetitions and the authors' runs are "
+    "independent), with the ratio of the geometric means and its 95% interval; p is "
+    "Holm-corrected over the cells of one construction (its claim, below). A significant "
+    "difference either way is marked **kmdr higher** or **kmdr lower**; otherwise a **tie**, "
+    f"with the smallest ratio the test could have detected (power {POWER:g}). Constructions "
+    "kmdr does not run are shown with the authors' numbers, labelled *not run by kmdr*, and "
+    "why."
+)
+
+
+def _mark(outcome: str, t: Test, m: int) -> str:
+    if outcome == AGAINST:
+        return "kmdr higher ✗" if t.diff > 0 else "kmdr lower ✗"
+    if outcome == NOT_SIGNIFICANT:
+        reach = _detectable(t, m)
+        return "tie =" + (f" ({reach})" if reach else "")
+    return outcome
+
+
+def _authors_block(
+    root: Path, e: Experiment, table: pd.DataFrame, context: ReportContext
+) -> list[str]:
+    raw = coreset_cells(e)
+    out = _status(e, raw)
+    if raw.empty:
+        return out
+    context = ReportContext(
+        {**context.by_exp, e.name: _pairs(root, e, replicates(raw), context)}, context.orphans
+    )
+    cells = S.canonical(replicates(raw))
+    alone = cells[cells["reducer"] == ""]
+    datasets = sorted(alone["dataset"].unique())
+    theirs_sets = {S.key(d): d for d in table["dataset"].unique()}
+    published_here = [d for d in datasets if S.key(d) in theirs_sets]
+    own = [d for d in datasets if S.key(d) not in theirs_sets]
+    pairs = context.by_exp.get(e.name, [])
+    ran = {S.key(c) for c in alone["construction"].unique()}
+    rows = []
+    for construction in S.AUTHORS_CONSTRUCTIONS:
+        ours = alone[alone["construction"].map(S.key) == S.key(construction)]
+        theirs = table[table["algorithm"].map(S.key) == S.key(construction)]
+        if ours.empty or theirs.empty:
+            continue
+        part = S.authors_part(ours, theirs)
+        claim_id = S.authors_claim(e.name, construction).id
+        outcomes = _outcomes(_verdict_of(context, claim_id), part)
+        m = sum(1 for c in part.comparisons if not math.isnan(c.p))
+        for row in S.authors_rows(ours, theirs):
+            outcome, adj = outcomes.get(S.label(row), (NOT_SIGNIFICANT, math.nan))
+            t = row["test"]
+            rows.append(
+                [construction, row["dataset"], row["k"], row["m"], f"{row['ours']} ({row['n']})",
+                 f"{row['theirs']} ({row['n_theirs']})", f"×{row['ratio']:.4g}", _ci(t),
+                 p_text(t.p, why=t.why), p_text(adj, "p_Holm"), _mark(outcome, t, m)]
+            )  # fmt: skip
+    if rows:
+        out += [
+            "",
+            md_table(
+                ["construction", "dataset", "k", "m", "kmdr median [range] (n)",
+                 "authors' median [range] (n)", "ratio of medians",
+                 "ratio of geometric means (95% CI)", "p", "p_Holm", "verdict"],
+                rows,
+            ),
+        ]  # fmt: skip
+    elif published_here:
+        out += ["", "No (construction, k, m) that both kmdr and the authors ran."]
+    out += _not_run(table, published_here, ran)
+    authors = {S.key(c) for c in S.AUTHORS_CONSTRUCTIONS}
+    extra = alone[~alone["construction"].map(S.key).isin(authors) & alone["dataset"].isin(
+        published_here)]  # fmt: skip
+    if len(extra):
+        out += ["", _unpublished(extra, "constructions the authors did not run")]
+    if own:
+        out += [
+            "",
+            _unpublished(alone[alone["dataset"].isin(own)], "datasets the authors did not run"),
+        ]
+    return out + _claims_table(pairs)
+
+
+def _not_run(table: pd.DataFrame, datasets: list[str], ran: set[str]) -> list[str]:
+    """The authors' numbers of the constructions kmdr does not run, on ``datasets``."""
+    keys = {S.key(d) for d in datasets}
+    missing = [c for c in S.AUTHORS_CONSTRUCTIONS if S.key(c) not in ran]
+    theirs = table[table["dataset"].map(S.key).isin(keys) & table["algorithm"].isin(missing)]
+    if theirs.empty:
+        return []
+    theirs = theirs.assign(
+        shown=[
+            f"{r.distortion_median:.4g} [{r.distortion_min:.4g}–{r.distortion_max:.4g}] "
+            f"({int(r.n_runs)})"
+            for r in theirs.itertuples()
+        ]
+    )
+    wide = theirs.pivot_table(
+        index=["dataset", "k", "coreset_size_factor"], columns="algorithm", values="shown",
+        aggfunc="first",
+    )  # fmt: skip
+    names = [c for c in missing if c in wide.columns]
+    rows = [[d, int(k), int(m), *(wide.loc[(d, k, m), c] if isinstance(wide.loc[(d, k, m), c], str)
+             else "—" for c in names)] for d, k, m in wide.index]  # fmt: skip
+    why = "; ".join(f"**{c}**: {S.NOT_RUN.get(c, 'no cell of it here')}" for c in missing)
+    return [
+        "",
+        f"The authors' constructions not run here ({why}):",
+        "",
+        md_table(
+            [
+                "dataset",
+                "k",
+                "m",
+                *(
+                    f"{c}: authors' median [range] (n), "
+                    + ("not run by kmdr" if c in S.NOT_RUN else "not run here")
+                    for c in names
+                ),
+            ],
+            rows,
+        ),
+    ]
+
+
+def _unpublished(part: pd.DataFrame, what: str) -> str:
+    """kmdr's cells with no published number beside them (``what`` says why): medians only."""
+    rows = []
+    for (construction, dataset, k, m), cells in part.groupby(
+        ["construction", "dataset", "k", "m"], sort=True
+    ):
+        values = cells.groupby("repetition")["distortion"].mean()
+        rows.append(
+            [construction, dataset, int(k), int(m),
+             f"{values.median():.4g} [{values.min():.4g}–{values.max():.4g}] ({len(values)})"]
+        )  # fmt: skip
+    return (
+        f"kmdr's distortions with no published number to set beside them ({what}):\n\n"
+        + md_table(["construction", "dataset", "k", "m", "kmdr median [range] (n)"], rows)
+    )
+
+
+def render_authors(root: Path, members: list[Experiment], context: ReportContext) -> str:
+    out = ["## Beside the authors: k-means coresets (Schwiegelshohn, Sheikh-Omar, ESA 2022)"]
+    out += ["", _AUTHORS_INTRO]
+    table = P.published(root)
+    if table.empty:
+        out += [
+            "",
+            f"**No published table** in this results folder (`{P.TABLE.as_posix()}`): "
+            "`python -m kmdr.papers.ss22.published --source PATH --results "
+            f"{root.name}` derives it from the authors' repository.",
+        ]
+    if not members:
+        out += ["", "**No data**: no ss22 preset has run in this results folder."]
+    for e in members:
+        out += ["", *_authors_block(root, e, table, context)]
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Reducers before coresets
+# --------------------------------------------------------------------------------------------
+
+_REDUCERS_INTRO = (
+    "Each construction run on the data first reduced by one of kmdr's reducers to r "
+    "dimensions, against the same construction on the original data; the distortion is always "
+    "measured **on the original data** (the coreset built on the reduced data is carried back "
+    "to the original rows it stands for, and its solution's cost there is set against the "
+    "full original data's). "
+    f"**Distortion**: equivalent when the ratio of the geometric means is shown within "
+    f"×(1 ± {S.MARGIN:g}) (kmdr's margin, not the paper's: the paper's tables print "
+    "distortions to two decimals; two one-sided tests on the log distortion, paired where the "
+    "two sides' repetitions share their seeds, Holm-corrected over the construction's "
+    "comparisons; its claim also gives the verdicts at half and twice the margin). "
+    "**Total time** (reduce + coreset + solve): the ratio test on the log times of both sides "
+    "(they are measurements). Beside each distortion ratio, the narrowest margin its 95% "
+    "interval lies within: what equivalence these repetitions could show. The first table "
+    "says, per construction and reducer, from which r "
+    "on every r of the grid is shown equivalent, and what that r costs or saves in time; the "
+    "second gives every r."
+)
+
+_WORDS = {
+    "distortion": {FOR: "equivalent ✓", AGAINST: "beyond the margin ✗", SHORT: "short ~",
+                   CONVERGED: "≈", NOT_SIGNIFICANT: "undecided ="},
+    "time": {FOR: "faster ✓", AGAINST: "slower ✗", SHORT: "short ~", CONVERGED: "≈",
+             NOT_SIGNIFICANT: "no difference shown ="},
+}  # fmt: skip
+
+
+def _line_summary(lines: list[dict]) -> str:
+    """Where reducing first is free, costs accuracy or saves time, on one line's rows."""
+    costly = [r["r"] for r in lines if r["d_out"] == AGAINST and r["d_ratio"] > 1]
+    lower = [r["r"] for r in lines if r["d_out"] == AGAINST and r["d_ratio"] < 1]
+    faster = [r["r"] for r in lines if r["t_out"] == FOR]
+    slower = [r["r"] for r in lines if r["t_out"] == AGAINST]
+    first = S.first_equivalent_r([r["r"] for r in lines], [r["d_out"] == FOR for r in lines])
+    words = []
+    if first is not None:
+        words.append(f"free from r = {first:g}")
+
+    def at(label: str, rs: list) -> None:
+        if rs:
+            words.append(f"{label} at r = " + ", ".join(f"{r:g}" for r in rs))
+
+    at("costs accuracy", costly)
+    at("lower distortion", lower)
+    at("saves time", faster)
+    at("slower", slower)
+    return "; ".join(words) or "nothing shown either way"
+
+
+def _reducers_block(root: Path, e: Experiment, context: ReportContext) -> list[str]:
+    raw = coreset_cells(e)
+    out = _status(e, raw)
+    for fig in e.figures():
+        out += ["", f"![{e.name}: {fig.stem}]({fig.relative_to(root).as_posix()})"]
+    if raw.empty:
+        return out
+    context = ReportContext(
+        {**context.by_exp, e.name: _pairs(root, e, replicates(raw), context)}, context.orphans
+    )
+    cells = S.canonical(replicates(raw))
+    summary, detail = [], []
+    for construction in sorted(cells["construction"].unique(), key=str):
+        rows = S.reducer_rows(cells, construction)
+        if not rows:
+            continue
+        d_part = S.reducer_distortion_part(cells, construction)
+        t_part = S.reducer_time_part(cells, construction)
+        free_id, faster_id = (c.id for c in S.reducer_claims(e.name, construction))
+        d_out = _outcomes(_verdict_of(context, free_id), d_part)
+        t_out = _outcomes(_verdict_of(context, faster_id), t_part)
+        m_t = sum(1 for c in t_part.comparisons if not math.isnan(c.p))
+        for row in rows:
+            lab = S.label(row)
+            row["d_out"] = d_out.get(lab, (NOT_SIGNIFICANT, math.nan))[0]
+            row["t_out"] = t_out.get(lab, (NOT_SIGNIFICANT, math.nan))[0]
+            t = row["time"]
+            d_word = _WORDS["distortion"][row["d_out"]]
+            if row["d_out"] == AGAINST and row["d_ratio"] < 1:
+                d_word = "lower, beyond the margin"
+            t_word = "—" if t is None else _WORDS["time"][row["t_out"]]
+            if row["t_out"] == NOT_SIGNIFICANT and t is not None:
+                reach = _detectable(t, m_t)
+                t_word += f" ({reach})" if reach else ""
+            detail.append(
+                [construction, row["dataset"], row["k"], row["m"], row["reducer"], f"{row['r']:g}",
+                 _ci(row["distortion"]), _within(row["distortion"]),
+                 p_text(row["distortion"].p, why=row["distortion"].why),
+                 d_word, "—" if t is None else _ci(t), t_word]
+            )  # fmt: skip
+        by_line: dict[tuple, list[dict]] = {}
+        for row in rows:
+            by_line.setdefault((row["dataset"], row["k"], row["m"], row["reducer"]), []).append(row)
+        for (dataset, k, m, reducer), lines in by_line.items():
+            first = S.first_equivalent_r(
+                [r["r"] for r in lines], [r["d_out"] == FOR for r in lines]
+            )
+            at = next((r for r in lines if r["r"] == first), None)
+            time_at = "—" if at is None or at["time"] is None else _ci(at["time"])
+            summary.append(
+                [construction, dataset, k, m, reducer,
+                 "none of the grid" if first is None else f"{first:g}",
+                 ", ".join(f"{r['r']:g}" for r in sorted(lines, key=lambda r: r["r"])),
+                 time_at, _line_summary(lines)]
+            )  # fmt: skip
+    if not summary:
+        out += ["", "No reduced run beside a run of the same construction without reducer."]
+        return out + _claims_table(context.by_exp.get(e.name, []))
+    out += [
+        "",
+        md_table(
+            ["construction", "dataset", "k", "m", "reducer", "equivalent from r", "r grid",
+             "total time at that r (95% CI)", "in short"],
+            summary,
+        ),
+        "",
+        md_table(
+            ["construction", "dataset", "k", "m", "reducer", "r",
+             "distortion ratio (95% CI)", "its CI within", "p (TOST)", "distortion",
+             "total time ratio (95% CI)", "time"],
+            detail,
+        ),
+    ]  # fmt: skip
+    return out + _claims_table(context.by_exp.get(e.name, []))
+
+
+def render_reducers(root: Path, members: list[Experiment], context: ReportContext) -> str:
+    out = ["## Reducers before coresets", "", _REDUCERS_INTRO]
+    if not members:
+        out += ["", "**No data**: no reducers-before-coresets preset has run here."]
+    for e in members:
+        out += ["", *_reducers_block(root, e, context)]
+    return "\n".join(out)
+
+
+#: The report sections ``ss22_authors`` and ``ss22_reducers`` (shown, saying *no data*, even
+#: when none of their presets has run).
+AUTHORS = ReportSection(render=render_authors, default_order=60, always_shown=True)
+REDUCERS = ReportSection(render=render_reducers, default_order=61, always_shown=True)
