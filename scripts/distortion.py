@@ -277,12 +277,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from kmdr._io import atomic_write_text
     from kmdr.report.distortion import CSV, FIXED_CSV, draw_distortion
-    from kmdr.results.runs import experiment_dirs
+    from kmdr.results.runs import experiment_config, experiment_dirs
 
     frames = []
     fixed = Fixed()
     for exp_dir in experiment_dirs(args.results):
-        if not (exp_dir / "cells.csv").is_file():
+        # the sweep's cells only: a paper kind's cells (a coreset's) are not C = A S clustered
+        kind = experiment_config(exp_dir, "kind") or "cells"
+        if not (exp_dir / "cells.csv").is_file() or kind != "cells":
             continue
         part = measure(exp_dir, fixed)
         if len(part):

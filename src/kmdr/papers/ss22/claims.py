@@ -130,13 +130,20 @@ def canonical(cells: pd.DataFrame) -> pd.DataFrame:
         out["construction"] = out["construction"].astype(str).map(lambda c: DISPLAY.get(c, c))
     if "m" not in out and "coreset_size" in cells and "k" in out:
         out["m"] = (cells["coreset_size"] / out["k"]).round().astype(int)
-    reducer = cells["reducer"] if "reducer" in cells else pd.Series("", index=cells.index)
+    # the coresets kind's cells name the reducer in reducer_name (their reducer column is the
+    # reducer id with the construction and size)
+    column = "reducer_name" if "reducer_name" in cells else "reducer"
+    reducer = cells[column] if column in cells else pd.Series("", index=cells.index)
     reducer = reducer.fillna("").astype(str)
     out["reducer"] = reducer.where(~reducer.str.lower().isin(_NO_REDUCER), "")
     out["r"] = cells["r"].astype(float) if "r" in cells else math.nan
     out.loc[out["reducer"] == "", "r"] = math.nan
     out["repetition"] = cells.get("repetition", 0)
     out["seed"] = cells["seed"].astype(str) if "seed" in cells else ""
+    if "coreset_size_factor" in cells and "reducer_name" in cells:
+        # the coresets kind draws a construction's coreset from one seed per repetition,
+        # whatever reducer is in front: its cells pair by repetition
+        out["seed"] = cells["repetition"].astype(str)
     out["distortion"] = cells["distortion"].astype(float) if "distortion" in cells else math.nan
     if "total_seconds" in cells:
         out["total_seconds"] = cells["total_seconds"].astype(float)
