@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from sklearn.cluster import kmeans_plusplus
-from threadpoolctl import threadpool_limits
 
+from kmdr._native import limited_threads  # the thread limits' owner
 from kmdr.coresets import available_coresets, make_coreset
 from kmdr.papers.ss22.benchmark import make_benchmark
 
@@ -104,7 +104,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a minute")
     args = parser.parse_args()
-    with threadpool_limits(1):
+    with limited_threads(1):
         if args.quick:
             rows = speed(10, 5, 50, 1, 50) + memory(20_000, 10, 100, 5_000)
         else:
