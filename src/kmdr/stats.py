@@ -355,6 +355,35 @@ def p_text(p: float, name: str = "p", why: str = "no sd from independent repetit
     return f"{name} = {p:.2g}"
 
 
+def welch_from_summary(a: Sample, mean_b: float, sd_b: float, n_b: int, log: bool = False) -> Test:
+    """Welch's t-test of ``a`` (one value per repetition) against a sample known only by its
+    mean, sd and size, as a published table gives it (``scipy.stats.ttest_ind_from_stats``):
+    a :class:`Test` whose ``diff`` is the difference of the means (on the log scale, ``log``,
+    the log of the ratio of the geometric means), its interval Welch's, its ``sd`` the pooled
+    one (what :meth:`Test.detectable` turns into the smallest effect)."""
+    n_a = a.n
+    diff = a.mean - mean_b
+    sd_a = a.sd if n_a > 1 else math.nan
+    pooled = (
+        math.sqrt(((n_a - 1) * sd_a**2 + (n_b - 1) * sd_b**2) / (n_a + n_b - 2))
+        if n_a > 1 and n_b > 1
+        else math.nan
+    )
+    j = 1 - 3 / (4 * (n_a + n_b - 2) - 1) if n_a + n_b > 2 else math.nan
+    g = j * diff / pooled if pooled > 0 else math.nan
+    base = {"diff": diff, "g": g, "paired": False, "n_a": n_a, "n_b": n_b, "sd": pooled,
+            "log": log}  # fmt: skip
+    if n_a < 2 or n_b < 2:
+        return Test(math.nan, **base, why="no sd from independent repetitions")
+    va, vb = sd_a**2 / n_a, sd_b**2 / n_b
+    if va + vb == 0:
+        return Test(math.nan, **base, why="neither side varies")
+    res = stats.ttest_ind_from_stats(a.mean, sd_a, n_a, mean_b, sd_b, n_b, equal_var=False)
+    dof = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
+    half = float(stats.t.ppf(0.975, dof)) * math.sqrt(va + vb)
+    return Test(float(res.pvalue), **base, ci=(diff - half, diff + half))
+
+
 def holm(pvalues: Sequence[float]) -> np.ndarray:
     """Holm's step-down adjusted p-values (NaN entries stay NaN and are not in the family).
 

@@ -44,7 +44,16 @@ import pandas as pd
 from kmdr.report import theory as T
 from kmdr.report._text import md_table, read_optional_csv
 from kmdr.report.claims.verdicts import ALPHA, Comparison, Part, decide
-from kmdr.stats import Pool, Sample, Test, effect_text, margin_test, random_effects, t_interval
+from kmdr.stats import (
+    Pool,
+    Sample,
+    Test,
+    effect_text,
+    margin_test,
+    random_effects,
+    t_half_width,
+    t_interval,
+)
 
 __all__ = [
     "CSV",
@@ -222,13 +231,12 @@ CLAIMS = (
 
 
 def _slope_comparison(label: str, slope: Sample, delta: float, extra: str = "") -> Comparison:
-    from scipy import stats
 
     inside, t = margin_test(slope.map(lambda v: v + 0.5), None, -delta, delta)
     low, high = (v - 0.5 for v in t.ci)
     # the narrowest margin two one-sided tests at α would show at this n and spread (the
     # 90% interval's far end from -1/2): what an equivalence test could detect here
-    reach = abs(t.diff) + stats.t.ppf(1 - ALPHA, slope.n - 1) * slope.sd / math.sqrt(slope.n)
+    reach = abs(t.diff) + t_half_width(slope.sd, slope.n, 1 - 2 * ALPHA)
     text = (
         f"slope {slope.mean:+.3f} (95% CI {low:+.2f} to {high:+.2f}; n = {slope.n}{extra}), "
         f"−1/2 ± {delta:.3f} claimed; the narrowest margin these repetitions show: "

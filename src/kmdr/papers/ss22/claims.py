@@ -36,7 +36,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from kmdr._io import read_csv
 from kmdr.papers.ss22 import published as P
@@ -49,6 +48,7 @@ from kmdr.report.claims.significance import (
     test,
 )
 from kmdr.report.claims.verdicts import NO_DATA, Claim, Comparison, Part, Verdict
+from kmdr.stats import welch_from_summary
 
 __all__ = [
     "MARGIN",
@@ -177,31 +177,10 @@ def _sample(rows: pd.DataFrame, metric: str) -> Sample | None:
 
 
 def welch_log(a: Sample, mean_b: float, sd_b: float, n_b: int) -> Test:
-    """Welch's t-test of ``a`` (log values, one per repetition) against a sample known by its
-    mean, sd and size (``scipy.stats.ttest_ind_from_stats``), as a :class:`Test` on the log
-    scale: its ``diff`` the log of the ratio of the geometric means, its interval Welch's, its
-    ``sd`` the pooled one (what :meth:`Test.detectable` turns into the smallest ratio)."""
-    n_a = a.n
-    diff = a.mean - mean_b
-    sd_a = a.sd if n_a > 1 else math.nan
-    pooled = (
-        math.sqrt(((n_a - 1) * sd_a**2 + (n_b - 1) * sd_b**2) / (n_a + n_b - 2))
-        if n_a > 1 and n_b > 1
-        else math.nan
-    )
-    j = 1 - 3 / (4 * (n_a + n_b - 2) - 1) if n_a + n_b > 2 else math.nan
-    g = j * diff / pooled if pooled > 0 else math.nan
-    base = {"diff": diff, "g": g, "paired": False, "n_a": n_a, "n_b": n_b, "sd": pooled,
-            "log": True}  # fmt: skip
-    if n_a < 2 or n_b < 2:
-        return Test(math.nan, **base, why="no sd from independent repetitions")
-    va, vb = sd_a**2 / n_a, sd_b**2 / n_b
-    if va + vb == 0:
-        return Test(math.nan, **base, why="neither side varies")
-    res = stats.ttest_ind_from_stats(a.mean, sd_a, n_a, mean_b, sd_b, n_b, equal_var=False)
-    dof = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
-    half = float(stats.t.ppf(0.975, dof)) * math.sqrt(va + vb)
-    return Test(float(res.pvalue), **base, ci=(diff - half, diff + half))
+    """Welch's t-test of ``a`` (log values, one per repetition) against the authors' runs known
+    by their log's mean, sd and number (:func:`kmdr.stats.welch_from_summary` on the log scale:
+    its ``diff`` the log of the ratio of the geometric means)."""
+    return welch_from_summary(a, mean_b, sd_b, n_b, log=True)
 
 
 def _spread(values) -> str:
