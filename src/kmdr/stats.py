@@ -133,9 +133,9 @@ class Test:
     ci: tuple = (math.nan, math.nan)
 
     def detectable(self, alpha: float, power: float = POWER) -> tuple[float, float]:
-        """The smallest |g| (and |Δ| on the tested scale) this design detects with ``power`` at
-        level ``alpha`` (Student t power, :mod:`statsmodels.stats.power`); NaN when it cannot
-        (fewer than two repetitions, or no sd)."""
+        """The smallest ``|g|`` (and ``|Δ|`` on the tested scale) this design detects with
+        ``power`` at level ``alpha`` (Student t power, :mod:`statsmodels.stats.power`); NaN when
+        it cannot (fewer than two repetitions, or no sd)."""
         alt = self.alternative
         if self.exact:  # a sign test: its smallest p is fixed by n, no effect size in it
             return math.nan, math.nan

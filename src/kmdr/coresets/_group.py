@@ -15,8 +15,8 @@ code (sheikhomar/eval-k-means-coresets, ``gs/source/coresets/group_sampling.cpp`
    range ``H - 1 = 3`` open below, so that a cluster whose overshot cost is in
    ``[2^-4, 2^-3) cost(O) / k`` has its overshot rows in two groups, as there;
 4. sampling: a group G expecting ``T_G = m cost(G) / cost(A) < 1`` draws moves its rows to their
-   center; one expecting at least |G| draws is taken whole (weight 1); the others share the draws
-   left in proportion to their cost, rounded stochastically, drawn uniformly with replacement
+   center; one expecting at least ``|G|`` draws is taken whole (weight 1); the others share the
+   draws left in proportion to their cost, rounded stochastically, drawn uniformly with replacement
    inside the group and weighted ``cost(G) / (T_G cost(p, A))``, all as the authors do.
 """
 
