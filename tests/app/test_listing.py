@@ -171,6 +171,9 @@ def conf(tmp_path):
     for rel, text in {
         "config.yaml": CONFIG,
         "dataset/toy.yaml": "name: toy\nparams: {}\n",
+        # the kmdr datasets the papers' packaged presets run on (ss22's on usps and coil20)
+        "dataset/usps.yaml": "name: usps\nparams: {}\n",
+        "dataset/coil20.yaml": "name: coil20\nparams: {}\n",
         "experiment/mine.yaml": PRESET,
         "experiment/bare.yaml": "# @package _global_\nname: bare_run\n",
     }.items():
@@ -199,7 +202,7 @@ def test_presets_text_and_missing_config_folder(conf, capsys, monkeypatch):
     assert listing.main(["presets"]) == 0
     out = capsys.readouterr().out
     # the folder's two, and the presets kmdr's papers hold in their own packages
-    assert "A test preset" in out and "presets (4)" in out and "pb17_digits" in out
+    assert "A test preset" in out and "presets (8)" in out and "pb17_digits" in out
     monkeypatch.setenv("KMDR_CONF_DIR", str(conf / "nowhere"))
     assert listing.main(["presets"]) == 1
     err = capsys.readouterr().err

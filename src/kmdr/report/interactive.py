@@ -113,8 +113,8 @@ def experiment_figure(exp_dir: str | Path, say=None):
     if style.draw is not None or not style.panels:
         return None
     summary = load_summary(exp_dir, say=say)
-    if not len(summary) or int(summary["n_cells"].sum()) == 0:
-        return None
+    if not len(summary) or int(summary["n_cells"].sum()) == 0 or is_baseline(summary).all():
+        return None  # no point, or no curve: baselines alone are reference lines along a curve
     names = dict(style.names)
     keys = ["dataset", "setting"] if "setting" in summary.columns else ["dataset"]
     rows = list(summary.groupby(keys, sort=True, dropna=False))

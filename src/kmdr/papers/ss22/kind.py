@@ -151,6 +151,10 @@ class CoresetKind:
         ctx.outcome.n_expected = len(cells)
         ctx.record["expected_cells"] = identity_dicts(cells)
         done = ctx.store.done_ids()
+        if done & {c.cell_id for c in cells}:
+            ctx.store.rebuild_csv()  # a previous run may have been killed before rebuilding it
+        # what consecutive cells share: the reduction of (reducer, r, repetition), ||A||^2
+        cache: dict = {"reduced": (None, None, 0.0), "norm": _squared_norm(ctx.X)}
         # computed here, in the run's process, with the cells' BLAS/OpenMP threads (part of
         # their identity), every library's pool loaded first
         with process_state().threads(ctx.experiment.blas_threads):
@@ -158,13 +162,13 @@ class CoresetKind:
                 if cell.cell_id in done:
                     ctx.outcome.n_reused += 1
                     continue
-                self._compute(ctx, cell, red, name, factor)
+                self._compute(ctx, cell, red, name, factor, cache)
                 ctx.outcome.n_computed += 1
-        self._reduced, self._norm = (None, None, 0.0), (None, 0.0)  # hold no data after the run
+        ctx.store.rebuild_csv()  # the rows sorted by their identity, as the sweep leaves them
         ctx.record["cells_done"] = identity_dicts(cells)
         ctx.record["n_cells_computed"] = ctx.outcome.n_computed
 
-    def _compute(self, ctx, cell, red, name, factor) -> None:
+    def _compute(self, ctx, cell, red, name, factor, cache: dict) -> None:
         from kmdr.coresets import make_coreset
         from kmdr.reducers import make_reducer
 
@@ -173,14 +177,14 @@ class CoresetKind:
         r, rep = cell.r, cell.repetition
         # the reduction of (reducer, r, repetition) is shared by its constructions and sizes
         key = (red.id, r, rep)
-        if self._reduced[0] != key:
+        if cache["reduced"][0] != key:
             seed, _ = stream_seeds(cell_seed(spec.seed, spec.dataset.name, red.id, r, rep))
             reducer = make_reducer(red.name, r, n_clusters=k, random_state=seed,
                                    **dict(red.params))  # fmt: skip
             start = time.perf_counter()
             C = reducer.fit_transform(A)
-            self._reduced = (key, C, time.perf_counter() - start)
-        _, C, reduce_seconds = self._reduced
+            cache["reduced"] = (key, C, time.perf_counter() - start)
+        _, C, reduce_seconds = cache["reduced"]
         # the coreset's draws are shared by every reducer in front (paired by repetition)
         seed, km_seed = stream_seeds(
             cell_seed(spec.seed, spec.dataset.name, f"{name}x{factor}", 0, rep)
@@ -202,11 +206,10 @@ class CoresetKind:
         solve_seconds = time.perf_counter() - start
         measured = [measure(A, points, weights, centers) for centers in solutions]
         got = measured[0]
-        norm = self._norm if self._norm[0] is A else (A, _squared_norm(A))
-        self._norm = norm
+        norm = cache["norm"]
         metrics = {
-            "objective": got["real_cost"] / norm[1],
-            "objective_reduced": got["coreset_cost"] / norm[1],
+            "objective": got["real_cost"] / norm,
+            "objective_reduced": got["coreset_cost"] / norm,
             **label_scores(ctx.y, got["labels"]),
             "n_iter": 0,
             "shared_seconds": 0.0,
@@ -232,10 +235,6 @@ class CoresetKind:
             solve_seconds=solve_seconds,
         )
         ctx.store.write_cell(cell.cell_id, row)
-
-    def __init__(self) -> None:
-        self._reduced: tuple = (None, None, 0.0)
-        self._norm: tuple = (None, 0.0)
 
 
 CORESETS_KIND = CoresetKind()
