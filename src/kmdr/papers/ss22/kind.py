@@ -101,9 +101,11 @@ class CoresetKind:
         reducers = spec.reducers.values() if hasattr(spec.reducers, "values") else spec.reducers
         for red in reducers:
             for r in r_values(red.name, red.max_r, spec.r_grid, n_features):
-                for name in constructions:
-                    for factor in factors:
-                        for rep in range(spec.repeats):
+                # repetition before construction and size: consecutive cells share the
+                # reduction of (reducer, r, repetition), which the run keeps for them
+                for rep in range(spec.repeats):
+                    for name in constructions:
+                        for factor in factors:
                             yield red, r, name, factor, rep
 
     def check_against_data(self, spec, n_samples, n_features, n_clusters, *, sparse=False):
