@@ -47,6 +47,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import NoReturn
 
 from kmdr._errors import CommandParser, exit_error
 from kmdr.engine.signals import STOP_SIGNALS  # standard library only: no numpy yet
@@ -295,10 +296,10 @@ def main(argv: list[str] | None = None) -> int:
             reference = args.compare_with or results
             return _reproduce(configs, names, all_names, results, mode, reference)
         except KeyboardInterrupt as err:
-            return _interrupted(err, results)
+            _interrupted(err, results)
         except Exception as err:  # a run that failed (a cell, the backend, a claim): one line
             if received() is not None:  # an interrupt library code turned into this error
-                return _interrupted(interrupt(received()), results)
+                _interrupted(interrupt(received()), results)
             from kmdr.app.task import RunError
 
             what = str(err) if isinstance(err, RunError) else f"{type(err).__name__}: {err}"
@@ -311,8 +312,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
 
 
-def _interrupted(err: BaseException, results: Path) -> int:
-    from kmdr.engine.signals import describe, exit_status
+def _interrupted(err: BaseException, results: Path) -> NoReturn:
+    from kmdr.engine.signals import describe, exit_stopped
 
     print(
         f"[reproduce] {describe(err)}; finished cells are kept under {results}: run the same "
@@ -320,7 +321,7 @@ def _interrupted(err: BaseException, results: Path) -> int:
         file=sys.stderr,
         flush=True,
     )
-    return exit_status(err)
+    exit_stopped(err)
 
 
 def _reproduce(

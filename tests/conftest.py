@@ -56,6 +56,21 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _signal_handlers_as_found():
+    """A command run in this process and stopped by a signal leaves the stop signals ignored
+    until its process ends (kmdr.engine.signals.exit_stopped): the test's process, which goes
+    on, gets its own handlers back."""
+    import signal
+
+    from kmdr.engine.signals import STOP_SIGNALS
+
+    handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    yield
+    for sig, handler in handlers.items():
+        signal.signal(sig, handler)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _outside_the_checkout(tmp_path_factory):
     """Every test runs from a folder of its own, not the checkout: what a command writes

@@ -444,3 +444,22 @@ def test_ctrl_c_inside_a_gc_callback_still_stops_the_run(project, tmp_path):
     finally:
         proc.kill()
     assert one_line(proc.stderr).startswith("kmdr: interrupted"), proc.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_command_ending_for_a_signal_ignores_the_next_until_it_exits(signum):
+    # a signal sent again, or held by a thread that blocked it, while the interpreter exits once
+    # the command's handlers are gone would end the process by the signal (status -2 for
+    # SIGINT) instead of with 128 + the first signal's number
+    from kmdr.engine import signals
+
+    with pytest.raises(SystemExit) as stop:
+        with signals.stop_on_signals():
+            try:
+                os.kill(os.getpid(), signum)
+                signals.raise_if_received()
+            except KeyboardInterrupt as err:
+                signals.exit_stopped(err)
+    assert stop.value.code == 128 + signum
+    assert all(signal.getsignal(sig) is signal.SIG_IGN for sig in signals.STOP_SIGNALS)
+    os.kill(os.getpid(), signum)  # ignored: this process goes on

@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -85,7 +84,7 @@ def draw_folders(folders) -> None:
                 f"kmdr: {signals.describe(err)} while drawing; the cells are kept under "
                 f"{folder}: draw them with `kmdr-figures {folder.parent}`"
             )
-            sys.exit(signals.exit_status(err))
+            signals.exit_stopped(err)
 
 
 def outcome_files(sweep_dir) -> list[Path]:

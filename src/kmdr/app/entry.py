@@ -89,7 +89,7 @@ def _main(args: list[str]) -> None:
             app(task.run)()
         except KeyboardInterrupt as err:  # before a run started (e.g. composing the config)
             tell(f"kmdr: {signals.describe(err)} before any cell was computed")
-            sys.exit(signals.exit_status(err))
+            signals.exit_stopped(err)
 
 
 def _config_dir(args: list[str]) -> str | None:

@@ -214,7 +214,7 @@ def run(cfg) -> JobResult | None:
             else:
                 what = f"{signals.describe(err)} before any cell was computed"
             tell(f"kmdr: {what}")
-            sys.exit(signals.exit_status(err))
+            signals.exit_stopped(err)
         if skipped_line(outcome, experiment):  # not an error of the command: a multirun goes on
             tell(f"kmdr: {skipped_line(outcome, experiment)}")
             if not multirun:

@@ -8,8 +8,9 @@ on disk, the run's sidecar says ``interrupted``, the command prints one line and
 shell's convention for a process ended by that signal, 128 + its number (130 for SIGINT, 143 for
 SIGTERM, 129 for SIGHUP), so a script or a scheduler still sees which signal ended it.
 
-Only the first signal counts: a second Ctrl-C (or a SIGTERM) while the command is stopping is
-ignored, so the stop itself (the sidecar, ``cells.csv``) is never cut short. A signal whose
+Only the first signal counts: a second Ctrl-C (or a SIGTERM) while the command is stopping, or
+exiting (:func:`exit_stopped`), is ignored, so the stop itself (the sidecar, ``cells.csv``) is
+never cut short and the exit status is always the first signal's. A signal whose
 :func:`interrupt` Python could not raise (the main thread was inside a garbage-collector
 callback or a finalizer, where an exception is only printed as "Exception ignored") is not
 printed: the run's next checkpoint (:func:`raise_if_received`, before each job and each cell
@@ -32,6 +33,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from multiprocessing import resource_tracker
+from typing import NoReturn
 
 #: The signals that stop a run like Ctrl-C.
 STOP_SIGNALS = tuple(
@@ -59,6 +61,7 @@ class _Stop:
         self.received: int | None = None  # the first stop signal
         self.raised = False  # interrupt() has been raised for it
         self.deferring = 0  # depth of deferred() blocks
+        self.exiting = False  # the command ends for the signal (exit_stopped)
 
     def handle(self, signum, frame) -> None:
         if self.received is not None:  # already stopping: let the stop finish its writes
@@ -110,6 +113,20 @@ def exit_status(err: BaseException) -> int:
     return 128 + int(signal_of(err) or signal.SIGINT)
 
 
+def exit_stopped(err: BaseException) -> NoReturn:
+    """End a command stopped by ``err`` (a KeyboardInterrupt) with :func:`exit_status`, ignoring
+    the stop signals from now on: only the first counts, and one still pending (held by a thread
+    that blocked it) or sent again while the interpreter exits would otherwise meet Python's
+    default action once its handlers are gone, and end the process by the signal instead of with
+    the status a script or scheduler reads."""
+    stop = _active()
+    if stop is not None:  # its block, ending with the exit, leaves them ignored
+        stop.exiting = True
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    sys.exit(exit_status(err))
+
+
 def describe(err: BaseException) -> str:
     """``"interrupted"``, or ``"interrupted (SIGTERM)"`` for a signal other than Ctrl-C's."""
     signum = signal_of(err) or signal.SIGINT
@@ -151,7 +168,7 @@ def stop_on_signals() -> Iterator[None]:
         yield
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, signal.SIG_IGN if stop.exiting else handler)
         sys.unraisablehook = unraisable
 
 
