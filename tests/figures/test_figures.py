@@ -110,12 +110,15 @@ _NOTE = " (r = entries kept per row)"
         # a PD line a preset labels itself is still kmdr's variant, and says so
         ("lst17", "PD-m", "sparsified", "{}", "PD-m, kmdr's variant"),
         ("lst17", "SVD", "svd", "{}", "SVD"),
-        ("lst17", "kMeans", "none", "{}", "k-means"),
+        # a method the paper names otherwise: the report's name, then the paper's
+        ("lst17", "kMeans", "none", "{}", "kMeans (the paper's k-means)"),
+        ("lst17", "LS", "laplacian", "{}", "LapScores (the paper's LS)"),
+        ("lst17", "LapScores", "laplacian", "{}", "LapScores (the paper's LS)"),
         # bzmd14 draws the lines as labelled, with the note on PD's r
         ("bzmd14", "PD", "sparsified", "{}", "PD" + _NOTE),
     ],
 )
-def test_a_styles_legend_names_kmdrs_variant_as_the_report_does(
+def test_a_styles_legend_names_each_method_as_the_report_does(
     style, method, reducer_name, params, shown
 ):
     from kmdr.figures.style import figure_style
@@ -214,7 +217,7 @@ def test_method_styles_come_from_the_reducer_declarations():
     assert appearance.declared_label("laplacian", "LS", lst17) == "LapScores"
     assert appearance.declared_label("laplacian", "LS") is None  # bzmd14 does not call it LS
     assert appearance.declared_label("svd", "Sampl/SVD") is None  # another reducer's label
-    assert figure_style("lst17").display("kMeans", "none") == "k-means"
+    assert figure_style("lst17").display("kMeans", "none") == "kMeans (the paper's k-means)"
     assert appearance.style_of("svd", "my-variant") == appearance.style_of("svd", "my-variant")
     styled = [n for n in REDUCERS if reducer_entry(n).style is not None]
     colors = {reducer_entry(n).style.color for n in styled}

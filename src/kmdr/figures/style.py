@@ -47,8 +47,10 @@ class FigureStyle:
     reference : str
         The figures of the paper the style redraws, as the suptitle names them ("bzmd14 Figs. 1-3").
     names : Mapping
-        The paper's own display name of a method, by reducer registry name (lst17 calls the
-        ``none`` baseline "k-means"); methods not listed keep their label.
+        The paper's own name of a method, by reducer registry name (lst17 calls the ``none``
+        baseline "k-means" and Laplacian scores "LS"): the legend keeps the report's name and
+        adds the paper's after it ("LapScores (the paper's LS)"), and a preset may label its
+        cells with it; methods not listed keep their label.
     legend_notes : Mapping
         What a method's legend entry adds in parentheses after its name, by reducer registry
         name, when its name alone would mislead ("r = entries kept per row").
@@ -81,15 +83,17 @@ class FigureStyle:
     apart: Callable[[object], object] | None = None
 
     def display(self, label: str, reducer_name: str | None = None) -> str:
-        """The label the figure shows for a method: the paper's name for the reducer, else
-        ``label``, followed by the style's legend note for the reducer in parentheses.
-        ``reducer_name`` is None for a line that is not its reducer's declaration (a variant a
-        preset labels itself)."""
+        """The label the figure shows for a method: ``label``, the name the report gives it,
+        followed in parentheses by the paper's name for the reducer where it differs and the
+        style's legend note for the reducer. ``reducer_name`` is None for a line that is not its
+        reducer's declaration (a variant a preset labels itself)."""
         if reducer_name is None:
             return str(label)
-        name = self.names.get(reducer_name, str(label))
-        note = self.legend_notes.get(reducer_name)
-        return f"{name} ({note})" if note else name
+        paper = self.names.get(reducer_name)
+        notes = [f"the paper's {paper}" if paper and paper != str(label) else None]
+        notes.append(self.legend_notes.get(reducer_name))
+        said = "; ".join(n for n in notes if n)
+        return f"{label} ({said})" if said else str(label)
 
     def line_label(self, row) -> str:
         """A line's legend label from its summary row (``method``, ``reducer_name``,

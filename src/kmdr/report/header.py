@@ -128,35 +128,37 @@ def section_header(root: Path, exps: dict[str, Experiment]) -> str:
 
 
 def _algorithms(exp: Experiment) -> dict[str, str]:
-    """{the name the report gives each algorithm of ``exp``: its reducer}: one name per
-    algorithm (kmdr's variant of PD says so where its cells say "PD")."""
+    """{the name the report gives each algorithm of ``exp``: its reducer as the cells and the
+    config name it (``reducer``; kmdr's variant of PD is ``sparsified_kmdr`` where its cells say
+    "PD")}: one name per algorithm, the same in every table."""
+    return {name: reducer for name, (reducer, _) in _declared(exp).items()}
+
+
+def _declared(exp: Experiment) -> dict[str, tuple[str, str]]:
+    """{algorithm: (its reducer, the declaration that describes its time)}: the declaration is
+    its registry reducer's, except for a sparsified k-means whose parameters make it the
+    two-pass or unpreconditioned one (kmdr's variants run the one estimator under its
+    parameters)."""
     if not exp.has_cells or "reducer_name" not in exp.cells:
         return {}
-    names = shown_names(exp.cells)
-    pairs = exp.cells[["method", "reducer_name"]].drop_duplicates().itertuples(index=False)
-    return {names.get(str(m), str(m)): str(r) for m, r in pairs}
-
-
-def _described_as(exp: Experiment) -> dict[str, str]:
-    """{algorithm: the reducer whose declaration describes its time}: its own, except for a
-    sparsified k-means whose parameters make it the two-pass or unpreconditioned one (kmdr's
-    variants run the one estimator under its parameters)."""
-    out = dict(_algorithms(exp))
-    if "reducer_params" not in exp.cells:
-        return out
-    names = shown_names(exp.cells)
-    rows = exp.cells[["method", "reducer_name", "reducer_params"]].drop_duplicates()
-    for m, r, params in rows.itertuples(index=False):
-        if str(r) != "sparsified":
-            continue
-        try:
-            value = json.loads(params) if isinstance(params, str) and params else {}
-        except ValueError:
-            continue
-        if value.get("second_pass"):
-            out[names.get(str(m), str(m))] = "sparsified_two_pass"
-        elif value.get("preconditioner") == "none":
-            out[names.get(str(m), str(m))] = "sparsified_raw"
+    cells = exp.cells
+    names = shown_names(cells)
+    ids = cells["reducer"] if "reducer" in cells else cells["reducer_name"]
+    params = cells["reducer_params"] if "reducer_params" in cells else ids.map(lambda _: "")
+    rows = zip(cells["method"], ids, cells["reducer_name"], params, strict=True)
+    out = {}
+    for m, reducer, registered, given in dict.fromkeys(rows):
+        declared = str(registered)
+        if declared == "sparsified":
+            try:
+                value = json.loads(given) if isinstance(given, str) and given else {}
+            except ValueError:
+                value = {}
+            if value.get("second_pass"):
+                declared = "sparsified_two_pass"
+            elif value.get("preconditioner") == "none":
+                declared = "sparsified_raw"
+        out[names.get(str(m), str(m))] = (str(reducer), declared)
     return out
 
 
@@ -240,10 +242,10 @@ def section_skipped(root: Path, exps: dict[str, Experiment]) -> str:
 
 def section_time_includes(exps: dict[str, Experiment]) -> str:
     """What each method's time includes, for the reducers present in the results."""
-    pairs: set[tuple[str, str]] = set()
+    triples: set[tuple[str, str, str]] = set()
     for e in exps.values():
-        pairs |= {(r, m) for m, r in _described_as(e).items()}
+        triples |= {(d, m, r) for m, (r, d) in _declared(e).items()}
     out = ["### What each method's time includes", "", TIME_INTRO, "", "One row per algorithm.", ""]
-    rows = [[method, f"`{name}`", _time_includes(name)] for name, method in sorted(pairs)]
+    rows = [[m, f"`{r}`", _time_includes(d)] for d, m, r in sorted(triples)]
     out.append(md_table(["method", "reducer", "reduction time includes"], rows) if rows else "—")
     return "\n".join(out)
