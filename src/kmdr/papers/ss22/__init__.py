@@ -5,8 +5,9 @@ Everything only this paper uses lives in this package and is declared in :data:`
 hard instance, the Benchmark (:mod:`.benchmark`, the dataset ``ss22_benchmark`` of
 :mod:`.datasets`), the authors' real datasets (Covertype, Census, Tower and NYTimes, read from
 their files by :mod:`.datasets`), the experiment kind of coreset cells (:mod:`.kind`), its
-presets (``conf/``, on the config search path), the authors' numbers (:mod:`.published`), its report sections
-(:mod:`.sections`: beside the authors, and reducers before coresets), claims and figure style.
+presets (``conf/``, on the config search path), the authors' numbers (:mod:`.published`), its
+report sections (:mod:`.sections`: beside the authors, and reducers before coresets), claims and
+figure style.
 The constructions themselves are a family of kmdr's, beside the reducers (:mod:`kmdr.coresets`).
 """
 

@@ -137,9 +137,7 @@ def read_bag_of_words(path: str | Path) -> sp.csr_matrix:
             f"{path}: ids docID {doc.min()}..{doc.max()}, wordID {word.min()}..{word.max()} "
             f"outside its header's 1..{n_docs} and 1..{n_words}"
         )
-    X = sp.csr_matrix(
-        (count.astype(np.float64), (doc - 1, word - 1)), shape=(n_docs, n_words)
-    )
+    X = sp.csr_matrix((count.astype(np.float64), (doc - 1, word - 1)), shape=(n_docs, n_words))
     X.sort_indices()
     return X
 
