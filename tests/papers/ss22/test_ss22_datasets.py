@@ -186,3 +186,11 @@ def test_a_run_of_the_preset_is_skipped_with_kmdrs_one_line(offline):
         f"ss22_tower skipped: ss22_tower: {D.TOWER_FILE} has no pinned hash"
     )
     assert "\n" not in str(err.value)
+
+
+def test_the_guide_states_the_declared_sizes():
+    guide = Path(__file__).resolve().parents[3] / "docs" / "guide" / "ss22.md"
+    text = guide.read_text(encoding="utf-8")
+    for name, entry in D.REAL.items():
+        assert f"| `{name}` | {entry.n_samples:,} x {entry.n_features:,}" in text, name
+    assert "`kmdr -m experiment=ss22_real '+reducers={svd: {name: svd}}'`" in text
