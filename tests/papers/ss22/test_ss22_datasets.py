@@ -194,3 +194,20 @@ def test_the_guide_states_the_declared_sizes():
     for name, entry in D.REAL.items():
         assert f"| `{name}` | {entry.n_samples:,} x {entry.n_features:,}" in text, name
     assert "`kmdr -m experiment=ss22_real '+reducers={svd: {name: svd}}'`" in text
+
+
+@pytest.mark.slow
+def test_the_multirun_ends_with_one_skip_line_a_dataset(offline):
+    """``kmdr -m experiment=ss22_real`` offline, over the datasets without a published checksum
+    (Covertype's job would try the network): a skip line each, and the multirun's exit 0."""
+    from _command import run_kmdr
+
+    names = ["ss22_census", "ss22_tower", "ss22_nytimes"]
+    args = ["-m", "experiment=ss22_real", f"dataset={','.join(names)}", f"results_dir={offline}"]
+    proc = run_kmdr(args, offline)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    skipped = [line for line in lines if line.startswith("kmdr: ") and " skipped: " in line]
+    assert [line.split(" skipped: ")[0] for line in skipped] == [f"kmdr: {n}" for n in names]
+    assert all("has no pinned hash in kmdr's data registry" in line for line in skipped)
+    assert lines[-1] == "[kmdr] multirun: 3 jobs: 3 skipped"
