@@ -13,10 +13,10 @@ NYTimes (``ss22_nytimes``, 300,000 x 102,660 sparse word counts: UCI's bag of wo
 its header states). Only Covertype's file has a public checksum (scikit-learn's); the other
 three have none, so kmdr refuses them with one line (:func:`kmdr.datasets.fetch`). The authors
 cluster them unlabeled, at the k of their grid (10 to 50): each is UNLABELED with k = 10, the
-grid's first, so only the k-means objective is scored. Their "+PCA" datasets are these with a
-reducer of kmdr's in front (``reducer=svd``), not datasets of their own. Caltech's SIFT
-descriptors are computed with OpenCV from Caltech-101's images, which kmdr does not depend on:
-not declared.
+grid's first, so only the k-means objective is scored. Their "+PCA" datasets are these with
+kmdr's ``svd`` in front at r = k (the authors' truncated SVD to k dimensions), not datasets of
+their own. Caltech's SIFT descriptors are computed with OpenCV from Caltech-101's images, which
+kmdr does not depend on: not declared.
 
 The ``read_*`` functions read one file of each format (tests run them on small files of the same
 format); a file that is not of its format is a one-line ValueError naming it.
