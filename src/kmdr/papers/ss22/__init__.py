@@ -3,15 +3,17 @@ kmdr's reducers in front.
 
 Everything only this paper uses lives in this package and is declared in :data:`PAPER`: its
 hard instance, the Benchmark (:mod:`.benchmark`, the dataset ``ss22_benchmark`` of
-:mod:`.datasets`), the experiment kind of coreset cells (:mod:`.kind`), its presets (``conf/``,
-on the config search path), the authors' numbers (:mod:`.published`), its report sections
-(:mod:`.sections`: beside the authors, and reducers before coresets), claims and figure style.
+:mod:`.datasets`), the authors' real datasets (Covertype, Census, Tower and NYTimes, read from
+their files by :mod:`.datasets`), the experiment kind of coreset cells (:mod:`.kind`), its
+presets (``conf/``, on the config search path), the authors' numbers (:mod:`.published`), its
+report sections (:mod:`.sections`: beside the authors, and reducers before coresets), claims and
+figure style.
 The constructions themselves are a family of kmdr's, beside the reducers (:mod:`kmdr.coresets`).
 """
 
 from __future__ import annotations
 
-from kmdr.papers.ss22.datasets import BENCHMARK
+from kmdr.papers.ss22.datasets import BENCHMARK, REAL
 from kmdr.plugins import Deviation, Paper
 
 __all__ = ["PAPER"]
@@ -22,7 +24,7 @@ PAPER = Paper(
     "(LIPIcs 244, paper 84)",
     citation="Schwiegelshohn, Sheikh-Omar, ESA 2022",
     kinds={"coresets": "kmdr.papers.ss22.kind:CORESETS_KIND"},
-    datasets={"ss22_benchmark": BENCHMARK},
+    datasets={"ss22_benchmark": BENCHMARK, **REAL},
     configs="kmdr.papers.ss22.conf",
     report_sections={
         "ss22_authors": "kmdr.papers.ss22.sections:AUTHORS",

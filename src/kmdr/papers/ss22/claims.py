@@ -433,7 +433,8 @@ def _preset_folders():
 def presets_by_section(folders=None) -> dict[str, list[str]]:
     """The presets (experiment names) of the two ss22 report sections, read from the preset
     files (``*.yaml``: ``name`` and ``preset.section``) of ``folders`` (default: the
-    ``experiment/`` folders of :data:`PRESET_PACKAGES`) without composing them."""
+    ``experiment/`` folders of :data:`PRESET_PACKAGES`) without composing them; a preset whose
+    ``name`` is its job's dataset's is left out."""
     from omegaconf import OmegaConf
 
     out: dict[str, list[str]] = {SECTION_AUTHORS: [], SECTION_REDUCERS: []}
@@ -445,7 +446,9 @@ def presets_by_section(folders=None) -> dict[str, list[str]]:
         for f in files:
             cfg = OmegaConf.create(f.read_text(encoding="utf-8"))
             section = OmegaConf.select(cfg, "preset.section", default=None)
-            name = OmegaConf.select(cfg, "name", default=None)
+            # a preset whose jobs are named after their datasets (ss22_real, swept over the
+            # authors' real datasets) has no name of its own: no claim is made on its folders
+            name = OmegaConf.select(cfg, "name", default=None, throw_on_resolution_failure=False)
             if section in out and name and name not in out[section]:
                 out[section].append(str(name))
     return out
