@@ -163,15 +163,23 @@ def _declared(exp: Experiment) -> dict[str, tuple[str, str]]:
 
 
 def section_methods(exps: dict[str, Experiment]) -> str:
-    """The methods run, one row per algorithm: its name, its reducer, the experiments."""
-    where: dict[tuple[str, str], list[str]] = {}
+    """The methods run, one row per algorithm: its name, its reducers as the cells name them
+    (an algorithm a preset runs under a reducer id of its own has each id listed), the
+    experiments."""
+    reducers: dict[str, set[str]] = {}
+    where: dict[str, list[str]] = {}
     for e in exps.values():
         for method, reducer in _algorithms(e).items():
-            where.setdefault((method, reducer), []).append(f"`{e.name}`")
-    rows = [[m, f"`{r}`", ", ".join(x)] for (m, r), x in sorted(where.items())]
+            reducers.setdefault(method, set()).add(reducer)
+            where.setdefault(method, []).append(f"`{e.name}`")
+    rows = [[m, _ids(reducers[m]), ", ".join(where[m])] for m in sorted(where)]
     out = ["### Methods run", "", "One row per algorithm, under the one name the report gives it."]
     out += ["", md_table(["method", "reducer", "experiments"], rows) if rows else "—"]
     return "\n".join(out)
+
+
+def _ids(reducers) -> str:
+    return ", ".join(f"`{r}`" for r in sorted(reducers))
 
 
 def _papers_line() -> str:
@@ -242,10 +250,11 @@ def section_skipped(root: Path, exps: dict[str, Experiment]) -> str:
 
 def section_time_includes(exps: dict[str, Experiment]) -> str:
     """What each method's time includes, for the reducers present in the results."""
-    triples: set[tuple[str, str, str]] = set()
+    reducers: dict[tuple[str, str], set[str]] = {}
     for e in exps.values():
-        triples |= {(d, m, r) for m, (r, d) in _declared(e).items()}
+        for m, (r, d) in _declared(e).items():
+            reducers.setdefault((d, m), set()).add(r)
     out = ["### What each method's time includes", "", TIME_INTRO, "", "One row per algorithm.", ""]
-    rows = [[m, f"`{r}`", _time_includes(d)] for d, m, r in sorted(triples)]
+    rows = [[m, _ids(reducers[d, m]), _time_includes(d)] for d, m in sorted(reducers)]
     out.append(md_table(["method", "reducer", "reduction time includes"], rows) if rows else "—")
     return "\n".join(out)
