@@ -1,7 +1,7 @@
 """The numbers the guides print come from a file a run writes: the wine examples' wall times in
 docs/guide/running.md from docs/guide/measured.csv (written by scripts/measure_guide.py from the
 runs' records), the README's minutes for `make test` from .ci/make_test_minutes (which .ci/run
-checks against its own measurement)."""
+prints beside its own measurement)."""
 
 from __future__ import annotations
 
