@@ -90,7 +90,8 @@ def test_a_plugin_figure_style_draws_and_the_report_places_it(plugged, tmp_path)
         assert titles == ["Toy accuracy", "Toy objective"]
         assert "the toy paper, Fig. 9" in fig._suptitle.get_text()
         legend = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
-        assert "ToySign" in legend  # the style's own name for the sign projection
+        # the report's name, then the style's own name for the sign projection
+        assert "RP (the paper's ToySign)" in legend
     finally:
         import matplotlib.pyplot as plt
 

@@ -83,7 +83,10 @@ def placement(client, parts: list, sizes: list[int], move: bool = True) -> list[
 
     wait(parts)
     holders = client.who_has(parts)
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    # the workers holding a block are workers too: the scheduler's list can lag behind them (a
+    # loaded machine's cluster once listed none while every block was held)
+    held_by = {w for ws in holders.values() for w in ws}
+    workers = sorted(set(client.scheduler_info(n_workers=-1)["workers"]) | held_by)
     load = dict.fromkeys(workers, 0)
     fair = sum(sizes) / len(workers) + max(sizes) / 2
     out = [None] * len(parts)
