@@ -52,16 +52,16 @@ def draw(experiment_dir: Path, log: Callable[[str], None] | None = None) -> list
 def drawn_already(outcome, kind: str) -> bool:
     """Whether the run ``outcome`` (a :class:`~kmdr.engine.session.RunOutcome` of an experiment
     of ``kind``) leaves its summaries and figure as they are: a kind that writes cells (the sweep
-    of cells, a paper's kind of cells) and computed none
-    finds them drawn from the same cells (and the same run records: such a run keeps none), and
-    drawing them again would write the same files, byte for byte, seconds later. A folder
+    of cells, a paper's kind of cells) and computed none finds them drawn from the same cells
+    (and the same run records: such a run keeps none), and drawing them again would write the
+    same files, byte for byte, seconds later. A folder
     without its summary or figure is drawn; ``kmdr-figures`` redraws any folder (after a change
     to the figures' code, say)."""
     from kmdr.config.kinds import get_kind
 
     folder = Path(outcome.experiment_dir)
     return (
-        (kind == "cells" or getattr(get_kind(kind), "writes_cells", False))
+        getattr(get_kind(kind), "writes_cells", False)
         and outcome.n_computed == 0
         and (folder / "summary.csv").is_file()
         and (folder / "figures" / f"{folder.name}.png").is_file()
