@@ -453,13 +453,12 @@ def test_a_command_ending_for_a_signal_ignores_the_next_until_it_exits(signum):
     # SIGINT) instead of with 128 + the first signal's number
     from kmdr.engine import signals
 
-    with pytest.raises(SystemExit) as stop:
-        with signals.stop_on_signals():
-            try:
-                os.kill(os.getpid(), signum)
-                signals.raise_if_received()
-            except KeyboardInterrupt as err:
-                signals.exit_stopped(err)
+    with pytest.raises(SystemExit) as stop, signals.stop_on_signals():
+        try:
+            os.kill(os.getpid(), signum)
+            signals.raise_if_received()
+        except KeyboardInterrupt as err:
+            signals.exit_stopped(err)
     assert stop.value.code == 128 + signum
     assert all(signal.getsignal(sig) is signal.SIG_IGN for sig in signals.STOP_SIGNALS)
     os.kill(os.getpid(), signum)  # ignored: this process goes on
