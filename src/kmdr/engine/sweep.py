@@ -51,7 +51,7 @@ from kmdr.engine.backends import CLUSTER_BACKENDS, RunFailed, cell_failed
 from kmdr.engine.data_path import RowBlocks
 from kmdr.engine.deadlines import Deadlines
 from kmdr.engine.progress import Ticking
-from kmdr.engine.work import describe_cells, key_text
+from kmdr.engine.work import describe_cells, group_job, key_text
 from kmdr.engine.worker import process_state, run_job
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
@@ -64,6 +64,14 @@ class CellsKind:
     writes_cells = True
     # what it reads is declared beside the config (kmdr.config.kinds.CELLS_READ), so that building
     # an experiment of it loads no engine
+    #: What a worker computes for a job's cells, and the data every job carries: a kind of
+    #: cells of its own (a paper's) subclasses this one and sets both, and keeps the rest.
+    job = staticmethod(group_job)
+
+    def job_data(self, ctx) -> tuple:
+        from kmdr.metrics import ObjectiveEvaluator
+
+        return ctx.X, ctx.y, ObjectiveEvaluator(ctx.X)
 
     def plan(self, ctx) -> list[Cell]:
         return plan_cells(ctx.experiment, ctx.X, ctx.n_clusters, ctx.data_fingerprint)
@@ -96,7 +104,7 @@ class CellsKind:
                 blocks = ctx.data_path.blocks_of(ctx.dataset)
                 compute_from_blocks(ctx, blocks, pending, len(cells))
             else:
-                compute_in_memory(ctx, pending, len(cells), shared_log)
+                compute_in_memory(ctx, pending, len(cells), shared_log, self)
         finally:
             # Interrupted or not, cells.csv ends up sorted: a signal now waits.
             with signals.deferred():
@@ -179,7 +187,7 @@ def _shared_record(log: dict) -> list[dict]:
     ]
 
 
-def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) -> None:
+def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict, kind) -> None:
     """Run the pending cells as jobs on the workers, each holding the whole matrix; persist each
     as it comes back (``outcome.n_computed`` counts). ``shared_log`` collects, per shared work
     (key, repetition or None), the seconds of each computation the workers reported.
@@ -188,13 +196,12 @@ def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict) ->
     once: F is scored on A). loky memory-maps the arrays above 1 MB, so each worker maps one file;
     on dask joblib scatters the three to every worker once (its ``scatter``), so no task carries
     them; Ray's pool pickles them with the jobs. Whichever way, a worker computes on the same X
-    bit for bit, so a cell's numbers do not depend on the backend."""
-    from kmdr.metrics import ObjectiveEvaluator
-
-    data = (ctx.X, ctx.y, ObjectiveEvaluator(ctx.X)) if pending else ()
+    bit for bit, so a cell's numbers do not depend on the backend. (Another ``kind`` of cells
+    gives its own data and job.)"""
+    data = kind.job_data(ctx) if pending else ()
     ctx.workers_ready()  # the evaluator built while they started
     with _scattered(ctx, data), _in_process_if_one_job(ctx.execution, pending):
-        _run_jobs(ctx, pending, total, shared_log, data)
+        _run_jobs(ctx, pending, total, shared_log, data, kind.job)
 
 
 def _scattered(ctx, data: tuple):
@@ -295,7 +302,7 @@ def _in_process_if_one_job(execution, pending: list[Cell]):
     return parallel_config(backend="sequential")
 
 
-def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tuple) -> None:
+def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tuple, compute) -> None:
     """:func:`compute_in_memory` with the jobs' ``data`` arguments ready: the jobs through
     :func:`_as_completed`, each cell persisted as it comes.
 
@@ -321,7 +328,7 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
         signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
         args = (*data, ctx.n_clusters, cells[0].shared_seed, token)
         watch = None if deadlines is None else deadlines.watch(index)
-        return delayed(run_job)(os.getpid(), watch, cells, *args)
+        return delayed(run_job)(os.getpid(), watch, compute, cells, *args)
 
     with _progress(ctx, total) as bar, deadlines or contextlib.nullcontext():
         persist = _persister(ctx, bar)
@@ -397,7 +404,7 @@ def _start_text(ctx) -> str:
     # methods with the same r named together, in the experiment's order
     grids: dict[str, set[int]] = {entry.id or entry.name: set() for entry in experiment.reducers}
     for cell in ctx.record["expected_cells"]:
-        grids[cell["reducer"]].add(int(cell["r"]))
+        grids.setdefault(cell["reducer"], set()).add(int(cell["r"]))  # a kind's own ids too
     together: dict[tuple[int, ...], list[str]] = {}
     for reducer, rs in grids.items():
         if rs:

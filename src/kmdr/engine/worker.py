@@ -21,7 +21,7 @@ from kmdr import _native
 from kmdr.engine import signals
 from kmdr.engine.backends import WORKER_MODULES, RunFailed, cell_failed
 from kmdr.engine.deadlines import watched
-from kmdr.engine.work import SharedWorkMemo, describe_cells, group_job
+from kmdr.engine.work import SharedWorkMemo, describe_cells
 
 #: Seconds between two looks of a worker at its parent (see :meth:`ProcessState.watch_parent`).
 WATCH_EVERY = 0.5
@@ -91,15 +91,16 @@ def process_state() -> ProcessState:
     return _PROCESS
 
 
-def run_job(parent_pid: int, watch, cells, *args):
+def run_job(parent_pid: int, watch, job, cells, *args):
     """The entry of every job of a run, in whatever process computes it: watch the run's
-    process, then compute the group of ``cells`` (:func:`kmdr.engine.work.group_job`) with this
-    process's state. A ``sys.exit`` or any other non-error BaseException in the job becomes a
-    one-line :class:`~kmdr.engine.backends.RunFailed` naming the reducer and cells, instead of
-    ending the run silently or taking the worker down; a real Ctrl-C of the run's own process
+    process, then compute the group of ``cells`` with ``job`` (the kind's: the sweep's is
+    :func:`kmdr.engine.work.group_job`) and this process's state. A ``sys.exit`` or any other
+    non-error BaseException in the job becomes a one-line
+    :class:`~kmdr.engine.backends.RunFailed` naming the reducer and cells, instead of ending
+    the run silently or taking the worker down; a real Ctrl-C of the run's own process
     stays an interrupt. ``watch``: what the job says when it starts and ends, so that the run's
     process can end it past its time limit (:func:`kmdr.engine.deadlines.watched`), or None.
-    Returns :func:`~kmdr.engine.work.group_job`'s ``(pairs, report)`` and the job's seconds."""
+    Returns ``job``'s ``(pairs, report)`` and the job's seconds."""
     _PROCESS.watch_parent(parent_pid)
     what = describe_cells(cells)
     try:
@@ -107,7 +108,7 @@ def run_job(parent_pid: int, watch, cells, *args):
         with _PROCESS.threads(cells[0].blas_threads):  # a job's cells differ only in repetition
             start = time.perf_counter()
             with watched(watch):
-                pairs, report = group_job(_PROCESS, cells, *args)
+                pairs, report = job(_PROCESS, cells, *args)
             return pairs, report, time.perf_counter() - start
     except Exception as err:
         raise cell_failed(what, err) from err

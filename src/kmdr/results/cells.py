@@ -271,4 +271,6 @@ def cell_row(cell: Cell, metrics: dict, *, experiment: str, shape, run: dict) ->
         converged=metrics["converged"], reduce_timing=metrics["reduce_timing"], cell_id=cell.cell_id
     )
     row.update(run)
+    # a kind's own columns (a paper's cells measure more), after every cell's
+    row.update({key: value for key, value in metrics.items() if key not in row})
     return row

@@ -31,16 +31,21 @@ def test_a_run_writes_coreset_cells_and_a_rerun_reuses_them(tmp_path):
     assert set(cells["construction"]) == {"sensitivity", "uniform"}
     assert set(cells["coreset_size"]) == {12, 24}
     assert (cells["distortion"] >= 1).all()
-    # the first solution's distortion is its costs' larger ratio; the cell's, the largest of
-    # the solutions'
+    # the cell's distortion is the first family's (the Benchmark's own solutions) worst
+    # candidate's, whose two costs the cell keeps; k-means++'s is measured beside it
     ratio = cells["real_cost"] / cells["coreset_cost"]
+    larger = ratio.where(ratio >= 1, 1 / ratio)
+    pd.testing.assert_series_equal(cells["distortion"], larger, check_names=False)
+    pd.testing.assert_series_equal(cells["distortion"], cells["distortion_benchmark"],
+                                   check_names=False)  # fmt: skip
+    assert (cells["distortion_kmeanspp"] >= cells["distortion_first"]).all()
+    assert "distortion_convex" not in cells
+    # a cell is read as any other: F is the first seeding's real cost over ||A||^2 (81 rows of
+    # norm^2 4 * 2/3), its distortion the ratio of F to the coreset's estimate of it
+    ratio = cells["objective"] / cells["objective_reduced"]
     pd.testing.assert_series_equal(
         cells["distortion_first"], ratio.where(ratio >= 1, 1 / ratio), check_names=False
     )
-    assert (cells["distortion"] >= cells["distortion_first"]).all()
-    # a cell is read as any other: F is the real cost over ||A||^2 (81 rows of norm^2 4 * 2/3)
-    expected = cells["real_cost"] / (81 * 8 / 3)
-    assert cells["objective"].tolist() == pytest.approx(expected.tolist())
     assert cells["cell_id"].is_unique
     runs = sorted((tmp_path / "ss22_small" / "runs").iterdir())
     again = kmdr.run(list(SMALL), results_dir=tmp_path)
@@ -63,10 +68,39 @@ def test_another_size_is_another_cell_and_the_others_are_kept(tmp_path):
     [
         ("kind_params.size_factors=[40]", ConfigError, "120 is larger than the data's 81 rows"),
         ("kind_params.constructions=[no_such]", RegistryError, "no_such"),
+        ("kind_params.solutions=[kmeans++,nope]", ConfigError, "'nope' is none of kmeans"),
+        # the Benchmark's own solutions need the Benchmark
+        ("dataset=synth", ConfigError, "'benchmark' needs ss22's Benchmark"),
     ],
 )
 def test_a_grid_the_data_cannot_take_is_one_line(tmp_path, override, error, message):
-    overrides = [o for o in SMALL if not o.startswith(override.split("=")[0])]
+    key = override.split("=")[0]
+    overrides = [o for o in SMALL if not o.startswith((key, f"{key}."))]
     with pytest.raises(Exception, match=message) as caught:
         kmdr.run([*overrides, override], results_dir=tmp_path)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.slow
+def test_coreset_cells_are_the_same_on_every_backend_and_stop_at_their_time_limit(tmp_path, client):
+    """The kind's cells are a sweep's: computed in workers (loky's, a dask cluster's) they are
+    the in-process cells to the bit, and past ``cell_time_limit`` they are stopped, listed in
+    the run record and never written, with one line."""
+    small = [*SMALL, "repeats=1", "kind_params.size_factors=[4]"]
+    here = kmdr.run(small, results_dir=tmp_path / "here")
+    columns = ["cell_id", "distortion", "distortion_kmeanspp", "objective", "coreset_points"]
+    expected = _cells(tmp_path / "here")[columns]
+    for name, backend in {
+        "loky": ["n_jobs=2"],
+        "dask": ["backend=dask", f"dask.scheduler={client.scheduler.address}", "n_jobs=2"],
+    }.items():
+        kmdr.run([*small, *backend], results_dir=tmp_path / name)
+        pd.testing.assert_frame_equal(_cells(tmp_path / name)[columns], expected)
+    assert len(here) == 2
+    with pytest.raises(Exception, match="cell_time_limit=1e-06 s") as caught:
+        kmdr.run([*small, "cell_time_limit=0.000001"], results_dir=tmp_path / "limited")
+    assert "\n" not in str(caught.value)
+    assert (
+        not (tmp_path / "limited" / "ss22_small" / "cells.csv").exists()
+        or _cells(tmp_path / "limited").empty
+    )
