@@ -64,8 +64,7 @@ class CellsKind:
     writes_cells = True
     # what it reads is declared beside the config (kmdr.config.kinds.CELLS_READ), so that building
     # an experiment of it loads no engine
-    #: What a worker computes for a job's cells, and the data every job carries: a kind of
-    #: cells of its own (a paper's) subclasses this one and sets both, and keeps the rest.
+    # a job's computation and the data each carries: a paper's kind of cells sets its own
     job = staticmethod(group_job)
 
     def job_data(self, ctx) -> tuple:
@@ -196,8 +195,7 @@ def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict, ki
     once: F is scored on A). loky memory-maps the arrays above 1 MB, so each worker maps one file;
     on dask joblib scatters the three to every worker once (its ``scatter``), so no task carries
     them; Ray's pool pickles them with the jobs. Whichever way, a worker computes on the same X
-    bit for bit, so a cell's numbers do not depend on the backend. (Another ``kind`` of cells
-    gives its own data and job.)"""
+    bit for bit, so a cell's numbers do not depend on the backend."""
     data = kind.job_data(ctx) if pending else ()
     ctx.workers_ready()  # the evaluator built while they started
     with _scattered(ctx, data), _in_process_if_one_job(ctx.execution, pending):

@@ -93,14 +93,13 @@ def process_state() -> ProcessState:
 
 def run_job(parent_pid: int, watch, job, cells, *args):
     """The entry of every job of a run, in whatever process computes it: watch the run's
-    process, then compute the group of ``cells`` with ``job`` (the kind's: the sweep's is
-    :func:`kmdr.engine.work.group_job`) and this process's state. A ``sys.exit`` or any other
-    non-error BaseException in the job becomes a one-line
-    :class:`~kmdr.engine.backends.RunFailed` naming the reducer and cells, instead of ending
-    the run silently or taking the worker down; a real Ctrl-C of the run's own process
+    process, then compute the group of ``cells`` (:func:`kmdr.engine.work.group_job`) with this
+    process's state. A ``sys.exit`` or any other non-error BaseException in the job becomes a
+    one-line :class:`~kmdr.engine.backends.RunFailed` naming the reducer and cells, instead of
+    ending the run silently or taking the worker down; a real Ctrl-C of the run's own process
     stays an interrupt. ``watch``: what the job says when it starts and ends, so that the run's
     process can end it past its time limit (:func:`kmdr.engine.deadlines.watched`), or None.
-    Returns ``job``'s ``(pairs, report)`` and the job's seconds."""
+    Returns ``job``'s (the kind's, the sweep's group_job) ``(pairs, report)`` and its seconds."""
     _PROCESS.watch_parent(parent_pid)
     what = describe_cells(cells)
     try:
