@@ -171,9 +171,10 @@ def conf(tmp_path):
     for rel, text in {
         "config.yaml": CONFIG,
         "dataset/toy.yaml": "name: toy\nparams: {}\n",
-        # the kmdr datasets the papers' packaged presets run on (ss22's on usps and coil20)
-        "dataset/usps.yaml": "name: usps\nparams: {}\n",
-        "dataset/coil20.yaml": "name: coil20\nparams: {}\n",
+        # the kmdr datasets the papers' packaged presets run on (ss22's on usps, coil20, orl
+        # and pie)
+        **{f"dataset/{name}.yaml": f"name: {name}\nparams: {{}}\n"
+           for name in ("usps", "coil20", "orl", "pie")},
         "experiment/mine.yaml": PRESET,
         "experiment/bare.yaml": "# @package _global_\nname: bare_run\n",
     }.items():
