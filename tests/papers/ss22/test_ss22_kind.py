@@ -104,3 +104,15 @@ def test_coreset_cells_are_the_same_on_every_backend_and_stop_at_their_time_limi
         not (tmp_path / "limited" / "ss22_small" / "cells.csv").exists()
         or _cells(tmp_path / "limited").empty
     )
+
+
+def test_a_dry_run_counts_the_coreset_cells_by_their_own_ids(tmp_path, capsys):
+    kmdr.run([*SMALL, "dry_run=true"], results_dir=tmp_path)
+    said = capsys.readouterr().err
+    rows = [line.split() for line in said.splitlines() if line.startswith("  none+")]
+    assert sorted(row[0] for row in rows) == [
+        "none+sensitivityx4", "none+sensitivityx8", "none+uniformx4", "none+uniformx8"
+    ]  # fmt: skip
+    assert all(row[1] == "2" for row in rows)  # 2 repetitions each, none computed yet
+    assert "total: 8 of 8 cells to compute" in said
+    assert not (tmp_path / "ss22_small").exists()
