@@ -96,24 +96,27 @@ def _tree_reduce(points, weight, m, rng):
                 node = hi
         s, e = start[node], stop[node]
         cumulative = np.cumsum(w[s:e] * sq[s:e])  # D^2 sampling against the leaf's representative
-        drawn = int(np.searchsorted(cumulative, rng.uniform() * cumulative[-1], side="right"))
-        drawn = min(drawn, e - s - 1)
+        drawn = np.searchsorted(cumulative, rng.uniform() * cumulative[-1], side="right")
+        # a product rounded up to the total: the last row that has a cost, not one past it
+        drawn = int(min(drawn, np.searchsorted(cumulative, cumulative[-1])))
         new = int(order[s + drawn])
         # a row within half the distance D between the two representatives of its own stays
         # (the triangle inequality: its distance to the new one is at least D minus that):
         # only the others are measured
-        far = np.flatnonzero(4 * sq[s:e] > sq[s + drawn])
+        leaf_sq = sq[s:e]
+        far = np.flatnonzero(4 * leaf_sq > leaf_sq[drawn])
         to_new = _sq_distances(points, norms, order[s:e][far], new)
+        closer = to_new < leaf_sq[far]  # a tie stays with the old representative
         moves = np.zeros(e - s, dtype=bool)
-        moves[far] = to_new < sq[s:e][far]
+        moves[far[closer]] = True
         moves[drawn] = True
-        new_sq = sq[s:e].copy()
-        new_sq[far] = np.where(moves[far], to_new, new_sq[far])
-        new_sq[drawn] = 0.0
+        updated = leaf_sq.copy()
+        updated[far[closer]] = to_new[closer]
+        updated[drawn] = 0.0
         # the leaf's rows, those staying first, each part in its order
         stays = np.flatnonzero(~moves)
         perm = np.concatenate([stays, np.flatnonzero(moves)])
-        sq[s:e] = new_sq[perm]
+        sq[s:e] = updated[perm]
         order[s:e] = order[s:e][perm]
         w[s:e] = w[s:e][perm]
         mid = s + stays.size
