@@ -20,9 +20,12 @@ representative among its rows:
 After ``m - 1`` splits the ``m`` leaves' representatives are the coreset, each weighing its
 leaf's (weighted) rows. A draw only reads the rows of one leaf: where k-means++ compares every row
 with every new seed, a row here is compared with the seeds of the leaves it passes through, about
-``log2 m`` of them in a balanced tree. A leaf's representative is its row, as in the paper (the
-original implementation, as MOA carries it, moves it to its leaf's mean and draws three
-candidates a split; kmdr keeps the paper's one draw, as its ``streamkm`` keeps plain k-means++).
+``log2 m`` of them in a balanced tree; and a split measures only the rows that could move (a row
+within half the distance between the two representatives of its own is nearer to it).
+
+A leaf's representative is its row, as in the paper (the authors' implementation in MOA,
+``moa.clusterers.streamkm.TreeCoreset``, moves it to its leaf's mean at the end and keeps the best
+of three draws a split; kmdr keeps the paper's one draw, as ``streamkm`` keeps plain k-means++).
 Data with fewer than ``m`` distinct rows (weighted) stops when every leaf costs 0: the coreset
 then has fewer than ``m`` points, each at one distinct row, weighing its copies.
 
