@@ -58,6 +58,11 @@ def _sq_distances(points, norms, rows, center):
     elif sp.issparse(points):
         dots = np.asarray(points[rows] @ q, dtype=np.float64)
         near = norms[rows]
+    elif rows.size and 3 * rows.size >= rows[-1] - rows[0] + 1:
+        # rows (in increasing order) that fill a third of their span: reading the whole span
+        # in order costs less than gathering them
+        dots = (points[rows[0] : rows[-1] + 1] @ q)[rows - rows[0]]
+        near = norms[rows]
     else:
         # a chunk of rows at a time into one buffer: a gather that stays in cache
         dots = np.empty(rows.size)
