@@ -69,7 +69,7 @@ def _sq_distances(points, norms, rows, center):
         buffer = np.empty((min(_CHUNK, rows.size), points.shape[1]), dtype=points.dtype)
         for i in range(0, rows.size, _CHUNK):
             chunk = rows[i : i + _CHUNK]
-            np.take(points, chunk, axis=0, out=buffer[: chunk.size])
+            np.take(points, chunk, axis=0, out=buffer[: chunk.size], mode="clip")  # valid rows
             dots[i : i + chunk.size] = buffer[: chunk.size] @ q
         near = norms[rows]
     return np.maximum(near - 2 * dots + norms[center], 0.0)
