@@ -10,9 +10,10 @@
    grow by two).
 
 Both at one BLAS thread. Writes results/bench/coresets.csv and prints a Markdown table; exit
-code 0 whatever the numbers.
+code 0 whatever the numbers. ``--only NAME ...`` times those constructions' speed alone against
+the same baseline, prints it and writes nothing (the CSV holds whole runs only).
 
-    .venv/bin/python scripts/bench/bench_coresets.py [--quick]
+    .venv/bin/python scripts/bench/bench_coresets.py [--quick] [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -45,11 +46,11 @@ def median_seconds(fn, repeats):
     return statistics.median(times)
 
 
-def speed(k, alpha, factor, repeats, streamkm_factor):
+def speed(k, alpha, factor, repeats, streamkm_factor, names):
     X, _ = make_benchmark(k, alpha)
     baseline = median_seconds(lambda: kmeans_plusplus(X, k, random_state=0), repeats)
     rows = []
-    for name in available_coresets():
+    for name in names:
         # StreamKM++ seeds m centers where the others seed 2k: it is timed once, at the
         # authors' smallest coreset size, which is enough to show how far it is from the target
         m = k * (streamkm_factor if name == "streamkm" else factor)
@@ -103,16 +104,21 @@ def memory(n, d, m, block_size):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a minute")
+    parser.add_argument("--only", nargs="+", choices=available_coresets(), metavar="NAME",
+                        help="time these constructions' speed alone; write nothing")  # fmt: skip
     args = parser.parse_args()
+    names = args.only or available_coresets()
     with limited_threads(1):
         if args.quick:
-            rows = speed(10, 5, 50, 1, 50) + memory(20_000, 10, 100, 5_000)
+            rows = speed(10, 5, 50, 1, 50, names)
+            rows += [] if args.only else memory(20_000, 10, 100, 5_000)
         else:
-            rows = speed(10, 6, 200, 3, 50) + memory(100_000, 20, 200, 20_000)
+            rows = speed(10, 6, 200, 3, 50, names)
+            rows += [] if args.only else memory(100_000, 20, 200, 20_000)
     table = pd.DataFrame(rows)
     table["holds"] = table["ratio"] <= table["target"]
     table["load"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    if not args.quick:
+    if not (args.quick or args.only):
         OUT.parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(OUT, index=False, float_format="%.4g")
     print(table.drop(columns="load").to_markdown(index=False, floatfmt=".3g"))

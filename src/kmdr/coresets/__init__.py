@@ -20,6 +20,7 @@ Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-core
 ``sensitivity``         sensitivity sampling on a 2k-seed k-means++ solution, as the authors
 ``group``               group sampling (Cohen-Addad, Saulpic, Schwiegelshohn 2021), as the authors
 ``streamkm``            StreamKM++'s weighted k-means++ seeds, whole or by merge-and-reduce
+``streamkm_tree``       StreamKM++'s seeds drawn by its paper's coreset tree: kmdr's variant
 ``ray_maker``           Ray Maker, the authors' heuristic
 ======================  ===================================================================
 """
@@ -57,6 +58,7 @@ for _name, _target in {
     "group": "kmdr.coresets._group:GroupSampling",
     "streamkm": "kmdr.coresets._streamkm:StreamKMPlusPlus",
     "ray_maker": "kmdr.coresets._ray_maker:RayMaker",
+    "streamkm_tree": "kmdr.coresets._streamkm_tree:StreamKMTree",
 }.items():
     CORESETS.declare(_name, _target)
 
@@ -88,6 +90,7 @@ def __getattr__(name: str):
         "GroupSampling": "kmdr.coresets._group",
         "StreamKMPlusPlus": "kmdr.coresets._streamkm",
         "RayMaker": "kmdr.coresets._ray_maker",
+        "StreamKMTree": "kmdr.coresets._streamkm_tree",
     }
     if name in classes:
         import importlib

@@ -13,7 +13,10 @@ rays per cluster).
 
 Kept from the authors' code, for the numbers to be theirs: a line given at most one group gives
 no point, and neither does a group of one row, so the coreset's weights can add up to less than
-n (this is part of why Ray Maker's distortion is high in their study).
+n (this is part of why Ray Maker's distortion is high in their study). With ``m <= 2k`` every
+line is given at most one group (``|R| <= |C|`` and ``t <= 1``), so their code's coreset is empty
+there: kmdr refuses it with a one-line :class:`ValueError` before any work, and refuses as well
+any coreset left empty otherwise (every group of one row), where theirs would return nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +33,25 @@ from sklearn.utils._param_validation import Interval
 from kmdr.coresets._base import BaseCoreset
 
 __all__ = ["RayMaker"]
+
+
+def _split_by(labels, n_labels):
+    """The positions of each label 0 .. n_labels - 1 in ``labels``, each in increasing order
+    (as ``np.flatnonzero(labels == c)``), from one stable sort: O(n log n) instead of one pass
+    over ``labels`` a label."""
+    # a label this small sorts stably by radix, in one pass
+    order = np.argsort(labels.astype(np.min_scalar_type(n_labels)), kind="stable")
+    return np.split(order, np.cumsum(np.bincount(labels, minlength=n_labels)))[:-1]
+
+
+def _squared_norms(rows, chunk=2048):
+    """Each row's squared norm, as ``(rows**2).sum(axis=1)`` sums it (the same bits: a row's
+    sum does not depend on the others), a chunk of rows at a time so that the squares stay in
+    cache."""
+    return np.concatenate(
+        [(rows[start : start + chunk] ** 2).sum(axis=1) for start in range(0, len(rows), chunk)]
+        or [np.empty(0)]
+    )
 
 
 class RayMaker(BaseCoreset):
@@ -56,31 +78,39 @@ class RayMaker(BaseCoreset):
         import kmeans1d  # the authors' one-dimensional k-means (Grønlund et al.'s SMAWK form)
 
         n_seeds = min(2 * self.n_clusters, X.shape[0])
+        if self.coreset_size <= n_seeds:
+            raise ValueError(
+                f"ray_maker needs coreset_size above its {n_seeds} clusters (2 x n_clusters, at "
+                f"most one a row), got {self.coreset_size}: each line is cut into at most m / 2k "
+                "<= 1 group, which gives no point, so the coreset would be empty (as in the "
+                "authors' code)"
+            )
         centers, seeds = kmeans_plusplus(X, n_seeds, sample_weight=weight, random_state=rng,
                                          n_local_trials=1)  # fmt: skip
         cluster, _ = pairwise_distances_argmin_min(X, centers)
         per_cluster = self.coreset_size / n_seeds
         group = np.full(X.shape[0], -1)
         n_groups = 0
-        for c, seed in enumerate(seeds):
-            members = np.flatnonzero(cluster == c)
+        # each cluster's rows in increasing order, from one sort rather than a mask a cluster
+        for members, seed in zip(_split_by(cluster, n_seeds), seeds, strict=True):
+            if members.size == 0:  # a seed equal to an earlier one: its rows are that one's
+                continue
             # a cluster's rows relative to its seed, dense (a sparse matrix cannot broadcast)
-            block = X[np.append(members, seed)]
-            block = block.toarray() if sp.issparse(block) else block
-            offsets = block[:-1] - block[-1]
+            offsets = X[members]
+            offsets = offsets.toarray() if sp.issparse(offsets) else offsets
+            offsets -= X[[seed]].toarray() if sp.issparse(X) else X[seed]
             n_rays = int(min(self.max_rays, np.ceil(members.size / (2 * per_cluster))))
             directions = rng.standard_normal((n_rays, X.shape[1]))
             directions /= np.linalg.norm(directions, axis=1, keepdims=True)
             lengths = offsets @ directions.T
             # the squared distance to a line through the seed: what is left off its projection
-            nearest = np.argmin((offsets**2).sum(axis=1)[:, None] - lengths**2, axis=1)
-            for ray in range(n_rays):
-                on_ray = nearest == ray
-                n_cuts = min(int(np.ceil(on_ray.sum() / members.size * per_cluster)),
-                             int(on_ray.sum()))  # fmt: skip
+            nearest = np.argmin(_squared_norms(offsets)[:, None] - lengths**2, axis=1)
+            for ray, on_ray in enumerate(_split_by(nearest, n_rays)):
+                n_cuts = min(int(np.ceil(on_ray.size / members.size * per_cluster)), on_ray.size)
                 if n_cuts <= 1:
                     continue
-                cut, _ = kmeans1d.cluster(lengths[on_ray, ray], n_cuts)
+                # a list of floats: kmeans1d copies it into C faster than an array's scalars
+                cut, _ = kmeans1d.cluster(lengths[on_ray, ray].tolist(), n_cuts)
                 cut = np.asarray(cut)
                 sizes = np.bincount(cut, minlength=n_cuts)
                 big = sizes > 1
@@ -90,4 +120,10 @@ class RayMaker(BaseCoreset):
                 n_groups += int(big.sum())
         grouped = group >= 0
         center_weights = np.bincount(group[grouped], weights=weight[grouped], minlength=n_groups)
+        if not (center_weights > 0).any():
+            raise ValueError(
+                f"ray_maker's coreset is empty: every group its lines were cut into holds one row "
+                f"(or rows of weight 0), which gives no point, as in the authors' code; its "
+                f"{n_seeds} clusters are too small for coreset_size={self.coreset_size}"
+            )
         return self._set_points(X, weight, [], [], group, center_weights)

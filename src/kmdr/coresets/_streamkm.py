@@ -4,7 +4,8 @@ streaming algorithm.
 
 The authors' code (sheikhomar/eval-k-means-coresets, ``gs/source/coresets/stream_km.cpp``)
 builds the coreset of the whole data in one step: ``m`` k-means++ seeds, each weighing the number
-of rows nearest to it (StreamKM++'s coreset tree is a faster approximation of that seeding). That
+of rows nearest to it (StreamKM++'s coreset tree is a faster approximation of that seeding: kmdr's
+variant :class:`~kmdr.coresets.StreamKMTree`). That
 step is :class:`StreamKMPlusPlus` with ``block_size=None``, the default. With ``block_size`` set,
 the rows are read one block at a time and the step reduces each block to ``m`` weighted rows,
 merged as a binary counter (StreamKM++'s buckets): two reductions of one level are merged and
@@ -79,7 +80,7 @@ class StreamKMPlusPlus(BaseCoreset):
     def _build(self, X, weight, rng):
         m, n = self.coreset_size, X.shape[0]
         if self.block_size is None:
-            seeds, seed_weights = _reduce(X, weight, m, rng)
+            seeds, seed_weights = self._step(X, weight, m, rng)
             return self._set_points(X, weight, seeds, seed_weights)
         if self.block_size < m:
             raise ValueError(
@@ -109,9 +110,13 @@ class StreamKMPlusPlus(BaseCoreset):
         rows, weights, _ = self._reduced(rows, weights, values, m, rng)
         return self._set_points(X, weight, rows, weights)
 
-    @staticmethod
-    def _reduced(rows, weights, values, m, rng):
-        seeds, seed_weights = _reduce(values, weights, m, rng)
+    def _step(self, points, weight, m, rng):
+        """The step that reduces weighted points to ``m`` of them (the authors' k-means++
+        seeding here; a subclass may change it and keep the merge-and-reduce)."""
+        return _reduce(points, weight, m, rng)
+
+    def _reduced(self, rows, weights, values, m, rng):
+        seeds, seed_weights = self._step(values, weights, m, rng)
         return rows[seeds], seed_weights, values[seeds]
 
     @staticmethod
