@@ -92,6 +92,7 @@ DISPLAY = {
     "sensitivity": "Sensitivity Sampling",
     "group": "Group Sampling",
     "streamkm": "StreamKM++",
+    "streamkm_tree": "StreamKM++ tree (kmdr's variant)",
     "uniform": "Uniform Sampling",
     "lightweight": "Lightweight Coreset",
     "ray_maker": "Ray Maker",
