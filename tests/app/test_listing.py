@@ -203,7 +203,7 @@ def test_presets_text_and_missing_config_folder(conf, capsys, monkeypatch):
     assert listing.main(["presets"]) == 0
     out = capsys.readouterr().out
     # the folder's two, and the presets kmdr's papers hold in their own packages
-    assert "A test preset" in out and "presets (13)" in out and "pb17_digits" in out
+    assert "A test preset" in out and "presets (14)" in out and "pb17_digits" in out
     monkeypatch.setenv("KMDR_CONF_DIR", str(conf / "nowhere"))
     assert listing.main(["presets"]) == 1
     err = capsys.readouterr().err

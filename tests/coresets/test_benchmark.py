@@ -46,3 +46,18 @@ def test_the_authors_sizes():
 def test_a_size_that_makes_no_instance_is_one_line(k, alpha):
     with pytest.raises(ValueError, match="needs k >= 2 and alpha >= 1"):
         make_benchmark(k, alpha)
+
+
+@pytest.mark.parametrize(("k", "alpha"), [(3, 3), (10, 2), (30, 2)])
+def test_the_exact_ties_diagnostic_is_the_instance_times_k_in_integers(k, alpha):
+    """kmdr's diagnostic (not the authors'): scale = k gives integer coordinates, so that the
+    instance's ties are exact; it is the authors' instance times k up to their rounding."""
+    exact, labels = make_benchmark(k, alpha, scale=k)
+    assert set(np.unique(exact)) == {-1.0, k - 1.0}
+    np.testing.assert_allclose(exact, k * _authors_loop(k, alpha, 1.0), rtol=1e-14, atol=1e-14)
+    np.testing.assert_array_equal(labels, np.arange(k**alpha) % k)
+    # every pair of points differs by exactly 2 k^2 per block of different digits
+    sq = ((exact[:, None, :] - exact[None, :10, :]) ** 2).sum(axis=2)
+    assert np.array_equal(sq, np.round(sq)) and set(np.unique(sq / (2 * k * k))) <= set(
+        range(alpha + 1)
+    )

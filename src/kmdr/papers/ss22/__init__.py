@@ -13,7 +13,7 @@ The constructions themselves are a family of kmdr's, beside the reducers (:mod:`
 
 from __future__ import annotations
 
-from kmdr.papers.ss22.datasets import BENCHMARK, REAL
+from kmdr.papers.ss22.datasets import BENCHMARK, BENCHMARK_EXACT, REAL
 from kmdr.plugins import Deviation, Paper
 
 __all__ = ["PAPER"]
@@ -24,7 +24,7 @@ PAPER = Paper(
     "(LIPIcs 244, paper 84)",
     citation="Schwiegelshohn, Sheikh-Omar, ESA 2022",
     kinds={"coresets": "kmdr.papers.ss22.kind:CORESETS_KIND"},
-    datasets={"ss22_benchmark": BENCHMARK, **REAL},
+    datasets={"ss22_benchmark": BENCHMARK, "ss22_benchmark_exact": BENCHMARK_EXACT, **REAL},
     configs="kmdr.papers.ss22.conf",
     report_sections={
         "ss22_authors": "kmdr.papers.ss22.sections:AUTHORS",

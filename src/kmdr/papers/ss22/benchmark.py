@@ -25,7 +25,9 @@ __all__ = ["AUTHORS_ALPHA", "make_benchmark"]
 AUTHORS_ALPHA = {10: 6, 20: 5, 30: 4, 40: 4, 50: 4}
 
 
-def make_benchmark(k: int, alpha: int, beta: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def make_benchmark(
+    k: int, alpha: int, beta: float = 1.0, scale: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
     """The Benchmark instance of ``k**alpha`` points in ``alpha * k`` dimensions.
 
     Parameters
@@ -37,6 +39,14 @@ def make_benchmark(k: int, alpha: int, beta: float = 1.0) -> tuple[np.ndarray, n
     beta : float, default=1.0
         Block ``b`` is scaled by ``beta**-b`` when ``beta > 1``; ``beta <= 1`` scales nothing, as
         in the authors' generator.
+    scale : float, default=1.0
+        Every coordinate times ``scale`` (not the authors': kmdr's diagnostic). ``scale=k`` with
+        ``beta=1`` makes the coordinates the integers ``k - 1`` and ``-1``, so that every
+        distance is computed exactly and the instance's ties (its points are equidistant block
+        by block) stay ties, which a nearest-center search then breaks for the first center,
+        as the authors' seeding loop does. At ``scale=1`` the rounding of ``(k - 1)/k`` and
+        ``-1/k`` breaks them instead. Distortions are ratios of costs: the scale does not
+        change them.
 
     Returns
     -------
@@ -51,6 +61,8 @@ def make_benchmark(k: int, alpha: int, beta: float = 1.0) -> tuple[np.ndarray, n
     rows = np.arange(n)
     block = np.full((k, k), -1.0 / k)
     np.fill_diagonal(block, (k - 1) / k)
+    if scale != 1:  # from the integers, so that scale = k gives them exactly
+        block = (np.eye(k) * k - 1) * (scale / k)
     X = np.empty((n, alpha * k))
     for b in range(alpha):
         # block b of row i is block 0 of row i // k**b: the b-th base-k digit of i

@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # scipy.sparse and pandas load where a real dataset is read
 
 __all__ = [
     "BENCHMARK",
+    "BENCHMARK_EXACT",
     "CENSUS",
     "COVERTYPE",
     "NYTIMES",
@@ -45,6 +46,7 @@ __all__ = [
     "REAL_K",
     "TOWER",
     "load_benchmark",
+    "load_benchmark_exact",
     "read_bag_of_words",
     "read_census",
     "read_covertype",
@@ -62,14 +64,25 @@ NYTIMES_FILE = "nytimes/docword.nytimes.txt.gz"
 def load_benchmark(k: int = 10, alpha: int = 6, beta: float = 1.0) -> Dataset:
     """The Benchmark of ``k**alpha`` points in ``alpha * k`` dimensions, labelled by the first
     block's digit (k classes)."""
-    X, y = make_benchmark(int(k), int(alpha), float(beta))
+    return _benchmark("ss22_benchmark", k, alpha, beta, 1.0)
+
+
+def load_benchmark_exact(k: int = 10, alpha: int = 6, beta: float = 1.0) -> Dataset:
+    """kmdr's diagnostic, not the authors' instance: the Benchmark times k, whose coordinates
+    are integers, so that its ties stay ties (``make_benchmark``'s ``scale``)."""
+    return _benchmark("ss22_benchmark_exact", k, alpha, beta, float(k))
+
+
+def _benchmark(name: str, k, alpha, beta, scale: float) -> Dataset:
+    X, y = make_benchmark(int(k), int(alpha), float(beta), scale)
     return Dataset(
-        name="ss22_benchmark",
+        name=name,
         X=X,
         y=y.astype("int64"),
         n_clusters=int(k),
         feature_names=None,
-        description=f"SYNTHETIC: Schwiegelshohn and Sheikh-Omar's Benchmark, k={k}, alpha={alpha}",
+        description=f"SYNTHETIC: Schwiegelshohn and Sheikh-Omar's Benchmark, k={k}, alpha={alpha}"
+        + (f", times {scale:g}" if scale != 1 else ""),
     )
 
 
@@ -188,6 +201,13 @@ BENCHMARK = DatasetEntry(
     n_samples=10**6, n_features=60, n_clusters=10, sparse=False,
     params={"k": 10, "alpha": 6, "beta": 1.0},
     description="SYNTHETIC hard instance of Schwiegelshohn and Sheikh-Omar (ESA 2022)",
+)  # fmt: skip
+#: kmdr's exact-ties diagnostic of the Benchmark (the instance times k).
+BENCHMARK_EXACT = DatasetEntry(
+    "ss22_benchmark_exact", load_benchmark_exact, "synthetic", "Benchmark, exact ties",
+    n_samples=10**6, n_features=60, n_clusters=10, sparse=False,
+    params={"k": 10, "alpha": 6, "beta": 1.0},
+    description="SYNTHETIC: the Benchmark times k, integer coordinates (kmdr's diagnostic)",
 )  # fmt: skip
 #: The authors' real datasets; sizes as their parsers read them (gs/source/data/).
 COVERTYPE = DatasetEntry(
