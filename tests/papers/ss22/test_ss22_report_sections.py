@@ -64,9 +64,11 @@ def test_beside_the_authors_marks_each_cell():
     assert "Ray Maker: authors'" in head
     # StreamKM++ is not in these cells: listed with the authors' numbers too
     assert "StreamKM++: authors'" in head
-    line = _row(text, "| Benchmark ", "| 40 ", "| 500 ")
-    assert "2.562 [2.366–2.781] (10)" in line  # BICO's, from the committed table
+    line = _row(text, "| Benchmark ", "| 20 ", "| 500 ")
+    assert "2.358 [2.302–2.465] (10)" in line  # BICO's, from the committed table
     assert line.split("|")[4].strip() == "—"  # no StreamKM++ at m = 500 in their runs
+    # at the k of these cells only (10 and 20), not every k the authors ran
+    assert not [x for x in text.splitlines() if x.startswith("| Benchmark ") and "| 40 " in x]
     assert "**Ray Maker**: " in text and "**BICO**: " in text
     # a dataset the authors did not run: kmdr's medians alone
     assert "datasets the authors did not run" in text and _row(text, "| usps ", "| 20 ", "| 100 ")
@@ -86,6 +88,20 @@ def test_beside_the_authors_renders_without_the_reports_claims():
 def test_beside_the_authors_with_nothing_run_says_so(members, tmp_path):
     text = R.render_authors(tmp_path, members, ReportContext())
     assert "**No published table**" in text and "**No data**" in text
+
+
+def test_beside_the_authors_shows_the_tie_breaking_diagnostic_when_its_file_is_there(tmp_path):
+    assert "StreamKM++ on the Benchmark by how its seeding" not in R.render_authors(
+        tmp_path, [], ReportContext()
+    )
+    (tmp_path / R.TIES).parent.mkdir(parents=True)
+    pd.DataFrame(
+        {"k": 10, "m": 500, "seed": [0, 1, 0, 1], "distortion": [1.07, 1.06, 1.02, 1.03],
+         "starved_clusters": [4, 4, 3, 5], "seeding": ["authors_arithmetic"] * 2 + ["kmdr"] * 2}
+    ).to_csv(tmp_path / R.TIES, index=False)  # fmt: skip
+    text = R.render_authors(tmp_path, [], ReportContext())
+    assert "| 1.065 [1.06–1.07] " in _row(text, "| authors_arithmetic ", "| 500 ", "| 4, 4 ")
+    assert "| 1.025 [1.02–1.03] " in _row(text, "| kmdr ", "| 3, 5 ")
 
 
 def test_reducers_before_coresets_says_where_it_is_free_costly_and_faster():

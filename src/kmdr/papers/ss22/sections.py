@@ -132,8 +132,52 @@ _AUTHORS_INTRO = (
     "difference either way is marked **kmdr higher** or **kmdr lower**; otherwise a **tie**, "
     f"with the smallest ratio the test could have detected (power {POWER:g}). Constructions "
     "kmdr does not run are shown with the authors' numbers, labelled *not run by kmdr*, and "
-    "why."
+    "why.\n\n"
+    "On the Benchmark a cell also depends on how ties are broken. The instance's points are "
+    "equidistant block by block, so the nearest-center searches of sensitivity and group "
+    "sampling's rough solution and of StreamKM++'s seeds meet ties everywhere. In exact "
+    "arithmetic the first center takes them, as in the authors' seeding loop; with the "
+    "authors' coordinates, (k - 1)/k and -1/k, rounding breaks them instead, and differently in "
+    "scikit-learn's search than in their C++. `ss22_benchmark_k30_exact` runs the same cells "
+    "on the instance times k (integer coordinates, exact ties; a distortion does not change "
+    "with the scale) to show what the rounding does; `scripts/ss22_ties.py` runs StreamKM++'s "
+    "seeding in the authors' own arithmetic (below, when its file is here)."
 )
+
+#: What scripts/ss22_ties.py writes: StreamKM++ on the Benchmark, seeded in the authors'
+#: arithmetic and by kmdr, per seed.
+TIES = Path("ss22_published") / "streamkm_ties.csv"
+
+
+def _ties(root: Path) -> list[str]:
+    """The tie-breaking diagnostic's table, when its file is in the results folder."""
+    path = root / TIES
+    if not path.is_file():
+        return []
+    runs = read_csv(path)
+    rows = [
+        [seeding, int(k), int(m), len(g), f"{g['distortion'].median():.4g} "
+         f"[{g['distortion'].min():.4g}–{g['distortion'].max():.4g}]",
+         ", ".join(str(int(v)) for v in g["starved_clusters"])]
+        for (seeding, k, m), g in runs.groupby(["seeding", "k", "m"], sort=True)
+    ]  # fmt: skip
+    header = [
+        "seeding",
+        "k",
+        "m",
+        "seeds",
+        "distortion median [range]",
+        "starved clusters, per seed",
+    ]
+    return [
+        "",
+        f"StreamKM++ on the Benchmark by how its seeding breaks ties (`results/{TIES.as_posix()}`, "
+        "`scripts/ss22_ties.py`): the authors' seeding loop in their arithmetic, and kmdr's "
+        "`streamkm`; the distortion of the Benchmark's own solutions, and how many of the k "
+        "clusters the worst of them leaves out because the coreset starves them:",
+        "",
+        md_table(header, rows),
+    ]
 
 
 def _mark(outcome: str, t: Test, m: int) -> str:
@@ -193,7 +237,7 @@ def _authors_block(
         ]  # fmt: skip
     elif published_here:
         out += ["", "No (construction, k, m) that both kmdr and the authors ran."]
-    out += _not_run(table, published_here, ran)
+    out += _not_run(table, published_here, ran, set(alone["k"]))
     authors = {S.key(c) for c in S.AUTHORS_CONSTRUCTIONS}
     extra = alone[~alone["construction"].map(S.key).isin(authors) & alone["dataset"].isin(
         published_here)]  # fmt: skip
@@ -207,11 +251,13 @@ def _authors_block(
     return out + _claims_table(pairs)
 
 
-def _not_run(table: pd.DataFrame, datasets: list[str], ran: set[str]) -> list[str]:
-    """The authors' numbers of the constructions kmdr does not run, on ``datasets``."""
+def _not_run(table: pd.DataFrame, datasets: list[str], ran: set[str], ks: set) -> list[str]:
+    """The authors' numbers of the constructions kmdr does not run, on ``datasets`` at the k
+    of the block's cells (``ks``)."""
     keys = {S.key(d) for d in datasets}
     missing = [c for c in S.AUTHORS_CONSTRUCTIONS if S.key(c) not in ran]
-    theirs = table[table["dataset"].map(S.key).isin(keys) & table["algorithm"].isin(missing)]
+    theirs = table[table["dataset"].map(S.key).isin(keys) & table["algorithm"].isin(missing)
+                   & table["k"].isin(ks)]  # fmt: skip
     if theirs.empty:
         return []
     theirs = theirs.assign(
@@ -284,7 +330,7 @@ def _unpublished(part: pd.DataFrame, what: str) -> str:
 
 def render_authors(root: Path, members: list[Experiment], context: ReportContext) -> str:
     out = ["## Beside the authors: k-means coresets (Schwiegelshohn, Sheikh-Omar, ESA 2022)"]
-    out += ["", _AUTHORS_INTRO]
+    out += ["", _AUTHORS_INTRO, *_ties(root)]
     table = P.published(root)
     if table.empty:
         out += [
