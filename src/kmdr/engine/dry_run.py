@@ -20,6 +20,7 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 
 from kmdr.engine.progress import duration_text
 from kmdr.results.records import read_table
@@ -123,27 +124,29 @@ def describe(ctx, kind) -> str:
             shared_works[c.reducer_id].add(c.shared_ident)
     estimate, unknown = 0.0, 0
     lines = [head]
-    methods = {red.id: red.name for red in spec.reducers}
-    if {c.reducer_id for c in cells} - methods.keys():  # a kind's own ids: no estimate
-        methods = dict.fromkeys(c.reducer_id for c in cells)
-    width = max(20, *(len(i) for i in methods))  # the ids in one column
-    for red_id, name in methods.items():
-        n_todo = per_reducer.get(red_id, 0)
-        n_all = sum(1 for c in cells if c.reducer_id == red_id)
-        known = times.get(name)
+    methods = list(spec.reducers)
+    if {c.reducer_id for c in cells} - {red.id for red in methods}:  # a kind's own: no estimate
+        methods = [
+            SimpleNamespace(id=i, name=None) for i in dict.fromkeys(c.reducer_id for c in cells)
+        ]
+    width = max(20, *(len(red.id) for red in methods))  # the ids in one column
+    for red in methods:
+        n_todo = per_reducer.get(red.id, 0)
+        n_all = sum(1 for c in cells if c.reducer_id == red.id)
+        known = times.get(red.name)
         if known is None:
             unknown += n_todo
             note = "no earlier run to estimate from" if n_todo else ""
         else:
             reduce, per_start, shared = known
-            n_reductions = len(jobs.get(red_id, ()))
-            n_shared = len(shared_works.get(red_id, ()))
+            n_reductions = len(jobs.get(red.id, ()))
+            n_shared = len(shared_works.get(red.id, ()))
             cluster = per_start * km.n_init
             seconds = n_reductions * reduce + n_todo * cluster + n_shared * shared
             estimate += seconds
             note = f"~{duration_text(seconds)} of work" if n_todo else ""
         counts = f"{n_todo:>5} to compute, {n_all - n_todo:>5} reused"
-        lines.append(f"  {red_id:<{width}} {counts}  {note}".rstrip())
+        lines.append(f"  {red.id:<{width}} {counts}  {note}".rstrip())
     total = f"{len(todo)} of {len(cells)} cells to compute ({len(cells) - len(todo)} reused)"
     if estimate:
         wall = estimate / max(1, ctx.parallelism.workers)
