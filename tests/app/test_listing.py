@@ -173,8 +173,10 @@ def conf(tmp_path):
         "dataset/toy.yaml": "name: toy\nparams: {}\n",
         # the kmdr datasets the papers' packaged presets run on (ss22's on usps, coil20, orl
         # and pie)
-        **{f"dataset/{name}.yaml": f"name: {name}\nparams: {{}}\n"
-           for name in ("usps", "coil20", "orl", "pie")},
+        **{
+            f"dataset/{name}.yaml": f"name: {name}\nparams: {{}}\n"
+            for name in ("usps", "coil20", "orl", "pie")
+        },
         "experiment/mine.yaml": PRESET,
         "experiment/bare.yaml": "# @package _global_\nname: bare_run\n",
     }.items():
