@@ -135,13 +135,14 @@ _AUTHORS_INTRO = (
     "why.\n\n"
     "On the Benchmark a cell also depends on how ties are broken. The instance's points are "
     "equidistant block by block, so the nearest-center searches of sensitivity and group "
-    "sampling's rough solution and of StreamKM++'s seeds meet ties everywhere. In exact "
-    "arithmetic the first center takes them, as in the authors' seeding loop; with the "
-    "authors' coordinates, (k - 1)/k and -1/k, rounding breaks them instead, and differently in "
-    "scikit-learn's search than in their C++. `ss22_benchmark_k30_exact` runs the same cells "
-    "on the instance times k (integer coordinates, exact ties; a distortion does not change "
-    "with the scale) to show what the rounding does; `scripts/ss22_ties.py` runs StreamKM++'s "
-    "seeding in the authors' own arithmetic (below, when its file is here)."
+    "sampling's rough solution and of StreamKM++'s seeds meet ties everywhere. The authors' "
+    "seeding loop keeps a point with the first of its nearest centers unless their arithmetic "
+    "(the dot product summed column by column) finds a later one strictly closer; with the "
+    "coordinates (k - 1)/k and -1/k, rounding decides many ties, the same way in every run, "
+    "and scikit-learn's search decides them otherwise. `ss22_benchmark_k30_exact` runs the "
+    "k = 30 cells on the instance times k (integer coordinates: every tie exact, and kept by "
+    "the first center; a distortion does not change with the scale); `scripts/ss22_ties.py` "
+    "runs StreamKM++'s seeding in the authors' own arithmetic (below, when its file is here)."
 )
 
 #: What scripts/ss22_ties.py writes: StreamKM++ on the Benchmark, seeded in the authors'
