@@ -43,8 +43,10 @@ PAPER = Paper(
             "its own solutions, the means of the clusters a coreset does not starve, which are "
             "the authors' only Benchmark numbers. The draws are NumPy's from each cell's seed. "
             "kmdr does not run BICO (no port of the authors' C++ code); StreamKM++ is the "
-            "authors' step (m weighted k-means++ seeds) and is left out of the Benchmark preset, "
-            "where one cell takes about 40 s.",
+            "authors' step (m weighted k-means++ seeds), on the Benchmark in a preset of its own "
+            "(`ss22_benchmark_streamkm`: one cell takes about a minute). On the Benchmark, ties "
+            "between equidistant points are broken by scikit-learn's arithmetic, not the "
+            "authors' (see the section beside the authors).",
         ),
     ),
 )
