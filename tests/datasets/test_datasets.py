@@ -506,8 +506,8 @@ def test_cli_no_names_checks_every_file_dataset(tmp_path, monkeypatch, capsys):
     missing = [line for line in err.splitlines() if line.startswith("MISSING")]
     files = [n for n in kd.DATASETS if kd.dataset_info(n).kind == "file"]
     assert [line.split()[1] for line in missing] == [f"{n}:" for n in files]
-    # synth, sparse_text and ss22's Benchmark are there
-    assert out.count("generated (SYNTHETIC)") == 3
+    # synth, sparse_text, ss22's Benchmark and its exact-ties diagnostic are there
+    assert out.count("generated (SYNTHETIC)") == 4
 
 
 @pytest.mark.parametrize(
