@@ -18,6 +18,7 @@ from _backends import needs_dask
 from _procs import make_plugin
 from _time_limit import LIMIT as RUN_LIMIT
 from _time_limit import LONG_LIMIT, LONG_SVD, SVD, check_two_timed_out, run
+from kmdr.engine.cell_kinds import Job
 from kmdr.engine.deadlines import Deadlines, grace, watched
 
 pytestmark = [
@@ -28,13 +29,17 @@ pytestmark = [
 LIMIT = 1.0
 
 
-def job(_pid, watch, X, hang: bool) -> tuple[int, float]:
-    """A job as :func:`kmdr.engine.worker.run_job` is one: it says when it starts and ends; it
-    hangs, or sums the shared ``X``."""
-    with watched(watch):
+def job(*, job: Job, X, hang: bool) -> tuple[int, float]:
+    """A job as :func:`kmdr.engine.worker.run_job` is one (its Job and its data by name): it
+    says when it starts and ends; it hangs, or sums the shared ``X``."""
+    with watched(job.watch):
         if hang:
             time.sleep(3600)
-        return watch[2], float(X.sum())
+        return job.watch.index, float(X.sum())
+
+
+def named(deadlines, index: int) -> Job:
+    return Job((), 1, None, "token", 0, deadlines.watch(index))
 
 
 @pytest.fixture
@@ -64,7 +69,8 @@ def test_stopped_jobs_end_alone_and_the_others_are_computed(fresh_client, hangin
         deadlines.new_round()
         results = dict(
             deadlines.on_dask(
-                delayed(job)(0, deadlines.watch(i), X, i in hanging) for i in range(n_jobs)
+                delayed(job)(job=named(deadlines, i), X=X, hang=i in hanging)
+                for i in range(n_jobs)
             )
         )
     assert results == {i: X.sum() for i in range(n_jobs) if i not in hanging}

@@ -46,6 +46,8 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from kmdr.engine.cell_kinds import Watch
+
 #: Seconds between two looks of the run's process at its jobs' deadlines.
 POLL = 0.1
 #: The most seconds a job may run past its budget before it is ended (a limit below this gets
@@ -56,19 +58,32 @@ GRACE = 5.0
 _DASK = "kmdr-job-"
 
 
+def _index(call) -> int:
+    """The index of the job a joblib ``delayed`` call of :func:`~kmdr.engine.worker.run_job`
+    computes: its :class:`~kmdr.engine.cell_kinds.Job`'s watch."""
+    _, _, kwargs = call
+    return kwargs["job"].watch.index
+
+
+def _sent(kwargs: dict, instead: dict) -> dict:
+    """A job's keyword arguments with each shared object replaced by what stands for it on the
+    cluster (``instead``, by the object's id: a dask future, a Ray object reference)."""
+    return {name: instead.get(id(value), value) for name, value in kwargs.items()}
+
+
 def grace(limit: float) -> float:
     """The seconds past ``limit`` within which a job is ended (see the module docstring)."""
     return min(float(limit), GRACE)
 
 
 @contextlib.contextmanager
-def watched(watch: tuple[object, int, int] | None) -> Iterator[None]:
+def watched(watch: Watch | None) -> Iterator[None]:
     """In a worker: the job ``watch`` names (its run's channel, its round and its index) starts,
     runs the block, then ends; None: the run has no limit."""
     if watch is None:
         yield
         return
-    channel, round_, index = watch
+    channel, round_, index = watch.channel, watch.round, watch.index
     if not isinstance(channel, str):  # Ray: its end is its task's result, which the run awaits
         channel.started.remote(round_, index)
         yield
@@ -154,9 +169,9 @@ class Deadlines:
             self.round += 1
             self._running.clear()
 
-    def watch(self, index: int) -> tuple[object, int, int]:
+    def watch(self, index: int) -> Watch:
         """What the job ``index`` is given to say when it starts and ends (:func:`watched`)."""
-        return (self.channel, self.round, index)
+        return Watch(self.channel, self.round, index)
 
     def on_dask(self, jobs: Iterable) -> Iterator:
         """The results of ``jobs`` (joblib ``delayed`` calls, each given :meth:`watch`) computed
@@ -171,8 +186,8 @@ class Deadlines:
         from distributed import as_completed
 
         client = self.client
-        # index -> (func, args, kwargs); a job's args are run_job's: the watch second
-        calls = {call[1][1][2]: call for call in jobs}
+        # index -> (func, args, kwargs), a joblib ``delayed`` call of run_job
+        calls = {_index(call): call for call in jobs}
         held: list = []  # the shared objects' futures
         running: dict[str, tuple] = {}  # key -> (future, job index)
         again = dict.fromkeys(calls, 0)  # the times each job was submitted again
@@ -182,9 +197,7 @@ class Deadlines:
                 held[:] = client.scatter(list(self.shared), broadcast=True, hash=False)
             instead = {id(obj): f for obj, f in zip(self.shared, held, strict=True)}
             func, args, kwargs = calls[index]
-            future = client.submit(
-                func, *(instead.get(id(arg), arg) for arg in args), pure=False, **kwargs
-            )
+            future = client.submit(func, *args, pure=False, **_sent(kwargs, instead))
             running[future.key] = (future, index)
             return future
 
@@ -222,9 +235,9 @@ class Deadlines:
         running: dict = {}  # task -> job index
         for func, args, kwargs in jobs:
             task = ray.remote(num_cpus=1, max_retries=0)(func).remote(
-                *(instead.get(id(arg), arg) for arg in args), **kwargs
+                *args, **_sent(kwargs, instead)
             )
-            running[task] = args[1][2]  # run_job's args: the watch second
+            running[task] = _index((func, args, kwargs))
             with self._lock:
                 self._tasks[running[task]] = task
         try:

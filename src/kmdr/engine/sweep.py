@@ -51,29 +51,70 @@ from kmdr.engine.backends import CLUSTER_BACKENDS, RunFailed, cell_failed
 from kmdr.engine.data_path import RowBlocks
 from kmdr.engine.deadlines import Deadlines
 from kmdr.engine.progress import Ticking
+from kmdr.config.kinds import CELLS_READ
+from kmdr.engine.cell_kinds import CellKind, Job
 from kmdr.engine.work import describe_cells, group_job, key_text
 from kmdr.engine.worker import process_state, run_job
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
 from kmdr.results.provenance import now
 
 
-class CellsKind:
-    """The ``cells`` experiment kind (see the module docstring)."""
+class ReducerCells:
+    """kmdr's own kind of cells: (reducer, r, repetition), reduced, clustered by Lloyd on the
+    reduced data and scored on all of it (:func:`kmdr.engine.work.group_job`); the
+    :class:`~kmdr.engine.cell_kinds.CellKind` the sweep of cells runs."""
 
     name = "cells"
-    writes_cells = True
     # what it reads is declared beside the config (kmdr.config.kinds.CELLS_READ), so that building
     # an experiment of it loads no engine
-    # a job's computation and the data each carries: a paper's kind of cells sets its own
-    job = staticmethod(group_job)
-
-    def job_data(self, ctx) -> tuple:
-        from kmdr.metrics import ObjectiveEvaluator
-
-        return ctx.X, ctx.y, ObjectiveEvaluator(ctx.X)
+    reads = CELLS_READ
+    columns: tuple[str, ...] = ()
 
     def plan(self, ctx) -> list[Cell]:
         return plan_cells(ctx.experiment, ctx.X, ctx.n_clusters, ctx.data_fingerprint)
+
+    def shared_data(self, ctx) -> dict:
+        from kmdr.metrics import ObjectiveEvaluator
+
+        return {"X": ctx.X, "y": ctx.y, "objective": ObjectiveEvaluator(ctx.X)}
+
+    def compute(self, state, job: Job, *, X, y, objective):
+        return group_job(state, job, X=X, y=y, objective=objective)
+
+    def compute_chunked(self, cell, blocks, client, n_clusters, sketches, progress):
+        from kmdr.engine.blocks import compute_chunked_cell
+
+        return compute_chunked_cell(cell, blocks, client, n_clusters, sketches, progress=progress)
+
+
+class Sweep:
+    """A resumable sweep of cells, of the kind of cells it is given (see the module docstring):
+    an experiment kind (:mod:`kmdr.config.kinds`) whose cells ``kind``
+    (a :class:`~kmdr.engine.cell_kinds.CellKind`) plans and computes."""
+
+    writes_cells = True
+
+    def __init__(self, kind: CellKind) -> None:
+        if not isinstance(kind, CellKind):
+            raise TypeError(f"{type(kind).__name__} is not a kmdr.engine.cell_kinds.CellKind")
+        self.kind = kind
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return tuple(self.kind.reads)
+
+    def __getattr__(self, name: str):
+        # the kind's optional parts (check_against_data, settings_doc, ...) are the sweep's
+        if name.startswith("__") or name == "kind":
+            raise AttributeError(name)
+        return getattr(self.kind, name)
+
+    def plan(self, ctx) -> list[Cell]:
+        return self.kind.plan(ctx)
 
     def run(self, ctx) -> None:
         cells = self.plan(ctx)
@@ -92,6 +133,14 @@ class CellsKind:
                 f"[kmdr] {ctx.experiment.name}: {what}: {outcome.n_reused} of {len(cells)} cells "
                 f"done ({store.csv_path})"
             )
+        blocks = isinstance(ctx.data_path, RowBlocks)
+        chunked = getattr(self.kind, "compute_chunked", None)
+        if blocks and chunked is None:
+            raise RunFailed(
+                f"block_rows: the {self.name} kind computes each cell on data in memory (on "
+                "dask, without block_rows, its cells run on the cluster's workers)",
+                traced=False,
+            )
         ctx.save_record()
         shared_log: dict = {}
         ctx.record["timed_out"] = []
@@ -99,11 +148,11 @@ class CellsKind:
         if pending:  # a run that reuses every cell starts no pool or cluster
             ctx.start_workers()
         try:
-            if isinstance(ctx.data_path, RowBlocks):
-                blocks = ctx.data_path.blocks_of(ctx.dataset)
-                compute_from_blocks(ctx, blocks, pending, len(cells))
+            if blocks:
+                compute_from_blocks(ctx, ctx.data_path.blocks_of(ctx.dataset), pending,
+                                    len(cells), chunked)  # fmt: skip
             else:
-                compute_in_memory(ctx, pending, len(cells), shared_log, self)
+                compute_in_memory(ctx, pending, len(cells), shared_log, self.kind)
         finally:
             # Interrupted or not, cells.csv ends up sorted: a signal now waits.
             with signals.deferred():
@@ -127,7 +176,7 @@ class CellsKind:
             )
 
 
-CELLS = CellsKind()
+CELLS = Sweep(ReducerCells())
 
 
 def group_cells(cells: list[Cell]) -> list[list[Cell]]:
@@ -196,13 +245,13 @@ def compute_in_memory(ctx, pending: list[Cell], total: int, shared_log: dict, ki
     on dask joblib scatters the three to every worker once (its ``scatter``), so no task carries
     them; Ray's pool pickles them with the jobs. Whichever way, a worker computes on the same X
     bit for bit, so a cell's numbers do not depend on the backend."""
-    data = kind.job_data(ctx) if pending else ()
+    data = kind.shared_data(ctx) if pending else {}
     ctx.workers_ready()  # the evaluator built while they started
     with _scattered(ctx, data), _in_process_if_one_job(ctx.execution, pending):
-        _run_jobs(ctx, pending, total, shared_log, data, kind.job)
+        _run_jobs(ctx, pending, total, shared_log, data, kind.compute)
 
 
-def _scattered(ctx, data: tuple):
+def _scattered(ctx, data: dict):
     """On dask, joblib's backend with ``data`` scattered to every worker before the first job
     (its other settings, the number of workers among them, those the run's backend set)."""
     limited = ctx.execution.cell_time_limit is not None  # the jobs scatter it themselves
@@ -211,15 +260,15 @@ def _scattered(ctx, data: tuple):
     from joblib import parallel_config
 
     params = dict(ctx.execution.backend_params)
-    return parallel_config(backend="dask", scatter=list(data), **params)
+    return parallel_config(backend="dask", scatter=list(data.values()), **params)
 
 
-def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
+def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int, compute_chunked) -> None:
     """The pending cells one after another, each from the run's row ``blocks`` (a
-    :class:`~kmdr.datasets.blocks.RowBlocks`) on the run's dask client
-    (:func:`kmdr.engine.blocks.compute_chunked_cell`: a cell's blocks spread over the workers),
-    persisted in the store as every cell is."""
-    from kmdr.engine.blocks import compute_chunked_cell, prepare_on_a_worker
+    :class:`~kmdr.datasets.blocks.RowBlocks`) on the run's dask client (the kind's
+    ``compute_chunked``, e.g. :func:`kmdr.engine.blocks.compute_chunked_cell`: a cell's blocks
+    spread over the workers), persisted in the store as every cell is."""
+    from kmdr.engine.blocks import prepare_on_a_worker
 
     client = ctx.client
     if pending:
@@ -235,8 +284,8 @@ def compute_from_blocks(ctx, blocks, pending: list[Cell], total: int) -> None:
             try:
                 with process_state().threads(cell.blas_threads):
                     progress = bar.set_postfix_str
-                    metrics = compute_chunked_cell(
-                        cell, blocks, client, ctx.n_clusters, sketches, progress=progress
+                    metrics = compute_chunked(
+                        cell, blocks, client, ctx.n_clusters, sketches, progress
                     )
             except Exception as err:
                 raise cell_failed(f"{describe_cells([cell])} on row blocks", err) from err
@@ -300,7 +349,7 @@ def _in_process_if_one_job(execution, pending: list[Cell]):
     return parallel_config(backend="sequential")
 
 
-def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tuple, compute) -> None:
+def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: dict, compute) -> None:
     """:func:`compute_in_memory` with the jobs' ``data`` arguments ready: the jobs through
     :func:`_as_completed`, each cell persisted as it comes.
 
@@ -320,13 +369,13 @@ def _run_jobs(ctx, pending: list[Cell], total: int, shared_log: dict, data: tupl
     if limit is not None:
         budgets = {index: limit * len(cells) for index, cells in jobs.items()}
         client = ctx.client if backend == "dask" else None
-        deadlines = Deadlines(budgets, client, data, ray=backend == "ray")
+        deadlines = Deadlines(budgets, client, tuple(data.values()), ray=backend == "ray")
 
     def job(index: int, cells: list[Cell]):
         signals.raise_if_received()  # a stop whose exception library code lost: no more jobs
-        args = (*data, ctx.n_clusters, cells[0].shared_seed, token)
         watch = None if deadlines is None else deadlines.watch(index)
-        return delayed(run_job)(os.getpid(), watch, compute, cells, *args)
+        spec = Job(tuple(cells), ctx.n_clusters, cells[0].shared_seed, token, os.getpid(), watch)
+        return delayed(run_job)(compute, job=spec, **data)
 
     with _progress(ctx, total) as bar, deadlines or contextlib.nullcontext():
         persist = _persister(ctx, bar)

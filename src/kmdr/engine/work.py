@@ -360,23 +360,23 @@ def key_text(key: tuple | None) -> str:
     return "" if key is None else "/".join(str(part) for part in key)
 
 
-def group_job(state, cells, X, y, objective, n_clusters, shared_seed, token):
+def group_job(state, job, *, X, y, objective):
     """One job in a worker: a group of cells (:func:`compute_group`), with the shared work they
-    need (seeded ``shared_seed``) from this process's memo, timed once per repetition, computed
-    with the BLAS/OpenMP threads of the cells' identity
+    need (seeded ``job.shared_seed``) from this process's memo, timed once per repetition,
+    computed with the BLAS/OpenMP threads of the cells' identity
     (:meth:`kmdr.engine.worker.ProcessState.threads`, entered by its caller).
 
-    ``X``, ``y`` and ``objective`` (the run's objective evaluator) reach the job as
-    :func:`kmdr.engine.sweep.compute_in_memory` says.
-
-    ``state`` is the process's :class:`kmdr.engine.worker.ProcessState` (its thread pools and
-    shared-work memo), handed in by the worker's entry function
-    (:func:`kmdr.engine.worker.run_job`).
+    ``job`` is the :class:`~kmdr.engine.cell_kinds.Job` (its cells, k, the shared work's seed,
+    the run's token); ``X``, ``y`` and ``objective`` (the run's objective evaluator) reach it as
+    :func:`kmdr.engine.sweep.compute_in_memory` says. ``state`` is the process's
+    :class:`kmdr.engine.worker.ProcessState` (its thread pools and shared-work memo), handed in
+    by the worker's entry function (:func:`kmdr.engine.worker.run_job`).
 
     Returns ``(pairs, report)``: ``[(cell, metrics), ...]``, and ``(ident, seconds)`` when this
     job computed the shared work (else None), for the run record. A cell whose work is not
     finite has the line saying so in place of its metrics.
     """
+    cells, n_clusters, token, shared_seed = job.cells, job.n_clusters, job.token, job.shared_seed
     first = cells[0]
     shared, report, seconds = None, None, None
     if first.shared_key is not None:

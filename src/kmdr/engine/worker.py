@@ -91,23 +91,26 @@ def process_state() -> ProcessState:
     return _PROCESS
 
 
-def run_job(parent_pid: int, watch, job, cells, *args):
+def run_job(compute, *, job, **data):
     """The entry of every job of a run, in whatever process computes it: watch the run's
-    process, then compute the group of ``cells`` (:func:`kmdr.engine.work.group_job`) with this
-    process's state. A ``sys.exit`` or any other non-error BaseException in the job becomes a
+    process, then compute ``job`` (a :class:`~kmdr.engine.cell_kinds.Job`) with the kind's
+    ``compute(state, job, **data)`` and this process's state, ``data`` being the kind's named
+    shared data. A ``sys.exit`` or any other non-error BaseException in the job becomes a
     one-line :class:`~kmdr.engine.backends.RunFailed` naming the reducer and cells, instead of
     ending the run silently or taking the worker down; a real Ctrl-C of the run's own process
-    stays an interrupt. ``watch``: what the job says when it starts and ends, so that the run's
-    process can end it past its time limit (:func:`kmdr.engine.deadlines.watched`), or None.
-    Returns ``job``'s (the kind's, the sweep's group_job) ``(pairs, report)`` and its seconds."""
+    stays an interrupt. The job's ``watch`` says when it starts and ends, so that the run's
+    process can end it past its time limit (:func:`kmdr.engine.deadlines.watched`), or is None.
+    Returns ``compute``'s ``(pairs, report)`` and its seconds."""
+    parent_pid = job.parent_pid
     _PROCESS.watch_parent(parent_pid)
+    cells = job.cells
     what = describe_cells(cells)
     try:
         # the thread pools' libraries loaded and scanned before the clock: not the job's time
-        with _PROCESS.threads(cells[0].blas_threads):  # a job's cells differ only in repetition
+        with _PROCESS.threads(cells[0].blas_threads):  # a job's cells share their threads
             start = time.perf_counter()
-            with watched(watch):
-                pairs, report = job(_PROCESS, cells, *args)
+            with watched(job.watch):
+                pairs, report = compute(_PROCESS, job, **data)
             return pairs, report, time.perf_counter() - start
     except Exception as err:
         raise cell_failed(what, err) from err
