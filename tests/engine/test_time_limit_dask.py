@@ -69,8 +69,7 @@ def test_stopped_jobs_end_alone_and_the_others_are_computed(fresh_client, hangin
         deadlines.new_round()
         results = dict(
             deadlines.on_dask(
-                delayed(job)(job=named(deadlines, i), X=X, hang=i in hanging)
-                for i in range(n_jobs)
+                delayed(job)(job=named(deadlines, i), X=X, hang=i in hanging) for i in range(n_jobs)
             )
         )
     assert results == {i: X.sum() for i in range(n_jobs) if i not in hanging}

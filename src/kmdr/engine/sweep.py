@@ -46,13 +46,13 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import BrokenExecutor
 
 from kmdr._log import say, warn
+from kmdr.config.kinds import CELLS_READ
 from kmdr.engine import signals
 from kmdr.engine.backends import CLUSTER_BACKENDS, RunFailed, cell_failed
+from kmdr.engine.cell_kinds import CellKind, Job
 from kmdr.engine.data_path import RowBlocks
 from kmdr.engine.deadlines import Deadlines
 from kmdr.engine.progress import Ticking
-from kmdr.config.kinds import CELLS_READ
-from kmdr.engine.cell_kinds import CellKind, Job
 from kmdr.engine.work import describe_cells, group_job, key_text
 from kmdr.engine.worker import process_state, run_job
 from kmdr.results.cells import Cell, cell_row, identity_dicts, plan_cells
