@@ -18,7 +18,7 @@ This script runs, at the authors' k = 10 size (1,000,000 x 60) and m = 50 x k, p
   by column, the strict comparison), D^2 draws from NumPy;
 - ``kmdr``: kmdr's ``streamkm`` (scikit-learn's k-means++ and nearest-seed search);
 
-and evaluates both with the Benchmark's own solutions (:mod:`kmdr.papers.ss22.evaluation`), as
+and evaluates both with the Benchmark's own solutions (:mod:`kmdr.papers.ss22.benchmark`), as
 the authors' ``eval_benchmark.py`` does: the distortion, and how many of the k clusters of the
 worst (block, eps) solution the coreset starves. Each row takes a few minutes (the loop reads
 the 1,000,000 rows once per seed).
@@ -34,7 +34,7 @@ import pandas as pd
 
 from kmdr.coresets import make_coreset
 from kmdr.papers.ss22.benchmark import AUTHORS_ALPHA, make_benchmark
-from kmdr.papers.ss22.evaluation import BenchmarkSolutions
+from kmdr.papers.ss22.benchmark import BenchmarkSolutions
 
 OUT = Path("results") / "ss22_published" / "streamkm_ties.csv"
 

@@ -43,6 +43,7 @@ def _check(obj, name: str):
 #: Every experiment kind: the sweep of cells, then the papers' and plug-ins' kinds.
 KINDS: Registry = Registry("experiment kind", "kmdr.papers", convert=_check, paper_field="kinds")
 KINDS.declare("cells", "kmdr.engine.sweep:CELLS")
+KINDS.declare("coresets", "kmdr.engine.coresets:CORESETS")
 
 
 def get_kind(name: str):
@@ -57,14 +58,20 @@ CELLS_READ = ("dataset", "reducers", "r_grid", "repeats", "seed", "kmeans", "agg
               "blas_threads")  # fmt: skip
 
 
-def kind_reads(name: str) -> frozenset[str] | None:
+def kind_reads(name: str, experiment=None) -> frozenset[str] | None:
     """The :class:`~kmdr.config.schema.Experiment` settings kind ``name`` reads: for the sweep of
-    cells :data:`CELLS_READ`, for a paper's kind its ``reads``, or None when it names none (it
-    reads every one). A kind that cannot be loaded is a one-line :class:`ConfigError`."""
+    cells :data:`CELLS_READ`, for another kind its ``reads``, or None when it names none (it
+    reads every one); given the ``experiment``, what that one reads where the kind says it
+    depends on it (its ``reads_of(experiment)``: the coresets kind reads the k-means settings only
+    with a Lloyd solve). A kind that cannot be loaded is a one-line :class:`ConfigError`."""
     if name == "cells":
         return frozenset(CELLS_READ)
     try:
-        reads = getattr(get_kind(name), "reads", None)
+        kind = get_kind(name)
     except RegistryError as err:
         raise ConfigError(str(err)) from None
+    reads_of = getattr(kind, "reads_of", None)
+    if experiment is not None and reads_of is not None:
+        return frozenset(reads_of(experiment))
+    reads = getattr(kind, "reads", None)
     return None if reads is None else frozenset(reads)

@@ -96,7 +96,7 @@ def check_unread(overrides, experiment, *, quick_grid: Mapping | None = None, en
 
     from kmdr.config.kinds import ALWAYS_READ, kind_reads
 
-    kind, reads = experiment.kind, kind_reads(experiment.kind)
+    kind, reads = experiment.kind, kind_reads(experiment.kind, experiment)
     settings = {f.name for f in fields(experiment)} - {*ALWAYS_READ}
     run = {red.id for red in experiment.reducers}
     grid = OmegaConf.create(dict(quick_grid or {}))

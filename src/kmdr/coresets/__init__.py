@@ -8,8 +8,10 @@ through the entry-point group ``kmdr.coresets`` (:data:`ENTRY_POINT_GROUP`), e.g
     [project.entry-points."kmdr.coresets"]
     mine = "mypkg.coreset:MyCoreset"      # a BaseCoreset subclass
 
-Loading, name clashes and broken plug-ins follow the one policy of :mod:`kmdr.plugins`. Reading
-the names imports no construction and no scikit-learn.
+A paper adds its own through its :class:`kmdr.plugins.Paper` (``coresets``). Loading, name
+clashes and broken plug-ins follow the one policy of :mod:`kmdr.plugins`. Reading the names
+imports no construction and no scikit-learn. How a coreset is measured (the families of
+solutions tried on it) is :mod:`kmdr.coresets.evaluation`.
 
 kmdr's own, following Schwiegelshohn and Sheikh-Omar, *An Empirical Evaluation of k-Means
 Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-coresets):
@@ -49,8 +51,11 @@ def _checked(obj: object, name: str) -> type:
     return obj
 
 
-#: Every coreset construction by the name a config gives it: kmdr's own, then plug-ins.
-CORESETS: Registry[type] = Registry("coreset construction", ENTRY_POINT_GROUP, convert=_checked)
+#: Every coreset construction by the name a config gives it: kmdr's own, then those the papers
+#: declare (``Paper.coresets``) and plug-ins.
+CORESETS: Registry[type] = Registry(
+    "coreset construction", ENTRY_POINT_GROUP, convert=_checked, paper_field="coresets"
+)
 for _name, _target in {
     "uniform": "kmdr.coresets._sampling:UniformSampling",
     "lightweight": "kmdr.coresets._sampling:LightweightCoreset",

@@ -110,7 +110,7 @@ def describe(ctx, kind) -> str:
     km = spec.kmeans
     protocol = (km.init, bool(km.online_phase))
     times = earlier_times(ctx.output.results_dir, spec.dataset.name, protocol) if todo else {}
-    per_reducer = Counter(c.reducer_id for c in todo)
+    per_reducer = Counter(c.method_id for c in todo)
     # One reduction per job (a deterministic reducer's repetitions are one job), one shared work
     # per (key, repetition), or per key when it is deterministic.
     # A shared work is counted once, for the first reducer that needs it (equal keys share it).
@@ -118,21 +118,21 @@ def describe(ctx, kind) -> str:
     shared_works = defaultdict(set)
     seen = set()
     for c in todo:
-        jobs[c.reducer_id].add(c.group_key)
+        jobs[c.method_id].add(c.group_key)
         if c.shared_key is not None and c.shared_ident not in seen:
             seen.add(c.shared_ident)
-            shared_works[c.reducer_id].add(c.shared_ident)
+            shared_works[c.method_id].add(c.shared_ident)
     estimate, unknown = 0.0, 0
     lines = [head]
     methods = list(spec.reducers)
-    if {c.reducer_id for c in cells} - {red.id for red in methods}:  # a kind's own: no estimate
+    if {c.method_id for c in cells} - {red.id for red in methods}:  # a kind's own: no estimate
         methods = [
-            SimpleNamespace(id=i, name=None) for i in dict.fromkeys(c.reducer_id for c in cells)
+            SimpleNamespace(id=i, name=None) for i in dict.fromkeys(c.method_id for c in cells)
         ]
     width = max(20, *(len(red.id) for red in methods))  # the ids in one column
     for red in methods:
         n_todo = per_reducer.get(red.id, 0)
-        n_all = sum(1 for c in cells if c.reducer_id == red.id)
+        n_all = sum(1 for c in cells if c.method_id == red.id)
         known = times.get(red.name)
         if known is None:
             unknown += n_todo

@@ -77,6 +77,11 @@ class Paper:
         The reducers (:class:`kmdr.reducers.ReducerEntry`) and datasets
         (:class:`kmdr.datasets.DatasetEntry`) only this paper uses, by the name a config gives
         them (``reducer=``, ``dataset=``): the same registries list them beside kmdr's others.
+    coresets, solution_families : Mapping
+        The coreset constructions (:class:`kmdr.coresets.BaseCoreset` subclasses) and the
+        families of solutions a coreset is measured with
+        (:class:`kmdr.coresets.evaluation.SolutionFamily`) it adds, by the name a config gives
+        them (``kind_params.constructions``, ``kind_params.solutions``).
     configs : str, optional
         The package of the paper's Hydra configs (``"mypkg.conf"``, holding ``experiment/`` with
         its presets and ``dataset/`` with its datasets' options), put on the search path of every
@@ -108,6 +113,8 @@ class Paper:
     notes: Mapping[str, str] = field(default_factory=dict)
     reducers: Mapping[str, object] = field(default_factory=dict)
     datasets: Mapping[str, object] = field(default_factory=dict)
+    coresets: Mapping[str, object] = field(default_factory=dict)
+    solution_families: Mapping[str, object] = field(default_factory=dict)
     configs: str | None = None
     reproduce_steps: tuple[str, ...] = ()
     benches: tuple[str, ...] = ()
@@ -115,7 +122,7 @@ class Paper:
 
     def __post_init__(self) -> None:
         fields = ("figure_styles", "report_sections", "kinds", "no_data", "notes", "reducers")
-        for name in (*fields, "datasets", "bench_tables"):
+        for name in (*fields, "datasets", "coresets", "solution_families", "bench_tables"):
             object.__setattr__(self, name, _frozen(getattr(self, name), name, self.key))
         deviations = tuple(self.deviations)
         wrong = [type(d).__name__ for d in deviations if not isinstance(d, Deviation)]

@@ -1,12 +1,22 @@
-"""What a cell is: its identity, its seed, the plan of an experiment's cells, and its CSV row.
+"""What a cell is: its steps, its identity, its seed, the plan of an experiment's cells, and its
+CSV row.
 
-A *cell* is one (reducer, r, repetition) of an experiment under one setting. Its identity is
+A *cell* is its steps (:attr:`Cell.steps`, each a :class:`Step`): reduce the columns (a reducer,
+``none`` for none), reduce the rows (a coreset construction and its size m, or no such step),
+solve (Lloyd with the k-means settings, or the seedings a coreset study evaluates), then score
+(``evaluation``: the partition of all rows, or a coreset evaluation's families of solutions).
+A reducer cell is (columns: reducer; solve: Lloyd); a coreset cell (:mod:`kmdr.engine.coresets`)
+has a rows step too. Only what a step reads is in the identity. Its identity is
 everything that changes its numbers (:meth:`Cell.identity`): the dataset and its parameters, the
 fingerprint of the data's content (:attr:`kmdr.datasets.Dataset.fingerprint`), the reducer's id,
 registry name and parameters, r, the repetition, the base seed, the k-means settings, the
 compatibility tag of the code that computes it (:func:`code_tag`), and the BLAS/OpenMP threads that
 compute it (``blas_threads``: one unless the config asks for more; the worker computes the cell
-with exactly that many, :meth:`kmdr.engine.worker.ProcessState.threads`). The cell id hashes that
+with exactly that many, :meth:`kmdr.engine.worker.ProcessState.threads`), and the steps after
+the reducer (``coreset``: the construction, its parameters, size and version; ``solve``;
+``evaluation``), each left out of the id at its default (a reducer cell's: no coreset, Lloyd,
+the partition of all rows), so a reducer cell's id is what it was before the steps were named.
+The cell id hashes that
 identity (:func:`kmdr.results.records.identity_id`), so two runs that differ in any of them write
 different cells (a multirun over ``kmeans.n_init`` or ``seed`` into one folder keeps every job's
 rows), and re-running an identical configuration on the same data with the same code finds and
@@ -49,6 +59,23 @@ def code_tag(reducer_name: str) -> str | None:
     return f"{CELL_FORMAT}/{version}"
 
 
+#: The families of a cell's steps, in their order.
+STEP_FAMILIES = ("columns", "rows", "solve")
+#: The solve of a reducer cell: Lloyd's k-means with the cell's k-means settings.
+LLOYD = "lloyd"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a cell: its family (:data:`STEP_FAMILIES`), name, parameters and code
+    version (what recomputes its cells when the step's code changes its output)."""
+
+    family: str
+    name: str
+    params: dict
+    version: str
+
+
 @dataclass(frozen=True)
 class Cell:
     """One (reducer, r, repetition) of an experiment, with everything a worker needs to run it."""
@@ -81,6 +108,36 @@ class Cell:
     #: The reducer id whose cells' seeds this cell takes (``ReducerConfig.seed_from``; part of
     #: its identity), None for its own.
     seed_from: str | None = None
+    #: The rows step, None for none: ``{"name", "params", "size", "version"}`` of a coreset
+    #: construction (:mod:`kmdr.coresets`) built on the reduced rows.
+    coreset: dict | None = None
+    #: The solve step's name: ``"lloyd"`` (:data:`LLOYD`), or another a kind of cells names.
+    solve: str = LLOYD
+    #: How the solution is scored beyond the partition of all rows ("" for that alone).
+    evaluation: str = ""
+
+    @property
+    def method_id(self) -> str:
+        """The method the cell is a point of, as a run lists it: the reducer's id, and for a
+        cell with a rows step its construction and size (``none+groupx100``, ``sign+uniformm2000``)
+        and a solve other than the seedings (``+lloyd``)."""
+        if not self.coreset:
+            return self.reducer_id
+        params = self.coreset["params"]
+        name = self.coreset["name"] + (f"({_json(params)})" if params else "")
+        factor = getattr(self, "size_factor", 0)
+        size = f"x{factor}" if factor else f"m{self.coreset['size']}"
+        return f"{self.reducer_id}+{name}{size}" + ("" if self.solve == "seedings" else f"+{self.solve}")
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The cell's steps, in order: columns, rows (a coreset cell's), solve."""
+        steps = [Step("columns", self.reducer_name, dict(self.params), self.code_tag)]
+        if self.coreset:
+            params = {**self.coreset["params"], "size": self.coreset["size"]}
+            steps.append(Step("rows", self.coreset["name"], params, str(self.coreset["version"])))
+        steps.append(Step("solve", self.solve, dict(self.kmeans), str(CELL_FORMAT)))
+        return tuple(steps)
 
     @property
     def shared_ident(self) -> tuple | None:
@@ -113,7 +170,8 @@ class Cell:
         return {
             "dataset": self.dataset,
             "dataset_params": _json(self.dataset_params),
-            "reducer": self.reducer_id,
+            # the method's id: the reducer's, with a rows step its construction too
+            "reducer": self.method_id,
             "reducer_name": self.reducer_name,
             "reducer_params": _json(self.params),
             "r": self.r,
@@ -129,6 +187,10 @@ class Cell:
             # absent (its default, False) unless on: see columns.IDENTITY_DEFAULTS
             **({"kmeans_online_phase": True} if self.kmeans.get("online_phase") else {}),
             **({"seed_from": self.seed_from} if self.seed_from else {}),
+            # the steps after the reducer, absent at a reducer cell's (IDENTITY_DEFAULTS)
+            **({"coreset": _json(self.coreset)} if self.coreset else {}),
+            **({"solve": self.solve} if self.solve != LLOYD else {}),
+            **({"evaluation": self.evaluation} if self.evaluation else {}),
         }
 
 

@@ -86,7 +86,7 @@ SETTING_COLUMNS: tuple[str, ...] = (
 # How each identity column is typed once read (CSV and JSON disagree: "5" vs 5, "{}" vs {}).
 _INT_COLUMNS = ("r", "repetition", "base_seed", "kmeans_n_init", "kmeans_max_iter", "blas_threads")
 _FLOAT_COLUMNS = ("kmeans_tol",)
-_JSON_COLUMNS = ("dataset_params", "reducer_params")
+_JSON_COLUMNS = ("dataset_params", "reducer_params", "coreset")
 
 
 def _missing(value) -> bool:
@@ -135,13 +135,19 @@ def typed(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
 
 
 def is_baseline(frame: pd.DataFrame) -> pd.Series:
-    """Rows of the no-reduction baseline: those whose ``reducer_name`` (the registry name, never
-    the display label) is declared ``baseline=True``; a name unknown here is not the baseline."""
+    """Rows of the baseline, k-means on all rows and all features: those with no reduction step,
+    i.e. whose ``reducer_name`` (the registry name, never the display label) is declared
+    ``baseline=True`` and that build no coreset (an empty ``coreset`` step); a name unknown here
+    is not the baseline."""
     if "reducer_name" not in frame.columns:
         return pd.Series(False, index=frame.index)
     names = frame["reducer_name"].astype("string")
     baselines = [n for n in names.dropna().unique() if is_baseline_reducer(str(n))]
-    return names.isin(baselines).fillna(False).astype(bool)
+    base = names.isin(baselines).fillna(False).astype(bool)
+    if "coreset" in frame.columns:
+        rows_step = frame["coreset"].astype("string").fillna("")
+        base &= rows_step.eq("").to_numpy()
+    return base
 
 
 def _value_text(value) -> str:

@@ -120,16 +120,28 @@ IDENTITY_COLUMNS: tuple[str, ...] = (
     "blas_threads",
     "kmeans_online_phase",
     "seed_from",
+    "coreset",
+    "solve",
+    "evaluation",
 )
-#: Identity columns that joined the identity after cells were first written, each with the text
-#: every cell written before had (all were computed with one thread, without k-means' online phase,
+#: Identity columns that joined the identity after cells were first written (or that only some
+#: kinds of cells use), each with the text every cell written before had (all were computed with one thread, without k-means' online phase,
 #: and each reducer with its own seeds). A column at that value is left out of the cell id
 #: (:func:`identity_id`), so those cells keep their ids, and a reader that meets a file without the
 #: column (a summary.csv or a sidecar written before) reads that value. One not in CSV_COLUMNS
 #: (``kmeans_online_phase``, ``seed_from``) is written only when not at its default: a row without
 #: it (or with it empty) is at the default.
 IDENTITY_DEFAULTS: Mapping[str, str] = MappingProxyType(
-    {"blas_threads": "1", "kmeans_online_phase": "False", "seed_from": ""}
+    {
+        "blas_threads": "1",
+        "kmeans_online_phase": "False",
+        "seed_from": "",
+        # a cell's steps after the reducer (kmdr.results.cells.Cell.steps): a reducer cell has
+        # no rows step, is solved by Lloyd and scored on all rows
+        "coreset": "",
+        "solve": "lloyd",
+        "evaluation": "",
+    }
 )
 #: A point of a figure (a row of summary.csv): a cell's identity without its repetition.
 POINT_COLUMNS: tuple[str, ...] = tuple(c for c in IDENTITY_COLUMNS if c != "repetition")

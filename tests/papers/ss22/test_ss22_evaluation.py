@@ -1,4 +1,4 @@
-"""The authors' evaluation of a coreset (:mod:`kmdr.papers.ss22.evaluation`): the Benchmark's own
+"""The authors' evaluation of a coreset (:mod:`kmdr.coresets.evaluation`): the Benchmark's own
 solutions, checked against a brute-force reading of their ``eval_benchmark.py``, and the synthetic
 solutions' geometry."""
 
@@ -7,13 +7,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.metrics import pairwise_distances_argmin
 
-from kmdr.papers.ss22.benchmark import make_benchmark
-from kmdr.papers.ss22.evaluation import (
-    BENCHMARK_EPSILONS,
-    BenchmarkSolutions,
-    convex,
-    meb,
-)
+from kmdr.coresets.evaluation import convex, meb
+from kmdr.papers.ss22.benchmark import BENCHMARK_EPSILONS, BenchmarkSolutions, make_benchmark
 
 
 @pytest.mark.parametrize(("k", "alpha", "beta"), [(3, 4, 1.0), (4, 3, 2.0), (5, 2, 1.5)])

@@ -4,11 +4,12 @@ kmdr's reducers in front.
 Everything only this paper uses lives in this package and is declared in :data:`PAPER`: its
 hard instance, the Benchmark (:mod:`.benchmark`, the dataset ``ss22_benchmark`` of
 :mod:`.datasets`), the authors' real datasets (Covertype, Census, Tower and NYTimes, read from
-their files by :mod:`.datasets`), the experiment kind of coreset cells (:mod:`.kind`), its
-presets (``conf/``, on the config search path), the authors' numbers (:mod:`.published`), its
+their files by :mod:`.datasets`), the Benchmark's own solutions (the family ``benchmark`` of
+:mod:`kmdr.coresets.evaluation`), its presets (``conf/``, on the config search path), the authors' numbers (:mod:`.published`), its
 report sections (:mod:`.sections`: beside the authors, and reducers before coresets), claims and
 figure style.
-The constructions themselves are a family of kmdr's, beside the reducers (:mod:`kmdr.coresets`).
+The constructions, how a coreset is measured and the experiment kind of coreset cells are kmdr's
+(:mod:`kmdr.coresets`, :mod:`kmdr.coresets.evaluation`, :mod:`kmdr.engine.coresets`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ PAPER = Paper(
     title="Schwiegelshohn, Sheikh-Omar. An Empirical Evaluation of k-Means Coresets. ESA 2022 "
     "(LIPIcs 244, paper 84)",
     citation="Schwiegelshohn, Sheikh-Omar, ESA 2022",
-    kinds={"coresets": "kmdr.papers.ss22.kind:CORESETS_KIND"},
+    solution_families={"benchmark": "kmdr.papers.ss22.benchmark:BENCHMARK_FAMILY"},
     datasets={"ss22_benchmark": BENCHMARK, "ss22_benchmark_exact": BENCHMARK_EXACT, **REAL},
     configs="kmdr.papers.ss22.conf",
     report_sections={
@@ -36,7 +37,7 @@ PAPER = Paper(
         Deviation(
             40,
             "**ss22's evaluation**: kmdr measures the solutions the authors evaluate "
-            "(`kmdr.papers.ss22.evaluation`): five weighted k-means++ seedings of each coreset, "
+            "(`kmdr.coresets.evaluation`): five weighted k-means++ seedings of each coreset, "
             "with scikit-learn's `kmeans_plusplus` (one trial per center) in place of their C++ "
             "tool; five random points of the convex hull of a seeding and five about the "
             "coreset's minimum enclosing ball, on kmdr's offline datasets; and on the Benchmark "

@@ -18,8 +18,22 @@ alpha = 6 (1,000,000 x 60), k = 20 with alpha = 5, and k = 30, 40, 50 with alpha
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.metrics import pairwise_distances_argmin_min
 
-__all__ = ["AUTHORS_ALPHA", "make_benchmark"]
+from kmdr.coresets.evaluation import SolutionFamily, distortion
+
+__all__ = [
+    "AUTHORS_ALPHA",
+    "BENCHMARK_EPSILONS",
+    "BENCHMARK_FAMILY",
+    "BenchmarkSolutions",
+    "check_benchmark_shape",
+    "make_benchmark",
+]
+
+#: The authors' thresholds of a starved (deficient) cluster on the Benchmark.
+BENCHMARK_EPSILONS = (0.01, 0.05, 0.1, 0.3, 0.5)
 
 #: The alpha the authors generated for each k (``xrun/go.py``'s BenchmarkDataset).
 AUTHORS_ALPHA = {10: 6, 20: 5, 30: 4, 40: 4, 50: 4}
@@ -71,3 +85,85 @@ def make_benchmark(
         if beta > 1:
             X[:, b * k : (b + 1) * k] *= beta ** (-float(b))
     return X, rows % k
+
+
+def check_benchmark_shape(n: int, d: int, k: int) -> int:
+    """The Benchmark's alpha for data of n rows and d columns with k clusters, or one line
+    (``ValueError``) for data of another shape."""
+    alpha = d // k
+    if alpha < 1 or d != alpha * k or n != k**alpha:
+        raise ValueError(
+            f"kind_params.solutions: 'benchmark' needs ss22's Benchmark (k**alpha rows of "
+            f"alpha * k columns for k = {k}), got {n} x {d}"
+        )
+    return alpha
+
+
+class BenchmarkSolutions:
+    """The Benchmark's own solutions (the module docstring's ``benchmark``) on data ``A`` with k
+    clusters: its blocks' digits and cluster means, computed once for every coreset of A."""
+
+    def __init__(self, A: np.ndarray, k: int):
+        n, d = A.shape
+        self.A, self.k, self.alpha = A, k, check_benchmark_shape(n, d, k)
+        self.digits = [self.snap(A, a) for a in range(self.alpha)]
+        self.means = []
+        for digit in self.digits:
+            member = sp.csr_matrix((np.ones(n), (digit, np.arange(n))), shape=(k, n))
+            self.means.append((member @ A) / np.bincount(digit, minlength=k)[:, None])
+        self._real: dict = {}  # (block, clusters) -> the real cost of their means
+
+    def snap(self, points: np.ndarray, block: int) -> np.ndarray:
+        """The digit of block ``block`` of each point's nearest point of the instance. Its
+        distance to a point is a sum over blocks, and every combination of digits is a point, so
+        the nearest has in each block the digit whose (centred, scaled) unit vector is nearest:
+        the block's largest coordinate (the first among equals, as the nearest row of smallest
+        index)."""
+        return np.argmax(points[:, block * self.k : (block + 1) * self.k], axis=1)
+
+    def distortions(self, points: np.ndarray, weights: np.ndarray) -> list[dict]:
+        """Every (block, eps) solution's costs and distortion on this coreset."""
+        size = self.A.shape[0] / self.k
+        out = []
+        for a in range(self.alpha):
+            mass = np.bincount(self.snap(points, a), weights=weights, minlength=self.k)
+            for eps in BENCHMARK_EPSILONS:
+                kept = tuple(np.flatnonzero(mass >= size * (1 - eps)))
+                if not kept:  # every cluster starved: distortion 0, as theirs
+                    out.append({"real_cost": 0.0, "coreset_cost": 0.0, "distortion": 0.0,
+                                "n_centers": 0})  # fmt: skip
+                    continue
+                centers = self.means[a][list(kept)]
+                if (a, kept) not in self._real:
+                    _, dist = pairwise_distances_argmin_min(self.A, centers)
+                    self._real[a, kept] = float(np.sum(dist**2))
+                real = self._real[a, kept]
+                _, core = pairwise_distances_argmin_min(points, centers)
+                coreset = float(weights @ core**2)
+                out.append({"real_cost": real, "coreset_cost": coreset,
+                            "distortion": distortion(real, coreset),
+                            "n_centers": len(kept)})  # fmt: skip
+        return out
+
+
+class _BenchmarkFamily(SolutionFamily):
+    """``kind_params.solutions: [benchmark]``: the Benchmark's own solutions (its authors' only
+    evaluation of a Benchmark coreset, ``xrun/eval_benchmark.py``): for each block a of the
+    instance and each eps in :data:`BENCHMARK_EPSILONS`, the means of the clusters C_i^a (the
+    rows whose a-th digit is i) that the coreset does not starve, the coreset's weight on C_i^a
+    (its points snapped to their nearest point of the instance) being at least
+    ``(1 - eps) |C_i^a|``. A (block, eps) with no such cluster counts as distortion 0, as
+    theirs."""
+
+    def check(self, n_samples, n_features, n_clusters):
+        check_benchmark_shape(n_samples, n_features, n_clusters)
+
+    def prepare(self, A, k):
+        return BenchmarkSolutions(A, k)
+
+    def measure(self, prepared, A, points, weights, k, rng, seeded):
+        return prepared.distortions(points, weights)
+
+
+#: The Benchmark's solutions, declared by the paper as the family ``benchmark``.
+BENCHMARK_FAMILY = _BenchmarkFamily()
