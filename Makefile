@@ -113,6 +113,7 @@ bench: $(BENCH_STAMP)
 	$(PY) scripts/bench/bench_overheads.py
 	$(PY) scripts/bench/bench_dry_run.py
 	$(PY) scripts/bench/bench_coresets.py
+	$(PY) scripts/bench/bench_pipelines.py
 
 # sparse_text from 25,000 to 804,414 rows: wall and peak memory per step (generate, reduce, cluster,
 # score) and of the whole kmdr command, their exponents in n, into results/bench/ (a quarter hour;

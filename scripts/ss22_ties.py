@@ -33,8 +33,7 @@ import numpy as np
 import pandas as pd
 
 from kmdr.coresets import make_coreset
-from kmdr.papers.ss22.benchmark import AUTHORS_ALPHA, make_benchmark
-from kmdr.papers.ss22.benchmark import BenchmarkSolutions
+from kmdr.papers.ss22.benchmark import AUTHORS_ALPHA, BenchmarkSolutions, make_benchmark
 
 OUT = Path("results") / "ss22_published" / "streamkm_ties.csv"
 

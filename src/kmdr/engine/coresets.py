@@ -42,13 +42,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import ClassVar
 
 import numpy as np
 
 from kmdr.config.errors import ConfigError
-from kmdr.coresets.evaluation import CANDIDATES, kmeanspp, measure, solution_family
 from kmdr.config.schema import FIRST_OF_CLASS, ReducerConfig
 from kmdr.config.seeds import cell_seed, stream_seeds
+from kmdr.coresets.evaluation import CANDIDATES, kmeanspp, measure, solution_family
 from kmdr.engine.cell_kinds import Job
 from kmdr.engine.sweep import Sweep
 from kmdr.engine.work import group_job
@@ -156,9 +157,12 @@ def coreset_settings(spec) -> dict:
 
 
 def _sizes(settings: dict, k: int) -> list[tuple[int, int]]:
-    """Every (m, factor) of the settings (factor 0 where m was given itself)."""
-    out = [(factor * k, factor) for factor in settings["size_factors"]]
-    return out + [(m, 0) for m in settings["sizes"] if (m, m // k) not in out or m % k]
+    """Every (m, factor) of the settings, one per m (factor 0 where m was given itself; an m
+    both give is the factor's: its draws are those of the factor's cells)."""
+    out = {factor * k: factor for factor in settings["size_factors"]}
+    for m in settings["sizes"]:
+        out.setdefault(m, 0)
+    return list(out.items())
 
 
 def _label(name: str, params: dict) -> str:
@@ -186,7 +190,7 @@ class CoresetCells:
         "objective_centers", "distortion", "distortion_first",
     )  # fmt: skip
     #: What ``kmdr-list`` shows of ``kind_params``.
-    settings_doc = {
+    settings_doc: ClassVar[dict] = {
         name: f"{text} (default: {default})" if default is not None else f"{text} (required)"
         for name, (default, text) in KIND_PARAMS.items()
     }
@@ -195,6 +199,23 @@ class CoresetCells:
         """What an experiment of this kind reads: the k-means settings only with a Lloyd solve."""
         solves = SOLVES if not dict(spec.kind_params).get("solve") else spec.kind_params.solve
         return self.reads if "lloyd" in solves else tuple(r for r in self.reads if r != "kmeans")
+
+    def grid(self, spec, n_features: int):
+        """Every cell the experiment plans, before its data (``kmdr-list`` counts them): the
+        baseline's repetitions with a Lloyd solve, then (reducer, r, construction, size, solve,
+        repetition), a size as ``("x", factor)`` or ``("m", m)``."""
+        settings = coreset_settings(spec)
+        if "lloyd" in settings["solve"]:
+            yield from (("baseline", rep) for rep in range(spec.repeats))
+        sizes = [("x", f) for f in settings["size_factors"]] + [("m", m) for m in settings["sizes"]]
+        reducers = spec.reducers.values() if hasattr(spec.reducers, "values") else spec.reducers
+        for red in reducers:
+            for r in r_values(red.name, red.max_r, spec.r_grid, n_features):
+                for rep in range(spec.repeats):
+                    for name, _ in settings["constructions"]:
+                        for size in sizes:
+                            for solve in settings["solve"]:
+                                yield red.id, r, name, size, solve, rep
 
     def check_against_data(self, spec, n_samples, n_features, n_clusters, *, sparse=False):
         """A coreset larger than the data, a family that cannot measure these data, or a Lloyd

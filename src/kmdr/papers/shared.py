@@ -1,5 +1,6 @@
 """What no single paper declares: the report sections the papers share (``curves``, the curve-only
-figures of bzmd14, lst17 and the course report) and the generic ones (``diagnostic``, ``custom``),
+figures of bzmd14, lst17 and the course report) and the generic ones (``diagnostic``, ``custom``,
+``pipelines``: coresets against k-means on all rows),
 and the deviations of kmdr's setup common to every paper (its k-means, its timings).
 
 Declared as one :class:`kmdr.plugins.Paper` of key ``shared`` beside the papers', so that every
@@ -20,6 +21,7 @@ PAPER = Paper(
         "curves": "kmdr.papers.curves:CURVES",
         "diagnostic": "kmdr.report.sections:DIAGNOSTIC",
         "custom": "kmdr.report.sections:CUSTOM",
+        "pipelines": "kmdr.report.pipelines:PIPELINES",
     },
     deviations=(
         Deviation(

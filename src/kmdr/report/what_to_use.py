@@ -33,6 +33,7 @@ from kmdr.report._text import md_table, number
 from kmdr.report.claims.labels import shown_names
 from kmdr.report.claims.significance import RANDOM_STARTS, replicates
 from kmdr.report.experiments import Experiment, load_all
+from kmdr.report.pipelines import question_rows
 from kmdr.stats import (
     ALPHA,
     ONE_COMPUTATION,
@@ -69,8 +70,12 @@ HEADING = "What to use"
 FOLDER = "what_to_use"
 #: How far below the best mean accuracy a point may be and still count as "as accurate".
 MARGIN = 0.02
-#: The time budgets of the table, as fractions of the no-reduction k-means's mean time per cell.
+#: The time budgets of the table, as fractions of the baseline's mean time per cell (k-means on
+#: all rows and all features, :func:`kmdr.results.reading.is_baseline`); an experiment without
+#: the baseline has none.
 BUDGETS = (0.25, 1.0)
+#: How the questions name the baseline.
+BASELINE_TEXT = "k-means on all features"
 #: The measures of a point: (column, its name in the section, +1 higher is better / -1 lower).
 MEASURES = (("accuracy", "accuracy", 1), ("objective", "F", -1))
 TIME = "total_seconds"
@@ -189,11 +194,11 @@ def _by_accuracy(pts: pd.DataFrame) -> pd.DataFrame:
     return pts.sort_values(["accuracy", TIME], ascending=[False, True], kind="stable")
 
 
-def _reference_time(pts: pd.DataFrame) -> tuple[float, str]:
+def _reference_time(pts: pd.DataFrame) -> float | None:
+    """The baseline's mean time per cell (k-means on all rows and all features), or None in an
+    experiment without it: it then has no budget question."""
     base = pts[pts["baseline"]]
-    if len(base):
-        return float(base[TIME].iloc[0]), "k-means on all features"
-    return float(pts[TIME].median()), "the median point"
+    return float(base[TIME].iloc[0]) if len(base) else None
 
 
 def _candidates(pts: pd.DataFrame, best) -> pd.DataFrame:
@@ -251,7 +256,9 @@ def _picks_of(acc, time, front, baseline) -> dict[str, int | None]:
     near = np.flatnonzero(front & ok & (acc >= acc[best] - MARGIN) & (time < time[best]))
     out: dict[str, int | None] = {"best": best}
     out["fast"] = int(near[np.argmin(time[near])]) if near.size else best
-    reference = float(time[baseline][0]) if baseline.any() else float(np.nanmedian(time[idx]))
+    if not baseline.any():  # no baseline, no budget question
+        return out
+    reference = float(time[baseline][0])
     for share in BUDGETS:
         within = [int(i) for i in ranked if front[i] and time[i] <= share * reference]
         out[f"budget {share:g}"] = within[0] if within else None
@@ -369,10 +376,15 @@ def choices(cells: pd.DataFrame, pts: pd.DataFrame, shares: dict | None = None) 
     rows = [["most accurate", _point_text(best), _acc(best), _time(best),
              _stable(shares, "best", _key(best))]]  # fmt: skip
     rows.append(_fastest_within(cells, pts, best, n, shares))
-    reference, what = _reference_time(pts)
+    # with coresets solved by Lloyd: the fastest pipeline within 1%, 2%, 5% of the baseline's cost
+    rows += question_rows(cells)
+    reference = _reference_time(pts)
+    if reference is None:  # the budgets are fractions of the baseline's time: none without it
+        return rows
     base = pts[pts["baseline"]]
     for share in BUDGETS:
-        rows.append(_within_budget(cells, ranked, base, share, reference, what, n, shares))
+        rows.append(_within_budget(cells, ranked, base, share, reference, BASELINE_TEXT, n,
+                                   shares))  # fmt: skip
     return rows
 
 
@@ -435,11 +447,6 @@ def _within_budget(cells, ranked, base, share, reference, what, n, shares) -> li
     within = ranked[ranked["front_accuracy"] & (ranked[TIME] <= budget)]
     if within.empty:
         return [question, "none", "—", "—", "no point is that fast on the means"]
-    if base.empty:  # no reference measured per repetition: the means decide, said so
-        pick = within.iloc[0]
-        return [question, _point_text(pick), _acc(pick), _time(pick),
-                f"by the means (no k-means on all features to test against); "
-                f"{_stable(shares, f'budget {share:g}', _key(pick))}"]  # fmt: skip
     ref = base.iloc[0]
     tr = log_of(_per_rep(cells, ref["method"], ref["r"], TIME))
     tests = []

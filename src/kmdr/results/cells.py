@@ -127,7 +127,9 @@ class Cell:
         name = self.coreset["name"] + (f"({_json(params)})" if params else "")
         factor = getattr(self, "size_factor", 0)
         size = f"x{factor}" if factor else f"m{self.coreset['size']}"
-        return f"{self.reducer_id}+{name}{size}" + ("" if self.solve == "seedings" else f"+{self.solve}")
+        return f"{self.reducer_id}+{name}{size}" + (
+            "" if self.solve == "seedings" else f"+{self.solve}"
+        )
 
     @property
     def steps(self) -> tuple[Step, ...]:

@@ -125,8 +125,10 @@ IDENTITY_COLUMNS: tuple[str, ...] = (
     "evaluation",
 )
 #: Identity columns that joined the identity after cells were first written (or that only some
-#: kinds of cells use), each with the text every cell written before had (all were computed with one thread, without k-means' online phase,
-#: and each reducer with its own seeds). A column at that value is left out of the cell id
+#: kinds of cells use), each with the text every cell written before had (all were computed with
+#: one thread, without k-means' online phase, and each reducer with its own seeds; a reducer cell
+#: has no rows step, is solved by Lloyd and scored on all rows). A column at that value is left
+#: out of the cell id
 #: (:func:`identity_id`), so those cells keep their ids, and a reader that meets a file without the
 #: column (a summary.csv or a sidecar written before) reads that value. One not in CSV_COLUMNS
 #: (``kmeans_online_phase``, ``seed_from``) is written only when not at its default: a row without

@@ -3,11 +3,11 @@ kmdr's reducers in front.
 
 Everything only this paper uses lives in this package and is declared in :data:`PAPER`: its
 hard instance, the Benchmark (:mod:`.benchmark`, the dataset ``ss22_benchmark`` of
-:mod:`.datasets`), the authors' real datasets (Covertype, Census, Tower and NYTimes, read from
-their files by :mod:`.datasets`), the Benchmark's own solutions (the family ``benchmark`` of
-:mod:`kmdr.coresets.evaluation`), its presets (``conf/``, on the config search path), the authors' numbers (:mod:`.published`), its
-report sections (:mod:`.sections`: beside the authors, and reducers before coresets), claims and
-figure style.
+:mod:`.datasets`, and its own solutions, the family ``benchmark`` of
+:mod:`kmdr.coresets.evaluation`), the authors' real datasets (Covertype, Census, Tower and
+NYTimes, read from their files by :mod:`.datasets`), its presets (``conf/``, on the config
+search path), the authors' numbers (:mod:`.published`), its report sections (:mod:`.sections`:
+beside the authors, and reducers before coresets), claims and figure style.
 The constructions, how a coreset is measured and the experiment kind of coreset cells are kmdr's
 (:mod:`kmdr.coresets`, :mod:`kmdr.coresets.evaluation`, :mod:`kmdr.engine.coresets`).
 """
