@@ -147,7 +147,7 @@ _AUTHORS_INTRO = (
     "end of the section; each of the authors' samples is the control once in a family: kmdr's "
     "exact-ties diagnostic, set beside the same sample as `ss22_benchmark_k30`, is a family of "
     "its own). A cell is **equivalent** (shown inside the margin), **kmdr higher** or **kmdr "
-    "lower** (shown beyond it), or **undecided** (neither; never a tie: no difference found is "
+    "lower** (shown beyond it), or **undecided** (neither: no difference found is "
     "not the same), with the narrowest margin its 90% interval at Holm's strictest step lies "
     "within: the equivalence these repetitions could show. Constructions "
     "kmdr does not run are shown with the authors' numbers, labelled *not run by kmdr*, and "
