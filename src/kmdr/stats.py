@@ -492,7 +492,10 @@ class Friedman:
     """Friedman's test on ``n`` datasets (rows) of ``k`` ranked methods: ``chi2`` and its
     asymptotic ``p_chi2``, Iman and Davenport's ``f`` on (k-1, (k-1)(n-1)) degrees of freedom
     and its ``p_f``, and ``p_exact`` the permutation p of the rank sums' statistic (every
-    dataset's ranks permuted independently; exact enumeration when (k!)^n is small)."""
+    dataset's ranks permuted independently): exact enumeration of all ``permutations`` when
+    (k!)^n is small (``draws`` 0; ``smallest`` the least p its ties of the statistic allow),
+    else a Monte Carlo estimate from ``draws`` random permutations ((1 + beyond) / (1 +
+    draws), never below 1 / (1 + draws))."""
 
     n: int
     k: int
@@ -501,6 +504,9 @@ class Friedman:
     f: float
     p_f: float
     p_exact: float
+    draws: int = 0
+    permutations: int = 0
+    smallest: float = math.nan
 
 
 def friedman(ranks, n_permutations: int = 20_000, seed: int = 0) -> Friedman:
@@ -529,12 +535,15 @@ def friedman(ranks, n_permutations: int = 20_000, seed: int = 0) -> Friedman:
         stat = np.array([statistic(np.stack([row[perms[j]] for row, j in zip(r, c, strict=True)]))
                          for c in choice])  # fmt: skip
         p_exact = float(np.mean(stat >= observed - 1e-9))
-    else:
-        rng = np.random.default_rng(seed)
-        shuffled = rng.permuted(np.broadcast_to(r, (n_permutations, n, k)), axis=-1)
-        beyond = np.sum(statistic(shuffled) >= observed - 1e-9)
-        p_exact = float((1 + beyond) / (1 + n_permutations))
-    return Friedman(n, k, chi2, p_chi2, f, p_f, p_exact)
+        smallest = float(np.mean(stat >= stat.max() - 1e-9))
+        return Friedman(n, k, chi2, p_chi2, f, p_f, p_exact, 0, len(stat), smallest)
+    rng = np.random.default_rng(seed)
+    shuffled = rng.permuted(np.broadcast_to(r, (n_permutations, n, k)), axis=-1)
+    beyond = np.sum(statistic(shuffled) >= observed - 1e-9)
+    p_exact = float((1 + beyond) / (1 + n_permutations))
+    return Friedman(
+        n, k, chi2, p_chi2, f, p_f, p_exact, n_permutations, 0, 1 / (1 + n_permutations)
+    )
 
 
 def iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:

@@ -57,7 +57,9 @@ def test_beside_the_authors_marks_each_cell():
     claims = [R.S.authors_claim(exp.name, c) for c in R.S.AUTHORS_CONSTRUCTIONS]
     text = R.render_authors(RESULTS, [exp], _context(exp, claims))
     assert "equivalent ✓" in _row(text, "| Sensitivity Sampling", "benchmark", "| 10 ")
-    assert "kmdr higher, beyond the margin ✗" in _row(text, "| Group Sampling", "benchmark", "| 20 ")
+    assert "kmdr higher, beyond the margin ✗" in _row(
+        text, "| Group Sampling", "benchmark", "| 20 "
+    )
     assert "tie =" not in text and "⚖" not in text  # no cell, no verdict is a tie
     assert "×1.2" in _row(text, "| Group Sampling", "benchmark", "| 10 ")
     # the authors' other constructions on the same dataset, labelled, and why
@@ -81,7 +83,9 @@ def test_beside_the_authors_marks_each_cell():
 def test_beside_the_authors_renders_without_the_reports_claims():
     exp = _Exp("ss22_benchmark", _authors_cells("Group Sampling", 1.25))
     text = R.render_authors(RESULTS, [exp], ReportContext())
-    assert "kmdr higher, beyond the margin ✗" in _row(text, "| Group Sampling", "benchmark", "| 20 ")
+    assert "kmdr higher, beyond the margin ✗" in _row(
+        text, "| Group Sampling", "benchmark", "| 20 "
+    )
 
 
 @pytest.mark.parametrize("members", [[], [_Exp("ss22_benchmark", pd.DataFrame())]])
