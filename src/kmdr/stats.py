@@ -30,7 +30,8 @@ from statsmodels.stats.power import TTestIndPower, TTestPower
 
 #: Level of every test, after Holm's correction within the claim.
 ALPHA = 0.05
-#: The power at which a tie states the smallest effect it could have detected.
+#: The power at which a comparison not significant states the smallest effect it could have
+#: detected.
 POWER = 0.8
 #: p-values below this are printed as ``p < 1e-300`` (they are at the edge of double precision).
 P_FLOOR = 1e-300

@@ -259,7 +259,7 @@ def check_converges(
         if beyond.size:
             values = ", ".join(f"{last.values[i]:.3g}" for i in beyond)
             text += f", {beyond.size} of {last.n} repetitions beyond the tolerance (F = {values})"
-        comps.append(Comparison(m, text, t.p, inside, test=t))
+        comps.append(Comparison(m, text, t.p, inside, test=t, margin=(-margin, margin)))
     head = (
         f"F_kMeans = {base.mean:.4g}, tolerance ±{margin:.3g} = max({tol:.3g} × F_kMeans, "
         f"{floor:.3g}) (kmdr's: {tol:.1%} relative, {floor:g} of ||A||_F^2 absolute)"

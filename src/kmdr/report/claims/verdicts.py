@@ -40,8 +40,9 @@ was timed; the ``<metric>_copied`` flag the report sets from the cells), has no 
 comparison is shown as ``p n/a`` and is not significant. Where neither side varies at all (every
 repetition gives the same value), the t-test has no sd, but the comparison is still a test whose
 p accounts for n: the exact sign test on the per-repetition differences (``exact``; 5 of 5
-repetitions agreeing is p = 0.031 one-sided, and a tie at 0 is p = 1). It enters Holm's
-correction like any other: five repetitions that agree do not make a claim hold by themselves.
+repetitions agreeing is p = 0.031 one-sided, and a difference of exactly 0 is p = 1). It enters
+Holm's correction like any other: five repetitions that agree do not make a claim hold by
+themselves.
 
 **Windows and tolerances.** A comparison is set aside (shown, not counted) only by a window the
 paper states for that claim, and never when its own test is significant after Holm's correction;
