@@ -5,6 +5,7 @@ that times are measurements (never one computation)."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -144,3 +145,69 @@ def test_a_fixed_score_is_its_value_not_its_first_copy():
     t = S.test(varying, fixed)
     assert t.n_b == 0
     assert t.p == pytest.approx(sps.ttest_1samp(varying.values - 0.8, 0.0).pvalue)
+
+
+@pytest.mark.parametrize(
+    "ranks, permutations, smallest",
+    [
+        # 3 reducers on 2 datasets (wine and iris in docs/guide/running.md): 36 permutations, and
+        # the 6 in which both datasets rank alike are all as extreme: never below 1/6
+        ([[1, 2, 3], [1, 2, 3]], 36, 1 / 6),
+        ([[1, 2, 3], [1, 2, 3], [1, 2, 3]], 216, 1 / 36),
+    ],
+)
+def test_friedman_exact_p_states_the_smallest_it_can_give(ranks, permutations, smallest):
+    f = S.friedman(ranks)
+    assert f.draws == 0 and f.permutations == permutations
+    assert f.smallest == pytest.approx(smallest) and f.p_exact == pytest.approx(smallest)
+
+
+def test_friedman_monte_carlo_p_states_its_draws():
+    ranks = np.tile(np.arange(1, 8), (5, 1))  # 7 reducers on 5 datasets: (7!)^5 permutations
+    f = S.friedman(ranks, n_permutations=2_000)
+    assert f.draws == 2_000 and f.permutations == 0
+    assert f.smallest == f.p_exact == pytest.approx(1 / 2_001)  # at its floor: an estimate
+
+
+def test_the_guides_two_datasets_can_never_reject():
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs/guide/running.md").read_text("utf-8")
+    # the reducers of the guide's wine and iris commands, read from the guide itself
+    wine = re.search(r"kmdr name=wine dataset=file .*?'reducer=\[([^\]]+)\]'", guide).group(1)
+    iris = re.search(r"kmdr name=iris .*?'reducer=\[([^\]]+)\]'", guide).group(1)
+    shared = set(wine.split(",")) & set(iris.split(","))
+    f = S.friedman(np.tile(np.arange(1, len(shared) + 1), (2, 1)))
+    assert len(shared) == 3 and f.smallest > S.ALPHA
+    assert f"{f.permutations} permutations" in guide and "1/6" in guide
+    assert f.smallest == pytest.approx(1 / 6)
+
+
+def _welch_one_sided(a, mean_b, sd_b, n_b, shift, alternative):
+    return sps.ttest_ind_from_stats(a.mean() - shift, a.std(ddof=1), len(a), mean_b, sd_b, n_b,
+                                    equal_var=False, alternative=alternative).pvalue  # fmt: skip
+
+
+@pytest.mark.parametrize("center", [0.0, 0.004, 0.02, -0.03])
+def test_margin_test_from_summary_is_two_one_sided_welch_tests(center):
+    rng = np.random.default_rng(7)
+    a = rng.normal(center, 0.005, 10)
+    b = rng.normal(0.0, 0.006, 10)
+    low, high = math.log(0.99), math.log(1.01)
+    inside, t = S.margin_test_from_summary(S.Sample(a), b.mean(), b.std(ddof=1), 10, low, high)
+    diff = a.mean() - b.mean()
+    assert inside == (low <= diff <= high) and t.diff == pytest.approx(diff)
+    lower = _welch_one_sided(a, b.mean(), b.std(ddof=1), 10, low, "greater")
+    upper = _welch_one_sided(a, b.mean(), b.std(ddof=1), 10, high, "less")
+    if inside:  # TOST: the larger of the two one-sided p
+        assert t.p == pytest.approx(max(lower, upper))
+    else:  # beyond the bound it crossed
+        crossed = (high, "greater") if diff > high else (low, "less")
+        assert t.p == pytest.approx(_welch_one_sided(a, b.mean(), b.std(ddof=1), 10, *crossed))
+    # the same rule as on two samples (one helper): margin_test gives the same p on them
+    assert S.margin_test(S.Sample(a), S.Sample(b), low, high)[1].p == pytest.approx(t.p)
+    # its 90% interval is Welch's: TOST at α = 0.05 holds exactly when it lies in the margin
+    lo, hi = S.equivalence_interval(t)
+    ci = sps.ttest_ind(a, b, equal_var=False).confidence_interval(0.90)
+    assert (lo, hi) == pytest.approx((ci.low, ci.high))
+    assert (t.p < 0.05 and inside) == (low < lo and hi < high)

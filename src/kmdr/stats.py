@@ -30,7 +30,8 @@ from statsmodels.stats.power import TTestIndPower, TTestPower
 
 #: Level of every test, after Holm's correction within the claim.
 ALPHA = 0.05
-#: The power at which a tie states the smallest effect it could have detected.
+#: The power at which a comparison not significant states the smallest effect it could have
+#: detected.
 POWER = 0.8
 #: p-values below this are printed as ``p < 1e-300`` (they are at the edge of double precision).
 P_FLOOR = 1e-300
@@ -116,7 +117,8 @@ class Test:
     then the exact sign test's on them, which accounts for n as any test does),
     ``alternative`` the side tested (``two-sided``, ``larger`` or ``smaller``), ``why`` why there
     is no p (or which test gave it), ``log`` when the values tested are logs (times compared as
-    ratios), ``ci`` the two-sided 95% interval of ``diff`` (on the tested scale).
+    ratios), ``ci`` the two-sided 95% interval of ``diff`` (on the tested scale), ``dof`` the
+    t-test's degrees of freedom (NaN for a sign test or no test).
     """
 
     p: float
@@ -131,6 +133,7 @@ class Test:
     why: str = ""
     log: bool = False
     ci: tuple = (math.nan, math.nan)
+    dof: float = math.nan
 
     def detectable(self, alpha: float, power: float = POWER) -> tuple[float, float]:
         """The smallest ``|g|`` (and ``|Δ|`` on the tested scale) this design detects with
@@ -229,7 +232,7 @@ def test(a: Sample, b: Sample | None, shift: float = 0.0, alternative: str = "tw
             res = stats.ttest_ind(a.values - shift, bvals, equal_var=False, alternative=alternative)
             two = stats.ttest_ind(a.values - shift, bvals, equal_var=False)
             ci = two.confidence_interval(0.95)
-    return Test(float(res.pvalue), **base, ci=(float(ci.low), float(ci.high)))
+    return Test(float(res.pvalue), **base, ci=(float(ci.low), float(ci.high)), dof=float(res.df))
 
 
 def _against_fixed(a: Sample, b: Sample | None, shift: float, alternative: str) -> Test:
@@ -279,10 +282,36 @@ def difference(a: Sample, b: Sample, direction: int) -> tuple[Test, bool]:
 
 def margin_test(a: Sample, b: Sample | None, low: float, high: float) -> tuple[bool, Test]:
     """Whether ``mean(a) - mean(b)`` lies in ``[low, high]`` (either bound may be infinite), and
-    the one-sided test on that side: inside, the larger p of the two one-sided tests that it is
-    above ``low`` and below ``high`` (TOST); outside, the test that it is beyond the bound it
-    crossed. Where neither side varies, each test is the exact sign test (``exact``)."""
+    the one-sided test on that side (:func:`equivalence`: inside, the two one-sided tests, TOST;
+    outside, the test that it is beyond the bound it crossed), each by :func:`test`. Where
+    neither side varies, each test is the exact sign test (``exact``)."""
     diff = a.mean - (b.mean if b is not None else 0.0)
+    return equivalence(diff, low, high, lambda bound, alt: test(a, b, bound, alt), test(a, b))
+
+
+def margin_test_from_summary(
+    a: Sample, mean_b: float, sd_b: float, n_b: int, low: float, high: float, log: bool = False
+) -> tuple[bool, Test]:
+    """:func:`margin_test` against a sample known only by its mean, sd and size (a published
+    table): the same :func:`equivalence`, each one-sided test Welch's from the summary
+    (:func:`welch_from_summary`)."""
+    plain = welch_from_summary(a, mean_b, sd_b, n_b, log=log)
+
+    def one_sided(bound: float, alternative: str) -> Test:
+        return welch_from_summary(a, mean_b, sd_b, n_b, log, bound, alternative)
+
+    return equivalence(plain.diff, low, high, one_sided, plain)
+
+
+def equivalence(diff: float, low: float, high: float, one_sided, plain: Test) -> tuple[bool, Test]:
+    """The one rule of every margin in kmdr: whether the estimate ``diff`` lies in ``[low,
+    high]``, and its test. Inside, the larger p of the two one-sided tests that the difference is
+    above ``low`` and below ``high`` (Schuirmann's two one-sided tests, TOST: equivalence shown
+    at level α when that p < α, that is when the 1 - 2α interval lies within the margin);
+    outside, the smaller p of the tests that it is beyond a bound it crossed (shown beyond the
+    margin). ``one_sided(bound, alternative)`` is the test of ``diff - bound`` on one side
+    (scipy's ``greater`` or ``less``); ``plain`` the two-sided test, whose effect and interval
+    are the ones shown (against b, not against the bound)."""
     inside = low <= diff <= high
     tests = []
     for bound, above in ((low, True), (high, False)):
@@ -290,9 +319,9 @@ def margin_test(a: Sample, b: Sample | None, low: float, high: float) -> tuple[b
             continue
         # inside: evidence that diff is beyond ``bound`` on the inner side; outside: past it
         alt = ("greater" if above else "less") if inside else ("less" if above else "greater")
-        tests.append(test(a, b, bound, alt))
+        tests.append(one_sided(bound, alt))
     if not tests:
-        return inside, test(a, b)
+        return inside, plain
     if inside:
         chosen = max(tests, key=lambda t: -1.0 if math.isnan(t.p) else t.p)
         if any(math.isnan(t.p) for t in tests):
@@ -300,8 +329,17 @@ def margin_test(a: Sample, b: Sample | None, low: float, high: float) -> tuple[b
     else:
         chosen = min(tests, key=lambda t: math.inf if math.isnan(t.p) else t.p)
     # the effect shown is that of a against b, not against the bound
-    plain = test(a, b)
     return inside, replace(chosen, diff=plain.diff, g=plain.g, ci=plain.ci)  # fmt: skip
+
+
+def equivalence_interval(t: Test, alpha: float = ALPHA) -> tuple[float, float]:
+    """The 1 - 2α interval of ``t``'s difference (its t quantile on ``t.dof``): the one TOST
+    reads, equivalence shown at level α within any margin that holds it."""
+    low, high = t.ci
+    if math.isnan(low) or t.exact or math.isnan(t.dof):
+        return low, high
+    half = (high - low) / 2 * stats.t.ppf(1 - alpha, t.dof) / stats.t.ppf(0.975, t.dof)
+    return t.diff - half, t.diff + half
 
 
 def log_of(s: Sample | None) -> Sample | None:
@@ -355,12 +393,21 @@ def p_text(p: float, name: str = "p", why: str = "no sd from independent repetit
     return f"{name} = {p:.2g}"
 
 
-def welch_from_summary(a: Sample, mean_b: float, sd_b: float, n_b: int, log: bool = False) -> Test:
-    """Welch's t-test of ``a`` (one value per repetition) against a sample known only by its
-    mean, sd and size, as a published table gives it (``scipy.stats.ttest_ind_from_stats``):
-    a :class:`Test` whose ``diff`` is the difference of the means (on the log scale, ``log``,
-    the log of the ratio of the geometric means), its interval Welch's, its ``sd`` the pooled
-    one (what :meth:`Test.detectable` turns into the smallest effect)."""
+def welch_from_summary(
+    a: Sample,
+    mean_b: float,
+    sd_b: float,
+    n_b: int,
+    log: bool = False,
+    shift: float = 0.0,
+    alternative: str = "two-sided",
+) -> Test:
+    """Welch's t-test of ``mean(a) - mean_b - shift`` (``a`` one value per repetition) against a
+    sample known only by its mean, sd and size, as a published table gives it
+    (``scipy.stats.ttest_ind_from_stats``; ``alternative`` as scipy's): a :class:`Test` whose
+    ``diff`` is the difference of the means (on the log scale, ``log``, the log of the ratio of
+    the geometric means), its interval Welch's two-sided 95%, its ``sd`` the pooled one (what
+    :meth:`Test.detectable` turns into the smallest effect)."""
     n_a = a.n
     diff = a.mean - mean_b
     sd_a = a.sd if n_a > 1 else math.nan
@@ -371,17 +418,20 @@ def welch_from_summary(a: Sample, mean_b: float, sd_b: float, n_b: int, log: boo
     )
     j = 1 - 3 / (4 * (n_a + n_b - 2) - 1) if n_a + n_b > 2 else math.nan
     g = j * diff / pooled if pooled > 0 else math.nan
+    alt = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}[alternative]
     base = {"diff": diff, "g": g, "paired": False, "n_a": n_a, "n_b": n_b, "sd": pooled,
-            "log": log}  # fmt: skip
+            "log": log, "alternative": alt}  # fmt: skip
     if n_a < 2 or n_b < 2:
         return Test(math.nan, **base, why="no sd from independent repetitions")
     va, vb = sd_a**2 / n_a, sd_b**2 / n_b
     if va + vb == 0:
         return Test(math.nan, **base, why="neither side varies")
-    res = stats.ttest_ind_from_stats(a.mean, sd_a, n_a, mean_b, sd_b, n_b, equal_var=False)
+    res = stats.ttest_ind_from_stats(
+        a.mean - shift, sd_a, n_a, mean_b, sd_b, n_b, equal_var=False, alternative=alternative
+    )
     dof = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
     half = float(stats.t.ppf(0.975, dof)) * math.sqrt(va + vb)
-    return Test(float(res.pvalue), **base, ci=(diff - half, diff + half))
+    return Test(float(res.pvalue), **base, ci=(diff - half, diff + half), dof=float(dof))
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
@@ -443,7 +493,10 @@ class Friedman:
     """Friedman's test on ``n`` datasets (rows) of ``k`` ranked methods: ``chi2`` and its
     asymptotic ``p_chi2``, Iman and Davenport's ``f`` on (k-1, (k-1)(n-1)) degrees of freedom
     and its ``p_f``, and ``p_exact`` the permutation p of the rank sums' statistic (every
-    dataset's ranks permuted independently; exact enumeration when (k!)^n is small)."""
+    dataset's ranks permuted independently): exact enumeration of all ``permutations`` when
+    (k!)^n is small (``draws`` 0; ``smallest`` the least p its ties of the statistic allow),
+    else a Monte Carlo estimate from ``draws`` random permutations ((1 + beyond) / (1 +
+    draws), never below 1 / (1 + draws))."""
 
     n: int
     k: int
@@ -452,6 +505,9 @@ class Friedman:
     f: float
     p_f: float
     p_exact: float
+    draws: int = 0
+    permutations: int = 0
+    smallest: float = math.nan
 
 
 def friedman(ranks, n_permutations: int = 20_000, seed: int = 0) -> Friedman:
@@ -480,12 +536,15 @@ def friedman(ranks, n_permutations: int = 20_000, seed: int = 0) -> Friedman:
         stat = np.array([statistic(np.stack([row[perms[j]] for row, j in zip(r, c, strict=True)]))
                          for c in choice])  # fmt: skip
         p_exact = float(np.mean(stat >= observed - 1e-9))
-    else:
-        rng = np.random.default_rng(seed)
-        shuffled = rng.permuted(np.broadcast_to(r, (n_permutations, n, k)), axis=-1)
-        beyond = np.sum(statistic(shuffled) >= observed - 1e-9)
-        p_exact = float((1 + beyond) / (1 + n_permutations))
-    return Friedman(n, k, chi2, p_chi2, f, p_f, p_exact)
+        smallest = float(np.mean(stat >= stat.max() - 1e-9))
+        return Friedman(n, k, chi2, p_chi2, f, p_f, p_exact, 0, len(stat), smallest)
+    rng = np.random.default_rng(seed)
+    shuffled = rng.permuted(np.broadcast_to(r, (n_permutations, n, k)), axis=-1)
+    beyond = np.sum(statistic(shuffled) >= observed - 1e-9)
+    p_exact = float((1 + beyond) / (1 + n_permutations))
+    return Friedman(
+        n, k, chi2, p_chi2, f, p_f, p_exact, n_permutations, 0, 1 / (1 + n_permutations)
+    )
 
 
 def iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:

@@ -19,13 +19,14 @@ MEASURES = {"accuracy": False, "objective": True, "total_seconds": True}  # asce
 HEADINGS = {"accuracy": "accuracy", "objective": "F", "total_seconds": "time"}
 
 
-def recomputed(cells_csv: Path) -> pd.DataFrame:
-    """One experiment's ranks at its budget r, from its cells.csv (written without kmdr)."""
+def recomputed(cells_csv: Path, share: float = 0.1) -> pd.DataFrame:
+    """One experiment's ranks at its budget r (its grid's nearest to ``share`` of d), from its
+    cells.csv (written without kmdr)."""
     cells = pd.read_csv(cells_csv)
     cells = cells[cells["reducer"] != "none"]
     d = int(cells["n_features"].iloc[0])
     below = sorted(int(r) for r in cells["r"].unique() if r < d)
-    r = min(below, key=lambda x: (abs(x - d / 10), x))
+    r = min(below, key=lambda x: (abs(x - d * share), x))
     at = cells[cells["r"] == r]
     means = at.groupby(["reducer", "repetition"])[list(MEASURES)].mean().groupby("reducer").mean()
     for measure, ascending in MEASURES.items():
@@ -74,6 +75,26 @@ def test_committed_section_recomputes_from_the_cells():
     check_against_cells(root)
     text = (root / "REPORT.md").read_text(encoding="utf-8")
     assert text.index("\n## What to use\n") < text.index("\n## Across datasets\n")
+
+
+def test_committed_sensitivity_line_says_the_share_each_grid_reaches():
+    """Each share of d the ranking is repeated at is labelled with the r/d the datasets' grids
+    reach (a grid that stops short of the share stays at its largest r), and the deciding p
+    names how it was computed (a Monte Carlo estimate, its draws stated)."""
+    from kmdr.report.cross_dataset import SENSITIVITY
+
+    root = REPO / "results"
+    experiments = pd.read_csv(root / "cross_dataset" / "ranks.csv")["experiment"].unique()
+    text = (root / "REPORT.md").read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if x.startswith("Sensitivity over r"))
+    for share in SENSITIVITY:
+        reached = [
+            float(e["r"].iloc[0] / e["d"].iloc[0])
+            for e in (recomputed(root / x / "cells.csv", share) for x in experiments)
+        ]
+        assert f"r/d ≈ {share:.3g} (reached {min(reached):.1%}–{max(reached):.1%})" in line
+    assert "Monte Carlo permutation p = " in text and "20,000 random permutations" in text
+    assert "exact at small N" not in text
 
 
 def _write(path: Path, seed: int, labeled: bool) -> None:

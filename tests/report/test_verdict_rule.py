@@ -400,7 +400,7 @@ def test_holm_over_the_whole_report_names_the_verdicts_it_would_change():
                                                          enumerate(nulls)]  # fmt: skip
     said = C.report_wide(results)
     assert "Error is controlled per claim" in said and "over all 20 tested comparisons" in said
-    assert "`c0` holds → tie" in said and "`c1`" not in said
+    assert "`c0` holds → undecided" in said and "`c1`" not in said
     assert C.report_wide(results[:2]).endswith("no verdict.")
 
 

@@ -1,7 +1,7 @@
 """The papers' claims and theorems checked against the results (``results/REPORT.md``).
 
 * :mod:`kmdr.report.claims`: claims as checkable statements, with the verdict logic (holds /
-  partly / tie / fails / no data) over the aggregated summaries, and the registry the papers'
+  partly / undecided / fails / no data) over the aggregated summaries, and the registry the papers'
   claim sets register into;
 * :mod:`kmdr.report.sections`: what a report section declares, and the generic section listing
   its experiments; the papers register theirs (:data:`kmdr.config.presentation.SECTIONS`);

@@ -18,7 +18,7 @@ __all__ = ["VERDICT_LEGEND", "VERDICT_MARK", "md_table", "number", "read_optiona
 VERDICT_MARK = {
     C.HOLDS: "✅ holds",
     C.PARTLY: "🟡 partly",
-    C.TIE: "⚖️ tie",
+    C.TIE: "❔ undecided",
     C.FAILS: "❌ fails",
     C.NOT_TESTABLE: "➖ not testable",
     C.NO_DATA: "⚪ no data",

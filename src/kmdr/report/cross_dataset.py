@@ -1,6 +1,7 @@
 """The report's "Across datasets" section: which reducer ranks first over several datasets, by
-Demšar's procedure (JMLR 2006): Friedman's test with Iman and Davenport's F (and a permutation p,
-exact at small N), then Nemenyi's critical difference, drawn as a critical-difference diagram.
+Demšar's procedure (JMLR 2006): Friedman's test with Iman and Davenport's F (and a permutation p:
+exact enumeration at small N, a Monte Carlo estimate with its number of draws otherwise), then
+Nemenyi's critical difference, drawn as a critical-difference diagram.
 
 The experiments ranked are those whose cells cover the same reducers (the baseline, k-means on
 all features, left out: it has no r) on different datasets: among the groups of experiments with
@@ -191,10 +192,17 @@ def _tests(wide: pd.DataFrame) -> dict:
         text = f"two reducers: exact sign test, `{a}` ranked first on {wins} of {n}, p = {p:.3g}"
         return {"text": text, "cd": math.nan, "nemenyi": nemenyi, "conover": pairs, "p": p}
     f = friedman(wide.to_numpy(dtype=float))
-    how = "exact" if math.factorial(k) ** f.n <= 20_000 else "permutation"
+    if f.draws:
+        how = (f"Monte Carlo permutation p = {f.p_exact:.2g} ({f.draws:,} random permutations "
+               f"of each dataset's ranks: an estimate, the smallest it can give "
+               f"{1 / (f.draws + 1):.1g})")  # fmt: skip
+    else:
+        how = (f"exact permutation p = {f.p_exact:.3g} (every one of the {f.permutations:,} "
+               f"permutations of the datasets' ranks; the smallest it can give "
+               f"{f.smallest:.3g})")  # fmt: skip
     text = (f"Friedman chi² = {f.chi2:.2f} (asymptotic p = {f.p_chi2:.3g}), Iman-Davenport "
-            f"F({k - 1}, {(k - 1) * (f.n - 1)}) = {f.f:.2f}, p = {f.p_f:.3g}; {how} p = "
-            f"{f.p_exact:.3g} (decides)")  # fmt: skip
+            f"F({k - 1}, {(k - 1) * (f.n - 1)}) = {f.f:.2f}, p = {f.p_f:.3g}; {how}, which "
+            "decides")  # fmt: skip
     cd = nemenyi_cd(k, f.n, ALPHA)
     mean = wide.mean().to_dict()
     if not f.p_exact < ALPHA:  # the post-hoc comparisons are read only where the test rejects
@@ -246,17 +254,25 @@ def _sensitivity(members: list[Experiment], measure: str) -> str:
     number of pairs one Nemenyi CD apart (and Conover-Holm's)."""
     parts = []
     for share in SENSITIVITY:
-        wide = _wide(ranks(members, share), measure)
+        table = ranks(members, share)
+        wide = _wide(table, measure)
+        # the share each dataset's grid reaches (a grid that stops short of it stays at its
+        # largest r): the label says the range, not only the share aimed at
+        reached = (table["r"] / table["d"]).astype(float)
+        label = f"r/d ≈ {share:.3g} (reached {reached.min():.1%}–{reached.max():.1%})"
         if len(wide) < 2:
-            parts.append(f"r/d ≈ {share:.3g}: fewer than two datasets")
+            parts.append(f"{label}: fewer than two datasets")
             continue
         found = _tests(wide)
         conover = found["conover"].to_numpy()
         n_conover = int((conover[np.triu_indices_from(conover, 1)] < ALPHA).sum())
-        parts.append(f"r/d ≈ {share:.3g}: N = {len(wide)}, p = {found['p']:.2g}, "
+        parts.append(f"{label}: N = {len(wide)}, p = {found['p']:.2g}, "
                      f"{len(found['nemenyi'])} Nemenyi pair(s), "
                      f"{n_conover} Conover-Holm")  # fmt: skip
-    head = "Sensitivity over r (the same procedure at other shares of d): "
+    head = (
+        "Sensitivity over r (the same procedure at other shares of d, each dataset at the r "
+        "of its grid nearest the share): "
+    )
     return head + "; ".join(parts) + "."
 
 
@@ -294,7 +310,8 @@ def section_cross_dataset(root: Path, exps: dict[str, Experiment]) -> str | None
         "significant digits tie and share their mean rank). Datasets are told apart by their "
         "data's fingerprint. Demšar's procedure: Friedman's test asks whether the ranks differ "
         "over the datasets (Iman and Davenport's F, and the permutation p of the rank sums, "
-        "exact at small N, which decides); where it "
+        "exact by enumeration where every permutation can be listed, a Monte Carlo estimate "
+        "otherwise, its number of draws stated; it decides); where it "
         f"rejects (p < {ALPHA:g}), two reducers differ when their mean ranks are at least "
         "Nemenyi's critical difference (CD) apart; Conover's comparisons with Holm's "
         "correction are a second, more liberal reading, labelled as such. The interval of a "

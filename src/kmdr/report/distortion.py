@@ -242,7 +242,7 @@ def _slope_comparison(label: str, slope: Sample, delta: float, extra: str = "") 
         f"−1/2 ± {delta:.3f} claimed; the narrowest margin these repetitions show: "
         f"±{reach:.3f} (α = {ALPHA:g}, before Holm)"
     )
-    return Comparison(label, text, t.p, inside, test=t)
+    return Comparison(label, text, t.p, inside, test=t, margin=(-delta, delta))
 
 
 def slope_pool(groups) -> Pool | None:
@@ -320,7 +320,7 @@ def _c_comparison(label: str, a: pd.DataFrame, b: pd.DataFrame) -> Comparison | 
         f"c of {_group_label(a)} / c of {_group_label(b)}: {effect_text(t)} over r "
         f"{grid[0]}..{grid[-1]} (n = {sa.n}, {sb.n}; within ×{C_TOLERANCE:g} claimed)"
     )
-    return Comparison(label, text, t.p, inside, test=t)
+    return Comparison(label, text, t.p, inside, test=t, margin=(-bound, bound))
 
 
 def c_pairs(fixed: pd.DataFrame) -> tuple[list, list]:

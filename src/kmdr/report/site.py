@@ -93,7 +93,7 @@ p.files { font-size: .92rem; background: #f6f8fa; padding: .4rem .8rem;
            font-weight: 600; white-space: nowrap; border: 1px solid; }
 .verdict.holds { background: #dafbe1; color: #116329; border-color: #4ac26b; }
 .verdict.partly { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
-.verdict.tie { background: #ddf4ff; color: #0a3069; border-color: #54aeff; }
+.verdict.undecided { background: #ddf4ff; color: #0a3069; border-color: #54aeff; }
 .verdict.fails { background: #ffebe9; color: #a40e26; border-color: #ff8182; }
 .verdict.no-data { background: #f6f8fa; color: #57606a; border-color: #d0d7de; }
 .verdict.not-testable { background: #f6f8fa; color: #24292f; border-color: #8c959f; }

@@ -33,8 +33,8 @@ def test_the_prose_repeats_the_tables_numbers():
     text = " ".join(_text().split())
     bico = TABLE[TABLE["algorithm"] == "BICO"].groupby("dataset")["distortion_median"].median()
     assert (
-        f"the median of BICO's cell medians is {bico['NYTimes']:.3g} on NYTimes and "
-        f"{bico['NYTimes+PCA']:.3f} on NYTimes+PCA" in text
+        f"The median of BICO's cell medians, {bico['NYTimes']:.3g} on NYTimes and "
+        f"{bico['NYTimes+PCA']:.3f} on NYTimes+PCA, is therefore two different measures" in text
     )
     assert f"({int(TABLE['n_runs'].sum()):,} runs" in text
     assert f"×(1 ± {S.MARGIN:g})" in text

@@ -3,8 +3,9 @@
 Source: C. Schwiegelshohn and O. Sheikh-Omar, *An Empirical Evaluation of k-Means Coresets*,
 ESA 2022, and their repository ``sheikhomar/eval-k-means-coresets``, whose
 ``data/results-raw.csv`` holds one row per run (9,310 runs: dataset, algorithm, k, coreset size,
-its factor m = size / k, running time in seconds, the real and the coreset cost of the k-means++
-solution computed on the coreset, their distortion, and the same for two synthetic solutions).
+its factor m = size / k, running time in seconds, a real and a coreset cost and their distortion:
+on the Benchmark the worst of the Benchmark's own solutions, elsewhere the k-means++ pass's on the
+coreset, the worst of its five seedings; and the same for two synthetic solutions).
 Their notebooks (``notebooks/01-results-latex.ipynb``) print the mean and standard deviation of
 the 10 runs of each (dataset, algorithm, k, m); this module keeps, per such cell, the count, the
 median, the quartiles, the extremes and the mean and standard deviation of the distortion and of
@@ -165,8 +166,12 @@ def readme(table: pd.DataFrame) -> str:
         f"{len(table)} rows, one per (dataset, algorithm, k, coreset size factor m), from "
         f"{int(table['n_runs'].sum())} runs ({int(table['n_runs'].min())} to "
         f"{int(table['n_runs'].max())} per row); {table['dataset'].nunique()} datasets, "
-        f"{table['algorithm'].nunique()} algorithms. For the distortion (of the k-means++ "
-        "solution computed on the coreset, as the paper's tables report it) and the running "
+        f"{table['algorithm'].nunique()} algorithms. For the distortion (the file's "
+        "`distortion`, the number the paper's tables report: on the Benchmark the largest over "
+        "the Benchmark's own solutions, for each block and ε the means of the clusters the "
+        "coreset does not starve (their `xrun/eval_benchmark.py`); on the other datasets that "
+        "of the centers the k-means++ pass on the coreset leaves, the worst of its five "
+        "seedings (their `xrun/calc_costs.py`)) and the running "
         "time (`running_time`, whole seconds as the file records them; their runner "
         "`xrun/go.py` records a run's wall-clock duration from its start to its done file, "
         "reading the data included, with several runs at a time on one machine): the "

@@ -259,7 +259,7 @@ def check_converges(
         if beyond.size:
             values = ", ".join(f"{last.values[i]:.3g}" for i in beyond)
             text += f", {beyond.size} of {last.n} repetitions beyond the tolerance (F = {values})"
-        comps.append(Comparison(m, text, t.p, inside, test=t))
+        comps.append(Comparison(m, text, t.p, inside, test=t, margin=(-margin, margin)))
     head = (
         f"F_kMeans = {base.mean:.4g}, tolerance ±{margin:.3g} = max({tol:.3g} × F_kMeans, "
         f"{floor:.3g}) (kmdr's: {tol:.1%} relative, {floor:g} of ||A||_F^2 absolute)"
@@ -302,7 +302,9 @@ def check_near_accuracy(
             t = max((x for _, x in tests), key=lambda x: -1.0 if math.isnan(x.p) else x.p)
             pv = math.nan if any(math.isnan(x.p) for _, x in tests) else t.p
         text = f"{shown} ({effect_text(t, '.3g')} at r = {rs[[x for _, x in tests].index(t)]})"
-        comps.append(Comparison(m, text, pv, favours, test=t))
+        # inside, p is Bonferroni's over the targets: so is the smallest p a sign test can give
+        times = len(tests) if inside else 1
+        comps.append(Comparison(m, text, pv, favours, test=t, multiplier=times))
     return Part(tuple(comps), tuple(missing), head=f"P_kMeans = {base.mean:.3f}")
 
 

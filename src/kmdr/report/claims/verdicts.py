@@ -8,8 +8,8 @@ tests, Hedges' g, the smallest detectable effect, Holm, printing a p) live in
 A :class:`Claim` restates one sentence of a paper as a checkable statement; its ``check``
 (:mod:`.checks`) reads the experiment's cells (one row per dataset, method, r and repetition,
 see docs/results-layout.md) and returns a :class:`Part`: the comparisons the claim is made of.
-:func:`decide` turns them into a :class:`Verdict` (``holds``, ``partly``, ``tie``, ``fails`` or
-``no data``) by the one rule below, the same for every claim.
+:func:`decide` turns them into a :class:`Verdict` (``holds``, ``partly``, ``undecided``, ``fails``
+or ``no data``) by the one rule below, the same for every claim.
 
 **The unit.** Every test is on one number per repetition (:data:`~.significance.REPLICATE`):
 the r points of one repetition share its seeds' stream, the reduction they reuse and, for
@@ -40,8 +40,9 @@ was timed; the ``<metric>_copied`` flag the report sets from the cells), has no 
 comparison is shown as ``p n/a`` and is not significant. Where neither side varies at all (every
 repetition gives the same value), the t-test has no sd, but the comparison is still a test whose
 p accounts for n: the exact sign test on the per-repetition differences (``exact``; 5 of 5
-repetitions agreeing is p = 0.031 one-sided, and a tie at 0 is p = 1). It enters Holm's
-correction like any other: five repetitions that agree do not make a claim hold by themselves.
+repetitions agreeing is p = 0.031 one-sided, and a difference of exactly 0 is p = 1). It enters
+Holm's correction like any other: five repetitions that agree do not make a claim hold by
+themselves.
 
 **Windows and tolerances.** A comparison is set aside (shown, not counted) only by a window the
 paper states for that claim, and never when its own test is significant after Holm's correction;
@@ -61,9 +62,12 @@ comparison is *for* the claim (significant in the claimed direction), *against* 
 the other way), *short* (significant in the claimed direction but short of a threshold the
 claim adds: a relative margin, the sign of Spearman's ρ, a growth factor, the timer floor, every
 r) or *not significant*. The claim **fails** if any comparison is against it, **holds** if every
-one is for it, is **partly** true if some are for it or short and none against, and is a
-**tie** if none is significant; a comparison not significant states the smallest effect it could
-have detected (at α over the family's size, power 0.8). Each verdict's evidence starts with these
+one is for it, is **partly** true if some are for it or short and none against, and is
+**undecided** if none is significant: no difference found is not "the same", which only an
+equivalence test with a stated margin shows (:func:`margin_test`). A comparison not
+significant states the smallest effect it could have detected (at α over the family's size,
+power 0.8); an equivalence comparison, the narrowest margin its 1 - 2α interval lies within
+(what equivalence these repetitions could show). Each verdict's evidence starts with these
 counts and lists every comparison with its Δ, g, p and Holm-adjusted p.
 """
 
@@ -89,6 +93,7 @@ from kmdr.report.claims.significance import (  # noqa: F401 (re-exported: one im
     curve,
     difference,
     effect_text,
+    equivalence_interval,
     holm,
     margin_test,
     p_text,
@@ -100,7 +105,9 @@ from kmdr.report.claims.significance import (  # noqa: F401 (re-exported: one im
 
 HOLDS = "holds"
 PARTLY = "partly"
-TIE = "tie"
+#: Nothing significant: neither shown nor refuted (never "a tie": no difference found is not
+#: "the same", which only an equivalence test with a stated margin shows).
+TIE = "undecided"
 FAILS = "fails"
 NO_DATA = "no data"
 NOT_TESTABLE = "not testable"
@@ -135,9 +142,12 @@ VERDICT_RULE = (
     "claimed direction), *against* it (significant the other way), *short* (significant in the "
     "claimed direction but short of a threshold the claim adds) or not significant. **fails**: "
     "any comparison against the claim; **holds**: every comparison for it; **partly**: some for "
-    "it (or short) and none against; **tie**: none significant (neither confirmed nor refuted; "
-    f"each such comparison states the smallest effect it could have detected at its n, at α "
-    f"over the number of comparisons and power {POWER:g}); **not testable**: the data ran but "
+    "it (or short) and none against; **undecided**: none significant (neither confirmed nor "
+    "refuted, never a tie: 'the same' is only ever shown by an equivalence test, two one-sided "
+    "tests against a stated margin; each such comparison states the smallest effect it could "
+    f"have detected at its n, at α over the number of comparisons and power {POWER:g}, or, for "
+    "an equivalence test, the narrowest margin its 1 − 2α interval lies within); **not "
+    "testable**: the data ran but "
     "left no comparison to count; **no data**: nothing to compare (not run or skipped). A side "
     "with one repetition, or a time copied between repetitions, is *p n/a* and not "
     "significant. Four rules more: (1) **no spread is still a test**: where neither side "
@@ -146,7 +156,7 @@ VERDICT_RULE = (
     "one-sided, 0.062 two-sided; a difference of exactly 0: p = 1), and it enters Holm's "
     "correction like any other; a claim whose every comparison is such a test, where even "
     "the smallest p its n allows times the number of comparisons is not below α, is "
-    '**not testable** ("untestable at n = 5"), never a tie; (2) **no fixed window**: a '
+    '**not testable** ("untestable at n = 5"), never undecided; (2) **no fixed window**: a '
     "comparison is set aside as "
     "converged only by a tolerance the paper states for that claim, and never when its own "
     "test is significant after Holm's correction; (3) **one continuous tolerance rule**: a "
@@ -221,6 +231,12 @@ class Comparison:
     short: str = ""
     counted: bool = True
     test: Test | None = None
+    #: An equivalence comparison's margin (low, high) on the tested scale: when not
+    #: significant, the evidence says the narrowest margin its 1 - 2α interval lies within.
+    margin: tuple[float, float] | None = None
+    #: The factor ``p`` carries over ``test.p`` (a Bonferroni over the claim's targets): the
+    #: smallest p a sign test can give is multiplied by it too.
+    multiplier: int = 1
 
 
 @dataclass(frozen=True)
@@ -258,6 +274,10 @@ class Claim:
     #: For a claim with a tolerance of kmdr's (not the paper's): the check with that tolerance
     #: scaled by a factor; the evidence then ends with the verdicts at half and twice it.
     sensitivity: Callable[[float], Callable[[pd.DataFrame], Part | Verdict]] | None = None
+    #: A claim made across several experiments (one Holm family over all their comparisons):
+    #: their names, ``experiment`` the first; ``check`` receives their cells together, each row
+    #: naming its own in an ``experiment`` column.
+    experiments: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,8 +300,8 @@ def outcome_of(c: Comparison, adjusted: float) -> str:
 
 def verdict_of(outcomes: Sequence[str]) -> str:
     """The rule: fails on any comparison against, holds when all counted are for, partly when
-    some are for or short, tie when none is significant, not testable when none is counted
-    (every comparison converged: a tie would claim a test that was not made)."""
+    some are for or short, undecided when none is significant, not testable when none is
+    counted (every comparison converged: "undecided" would claim a test that was not made)."""
     counted = [o for o in outcomes if o != CONVERGED]
     if not counted:
         return NOT_TESTABLE
@@ -314,10 +334,11 @@ def _detectable(c: Comparison, alpha: float) -> str:
     if c.test is None:
         return ""
     if c.test.exact:
-        n = c.test.n_a if c.test.n_b == 0 else min(c.test.n_a, c.test.n_b)
-        best = 0.5**n * (2 if c.test.alternative == "two-sided" else 1)
+        n, best = _smallest_p(c)
         reach = "cannot reach" if best >= alpha else "reaches"
         return f"; a sign test on {n} repetitions {reach} α = {alpha:.2g} (smallest p {best:.2g})"
+    if c.margin is not None:
+        return _narrowest_margin(c, alpha)
     g, delta = c.test.detectable(alpha)
     if math.isnan(g):
         return ""
@@ -328,6 +349,33 @@ def _detectable(c: Comparison, alpha: float) -> str:
     else:
         dtxt = f"|Δ| ≥ {delta:.3g}, "
     return f"; could detect {dtxt}|g| ≥ {g:.2f} at α = {alpha:.2g}, power {POWER:g}"
+
+
+def _smallest_p(c: Comparison) -> tuple[int, float]:
+    """A sign-test comparison's n and the smallest p it can print: one-sided 1/2^n (two-sided
+    twice it), times the comparison's own :attr:`Comparison.multiplier`, at most 1."""
+    n = c.test.n_a if c.test.n_b == 0 else min(c.test.n_a, c.test.n_b)
+    best = 0.5**n * (2 if c.test.alternative == "two-sided" else 1)
+    return n, min(1.0, best * c.multiplier)
+
+
+def _narrowest_margin(c: Comparison, alpha: float) -> str:
+    """What an equivalence comparison could show: the narrowest margin its 1 - 2α interval
+    (α: Holm's strictest step) lies within, beside the margin stated ("" without an interval)."""
+    low, high = equivalence_interval(c.test, alpha)
+    if math.isnan(low):
+        return ""
+    lo, hi = c.margin
+    width = max(abs(low), abs(high))
+    if c.test.log:
+        shown = f"×(1 ± {math.expm1(width):.2g})"
+        stated = f"×{math.exp(lo):.3g}–×{math.exp(hi):.3g}"
+    else:
+        shown, stated = f"±{width:.3g}", f"{lo:+.3g} to {hi:+.3g}"
+    return (
+        f"; undecided: its {100 * (1 - 2 * alpha):.3g}% interval reaches past the margin "
+        f"{stated}; these repetitions could show equivalence within {shown}"
+    )
 
 
 def _listed(c: Comparison, p_adj: float, outcome: str, alpha: float) -> str:
@@ -354,22 +402,24 @@ def _untestable(comps: Sequence[Comparison], outcomes: Sequence[str]) -> str:
     sign test on repetitions that do not vary (:attr:`~.significance.Test.exact`), and the
     smallest p such a test can give at its n, times the m comparisons Holm's first step
     multiplies by, is not below α: no outcome of these repetitions could make any comparison
-    significant, so "tie" would claim a test that could not decide."""
+    significant, so "undecided" would claim a test that could not decide."""
     counted = [c for c, o in zip(comps, outcomes, strict=True) if o != CONVERGED]
     if not counted or not all(c.test is not None and c.test.exact for c in counted):
         return ""
     m = len(counted)
-    smallest = []
-    for c in counted:
-        n = c.test.n_a if c.test.n_b == 0 else min(c.test.n_a, c.test.n_b)
-        smallest.append((n, 0.5**n * (2 if c.test.alternative == "two-sided" else 1)))
-    n, best = min(smallest, key=lambda x: x[1])
+    (n, best), c = min(((_smallest_p(c), c) for c in counted), key=lambda x: x[0][1])
     if m * best < ALPHA:
         return ""
+    bonferroni = (
+        f": {best / c.multiplier:.2g} × {c.multiplier} targets, Bonferroni"
+        if c.multiplier > 1 and best < 1
+        else ""
+    )
     return (
         f"untestable at n = {n}: every comparison is a sign test on repetitions that do not "
-        f"vary, whose smallest possible p ({best:.2g}) times the {m} comparisons of Holm's "
-        f"correction ({m * best:.2g}) cannot go below α = {ALPHA:g}, whatever the data"
+        f"vary, whose smallest possible p ({best:.2g}{bonferroni}) times the {m} comparisons "
+        f"of Holm's correction ({min(1.0, m * best):.2g}) cannot go below α = {ALPHA:g}, "
+        "whatever the data"
     )
 
 
@@ -396,12 +446,23 @@ def decide(part: Part) -> Verdict:
     return Verdict(verdict, text, table_)
 
 
+def _cells_of(claim: Claim, cells: dict[str, pd.DataFrame]) -> pd.DataFrame | None:
+    """The cells a claim is checked on: its experiment's, or, for a claim across experiments,
+    theirs together, each row's ``experiment`` naming its own (those not run left out)."""
+    if not claim.experiments:
+        return cells.get(claim.experiment)
+    found = [cells[e].assign(experiment=e) for e in claim.experiments
+             if e in cells and len(cells[e])]  # fmt: skip
+    return pd.concat(found, ignore_index=True) if found else None
+
+
 def evaluate(claim: Claim, cells: dict[str, pd.DataFrame], root: Path | None = None) -> Verdict:
     """The claim's verdict on ``cells`` (experiment -> its cells, one row per repetition);
     ``root``: the results folder they come from, where a claim's ``reads`` file is."""
-    df = cells.get(claim.experiment)
+    df = _cells_of(claim, cells)
     if df is None or len(df) == 0:
-        return Verdict(NO_DATA, f"no results for {claim.experiment}")
+        names = ", ".join(claim.experiments or (claim.experiment,))
+        return Verdict(NO_DATA, f"no results for {names}")
     if claim.dataset is not None and "dataset" in df:
         df = df[df["dataset"] == claim.dataset]
         if df.empty:
