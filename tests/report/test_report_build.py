@@ -14,6 +14,8 @@ from _results_factory import cells_text, make_cells, preset, write_experiment
 from kmdr.figures import draw as figures
 from kmdr.report import build
 
+ROOT = Path(__file__).resolve().parents[2]
+
 METHODS = {
     "leverage": "Sampl/SVD",
     "leverage_approx": "Sampl/ApproxSVD",
@@ -195,6 +197,44 @@ def test_a_folder_of_ones_own_experiments_is_not_buried_under_the_papers_no_data
                      config={"preset": paper})  # fmt: skip
     text = unpadded(build.build_report(tmp_path))
     assert "## bmd09 Table 1" in text and "not in this results folder" in text
+
+
+def _committed_preset(name: str) -> dict:
+    """The preset block the committed run records of preset ``name`` hold."""
+    import json
+
+    record = sorted((ROOT / "results" / name / "runs").glob("*.json"))[-1]
+    return json.loads(record.read_text())["config"]["preset"]
+
+
+@pytest.mark.parametrize(
+    ("folder", "users"),
+    [
+        pytest.param("wine_coresets", True, id="started-from-the-preset"),
+        pytest.param("ss22_usps_reducers", False, id="the-presets-own-run"),
+    ],
+)
+def test_a_users_run_started_from_a_preset_is_the_users(tmp_path, folder, users):
+    """``kmdr experiment=ss22_usps_reducers name=wine_coresets dataset=file ...``: its record
+    holds the preset's block, yet the run is the user's: titled by its name, in "Your
+    experiments", of no paper (no paper section says *no data* for it), drawn in the preset's
+    figure style. Under the preset's own name, the preset's own run stays the paper's."""
+    from kmdr.results.runs import preset_of
+
+    block = _committed_preset("ss22_usps_reducers")
+    grid = {"sign": [2, 5], "none": [13]}
+    write_experiment(tmp_path, folder, make_cells(folder, grid, 2), config={"preset": block})
+    got = preset_of(tmp_path / folder)
+    assert got["figure"] == "ss22_reducers"
+    if not users:
+        assert got["title"] == block["title"] and got["paper"] == "ss22"
+        return
+    assert got["title"] == "wine_coresets" and not got["paper"] and got["section"] == "custom"
+    assert "started from the preset ss22_usps_reducers" in got["note"]
+    text = unpadded(build.build_report(tmp_path))
+    assert block["title"].split(":")[0] not in text
+    assert "## Your experiments" in text and "### wine_coresets" in text
+    assert "**Claims checked: 0**" in text and "## Reducers before coresets" not in text
 
 
 @pytest.mark.slow
