@@ -105,3 +105,33 @@ def test_a_dry_run_into_an_empty_folder_estimates_from_the_committed_record(
     if says_committed:  # the committed cells of this dataset's size alone: 0.01 + 0.5 s
         assert "~0.5 s of work" in said or "~1 s of work" in said, said
     assert not (folder / "custom").exists()
+
+
+def test_a_kinds_own_cells_are_estimated_from_the_experiments_recorded_runs(
+    tmp_path, monkeypatch, capsys
+):
+    """The coresets kind's cells have no reducer-level estimate; a dry run into an empty folder
+    goes by the wall time per computed cell of the committed runs of its experiment."""
+    import json
+    import re
+
+    import kmdr
+
+    monkeypatch.chdir(tmp_path)
+    runs = tmp_path / "results" / "mine" / "runs"
+    runs.mkdir(parents=True)
+    record = {"run_id": "r0", "wall_seconds": 10.0, "n_cells_computed": 5}
+    (runs / "r0.json").write_text(json.dumps(record))
+    overrides = ["experiment=ss22_usps_reducers", "name=mine", "dataset=synth", "r_grid=[5]",
+                 "repeats=1", "dry_run=true", "n_jobs=1", "progress=false"]  # fmt: skip
+    assert kmdr.run(overrides, results_dir=tmp_path / "empty").empty
+    total = next(line for line in capsys.readouterr().err.splitlines() if "total:" in line)
+    n = int(re.search(r"total: (\d+) of", total).group(1))
+    assert f"about {duration(2.0 * n)}, at the wall time per cell" in total, total
+    assert "results/mine/" in total
+
+
+def duration(seconds: float) -> str:
+    from kmdr.engine.progress import duration_text
+
+    return f"{seconds:.1f} s" if seconds < 10 else duration_text(seconds)

@@ -120,6 +120,26 @@ def committed_results(results_dir: str | Path) -> Path | None:
     return None
 
 
+def recorded_seconds_per_cell(ctx, name: str) -> tuple[float, str] | None:
+    """The wall seconds per computed cell of experiment ``name``'s recorded runs (their
+    ``wall_seconds`` over their ``n_cells_computed``), in the run's own results folder, else in
+    the committed record (:func:`committed_results`), with the folder read; None when no run of
+    it computed a cell there. Those runs ran on the workers they recorded: an estimate for a
+    run of the same settings on a like machine."""
+    from kmdr.results.runs import load_runs
+
+    own = Path(ctx.output.results_dir)
+    for folder in (own, committed_results(own)):
+        if folder is None or not (folder / name).is_dir():
+            continue
+        runs = load_runs(folder / name, say=lambda _: None)
+        done = [(r.get("wall_seconds"), r.get("n_cells_computed")) for r in runs]
+        done = [(float(w), int(n)) for w, n in done if isinstance(w, int | float) and n]
+        if done:
+            return sum(w for w, _ in done) / sum(n for _, n in done), f"{folder}/{name}/"
+    return None
+
+
 def earlier_start(results_dir: str | Path, backend: str) -> float | None:
     """The median of ``start_seconds`` over the run records of ``backend`` in every experiment
     folder of ``results_dir`` (None when none recorded it)."""
@@ -211,6 +231,12 @@ def describe(ctx, kind) -> str:
             total += " (and the run's start, which no earlier run here recorded)"
         if unknown:
             total += f", plus {unknown} cells with no estimate"
+    elif todo and (per_cell := recorded_seconds_per_cell(ctx, spec.name)) is not None:
+        # no cell-level estimate (a kind's own methods): the experiment's recorded runs
+        seconds, where = per_cell
+        wall = seconds * len(todo)
+        said = f"{wall:.1f} s" if wall < 10 else duration_text(wall)
+        total += f"; about {said}, at the wall time per cell of this experiment's runs in {where}"
     elif todo:
         total += "; no earlier run of these reducers on this dataset to estimate the time from"
     lines.append(f"  total: {total}")
