@@ -418,3 +418,22 @@ def test_cells_of_a_dirty_run_are_named_and_reruns_change_nothing(tmp_path):
            started_at="2030-01-01T00:00:00+00:00")  # fmt: skip
     _write(root, "bmd09_table1", None, skipped="nips: cannot obtain it", run_id="run3")
     assert build.build_report(root) == text
+
+
+@pytest.mark.parametrize(
+    ("folder", "preset_name", "started"),
+    [
+        pytest.param("wine_coresets", "ss22_usps_reducers", "ss22_usps_reducers", id="renamed"),
+        pytest.param("ss22_usps_reducers", "ss22_usps_reducers", None, id="its-own-name"),
+        # ss22_real names each job after its dataset: those folders are the preset's own
+        pytest.param("ss22_covertype", "${dataset.name}", None, id="a-name-from-the-dataset"),
+    ],
+)
+def test_a_run_started_from_a_preset_is_told_by_the_presets_files(folder, preset_name, started):
+    from kmdr.config.presets import preset_names_by_title
+    from kmdr.results.runs import started_from
+
+    (title,) = [t for t, names in preset_names_by_title().items() if preset_name in names]
+    assert started_from(folder, {"paper": "ss22", "title": title}) == started
+    assert started_from(folder, {"paper": None, "title": title}) is None  # a run of no paper
+    assert started_from(folder, {"paper": "ss22", "title": "a preset of yours"}) is None

@@ -85,9 +85,10 @@ def _names_by_title(files: tuple[Path, ...]) -> dict[str, list[str]]:
 
     out: dict[str, list[str]] = {}
     for file in files:
-        config = OmegaConf.load(file)
-        title = OmegaConf.select(config, "preset.title", throw_on_resolution_failure=False)
-        name = config._get_node("name") if "name" in config else None
+        # as written, unresolved: an interpolated name stays ``${dataset.name}``
+        config = OmegaConf.to_container(OmegaConf.load(file), resolve=False)
+        title = (config.get("preset") or {}).get("title")
+        name = config.get("name")
         if title is not None and name is not None:
-            out.setdefault(str(title), []).append(str(name._value()))
+            out.setdefault(str(title), []).append(str(name))
     return out
