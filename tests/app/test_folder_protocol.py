@@ -28,6 +28,18 @@ CAUSE = (
     "beside the folder's as if they were the same experiment's"
 )
 FIX = "give the run a folder of its own: add name=<a new name>, or results_dir=<another folder>"
+#: A run differing from a preset's dataset or reducer definitions: the preset's name keeps the
+#: preset's protocol under any results folder, so only a name of its own helps.
+PRESET_CAUSE = (
+    "a folder named after a preset holds the preset's dataset and reducer definitions, under any "
+    "results folder: a run on another dataset (a file of one's own), or with another reducer's "
+    "definition, is another experiment"
+)
+NAME_FIX = (
+    "give the run a name of its own: add name=<a new name> (results_dir= alone keeps the "
+    "preset's name, and its protocol)"
+)
+NAME_ONLY = "give this run a name of its own: name=..."
 
 
 @pytest.fixture
@@ -53,18 +65,38 @@ def _refused(results, overrides, says):
     ("overrides", "says"),
     [
         case(["dataset=coil20"], says="(dataset.name=orl there, coil20 here)", doing="run",
-             cause=CAUSE, fix=FIX, id="dataset"),
+             cause=PRESET_CAUSE, fix=NAME_FIX, id="dataset"),
         case(["aggregation=best"], says="(aggregation=mean there, best here)", doing="run",
              cause=CAUSE, fix=FIX, id="aggregation"),
         case(["name=mine", "aggregation=best"], says="(aggregation=mean there, best here)",
              doing="run", cause=CAUSE, fix=FIX, id="own-folder-aggregation"),
         case(["reducers.leverage_approx.params.eps=0.5"],
              says="reducers.leverage_approx.params.eps=0.3333333333333333 there, 0.5 here",
-             doing="run", cause=CAUSE, fix=FIX, id="reducer-params"),
+             doing="run", cause=PRESET_CAUSE, fix=NAME_FIX, id="reducer-params"),
     ],
 )  # fmt: skip
 def test_a_run_of_another_protocol_is_refused(recorded, overrides, says):
     _refused(recorded, overrides, says)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "name_only"),
+    [
+        pytest.param(["dataset=coil20"], True, id="preset-dataset"),
+        pytest.param(["reducers.leverage_approx.params.eps=0.5"], True, id="preset-reducer"),
+        pytest.param(["aggregation=best"], False, id="preset-aggregation"),
+        pytest.param(["name=mine", "aggregation=best"], False, id="own-folder"),
+    ],
+)
+def test_the_refusal_names_the_setting_that_helps(recorded, overrides, name_only):
+    """A preset's dataset or reducers follow its name into any results folder: name=... alone
+    helps then, and the line says results_dir=... would not; otherwise either does."""
+    with pytest.raises(kmdr.ConfigError) as err:
+        kmdr.run([*ORL, *overrides], results_dir=recorded)
+    said = str(err.value)
+    assert "what a folder holds" not in said and "its kind, aggregation and leverage" in said
+    assert (NAME_ONLY in said) == name_only
+    assert ("(name=... or results_dir=...)" in said) == (not name_only)
 
 
 def test_a_reducer_the_last_run_did_not_run_keeps_the_presets_definition(recorded):
@@ -86,12 +118,18 @@ def test_a_reducer_the_last_run_did_not_run_keeps_the_presets_definition(recorde
 def test_a_preset_folder_not_written_yet_has_the_presets_protocol(tmp_path):
     """No record yet: the preset of the folder's name decides, so its run with another dataset
     never writes into the preset's folder; the same from an Experiment built in Python."""
-    _refused(tmp_path, ["dataset=coil20"], "(dataset.name=orl there, coil20 here)")
-    _refused(tmp_path, ["name=bzmd14_synth"], "(dataset.name=synth there, orl here")
+    unwritten = "bzmd14_orl is a preset, and this run is outside its protocol"
+    _refused(
+        tmp_path, ["dataset=coil20"], f"{unwritten} (dataset.name=orl in the preset, coil20 here)"
+    )
+    _refused(tmp_path, ["name=bzmd14_synth"], "(dataset.name=synth in the preset, orl here")
     preset = kmdr.compose("experiment=bzmd14_synth", "r_grid=[5]", "repeats=1")
     other = dataclasses.replace(preset, dataset=DatasetConfig("orl"))
-    with pytest.raises(kmdr.ConfigError, match=re.escape("dataset.name=synth there, orl here")):
+    with pytest.raises(kmdr.ConfigError) as err:
         kmdr.run(other, output=kmdr.Output(results_dir=str(tmp_path), dry_run=True))
+    assert "dataset.name=synth in the preset, orl here" in str(err.value)
+    # the folder that does not exist is never named; the setting that helps is
+    assert str(tmp_path) not in str(err.value) and NAME_ONLY in str(err.value)
     assert list(tmp_path.iterdir()) == []
 
 

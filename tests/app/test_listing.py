@@ -43,12 +43,14 @@ def test_json_shape_and_sections(capsys):
     out = _json(capsys)
     assert list(out) == list(listing.SECTIONS)
     dataset_keys = {"name", "display_name", "kind", "status", "reason", "params"}
-    dataset_keys |= {"n_samples", "n_features", "n_clusters", "sparse"}
+    dataset_keys |= {"n_samples", "n_features", "n_clusters", "sparse", "source"}
     for row in out["datasets"]:
         assert set(row) == dataset_keys and row["status"] in kd.STATUSES
     for row in out["reducers"]:
         assert set(row) == {"name", "label", "paper", "class", "params", "pinned", "error"}
         assert isinstance(row["params"], dict) and isinstance(row["pinned"], dict)
+    for row in out["coresets"]:
+        assert set(row) == {"what", "name", "class", "description"}
     for row in out["presets"]:
         assert {"name", "paper", "title", "figure", "section", "order", "cells"} <= set(row)
     # the sections in a fixed order, whatever the command line's (two that read no preset file)
@@ -74,6 +76,55 @@ def test_datasets_status_follow_the_cache_and_mirror(capsys, monkeypatch, tmp_pa
     assert rows["synth"]["status"] == "synthetic" and rows["synth"]["display_name"] == "Synth"
     assert (rows["rcv1"]["n_samples"], rows["rcv1"]["sparse"]) == (15564, True)
     assert rows["synth"]["params"]["seed"] == 0 and rows["coil20"]["params"] == {}
+
+
+def test_datasets_say_where_each_file_would_come_from(capsys, monkeypatch, tmp_path):
+    """Every registry file's URL, an unavailable dataset's included (the file one downloads and
+    pins by hand), and the mirror folder for a machine without internet."""
+    monkeypatch.setenv(kd.DATA_DIR_ENV, str(tmp_path))
+    monkeypatch.delenv(kd.MIRROR_ENV, raising=False)
+    rows = {r["name"]: r for r in _json(capsys, "datasets")["datasets"]}
+    census = kd.registry()["census/USCensus1990.data.txt"]
+    assert rows["ss22_census"]["status"] == "unavailable"
+    assert rows["ss22_census"]["source"] == census.url
+    assert rows["synth"]["source"] is None and rows["file"]["source"] is None
+    assert listing.main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    assert f"ss22_census: from {census.url}" in out and "KMDR_DATA_MIRROR" in out
+
+
+def test_coresets_lists_the_constructions_and_the_kinds_settings(capsys):
+    from kmdr.config.kinds import get_kind
+    from kmdr.coresets import available_coresets
+
+    rows = _json(capsys, "coresets")["coresets"]
+    built = [r["name"] for r in rows if r["what"] == "construction"]
+    assert built == available_coresets() and all(r["description"] for r in rows)
+    settings = [r["name"] for r in rows if r["what"] == "setting"]
+    kind = get_kind("coresets")
+    documented = getattr(kind, "settings_doc", None) or {}
+    expected = documented or {"constructions": 0, "size_factors": 0, "solutions": 0}
+    assert settings == [f"kind_params.{name}" for name in expected]
+    assert listing.main(["coresets"]) == 0
+    out = capsys.readouterr().out
+    assert "sensitivity" in out and "kind_params.size_factors: " in out
+
+
+@pytest.mark.slow  # composes every preset
+def test_the_coresets_presets_cells_are_their_runs(capsys):
+    """A kind that plans its own grid is counted by it: each committed ss22 preset's count is
+    the number of cells its last run expected."""
+    import json as _json_module
+
+    root = Path(__file__).resolve().parents[2] / "results"
+    rows = {r["name"]: r for r in _json(capsys, "presets")["presets"]}
+    ss22 = [n for n, r in rows.items() if r["kind"] == "coresets" and (root / n / "runs").is_dir()]
+    assert len(ss22) >= 8
+    for name in ss22:
+        record = sorted((root / name / "runs").glob("*.json"))[-1]
+        expected = _json_module.loads(record.read_text())["expected_cells"]
+        assert rows[name]["cells"] == len(expected), name
+    assert rows["ss22_usps_reducers"]["figure"] == "ss22_reducers"
 
 
 def test_reducers_settable_params_without_the_pinned_ones(capsys):

@@ -490,3 +490,27 @@ def test_a_drawing_reads_the_folder_once_and_writes_what_it_read(tmp_path, monke
     assert len(reads) == 1
     assert set(pd.read_csv(exp / "summary.csv")["n_cells"]) == {3}
     _assert_files(sorted((exp / "figures").iterdir()), exp)
+
+
+@pytest.mark.parametrize(
+    ("dataset", "setting", "params", "title"),
+    [
+        pytest.param("file", 'dataset_params={"label": "cultivar", "path": "/tmp/a/wine.csv"}',
+                     '{"label": "cultivar", "path": "/tmp/a/wine.csv"}', "wine.csv",
+                     id="a-file-by-its-name"),
+        pytest.param("file", 'dataset_params={"path": "d/iris.csv"}, kmeans_n_init=3',
+                     '{"path": "d/iris.csv"}', "iris.csv, kmeans_n_init=3",
+                     id="a-file-and-another-setting"),
+        pytest.param("synth", 'dataset_params={"n_samples": 500, "seed": null}',
+                     '{"n_samples": 500, "seed": null}', "Synth, n_samples=500",
+                     id="generator-parameters"),
+        pytest.param("synth", "kmeans_n_init=3", "{}", "Synth, kmeans_n_init=3",
+                     id="no-dataset-parameters"),
+        pytest.param("coil20", None, "{}", "COIL20", id="one-setting"),
+    ],
+)  # fmt: skip
+def test_a_rows_title_names_the_dataset_not_its_json(dataset, setting, params, title):
+    """Two files run into one folder (``my_results/custom/``) are two rows of panels, each
+    titled by its file's name, never by the raw JSON of its parameters."""
+    points = pd.DataFrame({"dataset": [dataset], "dataset_params": [params]})
+    assert appearance.row_title(dataset, setting, points) == title

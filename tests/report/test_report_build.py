@@ -14,6 +14,8 @@ from _results_factory import cells_text, make_cells, preset, write_experiment
 from kmdr.figures import draw as figures
 from kmdr.report import build
 
+ROOT = Path(__file__).resolve().parents[2]
+
 METHODS = {
     "leverage": "Sampl/SVD",
     "leverage_approx": "Sampl/ApproxSVD",
@@ -197,6 +199,44 @@ def test_a_folder_of_ones_own_experiments_is_not_buried_under_the_papers_no_data
     assert "## bmd09 Table 1" in text and "not in this results folder" in text
 
 
+def _committed_preset(name: str) -> dict:
+    """The preset block the committed run records of preset ``name`` hold."""
+    import json
+
+    record = sorted((ROOT / "results" / name / "runs").glob("*.json"))[-1]
+    return json.loads(record.read_text())["config"]["preset"]
+
+
+@pytest.mark.parametrize(
+    ("folder", "users"),
+    [
+        pytest.param("wine_coresets", True, id="started-from-the-preset"),
+        pytest.param("ss22_usps_reducers", False, id="the-presets-own-run"),
+    ],
+)
+def test_a_users_run_started_from_a_preset_is_the_users(tmp_path, folder, users):
+    """``kmdr experiment=ss22_usps_reducers name=wine_coresets dataset=file ...``: its record
+    holds the preset's block, yet the run is the user's: titled by its name, in "Your
+    experiments", of no paper (no paper section says *no data* for it), drawn in the preset's
+    figure style. Under the preset's own name, the preset's own run stays the paper's."""
+    from kmdr.results.runs import preset_of
+
+    block = _committed_preset("ss22_usps_reducers")
+    grid = {"sign": [2, 5], "none": [13]}
+    write_experiment(tmp_path, folder, make_cells(folder, grid, 2), config={"preset": block})
+    got = preset_of(tmp_path / folder)
+    assert got["figure"] == "ss22_reducers"
+    if not users:
+        assert got["title"] == block["title"] and got["paper"] == "ss22"
+        return
+    assert got["title"] == "wine_coresets" and not got["paper"] and got["section"] == "custom"
+    assert "started from the preset ss22_usps_reducers" in got["note"]
+    text = unpadded(build.build_report(tmp_path))
+    assert block["title"].split(":")[0] not in text
+    assert "## Your experiments" in text and "### wine_coresets" in text
+    assert "**Claims checked: 0**" in text and "## Reducers before coresets" not in text
+
+
 @pytest.mark.slow
 def test_lst17_labels_are_the_same_methods(tmp_path):
     # lst17 presets label Laplacian scores "LS" and full k-means "k-means"; the claims must still
@@ -378,3 +418,22 @@ def test_cells_of_a_dirty_run_are_named_and_reruns_change_nothing(tmp_path):
            started_at="2030-01-01T00:00:00+00:00")  # fmt: skip
     _write(root, "bmd09_table1", None, skipped="nips: cannot obtain it", run_id="run3")
     assert build.build_report(root) == text
+
+
+@pytest.mark.parametrize(
+    ("folder", "preset_name", "started"),
+    [
+        pytest.param("wine_coresets", "ss22_usps_reducers", "ss22_usps_reducers", id="renamed"),
+        pytest.param("ss22_usps_reducers", "ss22_usps_reducers", None, id="its-own-name"),
+        # ss22_real names each job after its dataset: those folders are the preset's own
+        pytest.param("ss22_covertype", "${dataset.name}", None, id="a-name-from-the-dataset"),
+    ],
+)
+def test_a_run_started_from_a_preset_is_told_by_the_presets_files(folder, preset_name, started):
+    from kmdr.config.presets import preset_names_by_title
+    from kmdr.results.runs import started_from
+
+    (title,) = [t for t, names in preset_names_by_title().items() if preset_name in names]
+    assert started_from(folder, {"paper": "ss22", "title": title}) == started
+    assert started_from(folder, {"paper": None, "title": title}) is None  # a run of no paper
+    assert started_from(folder, {"paper": "ss22", "title": "a preset of yours"}) is None

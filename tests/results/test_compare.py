@@ -113,7 +113,7 @@ def test_a_changed_accuracy_fails_and_names_the_cell(tmp_path, capsys):
         f"(cell {row['cell_id']})"
     )
     assert lines[2] == "exp_b: 10 cells: 10 identical"
-    assert lines[-1].endswith("the results differ")
+    assert lines[-1].endswith("the results differ: 1 cells differ")
 
 
 def test_a_reordering_sized_difference_is_within_noise_and_still_fails(tmp_path, capsys):
@@ -138,12 +138,27 @@ def test_a_row_on_one_side_only_is_reported(tmp_path, capsys):
     gone = rows.pop(3)
     _rewrite(new / "exp_b", header, rows)
     status, out, _ = _run(old, new, capsys)
-    assert status == 1
+    assert status == 0  # a partial rerun against a full folder: nothing differs
     assert "exp_b: 10 cells: 9 identical, 1 only in old" in out
     assert f"  only in old: {gone['dataset']} / sign / r={gone['r']} / repetition " in out
     assert gone["cell_id"] in out
+    assert out.splitlines()[-1].endswith(
+        "every cell on both sides identical; 1 cells only on one side"
+    )
     status, out, _ = _run(new, old, capsys)
-    assert status == 1 and "exp_b: 10 cells: 9 identical, 1 only in new" in out
+    assert status == 0 and "exp_b: 10 cells: 9 identical, 1 only in new" in out
+
+
+def test_cells_on_one_side_are_said_apart_from_those_that_differ(tmp_path, capsys):
+    """A cell that differs fails the comparison; the cells on one side only are counted apart."""
+    old, new, _ = _changed(tmp_path, "nmi", "0.25")
+    header, rows = _rows(new / "exp_b")
+    _rewrite(new / "exp_b", header, rows[:7])
+    status, out, _ = _run(old, new, capsys)
+    assert status == 1
+    assert out.splitlines()[-1].endswith(
+        "the results differ: 1 cells differ; 3 cells only on one side"
+    )
 
 
 def test_an_experiment_on_one_side_only_counts_all_its_cells(tmp_path, capsys):
@@ -152,7 +167,44 @@ def test_an_experiment_on_one_side_only_counts_all_its_cells(tmp_path, capsys):
     shutil.copytree(old, new)
     shutil.rmtree(new / "exp_b")
     status, out, _ = _run(old, new, capsys)
-    assert status == 1 and "exp_b: 10 cells: 10 only in old" in out
+    assert status == 0 and "exp_b: 10 cells: 10 only in old" in out
+
+
+def _with_kind_columns(root: Path) -> None:
+    """Each experiment's rows with the columns a kind of its own adds (as the coresets kind
+    does): metrics, and a timing of its own."""
+    for exp in ("exp_a", "exp_b"):
+        header, rows = _rows(root / exp)
+        for i, row in enumerate(rows):
+            row.update(distortion=str(1.0 + i / 64), distortion_meb=str(1.5 + i / 64),
+                       real_cost=str(100.0 + i), coreset_cost=str(99.0 + i),
+                       coreset_seconds=str(0.01 * i))  # fmt: skip
+        extra = ["distortion", "distortion_meb", "real_cost", "coreset_cost", "coreset_seconds"]
+        _rewrite(root / exp, [*header, *extra], rows)
+
+
+@pytest.mark.parametrize(
+    ("column", "differs"),
+    [
+        pytest.param("distortion", True, id="distortion"),
+        pytest.param("distortion_meb", True, id="distortion-family"),
+        pytest.param("real_cost", True, id="real-cost"),
+        pytest.param("coreset_cost", True, id="coreset-cost"),
+        pytest.param("coreset_seconds", False, id="a-kinds-timing"),
+    ],
+)
+def test_a_kinds_own_metric_columns_are_compared(tmp_path, capsys, column, differs):
+    old = _results(tmp_path / "old")
+    _with_kind_columns(old)
+    new = tmp_path / "new"
+    shutil.copytree(old, new)
+    header, rows = _rows(new / "exp_a")
+    rows[5][column] = "7.25"
+    _rewrite(new / "exp_a", header, rows)
+    status, out, _ = _run(old, new, capsys)
+    assert status == int(differs), out
+    assert (f"largest differences: {column} " in out) == differs
+    assert "and the kind's coreset_cost, distortion, distortion_meb, real_cost " in out
 
 
 def test_two_experiment_folders(tmp_path, capsys):

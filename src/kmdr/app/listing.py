@@ -1,13 +1,17 @@
-"""``kmdr-list``: what kmdr can run here: the datasets, the reducers and the presets.
+"""``kmdr-list``: what kmdr can run here: the datasets, the reducers, the coreset constructions
+and the presets.
 
-    kmdr-list                      # all three sections
+    kmdr-list                      # every section
     kmdr-list reducers presets     # some of them
     kmdr-list --json               # the same, for programs
 
-Datasets come from the catalog (:mod:`kmdr.datasets`) with where their data would come from,
-without loading anything; reducers from the registry (:data:`kmdr.reducers.REDUCERS`) with the
-parameters a config may set; presets from the config folder's ``experiment/*.yaml`` with the
-number of cells each would compute.
+Datasets come from the catalog (:mod:`kmdr.datasets`) with where their data would come from
+(the cache, the mirror, or the registry's URL of each file), without loading anything; reducers
+from the registry (:data:`kmdr.reducers.REDUCERS`) with the parameters a config may set;
+coresets from :data:`kmdr.coresets.CORESETS`, with the settings of the ``coresets`` kind
+(``kind_params``); presets from the config folder's ``experiment/*.yaml`` with the number of
+cells each would compute (a kind that plans its own grid, as the coresets kind does, counted by
+that grid).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 
 from kmdr._errors import CommandParser
 
-SECTIONS = ("datasets", "reducers", "presets")
+SECTIONS = ("datasets", "reducers", "coresets", "presets")
 #: Constructor parameters the runner sets itself (from r, k and the cell's seed): not settable
 #: through a config's ``params``, so not listed.
 RUNNER_SET = ("n_components", "n_clusters", "random_state")
@@ -47,8 +51,23 @@ def list_datasets(*, data_dir=None, mirror=None) -> list[dict[str, Any]]:
             facts = (entry.n_samples, entry.n_features, entry.n_clusters, entry.sparse)
         row |= dict(zip(("n_samples", "n_features", "n_clusters", "sparse"), facts, strict=True))
         row["reason"] = reason
+        row["source"] = _source(name)
         rows.append(row)
     return rows
+
+
+def _source(name: str) -> str | None:
+    """Where dataset ``name``'s files come from: the registry's URL of each (None for data that
+    is not a registry file: synthetic, bundled, a folder of one's own)."""
+    from kmdr.datasets import DatasetUnavailable, dataset_info, registry
+
+    try:
+        entry = dataset_info(name)
+    except DatasetUnavailable:
+        return None
+    files = [registry().get(p) for p in (*entry.files, *entry.extra_files)]
+    urls = list(dict.fromkeys(f.url for f in files if f is not None))
+    return " ".join(urls) or None
 
 
 # --- reducers ------------------------------------------------------------------------------
@@ -83,6 +102,46 @@ def list_reducers() -> list[dict[str, Any]]:
     return rows
 
 
+# --- coresets ------------------------------------------------------------------------------
+
+
+def list_coresets() -> list[dict[str, Any]]:
+    """The coreset constructions (``what``: ``construction``; name, class, its docstring's first
+    line), then the ``coresets`` kind's settings (``what``: ``setting``; ``kind_params.<name>``
+    and its one line, default included), as the kind documents them."""
+    from kmdr.config.kinds import get_kind
+    from kmdr.coresets import available_coresets, coreset_class
+
+    rows = []
+    for name in available_coresets():
+        row = {"what": "construction", "name": name, "class": None, "description": None}
+        try:
+            cls = coreset_class(name)
+        except Exception as err:  # a plug-in that cannot be used: its one line
+            row["description"] = f"{type(err).__name__}: {err}".splitlines()[0]
+        else:
+            row["class"] = f"{cls.__module__}.{cls.__qualname__}"
+            row["description"] = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+        rows.append(row)
+    for name, text in _kind_settings(get_kind("coresets")).items():
+        rows.append(
+            {"what": "setting", "name": f"kind_params.{name}", "class": None, "description": text}
+        )
+    return rows
+
+
+def _kind_settings(kind) -> dict[str, str]:
+    """A kind's settings and their one-line texts: its ``settings_doc``; for a kind without one,
+    the names and defaults of its module's ``KIND_PARAMS``."""
+    documented = dict(getattr(kind, "settings_doc", None) or {})
+    if documented:
+        return {str(k): str(v) for k, v in documented.items()}
+    import sys
+
+    params = getattr(sys.modules.get(type(kind).__module__), "KIND_PARAMS", None) or {}
+    return {k: "required" if v is None else f"default {v}" for k, v in dict(params).items()}
+
+
 # --- presets -------------------------------------------------------------------------------
 
 
@@ -90,7 +149,8 @@ def _preset(name: str, cfg) -> dict[str, Any]:
     """What preset ``name`` (``conf/experiment/<name>.yaml``, composed as ``cfg``) runs and
     reproduces: its option name, its experiment's, its preset block, kind, dataset, reducers,
     the size of its r-grid, its repeats, and its ``cells`` (reducers x r-grid x repeats, the
-    ``none`` reducer one cell per repetition; None for kinds other than ``cells``)."""
+    ``none`` reducer one cell per repetition; for a kind that plans its own grid, the cells of
+    that grid; None for a kind without cells)."""
     from kmdr.config.schema import to_container
     from kmdr.results.cells import planned_count
 
@@ -100,6 +160,8 @@ def _preset(name: str, cfg) -> dict[str, Any]:
     if c["kind"] == "cells":
         pairs = ((r["name"], r.get("max_r")) for r in reducers)
         cells = planned_count(pairs, c["r_grid"], c["repeats"])
+    else:
+        cells = _kind_cells(c["kind"], cfg)
     return {
         "name": name,
         "experiment": c["name"],
@@ -112,6 +174,31 @@ def _preset(name: str, cfg) -> dict[str, Any]:
         "repeats": c["repeats"],
         "cells": cells,
     }
+
+
+def _kind_cells(kind_name: str, cfg) -> int | None:
+    """The cells a kind of its own plans for the composed config ``cfg``: its ``grid`` (the
+    coresets kind's: reducers x r x repetitions x constructions x sizes), with r clipped at the
+    dataset's width where the catalog knows it; None for a kind without a grid, or a config its
+    grid refuses."""
+    from kmdr.config.kinds import get_kind
+
+    try:
+        kind = get_kind(kind_name)
+        grid = getattr(kind, "grid", None)
+        if grid is None:
+            return None
+        from kmdr.config.schema import from_config
+        from kmdr.datasets import dataset_info
+
+        experiment = from_config(cfg).experiment
+        try:
+            width = dataset_info(experiment.dataset.name).n_features or 0
+        except Exception:  # a dataset whose width the catalog does not fix
+            width = 0
+        return sum(1 for _ in grid(experiment, width))
+    except Exception:  # a kind or config that cannot be read here: no count, the rest lists
+        return None
 
 
 def list_presets(folder: str | Path | None = None) -> list[dict[str, Any]]:
@@ -154,7 +241,27 @@ def _text(section: str, rows: list[dict]) -> list[str]:
         header = ["name", "display name", "status", "n", "d", "k", "sparse"]
         keys = ["name", "display_name", "status", "n_samples", "n_features", "n_clusters", "sparse"]
         lines = _table(header, [[r[k] for k in keys] for r in rows])
-        lines += [f"  {r['reason']}" for r in rows if r["status"] == "unavailable"]
+        lines += [
+            "",
+            "where the data would come from (a machine without internet reads the "
+            "same paths from a mirror folder, KMDR_DATA_MIRROR or --mirror):",
+        ]
+        for r in rows:
+            if r["reason"]:
+                lines.append(f"  {r['reason']}")
+            if r["source"] and (r["status"] != "download" or not r["reason"]):
+                lines.append(f"  {r['name']}: from {r['source']}")
+        return lines
+    if section == "coresets":
+        built = [r for r in rows if r["what"] == "construction"]
+        lines = _table(["name", "construction"], [[r["name"], r["description"]] for r in built])
+        settings = [r for r in rows if r["what"] == "setting"]
+        if settings:
+            lines += [
+                "",
+                "the coresets kind's settings (kind_params.<name>=... on the command line):",
+            ]
+            lines += [f"  {r['name']}: {r['description']}" for r in settings]
         return lines
     if section == "reducers":
         header = ["name", "label", "paper", "parameters (defaults)", "pinned"]
@@ -228,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
             out[section] = _yours(list_datasets(data_dir=args.data_dir, mirror=args.mirror), args)
         elif section == "reducers":
             out[section] = list_reducers()
+        elif section == "coresets":
+            out[section] = list_coresets()
         else:
             try:
                 with user_folder_first(args.config_dir):

@@ -19,7 +19,11 @@ and a cell's label is part of its sealed row, so a run asking another under that
 be drawn as one line with the old cells.
 
 A run whose protocol differs from its folder's is refused in one line before any work, naming
-what differs; it belongs in another folder (``name=...`` or ``results_dir=...``). The folder's
+what differs and what a folder holds; it belongs in another folder (``name=...`` or
+``results_dir=...``), and a run whose dataset or reducer definitions differ from a preset's needs
+a name of its own: the preset's name keeps the preset's protocol under any results folder, so
+the line names ``name=...`` alone then, and for a folder not written yet names the preset, not
+the folder. The folder's
 protocol is the one its last run recorded, else, for a folder not written yet that bears a
 preset's name, the preset's; a record holds the reducers its run ran, and in a preset's folder
 the others keep the preset's definitions. Only what the record states is compared: a setting an
@@ -259,9 +263,35 @@ def check_folder(experiment, output) -> None:
         and mine.get(key, "unset") != value
     ]
     if differ:
-        said = ", ".join(f"{k}={recorded[k]} there, {mine.get(k, 'unset')} here" for k in differ)
         raise ConfigError(
-            f"{folder} holds another protocol than this run's ({said}), and a folder holds one "
-            "experiment's protocol; give this run a folder of its own (name=... or "
-            "results_dir=...)"
+            _refusal(experiment, folder, preset, theirs is None, differ, recorded, mine)
         )
+
+
+def _refusal(experiment, folder: Path, preset: bool, unwritten: bool, differ, recorded, mine):
+    """The one line that refuses a run of another protocol than its folder's: what differs, what
+    a folder holds, and the setting that gives the run a folder of its own. A preset's folder
+    holds the preset's dataset and reducers under any results folder, so a run differing there
+    needs a name of its own (``results_dir=`` alone would refuse it the same way); a folder not
+    written yet is never named, the preset is."""
+    unwritten = unwritten and preset
+    where = "in the preset" if unwritten else "there"
+    said = ", ".join(f"{k}={recorded[k]} {where}, {mine.get(k, 'unset')} here" for k in differ)
+    holds = (
+        "a folder holds one experiment's protocol (its kind, aggregation and leverage; a folder "
+        "named after a preset also the preset's dataset and reducer definitions)"
+    )
+    named = preset and any(
+        k.startswith(("dataset.", "reducers.")) and not k.endswith(".label") for k in differ
+    )
+    name = experiment.name
+    if named:
+        fix = (
+            "give this run a name of its own: name=... (its folder <results_dir>/<name>/; "
+            f"results_dir=... alone keeps the name {name}, and the preset's protocol with it)"
+        )
+    else:
+        fix = "give this run a folder of its own (name=... or results_dir=...)"
+    if unwritten:
+        return f"{name} is a preset, and this run is outside its protocol ({said}): {holds}; {fix}"
+    return f"{folder} holds another protocol than this run's ({said}), and {holds}; {fix}"

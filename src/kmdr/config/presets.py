@@ -11,6 +11,7 @@ Hydra's global state.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 from pathlib import Path
@@ -51,3 +52,43 @@ def conf_dir() -> Path:
     import kmdr.conf
 
     return Path(kmdr.conf.__file__).resolve().parent
+
+
+def preset_files() -> list[Path]:
+    """Every preset file of kmdr and of its papers (``experiment/*.yaml`` in :func:`conf_dir`
+    and in each paper's ``configs`` package), as the search path finds them, without Hydra."""
+    from importlib import resources
+
+    from kmdr.plugins import papers
+
+    folders = [conf_dir() / "experiment"]
+    for paper in papers():
+        if paper.configs is not None:
+            try:
+                folders.append(Path(str(resources.files(paper.configs))) / "experiment")
+            except ModuleNotFoundError:
+                continue
+    return [file for folder in folders if folder.is_dir() for file in sorted(folder.glob("*.yaml"))]
+
+
+def preset_names_by_title() -> dict[str, list[str]]:
+    """The experiment names of kmdr's presets (:func:`preset_files`), by their ``preset.title``,
+    as the files write them (an interpolated name, ``${dataset.name}``, as written): what tells
+    a run of a preset under its own name from a user's run started from it."""
+    return _names_by_title(tuple(preset_files()))
+
+
+@functools.cache
+def _names_by_title(files: tuple[Path, ...]) -> dict[str, list[str]]:
+    # read once per set of files: a report asks for each of its folders
+    from omegaconf import OmegaConf
+
+    out: dict[str, list[str]] = {}
+    for file in files:
+        # as written, unresolved: an interpolated name stays ``${dataset.name}``
+        config = OmegaConf.to_container(OmegaConf.load(file), resolve=False)
+        title = (config.get("preset") or {}).get("title")
+        name = config.get("name")
+        if title is not None and name is not None:
+            out.setdefault(str(title), []).append(str(name))
+    return out

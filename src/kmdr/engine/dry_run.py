@@ -12,10 +12,17 @@ reduction and one clustering per cell. Cells with no earlier run of their kind a
 "no estimate". To that is added the run's own start (its workers, the data on their way to
 them), which outweighs the cells of a small run: the median of what the earlier runs of the same
 backend recorded in the results folder took before their first cell (``start_seconds``).
+
+A results folder with no earlier cell of the dataset (a run into an empty folder) is estimated
+from the committed record instead (:func:`committed_results`: the checkout's ``results/``, whose
+cells time every paper preset), from the cells of the same dataset with the same parameters, and
+the total says so.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import statistics
 from collections import Counter, defaultdict
@@ -29,13 +36,17 @@ _TIME_COLUMNS = ("dataset", "reducer_name", "reduce_seconds", "cluster_seconds",
 
 
 def earlier_times(
-    results_dir: str | Path, dataset: str, protocol: tuple[str, bool] | None = None
+    results_dir: str | Path,
+    dataset: str,
+    protocol: tuple[str, bool] | None = None,
+    params: dict | None = None,
 ) -> dict[str, tuple[float, float, float]]:
     """``reducer_name -> (mean reduction seconds per cell without shared work, mean clustering
     seconds per k-means start, mean shared seconds)`` over the cells of ``dataset`` in every
     ``<results_dir>/*/cells.csv`` (read as the store parses it, as texts); the clustering times
     from the cells of k-means ``protocol`` (its start, whether the online phase ran) when there
-    are some for that reducer."""
+    are some for that reducer; only the cells of the dataset's parameters ``params`` when given
+    (another record's cells of another size say nothing of this one's)."""
     tables = []
     for path in sorted(Path(results_dir).glob("*/cells.csv")):
         try:
@@ -43,7 +54,11 @@ def earlier_times(
         except (OSError, ValueError):  # ValueError: not a cells.csv
             continue
         if set(_TIME_COLUMNS) <= set(table.columns):  # else: no estimate from it
-            tables.append(table[table["dataset"] == dataset])
+            table = table[table["dataset"] == dataset]
+            if params is not None:
+                given = table.get("dataset_params", table["dataset"].map(lambda _: "{}"))
+                table = table[given.map(lambda text: _parameters(text) == params)]
+            tables.append(table)
     if not tables:  # a folder with no cells yet: pandas is not even imported
         return {}
     import pandas as pd
@@ -75,6 +90,54 @@ def earlier_times(
         )
         for name, m in means.iterrows()
     }
+
+
+def _parameters(text) -> dict | None:
+    """A cell's ``dataset_params`` (a JSON text) as a dict; None when it is not one."""
+    try:
+        value = json.loads(text or "{}")
+    except (TypeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def committed_results(results_dir: str | Path) -> Path | None:
+    """The committed record to estimate from when ``results_dir`` holds nothing to: the
+    ``results`` folder of the start folder (a checkout's root, the default ``results_dir``),
+    else the one beside kmdr's configs in a checkout (``conf/``'s sibling); None when neither
+    exists (an installed kmdr without a checkout) or it is ``results_dir`` itself."""
+    from kmdr.config.errors import ConfigError
+    from kmdr.config.presets import conf_dir
+    from kmdr.config.schema import Output
+
+    candidates = [Path(Output.results_dir)]
+    with contextlib.suppress(ConfigError):  # no configs found: the run itself says so
+        candidates.append(conf_dir().parent / Output.results_dir)
+    own = Path(results_dir).resolve()
+    for folder in candidates:
+        if folder.is_dir() and folder.resolve() != own:
+            return folder
+    return None
+
+
+def recorded_seconds_per_cell(ctx, name: str) -> tuple[float, str] | None:
+    """The wall seconds per computed cell of experiment ``name``'s recorded runs (their
+    ``wall_seconds`` over their ``n_cells_computed``), in the run's own results folder, else in
+    the committed record (:func:`committed_results`), with the folder read; None when no run of
+    it computed a cell there. Those runs ran on the workers they recorded: an estimate for a
+    run of the same settings on a like machine."""
+    from kmdr.results.runs import load_runs
+
+    own = Path(ctx.output.results_dir)
+    for folder in (own, committed_results(own)):
+        if folder is None or not (folder / name).is_dir():
+            continue
+        runs = load_runs(folder / name, say=lambda _: None)
+        done = [(r.get("wall_seconds"), r.get("n_cells_computed")) for r in runs]
+        done = [(float(w), int(n)) for w, n in done if isinstance(w, int | float) and n]
+        if done:
+            return sum(w for w, _ in done) / sum(n for _, n in done), f"{folder}/{name}/"
+    return None
 
 
 def earlier_start(results_dir: str | Path, backend: str) -> float | None:
@@ -109,7 +172,14 @@ def describe(ctx, kind) -> str:
     # Earlier runs are read only to estimate work to do (every results folder's cells.csv).
     km = spec.kmeans
     protocol = (km.init, bool(km.online_phase))
-    times = earlier_times(ctx.output.results_dir, spec.dataset.name, protocol) if todo else {}
+    source = Path(ctx.output.results_dir)
+    times = earlier_times(source, spec.dataset.name, protocol) if todo else {}
+    if todo and not times and (committed := committed_results(source)) is not None:
+        # nothing to estimate from in the run's own folder (a run into an empty one): the
+        # committed record's cells and runs of the same dataset and reducers
+        source = committed
+        params = json.loads(json.dumps(dict(spec.dataset.params), default=str))
+        times = earlier_times(source, spec.dataset.name, protocol, params)
     per_reducer = Counter(c.method_id for c in todo)
     # One reduction per job (a deterministic reducer's repetitions are one job), one shared work
     # per (key, repetition), or per key when it is deterministic.
@@ -150,15 +220,23 @@ def describe(ctx, kind) -> str:
     total = f"{len(todo)} of {len(cells)} cells to compute ({len(cells) - len(todo)} reused)"
     if estimate:
         wall = estimate / max(1, ctx.parallelism.workers)
-        start = earlier_start(ctx.output.results_dir, ctx.execution.backend)
+        start = earlier_start(source, ctx.execution.backend)
         wall += start or 0.0
         # a short run in tenths of a second: "about 0 s" would say nothing
         said = f"{wall:.1f} s" if wall < 10 else duration_text(wall)
         total += f"; about {said} with {ctx.parallelism.workers} workers"
+        if source != Path(ctx.output.results_dir):
+            total += f" (from the committed runs in {source}/: this folder holds none to go by)"
         if start is None:
             total += " (and the run's start, which no earlier run here recorded)"
         if unknown:
             total += f", plus {unknown} cells with no estimate"
+    elif todo and (per_cell := recorded_seconds_per_cell(ctx, spec.name)) is not None:
+        # no cell-level estimate (a kind's own methods): the experiment's recorded runs
+        seconds, where = per_cell
+        wall = seconds * len(todo)
+        said = f"{wall:.1f} s" if wall < 10 else duration_text(wall)
+        total += f"; about {said}, at the wall time per cell of this experiment's runs in {where}"
     elif todo:
         total += "; no earlier run of these reducers on this dataset to estimate the time from"
     lines.append(f"  total: {total}")

@@ -11,6 +11,7 @@ method of its own and gets a color no other line of the figure has.
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,6 +28,7 @@ __all__ = [
     "dataset_label",
     "declared_label",
     "incomplete_note",
+    "row_title",
     "sort_key",
     "style_of",
     "styles_for",
@@ -150,6 +152,29 @@ def dataset_label(dataset: str) -> str:
         return dataset_info(str(dataset)).display_name
     except (KeyError, ValueError, DatasetUnavailable):
         return str(dataset)
+
+
+def row_title(dataset: str, setting: str | None, points: pd.DataFrame) -> str:
+    """How a row of panels is titled: the dataset's display name and the setting that tells it
+    from the figure's other rows, with a dataset's parameters (a JSON text in the setting) said
+    as a reader names them: a file of one's own by its file name (``wine.csv``, not
+    ``file, dataset_params={"path": ...}``), other parameters as ``key=value``."""
+    label = dataset_label(dataset)
+    raw = str(points["dataset_params"].iloc[0]) if "dataset_params" in points.columns else ""
+    said = f"dataset_params={raw}"
+    if not setting or not raw or said not in setting:
+        return label + (f", {setting}" if setting else "")
+    try:
+        params = json.loads(raw)
+    except ValueError:
+        return f"{label}, {setting}"
+    rest = ", ".join(p for p in setting.replace(said, "").split(", ") if p.strip())
+    if isinstance(params, dict) and params.get("path"):
+        label = Path(str(params["path"])).name
+    elif isinstance(params, dict):
+        named = ", ".join(f"{k}={v}" for k, v in params.items() if v is not None)
+        rest = ", ".join(filter(None, [named, rest]))
+    return label + (f", {rest}" if rest else "")
 
 
 def incomplete_note(summary: pd.DataFrame) -> str:

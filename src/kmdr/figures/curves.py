@@ -231,7 +231,7 @@ def _draw_curves(exp_dir: Path, summary: pd.DataFrame, style: FigureStyle, title
         if panels and any(p.baseline for p in panels):
             drawn.update(str(r) for r in base.loc[base["n_cells"] > 0, "reducer"])
         rgrid = sorted(points["r"].unique())
-        row_title = appearance.dataset_label(dataset) + (f", {setting}" if setting else "")
+        row_title = appearance.row_title(dataset, setting, ds)
         for col, panel in enumerate(panels):
             ax = axes[row, col]
             metric, scale = panel.metric, panel.scale

@@ -5,10 +5,12 @@
 Each side's cells are read through :func:`kmdr.results.summary.read_experiment` (every row
 cells.csv keeps: valid and another experiment's rows) as texts, and the two frames are merged
 on experiment and ``cell_id`` (the hash of everything that changes a cell's numbers: settings,
-data fingerprint, code tag). Each matched cell's result columns
-(:data:`~kmdr.results.records.RESULT_COLUMNS`: objective, objective_reduced, accuracy, nmi, ari,
-n_iter, seed) are compared as the texts cells.csv holds (floats at full precision, so equal texts
-are equal bits). A cell is
+data fingerprint, code tag). Each matched cell's metric columns are compared as the texts
+cells.csv holds (floats at full precision, so equal texts are equal bits): the result columns
+every cell has (:data:`~kmdr.results.records.RESULT_COLUMNS`: objective, objective_reduced,
+accuracy, nmi, ari, n_iter, seed), and the columns a kind of its own adds after the contract's
+(:func:`kind_columns`: the coresets kind's ``distortion``, ``distortion_*``, ``real_cost``,
+``coreset_cost``, ...), present on either side. A cell is
 
 - *identical*: every result column bit for bit the same;
 - *within noise*: not identical, but every differing column is a pair of finite floats with
@@ -22,12 +24,15 @@ are equal bits). A cell is
 - *changed*: any other difference;
 - *only in old* / *only in new*: its cell id is on one side only.
 
-Timing columns (:data:`~kmdr.results.records.TIMING_COLUMNS`) are measurements, not results, and
-are ignored, as are the provenance columns (run id, finish time, workers, checksum).
+Timing columns (:data:`~kmdr.results.records.TIMING_COLUMNS`, and a kind's own ``*_seconds``) are
+measurements, not results, and are ignored, as are the provenance columns (run id, finish time,
+workers, checksum).
 
-Exit status: 0 when every cell is identical and none is on one side only; 1 otherwise; 2, with
-one line, for bad input: a folder that is missing or holds no cells, or a store whose rows
-cannot all be trusted (a cells.csv cut short or edited): its rows are never silently left out.
+Exit status: 0 when every cell on both sides is identical, whatever cells are on one side only (a
+partial rerun against a full folder: said as "N cells only on one side", apart from the cells
+that differ); 1 when a cell on both sides differs (changed, or within noise); 2, with one line,
+for bad input: a folder that is missing or holds no cells, or a store whose rows cannot all be
+trusted (a cells.csv cut short or edited): its rows are never silently left out.
 """
 
 from __future__ import annotations
@@ -41,7 +46,14 @@ import pandas as pd
 
 from kmdr._errors import CommandParser, exit_error
 from kmdr.results.reading import ResultsError
-from kmdr.results.records import RESULT_COLUMNS, TIMING_COLUMNS, read_table
+from kmdr.results.records import (
+    CSV_COLUMNS,
+    EXTRA_COLUMNS,
+    IDENTITY_COLUMNS,
+    RESULT_COLUMNS,
+    TIMING_COLUMNS,
+    read_table,
+)
 from kmdr.results.store import holds_cells
 from kmdr.results.summary import read_experiment
 
@@ -54,6 +66,21 @@ NAMED = 3
 #: A cell's key on both sides: its row's experiment and its cell id.
 KEY = ["experiment", "cell_id"]
 _WHERE = ["dataset", "reducer", "r", "repetition"]
+#: Columns that are never a kind's metric: the contract's, its provenance and the identity.
+_NOT_METRICS = frozenset((*CSV_COLUMNS, *EXTRA_COLUMNS, *IDENTITY_COLUMNS))
+
+
+def kind_columns(columns) -> list[str]:
+    """The metric columns a kind adds after the contract's among ``columns`` (a cells.csv
+    header): every column that is neither the contract's, its provenance, an identity column,
+    nor a timing (``*_seconds``), sorted."""
+    return sorted(c for c in columns if c not in _NOT_METRICS and not c.endswith("_seconds"))
+
+
+def compared_columns(*tables: pd.DataFrame) -> list[str]:
+    """The columns compared between ``tables``: the result columns, then each kind column any
+    of them holds."""
+    return [*RESULT_COLUMNS, *kind_columns({c for t in tables for c in t.columns})]
 
 
 @dataclass
@@ -75,9 +102,22 @@ class Comparison:
     def cells(self) -> int:
         return self.identical + self.noise + self.changed + len(self.only_old) + len(self.only_new)
 
+    #: The metric columns compared (:func:`compared_columns`).
+    columns: list[str] = field(default_factory=lambda: list(RESULT_COLUMNS))
+
+    @property
+    def differ(self) -> int:
+        """The cells on both sides whose metrics differ (changed or within noise)."""
+        return self.noise + self.changed
+
+    @property
+    def one_side(self) -> int:
+        return len(self.only_old) + len(self.only_new)
+
     @property
     def same(self) -> bool:
-        return self.cells == self.identical
+        """Every cell on both sides identical (cells on one side only are not a difference)."""
+        return self.differ == 0
 
     def counts(self, only_old: str = "only in old", only_new: str = "only in new") -> str:
         """``705 identical`` or ``700 identical, 2 within noise, 3 changed, 1 only in new``."""
@@ -114,6 +154,10 @@ def _float(texts: pd.Series) -> pd.Series:
 
 def compare_rows(old: pd.DataFrame, new: pd.DataFrame) -> Comparison:
     """Compare two sides' rows (fields as cells.csv texts, see :func:`experiment_rows`)."""
+    columns = compared_columns(old, new)
+    old, new = (
+        side.reindex(columns=[*KEY, *_WHERE, *columns], fill_value="") for side in (old, new)
+    )
     merged = old.merge(new, on=KEY, how="outer", suffixes=("_old", ""), indicator=True)
     merged = merged.sort_values(KEY, kind="stable").reset_index(drop=True)
     for col in _WHERE:  # a cell on the old side only is named by its old row
@@ -121,11 +165,9 @@ def compare_rows(old: pd.DataFrame, new: pd.DataFrame) -> Comparison:
     merged["where"] = _where(merged)
     both = merged[merged["_merge"] == "both"]
     sides = ["old", "new", "where"]
-    pairs = {
-        col: both[[f"{col}_old", col, "where"]].set_axis(sides, axis=1) for col in RESULT_COLUMNS
-    }
+    pairs = {col: both[[f"{col}_old", col, "where"]].set_axis(sides, axis=1) for col in columns}
     long = pd.concat(pairs, names=["column", "cell"]).reset_index()
-    # as the cells come, each cell's columns in RESULT_COLUMNS's order
+    # as the cells come, each cell's columns in the compared order
     diffs = long[long["old"] != long["new"]].sort_values("cell", kind="stable")
     a, b = _float(diffs["old"]), _float(diffs["new"])
     scale = np.maximum(a.abs(), b.abs())
@@ -141,12 +183,14 @@ def compare_rows(old: pd.DataFrame, new: pd.DataFrame) -> Comparison:
         differences=diffs.sort_values("size", ascending=False, kind="stable").reset_index(
             drop=True
         ),
+        columns=columns,
     )
 
 
 def _texts(table: pd.DataFrame) -> pd.DataFrame:
-    """A table's compared columns as texts (an absent field: "")."""
-    columns = [*KEY, *_WHERE, *RESULT_COLUMNS]
+    """A table's compared columns as texts (an absent field: ""): the result columns, and the
+    kind's own it holds."""
+    columns = [*KEY, *_WHERE, *compared_columns(table)]
     return table.reindex(columns=columns).astype(object).fillna("").astype(str)
 
 
@@ -257,8 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(
         prog=_PROG,
         description="Compare the results of two results folders (or two experiment folders) "
-        "cell by cell: exit 0 when every cell's result columns are identical, 1 when any cell "
-        "differs or is on one side only, 2 for bad input.",
+        "cell by cell, on every metric column (the result columns and a kind's own, not the "
+        "timings): exit 0 when every cell on both sides is identical (cells on one side only are "
+        "counted apart), 1 when any cell on both sides differs, 2 for bad input.",
     )
     parser.add_argument("old", type=Path, help="the results folder compared against")
     parser.add_argument("new", type=Path, help="the results folder checked")
@@ -276,12 +321,27 @@ def main(argv: list[str] | None = None) -> int:
         exit_error(_PROG, err)
     for line in report_lines(comparisons, args.named):
         print(line)
-    same = all(c.same for c in comparisons.values())
-    print(
-        f"compared: {', '.join(RESULT_COLUMNS)} (not the timings {', '.join(TIMING_COLUMNS)}); "
-        + ("every cell identical" if same else "the results differ")
+    print(verdict(comparisons))
+    return 0 if all(c.same for c in comparisons.values()) else 1
+
+
+def verdict(comparisons: dict[str, Comparison]) -> str:
+    """The last line: the columns compared, then whether any cell on both sides differs, and how
+    many cells are on one side only (apart: not a difference), e.g. ``compared: objective, ...;
+    every cell on both sides identical; 120 cells only on one side``."""
+    columns = list(dict.fromkeys(c for comp in comparisons.values() for c in comp.columns))
+    kinds = [c for c in columns if c not in RESULT_COLUMNS]
+    timings = ", ".join(TIMING_COLUMNS)
+    said = ", ".join(RESULT_COLUMNS) + (f", and the kind's {', '.join(kinds)}" if kinds else "")
+    differ = sum(c.differ for c in comparisons.values())
+    one_side = sum(c.one_side for c in comparisons.values())
+    line = f"compared: {said} (not the timings {timings} nor any *_seconds); "
+    line += (
+        f"the results differ: {differ} cells differ"
+        if differ
+        else ("every cell on both sides identical" if one_side else "every cell identical")
     )
-    return 0 if same else 1
+    return line + (f"; {one_side} cells only on one side" if one_side else "")
 
 
 if __name__ == "__main__":

@@ -109,13 +109,20 @@ def preset_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> dic
 
     Keys: paper, title, figure, section, order, reproduce, note. A figure style or section this
     version does not know falls back to the default with a warning (the figure and report still
-    draw).
+    draw). A user's run started from a paper's preset under another name (:func:`started_from`)
+    keeps the preset's figure style alone: titled by its own name, in the report's section of
+    one's own experiments, of no paper.
     """
     name = Path(experiment_dir).name
     runs = load_runs(experiment_dir) if runs is None else runs
     given = _last_config(runs, "preset")
     preset = {**PRESET_DEFAULTS, "title": name}
-    if isinstance(given, dict):
+    if isinstance(given, dict) and (started := started_from(name, given)) is not None:
+        # a user's run of a preset's settings under a name of its own (another dataset, say):
+        # the user's experiment, drawn as the preset draws, never titled or placed as the preset
+        preset.update(figure=given.get("figure") or preset["figure"])
+        preset["note"] = f"your run, started from the preset {started}"
+    elif isinstance(given, dict):
         preset.update({k: v for k, v in given.items() if v is not None})
     for key, valid in (("figure", FIGURE_STYLES), ("section", SECTIONS)):
         problem = valid.problem(preset[key])  # names only: nothing is imported
@@ -130,6 +137,22 @@ def preset_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> dic
         preset["order"] = float(PRESET_DEFAULTS["order"])
     preset["title"] = str(preset["title"])
     return preset
+
+
+def started_from(name: str, preset: Mapping) -> str | None:
+    """The preset a run recorded under experiment ``name`` started from, when it is a paper's
+    preset of another name (``experiment=ss22_usps_reducers name=wine_coresets``): the run is
+    the user's. None for a preset's own run (under its own name, or a name its file derives
+    from the run's settings, ``${dataset.name}``), a run of no paper, or a title no preset of
+    kmdr holds (a preset of the user's)."""
+    if not preset.get("paper") or preset.get("title") is None:
+        return None
+    from kmdr.config.presets import preset_names_by_title
+
+    names = preset_names_by_title().get(str(preset["title"]), [])
+    if not names or any(n == name or "${" in n for n in names):
+        return None
+    return names[0]
 
 
 def aggregation_of(experiment_dir: str | Path, runs: list[dict] | None = None) -> str:
