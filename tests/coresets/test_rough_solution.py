@@ -1,0 +1,114 @@
+"""The rough solution of sensitivity and group sampling, against the authors' code
+(sheikhomar/eval-k-means-coresets, ``ClusterAssignmentList::assignAll``): explicit differences,
+the seeds in row order, a strict ``<`` (a tie to the seed of the lowest row index), the distance
+stored; and the constructions' use of the distance where kmdr's variants use its square."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs
+
+from kmdr.coresets import make_coreset
+from kmdr.coresets._bicriteria import bicriteria, nearest_seed
+from kmdr.papers.ss22.benchmark import make_benchmark
+
+
+def assign_all(X, seed_rows):
+    """A transcription of the authors' loop: seeds copied in increasing row order, each row's
+    Euclidean distance by explicit differences, the first strictly smaller kept."""
+    centers = X[sorted(seed_rows)]
+    labels, distances = [], []
+    for p in range(X.shape[0]):
+        best, best_c = np.finfo(float).max, 0
+        for c in range(centers.shape[0]):
+            distance = math.sqrt(sum((a - b) ** 2 for a, b in zip(X[p], centers[c], strict=True)))
+            if distance < best:
+                best, best_c = distance, c
+        labels.append(best_c)
+        distances.append(best)
+    return np.array(labels), np.array(distances)
+
+
+def _benchmark(k, alpha):
+    return make_benchmark(k, alpha)[0]
+
+
+def _grid(seed):
+    # small integers: many rows equidistant from several seeds, every distance exact
+    return np.random.default_rng(seed).integers(0, 3, size=(300, 4)).astype(float)
+
+
+def _blobs(seed):
+    return make_blobs(300, 5, centers=4, random_state=seed)[0]
+
+
+#: (data, seed rows, whether the data has exact ties): the Benchmark (equidistant points, with
+#: the authors' coordinates (k - 1)/k and -1/k), an integer grid, and blobs (no ties)
+CASES = [
+    ("benchmark k=4", _benchmark(4, 3), [50, 3, 17, 40, 9, 33], True),
+    ("benchmark k=5", _benchmark(5, 2), [24, 0, 7, 12], True),
+    ("grid", _grid(0), [290, 5, 120, 64, 7, 200], True),
+    ("blobs", _blobs(0), [299, 3, 150, 42], False),
+]
+
+
+@pytest.mark.parametrize("name,X,seeds,ties", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_assignment_is_the_authors_loop(name, X, seeds, ties, sparse):
+    expected_labels, expected = assign_all(X, seeds)
+    centers = X[sorted(seeds)]
+    labels, sq_dist = nearest_seed(sp.csr_array(X) if sparse else X, centers)
+    np.testing.assert_array_equal(labels, expected_labels)
+    np.testing.assert_allclose(np.sqrt(sq_dist), expected, rtol=1e-12, atol=1e-12)
+    if ties:  # the data do tie: the rule decided something
+        d2 = ((X[:, None, :] - centers[None]) ** 2).sum(-1)
+        assert ((d2 == d2.min(1, keepdims=True)).sum(1) > 1).any()
+    # a seed is at distance exactly 0 from itself
+    assert (sq_dist[sorted(seeds)] == 0).all()
+
+
+def test_the_rough_solution_numbers_clusters_by_the_seeds_row_order():
+    X = _blobs(1)
+    labels, dist = bicriteria(X, np.ones(len(X)), 6, np.random.RandomState(0))
+    expected_labels, expected = assign_all(X, np.unique([i for i in range(len(X)) if dist[i] == 0]))
+    np.testing.assert_array_equal(labels, expected_labels)
+    np.testing.assert_allclose(dist, expected, rtol=1e-12, atol=1e-12)
+    _, sq = bicriteria(X, np.ones(len(X)), 6, np.random.RandomState(0), squared=True)
+    np.testing.assert_allclose(sq, dist**2, rtol=1e-12, atol=1e-12)
+
+
+#: (construction, whether its costs are squared distances)
+SENSITIVITY = [("sensitivity", False), ("sensitivity_squared", True)]
+
+
+@pytest.mark.parametrize("name,squared", SENSITIVITY)
+def test_sensitivity_draws_in_proportion_to_its_cost(name, squared):
+    # a drawn row weighs cost(A) / (m cost(p, A)) per draw: weight * cost * m / cost(A) counts
+    # its draws, a whole number, for the cost the construction uses and not for the other
+    X = _blobs(2)
+    n, k, m = X.shape[0], 4, 60
+    cs = make_coreset(name, n_clusters=k, coreset_size=m, random_state=5).fit(X)
+    _, dist = bicriteria(X, np.ones(n), 2 * k, np.random.RandomState(5))
+    sampled = cs.indices_ >= 0
+    for cost, used in ((dist**2, squared), (dist, not squared)):
+        draws = cs.weights_[sampled] * cost[cs.indices_[sampled]] * m / cost.sum()
+        assert np.allclose(draws, np.round(draws), rtol=1e-9) == used
+        if used:
+            assert np.round(draws).sum() == m
+
+
+@pytest.mark.parametrize("name", ["group", "sensitivity"])
+def test_the_squared_variant_shares_the_rough_solution_and_differs_after_it(name):
+    X = _blobs(3)
+    a = make_coreset(name, n_clusters=4, coreset_size=80, random_state=1).fit(X)
+    b = make_coreset(f"{name}_squared", n_clusters=4, coreset_size=80, random_state=1).fit(X)
+    # the centers are means of the clusters of one rough solution
+    labels, _ = bicriteria(X, np.ones(len(X)), 8, np.random.RandomState(1))
+    means = np.array([X[labels == c].mean(axis=0) for c in range(labels.max() + 1)])
+    for cs in (a, b):
+        for center in cs.points_[cs.indices_ < 0]:
+            assert np.isclose(means, center).all(axis=1).any()
+    assert a.compat_version == b.compat_version == 2
+    assert not (np.array_equal(a.indices_, b.indices_) and np.allclose(a.weights_, b.weights_))
