@@ -12,6 +12,7 @@ from sklearn.datasets import make_blobs
 
 from kmdr.coresets import make_coreset
 from kmdr.coresets._bicriteria import bicriteria, nearest_seed
+from kmdr.coresets._seeding import seeding_loop
 from kmdr.papers.ss22.benchmark import make_benchmark
 
 
@@ -112,3 +113,49 @@ def test_the_squared_variant_shares_the_rough_solution_and_differs_after_it(name
             assert np.isclose(means, center).all(axis=1).any()
     assert a.compat_version == b.compat_version == 2
     assert not (np.array_equal(a.indices_, b.indices_) and np.allclose(a.weights_, b.weights_))
+
+
+def seeding_owners(X, seeds):
+    """A transcription of the authors' seeding loop's updates, given the seeds it picked: the
+    squared distance ``(|x|^2 + |c|^2) - 2 x.c`` with every sum column by column (zero terms
+    skipped), 0 for a row and itself, a row moving to a seed only when strictly nearer."""
+    n, d = X.shape
+    sq = [sum(v * v for v in X[p] if v != 0.0) for p in range(n)]
+    smallest, owner = [np.finfo(float).max] * n, [-1] * n
+    for center in seeds:
+        for p in range(n):
+            dot = 0.0
+            for j in range(d):
+                if X[p, j] != 0.0 and X[center, j] != 0.0:
+                    dot += X[p, j] * X[center, j]
+            distance = 0.0 if p == center else sq[p] + sq[center] - 2 * dot
+            if distance < smallest[p]:
+                smallest[p], owner[p] = distance, center
+    return np.array(owner)
+
+
+#: (data, seeds): the Benchmark (its rounding decides its ties), an integer grid, blobs
+LOOPS = [
+    ("benchmark k=4", _benchmark(4, 3), 8),
+    ("benchmark k=5", _benchmark(5, 2), 6),
+    ("grid", _grid(1), 7),
+    ("blobs", _blobs(4), 5),
+]
+
+
+@pytest.mark.parametrize("name,X,n_seeds", LOOPS, ids=[c[0] for c in LOOPS])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_seeding_loop_assigns_as_the_authors_loop(name, X, n_seeds, sparse):
+    data = sp.csr_array(X) if sparse else X
+    seeds, owner = seeding_loop(data, np.ones(len(X)), n_seeds, np.random.RandomState(2))
+    assert len(seeds) == n_seeds and len(set(seeds.tolist())) == n_seeds
+    np.testing.assert_array_equal(owner, seeding_owners(X, seeds))
+
+
+@pytest.mark.parametrize("name,X,n_seeds", LOOPS, ids=[c[0] for c in LOOPS])
+def test_streamkm_weighs_each_seed_by_the_rows_its_loop_left_it(name, X, n_seeds):
+    cs = make_coreset("streamkm", n_clusters=2, coreset_size=n_seeds, random_state=3).fit(X)
+    _, owner = seeding_loop(X, np.ones(len(X)), n_seeds, np.random.RandomState(3))
+    rows, counts = np.unique(owner, return_counts=True)
+    np.testing.assert_array_equal(cs.indices_, rows)
+    np.testing.assert_array_equal(cs.weights_, counts)
