@@ -12,6 +12,7 @@ from sklearn.datasets import make_blobs
 
 from kmdr.coresets import make_coreset
 from kmdr.coresets._bicriteria import bicriteria, nearest_seed
+from kmdr.coresets._ray_maker import _nearest_ray
 from kmdr.coresets._seeding import seeding_loop
 from kmdr.papers.ss22.benchmark import make_benchmark
 
@@ -159,3 +160,39 @@ def test_streamkm_weighs_each_seed_by_the_rows_its_loop_left_it(name, X, n_seeds
     rows, counts = np.unique(owner, return_counts=True)
     np.testing.assert_array_equal(cs.indices_, rows)
     np.testing.assert_array_equal(cs.weights_, counts)
+
+
+def nearest_ray(offsets, directions):
+    """A transcription of the authors' ``createRays`` loop: each row's position along each line,
+    its distance by explicit differences, the first line strictly nearest."""
+    out, positions = [], []
+    for x in offsets:
+        best, best_r, best_len = np.finfo(float).max, 0, np.finfo(float).max
+        for r, u in enumerate(directions):
+            length = sum(a * b for a, b in zip(x, u, strict=True)) / sum(b * b for b in u)
+            distance = math.sqrt(sum((length * b - a) ** 2 for a, b in zip(x, u, strict=True)))
+            if distance < best:
+                best, best_r, best_len = distance, r, length
+        out.append(best_r)
+        positions.append(best_len)
+    return np.array(out), np.array(positions)
+
+
+#: (offsets, directions): rows at the seed (every line at distance 0), rows on a line, rows
+#: symmetric about two lines (equidistant), and random rows
+RAYS = [
+    ("at the seed", np.zeros((4, 3)), np.eye(3)[[1, 0, 2]]),
+    ("on lines", np.array([[0.0, 2, 0], [3, 0, 0], [0, 0, -1]]), np.eye(3)),
+    ("symmetric", np.array([[1.0, 1, 0], [2, 2, 0], [1, 1, 1]]), np.eye(3)),
+    ("random", np.random.default_rng(0).standard_normal((50, 4)),
+     np.random.default_rng(1).standard_normal((5, 4))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,offsets,directions", RAYS, ids=[c[0] for c in RAYS])
+def test_ray_maker_picks_the_nearest_line_as_the_authors_loop(name, offsets, directions):
+    directions = directions / np.linalg.norm(directions, axis=1, keepdims=True)
+    nearest, lengths = _nearest_ray(offsets, directions)
+    expected, expected_lengths = nearest_ray(offsets, directions)
+    np.testing.assert_array_equal(nearest, expected)
+    np.testing.assert_allclose(lengths, expected_lengths, rtol=1e-12, atol=1e-12)
