@@ -1,4 +1,4 @@
-"""Group sampling as Schwiegelshohn and Sheikh-Omar ran it (ESA 2022, Section 3).
+"""Group sampling following Schwiegelshohn and Sheikh-Omar's code (ESA 2022, Section 3).
 
 Cohen-Addad, Saulpic and Schwiegelshohn's construction (STOC 2021), in the choices of the authors'
 code (sheikhomar/eval-k-means-coresets, ``gs/source/coresets/group_sampling.cpp``, called from
@@ -62,7 +62,7 @@ def _rings(dist, average, lowest, highest):
 
 
 class GroupSampling(BaseCoreset):
-    """Group sampling, as the authors' code runs it (the module says where kmdr differs).
+    """Group sampling, following the authors' code (the module says where kmdr differs).
 
     Parameters
     ----------

@@ -69,7 +69,8 @@ def _squared_norms(rows, chunk=2048):
 
 def _nearest_ray(offsets, directions):
     """Each row's nearest line through the seed (``offsets``: the rows minus the seed) and its
-    position along it, as the authors' ``RandomRay`` decides: the position is
+    position along it, as the authors' ``RandomRay`` decides up to the rounding of its sums
+    (BLAS's here, column by column there): the position is
     ``(x - o).u / (u.u)`` (u.u is 1 up to rounding), the distance the norm of the explicit
     difference ``position u - (x - o)``, the first line strictly nearest winning. The distances
     are found by the expansion ``|x - o|^2 - position^2 u.u`` and only the lines within its

@@ -58,7 +58,7 @@ class LightweightCoreset(BaseCoreset):
 
 
 class SensitivitySampling(BaseCoreset):
-    """Sensitivity sampling as Schwiegelshohn and Sheikh-Omar's code runs it (ESA 2022, Section 3).
+    """Sensitivity sampling following Schwiegelshohn and Sheikh-Omar's code (ESA 2022, Section 3).
 
     Following the authors' code (sheikhomar/eval-k-means-coresets,
     ``gs/source/coresets/sensitivity_sampling.cpp``): a rough solution A of ``2k`` k-means++ seeds

@@ -68,7 +68,7 @@ def _transposed(X) -> np.ndarray:
     block's transpose stays in cache): each seed's products are then read in order."""
     n, d = X.shape
     out = np.empty((d, n))
-    step = max(1, _BLOCK // max(1, d))
+    step = 1024  # rows: a block and its transpose stay in the first caches
     for start in range(0, n, step):
         out[:, start : start + step] = X[start : start + step].T
     return out
