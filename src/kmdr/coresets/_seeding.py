@@ -20,6 +20,10 @@ equidistant seeds a row goes to; :func:`seeding_loop` reproduces it: the sums ar
 (NumPy's reduction over the outer axis of a C-ordered array adds the rows in order; a CSR row's
 product sums its stored entries in order), the comparisons strict, in pick order.
 
+A dense X is copied once, transposed (features x rows), so that each seed's column-by-column
+sums read it in order: the loop holds a second copy of the data, as scikit-learn's k-means++ does
+not.
+
 Where it differs from theirs: the draws are NumPy's (not their ``std::mt19937`` stream), the first
 seed is drawn in proportion to the rows' weights and the next in proportion to weight times
 smallest distance (theirs: uniform, and the distance; their rows all weigh 1), and a distance that
