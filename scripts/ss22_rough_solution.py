@@ -2,6 +2,7 @@
 solution's distance and tie rule.
 
     python scripts/ss22_rough_solution.py --repetitions 3
+    python scripts/ss22_rough_solution.py --k 10 --constructions ray_maker --out ray.csv
     # writes results/ss22_published/rough_solution.csv
 
 Both constructions start from 2k k-means++ seeds and each row's nearest seed. In Schwiegelshohn
@@ -11,15 +12,18 @@ increasing row order, a strict ``<`` (a tie to the seed of the lowest row index)
 cost is its *distance*, not its square. The Benchmark's points are equidistant block by block, so
 the tie rule decides most rows' clusters, and the clusters decide the centers' weights.
 
-This script runs, on the authors' k = 30 instance (810,000 x 120) at m = 50 k, per repetition,
-with the construction seeds ``ss22_benchmark_k30`` gives its cells (so that each row is paired
-with the committed cell of the same repetition):
+This script runs, on the authors' k = 30 instance (810,000 x 120; ``--k 10``: 1,000,000 x 60)
+at m = 50 k, per repetition, with the construction seeds the Benchmark presets give their cells
+(so that each row is paired with the committed cell of the same repetition):
 
 - ``sensitivity`` and ``group``: the authors' rough solution (distance, their tie rule);
 - ``sensitivity_squared`` and ``group_squared``: the same rough solution on squared distances;
+- ``ray_maker`` (with ``--constructions ray_maker``): its clusters from the authors' seeding
+  loop, its nearest line as theirs;
 - ``committed``: the distortion the committed cell of that construction and repetition holds
-  (computed before kmdr followed the authors' rule: squared distances, ties broken by the rounding
-  of scikit-learn's nearest-center search), read from ``results/ss22_benchmark_k30/cells.csv``;
+  (computed before kmdr followed the authors' code: squared distances, ties broken by the
+  rounding of scikit-learn's nearest-center search), read from ``results/ss22_benchmark_k30/``
+  (k = 30) or ``results/ss22_benchmark/`` (k = 10);
 
 each with the Benchmark's own solutions (:mod:`kmdr.papers.ss22.evaluation`, as the authors'
 ``eval_benchmark.py``): the worst distortion, and how many of the k clusters of that worst
@@ -41,9 +45,16 @@ from kmdr.papers.ss22.evaluation import BenchmarkSolutions
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "ss22_published" / "rough_solution.csv"
-CELLS = ROOT / "results" / "ss22_benchmark_k30" / "cells.csv"
-#: each construction beside its squared-distance variant
-CONSTRUCTIONS = {"sensitivity": "sensitivity_squared", "group": "group_squared"}
+#: the committed cells of the authors' sizes, by k
+CELLS = {10: ROOT / "results" / "ss22_benchmark" / "cells.csv",
+         30: ROOT / "results" / "ss22_benchmark_k30" / "cells.csv"}  # fmt: skip
+#: each construction with the variants run for it: sensitivity and group sampling beside their
+#: squared-distance variants; Ray Maker (its clusters from the authors' seeding loop) alone
+CONSTRUCTIONS = {
+    "sensitivity": ("sensitivity", "sensitivity_squared"),
+    "group": ("group", "group_squared"),
+    "ray_maker": ("ray_maker",),
+}
 
 
 def construction_seed(name: str, factor: int, repetition: int, base_seed: int = 0) -> int:
@@ -63,18 +74,21 @@ def main(argv=None) -> int:
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--k", type=int, default=30)
     parser.add_argument("--factor", type=int, default=50, help="m = factor x k")
+    parser.add_argument("--constructions", nargs="+", default=["sensitivity", "group"],
+                        choices=sorted(CONSTRUCTIONS))  # fmt: skip
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     k, m = args.k, args.factor * args.k
     A, _ = make_benchmark(k, AUTHORS_ALPHA[k])
     solutions = BenchmarkSolutions(A, k)
-    committed = pd.read_csv(CELLS) if CELLS.exists() and k == 30 else None
+    cells = CELLS.get(k)
+    committed = pd.read_csv(cells) if cells is not None and cells.exists() else None
     rows = []
     for rep in range(args.repetitions):
-        for name, squared in CONSTRUCTIONS.items():
+        for name in args.constructions:
             seed = construction_seed(name, args.factor, rep)
             where = {"k": k, "m": m, "repetition": rep, "construction": name}
-            for variant in (name, squared):
+            for variant in CONSTRUCTIONS[name]:
                 cs = make_coreset(variant, n_clusters=k, coreset_size=m, random_state=seed).fit(A)
                 rows.append({**where, "variant": variant,
                              **worst(solutions, cs.points_, cs.weights_, k)})  # fmt: skip
