@@ -14,9 +14,11 @@ rounding decides the ties, the same way in every run.
 
 This script runs, at the authors' k = 10 size (1,000,000 x 60) and m = 50 x k, per seed:
 
-- ``authors_arithmetic``: their seeding loop in their arithmetic (the dot product summed column
-  by column, the strict comparison), D^2 draws from NumPy;
-- ``kmdr``: kmdr's ``streamkm`` (scikit-learn's k-means++ and nearest-seed search);
+- ``authors_arithmetic``: kmdr's ``streamkm``, which runs their seeding loop in their arithmetic
+  (:func:`kmdr.coresets._seeding.seeding_loop`: the dot product summed column by column, the
+  strict comparison), D^2 draws from NumPy;
+- ``scikit_learn``: the step kmdr's ``streamkm`` ran before (scikit-learn's k-means++ and its
+  nearest-seed search, whose rounding breaks the ties otherwise);
 
 and evaluates both with the Benchmark's own solutions (:mod:`kmdr.papers.ss22.benchmark`), as
 the authors' ``eval_benchmark.py`` does: the distortion, and how many of the k clusters of the
@@ -31,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.cluster import kmeans_plusplus
+from sklearn.metrics import pairwise_distances_argmin_min
 
 from kmdr.coresets import make_coreset
 from kmdr.papers.ss22.benchmark import AUTHORS_ALPHA, BenchmarkSolutions, make_benchmark
@@ -38,29 +42,12 @@ from kmdr.papers.ss22.benchmark import AUTHORS_ALPHA, BenchmarkSolutions, make_b
 OUT = Path("results") / "ss22_published" / "streamkm_ties.csv"
 
 
-def authors_seeding(A: np.ndarray, m: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """Their pickInitialCentersViaKMeansPlusPlus: m seeds by D^2 draws, each row kept by the
-    first seed strictly nearest in their arithmetic. Returns the seeds' rows and weights."""
-    n, d = A.shape
-    sq = np.zeros(n)
-    for j in range(d):  # their squared norms, column by column
-        sq += A[:, j] * A[:, j]
-    smallest = np.full(n, np.finfo(float).max)
-    label = np.full(n, -1)
-    center = int(rng.integers(n))
-    for c in range(1, m + 1):
-        dot = np.zeros(n)
-        for j in range(d):  # their dot product, column by column
-            dot += A[:, j] * A[center, j]
-        distance = sq + sq[center] - 2 * dot
-        closer = distance < smallest
-        smallest[closer] = distance[closer]
-        label[closer] = center
-        if c < m:
-            p = np.maximum(smallest, 0.0)
-            center = int(rng.choice(n, p=p / p.sum()))
-    rows, counts = np.unique(label, return_counts=True)
-    return rows, counts.astype(float)
+def scikit_learn_seeding(A: np.ndarray, m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """m plain k-means++ seeds by scikit-learn, each weighing the rows its nearest-seed search
+    gives it. Returns the seeds' rows and weights."""
+    _, seeds = kmeans_plusplus(A, m, random_state=seed, n_local_trials=1)
+    nearest, _ = pairwise_distances_argmin_min(A, A[seeds])
+    return seeds, np.bincount(nearest, minlength=m).astype(float)
 
 
 def worst(solutions: BenchmarkSolutions, points, weights, k: int) -> dict:
@@ -81,12 +68,12 @@ def main(argv=None) -> int:
     rows = []
     for seed in range(args.seeds):
         where = {"k": k, "m": m, "seed": seed}
-        picked, weights = authors_seeding(A, m, np.random.default_rng(seed))
-        rows.append({**where, "seeding": "authors_arithmetic",
-                     **worst(solutions, A[picked], weights, k)})  # fmt: skip
         coreset = make_coreset("streamkm", n_clusters=k, coreset_size=m, random_state=seed).fit(A)
-        rows.append({**where, "seeding": "kmdr",
+        rows.append({**where, "seeding": "authors_arithmetic",
                      **worst(solutions, coreset.points_, coreset.weights_, k)})  # fmt: skip
+        picked, weights = scikit_learn_seeding(A, m, seed)
+        rows.append({**where, "seeding": "scikit_learn",
+                     **worst(solutions, A[picked], weights, k)})  # fmt: skip
         print(rows[-2], rows[-1], flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).to_csv(args.out, index=False)

@@ -19,11 +19,16 @@ Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-core
 ======================  ===================================================================
 ``uniform``             uniform sampling, the baseline
 ``lightweight``         lightweight coresets (Bachem, Lucic, Krause, KDD 2018)
-``sensitivity``         sensitivity sampling on a 2k-seed k-means++ solution, as the authors
-``group``               group sampling (Cohen-Addad, Saulpic, Schwiegelshohn 2021), as the authors
+``sensitivity``         sensitivity sampling on a 2k-seed k-means++ solution, as the authors'
+                        code runs it (distances, their tie rule; the docstring says where not)
+``group``               group sampling (Cohen-Addad, Saulpic, Schwiegelshohn 2021), as the
+                        authors' code runs it (distances, their tie rule)
 ``streamkm``            StreamKM++'s weighted k-means++ seeds, whole or by merge-and-reduce
 ``streamkm_tree``       StreamKM++'s seeds drawn by its paper's coreset tree: kmdr's variant
 ``ray_maker``           Ray Maker, the authors' heuristic
+``sensitivity_squared`` ``sensitivity`` on squared distances, the textbook's: kmdr's variant,
+                        to show what the authors' choice of distance changes
+``group_squared``       ``group`` on squared distances, the paper's: kmdr's variant, likewise
 ======================  ===================================================================
 """
 
@@ -64,6 +69,8 @@ for _name, _target in {
     "streamkm": "kmdr.coresets._streamkm:StreamKMPlusPlus",
     "ray_maker": "kmdr.coresets._ray_maker:RayMaker",
     "streamkm_tree": "kmdr.coresets._streamkm_tree:StreamKMTree",
+    "sensitivity_squared": "kmdr.coresets._sampling:SensitivitySamplingSquared",
+    "group_squared": "kmdr.coresets._group:GroupSamplingSquared",
 }.items():
     CORESETS.declare(_name, _target)
 
@@ -92,6 +99,8 @@ def __getattr__(name: str):
         "UniformSampling": "kmdr.coresets._sampling",
         "LightweightCoreset": "kmdr.coresets._sampling",
         "SensitivitySampling": "kmdr.coresets._sampling",
+        "SensitivitySamplingSquared": "kmdr.coresets._sampling",
+        "GroupSamplingSquared": "kmdr.coresets._group",
         "GroupSampling": "kmdr.coresets._group",
         "StreamKMPlusPlus": "kmdr.coresets._streamkm",
         "RayMaker": "kmdr.coresets._ray_maker",

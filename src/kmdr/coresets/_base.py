@@ -55,6 +55,10 @@ class BaseCoreset(BaseEstimator):
     n_features_in_ : int
     """
 
+    #: The construction's version: bumped when a change to the construction changes its output;
+    #: part of every cell's identity that uses it.
+    compat_version: ClassVar[int] = 1
+
     _parameter_constraints: ClassVar[dict] = {
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "coreset_size": [Interval(Integral, 1, None, closed="left")],

@@ -1,10 +1,14 @@
-"""Group sampling as Schwiegelshohn and Sheikh-Omar ran it (ESA 2022, Section 3).
+"""Group sampling following Schwiegelshohn and Sheikh-Omar's code (ESA 2022, Section 3).
 
 Cohen-Addad, Saulpic and Schwiegelshohn's construction (STOC 2021), in the choices of the authors'
 code (sheikhomar/eval-k-means-coresets, ``gs/source/coresets/group_sampling.cpp``, called from
 ``gs/source/main.cpp`` with 2k seeds, beta = 10000, H = 4 groups):
 
-1. a rough solution A: 2k k-means++ seeds, every row assigned to its nearest;
+1. a rough solution A: 2k k-means++ seeds, every row assigned to its nearest by their tie rule
+   (a tie to the seed of the lowest row index; :mod:`kmdr.coresets._bicriteria`), a row's cost
+   ``cost(p, A)`` its Euclidean *distance* to its seed, not the square, as their
+   ``ClusterAssignmentList`` stores it (:class:`GroupSamplingSquared`, ``group_squared``, is the
+   textbook version with squared distances);
 2. rings: row p of cluster c with average cost Delta_c is in ring l when
    ``Delta_c 2^l <= cost(p, A) < Delta_c 2^(l+1)``, for l from ``-floor(log10 beta)`` to
    ``floor(log10 beta)``; cheaper rows ("shortfall") are moved to their center, which weighs
@@ -18,6 +22,13 @@ code (sheikhomar/eval-k-means-coresets, ``gs/source/coresets/group_sampling.cpp`
    center; one expecting at least ``|G|`` draws is taken whole (weight 1); the others share the
    draws left in proportion to their cost, rounded stochastically, drawn uniformly with replacement
    inside the group and weighted ``cost(G) / (T_G cost(p, A))``, all as the authors do.
+
+Where kmdr differs from their code: the seeds are drawn by scikit-learn's k-means++ (the same
+D^2 draws, not their random stream or arithmetic), the first in proportion to the rows' weights
+(theirs is uniform: their rows have no weights); a row's cost is its weight times its distance and
+a cluster's size its rows' weight (their rows all weigh 1); a row at its seed, or every row of a
+cluster of cost 0, is a shortfall row where their code stops with an error; a sampled row is drawn
+in proportion to its weight inside its group (theirs uniformly: the same with unit weights).
 """
 
 from __future__ import annotations
@@ -31,27 +42,27 @@ from sklearn.utils._param_validation import Interval
 from kmdr.coresets._base import BaseCoreset
 from kmdr.coresets._bicriteria import bicriteria
 
-__all__ = ["GroupSampling"]
+__all__ = ["GroupSampling", "GroupSamplingSquared"]
 
 
-def _rings(sq_dist, average, lowest, highest):
-    """Each row's ring l (``average 2^l <= sq_dist < average 2^(l+1)``), clipped to one below
+def _rings(dist, average, lowest, highest):
+    """Each row's ring l (``average 2^l <= dist < average 2^(l+1)``), clipped to one below
     ``lowest`` (shortfall) or one above ``highest`` (overshot)."""
     # a row at its seed (cost 0) is below every ring: moved to its center, as a shortfall row;
     # so is every row of a cluster of cost 0, where the authors' code stops with an error
     with np.errstate(divide="ignore", invalid="ignore"):
-        ring = np.floor(np.log2(sq_dist / average))
+        ring = np.floor(np.log2(dist / average))
     ring = np.clip(np.nan_to_num(ring, nan=lowest - 1, neginf=lowest - 1), lowest - 1, highest + 1)
     # the logarithm may round across a boundary: settle it with the products the bounds are
-    below = sq_dist < average * np.exp2(ring)
-    above = sq_dist >= average * np.exp2(ring + 1)
+    below = dist < average * np.exp2(ring)
+    above = dist >= average * np.exp2(ring + 1)
     ring = np.clip(ring - below + above, lowest - 1, highest + 1)
     ring[average == 0] = lowest - 1
     return ring.astype(int)
 
 
 class GroupSampling(BaseCoreset):
-    """Group sampling, as the authors' code runs it.
+    """Group sampling, following the authors' code (the module says where kmdr differs).
 
     Parameters
     ----------
@@ -69,18 +80,24 @@ class GroupSampling(BaseCoreset):
         "n_groups": [Interval(Integral, 2, None, closed="left")],
     }
 
+    #: bumped when a change to the construction changes its output (see BaseCoreset)
+    compat_version = 2
+
+    #: whether ``cost(p, A)`` is the squared distance (the textbook's) rather than the distance
+    _squared = False
+
     def __init__(self, n_clusters=8, coreset_size=200, random_state=None, beta=10000,
                  n_groups=4):  # fmt: skip
         super().__init__(n_clusters, coreset_size, random_state)
         self.beta = beta
         self.n_groups = n_groups
 
-    def _groups(self, labels, sq_dist, cost, sizes):
+    def _groups(self, labels, dist, cost, sizes):
         """The groups' rows, in the authors' order (rings by l, then clusters; then overshot)."""
         k = sizes.size
         highest = int(np.floor(np.log10(self.beta)))
         average = np.bincount(labels, weights=cost, minlength=k) / np.maximum(sizes, 1e-300)
-        ring = _rings(sq_dist, average[labels], -highest, highest)
+        ring = _rings(dist, average[labels], -highest, highest)
         # one group per (ring, cluster), by ring then cluster, each's rows in order
         in_rings = np.flatnonzero(np.abs(ring) <= highest)
         # a small integer key: numpy sorts it stably by radix, in one pass
@@ -109,10 +126,10 @@ class GroupSampling(BaseCoreset):
         return [g for g in groups if g.size], ring < -highest
 
     def _build(self, X, weight, rng):
-        labels, sq_dist = bicriteria(X, weight, 2 * self.n_clusters, rng)
-        cost = weight * sq_dist
+        labels, dist = bicriteria(X, weight, 2 * self.n_clusters, rng, squared=self._squared)
+        cost = weight * dist
         sizes = np.bincount(labels, weights=weight)
-        groups, shortfall = self._groups(labels, sq_dist, cost, sizes)
+        groups, shortfall = self._groups(labels, dist, cost, sizes)
         center_weights = np.bincount(labels[shortfall], weights=weight[shortfall],
                                      minlength=sizes.size)  # fmt: skip
         total, m = cost.sum(), self.coreset_size
@@ -138,7 +155,21 @@ class GroupSampling(BaseCoreset):
             p = weight[group] / weight[group].sum()
             drawn = group[rng.choice(group.size, size=draws, p=p)]
             rows.append(drawn)
-            row_weights.append(group_cost / (expected * sq_dist[drawn]))
+            row_weights.append(group_cost / (expected * dist[drawn]))
         rows = np.concatenate(rows) if rows else np.empty(0, dtype=np.intp)
         row_weights = np.concatenate(row_weights) if row_weights else np.empty(0)
         return self._set_points(X, weight, rows, row_weights, labels, center_weights)
+
+
+class GroupSamplingSquared(GroupSampling):
+    """Group sampling with squared distances: kmdr's variant of ``group``.
+
+    Cohen-Addad, Saulpic and Schwiegelshohn's construction as their paper states it (rings and
+    groups on the squared distance ``cost(p, A)`` of k-means), which kmdr ran under the name
+    ``group`` before its rough solution was matched to the authors' code, whose costs are
+    distances. Everything else is ``group``'s: the same rough solution and tie rule, rings,
+    groups, draws and weights, on squared distances. It exists to show what the authors' choice
+    of distance changes.
+    """
+
+    _squared = True

@@ -13,7 +13,12 @@ from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from kmdr.coresets._base import BaseCoreset
 from kmdr.coresets._bicriteria import bicriteria
 
-__all__ = ["LightweightCoreset", "SensitivitySampling", "UniformSampling"]
+__all__ = [
+    "LightweightCoreset",
+    "SensitivitySampling",
+    "SensitivitySamplingSquared",
+    "UniformSampling",
+]
 
 
 def _draw(estimator, X, weight, p, rng, labels=None, center_weights=None):
@@ -53,19 +58,36 @@ class LightweightCoreset(BaseCoreset):
 
 
 class SensitivitySampling(BaseCoreset):
-    """Sensitivity sampling as Schwiegelshohn and Sheikh-Omar ran it (ESA 2022, Section 3).
+    """Sensitivity sampling following Schwiegelshohn and Sheikh-Omar's code (ESA 2022, Section 3).
 
     Following the authors' code (sheikhomar/eval-k-means-coresets,
     ``gs/source/coresets/sensitivity_sampling.cpp``): a rough solution A of ``2k`` k-means++ seeds
-    (:func:`~kmdr.coresets._bicriteria.bicriteria`), ``m`` rows drawn with probability
+    (:func:`~kmdr.coresets._bicriteria.bicriteria`), each row assigned to the nearest seed with
+    their tie rule (a tie to the seed of the lowest row index), ``m`` rows drawn with probability
     ``cost(p, A) / cost(A)`` and weighted ``cost(A) / (m cost(p, A))``, and A's centers added,
     center i weighing ``max(0, |C_i| - sum of the weights drawn from C_i)`` so that each cluster's
     weight adds up to its size. A center is its cluster's mean, as in the authors' code.
+
+    ``cost(p, A)`` is, as in their ``ClusterAssignmentList``, the Euclidean *distance* of p to its
+    seed (times p's weight), not its square: rows are drawn in proportion to distance.
+    :class:`SensitivitySamplingSquared` (``sensitivity_squared``) is the textbook version, with
+    squared distances.
+
+    Where kmdr differs from their code: the seeds are drawn by scikit-learn's k-means++ (the
+    same D^2 draws, not their random stream or their arithmetic), the first seed in proportion to
+    the rows' weights (theirs is uniform: their rows have no weights), and a row's cost is its
+    weight times its distance (their rows all weigh 1).
     """
 
+    #: bumped when a change to the construction changes its output (see BaseCoreset)
+    compat_version = 2
+
+    #: whether ``cost(p, A)`` is the squared distance (the textbook's) rather than the distance
+    _squared = False
+
     def _build(self, X, weight, rng):
-        labels, sq_dist = bicriteria(X, weight, 2 * self.n_clusters, rng)
-        cost = weight * sq_dist
+        labels, dist = bicriteria(X, weight, 2 * self.n_clusters, rng, squared=self._squared)
+        cost = weight * dist
         sizes = np.bincount(labels, weights=weight)
         if cost.sum() == 0:  # the seeds are the data's distinct points: they are the coreset
             return self._set_points(X, weight, [], [], labels, sizes)
@@ -76,3 +98,17 @@ class SensitivitySampling(BaseCoreset):
         return self._set_points(
             X, weight, rows, row_weights, labels, np.maximum(0.0, sizes - drawn)
         )
+
+
+class SensitivitySamplingSquared(SensitivitySampling):
+    """Sensitivity sampling with squared distances: kmdr's variant of ``sensitivity``.
+
+    The textbook construction (Feldman and Langberg, STOC 2011; the sensitivity of a row for
+    k-means is bounded by its *squared* distance to a rough solution), which the ESA 2022 paper
+    describes and kmdr ran under the name ``sensitivity`` before its rough solution was matched
+    to the authors' code, whose costs are distances. Everything else is ``sensitivity``'s: the
+    same rough solution and tie rule, the same draws and weights, with ``cost(p, A)`` the squared
+    distance. It exists to show what the authors' choice of distance changes.
+    """
+
+    _squared = True

@@ -3,15 +3,22 @@ authors of the coreset study ran it, with the merge-and-reduce over row blocks t
 streaming algorithm.
 
 The authors' code (sheikhomar/eval-k-means-coresets, ``gs/source/coresets/stream_km.cpp``)
-builds the coreset of the whole data in one step: ``m`` k-means++ seeds, each weighing the number
-of rows nearest to it (StreamKM++'s coreset tree is a faster approximation of that seeding: kmdr's
-variant :class:`~kmdr.coresets.StreamKMTree`). That
+builds the coreset of the whole data in one step: ``m`` k-means++ seeds, each weighing the rows
+that the seeding loop's own updates left with it (``KMeans::pickInitialCentersViaKMeansPlusPlus``,
+``gs/source/clustering/kmeans.cpp``: a row moves to a new seed only when it is strictly nearer, in
+that loop's arithmetic). kmdr runs that loop (:func:`~kmdr.coresets._seeding.seeding_loop`, which
+says where it differs from theirs: the draws and the rows' weights), so that a row equidistant
+from several seeds, everywhere on their Benchmark, goes where theirs goes; the seeds come out in
+increasing row order and a seed left with no row gives no point, as theirs. (StreamKM++'s coreset
+tree is a faster approximation of that seeding: kmdr's variant
+:class:`~kmdr.coresets.StreamKMTree`.) That
 step is :class:`StreamKMPlusPlus` with ``block_size=None``, the default. With ``block_size`` set,
 the rows are read one block at a time and the step reduces each block to ``m`` weighted rows,
 merged as a binary counter (StreamKM++'s buckets): two reductions of one level are merged and
 reduced again to the next level, so that at most ``log2(n / block_size)`` levels of ``m`` rows
 are kept besides the block being read. Its memory does not grow with n beyond that logarithm,
-and X may be a memory map read block by block.
+and X may be a memory map read block by block. (The merge-and-reduce is kmdr's: the authors ran
+the one step; a merged level's rows carry weights, which the loop's draws and counts take in.)
 """
 
 from __future__ import annotations
@@ -21,26 +28,26 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.cluster import kmeans_plusplus
-from sklearn.metrics import pairwise_distances_argmin_min
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array
 
 from kmdr.coresets._base import BaseCoreset
+from kmdr.coresets._seeding import seeding_loop
 
 __all__ = ["StreamKMPlusPlus"]
 
 
 def _reduce(points, weight, m, rng):
-    """The authors' step: ``m`` plain weighted k-means++ seeds among ``points``, each weighing
-    the weight of the points nearest to it. Returns the seeds' positions in ``points`` and their
-    weights."""
+    """The authors' step: ``m`` k-means++ seeds among ``points`` by their seeding loop, each
+    weighing the weight of the points its updates left with it (the first seed strictly nearest,
+    in their arithmetic: :func:`~kmdr.coresets._seeding.seeding_loop`). Returns the seeds'
+    positions in ``points``, in increasing order (their ``std::set``), and their weights; a seed
+    left with no point is left out, as theirs."""
     if points.shape[0] <= m:
         return np.arange(points.shape[0]), weight
-    _, seeds = kmeans_plusplus(points, m, sample_weight=weight, random_state=rng,
-                               n_local_trials=1)  # fmt: skip
-    nearest, _ = pairwise_distances_argmin_min(points, points[seeds])
-    return seeds, np.bincount(nearest, weights=weight, minlength=m)
+    _, owner = seeding_loop(points, weight, m, rng)
+    seeds, position = np.unique(owner, return_inverse=True)
+    return seeds, np.bincount(position, weights=weight, minlength=seeds.size)
 
 
 class StreamKMPlusPlus(BaseCoreset):
@@ -55,6 +62,9 @@ class StreamKMPlusPlus(BaseCoreset):
         None: the whole data in one step, as the authors ran it. An int (at least
         ``coreset_size``): rows read in blocks of that many, merge-and-reduce.
     """
+
+    #: bumped when a change to the construction changes its output (see BaseCoreset)
+    compat_version = 2
 
     _parameter_constraints: ClassVar[dict] = {
         **BaseCoreset._parameter_constraints,

@@ -161,5 +161,8 @@ class StreamKMTree(StreamKMPlusPlus):
         reduction a tree.
     """
 
+    #: its own version: the tree's output did not change with ``streamkm``'s seeding loop
+    compat_version = 1
+
     def _step(self, points, weight, m, rng):
         return _tree_reduce(points, weight, m, rng)
