@@ -187,9 +187,11 @@ IDENTITY_SETTINGS = [
     ("dataset", [SIGN, "dataset=orl"], True),
     ("dataset_params", [SIGN, "dataset.params.n_samples=500"], False),
 ]
-#: Identity columns no setting changes on its own: the data's fingerprint follows from the
-#: dataset and its parameters, and the code's tag from the code that runs.
-NOT_SETTINGS = {"data_fingerprint", "code_tag"}
+#: Identity columns no setting of this cells preset changes on its own: the data's fingerprint
+#: follows from the dataset and its parameters, the code's tag from the code that runs, and the
+#: steps after the reducer (a rows step, its solve and evaluation) are a coresets experiment's
+#: (kind_params), which a cells preset's folder never holds.
+NOT_SETTINGS = {"data_fingerprint", "code_tag", "coreset", "solve", "evaluation"}
 
 
 def test_the_table_covers_every_column_of_a_cells_identity():
