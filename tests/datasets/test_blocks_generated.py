@@ -20,6 +20,7 @@ SMALL = {
         "n_samples": 1200, "n_features": 900, "n_clusters": 6, "nnz_per_row": 15.0,
         "topic_terms": 40, "seed": 7,
     },
+    "mixture": {"n_samples": 301, "n_features": 37, "n_clusters": 5, "ratio": 0.7, "seed": 2},
 }  # fmt: skip
 UNEVEN = {
     301: [(0, 1), (1, 120), (120, 121), (121, 301)],
@@ -47,6 +48,7 @@ def _small_chunks(monkeypatch, tmp_path):
     """Small token chunks and noise pieces, so that a small block spans several of them."""
     monkeypatch.setattr(_sparse_text, "CHUNK_TOKENS", 2000)
     monkeypatch.setattr("kmdr.datasets._synthetic._DRAW_VALUES", 500)
+    monkeypatch.setattr("kmdr.datasets._mixture.TILE_VALUES", 500)  # tiles of 13 rows
     monkeypatch.setenv("KMDR_DATA_DIR", str(tmp_path / "cache"))
 
 

@@ -150,7 +150,7 @@ def test_catalog_facts_are_the_loaded_data(real, name):
     assert facts == (ds.n_samples, ds.n_features, ds.n_clusters, ds.is_sparse)
 
 
-@pytest.mark.parametrize("name", ["synth", "sparse_text"])
+@pytest.mark.parametrize("name", ["synth", "sparse_text", "mixture"])
 def test_catalog_facts_of_generated_data_are_the_defaults(name):
     entry = kd.dataset_info(name)
     assert entry.kind == "synthetic"
@@ -320,7 +320,7 @@ def test_unknown_name_lists_valid_names(says):
             says="dataset 'orl' takes no parameters",
             doing="data",
             cause="a dataset read from files (orl, coil20, usps, pie, nips, rcv1) was given "
-            "parameters; only generated data (synth, sparse_text) takes any",
+            "parameters; only generated data (synth, sparse_text, mixture) takes any",
             fix="remove the parameters (dataset.params on the command line, the keyword "
             "arguments of load_dataset)",
         )
@@ -506,8 +506,8 @@ def test_cli_no_names_checks_every_file_dataset(tmp_path, monkeypatch, capsys):
     missing = [line for line in err.splitlines() if line.startswith("MISSING")]
     files = [n for n in kd.DATASETS if kd.dataset_info(n).kind == "file"]
     assert [line.split()[1] for line in missing] == [f"{n}:" for n in files]
-    # synth, sparse_text, ss22's Benchmark and its exact-ties diagnostic are there
-    assert out.count("generated (SYNTHETIC)") == 4
+    # synth, sparse_text, mixture, ss22's Benchmark and its exact-ties diagnostic are there
+    assert out.count("generated (SYNTHETIC)") == 5
 
 
 @pytest.mark.parametrize(

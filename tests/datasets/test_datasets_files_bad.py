@@ -77,6 +77,11 @@ def offline(monkeypatch):
         case("sparse_text", "topic_weight", "2",
              says="parameter 'topic_weight' must be a number >= 0.0 and <= 1.0", **PARAM_RANGE),
         case("sparse_text", "nosuch", "1", **PARAM_UNKNOWN),
+        case("mixture", "ratio", "1.5",
+             says="parameter 'ratio' must be a number > 0.0 and <= 1.0", **PARAM_RANGE),
+        case("mixture", "spread", "0", says="parameter 'spread' must be a number > 0.0",
+             **PARAM_RANGE),
+        case("mixture", "nosuch", "1", **PARAM_UNKNOWN),
     ],
 )  # fmt: skip
 @pytest.mark.slow

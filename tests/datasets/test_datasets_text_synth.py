@@ -225,11 +225,79 @@ def test_synth_seeds(synth):
         ("sparse_text", {"n_samples": 0}, "n_samples"),
         ("sparse_text", {"topic_weight": 1.5}, "topic_weight"),
         ("sparse_text", {"seed": -1}, "seed"),
+        ("mixture", {"ratio": 0.0}, "parameter 'ratio' must be a number > 0.0 and <= 1.0, got 0.0"),
+        ("mixture", {"ratio": 1.5}, "parameter 'ratio' must be a number > 0.0 and <= 1.0, got 1.5"),
+        ("mixture", {"spread": 0}, "parameter 'spread' must be a number > 0.0"),
+        ("mixture", {"std": -1.0}, "parameter 'std' must be a number >= 0.0"),
+        ("mixture", {"n_samples": 10, "n_clusters": 11},
+         "'n_clusters' (11) must be <= 'n_samples' (10)"),
+        ("mixture", {"seed": 1.5}, "parameter 'seed' must be an integer >= 0"),
+        ("mixture", {"side": 5.0}, "unknown parameters ['side']"),
     ],
-)
+)  # fmt: skip
 def test_bad_params_name_the_parameter(name, params, word):
-    with pytest.raises(ValueError, match=word):
+    with pytest.raises(ValueError, match=re.escape(word)) as err:
         kd.load_dataset(name, **params)
+    assert "\n" not in str(err.value)  # one line
+
+
+# --- mixture -------------------------------------------------------------------------------
+
+
+# (n_samples, n_clusters, ratio): the defaults, a floor of one row that binds, one row each,
+# equal sizes, and a ratio so small that every cluster but the first is its one row
+@pytest.mark.parametrize(
+    ("n", "k", "ratio"),
+    [(1_000_000, 20, 0.8), (100, 20, 0.5), (20, 20, 0.3), (1001, 7, 1.0), (10**6, 4, 1e-9),
+     (12345, 9, 0.95)],
+)  # fmt: skip
+def test_mixture_sizes_fall_geometrically_and_sum_to_n(n, k, ratio):
+    from kmdr.datasets._mixture import mixture_cluster_sizes
+    from kmdr.datasets._synthetic import MixtureParams
+
+    sizes = mixture_cluster_sizes(
+        MixtureParams.checked({"n_samples": n, "n_clusters": k, "ratio": ratio})
+    )
+    assert sizes.dtype == np.int64 and len(sizes) == k and sizes.sum() == n
+    assert sizes.min() >= 1 and np.all(np.diff(sizes) <= 0)
+    share = (n - k) * ratio ** np.arange(k) / (ratio ** np.arange(k)).sum()
+    assert np.all(np.abs(sizes - 1 - share) < 1)  # one row each, then largest remainders
+    if ratio == 1.0:
+        assert sizes.max() - sizes.min() <= 1
+
+
+@pytest.fixture(scope="module")
+def small_mixture():
+    return {"n_samples": 3000, "n_features": 30, "n_clusters": 6, "ratio": 0.6, "seed": 3}
+
+
+def test_mixture_is_its_clusters(small_mixture):
+    from kmdr.datasets._mixture import mixture_cluster_sizes
+    from kmdr.datasets._synthetic import MixtureParams
+
+    ds = kd.load_dataset("mixture", **small_mixture, std=2.0)
+    assert ds.X.shape == (3000, 30) and ds.X.dtype == np.float64 and ds.n_clusters == 6
+    assert ds.description.startswith("SYNTHETIC imbalanced Gaussian mixture: 3000 x 30")
+    sizes = mixture_cluster_sizes(MixtureParams.checked(small_mixture))
+    assert np.bincount(ds.y).tolist() == sizes.tolist()  # the label is the cluster's index
+    assert np.array_equal(ds.y, np.sort(ds.y))  # rows grouped, the largest cluster first
+    means = np.stack([ds.X[ds.y == c].mean(0) for c in range(6)])
+    assert 1.8 < (ds.X - means[ds.y]).std() < 2.2  # std about the center
+    assert 7 < means.std() < 13  # centers N(0, 10^2 I)
+    # well separated: every point is nearest its own cluster's mean
+    nearest = ((ds.X[:, None, :] - means[None]) ** 2).sum(-1).argmin(1)
+    assert np.array_equal(nearest, ds.y)
+
+
+@pytest.mark.parametrize(
+    ("change", "same"),
+    [({}, True), ({"seed": 4}, False), ({"spread": 5.0}, False), ({"ratio": 0.5}, False)],
+)
+def test_mixture_is_its_seed_and_params(small_mixture, change, same):
+    a = kd.load_dataset("mixture", **small_mixture)
+    b = kd.load_dataset("mixture", **{**small_mixture, **change})
+    assert (a.X.tobytes() == b.X.tobytes()) is same
+    assert (a.fingerprint == b.fingerprint) is same
 
 
 # --- sparse_text -----------------------------------------------------------------------------

@@ -110,9 +110,9 @@ def load_dataset(
     """Load dataset ``name`` (one of :func:`available_datasets`).
 
     ``data_dir`` / ``mirror`` override ``KMDR_DATA_DIR`` / ``KMDR_DATA_MIRROR``. ``params`` are
-    the generator's parameters for ``synth`` and ``sparse_text`` (e.g. ``seed``), the folder for
-    ``shards`` (``path=...``); file-backed datasets take none. For data in row blocks, one at a
-    time, see :func:`kmdr.datasets.blocks.load_blocks`.
+    the generator's parameters for ``synth``, ``sparse_text`` and ``mixture`` (e.g. ``seed``),
+    the folder for ``shards`` (``path=...``); file-backed datasets take none. For data in row
+    blocks, one at a time, see :func:`kmdr.datasets.blocks.load_blocks`.
 
     What the loader returns is checked (:mod:`._validate`) before it is returned. Raises
     :class:`ValueError` for an unknown name, :class:`DatasetUnavailable` when a file cannot be

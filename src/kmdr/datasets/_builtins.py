@@ -20,12 +20,15 @@ from ._images import (
     load_usps,
     orl_faces_manifest_sha256,
 )
+from ._mixture import make_mixture
 from ._openml import OPENML_PARAMS, load_openml
 from ._shards import load_shards, shard_blocks
 from ._sparse_text import make_sparse_text
 from ._synthetic import (
+    MIXTURE_DEFAULTS,
     SPARSE_TEXT_DEFAULTS,
     SYNTH_DEFAULTS,
+    MixtureParams,
     SparseTextParams,
     SynthParams,
     make_synth,
@@ -97,6 +100,13 @@ _BUILTIN: tuple[DatasetEntry, ...] = (
         description="SYNTHETIC sparse document-term matrix with RCV1's shape and density",
     ),
     DatasetEntry(
+        "mixture", make_mixture, "synthetic", "Mixture (imbalanced)",
+        n_samples=MIXTURE_DEFAULTS["n_samples"], n_features=MIXTURE_DEFAULTS["n_features"],
+        n_clusters=MIXTURE_DEFAULTS["n_clusters"], sparse=False,
+        params=MIXTURE_DEFAULTS, blocks=generated_blocks,
+        description="SYNTHETIC imbalanced Gaussian mixture, cluster sizes falling geometrically",
+    ),
+    DatasetEntry(
         "shards", load_shards, "folder", "shards",
         params=MappingProxyType({"path": None}), blocks=shard_blocks,
         description="a folder of row shards (npz, with a manifest of sha256), one block a shard",
@@ -117,7 +127,7 @@ BUILTIN: Mapping[str, DatasetEntry] = MappingProxyType({e.name: e for e in _BUIL
 #: Dataset name -> the dataclass of its parameters (:class:`~._params.GeneratorParams`): names,
 #: types, defaults and checks, and the schema of ``dataset.params`` (kmdr.config.schema).
 PARAM_SCHEMAS: Mapping[str, type] = MappingProxyType(
-    {"synth": SynthParams, "sparse_text": SparseTextParams}
+    {"synth": SynthParams, "sparse_text": SparseTextParams, "mixture": MixtureParams}
 )
 
 

@@ -1,9 +1,11 @@
-"""Generated datasets (``synth``, ``sparse_text``) as row blocks drawn one at a time.
+"""Generated datasets (``synth``, ``sparse_text``, ``mixture``) as row blocks drawn one at a
+time.
 
 A :class:`GeneratedBlocks` holds the generator's parameters, the row bounds and the data's
 fingerprint, nothing drawn: it pickles to a few hundred bytes, and any process that unpickles it
 draws block ``i`` alone, equal bit for bit to rows ``lo:hi`` of the in-memory dataset
-(:func:`~._synthetic.synth_rows`, :func:`~._sparse_text.sparse_text_rows`).
+(:func:`~._synthetic.synth_rows`, :func:`~._sparse_text.sparse_text_rows`,
+:func:`~._mixture.mixture_rows`).
 Its fingerprint is the in-memory dataset's (``generator:``, from the parameters), so a cell has
 one identity however its data is split.
 
@@ -26,6 +28,7 @@ import numpy as np
 from kmdr._io import atomic_writer
 
 from ._fingerprint import declared_fingerprint
+from ._mixture import mixture_cluster_sizes, mixture_labels, mixture_rows
 from ._registry import DatasetError, resolve_data_dir
 from ._rowblocks import RowBlocks, bounds_of_rows, check_bounds, grouped_labels
 from ._sparse_text import (
@@ -35,6 +38,7 @@ from ._sparse_text import (
     sparse_text_topic_sizes,
 )
 from ._synthetic import (
+    MixtureParams,
     SparseTextParams,
     SynthParams,
     synth_cluster_sizes,
@@ -42,7 +46,13 @@ from ._synthetic import (
     synth_rows,
 )
 
-__all__ = ["GeneratedBlocks", "SparseTextBlocks", "SynthBlocks", "generated_blocks"]
+__all__ = [
+    "GeneratedBlocks",
+    "MixtureBlocks",
+    "SparseTextBlocks",
+    "SynthBlocks",
+    "generated_blocks",
+]
 
 
 class GeneratedBlocks(RowBlocks):
@@ -113,6 +123,22 @@ class SynthBlocks(GeneratedBlocks):
 
     def _class_sizes(self) -> np.ndarray:
         return synth_cluster_sizes(self.params)
+
+
+class MixtureBlocks(GeneratedBlocks):
+    """``mixture`` in row blocks: dense float64, only the noise tiles that hold the block drawn
+    (:func:`~._mixture.mixture_rows`)."""
+
+    name = "mixture"
+
+    def _rows(self, lo: int, hi: int):
+        return mixture_rows(self.params, lo, hi)
+
+    def labels(self) -> np.ndarray:
+        return mixture_labels(self.params)
+
+    def _class_sizes(self) -> np.ndarray:
+        return mixture_cluster_sizes(self.params)
 
 
 class SparseTextBlocks(GeneratedBlocks):
@@ -190,6 +216,7 @@ def _write_df(path: Path, df: np.ndarray) -> None:
 _KINDS: Mapping[str, tuple[type, type]] = {
     "synth": (SynthParams, SynthBlocks),
     "sparse_text": (SparseTextParams, SparseTextBlocks),
+    "mixture": (MixtureParams, MixtureBlocks),
 }
 
 

@@ -1,6 +1,7 @@
 """Generated datasets (always described as SYNTHETIC): the parameters of bzmd14's Gaussian
-mixture and of the sparse stand-in for RCV1 (:mod:`._sparse_text`, so the sparse-embedding
-experiments run offline), and the Gaussian mixture's generator.
+mixture, of the sparse stand-in for RCV1 (:mod:`._sparse_text`, so the sparse-embedding
+experiments run offline) and of the imbalanced Gaussian mixture (:mod:`._mixture`, coresets
+against k-means on all rows), and bzmd14's Gaussian mixture's generator.
 
 Each generator's parameters are one :class:`~._params.GeneratorParams` dataclass: names, types,
 defaults and checks (the config's schema of ``dataset.params`` too).
@@ -80,9 +81,31 @@ class SparseTextParams(GeneratorParams):
         self.seed = int_param("seed", self.seed, minimum=0)
 
 
+@dataclass
+class MixtureParams(GeneratorParams):
+    """The parameters of ``mixture`` (:func:`~kmdr.datasets._mixture.make_mixture`) and their
+    defaults: 1,000,000 x 100, 20 clusters whose sizes fall geometrically."""
+
+    n_samples: int = 1_000_000
+    n_features: int = 100
+    n_clusters: int = 20
+    ratio: float = 0.8  # in (0, 1]: cluster i's size is about proportional to ratio**i
+    spread: float = 10.0  # > 0: the centers are N(0, spread^2 I)
+    std: float = 1.0  # >= 0: the standard deviation of the points around their center
+    seed: int = 0
+
+    def _check(self) -> None:
+        _check_sizes(self)
+        self.ratio = float_param("ratio", self.ratio, 0.0, 1.0)
+        self.spread = float_param("spread", self.spread, 0.0)
+        self.std = float_param("std", self.std, 0.0, open_low=False)
+        self.seed = int_param("seed", self.seed, minimum=0)
+
+
 #: Every parameter and its default (read-only), as the dataset declarations list them.
 SYNTH_DEFAULTS = MappingProxyType(SynthParams.defaults())
 SPARSE_TEXT_DEFAULTS = MappingProxyType(SparseTextParams.defaults())
+MIXTURE_DEFAULTS = MappingProxyType(MixtureParams.defaults())
 
 
 def _split_sizes(n: int, k: int) -> np.ndarray:

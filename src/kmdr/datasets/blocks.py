@@ -17,7 +17,7 @@ The kinds of blocks:
 
 - :class:`SplitBlocks` cuts an in-memory :class:`~kmdr.datasets.Dataset` (any dataset without
   blocks of its own; also to check that a chunked cell equals its in-memory cell);
-- :class:`GeneratedBlocks` draws a block of ``synth`` or ``sparse_text`` alone
+- :class:`GeneratedBlocks` draws a block of ``synth``, ``sparse_text`` or ``mixture`` alone
   (:mod:`._generated`);
 - :class:`ShardBlocks` reads a folder of row shards, checked against its manifest's sha256
   (:mod:`._shards`; the registered dataset ``shards``, ``path=<folder>``), which
@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._dask_blocks import DaskArrayBlocks
-from ._generated import GeneratedBlocks, SparseTextBlocks, SynthBlocks
+from ._generated import GeneratedBlocks, MixtureBlocks, SparseTextBlocks, SynthBlocks
 from ._registry import DatasetError
 from ._rowblocks import (
     RowBlocks,
@@ -50,6 +50,7 @@ from ._validate import matrix_problem
 __all__ = [
     "DaskArrayBlocks",
     "GeneratedBlocks",
+    "MixtureBlocks",
     "RowBlocks",
     "ShardBlocks",
     "SparseTextBlocks",
