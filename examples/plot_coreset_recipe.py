@@ -4,11 +4,12 @@ A coreset of your own array, with a reducer in front
 
 Would a coreset cluster a large array faster than k-means on all its rows, and how much worse?
 The recipe of the Python API guide, as it is written there: reduce the columns (a Gaussian
-projection to 20), build a coreset of the reduced rows (sensitivity sampling: 2,000 sampled rows for k = 10,
-and the rough solution's centers that keep some weight, after Schwiegelshohn and Sheikh-Omar, ESA 2022), carry it back to the array's own columns
-with ``composition_ @ X``, solve it with scikit-learn's ``KMeans`` and ``sample_weight``, label
-every row, and score the centers on all rows against k-means on all rows. Every number it prints
-is its own run's; the site's build runs it, and the suite runs the guide's lines as written.
+projection to 20), build a coreset of the reduced rows (sensitivity sampling after
+Schwiegelshohn and Sheikh-Omar, ESA 2022: 2,000 sampled rows for k = 10, and the rough
+solution's centers that keep some weight), carry it back to the array's own columns with
+``composition_ @ X``, solve it with scikit-learn's ``KMeans`` and ``sample_weight``, label every
+row, and score the centers on all rows against k-means on all rows. Every number it prints is
+its own run's; the site's build runs it, and the suite runs the guide's lines as written.
 """
 
 # %%
