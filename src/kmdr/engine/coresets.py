@@ -53,6 +53,7 @@ from kmdr.coresets.evaluation import CANDIDATES, kmeanspp, measure, solution_fam
 from kmdr.engine.cell_kinds import Job
 from kmdr.engine.sweep import Sweep
 from kmdr.engine.work import group_job
+from kmdr.reducers import is_baseline_reducer
 from kmdr.results.cells import CELL_FORMAT, Cell, code_tag, make_cell, r_values
 from kmdr.results.records import identity_id, row_fields
 
@@ -197,7 +198,7 @@ class CoresetCells:
 
     def reads_of(self, spec) -> tuple[str, ...]:
         """What an experiment of this kind reads: the k-means settings only with a Lloyd solve."""
-        solves = SOLVES if not dict(spec.kind_params).get("solve") else spec.kind_params.solve
+        solves = dict(spec.kind_params).get("solve") or KIND_PARAMS["solve"][0]
         return self.reads if "lloyd" in solves else tuple(r for r in self.reads if r != "kmeans")
 
     def grid(self, spec, n_features: int):
@@ -290,6 +291,9 @@ class CoresetCells:
                    "version": _version(name)}  # fmt: skip
         size = f"{factor}k" if factor else f"m = {m}"
         solved = "" if solve == "seedings" else ", Lloyd"
+        # no reducer in front: the construction alone (never "k-means + ...", which would read
+        # as the baseline)
+        front = "" if is_baseline_reducer(red.name) else f"{red.label} + "
         cell = CoresetCell(
             dataset=spec.dataset.name,
             dataset_params=dict(spec.dataset.params),
@@ -297,7 +301,7 @@ class CoresetCells:
             code_tag=code_tag(red.name) or f"{CELL_FORMAT}/?",
             reducer_id=red.id,
             reducer_name=red.name,
-            label=f"{red.label} + {_label(name, params)} ({size}){solved}",
+            label=f"{front}{_label(name, params)} ({size}){solved}",
             params=dict(red.params),
             r=int(r),
             repetition=int(rep),
