@@ -40,8 +40,7 @@ import pandas as pd
 
 from kmdr.config.seeds import cell_seed, stream_seeds
 from kmdr.coresets import make_coreset
-from kmdr.papers.ss22.benchmark import AUTHORS_ALPHA, make_benchmark
-from kmdr.papers.ss22.evaluation import BenchmarkSolutions
+from kmdr.papers.ss22.benchmark import AUTHORS_ALPHA, BenchmarkSolutions, make_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "ss22_published" / "rough_solution.csv"
