@@ -25,7 +25,7 @@ at m = 50 k, per repetition, with the construction seeds the Benchmark presets g
   rounding of scikit-learn's nearest-center search), read from ``results/ss22_benchmark_k30/``
   (k = 30) or ``results/ss22_benchmark/`` (k = 10);
 
-each with the Benchmark's own solutions (:mod:`kmdr.papers.ss22.evaluation`, as the authors'
+each with the Benchmark's own solutions (:mod:`kmdr.papers.ss22.benchmark`, as the authors'
 ``eval_benchmark.py``): the worst distortion, and how many of the k clusters of that worst
 (block, eps) solution the coreset starves.
 """
