@@ -1,6 +1,7 @@
 """The coresets kind end to end, in this process: cells with a cell's identity in cells.csv, the
 distortion on the original data, resume, and its one-line refusals."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -114,3 +115,99 @@ def test_a_dry_run_counts_the_coreset_cells_by_their_own_ids(tmp_path, capsys):
     assert all(row[1] == "2" for row in rows)  # 2 repetitions each, none computed yet
     assert "total: 8 of 8 cells to compute" in said
     assert not (tmp_path / "ss22_small").exists()
+
+
+#: The pipeline a user runs: blobs (400 x 6, k = 3), a coreset of 60 rows by two constructions,
+#: Lloyd on it, beside k-means on all rows (the baseline the kind plans with a Lloyd solve).
+PIPELINE = (
+    "dataset=synth",
+    "dataset.params.n_samples=400",
+    "dataset.params.n_features=6",
+    "dataset.params.n_clusters=3",
+    "dataset.params.side=20",
+    "kind=coresets",
+    "name=pipes",
+    "~reducers",
+    "+reducers={none:{name:none},sign:{name:sign}}",
+    "r_grid=[3]",
+    "repeats=2",
+    "kmeans.n_init=2",
+    "+kind_params.constructions=[uniform,{name:sensitivity}]",
+    "+kind_params.sizes=[60]",
+    "+kind_params.solve=[lloyd]",
+)
+
+
+def _pipes(results):
+    return pd.read_csv(results / "pipes" / "cells.csv")
+
+
+def test_a_lloyd_solve_scores_its_centers_on_all_rows_beside_the_declared_baseline(tmp_path):
+    from kmdr.results.reading import is_baseline
+
+    kmdr.run(list(PIPELINE), results_dir=tmp_path)
+    cells = _pipes(tmp_path)
+    base = is_baseline(cells)
+    # the baseline: k-means on all rows and all features, one cell per repetition, with the id
+    # the same cell has in a sweep of reducers (no coreset, Lloyd, scored on all rows)
+    assert base.sum() == 2 and set(cells.loc[base, "reducer"]) == {"none"}
+    pipes = cells[~base]
+    # none (r = d) and sign at r = 3, two constructions, two repetitions; a coreset cell with no
+    # reducer in front is never the baseline, though its reducer is none
+    assert len(pipes) == 2 * 2 * 2 and (pipes["reducer_name"] == "none").sum() == 4
+    # Lloyd is the default solve, so its column is not written; the rows step is
+    assert "solve" not in cells and pipes["coreset"].notna().all()
+    assert set(pipes["construction"]) == {"uniform", "sensitivity"}
+    # the solve used the run's k-means settings; the steps are timed and add up
+    assert (pipes["kmeans_n_init"] == 2).all()
+    steps = pipes[["reduce_seconds", "coreset_seconds", "solve_seconds", "assign_seconds"]]
+    assert (steps >= 0).all().all()
+    assert np.allclose(steps.sum(axis=1), pipes["total_seconds"])
+    # F is the partition's cost (its own means), at most the cost of the centers that made it
+    assert (pipes["objective"] <= pipes["objective_centers"] + 1e-12).all()
+    assert pipes["objective_centers"].between(0, 1).all()
+
+
+def test_the_seedings_cells_do_not_read_the_k_means_settings(tmp_path):
+    """A seedings cell's identity has the seedings' own settings: the run's kmeans.* change no
+    cell (and the override says it changes nothing)."""
+    kmdr.run([*SMALL, "repeats=1"], results_dir=tmp_path)
+    before = _cells(tmp_path)
+    with pytest.warns(UserWarning, match="does not read"):
+        kmdr.run([*SMALL, "repeats=1", "kmeans.n_init=1"], results_dir=tmp_path)
+    after = _cells(tmp_path)
+    assert set(after["cell_id"]) == set(before["cell_id"])
+    assert set(after["kmeans_n_init"]) == {5} and set(after["kmeans_max_iter"]) == {0}
+
+
+def test_a_construction_s_parameters_and_version_are_in_its_cells_identity(tmp_path, monkeypatch):
+    """Parameters given as {name, params} reach the construction and name other cells; a bumped
+    construction version recomputes its cells and no other."""
+    from kmdr.coresets import coreset_class
+
+    kmdr.run([*SMALL, "repeats=1"], results_dir=tmp_path)
+    first = _cells(tmp_path).set_index("construction")["cell_id"]
+    monkeypatch.setattr(coreset_class("uniform"), "compat_version", 99)
+    again = kmdr.run([*SMALL, "repeats=1"], results_dir=tmp_path)  # the cells this run asks for
+    uniform = again[again["construction"] == "uniform"]["cell_id"]
+    assert not set(uniform) & set(first.loc[["uniform"]])  # recomputed under the new version
+    sensitivity = again[again["construction"] == "sensitivity"]["cell_id"]
+    assert set(sensitivity) == set(first.loc[["sensitivity"]])  # reused
+    with pytest.raises(ConfigError, match="uniform takes no parameter 'nope'"):
+        kmdr.run([*SMALL[:-2], "kind_params.constructions=[{name:uniform,params:{nope:1}}]",
+                  "repeats=1", "kind_params.size_factors=[4]"], results_dir=tmp_path)  # fmt: skip
+
+
+def test_a_coreset_with_fewer_distinct_points_than_k_is_one_line(tmp_path):
+    """Lloyd cannot place k centers on fewer distinct points: the cell is not written, and the
+    run ends with one line."""
+    data = tmp_path / "few.csv"
+    rows = ["a,b,label"] + [f"{i % 2},{i % 2},{i % 3}" for i in range(30)]
+    data.write_text("\n".join(rows) + "\n")
+    with pytest.raises(Exception) as caught:
+        kmdr.run(["dataset=file", f"dataset.params.path={data}", "dataset.params.label=label",
+                  *PIPELINE[5:10], "r_grid=[1]", "kmeans.n_init=1",
+                  "+kind_params.constructions=[uniform]", "+kind_params.sizes=[10]",
+                  "+kind_params.solve=[lloyd]"], results_dir=tmp_path)  # fmt: skip
+    assert "\n" not in str(caught.value)
+    assert "distinct points, fewer than k = 3" in str(caught.value)

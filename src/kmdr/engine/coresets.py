@@ -141,8 +141,16 @@ def coreset_settings(spec) -> dict:
                 f"kind_params.solutions: {family!r} is none of {', '.join(SOLUTION_FAMILIES)}"
             )
     constructions = [_construction(c) for c in params["constructions"]]
-    for name, _ in constructions:
-        CORESETS.get(name)  # a one-line RegistryError for a name that means none
+    for name, given_params in constructions:
+        # a one-line RegistryError for a name that means none
+        takes = set(CORESETS.get(name)._get_param_names())
+        set_by_kind = {"n_clusters", "coreset_size", "random_state"}
+        if bad := sorted(set(given_params) - (takes - set_by_kind)):
+            raise ConfigError(
+                f"kind_params.constructions: {name} takes no parameter {bad[0]!r} (it takes "
+                f"{', '.join(sorted(takes - set_by_kind)) or 'none'}; the kind sets "
+                "n_clusters, coreset_size and random_state)"
+            )
     factors = [int(f) for f in params["size_factors"]]
     sizes = [int(m) for m in params["sizes"]]
     if bad := [v for v in factors + sizes if v < 1]:

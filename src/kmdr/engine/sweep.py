@@ -167,6 +167,12 @@ class Sweep:
             raise RunFailed(_timed_out_line(ctx, len(cells)), traced=False)
         if ctx.record["not_finite"]:
             first, n = ctx.record["not_finite"][0], len(ctx.record["not_finite"])
+            if "not finite" not in first["error"]:  # a kind's own reason (a coreset's solve)
+                raise RunFailed(
+                    f"{ctx.experiment.name}: {n} of {len(cells)} cells were not written (first: "
+                    f"{first['error']}; each is listed under not_finite in the run record)",
+                    traced=False,
+                )
             raise RunFailed(
                 f"{ctx.experiment.name}: {n} of {len(cells)} cells were not finite and were not "
                 f"written (first: reducer {first['reducer']!r}, r={first['r']}, repetition "

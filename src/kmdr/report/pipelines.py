@@ -46,10 +46,12 @@ COST, BASE_COST, TIME = "objective_centers", "objective", "total_seconds"
 
 def has_pipelines(cells: pd.DataFrame) -> bool:
     """Whether the cells hold pipelines (Lloyd on a coreset) and the baseline to set them by."""
-    if cells.empty or COST not in cells or "solve" not in cells:
+    if cells.empty or COST not in cells:
         return False
     df = replicates(cells)
-    lloyd = df["solve"].astype("string").fillna("lloyd").eq("lloyd") & df[COST].notna()
+    # the solve column is written only away from Lloyd, its default
+    solve = df["solve"] if "solve" in df else pd.Series("lloyd", index=df.index)
+    lloyd = solve.astype("string").fillna("lloyd").eq("lloyd") & df[COST].notna()
     return bool(lloyd.any() and df["is_baseline"].any())
 
 
