@@ -102,7 +102,7 @@ PICKS = [
         {("Slow", 30): ([1.0] * 5, [8.0] * 5), ("Quick", 20): ([1.0] * 5, [1.0] * 5)},
         "most accurate",
         "Quick at r = 20",
-        "picked in",
+        "the rule by the means alone (untested) picks it in",
         id="a tie in accuracy goes to the cheaper point",
     ),
     pytest.param(

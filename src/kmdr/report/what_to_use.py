@@ -349,8 +349,18 @@ def _across(cells: pd.DataFrame, *rows) -> str:
 
 
 def _stable(shares: dict[str, dict], question: str, key) -> str:
-    share = shares.get(question, {}).get(key, 0.0)
-    return f"picked in {share:.0%} of {BOOTSTRAP} bootstrap resamples"
+    """How often the rule by the means alone (untested: :func:`_picks_of`) picks the point named
+    on the bootstrap resamples, and its most frequent pick where that is another point: the
+    named point passed its test, which the resamples do not replay."""
+    tally = shares.get(question, {})
+    share = tally.get(key, 0.0)
+    text = (f"the rule by the means alone (untested) picks it in {share:.0%} of {BOOTSTRAP} "
+            "bootstrap resamples")  # fmt: skip
+    top = max(tally.items(), key=lambda kv: kv[1], default=(None, 0.0))
+    if top[0] is not None and top[0] != key and top[1] > share:
+        method, r = top[0]
+        text += f" (most often {method} at r = {r}: {top[1]:.0%})"
+    return text
 
 
 def choices(cells: pd.DataFrame, pts: pd.DataFrame, shares: dict | None = None) -> list[list[str]]:
