@@ -46,8 +46,10 @@ PAPER = Paper(
             "kmdr does not run BICO (no port of the authors' C++ code); StreamKM++ is the "
             "authors' step (m weighted k-means++ seeds), on the Benchmark in a preset of its own "
             "(`ss22_benchmark_streamkm`: one cell takes about a minute). On the Benchmark, ties "
-            "between equidistant points are broken by scikit-learn's arithmetic, not the "
-            "authors' (see the section beside the authors).",
+            "between equidistant points are broken as the authors' two code paths break them "
+            "(the rough solution's tie rule, the seeding loop's arithmetic; see the section "
+            "beside the authors), except in the evaluation's seedings, which are "
+            "scikit-learn's.",
         ),
     ),
 )

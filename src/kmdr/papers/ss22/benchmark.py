@@ -57,10 +57,10 @@ def make_benchmark(
         Every coordinate times ``scale`` (not the authors': kmdr's diagnostic). ``scale=k`` with
         ``beta=1`` makes the coordinates the integers ``k - 1`` and ``-1``, so that every
         distance is computed exactly and the instance's ties (its points are equidistant block
-        by block) stay ties, which a nearest-center search then breaks for the first center,
-        as the authors' seeding loop does. At ``scale=1`` the rounding of ``(k - 1)/k`` and
-        ``-1/k`` breaks them instead. Distortions are ratios of costs: the scale does not
-        change them.
+        by block) stay ties in the authors' seeding loop's arithmetic too (StreamKM++'s and Ray
+        Maker's), where at ``scale=1`` the rounding of ``(k - 1)/k`` and ``-1/k`` breaks them;
+        the rough solution's explicit differences are exact at both scales. Distortions are
+        ratios of costs: the scale does not change them.
 
     Returns
     -------

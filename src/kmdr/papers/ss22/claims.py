@@ -108,7 +108,9 @@ DATA_FREE = ("Uniform Sampling",)
 #: (:data:`kmdr.coresets.CORESETS`): the authors' name where they ran it.
 DISPLAY = {
     "sensitivity": "Sensitivity Sampling",
+    "sensitivity_squared": "Sensitivity Sampling, squared distances (kmdr's variant)",
     "group": "Group Sampling",
+    "group_squared": "Group Sampling, squared distances (kmdr's variant)",
     "streamkm": "StreamKM++",
     "streamkm_tree": "StreamKM++ tree (kmdr's variant)",
     "uniform": "Uniform Sampling",

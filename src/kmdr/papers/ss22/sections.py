@@ -162,16 +162,18 @@ _AUTHORS_INTRO = (
     "come from their seeding loop's own updates: a later center takes a point only when "
     "strictly closer in their arithmetic (the dot product summed column by column), where, "
     "with the coordinates (k - 1)/k and "
-    "-1/k, rounding decides many ties, the same way in every run. kmdr's committed cells search "
-    "with scikit-learn, which decides ties otherwise. `ss22_benchmark_k30_exact` runs the "
-    "k = 30 cells on the instance times k (integer coordinates: every distance exact; a "
-    "distortion does not change with the scale): a diagnostic of the arithmetic, not of the "
-    "authors' tie rule; `scripts/ss22_ties.py` "
-    "runs StreamKM++'s seeding in the authors' own arithmetic (below, when its file is here)."
+    "-1/k, rounding decides many ties, the same way in every run; Ray Maker's clusters come "
+    "from the same loop. kmdr follows both paths (`kmdr.coresets`: the rough solution's tie "
+    "rule and distance, and a transcription of the seeding loop's arithmetic). "
+    "`ss22_benchmark_k30_exact` runs the k = 30 cells on the instance times k (integer "
+    "coordinates: every distance exact; a distortion does not change with the scale): with "
+    "the rough solution's explicit differences exact at both scales, it separates only the "
+    "seeding loop's rounding; `scripts/ss22_ties.py` runs StreamKM++ with kmdr's seeding loop "
+    "and with scikit-learn's (below, when its file is here)."
 )
 
 #: What scripts/ss22_ties.py writes: StreamKM++ on the Benchmark, seeded in the authors'
-#: arithmetic and by kmdr, per seed.
+#: arithmetic (kmdr's ``streamkm``) and by scikit-learn's k-means++, per seed.
 TIES = Path("ss22_published") / "streamkm_ties.csv"
 
 
@@ -198,8 +200,8 @@ def _ties(root: Path) -> list[str]:
     return [
         "",
         f"StreamKM++ on the Benchmark by how its seeding breaks ties (`results/{TIES.as_posix()}`, "
-        "`scripts/ss22_ties.py`): the authors' seeding loop in their arithmetic, and kmdr's "
-        "`streamkm`; the distortion of the Benchmark's own solutions, and how many of the k "
+        "`scripts/ss22_ties.py`): kmdr's `streamkm`, the authors' seeding loop in their "
+        "arithmetic, and scikit-learn's k-means++ seeding in its place; the distortion of the Benchmark's own solutions, and how many of the k "
         "clusters the worst of them leaves out because the coreset starves them:",
         "",
         md_table(header, rows),
