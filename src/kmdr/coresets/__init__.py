@@ -23,6 +23,15 @@ Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-core
 ``streamkm_tree``       StreamKM++'s seeds drawn by its paper's coreset tree: kmdr's variant
 ``ray_maker``           Ray Maker, the authors' heuristic
 ======================  ===================================================================
+
+After Draganov, Saulpic, Schwiegelshohn, *Settling Time vs. Accuracy Tradeoffs for Clustering
+Big Data* (SIGMOD 2024), on Fast-kmeans++ (Cohen-Addad et al., NeurIPS 2020) in compiled code:
+
+======================  ===================================================================
+``fast_coreset``        Fast-Coresets: a JL projection, Fast-kmeans++, sensitivity sampling
+``welterweight``        sensitivity sampling on j k-means++ seeds (j = 2, log k, sqrt k)
+``fast_streamkm``       their "StreamKM++": m Fast-kmeans++ seeds weighted by their rows
+======================  ===================================================================
 """
 
 from __future__ import annotations
@@ -59,6 +68,9 @@ for _name, _target in {
     "streamkm": "kmdr.coresets._streamkm:StreamKMPlusPlus",
     "ray_maker": "kmdr.coresets._ray_maker:RayMaker",
     "streamkm_tree": "kmdr.coresets._streamkm_tree:StreamKMTree",
+    "fast_coreset": "kmdr.coresets._fast_coreset:FastCoreset",
+    "welterweight": "kmdr.coresets._fast_coreset:WelterweightCoreset",
+    "fast_streamkm": "kmdr.coresets._fast_streamkm:FastStreamKM",
 }.items():
     CORESETS.declare(_name, _target)
 
@@ -91,6 +103,9 @@ def __getattr__(name: str):
         "StreamKMPlusPlus": "kmdr.coresets._streamkm",
         "RayMaker": "kmdr.coresets._ray_maker",
         "StreamKMTree": "kmdr.coresets._streamkm_tree",
+        "FastCoreset": "kmdr.coresets._fast_coreset",
+        "WelterweightCoreset": "kmdr.coresets._fast_coreset",
+        "FastStreamKM": "kmdr.coresets._fast_streamkm",
     }
     if name in classes:
         import importlib
