@@ -4,7 +4,7 @@ that costs less than k-means++.
 
 Sensitivity sampling spends its time on its solution: ``2k`` k-means++ seeds and every row's
 nearest, O(ndk). A Fast-Coreset (the paper's Algorithm 1) computes its solution in near-linear time
-instead: a Johnson-Lindenstrauss projection to O(log k) dimensions (one of kmdr's reducers), where
+instead: a Johnson-Lindenstrauss projection to O(log k) dimensions, where
 Fast-kmeans++ (:func:`~kmdr.coresets._fast_kmeanspp.fast_kmeanspp`) seeds k centers and assigns
 every row to one in its tree metric; the clusters' means are then taken in the original space.
 A welterweight coreset spends less on its solution another way: k-means++ with j <= k seeds, which
@@ -46,7 +46,9 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import clone
+from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
 from kmdr.coresets._base import BaseCoreset
@@ -112,14 +114,27 @@ class FastCoreset(BaseCoreset):
     n_clusters, coreset_size, random_state
         As :class:`~kmdr.coresets.BaseCoreset`. The coreset has ``coreset_size`` sampled rows and
         at most ``n_clusters`` clusters' means besides.
-    projection : {"gaussian", "sign"} or None, default="gaussian"
-        The Johnson-Lindenstrauss map the solution is computed on (a kmdr reducer); None: the
-        rows as they are (densified if sparse).
+    projection : {"sparse", "gaussian"}, transformer or None, default="sparse"
+        The Johnson-Lindenstrauss map the solution is computed on: scikit-learn's
+        ``SparseRandomProjection`` (the authors' ``jl_proj``) or ``GaussianRandomProjection``
+        to ``n_components`` dimensions; or an unfitted transformer, e.g. one of kmdr's reducers
+        (``make_reducer("sign", 8)``), cloned and fitted with this ``random_state`` when its own
+        is None (kmdr.coresets sits beside kmdr.reducers and imports none: the caller passes
+        it); None: the rows as they are (densified if sparse).
     n_components : int or None, default=None
-        The projection's dimension; None: ``ceil(4 ln k)``, the authors' ``jl_proj`` at their
-        eps = 0.5 (``ln k / eps^2``). No projection is made when it is not below the data's.
+        The dimension of the named projections; None: ``ceil(4 ln k)``, the authors' ``jl_proj``
+        at their eps = 0.5 (``ln k / eps^2``). No projection is made when it is not below the
+        data's.
     n_trees : int, default=3
         Fast-kmeans++'s shifted quadtrees (the authors' ``norm + 1``).
+    seeds_per_cluster : int, default=1
+        Fast-kmeans++ opens ``seeds_per_cluster * k`` centers: 1 as the text's Algorithm 1, 2 as
+        the authors' code (``fast_cluster_pp`` opens 2k), a finer solution to sample from.
+    add_means : bool, default=True
+        True: the text's steps 7-8, each cluster's mean weighing what the sample misses of its
+        cluster's weight. False: the sample alone, as the preliminaries' sensitivity sampling and
+        the authors' code; unbiased, and less distorted where the clusters are rough (the means
+        of clusters that merge blobs lie between them).
 
     Attributes
     ----------
@@ -132,36 +147,51 @@ class FastCoreset(BaseCoreset):
 
     _parameter_constraints: ClassVar[dict] = {
         **BaseCoreset._parameter_constraints,
-        "projection": [StrOptions({"gaussian", "sign"}), None],
+        "projection": [StrOptions({"sparse", "gaussian"}), HasMethods(["fit_transform"]), None],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "n_trees": [Interval(Integral, 1, None, closed="left")],
+        "seeds_per_cluster": [Interval(Integral, 1, None, closed="left")],
+        "add_means": ["boolean"],
     }
 
-    def __init__(self, n_clusters=8, coreset_size=200, random_state=None, projection="gaussian",
-                 n_components=None, n_trees=3):  # fmt: skip
+    def __init__(self, n_clusters=8, coreset_size=200, random_state=None, projection="sparse",
+                 n_components=None, n_trees=3, seeds_per_cluster=1, add_means=True):  # fmt: skip
         super().__init__(n_clusters, coreset_size, random_state)
         self.projection = projection
         self.n_components = n_components
         self.n_trees = n_trees
+        self.seeds_per_cluster = seeds_per_cluster
+        self.add_means = add_means
 
     def _build(self, X, weight, rng):
         reduced = self._reduced(X, rng)
         self.n_components_ = reduced.shape[1]
-        seeding = fast_kmeanspp(reduced, self.n_clusters, sample_weight=weight,
+        n_seeds = self.seeds_per_cluster * self.n_clusters
+        seeding = fast_kmeanspp(reduced, n_seeds, sample_weight=weight,
                                 n_trees=self.n_trees, random_state=rng)  # fmt: skip
         self.centers_ = seeding.centers
         sq_dist = _sq_dist_to_means(X, seeding.labels, weight, seeding.centers.size)
-        return _sensitivity_draw(self, X, weight, seeding.labels, sq_dist, rng, add_centers=True)
+        return _sensitivity_draw(self, X, weight, seeding.labels, sq_dist, rng, self.add_means)
 
     def _reduced(self, X, rng):
+        if self.projection is None:
+            return X.toarray() if sp.issparse(X) else X
+        if not isinstance(self.projection, str):
+            reducer = clone(self.projection)
+            if reducer.get_params().get("random_state", rng) is None:
+                reducer.set_params(random_state=rng)
+            reduced = reducer.fit_transform(X)
+            return reduced.toarray() if sp.issparse(reduced) else np.asarray(reduced)
         r = self.n_components
         if r is None:
             r = max(1, math.ceil(4 * math.log(self.n_clusters)))
-        if self.projection is None or r >= X.shape[1]:
+        if r >= X.shape[1]:
             return X.toarray() if sp.issparse(X) else X
-        from kmdr.reducers import make_reducer
-
-        return make_reducer(self.projection, r, random_state=rng).fit_transform(X)
+        if self.projection == "sparse":
+            reducer = SparseRandomProjection(r, dense_output=True, random_state=rng)
+        else:
+            reducer = GaussianRandomProjection(r, random_state=rng)
+        return reducer.fit_transform(X)
 
 
 class WelterweightCoreset(BaseCoreset):
