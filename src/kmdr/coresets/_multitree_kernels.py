@@ -55,6 +55,8 @@ def build_tree(grid, n_levels):
     stack_a[0], stack_b[0], stack_p[0] = 0, n, -1
     top, n_nodes = 1, 0
     diff = np.empty(d, np.int64)
+    axes = np.empty(64, np.int64)
+    code = np.empty(n, np.uint64)
     while top > 0:
         top -= 1
         a, b, par = stack_a[top], stack_b[top], stack_p[top]
@@ -82,24 +84,44 @@ def build_tree(grid, n_levels):
         bit = top_bit - 1
         src, count = 0, 1
         part_a[0, 0], part_b[0, 0] = a, b
-        for j in range(d):
-            if _bit_length(diff[j]) != top_bit:
+        # the axes that differ at that bit, 64 at a time: each row's bits on them packed into one
+        # word beside its position, so that the partitions read memory in order
+        j = 0
+        while j < d:
+            n_axes = 0
+            for q in range(j, d):
+                if n_axes == 64:
+                    break
+                if _bit_length(diff[q]) == top_bit:
+                    axes[n_axes] = q
+                    n_axes += 1
+                j = q + 1
+            if n_axes == 0:
                 continue
-            dst, new_count = 1 - src, 0
-            for q in range(count):
-                lo, hi = part_a[src, q], part_b[src, q] - 1
-                first_lo = lo
-                while lo <= hi:
-                    if (grid[order[lo], j] >> bit) & 1 == 0:
-                        lo += 1
-                    else:
-                        order[lo], order[hi] = order[hi], order[lo]
-                        hi -= 1
-                for ca, cb in ((first_lo, lo), (lo, part_b[src, q])):
-                    if cb > ca:
-                        part_a[dst, new_count], part_b[dst, new_count] = ca, cb
-                        new_count += 1
-            src, count = dst, new_count
+            for i in range(a, b):
+                r = order[i]
+                word = np.uint64(0)
+                for q in range(n_axes):
+                    word |= np.uint64((grid[r, axes[q]] >> bit) & 1) << np.uint64(q)
+                code[i] = word
+            for q in range(n_axes):
+                dst, new_count = 1 - src, 0
+                mask = np.uint64(1) << np.uint64(q)
+                for p in range(count):
+                    lo, hi = part_a[src, p], part_b[src, p] - 1
+                    first_lo = lo
+                    while lo <= hi:
+                        if code[lo] & mask == 0:
+                            lo += 1
+                        else:
+                            order[lo], order[hi] = order[hi], order[lo]
+                            code[lo], code[hi] = code[hi], code[lo]
+                            hi -= 1
+                    for ca, cb in ((first_lo, lo), (lo, part_b[src, p])):
+                        if cb > ca:
+                            part_a[dst, new_count], part_b[dst, new_count] = ca, cb
+                            new_count += 1
+                src, count = dst, new_count
         for q in range(count):
             stack_a[top], stack_b[top], stack_p[top] = part_a[src, q], part_b[src, q], node
             top += 1
