@@ -30,7 +30,9 @@ Where the authors' code (Andrew-Draganov/Fast-Coreset-Generation, ``make_coreset
   its sample misses, ``(1 + eps)|C_i| - |C_i hat|`` (its output line writes it as a factor of
   every row's weight, which would not be a weight; kmdr reads it as the group-sampling
   correction it is, with eps = 0, the cluster's mean carrying it, as
-  :class:`~kmdr.coresets.SensitivitySampling` does);
+  :class:`~kmdr.coresets.SensitivitySampling` does; ``add_means=False``: the code's choice);
+- the code's Fast-Coresets sample from ``2k`` Fast-kmeans++ centers, the text's from k
+  (``seeds_per_cluster=2``: the code's choice);
 - the JL projection: ``experiment_script.py`` computes one and then reloads the data unprojected,
   so the sweeps ran Fast-Coresets in the original dimension; kmdr projects as Algorithm 1 says
   (``projection=None`` runs it unprojected);

@@ -103,7 +103,7 @@ def fast_kmeanspp(X, n_centers, *, sample_weight=None, n_trees=3, random_state=N
     shifts = rng.uniform(0.0, width / 2, size=(n_trees, d))
     sq_diameters = np.zeros((n_trees, N_LEVELS + 2))
     sq_diameters[:, : N_LEVELS + 1] = d * (width / 2.0 ** np.arange(N_LEVELS + 1)) ** 2
-    trees = [kernels.build_tree(_grid(X, low, shift, width), N_LEVELS) for shift in shifts]
+    trees = [kernels.build_tree(X, low, shift, width, N_LEVELS) for shift in shifts]
     bases = np.cumsum([0] + [tree[1].size for tree in trees[:-1]])
     orders = np.stack([tree[0] for tree in trees])
     leaves_of = np.stack([tree[5] + base for tree, base in zip(trees, bases, strict=True)])
@@ -115,9 +115,3 @@ def fast_kmeanspp(X, n_centers, *, sample_weight=None, n_trees=3, random_state=N
     centers, labels, sq_dist = kernels.seed(orders, leaves_of, start, end, level, parent,
                                             sq_diameters, weight, first, uniforms)  # fmt: skip
     return SeedingResult(centers, labels, sq_dist, MultiTree(low, shifts, width))
-
-
-def _grid(X, low, shift, width):
-    # each row's cell in the finest grid; (x - low + shift) < width, so every index < 2^N_LEVELS
-    unit = (X - low + shift) / width
-    return np.minimum(np.floor(unit * 2.0**N_LEVELS), 2.0**N_LEVELS - 1).astype(np.int64)

@@ -30,15 +30,21 @@ def _bit_length(x):
 
 
 @numba.njit(cache=True)
-def build_tree(grid, n_levels):
-    """One tree from the rows' cells in the finest grid (``grid``: int64, shape (n, d), each
-    coordinate below 2^n_levels).
+def build_tree(X, low, shift, width, n_levels):
+    """One tree over the rows of X: a row x lies in the cell of level l with indices
+    ``floor((x - low + shift) / width * 2**l)``, l up to ``n_levels`` (the finest grid).
 
     Returns ``order, start, end, level, parent, leaf_of``: the rows in the tree's order, each
     node's range in it, level (``n_levels + 1`` for a leaf of rows in one finest cell, whose tree
     distance is 0) and parent (-1 at the root), and each row's leaf.
     """
-    n, d = grid.shape
+    n, d = X.shape
+    grid = np.empty((n, d), np.int64)  # each row's finest cell
+    finest = 2.0**n_levels
+    for i in range(n):
+        for j in range(d):
+            u = (X[i, j] - low[j] + shift[j]) / width
+            grid[i, j] = min(np.int64(np.floor(u * finest)), np.int64(finest) - 1)
     order = np.arange(n)
     size = max(2 * n, 2)
     start = np.empty(size, np.int64)
