@@ -44,6 +44,8 @@ def _rows(kind, seed):
         return rng.normal(size=(150, 3)), None
     if kind == "duplicates":  # rows repeated: a tree leaf holds several
         return np.repeat(rng.normal(size=(40, 2)), 3, axis=0), None
+    if kind == "wide":  # more than 64 axes: a cell's bits take two words
+        return rng.normal(size=(60, 70)), None
     if kind == "weighted":
         return rng.uniform(-5, 5, size=(120, 4)), rng.uniform(0.1, 3, size=120)
     raise AssertionError(kind)
@@ -52,7 +54,7 @@ def _rows(kind, seed):
 @pytest.mark.parametrize(
     ("kind", "n_centers", "n_trees", "seed"),
     [("gaussian", 8, 3, 0), ("gaussian", 1, 1, 1), ("duplicates", 12, 3, 2),
-     ("weighted", 10, 2, 3)],
+     ("weighted", 10, 2, 3), ("wide", 6, 3, 4)],
 )  # fmt: skip
 def test_tree_distances_equal_the_brute_force_multitree_metric(kind, n_centers, n_trees, seed):
     X, weight = _rows(kind, seed)

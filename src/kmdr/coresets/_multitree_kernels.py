@@ -39,7 +39,7 @@ def build_tree(X, low, shift, width, n_levels):
     distance is 0) and parent (-1 at the root), and each row's leaf.
     """
     n, d = X.shape
-    grid = np.empty((n, d), np.int64)  # each row's finest cell
+    grid = np.empty((n, d), np.int64)  # each row's finest cell, kept in the tree's order
     finest = 2.0**n_levels
     for i in range(n):
         for j in range(d):
@@ -63,6 +63,8 @@ def build_tree(X, low, shift, width, n_levels):
     diff = np.empty(d, np.int64)
     axes = np.empty(64, np.int64)
     code = np.empty(n, np.uint64)
+    pos = np.empty(n, np.int64)
+    moved = np.empty((n, d), np.int64)
     while top > 0:
         top -= 1
         a, b, par = stack_a[top], stack_b[top], stack_p[top]
@@ -70,12 +72,10 @@ def build_tree(X, low, shift, width, n_levels):
         n_nodes += 1
         start[node], end[node], parent[node] = a, b, par
         # the highest bit at which the node's rows differ, per coordinate
-        first = order[a]
         diff[:] = 0
         for i in range(a + 1, b):
-            r = order[i]
             for j in range(d):
-                diff[j] |= grid[r, j] ^ grid[first, j]
+                diff[j] |= grid[i, j] ^ grid[a, j]
         top_bit = 0
         for j in range(d):
             top_bit = max(top_bit, _bit_length(diff[j]))
@@ -105,11 +105,11 @@ def build_tree(X, low, shift, width, n_levels):
             if n_axes == 0:
                 continue
             for i in range(a, b):
-                r = order[i]
                 word = np.uint64(0)
                 for q in range(n_axes):
-                    word |= np.uint64((grid[r, axes[q]] >> bit) & 1) << np.uint64(q)
+                    word |= np.uint64((grid[i, axes[q]] >> bit) & 1) << np.uint64(q)
                 code[i] = word
+                pos[i] = i
             for q in range(n_axes):
                 dst, new_count = 1 - src, 0
                 mask = np.uint64(1) << np.uint64(q)
@@ -122,12 +122,17 @@ def build_tree(X, low, shift, width, n_levels):
                         else:
                             order[lo], order[hi] = order[hi], order[lo]
                             code[lo], code[hi] = code[hi], code[lo]
+                            pos[lo], pos[hi] = pos[hi], pos[lo]
                             hi -= 1
                     for ca, cb in ((first_lo, lo), (lo, part_b[src, p])):
                         if cb > ca:
                             part_a[dst, new_count], part_b[dst, new_count] = ca, cb
                             new_count += 1
                 src, count = dst, new_count
+            # the rows' cells follow them, so that the children read theirs in order
+            for i in range(a, b):
+                moved[i - a, :] = grid[pos[i], :]
+            grid[a:b, :] = moved[: b - a, :]
         for q in range(count):
             stack_a[top], stack_b[top], stack_p[top] = part_a[src, q], part_b[src, q], node
             top += 1
