@@ -187,6 +187,22 @@ def test_fast_coreset_projects_to_4_ln_k_dimensions_below_the_datas(params, n_co
     assert cs.fit(wide).n_components_ == n_components and cs.centers_.size == 6
 
 
+@pytest.mark.parametrize("projection", [None, make_reducer("sign", 5)])
+def test_n_components_without_a_named_projection_warns(projection, blobs):
+    cs = make_coreset("fast_coreset", n_clusters=6, coreset_size=300, projection=projection,
+                      n_components=4)  # fmt: skip
+    with pytest.warns(UserWarning, match="n_components=4 changes nothing"):
+        cs.fit(blobs)
+
+
+@pytest.mark.parametrize(("seeds_per_cluster", "n_centers"), [(1, 6), (2, 12)])
+def test_fast_coreset_seeds_k_centers_or_the_codes_2k(seeds_per_cluster, n_centers, blobs):
+    cs = make_coreset("fast_coreset", n_clusters=6, coreset_size=300, random_state=0,
+                      seeds_per_cluster=seeds_per_cluster)  # fmt: skip
+    assert cs.fit(blobs).centers_.size == n_centers
+    assert (cs.indices_ == -1).sum() <= n_centers  # a mean per cluster at most
+
+
 @pytest.mark.parametrize(("j", "expected"), [(2, 2), ("log", 4), ("sqrt", 10)])
 def test_welterweight_j_as_the_paper_sweeps_it(j, expected, blobs):
     cs = make_coreset("welterweight", n_clusters=100, coreset_size=300, random_state=0, j=j)

@@ -43,6 +43,7 @@ Where the authors' code (Andrew-Draganov/Fast-Coreset-Generation, ``make_coreset
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral
 from typing import ClassVar
 
@@ -176,6 +177,13 @@ class FastCoreset(BaseCoreset):
         return _sensitivity_draw(self, X, weight, seeding.labels, sq_dist, rng, self.add_means)
 
     def _reduced(self, X, rng):
+        if self.n_components is not None and not isinstance(self.projection, str):
+            warnings.warn(
+                f"n_components={self.n_components} changes nothing with projection="
+                f"{self.projection!r}: it sizes the named projections only",
+                UserWarning,
+                stacklevel=4,
+            )
         if self.projection is None:
             return X.toarray() if sp.issparse(X) else X
         if not isinstance(self.projection, str):
