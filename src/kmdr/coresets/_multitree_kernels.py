@@ -7,11 +7,11 @@ that only the first run on a machine compiles.
 
 A tree is stored flat. Every tree orders the rows so that each of its cells is a contiguous range
 of that order (``order``); its nodes are ranges ``[start, end)`` with a parent, and a node's
-``level`` is that of the smallest quadtree cell holding all its rows. A quadtree cell splits into
-up to 2^d children at once; here it splits one coordinate at a time (a binary tree), and every
-binary node of one cell carries that cell's level: two rows a node separates have that cell as
-their lowest common ancestor, which is all the tree distance reads. Nodes holding one row, or
-rows in one cell of the finest grid, are leaves.
+``level`` is that of the smallest quadtree cell holding all its rows. A chain of cells holding the
+same rows is one node (the smallest of them): two rows a node's children separate have that cell
+as their lowest common ancestor, which is all the tree distance reads, and the tree has fewer than
+2n nodes however deep the cells go. Nodes holding one row, or rows in one cell of the finest grid,
+are leaves.
 """
 
 from __future__ import annotations
