@@ -30,6 +30,15 @@ Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-core
                         to show what the authors' choice of distance changes
 ``group_squared``       ``group`` on squared distances, the paper's: kmdr's variant, likewise
 ======================  ===================================================================
+
+After Draganov, Saulpic, Schwiegelshohn, *Settling Time vs. Accuracy Tradeoffs for Clustering
+Big Data* (SIGMOD 2024), on Fast-kmeans++ (Cohen-Addad et al., NeurIPS 2020) in compiled code:
+
+======================  ===================================================================
+``fast_coreset``        Fast-Coresets: a JL projection, Fast-kmeans++, sensitivity sampling
+``welterweight``        sensitivity sampling on j k-means++ seeds (j = 2, log k, sqrt k)
+``fast_streamkm``       their "StreamKM++": m Fast-kmeans++ seeds weighted by their rows
+======================  ===================================================================
 """
 
 from __future__ import annotations
@@ -71,6 +80,9 @@ for _name, _target in {
     "streamkm_tree": "kmdr.coresets._streamkm_tree:StreamKMTree",
     "sensitivity_squared": "kmdr.coresets._sampling:SensitivitySamplingSquared",
     "group_squared": "kmdr.coresets._group:GroupSamplingSquared",
+    "fast_coreset": "kmdr.coresets._fast_coreset:FastCoreset",
+    "welterweight": "kmdr.coresets._fast_coreset:WelterweightCoreset",
+    "fast_streamkm": "kmdr.coresets._fast_streamkm:FastStreamKM",
 }.items():
     CORESETS.declare(_name, _target)
 
@@ -105,6 +117,9 @@ def __getattr__(name: str):
         "StreamKMPlusPlus": "kmdr.coresets._streamkm",
         "RayMaker": "kmdr.coresets._ray_maker",
         "StreamKMTree": "kmdr.coresets._streamkm_tree",
+        "FastCoreset": "kmdr.coresets._fast_coreset",
+        "WelterweightCoreset": "kmdr.coresets._fast_coreset",
+        "FastStreamKM": "kmdr.coresets._fast_streamkm",
     }
     if name in classes:
         import importlib

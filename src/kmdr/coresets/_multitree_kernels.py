@@ -1,0 +1,245 @@
+"""The compiled kernels of Fast-kmeans++: shifted quadtrees and k-means++ sampling on them.
+
+Imported by :func:`kmdr.coresets._fast_kmeanspp.fast_kmeanspp` when it first runs, never by
+``import kmdr.coresets``: importing numba and loading its cache takes a second a run that builds
+no fast coreset should not pay. ``cache=True`` keeps the compiled code on disk beside this file, so
+that only the first run on a machine compiles.
+
+A tree is stored flat. Every tree orders the rows so that each of its cells is a contiguous range
+of that order (``order``); its nodes are ranges ``[start, end)`` with a parent, and a node's
+``level`` is that of the smallest quadtree cell holding all its rows. A chain of cells holding the
+same rows is one node (the smallest of them): two rows a node's children separate have that cell
+as their lowest common ancestor, which is all the tree distance reads, and the tree has fewer than
+2n nodes however deep the cells go. Nodes holding one row, or rows in one cell of the finest grid,
+are leaves.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def _bit_length(x):
+    n = 0
+    while x > 0:
+        x >>= 1
+        n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def build_tree(X, low, shift, width, n_levels):
+    """One tree over the rows of X: a row x lies in the cell of level l with indices
+    ``floor((x - low + shift) / width * 2**l)``, l up to ``n_levels`` (the finest grid).
+
+    Returns ``order, start, end, level, parent, leaf_of``: the rows in the tree's order, each
+    node's range in it, level (``n_levels + 1`` for a leaf of rows in one finest cell, whose tree
+    distance is 0) and parent (-1 at the root), and each row's leaf.
+    """
+    n, d = X.shape
+    grid = np.empty((n, d), np.int64)  # each row's finest cell, kept in the tree's order
+    finest = 2.0**n_levels
+    for i in range(n):
+        for j in range(d):
+            u = (X[i, j] - low[j] + shift[j]) / width
+            grid[i, j] = min(np.int64(np.floor(u * finest)), np.int64(finest) - 1)
+    order = np.arange(n)
+    size = max(2 * n, 2)
+    start = np.empty(size, np.int64)
+    end = np.empty(size, np.int64)
+    level = np.empty(size, np.int64)
+    parent = np.empty(size, np.int64)
+    leaf_of = np.empty(n, np.int64)
+    stack_a = np.empty(size, np.int64)
+    stack_b = np.empty(size, np.int64)
+    stack_p = np.empty(size, np.int64)
+    # the child ranges of the node being split, one axis after the other
+    part_a = np.empty((2, n + 1), np.int64)
+    part_b = np.empty((2, n + 1), np.int64)
+    stack_a[0], stack_b[0], stack_p[0] = 0, n, -1
+    top, n_nodes = 1, 0
+    diff = np.empty(d, np.int64)
+    axes = np.empty(64, np.int64)
+    code = np.empty(n, np.uint64)
+    pos = np.empty(n, np.int64)
+    moved = np.empty((n, d), np.int64)
+    while top > 0:
+        top -= 1
+        a, b, par = stack_a[top], stack_b[top], stack_p[top]
+        node = n_nodes
+        n_nodes += 1
+        start[node], end[node], parent[node] = a, b, par
+        # the highest bit at which the node's rows differ, per coordinate
+        diff[:] = 0
+        for i in range(a + 1, b):
+            for j in range(d):
+                diff[j] |= grid[i, j] ^ grid[a, j]
+        top_bit = 0
+        for j in range(d):
+            top_bit = max(top_bit, _bit_length(diff[j]))
+        if top_bit == 0:  # one row, or rows in one finest cell
+            level[node] = n_levels + 1
+            for i in range(a, b):
+                leaf_of[order[i]] = node
+            continue
+        # all rows share the cell of level n_levels - top_bit; its children are the rows' cells
+        # one level down, told apart by bit top_bit - 1 of the axes that differ there
+        level[node] = n_levels - top_bit
+        bit = top_bit - 1
+        src, count = 0, 1
+        part_a[0, 0], part_b[0, 0] = a, b
+        # the axes that differ at that bit, 64 at a time: each row's bits on them packed into one
+        # word beside its position, so that the partitions read memory in order
+        j = 0
+        while j < d:
+            n_axes = 0
+            for q in range(j, d):
+                if n_axes == 64:
+                    break
+                if _bit_length(diff[q]) == top_bit:
+                    axes[n_axes] = q
+                    n_axes += 1
+                j = q + 1
+            if n_axes == 0:
+                continue
+            for i in range(a, b):
+                word = np.uint64(0)
+                for q in range(n_axes):
+                    word |= np.uint64((grid[i, axes[q]] >> bit) & 1) << np.uint64(q)
+                code[i] = word
+                pos[i] = i
+            for q in range(n_axes):
+                dst, new_count = 1 - src, 0
+                mask = np.uint64(1) << np.uint64(q)
+                for p in range(count):
+                    lo, hi = part_a[src, p], part_b[src, p] - 1
+                    first_lo = lo
+                    while lo <= hi:
+                        if code[lo] & mask == 0:
+                            lo += 1
+                        else:
+                            order[lo], order[hi] = order[hi], order[lo]
+                            code[lo], code[hi] = code[hi], code[lo]
+                            pos[lo], pos[hi] = pos[hi], pos[lo]
+                            hi -= 1
+                    for ca, cb in ((first_lo, lo), (lo, part_b[src, p])):
+                        if cb > ca:
+                            part_a[dst, new_count], part_b[dst, new_count] = ca, cb
+                            new_count += 1
+                src, count = dst, new_count
+            # the rows' cells follow them, so that the children read theirs in order
+            for i in range(a, b):
+                moved[i - a, :] = grid[pos[i], :]
+            grid[a:b, :] = moved[: b - a, :]
+        for q in range(count):
+            stack_a[top], stack_b[top], stack_p[top] = part_a[src, q], part_b[src, q], node
+            top += 1
+    return order, start[:n_nodes], end[:n_nodes], level[:n_nodes], parent[:n_nodes], leaf_of
+
+
+@numba.njit(cache=True)
+def _set_leaf(sums, offset, i, value):
+    # a binary tree of sums over the rows' costs: exact sums up the path (no drift from deltas)
+    k = offset + i
+    sums[k] = value
+    k >>= 1
+    while k >= 1:
+        sums[k] = sums[2 * k] + sums[2 * k + 1]
+        k >>= 1
+
+
+@numba.njit(cache=True)
+def _draw(sums, offset, u):
+    k = 1
+    target = u * sums[1]
+    while k < offset:
+        left = sums[2 * k]
+        if (target < left or sums[2 * k + 1] <= 0.0) and left > 0.0:
+            k = 2 * k
+        else:
+            target -= left
+            k = 2 * k + 1
+    return k - offset
+
+
+@numba.njit(cache=True)
+def _update_sums(sums, offset, touched, n_touched):
+    # a path per row changed, or the whole tree when that is cheaper (the first centers)
+    if n_touched * 20 > offset:
+        for k in range(offset - 1, 0, -1):
+            sums[k] = sums[2 * k] + sums[2 * k + 1]
+        return
+    for q in range(n_touched):
+        k = (offset + touched[q]) >> 1
+        while k >= 1:
+            sums[k] = sums[2 * k] + sums[2 * k + 1]
+            k >>= 1
+
+
+@numba.njit(cache=True)
+def seed(orders, leaves_of, start, end, level, parent, sq_diameters, weight, first, uniforms):
+    """Open ``uniforms.size + 1`` centers: ``first``, then each drawn with probability
+    proportional to ``weight`` times its squared multi-tree distance to the centers open, the
+    distance of a tree being the diameter of the rows' lowest common cell and the multi-tree
+    distance the smallest over the trees (Cohen-Addad et al., NeurIPS 2020).
+
+    The trees' nodes are numbered in one sequence (``start``... ``parent``: every tree's, one
+    after the other); ``orders[t]`` and ``leaves_of[t]`` are tree t's. ``sq_diameters[t, level]``
+    is the squared diameter of a cell of that level in tree t (0 at the leaf level). Opening a
+    center walks up from its leaf in every tree to the first node that already holds a center:
+    rows outside that node gain nothing (their lowest common cell with the new center is the one
+    they share with the old), rows inside gain the diameter of the node where their path leaves
+    the center's. Each node is walked once, so the whole seeding reads each row at most once per
+    node above it.
+
+    Returns ``centers, labels, sq_dist``: the rows opened (fewer when every row's distance is 0
+    sooner), each row's center (an index into centers) and squared multi-tree distance to it.
+    """
+    n_trees = orders.shape[0]
+    n = weight.size
+    offset = 1
+    while offset < n:
+        offset *= 2
+    sums = np.zeros(2 * offset)
+    sq_dist = np.full(n, np.inf)
+    labels = np.full(n, -1, np.int64)
+    marked = np.zeros(start.size, np.bool_)
+    touched = np.empty(n, np.int64)
+    centers = np.empty(uniforms.size + 1, np.int64)
+    c = first
+    n_open = 0
+    while True:
+        centers[n_open] = c
+        n_touched = 0
+        for t in range(n_trees):
+            order = orders[t]
+            node = leaves_of[t, c]
+            child = -1
+            while node >= 0 and not marked[node]:
+                sq = sq_diameters[t, level[node]]
+                skip_from = start[child] if child >= 0 else -1  # the rows already done
+                i = start[node]
+                while i < end[node]:
+                    if i == skip_from:
+                        i = end[child]
+                        continue
+                    r = order[i]
+                    i += 1
+                    if sq < sq_dist[r]:
+                        if labels[r] != n_open:  # not yet changed by this center
+                            touched[n_touched] = r
+                            n_touched += 1
+                        sq_dist[r] = sq
+                        labels[r] = n_open
+                        sums[offset + r] = weight[r] * sq  # its path is summed after
+                marked[node] = True
+                child = node
+                node = parent[node]
+        _update_sums(sums, offset, touched, n_touched)
+        n_open += 1
+        if n_open == centers.size or not sums[1] > 0.0:
+            break
+        c = _draw(sums, offset, uniforms[n_open - 1])
+    return centers[:n_open], labels, sq_dist
