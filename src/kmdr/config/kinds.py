@@ -26,6 +26,8 @@ imports the runner.
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from kmdr.config.errors import ConfigError
 from kmdr.plugins import Registry, RegistryError
 
@@ -34,9 +36,24 @@ from kmdr.plugins import Registry, RegistryError
 ALWAYS_READ = ("name", "kind", "preset")
 
 
+@runtime_checkable
+class Kind(Protocol):
+    """An experiment kind, as the runner runs it (see the module docstring): a kind of cells is
+    a :class:`kmdr.engine.sweep.Sweep` of a :class:`kmdr.engine.cell_kinds.CellKind` (the sweep
+    of reducer cells, the coresets kind); a kind that computes something else writes its own
+    files (bmd09's leverage scores, bzmd14's sampling lemma)."""
+
+    name: str
+    writes_cells: bool
+
+    def run(self, ctx) -> None: ...
+
+
 def _check(obj, name: str):
     if not callable(getattr(obj, "run", None)):
         raise TypeError(f"{type(obj).__name__} object has no run(ctx): it is not a kind")
+    if not isinstance(obj, Kind):
+        raise TypeError(f"{type(obj).__name__} object lacks a kind's name or writes_cells")
     return obj
 
 
