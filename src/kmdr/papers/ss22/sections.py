@@ -201,8 +201,9 @@ def _ties(root: Path) -> list[str]:
         "",
         f"StreamKM++ on the Benchmark by how its seeding breaks ties (`results/{TIES.as_posix()}`, "
         "`scripts/ss22_ties.py`): kmdr's `streamkm`, the authors' seeding loop in their "
-        "arithmetic, and scikit-learn's k-means++ seeding in its place; the distortion of the Benchmark's own solutions, and how many of the k "
-        "clusters the worst of them leaves out because the coreset starves them:",
+        "arithmetic, and scikit-learn's k-means++ seeding in its place; the distortion of the "
+        "Benchmark's own solutions, and how many of the k clusters the worst of them leaves out "
+        "because the coreset starves them:",
         "",
         md_table(header, rows),
     ]
