@@ -10,7 +10,9 @@ runs). The small solve on the coreset runs with one thread (threadpoolctl): on a
 points a pool's start-up costs more than it saves. Each is repeated ``--repeats`` times (its
 own seeds); the row gives the median seconds and cost.
 
-Writes results/bench/pipelines.csv, one row per pipeline: ``data, pipeline, n, d, k, m,
+The solve's threads are measured too (``pipelines_solve_threads.csv``: weighted k-means on a
+coreset of each size with one thread and with the default threads). Writes
+results/bench/pipelines.csv, one row per pipeline: ``data, pipeline, n, d, k, m,
 seconds, baseline_seconds, speedup, cost_ratio`` (speed-up over k-means on all rows in the same
 process; cost ratio over its median cost), and ``target``/``holds`` for the target: a pipeline at
 least 10x faster at a median cost ratio of at most 1.02 on the mixture. Prints a Markdown table;
@@ -38,6 +40,8 @@ from kmdr.datasets import load_dataset
 from kmdr.reducers import make_reducer
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "bench" / "pipelines.csv"
+#: The small solve with one thread against scikit-learn's default threads (why one).
+THREADS_OUT = OUT.with_name("pipelines_solve_threads.csv")
 #: The target: at least this speed-up at a median cost ratio of at most COST_TARGET (mixture).
 SPEEDUP_TARGET, COST_TARGET = 10.0, 1.02
 #: (reducer or None, r) in front, constructions, and coreset sizes m.
@@ -73,6 +77,27 @@ def pipeline(X, k, front, construction, m, seed):
     return time.perf_counter() - start, real
 
 
+def solve_threads(X, k: int, repeats: int, sizes) -> list[dict]:
+    """Weighted k-means on a uniform coreset of each size, with one thread and with
+    scikit-learn's default threads: the median seconds of each and their ratio."""
+    rows = []
+    for m in sizes:
+        coreset = make_coreset("uniform", n_clusters=k, coreset_size=m, random_state=0).fit(X)
+        points, weights = coreset.composition_ @ X, coreset.weights_
+
+        def solve(seed, points=points, weights=weights):
+            start = time.perf_counter()
+            KMeans(k, n_init=1, random_state=seed).fit(points, sample_weight=weights)
+            return time.perf_counter() - start
+
+        with limited_threads(1):
+            one = statistics.median(solve(seed) for seed in range(repeats))
+        default = statistics.median(solve(seed) for seed in range(repeats))
+        rows.append({"m": m, "d": X.shape[1], "k": k, "one_thread_seconds": one,
+                     "default_threads_seconds": default, "ratio": default / one})  # fmt: skip
+    return rows
+
+
 def bench(data: str, X, k: int, repeats: int, sizes) -> list[dict]:
     base = [baseline(X, k, seed) for seed in range(repeats)]
     base_seconds = statistics.median(s for s, _, _ in base)
@@ -99,9 +124,10 @@ def main():
     args = parser.parse_args()
     n = 100_000 if args.quick else 1_000_000
     mixture = load_dataset("mixture", n_samples=n)
-    rows = bench("mixture", np.ascontiguousarray(mixture.X), mixture.n_clusters, args.repeats,
-                 SIZES)  # fmt: skip
-    del mixture
+    X = np.ascontiguousarray(mixture.X)
+    threads = pd.DataFrame(solve_threads(X, mixture.n_clusters, args.repeats, SIZES))
+    rows = bench("mixture", X, mixture.n_clusters, args.repeats, SIZES)
+    del mixture, X
     alpha = 5 if args.quick else 6
     bench_data = load_dataset("ss22_benchmark", k=10, alpha=alpha)
     rows += bench("ss22_benchmark", bench_data.X, 10, args.repeats, SIZES)
@@ -116,7 +142,9 @@ def main():
     if not args.quick:
         OUT.parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(OUT, index=False, float_format="%.4g")
+        threads.to_csv(THREADS_OUT, index=False, float_format="%.4g")
     print(table.drop(columns="load").to_markdown(index=False, floatfmt=".3g"))
+    print(threads.to_markdown(index=False, floatfmt=".3g"))
     best = table[(table["data"] == "mixture") & (table["cost_ratio"] <= COST_TARGET)]
     if len(best):
         top = best.sort_values("speedup").iloc[-1]
