@@ -230,8 +230,7 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
     if "experiment" not in cells:
         cells["experiment"] = ""
     setting_cols = _setting_columns(cells)
-    from kmdr.reducers import is_baseline_reducer
-    from kmdr.results.reading import setting_labels
+    from kmdr.results.reading import is_baseline, setting_labels
 
     labels = setting_labels(cells) if setting_cols else None
     cells["_setting"] = "" if labels is None else labels.fillna("")
@@ -246,13 +245,13 @@ def approximation_ratios(cells: pd.DataFrame) -> pd.DataFrame:
         best_method = str(group.loc[f_all.idxmin(), "method"])
         gamma = estimated_gamma(group)
         defined = _gamma_defined(group)
-        names = group.get("reducer_name", pd.Series("", index=group.index))
         each = pd.DataFrame(
             {
                 "ratio": f_all / f_best,
                 "gamma": gamma,
                 "defined": defined,
-                "baseline": names.map(is_baseline_reducer).astype(bool),
+                # the declared baseline: no reducer and no rows step (a coreset alone is not it)
+                "baseline": is_baseline(group).to_numpy(),
                 "k": group.get("n_clusters", -1),
             }
         )
