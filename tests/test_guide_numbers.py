@@ -62,9 +62,6 @@ def test_the_time_of_a_reproduction_into_an_empty_folder_is_the_records():
     assert f"computed {sum(computed.values()):,.0f} s of them" in flat
     assert f"reused the cells of {len(recorded)} experiments" in flat
     assert f"time at {sum(recorded.values()):,.0f} s" in flat
-    ss22 = sum(t for name, t in recorded.items() if name.startswith("ss22_"))
-    assert f"the nine ss22 presets {ss22:,.0f} s" in flat
-    assert sum(name.startswith("ss22_") for name in recorded) == 9
     # every experiment the paragraph times (a name with an underscore), as the record times it
     named = re.findall(r"\b([a-z][a-z0-9]*_[a-z0-9_]+) ([\d,]+) s\b", flat)
     assert len(named) >= 7

@@ -193,6 +193,10 @@ def test_no_row_names_a_dominated_point_or_one_that_fails_its_rule():
         for question, point, _, _, note in W.choices(cells, pts):
             if point in ("none", "none shown"):
                 continue
+            if question.startswith("fastest pipeline"):  # its own rule: cost on all rows, tested
+                adjusted = re.search(r"p_Holm = ([0-9.e-]+)", note)
+                assert float(adjusted[1]) < 0.05, (name, question, point)
+                continue
             assert point in front, (name, question, point)
             if question.startswith("fastest within") and "itself" not in note:
                 adjusted = re.search(r"p_Holm = ([0-9.e-]+)", note)
