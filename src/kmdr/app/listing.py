@@ -67,6 +67,10 @@ def _source(name: str) -> str | None:
         return None
     files = [registry().get(p) for p in (*entry.files, *entry.extra_files)]
     urls = list(dict.fromkeys(f.url for f in files if f is not None))
+    if len(urls) > 2:  # a folder of files (ORL's 400 images): where they are, and how many
+        # by characters: commonpath would fold the URL's "//"
+        folder = os.path.commonprefix(urls).rsplit("/", 1)[0]  # noqa: RUF071
+        return f"{len(urls)} files under {folder}/"
     return " ".join(urls) or None
 
 
@@ -352,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         for section, rows in out.items():
             print(f"{section} ({len(rows)})")
             for line in _text(section, rows):
-                print(f"  {line}")
+                print(f"  {line}" if line else "")
             print()
     except BrokenPipeError:  # `kmdr-list | head`: the reader has what it wanted
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (no flush error at exit)

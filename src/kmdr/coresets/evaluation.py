@@ -32,12 +32,11 @@ The randomness is NumPy's, from one seed per cell (theirs draws from NumPy's glo
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.cluster import kmeans_plusplus
-from sklearn.metrics import pairwise_distances_argmin_min
-from sklearn.utils.extmath import row_norms, safe_sparse_dot
 
 from kmdr.plugins import Registry
+
+# scipy and scikit-learn are imported where they compute: a paper that declares a family (ss22's
+# Benchmark) is read by every command, which must not load them.
 
 __all__ = [
     "CANDIDATES",
@@ -63,6 +62,8 @@ def distortion(real: float, coreset: float) -> float:
 def measure(A, points, weights, centers) -> dict:
     """The solution ``centers`` on the data ``A`` and on the weighted coreset ``points``: the
     partition of A, both costs and the distortion."""
+    from sklearn.metrics import pairwise_distances_argmin_min
+
     labels, dist = pairwise_distances_argmin_min(A, centers)
     real = float(np.sum(dist**2))
     _, core_dist = pairwise_distances_argmin_min(points, centers)
@@ -78,6 +79,8 @@ def measure(A, points, weights, centers) -> dict:
 def kmeanspp(points, weights, k: int, rng) -> np.ndarray:
     """One weighted k-means++ seeding of the coreset, no Lloyd step (one trial per center, as
     the authors' tool draws)."""
+    from sklearn.cluster import kmeans_plusplus
+
     return kmeans_plusplus(points, k, sample_weight=weights, random_state=rng,
                            n_local_trials=1)[0]  # fmt: skip
 
@@ -92,6 +95,8 @@ def convex(centers: np.ndarray, k: int, rng) -> np.ndarray:
 
 
 def _dense_row(points, i: int) -> np.ndarray:
+    import scipy.sparse as sp
+
     row = points[i]
     return row.toarray().ravel() if sp.issparse(row) else np.array(row, dtype=float)
 
@@ -99,6 +104,8 @@ def _dense_row(points, i: int) -> np.ndarray:
 def meb(points, k: int, rng) -> np.ndarray:
     """k random points about the minimum enclosing ball of ``points`` (dense or sparse), as the
     authors draw them."""
+    from sklearn.utils.extmath import row_norms, safe_sparse_dot
+
     norms = row_norms(points, squared=True)
     center = _dense_row(points, rng.choice(points.shape[0]))
     explored = []

@@ -58,7 +58,8 @@ def earlier_times(
             if params is not None:
                 given = table.get("dataset_params", table["dataset"].map(lambda _: "{}"))
                 table = table[given.map(lambda text: _parameters(text) == params)]
-            tables.append(table)
+            if len(table):  # pandas leaves an empty table's columns out of the concatenation
+                tables.append(table)
     if not tables:  # a folder with no cells yet: pandas is not even imported
         return {}
     import pandas as pd

@@ -115,6 +115,8 @@ def experiment_figure(exp_dir: str | Path, say=None):
     summary = load_summary(exp_dir, say=say)
     if not len(summary) or int(summary["n_cells"].sum()) == 0 or is_baseline(summary).all():
         return None  # no point, or no curve: baselines alone are reference lines along a curve
+    if "coreset" in summary and summary["coreset"].fillna("").astype(str).ne("").any():
+        return None  # a coreset study: its report section is tables, with no figure to link
     names = dict(style.names)
     keys = ["dataset", "setting"] if "setting" in summary.columns else ["dataset"]
     rows = list(summary.groupby(keys, sort=True, dropna=False))

@@ -18,8 +18,6 @@ alpha = 6 (1,000,000 x 60), k = 20 with alpha = 5, and k = 30, 40, 50 with alpha
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.metrics import pairwise_distances_argmin_min
 
 from kmdr.coresets.evaluation import SolutionFamily, distortion
 
@@ -104,6 +102,8 @@ class BenchmarkSolutions:
     clusters: its blocks' digits and cluster means, computed once for every coreset of A."""
 
     def __init__(self, A: np.ndarray, k: int):
+        import scipy.sparse as sp  # here, not at import: the paper is read by every command
+
         n, d = A.shape
         self.A, self.k, self.alpha = A, k, check_benchmark_shape(n, d, k)
         self.digits = [self.snap(A, a) for a in range(self.alpha)]
@@ -123,6 +123,8 @@ class BenchmarkSolutions:
 
     def distortions(self, points: np.ndarray, weights: np.ndarray) -> list[dict]:
         """Every (block, eps) solution's costs and distortion on this coreset."""
+        from sklearn.metrics import pairwise_distances_argmin_min
+
         size = self.A.shape[0] / self.k
         out = []
         for a in range(self.alpha):
