@@ -1,6 +1,8 @@
 """The coresets kind end to end, in this process: cells with a cell's identity in cells.csv, the
 distortion on the original data, resume, and its one-line refusals."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -166,6 +168,41 @@ def test_a_lloyd_solve_scores_its_centers_on_all_rows_beside_the_declared_baseli
     # F is the partition's cost (its own means), at most the cost of the centers that made it
     assert (pipes["objective"] <= pipes["objective_centers"] + 1e-12).all()
     assert pipes["objective_centers"].between(0, 1).all()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        (["kmeans.online_phase=true"], "kmeans.online_phase=true: a coreset's Lloyd solve"),
+        (["kmeans.init=first_of_class", "kmeans.n_init=1"],
+         "kmeans.init=first_of_class: a coreset's Lloyd solve"),
+    ],
+)  # fmt: skip
+def test_a_k_means_setting_the_lloyd_solve_cannot_use_is_one_line(tmp_path, override, message):
+    with pytest.raises(ConfigError, match=message) as caught:
+        kmdr.run([*PIPELINE, *override], results_dir=tmp_path)
+    assert "\n" not in str(caught.value) and not (tmp_path / "pipes").exists()
+
+
+def test_a_coreset_cell_is_its_steps():
+    """Its identity's steps, in order: the reducer in front, the construction and its size,
+    the solve; a reducer cell has no rows step."""
+    from kmdr.engine.coresets import CORESETS
+    from kmdr.results.cells import plan_cells
+
+    spec = kmdr.compose(*PIPELINE)
+    ctx = SimpleNamespace(experiment=spec, X=np.zeros((400, 6)), n_clusters=3,
+                          data_fingerprint="f")  # fmt: skip
+    cells = CORESETS.plan(ctx)
+    base, coreset = cells[0], cells[-1]
+    assert [s.family for s in base.steps] == ["columns", "solve"]
+    # the baseline is the cell a sweep of reducers plans for k-means on all features
+    reducer_cells = {c.cell_id: c for c in plan_cells(spec, ctx.X, 3, "f")}
+    assert reducer_cells[base.cell_id].reducer_id == "none"
+    assert [s.family for s in coreset.steps] == ["columns", "rows", "solve"]
+    rows = coreset.steps[1]
+    assert rows.name in {"uniform", "sensitivity"} and rows.params["size"] == 60
+    assert coreset.steps[2].name == "lloyd" and coreset.steps[2].params["n_init"] == 2
 
 
 def test_the_seedings_cells_do_not_read_the_k_means_settings(tmp_path):

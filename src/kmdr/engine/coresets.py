@@ -41,6 +41,7 @@ front (paired by repetition).
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from typing import ClassVar
 
@@ -54,8 +55,7 @@ from kmdr.engine.cell_kinds import Job
 from kmdr.engine.sweep import Sweep
 from kmdr.engine.work import group_job
 from kmdr.reducers import is_baseline_reducer
-from kmdr.results.cells import CELL_FORMAT, Cell, code_tag, make_cell, r_values
-from kmdr.results.records import identity_id, row_fields
+from kmdr.results.cells import Cell, kmeans_settings, make_cell, r_values
 
 __all__ = ["CORESETS", "CoresetCell", "CoresetCells", "coreset_settings"]
 
@@ -101,6 +101,16 @@ class CoresetCell(Cell):
     def group_key(self) -> tuple:
         """One job per reduction: its constructions, sizes and solves reduce once."""
         return ("reduction", self.reducer_id, self.r, self.repetition)
+
+    @property
+    def method_id(self) -> str:
+        """The reducer's id, the construction and its size, and a solve other than the
+        seedings: ``none+groupx100``, ``sign+uniformm2000+lloyd``."""
+        params = self.coreset["params"]
+        name = self.coreset["name"] + (f"({json.dumps(params, sort_keys=True)})" if params else "")
+        size = f"x{self.size_factor}" if self.size_factor else f"m{self.coreset['size']}"
+        solve = "" if self.solve == "seedings" else f"+{self.solve}"
+        return f"{self.reducer_id}+{name}{size}{solve}"
 
 
 def _construction(entry) -> tuple[str, dict]:
@@ -165,9 +175,12 @@ def coreset_settings(spec) -> dict:
     }
 
 
-def _sizes(settings: dict, k: int) -> list[tuple[int, int]]:
+def _sizes(settings: dict, k: int | None) -> list[tuple[int | None, int]]:
     """Every (m, factor) of the settings, one per m (factor 0 where m was given itself; an m
-    both give is the factor's: its draws are those of the factor's cells)."""
+    both give is the factor's: its draws are those of the factor's cells); without k (before
+    the data), a factor's m is None."""
+    if k is None:
+        return [(None, f) for f in settings["size_factors"]] + [(m, 0) for m in settings["sizes"]]
     out = {factor * k: factor for factor in settings["size_factors"]}
     for m in settings["sizes"]:
         out.setdefault(m, 0)
@@ -209,22 +222,22 @@ class CoresetCells:
         solves = dict(spec.kind_params).get("solve") or KIND_PARAMS["solve"][0]
         return self.reads if "lloyd" in solves else tuple(r for r in self.reads if r != "kmeans")
 
-    def grid(self, spec, n_features: int):
+    def grid(self, spec, n_features: int, n_clusters: int | None = None):
         """Every cell the experiment plans, before its data (``kmdr-list`` counts them): the
-        baseline's repetitions with a Lloyd solve, then (reducer, r, construction, size, solve,
-        repetition), a size as ``("x", factor)`` or ``("m", m)``."""
+        baseline's repetitions with a Lloyd solve, then (reducer config, r, repetition,
+        construction, its params, m, size factor, solve), m None for a factor without k."""
         settings = coreset_settings(spec)
         if "lloyd" in settings["solve"]:
             yield from (("baseline", rep) for rep in range(spec.repeats))
-        sizes = [("x", f) for f in settings["size_factors"]] + [("m", m) for m in settings["sizes"]]
+        sizes = _sizes(settings, n_clusters)
         reducers = spec.reducers.values() if hasattr(spec.reducers, "values") else spec.reducers
         for red in reducers:
             for r in r_values(red.name, red.max_r, spec.r_grid, n_features):
                 for rep in range(spec.repeats):
-                    for name, _ in settings["constructions"]:
-                        for size in sizes:
+                    for name, params in settings["constructions"]:
+                        for m, factor in sizes:
                             for solve in settings["solve"]:
-                                yield red.id, r, name, size, solve, rep
+                                yield red, r, rep, name, params, m, factor, solve
 
     def check_against_data(self, spec, n_samples, n_features, n_clusters, *, sparse=False):
         """A coreset larger than the data, a family that cannot measure these data, or a Lloyd
@@ -250,83 +263,71 @@ class CoresetCells:
                 f"kmeans.init={FIRST_OF_CLASS}: a coreset's Lloyd solve starts from its own "
                 "points, not the data's classes; use k-means++ or random"
             )
+        if "lloyd" in settings["solve"] and spec.kmeans.online_phase:
+            raise ConfigError(
+                "kmeans.online_phase=true: a coreset's Lloyd solve is scikit-learn's weighted "
+                "Lloyd, which has no online phase; leave it off with kind_params.solve=[lloyd]"
+            )
 
     def plan(self, ctx) -> list[Cell]:
         """The experiment's cells: the baseline (with a Lloyd solve), then every (reducer in
-        front, r, construction, size, solve, repetition)."""
+        front, r, construction, size, solve, repetition) of :meth:`grid`."""
         spec, k = ctx.experiment, ctx.n_clusters
-        settings = coreset_settings(spec)
+        families = coreset_settings(spec)["solutions"]
         fingerprint = ctx.data_fingerprint
-        cells: list[Cell] = []
-        if "lloyd" in settings["solve"]:
-            from kmdr.reducers import baseline_names, reducer_label
-
-            name = baseline_names()[0]
-            base = ReducerConfig(name=name, id=name, label=reducer_label(name))
-            d = ctx.X.shape[1]
-            cells += [make_cell(spec, base, d, rep, data_fingerprint=fingerprint,
-                                deterministic=True) for rep in range(spec.repeats)]  # fmt: skip
-        reducers = spec.reducers.values() if hasattr(spec.reducers, "values") else spec.reducers
         where = (spec.seed, spec.dataset.name)
-        for red in reducers:
-            for r in r_values(red.name, red.max_r, spec.r_grid, ctx.X.shape[1]):
-                for rep in range(spec.repeats):
-                    reduction_seed = stream_seeds(cell_seed(*where, red.id, r, rep))[0]
-                    for name, params in settings["constructions"]:
-                        for m, factor in _sizes(settings, k):
-                            # the draws of the same construction and size in every cell
-                            draws = f"{name}x{factor}" if factor else f"{name}m{m}"
-                            coreset_seed = cell_seed(*where, draws, 0, rep)
-                            for solve in settings["solve"]:
-                                cells.append(self._cell(
-                                    spec, red, r, rep, name, params, m, factor, solve,
-                                    settings["solutions"], reduction_seed, coreset_seed,
-                                    fingerprint,
-                                ))  # fmt: skip
+        cells: list[Cell] = []
+        for entry in self.grid(spec, ctx.X.shape[1], k):
+            if entry[0] == "baseline":
+                from kmdr.reducers import baseline_names, reducer_label
+
+                name = baseline_names()[0]
+                base = ReducerConfig(name=name, id=name, label=reducer_label(name))
+                cells.append(make_cell(spec, base, ctx.X.shape[1], entry[1],
+                                       data_fingerprint=fingerprint,
+                                       deterministic=True))  # fmt: skip
+                continue
+            red, r, rep, name, params, m, factor, solve = entry
+            # the reduction's seed is the reducer's own at (r, repetition), whatever is built on
+            # it; the construction's draws are shared by every reducer in front (paired)
+            draws = cell_seed(*where, f"{name}x{factor}" if factor else f"{name}m{m}", 0, rep)
+            cells.append(make_cell(
+                spec, red, r, rep, data_fingerprint=fingerprint, cell_class=CoresetCell,
+                **self._steps(spec, red, name, params, m, factor, solve, families),
+                # the cell's seed is its draws'; the reduction's seed is the reducer's own
+                seed=draws, coreset_seed=draws, seed_from=None,
+                reduction_seed=stream_seeds(cell_seed(*where, red.id, r, rep))[0],
+            ))  # fmt: skip
         return cells
 
-    def _cell(self, spec, red, r, rep, name, params, m, factor, solve, families, reduction_seed,
-              coreset_seed, fingerprint) -> CoresetCell:  # fmt: skip
+    @staticmethod
+    def _steps(spec, red, name, params, m, factor, solve, families) -> dict:
+        """A coreset cell's fields besides the reducer cell's: its label, k-means settings (its
+        solve's own), rows step, solve and evaluation."""
         if solve == "lloyd":
-            km = spec.kmeans
-            kmeans = {"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init,
-                      "tol": km.tol}  # fmt: skip
-            evaluation = ""
+            kmeans, evaluation = kmeans_settings(spec), ""
         else:  # the seedings: k-means++ with no Lloyd step, the study's candidates
             kmeans = {"n_init": CANDIDATES, "max_iter": 0, "init": "k-means++", "tol": 0.0}
             evaluation = f"seedings/{EVALUATION_VERSION}:{','.join(families)}"
-        coreset = {"name": name, "params": dict(params), "size": int(m),
-                   "version": _version(name)}  # fmt: skip
         size = f"{factor}k" if factor else f"m = {m}"
         solved = "" if solve == "seedings" else ", Lloyd"
         # no reducer in front: the construction alone (never "k-means + ...", which would read
         # as the baseline)
         front = "" if is_baseline_reducer(red.name) else f"{red.label} + "
-        cell = CoresetCell(
-            dataset=spec.dataset.name,
-            dataset_params=dict(spec.dataset.params),
-            data_fingerprint=str(fingerprint),
-            code_tag=code_tag(red.name) or f"{CELL_FORMAT}/?",
-            reducer_id=red.id,
-            reducer_name=red.name,
-            label=f"{front}{_label(name, params)} ({size}){solved}",
-            params=dict(red.params),
-            r=int(r),
-            repetition=int(rep),
-            base_seed=spec.seed,
-            seed=coreset_seed,
-            kmeans=kmeans,
-            cell_id="",
-            blas_threads=int(spec.blas_threads),
-            coreset=coreset,
-            solve=solve,
-            evaluation=evaluation,
-            reduction_seed=reduction_seed,
-            size_factor=int(factor),
-            coreset_seed=coreset_seed,
-            solutions=tuple(families) if solve == "seedings" else (),
-        )
-        return dataclasses.replace(cell, cell_id=identity_id(row_fields(cell.identity())))
+        return {
+            "label": f"{front}{_label(name, params)} ({size}){solved}",
+            "kmeans": kmeans,
+            "coreset": {
+                "name": name,
+                "params": dict(params),
+                "size": int(m),
+                "version": _version(name),
+            },
+            "solve": solve,
+            "evaluation": evaluation,
+            "size_factor": int(factor),
+            "solutions": tuple(families) if solve == "seedings" else (),
+        }
 
     def shared_data(self, ctx) -> dict:
         from kmdr.metrics import ObjectiveEvaluator

@@ -118,18 +118,10 @@ class Cell:
 
     @property
     def method_id(self) -> str:
-        """The method the cell is a point of, as a run lists it: the reducer's id, and for a
-        cell with a rows step its construction and size (``none+groupx100``, ``sign+uniformm2000``)
-        and a solve other than the seedings (``+lloyd``)."""
-        if not self.coreset:
-            return self.reducer_id
-        params = self.coreset["params"]
-        name = self.coreset["name"] + (f"({_json(params)})" if params else "")
-        factor = getattr(self, "size_factor", 0)
-        size = f"x{factor}" if factor else f"m{self.coreset['size']}"
-        return f"{self.reducer_id}+{name}{size}" + (
-            "" if self.solve == "seedings" else f"+{self.solve}"
-        )
+        """The method the cell is a point of, as a run lists it (the ``reducer`` column): the
+        reducer's id; a kind's cell with more steps names them too
+        (:attr:`kmdr.engine.coresets.CoresetCell.method_id`)."""
+        return self.reducer_id
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -200,7 +192,8 @@ def _json(obj) -> str:
     return json.dumps(obj, sort_keys=True)
 
 
-def _kmeans_dict(spec: Experiment) -> dict:
+def kmeans_settings(spec: Experiment) -> dict:
+    """The k-means settings a Lloyd solve reads, as a cell's identity holds them."""
     km = spec.kmeans
     out = {"n_init": km.n_init, "max_iter": km.max_iter, "init": km.init, "tol": km.tol}
     if km.online_phase:  # off: absent, as in every cell written before the option existed
@@ -226,10 +219,14 @@ def make_cell(
     data_fingerprint: str,
     deterministic: bool = False,
     shared_deterministic: bool = False,
+    cell_class: type | None = None,
+    **fields,
 ):
     """The cell (``red``, r, repetition) of ``spec`` on the data ``data_fingerprint``, with its
-    seed and id."""
-    cell = Cell(
+    seed and id: a :class:`Cell`, or of ``cell_class`` (a kind's subclass) with ``fields`` set
+    in place of the reducer cell's (its label, seed, k-means settings, steps after the
+    reducer), the id hashing the identity they make."""
+    cell = (cell_class or Cell)(
         dataset=spec.dataset.name,
         dataset_params=dict(spec.dataset.params),
         data_fingerprint=str(data_fingerprint),
@@ -243,7 +240,7 @@ def make_cell(
         base_seed=spec.seed,
         # a reducer that takes another's seeds draws that reducer's numbers (they pair)
         seed=cell_seed(spec.seed, spec.dataset.name, red.seed_from or red.id, r, repetition),
-        kmeans=_kmeans_dict(spec),
+        kmeans=kmeans_settings(spec),
         cell_id="",
         shared_key=None if shared_key is None else tuple(shared_key),
         deterministic=bool(deterministic),
@@ -251,6 +248,7 @@ def make_cell(
         blas_threads=int(spec.blas_threads),
         seed_from=red.seed_from,
     )
+    cell = dataclasses.replace(cell, **fields)
     return dataclasses.replace(cell, cell_id=identity_id(row_fields(cell.identity())))
 
 
