@@ -44,15 +44,21 @@ TOLERANCES = (0.01, 0.02, 0.05)
 COST, BASE_COST, TIME = "objective_centers", "objective", "total_seconds"
 
 
+def _lloyd_rows(df: pd.DataFrame) -> pd.Series:
+    """The rows of pipelines: Lloyd on a coreset (the solve column is written only away from
+    Lloyd, its default), with the cost of their centers on all rows."""
+    solve = df["solve"] if "solve" in df else pd.Series("lloyd", index=df.index)
+    return (
+        solve.astype("string").fillna("lloyd").eq("lloyd") & df[COST].notna() & ~df["is_baseline"]
+    )
+
+
 def has_pipelines(cells: pd.DataFrame) -> bool:
     """Whether the cells hold pipelines (Lloyd on a coreset) and the baseline to set them by."""
     if cells.empty or COST not in cells:
         return False
     df = replicates(cells)
-    # the solve column is written only away from Lloyd, its default
-    solve = df["solve"] if "solve" in df else pd.Series("lloyd", index=df.index)
-    lloyd = solve.astype("string").fillna("lloyd").eq("lloyd") & df[COST].notna()
-    return bool(lloyd.any() and df["is_baseline"].any())
+    return bool(_lloyd_rows(df).any() and df["is_baseline"].any())
 
 
 def _sample(part: pd.DataFrame, column: str) -> Sample:
@@ -60,18 +66,38 @@ def _sample(part: pd.DataFrame, column: str) -> Sample:
     return Sample(by_rep.to_numpy(dtype=float), tuple(by_rep.index))
 
 
-def _parts(cells: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[tuple, pd.DataFrame]]]:
-    """The baseline's cells, and each pipeline's ((method, r), cells) in the cells' order."""
-    df = replicates(cells)
-    base = df[df["is_baseline"]]
-    lloyd = df[~df["is_baseline"] & df[COST].notna()]
-    groups = lloyd.groupby(["method", "r"], sort=False)
-    return base, [((str(m), int(r)), part) for (m, r), part in groups]
-
-
 def _ratio_ci(t) -> tuple[float, float, float]:
     """A test on logs as (ratio, low, high) of a over b."""
     return math.exp(t.diff), math.exp(t.ci[0]), math.exp(t.ci[1])
+
+
+def _measured(cells: pd.DataFrame) -> tuple[pd.DataFrame, dict, Sample | None]:
+    """Every pipeline's row of :func:`pipeline_table`, each pipeline's log costs by (method,
+    r), and the baseline's log cost: what the table and the questions read, computed once."""
+    if not has_pipelines(cells):
+        return pd.DataFrame(), {}, None
+    df = replicates(cells)
+    base = df[df["is_baseline"]]
+    base_time, base_cost = log_of(_sample(base, TIME)), log_of(_sample(base, BASE_COST))
+    base_costs = base.groupby("repetition")[BASE_COST].mean()
+    rows, log_costs = [], {}
+    for (method, r), part in df[_lloyd_rows(df)].groupby(["method", "r"], sort=False):
+        key = (str(method), int(r))
+        time, cost = log_of(_sample(part, TIME)), log_of(_sample(part, COST))
+        log_costs[key] = cost
+        costs = part.groupby("repetition")[COST].mean()
+        speed = _ratio_ci(test(base_time, time)) if time and base_time else (math.nan,) * 3
+        ratio = _ratio_ci(test(cost, base_cost)) if cost and base_cost else (math.nan,) * 3
+        rows.append({
+            "method": key[0], "r": key[1], "n": int(part["repetition"].nunique()),
+            "seconds": float(part.groupby("repetition")[TIME].mean().mean()),
+            "speedup": speed[0], "speedup_low": speed[1], "speedup_high": speed[2],
+            "cost_median": float(costs.median() / base_costs.median()),
+            "cost_best": float(costs.min() / base_costs.min()),
+            "cost_ratio": ratio[0], "cost_low": ratio[1], "cost_high": ratio[2],
+        })  # fmt: skip
+    table = pd.DataFrame(rows).sort_values("seconds", kind="stable").reset_index(drop=True)
+    return table, log_costs, base_cost
 
 
 def pipeline_table(cells: pd.DataFrame) -> pd.DataFrame:
@@ -79,26 +105,7 @@ def pipeline_table(cells: pd.DataFrame) -> pd.DataFrame:
     (``speedup`` and its ``speedup_low``/``speedup_high`` 95% bounds), the cost ratio's
     ``cost_median``, ``cost_best``, and ``cost_ratio`` with ``cost_low``/``cost_high``; sorted
     fastest first. Empty without pipelines or baseline."""
-    if not has_pipelines(cells):
-        return pd.DataFrame()
-    base, pipelines = _parts(cells)
-    base_time, base_cost = log_of(_sample(base, TIME)), log_of(_sample(base, BASE_COST))
-    base_costs = base.groupby("repetition")[BASE_COST].mean()
-    rows = []
-    for (method, r), part in pipelines:
-        time, cost = log_of(_sample(part, TIME)), log_of(_sample(part, COST))
-        costs = part.groupby("repetition")[COST].mean()
-        speed = _ratio_ci(test(base_time, time)) if time and base_time else (math.nan,) * 3
-        ratio = _ratio_ci(test(cost, base_cost)) if cost and base_cost else (math.nan,) * 3
-        rows.append({
-            "method": method, "r": r, "n": int(part["repetition"].nunique()),
-            "seconds": float(part.groupby("repetition")[TIME].mean().mean()),
-            "speedup": speed[0], "speedup_low": speed[1], "speedup_high": speed[2],
-            "cost_median": float(costs.median() / base_costs.median()),
-            "cost_best": float(costs.min() / base_costs.min()),
-            "cost_ratio": ratio[0], "cost_low": ratio[1], "cost_high": ratio[2],
-        })  # fmt: skip
-    return pd.DataFrame(rows).sort_values("seconds", kind="stable").reset_index(drop=True)
+    return _measured(cells)[0]
 
 
 def fastest_within(cells: pd.DataFrame, tolerance: float) -> dict:
@@ -106,16 +113,16 @@ def fastest_within(cells: pd.DataFrame, tolerance: float) -> dict:
     on all rows (see the module docstring): ``{"pick": (method, r) or None, "p": its one-sided
     p, "p_holm": Holm's, "tested": how many were tested, "closest": the best p's (method, r)
     when none qualifies}``."""
-    table = pipeline_table(cells)
-    if table.empty:
-        return {"pick": None, "p": math.nan, "p_holm": math.nan, "tested": 0, "closest": None}
-    base, pipelines = _parts(cells)
-    base_cost = log_of(_sample(base, BASE_COST))
-    parts = dict(pipelines)
+    return _fastest(_measured(cells), tolerance)
+
+
+def _fastest(measured: tuple, tolerance: float) -> dict:
+    """:func:`fastest_within` on the pipelines already measured (:func:`_measured`)."""
+    table, log_costs, base_cost = measured
     bound = math.log1p(tolerance)
     tests = []
     for row in table.itertuples():  # fastest first
-        cost = log_of(_sample(parts[(row.method, row.r)], COST))
+        cost = log_costs[(row.method, row.r)]
         if cost is None or base_cost is None or row.cost_ratio > 1 + tolerance:
             continue  # only the pipelines within it by their means are tested
         _, t = margin_test(cost, base_cost, -math.inf, bound)
@@ -138,14 +145,15 @@ def _point(key) -> str:
 def question_rows(cells: pd.DataFrame) -> list[list[str]]:
     """The rows "fastest within 1% / 2% / 5% of k-means on all rows" of an experiment's "What to
     use" table; none without pipelines or the baseline."""
-    table = pipeline_table(cells)
+    measured = _measured(cells)
+    table = measured[0]
     if table.empty:
         return []
     by_key = {(r.method, r.r): r for r in table.itertuples()}
     rows = []
     for tolerance in TOLERANCES:
         question = f"fastest pipeline within {tolerance:.0%} of k-means on all rows' cost"
-        got = fastest_within(cells, tolerance)
+        got = _fastest(measured, tolerance)
         if got["pick"] is None:
             why = (f"none shown at n = {int(table['n'].max())} (of {got['tested']} within it by "
                    "their means" + (f"; closest: {_point(got['closest'])}, "
