@@ -153,7 +153,7 @@ def coreset_settings(spec) -> dict:
     constructions = [_construction(c) for c in params["constructions"]]
     for name, given_params in constructions:
         # a one-line RegistryError for a name that means none
-        takes = set(CORESETS.get(name)._get_param_names())
+        takes = set(CORESETS.get(name)().get_params(deep=False))  # scikit-learn's own names
         set_by_kind = {"n_clusters", "coreset_size", "random_state"}
         if bad := sorted(set(given_params) - (takes - set_by_kind)):
             raise ConfigError(
