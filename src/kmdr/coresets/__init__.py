@@ -32,7 +32,8 @@ Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-core
 ======================  ===================================================================
 
 After Draganov, Saulpic, Schwiegelshohn, *Settling Time vs. Accuracy Tradeoffs for Clustering
-Big Data* (SIGMOD 2024), on Fast-kmeans++ (Cohen-Addad et al., NeurIPS 2020) in compiled code:
+Big Data* (SIGMOD 2024), on Fast-kmeans++ (Cohen-Addad et al., NeurIPS 2020) in compiled code,
+registered by that paper's package (:mod:`kmdr.papers.dss24`):
 
 ======================  ===================================================================
 ``fast_coreset``        Fast-Coresets: a JL projection, Fast-kmeans++, sensitivity sampling
@@ -80,9 +81,6 @@ for _name, _target in {
     "streamkm_tree": "kmdr.coresets._streamkm_tree:StreamKMTree",
     "sensitivity_squared": "kmdr.coresets._sampling:SensitivitySamplingSquared",
     "group_squared": "kmdr.coresets._group:GroupSamplingSquared",
-    "fast_coreset": "kmdr.coresets._fast_coreset:FastCoreset",
-    "welterweight": "kmdr.coresets._fast_coreset:WelterweightCoreset",
-    "fast_streamkm": "kmdr.coresets._fast_streamkm:FastStreamKM",
 }.items():
     CORESETS.declare(_name, _target)
 
