@@ -69,6 +69,11 @@ class DatasetEntry:
         their own (generated, or read from shards), never the whole matrix; called as
         ``blocks(entry, bounds_rows, data_dir=..., mirror=..., **params)``. None: the chunked
         path loads the data whole and cuts it.
+    copy_of : str or None
+        The dataset this one copies with the same parameters, up to a change that no k-means
+        quantity sees (a scaling of every coordinate, say): its cells keep a fingerprint of their
+        own (their numbers may round differently), but where the report counts datasets its data
+        count as that dataset's (:meth:`counted_fingerprint`), never as a second dataset.
     """
 
     name: str
@@ -86,6 +91,7 @@ class DatasetEntry:
     description: str = ""
     added_params: Mapping[str, Any] = field(default_factory=dict)
     blocks: Callable[..., Any] | None = None
+    copy_of: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in DATASET_KINDS:
@@ -96,6 +102,20 @@ class DatasetEntry:
             raise TypeError(f"dataset {self.name!r}: loader {self.loader!r} is not callable")
         if self.kind == "file" and not self.files:
             raise ValueError(f"dataset {self.name!r}: a 'file' dataset must list its files")
+        if self.copy_of == self.name:
+            raise ValueError(f"dataset {self.name!r}: copy_of names the dataset itself")
+
+    def counted_fingerprint(self, params: Mapping[str, Any], fingerprint: str) -> str:
+        """The fingerprint under which the report counts this dataset with ``params``, whose
+        cells recorded ``fingerprint``: the copied dataset's, as its declaration states it, for
+        a :attr:`copy_of`; else ``fingerprint`` itself."""
+        if self.copy_of is None:
+            return fingerprint
+        from ._catalog import dataset_info
+        from ._fingerprint import declared_fingerprint
+
+        original = dataset_info(self.copy_of)
+        return declared_fingerprint(original, dict(params)) or f"copy-of:{self.copy_of}"
 
     def load(self, *, data_dir=None, mirror=None, **params) -> Dataset:
         """Call the loader with the parameters checked against :attr:`params` when declared,

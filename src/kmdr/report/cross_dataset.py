@@ -8,7 +8,8 @@ all features, left out: it has no r) on different datasets: among the groups of 
 the same set of reducers, the one covering the most datasets (then the most reducers), with one
 experiment per dataset (the first in the report's order). Datasets are told apart by their
 data's fingerprint (``data_fingerprint``), not by name: the same data under two names counts
-once. Fewer than two datasets: no section.
+once, and so does a dataset declared a copy of another (``DatasetEntry.copy_of``: the ss22
+Benchmark times k is the Benchmark). Fewer than two datasets: no section.
 
 Each dataset is read at a matched budget: the r of its grid nearest :data:`BUDGET` of its
 dimension d (the smaller on a tie), the same r for every reducer; the r/d each dataset reaches
@@ -89,10 +90,21 @@ def dataset_label(cells: pd.DataFrame) -> str:
 
 def _fingerprint(cells: pd.DataFrame) -> str:
     """What tells two datasets apart: the fingerprint of their data (the label where the cells
-    have none)."""
-    if "data_fingerprint" in cells:
-        return str(cells["data_fingerprint"].iloc[0])
-    return dataset_label(cells)
+    have none), a declared copy's counted as the data it copies
+    (:meth:`kmdr.datasets.DatasetEntry.counted_fingerprint`)."""
+    import json
+
+    from kmdr.datasets import DatasetUnavailable, dataset_info
+
+    if "data_fingerprint" not in cells:
+        return dataset_label(cells)
+    fingerprint = str(cells["data_fingerprint"].iloc[0])
+    try:
+        entry = dataset_info(str(cells["dataset"].iloc[0]))
+        params = json.loads(str(cells["dataset_params"].iloc[0]))
+    except (KeyError, ValueError, DatasetUnavailable):  # a dataset no longer declared: its own
+        return fingerprint
+    return entry.counted_fingerprint(params if isinstance(params, dict) else {}, fingerprint)
 
 
 def _reducers(exp: Experiment) -> frozenset[str]:
