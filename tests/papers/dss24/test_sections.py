@@ -171,6 +171,13 @@ def test_a_row_without_kmdr_number_says_why(row, why):
     assert why in S._cells_of(found)[-1]
 
 
+def test_one_seedings_distortion_is_read_where_the_cells_have_it():
+    cells = _cells(_noisy(1.30)).assign(distortion_first=_noisy(1.10))
+    row = _one(_published({}), cells)
+    assert row["sample"].mean == pytest.approx(1.10, abs=0.002)
+    assert row["verdict"] == S.EQUIVALENT
+
+
 def test_only_the_tables_the_draft_inputs_are_compared():
     table = _published({}, {"in_draft": False})
     assert len(S.compare(table, S.kmdr_cells(pd.DataFrame()))) == 1
