@@ -27,4 +27,5 @@ PAPER = Paper(
         "fast_streamkm": "kmdr.coresets._fast_streamkm:FastStreamKM",
     },
     configs="kmdr.papers.dss24.conf",
+    report_sections={"dss24_authors": "kmdr.papers.dss24.sections:AUTHORS"},
 )
