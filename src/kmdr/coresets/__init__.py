@@ -29,6 +29,8 @@ Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-core
 ``sensitivity_squared`` ``sensitivity`` on squared distances, the textbook's: kmdr's variant,
                         to show what the authors' choice of distance changes
 ``group_squared``       ``group`` on squared distances, the paper's: kmdr's variant, likewise
+``merge_reduce``        any construction composed by merge-and-reduce over row blocks (in
+                        memory, or in parallel on a dask.array or kmdr's row blocks)
 ======================  ===================================================================
 
 After Draganov, Saulpic, Schwiegelshohn, *Settling Time vs. Accuracy Tradeoffs for Clustering
@@ -81,6 +83,7 @@ for _name, _target in {
     "streamkm_tree": "kmdr.coresets._streamkm_tree:StreamKMTree",
     "sensitivity_squared": "kmdr.coresets._sampling:SensitivitySamplingSquared",
     "group_squared": "kmdr.coresets._group:GroupSamplingSquared",
+    "merge_reduce": "kmdr.coresets._merge_reduce:MergeReduce",
 }.items():
     CORESETS.declare(_name, _target)
 
@@ -118,6 +121,7 @@ def __getattr__(name: str):
         "FastCoreset": "kmdr.coresets._fast_coreset",
         "WelterweightCoreset": "kmdr.coresets._fast_coreset",
         "FastStreamKM": "kmdr.coresets._fast_streamkm",
+        "MergeReduce": "kmdr.coresets._merge_reduce",
     }
     if name in classes:
         import importlib

@@ -193,10 +193,11 @@ def _label(name: str, params: dict) -> str:
     return f"{name}({', '.join(f'{k}={v}' for k, v in sorted(params.items()))})"
 
 
-def _version(name: str) -> int:
-    from kmdr.coresets import coreset_class
+def _version(name: str, params: dict) -> int:
+    from kmdr.coresets import make_coreset
 
-    return int(getattr(coreset_class(name), "compat_version", 1))
+    # the construction's as configured: one that runs another (merge_reduce) counts that one's
+    return int(getattr(make_coreset(name, **params), "compat_version", 1))
 
 
 class CoresetCells:
@@ -321,7 +322,7 @@ class CoresetCells:
                 "name": name,
                 "params": dict(params),
                 "size": int(m),
-                "version": _version(name),
+                "version": _version(name, params),
             },
             "solve": solve,
             "evaluation": evaluation,
