@@ -71,8 +71,8 @@ class FastCoresetCode(BaseCoreset):
       its walk from the highest cell without a center counts depth from 0 there, so after the
       first center a row gets the distance of a cell up to that many levels higher than its
       lowest common cell with the new center (:func:`~kmdr.coresets._fast_kmeanspp.fast_kmeanspp`,
-      checked against the authors' own functions); "hst_dist" gives the code's own formula at
-      the right depth, "cells" the text's metric;
+      whose tests replay that walk on explicit cells); "hst_dist" gives the code's own formula
+      at the right depth, "cells" the text's metric;
     - ``bound_sensitivities`` with ``alpha = 10`` and ``get_coreset``'s draw without replacement
       and rescaled weights (the module docstring).
 

@@ -19,14 +19,15 @@ data's spread (its largest range along one axis), the data shifted by a uniform 
 uniformly drawn row (drawn in proportion to the rows' weights here). Where kmdr differs:
 
 - the authors' ``set_all_dists`` starts its walk down from the highest cell without a center at
-  depth 0 whatever that cell's depth, and compares the cells' paths at that wrong depth: every
-  row below gets the distance of a cell higher up than its lowest common cell with the new center,
-  so the tree distances after the first center are overestimated. kmdr gives each row the
-  diameter of its lowest common cell with the center, the tree metric the text defines (a test
-  checks it against a brute-force computation of that metric). ``distances="set_all_dists"``
-  gives the authors' distances instead, for :class:`~kmdr.coresets.FastCoresetCode` (tests
-  replay their walk on explicit cells; on small instances it gives their functions' costs
-  exactly);
+  depth 0 whatever that cell's depth T, and compares the cells' paths at that wrong depth: a row
+  whose lowest common cell with the new center has depth L gets the distance of depth
+  ``min(L, D - T - 1)``, D the depth where the row is alone in its cell, so a row fewer than
+  T + 1 levels below that cell gets the distance of a cell higher up, and the tree distances
+  after the first center are overestimated. kmdr gives each row the diameter of its lowest
+  common cell with the center, the tree metric the text defines (a test checks it against a
+  brute-force computation of that metric). ``distances="set_all_dists"`` gives the authors'
+  distances instead, for :class:`~kmdr.coresets.FastCoresetCode` (tests replay their walk on
+  explicit cells and match it);
 - the authors' distance between rows whose lowest common cell has depth l is
   ``4 D (2^-(l+1) - 2^-depth)``, D the root's diameter and depth the tree's: twice the cell's
   diameter less a constant; kmdr's is the cell's diameter, which draws the same centers up to that

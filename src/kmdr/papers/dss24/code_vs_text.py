@@ -118,9 +118,8 @@ def _tree_rows(X) -> list[dict]:
             "ratio": float(np.mean(code) / np.mean(right)),
             "note": f"per-seed ratio {ratios.min():.3g} to {ratios.max():.3g}; against "
                     "hst_dist's formula (depth + 1: about 4 times smaller, squared) the ratio "
-                    f"is {np.mean(np.asarray(code) / np.asarray(hst)):.3g}; kmdr's kernel "
-                    "gives the authors' set_all_dists and hst_dist distances exactly on small "
-                    "instances (its tests)",
+                    f"is {np.mean(np.asarray(code) / np.asarray(hst)):.3g}; kmdr's tests "
+                    "replay the authors' walk on explicit cells and match these distances",
         })  # fmt: skip
     return rows
 
