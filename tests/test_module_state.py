@@ -80,6 +80,8 @@ ALLOWED_NAMES = {
     ("kmdr/papers/bzmd14/sampling_lemma.py", "SAMPLING_LEMMA"): "a stateless kind",
     ("kmdr/engine/coresets.py", "CORESETS"): "the coresets kind, a stateless declaration",
     ("kmdr/papers/ss22/benchmark.py", "BENCHMARK_FAMILY"): "a stateless family of solutions",
+    ("kmdr/papers/dss24/evaluation.py", "CORESET_SOLUTION"): "a stateless family of solutions",
+    ("kmdr/papers/dss24/evaluation.py", "CODE_MEANS"): "a stateless family of solutions",
     # Read-only views that look the papers' declarations up when asked: they hold no state.
     ("kmdr/report/notes.py", "NO_DATA_WHY"): "a read-only view of every paper's no_data",
     ("kmdr/report/notes.py", "FIGURE_NOTES"): "a read-only view of every paper's notes",

@@ -41,6 +41,8 @@ registered by that paper's package (:mod:`kmdr.papers.dss24`):
 ``fast_coreset``        Fast-Coresets: a JL projection, Fast-kmeans++, sensitivity sampling
 ``welterweight``        sensitivity sampling on j k-means++ seeds (j = 2, log k, sqrt k)
 ``fast_streamkm``       their "StreamKM++": m Fast-kmeans++ seeds weighted by their rows
+``fast_coreset_code``   Fast-Coresets as the authors' code builds them (their numbers' source)
+``welterweight_code``   welterweight coresets as the authors' code builds them (2j + 1 seeds)
 ======================  ===================================================================
 """
 
@@ -122,6 +124,8 @@ def __getattr__(name: str):
         "WelterweightCoreset": "kmdr.coresets._fast_coreset",
         "FastStreamKM": "kmdr.coresets._fast_streamkm",
         "MergeReduce": "kmdr.coresets._merge_reduce",
+        "FastCoresetCode": "kmdr.coresets._fast_coreset_code",
+        "WelterweightCoresetCode": "kmdr.coresets._fast_coreset_code",
     }
     if name in classes:
         import importlib

@@ -19,11 +19,15 @@ data's spread (its largest range along one axis), the data shifted by a uniform 
 uniformly drawn row (drawn in proportion to the rows' weights here). Where kmdr differs:
 
 - the authors' ``set_all_dists`` starts its walk down from the highest cell without a center at
-  depth 0 whatever that cell's depth, and compares the cells' paths at that wrong depth: every
-  row below gets the distance of a cell higher up than its lowest common cell with the new center,
-  so the tree distances after the first center are overestimated. kmdr gives each row the
-  diameter of its lowest common cell with the center, the tree metric the text defines (a test
-  checks it against a brute-force computation of that metric);
+  depth 0 whatever that cell's depth T, and compares the cells' paths at that wrong depth: a row
+  whose lowest common cell with the new center has depth L gets the distance of depth
+  ``min(L, D - T - 1)``, D the depth where the row is alone in its cell, so a row fewer than
+  T + 1 levels below that cell gets the distance of a cell higher up, and the tree distances
+  after the first center are overestimated. kmdr gives each row the diameter of its lowest
+  common cell with the center, the tree metric the text defines (a test checks it against a
+  brute-force computation of that metric). ``distances="set_all_dists"`` gives the authors'
+  distances instead, for :class:`~kmdr.coresets.FastCoresetCode` (tests replay their walk on
+  explicit cells and match it);
 - the authors' distance between rows whose lowest common cell has depth l is
   ``4 D (2^-(l+1) - 2^-depth)``, D the root's diameter and depth the tree's: twice the cell's
   diameter less a constant; kmdr's is the cell's diameter, which draws the same centers up to that
@@ -48,7 +52,13 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils import check_random_state
 
-__all__ = ["MultiTree", "SeedingResult", "fast_kmeanspp"]
+__all__ = [
+    "TREE_DISTANCES",
+    "MultiTree",
+    "SeedingResult",
+    "authors_distance_table",
+    "fast_kmeanspp",
+]
 
 #: The finest grid's level: cells of side 2^-50 of the root's. Coordinates are read as float64,
 #: whose 53 bits hold the cell indices of every level exactly.
@@ -70,9 +80,20 @@ class SeedingResult(NamedTuple):
     labels: np.ndarray  #: each row's center (an index into ``centers``) in the tree metric
     sq_distances: np.ndarray  #: each row's squared multi-tree distance to it
     trees: MultiTree
+    #: (n_trees, n): each row's depth in the authors' uncompressed trees, the level where it is
+    #: first alone in a cell (a level below its leaf's parent; 0 for a lone row)
+    depths: np.ndarray
 
 
-def fast_kmeanspp(X, n_centers, *, sample_weight=None, n_trees=3, random_state=None):
+#: The tree distances :func:`fast_kmeanspp` can seed with: the diameter of the rows' lowest common
+#: cell (kmdr's, the text's tree metric); the authors' ``hst_dist`` (``4 D (2^-(l+1) -
+#: 2^-depth)``, l that cell's depth); or what their ``set_all_dists`` gives (that formula at the
+#: wrong depth, see the module docstring).
+TREE_DISTANCES = ("cells", "hst_dist", "set_all_dists")
+
+
+def fast_kmeanspp(X, n_centers, *, sample_weight=None, n_trees=3, random_state=None,
+                  distances="cells"):  # fmt: skip
     """Seed ``n_centers`` centers among the rows of dense X by Fast-kmeans++.
 
     Parameters
@@ -84,6 +105,11 @@ def fast_kmeanspp(X, n_centers, *, sample_weight=None, n_trees=3, random_state=N
     n_trees : int, default=3
         The number of shifted quadtrees: the authors' ``norm + 1``, 3 for k-means.
     random_state : int, RandomState instance or None
+    distances : {"cells", "hst_dist", "set_all_dists"}, default="cells"
+        One of :data:`TREE_DISTANCES`: "cells" for the text's tree metric; the two others for the
+        authors' code (``hst.py``'s ``hst_dist``, and the distances ``set_all_dists`` actually
+        gives), which :class:`~kmdr.coresets.FastCoresetCode` runs. The draws are the same
+        whichever is chosen: only the distances differ.
 
     Returns
     -------
@@ -92,6 +118,9 @@ def fast_kmeanspp(X, n_centers, *, sample_weight=None, n_trees=3, random_state=N
         grid (every row's distance is then 0).
     """
     from kmdr.coresets import _multitree_kernels as kernels  # numba: only when seeding
+
+    if distances not in TREE_DISTANCES:
+        raise ValueError(f"distances={distances!r}: give one of {TREE_DISTANCES}")
 
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
@@ -110,8 +139,35 @@ def fast_kmeanspp(X, n_centers, *, sample_weight=None, n_trees=3, random_state=N
     start, end, level = (np.concatenate([tree[i] for tree in trees]) for i in (1, 2, 3))
     parent = np.concatenate([np.where(tree[4] >= 0, tree[4] + base, -1)
                              for tree, base in zip(trees, bases, strict=True)])  # fmt: skip
+    depths = np.stack([np.where(tree[4][tree[5]] >= 0, tree[3][tree[4][tree[5]]] + 1, 0)
+                       for tree in trees]).astype(np.int64)  # fmt: skip
+    code_depths = np.zeros((n_trees, 0), np.int64)
+    if distances != "cells":
+        sq_diameters = authors_distance_table(sq_diameters[:, 0], depths, distances)
+        code_depths = depths if distances == "set_all_dists" else code_depths
     first = rng.choice(n, p=weight / weight.sum())
     uniforms = rng.uniform(size=max(n_centers - 1, 0))
     centers, labels, sq_dist = kernels.seed(orders, leaves_of, start, end, level, parent,
-                                            sq_diameters, weight, first, uniforms)  # fmt: skip
-    return SeedingResult(centers, labels, sq_dist, MultiTree(low, shifts, width))
+                                            sq_diameters, weight, first, uniforms,
+                                            code_depths)  # fmt: skip
+    return SeedingResult(centers, labels, sq_dist, MultiTree(low, shifts, width), depths)
+
+
+def authors_distance_table(sq_root_diameters, depths, distances="hst_dist"):
+    """The authors' squared tree distances, ``(4 D (2^-depth - 2^-max_depth))^2``
+    (``utils.tree_dist``; D the root's diameter, ``sq_root_diameters`` its square per tree,
+    max_depth the deepest leaf's, from ``depths`` as :class:`SeedingResult` gives them), by
+    level: for "hst_dist" read at the depth below the rows' lowest common cell (level l holds the
+    value of depth l + 1), as ``hst_dist`` reads it; for "set_all_dists" by the depth that walk
+    computes. The last column (rows in one finest cell) is 0."""
+    if distances not in TREE_DISTANCES[1:]:
+        raise ValueError(f"distances={distances!r}: give one of {TREE_DISTANCES[1:]}")
+    n_trees = depths.shape[0]
+    table = np.zeros((n_trees, N_LEVELS + 2))
+    steps = np.arange(N_LEVELS + 1) + (1 if distances == "hst_dist" else 0)
+    for t in range(n_trees):
+        diameter = np.sqrt(sq_root_diameters[t])
+        # depths below the deepest leaf are never read: 0 there rather than a negative length
+        length = np.maximum(0.5**steps - 0.5 ** depths[t].max(), 0.0)
+        table[t, :-1] = (4 * diameter * length) ** 2
+    return table

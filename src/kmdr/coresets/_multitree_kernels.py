@@ -179,7 +179,9 @@ def _update_sums(sums, offset, touched, n_touched):
 
 
 @numba.njit(cache=True)
-def seed(orders, leaves_of, start, end, level, parent, sq_diameters, weight, first, uniforms):
+def seed(
+    orders, leaves_of, start, end, level, parent, sq_diameters, weight, first, uniforms, code_depths
+):
     """Open ``uniforms.size + 1`` centers: ``first``, then each drawn with probability
     proportional to ``weight`` times its squared multi-tree distance to the centers open, the
     distance of a tree being the diameter of the rows' lowest common cell and the multi-tree
@@ -194,11 +196,23 @@ def seed(orders, leaves_of, start, end, level, parent, sq_diameters, weight, fir
     the center's. Each node is walked once, so the whole seeding reads each row at most once per
     node above it.
 
+    ``code_depths``, of shape ``(n_trees, 0)`` for the tree metric above, or ``(n_trees, n)``:
+    each row's depth in the authors' uncompressed tree (the level its row is first alone in a
+    cell, ``level[parent[leaf]] + 1``), for the distances the authors' ``set_all_dists`` gives
+    (the repository Andrew-Draganov/Fast-Coreset-Generation, ``fast_kmeans_plusplus.py``). It
+    walks down from the highest cell without a center, at depth T, counting depth from 0 there:
+    a row whose lowest common cell with the center has depth L gets the distance of depth
+    ``min(L, D - T - 1)``, D its own leaf's depth, where the tree metric is that of depth L; the
+    distances are then ``sq_diameters[t, depth]`` read by that depth (the caller's table, the
+    authors' ``tree_dist``), and a row in the center's finest cell gets 0.
+
     Returns ``centers, labels, sq_dist``: the rows opened (fewer when every row's distance is 0
     sooner), each row's center (an index into centers) and squared multi-tree distance to it.
     """
     n_trees = orders.shape[0]
     n = weight.size
+    by_code = code_depths.shape[1] > 0
+    n_levels = sq_diameters.shape[1] - 2  # the last level: a finest cell's rows, at distance 0
     offset = 1
     while offset < n:
         offset *= 2
@@ -217,6 +231,13 @@ def seed(orders, leaves_of, start, end, level, parent, sq_diameters, weight, fir
             order = orders[t]
             node = leaves_of[t, c]
             child = -1
+            top_depth = 0  # the code's depth of the highest cell without a center
+            if by_code:
+                top = node
+                while parent[top] >= 0 and not marked[parent[top]]:
+                    top = parent[top]
+                if parent[top] >= 0:
+                    top_depth = level[parent[top]] + 1
             while node >= 0 and not marked[node]:
                 sq = sq_diameters[t, level[node]]
                 skip_from = start[child] if child >= 0 else -1  # the rows already done
@@ -227,6 +248,11 @@ def seed(orders, leaves_of, start, end, level, parent, sq_diameters, weight, fir
                         continue
                     r = order[i]
                     i += 1
+                    if by_code:
+                        sq = 0.0
+                        if level[node] <= n_levels:
+                            depth = min(level[node], code_depths[t, r] - top_depth - 1)
+                            sq = sq_diameters[t, depth]
                     if sq < sq_dist[r]:
                         if labels[r] != n_open:  # not yet changed by this center
                             touched[n_touched] = r

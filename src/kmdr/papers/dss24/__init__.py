@@ -25,7 +25,15 @@ PAPER = Paper(
         "fast_coreset": "kmdr.coresets._fast_coreset:FastCoreset",
         "welterweight": "kmdr.coresets._fast_coreset:WelterweightCoreset",
         "fast_streamkm": "kmdr.coresets._fast_streamkm:FastStreamKM",
+        # the authors' code where it differs from the text: their numbers' constructions
+        "fast_coreset_code": "kmdr.coresets._fast_coreset_code:FastCoresetCode",
+        "welterweight_code": "kmdr.coresets._fast_coreset_code:WelterweightCoresetCode",
     },
+    solution_families={
+        "coreset_solution": "kmdr.papers.dss24.evaluation:CORESET_SOLUTION",
+        "code_means": "kmdr.papers.dss24.evaluation:CODE_MEANS",
+    },
+    reproduce_steps=("kmdr.papers.dss24.code_vs_text",),
     configs="kmdr.papers.dss24.conf",
     report_sections={"dss24_authors": "kmdr.papers.dss24.sections:AUTHORS"},
 )
