@@ -5,13 +5,16 @@ projection) before they reduce the rows.
 Everything only this paper uses lives in this package and is declared in :data:`PAPER`. Its
 constructions are kmdr's estimators (:mod:`kmdr.coresets`: Fast-kmeans++ in compiled code,
 Fast-Coresets, welterweight coresets and the authors' "StreamKM++", named ``fast_streamkm`` apart
-from ss22's), registered here. The authors' code is public (the repository
-Andrew-Draganov/Fast-Coreset-Generation); where it does not do what the text says, kmdr runs the
-text's method and names the code's beside it.
+from ss22's), registered here. Its datasets (:mod:`.datasets`): the synthetic ones of its
+text, generated from a seed (:mod:`.generators`), and its real ones, read from the files kmdr
+pins. The authors' code is public (the repository Andrew-Draganov/Fast-Coreset-Generation);
+where it does not do what the text says, kmdr runs the text's method and names the code's
+beside it.
 """
 
 from __future__ import annotations
 
+from kmdr.papers.dss24.datasets import REAL, SYNTHETIC
 from kmdr.plugins import Paper
 
 __all__ = ["PAPER"]
@@ -29,6 +32,7 @@ PAPER = Paper(
         "fast_coreset_code": "kmdr.coresets._fast_coreset_code:FastCoresetCode",
         "welterweight_code": "kmdr.coresets._fast_coreset_code:WelterweightCoresetCode",
     },
+    datasets={**SYNTHETIC, **REAL},
     solution_families={
         "coreset_solution": "kmdr.papers.dss24.evaluation:CORESET_SOLUTION",
         "code_means": "kmdr.papers.dss24.evaluation:CODE_MEANS",
