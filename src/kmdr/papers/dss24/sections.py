@@ -73,9 +73,18 @@ KEYS = ("dataset", "construction", "j_centers", "k", "m_scalar", "gamma", "setti
 #: coresets kind's first seeding): the authors' ``evaluate_coreset`` measures one such seeding,
 #: where a cell's ``distortion`` is the worst of its seedings. Read where the cells have it.
 FIRST_SEEDING = "distortion_first"
+#: The cells' columns of dss24's own families of solutions (:mod:`.evaluation`), on the
+#: candidate solution the authors' code draws (2k + 1 weighted k-means++ seeds of the coreset):
+#: costed as their code costs it (each set against its own clusters' means: what their numbers
+#: are) and as their text defines the distortion (both costs on the same centers).
+CODE_MEASURE = "distortion_code_means"
+TEXT_MEASURE = "distortion_coreset_solution"
 #: kmdr's construction that composes another over row blocks (merge-and-reduce): its cells are
 #: the composition table's streaming column.
 MERGE_REDUCE = "merge_reduce"
+#: The constructions kmdr also runs as the authors' code runs them
+#: (:mod:`kmdr.coresets._fast_coreset_code`), by the text's construction.
+CODE_VARIANTS = {"fast_coreset": "fast_coreset_code"}
 
 _NO_REDUCER = {"", "none", "nan", "identity", "null"}
 _GAMMA_KEYS = ("gamma", "class_imbalance", "imbalance")
@@ -117,7 +126,7 @@ def kmdr_cells(cells: pd.DataFrame) -> pd.DataFrame:
     ``solve``, ``repetition``, ``distortion`` (one seeding's, :data:`FIRST_SEEDING`, where the
     cells have it, else the cell's own) and ``objective_centers`` (NaN where absent)."""
     columns = [*KEYS, "kmdr_dataset", "experiment", "solve", "repetition", "distortion",
-               "objective_centers"]  # fmt: skip
+               "measure", "distortion_text", "objective_centers"]  # fmt: skip
     if cells.empty or "construction" not in cells:
         return pd.DataFrame(columns=columns)
     reducer = cells.get("reducer_name", pd.Series("", index=cells.index)).fillna("").astype(str)
@@ -129,8 +138,9 @@ def kmdr_cells(cells: pd.DataFrame) -> pd.DataFrame:
     k = cells["n_clusters"] if "n_clusters" in cells else cells["k"]
     out["k"] = k.astype(int)
     coresets = cells.get("coreset", pd.Series("", index=cells.index))
+    # the construction's registry name from the cell's rows step (its label adds parameters)
     found = [
-        _construction(str(name), dict(_params(c).get("params") or {}))
+        _construction(str(_params(c).get("name") or name), dict(_params(c).get("params") or {}))
         for name, c in zip(cells["construction"], coresets, strict=True)
     ]
     out["construction"] = [c for c, _p, _s in found]
@@ -147,10 +157,16 @@ def kmdr_cells(cells: pd.DataFrame) -> pd.DataFrame:
     out["repetition"] = cells.get("repetition", 0)
     for column in ("distortion", "objective_centers"):
         out[column] = pd.to_numeric(cells.get(column, np.nan), errors="coerce")
-    # one seeding's distortion, as the authors measure one (the cell's own is its worst)
-    if FIRST_SEEDING in cells:
-        first = pd.to_numeric(cells[FIRST_SEEDING], errors="coerce")
-        out["distortion"] = first.where(first.notna(), out["distortion"])
+    # the authors' measure where the cells have it, else one seeding's distortion (the authors
+    # draw one candidate; the cell's own distortion is its worst of five)
+    for column in (FIRST_SEEDING, CODE_MEASURE):
+        if column in cells:
+            measured = pd.to_numeric(cells[column], errors="coerce")
+            out["distortion"] = measured.where(measured.notna(), out["distortion"])
+    nan = pd.Series(np.nan, index=cells.index)
+    code = pd.to_numeric(cells.get(CODE_MEASURE, nan), errors="coerce")
+    out["measure"] = np.where(code.notna(), "code", "seeding")
+    out["distortion_text"] = pd.to_numeric(cells.get(TEXT_MEASURE, nan), errors="coerce")
     return out[columns].reset_index(drop=True)
 
 
@@ -217,6 +233,15 @@ def compare(table: pd.DataFrame, cells: pd.DataFrame, margin: float = MARGIN) ->
     its family (table, construction). Lloyd's costs are compared as each construction's over
     uniform sampling's in the same row (their costs are "the first 5 digits")."""
     table = table[table["in_draft"].astype(str).str.lower() == "true"]
+    # each published number of a construction whose code kmdr also runs is compared twice:
+    # with the text's construction and with the code's (a row of its own, labelled)
+    code = table[table["construction"].isin(CODE_VARIANTS) & (table["table"] != "lloyd")]
+    code = code.assign(
+        construction=code["construction"].map(CODE_VARIANTS),
+        method=code["method"] + " (the authors' code)",
+    )
+    code = code[code["construction"].isin(set(cells.get("construction", ())))]  # where it ran
+    table = pd.concat([table, code]).sort_index(kind="stable")
     rows = []
     for row in table.itertuples():
         keys = _published_keys(row)
@@ -239,8 +264,10 @@ def compare(table: pd.DataFrame, cells: pd.DataFrame, margin: float = MARGIN) ->
             out["theirs"], out["printed"] = theirs, float(row.mean)
             sample = _lloyd_ratios(cells, keys)
         else:
-            seedings = cells[cells["solve"] != "lloyd"]
-            sample = _sample(_match(seedings, keys), "distortion")
+            seedings = _match(cells[cells["solve"] != "lloyd"], keys)
+            sample = _sample(seedings, "distortion")
+            out["text_measure"] = _sample(seedings, "distortion_text")
+            out["measure"] = "code" if (seedings["measure"] == "code").all() else "seeding"
         if sample is None:
             out["why"] = _why_missing(row)
             continue
@@ -323,13 +350,16 @@ def _cells_of(row: dict) -> list:
         theirs = f"{row['printed']:g}: ×{row['theirs']:.4g} of uniform's ({runs})"
     names = [_plain(row["dataset"]), _plain(row["method"])]
     if s is None:
-        return [*names, where, theirs, "—", "—", "—", "—", "—", row["why"]]
+        return [*names, where, theirs, "—", "—", "—", "—", "—", "—", row["why"]]
+    text = row.get("text_measure")
+    text = "—" if text is None else f"{text.mean:.4g}"
     mean = s.mean
     ci = plain.ci
+    how = "" if row.get("measure", "code") == "code" else "one seeding, "
     if not math.isnan(ci[0]):
-        ours = f"{mean:.4g} (n = {s.n}; Δ 95% CI {ci[0]:+.3g} to {ci[1]:+.3g})"
+        ours = f"{mean:.4g} ({how}n = {s.n}; Δ 95% CI {ci[0]:+.3g} to {ci[1]:+.3g})"
     else:
-        ours = f"{mean:.4g} (n = {s.n})"
+        ours = f"{mean:.4g} ({how}n = {s.n})"
     ratio = mean / row["theirs"] if row["theirs"] else math.nan
     eps = f"{mean - 1:.3g} / {row['theirs'] - 1:.3g}" if row["table"] != "lloyd" else "—"
     g = "n/a" if math.isnan(plain.g) else f"{plain.g:+.2f}"
@@ -338,12 +368,13 @@ def _cells_of(row: dict) -> list:
         verdict += _could_show(row)
     if row["fixed"]:
         verdict += "; their mean taken as exact (no spread published)"
-    return [*names, where, theirs, ours, f"×{ratio:.4g}", eps, g,
+    return [*names, where, theirs, ours, text, f"×{ratio:.4g}", eps, g,
             f"{p_text(t.p, why=t.why)}, {p_text(row['p_holm'], 'p_Holm')}", verdict]  # fmt: skip
 
 
 _HEADER = ["dataset", "method", "setting", "authors' mean (sd bound, n)",
-           "kmdr mean (n; 95% CI of the difference)", "ratio of means",
+           "kmdr mean, the code's measure (n; 95% CI of the difference)",
+           "kmdr mean, the text's measure", "ratio of means",
            "ε = distortion − 1, kmdr / authors'", "Hedges' g",
            f"p (TOST at ×(1 ± {MARGIN:g}) or beyond it), Holm", "verdict"]  # fmt: skip
 
@@ -353,9 +384,15 @@ _INTRO = (
     f"`{P.REPOSITORY}` at `{P.COMMIT}`, transcribed in `results/{P.TABLE.as_posix()}`, its "
     "README naming each file and where the draft and the final paper may differ), each number "
     "beside kmdr's. kmdr's number is the mean over its repetitions (each repetition the mean of "
-    "its cells); its distortion is that of one weighted k-means++ seeding of the coreset (the "
-    f"cells' `{FIRST_SEEDING}`), the candidate solution the authors' `evaluate_coreset` draws "
-    "once per run (how their code then costs it is among the differences below). The authors "
+    "its cells). Their distortion is measured by their code's `evaluate_coreset`: one candidate "
+    "solution per coreset (2k + 1 weighted k-means++ seeds of it, no Lloyd step), the coreset "
+    "and the data each costed against their own clusters' means (not the text's definition, "
+    "which costs both on the same centers: see the differences below). kmdr measures the same "
+    f"candidate both ways (its families `code_means`, the cells' `{CODE_MEASURE}`, and "
+    f"`coreset_solution`, `{TEXT_MEASURE}`): the verdicts compare like with like, the code's "
+    "measure with their numbers, and the text's is shown beside it, labelled (where a cell has "
+    f"neither, one weighted k-means++ seeding's distortion, `{FIRST_SEEDING}`, said in the "
+    "cell). The authors "
     "print means and variances over 5 runs, rounded: their sd here is "
     "the largest the printed variance allows (a variance printed 0.0 is below 0.005), which "
     "makes every verdict harder to reach, never easier, and their n is the fewer of the "
@@ -450,7 +487,10 @@ def render_authors(root: Path, members: list[Experiment], context: ReportContext
             continue
         counts = pd.Series([r.get("verdict", "no kmdr number") for r in these]).value_counts()
         tally = ", ".join(f"{n} {v}" for v, n in counts.items())
-        out += ["", f"### {title}", "", f"{len(these)} published numbers: {tally}.", "",
+        code = sum(r["construction"] in CODE_VARIANTS.values() for r in these)
+        numbers = f"{len(these) - code} published numbers" + (
+            f" and {code} rows of the authors' code beside them" if code else "")  # fmt: skip
+        out += ["", f"### {title}", "", f"{numbers}: {tally}.", "",
                 md_table(_HEADER, [_cells_of(r) for r in these])]  # fmt: skip
     return "\n".join(out + _code_vs_text(root))
 
