@@ -18,13 +18,21 @@ CONF = Path(D.__file__).parent / "conf" / "experiment"
 TABLE = [
     ("uniform", {}), ("lightweight", {}), ("welterweight", {"j": 2}),
     ("welterweight", {"j": "log"}), ("welterweight", {"j": "sqrt"}), ("fast_coreset", {}),
-    ("sensitivity", {}), ("fast_streamkm", {}),
+    ("fast_coreset_code", {}), ("sensitivity", {}), ("fast_streamkm", {}),
 ]  # fmt: skip
 WITHOUT_SENSITIVITY = [c for c in TABLE if c[0] != "sensitivity"]
 #: The class-imbalance table's rows.
 IMBALANCE = [
     ("lightweight", {}), ("welterweight", {"j": 2}), ("welterweight", {"j": "log"}),
-    ("welterweight", {"j": "sqrt"}), ("fast_coreset", {}),
+    ("welterweight", {"j": "sqrt"}), ("fast_coreset", {}), ("fast_coreset_code", {}),
+]  # fmt: skip
+#: The composition table's: each accelerated construction static and by merge-and-reduce.
+STATIC = [("uniform", {}), ("lightweight", {}), ("welterweight", {"j": "log"}),
+          ("fast_coreset", {})]  # fmt: skip
+COMPOSITION = [
+    *STATIC,
+    *(("merge_reduce", {"construction": name, **({"params": p} if p else {}), "n_blocks": 16,
+                        "shuffle": True}) for name, p in STATIC),
 ]  # fmt: skip
 LLOYD = [("uniform", {}), ("lightweight", {}), ("welterweight", {"j": "log"}),
          ("fast_coreset", {})]  # fmt: skip
@@ -45,6 +53,8 @@ PRESETS = {
                                             IMBALANCE, [], [4000], ["seedings"], 5, "paper")
         for g in (0, 1, 3, 5)
     },
+    "dss24_composition": ("dss24_gaussian_mixture", {}, COMPOSITION, [20], [], ["seedings"], 5,
+                          "paper"),
     "dss24_lloyd": ("dss24_gaussian_mixture", {"gamma": 1.0}, LLOYD, [40], [], ["lloyd"], 5,
                     "paper"),
     "dss24_lloyd_real": ("dss24_mnist", {}, LLOYD, [40], [], ["lloyd"], 5, "paper"),
