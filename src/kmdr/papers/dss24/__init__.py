@@ -27,4 +27,9 @@ PAPER = Paper(
         "fast_streamkm": "kmdr.coresets._fast_streamkm:FastStreamKM",
     },
     configs="kmdr.papers.dss24.conf",
+    benches=("kmdr.papers.dss24.bench_growth",),
+    bench_tables={
+        "dss24_growth": "kmdr.papers.dss24.bench_growth:table",
+        "dss24_log_delta": "kmdr.papers.dss24.bench_growth:log_delta_table",
+    },
 )
