@@ -40,4 +40,9 @@ PAPER = Paper(
     reproduce_steps=("kmdr.papers.dss24.code_vs_text",),
     configs="kmdr.papers.dss24.conf",
     report_sections={"dss24_authors": "kmdr.papers.dss24.sections:AUTHORS"},
+    benches=("kmdr.papers.dss24.bench_growth",),
+    bench_tables={
+        "dss24_growth": "kmdr.papers.dss24.bench_growth:table",
+        "dss24_log_delta": "kmdr.papers.dss24.bench_growth:log_delta_table",
+    },
 )
