@@ -178,6 +178,37 @@ def test_one_seedings_distortion_is_read_where_the_cells_have_it():
     assert row["verdict"] == S.EQUIVALENT
 
 
+def test_the_authors_numbers_are_set_beside_their_codes_measure_and_the_texts_shown():
+    cells = _cells(_noisy(1.30)).assign(
+        distortion_first=_noisy(1.20), distortion_code_means=_noisy(1.10),
+        distortion_coreset_solution=_noisy(1.50),
+    )  # fmt: skip
+    row = _one(_published({}), cells)
+    assert row["sample"].mean == pytest.approx(1.10, abs=0.002) and row["measure"] == "code"
+    assert row["text_measure"].mean == pytest.approx(1.50, abs=0.002)
+    shown = S._cells_of(row)
+    assert shown[4].startswith("1.1 (n = 5") and shown[5] == "1.5"
+
+
+def test_a_cells_construction_is_its_rows_steps_name_not_its_label():
+    # the coresets kind labels a construction with parameters "welterweight(j=log)"
+    cells = _cells(_noisy(1.10), construction="welterweight", params={"j": "log"})
+    cells["construction"] = "welterweight(j=log)"
+    found = S.kmdr_cells(cells)
+    assert set(found["construction"]) == {"welterweight"} and set(found["j_centers"]) == {4}
+
+
+def test_the_authors_code_runs_beside_the_texts_construction_as_a_row_of_its_own():
+    cells = pd.concat([_cells(_noisy(1.10)), _cells(_noisy(1.40), "fast_coreset_code")])
+    rows = S.compare(_published({}), S.kmdr_cells(cells))
+    by = {r["construction"]: r for r in rows}
+    assert set(by) == {"fast_coreset", "fast_coreset_code"}
+    assert by["fast_coreset_code"]["method"].endswith("(the authors' code)")
+    assert by["fast_coreset_code"]["sample"].mean == pytest.approx(1.40, abs=0.002)
+    # without the code's cells there is no such row
+    assert len(S.compare(_published({}), S.kmdr_cells(_cells(_noisy(1.10))))) == 1
+
+
 def test_only_the_tables_the_draft_inputs_are_compared():
     table = _published({}, {"in_draft": False})
     assert len(S.compare(table, S.kmdr_cells(pd.DataFrame()))) == 1
@@ -237,3 +268,17 @@ def test_a_malformed_code_versus_text_file_is_named_not_a_crash(root):
     pd.DataFrame({"difference": ["x"]}).to_csv(root / S.CODE_VS_TEXT, index=False)
     text = S.render_authors(root, [], ReportContext())
     assert "lacks the columns check, text_value" in text
+
+
+def test_the_speed_claims_are_read_from_the_bench_or_said_absent(root):
+    absent = "\n".join(S._speed(root))
+    assert "No bench here" in absent
+    (root / "bench").mkdir()
+    for name in (S.GROWTH, S.LOG_DELTA):
+        shutil.copy(RESULTS / name, root / name)
+    text = "\n".join(S._speed(root))
+    growth = pd.read_csv(root / S.GROWTH).set_index(["method", "k"])
+    assert f"×{growth.loc[('fast_coreset', 400), 'cpu_speedup']:.2f} faster" in text
+    assert f"grows ×{growth.loc[('sensitivity', 400), 'cpu_growth']:.2f}" in text
+    delta = pd.read_csv(root / S.LOG_DELTA)
+    assert f"theirs {delta[delta['source'] == 'authors'].relative_slope.iloc[0]:.2%}" in text
