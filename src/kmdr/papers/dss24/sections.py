@@ -198,14 +198,21 @@ def _sample(cells: pd.DataFrame, column: str) -> Sample | None:
     return Sample(values.to_numpy(dtype=float), tuple(values.index))
 
 
-def _why_missing(row) -> str:
-    """Why kmdr has no number beside one of the authors'."""
+def _why_missing(row, cells: pd.DataFrame | None = None) -> str:
+    """Why kmdr has no number beside one of the authors' (``cells``: kmdr's, to name the k
+    it ran the dataset at instead)."""
     if row.construction in P.NOT_RUN:
         return P.NOT_RUN[row.construction]
     if not row.kmdr_dataset:
         return P.NO_DATASET.get(row.dataset, "no kmdr dataset of it")
     if row.dataset in P.DOWNLOADED:
         return f"not run here (`{row.kmdr_dataset}` needs a download)"
+    if cells is not None and "dataset" in cells:
+        ks = sorted(set(cells.loc[cells["dataset"] == row.dataset, "k"]) - {int(row.k)})
+        if ks:
+            ran = ", ".join(str(int(k)) for k in ks)
+            return (f"not run at k = {int(row.k)} here (kmdr runs this dataset at k = {ran}: "
+                    "its preset says why)")  # fmt: skip
     return "not run here (no cell of it in this results folder)"
 
 
@@ -240,7 +247,8 @@ def compare(table: pd.DataFrame, cells: pd.DataFrame, margin: float = MARGIN) ->
         construction=code["construction"].map(CODE_VARIANTS),
         method=code["method"] + " (the authors' code)",
     )
-    code = code[code["construction"].isin(set(cells.get("construction", ())))]  # where it ran
+    ran = [not _match(cells, _published_keys(r)).empty for r in code.itertuples()]
+    code = code[np.array(ran, dtype=bool)]  # only where kmdr ran the code's construction
     table = pd.concat([table, code]).sort_index(kind="stable")
     rows = []
     for row in table.itertuples():
@@ -269,7 +277,7 @@ def compare(table: pd.DataFrame, cells: pd.DataFrame, margin: float = MARGIN) ->
             out["text_measure"] = _sample(seedings, "distortion_text")
             out["measure"] = "code" if (seedings["measure"] == "code").all() else "seeding"
         if sample is None:
-            out["why"] = _why_missing(row)
+            out["why"] = _why_missing(row, cells)
             continue
         low, high = -margin * theirs, margin * theirs
         out["sample"] = sample
