@@ -53,8 +53,11 @@ PRESETS = {
                                             IMBALANCE, [], [4000], ["seedings"], 5, "paper")
         for g in (0, 1, 3, 5)
     },
-    "dss24_composition": ("dss24_gaussian_mixture", {}, COMPOSITION, [20], [], ["seedings"], 5,
-                          "paper"),
+    **{
+        f"dss24_composition_{name}": (f"dss24_{name}", {}, COMPOSITION, [20], [], ["seedings"],
+                                      5, "paper")
+        for name in ("c_outlier", "geometric", "gaussian_mixture")
+    },
     "dss24_lloyd": ("dss24_gaussian_mixture", {"gamma": 1.0}, LLOYD, [40], [], ["lloyd"], 5,
                     "paper"),
     "dss24_lloyd_real": ("dss24_mnist", {}, LLOYD, [40], [], ["lloyd"], 5, "paper"),
