@@ -29,6 +29,8 @@ Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-core
 ``sensitivity_squared`` ``sensitivity`` on squared distances, the textbook's: kmdr's variant,
                         to show what the authors' choice of distance changes
 ``group_squared``       ``group`` on squared distances, the paper's: kmdr's variant, likewise
+``bico``                BICO (Fichtenberger et al., ESA 2013), following their C++ code as the
+                        authors ran it: m clustering features of a one-pass tree
 ======================  ===================================================================
 
 After Draganov, Saulpic, Schwiegelshohn, *Settling Time vs. Accuracy Tradeoffs for Clustering
@@ -81,6 +83,7 @@ for _name, _target in {
     "streamkm_tree": "kmdr.coresets._streamkm_tree:StreamKMTree",
     "sensitivity_squared": "kmdr.coresets._sampling:SensitivitySamplingSquared",
     "group_squared": "kmdr.coresets._group:GroupSamplingSquared",
+    "bico": "kmdr.coresets._bico:BICO",
 }.items():
     CORESETS.declare(_name, _target)
 
@@ -118,6 +121,7 @@ def __getattr__(name: str):
         "FastCoreset": "kmdr.coresets._fast_coreset",
         "WelterweightCoreset": "kmdr.coresets._fast_coreset",
         "FastStreamKM": "kmdr.coresets._fast_streamkm",
+        "BICO": "kmdr.coresets._bico",
     }
     if name in classes:
         import importlib
