@@ -19,21 +19,22 @@ Following the C++ code of Fichtenberger et al. (the CluE library's ``Bico<T>``, 
 and Sheikh-Omar ran it for their study of coresets, ESA 2022: the repository
 sheikhomar/eval-k-means-coresets, ``bico/src/clustering/bico.h``, ``cfentry.h``, run by
 ``bico/quickstart.cpp`` with 50 projections on most datasets), read line by line, with its
-arithmetic and order kept where they decide something: a feature's cost for a new row is its
-cost, with the row, about its centroid *before* the row (``insert``), against T with a strict
-``<``; at a rebuild a first-level feature merges into its nearest when their cost about the
-nearest's reference row is ``<=`` T (``rebuildFirstLevel``), and a child into its parent when
-their cost about the parent's centroid is ``<`` T, from the second level down (the first level's
-children are not merged, and the children a merge hands to a parent are not visited in that
-rebuild when the merged child was the parent's last, as the C++'s list iteration does); a node's
-nearest feature is the first strictly nearest in the order the features were put in; the nearest
-neighbour search on the first level takes the smallest bucket of the row's, one per projection
-(the first of the smallest), looks no further when a projection's bucket is out of range (it
-doubles that projection's range once and opens a new feature), and the buckets are
-``ceil(sqrt(T / 16))`` wide, an integer, over the range of the buffered rows' projections (the
-first row's excepted, as the C++ reads it), doubled when a row falls outside it; the buffer phase
-ends when m + 1 *pairs* of buffered rows differ (so after about sqrt(2m) rows, not m + 1 distinct
-rows as its comment says). The points come in the C++'s order (the tree in preorder).
+arithmetic and order kept where they decide something: a feature's cost for a new row is its cost,
+with the row, about its centroid *before* the row (``insert``), against T with a strict ``<``; at a
+rebuild a first-level feature merges into its nearest when their cost about the nearest's reference
+row is ``<=`` T (``rebuildFirstLevel``), and a child into its parent when their cost about the
+parent's centroid is ``<`` T, for every parent from the second level down (``rebuildTraversMerge``:
+a second-level feature is never merged into its first-level parent, and the children a merge hands
+to a parent are not visited in that rebuild when the merged child was the parent's last, as the
+C++'s list iteration does); a node's nearest feature is the first strictly nearest in the order the
+features were put in; the nearest neighbour search on the first level takes the smallest bucket of
+the row's, one per projection (the first of the smallest), looks no further when a projection's
+bucket is out of range (it doubles that projection's range once and opens a new feature), and the
+buckets are ``ceil(sqrt(T / 16))`` wide, an integer, over the range of the buffered rows'
+projections (the first row's excepted, as the C++ reads it), doubled when a row falls outside it;
+the buffer phase ends when m + 1 *pairs* of buffered rows differ (so after about sqrt(2m) rows, not
+m + 1 distinct rows as its comment says). The points come in the C++'s order (the tree in
+preorder).
 
 Where kmdr differs from the C++:
 
@@ -54,7 +55,7 @@ Where kmdr differs from the C++:
 
 Kept from the C++ although it looks unintended: after a range is doubled to the left the old
 buckets are shifted by their number, which puts them where new rows look only when the range's
-width is a whole number of buckets; the first level's children are never merged at a rebuild.
+width is a whole number of buckets; a second-level feature is never merged into its parent.
 
 Draganov, Saulpic and Schwiegelshohn (SIGMOD 2024) ran another BICO, a Python one
 (Andrew-Draganov/Fast-Coreset-Generation, ``bico_master/bico/core.py``, called by
