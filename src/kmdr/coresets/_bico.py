@@ -57,8 +57,8 @@ Kept from the C++ although it looks unintended: after a range is doubled to the 
 buckets are shifted by their number, which puts them where new rows look only when the range's
 width is a whole number of buckets; a second-level feature is never merged into its parent; and
 the buckets' width is a whole number, at least 1, so that BICO is not invariant to the data's
-scale (data whose squared distances are all below 1 falls in one or two buckets a projection,
-where the search is exact; the same data times 10^6 is spread over many).
+scale (data whose projections all lie within +-0.5 has one bucket a projection, where the search
+is exact; the same data times 10^6 is spread over many buckets).
 
 Draganov, Saulpic and Schwiegelshohn (SIGMOD 2024) ran another BICO, a Python one
 (Andrew-Draganov/Fast-Coreset-Generation, ``bico_master/bico/core.py``, called by
