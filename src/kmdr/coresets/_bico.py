@@ -144,10 +144,10 @@ class BICO(BaseCoreset):
             dense = np.ascontiguousarray(X, dtype=np.float64)
             empty = np.empty(0)
             rows = (True, dense, empty, np.empty(0, np.int64), np.zeros(1, np.int64))
-        sqnorm = row_sqnorms(*rows)
-        proj = projections(*rows, directions)
+        sqnorm = row_sqnorms(rows)
+        proj = projections(rows, directions)
         label, cf_weight, n_rebuilds, threshold = bico(
-            *rows, d, sqnorm, proj, weight, self.coreset_size, float(self.threshold_growth)
+            rows, d, sqnorm, proj, weight, self.coreset_size, float(self.threshold_growth)
         )
         self.n_rebuilds_ = int(n_rebuilds)
         self.threshold_ = float(threshold)

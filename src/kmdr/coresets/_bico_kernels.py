@@ -26,8 +26,9 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def _sqdist(dense, Xd, data, indices, indptr, a, b):
+def _sqdist(rows, a, b):
     """|x_a - x_b|^2, summed by index (a sparse pair merged along their sorted indices)."""
+    dense, Xd, data, indices, indptr = rows
     s = 0.0
     if dense:
         for j in range(Xd.shape[1]):
@@ -51,8 +52,9 @@ def _sqdist(dense, Xd, data, indices, indptr, a, b):
 
 
 @numba.njit(cache=True)
-def _dot(dense, Xd, data, indices, indptr, e, v):
+def _dot(rows, e, v):
     """x_e . v for a dense vector v."""
+    dense, Xd, data, indices, indptr = rows
     s = 0.0
     if dense:
         for j in range(Xd.shape[1]):
@@ -64,8 +66,9 @@ def _dot(dense, Xd, data, indices, indptr, e, v):
 
 
 @numba.njit(cache=True)
-def _add_row(dense, Xd, data, indices, indptr, e, w, v):
+def _add_row(rows, e, w, v):
     """v += w x_e."""
+    dense, Xd, data, indices, indptr = rows
     if dense:
         for j in range(Xd.shape[1]):
             v[j] += w * Xd[e, j]
@@ -75,21 +78,22 @@ def _add_row(dense, Xd, data, indices, indptr, e, w, v):
 
 
 @numba.njit(cache=True)
-def projections(dense, Xd, data, indices, indptr, directions):
+def projections(rows, directions):
     """Every row's projection on every direction, summed by index as the C++'s ``project``."""
-    n = indptr.size - 1 if not dense else Xd.shape[0]
+    n = rows[1].shape[0] if rows[0] else rows[4].size - 1
     L = directions.shape[0]
     out = np.empty((n, L))
     for e in range(n):
         for i in range(L):
-            out[e, i] = _dot(dense, Xd, data, indices, indptr, e, directions[i])
+            out[e, i] = _dot(rows, e, directions[i])
     return out
 
 
 @numba.njit(cache=True)
-def row_sqnorms(dense, Xd, data, indices, indptr):
+def row_sqnorms(rows):
     """Every row's squared norm, summed by index."""
-    n = indptr.size - 1 if not dense else Xd.shape[0]
+    dense, Xd, data, _, indptr = rows
+    n = Xd.shape[0] if dense else indptr.size - 1
     out = np.zeros(n)
     for e in range(n):
         s = 0.0
@@ -204,9 +208,10 @@ def _allocate(buckets, nb, lo, hi, i, left):
 
 
 @numba.njit(cache=True)
-def _build_buckets(buckets, bnext, nb, lo, hi, radius, r1):
+def _build_buckets(buckets, grid, r1):
     """``buildBuckets``: empty every bucket; a projection of one bucket keeps it (and its
     radius), the others get the radius ceil(sqrt(R_1)) and as many buckets as cover the range."""
+    bnext, nb, lo, hi, radius = grid
     bhead, btail, bsize = buckets
     L = nb.size
     for i in range(L):
@@ -228,9 +233,10 @@ def _build_buckets(buckets, bnext, nb, lo, hi, radius, r1):
 
 
 @numba.njit(cache=True)
-def _bucket_in(buckets, bnext, nb, lo, hi, radius, proj_row, s):
+def _bucket_in(buckets, grid, proj_row, s):
     """Put first-level feature s in its bucket of every projection, doubling the range until the
     bucket exists, as ``insert`` and ``rebuildFirstLevel`` do."""
+    bnext, nb, lo, hi, radius = grid
     for i in range(nb.size):
         val = proj_row[i]
         b = _bucket_of(lo, radius, i, val)
@@ -255,7 +261,7 @@ def _bucket_in(buckets, bnext, nb, lo, hi, radius, proj_row, s):
 
 
 @numba.njit(cache=True)
-def bico(dense, Xd, data, indices, indptr, d, sqnorm, proj, weight, m, growth):
+def bico(rows, d, sqnorm, proj, weight, m, growth):
     """BICO over the rows in order (Fichtenberger et al.'s ``Bico<T>::operator<<`` for each row,
     then ``compute``).
 
@@ -287,6 +293,7 @@ def bico(dense, Xd, data, indices, indptr, d, sqnorm, proj, weight, m, growth):
     buckets = (np.full((L, 1), -1, np.int64), np.full((L, 1), -1, np.int64),
                np.zeros((L, 1), np.int64))  # fmt: skip
     bnext = np.full((L, cap), -1, np.int64)
+    grid = (bnext, nb, lo, hi, radius)  # arrays changed in place; ``buckets`` may be replaced
 
     n_free -= 1
     root = free[n_free]
@@ -304,7 +311,7 @@ def bico(dense, Xd, data, indices, indptr, d, sqnorm, proj, weight, m, growth):
             for b in range(e):  # the rows buffered so far (those of weight 0 skipped)
                 if weight[b] <= 0:
                     continue
-                dist = _sqdist(dense, Xd, data, indices, indptr, b, e)
+                dist = _sqdist(rows, b, e)
                 if dist > 0:
                     pairs += 1
                     if dist < min_dist:
@@ -325,7 +332,7 @@ def bico(dense, Xd, data, indices, indptr, d, sqnorm, proj, weight, m, growth):
         hi[i] = max(max_val[i], 0.0)
         if hi[i] <= lo[i]:  # no range (the C++ would read an empty bucket list)
             hi[i] = lo[i] + 1.0
-    buckets = _build_buckets(buckets, bnext, nb, lo, hi, radius, opt_est / 16.0)
+    buckets = _build_buckets(buckets, grid, opt_est / 16.0)
 
     for e in range(n):
         w = weight[e]
@@ -338,41 +345,22 @@ def bico(dense, Xd, data, indices, indptr, d, sqnorm, proj, weight, m, growth):
             r_level = opt_est / 2.0 ** (3 + level)  # getR(level); the C++ shifts an int
             nearest = -1
             if level == 1:
-                nearest, buckets = _nearest_first(
-                    buckets,
-                    bnext,
-                    nb,
-                    lo,
-                    hi,
-                    radius,
-                    proj[e],
-                    dense,
-                    Xd,
-                    data,
-                    indices,
-                    indptr,
-                    rep,
-                    e,
-                )
+                nearest, buckets = _nearest_first(buckets, grid, proj[e], rows, rep, e)
             else:
                 best = -1.0
                 s = lists[0, node]
                 while s != -1:
-                    dist = _sqdist(dense, Xd, data, indices, indptr, rep[s], e)
+                    dist = _sqdist(rows, rep[s], e)
                     if dist < best or best == -1.0:
                         best = dist
                         nearest = s
                     s = lists[2, s]
-            if (
-                lists[0, node] == -1
-                or nearest == -1
-                or _sqdist(dense, Xd, data, indices, indptr, rep[nearest], e) > r_level
-            ):
+            if lists[0, node] == -1 or nearest == -1 or _sqdist(rows, rep[nearest], e) > r_level:
                 n_free -= 1
                 s = free[n_free]
                 N[s] = w
                 LS[s, :] = 0.0
-                _add_row(dense, Xd, data, indices, indptr, e, w, LS[s])
+                _add_row(rows, e, w, LS[s])
                 SS[s] = w * sqnorm[e]
                 LSsq[s] = w * w * sqnorm[e]
                 rep[s] = e
@@ -384,12 +372,12 @@ def bico(dense, Xd, data, indices, indptr, d, sqnorm, proj, weight, m, growth):
                 label[e] = n_created
                 n_created += 1
                 if level == 1:
-                    buckets = _bucket_in(buckets, bnext, nb, lo, hi, radius, proj[e], s)
+                    buckets = _bucket_in(buckets, grid, proj[e], s)
                 n_cfs += 1
                 break
             # the cost of the nearest feature with the row added, about its centre before
             c = nearest
-            ls_x = _dot(dense, Xd, data, indices, indptr, e, LS[c])
+            ls_x = _dot(rows, e, LS[c])
             cost = (
                 (SS[c] + w * sqnorm[e])
                 - 2.0 * ((LSsq[c] + w * ls_x) / N[c])
@@ -397,7 +385,7 @@ def bico(dense, Xd, data, indices, indptr, d, sqnorm, proj, weight, m, growth):
             )
             if cost < opt_est:
                 N[c] += w
-                _add_row(dense, Xd, data, indices, indptr, e, w, LS[c])
+                _add_row(rows, e, w, LS[c])
                 SS[c] += w * sqnorm[e]
                 LSsq[c] += 2.0 * w * ls_x + w * w * sqnorm[e]
                 label[e] = cid[c]
@@ -415,44 +403,21 @@ def bico(dense, Xd, data, indices, indptr, d, sqnorm, proj, weight, m, growth):
             opt_est *= growth
             n_rebuilds += 1
             r1 = opt_est / 16.0
-            buckets = _build_buckets(buckets, bnext, nb, lo, hi, radius, r1)
+            buckets = _build_buckets(buckets, grid, r1)
             it = lists[0, old_root]
             while it != -1:
                 nxt_it = lists[2, it]
                 r = rep[it]
-                nearest, buckets = _nearest_first(
-                    buckets,
-                    bnext,
-                    nb,
-                    lo,
-                    hi,
-                    radius,
-                    proj[r],
-                    dense,
-                    Xd,
-                    data,
-                    indices,
-                    indptr,
-                    rep,
-                    r,
-                )
-                if (
-                    lists[0, root] == -1
-                    or nearest == -1
-                    or _sqdist(dense, Xd, data, indices, indptr, rep[nearest], r) > r1
-                ):
+                nearest, buckets = _nearest_first(buckets, grid, proj[r], rows, rep, r)
+                if lists[0, root] == -1 or nearest == -1 or _sqdist(rows, rep[nearest], r) > r1:
                     _unlink(lists, it)
                     _append(lists, root, it)
-                    buckets = _bucket_in(buckets, bnext, nb, lo, hi, radius, proj[r], it)
+                    buckets = _bucket_in(buckets, grid, proj[r], it)
                 else:
                     q = rep[nearest]
                     cost = (
                         (SS[it] + SS[nearest])
-                        - 2.0
-                        * (
-                            _dot(dense, Xd, data, indices, indptr, q, LS[it])
-                            + _dot(dense, Xd, data, indices, indptr, q, LS[nearest])
-                        )
+                        - 2.0 * (_dot(rows, q, LS[it]) + _dot(rows, q, LS[nearest]))
                         + (N[it] + N[nearest]) * sqnorm[q]
                     )
                     if cost <= opt_est:
@@ -551,12 +516,12 @@ def _merge(lists, N, LS, SS, LSsq, cid, alias, free, n_free, into, s):
 
 
 @numba.njit(cache=True)
-def _nearest_first(buckets, bnext, nb, lo, hi, radius, proj_row, dense, Xd, data, indices,
-                   indptr, rep, e):  # fmt: skip
+def _nearest_first(buckets, grid, proj_row, rows, rep, e):
     """``BicoNode::nearest`` on the first level: of the row's buckets, one per projection, the
     smallest (the first of the smallest; a bucket out of range ends the search with none, after
     doubling that projection's range once), and in it the feature whose reference row is
     nearest (the first strictly nearest)."""
+    bnext, nb, lo, hi, radius = grid
     bhead, _, bsize = buckets
     L = nb.size
     mini = 0
@@ -585,7 +550,7 @@ def _nearest_first(buckets, bnext, nb, lo, hi, radius, proj_row, dense, Xd, data
     best = -1.0
     s = bhead[mini, bucket_min]
     while s != -1:
-        dist = _sqdist(dense, Xd, data, indices, indptr, rep[s], e)
+        dist = _sqdist(rows, rep[s], e)
         if dist < best or best == -1.0:
             best = dist
             nearest = s
