@@ -138,6 +138,19 @@ def test_few_distinct_rows(X, m, n_points):
     np.testing.assert_allclose(cs.weights_ @ cs.points_, X.sum(axis=0))
 
 
+def test_a_tree_the_c_plus_plus_would_rebuild_forever_ends():
+    # after its sixth rebuild this tree holds one first-level feature and six below it (m = 6)
+    # that the C++'s rebuild never merges (nothing merges into the first level), so its rebuilds
+    # never end (the transliteration below loops, T doubling to infinity); kmdr, after 64
+    # rebuilds that merged nothing, merges from the first level down
+    X = make_blobs(898, 3, centers=5, cluster_std=1.8866523691177344, random_state=309)[0]
+    X = np.round(X * 2) / 2
+    cs = make_coreset("bico", n_clusters=1, coreset_size=6, random_state=309,
+                      n_projections=1).fit(X)  # fmt: skip
+    assert cs.n_rebuilds_ > 64 and 1 <= cs.weights_.size <= 6
+    assert cs.weights_.sum() == len(X)
+
+
 def test_a_row_of_weight_zero_is_in_no_point(mixture):
     weight = np.ones(len(mixture))
     weight[::7] = 0

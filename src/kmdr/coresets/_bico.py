@@ -23,18 +23,19 @@ arithmetic and order kept where they decide something: a feature's cost for a ne
 with the row, about its centroid *before* the row (``insert``), against T with a strict ``<``; at a
 rebuild a first-level feature merges into its nearest when their cost about the nearest's reference
 row is ``<=`` T (``rebuildFirstLevel``), and a child into its parent when their cost about the
-parent's centroid is ``<`` T, for every parent from the second level down (``rebuildTraversMerge``:
-a second-level feature is never merged into its first-level parent, and the children a merge hands
-to a parent are not visited in that rebuild when the merged child was the parent's last, as the
-C++'s list iteration does); a node's nearest feature is the first strictly nearest in the order the
-features were put in; the nearest neighbour search on the first level takes the smallest bucket of
-the row's, one per projection (the first of the smallest), looks no further when a projection's
-bucket is out of range (it doubles that projection's range once and opens a new feature), and the
-buckets are ``ceil(sqrt(T / 16))`` wide, an integer, over the range of the buffered rows'
-projections (the first row's excepted, as the C++ reads it), doubled when a row falls outside it;
-the buffer phase ends when m + 1 *pairs* of buffered rows differ (so after about sqrt(2m) rows, not
-m + 1 distinct rows as its comment says). The points come in the C++'s order (the tree in
-preorder).
+parent's centroid is ``<`` T, the parents being the second level's features and, below a child that
+stays, that child's children (``rebuildTraversMerge`` recurses into a child's children, not into
+the child: features merge into levels 2, 4, 6 and so on, never into the first level or an odd one),
+and the children a merge hands to a parent are not visited in that rebuild when the merged child
+was the parent's last, as the C++'s list iteration does; a node's nearest feature is the first
+strictly nearest in the order the features were put in; the nearest neighbour search on the first
+level takes the smallest bucket of the row's, one per projection (the first of the smallest), looks
+no further when a projection's bucket is out of range (it doubles that projection's range once and
+opens a new feature), and the buckets are ``ceil(sqrt(T / 16))`` wide, an integer, over the range
+of the buffered rows' projections (the first row's excepted, as the C++ reads it), doubled when a
+row falls outside it; the buffer phase ends when m + 1 *pairs* of buffered rows differ (so after
+about sqrt(2m) rows, not m + 1 distinct rows as its comment says). The points come in the C++'s
+order (the tree in preorder).
 
 Where kmdr differs from the C++:
 
@@ -50,23 +51,31 @@ Where kmdr differs from the C++:
   64-bit integers, the C++'s ``int`` (which overflows for a squared radius beyond 2^62 or a level
   beyond 28); a projection whose buffered range is empty gets one bucket, where the C++ would read
   an empty list;
+- a tree whose features cannot merge any more (more than m of them below a first level that
+  cannot shrink: the C++ merges nothing into the first level) makes the C++ rebuild forever, its
+  threshold doubling to infinity; after 64 rebuilds in a row that merged nothing (T then 2^64
+  times larger), kmdr merges children into their parents from the first level down once, which
+  at that T merges nearly all: the coreset of such data has few points (one, on the random
+  mixture a test keeps); the bucket radius is capped at 2^62;
 - the C++'s buffer-phase counters are ``static`` (shared by every BICO in one process): each fit
   here starts afresh.
 
 Kept from the C++ although it looks unintended: after a range is doubled to the left the old
 buckets are shifted by their number, which puts them where new rows look only when the range's
-width is a whole number of buckets; a second-level feature is never merged into its parent; and
-the buckets' width is a whole number, at least 1, so that BICO is not invariant to the data's
-scale (data whose projections all lie within +-0.5 has one bucket a projection, where the search
-is exact; the same data times 10^6 is spread over many buckets).
+width is a whole number of buckets; the merges into every other level only; and the buckets' width
+is a whole number, at least 1, so that BICO is not invariant to the data's scale (data whose
+projections all lie within +-0.5 has one bucket a projection, where the search is exact; the same
+data times 10^6 is spread over many buckets).
 
 Draganov, Saulpic and Schwiegelshohn (SIGMOD 2024) ran another BICO, a Python one
 (Andrew-Draganov/Fast-Coreset-Generation, ``bico_master/bico/core.py``, called by
 ``make_coreset.py`` with 100 projections and m = 40 k), which differs from the C++ in its rules:
-its buffer is the first ``sqrt(m) + 1`` rows; a row is added to a feature's sums before the
-nearest child is looked for, with no radius test; its buckets are ``2 R`` wide with R the radius
-of the level, at every level; a rebuild re-inserts every feature from an empty tree; and its
-weights are ignored when it composes coresets. kmdr's ``bico`` is the C++'s.
+its buffer is the first ``sqrt(m) + 1`` rows; a row joins a node's feature when the cost about its
+reference row allows, else goes to the nearest child found in the smallest bucket, with no radius
+test; every node has buckets, ``2 R`` wide with R the radius of its level when the node was made
+(the first root's with T = 1); a rebuild re-inserts every feature into an empty tree; and the
+weights of the points it is given are ignored (also when their composition experiment merges
+coresets, whose points weigh many rows). kmdr's ``bico`` is the C++'s.
 
 The k-means cost of a feature uses the expansion ``SS - 2 LS.c + N |c|^2`` as the C++ does, which
 loses precision for features far from the origin (their cost is a small difference of large

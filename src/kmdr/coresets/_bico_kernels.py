@@ -218,7 +218,8 @@ def _build_buckets(buckets, grid, r1):
         if nb[i] == 1:
             size = 1
         else:
-            radius[i] = max(np.int64(math.ceil(math.sqrt(r1))), 1)
+            # capped: a radius beyond 2^62 is one bucket all the same, and stays an integer
+            radius[i] = max(np.int64(math.ceil(min(math.sqrt(r1), 2.0**62))), 1)
             size = max(np.int64(math.ceil((hi[i] - lo[i]) / radius[i])), 1)
         if size > bhead.shape[1]:
             bhead = np.full((L, size), -1, np.int64)
@@ -255,6 +256,11 @@ def _bucket_in(buckets, grid, proj_row, s):
         btail[i, b] = s
         bsize[i, b] += 1
     return buckets
+
+
+#: Rebuilds in a row that merge nothing before kmdr merges from the first level (the threshold
+#: has then grown 2^64-fold with the C++'s doubling: a tree that merges nothing then never will)
+STALLED = 64
 
 
 # -- the tree ------------------------------------------------------------------------------------
@@ -392,8 +398,10 @@ def bico(rows, d, sqnorm, proj, weight, m, growth):
                 break
             node = c
             level += 1
+        stalled = 0  # rebuilds in a row that merged nothing
         while n_cfs > m:
             # rebuild: a new root, the threshold grown, the first level re-inserted
+            before = n_cfs
             n_free -= 1
             new_root = free[n_free]
             lists[0, new_root] = -1
@@ -434,11 +442,18 @@ def bico(rows, d, sqnorm, proj, weight, m, growth):
             # subtrees does not change what merges)
             stack = np.empty(cap, np.int64)
             top = 0
-            s = lists[0, root]
-            while s != -1:
-                stack[top] = s
-                top += 1
-                s = lists[2, s]
+            if stalled >= STALLED:
+                # kmdr's: the C++ never merges a second-level feature into its parent, so a tree
+                # with more than m features below few first-level ones rebuilds forever; after
+                # STALLED rebuilds that merged nothing, the merging starts at the first level
+                stack[0] = root
+                top = 1
+            else:
+                s = lists[0, root]
+                while s != -1:
+                    stack[top] = s
+                    top += 1
+                    s = lists[2, s]
             while top > 0:
                 top -= 1
                 node = stack[top]
@@ -465,6 +480,7 @@ def bico(rows, d, sqnorm, proj, weight, m, growth):
                             top += 1
                         child = nxt_child
                     parent = lists[2, parent]
+            stalled = stalled + 1 if n_cfs == before else 0
 
     # compute: the features in preorder, each its rows' mean weighing their weight
     index_of = np.full(cap, -1, np.int64)
