@@ -31,6 +31,8 @@ Coresets* (ESA 2022) and their code (the repository sheikhomar/eval-k-means-core
 ``group_squared``       ``group`` on squared distances, the paper's: kmdr's variant, likewise
 ``merge_reduce``        any construction composed by merge-and-reduce over row blocks (in
                         memory, or in parallel on a dask.array or kmdr's row blocks)
+``bico``                BICO (Fichtenberger et al., ESA 2013), following their C++ code as the
+                        authors ran it: m clustering features of a one-pass tree
 ======================  ===================================================================
 
 After Draganov, Saulpic, Schwiegelshohn, *Settling Time vs. Accuracy Tradeoffs for Clustering
@@ -86,6 +88,7 @@ for _name, _target in {
     "sensitivity_squared": "kmdr.coresets._sampling:SensitivitySamplingSquared",
     "group_squared": "kmdr.coresets._group:GroupSamplingSquared",
     "merge_reduce": "kmdr.coresets._merge_reduce:MergeReduce",
+    "bico": "kmdr.coresets._bico:BICO",
 }.items():
     CORESETS.declare(_name, _target)
 
@@ -126,6 +129,7 @@ def __getattr__(name: str):
         "MergeReduce": "kmdr.coresets._merge_reduce",
         "FastCoresetCode": "kmdr.coresets._fast_coreset_code",
         "WelterweightCoresetCode": "kmdr.coresets._fast_coreset_code",
+        "BICO": "kmdr.coresets._bico",
     }
     if name in classes:
         import importlib
