@@ -18,7 +18,7 @@ CONF = Path(D.__file__).parent / "conf" / "experiment"
 TABLE = [
     ("uniform", {}), ("lightweight", {}), ("welterweight", {"j": 2}),
     ("welterweight", {"j": "log"}), ("welterweight", {"j": "sqrt"}), ("fast_coreset", {}),
-    ("fast_coreset_code", {}), ("sensitivity", {}), ("fast_streamkm", {}),
+    ("fast_coreset_code", {}), ("sensitivity", {}), ("fast_streamkm", {}), ("bico", {}),
 ]  # fmt: skip
 WITHOUT_SENSITIVITY = [c for c in TABLE if c[0] != "sensitivity"]
 #: The class-imbalance table's rows.

@@ -116,8 +116,6 @@ METHODS = {
 }
 #: Why kmdr runs no cell of one of the authors' constructions, by kmdr's name of it.
 NOT_RUN = {
-    "bico": "BICO is not run by kmdr (no port of Fichtenberger et al.'s C++ code, which the "
-    "authors ran)",
     "fast_kmeanspp": "timed by kmdr's bench on the same testbed, as a growth: see the speed "
     "section below",
 }
