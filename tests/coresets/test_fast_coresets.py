@@ -236,7 +236,7 @@ def test_importing_the_coresets_imports_no_numba():
     assert out.stdout.strip() == "False"
 
 
-@pytest.mark.parametrize("n", [100, 4096, 9000])
+@pytest.mark.parametrize("n", [100, 8192, 20000])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("layout", ["C", "F"])
 def test_the_sparse_projection_by_blocks_is_scikit_learns_to_the_bit(n, dtype, layout):

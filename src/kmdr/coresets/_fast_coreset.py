@@ -63,7 +63,7 @@ __all__ = ["FastCoreset", "WelterweightCoreset"]
 # rows read at a time when measuring distances to the clusters' means: bounded memory on 1M rows
 _CHUNK = 1 << 16
 # rows projected at a time: a block and its projection stay in cache (see _transform_by_blocks)
-_PROJECTION_BLOCK = 1 << 12
+_PROJECTION_BLOCK = 1 << 13
 
 
 def _sq_dist_to_means(X, labels, weight, n_clusters):
