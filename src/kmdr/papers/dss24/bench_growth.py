@@ -501,7 +501,7 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=1_000_000, help="rows of the mixture")
     parser.add_argument("--d", type=int, default=50, help="its dimension")
     parser.add_argument("--ks", type=int, nargs="+", default=list(KS))
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5, help="paired repetitions in k")
     parser.add_argument(
         "--log-delta-sizes",
         type=int,
