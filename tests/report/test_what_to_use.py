@@ -228,6 +228,18 @@ def test_no_spread_is_still_a_test_whose_p_weighs_n(n, named, said):
 
 
 @pytest.mark.slow
+def test_unlabeled_data_draw_their_f_and_say_no_accuracy():
+    # data without labels (a coreset study's c-outlier instance) score no accuracy: the figure
+    # draws F against time and says why its accuracy panel is empty
+    nan = [float("nan")] * 3
+    spec = {("A", 5): (nan, [0.2, 0.3, 0.25], [1.0, 1.2, 1.1]),
+            ("B", 5): (nan, [0.1, 0.15, 0.12], [2.0, 2.1, 2.2])}  # fmt: skip
+    fig = W.draw(W.annotated(W.named(_cells(spec))), "unlabeled")
+    accuracy, f = fig.axes[:2]
+    assert not accuracy.axison and "no accuracy" in accuracy.texts[0].get_text()
+    assert f.axison and f.get_xscale() == "log"
+
+
 def test_the_committed_results_have_a_figure_and_csv_per_experiment():
     """Every committed experiment with cells has its figure and CSV, and the CSV is what
     :func:`kmdr.report.what_to_use.fronts` gives on its cells (the files are not stale)."""

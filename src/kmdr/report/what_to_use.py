@@ -577,6 +577,11 @@ def draw(pts: pd.DataFrame, title: str):
         methods = list(lines["method"])
         styles = appearance.styles_for(lines.itertuples(index=False))
         for ax, (column, name, sense) in zip(axes, MEASURES, strict=True):
+            if pts[column].isna().all():  # unlabeled data: no accuracy scored, nothing to draw
+                ax.set_axis_off()
+                ax.text(0.5, 0.5, f"no {name}: the data have no labels", ha="center",
+                        va="center", transform=ax.transAxes)  # fmt: skip
+                continue
             for method in methods:
                 own = pts[pts["method"] == method]
                 key = (str(own["reducer_name"].iloc[0]), method)
