@@ -205,9 +205,14 @@ def test_experiment_with_a_reducer_keeps_only_that_reducer(tmp_path):
     assert len(from_config(full).experiment.reducers) == 8
 
 
-#: The presets a multirun sweeps over datasets, one job and folder per dataset (ss22's real
-#: datasets, for a user with internet).
-BY_DATASET = {"ss22_real"}
+#: The presets a multirun sweeps over datasets, one job and folder per dataset (ss22's and
+#: dss24's real datasets, for a user with internet): each job's folder by its dataset's name, and
+#: whether make reproduce runs the preset's first dataset alone (dss24's MNIST) or none.
+BY_DATASET = {
+    "ss22_real": ("{}", "none"),
+    "dss24_real": ("{}", "paper"),
+    "dss24_lloyd_real": ("{}_lloyd", "paper"),
+}
 
 
 @pytest.mark.slow
@@ -246,7 +251,8 @@ def test_every_preset_composes_and_states_its_protocol():
                 with pytest.raises(ConfigError, match=f"and {name} has none"):
                     from_config(quick)
             # named after itself, but a sweep over datasets: each job's folder is its dataset's
-            assert spec.experiment.name == (cfg.dataset.name if name in BY_DATASET else name)
+            folder = BY_DATASET[name][0].format(cfg.dataset.name) if name in BY_DATASET else name
+            assert spec.experiment.name == folder
             # in kmdr's own configs, or in the package of the paper that holds it
             folders = [conf, *(configs_of(p) for p in papers() if p.configs)]
             (path,) = [f / "experiment" / f"{name}.yaml" for f in folders
@@ -256,8 +262,8 @@ def test_every_preset_composes_and_states_its_protocol():
             # Every preset says what it reproduces, none keeps the defaults.
             assert "\npreset:\n" in text and cfg.preset.paper is not None
             assert cfg.preset.title != name
-            if name in BY_DATASET:  # for a user with internet: out of make reproduce
-                assert cfg.preset.reproduce == "none"
+            if name in BY_DATASET:  # for a user with internet
+                assert cfg.preset.reproduce == BY_DATASET[name][1]
             else:
                 assert cfg.preset.reproduce in ("paper", "diagnostic")
             # A label is written only where the preset deliberately differs from the registry.

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kmdr.datasets import Dataset, DatasetEntry, fetch, load_dataset
+from kmdr.datasets import Dataset, DatasetEntry, DatasetUnavailable, fetch, load_dataset
 from kmdr.datasets._base import UNLABELED
 from kmdr.datasets._params import GeneratorParams, float_param, int_param
 from kmdr.papers.dss24 import generators
@@ -273,22 +273,32 @@ def _unlabeled(X) -> np.ndarray:
     return np.full(X.shape[0], UNLABELED, dtype=np.int64)
 
 
+def _read(own: str, other: str, data_dir, mirror) -> Dataset:
+    """Another paper's dataset ``other`` whose files ``own`` reads; a file that cannot be
+    obtained is said under ``own``'s name (the line ``kmdr-data`` prints for it)."""
+    try:
+        return load_dataset(other, data_dir=data_dir, mirror=mirror)
+    except DatasetUnavailable as err:
+        why = str(err).removeprefix(f"{other}: ")
+        raise DatasetUnavailable(f"{own}: reads {other}'s files: {why}") from None
+
+
 def load_mnist(*, data_dir=None, mirror=None, k: int = SMALL_K) -> Dataset:
     """MNIST's training set (the first 60,000 rows of pb17's ``mnist``), by digit, at k."""
-    whole = load_dataset("mnist", data_dir=data_dir, mirror=mirror)
+    whole = _read("dss24_mnist", "mnist", data_dir, mirror)
     X, y = whole.X[:MNIST_TRAIN].copy(), whole.y[:MNIST_TRAIN].copy()  # not a view of all 70,000
     return _real("dss24_mnist", X, y, _k(k), "MNIST's training set, pixels 0..255, by digit")
 
 
 def load_covertype(*, data_dir=None, mirror=None, k: int = LARGE_K) -> Dataset:
     """Cover Type's 54 attributes (ss22's ``ss22_covertype``), unlabeled, at k."""
-    X = load_dataset("ss22_covertype", data_dir=data_dir, mirror=mirror).X
+    X = _read("dss24_covertype", "ss22_covertype", data_dir, mirror).X
     return _real("dss24_covertype", X, _unlabeled(X), _k(k), "Cover Type (UCI), 54 attributes")
 
 
 def load_census(*, data_dir=None, mirror=None, k: int = LARGE_K) -> Dataset:
     """USCensus1990's 68 attributes (ss22's ``ss22_census``), unlabeled, at k."""
-    X = load_dataset("ss22_census", data_dir=data_dir, mirror=mirror).X
+    X = _read("dss24_census", "ss22_census", data_dir, mirror).X
     return _real("dss24_census", X, _unlabeled(X), _k(k), "USCensus1990 (UCI) without caseid")
 
 
