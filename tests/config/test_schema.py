@@ -241,7 +241,7 @@ def preset(conf, name, body):
         ),
         bad(
             "preset: {paper: nature}\n",
-            "preset.paper: paper 'nature' is unknown; valid papers: bmd09, bzmd14, lst17",
+            "preset.paper: paper 'nature' is unknown; valid papers: bmd09, bzmd14, dss24, lst17",
             "an unknown paper in a preset's metadata (paper: nature)",
         ),
         bad(

@@ -433,7 +433,9 @@ def test_a_run_started_from_a_preset_is_told_by_the_presets_files(folder, preset
     from kmdr.config.presets import preset_names_by_title
     from kmdr.results.runs import started_from
 
-    (title,) = [t for t, names in preset_names_by_title().items() if preset_name in names]
+    # ss22's preset of that name (dss24's real-data presets name their jobs so too)
+    (title,) = [t for t, names in preset_names_by_title().items()
+                if preset_name in names and not t.startswith("dss24")]  # fmt: skip
     assert started_from(folder, {"paper": "ss22", "title": title}) == started
     assert started_from(folder, {"paper": None, "title": title}) is None  # a run of no paper
     assert started_from(folder, {"paper": "ss22", "title": "a preset of yours"}) is None

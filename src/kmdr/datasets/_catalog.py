@@ -16,6 +16,8 @@ name are both refused, and asking for that name is an error naming both).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import Any
 
 from kmdr.plugins import Registry, RegistryError
 
@@ -39,6 +41,7 @@ __all__ = [
     "STATUSES",
     "DatasetEntry",
     "availability",
+    "counted_fingerprint",
     "dataset_info",
     "dataset_names",
     "plugin_clash",
@@ -177,3 +180,16 @@ def availability(
             f"({MIRROR_ENV})"
         )
     return "download", f"{name}: {missing[0]} to download from {registry()[missing[0]].url}"
+
+
+def counted_fingerprint(name: str, params: Mapping[str, Any], fingerprint: str) -> str:
+    """The fingerprint under which the report counts dataset ``name`` with ``params``, whose
+    cells recorded ``fingerprint``: for a declared copy (:attr:`DatasetEntry.copy_of`), the
+    copied dataset's as its declaration states it; else ``fingerprint`` itself."""
+    from ._fingerprint import declared_fingerprint
+
+    entry = dataset_info(name)
+    if entry.copy_of is None:
+        return fingerprint
+    original = dataset_info(entry.copy_of)
+    return declared_fingerprint(original, dict(params)) or f"copy-of:{entry.copy_of}"

@@ -73,7 +73,8 @@ class DatasetEntry:
         The dataset this one copies with the same parameters, up to a change that no k-means
         quantity sees (a scaling of every coordinate, say): its cells keep a fingerprint of their
         own (their numbers may round differently), but where the report counts datasets its data
-        count as that dataset's (:meth:`counted_fingerprint`), never as a second dataset.
+        count as that dataset's (:func:`kmdr.datasets.counted_fingerprint`), never as a second
+        dataset.
     """
 
     name: str
@@ -104,18 +105,6 @@ class DatasetEntry:
             raise ValueError(f"dataset {self.name!r}: a 'file' dataset must list its files")
         if self.copy_of == self.name:
             raise ValueError(f"dataset {self.name!r}: copy_of names the dataset itself")
-
-    def counted_fingerprint(self, params: Mapping[str, Any], fingerprint: str) -> str:
-        """The fingerprint under which the report counts this dataset with ``params``, whose
-        cells recorded ``fingerprint``: the copied dataset's, as its declaration states it, for
-        a :attr:`copy_of`; else ``fingerprint`` itself."""
-        if self.copy_of is None:
-            return fingerprint
-        from ._catalog import dataset_info
-        from ._fingerprint import declared_fingerprint
-
-        original = dataset_info(self.copy_of)
-        return declared_fingerprint(original, dict(params)) or f"copy-of:{self.copy_of}"
 
     def load(self, *, data_dir=None, mirror=None, **params) -> Dataset:
         """Call the loader with the parameters checked against :attr:`params` when declared,

@@ -91,20 +91,20 @@ def dataset_label(cells: pd.DataFrame) -> str:
 def _fingerprint(cells: pd.DataFrame) -> str:
     """What tells two datasets apart: the fingerprint of their data (the label where the cells
     have none), a declared copy's counted as the data it copies
-    (:meth:`kmdr.datasets.DatasetEntry.counted_fingerprint`)."""
+    (:func:`kmdr.datasets.counted_fingerprint`)."""
     import json
 
-    from kmdr.datasets import DatasetUnavailable, dataset_info
+    from kmdr.datasets import DatasetUnavailable, counted_fingerprint
 
     if "data_fingerprint" not in cells:
         return dataset_label(cells)
     fingerprint = str(cells["data_fingerprint"].iloc[0])
     try:
-        entry = dataset_info(str(cells["dataset"].iloc[0]))
         params = json.loads(str(cells["dataset_params"].iloc[0]))
+        name = str(cells["dataset"].iloc[0])
+        return counted_fingerprint(name, params if isinstance(params, dict) else {}, fingerprint)
     except (KeyError, ValueError, DatasetUnavailable):  # a dataset no longer declared: its own
         return fingerprint
-    return entry.counted_fingerprint(params if isinstance(params, dict) else {}, fingerprint)
 
 
 def _reducers(exp: Experiment) -> frozenset[str]:

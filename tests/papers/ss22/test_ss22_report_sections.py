@@ -63,7 +63,7 @@ def test_beside_the_authors_marks_each_cell():
     assert "tie =" not in text and "⚖" not in text  # no cell, no verdict is a tie
     assert "×1.2" in _row(text, "| Group Sampling", "benchmark", "| 10 ")
     # the authors' other constructions on the same dataset, labelled, and why
-    head = _row(text, "| dataset ", "BICO: authors' median [range] (n), not run by kmdr")
+    head = _row(text, "| dataset ", "BICO: authors' median [range] (n), not run here")
     assert "Ray Maker: authors'" in head
     # StreamKM++ is not in these cells: listed with the authors' numbers too
     assert "StreamKM++: authors'" in head

@@ -236,7 +236,7 @@ def _lloyd_ratios(cells: pd.DataFrame, keys: dict) -> Sample | None:
 def compare(table: pd.DataFrame, cells: pd.DataFrame, margin: float = MARGIN) -> list[dict]:
     """One row per published number of the draft's tables (:func:`.published.published`, the
     copies the draft includes): the authors' mean and sd, kmdr's sample beside it (``cells``:
-    :func:`kmdr_cells`) or why there is none, and the verdict after Holm's correction within
+    :func:`.kmdr_cells`) or why there is none, and the verdict after Holm's correction within
     its family (table, construction). Lloyd's costs are compared as each construction's over
     uniform sampling's in the same row (their costs are "the first 5 digits")."""
     table = table[table["in_draft"].astype(str).str.lower() == "true"]
