@@ -343,7 +343,6 @@ def _reproduce(
     from kmdr.engine.session import close_default_session
     from kmdr.engine.signals import raise_if_received
     from kmdr.results.compare import replaced_line, snapshot
-    from kmdr.results.runs import load_runs, skip_reasons
 
     rows, compared = [], []
     start_all = time.perf_counter()
@@ -356,7 +355,6 @@ def _reproduce(
             start = time.perf_counter()
             job = configs[name]
             before = snapshot(reference / name)  # the rows this run's cells replace
-            prior_skip = skip_reasons(results / name, load_runs(results / name))[-1:]
             try:
                 # The one way a run goes (kmdr.app.task.execute, as the command line and
                 # kmdr.run), in the process's one session: later experiments reuse its warm
@@ -367,7 +365,7 @@ def _reproduce(
                 print(f"[reproduce] {name}: {err}", file=sys.stderr)
                 return 2
             wall = time.perf_counter() - start
-            _forget_if_unchanged(outcome, prior_skip)
+            _forget_if_unchanged(outcome)
             if (
                 output.figures
                 and not outcome.skipped
@@ -429,20 +427,25 @@ def _reproduce(
     return 0
 
 
-def _forget_if_unchanged(outcome, prior_skip: list[str]) -> None:
+def _forget_if_unchanged(outcome) -> None:
     """Remove the run record of a skip for the reason the folder's latest record already gives.
     The record would only say that nothing happened, and a reproduction that changes nothing must
     leave the results folder as it was (no new file for git to show); a run that only reused
-    cells removes its own record (:meth:`kmdr.engine.session.Session.run`)."""
+    cells removes its own record (:meth:`kmdr.engine.session.Session.run`). The folder is the
+    run's own, which a preset that names its jobs after their dataset does not share with the
+    preset's name."""
     from kmdr.results.runs import load_runs, skip_reasons
 
     record = outcome.experiment_dir / "runs" / f"{outcome.run_id}.json"
     if not record.is_file() or not outcome.skipped:
         return
-    this = [r for r in load_runs(outcome.experiment_dir) if r.get("run_id") == outcome.run_id]
+    runs = load_runs(outcome.experiment_dir)
+    this = [r for r in runs if r.get("run_id") == outcome.run_id]
+    before = [r for r in runs if r.get("run_id") != outcome.run_id]
+    prior = skip_reasons(outcome.experiment_dir, before)[-1:]
     # compared as committed (without the paths of the clone that ran each skip)
     now = [_portable(t) for t in skip_reasons(outcome.experiment_dir, this)]
-    if prior_skip and now == [_portable(t) for t in prior_skip]:
+    if prior and now == [_portable(t) for t in prior]:
         record.unlink()
 
 

@@ -240,7 +240,12 @@ def _files(results: Path) -> set[Path]:
     return {p for p in results.rglob("*") if p.is_file() and not ignored & set(p.parts)}
 
 
-def test_a_skipped_experiment_changes_nothing_the_second_time(tmp_path, reproduce):
+@pytest.mark.parametrize(
+    "experiment",
+    # dss24_real names its folder after its dataset (dss24_mnist), not after itself
+    ["bmd09_table1", "dss24_real"],
+)
+def test_a_skipped_experiment_changes_nothing_the_second_time(tmp_path, reproduce, experiment):
     """The committed results copied, then `make reproduce`'s steps on the copy for an experiment
     whose data is missing, skipped twice: the second skip changes nothing (its time is kept, its
     reason given once) and no written file names a path of this machine. (That a reproduction
@@ -253,17 +258,17 @@ def test_a_skipped_experiment_changes_nothing_the_second_time(tmp_path, reproduc
     copy = tmp_path / "results"
     shutil.copytree(ROOT / "results", copy, ignore=shutil.ignore_patterns("cells", ".locks"))
 
-    # bmd09_table1's data is not on this machine: the first skip may reword the recorded
-    # reason (the loader's words change with the code), the second changes nothing
+    # its data is not on this machine: the first skip may reword the recorded reason (the
+    # loader's words change with the code), the second changes nothing
     for _ in range(2):
         before = _bytes(copy, tracked)
         files = _files(copy)
-        code, out, _ = reproduce("--results", str(copy), "--only", "bmd09_table1")
-        assert code == 0 and "bmd09_table1: SKIPPED" in out, out
+        code, out, _ = reproduce("--results", str(copy), "--only", experiment)
+        assert code == 0 and f"{experiment}: SKIPPED" in out, out
     assert _bytes(copy, tracked) == before
     assert _files(copy) - files == set()  # no record of a no-op
     skipped = (copy / "SKIPPED.md").read_text()
-    assert skipped.count("`bmd09_table1`") == 1
+    assert skipped.count(f"`{experiment}`") == 1
     written = skipped + (copy / "reproduce_times.csv").read_text()
     for path in (str(ROOT), str(Path.home()), os.environ.get("KMDR_DATA_MIRROR") or str(ROOT)):
         assert path + "/" not in written, path
