@@ -173,6 +173,23 @@ def _read_rows(blocks, rows):
     return _stacked(parts)
 
 
+def _take(band, local):
+    return band[local]
+
+
+def _dask_rows(X, rows, delayed):
+    """Rows ``rows`` (sorted) of a dask.array, each of its row chunks that holds some sliced in
+    a task of its own: dask's own fancy indexing concatenates the chunks' pieces with NumPy,
+    which older dask cannot do for scipy.sparse chunks."""
+    ends = np.cumsum(X.chunks[0])
+    which = np.searchsorted(ends, rows, side="right")
+    parts = [
+        delayed(_take)(X.blocks[int(b)], rows[which == b] - (ends[b - 1] if b else 0))
+        for b in np.unique(which)
+    ]
+    return delayed(_stacked)(parts)
+
+
 class _RowBlocksInput:
     """A RowBlocks as the input of :meth:`MergeReduce.fit`: its shape, for the base's checks."""
 
@@ -378,7 +395,9 @@ class MergeReduce(BaseCoreset):
             if isinstance(X, _RowBlocksInput):
                 return read(X.blocks, rows)
             contiguous = rows.size and rows[-1] - rows[0] + 1 == rows.size
-            return X[int(rows[0]) : int(rows[-1]) + 1] if contiguous else X[rows]
+            return (
+                X[int(rows[0]) : int(rows[-1]) + 1] if contiguous else _dask_rows(X, rows, delayed)
+            )
 
         def walk(node):
             if isinstance(node, int):
